@@ -1,0 +1,117 @@
+#include "graph/graph.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "graph/node_def_util.h"
+
+namespace dfx {
+
+const Edge* Node::input_edge(int i) const {
+  for (const Edge* e : in_edges_) {
+    if (e->dst_input == i) return e;
+  }
+  return nullptr;
+}
+
+Graph::Graph(const OpRegistry* ops) : ops_(ops) {}
+Graph::~Graph() = default;
+
+absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
+  const OpRegistrationData* op = ops_->LookUp(def.op());
+  if (op == nullptr) {
+    return absl::NotFoundError(absl::StrCat("node '", def.name(),
+                                            "': Op type not registered '",
+                                            def.op(), "'"));
+  }
+  if (by_name_.contains(def.name())) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("duplicate node name '", def.name(), "'"));
+  }
+  auto node = std::unique_ptr<Node>(new Node);
+  AddDefaultAttrs(op->op_def, &def);
+  DFX_RETURN_IF_ERROR(InOutTypesForNode(def, op->op_def, &node->input_types_,
+                                        &node->output_types_));
+  node->id_ = static_cast<int>(nodes_.size());
+  node->def_ = std::move(def);
+  node->op_def_ = &op->op_def;
+  Node* raw = node.get();
+  by_name_.emplace(raw->name(), raw);
+  nodes_.push_back(std::move(node));
+  ++num_nodes_;
+  return raw;
+}
+
+const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
+                           int dst_input) {
+  DFX_CHECK(src != nullptr && dst != nullptr);
+  DFX_CHECK(src_output == kControlSlot ||
+            (src_output >= 0 && src_output < src->num_outputs()));
+  DFX_CHECK(dst_input == kControlSlot ||
+            (dst_input >= 0 && dst_input < dst->num_inputs()));
+  auto edge = std::make_unique<Edge>(
+      Edge{static_cast<int>(edges_.size()), src, src_output, dst, dst_input});
+  const Edge* raw = edge.get();
+  edges_.push_back(std::move(edge));
+  src->out_edges_.push_back(raw);
+  dst->in_edges_.push_back(raw);
+  return raw;
+}
+
+const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
+  for (const Edge* e : dst->in_edges_) {
+    if (e->IsControlEdge() && e->src == src) return e;
+  }
+  return AddEdge(src, kControlSlot, dst, kControlSlot);
+}
+
+void Graph::RemoveEdge(const Edge* edge) {
+  auto erase = [edge](std::vector<const Edge*>& v) {
+    v.erase(std::remove(v.begin(), v.end(), edge), v.end());
+  };
+  erase(edge->src->out_edges_);
+  erase(edge->dst->in_edges_);
+  edges_[edge->id].reset();
+}
+
+void Graph::RemoveNode(Node* node) {
+  // Copies: RemoveEdge mutates the vectors.
+  for (const Edge* e : std::vector<const Edge*>(node->in_edges_)) RemoveEdge(e);
+  for (const Edge* e : std::vector<const Edge*>(node->out_edges_)) {
+    RemoveEdge(e);
+  }
+  by_name_.erase(node->name());
+  --num_nodes_;
+  nodes_[node->id()].reset();
+}
+
+Node* Graph::FindNode(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+Node* Graph::FindNodeId(int id) const {
+  if (id < 0 || id >= static_cast<int>(nodes_.size())) return nullptr;
+  return nodes_[id].get();
+}
+
+std::vector<Node*> Graph::nodes() const {
+  std::vector<Node*> out;
+  out.reserve(num_nodes_);
+  for (const auto& n : nodes_) {
+    if (n) out.push_back(n.get());
+  }
+  return out;
+}
+
+std::vector<const Edge*> Graph::edges() const {
+  std::vector<const Edge*> out;
+  for (const auto& e : edges_) {
+    if (e) out.push_back(e.get());
+  }
+  return out;
+}
+
+}  // namespace dfx

@@ -1,0 +1,136 @@
+// Graph: nodes with their op signatures, data edges and control edges.
+// A Graph is built by ImportGraphDef (graph/graph_def_import.h) or node by
+// node, and turned back into a GraphDef by ToGraphDef.
+#ifndef DFX_GRAPH_GRAPH_H_
+#define DFX_GRAPH_GRAPH_H_
+
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "graph/op_registry.h"
+#include "graph/types.h"
+#include "proto/graph.pb.h"
+
+namespace dfx {
+
+class Node;
+
+// The src_output of a control edge.
+inline constexpr int kControlSlot = -1;
+
+struct Edge {
+  int id;
+  Node* src;
+  int src_output;  // kControlSlot for a control edge
+  Node* dst;
+  int dst_input;  // kControlSlot for a control edge
+  bool IsControlEdge() const { return src_output == kControlSlot; }
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& type_string() const { return def_.op(); }
+  // The NodeDef as imported, attrs with defaults filled in. Its `input`
+  // field is not kept in step with edges; ToGraphDef rebuilds it.
+  const NodeDef& def() const { return def_; }
+  const OpDef& op_def() const { return *op_def_; }
+  bool IsStateful() const { return op_def_->is_stateful(); }
+
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+
+  // The device the NodeDef asks for (may be empty or partial).
+  const std::string& requested_device() const { return def_.device(); }
+  // The full device name the placer chose; empty until placed.
+  const std::string& assigned_device_name() const { return assigned_device_; }
+  void set_assigned_device_name(std::string name) {
+    assigned_device_ = std::move(name);
+  }
+
+  // Edges in insertion order; data and control edges together.
+  const std::vector<const Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<const Edge*>& out_edges() const { return out_edges_; }
+  // The data edge into input `i`, or null.
+  const Edge* input_edge(int i) const;
+
+  // Mutable access to attrs for graph rewrites (not to inputs).
+  NodeDef* mutable_def() { return &def_; }
+
+ private:
+  friend class Graph;
+  Node() = default;
+
+  int id_ = -1;
+  NodeDef def_;
+  const OpDef* op_def_ = nullptr;
+  DataTypeVector input_types_;
+  DataTypeVector output_types_;
+  std::string assigned_device_;
+  std::vector<const Edge*> in_edges_;
+  std::vector<const Edge*> out_edges_;
+};
+
+// Not thread-safe for mutation; concurrent readers are fine.
+class Graph {
+ public:
+  // `ops` must outlive the graph.
+  explicit Graph(const OpRegistry* ops);
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph();
+
+  const OpRegistry* op_registry() const { return ops_; }
+
+  // Adds a node (no edges; `def.input` is kept as given but not followed).
+  // Fills in default attrs and computes input and output types.
+  // NotFound for an unknown op, AlreadyExists for a duplicate name,
+  // InvalidArgument for attrs the types cannot be computed from.
+  absl::StatusOr<Node*> AddNode(NodeDef def);
+
+  // REQUIRES: both nodes belong to this graph, indices in range.
+  const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  const Edge* AddControlEdge(Node* src, Node* dst);
+  void RemoveEdge(const Edge* edge);
+  // Removes the node and every edge touching it.
+  void RemoveNode(Node* node);
+
+  Node* FindNode(absl::string_view name) const;
+  // Null for a removed or unknown id.
+  Node* FindNodeId(int id) const;
+  // One past the largest node id; ids of removed nodes are not reused.
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  int num_nodes() const { return num_nodes_; }
+  int num_edge_ids() const { return static_cast<int>(edges_.size()); }
+  // Live nodes in id order.
+  std::vector<Node*> nodes() const;
+  // Live edges in id order.
+  std::vector<const Edge*> edges() const;
+
+  const VersionDef& versions() const { return versions_; }
+  VersionDef* mutable_versions() { return &versions_; }
+  const FunctionDefLibrary& library() const { return library_; }
+  FunctionDefLibrary* mutable_library() { return &library_; }
+
+ private:
+  const OpRegistry* const ops_;
+  std::vector<std::unique_ptr<Node>> nodes_;  // by id; null when removed
+  std::vector<std::unique_ptr<Edge>> edges_;  // by id; null when removed
+  absl::flat_hash_map<std::string, Node*> by_name_;
+  int num_nodes_ = 0;
+  VersionDef versions_;
+  FunctionDefLibrary library_;
+};
+
+}  // namespace dfx
+
+#endif  // DFX_GRAPH_GRAPH_H_

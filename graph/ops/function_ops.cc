@@ -1,0 +1,9 @@
+#include "graph/ops/ops.h"
+
+namespace dfx {
+
+absl::Status RegisterFunctionOps(OpRegistry* registry) {
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

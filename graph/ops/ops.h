@@ -1,0 +1,24 @@
+// Registration functions of the standard ops, one per family.
+#ifndef DFX_GRAPH_OPS_OPS_H_
+#define DFX_GRAPH_OPS_OPS_H_
+
+#include "absl/status/status.h"
+#include "graph/op_registry.h"
+
+namespace dfx {
+
+// Each registers its family into `registry`; an error means a malformed op
+// definition in dfx itself.
+absl::Status RegisterArrayOps(OpRegistry* registry);
+absl::Status RegisterMathOps(OpRegistry* registry);
+absl::Status RegisterNnOps(OpRegistry* registry);
+absl::Status RegisterSendRecvOps(OpRegistry* registry);
+// _Arg and _Retval: a step's feeds and fetches through a call frame.
+absl::Status RegisterFunctionOps(OpRegistry* registry);
+
+// All of the above.
+absl::Status RegisterStandardOps(OpRegistry* registry);
+
+}  // namespace dfx
+
+#endif  // DFX_GRAPH_OPS_OPS_H_

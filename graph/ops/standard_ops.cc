@@ -1,0 +1,15 @@
+#include "base/status_macros.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+
+absl::Status RegisterStandardOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterNnOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSendRecvOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterFunctionOps(registry));
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

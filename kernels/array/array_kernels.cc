@@ -1,0 +1,7 @@
+#include "kernels/kernels.h"
+
+namespace dfx {
+
+void RegisterArrayKernels(KernelRegistry* registry) {}
+
+}  // namespace dfx

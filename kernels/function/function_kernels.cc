@@ -1,0 +1,7 @@
+#include "kernels/kernels.h"
+
+namespace dfx {
+
+void RegisterFunctionKernels(KernelRegistry* registry) {}
+
+}  // namespace dfx

@@ -1,0 +1,23 @@
+// Registration of the standard kernels, one function per family, and the
+// process-wide registry that holds them all.
+#ifndef DFX_KERNELS_KERNELS_H_
+#define DFX_KERNELS_KERNELS_H_
+
+#include "runtime/op_kernel.h"
+
+namespace dfx {
+
+void RegisterArrayKernels(KernelRegistry* registry);
+void RegisterMathKernels(KernelRegistry* registry);
+void RegisterNnKernels(KernelRegistry* registry);
+void RegisterFunctionKernels(KernelRegistry* registry);
+
+// All of the above.
+void RegisterStandardKernels(KernelRegistry* registry);
+
+// A process-wide registry holding every standard kernel, built on first use.
+const KernelRegistry* StandardKernelRegistry();
+
+}  // namespace dfx
+
+#endif  // DFX_KERNELS_KERNELS_H_

@@ -1,0 +1,87 @@
+#include "runtime/device.h"
+
+#include <thread>
+
+#define EIGEN_USE_THREADS
+#include "unsupported/Eigen/CXX11/Tensor"
+
+#include "absl/random/random.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/logging.h"
+
+namespace dfx {
+
+uint64_t NewIncarnation() {
+  static absl::Mutex mu(absl::kConstInit);
+  static absl::BitGen* gen = new absl::BitGen;
+  absl::MutexLock lock(&mu);
+  uint64_t v = 0;
+  while (v == 0) v = absl::Uniform<uint64_t>(*gen);
+  return v;
+}
+
+Device::Device(DeviceAttributes attributes, Allocator* allocator,
+               ThreadPool* intra_op_pool)
+    : attributes_(std::move(attributes)),
+      allocator_(allocator),
+      intra_op_pool_(intra_op_pool) {
+  DFX_CHECK(attributes_.incarnation() != 0);
+  eigen_device_ = std::make_unique<Eigen::ThreadPoolDevice>(
+      intra_op_pool_->AsEigenThreadPool(), intra_op_pool_->NumThreads());
+}
+
+Device::~Device() = default;
+
+DeviceMgr::~DeviceMgr() {
+  devices_.clear();
+  intra_op_pool_.reset();
+}
+
+absl::StatusOr<std::unique_ptr<DeviceMgr>> DeviceMgr::NewCpu(
+    const CpuDeviceOptions& options) {
+  if (options.num_devices < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "need at least one CPU device, got ", options.num_devices));
+  }
+  if (options.intra_op_threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "intra_op_threads must be >= 0, got ", options.intra_op_threads));
+  }
+  const int threads =
+      options.intra_op_threads > 0
+          ? options.intra_op_threads
+          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  auto mgr = std::unique_ptr<DeviceMgr>(new DeviceMgr);
+  mgr->intra_op_pool_ = std::make_unique<ThreadPool>("intra_op", threads);
+  for (int i = 0; i < options.num_devices; ++i) {
+    DeviceAttributes attrs;
+    attrs.set_name(absl::StrCat(options.task_name, "/device:CPU:", i));
+    attrs.set_device_type("CPU");
+    attrs.set_incarnation(NewIncarnation());
+    attrs.set_physical_device_desc("host CPU");
+    attrs.set_xla_global_id(-1);
+    auto device = std::make_unique<Device>(std::move(attrs), CpuAllocator(),
+                                           mgr->intra_op_pool_.get());
+    Device* raw = device.get();
+    mgr->by_name_[raw->name()] = raw;
+    mgr->by_name_[absl::StrCat("/device:CPU:", i)] = raw;
+    mgr->by_name_[absl::StrCat("/cpu:", i)] = raw;
+    mgr->device_ptrs_.push_back(raw);
+    mgr->devices_.push_back(std::move(device));
+  }
+  return mgr;
+}
+
+absl::StatusOr<Device*> DeviceMgr::LookupDevice(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  if (it != by_name_.end()) return it->second;
+  std::vector<std::string> known;
+  for (const Device* d : device_ptrs_) known.push_back(d->name());
+  return absl::NotFoundError(absl::StrCat("unknown device '", name,
+                                          "'; known devices: ",
+                                          absl::StrJoin(known, ", ")));
+}
+
+}  // namespace dfx

@@ -1,0 +1,147 @@
+#include "runtime/op_kernel.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+
+namespace dfx {
+
+OpKernel::OpKernel(OpKernelConstruction* ctx)
+    : def_(ctx->def()),
+      input_types_(ctx->input_types()),
+      output_types_(ctx->output_types()) {}
+
+OpKernel::~OpKernel() = default;
+
+void AsyncOpKernel::Compute(OpKernelContext* ctx) {
+  DFX_CHECK_MSG(false, "AsyncOpKernel::Compute called; use ComputeAsync");
+}
+
+OpKernelContext::OpKernelContext(Params* params) : params_(params) {
+  outputs_.resize(params_->op_kernel->num_outputs());
+}
+
+OpKernelContext::~OpKernelContext() = default;
+
+absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape,
+                                              Tensor** out) {
+  DFX_CHECK(i >= 0 && i < num_outputs());
+  auto t = Tensor::Allocate(allocator(),
+                            BaseType(params_->op_kernel->output_type(i)),
+                            shape);
+  if (!t.ok()) {
+    SetStatus(t.status());
+    return t.status();
+  }
+  outputs_[i] = std::move(t).value();
+  *out = &outputs_[i];
+  return absl::OkStatus();
+}
+
+void OpKernelContext::set_output(int i, Tensor value) {
+  DFX_CHECK(i >= 0 && i < num_outputs());
+  const DataType want = BaseType(params_->op_kernel->output_type(i));
+  if (value.dtype() != want) {
+    SetStatus(absl::InternalError(absl::StrCat(
+        "kernel set output ", i, " to a ", DataTypeString(value.dtype()),
+        " tensor, but the op declares ", DataTypeString(want))));
+    return;
+  }
+  outputs_[i] = std::move(value);
+}
+
+absl::Status OpKernelContext::allocate_temp(DataType dtype,
+                                            const TensorShape& shape,
+                                            Tensor* out) {
+  auto t = Tensor::Allocate(allocator(), dtype, shape);
+  if (!t.ok()) return t.status();
+  *out = std::move(t).value();
+  return absl::OkStatus();
+}
+
+void OpKernelContext::SetStatus(absl::Status s) {
+  if (status_.ok() && !s.ok()) status_ = std::move(s);
+}
+
+void KernelRegistry::Register(const KernelDefBuilder& def,
+                              KernelFactory factory) {
+  absl::MutexLock lock(&mu_);
+  kernels_[absl::StrCat(def.op(), ":", def.device_type())].push_back(
+      Registration{def, std::move(factory)});
+}
+
+const KernelRegistry::Registration* KernelRegistry::Find(
+    const NodeDef& node, absl::string_view device_type) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = kernels_.find(absl::StrCat(node.op(), ":", device_type));
+  if (it == kernels_.end()) return nullptr;
+  for (const Registration& r : it->second) {
+    bool match = true;
+    for (const auto& c : r.def.constraints()) {
+      DataType t;
+      if (!GetNodeAttr(node, c.attr, &t).ok() ||
+          std::find(c.allowed.begin(), c.allowed.end(), t) ==
+              c.allowed.end()) {
+        match = false;
+        break;
+      }
+    }
+    if (match) return &r;
+  }
+  return nullptr;
+}
+
+bool KernelRegistry::HasKernel(const NodeDef& node,
+                               absl::string_view device_type) const {
+  return Find(node, device_type) != nullptr;
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
+    const NodeDef& node, const OpDef& op_def, Device* device) const {
+  const Registration* r = Find(node, device->device_type());
+  if (r == nullptr) {
+    std::vector<std::string> attrs;
+    for (const auto& [name, value] : node.attr()) {
+      if (value.value_case() == AttrValue::kType) {
+        attrs.push_back(absl::StrCat(name, "=", DataTypeString(value.type())));
+      }
+    }
+    std::sort(attrs.begin(), attrs.end());
+    return absl::NotFoundError(absl::StrCat(
+        "no ", device->device_type(), " kernel for node '", node.name(),
+        "' (op ", node.op(), attrs.empty() ? "" : ", ",
+        absl::StrJoin(attrs, ", "), ")"));
+  }
+  DataTypeVector inputs, outputs;
+  DFX_RETURN_IF_ERROR(InOutTypesForNode(node, op_def, &inputs, &outputs));
+  OpKernelConstruction ctx(node, op_def, inputs, outputs, device);
+  std::unique_ptr<OpKernel> kernel = r->factory(&ctx);
+  if (!ctx.status().ok()) {
+    return absl::Status(ctx.status().code(),
+                        absl::StrCat("node '", node.name(), "' (op ",
+                                     node.op(), "): ", ctx.status().message()));
+  }
+  return kernel;
+}
+
+std::vector<std::string> KernelRegistry::ListKernels() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::string> out;
+  for (const auto& [key, regs] : kernels_) {
+    for (const Registration& r : regs) {
+      std::string line = absl::StrCat(r.def.op(), " on ", r.def.device_type());
+      for (const auto& c : r.def.constraints()) {
+        absl::StrAppend(&line, " for ", c.attr, " in ",
+                        DataTypeVectorString(c.allowed));
+      }
+      out.push_back(std::move(line));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace dfx

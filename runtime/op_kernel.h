@@ -1,0 +1,323 @@
+// The kernel API: OpKernel (synchronous), AsyncOpKernel (finishes through a
+// callback), their construction and per-call contexts, and the registry of
+// kernel factories keyed by op, device type and type constraints.
+#ifndef DFX_RUNTIME_OP_KERNEL_H_
+#define DFX_RUNTIME_OP_KERNEL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "graph/node_def_util.h"
+#include "graph/types.h"
+#include "proto/node_def.pb.h"
+#include "proto/op_def.pb.h"
+#include "runtime/device.h"
+#include "runtime/tensor.h"
+
+namespace dfx {
+
+class AsyncOpKernel;
+class CallFrameInterface;
+class CancellationManager;
+class OpKernelContext;
+class Rendezvous;
+
+// What a kernel's constructor sees: the node, its op, its resolved types and
+// the device. A constructor that finds a bad attr calls SetStatus; the kernel
+// is then discarded and the error returned to whoever built it.
+class OpKernelConstruction {
+ public:
+  OpKernelConstruction(const NodeDef& def, const OpDef& op_def,
+                       const DataTypeVector& input_types,
+                       const DataTypeVector& output_types, Device* device)
+      : def_(def),
+        op_def_(op_def),
+        input_types_(input_types),
+        output_types_(output_types),
+        device_(device) {}
+
+  const NodeDef& def() const { return def_; }
+  const OpDef& op_def() const { return op_def_; }
+  Device* device() const { return device_; }
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+
+  template <typename T>
+  absl::Status GetAttr(absl::string_view name, T* value) const {
+    return GetNodeAttr(def_, name, value);
+  }
+
+  void SetStatus(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  const NodeDef& def_;
+  const OpDef& op_def_;
+  const DataTypeVector& input_types_;
+  const DataTypeVector& output_types_;
+  Device* const device_;
+  absl::Status status_;
+};
+
+// A kernel is built once per node (per partition) and called once per step;
+// Compute may run on several threads at once for different steps, so a
+// kernel keeps no per-call state in members.
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction* ctx);
+  virtual ~OpKernel();
+  OpKernel(const OpKernel&) = delete;
+  OpKernel& operator=(const OpKernel&) = delete;
+
+  // Reads inputs from `ctx`, writes outputs or ctx->SetStatus(error).
+  virtual void Compute(OpKernelContext* ctx) = 0;
+  // Non-null for asynchronous kernels.
+  virtual AsyncOpKernel* AsAsync() { return nullptr; }
+  // Cheap kernels run inline on the executor's thread; expensive ones may be
+  // handed to the inter-op pool.
+  virtual bool IsExpensive() const { return expensive_; }
+
+  const NodeDef& def() const { return def_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& type_string() const { return def_.op(); }
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+
+ protected:
+  // Kernels that are always cheap (Identity, Const, Shape, ...) call this in
+  // their constructor.
+  void set_expensive(bool expensive) { expensive_ = expensive; }
+
+ private:
+  const NodeDef def_;
+  const DataTypeVector input_types_;
+  const DataTypeVector output_types_;
+  bool expensive_ = true;
+};
+
+// A kernel that waits (on a rendezvous, an RPC, a device) without holding a
+// thread: ComputeAsync returns at once and `done` is called exactly once
+// when the outputs (or an error) are set, on whatever thread finished it.
+class AsyncOpKernel : public OpKernel {
+ public:
+  using DoneCallback = std::function<void()>;
+  using OpKernel::OpKernel;
+
+  virtual void ComputeAsync(OpKernelContext* ctx, DoneCallback done) = 0;
+
+  AsyncOpKernel* AsAsync() final { return this; }
+  // Never called: the executor always uses ComputeAsync.
+  void Compute(OpKernelContext* ctx) final;
+};
+
+// Feeds and fetches of a step run without a rendezvous: _Arg reads argument
+// `index`, _Retval writes return value `index`. Thread-safe.
+class CallFrameInterface {
+ public:
+  virtual ~CallFrameInterface() = default;
+  virtual size_t num_args() const = 0;
+  virtual size_t num_retvals() const = 0;
+  virtual absl::Status GetArg(int index, Tensor* value) const = 0;
+  virtual absl::Status SetRetval(int index, const Tensor& value) = 0;
+};
+
+// Per-call context of one kernel. Built by the executor on its stack.
+class OpKernelContext {
+ public:
+  // Everything the executor hands a kernel. Pointers are borrowed for the
+  // duration of the call (until `done` for async kernels).
+  struct Params {
+    int64_t step_id = 0;
+    OpKernel* op_kernel = nullptr;
+    Device* device = nullptr;
+    // num_inputs tensors, in input order.
+    absl::Span<const Tensor> inputs;
+    Rendezvous* rendezvous = nullptr;
+    CancellationManager* cancellation_manager = nullptr;
+    CallFrameInterface* call_frame = nullptr;
+  };
+
+  explicit OpKernelContext(Params* params);
+  ~OpKernelContext();
+
+  const OpKernel& op_kernel() const { return *params_->op_kernel; }
+  int64_t step_id() const { return params_->step_id; }
+  Device* device() const { return params_->device; }
+  Allocator* allocator() const { return params_->device->GetAllocator(); }
+  Rendezvous* rendezvous() const { return params_->rendezvous; }
+  CancellationManager* cancellation_manager() const {
+    return params_->cancellation_manager;
+  }
+  CallFrameInterface* call_frame() const { return params_->call_frame; }
+
+  int num_inputs() const { return static_cast<int>(params_->inputs.size()); }
+  const Tensor& input(int i) const { return params_->inputs[i]; }
+  DataType input_dtype(int i) const { return params_->inputs[i].dtype(); }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // Allocates output i with the op's declared output type. ResourceExhausted
+  // when out of memory (set as the kernel's status as well).
+  absl::Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  // Sets output i to `value` (shares its buffer). A type mismatch with the
+  // declared output type becomes an Internal error of this kernel.
+  void set_output(int i, Tensor value);
+  Tensor* mutable_output(int i) { return &outputs_[i]; }
+  // A scratch tensor for the kernel's own use.
+  absl::Status allocate_temp(DataType dtype, const TensorShape& shape,
+                             Tensor* out);
+
+  // Tensors produced by an output that is dead carry no value; set by
+  // _Recv when the sender sent a dead tensor.
+  void set_is_output_dead(bool dead) { is_output_dead_ = dead; }
+  bool is_output_dead() const { return is_output_dead_; }
+
+  // The first error wins; later ones are dropped.
+  void SetStatus(absl::Status s);
+  const absl::Status& status() const { return status_; }
+
+  // For the executor: the outputs after Compute (or after done).
+  absl::InlinedVector<Tensor, 4>* mutable_outputs() { return &outputs_; }
+
+ private:
+  Params* const params_;
+  absl::InlinedVector<Tensor, 4> outputs_;
+  absl::Status status_;
+  bool is_output_dead_ = false;
+};
+
+// Error helpers for kernels: return from Compute with the error set.
+#define DFX_OP_REQUIRES(CTX, EXP, STATUS) \
+  do {                                    \
+    if (ABSL_PREDICT_FALSE(!(EXP))) {     \
+      (CTX)->SetStatus(STATUS);           \
+      return;                             \
+    }                                     \
+  } while (0)
+
+#define DFX_OP_REQUIRES_OK(CTX, ...)                 \
+  do {                                               \
+    ::absl::Status dfx_op_status_ = (__VA_ARGS__);   \
+    if (ABSL_PREDICT_FALSE(!dfx_op_status_.ok())) {  \
+      (CTX)->SetStatus(std::move(dfx_op_status_));   \
+      return;                                        \
+    }                                                \
+  } while (0)
+
+#define DFX_OP_REQUIRES_ASYNC(CTX, EXP, STATUS, CALLBACK) \
+  do {                                                    \
+    if (ABSL_PREDICT_FALSE(!(EXP))) {                     \
+      (CTX)->SetStatus(STATUS);                           \
+      (CALLBACK)();                                       \
+      return;                                             \
+    }                                                     \
+  } while (0)
+
+#define DFX_OP_REQUIRES_OK_ASYNC(CTX, STATUS, CALLBACK) \
+  do {                                                  \
+    ::absl::Status dfx_op_status_ = (STATUS);           \
+    if (ABSL_PREDICT_FALSE(!dfx_op_status_.ok())) {     \
+      (CTX)->SetStatus(std::move(dfx_op_status_));      \
+      (CALLBACK)();                                     \
+      return;                                           \
+    }                                                   \
+  } while (0)
+
+using KernelFactory =
+    std::function<std::unique_ptr<OpKernel>(OpKernelConstruction*)>;
+
+// Which kernel serves an op on a device type, for which types.
+class KernelDefBuilder {
+ public:
+  explicit KernelDefBuilder(std::string op) : op_(std::move(op)) {}
+  KernelDefBuilder& Device(std::string device_type) {
+    device_type_ = std::move(device_type);
+    return *this;
+  }
+  // Type attr `attr` must be one of `allowed`.
+  KernelDefBuilder& TypeConstraint(std::string attr, DataTypeVector allowed) {
+    constraints_.push_back({std::move(attr), std::move(allowed)});
+    return *this;
+  }
+  template <typename T>
+  KernelDefBuilder& TypeConstraint(std::string attr) {
+    return TypeConstraint(std::move(attr), {DataTypeToEnum<T>::value});
+  }
+
+  struct Constraint {
+    std::string attr;
+    DataTypeVector allowed;
+  };
+  const std::string& op() const { return op_; }
+  const std::string& device_type() const { return device_type_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+
+ private:
+  std::string op_;
+  std::string device_type_ = "CPU";
+  std::vector<Constraint> constraints_;
+};
+
+// Thread-safe; registration happens at start-up.
+class KernelRegistry {
+ public:
+  KernelRegistry() = default;
+  KernelRegistry(const KernelRegistry&) = delete;
+  KernelRegistry& operator=(const KernelRegistry&) = delete;
+
+  void Register(const KernelDefBuilder& def, KernelFactory factory);
+
+  // True when some kernel serves this node on `device_type`.
+  bool HasKernel(const NodeDef& node, absl::string_view device_type) const;
+
+  // Builds the kernel for `node` on `device`: picks the registration whose
+  // constraints the node's attrs satisfy and runs its factory. NotFound
+  // naming the node, op, device type and attrs when none matches;
+  // the constructor's error when it fails.
+  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
+      const NodeDef& node, const OpDef& op_def, Device* device) const;
+
+  // "AddV2 on CPU for T in [float, double]", one line each, sorted.
+  std::vector<std::string> ListKernels() const;
+
+ private:
+  struct Registration {
+    KernelDefBuilder def;
+    KernelFactory factory;
+  };
+  const Registration* Find(const NodeDef& node,
+                           absl::string_view device_type) const;
+
+  mutable absl::Mutex mu_;
+  // Keyed by "op:device_type".
+  absl::flat_hash_map<std::string, std::vector<Registration>> kernels_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// Registers `Kernel` (constructible from OpKernelConstruction*) for `def`.
+template <typename Kernel>
+void RegisterKernel(KernelRegistry* registry, const KernelDefBuilder& def) {
+  registry->Register(def, [](OpKernelConstruction* ctx) {
+    return std::unique_ptr<OpKernel>(new Kernel(ctx));
+  });
+}
+
+}  // namespace dfx
+
+#endif  // DFX_RUNTIME_OP_KERNEL_H_

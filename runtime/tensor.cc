@@ -1,0 +1,431 @@
+#include "runtime/tensor.h"
+
+#include <cstring>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "graph/types.h"
+
+namespace dfx {
+namespace {
+
+// Memory from an Allocator; for DT_STRING the elements are constructed and
+// destroyed with the buffer.
+class AllocatedBuffer final : public TensorBuffer {
+ public:
+  AllocatedBuffer(Allocator* allocator, void* data, size_t size,
+                  int64_t num_strings)
+      : TensorBuffer(data, size),
+        allocator_(allocator),
+        num_strings_(num_strings) {}
+  ~AllocatedBuffer() override {
+    auto* strings = static_cast<std::string*>(data());
+    for (int64_t i = 0; i < num_strings_; ++i) strings[i].~basic_string();
+    allocator_->DeallocateRaw(data(), size());
+  }
+
+ private:
+  Allocator* const allocator_;
+  const int64_t num_strings_;
+};
+
+class ExternalBuffer final : public TensorBuffer {
+ public:
+  ExternalBuffer(void* data, size_t size, std::function<void()> release)
+      : TensorBuffer(data, size), release_(std::move(release)) {}
+  ~ExternalBuffer() override {
+    if (release_) release_();
+  }
+
+ private:
+  std::function<void()> release_;
+};
+
+size_t ElementSize(DataType dtype) {
+  if (dtype == DT_STRING) return sizeof(std::string);
+  return static_cast<size_t>(DataTypeSize(dtype));
+}
+
+// Appends `v` as a base-128 varint.
+void PutVarint64(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool GetVarint64(absl::string_view* in, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    const uint8_t byte = static_cast<uint8_t>((*in)[0]);
+    in->remove_prefix(1);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename T, typename Field>
+absl::Status FillFromField(const Field& field, Tensor* t) {
+  const int64_t n = t->NumElements();
+  const int64_t have = field.size();
+  if (have > n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TensorProto has ", have, " values for shape ",
+                     t->shape().DebugString(), " (", n, " elements)"));
+  }
+  if (n > 0 && have == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TensorProto of shape ", t->shape().DebugString(),
+                     " has no values"));
+  }
+  T* out = t->data<T>();
+  for (int64_t i = 0; i < have; ++i) out[i] = static_cast<T>(field.Get(i));
+  for (int64_t i = have; i < n; ++i) out[i] = out[have - 1];
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status FillFromHalfField(const TensorProto& proto, Tensor* t) {
+  const int64_t n = t->NumElements();
+  const int64_t have = proto.half_val_size();
+  if (have > n || (n > 0 && have == 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TensorProto has ", have, " half values for ", n,
+                     " elements"));
+  }
+  T* out = t->data<T>();
+  for (int64_t i = 0; i < have; ++i) {
+    out[i] = Eigen::numext::bit_cast<T>(
+        static_cast<uint16_t>(proto.half_val(i)));
+  }
+  for (int64_t i = have; i < n; ++i) out[i] = out[have - 1];
+  return absl::OkStatus();
+}
+
+template <typename T>
+void AppendValue(std::string* out, const T& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    absl::StrAppend(out, v ? "true" : "false");
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    absl::StrAppend(out, "\"", v, "\"");
+  } else if constexpr (std::is_same_v<T, int8_t> ||
+                       std::is_same_v<T, uint8_t>) {
+    absl::StrAppend(out, static_cast<int>(v));
+  } else if constexpr (std::is_floating_point_v<T> ||
+                       std::is_integral_v<T>) {
+    absl::StrAppend(out, v);
+  } else {
+    absl::StrAppend(out, "?");
+  }
+}
+
+template <typename T>
+void Summarize(const Tensor& t, int64_t limit, std::string* out) {
+  const T* data = t.data<T>();
+  const int64_t n = t.NumElements();
+  if (t.dims() == 0) {
+    AppendValue(out, data[0]);
+    return;
+  }
+  // Print nested brackets: open a bracket at each index where an inner
+  // dimension starts.
+  const int rank = t.dims();
+  std::vector<int64_t> strides(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * t.dim_size(d + 1);
+  }
+  for (int64_t i = 0; i < n && i < limit; ++i) {
+    for (int d = 0; d < rank; ++d) {
+      if (i % strides[d] == 0) out->push_back('[');
+    }
+    if (out->back() != '[') out->push_back(' ');
+    AppendValue(out, data[i]);
+    for (int d = 0; d < rank; ++d) {
+      if ((i + 1) % strides[d] == 0) out->push_back(']');
+    }
+  }
+  if (n > limit) absl::StrAppend(out, "...");
+}
+
+}  // namespace
+
+Tensor::Tensor(DataType dtype, const TensorShape& shape)
+    : Tensor(CpuAllocator(), dtype, shape) {}
+
+Tensor::Tensor(Allocator* allocator, DataType dtype, const TensorShape& shape) {
+  auto t = Allocate(allocator, dtype, shape);
+  DFX_CHECK_OK(t.status());
+  *this = std::move(t).value();
+}
+
+absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
+                                        const TensorShape& shape) {
+  const size_t elem = ElementSize(dtype);
+  if (elem == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot allocate a tensor of type ", DataTypeString(dtype)));
+  }
+  const int64_t n = shape.num_elements();
+  if (n > 0 && static_cast<uint64_t>(n) > SIZE_MAX / elem) {
+    return absl::ResourceExhaustedError("tensor too large");
+  }
+  const size_t bytes = static_cast<size_t>(n) * elem;
+  void* p = allocator->AllocateRaw(kAllocatorAlignment, bytes);
+  if (p == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory allocating ", bytes, " bytes for a ",
+                     DataTypeString(dtype), " tensor of shape ",
+                     shape.DebugString(), " from allocator ",
+                     allocator->Name()));
+  }
+  int64_t num_strings = 0;
+  if (dtype == DT_STRING) {
+    auto* s = static_cast<std::string*>(p);
+    for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
+    num_strings = n;
+  }
+  auto buf =
+      std::make_shared<AllocatedBuffer>(allocator, p, bytes, num_strings);
+  return Tensor(dtype, shape, std::move(buf), p);
+}
+
+Tensor Tensor::FromExternal(DataType dtype, const TensorShape& shape,
+                            void* data, size_t size,
+                            std::function<void()> release) {
+  DFX_CHECK(DataTypeCanMemcpy(dtype));
+  DFX_CHECK(size >= static_cast<size_t>(shape.num_elements()) *
+                        ElementSize(dtype));
+  auto buf = std::make_shared<ExternalBuffer>(data, size, std::move(release));
+  return Tensor(dtype, shape, std::move(buf), data);
+}
+
+size_t Tensor::TotalBytes() const {
+  return static_cast<size_t>(NumElements()) * ElementSize(dtype_);
+}
+
+Tensor Tensor::Slice(int64_t start, int64_t limit) const {
+  DFX_CHECK(dims() >= 1);
+  DFX_CHECK(0 <= start && start <= limit && limit <= dim_size(0));
+  const int64_t row = dim_size(0) == 0 ? 0 : NumElements() / dim_size(0);
+  TensorShape shape = shape_;
+  shape.set_dim(0, limit - start);
+  char* base = static_cast<char*>(data_);
+  return Tensor(dtype_, std::move(shape), buf_,
+                base == nullptr ? nullptr
+                                : base + start * row * ElementSize(dtype_));
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
+  if (shape.num_elements() != NumElements()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape a tensor of shape ", shape_.DebugString(),
+                     " (", NumElements(), " elements) to ",
+                     shape.DebugString(), " (", shape.num_elements(),
+                     " elements)"));
+  }
+  return Tensor(dtype_, shape, buf_, data_);
+}
+
+Tensor Tensor::DeepCopy() const {
+  Tensor copy(dtype_, shape_);
+  if (dtype_ == DT_STRING) {
+    const std::string* src = data<std::string>();
+    std::string* dst = copy.data<std::string>();
+    for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
+  } else if (TotalBytes() > 0) {
+    std::memcpy(copy.data_, data_, TotalBytes());
+  }
+  return copy;
+}
+
+absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
+                                         Allocator* allocator) {
+  if (allocator == nullptr) allocator = CpuAllocator();
+  const DataType dtype = proto.dtype();
+  if (ElementSize(dtype) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorProto has unsupported dtype ", DataTypeString(dtype)));
+  }
+  DFX_ASSIGN_OR_RETURN(TensorShape shape,
+                       TensorShape::FromProto(proto.tensor_shape()));
+  DFX_ASSIGN_OR_RETURN(Tensor t, Allocate(allocator, dtype, shape));
+  const int64_t n = shape.num_elements();
+  const std::string& content = proto.tensor_content();
+
+  if (!content.empty()) {
+    if (dtype == DT_STRING) {
+      absl::string_view in(content);
+      std::vector<uint64_t> lengths(n);
+      for (int64_t i = 0; i < n; ++i) {
+        if (!GetVarint64(&in, &lengths[i])) {
+          return absl::InvalidArgumentError(
+              "malformed string tensor_content: bad length prefix");
+        }
+      }
+      std::string* out = t.data<std::string>();
+      for (int64_t i = 0; i < n; ++i) {
+        if (lengths[i] > in.size()) {
+          return absl::InvalidArgumentError(
+              "malformed string tensor_content: string runs past the end");
+        }
+        out[i].assign(in.data(), lengths[i]);
+        in.remove_prefix(lengths[i]);
+      }
+      if (!in.empty()) {
+        return absl::InvalidArgumentError(
+            "malformed string tensor_content: trailing bytes");
+      }
+      return t;
+    }
+    if (content.size() != t.TotalBytes()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "TensorProto tensor_content has ", content.size(),
+          " bytes, but a ", DataTypeString(dtype), " tensor of shape ",
+          shape.DebugString(), " needs ", t.TotalBytes()));
+    }
+    std::memcpy(t.data_, content.data(), content.size());
+    return t;
+  }
+  if (n == 0) return t;
+
+  switch (dtype) {
+    case DT_FLOAT:
+      DFX_RETURN_IF_ERROR(FillFromField<float>(proto.float_val(), &t));
+      break;
+    case DT_DOUBLE:
+      DFX_RETURN_IF_ERROR(FillFromField<double>(proto.double_val(), &t));
+      break;
+    case DT_INT32:
+      DFX_RETURN_IF_ERROR(FillFromField<int32_t>(proto.int_val(), &t));
+      break;
+    case DT_INT16:
+      DFX_RETURN_IF_ERROR(FillFromField<int16_t>(proto.int_val(), &t));
+      break;
+    case DT_INT8:
+      DFX_RETURN_IF_ERROR(FillFromField<int8_t>(proto.int_val(), &t));
+      break;
+    case DT_UINT8:
+      DFX_RETURN_IF_ERROR(FillFromField<uint8_t>(proto.int_val(), &t));
+      break;
+    case DT_UINT16:
+      DFX_RETURN_IF_ERROR(FillFromField<uint16_t>(proto.int_val(), &t));
+      break;
+    case DT_INT64:
+      DFX_RETURN_IF_ERROR(FillFromField<int64_t>(proto.int64_val(), &t));
+      break;
+    case DT_UINT32:
+      DFX_RETURN_IF_ERROR(FillFromField<uint32_t>(proto.uint32_val(), &t));
+      break;
+    case DT_UINT64:
+      DFX_RETURN_IF_ERROR(FillFromField<uint64_t>(proto.uint64_val(), &t));
+      break;
+    case DT_BOOL:
+      DFX_RETURN_IF_ERROR(FillFromField<bool>(proto.bool_val(), &t));
+      break;
+    case DT_HALF:
+      DFX_RETURN_IF_ERROR(FillFromHalfField<Eigen::half>(proto, &t));
+      break;
+    case DT_BFLOAT16:
+      DFX_RETURN_IF_ERROR(FillFromHalfField<Eigen::bfloat16>(proto, &t));
+      break;
+    case DT_STRING:
+      DFX_RETURN_IF_ERROR(FillFromField<std::string>(proto.string_val(), &t));
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("TensorProto of type ", DataTypeString(dtype),
+                       " needs tensor_content"));
+  }
+  return t;
+}
+
+void Tensor::AsProtoTensorContent(TensorProto* proto) const {
+  proto->Clear();
+  proto->set_dtype(dtype_);
+  shape_.AsProto(proto->mutable_tensor_shape());
+  if (dtype_ == DT_STRING) {
+    std::string* out = proto->mutable_tensor_content();
+    const std::string* s = data<std::string>();
+    for (int64_t i = 0; i < NumElements(); ++i) PutVarint64(out, s[i].size());
+    for (int64_t i = 0; i < NumElements(); ++i) out->append(s[i]);
+    return;
+  }
+  if (TotalBytes() > 0) {
+    proto->set_tensor_content(data_, TotalBytes());
+  }
+}
+
+void Tensor::AsProtoField(TensorProto* proto) const {
+  proto->Clear();
+  proto->set_dtype(dtype_);
+  shape_.AsProto(proto->mutable_tensor_shape());
+  const int64_t n = NumElements();
+  auto copy = [&](auto* field, auto type_tag) {
+    using T = decltype(type_tag);
+    const T* d = static_cast<const T*>(data_);
+    field->Reserve(static_cast<int>(n));
+    for (int64_t i = 0; i < n; ++i) field->Add(d[i]);
+  };
+  switch (dtype_) {
+    case DT_FLOAT: copy(proto->mutable_float_val(), float{}); break;
+    case DT_DOUBLE: copy(proto->mutable_double_val(), double{}); break;
+    case DT_INT32: copy(proto->mutable_int_val(), int32_t{}); break;
+    case DT_INT16: copy(proto->mutable_int_val(), int16_t{}); break;
+    case DT_INT8: copy(proto->mutable_int_val(), int8_t{}); break;
+    case DT_UINT8: copy(proto->mutable_int_val(), uint8_t{}); break;
+    case DT_UINT16: copy(proto->mutable_int_val(), uint16_t{}); break;
+    case DT_INT64: copy(proto->mutable_int64_val(), int64_t{}); break;
+    case DT_UINT32: copy(proto->mutable_uint32_val(), uint32_t{}); break;
+    case DT_UINT64: copy(proto->mutable_uint64_val(), uint64_t{}); break;
+    case DT_BOOL: copy(proto->mutable_bool_val(), bool{}); break;
+    case DT_HALF:
+    case DT_BFLOAT16: {
+      const uint16_t* d = static_cast<const uint16_t*>(data_);
+      for (int64_t i = 0; i < n; ++i) proto->add_half_val(d[i]);
+      break;
+    }
+    case DT_STRING: {
+      const std::string* s = data<std::string>();
+      for (int64_t i = 0; i < n; ++i) proto->add_string_val(s[i]);
+      break;
+    }
+    default:
+      if (TotalBytes() > 0) proto->set_tensor_content(data_, TotalBytes());
+  }
+}
+
+std::string Tensor::SummarizeValue(int64_t max_entries) const {
+  std::string out;
+  if (NumElements() == 0) return "[]";
+  if (!IsInitialized()) return "<uninitialized>";
+  switch (dtype_) {
+    case DT_FLOAT: Summarize<float>(*this, max_entries, &out); break;
+    case DT_DOUBLE: Summarize<double>(*this, max_entries, &out); break;
+    case DT_INT32: Summarize<int32_t>(*this, max_entries, &out); break;
+    case DT_INT64: Summarize<int64_t>(*this, max_entries, &out); break;
+    case DT_INT16: Summarize<int16_t>(*this, max_entries, &out); break;
+    case DT_INT8: Summarize<int8_t>(*this, max_entries, &out); break;
+    case DT_UINT8: Summarize<uint8_t>(*this, max_entries, &out); break;
+    case DT_UINT16: Summarize<uint16_t>(*this, max_entries, &out); break;
+    case DT_UINT32: Summarize<uint32_t>(*this, max_entries, &out); break;
+    case DT_UINT64: Summarize<uint64_t>(*this, max_entries, &out); break;
+    case DT_BOOL: Summarize<bool>(*this, max_entries, &out); break;
+    case DT_STRING: Summarize<std::string>(*this, max_entries, &out); break;
+    default: out = "<values not printable>";
+  }
+  return out;
+}
+
+std::string Tensor::DebugString(int max_entries) const {
+  return absl::StrCat("Tensor<type: ", DataTypeString(dtype_),
+                      " shape: ", shape_.DebugString(),
+                      " values: ", SummarizeValue(max_entries), ">");
+}
+
+}  // namespace dfx
