@@ -1,0 +1,52 @@
+// RunKernel: builds one node's kernel from the standard registries and runs
+// it on given inputs, without an executor. For kernel unit tests.
+#ifndef DFX_TESTS_KERNELS_KERNEL_TEST_UTIL_H_
+#define DFX_TESTS_KERNELS_KERNEL_TEST_UTIL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/node_def.pb.h"
+#include "runtime/device.h"
+#include "runtime/tensor.h"
+
+namespace dfx::testing {
+
+// Builds a NodeDef: NodeBuilder("mm", "MatMul").Attr("T", DT_FLOAT)
+//   .Attr("transpose_a", true).Build(). Inputs are named "in0", "in1", ...
+class TestNodeBuilder {
+ public:
+  TestNodeBuilder(std::string name, std::string op, int num_inputs);
+  TestNodeBuilder& Attr(const std::string& name, DataType v);
+  TestNodeBuilder& Attr(const std::string& name, bool v);
+  TestNodeBuilder& Attr(const std::string& name, int64_t v);
+  TestNodeBuilder& Attr(const std::string& name, int v) {
+    return Attr(name, static_cast<int64_t>(v));
+  }
+  TestNodeBuilder& Attr(const std::string& name, float v);
+  TestNodeBuilder& Attr(const std::string& name, const char* v);
+  TestNodeBuilder& Attr(const std::string& name, const std::vector<int64_t>& v);
+  TestNodeBuilder& Attr(const std::string& name, const DataTypeVector& v);
+  TestNodeBuilder& Attr(const std::string& name, const Tensor& v);
+  TestNodeBuilder& Attr(const std::string& name, const TensorShapeProto& v);
+  NodeDef Build() const { return def_; }
+
+ private:
+  NodeDef def_;
+};
+
+// Looks up the node's op in OpRegistry::Global() (adds default attrs),
+// creates its kernel from StandardKernelRegistry() on a CPU device, runs it
+// (Compute, or ComputeAsync waited for) on `inputs` and returns the outputs.
+// Returns the construction or compute error.
+absl::StatusOr<std::vector<Tensor>> RunKernel(
+    const NodeDef& node, const std::vector<Tensor>& inputs);
+
+// A shared CPU device for tests.
+Device* TestCpuDevice();
+
+}  // namespace dfx::testing
+
+#endif  // DFX_TESTS_KERNELS_KERNEL_TEST_UTIL_H_
