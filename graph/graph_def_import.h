@@ -14,14 +14,25 @@ struct ImportOptions {
   // Run each op's shape function over the graph (constant inputs included)
   // and reject shapes that cannot fit together.
   bool validate_shapes = true;
+  // Also accept node names that start with '_' (TensorFlow's internal names,
+  // as in partitions a master hands to workers). Off: a name must match
+  // [A-Za-z0-9.][A-Za-z0-9_./>-]*.
+  bool allow_internal_names = false;
 };
 
-// Builds a Graph from `def`. Every error is InvalidArgument naming the node
-// and the problem: unknown op, duplicate node name, empty or malformed name,
-// input naming a missing node or a missing output index, control input
-// before a data input, wrong number of inputs, missing required attr, attr of
-// the wrong kind or not in the allowed list or below its minimum, dtype
-// mismatch on an edge, cycle, incompatible shapes.
+// Builds a Graph from `def`; nodes may come in any order (an input may name a
+// later node) and get ids in GraphDef order. Attrs the op declares with a
+// default are added to each node. Versions and library are kept as they are.
+// Every error is InvalidArgument naming the node and the problem: unknown op,
+// duplicate node name, empty or malformed name, malformed input string, input
+// naming a missing node or a missing output index, control input before a
+// data input, wrong number of data inputs, missing required attr, attr of the
+// wrong kind, not in the allowed list, below its minimum or not declared by
+// the op (names starting with '_' are free), dtype mismatch on an edge (a ref
+// output may feed a non-ref input of its base type), cycle (the message
+// gives the cycle's path; NextIteration -> Merge edges are loop back edges,
+// not cycles), and, with validate_shapes, a shape function's error.
+// `ops` must outlive the returned graph.
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     const GraphDef& def, const OpRegistry* ops,
     const ImportOptions& options = {});
@@ -33,8 +44,12 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
 GraphDef ToGraphDef(const Graph& graph);
 
 // Parses a GraphDef from a file: binary protobuf, or text format when the
-// name ends in ".pbtxt" or ".txt" (or binary parsing fails). NotFound for a
-// missing file, InvalidArgument naming the file for unparsable content.
+// name ends in ".pbtxt" or ".txt" (or binary parsing fails). Fields dfx does
+// not declare (TensorFlow's experimental_type, debug_info) are kept as unknown
+// fields from binary and skipped in text. NotFound for a missing file,
+// PermissionDenied for an unreadable one, InvalidArgument naming the file for
+// a directory or unparsable content (for text, with the parser's line and
+// column). Never crashes on arbitrary bytes.
 absl::StatusOr<GraphDef> ReadGraphDefFile(const std::string& path);
 
 }  // namespace dfx
