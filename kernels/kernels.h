@@ -11,6 +11,7 @@ void RegisterArrayKernels(KernelRegistry* registry);
 void RegisterMathKernels(KernelRegistry* registry);
 void RegisterNnKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
+void RegisterSendRecvKernels(KernelRegistry* registry);
 
 // All of the above.
 void RegisterStandardKernels(KernelRegistry* registry);

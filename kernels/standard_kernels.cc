@@ -7,6 +7,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterMathKernels(registry);
   RegisterNnKernels(registry);
   RegisterFunctionKernels(registry);
+  RegisterSendRecvKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

@@ -152,6 +152,9 @@ class OpKernelContext {
     Rendezvous* rendezvous = nullptr;
     CancellationManager* cancellation_manager = nullptr;
     CallFrameInterface* call_frame = nullptr;
+    // True when input 0 is a dead tensor (only transfer kernels see this:
+    // the executor skips other kernels with dead inputs).
+    bool is_input_dead = false;
   };
 
   explicit OpKernelContext(Params* params);
@@ -170,6 +173,7 @@ class OpKernelContext {
   int num_inputs() const { return static_cast<int>(params_->inputs.size()); }
   const Tensor& input(int i) const { return params_->inputs[i]; }
   DataType input_dtype(int i) const { return params_->inputs[i].dtype(); }
+  bool is_input_dead() const { return params_->is_input_dead; }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates output i with the op's declared output type. ResourceExhausted

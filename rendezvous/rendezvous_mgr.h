@@ -1,0 +1,49 @@
+// RendezvousMgr: one rendezvous per step id, created on first use and
+// removed (and aborted) when the step is cleaned up.
+#ifndef DFX_RENDEZVOUS_RENDEZVOUS_MGR_H_
+#define DFX_RENDEZVOUS_RENDEZVOUS_MGR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/rendezvous.h"
+
+namespace dfx {
+
+// Thread-safe.
+class RendezvousMgr {
+ public:
+  // Makes the rendezvous of a new step; defaults to a LocalRendezvous.
+  using Factory = std::function<std::shared_ptr<Rendezvous>(int64_t step_id)>;
+
+  RendezvousMgr();
+  explicit RendezvousMgr(Factory factory);
+  // Aborts every remaining step's rendezvous.
+  ~RendezvousMgr();
+
+  // The step's rendezvous, created on first use. Every executor of the step
+  // on this process shares it.
+  std::shared_ptr<Rendezvous> Find(int64_t step_id);
+
+  // Aborts the step's rendezvous with Cancelled (pending receives fail,
+  // nothing waits forever) and forgets it. Holders of the shared_ptr keep a
+  // valid, aborted object. Unknown step ids are ignored.
+  void Cleanup(int64_t step_id);
+  void CleanupAll();
+
+  // Steps with a live rendezvous.
+  size_t NumSteps() const;
+
+ private:
+  const Factory factory_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<int64_t, std::shared_ptr<Rendezvous>> table_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace dfx
+
+#endif  // DFX_RENDEZVOUS_RENDEZVOUS_MGR_H_
