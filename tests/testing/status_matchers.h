@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/logging.h"
 #include "catch2/catch.hpp"
 
 namespace dfx::testing {
