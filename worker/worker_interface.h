@@ -1,0 +1,102 @@
+// WorkerInterface: the asynchronous calls a master makes on a worker, with an
+// in-process implementation (worker/local_worker.h) and, later, a gRPC one.
+// RunGraph carries tensors as Tensors (RunGraphCall), so an in-process call
+// copies nothing; the gRPC adapter converts to and from the protos.
+#ifndef DFX_WORKER_WORKER_INTERFACE_H_
+#define DFX_WORKER_WORKER_INTERFACE_H_
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "proto/worker.pb.h"
+#include "runtime/tensor.h"
+
+namespace dfx {
+
+using StatusCallback = std::function<void(const absl::Status&)>;
+
+// Per-call options: a deadline and a way to cancel the call in flight.
+// Thread-safe.
+class CallOptions {
+ public:
+  // Zero means no deadline of the call's own.
+  void SetTimeout(absl::Duration timeout) { timeout_ = timeout; }
+  absl::Duration timeout() const { return timeout_; }
+
+  // The implementation installs what cancels the call; StartCancel runs it
+  // (at most once; later StartCancel calls do nothing).
+  void SetCancelCallback(std::function<void()> cancel);
+  void ClearCancelCallback();
+  void StartCancel();
+
+ private:
+  absl::Duration timeout_ = absl::ZeroDuration();
+  absl::Mutex mu_;
+  std::function<void()> cancel_ ABSL_GUARDED_BY(mu_);
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+// One RunGraph call in memory. `request` carries everything but the feeds
+// (its `send` field stays empty); feeds and fetches are Tensors keyed by
+// rendezvous key.
+struct RunGraphCall {
+  RunGraphRequest request;
+  std::vector<std::pair<std::string, Tensor>> send;
+  // Filled by the worker: one entry per request.recv_key, in that order.
+  std::vector<std::pair<std::string, Tensor>> recv;
+  StepStats step_stats;
+};
+
+// A received tensor.
+struct RecvTensorResult {
+  Tensor tensor;
+  bool is_dead = false;
+  int64_t send_start_micros = 0;
+};
+
+// Every call returns at once; `done` runs exactly once, on any thread, after
+// the response is filled. Request and response objects are borrowed until
+// `done`. Implementations are thread-safe.
+class WorkerInterface {
+ public:
+  virtual ~WorkerInterface() = default;
+
+  virtual void GetStatusAsync(const GetStatusRequest* request,
+                              GetStatusResponse* response,
+                              StatusCallback done) = 0;
+  virtual void CreateWorkerSessionAsync(
+      const CreateWorkerSessionRequest* request,
+      CreateWorkerSessionResponse* response, StatusCallback done) = 0;
+  virtual void DeleteWorkerSessionAsync(
+      const DeleteWorkerSessionRequest* request,
+      DeleteWorkerSessionResponse* response, StatusCallback done) = 0;
+  virtual void RegisterGraphAsync(const RegisterGraphRequest* request,
+                                  RegisterGraphResponse* response,
+                                  StatusCallback done) = 0;
+  virtual void DeregisterGraphAsync(const DeregisterGraphRequest* request,
+                                    DeregisterGraphResponse* response,
+                                    StatusCallback done) = 0;
+  // `opts` may be null. StartCancel on `opts` ends the step with Cancelled.
+  virtual void RunGraphAsync(CallOptions* opts, RunGraphCall* call,
+                             StatusCallback done) = 0;
+  virtual void CleanupGraphAsync(const CleanupGraphRequest* request,
+                                 CleanupGraphResponse* response,
+                                 StatusCallback done) = 0;
+  virtual void CleanupAllAsync(const CleanupAllRequest* request,
+                               CleanupAllResponse* response,
+                               StatusCallback done) = 0;
+  // `opts` may be null. Waits for the tensor's _Send in the step.
+  virtual void RecvTensorAsync(CallOptions* opts,
+                               const RecvTensorRequest* request,
+                               RecvTensorResult* response,
+                               StatusCallback done) = 0;
+};
+
+}  // namespace dfx
+
+#endif  // DFX_WORKER_WORKER_INTERFACE_H_
