@@ -1,7 +1,12 @@
 #include "kernels/kernels.h"
+#include "kernels/nn/nn_util.h"
 
 namespace dfx {
 
-void RegisterNnKernels(KernelRegistry* registry) {}
+void RegisterNnKernels(KernelRegistry* registry) {
+  nn_internal::RegisterMatMulKernels(registry);
+  nn_internal::RegisterActivationKernels(registry);
+  nn_internal::RegisterReductionKernels(registry);
+}
 
 }  // namespace dfx
