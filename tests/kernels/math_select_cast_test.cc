@@ -1,0 +1,282 @@
+// Select, SelectV2, Cast and AddN kernels.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "tests/kernels/math_test_util.h"
+
+namespace dfx {
+namespace {
+
+using testing::MakeTensor;
+using testing::MakeVector;
+using testing::RunError;
+using testing::RunOne;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+using testing::TypedNode;
+using testing::Values;
+
+Tensor Select(const std::string& op, const Tensor& c, const Tensor& t,
+              const Tensor& e) {
+  return RunOne(TypedNode("sel", op, t.dtype(), 3).Build(), {c, t, e});
+}
+
+TEST_CASE("Select v1: condition of the same shape") {
+  Tensor c = MakeTensor<bool>({true, false, false, true}, TensorShape({2, 2}));
+  Tensor t = MakeTensor<float>({1, 2, 3, 4}, TensorShape({2, 2}));
+  Tensor e = MakeTensor<float>({-1, -2, -3, -4}, TensorShape({2, 2}));
+  Tensor out = Select("Select", c, t, e);
+  CHECK(out.shape() == TensorShape({2, 2}));
+  CHECK(Values<float>(out) == std::vector<float>{1, -2, -3, 4});
+}
+
+TEST_CASE("Select v1: vector condition picks rows") {
+  Tensor c = MakeVector<bool>({false, true, false});
+  Tensor t = MakeTensor<int32_t>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  Tensor e = MakeTensor<int32_t>({10, 20, 30, 40, 50, 60}, TensorShape({3, 2}));
+  CHECK(Values<int32_t>(Select("Select", c, t, e)) ==
+        std::vector<int32_t>{10, 20, 3, 4, 50, 60});
+}
+
+TEST_CASE("Select v1: scalar condition forwards a whole input") {
+  Tensor t = MakeVector<int64_t>({1, 2});
+  Tensor e = MakeVector<int64_t>({3, 4});
+  Tensor out = Select("Select", Tensor::Scalar<bool>(false), t, e);
+  CHECK(Values<int64_t>(out) == std::vector<int64_t>{3, 4});
+  CHECK(out.SharesBufferWith(e));
+}
+
+TEST_CASE("Select v1 rejects mismatched shapes") {
+  Tensor t = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  Tensor e = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  Tensor c3 = MakeVector<bool>({true, true, false});
+  CHECK_THAT(RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(),
+                      {c3, t, e}),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "'then' and 'else' must have the same size"));
+  Tensor c2 = MakeVector<bool>({true, false});
+  CHECK_THAT(RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(),
+                      {c2, t, t}),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Number of batches of 'then' must match size of 'cond'"));
+  // v1 does not broadcast a [3,1] condition.
+  Tensor c31 = MakeTensor<bool>({true, true, false}, TensorShape({3, 1}));
+  CHECK_THAT(RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(),
+                      {c31, t, t}),
+             StatusIs(absl::StatusCode::kInvalidArgument, "node 's'"));
+}
+
+TEST_CASE("SelectV2 broadcasts all three inputs") {
+  Tensor c = MakeTensor<bool>({true, false}, TensorShape({2, 1}));
+  Tensor t = MakeTensor<float>({1, 2, 3}, TensorShape({1, 3}));
+  Tensor e = Tensor::Scalar<float>(-7.0f);
+  Tensor out = Select("SelectV2", c, t, e);
+  CHECK(out.shape() == TensorShape({2, 3}));
+  CHECK(Values<float>(out) == std::vector<float>{1, 2, 3, -7, -7, -7});
+
+  // A scalar condition over same-shaped inputs forwards one of them.
+  Tensor t2 = MakeVector<int32_t>({1, 2});
+  Tensor e2 = MakeVector<int32_t>({3, 4});
+  Tensor fwd = Select("SelectV2", Tensor::Scalar<bool>(true), t2, e2);
+  CHECK(fwd.SharesBufferWith(t2));
+
+  // A scalar condition that must broadcast.
+  Tensor b = Select("SelectV2", Tensor::Scalar<bool>(false),
+                    Tensor::Scalar<int32_t>(5), e2);
+  CHECK(Values<int32_t>(b) == std::vector<int32_t>{3, 4});
+
+  CHECK_THAT(RunError(TypedNode("s2", "SelectV2", DT_FLOAT, 3).Build(),
+                      {MakeVector<bool>({true, false, true}), t,
+                       MakeVector<float>({1, 2})}),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "must be broadcastable"));
+}
+
+TEST_CASE("SelectV2 on strings") {
+  Tensor c = MakeVector<bool>({true, false});
+  Tensor t = MakeVector<std::string>({"a", "b"});
+  Tensor e = Tensor::Scalar<std::string>("z");
+  Tensor out = Select("SelectV2", c, t, e);
+  CHECK(Values<std::string>(out) == std::vector<std::string>{"a", "z"});
+}
+
+TEST_CASE("SelectV2 matches a reference on a broadcast rank-4 case") {
+  Tensor c(DT_BOOL, TensorShape({2, 1, 3, 1}));
+  Tensor t(DT_INT32, TensorShape({1, 4, 1, 5}));
+  Tensor e(DT_INT32, TensorShape({3, 5}));
+  for (int64_t i = 0; i < c.NumElements(); ++i) c.data<bool>()[i] = i % 2;
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<int32_t>()[i] = i;
+  for (int64_t i = 0; i < e.NumElements(); ++i) e.data<int32_t>()[i] = -i;
+  Tensor out = Select("SelectV2", c, t, e);
+  REQUIRE(out.shape() == TensorShape({2, 4, 3, 5}));
+  int mismatches = 0;
+  for (int a = 0; a < 2; ++a) {
+    for (int b = 0; b < 4; ++b) {
+      for (int k = 0; k < 3; ++k) {
+        for (int d = 0; d < 5; ++d) {
+          const bool cond = c.data<bool>()[a * 3 + k];
+          const int32_t want = cond ? t.data<int32_t>()[b * 5 + d]
+                                    : e.data<int32_t>()[k * 5 + d];
+          if (out.data<int32_t>()[((a * 4 + b) * 3 + k) * 5 + d] != want) {
+            ++mismatches;
+          }
+        }
+      }
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+// ---------------------------------------------------------------------------
+
+Tensor Cast(const Tensor& x, DataType dst, bool truncate = false) {
+  return RunOne(TestNodeBuilder("cast", "Cast", 1)
+                    .Attr("SrcT", x.dtype())
+                    .Attr("DstT", dst)
+                    .Attr("Truncate", truncate)
+                    .Build(),
+                {x});
+}
+
+TEST_CASE("Cast float to integers truncates toward zero") {
+  Tensor f = MakeVector<float>({1.7f, -1.7f, 2.5f, -0.5f, 0.0f});
+  CHECK(Values<int32_t>(Cast(f, DT_INT32)) ==
+        std::vector<int32_t>{1, -1, 2, 0, 0});
+  CHECK(Values<int64_t>(Cast(f, DT_INT64)) ==
+        std::vector<int64_t>{1, -1, 2, 0, 0});
+  Tensor d = MakeVector<double>({1e10, -3.99});
+  CHECK(Values<int64_t>(Cast(d, DT_INT64)) ==
+        std::vector<int64_t>{10000000000, -3});
+}
+
+TEST_CASE("Cast to and from bool") {
+  Tensor f = MakeVector<float>({0.0f, 0.5f, -2.0f});
+  Tensor b = Cast(f, DT_BOOL);
+  REQUIRE(b.dtype() == DT_BOOL);
+  CHECK_FALSE(b.data<bool>()[0]);
+  CHECK(b.data<bool>()[1]);
+  CHECK(b.data<bool>()[2]);
+  Tensor i = MakeVector<int64_t>({0, 7});
+  Tensor ib = Cast(i, DT_BOOL);
+  CHECK_FALSE(ib.data<bool>()[0]);
+  CHECK(ib.data<bool>()[1]);
+  Tensor bools = MakeVector<bool>({true, false});
+  CHECK(Values<float>(Cast(bools, DT_FLOAT)) == std::vector<float>{1.0f, 0.0f});
+  CHECK(Values<int32_t>(Cast(bools, DT_INT32)) == std::vector<int32_t>{1, 0});
+}
+
+TEST_CASE("Cast between widths and float kinds") {
+  Tensor i = MakeVector<int32_t>({-3, 16777217});
+  CHECK(Values<double>(Cast(i, DT_DOUBLE)) ==
+        std::vector<double>{-3.0, 16777217.0});
+  // int32 -> float rounds to the nearest float.
+  CHECK(Values<float>(Cast(i, DT_FLOAT)) ==
+        std::vector<float>{-3.0f, 16777216.0f});
+  // int64 -> int32 keeps the low 32 bits.
+  Tensor big = MakeVector<int64_t>({(int64_t{1} << 32) + 5, -1});
+  CHECK(Values<int32_t>(Cast(big, DT_INT32)) == std::vector<int32_t>{5, -1});
+  Tensor d = MakeVector<double>({0.1});
+  CHECK(Values<float>(Cast(d, DT_FLOAT)) == std::vector<float>{0.1f});
+  Tensor u8 = MakeVector<uint8_t>({0, 255});
+  CHECK(Values<float>(Cast(u8, DT_FLOAT)) == std::vector<float>{0.0f, 255.0f});
+  Tensor h = Cast(MakeVector<float>({1.5f, 65504.0f}), DT_HALF);
+  CHECK(static_cast<float>(h.data<Eigen::half>()[0]) == 1.5f);
+  CHECK(static_cast<float>(h.data<Eigen::half>()[1]) == 65504.0f);
+}
+
+TEST_CASE("Cast to bfloat16 rounds, or truncates with Truncate=true") {
+  // 1 + 2^-8 + 2^-10 lies between bfloat16's 1 and 1 + 2^-7.
+  const float x = 1.0f + 1.0f / 256 + 1.0f / 1024;
+  Tensor f = MakeVector<float>({x});
+  Tensor rounded = Cast(f, DT_BFLOAT16);
+  CHECK(static_cast<float>(rounded.data<Eigen::bfloat16>()[0]) ==
+        1.0f + 1.0f / 128);
+  Tensor truncated = Cast(f, DT_BFLOAT16, /*truncate=*/true);
+  CHECK(static_cast<float>(truncated.data<Eigen::bfloat16>()[0]) == 1.0f);
+}
+
+TEST_CASE("Cast to the same type forwards the input") {
+  Tensor f = MakeVector<float>({1.0f, 2.0f});
+  Tensor out = Cast(f, DT_FLOAT);
+  CHECK(out.SharesBufferWith(f));
+}
+
+TEST_CASE("Cast to an unsupported type fails cleanly") {
+  Tensor f = MakeVector<float>({1.0f});
+  auto out = testing::RunKernel(TestNodeBuilder("c", "Cast", 1)
+                                    .Attr("SrcT", DT_FLOAT)
+                                    .Attr("DstT", DT_STRING)
+                                    .Build(),
+                                {f});
+  CHECK_FALSE(out.ok());
+}
+
+TEST_CASE("Cast on a large tensor") {
+  Tensor f(DT_FLOAT, TensorShape({70000}));
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    f.data<float>()[i] = static_cast<float>(i) - 0.5f;
+  }
+  Tensor out = Cast(f, DT_INT32);
+  int mismatches = 0;
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    const int32_t want = i == 0 ? 0 : static_cast<int32_t>(i - 1);
+    if (out.data<int32_t>()[i] != want) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+}
+
+// ---------------------------------------------------------------------------
+
+NodeDef AddN(DataType dtype, int n) {
+  return TypedNode("sum", "AddN", dtype, n).Attr("N", n).Build();
+}
+
+TEST_CASE("AddN sums inputs of one shape") {
+  Tensor a = MakeTensor<float>({1, 2, 3, 4}, TensorShape({2, 2}));
+  Tensor b = MakeTensor<float>({10, 20, 30, 40}, TensorShape({2, 2}));
+  Tensor c = MakeTensor<float>({100, 200, 300, 400}, TensorShape({2, 2}));
+  Tensor out = RunOne(AddN(DT_FLOAT, 3), {a, b, c});
+  CHECK(out.shape() == TensorShape({2, 2}));
+  CHECK(Values<float>(out) == std::vector<float>{111, 222, 333, 444});
+  Tensor i2 = RunOne(AddN(DT_INT64, 2),
+                     {MakeVector<int64_t>({1, -1}), MakeVector<int64_t>({2, 2})});
+  CHECK(Values<int64_t>(i2) == std::vector<int64_t>{3, 1});
+}
+
+TEST_CASE("AddN of one input forwards it") {
+  Tensor a = MakeVector<int32_t>({4, 5});
+  Tensor out = RunOne(AddN(DT_INT32, 1), {a});
+  CHECK(out.SharesBufferWith(a));
+}
+
+TEST_CASE("AddN rejects inputs of different shapes") {
+  CHECK_THAT(RunError(AddN(DT_FLOAT, 2),
+                      {MakeVector<float>({1, 2}), MakeVector<float>({1})}),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "must have the same size and shape"));
+}
+
+TEST_CASE("AddN on large inputs") {
+  const int n = 5;
+  std::vector<Tensor> inputs;
+  for (int k = 0; k < n; ++k) {
+    Tensor t(DT_DOUBLE, TensorShape({50000}));
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      t.data<double>()[i] = static_cast<double>(i * (k + 1));
+    }
+    inputs.push_back(t);
+  }
+  Tensor out = RunOne(AddN(DT_DOUBLE, n), inputs);
+  int mismatches = 0;
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    if (out.data<double>()[i] != static_cast<double>(i * 15)) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+}
+
+}  // namespace
+}  // namespace dfx
