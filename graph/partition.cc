@@ -1,0 +1,252 @@
+#include "graph/partition.h"
+
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "graph/node_def_util.h"
+#include "graph/types.h"
+
+namespace dfx {
+
+std::string SendRecvRendezvousKey(absl::string_view src_device,
+                                  uint64_t src_incarnation,
+                                  absl::string_view dst_device,
+                                  absl::string_view tensor_name) {
+  // Same format as Rendezvous::CreateKey (runtime/, which graph/ cannot
+  // include) with the top-level frame and iteration "0:0".
+  return absl::StrCat(src_device, ";",
+                      absl::StrFormat("%016x", src_incarnation), ";",
+                      dst_device, ";", tensor_name, ";0:0");
+}
+
+absl::StatusOr<std::string> SendRecvRendezvousKey(const NodeDef& node) {
+  const std::string& op = node.op();
+  if (op != "_Send" && op != "_Recv" && op != "_HostSend" &&
+      op != "_HostRecv") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node '", node.name(), "' (op ", op,
+                     "): not a _Send or _Recv, so it has no rendezvous key"));
+  }
+  std::string send_device, recv_device, tensor_name;
+  int64_t incarnation = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(node, "send_device", &send_device));
+  DFX_RETURN_IF_ERROR(GetNodeAttr(node, "recv_device", &recv_device));
+  DFX_RETURN_IF_ERROR(GetNodeAttr(node, "tensor_name", &tensor_name));
+  DFX_RETURN_IF_ERROR(
+      GetNodeAttr(node, "send_device_incarnation", &incarnation));
+  return SendRecvRendezvousKey(send_device, static_cast<uint64_t>(incarnation),
+                               recv_device, tensor_name);
+}
+
+namespace {
+
+std::string InputString(const Node& src, int output) {
+  return output == 0 ? src.name() : absl::StrCat(src.name(), ":", output);
+}
+
+void SetSendRecvAttrs(const std::string& tensor_name,
+                      const std::string& send_device, uint64_t incarnation,
+                      const std::string& recv_device, NodeDef* def) {
+  auto& attr = *def->mutable_attr();
+  attr["tensor_name"].set_s(tensor_name);
+  attr["send_device"].set_s(send_device);
+  attr["send_device_incarnation"].set_i(static_cast<int64_t>(incarnation));
+  attr["recv_device"].set_s(recv_device);
+  attr["client_terminated"].set_b(false);
+}
+
+// The state of one Partition call.
+class Partitioner {
+ public:
+  Partitioner(const Graph& graph, const PartitionOptions& opts)
+      : graph_(graph), opts_(opts) {
+    for (const Node* n : graph.nodes()) taken_.insert(n->name());
+  }
+
+  absl::StatusOr<std::map<std::string, GraphDef>> Run() {
+    const std::vector<Node*> nodes = graph_.nodes();
+    loc_.resize(graph_.num_node_ids());
+    device_.resize(graph_.num_node_ids());
+    for (const Node* n : nodes) {
+      std::string loc = opts_.node_to_loc ? opts_.node_to_loc(n)
+                                          : n->assigned_device_name();
+      if (loc.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "node '", n->name(), "' (op ", n->type_string(), "): ",
+            opts_.node_to_loc ? "node_to_loc gave no partition"
+                              : "no assigned device, so no partition"));
+      }
+      device_[n->id()] =
+          n->assigned_device_name().empty() ? loc : n->assigned_device_name();
+      if (!parts_.contains(loc)) {
+        GraphDef& part = parts_[loc];
+        *part.mutable_versions() = graph_.versions();
+        *part.mutable_library() = graph_.library();
+      }
+      loc_[n->id()] = std::move(loc);
+    }
+    for (const Node* dst : nodes) DFX_RETURN_IF_ERROR(AddNode(*dst));
+    return std::move(parts_);
+  }
+
+ private:
+  absl::StatusOr<std::string> NewName(const std::string& prefix) {
+    std::string name;
+    if (opts_.new_name) {
+      name = opts_.new_name(prefix);
+      if (name.empty() || taken_.contains(name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "PartitionOptions::new_name gave '", name, "' for prefix '",
+            prefix, "', a name already in use"));
+      }
+    } else {
+      do {
+        name = absl::StrCat(prefix, "/_", counter_++);
+      } while (taken_.contains(name));
+    }
+    taken_.insert(name);
+    return name;
+  }
+
+  // Copies `dst` into its partition, with every input that crosses
+  // partitions replaced by a _Recv (created on first use).
+  absl::Status AddNode(const Node& dst) {
+    const std::string& dst_loc = loc_[dst.id()];
+    NodeDef def = dst.def();
+    def.clear_input();
+    def.set_device(device_[dst.id()]);
+
+    std::vector<const Edge*> data(dst.num_inputs(), nullptr);
+    std::vector<const Edge*> control;
+    for (const Edge* e : dst.in_edges()) {
+      if (e->IsControlEdge()) {
+        control.push_back(e);
+      } else {
+        data[e->dst_input] = e;
+      }
+    }
+    for (int i = 0; i < dst.num_inputs(); ++i) {
+      const Edge* e = data[i];
+      if (e == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("node '", dst.name(), "' (op ", dst.type_string(),
+                         "): input ", i, " is not connected"));
+      }
+      if (loc_[e->src->id()] == dst_loc) {
+        def.add_input(InputString(*e->src, e->src_output));
+      } else {
+        DFX_ASSIGN_OR_RETURN(std::string recv, RecvFor(*e));
+        def.add_input(std::move(recv));
+      }
+    }
+    absl::flat_hash_set<std::string> control_inputs;
+    for (const Edge* e : control) {
+      std::string input;
+      if (loc_[e->src->id()] == dst_loc) {
+        input = absl::StrCat("^", e->src->name());
+      } else {
+        DFX_ASSIGN_OR_RETURN(std::string recv, RecvFor(*e));
+        input = absl::StrCat("^", recv);
+      }
+      if (control_inputs.insert(input).second) def.add_input(std::move(input));
+    }
+    *parts_[dst_loc].add_node() = std::move(def);
+    return absl::OkStatus();
+  }
+
+  // The name of the _Recv in the destination's partition carrying `edge`'s
+  // tensor (or, for a control edge, its source's completion), adding the
+  // _Send/_Recv pair (and the dummy Const) on first use.
+  absl::StatusOr<std::string> RecvFor(const Edge& edge) {
+    const Node& src = *edge.src;
+    const Node& dst = *edge.dst;
+    const std::string& src_loc = loc_[src.id()];
+    const std::string& dst_loc = loc_[dst.id()];
+    auto key = std::make_tuple(src.id(), edge.src_output, dst_loc);
+    auto it = recv_for_.find(key);
+    if (it != recv_for_.end()) return it->second;
+
+    const std::string& send_device = device_[src.id()];
+    const std::string& recv_device = device_[dst.id()];
+    if (!opts_.get_incarnation) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "PartitionOptions::get_incarnation is not set, but the edge from '",
+          src.name(), "' to '", dst.name(), "' crosses from ", send_device,
+          " to ", recv_device));
+    }
+    const uint64_t incarnation = opts_.get_incarnation(send_device);
+    const std::string tensor_name =
+        absl::StrCat("edge_", edge.id, "_", src.name());
+    GraphDef& src_part = parts_[src_loc];
+
+    std::string send_input;
+    DataType dtype;
+    if (edge.IsControlEdge()) {
+      // A control dependency travels as an empty float tensor produced once
+      // the source has run.
+      DFX_ASSIGN_OR_RETURN(std::string dummy_name, NewName(src.name()));
+      NodeDef* dummy = src_part.add_node();
+      dummy->set_name(dummy_name);
+      dummy->set_op("Const");
+      dummy->set_device(send_device);
+      dummy->add_input(absl::StrCat("^", src.name()));
+      auto& attr = *dummy->mutable_attr();
+      attr["dtype"].set_type(DT_FLOAT);
+      TensorProto* value = attr["value"].mutable_tensor();
+      value->set_dtype(DT_FLOAT);
+      value->mutable_tensor_shape()->add_dim()->set_size(0);
+      send_input = std::move(dummy_name);
+      dtype = DT_FLOAT;
+    } else {
+      send_input = InputString(src, edge.src_output);
+      dtype = BaseType(src.output_type(edge.src_output));
+    }
+
+    DFX_ASSIGN_OR_RETURN(std::string send_name, NewName(src.name()));
+    NodeDef* send = src_part.add_node();
+    send->set_name(std::move(send_name));
+    send->set_op("_Send");
+    send->set_device(send_device);
+    send->add_input(std::move(send_input));
+    (*send->mutable_attr())["T"].set_type(dtype);
+    SetSendRecvAttrs(tensor_name, send_device, incarnation, recv_device, send);
+
+    DFX_ASSIGN_OR_RETURN(std::string recv_name, NewName(src.name()));
+    NodeDef* recv = parts_[dst_loc].add_node();
+    recv->set_name(recv_name);
+    recv->set_op("_Recv");
+    recv->set_device(recv_device);
+    (*recv->mutable_attr())["tensor_type"].set_type(dtype);
+    SetSendRecvAttrs(tensor_name, send_device, incarnation, recv_device, recv);
+
+    recv_for_.emplace(std::move(key), recv_name);
+    return recv_name;
+  }
+
+  const Graph& graph_;
+  const PartitionOptions& opts_;
+  std::vector<std::string> loc_;     // by node id
+  std::vector<std::string> device_;  // by node id
+  std::map<std::string, GraphDef> parts_;
+  absl::flat_hash_set<std::string> taken_;
+  int counter_ = 0;
+  // (source node id, source output or kControlSlot, destination partition)
+  // -> the _Recv's name.
+  absl::flat_hash_map<std::tuple<int, int, std::string>, std::string>
+      recv_for_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, GraphDef>> Partition(
+    const Graph& graph, const PartitionOptions& opts) {
+  return Partitioner(graph, opts).Run();
+}
+
+}  // namespace dfx
