@@ -1,0 +1,59 @@
+// Planning a step: place the session's graph over the cluster's devices, and
+// for one (feeds, fetches, targets) prune it, add the client endpoints and
+// cut it into one partition per device.
+#ifndef DFX_MASTER_STEP_PLANNER_H_
+#define DFX_MASTER_STEP_PLANNER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "proto/device_attributes.pb.h"
+#include "runtime/op_kernel.h"
+
+namespace dfx {
+
+struct PlacementConfig {
+  // Every device of the cluster, in preference order.
+  std::vector<DeviceAttributes> devices;
+  // Unconstrained nodes with no placed input go here (the client's CPU:0).
+  std::string default_device;
+  // Decides which devices can run a node; null means any.
+  const KernelRegistry* kernels = nullptr;
+  bool allow_soft_placement = false;
+};
+
+// Assigns every node of the session's full graph to a device (placing the
+// whole graph once keeps a node's device the same for every step).
+// InvalidArgument naming nodes and devices on conflicts.
+absl::Status PlaceSessionGraph(const PlacementConfig& config, Graph* graph);
+
+struct StepSignature {
+  std::vector<std::string> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+};
+
+struct StepPlan {
+  // Partitions keyed by full device name; every node's `device` is set.
+  std::map<std::string, GraphDef> partitions;
+  // Rendezvous keys of the client feeds and fetches, in signature order.
+  std::vector<std::string> feed_keys;
+  std::vector<std::string> fetch_keys;
+  // Node name -> device for every node of the pruned step graph.
+  std::map<std::string, std::string> placement;
+};
+
+// REQUIRES: `placed` went through PlaceSessionGraph with `config`.
+// InvalidArgument naming the tensor or node for a bad feed, fetch or target.
+absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
+                                  const PlacementConfig& config,
+                                  const StepSignature& signature);
+
+}  // namespace dfx
+
+#endif  // DFX_MASTER_STEP_PLANNER_H_
