@@ -1,0 +1,68 @@
+// The dfx command: dispatches to its subcommands.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "spdlog/cfg/env.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
+#include "tools/cli/command.h"
+#include "tools/cli/run.h"
+
+namespace dfx::cli {
+namespace {
+
+// Each subcommand is one entry here and one file beside this one.
+constexpr Command kCommands[] = {
+    {"run", "run one step of a graph file in a local session", RunMain},
+};
+
+void PrintUsage(std::ostream& os) {
+  os << "usage: dfx COMMAND [FLAGS]\n\ncommands:\n";
+  for (const Command& c : kCommands) {
+    os << "  " << c.name << std::string(10 - std::string(c.name).size(), ' ')
+       << c.summary << "\n";
+  }
+  os << "\n'dfx COMMAND --help' describes a command's flags.\n";
+}
+
+int Main(int argc, char** argv) {
+  // Logs go to stderr so that stdout carries only results (e.g. --json);
+  // SPDLOG_LEVEL=info (or debug, ...) makes them more verbose.
+  auto logger = spdlog::stderr_color_mt("dfx");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::warn);
+  spdlog::cfg::load_env_levels();
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintUsage(std::cerr);
+    return kExitUsage;
+  }
+  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    PrintUsage(std::cout);
+    return kExitOk;
+  }
+  for (const Command& c : kCommands) {
+    if (args[0] == c.name) {
+      args.erase(args.begin());
+      return c.main(args, std::cout, std::cerr);
+    }
+  }
+  std::cerr << "dfx: error: unknown command '" << args[0]
+            << "' (see 'dfx --help')\n";
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace dfx::cli
+
+int main(int argc, char** argv) {
+  try {
+    return dfx::cli::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "dfx: error: internal error: " << e.what() << "\n";
+    return dfx::cli::kExitError;
+  }
+}

@@ -1,0 +1,52 @@
+// `dfx run`: runs one step of a graph file in a local session and prints or
+// saves the fetched tensors.
+#ifndef DFX_TOOLS_CLI_RUN_H_
+#define DFX_TOOLS_CLI_RUN_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace dfx::cli {
+
+// What `dfx run` was asked to do, as parsed from its flags.
+struct RunCommandOptions {
+  std::string graph_path;
+  // (tensor name, value): value is a JSON literal or "@file.npy".
+  std::vector<std::pair<std::string, std::string>> feeds;
+  std::vector<std::string> fetches;  // "node" or "node:i"
+  std::vector<std::string> targets;  // node names
+  bool json = false;
+  std::string out_dir;  // empty: write no .npy files
+  int64_t timeout_ms = 0;  // 0: the session's default
+  bool help = false;
+};
+
+extern const char kRunUsage[];
+
+// Parses the flags after "run". InvalidArgument naming the flag for an
+// unknown flag, a missing or malformed value, no --graph, or neither
+// --fetch nor --target (unless --help was given).
+absl::StatusOr<RunCommandOptions> ParseRunFlags(
+    const std::vector<std::string>& args);
+
+// Loads the graph, resolves and parses the feeds against it, runs one step
+// in a "local" session and writes the fetches to `out` (JSON or readable)
+// and to options.out_dir. InvalidArgument naming the file, feed, fetch or
+// target for bad input; a session error as the session returned it.
+absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out);
+
+// The `run` subcommand: ParseRunFlags then ExecuteRun. Errors print as one
+// line "dfx run: error: ..." on `err`; returns 2 for usage errors, 1 for
+// other errors, 0 on success.
+int RunMain(const std::vector<std::string>& args, std::ostream& out,
+            std::ostream& err);
+
+}  // namespace dfx::cli
+
+#endif  // DFX_TOOLS_CLI_RUN_H_
