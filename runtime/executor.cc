@@ -401,6 +401,7 @@ void Step::ProcessNode(int32_t id, ReadyQueue* queue, ReadyList* ready) {
   params.rendezvous = rendezvous_;
   params.cancellation_manager = cancellation_manager_;
   params.call_frame = call_frame_;
+  params.is_input_dead = dead;
 
   if (item.is_async) {
     // The inputs stay in their slots until the kernel is done.
