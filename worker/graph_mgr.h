@@ -1,0 +1,142 @@
+// GraphMgr: the partitions one worker session registered, each split by
+// device into one executor per device, and how one step of them runs.
+#ifndef DFX_WORKER_GRAPH_MGR_H_
+#define DFX_WORKER_GRAPH_MGR_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "graph/op_registry.h"
+#include "proto/config.pb.h"
+#include "proto/graph.pb.h"
+#include "rendezvous/rendezvous_mgr.h"
+#include "runtime/cancellation.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/op_kernel.h"
+#include "runtime/rendezvous.h"
+#include "runtime/step_stats_collector.h"
+#include "worker/worker_interface.h"
+
+namespace dfx {
+
+// Thread-safe: Register, Deregister and ExecuteAsync may be called from many
+// threads at once, and many steps of one graph may run concurrently (each
+// with its own step id). A graph deregistered while steps of it run stays
+// alive until they finish.
+class GraphMgr {
+ public:
+  // What the manager borrows; everything must outlive it and every step it
+  // started.
+  struct Env {
+    const DeviceMgr* device_mgr = nullptr;
+    RendezvousMgr* rendezvous_mgr = nullptr;
+    // Where executors schedule their nodes (the worker's inter-op pool).
+    Executor::Runner runner;
+    const OpRegistry* ops = nullptr;
+    const KernelRegistry* kernels = nullptr;
+  };
+
+  explicit GraphMgr(Env env);
+  GraphMgr(const GraphMgr&) = delete;
+  GraphMgr& operator=(const GraphMgr&) = delete;
+  ~GraphMgr();
+
+  // Imports `def` (internal '_' names allowed), checks that every node's
+  // `device` names a device of this worker, splits the graph by device when
+  // it spans several (the inserted _Send/_Recv keys stay in this process)
+  // and builds one executor per device. Returns a handle unique within this
+  // manager (16 hex digits, random per manager). `options` is accepted for
+  // TensorFlow compatibility; no graph optimisation runs.
+  // Errors: InvalidArgument from the import, or naming the node for an
+  // empty device or one this worker does not have; the kernel registry's
+  // error (naming the node) for a node without a usable kernel;
+  // InvalidArgument naming the node for a client-terminated _Send/_Recv
+  // whose rendezvous key cannot be built, or two of them with one key.
+  absl::StatusOr<std::string> Register(const GraphDef& def,
+                                       const GraphOptions& options = {});
+
+  // Forgets the graph; running steps of it finish normally.
+  // Aborted "Graph handle is not found: <h>..." for an unknown handle.
+  absl::Status Deregister(absl::string_view handle);
+  // Forgets every graph.
+  void DeregisterAll();
+
+  using DoneCallback = std::function<void(const absl::Status&)>;
+
+  // Runs one step of the graph `handle`:
+  // - takes the step's rendezvous from the RendezvousMgr (Find(step_id));
+  // - sends every feed of call->send into it under its key (canonicalised:
+  //   the key the graph's client-terminated _Recv uses);
+  // - runs every device executor of the graph concurrently on the runner;
+  // - on success, receives every call->request.recv_key (sent by the
+  //   graph's client-terminated _Sends) into call->recv, in that order,
+  //   each named by the key as the request spelled it.
+  // On the first error of any executor (or of the feeds) the rendezvous is
+  // aborted with it at once (so _Recvs waiting on this step, here or in other
+  // processes, fail now) and the step is cancelled; the step then reports
+  // that first error, preferring a root cause over a Cancelled status that
+  // the cancellation caused. A step cancelled through `cm` ends Cancelled
+  // (and aborts the rendezvous with that).
+  // Errors before anything runs: Aborted "Graph handle is not found" for an
+  // unknown handle; InvalidArgument naming the key for a malformed feed or
+  // recv key, a feed key no client-terminated _Recv of the graph uses, a
+  // recv key no client-terminated _Send of the graph uses, a key given
+  // twice, or a client-terminated _Recv of the graph left without a feed.
+  // A fetched tensor that is dead is InvalidArgument naming its key.
+  // `call`, `cm` (optional) and `stats` (optional) are borrowed until
+  // `done`, which runs exactly once on any thread (the caller's, before
+  // ExecuteAsync returns, for the errors before anything runs).
+  void ExecuteAsync(absl::string_view handle, int64_t step_id,
+                    RunGraphCall* call, CancellationManager* cm,
+                    StepStatsCollector* stats, DoneCallback done);
+
+  // Number of registered graphs.
+  size_t NumGraphs() const;
+
+ private:
+  struct ClientKey {
+    Rendezvous::ParsedKey key;
+    std::string node;  // the _Send or _Recv that uses it
+  };
+  struct Unit {
+    Device* device = nullptr;
+    std::unique_ptr<Executor> executor;
+  };
+  // One registered graph; shared with its running steps.
+  struct Item {
+    std::string handle;
+    std::vector<Unit> units;
+    // By canonical key (Rendezvous::CreateKey spelling).
+    absl::flat_hash_map<std::string, ClientKey> feeds;
+    absl::flat_hash_map<std::string, ClientKey> fetches;
+  };
+  class StepRun;
+
+  absl::Status BuildUnits(const GraphDef& def, Item* item) const;
+  std::shared_ptr<const Item> Find(absl::string_view handle) const;
+
+  const Env env_;
+  const uint32_t tag_;  // random per manager; part of every handle
+  mutable absl::Mutex mu_;
+  uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Item>> items_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// The spelling Rendezvous::CreateKey gives `key` (16-digit incarnation):
+// what a LocalRendezvous matches on. InvalidArgument naming the key when it
+// does not parse.
+absl::StatusOr<std::string> CanonicalRendezvousKey(absl::string_view key);
+
+}  // namespace dfx
+
+#endif  // DFX_WORKER_GRAPH_MGR_H_

@@ -1,0 +1,379 @@
+#include "worker/worker.h"
+
+#include <atomic>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "base/logging.h"
+#include "kernels/kernels.h"
+#include "runtime/cancellation.h"
+#include "runtime/rendezvous.h"
+#include "runtime/step_stats_collector.h"
+
+namespace dfx {
+
+// ---------------------------------------------------------------------------
+// Worker::Timer: runs callbacks at deadlines, on one thread of its own that
+// starts with the first deadline. Callbacks must be short: the worker's only
+// hand the cancellation over to the compute pool.
+
+class Worker::Timer {
+ public:
+  using Id = uint64_t;
+
+  Timer() = default;
+  ~Timer() {
+    std::thread thread;
+    {
+      absl::MutexLock lock(&mu_);
+      stop_ = true;
+      cv_.Signal();
+      thread = std::move(thread_);
+    }
+    if (thread.joinable()) thread.join();
+  }
+
+  // Runs `fn` once `delay` has passed unless Cancel(id) comes first.
+  Id Schedule(absl::Duration delay, std::function<void()> fn) {
+    absl::MutexLock lock(&mu_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    const Id id = ++next_id_;
+    const absl::Time when = absl::Now() + delay;
+    queue_.emplace(std::make_pair(when, id), std::move(fn));
+    deadlines_.emplace(id, when);
+    cv_.Signal();
+    return id;
+  }
+
+  // Drops the callback if it has not started; one that runs concurrently
+  // finishes on its own.
+  void Cancel(Id id) {
+    absl::MutexLock lock(&mu_);
+    auto it = deadlines_.find(id);
+    if (it == deadlines_.end()) return;
+    queue_.erase(std::make_pair(it->second, id));
+    deadlines_.erase(it);
+  }
+
+ private:
+  void Loop() {
+    absl::MutexLock lock(&mu_);
+    while (!stop_) {
+      if (queue_.empty()) {
+        cv_.Wait(&mu_);
+        continue;
+      }
+      auto first = queue_.begin();
+      if (absl::Now() < first->first.first) {
+        cv_.WaitWithDeadline(&mu_, first->first.first);
+        continue;
+      }
+      std::function<void()> fn = std::move(first->second);
+      deadlines_.erase(first->first.second);
+      queue_.erase(first);
+      mu_.Unlock();
+      fn();
+      mu_.Lock();
+    }
+  }
+
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  Id next_id_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::pair<absl::Time, Id>, std::function<void()>> queue_
+      ABSL_GUARDED_BY(mu_);
+  std::map<Id, absl::Time> deadlines_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_ ABSL_GUARDED_BY(mu_);
+};
+
+namespace {
+
+WorkerEnv WithDefaults(WorkerEnv env) {
+  DFX_CHECK(env.device_mgr != nullptr);
+  DFX_CHECK(env.rendezvous_mgr != nullptr);
+  DFX_CHECK(env.compute_pool != nullptr);
+  if (env.ops == nullptr) env.ops = OpRegistry::Global();
+  if (env.kernels == nullptr) env.kernels = StandardKernelRegistry();
+  return env;
+}
+
+// What a call that waits shares with its cancel callback and its timer.
+// The cancel callbacks hold it, and it holds the rendezvous a RecvTensor
+// waits on: a cancellation runs the rendezvous's own callback, which must
+// not outlive it.
+struct WaitState {
+  std::shared_ptr<CancellationManager> cm =
+      std::make_shared<CancellationManager>();
+  std::shared_ptr<Rendezvous> rendezvous;
+  std::atomic<bool> timed_out{false};
+  bool has_timer = false;
+  uint64_t timer_id = 0;
+};
+
+}  // namespace
+
+Worker::Worker(WorkerEnv env)
+    : env_(WithDefaults(std::move(env))),
+      timer_(std::make_unique<Timer>()),
+      legacy_session_(std::make_shared<WorkerSession>("", GraphMgrEnv())) {}
+
+Worker::~Worker() = default;
+
+GraphMgr::Env Worker::GraphMgrEnv() const {
+  GraphMgr::Env env;
+  env.device_mgr = env_.device_mgr;
+  env.rendezvous_mgr = env_.rendezvous_mgr;
+  ThreadPool* pool = env_.compute_pool;
+  env.runner = [pool](std::function<void()> fn) {
+    pool->Schedule(std::move(fn));
+  };
+  env.ops = env_.ops;
+  env.kernels = env_.kernels;
+  return env;
+}
+
+absl::StatusOr<std::shared_ptr<WorkerSession>> Worker::FindSession(
+    const std::string& handle, bool create_worker_session_called) const {
+  if (handle.empty()) return legacy_session_;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(handle);
+    if (it != sessions_.end()) return it->second;
+  }
+  if (!create_worker_session_called) return legacy_session_;
+  return absl::AbortedError(absl::StrCat(
+      "Session ", handle,
+      " is not found. Possibly, this worker just restarted."));
+}
+
+void Worker::GetStatusAsync(const GetStatusRequest* request,
+                            GetStatusResponse* response, StatusCallback done) {
+  response->clear_device_attributes();
+  for (const Device* device : env_.device_mgr->ListDevices()) {
+    *response->add_device_attributes() = device->attributes();
+  }
+  done(absl::OkStatus());
+}
+
+void Worker::CreateWorkerSessionAsync(
+    const CreateWorkerSessionRequest* request,
+    CreateWorkerSessionResponse* response, StatusCallback done) {
+  const std::string& handle = request->session_handle();
+  if (handle.empty()) {
+    done(absl::InvalidArgumentError(
+        "CreateWorkerSession needs a non-empty session_handle"));
+    return;
+  }
+  auto session = std::make_shared<WorkerSession>(handle, GraphMgrEnv());
+  {
+    absl::MutexLock lock(&mu_);
+    if (!sessions_.emplace(handle, std::move(session)).second) {
+      done(absl::AlreadyExistsError(
+          absl::StrCat("worker session ", handle, " already exists")));
+      return;
+    }
+  }
+  done(absl::OkStatus());
+}
+
+void Worker::DeleteWorkerSessionAsync(
+    const DeleteWorkerSessionRequest* request,
+    DeleteWorkerSessionResponse* response, StatusCallback done) {
+  std::shared_ptr<WorkerSession> session;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(request->session_handle());
+    if (it != sessions_.end()) {
+      session = std::move(it->second);
+      sessions_.erase(it);
+    }
+  }
+  // Running steps hold their graphs; the rest go now.
+  if (session != nullptr) session->graph_mgr()->DeregisterAll();
+  done(absl::OkStatus());
+}
+
+void Worker::RegisterGraphAsync(const RegisterGraphRequest* request,
+                                RegisterGraphResponse* response,
+                                StatusCallback done) {
+  absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
+      request->session_handle(), request->create_worker_session_called());
+  if (!session.ok()) {
+    done(session.status());
+    return;
+  }
+  absl::StatusOr<std::string> handle = (*session)->graph_mgr()->Register(
+      request->graph_def(), request->graph_options());
+  if (!handle.ok()) {
+    done(handle.status());
+    return;
+  }
+  response->set_graph_handle(*std::move(handle));
+  done(absl::OkStatus());
+}
+
+void Worker::DeregisterGraphAsync(const DeregisterGraphRequest* request,
+                                  DeregisterGraphResponse* response,
+                                  StatusCallback done) {
+  absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
+      request->session_handle(), request->create_worker_session_called());
+  if (!session.ok()) {
+    done(session.status());
+    return;
+  }
+  done((*session)->graph_mgr()->Deregister(request->graph_handle()));
+}
+
+void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
+                           StatusCallback done) {
+  const RunGraphRequest& request = call->request;
+  absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
+      request.session_handle(), request.create_worker_session_called());
+  if (!session.ok()) {
+    done(session.status());
+    return;
+  }
+  call->recv.clear();
+  call->step_stats.Clear();
+
+  auto state = std::make_shared<WaitState>();
+  std::shared_ptr<StepStatsCollector> stats;
+  if (request.exec_opts().record_timeline() ||
+      request.exec_opts().record_costs()) {
+    stats = std::make_shared<StepStatsCollector>();
+  }
+  const int64_t step_id = request.step_id();
+  const absl::Duration timeout =
+      opts != nullptr ? opts->timeout() : absl::ZeroDuration();
+  if (opts != nullptr) {
+    // Runs at once when the call was cancelled already.
+    opts->SetCancelCallback([cm = state->cm] { cm->StartCancel(); });
+  }
+  if (timeout > absl::ZeroDuration()) {
+    ThreadPool* pool = env_.compute_pool;
+    state->has_timer = true;
+    state->timer_id = timer_->Schedule(timeout, [state, pool] {
+      // Cancelling may run the call's completion; not on the timer thread.
+      pool->Schedule([state] {
+        state->timed_out.store(true, std::memory_order_release);
+        state->cm->StartCancel();
+      });
+    });
+  }
+  StepStatsCollector* stats_ptr = stats.get();
+  Timer* timer = timer_.get();
+  (*session)->graph_mgr()->ExecuteAsync(
+      request.graph_handle(), step_id, call, state->cm.get(), stats_ptr,
+      [state, stats, session = *session, opts, call,
+       timer, timeout, step_id,
+       done = std::move(done)](const absl::Status& s) {
+        if (opts != nullptr) opts->ClearCancelCallback();
+        if (state->has_timer) timer->Cancel(state->timer_id);
+        absl::Status status = s;
+        if (absl::IsCancelled(status) &&
+            state->timed_out.load(std::memory_order_acquire)) {
+          status = absl::DeadlineExceededError(absl::StrCat(
+              "RunGraph of step ", step_id, " on graph ",
+              call->request.graph_handle(), " timed out after ",
+              absl::FormatDuration(timeout), ": ", s.message()));
+        }
+        if (stats != nullptr) stats->Finalize(&call->step_stats);
+        done(status);
+      });
+}
+
+void Worker::CleanupGraphAsync(const CleanupGraphRequest* request,
+                               CleanupGraphResponse* response,
+                               StatusCallback done) {
+  env_.rendezvous_mgr->Cleanup(request->step_id());
+  done(absl::OkStatus());
+}
+
+void Worker::CleanupAllAsync(const CleanupAllRequest* request,
+                             CleanupAllResponse* response,
+                             StatusCallback done) {
+  done(absl::OkStatus());
+}
+
+void Worker::RecvTensorAsync(CallOptions* opts,
+                             const RecvTensorRequest* request,
+                             RecvTensorResult* response, StatusCallback done) {
+  absl::StatusOr<Rendezvous::ParsedKey> key =
+      Rendezvous::ParsedKey::Parse(request->rendezvous_key());
+  if (!key.ok()) {
+    done(absl::InvalidArgumentError(
+        absl::StrCat("RecvTensor: ", key.status().message())));
+    return;
+  }
+  // The key's source device, by its local part: the sender may name this
+  // task differently than the worker names itself.
+  absl::StatusOr<Device*> device =
+      env_.device_mgr->LookupDevice(key->src().LocalName());
+  if (!device.ok()) {
+    done(absl::NotFoundError(absl::StrCat(
+        "RecvTensor: the source device ", key->src_device(), " of key '",
+        key->FullKey(), "' is not a device of this worker: ",
+        device.status().message())));
+    return;
+  }
+  if ((*device)->incarnation() != key->src_incarnation()) {
+    done(absl::AbortedError(absl::StrFormat(
+        "RecvTensor expects a different device incarnation: %016x vs. %016x "
+        "for %s (key '%s'). The worker may have restarted since the key was "
+        "made.",
+        key->src_incarnation(), (*device)->incarnation(), (*device)->name(),
+        key->FullKey())));
+    return;
+  }
+
+  auto state = std::make_shared<WaitState>();
+  state->rendezvous = env_.rendezvous_mgr->Find(request->step_id());
+  const absl::Duration timeout =
+      opts != nullptr ? opts->timeout() : absl::ZeroDuration();
+  if (opts != nullptr) {
+    opts->SetCancelCallback([state] { state->cm->StartCancel(); });
+  }
+  if (timeout > absl::ZeroDuration()) {
+    ThreadPool* pool = env_.compute_pool;
+    state->has_timer = true;
+    state->timer_id = timer_->Schedule(timeout, [state, pool] {
+      // Cancelling may run the call's completion; not on the timer thread.
+      pool->Schedule([state] {
+        state->timed_out.store(true, std::memory_order_release);
+        state->cm->StartCancel();
+      });
+    });
+  }
+  Rendezvous::Args args;
+  args.cancellation_manager = state->cm.get();
+  Timer* timer = timer_.get();
+  // The callback's `state` keeps the rendezvous alive while it waits; the
+  // rendezvous drops the callback (and the cycle) once it has run it.
+  Rendezvous* rendezvous = state->rendezvous.get();
+  rendezvous->RecvAsync(
+      *key, args,
+      [state, opts, response, timer, timeout, key = key->FullKey(),
+       done = std::move(done)](const absl::Status& s, const Tensor& value,
+                               bool is_dead) {
+        if (opts != nullptr) opts->ClearCancelCallback();
+        if (state->has_timer) timer->Cancel(state->timer_id);
+        absl::Status status = s;
+        if (status.ok()) {
+          response->tensor = value;
+          response->is_dead = is_dead;
+        } else if (absl::IsCancelled(status) &&
+                   state->timed_out.load(std::memory_order_acquire)) {
+          status = absl::DeadlineExceededError(
+              absl::StrCat("RecvTensor of '", key, "' timed out after ",
+                           absl::FormatDuration(timeout)));
+        }
+        done(status);
+      });
+}
+
+}  // namespace dfx

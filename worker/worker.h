@@ -1,0 +1,124 @@
+// Worker: the worker service's logic (sessions, graph registration, steps,
+// RecvTensor) over a process's devices, with no RPC types; the in-process
+// (worker/local_worker.h) and gRPC front ends call it.
+#ifndef DFX_WORKER_WORKER_H_
+#define DFX_WORKER_WORKER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "graph/op_registry.h"
+#include "rendezvous/rendezvous_mgr.h"
+#include "runtime/device.h"
+#include "runtime/op_kernel.h"
+#include "runtime/thread_pool.h"
+#include "worker/worker_interface.h"
+#include "worker/worker_session.h"
+
+namespace dfx {
+
+// What a worker borrows. Everything must outlive the worker and every call
+// it has not finished.
+struct WorkerEnv {
+  const DeviceMgr* device_mgr = nullptr;
+  // One rendezvous per step id, shared by every session of the worker.
+  RendezvousMgr* rendezvous_mgr = nullptr;
+  // Runs the executors' nodes (the inter-op pool).
+  ThreadPool* compute_pool = nullptr;
+  // Null: OpRegistry::Global() and StandardKernelRegistry().
+  const OpRegistry* ops = nullptr;
+  const KernelRegistry* kernels = nullptr;
+};
+
+// Thread-safe. Every method returns at once and calls `done` exactly once,
+// on any thread (the caller's, before returning, for errors found up front
+// and for calls that do not wait); request and response objects are
+// borrowed until then. Destroy the worker only after every call's `done` has
+// run.
+//
+// Sessions: a request with an empty session_handle uses the legacy session,
+// which always exists. A non-empty handle names a session made by
+// CreateWorkerSession; when none has that handle the call fails with
+// Aborted "Session <h> is not found..." if the request says
+// create_worker_session_called, and (as TensorFlow's workers do for masters
+// that never create worker sessions) uses the legacy session otherwise.
+class Worker {
+ public:
+  explicit Worker(WorkerEnv env);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Every device's attributes (name, type, memory, incarnation), in the
+  // device manager's order.
+  void GetStatusAsync(const GetStatusRequest* request,
+                      GetStatusResponse* response, StatusCallback done);
+  // InvalidArgument for an empty handle; AlreadyExists naming the handle
+  // when a session has it.
+  void CreateWorkerSessionAsync(const CreateWorkerSessionRequest* request,
+                                CreateWorkerSessionResponse* response,
+                                StatusCallback done);
+  // Forgets the session and its graphs (steps running keep them until they
+  // end). An unknown or empty handle is not an error.
+  void DeleteWorkerSessionAsync(const DeleteWorkerSessionRequest* request,
+                                DeleteWorkerSessionResponse* response,
+                                StatusCallback done);
+  // See GraphMgr::Register for the errors.
+  void RegisterGraphAsync(const RegisterGraphRequest* request,
+                          RegisterGraphResponse* response,
+                          StatusCallback done);
+  // Aborted "Graph handle is not found: <h>..." for an unknown handle.
+  void DeregisterGraphAsync(const DeregisterGraphRequest* request,
+                            DeregisterGraphResponse* response,
+                            StatusCallback done);
+  // Runs one step of a registered graph (GraphMgr::ExecuteAsync): feeds
+  // from call->send, fetches into call->recv. `opts` (optional, borrowed
+  // until `done`): StartCancel ends the step with Cancelled; a timeout ends
+  // it with DeadlineExceeded. With request.exec_opts.record_timeline or
+  // record_costs, the step's node statistics go to call->step_stats.
+  void RunGraphAsync(CallOptions* opts, RunGraphCall* call,
+                     StatusCallback done);
+  // Aborts (with Cancelled) and forgets the step's rendezvous.
+  void CleanupGraphAsync(const CleanupGraphRequest* request,
+                         CleanupGraphResponse* response, StatusCallback done);
+  // Clears the named resource containers of every device. dfx devices hold
+  // no resource containers yet, so this succeeds and changes nothing.
+  void CleanupAllAsync(const CleanupAllRequest* request,
+                       CleanupAllResponse* response, StatusCallback done);
+  // Waits for the tensor of request.rendezvous_key in the step's rendezvous
+  // and returns it (sharing its buffer). Errors: InvalidArgument naming the
+  // key when it does not parse; NotFound when its source device (by its
+  // local part, "/device:CPU:0") is not a device of this worker; Aborted
+  // "RecvTensor expects a different device incarnation..." when the key's
+  // incarnation is not that device's; the rendezvous's abort status;
+  // Cancelled after StartCancel on `opts`; DeadlineExceeded after its
+  // timeout. The wait holds no thread.
+  void RecvTensorAsync(CallOptions* opts, const RecvTensorRequest* request,
+                       RecvTensorResult* response, StatusCallback done);
+
+  const WorkerEnv& env() const { return env_; }
+
+ private:
+  class Timer;
+
+  // The session a request names (see the class comment).
+  absl::StatusOr<std::shared_ptr<WorkerSession>> FindSession(
+      const std::string& handle, bool create_worker_session_called) const;
+  GraphMgr::Env GraphMgrEnv() const;
+
+  const WorkerEnv env_;
+  const std::unique_ptr<Timer> timer_;
+  const std::shared_ptr<WorkerSession> legacy_session_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<WorkerSession>> sessions_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace dfx
+
+#endif  // DFX_WORKER_WORKER_H_
