@@ -1,34 +1,34 @@
-// LocalSession: the "local" (or "") session target, which runs every step in
-// this process.
+// LocalSession: the "local" (or "") session target: a master session over
+// one in-process worker that owns this process's CPU devices.
 #ifndef DFX_MASTER_LOCAL_SESSION_H_
 #define DFX_MASTER_LOCAL_SESSION_H_
 
-#include <atomic>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
-#include "graph/graph.h"
 #include "graph/op_registry.h"
-#include "runtime/cancellation.h"
+#include "master/master_session.h"
+#include "master/worker_cache.h"
+#include "rendezvous/rendezvous_mgr.h"
 #include "runtime/device.h"
-#include "runtime/executor.h"
 #include "runtime/op_kernel.h"
 #include "runtime/session.h"
 #include "runtime/thread_pool.h"
+#include "worker/local_worker.h"
+#include "worker/worker.h"
 
 namespace dfx {
 
 // Thread-safe: Run, Extend, ListDevices and Close may be called from many
-// threads at once. Steps run on an inter-op pool of
-// config.inter_op_parallelism_threads threads (default: the number of
-// cores); every node runs on CPU:0.
+// threads at once. The session has config.device_count["CPU"] devices
+// (default 1) named /job:localhost/replica:0/task:0/device:CPU:<i>; nodes
+// go where their `device` fields say (unconstrained ones to CPU:0), and
+// feeds and fetches travel through the step's rendezvous without a copy.
+// Steps run on an inter-op pool of config.inter_op_parallelism_threads
+// threads (default: the number of cores).
 class LocalSession : public Session {
  public:
   // InvalidArgument for a bad config (device_count["CPU"] < 1, negative
@@ -57,42 +57,17 @@ class LocalSession : public Session {
   absl::Status Close() override;
 
  private:
-  // The session's graph as the client sent it, and imported.
-  struct GraphState {
-    GraphDef def;
-    std::unique_ptr<Graph> graph;
-  };
-  // What a (feeds, fetches, targets) signature runs.
-  struct PreparedStep {
-    std::unique_ptr<Executor> executor;
-  };
+  LocalSession() = default;
 
-  LocalSession(const SessionOptions& options,
-               std::unique_ptr<DeviceMgr> devices, int inter_op_threads,
-               const OpRegistry* ops, const KernelRegistry* kernels);
-
-  absl::StatusOr<std::shared_ptr<const PreparedStep>> GetOrCreatePrepared(
-      const GraphState& graph, const std::vector<std::string>& sorted_feeds,
-      const std::vector<std::string>& fetches,
-      const std::vector<std::string>& sorted_targets);
-
-  const SessionOptions options_;
-  const std::unique_ptr<DeviceMgr> devices_;
-  Device* const device_;  // CPU:0
-  const OpRegistry* const ops_;
-  const KernelRegistry* const kernels_;
-  std::unique_ptr<ThreadPool> inter_op_pool_;
-  std::atomic<int64_t> next_step_id_{1};
-
-  // Serializes Extend calls (held while the new graph is validated).
-  absl::Mutex extend_mu_ ABSL_ACQUIRED_BEFORE(mu_);
-  absl::Mutex mu_;
-  std::shared_ptr<const GraphState> graph_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::shared_ptr<const PreparedStep>>
-      prepared_ ABSL_GUARDED_BY(mu_);
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
-  // Cancellation managers of the running steps.
-  absl::flat_hash_set<CancellationManager*> running_ ABSL_GUARDED_BY(mu_);
+  // Declared in construction order; the destructor takes them down in a
+  // fixed order of its own.
+  std::unique_ptr<DeviceMgr> devices_;
+  std::unique_ptr<RendezvousMgr> rendezvous_mgr_;
+  std::unique_ptr<ThreadPool> compute_pool_;
+  std::unique_ptr<Worker> worker_;
+  std::unique_ptr<LocalWorker> local_worker_;
+  std::unique_ptr<StaticWorkerCache> worker_cache_;
+  std::unique_ptr<MasterSession> master_;
 };
 
 }  // namespace dfx

@@ -1,0 +1,782 @@
+#include "master/master_session.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "base/log.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "graph/device_name.h"
+#include "graph/graph_def_import.h"
+#include "graph/node_def_util.h"
+#include "graph/shape_inference.h"
+#include "graph/subgraph.h"
+
+namespace dfx {
+namespace {
+
+// How long a call that sets a step up (CreateWorkerSession, RegisterGraph)
+// may take when the step itself has no deadline.
+constexpr absl::Duration kControlCallTimeout = absl::Seconds(60);
+
+bool IsPlaceholder(const std::string& op) {
+  return op == "Placeholder" || op == "PlaceholderV2" ||
+         op == "PlaceholderWithDefault";
+}
+
+bool ShapeCompatible(const PartialShape& declared, const TensorShape& actual) {
+  if (!declared.RankKnown()) return true;
+  if (declared.rank() != actual.dims()) return false;
+  for (int i = 0; i < declared.rank(); ++i) {
+    if (declared.dims[i] >= 0 && declared.dims[i] != actual.dim_size(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status FromTask(const std::string& task, const absl::Status& s) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat("task ", task, ": ", s.message()));
+}
+
+// A control call whose request and response outlive the caller's wait: the
+// callback may come after the caller gave up.
+template <typename Request, typename Response>
+struct PendingCall {
+  Request request;
+  Response response;
+
+  void Finish(const absl::Status& s) {
+    absl::MutexLock lock(&mu);
+    status = s;
+    done = true;
+  }
+  // DeadlineExceeded naming `what` when no answer came by `deadline`.
+  absl::Status Wait(absl::Time deadline, absl::string_view what) {
+    absl::MutexLock lock(&mu);
+    if (!mu.AwaitWithDeadline(absl::Condition(&done), deadline)) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(what, " did not answer in time"));
+    }
+    return status;
+  }
+
+  absl::Mutex mu;
+  bool done ABSL_GUARDED_BY(mu) = false;
+  absl::Status status ABSL_GUARDED_BY(mu);
+};
+
+absl::Time ControlDeadline(absl::Time step_deadline) {
+  return std::min(step_deadline, absl::Now() + kControlCallTimeout);
+}
+
+bool BoolAttr(const NodeDef& node, absl::string_view name) {
+  const AttrValue* v = FindNodeAttr(node, name);
+  return v != nullptr && v->b();
+}
+
+const std::string* StringAttr(const NodeDef& node, absl::string_view name) {
+  const AttrValue* v = FindNodeAttr(node, name);
+  return v == nullptr ? nullptr : &v->s();
+}
+
+void MergeStepStats(const StepStats& from, StepStats* into) {
+  for (const DeviceStepStats& dev : from.dev_stats()) {
+    DeviceStepStats* target = nullptr;
+    for (DeviceStepStats& existing : *into->mutable_dev_stats()) {
+      if (existing.device() == dev.device()) {
+        target = &existing;
+        break;
+      }
+    }
+    if (target == nullptr) {
+      *into->add_dev_stats() = dev;
+      continue;
+    }
+    for (const NodeExecStats& n : dev.node_stats()) {
+      *target->add_node_stats() = n;
+    }
+  }
+}
+
+}  // namespace
+
+// Counts calls on workers that have not called back; the session's
+// destructor waits for zero. Shared with the callbacks, so the last one can
+// still unlock it while the session goes.
+class MasterSession::OpTracker {
+ public:
+  void Add(int n = 1) {
+    absl::MutexLock lock(&mu_);
+    count_ += n;
+  }
+  void Done() {
+    absl::MutexLock lock(&mu_);
+    --count_;
+  }
+  void WaitForAll() {
+    absl::MutexLock lock(&mu_);
+    const absl::Condition idle(
+        +[](int64_t* count) { return *count == 0; }, &count_);
+    while (!mu_.AwaitWithTimeout(idle, absl::Seconds(10))) {
+      spdlog::warn("master session still waiting for {} worker call(s)",
+                   count_);
+    }
+  }
+
+ private:
+  absl::Mutex mu_;
+  int64_t count_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// One partition of a client graph, registered with its worker.
+struct MasterSession::ClientGraph {
+  struct Part {
+    std::string device;
+    std::string task;
+    WorkerInterface* worker = nullptr;
+    GraphDef def;
+    std::string graph_handle;
+    // Indices into the signature's (sorted) feeds whose client _Recv lives
+    // here.
+    std::vector<int> feeds;
+    // Distinct fetch keys whose client _Send lives here.
+    std::vector<std::string> fetch_keys;
+  };
+  std::vector<Part> parts;
+  // Per signature feed (sorted) and fetch (in order).
+  std::vector<std::string> feed_keys;
+  std::vector<std::string> fetch_keys;
+  // Distinct workers of the parts (for CleanupGraph).
+  std::vector<WorkerInterface*> workers;
+};
+
+// The session's graph as the client sent it, placed, with the client graphs
+// of the signatures run on it. Replaced as a whole by Extend.
+struct MasterSession::GraphState {
+  GraphDef def;
+  std::unique_ptr<Graph> graph;
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, std::shared_ptr<const ClientGraph>> cache
+      ABSL_GUARDED_BY(mu);
+};
+
+// One running step, shared with the RunGraph callbacks.
+struct MasterSession::StepState {
+  StepState(std::shared_ptr<const ClientGraph> g, int64_t id)
+      : graph(std::move(g)),
+        step_id(id),
+        calls(graph->parts.size()),
+        opts(new CallOptions[graph->parts.size()]),
+        pending(static_cast<int>(graph->parts.size())) {}
+
+  // Records `s` unless an error was recorded already, then cancels every
+  // call.
+  void Abort(const absl::Status& s) {
+    {
+      absl::MutexLock lock(&mu);
+      if (status.ok()) status = s;
+    }
+    CancelAll();
+  }
+  void CancelAll() {
+    for (size_t i = 0; i < graph->parts.size(); ++i) opts[i].StartCancel();
+  }
+  bool FinishedOrFailed() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return pending == 0 || !status.ok();
+  }
+
+  const std::shared_ptr<const ClientGraph> graph;
+  const int64_t step_id;
+  std::vector<RunGraphCall> calls;
+  const std::unique_ptr<CallOptions[]> opts;
+
+  absl::Mutex mu;
+  int pending ABSL_GUARDED_BY(mu);
+  // The first error (the root cause).
+  absl::Status status ABSL_GUARDED_BY(mu);
+};
+
+absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
+    Params params) {
+  if (params.worker_cache == nullptr || params.ops == nullptr ||
+      params.kernels == nullptr) {
+    return absl::InvalidArgumentError(
+        "MasterSession needs a worker cache, an op registry and a kernel "
+        "registry");
+  }
+  if (params.options.config.operation_timeout_in_ms() < 0) {
+    return absl::InvalidArgumentError(
+        "operation_timeout_in_ms must not be negative");
+  }
+  bool has_client = false;
+  for (const DeviceAttributes& d : params.devices) {
+    DFX_ASSIGN_OR_RETURN(DeviceName name, DeviceName::Parse(d.name()));
+    if (!name.IsFullySpecified()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device '", d.name(), "' of the cluster is not a full device name"));
+    }
+    if (params.worker_cache->GetWorker(name.TaskName()) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("no worker for task ", name.TaskName(), " of device '",
+                       d.name(), "'"));
+    }
+    if (d.name() == params.client_device) has_client = true;
+  }
+  if (!has_client) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("client device '", params.client_device,
+                     "' is not a device of the cluster"));
+  }
+  return std::unique_ptr<MasterSession>(new MasterSession(std::move(params)));
+}
+
+MasterSession::MasterSession(Params params)
+    : options_(std::move(params.options)),
+      devices_(std::move(params.devices)),
+      worker_cache_(params.worker_cache),
+      ops_(params.ops),
+      kernels_(params.kernels),
+      placement_{devices_, params.client_device, kernels_,
+                 options_.config.allow_soft_placement()},
+      handle_([] {
+        absl::BitGen gen;
+        return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
+      }()),
+      tracker_(std::make_shared<OpTracker>()) {
+  auto empty = std::make_shared<GraphState>();
+  empty->graph = std::make_unique<Graph>(ops_);
+  graph_ = std::move(empty);
+}
+
+MasterSession::~MasterSession() {
+  Close().IgnoreError();
+  {
+    // Runs still inside Run (a client bug, but do not crash under them).
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](absl::flat_hash_set<std::shared_ptr<StepState>>* running) {
+          return running->empty();
+        },
+        &running_));
+  }
+  tracker_->WaitForAll();
+}
+
+absl::Status MasterSession::Extend(const GraphDef& graph) {
+  absl::MutexLock extend_lock(&extend_mu_);
+  std::shared_ptr<GraphState> old;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("session is closed");
+    old = graph_;
+  }
+  GraphDef merged = old->def;
+  {
+    absl::flat_hash_set<absl::string_view> existing;
+    for (const NodeDef& n : old->def.node()) existing.insert(n.name());
+    for (const NodeDef& n : graph.node()) {
+      if (existing.contains(n.name())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "node '", n.name(), "' already exists in the session's graph"));
+      }
+    }
+  }
+  for (const NodeDef& n : graph.node()) *merged.add_node() = n;
+  if (graph.has_versions()) *merged.mutable_versions() = graph.versions();
+  for (const FunctionDef& f : graph.library().function()) {
+    *merged.mutable_library()->add_function() = f;
+  }
+  for (const GradientDef& g : graph.library().gradient()) {
+    *merged.mutable_library()->add_gradient() = g;
+  }
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
+                       ImportGraphDef(merged, ops_));
+  DFX_RETURN_IF_ERROR(PlaceSessionGraph(placement_, imported.get()));
+  auto state = std::make_shared<GraphState>();
+  state->def = std::move(merged);
+  state->graph = std::move(imported);
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::CancelledError("session is closed");
+  // The old state's client graphs stay registered until the session ends:
+  // steps that started on them may still be on their way to the workers.
+  graph_ = std::move(state);
+  return absl::OkStatus();
+}
+
+absl::Status MasterSession::EnsureWorkerSession(const std::string& task,
+                                                WorkerInterface* worker,
+                                                absl::Time deadline) {
+  absl::MutexLock lock(&worker_sessions_mu_);
+  if (worker_sessions_closed_) {
+    return absl::CancelledError("session is closed");
+  }
+  if (worker_sessions_.contains(task)) return absl::OkStatus();
+  using Call =
+      PendingCall<CreateWorkerSessionRequest, CreateWorkerSessionResponse>;
+  auto call = std::make_shared<Call>();
+  call->request.set_session_handle(handle_);
+  call->request.set_isolate_session_state(
+      options_.config.isolate_session_state());
+  if (auto client = DeviceName::Parse(placement_.default_device);
+      client.ok()) {
+    call->request.set_master_task(client->TaskName());
+  }
+  tracker_->Add();
+  worker->CreateWorkerSessionAsync(
+      &call->request, &call->response,
+      [call, tracker = tracker_](const absl::Status& s) {
+        call->Finish(s);
+        tracker->Done();
+      });
+  DFX_RETURN_IF_ERROR(FromTask(
+      task, call->Wait(ControlDeadline(deadline), "CreateWorkerSession")));
+  worker_sessions_.emplace(task, worker);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<MasterSession::ClientGraph>>
+MasterSession::BuildClientGraph(const GraphState& state,
+                                const StepSignature& signature,
+                                absl::Time deadline) {
+  DFX_ASSIGN_OR_RETURN(StepPlan plan,
+                       PlanStep(*state.graph, placement_, signature));
+  auto graph = std::make_shared<ClientGraph>();
+  graph->feed_keys = std::move(plan.feed_keys);
+  graph->fetch_keys = std::move(plan.fetch_keys);
+
+  // Which client endpoint lives where: by the tensor_name of the
+  // client-terminated _Recv (feeds) and _Send (fetches) nodes.
+  absl::flat_hash_map<std::string, int> feed_index;
+  for (size_t i = 0; i < signature.feeds.size(); ++i) {
+    feed_index[signature.feeds[i]] = static_cast<int>(i);
+  }
+  absl::flat_hash_map<std::string, std::string> fetch_key_of;
+  for (size_t j = 0; j < signature.fetches.size(); ++j) {
+    DFX_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(signature.fetches[j]));
+    fetch_key_of[id.ToString()] = graph->fetch_keys[j];
+  }
+  absl::flat_hash_set<std::string> fetch_keys_found;
+
+  for (auto& [device, def] : plan.partitions) {
+    ClientGraph::Part part;
+    part.device = device;
+    DFX_ASSIGN_OR_RETURN(DeviceName name, DeviceName::Parse(device));
+    part.task = name.TaskName();
+    part.worker = worker_cache_->GetWorker(part.task);
+    if (part.worker == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "no worker for task ", part.task, " of device '", device, "'"));
+    }
+    for (const NodeDef& n : def.node()) {
+      if (!BoolAttr(n, "client_terminated")) continue;
+      const std::string* tensor = StringAttr(n, "tensor_name");
+      if (tensor == nullptr) continue;
+      if (n.op() == "_Recv") {
+        auto it = feed_index.find(*tensor);
+        if (it != feed_index.end()) part.feeds.push_back(it->second);
+      } else if (n.op() == "_Send") {
+        auto it = fetch_key_of.find(*tensor);
+        if (it != fetch_key_of.end() &&
+            fetch_keys_found.insert(it->second).second) {
+          part.fetch_keys.push_back(it->second);
+        }
+      }
+    }
+    part.def = std::move(def);
+    graph->parts.push_back(std::move(part));
+  }
+  for (size_t j = 0; j < signature.fetches.size(); ++j) {
+    if (!fetch_keys_found.contains(graph->fetch_keys[j])) {
+      return absl::InternalError(absl::StrCat(
+          "fetch '", signature.fetches[j],
+          "' has no client _Send in any partition of the step"));
+    }
+  }
+
+  const absl::Time control_deadline = ControlDeadline(deadline);
+  for (const ClientGraph::Part& part : graph->parts) {
+    DFX_RETURN_IF_ERROR(
+        EnsureWorkerSession(part.task, part.worker, control_deadline));
+    if (std::find(graph->workers.begin(), graph->workers.end(),
+                  part.worker) == graph->workers.end()) {
+      graph->workers.push_back(part.worker);
+    }
+  }
+
+  // Every partition registers at once.
+  using Call = PendingCall<RegisterGraphRequest, RegisterGraphResponse>;
+  std::vector<std::shared_ptr<Call>> calls;
+  for (const ClientGraph::Part& part : graph->parts) {
+    auto call = std::make_shared<Call>();
+    call->request.set_session_handle(handle_);
+    call->request.set_create_worker_session_called(true);
+    *call->request.mutable_graph_def() = part.def;
+    *call->request.mutable_graph_options() = options_.config.graph_options();
+    calls.push_back(call);
+  }
+  tracker_->Add(static_cast<int>(calls.size()));
+  for (size_t i = 0; i < calls.size(); ++i) {
+    std::shared_ptr<Call> call = calls[i];
+    graph->parts[i].worker->RegisterGraphAsync(
+        &call->request, &call->response,
+        [call, tracker = tracker_](const absl::Status& s) {
+          call->Finish(s);
+          tracker->Done();
+        });
+  }
+  absl::Status first_error;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    absl::Status s = calls[i]->Wait(control_deadline, "RegisterGraph");
+    if (s.ok()) {
+      graph->parts[i].graph_handle = calls[i]->response.graph_handle();
+    } else if (first_error.ok()) {
+      first_error = FromTask(graph->parts[i].task, s);
+    }
+  }
+  if (!first_error.ok()) {
+    DeregisterAsync(*graph);
+    return first_error;
+  }
+  return graph;
+}
+
+absl::StatusOr<std::shared_ptr<const MasterSession::ClientGraph>>
+MasterSession::GetOrCreateClientGraph(GraphState* state,
+                                      const StepSignature& signature,
+                                      absl::Time deadline) {
+  const std::string key =
+      absl::StrCat(absl::StrJoin(signature.feeds, ","), "\n",
+                   absl::StrJoin(signature.fetches, ","), "\n",
+                   absl::StrJoin(signature.targets, ","));
+  {
+    absl::MutexLock lock(&state->mu);
+    auto it = state->cache.find(key);
+    if (it != state->cache.end()) return it->second;
+  }
+  // Built outside the lock so other steps keep running. Two threads may
+  // build one signature at once; the first to insert wins and the other's
+  // partitions are deregistered.
+  DFX_ASSIGN_OR_RETURN(std::shared_ptr<ClientGraph> built,
+                       BuildClientGraph(*state, signature, deadline));
+  std::shared_ptr<const ClientGraph> result;
+  {
+    absl::MutexLock lock(&state->mu);
+    auto [it, inserted] = state->cache.try_emplace(key, built);
+    result = it->second;
+  }
+  if (result != built) DeregisterAsync(*built);
+  return result;
+}
+
+void MasterSession::DeregisterAsync(const ClientGraph& graph) {
+  using Call = PendingCall<DeregisterGraphRequest, DeregisterGraphResponse>;
+  for (const ClientGraph::Part& part : graph.parts) {
+    if (part.graph_handle.empty()) continue;
+    auto call = std::make_shared<Call>();
+    call->request.set_session_handle(handle_);
+    call->request.set_create_worker_session_called(true);
+    call->request.set_graph_handle(part.graph_handle);
+    tracker_->Add();
+    part.worker->DeregisterGraphAsync(
+        &call->request, &call->response,
+        [call, tracker = tracker_](const absl::Status&) { tracker->Done(); });
+  }
+}
+
+void MasterSession::CleanupAsync(const std::vector<WorkerInterface*>& workers,
+                                 int64_t step_id) {
+  using Call = PendingCall<CleanupGraphRequest, CleanupGraphResponse>;
+  for (WorkerInterface* worker : workers) {
+    auto call = std::make_shared<Call>();
+    call->request.set_step_id(step_id);
+    tracker_->Add();
+    worker->CleanupGraphAsync(
+        &call->request, &call->response,
+        [call, tracker = tracker_](const absl::Status& s) {
+          if (!s.ok()) spdlog::warn("CleanupGraph failed: {}", s);
+          tracker->Done();
+        });
+  }
+}
+
+int64_t MasterSession::NewStepId() {
+  // 63 random bits: non-negative.
+  return static_cast<int64_t>(absl::Uniform<uint64_t>(bitgen_) >> 1);
+}
+
+absl::Status MasterSession::Run(
+    const RunOptions& run_options,
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+    RunMetadata* run_metadata) {
+  const int64_t timeout_ms = run_options.timeout_in_ms() > 0
+                                 ? run_options.timeout_in_ms()
+                                 : options_.config.operation_timeout_in_ms();
+  const absl::Time deadline = timeout_ms > 0
+                                  ? absl::Now() + absl::Milliseconds(timeout_ms)
+                                  : absl::InfiniteFuture();
+  std::shared_ptr<GraphState> graph;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("session is closed");
+    graph = graph_;
+  }
+
+  // Feeds: validated against the graph, then sorted by tensor name (the
+  // order of the signature and of the client graph's feed keys).
+  std::vector<std::string> canonical(feeds.size());
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const std::string& name = feeds[i].first;
+    const Tensor& value = feeds[i].second;
+    auto id = ParseTensorName(name);
+    if (!id.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feed '", name, "': ", id.status().message()));
+    }
+    const Node* node = graph->graph->FindNode(id->node);
+    if (node == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feed tensor '", name, "' not found: the graph has no "
+                       "node '", id->node, "'"));
+    }
+    if (id->index >= node->num_outputs()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feed tensor '", name, "' not found: node '", id->node, "' has ",
+          node->num_outputs(), " output(s)"));
+    }
+    canonical[i] = id->ToString();
+    const DataType want = BaseType(node->output_type(id->index));
+    if (value.dtype() != want) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feed '", name, "' is a ", DataTypeString(value.dtype()),
+          " tensor but tensor '", canonical[i], "' has dtype ",
+          DataTypeString(want)));
+    }
+    if (id->index == 0 && IsPlaceholder(node->type_string())) {
+      const AttrValue* shape = FindNodeAttr(node->def(), "shape");
+      if (shape != nullptr && shape->has_shape()) {
+        const PartialShape declared = PartialShape::FromProto(shape->shape());
+        if (!ShapeCompatible(declared, value.shape())) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Cannot feed value of shape ", value.shape().DebugString(),
+              " for tensor '", canonical[i], "', which has shape ",
+              declared.DebugString()));
+        }
+      }
+    }
+  }
+  std::vector<size_t> order(feeds.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return canonical[a] < canonical[b]; });
+  StepSignature signature;
+  std::vector<const Tensor*> values;
+  signature.feeds.reserve(feeds.size());
+  values.reserve(feeds.size());
+  for (size_t i : order) {
+    if (!signature.feeds.empty() && signature.feeds.back() == canonical[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", canonical[i], "' is fed more than once"));
+    }
+    signature.feeds.push_back(canonical[i]);
+    values.push_back(&feeds[i].second);
+  }
+  signature.fetches = fetches;
+  signature.targets = targets;
+  std::sort(signature.targets.begin(), signature.targets.end());
+  signature.targets.erase(
+      std::unique(signature.targets.begin(), signature.targets.end()),
+      signature.targets.end());
+
+  DFX_ASSIGN_OR_RETURN(
+      std::shared_ptr<const ClientGraph> client_graph,
+      GetOrCreateClientGraph(graph.get(), signature, deadline));
+
+  std::shared_ptr<StepState> step;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::CancelledError("session is closed");
+    step = std::make_shared<StepState>(client_graph, NewStepId());
+    running_.insert(step);
+  }
+  const bool trace = run_options.trace_level() != RunOptions::NO_TRACE &&
+                     run_metadata != nullptr;
+  const size_t num_parts = client_graph->parts.size();
+  for (size_t i = 0; i < num_parts; ++i) {
+    const ClientGraph::Part& part = client_graph->parts[i];
+    RunGraphCall& call = step->calls[i];
+    RunGraphRequest& request = call.request;
+    request.set_session_handle(handle_);
+    request.set_create_worker_session_called(true);
+    request.set_graph_handle(part.graph_handle);
+    request.set_step_id(step->step_id);
+    request.mutable_exec_opts()->set_record_timeline(trace);
+    request.set_store_errors_in_response_body(true);
+    for (int f : part.feeds) {
+      // Shares the buffer: a Tensor copy is a reference.
+      call.send.emplace_back(client_graph->feed_keys[f], *values[f]);
+    }
+    for (const std::string& key : part.fetch_keys) request.add_recv_key(key);
+    if (deadline != absl::InfiniteFuture()) {
+      step->opts[i].SetTimeout(
+          std::max(deadline - absl::Now(), absl::Milliseconds(1)));
+    }
+  }
+
+  // The step counts as one tracked call until its last RunGraph answers and
+  // the CleanupGraph calls are out.
+  tracker_->Add();
+  const auto on_done = [this, step, deadline, timeout_ms](
+                           size_t i, const absl::Status& s) {
+    bool first_error = false;
+    bool last = false;
+    {
+      absl::MutexLock lock(&step->mu);
+      // Later errors are what the first one caused (Cancelled, Aborted, or
+      // the root cause again through the step's rendezvous).
+      if (!s.ok() && step->status.ok()) {
+        if ((absl::IsCancelled(s) || absl::IsAborted(s) ||
+             absl::IsDeadlineExceeded(s)) &&
+            absl::Now() >= deadline) {
+          // A worker's own timer (the call's timeout) cancelled a
+          // partition, and another one reports what that caused.
+          step->status = absl::DeadlineExceededError(
+              absl::StrCat("step did not finish within the deadline of ",
+                           timeout_ms, " ms"));
+        } else {
+          step->status = FromTask(step->graph->parts[i].task, s);
+        }
+        first_error = true;
+      }
+      last = --step->pending == 0;
+    }
+    if (first_error) step->CancelAll();
+    if (last) {
+      CleanupAsync(step->graph->workers, step->step_id);
+      tracker_->Done();
+    }
+  };
+  for (size_t i = 0; i < num_parts; ++i) {
+    client_graph->parts[i].worker->RunGraphAsync(
+        &step->opts[i], &step->calls[i],
+        [on_done, i](const absl::Status& s) { on_done(i, s); });
+  }
+  if (num_parts == 0) {
+    // Nothing to run (no fetch, no target).
+    tracker_->Done();
+  }
+
+  bool finished;
+  {
+    absl::MutexLock lock(&step->mu);
+    finished = step->mu.AwaitWithDeadline(
+        absl::Condition(
+            +[](StepState* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+              return s->FinishedOrFailed();
+            },
+            step.get()),
+        deadline);
+  }
+  if (!finished) {
+    step->Abort(absl::DeadlineExceededError(absl::StrCat(
+        "step did not finish within the deadline of ", timeout_ms, " ms")));
+  }
+  absl::Status status;
+  bool all_done;
+  {
+    absl::MutexLock lock(&step->mu);
+    status = step->status;
+    all_done = step->pending == 0;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    running_.erase(step);
+  }
+  if (run_metadata != nullptr) {
+    if (trace && all_done) {
+      for (const RunGraphCall& call : step->calls) {
+        MergeStepStats(call.step_stats, run_metadata->mutable_step_stats());
+      }
+    }
+    if (run_options.output_partition_graphs()) {
+      for (const ClientGraph::Part& part : client_graph->parts) {
+        *run_metadata->add_partition_graphs() = part.def;
+      }
+    }
+  }
+  DFX_RETURN_IF_ERROR(status);
+
+  // Every call answered OK: collect the fetches by key.
+  absl::flat_hash_map<absl::string_view, const Tensor*> received;
+  for (const RunGraphCall& call : step->calls) {
+    for (const auto& [key, tensor] : call.recv) received[key] = &tensor;
+  }
+  std::vector<Tensor> result;
+  result.reserve(fetches.size());
+  for (size_t j = 0; j < fetches.size(); ++j) {
+    auto it = received.find(client_graph->fetch_keys[j]);
+    if (it == received.end()) {
+      return absl::InternalError(absl::StrCat(
+          "no worker returned fetch '", fetches[j], "' (key '",
+          client_graph->fetch_keys[j], "')"));
+    }
+    result.push_back(*it->second);
+  }
+  *outputs = std::move(result);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<DeviceAttributes>> MasterSession::ListDevices()
+    const {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return absl::CancelledError("session is closed");
+  return devices_;
+}
+
+absl::Status MasterSession::Close() {
+  std::vector<std::shared_ptr<StepState>> steps;
+  std::shared_ptr<GraphState> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return absl::OkStatus();
+    closed_ = true;
+    steps.assign(running_.begin(), running_.end());
+    dropped = std::move(graph_);
+  }
+  for (const std::shared_ptr<StepState>& step : steps) {
+    step->Abort(absl::CancelledError("session is closed"));
+  }
+  std::map<std::string, WorkerInterface*> sessions;
+  {
+    absl::MutexLock lock(&worker_sessions_mu_);
+    worker_sessions_closed_ = true;
+    sessions.swap(worker_sessions_);
+  }
+  // The workers drop the session's graphs (steps still running keep theirs
+  // until they end).
+  using Call =
+      PendingCall<DeleteWorkerSessionRequest, DeleteWorkerSessionResponse>;
+  for (const auto& [task, worker] : sessions) {
+    auto call = std::make_shared<Call>();
+    call->request.set_session_handle(handle_);
+    tracker_->Add();
+    worker->DeleteWorkerSessionAsync(
+        &call->request, &call->response,
+        [call, tracker = tracker_, task = task](const absl::Status& s) {
+          if (!s.ok()) {
+            spdlog::warn("DeleteWorkerSession on task {} failed: {}", task, s);
+          }
+          tracker->Done();
+        });
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

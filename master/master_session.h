@@ -1,0 +1,151 @@
+// MasterSession: one client session on the master, which places the
+// session's graph over the cluster's devices, registers each step
+// signature's partitions with the workers owning their devices, and runs
+// steps by calling RunGraph on every partition's worker.
+#ifndef DFX_MASTER_MASTER_SESSION_H_
+#define DFX_MASTER_MASTER_SESSION_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "graph/graph.h"
+#include "graph/op_registry.h"
+#include "master/step_planner.h"
+#include "master/worker_cache.h"
+#include "proto/config.pb.h"
+#include "proto/device_attributes.pb.h"
+#include "runtime/op_kernel.h"
+#include "runtime/session.h"
+#include "runtime/tensor.h"
+
+namespace dfx {
+
+// Thread-safe: Extend, Run, ListDevices and Close may be called from many
+// threads at once; steps run concurrently.
+//
+// The workers, the worker cache and the registries are borrowed and must
+// outlive the session. The destructor closes the session and waits until
+// every call it made on a worker has called back.
+class MasterSession {
+ public:
+  struct Params {
+    SessionOptions options;
+    // Every device of the cluster (each worker's GetStatus), in preference
+    // order; names are full names.
+    std::vector<DeviceAttributes> devices;
+    // Maps each device's task (DeviceName::TaskName()) to its worker.
+    const WorkerCacheInterface* worker_cache = nullptr;
+    // Full name of the master task's CPU:0: where feeds come from and
+    // fetches go, and where unconstrained nodes are placed.
+    std::string client_device;
+    const OpRegistry* ops = nullptr;
+    const KernelRegistry* kernels = nullptr;
+  };
+
+  // InvalidArgument when the client device is not one of `devices`, a
+  // device name is not a full name, a device's task has no worker in the
+  // cache, or operation_timeout_in_ms is negative.
+  static absl::StatusOr<std::unique_ptr<MasterSession>> Create(Params params);
+
+  ~MasterSession();
+  MasterSession(const MasterSession&) = delete;
+  MasterSession& operator=(const MasterSession&) = delete;
+
+  // 16 lowercase hex digits, random; the workers know the session by it.
+  const std::string& handle() const { return handle_; }
+
+  // Adds nodes to the session's graph and places the whole graph over the
+  // devices (honouring `device` fields, colocation and
+  // config.allow_soft_placement). InvalidArgument naming the node for a
+  // name the graph has already, or anything ImportGraphDef or the placer
+  // rejects; the graph is unchanged then. Cancelled after Close.
+  absl::Status Extend(const GraphDef& graph);
+
+  // Runs one step (Session::Run's contract). Errors from a worker are
+  // prefixed "task <task name>: ". The step's deadline is
+  // run_options.timeout_in_ms, else config.operation_timeout_in_ms (0:
+  // none); past it the calls are cancelled and the step returns
+  // DeadlineExceeded. The first error of any partition cancels the others
+  // and is what the step returns. Cancelled once Close has been called
+  // (also for steps running then).
+  absl::Status Run(const RunOptions& run_options,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs, RunMetadata* run_metadata);
+
+  // The cluster's devices. Cancelled after Close.
+  absl::StatusOr<std::vector<DeviceAttributes>> ListDevices() const;
+
+  // Cancels the running steps, deletes the session on every worker that
+  // has it (without waiting for the answers), and makes later calls fail
+  // with Cancelled. Idempotent.
+  absl::Status Close();
+
+ private:
+  struct ClientGraph;
+  struct GraphState;
+  struct StepState;
+  class OpTracker;
+
+  explicit MasterSession(Params params);
+
+  // The cached client graph of a signature, built and registered on a miss.
+  absl::StatusOr<std::shared_ptr<const ClientGraph>> GetOrCreateClientGraph(
+      GraphState* state, const StepSignature& signature, absl::Time deadline);
+  absl::StatusOr<std::shared_ptr<ClientGraph>> BuildClientGraph(
+      const GraphState& state, const StepSignature& signature,
+      absl::Time deadline);
+  // Creates this session on the worker of `task` unless done already.
+  absl::Status EnsureWorkerSession(const std::string& task,
+                                   WorkerInterface* worker,
+                                   absl::Time deadline);
+  // Sends DeregisterGraph for every partition of `graph`; answers ignored.
+  void DeregisterAsync(const ClientGraph& graph);
+  // Sends CleanupGraph(step_id) to each worker; answers ignored.
+  void CleanupAsync(const std::vector<WorkerInterface*>& workers,
+                    int64_t step_id);
+  int64_t NewStepId();
+
+  const SessionOptions options_;
+  const std::vector<DeviceAttributes> devices_;
+  const WorkerCacheInterface* const worker_cache_;
+  const OpRegistry* const ops_;
+  const KernelRegistry* const kernels_;
+  const PlacementConfig placement_;
+  const std::string handle_;
+  // Counts the calls on workers that have not called back.
+  const std::shared_ptr<OpTracker> tracker_;
+
+  // Serializes Extend calls (held while the new graph is validated).
+  absl::Mutex extend_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  mutable absl::Mutex mu_;
+  std::shared_ptr<GraphState> graph_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_set<std::shared_ptr<StepState>> running_
+      ABSL_GUARDED_BY(mu_);
+  absl::BitGen bitgen_ ABSL_GUARDED_BY(mu_);
+
+  // Tasks whose worker has this session. Held while one is created, so a
+  // worker session is created once.
+  absl::Mutex worker_sessions_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  std::map<std::string, WorkerInterface*> worker_sessions_
+      ABSL_GUARDED_BY(worker_sessions_mu_);
+  bool worker_sessions_closed_ ABSL_GUARDED_BY(worker_sessions_mu_) = false;
+};
+
+}  // namespace dfx
+
+#endif  // DFX_MASTER_MASTER_SESSION_H_
