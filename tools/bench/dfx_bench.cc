@@ -5,6 +5,9 @@
 // AddN), with 1 and 2 inter-op threads, against a plain C++ loop doing the
 // same number of scalar adds through virtual calls. Mode "run" is
 // Executor::Run (roots start on the calling thread), "async" RunAsync.
+//   dfx_bench rendezvous [--iters N]
+//   dfx_bench session [--devices 1,4] [--steps N]
+// measure the cost of partitioning (see tools/bench/partition_bench.h).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,7 @@
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/thread_pool.h"
+#include "tools/bench/partition_bench.h"
 
 namespace dfx {
 namespace {
@@ -351,7 +355,9 @@ int RunExecutorBench(int nodes, int iters) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: dfx_bench executor [--nodes 10000] [--iters N]\n");
+               "usage: dfx_bench executor [--nodes 10000] [--iters N]\n"
+               "       dfx_bench rendezvous [--iters N]\n"
+               "       dfx_bench session [--devices 1,4] [--steps N]\n");
   return 2;
 }
 
@@ -359,6 +365,12 @@ int Usage() {
 }  // namespace dfx
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "rendezvous") == 0) {
+    return dfx::RunRendezvousBench(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "session") == 0) {
+    return dfx::RunSessionBench(argc - 2, argv + 2);
+  }
   if (argc < 2 || std::strcmp(argv[1], "executor") != 0) return dfx::Usage();
   int nodes = 10000;
   int iters = 200;

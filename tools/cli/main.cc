@@ -8,6 +8,7 @@
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 #include "tools/cli/command.h"
+#include "tools/cli/inspect.h"
 #include "tools/cli/run.h"
 
 namespace dfx::cli {
@@ -16,6 +17,8 @@ namespace {
 // Each subcommand is one entry here and one file beside this one.
 constexpr Command kCommands[] = {
     {"run", "run one step of a graph file in a local session", RunMain},
+    {"inspect", "show a step's placement and per-device partitions",
+     InspectMain},
 };
 
 void PrintUsage(std::ostream& os) {

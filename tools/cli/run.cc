@@ -7,18 +7,17 @@
 #include <system_error>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
 #include "graph/graph.h"
-#include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "runtime/session.h"
 #include "tools/cli/command.h"
+#include "tools/cli/command_util.h"
 #include "tools/cli/json_tensor.h"
 #include "tools/cli/npy.h"
 #include "tools/cli/tensor_format.h"
@@ -28,6 +27,7 @@ namespace dfx::cli {
 const char kRunUsage[] =
     R"(usage: dfx run --graph FILE [--feed NAME=VALUE]... [--fetch NAME[:i]]...
                [--target NODE]... [--json] [--out DIR] [--timeout-ms N]
+               [--local-devices N] [--allow-soft-placement]
 
 Runs one step of a graph in a local session and prints the fetched tensors.
 
@@ -45,6 +45,11 @@ Runs one step of a graph in a local session and prints the fetched tensors.
   --out DIR         also write each fetch to DIR/NAME.npy ('/' and ':' in
                     NAME become '_'); DIR is created
   --timeout-ms N    fail the step with DeadlineExceeded after N ms
+  --local-devices N give the session N CPU devices
+                    (/job:localhost/replica:0/task:0/device:CPU:0 .. N-1);
+                    a node's `device` field picks one of them
+  --allow-soft-placement
+                    move a node whose device does not exist to one that does
   -h, --help        print this help
 
 At least one --fetch or --target is required. Exit status: 0 on success,
@@ -55,53 +60,6 @@ namespace {
 
 absl::Status UsageError(absl::string_view what) {
   return absl::InvalidArgumentError(what);
-}
-
-// A tensor name "node" or "node:i".
-struct TensorRef {
-  std::string node;
-  int index = 0;
-};
-
-absl::StatusOr<TensorRef> ParseTensorName(absl::string_view name) {
-  TensorRef ref;
-  const size_t colon = name.rfind(':');
-  ref.node = std::string(name.substr(0, colon));
-  if (colon != absl::string_view::npos) {
-    absl::string_view index = name.substr(colon + 1);
-    if (index.empty() || !absl::SimpleAtoi(index, &ref.index) ||
-        ref.index < 0 || index[0] == '+' || index[0] == '-') {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "'", name, "' is not a tensor name (expected NODE or NODE:INDEX)"));
-    }
-  }
-  if (ref.node.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", name, "' is not a tensor name (expected NODE or NODE:INDEX)"));
-  }
-  return ref;
-}
-
-// The node and output a tensor name refers to in `graph`.
-absl::StatusOr<std::pair<const Node*, int>> FindTensor(
-    const Graph& graph, absl::string_view name, absl::string_view flag) {
-  absl::StatusOr<TensorRef> ref = ParseTensorName(name);
-  if (!ref.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, " ", ref.status().message()));
-  }
-  const Node* node = graph.FindNode(ref->node);
-  if (node == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, " '", name, "': the graph has no node named '", ref->node, "'"));
-  }
-  if (ref->index >= node->num_outputs()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        flag, " '", name, "': node '", node->name(), "' (op ",
-        node->type_string(), ") has ", node->num_outputs(), " output",
-        node->num_outputs() == 1 ? "" : "s"));
-  }
-  return std::make_pair(node, ref->index);
 }
 
 std::string DimsString(absl::Span<const int64_t> dims) {
@@ -236,40 +194,21 @@ absl::Status PrintOutputs(const RunCommandOptions& options,
 absl::StatusOr<RunCommandOptions> ParseRunFlags(
     const std::vector<std::string>& args) {
   RunCommandOptions options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-h" || arg == "--help") {
+  DFX_ASSIGN_OR_RETURN(
+      std::vector<Flag> flags,
+      SplitFlags(args,
+                 {"--graph", "--feed", "--fetch", "--target", "--out",
+                  "--timeout-ms", "--local-devices"},
+                 {"--json", "--allow-soft-placement"}));
+  for (const auto& [flag, value] : flags) {
+    if (flag == "--help") {
       options.help = true;
       return options;
-    }
-    if (!absl::StartsWith(arg, "--")) {
-      return UsageError(absl::StrCat("unexpected argument '", arg, "'"));
-    }
-    std::string flag = arg;
-    std::string value;
-    bool has_value = false;
-    if (const size_t eq = arg.find('='); eq != std::string::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    if (flag == "--json") {
-      if (has_value) return UsageError("--json takes no value");
+    } else if (flag == "--json") {
       options.json = true;
-      continue;
-    }
-    static const std::set<std::string> kValued = {
-        "--graph", "--feed", "--fetch", "--target", "--out", "--timeout-ms"};
-    if (!kValued.contains(flag)) {
-      return UsageError(absl::StrCat("unknown flag '", flag, "'"));
-    }
-    if (!has_value) {
-      if (i + 1 >= args.size()) {
-        return UsageError(absl::StrCat(flag, " needs a value"));
-      }
-      value = args[++i];
-    }
-    if (flag == "--graph") {
+    } else if (flag == "--allow-soft-placement") {
+      options.allow_soft_placement = true;
+    } else if (flag == "--graph") {
       if (value.empty()) return UsageError("--graph needs a file name");
       if (!options.graph_path.empty()) {
         return UsageError("--graph given more than once");
@@ -292,11 +231,9 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       if (value.empty()) return UsageError("--out needs a directory");
       options.out_dir = value;
     } else if (flag == "--timeout-ms") {
-      if (!absl::SimpleAtoi(value, &options.timeout_ms) ||
-          options.timeout_ms <= 0) {
-        return UsageError(absl::StrCat("--timeout-ms '", value,
-                                       "' is not a positive integer"));
-      }
+      DFX_ASSIGN_OR_RETURN(options.timeout_ms, ParsePositiveFlag(flag, value));
+    } else if (flag == "--local-devices") {
+      DFX_ASSIGN_OR_RETURN(options.local_devices, ParseLocalDevices(value));
     }
   }
   if (options.graph_path.empty()) return UsageError("--graph is required");
@@ -307,27 +244,13 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
 }
 
 absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(options.graph_path);
-  if (!def.ok()) {
-    if (absl::StrContains(def.status().message(), options.graph_path)) {
-      return def.status();
-    }
-    return absl::Status(def.status().code(),
-                        absl::StrCat("graph '", options.graph_path, "': ",
-                                     def.status().message()));
-  }
-  absl::StatusOr<std::unique_ptr<Graph>> graph =
-      ImportGraphDef(*def, OpRegistry::Global());
-  if (!graph.ok()) {
-    return absl::Status(graph.status().code(),
-                        absl::StrCat("graph '", options.graph_path, "': ",
-                                     graph.status().message()));
-  }
+  DFX_ASSIGN_OR_RETURN(LoadedGraph loaded, LoadGraphFile(options.graph_path));
+  const Graph& graph = *loaded.graph;
 
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::set<std::string> fed;
   for (const auto& [name, text] : options.feeds) {
-    DFX_ASSIGN_OR_RETURN(auto tensor, FindTensor(**graph, name, "--feed"));
+    DFX_ASSIGN_OR_RETURN(auto tensor, FindTensor(graph, name, "--feed"));
     if (!fed.insert(name).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("--feed '", name, "' given more than once"));
@@ -340,19 +263,23 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   std::vector<std::string> fetches;
   std::set<std::string> seen;
   for (const std::string& name : options.fetches) {
-    DFX_RETURN_IF_ERROR(FindTensor(**graph, name, "--fetch").status());
+    DFX_RETURN_IF_ERROR(FindTensor(graph, name, "--fetch").status());
     if (seen.insert(name).second) fetches.push_back(name);
   }
   for (const std::string& name : options.targets) {
-    if ((*graph)->FindNode(name) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--target '", name, "': the graph has no node named '", name, "'"));
-    }
+    DFX_RETURN_IF_ERROR(CheckNodeExists(graph, name, "--target"));
   }
 
+  SessionOptions session_options;
+  if (options.local_devices > 0) {
+    (*session_options.config.mutable_device_count())["CPU"] =
+        options.local_devices;
+  }
+  session_options.config.set_allow_soft_placement(
+      options.allow_soft_placement);
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                       Session::Create("local"));
-  DFX_RETURN_IF_ERROR(session->Extend(*def));
+                       Session::Create("local", session_options));
+  DFX_RETURN_IF_ERROR(session->Extend(loaded.def));
   RunOptions run_options;
   run_options.set_timeout_in_ms(options.timeout_ms);
   std::vector<Tensor> outputs;
@@ -373,15 +300,7 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
 
 int RunMain(const std::vector<std::string>& args, std::ostream& out,
             std::ostream& err) {
-  // One line per error, whatever the message holds.
-  auto report = [&err](const absl::Status& s) {
-    std::string line(s.message());
-    for (char& c : line) {
-      if (c == '\n' || c == '\r') c = ' ';
-    }
-    err << "dfx run: error: " << line << "\n";
-    err.flush();
-  };
+  auto report = [&err](const absl::Status& s) { ReportError("run", s, err); };
   absl::StatusOr<RunCommandOptions> options = ParseRunFlags(args);
   if (!options.ok()) {
     report(absl::InvalidArgumentError(absl::StrCat(

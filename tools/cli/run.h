@@ -24,19 +24,23 @@ struct RunCommandOptions {
   bool json = false;
   std::string out_dir;  // empty: write no .npy files
   int64_t timeout_ms = 0;  // 0: the session's default
+  int local_devices = 0;   // CPU devices of the session; 0: its default
+  bool allow_soft_placement = false;
   bool help = false;
 };
 
 extern const char kRunUsage[];
 
 // Parses the flags after "run". InvalidArgument naming the flag for an
-// unknown flag, a missing or malformed value, no --graph, or neither
-// --fetch nor --target (unless --help was given).
+// unknown flag, a missing or malformed value (--local-devices must be 1 to
+// kMaxLocalDevices), no --graph, or neither --fetch nor --target (unless
+// --help was given).
 absl::StatusOr<RunCommandOptions> ParseRunFlags(
     const std::vector<std::string>& args);
 
 // Loads the graph, resolves and parses the feeds against it, runs one step
-// in a "local" session and writes the fetches to `out` (JSON or readable)
+// in a "local" session (device_count {"CPU": local_devices} when set, and
+// allow_soft_placement) and writes the fetches to `out` (JSON or readable)
 // and to options.out_dir. InvalidArgument naming the file, feed, fetch or
 // target for bad input; a session error as the session returned it.
 absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out);
