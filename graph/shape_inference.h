@@ -81,6 +81,15 @@ class InferenceContext {
 
 using ShapeFn = std::function<absl::Status(InferenceContext*)>;
 
+// The values of a constant int32 or int64 TensorProto (tensor_content or the
+// typed list; a short list is padded with its last value, as TensorFlow
+// does). False when the proto is null or not a well-formed integer tensor of
+// at most 2^30 elements: shape functions then use what is known otherwise.
+bool ConstantInts(const TensorProto* proto, std::vector<int64_t>* values);
+
+// A shape of rank `rank` with every dim unknown.
+PartialShape UnknownDims(int rank);
+
 // Shape functions shared by many ops.
 namespace shape_fn {
 // Every output has unknown shape.

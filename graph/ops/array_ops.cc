@@ -13,54 +13,6 @@
 namespace dfx {
 namespace {
 
-// The values of a constant int32 or int64 TensorProto, with its element
-// count taken from its shape (a short typed list is padded with its last
-// value, as TensorFlow does). False when the proto is not a well-formed
-// integer tensor; shape functions then fall back to what is known otherwise.
-bool ConstantInts(const TensorProto* proto, std::vector<int64_t>* values) {
-  if (proto == nullptr) return false;
-  if (proto->dtype() != DT_INT32 && proto->dtype() != DT_INT64) return false;
-  const PartialShape shape = PartialShape::FromProto(proto->tensor_shape());
-  if (!shape.FullyDefined()) return false;
-  int64_t n = 1;
-  for (int64_t d : shape.dims) {
-    if (d > (int64_t{1} << 40) || n > (int64_t{1} << 40)) return false;
-    n *= d;
-  }
-  values->clear();
-  const bool is32 = proto->dtype() == DT_INT32;
-  const size_t width = is32 ? 4 : 8;
-  if (!proto->tensor_content().empty()) {
-    const std::string& bytes = proto->tensor_content();
-    if (bytes.size() != static_cast<size_t>(n) * width) return false;
-    for (int64_t i = 0; i < n; ++i) {
-      if (is32) {
-        int32_t v;
-        std::memcpy(&v, bytes.data() + i * width, width);
-        values->push_back(v);
-      } else {
-        int64_t v;
-        std::memcpy(&v, bytes.data() + i * width, width);
-        values->push_back(v);
-      }
-    }
-    return true;
-  }
-  const int count = is32 ? proto->int_val_size() : proto->int64_val_size();
-  if (count > n) return false;
-  if (count == 0 && n > 0) return false;
-  for (int64_t i = 0; i < n; ++i) {
-    const int j = static_cast<int>(i < count ? i : count - 1);
-    values->push_back(is32 ? proto->int_val(j) : proto->int64_val(j));
-  }
-  return true;
-}
-
-// A shape of rank `rank` with every dim unknown.
-PartialShape UnknownDims(int rank) {
-  return PartialShape::Known(std::vector<int64_t>(rank, -1));
-}
-
 absl::Status GetShapeAttr(InferenceContext* c, absl::string_view name,
                           PartialShape* out) {
   TensorShapeProto proto;
