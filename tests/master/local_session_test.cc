@@ -15,11 +15,14 @@
 #include "graph/ops/ops.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellation.h"
+#include "tests/master/session_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using ::dfx::testing::BlockUntilCancelledOp;
+using ::dfx::testing::Registries;
 using ::dfx::testing::StatusIs;
 
 GraphDef Parse(const std::string& text) {
@@ -43,42 +46,6 @@ absl::Status WithinMinute(F&& f) {
   return future.get();
 }
 
-// Blocks until the step's cancellation manager fires.
-class BlockUntilCancelledOp : public AsyncOpKernel {
- public:
-  using AsyncOpKernel::AsyncOpKernel;
-  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    CancellationManager* cm = ctx->cancellation_manager();
-    DFX_OP_REQUIRES_ASYNC(ctx, cm != nullptr,
-                          absl::InternalError("no cancellation manager"),
-                          done);
-    auto finish = [ctx, done] {
-      ctx->SetStatus(absl::CancelledError("blocked kernel cancelled"));
-      done();
-    };
-    started.fetch_add(1);
-    if (!cm->RegisterCallback(cm->get_cancellation_token(), finish)) finish();
-  }
-  static inline std::atomic<int> started{0};
-};
-
-struct TestRegistries {
-  OpRegistry ops;
-  KernelRegistry kernels;
-  TestRegistries() {
-    DFX_CHECK_OK(RegisterStandardOps(&ops));
-    DFX_CHECK_OK(ops.Register(OpDefBuilder("BlockUntilCancelled")
-                                  .Input("x: float")
-                                  .Output("y: float")));
-    RegisterStandardKernels(&kernels);
-    RegisterKernel<BlockUntilCancelledOp>(
-        &kernels, KernelDefBuilder("BlockUntilCancelled"));
-  }
-};
-TestRegistries* Registries() {
-  static TestRegistries* r = new TestRegistries;
-  return r;
-}
 
 std::unique_ptr<LocalSession> NewBlockingSession(
     const SessionOptions& options = {}) {

@@ -20,53 +20,19 @@
 #include "kernels/kernels.h"
 #include "master/local_session.h"
 #include "runtime/cancellation.h"
+#include "tests/master/session_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using ::dfx::testing::BlockUntilCancelledOp;
+using ::dfx::testing::Registries;
 using ::dfx::testing::StatusIs;
 
 constexpr char kTask[] = "/job:localhost/replica:0/task:0";
 
 std::string Dev(int i) { return absl::StrCat(kTask, "/device:CPU:", i); }
-
-// Blocks until the step's cancellation manager fires.
-class BlockUntilCancelledOp : public AsyncOpKernel {
- public:
-  using AsyncOpKernel::AsyncOpKernel;
-  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    CancellationManager* cm = ctx->cancellation_manager();
-    DFX_OP_REQUIRES_ASYNC(ctx, cm != nullptr,
-                          absl::InternalError("no cancellation manager"),
-                          done);
-    auto finish = [ctx, done] {
-      ctx->SetStatus(absl::CancelledError("blocked kernel cancelled"));
-      done();
-    };
-    started.fetch_add(1);
-    if (!cm->RegisterCallback(cm->get_cancellation_token(), finish)) finish();
-  }
-  static inline std::atomic<int> started{0};
-};
-
-struct TestRegistries {
-  OpRegistry ops;
-  KernelRegistry kernels;
-  TestRegistries() {
-    DFX_CHECK_OK(RegisterStandardOps(&ops));
-    DFX_CHECK_OK(ops.Register(OpDefBuilder("BlockUntilCancelled")
-                                  .Input("x: float")
-                                  .Output("y: float")));
-    RegisterStandardKernels(&kernels);
-    RegisterKernel<BlockUntilCancelledOp>(
-        &kernels, KernelDefBuilder("BlockUntilCancelled"));
-  }
-};
-TestRegistries* Registries() {
-  static TestRegistries* r = new TestRegistries;
-  return r;
-}
 
 std::unique_ptr<LocalSession> NewSession(int num_devices,
                                          SessionOptions options = {}) {
