@@ -1,5 +1,6 @@
 #include "runtime/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -133,21 +134,24 @@ void Summarize(const Tensor& t, int64_t limit, std::string* out) {
     AppendValue(out, data[0]);
     return;
   }
-  // Print nested brackets: open a bracket at each index where an inner
-  // dimension starts.
+  // Nested brackets: element i opens a bracket for every dim d whose block
+  // (the elements of dims d..rank-1) starts at i, and closes one for every
+  // block that ends at i.
   const int rank = t.dims();
-  std::vector<int64_t> strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) {
-    strides[d] = strides[d + 1] * t.dim_size(d + 1);
+  std::vector<int64_t> block(rank, 1);
+  int64_t size = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    size *= std::max<int64_t>(t.dim_size(d), 1);
+    block[d] = size;
   }
   for (int64_t i = 0; i < n && i < limit; ++i) {
     for (int d = 0; d < rank; ++d) {
-      if (i % strides[d] == 0) out->push_back('[');
+      if (i % block[d] == 0) out->push_back('[');
     }
     if (out->back() != '[') out->push_back(' ');
     AppendValue(out, data[i]);
     for (int d = 0; d < rank; ++d) {
-      if ((i + 1) % strides[d] == 0) out->push_back(']');
+      if ((i + 1) % block[d] == 0) out->push_back(']');
     }
   }
   if (n > limit) absl::StrAppend(out, "...");

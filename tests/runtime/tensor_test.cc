@@ -87,3 +87,22 @@ TEST_CASE("Slice and Reshaped share the buffer") {
 
 }  // namespace
 }  // namespace dfx
+
+namespace dfx {
+namespace {
+
+TEST_CASE("SummarizeValue nests brackets by dimension") {
+  REQUIRE(Tensor::FromVector<int32_t>({1, 2, 3, 4}, TensorShape({2, 2}))
+              .SummarizeValue(10) == "[[1 2][3 4]]");
+  REQUIRE(Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}))
+              .SummarizeValue(10) == "[[1 2][3 4][5 6]]");
+  REQUIRE(Tensor::FromVector<int64_t>({1, 2, 3, 4, 5, 6, 7, 8},
+                                      TensorShape({2, 2, 2}))
+              .SummarizeValue(10) == "[[[1 2][3 4]][[5 6][7 8]]]");
+  REQUIRE(Tensor::Scalar<float>(1.5f).SummarizeValue(10) == "1.5");
+  REQUIRE(Tensor::FromVector<int32_t>({1, 2, 3}).SummarizeValue(2) ==
+          "[1 2...");
+}
+
+}  // namespace
+}  // namespace dfx
