@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "graph/op_registry.h"
 #include "master/master_session.h"
-#include "master/worker_cache.h"
+#include "worker/worker_cache.h"
 #include "rendezvous/rendezvous_mgr.h"
 #include "runtime/device.h"
 #include "runtime/op_kernel.h"

@@ -23,7 +23,7 @@
 #include "graph/graph.h"
 #include "graph/op_registry.h"
 #include "master/step_planner.h"
-#include "master/worker_cache.h"
+#include "worker/worker_cache.h"
 #include "proto/config.pb.h"
 #include "proto/device_attributes.pb.h"
 #include "runtime/op_kernel.h"

@@ -95,6 +95,12 @@ class WorkerInterface {
                                const RecvTensorRequest* request,
                                RecvTensorResult* response,
                                StatusCallback done) = 0;
+
+  // Ends the calls without CallOptions that are in flight (their `done`
+  // gets Cancelled) and fails later ones at once: a process shutting down
+  // calls it so that a peer which stopped answering cannot hold it.
+  // In-process workers have nothing to cancel.
+  virtual void CancelAllCalls() {}
 };
 
 }  // namespace dfx

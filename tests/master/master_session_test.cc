@@ -18,7 +18,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/ops/ops.h"
 #include "kernels/kernels.h"
-#include "master/worker_cache.h"
+#include "worker/worker_cache.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {

@@ -1,7 +1,7 @@
 // WorkerCache: how a master reaches the worker of each task of the cluster
 // (task name "/job:x/replica:0/task:n" -> WorkerInterface).
-#ifndef DFX_MASTER_WORKER_CACHE_H_
-#define DFX_MASTER_WORKER_CACHE_H_
+#ifndef DFX_WORKER_WORKER_CACHE_H_
+#define DFX_WORKER_WORKER_CACHE_H_
 
 #include <map>
 #include <string>
@@ -51,4 +51,4 @@ class StaticWorkerCache : public WorkerCacheInterface {
 
 }  // namespace dfx
 
-#endif  // DFX_MASTER_WORKER_CACHE_H_
+#endif  // DFX_WORKER_WORKER_CACHE_H_

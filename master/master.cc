@@ -1,0 +1,602 @@
+#include "master/master.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "base/log.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "kernels/kernels.h"
+
+namespace dfx {
+namespace {
+
+// How many handles closed for idleness are remembered for their error.
+constexpr size_t kMaxGcClosed = 1000;
+
+// One call to each of several workers, awaited together. Shared with the
+// callbacks: a worker that answers after the caller gave up writes into a
+// round that is still alive.
+template <typename Request, typename Response>
+class Round {
+ public:
+  explicit Round(size_t n)
+      : requests_(n), responses_(n), statuses_(n), answered_(n, false),
+        pending_(n) {}
+
+  Request* request(size_t i) { return &requests_[i]; }
+  // Where worker i writes its answer.
+  Response* response_slot(size_t i) { return &responses_[i]; }
+  // REQUIRES: answered(i) after Wait.
+  const Response& response(size_t i) const { return responses_[i]; }
+
+  // The `done` of worker i's call.
+
+  static StatusCallback Callback(std::shared_ptr<Round> round, size_t i) {
+    return [round = std::move(round), i](const absl::Status& s) {
+      absl::MutexLock lock(&round->mu_);
+      round->statuses_[i] = s;
+      round->answered_[i] = true;
+      --round->pending_;
+    };
+  }
+  // Waits until every worker answered or `deadline` passed.
+  void Wait(absl::Time deadline) {
+    absl::MutexLock lock(&mu_);
+    mu_.AwaitWithDeadline(
+        absl::Condition(
+            +[](size_t* pending) { return *pending == 0; }, &pending_),
+        deadline);
+  }
+  bool answered(size_t i) const {
+    absl::MutexLock lock(&mu_);
+    return answered_[i];
+  }
+  absl::Status status(size_t i) const {
+    absl::MutexLock lock(&mu_);
+    return statuses_[i];
+  }
+
+ private:
+  std::vector<Request> requests_;
+  // Written by the workers before their callback; read only for tasks that
+  // answered.
+  std::vector<Response> responses_;
+  mutable absl::Mutex mu_;
+  std::vector<absl::Status> statuses_ ABSL_GUARDED_BY(mu_);
+  std::vector<bool> answered_ ABSL_GUARDED_BY(mu_);
+  size_t pending_ ABSL_GUARDED_BY(mu_);
+};
+
+// The task spec of a cache's task name; InvalidArgument unless it names a
+// job, replica and task.
+absl::StatusOr<DeviceName> ParseTask(const std::string& task) {
+  DFX_ASSIGN_OR_RETURN(DeviceName name, DeviceName::Parse(task));
+  if (!name.has_job || !name.has_replica || !name.has_task || name.has_type ||
+      name.has_id) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task name '", task, "' is not of the form /job:J/replica:R/task:T"));
+  }
+  return name;
+}
+
+// The status for the tasks of a round that failed or did not answer by the
+// deadline; OK when every task answered OK.
+absl::Status RoundError(absl::string_view rpc,
+                        const std::vector<std::string>& tasks,
+                        const std::vector<bool>& answered,
+                        const std::vector<absl::Status>& statuses,
+                        absl::Duration waited, absl::StatusCode timeout_code) {
+  std::vector<std::string> silent;
+  std::vector<std::string> failed;
+  absl::StatusCode code = absl::StatusCode::kOk;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!answered[i]) {
+      silent.push_back(tasks[i]);
+    } else if (!statuses[i].ok()) {
+      if (code == absl::StatusCode::kOk) code = statuses[i].code();
+      failed.push_back(absl::StrCat("task ", tasks[i], ": ",
+                                    statuses[i].message()));
+    }
+  }
+  if (silent.empty() && failed.empty()) return absl::OkStatus();
+  std::vector<std::string> parts;
+  if (!silent.empty()) {
+    code = timeout_code;
+    parts.push_back(absl::StrCat(
+        rpc, ": no answer within ", absl::FormatDuration(waited),
+        " from task(s) ", absl::StrJoin(silent, ", ")));
+  }
+  if (!failed.empty()) {
+    parts.push_back(absl::StrCat(rpc, " failed on ",
+                                 absl::StrJoin(failed, "; ")));
+  }
+  return absl::Status(code, absl::StrJoin(parts, "; "));
+}
+
+// True when `device` (a full name) matches one of `filters`.
+bool MatchesAny(const DeviceName& device,
+                const std::vector<DeviceName>& filters) {
+  for (const DeviceName& f : filters) {
+    if (device.Matches(f)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+struct Master::Entry {
+  explicit Entry(std::unique_ptr<MasterSession> s)
+      : session(std::move(s)), handle(session->handle()) {}
+
+  const std::unique_ptr<MasterSession> session;
+  const std::string handle;
+  // Serializes ExtendSession: the version check and the Extend it guards.
+  absl::Mutex extend_mu;
+  int64_t graph_version ABSL_GUARDED_BY(extend_mu) = 0;
+};
+
+// Counts a call inside the master for the destructor; refuses calls after
+// Shutdown.
+class Master::CallScope {
+ public:
+  explicit CallScope(Master* master) : master_(master) {
+    absl::MutexLock lock(&master_->mu_);
+    if (master_->shutdown_) {
+      status_ = absl::UnavailableError("master is shutting down");
+    } else {
+      ++master_->active_calls_;
+    }
+  }
+  ~CallScope() {
+    if (!status_.ok()) return;
+    absl::MutexLock lock(&master_->mu_);
+    --master_->active_calls_;
+  }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+  const absl::Status& status() const { return status_; }
+
+ private:
+  Master* const master_;
+  absl::Status status_;
+};
+
+Master::Master(MasterEnv env) : env_([&] {
+  if (env.ops == nullptr) env.ops = OpRegistry::Global();
+  if (env.kernels == nullptr) env.kernels = StandardKernelRegistry();
+  return std::move(env);
+}()) {
+  DFX_CHECK(env_.worker_cache != nullptr);
+  DFX_CHECK_OK(ParseTask(env_.local_task).status());
+  if (env_.session_gc_idle > absl::ZeroDuration()) {
+    gc_thread_ = std::make_unique<std::thread>([this] { GcLoop(); });
+  }
+}
+
+Master::~Master() {
+  Shutdown();
+  if (gc_thread_ != nullptr) gc_thread_->join();
+  // Calls still inside return soon: their sessions are closed. The last of
+  // them to drop an entry destroys its session, which waits for the
+  // session's calls on the workers.
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int64_t* calls) { return *calls == 0; }, &active_calls_));
+}
+
+absl::StatusOr<std::vector<std::string>> Master::FilteredTasks(
+    const google::protobuf::RepeatedPtrField<std::string>& filter_specs,
+    std::vector<DeviceName>* filters) const {
+  filters->clear();
+  for (const std::string& spec : filter_specs) {
+    auto parsed = DeviceName::Parse(spec);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device filter '", spec, "': ", parsed.status().message()));
+    }
+    filters->push_back(*std::move(parsed));
+  }
+  DFX_ASSIGN_OR_RETURN(const DeviceName local, ParseTask(env_.local_task));
+  std::vector<std::string> tasks;
+  bool has_local = false;
+  for (const std::string& task : env_.worker_cache->ListTasks()) {
+    DFX_ASSIGN_OR_RETURN(const DeviceName name, ParseTask(task));
+    const bool is_local = name.IsSameTask(local);
+    bool keep = filters->empty() || is_local;
+    for (const DeviceName& f : *filters) {
+      // A task is asked when a filter could match one of its devices.
+      DeviceName task_part = f;
+      task_part.has_type = false;
+      task_part.has_id = false;
+      if (name.Matches(task_part)) keep = true;
+    }
+    if (!keep) continue;
+    if (is_local) {
+      // This task's devices come first: the client device is among them.
+      tasks.insert(tasks.begin(), task);
+      has_local = true;
+    } else {
+      tasks.push_back(task);
+    }
+  }
+  if (!has_local) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the worker cache has no worker for this server's task ",
+        env_.local_task));
+  }
+  return tasks;
+}
+
+absl::StatusOr<std::vector<DeviceAttributes>> Master::DiscoverDevices(
+    const std::vector<std::string>& tasks,
+    const std::vector<DeviceName>& filters, absl::Time deadline,
+    absl::StatusCode timeout_code) const {
+  using StatusRound = Round<GetStatusRequest, GetStatusResponse>;
+  const absl::Time start = absl::Now();
+  auto round = std::make_shared<StatusRound>(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    WorkerInterface* worker = env_.worker_cache->GetWorker(tasks[i]);
+    if (worker == nullptr) {
+      StatusRound::Callback(round, i)(absl::InternalError(
+          "the worker cache lists the task but has no worker for it"));
+      continue;
+    }
+    worker->GetStatusAsync(round->request(i), round->response_slot(i),
+                           StatusRound::Callback(round, i));
+  }
+  round->Wait(deadline);
+  std::vector<bool> answered(tasks.size());
+  std::vector<absl::Status> statuses(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    answered[i] = round->answered(i);
+    statuses[i] = round->status(i);
+  }
+  DFX_RETURN_IF_ERROR(RoundError("GetStatus", tasks, answered, statuses,
+                                 deadline - start, timeout_code));
+
+  const DeviceName local = *ParseTask(env_.local_task);
+  std::vector<DeviceAttributes> devices;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    DFX_ASSIGN_OR_RETURN(const DeviceName task, ParseTask(tasks[i]));
+    const bool is_local = task.IsSameTask(local);
+    for (DeviceAttributes d : round->response(i).device_attributes()) {
+      auto name = DeviceName::Parse(d.name());
+      if (!name.ok() || !name->IsFullySpecified()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "task ", tasks[i], " answered GetStatus with device '", d.name(),
+            "', which is not a full device name"));
+      }
+      if (!name->IsSameTask(task)) {
+        // A worker that does not know its place in the cluster (say, one
+        // started as /job:localhost) is named by where the cache has it.
+        name->job = task.job;
+        name->replica = task.replica;
+        name->task = task.task;
+        d.set_name(FullDeviceName(task.job, task.replica, task.task,
+                                  name->type, name->id));
+      }
+      if (!is_local && !filters.empty() && !MatchesAny(*name, filters)) {
+        continue;
+      }
+      devices.push_back(std::move(d));
+    }
+  }
+  return devices;
+}
+
+absl::Status Master::CreateSession(const CreateSessionRequest& request,
+                                   CreateSessionResponse* response) {
+  CallScope call(this);
+  DFX_RETURN_IF_ERROR(call.status());
+  const ConfigProto& config = request.config();
+  if (config.operation_timeout_in_ms() < 0) {
+    return absl::InvalidArgumentError(
+        "operation_timeout_in_ms must not be negative");
+  }
+  std::vector<DeviceName> filters;
+  DFX_ASSIGN_OR_RETURN(std::vector<std::string> tasks,
+                       FilteredTasks(config.device_filters(), &filters));
+  absl::Duration wait = env_.discovery_timeout;
+  absl::StatusCode timeout_code = absl::StatusCode::kUnavailable;
+  if (config.operation_timeout_in_ms() > 0 &&
+      absl::Milliseconds(config.operation_timeout_in_ms()) < wait) {
+    wait = absl::Milliseconds(config.operation_timeout_in_ms());
+    timeout_code = absl::StatusCode::kDeadlineExceeded;
+  }
+  DFX_ASSIGN_OR_RETURN(
+      std::vector<DeviceAttributes> devices,
+      DiscoverDevices(tasks, filters, absl::Now() + wait, timeout_code));
+
+  MasterSession::Params params;
+  params.options.config = config;
+  params.devices = std::move(devices);
+  params.worker_cache = env_.worker_cache;
+  params.client_device =
+      absl::StrCat(ParseTask(env_.local_task)->TaskName(), "/device:CPU:0");
+  params.ops = env_.ops;
+  params.kernels = env_.kernels;
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<MasterSession> session,
+                       MasterSession::Create(std::move(params)));
+  if (absl::Status s = session->Extend(request.graph_def()); !s.ok()) {
+    session->Close().IgnoreError();
+    return s;
+  }
+  auto entry = std::make_shared<Entry>(std::move(session));
+  absl::Status refused;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutdown_) {
+      refused = absl::UnavailableError("master is shutting down");
+    } else if (sessions_.contains(entry->handle)) {
+      refused = absl::InternalError(
+          absl::StrCat("session handle ", entry->handle, " is taken"));
+    } else {
+      Slot& slot = sessions_[entry->handle];
+      slot.entry = entry;
+      slot.last_active = absl::Now();
+    }
+  }
+  if (!refused.ok()) {
+    entry->session->Close().IgnoreError();
+    return refused;
+  }
+  response->set_session_handle(entry->handle);
+  response->set_graph_version(0);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<Master::Entry>> Master::Find(
+    const std::string& handle, bool list_devices) {
+  const absl::StatusCode code = list_devices
+                                    ? absl::StatusCode::kInvalidArgument
+                                    : absl::StatusCode::kAborted;
+  absl::MutexLock lock(&mu_);
+  if (shutdown_) return absl::UnavailableError("master is shutting down");
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) {
+    auto gc = gc_closed_.find(handle);
+    if (gc != gc_closed_.end()) {
+      return absl::Status(
+          code, absl::StrFormat(
+                    "Session %s was closed after being idle for %g s", handle,
+                    absl::ToDoubleSeconds(gc->second)));
+    }
+    return absl::Status(
+        code, absl::StrCat("Session ", handle,
+                           " is not found. Possibly, this master has "
+                           "restarted or the session was closed."));
+  }
+  ++it->second.running;
+  it->second.last_active = absl::Now();
+  return it->second.entry;
+}
+
+void Master::Release(const std::shared_ptr<Entry>& entry) {
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(entry->handle);
+  // Closed meanwhile: nothing to account.
+  if (it == sessions_.end() || it->second.entry != entry) return;
+  --it->second.running;
+  it->second.last_active = absl::Now();
+}
+
+absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
+                                   ExtendSessionResponse* response) {
+  CallScope call(this);
+  DFX_RETURN_IF_ERROR(call.status());
+  DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
+                       Find(request.session_handle(), false));
+  absl::Cleanup release = [this, &entry] { Release(entry); };
+  absl::MutexLock lock(&entry->extend_mu);
+  if (request.current_graph_version() != entry->graph_version) {
+    return absl::AbortedError(absl::StrCat(
+        "Session ", entry->handle, ": current graph version is ",
+        entry->graph_version, " but the caller expected ",
+        request.current_graph_version()));
+  }
+  DFX_RETURN_IF_ERROR(entry->session->Extend(request.graph_def()));
+  ++entry->graph_version;
+  response->set_new_graph_version(entry->graph_version);
+  return absl::OkStatus();
+}
+
+absl::Status Master::RunStep(const RunStepRequest& request,
+                             RunStepResponse* response) {
+  CallScope call(this);
+  DFX_RETURN_IF_ERROR(call.status());
+  DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
+                       Find(request.session_handle(), false));
+  absl::Cleanup release = [this, &entry] { Release(entry); };
+  if (!request.partial_run_handle().empty()) {
+    return absl::UnimplementedError("partial runs are not supported");
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  feeds.reserve(request.feed_size());
+  for (const NamedTensorProto& feed : request.feed()) {
+    auto tensor = Tensor::FromProto(feed.tensor());
+    if (!tensor.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feed '", feed.name(), "': ", tensor.status().message()));
+    }
+    feeds.emplace_back(feed.name(), *std::move(tensor));
+  }
+  const std::vector<std::string> fetches(request.fetch().begin(),
+                                         request.fetch().end());
+  const std::vector<std::string> targets(request.target().begin(),
+                                         request.target().end());
+  const RunOptions& options = request.options();
+  const bool want_metadata = options.trace_level() != RunOptions::NO_TRACE ||
+                             options.output_partition_graphs();
+  RunMetadata metadata;
+  std::vector<Tensor> outputs;
+  DFX_RETURN_IF_ERROR(entry->session->Run(options, feeds, fetches, targets,
+                                          &outputs,
+                                          want_metadata ? &metadata : nullptr));
+  response->clear_tensor();
+  for (size_t j = 0; j < fetches.size(); ++j) {
+    NamedTensorProto* out = response->add_tensor();
+    out->set_name(fetches[j]);
+    outputs[j].AsProtoTensorContent(out->mutable_tensor());
+  }
+  if (want_metadata) *response->mutable_metadata() = std::move(metadata);
+  return absl::OkStatus();
+}
+
+absl::Status Master::CloseSession(const CloseSessionRequest& request,
+                                  CloseSessionResponse* response) {
+  CallScope call(this);
+  DFX_RETURN_IF_ERROR(call.status());
+  std::shared_ptr<Entry> entry;
+  {
+    // Find's error for an unknown handle; the slot it marks busy goes.
+    DFX_ASSIGN_OR_RETURN(entry, Find(request.session_handle(), false));
+    absl::MutexLock lock(&mu_);
+    sessions_.erase(entry->handle);
+  }
+  return entry->session->Close();
+}
+
+absl::Status Master::ListDevices(const ListDevicesRequest& request,
+                                 ListDevicesResponse* response) {
+  CallScope call(this);
+  DFX_RETURN_IF_ERROR(call.status());
+  std::vector<DeviceAttributes> devices;
+  if (!request.session_handle().empty()) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
+                         Find(request.session_handle(), true));
+    absl::Cleanup release = [this, &entry] { Release(entry); };
+    DFX_ASSIGN_OR_RETURN(devices, entry->session->ListDevices());
+  } else {
+    std::vector<DeviceName> filters;
+    DFX_ASSIGN_OR_RETURN(
+        std::vector<std::string> tasks,
+        FilteredTasks(google::protobuf::RepeatedPtrField<std::string>(),
+                      &filters));
+    DFX_ASSIGN_OR_RETURN(
+        devices,
+        DiscoverDevices(tasks, filters, absl::Now() + env_.discovery_timeout,
+                        absl::StatusCode::kUnavailable));
+  }
+  const DeviceName local = *ParseTask(env_.local_task);
+  for (DeviceAttributes& d : devices) {
+    auto name = DeviceName::Parse(d.name());
+    const bool is_local = name.ok() && name->IsSameTask(local);
+    *(is_local ? response->add_local_device()
+               : response->add_remote_device()) = std::move(d);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::shared_ptr<Master::Entry>> Master::TakeAllLocked() {
+  std::vector<std::shared_ptr<Entry>> entries;
+  entries.reserve(sessions_.size());
+  for (auto& [handle, slot] : sessions_) entries.push_back(slot.entry);
+  sessions_.clear();
+  return entries;
+}
+
+absl::Status Master::Reset(const ResetRequest& request,
+                           ResetResponse* response) {
+  CallScope call(this);
+  DFX_RETURN_IF_ERROR(call.status());
+  std::vector<DeviceName> filters;
+  DFX_ASSIGN_OR_RETURN(std::vector<std::string> tasks,
+                       FilteredTasks(request.device_filters(), &filters));
+  std::vector<std::shared_ptr<Entry>> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    entries = TakeAllLocked();
+  }
+  for (const std::shared_ptr<Entry>& entry : entries) {
+    entry->session->Close().IgnoreError();
+  }
+  entries.clear();
+
+  using CleanupRound = Round<CleanupAllRequest, CleanupAllResponse>;
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = start + env_.discovery_timeout;
+  auto round = std::make_shared<CleanupRound>(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    WorkerInterface* worker = env_.worker_cache->GetWorker(tasks[i]);
+    if (worker == nullptr) {
+      CleanupRound::Callback(round, i)(absl::InternalError(
+          "the worker cache lists the task but has no worker for it"));
+      continue;
+    }
+    *round->request(i)->mutable_container() = request.container();
+    worker->CleanupAllAsync(round->request(i), round->response_slot(i),
+                            CleanupRound::Callback(round, i));
+  }
+  round->Wait(deadline);
+  std::vector<bool> answered(tasks.size());
+  std::vector<absl::Status> statuses(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    answered[i] = round->answered(i);
+    statuses[i] = round->status(i);
+  }
+  return RoundError("CleanupAll", tasks, answered, statuses, deadline - start,
+                    absl::StatusCode::kUnavailable);
+}
+
+void Master::Shutdown() {
+  std::vector<std::shared_ptr<Entry>> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutdown_) return;
+    shutdown_ = true;
+    entries = TakeAllLocked();
+  }
+  stop_gc_.Notify();
+  for (const std::shared_ptr<Entry>& entry : entries) {
+    entry->session->Close().IgnoreError();
+  }
+}
+
+size_t Master::NumSessions() const {
+  absl::MutexLock lock(&mu_);
+  return sessions_.size();
+}
+
+void Master::GcLoop() {
+  const absl::Duration idle = env_.session_gc_idle;
+  const absl::Duration period =
+      std::clamp(idle / 4, absl::Milliseconds(10), absl::Seconds(1));
+  while (!stop_gc_.WaitForNotificationWithTimeout(period)) {
+    std::vector<std::pair<std::shared_ptr<Entry>, absl::Duration>> closing;
+    {
+      absl::MutexLock lock(&mu_);
+      const absl::Time now = absl::Now();
+      for (auto it = sessions_.begin(); it != sessions_.end();) {
+        const Slot& slot = it->second;
+        const absl::Duration idle_for = now - slot.last_active;
+        if (slot.running > 0 || idle_for < idle) {
+          ++it;
+          continue;
+        }
+        closing.emplace_back(slot.entry, idle_for);
+        if (gc_closed_.emplace(it->first, idle_for).second) {
+          gc_closed_order_.push_back(it->first);
+        }
+        while (gc_closed_order_.size() > kMaxGcClosed) {
+          gc_closed_.erase(gc_closed_order_.front());
+          gc_closed_order_.pop_front();
+        }
+        sessions_.erase(it++);
+      }
+    }
+    for (const auto& [entry, idle_for] : closing) {
+      spdlog::info("closing session {}: idle for {}", entry->handle,
+                   absl::FormatDuration(idle_for));
+      entry->session->Close().IgnoreError();
+    }
+  }
+}
+
+}  // namespace dfx
