@@ -1,10 +1,14 @@
 #include "runtime/allocator.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 
 namespace dfx {
 namespace {
+
+constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 class CpuAllocatorImpl final : public Allocator {
  public:
@@ -12,12 +16,19 @@ class CpuAllocatorImpl final : public Allocator {
 
   void* AllocateRaw(size_t alignment, size_t num_bytes) override {
     alignment = std::max(alignment, kAllocatorAlignment);
+    // Large buffers (a received tensor, a big activation) are written once
+    // right after allocation: backing them with transparent huge pages
+    // takes one page fault per 2 MiB instead of one per 4 KiB, which
+    // otherwise costs more than the writing itself.
+    const bool huge = num_bytes >= kHugePageBytes;
+    if (huge) alignment = std::max(alignment, kHugePageBytes);
     // aligned_alloc wants a size that is a multiple of the alignment.
     const size_t rounded =
         std::max<size_t>(alignment, (num_bytes + alignment - 1) / alignment *
                                         alignment);
     void* p = std::aligned_alloc(alignment, rounded);
     if (p == nullptr) return nullptr;
+    if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice; may fail
     num_allocs_.fetch_add(1, std::memory_order_relaxed);
     const int64_t in_use =
         bytes_in_use_.fetch_add(num_bytes, std::memory_order_relaxed) +
