@@ -1,0 +1,53 @@
+// WorkerCacheFetcher: the RemoteTensorFetcher that asks the source task's
+// worker (found in a WorkerCacheInterface) for the tensor with RecvTensor;
+// and RemoteRendezvousFactory, a RendezvousMgr::Factory of RemoteRendezvous.
+#ifndef DFX_WORKER_WORKER_CACHE_FETCHER_H_
+#define DFX_WORKER_WORKER_CACHE_FETCHER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/random/random.h"
+#include "absl/synchronization/mutex.h"
+#include "rendezvous/remote_rendezvous.h"
+#include "rendezvous/rendezvous_mgr.h"
+#include "worker/worker_cache.h"
+
+namespace dfx {
+
+// Thread-safe. Borrows the cache (and through it the workers), which must
+// outlive the fetcher and every fetch it has not finished.
+class WorkerCacheFetcher : public RemoteTensorFetcher {
+ public:
+  explicit WorkerCacheFetcher(const WorkerCacheInterface* cache)
+      : cache_(cache) {}
+
+  // Sends RecvTensor{step_id, key.FullKey(), a fresh random request_id} to
+  // the worker of the key's source task. `done` runs as that worker's
+  // RecvTensor completion runs it (for a LocalWorker possibly before this
+  // returns). Errors keep the worker's code and are prefixed
+  // "RecvTensor from task <task>: " (a dead worker's Unavailable stays
+  // Unavailable); a task the cache does not know is NotFound naming it.
+  // The returned Cancel cancels the call (CallOptions::StartCancel).
+  Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
+                    FetchDone done) override;
+
+ private:
+  // Non-negative, non-zero: TensorFlow's workers take request ids as int64.
+  int64_t NewRequestId();
+
+  const WorkerCacheInterface* const cache_;
+  absl::Mutex mu_;
+  absl::BitGen bitgen_ ABSL_GUARDED_BY(mu_);
+};
+
+// Makes a RemoteRendezvous of task `local_task` per step, fetching remote
+// tensors through `fetcher` (borrowed; it must outlive the RendezvousMgr
+// and every rendezvous it made).
+RendezvousMgr::Factory RemoteRendezvousFactory(std::string local_task,
+                                               RemoteTensorFetcher* fetcher);
+
+}  // namespace dfx
+
+#endif  // DFX_WORKER_WORKER_CACHE_FETCHER_H_
