@@ -1,0 +1,837 @@
+#include "rpc/bulk_transport.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <utility>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "graph/types.h"
+
+namespace dfx {
+namespace {
+
+constexpr char kMagic[4] = {'D', 'F', 'X', 'B'};
+
+// How often a waiting transfer looks at its cancellation and deadline.
+constexpr absl::Duration kPollSlice = absl::Milliseconds(100);
+
+// Marks the errors of fetches that never reached the server.
+constexpr char kConnectErrorPayload[] = "dfx.bulk/connect";
+
+// How often the server's table is swept for expired entries.
+constexpr absl::Duration kSweepInterval = absl::Seconds(10);
+
+void PutU32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void PutU64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint32_t GetU32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+uint64_t GetU64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+// "[::1]" -> "::1"; anything else unchanged.
+std::string StripBrackets(absl::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return std::string(host);
+}
+
+// Splits "host:port" / "[v6]:port" / ":port"; false without a port.
+bool SplitHostPort(absl::string_view address, std::string* host,
+                   std::string* port) {
+  const size_t colon = address.rfind(':');
+  if (colon == absl::string_view::npos || colon + 1 == address.size()) {
+    return false;
+  }
+  *host = StripBrackets(address.substr(0, colon));
+  *port = std::string(address.substr(colon + 1));
+  return true;
+}
+
+// The numeric host of `addr`; empty for a wildcard address.
+std::string NumericHost(const sockaddr_storage& addr, socklen_t len,
+                        bool* is_v6) {
+  *is_v6 = addr.ss_family == AF_INET6;
+  if (addr.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    if (in->sin_addr.s_addr == htonl(INADDR_ANY)) return "";
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    if (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr)) return "";
+  }
+  char host[NI_MAXHOST];
+  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host,
+                    sizeof(host), nullptr, 0, NI_NUMERICHOST) != 0) {
+    return "";
+  }
+  return host;
+}
+
+int PortOf(const sockaddr_storage& addr) {
+  if (addr.ss_family == AF_INET) {
+    return ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
+  }
+  return ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
+}
+
+void SetNoDelay(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+void SetTimeout(int fd, int option, absl::Duration d) {
+  timeval tv = absl::ToTimeval(std::max(d, absl::Milliseconds(1)));
+  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof(tv));
+}
+
+// Blocking I/O on a server connection (timeouts set with SO_RCVTIMEO /
+// SO_SNDTIMEO; Stop wakes it with shutdown()). False on EOF, error or
+// timeout.
+bool RecvFull(int fd, void* buf, size_t n) {
+  char* p = static_cast<char*>(buf);
+  while (n > 0) {
+    const ssize_t got = ::recv(fd, p, n, 0);
+    if (got > 0) {
+      p += got;
+      n -= static_cast<size_t>(got);
+    } else if (got < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SendFull(int fd, const void* buf, size_t n, int flags) {
+  const char* p = static_cast<const char*>(buf);
+  while (n > 0) {
+    const ssize_t put = ::send(fd, p, n, flags | MSG_NOSIGNAL);
+    if (put > 0) {
+      p += put;
+      n -= static_cast<size_t>(put);
+    } else if (put < 0 && errno == EINTR) {
+      continue;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Sends a response header with an error message; false if it could not.
+bool SendError(int fd, const absl::Status& status) {
+  absl::string_view message = status.message();
+  if (message.size() > kMaxBulkErrorBytes) {
+    message = message.substr(0, kMaxBulkErrorBytes);
+  }
+  uint8_t header[kBulkResponseHeaderBytes] = {};
+  PutU32(header, static_cast<uint32_t>(status.code()));
+  PutU64(header + 8, message.size());
+  std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
+  bytes.append(message.data(), message.size());
+  return SendFull(fd, bytes.data(), bytes.size(), 0);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// BulkServer
+
+absl::StatusOr<std::unique_ptr<BulkServer>> BulkServer::Start(Options options) {
+  const std::string host = StripBrackets(options.bind_host);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const int gai =
+      ::getaddrinfo(host.empty() ? nullptr : host.c_str(), "0", &hints, &found);
+  if (gai != 0) {
+    return absl::UnavailableError(absl::StrCat("bulk server: cannot resolve '",
+                                               options.bind_host,
+                                               "': ", ::gai_strerror(gai)));
+  }
+  int listen_fd = -1;
+  std::string last_error = "no address";
+  for (addrinfo* ai = found; ai != nullptr && listen_fd < 0; ai = ai->ai_next) {
+    const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      last_error = ErrnoText(errno);
+      continue;
+    }
+    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
+        ::listen(fd, 128) != 0) {
+      last_error = ErrnoText(errno);
+      ::close(fd);
+      continue;
+    }
+    listen_fd = fd;
+  }
+  ::freeaddrinfo(found);
+  if (listen_fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("bulk server: cannot listen on '", options.bind_host,
+                     "': ", last_error));
+  }
+  sockaddr_storage bound{};
+  socklen_t len = sizeof(bound);
+  ::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&bound), &len);
+  bool is_v6 = false;
+  const std::string numeric = NumericHost(bound, len, &is_v6);
+  const std::string address =
+      is_v6 && !numeric.empty()
+          ? absl::StrCat("[", numeric, "]:", PortOf(bound))
+          : absl::StrCat(numeric, ":", PortOf(bound));
+  int wake[2];
+  if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(listen_fd);
+    return absl::UnavailableError(
+        absl::StrCat("bulk server: pipe: ", ErrnoText(err)));
+  }
+  std::unique_ptr<BulkServer> server(
+      new BulkServer(std::move(options), listen_fd, wake[0], wake[1], address));
+  server->accept_thread_ = std::thread([s = server.get()] { s->AcceptLoop(); });
+  return server;
+}
+
+BulkServer::BulkServer(Options options, int listen_fd, int wake_read_fd,
+                       int wake_write_fd, std::string address)
+    : options_(std::move(options)),
+      listen_fd_(listen_fd),
+      wake_read_fd_(wake_read_fd),
+      wake_write_fd_(wake_write_fd),
+      address_(std::move(address)) {}
+
+BulkServer::~BulkServer() { Stop(); }
+
+void BulkServer::Stop() {
+  absl::MutexLock stop_lock(&stop_mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  {
+    absl::MutexLock lock(&conn_mu_);
+    stopping_ = true;
+  }
+  const char byte = 1;
+  (void)!::write(wake_write_fd_, &byte, 1);
+  if (accept_thread_.joinable()) accept_thread_.join();
+  ::close(listen_fd_);
+  std::vector<std::thread> finished;
+  {
+    absl::MutexLock lock(&conn_mu_);
+    // Wakes the threads blocked in recv or send; each closes its own fd.
+    for (auto& [id, connection] : connections_) {
+      ::shutdown(connection.fd, SHUT_RDWR);
+    }
+    auto all_ended = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(conn_mu_) {
+      return connections_.empty();
+    };
+    conn_mu_.Await(absl::Condition(&all_ended));
+    finished.swap(finished_);
+  }
+  for (std::thread& t : finished) t.join();
+  ::close(wake_read_fd_);
+  ::close(wake_write_fd_);
+  ReleaseAll();
+}
+
+void BulkServer::ReapFinished() {
+  std::vector<std::thread> finished;
+  {
+    absl::MutexLock lock(&conn_mu_);
+    finished.swap(finished_);
+  }
+  for (std::thread& t : finished) t.join();
+}
+
+void BulkServer::AcceptLoop() {
+  while (true) {
+    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_fd_, POLLIN, 0}};
+    const int ready = ::poll(fds, 2, 1000);
+    ReapFinished();
+    if (ready < 0 && errno != EINTR) {
+      spdlog::error("bulk server {}: poll: {}", address_, ErrnoText(errno));
+      return;
+    }
+    if (fds[1].revents != 0) return;  // Stop
+    if ((fds[0].revents & POLLIN) == 0) continue;
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+          errno == ENOMEM) {
+        // Out of descriptors: the pending connection stays in the backlog;
+        // wait a little instead of spinning on it.
+        pollfd wake = {wake_read_fd_, POLLIN, 0};
+        ::poll(&wake, 1, 100);
+      }
+      continue;
+    }
+    accepted_.fetch_add(1, std::memory_order_relaxed);
+    SetNoDelay(fd);
+    SetTimeout(fd, SO_RCVTIMEO, options_.idle_timeout);
+    SetTimeout(fd, SO_SNDTIMEO, options_.send_stall_timeout);
+    absl::MutexLock lock(&conn_mu_);
+    if (stopping_) {
+      ::close(fd);
+      return;
+    }
+    if (static_cast<int>(connections_.size()) >= options_.max_connections) {
+      // The client reads this instead of a response and falls back.
+      SendError(fd, absl::ResourceExhaustedError(absl::StrCat(
+                        "bulk server ", address_, " has ",
+                        options_.max_connections, " connections already")));
+      ::close(fd);
+      continue;
+    }
+    const int64_t id = next_connection_id_++;
+    Connection& connection = connections_[id];
+    connection.fd = fd;
+    connection.thread = std::thread([this, id, fd] { Serve(id, fd); });
+  }
+}
+
+void BulkServer::Serve(int64_t id, int fd) {
+  while (ServeOne(fd)) {
+  }
+  absl::MutexLock lock(&conn_mu_);
+  auto it = connections_.find(id);
+  DFX_CHECK(it != connections_.end());
+  // Closed under the lock, so Stop never shuts down a reused descriptor.
+  ::close(fd);
+  finished_.push_back(std::move(it->second.thread));
+  connections_.erase(it);
+}
+
+bool BulkServer::ServeOne(int fd) {
+  uint8_t request[kBulkRequestBytes];
+  if (!RecvFull(fd, request, sizeof(request))) return false;
+  if (std::memcmp(request, kMagic, sizeof(kMagic)) != 0) return false;
+  const uint32_t version = GetU32(request + 4);
+  if (version != kBulkProtocolVersion) {
+    // Another framing may follow; answer and end the connection.
+    SendError(fd, absl::UnimplementedError(
+                      absl::StrCat("bulk server ", address_, " speaks version ",
+                                   kBulkProtocolVersion, ", not ", version)));
+    return false;
+  }
+  const uint64_t ticket = GetU64(request + 8);
+  const uint64_t offset = GetU64(request + 16);
+  const uint64_t length = GetU64(request + 24);
+  absl::StatusOr<Tensor> tensor = Lookup(ticket, offset, length);
+  if (!tensor.ok()) return SendError(fd, tensor.status());
+  uint8_t header[kBulkResponseHeaderBytes] = {};
+  PutU32(header, static_cast<uint32_t>(absl::StatusCode::kOk));
+  PutU64(header + 8, length);
+  // MSG_MORE: the header leaves with the first data bytes.
+  if (!SendFull(fd, header, sizeof(header), length > 0 ? MSG_MORE : 0)) {
+    return false;
+  }
+  const char* data = static_cast<const char*>(tensor->raw_data()) + offset;
+  if (!SendFull(fd, data, length, 0)) return false;
+  MarkServed(ticket, offset, length);
+  return true;
+}
+
+uint64_t BulkServer::Register(int64_t step_id, Tensor tensor,
+                              std::function<void()> on_served) {
+  DFX_CHECK(tensor.IsInitialized() && DataTypeCanMemcpy(tensor.dtype()));
+  absl::MutexLock lock(&table_mu_);
+  const absl::Time now = absl::Now();
+  if (now >= next_sweep_) SweepLocked(now);
+  uint64_t ticket = 0;
+  while (ticket == 0 || entries_.contains(ticket)) {
+    ticket = absl::Uniform<uint64_t>(random_);
+  }
+  Entry& entry = entries_[ticket];
+  entry.step_id = step_id;
+  entry.total = tensor.TotalBytes();
+  entry.tensor = std::move(tensor);
+  entry.expires = now + options_.entry_ttl;
+  entry.on_served = std::move(on_served);
+  return ticket;
+}
+
+absl::StatusOr<Tensor> BulkServer::Lookup(uint64_t ticket, uint64_t offset,
+                                          uint64_t length) {
+  Tensor expired;  // freed outside the lock
+  absl::MutexLock lock(&table_mu_);
+  const absl::Time now = absl::Now();
+  if (now >= next_sweep_) SweepLocked(now);
+  auto it = entries_.find(ticket);
+  if (it != entries_.end() && it->second.expires <= now) {
+    expired = std::move(it->second.tensor);
+    entries_.erase(it);
+    it = entries_.end();
+  }
+  if (it == entries_.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        "bulk server ", address_, " holds no tensor with ticket ", ticket,
+        " (every byte was served, its step was cleaned up, or it was not "
+        "asked for within ",
+        absl::FormatDuration(options_.entry_ttl), ")"));
+  }
+  Entry& entry = it->second;
+  if (offset > entry.total || length > entry.total - offset) {
+    return absl::OutOfRangeError(
+        absl::StrCat("bulk server ", address_, ": bytes [", offset, ", ",
+                     offset, " + ", length, ") are not inside the ",
+                     entry.total, " bytes of the tensor with ticket ", ticket));
+  }
+  entry.expires = now + options_.entry_ttl;
+  return entry.tensor;
+}
+
+void BulkServer::MarkServed(uint64_t ticket, uint64_t offset, uint64_t length) {
+  if (length == 0) return;
+  Tensor done;  // freed outside the lock
+  std::function<void()> on_served;
+  {
+    absl::MutexLock lock(&table_mu_);
+    auto it = entries_.find(ticket);
+    if (it == entries_.end()) return;
+    Entry& entry = it->second;
+    if (!entry.ranges.insert({offset, length}).second) return;
+    entry.served += length;
+    if (entry.served < entry.total) return;
+    done = std::move(entry.tensor);
+    on_served = std::move(entry.on_served);
+    entries_.erase(it);
+  }
+  if (on_served) on_served();
+}
+
+void BulkServer::SweepLocked(absl::Time now) {
+  next_sweep_ = now + kSweepInterval;
+  absl::erase_if(
+      entries_, [now](const auto& item) { return item.second.expires <= now; });
+}
+
+void BulkServer::Release(uint64_t ticket) {
+  Tensor released;
+  absl::MutexLock lock(&table_mu_);
+  auto it = entries_.find(ticket);
+  if (it == entries_.end()) return;
+  released = std::move(it->second.tensor);
+  entries_.erase(it);
+}
+
+void BulkServer::ReleaseStep(int64_t step_id) {
+  std::vector<Tensor> released;
+  absl::MutexLock lock(&table_mu_);
+  absl::erase_if(entries_, [&](auto& item) {
+    if (item.second.step_id != step_id) return false;
+    released.push_back(std::move(item.second.tensor));
+    return true;
+  });
+}
+
+void BulkServer::ReleaseAll() {
+  absl::flat_hash_map<uint64_t, Entry> released;
+  absl::MutexLock lock(&table_mu_);
+  released.swap(entries_);
+}
+
+int64_t BulkServer::NumEntries() const {
+  absl::MutexLock lock(&table_mu_);
+  return static_cast<int64_t>(entries_.size());
+}
+
+int64_t BulkServer::NumConnectionsAccepted() const {
+  return accepted_.load(std::memory_order_relaxed);
+}
+
+// ---------------------------------------------------------------------------
+// BulkClient
+
+bool IsBulkConnectError(const absl::Status& status) {
+  return status.GetPayload(kConnectErrorPayload).has_value();
+}
+
+namespace {
+
+absl::Status ConnectError(std::string message) {
+  absl::Status status = absl::UnavailableError(std::move(message));
+  status.SetPayload(kConnectErrorPayload, absl::Cord("1"));
+  return status;
+}
+
+}  // namespace
+
+struct BulkClient::State {
+  struct Task {
+    Fetch fetch;
+    std::function<void(const absl::Status&)> done;
+  };
+
+  explicit State(Options o) : options(o) {}
+  ~State() {
+    for (auto& [address, fds] : idle) {
+      for (int fd : fds) ::close(fd);
+    }
+  }
+
+  static void Loop(const std::shared_ptr<State>& state) {
+    while (true) {
+      Task task;
+      {
+        absl::MutexLock lock(&state->mu);
+        ++state->idle_threads;
+        auto ready = [s = state.get()]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu) {
+          return s->closing || !s->queue.empty();
+        };
+        state->mu.Await(absl::Condition(&ready));
+        --state->idle_threads;
+        if (state->closing) return;
+        task = std::move(state->queue.front());
+        state->queue.pop_front();
+      }
+      absl::Status status = state->Run(task.fetch);
+      task.done(status);
+    }
+  }
+
+  // One fetch, on a pooled connection or a new one; a pooled connection
+  // that turns out to be closed before any response byte came is retried
+  // once on a new one.
+  absl::Status Run(const Fetch& f) {
+    const std::string what = absl::StrCat(
+        "bulk fetch of bytes [", f.offset, ", ", f.offset + f.length,
+        ") of ticket ", f.ticket, " from ", f.address);
+    DFX_RETURN_IF_ERROR(Check(f, what));
+    for (int attempt = 0;; ++attempt) {
+      int fd = attempt == 0 ? TakeIdle(f.address) : -1;
+      const bool pooled = fd >= 0;
+      if (!pooled) {
+        absl::StatusOr<int> connected = Connect(f, what);
+        if (!connected.ok()) return connected.status();
+        fd = *connected;
+      }
+      bool started = false;
+      bool reusable = false;
+      absl::Status status = Exchange(fd, f, what, &started, &reusable);
+      if (reusable) {
+        ReturnIdle(f.address, fd);
+      } else {
+        ::close(fd);
+      }
+      if (status.ok() || !pooled || started ||
+          status.code() != absl::StatusCode::kUnavailable) {
+        return status;
+      }
+    }
+  }
+
+  absl::Status Check(const Fetch& f, absl::string_view what) {
+    if (closing_flag.load(std::memory_order_relaxed)) {
+      return absl::CancelledError(
+          absl::StrCat(what, ": the bulk client is shutting down"));
+    }
+    if (f.cancel != nullptr && f.cancel->IsCancelled()) {
+      return absl::CancelledError(absl::StrCat(what, " was cancelled"));
+    }
+    if (absl::Now() >= f.deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(what, ": deadline exceeded"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Waits until `fd` has `events`, looking at the fetch's cancellation and
+  // deadline every kPollSlice. False (OK status) once `limit` passed.
+  absl::StatusOr<bool> WaitReady(int fd, short events, const Fetch& f,
+                                 absl::string_view what, absl::Time limit) {
+    while (true) {
+      DFX_RETURN_IF_ERROR(Check(f, what));
+      const absl::Time now = absl::Now();
+      if (now >= limit) return false;
+      const absl::Duration wait =
+          std::min({kPollSlice, f.deadline - now, limit - now});
+      pollfd p = {fd, events, 0};
+      const int ready =
+          ::poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(wait)) + 1);
+      if (ready > 0) return true;
+      if (ready < 0 && errno != EINTR) {
+        return absl::UnavailableError(
+            absl::StrCat(what, ": poll: ", ErrnoText(errno)));
+      }
+    }
+  }
+
+  absl::StatusOr<int> Connect(const Fetch& f, absl::string_view what) {
+    std::string host, port;
+    if (!SplitHostPort(f.address, &host, &port) || host.empty()) {
+      return ConnectError(absl::StrCat(what, ": bad address"));
+    }
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const int gai = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
+    if (gai != 0) {
+      return ConnectError(absl::StrCat(what, ": cannot resolve '", host,
+                                       "': ", ::gai_strerror(gai)));
+    }
+    const absl::Time limit = absl::Now() + options.connect_timeout;
+    std::string last_error = "no address";
+    absl::StatusOr<int> result = -1;
+    for (addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
+      const int fd = ::socket(
+          ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      if (fd < 0) {
+        last_error = ErrnoText(errno);
+        continue;
+      }
+      if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 &&
+          errno != EINPROGRESS) {
+        last_error = ErrnoText(errno);
+        ::close(fd);
+        continue;
+      }
+      absl::StatusOr<bool> ready = WaitReady(fd, POLLOUT, f, what, limit);
+      if (!ready.ok()) {
+        ::close(fd);
+        result = ready.status();
+        break;
+      }
+      if (!*ready) {
+        last_error =
+            absl::StrCat("no connection within ",
+                         absl::FormatDuration(options.connect_timeout));
+        ::close(fd);
+        break;
+      }
+      int err = 0;
+      socklen_t len = sizeof(err);
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) {
+        last_error = ErrnoText(err);
+        ::close(fd);
+        continue;
+      }
+      SetNoDelay(fd);
+      result = fd;
+      break;
+    }
+    ::freeaddrinfo(found);
+    if (result.ok() && *result < 0) {
+      return ConnectError(absl::StrCat(what, ": cannot connect: ", last_error));
+    }
+    return result;
+  }
+
+  absl::Status SendAll(int fd, const uint8_t* p, size_t n, const Fetch& f,
+                       absl::string_view what) {
+    while (n > 0) {
+      const ssize_t put = ::send(fd, p, n, MSG_NOSIGNAL);
+      if (put > 0) {
+        p += put;
+        n -= static_cast<size_t>(put);
+        continue;
+      }
+      if (put < 0 && errno == EINTR) continue;
+      if (put < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        DFX_RETURN_IF_ERROR(
+            WaitReady(fd, POLLOUT, f, what, absl::InfiniteFuture()).status());
+        continue;
+      }
+      return absl::UnavailableError(
+          absl::StrCat(what, ": send: ", ErrnoText(errno)));
+    }
+    return absl::OkStatus();
+  }
+
+  // Reads exactly `n` bytes; `*got_any` is set once a byte arrived.
+  absl::Status RecvAll(int fd, void* buf, size_t n, const Fetch& f,
+                       absl::string_view what, bool* got_any) {
+    char* p = static_cast<char*>(buf);
+    const size_t total = n;
+    while (n > 0) {
+      // A transfer that never waits still notices a cancellation or its
+      // deadline.
+      DFX_RETURN_IF_ERROR(Check(f, what));
+      const ssize_t got = ::recv(fd, p, n, 0);
+      if (got > 0) {
+        *got_any = true;
+        p += got;
+        n -= static_cast<size_t>(got);
+        continue;
+      }
+      if (got == 0) {
+        return absl::UnavailableError(
+            absl::StrCat(what, ": the server closed the connection after ",
+                         total - n, " of ", total, " bytes"));
+      }
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        DFX_RETURN_IF_ERROR(
+            WaitReady(fd, POLLIN, f, what, absl::InfiniteFuture()).status());
+        continue;
+      }
+      return absl::UnavailableError(
+          absl::StrCat(what, ": recv: ", ErrnoText(errno)));
+    }
+    return absl::OkStatus();
+  }
+
+  // Request and response on a connected socket. `reusable`: the connection
+  // is at a message boundary and may go back to the pool.
+  absl::Status Exchange(int fd, const Fetch& f, absl::string_view what,
+                        bool* started, bool* reusable) {
+    uint8_t request[kBulkRequestBytes];
+    std::memcpy(request, kMagic, sizeof(kMagic));
+    PutU32(request + 4, kBulkProtocolVersion);
+    PutU64(request + 8, f.ticket);
+    PutU64(request + 16, f.offset);
+    PutU64(request + 24, f.length);
+    DFX_RETURN_IF_ERROR(SendAll(fd, request, sizeof(request), f, what));
+    uint8_t header[kBulkResponseHeaderBytes];
+    DFX_RETURN_IF_ERROR(RecvAll(fd, header, sizeof(header), f, what, started));
+    const uint32_t code = GetU32(header);
+    const uint64_t length = GetU64(header + 8);
+    if (code != static_cast<uint32_t>(absl::StatusCode::kOk)) {
+      if (code > static_cast<uint32_t>(absl::StatusCode::kUnauthenticated) ||
+          length > kMaxBulkErrorBytes) {
+        return absl::InternalError(
+            absl::StrCat(what, ": a malformed error response (code ", code,
+                         ", ", length, " bytes)"));
+      }
+      std::string message(length, '\0');
+      DFX_RETURN_IF_ERROR(
+          RecvAll(fd, message.data(), length, f, what, started));
+      *reusable = true;
+      return absl::Status(static_cast<absl::StatusCode>(code),
+                          absl::StrCat(what, ": ", message));
+    }
+    if (length != f.length) {
+      return absl::InternalError(
+          absl::StrCat(what, ": the server answers with ", length, " bytes"));
+    }
+    DFX_RETURN_IF_ERROR(RecvAll(fd, f.dst, length, f, what, started));
+    *reusable = true;
+    return absl::OkStatus();
+  }
+
+  int TakeIdle(const std::string& address) {
+    absl::MutexLock lock(&mu);
+    auto it = idle.find(address);
+    if (it == idle.end()) return -1;
+    std::vector<int>& fds = it->second;
+    while (!fds.empty()) {
+      const int fd = fds.back();
+      fds.pop_back();
+      // Readable or hung up while idle: the server closed it (idle timeout,
+      // restart), or it carries bytes no request asked for.
+      pollfd p = {fd, POLLIN | POLLRDHUP, 0};
+      if (::poll(&p, 1, 0) == 0) return fd;
+      ::close(fd);
+    }
+    return -1;
+  }
+
+  void ReturnIdle(const std::string& address, int fd) {
+    absl::MutexLock lock(&mu);
+    std::vector<int>& fds = idle[address];
+    if (closing ||
+        static_cast<int>(fds.size()) >= options.max_idle_per_address) {
+      ::close(fd);
+      return;
+    }
+    fds.push_back(fd);
+  }
+
+  const Options options;
+  std::atomic<bool> closing_flag{false};
+  absl::Mutex mu;
+  bool closing ABSL_GUARDED_BY(mu) = false;
+  std::deque<Task> queue ABSL_GUARDED_BY(mu);
+  std::vector<std::thread> threads ABSL_GUARDED_BY(mu);
+  int idle_threads ABSL_GUARDED_BY(mu) = 0;
+  absl::flat_hash_map<std::string, std::vector<int>> idle ABSL_GUARDED_BY(mu);
+};
+
+BulkClient::BulkClient(Options options)
+    : state_(std::make_shared<State>(options)) {}
+
+BulkClient::~BulkClient() {
+  std::deque<State::Task> queued;
+  std::vector<std::thread> threads;
+  {
+    absl::MutexLock lock(&state_->mu);
+    state_->closing = true;
+    state_->closing_flag.store(true);
+    queued.swap(state_->queue);
+    threads.swap(state_->threads);
+  }
+  for (State::Task& task : queued) {
+    task.done(absl::CancelledError(absl::StrCat(
+        "bulk fetch of ticket ", task.fetch.ticket, " from ",
+        task.fetch.address, ": the bulk client is shutting down")));
+  }
+  for (std::thread& t : threads) {
+    // From inside a `done`: that thread ends by itself once `done`
+    // returns, holding the state until then.
+    if (t.get_id() == std::this_thread::get_id()) {
+      t.detach();
+    } else {
+      t.join();
+    }
+  }
+}
+
+void BulkClient::FetchAsync(Fetch fetch,
+                            std::function<void(const absl::Status&)> done) {
+  {
+    absl::MutexLock lock(&state_->mu);
+    if (!state_->closing) {
+      state_->queue.push_back(State::Task{std::move(fetch), std::move(done)});
+      if (static_cast<int>(state_->queue.size()) > state_->idle_threads &&
+          static_cast<int>(state_->threads.size()) <
+              std::max(1, state_->options.max_threads)) {
+        state_->threads.emplace_back([state = state_] { State::Loop(state); });
+      }
+      return;
+    }
+  }
+  done(absl::CancelledError(
+      absl::StrCat("bulk fetch of ticket ", fetch.ticket, " from ",
+                   fetch.address, ": the bulk client is shutting down")));
+}
+
+int BulkClient::NumIdleConnections(absl::string_view address) const {
+  absl::MutexLock lock(&state_->mu);
+  auto it = state_->idle.find(address);
+  return it == state_->idle.end() ? 0 : static_cast<int>(it->second.size());
+}
+
+}  // namespace dfx

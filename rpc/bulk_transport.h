@@ -1,0 +1,244 @@
+// BulkServer and BulkClient: a plain-TCP data plane beside gRPC that moves
+// the bytes of big tensors straight from the sender's tensor buffer into
+// the receiver's, without gRPC's framing, flow control and slice copies.
+// gRPC still carries the RecvTensor call (and the wait for the tensor);
+// its answer names a ticket the receiver then fetches here.
+//
+// Wire protocol, all integers little-endian, on a long-lived connection
+// that carries one request at a time:
+//   request,  32 bytes: "DFXB", u32 version (1), u64 ticket, u64 offset,
+//                       u64 length
+//   response, 16 bytes: u32 status code (absl::StatusCode), u32 reserved,
+//                       u64 length; then `length` bytes: on OK the tensor's
+//                       bytes [offset, offset + length), otherwise an error
+//                       message (at most kMaxBulkErrorBytes).
+// A request with a bad magic closes the connection; an unknown ticket or a
+// range outside the tensor gets an error response and the connection stays
+// usable.
+#ifndef DFX_RPC_BULK_TRANSPORT_H_
+#define DFX_RPC_BULK_TRANSPORT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/random/random.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "runtime/tensor.h"
+
+namespace dfx {
+
+inline constexpr uint32_t kBulkProtocolVersion = 1;
+inline constexpr size_t kBulkRequestBytes = 32;
+inline constexpr size_t kBulkResponseHeaderBytes = 16;
+inline constexpr size_t kMaxBulkErrorBytes = 4096;
+
+// Serves registered tensors over TCP. An accept thread and one thread per
+// connection (clients keep connections open and reuse them); a connection
+// past Options.max_connections gets a ResourceExhausted response at once
+// and is closed.
+//
+// A registered tensor is held (its buffer shared, never copied) until every
+// one of its bytes was served once (ranges may come in any order, in
+// parallel, over several connections; a range is counted once when served
+// again), Release / ReleaseStep / ReleaseAll, or until it has not been
+// asked for within Options.entry_ttl (checked lazily).
+//
+// Thread-safe.
+class BulkServer {
+ public:
+  struct Options {
+    // Host or address to listen on ("127.0.0.1", "::1", "[::1]",
+    // "localhost", "0.0.0.0"); the port is picked by the kernel.
+    std::string bind_host = "127.0.0.1";
+    int max_connections = 256;
+    absl::Duration entry_ttl = absl::Minutes(10);
+    // A connection idle this long between requests is closed (the client
+    // reconnects), so idle pooled connections do not hold threads forever.
+    absl::Duration idle_timeout = absl::Minutes(2);
+    // A send that makes no progress this long (a client that stopped
+    // reading) closes the connection.
+    absl::Duration send_stall_timeout = absl::Minutes(1);
+  };
+
+  // Listens and starts the accept thread. Unavailable naming the host when
+  // it does not resolve or cannot be bound.
+  static absl::StatusOr<std::unique_ptr<BulkServer>> Start(Options options);
+
+  // Stops.
+  ~BulkServer();
+  BulkServer(const BulkServer&) = delete;
+  BulkServer& operator=(const BulkServer&) = delete;
+
+  // "host:port" ("[v6]:port"), with the numeric address listened on. When
+  // that is a wildcard (0.0.0.0, ::), the host is left out (":port"): the
+  // client uses the host it reached this process at.
+  const std::string& address() const { return address_; }
+
+  // Holds `tensor` for `step_id` and returns its ticket (random, non-zero).
+  // `on_served` (may be empty) runs once, on a connection thread, when the
+  // last byte was served; not when the entry is released otherwise.
+  // REQUIRES: an initialized tensor of a memcpy-able dtype.
+  uint64_t Register(int64_t step_id, Tensor tensor,
+                    std::function<void()> on_served = nullptr);
+
+  // Forget tickets; a request in the middle of being served finishes (it
+  // holds its own reference to the buffer). Unknown tickets are ignored.
+  void Release(uint64_t ticket);
+  void ReleaseStep(int64_t step_id);
+  void ReleaseAll();
+
+  // Closes the listener and every connection (a client in the middle of a
+  // transfer gets an error) and joins the threads. Idempotent.
+  void Stop();
+
+  // For tests and statistics.
+  int64_t NumEntries() const;
+  int64_t NumConnectionsAccepted() const;
+
+ private:
+  struct Entry {
+    int64_t step_id = 0;
+    Tensor tensor;
+    uint64_t total = 0;
+    uint64_t served = 0;
+    // (offset, length) of the ranges served, so a range served twice
+    // counts once.
+    absl::flat_hash_set<std::pair<uint64_t, uint64_t>> ranges;
+    absl::Time expires;
+    std::function<void()> on_served;
+  };
+  struct Connection {
+    int fd = -1;
+    std::thread thread;
+  };
+
+  BulkServer(Options options, int listen_fd, int wake_read_fd,
+             int wake_write_fd, std::string address);
+
+  void AcceptLoop();
+  void Serve(int64_t id, int fd);
+  // One request read from `fd` and answered; false when the connection
+  // should close.
+  bool ServeOne(int fd);
+  // The tensor to send bytes [offset, offset + length) of, or the error
+  // for the response.
+  absl::StatusOr<Tensor> Lookup(uint64_t ticket, uint64_t offset,
+                                uint64_t length);
+  void MarkServed(uint64_t ticket, uint64_t offset, uint64_t length);
+  void SweepLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(table_mu_);
+  void ReapFinished();
+
+  const Options options_;
+  const int listen_fd_;
+  const int wake_read_fd_;
+  const int wake_write_fd_;
+  const std::string address_;
+  std::thread accept_thread_;
+  std::atomic<int64_t> accepted_{0};
+
+  absl::Mutex stop_mu_;  // serializes Stop
+  bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
+
+  mutable absl::Mutex conn_mu_;
+  bool stopping_ ABSL_GUARDED_BY(conn_mu_) = false;
+  int64_t next_connection_id_ ABSL_GUARDED_BY(conn_mu_) = 0;
+  absl::flat_hash_map<int64_t, Connection> connections_
+      ABSL_GUARDED_BY(conn_mu_);
+  // Threads of connections that ended, joined by the accept thread or Stop.
+  std::vector<std::thread> finished_ ABSL_GUARDED_BY(conn_mu_);
+
+  mutable absl::Mutex table_mu_;
+  absl::BitGen random_ ABSL_GUARDED_BY(table_mu_);
+  absl::flat_hash_map<uint64_t, Entry> entries_ ABSL_GUARDED_BY(table_mu_);
+  absl::Time next_sweep_ ABSL_GUARDED_BY(table_mu_);
+};
+
+// Set to cancel fetches that hold it; they end with Cancelled within about
+// 100 ms. Thread-safe.
+class BulkCancellation {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  bool IsCancelled() const {
+    return cancelled_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// True for a fetch's error that came from not reaching the server at all
+// (resolving or connecting failed): a firewall, a wrong address. Other
+// errors happen on a connection that was made.
+bool IsBulkConnectError(const absl::Status& status);
+
+// Fetches byte ranges of tensors from BulkServers, straight into the
+// caller's memory. Transfers run on a few threads owned by the client,
+// created when first needed (up to Options.max_threads), which only do
+// I/O: the wait for the tensor happened before its ticket was known.
+// Connections are kept per address (up to Options.max_idle_per_address
+// idle ones) and reused; a pooled connection the server has closed is
+// replaced by a fresh one.
+//
+// Thread-safe. Destroying the client cancels queued and running fetches
+// (their `done` gets Cancelled) and waits for them; it may happen on one
+// of the client's own threads (inside a `done`).
+class BulkClient {
+ public:
+  struct Options {
+    int max_threads = 4;
+    int max_idle_per_address = 4;
+    absl::Duration connect_timeout = absl::Seconds(5);
+  };
+
+  struct Fetch {
+    // "host:port", "[v6]:port".
+    std::string address;
+    uint64_t ticket = 0;
+    // Receives bytes [offset, offset + length) of the tensor; borrowed
+    // until `done`. Its contents are unspecified after an error.
+    void* dst = nullptr;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    absl::Time deadline = absl::InfiniteFuture();
+    // May be null.
+    std::shared_ptr<const BulkCancellation> cancel;
+  };
+
+  explicit BulkClient(Options options);
+  BulkClient() : BulkClient(Options()) {}
+  ~BulkClient();
+  BulkClient(const BulkClient&) = delete;
+  BulkClient& operator=(const BulkClient&) = delete;
+
+  // Runs `done` exactly once on one of the client's threads (on the
+  // destroying thread for fetches still queued at destruction): OK once
+  // every byte is in `dst`; Unavailable when the server cannot be reached
+  // (IsBulkConnectError) or the connection broke; the server's code and
+  // message (NotFound for an unknown ticket, OutOfRange for a bad range);
+  // Cancelled; DeadlineExceeded; Internal for a response that breaks the
+  // protocol. Errors name the address, ticket and range.
+  void FetchAsync(Fetch fetch, std::function<void(const absl::Status&)> done);
+
+  // For tests: idle connections pooled for `address`.
+  int NumIdleConnections(absl::string_view address) const;
+
+ private:
+  struct State;
+  const std::shared_ptr<State> state_;
+};
+
+}  // namespace dfx
+
+#endif  // DFX_RPC_BULK_TRANSPORT_H_

@@ -1,0 +1,207 @@
+#include "rpc/grpc_server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "master/master.h"
+#include "rendezvous/remote_rendezvous.h"
+#include "rendezvous/rendezvous_mgr.h"
+#include "rpc/cluster_spec.h"
+#include "rpc/grpc_master_service.h"
+#include "rpc/grpc_util.h"
+#include "rpc/grpc_worker_cache.h"
+#include "rpc/grpc_worker_service.h"
+#include "runtime/device.h"
+#include "runtime/thread_pool.h"
+#include "worker/local_worker.h"
+#include "worker/worker.h"
+#include "worker/worker_cache_fetcher.h"
+
+namespace dfx {
+
+class GrpcServer::Impl {
+ public:
+  ~Impl() {
+    Stop(absl::Seconds(5));
+    // Reverse order of construction; the pools drain before what their
+    // closures use goes.
+    master_service_.reset();
+    worker_service_.reset();
+    master_.reset();
+    compute_pool_.reset();
+    fetcher_.reset();
+    worker_cache_.reset();
+    local_worker_.reset();
+    worker_.reset();
+    rendezvous_mgr_.reset();
+    devices_.reset();
+  }
+
+  void Stop(absl::Duration grace) {
+    absl::MutexLock lock(&stop_mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    spdlog::info("task {}: stopping", task_);
+    // Running steps end first (Cancelled), so the RPCs they wait on end
+    // too. Closing the sessions tells every worker (DeleteWorkerSession);
+    // a worker that does not answer within `grace` is not waited for.
+    if (master_ != nullptr) {
+      absl::Notification shut;
+      std::thread shutdown([this, &shut] {
+        master_->Shutdown();
+        shut.Notify();
+      });
+      if (!shut.WaitForNotificationWithTimeout(grace)) {
+        spdlog::warn("task {}: workers did not answer within {}; cancelling "
+                     "the calls to them", task_, absl::FormatDuration(grace));
+        for (const std::string& task : worker_cache_->ListTasks()) {
+          if (WorkerInterface* w = worker_cache_->GetWorker(task)) {
+            w->CancelAllCalls();
+          }
+        }
+      }
+      shutdown.join();
+    }
+    if (server_ != nullptr) {
+      server_->Shutdown(std::chrono::system_clock::now() +
+                        absl::ToChronoMilliseconds(grace));
+    }
+    // Pending receives of steps that never got their CleanupGraph.
+    if (rendezvous_mgr_ != nullptr) rendezvous_mgr_->CleanupAll();
+    if (server_ != nullptr) server_->Wait();
+    spdlog::info("task {}: stopped", task_);
+  }
+
+  std::string task_;
+  std::string address_;
+  std::unique_ptr<DeviceMgr> devices_;
+  std::unique_ptr<RendezvousMgr> rendezvous_mgr_;
+  std::unique_ptr<ThreadPool> compute_pool_;
+  std::unique_ptr<Worker> worker_;
+  std::unique_ptr<LocalWorker> local_worker_;
+  std::unique_ptr<WorkerCacheInterface> worker_cache_;
+  std::unique_ptr<WorkerCacheFetcher> fetcher_;
+  std::unique_ptr<Master> master_;
+  std::unique_ptr<GrpcWorkerService> worker_service_;
+  std::unique_ptr<GrpcMasterService> master_service_;
+  std::unique_ptr<grpc::Server> server_;
+
+  absl::Mutex stop_mu_;
+  bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
+};
+
+absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
+    const GrpcServerOptions& options) {
+  if (options.num_cpu_devices < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "num_cpu_devices must be at least 1, got ", options.num_cpu_devices));
+  }
+  if (options.inter_op_threads < 0 || options.intra_op_threads < 0 ||
+      options.master_threads < 1) {
+    return absl::InvalidArgumentError(
+        "thread counts must not be negative (master_threads at least 1)");
+  }
+  if (options.max_chunk_bytes < 1) {
+    return absl::InvalidArgumentError("max_chunk_bytes must be positive");
+  }
+  DFX_ASSIGN_OR_RETURN(
+      std::string address,
+      TaskAddress(options.cluster, options.job_name, options.task_index));
+
+  auto impl = std::make_unique<Impl>();
+  Impl* raw = impl.get();
+  impl->task_ = TaskName(options.job_name, options.task_index);
+
+  CpuDeviceOptions device_options;
+  device_options.task_name = impl->task_;
+  device_options.num_devices = options.num_cpu_devices;
+  device_options.intra_op_threads = options.intra_op_threads;
+  DFX_ASSIGN_OR_RETURN(impl->devices_, DeviceMgr::NewCpu(device_options));
+  // Each step's rendezvous fetches tensors of other tasks through the
+  // fetcher, made below (steps start only once the server serves).
+  impl->rendezvous_mgr_ =
+      std::make_unique<RendezvousMgr>([raw](int64_t step_id) {
+        return std::make_shared<RemoteRendezvous>(step_id, raw->task_,
+                                                  raw->fetcher_.get());
+      });
+  int inter_op = options.inter_op_threads;
+  if (inter_op == 0) {
+    inter_op =
+        std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  }
+  impl->compute_pool_ = std::make_unique<ThreadPool>("inter_op", inter_op);
+  WorkerEnv env;
+  env.device_mgr = impl->devices_.get();
+  env.rendezvous_mgr = impl->rendezvous_mgr_.get();
+  env.compute_pool = impl->compute_pool_.get();
+  impl->worker_ = std::make_unique<Worker>(env);
+  impl->local_worker_ = std::make_unique<LocalWorker>(impl->worker_.get());
+  DFX_ASSIGN_OR_RETURN(
+      impl->worker_cache_,
+      NewGrpcWorkerCache(options.cluster, impl->task_,
+                         impl->local_worker_.get(), options.max_chunk_bytes));
+  impl->fetcher_ =
+      std::make_unique<WorkerCacheFetcher>(impl->worker_cache_.get());
+
+  MasterEnv master_env;
+  master_env.worker_cache = impl->worker_cache_.get();
+  master_env.local_task = impl->task_;
+  master_env.discovery_timeout = options.discovery_timeout;
+  master_env.session_gc_idle = options.session_gc_idle;
+  impl->master_ = std::make_unique<Master>(master_env);
+
+  GrpcWorkerService::Options worker_options;
+  worker_options.max_chunk_bytes = options.max_chunk_bytes;
+  // The bulk data plane listens on the task's host, on a port of its own.
+  if (options.enable_bulk) {
+    worker_options.bulk_bind_host = address.substr(0, address.rfind(':'));
+  }
+  impl->worker_service_ =
+      std::make_unique<GrpcWorkerService>(impl->worker_.get(), worker_options);
+  impl->master_service_ = std::make_unique<GrpcMasterService>(
+      impl->master_.get(), options.master_threads);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  ConfigureServerBuilder(&builder);
+  impl->worker_service_->RegisterWith(&builder);
+  impl->master_service_->RegisterWith(&builder);
+  impl->server_ = builder.BuildAndStart();
+  if (impl->server_ == nullptr || port == 0) {
+    impl->server_.reset();
+    return absl::UnavailableError(absl::StrCat(
+        "task ", impl->task_, ": cannot listen on ", address,
+        " (is the port in use, or the host not an address of this machine?)"));
+  }
+  impl->address_ = address.substr(0, address.rfind(':') + 1) +
+                   std::to_string(port);
+  spdlog::info("task {}: serving on {} with {} CPU device(s)", impl->task_,
+               impl->address_, options.num_cpu_devices);
+  return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
+}
+
+GrpcServer::GrpcServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+GrpcServer::~GrpcServer() = default;
+
+void GrpcServer::Stop(absl::Duration grace) { impl_->Stop(grace); }
+
+const std::string& GrpcServer::task() const { return impl_->task_; }
+const std::string& GrpcServer::address() const { return impl_->address_; }
+std::string GrpcServer::target() const {
+  return absl::StrCat("grpc://", impl_->address_);
+}
+Master* GrpcServer::master() const { return impl_->master_.get(); }
+Worker* GrpcServer::worker() const { return impl_->worker_.get(); }
+
+}  // namespace dfx

@@ -1,0 +1,79 @@
+// GrpcServer: one task of a cluster in one process, both master and worker:
+// its CPU devices, the worker service, the master service, the worker cache
+// with a channel to every other task, and the per-step remote rendezvous.
+#ifndef DFX_RPC_GRPC_SERVER_H_
+#define DFX_RPC_GRPC_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "proto/cluster.pb.h"
+
+namespace dfx {
+
+class Master;
+class Worker;
+
+struct GrpcServerOptions {
+  ClusterDef cluster;
+  std::string job_name;
+  int task_index = 0;
+  // CPU devices of this task, /job:J/replica:0/task:N/device:CPU:<i>.
+  int num_cpu_devices = 1;
+  // Threads running nodes (0: the number of cores) and within ops (0: the
+  // number of cores).
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
+  // Master calls (RunStep, ...) that run at once; more wait.
+  int master_threads = 64;
+  absl::Duration session_gc_idle = absl::Hours(1);
+  absl::Duration discovery_timeout = absl::Seconds(30);
+  // The largest piece of a tensor in one RecvTensor response.
+  int64_t max_chunk_bytes = int64_t{1} << 30;
+  // Serve tensors of 1 MiB and more to dfx receivers over the bulk TCP
+  // data plane (rpc/bulk_transport.h; a second, kernel-picked port on the
+  // task's host). Off: everything goes over gRPC (in chunks when big).
+  bool enable_bulk = true;
+};
+
+// Thread-safe.
+class GrpcServer {
+ public:
+  // Builds the task and starts serving on its address from the cluster (a
+  // port of 0 picks a free one; address() says which). InvalidArgument for
+  // a task not in the cluster or bad options; Unavailable naming the
+  // address when it cannot be bound.
+  static absl::StatusOr<std::unique_ptr<GrpcServer>> Create(
+      const GrpcServerOptions& options);
+
+  // Stop().
+  ~GrpcServer();
+  GrpcServer(const GrpcServer&) = delete;
+  GrpcServer& operator=(const GrpcServer&) = delete;
+
+  // Cancels every running step (clients get Cancelled or Unavailable),
+  // gives in-flight RPCs up to `grace` to finish, then stops serving.
+  // Idempotent.
+  void Stop(absl::Duration grace = absl::Seconds(5));
+
+  // "/job:worker/replica:0/task:0".
+  const std::string& task() const;
+  // "host:port" being served.
+  const std::string& address() const;
+  // "grpc://host:port": the master target for Session::Create.
+  std::string target() const;
+
+  Master* master() const;
+  Worker* worker() const;
+
+ private:
+  class Impl;
+  explicit GrpcServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dfx
+
+#endif  // DFX_RPC_GRPC_SERVER_H_

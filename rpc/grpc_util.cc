@@ -1,0 +1,112 @@
+#include "rpc/grpc_util.h"
+
+#include <chrono>
+#include <climits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+#include "grpcpp/support/proto_buffer_reader.h"
+#include "grpcpp/support/proto_buffer_writer.h"
+
+namespace dfx {
+namespace {
+
+constexpr int kKeepaliveTimeMs = 10'000;
+constexpr int kKeepaliveTimeoutMs = 20'000;
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
+}
+
+absl::StatusOr<std::string> ParseGrpcTarget(absl::string_view target) {
+  absl::string_view address = target;
+  if (absl::StartsWith(address, "grpc://")) address.remove_prefix(7);
+  size_t colon = address.rfind(':');
+  uint32_t port = 0;
+  if (address.empty() || colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port == 0 ||
+      port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad target '", target,
+        "': expected grpc://HOST:PORT (or HOST:PORT) with a port in "
+        "1..65535"));
+  }
+  return std::string(address);
+}
+
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(INT_MAX);
+  args.SetMaxSendMessageSize(INT_MAX);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // Each channel its own subchannel: a task's RecvTensor traffic and its
+  // RunGraph calls share one connection, but two tasks never do.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+void ConfigureServerBuilder(grpc::ServerBuilder* builder) {
+  builder->SetMaxReceiveMessageSize(INT_MAX);
+  builder->SetMaxSendMessageSize(INT_MAX);
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS,
+                              kKeepaliveTimeoutMs);
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  builder->AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+      kKeepaliveTimeMs / 2);
+}
+
+void SetTimeout(grpc::ClientContext* context, absl::Duration timeout) {
+  if (timeout <= absl::ZeroDuration()) return;
+  context->set_deadline(std::chrono::system_clock::now() +
+                        absl::ToChronoMicroseconds(timeout));
+}
+
+grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::Message& msg) {
+  grpc::ByteBuffer buffer;
+  bool own_buffer = false;
+  // The generated code's own path: one slice for small messages, chunked
+  // writes for big ones.
+  grpc::GenericSerialize<grpc::ProtoBufferWriter, google::protobuf::Message>(
+      msg, &buffer, &own_buffer);
+  return buffer;
+}
+
+absl::Status ParseFromByteBuffer(grpc::ByteBuffer* buffer,
+                                 google::protobuf::Message* msg,
+                                 absl::string_view what) {
+  grpc::Status s =
+      grpc::GenericDeserialize<grpc::ProtoBufferReader,
+                               google::protobuf::Message>(buffer, msg);
+  if (!s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed ", what, ": ", s.error_message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

@@ -1,0 +1,53 @@
+// What every gRPC piece of dfx shares: status conversion, channel and
+// server settings, and protobuf <-> grpc::ByteBuffer.
+#ifndef DFX_RPC_GRPC_UTIL_H_
+#define DFX_RPC_GRPC_UTIL_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "google/protobuf/message.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/server_builder.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/status.h"
+
+namespace dfx {
+
+// gRPC and absl share the canonical codes; messages pass through.
+grpc::Status ToGrpcStatus(const absl::Status& status);
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// "host:port" from "grpc://host:port" (or a bare "host:port").
+// InvalidArgument naming the target when there is no port.
+absl::StatusOr<std::string> ParseGrpcTarget(absl::string_view target);
+
+// An insecure channel to "host:port" with dfx's settings: no message size
+// limit below 2 GiB, keepalive pings every 10 s (a peer host that vanished
+// is noticed within about 30 s even mid-call), reconnect backoff at most
+// 1 s.
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
+
+// Server settings matching NewChannel (message limits, and accepting the
+// clients' keepalive pings).
+void ConfigureServerBuilder(grpc::ServerBuilder* builder);
+
+// Sets the context's deadline to now + timeout; nothing for a zero or
+// negative timeout.
+void SetTimeout(grpc::ClientContext* context, absl::Duration timeout);
+
+// Protobuf <-> ByteBuffer for raw (generic) calls.
+grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::Message& msg);
+// InvalidArgument naming `what` when the bytes do not parse.
+absl::Status ParseFromByteBuffer(grpc::ByteBuffer* buffer,
+                                 google::protobuf::Message* msg,
+                                 absl::string_view what);
+
+}  // namespace dfx
+
+#endif  // DFX_RPC_GRPC_UTIL_H_

@@ -1,0 +1,595 @@
+#include "rpc/grpc_worker_service.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "graph/types.h"
+#include "grpcpp/support/server_callback.h"
+#include "proto/dfx_worker_service.grpc.pb.h"
+#include "proto/dfx_worker_service.pb.h"
+#include "proto/worker_service.grpc.pb.h"
+#include "rpc/grpc_util.h"
+#include "rpc/tensor_coding.h"
+
+namespace dfx {
+namespace {
+
+using TfWorkerService = ::tensorflow::WorkerService;
+using DfxWorkerService = ::dfx::WorkerService;
+
+// TensorFlow's methods with the callback API; RecvTensor raw, so that its
+// response is bytes this service lays out over the tensor's buffer.
+using TfServiceBase = TfWorkerService::WithCallbackMethod_GetStatus<
+    TfWorkerService::WithCallbackMethod_CreateWorkerSession<
+        TfWorkerService::WithCallbackMethod_DeleteWorkerSession<
+            TfWorkerService::WithCallbackMethod_RegisterGraph<
+                TfWorkerService::WithCallbackMethod_DeregisterGraph<
+                    TfWorkerService::WithCallbackMethod_RunGraph<
+                        TfWorkerService::WithCallbackMethod_CleanupGraph<
+                            TfWorkerService::WithCallbackMethod_CleanupAll<
+                                TfWorkerService::
+                                    WithRawCallbackMethod_RecvTensor<
+                                        TfWorkerService::Service>>>>>>>>>;
+using DfxServiceBase = DfxWorkerService::WithRawCallbackMethod_RecvTensorChunk<
+    DfxWorkerService::Service>;
+
+// Room for the response's header fields beside a chunk's bytes.
+constexpr int64_t kMaxChunkBytes = kMaxGrpcMessageBytes - (int64_t{1} << 20);
+
+int64_t ChunkLimit(int64_t requested) {
+  if (requested <= 0) return GrpcWorkerService::Options().max_chunk_bytes;
+  return std::min(requested, kMaxChunkBytes);
+}
+
+// What is left of the client's deadline, for CallOptions (zero: none).
+absl::Duration TimeLeft(const grpc::CallbackServerContext* context) {
+  const auto deadline = context->deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) {
+    return absl::ZeroDuration();
+  }
+  const absl::Duration left =
+      absl::FromChrono(deadline - std::chrono::system_clock::now());
+  // Zero would mean "no deadline"; an expired one still ends the call.
+  return std::max(left, absl::Nanoseconds(1));
+}
+
+// Everything of a RunGraphRequest but its feeds, which the call carries as
+// Tensors: copying them as protos too would copy every feed's bytes twice.
+void CopyAllButSend(const RunGraphRequest& from, RunGraphRequest* to) {
+  to->set_session_handle(from.session_handle());
+  to->set_create_worker_session_called(from.create_worker_session_called());
+  to->set_graph_handle(from.graph_handle());
+  to->set_step_id(from.step_id());
+  if (from.has_exec_opts()) *to->mutable_exec_opts() = from.exec_opts();
+  *to->mutable_recv_key() = from.recv_key();
+  to->set_is_partial(from.is_partial());
+  to->set_is_last_partial_run(from.is_last_partial_run());
+  to->set_store_errors_in_response_body(from.store_errors_in_response_body());
+  to->set_request_id(from.request_id());
+}
+
+// ---------------------------------------------------------------------------
+// Tensors sent in chunks (or over the bulk server, with chunks as the
+// fallback), held until every byte was fetched or their step is cleaned
+// up. Thread-safe.
+
+class ChunkTable {
+ public:
+  int64_t NewHandle() { return next_handle_.fetch_add(1) + 1; }
+
+  // Keeps `tensor` (sharing its buffer) under `handle` (from NewHandle),
+  // whose first `sent_bytes` went in the RecvTensor response. `bulk_ticket`
+  // (0: none) is the same tensor's ticket on the bulk server, released
+  // when every byte was fetched here.
+  void Add(int64_t step_id, int64_t handle, std::string key, Tensor tensor,
+           int64_t sent_bytes, uint64_t bulk_ticket = 0) {
+    Entry entry;
+    entry.key = std::move(key);
+    entry.total = static_cast<int64_t>(tensor.TotalBytes());
+    entry.unfetched = entry.total - sent_bytes;
+    entry.tensor = std::move(tensor);
+    entry.bulk_ticket = bulk_ticket;
+    absl::MutexLock lock(&mu_);
+    steps_[step_id].emplace(handle, std::move(entry));
+  }
+
+  void Drop(int64_t step_id, int64_t handle) {
+    absl::MutexLock lock(&mu_);
+    auto step = steps_.find(step_id);
+    if (step == steps_.end()) return;
+    step->second.erase(handle);
+    if (step->second.empty()) steps_.erase(step);
+  }
+
+  // The tensor to send bytes [offset, offset + length) of, counting them
+  // as fetched: the entry goes once every byte was, and `*release_ticket`
+  // is then its bulk ticket (else 0).
+  absl::StatusOr<Tensor> Fetch(const RecvTensorChunkRequest& request,
+                               int64_t max_length, uint64_t* release_ticket) {
+    *release_ticket = 0;
+    const int64_t step_id = request.step_id();
+    const int64_t handle = request.handle();
+    const int64_t offset = request.offset();
+    const int64_t length = request.length();
+    absl::MutexLock lock(&mu_);
+    auto step = steps_.find(step_id);
+    if (step == steps_.end() || !step->second.contains(handle)) {
+      return absl::NotFoundError(absl::StrCat(
+          "RecvTensorChunk: no tensor with chunk handle ", handle, " in step ",
+          step_id, " (every byte was fetched, or the step was cleaned up)"));
+    }
+    auto it = step->second.find(handle);
+    Entry& entry = it->second;
+    if (offset < 0 || length <= 0 || offset > entry.total ||
+        length > entry.total - offset) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "RecvTensorChunk of '", entry.key, "': bytes [", offset, ", ", offset,
+          " + ", length, ") are not inside the tensor's ", entry.total,
+          " bytes"));
+    }
+    if (length > max_length) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "RecvTensorChunk of '", entry.key, "': ", length,
+          " bytes asked for, over the chunk limit of ", max_length));
+    }
+    Tensor tensor = entry.tensor;
+    entry.unfetched -= length;
+    if (entry.unfetched <= 0) {
+      *release_ticket = entry.bulk_ticket;
+      step->second.erase(it);
+      if (step->second.empty()) steps_.erase(step);
+    }
+    return tensor;
+  }
+
+  void DropStep(int64_t step_id) {
+    absl::MutexLock lock(&mu_);
+    steps_.erase(step_id);
+  }
+
+  void DropAll() {
+    absl::MutexLock lock(&mu_);
+    steps_.clear();
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    Tensor tensor;
+    int64_t total = 0;
+    int64_t unfetched = 0;
+    uint64_t bulk_ticket = 0;
+  };
+
+  std::atomic<int64_t> next_handle_{0};
+  absl::Mutex mu_;
+  absl::flat_hash_map<int64_t, absl::flat_hash_map<int64_t, Entry>> steps_
+      ABSL_GUARDED_BY(mu_);
+};
+
+// The bulk server and what RecvTensor answers need of it.
+struct BulkPlane {
+  // Null when there is none.
+  std::unique_ptr<BulkServer> server;
+  // Put in BulkTensor.address.
+  std::string address;
+  int64_t threshold_bytes = 0;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+class GrpcWorkerService::Impl {
+ public:
+  Impl(Worker* worker, Options options)
+      : worker_(worker),
+        max_chunk_bytes_(ChunkLimit(options.max_chunk_bytes)),
+        tf_service_(this),
+        dfx_service_(this) {
+    bulk_.threshold_bytes = std::max<int64_t>(1, options.bulk_threshold_bytes);
+    if (options.bulk_bind_host.empty()) return;
+    BulkServer::Options bulk_options;
+    bulk_options.bind_host = options.bulk_bind_host;
+    absl::StatusOr<std::unique_ptr<BulkServer>> bulk =
+        BulkServer::Start(bulk_options);
+    if (!bulk.ok()) {
+      spdlog::warn("worker service: no bulk transport, tensors go over gRPC "
+                   "only: {}", bulk.status());
+      return;
+    }
+    bulk_.server = *std::move(bulk);
+    bulk_.address = options.bulk_address_for_testing.empty()
+                        ? bulk_.server->address()
+                        : options.bulk_address_for_testing;
+  }
+
+  ~Impl() {
+    // Its on_served callbacks reach into chunks_.
+    if (bulk_.server != nullptr) bulk_.server->Stop();
+  }
+
+  void RegisterWith(grpc::ServerBuilder* builder) {
+    builder->RegisterService(&tf_service_);
+    builder->RegisterService(&dfx_service_);
+  }
+
+  Worker* worker() const { return worker_; }
+  int64_t max_chunk_bytes() const { return max_chunk_bytes_; }
+  ChunkTable* chunks() { return &chunks_; }
+  // Null when there is no bulk server.
+  BulkServer* bulk() const { return bulk_.server.get(); }
+  const BulkPlane* bulk_plane() const { return &bulk_; }
+
+ private:
+  class TfService : public TfServiceBase {
+   public:
+    explicit TfService(Impl* impl) : impl_(impl) {}
+
+    grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
+                                        const GetStatusRequest* request,
+                                        GetStatusResponse* response) override {
+      return Forward(context, request, response, &Worker::GetStatusAsync);
+    }
+    grpc::ServerUnaryReactor* CreateWorkerSession(
+        grpc::CallbackServerContext* context,
+        const CreateWorkerSessionRequest* request,
+        CreateWorkerSessionResponse* response) override {
+      return Forward(context, request, response,
+                     &Worker::CreateWorkerSessionAsync);
+    }
+    grpc::ServerUnaryReactor* DeleteWorkerSession(
+        grpc::CallbackServerContext* context,
+        const DeleteWorkerSessionRequest* request,
+        DeleteWorkerSessionResponse* response) override {
+      return Forward(context, request, response,
+                     &Worker::DeleteWorkerSessionAsync);
+    }
+    grpc::ServerUnaryReactor* RegisterGraph(
+        grpc::CallbackServerContext* context,
+        const RegisterGraphRequest* request,
+        RegisterGraphResponse* response) override {
+      return Forward(context, request, response, &Worker::RegisterGraphAsync);
+    }
+    grpc::ServerUnaryReactor* DeregisterGraph(
+        grpc::CallbackServerContext* context,
+        const DeregisterGraphRequest* request,
+        DeregisterGraphResponse* response) override {
+      return Forward(context, request, response, &Worker::DeregisterGraphAsync);
+    }
+    grpc::ServerUnaryReactor* CleanupGraph(
+        grpc::CallbackServerContext* context,
+        const CleanupGraphRequest* request,
+        CleanupGraphResponse* response) override {
+      impl_->chunks()->DropStep(request->step_id());
+      if (impl_->bulk() != nullptr) {
+        impl_->bulk()->ReleaseStep(request->step_id());
+      }
+      return Forward(context, request, response, &Worker::CleanupGraphAsync);
+    }
+    grpc::ServerUnaryReactor* CleanupAll(
+        grpc::CallbackServerContext* context, const CleanupAllRequest* request,
+        CleanupAllResponse* response) override {
+      impl_->chunks()->DropAll();
+      if (impl_->bulk() != nullptr) impl_->bulk()->ReleaseAll();
+      return Forward(context, request, response, &Worker::CleanupAllAsync);
+    }
+    grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* context,
+                                       const RunGraphRequest* request,
+                                       RunGraphResponse* response) override;
+    grpc::ServerUnaryReactor* RecvTensor(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+
+   private:
+    // A call that never waits long: the default reactor, finished from the
+    // worker's callback.
+    template <typename Request, typename Response>
+    grpc::ServerUnaryReactor* Forward(
+        grpc::CallbackServerContext* context, const Request* request,
+        Response* response,
+        void (Worker::*method)(const Request*, Response*, StatusCallback)) {
+      grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+      (impl_->worker()->*method)(request, response,
+                                 [reactor](const absl::Status& s) {
+                                   reactor->Finish(ToGrpcStatus(s));
+                                 });
+      return reactor;
+    }
+
+    Impl* const impl_;
+  };
+
+  class DfxService : public DfxServiceBase {
+   public:
+    explicit DfxService(Impl* impl) : impl_(impl) {}
+    grpc::ServerUnaryReactor* RecvTensorChunk(
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+        grpc::ByteBuffer* response) override;
+
+   private:
+    Impl* const impl_;
+  };
+
+  Worker* const worker_;
+  const int64_t max_chunk_bytes_;
+  ChunkTable chunks_;
+  BulkPlane bulk_;  // after chunks_, which it reaches into
+  TfService tf_service_;
+  DfxService dfx_service_;
+};
+
+namespace {
+
+// gRPC's callback API ends a reactor's life in OnDone, its last call, and
+// leaves freeing it to the reactor: the reactors below are heap objects
+// that free themselves there, as gRPC documents.
+
+// RunGraph: feeds decoded into Tensors, the step run by the worker, the
+// client's cancellation and deadline passed on to it.
+class RunGraphReactor : public grpc::ServerUnaryReactor {
+ public:
+  RunGraphReactor(Worker* worker, grpc::CallbackServerContext* context,
+                  const RunGraphRequest* request, RunGraphResponse* response)
+      : worker_(worker), response_(response) {
+    CopyAllButSend(*request, &call_.request);
+    opts_.SetTimeout(TimeLeft(context));
+    start_status_ = DecodeFeeds(*request);
+  }
+
+  void Start() {
+    if (!start_status_.ok()) {
+      Reply(start_status_);
+      return;
+    }
+    worker_->RunGraphAsync(&opts_, &call_,
+                           [this](const absl::Status& s) { Reply(s); });
+  }
+
+  void OnCancel() override { opts_.StartCancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status DecodeFeeds(const RunGraphRequest& request) {
+    call_.send.reserve(request.send_size());
+    for (const NamedTensorProto& feed : request.send()) {
+      absl::StatusOr<Tensor> t = Tensor::FromProto(feed.tensor());
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("RunGraph feed '", feed.name(),
+                         "' does not decode: ", t.status().message()));
+      }
+      call_.send.emplace_back(feed.name(), *std::move(t));
+    }
+    return absl::OkStatus();
+  }
+
+  void Reply(const absl::Status& status) {
+    if (!status.ok()) {
+      response_->Clear();
+      if (call_.request.store_errors_in_response_body()) {
+        // TensorFlow's masters ask for this: gRPC status messages may be
+        // cut short on the way, the body is not.
+        response_->set_status_code(static_cast<error::Code>(status.code()));
+        response_->set_status_error_message(std::string(status.message()));
+        Finish(grpc::Status::OK);
+      } else {
+        Finish(ToGrpcStatus(status));
+      }
+      return;
+    }
+    for (const auto& [key, tensor] : call_.recv) {
+      NamedTensorProto* out = response_->add_recv();
+      out->set_name(key);
+      tensor.AsProtoTensorContent(out->mutable_tensor());
+    }
+    if (call_.step_stats.dev_stats_size() > 0) {
+      response_->mutable_step_stats()->Swap(&call_.step_stats);
+    }
+    Finish(grpc::Status::OK);
+  }
+
+  Worker* const worker_;
+  RunGraphResponse* const response_;
+  CallOptions opts_;
+  RunGraphCall call_;
+  absl::Status start_status_;
+};
+
+// RecvTensor: waits in the worker (no thread held), answers with bytes over
+// the tensor's buffer, in chunks when the receiver takes them and the
+// tensor is bigger than the chunk size.
+class RecvTensorReactor : public grpc::ServerUnaryReactor {
+ public:
+  RecvTensorReactor(Worker* worker, ChunkTable* chunks, int64_t max_chunk_bytes,
+                    const BulkPlane* bulk, grpc::CallbackServerContext* context,
+                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response)
+      : worker_(worker),
+        chunks_(chunks),
+        max_chunk_bytes_(max_chunk_bytes),
+        bulk_(bulk),
+        response_(response) {
+    opts_.SetTimeout(TimeLeft(context));
+    start_status_ = ParseRequest(*request);
+  }
+
+  void Start() {
+    if (!start_status_.ok()) {
+      Finish(ToGrpcStatus(start_status_));
+      return;
+    }
+    worker_->RecvTensorAsync(&opts_, &request_, &result_,
+                             [this](const absl::Status& s) { Reply(s); });
+  }
+
+  void OnCancel() override { opts_.StartCancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status ParseRequest(const grpc::ByteBuffer& bytes) {
+    grpc::ByteBuffer copy(bytes);  // shares the slices
+    if (copy.Valid()) {
+      DFX_RETURN_IF_ERROR(
+          ParseFromByteBuffer(&copy, &request_, "RecvTensorRequest"));
+    }
+    if (request_.has_transport_options() &&
+        request_.transport_options().type_url() ==
+            kRecvTensorTransportTypeUrl) {
+      RecvTensorTransport transport;
+      if (!request_.transport_options().UnpackTo(&transport)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "RecvTensor of '", request_.rendezvous_key(),
+            "': transport_options hold a bad dfx.RecvTensorTransport"));
+      }
+      accepts_chunks_ = true;
+      accepts_bulk_ = transport.accepts_bulk();
+      if (transport.max_chunk_bytes() > 0) {
+        chunk_bytes_ = std::min(max_chunk_bytes_, transport.max_chunk_bytes());
+      } else {
+        chunk_bytes_ = max_chunk_bytes_;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  void Reply(const absl::Status& status) {
+    if (!status.ok()) {
+      Finish(ToGrpcStatus(status));
+      return;
+    }
+    const Tensor& tensor = result_.tensor;
+    const std::string& key = request_.rendezvous_key();
+    const int64_t step_id = request_.step_id();
+    RecvTensorEncodeOptions options;
+    google::protobuf::Any transport_any;
+    int64_t handle = 0;
+    uint64_t ticket = 0;
+    BulkServer* bulk = bulk_->server.get();
+    const bool flat = accepts_chunks_ && !result_.is_dead &&
+                      tensor.IsInitialized() &&
+                      DataTypeCanMemcpy(tensor.dtype());
+    const int64_t total = static_cast<int64_t>(tensor.TotalBytes());
+    if (flat && accepts_bulk_ && bulk != nullptr &&
+        total >= bulk_->threshold_bytes) {
+      // The buffer is shared, not copied, by the bulk server and the chunk
+      // table; whichever path fetches every byte lets both go.
+      handle = chunks_->NewHandle();
+      ChunkTable* chunks = chunks_;
+      ticket = bulk->Register(step_id, tensor, [chunks, step_id, handle] {
+        chunks->Drop(step_id, handle);
+      });
+      chunks_->Add(step_id, handle, key, tensor, /*sent_bytes=*/0, ticket);
+      BulkTensor bulk_tensor;
+      bulk_tensor.set_address(bulk_->address);
+      bulk_tensor.set_ticket(ticket);
+      bulk_tensor.set_total_bytes(total);
+      bulk_tensor.set_chunk_handle(handle);
+      bulk_tensor.set_max_chunk_bytes(chunk_bytes_);
+      transport_any.PackFrom(bulk_tensor);
+      options.content_limit = 0;
+      options.transport_options = &transport_any;
+    } else if (flat && total > chunk_bytes_) {
+      // The buffer is shared, not copied, while the receiver fetches.
+      handle = chunks_->NewHandle();
+      chunks_->Add(step_id, handle, key, tensor, chunk_bytes_);
+      TensorChunks chunks;
+      chunks.set_handle(handle);
+      chunks.set_total_bytes(static_cast<int64_t>(tensor.TotalBytes()));
+      transport_any.PackFrom(chunks);
+      options.content_limit = chunk_bytes_;
+      options.transport_options = &transport_any;
+    }
+    absl::Status s = EncodeRecvTensorResponse(result_, key, options, response_);
+    if (!s.ok() && handle != 0) chunks_->Drop(step_id, handle);
+    if (!s.ok() && ticket != 0) bulk->Release(ticket);
+    Finish(ToGrpcStatus(s));
+  }
+
+  Worker* const worker_;
+  ChunkTable* const chunks_;
+  const int64_t max_chunk_bytes_;
+  const BulkPlane* const bulk_;
+  grpc::ByteBuffer* const response_;
+  CallOptions opts_;
+  RecvTensorRequest request_;
+  RecvTensorResult result_;
+  bool accepts_chunks_ = false;
+  bool accepts_bulk_ = false;
+  int64_t chunk_bytes_ = 0;
+  absl::Status start_status_;
+};
+
+}  // namespace
+
+grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RunGraph(
+    grpc::CallbackServerContext* context, const RunGraphRequest* request,
+    RunGraphResponse* response) {
+  auto* reactor =
+      new RunGraphReactor(impl_->worker(), context, request, response);
+  reactor->Start();
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RecvTensor(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* reactor = new RecvTensorReactor(impl_->worker(), impl_->chunks(),
+                                        impl_->max_chunk_bytes(),
+                                        impl_->bulk_plane(), context, request,
+                                        response);
+  reactor->Start();
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* GrpcWorkerService::Impl::DfxService::RecvTensorChunk(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  RecvTensorChunkRequest parsed;
+  grpc::ByteBuffer copy(*request);  // shares the slices
+  if (copy.Valid()) {
+    absl::Status s =
+        ParseFromByteBuffer(&copy, &parsed, "RecvTensorChunkRequest");
+    if (!s.ok()) {
+      reactor->Finish(ToGrpcStatus(s));
+      return reactor;
+    }
+  }
+  uint64_t release_ticket = 0;
+  absl::StatusOr<Tensor> tensor =
+      impl_->chunks()->Fetch(parsed, impl_->max_chunk_bytes(), &release_ticket);
+  if (release_ticket != 0 && impl_->bulk() != nullptr) {
+    impl_->bulk()->Release(release_ticket);
+  }
+  if (!tensor.ok()) {
+    reactor->Finish(ToGrpcStatus(tensor.status()));
+    return reactor;
+  }
+  *response = EncodeTensorChunk(*tensor, parsed.offset(), parsed.length());
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+GrpcWorkerService::GrpcWorkerService(Worker* worker, Options options)
+    : impl_(std::make_unique<Impl>(worker, options)) {}
+
+GrpcWorkerService::~GrpcWorkerService() = default;
+
+void GrpcWorkerService::RegisterWith(grpc::ServerBuilder* builder) {
+  impl_->RegisterWith(builder);
+}
+
+const BulkServer* GrpcWorkerService::bulk_server() const {
+  return impl_->bulk();
+}
+
+}  // namespace dfx
