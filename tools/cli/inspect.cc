@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -15,6 +17,7 @@
 #include "graph/partition.h"
 #include "kernels/kernels.h"
 #include "master/step_planner.h"
+#include "rpc/cluster_spec.h"
 #include "runtime/device.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -22,16 +25,21 @@
 namespace dfx::cli {
 
 const char kInspectUsage[] =
-    R"(usage: dfx inspect --graph FILE [--local-devices N] [--feed NAME]...
-                   [--fetch NAME[:i]]... [--target NODE]... [--dot OUT.dot]
-                   [--allow-soft-placement]
+    R"(usage: dfx inspect --graph FILE [--local-devices N | --cluster JSON|@FILE]
+                   [--feed NAME]... [--fetch NAME[:i]]... [--target NODE]...
+                   [--dot OUT.dot] [--allow-soft-placement]
 
 Shows how one step of a graph is placed over N local CPU devices
-(/job:localhost/replica:0/task:0/device:CPU:0 .. N-1) and cut into one
-partition per device, without running it.
+(/job:localhost/replica:0/task:0/device:CPU:0 .. N-1), or over the tasks of
+a cluster, and cut into one partition per device, without running it.
 
   --graph FILE      GraphDef to inspect: binary (.pb) or text (.pbtxt, .txt)
   --local-devices N number of CPU devices (default 1)
+  --cluster JSON|@FILE
+                    place over a cluster in TensorFlow's form (as given to
+                    'dfx server'), one CPU device per task, the master on
+                    /job:worker/task:0 (or the first task); rendezvous keys
+                    show made-up incarnations (the servers' are random)
   --feed NAME       tensor the step feeds ("node" or "node:i"; a
                     NAME=VALUE as given to 'dfx run' is accepted too)
   --fetch NAME[:i]  tensor the step fetches (repeatable)
@@ -254,8 +262,9 @@ absl::StatusOr<InspectCommandOptions> ParseInspectFlags(
       std::vector<Flag> flags,
       SplitFlags(args,
                  {"--graph", "--local-devices", "--feed", "--fetch",
-                  "--target", "--dot"},
+                  "--target", "--dot", "--cluster"},
                  {"--allow-soft-placement"}));
+  bool local_devices_given = false;
   for (const auto& [flag, value] : flags) {
     if (flag == "--help") {
       options.help = true;
@@ -270,6 +279,10 @@ absl::StatusOr<InspectCommandOptions> ParseInspectFlags(
       options.graph_path = value;
     } else if (flag == "--local-devices") {
       DFX_ASSIGN_OR_RETURN(options.local_devices, ParseLocalDevices(value));
+      local_devices_given = true;
+    } else if (flag == "--cluster") {
+      if (value.empty()) return UsageError("--cluster needs JSON or @FILE");
+      options.cluster = value;
     } else if (flag == "--feed") {
       // "NAME=VALUE" as for dfx run: only the name matters here.
       std::string name = value.substr(0, value.find('='));
@@ -287,6 +300,9 @@ absl::StatusOr<InspectCommandOptions> ParseInspectFlags(
     }
   }
   if (options.graph_path.empty()) return UsageError("--graph is required");
+  if (local_devices_given && !options.cluster.empty()) {
+    return UsageError("give --local-devices or --cluster, not both");
+  }
   if (options.fetches.empty() && options.targets.empty()) {
     return UsageError("give at least one --fetch or --target");
   }
@@ -319,16 +335,58 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
     if (seen.insert(name).second) signature.targets.push_back(name);
   }
 
-  CpuDeviceOptions device_options;
-  device_options.num_devices = options.local_devices;
-  device_options.intra_op_threads = 1;  // nothing runs
-  DFX_ASSIGN_OR_RETURN(std::unique_ptr<DeviceMgr> devices,
-                       DeviceMgr::NewCpu(device_options));
   PlacementConfig config;
   std::vector<std::string> device_names;
-  for (const Device* d : devices->ListDevices()) {
-    config.devices.push_back(d->attributes());
-    device_names.push_back(d->name());
+  std::string where =
+      absl::StrCat(options.local_devices, " CPU device",
+                   options.local_devices == 1 ? "" : "s");
+  if (!options.cluster.empty()) {
+    std::string text = options.cluster;
+    if (text[0] == '@') {
+      std::ifstream in(text.substr(1));
+      if (!in) {
+        return absl::NotFoundError(
+            absl::StrCat("--cluster: cannot read '", text.substr(1), "'"));
+      }
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      text = buffer.str();
+    }
+    DFX_ASSIGN_OR_RETURN(ClusterDef cluster, ParseClusterJson(text));
+    std::vector<std::string> tasks;
+    for (const JobDef& job : cluster.job()) {
+      std::map<int, std::string> sorted(job.tasks().begin(),
+                                        job.tasks().end());
+      for (const auto& [index, address] : sorted) {
+        tasks.push_back(TaskName(job.name(), index));
+      }
+    }
+    // The master's task (worker 0, as `dfx cluster up` prints) first: it is
+    // where unconstrained nodes go.
+    auto master = std::find(tasks.begin(), tasks.end(),
+                            TaskName("worker", 0));
+    if (master != tasks.end()) std::rotate(tasks.begin(), master, master + 1);
+    uint64_t incarnation = 0x1000;
+    for (const std::string& task : tasks) {
+      DeviceAttributes attributes;
+      attributes.set_name(task + "/device:CPU:0");
+      attributes.set_device_type("CPU");
+      attributes.set_incarnation(++incarnation);
+      config.devices.push_back(attributes);
+      device_names.push_back(attributes.name());
+    }
+    config.default_device = device_names.front();
+    where = absl::StrCat("the cluster's ", tasks.size(), " tasks");
+  } else {
+    CpuDeviceOptions device_options;
+    device_options.num_devices = options.local_devices;
+    device_options.intra_op_threads = 1;  // nothing runs
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<DeviceMgr> devices,
+                         DeviceMgr::NewCpu(device_options));
+    for (const Device* d : devices->ListDevices()) {
+      config.devices.push_back(d->attributes());
+      device_names.push_back(d->name());
+    }
   }
   config.kernels = StandardKernelRegistry();
   config.allow_soft_placement = options.allow_soft_placement;
@@ -337,10 +395,8 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
   if (!placed.ok()) {
     return absl::Status(
         placed.code(),
-        absl::StrCat("placing graph '", options.graph_path, "' on ",
-                     options.local_devices, " CPU device",
-                     options.local_devices == 1 ? "" : "s", ": ",
-                     placed.message()));
+        absl::StrCat("placing graph '", options.graph_path, "' on ", where,
+                     ": ", placed.message()));
   }
   DFX_ASSIGN_OR_RETURN(StepPlan plan, PlanStep(graph, config, signature));
   // The file first, so that a failure prints nothing but the error.

@@ -18,6 +18,7 @@ namespace dfx::cli {
 struct InspectCommandOptions {
   std::string graph_path;
   int local_devices = 1;
+  std::string cluster;  // --cluster: JSON or @FILE; empty: local devices
   std::vector<std::string> feeds;    // tensor names "node" or "node:i"
   std::vector<std::string> fetches;  // tensor names
   std::vector<std::string> targets;  // node names

@@ -7,18 +7,23 @@
 #include "spdlog/cfg/env.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
+#include "tools/cli/cluster.h"
 #include "tools/cli/command.h"
 #include "tools/cli/inspect.h"
 #include "tools/cli/run.h"
+#include "tools/cli/server.h"
 
 namespace dfx::cli {
 namespace {
 
 // Each subcommand is one entry here and one file beside this one.
 constexpr Command kCommands[] = {
-    {"run", "run one step of a graph file in a local session", RunMain},
+    {"run", "run one step of a graph file, locally or on a cluster",
+     RunMain},
     {"inspect", "show a step's placement and per-device partitions",
      InspectMain},
+    {"server", "run one task of a cluster (master and worker)", ServerMain},
+    {"cluster", "start or stop a local cluster of servers", ClusterMain},
 };
 
 void PrintUsage(std::ostream& os) {

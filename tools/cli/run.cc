@@ -26,10 +26,12 @@ namespace dfx::cli {
 
 const char kRunUsage[] =
     R"(usage: dfx run --graph FILE [--feed NAME=VALUE]... [--fetch NAME[:i]]...
-               [--target NODE]... [--json] [--out DIR] [--timeout-ms N]
-               [--local-devices N] [--allow-soft-placement]
+               [--target NODE]... [--target grpc://HOST:PORT] [--json]
+               [--out DIR] [--timeout-ms N] [--local-devices N]
+               [--allow-soft-placement]
 
-Runs one step of a graph in a local session and prints the fetched tensors.
+Runs one step of a graph, in a local session or on a cluster, and prints
+the fetched tensors.
 
   --graph FILE      GraphDef to run: binary (.pb) or text (.pbtxt, .txt)
   --feed NAME=VALUE feeds tensor NAME ("node" or "node:i"). VALUE is a JSON
@@ -39,6 +41,10 @@ Runs one step of a graph in a local session and prints the fetched tensors.
                     Floats may be given as "NaN", "Infinity", "-Infinity".
   --fetch NAME[:i]  tensor to compute and print (repeatable)
   --target NODE     node to run without fetching (repeatable)
+  --target grpc://HOST:PORT
+                    run on the cluster whose master (any 'dfx server') is
+                    at HOST:PORT instead of in this process; nodes go where
+                    their `device` fields say (/job:ps/task:0, ...)
   --json            print one JSON object mapping each fetch to
                     {"dtype", "shape", "values"}; NaN and infinities print as
                     the strings "NaN", "Infinity", "-Infinity"
@@ -226,7 +232,19 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       options.fetches.push_back(value);
     } else if (flag == "--target") {
       if (value.empty()) return UsageError("--target needs a node name");
-      options.targets.push_back(value);
+      // Node names cannot hold "://", so a URL is the session's target.
+      if (value.find("://") != std::string::npos) {
+        if (value.rfind("grpc://", 0) != 0) {
+          return UsageError(absl::StrCat("--target '", value,
+                                         "': only grpc:// targets exist"));
+        }
+        if (!options.session_target.empty()) {
+          return UsageError("--target grpc://... given more than once");
+        }
+        options.session_target = value;
+      } else {
+        options.targets.push_back(value);
+      }
     } else if (flag == "--out") {
       if (value.empty()) return UsageError("--out needs a directory");
       options.out_dir = value;
@@ -237,6 +255,10 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
     }
   }
   if (options.graph_path.empty()) return UsageError("--graph is required");
+  if (!options.session_target.empty() && options.local_devices > 0) {
+    return UsageError(
+        "--local-devices applies to local runs, not to --target grpc://...");
+  }
   if (options.fetches.empty() && options.targets.empty()) {
     return UsageError("give at least one --fetch or --target");
   }
@@ -278,7 +300,10 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   session_options.config.set_allow_soft_placement(
       options.allow_soft_placement);
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                       Session::Create("local", session_options));
+                       Session::Create(options.session_target.empty()
+                                           ? "local"
+                                           : options.session_target,
+                                       session_options));
   DFX_RETURN_IF_ERROR(session->Extend(loaded.def));
   RunOptions run_options;
   run_options.set_timeout_in_ms(options.timeout_ms);

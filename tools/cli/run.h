@@ -1,5 +1,6 @@
-// `dfx run`: runs one step of a graph file in a local session and prints or
-// saves the fetched tensors.
+// `dfx run`: runs one step of a graph file in a local session, or on a
+// cluster (--target grpc://HOST:PORT), and prints or saves the fetched
+// tensors.
 #ifndef DFX_TOOLS_CLI_RUN_H_
 #define DFX_TOOLS_CLI_RUN_H_
 
@@ -21,6 +22,8 @@ struct RunCommandOptions {
   std::vector<std::pair<std::string, std::string>> feeds;
   std::vector<std::string> fetches;  // "node" or "node:i"
   std::vector<std::string> targets;  // node names
+  // "grpc://host:port" (a --target holding "://"); empty: a local session.
+  std::string session_target;
   bool json = false;
   std::string out_dir;  // empty: write no .npy files
   int64_t timeout_ms = 0;  // 0: the session's default
@@ -39,8 +42,9 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
     const std::vector<std::string>& args);
 
 // Loads the graph, resolves and parses the feeds against it, runs one step
-// in a "local" session (device_count {"CPU": local_devices} when set, and
-// allow_soft_placement) and writes the fetches to `out` (JSON or readable)
+// in a session on options.session_target, or else in a "local" one
+// (device_count {"CPU": local_devices} when set), with
+// allow_soft_placement, and writes the fetches to `out` (JSON or readable)
 // and to options.out_dir. InvalidArgument naming the file, feed, fetch or
 // target for bad input; a session error as the session returned it.
 absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out);

@@ -1,0 +1,210 @@
+// A cluster of real `dfx server` processes on 127.0.0.1 for integration
+// tests: started on free ports, waited for, signalled, and killed at the
+// end of the test whatever happened.
+#ifndef DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
+#define DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "catch2/catch.hpp"
+#include "proto/worker_service.grpc.pb.h"
+#include "rpc/grpc_util.h"
+#include "tests/tools/cli_test_util.h"
+
+namespace dfx::testing {
+
+inline int PickFreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class TestCluster {
+ public:
+  // jobs: {"worker", 2}, {"ps", 1} ... Extra flags go to every server.
+  TestCluster(std::vector<std::pair<std::string, int>> jobs,
+              std::vector<std::string> server_flags = {})
+      : flags_(std::move(server_flags)) {
+    // Free ports are picked before the servers bind them, so a test
+    // running beside this one may take one in between: start again on
+    // new ports then.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      if (TryStart(jobs)) return;
+      KillAll();
+    }
+    FAIL("the cluster did not start in 3 attempts:\n" << last_failure_);
+  }
+
+  ~TestCluster() { KillAll(); }
+
+  const std::string& json() const { return json_; }
+  std::string Address(const std::string& job, int task) const {
+    return addresses_.at(Key(job, task));
+  }
+  std::string Target(const std::string& job = "worker", int task = 0) const {
+    return "grpc://" + Address(job, task);
+  }
+  pid_t Pid(const std::string& job, int task) const {
+    return pids_.at(Key(job, task));
+  }
+  std::string Log(const std::string& job, int task) const {
+    return ReadFile(dir_.File(Key(job, task) + ".log"));
+  }
+
+  void Signal(const std::string& job, int task, int signal) {
+    REQUIRE(::kill(Pid(job, task), signal) == 0);
+  }
+
+  // Waits for the task's process to exit; its exit code, or -1 after a
+  // signal, or -2 when it did not exit within `limit`.
+  int WaitExit(const std::string& job, int task,
+               absl::Duration limit = absl::Seconds(30)) {
+    pid_t& pid = pids_.at(Key(job, task));
+    const absl::Time deadline = absl::Now() + limit;
+    while (absl::Now() < deadline) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid) {
+        pid = 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return -2;
+  }
+
+  // Kills the task with SIGKILL and reaps it.
+  void Kill(const std::string& job, int task) {
+    pid_t& pid = pids_.at(Key(job, task));
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = 0;
+  }
+
+ private:
+  bool TryStart(const std::vector<std::pair<std::string, int>>& jobs) {
+    addresses_.clear();
+    pids_.clear();
+    json_ = "{";
+    for (const auto& [job, n] : jobs) {
+      if (json_.size() > 1) json_ += ", ";
+      absl::StrAppend(&json_, "\"", job, "\": [");
+      for (int i = 0; i < n; ++i) {
+        const std::string address =
+            absl::StrCat("127.0.0.1:", PickFreePort());
+        absl::StrAppend(&json_, i > 0 ? ", " : "", "\"", address, "\"");
+        addresses_[Key(job, i)] = address;
+      }
+      json_ += "]";
+    }
+    json_ += "}";
+    for (const auto& [key, address] : addresses_) Start(key);
+    for (const auto& [key, address] : addresses_) {
+      if (!WaitReady(key)) return false;
+    }
+    return true;
+  }
+
+  void KillAll() {
+    for (auto& [key, pid] : pids_) {
+      if (pid > 0) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+        pid = 0;
+      }
+    }
+  }
+
+  static std::string Key(const std::string& job, int task) {
+    return absl::StrCat(job, "-", task);
+  }
+
+  void Start(const std::string& key) {
+    const size_t dash = key.rfind('-');
+    const std::string job = key.substr(0, dash);
+    const std::string task = key.substr(dash + 1);
+    const std::string bin = DFX_BIN_DIR "/dfx";
+    std::vector<std::string> args = {bin,    "server", "--cluster", json_,
+                                     "--job", job,     "--task",    task};
+    args.insert(args.end(), flags_.begin(), flags_.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string log = dir_.File(key + ".log");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int rc = ::posix_spawn(&pid, bin.c_str(), &actions, nullptr,
+                                 argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(rc == 0);
+    pids_[key] = pid;
+  }
+
+  // False (and last_failure_ says why) when the server exited or did not
+  // answer GetStatus within 60 s.
+  bool WaitReady(const std::string& key) {
+    auto stub =
+        tensorflow::WorkerService::NewStub(NewChannel(addresses_.at(key)));
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    grpc::Status last;
+    while (absl::Now() < deadline) {
+      int status = 0;
+      if (::waitpid(pids_.at(key), &status, WNOHANG) != 0) {
+        pids_.at(key) = 0;
+        last_failure_ = absl::StrCat("server ", key, " exited while starting:\n",
+                                     ReadFile(dir_.File(key + ".log")));
+        return false;
+      }
+      grpc::ClientContext context;
+      context.set_wait_for_ready(true);
+      SetTimeout(&context, absl::Milliseconds(500));
+      GetStatusRequest request;
+      GetStatusResponse response;
+      last = stub->GetStatus(&context, request, &response);
+      if (last.ok()) return true;
+    }
+    last_failure_ = absl::StrCat("server ", key, " did not answer GetStatus: ",
+                                 last.error_message(), "\n",
+                                 ReadFile(dir_.File(key + ".log")));
+    return false;
+  }
+
+  TempDir dir_;
+  std::vector<std::string> flags_;
+  std::string json_;
+  std::map<std::string, std::string> addresses_;
+  std::map<std::string, pid_t> pids_;
+  std::string last_failure_;
+};
+
+}  // namespace dfx::testing
+
+#endif  // DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_

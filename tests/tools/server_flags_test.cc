@@ -1,0 +1,84 @@
+// dfx server's flag parsing, TF_CONFIG included.
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "rpc/cluster_spec.h"
+#include "tests/testing/status_matchers.h"
+#include "tools/cli/server.h"
+
+namespace dfx::cli {
+namespace {
+
+using ::dfx::testing::StatusIs;
+
+TEST_CASE("dfx server takes its task from the flags") {
+  auto options = ParseServerFlags(
+      {"--cluster", R"({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"],
+                        "ps": ["127.0.0.1:2224"]})",
+       "--job", "worker", "--task", "1", "--cpu-devices", "3",
+       "--session-gc-seconds", "0", "--max-chunk-bytes", "4096", "--no-bulk"},
+      nullptr);
+  REQUIRE_OK(options.status());
+  const GrpcServerOptions& s = options->server;
+  CHECK(s.job_name == "worker");
+  CHECK(s.task_index == 1);
+  CHECK(s.num_cpu_devices == 3);
+  CHECK(s.session_gc_idle == absl::ZeroDuration());
+  CHECK(s.max_chunk_bytes == 4096);
+  CHECK_FALSE(s.enable_bulk);
+  CHECK(TaskAddress(s.cluster, "ps", 0).value() == "127.0.0.1:2224");
+  CHECK(TaskAddress(s.cluster, "worker", 1).value() == "127.0.0.1:2223");
+}
+
+TEST_CASE("dfx server with no flags reads TF_CONFIG") {
+  const char* tf_config = R"({
+    "cluster": {"chief": ["host0:2222"], "worker": ["host1:2222",
+                "host2:2222"], "ps": ["host3:2222"]},
+    "task": {"type": "worker", "index": 1}})";
+  auto options = ParseServerFlags({}, tf_config);
+  REQUIRE_OK(options.status());
+  CHECK(options->server.job_name == "worker");
+  CHECK(options->server.task_index == 1);
+  CHECK(TaskAddress(options->server.cluster, "chief", 0).value() ==
+        "host0:2222");
+
+  CHECK_THAT(ParseServerFlags({}, nullptr).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "TF_CONFIG"));
+  CHECK_THAT(ParseServerFlags({}, R"({"cluster": {"worker": ["h:1"]}})")
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "task"));
+  CHECK_THAT(ParseServerFlags({}, R"({"cluster": {"worker": ["h:1"]},
+                                      "task": {"type": "ps", "index": 0}})")
+                 .status(),
+             StatusIs(absl::StatusCode::kNotFound, "/job:ps/replica:0/task:0"));
+  CHECK_THAT(ParseServerFlags({}, "{not json").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "TF_CONFIG"));
+}
+
+TEST_CASE("cluster JSON is validated") {
+  CHECK(ParseClusterJson(R"({"worker": {"0": "h:1", "3": "h:2"}})").ok());
+  CHECK_THAT(ParseClusterJson(R"({"worker": ["h:1", "h:1"]})").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "h:1"));
+  CHECK_THAT(ParseClusterJson(R"({"worker": []})").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "no tasks"));
+  CHECK_THAT(ParseClusterJson(R"({"worker": ["h"]})").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "host:port"));
+  CHECK_THAT(ParseClusterJson(R"({"worker": [3]})").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "worker"));
+  CHECK_THAT(ParseClusterJson(R"({"job-1": ["h:1"]})").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "job-1"));
+  CHECK_THAT(ParseClusterJson("[]").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  // Round trip through the list form.
+  auto cluster = ParseClusterJson(R"({"ps": ["a:1"], "worker": ["b:2", "c:3"]})");
+  REQUIRE_OK(cluster.status());
+  auto again = ParseClusterJson(ClusterToJson(*cluster));
+  REQUIRE_OK(again.status());
+  CHECK(again->job_size() == 2);
+  CHECK(TaskAddress(*again, "ps", 0).value() == "a:1");
+  CHECK(TaskAddress(*again, "worker", 1).value() == "c:3");
+}
+
+}  // namespace
+}  // namespace dfx::cli

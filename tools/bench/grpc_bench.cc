@@ -1,0 +1,531 @@
+#include "tools/bench/grpc_bench.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "graph/builder/ops.h"
+#include "graph/builder/scope.h"
+#include "grpcpp/generic/async_generic_service.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "proto/worker_service.grpc.pb.h"
+#include "rpc/grpc_remote_worker.h"
+#include "rpc/grpc_util.h"
+#include "runtime/rendezvous.h"
+#include "runtime/session.h"
+
+extern char** environ;
+
+namespace dfx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Micros(Clock::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// A child process killed (SIGTERM, then SIGKILL) when this goes away.
+class Child {
+ public:
+  explicit Child(std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    if (std::getenv("DFX_BENCH_SERVER_LOGS") == nullptr) {
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    }
+    if (::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(),
+                      environ) != 0) {
+      pid_ = 0;
+    }
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~Child() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 500; ++i) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  bool ok() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = 0;
+};
+
+std::string BinDir() {
+  return std::filesystem::read_symlink("/proc/self/exe").parent_path();
+}
+
+// Waits until a dfx server at `address` answers GetStatus.
+bool WaitForServer(const std::string& address) {
+  auto stub = tensorflow::WorkerService::NewStub(NewChannel(address));
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  while (absl::Now() < deadline) {
+    grpc::ClientContext context;
+    context.set_wait_for_ready(true);
+    SetTimeout(&context, absl::Milliseconds(500));
+    GetStatusRequest request;
+    GetStatusResponse response;
+    if (stub->GetStatus(&context, request, &response).ok()) return true;
+  }
+  return false;
+}
+
+// A cluster of `dfx server` processes: job "worker", `n` tasks.
+class BenchCluster {
+ public:
+  explicit BenchCluster(int n) {
+    std::string json = "{\"worker\": [";
+    for (int i = 0; i < n; ++i) {
+      addresses_.push_back(absl::StrCat("127.0.0.1:", FreePort()));
+      absl::StrAppend(&json, i > 0 ? ", " : "", "\"", addresses_.back(),
+                      "\"");
+    }
+    json += "]}";
+    for (int i = 0; i < n; ++i) {
+      children_.push_back(std::make_unique<Child>(std::vector<std::string>{
+          BinDir() + "/dfx", "server", "--cluster", json, "--job", "worker",
+          "--task", std::to_string(i)}));
+    }
+    for (const std::string& a : addresses_) ok_ = ok_ && WaitForServer(a);
+  }
+  bool ok() const { return ok_; }
+  const std::string& address(int i) const { return addresses_[i]; }
+
+ private:
+  std::vector<std::string> addresses_;
+  std::vector<std::unique_ptr<Child>> children_;
+  bool ok_ = true;
+};
+
+// The echo service: every call's request comes back as its response.
+class EchoService : public grpc::CallbackGenericService {
+  class Reactor : public grpc::ServerGenericBidiReactor {
+   public:
+    Reactor() { StartRead(&buffer_); }
+    void OnReadDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status::OK);
+        return;
+      }
+      StartWriteAndFinish(&buffer_, grpc::WriteOptions(), grpc::Status::OK);
+    }
+    void OnDone() override { delete this; }
+
+   private:
+    grpc::ByteBuffer buffer_;
+  };
+
+ public:
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* /*context*/) override {
+    return new Reactor();
+  }
+};
+
+// Microseconds per round trip of a unary call carrying `payload` bytes.
+double EchoRoundTrip(const std::string& address, int calls) {
+  grpc::GenericStub stub(NewChannel(address));
+  std::string payload(16, 'x');
+  grpc::Slice slice(payload);
+  grpc::ByteBuffer request(&slice, 1);
+  auto once = [&]() -> bool {
+    grpc::ClientContext context;
+    grpc::ByteBuffer response;
+    absl::Notification done;
+    bool ok = false;
+    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(),
+                   &request, &response, [&](grpc::Status s) {
+                     ok = s.ok();
+                     done.Notify();
+                   });
+    return done.WaitForNotificationWithTimeout(absl::Seconds(30)) && ok;
+  };
+  for (int i = 0; i < 50; ++i) {
+    if (!once()) return -1;
+  }
+  const auto start = Clock::now();
+  for (int i = 0; i < calls; ++i) {
+    if (!once()) return -1;
+  }
+  return Micros(Clock::now() - start) / calls;
+}
+
+// Median seconds for a raw gRPC unary call to carry `bytes` one way: the
+// echo's round trip of `bytes` each way, halved.
+double RawGrpcSeconds(const std::string& address, int64_t bytes, int iters) {
+  grpc::GenericStub stub(NewChannel(address));
+  std::string payload(static_cast<size_t>(bytes), 'p');
+  grpc::Slice slice(payload);
+  grpc::ByteBuffer request(&slice, 1);
+  std::vector<double> seconds;
+  for (int i = 0; i < iters + 1; ++i) {
+    grpc::ClientContext context;
+    grpc::ByteBuffer response;
+    absl::Notification done;
+    bool ok = false;
+    const auto start = Clock::now();
+    stub.UnaryCall(&context, "/bench.Echo/Echo", grpc::StubOptions(),
+                   &request, &response, [&](grpc::Status s) {
+                     ok = s.ok();
+                     done.Notify();
+                   });
+    if (!done.WaitForNotificationWithTimeout(absl::Seconds(120)) || !ok) {
+      return -1;
+    }
+    std::vector<grpc::Slice> slices;
+    (void)response.Dump(&slices);
+    if (i > 0) seconds.push_back(Micros(Clock::now() - start) / 2e6);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+// Microseconds per step fetching one Const placed on `device` (empty: the
+// master's CPU:0).
+double NullStep(const std::string& target, const std::string& device,
+                int steps) {
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c").WithDevice(device), 1.0f);
+  GraphDef graph;
+  if (!root.ToGraphDef(&graph).ok()) return -1;
+  auto session = Session::Create(target);
+  if (!session.ok() || !(*session)->Extend(graph).ok()) return -1;
+  std::vector<Tensor> out;
+  for (int i = 0; i < 50; ++i) {
+    if (!(*session)->Run({}, {"c"}, {}, &out).ok()) return -1;
+  }
+  const auto start = Clock::now();
+  for (int i = 0; i < steps; ++i) {
+    absl::Status s = (*session)->Run({}, {"c"}, {}, &out);
+    if (!s.ok()) {
+      std::fprintf(stderr, "null step failed: %s\n", s.ToString().c_str());
+      return -1;
+    }
+  }
+  const double us = Micros(Clock::now() - start) / steps;
+  (void)(*session)->Close();
+  return us;
+}
+
+template <typename Call>
+absl::Status Wait(Call call) {
+  auto done = std::make_shared<absl::Notification>();
+  auto status = std::make_shared<absl::Status>();
+  call([done, status](const absl::Status& s) {
+    *status = s;
+    done->Notify();
+  });
+  if (!done->WaitForNotificationWithTimeout(absl::Seconds(120))) {
+    return absl::DeadlineExceededError("no answer in 120 s");
+  }
+  return *status;
+}
+
+// Median seconds of RecvTensor of `bytes` from the server at `address`:
+// each step fills the tensor there and leaves it in the step's rendezvous
+// (RunGraph returns once the _Send ran); the RecvTensor call alone is
+// timed.
+absl::StatusOr<double> RecvTensorSeconds(const std::string& address,
+                                         int64_t bytes, int iters) {
+  const std::string task = "/job:worker/replica:0/task:0";
+  std::unique_ptr<WorkerInterface> worker =
+      NewGrpcRemoteWorker(NewChannel(address), task);
+  GetStatusRequest status_request;
+  GetStatusResponse status;
+  absl::Status s = Wait([&](StatusCallback cb) {
+    worker->GetStatusAsync(&status_request, &status, std::move(cb));
+  });
+  if (!s.ok()) return s;
+  const DeviceAttributes& device = status.device_attributes(0);
+  const std::string recv_device = "/job:bench/replica:0/task:0/device:CPU:0";
+
+  Scope root = Scope::NewRootScope().WithDevice(device.name());
+  Output fill = ops::Fill(
+      root.WithOpName("fill"),
+      ops::Const(root.WithOpName("dims"),
+                 {static_cast<int32_t>(bytes / sizeof(float))}),
+      ops::Const(root.WithOpName("value"), 1.5f));
+  GraphDef graph;
+  if (absl::Status b = root.ToGraphDef(&graph); !b.ok()) return b;
+  NodeDef* send = graph.add_node();
+  send->set_name("send");
+  send->set_op("_Send");
+  send->add_input(fill.node_name());
+  send->set_device(device.name());
+  auto& attr = *send->mutable_attr();
+  attr["T"].set_type(DT_FLOAT);
+  attr["tensor_name"].set_s("bench_tensor");
+  attr["send_device"].set_s(device.name());
+  attr["send_device_incarnation"].set_i(
+      static_cast<int64_t>(device.incarnation()));
+  attr["recv_device"].set_s(recv_device);
+  attr["client_terminated"].set_b(false);
+
+  RegisterGraphRequest register_request;
+  *register_request.mutable_graph_def() = graph;
+  RegisterGraphResponse registered;
+  s = Wait([&](StatusCallback cb) {
+    worker->RegisterGraphAsync(&register_request, &registered, std::move(cb));
+  });
+  if (!s.ok()) return s;
+  const std::string key = Rendezvous::CreateKey(
+      device.name(), device.incarnation(), recv_device, "bench_tensor");
+
+  std::vector<double> seconds;
+  for (int i = 0; i < iters + 1; ++i) {
+    const int64_t step_id = 1000 + i;
+    RunGraphCall run;
+    run.request.set_graph_handle(registered.graph_handle());
+    run.request.set_step_id(step_id);
+    s = Wait([&](StatusCallback cb) {
+      worker->RunGraphAsync(nullptr, &run, std::move(cb));
+    });
+    if (!s.ok()) return s;
+    RecvTensorRequest recv_request;
+    recv_request.set_step_id(step_id);
+    recv_request.set_rendezvous_key(key);
+    RecvTensorResult result;
+    const auto start = Clock::now();
+    s = Wait([&](StatusCallback cb) {
+      worker->RecvTensorAsync(nullptr, &recv_request, &result, std::move(cb));
+    });
+    const auto end = Clock::now();
+    if (!s.ok()) return s;
+    if (static_cast<int64_t>(result.tensor.TotalBytes()) != bytes ||
+        result.tensor.data<float>()[bytes / sizeof(float) - 1] != 1.5f) {
+      return absl::InternalError("RecvTensor returned the wrong tensor");
+    }
+    if (i > 0) seconds.push_back(Micros(end - start) / 1e6);  // 0: warm-up
+    CleanupGraphRequest cleanup_request;
+    cleanup_request.set_step_id(step_id);
+    CleanupGraphResponse cleanup;
+    (void)Wait([&](StatusCallback cb) {
+      worker->CleanupGraphAsync(&cleanup_request, &cleanup, std::move(cb));
+    });
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+bool ReadAll(int fd, char* buf, size_t n) {
+  while (n > 0) {
+    const ssize_t got = ::read(fd, buf, n);
+    if (got <= 0) return false;
+    buf += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+bool WriteAll(int fd, const char* buf, size_t n) {
+  while (n > 0) {
+    const ssize_t put = ::write(fd, buf, n);
+    if (put <= 0) return false;
+    buf += put;
+    n -= static_cast<size_t>(put);
+  }
+  return true;
+}
+
+// Median seconds to move `bytes` over a TCP loopback connection from a
+// child process into a buffer of this one.
+double RawTcpSeconds(int64_t bytes, int iters) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::listen(listener, 1);
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::_exit(1);
+    }
+    std::vector<char> data(static_cast<size_t>(bytes), 'd');
+    char go;
+    for (int i = 0; i < iters + 1; ++i) {
+      if (::read(fd, &go, 1) != 1) ::_exit(1);
+      if (!WriteAll(fd, data.data(), data.size())) ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int fd = ::accept(listener, nullptr, nullptr);
+  ::close(listener);
+  std::vector<char> buffer(static_cast<size_t>(bytes));
+  std::memset(buffer.data(), 0, buffer.size());
+  std::vector<double> seconds;
+  for (int i = 0; i < iters + 1; ++i) {
+    const char go = 'g';
+    const auto start = Clock::now();
+    if (!WriteAll(fd, &go, 1) || !ReadAll(fd, buffer.data(), buffer.size())) {
+      break;
+    }
+    if (i > 0) seconds.push_back(Micros(Clock::now() - start) / 1e6);
+  }
+  ::close(fd);
+  ::waitpid(child, nullptr, 0);
+  if (seconds.empty()) return -1;
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+}  // namespace
+
+int RunEchoServer(int argc, char** argv) {
+  int port = 0;
+  for (int i = 0; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--port") == 0) port = std::atoi(argv[i + 1]);
+  }
+  if (port <= 0) return 2;
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  EchoService service;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(absl::StrCat("127.0.0.1:", port),
+                           grpc::InsecureServerCredentials());
+  ConfigureServerBuilder(&builder);
+  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr) return 1;
+  int signal = 0;
+  sigwait(&signals, &signal);
+  server->Shutdown(std::chrono::system_clock::now() +
+                   std::chrono::seconds(1));
+  return 0;
+}
+
+int RunGrpcBench(int argc, char** argv) {
+  int steps = 2000;
+  int iters = 5;
+  std::vector<int64_t> sizes_mib = {1, 64, 512};
+  for (int i = 0; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return 2;
+    const std::string value = argv[++i];
+    if (flag == "--steps") {
+      if (!absl::SimpleAtoi(value, &steps) || steps < 1) return 2;
+    } else if (flag == "--iters") {
+      if (!absl::SimpleAtoi(value, &iters) || iters < 1) return 2;
+    } else if (flag == "--sizes-mib") {
+      sizes_mib.clear();
+      for (absl::string_view part : absl::StrSplit(value, ',')) {
+        int64_t mib = 0;
+        if (!absl::SimpleAtoi(part, &mib) || mib < 1 || mib > 4096) return 2;
+        sizes_mib.push_back(mib);
+      }
+    } else {
+      return 2;
+    }
+  }
+
+  // (a) Null steps against a raw gRPC echo to another process.
+  const int echo_port = FreePort();
+  Child echo({BinDir() + "/dfx_bench", "echo-server", "--port",
+              std::to_string(echo_port)});
+  absl::SleepFor(absl::Milliseconds(300));
+  const double echo_us =
+      EchoRoundTrip(absl::StrCat("127.0.0.1:", echo_port), steps);
+  BenchCluster one(1);
+  BenchCluster two(2);
+  if (echo_us < 0 || !one.ok() || !two.ok()) {
+    std::fprintf(stderr, "dfx_bench grpc: a server did not start\n");
+    return 1;
+  }
+  const double one_us = NullStep("grpc://" + one.address(0), "", steps);
+  const double two_us = NullStep("grpc://" + two.address(0),
+                                 "/job:worker/replica:0/task:1", steps);
+  if (one_us < 0 || two_us < 0) return 1;
+  std::printf("null step (one Const fetched), %d steps; raw gRPC unary echo "
+              "round trip %.1f us\n", steps, echo_us);
+  std::printf("  %-44s %9s %8s %6s %12s\n", "case", "us/step", "x echo",
+              "RPCs", "x echo/RPC");
+  // RPCs on the critical path: RunStep; with the Const on task 1 also the
+  // RunGraph there and the RecvTensor that brings its value to the
+  // master's task, where the fetch leaves the step.
+  std::printf("  %-44s %9.1f %8.2f %6d %12.2f\n",
+              "1 worker (Const on the master's task)", one_us,
+              one_us / echo_us, 1, one_us / echo_us);
+  std::printf("  %-44s %9.1f %8.2f %6d %12.2f\n",
+              "2 workers (Const on the other task)", two_us, two_us / echo_us,
+              3, two_us / echo_us / 3);
+
+  // (b) RecvTensor throughput against raw TCP loopback.
+  std::printf("\nRecvTensor from a dfx server process (median of %d) vs raw "
+              "TCP loopback between two processes\n", iters);
+  std::printf("  %8s %16s %14s %14s %8s\n", "MiB", "RecvTensor GB/s",
+              "raw gRPC GB/s", "raw TCP GB/s", "ratio");
+  for (int64_t mib : sizes_mib) {
+    const int64_t bytes = mib << 20;
+    absl::StatusOr<double> recv =
+        RecvTensorSeconds(one.address(0), bytes, iters);
+    if (!recv.ok()) {
+      std::fprintf(stderr, "RecvTensor %lld MiB failed: %s\n",
+                   static_cast<long long>(mib),
+                   recv.status().ToString().c_str());
+      return 1;
+    }
+    const double tcp = RawTcpSeconds(bytes, iters);
+    const double raw_grpc = RawGrpcSeconds(
+        absl::StrCat("127.0.0.1:", echo_port), bytes, iters);
+    const double recv_gbps = static_cast<double>(bytes) / *recv / 1e9;
+    const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
+    const double grpc_gbps = static_cast<double>(bytes) / raw_grpc / 1e9;
+    std::printf("  %8lld %16.2f %14.2f %14.2f %8.2f\n",
+                static_cast<long long>(mib), recv_gbps, grpc_gbps, tcp_gbps,
+                recv_gbps / tcp_gbps);
+  }
+  return 0;
+}
+
+}  // namespace dfx

@@ -1,0 +1,23 @@
+// The dfx_bench subcommands that measure the distributed runtime against
+// raw gRPC and raw TCP, measured in the same run.
+#ifndef DFX_TOOLS_BENCH_GRPC_BENCH_H_
+#define DFX_TOOLS_BENCH_GRPC_BENCH_H_
+
+namespace dfx {
+
+// `dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]`:
+// (a) microseconds per null step (one Const fetched) through GrpcSession on
+// `dfx server` processes, with the Const on the master's task (1 worker) and
+// on a second task (2 workers), against the round trip of a raw gRPC unary
+// echo to another process; (b) RecvTensor throughput from a `dfx server`
+// process for each size, against raw TCP loopback between two processes.
+// Returns the exit status (2 for bad flags, 1 for a failure).
+int RunGrpcBench(int argc, char** argv);
+
+// `dfx_bench echo-server --port P`: the echo process of (a); runs until
+// SIGTERM.
+int RunEchoServer(int argc, char** argv);
+
+}  // namespace dfx
+
+#endif  // DFX_TOOLS_BENCH_GRPC_BENCH_H_

@@ -1,0 +1,210 @@
+#include "tools/cli/server.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "rpc/cluster_spec.h"
+#include "tools/cli/command.h"
+#include "tools/cli/command_util.h"
+
+namespace dfx::cli {
+
+const char kServerUsage[] =
+    R"(usage: dfx server --cluster JSON|@FILE --job NAME --task N
+                  [--cpu-devices N] [--inter-op-threads N]
+                  [--intra-op-threads N] [--session-gc-seconds S]
+                  [--discovery-timeout-ms N] [--max-chunk-bytes N]
+                  [--no-bulk]
+       dfx server          (the task from the TF_CONFIG variable)
+
+Runs one task of a cluster: a master (sessions come to it at
+grpc://ADDRESS) and a worker (the master of any task runs graph
+partitions on it). It listens on its own address from the cluster and runs
+until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
+
+  --cluster JSON|@FILE  TensorFlow's cluster form, e.g.
+                        {"worker": ["127.0.0.1:2222", "127.0.0.1:2223"],
+                         "ps": ["127.0.0.1:2224"]}
+  --job NAME, --task N  which task of the cluster this server is
+  --cpu-devices N       CPU devices of the task (default 1)
+  --inter-op-threads N  threads running nodes (default: the cores)
+  --intra-op-threads N  threads within one op (default: the cores)
+  --session-gc-seconds S
+                        close sessions idle for S seconds (default 3600;
+                        0: never)
+  --discovery-timeout-ms N
+                        how long creating a session waits for every task
+                        to answer (default 30000)
+  --max-chunk-bytes N   largest piece of a tensor in one RecvTensor answer
+                        (default 1 GiB; bigger tensors go in pieces)
+  --no-bulk             send every tensor over gRPC; by default tensors of
+                        1 MiB and more go to dfx peers over a plain TCP
+                        connection to a second port of this host (picked
+                        by the kernel; open it in firewalls, or use this)
+  -h, --help            print this help
+
+Without --cluster, TF_CONFIG must hold {"cluster": {...}, "task": {"type":
+JOB, "index": N}}, as for TensorFlow. Logs go to stderr (SPDLOG_LEVEL=debug
+for more). Exit status: 0 after a clean stop, 1 when the server cannot
+start, 2 for bad flags.
+)";
+
+namespace {
+
+absl::Status UsageError(absl::string_view what) {
+  return absl::InvalidArgumentError(what);
+}
+
+absl::StatusOr<int64_t> NonNegativeFlag(absl::string_view flag,
+                                        absl::string_view value) {
+  int64_t n = 0;
+  if (!absl::SimpleAtoi(value, &n) || n < 0) {
+    return UsageError(absl::StrCat(flag, " '", value,
+                                   "' is not a non-negative integer"));
+  }
+  return n;
+}
+
+absl::StatusOr<std::string> ReadClusterFlag(const std::string& value) {
+  if (value.empty() || value[0] != '@') return value;
+  std::ifstream in(value.substr(1));
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("--cluster: cannot read '", value.substr(1), "'"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+absl::StatusOr<ServerCommandOptions> ParseServerFlags(
+    const std::vector<std::string>& args, const char* tf_config) {
+  ServerCommandOptions options;
+  DFX_ASSIGN_OR_RETURN(
+      std::vector<Flag> flags,
+      SplitFlags(args,
+                 {"--cluster", "--job", "--task", "--cpu-devices",
+                  "--inter-op-threads", "--intra-op-threads",
+                  "--session-gc-seconds", "--discovery-timeout-ms",
+                  "--max-chunk-bytes"},
+                 {"--no-bulk"}));
+  std::string cluster_json;
+  std::string job;
+  int64_t task = -1;
+  GrpcServerOptions& server = options.server;
+  for (const auto& [flag, value] : flags) {
+    if (flag == "--help") {
+      options.help = true;
+      return options;
+    } else if (flag == "--cluster") {
+      DFX_ASSIGN_OR_RETURN(cluster_json, ReadClusterFlag(value));
+    } else if (flag == "--job") {
+      job = value;
+    } else if (flag == "--task") {
+      DFX_ASSIGN_OR_RETURN(task, NonNegativeFlag(flag, value));
+    } else if (flag == "--cpu-devices") {
+      DFX_ASSIGN_OR_RETURN(int64_t n, ParsePositiveFlag(flag, value));
+      if (n > kMaxLocalDevices) {
+        return UsageError(absl::StrCat("--cpu-devices ", n, " is more than ",
+                                       kMaxLocalDevices));
+      }
+      server.num_cpu_devices = static_cast<int>(n);
+    } else if (flag == "--inter-op-threads" ||
+               flag == "--intra-op-threads") {
+      DFX_ASSIGN_OR_RETURN(int64_t n, NonNegativeFlag(flag, value));
+      if (n > 4096) {
+        return UsageError(absl::StrCat(flag, " ", n, " is more than 4096"));
+      }
+      (flag == "--inter-op-threads" ? server.inter_op_threads
+                                    : server.intra_op_threads) =
+          static_cast<int>(n);
+    } else if (flag == "--session-gc-seconds") {
+      DFX_ASSIGN_OR_RETURN(int64_t n, NonNegativeFlag(flag, value));
+      server.session_gc_idle = absl::Seconds(n);
+    } else if (flag == "--discovery-timeout-ms") {
+      DFX_ASSIGN_OR_RETURN(int64_t n, ParsePositiveFlag(flag, value));
+      server.discovery_timeout = absl::Milliseconds(n);
+    } else if (flag == "--no-bulk") {
+      server.enable_bulk = false;
+    } else if (flag == "--max-chunk-bytes") {
+      DFX_ASSIGN_OR_RETURN(server.max_chunk_bytes,
+                           ParsePositiveFlag(flag, value));
+    }
+  }
+  if (cluster_json.empty() && job.empty() && task < 0) {
+    if (tf_config == nullptr || *tf_config == '\0') {
+      return UsageError(
+          "give --cluster, --job and --task, or set TF_CONFIG");
+    }
+    DFX_ASSIGN_OR_RETURN(TaskSpec spec, ParseTfConfig(tf_config));
+    server.cluster = std::move(spec.cluster);
+    server.job_name = spec.job;
+    server.task_index = spec.task_index;
+    return options;
+  }
+  if (cluster_json.empty()) return UsageError("--cluster is required");
+  if (job.empty()) return UsageError("--job is required");
+  if (task < 0) return UsageError("--task is required");
+  DFX_ASSIGN_OR_RETURN(server.cluster, ParseClusterJson(cluster_json));
+  server.job_name = job;
+  server.task_index = static_cast<int>(task);
+  DFX_RETURN_IF_ERROR(TaskAddress(server.cluster, job, server.task_index)
+                          .status());
+  return options;
+}
+
+int ServerMain(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err) {
+  auto report = [&err](const absl::Status& s) {
+    ReportError("server", s, err);
+  };
+  absl::StatusOr<ServerCommandOptions> options =
+      ParseServerFlags(args, std::getenv("TF_CONFIG"));
+  if (!options.ok()) {
+    report(absl::InvalidArgumentError(absl::StrCat(
+        options.status().message(), " (see 'dfx server --help')")));
+    return kExitUsage;
+  }
+  if (options->help) {
+    out << kServerUsage;
+    return kExitOk;
+  }
+  // The signals are taken by sigwait below: blocked here, before any thread
+  // starts, so that no gRPC or pool thread receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  spdlog::set_level(std::min(spdlog::get_level(), spdlog::level::info));
+  absl::StatusOr<std::unique_ptr<GrpcServer>> server =
+      GrpcServer::Create(options->server);
+  if (!server.ok()) {
+    report(server.status());
+    return kExitError;
+  }
+  out << "dfx server: " << (*server)->task() << " serving on "
+      << (*server)->address() << std::endl;
+  int signal = 0;
+  sigwait(&signals, &signal);
+  spdlog::info("task {}: {} received, shutting down", (*server)->task(),
+               signal == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*server)->Stop();
+  server->reset();
+  out << "dfx server: stopped" << std::endl;
+  return kExitOk;
+}
+
+}  // namespace dfx::cli

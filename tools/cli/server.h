@@ -1,0 +1,33 @@
+// `dfx server`: runs one task of a cluster (master and worker) until SIGTERM
+// or SIGINT.
+#ifndef DFX_TOOLS_CLI_SERVER_H_
+#define DFX_TOOLS_CLI_SERVER_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "rpc/grpc_server.h"
+
+namespace dfx::cli {
+
+extern const char kServerUsage[];
+
+struct ServerCommandOptions {
+  GrpcServerOptions server;
+  bool help = false;
+};
+
+// Parses the flags after "server"; with neither --cluster nor --job/--task
+// the task comes from `tf_config` (the TF_CONFIG variable, null when
+// unset). InvalidArgument naming the flag or TF_CONFIG for bad input.
+absl::StatusOr<ServerCommandOptions> ParseServerFlags(
+    const std::vector<std::string>& args, const char* tf_config);
+
+int ServerMain(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace dfx::cli
+
+#endif  // DFX_TOOLS_CLI_SERVER_H_
