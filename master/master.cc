@@ -119,6 +119,39 @@ absl::Status RoundError(absl::string_view rpc,
   return absl::Status(code, absl::StrJoin(parts, "; "));
 }
 
+// Sends one call per task — `start(worker, request, response, done)` with
+// the round's slots — and waits until every task answered or `deadline`.
+// Then RoundError over the answers.
+template <typename Request, typename Response, typename Start>
+absl::Status CallEveryTask(const WorkerCacheInterface& cache,
+                           absl::string_view rpc,
+                           const std::vector<std::string>& tasks,
+                           absl::Time deadline, absl::StatusCode timeout_code,
+                           const std::shared_ptr<Round<Request, Response>>& round,
+                           Start start) {
+  using R = Round<Request, Response>;
+  const absl::Time begin = absl::Now();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    WorkerInterface* worker = cache.GetWorker(tasks[i]);
+    if (worker == nullptr) {
+      R::Callback(round, i)(absl::InternalError(
+          "the worker cache lists the task but has no worker for it"));
+      continue;
+    }
+    start(worker, round->request(i), round->response_slot(i),
+          R::Callback(round, i));
+  }
+  round->Wait(deadline);
+  std::vector<bool> answered(tasks.size());
+  std::vector<absl::Status> statuses(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    answered[i] = round->answered(i);
+    statuses[i] = round->status(i);
+  }
+  return RoundError(rpc, tasks, answered, statuses, deadline - begin,
+                    timeout_code);
+}
+
 // True when `device` (a full name) matches one of `filters`.
 bool MatchesAny(const DeviceName& device,
                 const std::vector<DeviceName>& filters) {
@@ -238,28 +271,15 @@ absl::StatusOr<std::vector<DeviceAttributes>> Master::DiscoverDevices(
     const std::vector<std::string>& tasks,
     const std::vector<DeviceName>& filters, absl::Time deadline,
     absl::StatusCode timeout_code) const {
-  using StatusRound = Round<GetStatusRequest, GetStatusResponse>;
-  const absl::Time start = absl::Now();
-  auto round = std::make_shared<StatusRound>(tasks.size());
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    WorkerInterface* worker = env_.worker_cache->GetWorker(tasks[i]);
-    if (worker == nullptr) {
-      StatusRound::Callback(round, i)(absl::InternalError(
-          "the worker cache lists the task but has no worker for it"));
-      continue;
-    }
-    worker->GetStatusAsync(round->request(i), round->response_slot(i),
-                           StatusRound::Callback(round, i));
-  }
-  round->Wait(deadline);
-  std::vector<bool> answered(tasks.size());
-  std::vector<absl::Status> statuses(tasks.size());
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    answered[i] = round->answered(i);
-    statuses[i] = round->status(i);
-  }
-  DFX_RETURN_IF_ERROR(RoundError("GetStatus", tasks, answered, statuses,
-                                 deadline - start, timeout_code));
+  auto round =
+      std::make_shared<Round<GetStatusRequest, GetStatusResponse>>(
+          tasks.size());
+  DFX_RETURN_IF_ERROR(CallEveryTask(
+      *env_.worker_cache, "GetStatus", tasks, deadline, timeout_code, round,
+      [](WorkerInterface* worker, GetStatusRequest* request,
+         GetStatusResponse* response, StatusCallback done) {
+        worker->GetStatusAsync(request, response, std::move(done));
+      }));
 
   const DeviceName local = *ParseTask(env_.local_task);
   std::vector<DeviceAttributes> devices;
@@ -519,30 +539,18 @@ absl::Status Master::Reset(const ResetRequest& request,
   }
   entries.clear();
 
-  using CleanupRound = Round<CleanupAllRequest, CleanupAllResponse>;
-  const absl::Time start = absl::Now();
-  const absl::Time deadline = start + env_.discovery_timeout;
-  auto round = std::make_shared<CleanupRound>(tasks.size());
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    WorkerInterface* worker = env_.worker_cache->GetWorker(tasks[i]);
-    if (worker == nullptr) {
-      CleanupRound::Callback(round, i)(absl::InternalError(
-          "the worker cache lists the task but has no worker for it"));
-      continue;
-    }
-    *round->request(i)->mutable_container() = request.container();
-    worker->CleanupAllAsync(round->request(i), round->response_slot(i),
-                            CleanupRound::Callback(round, i));
-  }
-  round->Wait(deadline);
-  std::vector<bool> answered(tasks.size());
-  std::vector<absl::Status> statuses(tasks.size());
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    answered[i] = round->answered(i);
-    statuses[i] = round->status(i);
-  }
-  return RoundError("CleanupAll", tasks, answered, statuses, deadline - start,
-                    absl::StatusCode::kUnavailable);
+  auto round =
+      std::make_shared<Round<CleanupAllRequest, CleanupAllResponse>>(
+          tasks.size());
+  return CallEveryTask(
+      *env_.worker_cache, "CleanupAll", tasks,
+      absl::Now() + env_.discovery_timeout, absl::StatusCode::kUnavailable,
+      round,
+      [&request](WorkerInterface* worker, CleanupAllRequest* cleanup,
+                 CleanupAllResponse* answer, StatusCallback done) {
+        *cleanup->mutable_container() = request.container();
+        worker->CleanupAllAsync(cleanup, answer, std::move(done));
+      });
 }
 
 void Master::Shutdown() {
