@@ -124,6 +124,11 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, const Args& args,
   FetchRemote(key, args, std::move(done));
 }
 
+void RemoteRendezvous::RecvLocalAsync(const ParsedKey& key, const Args& args,
+                                      DoneCallback done) {
+  local_.RecvAsync(key, args, std::move(done));
+}
+
 void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
                                    DoneCallback done) {
   std::shared_ptr<Fetches> fetches = fetches_;

@@ -54,6 +54,9 @@ class RemoteRendezvous : public Rendezvous {
   // cancelling or the aborting one); whatever comes later is dropped.
   void RecvAsync(const ParsedKey& key, const Args& args,
                  DoneCallback done) override;
+  // Always the local rendezvous: RecvTensor serves only what was sent here.
+  void RecvLocalAsync(const ParsedKey& key, const Args& args,
+                      DoneCallback done) override;
   // Aborts the local rendezvous and cancels every fetch in flight.
   void StartAbort(const absl::Status& status) override;
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -93,6 +94,15 @@ class Rendezvous {
   // has), or with the abort status / Cancelled.
   virtual void RecvAsync(const ParsedKey& key, const Args& args,
                          DoneCallback done) = 0;
+
+  // RecvAsync for a tensor the caller has checked was sent in this process
+  // (a worker serving RecvTensor for one of its devices): never forwarded
+  // to another task, whatever task name the key spells. The default is
+  // RecvAsync.
+  virtual void RecvLocalAsync(const ParsedKey& key, const Args& args,
+                              DoneCallback done) {
+    RecvAsync(key, args, std::move(done));
+  }
 
   // Fails every pending RecvAsync with `status` (which must not be OK), and
   // every later Send and RecvAsync too. The first abort status sticks.

@@ -355,7 +355,9 @@ void Worker::RecvTensorAsync(CallOptions* opts,
   // The callback's `state` keeps the rendezvous alive while it waits; the
   // rendezvous drops the callback (and the cycle) once it has run it.
   Rendezvous* rendezvous = state->rendezvous.get();
-  rendezvous->RecvAsync(
+  // The key's device is one of this worker's (checked above): wait here,
+  // even if the key names this task differently than the rendezvous does.
+  rendezvous->RecvLocalAsync(
       *key, args,
       [state, opts, response, timer, timeout, key = key->FullKey(),
        done = std::move(done)](const absl::Status& s, const Tensor& value,

@@ -460,3 +460,28 @@ TEST_CASE("Cleaning up a step ends a partition waiting on another task") {
 
 }  // namespace
 }  // namespace dfx
+
+namespace dfx {
+namespace {
+
+TEST_CASE("RecvTensor serves only this task's rendezvous, whatever task the "
+          "key names") {
+  // A key that names task 0 but carries task 1's device and incarnation,
+  // as a peer that knows task 1 by another name would send it: task 1
+  // waits for it locally and never forwards the request to task 0.
+  Cluster c;
+  RecvTensorRequest request;
+  request.set_step_id(21);
+  request.set_rendezvous_key(Rendezvous::CreateKey(
+      c.t0.Cpu0(), c.t1.Incarnation(), c.t0.Cpu0(), "edge_9_z"));
+  RecvTensorResult result;
+  CallOptions opts;
+  opts.SetTimeout(absl::Milliseconds(200));
+  Pending pending;
+  c.t1.wi()->RecvTensorAsync(&opts, &request, &result, pending.Callback());
+  CHECK_THAT(pending.Wait(), StatusIs(absl::StatusCode::kDeadlineExceeded));
+  CHECK(c.t0.wi()->requests().empty());
+}
+
+}  // namespace
+}  // namespace dfx
