@@ -107,66 +107,24 @@ class DeadWorker : public LocalWorker {
 };
 
 // One task: a worker on one CPU device whose step rendezvous fetch remote
-// tensors through `fetcher`.
-class Task {
+// tensors through `fetcher`, reached through a SpyWorker.
+class Task : public worker_testing::TestWorker {
  public:
   Task(const std::string& name, RemoteTensorFetcher* fetcher)
-      : name_(name), rendezvous_mgr_(RemoteRendezvousFactory(name, fetcher)) {
-    CpuDeviceOptions options;
-    options.task_name = name;
-    options.num_devices = 1;
-    options.intra_op_threads = 1;
-    auto devices = DeviceMgr::NewCpu(options);
-    REQUIRE_OK(devices);
-    devices_ = std::move(devices).value();
-    pool_ = std::make_unique<ThreadPool>("remote_fetch_test", 2);
-    WorkerEnv env;
-    env.device_mgr = devices_.get();
-    env.rendezvous_mgr = &rendezvous_mgr_;
-    env.compute_pool = pool_.get();
-    worker_ = std::make_unique<Worker>(env);
-    spy_ = std::make_unique<SpyWorker>(worker_.get());
-  }
+      : TestWorker(1, name, RemoteRendezvousFactory(name, fetcher)),
+        name_(name),
+        spy_(std::make_unique<SpyWorker>(worker())) {}
 
+  // Hides TestWorker::wi: calls from other tasks go through the spy.
   SpyWorker* wi() { return spy_.get(); }
-  RendezvousMgr* rendezvous_mgr() { return &rendezvous_mgr_; }
   std::shared_ptr<Rendezvous> Step(int64_t step_id) {
-    return rendezvous_mgr_.Find(step_id);
+    return rendezvous_mgr()->Find(step_id);
   }
   std::string Cpu0() const { return absl::StrCat(name_, "/device:CPU:0"); }
-  uint64_t Incarnation() const {
-    auto d = devices_->LookupDevice(Cpu0());
-    REQUIRE_OK(d);
-    return (*d)->incarnation();
-  }
-
-  absl::StatusOr<std::string> Register(const GraphDef& def) {
-    RegisterGraphRequest request;
-    *request.mutable_graph_def() = def;
-    RegisterGraphResponse response;
-    Pending pending;
-    wi()->RegisterGraphAsync(&request, &response, pending.Callback());
-    absl::Status s = pending.Wait();
-    if (!s.ok()) return s;
-    return response.graph_handle();
-  }
-
-  absl::Status CleanupGraph(int64_t step_id) {
-    CleanupGraphRequest request;
-    request.set_step_id(step_id);
-    CleanupGraphResponse response;
-    Pending pending;
-    wi()->CleanupGraphAsync(&request, &response, pending.Callback());
-    return pending.Wait();
-  }
+  uint64_t Incarnation() const { return TestWorker::Incarnation(Cpu0()); }
 
  private:
   const std::string name_;
-  // Destroyed in reverse: the worker before the pool and the rendezvous.
-  std::unique_ptr<DeviceMgr> devices_;
-  RendezvousMgr rendezvous_mgr_;
-  std::unique_ptr<ThreadPool> pool_;
-  std::unique_ptr<Worker> worker_;
   std::unique_ptr<SpyWorker> spy_;
 };
 

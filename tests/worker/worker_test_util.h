@@ -79,13 +79,16 @@ struct StepGraph {
   std::vector<std::string> fetch_keys;
 };
 
-// A worker on `num_devices` CPU devices of task kTask, used through its
-// LocalWorker.
+// A worker on `num_devices` CPU devices of `task`, used through its
+// LocalWorker. `rendezvous` makes each step's rendezvous (null: local ones).
 class TestWorker {
  public:
-  explicit TestWorker(int num_devices = 3) {
+  explicit TestWorker(int num_devices = 3, const std::string& task = kTask,
+                      RendezvousMgr::Factory rendezvous = nullptr)
+      : rendezvous_mgr_(rendezvous ? RendezvousMgr(std::move(rendezvous))
+                                   : RendezvousMgr()) {
     CpuDeviceOptions options;
-    options.task_name = kTask;
+    options.task_name = task;
     options.num_devices = num_devices;
     options.intra_op_threads = 2;
     auto devices = DeviceMgr::NewCpu(options);
