@@ -18,6 +18,7 @@ namespace {
 
 constexpr int kKeepaliveTimeMs = 10'000;
 constexpr int kKeepaliveTimeoutMs = 20'000;
+constexpr int kConnectTimeoutMs = 10'000;
 
 }  // namespace
 
@@ -59,7 +60,10 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  // Also the time a connection attempt may take (up to the HTTP/2
+  // SETTINGS frame): a loaded peer can take well over 100 ms to answer,
+  // and a host that is gone is given up on after this.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kConnectTimeoutMs);
   // Each channel its own subchannel: a task's RecvTensor traffic and its
   // RunGraph calls share one connection, but two tasks never do.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);

@@ -29,8 +29,8 @@ absl::StatusOr<std::string> ParseGrpcTarget(absl::string_view target);
 
 // An insecure channel to "host:port" with dfx's settings: no message size
 // limit below 2 GiB, keepalive pings every 10 s (a peer host that vanished
-// is noticed within about 30 s even mid-call), reconnect backoff at most
-// 1 s.
+// is noticed within about 30 s even mid-call), 10 s for a connection
+// attempt, reconnect backoff at most 1 s.
 std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
 
 // Server settings matching NewChannel (message limits, and accepting the
