@@ -1,17 +1,27 @@
 #include "rpc/grpc_util.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/proto_buffer_writer.h"
+#include "proto/worker_service.grpc.pb.h"
 
 namespace dfx {
 namespace {
@@ -88,6 +98,50 @@ void SetTimeout(grpc::ClientContext* context, absl::Duration timeout) {
   if (timeout <= absl::ZeroDuration()) return;
   context->set_deadline(std::chrono::system_clock::now() +
                         absl::ToChronoMicroseconds(timeout));
+}
+
+absl::StatusOr<int> PickFreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("socket(): ", std::strerror(errno)));
+  }
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return absl::UnavailableError("cannot find a free port on 127.0.0.1");
+  }
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+absl::Status WaitForWorkerReady(const std::string& address,
+                                absl::Time deadline,
+                                const std::function<bool()>& keep_waiting) {
+  auto stub = tensorflow::WorkerService::NewStub(NewChannel(address));
+  absl::Status last = absl::UnavailableError("not asked yet");
+  while (absl::Now() < deadline) {
+    if (keep_waiting && !keep_waiting()) {
+      return absl::AbortedError(
+          absl::StrCat("stopped waiting for the worker at ", address));
+    }
+    grpc::ClientContext context;
+    context.set_wait_for_ready(true);
+    SetTimeout(&context,
+               std::min(absl::Milliseconds(500), deadline - absl::Now()));
+    GetStatusRequest request;
+    GetStatusResponse response;
+    last = FromGrpcStatus(stub->GetStatus(&context, request, &response));
+    if (last.ok()) return absl::OkStatus();
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("the worker at ", address, " did not answer GetStatus in "
+                   "time: ", last.message()));
 }
 
 grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::Message& msg) {

@@ -3,6 +3,7 @@
 #ifndef DFX_RPC_GRPC_UTIL_H_
 #define DFX_RPC_GRPC_UTIL_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -40,6 +41,20 @@ void ConfigureServerBuilder(grpc::ServerBuilder* builder);
 // Sets the context's deadline to now + timeout; nothing for a zero or
 // negative timeout.
 void SetTimeout(grpc::ClientContext* context, absl::Duration timeout);
+
+// A TCP port of 127.0.0.1 that is free right now (bound, then released):
+// another program may take it before the caller binds it. Unavailable when
+// none can be had.
+absl::StatusOr<int> PickFreeLoopbackPort();
+
+// Calls GetStatus on the worker at `address` ("host:port") until it
+// answers OK (each try waits at most 500 ms for the connection), or
+// `deadline` passes (DeadlineExceeded carrying the last error), or
+// `keep_waiting` (may be empty) returns false (Aborted): e.g. the server's
+// process has exited.
+absl::Status WaitForWorkerReady(const std::string& address,
+                                absl::Time deadline,
+                                const std::function<bool()>& keep_waiting);
 
 // Protobuf <-> ByteBuffer for raw (generic) calls.
 grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::Message& msg);

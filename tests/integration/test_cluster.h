@@ -4,12 +4,9 @@
 #ifndef DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
 #define DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,23 +20,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "catch2/catch.hpp"
-#include "proto/worker_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
 #include "tests/tools/cli_test_util.h"
 
 namespace dfx::testing {
 
 inline int PickFreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  absl::StatusOr<int> port = PickFreeLoopbackPort();
+  REQUIRE(port.ok());
+  return *port;
 }
 
 class TestCluster {
@@ -171,29 +160,18 @@ class TestCluster {
   // False (and last_failure_ says why) when the server exited or did not
   // answer GetStatus within 60 s.
   bool WaitReady(const std::string& key) {
-    auto stub =
-        tensorflow::WorkerService::NewStub(NewChannel(addresses_.at(key)));
-    const absl::Time deadline = absl::Now() + absl::Seconds(60);
-    grpc::Status last;
-    while (absl::Now() < deadline) {
-      int status = 0;
-      if (::waitpid(pids_.at(key), &status, WNOHANG) != 0) {
-        pids_.at(key) = 0;
-        last_failure_ = absl::StrCat("server ", key, " exited while starting:\n",
-                                     ReadFile(dir_.File(key + ".log")));
-        return false;
-      }
-      grpc::ClientContext context;
-      context.set_wait_for_ready(true);
-      SetTimeout(&context, absl::Milliseconds(500));
-      GetStatusRequest request;
-      GetStatusResponse response;
-      last = stub->GetStatus(&context, request, &response);
-      if (last.ok()) return true;
-    }
-    last_failure_ = absl::StrCat("server ", key, " did not answer GetStatus: ",
-                                 last.error_message(), "\n",
-                                 ReadFile(dir_.File(key + ".log")));
+    pid_t& pid = pids_.at(key);
+    absl::Status s = WaitForWorkerReady(
+        addresses_.at(key), absl::Now() + absl::Seconds(60), [&pid] {
+          int status = 0;
+          if (::waitpid(pid, &status, WNOHANG) == 0) return true;
+          pid = 0;  // exited (and reaped)
+          return false;
+        });
+    if (s.ok()) return true;
+    last_failure_ = absl::StrCat(
+        "server ", key, pid == 0 ? " exited while starting" : "", ": ",
+        s.message(), "\n", ReadFile(dir_.File(key + ".log")));
     return false;
   }
 

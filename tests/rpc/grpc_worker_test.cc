@@ -83,18 +83,9 @@ std::string BlockedGraph() {
 
 // A port on 127.0.0.1 nobody listens on (it was free a moment ago).
 int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr;
-  std::memset(&addr, 0, sizeof(addr));
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  close(fd);
-  return ntohs(addr.sin_port);
+  absl::StatusOr<int> port = PickFreeLoopbackPort();
+  REQUIRE_OK(port.status());
+  return *port;
 }
 
 // A uint8 tensor of `n` bytes whose values depend on their position.

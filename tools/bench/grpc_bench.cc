@@ -32,7 +32,6 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
-#include "proto/worker_service.grpc.pb.h"
 #include "rpc/grpc_remote_worker.h"
 #include "rpc/grpc_util.h"
 #include "runtime/rendezvous.h"
@@ -47,18 +46,6 @@ using Clock = std::chrono::steady_clock;
 
 double Micros(Clock::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
-}
-
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // A child process killed (SIGTERM, then SIGKILL) when this goes away.
@@ -100,28 +87,14 @@ std::string BinDir() {
   return std::filesystem::read_symlink("/proc/self/exe").parent_path();
 }
 
-// Waits until a dfx server at `address` answers GetStatus.
-bool WaitForServer(const std::string& address) {
-  auto stub = tensorflow::WorkerService::NewStub(NewChannel(address));
-  const absl::Time deadline = absl::Now() + absl::Seconds(60);
-  while (absl::Now() < deadline) {
-    grpc::ClientContext context;
-    context.set_wait_for_ready(true);
-    SetTimeout(&context, absl::Milliseconds(500));
-    GetStatusRequest request;
-    GetStatusResponse response;
-    if (stub->GetStatus(&context, request, &response).ok()) return true;
-  }
-  return false;
-}
-
 // A cluster of `dfx server` processes: job "worker", `n` tasks.
 class BenchCluster {
  public:
   explicit BenchCluster(int n) {
     std::string json = "{\"worker\": [";
     for (int i = 0; i < n; ++i) {
-      addresses_.push_back(absl::StrCat("127.0.0.1:", FreePort()));
+      addresses_.push_back(
+          absl::StrCat("127.0.0.1:", PickFreeLoopbackPort().value()));
       absl::StrAppend(&json, i > 0 ? ", " : "", "\"", addresses_.back(),
                       "\"");
     }
@@ -131,7 +104,10 @@ class BenchCluster {
           BinDir() + "/dfx", "server", "--cluster", json, "--job", "worker",
           "--task", std::to_string(i)}));
     }
-    for (const std::string& a : addresses_) ok_ = ok_ && WaitForServer(a);
+    for (const std::string& a : addresses_) {
+      ok_ = ok_ &&
+            WaitForWorkerReady(a, absl::Now() + absl::Seconds(60), nullptr).ok();
+    }
   }
   bool ok() const { return ok_; }
   const std::string& address(int i) const { return addresses_[i]; }
@@ -470,7 +446,7 @@ int RunGrpcBench(int argc, char** argv) {
   }
 
   // (a) Null steps against a raw gRPC echo to another process.
-  const int echo_port = FreePort();
+  const int echo_port = PickFreeLoopbackPort().value();
   Child echo({BinDir() + "/dfx_bench", "echo-server", "--port",
               std::to_string(echo_port)});
   absl::SleepFor(absl::Milliseconds(300));

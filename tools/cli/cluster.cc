@@ -1,11 +1,8 @@
 #include "tools/cli/cluster.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,7 +22,6 @@
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
-#include "proto/worker_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -63,26 +59,6 @@ std::string DefaultDir() {
   const char* tmp = std::getenv("TMPDIR");
   return absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
                       "/dfx-cluster");
-}
-
-// A port of 127.0.0.1 free right now. The socket is closed before the
-// server binds it, so another program could take it in between; 'up' then
-// fails naming the task, and running it again picks other ports.
-absl::StatusOr<int> FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::InternalError("socket() failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    return absl::UnavailableError("cannot find a free port on 127.0.0.1");
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 struct TaskProcess {
@@ -207,28 +183,21 @@ std::string LogTail(const std::string& path) {
 }
 
 // Waits until the task answers GetStatus, its process dies, or `deadline`.
+// Another program may take a free port before the server binds it (see
+// PickFreeLoopbackPort): the server then exits with "cannot listen", which
+// the caller retries on.
 absl::Status WaitForTask(const std::string& task, const std::string& address,
                          pid_t pid, const std::string& log,
                          absl::Time deadline) {
-  auto stub = tensorflow::WorkerService::NewStub(NewChannel(address));
-  absl::Status last = absl::UnavailableError("not started");
-  while (absl::Now() < deadline) {
-    if (!IsServerAlive(pid)) {
-      return absl::UnavailableError(
-          absl::StrCat(task, " exited while starting: ", LogTail(log)));
-    }
-    grpc::ClientContext context;
-    context.set_wait_for_ready(true);
-    SetTimeout(&context, std::min(absl::Milliseconds(500),
-                                  deadline - absl::Now()));
-    GetStatusRequest request;
-    GetStatusResponse response;
-    last = FromGrpcStatus(stub->GetStatus(&context, request, &response));
-    if (last.ok()) return absl::OkStatus();
+  absl::Status s = WaitForWorkerReady(address, deadline,
+                                      [pid] { return IsServerAlive(pid); });
+  if (s.ok()) return s;
+  if (!IsServerAlive(pid)) {
+    return absl::UnavailableError(
+        absl::StrCat(task, " exited while starting: ", LogTail(log)));
   }
   return absl::DeadlineExceededError(
-      absl::StrCat(task, " at ", address, " did not answer in time (",
-                   last.message(), "); see ", log));
+      absl::StrCat(task, ": ", s.message(), "; see ", log));
 }
 
 absl::StatusOr<std::string> StartCluster(int workers, int ps,
@@ -287,7 +256,7 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
     if (json.size() > 1) json += ", ";
     absl::StrAppend(&json, "\"", job, "\": [");
     for (int i = 0; i < n; ++i) {
-      DFX_ASSIGN_OR_RETURN(int port, FreePort());
+      DFX_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
       absl::StrAppend(&json, i > 0 ? ", " : "", "\"127.0.0.1:", port, "\"");
       tasks.emplace_back(job, i);
     }
