@@ -12,6 +12,11 @@ void RegisterMathKernels(KernelRegistry* registry);
 void RegisterNnKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);
+void RegisterArrayIndexKernels(KernelRegistry* registry);
+void RegisterGatherKernels(KernelRegistry* registry);
+void RegisterConvKernels(KernelRegistry* registry);
+void RegisterLinalgKernels(KernelRegistry* registry);
+void RegisterRandomKernels(KernelRegistry* registry);
 
 // All of the above.
 void RegisterStandardKernels(KernelRegistry* registry);

@@ -8,6 +8,11 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterNnKernels(registry);
   RegisterFunctionKernels(registry);
   RegisterSendRecvKernels(registry);
+  RegisterArrayIndexKernels(registry);
+  RegisterGatherKernels(registry);
+  RegisterConvKernels(registry);
+  RegisterLinalgKernels(registry);
+  RegisterRandomKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

@@ -80,12 +80,13 @@ absl::Status FillFromField(const Field& field, Tensor* t) {
         absl::StrCat("TensorProto has ", have, " values for shape ",
                      t->shape().DebugString(), " (", n, " elements)"));
   }
-  if (n > 0 && have == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TensorProto of shape ", t->shape().DebugString(),
-                     " has no values"));
-  }
   T* out = t->data<T>();
+  if (have == 0) {
+    // TensorFlow reads a proto with a shape and no values as zeros (frozen
+    // Keras graphs carry such constants).
+    for (int64_t i = 0; i < n; ++i) out[i] = T();
+    return absl::OkStatus();
+  }
   for (int64_t i = 0; i < have; ++i) out[i] = static_cast<T>(field.Get(i));
   for (int64_t i = have; i < n; ++i) out[i] = out[have - 1];
   return absl::OkStatus();
@@ -95,12 +96,16 @@ template <typename T>
 absl::Status FillFromHalfField(const TensorProto& proto, Tensor* t) {
   const int64_t n = t->NumElements();
   const int64_t have = proto.half_val_size();
-  if (have > n || (n > 0 && have == 0)) {
+  if (have > n) {
     return absl::InvalidArgumentError(
         absl::StrCat("TensorProto has ", have, " half values for ", n,
                      " elements"));
   }
   T* out = t->data<T>();
+  if (have == 0) {  // zeros, as FillFromField
+    for (int64_t i = 0; i < n; ++i) out[i] = T();
+    return absl::OkStatus();
+  }
   for (int64_t i = 0; i < have; ++i) {
     out[i] = Eigen::numext::bit_cast<T>(
         static_cast<uint16_t>(proto.half_val(i)));

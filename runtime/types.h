@@ -61,6 +61,29 @@ bool VisitComputeType(DataType dtype, Fn&& fn) {
   }
 }
 
+// Like VisitComputeType, for every real numeric type and bool: float,
+// double, half, bfloat16, int8/16/32/64, uint8/16/32/64, bool. Returns false
+// for any other type (string, complex, resource, ...).
+template <typename Fn>
+bool VisitNumericType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_FLOAT: fn.template operator()<float>(); return true;
+    case DT_DOUBLE: fn.template operator()<double>(); return true;
+    case DT_HALF: fn.template operator()<Eigen::half>(); return true;
+    case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return true;
+    case DT_INT8: fn.template operator()<int8_t>(); return true;
+    case DT_INT16: fn.template operator()<int16_t>(); return true;
+    case DT_INT32: fn.template operator()<int32_t>(); return true;
+    case DT_INT64: fn.template operator()<int64_t>(); return true;
+    case DT_UINT8: fn.template operator()<uint8_t>(); return true;
+    case DT_UINT16: fn.template operator()<uint16_t>(); return true;
+    case DT_UINT32: fn.template operator()<uint32_t>(); return true;
+    case DT_UINT64: fn.template operator()<uint64_t>(); return true;
+    case DT_BOOL: fn.template operator()<bool>(); return true;
+    default: return false;
+  }
+}
+
 }  // namespace dfx
 
 #endif  // DFX_RUNTIME_TYPES_H_

@@ -53,6 +53,16 @@ absl::Status PlaceholderWithDefaultShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// EnsureShape: the input merged with the declared shape.
+absl::Status EnsureShapeShapeFn(InferenceContext* c) {
+  PartialShape shape;
+  DFX_RETURN_IF_ERROR(GetShapeAttr(c, "shape", &shape));
+  PartialShape merged;
+  DFX_RETURN_IF_ERROR(c->Merge(c->input(0), shape, &merged));
+  c->set_output(0, std::move(merged));
+  return absl::OkStatus();
+}
+
 absl::Status IdentityNShapeFn(InferenceContext* c) {
   for (int i = 0; i < c->num_outputs() && i < c->num_inputs(); ++i) {
     c->set_output(i, c->input(i));
@@ -366,6 +376,37 @@ absl::Status RegisterArrayOps(OpRegistry* r) {
                                       .Output("output: T")
                                       .Attr("T: type")
                                       .SetShapeFn(shape_fn::UnchangedShape)));
+  // Identity under other names: gradients stop at StopGradient and fail at
+  // PreventGradient when built, which concerns graph builders, not kernels.
+  for (const char* name : {"StopGradient", "Snapshot"}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Input("input: T")
+                                        .Output("output: T")
+                                        .Attr("T: type")
+                                        .SetShapeFn(shape_fn::UnchangedShape)));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("PreventGradient")
+                                      .Input("input: T")
+                                      .Output("output: T")
+                                      .Attr("T: type")
+                                      .Attr("message: string = ''")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("EnsureShape")
+                                      .Input("input: T")
+                                      .Output("output: T")
+                                      .Attr("shape: shape")
+                                      .Attr("T: type")
+                                      .SetShapeFn(EnsureShapeShapeFn)));
+  for (const char* name : {"CheckNumerics", "CheckNumericsV2"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("tensor: T")
+                        .Output("output: T")
+                        .Attr("T: {bfloat16, half, float, double}")
+                        .Attr("message: string")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::UnchangedShape)));
+  }
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("IdentityN")
                                       .Input("input: T")
                                       .Output("output: T")

@@ -1,6 +1,8 @@
-// Neural-network ops (MatMul, BiasAdd, Relu, Relu6, Softmax, LogSoftmax) and
-// the reductions (Sum, Mean, Prod, Max, Min), with their shape functions.
-// Signatures follow TensorFlow's math_ops.cc and nn_ops.cc.
+// Neural-network ops (MatMul; BiasAdd, BiasAddV1 and BiasAddGrad; the
+// activations Relu, Relu6, Elu, Selu, Softplus, Softsign, LeakyRelu, Softmax,
+// LogSoftmax and their gradients; L2Loss and the softmax cross entropies; LRN
+// and LRNGrad) and the reductions (Sum, Mean, Prod, Max, Min), with their
+// shape functions. Signatures follow TensorFlow's math_ops.cc and nn_ops.cc.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -50,19 +52,27 @@ absl::Status MatMulShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// "NHWC" (also for BiasAddV1, which has no data_format attr) or "NCHW".
+std::string DataFormat(const InferenceContext& c) {
+  const AttrValue* format = FindNodeAttr(c.node_def(), "data_format");
+  return format == nullptr ? "NHWC" : format->s();
+}
+
+// Output: value's shape, with the channel dim (the last in NHWC, dim 1 in
+// NCHW, where TensorFlow wants rank >= 3) merged with the bias length.
 absl::Status BiasAddShape(InferenceContext* c) {
   const PartialShape& value = c->input(0);
   const PartialShape& bias = c->input(1);
-  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, value, 2, "value"));
+  const std::string data_format = DataFormat(*c);
+  const bool nchw = data_format == "NCHW";
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, value, nchw ? 3 : 2, "value"));
   DFX_RETURN_IF_ERROR(c->WithRank(bias, 1));
-  std::string data_format;
-  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "data_format", &data_format));
   if (!value.RankKnown()) {
     c->set_output(0, value);
     return absl::OkStatus();
   }
   PartialShape out = value;
-  const int channel = data_format == "NCHW" ? 1 : value.rank() - 1;
+  const int channel = nchw ? 1 : value.rank() - 1;
   const int64_t bias_dim = bias.RankKnown() ? bias.dims[0] : -1;
   if (out.dims[channel] >= 0 && bias_dim >= 0 &&
       out.dims[channel] != bias_dim) {
@@ -73,6 +83,92 @@ absl::Status BiasAddShape(InferenceContext* c) {
         data_format, ")"));
   }
   if (out.dims[channel] < 0) out.dims[channel] = bias_dim;
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Output: [channels], the channel dim of out_backprop.
+absl::Status BiasAddGradShape(InferenceContext* c) {
+  const PartialShape& grad = c->input(0);
+  const bool nchw = DataFormat(*c) == "NCHW";
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, grad, nchw ? 3 : 2, "out_backprop"));
+  if (!grad.RankKnown()) {
+    c->set_output(0, PartialShape::Known({-1}));
+    return absl::OkStatus();
+  }
+  c->set_output(0,
+                PartialShape::Known({grad.dims[nchw ? 1 : grad.rank() - 1]}));
+  return absl::OkStatus();
+}
+
+// Output 0: inputs 0 and 1 merged (they must describe the same shape).
+absl::Status MergeBothInputsShape(InferenceContext* c) {
+  PartialShape out;
+  DFX_RETURN_IF_ERROR(c->Merge(c->input(0), c->input(1), &out));
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// loss: [batch]; backprop: the broadcast of logits and labels, which must be
+// a matrix.
+absl::Status SoftmaxXentShape(InferenceContext* c) {
+  const PartialShape& logits = c->input(0);
+  const PartialShape& labels = c->input(1);
+  PartialShape matrix;
+  if (c->WithRank(logits, 2).ok() &&
+      c->Merge(logits.RankKnown() ? logits : UnknownDims(2), labels, &matrix)
+          .ok()) {
+    c->set_output(0, PartialShape::Known({matrix.dims[0]}));
+    c->set_output(1, std::move(matrix));
+    return absl::OkStatus();
+  }
+  DFX_RETURN_IF_ERROR(c->BroadcastBinary(logits, labels, &matrix));
+  if (!matrix.RankKnown()) {
+    return c->Error(
+        "Shape must be broadcasted with rank 2, but is rank is unknown.");
+  }
+  if (matrix.rank() != 2) {
+    return c->Error(absl::StrCat("Shape must be broadcasted with rank 2, but "
+                                 "is rank ",
+                                 matrix.rank()));
+  }
+  c->set_output(0, PartialShape::Known({matrix.dims[0]}));
+  c->set_output(1, std::move(matrix));
+  return absl::OkStatus();
+}
+
+// loss: [batch]; backprop: logits' shape [batch, classes], batch merged
+// with the length of labels.
+absl::Status SparseSoftmaxXentShape(InferenceContext* c) {
+  const PartialShape& logits = c->input(0);
+  const PartialShape& labels = c->input(1);
+  DFX_RETURN_IF_ERROR(c->WithRank(logits, 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(labels, 1));
+  PartialShape features = logits.RankKnown() ? logits : UnknownDims(2);
+  int64_t batch = -1;
+  DFX_RETURN_IF_ERROR(c->MergeDim(features.dims[0],
+                                  labels.RankKnown() ? labels.dims[0] : -1,
+                                  &batch));
+  features.dims[0] = batch;
+  c->set_output(0, PartialShape::Known({batch}));
+  c->set_output(1, std::move(features));
+  return absl::OkStatus();
+}
+
+// Output: input 0, which must be rank 4.
+absl::Status LrnShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4));
+  c->set_output(0, c->input(0).RankKnown() ? c->input(0) : UnknownDims(4));
+  return absl::OkStatus();
+}
+
+// Output: the three rank-4 inputs merged.
+absl::Status LrnGradShape(InferenceContext* c) {
+  PartialShape out = UnknownDims(4);
+  for (int i = 0; i < 3; ++i) {
+    DFX_RETURN_IF_ERROR(c->WithRank(c->input(i), 4));
+    DFX_RETURN_IF_ERROR(c->Merge(out, c->input(i), &out));
+  }
   c->set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -143,6 +239,15 @@ absl::Status RegisterReduction(OpRegistry* registry, const std::string& name,
                                 .SetShapeFn(ReductionShape));
 }
 
+// TensorFlow's numbertype (BiasAdd's types), spelled out: dfx's numbertype
+// lacks qint16 and quint16.
+constexpr const char* kBiasTypes =
+    "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
+    "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
+    "uint32, uint64}";
+// The floating types of the activations and losses.
+constexpr const char* kFloatTypes = "T: {half, bfloat16, float, double}";
+
 }  // namespace
 
 absl::Status RegisterNnOps(OpRegistry* registry) {
@@ -154,7 +259,7 @@ absl::Status RegisterNnOps(OpRegistry* registry) {
           .Attr("transpose_a: bool = false")
           .Attr("transpose_b: bool = false")
           .Attr("T: {bfloat16, half, float, double, int32, int64, uint8, "
-                "uint16, uint32, uint64, int8, int16, complex64, complex128}")
+                "uint16, uint32, uint64, complex64, complex128}")
           .Attr("grad_a: bool = false")
           .Attr("grad_b: bool = false")
           .SetShapeFn(MatMulShape)));
@@ -163,9 +268,23 @@ absl::Status RegisterNnOps(OpRegistry* registry) {
           .Input("value: T")
           .Input("bias: T")
           .Output("output: T")
-          .Attr("T: numbertype")
+          .Attr(kBiasTypes)
           .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
           .SetShapeFn(BiasAddShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("BiasAddV1")
+          .Input("value: T")
+          .Input("bias: T")
+          .Output("output: T")
+          .Attr(kBiasTypes)
+          .SetShapeFn(BiasAddShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("BiasAddGrad")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr(kBiasTypes)
+          .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+          .SetShapeFn(BiasAddGradShape)));
   DFX_RETURN_IF_ERROR(registry->Register(
       OpDefBuilder("Relu")
           .Input("features: T")
@@ -179,18 +298,113 @@ absl::Status RegisterNnOps(OpRegistry* registry) {
           .Output("activations: T")
           .Attr("T: realnumbertype")
           .SetShapeFn(shape_fn::UnchangedShape)));
+  for (const char* name : {"ReluGrad", "Relu6Grad"}) {
+    DFX_RETURN_IF_ERROR(registry->Register(
+        OpDefBuilder(name)
+            .Input("gradients: T")
+            .Input("features: T")
+            .Output("backprops: T")
+            .Attr("T: realnumbertype")
+            .SetShapeFn(MergeBothInputsShape)));
+  }
+  for (const char* name : {"Elu", "Selu", "Softplus", "Softsign"}) {
+    DFX_RETURN_IF_ERROR(registry->Register(
+        OpDefBuilder(name)
+            .Input("features: T")
+            .Output("activations: T")
+            .Attr(kFloatTypes)
+            .SetShapeFn(shape_fn::UnchangedShape)));
+  }
+  // EluGrad and SeluGrad take the activation's output, the others its input.
+  for (const char* name : {"EluGrad", "SeluGrad"}) {
+    DFX_RETURN_IF_ERROR(registry->Register(
+        OpDefBuilder(name)
+            .Input("gradients: T")
+            .Input("outputs: T")
+            .Output("backprops: T")
+            .Attr(kFloatTypes)
+            .SetShapeFn(MergeBothInputsShape)));
+  }
+  for (const char* name : {"SoftplusGrad", "SoftsignGrad"}) {
+    DFX_RETURN_IF_ERROR(registry->Register(
+        OpDefBuilder(name)
+            .Input("gradients: T")
+            .Input("features: T")
+            .Output("backprops: T")
+            .Attr(kFloatTypes)
+            .SetShapeFn(MergeBothInputsShape)));
+  }
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("LeakyRelu")
+          .Input("features: T")
+          .Output("activations: T")
+          .Attr("alpha: float = 0.2")
+          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+          .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("LeakyReluGrad")
+          .Input("gradients: T")
+          .Input("features: T")
+          .Output("backprops: T")
+          .Attr("alpha: float = 0.2")
+          .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+          .SetShapeFn(MergeBothInputsShape)));
   DFX_RETURN_IF_ERROR(registry->Register(
       OpDefBuilder("Softmax")
           .Input("logits: T")
           .Output("softmax: T")
-          .Attr("T: {half, bfloat16, float, double}")
+          .Attr(kFloatTypes)
           .SetShapeFn(SoftmaxShape)));
   DFX_RETURN_IF_ERROR(registry->Register(
       OpDefBuilder("LogSoftmax")
           .Input("logits: T")
           .Output("logsoftmax: T")
-          .Attr("T: {half, bfloat16, float, double}")
+          .Attr(kFloatTypes)
           .SetShapeFn(SoftmaxShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(OpDefBuilder("L2Loss")
+                                             .Input("t: T")
+                                             .Output("output: T")
+                                             .Attr(kFloatTypes)
+                                             .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("SoftmaxCrossEntropyWithLogits")
+          .Input("features: T")
+          .Input("labels: T")
+          .Output("loss: T")
+          .Output("backprop: T")
+          .Attr(kFloatTypes)
+          .SetShapeFn(SoftmaxXentShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("SparseSoftmaxCrossEntropyWithLogits")
+          .Input("features: T")
+          .Input("labels: Tlabels")
+          .Output("loss: T")
+          .Output("backprop: T")
+          .Attr(kFloatTypes)
+          .Attr("Tlabels: {int32, int64} = DT_INT64")
+          .SetShapeFn(SparseSoftmaxXentShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("LRN")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("depth_radius: int = 5")
+          .Attr("bias: float = 1")
+          .Attr("alpha: float = 1")
+          .Attr("beta: float = 0.5")
+          .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+          .SetShapeFn(LrnShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("LRNGrad")
+          .Input("input_grads: T")
+          .Input("input_image: T")
+          .Input("output_image: T")
+          .Output("output: T")
+          .Attr("depth_radius: int = 5")
+          .Attr("bias: float = 1")
+          .Attr("alpha: float = 1")
+          .Attr("beta: float = 0.5")
+          .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+          .SetShapeFn(LrnGradShape)));
   DFX_RETURN_IF_ERROR(RegisterReduction(registry, "Sum", "numbertype"));
   DFX_RETURN_IF_ERROR(RegisterReduction(registry, "Mean", "numbertype"));
   DFX_RETURN_IF_ERROR(RegisterReduction(registry, "Prod", "numbertype"));

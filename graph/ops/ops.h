@@ -13,6 +13,17 @@ absl::Status RegisterArrayOps(OpRegistry* registry);
 absl::Status RegisterMathOps(OpRegistry* registry);
 absl::Status RegisterNnOps(OpRegistry* registry);
 absl::Status RegisterSendRecvOps(OpRegistry* registry);
+// Slicing, tiling, padding, splitting: StridedSlice, Slice, Tile, Pad, ...
+absl::Status RegisterArrayIndexOps(OpRegistry* registry);
+// Gathers, scatters, segment sums, OneHot, Where, TopK, ArgMax, Cumsum, ...
+absl::Status RegisterGatherOps(OpRegistry* registry);
+// Convolutions, pooling and batch normalization, with their gradients.
+absl::Status RegisterConvOps(OpRegistry* registry);
+// BatchMatMul and Einsum.
+absl::Status RegisterLinalgOps(OpRegistry* registry);
+// Random number ops (stateful with seeds, and stateless), TensorFlow's
+// Philox streams.
+absl::Status RegisterRandomOps(OpRegistry* registry);
 // _Arg and _Retval: a step's feeds and fetches through a call frame.
 absl::Status RegisterFunctionOps(OpRegistry* registry);
 

@@ -8,6 +8,11 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
   DFX_RETURN_IF_ERROR(RegisterNnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSendRecvOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterArrayIndexOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterGatherOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterConvOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterLinalgOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterRandomOps(registry));
   DFX_RETURN_IF_ERROR(RegisterFunctionOps(registry));
   return absl::OkStatus();
 }

@@ -11,7 +11,8 @@ namespace {
 
 const DataTypeVector& FillTypes() {
   static const DataTypeVector* types = new DataTypeVector{
-      DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_STRING};
+      DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16, DT_INT8,  DT_INT16,
+      DT_INT32, DT_INT64,  DT_UINT8, DT_UINT16,   DT_BOOL,  DT_STRING};
   return *types;
 }
 
@@ -48,7 +49,7 @@ class FillOp : public OpKernel {
       SetAll(out, value.scalar<std::string>());
       return;
     }
-    VisitComputeType(value.dtype(), [&]<typename T>() {
+    VisitNumericType(value.dtype(), [&]<typename T>() {
       SetAll(out, value.scalar<T>());
     });
   }
@@ -68,7 +69,7 @@ class ConstantLikeOp : public OpKernel {
       SetAll(out, std::string());
       return;
     }
-    VisitComputeType(x.dtype(), [&]<typename T>() {
+    VisitNumericType(x.dtype(), [&]<typename T>() {
       SetAll(out, static_cast<T>(kOne ? 1 : 0));
     });
   }
@@ -83,8 +84,10 @@ void RegisterFillKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("ZerosLike").TypeConstraint("T", FillTypes()));
   RegisterKernel<ConstantLikeOp<true>>(
       registry, KernelDefBuilder("OnesLike")
-                    .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE, DT_INT32,
-                                          DT_INT64, DT_BOOL}));
+                    .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE, DT_HALF,
+                                          DT_BFLOAT16, DT_INT8, DT_INT16,
+                                          DT_INT32, DT_INT64, DT_UINT8,
+                                          DT_UINT16, DT_BOOL}));
 }
 
 }  // namespace dfx::array_internal

@@ -1,5 +1,8 @@
-// Const, Placeholder, PlaceholderWithDefault, Identity, IdentityN and NoOp:
-// kernels that produce or forward a tensor without touching its elements.
+// Const, Placeholder, PlaceholderWithDefault, Identity and its aliases
+// (IdentityN, StopGradient, PreventGradient, Snapshot), EnsureShape,
+// CheckNumerics and NoOp: kernels that produce, check or forward a tensor
+// without changing its elements.
+#include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -80,6 +83,65 @@ class ForwardInputsOp : public OpKernel {
   }
 };
 
+// Forwards its input when its shape matches the `shape` attr (unknown dims
+// match anything); InvalidArgument otherwise, as TensorFlow's EnsureShape.
+class EnsureShapeOp : public OpKernel {
+ public:
+  explicit EnsureShapeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+    TensorShapeProto proto;
+    ctx->SetStatus(ctx->GetAttr("shape", &proto));
+    shape_ = PartialShape::FromProto(proto);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    bool ok = !shape_.RankKnown() || shape_.rank() == in.dims();
+    for (int i = 0; ok && shape_.RankKnown() && i < in.dims(); ++i) {
+      ok = shape_.dims[i] < 0 || shape_.dims[i] == in.dim_size(i);
+    }
+    DFX_OP_REQUIRES(ctx, ok,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Shape of tensor ", def().input(0), " ",
+                        in.shape().DebugString(),
+                        " is not compatible with expected shape ",
+                        shape_.DebugString(), ".")));
+    ctx->set_output(0, in);
+  }
+
+ private:
+  PartialShape shape_;
+};
+
+// Forwards a floating-point tensor that holds no NaN or Inf; otherwise
+// InvalidArgument "<message> : Tensor had NaN values" (or Inf), as
+// TensorFlow's CheckNumerics.
+template <typename T>
+class CheckNumericsOp : public OpKernel {
+ public:
+  explicit CheckNumericsOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("message", &message_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    bool nan = false;
+    bool inf = false;
+    for (const T& v : in.span<T>()) {
+      const float f = static_cast<float>(v);
+      nan |= std::isnan(f);
+      inf |= std::isinf(f);
+    }
+    DFX_OP_REQUIRES(
+        ctx, !nan && !inf,
+        absl::InvalidArgumentError(absl::StrCat(
+            message_, " : Tensor had ",
+            nan && inf ? "Inf and NaN" : (nan ? "NaN" : "Inf"), " values")));
+    ctx->set_output(0, in);
+  }
+
+ private:
+  std::string message_;
+};
+
 class NoOp : public OpKernel {
  public:
   explicit NoOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -97,6 +159,20 @@ void RegisterIdentityKernels(KernelRegistry* registry) {
                                   KernelDefBuilder("PlaceholderWithDefault"));
   RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder("Identity"));
   RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder("IdentityN"));
+  for (const char* name : {"StopGradient", "PreventGradient", "Snapshot"}) {
+    RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder(name));
+  }
+  RegisterKernel<EnsureShapeOp>(registry, KernelDefBuilder("EnsureShape"));
+  for (const char* name : {"CheckNumerics", "CheckNumericsV2"}) {
+    RegisterKernel<CheckNumericsOp<float>>(
+        registry, KernelDefBuilder(name).TypeConstraint<float>("T"));
+    RegisterKernel<CheckNumericsOp<double>>(
+        registry, KernelDefBuilder(name).TypeConstraint<double>("T"));
+    RegisterKernel<CheckNumericsOp<Eigen::half>>(
+        registry, KernelDefBuilder(name).TypeConstraint<Eigen::half>("T"));
+    RegisterKernel<CheckNumericsOp<Eigen::bfloat16>>(
+        registry, KernelDefBuilder(name).TypeConstraint<Eigen::bfloat16>("T"));
+  }
   RegisterKernel<NoOp>(registry, KernelDefBuilder("NoOp"));
 }
 

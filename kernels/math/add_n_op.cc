@@ -8,7 +8,6 @@ namespace {
 
 using math_internal::ConstFlatMap;
 using math_internal::FlatMap;
-using math_internal::NodeInvalidArgument;
 
 template <typename T>
 class AddNOp : public OpKernel {
@@ -19,14 +18,12 @@ class AddNOp : public OpKernel {
     const int n = ctx->num_inputs();
     const Tensor& first = ctx->input(0);
     for (int i = 1; i < n; ++i) {
-      DFX_OP_REQUIRES(
-          ctx, ctx->input(i).shape() == first.shape(),
-          NodeInvalidArgument(
-              *this,
-              absl::StrCat("inputs must have the same size and shape.  "
-                           "Input 0: ",
-                           first.shape().DebugString(), " != input ", i, ": ",
-                           ctx->input(i).shape().DebugString())));
+      DFX_OP_REQUIRES(ctx, ctx->input(i).shape() == first.shape(),
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "inputs must have the same size and shape.  "
+                          "Input 0: ",
+                          first.shape().DebugString(), " != input ", i, ": ",
+                          ctx->input(i).shape().DebugString())));
     }
     if (n == 1) {
       ctx->set_output(0, first);
@@ -56,8 +53,8 @@ class AddNOp : public OpKernel {
 
 template <typename... Ts>
 void RegisterAddN(KernelRegistry* registry) {
-  (RegisterKernel<AddNOp<Ts>>(
-       registry, KernelDefBuilder("AddN").TypeConstraint<Ts>("T")),
+  (RegisterKernel<AddNOp<Ts>>(registry,
+                              KernelDefBuilder("AddN").TypeConstraint<Ts>("T")),
    ...);
 }
 

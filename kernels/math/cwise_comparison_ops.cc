@@ -6,13 +6,15 @@ namespace dfx {
 namespace {
 
 using math_internal::BinaryOpKernel;
+using math_internal::ComputeType;
 using math_internal::RegisterForTypes;
 namespace ei = Eigen::internal;
 
 template <Eigen::internal::ComparisonName kCmp>
 struct Cmp {
   template <typename T>
-  using Kernel = BinaryOpKernel<ei::scalar_cmp_op<T, T, kCmp>, T, bool>;
+  using Kernel = BinaryOpKernel<
+      ei::scalar_cmp_op<ComputeType<T>, ComputeType<T>, kCmp>, T, bool>;
 };
 
 using Eigen::bfloat16;

@@ -1,120 +1,60 @@
-// Element-wise CPU kernels of the math family: the unary and broadcasting
-// binary kernel templates, the functors they apply, and the registration
-// functions of each math kernel file. Private to kernels/math/.
+// Element-wise CPU kernels of the math family: the unary, broadcasting
+// binary and same-size binary kernel templates, how they apply a functor to
+// runs of elements, and the registration functions of each math kernel file.
+// Private to kernels/math/.
+//
+// Half and bfloat16 compute in float, as Eigen does for these types one
+// element at a time: a run of elements is widened into a float buffer, the
+// float functor applied (vectorised), and the result narrowed back. A kernel
+// for half therefore names the float functor: UnaryOpKernel<F<float>, half>.
 #ifndef DFX_KERNELS_MATH_CWISE_OPS_H_
 #define DFX_KERNELS_MATH_CWISE_OPS_H_
 
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/broadcast.h"
+#include "kernels/math/cwise_functors.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
 
 void RegisterCwiseBinaryKernels(KernelRegistry* registry);
+void RegisterCwiseDivModPowKernels(KernelRegistry* registry);
+void RegisterCwiseNoNanKernels(KernelRegistry* registry);
 void RegisterCwiseComparisonKernels(KernelRegistry* registry);
 void RegisterCwiseUnaryKernels(KernelRegistry* registry);
+void RegisterCwiseUnaryFloatKernels(KernelRegistry* registry);
+void RegisterCwiseGradKernels(KernelRegistry* registry);
+void RegisterClipKernels(KernelRegistry* registry);
 void RegisterSelectKernels(KernelRegistry* registry);
 void RegisterCastKernels(KernelRegistry* registry);
 void RegisterAddNKernels(KernelRegistry* registry);
 
 namespace math_internal {
 
-// `status` with its message prefixed by "node 'name' (op Op): ".
-inline absl::Status NodeError(const OpKernel& kernel, const absl::Status& s) {
-  return absl::Status(s.code(),
-                      absl::StrCat("node '", kernel.name(), "' (op ",
-                                   kernel.type_string(), "): ", s.message()));
-}
-inline absl::Status NodeInvalidArgument(const OpKernel& kernel,
-                                        absl::string_view message) {
-  return NodeError(kernel, absl::InvalidArgumentError(message));
-}
-
-// ---------------------------------------------------------------------------
-// Functors (Eigen's protocol: operator() on scalars, packetOp where it
-// vectorises, functor_traits below).
-
-// Integer a / b truncated toward zero, as C++ and TensorFlow's Div. The
-// kernel rejects b == 0 before calling; MIN / -1 wraps to MIN instead of
-// trapping.
+// The type a T is computed in: float for half and bfloat16, T otherwise.
 template <typename T>
-struct TruncDivOp {
-  T operator()(const T& a, const T& b) const {
-    if constexpr (std::is_signed_v<T>) {
-      if (b == -1) {
-        return static_cast<T>(
-            std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(a));
-      }
-    }
-    return static_cast<T>(a / b);
-  }
+struct ComputeTypeOf {
+  using type = T;
 };
-
-// a / b rounded toward negative infinity (TensorFlow's FloorDiv): integers
-// as Python's //, floating point as floor(a / b).
-template <typename T>
-struct FloorDivOp {
-  T operator()(const T& a, const T& b) const {
-    if constexpr (std::is_integral_v<T>) {
-      const T q = TruncDivOp<T>()(a, b);
-      if constexpr (std::is_signed_v<T>) {
-        if (b != -1 && q * b != a && ((a < 0) != (b < 0))) {
-          return static_cast<T>(q - 1);
-        }
-      }
-      return q;
-    } else {
-      using std::floor;
-      return static_cast<T>(floor(a / b));
-    }
-  }
+template <>
+struct ComputeTypeOf<Eigen::half> {
+  using type = float;
 };
-
-// (a - b)^2.
-template <typename T>
-struct SquaredDifferenceOp {
-  T operator()(const T& a, const T& b) const {
-    const T d = a - b;
-    return d * d;
-  }
-  template <typename Packet>
-  Packet packetOp(const Packet& a, const Packet& b) const {
-    const Packet d = Eigen::internal::psub(a, b);
-    return Eigen::internal::pmul(d, d);
-  }
-};
-
-}  // namespace math_internal
-}  // namespace dfx
-
-namespace Eigen::internal {
-template <typename T>
-struct functor_traits<dfx::math_internal::TruncDivOp<T>> {
-  enum { Cost = 4 * NumTraits<T>::MulCost, PacketAccess = false };
+template <>
+struct ComputeTypeOf<Eigen::bfloat16> {
+  using type = float;
 };
 template <typename T>
-struct functor_traits<dfx::math_internal::FloorDivOp<T>> {
-  enum { Cost = 6 * NumTraits<T>::MulCost, PacketAccess = false };
-};
+using ComputeType = typename ComputeTypeOf<T>::type;
 template <typename T>
-struct functor_traits<dfx::math_internal::SquaredDifferenceOp<T>> {
-  enum {
-    Cost = NumTraits<T>::AddCost + NumTraits<T>::MulCost,
-    PacketAccess = packet_traits<T>::HasSub && packet_traits<T>::HasMul
-  };
-};
-}  // namespace Eigen::internal
-
-namespace dfx::math_internal {
+inline constexpr bool kWidened = !std::is_same_v<T, ComputeType<T>>;
 
 template <typename T>
 using ConstFlatMap = Eigen::TensorMap<
@@ -123,28 +63,91 @@ template <typename T>
 using FlatMap =
     Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Eigen::DenseIndex>>;
 
-// out[i] = f(a[i * a_step], b[i * b_step]) for i in [0, n), each step 0 or 1;
-// vectorised by Eigen on the calling thread.
+// Elements widened per step; three buffers of this many floats live on the
+// stack of the thread that runs a range.
+inline constexpr int64_t kWidenChunk = 512;
+
+// out[i] = To(in[i]) for i in [0, n).
+template <typename From, typename To>
+void ConvertRun(const From* in, To* out, int64_t n) {
+  FlatMap<To>(out, n) = ConstFlatMap<From>(in, n).template cast<To>();
+}
+
+// out[i] = f(a[i * a_step], b[i * b_step]) for i in [0, n), each step 0 or 1,
+// with f on ComputeType<T>; vectorised by Eigen on the calling thread.
 template <typename Functor, typename T, typename Tout>
 void BinaryRun(const Functor& f, const T* a, int64_t a_step, const T* b,
                int64_t b_step, Tout* out, int64_t n) {
-  FlatMap<Tout> o(out, n);
-  if (a_step != 0 && b_step != 0) {
-    o = ConstFlatMap<T>(a, n).binaryExpr(ConstFlatMap<T>(b, n), f);
-  } else if (b_step != 0) {
-    ConstFlatMap<T> bm(b, n);
-    o = bm.constant(*a).binaryExpr(bm, f);
-  } else if (a_step != 0) {
-    ConstFlatMap<T> am(a, n);
-    o = am.binaryExpr(am.constant(*b), f);
+  if constexpr (kWidened<T>) {
+    using C = ComputeType<T>;
+    using Cout = ComputeType<Tout>;
+    C abuf[kWidenChunk], bbuf[kWidenChunk];
+    Cout obuf[kWidenChunk];
+    if (a_step == 0) abuf[0] = static_cast<C>(*a);
+    if (b_step == 0) bbuf[0] = static_cast<C>(*b);
+    for (int64_t i = 0; i < n; i += kWidenChunk) {
+      const int64_t len = std::min(kWidenChunk, n - i);
+      if (a_step != 0) ConvertRun(a + i, abuf, len);
+      if (b_step != 0) ConvertRun(b + i, bbuf, len);
+      if constexpr (kWidened<Tout>) {
+        BinaryRun(f, abuf, a_step, bbuf, b_step, obuf, len);
+        ConvertRun(obuf, out + i, len);
+      } else {
+        BinaryRun(f, abuf, a_step, bbuf, b_step, out + i, len);
+      }
+    }
   } else {
-    o.setConstant(f(*a, *b));
+    FlatMap<Tout> o(out, n);
+    if (a_step != 0 && b_step != 0) {
+      o = ConstFlatMap<T>(a, n).binaryExpr(ConstFlatMap<T>(b, n), f);
+    } else if (b_step != 0) {
+      ConstFlatMap<T> bm(b, n);
+      o = bm.constant(*a).binaryExpr(bm, f);
+    } else if (a_step != 0) {
+      ConstFlatMap<T> am(a, n);
+      o = am.binaryExpr(am.constant(*b), f);
+    } else {
+      o.setConstant(f(*a, *b));
+    }
   }
 }
 
+// out[i] = f(in[i]) for i in [0, n), f on ComputeType<T>.
+template <typename Functor, typename T, typename Tout>
+void UnaryRun(const Functor& f, const T* in, Tout* out, int64_t n) {
+  if constexpr (kWidened<T>) {
+    using C = ComputeType<T>;
+    using Cout = ComputeType<Tout>;
+    C ibuf[kWidenChunk];
+    Cout obuf[kWidenChunk];
+    for (int64_t i = 0; i < n; i += kWidenChunk) {
+      const int64_t len = std::min(kWidenChunk, n - i);
+      ConvertRun(in + i, ibuf, len);
+      if constexpr (kWidened<Tout>) {
+        UnaryRun(f, ibuf, obuf, len);
+        ConvertRun(obuf, out + i, len);
+      } else {
+        UnaryRun(f, ibuf, out + i, len);
+      }
+    }
+  } else {
+    FlatMap<Tout>(out, n) = ConstFlatMap<T>(in, n).unaryExpr(f);
+  }
+}
+
+// The cost of one element of a functor on T, for ParallelFor's blocks.
+template <typename Functor, typename T, typename Tout>
+Eigen::TensorOpCost ElementCost(int inputs) {
+  return Eigen::TensorOpCost(
+      inputs * sizeof(T), sizeof(Tout),
+      Eigen::internal::functor_traits<Functor>::Cost +
+          (kWidened<T> ? 2 * inputs : 0));
+}
+
 // Evaluates out = f(x, y) with broadcasting. `bcast` is the broadcast of x's
-// and y's shapes, or null when they are equal or one is a scalar (a fast path
-// that needs no index walk). REQUIRES: out holds the broadcast shape.
+// and y's shapes, or null when they are equal or one has one element (a
+// fast path that needs no index walk). REQUIRES: out holds the broadcast
+// shape.
 template <typename Functor, typename T, typename Tout>
 void EvalBinary(const Device& device, const Broadcast* bcast, const Tensor& x,
                 const Tensor& y, Tensor* out) {
@@ -154,9 +157,7 @@ void EvalBinary(const Device& device, const Broadcast* bcast, const Tensor& x,
   const T* b = y.data<T>();
   Tout* o = out->data<Tout>();
   const Functor f;
-  const Eigen::TensorOpCost cost(
-      2 * sizeof(T), sizeof(Tout),
-      Eigen::internal::functor_traits<Functor>::Cost);
+  const Eigen::TensorOpCost cost = ElementCost<Functor, T, Tout>(2);
   if (bcast == nullptr) {
     const int64_t a_step = x.NumElements() == n ? 1 : 0;
     const int64_t b_step = y.NumElements() == n ? 1 : 0;
@@ -176,14 +177,42 @@ void EvalBinary(const Device& device, const Broadcast* bcast, const Tensor& x,
   });
 }
 
-// A broadcasting binary kernel: z = Functor(x, y), T in, Tout out.
-// With kCheckZero, a zero anywhere in y fails the step with InvalidArgument
-// "Integer division by zero" (TensorFlow's message) instead of trapping.
+// What a binary kernel checks of its second input before computing: every
+// element must pass, or the step fails with InvalidArgument `kMessage`
+// (TensorFlow's words).
+struct NoCheck {
+  static constexpr bool kActive = false;
+  template <typename T>
+  static bool Ok(const T&) {
+    return true;
+  }
+  static constexpr const char* kMessage = "";
+};
+struct NonZeroDivisor {
+  static constexpr bool kActive = true;
+  template <typename T>
+  static bool Ok(const T& y) {
+    return y != T(0);
+  }
+  static constexpr const char* kMessage = "Integer division by zero";
+};
+struct NonNegativeExponent {
+  static constexpr bool kActive = true;
+  template <typename T>
+  static bool Ok(const T& y) {
+    return !(y < T(0));
+  }
+  static constexpr const char* kMessage =
+      "Integers to negative integer powers are not allowed";
+};
+
+// A broadcasting binary kernel: z = Functor(x, y), inputs T, output Tout,
+// Functor on ComputeType<T>. Check runs over y first (see NoCheck).
 // Equal and NotEqual honour incompatible_shape_error: when it is false and
 // the shapes do not broadcast, the output is a scalar (false for Equal, true
 // for NotEqual).
 template <typename Functor, typename T, typename Tout = T,
-          bool kCheckZero = false>
+          typename Check = NoCheck>
 class BinaryOpKernel : public OpKernel {
  public:
   explicit BinaryOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -196,13 +225,6 @@ class BinaryOpKernel : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    if constexpr (kCheckZero) {
-      const absl::Span<const T> divisors = y.span<T>();
-      DFX_OP_REQUIRES(
-          ctx,
-          std::find(divisors.begin(), divisors.end(), T(0)) == divisors.end(),
-          NodeInvalidArgument(*this, "Integer division by zero"));
-    }
     Tensor* out = nullptr;
     const bool simple = x.shape() == y.shape() || x.NumElements() == 1 ||
                         y.NumElements() == 1;
@@ -210,6 +232,7 @@ class BinaryOpKernel : public OpKernel {
       // Same shape, or same-rank with one element: output is the bigger.
       const TensorShape& shape =
           x.NumElements() == 1 ? y.shape() : x.shape();
+      if (!CheckY(ctx, y, shape.num_elements())) return;
       DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
       EvalBinary<Functor, T, Tout>(*ctx->device(), nullptr, x, y, out);
       return;
@@ -221,9 +244,10 @@ class BinaryOpKernel : public OpKernel {
         out->data<bool>()[0] = type_string() == "NotEqual";
         return;
       }
-      ctx->SetStatus(NodeError(*this, bcast.status()));
+      ctx->SetStatus(bcast.status());
       return;
     }
+    if (!CheckY(ctx, y, bcast->num_elements())) return;
     DFX_OP_REQUIRES_OK(ctx,
                        ctx->allocate_output(0, bcast->output_shape(), &out));
     if (simple) {
@@ -235,11 +259,29 @@ class BinaryOpKernel : public OpKernel {
   }
 
  private:
+  // False (with the error set) when some element of y fails Check and the
+  // output is not empty (an empty output computes nothing, as in
+  // TensorFlow).
+  static bool CheckY(OpKernelContext* ctx, const Tensor& y,
+                     int64_t out_elements) {
+    if constexpr (Check::kActive) {
+      if (out_elements == 0) return true;
+      for (const T& v : y.span<T>()) {
+        if (!Check::Ok(v)) {
+          ctx->SetStatus(absl::InvalidArgumentError(Check::kMessage));
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   bool incompatible_shape_error_ = true;
 };
 
-// A unary kernel: y = Functor(x), same shape.
-template <typename Functor, typename T>
+// A unary kernel: y = Functor(x), same shape, inputs T, output Tout,
+// Functor on ComputeType<T>.
+template <typename Functor, typename T, typename Tout = T>
 class UnaryOpKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -249,16 +291,63 @@ class UnaryOpKernel : public OpKernel {
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     const T* in = x.data<T>();
-    T* o = out->data<T>();
+    Tout* o = out->data<Tout>();
     const Functor f;
-    const Eigen::TensorOpCost cost(
-        sizeof(T), sizeof(T), Eigen::internal::functor_traits<Functor>::Cost);
-    ParallelFor(*ctx->device(), x.NumElements(), cost,
+    ParallelFor(*ctx->device(), x.NumElements(),
+                ElementCost<Functor, T, Tout>(1),
                 [&](int64_t first, int64_t last) {
-                  FlatMap<T>(o + first, last - first) =
-                      ConstFlatMap<T>(in + first, last - first).unaryExpr(f);
+                  UnaryRun(f, in + first, o + first, last - first);
                 });
   }
+};
+
+// A binary kernel without broadcasting (TensorFlow's SimpleBinaryOp, for the
+// gradients of unary functions): z = Functor(x, y) with x's shape; x and y
+// must hold as many elements.
+template <typename Functor, typename T>
+class SameSizeBinaryOpKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    DFX_OP_REQUIRES(
+        ctx, x.NumElements() == y.NumElements(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "The two arguments to a cwise op must have same number of "
+            "elements, got ",
+            x.NumElements(), " and ", y.NumElements())));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    const T* a = x.data<T>();
+    const T* b = y.data<T>();
+    T* o = out->data<T>();
+    const Functor f;
+    ParallelFor(*ctx->device(), x.NumElements(),
+                ElementCost<Functor, T, T>(2),
+                [&](int64_t first, int64_t last) {
+                  BinaryRun(f, a + first, 1, b + first, 1, o + first,
+                            last - first);
+                });
+  }
+};
+
+// Kernel<T> for functor template F: F applied on ComputeType<T>.
+template <template <typename> class F>
+struct Unary {
+  template <typename T>
+  using Kernel = UnaryOpKernel<F<ComputeType<T>>, T>;
+  // With a bool output (IsNan, ...).
+  template <typename T>
+  using BoolKernel = UnaryOpKernel<F<ComputeType<T>>, T, bool>;
+};
+template <template <typename> class F, typename Check = NoCheck>
+struct Binary {
+  template <typename T>
+  using Kernel = BinaryOpKernel<F<ComputeType<T>>, T, T, Check>;
+  template <typename T>
+  using SameSizeKernel = SameSizeBinaryOpKernel<F<ComputeType<T>>, T>;
 };
 
 // Registers Kernel<T> for op `name` with type attr "T" for each T in Ts.
@@ -269,6 +358,7 @@ void RegisterForTypes(KernelRegistry* registry, const char* name) {
    ...);
 }
 
-}  // namespace dfx::math_internal
+}  // namespace math_internal
+}  // namespace dfx
 
 #endif  // DFX_KERNELS_MATH_CWISE_OPS_H_

@@ -5,8 +5,13 @@ namespace dfx {
 
 void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseBinaryKernels(registry);
+  RegisterCwiseDivModPowKernels(registry);
+  RegisterCwiseNoNanKernels(registry);
   RegisterCwiseComparisonKernels(registry);
   RegisterCwiseUnaryKernels(registry);
+  RegisterCwiseUnaryFloatKernels(registry);
+  RegisterCwiseGradKernels(registry);
+  RegisterClipKernels(registry);
   RegisterSelectKernels(registry);
   RegisterCastKernels(registry);
   RegisterAddNKernels(registry);

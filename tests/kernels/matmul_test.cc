@@ -1,5 +1,7 @@
-// MatMul: the CPU kernel against a naive triple loop, its errors, and the
-// op's shape function.
+// MatMul: the CPU kernel (kernels/linalg/gemm.h underneath) against a naive
+// triple loop for every dtype, transpose and thread split, its errors, and
+// the op's shape function.
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <type_traits>
@@ -20,16 +22,32 @@ using testing::StatusIs;
 using testing::TestNodeBuilder;
 
 template <typename T>
+constexpr bool kIsFloat = std::is_floating_point_v<T> ||
+                          std::is_same_v<T, Eigen::half> ||
+                          std::is_same_v<T, Eigen::bfloat16>;
+
+template <typename T>
 Tensor RandomTensor(std::mt19937* rng, const TensorShape& shape) {
   std::vector<T> values(shape.num_elements());
   for (T& v : values) {
-    if constexpr (std::is_floating_point_v<T>) {
-      v = std::uniform_real_distribution<T>(-1, 1)(*rng);
+    if constexpr (kIsFloat<T>) {
+      v = static_cast<T>(std::uniform_real_distribution<float>(-1, 1)(*rng));
     } else {
       v = static_cast<T>(std::uniform_int_distribution<int>(-9, 9)(*rng));
     }
   }
   return Tensor::FromVector<T>(values, shape);
+}
+
+// What each dtype's product may differ from an exact one by, relative to
+// the sum of |terms| (summation order and, for half/bfloat16, the final
+// rounding of a float accumulator).
+template <typename T>
+double Tolerance() {
+  if constexpr (std::is_same_v<T, Eigen::half>) return 2e-3;
+  if constexpr (std::is_same_v<T, Eigen::bfloat16>) return 1.6e-2;
+  if constexpr (std::is_same_v<T, float>) return 1e-5;
+  return 1e-12;
 }
 
 NodeDef MatMulNode(DataType dtype, bool transpose_a, bool transpose_b) {
@@ -41,7 +59,8 @@ NodeDef MatMulNode(DataType dtype, bool transpose_a, bool transpose_b) {
 }
 
 TEMPLATE_TEST_CASE("MatMul matches a naive product for every transpose",
-                   "[matmul]", float, double, int32_t, int64_t) {
+                   "[matmul]", float, double, Eigen::half, Eigen::bfloat16,
+                   int32_t, int64_t) {
   using T = TestType;
   std::mt19937 rng(1234);
   struct Dims {
@@ -50,8 +69,10 @@ TEMPLATE_TEST_CASE("MatMul matches a naive product for every transpose",
   std::vector<Dims> cases = {{1, 1, 1}, {1, 7, 1},  {1, 5, 9},  {9, 5, 1},
                              {4, 1, 6}, {0, 3, 4},  {3, 0, 4},  {3, 4, 0},
                              {0, 0, 0}, {2, 3, 5},  {17, 33, 9},
-                             // Large enough to run on the intra-op pool.
-                             {64, 70, 90}, {1, 300, 400}, {300, 200, 1}};
+                             // Large enough to run on the intra-op pool,
+                             // split by rows, by columns, odd sizes.
+                             {64, 70, 90}, {1, 300, 400}, {300, 200, 1},
+                             {130, 257, 129}, {67, 129, 300}};
   for (int i = 0; i < 10; ++i) {
     std::uniform_int_distribution<int64_t> d(1, 12);
     cases.push_back({d(rng), d(rng), d(rng)});
@@ -76,15 +97,18 @@ TEMPLATE_TEST_CASE("MatMul matches a naive product for every transpose",
         for (int64_t i = 0; i < c.m; ++i) {
           for (int64_t j = 0; j < c.n; ++j) {
             double want = 0;
+            double magnitude = 0;
             for (int64_t l = 0; l < c.k; ++l) {
               const T x = ta ? av[l * c.m + i] : av[i * c.k + l];
               const T y = tb ? bv[j * c.k + l] : bv[l * c.n + j];
               want += static_cast<double>(x) * static_cast<double>(y);
+              magnitude += std::abs(static_cast<double>(x) *
+                                    static_cast<double>(y));
             }
             const T got = p.data<T>()[i * c.n + j];
-            if constexpr (std::is_floating_point_v<T>) {
-              REQUIRE(static_cast<double>(got) ==
-                      Approx(want).margin(1e-4).epsilon(1e-4));
+            if constexpr (kIsFloat<T>) {
+              REQUIRE(std::abs(static_cast<double>(got) - want) <=
+                      Tolerance<T>() * (magnitude + 1e-30) + 1e-30);
             } else {
               REQUIRE(static_cast<double>(got) == want);
             }
@@ -124,8 +148,7 @@ TEST_CASE("MatMul rejects inputs that are not matrices") {
   REQUIRE_THAT(
       RunKernel(MatMulNode(DT_FLOAT, false, false), {cube, m}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               "node 'mm' (op MatMul): In[0] is not a matrix. Instead it has "
-               "shape [2,3,4]"));
+               "In[0] is not a matrix. Instead it has shape [2,3,4]"));
   REQUIRE_THAT(RunKernel(MatMulNode(DT_FLOAT, false, false), {m, v}).status(),
                StatusIs(absl::StatusCode::kInvalidArgument,
                         "In[1] is not a matrix"));
@@ -137,8 +160,7 @@ TEST_CASE("MatMul rejects inner dimensions that disagree") {
   REQUIRE_THAT(
       RunKernel(MatMulNode(DT_FLOAT, false, false), {a, b}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               "node 'mm' (op MatMul): Matrix size-incompatible: In[0]: "
-               "[2,3], In[1]: [4,5]"));
+               "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]"));
   // With transpose_a the inner dim of [2,3] is 2, which [3,4] lacks.
   const Tensor c = Tensor(DT_FLOAT, TensorShape({3, 4}));
   REQUIRE_OK(RunKernel(MatMulNode(DT_FLOAT, false, false), {a, c}));

@@ -8,6 +8,9 @@
 //   dfx_bench rendezvous [--iters N]
 //   dfx_bench session [--devices 1,4] [--steps N]
 // measure the cost of partitioning (see tools/bench/partition_bench.h).
+//   dfx_bench kernels [--threads 1,2] [--min-time S] [--no-tf]
+// measures MatMul, Conv2D, Add and Sum against TensorFlow (see
+// tools/bench/kernel_bench.h).
 //   dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]
 // measures null steps and RecvTensor between processes against raw gRPC and
 // raw TCP (see tools/bench/grpc_bench.h).
@@ -29,6 +32,7 @@
 #include "runtime/executor.h"
 #include "runtime/thread_pool.h"
 #include "tools/bench/grpc_bench.h"
+#include "tools/bench/kernel_bench.h"
 #include "tools/bench/partition_bench.h"
 
 namespace dfx {
@@ -362,6 +366,8 @@ int Usage() {
                "usage: dfx_bench executor [--nodes 10000] [--iters N]\n"
                "       dfx_bench rendezvous [--iters N]\n"
                "       dfx_bench session [--devices 1,4] [--steps N]\n"
+               "       dfx_bench kernels [--threads 1,2] [--min-time S] "
+               "[--no-tf]\n"
                "       dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] "
                "[--iters N]\n");
   return 2;
@@ -379,6 +385,9 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::strcmp(argv[1], "echo-server") == 0) {
     return dfx::RunEchoServer(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "kernels") == 0) {
+    return dfx::RunKernelBench(argc - 2, argv + 2);
   }
   if (argc >= 2 && std::strcmp(argv[1], "session") == 0) {
     return dfx::RunSessionBench(argc - 2, argv + 2);

@@ -34,7 +34,7 @@ struct NpyType {
 };
 
 constexpr NpyType kTypes[] = {
-    {'f', 4, DT_FLOAT}, {'f', 8, DT_DOUBLE}, {'i', 1, DT_INT8},
+    {'f', 2, DT_HALF},  {'f', 4, DT_FLOAT}, {'f', 8, DT_DOUBLE}, {'i', 1, DT_INT8},
     {'i', 2, DT_INT16}, {'i', 4, DT_INT32},  {'i', 8, DT_INT64},
     {'u', 1, DT_UINT8}, {'u', 2, DT_UINT16}, {'u', 4, DT_UINT32},
     {'u', 8, DT_UINT64}, {'b', 1, DT_BOOL},

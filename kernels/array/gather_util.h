@@ -1,0 +1,208 @@
+// Helpers shared by the gather-family kernels (kernels/array/gather_*.cc
+// only): the type sets and visitors they dispatch on, reading index
+// scalars, TensorFlow-style element positions for errors, element movers for
+// any fixed-size dtype, and the registration function of each file.
+#ifndef DFX_KERNELS_ARRAY_GATHER_UTIL_H_
+#define DFX_KERNELS_ARRAY_GATHER_UTIL_H_
+
+#include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "runtime/op_kernel.h"
+#include "runtime/tensor.h"
+#include "runtime/types.h"
+
+namespace dfx::gather_internal {
+
+// One per kernel file; RegisterGatherKernels calls them all.
+void RegisterGatherOpKernels(KernelRegistry* registry);   // GatherV2, Gather, GatherNd
+void RegisterScatterKernels(KernelRegistry* registry);    // ScatterNd, TensorScatter*
+void RegisterSegmentKernels(KernelRegistry* registry);    // (Unsorted)Segment*
+void RegisterStitchKernels(KernelRegistry* registry);     // DynamicStitch/Partition
+void RegisterSelectKernels(KernelRegistry* registry);     // OneHot, Where, TopKV2, ArgMax/Min
+void RegisterScanKernels(KernelRegistry* registry);       // Cumsum, Cumprod
+void RegisterIndexKernels(KernelRegistry* registry);      // Unique, InvertPermutation,
+                                                          // BroadcastGradientArgs
+
+// TensorFlow's real number types: float, double, half, bfloat16, int8..64,
+// uint8..64.
+const DataTypeVector& RealTypes();
+// RealTypes and complex64, complex128.
+const DataTypeVector& NumberTypes();
+
+// Calls fn.template operator()<T>() with the C++ type of `dtype` when it is
+// one of RealTypes(); false otherwise.
+template <typename Fn>
+bool VisitRealType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_FLOAT: fn.template operator()<float>(); return true;
+    case DT_DOUBLE: fn.template operator()<double>(); return true;
+    case DT_HALF: fn.template operator()<Eigen::half>(); return true;
+    case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return true;
+    case DT_INT8: fn.template operator()<int8_t>(); return true;
+    case DT_INT16: fn.template operator()<int16_t>(); return true;
+    case DT_INT32: fn.template operator()<int32_t>(); return true;
+    case DT_INT64: fn.template operator()<int64_t>(); return true;
+    case DT_UINT8: fn.template operator()<uint8_t>(); return true;
+    case DT_UINT16: fn.template operator()<uint16_t>(); return true;
+    case DT_UINT32: fn.template operator()<uint32_t>(); return true;
+    case DT_UINT64: fn.template operator()<uint64_t>(); return true;
+    default: return false;
+  }
+}
+
+// As VisitRealType, for NumberTypes().
+template <typename Fn>
+bool VisitNumberType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_COMPLEX64: fn.template operator()<std::complex<float>>(); return true;
+    case DT_COMPLEX128: fn.template operator()<std::complex<double>>(); return true;
+    default: return VisitRealType(dtype, fn);
+  }
+}
+
+// As VisitRealType, for the index types of the ops here: int16, uint16,
+// int32, int64.
+template <typename Fn>
+bool VisitIndexType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_INT16: fn.template operator()<int16_t>(); return true;
+    case DT_UINT16: fn.template operator()<uint16_t>(); return true;
+    case DT_INT32: fn.template operator()<int32_t>(); return true;
+    case DT_INT64: fn.template operator()<int64_t>(); return true;
+    default: return false;
+  }
+}
+
+// 16 bytes moved as one element (complex128).
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+// Calls fn.template operator()<E>() with a type E that moves elements of
+// `dtype` by value: std::string for strings, else an unsigned integer (or
+// Bytes16) of the element's size. False for dtypes with no such type.
+template <typename Fn>
+bool VisitMoveType(DataType dtype, Fn&& fn) {
+  if (dtype == DT_STRING) {
+    fn.template operator()<std::string>();
+    return true;
+  }
+  switch (DataTypeSize(dtype)) {
+    case 1: fn.template operator()<uint8_t>(); return true;
+    case 2: fn.template operator()<uint16_t>(); return true;
+    case 4: fn.template operator()<uint32_t>(); return true;
+    case 8: fn.template operator()<uint64_t>(); return true;
+    case 16: fn.template operator()<Bytes16>(); return true;
+    default: return false;
+  }
+}
+
+// The elements of `t` as E (see VisitMoveType). REQUIRES: E matches the
+// dtype's size (or is std::string for a string tensor).
+template <typename E>
+const E* MoveData(const Tensor& t) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return t.data<std::string>();
+  } else {
+    return static_cast<const E*>(t.raw_data());
+  }
+}
+template <typename E>
+E* MoveData(Tensor* t) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return t->data<std::string>();
+  } else {
+    return static_cast<E*>(t->raw_data());
+  }
+}
+
+// Copies n elements; memcpy for fixed-size elements.
+template <typename E>
+inline void MoveElements(const E* src, E* dst, int64_t n) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(E));
+  }
+}
+
+// Sets every element of `t` to zero (empty strings). REQUIRES: a dtype of
+// array_internal::MovableTypes().
+void SetZero(Tensor* t);
+
+// Reads element i of an integer tensor of VisitIndexType's types (or int8/
+// uint8) widened to int64.
+int64_t IntAt(const Tensor& t, int64_t i);
+
+// The one element of a scalar index tensor; InvalidArgument "<what> must be a
+// scalar, got shape [..]" otherwise.
+absl::StatusOr<int64_t> ScalarIndex(const Tensor& t, absl::string_view what);
+
+// TensorFlow's position of flat element i in `shape`: "[1,2]" ("" for a
+// scalar).
+std::string IndexPosition(const TensorShape& shape, int64_t flat);
+
+// The element offset of the slice each index tuple of `indices` (shape
+// [..., k], int16/int32/int64) names in a tensor of `shape`, whose slices are
+// `slice` elements (the product of shape[k:]). A tuple outside `shape` is -1
+// when `ignore_bad`, else the first such is an InvalidArgument:
+//   gather style: "indices[1,0] = [0, 3] does not index into param shape [2,2]"
+//   scatter style: "indices[1] = [7] does not index into shape [4]"
+// REQUIRES: indices.dims() >= 1, k <= shape.dims().
+absl::StatusOr<std::vector<int64_t>> SliceOffsets(const Tensor& indices,
+                                                  const TensorShape& shape,
+                                                  bool ignore_bad,
+                                                  bool gather_style);
+
+// The accumulation type of T: float for half and bfloat16, T otherwise.
+template <typename T>
+struct AccumType {
+  using type = T;
+};
+template <>
+struct AccumType<Eigen::half> {
+  using type = float;
+};
+template <>
+struct AccumType<Eigen::bfloat16> {
+  using type = float;
+};
+
+// The product of dims [begin, end) of `shape`.
+int64_t DimProduct(const TensorShape& shape, int begin, int end);
+
+// Like ParallelFor, but the threshold is the total work (n * bytes per unit)
+// rather than n, so a few large units (rows of many elements) are split
+// across the pool too.
+template <typename Fn>
+void ParallelForWork(const Device& device, int64_t n, int64_t bytes_per_unit,
+                     Fn&& fn) {
+  if (n <= 0) return;
+  const ThreadPool* pool = device.intra_op_pool();
+  const double bytes = static_cast<double>(bytes_per_unit);
+  if (n == 1 || static_cast<double>(n) * bytes < 256 * 1024 ||
+      pool == nullptr || pool->NumThreads() <= 1 ||
+      pool->CurrentThreadId() >= 0) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  device.eigen_cpu_device().parallelFor(
+      n, Eigen::TensorOpCost(bytes, bytes, bytes / 8 + 1),
+      [&fn](Eigen::Index first, Eigen::Index last) {
+        fn(static_cast<int64_t>(first), static_cast<int64_t>(last));
+      });
+}
+
+}  // namespace dfx::gather_internal
+
+#endif  // DFX_KERNELS_ARRAY_GATHER_UTIL_H_

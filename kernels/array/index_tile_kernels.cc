@@ -1,0 +1,194 @@
+// Tile, BroadcastTo and ReverseV2: each is one StridedCopy whose source
+// strides repeat (zero strides) or run backwards (negative strides).
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/array/array_util.h"
+#include "kernels/array/index_util.h"
+
+namespace dfx::array_internal {
+namespace {
+
+class TileOp : public OpKernel {
+ public:
+  explicit TileOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& multiples_t = ctx->input(1);
+    const int rank = input.dims();
+    DFX_OP_REQUIRES(ctx, multiples_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected multiples to be 1-D, but got shape ",
+                        multiples_t.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, multiples_t.NumElements() == rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected multiples argument to be a vector of length ",
+                        rank, " but got length ", multiples_t.NumElements())));
+    absl::StatusOr<std::vector<int64_t>> multiples =
+        ReadIndexVector(multiples_t);
+    DFX_OP_REQUIRES_OK(ctx, multiples.status());
+    std::vector<int64_t> out_dims(rank);
+    bool all_one = true;
+    for (int i = 0; i < rank; ++i) {
+      const int64_t m = (*multiples)[i];
+      const int64_t dim = input.dim_size(i);
+      DFX_OP_REQUIRES(ctx, m >= 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Expected multiples[", i, "] >= 0, but got ", m)));
+      DFX_OP_REQUIRES(
+          ctx, dim == 0 || m <= TensorShape::kMaxElements / dim,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Tile of dimension ", i, " (size ", dim, ") by ", m,
+              " has more than ", TensorShape::kMaxElements, " elements")));
+      out_dims[i] = dim * m;
+      all_one &= m == 1;
+    }
+    if (all_one) {
+      ctx->set_output(0, input);
+      return;
+    }
+    absl::StatusOr<TensorShape> shape = TensorShape::Build(out_dims);
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    if (out->NumElements() == 0) return;
+    // Output dim i of size m * dim is the pair (repeat, index) of sizes
+    // (m, dim): the repeat walks the output in steps of dim rows and stands
+    // still in the input.
+    const std::vector<int64_t> in_strides = RowMajorStrides(input.shape());
+    const std::vector<int64_t> out_strides = RowMajorStrides(*shape);
+    StridedCopySpec copy;
+    for (int i = 0; i < rank; ++i) {
+      copy.dims.push_back((*multiples)[i]);
+      copy.src_strides.push_back(0);
+      copy.dst_strides.push_back(input.dim_size(i) * out_strides[i]);
+      copy.dims.push_back(input.dim_size(i));
+      copy.src_strides.push_back(in_strides[i]);
+      copy.dst_strides.push_back(out_strides[i]);
+    }
+    StridedCopy(*ctx->device(), input, out, std::move(copy));
+  }
+};
+
+class BroadcastToOp : public OpKernel {
+ public:
+  explicit BroadcastToOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& shape_t = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, shape_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "shape must be a vector of {int32,int64}, got shape ",
+                        shape_t.shape().DebugString())));
+    absl::StatusOr<std::vector<int64_t>> dims = ReadIndexVector(shape_t);
+    DFX_OP_REQUIRES_OK(ctx, dims.status());
+    absl::StatusOr<TensorShape> shape = TensorShape::Build(*dims);
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    if (*shape == input.shape()) {
+      ctx->set_output(0, input);
+      return;
+    }
+    const int in_rank = input.dims();
+    const int out_rank = shape->dims();
+    DFX_OP_REQUIRES(ctx, in_rank <= out_rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Rank of input (", in_rank,
+                        ") must be no greater than rank of output shape (",
+                        out_rank, ").")));
+    const std::vector<int64_t> in_strides = RowMajorStrides(input.shape());
+    StridedCopySpec copy;
+    copy.dims = *dims;
+    copy.dst_strides = RowMajorStrides(*shape);
+    copy.src_strides.assign(out_rank, 0);
+    for (int i = 0; i < in_rank; ++i) {
+      const int o = out_rank - in_rank + i;
+      const int64_t in_dim = input.dim_size(i);
+      DFX_OP_REQUIRES(ctx, in_dim == shape->dim_size(o) || in_dim == 1,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Incompatible shapes: ", input.shape().DebugString(),
+                          " vs. ", shape->DebugString())));
+      if (in_dim != 1) copy.src_strides[o] = in_strides[i];
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    if (out->NumElements() == 0) return;
+    StridedCopy(*ctx->device(), input, out, std::move(copy));
+  }
+};
+
+class ReverseV2Op : public OpKernel {
+ public:
+  explicit ReverseV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& axis_t = ctx->input(1);
+    // As TensorFlow: a scalar or empty input comes back as it is, whatever
+    // the axes.
+    if (input.dims() == 0 || input.NumElements() == 0) {
+      ctx->set_output(0, input);
+      return;
+    }
+    DFX_OP_REQUIRES(ctx, axis_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "'dims' must be 1-dimension, not ", axis_t.dims())));
+    absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(axis_t);
+    DFX_OP_REQUIRES_OK(ctx, axes.status());
+    const int rank = input.dims();
+    std::vector<bool> reverse(rank, false);
+    for (size_t i = 0; i < axes->size(); ++i) {
+      const int64_t a = (*axes)[i];
+      const int64_t axis = a < 0 ? a + rank : a;
+      DFX_OP_REQUIRES(ctx, axis >= 0 && axis < rank,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "'axis'[", i, "] = ", a,
+                          " is out of valid range [0, ", rank - 1, "]")));
+      DFX_OP_REQUIRES(ctx, !reverse[axis],
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "axis ", axis, " specified more than once.")));
+      reverse[axis] = true;
+    }
+    const std::vector<int64_t> strides = RowMajorStrides(input.shape());
+    StridedCopySpec copy;
+    copy.dims.assign(input.shape().dim_sizes().begin(),
+                     input.shape().dim_sizes().end());
+    copy.dst_strides = strides;
+    copy.src_strides = strides;
+    bool any = false;
+    for (int d = 0; d < rank; ++d) {
+      if (!reverse[d] || input.dim_size(d) == 1) continue;
+      any = true;
+      copy.src_offset += (input.dim_size(d) - 1) * strides[d];
+      copy.src_strides[d] = -strides[d];
+    }
+    if (!any) {
+      ctx->set_output(0, input);
+      return;
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    StridedCopy(*ctx->device(), input, out, std::move(copy));
+  }
+};
+
+}  // namespace
+
+void RegisterTileKernels(KernelRegistry* registry) {
+  RegisterKernel<TileOp>(
+      registry, KernelDefBuilder("Tile")
+                    .TypeConstraint("T", MovableTypes())
+                    .TypeConstraint("Tmultiples", {DT_INT32, DT_INT64}));
+  RegisterKernel<BroadcastToOp>(
+      registry, KernelDefBuilder("BroadcastTo")
+                    .TypeConstraint("T", MovableTypes())
+                    .TypeConstraint("Tidx", {DT_INT32, DT_INT64}));
+  RegisterKernel<ReverseV2Op>(
+      registry, KernelDefBuilder("ReverseV2")
+                    .TypeConstraint("T", MovableTypes())
+                    .TypeConstraint("Tidx", {DT_INT32, DT_INT64}));
+}
+
+}  // namespace dfx::array_internal

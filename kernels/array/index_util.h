@@ -1,0 +1,137 @@
+// Shared machinery of the slicing, tiling, padding and splitting kernels:
+// reading index vectors, a strided copy that moves the elements of any dtype
+// (runs of contiguous elements with memcpy, in parallel for large copies),
+// and the registration functions of each index_*.cc file.
+#ifndef DFX_KERNELS_ARRAY_INDEX_UTIL_H_
+#define DFX_KERNELS_ARRAY_INDEX_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/logging.h"
+#include "kernels/eigen_util.h"
+#include "runtime/device.h"
+#include "runtime/op_kernel.h"
+#include "runtime/tensor.h"
+
+namespace dfx::array_internal {
+
+// The elements of an int8, int16, int32 or int64 tensor, widened to int64.
+// InvalidArgument for any other dtype.
+absl::StatusOr<std::vector<int64_t>> ReadIndexVector(const Tensor& t);
+
+// Row-major element strides of `shape` (the last is 1).
+std::vector<int64_t> RowMajorStrides(const TensorShape& shape);
+
+// A copy between two strided views of tensor memory: for every multi-index
+// i of `dims`,
+//   dst[dst_offset + sum_d i_d * dst_strides[d]] =
+//       src[src_offset + sum_d i_d * src_strides[d]]
+// with offsets and strides counted in elements. Source strides may be zero
+// (broadcast) or negative (reverse); the destination positions must be
+// distinct.
+struct StridedCopySpec {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> src_strides;
+  std::vector<int64_t> dst_strides;
+  int64_t src_offset = 0;
+  int64_t dst_offset = 0;
+};
+
+// Runs `spec` from `src` into `dst`. Adjacent dimensions that walk memory
+// contiguously in both views are merged first, so a slice of whole rows is
+// a few memcpy calls. Large copies run on the device's intra-op pool.
+// REQUIRES: same dtype, a dtype of MovableTypes(), every position inside
+// both tensors.
+void StridedCopy(const Device& device, const Tensor& src, Tensor* dst,
+                 StridedCopySpec spec);
+
+// The element type the byte-moving kernels use for a dtype: an unsigned
+// integer of the element's size (Bytes16 for complex128), std::string for
+// strings. Copies never look at values, so one instantiation serves every
+// dtype of a size.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+
+// Calls fn.template operator()<T>() with that type for `dtype`. REQUIRES: a
+// dtype of MovableTypes().
+template <typename Fn>
+void VisitMovableType(DataType dtype, Fn&& fn);
+
+// Sets every element of `t` to zero (false, empty string).
+void SetZero(const Device& device, Tensor* t);
+
+// Runs fn(first, last) over disjoint ranges covering [0, n) units, on the
+// device's intra-op pool when the whole job moves at least ~256 KiB
+// (`bytes_per_unit` each), else inline. Returns when all ranges are done.
+template <typename Fn>
+void ParallelForUnits(const Device& device, int64_t n, int64_t bytes_per_unit,
+                      Fn&& fn);
+
+// One per kernel file; RegisterArrayIndexKernels calls them all.
+void RegisterSliceKernels(KernelRegistry* registry);
+void RegisterPadKernels(KernelRegistry* registry);
+void RegisterTileKernels(KernelRegistry* registry);
+void RegisterSplitKernels(KernelRegistry* registry);
+void RegisterRangeKernels(KernelRegistry* registry);
+
+// ---------------------------------------------------------------------------
+// Implementation details.
+
+inline constexpr int64_t kParallelCopyBytes = 256 * 1024;
+
+template <typename Fn>
+void VisitMovableType(DataType dtype, Fn&& fn) {
+  if (dtype == DT_STRING) {
+    fn.template operator()<std::string>();
+    return;
+  }
+  switch (DataTypeSize(dtype)) {
+    case 1:
+      fn.template operator()<uint8_t>();
+      break;
+    case 2:
+      fn.template operator()<uint16_t>();
+      break;
+    case 4:
+      fn.template operator()<uint32_t>();
+      break;
+    case 8:
+      fn.template operator()<uint64_t>();
+      break;
+    case 16:
+      fn.template operator()<Bytes16>();
+      break;
+    default:
+      DFX_CHECK_MSG(false, "no element type to move dtype " +
+                               DataTypeString(dtype) + " with");
+  }
+}
+
+template <typename Fn>
+void ParallelForUnits(const Device& device, int64_t n, int64_t bytes_per_unit,
+                      Fn&& fn) {
+  if (n <= 0) return;
+  const ThreadPool* pool = device.intra_op_pool();
+  const int64_t unit_bytes = bytes_per_unit < 1 ? 1 : bytes_per_unit;
+  if (n == 1 || n < kParallelCopyBytes / unit_bytes || pool == nullptr ||
+      pool->NumThreads() <= 1 || pool->CurrentThreadId() >= 0) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  device.eigen_cpu_device().parallelFor(
+      n,
+      Eigen::TensorOpCost(static_cast<double>(unit_bytes),
+                          static_cast<double>(unit_bytes), 1.0),
+      [&fn](Eigen::Index first, Eigen::Index last) {
+        fn(static_cast<int64_t>(first), static_cast<int64_t>(last));
+      });
+}
+
+}  // namespace dfx::array_internal
+
+#endif  // DFX_KERNELS_ARRAY_INDEX_UTIL_H_

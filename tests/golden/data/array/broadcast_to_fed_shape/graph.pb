@@ -1,0 +1,15 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+C
+Placeholder_1Placeholder*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ
+K
+BroadcastToBroadcastToPlaceholderPlaceholder_1*
+T0*
+
+Tidx0"ª

@@ -1,0 +1,18 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+2
+SizeSizePlaceholder*
+T0*
+out_type0	
+;
+Reshape/shapeConst*
+dtype0*
+valueB:
+>
+ReshapeReshapeSizeReshape/shape*
+Tshape0*
+T0	"ª

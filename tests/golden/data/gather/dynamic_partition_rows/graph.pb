@@ -1,0 +1,16 @@
+
+5
+dataPlaceholder*
+shape
+:*
+dtype0
+7
+
+partitionsPlaceholder*
+shape:*
+dtype0
+U
+DynamicPartitionDynamicPartitiondata
+partitions*
+T0*
+num_partitions"ª

@@ -1,0 +1,14 @@
+
+3
+paramsPlaceholder*
+shape:*
+dtype0
+4
+indicesPlaceholder*
+shape:*
+dtype0
+X
+GatherGatherparamsindices*
+validate_indices(*
+Tparams0*
+Tindices0"ª

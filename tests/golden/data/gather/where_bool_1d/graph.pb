@@ -1,0 +1,10 @@
+
+.
+xPlaceholder*
+shape:*
+dtype0
+
+
+WhereWherex*
+T0
+"ª

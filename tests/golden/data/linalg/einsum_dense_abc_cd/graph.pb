@@ -1,0 +1,15 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+>
+Placeholder_1Placeholder*
+dtype0*
+shape
+:
+Y
+EinsumEinsumPlaceholderPlaceholder_1*
+T0*
+N*
+equationabc,cd->abd"ª

@@ -1,0 +1,11 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+D
+EinsumEinsumPlaceholder*
+T0*
+N*
+equationii->i"ª

@@ -1,0 +1,14 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+W
+EinsumEinsumPlaceholderPlaceholder_1*
+T0*
+N*
+equation	ij,jk->ik"ª

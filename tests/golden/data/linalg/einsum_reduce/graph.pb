@@ -1,0 +1,10 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+E
+EinsumEinsumPlaceholder*
+T0*
+equationabc->a*
+N"ª

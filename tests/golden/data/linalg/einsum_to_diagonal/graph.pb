@@ -1,0 +1,10 @@
+
+8
+PlaceholderPlaceholder*
+dtype0*
+shape:
+D
+EinsumEinsumPlaceholder*
+T0*
+N*
+equationi->ii"ª

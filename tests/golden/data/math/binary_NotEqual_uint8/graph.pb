@@ -1,0 +1,13 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0
+:
+Placeholder_1Placeholder*
+shape:*
+dtype0
+Y
+NotEqualNotEqualPlaceholderPlaceholder_1*
+T0*
+incompatible_shape_error("ª

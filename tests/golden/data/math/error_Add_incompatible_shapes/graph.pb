@@ -1,0 +1,12 @@
+
+6
+PlaceholderPlaceholder*
+shape:*
+dtype0
+8
+Placeholder_1Placeholder*
+shape:*
+dtype0
+/
+AddAddPlaceholderPlaceholder_1*
+T0"ª

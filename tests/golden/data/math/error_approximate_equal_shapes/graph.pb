@@ -1,0 +1,13 @@
+
+6
+PlaceholderPlaceholder*
+shape:*
+dtype0
+8
+Placeholder_1Placeholder*
+shape:*
+dtype0
+]
+ApproximateEqualApproximateEqualPlaceholderPlaceholder_1*
+T0*
+	tolerance%¬Å'7"ª

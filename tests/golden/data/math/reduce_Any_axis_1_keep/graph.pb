@@ -1,0 +1,16 @@
+
+<
+PlaceholderPlaceholder*
+shape
+:*
+dtype0
+
+3
+ConstConst*
+valueB:*
+dtype0
+;
+AnyAnyPlaceholderConst*
+	keep_dims(*
+
+Tidx0"ª

@@ -1,0 +1,10 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0
+
+%
+
+LogicalNot
+LogicalNotPlaceholder"ª

@@ -1,0 +1,5 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0	"ª

@@ -1,0 +1,10 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0
+<
+	LeakyRelu	LeakyReluPlaceholder*
+T0*
+alpha%
+×#<"ª

@@ -1,0 +1,9 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0
+<
+	LeakyRelu	LeakyReluPlaceholder*
+T0*
+alpha%ÍÌL>"ª

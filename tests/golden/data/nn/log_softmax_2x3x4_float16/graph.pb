@@ -1,0 +1,10 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+.
+
+LogSoftmax
+LogSoftmaxPlaceholder*
+T0"ª

@@ -1,0 +1,11 @@
+
+<
+PlaceholderPlaceholder*
+shape
+:*
+dtype0
+.
+
+LogSoftmax
+LogSoftmaxPlaceholder*
+T0"ª

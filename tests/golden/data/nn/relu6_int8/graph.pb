@@ -1,0 +1,9 @@
+
+<
+PlaceholderPlaceholder*
+shape
+:*
+dtype0
+$
+Relu6Relu6Placeholder*
+T0"ª

@@ -1,0 +1,9 @@
+
+<
+PlaceholderPlaceholder*
+shape
+:*
+dtype0
+(
+SoftmaxSoftmaxPlaceholder*
+T0"ª

@@ -1,0 +1,8 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+"
+TanhTanhPlaceholder*
+T0"ª

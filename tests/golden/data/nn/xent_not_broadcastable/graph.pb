@@ -1,0 +1,12 @@
+
+N
+PlaceholderPlaceholder*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
+dtype0
+8
+Placeholder_1Placeholder*
+shape:*
+dtype0
+c
+SoftmaxCrossEntropyWithLogitsSoftmaxCrossEntropyWithLogitsPlaceholderPlaceholder_1*
+T0"ª

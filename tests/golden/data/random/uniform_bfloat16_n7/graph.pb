@@ -1,0 +1,12 @@
+
+3
+ConstConst*
+dtype0*
+valueB:
+T
+RandomUniformRandomUniformConst*
+dtype0*
+seed2*
+
+seed*
+T0"ª

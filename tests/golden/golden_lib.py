@@ -1,0 +1,204 @@
+"""Writes golden cases: a TensorFlow graph, its feeds, and TensorFlow's answer.
+
+Each generator (gen_<family>.py) calls `case(...)` once per case; the case is
+run in TensorFlow 2.21 (tf.compat.v1 graph mode, Grappler off so TensorFlow
+runs exactly the graph it exported) and written to
+
+    tests/golden/data/<family>/<case>/
+        graph.pb        the GraphDef, binary
+        case.json       feeds, fetches, output files, tolerances, or the
+                        error TensorFlow raised
+        feed_<i>.npy    one per feed, in case.json order
+        out_<i>.npy     one per fetch, in case.json order
+
+tests/golden/golden_test.cc runs every case through a dfx local session and
+compares. Run the generators with the TensorFlow virtualenv:
+
+    $(tools/tf_env) tests/golden/gen_math.py          # one family
+    tests/golden/gen_all                               # every family
+
+A generator rewrites its whole family folder, so a removed case disappears.
+Keep cases small (feeds and outputs of a few KiB); large-reduction cases build
+their big inputs inside the graph (tf.ones, tf.range) instead of feeding them.
+"""
+
+import json
+import os
+import re
+import shutil
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+tf1 = tf.compat.v1
+# Cases build their graphs inside tf.Graph().as_default(), which is graph
+# mode either way; generators that freeze Keras models (tf.function and
+# convert_variables_to_constants_v2) need eager mode outside those graphs
+# and set DFX_GOLDEN_EAGER=1 before importing this module.
+if os.environ.get("DFX_GOLDEN_EAGER") != "1":
+    tf1.disable_eager_execution()
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+# Default tolerances by output dtype: |dfx - tf| <= atol + rtol * |tf|.
+DEFAULT_TOL = {
+    "float32": (1e-5, 1e-6),
+    "float64": (1e-12, 1e-14),
+    "float16": (1e-3, 1e-3),
+    "bfloat16": (1e-2, 1e-2),
+}
+
+_families_started = set()
+
+
+def _family_dir(family):
+    path = os.path.join(DATA_DIR, family)
+    if family not in _families_started:
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path)
+        _families_started.add(family)
+    return path
+
+
+def _session_config():
+    config = tf1.ConfigProto()
+    rw = config.graph_options.rewrite_options
+    rw.disable_meta_optimizer = True
+    config.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
+    config.graph_options.optimizer_options.do_constant_folding = False
+    config.graph_options.optimizer_options.do_function_inlining = False
+    return config
+
+
+def _error_code_name(err):
+    return tf.errors.exception_type_from_error_code(err.error_code).__name__
+
+
+# TensorFlow's error classes by canonical code name, as dfx's absl codes
+# print them.
+_CODE_NAMES = {
+    "InvalidArgumentError": "INVALID_ARGUMENT",
+    "NotFoundError": "NOT_FOUND",
+    "OutOfRangeError": "OUT_OF_RANGE",
+    "UnimplementedError": "UNIMPLEMENTED",
+    "ResourceExhaustedError": "RESOURCE_EXHAUSTED",
+    "FailedPreconditionError": "FAILED_PRECONDITION",
+    "InternalError": "INTERNAL",
+    "UnknownError": "UNKNOWN",
+}
+
+
+def _clean_message(message):
+    """TensorFlow's error text without the Python traceback it prepends in
+    graph mode ("Graph execution error: Detected at node ... Node: 'x'")."""
+    m = re.search(r"\nNode: '[^']*'\n(.*?)(\n\t \[\[|$)", message, re.S)
+    if m:
+        return m.group(1).strip()
+    return message.split("\n\t [[")[0].strip()
+
+
+def _to_npy(value):
+    """(array to save, dtype name recorded in case.json)."""
+    value = np.asarray(value)
+    name = value.dtype.name
+    if name == "bfloat16" or str(value.dtype) == "bfloat16":
+        return value.astype(np.float32), "bfloat16"
+    if value.dtype == object:
+        raise ValueError("string tensors are not supported in golden cases")
+    return np.ascontiguousarray(value).reshape(value.shape), name
+
+
+def case(family, name, build, rtol=None, atol=None, note=""):
+    """Builds, runs and writes one case.
+
+    build() runs inside a fresh tf.Graph and returns (fetches, feed_dict):
+      fetches    a tensor or a list of tensors to fetch
+      feed_dict  {placeholder tensor: numpy value}, may be empty or None
+    rtol/atol override the dtype defaults for every output of the case.
+    When TensorFlow raises an OpError the case records the error's code
+    instead of outputs, and dfx must fail with the same code.
+    """
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches, feed_dict = build()
+        feed_dict = feed_dict or {}
+        if not isinstance(fetches, (list, tuple)):
+            fetches = [fetches]
+        fetches = list(fetches)
+        graph_def = graph.as_graph_def()
+        spec = {
+            "name": name,
+            "note": note,
+            "feeds": [],
+            "fetches": [t.name for t in fetches],
+        }
+        with tf1.Session(graph=graph, config=_session_config()) as sess:
+            try:
+                results = sess.run(fetches, feed_dict=feed_dict)
+                error = None
+            except tf.errors.OpError as err:  # TensorFlow's answer is an error
+                results = None
+                error = err
+    out_dir = os.path.join(_family_dir(family), name)
+    os.makedirs(out_dir)
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    for i, (tensor, value) in enumerate(feed_dict.items()):
+        arr, dtype = _to_npy(value)
+        fname = f"feed_{i}.npy"
+        np.save(os.path.join(out_dir, fname), arr)
+        spec["feeds"].append({"name": tensor.name, "file": fname,
+                              "dtype": dtype})
+    if error is not None:
+        code = _CODE_NAMES.get(type(error).__name__, type(error).__name__)
+        spec["error"] = {"code": code,
+                         "message": _clean_message(error.message)[:300]}
+    else:
+        spec["outputs"] = []
+        for i, value in enumerate(results):
+            arr, dtype = _to_npy(value)
+            fname = f"out_{i}.npy"
+            np.save(os.path.join(out_dir, fname), arr)
+            d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
+            spec["outputs"].append({
+                "file": fname,
+                "dtype": dtype,
+                "rtol": d_rtol if rtol is None else rtol,
+                "atol": d_atol if atol is None else atol,
+            })
+    with open(os.path.join(out_dir, "case.json"), "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+    status = "error " + spec["error"]["code"] if error is not None else "ok"
+    print(f"{family}/{name}: {status}", file=sys.stderr)
+
+
+def case_graph_def(family, name, graph_def, feeds, fetches, rtol=None,
+                   atol=None, note=""):
+    """Writes a case for an existing GraphDef (a frozen Keras model, say).
+
+    feeds: {tensor name ("x:0"): numpy value}; fetches: tensor names.
+    """
+    def build():
+        tf1.import_graph_def(graph_def, name="")
+        g = tf1.get_default_graph()
+        return ([g.get_tensor_by_name(n) for n in fetches],
+                {g.get_tensor_by_name(n): v for n, v in feeds.items()})
+    case(family, name, build, rtol=rtol, atol=atol, note=note)
+
+
+def placeholder(value, name=None, shape=None):
+    """A placeholder with value's dtype (and shape unless given); returns
+    (tensor, value) so callers can build feed dicts in one line."""
+    value = np.asarray(value)
+    dtype = tf.as_dtype(value.dtype)
+    ph = tf1.placeholder(dtype, shape=value.shape if shape is None else shape,
+                         name=name)
+    return ph, value
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)

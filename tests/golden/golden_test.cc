@@ -1,0 +1,244 @@
+// Golden cases from TensorFlow 2.21: every case under tests/golden/data/
+// (written by the gen_*.py generators, see golden_lib.py) runs through a
+// dfx local session, and its outputs must equal TensorFlow's within the
+// case's tolerance, or its error must carry TensorFlow's code.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "catch2/catch.hpp"
+#include "base/logging.h"
+#include "graph/graph_def_import.h"
+#include "nlohmann/json.hpp"
+#include "runtime/session.h"
+#include "runtime/types.h"
+#include "tests/testing/status_matchers.h"
+#include "tools/cli/npy.h"
+
+namespace dfx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kGoldenDir = DFX_TEST_DATA_DIR "/../golden/data";
+
+// The families a generator writes; a folder not listed here fails the
+// "no unknown families" case so it cannot be skipped silently.
+const char* const kFamilies[] = {"array",  "gather", "math",   "numerics",
+                                 "nn",     "conv",   "linalg", "random",
+                                 "models"};
+
+absl::StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path.string()));
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat("bad JSON in ", path.string()));
+  }
+  return j;
+}
+
+// Element i of a numeric tensor as a double (bool as 0/1).
+double ElementAsDouble(const Tensor& t, int64_t i) {
+  double v = 0;
+  const bool known = VisitNumericType(t.dtype(), [&]<typename T>() {
+    v = static_cast<double>(t.data<T>()[i]);
+  });
+  DFX_CHECK(known);
+  return v;
+}
+
+// The name of a dtype as NumPy spells it (what case.json records).
+std::string NumpyName(DataType dtype) {
+  switch (dtype) {
+    case DT_FLOAT: return "float32";
+    case DT_DOUBLE: return "float64";
+    case DT_HALF: return "float16";
+    case DT_BFLOAT16: return "bfloat16";
+    case DT_INT8: return "int8";
+    case DT_INT16: return "int16";
+    case DT_INT32: return "int32";
+    case DT_INT64: return "int64";
+    case DT_UINT8: return "uint8";
+    case DT_UINT16: return "uint16";
+    case DT_UINT32: return "uint32";
+    case DT_UINT64: return "uint64";
+    case DT_BOOL: return "bool";
+    default: return DataTypeString(dtype);
+  }
+}
+
+// Compares dfx's output with TensorFlow's; empty when equal within
+// tolerance, else what differs.
+std::string Compare(const Tensor& got, const Tensor& want,
+                    const std::string& want_dtype, double rtol, double atol) {
+  if (NumpyName(got.dtype()) != want_dtype) {
+    return absl::StrCat("dtype ", NumpyName(got.dtype()), ", TensorFlow ",
+                        want_dtype);
+  }
+  if (got.shape() != want.shape()) {
+    return absl::StrCat("shape ", got.shape().DebugString(), ", TensorFlow ",
+                        want.shape().DebugString());
+  }
+  int64_t bad = 0;
+  std::string first;
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    const double g = ElementAsDouble(got, i);
+    const double w = ElementAsDouble(want, i);
+    bool ok;
+    if (std::isnan(w)) {
+      ok = std::isnan(g);
+    } else if (std::isinf(w)) {
+      ok = g == w;
+    } else {
+      ok = std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    }
+    if (!ok) {
+      if (bad == 0) {
+        std::ostringstream s;
+        s.precision(9);
+        s << "element " << i << ": dfx " << g << ", TensorFlow " << w;
+        first = s.str();
+      }
+      ++bad;
+    }
+  }
+  if (bad == 0) return "";
+  return absl::StrCat(bad, " of ", want.NumElements(),
+                      " elements differ (rtol ", rtol, ", atol ", atol,
+                      "); first ", first);
+}
+
+// Runs one case; returns what went wrong, or empty.
+std::string RunCase(const fs::path& dir) {
+  absl::StatusOr<nlohmann::json> spec = ReadJson(dir / "case.json");
+  if (!spec.ok()) return spec.status().ToString();
+  absl::StatusOr<GraphDef> graph = ReadGraphDefFile((dir / "graph.pb").string());
+  if (!graph.ok()) return graph.status().ToString();
+
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& feed : (*spec)["feeds"]) {
+    absl::StatusOr<Tensor> value =
+        cli::ReadNpyFile((dir / feed["file"].get<std::string>()).string());
+    if (!value.ok()) return value.status().ToString();
+    if (feed["dtype"] == "bfloat16") {
+      // NumPy has no bfloat16: golden_lib stores such feeds as float32.
+      Tensor bf16(DT_BFLOAT16, value->shape());
+      for (int64_t i = 0; i < bf16.NumElements(); ++i) {
+        bf16.data<Eigen::bfloat16>()[i] =
+            Eigen::bfloat16(value->data<float>()[i]);
+      }
+      value = std::move(bf16);
+    }
+    feeds.emplace_back(feed["name"].get<std::string>(), *std::move(value));
+  }
+  std::vector<std::string> fetches = (*spec)["fetches"];
+
+  SessionOptions options;
+  options.config.set_intra_op_parallelism_threads(2);
+  auto session = Session::Create("local", options);
+  if (!session.ok()) return session.status().ToString();
+  std::vector<Tensor> outputs;
+  absl::Status s = (*session)->Extend(*graph);
+  if (s.ok()) s = (*session)->Run(feeds, fetches, {}, &outputs);
+  (void)(*session)->Close();
+
+  if (spec->contains("error")) {
+    const std::string want = (*spec)["error"]["code"];
+    if (s.ok()) return absl::StrCat("succeeded; TensorFlow failed with ", want);
+    if (absl::StatusCodeToString(s.code()) != want) {
+      return absl::StrCat("failed with ", s.ToString(), "; TensorFlow with ",
+                          want, ": ", (*spec)["error"]["message"].get<std::string>());
+    }
+    return "";
+  }
+  if (!s.ok()) return s.ToString();
+  std::vector<std::string> problems;
+  const auto& specs = (*spec)["outputs"];
+  for (size_t i = 0; i < specs.size(); ++i) {
+    absl::StatusOr<Tensor> want =
+        cli::ReadNpyFile((dir / specs[i]["file"].get<std::string>()).string());
+    if (!want.ok()) return want.status().ToString();
+    const std::string diff =
+        Compare(outputs[i], *want, specs[i]["dtype"].get<std::string>(),
+                specs[i]["rtol"].get<double>(), specs[i]["atol"].get<double>());
+    if (!diff.empty()) problems.push_back(absl::StrCat(fetches[i], ": ", diff));
+  }
+  return absl::StrJoin(problems, "; ");
+}
+
+// Cases of `family` (sorted), or those matching DFX_GOLDEN_FILTER.
+std::vector<fs::path> Cases(const std::string& family) {
+  std::vector<fs::path> cases;
+  const fs::path root = fs::path(kGoldenDir) / family;
+  if (!fs::exists(root)) return cases;
+  const char* filter = std::getenv("DFX_GOLDEN_FILTER");
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (!entry.is_directory()) continue;
+    if (filter != nullptr &&
+        entry.path().filename().string().find(filter) == std::string::npos) {
+      continue;
+    }
+    cases.push_back(entry.path());
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+void RunFamily(const std::string& family) {
+  const std::vector<fs::path> cases = Cases(family);
+  if (cases.empty() && std::getenv("DFX_GOLDEN_FILTER") == nullptr) {
+    WARN("no golden cases for family " << family);
+  }
+  int failed = 0;
+  for (const fs::path& dir : cases) {
+    const std::string problem = RunCase(dir);
+    if (!problem.empty()) {
+      ++failed;
+      UNSCOPED_INFO(family << "/" << dir.filename().string() << ": " << problem);
+    }
+  }
+  INFO(failed << " of " << cases.size() << " " << family << " cases failed");
+  CHECK(failed == 0);
+}
+
+TEST_CASE("golden: array ops equal TensorFlow") { RunFamily("array"); }
+TEST_CASE("golden: math ops equal TensorFlow") { RunFamily("math"); }
+TEST_CASE("golden: gather and scatter ops equal TensorFlow") {
+  RunFamily("gather");
+}
+TEST_CASE("golden: nn ops equal TensorFlow") { RunFamily("nn"); }
+TEST_CASE("golden: convolution and pooling ops equal TensorFlow") {
+  RunFamily("conv");
+}
+TEST_CASE("golden: BatchMatMul and Einsum equal TensorFlow") {
+  RunFamily("linalg");
+}
+TEST_CASE("golden: large reductions and edge cases equal TensorFlow") {
+  RunFamily("numerics");
+}
+TEST_CASE("golden: random ops give TensorFlow's numbers") {
+  RunFamily("random");
+}
+TEST_CASE("golden: whole models equal TensorFlow") { RunFamily("models"); }
+
+TEST_CASE("golden: every family folder is run by a test") {
+  for (const auto& entry : fs::directory_iterator(kGoldenDir)) {
+    if (!entry.is_directory()) continue;
+    const std::string name = entry.path().filename().string();
+    INFO("family folder " << name);
+    CHECK(std::find(std::begin(kFamilies), std::end(kFamilies), name) !=
+          std::end(kFamilies));
+  }
+}
+
+}  // namespace
+}  // namespace dfx
