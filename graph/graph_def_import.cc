@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/logging.h"
 #include "base/status_macros.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
@@ -270,8 +271,40 @@ std::string ParseText(const std::string& text, GraphDef* def) {
 
 }  // namespace
 
+std::vector<MissingOp> FindMissingOps(const GraphDef& def,
+                                      const OpRegistry& ops) {
+  absl::flat_hash_map<std::string, size_t> index;
+  std::vector<MissingOp> missing;
+  for (const NodeDef& node : def.node()) {
+    if (ops.LookUp(node.op()) != nullptr) continue;
+    auto [it, inserted] = index.try_emplace(node.op(), missing.size());
+    if (inserted) missing.push_back({node.op(), {}});
+    missing[it->second].nodes.push_back(node.name());
+  }
+  std::sort(missing.begin(), missing.end(),
+            [](const MissingOp& a, const MissingOp& b) { return a.op < b.op; });
+  return missing;
+}
+
+std::string MissingOpsMessage(const std::vector<MissingOp>& missing) {
+  std::vector<std::string> parts;
+  for (const MissingOp& m : missing) {
+    std::string part = absl::StrCat("'", m.op, "' (node '", m.nodes[0], "'");
+    if (m.nodes.size() > 1) absl::StrAppend(&part, " and ", m.nodes.size() - 1, " more");
+    parts.push_back(absl::StrCat(part, ")"));
+  }
+  return absl::StrCat(missing.size() == 1 ? "Op type not registered: "
+                                          : "Op types not registered: ",
+                      absl::StrJoin(parts, ", "),
+                      " ('dfx ops --graph FILE' lists what a graph needs)");
+}
+
 absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     const GraphDef& def, const OpRegistry* ops, const ImportOptions& options) {
+  if (std::vector<MissingOp> missing = FindMissingOps(def, *ops);
+      !missing.empty()) {
+    return absl::InvalidArgumentError(MissingOpsMessage(missing));
+  }
   auto graph = std::make_unique<Graph>(ops);
   *graph->mutable_versions() = def.versions();
   *graph->mutable_library() = def.library();
@@ -284,10 +317,7 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
       return NodeError(node_def, "duplicate node name");
     }
     const OpRegistrationData* op = ops->LookUp(node_def.op());
-    if (op == nullptr) {
-      return NodeError(node_def, absl::StrCat("Op type not registered '",
-                                              node_def.op(), "'"));
-    }
+    DFX_CHECK(op != nullptr);  // FindMissingOps found none
     NodeDef with_defaults = node_def;
     AddDefaultAttrs(op->op_def, &with_defaults);
     DFX_RETURN_IF_ERROR(ValidateNodeAttrs(with_defaults, op->op_def));

@@ -3,6 +3,8 @@
 #define DFX_GRAPH_GRAPH_DEF_IMPORT_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
@@ -20,10 +22,27 @@ struct ImportOptions {
   bool allow_internal_names = false;
 };
 
+// An op type that a GraphDef uses and a registry lacks, with the nodes that
+// use it (in GraphDef order).
+struct MissingOp {
+  std::string op;
+  std::vector<std::string> nodes;
+};
+
+// Every op type of `def`'s nodes that `ops` does not register, sorted by op
+// name. Empty when all are registered. (Function bodies are not scanned.)
+std::vector<MissingOp> FindMissingOps(const GraphDef& def,
+                                      const OpRegistry& ops);
+
+// "Op types not registered: 'Conv2D' (node 'conv1' and 2 more), 'MaxPool'
+// (node 'pool')" for the result of FindMissingOps.
+std::string MissingOpsMessage(const std::vector<MissingOp>& missing);
+
 // Builds a Graph from `def`; nodes may come in any order (an input may name a
 // later node) and get ids in GraphDef order. Attrs the op declares with a
 // default are added to each node. Versions and library are kept as they are.
-// Every error is InvalidArgument naming the node and the problem: unknown op,
+// Every error is InvalidArgument naming the node and the problem: unknown ops
+// (all of them at once, as MissingOpsMessage),
 // duplicate node name, empty or malformed name, malformed input string, input
 // naming a missing node or a missing output index, control input before a
 // data input, wrong number of data inputs, missing required attr, attr of the

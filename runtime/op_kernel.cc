@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/logging.h"
@@ -141,6 +142,22 @@ std::vector<std::string> KernelRegistry::ListKernels() const {
     }
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<KernelDefBuilder> KernelRegistry::KernelDefsOf(
+    absl::string_view op) const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<KernelDefBuilder> out;
+  const std::string prefix = absl::StrCat(op, ":");
+  for (const auto& [key, regs] : kernels_) {
+    if (!absl::StartsWith(key, prefix)) continue;
+    for (const Registration& r : regs) out.push_back(r.def);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KernelDefBuilder& a, const KernelDefBuilder& b) {
+                     return a.device_type() < b.device_type();
+                   });
   return out;
 }
 

@@ -299,6 +299,8 @@ class KernelRegistry {
 
   // "AddV2 on CPU for T in [float, double]", one line each, sorted.
   std::vector<std::string> ListKernels() const;
+  // Every registration of `op`, on every device type, in registration order.
+  std::vector<KernelDefBuilder> KernelDefsOf(absl::string_view op) const;
 
  private:
   struct Registration {

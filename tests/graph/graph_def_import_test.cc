@@ -190,8 +190,26 @@ TEST_CASE("ImportGraphDef builds nodes and edges, in any node order") {
 
 TEST_CASE("ImportGraphDef rejects an unknown op") {
   REQUIRE_THAT(Import("node { name: 'a' op: 'Frobnicate' }"),
-               StatusIs(kInvalid, "node 'a' (op Frobnicate): Op type not "
-                                  "registered 'Frobnicate'"));
+               StatusIs(kInvalid, "Op type not registered: 'Frobnicate' "
+                                  "(node 'a')"));
+}
+
+TEST_CASE("ImportGraphDef names every unknown op at once") {
+  const std::string text = Ph("x") +
+                           "node { name: 'b' op: 'Zap' input: 'x' }"
+                           "node { name: 'a' op: 'Frobnicate' input: 'x' }"
+                           "node { name: 'c' op: 'Zap' input: 'b' }"
+                           "node { name: 'd' op: 'Zap' input: 'c' }";
+  REQUIRE_THAT(Import(text),
+               StatusIs(kInvalid, "Op types not registered: 'Frobnicate' "
+                                  "(node 'a'), 'Zap' (node 'b' and 2 more)"));
+  GraphDef def;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  const std::vector<MissingOp> missing =
+      FindMissingOps(def, *TestOps());
+  REQUIRE(missing.size() == 2);
+  CHECK(missing[1].op == "Zap");
+  CHECK(missing[1].nodes == std::vector<std::string>{"b", "c", "d"});
 }
 
 TEST_CASE("ImportGraphDef rejects a duplicate node name") {

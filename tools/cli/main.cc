@@ -10,6 +10,7 @@
 #include "tools/cli/cluster.h"
 #include "tools/cli/command.h"
 #include "tools/cli/inspect.h"
+#include "tools/cli/ops.h"
 #include "tools/cli/run.h"
 #include "tools/cli/server.h"
 
@@ -22,6 +23,8 @@ constexpr Command kCommands[] = {
      RunMain},
     {"inspect", "show a step's placement and per-device partitions",
      InspectMain},
+    {"ops", "list dfx's ops and kernels, or what a graph file needs",
+     OpsMain},
     {"server", "run one task of a cluster (master and worker)", ServerMain},
     {"cluster", "start or stop a local cluster of servers", ClusterMain},
 };

@@ -1,0 +1,154 @@
+"""A real TensorFlow 2.21 client runs the golden cases on a dfx cluster.
+
+Starts a local dfx cluster (two worker tasks, `dfx cluster up`), then for
+each golden case under tests/golden/data/ opens
+`tf.compat.v1.Session("grpc://...")` against it, runs the case's GraphDef
+with its feeds and compares the fetched values with TensorFlow's own
+(the golden outputs), or the error code with TensorFlow's. In every other
+case the nodes are spread over both tasks, so tensors cross processes.
+
+    $(tools/tf_env) tests/interop/tf_client_golden.py --dfx build/bin/dfx
+
+Exit status: 0 when every case matches, 1 otherwise.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "golden", "data")
+
+_CODES = {
+    "InvalidArgumentError": "INVALID_ARGUMENT",
+    "NotFoundError": "NOT_FOUND",
+    "OutOfRangeError": "OUT_OF_RANGE",
+    "UnimplementedError": "UNIMPLEMENTED",
+    "ResourceExhaustedError": "RESOURCE_EXHAUSTED",
+    "FailedPreconditionError": "FAILED_PRECONDITION",
+    "InternalError": "INTERNAL",
+    "UnknownError": "UNKNOWN",
+    "UnavailableError": "UNAVAILABLE",
+    "DeadlineExceededError": "DEADLINE_EXCEEDED",
+}
+
+# Ops that stay on task 0 when nodes are spread: feeds and fetches go
+# through the master's task either way; these just keep the spread simple.
+_PINNED = {"Placeholder", "PlaceholderWithDefault", "NoOp"}
+
+
+def spread(graph_def):
+    """A copy of graph_def with its nodes alternating between two tasks."""
+    out = tf1.GraphDef()
+    out.CopyFrom(graph_def)
+    for i, node in enumerate(out.node):
+        task = 0 if node.op in _PINNED else i % 2
+        node.device = f"/job:worker/task:{task}"
+    return out
+
+
+def run_case(target, case_dir, spread_nodes):
+    with open(os.path.join(case_dir, "case.json")) as f:
+        spec = json.load(f)
+    graph_def = tf1.GraphDef()
+    with open(os.path.join(case_dir, "graph.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    if spread_nodes:
+        graph_def = spread(graph_def)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf1.import_graph_def(graph_def, name="")
+        feeds = {}
+        for feed in spec["feeds"]:
+            value = np.load(os.path.join(case_dir, feed["file"]))
+            if feed["dtype"] == "bfloat16":
+                value = value.astype(tf.bfloat16.as_numpy_dtype)
+            feeds[graph.get_tensor_by_name(feed["name"])] = value
+        fetches = [graph.get_tensor_by_name(n) for n in spec["fetches"]]
+        config = tf1.ConfigProto(operation_timeout_in_ms=60000)
+        with tf1.Session(target, graph=graph, config=config) as sess:
+            try:
+                results = sess.run(fetches, feed_dict=feeds)
+            except tf.errors.OpError as err:
+                code = _CODES.get(type(err).__name__, type(err).__name__)
+                if "error" not in spec:
+                    return f"failed: {code}: {err.message[:300]}"
+                if code != spec["error"]["code"]:
+                    return f"failed with {code}, TensorFlow with " \
+                           f"{spec['error']['code']}"
+                return ""
+    if "error" in spec:
+        return f"succeeded; TensorFlow failed with {spec['error']['code']}"
+    problems = []
+    for name, got, out in zip(spec["fetches"], results, spec["outputs"]):
+        want = np.load(os.path.join(case_dir, out["file"]))
+        got = np.asarray(got)
+        if out["dtype"] == "bfloat16":
+            got = got.astype(np.float32)
+        if got.shape != want.shape:
+            problems.append(f"{name}: shape {got.shape}, TF {want.shape}")
+            continue
+        if want.dtype.kind in "fc":
+            ok = np.allclose(got.astype(np.float64), want.astype(np.float64),
+                             rtol=out["rtol"], atol=out["atol"],
+                             equal_nan=True)
+        else:
+            ok = np.array_equal(got, want)
+        if not ok:
+            problems.append(f"{name}: values differ")
+    return "; ".join(problems)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dfx", required=True, help="the dfx binary")
+    parser.add_argument("--filter", default="",
+                        help="run only cases whose family/name contains this")
+    args = parser.parse_args()
+
+    cases = []
+    for family in sorted(os.listdir(GOLDEN)):
+        fdir = os.path.join(GOLDEN, family)
+        for name in sorted(os.listdir(fdir)):
+            if args.filter in f"{family}/{name}":
+                cases.append((family, name, os.path.join(fdir, name)))
+
+    with tempfile.TemporaryDirectory(prefix="dfx-interop-") as cluster_dir:
+        up = subprocess.run([args.dfx, "cluster", "up", "--workers", "2",
+                             "--dir", cluster_dir],
+                            capture_output=True, text=True, timeout=120)
+        if up.returncode != 0:
+            print("dfx cluster up failed:", up.stderr, file=sys.stderr)
+            return 1
+        target = up.stdout.strip().splitlines()[-1]
+        try:
+            failed = 0
+            start = time.time()
+            for i, (family, name, case_dir) in enumerate(cases):
+                problem = run_case(target, case_dir, spread_nodes=i % 2 == 1)
+                if problem:
+                    failed += 1
+                    print(f"FAIL {family}/{name}: {problem}", file=sys.stderr)
+            print(f"{len(cases) - failed} of {len(cases)} golden cases match "
+                  f"TensorFlow through a TF client on a dfx cluster "
+                  f"({time.time() - start:.1f} s)")
+            return 1 if failed else 0
+        finally:
+            subprocess.run([args.dfx, "cluster", "down", "--dir",
+                            cluster_dir], capture_output=True, timeout=60)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
