@@ -25,7 +25,8 @@ const std::vector<DataType>* NamedTypeSet(absl::string_view name) {
   static const auto* kNumber = new std::vector<DataType>{
       DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8,
       DT_COMPLEX64, DT_INT64, DT_QINT8, DT_QUINT8, DT_QINT32, DT_BFLOAT16,
-      DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64};
+      DT_QINT16, DT_QUINT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32,
+      DT_UINT64};
   if (name == "realnumbertype") return kRealNumber;
   if (name == "numbertype") return kNumber;
   return nullptr;

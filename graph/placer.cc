@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/log.h"
 #include "base/status_macros.h"
 #include "graph/device_name.h"
 #include "graph/node_def_util.h"
@@ -120,7 +121,35 @@ absl::Status PlaceGraph(const PlacerOptions& options, Graph* graph) {
     std::string device;               // chosen device; empty until placed
   };
   std::map<int, Group> by_root;
+  // A node that holds state (VarHandleOp, VariableV2: a resource or
+  // reference output, no such input) decides where its group goes: as in
+  // TensorFlow, a consumer joined to it by a resource or reference edge
+  // whose own request disagrees is moved to the state's device (a
+  // replica_device_setter puts VarIsInitializedOp, Assign, ... on the
+  // worker while the variable is on a ps task).
+  auto holds_state = [](const Node* n) {
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      if (CarriesReference(n->input_type(i))) return false;
+    }
+    for (int i = 0; i < n->num_outputs(); ++i) {
+      if (CarriesReference(n->output_type(i))) return true;
+    }
+    return false;
+  };
+  auto takes_state = [](const Node* n) {
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      if (CarriesReference(n->input_type(i))) return true;
+    }
+    return false;
+  };
+  std::vector<Node*> owners_first;
   for (Node* n : graph->nodes()) {
+    if (holds_state(n)) owners_first.push_back(n);
+  }
+  for (Node* n : graph->nodes()) {
+    if (!holds_state(n)) owners_first.push_back(n);
+  }
+  for (Node* n : owners_first) {
     Group& g = by_root[groups.Find(n->id())];
     g.members.push_back(n);
     auto spec = DeviceName::Parse(n->requested_device());
@@ -130,6 +159,14 @@ absl::Status PlaceGraph(const PlacerOptions& options, Graph* graph) {
     }
     if (n->requested_device().empty()) continue;
     if (!g.spec.IsCompatibleWith(*spec)) {
+      if (takes_state(n) && g.spec_owner != nullptr &&
+          holds_state(g.spec_owner)) {
+        spdlog::debug("placer: node '{}' asks for '{}' but uses state of "
+                      "'{}' on '{}'; it goes with the state",
+                      n->name(), n->requested_device(), g.spec_owner->name(),
+                      g.spec_owner->requested_device());
+        continue;
+      }
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot colocate node '", n->name(), "' (device '",
           n->requested_device(), "') with node '", g.spec_owner->name(),

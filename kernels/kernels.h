@@ -17,6 +17,12 @@ void RegisterGatherKernels(KernelRegistry* registry);
 void RegisterConvKernels(KernelRegistry* registry);
 void RegisterLinalgKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
+// Variables: resource and reference forms.
+void RegisterStateKernels(KernelRegistry* registry);
+// Optimizer updates: Apply*, ResourceApply* and their sparse forms.
+void RegisterTrainingKernels(KernelRegistry* registry);
+// Checkpoints (SaveV2, RestoreV2, MergeV2Checkpoints) and Saver's string ops.
+void RegisterIoKernels(KernelRegistry* registry);
 
 // All of the above.
 void RegisterStandardKernels(KernelRegistry* registry);

@@ -13,6 +13,9 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConvKernels(registry);
   RegisterLinalgKernels(registry);
   RegisterRandomKernels(registry);
+  RegisterIoKernels(registry);
+  RegisterStateKernels(registry);
+  RegisterTrainingKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

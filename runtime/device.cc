@@ -26,13 +26,24 @@ Device::Device(DeviceAttributes attributes, Allocator* allocator,
                ThreadPool* intra_op_pool)
     : attributes_(std::move(attributes)),
       allocator_(allocator),
-      intra_op_pool_(intra_op_pool) {
+      intra_op_pool_(intra_op_pool),
+      resource_mgr_(std::make_unique<ResourceMgr>()) {
   DFX_CHECK(attributes_.incarnation() != 0);
   eigen_device_ = std::make_unique<Eigen::ThreadPoolDevice>(
       intra_op_pool_->AsEigenThreadPool(), intra_op_pool_->NumThreads());
 }
 
 Device::~Device() = default;
+
+void DeviceMgr::ClearContainers(
+    absl::Span<const std::string> containers) const {
+  for (Device* d : device_ptrs_) {
+    if (containers.empty()) {
+      d->resource_manager()->Cleanup("");
+    }
+    for (const std::string& c : containers) d->resource_manager()->Cleanup(c);
+  }
+}
 
 DeviceMgr::~DeviceMgr() {
   devices_.clear();

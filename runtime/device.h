@@ -11,8 +11,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "proto/device_attributes.pb.h"
 #include "runtime/allocator.h"
+#include "runtime/resource_mgr.h"
 #include "runtime/thread_pool.h"
 
 namespace Eigen {
@@ -41,12 +43,15 @@ class Device {
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const {
     return *eigen_device_;
   }
+  // The device's state (variables) across steps and sessions.
+  ResourceMgr* resource_manager() const { return resource_mgr_.get(); }
 
  private:
   const DeviceAttributes attributes_;
   Allocator* const allocator_;
   ThreadPool* const intra_op_pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> eigen_device_;
+  const std::unique_ptr<ResourceMgr> resource_mgr_;
 };
 
 struct CpuDeviceOptions {
@@ -73,6 +78,9 @@ class DeviceMgr {
   // Looks up a full name, or the local part "/device:CPU:0" (also the legacy
   // "/cpu:0"). NotFound naming the device and the known ones.
   absl::StatusOr<Device*> LookupDevice(absl::string_view name) const;
+  // Clears `containers` in every device's resource manager; an empty list
+  // clears each device's default container (TensorFlow's CleanupAll).
+  void ClearContainers(absl::Span<const std::string> containers) const;
 
  private:
   DeviceMgr() = default;

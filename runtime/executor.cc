@@ -47,6 +47,13 @@ struct NodeItem {
   int32_t initial_pending = 0;
   bool is_async = false;
   bool expensive = false;
+  // Some input of a plain type is fed by a reference output: the executor
+  // reads the referenced tensor when the node runs.
+  bool derefs_input = false;
+  // Some input is of a reference type: the kernel gets the references.
+  bool takes_ref_input = false;
+  // Some output is of a reference type.
+  bool has_ref_output = false;
   // Transfer nodes run even when an input is dead (they ship the bit).
   bool runs_when_dead = false;
 };
@@ -155,8 +162,13 @@ class Step {
   CancellationToken cancel_token_ = -1;
   bool cancel_registered_ = false;
 
+  // Reads the referenced tensors of `item`'s plain inputs fed by reference
+  // outputs into their slots.
+  absl::Status DerefInputs(const NodeItem& item);
+
   std::atomic<int32_t>* pending_;  // per node
   Tensor* tensors_;                // per input slot
+  TensorRef* refs_;                // per input slot
   uint8_t* dead_;                  // per input slot
 };
 
@@ -185,7 +197,7 @@ class ExecutorImpl : public Executor {
 
   const ExecutorParams params_;
   const std::unique_ptr<const Graph> graph_;
-  std::vector<std::unique_ptr<OpKernel>> kernels_;
+  std::vector<std::shared_ptr<OpKernel>> kernels_;
   std::vector<NodeItem> items_;
   std::vector<OutEdge> out_edges_;
   std::vector<int32_t> roots_;
@@ -193,6 +205,7 @@ class ExecutorImpl : public Executor {
   // Byte offsets of the arrays inside a step's block.
   size_t pending_offset_ = 0;
   size_t tensors_offset_ = 0;
+  size_t refs_offset_ = 0;
   size_t dead_offset_ = 0;
   size_t block_size_ = 0;
 };
@@ -214,10 +227,14 @@ absl::Status ExecutorImpl::Initialize() {
   int32_t slot = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
-    DFX_ASSIGN_OR_RETURN(
-        std::unique_ptr<OpKernel> kernel,
-        params_.kernel_registry->CreateKernel(node->def(), node->op_def(),
-                                              params_.device));
+    std::shared_ptr<OpKernel> kernel;
+    if (params_.create_kernel) {
+      DFX_ASSIGN_OR_RETURN(kernel, params_.create_kernel(*node));
+    } else {
+      DFX_ASSIGN_OR_RETURN(
+          kernel, params_.kernel_registry->CreateKernel(
+                      node->def(), node->op_def(), params_.device));
+    }
     NodeItem& item = items_[i];
     item.kernel = kernel.get();
     item.node = node;
@@ -227,6 +244,19 @@ absl::Status ExecutorImpl::Initialize() {
     item.is_async = kernel->AsAsync() != nullptr;
     item.expensive = kernel->IsExpensive();
     item.runs_when_dead = IsTransferOp(node->type_string());
+    for (int k = 0; k < item.num_inputs; ++k) {
+      item.takes_ref_input |= IsRefType(kernel->input_type(k));
+    }
+    for (int k = 0; k < item.num_outputs; ++k) {
+      item.has_ref_output |= IsRefType(kernel->output_type(k));
+    }
+    for (const Edge* e : node->in_edges()) {
+      if (!e->IsControlEdge() &&
+          IsRefType(e->src->output_type(e->src_output)) &&
+          !IsRefType(kernel->input_type(e->dst_input))) {
+        item.derefs_input = true;
+      }
+    }
     slot += item.num_inputs;
     kernels_.push_back(std::move(kernel));
 
@@ -278,7 +308,9 @@ absl::Status ExecutorImpl::Initialize() {
   tensors_offset_ = AlignUp(
       pending_offset_ + items_.size() * sizeof(std::atomic<int32_t>),
       alignof(Tensor));
-  dead_offset_ = tensors_offset_ + num_slots_ * sizeof(Tensor);
+  refs_offset_ = AlignUp(tensors_offset_ + num_slots_ * sizeof(Tensor),
+                        alignof(TensorRef));
+  dead_offset_ = refs_offset_ + num_slots_ * sizeof(TensorRef);
   block_size_ = dead_offset_ + num_slots_;
   return absl::OkStatus();
 }
@@ -316,6 +348,9 @@ Step::Step(const ExecutorImpl* impl, const Executor::Args& args,
   }
   tensors_ = reinterpret_cast<Tensor*>(block + impl_->tensors_offset_);
   for (int32_t i = 0; i < impl_->num_slots_; ++i) new (&tensors_[i]) Tensor();
+  refs_ = reinterpret_cast<TensorRef*>(block + impl_->refs_offset_);
+  static_assert(std::is_trivially_destructible_v<TensorRef>);
+  std::fill(refs_, refs_ + impl_->num_slots_, TensorRef());
   dead_ = reinterpret_cast<uint8_t*>(block + impl_->dead_offset_);
   std::fill(dead_, dead_ + impl_->num_slots_, 0);
 }
@@ -389,6 +424,16 @@ void Step::ProcessNode(int32_t id, ReadyQueue* queue, ReadyList* ready) {
     return;
   }
 
+  if (item.derefs_input) {
+    absl::Status s = DerefInputs(item);
+    if (!s.ok()) {
+      ClearInputs(item);
+      RecordError(PrefixWithNode(item, s));
+      NodeDone(ready, queue);
+      return;
+    }
+  }
+
   std::optional<NodeExecStatsRecorder> stats;
   if (stats_collector_ != nullptr) stats.emplace(*item.node);
 
@@ -398,6 +443,10 @@ void Step::ProcessNode(int32_t id, ReadyQueue* queue, ReadyList* ready) {
   params.device = impl_->params_.device;
   params.inputs = absl::Span<const Tensor>(tensors_ + item.input_start,
                                            item.num_inputs);
+  if (item.takes_ref_input) {
+    params.input_refs = absl::Span<const TensorRef>(refs_ + item.input_start,
+                                                    item.num_inputs);
+  }
   params.rendezvous = rendezvous_;
   params.cancellation_manager = cancellation_manager_;
   params.call_frame = call_frame_;
@@ -450,6 +499,14 @@ absl::Status Step::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
     outputs = ctx->mutable_outputs();
     if (!dead) {
       for (int32_t i = 0; i < item.num_outputs; ++i) {
+        if (item.has_ref_output && IsRefType(item.kernel->output_type(i))) {
+          if (ctx->output_refs().empty() || !ctx->output_refs()[i].valid()) {
+            return PrefixWithNode(
+                item, absl::InternalError(absl::StrCat(
+                          "kernel did not produce reference output ", i)));
+          }
+          continue;
+        }
         const Tensor& t = (*outputs)[i];
         const DataType want = BaseType(item.kernel->output_type(i));
         if (!t.IsInitialized()) {
@@ -473,6 +530,9 @@ absl::Status Step::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
     if (e->dst_slot >= 0) {
       if (dead) {
         dead_[e->dst_slot] = 1;
+      } else if (item.has_ref_output &&
+                 IsRefType(item.kernel->output_type(e->src_output))) {
+        refs_[e->dst_slot] = ctx->output_refs()[e->src_output];
       } else if (e->last_use) {
         tensors_[e->dst_slot] = std::move((*outputs)[e->src_output]);
       } else {
@@ -489,6 +549,32 @@ absl::Status Step::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
 void Step::ClearInputs(const NodeItem& item) {
   Tensor* t = tensors_ + item.input_start;
   for (int32_t i = 0; i < item.num_inputs; ++i) t[i] = Tensor();
+  if (item.derefs_input || item.takes_ref_input) {
+    std::fill(refs_ + item.input_start,
+              refs_ + item.input_start + item.num_inputs, TensorRef());
+  }
+}
+
+absl::Status Step::DerefInputs(const NodeItem& item) {
+  for (int32_t i = 0; i < item.num_inputs; ++i) {
+    const TensorRef& ref = refs_[item.input_start + i];
+    if (!ref.valid() || IsRefType(item.kernel->input_type(i))) continue;
+    Tensor value;
+    {
+      absl::ReaderMutexLock lock(ref.mu);
+      value = *ref.tensor;
+    }
+    if (!value.IsInitialized()) {
+      std::string source = "?";
+      for (const Edge* e : item.node->in_edges()) {
+        if (e->dst_input == i) source = e->src->name();
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Attempting to use uninitialized value ", source));
+    }
+    tensors_[item.input_start + i] = std::move(value);
+  }
+  return absl::OkStatus();
 }
 
 void Step::NodeDone(ReadyList* ready, ReadyQueue* queue) {

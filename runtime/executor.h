@@ -27,6 +27,12 @@ struct ExecutorParams {
   // Both must outlive the executor.
   Device* device = nullptr;
   const KernelRegistry* kernel_registry = nullptr;
+  // Optional: makes (or finds) the kernel of a node instead of the
+  // registry. A worker session sets it so that the kernels of stateful ops
+  // (random generators) are shared by every graph of the session, as
+  // TensorFlow's OpSegment does.
+  std::function<absl::StatusOr<std::shared_ptr<OpKernel>>(const Node&)>
+      create_kernel;
 };
 
 // Thread-safe: RunAsync may be called from many threads for concurrent steps;

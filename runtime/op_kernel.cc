@@ -54,6 +54,24 @@ void OpKernelContext::set_output(int i, Tensor value) {
   outputs_[i] = std::move(value);
 }
 
+TensorRef OpKernelContext::input_ref(int i) const {
+  DFX_CHECK(i >= 0 && i < num_inputs());
+  DFX_CHECK(IsRefType(params_->op_kernel->input_type(i)));
+  DFX_CHECK(!params_->input_refs.empty());
+  return params_->input_refs[i];
+}
+
+void OpKernelContext::set_output_ref(int i, TensorRef ref) {
+  DFX_CHECK(i >= 0 && i < num_outputs());
+  DFX_CHECK(IsRefType(params_->op_kernel->output_type(i)));
+  if (output_refs_.empty()) output_refs_.resize(outputs_.size());
+  output_refs_[i] = ref;
+}
+
+ResourceMgr* OpKernelContext::resource_manager() const {
+  return params_->device->resource_manager();
+}
+
 absl::Status OpKernelContext::allocate_temp(DataType dtype,
                                             const TensorShape& shape,
                                             Tensor* out) {

@@ -27,6 +27,7 @@ namespace dfx {
 
 class AsyncOpKernel;
 class CallFrameInterface;
+class ResourceMgr;
 class CancellationManager;
 class OpKernelContext;
 class Rendezvous;
@@ -138,6 +139,17 @@ class CallFrameInterface {
   virtual absl::Status SetRetval(int index, const Tensor& value) = 0;
 };
 
+// What flows along a reference edge (an input or output whose type is
+// `float_ref`, ...): the tensor of a reference variable, which lives in the
+// variable, and the mutex that guards it. Kernels taking a reference input
+// update the tensor in place; the executor hands consumers of the plain type
+// a snapshot taken (under the mutex, shared) when they run.
+struct TensorRef {
+  Tensor* tensor = nullptr;
+  absl::Mutex* mu = nullptr;
+  bool valid() const { return tensor != nullptr; }
+};
+
 // Per-call context of one kernel. Built by the executor on its stack.
 class OpKernelContext {
  public:
@@ -149,6 +161,9 @@ class OpKernelContext {
     Device* device = nullptr;
     // num_inputs tensors, in input order.
     absl::Span<const Tensor> inputs;
+    // Empty, or num_inputs references: set for each input of a reference
+    // type (the kernel's input_type(i) is *_ref).
+    absl::Span<const TensorRef> input_refs;
     Rendezvous* rendezvous = nullptr;
     CancellationManager* cancellation_manager = nullptr;
     CallFrameInterface* call_frame = nullptr;
@@ -175,6 +190,21 @@ class OpKernelContext {
   DataType input_dtype(int i) const { return params_->inputs[i].dtype(); }
   bool is_input_dead() const { return params_->is_input_dead; }
 
+  // Reference inputs. REQUIRES: the op's input i is of a reference type.
+  // The tensor may only be touched with the mutex held (exclusively to
+  // write), unless the op's `use_locking` is false (TensorFlow's racy
+  // updates).
+  TensorRef input_ref(int i) const;
+  // Sets output i, of a reference type, to `ref`.
+  void set_output_ref(int i, TensorRef ref);
+  // Passes reference input `in` on as reference output `out`.
+  void forward_ref_input_to_ref_output(int in, int out) {
+    set_output_ref(out, input_ref(in));
+  }
+
+  // The device's resource manager (variables).
+  ResourceMgr* resource_manager() const;
+
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates output i with the op's declared output type. ResourceExhausted
   // when out of memory (set as the kernel's status as well).
@@ -196,12 +226,17 @@ class OpKernelContext {
   void SetStatus(absl::Status s);
   const absl::Status& status() const { return status_; }
 
-  // For the executor: the outputs after Compute (or after done).
+  // For the executor: the outputs after Compute (or after done), and the
+  // references of reference-typed outputs (empty when there are none).
   absl::InlinedVector<Tensor, 4>* mutable_outputs() { return &outputs_; }
+  const absl::InlinedVector<TensorRef, 2>& output_refs() const {
+    return output_refs_;
+  }
 
  private:
   Params* const params_;
   absl::InlinedVector<Tensor, 4> outputs_;
+  absl::InlinedVector<TensorRef, 2> output_refs_;
   absl::Status status_;
   bool is_output_dead_ = false;
 };

@@ -11,24 +11,31 @@
 namespace dfx {
 namespace {
 
-// Memory from an Allocator; for DT_STRING the elements are constructed and
-// destroyed with the buffer.
+// Memory from an Allocator; for DT_STRING and DT_RESOURCE the elements are
+// constructed and destroyed with the buffer.
 class AllocatedBuffer final : public TensorBuffer {
  public:
   AllocatedBuffer(Allocator* allocator, void* data, size_t size,
-                  int64_t num_strings)
+                  DataType dtype, int64_t num_objects)
       : TensorBuffer(data, size),
         allocator_(allocator),
-        num_strings_(num_strings) {}
+        dtype_(dtype),
+        num_objects_(num_objects) {}
   ~AllocatedBuffer() override {
-    auto* strings = static_cast<std::string*>(data());
-    for (int64_t i = 0; i < num_strings_; ++i) strings[i].~basic_string();
+    if (dtype_ == DT_STRING) {
+      auto* strings = static_cast<std::string*>(data());
+      for (int64_t i = 0; i < num_objects_; ++i) strings[i].~basic_string();
+    } else if (dtype_ == DT_RESOURCE) {
+      auto* handles = static_cast<ResourceHandle*>(data());
+      for (int64_t i = 0; i < num_objects_; ++i) handles[i].~ResourceHandle();
+    }
     allocator_->DeallocateRaw(data(), size());
   }
 
  private:
   Allocator* const allocator_;
-  const int64_t num_strings_;
+  const DataType dtype_;
+  const int64_t num_objects_;
 };
 
 class ExternalBuffer final : public TensorBuffer {
@@ -45,6 +52,7 @@ class ExternalBuffer final : public TensorBuffer {
 
 size_t ElementSize(DataType dtype) {
   if (dtype == DT_STRING) return sizeof(std::string);
+  if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
   return static_cast<size_t>(DataTypeSize(dtype));
 }
 
@@ -89,6 +97,31 @@ absl::Status FillFromField(const Field& field, Tensor* t) {
   }
   for (int64_t i = 0; i < have; ++i) out[i] = static_cast<T>(field.Get(i));
   for (int64_t i = have; i < n; ++i) out[i] = out[have - 1];
+  return absl::OkStatus();
+}
+
+// Complex values come as (real, imaginary) pairs in scomplex_val or
+// dcomplex_val; a short list is padded with its last pair.
+template <typename T, typename Field>
+absl::Status FillFromComplexField(const Field& field, Tensor* t) {
+  const int64_t n = t->NumElements();
+  if (field.size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorProto has an odd number (", field.size(),
+        ") of complex components"));
+  }
+  const int64_t have = field.size() / 2;
+  if (have > n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TensorProto has ", have, " values for shape ",
+                     t->shape().DebugString(), " (", n, " elements)"));
+  }
+  T* out = t->data<T>();
+  for (int64_t i = 0; i < have; ++i) {
+    out[i] = T(field.Get(static_cast<int>(2 * i)),
+               field.Get(static_cast<int>(2 * i + 1)));
+  }
+  for (int64_t i = have; i < n; ++i) out[i] = have == 0 ? T() : out[have - 1];
   return absl::OkStatus();
 }
 
@@ -193,14 +226,18 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
                      shape.DebugString(), " from allocator ",
                      allocator->Name()));
   }
-  int64_t num_strings = 0;
+  int64_t num_objects = 0;
   if (dtype == DT_STRING) {
     auto* s = static_cast<std::string*>(p);
     for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
-    num_strings = n;
+    num_objects = n;
+  } else if (dtype == DT_RESOURCE) {
+    auto* h = static_cast<ResourceHandle*>(p);
+    for (int64_t i = 0; i < n; ++i) new (h + i) ResourceHandle();
+    num_objects = n;
   }
-  auto buf =
-      std::make_shared<AllocatedBuffer>(allocator, p, bytes, num_strings);
+  auto buf = std::make_shared<AllocatedBuffer>(allocator, p, bytes, dtype,
+                                               num_objects);
   return Tensor(dtype, shape, std::move(buf), p);
 }
 
@@ -247,6 +284,10 @@ Tensor Tensor::DeepCopy() const {
     const std::string* src = data<std::string>();
     std::string* dst = copy.data<std::string>();
     for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
+  } else if (dtype_ == DT_RESOURCE) {
+    const ResourceHandle* src = data<ResourceHandle>();
+    ResourceHandle* dst = copy.data<ResourceHandle>();
+    for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.data_, data_, TotalBytes());
   }
@@ -268,27 +309,42 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
   const std::string& content = proto.tensor_content();
 
   if (!content.empty()) {
-    if (dtype == DT_STRING) {
+    if (dtype == DT_STRING || dtype == DT_RESOURCE) {
+      // TensorFlow's list encoding: every length as a varint, then the
+      // bytes (serialized ResourceHandleProtos for resources).
       absl::string_view in(content);
       std::vector<uint64_t> lengths(n);
       for (int64_t i = 0; i < n; ++i) {
         if (!GetVarint64(&in, &lengths[i])) {
-          return absl::InvalidArgumentError(
-              "malformed string tensor_content: bad length prefix");
+          return absl::InvalidArgumentError(absl::StrCat(
+              "malformed ", DataTypeString(dtype),
+              " tensor_content: bad length prefix"));
         }
       }
-      std::string* out = t.data<std::string>();
       for (int64_t i = 0; i < n; ++i) {
         if (lengths[i] > in.size()) {
-          return absl::InvalidArgumentError(
-              "malformed string tensor_content: string runs past the end");
+          return absl::InvalidArgumentError(absl::StrCat(
+              "malformed ", DataTypeString(dtype),
+              " tensor_content: element runs past the end"));
         }
-        out[i].assign(in.data(), lengths[i]);
+        absl::string_view bytes = in.substr(0, lengths[i]);
         in.remove_prefix(lengths[i]);
+        if (dtype == DT_STRING) {
+          t.data<std::string>()[i].assign(bytes.data(), bytes.size());
+          continue;
+        }
+        ResourceHandleProto handle;
+        if (!handle.ParseFromArray(bytes.data(),
+                                   static_cast<int>(bytes.size()))) {
+          return absl::InvalidArgumentError(
+              "malformed resource tensor_content: a handle does not parse");
+        }
+        t.data<ResourceHandle>()[i].FromProto(handle);
       }
       if (!in.empty()) {
-        return absl::InvalidArgumentError(
-            "malformed string tensor_content: trailing bytes");
+        return absl::InvalidArgumentError(absl::StrCat(
+            "malformed ", DataTypeString(dtype),
+            " tensor_content: trailing bytes"));
       }
       return t;
     }
@@ -346,6 +402,27 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
     case DT_STRING:
       DFX_RETURN_IF_ERROR(FillFromField<std::string>(proto.string_val(), &t));
       break;
+    case DT_COMPLEX64:
+      DFX_RETURN_IF_ERROR(FillFromComplexField<std::complex<float>>(
+          proto.scomplex_val(), &t));
+      break;
+    case DT_COMPLEX128:
+      DFX_RETURN_IF_ERROR(FillFromComplexField<std::complex<double>>(
+          proto.dcomplex_val(), &t));
+      break;
+    case DT_RESOURCE: {
+      if (proto.resource_handle_val_size() != n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "TensorProto of type resource has ",
+            proto.resource_handle_val_size(), " handles for ", n,
+            " elements"));
+      }
+      ResourceHandle* out = t.data<ResourceHandle>();
+      for (int64_t i = 0; i < n; ++i) {
+        out[i].FromProto(proto.resource_handle_val(static_cast<int>(i)));
+      }
+      break;
+    }
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("TensorProto of type ", DataTypeString(dtype),
@@ -363,6 +440,12 @@ void Tensor::AsProtoTensorContent(TensorProto* proto) const {
     const std::string* s = data<std::string>();
     for (int64_t i = 0; i < NumElements(); ++i) PutVarint64(out, s[i].size());
     for (int64_t i = 0; i < NumElements(); ++i) out->append(s[i]);
+    return;
+  }
+  if (dtype_ == DT_RESOURCE) {
+    // Handles always travel in resource_handle_val, which TensorFlow reads
+    // too.
+    AsProtoField(proto);
     return;
   }
   if (TotalBytes() > 0) {
@@ -404,6 +487,13 @@ void Tensor::AsProtoField(TensorProto* proto) const {
       for (int64_t i = 0; i < n; ++i) proto->add_string_val(s[i]);
       break;
     }
+    case DT_RESOURCE: {
+      const ResourceHandle* h = data<ResourceHandle>();
+      for (int64_t i = 0; i < n; ++i) {
+        h[i].AsProto(proto->add_resource_handle_val());
+      }
+      break;
+    }
     default:
       if (TotalBytes() > 0) proto->set_tensor_content(data_, TotalBytes());
   }
@@ -426,6 +516,15 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
     case DT_UINT64: Summarize<uint64_t>(*this, max_entries, &out); break;
     case DT_BOOL: Summarize<bool>(*this, max_entries, &out); break;
     case DT_STRING: Summarize<std::string>(*this, max_entries, &out); break;
+    case DT_RESOURCE: {
+      const ResourceHandle* h = data<ResourceHandle>();
+      const int64_t k = std::min<int64_t>(NumElements(), max_entries);
+      for (int64_t i = 0; i < k; ++i) {
+        absl::StrAppend(&out, i == 0 ? "" : " ", "<", h[i].DebugString(), ">");
+      }
+      if (k < NumElements()) absl::StrAppend(&out, "...");
+      break;
+    }
     default: out = "<values not printable>";
   }
   return out;

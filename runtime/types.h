@@ -8,6 +8,7 @@
 
 #include "Eigen/Core"
 #include "graph/types.h"
+#include "runtime/resource_handle.h"
 
 namespace dfx {
 
@@ -43,6 +44,7 @@ DFX_MATCH_TYPE_AND_ENUM(uint64_t, DT_UINT64);
 DFX_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 DFX_MATCH_TYPE_AND_ENUM(Eigen::half, DT_HALF);
 DFX_MATCH_TYPE_AND_ENUM(Eigen::bfloat16, DT_BFLOAT16);
+DFX_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
 
 #undef DFX_MATCH_TYPE_AND_ENUM
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "graph/graph_def_import.h"
 #include "graph/partition.h"
 
@@ -258,6 +259,30 @@ GraphMgr::GraphMgr(Env env)
 
 GraphMgr::~GraphMgr() = default;
 
+absl::StatusOr<std::shared_ptr<OpKernel>> GraphMgr::CreateKernel(
+    const Node& node, Device* device) const {
+  if (!node.op_def().is_stateful()) {
+    return env_.kernels->CreateKernel(node.def(), node.op_def(), device);
+  }
+  const std::string key = absl::StrCat(device->name(), ";", node.name());
+  absl::MutexLock lock(&kernels_mu_);
+  auto it = stateful_kernels_.find(key);
+  // Compared as messages: attr maps serialize in no fixed order.
+  if (it != stateful_kernels_.end() &&
+      google::protobuf::util::MessageDifferencer::Equals(it->second.def,
+                                                          node.def())) {
+    return it->second.kernel;
+  }
+  // New, or a node of the same name that differs (a new graph version):
+  // the newer definition wins.
+  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+      env_.kernels->CreateKernel(node.def(), node.op_def(), device);
+  if (!kernel.ok()) return kernel.status();
+  std::shared_ptr<OpKernel> shared = *std::move(kernel);
+  stateful_kernels_[key] = SharedKernel{node.def(), shared};
+  return shared;
+}
+
 absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
   ImportOptions import_options;
   import_options.allow_internal_names = true;
@@ -317,11 +342,17 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
 
   ExecutorParams params;
   params.kernel_registry = env_.kernels;
+  auto set_device = [this, &params](Device* device) {
+    params.device = device;
+    params.create_kernel = [this, device](const Node& node) {
+      return CreateKernel(node, device);
+    };
+  };
   if (devices.size() <= 1) {
     Unit unit;
     unit.device = devices.empty() ? env_.device_mgr->ListDevices().front()
                                   : devices.front();
-    params.device = unit.device;
+    set_device(unit.device);
     DFX_ASSIGN_OR_RETURN(unit.executor,
                          NewExecutor(params, std::move(graph)));
     item->units.push_back(std::move(unit));
@@ -345,7 +376,7 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
                          ImportGraphDef(it->second, env_.ops, import_options));
     Unit unit;
     unit.device = device;
-    params.device = device;
+    set_device(device);
     DFX_ASSIGN_OR_RETURN(unit.executor, NewExecutor(params, std::move(part)));
     item->units.push_back(std::move(unit));
   }

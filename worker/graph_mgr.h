@@ -122,6 +122,12 @@ class GraphMgr {
   class StepRun;
 
   absl::Status BuildUnits(const GraphDef& def, Item* item) const;
+  // The kernel of `node` on `device`. Kernels of stateful ops (random
+  // generators, variables) are made once per session and shared by every
+  // graph that has the node, so a generator's stream does not restart when
+  // the client fetches something else (TensorFlow's OpSegment).
+  absl::StatusOr<std::shared_ptr<OpKernel>> CreateKernel(const Node& node,
+                                                         Device* device) const;
   std::shared_ptr<const Item> Find(absl::string_view handle) const;
 
   const Env env_;
@@ -130,6 +136,14 @@ class GraphMgr {
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<const Item>> items_
       ABSL_GUARDED_BY(mu_);
+  struct SharedKernel {
+    NodeDef def;  // the node it was built from
+    std::shared_ptr<OpKernel> kernel;
+  };
+  mutable absl::Mutex kernels_mu_;
+  // By "device;node name".
+  mutable absl::flat_hash_map<std::string, SharedKernel> stateful_kernels_
+      ABSL_GUARDED_BY(kernels_mu_);
 };
 
 // The spelling Rendezvous::CreateKey gives `key` (16-digit incarnation):

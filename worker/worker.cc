@@ -297,6 +297,11 @@ void Worker::CleanupGraphAsync(const CleanupGraphRequest* request,
 void Worker::CleanupAllAsync(const CleanupAllRequest* request,
                              CleanupAllResponse* response,
                              StatusCallback done) {
+  // Resources (variables) in the named containers go; every session's
+  // registered graphs stay, as in TensorFlow.
+  std::vector<std::string> containers(request->container().begin(),
+                                      request->container().end());
+  env_.device_mgr->ClearContainers(containers);
   done(absl::OkStatus());
 }
 

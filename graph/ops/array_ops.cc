@@ -430,6 +430,37 @@ absl::Status RegisterArrayOps(OpRegistry* r) {
                       .Attr("T: type")
                       .Attr("out_type: {int32, int64} = DT_INT32")
                       .SetShapeFn(ShapeShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("ShapeN")
+          .Input("input: N * T")
+          .Output("output: N * out_type")
+          .Attr("N: int >= 1")
+          .Attr("T: type")
+          .Attr("out_type: {int32, int64} = DT_INT32")
+          .SetShapeFn([](InferenceContext* c) {
+            for (int i = 0; i < c->num_outputs() && i < c->num_inputs(); ++i) {
+              const PartialShape& in = c->input(i);
+              c->set_output(i, PartialShape::Known(
+                                   {in.RankKnown() ? in.rank() : -1}));
+            }
+            return absl::OkStatus();
+          })));
+  // The offsets of each input of a ConcatV2 along concat_dim (its gradient
+  // slices them out).
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("ConcatOffset")
+          .Input("concat_dim: int32")
+          .Input("shape: N * shape_type")
+          .Output("offset: N * shape_type")
+          .Attr("N: int >= 2")
+          .Attr("shape_type: {int32, int64} = DT_INT32")
+          .SetShapeFn([](InferenceContext* c) {
+            for (int i = 0; i + 1 < c->num_inputs() && i < c->num_outputs();
+                 ++i) {
+              c->set_output(i, c->input(i + 1));
+            }
+            return absl::OkStatus();
+          })));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("ExpandDims")
                       .Input("input: T")

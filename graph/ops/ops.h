@@ -24,6 +24,13 @@ absl::Status RegisterLinalgOps(OpRegistry* registry);
 // Random number ops (stateful with seeds, and stateless), TensorFlow's
 // Philox streams.
 absl::Status RegisterRandomOps(OpRegistry* registry);
+// Variables (resource and reference forms) and their update ops.
+absl::Status RegisterStateOps(OpRegistry* registry);
+// Optimizer updates (Apply*, ResourceApply*, their sparse forms).
+absl::Status RegisterTrainingOps(OpRegistry* registry);
+// Checkpoints (SaveV2, RestoreV2, MergeV2Checkpoints) and the string ops
+// Saver graphs use around them (ShardedFilename, StringJoin, ...).
+absl::Status RegisterIoOps(OpRegistry* registry);
 // _Arg and _Retval: a step's feeds and fetches through a call frame.
 absl::Status RegisterFunctionOps(OpRegistry* registry);
 

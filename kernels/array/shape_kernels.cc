@@ -1,5 +1,5 @@
-// Reshape, Shape, ExpandDims and Squeeze. All but Shape output a view of
-// their input's buffer.
+// Reshape, Shape, ShapeN, ConcatOffset, ExpandDims and Squeeze. Reshape,
+// ExpandDims and Squeeze output a view of their input's buffer.
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -90,6 +90,28 @@ class ReshapeOp : public OpKernel {
   }
 };
 
+// Writes `shape` as output `index` (int32 or int64 by the output type).
+void WriteShape(const OpKernel& kernel, OpKernelContext* ctx, int index,
+                const TensorShape& shape) {
+  Tensor* out = nullptr;
+  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                              index, TensorShape({shape.dims()}), &out));
+  if (kernel.output_type(index) == DT_INT32) {
+    int32_t* data = out->data<int32_t>();
+    for (int i = 0; i < shape.dims(); ++i) {
+      DFX_OP_REQUIRES(
+          ctx, shape.dim_size(i) <= std::numeric_limits<int32_t>::max(),
+          NodeError(kernel, absl::StrCat("dim ", i, " of ",
+                                         shape.DebugString(),
+                                         " does not fit out_type int32")));
+      data[i] = static_cast<int32_t>(shape.dim_size(i));
+    }
+  } else {
+    int64_t* data = out->data<int64_t>();
+    for (int i = 0; i < shape.dims(); ++i) data[i] = shape.dim_size(i);
+  }
+}
+
 class ShapeOp : public OpKernel {
  public:
   explicit ShapeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -97,23 +119,84 @@ class ShapeOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const TensorShape& shape = ctx->input(0).shape();
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({shape.dims()}),
-                                                 &out));
-    if (output_type(0) == DT_INT32) {
-      int32_t* data = out->data<int32_t>();
-      for (int i = 0; i < shape.dims(); ++i) {
-        DFX_OP_REQUIRES(
-            ctx, shape.dim_size(i) <= std::numeric_limits<int32_t>::max(),
-            NodeError(*this, absl::StrCat("dim ", i, " of ",
-                                          shape.DebugString(),
-                                          " does not fit out_type int32")));
-        data[i] = static_cast<int32_t>(shape.dim_size(i));
+    WriteShape(*this, ctx, 0, ctx->input(0).shape());
+  }
+};
+
+class ShapeNOp : public OpKernel {
+ public:
+  explicit ShapeNOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      WriteShape(*this, ctx, i, ctx->input(i).shape());
+      if (!ctx->status().ok()) return;
+    }
+  }
+};
+
+// offset[i] is zero except along concat_dim, where it is the sum of the
+// sizes of the inputs before i. Every shape must have the rank of shape 0
+// and agree with it outside concat_dim.
+class ConcatOffsetOp : public OpKernel {
+ public:
+  explicit ConcatOffsetOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& dim_t = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, dim_t.NumElements() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Concat dim tensor should be a scalar, but got shape ",
+                        dim_t.shape().DebugString())));
+    const int n = ctx->num_inputs() - 1;
+    auto get = [](const Tensor& t, int64_t k) -> int64_t {
+      return t.dtype() == DT_INT32 ? t.data<int32_t>()[k]
+                                   : t.data<int64_t>()[k];
+    };
+    const Tensor& first = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, first.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "input 1 should be a vector, got shape ",
+                        first.shape().DebugString())));
+    const int64_t rank = first.NumElements();
+    int64_t axis = dim_t.data<int32_t>()[0];
+    if (axis < 0) axis += rank;
+    DFX_OP_REQUIRES(ctx, axis >= 0 && axis < rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Concat dim is out of range: ", dim_t.data<int32_t>()[0],
+                        " vs. ", rank)));
+    int64_t offset = 0;
+    for (int i = 0; i < n; ++i) {
+      const Tensor& shape = ctx->input(i + 1);
+      DFX_OP_REQUIRES(
+          ctx, shape.dims() == 1 && shape.NumElements() == rank,
+          absl::InvalidArgumentError(absl::StrCat(
+              "input ", i + 1, " should contain ", rank,
+              " elements, but got ", shape.NumElements())));
+      Tensor* out = nullptr;
+      DFX_OP_REQUIRES_OK(ctx,
+                         ctx->allocate_output(i, TensorShape({rank}), &out));
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t size = get(shape, d);
+        if (d != axis) {
+          DFX_OP_REQUIRES(
+              ctx, size == get(first, d),
+              absl::InvalidArgumentError(absl::StrCat(
+                  "input[", i, ",", d, "] mismatch: ", size, " vs. ",
+                  get(first, d))));
+        }
+        const int64_t v = d == axis ? offset : 0;
+        if (out->dtype() == DT_INT32) {
+          out->data<int32_t>()[d] = static_cast<int32_t>(v);
+        } else {
+          out->data<int64_t>()[d] = v;
+        }
+        if (d == axis) offset += size;
       }
-    } else {
-      int64_t* data = out->data<int64_t>();
-      for (int i = 0; i < shape.dims(); ++i) data[i] = shape.dim_size(i);
     }
   }
 };
@@ -197,6 +280,8 @@ class SqueezeOp : public OpKernel {
 void RegisterShapeKernels(KernelRegistry* registry) {
   RegisterKernel<ReshapeOp>(registry, KernelDefBuilder("Reshape"));
   RegisterKernel<ShapeOp>(registry, KernelDefBuilder("Shape"));
+  RegisterKernel<ShapeNOp>(registry, KernelDefBuilder("ShapeN"));
+  RegisterKernel<ConcatOffsetOp>(registry, KernelDefBuilder("ConcatOffset"));
   RegisterKernel<ExpandDimsOp>(registry, KernelDefBuilder("ExpandDims"));
   RegisterKernel<SqueezeOp>(registry, KernelDefBuilder("Squeeze"));
 }

@@ -100,19 +100,30 @@ TEST_CASE("Colocation groups from _class and from reference edges") {
   REQUIRE(DeviceOf(*g, "x") == Dev(0));
 }
 
-TEST_CASE("Conflicting colocated requests name both nodes") {
+TEST_CASE("A consumer of a reference goes where the variable is") {
+  // TensorFlow's rule: replica_device_setter puts Assign on the worker and
+  // the variable on a ps task; the reference edge wins.
   auto g = Import(R"pb(
     node { name: "v" op: "Var" device: "/job:ps" }
     node { name: "x" op: "Src" }
     node { name: "assign" op: "Assign" input: "v" input: "x"
            device: "/job:worker/task:1" }
   )pb");
+  REQUIRE_OK(PlaceGraph(Cluster(), g.get()));
+  REQUIRE(DeviceOf(*g, "assign") == DeviceOf(*g, "v"));
+}
+
+TEST_CASE("Conflicting colocated requests name both nodes") {
+  auto g = Import(R"pb(
+    node { name: "v" op: "Src" device: "/job:ps" }
+    node { name: "y" op: "Src" device: "/job:worker/task:1"
+           attr { key: "_class" value { list { s: "loc:@v" } } } }
+  )pb");
   REQUIRE_THAT(PlaceGraph(Cluster(), g.get()),
-               StatusIs(absl::StatusCode::kInvalidArgument, "'assign'"));
+               StatusIs(absl::StatusCode::kInvalidArgument, "'y'"));
   REQUIRE_THAT(PlaceGraph(Cluster(), g.get()),
                StatusIs(absl::StatusCode::kInvalidArgument, "'v'"));
 }
-
 TEST_CASE("Colocation with an unknown node is an error") {
   auto g = Import(R"pb(
     node { name: "y" op: "Src"

@@ -111,6 +111,53 @@ def run_case(target, case_dir, spread_nodes):
     return "; ".join(problems)
 
 
+def run_training_case(target, case_dir):
+    """A tf.compat.v1 training loop (tests/golden/gen_train_graphs.py) run
+    by the TF client on the dfx cluster: initial values bit for bit, the loss
+    of every step to a relative 1e-5."""
+    with open(os.path.join(case_dir, "case.json")) as f:
+        spec = json.load(f)
+    graph_def = tf1.GraphDef()
+    with open(os.path.join(case_dir, "graph.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    # Variables live on the servers beyond a session, as in TensorFlow:
+    # another case's variable of the same name (and another shape) would
+    # still be there. Session.reset clears the servers' containers.
+    tf1.Session.reset(target)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf1.import_graph_def(graph_def, name="")
+        config = tf1.ConfigProto(operation_timeout_in_ms=60000)
+        with tf1.Session(target, graph=graph, config=config) as sess:
+            sess.run(spec["init"])
+            for var in spec["variables"]:
+                want = np.load(os.path.join(case_dir, var["file"]))
+                got = sess.run(var["read"])
+                if not np.array_equal(np.asarray(got), want):
+                    return f"initial value of {var['read']} differs"
+            losses = np.load(os.path.join(case_dir, "losses.npy"))
+            for step, want in enumerate(losses):
+                got, _ = sess.run([spec["loss"], spec["train"]])
+                if not np.isclose(got, want, rtol=1e-5, atol=0):
+                    return f"loss at step {step}: dfx {got}, TF {want}"
+    return ""
+
+
+def run_stateful_case(target, case_dir):
+    """A golden case whose graph creates variables (the training family).
+    Variables outlive sessions on the servers, so the containers are reset
+    first; the nodes stay together, since an update's variables must share a
+    device (TensorFlow refuses to split them too)."""
+    tf1.Session.reset(target)
+    return run_case(target, case_dir, spread_nodes=False)
+
+
+# Golden folders in other formats than golden_lib's, and how to run them
+# (None: not a graph case; run by its own C++ test only).
+_SPECIAL = {"train_graphs": run_training_case,
+            "training": run_stateful_case}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dfx", required=True, help="the dfx binary")
@@ -120,8 +167,12 @@ def main():
 
     cases = []
     for family in sorted(os.listdir(GOLDEN)):
+        if family in _SPECIAL and _SPECIAL[family] is None:
+            continue
         fdir = os.path.join(GOLDEN, family)
         for name in sorted(os.listdir(fdir)):
+            if not os.path.isdir(os.path.join(fdir, name)):
+                continue
             if args.filter in f"{family}/{name}":
                 cases.append((family, name, os.path.join(fdir, name)))
 
@@ -137,7 +188,11 @@ def main():
             failed = 0
             start = time.time()
             for i, (family, name, case_dir) in enumerate(cases):
-                problem = run_case(target, case_dir, spread_nodes=i % 2 == 1)
+                if family in _SPECIAL:
+                    problem = _SPECIAL[family](target, case_dir)
+                else:
+                    problem = run_case(target, case_dir,
+                                       spread_nodes=i % 2 == 1)
                 if problem:
                     failed += 1
                     print(f"FAIL {family}/{name}: {problem}", file=sys.stderr)

@@ -1,0 +1,92 @@
+#include "tests/golden/golden_util.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "base/logging.h"
+#include "runtime/types.h"
+
+namespace dfx::golden {
+
+namespace fs = std::filesystem;
+
+absl::StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path.string()));
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat("bad JSON in ", path.string()));
+  }
+  return j;
+}
+
+double ElementAsDouble(const Tensor& t, int64_t i) {
+  double v = 0;
+  const bool known = VisitNumericType(t.dtype(), [&]<typename T>() {
+    v = static_cast<double>(t.data<T>()[i]);
+  });
+  DFX_CHECK(known);
+  return v;
+}
+
+std::string NumpyName(DataType dtype) {
+  switch (dtype) {
+    case DT_FLOAT: return "float32";
+    case DT_DOUBLE: return "float64";
+    case DT_HALF: return "float16";
+    case DT_BFLOAT16: return "bfloat16";
+    case DT_INT8: return "int8";
+    case DT_INT16: return "int16";
+    case DT_INT32: return "int32";
+    case DT_INT64: return "int64";
+    case DT_UINT8: return "uint8";
+    case DT_UINT16: return "uint16";
+    case DT_UINT32: return "uint32";
+    case DT_UINT64: return "uint64";
+    case DT_BOOL: return "bool";
+    default: return DataTypeString(dtype);
+  }
+}
+
+std::string Compare(const Tensor& got, const Tensor& want,
+                    const std::string& want_dtype, double rtol, double atol) {
+  if (NumpyName(got.dtype()) != want_dtype) {
+    return absl::StrCat("dtype ", NumpyName(got.dtype()), ", TensorFlow ",
+                        want_dtype);
+  }
+  if (got.shape() != want.shape()) {
+    return absl::StrCat("shape ", got.shape().DebugString(), ", TensorFlow ",
+                        want.shape().DebugString());
+  }
+  int64_t bad = 0;
+  std::string first;
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    const double g = ElementAsDouble(got, i);
+    const double w = ElementAsDouble(want, i);
+    bool ok;
+    if (std::isnan(w)) {
+      ok = std::isnan(g);
+    } else if (std::isinf(w)) {
+      ok = g == w;
+    } else {
+      ok = std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    }
+    if (!ok) {
+      if (bad == 0) {
+        std::ostringstream s;
+        s.precision(9);
+        s << "element " << i << ": dfx " << g << ", TensorFlow " << w;
+        first = s.str();
+      }
+      ++bad;
+    }
+  }
+  if (bad == 0) return "";
+  return absl::StrCat(bad, " of ", want.NumElements(),
+                      " elements differ (rtol ", rtol, ", atol ", atol,
+                      "); first ", first);
+}
+
+}  // namespace dfx::golden

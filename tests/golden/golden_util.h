@@ -1,0 +1,34 @@
+// Shared by the golden tests: where the golden data lives, reading a case's
+// JSON, and comparing dfx's tensors with TensorFlow's.
+#ifndef DFX_TESTS_GOLDEN_GOLDEN_UTIL_H_
+#define DFX_TESTS_GOLDEN_GOLDEN_UTIL_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "runtime/tensor.h"
+
+namespace dfx::golden {
+
+inline constexpr const char* kGoldenDir = DFX_TEST_DATA_DIR "/../golden/data";
+
+absl::StatusOr<nlohmann::json> ReadJson(const std::filesystem::path& path);
+
+// Element i of a numeric tensor as a double (bool as 0/1).
+double ElementAsDouble(const Tensor& t, int64_t i);
+
+// The name of a dtype as NumPy spells it (what case.json records).
+std::string NumpyName(DataType dtype);
+
+// Compares dfx's output with TensorFlow's; empty when equal within
+// tolerance (|got - want| <= atol + rtol * |want|, NaN matches NaN), else
+// what differs.
+std::string Compare(const Tensor& got, const Tensor& want,
+                    const std::string& want_dtype, double rtol, double atol);
+
+}  // namespace dfx::golden
+
+#endif  // DFX_TESTS_GOLDEN_GOLDEN_UTIL_H_

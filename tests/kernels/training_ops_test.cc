@@ -1,0 +1,220 @@
+// The training ops' signatures, kernel types and shape functions
+// (graph/ops/training_ops.cc, kernels/training/): every op equals
+// TensorFlow 2.21's OpDef and has CPU kernels for TensorFlow's CPU types.
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "proto/op_def.pb.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+
+const char* const kDataDir = DFX_TEST_DATA_DIR "/../golden/data/training/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// TensorFlow's OpDefs, written by tests/golden/gen_training.py.
+OpList TfOpDefs() {
+  OpList ops;
+  const std::string text = ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt");
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &ops));
+  return ops;
+}
+
+TEST_CASE("Every training op has TensorFlow 2.21's signature", "[training]") {
+  const OpList tf_ops = TfOpDefs();
+  REQUIRE(tf_ops.op_size() == 57);
+  for (const OpDef& want : tf_ops.op()) {
+    INFO(want.name());
+    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
+    REQUIRE(got != nullptr);
+    std::string want_bytes, got_bytes;
+    REQUIRE(want.SerializeToString(&want_bytes));
+    REQUIRE(got->op_def.SerializeToString(&got_bytes));
+    INFO("dfx:\n"
+         << got->op_def.DebugString() << "TensorFlow:\n"
+         << want.DebugString());
+    CHECK(got_bytes == want_bytes);
+  }
+}
+
+TEST_CASE("Every training op has CPU kernels for TensorFlow's CPU types",
+          "[training]") {
+  std::istringstream lines(
+      ReadFile(std::string(kDataDir) + "tf_cpu_kernels.txt"));
+  const std::map<std::string, DataType> by_name = {{"float16", DT_HALF},
+                                                   {"bfloat16", DT_BFLOAT16},
+                                                   {"float32", DT_FLOAT},
+                                                   {"float64", DT_DOUBLE}};
+  int ops = 0;
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> words = absl::StrSplit(line, ' ');
+    const std::string op = words[0];
+    INFO(op);
+    std::set<DataType> want;
+    for (size_t i = 1; i < words.size(); ++i) want.insert(by_name.at(words[i]));
+    std::set<DataType> got;
+    std::map<DataType, std::set<DataType>> indices;  // T -> Tindices
+    for (const KernelDefBuilder& def :
+         StandardKernelRegistry()->KernelDefsOf(op)) {
+      DataType t = DT_INVALID;
+      for (const auto& c : def.constraints()) {
+        if (c.attr == "T") t = c.allowed.at(0);
+      }
+      got.insert(t);
+      for (const auto& c : def.constraints()) {
+        if (c.attr == "Tindices") indices[t].insert(c.allowed.at(0));
+      }
+    }
+    CHECK(got == want);
+    if (op.find("Sparse") != std::string::npos) {
+      for (DataType t : want) {
+        CHECK(indices[t] == std::set<DataType>{DT_INT32, DT_INT64});
+      }
+    }
+    ++ops;
+  }
+  CHECK(ops == 57);
+}
+
+// --- Shape functions.
+
+PartialShape S(std::vector<int64_t> dims) {
+  return PartialShape::Known(std::move(dims));
+}
+const PartialShape kScalar = PartialShape::Scalar();
+
+// Runs the op's shape function (defaults added); the output shapes.
+absl::StatusOr<std::vector<PartialShape>> Infer(
+    const NodeDef& node_in, std::vector<PartialShape> inputs) {
+  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
+  if (op == nullptr) return absl::NotFoundError(node_in.op());
+  NodeDef node = node_in;
+  AddDefaultAttrs(op->op_def, &node);
+  const int num_outputs = op->op_def.output_arg_size();
+  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
+  InferenceContext c(node, op->op_def, std::move(inputs), consts, num_outputs);
+  absl::Status s = op->shape_fn(&c);
+  if (!s.ok()) return s;
+  std::vector<PartialShape> out;
+  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
+  return out;
+}
+
+NodeDef Node(const std::string& op, int inputs) {
+  return TestNodeBuilder("opt", op, inputs).Attr("T", DT_FLOAT).Build();
+}
+
+NodeDef SparseNode(const std::string& op, int inputs) {
+  return TestNodeBuilder("opt", op, inputs)
+      .Attr("T", DT_FLOAT)
+      .Attr("Tindices", DT_INT32)
+      .Build();
+}
+
+TEST_CASE("ApplyAdam's output has the merged shape of var, m, v and grad",
+          "[training]") {
+  auto out = Infer(Node("ApplyAdam", 10),
+                   {S({2, -1}), S({-1, 3}), PartialShape::Unknown(), kScalar,
+                    kScalar, kScalar, kScalar, kScalar, kScalar, S({2, 3})});
+  REQUIRE_OK(out);
+  CHECK((*out)[0].DebugString() == S({2, 3}).DebugString());
+}
+
+TEST_CASE("Training shape functions reject a gradient of another shape",
+          "[training]") {
+  CHECK_THAT(Infer(Node("ApplyMomentum", 5),
+                   {S({2, 3}), S({2, 3}), kScalar, S({3, 2}), kScalar})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK_THAT(
+      Infer(Node("ApplyAdagrad", 4), {S({2, 3}), S({2, 4}), kScalar, S({2, 3})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE(
+    "Training shape functions reject a hyper-parameter that is not "
+    "a scalar",
+    "[training]") {
+  CHECK_THAT(
+      Infer(Node("ApplyGradientDescent", 3), {S({2}), S({1}), S({2})}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "alpha"));
+  CHECK_THAT(Infer(Node("ResourceApplyAdam", 10),
+                   {kScalar, kScalar, kScalar, kScalar, kScalar, S({2}),
+                    kScalar, kScalar, kScalar, S({2, 3})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "lr"));
+}
+
+TEST_CASE("Resource forms have no outputs and accept any gradient shape",
+          "[training]") {
+  // The handles carry no shapes here, so nothing is known of the variables.
+  auto out = Infer(Node("ResourceApplyMomentum", 5),
+                   {kScalar, kScalar, kScalar, S({7, 2}), kScalar});
+  REQUIRE_OK(out);
+  CHECK(out->empty());
+}
+
+TEST_CASE("Sparse shape functions: grad is indices' length + var's rows",
+          "[training]") {
+  auto out = Infer(SparseNode("SparseApplyAdagrad", 5),
+                   {S({5, 3}), S({5, -1}), kScalar, S({2, 3}), S({2})});
+  REQUIRE_OK(out);
+  CHECK((*out)[0].DebugString() == S({5, 3}).DebugString());
+
+  // Row width differs from var's.
+  CHECK_THAT(Infer(SparseNode("SparseApplyAdagrad", 5),
+                   {S({5, 3}), S({5, 3}), kScalar, S({2, 4}), S({2})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  // Indices not a vector.
+  CHECK_THAT(Infer(SparseNode("SparseApplyAdagrad", 5),
+                   {S({5, 3}), S({5, 3}), kScalar, S({2, 3}), S({2, 1})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "indices"));
+  // As many gradient rows as indices.
+  CHECK_THAT(Infer(SparseNode("SparseApplyAdagrad", 5),
+                   {S({5, 3}), S({5, 3}), kScalar, S({2, 3}), S({3})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  // A scalar gradient.
+  CHECK_THAT(Infer(SparseNode("ResourceSparseApplyFtrl", 9),
+                   {kScalar, kScalar, kScalar, kScalar, S({1}), kScalar,
+                    kScalar, kScalar, kScalar})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "grad must not be a scalar"));
+  // global_step must be a scalar too.
+  CHECK_THAT(Infer(SparseNode("SparseApplyAdagradDA", 9),
+                   {S({5, 3}), S({5, 3}), S({5, 3}), S({2, 3}), S({2}), kScalar,
+                    kScalar, kScalar, S({1})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "global_step"));
+}
+
+}  // namespace
+}  // namespace dfx
