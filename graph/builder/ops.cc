@@ -1,6 +1,9 @@
 #include "graph/builder/ops.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -56,6 +59,11 @@ class NodeBuilder {
   NodeBuilder& StringAttr(absl::string_view name, absl::string_view s) {
     AttrValue v;
     v.set_s(std::string(s));
+    return Attr(name, std::move(v));
+  }
+  NodeBuilder& FloatAttr(absl::string_view name, float f) {
+    AttrValue v;
+    v.set_f(f);
     return Attr(name, std::move(v));
   }
   NodeBuilder& IntListAttr(absl::string_view name,
@@ -115,6 +123,15 @@ class NodeBuilder {
   Output Finish(DataType out) {
     if (!Add()) return Output();
     return Output(def_.name(), 0, out);
+  }
+  // Adds the node; one Output per entry of `outs` (empty on failure).
+  std::vector<Output> FinishAll(const std::vector<DataType>& outs) {
+    std::vector<Output> result;
+    if (!Add()) return result;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      result.emplace_back(def_.name(), static_cast<int>(i), outs[i]);
+    }
+    return result;
   }
   Operation FinishOperation() {
     if (!Add()) return Operation();
@@ -336,6 +353,8 @@ Output MatMul(const Scope& scope, const Output& a, const Output& b,
   nb.Input(a, "a").Input(b, "b");
   nb.BoolAttr("transpose_a", attrs.transpose_a);
   nb.BoolAttr("transpose_b", attrs.transpose_b);
+  nb.BoolAttr("grad_a", attrs.grad_a);
+  nb.BoolAttr("grad_b", attrs.grad_b);
   const DataType t = nb.SameType({{&a, "a"}, {&b, "b"}});
   nb.TypeAttr("T", t);
   return nb.Finish(t);
@@ -560,6 +579,617 @@ Output Select(const Scope& scope, const Output& condition, const Output& t,
 Operation NoOp(const Scope& scope) {
   NodeBuilder b(scope, "NoOp");
   return b.FinishOperation();
+}
+
+
+// ---------------------------------------------------------------------------
+// Math.
+
+Output Rsqrt(const Scope& scope, const Output& x) {
+  return Unary(scope, "Rsqrt", x);
+}
+Output Log1p(const Scope& scope, const Output& x) {
+  return Unary(scope, "Log1p", x);
+}
+Output Abs(const Scope& scope, const Output& x) {
+  return Unary(scope, "Abs", x);
+}
+Output Sign(const Scope& scope, const Output& x) {
+  return Unary(scope, "Sign", x);
+}
+Output Reciprocal(const Scope& scope, const Output& x) {
+  return Unary(scope, "Reciprocal", x);
+}
+Output Div(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "Div", x, y);
+}
+Output FloorDiv(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "FloorDiv", x, y);
+}
+Output FloorMod(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "FloorMod", x, y);
+}
+Output Pow(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "Pow", x, y);
+}
+Output SquaredDifference(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "SquaredDifference", x, y);
+}
+Output GreaterEqual(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "GreaterEqual", x, y, /*comparison=*/true);
+}
+Output LessEqual(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "LessEqual", x, y, /*comparison=*/true);
+}
+
+Output AddN(const Scope& scope, const std::vector<Output>& inputs) {
+  NodeBuilder b(scope, "AddN");
+  const DataType t = AddValueList(b, inputs);
+  b.IntAttr("N", static_cast<int64_t>(inputs.size()));
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+namespace {
+
+// Ops of the form (y, dy) -> z, both T.
+Output UnaryGrad(const Scope& scope, absl::string_view op, const Output& y,
+                 const Output& dy) {
+  NodeBuilder b(scope, op);
+  b.Input(y, "y").Input(dy, "dy");
+  const DataType t = b.SameType({{&y, "y"}, {&dy, "dy"}});
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+// Activation gradients: (gradients, features-or-outputs) -> backprops.
+Output ActivationGrad(const Scope& scope, absl::string_view op,
+                      const Output& gradients, const Output& second,
+                      absl::string_view second_name) {
+  NodeBuilder b(scope, op);
+  b.Input(gradients, "gradients").Input(second, second_name);
+  const DataType t = b.SameType(
+      {{&gradients, "gradients"}, {&second, std::string(second_name)}});
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+// Checks that `input` is of dtype `want`.
+void RequireType(NodeBuilder& b, const Output& input, absl::string_view what,
+                 DataType want) {
+  if (!b.ok()) return;
+  if (b.TypeOf(input) != want) {
+    b.Fail(absl::StrCat("input ", what, " must be ", DataTypeString(want),
+                        ", not ", DataTypeString(b.TypeOf(input))));
+  }
+}
+
+}  // namespace
+
+Output TanhGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "TanhGrad", y, dy);
+}
+Output SigmoidGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "SigmoidGrad", y, dy);
+}
+Output SqrtGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "SqrtGrad", y, dy);
+}
+Output RsqrtGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "RsqrtGrad", y, dy);
+}
+
+Output BatchMatMulV2(const Scope& scope, const Output& x, const Output& y,
+                     const BatchMatMulAttrs& attrs) {
+  NodeBuilder b(scope, "BatchMatMulV2");
+  b.Input(x, "x").Input(y, "y");
+  const DataType t = b.SameType({{&x, "x"}, {&y, "y"}});
+  b.TypeAttr("T", t);
+  b.BoolAttr("adj_x", attrs.adj_x);
+  b.BoolAttr("adj_y", attrs.adj_y);
+  b.BoolAttr("grad_x", attrs.grad_x);
+  b.BoolAttr("grad_y", attrs.grad_y);
+  return b.Finish(t);
+}
+
+BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope,
+                                                   const Output& s0,
+                                                   const Output& s1) {
+  NodeBuilder b(scope, "BroadcastGradientArgs");
+  b.Input(s0, "s0").Input(s1, "s1");
+  b.IndexType(s0, "s0");
+  const DataType t = b.SameType({{&s0, "s0"}, {&s1, "s1"}});
+  b.TypeAttr("T", t);
+  std::vector<Output> out = b.FinishAll({t, t});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+Output Range(const Scope& scope, const Output& start, const Output& limit,
+             const Output& delta) {
+  NodeBuilder b(scope, "Range");
+  b.Input(start, "start").Input(limit, "limit").Input(delta, "delta");
+  const DataType t = b.SameType(
+      {{&start, "start"}, {&limit, "limit"}, {&delta, "delta"}});
+  b.TypeAttr("Tidx", t);
+  return b.Finish(t);
+}
+
+Output Rank(const Scope& scope, const Output& input) {
+  NodeBuilder b(scope, "Rank");
+  b.Input(input, "input");
+  b.TypeAttr("T", b.TypeOf(input));
+  return b.Finish(DT_INT32);
+}
+
+Output Size(const Scope& scope, const Output& input, DataType out_type) {
+  NodeBuilder b(scope, "Size");
+  b.Input(input, "input");
+  if (out_type != DT_INT32 && out_type != DT_INT64) {
+    b.Fail(absl::StrCat("out_type must be int32 or int64, not ",
+                        DataTypeString(out_type)));
+  }
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("out_type", out_type);
+  return b.Finish(out_type);
+}
+
+Output InvertPermutation(const Scope& scope, const Output& x) {
+  NodeBuilder b(scope, "InvertPermutation");
+  b.Input(x, "x");
+  b.TypeAttr("T", b.IndexType(x, "x"));
+  return b.Finish(b.TypeOf(x));
+}
+
+Output BroadcastTo(const Scope& scope, const Output& input,
+                   const Output& shape) {
+  NodeBuilder b(scope, "BroadcastTo");
+  b.Input(input, "input").Input(shape, "shape");
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Tidx", b.IndexType(shape, "shape"));
+  return b.Finish(b.TypeOf(input));
+}
+
+// ---------------------------------------------------------------------------
+// Array ops.
+
+Output StopGradient(const Scope& scope, const Output& input) {
+  NodeBuilder b(scope, "StopGradient");
+  b.Input(input, "input");
+  b.TypeAttr("T", b.TypeOf(input));
+  return b.Finish(b.TypeOf(input));
+}
+
+Output PreventGradient(const Scope& scope, const Output& input,
+                       absl::string_view message) {
+  NodeBuilder b(scope, "PreventGradient");
+  b.Input(input, "input");
+  b.TypeAttr("T", b.TypeOf(input));
+  b.StringAttr("message", message);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output Slice(const Scope& scope, const Output& input, const Output& begin,
+             const Output& size) {
+  NodeBuilder b(scope, "Slice");
+  b.Input(input, "input").Input(begin, "begin").Input(size, "size");
+  b.IndexType(begin, "begin");
+  const DataType index = b.SameType({{&begin, "begin"}, {&size, "size"}});
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Index", index);
+  return b.Finish(b.TypeOf(input));
+}
+
+namespace {
+
+void StridedSliceMasks(NodeBuilder& b, const StridedSliceAttrs& attrs) {
+  b.IntAttr("begin_mask", attrs.begin_mask);
+  b.IntAttr("end_mask", attrs.end_mask);
+  b.IntAttr("ellipsis_mask", attrs.ellipsis_mask);
+  b.IntAttr("new_axis_mask", attrs.new_axis_mask);
+  b.IntAttr("shrink_axis_mask", attrs.shrink_axis_mask);
+}
+
+}  // namespace
+
+Output StridedSlice(const Scope& scope, const Output& input,
+                    const Output& begin, const Output& end,
+                    const Output& strides, const StridedSliceAttrs& attrs) {
+  NodeBuilder b(scope, "StridedSlice");
+  b.Input(input, "input").Input(begin, "begin").Input(end, "end");
+  b.Input(strides, "strides");
+  b.IndexType(begin, "begin");
+  const DataType index = b.SameType(
+      {{&begin, "begin"}, {&end, "end"}, {&strides, "strides"}});
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Index", index);
+  StridedSliceMasks(b, attrs);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output StridedSliceGrad(const Scope& scope, const Output& shape,
+                        const Output& begin, const Output& end,
+                        const Output& strides, const Output& dy,
+                        const StridedSliceAttrs& attrs) {
+  NodeBuilder b(scope, "StridedSliceGrad");
+  b.Input(shape, "shape").Input(begin, "begin").Input(end, "end");
+  b.Input(strides, "strides").Input(dy, "dy");
+  b.IndexType(shape, "shape");
+  const DataType index = b.SameType({{&shape, "shape"},
+                                     {&begin, "begin"},
+                                     {&end, "end"},
+                                     {&strides, "strides"}});
+  b.TypeAttr("T", b.TypeOf(dy));
+  b.TypeAttr("Index", index);
+  StridedSliceMasks(b, attrs);
+  return b.Finish(b.TypeOf(dy));
+}
+
+Output Tile(const Scope& scope, const Output& input, const Output& multiples) {
+  NodeBuilder b(scope, "Tile");
+  b.Input(input, "input").Input(multiples, "multiples");
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Tmultiples", b.IndexType(multiples, "multiples"));
+  return b.Finish(b.TypeOf(input));
+}
+
+Output Pad(const Scope& scope, const Output& input, const Output& paddings) {
+  NodeBuilder b(scope, "Pad");
+  b.Input(input, "input").Input(paddings, "paddings");
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Tpaddings", b.IndexType(paddings, "paddings"));
+  return b.Finish(b.TypeOf(input));
+}
+
+Output GatherV2(const Scope& scope, const Output& params,
+                const Output& indices, const Output& axis,
+                int64_t batch_dims) {
+  NodeBuilder b(scope, "GatherV2");
+  b.Input(params, "params").Input(indices, "indices").Input(axis, "axis");
+  b.IntAttr("batch_dims", batch_dims);
+  b.TypeAttr("Tparams", b.TypeOf(params));
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  b.TypeAttr("Taxis", b.IndexType(axis, "axis"));
+  return b.Finish(b.TypeOf(params));
+}
+
+std::vector<Output> Unpack(const Scope& scope, const Output& value,
+                           int64_t num, int64_t axis) {
+  NodeBuilder b(scope, "Unpack");
+  b.Input(value, "value");
+  if (num < 0) b.Fail(absl::StrCat("num must be >= 0, not ", num));
+  b.IntAttr("num", num);
+  b.TypeAttr("T", b.TypeOf(value));
+  b.IntAttr("axis", axis);
+  return b.FinishAll(
+      std::vector<DataType>(static_cast<size_t>(std::max<int64_t>(num, 0)),
+                            b.TypeOf(value)));
+}
+
+std::vector<Output> SplitV(const Scope& scope, const Output& value,
+                           const Output& size_splits, const Output& axis,
+                           int64_t num_split) {
+  NodeBuilder b(scope, "SplitV");
+  b.Input(value, "value").Input(size_splits, "size_splits");
+  b.Input(axis, "split_dim");
+  RequireType(b, axis, "split_dim", DT_INT32);
+  if (num_split < 1) {
+    b.Fail(absl::StrCat("num_split must be >= 1, not ", num_split));
+  }
+  b.IntAttr("num_split", num_split);
+  b.TypeAttr("T", b.TypeOf(value));
+  b.TypeAttr("Tlen", b.IndexType(size_splits, "size_splits"));
+  return b.FinishAll(std::vector<DataType>(
+      static_cast<size_t>(std::max<int64_t>(num_split, 0)), b.TypeOf(value)));
+}
+
+Output DynamicStitch(const Scope& scope, const std::vector<Output>& indices,
+                     const std::vector<Output>& data) {
+  NodeBuilder b(scope, "DynamicStitch");
+  if (indices.empty() || indices.size() != data.size()) {
+    b.Fail(absl::StrCat("needs as many indices as data, at least one; got ",
+                        indices.size(), " and ", data.size()));
+  }
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const std::string what = absl::StrCat("indices[", i, "]");
+    b.Input(indices[i], what);
+    RequireType(b, indices[i], what, DT_INT32);
+  }
+  DataType t = DT_INVALID;
+  if (b.ok()) t = AddValueList(b, data);
+  b.IntAttr("N", static_cast<int64_t>(data.size()));
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+Output UnsortedSegmentSum(const Scope& scope, const Output& data,
+                          const Output& segment_ids,
+                          const Output& num_segments) {
+  NodeBuilder b(scope, "UnsortedSegmentSum");
+  b.Input(data, "data").Input(segment_ids, "segment_ids");
+  b.Input(num_segments, "num_segments");
+  b.TypeAttr("T", b.TypeOf(data));
+  b.TypeAttr("Tindices", b.IndexType(segment_ids, "segment_ids"));
+  b.TypeAttr("Tnumsegments", b.IndexType(num_segments, "num_segments"));
+  return b.Finish(b.TypeOf(data));
+}
+
+Output SelectV2(const Scope& scope, const Output& condition, const Output& t,
+                const Output& e) {
+  NodeBuilder b(scope, "SelectV2");
+  b.Input(condition, "condition").Input(t, "t").Input(e, "e");
+  RequireType(b, condition, "condition", DT_BOOL);
+  const DataType type = b.SameType({{&t, "t"}, {&e, "e"}});
+  b.TypeAttr("T", type);
+  return b.Finish(type);
+}
+
+// ---------------------------------------------------------------------------
+// Neural-network ops.
+
+namespace {
+
+Output Activation(const Scope& scope, absl::string_view op,
+                  const Output& features) {
+  NodeBuilder b(scope, op);
+  b.Input(features, "features");
+  b.TypeAttr("T", b.TypeOf(features));
+  return b.Finish(b.TypeOf(features));
+}
+
+}  // namespace
+
+Output Relu6(const Scope& scope, const Output& features) {
+  return Activation(scope, "Relu6", features);
+}
+Output Elu(const Scope& scope, const Output& features) {
+  return Activation(scope, "Elu", features);
+}
+Output Selu(const Scope& scope, const Output& features) {
+  return Activation(scope, "Selu", features);
+}
+Output Softplus(const Scope& scope, const Output& features) {
+  return Activation(scope, "Softplus", features);
+}
+Output LeakyRelu(const Scope& scope, const Output& features, float alpha) {
+  NodeBuilder b(scope, "LeakyRelu");
+  b.Input(features, "features");
+  b.FloatAttr("alpha", alpha);
+  b.TypeAttr("T", b.TypeOf(features));
+  return b.Finish(b.TypeOf(features));
+}
+Output LogSoftmax(const Scope& scope, const Output& logits) {
+  NodeBuilder b(scope, "LogSoftmax");
+  b.Input(logits, "logits");
+  b.TypeAttr("T", b.TypeOf(logits));
+  return b.Finish(b.TypeOf(logits));
+}
+Output L2Loss(const Scope& scope, const Output& t) {
+  NodeBuilder b(scope, "L2Loss");
+  b.Input(t, "t");
+  b.TypeAttr("T", b.TypeOf(t));
+  return b.Finish(b.TypeOf(t));
+}
+
+Output ReluGrad(const Scope& scope, const Output& gradients,
+                const Output& features) {
+  return ActivationGrad(scope, "ReluGrad", gradients, features, "features");
+}
+Output Relu6Grad(const Scope& scope, const Output& gradients,
+                 const Output& features) {
+  return ActivationGrad(scope, "Relu6Grad", gradients, features, "features");
+}
+Output EluGrad(const Scope& scope, const Output& gradients,
+               const Output& outputs) {
+  return ActivationGrad(scope, "EluGrad", gradients, outputs, "outputs");
+}
+Output SeluGrad(const Scope& scope, const Output& gradients,
+                const Output& outputs) {
+  return ActivationGrad(scope, "SeluGrad", gradients, outputs, "outputs");
+}
+Output SoftplusGrad(const Scope& scope, const Output& gradients,
+                    const Output& features) {
+  return ActivationGrad(scope, "SoftplusGrad", gradients, features,
+                        "features");
+}
+Output LeakyReluGrad(const Scope& scope, const Output& gradients,
+                     const Output& features, float alpha) {
+  NodeBuilder b(scope, "LeakyReluGrad");
+  b.Input(gradients, "gradients").Input(features, "features");
+  const DataType t =
+      b.SameType({{&gradients, "gradients"}, {&features, "features"}});
+  b.FloatAttr("alpha", alpha);
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+Output BiasAddGrad(const Scope& scope, const Output& out_backprop,
+                   absl::string_view data_format) {
+  NodeBuilder b(scope, "BiasAddGrad");
+  b.Input(out_backprop, "out_backprop");
+  b.TypeAttr("T", b.TypeOf(out_backprop));
+  b.StringAttr("data_format", data_format);
+  return b.Finish(b.TypeOf(out_backprop));
+}
+
+SoftmaxCrossEntropyOutputs SoftmaxCrossEntropyWithLogits(
+    const Scope& scope, const Output& features, const Output& labels) {
+  NodeBuilder b(scope, "SoftmaxCrossEntropyWithLogits");
+  b.Input(features, "features").Input(labels, "labels");
+  const DataType t = b.SameType({{&features, "features"}, {&labels, "labels"}});
+  b.TypeAttr("T", t);
+  std::vector<Output> out = b.FinishAll({t, t});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+SoftmaxCrossEntropyOutputs SparseSoftmaxCrossEntropyWithLogits(
+    const Scope& scope, const Output& features, const Output& labels) {
+  NodeBuilder b(scope, "SparseSoftmaxCrossEntropyWithLogits");
+  b.Input(features, "features").Input(labels, "labels");
+  const DataType t = b.TypeOf(features);
+  b.TypeAttr("T", t);
+  b.TypeAttr("Tlabels", b.IndexType(labels, "labels"));
+  std::vector<Output> out = b.FinishAll({t, t});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+namespace {
+
+// Conv2D's attrs, in the order TensorFlow declares them.
+void Conv2DAttrList(NodeBuilder& b, DataType t, const Conv2DAttrs& attrs) {
+  b.TypeAttr("T", t);
+  b.IntListAttr("strides", attrs.strides);
+  b.BoolAttr("use_cudnn_on_gpu", attrs.use_cudnn_on_gpu);
+  b.StringAttr("padding", attrs.padding);
+  b.IntListAttr("explicit_paddings", attrs.explicit_paddings);
+  b.StringAttr("data_format", attrs.data_format);
+  b.IntListAttr("dilations", attrs.dilations);
+}
+
+}  // namespace
+
+Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
+              const Conv2DAttrs& attrs) {
+  NodeBuilder b(scope, "Conv2D");
+  b.Input(input, "input").Input(filter, "filter");
+  const DataType t = b.SameType({{&input, "input"}, {&filter, "filter"}});
+  Conv2DAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+Output Conv2DBackpropInput(const Scope& scope, const Output& input_sizes,
+                           const Output& filter, const Output& out_backprop,
+                           const Conv2DAttrs& attrs) {
+  NodeBuilder b(scope, "Conv2DBackpropInput");
+  b.Input(input_sizes, "input_sizes").Input(filter, "filter");
+  b.Input(out_backprop, "out_backprop");
+  RequireType(b, input_sizes, "input_sizes", DT_INT32);
+  const DataType t =
+      b.SameType({{&filter, "filter"}, {&out_backprop, "out_backprop"}});
+  Conv2DAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+Output Conv2DBackpropFilter(const Scope& scope, const Output& input,
+                            const Output& filter_sizes,
+                            const Output& out_backprop,
+                            const Conv2DAttrs& attrs) {
+  NodeBuilder b(scope, "Conv2DBackpropFilter");
+  b.Input(input, "input").Input(filter_sizes, "filter_sizes");
+  b.Input(out_backprop, "out_backprop");
+  RequireType(b, filter_sizes, "filter_sizes", DT_INT32);
+  const DataType t =
+      b.SameType({{&input, "input"}, {&out_backprop, "out_backprop"}});
+  Conv2DAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+namespace {
+
+void PoolAttrList(NodeBuilder& b, DataType t, const PoolAttrs& attrs,
+                  bool explicit_paddings) {
+  b.TypeAttr("T", t);
+  b.IntListAttr("ksize", attrs.ksize);
+  b.IntListAttr("strides", attrs.strides);
+  b.StringAttr("padding", attrs.padding);
+  if (explicit_paddings) {
+    b.IntListAttr("explicit_paddings", attrs.explicit_paddings);
+  } else if (!attrs.explicit_paddings.empty()) {
+    b.Fail("this op has no explicit_paddings attr");
+  }
+  b.StringAttr("data_format", attrs.data_format);
+}
+
+}  // namespace
+
+Output MaxPool(const Scope& scope, const Output& input,
+               const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "MaxPool");
+  b.Input(input, "input");
+  PoolAttrList(b, b.TypeOf(input), attrs, /*explicit_paddings=*/true);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output MaxPoolGrad(const Scope& scope, const Output& orig_input,
+                   const Output& orig_output, const Output& grad,
+                   const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "MaxPoolGrad");
+  b.Input(orig_input, "orig_input").Input(orig_output, "orig_output");
+  b.Input(grad, "grad");
+  const DataType t = b.SameType({{&orig_input, "orig_input"},
+                                 {&orig_output, "orig_output"},
+                                 {&grad, "grad"}});
+  PoolAttrList(b, t, attrs, /*explicit_paddings=*/true);
+  return b.Finish(t);
+}
+
+Output AvgPool(const Scope& scope, const Output& value,
+               const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "AvgPool");
+  b.Input(value, "value");
+  PoolAttrList(b, b.TypeOf(value), attrs, /*explicit_paddings=*/false);
+  return b.Finish(b.TypeOf(value));
+}
+
+Output AvgPoolGrad(const Scope& scope, const Output& orig_input_shape,
+                   const Output& grad, const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "AvgPoolGrad");
+  b.Input(orig_input_shape, "orig_input_shape").Input(grad, "grad");
+  RequireType(b, orig_input_shape, "orig_input_shape", DT_INT32);
+  PoolAttrList(b, b.TypeOf(grad), attrs, /*explicit_paddings=*/false);
+  return b.Finish(b.TypeOf(grad));
+}
+
+FusedBatchNormV3Outputs FusedBatchNormV3(const Scope& scope, const Output& x,
+                                         const Output& scale,
+                                         const Output& offset,
+                                         const Output& mean,
+                                         const Output& variance,
+                                         const FusedBatchNormAttrs& attrs) {
+  NodeBuilder b(scope, "FusedBatchNormV3");
+  b.Input(x, "x").Input(scale, "scale").Input(offset, "offset");
+  b.Input(mean, "mean").Input(variance, "variance");
+  const DataType t = b.TypeOf(x);
+  const DataType u = b.SameType({{&scale, "scale"},
+                                 {&offset, "offset"},
+                                 {&mean, "mean"},
+                                 {&variance, "variance"}});
+  b.TypeAttr("T", t);
+  b.TypeAttr("U", u);
+  b.FloatAttr("epsilon", attrs.epsilon);
+  b.FloatAttr("exponential_avg_factor", attrs.exponential_avg_factor);
+  b.StringAttr("data_format", attrs.data_format);
+  b.BoolAttr("is_training", attrs.is_training);
+  std::vector<Output> out = b.FinishAll({t, u, u, u, u, u});
+  if (out.empty()) return {};
+  return {out[0], out[1], out[2], out[3], out[4], out[5]};
+}
+
+FusedBatchNormGradV3Outputs FusedBatchNormGradV3(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const Output& reserve_space_3,
+    const FusedBatchNormAttrs& attrs) {
+  NodeBuilder b(scope, "FusedBatchNormGradV3");
+  b.Input(y_backprop, "y_backprop").Input(x, "x").Input(scale, "scale");
+  b.Input(reserve_space_1, "reserve_space_1");
+  b.Input(reserve_space_2, "reserve_space_2");
+  b.Input(reserve_space_3, "reserve_space_3");
+  const DataType t = b.SameType({{&y_backprop, "y_backprop"}, {&x, "x"}});
+  RequireType(b, scale, "scale", DT_FLOAT);
+  const DataType u = b.SameType({{&reserve_space_1, "reserve_space_1"},
+                                 {&reserve_space_2, "reserve_space_2"},
+                                 {&reserve_space_3, "reserve_space_3"}});
+  b.TypeAttr("T", t);
+  b.TypeAttr("U", u);
+  b.FloatAttr("epsilon", attrs.epsilon);
+  b.StringAttr("data_format", attrs.data_format);
+  b.BoolAttr("is_training", attrs.is_training);
+  std::vector<Output> out = b.FinishAll({t, u, u, u, u});
+  if (out.empty()) return {};
+  return {out[0], out[1], out[2], out[3], out[4]};
 }
 
 }  // namespace dfx::ops

@@ -112,6 +112,9 @@ Output Identity(const Scope& scope, const Output& input);
 struct MatMulAttrs {
   bool transpose_a = false;
   bool transpose_b = false;
+  // Hints that the product is a gradient (TensorFlow writes them always).
+  bool grad_a = false;
+  bool grad_b = false;
   MatMulAttrs& TransposeA(bool v) {
     transpose_a = v;
     return *this;
@@ -193,6 +196,232 @@ Output Cast(const Scope& scope, const Output& x, DataType dst_type,
 Output Select(const Scope& scope, const Output& condition, const Output& t,
               const Output& e);
 Operation NoOp(const Scope& scope);
+
+// ---------------------------------------------------------------------------
+// Math. Unary ops take attr T from x; binary ops need x and y of one dtype.
+Output Rsqrt(const Scope& scope, const Output& x);
+Output Log1p(const Scope& scope, const Output& x);
+Output Abs(const Scope& scope, const Output& x);
+Output Sign(const Scope& scope, const Output& x);
+Output Reciprocal(const Scope& scope, const Output& x);
+Output Div(const Scope& scope, const Output& x, const Output& y);
+Output FloorDiv(const Scope& scope, const Output& x, const Output& y);
+Output FloorMod(const Scope& scope, const Output& x, const Output& y);
+Output Pow(const Scope& scope, const Output& x, const Output& y);
+Output SquaredDifference(const Scope& scope, const Output& x, const Output& y);
+Output GreaterEqual(const Scope& scope, const Output& x, const Output& y);
+Output LessEqual(const Scope& scope, const Output& x, const Output& y);
+// At least one input, all of one dtype and shape.
+Output AddN(const Scope& scope, const std::vector<Output>& inputs);
+// Gradient helpers of the unary ops: (y, dy) with y the op's output.
+Output TanhGrad(const Scope& scope, const Output& y, const Output& dy);
+Output SigmoidGrad(const Scope& scope, const Output& y, const Output& dy);
+Output SqrtGrad(const Scope& scope, const Output& y, const Output& dy);
+Output RsqrtGrad(const Scope& scope, const Output& y, const Output& dy);
+
+struct BatchMatMulAttrs {
+  bool adj_x = false;
+  bool adj_y = false;
+  bool grad_x = false;
+  bool grad_y = false;
+};
+// Batched matrix product with broadcasting of the batch dims.
+Output BatchMatMulV2(const Scope& scope, const Output& x, const Output& y,
+                     const BatchMatMulAttrs& attrs = {});
+
+// `s0` and `s1` are shapes (int32 or int64 vectors, attr T): r0 and r1 list
+// the axes along which a gradient of the broadcast shape is summed to give
+// each input's.
+struct BroadcastGradientArgsOutputs {
+  Output r0;
+  Output r1;
+};
+BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope,
+                                                   const Output& s0,
+                                                   const Output& s1);
+
+// Range(start, limit, delta), all of one dtype (attr Tidx).
+Output Range(const Scope& scope, const Output& start, const Output& limit,
+             const Output& delta);
+// Attr T from input; int32 output.
+Output Rank(const Scope& scope, const Output& input);
+// out_type is int32 or int64.
+Output Size(const Scope& scope, const Output& input,
+            DataType out_type = DT_INT32);
+// `x` is int32 or int64.
+Output InvertPermutation(const Scope& scope, const Output& x);
+// `shape` is int32 or int64 (attr Tidx).
+Output BroadcastTo(const Scope& scope, const Output& input,
+                   const Output& shape);
+
+// ---------------------------------------------------------------------------
+// Array ops.
+Output StopGradient(const Scope& scope, const Output& input);
+// Building a gradient through it fails with `message` in the error.
+Output PreventGradient(const Scope& scope, const Output& input,
+                       absl::string_view message = "");
+// `begin` and `size` share one index type (attr Index).
+Output Slice(const Scope& scope, const Output& input, const Output& begin,
+             const Output& size);
+
+struct StridedSliceAttrs {
+  int64_t begin_mask = 0;
+  int64_t end_mask = 0;
+  int64_t ellipsis_mask = 0;
+  int64_t new_axis_mask = 0;
+  int64_t shrink_axis_mask = 0;
+};
+// `begin`, `end` and `strides` share one index type (attr Index).
+Output StridedSlice(const Scope& scope, const Output& input,
+                    const Output& begin, const Output& end,
+                    const Output& strides, const StridedSliceAttrs& attrs = {});
+// The gradient of StridedSlice: `dy` scattered into zeros of `shape`.
+Output StridedSliceGrad(const Scope& scope, const Output& shape,
+                        const Output& begin, const Output& end,
+                        const Output& strides, const Output& dy,
+                        const StridedSliceAttrs& attrs = {});
+// `multiples` is int32 or int64 (attr Tmultiples).
+Output Tile(const Scope& scope, const Output& input, const Output& multiples);
+// `paddings` is an int32 or int64 [rank, 2] matrix (attr Tpaddings).
+Output Pad(const Scope& scope, const Output& input, const Output& paddings);
+// `indices` int32 or int64 (Tindices), `axis` int32 or int64 (Taxis).
+Output GatherV2(const Scope& scope, const Output& params,
+                const Output& indices, const Output& axis,
+                int64_t batch_dims = 0);
+// `num` outputs, one per slice of `value` along `axis`; empty on failure.
+std::vector<Output> Unpack(const Scope& scope, const Output& value,
+                           int64_t num, int64_t axis = 0);
+// `num_split` pieces of `value` along `axis` (an int32 scalar), sized by
+// `size_splits` (int32 or int64, attr Tlen); empty on failure.
+std::vector<Output> SplitV(const Scope& scope, const Output& value,
+                           const Output& size_splits, const Output& axis,
+                           int64_t num_split);
+// Interleaves `data` by `indices` (int32), at least one of each, as many
+// indices as data.
+Output DynamicStitch(const Scope& scope, const std::vector<Output>& indices,
+                     const std::vector<Output>& data);
+// `segment_ids` int32 or int64 (Tindices), `num_segments` int32 or int64
+// (Tnumsegments).
+Output UnsortedSegmentSum(const Scope& scope, const Output& data,
+                          const Output& segment_ids,
+                          const Output& num_segments);
+// Like Select with NumPy broadcasting of all three inputs.
+Output SelectV2(const Scope& scope, const Output& condition, const Output& t,
+                const Output& e);
+
+// ---------------------------------------------------------------------------
+// Neural-network ops.
+Output Relu6(const Scope& scope, const Output& features);
+Output Elu(const Scope& scope, const Output& features);
+Output Selu(const Scope& scope, const Output& features);
+Output Softplus(const Scope& scope, const Output& features);
+Output LeakyRelu(const Scope& scope, const Output& features,
+                 float alpha = 0.2f);
+Output LogSoftmax(const Scope& scope, const Output& logits);
+Output L2Loss(const Scope& scope, const Output& t);
+// Activation gradients: (gradients, features) or (gradients, outputs) as
+// TensorFlow's signatures name them.
+Output ReluGrad(const Scope& scope, const Output& gradients,
+                const Output& features);
+Output Relu6Grad(const Scope& scope, const Output& gradients,
+                 const Output& features);
+Output EluGrad(const Scope& scope, const Output& gradients,
+               const Output& outputs);
+Output SeluGrad(const Scope& scope, const Output& gradients,
+                const Output& outputs);
+Output SoftplusGrad(const Scope& scope, const Output& gradients,
+                    const Output& features);
+Output LeakyReluGrad(const Scope& scope, const Output& gradients,
+                     const Output& features, float alpha = 0.2f);
+// data_format is "NHWC" or "NCHW".
+Output BiasAddGrad(const Scope& scope, const Output& out_backprop,
+                   absl::string_view data_format = "NHWC");
+
+// Loss and its gradient with respect to features, per row.
+struct SoftmaxCrossEntropyOutputs {
+  Output loss;
+  Output backprop;
+};
+SoftmaxCrossEntropyOutputs SoftmaxCrossEntropyWithLogits(
+    const Scope& scope, const Output& features, const Output& labels);
+// `labels` int32 or int64 (attr Tlabels).
+SoftmaxCrossEntropyOutputs SparseSoftmaxCrossEntropyWithLogits(
+    const Scope& scope, const Output& features, const Output& labels);
+
+// Attrs of Conv2D and its two gradients. padding is "SAME", "VALID" or
+// "EXPLICIT" (then explicit_paddings holds 2 numbers per dimension).
+struct Conv2DAttrs {
+  std::vector<int64_t> strides = {1, 1, 1, 1};
+  std::string padding = "VALID";
+  std::vector<int64_t> explicit_paddings;
+  std::string data_format = "NHWC";
+  std::vector<int64_t> dilations = {1, 1, 1, 1};
+  bool use_cudnn_on_gpu = true;
+};
+Output Conv2D(const Scope& scope, const Output& input, const Output& filter,
+              const Conv2DAttrs& attrs);
+// `input_sizes` is an int32 vector.
+Output Conv2DBackpropInput(const Scope& scope, const Output& input_sizes,
+                           const Output& filter, const Output& out_backprop,
+                           const Conv2DAttrs& attrs);
+// `filter_sizes` is an int32 vector.
+Output Conv2DBackpropFilter(const Scope& scope, const Output& input,
+                            const Output& filter_sizes,
+                            const Output& out_backprop,
+                            const Conv2DAttrs& attrs);
+
+// Attrs of the pooling ops. explicit_paddings is written for MaxPool and
+// MaxPoolGrad only (AvgPool has no such attr).
+struct PoolAttrs {
+  std::vector<int64_t> ksize = {1, 1, 1, 1};
+  std::vector<int64_t> strides = {1, 1, 1, 1};
+  std::string padding = "VALID";
+  std::vector<int64_t> explicit_paddings;
+  std::string data_format = "NHWC";
+};
+Output MaxPool(const Scope& scope, const Output& input, const PoolAttrs& attrs);
+Output MaxPoolGrad(const Scope& scope, const Output& orig_input,
+                   const Output& orig_output, const Output& grad,
+                   const PoolAttrs& attrs);
+Output AvgPool(const Scope& scope, const Output& value, const PoolAttrs& attrs);
+// `orig_input_shape` is an int32 vector.
+Output AvgPoolGrad(const Scope& scope, const Output& orig_input_shape,
+                   const Output& grad, const PoolAttrs& attrs);
+
+struct FusedBatchNormAttrs {
+  float epsilon = 0.0001f;
+  float exponential_avg_factor = 1.0f;  // FusedBatchNormV3 only
+  std::string data_format = "NHWC";
+  bool is_training = true;
+};
+struct FusedBatchNormV3Outputs {
+  Output y;
+  Output batch_mean;
+  Output batch_variance;
+  Output reserve_space_1;
+  Output reserve_space_2;
+  Output reserve_space_3;
+};
+// x (attr T) and scale, offset, mean, variance (attr U).
+FusedBatchNormV3Outputs FusedBatchNormV3(const Scope& scope, const Output& x,
+                                         const Output& scale,
+                                         const Output& offset,
+                                         const Output& mean,
+                                         const Output& variance,
+                                         const FusedBatchNormAttrs& attrs = {});
+struct FusedBatchNormGradV3Outputs {
+  Output x_backprop;
+  Output scale_backprop;
+  Output offset_backprop;
+  Output reserve_space_4;
+  Output reserve_space_5;
+};
+// y_backprop and x (attr T); scale is float; reserve spaces attr U.
+FusedBatchNormGradV3Outputs FusedBatchNormGradV3(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const Output& reserve_space_3,
+    const FusedBatchNormAttrs& attrs = {});
 
 }  // namespace dfx::ops
 

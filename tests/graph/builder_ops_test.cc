@@ -194,7 +194,9 @@ TEST_CASE("Wrappers write TensorFlow's attrs and input strings") {
     name: "mm" op: "MatMul" input: "x" input: "w"
     attr { key: "T" value { type: DT_FLOAT } }
     attr { key: "transpose_a" value { b: false } }
-    attr { key: "transpose_b" value { b: true } })");
+    attr { key: "transpose_b" value { b: true } }
+    attr { key: "grad_a" value { b: false } }
+    attr { key: "grad_b" value { b: false } })");
 
   ops::BiasAdd(root.WithOpName("ba"), x, b);
   RequireNode(root, "ba", R"(
@@ -458,6 +460,199 @@ TEST_CASE("Every wrapper's node imports against the standard ops",
     for (int k = 0; k < def.node(i).input_size(); ++k) {
       REQUIRE(out.node(i).input(k) == def.node(i).input(k));
     }
+  }
+}
+
+TEST_CASE("Multi-output wrappers name each output") {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output s = ops::Shape(root.WithOpName("s"), x);
+  ops::BroadcastGradientArgsOutputs r =
+      ops::BroadcastGradientArgs(root.WithOpName("bga"), s, s);
+  REQUIRE(r.r0.ToString() == "bga");
+  REQUIRE(r.r1.ToString() == "bga:1");
+  REQUIRE(r.r1.dtype() == DT_INT32);
+  std::vector<Output> pieces = ops::Unpack(root.WithOpName("u"), x, 3, -1);
+  REQUIRE(pieces.size() == 3);
+  REQUIRE(pieces[2].ToString() == "u:2");
+  RequireNode(root, "u", R"(
+    name: "u" op: "Unpack" input: "x"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "num" value { i: 3 } }
+    attr { key: "axis" value { i: -1 } })");
+  auto xent = ops::SoftmaxCrossEntropyWithLogits(root.WithOpName("xent"), x, x);
+  REQUIRE(xent.loss.ToString() == "xent");
+  REQUIRE(xent.backprop.ToString() == "xent:1");
+  Output c = ops::Const(root, {1.f});
+  auto bn = ops::FusedBatchNormV3(root.WithOpName("bn"), x, c, c, c, c,
+                                  {.is_training = false});
+  REQUIRE(bn.reserve_space_3.ToString() == "bn:5");
+  RequireNode(root, "bn", R"(
+    name: "bn" op: "FusedBatchNormV3"
+    input: "x" input: "Const" input: "Const" input: "Const" input: "Const"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "U" value { type: DT_FLOAT } }
+    attr { key: "epsilon" value { f: 0.0001 } }
+    attr { key: "exponential_avg_factor" value { f: 1 } }
+    attr { key: "data_format" value { s: "NHWC" } }
+    attr { key: "is_training" value { b: false } })");
+}
+
+TEST_CASE("Conv2D, pooling and LeakyRelu write TensorFlow's attrs") {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output f = ops::Placeholder(root.WithOpName("f"), DT_FLOAT);
+  ops::Conv2D(root.WithOpName("conv"), x, f,
+              {.strides = {1, 2, 2, 1}, .padding = "SAME"});
+  RequireNode(root, "conv", R"(
+    name: "conv" op: "Conv2D" input: "x" input: "f"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "strides" value { list { i: 1 i: 2 i: 2 i: 1 } } }
+    attr { key: "use_cudnn_on_gpu" value { b: true } }
+    attr { key: "padding" value { s: "SAME" } }
+    attr { key: "explicit_paddings" value { list { } } }
+    attr { key: "data_format" value { s: "NHWC" } }
+    attr { key: "dilations" value { list { i: 1 i: 1 i: 1 i: 1 } } })");
+  ops::AvgPool(root.WithOpName("avg"), x,
+               {.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}});
+  RequireNode(root, "avg", R"(
+    name: "avg" op: "AvgPool" input: "x"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "ksize" value { list { i: 1 i: 2 i: 2 i: 1 } } }
+    attr { key: "strides" value { list { i: 1 i: 2 i: 2 i: 1 } } }
+    attr { key: "padding" value { s: "VALID" } }
+    attr { key: "data_format" value { s: "NHWC" } })");
+  ops::LeakyRelu(root.WithOpName("lrelu"), x, 0.5f);
+  RequireNode(root, "lrelu", R"(
+    name: "lrelu" op: "LeakyRelu" input: "x"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "alpha" value { f: 0.5 } })");
+  // AvgPool has no explicit_paddings attr.
+  ops::AvgPool(root, x, {.explicit_paddings = {0, 0, 1, 1, 1, 1, 0, 0}});
+  REQUIRE_THAT(root.status(), StatusIs(kInvalid, "no explicit_paddings attr"));
+}
+
+TEST_CASE("Wrappers check their index and condition types") {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  SECTION("SelectV2 condition") {
+    ops::SelectV2(root.WithOpName("sel"), x, x, x);
+    REQUIRE_THAT(root.status(),
+                 StatusIs(kInvalid, "node 'sel' (op SelectV2): input "
+                                    "condition must be bool, not float"));
+  }
+  SECTION("GatherV2 indices") {
+    ops::GatherV2(root.WithOpName("g"), x, x, ops::Const(root, 0));
+    REQUIRE_THAT(root.status(),
+                 StatusIs(kInvalid, "input indices must be int32 or int64"));
+  }
+  SECTION("Slice begin and size of one type") {
+    ops::Slice(root.WithOpName("sl"), x, ops::Const(root, {0}),
+               ops::Const(root, std::vector<int64_t>{1}));
+    REQUIRE_THAT(root.status(), StatusIs(kInvalid, "same type"));
+  }
+  SECTION("AddN of nothing") {
+    REQUIRE(!ops::AddN(root.WithOpName("n"), {}).valid());
+    REQUIRE_THAT(root.status(), StatusIs(kInvalid, "at least one value"));
+  }
+  SECTION("Unpack on a failed scope gives no outputs") {
+    ops::AddN(root, {});
+    REQUIRE(ops::Unpack(root, x, 2).empty());
+  }
+}
+
+TEST_CASE("The gradient wrappers import with every attr TensorFlow writes",
+          "[standard-ops]") {
+  Scope root = Scope::NewRootScope();
+  auto ph = [&](const char* name, std::vector<int64_t> shape,
+                DataType t = DT_FLOAT) {
+    return ops::Placeholder(root.WithOpName(name), t,
+                            PartialShape::Known(std::move(shape)));
+  };
+  Output x = ph("x", {4, 2});
+  Output y = ph("y", {4, 2});
+  Output b3 = ph("b3", {2, 4, 2});
+  Output img = ph("img", {1, 4, 4, 2});
+  Output filt = ph("filt", {2, 2, 2, 3});
+  Output zero = ops::Const(root, 0);
+  Output one = ops::Const(root, 1);
+  Output sx = ops::Shape(root, x);
+  auto bga = ops::BroadcastGradientArgs(root, sx, ops::Shape(root, y));
+  Output ss = ops::StridedSlice(root, x, ops::Const(root, {0}),
+                                ops::Const(root, {2}), ops::Const(root, {1}));
+  const ops::Conv2DAttrs same{.padding = "SAME"};
+  Output conv = ops::Conv2D(root, img, filt, same);
+  const ops::PoolAttrs pool{.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}};
+  Output mp = ops::MaxPool(root, img, pool);
+  Output ap = ops::AvgPool(root, img, pool);
+  Output scale = ops::Const(root, {1.f, 2.f});
+  Output empty = ops::Const(root, std::vector<float>{});
+  auto bn = ops::FusedBatchNormV3(root, img, scale, scale, empty, empty);
+  auto bng =
+      ops::FusedBatchNormGradV3(root, img, img, scale, bn.reserve_space_1,
+                                bn.reserve_space_2, bn.reserve_space_3);
+  auto xent = ops::SoftmaxCrossEntropyWithLogits(root, x, y);
+  auto sparse = ops::SparseSoftmaxCrossEntropyWithLogits(
+      root, x, ops::Const(root, {0, 1, 1, 0}));
+  std::vector<Output> outs = {
+      ops::Rsqrt(root, x), ops::Log1p(root, x), ops::Abs(root, x),
+      ops::Sign(root, x), ops::Reciprocal(root, x), ops::Div(root, x, y),
+      ops::FloorDiv(root, x, y), ops::FloorMod(root, x, y),
+      ops::Pow(root, x, y), ops::SquaredDifference(root, x, y),
+      ops::GreaterEqual(root, x, y), ops::LessEqual(root, x, y),
+      ops::AddN(root, {x, y}), ops::TanhGrad(root, x, y),
+      ops::SigmoidGrad(root, x, y), ops::SqrtGrad(root, x, y),
+      ops::RsqrtGrad(root, x, y),
+      ops::BatchMatMulV2(root, b3, b3, {.adj_y = true}), bga.r0, bga.r1,
+      ops::Range(root, zero, ops::Const(root, 5), one), ops::Rank(root, x),
+      ops::Size(root, x, DT_INT64),
+      ops::InvertPermutation(root, ops::Const(root, {1, 0})),
+      ops::BroadcastTo(root, ops::Const(root, 1.f), ops::Const(root, {2, 3})),
+      ops::StopGradient(root, x), ops::PreventGradient(root, x, "why"),
+      ops::Slice(root, x, ops::Const(root, {0, 0}), ops::Const(root, {2, -1})),
+      ss,
+      ops::StridedSliceGrad(root, sx, ops::Const(root, {0}),
+                            ops::Const(root, {2}), ops::Const(root, {1}), ss),
+      ops::Tile(root, x, ops::Const(root, {2, 1})),
+      ops::Pad(root, x, ops::Const(root, {{1, 1}, {0, 0}})),
+      ops::GatherV2(root, x, ops::Const(root, {0, 3}), zero),
+      ops::DynamicStitch(root, {ops::Const(root, {1, 0})},
+                         {ops::Const(root, {1.f, 2.f})}),
+      ops::UnsortedSegmentSum(root, x, ops::Const(root, {0, 1, 0, 1}),
+                              ops::Const(root, 2)),
+      ops::SelectV2(root, ops::GreaterEqual(root, x, y), x, y),
+      ops::Relu6(root, x), ops::Elu(root, x), ops::Selu(root, x),
+      ops::Softplus(root, x), ops::LeakyRelu(root, x, 0.1f),
+      ops::LogSoftmax(root, x), ops::L2Loss(root, x),
+      ops::ReluGrad(root, x, y), ops::Relu6Grad(root, x, y),
+      ops::EluGrad(root, x, y), ops::SeluGrad(root, x, y),
+      ops::SoftplusGrad(root, x, y), ops::LeakyReluGrad(root, x, y, 0.1f),
+      ops::BiasAddGrad(root, x), xent.loss, xent.backprop, sparse.loss,
+      conv,
+      ops::Conv2DBackpropInput(root, ops::Const(root, {1, 4, 4, 2}), filt,
+                               conv, same),
+      ops::Conv2DBackpropFilter(root, img, ops::Const(root, {2, 2, 2, 3}),
+                                conv, same),
+      mp, ops::MaxPoolGrad(root, img, mp, mp, pool), ap,
+      ops::AvgPoolGrad(root, ops::Const(root, {1, 4, 4, 2}), ap, pool),
+      bn.y, bng.x_backprop, bng.offset_backprop};
+  for (const Output& o : ops::Unpack(root, x, 4)) outs.push_back(o);
+  for (const Output& o :
+       ops::SplitV(root, x, ops::Const(root, {1, 1}), one, 2)) {
+    outs.push_back(o);
+  }
+  REQUIRE_THAT(root.status(), IsOk());
+  for (const Output& o : outs) REQUIRE(o.valid());
+  GraphDef def;
+  REQUIRE_OK(root.ToGraphDef(&def));
+  auto graph = ImportGraphDef(def, OpRegistry::Global());
+  REQUIRE_OK(graph);
+  // Import fills in no default: the builder wrote every attr.
+  const GraphDef out = ToGraphDef(**graph);
+  REQUIRE(out.node_size() == def.node_size());
+  for (int i = 0; i < def.node_size(); ++i) {
+    INFO(def.node(i).DebugString());
+    CHECK(out.node(i).attr_size() == def.node(i).attr_size());
   }
 }
 
