@@ -25,6 +25,9 @@ class NodeBuilder {
     def_.set_op(std::string(op));
   }
 
+  // The node's name (empty on a failed scope).
+  const std::string& name() const { return def_.name(); }
+
   // `what` names the input in errors ("a", "values[2]").
   NodeBuilder& Input(const Output& input, absl::string_view what) {
     if (!ok_) return *this;
@@ -1190,6 +1193,154 @@ FusedBatchNormGradV3Outputs FusedBatchNormGradV3(
   std::vector<Output> out = b.FinishAll({t, u, u, u, u});
   if (out.empty()) return {};
   return {out[0], out[1], out[2], out[3], out[4]};
+}
+
+// ---------------------------------------------------------------------------
+// Variables, random initial values, optimizer updates, checkpoints.
+
+namespace {
+
+AttrValue ShapeAttrOf(const std::vector<int64_t>& shape) {
+  AttrValue v;
+  TensorShapeProto* proto = v.mutable_shape();
+  for (int64_t d : shape) proto->add_dim()->set_size(d);
+  return v;
+}
+
+}  // namespace
+
+Output VarHandleOp(const Scope& scope, DataType dtype,
+                   const std::vector<int64_t>& shape,
+                   absl::string_view shared_name) {
+  NodeBuilder b(scope, "VarHandleOp");
+  b.StringAttr("container", "");
+  b.StringAttr("shared_name", shared_name.empty() ? absl::string_view(b.name())
+                                                  : shared_name);
+  b.StringAttr("debug_name", "");
+  b.TypeAttr("dtype", dtype);
+  b.Attr("shape", ShapeAttrOf(shape));
+  AttrValue devices;
+  devices.mutable_list();
+  b.Attr("allowed_devices", std::move(devices));
+  return b.Finish(DT_RESOURCE);
+}
+
+Output ReadVariableOp(const Scope& scope, const Output& resource,
+                      DataType dtype) {
+  NodeBuilder b(scope, "ReadVariableOp");
+  b.Input(resource, "resource");
+  b.TypeAttr("dtype", dtype);
+  return b.Finish(dtype);
+}
+
+Operation AssignVariableOp(const Scope& scope, const Output& resource,
+                           const Output& value) {
+  NodeBuilder b(scope, "AssignVariableOp");
+  b.Input(resource, "resource").Input(value, "value");
+  b.TypeAttr("dtype", b.TypeOf(value));
+  b.BoolAttr("validate_shape", false);
+  return b.FinishOperation();
+}
+
+Output RandomUniform(const Scope& scope, const Output& shape, DataType dtype,
+                     int64_t seed, int64_t seed2) {
+  NodeBuilder b(scope, "RandomUniform");
+  b.Input(shape, "shape");
+  b.IntAttr("seed", seed);
+  b.IntAttr("seed2", seed2);
+  b.TypeAttr("dtype", dtype);
+  b.TypeAttr("T", b.IndexType(shape, "shape"));
+  return b.Finish(dtype);
+}
+
+Output TruncatedNormal(const Scope& scope, const Output& shape, DataType dtype,
+                       int64_t seed, int64_t seed2) {
+  NodeBuilder b(scope, "TruncatedNormal");
+  b.Input(shape, "shape");
+  b.IntAttr("seed", seed);
+  b.IntAttr("seed2", seed2);
+  b.TypeAttr("dtype", dtype);
+  b.TypeAttr("T", b.IndexType(shape, "shape"));
+  return b.Finish(dtype);
+}
+
+Operation ResourceApplyGradientDescent(const Scope& scope, const Output& var,
+                                       const Output& alpha,
+                                       const Output& delta, bool use_locking) {
+  NodeBuilder b(scope, "ResourceApplyGradientDescent");
+  b.Input(var, "var").Input(alpha, "alpha").Input(delta, "delta");
+  b.TypeAttr("T", b.TypeOf(delta));
+  b.BoolAttr("use_locking", use_locking);
+  return b.FinishOperation();
+}
+
+Operation ResourceApplyMomentum(const Scope& scope, const Output& var,
+                                const Output& accum, const Output& lr,
+                                const Output& grad, const Output& momentum,
+                                bool use_locking, bool use_nesterov) {
+  NodeBuilder b(scope, "ResourceApplyMomentum");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad").Input(momentum, "momentum");
+  b.TypeAttr("T", b.TypeOf(grad));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("use_nesterov", use_nesterov);
+  return b.FinishOperation();
+}
+
+Operation ResourceApplyAdam(const Scope& scope, const Output& var,
+                            const Output& m, const Output& v,
+                            const Output& beta1_power,
+                            const Output& beta2_power, const Output& lr,
+                            const Output& beta1, const Output& beta2,
+                            const Output& epsilon, const Output& grad,
+                            bool use_locking) {
+  NodeBuilder b(scope, "ResourceApplyAdam");
+  b.Input(var, "var").Input(m, "m").Input(v, "v");
+  b.Input(beta1_power, "beta1_power").Input(beta2_power, "beta2_power");
+  b.Input(lr, "lr").Input(beta1, "beta1").Input(beta2, "beta2");
+  b.Input(epsilon, "epsilon").Input(grad, "grad");
+  b.TypeAttr("T", b.TypeOf(grad));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("use_nesterov", false);
+  return b.FinishOperation();
+}
+
+Operation AssignAddVariableOp(const Scope& scope, const Output& resource,
+                              const Output& value) {
+  NodeBuilder b(scope, "AssignAddVariableOp");
+  b.Input(resource, "resource").Input(value, "value");
+  b.TypeAttr("dtype", b.TypeOf(value));
+  return b.FinishOperation();
+}
+
+Operation SaveV2(const Scope& scope, const Output& prefix,
+                 const Output& tensor_names, const Output& shape_and_slices,
+                 absl::Span<const Output> tensors) {
+  NodeBuilder b(scope, "SaveV2");
+  b.Input(prefix, "prefix").Input(tensor_names, "tensor_names");
+  b.Input(shape_and_slices, "shape_and_slices");
+  AttrValue dtypes;
+  dtypes.mutable_list();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    b.Input(tensors[i], absl::StrCat("tensors[", i, "]"));
+    dtypes.mutable_list()->add_type(b.TypeOf(tensors[i]));
+  }
+  b.Attr("dtypes", std::move(dtypes));
+  return b.FinishOperation();
+}
+
+std::vector<Output> RestoreV2(const Scope& scope, const Output& prefix,
+                              const Output& tensor_names,
+                              const Output& shape_and_slices,
+                              const std::vector<DataType>& dtypes) {
+  NodeBuilder b(scope, "RestoreV2");
+  b.Input(prefix, "prefix").Input(tensor_names, "tensor_names");
+  b.Input(shape_and_slices, "shape_and_slices");
+  AttrValue types;
+  types.mutable_list();
+  for (DataType t : dtypes) types.mutable_list()->add_type(t);
+  b.Attr("dtypes", std::move(types));
+  return b.FinishAll(dtypes);
 }
 
 }  // namespace dfx::ops

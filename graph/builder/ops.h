@@ -423,6 +423,52 @@ FusedBatchNormGradV3Outputs FusedBatchNormGradV3(
     const Output& reserve_space_2, const Output& reserve_space_3,
     const FusedBatchNormAttrs& attrs = {});
 
+// --- Variables (resource form), random initial values, optimizer updates
+// and checkpoints: TensorFlow's nodes with every attr TensorFlow writes.
+
+// A variable handle; `shared_name` names the variable on its device
+// (empty: the node's own full name, which is what tf.compat.v1 writes).
+Output VarHandleOp(const Scope& scope, DataType dtype,
+                   const std::vector<int64_t>& shape,
+                   absl::string_view shared_name);
+Output ReadVariableOp(const Scope& scope, const Output& resource,
+                      DataType dtype);
+Operation AssignVariableOp(const Scope& scope, const Output& resource,
+                           const Output& value);
+Operation AssignAddVariableOp(const Scope& scope, const Output& resource,
+                              const Output& value);
+// Seeded as TensorFlow seeds them: the same (seed, seed2) gives
+// TensorFlow's numbers.
+Output RandomUniform(const Scope& scope, const Output& shape, DataType dtype,
+                     int64_t seed, int64_t seed2);
+Output TruncatedNormal(const Scope& scope, const Output& shape, DataType dtype,
+                       int64_t seed, int64_t seed2);
+Operation ResourceApplyGradientDescent(const Scope& scope, const Output& var,
+                                       const Output& alpha,
+                                       const Output& delta,
+                                       bool use_locking = false);
+Operation ResourceApplyMomentum(const Scope& scope, const Output& var,
+                                const Output& accum, const Output& lr,
+                                const Output& grad, const Output& momentum,
+                                bool use_locking = false,
+                                bool use_nesterov = false);
+Operation ResourceApplyAdam(const Scope& scope, const Output& var,
+                            const Output& m, const Output& v,
+                            const Output& beta1_power,
+                            const Output& beta2_power, const Output& lr,
+                            const Output& beta1, const Output& beta2,
+                            const Output& epsilon, const Output& grad,
+                            bool use_locking = false);
+// TensorFlow's checkpoint ops: `tensor_names` and `shape_and_slices` are
+// string vectors (slices empty), one per tensor.
+Operation SaveV2(const Scope& scope, const Output& prefix,
+                 const Output& tensor_names, const Output& shape_and_slices,
+                 absl::Span<const Output> tensors);
+std::vector<Output> RestoreV2(const Scope& scope, const Output& prefix,
+                              const Output& tensor_names,
+                              const Output& shape_and_slices,
+                              const std::vector<DataType>& dtypes);
+
 }  // namespace dfx::ops
 
 #endif  // DFX_GRAPH_BUILDER_OPS_H_

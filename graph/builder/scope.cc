@@ -152,6 +152,8 @@ absl::Status Scope::ToGraphDef(GraphDef* out) const {
 
 const std::string& Scope::name_prefix() const { return impl_->prefix; }
 
+const std::string& Scope::device() const { return impl_->device; }
+
 std::string Scope::GetUniqueNameForOp(absl::string_view default_name) const {
   const std::string base =
       impl_->op_name.empty() ? std::string(default_name) : impl_->op_name;

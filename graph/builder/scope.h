@@ -102,6 +102,8 @@ class Scope {
 
   // The prefix nodes of this scope get ("layer1/layer2"), empty at the root.
   const std::string& name_prefix() const;
+  // The device nodes of this scope request (WithDevice), empty if none.
+  const std::string& device() const;
 
  private:
   struct Graph;
