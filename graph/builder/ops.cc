@@ -1233,35 +1233,56 @@ Output ReadVariableOp(const Scope& scope, const Output& resource,
   return b.Finish(dtype);
 }
 
-Operation AssignVariableOp(const Scope& scope, const Output& resource,
-                           const Output& value) {
-  NodeBuilder b(scope, "AssignVariableOp");
+namespace {
+
+// AssignVariableOp, AssignAddVariableOp: a handle and a value of type dtype.
+Operation UpdateVariable(const Scope& scope, absl::string_view op,
+                         const Output& resource, const Output& value) {
+  NodeBuilder b(scope, op);
   b.Input(resource, "resource").Input(value, "value");
   b.TypeAttr("dtype", b.TypeOf(value));
-  b.BoolAttr("validate_shape", false);
+  if (op == "AssignVariableOp") b.BoolAttr("validate_shape", false);
   return b.FinishOperation();
 }
 
-Output RandomUniform(const Scope& scope, const Output& shape, DataType dtype,
-                     int64_t seed, int64_t seed2) {
-  NodeBuilder b(scope, "RandomUniform");
+}  // namespace
+
+Operation AssignVariableOp(const Scope& scope, const Output& resource,
+                           const Output& value) {
+  return UpdateVariable(scope, "AssignVariableOp", resource, value);
+}
+
+Operation AssignAddVariableOp(const Scope& scope, const Output& resource,
+                              const Output& value) {
+  return UpdateVariable(scope, "AssignAddVariableOp", resource, value);
+}
+
+namespace {
+
+// RandomUniform, TruncatedNormal, RandomStandardNormal: one shape input,
+// seeds and dtype attrs.
+Output SeededRandom(const Scope& scope, absl::string_view op,
+                    const Output& shape, DataType dtype, int64_t seed,
+                    int64_t seed2) {
+  NodeBuilder b(scope, op);
   b.Input(shape, "shape");
   b.IntAttr("seed", seed);
   b.IntAttr("seed2", seed2);
   b.TypeAttr("dtype", dtype);
   b.TypeAttr("T", b.IndexType(shape, "shape"));
   return b.Finish(dtype);
+}
+
+}  // namespace
+
+Output RandomUniform(const Scope& scope, const Output& shape, DataType dtype,
+                     int64_t seed, int64_t seed2) {
+  return SeededRandom(scope, "RandomUniform", shape, dtype, seed, seed2);
 }
 
 Output TruncatedNormal(const Scope& scope, const Output& shape, DataType dtype,
                        int64_t seed, int64_t seed2) {
-  NodeBuilder b(scope, "TruncatedNormal");
-  b.Input(shape, "shape");
-  b.IntAttr("seed", seed);
-  b.IntAttr("seed2", seed2);
-  b.TypeAttr("dtype", dtype);
-  b.TypeAttr("T", b.IndexType(shape, "shape"));
-  return b.Finish(dtype);
+  return SeededRandom(scope, "TruncatedNormal", shape, dtype, seed, seed2);
 }
 
 Operation ResourceApplyGradientDescent(const Scope& scope, const Output& var,
@@ -1302,14 +1323,6 @@ Operation ResourceApplyAdam(const Scope& scope, const Output& var,
   b.TypeAttr("T", b.TypeOf(grad));
   b.BoolAttr("use_locking", use_locking);
   b.BoolAttr("use_nesterov", false);
-  return b.FinishOperation();
-}
-
-Operation AssignAddVariableOp(const Scope& scope, const Output& resource,
-                              const Output& value) {
-  NodeBuilder b(scope, "AssignAddVariableOp");
-  b.Input(resource, "resource").Input(value, "value");
-  b.TypeAttr("dtype", b.TypeOf(value));
   return b.FinishOperation();
 }
 
