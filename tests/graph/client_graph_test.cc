@@ -190,7 +190,7 @@ TEST_CASE("targets alone keep what they wait for") {
   CHECK(Names(def) == std::vector<std::string>{"w", "ctl"});
 }
 
-TEST_CASE("fetching a fed tensor returns the feed; unused feeds go") {
+TEST_CASE("fetching a fed tensor returns the feed, unused feeds go") {
   auto g = Import(kGraph);
   GraphDef def = Rewrite(*g, Step({"w", "x"}, {"x:0"}));
   CHECK(Names(def) == std::vector<std::string>{"_recv_x_0", "_send_x_0"});

@@ -74,7 +74,7 @@ TEST_CASE("Tile of a large tensor and of strings") {
           std::vector<std::string>{"s0", "s1", "s0", "s1"});
 }
 
-TEST_CASE("Tile by ones returns its input; bad multiples are rejected") {
+TEST_CASE("Tile by ones returns its input, bad multiples are rejected") {
   const auto kInvalid = absl::StatusCode::kInvalidArgument;
   const Tensor x = Iota<float>({2, 3});
   auto same = RunKernel(TileNode(DT_FLOAT), {x, I32({1, 1})});

@@ -27,7 +27,7 @@ NodeDef Stitch(const char* op, int n, DataType t) {
   return TestNodeBuilder("s", op, 2 * n).Attr("N", n).Attr("T", t).Build();
 }
 
-TEST_CASE("DynamicStitch interleaves; later inputs win; gaps are zero") {
+TEST_CASE("DynamicStitch interleaves, later inputs win, gaps are zero") {
   for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
     INFO(op);
     Expect<float>(Run(Stitch(op, 2, DT_FLOAT),
@@ -101,7 +101,7 @@ NodeDef Unique(DataType t, DataType out_idx) {
   return TestNodeBuilder("u", "Unique", 1).Attr("T", t).Attr("out_idx", out_idx).Build();
 }
 
-TEST_CASE("Unique keeps first-occurrence order; -0 equals 0; NaNs differ") {
+TEST_CASE("Unique keeps first-occurrence order, -0 equals 0, NaNs differ") {
   auto out = Run(Unique(DT_INT32, DT_INT32), {Make<int32_t>({3, 1, 3, 2, 1})});
   Expect<int32_t>(out[0], {3}, {3, 1, 2});
   Expect<int32_t>(out[1], {5}, {0, 1, 0, 2, 1});

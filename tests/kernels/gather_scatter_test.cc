@@ -77,7 +77,7 @@ TEST_CASE("ScatterNd errors follow TensorFlow") {
                 {3}, {0, 3, 0});
 }
 
-TEST_CASE("TensorScatterUpdate keeps the last duplicate; Add sums") {
+TEST_CASE("TensorScatterUpdate keeps the last duplicate, Add sums") {
   const Tensor base = Make<int32_t>({1, 2, 3, 4});
   const Tensor idx = Make<int32_t>({1, 1, 3}, {3, 1});
   const Tensor upd = Make<int32_t>({10, 20, 30});

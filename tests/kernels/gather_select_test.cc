@@ -27,7 +27,7 @@ NodeDef OneHot(DataType t, DataType ti, int64_t axis) {
       .Build();
 }
 
-TEST_CASE("OneHot on the last axis and axis 0; out-of-range is all off") {
+TEST_CASE("OneHot on the last axis and axis 0, out-of-range is all off") {
   const Tensor idx = Make<int64_t>({0, 2, -1, 5});
   Expect<float>(Run(OneHot(DT_FLOAT, DT_INT64, -1),
                     {idx, Scalar<int32_t>(3), Scalar<float>(1), Scalar<float>(0)})[0],

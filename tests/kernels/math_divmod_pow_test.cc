@@ -93,7 +93,7 @@ TEMPLATE_TEST_CASE("FloorDiv and FloorMod agree on every integer type",
   CheckDivModIdentities<TestType>("FloorDiv", "FloorMod", /*floor=*/true);
 }
 
-TEST_CASE("Mod and TruncateMod truncate; FloorMod floors (int32, int64)") {
+TEST_CASE("Mod and TruncateMod truncate, FloorMod floors (int32, int64)") {
   CheckDivModIdentities<int32_t>("TruncateDiv", "TruncateMod", false);
   CheckDivModIdentities<int64_t>("TruncateDiv", "Mod", false);
   CHECK(Binary<int32_t>("FloorMod", {7, -7, 7, -7}, {2, 2, -2, -2}) ==

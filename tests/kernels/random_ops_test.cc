@@ -659,7 +659,7 @@ TEST_CASE("Random kernels reject bad shapes, bounds and seeds") {
     REQUIRE_OK(empty);
     CHECK((*empty)[0].shape() == TensorShape({0, 4}));
   }
-  SECTION("stateless seeds have shape [2]") {
+  SECTION("stateless seeds have shape (2)") {
     CHECK_THAT(testing::RunKernel(
                    TestNodeBuilder("u", "StatelessRandomNormal", 2).Build(),
                    {Shape32({2}), Tensor::FromVector<int64_t>({1, 2, 3})})

@@ -79,7 +79,7 @@ TEST_CASE("PhiloxWords reads words in order and skips like reading") {
   CHECK(words() == all[7]);
 }
 
-TEST_CASE("Word conversions give values in [0, 1) from mantissa bits") {
+TEST_CASE("Word conversions give values from 0 up to (not including) 1 from mantissa bits") {
   CHECK(Uint32ToFloat(0) == 0.0f);
   CHECK(Uint32ToFloat(0xffffffffu) == 1.0f - std::ldexp(1.0f, -23));
   CHECK(Uint32ToFloat(0x00400000u) == 0.5f);

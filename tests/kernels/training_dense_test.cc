@@ -238,7 +238,7 @@ TEST_CASE("Hyper-parameters must be scalars", "[training]") {
 }
 
 TEST_CASE(
-    "ProximalAdagrad needs lr > 0 and l1, l2 >= 0; dense Ftrl takes "
+    "ProximalAdagrad needs lr > 0 and l1, l2 >= 0, dense Ftrl takes "
     "any lr, as TensorFlow",
     "[training]") {
   Update u = MakeUpdate(FindOptimizer("ProximalAdagrad"),

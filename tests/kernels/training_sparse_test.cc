@@ -119,7 +119,7 @@ TEST_CASE(
 // --- Bad input.
 
 TEST_CASE(
-    "An index out of range is InvalidArgument naming it; no row is "
+    "An index out of range is InvalidArgument naming it, no row is "
     "touched",
     "[training]") {
   const Optimizer& adagrad = FindOptimizer("Adagrad");

@@ -133,7 +133,7 @@ TEST_CASE("constants and identities are fetched in fetch order") {
   CHECK(out[0].scalar<int32_t>() == 7);
 }
 
-TEST_CASE("a fed placeholder flows through; a fed fetch returns the feed") {
+TEST_CASE("a fed placeholder flows through, a fed fetch returns the feed") {
   auto session = NewLocal();
   REQUIRE_OK(session->Extend(Parse(kGraph)));
   const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6},

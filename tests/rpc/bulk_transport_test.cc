@@ -456,7 +456,7 @@ TEST_CASE("bulk: a response that breaks the protocol is Internal") {
 }
 
 TEST_CASE(
-    "bulk: Stop ends connections; the client gets an error, not a "
+    "bulk: Stop ends connections, the client gets an error, not a "
     "hang") {
   auto server = StartServer();
   BulkClient client;

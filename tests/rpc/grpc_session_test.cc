@@ -215,7 +215,7 @@ TEST_CASE("a grpc session computes what the local session computes") {
     REQUIRE_OK(remote->Run(options, {{"x", x}}, {"s"}, {}, &got, &metadata));
     CHECK(metadata.step_stats().dev_stats_size() > 0);
   }
-  SECTION("Close ends the session on the master; later calls are Cancelled") {
+  SECTION("Close ends the session on the master, later calls are Cancelled") {
     REQUIRE_OK(remote->Close());
     CHECK(server.master()->NumSessions() == 0);
     CHECK_THAT(remote->Run({{"x", x}}, {"s"}, {}, &got),

@@ -444,7 +444,7 @@ TEST_CASE("async kernels complete on another thread") {
   }
 }
 
-TEST_CASE("the first error ends the step, naming the node; later nodes do "
+TEST_CASE("the first error ends the step, naming the node, later nodes do "
           "not run") {
   auto executor = MakeExecutor(Record("before", {}) +
                                Op("fail", "TestFail", {"before"}) +

@@ -502,7 +502,7 @@ TEST_CASE("A timeout that does not fire leaves a step alone") {
   REQUIRE_OK(w.CleanupGraph(8));
 }
 
-TEST_CASE("Sessions: create, use, delete; unknown handles are errors") {
+TEST_CASE("Sessions: create, use, delete, unknown handles are errors") {
   TestWorker w(2);
   StepGraph step = w.Prepare(ParseGraph(kDivGraph), {"z:0"}, {"e:0"});
 
