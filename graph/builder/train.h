@@ -38,8 +38,10 @@ struct Variable {
 Variable NewVariable(const Scope& scope, const Output& initial_value,
                      DataType dtype, const std::vector<int64_t>& shape);
 
-// Initial values, seeded like TensorFlow's initializers (the same seeds
-// give TensorFlow's numbers).
+// Initial values. `seed` goes straight to the random op as (seed, 0), so
+// the numbers are those TensorFlow's RandomUniform / TruncatedNormal give
+// for that seed pair; a tf initializer with op seed `seed` gives others (it
+// mixes in the graph-level seed).
 Output GlorotUniform(const Scope& scope, const std::vector<int64_t>& shape,
                      int64_t seed);
 Output TruncatedNormal(const Scope& scope, const std::vector<int64_t>& shape,
