@@ -16,21 +16,6 @@
 namespace dfx {
 namespace {
 
-// Copies `src` into a new buffer of this device (strings element-wise).
-absl::StatusOr<Tensor> CopyOf(OpKernelContext* ctx, const Tensor& src) {
-  absl::StatusOr<Tensor> copy =
-      Tensor::Allocate(ctx->allocator(), src.dtype(), src.shape());
-  if (!copy.ok()) return copy.status();
-  if (src.dtype() == DT_STRING) {
-    const std::string* s = src.data<std::string>();
-    std::string* d = copy->data<std::string>();
-    for (int64_t i = 0; i < src.NumElements(); ++i) d[i] = s[i];
-  } else if (src.TotalBytes() > 0) {
-    std::memcpy(copy->raw_data(), src.raw_data(), src.TotalBytes());
-  }
-  return copy;
-}
-
 // ---------------------------------------------------------------------------
 // Resource variables
 
@@ -392,7 +377,7 @@ class AssignOp : public OpKernel {
         std::memcpy(t->raw_data(), value.raw_data(), value.TotalBytes());
       }
     } else {
-      absl::StatusOr<Tensor> copy = CopyOf(ctx, value);
+      absl::StatusOr<Tensor> copy = CopyTensor(ctx, value);
       DFX_OP_REQUIRES_OK(ctx, copy.status());
       *t = *std::move(copy);
     }

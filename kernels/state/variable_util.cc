@@ -61,18 +61,21 @@ absl::StatusOr<std::shared_ptr<Var>> LookupOrCreateVariable(
   return var;
 }
 
+absl::StatusOr<Tensor> CopyTensor(OpKernelContext* ctx, const Tensor& src) {
+  DFX_ASSIGN_OR_RETURN(
+      Tensor copy, Tensor::Allocate(ctx->allocator(), src.dtype(), src.shape()));
+  if (src.dtype() == DT_STRING) {
+    const std::string* from = src.data<std::string>();
+    std::copy(from, from + src.NumElements(), copy.data<std::string>());
+  } else if (src.TotalBytes() > 0) {
+    std::memcpy(copy.raw_data(), src.raw_data(), src.TotalBytes());
+  }
+  return copy;
+}
+
 absl::Status EnsureUnshared(OpKernelContext* ctx, Tensor* tensor) {
   if (tensor->BufferRefCount() <= 1) return absl::OkStatus();
-  DFX_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(ctx->allocator(),
-                                                     tensor->dtype(),
-                                                     tensor->shape()));
-  if (tensor->dtype() == DT_STRING) {
-    const std::string* src = tensor->data<std::string>();
-    std::string* dst = copy.data<std::string>();
-    std::copy(src, src + tensor->NumElements(), dst);
-  } else if (tensor->TotalBytes() > 0) {
-    std::memcpy(copy.raw_data(), tensor->raw_data(), tensor->TotalBytes());
-  }
+  DFX_ASSIGN_OR_RETURN(Tensor copy, CopyTensor(ctx, *tensor));
   *tensor = std::move(copy);
   return absl::OkStatus();
 }

@@ -44,6 +44,10 @@ absl::StatusOr<std::shared_ptr<Var>> LookupVariable(OpKernelContext* ctx,
 absl::StatusOr<std::shared_ptr<Var>> LookupOrCreateVariable(
     OpKernelContext* ctx, int index, DataType dtype);
 
+// A copy of `src` in a new buffer from the kernel's allocator (strings
+// element by element). ResourceExhausted when the allocation fails.
+absl::StatusOr<Tensor> CopyTensor(OpKernelContext* ctx, const Tensor& src);
+
 // Makes `*tensor` the only owner of its buffer, copying it when a reader
 // shares it. REQUIRES: the variable's mutex held exclusively.
 absl::Status EnsureUnshared(OpKernelContext* ctx, Tensor* tensor);
