@@ -21,6 +21,7 @@
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
 #include "runtime/device.h"
+#include "runtime/rendezvous.h"
 #include "runtime/tensor.h"
 
 namespace dfx {
@@ -28,6 +29,7 @@ namespace dfx {
 class AsyncOpKernel;
 class CallFrameInterface;
 class ResourceMgr;
+class ScopedStepContainer;
 class CancellationManager;
 class OpKernelContext;
 class Rendezvous;
@@ -170,6 +172,12 @@ class OpKernelContext {
     // True when input 0 is a dead tensor (only transfer kernels see this:
     // the executor skips other kernels with dead inputs).
     bool is_input_dead = false;
+    // The control-flow frame and iteration the node runs in; (0, 0) outside
+    // loops. _Send and _Recv put it into their rendezvous keys.
+    FrameAndIter frame_iter;
+    // The container of the step's own resources (TensorArrays, stacks);
+    // null outside an executor step.
+    ScopedStepContainer* step_container = nullptr;
   };
 
   explicit OpKernelContext(Params* params);
@@ -189,6 +197,10 @@ class OpKernelContext {
   const Tensor& input(int i) const { return params_->inputs[i]; }
   DataType input_dtype(int i) const { return params_->inputs[i].dtype(); }
   bool is_input_dead() const { return params_->is_input_dead; }
+  FrameAndIter frame_iter() const { return params_->frame_iter; }
+  ScopedStepContainer* step_container() const {
+    return params_->step_container;
+  }
 
   // Reference inputs. REQUIRES: the op's input i is of a reference type.
   // The tensor may only be touched with the mutex held (exclusively to

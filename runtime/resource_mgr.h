@@ -168,6 +168,27 @@ class ResourceMgr {
   absl::flat_hash_map<std::string, Container> containers_ ABSL_GUARDED_BY(mu_);
 };
 
+// The container of one step's resources (TensorArrays, stacks, which live
+// no longer than the step): "__per_step_<step_id>" in `rm`, emptied when this
+// object is destroyed at the end of the step.
+class ScopedStepContainer {
+ public:
+  ScopedStepContainer(int64_t step_id, ResourceMgr* rm)
+      : name_(absl::StrCat("__per_step_", step_id)), rm_(rm) {}
+  ~ScopedStepContainer() {
+    if (rm_ != nullptr) rm_->Cleanup(name_);
+  }
+  ScopedStepContainer(const ScopedStepContainer&) = delete;
+  ScopedStepContainer& operator=(const ScopedStepContainer&) = delete;
+
+  const std::string& name() const { return name_; }
+  ResourceMgr* resource_manager() const { return rm_; }
+
+ private:
+  const std::string name_;
+  ResourceMgr* const rm_;
+};
+
 }  // namespace dfx
 
 #endif  // DFX_RUNTIME_RESOURCE_MGR_H_

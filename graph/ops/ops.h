@@ -31,6 +31,8 @@ absl::Status RegisterTrainingOps(OpRegistry* registry);
 // Checkpoints (SaveV2, RestoreV2, MergeV2Checkpoints) and the string ops
 // Saver graphs use around them (ShardedFilename, StringJoin, ...).
 absl::Status RegisterIoOps(OpRegistry* registry);
+// Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger.
+absl::Status RegisterControlFlowOps(OpRegistry* registry);
 // _Arg and _Retval: a step's feeds and fetches through a call frame.
 absl::Status RegisterFunctionOps(OpRegistry* registry);
 
