@@ -50,6 +50,15 @@ absl::Status RegisterControlFlowOps(OpRegistry* r) {
             .SetAllowsUninitializedInput()
             .SetShapeFn(ForwardShapeToAll)));
   }
+  // _SwitchN: `data` goes to output `output_index` (the last output when
+  // the index is out of range); the other outputs are dead. Lowered Case.
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("_SwitchN")
+                                      .Input("data: T")
+                                      .Input("output_index: int32")
+                                      .Output("outputs: num_outs * T")
+                                      .Attr("num_outs: int >= 1")
+                                      .Attr("T: type")
+                                      .SetShapeFn(ForwardShapeToAll)));
   // Merge: forwards the first of its inputs that is alive, with its index.
   for (const char* name : {"Merge", "RefMerge"}) {
     const bool ref = name[0] == 'R';
