@@ -34,9 +34,9 @@ using golden::ReadJson;
 
 // The families a generator writes; a folder not listed here fails the
 // "no unknown families" case so it cannot be skipped silently.
-const char* const kFamilies[] = {"array",  "gather", "math",   "numerics",
-                                 "nn",     "conv",   "linalg", "random",
-                                 "models", "training"};
+const char* const kFamilies[] = {"array",  "gather",   "math",   "numerics",
+                                 "nn",     "conv",     "linalg", "random",
+                                 "models", "training", "control_flow"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -155,6 +155,9 @@ TEST_CASE("golden: random ops give TensorFlow's numbers") {
 }
 TEST_CASE("golden: whole models equal TensorFlow") { RunFamily("models"); }
 TEST_CASE("golden: training ops equal TensorFlow") { RunFamily("training"); }
+TEST_CASE("golden: control flow equals TensorFlow") {
+  RunFamily("control_flow");
+}
 
 TEST_CASE("golden: every family folder is run by a test") {
   for (const auto& entry : fs::directory_iterator(kGoldenDir)) {
