@@ -60,11 +60,16 @@ def graph_ops(graph_def):
 
 
 def _record_ops(name):
-    """Appends the op types of the case's written GraphDef to its note."""
+    """Appends the op types of the case's written GraphDef to its note, and
+    rewrites graph.pb with deterministic serialization (attr maps in key
+    order) so that regenerating the family leaves unchanged cases
+    byte-identical."""
     out_dir = os.path.join(golden_lib.DATA_DIR, FAMILY, name)
     graph_def = graph_pb2.GraphDef()
     with open(os.path.join(out_dir, "graph.pb"), "rb") as f:
         graph_def.ParseFromString(f.read())
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
     ops = graph_ops(graph_def)
     OP_TABLE[name] = ops
     path = os.path.join(out_dir, "case.json")
