@@ -38,6 +38,10 @@ import golden_lib  # noqa: E402
 tf1 = tf.compat.v1
 FAMILY = "control_flow"
 
+# Cases that feed MatMul or transcendental results through later iterations
+# allow for another summation order or libm in dfx.
+ITER_TOL = {"rtol": 1e-4, "atol": 1e-5}
+
 # case name -> sorted op types of its GraphDef (library functions included).
 OP_TABLE = {}
 
@@ -153,9 +157,9 @@ def while_cases():
         return build
 
     both("while_parallel_iterations_1", parallel(1),
-         note="parallel_iterations=1")
+         note="parallel_iterations=1", **ITER_TOL)
     both("while_parallel_iterations_10", parallel(10),
-         note="parallel_iterations=10; same answer as with 1")
+         note="parallel_iterations=10; same answer as with 1", **ITER_TOL)
 
     def mixed_dtypes():
         n, nv = ph(np.int32(5), name="n")
@@ -178,7 +182,8 @@ def while_cases():
 
         def outer_body(i, total, ftotal):
             def inner_body(j, t, ft):
-                return j + 1, t + i * j, ft + tf.sqrt(tf.cast(i + j, tf.float32))
+                root = tf.sqrt(tf.cast(i + j, tf.float32))
+                return j + 1, t + i * j, ft + root
 
             _, total, ftotal = tf.while_loop(
                 lambda j, t, ft: j < i, inner_body, [0, total, ftotal])
@@ -219,7 +224,8 @@ def while_cases():
         return [h], {w: wv, h0: h0v}
 
     both("while_loop_invariant_fed_tensor", invariant,
-         note="body multiplies by a fed matrix that every iteration reads")
+         note="body multiplies by a fed matrix that every iteration reads",
+         **ITER_TOL)
 
     def zero_iterations():
         n, nv = ph(np.int32(0), name="n")
@@ -236,8 +242,8 @@ def while_cases():
         n, nv = ph(np.int32(5), name="n")
 
         def body(i, v):
-            return i + 1, tf.concat([v, tf.fill([i + 1], tf.cast(i, tf.float32))],
-                                    0)
+            fill = tf.fill([i + 1], tf.cast(i, tf.float32))
+            return i + 1, tf.concat([v, fill], 0)
 
         i, v = tf.while_loop(lambda i, v: i < n, body,
                              [tf.constant(0), tf.zeros([0])],
@@ -279,16 +285,19 @@ def cond_cases():
         return build
 
     both("cond_branch_ops_differ_true", different_ops(True),
-         note="true branch MatMul+Relu, false branch Sum+Exp+Transpose")
+         note="true branch MatMul+Relu, false branch Sum+Exp+Transpose",
+         **ITER_TOL)
     both("cond_branch_ops_differ_false", different_ops(False),
-         note="true branch MatMul+Relu, false branch Sum+Exp+Transpose")
+         note="true branch MatMul+Relu, false branch Sum+Exp+Transpose",
+         **ITER_TOL)
 
     def nested():
         x, xv = ph(np.array([0.5, 1.5], np.float32), name="x")
         feeds = {x: xv}
         outs = []
         for k_value in [7, 3, -2]:
-            k, kv = ph(np.int32(k_value), name=f"k_{k_value}".replace("-", "m"))
+            k, kv = ph(np.int32(k_value),
+                       name=f"k_{k_value}".replace("-", "m"))
             feeds[k] = kv
             outs.append(tf.cond(
                 k > 0,
@@ -429,7 +438,27 @@ def function_cases():
         dict(zip([t.name for t in concrete.inputs], [xv, wv])),
         [t.name for t in concrete.outputs],
         note="tf.function calling tf.functions (PartitionedCall), with an "
-             "autograph loop and if")
+             "autograph loop and if", **ITER_TOL)
+
+    @tf.function
+    def checked_scale(x):
+        tf.debugging.assert_all_finite(x, "x must be finite")
+        tf.debugging.Assert(tf.reduce_all(tf.abs(x) < 1e6), [x])
+        return x * 3.0
+
+    @tf.function
+    def outer_stateful(x):
+        return checked_scale(checked_scale(x) - 1.0)
+
+    concrete = outer_stateful.get_concrete_function(
+        tf.TensorSpec((2, 3), tf.float32, name="x"))
+    graph_def = concrete.graph.as_graph_def()
+    graph_def_case(
+        "function_nested_stateful_calls", graph_def,
+        dict(zip([t.name for t in concrete.inputs], [xv])),
+        [t.name for t in concrete.outputs],
+        note="nested tf.functions holding Asserts are called with "
+             "StatefulPartitionedCall")
 
     w_var = tf.Variable(wv, name="w")
     b_var = tf.Variable(np.float32(0.25), name="b")
@@ -462,7 +491,7 @@ def function_cases():
             [t.name for t in frozen.outputs],
             note="nested tf.functions reading variables, frozen with "
                  f"convert_variables_to_constants_v2(lower_control_flow="
-                 f"{lower})")
+                 f"{lower})", **ITER_TOL)
 
 
 # ------------------------------------------------------------ gradients
@@ -482,7 +511,8 @@ def gradient_cases():
 
     both("gradient_while", while_grad,
          note="tf.gradients through 4 iterations of h = sin(h)*w + x "
-              "(v1 keeps forward values on stacks, v2 in TensorLists)")
+              "(v1 keeps forward values on stacks, v2 in TensorLists)",
+         **ITER_TOL)
 
     def cond_grad(pred_value):
         def build():
@@ -512,7 +542,8 @@ def tensor_array_cases():
 
         def body(i, running, out):
             running = running + inputs.read(i)
-            return i + 1, running, out.write(i, running * tf.cast(i, tf.float32))
+            scaled = running * tf.cast(i, tf.float32)
+            return i + 1, running, out.write(i, scaled)
 
         _, running, outputs = tf.while_loop(
             lambda i, r, o: i < n, body,
