@@ -66,8 +66,9 @@ def graph_ops(graph_def):
 def _record_ops(name):
     """Appends the op types of the case's written GraphDef to its note, and
     rewrites graph.pb with deterministic serialization (attr maps in key
-    order) so that regenerating the family leaves unchanged cases
-    byte-identical."""
+    order), so that regenerating leaves v1 graphs byte-identical. Graphs
+    with a function library still change: TensorFlow numbers the functions
+    (while_body_2465, ...) from a process-wide counter."""
     out_dir = os.path.join(golden_lib.DATA_DIR, FAMILY, name)
     graph_def = graph_pb2.GraphDef()
     with open(os.path.join(out_dir, "graph.pb"), "rb") as f:
