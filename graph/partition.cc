@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
+#include "graph/control_flow.h"
 #include "graph/node_def_util.h"
 #include "graph/types.h"
 
@@ -91,6 +92,7 @@ class Partitioner {
       }
       loc_[n->id()] = std::move(loc);
     }
+    DFX_RETURN_IF_ERROR(FindCrossDeviceFrames());
     for (const Node* dst : nodes) DFX_RETURN_IF_ERROR(AddNode(*dst));
     return std::move(parts_);
   }
@@ -140,6 +142,11 @@ class Partitioner {
       }
       if (loc_[e->src->id()] == dst_loc) {
         def.add_input(InputString(*e->src, e->src_output));
+      } else if (IsNextIterationNode(*e->src)) {
+        DFX_ASSIGN_OR_RETURN(std::string next,
+                             LocalNextIteration(*e->src, dst_loc,
+                                                device_[dst.id()]));
+        def.add_input(std::move(next));
       } else {
         DFX_ASSIGN_OR_RETURN(std::string recv, RecvFor(*e));
         def.add_input(std::move(recv));
@@ -164,30 +171,38 @@ class Partitioner {
   // tensor (or, for a control edge, its source's completion), adding the
   // _Send/_Recv pair (and the dummy Const) on first use.
   absl::StatusOr<std::string> RecvFor(const Edge& edge) {
-    const Node& src = *edge.src;
-    const Node& dst = *edge.dst;
+    return RecvFor(*edge.src, edge.src_output, edge.IsControlEdge(),
+                   absl::StrCat("edge_", edge.id, "_", edge.src->name()),
+                   loc_[edge.dst->id()], device_[edge.dst->id()],
+                   frame_of(*edge.dst));
+  }
+
+  // The same for output `src_output` of `src` (or its completion, when
+  // `control`) read in partition `dst_loc` on `recv_device`, inside loop
+  // frame `frame` (0: the top level).
+  absl::StatusOr<std::string> RecvFor(const Node& src, int src_output,
+                                      bool control,
+                                      const std::string& tensor_name,
+                                      const std::string& dst_loc,
+                                      const std::string& recv_device,
+                                      int32_t frame) {
     const std::string& src_loc = loc_[src.id()];
-    const std::string& dst_loc = loc_[dst.id()];
-    auto key = std::make_tuple(src.id(), edge.src_output, dst_loc);
+    auto key = std::make_tuple(src.id(), src_output, dst_loc);
     auto it = recv_for_.find(key);
     if (it != recv_for_.end()) return it->second;
 
     const std::string& send_device = device_[src.id()];
-    const std::string& recv_device = device_[dst.id()];
     if (!opts_.get_incarnation) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "PartitionOptions::get_incarnation is not set, but the edge from '",
-          src.name(), "' to '", dst.name(), "' crosses from ", send_device,
-          " to ", recv_device));
+          "PartitionOptions::get_incarnation is not set, but an edge from '",
+          src.name(), "' crosses from ", send_device, " to ", recv_device));
     }
     const uint64_t incarnation = opts_.get_incarnation(send_device);
-    const std::string tensor_name =
-        absl::StrCat("edge_", edge.id, "_", src.name());
     GraphDef& src_part = parts_[src_loc];
 
     std::string send_input;
     DataType dtype;
-    if (edge.IsControlEdge()) {
+    if (control) {
       // A control dependency travels as an empty float tensor produced once
       // the source has run.
       DFX_ASSIGN_OR_RETURN(std::string dummy_name, NewName(src.name()));
@@ -204,8 +219,8 @@ class Partitioner {
       send_input = std::move(dummy_name);
       dtype = DT_FLOAT;
     } else {
-      send_input = InputString(src, edge.src_output);
-      dtype = BaseType(src.output_type(edge.src_output));
+      send_input = InputString(src, src_output);
+      dtype = BaseType(src.output_type(src_output));
     }
 
     DFX_ASSIGN_OR_RETURN(std::string send_name, NewName(src.name()));
@@ -224,9 +239,148 @@ class Partitioner {
     recv->set_device(recv_device);
     (*recv->mutable_attr())["tensor_type"].set_type(dtype);
     SetSendRecvAttrs(tensor_name, send_device, incarnation, recv_device, recv);
-
     recv_for_.emplace(std::move(key), recv_name);
+    if (frame != 0) {
+      // Inside a loop the _Recv runs once per iteration of its partition's
+      // control loop, which puts it into the frame and iteration whose
+      // rendezvous key the _Send uses.
+      DFX_ASSIGN_OR_RETURN(std::string merge,
+                           ControlLoop(frame, dst_loc, recv_device));
+      recv->add_input(absl::StrCat("^", merge));
+    }
     return recv_name;
+  }
+
+  // A NextIteration's output belongs to the next iteration, which the
+  // receiving partition's control loop has not reached when the value is
+  // sent. So the value crosses before the NextIteration instead: a copy of
+  // the NextIteration in partition `loc` reads the original's input (received
+  // in the current iteration) and feeds the local consumers.
+  absl::StatusOr<std::string> LocalNextIteration(const Node& next,
+                                                 const std::string& loc,
+                                                 const std::string& device) {
+    auto key = std::make_pair(next.id(), loc);
+    auto it = next_copies_.find(key);
+    if (it != next_copies_.end()) return it->second;
+    const Edge* in = nullptr;
+    for (const Edge* e : next.in_edges()) {
+      if (!e->IsControlEdge()) in = e;
+    }
+    if (in == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", next.name(), "' (op ", next.type_string(),
+          "): input 0 is not connected"));
+    }
+    std::string input;
+    if (loc_[in->src->id()] == loc) {
+      input = InputString(*in->src, in->src_output);
+    } else {
+      DFX_ASSIGN_OR_RETURN(
+          input, RecvFor(*in->src, in->src_output, /*control=*/false,
+                         absl::StrCat("edge_", in->id, "_", in->src->name()),
+                         loc, device, frame_of(next)));
+    }
+    DFX_ASSIGN_OR_RETURN(std::string name, NewName(next.name()));
+    NodeDef* copy = parts_[loc].add_node();
+    copy->set_name(name);
+    copy->set_op("NextIteration");
+    copy->set_device(device);
+    copy->add_input(std::move(input));
+    (*copy->mutable_attr())["T"].set_type(BaseType(next.output_type(0)));
+    next_copies_.emplace(key, name);
+    return name;
+  }
+
+  // The frame a node runs in (0 when the graph has no loops).
+  int32_t frame_of(const Node& n) const {
+    return frames_.frame_of.empty() ? 0 : frames_.frame_of[n.id()];
+  }
+
+  // Finds the loop frames when some edge inside a loop crosses partitions.
+  absl::Status FindCrossDeviceFrames() {
+    bool crosses = false;
+    bool loops = false;
+    for (const Node* n : graph_.nodes()) {
+      loops |= IsEnterNode(*n);
+      for (const Edge* e : n->in_edges()) {
+        crosses |= loc_[e->src->id()] != loc_[n->id()];
+      }
+    }
+    if (!loops || !crosses) return absl::OkStatus();
+    DFX_ASSIGN_OR_RETURN(frames_, BuildGraphFrames(graph_));
+    return absl::OkStatus();
+  }
+
+  // A partition holding part of a loop whose LoopCond is elsewhere (or not
+  // fed by a local Switch) learns when to start each iteration and when to
+  // stop from a control loop of its own (TensorFlow's construction, after
+  // Yu et al.): Enter -> Merge <- NextIteration <- Switch(Merge, LoopCond):1,
+  // with the LoopCond's value received from its partition each iteration.
+  // Each _Recv of the frame in this partition waits for the control loop's
+  // Merge. Nested frames stack: the inner control Enter reads the outer
+  // control Merge. Returns the Merge's name, adding the loop on first use.
+  absl::StatusOr<std::string> ControlLoop(int32_t frame,
+                                          const std::string& loc,
+                                          const std::string& device) {
+    auto it = control_loops_.find(std::make_pair(frame, loc));
+    if (it != control_loops_.end()) return it->second;
+    const GraphFrames::Frame& f = frames_.frames[frame];
+    if (f.loop_cond == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "loop frame '", f.name, "' spans devices but has no LoopCond to "
+          "drive its other partitions"));
+    }
+    const std::string prefix = absl::StrCat("_cloop/", f.name);
+    DFX_ASSIGN_OR_RETURN(std::string enter_name, NewName(prefix));
+    DFX_ASSIGN_OR_RETURN(std::string merge_name, NewName(prefix));
+    DFX_ASSIGN_OR_RETURN(std::string switch_name, NewName(prefix));
+    DFX_ASSIGN_OR_RETURN(std::string next_name, NewName(prefix));
+    // Registered first: the LoopCond's _Recv below waits for this Merge.
+    control_loops_.emplace(std::make_pair(frame, loc), merge_name);
+
+    std::string enter_input;
+    if (f.parent == 0) {
+      DFX_ASSIGN_OR_RETURN(enter_input, NewName(prefix));
+      NodeDef* start = parts_[loc].add_node();
+      start->set_name(enter_input);
+      start->set_op("Const");
+      start->set_device(device);
+      auto& attr = *start->mutable_attr();
+      attr["dtype"].set_type(DT_FLOAT);
+      TensorProto* value = attr["value"].mutable_tensor();
+      value->set_dtype(DT_FLOAT);
+      value->mutable_tensor_shape()->add_dim()->set_size(0);
+    } else {
+      DFX_ASSIGN_OR_RETURN(enter_input, ControlLoop(f.parent, loc, device));
+    }
+    std::string pred;
+    if (loc_[f.loop_cond->id()] == loc) {
+      pred = f.loop_cond->name();
+    } else {
+      DFX_ASSIGN_OR_RETURN(
+          pred, RecvFor(*f.loop_cond, 0, /*control=*/false,
+                        absl::StrCat("cloop_", f.loop_cond->name()), loc,
+                        device, frame));
+    }
+    auto add = [&](const std::string& name, const std::string& op,
+                   std::vector<std::string> inputs) {
+      NodeDef* n = parts_[loc].add_node();
+      n->set_name(name);
+      n->set_op(op);
+      n->set_device(device);
+      for (std::string& in : inputs) n->add_input(std::move(in));
+      (*n->mutable_attr())["T"].set_type(DT_FLOAT);
+      return n;
+    };
+    auto& enter_attr = *add(enter_name, "Enter", {enter_input})->mutable_attr();
+    enter_attr["frame_name"].set_s(f.name);
+    enter_attr["is_constant"].set_b(false);
+    enter_attr["parallel_iterations"].set_i(f.parallel_iterations);
+    (*add(merge_name, "Merge", {enter_name, next_name})->mutable_attr())["N"]
+        .set_i(2);
+    add(switch_name, "Switch", {merge_name, pred});
+    add(next_name, "NextIteration", {absl::StrCat(switch_name, ":1")});
+    return merge_name;
   }
 
   const Graph& graph_;
@@ -240,6 +394,13 @@ class Partitioner {
   // -> the _Recv's name.
   absl::flat_hash_map<std::tuple<int, int, std::string>, std::string>
       recv_for_;
+  // Set when some edge inside a loop crosses partitions.
+  GraphFrames frames_;
+  // (NextIteration node id, partition) -> its copy there.
+  absl::flat_hash_map<std::pair<int, std::string>, std::string> next_copies_;
+  // (frame, partition) -> the Merge of the partition's control loop.
+  absl::flat_hash_map<std::pair<int32_t, std::string>, std::string>
+      control_loops_;
 };
 
 }  // namespace

@@ -51,13 +51,25 @@ struct PartitionOptions {
 //   in the source partition with a control input from the source, sent by a
 //   _Send/_Recv pair, and a control input from that _Recv on the
 //   destination (one pair per (source node, destination partition)).
+// - Loops (TF1 frames) that span partitions: every partition that receives
+//   a value inside loop frame F gets a control loop of its own for F —
+//   Const -> Enter(F) -> Merge <- NextIteration <- Switch(Merge, LoopCond):1
+//   (float dummies named "_cloop/<frame>/_<n>"), with the frame's LoopCond
+//   received from its partition when it lives elsewhere — and each _Recv of
+//   F in that partition gets a control input from the control loop's Merge,
+//   so it runs once per iteration in F's frame and iteration (whose ids are
+//   part of the rendezvous key). A nested frame's control Enter reads its
+//   parent frame's control Merge. No round trip to the master per
+//   iteration: the LoopCond's value is the only extra tensor sent.
 // - Every partition gets the graph's versions and library.
 // Inserted nodes are named by new_name(source node name), so names stay
 // unique over all partitions. Output is deterministic (nodes follow the
 // graph's id order; inserted nodes come where they are first needed). Each
 // partition imports with ImportOptions::allow_internal_names.
 // Errors: InvalidArgument naming the node for an empty location or an
-// unconnected data input, or when get_incarnation is needed but unset.
+// unconnected data input, or when get_incarnation is needed but unset; for a
+// graph whose loops cross partitions, BuildGraphFrames' errors and a frame
+// without a LoopCond.
 absl::StatusOr<std::map<std::string, GraphDef>> Partition(
     const Graph& graph, const PartitionOptions& opts = {});
 

@@ -2,6 +2,10 @@
 
 namespace dfx {
 
+// Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
+// (kernels/control_flow/).
+void RegisterControlFlowKernels(KernelRegistry* registry);
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -16,6 +20,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterIoKernels(registry);
   RegisterStateKernels(registry);
   RegisterTrainingKernels(registry);
+  RegisterControlFlowKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

@@ -5,32 +5,50 @@
 #include <future>
 #include <new>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "graph/control_flow.h"
+#include "graph/node_def_util.h"
 #include "runtime/cancellation.h"
+#include "runtime/resource_mgr.h"
 #include "runtime/step_stats_collector.h"
 
 namespace dfx {
 namespace {
 
-// The design follows TensorFlow's executor with its "simple propagator" (no
-// v1 control flow): an immutable flat view of the graph built once, and per
-// step one block holding an atomic pending count per node and one tensor
-// slot per node input. A slot is written once by its producer before the
-// producer's release-decrement of the consumer's pending count, and read and
-// cleared by the consumer after the acquire-decrement that made it ready, so
-// slots need no lock.
+// The design follows TensorFlow's executor. An immutable flat view of the
+// graph is built once. A graph without control-flow primitives runs as a
+// SimpleStep (TensorFlow's "simple propagator"): one block per step with an
+// atomic pending count per node and one tensor slot per node input. A slot
+// is written once by its producer before the producer's release-decrement of
+// the consumer's pending count, and read and cleared by the consumer after
+// the acquire-decrement that made it ready, so slots need no lock.
+//
+// A graph with Switch/Merge/Enter/Exit/NextIteration runs as a LoopStep: its
+// nodes are grouped statically into frames (the root frame, and one per loop
+// named by its Enters' frame_name); at run time each loop execution is a
+// FrameState (one per parent frame instance and parent iteration) holding
+// its live iterations, each an IterState with the frame's own pending
+// counts, dead counts and input slots. A frame's state changes under the
+// frame's mutex. Deadness travels with values: a node with a dead input is
+// dead and is skipped (its outputs are dead) unless it is a Merge, which
+// fires on its first live input or once all of its inputs are dead, or a
+// ControlTrigger, which always runs. The rules follow "Implementation of
+// Control Flow in TensorFlow" (Yu et al., EuroSys 2018).
 
 // One edge out of a node, in the flat per-executor edge array.
 struct OutEdge {
   int32_t dst;         // dense node index
-  int32_t dst_slot;    // global input slot of dst; -1 for a control edge
+  int32_t dst_slot;    // input slot of dst in its frame; -1 for control
   int32_t src_output;  // -1 for a control edge
   bool last_use;       // last data edge of src_output: the tensor is moved
 };
@@ -39,12 +57,11 @@ struct OutEdge {
 struct NodeItem {
   OpKernel* kernel = nullptr;
   const Node* node = nullptr;
-  int32_t input_start = 0;  // first global input slot
+  int32_t input_start = 0;  // first input slot, within the node's frame
   int32_t num_inputs = 0;
   int32_t num_outputs = 0;
   int32_t out_start = 0;  // first OutEdge
   int32_t num_out = 0;
-  int32_t initial_pending = 0;
   bool is_async = false;
   bool expensive = false;
   // Some input of a plain type is fed by a reference output: the executor
@@ -56,11 +73,56 @@ struct NodeItem {
   bool has_ref_output = false;
   // Transfer nodes run even when an input is dead (they ship the bit).
   bool runs_when_dead = false;
+
+  // Control flow.
+  bool is_merge = false;
+  bool is_enter = false;
+  bool is_constant_enter = false;
+  bool is_exit = false;
+  bool is_next_iteration = false;
+  bool is_control_trigger = false;
+  // The kernel may leave outputs unset; those are dead (Switch, _SwitchN).
+  bool may_skip_outputs = false;
+  int32_t frame = 0;        // the node's static frame
+  int32_t pending_id = 0;   // the node's index within its frame
+  int32_t child_frame = -1;  // Enter: the frame it enters
+};
+
+// A loop's static description (index 0: the root frame).
+struct FrameInfo {
+  std::string name;
+  int32_t parent = -1;
+  int32_t parallel_iterations = 1;
+  // Enter nodes into this frame: iteration 0 is not done before they ran.
+  int32_t num_enters = 0;
+  int32_t num_slots = 0;
+  std::vector<int32_t> nodes;            // dense ids, by pending_id
+  std::vector<int32_t> initial_pending;  // by pending_id
+  uint64_t name_hash = 0;
 };
 
 bool IsTransferOp(const std::string& op) {
   return op == "_Send" || op == "_Recv" || op == "_HostSend" ||
          op == "_HostRecv";
+}
+
+// FNV-1a: frame ids must be the same in every process (partitions of one
+// loop on different tasks name the same rendezvous keys).
+uint64_t StableHash(absl::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : s) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+uint64_t MixHash(uint64_t a, uint64_t b) {
+  // splitmix64's finalizer over a combination of the two.
+  uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
 
 absl::Status PrefixWithNode(const NodeItem& item, const absl::Status& s) {
@@ -72,78 +134,378 @@ absl::Status PrefixWithNode(const NodeItem& item, const absl::Status& s) {
                              "): ", s.message()));
 }
 
-class ExecutorImpl;
+std::string NodeString(const NodeItem& item) {
+  return absl::StrCat("'", item.node->name(), "' (op ",
+                      item.node->type_string(), ")");
+}
+
+// Checks a kernel's outputs: every output set (unless the kernel may leave
+// some unset: those are dead), with the declared type.
+absl::Status CheckOutputs(const NodeItem& item, OpKernelContext* ctx) {
+  if (!ctx->status().ok()) return PrefixWithNode(item, ctx->status());
+  if (ctx->is_output_dead()) return absl::OkStatus();
+  const absl::InlinedVector<Tensor, 4>& outputs = *ctx->mutable_outputs();
+  for (int32_t i = 0; i < item.num_outputs; ++i) {
+    if (item.has_ref_output && IsRefType(item.kernel->output_type(i))) {
+      if (ctx->output_refs().empty() || !ctx->output_refs()[i].valid()) {
+        if (item.may_skip_outputs) continue;
+        return PrefixWithNode(item, absl::InternalError(absl::StrCat(
+                                        "kernel did not produce reference "
+                                        "output ",
+                                        i)));
+      }
+      continue;
+    }
+    const Tensor& t = outputs[i];
+    const DataType want = BaseType(item.kernel->output_type(i));
+    if (!t.IsInitialized()) {
+      if (item.may_skip_outputs) continue;
+      return PrefixWithNode(item, absl::InternalError(absl::StrCat(
+                                      "kernel did not produce output ", i)));
+    }
+    if (t.dtype() != want) {
+      return PrefixWithNode(
+          item, absl::InternalError(absl::StrCat(
+                    "kernel produced a ", DataTypeString(t.dtype()),
+                    " tensor for output ", i, ", which the op declares ",
+                    DataTypeString(want))));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Reads the referenced tensors of `item`'s plain inputs fed by reference
+// outputs into their slots.
+absl::Status DerefInputs(const NodeItem& item, Tensor* tensors,
+                         const TensorRef* refs) {
+  for (int32_t i = 0; i < item.num_inputs; ++i) {
+    const TensorRef& ref = refs[i];
+    if (!ref.valid() || IsRefType(item.kernel->input_type(i))) continue;
+    Tensor value;
+    {
+      absl::ReaderMutexLock lock(ref.mu);
+      value = *ref.tensor;
+    }
+    if (!value.IsInitialized()) {
+      std::string source = "?";
+      for (const Edge* e : item.node->in_edges()) {
+        if (e->dst_input == i) source = e->src->name();
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Attempting to use uninitialized value ", source));
+    }
+    tensors[i] = std::move(value);
+  }
+  return absl::OkStatus();
+}
+
+void ClearInputs(const NodeItem& item, Tensor* tensors, TensorRef* refs) {
+  for (int32_t i = 0; i < item.num_inputs; ++i) tensors[i] = Tensor();
+  if (item.derefs_input || item.takes_ref_input) {
+    std::fill(refs, refs + item.num_inputs, TensorRef());
+  }
+}
 
 // Nodes ready to run on the current thread, in FIFO order. Reused for every
 // node a thread processes in one go.
+template <typename T>
 class ReadyQueue {
  public:
-  void Push(int32_t id) { ids_.push_back(id); }
-  bool Empty() const { return head_ == ids_.size(); }
-  int32_t Pop() {
-    int32_t id = ids_[head_++];
-    if (head_ == ids_.size()) {
-      ids_.clear();
+  void Push(const T& t) { items_.push_back(t); }
+  bool Empty() const { return head_ == items_.size(); }
+  T Pop() {
+    T t = items_[head_++];
+    if (head_ == items_.size()) {
+      items_.clear();
       head_ = 0;
     }
-    return id;
+    return t;
   }
 
  private:
-  absl::InlinedVector<int32_t, 16> ids_;
+  absl::InlinedVector<T, 16> items_;
   size_t head_ = 0;
 };
 
-using ReadyList = absl::InlinedVector<int32_t, 16>;
+template <typename T>
+using ReadyList = absl::InlinedVector<T, 16>;
 
-// The state of one step. Allocated with its arrays in one block (New) and
-// destroyed when the step finishes.
-class Step {
+class ExecutorImpl : public Executor {
  public:
-  static Step* New(const ExecutorImpl* impl, const Executor::Args& args,
-                   Executor::DoneCallback done);
+  ExecutorImpl(const ExecutorParams& params, std::unique_ptr<const Graph> g)
+      : params_(params), graph_(std::move(g)) {}
 
-  // Starts the root nodes: on the calling thread when `inline_roots`,
-  // through the runner otherwise.
-  void Start(bool inline_roots);
+  absl::Status Initialize();
+
+  void RunAsync(const Args& args, DoneCallback done) override;
+  absl::Status Run(const Args& args) override;
+
+  const ExecutorParams& params() const { return params_; }
+  const std::vector<NodeItem>& items() const { return items_; }
+  const std::vector<OutEdge>& out_edges() const { return out_edges_; }
+  const std::vector<FrameInfo>& frames() const { return frames_; }
+  const std::vector<int32_t>& roots() const { return roots_; }
+  int32_t num_slots() const { return frames_[0].num_slots; }
+
+  // Byte offsets of a SimpleStep's arrays inside its block.
+  size_t pending_offset_ = 0;
+  size_t tensors_offset_ = 0;
+  size_t refs_offset_ = 0;
+  size_t dead_offset_ = 0;
+  size_t block_size_ = 0;
 
  private:
+  // Sets each node's frame; the frames' names, parents and iterations.
+  absl::Status BuildFrames(std::vector<int32_t>* frame_of);
+  void Start(const Args& args, DoneCallback done, bool inline_roots);
+
+  const ExecutorParams params_;
+  const std::unique_ptr<const Graph> graph_;
+  std::vector<std::shared_ptr<OpKernel>> kernels_;
+  std::vector<NodeItem> items_;
+  std::vector<OutEdge> out_edges_;
+  std::vector<FrameInfo> frames_;
+  std::vector<int32_t> roots_;
+  std::vector<int32_t> dense_;  // node id -> index in items_
+  bool has_control_flow_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// StepBase: what both kinds of step share — scheduling, async kernels,
+// errors, cancellation and the end of the step. `Derived` provides
+// ProcessNode(tagged, queue, ready), Destroy() and FinalStatus(); `Tagged`
+// is what names a node instance in a ready queue.
+
+template <typename Derived, typename Tagged>
+class StepBase {
+ public:
+  // Starts the root nodes: on the calling thread when `inline_roots`,
+  // through the runner otherwise.
+  void Start(ReadyList<Tagged> roots, bool inline_roots) {
+    if (cancellation_manager_ != nullptr) {
+      cancel_token_ = cancellation_manager_->get_cancellation_token();
+      cancel_registered_ = cancellation_manager_->RegisterCallback(
+          cancel_token_, [this] { Cancel(); });
+      if (!cancel_registered_) {
+        Executor::DoneCallback done = std::move(done_);
+        derived()->Destroy();
+        done(absl::CancelledError("step cancelled before it started"));
+        return;
+      }
+    }
+    if (roots.empty()) {
+      outstanding_.store(1, std::memory_order_relaxed);
+      Finish();
+      return;
+    }
+    outstanding_.store(static_cast<int64_t>(roots.size()),
+                       std::memory_order_relaxed);
+    if (inline_roots) {
+      ReadyQueue<Tagged> queue;
+      ScheduleReady(roots, &queue);
+      RunLoop(&queue);
+    } else {
+      ScheduleReady(roots, nullptr);
+    }
+  }
+
+ protected:
   struct AsyncState {
-    AsyncState(Step* step, int32_t id, const OpKernelContext::Params& p,
+    AsyncState(Derived* step, const Tagged& tagged,
+               const OpKernelContext::Params& p,
                std::optional<NodeExecStatsRecorder> stats)
-        : step(step), id(id), params(p), ctx(&params),
+        : step(step), tagged(tagged), params(p), ctx(&params),
           stats(std::move(stats)) {}
-    Step* step;
-    int32_t id;
+    Derived* step;
+    Tagged tagged;
     OpKernelContext::Params params;
     OpKernelContext ctx;
     std::optional<NodeExecStatsRecorder> stats;
   };
 
-  Step(const ExecutorImpl* impl, const Executor::Args& args,
-       Executor::DoneCallback done, char* arrays);
-  ~Step();
-  static void Delete(Step* step);
+  StepBase(const ExecutorImpl* impl, const Executor::Args& args,
+           Executor::DoneCallback done)
+      : impl_(impl),
+        step_id_(args.step_id),
+        call_frame_(args.call_frame),
+        rendezvous_(args.rendezvous),
+        cancellation_manager_(args.cancellation_manager),
+        stats_collector_(args.stats_collector),
+        runner_(args.runner),
+        done_(std::move(done)),
+        step_container_(args.step_id,
+                        impl->params().device->resource_manager()) {}
 
-  // Runs `id` and everything it makes ready inline.
-  void Process(int32_t id);
-  void RunLoop(ReadyQueue* queue);
-  void ProcessNode(int32_t id, ReadyQueue* queue, ReadyList* ready);
-  void AsyncDone(AsyncState* state);
-  // Checks the kernel's outputs and hands them to the consumers; the
-  // consumers whose pending count reaches zero go to `ready`.
-  absl::Status PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
-                                bool node_dead, ReadyList* ready);
-  void ClearInputs(const NodeItem& item);
+  Derived* derived() { return static_cast<Derived*>(this); }
+  const std::vector<NodeItem>& items() const { return impl_->items(); }
+
+  bool aborted() const { return aborted_.load(std::memory_order_acquire); }
+
+  // Fills the kernel parameters every node shares.
+  void FillParams(const NodeItem& item, Tensor* inputs, const TensorRef* refs,
+                  bool dead, FrameAndIter frame_iter,
+                  OpKernelContext::Params* params) {
+    params->step_id = step_id_;
+    params->op_kernel = item.kernel;
+    params->device = impl_->params().device;
+    params->inputs = absl::Span<const Tensor>(inputs, item.num_inputs);
+    if (item.takes_ref_input) {
+      params->input_refs = absl::Span<const TensorRef>(refs, item.num_inputs);
+    }
+    params->rendezvous = rendezvous_;
+    params->cancellation_manager = cancellation_manager_;
+    params->call_frame = call_frame_;
+    params->is_input_dead = dead;
+    params->frame_iter = frame_iter;
+    params->step_container = &step_container_;
+  }
+
+  // Runs `item`'s kernel for `tagged`. A synchronous kernel's context is
+  // handed to `done(ctx, stats)` before returning; an async kernel's later,
+  // on its own thread, through Derived::AsyncDone.
+  template <typename DoneFn>
+  void RunKernel(const NodeItem& item, const Tagged& tagged,
+                 const OpKernelContext::Params& params, DoneFn&& done) {
+    std::optional<NodeExecStatsRecorder> stats;
+    if (stats_collector_ != nullptr) stats.emplace(*item.node);
+    if (item.is_async) {
+      // The inputs stay in their slots until the kernel is done.
+      auto* state = new AsyncState(derived(), tagged, params, std::move(stats));
+      if (state->stats) state->stats->RecordComputeStarted();
+      item.kernel->AsAsync()->ComputeAsync(
+          &state->ctx, [state] { state->step->AsyncDone(state); });
+      return;
+    }
+    OpKernelContext::Params p = params;
+    OpKernelContext ctx(&p);
+    if (stats) stats->RecordComputeStarted();
+    item.kernel->Compute(&ctx);
+    if (stats) stats->RecordComputeEnded();
+    done(&ctx);
+    if (stats) stats->Done(stats_collector_, impl_->params().device->name());
+  }
+
+  void FinishAsyncStats(AsyncState* state) {
+    if (state->stats) {
+      state->stats->Done(stats_collector_, impl_->params().device->name());
+    }
+  }
+
+  void RunLoop(ReadyQueue<Tagged>* queue) {
+    ReadyList<Tagged> ready;
+    // Only the local queue is read between nodes: once it is empty the step
+    // may already be finished and freed by another thread.
+    while (!queue->Empty()) {
+      derived()->ProcessNode(queue->Pop(), queue, &ready);
+    }
+  }
+
+  void Process(const Tagged& tagged) {
+    ReadyQueue<Tagged> queue;
+    queue.Push(tagged);
+    RunLoop(&queue);
+  }
+
   // Accounts for one finished node that made `ready` ready; with `queue`
   // null everything ready goes to the runner. The caller must not touch the
   // step afterwards unless its own queue is non-empty.
-  void NodeDone(ReadyList* ready, ReadyQueue* queue);
-  void ScheduleReady(const ReadyList& ready, ReadyQueue* queue);
-  void Dispatch(int32_t id);
-  void RecordError(const absl::Status& s);
-  void Cancel();
-  void Finish();
+  void NodeDone(ReadyList<Tagged>* ready, ReadyQueue<Tagged>* queue) {
+    if (aborted()) ready->clear();
+    const int64_t k = static_cast<int64_t>(ready->size());
+    if (k == 0) {
+      if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
+      return;
+    }
+    if (k > 1) outstanding_.fetch_add(k - 1, std::memory_order_relaxed);
+    ScheduleReady(*ready, queue);
+  }
+
+  void ScheduleReady(const ReadyList<Tagged>& ready,
+                     ReadyQueue<Tagged>* queue) {
+    // While dispatching, a guard count keeps the step alive: a dispatched
+    // node could otherwise finish the step before this loop ends.
+    bool guard = false;
+    auto dispatch = [&](const Tagged& t) {
+      if (!guard) {
+        outstanding_.fetch_add(1, std::memory_order_relaxed);
+        guard = true;
+      }
+      Dispatch(t);
+    };
+    if (queue == nullptr) {
+      for (const Tagged& t : ready) dispatch(t);
+    } else {
+      // Cheap nodes run inline; of the expensive ones all but the last go
+      // to the runner, and the last runs inline when nothing else does.
+      const Tagged* tail = nullptr;
+      for (const Tagged& t : ready) {
+        if (!items()[Derived::IdOf(t)].expensive) {
+          queue->Push(t);
+        } else {
+          if (tail != nullptr) dispatch(*tail);
+          tail = &t;
+        }
+      }
+      if (tail != nullptr) {
+        if (queue->Empty()) {
+          queue->Push(*tail);
+        } else {
+          dispatch(*tail);
+        }
+      }
+    }
+    if (guard && outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      Finish();
+    }
+  }
+
+  void Dispatch(const Tagged& t) {
+    if (runner_) {
+      runner_([this, t] { Process(t); });
+    } else {
+      Process(t);
+    }
+  }
+
+  void RecordError(const absl::Status& s) {
+    bool first = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (status_.ok()) {
+        status_ = s;
+        first = true;
+      }
+    }
+    aborted_.store(true, std::memory_order_release);
+    // Wakes async kernels of other branches (a _Recv waiting for ever).
+    if (first && cancellation_manager_ != nullptr) {
+      cancellation_manager_->StartCancel();
+    }
+  }
+
+  void Cancel() {
+    {
+      absl::MutexLock lock(&mu_);
+      if (status_.ok()) status_ = absl::CancelledError("step was cancelled");
+    }
+    aborted_.store(true, std::memory_order_release);
+  }
+
+  void Finish() {
+    if (cancel_registered_) {
+      // Waits while our callback may be running on another thread.
+      cancellation_manager_->DeregisterCallback(cancel_token_);
+    }
+    absl::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      status = status_;
+    }
+    if (status.ok()) status = derived()->FinalStatus();
+    Executor::DoneCallback done = std::move(done_);
+    derived()->Destroy();
+    done(std::move(status));
+  }
 
   const ExecutorImpl* const impl_;
   const int64_t step_id_;
@@ -153,6 +515,7 @@ class Step {
   StepStatsCollector* const stats_collector_;
   const Executor::Runner runner_;
   Executor::DoneCallback done_;
+  ScopedStepContainer step_container_;
 
   // Nodes queued or running, plus guards held while dispatching.
   std::atomic<int64_t> outstanding_{0};
@@ -161,56 +524,713 @@ class Step {
   absl::Status status_ ABSL_GUARDED_BY(mu_);
   CancellationToken cancel_token_ = -1;
   bool cancel_registered_ = false;
+};
 
-  // Reads the referenced tensors of `item`'s plain inputs fed by reference
-  // outputs into their slots.
-  absl::Status DerefInputs(const NodeItem& item);
+// ---------------------------------------------------------------------------
+// SimpleStep: a step of a graph without control flow. Allocated with its
+// arrays in one block (New) and destroyed when the step finishes.
+
+class SimpleStep : public StepBase<SimpleStep, int32_t> {
+ public:
+  static SimpleStep* New(const ExecutorImpl* impl, const Executor::Args& args,
+                         Executor::DoneCallback done) {
+    static_assert(alignof(SimpleStep) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    char* block = static_cast<char*>(::operator new(impl->block_size_));
+    return new (block) SimpleStep(impl, args, std::move(done), block);
+  }
+
+  static int32_t IdOf(int32_t id) { return id; }
+
+  void ProcessNode(int32_t id, ReadyQueue<int32_t>* queue,
+                   ReadyList<int32_t>* ready);
+  void AsyncDone(AsyncState* state);
+  void Destroy() {
+    this->~SimpleStep();
+    ::operator delete(static_cast<void*>(this));
+  }
+  absl::Status FinalStatus() { return absl::OkStatus(); }
+
+ private:
+  SimpleStep(const ExecutorImpl* impl, const Executor::Args& args,
+             Executor::DoneCallback done, char* block);
+  ~SimpleStep();
+
+  // Hands the kernel's outputs (or deadness, with ctx null) to the
+  // consumers; those whose pending count reaches zero go to `ready`.
+  void PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
+                        bool node_dead, ReadyList<int32_t>* ready);
+  // Finishes a node whose kernel ran.
+  void KernelDone(const NodeItem& item, OpKernelContext* ctx,
+                  ReadyList<int32_t>* ready);
 
   std::atomic<int32_t>* pending_;  // per node
   Tensor* tensors_;                // per input slot
   TensorRef* refs_;                // per input slot
-  uint8_t* dead_;                  // per input slot
+  std::atomic<uint8_t>* dead_;     // per node: some input is dead
 };
 
-class ExecutorImpl : public Executor {
+SimpleStep::SimpleStep(const ExecutorImpl* impl, const Executor::Args& args,
+                       Executor::DoneCallback done, char* block)
+    : StepBase(impl, args, std::move(done)) {
+  const std::vector<NodeItem>& nodes = impl_->items();
+  const std::vector<int32_t>& initial = impl_->frames()[0].initial_pending;
+  const size_t n = nodes.size();
+  pending_ =
+      reinterpret_cast<std::atomic<int32_t>*>(block + impl_->pending_offset_);
+  for (size_t i = 0; i < n; ++i) {
+    new (&pending_[i]) std::atomic<int32_t>(initial[i]);
+  }
+  const int32_t slots = impl_->num_slots();
+  tensors_ = reinterpret_cast<Tensor*>(block + impl_->tensors_offset_);
+  for (int32_t i = 0; i < slots; ++i) new (&tensors_[i]) Tensor();
+  refs_ = reinterpret_cast<TensorRef*>(block + impl_->refs_offset_);
+  static_assert(std::is_trivially_destructible_v<TensorRef>);
+  std::fill(refs_, refs_ + slots, TensorRef());
+  dead_ = reinterpret_cast<std::atomic<uint8_t>*>(block + impl_->dead_offset_);
+  for (size_t i = 0; i < n; ++i) new (&dead_[i]) std::atomic<uint8_t>(0);
+}
+
+SimpleStep::~SimpleStep() {
+  for (int32_t i = 0; i < impl_->num_slots(); ++i) tensors_[i].~Tensor();
+  static_assert(std::is_trivially_destructible_v<std::atomic<int32_t>>);
+  static_assert(std::is_trivially_destructible_v<std::atomic<uint8_t>>);
+}
+
+void SimpleStep::ProcessNode(int32_t id, ReadyQueue<int32_t>* queue,
+                             ReadyList<int32_t>* ready) {
+  const NodeItem& item = items()[id];
+  ready->clear();
+  if (aborted()) {
+    NodeDone(ready, queue);
+    return;
+  }
+  Tensor* inputs = tensors_ + item.input_start;
+  TensorRef* refs = refs_ + item.input_start;
+  const bool dead = dead_[id].load(std::memory_order_relaxed) != 0;
+  if (dead && !item.runs_when_dead) {
+    PropagateOutputs(item, nullptr, /*node_dead=*/true, ready);
+    ClearInputs(item, inputs, refs);
+    NodeDone(ready, queue);
+    return;
+  }
+  if (item.derefs_input) {
+    absl::Status s = DerefInputs(item, inputs, refs);
+    if (!s.ok()) {
+      ClearInputs(item, inputs, refs);
+      RecordError(PrefixWithNode(item, s));
+      NodeDone(ready, queue);
+      return;
+    }
+  }
+  OpKernelContext::Params params;
+  FillParams(item, inputs, refs, dead, FrameAndIter{}, &params);
+  RunKernel(item, id, params,
+            [&](OpKernelContext* ctx) { KernelDone(item, ctx, ready); });
+  if (!item.is_async) NodeDone(ready, queue);
+}
+
+void SimpleStep::KernelDone(const NodeItem& item, OpKernelContext* ctx,
+                            ReadyList<int32_t>* ready) {
+  absl::Status s = CheckOutputs(item, ctx);
+  if (s.ok()) {
+    // A transfer node that ran dead passes its deadness on.
+    PropagateOutputs(item, ctx, ctx->is_input_dead(), ready);
+  } else {
+    RecordError(s);
+  }
+  ClearInputs(item, tensors_ + item.input_start, refs_ + item.input_start);
+}
+
+void SimpleStep::AsyncDone(AsyncState* state) {
+  const NodeItem& item = items()[state->tagged];
+  if (state->stats) state->stats->RecordComputeEnded();
+  ReadyList<int32_t> ready;
+  KernelDone(item, &state->ctx, &ready);
+  FinishAsyncStats(state);
+  delete state;
+  // Async completions run on whatever thread finished the kernel (an RPC or
+  // timer thread): everything ready moves to the runner.
+  NodeDone(&ready, nullptr);
+}
+
+void SimpleStep::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
+                                  bool node_dead, ReadyList<int32_t>* ready) {
+  const bool dead = node_dead || ctx == nullptr || ctx->is_output_dead();
+  absl::InlinedVector<Tensor, 4>* outputs =
+      dead ? nullptr : ctx->mutable_outputs();
+  const OutEdge* e = impl_->out_edges().data() + item.out_start;
+  const OutEdge* end = e + item.num_out;
+  for (; e != end; ++e) {
+    if (dead) {
+      // A dead input, data or control, makes the consumer dead.
+      dead_[e->dst].store(1, std::memory_order_relaxed);
+    } else if (e->dst_slot >= 0) {
+      if (item.has_ref_output &&
+          IsRefType(item.kernel->output_type(e->src_output))) {
+        refs_[e->dst_slot] = ctx->output_refs()[e->src_output];
+      } else if (e->last_use) {
+        tensors_[e->dst_slot] = std::move((*outputs)[e->src_output]);
+      } else {
+        tensors_[e->dst_slot] = (*outputs)[e->src_output];
+      }
+    }
+    if (pending_[e->dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      ready->push_back(e->dst);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// LoopStep: a step of a graph with control flow.
+
+// One output of a node on its way to the consumers.
+struct Entry {
+  Tensor tensor;
+  TensorRef ref;
+  bool dead = false;
+};
+using Entries = absl::InlinedVector<Entry, 4>;
+
+// One iteration of one frame instance.
+struct IterState {
+  IterState(const FrameInfo& info, int64_t n)
+      : iter_num(n),
+        pending(info.initial_pending),
+        dead_count(info.initial_pending.size(), 0),
+        tensors(info.num_slots),
+        refs(info.num_slots) {}
+  const int64_t iter_num;
+  // Nodes ready or running in this iteration.
+  int64_t outstanding_ops = 0;
+  // Child frames started in this iteration and not yet done.
+  int32_t outstanding_frames = 0;
+  // By pending_id. A Merge's count is 2 per pending control input, plus 1
+  // until a live data input has arrived.
+  std::vector<int32_t> pending;
+  std::vector<int32_t> dead_count;
+  // By input slot.
+  std::vector<Tensor> tensors;
+  std::vector<TensorRef> refs;
+};
+
+// One execution of a loop: a frame entered in one iteration of its parent.
+struct FrameState {
+  FrameState(const FrameInfo* info, uint64_t id, FrameState* parent,
+             IterState* parent_iter)
+      : info(info),
+        id(id),
+        parent(parent),
+        parent_iter(parent_iter),
+        max_parallel(std::max<int32_t>(1, info->parallel_iterations)),
+        ring(max_parallel + 1, nullptr),
+        num_pending_inputs(info->num_enters) {
+    ring[0] = new IterState(*info, 0);
+  }
+  ~FrameState() {
+    for (IterState* it : ring) delete it;
+  }
+
+  // Iteration `i`, or null when it does not exist (yet or any more).
+  IterState* Iteration(int64_t i) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    IterState* s = ring[i % static_cast<int64_t>(ring.size())];
+    return s != nullptr && s->iter_num == i ? s : nullptr;
+  }
+
+  const FrameInfo* const info;
+  const uint64_t id;  // in rendezvous keys; 0 for the root frame
+  FrameState* const parent;
+  IterState* const parent_iter;
+  const int32_t max_parallel;
+
+  absl::Mutex mu;
+  // Live iterations; iteration i at i % ring.size().
+  std::vector<IterState*> ring ABSL_GUARDED_BY(mu);
+  int64_t iteration_count ABSL_GUARDED_BY(mu) = 0;
+  int32_t num_outstanding_iterations ABSL_GUARDED_BY(mu) = 1;
+  // Enters into this frame that have not run yet.
+  int32_t num_pending_inputs ABSL_GUARDED_BY(mu);
+  // NextIteration outputs held back while max_parallel iterations run.
+  std::vector<std::pair<int32_t, Entry>> next_iter_roots ABSL_GUARDED_BY(mu);
+  // Values of constant Enters, given to every iteration.
+  std::vector<std::pair<int32_t, Entry>> inv_values ABSL_GUARDED_BY(mu);
+  // Exits that were dead in the newest iteration: their deadness reaches
+  // the parent frame when this frame is done.
+  std::vector<int32_t> dead_exits ABSL_GUARDED_BY(mu);
+};
+
+struct TaggedNode {
+  int32_t id;
+  FrameState* frame;
+  IterState* iter;
+  bool dead;
+};
+
+class LoopStep : public StepBase<LoopStep, TaggedNode> {
  public:
-  ExecutorImpl(const ExecutorParams& params, std::unique_ptr<const Graph> g)
-      : params_(params), graph_(std::move(g)) {}
-
-  absl::Status Initialize();
-
-  void RunAsync(const Args& args, DoneCallback done) override {
-    Step::New(this, args, std::move(done))->Start(/*inline_roots=*/false);
+  LoopStep(const ExecutorImpl* impl, const Executor::Args& args,
+           Executor::DoneCallback done)
+      : StepBase(impl, args, std::move(done)),
+        root_(&impl->frames()[0], 0, nullptr, nullptr) {
+    absl::MutexLock lock(&root_.mu);
+    // The root's only iteration lives as long as the step.
+    root_.Iteration(0)->outstanding_ops = 1;
   }
 
-  absl::Status Run(const Args& args) override {
-    auto promise = std::make_shared<std::promise<absl::Status>>();
-    std::future<absl::Status> result = promise->get_future();
-    Step::New(this, args,
-              [promise](absl::Status s) { promise->set_value(std::move(s)); })
-        ->Start(/*inline_roots=*/true);
-    return result.get();
+  ReadyList<TaggedNode> Roots() {
+    ReadyList<TaggedNode> roots;
+    absl::MutexLock lock(&root_.mu);
+    for (int32_t id : impl_->roots()) {
+      roots.push_back({id, &root_, root_.Iteration(0), false});
+    }
+    return roots;
   }
+
+  static int32_t IdOf(const TaggedNode& t) { return t.id; }
+
+  void ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
+                   ReadyList<TaggedNode>* ready);
+  void AsyncDone(AsyncState* state);
+  void Destroy() { delete this; }
+  absl::Status FinalStatus();
 
  private:
-  friend class Step;
+  ~LoopStep() {
+    for (auto& [key, frame] : frames_) delete frame;
+  }
 
-  const ExecutorParams params_;
-  const std::unique_ptr<const Graph> graph_;
-  std::vector<std::shared_ptr<OpKernel>> kernels_;
-  std::vector<NodeItem> items_;
-  std::vector<OutEdge> out_edges_;
-  std::vector<int32_t> roots_;
-  int32_t num_slots_ = 0;
-  // Byte offsets of the arrays inside a step's block.
-  size_t pending_offset_ = 0;
-  size_t tensors_offset_ = 0;
-  size_t refs_offset_ = 0;
-  size_t dead_offset_ = 0;
-  size_t block_size_ = 0;
+  void KernelDone(const TaggedNode& t, OpKernelContext* ctx,
+                  ReadyList<TaggedNode>* ready);
+  // Hands a finished node's outputs on, moving them between frames and
+  // iterations for Enter, Exit and NextIteration.
+  void Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
+                 ReadyList<TaggedNode>* ready);
+  // Delivers `outs` of `item` along its out edges into iteration `it` of
+  // `frame`; returns how many consumers became ready.
+  int ActivateNodes(const NodeItem& item, bool node_dead, FrameState* frame,
+                    IterState* it, Entries* outs, ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
+  IterState* IncrementIteration(FrameState* frame,
+                                ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
+  void AddLoopInvariant(FrameState* frame, int32_t id, const Entry& value,
+                        ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
+  bool IsIterationDone(FrameState* frame, IterState* it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
+  // Deletes the done iterations from `it` on; true when the frame is done.
+  bool CleanupIterations(FrameState* frame, IterState* it,
+                         ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
+  FrameState* FindOrCreateChildFrame(FrameState* frame, IterState* it,
+                                     const NodeItem& enter);
+  // Passes the frame's dead exits to its parent, deletes it, and cleans up
+  // the parent (which may be done in turn).
+  void DeleteFrame(FrameState* frame, ReadyList<TaggedNode>* ready);
+
+  FrameState root_;
+  absl::Mutex frames_mu_;
+  // Child frame instances by (parent, parent iteration, static frame).
+  using FrameKey = std::tuple<const FrameState*, int64_t, int32_t>;
+  absl::flat_hash_map<FrameKey, FrameState*> frames_
+      ABSL_GUARDED_BY(frames_mu_);
 };
 
-size_t AlignUp(size_t n, size_t align) { return (n + align - 1) / align * align; }
+void LoopStep::ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
+                           ReadyList<TaggedNode>* ready) {
+  const NodeItem& item = items()[t.id];
+  ready->clear();
+  if (aborted()) {
+    NodeDone(ready, queue);
+    return;
+  }
+  Tensor* inputs = t.iter->tensors.data() + item.input_start;
+  TensorRef* refs = t.iter->refs.data() + item.input_start;
+  if (t.dead && !item.runs_when_dead) {
+    ClearInputs(item, inputs, refs);
+    Entries outs(item.num_outputs);
+    for (Entry& e : outs) e.dead = true;
+    Propagate(t, /*node_dead=*/true, &outs, ready);
+    NodeDone(ready, queue);
+    return;
+  }
+  if (item.derefs_input) {
+    absl::Status s = DerefInputs(item, inputs, refs);
+    if (!s.ok()) {
+      ClearInputs(item, inputs, refs);
+      RecordError(PrefixWithNode(item, s));
+      NodeDone(ready, queue);
+      return;
+    }
+  }
+  OpKernelContext::Params params;
+  FillParams(item, inputs, refs, t.dead,
+             FrameAndIter{t.frame->id, t.iter->iter_num}, &params);
+  RunKernel(item, t, params,
+            [&](OpKernelContext* ctx) { KernelDone(t, ctx, ready); });
+  if (!item.is_async) NodeDone(ready, queue);
+}
+
+void LoopStep::AsyncDone(AsyncState* state) {
+  if (state->stats) state->stats->RecordComputeEnded();
+  ReadyList<TaggedNode> ready;
+  KernelDone(state->tagged, &state->ctx, &ready);
+  FinishAsyncStats(state);
+  delete state;
+  NodeDone(&ready, nullptr);
+}
+
+void LoopStep::KernelDone(const TaggedNode& t, OpKernelContext* ctx,
+                          ReadyList<TaggedNode>* ready) {
+  const NodeItem& item = items()[t.id];
+  Tensor* inputs = t.iter->tensors.data() + item.input_start;
+  TensorRef* refs = t.iter->refs.data() + item.input_start;
+  absl::Status s = CheckOutputs(item, ctx);
+  if (!s.ok()) {
+    ClearInputs(item, inputs, refs);
+    RecordError(s);
+    return;
+  }
+  Entries outs(item.num_outputs);
+  const bool all_dead = ctx->is_input_dead() || ctx->is_output_dead();
+  absl::InlinedVector<Tensor, 4>& values = *ctx->mutable_outputs();
+  for (int32_t i = 0; i < item.num_outputs; ++i) {
+    Entry& e = outs[i];
+    if (all_dead) {
+      e.dead = true;
+    } else if (item.has_ref_output && IsRefType(item.kernel->output_type(i))) {
+      if (!ctx->output_refs().empty()) e.ref = ctx->output_refs()[i];
+      e.dead = !e.ref.valid();
+    } else {
+      e.dead = !values[i].IsInitialized();
+      e.tensor = std::move(values[i]);
+    }
+  }
+  ClearInputs(item, inputs, refs);
+  Propagate(t, all_dead, &outs, ready);
+}
+
+int LoopStep::ActivateNodes(const NodeItem& item, bool node_dead,
+                            FrameState* frame, IterState* it, Entries* outs,
+                            ReadyList<TaggedNode>* ready) {
+  const std::vector<NodeItem>& nodes = items();
+  const OutEdge* e = impl_->out_edges().data() + item.out_start;
+  const OutEdge* end = e + item.num_out;
+  int activated = 0;
+  for (; e != end; ++e) {
+    const NodeItem& dst = nodes[e->dst];
+    int32_t& pending = it->pending[dst.pending_id];
+    int32_t& dead = it->dead_count[dst.pending_id];
+    bool dst_ready = false;
+    bool dst_dead = false;
+    if (e->dst_slot >= 0) {
+      Entry& out = (*outs)[e->src_output];
+      auto store = [&] {
+        if (out.ref.valid()) {
+          it->refs[e->dst_slot] = out.ref;
+        } else if (e->last_use) {
+          it->tensors[e->dst_slot] = std::move(out.tensor);
+        } else {
+          it->tensors[e->dst_slot] = out.tensor;
+        }
+      };
+      if (dst.is_merge) {
+        if (!out.dead) {
+          // Only the first live input is used; the low bit of the count
+          // says none has arrived yet.
+          if ((pending & 1) != 0) {
+            store();
+            pending &= ~1;
+            dst_ready = pending == 0;
+          }
+        } else {
+          ++dead;
+          // A dead Enter kills the Merge of its loop at once: the loop sits
+          // on the untaken branch of a conditional.
+          dst_dead = dead == dst.num_inputs || item.is_enter;
+          dst_ready = pending == 1 && dst_dead;
+        }
+      } else {
+        if (out.dead) {
+          ++dead;
+        } else {
+          store();
+        }
+        dst_ready = --pending == 0;
+        dst_dead = dead > 0;
+      }
+    } else if (dst.is_merge) {
+      pending -= 2;
+      dst_dead = dead == dst.num_inputs;
+      dst_ready = pending == 0 || (pending == 1 && dst_dead);
+    } else {
+      if (node_dead) ++dead;
+      dst_ready = --pending == 0;
+      dst_dead = dead > 0;
+    }
+    if (dst_ready) {
+      if (dst.is_control_trigger) dst_dead = false;
+      ready->push_back({e->dst, frame, it, dst_dead});
+      ++activated;
+    }
+  }
+  return activated;
+}
+
+void LoopStep::Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
+                         ReadyList<TaggedNode>* ready) {
+  const NodeItem& item = items()[t.id];
+  FrameState* const frame = t.frame;
+  IterState* const it = t.iter;
+  bool frame_done = false;
+  if (item.is_enter) {
+    FrameState* child = FindOrCreateChildFrame(frame, it, item);
+    bool child_done = false;
+    {
+      absl::MutexLock lock(&child->mu);
+      // Iteration 0 lives until every Enter into the frame has run.
+      IterState* first = child->Iteration(0);
+      if (item.is_constant_enter) {
+        AddLoopInvariant(child, t.id, (*outs)[0], ready);
+      } else {
+        first->outstanding_ops +=
+            ActivateNodes(item, node_dead, child, first, outs, ready);
+      }
+      --child->num_pending_inputs;
+      child_done = CleanupIterations(child, first, ready);
+    }
+    if (child_done) DeleteFrame(child, ready);
+    absl::MutexLock lock(&frame->mu);
+    --it->outstanding_ops;
+    frame_done = CleanupIterations(frame, it, ready);
+  } else if (item.is_exit) {
+    if (!node_dead) {
+      FrameState* parent = frame->parent;
+      absl::MutexLock lock(&parent->mu);
+      frame->parent_iter->outstanding_ops += ActivateNodes(
+          item, false, parent, frame->parent_iter, outs, ready);
+    }
+    absl::MutexLock lock(&frame->mu);
+    if (node_dead && it->iter_num == frame->iteration_count) {
+      frame->dead_exits.push_back(t.id);
+    }
+    --it->outstanding_ops;
+    frame_done = CleanupIterations(frame, it, ready);
+  } else if (item.is_next_iteration) {
+    absl::MutexLock lock(&frame->mu);
+    // A dead NextIteration ends the loop: deadness stops here.
+    if (!node_dead) {
+      IterState* next = nullptr;
+      if (it->iter_num < frame->iteration_count) {
+        next = frame->Iteration(it->iter_num + 1);
+      } else if (frame->num_outstanding_iterations < frame->max_parallel) {
+        next = IncrementIteration(frame, ready);
+      } else {
+        frame->next_iter_roots.emplace_back(t.id, std::move((*outs)[0]));
+      }
+      if (next != nullptr) {
+        next->outstanding_ops +=
+            ActivateNodes(item, false, frame, next, outs, ready);
+      }
+    }
+    --it->outstanding_ops;
+    frame_done = CleanupIterations(frame, it, ready);
+  } else {
+    absl::MutexLock lock(&frame->mu);
+    it->outstanding_ops +=
+        ActivateNodes(item, node_dead, frame, it, outs, ready) - 1;
+    frame_done = CleanupIterations(frame, it, ready);
+  }
+  if (frame_done) DeleteFrame(frame, ready);
+}
+
+IterState* LoopStep::IncrementIteration(FrameState* frame,
+                                        ReadyList<TaggedNode>* ready) {
+  const int64_t n = ++frame->iteration_count;
+  IterState*& slot = frame->ring[n % static_cast<int64_t>(frame->ring.size())];
+  DFX_CHECK(slot == nullptr);
+  slot = new IterState(*frame->info, n);
+  IterState* next = slot;
+  ++frame->num_outstanding_iterations;
+  frame->dead_exits.clear();
+  int activated = 0;
+  for (auto& [id, value] : frame->next_iter_roots) {
+    Entries outs(1);
+    outs[0] = std::move(value);
+    activated += ActivateNodes(items()[id], false, frame, next, &outs, ready);
+  }
+  frame->next_iter_roots.clear();
+  for (const auto& [id, value] : frame->inv_values) {
+    Entries outs(1, value);
+    activated +=
+        ActivateNodes(items()[id], value.dead, frame, next, &outs, ready);
+  }
+  next->outstanding_ops += activated;
+  return next;
+}
+
+void LoopStep::AddLoopInvariant(FrameState* frame, int32_t id,
+                                const Entry& value,
+                                ReadyList<TaggedNode>* ready) {
+  frame->inv_values.emplace_back(id, value);
+  // Every iteration is alive: iteration 0 waits for this Enter, and later
+  // ones for the iteration before them.
+  for (int64_t i = 0; i <= frame->iteration_count; ++i) {
+    IterState* it = frame->Iteration(i);
+    DFX_CHECK(it != nullptr);
+    Entries outs(1, value);
+    it->outstanding_ops +=
+        ActivateNodes(items()[id], value.dead, frame, it, &outs, ready);
+  }
+}
+
+bool LoopStep::IsIterationDone(FrameState* frame, IterState* it) {
+  if (it->outstanding_ops != 0 || it->outstanding_frames != 0) return false;
+  if (it->iter_num == 0) return frame->num_pending_inputs == 0;
+  return frame->Iteration(it->iter_num - 1) == nullptr;
+}
+
+bool LoopStep::CleanupIterations(FrameState* frame, IterState* it,
+                                 ReadyList<TaggedNode>* ready) {
+  // The root frame's iteration lives as long as the step.
+  if (frame == &root_) return false;
+  int64_t n = it->iter_num;
+  while (it != nullptr && IsIterationDone(frame, it)) {
+    frame->ring[n % static_cast<int64_t>(frame->ring.size())] = nullptr;
+    delete it;
+    --frame->num_outstanding_iterations;
+    ++n;
+    // A finished iteration makes room for one held back.
+    if (!frame->next_iter_roots.empty()) IncrementIteration(frame, ready);
+    it = n <= frame->iteration_count ? frame->Iteration(n) : nullptr;
+  }
+  return frame->num_pending_inputs == 0 &&
+         frame->num_outstanding_iterations == 0;
+}
+
+FrameState* LoopStep::FindOrCreateChildFrame(FrameState* frame, IterState* it,
+                                             const NodeItem& enter) {
+  const FrameInfo& info = impl_->frames()[enter.child_frame];
+  absl::MutexLock lock(&frames_mu_);
+  auto [slot, inserted] = frames_.try_emplace(
+      FrameKey(frame, it->iter_num, enter.child_frame), nullptr);
+  if (inserted) {
+    const uint64_t id =
+        MixHash(MixHash(frame->id, static_cast<uint64_t>(it->iter_num)),
+                info.name_hash);
+    slot->second = new FrameState(&info, id, frame, it);
+    absl::MutexLock frame_lock(&frame->mu);
+    ++it->outstanding_frames;
+  }
+  return slot->second;
+}
+
+void LoopStep::DeleteFrame(FrameState* frame, ReadyList<TaggedNode>* ready) {
+  FrameState* parent = frame->parent;
+  IterState* parent_iter = frame->parent_iter;
+  {
+    absl::MutexLock parent_lock(&parent->mu);
+    std::vector<int32_t> dead_exits;
+    {
+      absl::MutexLock lock(&frame->mu);
+      dead_exits.swap(frame->dead_exits);
+    }
+    int activated = 0;
+    for (int32_t id : dead_exits) {
+      const NodeItem& exit = items()[id];
+      Entries outs(exit.num_outputs);
+      for (Entry& e : outs) e.dead = true;
+      activated += ActivateNodes(exit, true, parent, parent_iter, &outs, ready);
+    }
+    parent_iter->outstanding_ops += activated;
+  }
+  {
+    absl::MutexLock lock(&frames_mu_);
+    frames_.erase(FrameKey(parent, parent_iter->iter_num,
+                           static_cast<int32_t>(frame->info -
+                                                impl_->frames().data())));
+  }
+  delete frame;
+  bool parent_done = false;
+  {
+    absl::MutexLock lock(&parent->mu);
+    --parent_iter->outstanding_frames;
+    parent_done = CleanupIterations(parent, parent_iter, ready);
+  }
+  if (parent_done) DeleteFrame(parent, ready);
+}
+
+absl::Status LoopStep::FinalStatus() {
+  // Every node of the root frame runs, alive or dead, in a well-formed
+  // graph; one that never did waits for an input that cannot come.
+  std::vector<std::string> stuck;
+  {
+    absl::MutexLock lock(&frames_mu_);
+    for (const auto& [key, frame] : frames_) {
+      absl::MutexLock frame_lock(&frame->mu);
+      stuck.push_back(absl::StrCat("loop frame '", frame->info->name,
+                                   "' (iteration ", frame->iteration_count,
+                                   ") never finished"));
+      if (stuck.size() >= 3) break;
+    }
+  }
+  {
+    absl::MutexLock lock(&root_.mu);
+    const IterState* it = root_.Iteration(0);
+    const FrameInfo& info = *root_.info;
+    for (size_t p = 0; p < info.nodes.size() && stuck.size() < 3; ++p) {
+      const NodeItem& item = items()[info.nodes[p]];
+      const int32_t pending = it->pending[p];
+      const bool ran =
+          item.is_merge
+              ? pending == 0 ||
+                    (pending == 1 && it->dead_count[p] == item.num_inputs)
+              : pending == 0;
+      if (!ran) stuck.push_back(absl::StrCat("node ", NodeString(item),
+                                             " never ran"));
+    }
+  }
+  if (stuck.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the step ended with nodes that can never run (malformed control "
+      "flow): ",
+      absl::StrJoin(stuck, "; ")));
+}
+
+// ---------------------------------------------------------------------------
+// ExecutorImpl
+
+size_t AlignUp(size_t n, size_t align) {
+  return (n + align - 1) / align * align;
+}
+
+absl::Status ExecutorImpl::BuildFrames(std::vector<int32_t>* frame_of) {
+  frames_.clear();
+  frames_.emplace_back();  // the root frame
+  frame_of->assign(items_.size(), 0);
+  if (!has_control_flow_) return absl::OkStatus();
+  DFX_ASSIGN_OR_RETURN(GraphFrames g, BuildGraphFrames(*graph_));
+  absl::flat_hash_map<std::string, int32_t> by_name;
+  frames_.resize(g.frames.size());
+  for (size_t f = 1; f < g.frames.size(); ++f) {
+    FrameInfo& info = frames_[f];
+    info.name = g.frames[f].name;
+    info.parent = g.frames[f].parent;
+    info.parallel_iterations = g.frames[f].parallel_iterations;
+    info.name_hash = StableHash(info.name);
+    by_name[info.name] = static_cast<int32_t>(f);
+  }
+  for (size_t i = 0; i < items_.size(); ++i) {
+    NodeItem& item = items_[i];
+    (*frame_of)[i] = g.frame_of[item.node->id()];
+    if (!item.is_enter) continue;
+    std::string name;
+    DFX_RETURN_IF_ERROR(PrefixWithNode(
+        item, GetNodeAttr(item.node->def(), "frame_name", &name)));
+    item.child_frame = by_name.at(name);
+    ++frames_[item.child_frame].num_enters;
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ExecutorImpl::Initialize() {
   if (params_.device == nullptr || params_.kernel_registry == nullptr) {
@@ -218,13 +1238,12 @@ absl::Status ExecutorImpl::Initialize() {
         "executor needs a device and a kernel registry");
   }
   const std::vector<Node*> nodes = graph_->nodes();
-  std::vector<int32_t> dense(graph_->num_node_ids(), -1);
+  dense_.assign(graph_->num_node_ids(), -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    dense[nodes[i]->id()] = static_cast<int32_t>(i);
+    dense_[nodes[i]->id()] = static_cast<int32_t>(i);
   }
   items_.resize(nodes.size());
   kernels_.reserve(nodes.size());
-  int32_t slot = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
     std::shared_ptr<OpKernel> kernel;
@@ -238,12 +1257,28 @@ absl::Status ExecutorImpl::Initialize() {
     NodeItem& item = items_[i];
     item.kernel = kernel.get();
     item.node = node;
-    item.input_start = slot;
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
     item.is_async = kernel->AsAsync() != nullptr;
     item.expensive = kernel->IsExpensive();
-    item.runs_when_dead = IsTransferOp(node->type_string());
+    const std::string& op = node->type_string();
+    item.runs_when_dead = IsTransferOp(op);
+    item.is_merge = op == "Merge" || op == "RefMerge";
+    item.is_enter = op == "Enter" || op == "RefEnter";
+    item.is_exit = op == "Exit" || op == "RefExit";
+    item.is_next_iteration = op == "NextIteration" || op == "RefNextIteration";
+    item.is_control_trigger = op == "ControlTrigger";
+    item.may_skip_outputs =
+        op == "Switch" || op == "RefSwitch" || op == "_SwitchN";
+    if (item.is_enter) {
+      bool constant = false;
+      if (node->def().attr().contains("is_constant")) {
+        DFX_RETURN_IF_ERROR(PrefixWithNode(
+            item, GetNodeAttr(node->def(), "is_constant", &constant)));
+      }
+      item.is_constant_enter = constant;
+    }
+    has_control_flow_ |= IsControlFlowNode(*node);
     for (int k = 0; k < item.num_inputs; ++k) {
       item.takes_ref_input |= IsRefType(kernel->input_type(k));
     }
@@ -257,12 +1292,10 @@ absl::Status ExecutorImpl::Initialize() {
         item.derefs_input = true;
       }
     }
-    slot += item.num_inputs;
     kernels_.push_back(std::move(kernel));
 
     std::vector<bool> connected(item.num_inputs, false);
     for (const Edge* e : node->in_edges()) {
-      ++item.initial_pending;
       if (!e->IsControlEdge()) connected[e->dst_input] = true;
     }
     for (int k = 0; k < item.num_inputs; ++k) {
@@ -273,16 +1306,33 @@ absl::Status ExecutorImpl::Initialize() {
                          " is not connected"));
       }
     }
-    if (item.initial_pending == 0) roots_.push_back(static_cast<int32_t>(i));
+    if (node->in_edges().empty()) roots_.push_back(static_cast<int32_t>(i));
   }
-  num_slots_ = slot;
+
+  // Frames, then each node's pending count and input slots in its frame.
+  std::vector<int32_t> frame_of;
+  DFX_RETURN_IF_ERROR(BuildFrames(&frame_of));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeItem& item = items_[i];
+    FrameInfo& frame = frames_[frame_of[i]];
+    item.frame = frame_of[i];
+    item.pending_id = static_cast<int32_t>(frame.nodes.size());
+    frame.nodes.push_back(static_cast<int32_t>(i));
+    item.input_start = frame.num_slots;
+    frame.num_slots += item.num_inputs;
+    int32_t controls = 0;
+    for (const Edge* e : nodes[i]->in_edges()) controls += e->IsControlEdge();
+    const int32_t edges = static_cast<int32_t>(nodes[i]->in_edges().size());
+    frame.initial_pending.push_back(item.is_merge ? (controls << 1) | 1
+                                                  : edges);
+  }
 
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeItem& item = items_[i];
     item.out_start = static_cast<int32_t>(out_edges_.size());
     const auto& outs = nodes[i]->out_edges();
     for (const Edge* e : outs) {
-      const int32_t dst = dense[e->dst->id()];
+      const int32_t dst = dense_[e->dst->id()];
       if (e->IsControlEdge()) {
         out_edges_.push_back({dst, -1, -1, false});
       } else {
@@ -304,373 +1354,42 @@ absl::Status ExecutorImpl::Initialize() {
     }
   }
 
-  pending_offset_ = AlignUp(sizeof(Step), alignof(std::atomic<int32_t>));
-  tensors_offset_ = AlignUp(
-      pending_offset_ + items_.size() * sizeof(std::atomic<int32_t>),
-      alignof(Tensor));
-  refs_offset_ = AlignUp(tensors_offset_ + num_slots_ * sizeof(Tensor),
-                        alignof(TensorRef));
-  dead_offset_ = refs_offset_ + num_slots_ * sizeof(TensorRef);
-  block_size_ = dead_offset_ + num_slots_;
+  const size_t n = items_.size();
+  const size_t slots = static_cast<size_t>(num_slots());
+  pending_offset_ = AlignUp(sizeof(SimpleStep), alignof(std::atomic<int32_t>));
+  tensors_offset_ = AlignUp(pending_offset_ + n * sizeof(std::atomic<int32_t>),
+                            alignof(Tensor));
+  refs_offset_ =
+      AlignUp(tensors_offset_ + slots * sizeof(Tensor), alignof(TensorRef));
+  dead_offset_ = AlignUp(refs_offset_ + slots * sizeof(TensorRef),
+                         alignof(std::atomic<uint8_t>));
+  block_size_ = dead_offset_ + n * sizeof(std::atomic<uint8_t>);
   return absl::OkStatus();
 }
 
-// ---------------------------------------------------------------------------
-// Step
-
-Step* Step::New(const ExecutorImpl* impl, const Executor::Args& args,
-                Executor::DoneCallback done) {
-  static_assert(alignof(Step) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-  char* block = static_cast<char*>(::operator new(impl->block_size_));
-  return new (block) Step(impl, args, std::move(done), block);
-}
-
-void Step::Delete(Step* step) {
-  step->~Step();
-  ::operator delete(static_cast<void*>(step));
-}
-
-Step::Step(const ExecutorImpl* impl, const Executor::Args& args,
-           Executor::DoneCallback done, char* block)
-    : impl_(impl),
-      step_id_(args.step_id),
-      call_frame_(args.call_frame),
-      rendezvous_(args.rendezvous),
-      cancellation_manager_(args.cancellation_manager),
-      stats_collector_(args.stats_collector),
-      runner_(args.runner),
-      done_(std::move(done)) {
-  const size_t n = impl_->items_.size();
-  pending_ =
-      reinterpret_cast<std::atomic<int32_t>*>(block + impl_->pending_offset_);
-  for (size_t i = 0; i < n; ++i) {
-    new (&pending_[i]) std::atomic<int32_t>(impl_->items_[i].initial_pending);
-  }
-  tensors_ = reinterpret_cast<Tensor*>(block + impl_->tensors_offset_);
-  for (int32_t i = 0; i < impl_->num_slots_; ++i) new (&tensors_[i]) Tensor();
-  refs_ = reinterpret_cast<TensorRef*>(block + impl_->refs_offset_);
-  static_assert(std::is_trivially_destructible_v<TensorRef>);
-  std::fill(refs_, refs_ + impl_->num_slots_, TensorRef());
-  dead_ = reinterpret_cast<uint8_t*>(block + impl_->dead_offset_);
-  std::fill(dead_, dead_ + impl_->num_slots_, 0);
-}
-
-Step::~Step() {
-  for (int32_t i = 0; i < impl_->num_slots_; ++i) tensors_[i].~Tensor();
-  static_assert(std::is_trivially_destructible_v<std::atomic<int32_t>>);
-}
-
-void Step::Start(bool inline_roots) {
-  if (cancellation_manager_ != nullptr) {
-    cancel_token_ = cancellation_manager_->get_cancellation_token();
-    cancel_registered_ = cancellation_manager_->RegisterCallback(
-        cancel_token_, [this] { Cancel(); });
-    if (!cancel_registered_) {
-      Executor::DoneCallback done = std::move(done_);
-      Delete(this);
-      done(absl::CancelledError("step cancelled before it started"));
-      return;
-    }
-  }
-  const std::vector<int32_t>& roots = impl_->roots_;
-  if (roots.empty()) {
-    outstanding_.store(1, std::memory_order_relaxed);
-    Finish();
-    return;
-  }
-  outstanding_.store(static_cast<int64_t>(roots.size()),
-                     std::memory_order_relaxed);
-  ReadyList ready(roots.begin(), roots.end());
-  if (inline_roots) {
-    ReadyQueue queue;
-    ScheduleReady(ready, &queue);
-    RunLoop(&queue);
+void ExecutorImpl::Start(const Args& args, DoneCallback done,
+                         bool inline_roots) {
+  if (has_control_flow_) {
+    auto* step = new LoopStep(this, args, std::move(done));
+    step->Start(step->Roots(), inline_roots);
   } else {
-    ScheduleReady(ready, nullptr);
+    SimpleStep::New(this, args, std::move(done))
+        ->Start(ReadyList<int32_t>(roots_.begin(), roots_.end()),
+                inline_roots);
   }
 }
 
-void Step::Process(int32_t id) {
-  ReadyQueue queue;
-  queue.Push(id);
-  RunLoop(&queue);
+void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
+  Start(args, std::move(done), /*inline_roots=*/false);
 }
 
-void Step::RunLoop(ReadyQueue* queue) {
-  ReadyList ready;
-  // Only the local queue is read between nodes: once it is empty the step
-  // may already be finished and freed by another thread.
-  while (!queue->Empty()) {
-    ProcessNode(queue->Pop(), queue, &ready);
-  }
-}
-
-void Step::ProcessNode(int32_t id, ReadyQueue* queue, ReadyList* ready) {
-  const NodeItem& item = impl_->items_[id];
-  ready->clear();
-  if (aborted_.load(std::memory_order_acquire)) {
-    NodeDone(ready, queue);
-    return;
-  }
-  bool dead = false;
-  for (int32_t i = 0; i < item.num_inputs; ++i) {
-    dead |= dead_[item.input_start + i] != 0;
-  }
-  if (dead && !item.runs_when_dead) {
-    absl::Status s = PropagateOutputs(item, nullptr, /*node_dead=*/true, ready);
-    ClearInputs(item);
-    if (!s.ok()) RecordError(s);
-    NodeDone(ready, queue);
-    return;
-  }
-
-  if (item.derefs_input) {
-    absl::Status s = DerefInputs(item);
-    if (!s.ok()) {
-      ClearInputs(item);
-      RecordError(PrefixWithNode(item, s));
-      NodeDone(ready, queue);
-      return;
-    }
-  }
-
-  std::optional<NodeExecStatsRecorder> stats;
-  if (stats_collector_ != nullptr) stats.emplace(*item.node);
-
-  OpKernelContext::Params params;
-  params.step_id = step_id_;
-  params.op_kernel = item.kernel;
-  params.device = impl_->params_.device;
-  params.inputs = absl::Span<const Tensor>(tensors_ + item.input_start,
-                                           item.num_inputs);
-  if (item.takes_ref_input) {
-    params.input_refs = absl::Span<const TensorRef>(refs_ + item.input_start,
-                                                    item.num_inputs);
-  }
-  params.rendezvous = rendezvous_;
-  params.cancellation_manager = cancellation_manager_;
-  params.call_frame = call_frame_;
-  params.is_input_dead = dead;
-
-  if (item.is_async) {
-    // The inputs stay in their slots until the kernel is done.
-    auto* state = new AsyncState(this, id, params, std::move(stats));
-    if (state->stats) state->stats->RecordComputeStarted();
-    item.kernel->AsAsync()->ComputeAsync(
-        &state->ctx, [state] { state->step->AsyncDone(state); });
-    return;
-  }
-
-  OpKernelContext ctx(&params);
-  if (stats) stats->RecordComputeStarted();
-  item.kernel->Compute(&ctx);
-  if (stats) stats->RecordComputeEnded();
-  absl::Status s = PropagateOutputs(item, &ctx, /*node_dead=*/false, ready);
-  ClearInputs(item);
-  if (stats) stats->Done(stats_collector_, impl_->params_.device->name());
-  if (!s.ok()) RecordError(s);
-  NodeDone(ready, queue);
-}
-
-void Step::AsyncDone(AsyncState* state) {
-  const NodeItem& item = impl_->items_[state->id];
-  if (state->stats) state->stats->RecordComputeEnded();
-  ReadyList ready;
-  absl::Status s =
-      PropagateOutputs(item, &state->ctx, /*node_dead=*/false, &ready);
-  ClearInputs(item);
-  if (state->stats) {
-    state->stats->Done(stats_collector_, impl_->params_.device->name());
-  }
-  delete state;
-  if (!s.ok()) RecordError(s);
-  // Async completions run on whatever thread finished the kernel (an RPC or
-  // timer thread): everything ready moves to the runner.
-  NodeDone(&ready, nullptr);
-}
-
-absl::Status Step::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
-                                    bool node_dead, ReadyList* ready) {
-  bool dead = node_dead;
-  absl::InlinedVector<Tensor, 4>* outputs = nullptr;
-  if (!dead) {
-    if (!ctx->status().ok()) return PrefixWithNode(item, ctx->status());
-    dead = ctx->is_output_dead();
-    outputs = ctx->mutable_outputs();
-    if (!dead) {
-      for (int32_t i = 0; i < item.num_outputs; ++i) {
-        if (item.has_ref_output && IsRefType(item.kernel->output_type(i))) {
-          if (ctx->output_refs().empty() || !ctx->output_refs()[i].valid()) {
-            return PrefixWithNode(
-                item, absl::InternalError(absl::StrCat(
-                          "kernel did not produce reference output ", i)));
-          }
-          continue;
-        }
-        const Tensor& t = (*outputs)[i];
-        const DataType want = BaseType(item.kernel->output_type(i));
-        if (!t.IsInitialized()) {
-          return PrefixWithNode(
-              item, absl::InternalError(absl::StrCat(
-                        "kernel did not produce output ", i)));
-        }
-        if (t.dtype() != want) {
-          return PrefixWithNode(
-              item, absl::InternalError(absl::StrCat(
-                        "kernel produced a ", DataTypeString(t.dtype()),
-                        " tensor for output ", i, ", which the op declares ",
-                        DataTypeString(want))));
-        }
-      }
-    }
-  }
-  const OutEdge* e = impl_->out_edges_.data() + item.out_start;
-  const OutEdge* end = e + item.num_out;
-  for (; e != end; ++e) {
-    if (e->dst_slot >= 0) {
-      if (dead) {
-        dead_[e->dst_slot] = 1;
-      } else if (item.has_ref_output &&
-                 IsRefType(item.kernel->output_type(e->src_output))) {
-        refs_[e->dst_slot] = ctx->output_refs()[e->src_output];
-      } else if (e->last_use) {
-        tensors_[e->dst_slot] = std::move((*outputs)[e->src_output]);
-      } else {
-        tensors_[e->dst_slot] = (*outputs)[e->src_output];
-      }
-    }
-    if (pending_[e->dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ready->push_back(e->dst);
-    }
-  }
-  return absl::OkStatus();
-}
-
-void Step::ClearInputs(const NodeItem& item) {
-  Tensor* t = tensors_ + item.input_start;
-  for (int32_t i = 0; i < item.num_inputs; ++i) t[i] = Tensor();
-  if (item.derefs_input || item.takes_ref_input) {
-    std::fill(refs_ + item.input_start,
-              refs_ + item.input_start + item.num_inputs, TensorRef());
-  }
-}
-
-absl::Status Step::DerefInputs(const NodeItem& item) {
-  for (int32_t i = 0; i < item.num_inputs; ++i) {
-    const TensorRef& ref = refs_[item.input_start + i];
-    if (!ref.valid() || IsRefType(item.kernel->input_type(i))) continue;
-    Tensor value;
-    {
-      absl::ReaderMutexLock lock(ref.mu);
-      value = *ref.tensor;
-    }
-    if (!value.IsInitialized()) {
-      std::string source = "?";
-      for (const Edge* e : item.node->in_edges()) {
-        if (e->dst_input == i) source = e->src->name();
-      }
-      return absl::FailedPreconditionError(absl::StrCat(
-          "Attempting to use uninitialized value ", source));
-    }
-    tensors_[item.input_start + i] = std::move(value);
-  }
-  return absl::OkStatus();
-}
-
-void Step::NodeDone(ReadyList* ready, ReadyQueue* queue) {
-  if (aborted_.load(std::memory_order_acquire)) ready->clear();
-  const int64_t k = static_cast<int64_t>(ready->size());
-  if (k == 0) {
-    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
-    return;
-  }
-  if (k > 1) outstanding_.fetch_add(k - 1, std::memory_order_relaxed);
-  ScheduleReady(*ready, queue);
-}
-
-void Step::ScheduleReady(const ReadyList& ready, ReadyQueue* queue) {
-  // While dispatching, a guard count keeps the step alive: a dispatched node
-  // could otherwise finish the step before this loop ends.
-  bool guard = false;
-  auto dispatch = [&](int32_t id) {
-    if (!guard) {
-      outstanding_.fetch_add(1, std::memory_order_relaxed);
-      guard = true;
-    }
-    Dispatch(id);
-  };
-  if (queue == nullptr) {
-    for (int32_t id : ready) dispatch(id);
-  } else {
-    // Cheap nodes run inline; of the expensive ones all but the last go to
-    // the runner, and the last runs inline when nothing else does.
-    int32_t tail = -1;
-    for (int32_t id : ready) {
-      if (!impl_->items_[id].expensive) {
-        queue->Push(id);
-      } else {
-        if (tail >= 0) dispatch(tail);
-        tail = id;
-      }
-    }
-    if (tail >= 0) {
-      if (queue->Empty()) {
-        queue->Push(tail);
-      } else {
-        dispatch(tail);
-      }
-    }
-  }
-  if (guard && outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    Finish();
-  }
-}
-
-void Step::Dispatch(int32_t id) {
-  if (runner_) {
-    runner_([this, id] { Process(id); });
-  } else {
-    Process(id);
-  }
-}
-
-void Step::RecordError(const absl::Status& s) {
-  bool first = false;
-  {
-    absl::MutexLock lock(&mu_);
-    if (status_.ok()) {
-      status_ = s;
-      first = true;
-    }
-  }
-  aborted_.store(true, std::memory_order_release);
-  // Wakes async kernels of other branches (a _Recv waiting for ever).
-  if (first && cancellation_manager_ != nullptr) {
-    cancellation_manager_->StartCancel();
-  }
-}
-
-void Step::Cancel() {
-  {
-    absl::MutexLock lock(&mu_);
-    if (status_.ok()) status_ = absl::CancelledError("step was cancelled");
-  }
-  aborted_.store(true, std::memory_order_release);
-}
-
-void Step::Finish() {
-  if (cancel_registered_) {
-    // Waits while our callback may be running on another thread.
-    cancellation_manager_->DeregisterCallback(cancel_token_);
-  }
-  absl::Status status;
-  {
-    absl::MutexLock lock(&mu_);
-    status = status_;
-  }
-  Executor::DoneCallback done = std::move(done_);
-  Delete(this);
-  done(std::move(status));
+absl::Status ExecutorImpl::Run(const Args& args) {
+  auto promise = std::make_shared<std::promise<absl::Status>>();
+  std::future<absl::Status> result = promise->get_future();
+  Start(args,
+        [promise](absl::Status s) { promise->set_value(std::move(s)); },
+        /*inline_roots=*/true);
+  return result.get();
 }
 
 }  // namespace

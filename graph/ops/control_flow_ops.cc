@@ -105,6 +105,15 @@ absl::Status RegisterControlFlowOps(OpRegistry* r) {
   // Runs when its control inputs are done, dead or alive.
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("ControlTrigger").SetShapeFn(shape_fn::Unknown)));
+  // Assert: fails the step with InvalidArgument, showing `data`, unless
+  // `condition` holds (tf.debugging.Assert; guards in loops and conds).
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Assert")
+                                      .Input("condition: bool")
+                                      .Input("data: T")
+                                      .Attr("T: list(type)")
+                                      .Attr("summarize: int = 3")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
   return absl::OkStatus();
 }
 

@@ -9,56 +9,69 @@
 namespace dfx {
 namespace {
 
-// Builds the node's rendezvous key (frame 0:0) from its attrs, once.
-absl::StatusOr<Rendezvous::ParsedKey> KeyFromAttrs(
-    const OpKernelConstruction& ctx) {
-  std::string tensor_name, send_device, recv_device;
-  int64_t incarnation = 0;
-  DFX_RETURN_IF_ERROR(ctx.GetAttr("tensor_name", &tensor_name));
-  DFX_RETURN_IF_ERROR(ctx.GetAttr("send_device", &send_device));
-  DFX_RETURN_IF_ERROR(ctx.GetAttr("recv_device", &recv_device));
-  DFX_RETURN_IF_ERROR(ctx.GetAttr("send_device_incarnation", &incarnation));
-  return Rendezvous::ParsedKey::Parse(
-      Rendezvous::CreateKey(send_device, static_cast<uint64_t>(incarnation),
-                            recv_device, tensor_name));
-}
+// The rendezvous key of a _Send or _Recv: built from its attrs once for the
+// top level (frame 0:0), and per frame and iteration inside loops.
+class KeyMaker {
+ public:
+  absl::Status Init(const OpKernelConstruction& ctx) {
+    DFX_RETURN_IF_ERROR(ctx.GetAttr("tensor_name", &tensor_name_));
+    DFX_RETURN_IF_ERROR(ctx.GetAttr("send_device", &send_device_));
+    DFX_RETURN_IF_ERROR(ctx.GetAttr("recv_device", &recv_device_));
+    DFX_RETURN_IF_ERROR(
+        ctx.GetAttr("send_device_incarnation", &incarnation_));
+    DFX_ASSIGN_OR_RETURN(Rendezvous::ParsedKey key, Make(FrameAndIter{}));
+    top_.emplace(std::move(key));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Rendezvous::ParsedKey> For(const OpKernelContext& ctx) const {
+    const FrameAndIter f = ctx.frame_iter();
+    if (f.frame_id == 0 && f.iter_id == 0) return *top_;
+    return Make(f);
+  }
+
+ private:
+  absl::StatusOr<Rendezvous::ParsedKey> Make(FrameAndIter f) const {
+    return Rendezvous::ParsedKey::Parse(Rendezvous::CreateKey(
+        send_device_, static_cast<uint64_t>(incarnation_), recv_device_,
+        tensor_name_, f));
+  }
+
+  std::string tensor_name_, send_device_, recv_device_;
+  int64_t incarnation_ = 0;
+  std::optional<Rendezvous::ParsedKey> top_;
+};
 
 class SendOp : public OpKernel {
  public:
   explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     set_expensive(false);
-    auto key = KeyFromAttrs(*ctx);
-    if (!key.ok()) {
-      ctx->SetStatus(key.status());
-      return;
-    }
-    key_.emplace(*std::move(key));
+    absl::Status s = keys_.Init(*ctx);
+    if (!s.ok()) ctx->SetStatus(std::move(s));
   }
 
   void Compute(OpKernelContext* ctx) override {
     DFX_OP_REQUIRES(ctx, ctx->rendezvous() != nullptr,
                     absl::FailedPreconditionError(
                         "_Send runs only in a step with a rendezvous"));
+    absl::StatusOr<Rendezvous::ParsedKey> key = keys_.For(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, key.status());
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
-    DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(*key_, args, ctx->input(0),
+    DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(*key, args, ctx->input(0),
                                                     ctx->is_input_dead()));
   }
 
  private:
-  std::optional<Rendezvous::ParsedKey> key_;
+  KeyMaker keys_;
 };
 
 class RecvOp : public AsyncOpKernel {
  public:
   explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
     set_expensive(false);
-    auto key = KeyFromAttrs(*ctx);
-    if (!key.ok()) {
-      ctx->SetStatus(key.status());
-      return;
-    }
-    key_.emplace(*std::move(key));
+    absl::Status s = keys_.Init(*ctx);
+    if (!s.ok()) ctx->SetStatus(std::move(s));
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -66,10 +79,12 @@ class RecvOp : public AsyncOpKernel {
                           absl::FailedPreconditionError(
                               "_Recv runs only in a step with a rendezvous"),
                           done);
+    absl::StatusOr<Rendezvous::ParsedKey> key = keys_.For(*ctx);
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, key.status(), done);
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
     ctx->rendezvous()->RecvAsync(
-        *key_, args,
+        *key, args,
         [ctx, done = std::move(done), want = output_type(0)](
             const absl::Status& s, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
@@ -88,7 +103,7 @@ class RecvOp : public AsyncOpKernel {
   }
 
  private:
-  std::optional<Rendezvous::ParsedKey> key_;
+  KeyMaker keys_;
 };
 
 }  // namespace
