@@ -11,6 +11,9 @@
 //   dfx_bench kernels [--threads 1,2] [--min-time S] [--no-tf]
 // measures MatMul, Conv2D, Add and Sum against TensorFlow (see
 // tools/bench/kernel_bench.h).
+//   dfx_bench loop [--iters 10000] [--repeats 5] [--no-tf]
+// measures one while-loop iteration, in one partition and across devices and
+// tasks, against TensorFlow (see tools/bench/loop_bench.h).
 //   dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]
 // measures null steps and RecvTensor between processes against raw gRPC and
 // raw TCP (see tools/bench/grpc_bench.h).
@@ -33,6 +36,7 @@
 #include "runtime/thread_pool.h"
 #include "tools/bench/grpc_bench.h"
 #include "tools/bench/kernel_bench.h"
+#include "tools/bench/loop_bench.h"
 #include "tools/bench/partition_bench.h"
 
 namespace dfx {
@@ -368,6 +372,8 @@ int Usage() {
                "       dfx_bench session [--devices 1,4] [--steps N]\n"
                "       dfx_bench kernels [--threads 1,2] [--min-time S] "
                "[--no-tf]\n"
+               "       dfx_bench loop [--iters 10000] [--repeats 5] "
+               "[--no-tf]\n"
                "       dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] "
                "[--iters N]\n");
   return 2;
@@ -388,6 +394,9 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::strcmp(argv[1], "kernels") == 0) {
     return dfx::RunKernelBench(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "loop") == 0) {
+    return dfx::RunLoopBench(argc - 2, argv + 2);
   }
   if (argc >= 2 && std::strcmp(argv[1], "session") == 0) {
     return dfx::RunSessionBench(argc - 2, argv + 2);

@@ -7,6 +7,7 @@
 // the same graphs (tools/bench/tf_kernels.py) with Grappler off, so neither
 // side folds the constants away.
 #include "tools/bench/kernel_bench.h"
+#include "tools/bench/bench_util.h"
 
 #include <unistd.h>
 
@@ -212,53 +213,14 @@ double TimeMemcpy(double min_time) {
   return best;
 }
 
-// The repository root (holding tools/tf_env): $DFX_SOURCE_DIR, else the
-// first parent of the working directory or of this binary that has it.
-std::string FindSourceDir() {
-  if (const char* env = std::getenv("DFX_SOURCE_DIR")) return env;
-  std::vector<fs::path> starts = {fs::current_path()};
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) starts.push_back(exe.parent_path());
-  for (fs::path p : starts) {
-    for (; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-      if (fs::exists(p / "tools" / "tf_env") &&
-          fs::exists(p / "tools" / "bench" / "tf_kernels.py")) {
-        return p.string();
-      }
-    }
-  }
-  return "";
-}
-
-// Runs `command`, returns its standard output (empty on failure).
-std::string RunCommand(const std::string& command, int* status) {
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
-  *status = pclose(pipe);
-  return out;
-}
-
 // TensorFlow's fastest step per case name, or why there are none.
 std::map<std::string, double> TimeTensorFlow(const std::string& root,
                                              int threads, double min_time,
                                              std::string* why_not) {
   std::map<std::string, double> seconds;
   int status = 0;
-  std::string python =
-      RunCommand(absl::StrCat("'", root, "/tools/tf_env' --check 2>/dev/null"),
-                 &status);
-  while (!python.empty() && (python.back() == '\n' || python.back() == ' ')) {
-    python.pop_back();
-  }
-  if (status != 0 || python.empty()) {
+  const std::string python = TensorFlowPython(root);
+  if (python.empty()) {
     *why_not = "skipped (no venv; run tools/tf_env)";
     return seconds;
   }

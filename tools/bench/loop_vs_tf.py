@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Cost of one while-loop iteration, dfx servers against TensorFlow's, from
+the same TensorFlow 2.21 client in the same run.
+
+The loop is a scalar counter built with tf.compat.v1.while_loop and control
+flow v1 (Enter/Merge/Switch/LoopCond/NextIteration/Exit): `i < n`, `i + 1`.
+It runs (a) entirely on /job:worker/task:0 ("one task"), and (b) with the
+condition on task 0 and the body's add on task 1 ("two tasks": every
+iteration sends the counter to task 1 and back, and task 1 follows the loop
+through its control loop). Each setting runs on a cluster of two TensorFlow
+servers (tf.distribute.Server, one process per task), then on two dfx
+servers (`dfx cluster up`); the figure is the best of --repeats steps of
+--iters iterations, divided by --iters.
+
+    $(tools/tf_env) tools/bench/loop_vs_tf.py --dfx build/bin/dfx
+"""
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.ops import control_flow_util  # noqa: E402
+
+tf1 = tf.compat.v1
+
+TF_SERVER = """
+import json, sys, tensorflow as tf
+cluster = tf.train.ClusterSpec(json.loads(sys.argv[1]))
+server = tf.distribute.Server(cluster, job_name=sys.argv[2],
+                              task_index=int(sys.argv[3]))
+server.join()
+"""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(addr, limit=60):
+    host, port = addr.split(":")
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex((host, int(port))) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {addr}")
+
+
+def start_tf_cluster(workers):
+    cluster = {"worker": [f"127.0.0.1:{free_port()}" for _ in range(workers)]}
+    procs = [subprocess.Popen(
+        [sys.executable, "-c", TF_SERVER, json.dumps(cluster), "worker",
+         str(i)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for i in range(workers)]
+    for addr in cluster["worker"]:
+        wait_for_port(addr)
+    return cluster, lambda: [p.kill() for p in procs]
+
+
+def start_dfx_cluster(dfx, workers):
+    d = tempfile.mkdtemp(prefix="dfx-bench-loop-")
+    subprocess.run([dfx, "cluster", "up", "--workers", str(workers), "--ps",
+                    "0", "--dir", d], check=True, capture_output=True)
+    with open(os.path.join(d, "cluster.json")) as f:
+        cluster = json.load(f)
+    return cluster, lambda: subprocess.run(
+        [dfx, "cluster", "down", "--dir", d], capture_output=True)
+
+
+def build_loop(body_device):
+    """The counter loop; returns (graph, n placeholder, result)."""
+    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
+    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+    try:
+        graph = tf.Graph()
+        with graph.as_default():
+            with tf1.device("/job:worker/task:0"):
+                n = tf1.placeholder(tf.int32, [], name="n")
+
+                def body(i):
+                    with tf1.device(body_device):
+                        return i + 1
+
+                result = tf1.while_loop(lambda i: i < n, body,
+                                        [tf.constant(0)],
+                                        parallel_iterations=10)
+        return graph, n, result
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+
+
+def per_iteration(target, body_device, iters, repeats):
+    graph, n, result = build_loop(body_device)
+    with tf1.Session(target, graph=graph) as sess:
+        assert sess.run(result, {n: 10}) == 10
+        sess.run(result, {n: iters})  # warm-up at full length
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            got = sess.run(result, {n: iters})
+            best = min(best, time.perf_counter() - start)
+            assert got == iters, got
+    return best / iters * 1e6
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dfx", required=True)
+    p.add_argument("--iters", type=int, default=10000)
+    p.add_argument("--repeats", type=int, default=5)
+    args = p.parse_args()
+    settings = (("one task", "/job:worker/task:0"),
+                ("two tasks", "/job:worker/task:1"))
+    results = {}
+    for name, start in (("tf", start_tf_cluster),
+                        ("dfx", lambda w: start_dfx_cluster(args.dfx, w))):
+        cluster, stop = start(2)
+        try:
+            target = f"grpc://{cluster['worker'][0]}"
+            for setting, device in settings:
+                results[(name, setting)] = per_iteration(
+                    target, device, args.iters, args.repeats)
+        finally:
+            stop()
+    print(f"# {args.iters} iterations per step, best of {args.repeats}")
+    print("| setting | TensorFlow µs/iteration | dfx µs/iteration "
+          "| dfx / TF |")
+    print("|---|---|---|---|")
+    for setting, _ in settings:
+        t = results[("tf", setting)]
+        d = results[("dfx", setting)]
+        print(f"| {setting} | {t:.2f} | {d:.2f} | {d / t:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
