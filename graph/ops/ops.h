@@ -35,6 +35,8 @@ absl::Status RegisterIoOps(OpRegistry* registry);
 absl::Status RegisterControlFlowOps(OpRegistry* registry);
 // _Arg and _Retval: a step's feeds and fetches through a call frame.
 absl::Status RegisterFunctionOps(OpRegistry* registry);
+// TF1 stacks (StackV2, ...) and the TensorArrayV3 family.
+absl::Status RegisterDataFlowOps(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

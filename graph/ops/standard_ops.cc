@@ -18,6 +18,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterIoOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStateOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTrainingOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataFlowOps(registry));
   return absl::OkStatus();
 }
 
