@@ -23,6 +23,8 @@ void RegisterStateKernels(KernelRegistry* registry);
 void RegisterTrainingKernels(KernelRegistry* registry);
 // Checkpoints (SaveV2, RestoreV2, MergeV2Checkpoints) and Saver's string ops.
 void RegisterIoKernels(KernelRegistry* registry);
+// Per-step resources: TF1 stacks and the TensorArrayV3 family.
+void RegisterDataFlowKernels(KernelRegistry* registry);
 
 // All of the above.
 void RegisterStandardKernels(KernelRegistry* registry);

@@ -21,6 +21,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterStateKernels(registry);
   RegisterTrainingKernels(registry);
   RegisterControlFlowKernels(registry);
+  RegisterDataFlowKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

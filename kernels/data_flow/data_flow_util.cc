@@ -1,0 +1,115 @@
+#include "kernels/data_flow/data_flow_util.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/logging.h"
+#include "base/status_macros.h"
+#include "kernels/kernels.h"
+
+namespace dfx {
+namespace data_flow {
+
+absl::StatusOr<ScopedStepContainer*> StepContainer(OpKernelContext* ctx) {
+  if (ctx->step_container() == nullptr) {
+    return absl::InternalError(
+        "no per-step container: stacks and TensorArrays live one step, and "
+        "this kernel runs outside of one");
+  }
+  return ctx->step_container();
+}
+
+absl::StatusOr<Tensor> MakeStepHandle(OpKernelContext* ctx,
+                                      const std::string& name,
+                                      const std::string& type_name) {
+  DFX_ASSIGN_OR_RETURN(ScopedStepContainer * step, StepContainer(ctx));
+  Tensor handle(DT_RESOURCE, TensorShape());
+  ResourceHandle& h = handle.scalar<ResourceHandle>();
+  h.set_device(ctx->device()->name());
+  h.set_container(step->name());
+  h.set_name(name);
+  h.set_maybe_type_name(type_name);
+  return handle;
+}
+
+PartialShape ToPartial(const TensorShape& shape) {
+  return PartialShape::Known(
+      std::vector<int64_t>(shape.dim_sizes().begin(), shape.dim_sizes().end()));
+}
+
+bool IsCompatible(const PartialShape& partial, const TensorShape& shape) {
+  if (!partial.RankKnown()) return true;
+  if (partial.rank() != shape.dims()) return false;
+  for (int i = 0; i < shape.dims(); ++i) {
+    if (partial.dims[i] >= 0 && partial.dims[i] != shape.dim_size(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<PartialShape> MergeShapes(const PartialShape& a,
+                                         const PartialShape& b) {
+  if (!a.RankKnown()) return b;
+  if (!b.RankKnown()) return a;
+  if (a.rank() != b.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Incompatible ranks during merge: ", a.rank(), " vs. ",
+                     b.rank()));
+  }
+  PartialShape out = a;
+  for (int i = 0; i < a.rank(); ++i) {
+    if (a.dims[i] >= 0 && b.dims[i] >= 0 && a.dims[i] != b.dims[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Incompatible shapes during merge: ", a.DebugString(),
+                       " vs. ", b.DebugString()));
+    }
+    if (out.dims[i] < 0) out.dims[i] = b.dims[i];
+  }
+  return out;
+}
+
+TensorShape ToTensorShape(const PartialShape& partial) {
+  TensorShape shape;
+  for (int64_t d : partial.dims) {
+    DFX_CHECK_OK(shape.AddDim(d));
+  }
+  return shape;
+}
+
+bool CanMove(DataType dtype) {
+  return DataTypeCanMemcpy(dtype) || dtype == DT_STRING ||
+         dtype == DT_RESOURCE;
+}
+
+void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
+                  int64_t dst_offset, int64_t n) {
+  if (n <= 0) return;
+  switch (src.dtype()) {
+    case DT_STRING: {
+      const std::string* from = src.data<std::string>() + src_offset;
+      std::copy(from, from + n, dst->data<std::string>() + dst_offset);
+      return;
+    }
+    case DT_RESOURCE: {
+      const ResourceHandle* from = src.data<ResourceHandle>() + src_offset;
+      std::copy(from, from + n, dst->data<ResourceHandle>() + dst_offset);
+      return;
+    }
+    default: {
+      const size_t elem = DataTypeSize(src.dtype());
+      std::memcpy(static_cast<char*>(dst->raw_data()) + dst_offset * elem,
+                  static_cast<const char*>(src.raw_data()) + src_offset * elem,
+                  static_cast<size_t>(n) * elem);
+    }
+  }
+}
+
+}  // namespace data_flow
+
+void RegisterDataFlowKernels(KernelRegistry* registry) {
+  data_flow::RegisterStackKernels(registry);
+  data_flow::RegisterTensorArrayKernels(registry);
+}
+
+}  // namespace dfx

@@ -1,0 +1,71 @@
+// Helpers of the data-flow kernels (stacks, TensorArrays): per-step resource
+// handles and lookups, partial shapes of elements, moving elements of any
+// dtype, and the registration functions of each kernel file.
+#ifndef DFX_KERNELS_DATA_FLOW_DATA_FLOW_UTIL_H_
+#define DFX_KERNELS_DATA_FLOW_DATA_FLOW_UTIL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "graph/shape_inference.h"
+#include "kernels/state/variable_util.h"
+#include "runtime/op_kernel.h"
+#include "runtime/resource_mgr.h"
+#include "runtime/tensor.h"
+
+namespace dfx::data_flow {
+
+// The step's container. Internal when the kernel runs outside a step that
+// provides one (stacks and TensorArrays live one step, as in TensorFlow).
+absl::StatusOr<ScopedStepContainer*> StepContainer(OpKernelContext* ctx);
+
+// A scalar DT_RESOURCE tensor naming resource `name` of type `type_name` in
+// the step's container on this device.
+absl::StatusOr<Tensor> MakeStepHandle(OpKernelContext* ctx,
+                                      const std::string& name,
+                                      const std::string& type_name);
+
+// The resource of type T named by the handle at input `index`: InvalidArgument
+// for a malformed handle or one of another device, NotFound when the
+// resource does not exist (a handle from an earlier step, say).
+template <typename T>
+absl::StatusOr<std::shared_ptr<T>> LookupHandle(OpKernelContext* ctx,
+                                                int index) {
+  absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, index);
+  if (!h.ok()) return h.status();
+  return ctx->resource_manager()->Lookup<T>((*h)->container(), (*h)->name());
+}
+
+// --- Partial shapes of elements (TensorFlow's PartialTensorShape).
+
+PartialShape ToPartial(const TensorShape& shape);
+// True when `shape` is one of the shapes `partial` describes.
+bool IsCompatible(const PartialShape& partial, const TensorShape& shape);
+// The most specific shape both describe; InvalidArgument when none.
+absl::StatusOr<PartialShape> MergeShapes(const PartialShape& a,
+                                         const PartialShape& b);
+// REQUIRES: partial.FullyDefined().
+TensorShape ToTensorShape(const PartialShape& partial);
+
+// --- Elements.
+
+// True when gather/scatter/concat/split can move elements of `dtype`:
+// the fixed-size types, string and resource.
+bool CanMove(DataType dtype);
+// Copies `n` elements from src[src_offset...] to dst[dst_offset...] (flat
+// offsets). REQUIRES: same dtype, CanMove(dtype), ranges inside both.
+void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
+                  int64_t dst_offset, int64_t n);
+
+// One per kernel file; RegisterDataFlowKernels calls both.
+void RegisterStackKernels(KernelRegistry* registry);
+void RegisterTensorArrayKernels(KernelRegistry* registry);
+
+}  // namespace dfx::data_flow
+
+#endif  // DFX_KERNELS_DATA_FLOW_DATA_FLOW_UTIL_H_
