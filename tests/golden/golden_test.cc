@@ -36,7 +36,8 @@ using golden::ReadJson;
 // "no unknown families" case so it cannot be skipped silently.
 const char* const kFamilies[] = {"array",  "gather",   "math",   "numerics",
                                  "nn",     "conv",     "linalg", "random",
-                                 "models", "training", "control_flow"};
+                                 "models", "training", "control_flow",
+                                 "data_flow"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -157,6 +158,9 @@ TEST_CASE("golden: whole models equal TensorFlow") { RunFamily("models"); }
 TEST_CASE("golden: training ops equal TensorFlow") { RunFamily("training"); }
 TEST_CASE("golden: control flow equals TensorFlow") {
   RunFamily("control_flow");
+}
+TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
+  RunFamily("data_flow");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
