@@ -269,6 +269,19 @@ TEST_CASE("TensorArray: errors name the array") {
                StatusIs(StatusCode::kInvalidArgument, "TensorArray my_array_"));
 }
 
+TEST_CASE("TensorArray: each run of one TensorArrayV3 node makes a new array") {
+  // In a loop the node runs once per iteration; each gets its own array.
+  Step step;
+  Tensor a = step.NewArray(1);
+  Tensor b = step.NewArray(1);
+  REQUIRE(a.scalar<ResourceHandle>().name() !=
+          b.scalar<ResourceHandle>().name());
+  REQUIRE_OK(step.Write(a, 0, Floats({1})));
+  REQUIRE_OK(step.Write(b, 0, Floats({2})));
+  REQUIRE(Values(*step.Read(a, 0)) == std::vector<float>{1});
+  REQUIRE(Values(*step.Read(b, 0)) == std::vector<float>{2});
+}
+
 TEST_CASE("TensorArray: dtype mismatches and bad index shapes fail") {
   Step step;
   Tensor h = step.NewArray(2);
@@ -693,6 +706,20 @@ TEST_CASE("TensorArray gradient: concat of a split array's gradient gives zeros 
   auto got = step.Concat(*g);
   REQUIRE_OK(got);
   REQUIRE(Values(got->at(0)) == std::vector<float>{0, 7, 8, 0, 0, 0});
+}
+
+TEST_CASE("TensorArray gradient: concat of an array that was never split takes every index") {
+  // TensorFlow aborts the process here (it takes the unset split size, -1).
+  Step step;
+  Tensor h = step.NewArray(2);
+  REQUIRE_OK(step.Write(h, 0, Floats({1, 2})));
+  REQUIRE_OK(step.Write(h, 1, Floats({3})));
+  auto g = step.Grad(h, "gradients");
+  REQUIRE_OK(g);
+  REQUIRE_OK(step.Write(*g, 1, Floats({9})));
+  auto got = step.Concat(*g);
+  REQUIRE_OK(got);
+  REQUIRE(Values(got->at(0)) == std::vector<float>{0, 0, 9});
 }
 
 TEST_CASE("TensorArrayGradWithShape prepends a shape to every element's") {
