@@ -150,6 +150,35 @@ absl::Status Scope::ToGraphDef(GraphDef* out) const {
   return absl::OkStatus();
 }
 
+int Scope::num_nodes() const { return impl_->graph->def.node_size(); }
+
+const NodeDef& Scope::node(int position) const {
+  return impl_->graph->def.node(position);
+}
+
+absl::Status Scope::SetNodeInputs(
+    int position, const std::vector<std::string>& inputs) const {
+  if (!ok()) return status();
+  Scope::Graph& graph = *impl_->graph;
+  NodeDef& node = *graph.def.mutable_node(position);
+  for (const std::string& input : inputs) {
+    ParsedInput parsed;
+    absl::Status s = ParseNodeInput(input, &parsed);
+    if (s.ok() && !graph.node_names.contains(parsed.node)) {
+      s = absl::InvalidArgumentError(absl::StrCat(
+          "input '", input, "' is not a node of this scope's graph"));
+    }
+    if (!s.ok()) {
+      UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "node '", node.name(), "' (op ", node.op(), "): ", s.message())));
+      return status();
+    }
+  }
+  node.clear_input();
+  for (const std::string& input : inputs) node.add_input(input);
+  return absl::OkStatus();
+}
+
 const std::string& Scope::name_prefix() const { return impl_->prefix; }
 
 const std::string& Scope::device() const { return impl_->device; }

@@ -100,6 +100,20 @@ class Scope {
   // otherwise. Does nothing and returns the scope's error on a failed scope.
   absl::Status AddNode(NodeDef node) const;
 
+  // For builders that rewire nodes after adding them (control flow: a
+  // loop's back edge, values entering a loop or a branch). Nodes are
+  // numbered in the order they were added; a node keeps its position.
+  int num_nodes() const;
+  // REQUIRES: 0 <= position < num_nodes(). Valid until the next node is
+  // added or rewired.
+  const NodeDef& node(int position) const;
+  // Replaces every input of the node at `position` (data inputs, then
+  // "^name" control inputs). Checks each as AddNode does; records and
+  // returns InvalidArgument naming the node otherwise. Does nothing and
+  // returns the scope's error on a failed scope.
+  absl::Status SetNodeInputs(int position,
+                             const std::vector<std::string>& inputs) const;
+
   // The prefix nodes of this scope get ("layer1/layer2"), empty at the root.
   const std::string& name_prefix() const;
   // The device nodes of this scope request (WithDevice), empty if none.
