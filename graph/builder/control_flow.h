@@ -23,8 +23,8 @@
 // only through an Enter". Use the Outputs WhileLoop returns.
 //
 // Gradients through these loops and conditionals are not supported:
-// AddSymbolicGradients (gradients.h) has no gradient for the control-flow
-// primitives.
+// AddSymbolicGradients (gradients.h) fails with NotFound "No gradient
+// defined for op: Exit" (or Merge) when a gradient reaches one.
 #ifndef DFX_GRAPH_BUILDER_CONTROL_FLOW_H_
 #define DFX_GRAPH_BUILDER_CONTROL_FLOW_H_
 
@@ -69,7 +69,8 @@ struct WhileOptions {
 // Enter_1, ... (one per input, with `scope`'s control dependencies and
 // device), Merge, ..., cond/... (built by `cond`), LoopCond, Switch, ...,
 // Identity, ... (the body's inputs), body/... (built by `body`),
-// NextIteration, ..., Exit, .... `cond` and `body` are called once each,
+// NextIteration, ..., Exit, ... (`scope`'s WithOpName is not used: name the
+// loop with options.name). `cond` and `body` are called once each,
 // with a sub-scope of the loop that has no control dependencies and the
 // loop's device; see the top of this file for outside values.
 //

@@ -4,6 +4,7 @@
 // a loop split over two devices, and the errors a builder user meets.
 #include "graph/builder/control_flow.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
+#include "graph/builder/gradients.h"
 #include "graph/builder/ops.h"
 #include "runtime/session.h"
 #include "tests/testing/status_matchers.h"
@@ -520,6 +522,62 @@ TEST_CASE("a control dependency on an outside node reaches into the loop") {
   RunResult r = Run(root, {{"n", Tensor::Scalar<int32_t>(9)}}, outs);
   REQUIRE_THAT(r.status, IsOk());
   CHECK(r.outputs[0].scalar<int32_t>() == 10);
+}
+
+TEST_CASE("a loop built in a scope with control dependencies waits for them") {
+  // Only the loop's Enters take the scope's control inputs: the nodes in the
+  // frame would otherwise depend on a node outside it.
+  Scope root = Scope::NewRootScope();
+  Output n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  Output first = ops::Identity(root.WithOpName("first"), n);
+  Output counted;
+  REQUIRE_THAT(CounterLoop(root.WithControlDependencies({first}), n, 2,
+                           &counted),
+               IsOk());
+  GraphDef def;
+  REQUIRE_THAT(root.ToGraphDef(&def), IsOk());
+  for (const NodeDef& node : def.node()) {
+    const bool waits = std::find(node.input().begin(), node.input().end(),
+                                 "^first") != node.input().end();
+    INFO("node " << node.name());
+    CHECK(waits == (node.op() == "Enter" || node.name() == "Const"));
+  }
+  RunResult r = Run(root, {{"n", Tensor::Scalar<int32_t>(7)}}, {counted});
+  REQUIRE_THAT(r.status, IsOk());
+  CHECK(r.outputs[0].scalar<int32_t>() == 8);
+}
+
+TEST_CASE("gradients through a loop or a cond are refused, not wrong") {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  std::vector<Output> loop_outs;
+  REQUIRE_THAT(
+      ops::WhileLoop(
+          root, {x},
+          [](const Scope& c, const std::vector<Output>& in, Output* pred) {
+            *pred = ops::Less(c, in[0], ops::Const(c, 10.0f));
+            return c.status();
+          },
+          [](const Scope& b, const std::vector<Output>& in,
+             std::vector<Output>* next) {
+            next->push_back(ops::Mul(b, in[0], ops::Const(b, 2.0f)));
+            return b.status();
+          },
+          &loop_outs),
+      IsOk());
+  std::vector<Output> grads;
+  CHECK_THAT(AddSymbolicGradients(root, loop_outs, {x}, &grads),
+             StatusIs(absl::StatusCode::kNotFound,
+                      "No gradient defined for op: Exit"));
+
+  Scope root2 = Scope::NewRootScope();
+  Output y = ops::Placeholder(root2.WithOpName("y"), DT_FLOAT);
+  Output pred = ops::Placeholder(root2.WithOpName("pred"), DT_BOOL);
+  std::vector<Output> cond_outs;
+  REQUIRE_THAT(AddMulCond(root2, pred, y, &cond_outs), IsOk());
+  CHECK_THAT(AddSymbolicGradients(root2, cond_outs, {y}, &grads),
+             StatusIs(absl::StatusCode::kNotFound,
+                      "No gradient defined for op: Merge"));
 }
 
 TEST_CASE("a loop's value used after the loop without its Exit fails at run "
