@@ -141,5 +141,24 @@ TEST_CASE("An op name TensorFlow disallows is rejected") {
                                   "not valid"));
 }
 
+TEST_CASE("SetNodeInputs rewires a node and checks the new inputs") {
+  Scope root = Scope::NewRootScope();
+  Output a = ops::Const(root.WithOpName("a"), 1.f);
+  Output b = ops::Const(root.WithOpName("b"), 2.f);
+  Output c = ops::Identity(root.WithOpName("c"), a);
+  REQUIRE(root.num_nodes() == 3);
+  REQUIRE(root.node(2).name() == "c");
+  REQUIRE_THAT(root.SetNodeInputs(2, {"b", "^a"}), IsOk());
+  const GraphDef def = Build(root);
+  const NodeDef* node = Find(def, "c");
+  REQUIRE(node != nullptr);
+  CHECK(node->input(0) == "b");
+  CHECK(node->input(1) == "^a");
+  CHECK_THAT(root.SetNodeInputs(2, {"missing"}),
+             StatusIs(kInvalid, "node 'c' (op Identity): input 'missing' is "
+                                "not a node of this scope's graph"));
+  CHECK_THAT(root.status(), StatusIs(kInvalid, "'missing'"));
+}
+
 }  // namespace
 }  // namespace dfx
