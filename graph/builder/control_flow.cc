@@ -140,15 +140,19 @@ absl::Status Rewire(const Scope& scope, int begin, int end,
     inputs.reserve(node.input_size() + 1);
     bool changed = false;
     bool has_live = false;
-    std::vector<std::pair<std::string, ParsedInput>> parsed_inputs;
+    // Copies: capturing adds nodes, after which `node` is not to be used.
+    struct Input {
+      std::string input;  // as written: "src", "src:k" or "^src"
+      std::string src;
+      int index;  // -1 for a control input
+    };
+    std::vector<Input> parsed_inputs;
     for (const std::string& input : node.input()) {
       ParsedInput parsed;
       DFX_RETURN_IF_ERROR(ParseNodeInput(input, &parsed));
-      parsed_inputs.emplace_back(input, parsed);
+      parsed_inputs.push_back({input, std::string(parsed.node), parsed.index});
     }
-    // `node` may move when capture adds nodes: use the copies from here on.
-    for (const auto& [input, parsed] : parsed_inputs) {
-      const std::string src(parsed.node);
+    for (const auto& [input, src, index] : parsed_inputs) {
       if (inside.contains(src)) {
         has_live = has_live || live.contains(src);
         inputs.push_back(input);
@@ -159,15 +163,15 @@ absl::Status Rewire(const Scope& scope, int begin, int end,
         return Annotate(s, absl::StrCat("node '", node_name, "' uses '",
                                         input, "' from outside: "));
       };
-      if (parsed.IsControl()) {
+      if (index < 0) {
         absl::StatusOr<std::string> dep = capture.control(src);
         if (!dep.ok()) return annotate(dep.status());
         inputs.push_back(absl::StrCat("^", *dep));
         continue;
       }
-      absl::StatusOr<DataType> t = types.Get(src, parsed.index);
+      absl::StatusOr<DataType> t = types.Get(src, index);
       if (!t.ok()) return annotate(t.status());
-      absl::StatusOr<std::string> value = capture.data(src, parsed.index, *t);
+      absl::StatusOr<std::string> value = capture.data(src, index, *t);
       if (!value.ok()) return annotate(value.status());
       inputs.push_back(*value);
     }
