@@ -79,8 +79,8 @@ class OutputTypes {
 
   absl::StatusOr<DataType> Get(const std::string& name, int index) {
     if (positions_.empty() || !positions_.contains(name)) {
-      for (int p = static_cast<int>(positions_.size());
-           p < scope_.num_nodes(); ++p) {
+      for (int p = static_cast<int>(positions_.size()); p < scope_.num_nodes();
+           ++p) {
         positions_.emplace(scope_.node(p).name(), p);
       }
     }
@@ -113,11 +113,10 @@ class OutputTypes {
 // `node:index` of dtype `t`; `control` the node to depend on instead of the
 // outside node, or that node itself to keep the edge.
 struct Capture {
-  std::function<absl::StatusOr<std::string>(const std::string& node,
-                                            int index, DataType t)>
+  std::function<absl::StatusOr<std::string>(const std::string& node, int index,
+                                            DataType t)>
       data;
-  std::function<absl::StatusOr<std::string>(const std::string& node)>
-      control;
+  std::function<absl::StatusOr<std::string>(const std::string& node)> control;
 };
 
 std::string TensorName(const std::string& node, int index) {
@@ -160,8 +159,8 @@ absl::Status Rewire(const Scope& scope, int begin, int end,
       }
       changed = true;
       auto annotate = [&](const absl::Status& s) {
-        return Annotate(s, absl::StrCat("node '", node_name, "' uses '",
-                                        input, "' from outside: "));
+        return Annotate(s, absl::StrCat("node '", node_name, "' uses '", input,
+                                        "' from outside: "));
       };
       if (index < 0) {
         absl::StatusOr<std::string> dep = capture.control(src);
@@ -244,20 +243,18 @@ class WhileBuilder {
           "cond returned an invalid Output (built on a failed scope?)");
     }
     if (BaseType(pred.dtype()) != DT_BOOL) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cond must return a bool scalar, got ",
-                       DataTypeString(pred.dtype()), " ('",
-                       pred.ToString(), "')"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cond must return a bool scalar, got ", DataTypeString(pred.dtype()),
+          " ('", pred.ToString(), "')"));
     }
-    DFX_ASSIGN_OR_RETURN(Added loop_cond,
-                         AddOp(inner_, "LoopCond", {pred.ToString()},
-                               DT_INVALID));
+    DFX_ASSIGN_OR_RETURN(Added loop_cond, AddOp(inner_, "LoopCond",
+                                                {pred.ToString()}, DT_INVALID));
     const int cond_end = loop_.num_nodes();
 
     for (size_t i = 0; i < n; ++i) {
       DFX_ASSIGN_OR_RETURN(
-          switches[i], AddOp(inner_, "Switch", {merges[i].name, loop_cond.name},
-                             dtypes[i]));
+          switches[i],
+          AddOp(inner_, "Switch", {merges[i].name, loop_cond.name}, dtypes[i]));
     }
     const int identities_begin = loop_.num_nodes();
     for (size_t i = 0; i < n; ++i) {
@@ -274,15 +271,16 @@ class WhileBuilder {
     if (!s.ok()) return Annotate(s, "body: ");
     DFX_RETURN_IF_ERROR(loop_.status());
     if (results.size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "body returned ", results.size(), " output(s) for ", n,
-          " loop variable(s)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("body returned ", results.size(), " output(s) for ", n,
+                       " loop variable(s)"));
     }
     for (size_t i = 0; i < n; ++i) {
       if (!results[i].valid()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "body output ", i, " is not a valid Output (built on a failed "
-            "scope?)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("body output ", i,
+                         " is not a valid Output (built on a failed "
+                         "scope?)"));
       }
       if (BaseType(results[i].dtype()) != dtypes[i]) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -315,13 +313,13 @@ class WhileBuilder {
                                body_ins[0].node_name(), capture, types_));
 
     for (size_t i = 0; i < n; ++i) {
-      DFX_RETURN_IF_ERROR(loop_.SetNodeInputs(
-          merges[i].position, {enters[i].name, nexts[i].name}));
+      DFX_RETURN_IF_ERROR(loop_.SetNodeInputs(merges[i].position,
+                                              {enters[i].name, nexts[i].name}));
     }
     std::vector<Output> exits(n);
     for (size_t i = 0; i < n; ++i) {
-      DFX_ASSIGN_OR_RETURN(Added exit,
-                           AddOp(inner_, "Exit", {switches[i].name}, dtypes[i]));
+      DFX_ASSIGN_OR_RETURN(
+          Added exit, AddOp(inner_, "Exit", {switches[i].name}, dtypes[i]));
       exits[i] = Output(exit.name, 0, dtypes[i]);
     }
     *outputs = std::move(exits);
@@ -336,9 +334,10 @@ class WhileBuilder {
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].valid()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "loop variable ", i, " is not a valid Output (built on a failed "
-            "scope?)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("loop variable ", i,
+                         " is not a valid Output (built on a failed "
+                         "scope?)"));
       }
     }
     if (!cond || !body) {
@@ -372,16 +371,16 @@ class WhileBuilder {
 
   absl::StatusOr<Added> Enter(const Scope& scope, const std::string& input,
                               DataType t, bool is_constant) {
-    return AddOp(scope, "Enter", {input}, t,
-                 {{"frame_name", StringAttr(frame_)},
-                  {"is_constant", BoolAttr(is_constant)},
-                  {"parallel_iterations",
-                   IntAttr(options_.parallel_iterations)}});
+    return AddOp(
+        scope, "Enter", {input}, t,
+        {{"frame_name", StringAttr(frame_)},
+         {"is_constant", BoolAttr(is_constant)},
+         {"parallel_iterations", IntAttr(options_.parallel_iterations)}});
   }
 
   // The loop-invariant Enter of outside tensor `node:index`, one per tensor.
-  absl::StatusOr<std::string> EnterInvariant(const std::string& node,
-                                             int index, DataType t) {
+  absl::StatusOr<std::string> EnterInvariant(const std::string& node, int index,
+                                             DataType t) {
     const std::string tensor = TensorName(node, index);
     auto it = invariants_.find(tensor);
     if (it != invariants_.end()) return it->second;
@@ -408,8 +407,8 @@ class WhileBuilder {
     DFX_RETURN_IF_ERROR(loop_.WithNoControlDependencies()
                             .WithControlDependencies({Operation(node)})
                             .AddNode(std::move(konst)));
-    DFX_ASSIGN_OR_RETURN(Added enter,
-                         Enter(loop_, konst_name, DT_INT32, /*is_constant=*/true));
+    DFX_ASSIGN_OR_RETURN(
+        Added enter, Enter(loop_, konst_name, DT_INT32, /*is_constant=*/true));
     control_invariants_.emplace(node, enter.name);
     return enter.name;
   }
@@ -438,10 +437,9 @@ class CondBuilder {
           "pred is not a valid Output (built on a failed scope?)");
     }
     if (BaseType(pred.dtype()) != DT_BOOL) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pred must be a bool scalar, got ",
-                       DataTypeString(pred.dtype()), " ('", pred.ToString(),
-                       "')"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pred must be a bool scalar, got ", DataTypeString(pred.dtype()),
+          " ('", pred.ToString(), "')"));
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].valid()) {
@@ -457,21 +455,22 @@ class CondBuilder {
     DFX_ASSIGN_OR_RETURN(
         Added pred_switch,
         AddOp(cond_, "Switch", {pred.ToString(), pred.ToString()}, DT_BOOL));
-    DFX_ASSIGN_OR_RETURN(
-        Added switch_t, AddOp(inner_.WithOpName("switch_t"), "Identity",
-                              {pred_switch.name + ":1"}, DT_BOOL));
-    DFX_ASSIGN_OR_RETURN(
-        Added switch_f, AddOp(inner_.WithOpName("switch_f"), "Identity",
-                              {pred_switch.name}, DT_BOOL));
-    DFX_ASSIGN_OR_RETURN(
-        Added pred_id, AddOp(cond_.WithOpName("pred_id"), "Identity",
-                             {pred.ToString()}, DT_BOOL));
+    DFX_ASSIGN_OR_RETURN(Added switch_t,
+                         AddOp(inner_.WithOpName("switch_t"), "Identity",
+                               {pred_switch.name + ":1"}, DT_BOOL));
+    DFX_ASSIGN_OR_RETURN(Added switch_f,
+                         AddOp(inner_.WithOpName("switch_f"), "Identity",
+                               {pred_switch.name}, DT_BOOL));
+    DFX_ASSIGN_OR_RETURN(Added pred_id,
+                         AddOp(cond_.WithOpName("pred_id"), "Identity",
+                               {pred.ToString()}, DT_BOOL));
     pred_id_ = pred_id.name;
     std::vector<Output> then_ins(inputs.size()), else_ins(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       const DataType t = BaseType(inputs[i].dtype());
       DFX_ASSIGN_OR_RETURN(
-          Added sw, AddOp(cond_, "Switch", {inputs[i].ToString(), pred_id_}, t));
+          Added sw,
+          AddOp(cond_, "Switch", {inputs[i].ToString(), pred_id_}, t));
       then_ins[i] = Output(sw.name, 1, t);
       else_ins[i] = Output(sw.name, 0, t);
     }
@@ -487,10 +486,11 @@ class CondBuilder {
                                switch_f.name, &then_nodes, &else_nodes,
                                &else_outs));
     if (then_outs.empty() || then_outs.size() != else_outs.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "then_fn returned ", then_outs.size(), " output(s) and else_fn ",
-          else_outs.size(), "; both must return the same number, at least "
-          "one"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("then_fn returned ", then_outs.size(),
+                       " output(s) and else_fn ", else_outs.size(),
+                       "; both must return the same number, at least "
+                       "one"));
     }
     std::vector<Output> merges(then_outs.size());
     for (size_t i = 0; i < then_outs.size(); ++i) {
@@ -503,10 +503,9 @@ class CondBuilder {
             else_outs[i].ToString(), "')"));
       }
       DFX_ASSIGN_OR_RETURN(
-          Added merge,
-          AddOp(inner_, "Merge",
-                {else_outs[i].ToString(), then_outs[i].ToString()}, t,
-                {{"N", IntAttr(2)}}));
+          Added merge, AddOp(inner_, "Merge",
+                             {else_outs[i].ToString(), then_outs[i].ToString()},
+                             t, {{"N", IntAttr(2)}}));
       merges[i] = Output(merge.name, 0, t);
     }
     *outputs = std::move(merges);
@@ -536,9 +535,10 @@ class CondBuilder {
     for (const Output& in : ins) live.insert(in.node_name());
     auto from_then = [other](const std::string& node) -> absl::Status {
       if (other != nullptr && other->contains(node)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "else_fn uses '", node, "' of then_fn; a branch may only use "
-            "its own values and values from outside the cond"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("else_fn uses '", node,
+                         "' of then_fn; a branch may only use "
+                         "its own values and values from outside the cond"));
       }
       return absl::OkStatus();
     };
@@ -558,9 +558,10 @@ class CondBuilder {
     for (size_t i = 0; i < outs->size(); ++i) {
       Output& out = (*outs)[i];
       if (!out.valid()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, " output ", i, " is not a valid Output (built on a failed "
-            "scope?)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, " output ", i,
+                         " is not a valid Output (built on a failed "
+                         "scope?)"));
       }
       if (inside.contains(out.node_name())) continue;
       s = from_then(out.node_name());

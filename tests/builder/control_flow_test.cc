@@ -55,8 +55,8 @@ RunResult Run(const Scope& scope,
   run_options.set_output_partition_graphs(true);
   run_options.set_timeout_in_ms(60000);  // a hang fails instead
   if (r.status.ok()) {
-    r.status = (*session)->Run(run_options, feeds, names, {}, &r.outputs,
-                               &r.metadata);
+    r.status =
+        (*session)->Run(run_options, feeds, names, {}, &r.outputs, &r.metadata);
   }
   (void)(*session)->Close();
   return r;
@@ -137,7 +137,8 @@ TEST_CASE("a loop carries variables of different dtypes") {
           [](const Scope& b, const std::vector<Output>& in,
              std::vector<Output>* next) {
             next->push_back(ops::AddV2(b, in[0], ops::Const(b, 1)));
-            next->push_back(ops::AddV2(b, ops::Mul(b, in[1], ops::Const(b, 1.5f)),
+            next->push_back(ops::AddV2(b,
+                                       ops::Mul(b, in[1], ops::Const(b, 1.5f)),
                                        ops::Cast(b, in[0], DT_FLOAT)));
             next->push_back(
                 ops::FloorMod(b, ops::Mul(b, in[2], ops::Const(b, int64_t{7})),
@@ -214,8 +215,8 @@ TEST_CASE("outside values used in a loop enter it as loop invariants") {
   xv.data<float>()[2] = 0.5f;
   for (int32_t limit : {0, 5}) {
     INFO("n " << limit);
-    RunResult r = Run(root, {{"x", xv}, {"n", Tensor::Scalar<int32_t>(limit)}},
-                      outs);
+    RunResult r =
+        Run(root, {{"x", xv}, {"n", Tensor::Scalar<int32_t>(limit)}}, outs);
     REQUIRE_THAT(r.status, IsOk());
     CHECK(r.outputs[0].scalar<int32_t>() == limit);
     for (int k = 0; k < 3; ++k) {
@@ -257,8 +258,7 @@ TEST_CASE("a loop nested in a loop's body runs a fresh inner loop each time") {
                     std::vector<Output>* inext) {
                   inext->push_back(ops::AddV2(ib, in[0], ops::Const(ib, 1)));
                   inext->push_back(ops::AddV2(
-                      ib, in[1],
-                      ops::Mul(ib, ops::Mul(ib, i, in[0]), scale)));
+                      ib, in[1], ops::Mul(ib, ops::Mul(ib, i, in[0]), scale)));
                   return ib.status();
                 },
                 &inner, {.parallel_iterations = 3}));
@@ -319,10 +319,10 @@ TEST_CASE("a cond built in C++ takes the branch its predicate selects") {
   CHECK(outs[0].node_name() == "cond/Merge");
   for (bool p : {true, false}) {
     INFO("pred " << p);
-    RunResult r = Run(root,
-                      {{"pred", Tensor::Scalar<bool>(p)},
-                       {"x", Tensor::Scalar<float>(5.0f)}},
-                      outs);
+    RunResult r = Run(
+        root,
+        {{"pred", Tensor::Scalar<bool>(p)}, {"x", Tensor::Scalar<float>(5.0f)}},
+        outs);
     REQUIRE_THAT(r.status, IsOk());
     CHECK(r.outputs[0].scalar<float>() == (p ? 5.0f + 1.0f : 5.0f * 3.0f));
   }
@@ -337,23 +337,22 @@ TEST_CASE("a cond's branches may use outside values and return several") {
   Output y = ops::Placeholder(root.WithOpName("y"), DT_FLOAT);
   Output k = ops::Placeholder(root.WithOpName("k"), DT_INT64);
   std::vector<Output> outs;
-  REQUIRE_THAT(
-      ops::Cond(
-          root, pred, {},
-          [&](const Scope& t, const std::vector<Output>&,
-              std::vector<Output>* out) {
-            out->push_back(ops::Sub(t, x, y));
-            out->push_back(k);
-            return t.status();
-          },
-          [&](const Scope& e, const std::vector<Output>&,
-              std::vector<Output>* out) {
-            out->push_back(y);
-            out->push_back(ops::Mul(e, k, ops::Const(e, int64_t{2})));
-            return e.status();
-          },
-          &outs),
-      IsOk());
+  REQUIRE_THAT(ops::Cond(
+                   root, pred, {},
+                   [&](const Scope& t, const std::vector<Output>&,
+                       std::vector<Output>* out) {
+                     out->push_back(ops::Sub(t, x, y));
+                     out->push_back(k);
+                     return t.status();
+                   },
+                   [&](const Scope& e, const std::vector<Output>&,
+                       std::vector<Output>* out) {
+                     out->push_back(y);
+                     out->push_back(ops::Mul(e, k, ops::Const(e, int64_t{2})));
+                     return e.status();
+                   },
+                   &outs),
+               IsOk());
   REQUIRE(outs.size() == 2);
   CHECK(outs[1].dtype() == DT_INT64);
   for (bool p : {true, false}) {
@@ -429,23 +428,22 @@ TEST_CASE("a loop in a cond's branch runs only when that branch is taken") {
   Output pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL);
   Output limit = ops::Placeholder(root.WithOpName("limit"), DT_INT32);
   std::vector<Output> outs;
-  REQUIRE_THAT(
-      ops::Cond(
-          root, pred, {},
-          [&](const Scope& t, const std::vector<Output>&,
-              std::vector<Output>* out) {
-            Output counted;
-            DFX_RETURN_IF_ERROR(CounterLoop(t, limit, 3, &counted));
-            out->push_back(counted);
-            return t.status();
-          },
-          [](const Scope& e, const std::vector<Output>&,
-             std::vector<Output>* out) {
-            out->push_back(ops::Const(e, -1));
-            return e.status();
-          },
-          &outs),
-      IsOk());
+  REQUIRE_THAT(ops::Cond(
+                   root, pred, {},
+                   [&](const Scope& t, const std::vector<Output>&,
+                       std::vector<Output>* out) {
+                     Output counted;
+                     DFX_RETURN_IF_ERROR(CounterLoop(t, limit, 3, &counted));
+                     out->push_back(counted);
+                     return t.status();
+                   },
+                   [](const Scope& e, const std::vector<Output>&,
+                      std::vector<Output>* out) {
+                     out->push_back(ops::Const(e, -1));
+                     return e.status();
+                   },
+                   &outs),
+               IsOk());
   for (bool p : {true, false}) {
     INFO("pred " << p);
     RunResult r = Run(root,
@@ -476,9 +474,9 @@ TEST_CASE("a loop whose body runs on another device gives the same result") {
              std::vector<Output>* next) {
             const Scope on1 = b.WithDevice(kCpu1);
             next->push_back(ops::AddV2(on1, in[0], ops::Const(on1, 1)));
-            next->push_back(
-                ops::AddV2(on1, ops::Mul(on1, in[1], ops::Const(on1, int64_t{3})),
-                           ops::Cast(on1, in[0], DT_INT64)));
+            next->push_back(ops::AddV2(
+                on1, ops::Mul(on1, in[1], ops::Const(on1, int64_t{3})),
+                ops::Cast(on1, in[0], DT_INT64)));
             return b.status();
           },
           &outs),
@@ -531,9 +529,9 @@ TEST_CASE("a loop built in a scope with control dependencies waits for them") {
   Output n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
   Output first = ops::Identity(root.WithOpName("first"), n);
   Output counted;
-  REQUIRE_THAT(CounterLoop(root.WithControlDependencies({first}), n, 2,
-                           &counted),
-               IsOk());
+  REQUIRE_THAT(
+      CounterLoop(root.WithControlDependencies({first}), n, 2, &counted),
+      IsOk());
   GraphDef def;
   REQUIRE_THAT(root.ToGraphDef(&def), IsOk());
   for (const NodeDef& node : def.node()) {
@@ -580,8 +578,9 @@ TEST_CASE("gradients through a loop or a cond are refused, not wrong") {
                       "No gradient defined for op: Merge"));
 }
 
-TEST_CASE("a loop's value used after the loop without its Exit fails at run "
-          "time") {
+TEST_CASE(
+    "a loop's value used after the loop without its Exit fails at run "
+    "time") {
   // The body's Output kept and used outside: the builder cannot see it.
   Scope root = Scope::NewRootScope();
   Output leaked;
@@ -603,9 +602,8 @@ TEST_CASE("a loop's value used after the loop without its Exit fails at run "
       IsOk());
   Output bad = ops::AddV2(root.WithOpName("bad"), outs[0], leaked);
   RunResult r = Run(root, {}, {bad});
-  CHECK_THAT(r.status,
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "a value enters a loop only through an Enter"));
+  CHECK_THAT(r.status, StatusIs(absl::StatusCode::kInvalidArgument,
+                                "a value enters a loop only through an Enter"));
   CHECK_THAT(r.status, StatusIs(absl::StatusCode::kInvalidArgument, "'bad'"));
 }
 
@@ -616,8 +614,8 @@ TEST_CASE("a loop condition that is not a scalar fails when the graph runs") {
       ops::WhileLoop(
           root, {ops::Const(root, 0)},
           [](const Scope& c, const std::vector<Output>& in, Output* pred) {
-            *pred = ops::Less(c, ops::Pack(c, {in[0], in[0]}),
-                              ops::Const(c, 3));
+            *pred =
+                ops::Less(c, ops::Pack(c, {in[0], in[0]}), ops::Const(c, 3));
             return c.status();
           },
           [](const Scope& b, const std::vector<Output>& in,
@@ -734,8 +732,8 @@ TEST_CASE("WhileLoop reports a bad loop naming it, in the scope too") {
                                 "needs at least one loop variable"));
   }
   SECTION("parallel_iterations below 1") {
-    status = ops::WhileLoop(s, {ops::Const(s, 0)}, LessThanThree, AddOne,
-                            &outs, {.parallel_iterations = 0});
+    status = ops::WhileLoop(s, {ops::Const(s, 0)}, LessThanThree, AddOne, &outs,
+                            {.parallel_iterations = 0});
     CHECK_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
                                 "parallel_iterations must be at least 1"));
   }
@@ -743,8 +741,8 @@ TEST_CASE("WhileLoop reports a bad loop naming it, in the scope too") {
     REQUIRE_THAT(ops::WhileLoop(s, {ops::Const(s, 0)}, LessThanThree, AddOne,
                                 &outs, {.frame_name = "f"}),
                  IsOk());
-    status = ops::WhileLoop(s, {ops::Const(s, 0)}, LessThanThree, AddOne,
-                            &outs, {.frame_name = "f"});
+    status = ops::WhileLoop(s, {ops::Const(s, 0)}, LessThanThree, AddOne, &outs,
+                            {.frame_name = "f"});
     CHECK_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument,
                                 "WhileLoop 'outer/while_1': frame_name 'f' is "
                                 "another loop's already"));
