@@ -7,12 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "runtime/variant.h"
 
 namespace dfx {
 namespace {
 
-// Memory from an Allocator; for DT_STRING and DT_RESOURCE the elements are
-// constructed and destroyed with the buffer.
+// Memory from an Allocator; for DT_STRING, DT_RESOURCE and DT_VARIANT the
+// elements are constructed and destroyed with the buffer.
 class AllocatedBuffer final : public TensorBuffer {
  public:
   AllocatedBuffer(Allocator* allocator, void* data, size_t size,
@@ -28,6 +29,9 @@ class AllocatedBuffer final : public TensorBuffer {
     } else if (dtype_ == DT_RESOURCE) {
       auto* handles = static_cast<ResourceHandle*>(data());
       for (int64_t i = 0; i < num_objects_; ++i) handles[i].~ResourceHandle();
+    } else if (dtype_ == DT_VARIANT) {
+      auto* variants = static_cast<Variant*>(data());
+      for (int64_t i = 0; i < num_objects_; ++i) variants[i].~Variant();
     }
     allocator_->DeallocateRaw(data(), size());
   }
@@ -53,6 +57,7 @@ class ExternalBuffer final : public TensorBuffer {
 size_t ElementSize(DataType dtype) {
   if (dtype == DT_STRING) return sizeof(std::string);
   if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
+  if (dtype == DT_VARIANT) return sizeof(Variant);
   return static_cast<size_t>(DataTypeSize(dtype));
 }
 
@@ -235,6 +240,10 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
     auto* h = static_cast<ResourceHandle*>(p);
     for (int64_t i = 0; i < n; ++i) new (h + i) ResourceHandle();
     num_objects = n;
+  } else if (dtype == DT_VARIANT) {
+    auto* v = static_cast<Variant*>(p);
+    for (int64_t i = 0; i < n; ++i) new (v + i) Variant();
+    num_objects = n;
   }
   auto buf = std::make_shared<AllocatedBuffer>(allocator, p, bytes, dtype,
                                                num_objects);
@@ -288,6 +297,11 @@ Tensor Tensor::DeepCopy() const {
     const ResourceHandle* src = data<ResourceHandle>();
     ResourceHandle* dst = copy.data<ResourceHandle>();
     for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
+  } else if (dtype_ == DT_VARIANT) {
+    // Values are immutable: the copy shares them.
+    const Variant* src = data<Variant>();
+    Variant* dst = copy.data<Variant>();
+    for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.data_, data_, TotalBytes());
   }
@@ -309,9 +323,10 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
   const std::string& content = proto.tensor_content();
 
   if (!content.empty()) {
-    if (dtype == DT_STRING || dtype == DT_RESOURCE) {
+    if (dtype == DT_STRING || dtype == DT_RESOURCE || dtype == DT_VARIANT) {
       // TensorFlow's list encoding: every length as a varint, then the
-      // bytes (serialized ResourceHandleProtos for resources).
+      // bytes (serialized ResourceHandleProtos for resources,
+      // VariantTensorDataProtos for variants).
       absl::string_view in(content);
       std::vector<uint64_t> lengths(n);
       for (int64_t i = 0; i < n; ++i) {
@@ -331,6 +346,16 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
         in.remove_prefix(lengths[i]);
         if (dtype == DT_STRING) {
           t.data<std::string>()[i].assign(bytes.data(), bytes.size());
+          continue;
+        }
+        if (dtype == DT_VARIANT) {
+          VariantTensorDataProto variant;
+          if (!variant.ParseFromArray(bytes.data(),
+                                      static_cast<int>(bytes.size()))) {
+            return absl::InvalidArgumentError(
+                "malformed variant tensor_content: an element does not parse");
+          }
+          DFX_ASSIGN_OR_RETURN(t.data<Variant>()[i], Variant::Decode(variant));
           continue;
         }
         ResourceHandleProto handle;
@@ -423,6 +448,19 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
       }
       break;
     }
+    case DT_VARIANT: {
+      if (proto.variant_val_size() != n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "TensorProto of type variant has ", proto.variant_val_size(),
+            " values for ", n, " elements"));
+      }
+      Variant* out = t.data<Variant>();
+      for (int64_t i = 0; i < n; ++i) {
+        DFX_ASSIGN_OR_RETURN(
+            out[i], Variant::Decode(proto.variant_val(static_cast<int>(i))));
+      }
+      break;
+    }
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("TensorProto of type ", DataTypeString(dtype),
@@ -446,6 +484,20 @@ void Tensor::AsProtoTensorContent(TensorProto* proto) const {
     // Handles always travel in resource_handle_val, which TensorFlow reads
     // too.
     AsProtoField(proto);
+    return;
+  }
+  if (dtype_ == DT_VARIANT) {
+    // As strings: every length, then the serialized VariantTensorDataProtos.
+    std::vector<std::string> encoded(static_cast<size_t>(NumElements()));
+    const Variant* v = data<Variant>();
+    for (int64_t i = 0; i < NumElements(); ++i) {
+      VariantTensorDataProto element;
+      v[i].Encode(&element);
+      encoded[i] = element.SerializeAsString();
+    }
+    std::string* out = proto->mutable_tensor_content();
+    for (const std::string& e : encoded) PutVarint64(out, e.size());
+    for (const std::string& e : encoded) out->append(e);
     return;
   }
   if (TotalBytes() > 0) {
@@ -494,6 +546,11 @@ void Tensor::AsProtoField(TensorProto* proto) const {
       }
       break;
     }
+    case DT_VARIANT: {
+      const Variant* v = data<Variant>();
+      for (int64_t i = 0; i < n; ++i) v[i].Encode(proto->add_variant_val());
+      break;
+    }
     default:
       if (TotalBytes() > 0) proto->set_tensor_content(data_, TotalBytes());
   }
@@ -521,6 +578,15 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
       const int64_t k = std::min<int64_t>(NumElements(), max_entries);
       for (int64_t i = 0; i < k; ++i) {
         absl::StrAppend(&out, i == 0 ? "" : " ", "<", h[i].DebugString(), ">");
+      }
+      if (k < NumElements()) absl::StrAppend(&out, "...");
+      break;
+    }
+    case DT_VARIANT: {
+      const Variant* v = data<Variant>();
+      const int64_t k = std::min<int64_t>(NumElements(), max_entries);
+      for (int64_t i = 0; i < k; ++i) {
+        absl::StrAppend(&out, i == 0 ? "" : " ", v[i].DebugString());
       }
       if (k < NumElements()) absl::StrAppend(&out, "...");
       break;
