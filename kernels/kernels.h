@@ -26,6 +26,9 @@ void RegisterIoKernels(KernelRegistry* registry);
 // Per-step resources: TF1 stacks and the TensorArrayV3 family.
 void RegisterDataFlowKernels(KernelRegistry* registry);
 
+// TensorList ops, and ZerosLike and AddN on the variants holding lists.
+void RegisterListKernels(KernelRegistry* registry);
+
 // All of the above.
 void RegisterStandardKernels(KernelRegistry* registry);
 

@@ -22,6 +22,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterTrainingKernels(registry);
   RegisterControlFlowKernels(registry);
   RegisterDataFlowKernels(registry);
+  RegisterListKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

@@ -37,6 +37,8 @@ absl::Status RegisterControlFlowOps(OpRegistry* registry);
 absl::Status RegisterFunctionOps(OpRegistry* registry);
 // TF1 stacks (StackV2, ...) and the TensorArrayV3 family.
 absl::Status RegisterDataFlowOps(OpRegistry* registry);
+// TensorList ops (EmptyTensorList, TensorListPushBack, ...) on DT_VARIANT.
+absl::Status RegisterListOps(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

@@ -19,6 +19,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterStateOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTrainingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDataFlowOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterListOps(registry));
   return absl::OkStatus();
 }
 
