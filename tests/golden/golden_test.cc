@@ -34,10 +34,11 @@ using golden::ReadJson;
 
 // The families a generator writes; a folder not listed here fails the
 // "no unknown families" case so it cannot be skipped silently.
-const char* const kFamilies[] = {"array",  "gather",   "math",   "numerics",
-                                 "nn",     "conv",     "linalg", "random",
-                                 "models", "training", "control_flow",
-                                 "data_flow"};
+const char* const kFamilies[] = {"array",    "gather",       "math",
+                                 "numerics", "nn",           "conv",
+                                 "linalg",   "random",       "models",
+                                 "training", "control_flow", "data_flow",
+                                 "list"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -162,6 +163,7 @@ TEST_CASE("golden: control flow equals TensorFlow") {
 TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
   RunFamily("data_flow");
 }
+TEST_CASE("golden: TensorList ops equal TensorFlow") { RunFamily("list"); }
 
 TEST_CASE("golden: every family folder is run by a test") {
   for (const auto& entry : fs::directory_iterator(kGoldenDir)) {

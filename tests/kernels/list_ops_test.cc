@@ -213,6 +213,24 @@ TEST_CASE("Scattering a negative index into a list is InvalidArgument") {
              StatusIs(absl::StatusCode::kInvalidArgument, "non-negative"));
 }
 
+TEST_CASE("Scattering past the end grows the list with unset elements") {
+  // TensorFlow 2.21 fills the gap with empty tensors that Stack then reads
+  // as uninitialized memory; dfx's gap reads as zeros.
+  TensorList list(DT_FLOAT, PartialShape::Known({2}));
+  list.tensors.push_back(Tensor::FromVector<float>({1, 2}));
+  auto grown = RunKernel(
+      Node("TensorListScatterIntoExistingList", 3, DT_FLOAT),
+      {ListTensor(list),
+       Tensor::FromVector<float>({10, 11, 12, 13}, TensorShape({2, 2})),
+       Tensor::FromVector<int32_t>({3, 0})});
+  REQUIRE_OK(grown);
+  auto stacked = RunKernel(Node("TensorListStack", 2, DT_FLOAT),
+                           {(*grown)[0], UnknownShape()});
+  REQUIRE_OK(stacked);
+  CHECK((*stacked)[0].SummarizeValue(100) ==
+        "[[12 13][0 0][0 0][10 11]]");
+}
+
 TEST_CASE("A hostile list length is ResourceExhausted, not a crash") {
   CHECK_THAT(RunKernel(TestNodeBuilder("n", "TensorListReserve", 2)
                            .Attr("element_dtype", DT_FLOAT)
