@@ -1,5 +1,6 @@
 #include "kernels/list/list_util.h"
 
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -36,6 +37,10 @@ TensorList TakeOrCopyList(OpKernelContext* ctx, int index,
   // the list, and the executor drops the slot when this kernel returns. The
   // list was built non-const (Variant::Make), so moving out of it is sound.
   if (t.BufferRefCount() == 1 && t.scalar<Variant>().use_count() == 1) {
+    // Another consumer may have dropped its reference a moment ago on
+    // another thread (use_count reads relaxed): see its reads of the list
+    // before writing to it.
+    std::atomic_thread_fence(std::memory_order_acquire);
     return std::move(const_cast<TensorList&>(list));
   }
   return list;
