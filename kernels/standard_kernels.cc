@@ -5,6 +5,9 @@ namespace dfx {
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 // (kernels/control_flow/).
 void RegisterControlFlowKernels(KernelRegistry* registry);
+// OptionalFromValue, OptionalNone, OptionalHasValue, OptionalGetValue
+// (kernels/list/optional_kernels.cc).
+void RegisterOptionalKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -23,6 +26,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterControlFlowKernels(registry);
   RegisterDataFlowKernels(registry);
   RegisterListKernels(registry);
+  RegisterOptionalKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

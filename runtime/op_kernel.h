@@ -21,7 +21,7 @@
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
 #include "runtime/device.h"
-#include "runtime/rendezvous.h"
+#include "runtime/frame_and_iter.h"
 #include "runtime/tensor.h"
 
 namespace dfx {

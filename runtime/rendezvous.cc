@@ -57,6 +57,25 @@ Rendezvous::ParsedKey& Rendezvous::ParsedKey::operator=(
   return *this;
 }
 
+Rendezvous::ParsedKey Rendezvous::ParsedKey::WithFrameIter(
+    FrameAndIter frame_iter) const {
+  ParsedKey out = *this;
+  // The frame is the last part: everything up to the last ';' stays, so
+  // the views into the string keep their offsets.
+  out.key_.resize(key_.rfind(';') + 1);
+  absl::StrAppend(&out.key_, frame_iter.frame_id, ":", frame_iter.iter_id);
+  auto rebase = [&](absl::string_view v) {
+    return absl::string_view(out.key_.data() + (v.data() - key_.data()),
+                             v.size());
+  };
+  out.src_device_ = rebase(src_device_);
+  out.dst_device_ = rebase(dst_device_);
+  out.edge_name_ = rebase(edge_name_);
+  out.frame_iter_ = frame_iter;
+  out.hash_ = absl::HashOf(out.key_);
+  return out;
+}
+
 absl::StatusOr<Rendezvous::ParsedKey> Rendezvous::ParsedKey::Parse(
     absl::string_view key) {
   ParsedKey parsed;

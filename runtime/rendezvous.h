@@ -13,18 +13,13 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "graph/device_name.h"
+#include "runtime/frame_and_iter.h"
 #include "runtime/tensor.h"
 
 namespace dfx {
 
 class CancellationManager;
 
-// Frame and iteration of a tensor inside control-flow frames; (0, 0) at the
-// top level.
-struct FrameAndIter {
-  uint64_t frame_id = 0;
-  int64_t iter_id = 0;
-};
 
 class Rendezvous {
  public:
@@ -46,6 +41,10 @@ class Rendezvous {
     FrameAndIter frame_iter() const { return frame_iter_; }
     // A hash of the full key, computed once at Parse.
     uint64_t hash() const { return hash_; }
+
+    // The same key in another frame and iteration (a _Send or _Recv inside
+    // a loop), without parsing the devices again.
+    ParsedKey WithFrameIter(FrameAndIter frame_iter) const;
 
     ParsedKey(const ParsedKey& other) { *this = other; }
     ParsedKey& operator=(const ParsedKey& other);

@@ -40,6 +40,9 @@ absl::Status RegisterDataFlowOps(OpRegistry* registry);
 // TensorList ops (EmptyTensorList, TensorListPushBack, ...) on DT_VARIANT.
 absl::Status RegisterListOps(OpRegistry* registry);
 
+// OptionalFromValue, OptionalNone, OptionalHasValue, OptionalGetValue.
+absl::Status RegisterOptionalOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

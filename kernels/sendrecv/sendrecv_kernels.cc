@@ -24,10 +24,14 @@ class KeyMaker {
     return absl::OkStatus();
   }
 
-  absl::StatusOr<Rendezvous::ParsedKey> For(const OpKernelContext& ctx) const {
+  // The key of this call: the top-level one, or one built in `scratch`.
+  const Rendezvous::ParsedKey& For(
+      const OpKernelContext& ctx,
+      std::optional<Rendezvous::ParsedKey>* scratch) const {
     const FrameAndIter f = ctx.frame_iter();
     if (f.frame_id == 0 && f.iter_id == 0) return *top_;
-    return Make(f);
+    scratch->emplace(top_->WithFrameIter(f));
+    return **scratch;
   }
 
  private:
@@ -54,11 +58,11 @@ class SendOp : public OpKernel {
     DFX_OP_REQUIRES(ctx, ctx->rendezvous() != nullptr,
                     absl::FailedPreconditionError(
                         "_Send runs only in a step with a rendezvous"));
-    absl::StatusOr<Rendezvous::ParsedKey> key = keys_.For(*ctx);
-    DFX_OP_REQUIRES_OK(ctx, key.status());
+    std::optional<Rendezvous::ParsedKey> scratch;
+    const Rendezvous::ParsedKey& key = keys_.For(*ctx, &scratch);
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
-    DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(*key, args, ctx->input(0),
+    DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, ctx->input(0),
                                                     ctx->is_input_dead()));
   }
 
@@ -79,12 +83,12 @@ class RecvOp : public AsyncOpKernel {
                           absl::FailedPreconditionError(
                               "_Recv runs only in a step with a rendezvous"),
                           done);
-    absl::StatusOr<Rendezvous::ParsedKey> key = keys_.For(*ctx);
-    DFX_OP_REQUIRES_OK_ASYNC(ctx, key.status(), done);
+    std::optional<Rendezvous::ParsedKey> scratch;
+    const Rendezvous::ParsedKey& key = keys_.For(*ctx, &scratch);
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
     ctx->rendezvous()->RecvAsync(
-        *key, args,
+        key, args,
         [ctx, done = std::move(done), want = output_type(0)](
             const absl::Status& s, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
