@@ -376,8 +376,17 @@ OpRegistry* OpRegistry::Global() {
 
 absl::Status OpRegistry::Register(const OpDefBuilder& builder) {
   DFX_ASSIGN_OR_RETURN(OpRegistrationData data, builder.Finalize());
-  absl::MutexLock lock(&mu_);
+  return Register(std::move(data));
+}
+
+absl::Status OpRegistry::Register(OpRegistrationData data) {
   const std::string name = data.op_def.name();
+  if (fallback_ != nullptr && fallback_->LookUp(name) != nullptr) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("op '", name, "' is already registered"));
+  }
+  if (!data.shape_fn) data.shape_fn = shape_fn::Unknown;
+  absl::MutexLock lock(&mu_);
   auto [it, inserted] = ops_.try_emplace(name, nullptr);
   if (!inserted) {
     return absl::AlreadyExistsError(
@@ -388,9 +397,12 @@ absl::Status OpRegistry::Register(const OpDefBuilder& builder) {
 }
 
 const OpRegistrationData* OpRegistry::LookUp(absl::string_view op) const {
-  absl::ReaderMutexLock lock(&mu_);
-  auto it = ops_.find(op);
-  return it == ops_.end() ? nullptr : it->second.get();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = ops_.find(op);
+    if (it != ops_.end()) return it->second.get();
+  }
+  return fallback_ == nullptr ? nullptr : fallback_->LookUp(op);
 }
 
 absl::StatusOr<const OpRegistrationData*> OpRegistry::LookUpOrError(
@@ -404,10 +416,12 @@ absl::StatusOr<const OpRegistrationData*> OpRegistry::LookUpOrError(
 }
 
 std::vector<std::string> OpRegistry::ListOps() const {
-  absl::ReaderMutexLock lock(&mu_);
   std::vector<std::string> names;
-  names.reserve(ops_.size());
-  for (const auto& [name, data] : ops_) names.push_back(name);
+  if (fallback_ != nullptr) names = fallback_->ListOps();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    for (const auto& [name, data] : ops_) names.push_back(name);
+  }
   std::sort(names.begin(), names.end());
   return names;
 }

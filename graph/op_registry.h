@@ -65,6 +65,9 @@ class OpDefBuilder {
 class OpRegistry {
  public:
   OpRegistry() = default;
+  // A registry that answers lookups it cannot answer itself from `fallback`
+  // (which must outlive it): a function library's ops over the standard ops.
+  explicit OpRegistry(const OpRegistry* fallback) : fallback_(fallback) {}
   OpRegistry(const OpRegistry&) = delete;
   OpRegistry& operator=(const OpRegistry&) = delete;
 
@@ -74,17 +77,21 @@ class OpRegistry {
   // AlreadyExists when an op of that name is registered; InvalidArgument for
   // a malformed builder.
   absl::Status Register(const OpDefBuilder& builder);
+  // Registers a finished signature (a function's); AlreadyExists as above,
+  // also when the fallback has an op of that name.
+  absl::Status Register(OpRegistrationData data);
 
-  // Null when no such op.
+  // Null when no such op (here or in the fallback).
   const OpRegistrationData* LookUp(absl::string_view op) const;
   // NotFound "Op type not registered 'Foo'" when no such op.
   absl::StatusOr<const OpRegistrationData*> LookUpOrError(
       absl::string_view op) const;
 
-  // Sorted names of every registered op.
+  // Sorted names of every registered op, the fallback's included.
   std::vector<std::string> ListOps() const;
 
  private:
+  const OpRegistry* const fallback_ = nullptr;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<OpRegistrationData>> ops_
       ABSL_GUARDED_BY(mu_);
