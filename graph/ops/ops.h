@@ -43,6 +43,10 @@ absl::Status RegisterListOps(OpRegistry* registry);
 // OptionalFromValue, OptionalNone, OptionalHasValue, OptionalGetValue.
 absl::Status RegisterOptionalOps(OpRegistry* registry);
 
+// PartitionedCall, StatefulPartitionedCall, If, Case, While and their
+// stateless forms; lowered before placement, never run.
+absl::Status RegisterFunctionalOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

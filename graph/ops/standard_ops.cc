@@ -15,6 +15,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRandomOps(registry));
   DFX_RETURN_IF_ERROR(RegisterFunctionOps(registry));
   DFX_RETURN_IF_ERROR(RegisterControlFlowOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterFunctionalOps(registry));
   DFX_RETURN_IF_ERROR(RegisterIoOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStateOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTrainingOps(registry));
