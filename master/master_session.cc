@@ -11,7 +11,9 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "graph/device_name.h"
+#include "graph/function_library.h"
 #include "graph/graph_def_import.h"
+#include "graph/lower_functional_ops.h"
 #include "graph/node_def_util.h"
 #include "graph/shape_inference.h"
 #include "graph/subgraph.h"
@@ -160,6 +162,9 @@ struct MasterSession::ClientGraph {
 // of the signatures run on it. Replaced as a whole by Extend.
 struct MasterSession::GraphState {
   GraphDef def;
+  // The graph's functions; `graph` uses its op registry, so it is declared
+  // first and outlives the graph.
+  std::shared_ptr<const FunctionLibrary> library;
   std::unique_ptr<Graph> graph;
   absl::Mutex mu;
   absl::flat_hash_map<std::string, std::shared_ptr<const ClientGraph>> cache
@@ -295,11 +300,19 @@ absl::Status MasterSession::Extend(const GraphDef& graph) {
   for (const GradientDef& g : graph.library().gradient()) {
     *merged.mutable_library()->add_gradient() = g;
   }
+  // Functions the graph calls (by name, or through PartitionedCall, If,
+  // While, ...) are validated, then every call is lowered before placement,
+  // so the inlined nodes are placed like any other (graph/function_library.h).
+  DFX_ASSIGN_OR_RETURN(
+      std::shared_ptr<const FunctionLibrary> library,
+      FunctionLibrary::Create(ReachableFunctions(merged), ops_));
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
-                       ImportGraphDef(merged, ops_));
+                       ImportGraphDef(merged, library->op_registry()));
+  DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, imported.get()));
   DFX_RETURN_IF_ERROR(PlaceSessionGraph(placement_, imported.get()));
   auto state = std::make_shared<GraphState>();
   state->def = std::move(merged);
+  state->library = std::move(library);
   state->graph = std::move(imported);
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::CancelledError("session is closed");
