@@ -1,0 +1,170 @@
+// TF2 functions end to end: graphs of tf.function concrete functions as
+// TensorFlow 2.21 exports them (PartitionedCall, StatelessIf, StatelessWhile,
+// StatelessCase and their function library; tests/graph/gen_functions.py)
+// run through a dfx local session, which lowers them, and must give
+// TensorFlow's answers. A case recorded with "needs" (ops dfx lacks, such as
+// the TensorLists of a loop's gradient) must either run correctly or fail at
+// Extend with an error that names what it needs.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "catch2/catch.hpp"
+#include "graph/graph_def_import.h"
+#include "runtime/session.h"
+#include "tests/golden/golden_util.h"
+#include "tools/cli/npy.h"
+
+namespace dfx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kFunctionsDir =
+    fs::path(DFX_TEST_DATA_DIR) / ".." / "graph" / "data" / "functions";
+
+// What went wrong with one case, or empty.
+std::string RunCase(const fs::path& dir) {
+  absl::StatusOr<nlohmann::json> spec = golden::ReadJson(dir / "case.json");
+  if (!spec.ok()) return spec.status().ToString();
+  absl::StatusOr<GraphDef> graph =
+      ReadGraphDefFile((dir / "graph.pb").string());
+  if (!graph.ok()) return graph.status().ToString();
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& feed : (*spec)["feeds"]) {
+    absl::StatusOr<Tensor> value =
+        cli::ReadNpyFile((dir / feed["file"].get<std::string>()).string());
+    if (!value.ok()) return value.status().ToString();
+    feeds.emplace_back(feed["name"].get<std::string>(), *std::move(value));
+  }
+  const std::vector<std::string> fetches = (*spec)["fetches"];
+
+  SessionOptions options;
+  options.config.set_intra_op_parallelism_threads(2);
+  options.config.set_operation_timeout_in_ms(60000);
+  auto session = Session::Create("local", options);
+  if (!session.ok()) return session.status().ToString();
+  std::vector<Tensor> outputs;
+  absl::Status extended = (*session)->Extend(*graph);
+  absl::Status s = extended;
+  if (s.ok()) s = (*session)->Run(feeds, fetches, {}, &outputs);
+  (void)(*session)->Close();
+
+  if (spec->contains("needs") && !extended.ok()) {
+    for (const auto& need : (*spec)["needs"]) {
+      if (!absl::StrContains(extended.message(), need.get<std::string>())) {
+        return absl::StrCat("Extend failed without naming ",
+                            need.get<std::string>(), ": ",
+                            extended.ToString());
+      }
+    }
+    return "";
+  }
+  if (!s.ok()) return s.ToString();
+  std::vector<std::string> problems;
+  const auto& specs = (*spec)["outputs"];
+  if (outputs.size() != specs.size()) {
+    return absl::StrCat(outputs.size(), " outputs, want ", specs.size());
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    absl::StatusOr<Tensor> want =
+        cli::ReadNpyFile((dir / specs[i]["file"].get<std::string>()).string());
+    if (!want.ok()) return want.status().ToString();
+    const std::string diff = golden::Compare(
+        outputs[i], *want, specs[i]["dtype"].get<std::string>(),
+        specs[i]["rtol"].get<double>(), specs[i]["atol"].get<double>());
+    if (!diff.empty()) problems.push_back(absl::StrCat(fetches[i], ": ", diff));
+  }
+  return absl::StrJoin(problems, "; ");
+}
+
+void RunCases(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    const fs::path dir = kFunctionsDir / name;
+    INFO("case " << name);
+    REQUIRE(fs::exists(dir / "case.json"));
+    const std::string problem = RunCase(dir);
+    INFO(problem);
+    CHECK(problem.empty());
+  }
+}
+
+TEST_CASE("functions: nested tf.function calls equal TensorFlow") {
+  RunCases({"nested_calls"});
+}
+
+TEST_CASE("functions: tf.cond in a tf.function equals TensorFlow on both branches") {
+  RunCases({"cond_in_function", "cond_in_function_false", "cond_false_branch"});
+}
+
+TEST_CASE("functions: tf.while_loop in a tf.function equals TensorFlow") {
+  RunCases({"while_in_function", "while_zero_iterations", "nested_while"});
+}
+
+TEST_CASE("functions: tf.switch_case equals TensorFlow, out of range too") {
+  RunCases({"switch_case", "switch_case_out_of_range"});
+}
+
+TEST_CASE("functions: tf.cond inside a tf.while_loop equals TensorFlow") {
+  RunCases({"cond_in_while"});
+}
+
+TEST_CASE("functions: a loop gradient runs or names the TensorList ops it needs") {
+  RunCases({"while_gradient"});
+}
+
+TEST_CASE("functions: Extend rejects a called function with an unknown op, naming it") {
+  absl::StatusOr<GraphDef> graph =
+      ReadGraphDefFile((kFunctionsDir / "nested_calls" / "graph.pb").string());
+  REQUIRE(graph.ok());
+  // Every function the graph reaches is checked: break the innermost one.
+  FunctionDef* victim = nullptr;
+  for (FunctionDef& f : *graph->mutable_library()->mutable_function()) {
+    if (absl::StrContains(f.signature().name(), "scale")) victim = &f;
+  }
+  REQUIRE(victim != nullptr);
+  victim->mutable_node_def(0)->set_op("NoSuchOp");
+  const std::string node = victim->node_def(0).name();
+  auto session = Session::Create("local", SessionOptions());
+  REQUIRE(session.ok());
+  const absl::Status s = (*session)->Extend(*graph);
+  CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+  CHECK(absl::StrContains(s.message(), victim->signature().name()));
+  CHECK(absl::StrContains(s.message(), "node '" + node + "' (op NoSuchOp)"));
+  (void)(*session)->Close();
+}
+
+TEST_CASE("functions: a function nobody calls does not need its ops") {
+  absl::StatusOr<GraphDef> graph =
+      ReadGraphDefFile((kFunctionsDir / "nested_calls" / "graph.pb").string());
+  REQUIRE(graph.ok());
+  FunctionDef* unused = graph->mutable_library()->add_function();
+  unused->mutable_signature()->set_name("never_called");
+  NodeDef* n = unused->add_node_def();
+  n->set_name("n");
+  n->set_op("NoSuchOp");
+  auto session = Session::Create("local", SessionOptions());
+  REQUIRE(session.ok());
+  CHECK((*session)->Extend(*graph).ok());
+  (void)(*session)->Close();
+}
+
+TEST_CASE("functions: every generated case is run by a test") {
+  const std::vector<std::string> known = {
+      "nested_calls",      "cond_in_function",      "cond_in_function_false",
+      "cond_false_branch", "while_in_function",     "while_zero_iterations",
+      "nested_while",      "switch_case",           "switch_case_out_of_range",
+      "cond_in_while",     "while_gradient"};
+  for (const auto& entry : fs::directory_iterator(kFunctionsDir)) {
+    const std::string name = entry.path().filename().string();
+    INFO("case folder " << name);
+    CHECK(std::find(known.begin(), known.end(), name) != known.end());
+  }
+}
+
+}  // namespace
+}  // namespace dfx
