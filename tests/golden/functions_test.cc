@@ -113,6 +113,12 @@ TEST_CASE("functions: tf.cond inside a tf.while_loop equals TensorFlow") {
   RunCases({"cond_in_while"});
 }
 
+TEST_CASE("functions: a variable updated in a While and an If equals TensorFlow") {
+  // The handle is a loop variable (entering once, as a constant); the
+  // updates are reached only through the functions' control outputs.
+  RunCases({"resource_in_loop_and_cond"});
+}
+
 TEST_CASE("functions: a loop gradient runs or names the TensorList ops it needs") {
   RunCases({"while_gradient"});
 }
@@ -158,7 +164,7 @@ TEST_CASE("functions: every generated case is run by a test") {
       "nested_calls",      "cond_in_function",      "cond_in_function_false",
       "cond_false_branch", "while_in_function",     "while_zero_iterations",
       "nested_while",      "switch_case",           "switch_case_out_of_range",
-      "cond_in_while",     "while_gradient"};
+      "cond_in_while",     "while_gradient",        "resource_in_loop_and_cond"};
   for (const auto& entry : fs::directory_iterator(kFunctionsDir)) {
     const std::string name = entry.path().filename().string();
     INFO("case folder " << name);

@@ -39,8 +39,13 @@ def export(fn, *values, needs=None, note=""):
     feeds = {t.name: np.asarray(v) for t, v in zip(cf.inputs, values)}
     fetches = [t.name for t in cf.outputs]
     golden_lib.case_graph_def(FAMILY, name, graph_def, feeds, fetches, note=note)
+    out_dir = os.path.join(golden_lib.DATA_DIR, FAMILY, name)
+    # Attr maps in key order, so regenerating leaves graph.pb as it was
+    # (unless TensorFlow's function numbering moves, when cases are added).
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
     if needs:
-        path = os.path.join(golden_lib.DATA_DIR, FAMILY, name, "case.json")
+        path = os.path.join(out_dir, "case.json")
         with open(path) as f:
             spec = json.load(f)
         spec["needs"] = needs
@@ -133,6 +138,28 @@ def while_gradient(x):
     return tape.gradient(loss, x)
 
 
+@tf.function
+def resource_in_loop_and_cond(x):
+    # A variable handle as a loop variable (it enters the frame once, as a
+    # constant) and side effects that only control outputs keep alive.
+    h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[3],
+                               shared_name="functions_test_acc")
+    tf.raw_ops.AssignVariableOp(resource=h, value=tf.zeros([3]))
+
+    def body(i):
+        tf.raw_ops.AssignAddVariableOp(resource=h, value=x)
+        return i + 1
+
+    tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+
+    def add_more():
+        tf.raw_ops.AssignAddVariableOp(resource=h, value=tf.ones([3]) * 100.0)
+        return tf.constant(1)
+
+    tf.cond(x[0] > 0.0, add_more, lambda: tf.constant(0))
+    return tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32)
+
+
 def main():
     x = np.array([1.0, -2.0, 0.5], np.float32)
     export(nested_calls, x)
@@ -155,6 +182,7 @@ def main():
            note="an index out of range runs the last branch")
     export(cond_in_while, x)
     export(nested_while, x)
+    export(resource_in_loop_and_cond, x)
     export(while_gradient, x, needs=["TensorList"],
            note="gradients of a loop accumulate forward values in TensorLists")
 
