@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
 #include "graph/graph_def_import.h"
 #include "runtime/session.h"
 #include "tests/golden/golden_util.h"
@@ -156,6 +157,58 @@ TEST_CASE("functions: a function nobody calls does not need its ops") {
   auto session = Session::Create("local", SessionOptions());
   REQUIRE(session.ok());
   CHECK((*session)->Extend(*graph).ok());
+  (void)(*session)->Close();
+}
+
+// A TF1 Defun-style graph: the node's op is the function's name, and the
+// function is polymorphic ($T).
+constexpr char kDirectCall[] = R"pb(
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "y"
+    op: "Twice"
+    input: "x"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  library {
+    function {
+      signature {
+        name: "Twice"
+        attr { name: "T" type: "type" }
+        input_arg { name: "a" type_attr: "T" }
+        output_arg { name: "b" type_attr: "T" }
+      }
+      node_def {
+        name: "sum"
+        op: "AddV2"
+        input: "a"
+        input: "a"
+        attr { key: "T" value { placeholder: "T" } }
+      }
+      ret { key: "b" value: "sum:z:0" }
+    }
+  })pb";
+
+TEST_CASE("functions: a node whose op is a function name runs, its attrs instantiating it") {
+  GraphDef graph;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(kDirectCall, &graph));
+  auto session = Session::Create("local", SessionOptions());
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Extend(graph).ok());
+  Tensor x(DT_FLOAT, TensorShape({2}));
+  x.data<float>()[0] = 1.5f;
+  x.data<float>()[1] = -4.0f;
+  std::vector<Tensor> out;
+  const absl::Status s = (*session)->Run({{"x", x}}, {"y"}, {}, &out);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].data<float>()[0] == 3.0f);
+  CHECK(out[0].data<float>()[1] == -8.0f);
   (void)(*session)->Close();
 }
 

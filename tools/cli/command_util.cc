@@ -111,8 +111,17 @@ absl::StatusOr<LoadedGraph> LoadGraphFile(const std::string& path) {
                                      def.status().message()));
   }
   loaded.def = *std::move(def);
+  absl::StatusOr<std::unique_ptr<FunctionLibrary>> library =
+      FunctionLibrary::Create(ReachableFunctions(loaded.def),
+                              OpRegistry::Global());
+  if (!library.ok()) {
+    return absl::Status(library.status().code(),
+                        absl::StrCat("graph '", path, "': ",
+                                     library.status().message()));
+  }
+  loaded.library = *std::move(library);
   absl::StatusOr<std::unique_ptr<Graph>> graph =
-      ImportGraphDef(loaded.def, OpRegistry::Global());
+      ImportGraphDef(loaded.def, loaded.library->op_registry());
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
                         absl::StrCat("graph '", path, "': ",

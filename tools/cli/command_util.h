@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/function_library.h"
 #include "graph/graph.h"
 #include "proto/graph.pb.h"
 
@@ -49,6 +50,9 @@ absl::StatusOr<int> ParseLocalDevices(absl::string_view value);
 // A graph file read and imported with OpRegistry::Global().
 struct LoadedGraph {
   GraphDef def;
+  // The functions the graph reaches; `graph` uses its op registry (so a node
+  // may call a function by name), so it is declared first.
+  std::shared_ptr<const FunctionLibrary> library;
   std::unique_ptr<Graph> graph;
 };
 
