@@ -28,13 +28,31 @@ namespace fs = std::filesystem;
 const fs::path kFunctionsDir =
     fs::path(DFX_TEST_DATA_DIR) / ".." / "graph" / "data" / "functions";
 
-// What went wrong with one case, or empty.
-std::string RunCase(const fs::path& dir) {
+bool IsFunctionalOp(const std::string& op) {
+  for (const char* f : {"PartitionedCall", "StatefulPartitionedCall", "If",
+                        "StatelessIf", "Case", "StatelessCase", "While",
+                        "StatelessWhile"}) {
+    if (op == f) return true;
+  }
+  return false;
+}
+
+// What went wrong with one case, or empty. With `functional_device`, the
+// session has two CPU devices and the graph's functional nodes ask for
+// that one (their inputs stay on the default device), so lowered loops and
+// branches are split across devices.
+std::string RunCase(const fs::path& dir,
+                    const std::string& functional_device = "") {
   absl::StatusOr<nlohmann::json> spec = golden::ReadJson(dir / "case.json");
   if (!spec.ok()) return spec.status().ToString();
   absl::StatusOr<GraphDef> graph =
       ReadGraphDefFile((dir / "graph.pb").string());
   if (!graph.ok()) return graph.status().ToString();
+  if (!functional_device.empty()) {
+    for (NodeDef& n : *graph->mutable_node()) {
+      if (IsFunctionalOp(n.op())) n.set_device(functional_device);
+    }
+  }
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const auto& feed : (*spec)["feeds"]) {
     absl::StatusOr<Tensor> value =
@@ -47,6 +65,9 @@ std::string RunCase(const fs::path& dir) {
   SessionOptions options;
   options.config.set_intra_op_parallelism_threads(2);
   options.config.set_operation_timeout_in_ms(60000);
+  if (!functional_device.empty()) {
+    (*options.config.mutable_device_count())["CPU"] = 2;
+  }
   auto session = Session::Create("local", options);
   if (!session.ok()) return session.status().ToString();
   std::vector<Tensor> outputs;
@@ -83,12 +104,13 @@ std::string RunCase(const fs::path& dir) {
   return absl::StrJoin(problems, "; ");
 }
 
-void RunCases(const std::vector<std::string>& names) {
+void RunCases(const std::vector<std::string>& names,
+              const std::string& functional_device = "") {
   for (const std::string& name : names) {
     const fs::path dir = kFunctionsDir / name;
     INFO("case " << name);
     REQUIRE(fs::exists(dir / "case.json"));
-    const std::string problem = RunCase(dir);
+    const std::string problem = RunCase(dir, functional_device);
     INFO(problem);
     CHECK(problem.empty());
   }
@@ -118,6 +140,14 @@ TEST_CASE("functions: a variable updated in a While and an If equals TensorFlow"
   // The handle is a loop variable (entering once, as a constant); the
   // updates are reached only through the functions' control outputs.
   RunCases({"resource_in_loop_and_cond"});
+}
+
+TEST_CASE("functions: lowered nodes on another device than their inputs equal TensorFlow") {
+  RunCases({"nested_calls", "cond_in_function", "cond_in_function_false",
+            "while_in_function", "while_zero_iterations", "nested_while",
+            "switch_case", "switch_case_out_of_range", "cond_in_while",
+            "resource_in_loop_and_cond"},
+           "/device:CPU:1");
 }
 
 TEST_CASE("functions: a loop gradient runs or names the TensorList ops it needs") {
