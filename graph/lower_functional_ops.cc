@@ -339,7 +339,21 @@ absl::StatusOr<Inlined> InlineBody(Graph* g, const FunctionBody& body,
       g->AddControlEdge(gate, node);
     }
   }
-  // Results.
+  // Control outputs first: the results wait for them.
+  std::vector<Node*> control_outputs;
+  for (const std::string& c : body.control_ret_nodes) {
+    auto it = mapped.find(c);
+    if (it == mapped.end()) {
+      return error(absl::StrCat("control output node '", c,
+                                "' is not in the body"));
+    }
+    control_outputs.push_back(it->second);
+  }
+  // Results. Each waits for the control outputs: the master prunes a step's
+  // graph after lowering, so a consumer of a result must pull in the
+  // function's side effects, as needing the call does in TensorFlow (which
+  // lowers after pruning) and as a call's outputs come only once the
+  // function has finished.
   Inlined result;
   std::vector<Node*> done_after;
   if (gate != nullptr) done_after.push_back(gate);
@@ -351,21 +365,16 @@ absl::StatusOr<Inlined> InlineBody(Graph* g, const FunctionBody& body,
     DFX_RETURN_IF_ERROR(source(ret, ret.input(0), &src));
     absl::StatusOr<Node*> out = AddLoweredNode(
         g, absl::StrCat(prefix, "/output/_", i), "Identity", device,
-        {{"T", TypeAttr(BaseType(body.ret_types[i]))}}, {src});
+        {{"T", TypeAttr(BaseType(body.ret_types[i]))}}, {src},
+        control_outputs);
     if (!out.ok()) {
       return error(absl::StrCat("result ", i, ": ", out.status().message()));
     }
     result.outputs.emplace_back(*out, 0);
     done_after.push_back(*out);
   }
-  for (const std::string& c : body.control_ret_nodes) {
-    auto it = mapped.find(c);
-    if (it == mapped.end()) {
-      return error(absl::StrCat("control output node '", c,
-                                "' is not in the body"));
-    }
-    done_after.push_back(it->second);
-  }
+  done_after.insert(done_after.end(), control_outputs.begin(),
+                    control_outputs.end());
   DFX_ASSIGN_OR_RETURN(
       result.done,
       AddLoweredNode(g, absl::StrCat(prefix, "/output_control_node"), "NoOp",

@@ -26,7 +26,10 @@ bool IsFunctionalNode(const FunctionLibrary& library, const Node& node);
 //   "<call>/input/_i" and "<call>/output/_i"; body nodes without a device
 //   take the call's; the call's control inputs gate the body (through
 //   "<call>/input_control_node"); consumers of the call's outputs read the
-//   result nodes; a node named as the call (IdentityN of the results, or a
+//   result nodes, which wait for the function's control outputs (so
+//   fetching a result runs the function's side effects even though the
+//   step's graph is pruned after lowering); a node named as the call
+//   (IdentityN of the results, or a
 //   NoOp when there are none) runs after the results and the body's
 //   control outputs, so the call's name can still be fetched and its
 //   control consumers wait for its side effects.

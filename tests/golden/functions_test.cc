@@ -242,6 +242,98 @@ TEST_CASE("functions: a node whose op is a function name runs, its attrs instant
   (void)(*session)->Close();
 }
 
+// A function whose side effect is only a control output: its result does
+// not depend on the update.
+constexpr char kSideEffect[] = R"pb(
+  node {
+    name: "v"
+    op: "VarHandleOp"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape {} } }
+  }
+  node {
+    name: "zero"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } }
+  }
+  node {
+    name: "init"
+    op: "AssignVariableOp"
+    input: "v"
+    input: "zero"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "call"
+    op: "StatefulPartitionedCall"
+    input: "v"
+    attr { key: "Tin" value { list { type: DT_RESOURCE } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "Bump" } } }
+  }
+  node {
+    name: "out"
+    op: "Identity"
+    input: "call"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "read"
+    op: "ReadVariableOp"
+    input: "v"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  library {
+    function {
+      signature {
+        name: "Bump"
+        input_arg { name: "h" type: DT_RESOURCE }
+        output_arg { name: "y" type: DT_FLOAT }
+        is_stateful: true
+        control_output: "bump"
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr { key: "dtype" value { type: DT_FLOAT } }
+        attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } }
+      }
+      node_def {
+        name: "add"
+        op: "AssignAddVariableOp"
+        input: "h"
+        input: "one:output:0"
+        attr { key: "dtype" value { type: DT_FLOAT } }
+      }
+      node_def {
+        name: "seven"
+        op: "Const"
+        attr { key: "dtype" value { type: DT_FLOAT } }
+        attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 7 } } }
+      }
+      ret { key: "y" value: "seven:output:0" }
+      control_ret { key: "bump" value: "add" }
+    }
+  })pb";
+
+TEST_CASE("functions: fetching a call's result runs the function's side effects") {
+  GraphDef graph;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(kSideEffect, &graph));
+  auto session = Session::Create("local", SessionOptions());
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Extend(graph).ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)->Run({}, {}, {"init"}, &out).ok());
+  for (int i = 0; i < 2; ++i) {
+    REQUIRE((*session)->Run({}, {"out"}, {}, &out).ok());
+    CHECK(out[0].data<float>()[0] == 7.0f);
+  }
+  REQUIRE((*session)->Run({}, {"read"}, {}, &out).ok());
+  CHECK(out[0].data<float>()[0] == 2.0f);
+  (void)(*session)->Close();
+}
+
 TEST_CASE("functions: every generated case is run by a test") {
   const std::vector<std::string> known = {
       "nested_calls",      "cond_in_function",      "cond_in_function_false",

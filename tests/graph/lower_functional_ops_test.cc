@@ -85,6 +85,7 @@ constexpr char kFunctions[] = R"pb(
         name: "AddOne"
         input_arg { name: "x" type: DT_FLOAT }
         output_arg { name: "y" type: DT_FLOAT }
+        control_output: "side"
       }
       node_def {
         name: "one"
@@ -99,7 +100,9 @@ constexpr char kFunctions[] = R"pb(
         input: "one:output:0"
         attr { key: "T" value { type: DT_FLOAT } }
       }
+      node_def { name: "side" op: "NoOp" input: "^add" }
       ret { key: "y" value: "add:z:0" }
+      control_ret { key: "side" value: "side" }
     }
     function {
       signature {
@@ -226,6 +229,9 @@ TEST_CASE("a StatefulPartitionedCall is inlined under the call's name") {
   CHECK(HasControlEdge(gate, in));
   CHECK(HasControlEdge(gate, Get(g, "call/one")));
   // Consumers read the result; the name stays fetchable and a target.
+  CHECK(HasControlEdge(Get(g, "call/side"), Get(g, "call/output/_0")));
+  CHECK(HasControlEdge(Get(g, "call/side"),
+                       Get(g, "call/output_control_node")));
   const Node* use = Get(g, "use");
   CHECK(InputOf(use, 0) == "call/output/_0:0");
   const Node* named = Get(g, "call");
