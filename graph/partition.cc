@@ -142,11 +142,11 @@ class Partitioner {
       }
       if (loc_[e->src->id()] == dst_loc) {
         def.add_input(InputString(*e->src, e->src_output));
-      } else if (IsNextIterationNode(*e->src)) {
-        DFX_ASSIGN_OR_RETURN(std::string next,
-                             LocalNextIteration(*e->src, dst_loc,
-                                                device_[dst.id()]));
-        def.add_input(std::move(next));
+      } else if (IsNextIterationNode(*e->src) || IsEnterNode(*e->src)) {
+        DFX_ASSIGN_OR_RETURN(
+            std::string copy,
+            LocalCopy(*e->src, dst_loc, device_[dst.id()]));
+        def.add_input(std::move(copy));
       } else {
         DFX_ASSIGN_OR_RETURN(std::string recv, RecvFor(*e));
         def.add_input(std::move(recv));
@@ -157,6 +157,11 @@ class Partitioner {
       std::string input;
       if (loc_[e->src->id()] == dst_loc) {
         input = absl::StrCat("^", e->src->name());
+      } else if (IsNextIterationNode(*e->src) || IsEnterNode(*e->src)) {
+        DFX_ASSIGN_OR_RETURN(
+            std::string copy,
+            LocalCopy(*e->src, dst_loc, device_[dst.id()]));
+        input = absl::StrCat("^", copy);
       } else {
         DFX_ASSIGN_OR_RETURN(std::string recv, RecvFor(*e));
         input = absl::StrCat("^", recv);
@@ -251,43 +256,64 @@ class Partitioner {
     return recv_name;
   }
 
-  // A NextIteration's output belongs to the next iteration, which the
-  // receiving partition's control loop has not reached when the value is
-  // sent. So the value crosses before the NextIteration instead: a copy of
-  // the NextIteration in partition `loc` reads the original's input (received
-  // in the current iteration) and feeds the local consumers.
-  absl::StatusOr<std::string> LocalNextIteration(const Node& next,
-                                                 const std::string& loc,
-                                                 const std::string& device) {
-    auto key = std::make_pair(next.id(), loc);
-    auto it = next_copies_.find(key);
-    if (it != next_copies_.end()) return it->second;
-    const Edge* in = nullptr;
-    for (const Edge* e : next.in_edges()) {
-      if (!e->IsControlEdge()) in = e;
+  // An Enter's output exists only in iteration 0 of its frame and a
+  // NextIteration's belongs to the next iteration, while a _Recv inside a
+  // loop runs once per iteration of its partition's control loop. So these
+  // values never cross a cut: the value crosses before the node instead,
+  // and a copy of the Enter or NextIteration in partition `loc` (same attrs,
+  // the original's input and control inputs, received where needed) feeds
+  // the local consumers.
+  absl::StatusOr<std::string> LocalCopy(const Node& node,
+                                        const std::string& loc,
+                                        const std::string& device) {
+    auto key = std::make_pair(node.id(), loc);
+    auto it = local_copies_.find(key);
+    if (it != local_copies_.end()) return it->second;
+    NodeDef def = node.def();
+    def.clear_input();
+    def.set_device(device);
+    DFX_ASSIGN_OR_RETURN(std::string name, NewName(node.name()));
+    def.set_name(name);
+    const Edge* data = nullptr;
+    std::vector<const Edge*> control;
+    for (const Edge* e : node.in_edges()) {
+      if (e->IsControlEdge()) {
+        control.push_back(e);
+      } else {
+        data = e;
+      }
     }
-    if (in == nullptr) {
+    if (data == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "node '", next.name(), "' (op ", next.type_string(),
+          "node '", node.name(), "' (op ", node.type_string(),
           "): input 0 is not connected"));
     }
-    std::string input;
-    if (loc_[in->src->id()] == loc) {
-      input = InputString(*in->src, in->src_output);
+    // The input lives in the node's own frame (an Enter's parent frame).
+    const int32_t frame = frame_of(node);
+    if (loc_[data->src->id()] == loc) {
+      def.add_input(InputString(*data->src, data->src_output));
     } else {
       DFX_ASSIGN_OR_RETURN(
-          input, RecvFor(*in->src, in->src_output, /*control=*/false,
-                         absl::StrCat("edge_", in->id, "_", in->src->name()),
-                         loc, device, frame_of(next)));
+          std::string recv,
+          RecvFor(*data->src, data->src_output, /*control=*/false,
+                  absl::StrCat("edge_", data->id, "_", data->src->name()),
+                  loc, device, frame));
+      def.add_input(std::move(recv));
     }
-    DFX_ASSIGN_OR_RETURN(std::string name, NewName(next.name()));
-    NodeDef* copy = parts_[loc].add_node();
-    copy->set_name(name);
-    copy->set_op("NextIteration");
-    copy->set_device(device);
-    copy->add_input(std::move(input));
-    (*copy->mutable_attr())["T"].set_type(BaseType(next.output_type(0)));
-    next_copies_.emplace(key, name);
+    for (const Edge* e : control) {
+      if (loc_[e->src->id()] == loc) {
+        def.add_input(absl::StrCat("^", e->src->name()));
+      } else {
+        DFX_ASSIGN_OR_RETURN(
+            std::string recv,
+            RecvFor(*e->src, e->src_output, /*control=*/true,
+                    absl::StrCat("edge_", e->id, "_", e->src->name()), loc,
+                    device, frame));
+        def.add_input(absl::StrCat("^", recv));
+      }
+    }
+    *parts_[loc].add_node() = std::move(def);
+    local_copies_.emplace(key, name);
     return name;
   }
 
@@ -396,8 +422,9 @@ class Partitioner {
       recv_for_;
   // Set when some edge inside a loop crosses partitions.
   GraphFrames frames_;
-  // (NextIteration node id, partition) -> its copy there.
-  absl::flat_hash_map<std::pair<int, std::string>, std::string> next_copies_;
+  // (Enter or NextIteration node id, partition) -> its copy there.
+  absl::flat_hash_map<std::pair<int, std::string>, std::string>
+      local_copies_;
   // (frame, partition) -> the Merge of the partition's control loop.
   absl::flat_hash_map<std::pair<int32_t, std::string>, std::string>
       control_loops_;

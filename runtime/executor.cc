@@ -106,6 +106,10 @@ bool IsTransferOp(const std::string& op) {
          op == "_HostRecv";
 }
 
+size_t AlignUp(size_t n, size_t align) {
+  return (n + align - 1) / align * align;
+}
+
 // FNV-1a: frame ids must be the same in every process (partitions of one
 // loop on different tasks name the same rendezvous keys).
 uint64_t StableHash(absl::string_view s) {
@@ -691,26 +695,56 @@ struct Entry {
 };
 using Entries = absl::InlinedVector<Entry, 4>;
 
-// One iteration of one frame instance.
+// One iteration of one frame instance, allocated with its arrays in one
+// block (New / Delete).
 struct IterState {
-  IterState(const FrameInfo& info, int64_t n)
-      : iter_num(n),
-        pending(info.initial_pending),
-        dead_count(info.initial_pending.size(), 0),
-        tensors(info.num_slots),
-        refs(info.num_slots) {}
+  static IterState* New(const FrameInfo& info, int64_t n) {
+    const size_t nodes = info.initial_pending.size();
+    const size_t slots = static_cast<size_t>(info.num_slots);
+    const size_t counts_at = AlignUp(sizeof(IterState), alignof(int32_t));
+    const size_t tensors_at =
+        AlignUp(counts_at + 2 * nodes * sizeof(int32_t), alignof(Tensor));
+    const size_t refs_at =
+        AlignUp(tensors_at + slots * sizeof(Tensor), alignof(TensorRef));
+    static_assert(alignof(IterState) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    char* block = static_cast<char*>(
+        ::operator new(refs_at + slots * sizeof(TensorRef)));
+    auto* it = new (block) IterState(n, static_cast<int32_t>(slots));
+    it->pending = reinterpret_cast<int32_t*>(block + counts_at);
+    it->dead_count = it->pending + nodes;
+    std::copy(info.initial_pending.begin(), info.initial_pending.end(),
+              it->pending);
+    std::fill(it->dead_count, it->dead_count + nodes, 0);
+    it->tensors = reinterpret_cast<Tensor*>(block + tensors_at);
+    for (size_t i = 0; i < slots; ++i) new (&it->tensors[i]) Tensor();
+    it->refs = reinterpret_cast<TensorRef*>(block + refs_at);
+    std::fill(it->refs, it->refs + slots, TensorRef());
+    return it;
+  }
+  static void Delete(IterState* it) {
+    if (it == nullptr) return;
+    for (int32_t i = 0; i < it->num_slots; ++i) it->tensors[i].~Tensor();
+    it->~IterState();
+    ::operator delete(static_cast<void*>(it));
+  }
+
   const int64_t iter_num;
+  const int32_t num_slots;
   // Nodes ready or running in this iteration.
   int64_t outstanding_ops = 0;
   // Child frames started in this iteration and not yet done.
   int32_t outstanding_frames = 0;
   // By pending_id. A Merge's count is 2 per pending control input, plus 1
   // until a live data input has arrived.
-  std::vector<int32_t> pending;
-  std::vector<int32_t> dead_count;
+  int32_t* pending = nullptr;
+  int32_t* dead_count = nullptr;
   // By input slot.
-  std::vector<Tensor> tensors;
-  std::vector<TensorRef> refs;
+  Tensor* tensors = nullptr;
+  TensorRef* refs = nullptr;
+
+ private:
+  IterState(int64_t n, int32_t slots) : iter_num(n), num_slots(slots) {}
+  ~IterState() = default;
 };
 
 // One execution of a loop: a frame entered in one iteration of its parent.
@@ -724,10 +758,10 @@ struct FrameState {
         max_parallel(std::max<int32_t>(1, info->parallel_iterations)),
         ring(max_parallel + 1, nullptr),
         num_pending_inputs(info->num_enters) {
-    ring[0] = new IterState(*info, 0);
+    ring[0] = IterState::New(*info, 0);
   }
   ~FrameState() {
-    for (IterState* it : ring) delete it;
+    for (IterState* it : ring) IterState::Delete(it);
   }
 
   // Iteration `i`, or null when it does not exist (yet or any more).
@@ -843,8 +877,8 @@ void LoopStep::ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
     NodeDone(ready, queue);
     return;
   }
-  Tensor* inputs = t.iter->tensors.data() + item.input_start;
-  TensorRef* refs = t.iter->refs.data() + item.input_start;
+  Tensor* inputs = t.iter->tensors + item.input_start;
+  TensorRef* refs = t.iter->refs + item.input_start;
   if (t.dead && !item.runs_when_dead) {
     ClearInputs(item, inputs, refs);
     Entries outs(item.num_outputs);
@@ -882,8 +916,8 @@ void LoopStep::AsyncDone(AsyncState* state) {
 void LoopStep::KernelDone(const TaggedNode& t, OpKernelContext* ctx,
                           ReadyList<TaggedNode>* ready) {
   const NodeItem& item = items()[t.id];
-  Tensor* inputs = t.iter->tensors.data() + item.input_start;
-  TensorRef* refs = t.iter->refs.data() + item.input_start;
+  Tensor* inputs = t.iter->tensors + item.input_start;
+  TensorRef* refs = t.iter->refs + item.input_start;
   absl::Status s = CheckOutputs(item, ctx);
   if (!s.ok()) {
     ClearInputs(item, inputs, refs);
@@ -1048,7 +1082,7 @@ IterState* LoopStep::IncrementIteration(FrameState* frame,
   const int64_t n = ++frame->iteration_count;
   IterState*& slot = frame->ring[n % static_cast<int64_t>(frame->ring.size())];
   DFX_CHECK(slot == nullptr);
-  slot = new IterState(*frame->info, n);
+  slot = IterState::New(*frame->info, n);
   IterState* next = slot;
   ++frame->num_outstanding_iterations;
   frame->dead_exits.clear();
@@ -1096,7 +1130,7 @@ bool LoopStep::CleanupIterations(FrameState* frame, IterState* it,
   int64_t n = it->iter_num;
   while (it != nullptr && IsIterationDone(frame, it)) {
     frame->ring[n % static_cast<int64_t>(frame->ring.size())] = nullptr;
-    delete it;
+    IterState::Delete(it);
     --frame->num_outstanding_iterations;
     ++n;
     // A finished iteration makes room for one held back.
@@ -1198,10 +1232,6 @@ absl::Status LoopStep::FinalStatus() {
 
 // ---------------------------------------------------------------------------
 // ExecutorImpl
-
-size_t AlignUp(size_t n, size_t align) {
-  return (n + align - 1) / align * align;
-}
 
 absl::Status ExecutorImpl::BuildFrames(std::vector<int32_t>* frame_of) {
   frames_.clear();

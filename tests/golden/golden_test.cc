@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,8 +45,35 @@ const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
 };
 
-// Runs one case; returns what went wrong, or empty.
-std::string RunCase(const fs::path& dir) {
+// Puts the nodes of `graph` alternately on CPU:0 and CPU:1, so that loops,
+// conditionals and their deadness cross devices. Placeholders, NoOps,
+// stacks, TensorArrays and nodes in a `_class` colocation group stay on
+// CPU:0: TensorFlow colocates those, so split they would only make a
+// placement error.
+void Spread(GraphDef* graph) {
+  const std::string cpu = "/job:localhost/replica:0/task:0/device:CPU:";
+  std::set<std::string> colocated;
+  for (const NodeDef& n : graph->node()) {
+    auto it = n.attr().find("_class");
+    if (it == n.attr().end()) continue;
+    colocated.insert(n.name());
+    for (const std::string& c : it->second.list().s()) {
+      if (c.rfind("loc:@", 0) == 0) colocated.insert(c.substr(5));
+    }
+  }
+  int i = 0;
+  for (NodeDef& n : *graph->mutable_node()) {
+    const bool pinned =
+        n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault" ||
+        n.op() == "NoOp" || n.op().rfind("Stack", 0) == 0 ||
+        n.op().rfind("TensorArray", 0) == 0 || colocated.count(n.name()) > 0;
+    n.set_device(cpu + (pinned ? "0" : std::to_string(i++ % 2)));
+  }
+}
+
+// Runs one case (split over two devices when `spread`); returns what went
+// wrong, or empty.
+std::string RunCase(const fs::path& dir, bool spread = false) {
   absl::StatusOr<nlohmann::json> spec = ReadJson(dir / "case.json");
   if (!spec.ok()) return spec.status().ToString();
   absl::StatusOr<GraphDef> graph = ReadGraphDefFile((dir / "graph.pb").string());
@@ -71,6 +99,10 @@ std::string RunCase(const fs::path& dir) {
 
   SessionOptions options;
   options.config.set_intra_op_parallelism_threads(2);
+  if (spread) {
+    Spread(&*graph);
+    (*options.config.mutable_device_count())["CPU"] = 2;
+  }
   auto session = Session::Create("local", options);
   if (!session.ok()) return session.status().ToString();
   std::vector<Tensor> outputs;
@@ -120,14 +152,14 @@ std::vector<fs::path> Cases(const std::string& family) {
   return cases;
 }
 
-void RunFamily(const std::string& family) {
+void RunFamily(const std::string& family, bool spread = false) {
   const std::vector<fs::path> cases = Cases(family);
   if (cases.empty() && std::getenv("DFX_GOLDEN_FILTER") == nullptr) {
     WARN("no golden cases for family " << family);
   }
   int failed = 0;
   for (const fs::path& dir : cases) {
-    const std::string problem = RunCase(dir);
+    const std::string problem = RunCase(dir, spread);
     if (!problem.empty()) {
       ++failed;
       UNSCOPED_INFO(family << "/" << dir.filename().string() << ": " << problem);
@@ -159,6 +191,11 @@ TEST_CASE("golden: whole models equal TensorFlow") { RunFamily("models"); }
 TEST_CASE("golden: training ops equal TensorFlow") { RunFamily("training"); }
 TEST_CASE("golden: control flow equals TensorFlow") {
   RunFamily("control_flow");
+}
+TEST_CASE("golden: control flow split over two devices equals TensorFlow") {
+  // Each loop and conditional crosses devices: control loops, deadness over
+  // _Send/_Recv, Enter and NextIteration values moved across before them.
+  RunFamily("control_flow", /*spread=*/true);
 }
 TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
   RunFamily("data_flow");

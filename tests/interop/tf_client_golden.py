@@ -50,11 +50,26 @@ _PINNED = {"Placeholder", "PlaceholderWithDefault", "NoOp"}
 
 
 def spread(graph_def):
-    """A copy of graph_def with its nodes alternating between two tasks."""
+    """A copy of graph_def with its nodes alternating between two tasks.
+
+    Nodes TensorFlow colocates (a `_class` group; stacks and TensorArrays,
+    whose gradient ops it colocates with them) stay on task 0: split, they
+    would only make a placement error, in TensorFlow too.
+    """
     out = tf1.GraphDef()
     out.CopyFrom(graph_def)
+    colocated = set()
+    for node in out.node:
+        if "_class" in node.attr:
+            colocated.add(node.name)
+            for c in node.attr["_class"].list.s:
+                c = c.decode()
+                if c.startswith("loc:@"):
+                    colocated.add(c[5:])
     for i, node in enumerate(out.node):
-        task = 0 if node.op in _PINNED else i % 2
+        pinned = (node.op in _PINNED or node.name in colocated or
+                  node.op.startswith(("Stack", "TensorArray")))
+        task = 0 if pinned else i % 2
         node.device = f"/job:worker/task:{task}"
     return out
 
