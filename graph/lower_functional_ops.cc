@@ -786,7 +786,8 @@ bool IsFunctionalNode(const FunctionLibrary& library, const Node& node) {
          library.Contains(op);
 }
 
-absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph) {
+absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,
+                                const LowerOptions& options) {
   // Each round lowers what the previous one inlined. The library has no
   // recursion, so nesting is at most one level per function.
   const int max_rounds = library.num_functions() + 2;
@@ -804,7 +805,15 @@ absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph) {
     for (int id : ids) {
       Node* n = graph->FindNodeId(id);
       if (n == nullptr) continue;
+      const std::string name = n->name();
       DFX_RETURN_IF_ERROR(LowerNode(library, graph, n));
+      // A function that calls another twice, nested, doubles the graph per
+      // level: stop before memory runs out.
+      if (graph->num_nodes() > options.max_nodes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "lowering node '", name, "' grows the graph beyond ",
+            options.max_nodes, " nodes (nested function calls multiply)"));
+      }
     }
   }
 }

@@ -57,9 +57,17 @@ bool IsFunctionalNode(const FunctionLibrary& library, const Node& node);
 // Errors are InvalidArgument naming the node: a function that is not in the
 // library, a call whose input or output types do not match the function's
 // signature, a predicate that is not bool, a cond that does not return one
-// bool, parallel_iterations below 1, a body that does not fit together.
+// bool, parallel_iterations below 1, a body that does not fit together,
+// inlining that grows the graph beyond options.max_nodes (calls nested in
+// calls can double the graph per level).
 // On error the graph is left partly rewritten (callers discard it).
-absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph);
+struct LowerOptions {
+  // The most nodes the graph may have once every call is inlined (about a
+  // GiB of graph).
+  int max_nodes = 1 << 20;
+};
+absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,
+                                const LowerOptions& options = {});
 
 }  // namespace dfx
 

@@ -491,6 +491,61 @@ TEST_CASE("lowering errors name the functional node") {
              StatusIs(kInvalid, "node 'loop' (op StatelessWhile): cond function 'AddOne' returns [float] instead of one bool"));
 }
 
+TEST_CASE("inlining that multiplies the graph stops at the node limit") {
+  // F0 calls F1 twice, F1 calls F2 twice, ... : 2^12 copies of F12.
+  GraphDef def;
+  DFX_CHECK(google::protobuf::TextFormat::ParseFromString(kInputs, &def));
+  constexpr int kLevels = 12;
+  for (int i = 0; i <= kLevels; ++i) {
+    FunctionDef* f = def.mutable_library()->add_function();
+    OpDef* sig = f->mutable_signature();
+    sig->set_name("F" + std::to_string(i));
+    OpDef::ArgDef* in = sig->add_input_arg();
+    in->set_name("x");
+    in->set_type(DT_FLOAT);
+    OpDef::ArgDef* out = sig->add_output_arg();
+    out->set_name("y");
+    out->set_type(DT_FLOAT);
+    if (i == kLevels) {
+      (*f->mutable_ret())["y"] = "x";
+      continue;
+    }
+    const std::string callee = "F" + std::to_string(i + 1);
+    for (const char* name : {"a", "b"}) {
+      NodeDef* call = f->add_node_def();
+      call->set_name(name);
+      call->set_op(callee);
+      call->add_input("x");
+    }
+    NodeDef* add = f->add_node_def();
+    add->set_name("sum");
+    add->set_op("AddV2");
+    add->add_input("a:y:0");
+    add->add_input("b:y:0");
+    (*add->mutable_attr())["T"].set_type(DT_FLOAT);
+    (*f->mutable_ret())["y"] = "sum:z:0";
+  }
+  NodeDef* call = def.add_node();
+  call->set_name("top");
+  call->set_op("F0");
+  call->add_input("x");
+  auto lib = FunctionLibrary::Create(def.library(), OpRegistry::Global());
+  REQUIRE_OK(lib);
+  auto graph = ImportGraphDef(def, (*lib)->op_registry());
+  REQUIRE_OK(graph);
+  LowerOptions options;
+  options.max_nodes = 5000;
+  CHECK_THAT(LowerFunctionalOps(**lib, graph->get(), options),
+             StatusIs(kInvalid, "grows the graph beyond 5000 nodes"));
+  // With room enough it lowers completely: 2^12 leaves.
+  graph = ImportGraphDef(def, (*lib)->op_registry());
+  REQUIRE_OK(graph);
+  REQUIRE_OK(LowerFunctionalOps(**lib, graph->get()));
+  int adds = 0;
+  for (const Node* n : (*graph)->nodes()) adds += n->type_string() == "AddV2";
+  CHECK(adds == (1 << kLevels) - 1);
+}
+
 // The graphs TensorFlow 2.21 exports for tf.function (gen_functions.py):
 // each lowers completely and the result is a GraphDef a worker imports.
 TEST_CASE("TensorFlow's tf.function exports lower to plain graphs") {
