@@ -2,9 +2,9 @@
 // TensorFlow 2.21 exports them (PartitionedCall, StatelessIf, StatelessWhile,
 // StatelessCase and their function library; tests/graph/gen_functions.py)
 // run through a dfx local session, which lowers them, and must give
-// TensorFlow's answers. A case recorded with "needs" (ops dfx lacks, such as
-// the TensorLists of a loop's gradient) must either run correctly or fail at
-// Extend with an error that names what it needs.
+// TensorFlow's answers. A case recorded with "needs" (ops dfx lacks) must
+// either run correctly or fail at Extend with an error that names what it
+// needs; no case needs anything today.
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -150,7 +150,7 @@ TEST_CASE("functions: lowered nodes on another device than their inputs equal Te
            "/device:CPU:1");
 }
 
-TEST_CASE("functions: a loop gradient runs or names the TensorList ops it needs") {
+TEST_CASE("functions: a loop gradient with TensorList accumulators equals TensorFlow") {
   RunCases({"while_gradient"});
 }
 

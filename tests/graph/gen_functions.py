@@ -8,8 +8,8 @@ fetched, and answered by TensorFlow.
 writes tests/graph/data/functions/<case>/ in golden_lib's format (graph.pb,
 case.json, feed_<i>.npy, out_<i>.npy); tests/golden/functions_test.cc runs
 them through a dfx local session. A case whose graph needs ops dfx does not
-have yet (TensorList, for gradients of loops) is written with "needs" in
-case.json; the test then expects Extend to name those ops.
+have yet can be written with needs=[...] ("needs" in case.json); the
+test then expects Extend to name those ops.
 """
 
 import json
@@ -183,7 +183,7 @@ def main():
     export(cond_in_while, x)
     export(nested_while, x)
     export(resource_in_loop_and_cond, x)
-    export(while_gradient, x, needs=["TensorList"],
+    export(while_gradient, x,
            note="gradients of a loop accumulate forward values in TensorLists")
 
 
