@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <future>
 #include <new>
 #include <optional>
@@ -24,6 +25,17 @@
 
 namespace dfx {
 namespace {
+
+// Abseil as Debian builds it checks every Mutex acquisition for lock-order
+// cycles (a debugging aid that costs about 15% of a loop iteration and of a
+// cross-device transfer). dfx turns it off in every process that runs graphs,
+// unless DFX_MUTEX_DEADLOCK_DETECTION is set (to hunt a lock-order bug).
+const bool kMutexDetectionSet = [] {
+  if (std::getenv("DFX_MUTEX_DEADLOCK_DETECTION") == nullptr) {
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  }
+  return true;
+}();
 
 // The design follows TensorFlow's executor. An immutable flat view of the
 // graph is built once. A graph without control-flow primitives runs as a
