@@ -401,6 +401,29 @@ class StepBase {
     if (stats) stats->Done(stats_collector_, impl_->params().device->name());
   }
 
+  // Runs `item` for `tagged`, whose inputs are in `inputs`/`refs` (alive, or
+  // `dead` for a transfer node): reads referenced inputs, then runs the
+  // kernel; Derived::KernelDone hands its outputs on.
+  void RunNode(const NodeItem& item, const Tagged& tagged, Tensor* inputs,
+               TensorRef* refs, bool dead, FrameAndIter frame_iter,
+               ReadyQueue<Tagged>* queue, ReadyList<Tagged>* ready) {
+    if (item.derefs_input) {
+      absl::Status s = DerefInputs(item, inputs, refs);
+      if (!s.ok()) {
+        ClearInputs(item, inputs, refs);
+        RecordError(PrefixWithNode(item, s));
+        NodeDone(ready, queue);
+        return;
+      }
+    }
+    OpKernelContext::Params params;
+    FillParams(item, inputs, refs, dead, frame_iter, &params);
+    RunKernel(item, tagged, params, [&](OpKernelContext* ctx) {
+      derived()->KernelDone(tagged, ctx, ready);
+    });
+    if (!item.is_async) NodeDone(ready, queue);
+  }
+
   void FinishAsyncStats(AsyncState* state) {
     if (state->stats) {
       state->stats->Done(stats_collector_, impl_->params().device->name());
@@ -547,6 +570,8 @@ class StepBase {
 // arrays in one block (New) and destroyed when the step finishes.
 
 class SimpleStep : public StepBase<SimpleStep, int32_t> {
+  friend class StepBase<SimpleStep, int32_t>;
+
  public:
   static SimpleStep* New(const ExecutorImpl* impl, const Executor::Args& args,
                          Executor::DoneCallback done) {
@@ -576,7 +601,7 @@ class SimpleStep : public StepBase<SimpleStep, int32_t> {
   void PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
                         bool node_dead, ReadyList<int32_t>* ready);
   // Finishes a node whose kernel ran.
-  void KernelDone(const NodeItem& item, OpKernelContext* ctx,
+  void KernelDone(int32_t id, OpKernelContext* ctx,
                   ReadyList<int32_t>* ready);
 
   std::atomic<int32_t>* pending_;  // per node
@@ -629,24 +654,12 @@ void SimpleStep::ProcessNode(int32_t id, ReadyQueue<int32_t>* queue,
     NodeDone(ready, queue);
     return;
   }
-  if (item.derefs_input) {
-    absl::Status s = DerefInputs(item, inputs, refs);
-    if (!s.ok()) {
-      ClearInputs(item, inputs, refs);
-      RecordError(PrefixWithNode(item, s));
-      NodeDone(ready, queue);
-      return;
-    }
-  }
-  OpKernelContext::Params params;
-  FillParams(item, inputs, refs, dead, FrameAndIter{}, &params);
-  RunKernel(item, id, params,
-            [&](OpKernelContext* ctx) { KernelDone(item, ctx, ready); });
-  if (!item.is_async) NodeDone(ready, queue);
+  RunNode(item, id, inputs, refs, dead, FrameAndIter{}, queue, ready);
 }
 
-void SimpleStep::KernelDone(const NodeItem& item, OpKernelContext* ctx,
+void SimpleStep::KernelDone(int32_t id, OpKernelContext* ctx,
                             ReadyList<int32_t>* ready) {
+  const NodeItem& item = items()[id];
   absl::Status s = CheckOutputs(item, ctx);
   if (s.ok()) {
     // A transfer node that ran dead passes its deadness on.
@@ -658,10 +671,9 @@ void SimpleStep::KernelDone(const NodeItem& item, OpKernelContext* ctx,
 }
 
 void SimpleStep::AsyncDone(AsyncState* state) {
-  const NodeItem& item = items()[state->tagged];
   if (state->stats) state->stats->RecordComputeEnded();
   ReadyList<int32_t> ready;
-  KernelDone(item, &state->ctx, &ready);
+  KernelDone(state->tagged, &state->ctx, &ready);
   FinishAsyncStats(state);
   delete state;
   // Async completions run on whatever thread finished the kernel (an RPC or
@@ -812,6 +824,8 @@ struct TaggedNode {
 };
 
 class LoopStep : public StepBase<LoopStep, TaggedNode> {
+  friend class StepBase<LoopStep, TaggedNode>;
+
  public:
   LoopStep(const ExecutorImpl* impl, const Executor::Args& args,
            Executor::DoneCallback done)
@@ -899,21 +913,8 @@ void LoopStep::ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
     NodeDone(ready, queue);
     return;
   }
-  if (item.derefs_input) {
-    absl::Status s = DerefInputs(item, inputs, refs);
-    if (!s.ok()) {
-      ClearInputs(item, inputs, refs);
-      RecordError(PrefixWithNode(item, s));
-      NodeDone(ready, queue);
-      return;
-    }
-  }
-  OpKernelContext::Params params;
-  FillParams(item, inputs, refs, t.dead,
-             FrameAndIter{t.frame->id, t.iter->iter_num}, &params);
-  RunKernel(item, t, params,
-            [&](OpKernelContext* ctx) { KernelDone(t, ctx, ready); });
-  if (!item.is_async) NodeDone(ready, queue);
+  RunNode(item, t, inputs, refs, t.dead,
+          FrameAndIter{t.frame->id, t.iter->iter_num}, queue, ready);
 }
 
 void LoopStep::AsyncDone(AsyncState* state) {

@@ -16,12 +16,7 @@ servers (`dfx cluster up`); the figure is the best of --repeats steps of
 """
 
 import argparse
-import json
 import os
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -29,54 +24,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.ops import control_flow_util  # noqa: E402
 
+from bench_clusters import start_dfx_cluster, start_tf_cluster  # noqa: E402
+
 tf1 = tf.compat.v1
-
-TF_SERVER = """
-import json, sys, tensorflow as tf
-cluster = tf.train.ClusterSpec(json.loads(sys.argv[1]))
-server = tf.distribute.Server(cluster, job_name=sys.argv[2],
-                              task_index=int(sys.argv[3]))
-server.join()
-"""
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(addr, limit=60):
-    host, port = addr.split(":")
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex((host, int(port))) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on {addr}")
-
-
-def start_tf_cluster(workers):
-    cluster = {"worker": [f"127.0.0.1:{free_port()}" for _ in range(workers)]}
-    procs = [subprocess.Popen(
-        [sys.executable, "-c", TF_SERVER, json.dumps(cluster), "worker",
-         str(i)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for i in range(workers)]
-    for addr in cluster["worker"]:
-        wait_for_port(addr)
-    return cluster, lambda: [p.kill() for p in procs]
-
-
-def start_dfx_cluster(dfx, workers):
-    d = tempfile.mkdtemp(prefix="dfx-bench-loop-")
-    subprocess.run([dfx, "cluster", "up", "--workers", str(workers), "--ps",
-                    "0", "--dir", d], check=True, capture_output=True)
-    with open(os.path.join(d, "cluster.json")) as f:
-        cluster = json.load(f)
-    return cluster, lambda: subprocess.run(
-        [dfx, "cluster", "down", "--dir", d], capture_output=True)
-
 
 def build_loop(body_device):
     """The counter loop; returns (graph, n placeholder, result)."""

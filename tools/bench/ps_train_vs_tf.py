@@ -11,12 +11,8 @@ dfx cluster (`dfx cluster up`), and prints examples/s for each.
 """
 
 import argparse
-import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -25,49 +21,11 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "python"))
 import tf1_ps_train as model  # noqa: E402
+from bench_clusters import start_dfx_cluster, start_tf_cluster  # noqa: E402
 
 import tensorflow as tf  # noqa: E402
 
 tf1 = tf.compat.v1
-
-TF_SERVER = """
-import json, sys, tensorflow as tf
-cluster = tf.train.ClusterSpec(json.loads(sys.argv[1]))
-server = tf.distribute.Server(cluster, job_name=sys.argv[2],
-                              task_index=int(sys.argv[3]))
-server.join()
-"""
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_tf_cluster(workers, ps):
-    cluster = {"worker": [f"127.0.0.1:{free_port()}" for _ in range(workers)],
-               "ps": [f"127.0.0.1:{free_port()}" for _ in range(ps)]}
-    procs = []
-    for job, addrs in cluster.items():
-        for i in range(len(addrs)):
-            procs.append(subprocess.Popen(
-                [sys.executable, "-c", TF_SERVER, json.dumps(cluster), job,
-                 str(i)], stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL))
-    time.sleep(3)
-    return cluster, lambda: [p.kill() for p in procs]
-
-
-def start_dfx_cluster(dfx, workers, ps):
-    d = tempfile.mkdtemp(prefix="dfx-bench-ps-")
-    subprocess.run([dfx, "cluster", "up", "--workers", str(workers), "--ps",
-                    str(ps), "--dir", d], check=True, capture_output=True)
-    with open(os.path.join(d, "cluster.json")) as f:
-        cluster = json.load(f)
-    return cluster, lambda: subprocess.run(
-        [dfx, "cluster", "down", "--dir", d], capture_output=True)
-
 
 def worker(task, target, num_ps, steps, batch, out):
     graph = tf.Graph()
