@@ -816,6 +816,48 @@ struct FrameState {
   std::vector<int32_t> dead_exits ABSL_GUARDED_BY(mu);
 };
 
+// A node's outputs as ActivateNodes reads them: entries (values moved
+// between frames and iterations, or dead), or straight from the kernel.
+struct EntryOutputs {
+  Entries* entries;
+  bool dead(int i) const { return (*entries)[i].dead; }
+  void StoreTo(int i, bool last_use, Tensor* tensor, TensorRef* ref) const {
+    Entry& out = (*entries)[i];
+    if (out.ref.valid()) {
+      *ref = out.ref;
+    } else if (last_use) {
+      *tensor = std::move(out.tensor);
+    } else {
+      *tensor = out.tensor;
+    }
+  }
+};
+
+struct KernelOutputs {
+  const NodeItem* item;
+  OpKernelContext* ctx;
+  bool all_dead;
+  bool is_ref(int i) const {
+    return item->has_ref_output && IsRefType(item->kernel->output_type(i));
+  }
+  bool dead(int i) const {
+    if (all_dead) return true;
+    if (is_ref(i)) {
+      return ctx->output_refs().empty() || !ctx->output_refs()[i].valid();
+    }
+    return !(*ctx->mutable_outputs())[i].IsInitialized();
+  }
+  void StoreTo(int i, bool last_use, Tensor* tensor, TensorRef* ref) const {
+    if (is_ref(i)) {
+      *ref = ctx->output_refs()[i];
+    } else if (last_use) {
+      *tensor = std::move((*ctx->mutable_outputs())[i]);
+    } else {
+      *tensor = (*ctx->mutable_outputs())[i];
+    }
+  }
+};
+
 struct TaggedNode {
   int32_t id;
   FrameState* frame;
@@ -866,9 +908,17 @@ class LoopStep : public StepBase<LoopStep, TaggedNode> {
                  ReadyList<TaggedNode>* ready);
   // Delivers `outs` of `item` along its out edges into iteration `it` of
   // `frame`; returns how many consumers became ready.
+  // `Outs` is EntryOutputs or KernelOutputs.
+  template <typename Outs>
+  int ActivateNodes(const NodeItem& item, bool node_dead, FrameState* frame,
+                    IterState* it, Outs outs, ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
   int ActivateNodes(const NodeItem& item, bool node_dead, FrameState* frame,
                     IterState* it, Entries* outs, ReadyList<TaggedNode>* ready)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu) {
+    return ActivateNodes(item, node_dead, frame, it, EntryOutputs{outs},
+                         ready);
+  }
   IterState* IncrementIteration(FrameState* frame,
                                 ReadyList<TaggedNode>* ready)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
@@ -937,8 +987,26 @@ void LoopStep::KernelDone(const TaggedNode& t, OpKernelContext* ctx,
     RecordError(s);
     return;
   }
-  Entries outs(item.num_outputs);
   const bool all_dead = ctx->is_input_dead() || ctx->is_output_dead();
+  // Inputs go first: once this node is accounted for, its iteration may be
+  // deleted by another thread.
+  ClearInputs(item, inputs, refs);
+  if (!item.is_enter && !item.is_exit && !item.is_next_iteration) {
+    // The common case: outputs go straight from the kernel to the
+    // consumers in the same frame and iteration.
+    bool frame_done = false;
+    {
+      absl::MutexLock lock(&t.frame->mu);
+      t.iter->outstanding_ops +=
+          ActivateNodes(item, all_dead, t.frame, t.iter,
+                        KernelOutputs{&item, ctx, all_dead}, ready) -
+          1;
+      frame_done = CleanupIterations(t.frame, t.iter, ready);
+    }
+    if (frame_done) DeleteFrame(t.frame, ready);
+    return;
+  }
+  Entries outs(item.num_outputs);
   absl::InlinedVector<Tensor, 4>& values = *ctx->mutable_outputs();
   for (int32_t i = 0; i < item.num_outputs; ++i) {
     Entry& e = outs[i];
@@ -952,12 +1020,12 @@ void LoopStep::KernelDone(const TaggedNode& t, OpKernelContext* ctx,
       e.tensor = std::move(values[i]);
     }
   }
-  ClearInputs(item, inputs, refs);
   Propagate(t, all_dead, &outs, ready);
 }
 
+template <typename Outs>
 int LoopStep::ActivateNodes(const NodeItem& item, bool node_dead,
-                            FrameState* frame, IterState* it, Entries* outs,
+                            FrameState* frame, IterState* it, Outs outs,
                             ReadyList<TaggedNode>* ready) {
   const std::vector<NodeItem>& nodes = items();
   const OutEdge* e = impl_->out_edges().data() + item.out_start;
@@ -970,18 +1038,13 @@ int LoopStep::ActivateNodes(const NodeItem& item, bool node_dead,
     bool dst_ready = false;
     bool dst_dead = false;
     if (e->dst_slot >= 0) {
-      Entry& out = (*outs)[e->src_output];
+      const bool out_dead = outs.dead(e->src_output);
       auto store = [&] {
-        if (out.ref.valid()) {
-          it->refs[e->dst_slot] = out.ref;
-        } else if (e->last_use) {
-          it->tensors[e->dst_slot] = std::move(out.tensor);
-        } else {
-          it->tensors[e->dst_slot] = out.tensor;
-        }
+        outs.StoreTo(e->src_output, e->last_use, &it->tensors[e->dst_slot],
+                     &it->refs[e->dst_slot]);
       };
       if (dst.is_merge) {
-        if (!out.dead) {
+        if (!out_dead) {
           // Only the first live input is used; the low bit of the count
           // says none has arrived yet.
           if ((pending & 1) != 0) {
@@ -997,7 +1060,7 @@ int LoopStep::ActivateNodes(const NodeItem& item, bool node_dead,
           dst_ready = pending == 1 && dst_dead;
         }
       } else {
-        if (out.dead) {
+        if (out_dead) {
           ++dead;
         } else {
           store();
