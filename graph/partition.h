@@ -59,8 +59,11 @@ struct PartitionOptions {
 //   F in that partition gets a control input from the control loop's Merge,
 //   so it runs once per iteration in F's frame and iteration (whose ids are
 //   part of the rendezvous key). A nested frame's control Enter reads its
-//   parent frame's control Merge. No round trip to the master per
-//   iteration: the LoopCond's value is the only extra tensor sent.
+//   parent frame's control Merge. An Enter's or NextIteration's output is
+//   never cut (it belongs to iteration 0, or to the next iteration): the
+//   node is copied into the consuming partition (named new_name(node)) and
+//   its input crosses instead. No round trip to the master per iteration:
+//   the LoopCond's value is the only extra tensor sent.
 // - Every partition gets the graph's versions and library.
 // Inserted nodes are named by new_name(source node name), so names stay
 // unique over all partitions. Output is deterministic (nodes follow the
