@@ -1,5 +1,6 @@
 #include "runtime/rendezvous.h"
 
+#include "absl/strings/match.h"
 #include "catch2/catch.hpp"
 #include "tests/testing/status_matchers.h"
 
@@ -25,6 +26,31 @@ TEST_CASE("Rendezvous keys use TensorFlow's format and parse back") {
   REQUIRE(copy.edge_name() == "edge_7_add");
   REQUIRE(copy.FullKey() == key);
   REQUIRE(copy.hash() == parsed->hash());
+}
+
+TEST_CASE("A key moved to another frame and iteration equals one parsed "
+          "from scratch") {
+  const std::string src = "/job:worker/replica:0/task:1/device:CPU:0";
+  const std::string dst = "/job:worker/replica:0/task:0/device:CPU:0";
+  auto top = Rendezvous::ParsedKey::Parse(
+      Rendezvous::CreateKey(src, 42, dst, "edge_3_loop/add"));
+  REQUIRE_OK(top);
+  const FrameAndIter f{0xa05a3ec804718d09ull, 17};
+  const Rendezvous::ParsedKey moved = top->WithFrameIter(f);
+  auto parsed = Rendezvous::ParsedKey::Parse(
+      Rendezvous::CreateKey(src, 42, dst, "edge_3_loop/add", f));
+  REQUIRE_OK(parsed);
+  CHECK(moved.FullKey() == parsed->FullKey());
+  CHECK(moved.hash() == parsed->hash());
+  CHECK(moved.frame_iter().frame_id == f.frame_id);
+  CHECK(moved.frame_iter().iter_id == 17);
+  CHECK(moved.src_device() == src);
+  CHECK(moved.dst_device() == dst);
+  CHECK(moved.edge_name() == "edge_3_loop/add");
+  CHECK(moved.src_incarnation() == 42);
+  // The original is untouched.
+  CHECK(top->frame_iter().iter_id == 0);
+  CHECK(absl::EndsWith(top->FullKey(), ";0:0"));
 }
 
 TEST_CASE("Malformed rendezvous keys are rejected with the reason") {
