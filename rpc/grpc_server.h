@@ -36,6 +36,10 @@ struct GrpcServerOptions {
   // data plane (rpc/bulk_transport.h; a second, kernel-picked port on the
   // task's host). Off: everything goes over gRPC (in chunks when big).
   bool enable_bulk = true;
+  // The most bytes of tensors the process holds at once
+  // (runtime/memory_limit.h; process-wide): -1 for the default share of
+  // physical memory, 0 for none.
+  int64_t memory_limit_bytes = -1;
 };
 
 // Thread-safe.

@@ -1,14 +1,27 @@
 #include "runtime/allocator.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/memory_limit.h"
 
 namespace dfx {
 namespace {
 
 constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+std::atomic<int64_t> g_limit{0};
+thread_local bool t_unlimited = false;
 
 class CpuAllocatorImpl final : public Allocator {
  public:
@@ -26,13 +39,23 @@ class CpuAllocatorImpl final : public Allocator {
     const size_t rounded =
         std::max<size_t>(alignment, (num_bytes + alignment - 1) / alignment *
                                         alignment);
+    // The bytes are counted first, so that allocations racing for the
+    // last of the limit cannot all get it.
+    const int64_t n = static_cast<int64_t>(num_bytes);
+    const int64_t in_use =
+        bytes_in_use_.fetch_add(n, std::memory_order_relaxed) + n;
+    const int64_t limit = g_limit.load(std::memory_order_relaxed);
+    if (limit > 0 && in_use > limit && !t_unlimited) {
+      bytes_in_use_.fetch_sub(n, std::memory_order_relaxed);
+      return nullptr;
+    }
     void* p = std::aligned_alloc(alignment, rounded);
-    if (p == nullptr) return nullptr;
+    if (p == nullptr) {
+      bytes_in_use_.fetch_sub(n, std::memory_order_relaxed);
+      return nullptr;
+    }
     if (huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice; may fail
     num_allocs_.fetch_add(1, std::memory_order_relaxed);
-    const int64_t in_use =
-        bytes_in_use_.fetch_add(num_bytes, std::memory_order_relaxed) +
-        static_cast<int64_t>(num_bytes);
     UpdateMax(peak_, in_use);
     UpdateMax(largest_, static_cast<int64_t>(num_bytes));
     return p;
@@ -72,6 +95,71 @@ class CpuAllocatorImpl final : public Allocator {
 Allocator* CpuAllocator() {
   static Allocator* a = new CpuAllocatorImpl;
   return a;
+}
+
+void SetHostMemoryLimit(int64_t bytes) {
+  g_limit.store(std::max<int64_t>(0, bytes), std::memory_order_relaxed);
+}
+
+int64_t HostMemoryLimit() { return g_limit.load(std::memory_order_relaxed); }
+
+int64_t DefaultHostMemoryLimit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  int64_t total = pages > 0 && page_size > 0
+                      ? static_cast<int64_t>(pages) * page_size
+                      : int64_t{0};
+  // cgroup v2, then v1: "max" or a number of bytes.
+  for (const char* path : {"/sys/fs/cgroup/memory.max",
+                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::string text;
+    int64_t cgroup = 0;
+    if (in >> text && absl::SimpleAtoi(text, &cgroup) && cgroup > 0 &&
+        (total == 0 || cgroup < total)) {
+      total = cgroup;
+    }
+  }
+  return total / 10 * 7;
+}
+
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag,
+                                      absl::string_view value) {
+  std::string text = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value));
+  int shift = 0;
+  for (absl::string_view suffix : {"IB", "B"}) {
+    if (text.size() > suffix.size() &&
+        absl::EndsWith(text, suffix)) {
+      text.resize(text.size() - suffix.size());
+      break;
+    }
+  }
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+      default: break;
+    }
+    if (shift != 0) text.pop_back();
+  }
+  int64_t n = 0;
+  if (text.empty() || !absl::SimpleAtoi(text, &n) || n < 0 ||
+      (shift > 0 && n > (INT64_MAX >> shift))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, " '", value,
+        "' is not a byte count (e.g. 17179869184, 16G, 512MiB, 0)"));
+  }
+  return n << shift;
+}
+
+UnlimitedAllocationScope::UnlimitedAllocationScope() : previous_(t_unlimited) {
+  t_unlimited = true;
+}
+
+UnlimitedAllocationScope::~UnlimitedAllocationScope() {
+  t_unlimited = previous_;
 }
 
 }  // namespace dfx

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "runtime/memory_limit.h"
 #include "runtime/variant.h"
 
 namespace dfx {
@@ -206,6 +207,9 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape)
     : Tensor(CpuAllocator(), dtype, shape) {}
 
 Tensor::Tensor(Allocator* allocator, DataType dtype, const TensorShape& shape) {
+  // This constructor cannot report an error: the memory limit does not
+  // refuse it (runtime/memory_limit.h).
+  UnlimitedAllocationScope unlimited;
   auto t = Allocate(allocator, dtype, shape);
   DFX_CHECK_OK(t.status());
   *this = std::move(t).value();
@@ -225,11 +229,16 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
   const size_t bytes = static_cast<size_t>(n) * elem;
   void* p = allocator->AllocateRaw(kAllocatorAlignment, bytes);
   if (p == nullptr) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("out of memory allocating ", bytes, " bytes for a ",
-                     DataTypeString(dtype), " tensor of shape ",
-                     shape.DebugString(), " from allocator ",
-                     allocator->Name()));
+    const AllocatorStats stats = allocator->GetStats();
+    const int64_t limit = HostMemoryLimit();
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "out of memory allocating ", bytes, " bytes for a ",
+        DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
+        " from allocator ", allocator->Name(), ": ", stats.bytes_in_use,
+        " bytes in use",
+        limit > 0 ? absl::StrCat(" of a limit of ", limit,
+                                 " (dfx server --memory-limit)")
+                  : std::string()));
   }
   int64_t num_objects = 0;
   if (dtype == DT_STRING) {

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
+#include "runtime/memory_limit.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
 
@@ -23,7 +24,7 @@ const char kServerUsage[] =
                   [--cpu-devices N] [--inter-op-threads N]
                   [--intra-op-threads N] [--session-gc-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
-                  [--no-bulk]
+                  [--no-bulk] [--memory-limit BYTES]
        dfx server          (the task from the TF_CONFIG variable)
 
 Runs one task of a cluster: a master (sessions come to it at
@@ -50,6 +51,11 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         1 MiB and more go to dfx peers over a plain TCP
                         connection to a second port of this host (picked
                         by the kernel; open it in firewalls, or use this)
+  --memory-limit BYTES  the most bytes of tensors this server holds at once
+                        (e.g. 16G, 512MiB; 0: no limit). A step that needs
+                        more fails with ResourceExhausted naming the node;
+                        the server lives on. Default: 70% of the physical
+                        memory (or of the cgroup's limit)
   -h, --help            print this help
 
 Without --cluster, TF_CONFIG must hold {"cluster": {...}, "task": {"type":
@@ -97,7 +103,7 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                  {"--cluster", "--job", "--task", "--cpu-devices",
                   "--inter-op-threads", "--intra-op-threads",
                   "--session-gc-seconds", "--discovery-timeout-ms",
-                  "--max-chunk-bytes"},
+                  "--max-chunk-bytes", "--memory-limit"},
                  {"--no-bulk"}));
   std::string cluster_json;
   std::string job;
@@ -137,6 +143,9 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
       server.discovery_timeout = absl::Milliseconds(n);
     } else if (flag == "--no-bulk") {
       server.enable_bulk = false;
+    } else if (flag == "--memory-limit") {
+      DFX_ASSIGN_OR_RETURN(server.memory_limit_bytes,
+                           ParseByteSize(flag, value));
     } else if (flag == "--max-chunk-bytes") {
       DFX_ASSIGN_OR_RETURN(server.max_chunk_bytes,
                            ParsePositiveFlag(flag, value));
