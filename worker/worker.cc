@@ -1,5 +1,6 @@
 #include "worker/worker.h"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <thread>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "base/log.h"
 #include "base/logging.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellation.h"
@@ -120,9 +122,62 @@ struct WaitState {
 Worker::Worker(WorkerEnv env)
     : env_(WithDefaults(std::move(env))),
       timer_(std::make_unique<Timer>()),
-      legacy_session_(std::make_shared<WorkerSession>("", GraphMgrEnv())) {}
+      legacy_session_(std::make_shared<WorkerSession>("", GraphMgrEnv())) {
+  if (env_.session_gc_idle > absl::ZeroDuration()) {
+    timer_->Schedule(std::clamp(env_.session_gc_idle / 4,
+                                absl::Milliseconds(10), absl::Minutes(1)),
+                     [this] { CollectIdleSessions(); });
+  }
+}
 
-Worker::~Worker() = default;
+Worker::~Worker() {
+  // Its thread runs callbacks on this worker: it goes first.
+  timer_.reset();
+}
+
+void Worker::CollectIdleSessions() {
+  std::vector<std::shared_ptr<WorkerSession>> drop;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      const SessionSlot& slot = it->second;
+      if (slot.running_steps > 0 ||
+          now - slot.last_active < env_.session_gc_idle) {
+        ++it;
+        continue;
+      }
+      spdlog::info("worker session {} of master {}: no call for {}; deleted "
+                   "(its master is gone?)",
+                   it->first, slot.master_task,
+                   absl::FormatDuration(now - slot.last_active));
+      drop.push_back(slot.session);
+      sessions_.erase(it++);
+    }
+  }
+  DropSessions(std::move(drop));
+  timer_->Schedule(std::clamp(env_.session_gc_idle / 4,
+                              absl::Milliseconds(10), absl::Minutes(1)),
+                   [this] { CollectIdleSessions(); });
+}
+
+void Worker::DropSessions(std::vector<std::shared_ptr<WorkerSession>> drop) {
+  for (const auto& session : drop) session->graph_mgr()->DeregisterAll();
+}
+
+void Worker::StepStarted(const std::string& handle) {
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(handle);
+  if (it != sessions_.end()) ++it->second.running_steps;
+}
+
+void Worker::StepEnded(const std::string& handle) {
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) return;
+  --it->second.running_steps;
+  it->second.last_active = absl::Now();
+}
 
 GraphMgr::Env Worker::GraphMgrEnv() const {
   GraphMgr::Env env;
@@ -138,12 +193,15 @@ GraphMgr::Env Worker::GraphMgrEnv() const {
 }
 
 absl::StatusOr<std::shared_ptr<WorkerSession>> Worker::FindSession(
-    const std::string& handle, bool create_worker_session_called) const {
+    const std::string& handle, bool create_worker_session_called) {
   if (handle.empty()) return legacy_session_;
   {
     absl::MutexLock lock(&mu_);
     auto it = sessions_.find(handle);
-    if (it != sessions_.end()) return it->second;
+    if (it != sessions_.end()) {
+      it->second.last_active = absl::Now();
+      return it->second.session;
+    }
   }
   if (!create_worker_session_called) return legacy_session_;
   return absl::AbortedError(absl::StrCat(
@@ -169,15 +227,41 @@ void Worker::CreateWorkerSessionAsync(
         "CreateWorkerSession needs a non-empty session_handle"));
     return;
   }
-  auto session = std::make_shared<WorkerSession>(handle, GraphMgrEnv());
+  SessionSlot slot;
+  slot.session = std::make_shared<WorkerSession>(handle, GraphMgrEnv());
+  slot.master_task = request->master_task();
+  slot.master_incarnation = request->master_incarnation();
+  slot.last_active = absl::Now();
+  std::vector<std::shared_ptr<WorkerSession>> orphans;
   {
     absl::MutexLock lock(&mu_);
-    if (!sessions_.emplace(handle, std::move(session)).second) {
+    if (sessions_.contains(handle)) {
       done(absl::AlreadyExistsError(
           absl::StrCat("worker session ", handle, " already exists")));
       return;
     }
+    if (!slot.master_task.empty() && slot.master_incarnation != 0) {
+      int64_t& known = master_incarnations_[slot.master_task];
+      if (known != slot.master_incarnation) {
+        // A new master process on that task: the old one's sessions are
+        // orphans.
+        for (auto it = sessions_.begin(); it != sessions_.end();) {
+          if (it->second.master_task == slot.master_task &&
+              it->second.master_incarnation != slot.master_incarnation) {
+            spdlog::info("worker session {}: its master {} restarted; "
+                         "deleted", it->first, slot.master_task);
+            orphans.push_back(it->second.session);
+            sessions_.erase(it++);
+          } else {
+            ++it;
+          }
+        }
+        known = slot.master_incarnation;
+      }
+    }
+    sessions_.emplace(handle, std::move(slot));
   }
+  DropSessions(std::move(orphans));
   done(absl::OkStatus());
 }
 
@@ -189,7 +273,7 @@ void Worker::DeleteWorkerSessionAsync(
     absl::MutexLock lock(&mu_);
     auto it = sessions_.find(request->session_handle());
     if (it != sessions_.end()) {
-      session = std::move(it->second);
+      session = std::move(it->second.session);
       sessions_.erase(it);
     }
   }
@@ -238,6 +322,12 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
     done(session.status());
     return;
   }
+  if (absl::Status s =
+          recent_run_graphs_.TrackUnique(request.request_id(), "RunGraph");
+      !s.ok()) {
+    done(s);
+    return;
+  }
   call->recv.clear();
   call->step_stats.Clear();
 
@@ -267,11 +357,14 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
   }
   StepStatsCollector* stats_ptr = stats.get();
   Timer* timer = timer_.get();
+  // A session with a step running is not idle (CollectIdleSessions).
+  StepStarted(request.session_handle());
   (*session)->graph_mgr()->ExecuteAsync(
       request.graph_handle(), step_id, call, state->cm.get(), stats_ptr,
-      [state, stats, session = *session, opts, call,
+      [this, state, stats, session = *session, opts, call,
        timer, timeout, step_id,
        done = std::move(done)](const absl::Status& s) {
+        StepEnded(call->request.session_handle());
         if (opts != nullptr) opts->ClearCancelCallback();
         if (state->has_timer) timer->Cancel(state->timer_id);
         absl::Status status = s;

@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "graph/op_registry.h"
 #include "rendezvous/rendezvous_mgr.h"
+#include "runtime/recent_request_ids.h"
 #include "runtime/device.h"
 #include "runtime/op_kernel.h"
 #include "runtime/thread_pool.h"
@@ -33,6 +34,9 @@ struct WorkerEnv {
   // Null: OpRegistry::Global() and StandardKernelRegistry().
   const OpRegistry* ops = nullptr;
   const KernelRegistry* kernels = nullptr;
+  // Worker sessions with no call and no running step for this long are
+  // deleted: their master died or forgot them. Zero: never.
+  absl::Duration session_gc_idle = absl::ZeroDuration();
 };
 
 // Thread-safe. Every method returns at once and calls `done` exactly once,
@@ -59,7 +63,10 @@ class Worker {
   void GetStatusAsync(const GetStatusRequest* request,
                       GetStatusResponse* response, StatusCallback done);
   // InvalidArgument for an empty handle; AlreadyExists naming the handle
-  // when a session has it.
+  // when a session has it. A request naming its master (master_task and a
+  // non-zero master_incarnation) whose incarnation is new for that task
+  // deletes the sessions of that task's earlier incarnations: a master that
+  // restarted never comes back for them.
   void CreateWorkerSessionAsync(const CreateWorkerSessionRequest* request,
                                 CreateWorkerSessionResponse* response,
                                 StatusCallback done);
@@ -77,7 +84,9 @@ class Worker {
                             DeregisterGraphResponse* response,
                             StatusCallback done);
   // Runs one step of a registered graph (GraphMgr::ExecuteAsync): feeds
-  // from call->send, fetches into call->recv. `opts` (optional, borrowed
+  // from call->send, fetches into call->recv. A request_id seen in the
+  // last 100000 RunGraph calls is Aborted and runs nothing (0: no id).
+  // `opts` (optional, borrowed
   // until `done`): StartCancel ends the step with Cancelled; a timeout ends
   // it with DeadlineExceeded. With request.exec_opts.record_timeline or
   // record_costs, the step's node statistics go to call->step_stats.
@@ -105,17 +114,39 @@ class Worker {
 
  private:
   class Timer;
+  struct SessionSlot {
+    std::shared_ptr<WorkerSession> session;
+    std::string master_task;
+    int64_t master_incarnation = 0;
+    // When a call last found the session, and its steps running now.
+    absl::Time last_active;
+    int running_steps = 0;
+  };
 
-  // The session a request names (see the class comment).
+  // The session a request names (see the class comment); marks it active.
   absl::StatusOr<std::shared_ptr<WorkerSession>> FindSession(
-      const std::string& handle, bool create_worker_session_called) const;
+      const std::string& handle, bool create_worker_session_called);
   GraphMgr::Env GraphMgrEnv() const;
+  // Counts a step of session `handle` running, or no longer.
+  void StepStarted(const std::string& handle);
+  void StepEnded(const std::string& handle);
+  // Deletes the sessions idle for longer than env_.session_gc_idle, then
+  // schedules itself again.
+  void CollectIdleSessions();
+  // Forgets the sessions and drops their graphs (running steps keep
+  // theirs).
+  static void DropSessions(std::vector<std::shared_ptr<WorkerSession>> drop);
 
   const WorkerEnv env_;
-  const std::unique_ptr<Timer> timer_;
+  // Reset first in the destructor: its callbacks use the members below.
+  std::unique_ptr<Timer> timer_;
   const std::shared_ptr<WorkerSession> legacy_session_;
+  // RunGraph request ids seen lately: a replayed RunGraph does not run.
+  RecentRequestIds recent_run_graphs_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<WorkerSession>> sessions_
+  absl::flat_hash_map<std::string, SessionSlot> sessions_ ABSL_GUARDED_BY(mu_);
+  // The incarnation of each master task that created sessions here.
+  absl::flat_hash_map<std::string, int64_t> master_incarnations_
       ABSL_GUARDED_BY(mu_);
 };
 

@@ -84,7 +84,8 @@ struct StepGraph {
 class TestWorker {
  public:
   explicit TestWorker(int num_devices = 3, const std::string& task = kTask,
-                      RendezvousMgr::Factory rendezvous = nullptr)
+                      RendezvousMgr::Factory rendezvous = nullptr,
+                      absl::Duration session_gc_idle = absl::ZeroDuration())
       : rendezvous_mgr_(rendezvous ? RendezvousMgr(std::move(rendezvous))
                                    : RendezvousMgr()) {
     CpuDeviceOptions options;
@@ -99,6 +100,7 @@ class TestWorker {
     env.device_mgr = devices_.get();
     env.rendezvous_mgr = &rendezvous_mgr_;
     env.compute_pool = pool_.get();
+    env.session_gc_idle = session_gc_idle;
     worker_ = std::make_unique<Worker>(env);
     local_ = std::make_unique<LocalWorker>(worker_.get());
   }
@@ -180,9 +182,13 @@ class TestWorker {
     return call;
   }
 
-  absl::Status CreateSession(const std::string& handle) {
+  absl::Status CreateSession(const std::string& handle,
+                             const std::string& master_task = "",
+                             int64_t master_incarnation = 0) {
     CreateWorkerSessionRequest request;
     request.set_session_handle(handle);
+    request.set_master_task(master_task);
+    request.set_master_incarnation(master_incarnation);
     CreateWorkerSessionResponse response;
     Pending pending;
     wi()->CreateWorkerSessionAsync(&request, &response, pending.Callback());
