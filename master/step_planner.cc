@@ -1,11 +1,13 @@
 #include "master/step_planner.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/client_graph.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
+#include "graph/subgraph.h"
 
 namespace dfx {
 namespace {
@@ -16,6 +18,70 @@ const DeviceAttributes* FindDevice(const PlacementConfig& config,
     if (d.name() == name) return &d;
   }
   return nullptr;
+}
+
+const std::string* StringAttrOf(const NodeDef& n, const char* name) {
+  auto it = n.attr().find(name);
+  return it == n.attr().end() ? nullptr : &it->second.s();
+}
+
+bool IsSendOp(const std::string& op) {
+  return op == "_Send" || op == "_HostSend";
+}
+bool IsRecvOp(const std::string& op) {
+  return op == "_Recv" || op == "_HostRecv";
+}
+
+// Every _Recv of the step must have something that sends to it: a _Send of
+// the step with the same (send_device, recv_device, tensor_name), or, for
+// a client-terminated one, a feed. A graph the client wrote with a _Recv
+// and no sender would otherwise wait for ever.
+absl::Status CheckEveryRecvHasASender(
+    const std::map<std::string, GraphDef>& partitions,
+    const StepSignature& signature) {
+  absl::flat_hash_set<std::string> sent;
+  const auto key = [](const NodeDef& n) -> std::string {
+    const std::string* src = StringAttrOf(n, "send_device");
+    const std::string* dst = StringAttrOf(n, "recv_device");
+    const std::string* tensor = StringAttrOf(n, "tensor_name");
+    if (src == nullptr || dst == nullptr || tensor == nullptr) return "";
+    return absl::StrCat(*src, ";", *dst, ";", *tensor);
+  };
+  for (const auto& [device, def] : partitions) {
+    for (const NodeDef& n : def.node()) {
+      if (IsSendOp(n.op())) sent.insert(key(n));
+    }
+  }
+  // Feeds by canonical name ("x" is "x:0"), as the client _Recvs have them.
+  absl::flat_hash_set<std::string> fed;
+  for (const std::string& feed : signature.feeds) {
+    absl::StatusOr<TensorId> id = ParseTensorName(feed);
+    fed.insert(id.ok() ? id->ToString() : feed);
+  }
+  for (const auto& [device, def] : partitions) {
+    for (const NodeDef& n : def.node()) {
+      if (!IsRecvOp(n.op())) continue;
+      auto client = n.attr().find("client_terminated");
+      if (client != n.attr().end() && client->second.b()) {
+        const std::string* tensor = StringAttrOf(n, "tensor_name");
+        if (tensor != nullptr && fed.contains(*tensor)) continue;
+        return absl::InvalidArgumentError(absl::StrCat(
+            "node '", n.name(), "' (op ", n.op(), ") waits for tensor '",
+            tensor == nullptr ? std::string() : *tensor,
+            "' from the client, which the step does not feed: it would wait "
+            "for ever"));
+      }
+      if (sent.contains(key(n))) continue;
+      const std::string* src = StringAttrOf(n, "send_device");
+      const std::string* tensor = StringAttrOf(n, "tensor_name");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", n.name(), "' (op ", n.op(), ") waits for tensor '",
+          tensor == nullptr ? std::string() : *tensor, "' from device '",
+          src == nullptr ? std::string() : *src,
+          "', which no _Send of the step sends: it would wait for ever"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string DefaultDevice(const PlacementConfig& config) {
@@ -87,6 +153,7 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
     return it == incarnations.end() ? uint64_t{0} : it->second;
   };
   DFX_ASSIGN_OR_RETURN(plan.partitions, Partition(*step, popts));
+  DFX_RETURN_IF_ERROR(CheckEveryRecvHasASender(plan.partitions, signature));
   plan.feed_keys = std::move(keys.feed_keys);
   plan.fetch_keys = std::move(keys.fetch_keys);
   return plan;

@@ -195,6 +195,48 @@ TEST_CASE("an unfed placeholder that is needed fails naming it") {
   REQUIRE_OK(session->Run({}, {"ic"}, {}, &out));
 }
 
+TEST_CASE("a _Recv the client wrote with nothing sending to it is an error "
+          "and not a wait for ever") {
+  auto session = NewLocal();
+  REQUIRE_OK(session->Extend(Parse(R"pb(
+    node {
+      name: "r" op: "_Recv"
+      attr { key: "tensor_type" value { type: DT_FLOAT } }
+      attr { key: "tensor_name" value { s: "nobody_sends_this" } }
+      attr { key: "send_device" value {
+        s: "/job:localhost/replica:0/task:0/device:CPU:0" } }
+      attr { key: "send_device_incarnation" value { i: 1 } }
+      attr { key: "recv_device" value {
+        s: "/job:localhost/replica:0/task:0/device:CPU:0" } }
+    }
+    node {
+      name: "y" op: "Identity" input: "r"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    node {
+      name: "cr" op: "_Recv"
+      attr { key: "tensor_type" value { type: DT_FLOAT } }
+      attr { key: "tensor_name" value { s: "not_fed:0" } }
+      attr { key: "send_device" value {
+        s: "/job:localhost/replica:0/task:0/device:CPU:0" } }
+      attr { key: "send_device_incarnation" value { i: 1 } }
+      attr { key: "recv_device" value {
+        s: "/job:localhost/replica:0/task:0/device:CPU:0" } }
+      attr { key: "client_terminated" value { b: true } }
+    }
+  )pb")));
+  std::vector<Tensor> out;
+  // No timeout anywhere: before, this waited for ever.
+  CHECK_THAT(WithinMinute([&] { return session->Run({}, {"y"}, {}, &out); }),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "node 'r' (op _Recv) waits for tensor "
+                      "'nobody_sends_this'"));
+  CHECK_THAT(WithinMinute([&] { return session->Run({}, {"cr"}, {}, &out); }),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "node 'cr' (op _Recv) waits for tensor 'not_fed:0' "
+                      "from the client"));
+}
+
 TEST_CASE("Extend errors leave the graph as it was") {
   auto session = NewLocal();
   REQUIRE_OK(session->Extend(Parse(kGraph)));
