@@ -19,6 +19,10 @@ namespace {
 // How many handles closed for idleness are remembered for their error.
 constexpr size_t kMaxGcClosed = 1000;
 
+// A protobuf message is at most 2 GiB; leave room for the names.
+constexpr int64_t kMaxRunStepResponseBytes =
+    (int64_t{2} << 30) - (int64_t{64} << 20);
+
 // One call to each of several workers, awaited together. Shared with the
 // callbacks: a worker that answers after the caller gave up writes into a
 // round that is still alive.
@@ -45,13 +49,29 @@ class Round {
       --round->pending_;
     };
   }
-  // Waits until every worker answered or `deadline` passed.
-  void Wait(absl::Time deadline) {
-    absl::MutexLock lock(&mu_);
-    mu_.AwaitWithDeadline(
-        absl::Condition(
-            +[](size_t* pending) { return *pending == 0; }, &pending_),
-        deadline);
+  // Waits until every worker answered, or the control's deadline passed,
+  // or it was cancelled (then false).
+  bool Wait(const CallControl& control) {
+    CancellationManager* cm = control.cancellation;
+    CancellationToken token = 0;
+    if (cm != nullptr) {
+      token = cm->get_cancellation_token();
+      if (!cm->RegisterCallback(token, [this] {
+            absl::MutexLock lock(&mu_);
+            cancelled_ = true;
+          })) {
+        return false;
+      }
+    }
+    bool cancelled;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.AwaitWithDeadline(absl::Condition(this, &Round::Ready),
+                            control.deadline);
+      cancelled = cancelled_;
+    }
+    if (cm != nullptr) cm->DeregisterCallback(token);
+    return !cancelled;
   }
   bool answered(size_t i) const {
     absl::MutexLock lock(&mu_);
@@ -71,6 +91,11 @@ class Round {
   std::vector<absl::Status> statuses_ ABSL_GUARDED_BY(mu_);
   std::vector<bool> answered_ ABSL_GUARDED_BY(mu_);
   size_t pending_ ABSL_GUARDED_BY(mu_);
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+
+  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return pending_ == 0 || cancelled_;
+  }
 };
 
 // The task spec of a cache's task name; InvalidArgument unless it names a
@@ -109,7 +134,8 @@ absl::Status RoundError(absl::string_view rpc,
   if (!silent.empty()) {
     code = timeout_code;
     parts.push_back(absl::StrCat(
-        rpc, ": no answer within ", absl::FormatDuration(waited),
+        rpc, ": no answer within ",
+        absl::FormatDuration(absl::Ceil(waited, absl::Milliseconds(1))),
         " from task(s) ", absl::StrJoin(silent, ", ")));
   }
   if (!failed.empty()) {
@@ -126,7 +152,8 @@ template <typename Request, typename Response, typename Start>
 absl::Status CallEveryTask(const WorkerCacheInterface& cache,
                            absl::string_view rpc,
                            const std::vector<std::string>& tasks,
-                           absl::Time deadline, absl::StatusCode timeout_code,
+                           const CallControl& control,
+                           absl::StatusCode timeout_code,
                            const std::shared_ptr<Round<Request, Response>>& round,
                            Start start) {
   using R = Round<Request, Response>;
@@ -141,16 +168,54 @@ absl::Status CallEveryTask(const WorkerCacheInterface& cache,
     start(worker, round->request(i), round->response_slot(i),
           R::Callback(round, i));
   }
-  round->Wait(deadline);
+  if (!round->Wait(control)) {
+    return absl::CancelledError(
+        absl::StrCat(rpc, ": the caller cancelled the call"));
+  }
   std::vector<bool> answered(tasks.size());
   std::vector<absl::Status> statuses(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     answered[i] = round->answered(i);
     statuses[i] = round->status(i);
   }
-  return RoundError(rpc, tasks, answered, statuses, deadline - begin,
+  return RoundError(rpc, tasks, answered, statuses, control.deadline - begin,
                     timeout_code);
 }
+
+// The CallControl of one master call: the deadline of `opts` and a
+// cancellation that StartCancel on `opts` raises. Unhooks itself from
+// `opts` when it goes.
+class ControlScope {
+ public:
+  explicit ControlScope(CallOptions* opts) : opts_(opts) {
+    if (opts_ == nullptr) return;
+    if (opts_->timeout() > absl::ZeroDuration()) {
+      control_.deadline = absl::Now() + opts_->timeout();
+    }
+    control_.cancellation = cm_.get();
+    // Shared: a StartCancel already under way may outlive this scope.
+    opts_->SetCancelCallback([cm = cm_] { cm->StartCancel(); });
+  }
+  ~ControlScope() {
+    if (opts_ != nullptr) opts_->ClearCancelCallback();
+  }
+  ControlScope(const ControlScope&) = delete;
+  ControlScope& operator=(const ControlScope&) = delete;
+
+  const CallControl& control() const { return control_; }
+  // The control with its deadline moved to `deadline` when that is sooner.
+  CallControl Within(absl::Time deadline) const {
+    CallControl c = control_;
+    c.deadline = std::min(c.deadline, deadline);
+    return c;
+  }
+
+ private:
+  CallOptions* const opts_;
+  const std::shared_ptr<CancellationManager> cm_ =
+      std::make_shared<CancellationManager>();
+  CallControl control_;
+};
 
 // True when `device` (a full name) matches one of `filters`.
 bool MatchesAny(const DeviceName& device,
@@ -205,7 +270,7 @@ Master::Master(MasterEnv env) : env_([&] {
   if (env.ops == nullptr) env.ops = OpRegistry::Global();
   if (env.kernels == nullptr) env.kernels = StandardKernelRegistry();
   return std::move(env);
-}()) {
+}()), incarnation_(NewRequestId()) {
   DFX_CHECK(env_.worker_cache != nullptr);
   DFX_CHECK_OK(ParseTask(env_.local_task).status());
   if (env_.session_gc_idle > absl::ZeroDuration()) {
@@ -269,13 +334,13 @@ absl::StatusOr<std::vector<std::string>> Master::FilteredTasks(
 
 absl::StatusOr<std::vector<DeviceAttributes>> Master::DiscoverDevices(
     const std::vector<std::string>& tasks,
-    const std::vector<DeviceName>& filters, absl::Time deadline,
+    const std::vector<DeviceName>& filters, const CallControl& control,
     absl::StatusCode timeout_code) const {
   auto round =
       std::make_shared<Round<GetStatusRequest, GetStatusResponse>>(
           tasks.size());
   DFX_RETURN_IF_ERROR(CallEveryTask(
-      *env_.worker_cache, "GetStatus", tasks, deadline, timeout_code, round,
+      *env_.worker_cache, "GetStatus", tasks, control, timeout_code, round,
       [](WorkerInterface* worker, GetStatusRequest* request,
          GetStatusResponse* response, StatusCallback done) {
         worker->GetStatusAsync(request, response, std::move(done));
@@ -312,9 +377,11 @@ absl::StatusOr<std::vector<DeviceAttributes>> Master::DiscoverDevices(
 }
 
 absl::Status Master::CreateSession(const CreateSessionRequest& request,
-                                   CreateSessionResponse* response) {
+                                   CreateSessionResponse* response,
+                                   CallOptions* opts) {
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
+  ControlScope scope(opts);
   const ConfigProto& config = request.config();
   if (config.operation_timeout_in_ms() < 0) {
     return absl::InvalidArgumentError(
@@ -323,16 +390,24 @@ absl::Status Master::CreateSession(const CreateSessionRequest& request,
   std::vector<DeviceName> filters;
   DFX_ASSIGN_OR_RETURN(std::vector<std::string> tasks,
                        FilteredTasks(config.device_filters(), &filters));
-  absl::Duration wait = env_.discovery_timeout;
+  // Tasks that do not answer within the discovery timeout are Unavailable;
+  // a shorter operation timeout or caller's deadline is DeadlineExceeded.
+  const absl::Time now = absl::Now();
+  absl::Time discovery_deadline = now + env_.discovery_timeout;
   absl::StatusCode timeout_code = absl::StatusCode::kUnavailable;
-  if (config.operation_timeout_in_ms() > 0 &&
-      absl::Milliseconds(config.operation_timeout_in_ms()) < wait) {
-    wait = absl::Milliseconds(config.operation_timeout_in_ms());
+  absl::Time deadline = scope.control().deadline;
+  if (config.operation_timeout_in_ms() > 0) {
+    deadline = std::min(
+        deadline, now + absl::Milliseconds(config.operation_timeout_in_ms()));
+  }
+  if (deadline < discovery_deadline) {
+    discovery_deadline = deadline;
     timeout_code = absl::StatusCode::kDeadlineExceeded;
   }
   DFX_ASSIGN_OR_RETURN(
       std::vector<DeviceAttributes> devices,
-      DiscoverDevices(tasks, filters, absl::Now() + wait, timeout_code));
+      DiscoverDevices(tasks, filters, scope.Within(discovery_deadline),
+                      timeout_code));
 
   MasterSession::Params params;
   params.options.config = config;
@@ -342,6 +417,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& request,
       absl::StrCat(ParseTask(env_.local_task)->TaskName(), "/device:CPU:0");
   params.ops = env_.ops;
   params.kernels = env_.kernels;
+  params.master_incarnation = incarnation_;
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<MasterSession> session,
                        MasterSession::Create(std::move(params)));
   if (absl::Status s = session->Extend(request.graph_def()); !s.ok()) {
@@ -408,9 +484,11 @@ void Master::Release(const std::shared_ptr<Entry>& entry) {
 }
 
 absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
-                                   ExtendSessionResponse* response) {
+                                   ExtendSessionResponse* response,
+                                   CallOptions* opts) {
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
+  ControlScope scope(opts);
   DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
                        Find(request.session_handle(), false));
   absl::Cleanup release = [this, &entry] { Release(entry); };
@@ -421,6 +499,15 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
         entry->graph_version, " but the caller expected ",
         request.current_graph_version()));
   }
+  if (scope.control().cancellation != nullptr &&
+      scope.control().cancellation->IsCancelled()) {
+    return absl::CancelledError("ExtendSession: the caller cancelled it");
+  }
+  if (absl::Now() >= scope.control().deadline) {
+    return absl::DeadlineExceededError(
+        "ExtendSession: the caller's deadline passed before the graph was "
+        "extended");
+  }
   DFX_RETURN_IF_ERROR(entry->session->Extend(request.graph_def()));
   ++entry->graph_version;
   response->set_new_graph_version(entry->graph_version);
@@ -428,15 +515,18 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
 }
 
 absl::Status Master::RunStep(const RunStepRequest& request,
-                             RunStepResponse* response) {
+                             RunStepResponse* response, CallOptions* opts) {
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
+  ControlScope scope(opts);
   DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
                        Find(request.session_handle(), false));
   absl::Cleanup release = [this, &entry] { Release(entry); };
   if (!request.partial_run_handle().empty()) {
     return absl::UnimplementedError("partial runs are not supported");
   }
+  DFX_RETURN_IF_ERROR(
+      recent_run_steps_.TrackUnique(request.request_id(), "RunStep"));
   std::vector<std::pair<std::string, Tensor>> feeds;
   feeds.reserve(request.feed_size());
   for (const NamedTensorProto& feed : request.feed()) {
@@ -456,9 +546,22 @@ absl::Status Master::RunStep(const RunStepRequest& request,
                              options.output_partition_graphs();
   RunMetadata metadata;
   std::vector<Tensor> outputs;
-  DFX_RETURN_IF_ERROR(entry->session->Run(options, feeds, fetches, targets,
-                                          &outputs,
-                                          want_metadata ? &metadata : nullptr));
+  DFX_RETURN_IF_ERROR(entry->session->Run(
+      options, feeds, fetches, targets, &outputs,
+      want_metadata ? &metadata : nullptr, scope.control()));
+  // A protobuf message holds less than 2 GiB: say so before copying.
+  int64_t total_bytes = 0;
+  for (size_t j = 0; j < fetches.size(); ++j) {
+    const int64_t bytes = static_cast<int64_t>(outputs[j].TotalBytes());
+    total_bytes += bytes;
+    if (total_bytes > kMaxRunStepResponseBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the fetches of the step add up to more than ",
+          kMaxRunStepResponseBytes, " bytes, the most one RunStep response "
+          "holds (fetch '", fetches[j], "' is ", bytes, " bytes): fetch "
+          "less, or reduce it on the cluster"));
+    }
+  }
   response->clear_tensor();
   for (size_t j = 0; j < fetches.size(); ++j) {
     NamedTensorProto* out = response->add_tensor();
@@ -470,7 +573,9 @@ absl::Status Master::RunStep(const RunStepRequest& request,
 }
 
 absl::Status Master::CloseSession(const CloseSessionRequest& request,
-                                  CloseSessionResponse* response) {
+                                  CloseSessionResponse* response,
+                                  CallOptions* /*opts*/) {
+  // Close does not wait for the workers: nothing for a deadline to bound.
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
   std::shared_ptr<Entry> entry;
@@ -484,9 +589,11 @@ absl::Status Master::CloseSession(const CloseSessionRequest& request,
 }
 
 absl::Status Master::ListDevices(const ListDevicesRequest& request,
-                                 ListDevicesResponse* response) {
+                                 ListDevicesResponse* response,
+                                 CallOptions* opts) {
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
+  ControlScope scope(opts);
   std::vector<DeviceAttributes> devices;
   if (!request.session_handle().empty()) {
     DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
@@ -499,10 +606,13 @@ absl::Status Master::ListDevices(const ListDevicesRequest& request,
         std::vector<std::string> tasks,
         FilteredTasks(google::protobuf::RepeatedPtrField<std::string>(),
                       &filters));
+    const absl::Time discovery = absl::Now() + env_.discovery_timeout;
     DFX_ASSIGN_OR_RETURN(
         devices,
-        DiscoverDevices(tasks, filters, absl::Now() + env_.discovery_timeout,
-                        absl::StatusCode::kUnavailable));
+        DiscoverDevices(tasks, filters, scope.Within(discovery),
+                        scope.control().deadline < discovery
+                            ? absl::StatusCode::kDeadlineExceeded
+                            : absl::StatusCode::kUnavailable));
   }
   const DeviceName local = *ParseTask(env_.local_task);
   for (DeviceAttributes& d : devices) {
@@ -523,9 +633,10 @@ std::vector<std::shared_ptr<Master::Entry>> Master::TakeAllLocked() {
 }
 
 absl::Status Master::Reset(const ResetRequest& request,
-                           ResetResponse* response) {
+                           ResetResponse* response, CallOptions* opts) {
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
+  ControlScope scope(opts);
   std::vector<DeviceName> filters;
   DFX_ASSIGN_OR_RETURN(std::vector<std::string> tasks,
                        FilteredTasks(request.device_filters(), &filters));
@@ -542,9 +653,12 @@ absl::Status Master::Reset(const ResetRequest& request,
   auto round =
       std::make_shared<Round<CleanupAllRequest, CleanupAllResponse>>(
           tasks.size());
+  const absl::Time discovery = absl::Now() + env_.discovery_timeout;
   return CallEveryTask(
-      *env_.worker_cache, "CleanupAll", tasks,
-      absl::Now() + env_.discovery_timeout, absl::StatusCode::kUnavailable,
+      *env_.worker_cache, "CleanupAll", tasks, scope.Within(discovery),
+      scope.control().deadline < discovery
+          ? absl::StatusCode::kDeadlineExceeded
+          : absl::StatusCode::kUnavailable,
       round,
       [&request](WorkerInterface* worker, CleanupAllRequest* cleanup,
                  CleanupAllResponse* answer, StatusCallback done) {

@@ -25,8 +25,10 @@
 #include "graph/op_registry.h"
 #include "master/master_session.h"
 #include "proto/master.pb.h"
+#include "runtime/recent_request_ids.h"
 #include "runtime/op_kernel.h"
 #include "worker/worker_cache.h"
+#include "worker/worker_interface.h"
 
 namespace dfx {
 
@@ -50,6 +52,10 @@ struct MasterEnv {
 
 // Thread-safe. Every method blocks until its answer is ready (RunStep for
 // the whole step), so an RPC front end calls them from a pool of its own.
+// Each takes the caller's CallOptions (may be null): its timeout bounds the
+// call (session creation and device discovery included), and StartCancel
+// on it — a client that cancelled or went away — ends the call, and the
+// step it runs on every worker, with Cancelled.
 // Errors about a session name its handle; unknown handles are Aborted
 // ("Session <h> is not found", or "Session <h> was closed after being idle
 // for <n> s"), as TensorFlow's master answers (ListDevices:
@@ -74,33 +80,40 @@ class Master {
   // be empty); its errors are returned and no session is kept.
   // graph_version 0 in the response.
   absl::Status CreateSession(const CreateSessionRequest& request,
-                             CreateSessionResponse* response);
+                             CreateSessionResponse* response,
+      CallOptions* opts = nullptr);
   // Aborted when request.current_graph_version is not the session's;
   // new_graph_version = old + 1. MasterSession::Extend's errors otherwise
   // (the version does not change then).
   absl::Status ExtendSession(const ExtendSessionRequest& request,
-                             ExtendSessionResponse* response);
+                             ExtendSessionResponse* response,
+      CallOptions* opts = nullptr);
   // Decodes the feeds (InvalidArgument naming the feed for a tensor that
   // does not decode), runs the step, and answers one NamedTensorProto per
   // fetch, named as requested. Errors are returned; the RPC front end puts
   // them in the body when request.store_errors_in_response_body. Step
   // statistics go to response.metadata when options.trace_level asks.
-  // partial_run_handle set: Unimplemented.
+  // partial_run_handle set: Unimplemented. A request_id seen in the last
+  // 100000 RunStep calls is Aborted and runs nothing (0: no id).
   absl::Status RunStep(const RunStepRequest& request,
-                       RunStepResponse* response);
+                       RunStepResponse* response,
+      CallOptions* opts = nullptr);
   // Closes the session (its running steps end with Cancelled) and forgets
   // the handle.
   absl::Status CloseSession(const CloseSessionRequest& request,
-                            CloseSessionResponse* response);
+                            CloseSessionResponse* response,
+      CallOptions* opts = nullptr);
   // With a session handle: that session's devices. Without: every task's
   // devices (a GetStatus round like CreateSession's). This task's devices
   // go to local_device, the others to remote_device.
   absl::Status ListDevices(const ListDevicesRequest& request,
-                           ListDevicesResponse* response);
+                           ListDevicesResponse* response,
+      CallOptions* opts = nullptr);
   // Closes every session, then CleanupAll(containers) on every task
   // (matching request.device_filters, and always this one); the first
   // error names its task.
-  absl::Status Reset(const ResetRequest& request, ResetResponse* response);
+  absl::Status Reset(const ResetRequest& request, ResetResponse* response,
+      CallOptions* opts = nullptr);
 
   // Closes every session (running steps end with Cancelled) and makes every
   // later call fail with Unavailable "master is shutting down". Idempotent.
@@ -137,7 +150,7 @@ class Master {
   // code for tasks that did not answer in time.
   absl::StatusOr<std::vector<DeviceAttributes>> DiscoverDevices(
       const std::vector<std::string>& tasks,
-      const std::vector<DeviceName>& filters, absl::Time deadline,
+      const std::vector<DeviceName>& filters, const CallControl& control,
       absl::StatusCode timeout_code) const;
 
   // Takes every session out of the table; the caller closes them.
@@ -146,6 +159,8 @@ class Master {
   void GcLoop();
 
   const MasterEnv env_;
+  // This master's incarnation (random, non-zero) for its sessions.
+  const int64_t incarnation_;
   mutable absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   // Calls inside the master (the destructor waits for zero).
@@ -156,6 +171,8 @@ class Master {
   absl::flat_hash_map<std::string, absl::Duration> gc_closed_
       ABSL_GUARDED_BY(mu_);
   std::deque<std::string> gc_closed_order_ ABSL_GUARDED_BY(mu_);
+  // RunStep request ids seen lately: a replayed RunStep does not run.
+  RecentRequestIds recent_run_steps_;
   absl::Notification stop_gc_;
   std::unique_ptr<std::thread> gc_thread_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -17,6 +18,7 @@
 #include "graph/node_def_util.h"
 #include "graph/shape_inference.h"
 #include "graph/subgraph.h"
+#include "runtime/recent_request_ids.h"
 
 namespace dfx {
 namespace {
@@ -58,20 +60,73 @@ struct PendingCall {
     status = s;
     done = true;
   }
-  // DeadlineExceeded naming `what` when no answer came by `deadline`.
-  absl::Status Wait(absl::Time deadline, absl::string_view what) {
-    absl::MutexLock lock(&mu);
-    if (!mu.AwaitWithDeadline(absl::Condition(&done), deadline)) {
-      return absl::DeadlineExceededError(
-          absl::StrCat(what, " did not answer in time"));
+  // The call's status once it answered. DeadlineExceeded naming `what`
+  // when no answer came by `deadline`; Cancelled when `control` is
+  // cancelled first.
+  absl::Status Wait(absl::Time deadline, const CallControl& control,
+                    absl::string_view what) {
+    CancellationManager* cm = control.cancellation;
+    CancellationToken token = 0;
+    if (cm != nullptr) {
+      token = cm->get_cancellation_token();
+      if (!cm->RegisterCallback(token, [this] {
+            absl::MutexLock lock(&mu);
+            cancelled = true;
+          })) {
+        return absl::CancelledError(
+            absl::StrCat(what, ": the caller cancelled the call"));
+      }
     }
-    return status;
+    absl::Status result;
+    {
+      absl::MutexLock lock(&mu);
+      const bool answered = mu.AwaitWithDeadline(
+          absl::Condition(this, &PendingCall::Ready),
+          std::min(deadline, control.deadline));
+      if (done) {
+        result = status;
+      } else if (cancelled) {
+        result = absl::CancelledError(
+            absl::StrCat(what, ": the caller cancelled the call"));
+      } else {
+        (void)answered;
+        result = absl::DeadlineExceededError(
+            absl::StrCat(what, " did not answer in time"));
+      }
+    }
+    if (cm != nullptr) cm->DeregisterCallback(token);
+    return result;
+  }
+  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return done || cancelled;
   }
 
   absl::Mutex mu;
   bool done ABSL_GUARDED_BY(mu) = false;
+  bool cancelled ABSL_GUARDED_BY(mu) = false;
   absl::Status status ABSL_GUARDED_BY(mu);
 };
+
+// True when `s`, from a worker, says the worker does not know this session
+// or graph: the worker process is not the one that had them (it restarted),
+// or it collected them. TensorFlow's workers word these errors the same.
+bool LostSession(const absl::Status& s) {
+  return absl::IsAborted(s) &&
+         (absl::StrContains(s.message(), "is not found") ||
+          absl::StrContains(s.message(), "different device incarnation"));
+}
+
+// FromTask, but a task that lost this session is Unavailable: the session
+// rejoins it at the next step (MasterSession::RecheckSuspects).
+absl::Status TaskError(const std::string& task, const absl::Status& s) {
+  if (!LostSession(s)) return FromTask(task, s);
+  return absl::UnavailableError(absl::StrCat(
+      "task ", task, " lost this session (it restarted?); it rejoins at the "
+      "next step: ", s.message()));
+}
+
+// How long RecheckSuspects waits for a suspected task's GetStatus.
+constexpr absl::Duration kRecheckTimeout = absl::Seconds(5);
 
 absl::Time ControlDeadline(absl::Time step_deadline) {
   return std::min(step_deadline, absl::Now() + kControlCallTimeout);
@@ -243,20 +298,23 @@ absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
 
 MasterSession::MasterSession(Params params)
     : options_(std::move(params.options)),
-      devices_(std::move(params.devices)),
       worker_cache_(params.worker_cache),
       ops_(params.ops),
       kernels_(params.kernels),
-      placement_{devices_, params.client_device, kernels_,
-                 options_.config.allow_soft_placement()},
       handle_([] {
         absl::BitGen gen;
         return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
       }()),
+      master_incarnation_(params.master_incarnation),
       tracker_(std::make_shared<OpTracker>()) {
   auto empty = std::make_shared<GraphState>();
   empty->graph = std::make_unique<Graph>(ops_);
+  absl::MutexLock lock(&mu_);
   graph_ = std::move(empty);
+  placement_ = std::make_shared<const PlacementConfig>(
+      PlacementConfig{std::move(params.devices), params.client_device,
+                      kernels_,
+                      options_.config.allow_soft_placement()});
 }
 
 MasterSession::~MasterSession() {
@@ -309,7 +367,12 @@ absl::Status MasterSession::Extend(const GraphDef& graph) {
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
                        ImportGraphDef(merged, library->op_registry()));
   DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, imported.get()));
-  DFX_RETURN_IF_ERROR(PlaceSessionGraph(placement_, imported.get()));
+  std::shared_ptr<const PlacementConfig> placement;
+  {
+    absl::MutexLock lock(&mu_);
+    placement = placement_;
+  }
+  DFX_RETURN_IF_ERROR(PlaceSessionGraph(*placement, imported.get()));
   auto state = std::make_shared<GraphState>();
   state->def = std::move(merged);
   state->library = std::move(library);
@@ -322,43 +385,170 @@ absl::Status MasterSession::Extend(const GraphDef& graph) {
   return absl::OkStatus();
 }
 
-absl::Status MasterSession::EnsureWorkerSession(const std::string& task,
-                                                WorkerInterface* worker,
-                                                absl::Time deadline) {
-  absl::MutexLock lock(&worker_sessions_mu_);
-  if (worker_sessions_closed_) {
-    return absl::CancelledError("session is closed");
-  }
-  if (worker_sessions_.contains(task)) return absl::OkStatus();
+// A task's worker session: the CreateWorkerSession call that makes it,
+// shared by every step that needs the session while the call is out.
+struct MasterSession::WorkerSessionSlot {
   using Call =
       PendingCall<CreateWorkerSessionRequest, CreateWorkerSessionResponse>;
-  auto call = std::make_shared<Call>();
-  call->request.set_session_handle(handle_);
-  call->request.set_isolate_session_state(
-      options_.config.isolate_session_state());
-  if (auto client = DeviceName::Parse(placement_.default_device);
-      client.ok()) {
-    call->request.set_master_task(client->TaskName());
+  WorkerInterface* worker = nullptr;
+  std::shared_ptr<Call> call = std::make_shared<Call>();
+};
+
+absl::Status MasterSession::EnsureWorkerSession(const std::string& task,
+                                                WorkerInterface* worker,
+                                                const CallControl& control) {
+  std::shared_ptr<WorkerSessionSlot> slot;
+  bool send = false;
+  {
+    absl::MutexLock lock(&worker_sessions_mu_);
+    if (worker_sessions_closed_) {
+      return absl::CancelledError("session is closed");
+    }
+    std::shared_ptr<WorkerSessionSlot>& entry = worker_sessions_[task];
+    if (entry == nullptr) {
+      entry = std::make_shared<WorkerSessionSlot>();
+      entry->worker = worker;
+      send = true;
+    }
+    slot = entry;
   }
-  tracker_->Add();
-  worker->CreateWorkerSessionAsync(
-      &call->request, &call->response,
-      [call, tracker = tracker_](const absl::Status& s) {
-        call->Finish(s);
-        tracker->Done();
-      });
-  DFX_RETURN_IF_ERROR(FromTask(
-      task, call->Wait(ControlDeadline(deadline), "CreateWorkerSession")));
-  worker_sessions_.emplace(task, worker);
-  return absl::OkStatus();
+  const std::shared_ptr<WorkerSessionSlot::Call>& call = slot->call;
+  if (send) {
+    call->request.set_session_handle(handle_);
+    call->request.set_isolate_session_state(
+        options_.config.isolate_session_state());
+    std::shared_ptr<const PlacementConfig> placement;
+    {
+      absl::MutexLock lock(&mu_);
+      placement = placement_;
+    }
+    if (auto client = DeviceName::Parse(placement->default_device);
+        client.ok()) {
+      call->request.set_master_task(client->TaskName());
+      call->request.set_master_incarnation(master_incarnation_);
+    }
+    tracker_->Add();
+    worker->CreateWorkerSessionAsync(
+        &call->request, &call->response,
+        [call, tracker = tracker_](const absl::Status& s) {
+          // A session the worker has already: an earlier try that answered
+          // after its caller gave up made it.
+          call->Finish(absl::IsAlreadyExists(s) ? absl::OkStatus() : s);
+          tracker->Done();
+        });
+  }
+  absl::Status s = call->Wait(ControlDeadline(control.deadline), control,
+                              "CreateWorkerSession");
+  if (s.ok()) return s;
+  if (!absl::IsCancelled(s)) {
+    // Forget the failed try so that a later step tries again.
+    absl::MutexLock lock(&worker_sessions_mu_);
+    auto it = worker_sessions_.find(task);
+    if (it != worker_sessions_.end() && it->second == slot) {
+      worker_sessions_.erase(it);
+    }
+  }
+  MaybeSuspect(task, s);
+  return TaskError(task, s);
+}
+
+void MasterSession::MaybeSuspect(const std::string& task,
+                                 const absl::Status& s) {
+  const bool lost = LostSession(s);
+  if (!absl::IsUnavailable(s) && !lost) return;
+  absl::MutexLock lock(&mu_);
+  suspects_[task] |= lost;
+}
+
+void MasterSession::RecheckSuspects(const CallControl& control) {
+  absl::MutexLock recheck(&recheck_mu_);
+  std::vector<std::string> tasks;
+  absl::flat_hash_set<std::string> lost;
+  std::shared_ptr<const PlacementConfig> placement;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [task, lost_session] : suspects_) {
+      tasks.push_back(task);
+      if (lost_session) lost.insert(task);
+    }
+    placement = placement_;
+  }
+  if (tasks.empty()) return;
+  using Call = PendingCall<GetStatusRequest, GetStatusResponse>;
+  std::vector<std::shared_ptr<Call>> calls;
+  for (const std::string& task : tasks) {
+    auto call = std::make_shared<Call>();
+    calls.push_back(call);
+    WorkerInterface* worker = worker_cache_->GetWorker(task);
+    if (worker == nullptr) {
+      call->Finish(absl::InternalError("no worker for the task"));
+      continue;
+    }
+    tracker_->Add();
+    worker->GetStatusAsync(&call->request, &call->response,
+                           [call, tracker = tracker_](const absl::Status& s) {
+                             call->Finish(s);
+                             tracker->Done();
+                           });
+  }
+  const absl::Time deadline = absl::Now() + kRecheckTimeout;
+  auto updated = std::make_shared<PlacementConfig>(*placement);
+  std::vector<std::string> answered;
+  std::vector<std::string> restarted;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!calls[i]->Wait(deadline, control, "GetStatus").ok()) continue;
+    answered.push_back(tasks[i]);
+    // The task's devices by their local part ("/device:CPU:0"): a worker
+    // may not know its own job and task.
+    absl::flat_hash_map<std::string, uint64_t> now;
+    for (const DeviceAttributes& d : calls[i]->response.device_attributes()) {
+      auto name = DeviceName::Parse(d.name());
+      if (name.ok()) now[name->LocalName()] = d.incarnation();
+    }
+    bool changed = false;
+    for (DeviceAttributes& d : updated->devices) {
+      auto name = DeviceName::Parse(d.name());
+      if (!name.ok() || name->TaskName() != tasks[i]) continue;
+      auto it = now.find(name->LocalName());
+      if (it == now.end() || it->second == d.incarnation()) continue;
+      spdlog::info("session {}: device {} restarted (incarnation {:x} -> "
+                   "{:x}); the task rejoins the session",
+                   handle_, d.name(), d.incarnation(), it->second);
+      d.set_incarnation(it->second);
+      changed = true;
+    }
+    if (changed || lost.contains(tasks[i])) restarted.push_back(tasks[i]);
+  }
+  std::vector<std::shared_ptr<const ClientGraph>> dropped;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& task : answered) suspects_.erase(task);
+    if (!restarted.empty() && graph_ != nullptr) {
+      // A new placement also when no incarnation changed: client graphs
+      // being built now must not be cached.
+      placement_ = std::move(updated);
+      absl::MutexLock graph_lock(&graph_->mu);
+      for (auto& [key, graph] : graph_->cache) dropped.push_back(graph);
+      graph_->cache.clear();
+    }
+  }
+  if (restarted.empty()) return;
+  {
+    absl::MutexLock lock(&worker_sessions_mu_);
+    for (const std::string& task : restarted) worker_sessions_.erase(task);
+  }
+  // The graphs on the tasks that did not restart go; the restarted tasks
+  // answer that they never had theirs.
+  for (const auto& graph : dropped) DeregisterAsync(*graph);
 }
 
 absl::StatusOr<std::shared_ptr<MasterSession::ClientGraph>>
 MasterSession::BuildClientGraph(const GraphState& state,
+                                const PlacementConfig& placement,
                                 const StepSignature& signature,
-                                absl::Time deadline) {
+                                const CallControl& control) {
   DFX_ASSIGN_OR_RETURN(StepPlan plan,
-                       PlanStep(*state.graph, placement_, signature));
+                       PlanStep(*state.graph, placement, signature));
   auto graph = std::make_shared<ClientGraph>();
   graph->feed_keys = std::move(plan.feed_keys);
   graph->fetch_keys = std::move(plan.fetch_keys);
@@ -412,10 +602,9 @@ MasterSession::BuildClientGraph(const GraphState& state,
     }
   }
 
-  const absl::Time control_deadline = ControlDeadline(deadline);
+  const absl::Time control_deadline = ControlDeadline(control.deadline);
   for (const ClientGraph::Part& part : graph->parts) {
-    DFX_RETURN_IF_ERROR(
-        EnsureWorkerSession(part.task, part.worker, control_deadline));
+    DFX_RETURN_IF_ERROR(EnsureWorkerSession(part.task, part.worker, control));
     if (std::find(graph->workers.begin(), graph->workers.end(),
                   part.worker) == graph->workers.end()) {
       graph->workers.push_back(part.worker);
@@ -445,12 +634,14 @@ MasterSession::BuildClientGraph(const GraphState& state,
   }
   absl::Status first_error;
   for (size_t i = 0; i < calls.size(); ++i) {
-    absl::Status s = calls[i]->Wait(control_deadline, "RegisterGraph");
+    absl::Status s =
+        calls[i]->Wait(control_deadline, control, "RegisterGraph");
     if (s.ok()) {
       graph->parts[i].graph_handle = calls[i]->response.graph_handle();
-    } else if (first_error.ok()) {
-      first_error = FromTask(graph->parts[i].task, s);
+      continue;
     }
+    MaybeSuspect(graph->parts[i].task, s);
+    if (first_error.ok()) first_error = TaskError(graph->parts[i].task, s);
   }
   if (!first_error.ok()) {
     DeregisterAsync(*graph);
@@ -462,7 +653,7 @@ MasterSession::BuildClientGraph(const GraphState& state,
 absl::StatusOr<std::shared_ptr<const MasterSession::ClientGraph>>
 MasterSession::GetOrCreateClientGraph(GraphState* state,
                                       const StepSignature& signature,
-                                      absl::Time deadline) {
+                                      const CallControl& control) {
   const std::string key =
       absl::StrCat(absl::StrJoin(signature.feeds, ","), "\n",
                    absl::StrJoin(signature.fetches, ","), "\n",
@@ -475,15 +666,32 @@ MasterSession::GetOrCreateClientGraph(GraphState* state,
   // Built outside the lock so other steps keep running. Two threads may
   // build one signature at once; the first to insert wins and the other's
   // partitions are deregistered.
-  DFX_ASSIGN_OR_RETURN(std::shared_ptr<ClientGraph> built,
-                       BuildClientGraph(*state, signature, deadline));
-  std::shared_ptr<const ClientGraph> result;
+  std::shared_ptr<const PlacementConfig> placement;
   {
-    absl::MutexLock lock(&state->mu);
-    auto [it, inserted] = state->cache.try_emplace(key, built);
-    result = it->second;
+    absl::MutexLock lock(&mu_);
+    placement = placement_;
+  }
+  DFX_ASSIGN_OR_RETURN(
+      std::shared_ptr<ClientGraph> built,
+      BuildClientGraph(*state, *placement, signature, control));
+  std::shared_ptr<const ClientGraph> result;
+  bool stale = false;
+  {
+    absl::MutexLock lock(&mu_);
+    absl::MutexLock graph_lock(&state->mu);
+    // A task rejoined meanwhile: the graph names its old incarnations.
+    stale = placement_ != placement;
+    if (!stale) {
+      auto [it, inserted] = state->cache.try_emplace(key, built);
+      result = it->second;
+    }
   }
   if (result != built) DeregisterAsync(*built);
+  if (stale) {
+    return absl::UnavailableError(
+        "a task of the step restarted while the step was being set up; "
+        "run the step again");
+  }
   return result;
 }
 
@@ -528,19 +736,34 @@ absl::Status MasterSession::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-    RunMetadata* run_metadata) {
+    RunMetadata* run_metadata, const CallControl& caller) {
   const int64_t timeout_ms = run_options.timeout_in_ms() > 0
                                  ? run_options.timeout_in_ms()
                                  : options_.config.operation_timeout_in_ms();
-  const absl::Time deadline = timeout_ms > 0
-                                  ? absl::Now() + absl::Milliseconds(timeout_ms)
-                                  : absl::InfiniteFuture();
+  absl::Time deadline = timeout_ms > 0
+                            ? absl::Now() + absl::Milliseconds(timeout_ms)
+                            : absl::InfiniteFuture();
+  std::string deadline_error = absl::StrCat(
+      "step did not finish within the deadline of ", timeout_ms, " ms");
+  if (caller.deadline < deadline) {
+    deadline = caller.deadline;
+    deadline_error = "step did not finish before the caller's deadline";
+  }
+  CallControl control = caller;
+  control.deadline = deadline;
+  if (control.cancellation != nullptr &&
+      control.cancellation->IsCancelled()) {
+    return absl::CancelledError("the caller cancelled the step");
+  }
   std::shared_ptr<GraphState> graph;
+  bool recheck;
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::CancelledError("session is closed");
     graph = graph_;
+    recheck = !suspects_.empty();
   }
+  if (recheck) RecheckSuspects(control);
 
   // Feeds: validated against the graph, then sorted by tensor name (the
   // order of the signature and of the client graph's feed keys).
@@ -610,7 +833,7 @@ absl::Status MasterSession::Run(
 
   DFX_ASSIGN_OR_RETURN(
       std::shared_ptr<const ClientGraph> client_graph,
-      GetOrCreateClientGraph(graph.get(), signature, deadline));
+      GetOrCreateClientGraph(graph.get(), signature, control));
 
   std::shared_ptr<StepState> step;
   {
@@ -618,6 +841,18 @@ absl::Status MasterSession::Run(
     if (closed_) return absl::CancelledError("session is closed");
     step = std::make_shared<StepState>(client_graph, NewStepId());
     running_.insert(step);
+  }
+  // The caller's cancellation (a client that went away) ends the step on
+  // every worker.
+  CancellationManager* const cm = control.cancellation;
+  CancellationToken cancel_token = 0;
+  if (cm != nullptr) {
+    cancel_token = cm->get_cancellation_token();
+    if (!cm->RegisterCallback(cancel_token, [step] {
+          step->Abort(absl::CancelledError("the caller cancelled the step"));
+        })) {
+      step->Abort(absl::CancelledError("the caller cancelled the step"));
+    }
   }
   const bool trace = run_options.trace_level() != RunOptions::NO_TRACE &&
                      run_metadata != nullptr;
@@ -630,6 +865,7 @@ absl::Status MasterSession::Run(
     request.set_create_worker_session_called(true);
     request.set_graph_handle(part.graph_handle);
     request.set_step_id(step->step_id);
+    request.set_request_id(NewRequestId());
     request.mutable_exec_opts()->set_record_timeline(trace);
     request.set_store_errors_in_response_body(true);
     for (int f : part.feeds) {
@@ -646,10 +882,12 @@ absl::Status MasterSession::Run(
   // The step counts as one tracked call until its last RunGraph answers and
   // the CleanupGraph calls are out.
   tracker_->Add();
-  const auto on_done = [this, step, deadline, timeout_ms](
+  const auto on_done = [this, step, deadline, deadline_error](
                            size_t i, const absl::Status& s) {
     bool first_error = false;
     bool last = false;
+    const std::string& task = step->graph->parts[i].task;
+    MaybeSuspect(task, s);
     {
       absl::MutexLock lock(&step->mu);
       // Later errors are what the first one caused (Cancelled, Aborted, or
@@ -660,11 +898,9 @@ absl::Status MasterSession::Run(
             absl::Now() >= deadline) {
           // A worker's own timer (the call's timeout) cancelled a
           // partition, and another one reports what that caused.
-          step->status = absl::DeadlineExceededError(
-              absl::StrCat("step did not finish within the deadline of ",
-                           timeout_ms, " ms"));
+          step->status = absl::DeadlineExceededError(deadline_error);
         } else {
-          step->status = FromTask(step->graph->parts[i].task, s);
+          step->status = TaskError(task, s);
         }
         first_error = true;
       }
@@ -697,10 +933,8 @@ absl::Status MasterSession::Run(
             step.get()),
         deadline);
   }
-  if (!finished) {
-    step->Abort(absl::DeadlineExceededError(absl::StrCat(
-        "step did not finish within the deadline of ", timeout_ms, " ms")));
-  }
+  if (!finished) step->Abort(absl::DeadlineExceededError(deadline_error));
+  if (cm != nullptr) cm->DeregisterCallback(cancel_token);
   absl::Status status;
   bool all_done;
   {
@@ -750,7 +984,7 @@ absl::StatusOr<std::vector<DeviceAttributes>> MasterSession::ListDevices()
     const {
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::CancelledError("session is closed");
-  return devices_;
+  return placement_->devices;
 }
 
 absl::Status MasterSession::Close() {
@@ -766,7 +1000,7 @@ absl::Status MasterSession::Close() {
   for (const std::shared_ptr<StepState>& step : steps) {
     step->Abort(absl::CancelledError("session is closed"));
   }
-  std::map<std::string, WorkerInterface*> sessions;
+  std::map<std::string, std::shared_ptr<WorkerSessionSlot>> sessions;
   {
     absl::MutexLock lock(&worker_sessions_mu_);
     worker_sessions_closed_ = true;
@@ -776,11 +1010,11 @@ absl::Status MasterSession::Close() {
   // until they end).
   using Call =
       PendingCall<DeleteWorkerSessionRequest, DeleteWorkerSessionResponse>;
-  for (const auto& [task, worker] : sessions) {
+  for (const auto& [task, slot] : sessions) {
     auto call = std::make_shared<Call>();
     call->request.set_session_handle(handle_);
     tracker_->Add();
-    worker->DeleteWorkerSessionAsync(
+    slot->worker->DeleteWorkerSessionAsync(
         &call->request, &call->response,
         [call, tracker = tracker_, task = task](const absl::Status& s) {
           if (!s.ok()) {

@@ -26,11 +26,21 @@
 #include "worker/worker_cache.h"
 #include "proto/config.pb.h"
 #include "proto/device_attributes.pb.h"
+#include "runtime/cancellation.h"
 #include "runtime/op_kernel.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
 
 namespace dfx {
+
+// The caller's hold on one master call: when it must end at the latest, and
+// a cancellation that ends it early with Cancelled (a client that went away
+// or cancelled its RPC). Both optional.
+struct CallControl {
+  absl::Time deadline = absl::InfiniteFuture();
+  // Borrowed for the call; null: the call cannot be cancelled.
+  CancellationManager* cancellation = nullptr;
+};
 
 // Thread-safe: Extend, Run, ListDevices and Close may be called from many
 // threads at once; steps run concurrently.
@@ -52,6 +62,10 @@ class MasterSession {
     std::string client_device;
     const OpRegistry* ops = nullptr;
     const KernelRegistry* kernels = nullptr;
+    // The master process's incarnation (random, non-zero; 0: none), sent
+    // with CreateWorkerSession so that workers collect the sessions of a
+    // master that restarted.
+    int64_t master_incarnation = 0;
   };
 
   // InvalidArgument when the client device is not one of `devices`, a
@@ -76,15 +90,23 @@ class MasterSession {
   // Runs one step (Session::Run's contract). Errors from a worker are
   // prefixed "task <task name>: ". The step's deadline is
   // run_options.timeout_in_ms, else config.operation_timeout_in_ms (0:
-  // none); past it the calls are cancelled and the step returns
-  // DeadlineExceeded. The first error of any partition cancels the others
-  // and is what the step returns. Cancelled once Close has been called
-  // (also for steps running then).
+  // none), or control.deadline when that is sooner; past it the calls are
+  // cancelled and the step returns DeadlineExceeded. Cancelling `control`
+  // cancels the step on every worker (Cancelled). The first error of any
+  // partition cancels the others and is what the step returns. Cancelled
+  // once Close has been called (also for steps running then).
+  //
+  // A task that restarted (its devices have new incarnations) rejoins the
+  // session: the step that finds it gone fails with Unavailable naming the
+  // task, and the next step creates the worker session again and registers
+  // the graphs anew (state that lived on the old process, such as
+  // variables, is gone).
   absl::Status Run(const RunOptions& run_options,
                    const std::vector<std::pair<std::string, Tensor>>& feeds,
                    const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets,
-                   std::vector<Tensor>* outputs, RunMetadata* run_metadata);
+                   std::vector<Tensor>* outputs, RunMetadata* run_metadata,
+                   const CallControl& control = CallControl());
 
   // The cluster's devices. Cancelled after Close.
   absl::StatusOr<std::vector<DeviceAttributes>> ListDevices() const;
@@ -102,16 +124,30 @@ class MasterSession {
 
   explicit MasterSession(Params params);
 
+  struct WorkerSessionSlot;
+
   // The cached client graph of a signature, built and registered on a miss.
   absl::StatusOr<std::shared_ptr<const ClientGraph>> GetOrCreateClientGraph(
-      GraphState* state, const StepSignature& signature, absl::Time deadline);
+      GraphState* state, const StepSignature& signature,
+      const CallControl& control);
   absl::StatusOr<std::shared_ptr<ClientGraph>> BuildClientGraph(
-      const GraphState& state, const StepSignature& signature,
-      absl::Time deadline);
-  // Creates this session on the worker of `task` unless done already.
+      const GraphState& state, const PlacementConfig& placement,
+      const StepSignature& signature, const CallControl& control);
+  // Creates this session on the worker of `task` unless done already. One
+  // caller sends CreateWorkerSession; others for the same task wait for its
+  // answer. No lock is held while waiting.
   absl::Status EnsureWorkerSession(const std::string& task,
                                    WorkerInterface* worker,
-                                   absl::Time deadline);
+                                   const CallControl& control);
+  // Asks the tasks a failed step suspected (GetStatus) whether they
+  // restarted; a task with new incarnations, or one that said it lost this
+  // session, rejoins: its worker session is forgotten, the placement takes
+  // the new incarnations, and every cached client graph is dropped (their
+  // rendezvous keys name the old ones). Tasks that do not answer stay
+  // suspects.
+  void RecheckSuspects(const CallControl& control);
+  // Marks `task` for RecheckSuspects when `s` says it may have restarted.
+  void MaybeSuspect(const std::string& task, const absl::Status& s);
   // Sends DeregisterGraph for every partition of `graph`; answers ignored.
   void DeregisterAsync(const ClientGraph& graph);
   // Sends CleanupGraph(step_id) to each worker; answers ignored.
@@ -120,12 +156,11 @@ class MasterSession {
   int64_t NewStepId();
 
   const SessionOptions options_;
-  const std::vector<DeviceAttributes> devices_;
   const WorkerCacheInterface* const worker_cache_;
   const OpRegistry* const ops_;
   const KernelRegistry* const kernels_;
-  const PlacementConfig placement_;
   const std::string handle_;
+  const int64_t master_incarnation_;
   // Counts the calls on workers that have not called back.
   const std::shared_ptr<OpTracker> tracker_;
 
@@ -137,11 +172,19 @@ class MasterSession {
   absl::flat_hash_set<std::shared_ptr<StepState>> running_
       ABSL_GUARDED_BY(mu_);
   absl::BitGen bitgen_ ABSL_GUARDED_BY(mu_);
+  // The devices with their current incarnations; replaced as a whole when a
+  // task rejoins.
+  std::shared_ptr<const PlacementConfig> placement_ ABSL_GUARDED_BY(mu_);
+  // Tasks a step saw fail in a way a restart explains; true when the task
+  // said it does not know this session (it must get it again even if it
+  // did not restart: its worker collected it).
+  absl::flat_hash_map<std::string, bool> suspects_ ABSL_GUARDED_BY(mu_);
+  // Serializes RecheckSuspects.
+  absl::Mutex recheck_mu_ ABSL_ACQUIRED_BEFORE(mu_);
 
-  // Tasks whose worker has this session. Held while one is created, so a
-  // worker session is created once.
+  // The worker session of each task: being created, or created.
   absl::Mutex worker_sessions_mu_ ABSL_ACQUIRED_AFTER(mu_);
-  std::map<std::string, WorkerInterface*> worker_sessions_
+  std::map<std::string, std::shared_ptr<WorkerSessionSlot>> worker_sessions_
       ABSL_GUARDED_BY(worker_sessions_mu_);
   bool worker_sessions_closed_ ABSL_GUARDED_BY(worker_sessions_mu_) = false;
 };

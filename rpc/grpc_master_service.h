@@ -20,9 +20,11 @@ namespace dfx {
 // destruction, then this service, then the Master.
 class GrpcMasterService {
  public:
-  // Borrows the master. `num_threads`: how many calls run at once (more
-  // queue); at least 1 is used.
-  GrpcMasterService(Master* master, int num_threads);
+  // Borrows the master. `num_threads`: how many calls run at once (at
+  // least 1); up to `max_queued` more wait for a thread, and calls beyond
+  // those are answered ResourceExhausted at once (backpressure instead of
+  // an unbounded queue).
+  GrpcMasterService(Master* master, int num_threads, int max_queued = 1024);
   // Waits for the calls running on the pool.
   ~GrpcMasterService();
   GrpcMasterService(const GrpcMasterService&) = delete;

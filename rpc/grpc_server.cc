@@ -21,6 +21,7 @@
 #include "rpc/grpc_worker_cache.h"
 #include "rpc/grpc_worker_service.h"
 #include "runtime/device.h"
+#include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"
 #include "worker/local_worker.h"
 #include "worker/worker.h"
@@ -116,6 +117,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   DFX_ASSIGN_OR_RETURN(
       std::string address,
       TaskAddress(options.cluster, options.job_name, options.task_index));
+  const int64_t memory_limit = options.memory_limit_bytes < 0
+                                   ? DefaultHostMemoryLimit()
+                                   : options.memory_limit_bytes;
+  SetHostMemoryLimit(memory_limit);
 
   auto impl = std::make_unique<Impl>();
   Impl* raw = impl.get();
@@ -143,6 +148,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   env.device_mgr = impl->devices_.get();
   env.rendezvous_mgr = impl->rendezvous_mgr_.get();
   env.compute_pool = impl->compute_pool_.get();
+  // Worker sessions outlive their master's idle sessions by as long again:
+  // past that, no master will come back for them.
+  env.session_gc_idle = options.session_gc_idle * 2;
   impl->worker_ = std::make_unique<Worker>(env);
   impl->local_worker_ = std::make_unique<LocalWorker>(impl->worker_.get());
   DFX_ASSIGN_OR_RETURN(
@@ -185,8 +193,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   }
   impl->address_ = address.substr(0, address.rfind(':') + 1) +
                    std::to_string(port);
-  spdlog::info("task {}: serving on {} with {} CPU device(s)", impl->task_,
-               impl->address_, options.num_cpu_devices);
+  spdlog::info("task {}: serving on {} with {} CPU device(s), memory limit "
+               "{}", impl->task_, impl->address_, options.num_cpu_devices,
+               memory_limit > 0 ? absl::StrCat(memory_limit, " bytes")
+                                : std::string("none"));
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }
 

@@ -16,6 +16,7 @@
 #include "grpcpp/client_context.h"
 #include "proto/master_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
+#include "runtime/recent_request_ids.h"
 
 namespace dfx {
 namespace {
@@ -91,6 +92,8 @@ class GrpcSession::Impl {
       request.mutable_options()->set_timeout_in_ms(op_timeout_ms);
     }
     request.set_store_errors_in_response_body(true);
+    // The master runs a request id once: a retry is never run twice.
+    request.set_request_id(NewRequestId());
     const int64_t timeout_ms = request.options().timeout_in_ms();
     const absl::Duration rpc_timeout =
         timeout_ms > 0 ? absl::Milliseconds(timeout_ms) + kDeadlineSlack

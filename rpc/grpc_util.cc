@@ -94,6 +94,16 @@ void ConfigureServerBuilder(grpc::ServerBuilder* builder) {
       kKeepaliveTimeMs / 2);
 }
 
+absl::Duration TimeLeft(const grpc::ServerContextBase* context) {
+  const auto deadline = context->deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) {
+    return absl::ZeroDuration();
+  }
+  const absl::Duration left =
+      absl::FromChrono(deadline - std::chrono::system_clock::now());
+  return std::max(left, absl::Nanoseconds(1));
+}
+
 void SetTimeout(grpc::ClientContext* context, absl::Duration timeout) {
   if (timeout <= absl::ZeroDuration()) return;
   context->set_deadline(std::chrono::system_clock::now() +

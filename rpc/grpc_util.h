@@ -15,6 +15,7 @@
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/server_builder.h"
+#include "grpcpp/server_context.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/status.h"
 
@@ -37,6 +38,11 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
 // Server settings matching NewChannel (message limits, and accepting the
 // clients' keepalive pings).
 void ConfigureServerBuilder(grpc::ServerBuilder* builder);
+
+// What is left of a served call's deadline, for CallOptions::SetTimeout:
+// zero when the client set none; at least 1 ns when it has passed (an
+// expired deadline still ends the call).
+absl::Duration TimeLeft(const grpc::ServerContextBase* context);
 
 // Sets the context's deadline to now + timeout; nothing for a zero or
 // negative timeout.

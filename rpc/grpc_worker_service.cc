@@ -50,18 +50,6 @@ int64_t ChunkLimit(int64_t requested) {
   return std::min(requested, kMaxChunkBytes);
 }
 
-// What is left of the client's deadline, for CallOptions (zero: none).
-absl::Duration TimeLeft(const grpc::CallbackServerContext* context) {
-  const auto deadline = context->deadline();
-  if (deadline == std::chrono::system_clock::time_point::max()) {
-    return absl::ZeroDuration();
-  }
-  const absl::Duration left =
-      absl::FromChrono(deadline - std::chrono::system_clock::now());
-  // Zero would mean "no deadline"; an expired one still ends the call.
-  return std::max(left, absl::Nanoseconds(1));
-}
-
 // Everything of a RunGraphRequest but its feeds, which the call carries as
 // Tensors: copying them as protos too would copy every feed's bytes twice.
 void CopyAllButSend(const RunGraphRequest& from, RunGraphRequest* to) {

@@ -85,6 +85,18 @@ class TestCluster {
     return -2;
   }
 
+  // Starts the task again (after Kill, or killing it first) on its address,
+  // with the same flags: a new process, so new device incarnations. Its log
+  // goes on after the old one's. Waits until it serves.
+  void Restart(const std::string& job, int task) {
+    Kill(job, task);
+    const std::string key = Key(job, task);
+    Start(key, /*append_log=*/true);
+    const bool ready = WaitReady(key);
+    INFO(last_failure_);
+    REQUIRE(ready);
+  }
+
   // Kills the task with SIGKILL and reaps it.
   void Kill(const std::string& job, int task) {
     pid_t& pid = pids_.at(Key(job, task));
@@ -132,7 +144,7 @@ class TestCluster {
     return absl::StrCat(job, "-", task);
   }
 
-  void Start(const std::string& key) {
+  void Start(const std::string& key, bool append_log = false) {
     const size_t dash = key.rfind('-');
     const std::string job = key.substr(0, dash);
     const std::string task = key.substr(dash + 1);
@@ -146,8 +158,9 @@ class TestCluster {
     const std::string log = dir_.File(key + ".log");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(
+        &actions, 1, log.c_str(),
+        O_WRONLY | O_CREAT | (append_log ? O_APPEND : O_TRUNC), 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     pid_t pid = 0;
     const int rc = ::posix_spawn(&pid, bin.c_str(), &actions, nullptr,

@@ -817,3 +817,91 @@ TEST_CASE("Shutdown cancels running steps and refuses later calls") {
 
 }  // namespace
 }  // namespace dfx
+
+namespace dfx {
+namespace {
+
+TEST_CASE("the caller's cancellation ends a running step on the workers") {
+  TestCluster cluster;
+  cluster.AddTask(kWorker0);
+  Master* master = cluster.Start();
+  auto handle = Create(master, Parse(kBlockingGraph));
+  REQUIRE_OK(handle);
+  const int started = BlockUntilCancelledOp::started.load();
+  CallOptions opts;
+  auto run = std::async(std::launch::async, [&] {
+    RunStepResponse response;
+    return master->RunStep(
+        StepRequest(*handle, {{"x", Tensor::Scalar<float>(1)}}, {"b"}),
+        &response, &opts);
+  });
+  const absl::Time give_up = absl::Now() + kWait;
+  while (BlockUntilCancelledOp::started.load() == started &&
+         absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  REQUIRE(BlockUntilCancelledOp::started.load() > started);
+  opts.StartCancel();
+  REQUIRE(run.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+  CHECK_THAT(run.get(), StatusIs(absl::StatusCode::kCancelled,
+                                 "the caller cancelled the step"));
+  // The session serves on.
+  RunStepResponse response;
+  REQUIRE_OK(master->RunStep(
+      StepRequest(*handle, {{"x", Tensor::Scalar<float>(2)}}, {"x"}),
+      &response));
+  CHECK(Floats(response.tensor(0)) == std::vector<float>{2});
+}
+
+TEST_CASE("the caller's deadline bounds a step that has none of its own") {
+  TestCluster cluster;
+  cluster.AddTask(kWorker0);
+  Master* master = cluster.Start();
+  auto handle = Create(master, Parse(kBlockingGraph));
+  REQUIRE_OK(handle);
+  CallOptions opts;
+  opts.SetTimeout(absl::Milliseconds(300));
+  RunStepResponse response;
+  CHECK_THAT(Bounded([&] {
+               return master->RunStep(
+                   StepRequest(*handle, {{"x", Tensor::Scalar<float>(1)}},
+                               {"b"}),
+                   &response, &opts);
+             }),
+             StatusIs(absl::StatusCode::kDeadlineExceeded,
+                      "before the caller's deadline"));
+}
+
+TEST_CASE("the caller's deadline bounds CreateSession's device discovery") {
+  TestCluster cluster;
+  cluster.AddTask(kWorker0).AddSilentTask(kPs);
+  Master* master = cluster.Start(absl::Seconds(60));
+  CallOptions opts;
+  opts.SetTimeout(absl::Milliseconds(300));
+  CreateSessionRequest request;
+  CreateSessionResponse response;
+  const absl::Time start = absl::Now();
+  CHECK_THAT(
+      Bounded([&] { return master->CreateSession(request, &response, &opts); }),
+      StatusIs(absl::StatusCode::kDeadlineExceeded, kPs));
+  CHECK(absl::Now() - start < absl::Seconds(30));
+}
+
+TEST_CASE("a RunStep request sent twice with the same request_id runs once") {
+  TestCluster cluster;
+  cluster.AddTask(kWorker0);
+  Master* master = cluster.Start();
+  auto handle = Create(master, OneConst("a", 1));
+  REQUIRE_OK(handle);
+  RunStepRequest request = StepRequest(*handle, {}, {"a"});
+  request.set_request_id(4242);
+  RunStepResponse response;
+  REQUIRE_OK(RunStep(master, request, &response));
+  CHECK_THAT(RunStep(master, request, &response),
+             StatusIs(absl::StatusCode::kAborted, "request_id 4242"));
+  request.set_request_id(4243);
+  REQUIRE_OK(RunStep(master, request, &response));
+}
+
+}  // namespace
+}  // namespace dfx

@@ -50,7 +50,9 @@ the fetched tensors.
                     the strings "NaN", "Infinity", "-Infinity"
   --out DIR         also write each fetch to DIR/NAME.npy ('/' and ':' in
                     NAME become '_'); DIR is created
-  --timeout-ms N    fail the step with DeadlineExceeded after N ms
+  --timeout-ms N    bound every call of the run by N ms (creating the
+                    session on the cluster included): DeadlineExceeded past
+                    it
   --local-devices N give the session N CPU devices
                     (/job:localhost/replica:0/task:0/device:CPU:0 .. N-1);
                     a node's `device` field picks one of them
@@ -299,6 +301,9 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   }
   session_options.config.set_allow_soft_placement(
       options.allow_soft_placement);
+  // Bounds the session's creation on the cluster (device discovery, which
+  // waits for every task) as well as the step.
+  session_options.config.set_operation_timeout_in_ms(options.timeout_ms);
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                        Session::Create(options.session_target.empty()
                                            ? "local"

@@ -1,0 +1,312 @@
+// Faults on a cluster of real `dfx server` processes, each a failure a user
+// met before it was fixed:
+// - a SIGKILLed worker restarted on its port rejoins the same client
+//   session (its state is gone: a variable it held reads as uninitialized);
+// - a client that cancels or passes its deadline cancels the step on the
+//   master and on every worker (their CPUs go idle);
+// - creating a session against a SIGSTOPped worker obeys --timeout-ms;
+// - a step that allocates beyond --memory-limit fails with ResourceExhausted
+//   naming the node, and the server serves on.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "catch2/catch.hpp"
+#include "graph/builder/ops.h"
+#include "graph/builder/scope.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "proto/master_service.grpc.pb.h"
+#include "rpc/grpc_util.h"
+#include "runtime/session.h"
+#include "tests/integration/test_cluster.h"
+#include "tests/testing/loop_graph.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using ::dfx::testing::G;
+using ::dfx::testing::Loop;
+using ::dfx::testing::TestCluster;
+
+constexpr char kTask1[] = "/job:worker/replica:0/task:1";
+
+// x on task 1 (a variable there, and a constant), y = x + 1 on task 0.
+GraphDef TwoTaskGraph() {
+  Scope root = Scope::NewRootScope();
+  const Scope t1 = root.WithDevice(kTask1);
+  Output v = ops::VarHandleOp(t1.WithOpName("v"), DT_FLOAT, {}, "v");
+  ops::AssignVariableOp(t1.WithOpName("init"), v, ops::Const(t1, 41.0f));
+  Output read = ops::ReadVariableOp(t1.WithOpName("read"), v, DT_FLOAT);
+  Output c = ops::Const(t1.WithOpName("c"), 2.0f);
+  ops::AddV2(root.WithDevice("/job:worker/replica:0/task:0")
+                 .WithOpName("y"),
+             c, ops::Const(root, 1.0f));
+  ops::AddV2(root.WithDevice("/job:worker/replica:0/task:0")
+                 .WithOpName("v_plus_one"),
+             read, ops::Const(root, 1.0f));
+  GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  return def;
+}
+
+std::unique_ptr<Session> Open(const TestCluster& cluster, GraphDef graph) {
+  SessionOptions options;
+  options.config.set_operation_timeout_in_ms(60000);
+  auto s = Session::Create(cluster.Target(), options);
+  REQUIRE_OK(s.status());
+  REQUIRE_OK((*s)->Extend(graph));
+  return *std::move(s);
+}
+
+absl::StatusOr<float> Fetch(Session* session, const std::string& name) {
+  std::vector<Tensor> out;
+  absl::Status s = session->Run({}, {name}, {}, &out);
+  if (!s.ok()) return s;
+  return out[0].scalar<float>();
+}
+
+TEST_CASE("a restarted worker rejoins the same client session") {
+  TestCluster cluster({{"worker", 2}});
+  std::unique_ptr<Session> session = Open(cluster, TwoTaskGraph());
+  {
+    std::vector<Tensor> none;
+    REQUIRE_OK(session->Run({}, {}, {"init"}, &none));
+  }
+  auto before = Fetch(session.get(), "v_plus_one");
+  REQUIRE_OK(before.status());
+  CHECK(*before == 42.0f);
+
+  SECTION("killed and restarted between steps") {
+    cluster.Restart("worker", 1);
+  }
+  SECTION("killed, a step fails, then restarted") {
+    cluster.Kill("worker", 1);
+    auto failed = Fetch(session.get(), "y");
+    INFO(failed.status().ToString());
+    CHECK(failed.status().code() == absl::StatusCode::kUnavailable);
+    CHECK(absl::StrContains(failed.status().message(), kTask1));
+    cluster.Restart("worker", 1);
+  }
+  // The step that finds the task gone fails with Unavailable naming it;
+  // within 5 s a step succeeds again, in the same session.
+  const absl::Time restarted = absl::Now();
+  absl::StatusOr<float> y = absl::UnknownError("not run");
+  int failures = 0;
+  while (absl::Now() - restarted < absl::Seconds(5)) {
+    y = Fetch(session.get(), "y");
+    if (y.ok()) break;
+    ++failures;
+    INFO(y.status().ToString());
+    CHECK(y.status().code() == absl::StatusCode::kUnavailable);
+    CHECK(absl::StrContains(y.status().message(), kTask1));
+  }
+  INFO(y.status().ToString() << " after " << failures << " failed step(s)");
+  REQUIRE(y.ok());
+  CHECK(*y == 3.0f);
+  CHECK(failures <= 2);
+
+  // The variable lived in the old process: it must be set again.
+  auto lost = Fetch(session.get(), "v_plus_one");
+  INFO(lost.status().ToString());
+  CHECK(lost.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(absl::StrContains(lost.status().message(), "v"));
+  {
+    std::vector<Tensor> none;
+    REQUIRE_OK(session->Run({}, {}, {"init"}, &none));
+  }
+  auto after = Fetch(session.get(), "v_plus_one");
+  REQUIRE_OK(after.status());
+  CHECK(*after == 42.0f);
+  REQUIRE_OK(session->Close());
+}
+
+// CPU time (user + system) a process has used.
+absl::Duration CpuTime(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  // Fields after the command name, which is in parentheses.
+  const std::vector<std::string> fields =
+      absl::StrSplit(text.substr(text.rfind(')') + 2), ' ');
+  REQUIRE(fields.size() > 13);
+  const long ticks = std::stol(fields[11]) + std::stol(fields[12]);
+  return absl::Seconds(static_cast<double>(ticks) / ::sysconf(_SC_CLK_TCK));
+}
+
+// CPU time the cluster's processes use over `window`, as a share of one core.
+double ClusterCpuShare(const TestCluster& cluster, absl::Duration window) {
+  absl::Duration before;
+  for (int t : {0, 1}) before += CpuTime(cluster.Pid("worker", t));
+  absl::SleepFor(window);
+  absl::Duration after;
+  for (int t : {0, 1}) after += CpuTime(cluster.Pid("worker", t));
+  return (after - before) / window;
+}
+
+// i = 0; while (i < n) i += 1, with the counting on task 1 and the
+// condition on task 0: runs about for ever for a big n.
+GraphDef EndlessLoop() {
+  G g;
+  g.Placeholder("n", DT_INT32);
+  const std::string exit = dfx::testing::CounterLoop(&g, "loop", 10, "n");
+  GraphDef def = g.def();
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.name() == "loop/add" || node.name() == "loop/one") {
+      node.set_device(kTask1);
+    } else {
+      node.set_device("/job:worker/replica:0/task:0");
+    }
+  }
+  (void)exit;
+  return def;
+}
+
+TEST_CASE("a client that cancels or passes its deadline stops the step on "
+          "every task") {
+  TestCluster cluster({{"worker", 2}});
+  auto channel = NewChannel(cluster.Address("worker", 0));
+  auto stub = tensorflow::MasterService::NewStub(channel);
+  CreateSessionRequest create;
+  *create.mutable_graph_def() = EndlessLoop();
+  CreateSessionResponse created;
+  {
+    grpc::ClientContext ctx;
+    SetTimeout(&ctx, absl::Seconds(60));
+    REQUIRE_OK(FromGrpcStatus(stub->CreateSession(&ctx, create, &created)));
+  }
+  RunStepRequest run;
+  run.set_session_handle(created.session_handle());
+  NamedTensorProto* feed = run.add_feed();
+  feed->set_name("n");
+  run.add_fetch("loop/i/exit");
+
+  // Warm: the graphs registered, a short loop right.
+  {
+    Tensor::Scalar<int32_t>(100).AsProtoTensorContent(feed->mutable_tensor());
+    grpc::ClientContext ctx;
+    SetTimeout(&ctx, absl::Seconds(60));
+    RunStepResponse out;
+    REQUIRE_OK(FromGrpcStatus(stub->RunStep(&ctx, run, &out)));
+    REQUIRE(out.tensor_size() == 1);
+  }
+  Tensor::Scalar<int32_t>(2000000000).AsProtoTensorContent(
+      feed->mutable_tensor());
+
+  // No timeout in the request: only the gRPC call's deadline or
+  // cancellation tells the master.
+  SECTION("the client's deadline passes") {
+    grpc::ClientContext ctx;
+    SetTimeout(&ctx, absl::Milliseconds(1500));
+    RunStepResponse out;
+    const grpc::Status s = stub->RunStep(&ctx, run, &out);
+    CHECK(s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+  }
+  SECTION("the client cancels the call") {
+    grpc::ClientContext ctx;
+    auto step = std::async(std::launch::async, [&] {
+      RunStepResponse out;
+      return stub->RunStep(&ctx, run, &out);
+    });
+    // The loop is running once the cluster works.
+    const absl::Time start = absl::Now();
+    while (ClusterCpuShare(cluster, absl::Milliseconds(200)) < 0.3) {
+      REQUIRE(absl::Now() - start < absl::Seconds(20));
+    }
+    ctx.TryCancel();
+    REQUIRE(step.wait_for(std::chrono::seconds(30)) ==
+            std::future_status::ready);
+    CHECK(step.get().error_code() == grpc::StatusCode::CANCELLED);
+  }
+  // The step ends on the master and on both workers: the cluster idles.
+  const absl::Time cancelled = absl::Now();
+  double share = 1.0;
+  while (absl::Now() - cancelled < absl::Seconds(10)) {
+    share = ClusterCpuShare(cluster, absl::Milliseconds(500));
+    if (share < 0.1) break;
+  }
+  INFO("the cluster still uses " << share << " of a core");
+  CHECK(share < 0.1);
+
+  // And it serves the next step.
+  Tensor::Scalar<int32_t>(7).AsProtoTensorContent(feed->mutable_tensor());
+  grpc::ClientContext ctx;
+  SetTimeout(&ctx, absl::Seconds(60));
+  RunStepResponse out;
+  REQUIRE_OK(FromGrpcStatus(stub->RunStep(&ctx, run, &out)));
+  REQUIRE(out.tensor_size() == 1);
+  auto i = Tensor::FromProto(out.tensor(0).tensor());
+  REQUIRE_OK(i.status());
+  CHECK(i->scalar<int32_t>() == 7);
+}
+
+TEST_CASE("creating a session against a stopped worker obeys --timeout-ms") {
+  TestCluster cluster({{"worker", 2}});
+  dfx::testing::TempDir dir;
+  const std::string graph = dir.File("g.pbtxt");
+  std::ofstream(graph) << "node { name: 'c' op: 'Const' attr { key: 'dtype' "
+                          "value { type: DT_FLOAT } } attr { key: 'value' "
+                          "value { tensor { dtype: DT_FLOAT tensor_shape {} "
+                          "float_val: 1 } } } }";
+  cluster.Signal("worker", 1, SIGSTOP);
+  const auto start = std::chrono::steady_clock::now();
+  dfx::testing::ProcessResult r = dfx::testing::RunDfx(
+      {"run", "--graph", graph, "--fetch", "c", "--target",
+       cluster.Target(), "--timeout-ms", "2000"},
+      std::chrono::seconds(60));
+  const double seconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  cluster.Signal("worker", 1, SIGCONT);
+  INFO(dfx::testing::Describe(r) << "after " << seconds << " s");
+  CHECK(r.exit_code == 1);
+  CHECK(absl::StrContains(r.err, "no answer within 2s"));
+  CHECK(absl::StrContains(r.err, "task:1"));
+  // 2 s, and the time to start the binary; the keepalive watchdog would
+  // have taken 20 s and more.
+  CHECK(seconds < 10);
+}
+
+TEST_CASE("a step beyond --memory-limit fails with ResourceExhausted naming "
+          "the node and the server serves on") {
+  TestCluster cluster({{"worker", 1}}, {"--memory-limit", "256M"});
+  Scope root = Scope::NewRootScope();
+  Output dims = ops::Placeholder(root.WithOpName("dims"), DT_INT32);
+  Output fill =
+      ops::Fill(root.WithOpName("big"), dims, ops::Const(root, 1.0f));
+  ops::Sum(root.WithOpName("total"), fill, ops::Const(root, 0));
+  GraphDef def;
+  REQUIRE(root.ToGraphDef(&def).ok());
+  std::unique_ptr<Session> session = Open(cluster, def);
+
+  std::vector<Tensor> out;
+  // 1 GiB of floats.
+  Tensor huge(DT_INT32, TensorShape({1}));
+  huge.data<int32_t>()[0] = 1 << 28;
+  absl::Status s = session->Run({{"dims", huge}}, {"total"}, {}, &out);
+  INFO(s.ToString());
+  CHECK(s.code() == absl::StatusCode::kResourceExhausted);
+  CHECK(absl::StrContains(s.message(), "'big'"));
+  CHECK(absl::StrContains(s.message(), "1073741824 bytes"));
+  CHECK(absl::StrContains(s.message(), "limit of 268435456"));
+
+  Tensor small(DT_INT32, TensorShape({1}));
+  small.data<int32_t>()[0] = 1000;
+  REQUIRE_OK(session->Run({{"dims", small}}, {"total"}, {}, &out));
+  CHECK(out[0].scalar<float>() == 1000.0f);
+  REQUIRE_OK(session->Close());
+}
+
+}  // namespace
+}  // namespace dfx
