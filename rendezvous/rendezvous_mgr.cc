@@ -1,8 +1,10 @@
 #include "rendezvous/rendezvous_mgr.h"
 
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "rendezvous/local_rendezvous.h"
 
 namespace dfx {
@@ -16,9 +18,10 @@ RendezvousMgr::~RendezvousMgr() { CleanupAll(); }
 
 std::shared_ptr<Rendezvous> RendezvousMgr::Find(int64_t step_id) {
   absl::MutexLock lock(&mu_);
-  std::shared_ptr<Rendezvous>& r = table_[step_id];
-  if (r == nullptr) r = factory_(step_id);
-  return r;
+  Slot& slot = table_[step_id];
+  if (slot.rendezvous == nullptr) slot.rendezvous = factory_(step_id);
+  slot.last_found = absl::Now();
+  return slot.rendezvous;
 }
 
 void RendezvousMgr::Cleanup(int64_t step_id) {
@@ -27,7 +30,7 @@ void RendezvousMgr::Cleanup(int64_t step_id) {
     absl::MutexLock lock(&mu_);
     auto it = table_.find(step_id);
     if (it == table_.end()) return;
-    r = std::move(it->second);
+    r = std::move(it->second.rendezvous);
     table_.erase(it);
   }
   r->StartAbort(
@@ -35,15 +38,38 @@ void RendezvousMgr::Cleanup(int64_t step_id) {
 }
 
 void RendezvousMgr::CleanupAll() {
-  absl::flat_hash_map<int64_t, std::shared_ptr<Rendezvous>> table;
+  absl::flat_hash_map<int64_t, Slot> table;
   {
     absl::MutexLock lock(&mu_);
     table.swap(table_);
   }
-  for (auto& [step_id, r] : table) {
-    r->StartAbort(
+  for (auto& [step_id, slot] : table) {
+    slot.rendezvous->StartAbort(
         absl::CancelledError(absl::StrCat("step ", step_id, " cleaned up")));
   }
+}
+
+size_t RendezvousMgr::CleanupIdle(absl::Duration idle) {
+  std::vector<std::pair<int64_t, std::shared_ptr<Rendezvous>>> stale;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    for (auto it = table_.begin(); it != table_.end();) {
+      Slot& slot = it->second;
+      if (slot.rendezvous.use_count() > 1 || now - slot.last_found < idle) {
+        ++it;
+        continue;
+      }
+      stale.emplace_back(it->first, std::move(slot.rendezvous));
+      table_.erase(it++);
+    }
+  }
+  for (auto& [step_id, r] : stale) {
+    r->StartAbort(absl::CancelledError(absl::StrCat(
+        "step ", step_id, " cleaned up: nothing used it for ",
+        absl::FormatDuration(idle))));
+  }
+  return stale.size();
 }
 
 size_t RendezvousMgr::NumSteps() const {

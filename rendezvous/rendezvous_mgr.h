@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "runtime/rendezvous.h"
 
 namespace dfx {
@@ -33,15 +34,23 @@ class RendezvousMgr {
   // valid, aborted object. Unknown step ids are ignored.
   void Cleanup(int64_t step_id);
   void CleanupAll();
+  // Cleans up (as Cleanup) every step that nothing outside this table holds
+  // (no executor of the step runs here, no receive waits) and that nobody
+  // has found for `idle`: a step whose CleanupGraph never came because its
+  // master died. Returns how many went.
+  size_t CleanupIdle(absl::Duration idle);
 
   // Steps with a live rendezvous.
   size_t NumSteps() const;
 
  private:
   const Factory factory_;
+  struct Slot {
+    std::shared_ptr<Rendezvous> rendezvous;
+    absl::Time last_found;
+  };
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<int64_t, std::shared_ptr<Rendezvous>> table_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, Slot> table_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dfx

@@ -156,6 +156,12 @@ void Worker::CollectIdleSessions() {
     }
   }
   DropSessions(std::move(drop));
+  // Steps whose CleanupGraph never came (their master died mid-step).
+  if (const size_t n = env_.rendezvous_mgr->CleanupIdle(env_.session_gc_idle);
+      n > 0) {
+    spdlog::info("cleaned up {} step(s) nothing used for {}", n,
+                 absl::FormatDuration(env_.session_gc_idle));
+  }
   timer_->Schedule(std::clamp(env_.session_gc_idle / 4,
                               absl::Milliseconds(10), absl::Minutes(1)),
                    [this] { CollectIdleSessions(); });

@@ -35,7 +35,9 @@ struct WorkerEnv {
   const OpRegistry* ops = nullptr;
   const KernelRegistry* kernels = nullptr;
   // Worker sessions with no call and no running step for this long are
-  // deleted: their master died or forgot them. Zero: never.
+  // deleted: their master died or forgot them; so are the rendezvous of
+  // steps nothing has used for as long (RendezvousMgr::CleanupIdle). Zero:
+  // never.
   absl::Duration session_gc_idle = absl::ZeroDuration();
 };
 

@@ -1,5 +1,7 @@
 #include "rendezvous/local_rendezvous.h"
 
+#include "absl/time/clock.h"
+
 #include "rendezvous/rendezvous_mgr.h"
 #include "tests/rendezvous/rendezvous_conformance.h"
 
@@ -62,6 +64,23 @@ TEST_CASE("RendezvousMgr keeps one rendezvous per step and cleans up") {
   REQUIRE(mgr.Find(7) != a);  // a new step 7 gets a fresh rendezvous
   mgr.CleanupAll();
   REQUIRE(mgr.NumSteps() == 0);
+}
+
+TEST_CASE("RendezvousMgr drops the steps nothing holds or found for a while") {
+  RendezvousMgr mgr;
+  std::shared_ptr<Rendezvous> held = mgr.Find(1);
+  mgr.Find(2);  // an orphan: sent to, never cleaned up
+  REQUIRE(mgr.NumSteps() == 2);
+  // Found just now: nothing goes yet.
+  CHECK(mgr.CleanupIdle(absl::Seconds(60)) == 0);
+  absl::SleepFor(absl::Milliseconds(30));
+  CHECK(mgr.CleanupIdle(absl::Milliseconds(20)) == 1);
+  CHECK(mgr.NumSteps() == 1);
+  CHECK(mgr.Find(1) == held);  // the held one stays
+  held.reset();
+  absl::SleepFor(absl::Milliseconds(30));
+  CHECK(mgr.CleanupIdle(absl::Milliseconds(20)) == 1);
+  CHECK(mgr.NumSteps() == 0);
 }
 
 }  // namespace
