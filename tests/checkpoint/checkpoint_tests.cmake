@@ -15,6 +15,7 @@ if(TARGET dfx)
   add_test(NAME "${DFX_CHECKPOINT_INTEROP_TEST}"
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/interop/run_tf_checkpoint
                    --dfx $<TARGET_FILE:dfx>)
+  dfx_test_timeout(timeout 600)
   set_tests_properties("${DFX_CHECKPOINT_INTEROP_TEST}" PROPERTIES
-    SKIP_RETURN_CODE 77 TIMEOUT 600)
+    SKIP_RETURN_CODE 77 TIMEOUT ${timeout})
 endif()

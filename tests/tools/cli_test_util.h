@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "tests/testing/time_scale.h"
 
 extern char** environ;
 
@@ -33,8 +34,8 @@ struct ProcessResult {
 };
 
 // Runs the dfx binary with `args`, collecting stdout and stderr. A run that
-// has not finished after `limit` is killed (so a hang fails the test instead
-// of blocking the suite).
+// has not finished after `limit` (times TestTimeScale()) is killed (so a
+// hang fails the test instead of blocking the suite).
 inline ProcessResult RunDfx(const std::vector<std::string>& args,
                      std::chrono::seconds limit = std::chrono::seconds(120)) {
   const std::string bin = DFX_BIN_DIR "/dfx";
@@ -63,7 +64,8 @@ inline ProcessResult RunDfx(const std::vector<std::string>& args,
     ::close(err_pipe[0]);
     FAIL("posix_spawn failed: " << spawned);
   }
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const auto deadline =
+      std::chrono::steady_clock::now() + limit * TestTimeScale();
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
   int open_fds = 2;
