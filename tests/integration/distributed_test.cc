@@ -295,7 +295,7 @@ TEST_CASE("a worker killed in the middle of a step ends the step with "
   CHECK(out[0].data<float>()[0] == 4.0f);
 
   // Stopped, worker 1 holds the step in the middle; then it dies.
-  cluster.Signal("worker", 1, SIGSTOP);
+  cluster.Freeze("worker", 1);
   auto step = std::async(std::launch::async, [&] {
     RunOptions options;
     options.set_timeout_in_ms(60000);
@@ -417,7 +417,7 @@ TEST_CASE("SIGTERM cancels the steps in flight and the server exits 0") {
   auto session = OpenSession(cluster.Target(), CrossGraph());
   std::vector<Tensor> out;
   REQUIRE_OK(session->Run({}, {"b"}, {}, &out));
-  cluster.Signal("worker", 1, SIGSTOP);
+  cluster.Freeze("worker", 1);
   auto step = std::async(std::launch::async, [&] {
     RunOptions options;
     options.set_timeout_in_ms(60000);

@@ -259,7 +259,7 @@ TEST_CASE("creating a session against a stopped worker obeys --timeout-ms") {
                           "value { type: DT_FLOAT } } attr { key: 'value' "
                           "value { tensor { dtype: DT_FLOAT tensor_shape {} "
                           "float_val: 1 } } } }";
-  cluster.Signal("worker", 1, SIGSTOP);
+  cluster.Freeze("worker", 1);
   const auto start = std::chrono::steady_clock::now();
   dfx::testing::ProcessResult r = dfx::testing::RunDfx(
       {"run", "--graph", graph, "--fetch", "c", "--target",

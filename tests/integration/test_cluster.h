@@ -67,6 +67,29 @@ class TestCluster {
     REQUIRE(::kill(Pid(job, task), signal) == 0);
   }
 
+  // SIGSTOP, then waits until every thread of the task has stopped (a
+  // busy machine may let a thread finish a call after kill() returns).
+  void Freeze(const std::string& job, int task) {
+    Signal(job, task, SIGSTOP);
+    const std::string dir = absl::StrCat("/proc/", Pid(job, task), "/task");
+    const absl::Time give_up = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < give_up) {
+      bool all_stopped = true;
+      for (const auto& thread : std::filesystem::directory_iterator(dir)) {
+        const std::string stat = ReadFile(thread.path().string() + "/stat");
+        const size_t paren = stat.rfind(')');
+        if (paren == std::string::npos || paren + 2 >= stat.size() ||
+            stat[paren + 2] != 'T') {
+          all_stopped = false;
+          break;
+        }
+      }
+      if (all_stopped) return;
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    FAIL("task " << job << ":" << task << " did not stop");
+  }
+
   // Waits for the task's process to exit; its exit code, or -1 after a
   // signal, or -2 when it did not exit within `limit`.
   int WaitExit(const std::string& job, int task,
