@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/log.h"
 #include "base/status_macros.h"
@@ -42,6 +43,9 @@ using TfServiceBase = TfWorkerService::WithCallbackMethod_GetStatus<
 using DfxServiceBase = DfxWorkerService::WithRawCallbackMethod_RecvTensorChunk<
     DfxWorkerService::Service>;
 
+// How long a tensor sent in chunks waits for its receiver.
+constexpr absl::Duration kChunkTtl = absl::Minutes(10);
+
 // Room for the response's header fields beside a chunk's bytes.
 constexpr int64_t kMaxChunkBytes = kMaxGrpcMessageBytes - (int64_t{1} << 20);
 
@@ -67,8 +71,9 @@ void CopyAllButSend(const RunGraphRequest& from, RunGraphRequest* to) {
 
 // ---------------------------------------------------------------------------
 // Tensors sent in chunks (or over the bulk server, with chunks as the
-// fallback), held until every byte was fetched or their step is cleaned
-// up. Thread-safe.
+// fallback), held until every byte was fetched, their step is cleaned up,
+// or kChunkTtl passes (a receiver that died, a master that never sent
+// CleanupGraph), as the bulk server holds its tensors. Thread-safe.
 
 class ChunkTable {
  public:
@@ -86,8 +91,14 @@ class ChunkTable {
     entry.unfetched = entry.total - sent_bytes;
     entry.tensor = std::move(tensor);
     entry.bulk_ticket = bulk_ticket;
+    const absl::Time now = absl::Now();
+    entry.added = now;
     absl::MutexLock lock(&mu_);
     steps_[step_id].emplace(handle, std::move(entry));
+    if (now - last_sweep_ > kChunkTtl / 10) {
+      last_sweep_ = now;
+      DropExpiredLocked(now);
+    }
   }
 
   void Drop(int64_t step_id, int64_t handle) {
@@ -156,10 +167,34 @@ class ChunkTable {
     int64_t total = 0;
     int64_t unfetched = 0;
     uint64_t bulk_ticket = 0;
+    absl::Time added;
   };
+
+  void DropExpiredLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (auto step = steps_.begin(); step != steps_.end();) {
+      auto& entries = step->second;
+      for (auto it = entries.begin(); it != entries.end();) {
+        if (now - it->second.added > kChunkTtl) {
+          spdlog::warn("RecvTensorChunk: '{}' of step {} was not fetched "
+                       "within {}; dropped",
+                       it->second.key, step->first,
+                       absl::FormatDuration(kChunkTtl));
+          entries.erase(it++);
+        } else {
+          ++it;
+        }
+      }
+      if (entries.empty()) {
+        steps_.erase(step++);
+      } else {
+        ++step;
+      }
+    }
+  }
 
   std::atomic<int64_t> next_handle_{0};
   absl::Mutex mu_;
+  absl::Time last_sweep_ ABSL_GUARDED_BY(mu_) = absl::Now();
   absl::flat_hash_map<int64_t, absl::flat_hash_map<int64_t, Entry>> steps_
       ABSL_GUARDED_BY(mu_);
 };
