@@ -50,7 +50,7 @@ constexpr char kTask[] = "/job:worker/replica:0/task:0";
 // BlockUntilCancelled).
 class TestServer {
  public:
-  TestServer() {
+  explicit TestServer(int master_threads = 8, int max_queued = 1024) {
     CpuDeviceOptions options;
     options.task_name = kTask;
     options.num_devices = 2;
@@ -74,7 +74,8 @@ class TestServer {
     master_env.ops = &Registries()->ops;
     master_env.kernels = &Registries()->kernels;
     master_ = std::make_unique<Master>(master_env);
-    service_ = std::make_unique<GrpcMasterService>(master_.get(), 8);
+    service_ = std::make_unique<GrpcMasterService>(master_.get(),
+                                                   master_threads, max_queued);
 
     grpc::ServerBuilder builder;
     ConfigureServerBuilder(&builder);
@@ -379,6 +380,76 @@ TEST_CASE("the master service answers TensorFlow's RunStep error forms") {
     grpc::Status s = stub->ListDevices(&ctx, list, &devices);
     CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
   }
+}
+
+TEST_CASE("a client that cancels its RunStep cancels the step and a full "
+          "master answers ResourceExhausted at once") {
+  // One master thread and no queue: a second call while the first runs is
+  // refused.
+  TestServer server(1, 0);
+  auto stub =
+      tensorflow::MasterService::NewStub(NewChannel(server.address()));
+  CreateSessionRequest create;
+  *create.mutable_graph_def() = BlockingGraph();
+  CreateSessionResponse created;
+  {
+    grpc::ClientContext ctx;
+    SetTimeout(&ctx, absl::Seconds(30));
+    REQUIRE_OK(FromGrpcStatus(stub->CreateSession(&ctx, create, &created)));
+  }
+  RunStepRequest blocking;
+  blocking.set_session_handle(created.session_handle());
+  NamedTensorProto* feed = blocking.add_feed();
+  feed->set_name("x");
+  Tensor::Scalar<float>(1).AsProtoTensorContent(feed->mutable_tensor());
+  blocking.add_fetch("b");
+
+  const int started = BlockUntilCancelledOp::started.load();
+  grpc::ClientContext blocked_ctx;
+  SetTimeout(&blocked_ctx, absl::Seconds(60));
+  auto blocked = std::async(std::launch::async, [&] {
+    RunStepResponse response;
+    return stub->RunStep(&blocked_ctx, blocking, &response);
+  });
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  while (BlockUntilCancelledOp::started.load() == started &&
+         absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  REQUIRE(BlockUntilCancelledOp::started.load() > started);
+
+  {
+    ListDevicesRequest list;
+    ListDevicesResponse devices;
+    grpc::ClientContext ctx;
+    SetTimeout(&ctx, absl::Seconds(30));
+    const grpc::Status s = stub->ListDevices(&ctx, list, &devices);
+    CHECK(s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED);
+    CHECK_THAT(s.error_message(), Catch::Contains("the master is busy"));
+  }
+
+  // No timeout in the request: only the gRPC cancellation ends the step.
+  blocked_ctx.TryCancel();
+  REQUIRE(blocked.wait_for(std::chrono::seconds(60)) ==
+          std::future_status::ready);
+  CHECK(blocked.get().error_code() == grpc::StatusCode::CANCELLED);
+
+  // The thread is free again: the session serves (fetching the fed x).
+  RunStepRequest next = blocking;
+  next.clear_fetch();
+  next.add_fetch("x");
+  RunStepResponse response;
+  const absl::Time retry_until = absl::Now() + absl::Seconds(30);
+  grpc::Status answer;
+  do {
+    grpc::ClientContext ctx;
+    SetTimeout(&ctx, absl::Seconds(30));
+    answer = stub->RunStep(&ctx, next, &response);
+    // The cancelled call may hold the thread a moment longer.
+  } while (answer.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+           absl::Now() < retry_until);
+  REQUIRE(answer.ok());
+  REQUIRE(response.tensor_size() == 1);
 }
 
 TEST_CASE("the session's operation timeout bounds its steps") {
