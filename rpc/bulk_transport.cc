@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -22,6 +24,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "rpc/security.h"
 
 namespace dfx {
 namespace {
@@ -347,6 +350,19 @@ bool BulkServer::ServeOne(int fd) {
   const uint64_t ticket = GetU64(request + 8);
   const uint64_t offset = GetU64(request + 16);
   const uint64_t length = GetU64(request + 24);
+  const uint32_t token_length = GetU32(request + 32);
+  if (token_length > kMaxBulkTokenBytes) return false;
+  std::string token(token_length, '\0');
+  if (token_length > 0 && !RecvFull(fd, token.data(), token_length)) {
+    return false;
+  }
+  if (!options_.auth_token.empty() &&
+      !ConstantTimeEquals(token, options_.auth_token)) {
+    SendError(fd, absl::UnauthenticatedError(absl::StrCat(
+                      "bulk server ", address_,
+                      ": missing or wrong auth token")));
+    return false;
+  }
   absl::StatusOr<Tensor> tensor = Lookup(ticket, offset, length);
   if (!tensor.ok()) return SendError(fd, tensor.status());
   uint8_t header[kBulkResponseHeaderBytes] = {};
@@ -708,13 +724,23 @@ struct BulkClient::State {
   // is at a message boundary and may go back to the pool.
   absl::Status Exchange(int fd, const Fetch& f, absl::string_view what,
                         bool* started, bool* reusable) {
-    uint8_t request[kBulkRequestBytes];
-    std::memcpy(request, kMagic, sizeof(kMagic));
-    PutU32(request + 4, kBulkProtocolVersion);
-    PutU64(request + 8, f.ticket);
-    PutU64(request + 16, f.offset);
-    PutU64(request + 24, f.length);
-    DFX_RETURN_IF_ERROR(SendAll(fd, request, sizeof(request), f, what));
+    if (f.auth_token.size() > kMaxBulkTokenBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": the auth token is longer than ",
+                       kMaxBulkTokenBytes, " bytes"));
+    }
+    std::vector<uint8_t> request(kBulkRequestBytes + f.auth_token.size());
+    std::memcpy(request.data(), kMagic, sizeof(kMagic));
+    PutU32(request.data() + 4, kBulkProtocolVersion);
+    PutU64(request.data() + 8, f.ticket);
+    PutU64(request.data() + 16, f.offset);
+    PutU64(request.data() + 24, f.length);
+    PutU32(request.data() + 32, static_cast<uint32_t>(f.auth_token.size()));
+    PutU32(request.data() + 36, 0);
+    std::memcpy(request.data() + kBulkRequestBytes, f.auth_token.data(),
+                f.auth_token.size());
+    DFX_RETURN_IF_ERROR(
+        SendAll(fd, request.data(), request.size(), f, what));
     uint8_t header[kBulkResponseHeaderBytes];
     DFX_RETURN_IF_ERROR(RecvAll(fd, header, sizeof(header), f, what, started));
     const uint32_t code = GetU32(header);

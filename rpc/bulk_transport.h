@@ -6,15 +6,23 @@
 //
 // Wire protocol, all integers little-endian, on a long-lived connection
 // that carries one request at a time:
-//   request,  32 bytes: "DFXB", u32 version (1), u64 ticket, u64 offset,
-//                       u64 length
+//   request,  40 bytes: "DFXB", u32 version (2), u64 ticket, u64 offset,
+//                       u64 length, u32 token length, u32 reserved (0);
+//                       then `token length` bytes (at most
+//                       kMaxBulkTokenBytes): the cluster's auth token, or
+//                       none
 //   response, 16 bytes: u32 status code (absl::StatusCode), u32 reserved,
 //                       u64 length; then `length` bytes: on OK the tensor's
 //                       bytes [offset, offset + length), otherwise an error
 //                       message (at most kMaxBulkErrorBytes).
-// A request with a bad magic closes the connection; an unknown ticket or a
-// range outside the tensor gets an error response and the connection stays
-// usable.
+// A request with a bad magic or a token longer than kMaxBulkTokenBytes
+// closes the connection; another version gets an Unimplemented response
+// (once 40 bytes came) and the connection closes; a missing or wrong
+// token (on a server with one) gets Unauthenticated and the connection
+// closes; an unknown ticket or a range outside the tensor gets an error
+// response and the connection stays usable. The bytes are plain TCP: the
+// token and tensors are readable on the wire, so a server with TLS runs no
+// bulk server (rpc/grpc_server.h).
 #ifndef DFX_RPC_BULK_TRANSPORT_H_
 #define DFX_RPC_BULK_TRANSPORT_H_
 
@@ -39,8 +47,10 @@
 
 namespace dfx {
 
-inline constexpr uint32_t kBulkProtocolVersion = 1;
-inline constexpr size_t kBulkRequestBytes = 32;
+inline constexpr uint32_t kBulkProtocolVersion = 2;
+// The fixed part of a request; the token follows it.
+inline constexpr size_t kBulkRequestBytes = 40;
+inline constexpr size_t kMaxBulkTokenBytes = 4096;
 inline constexpr size_t kBulkResponseHeaderBytes = 16;
 inline constexpr size_t kMaxBulkErrorBytes = 4096;
 
@@ -70,6 +80,9 @@ class BulkServer {
     // A send that makes no progress this long (a client that stopped
     // reading) closes the connection.
     absl::Duration send_stall_timeout = absl::Minutes(1);
+    // Every request must carry it (compared in constant time); empty:
+    // none is asked for.
+    std::string auth_token;
   };
 
   // Listens and starts the accept thread. Unavailable naming the host when
@@ -214,6 +227,8 @@ class BulkClient {
     absl::Time deadline = absl::InfiniteFuture();
     // May be null.
     std::shared_ptr<const BulkCancellation> cancel;
+    // Sent with the request (the server's token); empty: none.
+    std::string auth_token;
   };
 
   explicit BulkClient(Options options);
@@ -226,7 +241,8 @@ class BulkClient {
   // destroying thread for fetches still queued at destruction): OK once
   // every byte is in `dst`; Unavailable when the server cannot be reached
   // (IsBulkConnectError) or the connection broke; the server's code and
-  // message (NotFound for an unknown ticket, OutOfRange for a bad range);
+  // message (NotFound for an unknown ticket, OutOfRange for a bad range,
+  // Unauthenticated for a missing or wrong token);
   // Cancelled; DeadlineExceeded; Internal for a response that breaks the
   // protocol. Errors name the address, ticket and range.
   void FetchAsync(Fetch fetch, std::function<void(const absl::Status&)> done);

@@ -114,13 +114,19 @@ int ConnectRaw(const std::string& address) {
 }
 
 std::string Request(absl::string_view magic, uint32_t version, uint64_t ticket,
-                    uint64_t offset, uint64_t length) {
+                    uint64_t offset, uint64_t length,
+                    absl::string_view token = "") {
   std::string r(magic);
   for (int i = 0; i < 4; ++i)
     r.push_back(static_cast<char>(version >> (8 * i)));
   for (uint64_t v : {ticket, offset, length}) {
     for (int i = 0; i < 8; ++i) r.push_back(static_cast<char>(v >> (8 * i)));
   }
+  const uint64_t token_length_and_reserved = token.size();
+  for (int i = 0; i < 8; ++i) {
+    r.push_back(static_cast<char>(token_length_and_reserved >> (8 * i)));
+  }
+  r.append(token.data(), token.size());
   return r;
 }
 
@@ -135,7 +141,7 @@ bool ReadsToEof(int fd) {
 }
 
 // A listener on 127.0.0.1 whose one connection is handled by `behave`
-// (given the socket, after the 32-byte request was read) on a thread of
+// (given the socket, after the 40-byte request was read) on a thread of
 // its own. `behave` must end within kWait.
 class FakeServer {
  public:
@@ -532,6 +538,50 @@ TEST_CASE("bulk: a garbage request closes its connection, nothing else") {
   }
   std::vector<uint8_t> got;
   REQUIRE_OK(Fetch(client, MakeFetch(server->address(), ticket, &got, 0, 100)));
+}
+
+TEST_CASE("bulk: a server with a token serves only fetches that carry it") {
+  BulkServer::Options options;
+  options.auth_token = "s3cret-token";
+  auto server = StartServer(options);
+  BulkClient client;
+  const Tensor tensor = Pattern(100);
+  const uint64_t ticket = server->Register(1, tensor);
+  std::vector<uint8_t> got;
+  SECTION("no token") {
+    const absl::Status s =
+        Fetch(client, MakeFetch(server->address(), ticket, &got, 0, 100));
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kUnauthenticated));
+    CHECK_THAT(std::string(s.message()),
+               Catch::Contains("missing or wrong auth token"));
+    CHECK_FALSE(absl::StrContains(s.message(), "s3cret"));
+  }
+  SECTION("a wrong token, of the same length or not") {
+    for (const char* wrong : {"s3cret-tokeN", "s3cret", "s3cret-token-and"}) {
+      BulkClient::Fetch fetch =
+          MakeFetch(server->address(), ticket, &got, 0, 100);
+      fetch.auth_token = wrong;
+      CHECK_THAT(Fetch(client, fetch),
+                 StatusIs(absl::StatusCode::kUnauthenticated));
+    }
+  }
+  SECTION("a raw request without the token gets no bytes") {
+    const int fd = ConnectRaw(server->address());
+    const std::string request =
+        Request("DFXB", kBulkProtocolVersion, ticket, 0, 100);
+    REQUIRE(::send(fd, request.data(), request.size(), 0) ==
+            static_cast<ssize_t>(request.size()));
+    char header[kBulkResponseHeaderBytes];
+    REQUIRE(::recv(fd, header, sizeof(header), MSG_WAITALL) ==
+            static_cast<ssize_t>(sizeof(header)));
+    CHECK(header[0] == static_cast<char>(absl::StatusCode::kUnauthenticated));
+    ::close(fd);
+  }
+  // Refused fetches leave the tensor in place; the right token gets it.
+  BulkClient::Fetch fetch = MakeFetch(server->address(), ticket, &got, 0, 100);
+  fetch.auth_token = "s3cret-token";
+  REQUIRE_OK(Fetch(client, fetch));
+  CHECK(std::memcmp(got.data(), tensor.raw_data(), 100) == 0);
 }
 
 TEST_CASE("bulk: connections past the limit are refused") {
