@@ -43,6 +43,19 @@ std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
     std::shared_ptr<grpc::Channel> channel, std::string task,
     int64_t max_chunk_bytes = int64_t{1} << 30);
 
+struct GrpcRemoteWorkerOptions {
+  // <= 0: 1 GiB.
+  int64_t max_chunk_bytes = int64_t{1} << 30;
+  // Whether to accept senders' bulk transport at all; off on TLS channels
+  // (the bulk plane is plain TCP: tensors then come over gRPC, in chunks).
+  bool allow_bulk = true;
+  // Sent with every bulk fetch (the channel's calls carry it already).
+  std::string bulk_auth_token;
+};
+std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
+    std::shared_ptr<grpc::Channel> channel, std::string task,
+    const GrpcRemoteWorkerOptions& options);
+
 }  // namespace dfx
 
 #endif  // DFX_RPC_GRPC_REMOTE_WORKER_H_

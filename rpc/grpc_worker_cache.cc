@@ -59,7 +59,8 @@ absl::Status CheckJobName(absl::string_view name) {
 
 absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
     const ClusterDef& cluster, absl::string_view local_task,
-    WorkerInterface* local_worker, int64_t max_chunk_bytes) {
+    WorkerInterface* local_worker, int64_t max_chunk_bytes,
+    const ChannelSecurity& security) {
   if (!local_task.empty() && local_worker == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "worker cache: local task ", local_task, " has no local worker"));
@@ -111,13 +112,17 @@ absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
                      " is not a task of the cluster"));
   }
 
+  GrpcRemoteWorkerOptions options;
+  options.max_chunk_bytes = max_chunk_bytes;
+  options.allow_bulk = !security.tls;
+  options.bulk_auth_token = security.auth_token;
   std::map<std::string, std::unique_ptr<WorkerInterface>> remote;
   for (const auto& [task, address] : addresses) {
     if (task == local_task) continue;
     // Errors name the task and where it was looked for.
-    remote[task] = NewGrpcRemoteWorker(NewChannel(address),
+    remote[task] = NewGrpcRemoteWorker(NewChannel(address, security),
                                        absl::StrCat(task, " at ", address),
-                                       max_chunk_bytes);
+                                       options);
   }
   return std::unique_ptr<WorkerCacheInterface>(
       std::make_unique<GrpcWorkerCache>(std::string(local_task), local_worker,
