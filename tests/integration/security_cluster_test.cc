@@ -203,6 +203,36 @@ TEST_CASE("a big tensor crosses tasks over the bulk plane with a token") {
              StatusIs(absl::StatusCode::kUnauthenticated));
 }
 
+TEST_CASE("dfx run reaches a TLS and token cluster with the matching flags") {
+  TestCluster cluster({{"worker", 2}}, {},
+                      TestCluster::Security::kTlsAndToken);
+  TempDir dir;
+  GraphDef graph = CrossGraph();
+  dir.Write("g.pb", graph.SerializeAsString());
+  std::vector<std::string> args = {"run", "--graph", dir.File("g.pb"),
+                                   "--fetch", "b", "--target",
+                                   cluster.Target()};
+  std::vector<std::string> secure = args;
+  secure.insert(secure.end(), cluster.client_flags().begin(),
+                cluster.client_flags().end());
+  testing::ProcessResult ok = testing::RunDfx(secure);
+  INFO(testing::Describe(ok));
+  CHECK(ok.exit_code == 0);
+  CHECK(absl::StrContains(ok.out, "-1"));
+  CHECK(absl::StrContains(ok.out, "-3"));
+
+  // Without the token (TLS and the client certificate still given).
+  std::vector<std::string> no_token = args;
+  for (size_t i = 2; i < cluster.client_flags().size(); ++i) {
+    no_token.push_back(cluster.client_flags()[i]);
+  }
+  REQUIRE(cluster.client_flags()[0] == "--auth-token-file");
+  testing::ProcessResult refused = testing::RunDfx(no_token);
+  INFO(testing::Describe(refused));
+  CHECK(refused.exit_code == 1);
+  CHECK(absl::StrContains(refused.err, "missing or wrong auth token"));
+}
+
 TEST_CASE("dfx server refuses a token file others may read, or an empty "
           "one") {
   TempDir dir;
