@@ -40,6 +40,7 @@ class GrpcSession::Impl {
        const SessionOptions& options, const GrpcSessionOptions& grpc_options)
       : target_(std::move(target)),
         options_(options),
+        tls_(grpc_options.security.tls),
         channel_(NewChannel(address, grpc_options.security)),
         stub_(tensorflow::MasterService::NewStub(channel_)) {}
 
@@ -210,7 +211,10 @@ class GrpcSession::Impl {
         return absl::UnavailableError(absl::StrCat(
             "no master at ", target_, ": connections failed for ",
             absl::FormatDuration(now - start),
-            " (is a dfx server running there?)"));
+            tls_ ? " (is a dfx server running there, with TLS, a certificate "
+                   "for that address signed by the CA, and does it need a "
+                   "client certificate?)"
+                 : " (is a dfx server running there, without TLS?)"));
       }
       channel_->WaitForStateChange(
           state, absl::ToChronoTime(std::min(end, now + absl::Milliseconds(250))));
@@ -307,6 +311,7 @@ class GrpcSession::Impl {
 
   const std::string target_;
   const SessionOptions options_;
+  const bool tls_;
   const std::shared_ptr<grpc::Channel> channel_;
   const std::unique_ptr<tensorflow::MasterService::Stub> stub_;
 

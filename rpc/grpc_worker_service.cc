@@ -362,7 +362,8 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
 
   void Start() {
     if (!start_status_.ok()) {
-      // Not admitted or not parsed: no body to put the error in.
+      // A call not admitted, or a body that did not parse, gets the gRPC
+      // status; a feed that does not decode, the asked-for form.
       if (start_status_.code() == absl::StatusCode::kUnauthenticated ||
           !call_.request.store_errors_in_response_body()) {
         Finish(ToGrpcStatus(start_status_));
