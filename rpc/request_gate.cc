@@ -23,9 +23,8 @@ absl::Status RequestGate::Accept(const grpc::ServerContextBase& context,
                                google::protobuf::Message>(&copy, request);
   if (!s.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(request->GetDescriptor()->name(), " does not parse (",
-                     size, " bytes): not a serialized ",
-                     request->GetDescriptor()->full_name()));
+        absl::StrCat(request->GetDescriptor()->name(),
+                     " does not parse (a request body of ", size, " bytes)"));
   }
   return absl::OkStatus();
 }
