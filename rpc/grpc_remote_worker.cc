@@ -101,6 +101,8 @@ struct Shared {
                                                     : int64_t{1} << 30),
         allow_bulk(options.allow_bulk),
         bulk_auth_token(options.bulk_auth_token),
+        bulk_tls(options.bulk_tls),
+        bulk_tls_host(options.bulk_tls_host),
         bulk(ProcessBulkClient()) {}
 
   const std::unique_ptr<tensorflow::WorkerService::Stub> stub;
@@ -109,6 +111,8 @@ struct Shared {
   const int64_t max_chunk_bytes;
   const bool allow_bulk;
   const std::string bulk_auth_token;
+  const std::shared_ptr<const BulkTls> bulk_tls;
+  const std::string bulk_tls_host;
   const std::shared_ptr<BulkClient> bulk;
 
   bool BulkEnabled() {
@@ -327,6 +331,8 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
           fetch.deadline = deadline_;
           fetch.cancel = bulk_cancel_;
           fetch.auth_token = shared_->bulk_auth_token;
+          fetch.tls = shared_->bulk_tls;
+          fetch.tls_host = shared_->bulk_tls_host;
           next.bulk = std::move(fetch);
           ++in_flight_;
         }

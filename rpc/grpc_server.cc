@@ -171,9 +171,26 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   GrpcWorkerService::Options worker_options;
   worker_options.max_chunk_bytes = options.max_chunk_bytes;
   worker_options.auth_token = options.security.auth_token;
-  // The bulk data plane listens on the task's host, on a port of its own.
-  // It is plain TCP: with TLS, tensors go over gRPC (in chunks) instead.
-  if (options.enable_bulk && !options.security.tls()) {
+  // The bulk data plane listens on the task's host, on a port of its own,
+  // with TLS when the gRPC port has it; never in clear text then.
+  bool bulk = options.enable_bulk;
+  if (bulk && options.security.tls()) {
+    BulkTls::Config tls;
+    tls.cert_pem = options.security.tls_cert_pem;
+    tls.key_pem = options.security.tls_key_pem;
+    tls.ca_pem = options.security.tls_ca_pem;
+    tls.client_auth = static_cast<int>(options.security.tls_client_auth);
+    absl::StatusOr<std::shared_ptr<const BulkTls>> bulk_tls =
+        BulkTls::NewServer(tls);
+    if (bulk_tls.ok()) {
+      worker_options.bulk_tls = *std::move(bulk_tls);
+    } else {
+      spdlog::warn("task {}: no bulk transport, tensors go over gRPC only: {}",
+                   impl->task_, bulk_tls.status());
+      bulk = false;
+    }
+  }
+  if (bulk) {
     worker_options.bulk_bind_host = address.substr(0, address.rfind(':'));
   }
   impl->worker_service_ =
@@ -202,12 +219,20 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   }
   impl->address_ = address.substr(0, address.rfind(':') + 1) +
                    std::to_string(port);
+  const BulkServer* bulk_server = impl->worker_service_->bulk_server();
   spdlog::info("task {}: serving on {} with {} CPU device(s), memory limit "
-               "{}{}{}", impl->task_, impl->address_, options.num_cpu_devices,
+               "{}{}{}{}", impl->task_, impl->address_,
+               options.num_cpu_devices,
                memory_limit > 0 ? absl::StrCat(memory_limit, " bytes")
                                 : std::string("none"),
-               options.security.tls() ? ", TLS (no bulk plane)" : "",
-               options.security.auth_token.empty() ? "" : ", auth token");
+               options.security.tls() ? ", TLS" : "",
+               options.security.auth_token.empty() ? "" : ", auth token",
+               bulk_server == nullptr
+                   ? ", no bulk plane"
+                   : absl::StrCat(", bulk plane on ", bulk_server->address(),
+                                  worker_options.bulk_tls != nullptr
+                                      ? " (TLS)"
+                                      : ""));
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }
 

@@ -36,7 +36,8 @@ struct GrpcServerOptions {
   // Serve tensors of 1 MiB and more to dfx receivers over the bulk TCP
   // data plane (rpc/bulk_transport.h; a second, kernel-picked port on the
   // task's host). Off: everything goes over gRPC (in chunks when big).
-  // Always off with TLS: the bulk plane is plain TCP.
+  // With TLS the bulk plane speaks TLS too, with the same certificate, key,
+  // CA and client-certificate rule.
   bool enable_bulk = true;
   // The most bytes of tensors the process holds at once
   // (runtime/memory_limit.h; process-wide): -1 for the default share of

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "rpc/bulk_transport.h"
 #include "graph/device_name.h"
 #include "rpc/grpc_remote_worker.h"
 #include "rpc/grpc_util.h"
@@ -114,11 +116,26 @@ absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
 
   GrpcRemoteWorkerOptions options;
   options.max_chunk_bytes = max_chunk_bytes;
-  options.allow_bulk = !security.tls;
   options.bulk_auth_token = security.auth_token;
+  if (security.tls) {
+    BulkTls::Config tls;
+    tls.ca_pem = security.tls_ca_pem;
+    tls.cert_pem = security.tls_cert_pem;
+    tls.key_pem = security.tls_key_pem;
+    absl::StatusOr<std::shared_ptr<const BulkTls>> bulk_tls =
+        BulkTls::NewClient(tls);
+    if (bulk_tls.ok()) {
+      options.bulk_tls = *std::move(bulk_tls);
+    } else {
+      // Never in clear text: tensors go over gRPC (TLS) alone.
+      spdlog::warn("worker cache: no bulk fetches: {}", bulk_tls.status());
+      options.allow_bulk = false;
+    }
+  }
   std::map<std::string, std::unique_ptr<WorkerInterface>> remote;
   for (const auto& [task, address] : addresses) {
     if (task == local_task) continue;
+    options.bulk_tls_host = address.substr(0, address.rfind(':'));
     // Errors name the task and where it was looked for.
     remote[task] = NewGrpcRemoteWorker(NewChannel(address, security),
                                        absl::StrCat(task, " at ", address),

@@ -28,8 +28,9 @@ namespace dfx {
 // has finished (see rpc/grpc_remote_worker.h).
 //
 // `security`: how the channels reach the other tasks (TLS, and the auth
-// token every call and bulk fetch carries); with TLS no tensor is fetched
-// over the plain-TCP bulk plane.
+// token every call and bulk fetch carries); with TLS, bulk fetches use TLS
+// too (the same CA and client certificate), each verifying its task's
+// host; when that context cannot be made, no bulk fetch is made.
 absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
     const ClusterDef& cluster, absl::string_view local_task,
     WorkerInterface* local_worker, int64_t max_chunk_bytes = int64_t{1} << 30,

@@ -192,6 +192,7 @@ class GrpcWorkerService::Impl {
     BulkServer::Options bulk_options;
     bulk_options.bind_host = options.bulk_bind_host;
     bulk_options.auth_token = options.auth_token;
+    bulk_options.tls = options.bulk_tls;
     absl::StatusOr<std::unique_ptr<BulkServer>> bulk =
         BulkServer::Start(bulk_options);
     if (!bulk.ok()) {

@@ -72,6 +72,8 @@ class GrpcWorkerService {
     std::string bulk_address_for_testing;
     // Every call (and every bulk fetch) must carry it; empty: none.
     std::string auth_token;
+    // The bulk server's TLS (BulkTls::NewServer); null: plain TCP.
+    std::shared_ptr<const BulkTls> bulk_tls;
   };
 
   // Borrows the worker, which must outlive the service.

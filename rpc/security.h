@@ -21,9 +21,9 @@ inline constexpr char kAuthMetadataKey[] = "authorization";
 
 // How a TLS server treats client certificates.
 enum class TlsClientAuth {
-  kNone,     // asks for none
-  kRequest,  // asks; a client without one is served, one given must verify
-  kRequire,  // a client without a certificate signed by the CA is refused
+  kNone = 0,     // asks for none
+  kRequest = 1,  // asks; a client without one is served, one given must verify
+  kRequire = 2,  // a client without a certificate signed by the CA is refused
 };
 
 // What a client (a GrpcSession, a server's channels to its peers) uses to

@@ -183,13 +183,26 @@ TEST_CASE("a TLS cluster refuses plaintext clients and clients whose "
   REQUIRE_OK(RunCross(cluster.Target(), good));
 }
 
-TEST_CASE("a big tensor crosses tasks intact with TLS on") {
-  // No bulk plane under TLS: 1 MiB chunks over gRPC, a 24 MiB + odd bytes
-  // tensor in 25 pieces.
-  TestCluster cluster({{"worker", 2}}, {"--max-chunk-bytes", "1048576"},
+TEST_CASE("a big tensor crosses tasks intact over the TLS bulk plane") {
+  // 24 MiB + odd bytes, over the bulk plane with TLS (mutual TLS required,
+  // the token in each request).
+  TestCluster cluster({{"worker", 2}}, {},
                       TestCluster::Security::kTlsAndToken);
   CheckBigTransfer(cluster.Target(), cluster.client_security(), 6151, 1024);
-  CHECK(absl::StrContains(cluster.Log("worker", 1), "TLS (no bulk plane)"));
+  CHECK_THAT(cluster.Log("worker", 1), Catch::Contains("(TLS)") &&
+                                           Catch::Contains("bulk plane on"));
+  // The receiver fetched it there, not after a refusal (the fallback to
+  // chunks over gRPC would log why).
+  CHECK_FALSE(absl::StrContains(cluster.Log("worker", 0), "bulk transfer"));
+  CHECK_FALSE(absl::StrContains(cluster.Log("worker", 0), "cannot be reached"));
+}
+
+TEST_CASE("a big tensor crosses tasks intact over gRPC chunks with TLS on") {
+  TestCluster cluster({{"worker", 2}},
+                      {"--max-chunk-bytes", "1048576", "--no-bulk"},
+                      TestCluster::Security::kTlsAndToken);
+  CheckBigTransfer(cluster.Target(), cluster.client_security(), 6151, 1024);
+  CHECK(absl::StrContains(cluster.Log("worker", 1), "no bulk plane"));
 }
 
 TEST_CASE("a big tensor crosses tasks over the bulk plane with a token") {
@@ -198,7 +211,9 @@ TEST_CASE("a big tensor crosses tasks over the bulk plane with a token") {
   CheckBigTransfer(cluster.Target(), cluster.client_security(), 1031, 1024);
   // The receiver fetched it over the bulk plane, not after a refusal there
   // (the fallback to chunks would log why).
-  CHECK_FALSE(absl::StrContains(cluster.Log("worker", 0), "bulk"));
+  CHECK(absl::StrContains(cluster.Log("worker", 1), "bulk plane on"));
+  CHECK_FALSE(absl::StrContains(cluster.Log("worker", 0), "bulk transfer"));
+  CHECK_FALSE(absl::StrContains(cluster.Log("worker", 0), "cannot be reached"));
   CHECK_THAT(RunCross(cluster.Target(), ChannelSecurity()),
              StatusIs(absl::StatusCode::kUnauthenticated));
 }

@@ -26,6 +26,8 @@
 #include "absl/time/time.h"
 #include "catch2/catch.hpp"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_certs.h"
+#include "tests/tools/cli_test_util.h"
 
 namespace dfx {
 namespace {
@@ -582,6 +584,109 @@ TEST_CASE("bulk: a server with a token serves only fetches that carry it") {
   fetch.auth_token = "s3cret-token";
   REQUIRE_OK(Fetch(client, fetch));
   CHECK(std::memcmp(got.data(), tensor.raw_data(), 100) == 0);
+}
+
+// TLS contexts from certificates made in a temporary directory.
+struct TlsSetup {
+  TlsSetup() {
+    testing::MakeTestCerts(dir);
+    ca = testing::ReadFile(dir.File("ca.pem"));
+    cert = testing::ReadFile(dir.File("cert.pem"));
+    key = testing::ReadFile(dir.File("key.pem"));
+  }
+  std::shared_ptr<const BulkTls> Server(int client_auth) const {
+    BulkTls::Config config;
+    config.cert_pem = cert;
+    config.key_pem = key;
+    config.ca_pem = ca;
+    config.client_auth = client_auth;
+    auto tls = BulkTls::NewServer(config);
+    REQUIRE_OK(tls);
+    return *tls;
+  }
+  std::shared_ptr<const BulkTls> Client(const std::string& ca_pem,
+                                        bool with_cert) const {
+    BulkTls::Config config;
+    config.ca_pem = ca_pem;
+    if (with_cert) {
+      config.cert_pem = cert;
+      config.key_pem = key;
+    }
+    auto tls = BulkTls::NewClient(config);
+    REQUIRE_OK(tls);
+    return *tls;
+  }
+  testing::TempDir dir;
+  std::string ca, cert, key;
+};
+
+TEST_CASE("bulk: over TLS, fetches verify the server and return the bytes") {
+  TlsSetup tls;
+  BulkServer::Options options;
+  options.tls = tls.Server(/*client_auth=*/2);
+  options.auth_token = "tls-token";
+  auto server = StartServer(options);
+  BulkClient client;
+  const Tensor tensor = Pattern(3 << 20, 5);  // 3 MiB
+  const uint64_t n = tensor.TotalBytes();
+  const uint64_t ticket = server->Register(1, tensor);
+  std::vector<uint8_t> got;
+  const std::shared_ptr<const BulkTls> client_tls =
+      tls.Client(tls.ca, /*with_cert=*/true);
+  auto fetch = [&](uint64_t offset, uint64_t length) {
+    BulkClient::Fetch f =
+        MakeFetch(server->address(), ticket, &got, offset, length);
+    f.tls = client_tls;
+    f.tls_host = "127.0.0.1";
+    f.auth_token = "tls-token";
+    return f;
+  };
+
+  SECTION("a plaintext client gets nothing") {
+    const absl::Status s =
+        Fetch(client, MakeFetch(server->address(), ticket, &got, 0, n));
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kUnavailable));
+  }
+  SECTION("a client that does not trust the server's CA") {
+    BulkClient::Fetch f = fetch(0, n);
+    f.tls = tls.Client(testing::ReadFile(tls.dir.File("otherca.pem")), true);
+    const absl::Status s = Fetch(client, f);
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kUnavailable, "TLS handshake"));
+    CHECK(IsBulkConnectError(s));
+  }
+  SECTION("a certificate that does not name the host dialled") {
+    BulkClient::Fetch f = fetch(0, n);
+    f.tls_host = "10.9.8.7";
+    const absl::Status s = Fetch(client, f);
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kUnavailable, "TLS handshake"));
+    CHECK(IsBulkConnectError(s));
+  }
+  SECTION("a client without a certificate, the server requiring one") {
+    BulkClient::Fetch f = fetch(0, n);
+    f.tls = tls.Client(tls.ca, /*with_cert=*/false);
+    CHECK_FALSE(Fetch(client, f).ok());
+  }
+  SECTION("the right token is still needed") {
+    BulkClient::Fetch f = fetch(0, n);
+    f.auth_token = "wrong";
+    CHECK_THAT(Fetch(client, f),
+               StatusIs(absl::StatusCode::kUnauthenticated));
+  }
+  // The tensor is still there: whole, then again in two ranges on a pooled
+  // TLS connection.
+  REQUIRE_OK(Fetch(client, fetch(0, n)));
+  CHECK(std::memcmp(got.data(), tensor.raw_data(), n) == 0);
+  const uint64_t ticket2 = server->Register(2, tensor);
+  const int64_t accepted = server->NumConnectionsAccepted();
+  for (uint64_t offset : {uint64_t{0}, n / 2}) {
+    BulkClient::Fetch f = fetch(offset, n / 2);
+    f.ticket = ticket2;
+    REQUIRE_OK(Fetch(client, f));
+    CHECK(std::memcmp(got.data(),
+                      static_cast<const char*>(tensor.raw_data()) + offset,
+                      n / 2) == 0);
+  }
+  CHECK(server->NumConnectionsAccepted() == accepted);
 }
 
 TEST_CASE("bulk: connections past the limit are refused") {

@@ -69,7 +69,7 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
   --tls-cert PEM, --tls-key PEM
                         serve over TLS with this certificate (its SANs must
                         name the task's host as the cluster gives it) and
-                        key; turns the plain-TCP bulk plane off
+                        key; the bulk plane speaks TLS too
   --tls-ca PEM          CA that signs the other tasks' certificates (checked
                         on this server's calls to them) and clients'
                         certificates (default: the system's roots)
