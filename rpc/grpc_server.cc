@@ -196,7 +196,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   impl->worker_service_ =
       std::make_unique<GrpcWorkerService>(impl->worker_.get(), worker_options);
   impl->master_service_ = std::make_unique<GrpcMasterService>(
-      impl->master_.get(), options.master_threads,
+      impl->master_.get(), options.master_threads, /*max_queued=*/1024,
       options.security.auth_token);
 
   grpc::ServerBuilder builder;
