@@ -6,6 +6,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -14,7 +16,9 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -22,6 +26,11 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "openssl/err.h"
+#include "openssl/pem.h"
+#include "openssl/ssl.h"
+#include "openssl/x509v3.h"
+#include "rpc/security.h"
 
 namespace dfx {
 namespace {
@@ -115,8 +124,19 @@ void SetTimeout(int fd, int option, absl::Duration d) {
 // Blocking I/O on a server connection (timeouts set with SO_RCVTIMEO /
 // SO_SNDTIMEO; Stop wakes it with shutdown()). False on EOF, error or
 // timeout.
-bool RecvFull(int fd, void* buf, size_t n) {
+bool RecvFull(int fd, SSL* ssl, void* buf, size_t n) {
   char* p = static_cast<char*>(buf);
+  if (ssl != nullptr) {
+    while (n > 0) {
+      ERR_clear_error();
+      const int got = SSL_read(ssl, p, static_cast<int>(std::min<size_t>(
+                                           n, size_t{1} << 30)));
+      if (got <= 0) return false;
+      p += got;
+      n -= static_cast<size_t>(got);
+    }
+    return true;
+  }
   while (n > 0) {
     const ssize_t got = ::recv(fd, p, n, 0);
     if (got > 0) {
@@ -131,8 +151,19 @@ bool RecvFull(int fd, void* buf, size_t n) {
   return true;
 }
 
-bool SendFull(int fd, const void* buf, size_t n, int flags) {
+bool SendFull(int fd, SSL* ssl, const void* buf, size_t n, int flags) {
   const char* p = static_cast<const char*>(buf);
+  if (ssl != nullptr) {
+    while (n > 0) {
+      ERR_clear_error();
+      const int put = SSL_write(ssl, p, static_cast<int>(std::min<size_t>(
+                                            n, size_t{1} << 30)));
+      if (put <= 0) return false;
+      p += put;
+      n -= static_cast<size_t>(put);
+    }
+    return true;
+  }
   while (n > 0) {
     const ssize_t put = ::send(fd, p, n, flags | MSG_NOSIGNAL);
     if (put > 0) {
@@ -148,7 +179,7 @@ bool SendFull(int fd, const void* buf, size_t n, int flags) {
 }
 
 // Sends a response header with an error message; false if it could not.
-bool SendError(int fd, const absl::Status& status) {
+bool SendError(int fd, SSL* ssl, const absl::Status& status) {
   absl::string_view message = status.message();
   if (message.size() > kMaxBulkErrorBytes) {
     message = message.substr(0, kMaxBulkErrorBytes);
@@ -158,10 +189,123 @@ bool SendError(int fd, const absl::Status& status) {
   PutU64(header + 8, message.size());
   std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
   bytes.append(message.data(), message.size());
-  return SendFull(fd, bytes.data(), bytes.size(), 0);
+  return SendFull(fd, ssl, bytes.data(), bytes.size(), 0);
+}
+
+// OpenSSL writes with write(2), which raises SIGPIPE on a connection the
+// peer closed: the bulk plane's own threads block it, so the write fails
+// with EPIPE instead (a pending SIGPIPE dies with the thread).
+void BlockSigpipe() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+// OpenSSL's errors of this thread, for a message.
+std::string TlsErrors() {
+  std::string text;
+  while (const unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof(buf));
+    absl::StrAppend(&text, text.empty() ? "" : "; ", buf);
+  }
+  return text.empty() ? "unknown TLS error" : text;
+}
+
+absl::Status UseCertAndKey(SSL_CTX* ctx, const std::string& cert_pem,
+                           const std::string& key_pem) {
+  BIO* bio = BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size()));
+  X509* leaf = PEM_read_bio_X509_AUX(bio, nullptr, nullptr, nullptr);
+  if (leaf == nullptr || SSL_CTX_use_certificate(ctx, leaf) != 1) {
+    X509_free(leaf);
+    BIO_free(bio);
+    return absl::InvalidArgumentError(
+        absl::StrCat("bulk TLS: the certificate does not load: ", TlsErrors()));
+  }
+  X509_free(leaf);
+  while (X509* extra = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    SSL_CTX_add0_chain_cert(ctx, extra);  // takes it
+  }
+  ERR_clear_error();  // the end of the chain
+  BIO_free(bio);
+  bio = BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size()));
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  const bool used = key != nullptr && SSL_CTX_use_PrivateKey(ctx, key) == 1 &&
+                    SSL_CTX_check_private_key(ctx) == 1;
+  EVP_PKEY_free(key);
+  if (!used) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bulk TLS: the key does not load or does not match the certificate: ",
+        TlsErrors()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TrustCa(SSL_CTX* ctx, const std::string& ca_pem) {
+  if (ca_pem.empty()) {
+    SSL_CTX_set_default_verify_paths(ctx);
+    return absl::OkStatus();
+  }
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  BIO* bio = BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size()));
+  int added = 0;
+  while (X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, ca) == 1) ++added;
+    X509_free(ca);
+  }
+  ERR_clear_error();
+  BIO_free(bio);
+  if (added == 0) {
+    return absl::InvalidArgumentError(
+        "bulk TLS: the CA holds no certificate that loads");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// BulkTls
+
+absl::StatusOr<std::shared_ptr<const BulkTls>> BulkTls::NewServer(
+    const Config& config) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  if (ctx == nullptr) return absl::InternalError(TlsErrors());
+  std::shared_ptr<const BulkTls> tls(new BulkTls(ctx));
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  // No session tickets: a pooled client connection must hold no bytes
+  // that no request asked for.
+  SSL_CTX_set_num_tickets(ctx, 0);
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+  DFX_RETURN_IF_ERROR(UseCertAndKey(ctx, config.cert_pem, config.key_pem));
+  if (config.client_auth > 0) {
+    DFX_RETURN_IF_ERROR(TrustCa(ctx, config.ca_pem));
+    SSL_CTX_set_verify(ctx,
+                       config.client_auth >= 2
+                           ? SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+                           : SSL_VERIFY_PEER,
+                       nullptr);
+  }
+  return tls;
+}
+
+absl::StatusOr<std::shared_ptr<const BulkTls>> BulkTls::NewClient(
+    const Config& config) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (ctx == nullptr) return absl::InternalError(TlsErrors());
+  std::shared_ptr<const BulkTls> tls(new BulkTls(ctx));
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  DFX_RETURN_IF_ERROR(TrustCa(ctx, config.ca_pem));
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  if (!config.cert_pem.empty()) {
+    DFX_RETURN_IF_ERROR(UseCertAndKey(ctx, config.cert_pem, config.key_pem));
+  }
+  return tls;
+}
+
+BulkTls::~BulkTls() { SSL_CTX_free(ctx_); }
 
 // ---------------------------------------------------------------------------
 // BulkServer
@@ -306,10 +450,14 @@ void BulkServer::AcceptLoop() {
       return;
     }
     if (static_cast<int>(connections_.size()) >= options_.max_connections) {
-      // The client reads this instead of a response and falls back.
-      SendError(fd, absl::ResourceExhaustedError(absl::StrCat(
-                        "bulk server ", address_, " has ",
-                        options_.max_connections, " connections already")));
+      // The client reads this instead of a response and falls back (a TLS
+      // client's handshake fails instead).
+      if (options_.tls == nullptr) {
+        SendError(fd, nullptr,
+                  absl::ResourceExhaustedError(absl::StrCat(
+                      "bulk server ", address_, " has ",
+                      options_.max_connections, " connections already")));
+      }
       ::close(fd);
       continue;
     }
@@ -321,8 +469,21 @@ void BulkServer::AcceptLoop() {
 }
 
 void BulkServer::Serve(int64_t id, int fd) {
-  while (ServeOne(fd)) {
+  BlockSigpipe();
+  SSL* ssl = nullptr;
+  bool ready = true;
+  if (options_.tls != nullptr) {
+    ssl = SSL_new(options_.tls->ctx());
+    ERR_clear_error();
+    ready = ssl != nullptr && SSL_set_fd(ssl, fd) == 1 && SSL_accept(ssl) == 1;
+    if (!ready) {
+      spdlog::debug("bulk server {}: a TLS handshake failed: {}", address_,
+                    TlsErrors());
+    }
   }
+  while (ready && ServeOne(fd, ssl)) {
+  }
+  if (ssl != nullptr) SSL_free(ssl);
   absl::MutexLock lock(&conn_mu_);
   auto it = connections_.find(id);
   DFX_CHECK(it != connections_.end());
@@ -332,14 +493,14 @@ void BulkServer::Serve(int64_t id, int fd) {
   connections_.erase(it);
 }
 
-bool BulkServer::ServeOne(int fd) {
+bool BulkServer::ServeOne(int fd, SSL* ssl) {
   uint8_t request[kBulkRequestBytes];
-  if (!RecvFull(fd, request, sizeof(request))) return false;
+  if (!RecvFull(fd, ssl, request, sizeof(request))) return false;
   if (std::memcmp(request, kMagic, sizeof(kMagic)) != 0) return false;
   const uint32_t version = GetU32(request + 4);
   if (version != kBulkProtocolVersion) {
     // Another framing may follow; answer and end the connection.
-    SendError(fd, absl::UnimplementedError(
+    SendError(fd, ssl, absl::UnimplementedError(
                       absl::StrCat("bulk server ", address_, " speaks version ",
                                    kBulkProtocolVersion, ", not ", version)));
     return false;
@@ -347,17 +508,30 @@ bool BulkServer::ServeOne(int fd) {
   const uint64_t ticket = GetU64(request + 8);
   const uint64_t offset = GetU64(request + 16);
   const uint64_t length = GetU64(request + 24);
+  const uint32_t token_length = GetU32(request + 32);
+  if (token_length > kMaxBulkTokenBytes) return false;
+  std::string token(token_length, '\0');
+  if (token_length > 0 && !RecvFull(fd, ssl, token.data(), token_length)) {
+    return false;
+  }
+  if (!options_.auth_token.empty() &&
+      !ConstantTimeEquals(token, options_.auth_token)) {
+    SendError(fd, ssl, absl::UnauthenticatedError(absl::StrCat(
+                      "bulk server ", address_,
+                      ": missing or wrong auth token")));
+    return false;
+  }
   absl::StatusOr<Tensor> tensor = Lookup(ticket, offset, length);
-  if (!tensor.ok()) return SendError(fd, tensor.status());
+  if (!tensor.ok()) return SendError(fd, ssl, tensor.status());
   uint8_t header[kBulkResponseHeaderBytes] = {};
   PutU32(header, static_cast<uint32_t>(absl::StatusCode::kOk));
   PutU64(header + 8, length);
   // MSG_MORE: the header leaves with the first data bytes.
-  if (!SendFull(fd, header, sizeof(header), length > 0 ? MSG_MORE : 0)) {
+  if (!SendFull(fd, ssl, header, sizeof(header), length > 0 ? MSG_MORE : 0)) {
     return false;
   }
   const char* data = static_cast<const char*>(tensor->raw_data()) + offset;
-  if (!SendFull(fd, data, length, 0)) return false;
+  if (!SendFull(fd, ssl, data, length, 0)) return false;
   MarkServed(ticket, offset, length);
   return true;
 }
@@ -485,6 +659,26 @@ absl::Status ConnectError(std::string message) {
   return status;
 }
 
+// A client's connection: the socket (non-blocking), and its TLS session
+// when the fetch asked for TLS.
+struct ClientConn {
+  int fd = -1;
+  SSL* ssl = nullptr;
+};
+
+void CloseConn(const ClientConn& conn) {
+  if (conn.ssl != nullptr) SSL_free(conn.ssl);  // leaves the socket open
+  if (conn.fd >= 0) ::close(conn.fd);
+}
+
+// Where idle connections are pooled: plain ones by address, TLS ones by
+// address and context (a connection's TLS settings are its context's).
+std::string PoolKey(const BulkClient::Fetch& f) {
+  if (f.tls == nullptr) return f.address;
+  return absl::StrCat("tls/", reinterpret_cast<uintptr_t>(f.tls.get()), "/",
+                      f.tls_host, "/", f.address);
+}
+
 }  // namespace
 
 struct BulkClient::State {
@@ -495,12 +689,13 @@ struct BulkClient::State {
 
   explicit State(Options o) : options(o) {}
   ~State() {
-    for (auto& [address, fds] : idle) {
-      for (int fd : fds) ::close(fd);
+    for (auto& [address, conns] : idle) {
+      for (const ClientConn& conn : conns) CloseConn(conn);
     }
   }
 
   static void Loop(const std::shared_ptr<State>& state) {
+    BlockSigpipe();
     while (true) {
       Task task;
       {
@@ -528,21 +723,23 @@ struct BulkClient::State {
         "bulk fetch of bytes [", f.offset, ", ", f.offset + f.length,
         ") of ticket ", f.ticket, " from ", f.address);
     DFX_RETURN_IF_ERROR(Check(f, what));
+    const std::string key = PoolKey(f);
     for (int attempt = 0;; ++attempt) {
-      int fd = attempt == 0 ? TakeIdle(f.address) : -1;
-      const bool pooled = fd >= 0;
+      ClientConn conn;
+      if (attempt == 0) conn = TakeIdle(key);
+      const bool pooled = conn.fd >= 0;
       if (!pooled) {
-        absl::StatusOr<int> connected = Connect(f, what);
+        absl::StatusOr<ClientConn> connected = Connect(f, what);
         if (!connected.ok()) return connected.status();
-        fd = *connected;
+        conn = *connected;
       }
       bool started = false;
       bool reusable = false;
-      absl::Status status = Exchange(fd, f, what, &started, &reusable);
+      absl::Status status = Exchange(conn, f, what, &started, &reusable);
       if (reusable) {
-        ReturnIdle(f.address, fd);
+        ReturnIdle(key, conn);
       } else {
-        ::close(fd);
+        CloseConn(conn);
       }
       if (status.ok() || !pooled || started ||
           status.code() != absl::StatusCode::kUnavailable) {
@@ -587,7 +784,68 @@ struct BulkClient::State {
     }
   }
 
-  absl::StatusOr<int> Connect(const Fetch& f, absl::string_view what) {
+  absl::StatusOr<ClientConn> Connect(const Fetch& f, absl::string_view what) {
+    const absl::Time limit = absl::Now() + options.connect_timeout;
+    DFX_ASSIGN_OR_RETURN(const int fd, ConnectTcp(f, what, limit));
+    ClientConn conn;
+    conn.fd = fd;
+    if (f.tls == nullptr) return conn;
+    absl::Status s = Handshake(&conn, f, what, limit);
+    if (!s.ok()) {
+      CloseConn(conn);
+      return s;
+    }
+    return conn;
+  }
+
+  // The TLS handshake on a connected socket, the server's certificate
+  // verified against the CA and f.tls_host. A failure is a connect error:
+  // the fetch falls back to gRPC, which has TLS of its own.
+  absl::Status Handshake(ClientConn* conn, const Fetch& f,
+                         absl::string_view what, absl::Time limit) {
+    conn->ssl = SSL_new(f.tls->ctx());
+    if (conn->ssl == nullptr || SSL_set_fd(conn->ssl, conn->fd) != 1) {
+      return ConnectError(absl::StrCat(what, ": TLS: ", TlsErrors()));
+    }
+    const std::string host = StripBrackets(f.tls_host);
+    in6_addr ip;
+    const bool is_ip = ::inet_pton(AF_INET, host.c_str(), &ip) == 1 ||
+                       ::inet_pton(AF_INET6, host.c_str(), &ip) == 1;
+    X509_VERIFY_PARAM* param = SSL_get0_param(conn->ssl);
+    if (host.empty() ||
+        (is_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str())
+               : X509_VERIFY_PARAM_set1_host(param, host.c_str(), 0)) != 1) {
+      return ConnectError(
+          absl::StrCat(what, ": TLS: no host to verify the server as"));
+    }
+    if (!is_ip) SSL_set_tlsext_host_name(conn->ssl, host.c_str());
+    while (true) {
+      ERR_clear_error();
+      const int r = SSL_connect(conn->ssl);
+      if (r == 1) return absl::OkStatus();
+      const int e = SSL_get_error(conn->ssl, r);
+      if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+        DFX_ASSIGN_OR_RETURN(
+            const bool ready,
+            WaitReady(conn->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                      f, what, limit));
+        if (!ready) {
+          return ConnectError(absl::StrCat(
+              what, ": no TLS handshake within ",
+              absl::FormatDuration(options.connect_timeout)));
+        }
+        continue;
+      }
+      const long verify = SSL_get_verify_result(conn->ssl);
+      return ConnectError(absl::StrCat(
+          what, ": TLS handshake failed: ",
+          verify != X509_V_OK ? X509_verify_cert_error_string(verify)
+                              : TlsErrors()));
+    }
+  }
+
+  absl::StatusOr<int> ConnectTcp(const Fetch& f, absl::string_view what,
+                                 absl::Time limit) {
     std::string host, port;
     if (!SplitHostPort(f.address, &host, &port) || host.empty()) {
       return ConnectError(absl::StrCat(what, ": bad address"));
@@ -602,7 +860,6 @@ struct BulkClient::State {
       return ConnectError(absl::StrCat(what, ": cannot resolve '", host,
                                        "': ", ::gai_strerror(gai)));
     }
-    const absl::Time limit = absl::Now() + options.connect_timeout;
     std::string last_error = "no address";
     absl::StatusOr<int> result = -1;
     for (addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
@@ -650,8 +907,38 @@ struct BulkClient::State {
     return result;
   }
 
-  absl::Status SendAll(int fd, const uint8_t* p, size_t n, const Fetch& f,
-                       absl::string_view what) {
+  // Waits for what a TLS call wants after `r`; an error for any other
+  // outcome than "try again".
+  absl::Status TlsWait(const ClientConn& conn, int r, const Fetch& f,
+                       absl::string_view what, absl::string_view op) {
+    const int e = SSL_get_error(conn.ssl, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+      return WaitReady(conn.fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                       f, what, absl::InfiniteFuture())
+          .status();
+    }
+    if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && r == 0)) {
+      return absl::UnavailableError(
+          absl::StrCat(what, ": the server closed the TLS connection"));
+    }
+    return absl::UnavailableError(
+        absl::StrCat(what, ": TLS ", op, ": ", TlsErrors()));
+  }
+
+  absl::Status SendAll(const ClientConn& conn, const uint8_t* p, size_t n,
+                       const Fetch& f, absl::string_view what) {
+    const int fd = conn.fd;
+    while (conn.ssl != nullptr && n > 0) {
+      ERR_clear_error();
+      const int put = SSL_write(
+          conn.ssl, p, static_cast<int>(std::min<size_t>(n, size_t{1} << 30)));
+      if (put > 0) {
+        p += put;
+        n -= static_cast<size_t>(put);
+        continue;
+      }
+      DFX_RETURN_IF_ERROR(TlsWait(conn, put, f, what, "write"));
+    }
     while (n > 0) {
       const ssize_t put = ::send(fd, p, n, MSG_NOSIGNAL);
       if (put > 0) {
@@ -672,10 +959,29 @@ struct BulkClient::State {
   }
 
   // Reads exactly `n` bytes; `*got_any` is set once a byte arrived.
-  absl::Status RecvAll(int fd, void* buf, size_t n, const Fetch& f,
-                       absl::string_view what, bool* got_any) {
+  absl::Status RecvAll(const ClientConn& conn, void* buf, size_t n,
+                       const Fetch& f, absl::string_view what, bool* got_any) {
+    const int fd = conn.fd;
     char* p = static_cast<char*>(buf);
     const size_t total = n;
+    while (conn.ssl != nullptr && n > 0) {
+      DFX_RETURN_IF_ERROR(Check(f, what));
+      ERR_clear_error();
+      const int got = SSL_read(
+          conn.ssl, p, static_cast<int>(std::min<size_t>(n, size_t{1} << 30)));
+      if (got > 0) {
+        *got_any = true;
+        p += got;
+        n -= static_cast<size_t>(got);
+        continue;
+      }
+      absl::Status s = TlsWait(conn, got, f, what, "read");
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat(s.message(), " after ",
+                                                   total - n, " of ", total,
+                                                   " bytes"));
+      }
+    }
     while (n > 0) {
       // A transfer that never waits still notices a cancellation or its
       // deadline.
@@ -706,17 +1012,28 @@ struct BulkClient::State {
 
   // Request and response on a connected socket. `reusable`: the connection
   // is at a message boundary and may go back to the pool.
-  absl::Status Exchange(int fd, const Fetch& f, absl::string_view what,
-                        bool* started, bool* reusable) {
-    uint8_t request[kBulkRequestBytes];
-    std::memcpy(request, kMagic, sizeof(kMagic));
-    PutU32(request + 4, kBulkProtocolVersion);
-    PutU64(request + 8, f.ticket);
-    PutU64(request + 16, f.offset);
-    PutU64(request + 24, f.length);
-    DFX_RETURN_IF_ERROR(SendAll(fd, request, sizeof(request), f, what));
+  absl::Status Exchange(const ClientConn& conn, const Fetch& f,
+                        absl::string_view what, bool* started,
+                        bool* reusable) {
+    if (f.auth_token.size() > kMaxBulkTokenBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": the auth token is longer than ",
+                       kMaxBulkTokenBytes, " bytes"));
+    }
+    std::vector<uint8_t> request(kBulkRequestBytes + f.auth_token.size());
+    std::memcpy(request.data(), kMagic, sizeof(kMagic));
+    PutU32(request.data() + 4, kBulkProtocolVersion);
+    PutU64(request.data() + 8, f.ticket);
+    PutU64(request.data() + 16, f.offset);
+    PutU64(request.data() + 24, f.length);
+    PutU32(request.data() + 32, static_cast<uint32_t>(f.auth_token.size()));
+    PutU32(request.data() + 36, 0);
+    std::memcpy(request.data() + kBulkRequestBytes, f.auth_token.data(),
+                f.auth_token.size());
+    DFX_RETURN_IF_ERROR(
+        SendAll(conn, request.data(), request.size(), f, what));
     uint8_t header[kBulkResponseHeaderBytes];
-    DFX_RETURN_IF_ERROR(RecvAll(fd, header, sizeof(header), f, what, started));
+    DFX_RETURN_IF_ERROR(RecvAll(conn, header, sizeof(header), f, what, started));
     const uint32_t code = GetU32(header);
     const uint64_t length = GetU64(header + 8);
     if (code != static_cast<uint32_t>(absl::StatusCode::kOk)) {
@@ -728,7 +1045,7 @@ struct BulkClient::State {
       }
       std::string message(length, '\0');
       DFX_RETURN_IF_ERROR(
-          RecvAll(fd, message.data(), length, f, what, started));
+          RecvAll(conn, message.data(), length, f, what, started));
       *reusable = true;
       return absl::Status(static_cast<absl::StatusCode>(code),
                           absl::StrCat(what, ": ", message));
@@ -737,37 +1054,40 @@ struct BulkClient::State {
       return absl::InternalError(
           absl::StrCat(what, ": the server answers with ", length, " bytes"));
     }
-    DFX_RETURN_IF_ERROR(RecvAll(fd, f.dst, length, f, what, started));
+    DFX_RETURN_IF_ERROR(RecvAll(conn, f.dst, length, f, what, started));
     *reusable = true;
     return absl::OkStatus();
   }
 
-  int TakeIdle(const std::string& address) {
+  ClientConn TakeIdle(const std::string& key) {
     absl::MutexLock lock(&mu);
-    auto it = idle.find(address);
-    if (it == idle.end()) return -1;
-    std::vector<int>& fds = it->second;
-    while (!fds.empty()) {
-      const int fd = fds.back();
-      fds.pop_back();
+    auto it = idle.find(key);
+    if (it == idle.end()) return ClientConn();
+    std::vector<ClientConn>& conns = it->second;
+    while (!conns.empty()) {
+      const ClientConn conn = conns.back();
+      conns.pop_back();
       // Readable or hung up while idle: the server closed it (idle timeout,
       // restart), or it carries bytes no request asked for.
-      pollfd p = {fd, POLLIN | POLLRDHUP, 0};
-      if (::poll(&p, 1, 0) == 0) return fd;
-      ::close(fd);
+      pollfd p = {conn.fd, POLLIN | POLLRDHUP, 0};
+      if (::poll(&p, 1, 0) == 0 &&
+          (conn.ssl == nullptr || SSL_pending(conn.ssl) == 0)) {
+        return conn;
+      }
+      CloseConn(conn);
     }
-    return -1;
+    return ClientConn();
   }
 
-  void ReturnIdle(const std::string& address, int fd) {
+  void ReturnIdle(const std::string& key, const ClientConn& conn) {
     absl::MutexLock lock(&mu);
-    std::vector<int>& fds = idle[address];
+    std::vector<ClientConn>& conns = idle[key];
     if (closing ||
-        static_cast<int>(fds.size()) >= options.max_idle_per_address) {
-      ::close(fd);
+        static_cast<int>(conns.size()) >= options.max_idle_per_address) {
+      CloseConn(conn);
       return;
     }
-    fds.push_back(fd);
+    conns.push_back(conn);
   }
 
   const Options options;
@@ -777,7 +1097,9 @@ struct BulkClient::State {
   std::deque<Task> queue ABSL_GUARDED_BY(mu);
   std::vector<std::thread> threads ABSL_GUARDED_BY(mu);
   int idle_threads ABSL_GUARDED_BY(mu) = 0;
-  absl::flat_hash_map<std::string, std::vector<int>> idle ABSL_GUARDED_BY(mu);
+  // By PoolKey.
+  absl::flat_hash_map<std::string, std::vector<ClientConn>> idle
+      ABSL_GUARDED_BY(mu);
 };
 
 BulkClient::BulkClient(Options options)

@@ -6,15 +6,27 @@
 //
 // Wire protocol, all integers little-endian, on a long-lived connection
 // that carries one request at a time:
-//   request,  32 bytes: "DFXB", u32 version (1), u64 ticket, u64 offset,
-//                       u64 length
+//   request,  40 bytes: "DFXB", u32 version (2), u64 ticket, u64 offset,
+//                       u64 length, u32 token length, u32 reserved (0);
+//                       then `token length` bytes (at most
+//                       kMaxBulkTokenBytes): the cluster's auth token, or
+//                       none
 //   response, 16 bytes: u32 status code (absl::StatusCode), u32 reserved,
 //                       u64 length; then `length` bytes: on OK the tensor's
 //                       bytes [offset, offset + length), otherwise an error
 //                       message (at most kMaxBulkErrorBytes).
-// A request with a bad magic closes the connection; an unknown ticket or a
-// range outside the tensor gets an error response and the connection stays
-// usable.
+// A request with a bad magic or a token longer than kMaxBulkTokenBytes
+// closes the connection; another version gets an Unimplemented response
+// (once 40 bytes came) and the connection closes; a missing or wrong
+// token (on a server with one) gets Unauthenticated and the connection
+// closes; an unknown ticket or a range outside the tensor gets an error
+// response and the connection stays usable.
+//
+// With TLS (BulkTls), the same frames travel inside a TLS session (1.2 or
+// later) made when the connection opens: the client verifies the server's
+// certificate against its CA and the task's host name, the server the
+// client's when it requires one. Without it the bytes are plain TCP (the
+// token and tensors readable on the wire).
 #ifndef DFX_RPC_BULK_TRANSPORT_H_
 #define DFX_RPC_BULK_TRANSPORT_H_
 
@@ -37,10 +49,47 @@
 #include "absl/time/time.h"
 #include "runtime/tensor.h"
 
+struct ssl_ctx_st;
+struct ssl_st;
+
 namespace dfx {
 
-inline constexpr uint32_t kBulkProtocolVersion = 1;
-inline constexpr size_t kBulkRequestBytes = 32;
+// An OpenSSL context for the bulk plane: a server's (its certificate and
+// key, the CA that verifies clients' certificates) or a client's (the CA
+// that verifies servers', and its own certificate for servers that require
+// one). PEM text. Thread-safe; shared by the connections made with it.
+class BulkTls {
+ public:
+  struct Config {
+    std::string cert_pem;
+    std::string key_pem;
+    // Empty: the system's roots.
+    std::string ca_pem;
+    // Servers: 0 asks for no client certificate, 1 verifies one if given,
+    // 2 refuses a client without one.
+    int client_auth = 0;
+  };
+  // InvalidArgument naming what does not load (a certificate, the key, a
+  // key that does not match the certificate, the CA).
+  static absl::StatusOr<std::shared_ptr<const BulkTls>> NewServer(
+      const Config& config);
+  static absl::StatusOr<std::shared_ptr<const BulkTls>> NewClient(
+      const Config& config);
+  ~BulkTls();
+  BulkTls(const BulkTls&) = delete;
+  BulkTls& operator=(const BulkTls&) = delete;
+
+  ssl_ctx_st* ctx() const { return ctx_; }
+
+ private:
+  explicit BulkTls(ssl_ctx_st* ctx) : ctx_(ctx) {}
+  ssl_ctx_st* const ctx_;
+};
+
+inline constexpr uint32_t kBulkProtocolVersion = 2;
+// The fixed part of a request; the token follows it.
+inline constexpr size_t kBulkRequestBytes = 40;
+inline constexpr size_t kMaxBulkTokenBytes = 4096;
 inline constexpr size_t kBulkResponseHeaderBytes = 16;
 inline constexpr size_t kMaxBulkErrorBytes = 4096;
 
@@ -70,6 +119,11 @@ class BulkServer {
     // A send that makes no progress this long (a client that stopped
     // reading) closes the connection.
     absl::Duration send_stall_timeout = absl::Minutes(1);
+    // Every request must carry it (compared in constant time); empty:
+    // none is asked for.
+    std::string auth_token;
+    // From BulkTls::NewServer: every connection speaks TLS. Null: plain.
+    std::shared_ptr<const BulkTls> tls;
   };
 
   // Listens and starts the accept thread. Unavailable naming the host when
@@ -131,7 +185,7 @@ class BulkServer {
   void Serve(int64_t id, int fd);
   // One request read from `fd` and answered; false when the connection
   // should close.
-  bool ServeOne(int fd);
+  bool ServeOne(int fd, ssl_st* ssl);
   // The tensor to send bytes [offset, offset + length) of, or the error
   // for the response.
   absl::StatusOr<Tensor> Lookup(uint64_t ticket, uint64_t offset,
@@ -214,6 +268,14 @@ class BulkClient {
     absl::Time deadline = absl::InfiniteFuture();
     // May be null.
     std::shared_ptr<const BulkCancellation> cancel;
+    // Sent with the request (the server's token); empty: none.
+    std::string auth_token;
+    // From BulkTls::NewClient: the connection speaks TLS, the server's
+    // certificate verified against the CA and `tls_host` (a DNS name or
+    // an IP address: the task's host as the cluster names it). Null:
+    // plain.
+    std::shared_ptr<const BulkTls> tls;
+    std::string tls_host;
   };
 
   explicit BulkClient(Options options);
@@ -225,8 +287,10 @@ class BulkClient {
   // Runs `done` exactly once on one of the client's threads (on the
   // destroying thread for fetches still queued at destruction): OK once
   // every byte is in `dst`; Unavailable when the server cannot be reached
-  // (IsBulkConnectError) or the connection broke; the server's code and
-  // message (NotFound for an unknown ticket, OutOfRange for a bad range);
+  // (IsBulkConnectError; also a TLS handshake that failed) or the
+  // connection broke; the server's code and
+  // message (NotFound for an unknown ticket, OutOfRange for a bad range,
+  // Unauthenticated for a missing or wrong token);
   // Cancelled; DeadlineExceeded; Internal for a response that breaks the
   // protocol. Errors name the address, ticket and range.
   void FetchAsync(Fetch fetch, std::function<void(const absl::Status&)> done);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/master_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
+#include "rpc/request_gate.h"
 #include "runtime/thread_pool.h"
 #include "worker/worker_interface.h"
 
@@ -31,13 +32,25 @@ class MasterCallReactor : public grpc::ServerUnaryReactor {
   CallOptions opts_;
 };
 
+using TfMasterService = tensorflow::MasterService;
+using MasterServiceBase = TfMasterService::WithRawCallbackMethod_CreateSession<
+    TfMasterService::WithRawCallbackMethod_ExtendSession<
+        TfMasterService::WithRawCallbackMethod_RunStep<
+            TfMasterService::WithRawCallbackMethod_CloseSession<
+                TfMasterService::WithRawCallbackMethod_ListDevices<
+                    TfMasterService::WithRawCallbackMethod_Reset<
+                        TfMasterService::Service>>>>>>;
+
 }  // namespace
 
-class GrpcMasterService::Impl
-    : public tensorflow::MasterService::CallbackService {
+// Every method is raw: its body is parsed by the RequestGate (after the
+// auth token check), so garbage is InvalidArgument naming the request.
+class GrpcMasterService::Impl : public MasterServiceBase {
  public:
-  Impl(Master* master, int num_threads, int max_queued)
+  Impl(Master* master, int num_threads, int max_queued,
+       std::string auth_token)
       : master_(master),
+        gate_(std::move(auth_token)),
         max_calls_(std::max(1, num_threads) + std::max(0, max_queued)),
         pool_(std::make_unique<ThreadPool>("master_service",
                                            std::max(1, num_threads))) {}
@@ -45,65 +58,85 @@ class GrpcMasterService::Impl
   // The pool goes first: its destructor waits for the calls on it.
   ~Impl() override { pool_.reset(); }
 
-  grpc::ServerUnaryReactor* CreateSession(
-      grpc::CallbackServerContext* context,
-      const CreateSessionRequest* request,
-      CreateSessionResponse* response) override {
-    return Serve(context, [this, request, response](CallOptions* opts) {
-      return master_->CreateSession(*request, response, opts);
-    });
+  grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* context,
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override {
+    return Serve<CreateSessionRequest, CreateSessionResponse>(
+        context, request, response,
+        [this](const auto& req, auto* resp, CallOptions* opts) {
+          return master_->CreateSession(req, resp, opts);
+        });
   }
-  grpc::ServerUnaryReactor* ExtendSession(
-      grpc::CallbackServerContext* context,
-      const ExtendSessionRequest* request,
-      ExtendSessionResponse* response) override {
-    return Serve(context, [this, request, response](CallOptions* opts) {
-      return master_->ExtendSession(*request, response, opts);
-    });
+  grpc::ServerUnaryReactor* ExtendSession(grpc::CallbackServerContext* context,
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override {
+    return Serve<ExtendSessionRequest, ExtendSessionResponse>(
+        context, request, response,
+        [this](const auto& req, auto* resp, CallOptions* opts) {
+          return master_->ExtendSession(req, resp, opts);
+        });
   }
   grpc::ServerUnaryReactor* RunStep(grpc::CallbackServerContext* context,
-                                    const RunStepRequest* request,
-                                    RunStepResponse* response) override {
-    return Serve(context, [this, request, response](CallOptions* opts) {
-      absl::Status s = master_->RunStep(*request, response, opts);
-      if (s.ok() || !request->store_errors_in_response_body()) return s;
-      // TensorFlow's clients read the error from the body and the gRPC
-      // status only for transport failures.
-      response->clear_tensor();
-      response->set_status_code(static_cast<error::Code>(s.code()));
-      response->set_status_error_message(std::string(s.message()));
-      return absl::OkStatus();
-    });
+                                    const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override {
+    return Serve<RunStepRequest, RunStepResponse>(
+        context, request, response,
+        [this](const RunStepRequest& req, RunStepResponse* resp,
+               CallOptions* opts) {
+          absl::Status s = master_->RunStep(req, resp, opts);
+          if (s.ok() || !req.store_errors_in_response_body()) return s;
+          // TensorFlow's clients read the error from the body and the gRPC
+          // status only for transport failures.
+          resp->clear_tensor();
+          resp->set_status_code(static_cast<error::Code>(s.code()));
+          resp->set_status_error_message(std::string(s.message()));
+          return absl::OkStatus();
+        });
   }
-  grpc::ServerUnaryReactor* CloseSession(
-      grpc::CallbackServerContext* context, const CloseSessionRequest* request,
-      CloseSessionResponse* response) override {
-    return Serve(context, [this, request, response](CallOptions* opts) {
-      return master_->CloseSession(*request, response, opts);
-    });
+  grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    return Serve<CloseSessionRequest, CloseSessionResponse>(
+        context, request, response,
+        [this](const auto& req, auto* resp, CallOptions* opts) {
+          return master_->CloseSession(req, resp, opts);
+        });
   }
-  grpc::ServerUnaryReactor* ListDevices(
-      grpc::CallbackServerContext* context, const ListDevicesRequest* request,
-      ListDevicesResponse* response) override {
-    return Serve(context, [this, request, response](CallOptions* opts) {
-      return master_->ListDevices(*request, response, opts);
-    });
+  grpc::ServerUnaryReactor* ListDevices(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override {
+    return Serve<ListDevicesRequest, ListDevicesResponse>(
+        context, request, response,
+        [this](const auto& req, auto* resp, CallOptions* opts) {
+          return master_->ListDevices(req, resp, opts);
+        });
   }
   grpc::ServerUnaryReactor* Reset(grpc::CallbackServerContext* context,
-                                  const ResetRequest* request,
-                                  ResetResponse* response) override {
-    return Serve(context, [this, request, response](CallOptions* opts) {
-      return master_->Reset(*request, response, opts);
-    });
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response) override {
+    return Serve<ResetRequest, ResetResponse>(
+        context, request, response,
+        [this](const auto& req, auto* resp, CallOptions* opts) {
+          return master_->Reset(req, resp, opts);
+        });
   }
 
  private:
-  // Runs `call(opts)` on the pool and finishes the RPC with its status.
-  // The request and response stay valid until Finish.
-  template <typename Call>
+  // Admits and parses the request (answering at once when that fails),
+  // then runs `call(request, response, opts)` on the pool and finishes the
+  // RPC with its status and the serialized response.
+  template <typename Request, typename Response, typename Call>
   grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context,
-                                  Call call) {
+                                  const grpc::ByteBuffer* body,
+                                  grpc::ByteBuffer* out, Call call) {
     auto* reactor = new MasterCallReactor(context);
+    // Shared, not unique: the pool takes copyable closures.
+    auto request = std::make_shared<Request>();
+    if (absl::Status s = gate_.Accept(*context, *body, request.get());
+        !s.ok()) {
+      reactor->Finish(ToGrpcStatus(s));
+      return reactor;
+    }
     if (calls_.fetch_add(1) >= max_calls_) {
       const int waiting = calls_.fetch_sub(1) - 1;
       reactor->Finish(ToGrpcStatus(absl::ResourceExhaustedError(absl::StrCat(
@@ -111,15 +144,19 @@ class GrpcMasterService::Impl
           "try again later"))));
       return reactor;
     }
-    pool_->Schedule([this, reactor, call = std::move(call)]() mutable {
-      const absl::Status s = call(reactor->opts());
+    pool_->Schedule([this, reactor, out, request = std::move(request),
+                     call = std::move(call)] {
+      Response response;
+      const absl::Status s = call(*request, &response, reactor->opts());
       calls_.fetch_sub(1);
+      if (s.ok()) *out = SerializeToByteBuffer(response);
       reactor->Finish(ToGrpcStatus(s));
     });
     return reactor;
   }
 
   Master* const master_;
+  const RequestGate gate_;
   // Calls running or waiting for a pool thread, and their most.
   const int max_calls_;
   std::atomic<int> calls_{0};
@@ -127,8 +164,9 @@ class GrpcMasterService::Impl
 };
 
 GrpcMasterService::GrpcMasterService(Master* master, int num_threads,
-                                     int max_queued)
-    : impl_(std::make_unique<Impl>(master, num_threads, max_queued)) {}
+                                     int max_queued, std::string auth_token)
+    : impl_(std::make_unique<Impl>(master, num_threads, max_queued,
+                                   std::move(auth_token))) {}
 
 GrpcMasterService::~GrpcMasterService() = default;
 

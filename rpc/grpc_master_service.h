@@ -5,12 +5,17 @@
 #define DFX_RPC_GRPC_MASTER_SERVICE_H_
 
 #include <memory>
+#include <string>
 
 #include "grpcpp/server_builder.h"
 #include "master/master.h"
 
 namespace dfx {
 
+// Requests are taken raw and parsed by a RequestGate (rpc/request_gate.h):
+// a call without the auth token is Unauthenticated, a body that does not
+// parse InvalidArgument naming the request type.
+//
 // Answers each RPC with the Master's status (RunStep with
 // store_errors_in_response_body: gRPC OK with the error in status_code and
 // status_error_message). The Master validates requests.
@@ -23,8 +28,10 @@ class GrpcMasterService {
   // Borrows the master. `num_threads`: how many calls run at once (at
   // least 1); up to `max_queued` more wait for a thread, and calls beyond
   // those are answered ResourceExhausted at once (backpressure instead of
-  // an unbounded queue).
-  GrpcMasterService(Master* master, int num_threads, int max_queued = 1024);
+  // an unbounded queue). `auth_token` (empty: none): every call must
+  // carry it, else Unauthenticated.
+  GrpcMasterService(Master* master, int num_threads, int max_queued = 1024,
+                    std::string auth_token = "");
   // Waits for the calls running on the pool.
   ~GrpcMasterService();
   GrpcMasterService(const GrpcMasterService&) = delete;

@@ -93,20 +93,30 @@ std::string HostOfPeer(absl::string_view peer) {
 // aborts ("prior > 0" in grpc_cq_internal_unref).
 struct Shared {
   Shared(std::shared_ptr<grpc::Channel> channel, std::string task_name,
-         int64_t max_chunk)
+         const GrpcRemoteWorkerOptions& options)
       : stub(tensorflow::WorkerService::NewStub(channel)),
         generic(channel),
         task(std::move(task_name)),
-        max_chunk_bytes(max_chunk),
+        max_chunk_bytes(options.max_chunk_bytes > 0 ? options.max_chunk_bytes
+                                                    : int64_t{1} << 30),
+        allow_bulk(options.allow_bulk),
+        bulk_auth_token(options.bulk_auth_token),
+        bulk_tls(options.bulk_tls),
+        bulk_tls_host(options.bulk_tls_host),
         bulk(ProcessBulkClient()) {}
 
   const std::unique_ptr<tensorflow::WorkerService::Stub> stub;
   grpc::GenericStub generic;
   const std::string task;
   const int64_t max_chunk_bytes;
+  const bool allow_bulk;
+  const std::string bulk_auth_token;
+  const std::shared_ptr<const BulkTls> bulk_tls;
+  const std::string bulk_tls_host;
   const std::shared_ptr<BulkClient> bulk;
 
   bool BulkEnabled() {
+    if (!allow_bulk) return false;
     absl::MutexLock lock(&mu);
     return absl::Now() >= bulk_retry_at;
   }
@@ -320,6 +330,9 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
           fetch.dst = static_cast<char*>(tensor_.raw_data()) + bulk_start_;
           fetch.deadline = deadline_;
           fetch.cancel = bulk_cancel_;
+          fetch.auth_token = shared_->bulk_auth_token;
+          fetch.tls = shared_->bulk_tls;
+          fetch.tls_host = shared_->bulk_tls_host;
           next.bulk = std::move(fetch);
           ++in_flight_;
         }
@@ -516,10 +529,9 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
 class GrpcRemoteWorker : public WorkerInterface {
  public:
   GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string task,
-                   int64_t max_chunk_bytes)
-      : shared_(std::make_unique<Shared>(
-            std::move(channel), std::move(task),
-            max_chunk_bytes > 0 ? max_chunk_bytes : int64_t{1} << 30)) {}
+                   const GrpcRemoteWorkerOptions& options)
+      : shared_(std::make_unique<Shared>(std::move(channel), std::move(task),
+                                         options)) {}
 
   void CancelAllCalls() override {
     std::vector<std::shared_ptr<grpc::ClientContext>> live;
@@ -679,8 +691,16 @@ class GrpcRemoteWorker : public WorkerInterface {
 std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
     std::shared_ptr<grpc::Channel> channel, std::string task,
     int64_t max_chunk_bytes) {
+  GrpcRemoteWorkerOptions options;
+  options.max_chunk_bytes = max_chunk_bytes;
+  return NewGrpcRemoteWorker(std::move(channel), std::move(task), options);
+}
+
+std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
+    std::shared_ptr<grpc::Channel> channel, std::string task,
+    const GrpcRemoteWorkerOptions& options) {
   return std::make_unique<GrpcRemoteWorker>(std::move(channel), std::move(task),
-                                            max_chunk_bytes);
+                                            options);
 }
 
 }  // namespace dfx

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "grpcpp/channel.h"
+#include "rpc/bulk_transport.h"
 #include "worker/worker_interface.h"
 
 namespace dfx {
@@ -42,6 +43,23 @@ namespace dfx {
 std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
     std::shared_ptr<grpc::Channel> channel, std::string task,
     int64_t max_chunk_bytes = int64_t{1} << 30);
+
+struct GrpcRemoteWorkerOptions {
+  // <= 0: 1 GiB.
+  int64_t max_chunk_bytes = int64_t{1} << 30;
+  // Whether to accept senders' bulk transport at all.
+  bool allow_bulk = true;
+  // Sent with every bulk fetch (the channel's calls carry it already).
+  std::string bulk_auth_token;
+  // Bulk fetches over TLS (BulkTls::NewClient), the sender's certificate
+  // verified as `bulk_tls_host` (the task's host in the cluster); null:
+  // plain TCP.
+  std::shared_ptr<const BulkTls> bulk_tls;
+  std::string bulk_tls_host;
+};
+std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
+    std::shared_ptr<grpc::Channel> channel, std::string task,
+    const GrpcRemoteWorkerOptions& options);
 
 }  // namespace dfx
 

@@ -156,7 +156,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   DFX_ASSIGN_OR_RETURN(
       impl->worker_cache_,
       NewGrpcWorkerCache(options.cluster, impl->task_,
-                         impl->local_worker_.get(), options.max_chunk_bytes));
+                         impl->local_worker_.get(), options.max_chunk_bytes,
+                         options.security.ForPeers()));
   impl->fetcher_ =
       std::make_unique<WorkerCacheFetcher>(impl->worker_cache_.get());
 
@@ -169,18 +170,39 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
 
   GrpcWorkerService::Options worker_options;
   worker_options.max_chunk_bytes = options.max_chunk_bytes;
-  // The bulk data plane listens on the task's host, on a port of its own.
-  if (options.enable_bulk) {
+  worker_options.auth_token = options.security.auth_token;
+  // The bulk data plane listens on the task's host, on a port of its own,
+  // with TLS when the gRPC port has it; never in clear text then.
+  bool bulk = options.enable_bulk;
+  if (bulk && options.security.tls()) {
+    BulkTls::Config tls;
+    tls.cert_pem = options.security.tls_cert_pem;
+    tls.key_pem = options.security.tls_key_pem;
+    tls.ca_pem = options.security.tls_ca_pem;
+    tls.client_auth = static_cast<int>(options.security.tls_client_auth);
+    absl::StatusOr<std::shared_ptr<const BulkTls>> bulk_tls =
+        BulkTls::NewServer(tls);
+    if (bulk_tls.ok()) {
+      worker_options.bulk_tls = *std::move(bulk_tls);
+    } else {
+      spdlog::warn("task {}: no bulk transport, tensors go over gRPC only: {}",
+                   impl->task_, bulk_tls.status());
+      bulk = false;
+    }
+  }
+  if (bulk) {
     worker_options.bulk_bind_host = address.substr(0, address.rfind(':'));
   }
   impl->worker_service_ =
       std::make_unique<GrpcWorkerService>(impl->worker_.get(), worker_options);
   impl->master_service_ = std::make_unique<GrpcMasterService>(
-      impl->master_.get(), options.master_threads);
+      impl->master_.get(), options.master_threads, /*max_queued=*/1024,
+      options.security.auth_token);
 
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, MakeServerCredentials(options.security),
+                           &port);
   ConfigureServerBuilder(&builder);
   impl->worker_service_->RegisterWith(&builder);
   impl->master_service_->RegisterWith(&builder);
@@ -189,14 +211,28 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
     impl->server_.reset();
     return absl::UnavailableError(absl::StrCat(
         "task ", impl->task_, ": cannot listen on ", address,
-        " (is the port in use, or the host not an address of this machine?)"));
+        options.security.tls()
+            ? " (is the port in use, the host not an address of this "
+              "machine, or the TLS certificate or key bad?)"
+            : " (is the port in use, or the host not an address of this "
+              "machine?)"));
   }
   impl->address_ = address.substr(0, address.rfind(':') + 1) +
                    std::to_string(port);
+  const BulkServer* bulk_server = impl->worker_service_->bulk_server();
   spdlog::info("task {}: serving on {} with {} CPU device(s), memory limit "
-               "{}", impl->task_, impl->address_, options.num_cpu_devices,
+               "{}{}{}{}", impl->task_, impl->address_,
+               options.num_cpu_devices,
                memory_limit > 0 ? absl::StrCat(memory_limit, " bytes")
-                                : std::string("none"));
+                                : std::string("none"),
+               options.security.tls() ? ", TLS" : "",
+               options.security.auth_token.empty() ? "" : ", auth token",
+               bulk_server == nullptr
+                   ? ", no bulk plane"
+                   : absl::StrCat(", bulk plane on ", bulk_server->address(),
+                                  worker_options.bulk_tls != nullptr
+                                      ? " (TLS)"
+                                      : ""));
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }
 

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/cluster.pb.h"
+#include "rpc/security.h"
 
 namespace dfx {
 
@@ -35,11 +36,17 @@ struct GrpcServerOptions {
   // Serve tensors of 1 MiB and more to dfx receivers over the bulk TCP
   // data plane (rpc/bulk_transport.h; a second, kernel-picked port on the
   // task's host). Off: everything goes over gRPC (in chunks when big).
+  // With TLS the bulk plane speaks TLS too, with the same certificate, key,
+  // CA and client-certificate rule.
   bool enable_bulk = true;
   // The most bytes of tensors the process holds at once
   // (runtime/memory_limit.h; process-wide): -1 for the default share of
   // physical memory, 0 for none.
   int64_t memory_limit_bytes = -1;
+  // The auth token every call must carry, and TLS (rpc/security.h); the
+  // server's own calls to the other tasks use the same token, and TLS
+  // with the same CA and its certificate as the client certificate.
+  ServerSecurity security;
 };
 
 // Thread-safe.

@@ -37,10 +37,11 @@ constexpr absl::Duration kDeadlineSlack = absl::Seconds(2);
 class GrpcSession::Impl {
  public:
   Impl(std::string target, const std::string& address,
-       const SessionOptions& options)
+       const SessionOptions& options, const GrpcSessionOptions& grpc_options)
       : target_(std::move(target)),
         options_(options),
-        channel_(NewChannel(address)),
+        tls_(grpc_options.security.tls),
+        channel_(NewChannel(address, grpc_options.security)),
         stub_(tensorflow::MasterService::NewStub(channel_)) {}
 
   absl::Status Extend(const GraphDef& graph) {
@@ -210,7 +211,10 @@ class GrpcSession::Impl {
         return absl::UnavailableError(absl::StrCat(
             "no master at ", target_, ": connections failed for ",
             absl::FormatDuration(now - start),
-            " (is a dfx server running there?)"));
+            tls_ ? " (is a dfx server running there, with TLS, a certificate "
+                   "for that address signed by the CA, and does it need a "
+                   "client certificate?)"
+                 : " (is a dfx server running there, without TLS?)"));
       }
       channel_->WaitForStateChange(
           state, absl::ToChronoTime(std::min(end, now + absl::Milliseconds(250))));
@@ -307,6 +311,7 @@ class GrpcSession::Impl {
 
   const std::string target_;
   const SessionOptions options_;
+  const bool tls_;
   const std::shared_ptr<grpc::Channel> channel_;
   const std::unique_ptr<tensorflow::MasterService::Stub> stub_;
 
@@ -323,15 +328,41 @@ class GrpcSession::Impl {
   absl::flat_hash_set<grpc::ClientContext*> in_flight_ ABSL_GUARDED_BY(mu_);
 };
 
+namespace {
+
+ABSL_CONST_INIT absl::Mutex default_options_mu(absl::kConstInit);
+GrpcSessionOptions* default_options ABSL_GUARDED_BY(default_options_mu) =
+    nullptr;
+
+}  // namespace
+
+void SetDefaultGrpcSessionOptions(GrpcSessionOptions options) {
+  absl::MutexLock lock(&default_options_mu);
+  if (default_options == nullptr) default_options = new GrpcSessionOptions;
+  *default_options = std::move(options);
+}
+
+GrpcSessionOptions DefaultGrpcSessionOptions() {
+  absl::MutexLock lock(&default_options_mu);
+  return default_options == nullptr ? GrpcSessionOptions() : *default_options;
+}
+
 absl::StatusOr<std::unique_ptr<GrpcSession>> GrpcSession::Create(
     absl::string_view target, const SessionOptions& options) {
+  return Create(target, options, DefaultGrpcSessionOptions());
+}
+
+absl::StatusOr<std::unique_ptr<GrpcSession>> GrpcSession::Create(
+    absl::string_view target, const SessionOptions& options,
+    const GrpcSessionOptions& grpc_options) {
   DFX_ASSIGN_OR_RETURN(const std::string address, ParseGrpcTarget(target));
   if (options.config.operation_timeout_in_ms() < 0) {
     return absl::InvalidArgumentError(
         "operation_timeout_in_ms must not be negative");
   }
-  return std::unique_ptr<GrpcSession>(new GrpcSession(
-      std::make_unique<Impl>(std::string(target), address, options)));
+  return std::unique_ptr<GrpcSession>(
+      new GrpcSession(std::make_unique<Impl>(std::string(target), address,
+                                             options, grpc_options)));
 }
 
 GrpcSession::GrpcSession(std::unique_ptr<Impl> impl)

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -60,7 +61,8 @@ absl::StatusOr<std::string> ParseGrpcTarget(absl::string_view target) {
   return std::string(address);
 }
 
-std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address,
+                                          const ChannelSecurity& security) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(INT_MAX);
   args.SetMaxSendMessageSize(INT_MAX);
@@ -77,8 +79,14 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
   // Each channel its own subchannel: a task's RecvTensor traffic and its
   // RunGraph calls share one connection, but two tasks never do.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
-                                   args);
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
+      interceptors;
+  if (auto auth = MakeAuthInterceptorFactory(security.auth_token)) {
+    interceptors.push_back(std::move(auth));
+  }
+  return grpc::experimental::CreateCustomChannelWithInterceptors(
+      address, MakeChannelCredentials(security), args,
+      std::move(interceptors));
 }
 
 void ConfigureServerBuilder(grpc::ServerBuilder* builder) {
@@ -132,8 +140,10 @@ absl::StatusOr<int> PickFreeLoopbackPort() {
 
 absl::Status WaitForWorkerReady(const std::string& address,
                                 absl::Time deadline,
-                                const std::function<bool()>& keep_waiting) {
-  auto stub = tensorflow::WorkerService::NewStub(NewChannel(address));
+                                const std::function<bool()>& keep_waiting,
+                                const ChannelSecurity& security) {
+  auto stub =
+      tensorflow::WorkerService::NewStub(NewChannel(address, security));
   absl::Status last = absl::UnavailableError("not asked yet");
   while (absl::Now() < deadline) {
     if (keep_waiting && !keep_waiting()) {
@@ -148,6 +158,11 @@ absl::Status WaitForWorkerReady(const std::string& address,
     GetStatusResponse response;
     last = FromGrpcStatus(stub->GetStatus(&context, request, &response));
     if (last.ok()) return absl::OkStatus();
+    // Waiting longer does not help a token the worker refuses.
+    if (last.code() == absl::StatusCode::kUnauthenticated) {
+      return absl::UnauthenticatedError(absl::StrCat(
+          "the worker at ", address, " refused GetStatus: ", last.message()));
+    }
   }
   return absl::DeadlineExceededError(
       absl::StrCat("the worker at ", address, " did not answer GetStatus in "

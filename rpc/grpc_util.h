@@ -18,6 +18,7 @@
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/status.h"
+#include "rpc/security.h"
 
 namespace dfx {
 
@@ -29,11 +30,13 @@ absl::Status FromGrpcStatus(const grpc::Status& status);
 // InvalidArgument naming the target when there is no port.
 absl::StatusOr<std::string> ParseGrpcTarget(absl::string_view target);
 
-// An insecure channel to "host:port" with dfx's settings: no message size
-// limit below 2 GiB, keepalive pings every 10 s (a peer host that vanished
-// is noticed within about 30 s even mid-call), 10 s for a connection
-// attempt, reconnect backoff at most 1 s.
-std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
+// A channel to "host:port" with dfx's settings: no message size limit
+// below 2 GiB, keepalive pings every 10 s (a peer host that vanished is
+// noticed within about 30 s even mid-call), 10 s for a connection attempt,
+// reconnect backoff at most 1 s. `security`: TLS or not, and the auth
+// token every call on the channel carries (added by an interceptor).
+std::shared_ptr<grpc::Channel> NewChannel(
+    const std::string& address, const ChannelSecurity& security = {});
 
 // Server settings matching NewChannel (message limits, and accepting the
 // clients' keepalive pings).
@@ -55,12 +58,14 @@ absl::StatusOr<int> PickFreeLoopbackPort();
 
 // Calls GetStatus on the worker at `address` ("host:port") until it
 // answers OK (each try waits at most 500 ms for the connection), or
-// `deadline` passes (DeadlineExceeded carrying the last error), or
+// `deadline` passes (DeadlineExceeded carrying the last error), or the
+// worker refuses the token (Unauthenticated), or
 // `keep_waiting` (may be empty) returns false (Aborted): e.g. the server's
 // process has exited.
 absl::Status WaitForWorkerReady(const std::string& address,
                                 absl::Time deadline,
-                                const std::function<bool()>& keep_waiting);
+                                const std::function<bool()>& keep_waiting,
+                                const ChannelSecurity& security = {});
 
 // Protobuf <-> ByteBuffer for raw (generic) calls.
 grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::Message& msg);

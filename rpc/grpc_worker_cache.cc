@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/log.h"
+#include "rpc/bulk_transport.h"
 #include "graph/device_name.h"
 #include "rpc/grpc_remote_worker.h"
 #include "rpc/grpc_util.h"
@@ -59,7 +61,8 @@ absl::Status CheckJobName(absl::string_view name) {
 
 absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
     const ClusterDef& cluster, absl::string_view local_task,
-    WorkerInterface* local_worker, int64_t max_chunk_bytes) {
+    WorkerInterface* local_worker, int64_t max_chunk_bytes,
+    const ChannelSecurity& security) {
   if (!local_task.empty() && local_worker == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "worker cache: local task ", local_task, " has no local worker"));
@@ -111,13 +114,32 @@ absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
                      " is not a task of the cluster"));
   }
 
+  GrpcRemoteWorkerOptions options;
+  options.max_chunk_bytes = max_chunk_bytes;
+  options.bulk_auth_token = security.auth_token;
+  if (security.tls) {
+    BulkTls::Config tls;
+    tls.ca_pem = security.tls_ca_pem;
+    tls.cert_pem = security.tls_cert_pem;
+    tls.key_pem = security.tls_key_pem;
+    absl::StatusOr<std::shared_ptr<const BulkTls>> bulk_tls =
+        BulkTls::NewClient(tls);
+    if (bulk_tls.ok()) {
+      options.bulk_tls = *std::move(bulk_tls);
+    } else {
+      // Never in clear text: tensors go over gRPC (TLS) alone.
+      spdlog::warn("worker cache: no bulk fetches: {}", bulk_tls.status());
+      options.allow_bulk = false;
+    }
+  }
   std::map<std::string, std::unique_ptr<WorkerInterface>> remote;
   for (const auto& [task, address] : addresses) {
     if (task == local_task) continue;
+    options.bulk_tls_host = address.substr(0, address.rfind(':'));
     // Errors name the task and where it was looked for.
-    remote[task] = NewGrpcRemoteWorker(NewChannel(address),
+    remote[task] = NewGrpcRemoteWorker(NewChannel(address, security),
                                        absl::StrCat(task, " at ", address),
-                                       max_chunk_bytes);
+                                       options);
   }
   return std::unique_ptr<WorkerCacheInterface>(
       std::make_unique<GrpcWorkerCache>(std::string(local_task), local_worker,

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/cluster.pb.h"
+#include "rpc/security.h"
 #include "worker/worker_cache.h"
 #include "worker/worker_interface.h"
 
@@ -25,9 +26,15 @@ namespace dfx {
 //
 // Destroy the cache only after every call made through its remote workers
 // has finished (see rpc/grpc_remote_worker.h).
+//
+// `security`: how the channels reach the other tasks (TLS, and the auth
+// token every call and bulk fetch carries); with TLS, bulk fetches use TLS
+// too (the same CA and client certificate), each verifying its task's
+// host; when that context cannot be made, no bulk fetch is made.
 absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
     const ClusterDef& cluster, absl::string_view local_task,
-    WorkerInterface* local_worker, int64_t max_chunk_bytes = int64_t{1} << 30);
+    WorkerInterface* local_worker, int64_t max_chunk_bytes = int64_t{1} << 30,
+    const ChannelSecurity& security = {});
 
 }  // namespace dfx
 

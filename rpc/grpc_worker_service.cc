@@ -19,6 +19,7 @@
 #include "proto/dfx_worker_service.pb.h"
 #include "proto/worker_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
+#include "rpc/request_gate.h"
 #include "rpc/tensor_coding.h"
 
 namespace dfx {
@@ -27,16 +28,17 @@ namespace {
 using TfWorkerService = ::tensorflow::WorkerService;
 using DfxWorkerService = ::dfx::WorkerService;
 
-// TensorFlow's methods with the callback API; RecvTensor raw, so that its
+// TensorFlow's methods with the callback API, every one raw: requests are
+// parsed by the RequestGate (after the auth token check), and RecvTensor's
 // response is bytes this service lays out over the tensor's buffer.
-using TfServiceBase = TfWorkerService::WithCallbackMethod_GetStatus<
-    TfWorkerService::WithCallbackMethod_CreateWorkerSession<
-        TfWorkerService::WithCallbackMethod_DeleteWorkerSession<
-            TfWorkerService::WithCallbackMethod_RegisterGraph<
-                TfWorkerService::WithCallbackMethod_DeregisterGraph<
-                    TfWorkerService::WithCallbackMethod_RunGraph<
-                        TfWorkerService::WithCallbackMethod_CleanupGraph<
-                            TfWorkerService::WithCallbackMethod_CleanupAll<
+using TfServiceBase = TfWorkerService::WithRawCallbackMethod_GetStatus<
+    TfWorkerService::WithRawCallbackMethod_CreateWorkerSession<
+        TfWorkerService::WithRawCallbackMethod_DeleteWorkerSession<
+            TfWorkerService::WithRawCallbackMethod_RegisterGraph<
+                TfWorkerService::WithRawCallbackMethod_DeregisterGraph<
+                    TfWorkerService::WithRawCallbackMethod_RunGraph<
+                        TfWorkerService::WithRawCallbackMethod_CleanupGraph<
+                            TfWorkerService::WithRawCallbackMethod_CleanupAll<
                                 TfWorkerService::
                                     WithRawCallbackMethod_RecvTensor<
                                         TfWorkerService::Service>>>>>>>>>;
@@ -217,12 +219,15 @@ class GrpcWorkerService::Impl {
   Impl(Worker* worker, Options options)
       : worker_(worker),
         max_chunk_bytes_(ChunkLimit(options.max_chunk_bytes)),
+        gate_(options.auth_token),
         tf_service_(this),
         dfx_service_(this) {
     bulk_.threshold_bytes = std::max<int64_t>(1, options.bulk_threshold_bytes);
     if (options.bulk_bind_host.empty()) return;
     BulkServer::Options bulk_options;
     bulk_options.bind_host = options.bulk_bind_host;
+    bulk_options.auth_token = options.auth_token;
+    bulk_options.tls = options.bulk_tls;
     absl::StatusOr<std::unique_ptr<BulkServer>> bulk =
         BulkServer::Start(bulk_options);
     if (!bulk.ok()) {
@@ -247,6 +252,7 @@ class GrpcWorkerService::Impl {
   }
 
   Worker* worker() const { return worker_; }
+  const RequestGate& gate() const { return gate_; }
   int64_t max_chunk_bytes() const { return max_chunk_bytes_; }
   ChunkTable* chunks() { return &chunks_; }
   // Null when there is no bulk server.
@@ -259,73 +265,89 @@ class GrpcWorkerService::Impl {
     explicit TfService(Impl* impl) : impl_(impl) {}
 
     grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
-                                        const GetStatusRequest* request,
-                                        GetStatusResponse* response) override {
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override {
       return Forward(context, request, response, &Worker::GetStatusAsync);
     }
     grpc::ServerUnaryReactor* CreateWorkerSession(
-        grpc::CallbackServerContext* context,
-        const CreateWorkerSessionRequest* request,
-        CreateWorkerSessionResponse* response) override {
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+        grpc::ByteBuffer* response) override {
       return Forward(context, request, response,
                      &Worker::CreateWorkerSessionAsync);
     }
     grpc::ServerUnaryReactor* DeleteWorkerSession(
-        grpc::CallbackServerContext* context,
-        const DeleteWorkerSessionRequest* request,
-        DeleteWorkerSessionResponse* response) override {
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+        grpc::ByteBuffer* response) override {
       return Forward(context, request, response,
                      &Worker::DeleteWorkerSessionAsync);
     }
     grpc::ServerUnaryReactor* RegisterGraph(
-        grpc::CallbackServerContext* context,
-        const RegisterGraphRequest* request,
-        RegisterGraphResponse* response) override {
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+        grpc::ByteBuffer* response) override {
       return Forward(context, request, response, &Worker::RegisterGraphAsync);
     }
     grpc::ServerUnaryReactor* DeregisterGraph(
-        grpc::CallbackServerContext* context,
-        const DeregisterGraphRequest* request,
-        DeregisterGraphResponse* response) override {
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+        grpc::ByteBuffer* response) override {
       return Forward(context, request, response, &Worker::DeregisterGraphAsync);
     }
     grpc::ServerUnaryReactor* CleanupGraph(
-        grpc::CallbackServerContext* context,
-        const CleanupGraphRequest* request,
-        CleanupGraphResponse* response) override {
-      impl_->chunks()->DropStep(request->step_id());
-      if (impl_->bulk() != nullptr) {
-        impl_->bulk()->ReleaseStep(request->step_id());
-      }
-      return Forward(context, request, response, &Worker::CleanupGraphAsync);
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+        grpc::ByteBuffer* response) override {
+      return Forward(context, request, response, &Worker::CleanupGraphAsync,
+                     [this](const CleanupGraphRequest& r) {
+                       impl_->chunks()->DropStep(r.step_id());
+                       if (impl_->bulk() != nullptr) {
+                         impl_->bulk()->ReleaseStep(r.step_id());
+                       }
+                     });
     }
-    grpc::ServerUnaryReactor* CleanupAll(
-        grpc::CallbackServerContext* context, const CleanupAllRequest* request,
-        CleanupAllResponse* response) override {
-      impl_->chunks()->DropAll();
-      if (impl_->bulk() != nullptr) impl_->bulk()->ReleaseAll();
-      return Forward(context, request, response, &Worker::CleanupAllAsync);
+    grpc::ServerUnaryReactor* CleanupAll(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+      return Forward(context, request, response, &Worker::CleanupAllAsync,
+                     [this](const CleanupAllRequest&) {
+                       impl_->chunks()->DropAll();
+                       if (impl_->bulk() != nullptr) impl_->bulk()->ReleaseAll();
+                     });
     }
     grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* context,
-                                       const RunGraphRequest* request,
-                                       RunGraphResponse* response) override;
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
     grpc::ServerUnaryReactor* RecvTensor(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* request,
                                          grpc::ByteBuffer* response) override;
 
    private:
-    // A call that never waits long: the default reactor, finished from the
-    // worker's callback.
-    template <typename Request, typename Response>
+    // A call that never waits long: the request admitted and parsed by the
+    // gate, `before` run on it, then the worker's method, the default
+    // reactor finished from its callback with the serialized response.
+    template <typename Request, typename Response,
+              typename Before = void (*)(const Request&)>
     grpc::ServerUnaryReactor* Forward(
-        grpc::CallbackServerContext* context, const Request* request,
-        Response* response,
-        void (Worker::*method)(const Request*, Response*, StatusCallback)) {
+        grpc::CallbackServerContext* context, const grpc::ByteBuffer* body,
+        grpc::ByteBuffer* out,
+        void (Worker::*method)(const Request*, Response*, StatusCallback),
+        Before before = [](const Request&) {}) {
       grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-      (impl_->worker()->*method)(request, response,
-                                 [reactor](const absl::Status& s) {
-                                   reactor->Finish(ToGrpcStatus(s));
-                                 });
+      struct Call {
+        Request request;
+        Response response;
+      };
+      auto call = std::make_shared<Call>();
+      if (absl::Status s =
+              impl_->gate().Accept(*context, *body, &call->request);
+          !s.ok()) {
+        reactor->Finish(ToGrpcStatus(s));
+        return reactor;
+      }
+      before(call->request);
+      (impl_->worker()->*method)(
+          &call->request, &call->response,
+          [reactor, out, call](const absl::Status& s) {
+            if (s.ok()) *out = SerializeToByteBuffer(call->response);
+            reactor->Finish(ToGrpcStatus(s));
+          });
       return reactor;
     }
 
@@ -345,6 +367,7 @@ class GrpcWorkerService::Impl {
 
   Worker* const worker_;
   const int64_t max_chunk_bytes_;
+  const RequestGate gate_;
   ChunkTable chunks_;
   BulkPlane bulk_;  // after chunks_, which it reaches into
   TfService tf_service_;
@@ -361,16 +384,27 @@ namespace {
 // client's cancellation and deadline passed on to it.
 class RunGraphReactor : public grpc::ServerUnaryReactor {
  public:
-  RunGraphReactor(Worker* worker, grpc::CallbackServerContext* context,
-                  const RunGraphRequest* request, RunGraphResponse* response)
-      : worker_(worker), response_(response) {
-    CopyAllButSend(*request, &call_.request);
+  RunGraphReactor(Worker* worker, const RequestGate& gate,
+                  grpc::CallbackServerContext* context,
+                  const grpc::ByteBuffer* body, grpc::ByteBuffer* response)
+      : worker_(worker), out_(response) {
     opts_.SetTimeout(TimeLeft(context));
-    start_status_ = DecodeFeeds(*request);
+    RunGraphRequest request;
+    start_status_ = gate.Accept(*context, *body, &request);
+    if (!start_status_.ok()) return;
+    CopyAllButSend(request, &call_.request);
+    start_status_ = DecodeFeeds(request);
   }
 
   void Start() {
     if (!start_status_.ok()) {
+      // A call not admitted, or a body that did not parse, gets the gRPC
+      // status; a feed that does not decode, the asked-for form.
+      if (start_status_.code() == absl::StatusCode::kUnauthenticated ||
+          !call_.request.store_errors_in_response_body()) {
+        Finish(ToGrpcStatus(start_status_));
+        return;
+      }
       Reply(start_status_);
       return;
     }
@@ -398,12 +432,13 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
 
   void Reply(const absl::Status& status) {
     if (!status.ok()) {
-      response_->Clear();
+      response_.Clear();
       if (call_.request.store_errors_in_response_body()) {
         // TensorFlow's masters ask for this: gRPC status messages may be
         // cut short on the way, the body is not.
-        response_->set_status_code(static_cast<error::Code>(status.code()));
-        response_->set_status_error_message(std::string(status.message()));
+        response_.set_status_code(static_cast<error::Code>(status.code()));
+        response_.set_status_error_message(std::string(status.message()));
+        *out_ = SerializeToByteBuffer(response_);
         Finish(grpc::Status::OK);
       } else {
         Finish(ToGrpcStatus(status));
@@ -411,18 +446,22 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
       return;
     }
     for (const auto& [key, tensor] : call_.recv) {
-      NamedTensorProto* out = response_->add_recv();
+      NamedTensorProto* out = response_.add_recv();
       out->set_name(key);
       tensor.AsProtoTensorContent(out->mutable_tensor());
     }
     if (call_.step_stats.dev_stats_size() > 0) {
-      response_->mutable_step_stats()->Swap(&call_.step_stats);
+      response_.mutable_step_stats()->Swap(&call_.step_stats);
     }
+    call_.recv.clear();  // the tensors' bytes are in the proto now
+    *out_ = SerializeToByteBuffer(response_);
+    response_.Clear();
     Finish(grpc::Status::OK);
   }
 
   Worker* const worker_;
-  RunGraphResponse* const response_;
+  grpc::ByteBuffer* const out_;
+  RunGraphResponse response_;
   CallOptions opts_;
   RunGraphCall call_;
   absl::Status start_status_;
@@ -434,7 +473,8 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
 class RecvTensorReactor : public grpc::ServerUnaryReactor {
  public:
   RecvTensorReactor(Worker* worker, ChunkTable* chunks, int64_t max_chunk_bytes,
-                    const BulkPlane* bulk, grpc::CallbackServerContext* context,
+                    const BulkPlane* bulk, const RequestGate& gate,
+                    grpc::CallbackServerContext* context,
                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response)
       : worker_(worker),
         chunks_(chunks),
@@ -442,7 +482,8 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
         bulk_(bulk),
         response_(response) {
     opts_.SetTimeout(TimeLeft(context));
-    start_status_ = ParseRequest(*request);
+    start_status_ = gate.Accept(*context, *request, &request_);
+    if (start_status_.ok()) start_status_ = ReadTransport();
   }
 
   void Start() {
@@ -458,12 +499,7 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
   void OnDone() override { delete this; }
 
  private:
-  absl::Status ParseRequest(const grpc::ByteBuffer& bytes) {
-    grpc::ByteBuffer copy(bytes);  // shares the slices
-    if (copy.Valid()) {
-      DFX_RETURN_IF_ERROR(
-          ParseFromByteBuffer(&copy, &request_, "RecvTensorRequest"));
-    }
+  absl::Status ReadTransport() {
     if (request_.has_transport_options() &&
         request_.transport_options().type_url() ==
             kRecvTensorTransportTypeUrl) {
@@ -554,10 +590,10 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
 }  // namespace
 
 grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RunGraph(
-    grpc::CallbackServerContext* context, const RunGraphRequest* request,
-    RunGraphResponse* response) {
-  auto* reactor =
-      new RunGraphReactor(impl_->worker(), context, request, response);
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  auto* reactor = new RunGraphReactor(impl_->worker(), impl_->gate(), context,
+                                      request, response);
   reactor->Start();
   return reactor;
 }
@@ -567,8 +603,8 @@ grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RecvTensor(
     grpc::ByteBuffer* response) {
   auto* reactor = new RecvTensorReactor(impl_->worker(), impl_->chunks(),
                                         impl_->max_chunk_bytes(),
-                                        impl_->bulk_plane(), context, request,
-                                        response);
+                                        impl_->bulk_plane(), impl_->gate(),
+                                        context, request, response);
   reactor->Start();
   return reactor;
 }
@@ -578,14 +614,10 @@ grpc::ServerUnaryReactor* GrpcWorkerService::Impl::DfxService::RecvTensorChunk(
     grpc::ByteBuffer* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   RecvTensorChunkRequest parsed;
-  grpc::ByteBuffer copy(*request);  // shares the slices
-  if (copy.Valid()) {
-    absl::Status s =
-        ParseFromByteBuffer(&copy, &parsed, "RecvTensorChunkRequest");
-    if (!s.ok()) {
-      reactor->Finish(ToGrpcStatus(s));
-      return reactor;
-    }
+  if (absl::Status s = impl_->gate().Accept(*context, *request, &parsed);
+      !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
   }
   uint64_t release_ticket = 0;
   absl::StatusOr<Tensor> tensor =

@@ -17,7 +17,10 @@
 
 namespace dfx {
 
-// Each call goes to the Worker's asynchronous method and its reactor
+// Every method takes its request raw and has it parsed by a RequestGate
+// (rpc/request_gate.h): a call without Options.auth_token is
+// Unauthenticated, a body that does not parse InvalidArgument naming the
+// request type. Each call then goes to the Worker's asynchronous method and its reactor
 // finishes from the worker's callback, so no gRPC thread ever waits.
 // RunGraph and RecvTensor pass the client's deadline (as CallOptions'
 // timeout) and cancellation (StartCancel) on to the worker. RunGraph feeds
@@ -67,6 +70,10 @@ class GrpcWorkerService {
     // Tests only: the address put in BulkTensor instead of the bulk
     // server's own (an unreachable one, to exercise the fallback).
     std::string bulk_address_for_testing;
+    // Every call (and every bulk fetch) must carry it; empty: none.
+    std::string auth_token;
+    // The bulk server's TLS (BulkTls::NewServer); null: plain TCP.
+    std::shared_ptr<const BulkTls> bulk_tls;
   };
 
   // Borrows the worker, which must outlive the service.

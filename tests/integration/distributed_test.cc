@@ -333,10 +333,10 @@ TEST_CASE("a worker killed in the middle of a step ends the step with "
 
 TEST_CASE("bad requests get the right code and the server keeps serving") {
   TestCluster cluster({{"worker", 2}});
-  auto master =
-      tensorflow::MasterService::NewStub(NewChannel(cluster.Address("worker", 0)));
-  auto worker =
-      tensorflow::WorkerService::NewStub(NewChannel(cluster.Address("worker", 1)));
+  auto master = tensorflow::MasterService::NewStub(
+      NewChannel(cluster.Address("worker", 0), cluster.client_security()));
+  auto worker = tensorflow::WorkerService::NewStub(
+      NewChannel(cluster.Address("worker", 1), cluster.client_security()));
   auto call_ctx = [] {
     auto ctx = std::make_unique<grpc::ClientContext>();
     SetTimeout(ctx.get(), absl::Seconds(20));

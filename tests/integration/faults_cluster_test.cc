@@ -176,7 +176,8 @@ GraphDef EndlessLoop() {
 TEST_CASE("a client that cancels or passes its deadline stops the step on "
           "every task") {
   TestCluster cluster({{"worker", 2}});
-  auto channel = NewChannel(cluster.Address("worker", 0));
+  auto channel =
+      NewChannel(cluster.Address("worker", 0), cluster.client_security());
   auto stub = tensorflow::MasterService::NewStub(channel);
   CreateSessionRequest create;
   *create.mutable_graph_def() = EndlessLoop();
@@ -261,10 +262,13 @@ TEST_CASE("creating a session against a stopped worker obeys --timeout-ms") {
                           "float_val: 1 } } } }";
   cluster.Freeze("worker", 1);
   const auto start = std::chrono::steady_clock::now();
-  dfx::testing::ProcessResult r = dfx::testing::RunDfx(
-      {"run", "--graph", graph, "--fetch", "c", "--target",
-       cluster.Target(), "--timeout-ms", "2000"},
-      std::chrono::seconds(60));
+  std::vector<std::string> args = {"run",     "--graph",        graph,
+                                   "--fetch", "c",              "--target",
+                                   cluster.Target(), "--timeout-ms", "2000"};
+  args.insert(args.end(), cluster.client_flags().begin(),
+              cluster.client_flags().end());
+  dfx::testing::ProcessResult r =
+      dfx::testing::RunDfx(args, std::chrono::seconds(60));
   const double seconds = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - start)
                              .count();

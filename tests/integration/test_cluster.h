@@ -1,6 +1,13 @@
 // A cluster of real `dfx server` processes on 127.0.0.1 for integration
 // tests: started on free ports, waited for, signalled, and killed at the
 // end of the test whatever happened.
+//
+// Secure mode (DFX_TEST_SECURE=1 in the environment, or asked for; or an
+// auth token alone): every server runs with TLS (a CA and a certificate for IP 127.0.0.1 made with
+// the openssl command in the cluster's temporary directory), mutual TLS
+// required, and an auth token; sessions made with Session::Create (and
+// client_security()) get the matching client settings, so a test written
+// for a plain cluster runs unchanged on a secure one.
 #ifndef DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
 #define DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
 
@@ -17,10 +24,17 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "catch2/catch.hpp"
+#include "rpc/grpc_session.h"
 #include "rpc/grpc_util.h"
+#include "rpc/security.h"
+#include "tests/testing/test_certs.h"
 #include "tests/tools/cli_test_util.h"
 
 namespace dfx::testing {
@@ -33,10 +47,30 @@ inline int PickFreePort() {
 
 class TestCluster {
  public:
+  enum class Security {
+    kPlain,
+    // TLS with mutual TLS required, and an auth token.
+    kTlsAndToken,
+    // An auth token only (the bulk plane stays on).
+    kToken,
+  };
+
+  // The security DFX_TEST_SECURE asks for: kTlsAndToken when it is "1".
+  static Security SecurityFromEnv() {
+    const char* secure = std::getenv("DFX_TEST_SECURE");
+    return secure != nullptr && std::string(secure) == "1"
+               ? Security::kTlsAndToken
+               : Security::kPlain;
+  }
+
   // jobs: {"worker", 2}, {"ps", 1} ... Extra flags go to every server.
   TestCluster(std::vector<std::pair<std::string, int>> jobs,
-              std::vector<std::string> server_flags = {})
+              std::vector<std::string> server_flags = {},
+              Security security = SecurityFromEnv())
       : flags_(std::move(server_flags)) {
+    if (security != Security::kPlain) {
+      SetUpSecurity(security == Security::kTlsAndToken);
+    }
     // Free ports are picked before the servers bind them, so a test
     // running beside this one may take one in between: start again on
     // new ports then.
@@ -47,7 +81,23 @@ class TestCluster {
     FAIL("the cluster did not start in 3 attempts:\n" << last_failure_);
   }
 
-  ~TestCluster() { KillAll(); }
+  ~TestCluster() {
+    KillAll();
+    if (secure_) SetDefaultGrpcSessionOptions({});
+  }
+
+  bool secure() const { return secure_; }
+  // What a client needs to reach the servers (plaintext without a token
+  // unless the cluster is secure); Session::Create uses it too.
+  const ChannelSecurity& client_security() const { return client_security_; }
+  // The flags of the files every server got ("--auth-token-file", ...),
+  // for `dfx run`; empty unless the cluster is secure.
+  const std::vector<std::string>& client_flags() const {
+    return client_flags_;
+  }
+  // A file of the cluster's temporary directory (certificates: ca.pem,
+  // cert.pem, key.pem, other.pem, other.key; the token: token).
+  std::string File(const std::string& name) const { return dir_.File(name); }
 
   const std::string& json() const { return json_; }
   std::string Address(const std::string& job, int task) const {
@@ -153,6 +203,33 @@ class TestCluster {
     return true;
   }
 
+  void SetUpSecurity(bool tls) {
+    dir_.Write("token", "dfx-test-token-4f9c2a\n");
+    REQUIRE(::chmod(dir_.File("token").c_str(), 0600) == 0);
+    flags_.insert(flags_.end(), {"--auth-token-file", dir_.File("token")});
+    client_flags_ = {"--auth-token-file", dir_.File("token")};
+    client_security_.auth_token = "dfx-test-token-4f9c2a";
+    if (tls) {
+      MakeTestCerts(dir_);
+      flags_.insert(flags_.end(),
+                    {"--tls-cert", dir_.File("cert.pem"), "--tls-key",
+                     dir_.File("key.pem"), "--tls-ca", dir_.File("ca.pem"),
+                     "--tls-client-auth", "require"});
+      client_flags_.insert(client_flags_.end(),
+                           {"--tls-ca", dir_.File("ca.pem"), "--tls-cert",
+                            dir_.File("cert.pem"), "--tls-key",
+                            dir_.File("key.pem")});
+      client_security_.tls = true;
+      client_security_.tls_ca_pem = ReadFile(dir_.File("ca.pem"));
+      client_security_.tls_cert_pem = ReadFile(dir_.File("cert.pem"));
+      client_security_.tls_key_pem = ReadFile(dir_.File("key.pem"));
+    }
+    GrpcSessionOptions session_options;
+    session_options.security = client_security_;
+    SetDefaultGrpcSessionOptions(session_options);
+    secure_ = true;
+  }
+
   void KillAll() {
     for (auto& [key, pid] : pids_) {
       if (pid > 0) {
@@ -203,7 +280,8 @@ class TestCluster {
           if (::waitpid(pid, &status, WNOHANG) == 0) return true;
           pid = 0;  // exited (and reaped)
           return false;
-        });
+        },
+        client_security_);
     if (s.ok()) return true;
     last_failure_ = absl::StrCat(
         "server ", key, pid == 0 ? " exited while starting" : "", ": ",
@@ -212,6 +290,9 @@ class TestCluster {
   }
 
   TempDir dir_;
+  bool secure_ = false;
+  ChannelSecurity client_security_;
+  std::vector<std::string> client_flags_;
   std::vector<std::string> flags_;
   std::string json_;
   std::map<std::string, std::string> addresses_;

@@ -88,7 +88,7 @@ TEST_CASE("a variable on a ps task is shared by clients and outlives "
   // A Reset (what tf.compat.v1.Session.reset sends) closes the sessions and
   // clears the ps task's container: the variable is gone.
   auto master = tensorflow::MasterService::NewStub(
-      NewChannel(cluster.Address("worker", 1)));
+      NewChannel(cluster.Address("worker", 1), cluster.client_security()));
   grpc::ClientContext ctx;
   SetTimeout(&ctx, absl::Seconds(30));
   ResetRequest reset;

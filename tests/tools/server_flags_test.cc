@@ -1,10 +1,13 @@
 // dfx server's flag parsing, TF_CONFIG included.
+#include <sys/stat.h>
+
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "rpc/cluster_spec.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/tools/cli_test_util.h"
 #include "tools/cli/server.h"
 
 namespace dfx::cli {
@@ -54,6 +57,56 @@ TEST_CASE("dfx server with no flags reads TF_CONFIG") {
              StatusIs(absl::StatusCode::kNotFound, "/job:ps/replica:0/task:0"));
   CHECK_THAT(ParseServerFlags({}, "{not json").status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "TF_CONFIG"));
+}
+
+TEST_CASE("dfx server reads its token and TLS files from flags or --security") {
+  testing::TempDir dir;
+  dir.Write("token", "flag-token\n");
+  REQUIRE(::chmod(dir.File("token").c_str(), 0600) == 0);
+  dir.Write("cert.pem", "-----BEGIN CERTIFICATE-----\nc\n");
+  dir.Write("key.pem", "-----BEGIN PRIVATE KEY-----\nk\n");
+  dir.Write("ca.pem", "-----BEGIN CERTIFICATE-----\na\n");
+  const std::vector<std::string> task = {
+      "--cluster", R"({"worker": ["127.0.0.1:2222"]})", "--job", "worker",
+      "--task", "0"};
+  auto with = [&task](std::vector<std::string> more) {
+    more.insert(more.begin(), task.begin(), task.end());
+    return more;
+  };
+
+  auto flags = ParseServerFlags(
+      with({"--auth-token-file", dir.File("token"), "--tls-cert",
+            dir.File("cert.pem"), "--tls-key", dir.File("key.pem"),
+            "--tls-ca", dir.File("ca.pem"), "--tls-client-auth", "request"}),
+      nullptr);
+  REQUIRE_OK(flags.status());
+  const ServerSecurity& s = flags->server.security;
+  CHECK(s.auth_token == "flag-token");
+  CHECK(s.tls());
+  CHECK(s.tls_cert_pem == "-----BEGIN CERTIFICATE-----\nc\n");
+  CHECK(s.tls_client_auth == TlsClientAuth::kRequest);
+
+  auto json = ParseServerFlags(
+      with({"--security", "{\"auth_token_file\": \"" + dir.File("token") +
+                              "\"}"}),
+      nullptr);
+  REQUIRE_OK(json.status());
+  CHECK(json->server.security.auth_token == "flag-token");
+  CHECK_FALSE(json->server.security.tls());
+
+  auto plain = ParseServerFlags(task, nullptr);
+  REQUIRE_OK(plain.status());
+  CHECK(plain->server.security.auth_token.empty());
+  CHECK_FALSE(plain->server.security.tls());
+
+  CHECK_THAT(ParseServerFlags(with({"--tls-cert", dir.File("cert.pem")}),
+                              nullptr)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "--tls-key"));
+  CHECK_THAT(ParseServerFlags(with({"--auth-token-file", dir.File("none")}),
+                              nullptr)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "cannot read"));
 }
 
 TEST_CASE("cluster JSON is validated") {

@@ -15,6 +15,8 @@
 #include "graph/graph.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "rpc/grpc_session.h"
+#include "rpc/security.h"
 #include "runtime/session.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -28,7 +30,9 @@ const char kRunUsage[] =
     R"(usage: dfx run --graph FILE [--feed NAME=VALUE]... [--fetch NAME[:i]]...
                [--target NODE]... [--target grpc://HOST:PORT] [--json]
                [--out DIR] [--timeout-ms N] [--local-devices N]
-               [--allow-soft-placement]
+               [--allow-soft-placement] [--auth-token-file FILE]
+               [--tls-ca PEM [--tls-cert PEM --tls-key PEM]]
+               [--security JSON|@FILE]
 
 Runs one step of a graph, in a local session or on a cluster, and prints
 the fetched tensors.
@@ -58,6 +62,19 @@ the fetched tensors.
                     a node's `device` field picks one of them
   --allow-soft-placement
                     move a node whose device does not exist to one that does
+  --auth-token-file FILE
+                    with --target grpc://: send the token in FILE (one
+                    line, chmod 600) with every call, as the servers'
+                    --auth-token-file asks
+  --tls-ca PEM      with --target grpc://: connect over TLS, checking the
+                    server's certificate against this CA
+  --tls-cert PEM, --tls-key PEM
+                    with --target grpc://: the client certificate and key
+                    for servers that ask for one (mutual TLS)
+  --security JSON|@FILE
+                    the settings above as one JSON object, the same keys
+                    as 'dfx server --security' ({"auth_token_file": ...,
+                    "tls_ca": ..., "tls_cert": ..., "tls_key": ...})
   -h, --help        print this help
 
 At least one --fetch or --target is required. Exit status: 0 on success,
@@ -206,7 +223,8 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       std::vector<Flag> flags,
       SplitFlags(args,
                  {"--graph", "--feed", "--fetch", "--target", "--out",
-                  "--timeout-ms", "--local-devices"},
+                  "--timeout-ms", "--local-devices", "--auth-token-file",
+                  "--tls-ca", "--tls-cert", "--tls-key", "--security"},
                  {"--json", "--allow-soft-placement"}));
   for (const auto& [flag, value] : flags) {
     if (flag == "--help") {
@@ -254,7 +272,26 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       DFX_ASSIGN_OR_RETURN(options.timeout_ms, ParsePositiveFlag(flag, value));
     } else if (flag == "--local-devices") {
       DFX_ASSIGN_OR_RETURN(options.local_devices, ParseLocalDevices(value));
+    } else if (flag == "--auth-token-file" || flag == "--tls-ca" ||
+               flag == "--tls-cert" || flag == "--tls-key" ||
+               flag == "--security") {
+      if (value.empty()) return UsageError(absl::StrCat(flag, " needs a value"));
+      std::string& field =
+          flag == "--auth-token-file" ? options.auth_token_file
+          : flag == "--tls-ca"        ? options.tls_ca
+          : flag == "--tls-cert"      ? options.tls_cert
+          : flag == "--tls-key"       ? options.tls_key
+                                      : options.security;
+      field = value;
     }
+  }
+  const bool secured = !options.auth_token_file.empty() ||
+                       !options.tls_ca.empty() || !options.tls_cert.empty() ||
+                       !options.tls_key.empty() || !options.security.empty();
+  if (secured && options.session_target.empty()) {
+    return UsageError(
+        "--auth-token-file, --tls-* and --security apply to --target "
+        "grpc://... runs");
   }
   if (options.graph_path.empty()) return UsageError("--graph is required");
   if (!options.session_target.empty() && options.local_devices > 0) {
@@ -304,11 +341,24 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   // Bounds the session's creation on the cluster (device discovery, which
   // waits for every task) as well as the step.
   session_options.config.set_operation_timeout_in_ms(options.timeout_ms);
-  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                       Session::Create(options.session_target.empty()
-                                           ? "local"
-                                           : options.session_target,
-                                       session_options));
+  std::unique_ptr<Session> session;
+  if (options.session_target.empty()) {
+    DFX_ASSIGN_OR_RETURN(session, Session::Create("local", session_options));
+  } else {
+    SecurityFiles files;
+    files.auth_token_file = options.auth_token_file;
+    files.tls_ca = options.tls_ca;
+    files.tls_cert = options.tls_cert;
+    files.tls_key = options.tls_key;
+    if (!options.security.empty()) {
+      DFX_RETURN_IF_ERROR(files.MergeJson(options.security));
+    }
+    GrpcSessionOptions grpc_options;
+    DFX_ASSIGN_OR_RETURN(grpc_options.security, LoadChannelSecurity(files));
+    DFX_ASSIGN_OR_RETURN(session,
+                         GrpcSession::Create(options.session_target,
+                                             session_options, grpc_options));
+  }
   DFX_RETURN_IF_ERROR(session->Extend(loaded.def));
   RunOptions run_options;
   run_options.set_timeout_in_ms(options.timeout_ms);

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
+#include "rpc/security.h"
 #include "runtime/memory_limit.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -24,7 +25,10 @@ const char kServerUsage[] =
                   [--cpu-devices N] [--inter-op-threads N]
                   [--intra-op-threads N] [--session-gc-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
-                  [--no-bulk] [--memory-limit BYTES]
+                  [--no-bulk] [--memory-limit BYTES] [--auth-token-file FILE]
+                  [--tls-cert PEM --tls-key PEM [--tls-ca PEM]
+                   [--tls-client-auth none|request|require]]
+                  [--security JSON|@FILE]
        dfx server          (the task from the TF_CONFIG variable)
 
 Runs one task of a cluster: a master (sessions come to it at
@@ -56,6 +60,28 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         more fails with ResourceExhausted naming the node;
                         the server lives on. Default: 70% of the physical
                         memory (or of the cgroup's limit)
+  --auth-token-file FILE
+                        every call (master, worker, bulk) must carry
+                        "authorization: Bearer TOKEN", TOKEN the file's one
+                        line; the server's calls to the other tasks send it
+                        (the cluster shares one token). The file must not
+                        be readable by group or others (chmod 600)
+  --tls-cert PEM, --tls-key PEM
+                        serve over TLS with this certificate (its SANs must
+                        name the task's host as the cluster gives it) and
+                        key; the bulk plane speaks TLS too
+  --tls-ca PEM          CA that signs the other tasks' certificates (checked
+                        on this server's calls to them) and clients'
+                        certificates (default: the system's roots)
+  --tls-client-auth none|request|require
+                        ask clients for a certificate signed by --tls-ca
+                        (request: if they have one; require: refuse those
+                        without); this server presents its own to its peers
+  --security JSON|@FILE the settings above as one JSON object, e.g. a file
+                        every task of the cluster shares:
+                        {"auth_token_file": "/etc/dfx/token",
+                         "tls_cert": "cert.pem", "tls_key": "key.pem",
+                         "tls_ca": "ca.pem", "tls_client_auth": "require"}
   -h, --help            print this help
 
 Without --cluster, TF_CONFIG must hold {"cluster": {...}, "task": {"type":
@@ -103,9 +129,13 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                  {"--cluster", "--job", "--task", "--cpu-devices",
                   "--inter-op-threads", "--intra-op-threads",
                   "--session-gc-seconds", "--discovery-timeout-ms",
-                  "--max-chunk-bytes", "--memory-limit"},
+                  "--max-chunk-bytes", "--memory-limit", "--auth-token-file",
+                  "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
+                  "--security"},
                  {"--no-bulk"}));
   std::string cluster_json;
+  SecurityFiles security_files;
+  std::string security_json;
   std::string job;
   int64_t task = -1;
   GrpcServerOptions& server = options.server;
@@ -149,8 +179,16 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
     } else if (flag == "--max-chunk-bytes") {
       DFX_ASSIGN_OR_RETURN(server.max_chunk_bytes,
                            ParsePositiveFlag(flag, value));
+    } else if (flag == "--security") {
+      security_json = value;
+    } else if (security_files.SetFlag(flag, value)) {
+      if (value.empty()) return UsageError(absl::StrCat(flag, " needs a file"));
     }
   }
+  if (!security_json.empty()) {
+    DFX_RETURN_IF_ERROR(security_files.MergeJson(security_json));
+  }
+  DFX_ASSIGN_OR_RETURN(server.security, LoadServerSecurity(security_files));
   if (cluster_json.empty() && job.empty() && task < 0) {
     if (tf_config == nullptr || *tf_config == '\0') {
       return UsageError(
