@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
+#include "runtime/file_policy.h"
 #include "runtime/memory_limit.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -24,7 +25,7 @@ const char kServerUsage[] =
                   [--cpu-devices N] [--inter-op-threads N]
                   [--intra-op-threads N] [--session-gc-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
-                  [--no-bulk] [--memory-limit BYTES]
+                  [--no-bulk] [--memory-limit BYTES] [--data-dir DIR]
        dfx server          (the task from the TF_CONFIG variable)
 
 Runs one task of a cluster: a master (sessions come to it at
@@ -56,6 +57,11 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         more fails with ResourceExhausted naming the node;
                         the server lives on. Default: 70% of the physical
                         memory (or of the cgroup's limit)
+  --data-dir DIR        confine the files graphs read and write (SaveV2,
+                        RestoreV2, MergeV2Checkpoints) to DIR: relative
+                        paths resolve under it, paths leaving it (after
+                        symlinks) fail with PermissionDenied. Default: any
+                        path the server's user may use
   -h, --help            print this help
 
 Without --cluster, TF_CONFIG must hold {"cluster": {...}, "task": {"type":
@@ -103,7 +109,7 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                  {"--cluster", "--job", "--task", "--cpu-devices",
                   "--inter-op-threads", "--intra-op-threads",
                   "--session-gc-seconds", "--discovery-timeout-ms",
-                  "--max-chunk-bytes", "--memory-limit"},
+                  "--max-chunk-bytes", "--memory-limit", "--data-dir"},
                  {"--no-bulk"}));
   std::string cluster_json;
   std::string job;
@@ -146,6 +152,9 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
     } else if (flag == "--memory-limit") {
       DFX_ASSIGN_OR_RETURN(server.memory_limit_bytes,
                            ParseByteSize(flag, value));
+    } else if (flag == "--data-dir") {
+      if (value.empty()) return UsageError("--data-dir needs a directory");
+      options.data_dir = value;
     } else if (flag == "--max-chunk-bytes") {
       DFX_ASSIGN_OR_RETURN(server.max_chunk_bytes,
                            ParsePositiveFlag(flag, value));
@@ -198,6 +207,11 @@ int ServerMain(const std::vector<std::string>& args, std::ostream& out,
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   spdlog::set_level(std::min(spdlog::get_level(), spdlog::level::info));
+  if (absl::Status s = SetDataDir(options->data_dir); !s.ok()) {
+    report(absl::InvalidArgumentError(
+        absl::StrCat("--data-dir: ", s.message())));
+    return kExitError;
+  }
   absl::StatusOr<std::unique_ptr<GrpcServer>> server =
       GrpcServer::Create(options->server);
   if (!server.ok()) {
