@@ -1,0 +1,107 @@
+// Fuzzes what a process does with tensor bytes from outside: a TensorProto
+// (Const values, feeds, RunGraph/RunStep tensors) through
+// Tensor::FromProto, and what a receiver does with a peer's RecvTensor
+// response and chunk bytes (rpc/tensor_coding.h).
+//
+// Input: one mode byte, one slicing byte, then the message.
+//   mode % 3 == 0: TensorProto -> Tensor::FromProto; a tensor that decodes
+//                  must survive AsProtoTensorContent -> FromProto unchanged.
+//   mode % 3 == 1: RecvTensorResponse -> DecodeRecvTensorResponse; a whole
+//                  memcpy-able tensor that decodes must survive
+//                  EncodeRecvTensorResponse -> Decode unchanged.
+//   mode % 3 == 2: RecvTensorChunkResponse -> DecodeTensorChunk into a
+//                  64-byte tensor at an offset and length from the mode byte.
+// The slicing byte cuts the message into gRPC slices of (byte % 64) + 1
+// bytes (0: one slice), as the network may deliver them.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/logging.h"
+#include "graph/types.h"
+#include "grpcpp/support/slice.h"
+#include "proto/tensor.pb.h"
+#include "rpc/tensor_coding.h"
+#include "runtime/tensor.h"
+
+namespace dfx {
+namespace {
+
+constexpr char kKey[] =
+    "/job:a/replica:0/task:0/device:CPU:0;0000000000000001;"
+    "/job:b/replica:0/task:0/device:CPU:0;edge_1_x;0:0";
+
+grpc::ByteBuffer Sliced(const std::string& bytes, uint8_t slicing) {
+  std::vector<grpc::Slice> slices;
+  const size_t step = slicing == 0 ? bytes.size() + 1 : (slicing % 64) + 1;
+  for (size_t pos = 0; pos < bytes.size(); pos += step) {
+    slices.emplace_back(bytes.data() + pos, std::min(step, bytes.size() - pos));
+  }
+  if (slices.empty()) slices.emplace_back("", 0);
+  return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
+bool SameBytes(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
+  if (a.TotalBytes() != b.TotalBytes()) return false;
+  return a.TotalBytes() == 0 ||
+         std::memcmp(a.raw_data(), b.raw_data(), a.TotalBytes()) == 0;
+}
+
+void FuzzTensorProto(const std::string& bytes) {
+  TensorProto proto;
+  if (!proto.ParseFromString(bytes)) return;
+  absl::StatusOr<Tensor> tensor = Tensor::FromProto(proto);
+  if (!tensor.ok()) return;
+  if (!DataTypeCanMemcpy(tensor->dtype())) return;
+  TensorProto again;
+  tensor->AsProtoTensorContent(&again);
+  absl::StatusOr<Tensor> back = Tensor::FromProto(again);
+  DFX_CHECK(back.ok());
+  DFX_CHECK(SameBytes(*tensor, *back));
+}
+
+void FuzzRecvTensor(const std::string& bytes, uint8_t slicing) {
+  DecodedRecvTensor decoded;
+  if (!DecodeRecvTensorResponse(Sliced(bytes, slicing), kKey, &decoded).ok()) {
+    return;
+  }
+  const Tensor& t = decoded.value.tensor;
+  if (decoded.chunks || decoded.bulk || !t.IsInitialized() ||
+      !DataTypeCanMemcpy(t.dtype())) {
+    return;
+  }
+  grpc::ByteBuffer encoded;
+  DFX_CHECK(EncodeRecvTensorResponse(decoded.value, kKey, {}, &encoded).ok());
+  DecodedRecvTensor again;
+  DFX_CHECK(DecodeRecvTensorResponse(encoded, kKey, &again).ok());
+  DFX_CHECK(SameBytes(t, again.value.tensor));
+  DFX_CHECK(again.value.is_dead == decoded.value.is_dead);
+}
+
+void FuzzChunk(const std::string& bytes, uint8_t mode, uint8_t slicing) {
+  Tensor tensor(DT_UINT8, TensorShape({64}));
+  std::memset(tensor.raw_data(), 0, 64);
+  const int64_t offset = (mode >> 2) % 64;
+  const int64_t length = (slicing * 7) % (64 - offset + 1);
+  DecodeTensorChunk(Sliced(bytes, slicing), kKey, offset, length, &tensor)
+      .IgnoreError();
+}
+
+}  // namespace
+}  // namespace dfx
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  const uint8_t mode = data[0];
+  const uint8_t slicing = data[1];
+  const std::string bytes(reinterpret_cast<const char*>(data + 2), size - 2);
+  switch (mode % 3) {
+    case 0: dfx::FuzzTensorProto(bytes); break;
+    case 1: dfx::FuzzRecvTensor(bytes, slicing); break;
+    default: dfx::FuzzChunk(bytes, mode, slicing); break;
+  }
+  return 0;
+}
