@@ -89,6 +89,13 @@ absl::StatusOr<std::string> ResolveDataPrefix(absl::string_view node,
   DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node, prefix));
   const std::string dir = DataDir();
   if (dir.empty()) return resolved;
+  // The files are "<prefix>.index" and so on: a prefix that is the data
+  // directory itself would put them beside it.
+  if (resolved == dir) {
+    return Outside(node, prefix, dir,
+                   " (as a checkpoint prefix: its files would lie beside "
+                   "the data directory)");
+  }
   const fs::path p(resolved);
   const std::string stem = p.filename().string();
   std::error_code ec;

@@ -45,7 +45,8 @@ absl::StatusOr<std::string> ResolveDataPath(absl::string_view node,
 // "<prefix>....tempstate<id>" files): also every existing file in the
 // prefix's directory whose name starts with the prefix's last component
 // and a '.' must resolve inside the data directory (a symlink
-// "model.index" pointing out is PermissionDenied).
+// "model.index" pointing out is PermissionDenied), and the prefix must not
+// be the data directory itself (its files would lie beside it).
 absl::StatusOr<std::string> ResolveDataPrefix(absl::string_view node,
                                               absl::string_view prefix);
 

@@ -102,6 +102,13 @@ TEST_CASE("file policy: a checkpoint file of a prefix linked out is refused") {
   CHECK_THAT(ResolveDataPath("restore", "m").status(), IsOk());
   CHECK_THAT(ResolveDataPrefix("restore", "m").status(),
              StatusIs(absl::StatusCode::kPermissionDenied, "m.index"));
+  // A prefix that is the data directory would write DIR.index beside it.
+  for (const char* prefix : {"", ".", "sub/.."}) {
+    INFO(prefix);
+    CHECK_THAT(ResolveDataPath("save", prefix).status(), IsOk());
+    CHECK_THAT(ResolveDataPrefix("save", prefix).status(),
+               StatusIs(absl::StatusCode::kPermissionDenied, "beside"));
+  }
   // Other files beside it do not matter.
   fs::create_symlink(dir.outside() + "/secret", dir.data() + "/other.index");
   CHECK_THAT(ResolveDataPrefix("restore", "model").status(), IsOk());
