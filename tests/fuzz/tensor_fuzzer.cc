@@ -5,10 +5,11 @@
 //
 // Input: one mode byte, one slicing byte, then the message.
 //   mode % 3 == 0: TensorProto -> Tensor::FromProto; a tensor that decodes
-//                  must survive AsProtoTensorContent -> FromProto unchanged.
+//                  (up to 64 MiB) must survive AsProtoTensorContent ->
+//                  FromProto unchanged.
 //   mode % 3 == 1: RecvTensorResponse -> DecodeRecvTensorResponse; a whole
-//                  memcpy-able tensor that decodes must survive
-//                  EncodeRecvTensorResponse -> Decode unchanged.
+//                  memcpy-able tensor that decodes (up to 64 MiB) must
+//                  survive EncodeRecvTensorResponse -> Decode unchanged.
 //   mode % 3 == 2: RecvTensorChunkResponse -> DecodeTensorChunk into a
 //                  64-byte tensor at an offset and length from the mode byte.
 // The slicing byte cuts the message into gRPC slices of (byte % 64) + 1
@@ -52,6 +53,8 @@ grpc::ByteBuffer Sliced(const std::string& bytes, uint8_t slicing) {
 // not something the decoder can refuse.
 constexpr int64_t kMaxStringElements = int64_t{1} << 20;
 
+constexpr size_t kMaxRoundTripBytes = size_t{64} << 20;
+
 bool TooManyStrings(const TensorProto& proto) {
   if (proto.dtype() != DT_STRING) return false;
   int64_t n = 1;
@@ -74,7 +77,13 @@ void FuzzTensorProto(const std::string& bytes) {
   if (!proto.ParseFromString(bytes) || TooManyStrings(proto)) return;
   absl::StatusOr<Tensor> tensor = Tensor::FromProto(proto);
   if (!tensor.ok()) return;
-  if (!DataTypeCanMemcpy(tensor->dtype())) return;
+  // The round trip holds the tensor three times: only for small ones, so
+  // that a tensor under the 1 GiB allocation limit does not pass libFuzzer's
+  // 2 GiB RSS limit.
+  if (!DataTypeCanMemcpy(tensor->dtype()) ||
+      tensor->TotalBytes() > kMaxRoundTripBytes) {
+    return;
+  }
   TensorProto again;
   tensor->AsProtoTensorContent(&again);
   absl::StatusOr<Tensor> back = Tensor::FromProto(again);
@@ -91,7 +100,7 @@ void FuzzRecvTensor(const std::string& bytes, uint8_t slicing) {
   }
   const Tensor& t = decoded.value.tensor;
   if (decoded.chunks || decoded.bulk || !t.IsInitialized() ||
-      !DataTypeCanMemcpy(t.dtype())) {
+      !DataTypeCanMemcpy(t.dtype()) || t.TotalBytes() > kMaxRoundTripBytes) {
     return;
   }
   grpc::ByteBuffer encoded;
