@@ -343,8 +343,9 @@ absl::StatusOr<std::unique_ptr<FunctionLibrary>> FunctionLibrary::Create(
       }
     }
     for (const auto& [key, value] : f.ret()) {
+      const std::string& ret = key;  // clang 14 cannot capture a binding
       if (std::none_of(sig.output_arg().begin(), sig.output_arg().end(),
-                       [&](const auto& a) { return a.name() == key; })) {
+                       [&](const auto& a) { return a.name() == ret; })) {
         return FunctionError(name, absl::StrCat("ret '", key,
                                                 "' is not an output arg"));
       }

@@ -266,6 +266,57 @@ absl::Status TrustCa(SSL_CTX* ctx, const std::string& ca_pem) {
 
 }  // namespace
 
+absl::StatusOr<BulkRequest> ParseBulkRequest(absl::string_view frame) {
+  if (frame.size() != kBulkRequestBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a bulk request of ", frame.size(), " bytes, not ",
+                     kBulkRequestBytes));
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(frame.data());
+  if (std::memcmp(p, kMagic, sizeof(kMagic)) != 0) {
+    return absl::InvalidArgumentError("a bulk request without the magic DFXB");
+  }
+  BulkRequest request;
+  request.version = GetU32(p + 4);
+  if (request.version != kBulkProtocolVersion) {
+    return absl::UnimplementedError(
+        absl::StrCat("speaks version ", kBulkProtocolVersion, ", not ",
+                     request.version));
+  }
+  request.ticket = GetU64(p + 8);
+  request.offset = GetU64(p + 16);
+  request.length = GetU64(p + 24);
+  request.token_length = GetU32(p + 32);
+  if (request.token_length > kMaxBulkTokenBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a bulk request with a token of ", request.token_length,
+                     " bytes, over the most of ", kMaxBulkTokenBytes));
+  }
+  return request;
+}
+
+absl::StatusOr<BulkResponseHeader> ParseBulkResponseHeader(
+    absl::string_view header) {
+  if (header.size() != kBulkResponseHeaderBytes) {
+    return absl::InternalError(
+        absl::StrCat("a bulk response header of ", header.size(),
+                     " bytes, not ", kBulkResponseHeaderBytes));
+  }
+  const auto* p = reinterpret_cast<const uint8_t*>(header.data());
+  const uint32_t code = GetU32(p);
+  BulkResponseHeader parsed;
+  parsed.length = GetU64(p + 8);
+  if (code != static_cast<uint32_t>(absl::StatusCode::kOk) &&
+      (code > static_cast<uint32_t>(absl::StatusCode::kUnauthenticated) ||
+       parsed.length > kMaxBulkErrorBytes)) {
+    return absl::InternalError(
+        absl::StrCat("a malformed error response (code ", code, ", ",
+                     parsed.length, " bytes)"));
+  }
+  parsed.code = static_cast<absl::StatusCode>(code);
+  return parsed;
+}
+
 // ---------------------------------------------------------------------------
 // BulkTls
 
@@ -494,24 +545,25 @@ void BulkServer::Serve(int64_t id, int fd) {
 }
 
 bool BulkServer::ServeOne(int fd, SSL* ssl) {
-  uint8_t request[kBulkRequestBytes];
-  if (!RecvFull(fd, ssl, request, sizeof(request))) return false;
-  if (std::memcmp(request, kMagic, sizeof(kMagic)) != 0) return false;
-  const uint32_t version = GetU32(request + 4);
-  if (version != kBulkProtocolVersion) {
-    // Another framing may follow; answer and end the connection.
-    SendError(fd, ssl, absl::UnimplementedError(
-                      absl::StrCat("bulk server ", address_, " speaks version ",
-                                   kBulkProtocolVersion, ", not ", version)));
+  char frame[kBulkRequestBytes];
+  if (!RecvFull(fd, ssl, frame, sizeof(frame))) return false;
+  absl::StatusOr<BulkRequest> request =
+      ParseBulkRequest(absl::string_view(frame, sizeof(frame)));
+  if (!request.ok()) {
+    if (absl::IsUnimplemented(request.status())) {
+      // Another framing may follow; answer and end the connection.
+      SendError(fd, ssl, absl::UnimplementedError(absl::StrCat(
+                             "bulk server ", address_, " ",
+                             request.status().message())));
+    }
     return false;
   }
-  const uint64_t ticket = GetU64(request + 8);
-  const uint64_t offset = GetU64(request + 16);
-  const uint64_t length = GetU64(request + 24);
-  const uint32_t token_length = GetU32(request + 32);
-  if (token_length > kMaxBulkTokenBytes) return false;
-  std::string token(token_length, '\0');
-  if (token_length > 0 && !RecvFull(fd, ssl, token.data(), token_length)) {
+  const uint64_t ticket = request->ticket;
+  const uint64_t offset = request->offset;
+  const uint64_t length = request->length;
+  std::string token(request->token_length, '\0');
+  if (request->token_length > 0 &&
+      !RecvFull(fd, ssl, token.data(), request->token_length)) {
     return false;
   }
   if (!options_.auth_token.empty() &&
@@ -701,8 +753,10 @@ struct BulkClient::State {
       {
         absl::MutexLock lock(&state->mu);
         ++state->idle_threads;
-        auto ready = [s = state.get()]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s->mu) {
-          return s->closing || !s->queue.empty();
+        // (Captures `state` itself: clang 14 cannot see an init-capture
+        // in the annotation.)
+        auto ready = [&state]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state->mu) {
+          return state->closing || !state->queue.empty();
         };
         state->mu.Await(absl::Condition(&ready));
         --state->idle_threads;
@@ -1032,23 +1086,21 @@ struct BulkClient::State {
                 f.auth_token.size());
     DFX_RETURN_IF_ERROR(
         SendAll(conn, request.data(), request.size(), f, what));
-    uint8_t header[kBulkResponseHeaderBytes];
-    DFX_RETURN_IF_ERROR(RecvAll(conn, header, sizeof(header), f, what, started));
-    const uint32_t code = GetU32(header);
-    const uint64_t length = GetU64(header + 8);
-    if (code != static_cast<uint32_t>(absl::StatusCode::kOk)) {
-      if (code > static_cast<uint32_t>(absl::StatusCode::kUnauthenticated) ||
-          length > kMaxBulkErrorBytes) {
-        return absl::InternalError(
-            absl::StrCat(what, ": a malformed error response (code ", code,
-                         ", ", length, " bytes)"));
-      }
+    char frame[kBulkResponseHeaderBytes];
+    DFX_RETURN_IF_ERROR(RecvAll(conn, frame, sizeof(frame), f, what, started));
+    absl::StatusOr<BulkResponseHeader> header =
+        ParseBulkResponseHeader(absl::string_view(frame, sizeof(frame)));
+    if (!header.ok()) {
+      return absl::InternalError(
+          absl::StrCat(what, ": ", header.status().message()));
+    }
+    const uint64_t length = header->length;
+    if (header->code != absl::StatusCode::kOk) {
       std::string message(length, '\0');
       DFX_RETURN_IF_ERROR(
           RecvAll(conn, message.data(), length, f, what, started));
       *reusable = true;
-      return absl::Status(static_cast<absl::StatusCode>(code),
-                          absl::StrCat(what, ": ", message));
+      return absl::Status(header->code, absl::StrCat(what, ": ", message));
     }
     if (length != f.length) {
       return absl::InternalError(

@@ -93,6 +93,37 @@ inline constexpr size_t kMaxBulkTokenBytes = 4096;
 inline constexpr size_t kBulkResponseHeaderBytes = 16;
 inline constexpr size_t kMaxBulkErrorBytes = 4096;
 
+// A request frame's fields.
+struct BulkRequest {
+  uint32_t version = 0;
+  uint64_t ticket = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  // The auth token's bytes that follow the frame.
+  uint32_t token_length = 0;
+};
+
+// Reads the fixed part of a request frame, kBulkRequestBytes (the server
+// closes the connection on any error). InvalidArgument for another size, a
+// bad magic or a token longer than kMaxBulkTokenBytes; Unimplemented naming
+// both versions for a version other than kBulkProtocolVersion (the server
+// answers it before closing).
+absl::StatusOr<BulkRequest> ParseBulkRequest(absl::string_view frame);
+
+// A response header's fields.
+struct BulkResponseHeader {
+  absl::StatusCode code = absl::StatusCode::kOk;
+  // On OK the number of tensor bytes that follow, otherwise the length of
+  // the error message that follows.
+  uint64_t length = 0;
+};
+
+// Reads a response header of kBulkResponseHeaderBytes. Internal for another
+// size, a code that is not an absl::StatusCode, or an error message longer
+// than kMaxBulkErrorBytes.
+absl::StatusOr<BulkResponseHeader> ParseBulkResponseHeader(
+    absl::string_view header);
+
 // Serves registered tensors over TCP. An accept thread and one thread per
 // connection (clients keep connections open and reuse them); a connection
 // past Options.max_connections gets a ResourceExhausted response at once

@@ -30,13 +30,31 @@ namespace {
 constexpr int kKeepaliveTimeMs = 10'000;
 constexpr int kKeepaliveTimeoutMs = 20'000;
 constexpr int kConnectTimeoutMs = 10'000;
+// The most bytes of an error message on the wire (grpc_util.h).
+constexpr size_t kMaxGrpcErrorBytes = 4096;
 
 }  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
+  // The message travels percent-encoded in the grpc-message header, and a
+  // client refuses a response whose headers pass 8 KiB (it would report
+  // ResourceExhausted, not the error): a message echoing a huge name is
+  // cut to about kMaxGrpcErrorBytes on the wire.
+  absl::string_view message = status.message();
+  size_t cost = 0;
+  size_t keep = 0;
+  for (; keep < message.size(); ++keep) {
+    const unsigned char c = static_cast<unsigned char>(message[keep]);
+    cost += (c < 0x20 || c > 0x7e || c == '%') ? 3 : 1;
+    if (cost > kMaxGrpcErrorBytes) break;
+  }
+  std::string text(message.substr(0, keep));
+  if (keep < message.size()) {
+    absl::StrAppend(&text, "... (", message.size() - keep, " more bytes)");
+  }
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+                      std::move(text));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {

@@ -22,7 +22,9 @@
 
 namespace dfx {
 
-// gRPC and absl share the canonical codes; messages pass through.
+// gRPC and absl share the canonical codes; messages pass through, cut to
+// 4 KiB as they travel (percent-encoded: a byte outside printable ASCII
+// counts 3), then ending "... (N more bytes)".
 grpc::Status ToGrpcStatus(const absl::Status& status);
 absl::Status FromGrpcStatus(const grpc::Status& status);
 

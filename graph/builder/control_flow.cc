@@ -158,7 +158,8 @@ absl::Status Rewire(const Scope& scope, int begin, int end,
         continue;
       }
       changed = true;
-      auto annotate = [&](const absl::Status& s) {
+      // (Named again: clang 14 cannot capture a structured binding.)
+      auto annotate = [&, &input = input](const absl::Status& s) {
         return Annotate(s, absl::StrCat("node '", node_name, "' uses '", input,
                                         "' from outside: "));
       };

@@ -96,14 +96,22 @@ absl::Status ReshapeShapeFn(InferenceContext* c) {
     } else if (target[i] < 0) {
       return c->Error(absl::StrCat("size ", i, " of the requested shape is ",
                                    target[i], ", which is negative"));
-    } else {
-      known_product *= target[i];
+    } else if (__builtin_mul_overflow(known_product, target[i],
+                                      &known_product)) {
+      return c->Error(absl::StrCat("the requested shape ",
+                                   PartialShape::Known(target).DebugString(),
+                                   " has too many elements"));
     }
   }
   PartialShape out = PartialShape::Known(target);
   if (in.FullyDefined()) {
     int64_t in_elems = 1;
-    for (int64_t d : in.dims) in_elems *= d;
+    for (int64_t d : in.dims) {
+      if (__builtin_mul_overflow(in_elems, d, &in_elems)) {
+        return c->Error(absl::StrCat("the input shape ", in.DebugString(),
+                                     " has too many elements"));
+      }
+    }
     if (infer >= 0) {
       if (known_product == 0 || in_elems % known_product != 0) {
         if (!(known_product == 0 && in_elems == 0)) {

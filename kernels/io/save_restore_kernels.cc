@@ -1,7 +1,9 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints over the tensor bundle of
 // checkpoint/tensor_bundle.h. The files are written and read by the process
 // that runs the kernel, so a Saver run from a client against a cluster
-// writes them on the servers, as in TensorFlow.
+// writes them on the servers, as in TensorFlow. Every prefix goes through
+// the process's file policy first (runtime/file_policy.h: dfx server
+// --data-dir).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -14,6 +16,7 @@
 #include "checkpoint/tensor_bundle.h"
 #include "kernels/io/string_kernels.h"
 #include "kernels/kernels.h"
+#include "runtime/file_policy.h"
 
 namespace dfx {
 namespace {
@@ -77,8 +80,10 @@ class SaveV2Op : public OpKernel {
     for (int i = 0; i < num_tensors; ++i) {
       DFX_OP_REQUIRES_OK(ctx, RequireWholeTensor("SaveV2", names[i], specs[i]));
     }
+    absl::StatusOr<std::string> path = ResolveDataPrefix(name(), prefix);
+    DFX_OP_REQUIRES_OK(ctx, path.status());
     absl::StatusOr<std::unique_ptr<BundleWriter>> writer =
-        BundleWriter::Create(prefix);
+        BundleWriter::Create(*std::move(path));
     DFX_OP_REQUIRES_OK(ctx, writer.status());
     for (int i = 0; i < num_tensors; ++i) {
       DFX_OP_REQUIRES_OK(
@@ -110,8 +115,10 @@ class RestoreV2Op : public OpKernel {
       DFX_OP_REQUIRES_OK(ctx,
                          RequireWholeTensor("RestoreV2", names[i], specs[i]));
     }
+    absl::StatusOr<std::string> path = ResolveDataPrefix(name(), prefix);
+    DFX_OP_REQUIRES_OK(ctx, path.status());
     absl::StatusOr<std::unique_ptr<BundleReader>> reader =
-        BundleReader::Open(prefix);
+        BundleReader::Open(*std::move(path));
     DFX_OP_REQUIRES_OK(ctx, reader.status());
 
     // Check every name and dtype first, then read in file order.
@@ -165,10 +172,17 @@ class MergeV2CheckpointsOp : public OpKernel {
                         "Input destination_prefix should be a scalar tensor, "
                         "got ",
                         destination.shape().DebugString(), " instead.")));
-    DFX_OP_REQUIRES_OK(
-        ctx, MergeBundles(prefixes.span<std::string>(),
-                          destination.scalar<std::string>(), delete_old_dirs_,
-                          allow_missing_files_));
+    std::vector<std::string> sources;
+    for (const std::string& prefix : prefixes.span<std::string>()) {
+      absl::StatusOr<std::string> path = ResolveDataPrefix(name(), prefix);
+      DFX_OP_REQUIRES_OK(ctx, path.status());
+      sources.push_back(*std::move(path));
+    }
+    absl::StatusOr<std::string> merged =
+        ResolveDataPrefix(name(), destination.scalar<std::string>());
+    DFX_OP_REQUIRES_OK(ctx, merged.status());
+    DFX_OP_REQUIRES_OK(ctx, MergeBundles(sources, *merged, delete_old_dirs_,
+                                         allow_missing_files_));
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include "catch2/catch.hpp"
 #include "rpc/cluster_spec.h"
+#include "absl/strings/match.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/tools/cli_test_util.h"
 #include "tools/cli/server.h"
@@ -32,6 +33,35 @@ TEST_CASE("dfx server takes its task from the flags") {
   CHECK_FALSE(s.enable_bulk);
   CHECK(TaskAddress(s.cluster, "ps", 0).value() == "127.0.0.1:2224");
   CHECK(TaskAddress(s.cluster, "worker", 1).value() == "127.0.0.1:2223");
+}
+
+TEST_CASE("dfx server --data-dir is kept for the file policy") {
+  const std::string cluster = R"({"worker": ["127.0.0.1:2222"]})";
+  auto options = ParseServerFlags({"--cluster", cluster, "--job", "worker",
+                                   "--task", "0", "--data-dir", "/srv/dfx"},
+                                  nullptr);
+  REQUIRE_OK(options.status());
+  CHECK(options->data_dir == "/srv/dfx");
+  options = ParseServerFlags(
+      {"--cluster", cluster, "--job", "worker", "--task", "0"}, nullptr);
+  REQUIRE_OK(options.status());
+  CHECK(options->data_dir.empty());
+  CHECK_THAT(ParseServerFlags({"--cluster", cluster, "--job", "worker",
+                               "--task", "0", "--data-dir", ""},
+                              nullptr)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "--data-dir"));
+}
+
+TEST_CASE("dfx server refuses a --data-dir that does not exist") {
+  testing::ProcessResult r = testing::RunDfx(
+      {"server", "--cluster", R"({"worker": ["127.0.0.1:1"]})", "--job",
+       "worker", "--task", "0", "--data-dir", "/nonexistent/dfx-data"},
+      std::chrono::seconds(30));
+  INFO(testing::Describe(r));
+  CHECK(r.exit_code == 1);
+  CHECK(absl::StrContains(r.err, "--data-dir"));
+  CHECK(absl::StrContains(r.err, "/nonexistent/dfx-data"));
 }
 
 TEST_CASE("dfx server with no flags reads TF_CONFIG") {

@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
 #include "rpc/security.h"
+#include "runtime/file_policy.h"
 #include "runtime/memory_limit.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -25,7 +26,8 @@ const char kServerUsage[] =
                   [--cpu-devices N] [--inter-op-threads N]
                   [--intra-op-threads N] [--session-gc-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
-                  [--no-bulk] [--memory-limit BYTES] [--auth-token-file FILE]
+                  [--no-bulk] [--memory-limit BYTES] [--data-dir DIR]
+                  [--auth-token-file FILE]
                   [--tls-cert PEM --tls-key PEM [--tls-ca PEM]
                    [--tls-client-auth none|request|require]]
                   [--security JSON|@FILE]
@@ -60,6 +62,11 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         more fails with ResourceExhausted naming the node;
                         the server lives on. Default: 70% of the physical
                         memory (or of the cgroup's limit)
+  --data-dir DIR        confine the files graphs read and write (SaveV2,
+                        RestoreV2, MergeV2Checkpoints) to DIR: relative
+                        paths resolve under it, paths leaving it (after
+                        symlinks) fail with PermissionDenied. Default: any
+                        path the server's user may use
   --auth-token-file FILE
                         every call (master, worker, bulk) must carry
                         "authorization: Bearer TOKEN", TOKEN the file's one
@@ -131,7 +138,7 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                   "--session-gc-seconds", "--discovery-timeout-ms",
                   "--max-chunk-bytes", "--memory-limit", "--auth-token-file",
                   "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
-                  "--security"},
+                  "--security", "--data-dir"},
                  {"--no-bulk"}));
   std::string cluster_json;
   SecurityFiles security_files;
@@ -176,6 +183,9 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
     } else if (flag == "--memory-limit") {
       DFX_ASSIGN_OR_RETURN(server.memory_limit_bytes,
                            ParseByteSize(flag, value));
+    } else if (flag == "--data-dir") {
+      if (value.empty()) return UsageError("--data-dir needs a directory");
+      options.data_dir = value;
     } else if (flag == "--max-chunk-bytes") {
       DFX_ASSIGN_OR_RETURN(server.max_chunk_bytes,
                            ParsePositiveFlag(flag, value));
@@ -236,6 +246,11 @@ int ServerMain(const std::vector<std::string>& args, std::ostream& out,
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   spdlog::set_level(std::min(spdlog::get_level(), spdlog::level::info));
+  if (absl::Status s = SetDataDir(options->data_dir); !s.ok()) {
+    report(absl::InvalidArgumentError(
+        absl::StrCat("--data-dir: ", s.message())));
+    return kExitError;
+  }
   absl::StatusOr<std::unique_ptr<GrpcServer>> server =
       GrpcServer::Create(options->server);
   if (!server.ok()) {

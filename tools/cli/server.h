@@ -16,6 +16,9 @@ extern const char kServerUsage[];
 
 struct ServerCommandOptions {
   GrpcServerOptions server;
+  // --data-dir: the only directory tree file ops may use (empty: any path);
+  // set process-wide by ServerMain (runtime/file_policy.h).
+  std::string data_dir;
   bool help = false;
 };
 
