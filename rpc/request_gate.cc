@@ -24,7 +24,9 @@ absl::Status RequestGate::Accept(const grpc::ServerContextBase& context,
   if (!s.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(request->GetDescriptor()->name(),
-                     " does not parse (a request body of ", size, " bytes)"));
+                     " does not parse (a request body of ", size,
+                     " bytes: not that message, a string field that is not "
+                     "UTF-8, or nesting deeper than 100 levels)"));
   }
   return absl::OkStatus();
 }
