@@ -62,16 +62,22 @@ struct PendingCall {
   }
   // The call's status once it answered. DeadlineExceeded naming `what`
   // when no answer came by `deadline`; Cancelled when `control` is
-  // cancelled first.
+  // cancelled first. Several callers may wait on one call, each with its
+  // own control.
   absl::Status Wait(absl::Time deadline, const CallControl& control,
                     absl::string_view what) {
+    struct Waiter {
+      PendingCall* call;
+      bool cancelled = false;  // under call->mu
+    };
+    Waiter waiter{this};
     CancellationManager* cm = control.cancellation;
     CancellationToken token = 0;
     if (cm != nullptr) {
       token = cm->get_cancellation_token();
-      if (!cm->RegisterCallback(token, [this] {
-            absl::MutexLock lock(&mu);
-            cancelled = true;
+      if (!cm->RegisterCallback(token, [&waiter] {
+            absl::MutexLock lock(&waiter.call->mu);
+            waiter.cancelled = true;
           })) {
         return absl::CancelledError(
             absl::StrCat(what, ": the caller cancelled the call"));
@@ -80,30 +86,30 @@ struct PendingCall {
     absl::Status result;
     {
       absl::MutexLock lock(&mu);
-      const bool answered = mu.AwaitWithDeadline(
-          absl::Condition(this, &PendingCall::Ready),
+      mu.AwaitWithDeadline(
+          absl::Condition(
+              +[](Waiter* w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                return w->call->done || w->cancelled;
+              },
+              &waiter),
           std::min(deadline, control.deadline));
       if (done) {
         result = status;
-      } else if (cancelled) {
+      } else if (waiter.cancelled) {
         result = absl::CancelledError(
             absl::StrCat(what, ": the caller cancelled the call"));
       } else {
-        (void)answered;
         result = absl::DeadlineExceededError(
             absl::StrCat(what, " did not answer in time"));
       }
     }
+    // Waits for a callback running now: `waiter` goes when this returns.
     if (cm != nullptr) cm->DeregisterCallback(token);
     return result;
-  }
-  bool Ready() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    return done || cancelled;
   }
 
   absl::Mutex mu;
   bool done ABSL_GUARDED_BY(mu) = false;
-  bool cancelled ABSL_GUARDED_BY(mu) = false;
   absl::Status status ABSL_GUARDED_BY(mu);
 };
 
