@@ -108,6 +108,10 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address,
 }
 
 void ConfigureServerBuilder(grpc::ServerBuilder* builder) {
+  // gRPC sets SO_REUSEPORT by default: a second server on a task's port
+  // would start and take half its connections. One port, one server: the
+  // second one fails to listen.
+  builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder->SetMaxReceiveMessageSize(INT_MAX);
   builder->SetMaxSendMessageSize(INT_MAX);
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);

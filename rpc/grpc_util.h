@@ -41,7 +41,8 @@ std::shared_ptr<grpc::Channel> NewChannel(
     const std::string& address, const ChannelSecurity& security = {});
 
 // Server settings matching NewChannel (message limits, and accepting the
-// clients' keepalive pings).
+// clients' keepalive pings), without SO_REUSEPORT: a second server on a
+// port in use fails to listen.
 void ConfigureServerBuilder(grpc::ServerBuilder* builder);
 
 // What is left of a served call's deadline, for CallOptions::SetTimeout:

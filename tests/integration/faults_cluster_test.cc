@@ -312,5 +312,24 @@ TEST_CASE("a step beyond --memory-limit fails with ResourceExhausted naming "
   REQUIRE_OK(session->Close());
 }
 
+TEST_CASE("a second server on a task's port fails to start instead of "
+          "sharing it") {
+  TestCluster cluster({{"worker", 1}});
+  dfx::testing::ProcessResult r = dfx::testing::RunDfx(
+      {"server", "--cluster", cluster.json(), "--job", "worker", "--task",
+       "0"},
+      std::chrono::seconds(60));
+  INFO(dfx::testing::Describe(r));
+  CHECK(r.exit_code == 1);
+  CHECK(absl::StrContains(r.err, "cannot listen on " +
+                                     cluster.Address("worker", 0)));
+  // The first one serves on.
+  auto session = Session::Create(cluster.Target());
+  REQUIRE_OK(session.status());
+  auto devices = (*session)->ListDevices();
+  REQUIRE_OK(devices.status());
+  CHECK(devices->size() == 1);
+}
+
 }  // namespace
 }  // namespace dfx
