@@ -26,10 +26,17 @@ std::string SendRecvRendezvousKey(absl::string_view src_device,
                       dst_device, ";", tensor_name, ";0:0");
 }
 
+bool IsSendOp(absl::string_view op) {
+  return op == "_Send" || op == "_HostSend";
+}
+
+bool IsRecvOp(absl::string_view op) {
+  return op == "_Recv" || op == "_HostRecv";
+}
+
 absl::StatusOr<std::string> SendRecvRendezvousKey(const NodeDef& node) {
   const std::string& op = node.op();
-  if (op != "_Send" && op != "_Recv" && op != "_HostSend" &&
-      op != "_HostRecv") {
+  if (!IsSendOp(op) && !IsRecvOp(op)) {
     return absl::InvalidArgumentError(
         absl::StrCat("node '", node.name(), "' (op ", op,
                      "): not a _Send or _Recv, so it has no rendezvous key"));

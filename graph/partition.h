@@ -76,6 +76,11 @@ struct PartitionOptions {
 absl::StatusOr<std::map<std::string, GraphDef>> Partition(
     const Graph& graph, const PartitionOptions& opts = {});
 
+// True for the ops that hand a tensor to another device: _Send and
+// _HostSend; _Recv and _HostRecv.
+bool IsSendOp(absl::string_view op);
+bool IsRecvOp(absl::string_view op);
+
 // "src_device;%016x src_incarnation;dst_device;tensor_name;0:0", the key
 // runtime's Rendezvous::CreateKey builds for a top-level graph.
 std::string SendRecvRendezvousKey(absl::string_view src_device,

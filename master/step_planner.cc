@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/client_graph.h"
+#include "graph/node_def_util.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
 #include "graph/subgraph.h"
@@ -20,16 +21,10 @@ const DeviceAttributes* FindDevice(const PlacementConfig& config,
   return nullptr;
 }
 
-const std::string* StringAttrOf(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second.s();
-}
-
-bool IsSendOp(const std::string& op) {
-  return op == "_Send" || op == "_HostSend";
-}
-bool IsRecvOp(const std::string& op) {
-  return op == "_Recv" || op == "_HostRecv";
+// The string attr `name` of `n`, or null.
+const std::string* StringAttrOf(const NodeDef& n, absl::string_view name) {
+  const AttrValue* v = FindNodeAttr(n, name);
+  return v == nullptr ? nullptr : &v->s();
 }
 
 // Every _Recv of the step must have something that sends to it: a _Send of
@@ -61,8 +56,8 @@ absl::Status CheckEveryRecvHasASender(
   for (const auto& [device, def] : partitions) {
     for (const NodeDef& n : def.node()) {
       if (!IsRecvOp(n.op())) continue;
-      auto client = n.attr().find("client_terminated");
-      if (client != n.attr().end() && client->second.b()) {
+      const AttrValue* client = FindNodeAttr(n, "client_terminated");
+      if (client != nullptr && client->b()) {
         const std::string* tensor = StringAttrOf(n, "tensor_name");
         if (tensor != nullptr && fed.contains(*tensor)) continue;
         return absl::InvalidArgumentError(absl::StrCat(

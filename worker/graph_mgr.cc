@@ -15,13 +15,6 @@
 namespace dfx {
 namespace {
 
-bool IsSendOp(absl::string_view op) {
-  return op == "_Send" || op == "_HostSend";
-}
-bool IsRecvOp(absl::string_view op) {
-  return op == "_Recv" || op == "_HostRecv";
-}
-
 bool IsClientTerminated(const NodeDef& node) {
   auto it = node.attr().find("client_terminated");
   return it != node.attr().end() && it->second.b();

@@ -100,11 +100,12 @@ TEST_CASE("a restarted worker rejoins the same client session") {
     cluster.Restart("worker", 1);
   }
   // The step that finds the task gone fails with Unavailable naming it;
-  // within 5 s a step succeeds again, in the same session.
+  // a step after it succeeds, in the same session. (How fast: tools/soak
+  // measures it; the bound here only keeps a broken rejoin from looping.)
   const absl::Time restarted = absl::Now();
   absl::StatusOr<float> y = absl::UnknownError("not run");
   int failures = 0;
-  while (absl::Now() - restarted < absl::Seconds(5)) {
+  while (absl::Now() - restarted < absl::Seconds(60)) {
     y = Fetch(session.get(), "y");
     if (y.ok()) break;
     ++failures;

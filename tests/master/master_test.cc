@@ -313,6 +313,17 @@ RunStepRequest StepRequest(
   return request;
 }
 
+// Waits (bounded) until a BlockUntilCancelled kernel has started since the
+// counter read `started`: the step is in flight.
+void WaitUntilBlocked(int started) {
+  const absl::Time give_up = absl::Now() + kWait;
+  while (BlockUntilCancelledOp::started.load() == started &&
+         absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  REQUIRE(BlockUntilCancelledOp::started.load() > started);
+}
+
 absl::Status RunStep(Master* master, const RunStepRequest& request,
                      RunStepResponse* response) {
   return master->RunStep(request, response);
@@ -800,12 +811,7 @@ TEST_CASE("Shutdown cancels running steps and refuses later calls") {
                                {"b"}),
                    &response);
   });
-  const absl::Time give_up = absl::Now() + kWait;
-  while (BlockUntilCancelledOp::started.load() == started &&
-         absl::Now() < give_up) {
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  REQUIRE(BlockUntilCancelledOp::started.load() > started);
+  WaitUntilBlocked(started);
   master->Shutdown();
   REQUIRE(run.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
   CHECK_THAT(run.get(), StatusIs(absl::StatusCode::kCancelled));
@@ -835,12 +841,7 @@ TEST_CASE("the caller's cancellation ends a running step on the workers") {
         StepRequest(*handle, {{"x", Tensor::Scalar<float>(1)}}, {"b"}),
         &response, &opts);
   });
-  const absl::Time give_up = absl::Now() + kWait;
-  while (BlockUntilCancelledOp::started.load() == started &&
-         absl::Now() < give_up) {
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  REQUIRE(BlockUntilCancelledOp::started.load() > started);
+  WaitUntilBlocked(started);
   opts.StartCancel();
   REQUIRE(run.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
   CHECK_THAT(run.get(), StatusIs(absl::StatusCode::kCancelled,
