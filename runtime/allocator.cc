@@ -123,6 +123,17 @@ int64_t DefaultHostMemoryLimit() {
   return total / 10 * 7;
 }
 
+absl::Status CheckHostMemoryHeadroom(int64_t bytes, absl::string_view what) {
+  const int64_t limit = g_limit.load(std::memory_order_relaxed);
+  if (limit <= 0 || t_unlimited) return absl::OkStatus();
+  const int64_t in_use = CpuAllocator()->GetStats().bytes_in_use;
+  if (bytes <= limit - in_use) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "out of memory: ", what, " needs ", bytes, " bytes beside ", in_use,
+      " bytes in use, over the limit of ", limit,
+      " (dfx server --memory-limit)"));
+}
+
 absl::StatusOr<int64_t> ParseByteSize(absl::string_view flag,
                                       absl::string_view value) {
   std::string text = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value));

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -26,6 +27,13 @@ int64_t HostMemoryLimit();
 // cgroup's limit when that is lower. The rest is for what the limit does
 // not count (protobuf copies of tensors on the wire, gRPC's buffers, code).
 int64_t DefaultHostMemoryLimit();
+
+// OK when `bytes` more fit beside what CpuAllocator() holds, under the
+// limit; ResourceExhausted naming `what`, the size, the bytes in use and the
+// limit otherwise (always OK without a limit). For memory the allocator does
+// not see but an input makes dfx take: the heap bytes of string elements
+// that a short `string_val` list pads out to a large shape.
+absl::Status CheckHostMemoryHeadroom(int64_t bytes, absl::string_view what);
 
 // "17179869184", "16G", "16GiB", "512M", "0" (no limit): binary units K, M,
 // G, T with an optional "iB"/"B". InvalidArgument naming `flag` otherwise.

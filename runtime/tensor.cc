@@ -1,6 +1,7 @@
 #include "runtime/tensor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -433,9 +434,28 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
     case DT_BFLOAT16:
       DFX_RETURN_IF_ERROR(FillFromHalfField<Eigen::bfloat16>(proto, &t));
       break;
-    case DT_STRING:
-      DFX_RETURN_IF_ERROR(FillFromField<std::string>(proto.string_val(), &t));
+    case DT_STRING: {
+      // A short list is padded with its last value: n copies of a long
+      // string from a few bytes of proto. Their heap bytes are not the
+      // allocator's, so the limit is checked for them first.
+      const auto& values = proto.string_val();
+      if (values.size() > 0 && values.size() < n) {
+        const uint64_t last = values.Get(values.size() - 1).size();
+        const uint64_t padded = static_cast<uint64_t>(n - values.size());
+        if (last > 0) {
+          const int64_t bytes =
+              padded > static_cast<uint64_t>(INT64_MAX) / last
+                  ? INT64_MAX
+                  : static_cast<int64_t>(padded * last);
+          DFX_RETURN_IF_ERROR(CheckHostMemoryHeadroom(
+              bytes, absl::StrCat("padding a string TensorProto of shape ",
+                                  shape.DebugString(), " with ", padded,
+                                  " copies of a ", last, "-byte value")));
+        }
+      }
+      DFX_RETURN_IF_ERROR(FillFromField<std::string>(values, &t));
       break;
+    }
     case DT_COMPLEX64:
       DFX_RETURN_IF_ERROR(FillFromComplexField<std::complex<float>>(
           proto.scomplex_val(), &t));

@@ -62,6 +62,34 @@ TEST_CASE("the Tensor constructor that cannot fail is never refused by the "
                   .ok());
 }
 
+TEST_CASE("a string TensorProto padded past the memory limit is "
+          "ResourceExhausted before its strings are made") {
+  // Four elements' worth of proto pads out to 2^20 copies of a 1 KiB value:
+  // 1 GiB of heap strings the allocator never sees.
+  TensorProto proto;
+  proto.set_dtype(DT_STRING);
+  proto.mutable_tensor_shape()->add_dim()->set_size(1 << 20);
+  // (assign, not add_string_val("a"): g++ 12 warns falsely on the latter.)
+  proto.add_string_val()->assign(1, 'a');
+  proto.add_string_val()->assign(1024, 'x');
+  const int64_t in_use = CpuAllocator()->GetStats().bytes_in_use;
+  {
+    ScopedLimit limit(in_use + (int64_t{64} << 20));
+    auto t = Tensor::FromProto(proto);
+    CHECK_THAT(t.status(),
+               StatusIs(absl::StatusCode::kResourceExhausted,
+                        "1048574 copies of a 1024-byte value"));
+    CHECK(absl::StrContains(t.status().message(), "--memory-limit"));
+  }
+  // Small enough to fit: padded as TensorFlow pads.
+  proto.mutable_tensor_shape()->mutable_dim(0)->set_size(1000);
+  ScopedLimit limit(in_use + (int64_t{64} << 20));
+  auto t = Tensor::FromProto(proto);
+  REQUIRE_OK(t.status());
+  CHECK(t->data<std::string>()[0] == "a");
+  CHECK(t->data<std::string>()[999] == std::string(1024, 'x'));
+}
+
 TEST_CASE("the default host memory limit is a share of physical memory") {
   const int64_t def = DefaultHostMemoryLimit();
   CHECK(def > (int64_t{64} << 20));
