@@ -40,13 +40,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
-#include "absl/random/random.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "rpc/bulk_io.h"
+#include "rpc/held_tensors.h"
 #include "runtime/tensor.h"
 
 struct ssl_ctx_st;
@@ -129,11 +129,14 @@ absl::StatusOr<BulkResponseHeader> ParseBulkResponseHeader(
 // past Options.max_connections gets a ResourceExhausted response at once
 // and is closed.
 //
-// A registered tensor is held (its buffer shared, never copied) until every
+// Tensors are served from a HeldTensors table (rpc/held_tensors.h), with
+// its rules: a tensor is held (its buffer shared, never copied) until every
 // one of its bytes was served once (ranges may come in any order, in
 // parallel, over several connections; a range is counted once when served
 // again), Release / ReleaseStep / ReleaseAll, or until it has not been
-// asked for within Options.entry_ttl (checked lazily).
+// asked for within the table's time to live (checked lazily). The worker
+// service shares one table between this server and its RecvTensorChunk
+// calls, so a tensor fetched partly over each is let go once.
 //
 // Thread-safe.
 class BulkServer {
@@ -143,6 +146,10 @@ class BulkServer {
     // "localhost", "0.0.0.0"); the port is picked by the kernel.
     std::string bind_host = "127.0.0.1";
     int max_connections = 256;
+    // The table tensors are served from, borrowed for the server's life
+    // (Register and Release act on it). Null: the server's own, with
+    // `entry_ttl`, emptied by Stop.
+    HeldTensors* held = nullptr;
     absl::Duration entry_ttl = absl::Minutes(10);
     // A connection idle this long between requests is closed (the client
     // reconnects), so idle pooled connections do not hold threads forever.
@@ -171,10 +178,11 @@ class BulkServer {
   // client uses the host it reached this process at.
   const std::string& address() const { return address_; }
 
-  // Holds `tensor` for `step_id` and returns its ticket (random, non-zero).
-  // `on_served` (may be empty) runs once, on a connection thread, when the
-  // last byte was served; not when the entry is released otherwise.
-  // REQUIRES: an initialized tensor of a memcpy-able dtype.
+  // Holds `tensor` for `step_id` in the table and returns its ticket
+  // (HeldTensors::Hold). `on_served` (may be empty) runs once, on a
+  // connection thread, when the last byte was served; not when the entry is
+  // released otherwise. REQUIRES: an initialized tensor of a memcpy-able
+  // dtype.
   uint64_t Register(int64_t step_id, Tensor tensor,
                     std::function<void()> on_served = nullptr);
 
@@ -185,7 +193,8 @@ class BulkServer {
   void ReleaseAll();
 
   // Closes the listener and every connection (a client in the middle of a
-  // transfer gets an error) and joins the threads. Idempotent.
+  // transfer gets an error), joins the threads, and empties the server's
+  // own table (not a shared one). Idempotent.
   void Stop();
 
   // For tests and statistics.
@@ -193,42 +202,28 @@ class BulkServer {
   int64_t NumConnectionsAccepted() const;
 
  private:
-  struct Entry {
-    int64_t step_id = 0;
-    Tensor tensor;
-    uint64_t total = 0;
-    uint64_t served = 0;
-    // (offset, length) of the ranges served, so a range served twice
-    // counts once.
-    absl::flat_hash_set<std::pair<uint64_t, uint64_t>> ranges;
-    absl::Time expires;
-    std::function<void()> on_served;
-  };
   struct Connection {
-    int fd = -1;
+    bulk_io::ScopedFd fd;
     std::thread thread;
   };
 
-  BulkServer(Options options, int listen_fd, int wake_read_fd,
-             int wake_write_fd, std::string address);
+  BulkServer(Options options, bulk_io::ScopedFd listen_fd,
+             bulk_io::ScopedFd wake_read_fd, bulk_io::ScopedFd wake_write_fd,
+             std::string address);
 
   void AcceptLoop();
   void Serve(int64_t id, int fd);
   // One request read from `fd` and answered; false when the connection
   // should close.
   bool ServeOne(int fd, ssl_st* ssl);
-  // The tensor to send bytes [offset, offset + length) of, or the error
-  // for the response.
-  absl::StatusOr<Tensor> Lookup(uint64_t ticket, uint64_t offset,
-                                uint64_t length);
-  void MarkServed(uint64_t ticket, uint64_t offset, uint64_t length);
-  void SweepLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(table_mu_);
   void ReapFinished();
 
   const Options options_;
-  const int listen_fd_;
-  const int wake_read_fd_;
-  const int wake_write_fd_;
+  const std::unique_ptr<HeldTensors> own_held_;
+  HeldTensors* const held_;
+  bulk_io::ScopedFd listen_fd_;
+  bulk_io::ScopedFd wake_read_fd_;
+  bulk_io::ScopedFd wake_write_fd_;
   const std::string address_;
   std::thread accept_thread_;
   std::atomic<int64_t> accepted_{0};
@@ -243,11 +238,6 @@ class BulkServer {
       ABSL_GUARDED_BY(conn_mu_);
   // Threads of connections that ended, joined by the accept thread or Stop.
   std::vector<std::thread> finished_ ABSL_GUARDED_BY(conn_mu_);
-
-  mutable absl::Mutex table_mu_;
-  absl::BitGen random_ ABSL_GUARDED_BY(table_mu_);
-  absl::flat_hash_map<uint64_t, Entry> entries_ ABSL_GUARDED_BY(table_mu_);
-  absl::Time next_sweep_ ABSL_GUARDED_BY(table_mu_);
 };
 
 // Set to cancel fetches that hold it; they end with Cancelled within about

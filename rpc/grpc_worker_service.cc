@@ -19,6 +19,7 @@
 #include "proto/dfx_worker_service.pb.h"
 #include "proto/worker_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
+#include "rpc/held_tensors.h"
 #include "rpc/request_gate.h"
 #include "rpc/tensor_coding.h"
 
@@ -45,9 +46,6 @@ using TfServiceBase = TfWorkerService::WithRawCallbackMethod_GetStatus<
 using DfxServiceBase = DfxWorkerService::WithRawCallbackMethod_RecvTensorChunk<
     DfxWorkerService::Service>;
 
-// How long a tensor sent in chunks waits for its receiver.
-constexpr absl::Duration kChunkTtl = absl::Minutes(10);
-
 // Room for the response's header fields beside a chunk's bytes.
 constexpr int64_t kMaxChunkBytes = kMaxGrpcMessageBytes - (int64_t{1} << 20);
 
@@ -70,136 +68,6 @@ void CopyAllButSend(const RunGraphRequest& from, RunGraphRequest* to) {
   to->set_store_errors_in_response_body(from.store_errors_in_response_body());
   to->set_request_id(from.request_id());
 }
-
-// ---------------------------------------------------------------------------
-// Tensors sent in chunks (or over the bulk server, with chunks as the
-// fallback), held until every byte was fetched, their step is cleaned up,
-// or kChunkTtl passes (a receiver that died, a master that never sent
-// CleanupGraph), as the bulk server holds its tensors. Thread-safe.
-
-class ChunkTable {
- public:
-  int64_t NewHandle() { return next_handle_.fetch_add(1) + 1; }
-
-  // Keeps `tensor` (sharing its buffer) under `handle` (from NewHandle),
-  // whose first `sent_bytes` went in the RecvTensor response. `bulk_ticket`
-  // (0: none) is the same tensor's ticket on the bulk server, released
-  // when every byte was fetched here.
-  void Add(int64_t step_id, int64_t handle, std::string key, Tensor tensor,
-           int64_t sent_bytes, uint64_t bulk_ticket = 0) {
-    Entry entry;
-    entry.key = std::move(key);
-    entry.total = static_cast<int64_t>(tensor.TotalBytes());
-    entry.unfetched = entry.total - sent_bytes;
-    entry.tensor = std::move(tensor);
-    entry.bulk_ticket = bulk_ticket;
-    const absl::Time now = absl::Now();
-    entry.added = now;
-    absl::MutexLock lock(&mu_);
-    steps_[step_id].emplace(handle, std::move(entry));
-    if (now - last_sweep_ > kChunkTtl / 10) {
-      last_sweep_ = now;
-      DropExpiredLocked(now);
-    }
-  }
-
-  void Drop(int64_t step_id, int64_t handle) {
-    absl::MutexLock lock(&mu_);
-    auto step = steps_.find(step_id);
-    if (step == steps_.end()) return;
-    step->second.erase(handle);
-    if (step->second.empty()) steps_.erase(step);
-  }
-
-  // The tensor to send bytes [offset, offset + length) of, counting them
-  // as fetched: the entry goes once every byte was, and `*release_ticket`
-  // is then its bulk ticket (else 0).
-  absl::StatusOr<Tensor> Fetch(const RecvTensorChunkRequest& request,
-                               int64_t max_length, uint64_t* release_ticket) {
-    *release_ticket = 0;
-    const int64_t step_id = request.step_id();
-    const int64_t handle = request.handle();
-    const int64_t offset = request.offset();
-    const int64_t length = request.length();
-    absl::MutexLock lock(&mu_);
-    auto step = steps_.find(step_id);
-    if (step == steps_.end() || !step->second.contains(handle)) {
-      return absl::NotFoundError(absl::StrCat(
-          "RecvTensorChunk: no tensor with chunk handle ", handle, " in step ",
-          step_id, " (every byte was fetched, or the step was cleaned up)"));
-    }
-    auto it = step->second.find(handle);
-    Entry& entry = it->second;
-    if (offset < 0 || length <= 0 || offset > entry.total ||
-        length > entry.total - offset) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "RecvTensorChunk of '", entry.key, "': bytes [", offset, ", ", offset,
-          " + ", length, ") are not inside the tensor's ", entry.total,
-          " bytes"));
-    }
-    if (length > max_length) {
-      return absl::OutOfRangeError(absl::StrCat(
-          "RecvTensorChunk of '", entry.key, "': ", length,
-          " bytes asked for, over the chunk limit of ", max_length));
-    }
-    Tensor tensor = entry.tensor;
-    entry.unfetched -= length;
-    if (entry.unfetched <= 0) {
-      *release_ticket = entry.bulk_ticket;
-      step->second.erase(it);
-      if (step->second.empty()) steps_.erase(step);
-    }
-    return tensor;
-  }
-
-  void DropStep(int64_t step_id) {
-    absl::MutexLock lock(&mu_);
-    steps_.erase(step_id);
-  }
-
-  void DropAll() {
-    absl::MutexLock lock(&mu_);
-    steps_.clear();
-  }
-
- private:
-  struct Entry {
-    std::string key;
-    Tensor tensor;
-    int64_t total = 0;
-    int64_t unfetched = 0;
-    uint64_t bulk_ticket = 0;
-    absl::Time added;
-  };
-
-  void DropExpiredLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    for (auto step = steps_.begin(); step != steps_.end();) {
-      auto& entries = step->second;
-      for (auto it = entries.begin(); it != entries.end();) {
-        if (now - it->second.added > kChunkTtl) {
-          spdlog::warn("RecvTensorChunk: '{}' of step {} was not fetched "
-                       "within {}; dropped",
-                       it->second.key, step->first,
-                       absl::FormatDuration(kChunkTtl));
-          entries.erase(it++);
-        } else {
-          ++it;
-        }
-      }
-      if (entries.empty()) {
-        steps_.erase(step++);
-      } else {
-        ++step;
-      }
-    }
-  }
-
-  std::atomic<int64_t> next_handle_{0};
-  absl::Mutex mu_;
-  absl::Time last_sweep_ ABSL_GUARDED_BY(mu_) = absl::Now();
-  absl::flat_hash_map<int64_t, absl::flat_hash_map<int64_t, Entry>> steps_
-      ABSL_GUARDED_BY(mu_);
-};
 
 // The bulk server and what RecvTensor answers need of it.
 struct BulkPlane {
@@ -228,6 +96,7 @@ class GrpcWorkerService::Impl {
     bulk_options.bind_host = options.bulk_bind_host;
     bulk_options.auth_token = options.auth_token;
     bulk_options.tls = options.bulk_tls;
+    bulk_options.held = &held_;
     absl::StatusOr<std::unique_ptr<BulkServer>> bulk =
         BulkServer::Start(bulk_options);
     if (!bulk.ok()) {
@@ -242,7 +111,7 @@ class GrpcWorkerService::Impl {
   }
 
   ~Impl() {
-    // Its on_served callbacks reach into chunks_.
+    // Its connections serve from held_.
     if (bulk_.server != nullptr) bulk_.server->Stop();
   }
 
@@ -254,9 +123,40 @@ class GrpcWorkerService::Impl {
   Worker* worker() const { return worker_; }
   const RequestGate& gate() const { return gate_; }
   int64_t max_chunk_bytes() const { return max_chunk_bytes_; }
-  ChunkTable* chunks() { return &chunks_; }
+  // Tensors held for peers, fetched in chunks or over the bulk server.
+  HeldTensors* held() { return &held_; }
   // Null when there is no bulk server.
   BulkServer* bulk() const { return bulk_.server.get(); }
+
+  // The held tensor whose bytes a RecvTensorChunk asks for, the bytes
+  // counted as served.
+  absl::StatusOr<Tensor> ServeChunk(const RecvTensorChunkRequest& request) {
+    const uint64_t handle = static_cast<uint64_t>(request.handle());
+    const int64_t offset = request.offset();
+    const int64_t length = request.length();
+    // (A negative offset or length becomes a huge one: OutOfRange.)
+    absl::StatusOr<Tensor> tensor =
+        held_.Lookup(handle, static_cast<uint64_t>(offset),
+                     static_cast<uint64_t>(length), request.step_id());
+    if (!tensor.ok()) {
+      return absl::Status(tensor.status().code(),
+                          absl::StrCat("RecvTensorChunk: ",
+                                       tensor.status().message()));
+    }
+    if (length <= 0) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "RecvTensorChunk: an empty range at ", offset, " of handle ",
+          request.handle()));
+    }
+    if (length > max_chunk_bytes_) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "RecvTensorChunk: ", length, " bytes asked for, over the chunk "
+          "limit of ", max_chunk_bytes_));
+    }
+    held_.MarkServed(handle, static_cast<uint64_t>(offset),
+                     static_cast<uint64_t>(length));
+    return tensor;
+  }
   const BulkPlane* bulk_plane() const { return &bulk_; }
 
  private:
@@ -296,10 +196,7 @@ class GrpcWorkerService::Impl {
         grpc::ByteBuffer* response) override {
       return Forward(context, request, response, &Worker::CleanupGraphAsync,
                      [this](const CleanupGraphRequest& r) {
-                       impl_->chunks()->DropStep(r.step_id());
-                       if (impl_->bulk() != nullptr) {
-                         impl_->bulk()->ReleaseStep(r.step_id());
-                       }
+                       impl_->held()->ReleaseStep(r.step_id());
                      });
     }
     grpc::ServerUnaryReactor* CleanupAll(grpc::CallbackServerContext* context,
@@ -307,8 +204,7 @@ class GrpcWorkerService::Impl {
                                          grpc::ByteBuffer* response) override {
       return Forward(context, request, response, &Worker::CleanupAllAsync,
                      [this](const CleanupAllRequest&) {
-                       impl_->chunks()->DropAll();
-                       if (impl_->bulk() != nullptr) impl_->bulk()->ReleaseAll();
+                       impl_->held()->ReleaseAll();
                      });
     }
     grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* context,
@@ -368,8 +264,11 @@ class GrpcWorkerService::Impl {
   Worker* const worker_;
   const int64_t max_chunk_bytes_;
   const RequestGate gate_;
-  ChunkTable chunks_;
-  BulkPlane bulk_;  // after chunks_, which it reaches into
+  // One table for both ways a peer fetches a held tensor (rules in
+  // rpc/held_tensors.h), so a tensor fetched partly over each is let go
+  // once.
+  HeldTensors held_;
+  BulkPlane bulk_;  // after held_, which it serves from
   TfService tf_service_;
   DfxService dfx_service_;
 };
@@ -472,12 +371,12 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
 // tensor is bigger than the chunk size.
 class RecvTensorReactor : public grpc::ServerUnaryReactor {
  public:
-  RecvTensorReactor(Worker* worker, ChunkTable* chunks, int64_t max_chunk_bytes,
+  RecvTensorReactor(Worker* worker, HeldTensors* held, int64_t max_chunk_bytes,
                     const BulkPlane* bulk, const RequestGate& gate,
                     grpc::CallbackServerContext* context,
                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response)
       : worker_(worker),
-        chunks_(chunks),
+        held_(held),
         max_chunk_bytes_(max_chunk_bytes),
         bulk_(bulk),
         response_(response) {
@@ -531,7 +430,6 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
     RecvTensorEncodeOptions options;
     google::protobuf::Any transport_any;
     int64_t handle = 0;
-    uint64_t ticket = 0;
     BulkServer* bulk = bulk_->server.get();
     const bool flat = accepts_chunks_ && !result_.is_dead &&
                       tensor.IsInitialized() &&
@@ -539,17 +437,12 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
     const int64_t total = static_cast<int64_t>(tensor.TotalBytes());
     if (flat && accepts_bulk_ && bulk != nullptr &&
         total >= bulk_->threshold_bytes) {
-      // The buffer is shared, not copied, by the bulk server and the chunk
-      // table; whichever path fetches every byte lets both go.
-      handle = chunks_->NewHandle();
-      ChunkTable* chunks = chunks_;
-      ticket = bulk->Register(step_id, tensor, [chunks, step_id, handle] {
-        chunks->Drop(step_id, handle);
-      });
-      chunks_->Add(step_id, handle, key, tensor, /*sent_bytes=*/0, ticket);
+      // Held once (the buffer shared, not copied) under one handle that is
+      // both the bulk ticket and the chunk handle of the gRPC fallback.
+      handle = static_cast<int64_t>(held_->Hold(step_id, key, tensor));
       BulkTensor bulk_tensor;
       bulk_tensor.set_address(bulk_->address);
-      bulk_tensor.set_ticket(ticket);
+      bulk_tensor.set_ticket(static_cast<uint64_t>(handle));
       bulk_tensor.set_total_bytes(total);
       bulk_tensor.set_chunk_handle(handle);
       bulk_tensor.set_max_chunk_bytes(chunk_bytes_);
@@ -557,9 +450,10 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
       options.content_limit = 0;
       options.transport_options = &transport_any;
     } else if (flat && total > chunk_bytes_) {
-      // The buffer is shared, not copied, while the receiver fetches.
-      handle = chunks_->NewHandle();
-      chunks_->Add(step_id, handle, key, tensor, chunk_bytes_);
+      // The buffer is shared, not copied, while the receiver fetches; the
+      // first chunk_bytes_ go in this response.
+      handle = static_cast<int64_t>(held_->Hold(
+          step_id, key, tensor, static_cast<uint64_t>(chunk_bytes_)));
       TensorChunks chunks;
       chunks.set_handle(handle);
       chunks.set_total_bytes(static_cast<int64_t>(tensor.TotalBytes()));
@@ -568,13 +462,12 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
       options.transport_options = &transport_any;
     }
     absl::Status s = EncodeRecvTensorResponse(result_, key, options, response_);
-    if (!s.ok() && handle != 0) chunks_->Drop(step_id, handle);
-    if (!s.ok() && ticket != 0) bulk->Release(ticket);
+    if (!s.ok() && handle != 0) held_->Release(static_cast<uint64_t>(handle));
     Finish(ToGrpcStatus(s));
   }
 
   Worker* const worker_;
-  ChunkTable* const chunks_;
+  HeldTensors* const held_;
   const int64_t max_chunk_bytes_;
   const BulkPlane* const bulk_;
   grpc::ByteBuffer* const response_;
@@ -601,7 +494,7 @@ grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RunGraph(
 grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RecvTensor(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  auto* reactor = new RecvTensorReactor(impl_->worker(), impl_->chunks(),
+  auto* reactor = new RecvTensorReactor(impl_->worker(), impl_->held(),
                                         impl_->max_chunk_bytes(),
                                         impl_->bulk_plane(), impl_->gate(),
                                         context, request, response);
@@ -619,12 +512,7 @@ grpc::ServerUnaryReactor* GrpcWorkerService::Impl::DfxService::RecvTensorChunk(
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  uint64_t release_ticket = 0;
-  absl::StatusOr<Tensor> tensor =
-      impl_->chunks()->Fetch(parsed, impl_->max_chunk_bytes(), &release_ticket);
-  if (release_ticket != 0 && impl_->bulk() != nullptr) {
-    impl_->bulk()->Release(release_ticket);
-  }
+  absl::StatusOr<Tensor> tensor = impl_->ServeChunk(parsed);
   if (!tensor.ok()) {
     reactor->Finish(ToGrpcStatus(tensor.status()));
     return reactor;

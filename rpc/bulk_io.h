@@ -1,0 +1,103 @@
+// What the bulk plane's server and client share (rpc/bulk_server.cc,
+// rpc/bulk_client.cc, rpc/bulk_tls.cc): an owning file descriptor, the
+// little-endian integer coding of the frames, address helpers, blocking
+// full reads and writes, and OpenSSL error text. Not for other callers:
+// the bulk plane's API is rpc/bulk_transport.h.
+#ifndef DFX_RPC_BULK_IO_H_
+#define DFX_RPC_BULK_IO_H_
+
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+struct ssl_st;
+
+namespace dfx::bulk_io {
+
+inline constexpr char kMagic[4] = {'D', 'F', 'X', 'B'};
+
+// Owns a file descriptor: closes it when destroyed or reset. Move-only.
+class ScopedFd {
+ public:
+  ScopedFd() = default;
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ~ScopedFd() { reset(); }
+  ScopedFd(ScopedFd&& other) noexcept : fd_(other.release()) {}
+  ScopedFd& operator=(ScopedFd&& other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  // Closes the descriptor held (if any) and holds `fd`.
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+// Frees an OpenSSL connection (leaving its socket open).
+struct SslFree {
+  void operator()(ssl_st* ssl) const;
+};
+using SslPtr = std::unique_ptr<ssl_st, SslFree>;
+
+void PutU32(uint8_t* p, uint32_t v);
+void PutU64(uint8_t* p, uint64_t v);
+uint32_t GetU32(const uint8_t* p);
+uint64_t GetU64(const uint8_t* p);
+
+std::string ErrnoText(int err);
+
+// "[::1]" -> "::1"; anything else unchanged.
+std::string StripBrackets(absl::string_view host);
+
+// Splits "host:port" / "[v6]:port" / ":port"; false without a port.
+bool SplitHostPort(absl::string_view address, std::string* host,
+                   std::string* port);
+
+// The numeric host of `addr`; empty for a wildcard address.
+std::string NumericHost(const sockaddr_storage& addr, socklen_t len,
+                        bool* is_v6);
+int PortOf(const sockaddr_storage& addr);
+
+void SetNoDelay(int fd);
+// SO_RCVTIMEO / SO_SNDTIMEO, at least 1 ms.
+void SetTimeout(int fd, int option, absl::Duration d);
+
+// Blocking I/O on a server connection (timeouts set with SetTimeout; the
+// server's Stop wakes it with shutdown()), through `ssl` when not null.
+// False on EOF, error or timeout.
+bool RecvFull(int fd, ssl_st* ssl, void* buf, size_t n);
+bool SendFull(int fd, ssl_st* ssl, const void* buf, size_t n, int flags);
+
+// Sends a response header with `status`'s code and message (cut to
+// kMaxBulkErrorBytes); false if it could not.
+bool SendError(int fd, ssl_st* ssl, const absl::Status& status);
+
+// OpenSSL writes with write(2), which raises SIGPIPE on a connection the
+// peer closed: the bulk plane's own threads block it, so the write fails
+// with EPIPE instead (a pending SIGPIPE dies with the thread).
+void BlockSigpipe();
+
+// OpenSSL's errors of this thread, for a message.
+std::string TlsErrors();
+
+}  // namespace dfx::bulk_io
+
+#endif  // DFX_RPC_BULK_IO_H_
