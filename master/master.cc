@@ -1,6 +1,7 @@
 #include "master/master.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -276,11 +277,16 @@ Master::Master(MasterEnv env) : env_([&] {
   if (env_.session_gc_idle > absl::ZeroDuration()) {
     gc_thread_ = std::make_unique<std::thread>([this] { GcLoop(); });
   }
+  if (env_.heartbeat_interval > absl::ZeroDuration()) {
+    heartbeat_thread_ =
+        std::make_unique<std::thread>([this] { HeartbeatLoop(); });
+  }
 }
 
 Master::~Master() {
   Shutdown();
   if (gc_thread_ != nullptr) gc_thread_->join();
+  if (heartbeat_thread_ != nullptr) heartbeat_thread_->join();
   // Calls still inside return soon: their sessions are closed. The last of
   // them to drop an entry destroys its session, which waits for the
   // session's calls on the workers.
@@ -676,6 +682,7 @@ void Master::Shutdown() {
     entries = TakeAllLocked();
   }
   stop_gc_.Notify();
+  heartbeat_cancel_.StartCancel();
   for (const std::shared_ptr<Entry>& entry : entries) {
     entry->session->Close().IgnoreError();
   }
@@ -719,6 +726,53 @@ void Master::GcLoop() {
       entry->session->Close().IgnoreError();
     }
   }
+}
+
+void Master::HeartbeatLoop() {
+  while (!stop_gc_.WaitForNotificationWithTimeout(env_.heartbeat_interval)) {
+    Heartbeat();
+  }
+}
+
+void Master::Heartbeat() {
+  std::vector<std::shared_ptr<Entry>> entries;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shutdown_) return;
+    for (const auto& [handle, slot] : sessions_) entries.push_back(slot.entry);
+  }
+  if (entries.empty()) return;
+  // Each task once, however many sessions use it.
+  std::set<std::string> task_set;
+  for (const auto& entry : entries) {
+    for (std::string& task : entry->session->Tasks()) {
+      task_set.insert(std::move(task));
+    }
+  }
+  const std::vector<std::string> tasks(task_set.begin(), task_set.end());
+  auto round =
+      std::make_shared<Round<GetStatusRequest, GetStatusResponse>>(
+          tasks.size());
+  CallControl control;
+  control.deadline =
+      absl::Now() + std::min(env_.heartbeat_interval, absl::Seconds(5));
+  control.cancellation = &heartbeat_cancel_;
+  // A task that does not answer is not a restart: the step that needs it
+  // finds out. Only the answers count.
+  CallEveryTask(*env_.worker_cache, "GetStatus", tasks, control,
+                absl::StatusCode::kUnavailable, round,
+                [](WorkerInterface* worker, GetStatusRequest* request,
+                   GetStatusResponse* response, StatusCallback done) {
+                  worker->GetStatusAsync(request, response, std::move(done));
+                })
+      .IgnoreError();
+  absl::flat_hash_map<std::string, std::vector<DeviceAttributes>> answers;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!round->answered(i) || !round->status(i).ok()) continue;
+    const auto& devices = round->response(i).device_attributes();
+    answers[tasks[i]].assign(devices.begin(), devices.end());
+  }
+  for (const auto& entry : entries) entry->session->ApplyTaskStatus(answers);
 }
 
 }  // namespace dfx

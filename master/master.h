@@ -25,6 +25,7 @@
 #include "graph/op_registry.h"
 #include "master/master_session.h"
 #include "proto/master.pb.h"
+#include "runtime/cancellation.h"
 #include "runtime/recent_request_ids.h"
 #include "runtime/op_kernel.h"
 #include "worker/worker_cache.h"
@@ -48,6 +49,11 @@ struct MasterEnv {
   absl::Duration discovery_timeout = absl::Seconds(30);
   // Sessions with no call for this long are closed; zero: never.
   absl::Duration session_gc_idle = absl::Hours(1);
+  // How often the master asks every task of its live sessions (GetStatus,
+  // once per task however many sessions use it) whether it restarted; a
+  // restarted task rejoins its sessions then, not at their next step.
+  // Zero: never (a restart is then found by the step that fails on it).
+  absl::Duration heartbeat_interval = absl::Seconds(10);
 };
 
 // Thread-safe. Every method blocks until its answer is ready (RunStep for
@@ -157,6 +163,9 @@ class Master {
   std::vector<std::shared_ptr<Entry>> TakeAllLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GcLoop();
+  void HeartbeatLoop();
+  // One heartbeat round over the tasks of the live sessions.
+  void Heartbeat();
 
   const MasterEnv env_;
   // This master's incarnation (random, non-zero) for its sessions.
@@ -173,8 +182,11 @@ class Master {
   std::deque<std::string> gc_closed_order_ ABSL_GUARDED_BY(mu_);
   // RunStep request ids seen lately: a replayed RunStep does not run.
   RecentRequestIds recent_run_steps_;
-  absl::Notification stop_gc_;
+  absl::Notification stop_gc_;  // stops the GC and heartbeat threads
   std::unique_ptr<std::thread> gc_thread_;
+  std::unique_ptr<std::thread> heartbeat_thread_;
+  // Cancelled at Shutdown: ends a heartbeat round waiting for a task.
+  CancellationManager heartbeat_cancel_;
 };
 
 }  // namespace dfx

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -470,14 +471,12 @@ void MasterSession::RecheckSuspects(const CallControl& control) {
   absl::MutexLock recheck(&recheck_mu_);
   std::vector<std::string> tasks;
   absl::flat_hash_set<std::string> lost;
-  std::shared_ptr<const PlacementConfig> placement;
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [task, lost_session] : suspects_) {
       tasks.push_back(task);
       if (lost_session) lost.insert(task);
     }
-    placement = placement_;
   }
   if (tasks.empty()) return;
   using Call = PendingCall<GetStatusRequest, GetStatusResponse>;
@@ -498,23 +497,60 @@ void MasterSession::RecheckSuspects(const CallControl& control) {
                            });
   }
   const absl::Time deadline = absl::Now() + kRecheckTimeout;
-  auto updated = std::make_shared<PlacementConfig>(*placement);
-  std::vector<std::string> answered;
-  std::vector<std::string> restarted;
+  absl::flat_hash_map<std::string, std::vector<DeviceAttributes>> answers;
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!calls[i]->Wait(deadline, control, "GetStatus").ok()) continue;
-    answered.push_back(tasks[i]);
+    const auto& devices = calls[i]->response.device_attributes();
+    answers[tasks[i]].assign(devices.begin(), devices.end());
+  }
+  Rejoin(answers, lost);
+}
+
+std::vector<std::string> MasterSession::Tasks() const {
+  std::shared_ptr<const PlacementConfig> placement;
+  {
+    absl::MutexLock lock(&mu_);
+    placement = placement_;
+  }
+  std::set<std::string> tasks;
+  for (const DeviceAttributes& d : placement->devices) {
+    auto name = DeviceName::Parse(d.name());
+    if (name.ok()) tasks.insert(name->TaskName());
+  }
+  return std::vector<std::string>(tasks.begin(), tasks.end());
+}
+
+void MasterSession::ApplyTaskStatus(
+    const absl::flat_hash_map<std::string, std::vector<DeviceAttributes>>&
+        answers) {
+  absl::MutexLock recheck(&recheck_mu_);
+  Rejoin(answers, /*lost=*/{});
+}
+
+void MasterSession::Rejoin(
+    const absl::flat_hash_map<std::string, std::vector<DeviceAttributes>>&
+        answers,
+    const absl::flat_hash_set<std::string>& lost) {
+  std::shared_ptr<const PlacementConfig> placement;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return;
+    placement = placement_;
+  }
+  auto updated = std::make_shared<PlacementConfig>(*placement);
+  std::vector<std::string> restarted;
+  for (const auto& [task, devices] : answers) {
     // The task's devices by their local part ("/device:CPU:0"): a worker
     // may not know its own job and task.
     absl::flat_hash_map<std::string, uint64_t> now;
-    for (const DeviceAttributes& d : calls[i]->response.device_attributes()) {
+    for (const DeviceAttributes& d : devices) {
       auto name = DeviceName::Parse(d.name());
       if (name.ok()) now[name->LocalName()] = d.incarnation();
     }
     bool changed = false;
     for (DeviceAttributes& d : updated->devices) {
       auto name = DeviceName::Parse(d.name());
-      if (!name.ok() || name->TaskName() != tasks[i]) continue;
+      if (!name.ok() || name->TaskName() != task) continue;
       auto it = now.find(name->LocalName());
       if (it == now.end() || it->second == d.incarnation()) continue;
       spdlog::info("session {}: device {} restarted (incarnation {:x} -> "
@@ -523,12 +559,12 @@ void MasterSession::RecheckSuspects(const CallControl& control) {
       d.set_incarnation(it->second);
       changed = true;
     }
-    if (changed || lost.contains(tasks[i])) restarted.push_back(tasks[i]);
+    if (changed || lost.contains(task)) restarted.push_back(task);
   }
   std::vector<std::shared_ptr<const ClientGraph>> dropped;
   {
     absl::MutexLock lock(&mu_);
-    for (const std::string& task : answered) suspects_.erase(task);
+    for (const auto& [task, devices] : answers) suspects_.erase(task);
     if (!restarted.empty() && graph_ != nullptr) {
       // A new placement also when no incarnation changed: client graphs
       // being built now must not be cached.

@@ -111,6 +111,17 @@ class MasterSession {
   // The cluster's devices. Cancelled after Close.
   absl::StatusOr<std::vector<DeviceAttributes>> ListDevices() const;
 
+  // The tasks this session's devices are on.
+  std::vector<std::string> Tasks() const;
+
+  // What the master's heartbeat heard from tasks (GetStatus, by task name;
+  // tasks that did not answer are left out): a task whose devices have new
+  // incarnations rejoins the session as RecheckSuspects has it, before a
+  // step finds it restarted, so an idle session's next step runs at once.
+  void ApplyTaskStatus(
+      const absl::flat_hash_map<std::string, std::vector<DeviceAttributes>>&
+          answers);
+
   // Cancels the running steps, deletes the session on every worker that
   // has it (without waiting for the answers), and makes later calls fail
   // with Cancelled. Idempotent.
@@ -146,6 +157,14 @@ class MasterSession {
   // rendezvous keys name the old ones). Tasks that do not answer stay
   // suspects.
   void RecheckSuspects(const CallControl& control);
+  // The rejoin of RecheckSuspects and ApplyTaskStatus: `answers` holds the
+  // devices each answering task has now; those with new incarnations, and
+  // those in `lost`, rejoin. Answering tasks are suspects no more.
+  void Rejoin(
+      const absl::flat_hash_map<std::string, std::vector<DeviceAttributes>>&
+          answers,
+      const absl::flat_hash_set<std::string>& lost)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(recheck_mu_);
   // Marks `task` for RecheckSuspects when `s` says it may have restarted.
   void MaybeSuspect(const std::string& task, const absl::Status& s);
   // Sends DeregisterGraph for every partition of `graph`; answers ignored.

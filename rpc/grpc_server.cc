@@ -166,6 +166,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   master_env.local_task = impl->task_;
   master_env.discovery_timeout = options.discovery_timeout;
   master_env.session_gc_idle = options.session_gc_idle;
+  master_env.heartbeat_interval = options.heartbeat_interval;
   impl->master_ = std::make_unique<Master>(master_env);
 
   GrpcWorkerService::Options worker_options;

@@ -30,6 +30,9 @@ struct GrpcServerOptions {
   // Master calls (RunStep, ...) that run at once; more wait.
   int master_threads = 64;
   absl::Duration session_gc_idle = absl::Hours(1);
+  // MasterEnv::heartbeat_interval: how often the master asks the tasks of
+  // its sessions whether they restarted (zero: never).
+  absl::Duration heartbeat_interval = absl::Seconds(10);
   absl::Duration discovery_timeout = absl::Seconds(30);
   // The largest piece of a tensor in one RecvTensor response.
   int64_t max_chunk_bytes = int64_t{1} << 30;

@@ -25,6 +25,7 @@ const char kServerUsage[] =
     R"(usage: dfx server --cluster JSON|@FILE --job NAME --task N
                   [--cpu-devices N] [--inter-op-threads N]
                   [--intra-op-threads N] [--session-gc-seconds S]
+                  [--heartbeat-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
                   [--no-bulk] [--memory-limit BYTES] [--data-dir DIR]
                   [--auth-token-file FILE]
@@ -48,6 +49,9 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
   --session-gc-seconds S
                         close sessions idle for S seconds (default 3600;
                         0: never)
+  --heartbeat-seconds S ask the tasks of live sessions every S seconds
+                        whether they restarted, so they rejoin before the
+                        next step (default 10; 0: only when a step fails)
   --discovery-timeout-ms N
                         how long creating a session waits for every task
                         to answer (default 30000)
@@ -135,7 +139,8 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
       SplitFlags(args,
                  {"--cluster", "--job", "--task", "--cpu-devices",
                   "--inter-op-threads", "--intra-op-threads",
-                  "--session-gc-seconds", "--discovery-timeout-ms",
+                  "--session-gc-seconds", "--heartbeat-seconds",
+                  "--discovery-timeout-ms",
                   "--max-chunk-bytes", "--memory-limit", "--auth-token-file",
                   "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
                   "--security", "--data-dir"},
@@ -175,6 +180,9 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
     } else if (flag == "--session-gc-seconds") {
       DFX_ASSIGN_OR_RETURN(int64_t n, NonNegativeFlag(flag, value));
       server.session_gc_idle = absl::Seconds(n);
+    } else if (flag == "--heartbeat-seconds") {
+      DFX_ASSIGN_OR_RETURN(int64_t n, NonNegativeFlag(flag, value));
+      server.heartbeat_interval = absl::Seconds(n);
     } else if (flag == "--discovery-timeout-ms") {
       DFX_ASSIGN_OR_RETURN(int64_t n, ParsePositiveFlag(flag, value));
       server.discovery_timeout = absl::Milliseconds(n);
