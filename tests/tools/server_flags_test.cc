@@ -21,7 +21,8 @@ TEST_CASE("dfx server takes its task from the flags") {
       {"--cluster", R"({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"],
                         "ps": ["127.0.0.1:2224"]})",
        "--job", "worker", "--task", "1", "--cpu-devices", "3",
-       "--session-gc-seconds", "0", "--max-chunk-bytes", "4096", "--no-bulk"},
+       "--session-gc-seconds", "0", "--heartbeat-seconds", "3",
+       "--max-chunk-bytes", "4096", "--no-bulk"},
       nullptr);
   REQUIRE_OK(options.status());
   const GrpcServerOptions& s = options->server;
@@ -29,6 +30,7 @@ TEST_CASE("dfx server takes its task from the flags") {
   CHECK(s.task_index == 1);
   CHECK(s.num_cpu_devices == 3);
   CHECK(s.session_gc_idle == absl::ZeroDuration());
+  CHECK(s.heartbeat_interval == absl::Seconds(3));
   CHECK(s.max_chunk_bytes == 4096);
   CHECK_FALSE(s.enable_bulk);
   CHECK(TaskAddress(s.cluster, "ps", 0).value() == "127.0.0.1:2224");
