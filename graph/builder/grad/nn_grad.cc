@@ -245,6 +245,142 @@ DFX_GRAD_FN(FusedBatchNormV3Grad) {
   return absl::OkStatus();
 }
 
+
+// ---------------------------------------------------------------------------
+// More convolutions, top-k, and gradients of gradient ops.
+
+DFX_GRAD_FN(DepthwiseConv2dNativeGrad) {
+  ops::Conv2DAttrs attrs;
+  DFX_RETURN_IF_ERROR(Attr(op, "strides", &attrs.strides));
+  DFX_RETURN_IF_ERROR(Attr(op, "padding", &attrs.padding));
+  DFX_RETURN_IF_ERROR(Attr(op, "explicit_paddings", &attrs.explicit_paddings));
+  DFX_RETURN_IF_ERROR(Attr(op, "data_format", &attrs.data_format));
+  DFX_RETURN_IF_ERROR(Attr(op, "dilations", &attrs.dilations));
+  const Output& input = op.input(0);
+  const Output& filter = op.input(1);
+  dx->push_back(ops::DepthwiseConv2dNativeBackpropInput(
+      scope, ops::Shape(scope, input), filter, dy[0], attrs));
+  dx->push_back(ops::DepthwiseConv2dNativeBackpropFilter(
+      scope, input, ops::Shape(scope, filter), dy[0], attrs));
+  return absl::OkStatus();
+}
+
+// Conv2DBackpropInput is linear in the filter and in out_backprop: its
+// gradients are a filter gradient and a forward convolution.
+DFX_GRAD_FN(Conv2DBackpropInputGrad) {
+  ops::Conv2DAttrs attrs;
+  DFX_RETURN_IF_ERROR(ReadConv2DAttrs(op, &attrs));
+  const Output& filter = op.input(1);
+  const Output& out_backprop = op.input(2);
+  dx->push_back(NoGradient());
+  dx->push_back(ops::Conv2DBackpropFilter(
+      scope, dy[0], ops::Shape(scope, filter), out_backprop, attrs));
+  dx->push_back(ops::Conv2D(scope, dy[0], filter, attrs));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(Conv2DBackpropFilterGrad) {
+  ops::Conv2DAttrs attrs;
+  DFX_RETURN_IF_ERROR(ReadConv2DAttrs(op, &attrs));
+  const Output& input = op.input(0);
+  const Output& out_backprop = op.input(2);
+  dx->push_back(ops::Conv2DBackpropInput(scope, ops::Shape(scope, input),
+                                         dy[0], out_backprop, attrs));
+  dx->push_back(NoGradient());
+  dx->push_back(ops::Conv2D(scope, input, dy[0], attrs));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(TopKV2Grad) {
+  // dy scattered to the positions the indices name, row by row: each row's
+  // indices offset by row * (last dim of the input), flattened.
+  const Output& input = op.input(0);
+  const Output indices = ToInt32(scope, op.output(1));
+  const Output in_shape = ops::Shape(scope, input);
+  const Output ind_shape = ops::Shape(scope, indices);
+  const Output last = ops::Const(scope, -1);
+  const Output zero = ops::Const(scope, 0);
+  const Output k = ops::GatherV2(
+      scope, ind_shape, ops::Sub(scope, ops::Size(scope, ind_shape), ops::Const(scope, 1)),
+      zero);
+  const Output ind_2d = ops::Reshape(scope, indices, ops::Pack(scope, {last, k}));
+  const Output in_last = ops::GatherV2(
+      scope, in_shape, ops::Sub(scope, ops::Size(scope, in_shape), ops::Const(scope, 1)),
+      zero);
+  const Output rows = ops::GatherV2(scope, ops::Shape(scope, ind_2d), zero, zero);
+  const Output offsets = ops::ExpandDims(
+      scope,
+      ops::Range(scope, zero, ops::Mul(scope, rows, in_last), in_last), last);
+  const Output flat = ops::Reshape(scope, ops::AddV2(scope, ind_2d, offsets),
+                                   ops::Const(scope, {-1, 1}));
+  const Output total = ops::Reshape(scope, ops::Size(scope, input),
+                                    ops::Const(scope, {1}));
+  const Output scattered = ops::ScatterNd(
+      scope, flat, ops::Reshape(scope, dy[0], ops::Const(scope, {-1})), total);
+  dx->push_back(ops::Reshape(scope, scattered, in_shape));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(SoftsignGrad) {
+  dx->push_back(ops::SoftsignGrad(scope, dy[0], op.input(0)));
+  return absl::OkStatus();
+}
+
+// ReluGrad, Relu6Grad, LeakyReluGrad are linear in their gradient input,
+// with a zero derivative in the features almost everywhere.
+DFX_GRAD_FN(ReluGradGrad) {
+  const Output& x = op.input(1);
+  dx->push_back(ops::ReluGrad(scope, dy[0], x));
+  dx->push_back(ops::ZerosLike(scope, x));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(Relu6GradGrad) {
+  const Output& x = op.input(1);
+  dx->push_back(ops::Relu6Grad(scope, dy[0], x));
+  dx->push_back(ops::ZerosLike(scope, x));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(LeakyReluGradGrad) {
+  float alpha = 0.2f;
+  DFX_RETURN_IF_ERROR(Attr(op, "alpha", &alpha));
+  const Output& x = op.input(1);
+  dx->push_back(ops::LeakyReluGrad(scope, dy[0], x, alpha));
+  dx->push_back(ops::ZerosLike(scope, x));
+  return absl::OkStatus();
+}
+
+// BiasAddGrad sums over every axis but the channel one: its gradient is dy
+// broadcast back along them.
+DFX_GRAD_FN(BiasAddGradGrad) {
+  std::string data_format;
+  DFX_RETURN_IF_ERROR(Attr(op, "data_format", &data_format));
+  const Output& input = op.input(0);
+  const Output shape = ops::Shape(scope, input);
+  Output shaped = dy[0];
+  if (data_format == "NCHW") {
+    // [1, C, 1, ...] for an input of rank >= 2.
+    const Output rest = ops::Sub(scope, ops::Rank(scope, input), ops::Const(scope, 2));
+    const Output ones = ops::Fill(
+        scope, ops::Reshape(scope, rest, ops::Const(scope, {1})), ops::Const(scope, 1));
+    shaped = ops::Reshape(
+        scope, dy[0],
+        ops::ConcatV2(scope, {ops::Const(scope, {1, -1}), ones}, ops::Const(scope, 0)));
+  }
+  dx->push_back(ops::BroadcastTo(scope, shaped, shape));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(AvgPoolGradGrad) {
+  ops::PoolAttrs attrs;
+  DFX_RETURN_IF_ERROR(ReadPoolAttrs(op, /*explicit_paddings=*/false, &attrs));
+  dx->push_back(NoGradient());
+  dx->push_back(ops::AvgPool(scope, dy[0], attrs));
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace grad
 
@@ -273,6 +409,16 @@ absl::Status RegisterNnGradients(GradientRegistry* registry) {
       {"MaxPool", MaxPoolGrad},
       {"AvgPool", AvgPoolGrad},
       {"FusedBatchNormV3", FusedBatchNormV3Grad},
+      {"DepthwiseConv2dNative", DepthwiseConv2dNativeGrad},
+      {"Conv2DBackpropInput", Conv2DBackpropInputGrad},
+      {"Conv2DBackpropFilter", Conv2DBackpropFilterGrad},
+      {"TopKV2", TopKV2Grad},
+      {"Softsign", SoftsignGrad},
+      {"ReluGrad", ReluGradGrad},
+      {"Relu6Grad", Relu6GradGrad},
+      {"LeakyReluGrad", LeakyReluGradGrad},
+      {"BiasAddGrad", BiasAddGradGrad},
+      {"AvgPoolGrad", AvgPoolGradGrad},
   };
   for (const Entry& e : entries) {
     DFX_RETURN_IF_ERROR(registry->Register(e.op, e.fn));
