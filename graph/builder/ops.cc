@@ -1696,6 +1696,29 @@ UniqueOutputs Unique(const Scope& scope, const Output& x) {
   return {out[0], out[1]};
 }
 
+SwitchOutputs Switch(const Scope& scope, const Output& data,
+                     const Output& pred) {
+  NodeBuilder b(scope, "Switch");
+  b.Input(data, "data").Input(pred, "pred");
+  RequireType(b, pred, "pred", DT_BOOL);
+  b.TypeAttr("T", b.TypeOf(data));
+  std::vector<Output> out = b.FinishAll({b.TypeOf(data), b.TypeOf(data)});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+MergeOutputs Merge(const Scope& scope, const std::vector<Output>& inputs) {
+  NodeBuilder b(scope, "Merge");
+  if (inputs.empty()) b.Fail("needs at least one input");
+  DataType t = DT_INVALID;
+  if (b.ok()) t = AddValueList(b, inputs);
+  b.TypeAttr("T", t);
+  b.IntAttr("N", static_cast<int64_t>(inputs.size()));
+  std::vector<Output> out = b.FinishAll({t, DT_INT32});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
 // ---------------------------------------------------------------------------
 // Resource variables: sparse reads and updates.
 

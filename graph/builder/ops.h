@@ -585,6 +585,23 @@ struct UniqueOutputs {
 // for each element of x the index of its value in y (int32).
 UniqueOutputs Unique(const Scope& scope, const Output& x);
 
+// TF1 control-flow primitives (control_flow.h builds whole loops and conds
+// from them). Switch forwards `data` to output_true when `pred` (a bool
+// scalar) is true, else to output_false; the other output is dead. Merge
+// forwards whichever of its inputs is alive; value_index (int32) says which.
+struct SwitchOutputs {
+  Output output_false;
+  Output output_true;
+};
+SwitchOutputs Switch(const Scope& scope, const Output& data,
+                     const Output& pred);
+struct MergeOutputs {
+  Output output;
+  Output value_index;
+};
+// At least one input, all of one dtype.
+MergeOutputs Merge(const Scope& scope, const std::vector<Output>& inputs);
+
 // ---------------------------------------------------------------------------
 // Resource variables: sparse reads and updates.
 

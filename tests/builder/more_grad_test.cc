@@ -7,10 +7,12 @@
 //
 // Ops dfx runs that have a gradient in TensorFlow but none here yet (an
 // AddSymbolicGradients through them fails with NotFound naming the op):
-//   - control flow: Switch, Merge, Enter, Exit, NextIteration, LoopCond and
-//     their Ref forms, If/StatelessIf, Case/StatelessCase, While/
+//   - loops: Enter, Exit, NextIteration, LoopCond (and Switch/Merge inside
+//     a loop, which only an Exit's gradient would reach), the Ref forms,
+//     and the functional If/StatelessIf, Case/StatelessCase, While/
 //     StatelessWhile (the gradient builder does not follow cycles or
-//     functions);
+//     functions). Switch and Merge of conditionals have gradients
+//     (grad/control_flow_grad.cc, tested in control_flow_test.cc);
 //   - TensorArray*V3 reads and writes, TensorList* element ops,
 //     OptionalFromValue/OptionalGetValue (variant-valued state);
 //   - ReadVariableOp and ResourceGather: their input is a resource handle,
