@@ -1696,6 +1696,91 @@ UniqueOutputs Unique(const Scope& scope, const Output& x) {
   return {out[0], out[1]};
 }
 
+Output ReciprocalGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "ReciprocalGrad", y, dy);
+}
+Output InvGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "InvGrad", y, dy);
+}
+
+namespace {
+
+void LrnAttrList(NodeBuilder& b, DataType t, const LrnAttrs& attrs) {
+  b.IntAttr("depth_radius", attrs.depth_radius);
+  b.FloatAttr("bias", attrs.bias);
+  b.FloatAttr("alpha", attrs.alpha);
+  b.FloatAttr("beta", attrs.beta);
+  b.TypeAttr("T", t);
+}
+
+}  // namespace
+
+Output LRN(const Scope& scope, const Output& input, const LrnAttrs& attrs) {
+  NodeBuilder b(scope, "LRN");
+  b.Input(input, "input");
+  LrnAttrList(b, b.TypeOf(input), attrs);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output LRNGrad(const Scope& scope, const Output& input_grads,
+               const Output& input_image, const Output& output_image,
+               const LrnAttrs& attrs) {
+  NodeBuilder b(scope, "LRNGrad");
+  b.Input(input_grads, "input_grads").Input(input_image, "input_image");
+  b.Input(output_image, "output_image");
+  const DataType t = b.SameType({{&input_grads, "input_grads"},
+                                 {&input_image, "input_image"},
+                                 {&output_image, "output_image"}});
+  LrnAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+Output MaxPoolV2(const Scope& scope, const Output& input, const Output& ksize,
+                 const Output& strides, const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "MaxPoolV2");
+  b.Input(input, "input").Input(ksize, "ksize").Input(strides, "strides");
+  RequireType(b, ksize, "ksize", DT_INT32);
+  RequireType(b, strides, "strides", DT_INT32);
+  b.TypeAttr("T", b.TypeOf(input));
+  b.StringAttr("padding", attrs.padding);
+  b.StringAttr("data_format", attrs.data_format);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output MaxPoolGradV2(const Scope& scope, const Output& orig_input,
+                     const Output& orig_output, const Output& grad,
+                     const Output& ksize, const Output& strides,
+                     const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "MaxPoolGradV2");
+  b.Input(orig_input, "orig_input").Input(orig_output, "orig_output");
+  b.Input(grad, "grad").Input(ksize, "ksize").Input(strides, "strides");
+  RequireType(b, ksize, "ksize", DT_INT32);
+  RequireType(b, strides, "strides", DT_INT32);
+  const DataType t = b.SameType({{&orig_input, "orig_input"},
+                                 {&orig_output, "orig_output"},
+                                 {&grad, "grad"}});
+  b.StringAttr("padding", attrs.padding);
+  b.StringAttr("data_format", attrs.data_format);
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+std::vector<Output> DynamicPartition(const Scope& scope, const Output& data,
+                                     const Output& partitions,
+                                     int64_t num_partitions) {
+  NodeBuilder b(scope, "DynamicPartition");
+  b.Input(data, "data").Input(partitions, "partitions");
+  RequireType(b, partitions, "partitions", DT_INT32);
+  if (num_partitions < 1) {
+    b.Fail(absl::StrCat("num_partitions must be >= 1, not ", num_partitions));
+  }
+  b.IntAttr("num_partitions", num_partitions);
+  b.TypeAttr("T", b.TypeOf(data));
+  return b.FinishAll(std::vector<DataType>(
+      static_cast<size_t>(std::max<int64_t>(num_partitions, 0)),
+      b.TypeOf(data)));
+}
+
 SwitchOutputs Switch(const Scope& scope, const Output& data,
                      const Output& pred) {
   NodeBuilder b(scope, "Switch");

@@ -585,6 +585,35 @@ struct UniqueOutputs {
 // for each element of x the index of its value in y (int32).
 UniqueOutputs Unique(const Scope& scope, const Output& x);
 
+// Second derivatives' helpers: (y, dy) as TanhGrad.
+Output ReciprocalGrad(const Scope& scope, const Output& y, const Output& dy);
+Output InvGrad(const Scope& scope, const Output& y, const Output& dy);
+
+struct LrnAttrs {
+  int64_t depth_radius = 5;
+  float bias = 1.0f;
+  float alpha = 1.0f;
+  float beta = 0.5f;
+};
+// Local response normalization (float, half, bfloat16) and its gradient.
+Output LRN(const Scope& scope, const Output& input, const LrnAttrs& attrs = {});
+Output LRNGrad(const Scope& scope, const Output& input_grads,
+               const Output& input_image, const Output& output_image,
+               const LrnAttrs& attrs = {});
+// MaxPool with `ksize` and `strides` as int32 vector inputs; attrs.ksize
+// and attrs.strides are not used.
+Output MaxPoolV2(const Scope& scope, const Output& input, const Output& ksize,
+                 const Output& strides, const PoolAttrs& attrs);
+Output MaxPoolGradV2(const Scope& scope, const Output& orig_input,
+                     const Output& orig_output, const Output& grad,
+                     const Output& ksize, const Output& strides,
+                     const PoolAttrs& attrs);
+// `num_partitions` pieces of `data` by `partitions` (int32, a prefix of
+// data's shape); empty on failure.
+std::vector<Output> DynamicPartition(const Scope& scope, const Output& data,
+                                     const Output& partitions,
+                                     int64_t num_partitions);
+
 // TF1 control-flow primitives (control_flow.h builds whole loops and conds
 // from them). Switch forwards `data` to output_true when `pred` (a bool
 // scalar) is true, else to output_false; the other output is dead. Merge

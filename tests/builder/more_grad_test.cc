@@ -19,11 +19,11 @@
 //     which carries no gradient in this builder; train::Optimizer
 //     differentiates with respect to a variable's value instead and applies
 //     sparse updates for variables read through a gather (train.h);
-//   - DynamicPartition, LRN, MaxPoolV2, FusedBatchNorm and FusedBatchNormV2
-//     (FusedBatchNormV3, what TensorFlow 2 writes, has one);
-//   - third-order pieces: EluGrad, SeluGrad, SoftplusGrad, SqrtGrad,
-//     RsqrtGrad, ReciprocalGrad, InvGrad, MaxPoolGrad, MaxPoolGradV2 (needs
-//     MaxPoolGradGrad, which dfx has no kernel for), FusedBatchNormGrad*.
+//   - FusedBatchNorm and FusedBatchNormV2 (FusedBatchNormV3, what
+//     TensorFlow 2 writes, has one);
+//   - gradients of MaxPoolGrad and MaxPoolGradV2 (TensorFlow's need
+//     MaxPoolGradGrad, which dfx has no kernel for) and of
+//     FusedBatchNormGrad*.
 // Einsum's gradient covers one or two operands without repeated labels
 // within an operand (see EinsumGrad in math_grad.cc for the exact limits).
 #include <cmath>
@@ -605,6 +605,78 @@ TEST_CASE("gradient: gradients of gradient ops") {
                     {ops::StridedSliceGrad(
                         root, ops::Const(root, {4, 3}), ops::Const(root, {0, 1}),
                         ops::Const(root, {4, 3}), ops::Const(root, {2, 1}), a)});
+  }
+}
+
+TEST_CASE("gradient: more gradients of gradient ops") {
+  Scope root = Scope::NewRootScope();
+  const Output a = Ph(root, "a", DT_DOUBLE);
+  const Output b = Ph(root, "b", DT_DOUBLE);
+  const Tensor positive = Rand(DT_DOUBLE, {2, 3}, 5, 0.5, 2);
+  const Tensor grads = Rand(DT_DOUBLE, {2, 3}, 4);
+  // Elu/Selu outputs, away from the kink at 0.
+  const Tensor outputs =
+      MakeTensor(DT_DOUBLE, {2, 3}, {-0.8, -0.3, 0.4, 1.5, -0.05, 2.0});
+  SECTION("SqrtGrad") {
+    RequireGradient(root, {a, b}, {positive, grads},
+                    {ops::SqrtGrad(root, a, b)});
+  }
+  SECTION("RsqrtGrad") {
+    RequireGradient(root, {a, b}, {positive, grads},
+                    {ops::RsqrtGrad(root, a, b)});
+  }
+  SECTION("ReciprocalGrad") {
+    RequireGradient(root, {a, b}, {positive, grads},
+                    {ops::ReciprocalGrad(root, a, b)});
+  }
+  SECTION("InvGrad") {
+    RequireGradient(root, {a, b}, {positive, grads},
+                    {ops::InvGrad(root, a, b)});
+  }
+  SECTION("EluGrad") {
+    RequireGradient(root, {a, b}, {grads, outputs},
+                    {ops::EluGrad(root, a, b)});
+  }
+  SECTION("SeluGrad") {
+    RequireGradient(root, {a, b}, {grads, outputs},
+                    {ops::SeluGrad(root, a, b)});
+  }
+  SECTION("SoftplusGrad") {
+    RequireGradient(root, {a, b}, {grads, Rand(DT_DOUBLE, {2, 3}, 6, -2, 2)},
+                    {ops::SoftplusGrad(root, a, b)});
+  }
+}
+
+TEST_CASE("gradient: LRN, MaxPoolV2, DynamicPartition") {
+  SECTION("LRN") {
+    Scope root = Scope::NewRootScope();
+    const Output x = Ph(root, "x", DT_FLOAT);
+    ops::LrnAttrs attrs;
+    attrs.depth_radius = 2;
+    attrs.alpha = 0.5f;
+    attrs.beta = 0.75f;
+    RequireGradient(root, {x}, {Rand(DT_FLOAT, {1, 2, 2, 6}, 3)},
+                    {ops::LRN(root, x, attrs)}, 2e-3);
+  }
+  SECTION("MaxPoolV2") {
+    Scope root = Scope::NewRootScope();
+    const Output x = Ph(root, "x", DT_FLOAT);
+    ops::PoolAttrs attrs;
+    attrs.padding = "VALID";
+    // Distinct values: every window has one maximum.
+    RequireGradient(root, {x}, {Rand(DT_FLOAT, {1, 4, 4, 2}, 3)},
+                    {ops::MaxPoolV2(root, x, ops::Const(root, {1, 2, 2, 1}),
+                                    ops::Const(root, {1, 2, 2, 1}), attrs)});
+  }
+  SECTION("DynamicPartition, one piece unused") {
+    Scope root = Scope::NewRootScope();
+    const Output x = Ph(root, "x", DT_DOUBLE);
+    std::vector<Output> pieces = ops::DynamicPartition(
+        root, x, ops::Const(root, {0, 2, 1, 0, 2}), 3);
+    REQUIRE(pieces.size() == 3);
+    RequireGradient(root, {x}, {Rand(DT_DOUBLE, {5, 2}, 3)},
+                    {ops::Square(root, pieces[0]),
+                     ops::Mul(root, pieces[2], ops::Const(root, 3.0))});
   }
 }
 

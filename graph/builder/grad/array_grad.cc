@@ -487,6 +487,29 @@ DFX_GRAD_FN(DynamicStitchGrad) {
   return absl::OkStatus();
 }
 
+// DynamicPartition: the pieces' gradients stitched back to the rows they
+// came from (positions partitioned the same way), reshaped to data's shape.
+DFX_GRAD_FN(DynamicPartitionGrad) {
+  const Output& data = op.input(0);
+  const Output& partitions = op.input(1);
+  const int n = op.num_outputs();
+  const Output prefix = ops::Shape(scope, partitions);
+  const Output positions = ops::Reshape(
+      scope,
+      ops::Range(scope, ops::Const(scope, 0), ops::Size(scope, partitions),
+                 ops::Const(scope, 1)),
+      prefix);
+  std::vector<Output> indices =
+      ops::DynamicPartition(scope, positions, partitions, n);
+  if (static_cast<int>(indices.size()) != n) return scope.status();
+  std::vector<Output> grads;
+  for (int i = 0; i < n; ++i) grads.push_back(GradOrZeros(scope, op, dy, i));
+  const Output stitched = ops::DynamicStitch(scope, indices, grads);
+  dx->push_back(ops::Reshape(scope, stitched, ops::Shape(scope, data)));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace grad
 
@@ -543,6 +566,7 @@ absl::Status RegisterArrayGradients(GradientRegistry* registry) {
       {"UnsortedSegmentProd", UnsortedSegmentProdGrad},
       {"DynamicStitch", DynamicStitchGrad},
       {"ParallelDynamicStitch", DynamicStitchGrad},
+      {"DynamicPartition", DynamicPartitionGrad},
   };
   for (const Entry& e : entries) {
     DFX_RETURN_IF_ERROR(registry->Register(e.op, e.fn));

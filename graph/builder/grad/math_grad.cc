@@ -746,6 +746,41 @@ DFX_GRAD_FN(EinsumGrad) {
   return absl::OkStatus();
 }
 
+DFX_GRAD_FN(SqrtGradGrad) {
+  // z = 0.5 * b / a: dz/da = -grad / a * z, dz/db = 0.5 * grad / a.
+  const Output& a = op.input(0);
+  const Output ga = ops::RealDiv(scope, dy[0], a);
+  dx->push_back(ops::Mul(scope, ops::Neg(scope, ga), op.output(0)));
+  dx->push_back(
+      ops::Mul(scope, ScalarOfType(scope, a.dtype(), 0.5), ga));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(RsqrtGradGrad) {
+  // z = -0.5 * b * a^3: dz/da = -1.5 * grad * b * a^2, dz/db = RsqrtGrad.
+  const Output& a = op.input(0);
+  const Output& b = op.input(1);
+  dx->push_back(ops::Mul(
+      scope,
+      ops::Mul(scope, ScalarOfType(scope, a.dtype(), -1.5),
+               ops::Mul(scope, dy[0], b)),
+      ops::Square(scope, a)));
+  dx->push_back(ops::RsqrtGrad(scope, a, dy[0]));
+  return absl::OkStatus();
+}
+
+// ReciprocalGrad and InvGrad: z = -b * a^2.
+DFX_GRAD_FN(ReciprocalGradGrad) {
+  const Output& a = op.input(0);
+  const Output& b = op.input(1);
+  dx->push_back(ops::Mul(
+      scope,
+      ops::Mul(scope, dy[0], ScalarOfType(scope, a.dtype(), -2.0)),
+      ops::Mul(scope, b, a)));
+  dx->push_back(ops::ReciprocalGrad(scope, a, dy[0]));
+  return absl::OkStatus();
+}
+
 // ---------------------------------------------------------------------------
 
 bool IsFloat(DataType t) {
@@ -835,6 +870,10 @@ absl::Status RegisterMathGradients(GradientRegistry* registry) {
       {"EuclideanNorm", EuclideanNormGrad},
       {"TanhGrad", TanhGradGrad},
       {"SigmoidGrad", SigmoidGradGrad},
+      {"SqrtGrad", SqrtGradGrad},
+      {"RsqrtGrad", RsqrtGradGrad},
+      {"ReciprocalGrad", ReciprocalGradGrad},
+      {"InvGrad", ReciprocalGradGrad},
   };
   for (const Entry& e : entries) {
     DFX_RETURN_IF_ERROR(registry->Register(e.op, e.fn));

@@ -373,6 +373,58 @@ DFX_GRAD_FN(BiasAddGradGrad) {
   return absl::OkStatus();
 }
 
+// EluGrad and SeluGrad: (gradients, outputs) -> gradients * f'(outputs).
+// TensorFlow's: the gradients' gradient through the same op; the outputs'
+// where negative (where f' depends on them), grad * gradients.
+DFX_GRAD_FN(EluGradGrad) {
+  const Output& g = op.input(0);
+  const Output& y = op.input(1);
+  const Output zero = ScalarOfType(scope, y.dtype(), 0.0);
+  dx->push_back(op.op() == "EluGrad" ? ops::EluGrad(scope, dy[0], y)
+                                     : ops::SeluGrad(scope, dy[0], y));
+  dx->push_back(ops::SelectV2(scope, ops::Less(scope, y, zero),
+                              ops::Mul(scope, dy[0], g),
+                              ops::ZerosLike(scope, y)));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(SoftplusGradGrad) {
+  // z = g * sigmoid(x): dz/dg = SoftplusGrad, dz/dx = grad * g *
+  // sigmoid'(x) = grad * g / (exp(-x) + 2 + exp(x)).
+  const Output& g = op.input(0);
+  const Output& x = op.input(1);
+  dx->push_back(ops::SoftplusGrad(scope, dy[0], x));
+  const Output denom = ops::AddV2(
+      scope,
+      ops::AddV2(scope, ops::Exp(scope, ops::Neg(scope, x)),
+                 ScalarOfType(scope, x.dtype(), 2.0)),
+      ops::Exp(scope, x));
+  dx->push_back(ops::RealDiv(scope, ops::Mul(scope, dy[0], g), denom));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(LRNGradFn) {
+  ops::LrnAttrs attrs;
+  DFX_RETURN_IF_ERROR(Attr(op, "depth_radius", &attrs.depth_radius));
+  DFX_RETURN_IF_ERROR(Attr(op, "bias", &attrs.bias));
+  DFX_RETURN_IF_ERROR(Attr(op, "alpha", &attrs.alpha));
+  DFX_RETURN_IF_ERROR(Attr(op, "beta", &attrs.beta));
+  dx->push_back(
+      ops::LRNGrad(scope, dy[0], op.input(0), op.output(0), attrs));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(MaxPoolV2Grad) {
+  ops::PoolAttrs attrs;
+  DFX_RETURN_IF_ERROR(Attr(op, "padding", &attrs.padding));
+  DFX_RETURN_IF_ERROR(Attr(op, "data_format", &attrs.data_format));
+  dx->push_back(ops::MaxPoolGradV2(scope, op.input(0), op.output(0), dy[0],
+                                   op.input(1), op.input(2), attrs));
+  dx->push_back(NoGradient());
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
 DFX_GRAD_FN(AvgPoolGradGrad) {
   ops::PoolAttrs attrs;
   DFX_RETURN_IF_ERROR(ReadPoolAttrs(op, /*explicit_paddings=*/false, &attrs));
@@ -419,6 +471,11 @@ absl::Status RegisterNnGradients(GradientRegistry* registry) {
       {"LeakyReluGrad", LeakyReluGradGrad},
       {"BiasAddGrad", BiasAddGradGrad},
       {"AvgPoolGrad", AvgPoolGradGrad},
+      {"EluGrad", EluGradGrad},
+      {"SeluGrad", EluGradGrad},
+      {"SoftplusGrad", SoftplusGradGrad},
+      {"LRN", LRNGradFn},
+      {"MaxPoolV2", MaxPoolV2Grad},
   };
   for (const Entry& e : entries) {
     DFX_RETURN_IF_ERROR(registry->Register(e.op, e.fn));
