@@ -1781,6 +1781,50 @@ std::vector<Output> DynamicPartition(const Scope& scope, const Output& data,
       b.TypeOf(data)));
 }
 
+namespace {
+
+FusedBatchNormGradV3Outputs FusedBatchNormGradV1V2(
+    const Scope& scope, absl::string_view op, const Output& y_backprop,
+    const Output& x, const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs) {
+  NodeBuilder b(scope, op);
+  b.Input(y_backprop, "y_backprop").Input(x, "x").Input(scale, "scale");
+  b.Input(reserve_space_1, "reserve_space_1");
+  b.Input(reserve_space_2, "reserve_space_2");
+  const DataType t = b.SameType({{&y_backprop, "y_backprop"}, {&x, "x"}});
+  RequireType(b, scale, "scale", DT_FLOAT);
+  const DataType u = b.SameType({{&reserve_space_1, "reserve_space_1"},
+                                 {&reserve_space_2, "reserve_space_2"}});
+  b.TypeAttr("T", t);
+  if (op == "FusedBatchNormGradV2") b.TypeAttr("U", u);
+  b.FloatAttr("epsilon", attrs.epsilon);
+  b.StringAttr("data_format", attrs.data_format);
+  b.BoolAttr("is_training", attrs.is_training);
+  std::vector<Output> out = b.FinishAll({t, u, u, u, u});
+  if (out.empty()) return {};
+  return {out[0], out[1], out[2], out[3], out[4]};
+}
+
+}  // namespace
+
+FusedBatchNormGradV3Outputs FusedBatchNormGrad(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs) {
+  return FusedBatchNormGradV1V2(scope, "FusedBatchNormGrad", y_backprop, x,
+                                scale, reserve_space_1, reserve_space_2,
+                                attrs);
+}
+
+FusedBatchNormGradV3Outputs FusedBatchNormGradV2(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs) {
+  return FusedBatchNormGradV1V2(scope, "FusedBatchNormGradV2", y_backprop, x,
+                                scale, reserve_space_1, reserve_space_2,
+                                attrs);
+}
+
 SwitchOutputs Switch(const Scope& scope, const Output& data,
                      const Output& pred) {
   NodeBuilder b(scope, "Switch");

@@ -614,6 +614,19 @@ std::vector<Output> DynamicPartition(const Scope& scope, const Output& data,
                                      const Output& partitions,
                                      int64_t num_partitions);
 
+// The gradients of FusedBatchNorm (all float, no U attr) and
+// FusedBatchNormV2 (scale float; reserve spaces attr U): as
+// FusedBatchNormGradV3 without reserve_space_3. attrs.exponential_avg_factor
+// is not written.
+FusedBatchNormGradV3Outputs FusedBatchNormGrad(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs = {});
+FusedBatchNormGradV3Outputs FusedBatchNormGradV2(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs = {});
+
 // TF1 control-flow primitives (control_flow.h builds whole loops and conds
 // from them). Switch forwards `data` to output_true when `pred` (a bool
 // scalar) is true, else to output_false; the other output is dead. Merge

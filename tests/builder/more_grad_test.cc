@@ -19,8 +19,6 @@
 //     which carries no gradient in this builder; train::Optimizer
 //     differentiates with respect to a variable's value instead and applies
 //     sparse updates for variables read through a gather (train.h);
-//   - FusedBatchNorm and FusedBatchNormV2 (FusedBatchNormV3, what
-//     TensorFlow 2 writes, has one);
 //   - gradients of MaxPoolGrad and MaxPoolGradV2 (TensorFlow's need
 //     MaxPoolGradGrad, which dfx has no kernel for) and of
 //     FusedBatchNormGrad*.
@@ -677,6 +675,69 @@ TEST_CASE("gradient: LRN, MaxPoolV2, DynamicPartition") {
     RequireGradient(root, {x}, {Rand(DT_DOUBLE, {5, 2}, 3)},
                     {ops::Square(root, pieces[0]),
                      ops::Mul(root, pieces[2], ops::Const(root, 3.0))});
+  }
+}
+
+TEST_CASE("gradient: depthwise backprops") {
+  ops::Conv2DAttrs attrs;
+  attrs.padding = "SAME";
+  attrs.strides = {1, 2, 2, 1};
+  SECTION("DepthwiseConv2dNativeBackpropInput") {
+    Scope root = Scope::NewRootScope();
+    const Output f = Ph(root, "f", DT_DOUBLE);
+    const Output dy = Ph(root, "dy", DT_DOUBLE);
+    RequireGradient(
+        root, {f, dy},
+        {Rand(DT_DOUBLE, {3, 3, 2, 2}, 1), Rand(DT_DOUBLE, {1, 3, 3, 4}, 2)},
+        {ops::DepthwiseConv2dNativeBackpropInput(
+            root, ops::Const(root, {1, 5, 5, 2}), f, dy, attrs)});
+  }
+  SECTION("DepthwiseConv2dNativeBackpropFilter") {
+    Scope root = Scope::NewRootScope();
+    const Output x = Ph(root, "x", DT_DOUBLE);
+    const Output dy = Ph(root, "dy", DT_DOUBLE);
+    RequireGradient(
+        root, {x, dy},
+        {Rand(DT_DOUBLE, {1, 5, 5, 2}, 1), Rand(DT_DOUBLE, {1, 3, 3, 4}, 2)},
+        {ops::DepthwiseConv2dNativeBackpropFilter(
+            root, x, ops::Const(root, {3, 3, 2, 2}), dy, attrs)});
+  }
+}
+
+TEST_CASE("gradient: FusedBatchNorm and FusedBatchNormV2") {
+  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2"}) {
+    for (bool training : {true, false}) {
+      SECTION(std::string(op) + (training ? " training" : " inference")) {
+        Scope root = Scope::NewRootScope();
+        const Output x = Ph(root, "x", DT_FLOAT);
+        const Output scale = Ph(root, "scale", DT_FLOAT);
+        const Output offset = Ph(root, "offset", DT_FLOAT);
+        const Output mean =
+            training ? ops::Const(root, std::vector<float>{})
+                     : ops::Const(root, {0.1f, -0.2f, 0.3f});
+        const Output variance =
+            training ? ops::Const(root, std::vector<float>{})
+                     : ops::Const(root, {1.5f, 0.5f, 2.0f});
+        NodeDef def;
+        def.set_name("bn");
+        def.set_op(op);
+        for (const Output& in : {x, scale, offset, mean, variance}) {
+          def.add_input(in.ToString());
+        }
+        (*def.mutable_attr())["T"].set_type(DT_FLOAT);
+        if (std::string(op) == "FusedBatchNormV2") {
+          (*def.mutable_attr())["U"].set_type(DT_FLOAT);
+        }
+        (*def.mutable_attr())["epsilon"].set_f(0.001f);
+        (*def.mutable_attr())["is_training"].set_b(training);
+        REQUIRE_OK(root.AddNode(def));
+        RequireGradient(
+            root, {x, scale, offset},
+            {Rand(DT_FLOAT, {2, 2, 2, 3}, 1, -2, 2),
+             Rand(DT_FLOAT, {3}, 2, 0.5, 1.5), Rand(DT_FLOAT, {3}, 3)},
+            {Output("bn", 0, DT_FLOAT)}, 1e-3);
+      }
+    }
   }
 }
 

@@ -206,7 +206,22 @@ DFX_GRAD_FN(AvgPoolGrad) {
 // Batch normalization. Only y's gradient is followed (TensorFlow ignores the
 // gradients of the batch statistics too); mean and variance get none.
 
-DFX_GRAD_FN(FusedBatchNormV3Grad) {
+// FusedBatchNorm, V2 and V3: the same computation through each version's
+// gradient op (V3's takes reserve_space_3 too).
+DFX_GRAD_FN(FusedBatchNormGrad) {
+  const bool v3 = op.op() == "FusedBatchNormV3";
+  auto grad_op = [&](const Output& grad_y, const Output& x,
+                     const Output& scale, const Output& rs1,
+                     const Output& rs2, const ops::FusedBatchNormAttrs& a) {
+    if (v3) {
+      return ops::FusedBatchNormGradV3(scope, grad_y, x, scale, rs1, rs2,
+                                       op.output(5), a);
+    }
+    if (op.op() == "FusedBatchNormV2") {
+      return ops::FusedBatchNormGradV2(scope, grad_y, x, scale, rs1, rs2, a);
+    }
+    return ops::FusedBatchNormGrad(scope, grad_y, x, scale, rs1, rs2, a);
+  };
   ops::FusedBatchNormAttrs attrs;
   DFX_RETURN_IF_ERROR(Attr(op, "epsilon", &attrs.epsilon));
   DFX_RETURN_IF_ERROR(Attr(op, "data_format", &attrs.data_format));
@@ -216,8 +231,7 @@ DFX_GRAD_FN(FusedBatchNormV3Grad) {
   Output grad_y = GradOrZeros(scope, op, dy, 0);
   ops::FusedBatchNormGradV3Outputs g;
   if (attrs.is_training) {
-    g = ops::FusedBatchNormGradV3(scope, grad_y, x, scale, op.output(3),
-                                  op.output(4), op.output(5), attrs);
+    g = grad_op(grad_y, x, scale, op.output(3), op.output(4), attrs);
     dx->push_back(g.x_backprop);
   } else {
     // With population statistics, as TensorFlow does it: NCHW goes through
@@ -232,8 +246,7 @@ DFX_GRAD_FN(FusedBatchNormV3Grad) {
       return absl::UnimplementedError(absl::StrCat(
           "FusedBatchNormV3 gradient: data_format ", attrs.data_format));
     }
-    g = ops::FusedBatchNormGradV3(scope, grad_y, x, scale, op.input(3),
-                                  op.input(4), op.output(5), attrs);
+    g = grad_op(grad_y, x, scale, op.input(3), op.input(4), attrs);
     dx->push_back(nchw ? ops::Transpose(scope, g.x_backprop,
                                         ops::Const(scope, {0, 3, 1, 2}))
                        : g.x_backprop);
@@ -262,6 +275,39 @@ DFX_GRAD_FN(DepthwiseConv2dNativeGrad) {
       scope, ops::Shape(scope, input), filter, dy[0], attrs));
   dx->push_back(ops::DepthwiseConv2dNativeBackpropFilter(
       scope, input, ops::Shape(scope, filter), dy[0], attrs));
+  return absl::OkStatus();
+}
+
+absl::Status ReadDepthwiseAttrs(const GradOp& op, ops::Conv2DAttrs* attrs) {
+  DFX_RETURN_IF_ERROR(Attr(op, "strides", &attrs->strides));
+  DFX_RETURN_IF_ERROR(Attr(op, "padding", &attrs->padding));
+  DFX_RETURN_IF_ERROR(Attr(op, "explicit_paddings", &attrs->explicit_paddings));
+  DFX_RETURN_IF_ERROR(Attr(op, "data_format", &attrs->data_format));
+  DFX_RETURN_IF_ERROR(Attr(op, "dilations", &attrs->dilations));
+  return absl::OkStatus();
+}
+
+// The depthwise backprops are linear in their two tensor inputs, as
+// Conv2D's.
+DFX_GRAD_FN(DepthwiseConv2dNativeBackpropInputGrad) {
+  ops::Conv2DAttrs attrs;
+  DFX_RETURN_IF_ERROR(ReadDepthwiseAttrs(op, &attrs));
+  const Output& filter = op.input(1);
+  dx->push_back(NoGradient());
+  dx->push_back(ops::DepthwiseConv2dNativeBackpropFilter(
+      scope, dy[0], ops::Shape(scope, filter), op.input(2), attrs));
+  dx->push_back(ops::DepthwiseConv2dNative(scope, dy[0], filter, attrs));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(DepthwiseConv2dNativeBackpropFilterGrad) {
+  ops::Conv2DAttrs attrs;
+  DFX_RETURN_IF_ERROR(ReadDepthwiseAttrs(op, &attrs));
+  const Output& input = op.input(0);
+  dx->push_back(ops::DepthwiseConv2dNativeBackpropInput(
+      scope, ops::Shape(scope, input), dy[0], op.input(2), attrs));
+  dx->push_back(NoGradient());
+  dx->push_back(ops::DepthwiseConv2dNative(scope, input, dy[0], attrs));
   return absl::OkStatus();
 }
 
@@ -460,7 +506,13 @@ absl::Status RegisterNnGradients(GradientRegistry* registry) {
       {"Conv2D", Conv2DGrad},
       {"MaxPool", MaxPoolGrad},
       {"AvgPool", AvgPoolGrad},
-      {"FusedBatchNormV3", FusedBatchNormV3Grad},
+      {"FusedBatchNormV3", FusedBatchNormGrad},
+      {"FusedBatchNormV2", FusedBatchNormGrad},
+      {"FusedBatchNorm", FusedBatchNormGrad},
+      {"DepthwiseConv2dNativeBackpropInput",
+       DepthwiseConv2dNativeBackpropInputGrad},
+      {"DepthwiseConv2dNativeBackpropFilter",
+       DepthwiseConv2dNativeBackpropFilterGrad},
       {"DepthwiseConv2dNative", DepthwiseConv2dNativeGrad},
       {"Conv2DBackpropInput", Conv2DBackpropInputGrad},
       {"Conv2DBackpropFilter", Conv2DBackpropFilterGrad},
