@@ -204,6 +204,8 @@ DataType TypeAttrOr(const NodeDef& node, const std::string& name,
 struct Uses {
   std::vector<Output> gathered;
   std::vector<Output> ids;
+  // Whether gather i reads var.value (whose gradient then includes it).
+  std::vector<bool> of_value;
   bool dense = false;
 };
 
@@ -258,6 +260,7 @@ std::vector<Uses> FindUses(const GraphDef& def, const Output& loss,
         }
         const auto [ids_node, ids_index] = ParseInput(n.input(1));
         u.gathered.emplace_back(n.name(), 0, var.dtype);
+        u.of_value.push_back(of_value);
         u.ids.emplace_back(ids_node, ids_index,
                            TypeAttrOr(n, "Tindices", DT_INT32));
       }
@@ -305,6 +308,21 @@ absl::StatusOr<Operation> Optimizer::Minimize(
     absl::Status s = scope.ToGraphDef(&def);
     if (!s.ok()) return s;
     uses = FindUses(def, loss, vars);
+  }
+  // A variable also read densely keeps the gradient of its value, which
+  // includes the gathers of that value: only gathers of the handle or ref
+  // (ResourceGather, a gather of the ref) add rows to it.
+  for (Uses& u : uses) {
+    if (!u.dense) continue;
+    Uses kept;
+    kept.dense = true;
+    for (size_t g = 0; g < u.gathered.size(); ++g) {
+      if (u.of_value[g]) continue;
+      kept.gathered.push_back(u.gathered[g]);
+      kept.ids.push_back(u.ids[g]);
+      kept.of_value.push_back(false);
+    }
+    u = std::move(kept);
   }
   std::vector<Output> xs;
   for (size_t i = 0; i < vars.size(); ++i) {

@@ -248,7 +248,9 @@ constexpr int kVocab = 10, kUsed = 7, kDim = 3, kBatch = 16;
 
 enum class Lookup { kGatherV2, kResourceGather };
 
-Model BuildEmbeddingModel(train::VariableKind kind, Lookup lookup) {
+// `dense_too`: the loss also has a small L2 term on the whole embedding.
+Model BuildEmbeddingModel(train::VariableKind kind, Lookup lookup,
+                          bool dense_too = false) {
   Model m;
   const Scope& s = m.scope;
   Output ids = ops::Placeholder(s.WithOpName("ids"), DT_INT32);
@@ -266,7 +268,13 @@ Model BuildEmbeddingModel(train::VariableKind kind, Lookup lookup) {
   Output per_row =
       ops::SparseSoftmaxCrossEntropyWithLogits(s, ops::MatMul(s, h, w.value), y)
           .loss;
-  m.loss = ops::Mean(s.WithOpName("loss"), per_row, ops::Const(s, 0));
+  if (dense_too) {
+    m.loss = ops::AddV2(
+        s.WithOpName("loss"), ops::Mean(s, per_row, ops::Const(s, 0)),
+        ops::Mul(s, ops::L2Loss(s, emb.value), ops::Const(s, 0.05f)));
+  } else {
+    m.loss = ops::Mean(s.WithOpName("loss"), per_row, ops::Const(s, 0));
+  }
   ops::Identity(s.WithOpName("embedding_value"), emb.value);
   m.vars = {emb, w};
   return m;
@@ -434,6 +442,28 @@ TEST_CASE("a checkpoint saved from the builder restores the variables") {
   REQUIRE(s->Run({}, {}, {restore.node_name()}, &out).ok());
   CHECK(RunLoss(s.get(), x, y) == trained);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an embedding also read densely gets one dense update, "
+          "gathers counted once") {
+  std::vector<float> before, after;
+  Model reference =
+      BuildEmbeddingModel(train::VariableKind::kResource, Lookup::kGatherV2,
+                          /*dense_too=*/true);
+  train::GradientDescent dense_sgd(0.5f);
+  dense_sgd.set_sparse_updates(false);
+  const std::vector<float> want =
+      TrainEmbedding(reference, &dense_sgd, 20, &before, &after);
+  for (Lookup lookup : {Lookup::kGatherV2, Lookup::kResourceGather}) {
+    INFO((lookup == Lookup::kGatherV2 ? "GatherV2" : "ResourceGather"));
+    Model model = BuildEmbeddingModel(train::VariableKind::kResource, lookup,
+                                      /*dense_too=*/true);
+    train::GradientDescent sgd(0.5f);
+    const std::vector<float> got =
+        TrainEmbedding(model, &sgd, 20, &before, &after);
+    CHECK_FALSE(HasOp(model.scope, "ResourceScatterSub"));
+    RequireSameCurve(want, got, 1e-5f);
+  }
 }
 
 }  // namespace
