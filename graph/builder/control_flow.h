@@ -22,9 +22,10 @@
 // InvalidArgument "... has inputs from two frames ...; a value enters a loop
 // only through an Enter". Use the Outputs WhileLoop returns.
 //
-// Gradients through these loops and conditionals are not supported:
-// AddSymbolicGradients (gradients.h) fails with NotFound "No gradient
-// defined for op: Exit" (or Merge) when a gradient reaches one.
+// Gradients: AddSymbolicGradients (gradients.h) follows conditionals (the
+// gradient reaches only the branch that ran; grad/control_flow_grad.cc), but
+// not loops: it fails with NotFound "No gradient defined for op: Exit" when
+// a gradient reaches a loop.
 #ifndef DFX_GRAPH_BUILDER_CONTROL_FLOW_H_
 #define DFX_GRAPH_BUILDER_CONTROL_FLOW_H_
 

@@ -1356,4 +1356,754 @@ std::vector<Output> RestoreV2(const Scope& scope, const Output& prefix,
   return b.FinishAll(dtypes);
 }
 
+// ---------------------------------------------------------------------------
+// More math, array and nn ops.
+
+Output Sin(const Scope& scope, const Output& x) { return Unary(scope, "Sin", x); }
+Output Cos(const Scope& scope, const Output& x) { return Unary(scope, "Cos", x); }
+Output Tan(const Scope& scope, const Output& x) { return Unary(scope, "Tan", x); }
+Output Asin(const Scope& scope, const Output& x) {
+  return Unary(scope, "Asin", x);
+}
+Output Acos(const Scope& scope, const Output& x) {
+  return Unary(scope, "Acos", x);
+}
+Output Atan(const Scope& scope, const Output& x) {
+  return Unary(scope, "Atan", x);
+}
+Output Sinh(const Scope& scope, const Output& x) {
+  return Unary(scope, "Sinh", x);
+}
+Output Cosh(const Scope& scope, const Output& x) {
+  return Unary(scope, "Cosh", x);
+}
+Output Erf(const Scope& scope, const Output& x) { return Unary(scope, "Erf", x); }
+Output Erfc(const Scope& scope, const Output& x) {
+  return Unary(scope, "Erfc", x);
+}
+Output Expm1(const Scope& scope, const Output& x) {
+  return Unary(scope, "Expm1", x);
+}
+Output Inv(const Scope& scope, const Output& x) { return Unary(scope, "Inv", x); }
+Output Softsign(const Scope& scope, const Output& features) {
+  return Activation(scope, "Softsign", features);
+}
+Output SoftsignGrad(const Scope& scope, const Output& gradients,
+                    const Output& features) {
+  return ActivationGrad(scope, "SoftsignGrad", gradients, features,
+                        "features");
+}
+
+Output Atan2(const Scope& scope, const Output& y, const Output& x) {
+  NodeBuilder b(scope, "Atan2");
+  b.Input(y, "y").Input(x, "x");
+  const DataType t = b.SameType({{&y, "y"}, {&x, "x"}});
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+Output Xlogy(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "Xlogy", x, y);
+}
+Output Xdivy(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "Xdivy", x, y);
+}
+Output Xlog1py(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "Xlog1py", x, y);
+}
+Output DivNoNan(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "DivNoNan", x, y);
+}
+Output MulNoNan(const Scope& scope, const Output& x, const Output& y) {
+  return Binary(scope, "MulNoNan", x, y);
+}
+
+Output ClipByValue(const Scope& scope, const Output& t,
+                   const Output& clip_value_min,
+                   const Output& clip_value_max) {
+  NodeBuilder b(scope, "ClipByValue");
+  b.Input(t, "t").Input(clip_value_min, "clip_value_min");
+  b.Input(clip_value_max, "clip_value_max");
+  const DataType type = b.SameType({{&t, "t"},
+                                    {&clip_value_min, "clip_value_min"},
+                                    {&clip_value_max, "clip_value_max"}});
+  b.TypeAttr("T", type);
+  return b.Finish(type);
+}
+
+Output Prod(const Scope& scope, const Output& input, const Output& axis,
+            bool keep_dims) {
+  return Reduction(scope, "Prod", input, axis, keep_dims);
+}
+Output EuclideanNorm(const Scope& scope, const Output& input,
+                     const Output& axis, bool keep_dims) {
+  return Reduction(scope, "EuclideanNorm", input, axis, keep_dims);
+}
+
+namespace {
+
+Output Scan(const Scope& scope, absl::string_view op, const Output& x,
+            const Output& axis, const ScanAttrs& attrs) {
+  NodeBuilder b(scope, op);
+  b.Input(x, "x").Input(axis, "axis");
+  b.BoolAttr("exclusive", attrs.exclusive);
+  b.BoolAttr("reverse", attrs.reverse);
+  b.TypeAttr("T", b.TypeOf(x));
+  b.TypeAttr("Tidx", b.IndexType(axis, "axis"));
+  return b.Finish(b.TypeOf(x));
+}
+
+}  // namespace
+
+Output Cumsum(const Scope& scope, const Output& x, const Output& axis,
+              const ScanAttrs& attrs) {
+  return Scan(scope, "Cumsum", x, axis, attrs);
+}
+Output Cumprod(const Scope& scope, const Output& x, const Output& axis,
+               const ScanAttrs& attrs) {
+  return Scan(scope, "Cumprod", x, axis, attrs);
+}
+
+Output Einsum(const Scope& scope, const std::vector<Output>& inputs,
+              absl::string_view equation) {
+  NodeBuilder b(scope, "Einsum");
+  if (inputs.empty()) b.Fail("needs at least one input");
+  DataType t = DT_INVALID;
+  if (b.ok()) t = AddValueList(b, inputs);
+  b.StringAttr("equation", equation);
+  b.IntAttr("N", static_cast<int64_t>(inputs.size()));
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+TopKOutputs TopKV2(const Scope& scope, const Output& input, const Output& k,
+                   bool sorted) {
+  NodeBuilder b(scope, "TopKV2");
+  b.Input(input, "input").Input(k, "k");
+  b.BoolAttr("sorted", sorted);
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Tk", b.IndexType(k, "k"));
+  b.TypeAttr("index_type", DT_INT32);
+  std::vector<Output> out = b.FinishAll({b.TypeOf(input), DT_INT32});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+namespace {
+
+void DepthwiseAttrList(NodeBuilder& b, DataType t, const Conv2DAttrs& attrs) {
+  b.TypeAttr("T", t);
+  b.IntListAttr("strides", attrs.strides);
+  b.StringAttr("padding", attrs.padding);
+  b.IntListAttr("explicit_paddings", attrs.explicit_paddings);
+  b.StringAttr("data_format", attrs.data_format);
+  b.IntListAttr("dilations", attrs.dilations);
+}
+
+}  // namespace
+
+Output DepthwiseConv2dNative(const Scope& scope, const Output& input,
+                             const Output& filter, const Conv2DAttrs& attrs) {
+  NodeBuilder b(scope, "DepthwiseConv2dNative");
+  b.Input(input, "input").Input(filter, "filter");
+  const DataType t = b.SameType({{&input, "input"}, {&filter, "filter"}});
+  DepthwiseAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+Output DepthwiseConv2dNativeBackpropInput(const Scope& scope,
+                                          const Output& input_sizes,
+                                          const Output& filter,
+                                          const Output& out_backprop,
+                                          const Conv2DAttrs& attrs) {
+  NodeBuilder b(scope, "DepthwiseConv2dNativeBackpropInput");
+  b.Input(input_sizes, "input_sizes").Input(filter, "filter");
+  b.Input(out_backprop, "out_backprop");
+  RequireType(b, input_sizes, "input_sizes", DT_INT32);
+  const DataType t =
+      b.SameType({{&filter, "filter"}, {&out_backprop, "out_backprop"}});
+  DepthwiseAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+Output DepthwiseConv2dNativeBackpropFilter(const Scope& scope,
+                                           const Output& input,
+                                           const Output& filter_sizes,
+                                           const Output& out_backprop,
+                                           const Conv2DAttrs& attrs) {
+  NodeBuilder b(scope, "DepthwiseConv2dNativeBackpropFilter");
+  b.Input(input, "input").Input(filter_sizes, "filter_sizes");
+  b.Input(out_backprop, "out_backprop");
+  RequireType(b, filter_sizes, "filter_sizes", DT_INT32);
+  const DataType t =
+      b.SameType({{&input, "input"}, {&out_backprop, "out_backprop"}});
+  DepthwiseAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+namespace {
+
+Output MirrorPadOp(const Scope& scope, absl::string_view op,
+                   const Output& input, const Output& paddings,
+                   absl::string_view mode) {
+  NodeBuilder b(scope, op);
+  b.Input(input, "input").Input(paddings, "paddings");
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    b.Fail(absl::StrCat("mode must be REFLECT or SYMMETRIC, not '", mode,
+                        "'"));
+  }
+  b.TypeAttr("T", b.TypeOf(input));
+  b.TypeAttr("Tpaddings", b.IndexType(paddings, "paddings"));
+  b.StringAttr("mode", mode);
+  return b.Finish(b.TypeOf(input));
+}
+
+}  // namespace
+
+Output MirrorPad(const Scope& scope, const Output& input,
+                 const Output& paddings, absl::string_view mode) {
+  return MirrorPadOp(scope, "MirrorPad", input, paddings, mode);
+}
+Output MirrorPadGrad(const Scope& scope, const Output& input,
+                     const Output& paddings, absl::string_view mode) {
+  return MirrorPadOp(scope, "MirrorPadGrad", input, paddings, mode);
+}
+
+Output PadV2(const Scope& scope, const Output& input, const Output& paddings,
+             const Output& constant_values) {
+  NodeBuilder b(scope, "PadV2");
+  b.Input(input, "input").Input(paddings, "paddings");
+  b.Input(constant_values, "constant_values");
+  const DataType t =
+      b.SameType({{&input, "input"}, {&constant_values, "constant_values"}});
+  b.TypeAttr("T", t);
+  b.TypeAttr("Tpaddings", b.IndexType(paddings, "paddings"));
+  return b.Finish(t);
+}
+
+namespace {
+
+Output SortedSegment(const Scope& scope, absl::string_view op,
+                     const Output& data, const Output& segment_ids) {
+  NodeBuilder b(scope, op);
+  b.Input(data, "data").Input(segment_ids, "segment_ids");
+  b.TypeAttr("T", b.TypeOf(data));
+  b.TypeAttr("Tindices", b.IndexType(segment_ids, "segment_ids"));
+  return b.Finish(b.TypeOf(data));
+}
+
+Output UnsortedSegment(const Scope& scope, absl::string_view op,
+                       const Output& data, const Output& segment_ids,
+                       const Output& num_segments) {
+  NodeBuilder b(scope, op);
+  b.Input(data, "data").Input(segment_ids, "segment_ids");
+  b.Input(num_segments, "num_segments");
+  b.TypeAttr("T", b.TypeOf(data));
+  b.TypeAttr("Tindices", b.IndexType(segment_ids, "segment_ids"));
+  b.TypeAttr("Tnumsegments", b.IndexType(num_segments, "num_segments"));
+  return b.Finish(b.TypeOf(data));
+}
+
+}  // namespace
+
+Output SegmentSum(const Scope& scope, const Output& data,
+                  const Output& segment_ids) {
+  return SortedSegment(scope, "SegmentSum", data, segment_ids);
+}
+Output SegmentMean(const Scope& scope, const Output& data,
+                   const Output& segment_ids) {
+  return SortedSegment(scope, "SegmentMean", data, segment_ids);
+}
+Output UnsortedSegmentMax(const Scope& scope, const Output& data,
+                          const Output& segment_ids,
+                          const Output& num_segments) {
+  return UnsortedSegment(scope, "UnsortedSegmentMax", data, segment_ids,
+                         num_segments);
+}
+Output UnsortedSegmentMin(const Scope& scope, const Output& data,
+                          const Output& segment_ids,
+                          const Output& num_segments) {
+  return UnsortedSegment(scope, "UnsortedSegmentMin", data, segment_ids,
+                         num_segments);
+}
+Output UnsortedSegmentProd(const Scope& scope, const Output& data,
+                           const Output& segment_ids,
+                           const Output& num_segments) {
+  return UnsortedSegment(scope, "UnsortedSegmentProd", data, segment_ids,
+                         num_segments);
+}
+
+Output GatherNd(const Scope& scope, const Output& params,
+                const Output& indices) {
+  NodeBuilder b(scope, "GatherNd");
+  b.Input(params, "params").Input(indices, "indices");
+  b.TypeAttr("Tparams", b.TypeOf(params));
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  return b.Finish(b.TypeOf(params));
+}
+
+Output ScatterNd(const Scope& scope, const Output& indices,
+                 const Output& updates, const Output& shape) {
+  NodeBuilder b(scope, "ScatterNd");
+  b.Input(indices, "indices").Input(updates, "updates").Input(shape, "shape");
+  b.IndexType(indices, "indices");
+  const DataType index =
+      b.SameType({{&indices, "indices"}, {&shape, "shape"}});
+  b.TypeAttr("T", b.TypeOf(updates));
+  b.TypeAttr("Tindices", index);
+  return b.Finish(b.TypeOf(updates));
+}
+
+namespace {
+
+Output TensorScatter(const Scope& scope, absl::string_view op,
+                     const Output& tensor, const Output& indices,
+                     const Output& updates) {
+  NodeBuilder b(scope, op);
+  b.Input(tensor, "tensor").Input(indices, "indices");
+  b.Input(updates, "updates");
+  const DataType t = b.SameType({{&tensor, "tensor"}, {&updates, "updates"}});
+  b.TypeAttr("T", t);
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  return b.Finish(t);
+}
+
+}  // namespace
+
+Output TensorScatterAdd(const Scope& scope, const Output& tensor,
+                        const Output& indices, const Output& updates) {
+  return TensorScatter(scope, "TensorScatterAdd", tensor, indices, updates);
+}
+Output TensorScatterUpdate(const Scope& scope, const Output& tensor,
+                           const Output& indices, const Output& updates) {
+  return TensorScatter(scope, "TensorScatterUpdate", tensor, indices, updates);
+}
+
+Output ReverseV2(const Scope& scope, const Output& tensor, const Output& axis) {
+  NodeBuilder b(scope, "ReverseV2");
+  b.Input(tensor, "tensor").Input(axis, "axis");
+  b.TypeAttr("Tidx", b.IndexType(axis, "axis"));
+  b.TypeAttr("T", b.TypeOf(tensor));
+  return b.Finish(b.TypeOf(tensor));
+}
+
+UniqueOutputs Unique(const Scope& scope, const Output& x) {
+  NodeBuilder b(scope, "Unique");
+  b.Input(x, "x");
+  b.TypeAttr("T", b.TypeOf(x));
+  b.TypeAttr("out_idx", DT_INT32);
+  std::vector<Output> out = b.FinishAll({b.TypeOf(x), DT_INT32});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+Output ReciprocalGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "ReciprocalGrad", y, dy);
+}
+Output InvGrad(const Scope& scope, const Output& y, const Output& dy) {
+  return UnaryGrad(scope, "InvGrad", y, dy);
+}
+
+namespace {
+
+void LrnAttrList(NodeBuilder& b, DataType t, const LrnAttrs& attrs) {
+  b.IntAttr("depth_radius", attrs.depth_radius);
+  b.FloatAttr("bias", attrs.bias);
+  b.FloatAttr("alpha", attrs.alpha);
+  b.FloatAttr("beta", attrs.beta);
+  b.TypeAttr("T", t);
+}
+
+}  // namespace
+
+Output LRN(const Scope& scope, const Output& input, const LrnAttrs& attrs) {
+  NodeBuilder b(scope, "LRN");
+  b.Input(input, "input");
+  LrnAttrList(b, b.TypeOf(input), attrs);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output LRNGrad(const Scope& scope, const Output& input_grads,
+               const Output& input_image, const Output& output_image,
+               const LrnAttrs& attrs) {
+  NodeBuilder b(scope, "LRNGrad");
+  b.Input(input_grads, "input_grads").Input(input_image, "input_image");
+  b.Input(output_image, "output_image");
+  const DataType t = b.SameType({{&input_grads, "input_grads"},
+                                 {&input_image, "input_image"},
+                                 {&output_image, "output_image"}});
+  LrnAttrList(b, t, attrs);
+  return b.Finish(t);
+}
+
+Output MaxPoolV2(const Scope& scope, const Output& input, const Output& ksize,
+                 const Output& strides, const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "MaxPoolV2");
+  b.Input(input, "input").Input(ksize, "ksize").Input(strides, "strides");
+  RequireType(b, ksize, "ksize", DT_INT32);
+  RequireType(b, strides, "strides", DT_INT32);
+  b.TypeAttr("T", b.TypeOf(input));
+  b.StringAttr("padding", attrs.padding);
+  b.StringAttr("data_format", attrs.data_format);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output MaxPoolGradV2(const Scope& scope, const Output& orig_input,
+                     const Output& orig_output, const Output& grad,
+                     const Output& ksize, const Output& strides,
+                     const PoolAttrs& attrs) {
+  NodeBuilder b(scope, "MaxPoolGradV2");
+  b.Input(orig_input, "orig_input").Input(orig_output, "orig_output");
+  b.Input(grad, "grad").Input(ksize, "ksize").Input(strides, "strides");
+  RequireType(b, ksize, "ksize", DT_INT32);
+  RequireType(b, strides, "strides", DT_INT32);
+  const DataType t = b.SameType({{&orig_input, "orig_input"},
+                                 {&orig_output, "orig_output"},
+                                 {&grad, "grad"}});
+  b.StringAttr("padding", attrs.padding);
+  b.StringAttr("data_format", attrs.data_format);
+  b.TypeAttr("T", t);
+  return b.Finish(t);
+}
+
+std::vector<Output> DynamicPartition(const Scope& scope, const Output& data,
+                                     const Output& partitions,
+                                     int64_t num_partitions) {
+  NodeBuilder b(scope, "DynamicPartition");
+  b.Input(data, "data").Input(partitions, "partitions");
+  RequireType(b, partitions, "partitions", DT_INT32);
+  if (num_partitions < 1) {
+    b.Fail(absl::StrCat("num_partitions must be >= 1, not ", num_partitions));
+  }
+  b.IntAttr("num_partitions", num_partitions);
+  b.TypeAttr("T", b.TypeOf(data));
+  return b.FinishAll(std::vector<DataType>(
+      static_cast<size_t>(std::max<int64_t>(num_partitions, 0)),
+      b.TypeOf(data)));
+}
+
+namespace {
+
+FusedBatchNormGradV3Outputs FusedBatchNormGradV1V2(
+    const Scope& scope, absl::string_view op, const Output& y_backprop,
+    const Output& x, const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs) {
+  NodeBuilder b(scope, op);
+  b.Input(y_backprop, "y_backprop").Input(x, "x").Input(scale, "scale");
+  b.Input(reserve_space_1, "reserve_space_1");
+  b.Input(reserve_space_2, "reserve_space_2");
+  const DataType t = b.SameType({{&y_backprop, "y_backprop"}, {&x, "x"}});
+  RequireType(b, scale, "scale", DT_FLOAT);
+  const DataType u = b.SameType({{&reserve_space_1, "reserve_space_1"},
+                                 {&reserve_space_2, "reserve_space_2"}});
+  b.TypeAttr("T", t);
+  if (op == "FusedBatchNormGradV2") b.TypeAttr("U", u);
+  b.FloatAttr("epsilon", attrs.epsilon);
+  b.StringAttr("data_format", attrs.data_format);
+  b.BoolAttr("is_training", attrs.is_training);
+  std::vector<Output> out = b.FinishAll({t, u, u, u, u});
+  if (out.empty()) return {};
+  return {out[0], out[1], out[2], out[3], out[4]};
+}
+
+}  // namespace
+
+FusedBatchNormGradV3Outputs FusedBatchNormGrad(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs) {
+  return FusedBatchNormGradV1V2(scope, "FusedBatchNormGrad", y_backprop, x,
+                                scale, reserve_space_1, reserve_space_2,
+                                attrs);
+}
+
+FusedBatchNormGradV3Outputs FusedBatchNormGradV2(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs) {
+  return FusedBatchNormGradV1V2(scope, "FusedBatchNormGradV2", y_backprop, x,
+                                scale, reserve_space_1, reserve_space_2,
+                                attrs);
+}
+
+SwitchOutputs Switch(const Scope& scope, const Output& data,
+                     const Output& pred) {
+  NodeBuilder b(scope, "Switch");
+  b.Input(data, "data").Input(pred, "pred");
+  RequireType(b, pred, "pred", DT_BOOL);
+  b.TypeAttr("T", b.TypeOf(data));
+  std::vector<Output> out = b.FinishAll({b.TypeOf(data), b.TypeOf(data)});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+MergeOutputs Merge(const Scope& scope, const std::vector<Output>& inputs) {
+  NodeBuilder b(scope, "Merge");
+  if (inputs.empty()) b.Fail("needs at least one input");
+  DataType t = DT_INVALID;
+  if (b.ok()) t = AddValueList(b, inputs);
+  b.TypeAttr("T", t);
+  b.IntAttr("N", static_cast<int64_t>(inputs.size()));
+  std::vector<Output> out = b.FinishAll({t, DT_INT32});
+  if (out.empty()) return {};
+  return {out[0], out[1]};
+}
+
+// ---------------------------------------------------------------------------
+// Resource variables: sparse reads and updates.
+
+Output ResourceGather(const Scope& scope, const Output& resource,
+                      const Output& indices, DataType dtype) {
+  NodeBuilder b(scope, "ResourceGather");
+  b.Input(resource, "resource").Input(indices, "indices");
+  RequireType(b, resource, "resource", DT_RESOURCE);
+  b.IntAttr("batch_dims", 0);
+  b.BoolAttr("validate_indices", true);
+  b.TypeAttr("dtype", dtype);
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  return b.Finish(dtype);
+}
+
+namespace {
+
+Operation ResourceScatter(const Scope& scope, absl::string_view op,
+                          const Output& resource, const Output& indices,
+                          const Output& updates) {
+  NodeBuilder b(scope, op);
+  b.Input(resource, "resource").Input(indices, "indices");
+  b.Input(updates, "updates");
+  RequireType(b, resource, "resource", DT_RESOURCE);
+  b.TypeAttr("dtype", b.TypeOf(updates));
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  return b.FinishOperation();
+}
+
+}  // namespace
+
+Operation ResourceScatterSub(const Scope& scope, const Output& resource,
+                             const Output& indices, const Output& updates) {
+  return ResourceScatter(scope, "ResourceScatterSub", resource, indices,
+                         updates);
+}
+Operation ResourceScatterAdd(const Scope& scope, const Output& resource,
+                             const Output& indices, const Output& updates) {
+  return ResourceScatter(scope, "ResourceScatterAdd", resource, indices,
+                         updates);
+}
+
+Operation ResourceApplyAdagrad(const Scope& scope, const Output& var,
+                               const Output& accum, const Output& lr,
+                               const Output& grad, bool use_locking) {
+  NodeBuilder b(scope, "ResourceApplyAdagrad");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad");
+  b.TypeAttr("T", b.TypeOf(grad));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("update_slots", true);
+  return b.FinishOperation();
+}
+
+Operation ResourceSparseApplyAdagrad(const Scope& scope, const Output& var,
+                                     const Output& accum, const Output& lr,
+                                     const Output& grad, const Output& indices,
+                                     bool use_locking) {
+  NodeBuilder b(scope, "ResourceSparseApplyAdagrad");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad").Input(indices, "indices");
+  b.TypeAttr("T", b.TypeOf(grad));
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("update_slots", true);
+  return b.FinishOperation();
+}
+
+Operation ResourceSparseApplyMomentum(const Scope& scope, const Output& var,
+                                      const Output& accum, const Output& lr,
+                                      const Output& grad,
+                                      const Output& indices,
+                                      const Output& momentum, bool use_locking,
+                                      bool use_nesterov) {
+  NodeBuilder b(scope, "ResourceSparseApplyMomentum");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad").Input(indices, "indices").Input(momentum, "momentum");
+  b.TypeAttr("T", b.TypeOf(grad));
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("use_nesterov", use_nesterov);
+  return b.FinishOperation();
+}
+
+// ---------------------------------------------------------------------------
+// Reference variables.
+
+namespace {
+
+// `input` is a ref edge; returns its base type.
+DataType RefType(NodeBuilder& b, const Output& input, absl::string_view what) {
+  if (!b.ok()) return DT_INVALID;
+  if (!IsRefType(input.dtype())) {
+    b.Fail(absl::StrCat("input ", what, " must be a ref (a VariableV2 or "
+                        "an op forwarding one), not ",
+                        DataTypeString(input.dtype())));
+    return DT_INVALID;
+  }
+  return BaseType(input.dtype());
+}
+
+}  // namespace
+
+Output VariableV2(const Scope& scope, DataType dtype,
+                  const std::vector<int64_t>& shape,
+                  absl::string_view shared_name) {
+  NodeBuilder b(scope, "VariableV2");
+  b.Attr("shape", ShapeAttrOf(shape));
+  b.TypeAttr("dtype", dtype);
+  b.StringAttr("container", "");
+  b.StringAttr("shared_name", shared_name);
+  return b.Finish(MakeRefType(dtype));
+}
+
+Output Assign(const Scope& scope, const Output& ref, const Output& value,
+              bool validate_shape, bool use_locking) {
+  NodeBuilder b(scope, "Assign");
+  b.Input(ref, "ref").Input(value, "value");
+  const DataType t = RefType(b, ref, "ref");
+  b.SameType({{&ref, "ref"}, {&value, "value"}});
+  b.TypeAttr("T", t);
+  b.BoolAttr("validate_shape", validate_shape);
+  b.BoolAttr("use_locking", use_locking);
+  return b.Finish(MakeRefType(t));
+}
+
+Output AssignAdd(const Scope& scope, const Output& ref, const Output& value,
+                 bool use_locking) {
+  NodeBuilder b(scope, "AssignAdd");
+  b.Input(ref, "ref").Input(value, "value");
+  const DataType t = RefType(b, ref, "ref");
+  b.SameType({{&ref, "ref"}, {&value, "value"}});
+  b.TypeAttr("T", t);
+  b.BoolAttr("use_locking", use_locking);
+  return b.Finish(MakeRefType(t));
+}
+
+Output AssignSub(const Scope& scope, const Output& ref, const Output& value,
+                 bool use_locking) {
+  NodeBuilder b(scope, "AssignSub");
+  b.Input(ref, "ref").Input(value, "value");
+  const DataType t = RefType(b, ref, "ref");
+  b.SameType({{&ref, "ref"}, {&value, "value"}});
+  b.TypeAttr("T", t);
+  b.BoolAttr("use_locking", use_locking);
+  return b.Finish(MakeRefType(t));
+}
+
+Output IsVariableInitialized(const Scope& scope, const Output& ref) {
+  NodeBuilder b(scope, "IsVariableInitialized");
+  b.Input(ref, "ref");
+  b.TypeAttr("dtype", RefType(b, ref, "ref"));
+  return b.Finish(DT_BOOL);
+}
+
+Output ScatterSub(const Scope& scope, const Output& ref, const Output& indices,
+                  const Output& updates, bool use_locking) {
+  NodeBuilder b(scope, "ScatterSub");
+  b.Input(ref, "ref").Input(indices, "indices").Input(updates, "updates");
+  const DataType t = RefType(b, ref, "ref");
+  b.SameType({{&ref, "ref"}, {&updates, "updates"}});
+  b.TypeAttr("T", t);
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  b.BoolAttr("use_locking", use_locking);
+  return b.Finish(MakeRefType(t));
+}
+
+Output ApplyGradientDescent(const Scope& scope, const Output& var,
+                            const Output& alpha, const Output& delta,
+                            bool use_locking) {
+  NodeBuilder b(scope, "ApplyGradientDescent");
+  b.Input(var, "var").Input(alpha, "alpha").Input(delta, "delta");
+  const DataType t = RefType(b, var, "var");
+  b.TypeAttr("T", t);
+  b.BoolAttr("use_locking", use_locking);
+  return b.Finish(MakeRefType(t));
+}
+
+Output ApplyMomentum(const Scope& scope, const Output& var,
+                     const Output& accum, const Output& lr, const Output& grad,
+                     const Output& momentum, bool use_locking,
+                     bool use_nesterov) {
+  NodeBuilder b(scope, "ApplyMomentum");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad").Input(momentum, "momentum");
+  const DataType t = RefType(b, var, "var");
+  RefType(b, accum, "accum");
+  b.TypeAttr("T", t);
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("use_nesterov", use_nesterov);
+  return b.Finish(MakeRefType(t));
+}
+
+Output ApplyAdam(const Scope& scope, const Output& var, const Output& m,
+                 const Output& v, const Output& beta1_power,
+                 const Output& beta2_power, const Output& lr,
+                 const Output& beta1, const Output& beta2,
+                 const Output& epsilon, const Output& grad, bool use_locking) {
+  NodeBuilder b(scope, "ApplyAdam");
+  b.Input(var, "var").Input(m, "m").Input(v, "v");
+  b.Input(beta1_power, "beta1_power").Input(beta2_power, "beta2_power");
+  b.Input(lr, "lr").Input(beta1, "beta1").Input(beta2, "beta2");
+  b.Input(epsilon, "epsilon").Input(grad, "grad");
+  const DataType t = RefType(b, var, "var");
+  RefType(b, m, "m");
+  RefType(b, v, "v");
+  b.TypeAttr("T", t);
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("use_nesterov", false);
+  return b.Finish(MakeRefType(t));
+}
+
+Output ApplyAdagrad(const Scope& scope, const Output& var, const Output& accum,
+                    const Output& lr, const Output& grad, bool use_locking) {
+  NodeBuilder b(scope, "ApplyAdagrad");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad");
+  const DataType t = RefType(b, var, "var");
+  RefType(b, accum, "accum");
+  b.TypeAttr("T", t);
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("update_slots", true);
+  return b.Finish(MakeRefType(t));
+}
+
+Output SparseApplyAdagrad(const Scope& scope, const Output& var,
+                          const Output& accum, const Output& lr,
+                          const Output& grad, const Output& indices,
+                          bool use_locking) {
+  NodeBuilder b(scope, "SparseApplyAdagrad");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad").Input(indices, "indices");
+  const DataType t = RefType(b, var, "var");
+  RefType(b, accum, "accum");
+  b.TypeAttr("T", t);
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("update_slots", true);
+  return b.Finish(MakeRefType(t));
+}
+
+Output SparseApplyMomentum(const Scope& scope, const Output& var,
+                           const Output& accum, const Output& lr,
+                           const Output& grad, const Output& indices,
+                           const Output& momentum, bool use_locking,
+                           bool use_nesterov) {
+  NodeBuilder b(scope, "SparseApplyMomentum");
+  b.Input(var, "var").Input(accum, "accum").Input(lr, "lr");
+  b.Input(grad, "grad").Input(indices, "indices").Input(momentum, "momentum");
+  const DataType t = RefType(b, var, "var");
+  RefType(b, accum, "accum");
+  b.TypeAttr("T", t);
+  b.TypeAttr("Tindices", b.IndexType(indices, "indices"));
+  b.BoolAttr("use_locking", use_locking);
+  b.BoolAttr("use_nesterov", use_nesterov);
+  return b.Finish(MakeRefType(t));
+}
+
 }  // namespace dfx::ops

@@ -469,6 +469,256 @@ std::vector<Output> RestoreV2(const Scope& scope, const Output& prefix,
                               const Output& shape_and_slices,
                               const std::vector<DataType>& dtypes);
 
+// ---------------------------------------------------------------------------
+// More math, array and nn ops (forward ops with gradients, and the ops their
+// gradients are written with).
+Output Sin(const Scope& scope, const Output& x);
+Output Cos(const Scope& scope, const Output& x);
+Output Tan(const Scope& scope, const Output& x);
+Output Asin(const Scope& scope, const Output& x);
+Output Acos(const Scope& scope, const Output& x);
+Output Atan(const Scope& scope, const Output& x);
+Output Sinh(const Scope& scope, const Output& x);
+Output Cosh(const Scope& scope, const Output& x);
+Output Erf(const Scope& scope, const Output& x);
+Output Erfc(const Scope& scope, const Output& x);
+Output Expm1(const Scope& scope, const Output& x);
+Output Inv(const Scope& scope, const Output& x);
+Output Softsign(const Scope& scope, const Output& features);
+Output SoftsignGrad(const Scope& scope, const Output& gradients,
+                    const Output& features);
+// atan(y / x) with the quadrant of (x, y); TensorFlow's input order (y, x).
+Output Atan2(const Scope& scope, const Output& y, const Output& x);
+Output Xlogy(const Scope& scope, const Output& x, const Output& y);
+Output Xdivy(const Scope& scope, const Output& x, const Output& y);
+Output Xlog1py(const Scope& scope, const Output& x, const Output& y);
+Output DivNoNan(const Scope& scope, const Output& x, const Output& y);
+Output MulNoNan(const Scope& scope, const Output& x, const Output& y);
+// t clipped to [clip_value_min, clip_value_max] (all three of one dtype;
+// the bounds broadcast to t).
+Output ClipByValue(const Scope& scope, const Output& t,
+                   const Output& clip_value_min, const Output& clip_value_max);
+// Reductions as Sum.
+Output Prod(const Scope& scope, const Output& input, const Output& axis,
+            bool keep_dims = false);
+Output EuclideanNorm(const Scope& scope, const Output& input,
+                     const Output& axis, bool keep_dims = false);
+
+struct ScanAttrs {
+  bool exclusive = false;
+  bool reverse = false;
+};
+// Cumulative sum and product along `axis` (an int32 or int64 scalar, Tidx).
+Output Cumsum(const Scope& scope, const Output& x, const Output& axis,
+              const ScanAttrs& attrs = {});
+Output Cumprod(const Scope& scope, const Output& x, const Output& axis,
+               const ScanAttrs& attrs = {});
+// At least one input, all of one dtype.
+Output Einsum(const Scope& scope, const std::vector<Output>& inputs,
+              absl::string_view equation);
+
+struct TopKOutputs {
+  Output values;
+  Output indices;
+};
+// The k largest entries of each last-dim row of `input`; `k` an int32 scalar.
+TopKOutputs TopKV2(const Scope& scope, const Output& input, const Output& k,
+                   bool sorted = true);
+
+// Depthwise convolution with Conv2D's attrs (use_cudnn_on_gpu is not
+// written: the op has no such attr). `input_sizes`, `filter_sizes` int32.
+Output DepthwiseConv2dNative(const Scope& scope, const Output& input,
+                             const Output& filter, const Conv2DAttrs& attrs);
+Output DepthwiseConv2dNativeBackpropInput(const Scope& scope,
+                                          const Output& input_sizes,
+                                          const Output& filter,
+                                          const Output& out_backprop,
+                                          const Conv2DAttrs& attrs);
+Output DepthwiseConv2dNativeBackpropFilter(const Scope& scope,
+                                           const Output& input,
+                                           const Output& filter_sizes,
+                                           const Output& out_backprop,
+                                           const Conv2DAttrs& attrs);
+
+// `mode` is "REFLECT" or "SYMMETRIC"; paddings as Pad's.
+Output MirrorPad(const Scope& scope, const Output& input,
+                 const Output& paddings, absl::string_view mode);
+Output MirrorPadGrad(const Scope& scope, const Output& input,
+                     const Output& paddings, absl::string_view mode);
+// Pad with `constant_values` (a scalar of input's dtype).
+Output PadV2(const Scope& scope, const Output& input, const Output& paddings,
+             const Output& constant_values);
+
+// Sorted segment reductions: `segment_ids` int32 or int64, sorted.
+Output SegmentSum(const Scope& scope, const Output& data,
+                  const Output& segment_ids);
+Output SegmentMean(const Scope& scope, const Output& data,
+                   const Output& segment_ids);
+// As UnsortedSegmentSum.
+Output UnsortedSegmentMax(const Scope& scope, const Output& data,
+                          const Output& segment_ids,
+                          const Output& num_segments);
+Output UnsortedSegmentMin(const Scope& scope, const Output& data,
+                          const Output& segment_ids,
+                          const Output& num_segments);
+Output UnsortedSegmentProd(const Scope& scope, const Output& data,
+                           const Output& segment_ids,
+                           const Output& num_segments);
+
+// `indices` int32 or int64 (Tindices); ScatterNd's `shape` shares its type.
+Output GatherNd(const Scope& scope, const Output& params,
+                const Output& indices);
+Output ScatterNd(const Scope& scope, const Output& indices,
+                 const Output& updates, const Output& shape);
+Output TensorScatterAdd(const Scope& scope, const Output& tensor,
+                        const Output& indices, const Output& updates);
+Output TensorScatterUpdate(const Scope& scope, const Output& tensor,
+                           const Output& indices, const Output& updates);
+// `axis` an int32 or int64 vector (Tidx).
+Output ReverseV2(const Scope& scope, const Output& tensor, const Output& axis);
+
+struct UniqueOutputs {
+  Output y;
+  Output idx;
+};
+// The distinct elements of the vector `x` in order of first appearance, and
+// for each element of x the index of its value in y (int32).
+UniqueOutputs Unique(const Scope& scope, const Output& x);
+
+// Second derivatives' helpers: (y, dy) as TanhGrad.
+Output ReciprocalGrad(const Scope& scope, const Output& y, const Output& dy);
+Output InvGrad(const Scope& scope, const Output& y, const Output& dy);
+
+struct LrnAttrs {
+  int64_t depth_radius = 5;
+  float bias = 1.0f;
+  float alpha = 1.0f;
+  float beta = 0.5f;
+};
+// Local response normalization (float, half, bfloat16) and its gradient.
+Output LRN(const Scope& scope, const Output& input, const LrnAttrs& attrs = {});
+Output LRNGrad(const Scope& scope, const Output& input_grads,
+               const Output& input_image, const Output& output_image,
+               const LrnAttrs& attrs = {});
+// MaxPool with `ksize` and `strides` as int32 vector inputs; attrs.ksize
+// and attrs.strides are not used.
+Output MaxPoolV2(const Scope& scope, const Output& input, const Output& ksize,
+                 const Output& strides, const PoolAttrs& attrs);
+Output MaxPoolGradV2(const Scope& scope, const Output& orig_input,
+                     const Output& orig_output, const Output& grad,
+                     const Output& ksize, const Output& strides,
+                     const PoolAttrs& attrs);
+// `num_partitions` pieces of `data` by `partitions` (int32, a prefix of
+// data's shape); empty on failure.
+std::vector<Output> DynamicPartition(const Scope& scope, const Output& data,
+                                     const Output& partitions,
+                                     int64_t num_partitions);
+
+// The gradients of FusedBatchNorm (all float, no U attr) and
+// FusedBatchNormV2 (scale float; reserve spaces attr U): as
+// FusedBatchNormGradV3 without reserve_space_3. attrs.exponential_avg_factor
+// is not written.
+FusedBatchNormGradV3Outputs FusedBatchNormGrad(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs = {});
+FusedBatchNormGradV3Outputs FusedBatchNormGradV2(
+    const Scope& scope, const Output& y_backprop, const Output& x,
+    const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormAttrs& attrs = {});
+
+// TF1 control-flow primitives (control_flow.h builds whole loops and conds
+// from them). Switch forwards `data` to output_true when `pred` (a bool
+// scalar) is true, else to output_false; the other output is dead. Merge
+// forwards whichever of its inputs is alive; value_index (int32) says which.
+struct SwitchOutputs {
+  Output output_false;
+  Output output_true;
+};
+SwitchOutputs Switch(const Scope& scope, const Output& data,
+                     const Output& pred);
+struct MergeOutputs {
+  Output output;
+  Output value_index;
+};
+// At least one input, all of one dtype.
+MergeOutputs Merge(const Scope& scope, const std::vector<Output>& inputs);
+
+// ---------------------------------------------------------------------------
+// Resource variables: sparse reads and updates.
+
+// Rows `indices` (int32 or int64) of the variable behind `resource`.
+Output ResourceGather(const Scope& scope, const Output& resource,
+                      const Output& indices, DataType dtype);
+// var[indices] -= updates (ResourceScatterSub), += (ResourceScatterAdd).
+Operation ResourceScatterSub(const Scope& scope, const Output& resource,
+                             const Output& indices, const Output& updates);
+Operation ResourceScatterAdd(const Scope& scope, const Output& resource,
+                             const Output& indices, const Output& updates);
+Operation ResourceApplyAdagrad(const Scope& scope, const Output& var,
+                               const Output& accum, const Output& lr,
+                               const Output& grad, bool use_locking = false);
+// Sparse forms: `grad` holds one row per entry of `indices`.
+Operation ResourceSparseApplyAdagrad(const Scope& scope, const Output& var,
+                                     const Output& accum, const Output& lr,
+                                     const Output& grad, const Output& indices,
+                                     bool use_locking = false);
+Operation ResourceSparseApplyMomentum(const Scope& scope, const Output& var,
+                                      const Output& accum, const Output& lr,
+                                      const Output& grad,
+                                      const Output& indices,
+                                      const Output& momentum,
+                                      bool use_locking = false,
+                                      bool use_nesterov = false);
+
+// ---------------------------------------------------------------------------
+// Reference variables (tf.compat.v1 with use_resource=False): the variable
+// node's output is a ref edge (dtype MakeRefType(T)); ops that take it
+// update the variable in place and forward the ref.
+
+// `shared_name` empty: the node's own name, as TensorFlow keys it.
+Output VariableV2(const Scope& scope, DataType dtype,
+                  const std::vector<int64_t>& shape,
+                  absl::string_view shared_name = "");
+// `ref` must be a ref Output; value of its base type.
+Output Assign(const Scope& scope, const Output& ref, const Output& value,
+              bool validate_shape = true, bool use_locking = true);
+Output AssignAdd(const Scope& scope, const Output& ref, const Output& value,
+                 bool use_locking = false);
+Output AssignSub(const Scope& scope, const Output& ref, const Output& value,
+                 bool use_locking = false);
+// A bool scalar: whether the variable holds a value yet.
+Output IsVariableInitialized(const Scope& scope, const Output& ref);
+// ref[indices] -= updates.
+Output ScatterSub(const Scope& scope, const Output& ref, const Output& indices,
+                  const Output& updates, bool use_locking = false);
+// Optimizer updates of ref variables; each returns the updated ref.
+Output ApplyGradientDescent(const Scope& scope, const Output& var,
+                            const Output& alpha, const Output& delta,
+                            bool use_locking = false);
+Output ApplyMomentum(const Scope& scope, const Output& var,
+                     const Output& accum, const Output& lr, const Output& grad,
+                     const Output& momentum, bool use_locking = false,
+                     bool use_nesterov = false);
+Output ApplyAdam(const Scope& scope, const Output& var, const Output& m,
+                 const Output& v, const Output& beta1_power,
+                 const Output& beta2_power, const Output& lr,
+                 const Output& beta1, const Output& beta2,
+                 const Output& epsilon, const Output& grad,
+                 bool use_locking = false);
+Output ApplyAdagrad(const Scope& scope, const Output& var, const Output& accum,
+                    const Output& lr, const Output& grad,
+                    bool use_locking = false);
+Output SparseApplyAdagrad(const Scope& scope, const Output& var,
+                          const Output& accum, const Output& lr,
+                          const Output& grad, const Output& indices,
+                          bool use_locking = false);
+Output SparseApplyMomentum(const Scope& scope, const Output& var,
+                           const Output& accum, const Output& lr,
+                           const Output& grad, const Output& indices,
+                           const Output& momentum, bool use_locking = false,
+                           bool use_nesterov = false);
+
 }  // namespace dfx::ops
 
 #endif  // DFX_GRAPH_BUILDER_OPS_H_

@@ -5,6 +5,7 @@
 #include "graph/builder/control_flow.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -545,7 +546,7 @@ TEST_CASE("a loop built in a scope with control dependencies waits for them") {
   CHECK(r.outputs[0].scalar<int32_t>() == 8);
 }
 
-TEST_CASE("gradients through a loop or a cond are refused, not wrong") {
+TEST_CASE("gradients through a loop are refused, not wrong") {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   std::vector<Output> loop_outs;
@@ -567,15 +568,117 @@ TEST_CASE("gradients through a loop or a cond are refused, not wrong") {
   CHECK_THAT(AddSymbolicGradients(root, loop_outs, {x}, &grads),
              StatusIs(absl::StatusCode::kNotFound,
                       "No gradient defined for op: Exit"));
+}
 
-  Scope root2 = Scope::NewRootScope();
-  Output y = ops::Placeholder(root2.WithOpName("y"), DT_FLOAT);
-  Output pred = ops::Placeholder(root2.WithOpName("pred"), DT_BOOL);
-  std::vector<Output> cond_outs;
-  REQUIRE_THAT(AddMulCond(root2, pred, y, &cond_outs), IsOk());
-  CHECK_THAT(AddSymbolicGradients(root2, cond_outs, {y}, &grads),
-             StatusIs(absl::StatusCode::kNotFound,
-                      "No gradient defined for op: Merge"));
+// r = pred ? x * x + y : sin(x) * y, with y from outside the cond (the
+// builder routes it through a Switch). `ignore_x_in_then`: then is y * 2.
+absl::Status AddGradCond(const Scope& s, const Output& pred, const Output& x,
+                         const Output& y, bool ignore_x_in_then,
+                         std::vector<Output>* outs) {
+  return ops::Cond(
+      s, pred, {x},
+      [&y, ignore_x_in_then](const Scope& t, const std::vector<Output>& in,
+                             std::vector<Output>* out) {
+        out->push_back(ignore_x_in_then
+                           ? ops::Mul(t, y, ops::Const(t, 2.0))
+                           : ops::AddV2(t, ops::Mul(t, in[0], in[0]), y));
+        return t.status();
+      },
+      [&y](const Scope& e, const std::vector<Output>& in,
+           std::vector<Output>* out) {
+        out->push_back(ops::Mul(e, ops::Sin(e, in[0]), y));
+        return e.status();
+      },
+      outs);
+}
+
+TEST_CASE("gradients flow through the branch a cond took") {
+  for (bool p : {true, false}) {
+    for (bool ignore : {false, true}) {
+      SECTION(std::string("pred ") + (p ? "true" : "false") +
+              (ignore ? ", then ignores x" : "")) {
+        Scope root = Scope::NewRootScope();
+        Output pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL);
+        Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+        Output y = ops::Placeholder(root.WithOpName("y"), DT_DOUBLE);
+        std::vector<Output> outs;
+        REQUIRE_THAT(AddGradCond(root, pred, x, y, ignore, &outs), IsOk());
+        // x used after the cond too: its gradients add up.
+        Output r = ops::AddV2(root, outs[0], ops::Mul(root, x, x));
+        std::vector<Output> grads;
+        REQUIRE_THAT(AddSymbolicGradients(root, {r}, {x, y}, &grads), IsOk());
+        const double xv = 0.7, yv = -1.3;
+        RunResult run = Run(root,
+                            {{"pred", Tensor::Scalar<bool>(p)},
+                             {"x", Tensor::Scalar<double>(xv)},
+                             {"y", Tensor::Scalar<double>(yv)}},
+                            grads);
+        REQUIRE_THAT(run.status, IsOk());
+        double dx = 2 * xv, dy = 0;
+        if (p && !ignore) {
+          dx += 2 * xv;
+          dy = 1;
+        } else if (p) {
+          dy = 2;
+        } else {
+          dx += std::cos(xv) * yv;
+          dy = std::sin(xv);
+        }
+        CHECK(run.outputs[0].scalar<double>() == Approx(dx));
+        CHECK(run.outputs[1].scalar<double>() == Approx(dy));
+      }
+    }
+  }
+}
+
+TEST_CASE("gradients through nested conds") {
+  // r = p ? (q ? x * 3 : x * x) : x
+  for (bool p : {true, false}) {
+    for (bool q : {true, false}) {
+      SECTION(std::string("p ") + (p ? "1" : "0") + " q " + (q ? "1" : "0")) {
+        Scope root = Scope::NewRootScope();
+        Output pp = ops::Placeholder(root.WithOpName("p"), DT_BOOL);
+        Output qq = ops::Placeholder(root.WithOpName("q"), DT_BOOL);
+        Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+        std::vector<Output> outs;
+        REQUIRE_THAT(
+            ops::Cond(
+                root, pp, {x},
+                [&qq](const Scope& t, const std::vector<Output>& in,
+                      std::vector<Output>* out) {
+                  return ops::Cond(
+                      t, qq, in,
+                      [](const Scope& a, const std::vector<Output>& v,
+                         std::vector<Output>* o) {
+                        o->push_back(ops::Mul(a, v[0], ops::Const(a, 3.0)));
+                        return a.status();
+                      },
+                      [](const Scope& b, const std::vector<Output>& v,
+                         std::vector<Output>* o) {
+                        o->push_back(ops::Mul(b, v[0], v[0]));
+                        return b.status();
+                      },
+                      out);
+                },
+                [](const Scope& e, const std::vector<Output>& in,
+                   std::vector<Output>* out) {
+                  out->push_back(ops::Identity(e, in[0]));
+                  return e.status();
+                },
+                &outs),
+            IsOk());
+        std::vector<Output> grads;
+        REQUIRE_THAT(AddSymbolicGradients(root, outs, {x}, &grads), IsOk());
+        RunResult run = Run(root,
+                            {{"p", Tensor::Scalar<bool>(p)},
+                             {"q", Tensor::Scalar<bool>(q)},
+                             {"x", Tensor::Scalar<double>(2.5)}},
+                            grads);
+        REQUIRE_THAT(run.status, IsOk());
+        CHECK(run.outputs[0].scalar<double>() == (p ? (q ? 3.0 : 5.0) : 1.0));
+      }
+    }
+  }
 }
 
 TEST_CASE(

@@ -140,12 +140,16 @@ TEST_CASE("PreventGradient on the path fails with its message") {
 TEST_CASE("an op without a gradient function fails naming op and node") {
   Scope root = Scope::NewRootScope();
   const Output x = testing::Ph(root, "x", DT_DOUBLE);
-  // Cumsum has a kernel but no gradient function here.
+  // MaxPoolGrad has a kernel (and a gradient in TensorFlow, through
+  // MaxPoolGradGrad, which dfx lacks) but no gradient function here.
   NodeDef def;
   def.set_name("running");
-  def.set_op("Cumsum");
-  def.add_input(x.node_name());
-  def.add_input(ops::Const(root, 0).node_name());
+  def.set_op("MaxPoolGrad");
+  for (int i = 0; i < 3; ++i) def.add_input(x.node_name());
+  for (const char* list : {"ksize", "strides"}) {
+    for (int i = 0; i < 4; ++i) (*def.mutable_attr())[list].mutable_list()->add_i(1);
+  }
+  (*def.mutable_attr())["padding"].set_s("VALID");
   AttrValue t;
   t.set_type(DT_DOUBLE);
   (*def.mutable_attr())["T"] = t;
@@ -154,7 +158,7 @@ TEST_CASE("an op without a gradient function fails naming op and node") {
   std::vector<Output> grads;
   CHECK_THAT(AddSymbolicGradients(root, {y}, {x}, &grads),
              StatusIs(absl::StatusCode::kNotFound,
-                      "No gradient defined for op: Cumsum (node 'running')"));
+                      "No gradient defined for op: MaxPoolGrad (node 'running')"));
   // The scope itself stays usable.
   CHECK(root.ok());
 }

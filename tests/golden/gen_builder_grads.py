@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes TensorFlow's gradients of two small MLPs for tests/builder/.
+"""Writes TensorFlow's gradients of two small MLPs, and of single ops, for
+tests/builder/.
 
 The C++ test tests/builder/mlp_golden_test.cc builds the same graphs with the
 dfx graph builder, adds their gradients with AddSymbolicGradients, and
@@ -15,6 +16,18 @@ differentiated input:
                                              Reshape -> the same MLP ->
                                              sparse softmax cross-entropy
 
+tests/builder/op_golden_test.cc builds single ops (Einsum, Cumsum, Prod,
+TopKV2, DepthwiseConv2dNative, ...) the same way and compares their
+gradients, seeded with a random upstream gradient, with tf.gradients':
+
+    tests/builder/data/op_grads/<case>/      x0.npy, x1.npy ... (the
+                                             differentiated inputs), dy.npy
+                                             (the upstream gradient),
+                                             grad_x0.npy ... (tf.gradients)
+
+Integer inputs (axes, ids, indices) are written into both this script and
+the C++ test.
+
 The data lives beside the test rather than under tests/golden/data/, whose
 folders golden_test.cc runs as golden families.
 
@@ -29,8 +42,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+tf.get_logger().setLevel("ERROR")
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                    "builder", "data", "mlp_grads")
+OP_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                      "builder", "data", "op_grads")
 
 
 def write(case, arrays):
@@ -103,12 +120,124 @@ def embedding_case(rng):
     write("embedding", arrays)
 
 
+def i32(v):
+    return tf.constant(v, dtype=tf.int32)
+
+
+# name -> (input shapes, a function of the inputs, (lo, hi) of the inputs).
+# Keep in step with the table in tests/builder/op_golden_test.cc.
+OP_CASES = {
+    "einsum_matmul": ([(2, 3), (3, 4)],
+                      lambda a, b: tf.raw_ops.Einsum(inputs=[a, b],
+                                                     equation="ij,jk->ik")),
+    "einsum_batch_broadcast": (
+        [(2, 1, 2, 3), (3, 3, 2)],
+        lambda a, b: tf.raw_ops.Einsum(inputs=[a, b],
+                                       equation="...ij,...jk->...ik")),
+    "einsum_summed_label": (
+        [(2, 3), (3, 4)],
+        lambda a, b: tf.raw_ops.Einsum(inputs=[a, b], equation="ij,jk->i")),
+    "einsum_transpose": ([(2, 3)],
+                         lambda a: tf.raw_ops.Einsum(inputs=[a],
+                                                     equation="ij->ji")),
+    "cumsum_exclusive_reverse": (
+        [(3, 4)],
+        lambda x: tf.raw_ops.Cumsum(x=x, axis=i32(1), exclusive=True,
+                                    reverse=True)),
+    "cumprod_exclusive": (
+        [(3, 4)],
+        lambda x: tf.raw_ops.Cumprod(x=x, axis=i32(0), exclusive=True),
+        (0.5, 1.5)),
+    "prod_axes_0_2": ([(2, 3, 2)],
+                      lambda x: tf.raw_ops.Prod(input=x, axis=i32([0, 2])),
+                      (0.5, 1.5)),
+    "euclidean_norm_axis_1": (
+        [(3, 4)],
+        lambda x: tf.raw_ops.EuclideanNorm(input=x, axis=i32([1]),
+                                           keep_dims=True)),
+    "top_k": ([(3, 5)],
+              lambda x: tf.raw_ops.TopKV2(input=x, k=i32(2)).values),
+    "depthwise_conv2d": (
+        [(1, 5, 5, 2), (3, 3, 2, 2)],
+        lambda x, f: tf.raw_ops.DepthwiseConv2dNative(
+            input=x, filter=f, strides=[1, 2, 2, 1], padding="SAME")),
+    "conv2d_backprop_input": (
+        [(3, 3, 2, 3), (1, 3, 3, 3)],
+        lambda f, dy: tf.raw_ops.Conv2DBackpropInput(
+            input_sizes=i32([1, 5, 5, 2]), filter=f, out_backprop=dy,
+            strides=[1, 2, 2, 1], padding="SAME")),
+    "mirror_pad_reflect": (
+        [(3, 4)],
+        lambda x: tf.raw_ops.MirrorPad(input=x, paddings=i32([[1, 2], [2, 1]]),
+                                       mode="REFLECT")),
+    "segment_mean": (
+        [(5, 3)],
+        lambda x: tf.raw_ops.SegmentMean(data=x,
+                                         segment_ids=i32([0, 0, 1, 3, 3]))),
+    "unsorted_segment_max": (
+        [(5, 3)],
+        lambda x: tf.raw_ops.UnsortedSegmentMax(
+            data=x, segment_ids=i32([2, 0, -1, 2, 0]), num_segments=i32(4))),
+    "unsorted_segment_prod": (
+        [(5, 3)],
+        lambda x: tf.raw_ops.UnsortedSegmentProd(
+            data=x, segment_ids=i32([2, 0, -1, 2, 0]), num_segments=i32(4))),
+    "gather_nd": ([(3, 4)],
+                  lambda x: tf.raw_ops.GatherNd(
+                      params=x, indices=i32([[0, 1], [2, 3], [0, 1]]))),
+    "tensor_scatter_update": (
+        [(3, 2), (2,)],
+        lambda t, u: tf.raw_ops.TensorScatterUpdate(
+            tensor=t, indices=i32([[0, 1], [2, 0]]), updates=u)),
+    "reverse_v2": ([(2, 3, 2)],
+                   lambda x: tf.raw_ops.ReverseV2(tensor=x, axis=i32([0, -1]))),
+    "atan2": ([(2, 3), (3,)], lambda y, x: tf.raw_ops.Atan2(y=y, x=x)),
+    "xlogy": ([(2, 3), (2, 3)], lambda x, y: tf.raw_ops.Xlogy(x=x, y=y),
+              (0.5, 2.0)),
+    "erf": ([(2, 3)], lambda x: tf.raw_ops.Erf(x=x)),
+    "clip_by_value": (
+        [(2, 3)],
+        lambda t: tf.raw_ops.ClipByValue(t=t, clip_value_min=-0.4,
+                                         clip_value_max=tf.constant(0.5))),
+}
+
+
+def op_cases(rng):
+    for name, spec in OP_CASES.items():
+        shapes, fn = spec[0], spec[1]
+        lo, hi = spec[2] if len(spec) > 2 else (-1.0, 1.0)
+        xs = [rng.uniform(lo, hi, s).astype(np.float32) for s in shapes]
+        if name == "unsorted_segment_prod":
+            xs[0][1, 0] = 0.0  # one zero in a segment, and two below
+            xs[0][0, 2] = 0.0
+            xs[0][3, 2] = 0.0
+
+        @tf.function
+        def grads(*args):
+            y = fn(*args[:-1])
+            return y, tf.gradients(y, list(args[:-1]), grad_ys=args[-1])
+
+        y = fn(*[tf.constant(x) for x in xs])
+        dy = rng.uniform(-1, 1, y.shape).astype(np.float32)
+        _, gs = grads(*[tf.constant(x) for x in xs], tf.constant(dy))
+        arrays = {"dy": dy}
+        for i, (x, g) in enumerate(zip(xs, gs)):
+            arrays["x%d" % i] = x
+            arrays["grad_x%d" % i] = g.numpy()
+        path = os.path.join(OP_OUT, name)
+        os.makedirs(path, exist_ok=True)
+        for k, v in arrays.items():
+            np.save(os.path.join(path, k + ".npy"), np.asarray(v))
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
+    shutil.rmtree(OP_OUT, ignore_errors=True)
     rng = np.random.default_rng(20240521)
     dense_case(rng)
     embedding_case(rng)
-    print("wrote", os.path.normpath(OUT))
+    op_cases(np.random.default_rng(20261203))
+    print("wrote", os.path.normpath(OUT), "and", os.path.normpath(OP_OUT))
 
 
 if __name__ == "__main__":

@@ -300,6 +300,216 @@ DFX_GRAD_FN(FillGrad) {
   return absl::OkStatus();
 }
 
+
+DFX_GRAD_FN(IdentityNGrad) {
+  for (int i = 0; i < op.num_inputs(); ++i) dx->push_back(dy[i]);
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(ReverseV2Grad) {
+  dx->push_back(ops::ReverseV2(scope, dy[0], op.input(1)));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(MirrorPadGrad) {
+  std::string mode;
+  DFX_RETURN_IF_ERROR(Attr(op, "mode", &mode));
+  dx->push_back(ops::MirrorPadGrad(scope, dy[0], op.input(1), mode));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(MirrorPadGradGrad) {
+  std::string mode;
+  DFX_RETURN_IF_ERROR(Attr(op, "mode", &mode));
+  dx->push_back(ops::MirrorPad(scope, dy[0], op.input(1), mode));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(StridedSliceGradGrad) {
+  ops::StridedSliceAttrs attrs;
+  DFX_RETURN_IF_ERROR(Attr(op, "begin_mask", &attrs.begin_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "end_mask", &attrs.end_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "ellipsis_mask", &attrs.ellipsis_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "new_axis_mask", &attrs.new_axis_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "shrink_axis_mask", &attrs.shrink_axis_mask));
+  for (int i = 0; i < 4; ++i) dx->push_back(NoGradient());
+  dx->push_back(ops::StridedSlice(scope, dy[0], op.input(1), op.input(2),
+                                  op.input(3), attrs));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(GatherNdGrad) {
+  const Output& indices = op.input(1);
+  dx->push_back(ops::ScatterNd(scope, indices, dy[0],
+                               ops::Shape(scope, op.input(0), indices.dtype())));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(ScatterNdGrad) {
+  dx->push_back(NoGradient());
+  dx->push_back(ops::GatherNd(scope, dy[0], op.input(0)));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(TensorScatterUpdateGrad) {
+  // The updated positions take nothing from the tensor.
+  const Output& indices = op.input(1);
+  dx->push_back(ops::TensorScatterUpdate(scope, dy[0], indices,
+                                         ops::ZerosLike(scope, op.input(2))));
+  dx->push_back(NoGradient());
+  dx->push_back(ops::GatherNd(scope, dy[0], indices));
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(TensorScatterAddGrad) {
+  dx->push_back(dy[0]);
+  dx->push_back(NoGradient());
+  dx->push_back(ops::GatherNd(scope, dy[0], op.input(1)));
+  return absl::OkStatus();
+}
+
+// The shape [d0, 1, 1, ...] of rank(like) with d0 = -1: reshapes a vector
+// to broadcast along the first axis of `like`.
+Output LeadingShape(const Scope& scope, const Output& leading,
+                    const Output& like, const Output& lead_rank) {
+  const Output rest = ops::Sub(scope, ops::Rank(scope, like), lead_rank);
+  const Output ones =
+      ops::Fill(scope, ops::Reshape(scope, rest, ops::Const(scope, {1})),
+                ops::Const(scope, 1));
+  return ops::ConcatV2(scope, {leading, ones}, ops::Const(scope, 0));
+}
+
+DFX_GRAD_FN(SegmentSumGrad) {
+  dx->push_back(ops::GatherV2(scope, dy[0], op.input(1), ops::Const(scope, 0)));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(SegmentMeanGrad) {
+  // dy divided by each segment's size, gathered back to the rows.
+  const Output& data = op.input(0);
+  const Output& ids = op.input(1);
+  const Output ones = ops::Cast(scope, ops::OnesLike(scope, ids), data.dtype());
+  const Output counts = ops::SegmentSum(scope, ones, ids);
+  const Output shaped = ops::Reshape(
+      scope, counts,
+      LeadingShape(scope, ops::Const(scope, {-1}), dy[0], ops::Const(scope, 1)));
+  dx->push_back(ops::GatherV2(scope, ops::RealDiv(scope, dy[0], shaped), ids,
+                              ops::Const(scope, 0)));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+// Rows `ids` of `params` (gathered at max(ids, 0)), zero where an id is
+// negative (unsorted segment ops drop such entries): TensorFlow's
+// _GatherDropNegatives.
+Output GatherDropNegatives(const Scope& scope, const Output& params,
+                           const Output& ids) {
+  const Output zero = ops::Cast(scope, ops::Const(scope, 0), ids.dtype());
+  const Output gathered = ops::GatherV2(scope, params, ops::Maximum(scope, ids, zero),
+                                        ops::Const(scope, 0));
+  const Output keep = ops::Reshape(
+      scope, ops::GreaterEqual(scope, ids, zero),
+      LeadingShape(scope, ops::Shape(scope, ids), gathered,
+                   ops::Rank(scope, ids)));
+  return ops::SelectV2(scope, keep, gathered,
+                       ops::ZerosLike(scope, gathered));
+}
+
+DFX_GRAD_FN(UnsortedSegmentSumGrad) {
+  dx->push_back(GatherDropNegatives(scope, dy[0], op.input(1)));
+  dx->push_back(NoGradient());
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+// UnsortedSegmentMax and Min: the gradient is shared among the entries equal
+// to their segment's result.
+DFX_GRAD_FN(UnsortedSegmentMinOrMaxGrad) {
+  const Output& data = op.input(0);
+  const Output& ids = op.input(1);
+  const Output selected = ops::Equal(
+      scope, data, GatherDropNegatives(scope, op.output(0), ids));
+  const Output num_selected = ops::UnsortedSegmentSum(
+      scope, ops::Cast(scope, selected, data.dtype()), ids, op.input(2));
+  const Output weighted = ops::DivNoNan(scope, dy[0], num_selected);
+  const Output gathered = GatherDropNegatives(scope, weighted, ids);
+  dx->push_back(ops::SelectV2(scope, selected, gathered,
+                              ops::ZerosLike(scope, gathered)));
+  dx->push_back(NoGradient());
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+DFX_GRAD_FN(UnsortedSegmentProdGrad) {
+  // As TensorFlow: the product of the other entries of the segment, computed
+  // without dividing by zero (a segment with two zeros gives none).
+  const Output& data = op.input(0);
+  const Output& ids = op.input(1);
+  const Output& num = op.input(2);
+  const Output zero = ScalarOfType(scope, data.dtype(), 0.0);
+  const Output is_zero = ops::Equal(scope, data, zero);
+  const Output num_zeros = ops::UnsortedSegmentSum(
+      scope, ops::Cast(scope, is_zero, DT_INT32), ids, num);
+  const Output grad =
+      ops::SelectV2(scope, ops::Greater(scope, num_zeros, ops::Const(scope, 1)),
+                    ops::ZerosLike(scope, dy[0]), dy[0]);
+  const Output non_zero_data =
+      ops::SelectV2(scope, is_zero, ops::OnesLike(scope, data), data);
+  const Output non_zero_prod =
+      ops::UnsortedSegmentProd(scope, non_zero_data, ids, num);
+  const Output gathered_prod = GatherDropNegatives(scope, op.output(0), ids);
+  const Output gathered_non_zero_prod =
+      GatherDropNegatives(scope, non_zero_prod, ids);
+  const Output partial = ops::SelectV2(
+      scope, is_zero, gathered_non_zero_prod,
+      ops::RealDiv(scope, gathered_prod, non_zero_data));
+  dx->push_back(
+      ops::Mul(scope, GatherDropNegatives(scope, grad, ids), partial));
+  dx->push_back(NoGradient());
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
+// DynamicStitch and ParallelDynamicStitch: each data input gets the rows of
+// dy its indices name.
+DFX_GRAD_FN(DynamicStitchGrad) {
+  const int n = op.num_inputs() / 2;
+  for (int i = 0; i < n; ++i) dx->push_back(NoGradient());
+  for (int i = 0; i < n; ++i) {
+    dx->push_back(ops::GatherV2(scope, dy[0], op.input(i), ops::Const(scope, 0)));
+  }
+  return absl::OkStatus();
+}
+
+// DynamicPartition: the pieces' gradients stitched back to the rows they
+// came from (positions partitioned the same way), reshaped to data's shape.
+DFX_GRAD_FN(DynamicPartitionGrad) {
+  const Output& data = op.input(0);
+  const Output& partitions = op.input(1);
+  const int n = op.num_outputs();
+  const Output prefix = ops::Shape(scope, partitions);
+  const Output positions = ops::Reshape(
+      scope,
+      ops::Range(scope, ops::Const(scope, 0), ops::Size(scope, partitions),
+                 ops::Const(scope, 1)),
+      prefix);
+  std::vector<Output> indices =
+      ops::DynamicPartition(scope, positions, partitions, n);
+  if (static_cast<int>(indices.size()) != n) return scope.status();
+  std::vector<Output> grads;
+  for (int i = 0; i < n; ++i) grads.push_back(GradOrZeros(scope, op, dy, i));
+  const Output stitched = ops::DynamicStitch(scope, indices, grads);
+  dx->push_back(ops::Reshape(scope, stitched, ops::Shape(scope, data)));
+  dx->push_back(NoGradient());
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace grad
 
@@ -335,6 +545,28 @@ absl::Status RegisterArrayGradients(GradientRegistry* registry) {
       {"SelectV2", SelectV2Grad},
       {"BroadcastTo", BroadcastToGrad},
       {"Fill", FillGrad},
+      {"IdentityN", IdentityNGrad},
+      {"RefIdentity", PassThroughGrad},
+      // TensorFlow checks the gradient's numbers too; here it passes as is.
+      {"CheckNumerics", PassThroughGrad},
+      {"CheckNumericsV2", PassThroughGrad},
+      {"ReverseV2", ReverseV2Grad},
+      {"MirrorPad", MirrorPadGrad},
+      {"MirrorPadGrad", MirrorPadGradGrad},
+      {"StridedSliceGrad", StridedSliceGradGrad},
+      {"GatherNd", GatherNdGrad},
+      {"ScatterNd", ScatterNdGrad},
+      {"TensorScatterUpdate", TensorScatterUpdateGrad},
+      {"TensorScatterAdd", TensorScatterAddGrad},
+      {"SegmentSum", SegmentSumGrad},
+      {"SegmentMean", SegmentMeanGrad},
+      {"UnsortedSegmentSum", UnsortedSegmentSumGrad},
+      {"UnsortedSegmentMax", UnsortedSegmentMinOrMaxGrad},
+      {"UnsortedSegmentMin", UnsortedSegmentMinOrMaxGrad},
+      {"UnsortedSegmentProd", UnsortedSegmentProdGrad},
+      {"DynamicStitch", DynamicStitchGrad},
+      {"ParallelDynamicStitch", DynamicStitchGrad},
+      {"DynamicPartition", DynamicPartitionGrad},
   };
   for (const Entry& e : entries) {
     DFX_RETURN_IF_ERROR(registry->Register(e.op, e.fn));
@@ -345,7 +577,18 @@ absl::Status RegisterArrayGradients(GradientRegistry* registry) {
         "OnesLike", "Const", "Placeholder", "Range", "InvertPermutation",
         "OneHot", "Where", "RandomUniform", "RandomStandardNormal",
         "TruncatedNormal", "RandomUniformInt", "Multinomial",
-        "RandomShuffle"}) {
+        "RandomShuffle", "ConcatOffset", "Assert", "StringJoin",
+        "StatelessMultinomial", "StatelessRandomNormal",
+        "StatelessRandomNormalV2", "StatelessRandomUniform",
+        "StatelessRandomUniformFullInt", "StatelessRandomUniformFullIntV2",
+        "StatelessRandomUniformInt", "StatelessRandomUniformIntV2",
+        "StatelessRandomUniformV2", "StatelessTruncatedNormal",
+        "StatelessTruncatedNormalV2", "Assign", "AssignAdd", "AssignSub",
+        "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv",
+        "VarIsInitializedOp", "VariableShape", "TensorArrayCloseV3",
+        "TensorArrayGradV3", "TensorArrayGradWithShape", "TensorArraySizeV3",
+        "TensorArrayV3", "TensorListConcatLists", "TensorListElementShape",
+        "TensorListLength"}) {
     DFX_RETURN_IF_ERROR(registry->RegisterNoGradient(op));
   }
   return absl::OkStatus();

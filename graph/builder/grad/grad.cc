@@ -8,6 +8,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterMathGradients(registry));
   DFX_RETURN_IF_ERROR(RegisterNnGradients(registry));
   DFX_RETURN_IF_ERROR(RegisterArrayGradients(registry));
+  DFX_RETURN_IF_ERROR(RegisterControlFlowGradients(registry));
   return absl::OkStatus();
 }
 

@@ -18,6 +18,9 @@ absl::Status RegisterNnGradients(GradientRegistry* registry);
 // carry no gradient (StopGradient, Shape, ZerosLike, ...).
 absl::Status RegisterArrayGradients(GradientRegistry* registry);
 
+// Switch and Merge of conditionals (not of loops).
+absl::Status RegisterControlFlowGradients(GradientRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardGradients(GradientRegistry* registry);
 
