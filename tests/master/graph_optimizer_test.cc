@@ -259,6 +259,51 @@ TEST_CASE("the ConfigProto switches the optimizer as TensorFlow does") {
   CHECK_FALSE(GraphOptimizerOptionsFromConfig(config).AnyEnabled());
 }
 
+// The op each traced node ran as, by node name.
+std::map<std::string, std::string> TracedOps(const RunMetadata& metadata) {
+  std::map<std::string, std::string> ops;
+  for (const auto& dev : metadata.step_stats().dev_stats()) {
+    for (const auto& n : dev.node_stats()) {
+      const std::string& label = n.timeline_label();
+      const size_t eq = label.find(" = ");
+      const size_t paren = label.find('(');
+      if (eq == std::string::npos || paren == std::string::npos) continue;
+      ops[n.node_name()] = label.substr(eq + 3, paren - eq - 3);
+    }
+  }
+  return ops;
+}
+
+TEST_CASE("sessions fold by default and not with disable_meta_optimizer") {
+  GraphDef def;
+  AddConst(&def, "a", {1.5f, 2});
+  AddConst(&def, "b", {4, -1});
+  AddNode(&def, "sum", "AddV2", {"a", "b"});
+  for (bool optimize : {true, false}) {
+    INFO("optimize " << optimize);
+    SessionOptions options;
+    options.config.mutable_graph_options()
+        ->mutable_rewrite_options()
+        ->set_disable_meta_optimizer(!optimize);
+    auto s = LocalSession::Create(options, &Registries()->ops,
+                                  &Registries()->kernels);
+    REQUIRE_OK(s.status());
+    REQUIRE_OK((*s)->Extend(def));
+    RunOptions run_options;
+    run_options.set_trace_level(RunOptions::FULL_TRACE);
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    REQUIRE_OK((*s)->Run(run_options, {}, {"sum"}, {}, &out, &metadata));
+    auto v = out.at(0).span<float>();
+    CHECK(std::vector<float>(v.begin(), v.end()) ==
+          std::vector<float>{5.5f, 1});
+    const std::map<std::string, std::string> ops = TracedOps(metadata);
+    REQUIRE(ops.contains("sum"));
+    CHECK(ops.at("sum") == (optimize ? "Const" : "AddV2"));
+    CHECK(ops.contains("a") == !optimize);
+  }
+}
+
 // A random DAG over a fed placeholder and Consts of shape [2]: AddV2, Mul,
 // Sub, Neg, Identity and NoOp nodes on CPU:0 or CPU:1, with random control
 // edges to earlier nodes.
