@@ -58,6 +58,19 @@ bool NeverTouched(const Node& n) {
          op == "TruncatedNormal" || FindNodeAttr(n.def(), "_class") != nullptr;
 }
 
+// Whether a data input of `n` comes from a ref or resource output (a read
+// Identity of a VariableV2 takes its value when it runs: moving or merging
+// it could change which value its consumers see).
+bool ReadsRefOrResource(const Node& n) {
+  for (const Edge* e : n.in_edges()) {
+    if (!e->IsControlEdge() &&
+        !PlainType(e->src->output_type(e->src_output))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool HasControlInputs(const Node& n) {
   for (const Edge* e : n.in_edges()) {
     if (e->IsControlEdge()) return true;
@@ -301,7 +314,8 @@ std::string AttrsKey(const NodeDef& def) {
 
 // Null when `n` is not a candidate.
 std::unique_ptr<std::string> CseKey(const Node& n) {
-  if (NeverTouched(n) || !AllPlainTypes(n) || n.num_outputs() == 0) {
+  if (NeverTouched(n) || !AllPlainTypes(n) || n.num_outputs() == 0 ||
+      ReadsRefOrResource(n)) {
     return nullptr;
   }
   std::vector<int> control;
@@ -396,7 +410,8 @@ void RemoveIdentitiesAndNoOps(const absl::flat_hash_set<std::string>& kept,
   for (Node* n : graph->nodes()) {
     if (frames.frame_of[n->id()] != 0 || kept.contains(n->name())) continue;
     if (n->type_string() == "Identity") {
-      if (!PlainType(n->input_type(0)) || !NeighboursAreSafe(*n, false)) {
+      if (!PlainType(n->input_type(0)) || ReadsRefOrResource(*n) ||
+          !NeighboursAreSafe(*n, false)) {
         continue;
       }
       const Edge* in = n->input_edge(0);

@@ -219,6 +219,22 @@ TEST_CASE("Identity removal keeps fetches, control inputs and devices") {
   CHECK(stats.noops_removed == 0);
 }
 
+TEST_CASE("reads of a ref variable are neither removed nor merged") {
+  GraphDef def;
+  NodeDef* v = AddNode(&def, "v", "VariableV2", {});
+  v->mutable_attr()->erase("T");
+  (*v->mutable_attr())["dtype"].set_type(DT_FLOAT);
+  (*v->mutable_attr())["shape"].mutable_shape()->add_dim()->set_size(2);
+  AddNode(&def, "read1", "Identity", {"v"});
+  AddNode(&def, "read2", "Identity", {"v"});
+  AddNode(&def, "use", "AddV2", {"read1", "read2"});
+  GraphOptimizerStats stats;
+  auto g = Optimize(def, {"use"}, &stats);
+  CHECK(stats.nodes_merged == 0);
+  CHECK(stats.identities_removed == 0);
+  CHECK(Describe(*g, "use") == "AddV2(read1,read2,)");
+}
+
 TEST_CASE("a NoOp between control edges is bypassed, a targeted one stays") {
   GraphDef def;
   AddPlaceholder(&def, "x");
