@@ -321,7 +321,8 @@ MasterSession::MasterSession(Params params)
   placement_ = std::make_shared<const PlacementConfig>(
       PlacementConfig{std::move(params.devices), params.client_device,
                       kernels_,
-                      options_.config.allow_soft_placement()});
+                      options_.config.allow_soft_placement(),
+                      GraphOptimizerOptionsFromConfig(options_.config)});
 }
 
 MasterSession::~MasterSession() {

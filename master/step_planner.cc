@@ -138,6 +138,16 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
     n->set_assigned_device_name(device);
     plan.placement[n->name()] = device;
   }
+  if (config.optimizer.AnyEnabled()) {
+    std::vector<std::string> kept = signature.feeds;
+    kept.insert(kept.end(), signature.fetches.begin(),
+                signature.fetches.end());
+    kept.insert(kept.end(), signature.targets.begin(),
+                signature.targets.end());
+    DFX_RETURN_IF_ERROR(OptimizeStepGraph(config.optimizer, kept,
+                                          config.kernels, step.get(),
+                                          &plan.optimizer_stats));
+  }
   absl::flat_hash_map<std::string, uint64_t> incarnations;
   for (const DeviceAttributes& d : config.devices) {
     incarnations[d.name()] = d.incarnation();

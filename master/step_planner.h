@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "master/graph_optimizer.h"
 #include "proto/device_attributes.pb.h"
 #include "runtime/op_kernel.h"
 
@@ -25,6 +26,8 @@ struct PlacementConfig {
   // Decides which devices can run a node; null means any.
   const KernelRegistry* kernels = nullptr;
   bool allow_soft_placement = false;
+  // What PlanStep's optimizer does to each step graph (on by default).
+  GraphOptimizerOptions optimizer;
 };
 
 // Assigns every node of the session's full graph to a device (placing the
@@ -44,10 +47,15 @@ struct StepPlan {
   // Rendezvous keys of the client feeds and fetches, in signature order.
   std::vector<std::string> feed_keys;
   std::vector<std::string> fetch_keys;
-  // Node name -> device for every node of the pruned step graph.
+  // Node name -> device for every node of the pruned step graph (before
+  // it is optimized).
   std::map<std::string, std::string> placement;
+  // What the optimizer did to the step graph.
+  GraphOptimizerStats optimizer_stats;
 };
 
+// Runs the step-graph optimizer (config.optimizer) between pruning and
+// partitioning.
 // REQUIRES: `placed` went through PlaceSessionGraph with `config`.
 // InvalidArgument naming the tensor or node for a bad feed, fetch or target.
 absl::StatusOr<StepPlan> PlanStep(const Graph& placed,

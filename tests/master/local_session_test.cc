@@ -358,7 +358,12 @@ TEST_CASE("Close cancels a running step and later Runs fail with Cancelled") {
 }
 
 TEST_CASE("step stats come back when tracing is asked for") {
-  auto session = NewLocal();
+  // Unoptimized: constant folding would turn ic into a Const.
+  SessionOptions unoptimized;
+  unoptimized.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_disable_meta_optimizer(true);
+  auto session = NewLocal(unoptimized);
   REQUIRE_OK(session->Extend(Parse(kGraph)));
   RunOptions options;
   options.set_trace_level(RunOptions::FULL_TRACE);

@@ -526,7 +526,12 @@ TEST_CASE("RunMetadata shows the partition graphs with _Send/_Recv pairs") {
   AddConst(&def, "a", {2}, {1, 2}, Dev(0));
   AddFloatOp(&def, "b", "Neg", {"a"}, Dev(1));
   AddFloatOp(&def, "c", "AddV2", {"a", "b"}, Dev(2));
-  auto session = NewSession(4);
+  // Unoptimized: constant folding would leave one partition.
+  SessionOptions session_options;
+  session_options.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_disable_meta_optimizer(true);
+  auto session = NewSession(4, session_options);
   REQUIRE_OK(session->Extend(def));
   RunOptions options;
   options.set_output_partition_graphs(true);

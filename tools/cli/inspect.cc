@@ -27,7 +27,7 @@ namespace dfx::cli {
 const char kInspectUsage[] =
     R"(usage: dfx inspect --graph FILE [--local-devices N | --cluster JSON|@FILE]
                    [--feed NAME]... [--fetch NAME[:i]]... [--target NODE]...
-                   [--dot OUT.dot] [--allow-soft-placement]
+                   [--dot OUT.dot] [--allow-soft-placement] [--optimized]
 
 Shows how one step of a graph is placed over N local CPU devices
 (/job:localhost/replica:0/task:0/device:CPU:0 .. N-1), or over the tasks of
@@ -49,6 +49,9 @@ a cluster, and cut into one partition per device, without running it.
                     dotted, _Send -> _Recv transfers dashed
   --allow-soft-placement
                     move a node whose device does not exist to one that does
+  --optimized       show the partitions after the graph optimizer (constant
+                    folding, CSE, Identity/NoOp removal), as sessions run
+                    them by default, and what it did; without it, before
   -h, --help        print this help
 
 Prints the placement (node -> device, by device then node), then for each
@@ -263,7 +266,7 @@ absl::StatusOr<InspectCommandOptions> ParseInspectFlags(
       SplitFlags(args,
                  {"--graph", "--local-devices", "--feed", "--fetch",
                   "--target", "--dot", "--cluster"},
-                 {"--allow-soft-placement"}));
+                 {"--allow-soft-placement", "--optimized"}));
   bool local_devices_given = false;
   for (const auto& [flag, value] : flags) {
     if (flag == "--help") {
@@ -271,6 +274,8 @@ absl::StatusOr<InspectCommandOptions> ParseInspectFlags(
       return options;
     } else if (flag == "--allow-soft-placement") {
       options.allow_soft_placement = true;
+    } else if (flag == "--optimized") {
+      options.optimized = true;
     } else if (flag == "--graph") {
       if (value.empty()) return UsageError("--graph needs a file name");
       if (!options.graph_path.empty()) {
@@ -390,6 +395,8 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
   }
   config.kernels = StandardKernelRegistry();
   config.allow_soft_placement = options.allow_soft_placement;
+  config.optimizer = options.optimized ? GraphOptimizerOptions()
+                                       : GraphOptimizerOptions::Off();
 
   absl::Status placed = PlaceSessionGraph(config, &graph);
   if (!placed.ok()) {
@@ -403,6 +410,12 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
   if (!options.dot_path.empty()) {
     DFX_RETURN_IF_ERROR(WriteTextFile(
         options.dot_path, PartitionsToDot(plan.partitions, device_names)));
+  }
+  if (options.optimized) {
+    const GraphOptimizerStats& stats = plan.optimizer_stats;
+    out << "optimizer: " << stats.constants_folded << " constants folded, "
+        << stats.nodes_merged << " nodes merged, " << stats.identities_removed
+        << " Identity and " << stats.noops_removed << " NoOp nodes removed\n";
   }
   PrintPlan(plan, device_names, out);
   return absl::OkStatus();

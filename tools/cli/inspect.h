@@ -24,6 +24,9 @@ struct InspectCommandOptions {
   std::vector<std::string> targets;  // node names
   std::string dot_path;              // empty: write no Graphviz file
   bool allow_soft_placement = false;
+  // --optimized: partitions of the step graph after the graph optimizer (as
+  // a session runs it by default); without it, the graph before.
+  bool optimized = false;
   bool help = false;
 };
 

@@ -30,7 +30,8 @@ const char kRunUsage[] =
     R"(usage: dfx run --graph FILE [--feed NAME=VALUE]... [--fetch NAME[:i]]...
                [--target NODE]... [--target grpc://HOST:PORT] [--json]
                [--out DIR] [--timeout-ms N] [--local-devices N]
-               [--allow-soft-placement] [--auth-token-file FILE]
+               [--allow-soft-placement] [--no-optimize]
+               [--auth-token-file FILE]
                [--tls-ca PEM [--tls-cert PEM --tls-key PEM]]
                [--security JSON|@FILE]
 
@@ -62,6 +63,8 @@ the fetched tensors.
                     a node's `device` field picks one of them
   --allow-soft-placement
                     move a node whose device does not exist to one that does
+  --no-optimize     switch the graph optimizer off (constant folding, CSE,
+                    Identity/NoOp removal); it is on by default
   --auth-token-file FILE
                     with --target grpc://: send the token in FILE (one
                     line, chmod 600) with every call, as the servers'
@@ -225,7 +228,7 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
                  {"--graph", "--feed", "--fetch", "--target", "--out",
                   "--timeout-ms", "--local-devices", "--auth-token-file",
                   "--tls-ca", "--tls-cert", "--tls-key", "--security"},
-                 {"--json", "--allow-soft-placement"}));
+                 {"--json", "--allow-soft-placement", "--no-optimize"}));
   for (const auto& [flag, value] : flags) {
     if (flag == "--help") {
       options.help = true;
@@ -234,6 +237,8 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       options.json = true;
     } else if (flag == "--allow-soft-placement") {
       options.allow_soft_placement = true;
+    } else if (flag == "--no-optimize") {
+      options.no_optimize = true;
     } else if (flag == "--graph") {
       if (value.empty()) return UsageError("--graph needs a file name");
       if (!options.graph_path.empty()) {
@@ -338,6 +343,11 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   }
   session_options.config.set_allow_soft_placement(
       options.allow_soft_placement);
+  if (options.no_optimize) {
+    session_options.config.mutable_graph_options()
+        ->mutable_rewrite_options()
+        ->set_disable_meta_optimizer(true);
+  }
   // Bounds the session's creation on the cluster (device discovery, which
   // waits for every task) as well as the step.
   session_options.config.set_operation_timeout_in_ms(options.timeout_ms);

@@ -29,6 +29,9 @@ struct RunCommandOptions {
   int64_t timeout_ms = 0;  // 0: the session's default
   int local_devices = 0;   // CPU devices of the session; 0: its default
   bool allow_soft_placement = false;
+  // --no-optimize: the session's graph optimizer is switched off
+  // (graph_options.rewrite_options.disable_meta_optimizer).
+  bool no_optimize = false;
   // With a grpc:// target: the files of --auth-token-file, --tls-ca,
   // --tls-cert, --tls-key, and --security (JSON or @FILE); empty: unset.
   std::string auth_token_file;
