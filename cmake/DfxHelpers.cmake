@@ -48,15 +48,19 @@ function(dfx_library NAME)
   cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
   if(ARG_SRCS)
     add_library(dfx_${NAME} STATIC ${ARG_SRCS})
-    target_include_directories(dfx_${NAME} PUBLIC ${PROJECT_SOURCE_DIR}
-                                                  ${PROJECT_BINARY_DIR})
+    # Build-tree folders only: an installed dfx's come from install(TARGETS
+    # ... INCLUDES DESTINATION) in cmake/DfxInstall.cmake.
+    target_include_directories(dfx_${NAME} PUBLIC
+      $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+      $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
     target_link_libraries(dfx_${NAME} PUBLIC ${ARG_DEPS})
     target_compile_options(dfx_${NAME}
       PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${DFX_WARNINGS}>)
   else()
     add_library(dfx_${NAME} INTERFACE)
-    target_include_directories(dfx_${NAME} INTERFACE ${PROJECT_SOURCE_DIR}
-                                                     ${PROJECT_BINARY_DIR})
+    target_include_directories(dfx_${NAME} INTERFACE
+      $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+      $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
     target_link_libraries(dfx_${NAME} INTERFACE ${ARG_DEPS})
   endif()
   add_library(dfx::${NAME} ALIAS dfx_${NAME})

@@ -13,6 +13,7 @@
 #include "tools/cli/ops.h"
 #include "tools/cli/run.h"
 #include "tools/cli/server.h"
+#include "tools/cli/version.h"
 
 namespace dfx::cli {
 namespace {
@@ -27,6 +28,7 @@ constexpr Command kCommands[] = {
      OpsMain},
     {"server", "run one task of a cluster (master and worker)", ServerMain},
     {"cluster", "start or stop a local cluster of servers", ClusterMain},
+    {"version", "print the version, commit and build options", VersionMain},
 };
 
 void PrintUsage(std::ostream& os) {
@@ -54,6 +56,10 @@ int Main(int argc, char** argv) {
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     PrintUsage(std::cout);
     return kExitOk;
+  }
+  if (args[0] == "--version") {
+    args.erase(args.begin());
+    return VersionMain(args, std::cout, std::cerr);
   }
   for (const Command& c : kCommands) {
     if (args[0] == c.name) {

@@ -1,0 +1,73 @@
+#include "tools/cli/version.h"
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "tools/cli/command.h"
+#include "tools/cli/version_info.h"  // generated: build/tools/cli/
+
+namespace dfx::cli {
+namespace {
+
+constexpr char kVersionUsage[] = R"(usage: dfx version [--json]
+       dfx --version
+
+Prints the version of dfx, the git commit it was built from (as of the
+build folder's last CMake configure; "-dirty" when the checkout had
+uncommitted changes) and its build options: build type, CUDA on or off,
+sanitizer, compiler.
+
+  --json  one JSON object: version, commit, build_type, cuda, sanitizer,
+          compiler
+)";
+
+}  // namespace
+
+const BuildInfo& GetBuildInfo() {
+  static const BuildInfo* const info = new BuildInfo{
+      DFX_VERSION_STRING, DFX_GIT_COMMIT,      DFX_BUILD_TYPE,
+      std::string(DFX_BUILD_CUDA) == "on", DFX_BUILD_SANITIZER,
+      DFX_BUILD_COMPILER};
+  return *info;
+}
+
+std::string VersionText() {
+  const BuildInfo& info = GetBuildInfo();
+  return absl::StrCat("dfx ", info.version, "\n",
+                      "commit: ", info.commit, "\n",
+                      "build type: ", info.build_type, "\n",
+                      "cuda: ", info.cuda ? "on" : "off", "\n",
+                      "sanitizer: ", info.sanitizer, "\n",
+                      "compiler: ", info.compiler, "\n");
+}
+
+int VersionMain(const std::vector<std::string>& args, std::ostream& out,
+                std::ostream& err) {
+  bool json = false;
+  for (const std::string& arg : args) {
+    if (arg == "--json") {
+      json = true;
+    } else if (arg == "-h" || arg == "--help") {
+      out << kVersionUsage;
+      return kExitOk;
+    } else {
+      err << "dfx version: error: unknown flag '" << arg
+          << "' (see 'dfx version --help')\n";
+      return kExitUsage;
+    }
+  }
+  if (!json) {
+    out << VersionText();
+    return kExitOk;
+  }
+  const BuildInfo& info = GetBuildInfo();
+  nlohmann::json j = {{"version", info.version},
+                      {"commit", info.commit},
+                      {"build_type", info.build_type},
+                      {"cuda", info.cuda},
+                      {"sanitizer", info.sanitizer},
+                      {"compiler", info.compiler}};
+  out << j.dump() << "\n";
+  return kExitOk;
+}
+
+}  // namespace dfx::cli
