@@ -35,8 +35,10 @@
 namespace dfx {
 namespace {
 
-// Threads answering HTTP requests: a status page needs few.
-constexpr int kHttpThreads = 2;
+// Threads answering HTTP requests: a status page needs few, but a
+// keep-alive connection holds one for up to 5 s (a scraper, a probe and a
+// browser at once).
+constexpr int kHttpThreads = 4;
 constexpr int kRefreshSeconds = 5;
 
 // A number from /proc/self/status ("VmRSS:" in kB, "Threads:"); -1 when
@@ -173,7 +175,9 @@ class StatusHttpServer::Impl {
     } else {
       http_ = std::make_unique<httplib::Server>();
     }
-    http_->new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
+    http_->new_task_queue = [] {
+      return new httplib::ThreadPool(kHttpThreads);
+    };
     http_->set_read_timeout(5, 0);
     http_->set_write_timeout(5, 0);
     http_->set_keep_alive_timeout(5);

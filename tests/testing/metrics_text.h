@@ -68,7 +68,8 @@ inline absl::StatusOr<MetricsText> ParseMetricsText(const std::string& text) {
           absl::StrCat("line ", n, " '", line, "': ", why));
     };
     if (line[0] == '#') {
-      std::vector<std::string> parts = absl::StrSplit(line, absl::MaxSplits(' ', 3));
+      std::vector<std::string> parts =
+          absl::StrSplit(line, absl::MaxSplits(' ', 3));
       if (parts.size() < 3) continue;  // a comment
       if (parts[1] == "TYPE") {
         if (parts.size() != 4) return bad("TYPE needs a name and a type");
@@ -196,7 +197,9 @@ inline absl::StatusOr<MetricsText> ParseMetricsText(const std::string& text) {
       // "{,...}" or "{}" left after taking le out.
       std::string l = labels_clean;
       if (l == "{}") l = "";
-      for (size_t p; (p = l.find("{,")) != std::string::npos;) l.erase(p + 1, 1);
+      for (size_t p; (p = l.find("{,")) != std::string::npos;) {
+        l.erase(p + 1, 1);
+      }
       for (size_t p; (p = l.find(",}")) != std::string::npos;) l.erase(p, 1);
       for (size_t p; (p = l.find(",,")) != std::string::npos;) l.erase(p, 1);
       const double count = out.Get(family + "_count" + l);

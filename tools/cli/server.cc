@@ -108,8 +108,8 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
   -h, --help            print this help
 
 Without --cluster, TF_CONFIG must hold {"cluster": {...}, "task": {"type":
-JOB, "index": N}}, as for TensorFlow. Logs go to stderr. Exit status: 0 after a clean stop, 1 when the server cannot
-start, 2 for bad flags.
+JOB, "index": N}}, as for TensorFlow. Logs go to stderr. Exit status: 0
+after a clean stop, 1 when the server cannot start, 2 for bad flags.
 )";
 
 namespace {
