@@ -23,6 +23,7 @@
 #include "base/metrics.h"
 #include "base/status_macros.h"
 #include "master/master.h"
+#include "rpc/bulk_io.h"
 #include "rpc/cluster_spec.h"
 #include "rpc/rpc_metrics.h"
 #include "runtime/allocator.h"
@@ -241,7 +242,13 @@ class StatusHttpServer::Impl {
               return n;
             }));
     serving_.store(true, std::memory_order_release);
-    listener_ = std::thread([this] { http_->listen_after_bind(); });
+    listener_ = std::thread([this] {
+      // OpenSSL writes with write(2): a browser that goes away mid-answer
+      // must not SIGPIPE the server. httplib's pool threads start from
+      // this one and inherit the mask.
+      bulk_io::BlockSigpipe();
+      http_->listen_after_bind();
+    });
     prober_ = std::thread([this] { ProbeLoop(); });
     return absl::OkStatus();
   }
