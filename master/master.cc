@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "base/log.h"
 #include "base/logging.h"
+#include "base/metrics.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
 
@@ -23,6 +24,27 @@ constexpr size_t kMaxGcClosed = 1000;
 // A protobuf message is at most 2 GiB; leave room for the names.
 constexpr int64_t kMaxRunStepResponseBytes =
     (int64_t{2} << 30) - (int64_t{64} << 20);
+
+// A traced step's slowest nodes: the longest of each node's runs over all
+// devices, the longest first.
+std::vector<std::pair<std::string, absl::Duration>> SlowestNodes(
+    const StepStats& stats) {
+  std::vector<std::pair<std::string, absl::Duration>> nodes;
+  for (const DeviceStepStats& dev : stats.dev_stats()) {
+    for (const NodeExecStats& node : dev.node_stats()) {
+      nodes.emplace_back(node.node_name(),
+                         absl::Microseconds(node.all_end_rel_micros()));
+    }
+  }
+  const size_t n =
+      std::min(nodes.size(), static_cast<size_t>(StepSummary::kSlowestNodes));
+  std::partial_sort(nodes.begin(), nodes.begin() + n, nodes.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second > b.second;
+                    });
+  nodes.resize(n);
+  return nodes;
+}
 
 // One call to each of several workers, awaited together. Shared with the
 // callbacks: a worker that answers after the caller gave up writes into a
@@ -522,6 +544,37 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
 
 absl::Status Master::RunStep(const RunStepRequest& request,
                              RunStepResponse* response, CallOptions* opts) {
+  static const StepMetrics& metrics = *new StepMetrics("master");
+  StepSummary step;
+  step.session = request.session_handle();
+  step.start = absl::Now();
+  absl::Status s;
+  {
+    LogStepScope log_scope(step.session, &step.step_id);
+    s = DoRunStep(request, response, opts, &step.step_id);
+  }
+  step.duration = absl::Now() - step.start;
+  metrics.Record(s, step.duration);
+  if (s.ok() && response->has_metadata()) {
+    step.slowest_nodes = SlowestNodes(response->metadata().step_stats());
+  }
+  step.status = std::move(s);
+  absl::Status result = step.status;
+  absl::MutexLock lock(&steps_mu_);
+  recent_steps_.push_back(std::move(step));
+  if (recent_steps_.size() > kRecentSteps) recent_steps_.pop_front();
+  return result;
+}
+
+std::vector<StepSummary> Master::RecentSteps() const {
+  absl::MutexLock lock(&steps_mu_);
+  return std::vector<StepSummary>(recent_steps_.rbegin(),
+                                  recent_steps_.rend());
+}
+
+absl::Status Master::DoRunStep(const RunStepRequest& request,
+                               RunStepResponse* response, CallOptions* opts,
+                               int64_t* step_id) {
   CallScope call(this);
   DFX_RETURN_IF_ERROR(call.status());
   ControlScope scope(opts);
@@ -552,9 +605,11 @@ absl::Status Master::RunStep(const RunStepRequest& request,
                              options.output_partition_graphs();
   RunMetadata metadata;
   std::vector<Tensor> outputs;
+  CallControl control = scope.control();
+  control.step_id = step_id;
   DFX_RETURN_IF_ERROR(entry->session->Run(
       options, feeds, fetches, targets, &outputs,
-      want_metadata ? &metadata : nullptr, scope.control()));
+      want_metadata ? &metadata : nullptr, control));
   // A protobuf message holds less than 2 GiB: say so before copying.
   int64_t total_bytes = 0;
   for (size_t j = 0; j < fetches.size(); ++j) {
@@ -691,6 +746,20 @@ void Master::Shutdown() {
 size_t Master::NumSessions() const {
   absl::MutexLock lock(&mu_);
   return sessions_.size();
+}
+
+std::vector<MasterSessionSummary> Master::ListSessions() const {
+  std::vector<MasterSessionSummary> out;
+  absl::MutexLock lock(&mu_);
+  out.reserve(sessions_.size());
+  for (const auto& [handle, slot] : sessions_) {
+    out.push_back({handle, slot.running, slot.last_active});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const MasterSessionSummary& a, const MasterSessionSummary& b) {
+              return a.handle < b.handle;
+            });
+  return out;
 }
 
 void Master::GcLoop() {

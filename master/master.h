@@ -56,6 +56,28 @@ struct MasterEnv {
   absl::Duration heartbeat_interval = absl::Seconds(10);
 };
 
+// One RunStep as the status page lists it.
+struct StepSummary {
+  // 0 when the step failed before it had an id (e.g. an unknown session).
+  int64_t step_id = 0;
+  std::string session;
+  absl::Time start;
+  absl::Duration duration;
+  absl::Status status;
+  // When the step was traced: its slowest nodes (name and time on its
+  // device), the slowest first; at most kSlowestNodes. Empty otherwise.
+  static constexpr int kSlowestNodes = 3;
+  std::vector<std::pair<std::string, absl::Duration>> slowest_nodes;
+};
+
+// A session of the master as the status page lists it.
+struct MasterSessionSummary {
+  std::string handle;
+  // Calls inside the session now, and when the last began or ended.
+  int running_calls = 0;
+  absl::Time last_active;
+};
+
 // Thread-safe. Every method blocks until its answer is ready (RunStep for
 // the whole step), so an RPC front end calls them from a pool of its own.
 // Each takes the caller's CallOptions (may be null): its timeout bounds the
@@ -127,6 +149,10 @@ class Master {
 
   // Sessions open now.
   size_t NumSessions() const;
+  std::vector<MasterSessionSummary> ListSessions() const;
+  // The last kRecentSteps RunStep calls, the newest first.
+  static constexpr size_t kRecentSteps = 50;
+  std::vector<StepSummary> RecentSteps() const;
 
  private:
   struct Entry;
@@ -159,6 +185,11 @@ class Master {
       const std::vector<DeviceName>& filters, const CallControl& control,
       absl::StatusCode timeout_code) const;
 
+  // RunStep without its step record and metrics.
+  absl::Status DoRunStep(const RunStepRequest& request,
+                         RunStepResponse* response, CallOptions* opts,
+                         int64_t* step_id);
+
   // Takes every session out of the table; the caller closes them.
   std::vector<std::shared_ptr<Entry>> TakeAllLocked()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -180,6 +211,9 @@ class Master {
   absl::flat_hash_map<std::string, absl::Duration> gc_closed_
       ABSL_GUARDED_BY(mu_);
   std::deque<std::string> gc_closed_order_ ABSL_GUARDED_BY(mu_);
+  mutable absl::Mutex steps_mu_;
+  // The newest at the back.
+  std::deque<StepSummary> recent_steps_ ABSL_GUARDED_BY(steps_mu_);
   // RunStep request ids seen lately: a replayed RunStep does not run.
   RecentRequestIds recent_run_steps_;
   absl::Notification stop_gc_;  // stops the GC and heartbeat threads

@@ -762,8 +762,13 @@ void MasterSession::CleanupAsync(const std::vector<WorkerInterface*>& workers,
     tracker_->Add();
     worker->CleanupGraphAsync(
         &call->request, &call->response,
-        [call, tracker = tracker_](const absl::Status& s) {
-          if (!s.ok()) spdlog::warn("CleanupGraph failed: {}", s);
+        [this, call, tracker = tracker_](const absl::Status& s) {
+          if (!s.ok()) {
+            // The session outlives its calls (tracker_).
+            const int64_t step = call->request.step_id();
+            LogStepScope log_step(handle_, &step);
+            spdlog::warn("CleanupGraph failed: {}", s);
+          }
           tracker->Done();
         });
   }
@@ -885,6 +890,7 @@ absl::Status MasterSession::Run(
     step = std::make_shared<StepState>(client_graph, NewStepId());
     running_.insert(step);
   }
+  if (control.step_id != nullptr) *control.step_id = step->step_id;
   // The caller's cancellation (a client that went away) ends the step on
   // every worker.
   CancellationManager* const cm = control.cancellation;

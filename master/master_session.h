@@ -40,6 +40,9 @@ struct CallControl {
   absl::Time deadline = absl::InfiniteFuture();
   // Borrowed for the call; null: the call cannot be cancelled.
   CancellationManager* cancellation = nullptr;
+  // Optional, borrowed: MasterSession::Run writes the step's id here once
+  // the step has one (for the caller's step records and logs).
+  int64_t* step_id = nullptr;
 };
 
 // Thread-safe: Extend, Run, ListDevices and Close may be called from many

@@ -21,6 +21,7 @@
 #include "openssl/x509v3.h"
 #include "rpc/bulk_io.h"
 #include "rpc/bulk_transport.h"
+#include "rpc/rpc_metrics.h"
 
 namespace dfx {
 
@@ -434,6 +435,7 @@ struct BulkClient::State {
           absl::StrCat(what, ": the server answers with ", length, " bytes"));
     }
     DFX_RETURN_IF_ERROR(RecvAll(conn, f.dst, length, f, what, started));
+    BulkBytesReceived()->Increment(static_cast<int64_t>(length));
     *reusable = true;
     return absl::OkStatus();
   }

@@ -17,6 +17,7 @@
 #include "openssl/ssl.h"
 #include "rpc/bulk_io.h"
 #include "rpc/bulk_transport.h"
+#include "rpc/rpc_metrics.h"
 #include "rpc/security.h"
 
 namespace dfx {
@@ -271,6 +272,7 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl) {
   }
   const char* data = static_cast<const char*>(tensor->raw_data()) + offset;
   if (!SendFull(fd, ssl, data, length, 0)) return false;
+  BulkBytesSent()->Increment(static_cast<int64_t>(length));
   held_->MarkServed(ticket, offset, length);
   return true;
 }

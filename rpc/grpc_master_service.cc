@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/master_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
+#include "rpc/rpc_metrics.h"
 #include "rpc/request_gate.h"
 #include "runtime/thread_pool.h"
 #include "worker/worker_interface.h"
@@ -86,7 +87,8 @@ class GrpcMasterService::Impl : public MasterServiceBase {
           absl::Status s = master_->RunStep(req, resp, opts);
           if (s.ok() || !req.store_errors_in_response_body()) return s;
           // TensorFlow's clients read the error from the body and the gRPC
-          // status only for transport failures.
+          // status only for transport failures; it is an error all the same.
+          CountRpcError(s);
           resp->clear_tensor();
           resp->set_status_code(static_cast<error::Code>(s.code()));
           resp->set_status_error_message(std::string(s.message()));

@@ -20,6 +20,7 @@
 #include "rpc/grpc_util.h"
 #include "rpc/grpc_worker_cache.h"
 #include "rpc/grpc_worker_service.h"
+#include "rpc/status_http.h"
 #include "runtime/device.h"
 #include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"
@@ -35,6 +36,7 @@ class GrpcServer::Impl {
     Stop(absl::Seconds(5));
     // Reverse order of construction; the pools drain before what their
     // closures use goes.
+    status_http_.reset();
     master_service_.reset();
     worker_service_.reset();
     master_.reset();
@@ -52,6 +54,8 @@ class GrpcServer::Impl {
     if (stopped_) return;
     stopped_ = true;
     spdlog::info("task {}: stopping", task_);
+    // Readiness goes first: the page and /healthz stop answering.
+    if (status_http_ != nullptr) status_http_->Stop();
     // Running steps end first (Cancelled), so the RPCs they wait on end
     // too. Closing the sessions tells every worker (DeleteWorkerSession);
     // a worker that does not answer within `grace` is not waited for.
@@ -71,6 +75,17 @@ class GrpcServer::Impl {
         }
       }
       shutdown.join();
+    }
+    // The status page's GetStatus probes of peers that do not answer end
+    // once the calls to them are cancelled.
+    if (status_http_ != nullptr &&
+        !status_http_->WaitForProbes(absl::Now() + grace)) {
+      for (const std::string& task : worker_cache_->ListTasks()) {
+        if (WorkerInterface* w = worker_cache_->GetWorker(task)) {
+          w->CancelAllCalls();
+        }
+      }
+      status_http_->WaitForProbes(absl::InfiniteFuture());
     }
     if (server_ != nullptr) {
       server_->Shutdown(std::chrono::system_clock::now() +
@@ -95,6 +110,7 @@ class GrpcServer::Impl {
   std::unique_ptr<GrpcWorkerService> worker_service_;
   std::unique_ptr<GrpcMasterService> master_service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<StatusHttpServer> status_http_;
 
   absl::Mutex stop_mu_;
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
@@ -110,6 +126,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
       options.master_threads < 1) {
     return absl::InvalidArgumentError(
         "thread counts must not be negative (master_threads at least 1)");
+  }
+  if (options.http_port < -1 || options.http_port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "http_port must be -1 (none) or 0..65535, got ", options.http_port));
   }
   if (options.max_chunk_bytes < 1) {
     return absl::InvalidArgumentError("max_chunk_bytes must be positive");
@@ -221,6 +241,22 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   impl->address_ = address.substr(0, address.rfind(':') + 1) +
                    std::to_string(port);
   const BulkServer* bulk_server = impl->worker_service_->bulk_server();
+  if (options.http_port >= 0) {
+    StatusHttpOptions http;
+    http.host = address.substr(0, address.rfind(':'));
+    http.port = options.http_port;
+    http.task = impl->task_;
+    http.cluster = options.cluster;
+    http.security = options.security;
+    http.master = impl->master_.get();
+    http.worker = impl->worker_.get();
+    http.worker_cache = impl->worker_cache_.get();
+    if (bulk_server != nullptr) http.bulk_address = bulk_server->address();
+    DFX_ASSIGN_OR_RETURN(impl->status_http_,
+                         StatusHttpServer::Start(std::move(http)));
+    spdlog::info("task {}: status page at {}", impl->task_,
+                 impl->status_http_->url());
+  }
   spdlog::info("task {}: serving on {} with {} CPU device(s), memory limit "
                "{}{}{}{}", impl->task_, impl->address_,
                options.num_cpu_devices,
@@ -250,5 +286,9 @@ std::string GrpcServer::target() const {
 }
 Master* GrpcServer::master() const { return impl_->master_.get(); }
 Worker* GrpcServer::worker() const { return impl_->worker_.get(); }
+std::string GrpcServer::status_url() const {
+  return impl_->status_http_ == nullptr ? std::string()
+                                        : impl_->status_http_->url();
+}
 
 }  // namespace dfx

@@ -46,6 +46,11 @@ struct GrpcServerOptions {
   // (runtime/memory_limit.h; process-wide): -1 for the default share of
   // physical memory, 0 for none.
   int64_t memory_limit_bytes = -1;
+  // The status page and /metrics (rpc/status_http.h) on this port of the
+  // task's host: -1 for none, 0 to pick a free one (status_url() says).
+  // With TLS it is served over HTTPS with the same certificate; with an
+  // auth token, / and /metrics need it.
+  int http_port = -1;
   // The auth token every call must carry, and TLS (rpc/security.h); the
   // server's own calls to the other tasks use the same token, and TLS
   // with the same CA and its certificate as the client certificate.
@@ -81,6 +86,9 @@ class GrpcServer {
 
   Master* master() const;
   Worker* worker() const;
+  // "http://host:port" (https with TLS) of the status page; empty when
+  // options.http_port was -1.
+  std::string status_url() const;
 
  private:
   class Impl;

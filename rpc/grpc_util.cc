@@ -1,4 +1,5 @@
 #include "rpc/grpc_util.h"
+#include "rpc/rpc_metrics.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -37,6 +38,8 @@ constexpr size_t kMaxGrpcErrorBytes = 4096;
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
+  // Every service answer passes here: the errors by code at /metrics.
+  CountRpcError(status);
   // The message travels percent-encoded in the grpc-message header, and a
   // client refuses a response whose headers pass 8 KiB (it would report
   // ResourceExhausted, not the error): a message echoing a huge name is

@@ -20,6 +20,7 @@
 #include "proto/worker_service.grpc.pb.h"
 #include "rpc/grpc_util.h"
 #include "rpc/held_tensors.h"
+#include "rpc/rpc_metrics.h"
 #include "rpc/request_gate.h"
 #include "rpc/tensor_coding.h"
 
@@ -463,6 +464,7 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
     }
     absl::Status s = EncodeRecvTensorResponse(result_, key, options, response_);
     if (!s.ok() && handle != 0) held_->Release(static_cast<uint64_t>(handle));
+    if (s.ok()) RecvTensorMetrics::Server().Record(total, absl::Now() - start_);
     Finish(ToGrpcStatus(s));
   }
 
@@ -478,6 +480,7 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
   bool accepts_bulk_ = false;
   int64_t chunk_bytes_ = 0;
   absl::Status start_status_;
+  const absl::Time start_ = absl::Now();
 };
 
 }  // namespace

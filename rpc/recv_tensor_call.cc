@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "proto/dfx_worker_service.pb.h"
 #include "rpc/grpc_util.h"
+#include "rpc/rpc_metrics.h"
 #include "rpc/tensor_coding.h"
 
 namespace dfx::remote_worker_internal {
@@ -294,8 +295,9 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
       if (IsBulkConnectError(next.fallback_from)) {
         shared_->DisableBulk(next.fallback_from);
       } else {
-        spdlog::warn("{} from task {}: the bulk transfer failed, fetching "
-                     "over gRPC instead: {}", what_, shared_->task,
+        spdlog::warn("{} (step {}) from task {}: the bulk transfer failed, "
+                     "fetching over gRPC instead: {}", what_,
+                     request_->step_id(), shared_->task,
                      next.fallback_from.message());
       }
     }
@@ -335,6 +337,8 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
   void Finish(const absl::Status& status) {
     if (opts_ != nullptr) opts_->ClearCancelCallback();
     if (status.ok()) {
+      RecvTensorMetrics::Client().Record(
+          static_cast<int64_t>(tensor_.TotalBytes()), absl::Now() - start_);
       response_->tensor = std::move(tensor_);
       response_->is_dead = is_dead_;
       response_->send_start_micros = send_start_micros_;
@@ -349,6 +353,7 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
   RecvTensorResult* const response_;
   StatusCallback done_;
   const std::string what_;
+  const absl::Time start_ = absl::Now();
   absl::Time deadline_ = absl::InfiniteFuture();
 
   // Set by OnFirst before any chunk starts; the chunks write disjoint

@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "base/log.h"
 #include "base/logging.h"
+#include "base/metrics.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellation.h"
 #include "runtime/rendezvous.h"
@@ -321,6 +322,14 @@ void Worker::DeregisterGraphAsync(const DeregisterGraphRequest* request,
 
 void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
                            StatusCallback done) {
+  static const StepMetrics& metrics = *new StepMetrics("worker");
+  done = [start = absl::Now(), done = std::move(done)](const absl::Status& s) {
+    metrics.Record(s, absl::Now() - start);
+    done(s);
+  };
+  // Lines logged while the step starts name it.
+  const int64_t log_step_id = call->request.step_id();
+  LogStepScope log_scope(call->request.session_handle(), &log_step_id);
   const RunGraphRequest& request = call->request;
   absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
       request.session_handle(), request.create_worker_session_called());
@@ -384,6 +393,26 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
         if (stats != nullptr) stats->Finalize(&call->step_stats);
         done(status);
       });
+}
+
+std::vector<WorkerSessionSummary> Worker::ListSessions() const {
+  std::vector<WorkerSessionSummary> out;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [handle, slot] : sessions_) {
+      out.push_back({handle, slot.master_task, slot.last_active,
+                     slot.running_steps,
+                     slot.session->graph_mgr()->NumGraphs()});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const WorkerSessionSummary& a, const WorkerSessionSummary& b) {
+              return a.handle < b.handle;
+            });
+  if (const size_t n = legacy_session_->graph_mgr()->NumGraphs(); n > 0) {
+    out.push_back({"", "", absl::InfinitePast(), 0, n});
+  }
+  return out;
 }
 
 void Worker::CleanupGraphAsync(const CleanupGraphRequest* request,

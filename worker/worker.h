@@ -41,6 +41,17 @@ struct WorkerEnv {
   absl::Duration session_gc_idle = absl::ZeroDuration();
 };
 
+// A worker session as the status page lists it.
+struct WorkerSessionSummary {
+  // Empty for the legacy session.
+  std::string handle;
+  std::string master_task;
+  absl::Time last_active;
+  int running_steps = 0;
+  // Graphs registered in the session now.
+  size_t graphs = 0;
+};
+
 // Thread-safe. Every method returns at once and calls `done` exactly once,
 // on any thread (the caller's, before returning, for errors found up front
 // and for calls that do not wait); request and response objects are
@@ -113,6 +124,10 @@ class Worker {
                        RecvTensorResult* response, StatusCallback done);
 
   const WorkerEnv& env() const { return env_; }
+
+  // The sessions made by CreateWorkerSession, by handle, then the legacy
+  // session when it has graphs.
+  std::vector<WorkerSessionSummary> ListSessions() const;
 
  private:
   class Timer;

@@ -37,6 +37,40 @@ TEST_CASE("dfx server takes its task from the flags") {
   CHECK(TaskAddress(s.cluster, "worker", 1).value() == "127.0.0.1:2223");
 }
 
+TEST_CASE("dfx server --http-port, --log-level and --log-format") {
+  const std::string cluster = R"({"worker": ["127.0.0.1:2222"]})";
+  auto options = ParseServerFlags({"--cluster", cluster, "--job", "worker",
+                                   "--task", "0"},
+                                  nullptr);
+  REQUIRE_OK(options.status());
+  CHECK(options->server.http_port == -1);  // no status page by default
+  CHECK(options->log_level.empty());
+  CHECK(options->log_format == "text");
+  options = ParseServerFlags(
+      {"--cluster", cluster, "--job", "worker", "--task", "0", "--http-port",
+       "8080", "--log-level", "debug", "--log-format", "json"},
+      nullptr);
+  REQUIRE_OK(options.status());
+  CHECK(options->server.http_port == 8080);
+  CHECK(options->log_level == "debug");
+  CHECK(options->log_format == "json");
+  const std::vector<std::string> base = {"--cluster", cluster, "--job",
+                                         "worker", "--task", "0"};
+  auto with = [&base](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ParseServerFlags(args, nullptr).status();
+  };
+  CHECK_THAT(with({"--http-port", "70000"}),
+             StatusIs(absl::StatusCode::kInvalidArgument, "--http-port"));
+  CHECK_THAT(with({"--http-port", "-1"}),
+             StatusIs(absl::StatusCode::kInvalidArgument, "--http-port"));
+  CHECK_THAT(with({"--log-level", "loud"}),
+             StatusIs(absl::StatusCode::kInvalidArgument, "--log-level"));
+  CHECK_THAT(with({"--log-format", "xml"}),
+             StatusIs(absl::StatusCode::kInvalidArgument, "--log-format"));
+}
+
 TEST_CASE("dfx server --data-dir is kept for the file policy") {
   const std::string cluster = R"({"worker": ["127.0.0.1:2222"]})";
   auto options = ParseServerFlags({"--cluster", cluster, "--job", "worker",

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "spdlog/cfg/env.h"
-#include "spdlog/sinks/stdout_color_sinks.h"
+#include "base/log.h"
 #include "spdlog/spdlog.h"
 #include "tools/cli/cluster.h"
 #include "tools/cli/command.h"
@@ -43,9 +43,11 @@ void PrintUsage(std::ostream& os) {
 int Main(int argc, char** argv) {
   // Logs go to stderr so that stdout carries only results (e.g. --json);
   // SPDLOG_LEVEL=info (or debug, ...) makes them more verbose.
-  auto logger = spdlog::stderr_color_mt("dfx");
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(spdlog::level::warn);
+  // (`dfx server` takes --log-level and --log-format.)
+  if (absl::Status s = dfx::ConfigureLogging("warn", "text"); !s.ok()) {
+    std::cerr << "dfx: error: " << s.message() << "\n";
+    return kExitError;
+  }
   spdlog::cfg::load_env_levels();
 
   std::vector<std::string> args(argv + 1, argv + argc);

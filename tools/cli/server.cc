@@ -31,7 +31,9 @@ const char kServerUsage[] =
                   [--auth-token-file FILE]
                   [--tls-cert PEM --tls-key PEM [--tls-ca PEM]
                    [--tls-client-auth none|request|require]]
-                  [--security JSON|@FILE]
+                  [--security JSON|@FILE] [--http-port N]
+                  [--log-level trace|debug|info|warn|error]
+                  [--log-format text|json]
        dfx server          (the task from the TF_CONFIG variable)
 
 Runs one task of a cluster: a master (sessions come to it at
@@ -93,12 +95,21 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         {"auth_token_file": "/etc/dfx/token",
                          "tls_cert": "cert.pem", "tls_key": "key.pem",
                          "tls_ca": "ca.pem", "tls_client_auth": "require"}
+  --http-port N         serve a status page (/), Prometheus metrics
+                        (/metrics) and a readiness probe (/healthz) on
+                        port N of the task's host (0: a free port, logged);
+                        over HTTPS with the TLS flags, and / and /metrics
+                        need the auth token (Bearer) when there is one.
+                        Default: no status page
+  --log-level LEVEL     trace, debug, info (default), warn or error
+  --log-format FORMAT   text (default) or json: one JSON object per line
+                        with time, level, task, msg, and step_id and
+                        session for lines about a step
   -h, --help            print this help
 
 Without --cluster, TF_CONFIG must hold {"cluster": {...}, "task": {"type":
-JOB, "index": N}}, as for TensorFlow. Logs go to stderr (SPDLOG_LEVEL=debug
-for more). Exit status: 0 after a clean stop, 1 when the server cannot
-start, 2 for bad flags.
+JOB, "index": N}}, as for TensorFlow. Logs go to stderr. Exit status: 0
+after a clean stop, 1 when the server cannot start, 2 for bad flags.
 )";
 
 namespace {
@@ -143,7 +154,8 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                   "--discovery-timeout-ms",
                   "--max-chunk-bytes", "--memory-limit", "--auth-token-file",
                   "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
-                  "--security", "--data-dir"},
+                  "--security", "--data-dir", "--http-port",
+                  "--log-level", "--log-format"},
                  {"--no-bulk"}));
   std::string cluster_json;
   SecurityFiles security_files;
@@ -199,6 +211,17 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                            ParsePositiveFlag(flag, value));
     } else if (flag == "--security") {
       security_json = value;
+    } else if (flag == "--http-port") {
+      DFX_ASSIGN_OR_RETURN(int64_t port, NonNegativeFlag(flag, value));
+      if (port > 65535) {
+        return UsageError(absl::StrCat("--http-port ", port,
+                                       " is not a port (0..65535)"));
+      }
+      server.http_port = static_cast<int>(port);
+    } else if (flag == "--log-level") {
+      options.log_level = value;
+    } else if (flag == "--log-format") {
+      options.log_format = value;
     } else if (security_files.SetFlag(flag, value)) {
       if (value.empty()) return UsageError(absl::StrCat(flag, " needs a file"));
     }
@@ -206,6 +229,9 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
   if (!security_json.empty()) {
     DFX_RETURN_IF_ERROR(security_files.MergeJson(security_json));
   }
+  DFX_RETURN_IF_ERROR(CheckLoggingFlags(
+      options.log_level.empty() ? "info" : options.log_level,
+      options.log_format));
   DFX_ASSIGN_OR_RETURN(server.security, LoadServerSecurity(security_files));
   if (cluster_json.empty() && job.empty() && task < 0) {
     if (tf_config == nullptr || *tf_config == '\0') {
@@ -253,7 +279,19 @@ int ServerMain(const std::vector<std::string>& args, std::ostream& out,
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  spdlog::set_level(std::min(spdlog::get_level(), spdlog::level::info));
+  // Info by default (SPDLOG_LEVEL may ask for more), or --log-level.
+  const spdlog::level::level_enum level =
+      std::min(spdlog::get_level(), spdlog::level::info);
+  if (absl::Status s =
+          ConfigureLogging(options->log_level.empty() ? "info"
+                                                      : options->log_level,
+                           options->log_format);
+      !s.ok()) {
+    report(s);
+    return kExitUsage;
+  }
+  if (options->log_level.empty()) spdlog::set_level(level);
+  SetLogTask(TaskName(options->server.job_name, options->server.task_index));
   if (absl::Status s = SetDataDir(options->data_dir); !s.ok()) {
     report(absl::InvalidArgumentError(
         absl::StrCat("--data-dir: ", s.message())));
@@ -267,6 +305,10 @@ int ServerMain(const std::vector<std::string>& args, std::ostream& out,
   }
   out << "dfx server: " << (*server)->task() << " serving on "
       << (*server)->address() << std::endl;
+  if (!(*server)->status_url().empty()) {
+    out << "dfx server: status page at " << (*server)->status_url()
+        << std::endl;
+  }
   int signal = 0;
   sigwait(&signals, &signal);
   spdlog::info("task {}: {} received, shutting down", (*server)->task(),

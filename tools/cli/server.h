@@ -19,6 +19,9 @@ struct ServerCommandOptions {
   // --data-dir: the only directory tree file ops may use (empty: any path);
   // set process-wide by ServerMain (runtime/file_policy.h).
   std::string data_dir;
+  // --log-level (empty: info) and --log-format.
+  std::string log_level;
+  std::string log_format = "text";
   bool help = false;
 };
 
