@@ -1,7 +1,6 @@
 #include "master/master_session.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <set>
 
@@ -151,24 +150,20 @@ const std::string* StringAttr(const NodeDef& node, absl::string_view name) {
   return v == nullptr ? nullptr : &v->s();
 }
 
-// Merges the statistics of every call of `step` into `into`, each task's
-// times moved onto this process's clock (ClockBounds, from the calls' send
-// and answer times). RecvTensor transfers only `with_transfers` (FULL_TRACE,
-// as TensorFlow's master collects RPC logs only then).
+// Merges the statistics of every call into `into`, each task's times moved
+// onto this process's clock (MergeTracedCalls, from the calls' send and
+// answer times). RecvTensor transfers only `with_transfers` (FULL_TRACE, as
+// TensorFlow's master collects RPC logs only then).
 void MergeTraces(const std::vector<RunGraphCall>& calls,
                  const std::vector<std::string>& tasks,
                  const std::vector<int64_t>& sent,
                  const std::vector<int64_t>& answered, bool with_transfers,
                  StepStats* into) {
-  std::map<std::string, ClockBounds> clocks;
+  std::vector<TracedCall> traced(calls.size());
   for (size_t i = 0; i < calls.size(); ++i) {
-    clocks[tasks[i]].AddCall(sent[i], answered[i], calls[i].step_stats);
+    traced[i] = {tasks[i], sent[i], answered[i], &calls[i].step_stats};
   }
-  for (size_t i = 0; i < calls.size(); ++i) {
-    StepStats shifted = calls[i].step_stats;
-    ShiftStepStats(clocks[tasks[i]].Offset(), &shifted);
-    MergeStepStats(shifted, with_transfers, into);
-  }
+  MergeTracedCalls(traced, with_transfers, into);
 }
 
 }  // namespace

@@ -280,6 +280,133 @@ int64_t ClockBounds::Offset() const {
   return static_cast<int64_t>(midpoint_sum / calls);
 }
 
+namespace {
+
+// The tensor name of a _Send/_Recv label "n = _Send(tensor @device)"; empty
+// for other labels. `send` tells which of the two it is.
+absl::string_view TransferTensor(absl::string_view label, bool* send) {
+  const size_t eq = label.find(" = ");
+  if (eq == absl::string_view::npos) return {};
+  absl::string_view rest = label.substr(eq + 3);
+  const size_t open = rest.find('(');
+  if (open == absl::string_view::npos) return {};
+  absl::string_view op = rest.substr(0, open);
+  if (IsSendOp(op)) {
+    *send = true;
+  } else if (IsRecvOp(op)) {
+    *send = false;
+  } else {
+    return {};
+  }
+  absl::string_view args = rest.substr(open + 1);
+  const size_t at = args.find(" @");
+  if (at == absl::string_view::npos) return {};
+  return args.substr(0, at);
+}
+
+struct Causal {
+  std::string sender;    // task
+  std::string receiver;  // task
+  // offset(receiver) - offset(sender) <= slack
+  int64_t slack;
+};
+
+}  // namespace
+
+std::map<std::string, int64_t> EstimateClockOffsets(
+    const std::vector<TracedCall>& calls) {
+  std::map<std::string, ClockBounds> bounds;
+  for (const TracedCall& c : calls) {
+    if (c.stats == nullptr) continue;
+    bounds[c.task].AddCall(c.sent_nanos, c.answered_nanos, *c.stats);
+  }
+  std::map<std::string, int64_t> offset, lo, hi;
+  for (const auto& [task, b] : bounds) {
+    offset[task] = b.Offset();
+    const bool feasible = b.calls > 0 && b.lo <= b.hi;
+    lo[task] = feasible ? b.lo : offset[task];
+    hi[task] = feasible ? b.hi : offset[task];
+  }
+
+  // Every _Send start and _Recv end per tensor, each on its task's clock.
+  struct Event {
+    int64_t time;
+    const std::string* task;
+  };
+  std::map<std::string, std::vector<Event>, std::less<>> sends, recvs;
+  for (const TracedCall& c : calls) {
+    if (c.stats == nullptr) continue;
+    for (const DeviceStepStats& dev : c.stats->dev_stats()) {
+      for (const NodeExecStats& n : dev.node_stats()) {
+        bool send = false;
+        absl::string_view tensor = TransferTensor(n.timeline_label(), &send);
+        if (tensor.empty()) continue;
+        const int64_t start = n.all_start_nanos() != 0
+                                  ? n.all_start_nanos()
+                                  : n.all_start_micros() * 1000;
+        if (send) {
+          sends[std::string(tensor)].push_back({start, &c.task});
+        } else {
+          const int64_t end = start + std::max(n.all_end_rel_nanos(),
+                                               n.all_end_rel_micros() * 1000);
+          recvs[std::string(tensor)].push_back({end, &c.task});
+        }
+      }
+    }
+  }
+  std::vector<Causal> constraints;
+  auto by_time = [](const Event& a, const Event& b) { return a.time < b.time; };
+  for (auto& [tensor, ss] : sends) {
+    auto it = recvs.find(tensor);
+    if (it == recvs.end()) continue;
+    std::vector<Event>& rs = it->second;
+    std::sort(ss.begin(), ss.end(), by_time);
+    std::sort(rs.begin(), rs.end(), by_time);
+    for (size_t i = 0; i < ss.size() && i < rs.size(); ++i) {
+      if (*ss[i].task == *rs[i].task || offset.count(*ss[i].task) == 0 ||
+          offset.count(*rs[i].task) == 0) {
+        continue;
+      }
+      constraints.push_back({*ss[i].task, *rs[i].task,
+                             rs[i].time - ss[i].time});
+    }
+  }
+
+  // Projection: each violated constraint moves the receiver's offset down
+  // and the sender's up (half each, within their intervals), until none is
+  // violated or nothing moves.
+  for (int round = 0; round < 100; ++round) {
+    bool moved = false;
+    for (const Causal& c : constraints) {
+      int64_t& recv = offset[c.receiver];
+      int64_t& send = offset[c.sender];
+      const int64_t excess = recv - send - c.slack;
+      if (excess <= 0) continue;
+      const int64_t down = std::min(recv - lo[c.receiver], excess - excess / 2);
+      const int64_t up = std::min(hi[c.sender] - send, excess - down);
+      const int64_t more = std::min(recv - lo[c.receiver] - down,
+                                    excess - down - up);
+      if (down + up + more > 0) moved = true;
+      recv -= down + more;
+      send += up;
+    }
+    if (!moved) break;
+  }
+  return offset;
+}
+
+void MergeTracedCalls(const std::vector<TracedCall>& calls,
+                      bool with_transfers, StepStats* into) {
+  const std::map<std::string, int64_t> offsets = EstimateClockOffsets(calls);
+  for (const TracedCall& c : calls) {
+    if (c.stats == nullptr) continue;
+    StepStats shifted = *c.stats;
+    auto it = offsets.find(c.task);
+    ShiftStepStats(it == offsets.end() ? 0 : it->second, &shifted);
+    MergeStepStats(shifted, with_transfers, into);
+  }
+}
+
 void ShiftStepStats(int64_t offset_nanos, StepStats* stats) {
   if (offset_nanos == 0) return;
   // Micros from the shifted nanos where both are set, so the two agree.

@@ -145,6 +145,30 @@ struct ClockBounds {
   int64_t Offset() const;
 };
 
+// One RunGraph call of a traced step.
+struct TracedCall {
+  std::string task;            // "/job:w/replica:0/task:1"
+  int64_t sent_nanos = 0;      // the master's clock
+  int64_t answered_nanos = 0;  // the master's clock
+  const StepStats* stats = nullptr;  // the worker's, on its clock
+};
+
+// Per task, the offset to subtract from its times (task clock minus the
+// master's): ClockBounds' midpoint over the task's calls, then moved inside
+// each task's feasible interval until every _Recv ends no earlier than the
+// _Send of its tensor (by the tensor name of their timeline labels, in time
+// order for loops) started on another task, as far as the intervals allow.
+// The round trips alone leave an error of up to half the RTT not spent
+// working, enough for a short transfer on a loaded host to seem to arrive
+// before it left; the true offsets satisfy both kinds of constraint.
+std::map<std::string, int64_t> EstimateClockOffsets(
+    const std::vector<TracedCall>& calls);
+
+// Merges every call's statistics into `into` on the master's clock
+// (EstimateClockOffsets, ShiftStepStats, MergeStepStats).
+void MergeTracedCalls(const std::vector<TracedCall>& calls,
+                      bool with_transfers, StepStats* into);
+
 // Subtracts `offset_nanos` from every absolute time in `stats`
 // (all_start_*, scheduled_* where set).
 void ShiftStepStats(int64_t offset_nanos, StepStats* stats);

@@ -3,6 +3,7 @@
 // alignment and merging.
 #include "runtime/step_stats_collector.h"
 
+#include <map>
 #include <memory>
 
 #include "absl/strings/match.h"
@@ -120,6 +121,55 @@ TEST_CASE("contradictory calls fall back to the mean of their midpoints") {
   bounds.AddCall(5000, 5100, OnDevice(kDev1, {Node("b", 5300, 0)}));
   CHECK(bounds.lo > bounds.hi);
   CHECK(bounds.Offset() == 150);
+}
+
+NodeExecStats Labelled(const std::string& label, int64_t start_nanos,
+                       int64_t dur_nanos) {
+  NodeExecStats n = Node(label.substr(0, label.find(' ')), start_nanos,
+                         dur_nanos);
+  n.set_timeline_label(label);
+  return n;
+}
+
+TEST_CASE("clock offsets move inside the round-trip bounds until every _Recv ends after its _Send started") {
+  const std::string a_task = "/job:w/replica:0/task:0";
+  const std::string b_task = "/job:w/replica:0/task:1";
+  // Both calls sent at 0 and answered at 1000 us. Task 0's times give the
+  // offset bounds [-400, 100] us (midpoint -150), task 1's [-300, 300]
+  // (midpoint 0): by the midpoints, t's _Recv on task 1 (ending at 450 us)
+  // would end 100 us before its _Send on task 0 (at 400 + 150 us) started.
+  const StepStats a = OnDevice(
+      kDev0, {Node("first", 100'000, 1000),
+              Labelled("t/_0 = _Send(t @" + std::string(kDev1) + ")", 400'000,
+                       10'000),
+              Node("last", 590'000, 10'000)});
+  const StepStats b = OnDevice(
+      kDev1, {Labelled("t/_1 = _Recv(t @" + std::string(kDev0) + ")", 300'000,
+                       150'000),
+              Node("last", 650'000, 50'000)});
+  const std::vector<TracedCall> calls = {{a_task, 0, 1'000'000, &a},
+                                         {b_task, 0, 1'000'000, &b}};
+  std::map<std::string, int64_t> offsets = EstimateClockOffsets(calls);
+  // Half the excess each way.
+  CHECK(offsets[a_task] == -100'000);
+  CHECK(offsets[b_task] == -50'000);
+
+  StepStats merged;
+  MergeTracedCalls(calls, true, &merged);
+  REQUIRE(merged.dev_stats_size() == 2);
+  const NodeExecStats& send = merged.dev_stats(0).node_stats(1);
+  const NodeExecStats& recv = merged.dev_stats(1).node_stats(0);
+  CHECK(recv.all_start_nanos() + recv.all_end_rel_nanos() >=
+        send.all_start_nanos());
+
+  // Already causal: the midpoints stay.
+  const StepStats b_late = OnDevice(
+      kDev1, {Labelled("t/_1 = _Recv(t @" + std::string(kDev0) + ")", 300'000,
+                       400'000)});
+  offsets = EstimateClockOffsets({{a_task, 0, 1'000'000, &a},
+                                  {b_task, 0, 1'000'000, &b_late}});
+  CHECK(offsets[a_task] == -150'000);
+  CHECK(offsets[b_task] == 0);
 }
 
 TEST_CASE("shifting and merging move every absolute time and drop transfers without FULL_TRACE") {
