@@ -20,6 +20,7 @@
 #include "graph/shape_inference.h"
 #include "graph/subgraph.h"
 #include "runtime/recent_request_ids.h"
+#include "runtime/step_stats_collector.h"
 
 namespace dfx {
 namespace {
@@ -149,23 +150,20 @@ const std::string* StringAttr(const NodeDef& node, absl::string_view name) {
   return v == nullptr ? nullptr : &v->s();
 }
 
-void MergeStepStats(const StepStats& from, StepStats* into) {
-  for (const DeviceStepStats& dev : from.dev_stats()) {
-    DeviceStepStats* target = nullptr;
-    for (DeviceStepStats& existing : *into->mutable_dev_stats()) {
-      if (existing.device() == dev.device()) {
-        target = &existing;
-        break;
-      }
-    }
-    if (target == nullptr) {
-      *into->add_dev_stats() = dev;
-      continue;
-    }
-    for (const NodeExecStats& n : dev.node_stats()) {
-      *target->add_node_stats() = n;
-    }
+// Merges the statistics of every call into `into`, each task's times moved
+// onto this process's clock (MergeTracedCalls, from the calls' send and
+// answer times). RecvTensor transfers only `with_transfers` (FULL_TRACE, as
+// TensorFlow's master collects RPC logs only then).
+void MergeTraces(const std::vector<RunGraphCall>& calls,
+                 const std::vector<std::string>& tasks,
+                 const std::vector<int64_t>& sent,
+                 const std::vector<int64_t>& answered, bool with_transfers,
+                 StepStats* into) {
+  std::vector<TracedCall> traced(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    traced[i] = {tasks[i], sent[i], answered[i], &calls[i].step_stats};
   }
+  MergeTracedCalls(traced, with_transfers, into);
 }
 
 }  // namespace
@@ -262,6 +260,10 @@ struct MasterSession::StepState {
   const int64_t step_id;
   std::vector<RunGraphCall> calls;
   const std::unique_ptr<CallOptions[]> opts;
+  // Traced steps: when each call was sent and answered (NowNanos), for
+  // the clock alignment of their statistics.
+  std::vector<int64_t> sent_nanos;
+  std::vector<int64_t> answered_nanos;
 
   absl::Mutex mu;
   int pending ABSL_GUARDED_BY(mu);
@@ -931,8 +933,13 @@ absl::Status MasterSession::Run(
   // The step counts as one tracked call until its last RunGraph answers and
   // the CleanupGraph calls are out.
   tracker_->Add();
-  const auto on_done = [this, step, deadline, deadline_error](
+  if (trace) {
+    step->sent_nanos.assign(num_parts, 0);
+    step->answered_nanos.assign(num_parts, 0);
+  }
+  const auto on_done = [this, step, deadline, deadline_error, trace](
                            size_t i, const absl::Status& s) {
+    if (trace) step->answered_nanos[i] = NowNanos();
     bool first_error = false;
     bool last = false;
     const std::string& task = step->graph->parts[i].task;
@@ -962,6 +969,7 @@ absl::Status MasterSession::Run(
     }
   };
   for (size_t i = 0; i < num_parts; ++i) {
+    if (trace) step->sent_nanos[i] = NowNanos();
     client_graph->parts[i].worker->RunGraphAsync(
         &step->opts[i], &step->calls[i],
         [on_done, i](const absl::Status& s) { on_done(i, s); });
@@ -997,9 +1005,13 @@ absl::Status MasterSession::Run(
   }
   if (run_metadata != nullptr) {
     if (trace && all_done) {
-      for (const RunGraphCall& call : step->calls) {
-        MergeStepStats(call.step_stats, run_metadata->mutable_step_stats());
+      std::vector<std::string> tasks;
+      for (const ClientGraph::Part& part : client_graph->parts) {
+        tasks.push_back(part.task);
       }
+      MergeTraces(step->calls, tasks, step->sent_nanos, step->answered_nanos,
+                  run_options.trace_level() == RunOptions::FULL_TRACE,
+                  run_metadata->mutable_step_stats());
     }
     if (run_options.output_partition_graphs()) {
       for (const ClientGraph::Part& part : client_graph->parts) {

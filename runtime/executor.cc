@@ -396,7 +396,10 @@ class StepBase {
     OpKernelContext ctx(&p);
     if (stats) stats->RecordComputeStarted();
     item.kernel->Compute(&ctx);
-    if (stats) stats->RecordComputeEnded();
+    if (stats) {
+      stats->RecordComputeEnded();
+      stats->RecordOutputs(&ctx);
+    }
     done(&ctx);
     if (stats) stats->Done(stats_collector_, impl_->params().device->name());
   }
@@ -671,7 +674,10 @@ void SimpleStep::KernelDone(int32_t id, OpKernelContext* ctx,
 }
 
 void SimpleStep::AsyncDone(AsyncState* state) {
-  if (state->stats) state->stats->RecordComputeEnded();
+  if (state->stats) {
+    state->stats->RecordComputeEnded();
+    state->stats->RecordOutputs(&state->ctx);
+  }
   ReadyList<int32_t> ready;
   KernelDone(state->tagged, &state->ctx, &ready);
   FinishAsyncStats(state);
@@ -968,7 +974,10 @@ void LoopStep::ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
 }
 
 void LoopStep::AsyncDone(AsyncState* state) {
-  if (state->stats) state->stats->RecordComputeEnded();
+  if (state->stats) {
+    state->stats->RecordComputeEnded();
+    state->stats->RecordOutputs(&state->ctx);
+  }
   ReadyList<TaggedNode> ready;
   KernelDone(state->tagged, &state->ctx, &ready);
   FinishAsyncStats(state);

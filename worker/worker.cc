@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/logging.h"
 #include "base/metrics.h"
+#include "graph/device_name.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellation.h"
 #include "runtime/rendezvous.h"
@@ -95,6 +96,15 @@ class Worker::Timer {
 };
 
 namespace {
+
+// "/job:w/replica:0/task:1", the task of the worker's devices (empty when
+// it has none or their names do not parse).
+std::string TaskOfDevices(const DeviceMgr& devices) {
+  if (devices.ListDevices().empty()) return std::string();
+  absl::StatusOr<DeviceName> name =
+      DeviceName::Parse(devices.ListDevices().front()->name());
+  return name.ok() ? name->TaskName() : std::string();
+}
 
 WorkerEnv WithDefaults(WorkerEnv env) {
   DFX_CHECK(env.device_mgr != nullptr);
@@ -371,6 +381,10 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
     });
   }
   StepStatsCollector* stats_ptr = stats.get();
+  if (stats != nullptr) {
+    // RecvTensor fetches of this step record their transfers here.
+    TracedSteps::Register(step_id, TaskOfDevices(*env_.device_mgr), stats);
+  }
   Timer* timer = timer_.get();
   // A session with a step running is not idle (CollectIdleSessions).
   StepStarted(request.session_handle());
@@ -390,7 +404,10 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
               call->request.graph_handle(), " timed out after ",
               absl::FormatDuration(timeout), ": ", s.message()));
         }
-        if (stats != nullptr) stats->Finalize(&call->step_stats);
+        if (stats != nullptr) {
+          TracedSteps::Unregister(step_id, stats.get());
+          stats->Finalize(&call->step_stats);
+        }
         done(status);
       });
 }
@@ -500,6 +517,9 @@ void Worker::RecvTensorAsync(CallOptions* opts,
         absl::Status status = s;
         if (status.ok()) {
           response->tensor = value;
+          // As TensorFlow's workers do: the receiver's trace shows the
+          // transfer from here, not from when it asked.
+          response->send_start_micros = NowNanos() / 1000;
           response->is_dead = is_dead;
         } else if (absl::IsCancelled(status) &&
                    state->timed_out.load(std::memory_order_acquire)) {

@@ -1,11 +1,13 @@
 #include "worker/worker_cache_fetcher.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "graph/device_name.h"
+#include "runtime/step_stats_collector.h"
 
 namespace dfx {
 
@@ -14,6 +16,36 @@ int64_t WorkerCacheFetcher::NewRequestId() {
   return absl::Uniform<int64_t>(absl::IntervalClosed, bitgen_, 1,
                                 std::numeric_limits<int64_t>::max());
 }
+
+namespace {
+
+// Saves the transfer of `request`'s key, asked for at `start_nanos` and
+// answered now, under its destination device. As TensorFlow does, the
+// transfer starts when the sender says it began to send (its clock, so
+// kept between the request and the answer), or at the request when it
+// does not say.
+template <typename Call>
+void RecordTransfer(const Call& call, int64_t start_nanos,
+                    StepStatsCollector* trace) {
+  const int64_t end_nanos = NowNanos();
+  absl::StatusOr<Rendezvous::ParsedKey> key =
+      Rendezvous::ParsedKey::Parse(call.request.rendezvous_key());
+  if (!key.ok()) return;
+  int64_t start = start_nanos;
+  if (call.result.send_start_micros > 0) {
+    start = std::clamp(call.result.send_start_micros * 1000, start_nanos,
+                       std::max(start_nanos, end_nanos - 1000));
+  }
+  const int64_t bytes =
+      call.result.is_dead || !call.result.tensor.IsInitialized()
+          ? 0
+          : static_cast<int64_t>(call.result.tensor.TotalBytes());
+  trace->Save(key->dst_device(),
+              RecvTensorStats(start, end_nanos, key->edge_name(),
+                              key->src_device(), key->dst_device(), bytes));
+}
+
+}  // namespace
 
 RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
     int64_t step_id, const Rendezvous::ParsedKey& key, FetchDone done) {
@@ -38,9 +70,17 @@ RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
   call->request.set_step_id(step_id);
   call->request.set_rendezvous_key(key.FullKey());
   call->request.set_request_id(NewRequestId());
+  // A traced step records the transfer (TensorFlow's WorkerCacheLogger);
+  // an untraced one pays this one branch.
+  std::shared_ptr<StepStatsCollector> trace;
+  int64_t start_nanos = 0;
+  if (TracedSteps::Active()) {
+    trace = TracedSteps::Find(step_id, key.dst().TaskName());
+    if (trace != nullptr) start_nanos = NowNanos();
+  }
   worker->RecvTensorAsync(
       &call->opts, &call->request, &call->result,
-      [call, task = std::move(task),
+      [call, task = std::move(task), trace = std::move(trace), start_nanos,
        done = std::move(done)](const absl::Status& status) {
         if (!status.ok()) {
           done(absl::Status(status.code(),
@@ -49,6 +89,7 @@ RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
                Tensor(), false);
           return;
         }
+        if (trace != nullptr) RecordTransfer(*call, start_nanos, trace.get());
         done(absl::OkStatus(), call->result.tensor, call->result.is_dead);
       });
   return [call] { call->opts.StartCancel(); };

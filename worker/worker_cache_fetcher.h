@@ -29,7 +29,9 @@ class WorkerCacheFetcher : public RemoteTensorFetcher {
   // returns). Errors keep the worker's code and are prefixed
   // "RecvTensor from task <task>: " (a dead worker's Unavailable stays
   // Unavailable); a task the cache does not know is NotFound naming it.
-  // The returned Cancel cancels the call (CallOptions::StartCancel).
+  // The returned Cancel cancels the call (CallOptions::StartCancel). When
+  // the step is traced (TracedSteps), a completed fetch saves a RecvTensor
+  // record (RecvTensorStats) under the key's destination device.
   Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
                     FetchDone done) override;
 

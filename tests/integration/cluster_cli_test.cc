@@ -2,6 +2,7 @@
 // flags, through the real binary.
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -80,6 +81,39 @@ TEST_CASE("dfx cluster up runs a three-task graph and down stops it") {
     // relu([[1,-1],[2,0.5]] @ [[1,2],[3,4]]) + 1 = [[1,1],[4.5,7]]
     CHECK(result["out"]["values"] ==
           nlohmann::json::parse("[[1.0, 1.0], [4.5, 7.0]]"));
+  }
+  // --trace: a track per task's device and per transfer stream, and an
+  // arrow per _Send -> _Recv (the graph crosses tasks four times).
+  const std::string trace = tmp.File("trace.json");
+  ProcessResult traced = RunDfx({"run", "--graph", kGraph, "--target", target,
+                                 "--feed", "x=[[1, -1], [2, 0.5]]", "--fetch",
+                                 "out", "--trace", trace});
+  INFO(Describe(traced));
+  CHECK(traced.exit_code == 0);
+  if (traced.exit_code == 0) {
+    const auto json = nlohmann::json::parse(ReadFile(trace));
+    std::vector<std::string> processes;
+    int flows = 0, finishes = 0;
+    for (const auto& e : json["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "process_name") {
+        processes.push_back(e["args"]["name"]);
+      }
+      flows += e["ph"] == "s";
+      finishes += e["ph"] == "f";
+    }
+    INFO(nlohmann::json(processes).dump());
+    for (const char* task : {"/job:worker/replica:0/task:0",
+                             "/job:worker/replica:0/task:1",
+                             "/job:ps/replica:0/task:0"}) {
+      CHECK(std::count(processes.begin(), processes.end(),
+                       std::string(task) + "/device:CPU:0") == 1);
+    }
+    CHECK(std::count_if(processes.begin(), processes.end(),
+                        [](const std::string& p) {
+                          return absl::StartsWith(p, "RecvTensor ");
+                        }) == 4);
+    CHECK(flows == 4);
+    CHECK(finishes == 4);
   }
   // --local-devices is for local runs only.
   ProcessResult bad = RunDfx({"run", "--graph", kGraph, "--target", target,

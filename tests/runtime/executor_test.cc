@@ -583,6 +583,23 @@ TEST_CASE("step stats record every node with its timeline label") {
     CHECK(n.op_end_rel_nanos() <= n.all_end_rel_nanos());
     CHECK(n.thread_id() > 0);
   }
+  // Outputs as TensorFlow's executor records them: the sync and the async
+  // (TestDelay) node's float scalar; the _Retval has none.
+  for (const char* name : {"c", "d", "s"}) {
+    INFO(name);
+    REQUIRE(by_name[name].output_size() == 1);
+    const NodeOutput& out = by_name[name].output(0);
+    CHECK(out.slot() == 0);
+    CHECK(out.tensor_description().dtype() == DT_FLOAT);
+    CHECK(out.tensor_description().shape().dim_size() == 0);
+    CHECK(out.tensor_description().allocation_description()
+              .requested_bytes() == 4);
+    CHECK_FALSE(out.tensor_description()
+                    .allocation_description()
+                    .allocator_name()
+                    .empty());
+  }
+  CHECK(by_name["r"].output_size() == 0);
 }
 
 }  // namespace

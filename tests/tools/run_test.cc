@@ -14,6 +14,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,36 @@ TEST_CASE("dfx run --json computes the layer from a JSON feed") {
     for (const auto& v : row) sum += v.get<double>();
     REQUIRE(sum == Approx(1.0).epsilon(1e-5));
   }
+}
+
+TEST_CASE("dfx run --trace writes the step's Chrome trace") {
+  TempDir dir;
+  const std::string trace = dir.File("trace.json");
+  const ProcessResult r =
+      RunDfx({"run", "--graph", kGraph, "--feed", std::string("x=") + kXJson,
+              "--fetch", "sm", "--trace", trace});
+  INFO(Describe(r));
+  REQUIRE(r.exit_code == 0);
+  std::ifstream f(trace);
+  REQUIRE(f.good());
+  const nlohmann::json json = nlohmann::json::parse(f);
+  std::set<std::string> ops;
+  std::string process;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") {
+      process = e["args"]["name"];
+    }
+    if (e["ph"] == "X") ops.insert(e["args"]["op"].get<std::string>());
+  }
+  CHECK(process == "/job:localhost/replica:0/task:0/device:CPU:0");
+  CHECK(ops.count("MatMul") == 1);
+  CHECK(ops.count("Softmax") == 1);
+
+  const ProcessResult bad = RunDfx({"run", "--graph", kGraph, "--feed",
+                                    std::string("x=") + kXJson, "--fetch",
+                                    "sm", "--trace", dir.File("no/dir/t.json")});
+  CHECK(bad.exit_code == 1);
+  CHECK(absl::StrContains(bad.err, "no/dir/t.json"));
 }
 
 TEST_CASE("dfx run feeds an .npy file and writes fetches with --out") {

@@ -11,10 +11,11 @@
 //   dfx_bench kernels [--threads 1,2] [--min-time S] [--no-tf]
 // measures MatMul, Conv2D, Add and Sum against TensorFlow (see
 // tools/bench/kernel_bench.h).
-//   dfx_bench loop [--iters 10000] [--repeats 5] [--no-tf]
+//   dfx_bench loop [--iters 10000] [--repeats 5] [--no-tf] [--trace F.json]
 // measures one while-loop iteration, in one partition and across devices and
 // tasks, against TensorFlow (see tools/bench/loop_bench.h).
 //   dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]
+//                  [--trace F.json]
 // measures null steps and RecvTensor between processes against raw gRPC and
 // raw TCP (see tools/bench/grpc_bench.h).
 #include <chrono>
@@ -373,9 +374,9 @@ int Usage() {
                "       dfx_bench kernels [--threads 1,2] [--min-time S] "
                "[--no-tf]\n"
                "       dfx_bench loop [--iters 10000] [--repeats 5] "
-               "[--no-tf]\n"
+               "[--no-tf] [--trace F.json]\n"
                "       dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] "
-               "[--iters N]\n");
+               "[--iters N] [--trace F.json]\n");
   return 2;
 }
 

@@ -34,6 +34,8 @@
 #include "grpcpp/server_builder.h"
 #include "rpc/grpc_remote_worker.h"
 #include "rpc/grpc_util.h"
+#include "base/status_macros.h"
+#include "runtime/chrome_trace.h"
 #include "runtime/rendezvous.h"
 #include "runtime/session.h"
 
@@ -226,6 +228,35 @@ double NullStep(const std::string& target, const std::string& device,
   const double us = Micros(Clock::now() - start) / steps;
   (void)(*session)->Close();
   return us;
+}
+
+// Runs `steps` FULL_TRACE null steps (the Const on `device`) after two
+// untraced ones and writes their Chrome trace to `path`.
+absl::Status TraceNullSteps(const std::string& target,
+                            const std::string& device, int steps,
+                            const std::string& path) {
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c").WithDevice(device), 1.0f);
+  GraphDef graph;
+  DFX_RETURN_IF_ERROR(root.ToGraphDef(&graph));
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                       Session::Create(target));
+  DFX_RETURN_IF_ERROR(session->Extend(graph));
+  std::vector<Tensor> out;
+  for (int i = 0; i < 2; ++i) {
+    DFX_RETURN_IF_ERROR(session->Run({}, {"c"}, {}, &out));
+  }
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  std::vector<StepStats> traced;
+  for (int i = 0; i < steps; ++i) {
+    RunMetadata metadata;
+    DFX_RETURN_IF_ERROR(
+        session->Run(options, {}, {"c"}, {}, &out, &metadata));
+    traced.push_back(metadata.step_stats());
+  }
+  (void)session->Close();
+  return WriteChromeTrace(path, traced);
 }
 
 template <typename Call>
@@ -425,6 +456,7 @@ int RunGrpcBench(int argc, char** argv) {
   int steps = 2000;
   int iters = 5;
   std::vector<int64_t> sizes_mib = {1, 64, 512};
+  std::string trace_path;
   for (int i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) return 2;
@@ -433,6 +465,8 @@ int RunGrpcBench(int argc, char** argv) {
       if (!absl::SimpleAtoi(value, &steps) || steps < 1) return 2;
     } else if (flag == "--iters") {
       if (!absl::SimpleAtoi(value, &iters) || iters < 1) return 2;
+    } else if (flag == "--trace") {
+      trace_path = value;
     } else if (flag == "--sizes-mib") {
       sizes_mib.clear();
       for (absl::string_view part : absl::StrSplit(value, ',')) {
@@ -475,6 +509,18 @@ int RunGrpcBench(int argc, char** argv) {
   std::printf("  %-44s %9.1f %8.2f %6d %12.2f\n",
               "2 workers (Const on the other task)", two_us, two_us / echo_us,
               3, two_us / echo_us / 3);
+  if (!trace_path.empty()) {
+    // After the timed steps: 5 traced 2-worker null steps.
+    absl::Status s = TraceNullSteps("grpc://" + two.address(0),
+                                    "/job:worker/replica:0/task:1", 5,
+                                    trace_path);
+    if (!s.ok()) {
+      std::fprintf(stderr, "--trace: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::printf("  trace of 5 steps of the 2-worker case: %s\n",
+                trace_path.c_str());
+  }
 
   // (b) RecvTensor throughput against raw TCP loopback.
   std::printf("\nRecvTensor from a dfx server process (median of %d) vs raw "

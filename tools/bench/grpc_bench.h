@@ -5,13 +5,15 @@
 
 namespace dfx {
 
-// `dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]`:
+// `dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]
+// [--trace F]`:
 // (a) microseconds per null step (one Const fetched) through GrpcSession on
 // `dfx server` processes, with the Const on the master's task (1 worker) and
 // on a second task (2 workers), against the round trip of a raw gRPC unary
 // echo to another process; (b) RecvTensor throughput from a `dfx server`
 // process for each size, against raw TCP loopback between two processes.
-// Returns the exit status (2 for bad flags, 1 for a failure).
+// --trace F: after (a), 5 FULL_TRACE steps of the 2-worker case written to
+// F as a Chrome trace. Returns the exit status (2 for bad flags, 1 for a failure).
 int RunGrpcBench(int argc, char** argv);
 
 // `dfx_bench echo-server --port P`: the echo process of (a); runs until

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "master/local_session.h"
 #include "proto/graph.pb.h"
+#include "runtime/chrome_trace.h"
 #include "tools/bench/bench_util.h"
 
 namespace dfx {
@@ -97,10 +99,36 @@ double TimeLoop(int cpus, const std::string& body_device, int iters,
   return best / iters;
 }
 
+// Runs one traced step of the loop (the body on a second device) and
+// writes its Chrome trace to `path`. At most 100 iterations: a trace holds
+// every node of every iteration.
+absl::Status TraceLoop(const std::string& path, int iters) {
+  SessionOptions options;
+  (*options.config.mutable_device_count())["CPU"] = 2;
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                       LocalSession::Create(options));
+  DFX_RETURN_IF_ERROR(session->Extend(
+      CounterLoop("/job:localhost/replica:0/task:0/device:CPU:1")));
+  iters = std::min(iters, 100);
+  RunOptions run_options;
+  run_options.set_trace_level(RunOptions::FULL_TRACE);
+  std::vector<StepStats> steps;
+  for (int r = 0; r < 2; ++r) {  // step 0 registers the graphs
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    DFX_RETURN_IF_ERROR(session->Run(run_options,
+                                     {{"n", Tensor::Scalar<int32_t>(iters)}},
+                                     {"exit"}, {}, &out, &metadata));
+    if (r > 0) steps.push_back(metadata.step_stats());
+  }
+  (void)session->Close();
+  return WriteChromeTrace(path, steps);
+}
+
 int Usage() {
   std::fprintf(stderr,
                "usage: dfx_bench loop [--iters 10000] [--repeats 5] "
-               "[--no-tf]\n");
+               "[--no-tf] [--trace FILE.json]\n");
   return 2;
 }
 
@@ -110,6 +138,7 @@ int RunLoopBench(int argc, char** argv) {
   int iters = 10000;
   int repeats = 5;
   bool tf = true;
+  std::string trace_path;
   for (int i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
     if ((flag == "--iters" || flag == "--repeats") && i + 1 < argc) {
@@ -118,6 +147,8 @@ int RunLoopBench(int argc, char** argv) {
       (flag == "--iters" ? iters : repeats) = v;
     } else if (flag == "--no-tf") {
       tf = false;
+    } else if (flag == "--trace" && i + 1 < argc) {
+      trace_path = argv[++i];
     } else {
       return Usage();
     }
@@ -131,6 +162,16 @@ int RunLoopBench(int argc, char** argv) {
   if (one < 0 || two < 0) return 1;
   std::printf("%-34s %12.2f\n", "one device", one * 1e6);
   std::printf("%-34s %12.2f\n", "body on a second device", two * 1e6);
+  if (!trace_path.empty()) {
+    // Traced after the timed steps, so that tracing does not slow them.
+    absl::Status s = TraceLoop(trace_path, iters);
+    if (!s.ok()) {
+      std::fprintf(stderr, "loop bench: --trace: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::printf("trace of one step (body on a second device, %d "
+                "iterations): %s\n", std::min(iters, 100), trace_path.c_str());
+  }
   if (!tf) return 0;
   const std::string root = FindSourceDir();
   const std::string python = root.empty() ? "" : TensorFlowPython(root);

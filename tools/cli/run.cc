@@ -17,6 +17,7 @@
 #include "graph/op_registry.h"
 #include "rpc/grpc_session.h"
 #include "rpc/security.h"
+#include "runtime/chrome_trace.h"
 #include "runtime/session.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -33,7 +34,7 @@ const char kRunUsage[] =
                [--allow-soft-placement] [--no-optimize]
                [--auth-token-file FILE]
                [--tls-ca PEM [--tls-cert PEM --tls-key PEM]]
-               [--security JSON|@FILE]
+               [--security JSON|@FILE] [--trace FILE.json]
 
 Runs one step of a graph, in a local session or on a cluster, and prints
 the fetched tensors.
@@ -78,6 +79,12 @@ the fetched tensors.
                     the settings above as one JSON object, the same keys
                     as 'dfx server --security' ({"auth_token_file": ...,
                     "tls_ca": ..., "tls_cert": ..., "tls_key": ...})
+  --trace FILE.json run the step with FULL_TRACE and write its trace to
+                    FILE.json in Chrome's trace-event format (open it in
+                    https://ui.perfetto.dev or chrome://tracing): a track
+                    per device and per RecvTensor stream between tasks, an
+                    event per node, an arrow per _Send -> _Recv; every
+                    task's times on the master's clock
   -h, --help        print this help
 
 At least one --fetch or --target is required. Exit status: 0 on success,
@@ -227,7 +234,8 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       SplitFlags(args,
                  {"--graph", "--feed", "--fetch", "--target", "--out",
                   "--timeout-ms", "--local-devices", "--auth-token-file",
-                  "--tls-ca", "--tls-cert", "--tls-key", "--security"},
+                  "--tls-ca", "--tls-cert", "--tls-key", "--security",
+                  "--trace"},
                  {"--json", "--allow-soft-placement", "--no-optimize"}));
   for (const auto& [flag, value] : flags) {
     if (flag == "--help") {
@@ -270,6 +278,9 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
       } else {
         options.targets.push_back(value);
       }
+    } else if (flag == "--trace") {
+      if (value.empty()) return UsageError("--trace needs a file name");
+      options.trace_path = value;
     } else if (flag == "--out") {
       if (value.empty()) return UsageError("--out needs a directory");
       options.out_dir = value;
@@ -372,11 +383,19 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   DFX_RETURN_IF_ERROR(session->Extend(loaded.def));
   RunOptions run_options;
   run_options.set_timeout_in_ms(options.timeout_ms);
+  RunMetadata metadata;
+  const bool trace = !options.trace_path.empty();
+  if (trace) run_options.set_trace_level(RunOptions::FULL_TRACE);
   std::vector<Tensor> outputs;
   absl::Status run = session->Run(run_options, feeds, fetches, options.targets,
-                                  &outputs, nullptr);
+                                  &outputs, trace ? &metadata : nullptr);
   session->Close().IgnoreError();
   DFX_RETURN_IF_ERROR(run);
+  if (trace) {
+    DFX_RETURN_IF_ERROR(WriteChromeTrace(
+        options.trace_path,
+        absl::MakeConstSpan(&metadata.step_stats(), 1)));
+  }
   if (outputs.size() != fetches.size()) {
     return absl::InternalError(absl::StrCat("the session returned ",
                                             outputs.size(), " tensors for ",

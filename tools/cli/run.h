@@ -39,6 +39,9 @@ struct RunCommandOptions {
   std::string tls_cert;
   std::string tls_key;
   std::string security;
+  // --trace FILE: run with FULL_TRACE and write the step's Chrome trace
+  // (runtime/chrome_trace.h) there; empty: no tracing.
+  std::string trace_path;
   bool help = false;
 };
 
