@@ -260,7 +260,13 @@ absl::Status FoldConstants(const GraphOptimizerOptions& options,
     std::vector<const Node*> inputs;
     for (int i = 0; i < n->num_inputs(); ++i) {
       const Node* c = ConstInput(*n, i);
-      if (c == nullptr) break;
+      // Only from its own device: folding never removes a transfer between
+      // devices or tasks, so a graph's cross-device edges (and where it
+      // fails when a task is gone) stay as the graph places them.
+      if (c == nullptr ||
+          c->assigned_device_name() != n->assigned_device_name()) {
+        break;
+      }
       inputs.push_back(c);
     }
     if (static_cast<int>(inputs.size()) != n->num_inputs()) continue;

@@ -108,10 +108,11 @@ TEST_CASE("status page: /metrics counts steps, tensors and errors, /healthz answ
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::Create(cluster.Target("worker", 0));
   REQUIRE_OK(session.status());
-  REQUIRE_OK((*session)->Extend(TwoTaskGraph()));
+  REQUIRE_OK(dfx::testing::ExtendFirst(session->get(), TwoTaskGraph()));
   for (int i = 0; i < 3; ++i) {
     std::vector<Tensor> out;
-    REQUIRE_OK((*session)->Run({{"x", Feed()}}, {"out"}, {}, &out));
+    REQUIRE_OK(dfx::testing::RunFirstStep(session->get(), {{"x", Feed()}},
+                                          {"out"}, {}, &out));
   }
   std::vector<Tensor> out;
   CHECK_FALSE((*session)->Run({{"x", Feed()}}, {"no_such<b>node"}, {}, &out)
@@ -241,7 +242,7 @@ TEST_CASE("logging: a server with --log-format json writes lines that each parse
     ops::Const(root.WithOpName("c"), 1.0f);
     GraphDef graph;
     REQUIRE_OK(root.ToGraphDef(&graph));
-    REQUIRE_OK((*session)->Extend(graph));
+    REQUIRE_OK(dfx::testing::ExtendFirst(session->get(), graph));
     std::vector<Tensor> out;
     REQUIRE_OK((*session)->Run({}, {"c"}, {}, &out));
     REQUIRE_OK((*session)->Close());

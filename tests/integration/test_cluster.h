@@ -300,6 +300,33 @@ class TestCluster {
   std::string last_failure_;
 };
 
+// For a cluster whose servers probe each other from their start (the
+// status page's health probes): a task that asked a peer for its status
+// before the peer listened holds that channel in gRPC's reconnect backoff
+// for up to 1 s, and fail-fast calls through it (creating a session, which
+// asks every task for its devices; a step) fail with Unavailable
+// meanwhile. These retry for up to 20 s while that happens; later calls
+// need no retry.
+inline absl::Status ExtendFirst(Session* session, const GraphDef& graph) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (true) {
+    absl::Status s = session->Extend(graph);
+    if (!absl::IsUnavailable(s) || absl::Now() > deadline) return s;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+inline absl::Status RunFirstStep(
+    Session* session, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, std::vector<Tensor>* out) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (true) {
+    absl::Status s = session->Run(feeds, fetches, targets, out);
+    if (!absl::IsUnavailable(s) || absl::Now() > deadline) return s;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
 }  // namespace dfx::testing
 
 #endif  // DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
