@@ -61,27 +61,10 @@ std::string ChromiumCommand(const std::string& args) {
                       args, " 2>/dev/null");
 }
 
-std::string StatusUrl(const TestCluster& cluster, const std::string& job,
-                      int task) {
-  const absl::Time give_up = absl::Now() + absl::Seconds(30);
-  while (absl::Now() < give_up) {
-    for (absl::string_view line :
-         absl::StrSplit(cluster.Log(job, task), '\n')) {
-      constexpr absl::string_view kPrefix = "dfx server: status page at ";
-      if (absl::StartsWith(line, kPrefix)) {
-        return std::string(line.substr(kPrefix.size()));
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  FAIL("no status page line in the log:\n" << cluster.Log(job, task));
-  return "";
-}
-
 TEST_CASE("status page: headless Chromium shows the tasks, the sessions and the steps") {
   TestCluster cluster({{"worker", 2}}, {"--http-port", "0"},
                       TestCluster::Security::kPlain);
-  const std::string url = StatusUrl(cluster, "worker", 0);
+  const std::string url = cluster.StatusUrl("worker", 0);
 
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x").WithDevice(kWorker0),

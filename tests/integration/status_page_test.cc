@@ -31,26 +31,6 @@ using ::dfx::testing::TestCluster;
 constexpr char kWorker0[] = "/job:worker/replica:0/task:0";
 constexpr char kWorker1[] = "/job:worker/replica:0/task:1";
 
-// The status page's URL, from the "status page at URL" line the server
-// prints once it serves; fails after 30 s without one.
-std::string StatusUrl(const TestCluster& cluster, const std::string& job,
-                      int task) {
-  const absl::Time give_up = absl::Now() + absl::Seconds(30);
-  while (absl::Now() < give_up) {
-    for (absl::string_view line :
-         absl::StrSplit(cluster.Log(job, task), '\n')) {
-      constexpr absl::string_view kPrefix = "dfx server: status page at ";
-      if (absl::StartsWith(line, kPrefix)) {
-        return std::string(line.substr(kPrefix.size()));
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(20));
-  }
-  FAIL("no status page line in the log of " << job << ":" << task << ":\n"
-                                            << cluster.Log(job, task));
-  return "";
-}
-
 // x (fed on worker 0) @ w (on worker 1) + x: a RecvTensor each way.
 GraphDef TwoTaskGraph() {
   Scope root = Scope::NewRootScope();
@@ -92,7 +72,7 @@ double Value(const testing::MetricsText& m, const std::string& series) {
 TEST_CASE("status page: /metrics counts steps, tensors and errors, /healthz answers, / lists the cluster") {
   TestCluster cluster({{"worker", 2}}, {"--http-port", "0"},
                       TestCluster::Security::kPlain);
-  const std::string url = StatusUrl(cluster, "worker", 0);
+  const std::string url = cluster.StatusUrl("worker", 0);
   REQUIRE(absl::StartsWith(url, "http://127.0.0.1:"));
   httplib::Client client(url);
   client.set_connection_timeout(10);
@@ -165,7 +145,7 @@ TEST_CASE("status page: /metrics counts steps, tensors and errors, /healthz answ
 TEST_CASE("status page: with an auth token / and /metrics need it, /healthz does not") {
   TestCluster cluster({{"worker", 1}}, {"--http-port", "0"},
                       TestCluster::Security::kToken);
-  httplib::Client client(StatusUrl(cluster, "worker", 0));
+  httplib::Client client(cluster.StatusUrl("worker", 0));
   client.set_connection_timeout(10);
   const std::string token = cluster.client_security().auth_token;
   for (const char* path : {"/", "/metrics"}) {
@@ -196,7 +176,7 @@ TEST_CASE("status page: with TLS it is served over HTTPS with the server's certi
   std::signal(SIGPIPE, SIG_IGN);
   TestCluster cluster({{"worker", 1}}, {"--http-port", "0"},
                       TestCluster::Security::kTlsAndToken);
-  const std::string url = StatusUrl(cluster, "worker", 0);
+  const std::string url = cluster.StatusUrl("worker", 0);
   REQUIRE(absl::StartsWith(url, "https://127.0.0.1:"));
   const int port = std::stoi(url.substr(url.rfind(':') + 1));
   const std::string token = cluster.client_security().auth_token;

@@ -28,7 +28,9 @@
 
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "catch2/catch.hpp"
 #include "rpc/grpc_session.h"
@@ -111,6 +113,30 @@ class TestCluster {
   }
   std::string Log(const std::string& job, int task) const {
     return ReadFile(dir_.File(Key(job, task) + ".log"));
+  }
+
+  // The status page's URL of a server started with --http-port, from the
+  // "status page at URL" line it prints once it serves; fails after 30 s
+  // without one.
+  std::string StatusUrl(const std::string& job, int task) const {
+    constexpr absl::string_view kPrefix = "dfx server: status page at ";
+    const absl::Time give_up = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < give_up) {
+      const std::string log = Log(job, task);
+      for (size_t begin = 0; begin < log.size();) {
+        size_t end = log.find('\n', begin);
+        if (end == std::string::npos) end = log.size();
+        const absl::string_view line(log.data() + begin, end - begin);
+        if (absl::StartsWith(line, kPrefix)) {
+          return std::string(line.substr(kPrefix.size()));
+        }
+        begin = end + 1;
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    FAIL("no status page line in the log of " << job << ":" << task << ":\n"
+                                              << Log(job, task));
+    return "";
   }
 
   void Signal(const std::string& job, int task, int signal) {
