@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/logging.h"
 
 namespace dfx {
@@ -256,35 +257,12 @@ std::string MetricsRegistry::RenderText() const {
 }
 
 std::string EscapeMetricHelp(absl::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  return absl::StrReplaceAll(text, {{"\\", "\\\\"}, {"\n", "\\n"}});
 }
 
 std::string EscapeMetricLabelValue(absl::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  return absl::StrReplaceAll(
+      text, {{"\\", "\\\\"}, {"\n", "\\n"}, {"\"", "\\\""}});
 }
 
 std::string FormatMetricValue(double v) {

@@ -127,13 +127,19 @@ DFX_GRAD_FN(SliceGrad) {
   return absl::OkStatus();
 }
 
+// The five mask attrs of a StridedSlice or StridedSliceGrad node.
+absl::Status StridedSliceMasks(const GradOp& op,
+                               ops::StridedSliceAttrs* attrs) {
+  DFX_RETURN_IF_ERROR(Attr(op, "begin_mask", &attrs->begin_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "end_mask", &attrs->end_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "ellipsis_mask", &attrs->ellipsis_mask));
+  DFX_RETURN_IF_ERROR(Attr(op, "new_axis_mask", &attrs->new_axis_mask));
+  return Attr(op, "shrink_axis_mask", &attrs->shrink_axis_mask);
+}
+
 DFX_GRAD_FN(StridedSliceGrad) {
   ops::StridedSliceAttrs attrs;
-  DFX_RETURN_IF_ERROR(Attr(op, "begin_mask", &attrs.begin_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "end_mask", &attrs.end_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "ellipsis_mask", &attrs.ellipsis_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "new_axis_mask", &attrs.new_axis_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "shrink_axis_mask", &attrs.shrink_axis_mask));
+  DFX_RETURN_IF_ERROR(StridedSliceMasks(op, &attrs));
   const Output shape = ops::Shape(scope, op.input(0), op.input(1).dtype());
   dx->push_back(ops::StridedSliceGrad(scope, shape, op.input(1), op.input(2),
                                       op.input(3), dy[0], attrs));
@@ -330,11 +336,7 @@ DFX_GRAD_FN(MirrorPadGradGrad) {
 
 DFX_GRAD_FN(StridedSliceGradGrad) {
   ops::StridedSliceAttrs attrs;
-  DFX_RETURN_IF_ERROR(Attr(op, "begin_mask", &attrs.begin_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "end_mask", &attrs.end_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "ellipsis_mask", &attrs.ellipsis_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "new_axis_mask", &attrs.new_axis_mask));
-  DFX_RETURN_IF_ERROR(Attr(op, "shrink_axis_mask", &attrs.shrink_axis_mask));
+  DFX_RETURN_IF_ERROR(StridedSliceMasks(op, &attrs));
   for (int i = 0; i < 4; ++i) dx->push_back(NoGradient());
   dx->push_back(ops::StridedSlice(scope, dy[0], op.input(1), op.input(2),
                                   op.input(3), attrs));
