@@ -14,18 +14,19 @@ constexpr char kVersionUsage[] = R"(usage: dfx version [--json]
 Prints the version of dfx, the git commit it was built from (as of the
 build folder's last CMake configure; "-dirty" when the checkout had
 uncommitted changes) and its build options: build type, CUDA on or off,
-sanitizer, compiler.
+CPU level (x86-64-v3 or baseline), sanitizer, compiler.
 
-  --json  one JSON object: version, commit, build_type, cuda, sanitizer,
-          compiler
+  --json  one JSON object: version, commit, build_type, cuda, cpu_level,
+          sanitizer, compiler
 )";
 
 }  // namespace
 
 const BuildInfo& GetBuildInfo() {
   static const BuildInfo* const info = new BuildInfo{
-      DFX_VERSION_STRING, DFX_GIT_COMMIT,      DFX_BUILD_TYPE,
-      std::string(DFX_BUILD_CUDA) == "on", DFX_BUILD_SANITIZER,
+      DFX_VERSION_STRING,   DFX_GIT_COMMIT,
+      DFX_BUILD_TYPE,       std::string(DFX_BUILD_CUDA) == "on",
+      DFX_BUILD_CPU_LEVEL,  DFX_BUILD_SANITIZER,
       DFX_BUILD_COMPILER};
   return *info;
 }
@@ -36,6 +37,7 @@ std::string VersionText() {
                       "commit: ", info.commit, "\n",
                       "build type: ", info.build_type, "\n",
                       "cuda: ", info.cuda ? "on" : "off", "\n",
+                      "cpu level: ", info.cpu_level, "\n",
                       "sanitizer: ", info.sanitizer, "\n",
                       "compiler: ", info.compiler, "\n");
 }
@@ -64,6 +66,7 @@ int VersionMain(const std::vector<std::string>& args, std::ostream& out,
                       {"commit", info.commit},
                       {"build_type", info.build_type},
                       {"cuda", info.cuda},
+                      {"cpu_level", info.cpu_level},
                       {"sanitizer", info.sanitizer},
                       {"compiler", info.compiler}};
   out << j.dump() << "\n";

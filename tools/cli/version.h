@@ -16,6 +16,7 @@ struct BuildInfo {
   std::string commit;      // short git commit ("-dirty" suffix), or "unknown"
   std::string build_type;  // CMAKE_BUILD_TYPE, e.g. "RelWithDebInfo"
   bool cuda = false;       // GPU kernels built in
+  std::string cpu_level;   // "x86-64-v3" or "baseline" (DFX_CPU_LEVEL)
   std::string sanitizer;   // "address", "thread" or "none"
   std::string compiler;    // e.g. "GNU 12.2.0"
 };
