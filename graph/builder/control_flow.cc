@@ -131,10 +131,11 @@ std::string TensorName(const std::string& node, int index) {
 absl::Status Rewire(const Scope& scope, int begin, int end,
                     const NameSet& inside, const NameSet& live,
                     const std::string& pivot, const Capture& capture,
-                    OutputTypes& types) {
+                    OutputTypes& types, const NameSet* foreign = nullptr) {
   for (int p = begin; p < end; ++p) {
     const NodeDef& node = scope.node(p);
     const std::string node_name = node.name();
+    if (foreign != nullptr && foreign->contains(node_name)) continue;
     std::vector<std::string> inputs;
     inputs.reserve(node.input_size() + 1);
     bool changed = false;
@@ -205,10 +206,12 @@ NameSet FrameNames(const Scope& scope) {
 
 class WhileBuilder {
  public:
-  WhileBuilder(const Scope& loop, const WhileOptions& options)
+  WhileBuilder(const Scope& loop, const WhileOptions& options,
+               const NameSet* foreign)
       : loop_(loop),
         inner_(loop.WithNoControlDependencies()),
         options_(options),
+        foreign_(foreign),
         types_(loop) {}
 
   absl::Status Build(const std::vector<Output>& inputs, const CondFn& cond,
@@ -303,6 +306,12 @@ class WhileBuilder {
     AddNames(loop_, merges_begin, body_end, &inside);
     AddNames(loop_, merges_begin, cond_end, &cond_live);
     AddNames(loop_, identities_begin, body_end, &body_live);
+    if (foreign_ != nullptr) {
+      for (const std::string& name : *foreign_) {
+        inside.erase(name);
+        body_live.erase(name);
+      }
+    }
     const Capture capture{
         [this](const std::string& node, int index, DataType t) {
           return EnterInvariant(node, index, t);
@@ -311,7 +320,8 @@ class WhileBuilder {
     DFX_RETURN_IF_ERROR(Rewire(loop_, cond_begin, cond_end, inside, cond_live,
                                merges[0].name, capture, types_));
     DFX_RETURN_IF_ERROR(Rewire(loop_, body_begin, body_end, inside, body_live,
-                               body_ins[0].node_name(), capture, types_));
+                               body_ins[0].node_name(), capture, types_,
+                               foreign_));
 
     for (size_t i = 0; i < n; ++i) {
       DFX_RETURN_IF_ERROR(loop_.SetNodeInputs(merges[i].position,
@@ -417,6 +427,7 @@ class WhileBuilder {
   const Scope loop_;   // the loop's sub-scope, with the caller's deps
   const Scope inner_;  // the same without control dependencies
   const WhileOptions& options_;
+  const NameSet* foreign_;  // nodes the body adds that are not the loop's
   OutputTypes types_;
   std::string frame_;
   // Outside tensor -> its invariant Enter; outside node -> the Enter that
@@ -597,9 +608,14 @@ class CondBuilder {
 
 }  // namespace
 
-absl::Status WhileLoop(const Scope& scope, const std::vector<Output>& inputs,
-                       CondFn cond, BodyFn body, std::vector<Output>* outputs,
-                       const WhileOptions& options) {
+namespace {
+
+absl::Status BuildWhileLoop(const Scope& scope,
+                            const std::vector<Output>& inputs,
+                            const CondFn& cond, const BodyFn& body,
+                            const NameSet* foreign,
+                            std::vector<Output>* outputs,
+                            const WhileOptions& options) {
   if (outputs == nullptr) {
     const absl::Status s =
         absl::InvalidArgumentError("WhileLoop: outputs must not be null");
@@ -610,7 +626,7 @@ absl::Status WhileLoop(const Scope& scope, const std::vector<Output>& inputs,
   if (!scope.ok()) return scope.status();
   const Scope loop =
       scope.NewSubScope(options.name.empty() ? "while" : options.name);
-  WhileBuilder builder(loop, options);
+  WhileBuilder builder(loop, options, foreign);
   absl::Status s = builder.Build(inputs, cond, body, outputs);
   if (s.ok()) return s;
   outputs->clear();
@@ -618,6 +634,26 @@ absl::Status WhileLoop(const Scope& scope, const std::vector<Output>& inputs,
   scope.UpdateStatus(s);
   return s;
 }
+
+}  // namespace
+
+absl::Status WhileLoop(const Scope& scope, const std::vector<Output>& inputs,
+                       CondFn cond, BodyFn body, std::vector<Output>* outputs,
+                       const WhileOptions& options) {
+  return BuildWhileLoop(scope, inputs, cond, body, /*foreign=*/nullptr,
+                        outputs, options);
+}
+
+namespace internal {
+
+absl::Status WhileLoopWithForeignNodes(
+    const Scope& scope, const std::vector<Output>& inputs, CondFn cond,
+    BodyFn body, const absl::flat_hash_set<std::string>* foreign,
+    std::vector<Output>* outputs, const WhileOptions& options) {
+  return BuildWhileLoop(scope, inputs, cond, body, foreign, outputs, options);
+}
+
+}  // namespace internal
 
 absl::Status Cond(const Scope& scope, Output pred,
                   const std::vector<Output>& inputs, BranchFn then_fn,

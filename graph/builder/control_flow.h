@@ -23,9 +23,14 @@
 // only through an Enter". Use the Outputs WhileLoop returns.
 //
 // Gradients: AddSymbolicGradients (gradients.h) follows conditionals (the
-// gradient reaches only the branch that ran; grad/control_flow_grad.cc), but
-// not loops: it fails with NotFound "No gradient defined for op: Exit" when
-// a gradient reaches a loop.
+// gradient reaches only the branch that ran; grad/control_flow_grad.cc) and
+// loops, as TensorFlow's v1 control flow does: it adds an iteration counter
+// to the loop, pushes the forward values the body's gradient needs onto
+// stacks (StackV2/StackPushV2), and builds a backprop loop that runs the
+// counter's number of iterations, popping them in reverse order; the
+// gradients of loop invariants (outside values the loop uses) are summed
+// over the iterations. Gradients through a loop nested in another loop are
+// not built (Unimplemented naming the node).
 #ifndef DFX_GRAPH_BUILDER_CONTROL_FLOW_H_
 #define DFX_GRAPH_BUILDER_CONTROL_FLOW_H_
 
@@ -33,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "graph/builder/scope.h"
 
@@ -107,6 +113,20 @@ absl::Status WhileLoop(const Scope& scope, const std::vector<Output>& inputs,
 absl::Status Cond(const Scope& scope, Output pred,
                   const std::vector<Output>& inputs, BranchFn then_fn,
                   BranchFn else_fn, std::vector<Output>* outputs);
+
+namespace internal {
+
+// For AddSymbolicGradients' backprop loops (gradients.cc): WhileLoop, except
+// that the nodes `body` adds whose names are in `*foreign` when it returns
+// (read then; may be null) are not the loop's: they are left as built (in
+// another frame) and a loop node that uses one of them takes it through an
+// invariant Enter, as any outside value.
+absl::Status WhileLoopWithForeignNodes(
+    const Scope& scope, const std::vector<Output>& inputs, CondFn cond,
+    BodyFn body, const absl::flat_hash_set<std::string>* foreign,
+    std::vector<Output>* outputs, const WhileOptions& options = {});
+
+}  // namespace internal
 
 }  // namespace dfx::ops
 

@@ -103,6 +103,15 @@ class GradientRegistry {
 // MatMul"), as TensorFlow's Python client names them. Where a tensor has
 // several consumers, their gradients are summed with AddN.
 //
+// While loops (ops::WhileLoop, tf.compat.v1.while_loop with v1 control
+// flow) are differentiated as TensorFlow's v1 control flow does: an
+// iteration counter is added to the forward loop, each forward value the
+// body's gradient needs is pushed onto a stack (StackV2) in the forward loop
+// and popped in a backprop loop ("gradients/while/...") that runs as many
+// iterations; the gradients of loop invariants (outside values the loop
+// uses) are summed over the iterations. The added forward nodes go under
+// "gradients/<loop>_grad/" (f_count..., f_acc...).
+//
 // Only floating-point tensors (half, bfloat16, float, double) carry
 // gradients: integer, bool and string edges carry none. Gradients stop at
 // StopGradient and at ops declared without gradient. An input that no
@@ -122,8 +131,9 @@ class GradientRegistry {
 //     path that a gradient reaches and whose op has no gradient function;
 //   - InvalidArgument naming the node for a PreventGradient on the path, with
 //     its message;
-//   - Unimplemented for a gradient into a complex tensor, or through a cycle
-//     (while loops);
+//   - Unimplemented for a gradient into a complex tensor, through a loop
+//     nested in another loop, of or with respect to a value inside a loop
+//     (other than its Exits), or through a cycle that is not a while loop;
 //   - any error a gradient function returns, naming its node.
 absl::Status AddSymbolicGradients(const Scope& scope,
                                   absl::Span<const Output> outputs,

@@ -338,6 +338,14 @@ absl::Status MaxPoolGradShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// MaxPoolGradGrad: orig_output's shape.
+absl::Status MaxPoolGradGradShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 4));
+  c->set_output(0, c->input(1));
+  return absl::OkStatus();
+}
+
 absl::Status AvgPoolGradShape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 4));
   return ShapeFromSizesInput(c, 0, false);
@@ -548,6 +556,30 @@ absl::Status RegisterPooling(OpRegistry* registry) {
           .Attr(kFormat)
           .Attr(kMaxPoolGradTypes)
           .SetShapeFn(MaxPoolGradShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPoolGradGrad")
+          .Input("orig_input: T")
+          .Input("orig_output: T")
+          .Input("grad: T")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr(kPadding)
+          .Attr(kFormat)
+          .Attr("T: realnumbertype")
+          .SetShapeFn(MaxPoolGradGradShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPoolGradGradV2")
+          .Input("orig_input: T")
+          .Input("orig_output: T")
+          .Input("grad: T")
+          .Input("ksize: int32")
+          .Input("strides: int32")
+          .Output("output: T")
+          .Attr(kPadding)
+          .Attr(kFormat)
+          .Attr("T: realnumbertype")
+          .SetShapeFn(MaxPoolGradGradShape)));
   DFX_RETURN_IF_ERROR(registry->Register(
       OpDefBuilder("MaxPoolGradV2")
           .Input("orig_input: T")

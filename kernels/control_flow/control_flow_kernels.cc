@@ -56,6 +56,11 @@ class MergeOp : public OpKernel {
  public:
   explicit MergeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     set_expensive(false);
+    // The value_index outputs, made once and shared (as a Const's value
+    // is): a loop's Merge runs every iteration.
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      indices_.push_back(Tensor::Scalar<int32_t>(i));
+    }
   }
   void Compute(OpKernelContext* ctx) override {
     const bool ref = IsRefOp(*this);
@@ -68,13 +73,14 @@ class MergeOp : public OpKernel {
       } else {
         ctx->set_output(0, ctx->input(i));
       }
-      Tensor index(DT_INT32, TensorShape({}));
-      index.data<int32_t>()[0] = i;
-      ctx->set_output(1, std::move(index));
+      ctx->set_output(1, indices_[i]);
       return;
     }
     ctx->SetStatus(absl::InternalError("Merge ran with no live input"));
   }
+
+ private:
+  std::vector<Tensor> indices_;
 };
 
 // Enter, Exit, NextIteration, LoopCond and their Ref forms: input 0 is

@@ -1,5 +1,6 @@
 // MaxPool, MaxPoolV2, AvgPool and their gradients (MaxPoolGrad,
-// MaxPoolGradV2, AvgPoolGrad) on NHWC tensors, as TensorFlow's CPU kernels
+// MaxPoolGradV2, MaxPoolGradGrad, MaxPoolGradGradV2, AvgPoolGrad) on NHWC
+// tensors, as TensorFlow's CPU kernels
 // compute them: max pooling ignores padding, average pooling divides by the
 // number of elements of the window inside the input, and a max-pooling
 // gradient goes to the first maximum of its window in row-major order.
@@ -366,12 +367,12 @@ void AvgPoolBackward(const Device& device, const PoolGeom& g, const T* dy,
       });
 }
 
+// The position (row * in_cols + col) of each window's first maximum, per
+// output element and channel.
 template <typename T>
-void MaxPoolBackward(const Device& device, const PoolGeom& g, const T* in,
-                     const T* dy, int32_t* argmax, T* dx) {
+void MaxPoolArgmax(const Device& device, const PoolGeom& g, const T* in,
+                   int32_t* argmax) {
   const int64_t depth = g.depth;
-  // Pass 1: the position (row * in_cols + col) of each window's first
-  // maximum, per output element.
   const double cost1 =
       static_cast<double>(g.window_rows * g.window_cols * depth) + 1;
   ParallelForCost(
@@ -401,6 +402,15 @@ void MaxPoolBackward(const Device& device, const PoolGeom& g, const T* in,
           }
         }
       });
+}
+
+template <typename T>
+void MaxPoolBackward(const Device& device, const PoolGeom& g, const T* in,
+                     const T* dy, int32_t* argmax, T* dx) {
+  const int64_t depth = g.depth;
+  // Pass 1: the position (row * in_cols + col) of each window's first
+  // maximum, per output element.
+  MaxPoolArgmax(device, g, in, argmax);
   // Pass 2: each input element sums the gradients of the windows whose
   // maximum it is.
   const double cost2 = static_cast<double>(
@@ -492,6 +502,77 @@ class MaxPoolGradOp : public OpKernel {
   PoolAttrs attrs_;
 };
 
+// MaxPoolGradGrad and MaxPoolGradGradV2 (kV2: ksize and strides are inputs
+// 3, 4): the gradient of MaxPoolGrad with respect to its `grad` input. Each
+// output element (of orig_output's shape) is the element of `grad` (of
+// orig_input's shape) at its window's first maximum in orig_input.
+template <typename T, bool kV2>
+class MaxPoolGradGradOp : public OpKernel {
+ public:
+  explicit MaxPoolGradGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ReadPoolAttrs(*ctx, "MaxPoolingGradGradOp", !kV2, &attrs_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& out = ctx->input(1);
+    const Tensor& grad = ctx->input(2);
+    DFX_OP_REQUIRES(
+        ctx, in.dims() == 4,
+        absl::InvalidArgumentError("orig_input must be 4-dimensional"));
+    DFX_OP_REQUIRES(
+        ctx, out.dims() == 4,
+        absl::InvalidArgumentError("orig_output must be 4-dimensional"));
+    DFX_OP_REQUIRES(ctx, grad.shape() == in.shape(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "grad must have orig_input's shape ",
+                        in.shape().DebugString(), ", got ",
+                        grad.shape().DebugString())));
+    PoolAttrs attrs = attrs_;
+    if constexpr (kV2) {
+      DFX_OP_REQUIRES_OK(
+          ctx, WindowFromInputs(ctx->input(3), ctx->input(4), &attrs));
+    }
+    DFX_OP_REQUIRES(ctx, attrs.ksize[3] == 1 && attrs.strides[3] == 1,
+                    absl::UnimplementedError(
+                        "MaxPoolingGradGrad is not yet supported on the depth "
+                        "dimension."));
+    PoolGeom g;
+    DFX_OP_REQUIRES_OK(ctx, MakePoolGeom(in.shape(), attrs, false, &g));
+    auto expected_or = g.OutputShape();
+    DFX_OP_REQUIRES_OK(ctx, expected_or.status());
+    const TensorShape& expected = *expected_or;
+    DFX_OP_REQUIRES(
+        ctx, out.shape() == expected,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Expected orig_output shape to be ", expected.DebugString(),
+            ", but got ", out.shape().DebugString())));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, expected, &output));
+    if (output->NumElements() == 0) return;
+    Tensor argmax;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_INT32, expected, &argmax));
+    MaxPoolArgmax<T>(*ctx->device(), g, in.data<T>(), argmax.data<int32_t>());
+    const int64_t depth = g.depth;
+    const int64_t plane = g.in_rows * g.in_cols;
+    const int64_t per_batch = g.out_rows * g.out_cols;
+    const int32_t* arg = argmax.data<int32_t>();
+    const T* src = grad.data<T>();
+    T* dst = output->data<T>();
+    for (int64_t p = 0; p < output->NumElements() / depth; ++p) {
+      const int64_t n = p / per_batch;
+      for (int64_t c = 0; c < depth; ++c) {
+        const int32_t pos = arg[p * depth + c];
+        dst[p * depth + c] =
+            pos < 0 ? T(0) : src[(n * plane + pos) * depth + c];
+      }
+    }
+  }
+
+ private:
+  PoolAttrs attrs_;
+};
+
 template <typename T>
 class AvgPoolGradOp : public OpKernel {
  public:
@@ -542,6 +623,10 @@ void RegisterMaxPool(KernelRegistry* registry) {
       registry, KernelDefBuilder("MaxPoolGrad").TypeConstraint<T>("T"));
   RegisterKernel<MaxPoolGradOp<T, true>>(
       registry, KernelDefBuilder("MaxPoolGradV2").TypeConstraint<T>("T"));
+  RegisterKernel<MaxPoolGradGradOp<T, false>>(
+      registry, KernelDefBuilder("MaxPoolGradGrad").TypeConstraint<T>("T"));
+  RegisterKernel<MaxPoolGradGradOp<T, true>>(
+      registry, KernelDefBuilder("MaxPoolGradGradV2").TypeConstraint<T>("T"));
 }
 
 template <typename T>

@@ -546,7 +546,9 @@ TEST_CASE("a loop built in a scope with control dependencies waits for them") {
   CHECK(r.outputs[0].scalar<int32_t>() == 8);
 }
 
-TEST_CASE("gradients through a loop are refused, not wrong") {
+TEST_CASE("gradients flow through a loop whose length depends on its input") {
+  // while (v < 10) v *= 2: y = x * 2^n with n the number of doublings, so
+  // dy/dx = 2^n (the iteration count itself has no gradient).
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   std::vector<Output> loop_outs;
@@ -565,9 +567,15 @@ TEST_CASE("gradients through a loop are refused, not wrong") {
           &loop_outs),
       IsOk());
   std::vector<Output> grads;
-  CHECK_THAT(AddSymbolicGradients(root, loop_outs, {x}, &grads),
-             StatusIs(absl::StatusCode::kNotFound,
-                      "No gradient defined for op: Exit"));
+  REQUIRE_THAT(AddSymbolicGradients(root, loop_outs, {x}, &grads), IsOk());
+  for (auto [xv, doublings] : {std::pair{1.0f, 4}, std::pair{3.0f, 2},
+                               std::pair{12.0f, 0}}) {
+    RunResult r = Run(root, {{"x", Tensor::Scalar<float>(xv)}},
+                      {loop_outs[0], grads[0]});
+    REQUIRE_THAT(r.status, IsOk());
+    CHECK(r.outputs[0].scalar<float>() == xv * (1 << doublings));
+    CHECK(r.outputs[1].scalar<float>() == static_cast<float>(1 << doublings));
+  }
 }
 
 // r = pred ? x * x + y : sin(x) * y, with y from outside the cond (the

@@ -139,26 +139,24 @@ TEST_CASE("PreventGradient on the path fails with its message") {
 
 TEST_CASE("an op without a gradient function fails naming op and node") {
   Scope root = Scope::NewRootScope();
-  const Output x = testing::Ph(root, "x", DT_DOUBLE);
-  // MaxPoolGrad has a kernel (and a gradient in TensorFlow, through
-  // MaxPoolGradGrad, which dfx lacks) but no gradient function here.
+  const Output x = testing::Ph(root, "x", DT_FLOAT);
+  // FusedBatchNormGrad has a kernel (and a gradient in TensorFlow) but no
+  // gradient function here.
   NodeDef def;
   def.set_name("running");
-  def.set_op("MaxPoolGrad");
-  for (int i = 0; i < 3; ++i) def.add_input(x.node_name());
-  for (const char* list : {"ksize", "strides"}) {
-    for (int i = 0; i < 4; ++i) (*def.mutable_attr())[list].mutable_list()->add_i(1);
-  }
-  (*def.mutable_attr())["padding"].set_s("VALID");
+  def.set_op("FusedBatchNormGrad");
+  for (int i = 0; i < 5; ++i) def.add_input(x.node_name());
   AttrValue t;
-  t.set_type(DT_DOUBLE);
+  t.set_type(DT_FLOAT);
   (*def.mutable_attr())["T"] = t;
   REQUIRE_OK(root.AddNode(def));
-  const Output y = ops::Square(root, Output("running", 0, DT_DOUBLE));
+  const Output y = ops::Square(root, Output("running", 0, DT_FLOAT));
   std::vector<Output> grads;
-  CHECK_THAT(AddSymbolicGradients(root, {y}, {x}, &grads),
-             StatusIs(absl::StatusCode::kNotFound,
-                      "No gradient defined for op: MaxPoolGrad (node 'running')"));
+  CHECK_THAT(
+      AddSymbolicGradients(root, {y}, {x}, &grads),
+      StatusIs(absl::StatusCode::kNotFound,
+               "No gradient defined for op: FusedBatchNormGrad (node "
+               "'running')"));
   // The scope itself stays usable.
   CHECK(root.ok());
 }

@@ -7,21 +7,23 @@
 //
 // Ops dfx runs that have a gradient in TensorFlow but none here yet (an
 // AddSymbolicGradients through them fails with NotFound naming the op):
-//   - loops: Enter, Exit, NextIteration, LoopCond (and Switch/Merge inside
-//     a loop, which only an Exit's gradient would reach), the Ref forms,
-//     and the functional If/StatelessIf, Case/StatelessCase, While/
-//     StatelessWhile (the gradient builder does not follow cycles or
-//     functions). Switch and Merge of conditionals have gradients
-//     (grad/control_flow_grad.cc, tested in control_flow_test.cc);
-//   - TensorArray*V3 reads and writes, TensorList* element ops,
+//   - the functional If/StatelessIf, Case/StatelessCase, While/
+//     StatelessWhile (the gradient builder does not follow functions), and
+//     loops nested in loops. Switch and Merge of conditionals have
+//     gradients (grad/control_flow_grad.cc, tested in control_flow_test.cc),
+//     and so do while loops (gradients.cc builds a loop's backprop loop as
+//     a whole; tested in while_grad_test.cc);
+//   - TensorList ops other than GetItem/SetItem/Stack/FromTensor (which,
+//     with the TensorArray*V3 element ops, have gradients in
+//     grad/data_flow_grad.cc, tested in data_flow_grad_test.cc),
 //     OptionalFromValue/OptionalGetValue (variant-valued state);
 //   - ReadVariableOp and ResourceGather: their input is a resource handle,
 //     which carries no gradient in this builder; train::Optimizer
 //     differentiates with respect to a variable's value instead and applies
 //     sparse updates for variables read through a gather (train.h);
-//   - gradients of MaxPoolGrad and MaxPoolGradV2 (TensorFlow's need
-//     MaxPoolGradGrad, which dfx has no kernel for) and of
-//     FusedBatchNormGrad*.
+//   - gradients of FusedBatchNormGrad* (MaxPoolGrad, MaxPoolGradV2 and
+//     MaxPoolGradGrad have theirs, checked against tf.gradients in
+//     op_golden_test.cc).
 // Einsum's gradient covers one or two operands without repeated labels
 // within an operand (see EinsumGrad in math_grad.cc for the exact limits).
 #include <cmath>

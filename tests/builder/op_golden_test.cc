@@ -3,8 +3,10 @@
 // builder on the same inputs, its gradients added with AddSymbolicGradients
 // seeded with the same upstream gradient, compared at 1e-5 (relative).
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -33,6 +35,31 @@ struct OpCase {
   int num_inputs;
   OpFn fn;
 };
+
+ops::PoolAttrs Pool(int64_t k, const std::string& padding) {
+  ops::PoolAttrs attrs;
+  attrs.ksize = {1, k, k, 1};
+  attrs.strides = {1, 2, 2, 1};
+  attrs.padding = padding;
+  return attrs;
+}
+
+// MaxPoolGradGrad (no builder wrapper).
+Output MaxPoolGradGrad(const Scope& s, const Output& x, const Output& y,
+                       const Output& grad, const ops::PoolAttrs& attrs) {
+  NodeDef node;
+  node.set_name(s.GetUniqueNameForOp("MaxPoolGradGrad"));
+  node.set_op("MaxPoolGradGrad");
+  for (const Output& in : {x, y, grad}) node.add_input(in.ToString());
+  auto& a = *node.mutable_attr();
+  for (int64_t v : attrs.ksize) a["ksize"].mutable_list()->add_i(v);
+  for (int64_t v : attrs.strides) a["strides"].mutable_list()->add_i(v);
+  a["padding"].set_s(attrs.padding);
+  a["T"].set_type(x.dtype());
+  const std::string name = node.name();
+  REQUIRE_OK(s.AddNode(std::move(node)));
+  return Output(name, 0, x.dtype());
+}
 
 // Keep in step with OP_CASES in tests/golden/gen_builder_grads.py.
 std::vector<OpCase> Cases() {
@@ -128,6 +155,16 @@ std::vector<OpCase> Cases() {
        [](const Scope& s, const std::vector<Output>& x) {
          return ops::ClipByValue(s, x[0], ops::Const(s, -0.4f),
                                  ops::Const(s, 0.5f));
+       }},
+      {"max_pool_grad", 2,
+       [](const Scope& s, const std::vector<Output>& x) {
+         const ops::PoolAttrs p = Pool(2, "VALID");
+         return ops::MaxPoolGrad(s, x[0], ops::MaxPool(s, x[0], p), x[1], p);
+       }},
+      {"max_pool_grad_grad", 2,
+       [](const Scope& s, const std::vector<Output>& x) {
+         const ops::PoolAttrs p = Pool(3, "SAME");
+         return MaxPoolGradGrad(s, x[0], ops::MaxPool(s, x[0], p), x[1], p);
        }},
   };
 }

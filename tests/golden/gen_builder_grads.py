@@ -25,6 +25,16 @@ gradients, seeded with a random upstream gradient, with tf.gradients':
                                              (the upstream gradient),
                                              grad_x0.npy ... (tf.gradients)
 
+tests/builder/while_grad_test.cc builds small while loops (an RNN cell, a
+MatMul with a loop-invariant weight, ...) and compares their gradients with
+tf.gradients of the same tf.while_loop built with control flow v1 (Enter,
+Exit, StackV2: what AddSymbolicGradients builds), seeded with random
+upstream gradients:
+
+    tests/builder/data/while_grads/<case>/   x0.npy ... (the differentiated
+                                             inputs), dy0.npy ... (one per
+                                             loop output), grad_x0.npy ...
+
 Integer inputs (axes, ids, indices) are written into both this script and
 the C++ test.
 
@@ -42,12 +52,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from tensorflow.python.ops import control_flow_util  # noqa: E402
+
 tf.get_logger().setLevel("ERROR")
+tf1 = tf.compat.v1
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                    "builder", "data", "mlp_grads")
 OP_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                       "builder", "data", "op_grads")
+WHILE_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "builder", "data", "while_grads")
 
 
 def write(case, arrays):
@@ -122,6 +137,16 @@ def embedding_case(rng):
 
 def i32(v):
     return tf.constant(v, dtype=tf.int32)
+
+
+def max_pool_2x2(x):
+    return tf.raw_ops.MaxPool(input=x, ksize=[1, 2, 2, 1],
+                              strides=[1, 2, 2, 1], padding="VALID")
+
+
+def max_pool_3x3_same(x):
+    return tf.raw_ops.MaxPool(input=x, ksize=[1, 3, 3, 1],
+                              strides=[1, 2, 2, 1], padding="SAME")
 
 
 # name -> (input shapes, a function of the inputs, (lo, hi) of the inputs).
@@ -199,6 +224,18 @@ OP_CASES = {
         [(2, 3)],
         lambda t: tf.raw_ops.ClipByValue(t=t, clip_value_min=-0.4,
                                          clip_value_max=tf.constant(0.5))),
+    # Second derivatives of max pooling: MaxPoolGrad's gradient is
+    # MaxPoolGradGrad (zeros for the pooled input), and the reverse.
+    "max_pool_grad": (
+        [(1, 4, 4, 2), (1, 2, 2, 2)],
+        lambda x, g: tf.raw_ops.MaxPoolGrad(
+            orig_input=x, orig_output=max_pool_2x2(x), grad=g,
+            ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")),
+    "max_pool_grad_grad": (
+        [(1, 5, 5, 2), (1, 5, 5, 2)],
+        lambda x, g: tf.raw_ops.MaxPoolGradGrad(
+            orig_input=x, orig_output=max_pool_3x3_same(x), grad=g,
+            ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME")),
 }
 
 
@@ -230,14 +267,102 @@ def op_cases(rng):
             np.save(os.path.join(path, k + ".npy"), np.asarray(v))
 
 
+def counted_loop(n, variables, step):
+    """for i in range(n): variables = step(i, variables), as a v1 loop."""
+    outs = tf1.while_loop(lambda i, *v: i < n,
+                          lambda i, *v: [i + 1] + list(step(i, list(v))),
+                          [tf.constant(0)] + list(variables))
+    return list(outs[1:])
+
+
+def rnn_step(i, seq, wx, wh, b, h):
+    x_t = tf.gather(seq, i)
+    return [tf.tanh(tf.matmul(x_t, wx) + tf.matmul(h[0], wh) + b)]
+
+
+def tensor_array_loop(h0, w):
+    """h = tanh(h * w) three times, each h written to a TensorArray, which
+    is stacked after the loop (TensorArrayV3 with control flow v1)."""
+    ta = tf.TensorArray(tf.float32, size=3)
+
+    def body(i, h, ta):
+        h = tf.tanh(h * w)
+        return i + 1, h, ta.write(i, h)
+
+    _, _, ta = tf1.while_loop(lambda i, h, ta: i < 3, body,
+                              [tf.constant(0), h0, ta])
+    return [ta.stack()]
+
+
+# name -> (input shapes, a function of the inputs giving the loop outputs).
+# Keep in step with WhileCases() in tests/builder/while_grad_test.cc.
+WHILE_CASES = {
+    "while_square": ([(3,), (3,)], lambda v0, w: counted_loop(
+        3, [v0], lambda i, v: [v[0] * v[0] * 0.5 + w])),
+    "while_matmul_tanh": ([(2, 3), (3, 3)], lambda h0, w: counted_loop(
+        4, [h0], lambda i, h: [tf.tanh(tf.matmul(h[0], w))])),
+    "while_rnn": ([(4, 2, 3), (3, 4), (4, 4), (4,), (2, 4)],
+                  lambda seq, wx, wh, b, h0: counted_loop(
+                      4, [h0], lambda i, h: rnn_step(i, seq, wx, wh, b, h))),
+    "while_two_vars": ([(3,), (3,)], lambda a0, c0: counted_loop(
+        3, [a0, c0], lambda i, v: [v[0] * v[1], tf.sin(v[0]) + v[1]])),
+    # Compared in tests/builder/data_flow_grad_test.cc.
+    "while_tensor_array": ([(2,), (2,)], tensor_array_loop),
+}
+
+
+def while_cases(rng):
+    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
+    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+    try:
+        for name, (shapes, fn) in WHILE_CASES.items():
+            xs = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+            graph = tf.Graph()
+            with graph.as_default():
+                phs = [tf1.placeholder(tf.float32, x.shape) for x in xs]
+                ys = fn(*phs)
+                dys = [tf1.placeholder(tf.float32) for _ in ys]
+                grads = tf.gradients(ys, phs, grad_ys=dys)
+                # IndexedSlices (a gather's gradient) densified.
+                grads = [tf.convert_to_tensor(g) for g in grads]
+                op_types = {op.type for op in graph.get_operations()}
+                assert {"Enter", "Exit", "StackPushV2"} <= op_types, (
+                    name, "not built as control flow v1")
+                if name == "while_tensor_array":
+                    assert "TensorArrayGradV3" in op_types, op_types
+                with tf1.Session(graph=graph) as sess:
+                    feed = dict(zip(phs, xs))
+                    y_values = sess.run(ys, feed)
+                    dy_values = [rng.uniform(-1, 1, y.shape).astype(np.float32)
+                                 for y in y_values]
+                    feed.update(zip(dys, dy_values))
+                    g_values = sess.run(grads, feed)
+            path = os.path.join(WHILE_OUT, name)
+            os.makedirs(path, exist_ok=True)
+            arrays = {}
+            for i, (x, g) in enumerate(zip(xs, g_values)):
+                arrays["x%d" % i] = x
+                arrays["grad_x%d" % i] = g
+            for j, dy in enumerate(dy_values):
+                arrays["dy%d" % j] = dy
+            for k, v in arrays.items():
+                np.save(os.path.join(path, k + ".npy"),
+                        np.asarray(v, dtype=np.float32))
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     shutil.rmtree(OP_OUT, ignore_errors=True)
+    shutil.rmtree(WHILE_OUT, ignore_errors=True)
     rng = np.random.default_rng(20240521)
     dense_case(rng)
     embedding_case(rng)
     op_cases(np.random.default_rng(20261203))
-    print("wrote", os.path.normpath(OUT), "and", os.path.normpath(OP_OUT))
+    while_cases(np.random.default_rng(20261204))
+    print("wrote", os.path.normpath(OUT), ",", os.path.normpath(OP_OUT),
+          "and", os.path.normpath(WHILE_OUT))
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@
 // one: the gradient reaches only the branch that ran; in the other branch
 // it is dead, as that branch's forward values are.
 //
-// Loops (Enter, Exit, NextIteration, LoopCond, and Merge/Switch inside a
-// frame) have no gradient here: AddSymbolicGradients fails with NotFound at
-// the loop's Exit.
+// Loops (Enter, Exit, NextIteration, LoopCond, and Merge/Switch of a loop
+// frame) have no gradient functions here: AddSymbolicGradients
+// (gradients.cc) builds a loop's backprop loop as a whole.
 #include "base/status_macros.h"
 #include "graph/builder/grad/grad.h"
 #include "graph/builder/grad/grad_util.h"

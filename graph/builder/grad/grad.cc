@@ -9,6 +9,7 @@ absl::Status RegisterStandardGradients(GradientRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterNnGradients(registry));
   DFX_RETURN_IF_ERROR(RegisterArrayGradients(registry));
   DFX_RETURN_IF_ERROR(RegisterControlFlowGradients(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataFlowGradients(registry));
   return absl::OkStatus();
 }
 

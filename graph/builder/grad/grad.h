@@ -20,6 +20,9 @@ absl::Status RegisterArrayGradients(GradientRegistry* registry);
 
 // Switch and Merge of conditionals (not of loops).
 absl::Status RegisterControlFlowGradients(GradientRegistry* registry);
+// TensorArray element ops (ReadV3, WriteV3, GatherV3, ScatterV3, ConcatV3,
+// SplitV3) and TensorList ones (GetItem, SetItem, Stack, FromTensor).
+absl::Status RegisterDataFlowGradients(GradientRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardGradients(GradientRegistry* registry);

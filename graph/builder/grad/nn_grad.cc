@@ -2,6 +2,7 @@
 // convolution, pooling and batch normalization, after TensorFlow's
 // cc/gradients/nn_grad.cc and python/ops/nn_grad.py.
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -471,6 +472,80 @@ DFX_GRAD_FN(MaxPoolV2Grad) {
   return absl::OkStatus();
 }
 
+// A MaxPoolGradGrad / MaxPoolGradGradV2 (`op_name`) or MaxPoolGrad node
+// over orig_input, orig_output, `grad` with `op`'s window attrs (and its
+// ksize and strides inputs 3 and 4 for the V2 forms). No builder wrapper
+// for the GradGrad ops: the node is written here.
+Output MaxPoolSecondOrder(const Scope& scope, const GradOp& op,
+                          absl::string_view op_name, const Output& grad,
+                          bool v2) {
+  NodeDef node;
+  node.set_name(scope.GetUniqueNameForOp(op_name));
+  node.set_op(std::string(op_name));
+  node.add_input(op.input(0).ToString());
+  node.add_input(op.input(1).ToString());
+  node.add_input(grad.ToString());
+  if (v2) {
+    node.add_input(op.input(3).ToString());
+    node.add_input(op.input(4).ToString());
+  }
+  auto& attrs = *node.mutable_attr();
+  for (const char* name : {"ksize", "strides", "padding", "data_format"}) {
+    auto it = op.node().attr().find(name);
+    if (it != op.node().attr().end()) attrs[name] = it->second;
+  }
+  attrs["T"].set_type(op.input(0).dtype());
+  const std::string name = node.name();
+  if (!scope.AddNode(std::move(node)).ok()) return Output();
+  return Output(name, 0, op.input(0).dtype());
+}
+
+// MaxPoolGrad(orig_input, orig_output, grad) (and V2): TensorFlow's
+// _MaxPoolGradGrad: zeros for the original input and output (the argmax is
+// piecewise constant in them), MaxPoolGradGrad for grad.
+absl::Status MaxPoolGradSecondOrder(const Scope& scope, const GradOp& op,
+                                    absl::Span<const Output> dy,
+                                    std::vector<Output>* dx, bool v2) {
+  std::string padding;
+  DFX_RETURN_IF_ERROR(Attr(op, "padding", &padding));
+  if (padding == "EXPLICIT") {
+    return absl::UnimplementedError(
+        "the gradient of a MaxPoolGrad with EXPLICIT padding is not built "
+        "(MaxPoolGradGrad takes SAME or VALID)");
+  }
+  dx->push_back(ops::ZerosLike(scope, op.input(0)));
+  dx->push_back(ops::ZerosLike(scope, op.input(1)));
+  dx->push_back(MaxPoolSecondOrder(
+      scope, op, v2 ? "MaxPoolGradGradV2" : "MaxPoolGradGrad", dy[0], v2));
+  if (v2) {
+    dx->push_back(NoGradient());
+    dx->push_back(NoGradient());
+  }
+  return scope.status();
+}
+
+DFX_GRAD_FN(MaxPoolGradGradFn) {
+  return MaxPoolGradSecondOrder(scope, op, dy, dx, /*v2=*/false);
+}
+DFX_GRAD_FN(MaxPoolGradV2GradFn) {
+  return MaxPoolGradSecondOrder(scope, op, dy, dx, /*v2=*/true);
+}
+
+// MaxPoolGradGrad(orig_input, orig_output, grad) (and V2): zeros for the
+// original input and output, MaxPoolGrad (V2) of the incoming gradient.
+DFX_GRAD_FN(MaxPoolGradGradGradFn) {
+  const bool v2 = op.op() == "MaxPoolGradGradV2";
+  dx->push_back(ops::ZerosLike(scope, op.input(0)));
+  dx->push_back(ops::ZerosLike(scope, op.input(1)));
+  dx->push_back(MaxPoolSecondOrder(
+      scope, op, v2 ? "MaxPoolGradV2" : "MaxPoolGrad", dy[0], v2));
+  if (v2) {
+    dx->push_back(NoGradient());
+    dx->push_back(NoGradient());
+  }
+  return scope.status();
+}
+
 DFX_GRAD_FN(AvgPoolGradGrad) {
   ops::PoolAttrs attrs;
   DFX_RETURN_IF_ERROR(ReadPoolAttrs(op, /*explicit_paddings=*/false, &attrs));
@@ -528,6 +603,10 @@ absl::Status RegisterNnGradients(GradientRegistry* registry) {
       {"SoftplusGrad", SoftplusGradGrad},
       {"LRN", LRNGradFn},
       {"MaxPoolV2", MaxPoolV2Grad},
+      {"MaxPoolGrad", MaxPoolGradGradFn},
+      {"MaxPoolGradV2", MaxPoolGradV2GradFn},
+      {"MaxPoolGradGrad", MaxPoolGradGradGradFn},
+      {"MaxPoolGradGradV2", MaxPoolGradGradGradFn},
   };
   for (const Entry& e : entries) {
     DFX_RETURN_IF_ERROR(registry->Register(e.op, e.fn));
