@@ -1,7 +1,6 @@
 #include "master/graph_optimizer.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <memory>
 #include <utility>
@@ -20,6 +19,10 @@
 #include "graph/shape_inference.h"
 #include "graph/subgraph.h"
 #include "graph/types.h"
+#include "master/optimizer/arithmetic.h"
+#include "master/optimizer/dead_branches.h"
+#include "master/optimizer/shapes.h"
+#include "master/optimizer/util.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/tensor.h"
@@ -27,80 +30,14 @@
 namespace dfx {
 namespace {
 
-bool IsCpuDevice(const std::string& full_name) {
-  absl::StatusOr<DeviceName> name = DeviceName::Parse(full_name);
-  return name.ok() && name->type == "CPU";
-}
-
-// Types whose values a rewrite may move around freely.
-bool PlainType(DataType t) {
-  return !IsRefType(t) && t != DT_RESOURCE && t != DT_VARIANT &&
-         t != DT_INVALID;
-}
-
-bool AllPlainTypes(const Node& n) {
-  for (DataType t : n.input_types()) {
-    if (!PlainType(t)) return false;
-  }
-  for (DataType t : n.output_types()) {
-    if (!PlainType(t)) return false;
-  }
-  return true;
-}
-
-// Ops no pass may fold, merge or remove, whatever the registry says.
-bool NeverTouched(const Node& n) {
-  const std::string& op = n.type_string();
-  return n.IsStateful() || IsControlFlowNode(n) || IsSendOp(op) ||
-         IsRecvOp(op) || absl::StartsWith(op, "_") ||
-         absl::StartsWith(op, "Placeholder") ||
-         absl::StrContains(op, "Random") || op == "Multinomial" ||
-         op == "TruncatedNormal" || FindNodeAttr(n.def(), "_class") != nullptr;
-}
-
-// Whether a data input of `n` comes from a ref or resource output (a read
-// Identity of a VariableV2 takes its value when it runs: moving or merging
-// it could change which value its consumers see).
-bool ReadsRefOrResource(const Node& n) {
-  for (const Edge* e : n.in_edges()) {
-    if (!e->IsControlEdge() &&
-        !PlainType(e->src->output_type(e->src_output))) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool HasControlInputs(const Node& n) {
-  for (const Edge* e : n.in_edges()) {
-    if (e->IsControlEdge()) return true;
-  }
-  return false;
-}
-
-// Nodes in an order where every node comes after its inputs, ignoring the
-// back edges out of NextIteration nodes.
-std::vector<Node*> TopologicalOrder(const Graph& graph) {
-  std::vector<int> pending(graph.num_node_ids(), 0);
-  std::deque<Node*> ready;
-  for (Node* n : graph.nodes()) {
-    for (const Edge* e : n->in_edges()) {
-      if (!IsNextIterationNode(*e->src)) ++pending[n->id()];
-    }
-    if (pending[n->id()] == 0) ready.push_back(n);
-  }
-  std::vector<Node*> order;
-  while (!ready.empty()) {
-    Node* n = ready.front();
-    ready.pop_front();
-    order.push_back(n);
-    if (IsNextIterationNode(*n)) continue;
-    for (const Edge* e : n->out_edges()) {
-      if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
-    }
-  }
-  return order;
-}
+using optimizer::AllPlainTypes;
+using optimizer::ConstInput;
+using optimizer::HasControlInputs;
+using optimizer::IsCpuDevice;
+using optimizer::NeverTouched;
+using optimizer::PlainType;
+using optimizer::ReadsRefOrResource;
+using optimizer::TopologicalOrder;
 
 // ---------------------------------------------------------------------------
 // Constant folding.
@@ -116,16 +53,6 @@ Device* FoldingDevice() {
     return made.ok() ? made->release() : nullptr;
   }();
   return mgr == nullptr ? nullptr : mgr->ListDevices()[0];
-}
-
-// The Const `n` reads through data input `i`, or null.
-const Node* ConstInput(const Node& n, int i) {
-  const Edge* e = n.input_edge(i);
-  if (e == nullptr || e->src->type_string() != "Const" ||
-      HasControlInputs(*e->src)) {
-    return nullptr;
-  }
-  return e->src;
 }
 
 // Whether the output of `n` (whose inputs are the Consts `inputs`) has a
@@ -161,8 +88,7 @@ bool OutputFitsStatically(const Graph& graph, const Node& n,
 // Runs `n` over the values of `inputs` with the CPU kernels.
 absl::StatusOr<Tensor> Evaluate(const Graph& graph, const Node& n,
                                 const std::vector<const Node*>& inputs,
-                                const KernelRegistry* kernels,
-                                Device* device) {
+                                const KernelRegistry* kernels, Device* device) {
   auto g = std::make_unique<Graph>(graph.op_registry());
   std::vector<Node*> copies;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -337,8 +263,8 @@ std::unique_ptr<std::string> CseKey(const Node& n) {
   if (n.op_def().is_commutative()) std::sort(sources.begin(), sources.end());
   std::sort(control.begin(), control.end());
   control.erase(std::unique(control.begin(), control.end()), control.end());
-  auto key = std::make_unique<std::string>(absl::StrCat(
-      n.type_string(), "|", n.assigned_device_name(), "|"));
+  auto key = std::make_unique<std::string>(
+      absl::StrCat(n.type_string(), "|", n.assigned_device_name(), "|"));
   for (const auto& [id, out] : sources) {
     absl::StrAppend(key.get(), id, ":", out, ",");
   }
@@ -372,7 +298,7 @@ void EliminateCommonSubexpressions(const absl::flat_hash_set<std::string>& kept,
                                    GraphOptimizerStats* stats) {
   absl::flat_hash_map<std::string, Node*> seen;
   for (Node* n : TopologicalOrder(*graph)) {
-    if (frames.frame_of[n->id()] != 0) continue;
+    if (!optimizer::InRootFrame(frames, *n)) continue;
     std::unique_ptr<std::string> key = CseKey(*n);
     if (key == nullptr) continue;
     auto [it, inserted] = seen.try_emplace(*key, n);
@@ -414,7 +340,9 @@ void RemoveIdentitiesAndNoOps(const absl::flat_hash_set<std::string>& kept,
                               const GraphFrames& frames, Graph* graph,
                               GraphOptimizerStats* stats) {
   for (Node* n : graph->nodes()) {
-    if (frames.frame_of[n->id()] != 0 || kept.contains(n->name())) continue;
+    if (!optimizer::InRootFrame(frames, *n) || kept.contains(n->name())) {
+      continue;
+    }
     if (n->type_string() == "Identity") {
       if (!PlainType(n->input_type(0)) || ReadsRefOrResource(*n) ||
           !NeighboursAreSafe(*n, false)) {
@@ -478,6 +406,10 @@ GraphOptimizerOptions GraphOptimizerOptionsFromConfig(
       RewriterConfig::OFF) {
     options.remove_identities = false;
   }
+  if (graph.rewrite_options().arithmetic_optimization() ==
+      RewriterConfig::OFF) {
+    options.arithmetic_simplification = false;
+  }
   if (opt.max_folded_constant_in_bytes() > 0) {
     options.max_folded_constant_in_bytes = opt.max_folded_constant_in_bytes();
   }
@@ -487,8 +419,11 @@ GraphOptimizerOptions GraphOptimizerOptionsFromConfig(
 absl::Status OptimizeStepGraph(const GraphOptimizerOptions& options,
                                const std::vector<std::string>& kept_names,
                                const KernelRegistry* kernels, Graph* graph,
-                               GraphOptimizerStats* stats) {
+                               GraphOptimizerStats* stats,
+                               const optimizer::FeedShapes* feed_shapes) {
   if (!options.AnyEnabled()) return absl::OkStatus();
+  GraphOptimizerStats local_stats;
+  if (stats == nullptr) stats = &local_stats;
   absl::flat_hash_set<std::string> kept;
   for (const std::string& name : kept_names) {
     absl::StatusOr<TensorId> id = ParseTensorName(name);
@@ -497,14 +432,38 @@ absl::Status OptimizeStepGraph(const GraphOptimizerOptions& options,
   if (options.constant_folding) {
     DFX_RETURN_IF_ERROR(FoldConstants(options, kept, kernels, graph, stats));
   }
-  if (!options.common_subexpression_elimination &&
-      !options.remove_identities) {
-    return absl::OkStatus();
-  }
   // The passes below touch root-frame nodes only; a graph whose frames
   // cannot be worked out is left alone (the step reports what is wrong).
   absl::StatusOr<GraphFrames> frames = BuildGraphFrames(*graph);
   if (!frames.ok()) return absl::OkStatus();
+  if (options.dead_branch_pruning) {
+    DFX_ASSIGN_OR_RETURN(optimizer::DeadBranchStats dead,
+                         optimizer::PruneDeadBranches(kept, *frames, graph));
+    stats->dead_switches += dead.switches;
+    stats->dead_nodes_removed += dead.nodes;
+    if (dead.switches > 0) {
+      frames = BuildGraphFrames(*graph);
+      if (!frames.ok()) return absl::OkStatus();
+    }
+  }
+  if (options.constant_folding || options.arithmetic_simplification) {
+    const optimizer::FeedShapes no_feeds;
+    optimizer::StepShapes shapes(
+        *graph, *frames, feed_shapes == nullptr ? no_feeds : *feed_shapes);
+    if (options.constant_folding) {
+      DFX_ASSIGN_OR_RETURN(const int materialized, optimizer::MaterializeShapes(
+                                                       *frames, shapes, graph));
+      stats->shapes_materialized += materialized;
+    }
+    if (options.arithmetic_simplification) {
+      DFX_ASSIGN_OR_RETURN(optimizer::ArithmeticStats arithmetic,
+                           optimizer::SimplifyArithmetic(kept, *frames, kernels,
+                                                         &shapes, graph));
+      stats->add_chains += arithmetic.add_chains;
+      stats->adds_absorbed += arithmetic.adds_absorbed;
+      stats->nodes_bypassed += arithmetic.nodes_bypassed;
+    }
+  }
   if (options.common_subexpression_elimination) {
     EliminateCommonSubexpressions(kept, *frames, graph, stats);
   }

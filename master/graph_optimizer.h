@@ -6,6 +6,15 @@
 //   with the real kernels and replaced, in place and under its own name, by
 //   a Const; its output must have a static shape of at most
 //   max_folded_constant_in_bytes;
+// - dead-branch pruning (master/optimizer/dead_branches.h): what only the
+//   untaken side of a Switch with a Const predicate feeds is removed;
+// - shape materialization (with constant folding;
+//   master/optimizer/shapes.h): Shape, Size and Rank of a tensor whose
+//   static shape is known become Consts that wait for the tensor;
+// - arithmetic simplification (master/optimizer/arithmetic.h): Add chains
+//   to AddN, x*1, x+(-0.0), x-0, Neg(Neg(x)), inverse Transposes, Cast to
+//   the same type, no-op Reshape/Squeeze/ExpandDims, Reshape of Reshape;
+//   only rewrites that keep every bit of every result;
 // - common-subexpression elimination: stateless nodes of the root frame
 //   with the same op, attrs, device, inputs (any order for commutative ops)
 //   and control inputs are merged into one;
@@ -22,25 +31,36 @@
 
 #include "absl/status/status.h"
 #include "graph/graph.h"
+#include "master/optimizer/shapes.h"
 #include "proto/config.pb.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
 
 struct GraphOptimizerOptions {
+  // Constant folding and shape materialization.
   bool constant_folding = true;
   bool common_subexpression_elimination = true;
   bool remove_identities = true;
+  bool arithmetic_simplification = true;
+  bool dead_branch_pruning = true;
   // TensorFlow's default, 10 MiB.
   int64_t max_folded_constant_in_bytes = int64_t{10} << 20;
 
   bool AnyEnabled() const {
     return constant_folding || common_subexpression_elimination ||
-           remove_identities;
+           remove_identities || arithmetic_simplification ||
+           dead_branch_pruning;
   }
   // No pass at all.
   static GraphOptimizerOptions Off() {
-    return GraphOptimizerOptions{false, false, false};
+    GraphOptimizerOptions off;
+    off.constant_folding = false;
+    off.common_subexpression_elimination = false;
+    off.remove_identities = false;
+    off.arithmetic_simplification = false;
+    off.dead_branch_pruning = false;
+    return off;
   }
 };
 
@@ -48,9 +68,13 @@ struct GraphOptimizerOptions {
 // graph_options.rewrite_options.disable_meta_optimizer turns everything off;
 // optimizer_options.opt_level L1 (the default) turns on every pass, L0 only
 // the ones its do_constant_folding / do_common_subexpression_elimination
-// ask for; rewrite_options.constant_folding OFF and
-// dependency_optimization OFF turn off folding and Identity/NoOp removal;
+// ask for; rewrite_options.constant_folding OFF, dependency_optimization OFF
+// and arithmetic_optimization OFF turn off folding (and shape
+// materialization), Identity/NoOp removal and arithmetic simplification;
 // a positive max_folded_constant_in_bytes replaces the 10 MiB cap.
+// Dead-branch pruning (TensorFlow's loop optimizer, whose toggle dfx's
+// RewriterConfig does not carry) is off only with L0 or
+// disable_meta_optimizer.
 GraphOptimizerOptions GraphOptimizerOptionsFromConfig(
     const ConfigProto& config);
 
@@ -59,17 +83,26 @@ struct GraphOptimizerStats {
   int nodes_merged = 0;  // by CSE
   int identities_removed = 0;
   int noops_removed = 0;
+  int shapes_materialized = 0;  // Shape/Size/Rank that became Consts
+  int dead_switches = 0;        // Switches whose untaken side was removed
+  int dead_nodes_removed = 0;   // the nodes of those sides
+  int add_chains = 0;           // Add chains that became one AddN
+  int adds_absorbed = 0;        // Adds those chains removed
+  int nodes_bypassed = 0;       // x*1, Neg(Neg(x)), ... read x instead
 };
 
 // Optimizes `graph` in place. Every node must have its assigned device.
 // `kept` names nodes that must stay with their names (the step's fed,
-// fetched and targeted nodes). `kernels` may be null (no folding then).
+// fetched and targeted nodes). `kernels` may be null (no folding and no
+// AddN then). `feed_shapes` (may be null) says what shapes the step's fed
+// tensors are known to have.
 // Errors only for an inconsistent graph (Internal); a node that cannot be
 // folded is left as it is, so that its error comes when the step runs.
-absl::Status OptimizeStepGraph(const GraphOptimizerOptions& options,
-                               const std::vector<std::string>& kept,
-                               const KernelRegistry* kernels, Graph* graph,
-                               GraphOptimizerStats* stats = nullptr);
+absl::Status OptimizeStepGraph(
+    const GraphOptimizerOptions& options, const std::vector<std::string>& kept,
+    const KernelRegistry* kernels, Graph* graph,
+    GraphOptimizerStats* stats = nullptr,
+    const optimizer::FeedShapes* feed_shapes = nullptr);
 
 }  // namespace dfx
 

@@ -2,12 +2,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/client_graph.h"
 #include "graph/node_def_util.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
+#include "graph/shape_inference.h"
 #include "graph/subgraph.h"
 
 namespace dfx {
@@ -139,14 +141,29 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
     plan.placement[n->name()] = device;
   }
   if (config.optimizer.AnyEnabled()) {
+    // The master checks each fed Placeholder's value against its declared
+    // shape (MasterSession::Run), so the optimizer may count on it.
+    optimizer::FeedShapes feed_shapes;
+    for (const std::string& feed : signature.feeds) {
+      absl::StatusOr<TensorId> id = ParseTensorName(feed);
+      if (!id.ok() || id->index != 0) continue;
+      const Node* n = placed.FindNode(id->node);
+      if (n == nullptr || !absl::StartsWith(n->type_string(), "Placeholder")) {
+        continue;
+      }
+      const AttrValue* shape = FindNodeAttr(n->def(), "shape");
+      if (shape != nullptr && shape->has_shape()) {
+        feed_shapes[id->ToString()] = PartialShape::FromProto(shape->shape());
+      }
+    }
     std::vector<std::string> kept = signature.feeds;
     kept.insert(kept.end(), signature.fetches.begin(),
                 signature.fetches.end());
     kept.insert(kept.end(), signature.targets.begin(),
                 signature.targets.end());
-    DFX_RETURN_IF_ERROR(OptimizeStepGraph(config.optimizer, kept,
-                                          config.kernels, step.get(),
-                                          &plan.optimizer_stats));
+    DFX_RETURN_IF_ERROR(OptimizeStepGraph(
+        config.optimizer, kept, config.kernels, step.get(),
+        &plan.optimizer_stats, &feed_shapes));
   }
   absl::flat_hash_map<std::string, uint64_t> incarnations;
   for (const DeviceAttributes& d : config.devices) {
