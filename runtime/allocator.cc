@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/internal/small_blocks.h"
 #include "runtime/memory_limit.h"
 
 namespace dfx {
@@ -49,7 +50,11 @@ class CpuAllocatorImpl final : public Allocator {
       bytes_in_use_.fetch_sub(n, std::memory_order_relaxed);
       return nullptr;
     }
-    void* p = std::aligned_alloc(alignment, rounded);
+    // Small buffers (scalars, shapes) come from per-thread free lists.
+    void* p = num_bytes <= runtime_internal::kSmallBlockMaxBytes &&
+                      alignment <= runtime_internal::kSmallBlockAlignment
+                  ? runtime_internal::AllocateSmallBlock(num_bytes)
+                  : std::aligned_alloc(alignment, rounded);
     if (p == nullptr) {
       bytes_in_use_.fetch_sub(n, std::memory_order_relaxed);
       return nullptr;
@@ -64,7 +69,13 @@ class CpuAllocatorImpl final : public Allocator {
   void DeallocateRaw(void* ptr, size_t num_bytes) override {
     if (ptr == nullptr) return;
     bytes_in_use_.fetch_sub(num_bytes, std::memory_order_relaxed);
-    std::free(ptr);
+    if (num_bytes <= runtime_internal::kSmallBlockMaxBytes) {
+      // Also right for a small buffer allocated with a bigger alignment:
+      // its block is at least as big as the small block of its size.
+      runtime_internal::FreeSmallBlock(ptr, num_bytes);
+    } else {
+      std::free(ptr);
+    }
   }
 
   AllocatorStats GetStats() const override {

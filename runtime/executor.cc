@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <future>
 #include <new>
@@ -75,6 +76,8 @@ struct NodeItem {
   int32_t out_start = 0;  // first OutEdge
   int32_t num_out = 0;
   bool is_async = false;
+  // The kernel says it may be expensive (the default); the executor learns
+  // which of these are cheap in practice (ExecutorImpl::IsExpensive).
   bool expensive = false;
   // Some input of a plain type is fed by a reference output: the executor
   // reads the referenced tensor when the node runs.
@@ -263,6 +266,28 @@ class ExecutorImpl : public Executor {
   const std::vector<int32_t>& roots() const { return roots_; }
   int32_t num_slots() const { return frames_[0].num_slots; }
 
+  // Whether node `id` is worth a runner thread of its own when it becomes
+  // ready while other work is queued. A kernel that says it may be
+  // expensive is timed until it has run kCheapRunsToLearn times in a row
+  // in under kCheapNanos (a scalar add, a comparison), and is then treated
+  // as cheap: it runs inline, as TensorFlow's executor learns from its
+  // kernels' measured cost. Thread-safe.
+  bool IsExpensive(int32_t id) const {
+    return items_[id].expensive &&
+           cheap_runs_[id].load(std::memory_order_relaxed) < kCheapRunsToLearn;
+  }
+  // Records one synchronous run of node `id` that took `nanos`.
+  void RecordRun(int32_t id, int64_t nanos) const {
+    std::atomic<int32_t>& runs = cheap_runs_[id];
+    if (nanos >= kCheapNanos) {
+      runs.store(0, std::memory_order_relaxed);
+    } else {
+      runs.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  static constexpr int32_t kCheapRunsToLearn = 16;
+  static constexpr int64_t kCheapNanos = 2000;
+
   // Byte offsets of a SimpleStep's arrays inside its block.
   size_t pending_offset_ = 0;
   size_t tensors_offset_ = 0;
@@ -284,6 +309,9 @@ class ExecutorImpl : public Executor {
   std::vector<int32_t> roots_;
   std::vector<int32_t> dense_;  // node id -> index in items_
   bool has_control_flow_ = false;
+  // By node: consecutive runs under kCheapNanos, up to kCheapRunsToLearn
+  // (more runs may race past it; it is only compared with it).
+  std::unique_ptr<std::atomic<int32_t>[]> cheap_runs_;
 };
 
 // ---------------------------------------------------------------------------
@@ -381,21 +409,30 @@ class StepBase {
   // on its own thread, through Derived::AsyncDone.
   template <typename DoneFn>
   void RunKernel(const NodeItem& item, const Tagged& tagged,
-                 const OpKernelContext::Params& params, DoneFn&& done) {
+                 OpKernelContext::Params* params, DoneFn&& done) {
     std::optional<NodeExecStatsRecorder> stats;
     if (stats_collector_ != nullptr) stats.emplace(*item.node);
     if (item.is_async) {
       // The inputs stay in their slots until the kernel is done.
-      auto* state = new AsyncState(derived(), tagged, params, std::move(stats));
+      auto* state =
+          new AsyncState(derived(), tagged, *params, std::move(stats));
       if (state->stats) state->stats->RecordComputeStarted();
       item.kernel->AsAsync()->ComputeAsync(
           &state->ctx, [state] { state->step->AsyncDone(state); });
       return;
     }
-    OpKernelContext::Params p = params;
-    OpKernelContext ctx(&p);
+    OpKernelContext ctx(params);
     if (stats) stats->RecordComputeStarted();
-    item.kernel->Compute(&ctx);
+    const int32_t id = Derived::IdOf(tagged);
+    if (impl_->IsExpensive(id)) {
+      using Clock = std::chrono::steady_clock;
+      const Clock::time_point start = Clock::now();
+      item.kernel->Compute(&ctx);
+      impl_->RecordRun(id, std::chrono::nanoseconds(Clock::now() - start)
+                               .count());
+    } else {
+      item.kernel->Compute(&ctx);
+    }
     if (stats) {
       stats->RecordComputeEnded();
       stats->RecordOutputs(&ctx);
@@ -421,7 +458,7 @@ class StepBase {
     }
     OpKernelContext::Params params;
     FillParams(item, inputs, refs, dead, frame_iter, &params);
-    RunKernel(item, tagged, params, [&](OpKernelContext* ctx) {
+    RunKernel(item, tagged, &params, [&](OpKernelContext* ctx) {
       derived()->KernelDone(tagged, ctx, ready);
     });
     if (!item.is_async) NodeDone(ready, queue);
@@ -475,13 +512,34 @@ class StepBase {
       Dispatch(t);
     };
     if (queue == nullptr) {
-      for (const Tagged& t : ready) dispatch(t);
+      // Expensive nodes go to the runner one by one, the cheap ones in one
+      // closure that runs them in order (as TensorFlow batches inexpensive
+      // ready nodes): a step whose roots are thousands of Consts (a
+      // TensorFlow-built chain has one per add) hands the pool one closure,
+      // not thousands.
+      ReadyList<Tagged> cheap;
+      for (const Tagged& t : ready) {
+        if (impl_->IsExpensive(Derived::IdOf(t))) {
+          dispatch(t);
+        } else {
+          cheap.push_back(t);
+        }
+      }
+      if (cheap.size() == 1) {
+        dispatch(cheap[0]);
+      } else if (!cheap.empty()) {
+        if (!guard) {
+          outstanding_.fetch_add(1, std::memory_order_relaxed);
+          guard = true;
+        }
+        DispatchBatch(std::move(cheap));
+      }
     } else {
       // Cheap nodes run inline; of the expensive ones all but the last go
       // to the runner, and the last runs inline when nothing else does.
       const Tagged* tail = nullptr;
       for (const Tagged& t : ready) {
-        if (!items()[Derived::IdOf(t)].expensive) {
+        if (!impl_->IsExpensive(Derived::IdOf(t))) {
           queue->Push(t);
         } else {
           if (tail != nullptr) dispatch(*tail);
@@ -507,6 +565,21 @@ class StepBase {
     } else {
       Process(t);
     }
+  }
+
+  // Runs `batch` in order on one runner thread (or here, without a runner).
+  void DispatchBatch(ReadyList<Tagged> batch) {
+    if (runner_) {
+      runner_([this, batch = std::move(batch)] { ProcessAll(batch); });
+    } else {
+      ProcessAll(batch);
+    }
+  }
+
+  void ProcessAll(const ReadyList<Tagged>& batch) {
+    ReadyQueue<Tagged> queue;
+    for (const Tagged& t : batch) queue.Push(t);
+    RunLoop(&queue);
   }
 
   void RecordError(const absl::Status& s) {
@@ -726,7 +799,8 @@ struct Entry {
 using Entries = absl::InlinedVector<Entry, 4>;
 
 // One iteration of one frame instance, allocated with its arrays in one
-// block (New / Delete).
+// block (New / Delete), and reused for a later iteration of the same frame
+// instance (Reset).
 struct IterState {
   static IterState* New(const FrameInfo& info, int64_t n) {
     const size_t nodes = info.initial_pending.size();
@@ -751,6 +825,24 @@ struct IterState {
     std::fill(it->refs, it->refs + slots, TensorRef());
     return it;
   }
+  // Makes a done iteration of `info`'s frame (from New(info, ...)) iteration
+  // `n`, as New would.
+  static IterState* Reset(IterState* it, const FrameInfo& info, int64_t n) {
+    const size_t nodes = info.initial_pending.size();
+    it->iter_num = n;
+    it->outstanding_ops = 0;
+    it->outstanding_frames = 0;
+    std::copy(info.initial_pending.begin(), info.initial_pending.end(),
+              it->pending);
+    std::fill(it->dead_count, it->dead_count + nodes, 0);
+    // Consumers cleared their input slots when they ran; a slot of a node
+    // that never ran (malformed control flow) may still hold a value.
+    for (int32_t i = 0; i < it->num_slots; ++i) {
+      if (it->tensors[i].IsInitialized()) it->tensors[i] = Tensor();
+    }
+    std::fill(it->refs, it->refs + it->num_slots, TensorRef());
+    return it;
+  }
   static void Delete(IterState* it) {
     if (it == nullptr) return;
     for (int32_t i = 0; i < it->num_slots; ++i) it->tensors[i].~Tensor();
@@ -758,7 +850,7 @@ struct IterState {
     ::operator delete(static_cast<void*>(it));
   }
 
-  const int64_t iter_num;
+  int64_t iter_num;
   const int32_t num_slots;
   // Nodes ready or running in this iteration.
   int64_t outstanding_ops = 0;
@@ -792,6 +884,7 @@ struct FrameState {
   }
   ~FrameState() {
     for (IterState* it : ring) IterState::Delete(it);
+    IterState::Delete(spare);
   }
 
   // Iteration `i`, or null when it does not exist (yet or any more).
@@ -820,6 +913,9 @@ struct FrameState {
   // Exits that were dead in the newest iteration: their deadness reaches
   // the parent frame when this frame is done.
   std::vector<int32_t> dead_exits ABSL_GUARDED_BY(mu);
+  // The last done iteration's block, kept for the next iteration: a loop
+  // that runs one iteration at a time allocates two blocks in all.
+  IterState* spare ABSL_GUARDED_BY(mu) = nullptr;
 };
 
 // A node's outputs as ActivateNodes reads them: entries (values moved
@@ -1167,7 +1263,12 @@ IterState* LoopStep::IncrementIteration(FrameState* frame,
   const int64_t n = ++frame->iteration_count;
   IterState*& slot = frame->ring[n % static_cast<int64_t>(frame->ring.size())];
   DFX_CHECK(slot == nullptr);
-  slot = IterState::New(*frame->info, n);
+  if (frame->spare != nullptr) {
+    slot = IterState::Reset(frame->spare, *frame->info, n);
+    frame->spare = nullptr;
+  } else {
+    slot = IterState::New(*frame->info, n);
+  }
   IterState* next = slot;
   ++frame->num_outstanding_iterations;
   frame->dead_exits.clear();
@@ -1215,7 +1316,11 @@ bool LoopStep::CleanupIterations(FrameState* frame, IterState* it,
   int64_t n = it->iter_num;
   while (it != nullptr && IsIterationDone(frame, it)) {
     frame->ring[n % static_cast<int64_t>(frame->ring.size())] = nullptr;
-    IterState::Delete(it);
+    if (frame->spare == nullptr) {
+      frame->spare = it;
+    } else {
+      IterState::Delete(it);
+    }
     --frame->num_outstanding_iterations;
     ++n;
     // A finished iteration makes room for one held back.
@@ -1358,6 +1463,8 @@ absl::Status ExecutorImpl::Initialize() {
     dense_[nodes[i]->id()] = static_cast<int32_t>(i);
   }
   items_.resize(nodes.size());
+  cheap_runs_ = std::make_unique<std::atomic<int32_t>[]>(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) cheap_runs_[i].store(0);
   kernels_.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "runtime/internal/small_blocks.h"
 #include "runtime/memory_limit.h"
 #include "runtime/variant.h"
 
@@ -255,8 +256,11 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
     for (int64_t i = 0; i < n; ++i) new (v + i) Variant();
     num_objects = n;
   }
-  auto buf = std::make_shared<AllocatedBuffer>(allocator, p, bytes, dtype,
-                                               num_objects);
+  // The shared header from a per-thread free list, as small buffers are:
+  // a cheap kernel's output costs two list pops, not two mallocs.
+  auto buf = std::allocate_shared<AllocatedBuffer>(
+      runtime_internal::SmallBlockAllocator<AllocatedBuffer>(), allocator, p,
+      bytes, dtype, num_objects);
   return Tensor(dtype, shape, std::move(buf), p);
 }
 

@@ -422,6 +422,37 @@ TEST_CASE("many independent branches and many concurrent steps") {
   }
 }
 
+TEST_CASE("RunAsync hands a graph's cheap roots to the runner together") {
+  // 1000 Consts (cheap roots, as in a TensorFlow-built graph with a Const
+  // per op) gathered by one node: the runner gets one closure for all the
+  // roots, and the sink runs inline after the last of them.
+  constexpr int kRoots = 1000;
+  std::string text;
+  std::vector<std::string> inputs;
+  for (int i = 0; i < kRoots; ++i) {
+    text += Const(absl::StrCat("c", i), 1);
+    inputs.push_back(absl::StrCat("c", i));
+  }
+  text += Record("sink", inputs);
+  text += Retval("ret", "sink", 0);
+  auto executor = MakeExecutor(text);
+  for (int step = 0; step < 3; ++step) {
+    std::atomic<int> closures{0};
+    SimpleCallFrame frame({}, 1);
+    Executor::Args args;
+    args.call_frame = &frame;
+    args.runner = [&closures](std::function<void()> fn) {
+      ++closures;
+      InterOpPool()->Schedule(std::move(fn));
+    };
+    REQUIRE_OK(RunAndWait(executor.get(), args));
+    auto out = frame.ConsumeRetvals();
+    REQUIRE_OK(out);
+    CHECK(Scalar((*out)[0]) == 0.0f);
+    CHECK(closures.load() == 1);
+  }
+}
+
 TEST_CASE("async kernels complete on another thread") {
   std::string text = Arg("x", 0);
   std::string prev = "x";
