@@ -1,5 +1,7 @@
 #include "kernels/kernels.h"
 
+#include "kernels/collective/collective_kernels.h"
+
 namespace dfx {
 
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
@@ -27,6 +29,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDataFlowKernels(registry);
   RegisterListKernels(registry);
   RegisterOptionalKernels(registry);
+  RegisterCollectiveKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

@@ -47,6 +47,9 @@ absl::Status RegisterOptionalOps(OpRegistry* registry);
 // stateless forms; lowered before placement, never run.
 absl::Status RegisterFunctionalOps(OpRegistry* registry);
 
+// CollectiveReduceV2, CollectiveGatherV2, CollectiveBcastSendV2/RecvV2.
+absl::Status RegisterCollectiveOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

@@ -22,6 +22,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDataFlowOps(registry));
   DFX_RETURN_IF_ERROR(RegisterListOps(registry));
   DFX_RETURN_IF_ERROR(RegisterOptionalOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   return absl::OkStatus();
 }
 

@@ -1,0 +1,265 @@
+// The collective kernels. Each is asynchronous: it asks the device's
+// CollectiveResolver (runtime/collective.h) for its group and for the
+// instance of this step, then moves the data over the step's rendezvous
+// (runtime/collective_ring.h); no thread waits at any point.
+#include "kernels/collective/collective_kernels.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "graph/types.h"
+#include "runtime/collective.h"
+#include "runtime/collective_ring.h"
+#include "runtime/rendezvous.h"
+
+namespace dfx {
+namespace {
+
+absl::StatusOr<int32_t> ScalarInt32(const Tensor& t, const char* name) {
+  if (t.dtype() != DT_INT32 || t.NumElements() != 1 || t.dims() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be an int32 scalar, got ",
+                     DataTypeString(t.dtype()), " ", t.shape().DebugString()));
+  }
+  return t.data<int32_t>()[0];
+}
+
+// What every collective kernel does before moving data: read group_size,
+// group_key and instance_key (inputs `first_key_input`..+2), complete the
+// group and the instance, then call Run.
+class CollectiveOpBase : public AsyncOpKernel {
+ public:
+  CollectiveOpBase(OpKernelConstruction* ctx, CollectiveType type,
+                   int first_key_input)
+      : AsyncOpKernel(ctx), type_(type), first_key_input_(first_key_input) {}
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) final {
+    DFX_OP_REQUIRES_ASYNC(
+        ctx, ctx->rendezvous() != nullptr,
+        absl::FailedPreconditionError(
+            "a collective runs only in a step with a rendezvous"),
+        done);
+    absl::StatusOr<int32_t> group_size =
+        ScalarInt32(ctx->input(first_key_input_), "group_size");
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, group_size.status(), done);
+    absl::StatusOr<int32_t> group_key =
+        ScalarInt32(ctx->input(first_key_input_ + 1), "group_key");
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, group_key.status(), done);
+    absl::StatusOr<int32_t> instance_key =
+        ScalarInt32(ctx->input(first_key_input_ + 2), "instance_key");
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, instance_key.status(), done);
+    DFX_OP_REQUIRES_ASYNC(
+        ctx, *group_size >= 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "group_size must be positive, got ", *group_size)),
+        done);
+
+    CollectiveResolver* resolver = CollectiveResolverFor(ctx->device());
+    CompleteGroupRequest group_request;
+    group_request.set_group_key(*group_key);
+    group_request.set_group_size(*group_size);
+    group_request.set_device_type(ctx->device()->device_type());
+    group_request.set_collective_type(type_);
+    *group_request.mutable_device_attributes() = ctx->device()->attributes();
+
+    CompleteInstanceRequest instance;
+    instance.set_name(name());
+    instance.set_type(type_);
+    instance.set_data_type(DataType(DataTypeOf(*ctx)));
+    ShapeOf(*ctx).AsProto(instance.mutable_shape());
+    instance.set_group_key(*group_key);
+    instance.set_group_size(*group_size);
+    instance.set_instance_key(*instance_key);
+    instance.set_device_type(ctx->device()->device_type());
+    instance.set_device(ctx->device()->name());
+    instance.set_is_source(type_ == kBroadcastCollective && IsSource());
+    instance.set_step_id(ctx->step_id());
+
+    resolver->CompleteGroupAsync(
+        group_request, ctx->cancellation_manager(),
+        [this, ctx, resolver, instance = std::move(instance),
+         done = std::move(done)](
+            absl::StatusOr<std::shared_ptr<const CollectiveGroup>> group) {
+          if (!group.ok()) {
+            ctx->SetStatus(group.status());
+            done();
+            return;
+          }
+          resolver->CompleteInstanceAsync(
+              instance, ctx->cancellation_manager(),
+              [this, ctx, group = *std::move(group),
+               instance_key = instance.instance_key(),
+               done](absl::StatusOr<CompleteInstanceResponse> resolved) {
+                if (!resolved.ok()) {
+                  ctx->SetStatus(resolved.status());
+                  done();
+                  return;
+                }
+                CollectiveRun run;
+                run.rendezvous = ctx->rendezvous();
+                run.cancellation = ctx->cancellation_manager();
+                run.group = group.get();
+                run.rank = group->RankOf(ctx->device()->name());
+                run.instance_key = instance_key;
+                Run(ctx, run, resolved->source_rank(),
+                    [ctx, group, done](absl::StatusOr<Tensor> out) {
+                      if (out.ok()) {
+                        ctx->set_output(0, *std::move(out));
+                      } else {
+                        ctx->SetStatus(out.status());
+                      }
+                      done();
+                    });
+              });
+        });
+  }
+
+ protected:
+  // The dtype and shape this member brings (checked against the others').
+  virtual DataType DataTypeOf(const OpKernelContext& ctx) const {
+    return ctx.input(0).dtype();
+  }
+  virtual TensorShape ShapeOf(const OpKernelContext& ctx) const {
+    return ctx.input(0).shape();
+  }
+  virtual bool IsSource() const { return false; }
+  // Moves the data; `run.group` lives until `done`.
+  virtual void Run(OpKernelContext* ctx, const CollectiveRun& run,
+                   int source_rank, CollectiveDone done) = 0;
+
+ private:
+  const CollectiveType type_;
+  const int first_key_input_;
+};
+
+class CollectiveReduceV2Op : public CollectiveOpBase {
+ public:
+  explicit CollectiveReduceV2Op(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kReductionCollective, 1) {
+    std::string merge, final_op;
+    absl::Status s = ctx->GetAttr("merge_op", &merge);
+    if (s.ok()) s = ctx->GetAttr("final_op", &final_op);
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+      return;
+    }
+    if (merge == "Add") {
+      op_ = ReduceOp::kAdd;
+    } else if (merge == "Mul") {
+      op_ = ReduceOp::kMul;
+    } else if (merge == "Min") {
+      op_ = ReduceOp::kMin;
+    } else if (merge == "Max") {
+      op_ = ReduceOp::kMax;
+    } else {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("merge_op must be Add, Mul, Min or Max, got '", merge,
+                       "'")));
+    }
+    if (final_op != "Id" && final_op != "Div") {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "final_op must be Id or Div, got '", final_op, "'")));
+    }
+    divide_ = final_op == "Div";
+  }
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    RingAllReduce(run, ctx->input(0), op_, divide_, std::move(done));
+  }
+
+  ReduceOp op_ = ReduceOp::kAdd;
+  bool divide_ = false;
+};
+
+class CollectiveGatherV2Op : public CollectiveOpBase {
+ public:
+  explicit CollectiveGatherV2Op(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kGatherCollective, 1) {}
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    RingAllGather(run, ctx->input(0), std::move(done));
+  }
+};
+
+class CollectiveBcastSendV2Op : public CollectiveOpBase {
+ public:
+  explicit CollectiveBcastSendV2Op(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kBroadcastCollective, 1) {}
+
+ private:
+  bool IsSource() const override { return true; }
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int source_rank,
+           CollectiveDone done) override {
+    const Tensor& in = ctx->input(0);
+    Broadcast(run, source_rank, in, in.dtype(), in.shape(), std::move(done));
+  }
+};
+
+class CollectiveBcastRecvV2Op : public CollectiveOpBase {
+ public:
+  explicit CollectiveBcastRecvV2Op(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kBroadcastCollective, 0) {}
+
+  // The shape input, checked in Run (ShapeOf cannot fail).
+  static absl::StatusOr<TensorShape> ShapeInput(const Tensor& t) {
+    if (t.dims() != 1 ||
+        (t.dtype() != DT_INT32 && t.dtype() != DT_INT64)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape must be an int32 or int64 vector, got ",
+          DataTypeString(t.dtype()), " ", t.shape().DebugString()));
+    }
+    TensorShape shape;
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      const int64_t d = t.dtype() == DT_INT32 ? t.data<int32_t>()[i]
+                                              : t.data<int64_t>()[i];
+      if (d < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("shape has a negative dimension: ", d));
+      }
+      DFX_RETURN_IF_ERROR(shape.AddDim(d));
+    }
+    return shape;
+  }
+
+ private:
+  DataType DataTypeOf(const OpKernelContext&) const override {
+    return output_type(0);
+  }
+  TensorShape ShapeOf(const OpKernelContext& ctx) const override {
+    absl::StatusOr<TensorShape> shape = ShapeInput(ctx.input(3));
+    return shape.ok() ? *shape : TensorShape();
+  }
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int source_rank,
+           CollectiveDone done) override {
+    absl::StatusOr<TensorShape> shape = ShapeInput(ctx->input(3));
+    if (!shape.ok()) {
+      run.rendezvous->StartAbort(shape.status());
+      done(shape.status());
+      return;
+    }
+    Broadcast(run, source_rank, Tensor(), output_type(0), *shape,
+              std::move(done));
+  }
+};
+
+}  // namespace
+
+void RegisterCollectiveKernels(KernelRegistry* registry) {
+  RegisterKernel<CollectiveReduceV2Op>(
+      registry, KernelDefBuilder("CollectiveReduceV2").Device("CPU"));
+  RegisterKernel<CollectiveGatherV2Op>(
+      registry, KernelDefBuilder("CollectiveGatherV2").Device("CPU"));
+  RegisterKernel<CollectiveBcastSendV2Op>(
+      registry, KernelDefBuilder("CollectiveBcastSendV2").Device("CPU"));
+  RegisterKernel<CollectiveBcastRecvV2Op>(
+      registry, KernelDefBuilder("CollectiveBcastRecvV2").Device("CPU"));
+}
+
+}  // namespace dfx

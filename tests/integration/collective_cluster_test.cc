@@ -1,0 +1,200 @@
+// Collectives on clusters of real `dfx server` processes: the members'
+// kernels resolve their group at the leader (task 0) over CompleteGroup /
+// CompleteInstance and move data over RecvTensor (the bulk plane for big
+// pieces); members that disagree get InvalidArgument naming the instance
+// and task; a member killed while all-reduces run fails the step with
+// Unavailable naming it, within seconds.
+#include <atomic>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "catch2/catch.hpp"
+#include "runtime/session.h"
+#include "tests/integration/test_cluster.h"
+#include "tests/testing/collective_graphs.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using ::dfx::testing::CollectiveGraph;
+using ::dfx::testing::IsOk;
+using ::dfx::testing::StatusIs;
+using ::dfx::testing::TestCluster;
+
+std::string Dev(int task) {
+  return absl::StrCat("/job:worker/replica:0/task:", task, "/device:CPU:0");
+}
+
+std::vector<std::string> Devs(int n) {
+  std::vector<std::string> d;
+  for (int i = 0; i < n; ++i) d.push_back(Dev(i));
+  return d;
+}
+
+std::unique_ptr<Session> Open(const TestCluster& cluster, const GraphDef& g) {
+  SessionOptions options;
+  options.config.set_operation_timeout_in_ms(60000);
+  auto s = Session::Create(cluster.Target(), options);
+  REQUIRE_THAT(s.status(), IsOk());
+  REQUIRE_THAT((*s)->Extend(g), IsOk());
+  return *std::move(s);
+}
+
+std::vector<float> Values(const Tensor& t) {
+  auto s = t.span<float>();
+  return {s.begin(), s.end()};
+}
+
+// Member i's input: n floats, i + j/8 (exact in float).
+Tensor Input(int i, int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t j = 0; j < n; ++j) v[j] = i + static_cast<float>(j % 64) / 8;
+  return Tensor::FromVector<float>(v);
+}
+
+TEST_CASE("All-reduce, gather and broadcast across 2 and 3 server processes",
+          "[collective]") {
+  for (int tasks : {2, 3}) {
+    INFO(tasks << " tasks");
+    TestCluster cluster({{"worker", tasks}});
+    // Sizes: one element, one not divisible by the group, one big enough
+    // for the bulk plane (2 MiB pieces), empty.
+    for (int64_t size : {int64_t{1}, int64_t{1001}, int64_t{3} << 20,
+                         int64_t{0}}) {
+      INFO(size << " floats");
+      for (const char* final_op : {"Id", "Div"}) {
+        auto session =
+            Open(cluster, CollectiveGraph(Devs(tasks), "CollectiveReduceV2",
+                                          1, 1, "Add", final_op));
+        std::vector<std::pair<std::string, Tensor>> feeds;
+        std::vector<std::string> fetches;
+        for (int i = 0; i < tasks; ++i) {
+          feeds.emplace_back(absl::StrCat("x", i), Input(i, size));
+          fetches.push_back(absl::StrCat("c", i));
+        }
+        std::vector<Tensor> out;
+        REQUIRE_THAT(session->Run(feeds, fetches, {}, &out), IsOk());
+        for (int i = 0; i < tasks; ++i) {
+          REQUIRE(out[i].NumElements() == size);
+          auto got = out[i].span<float>();
+          for (int64_t j = 0; j < size; ++j) {
+            float want = 0;
+            for (int m = 0; m < tasks; ++m) {
+              want += m + static_cast<float>(j % 64) / 8;
+            }
+            if (std::string(final_op) == "Div") want /= tasks;
+            if (got[j] != Approx(want)) {
+              FAIL("member " << i << " element " << j << ": " << got[j]
+                             << " != " << want);
+            }
+          }
+        }
+      }
+    }
+    auto gather = Open(cluster, CollectiveGraph(Devs(tasks),
+                                                "CollectiveGatherV2", 2, 1));
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    std::vector<std::string> fetches;
+    std::vector<float> want;
+    for (int i = 0; i < tasks; ++i) {
+      feeds.emplace_back(absl::StrCat("x", i),
+                         Tensor::FromVector<float>({i * 1.f, i + 0.5f}));
+      fetches.push_back(absl::StrCat("c", i));
+      want.push_back(i);
+      want.push_back(i + 0.5f);
+    }
+    std::vector<Tensor> out;
+    REQUIRE_THAT(gather->Run(feeds, fetches, {}, &out), IsOk());
+    for (const Tensor& t : out) CHECK(Values(t) == want);
+
+    auto bcast = Open(cluster, CollectiveGraph(Devs(tasks), "Bcast", 3, 1, "",
+                                               "", "DT_FLOAT", {3}));
+    REQUIRE_THAT(bcast->Run({{"x0", Tensor::FromVector<float>({1, 2, 3})}},
+                            fetches, {}, &out),
+                 IsOk());
+    for (const Tensor& t : out) {
+      CHECK(Values(t) == std::vector<float>{1, 2, 3});
+    }
+  }
+}
+
+TEST_CASE("Members with mismatched shapes fail naming the instance and task",
+          "[collective]") {
+  TestCluster cluster({{"worker", 2}});
+  auto session =
+      Open(cluster, CollectiveGraph(Devs(2), "CollectiveReduceV2", 1, 77));
+  std::vector<Tensor> out;
+  const absl::Status s =
+      session->Run({{"x0", Tensor::FromVector<float>({1, 2})},
+                    {"x1", Tensor::FromVector<float>({1, 2, 3})}},
+                   {"c0", "c1"}, {}, &out);
+  INFO(s);
+  CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                         "collective instance 77"));
+  CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                         "/job:worker/replica:0/task:"));
+  // The same session's next step with matching shapes works.
+  REQUIRE_THAT(session->Run({{"x0", Tensor::FromVector<float>({1, 2})},
+                             {"x1", Tensor::FromVector<float>({3, 4})}},
+                            {"c0", "c1"}, {}, &out),
+               IsOk());
+  CHECK(Values(out[1]) == std::vector<float>{4, 6});
+}
+
+TEST_CASE("A member killed during all-reduces fails the step naming it",
+          "[collective]") {
+  TestCluster cluster({{"worker", 3}});
+  auto session =
+      Open(cluster, CollectiveGraph(Devs(3), "CollectiveReduceV2", 1, 1));
+  // 16 MiB per member: long enough on the wire that the kill below lands
+  // in a step's data phase most of the time; any step it lands in must
+  // fail the same way.
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (int i = 0; i < 3; ++i) {
+    feeds.emplace_back(absl::StrCat("x", i), Input(i, int64_t{4} << 20));
+  }
+  // Steps back to back until one fails (a step that began before the kill
+  // may still pass; the next cannot).
+  std::atomic<int> done_steps{0};
+  auto steps = std::async(std::launch::async, [&]() -> absl::Status {
+    for (int step = 0; step < 1000; ++step) {
+      std::vector<Tensor> out;
+      // Every member's output: a member the step prunes away never joins,
+      // and the others wait for it (as in TensorFlow).
+      absl::Status s = session->Run(feeds, {"c0", "c1", "c2"}, {}, &out);
+      if (!s.ok()) return s;
+      done_steps.fetch_add(1);
+    }
+    return absl::InternalError("no step failed");
+  });
+  // Two steps done: steps run back to back, so the kill lands in one (in
+  // its resolution or its data phase; either must fail the same way).
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  while (done_steps.load() < 2) {
+    REQUIRE(absl::Now() < give_up);
+    if (steps.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      FAIL("the steps ended before the kill: " << steps.get());
+    }
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  cluster.Kill("worker", 1);
+  const absl::Time kill_time = absl::Now();
+  REQUIRE(steps.wait_for(std::chrono::seconds(30)) ==
+          std::future_status::ready);
+  const absl::Status s = steps.get();
+  const absl::Duration took = absl::Now() - kill_time;
+  INFO(s << " after " << absl::FormatDuration(took));
+  CHECK_THAT(s, StatusIs(absl::StatusCode::kUnavailable,
+                         "/job:worker/replica:0/task:1"));
+  // How soon is measured by tools/bench, not asserted here (timings on a
+  // loaded machine are noise); the 30 s wait above bounds it.
+}
+
+}  // namespace
+}  // namespace dfx

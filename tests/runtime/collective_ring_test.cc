@@ -1,0 +1,292 @@
+// The ring collectives (runtime/collective_ring.h) between N members that
+// share one in-process rendezvous: every member's result against a
+// reference computed here, for 2, 3 and 4 members, each reduction, sizes
+// that do not divide by the group or the piece size, empty tensors; and
+// the errors (a member that brings a different size, an abort).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "catch2/catch.hpp"
+#include "rendezvous/local_rendezvous.h"
+#include "runtime/collective_ring.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::StatusIs;
+
+CollectiveGroup MakeGroup(int n) {
+  CollectiveGroup g;
+  g.group_key = 1;
+  g.group_size = n;
+  g.device_type = "CPU";
+  for (int i = 0; i < n; ++i) {
+    DeviceAttributes d;
+    d.set_name(absl::StrCat("/job:worker/replica:0/task:", i, "/device:CPU:0"));
+    d.set_device_type("CPU");
+    d.set_incarnation(1000 + i);
+    g.members.push_back(d);
+  }
+  g.num_tasks = n;
+  return g;
+}
+
+// Runs `start(rank, run, done)` for every member and waits (bounded) for
+// all of them.
+template <typename Start>
+std::vector<absl::StatusOr<Tensor>> RunAll(Rendezvous* rendezvous,
+                                           const CollectiveGroup& group,
+                                           int64_t piece_bytes, Start start) {
+  const int n = group.group_size;
+  std::vector<absl::StatusOr<Tensor>> results(n, absl::UnknownError("unset"));
+  std::vector<std::unique_ptr<absl::Notification>> done;
+  for (int i = 0; i < n; ++i) done.push_back(std::make_unique<absl::Notification>());
+  for (int r = 0; r < n; ++r) {
+    CollectiveRun run;
+    run.rendezvous = rendezvous;
+    run.group = &group;
+    run.rank = r;
+    run.instance_key = 7;
+    run.piece_bytes = piece_bytes;
+    start(r, run, [&results, &done, r](absl::StatusOr<Tensor> t) {
+      results[r] = std::move(t);
+      done[r]->Notify();
+    });
+  }
+  for (int r = 0; r < n; ++r) {
+    REQUIRE(done[r]->WaitForNotificationWithTimeout(absl::Seconds(60)));
+  }
+  return results;
+}
+
+// Member r's input: deterministic values that differ between members,
+// small integers (exact in float, no overflow in products of 4).
+std::vector<float> InputOf(int r, int64_t n) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = static_cast<float>(((i * 7 + r * 13) % 11) - 5);
+  }
+  return v;
+}
+
+float Reduce(ReduceOp op, float a, float b) {
+  switch (op) {
+    case ReduceOp::kAdd: return a + b;
+    case ReduceOp::kMul: return a * b;
+    case ReduceOp::kMin: return std::min(a, b);
+    case ReduceOp::kMax: return std::max(a, b);
+  }
+  return 0;
+}
+
+TEST_CASE("Ring all-reduce gives every member the reduction of all inputs",
+          "[collective]") {
+  struct Op {
+    ReduceOp op;
+    bool divide;
+    const char* name;
+  };
+  const std::vector<Op> ops = {{ReduceOp::kAdd, false, "sum"},
+                               {ReduceOp::kAdd, true, "mean"},
+                               {ReduceOp::kMul, false, "prod"},
+                               {ReduceOp::kMin, false, "min"},
+                               {ReduceOp::kMax, false, "max"}};
+  for (int members : {2, 3, 4}) {
+    for (int64_t size : {int64_t{1}, int64_t{5}, int64_t{1001}, int64_t{40000}}) {
+      for (const Op& op : ops) {
+        INFO(members << " members, " << size << " floats, " << op.name);
+        const CollectiveGroup group = MakeGroup(members);
+        LocalRendezvous rendezvous;
+        // Small pieces: 1001 floats over 3 members make 334-float segments
+        // in pieces of 64 floats (the last shorter).
+        auto results = RunAll(
+            &rendezvous, group, 256,
+            [&](int r, const CollectiveRun& run, CollectiveDone done) {
+              Tensor in = Tensor::FromVector<float>(InputOf(r, size));
+              RingAllReduce(run, in, op.op, op.divide, std::move(done));
+            });
+        std::vector<float> want = InputOf(0, size);
+        for (int r = 1; r < members; ++r) {
+          std::vector<float> x = InputOf(r, size);
+          for (int64_t i = 0; i < size; ++i) want[i] = Reduce(op.op, want[i], x[i]);
+        }
+        if (op.divide) {
+          for (float& w : want) w /= members;
+        }
+        for (int r = 0; r < members; ++r) {
+          INFO("rank " << r);
+          REQUIRE_THAT(results[r].status(), testing::IsOk());
+          REQUIRE(results[r]->NumElements() == size);
+          auto got = results[r]->span<float>();
+          for (int64_t i = 0; i < size; ++i) {
+            INFO("element " << i);
+            REQUIRE(got[i] == Approx(want[i]).margin(1e-6));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Ring all-reduce keeps the input's shape and handles int64",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(3);
+  LocalRendezvous rendezvous;
+  auto results = RunAll(
+      &rendezvous, group, 1 << 20,
+      [&](int r, const CollectiveRun& run, CollectiveDone done) {
+        Tensor in(DT_INT64, TensorShape({2, 3}));
+        for (int i = 0; i < 6; ++i) in.data<int64_t>()[i] = (r + 1) * 10 + i;
+        // Mean of integers truncates: (11+21+31)/3 = 21, ...
+        RingAllReduce(run, in, ReduceOp::kAdd, /*divide=*/true, std::move(done));
+      });
+  for (int r = 0; r < 3; ++r) {
+    REQUIRE_THAT(results[r].status(), testing::IsOk());
+    REQUIRE(results[r]->shape() == TensorShape({2, 3}));
+    for (int i = 0; i < 6; ++i) {
+      CHECK(results[r]->data<int64_t>()[i] == (60 + 3 * i) / 3);
+    }
+  }
+}
+
+TEST_CASE("Ring all-reduce of an empty tensor gives an empty tensor",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(3);
+  LocalRendezvous rendezvous;
+  auto results = RunAll(
+      &rendezvous, group, 256,
+      [&](int r, const CollectiveRun& run, CollectiveDone done) {
+        RingAllReduce(run, Tensor(DT_FLOAT, TensorShape({0, 4})),
+                      ReduceOp::kAdd, false, std::move(done));
+      });
+  for (int r = 0; r < 3; ++r) {
+    REQUIRE_THAT(results[r].status(), testing::IsOk());
+    CHECK(results[r]->shape() == TensorShape({0, 4}));
+  }
+}
+
+TEST_CASE("Ring all-gather concatenates the inputs in rank order",
+          "[collective]") {
+  for (int members : {2, 3, 4}) {
+    for (int64_t rows : {int64_t{0}, int64_t{1}, int64_t{3}, int64_t{257}}) {
+      INFO(members << " members, " << rows << " rows");
+      const CollectiveGroup group = MakeGroup(members);
+      LocalRendezvous rendezvous;
+      auto results = RunAll(
+          &rendezvous, group, 64,
+          [&](int r, const CollectiveRun& run, CollectiveDone done) {
+            Tensor in(DT_INT32, TensorShape({rows, 2}));
+            for (int64_t i = 0; i < rows * 2; ++i) {
+              in.data<int32_t>()[i] = r * 100000 + static_cast<int32_t>(i);
+            }
+            RingAllGather(run, in, std::move(done));
+          });
+      for (int r = 0; r < members; ++r) {
+        REQUIRE_THAT(results[r].status(), testing::IsOk());
+        REQUIRE(results[r]->shape() == TensorShape({rows * members, 2}));
+        for (int m = 0; m < members; ++m) {
+          for (int64_t i = 0; i < rows * 2; ++i) {
+            REQUIRE(results[r]->data<int32_t>()[m * rows * 2 + i] ==
+                    m * 100000 + i);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Broadcast gives every member the source's tensor",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(3);
+  LocalRendezvous rendezvous;
+  const Tensor source = Tensor::FromVector<double>({1.5, -2, 3});
+  auto results = RunAll(
+      &rendezvous, group, 1 << 20,
+      [&](int r, const CollectiveRun& run, CollectiveDone done) {
+        Broadcast(run, /*source_rank=*/1, r == 1 ? source : Tensor(),
+                  DT_DOUBLE, TensorShape({3}), std::move(done));
+      });
+  for (int r = 0; r < 3; ++r) {
+    REQUIRE_THAT(results[r].status(), testing::IsOk());
+    auto got = results[r]->span<double>();
+    CHECK(std::vector<double>(got.begin(), got.end()) ==
+          std::vector<double>{1.5, -2, 3});
+  }
+}
+
+TEST_CASE("Broadcast to a member expecting another shape fails there",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(2);
+  LocalRendezvous rendezvous;
+  auto results = RunAll(
+      &rendezvous, group, 1 << 20,
+      [&](int r, const CollectiveRun& run, CollectiveDone done) {
+        Broadcast(run, 0, Tensor::FromVector<float>({1, 2, 3}), DT_FLOAT,
+                  TensorShape({4}), std::move(done));
+      });
+  CHECK_THAT(results[0].status(), testing::IsOk());
+  CHECK_THAT(results[1].status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "collective instance 7"));
+}
+
+TEST_CASE("A member bringing another size fails the all-reduce everywhere",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(3);
+  LocalRendezvous rendezvous;
+  auto results = RunAll(
+      &rendezvous, group, 1 << 20,
+      [&](int r, const CollectiveRun& run, CollectiveDone done) {
+        Tensor in = Tensor::FromVector<float>(InputOf(r, r == 2 ? 12 : 9));
+        RingAllReduce(run, in, ReduceOp::kAdd, false, std::move(done));
+      });
+  // The member that finds a piece of the wrong size aborts the
+  // rendezvous; the others end with that error, none hangs.
+  int invalid = 0;
+  for (int r = 0; r < 3; ++r) {
+    INFO("rank " << r << ": " << results[r].status());
+    REQUIRE_FALSE(results[r].ok());
+    if (results[r].status().code() == absl::StatusCode::kInvalidArgument) {
+      CHECK(absl::StrContains(results[r].status().message(),
+                              "collective instance 7"));
+      ++invalid;
+    }
+  }
+  CHECK(invalid == 3);
+}
+
+TEST_CASE("An aborted rendezvous ends a waiting all-reduce with its status",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(2);
+  LocalRendezvous rendezvous;
+  absl::Notification done;
+  absl::StatusOr<Tensor> result;
+  CollectiveRun run;
+  run.rendezvous = &rendezvous;
+  run.group = &group;
+  run.rank = 0;
+  run.instance_key = 3;
+  // Only rank 0 runs: it waits for rank 1, which never comes.
+  RingAllReduce(run, Tensor::FromVector<float>({1, 2, 3, 4}), ReduceOp::kAdd,
+                false, [&](absl::StatusOr<Tensor> t) {
+                  result = std::move(t);
+                  done.Notify();
+                });
+  CHECK_FALSE(done.HasBeenNotified());
+  rendezvous.StartAbort(absl::UnavailableError("task /job:worker/replica:0/task:1 died"));
+  REQUIRE(done.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  CHECK_THAT(result.status(), StatusIs(absl::StatusCode::kUnavailable,
+                                       "task:1 died"));
+}
+
+}  // namespace
+}  // namespace dfx
