@@ -1,0 +1,1081 @@
+#include "eager/eager_service.h"
+
+#include <atomic>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <set>
+#include <tuple>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/types/span.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph/device_name.h"
+#include "graph/function_library.h"
+#include "graph/graph_def_import.h"
+#include "graph/lower_functional_ops.h"
+#include "graph/node_def_util.h"
+#include "kernels/kernels.h"
+#include "rendezvous/remote_rendezvous.h"
+#include "runtime/executor.h"
+#include "runtime/resource_handle.h"
+#include "runtime/resource_mgr.h"
+#include "runtime/tensor.h"
+#include "worker/worker_cache_fetcher.h"
+
+namespace dfx {
+namespace {
+
+// TensorFlow's "no id": an operation sent with it has its outputs returned
+// in the response instead of kept.
+constexpr int64_t kInvalidOpId = -1;
+
+// The bits of the context id, as the step id of its rendezvous (TensorFlow
+// casts the same way on both sides).
+int64_t StepIdOf(uint64_t context_id) {
+  return static_cast<int64_t>(context_id);
+}
+
+// TensorFlow's ClusterCoordinator recognises a lost context (a restarted
+// or collected worker) by the start of TensorFlow's message; keep it.
+absl::Status UnknownContext(uint64_t context_id) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Unable to find a context_id matching the specified one (", context_id,
+      "): it was never created on this task, was closed, or was collected "
+      "after its client stopped sending KeepAlive (or the task restarted)"));
+}
+
+// How a context reaches the other tasks of its client's cluster (the
+// client's own server included): a worker cache made from the context's
+// ServerDef, and the fetcher that asks them for tensors with RecvTensor.
+// Shared by the context's rendezvous; kept a while after the context goes,
+// for fetches still finishing.
+struct ContextPeers {
+  std::unique_ptr<WorkerCacheInterface> cache;
+  std::unique_ptr<WorkerCacheFetcher> fetcher;
+};
+
+// The rendezvous of one step of a context (step `context_id` for single
+// ops, a component function's func_step_id): sends, and receives of
+// tensors sent in this task, go to the worker's rendezvous of the step,
+// where the worker's RecvTensor finds them for other tasks; receives from
+// other tasks fetch through the context's peers.
+class StepRendezvous : public Rendezvous {
+ public:
+  StepRendezvous(std::shared_ptr<Rendezvous> shared, std::string local_task,
+                 std::shared_ptr<ContextPeers> peers, int64_t step_id)
+      : shared_(std::move(shared)),
+        local_task_(std::move(local_task)),
+        peers_(std::move(peers)) {
+    if (peers_ != nullptr) {
+      remote_ = std::make_unique<RemoteRendezvous>(step_id, local_task_,
+                                                   peers_->fetcher.get());
+    }
+  }
+
+  absl::Status Send(const ParsedKey& key, const Args& args,
+                    const Tensor& value, bool is_dead) override {
+    return shared_->Send(key, args, value, is_dead);
+  }
+  void RecvAsync(const ParsedKey& key, const Args& args,
+                 DoneCallback done) override {
+    if (remote_ == nullptr || key.src().TaskName() == local_task_) {
+      shared_->RecvAsync(key, args, std::move(done));
+    } else {
+      remote_->RecvAsync(key, args, std::move(done));
+    }
+  }
+  void RecvLocalAsync(const ParsedKey& key, const Args& args,
+                      DoneCallback done) override {
+    shared_->RecvLocalAsync(key, args, std::move(done));
+  }
+  void StartAbort(const absl::Status& status) override {
+    shared_->StartAbort(status);
+    if (remote_ != nullptr) remote_->StartAbort(status);
+  }
+
+ private:
+  const std::shared_ptr<Rendezvous> shared_;
+  const std::string local_task_;
+  // Declared before remote_, which borrows its fetcher.
+  const std::shared_ptr<ContextPeers> peers_;
+  std::unique_ptr<RemoteRendezvous> remote_;
+};
+
+// A component function instantiated for one signature on one device: its
+// lowered graph's executor, built once.
+struct ComponentFunction {
+  // The graph's op registry lives in the library.
+  std::shared_ptr<const FunctionLibrary> library;
+  std::unique_ptr<Executor> executor;
+  DataTypeVector arg_types;
+  DataTypeVector ret_types;
+};
+
+// A kernel built for one op signature (device, op, attrs), kept for the
+// context's life: the next op with the same signature runs it without
+// building anything.
+struct CachedKernel {
+  std::unique_ptr<OpKernel> kernel;
+  Device* device = nullptr;
+  DataTypeVector input_types;
+  DataTypeVector output_types;
+};
+
+// The cache key of an operation: device, op and its attrs in name order,
+// each value serialized deterministically.
+std::string SignatureOf(const eager::Operation& op) {
+  std::string key = absl::StrCat(op.device(), "|", op.name());
+  std::map<absl::string_view, const AttrValue*> sorted;
+  for (const auto& [name, value] : op.attrs()) sorted.emplace(name, &value);
+  for (const auto& [name, value] : sorted) {
+    absl::StrAppend(&key, "|", name, "=");
+    google::protobuf::io::StringOutputStream raw(&key);
+    google::protobuf::io::CodedOutputStream out(&raw);
+    out.SetSerializationDeterministic(true);
+    value->SerializeToCodedStream(&out);
+  }
+  return key;
+}
+
+bool IsTransfer(absl::string_view op) {
+  return op == "_Send" || op == "_Recv" || op == "_HostSend" ||
+         op == "_HostRecv";
+}
+
+struct HandleKey {
+  int64_t op_id;
+  int32_t output_num;
+  bool operator==(const HandleKey& o) const {
+    return op_id == o.op_id && output_num == o.output_num;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const HandleKey& k) {
+    return H::combine(std::move(h), k.op_id, k.output_num);
+  }
+};
+
+struct RemoteTensor {
+  Tensor tensor;
+  Device* device = nullptr;
+};
+
+class Context {
+ public:
+  Context(uint64_t id, int64_t keep_alive_secs, uint64_t view_id,
+          std::shared_ptr<ContextPeers> peers,
+          std::shared_ptr<StepRendezvous> rendezvous)
+      : id_(id),
+        keep_alive_(absl::Seconds(keep_alive_secs)),
+        peers_(std::move(peers)),
+        rendezvous_(std::move(rendezvous)),
+        view_id_(view_id),
+        last_used_(absl::Now()) {}
+
+  uint64_t id() const { return id_; }
+  absl::Duration keep_alive() const { return keep_alive_; }
+  StepRendezvous* rendezvous() const { return rendezvous_.get(); }
+  const std::shared_ptr<ContextPeers>& peers() const { return peers_; }
+  CancellationManager* cancellation() { return &cancel_; }
+
+  uint64_t view_id() const {
+    absl::MutexLock lock(&mu_);
+    return view_id_;
+  }
+  void set_view_id(uint64_t v) {
+    absl::MutexLock lock(&mu_);
+    view_id_ = v;
+  }
+
+  // Calls in flight keep a context from being collected; each call's start
+  // and end count as use.
+  void BeginCall() {
+    absl::MutexLock lock(&mu_);
+    ++calls_;
+    last_used_ = absl::Now();
+  }
+  void EndCall() {
+    absl::MutexLock lock(&mu_);
+    --calls_;
+    last_used_ = absl::Now();
+  }
+  void Touch() {
+    absl::MutexLock lock(&mu_);
+    last_used_ = absl::Now();
+  }
+  bool Expired(absl::Time now) const {
+    absl::MutexLock lock(&mu_);
+    return keep_alive_ > absl::ZeroDuration() && calls_ == 0 &&
+           now - last_used_ > keep_alive_;
+  }
+
+  absl::StatusOr<RemoteTensor> Lookup(HandleKey key) const {
+    absl::MutexLock lock(&mu_);
+    auto it = handles_.find(key);
+    if (it == handles_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no remote tensor handle (op_id ", key.op_id, ", output_num ",
+          key.output_num, ") in eager context ", id_,
+          ": never made here, or already released"));
+    }
+    return it->second;
+  }
+  void Put(HandleKey key, RemoteTensor value) {
+    absl::MutexLock lock(&mu_);
+    // A resource made in this context is deleted with it (TensorFlow keeps
+    // a context's resources in devices of its own).
+    if (value.tensor.dtype() == DT_RESOURCE &&
+        value.tensor.NumElements() == 1 && value.device != nullptr) {
+      const ResourceHandle& h = value.tensor.scalar<ResourceHandle>();
+      resources_.insert(
+          {value.device, h.container(), h.name(), h.maybe_type_name()});
+    }
+    handles_[key] = std::move(value);
+  }
+  // TensorFlow's clients release each handle once; a second release (or
+  // one of a handle never made) is harmless.
+  void Release(HandleKey key) {
+    absl::MutexLock lock(&mu_);
+    handles_.erase(key);
+  }
+  int64_t NumHandles() const {
+    absl::MutexLock lock(&mu_);
+    return static_cast<int64_t>(handles_.size());
+  }
+  int64_t NumKernels() const {
+    absl::MutexLock lock(&mu_);
+    return static_cast<int64_t>(kernels_.size());
+  }
+
+  // The kernel of `op`'s signature, built on first use by `build`.
+  absl::StatusOr<CachedKernel*> Kernel(
+      const eager::Operation& op,
+      const std::function<absl::StatusOr<std::unique_ptr<CachedKernel>>()>&
+          build) {
+    std::string key = SignatureOf(op);
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = kernels_.find(key);
+      if (it != kernels_.end()) return it->second.get();
+    }
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<CachedKernel> k, build());
+    absl::MutexLock lock(&mu_);
+    auto [it, inserted] = kernels_.try_emplace(std::move(key), std::move(k));
+    return it->second.get();
+  }
+
+  // Ends everything the context has in flight and drops what it holds.
+  // Returns what must outlive the fetches it started.
+  std::shared_ptr<ContextPeers> Close(const absl::Status& why) {
+    cancel_.StartCancel();
+    rendezvous_->StartAbort(why);
+    std::vector<ResourceKey> resources;
+    {
+      absl::MutexLock lock(&mu_);
+      handles_.clear();
+      resources.assign(resources_.begin(), resources_.end());
+      resources_.clear();
+    }
+    for (const ResourceKey& r : resources) {
+      // NotFound: the client destroyed it already.
+      r.device->resource_manager()
+          ->Delete(r.container, r.name, r.type_name)
+          .IgnoreError();
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      kernels_.clear();
+      components_.clear();
+    }
+    return peers_;
+  }
+
+ private:
+  struct ResourceKey {
+    Device* device;
+    std::string container, name, type_name;
+    bool operator<(const ResourceKey& o) const {
+      return std::tie(device, container, name, type_name) <
+             std::tie(o.device, o.container, o.name, o.type_name);
+    }
+  };
+
+  const uint64_t id_;
+  const absl::Duration keep_alive_;
+  const std::shared_ptr<ContextPeers> peers_;
+  const std::shared_ptr<StepRendezvous> rendezvous_;
+  CancellationManager cancel_;
+  mutable absl::Mutex mu_;
+  uint64_t view_id_ ABSL_GUARDED_BY(mu_);
+  int calls_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time last_used_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<HandleKey, RemoteTensor> handles_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::unique_ptr<CachedKernel>> kernels_
+      ABSL_GUARDED_BY(mu_);
+  std::set<ResourceKey> resources_ ABSL_GUARDED_BY(mu_);
+  // Functions registered by the client, and the libraries built from them
+  // per called function (dropped on a change).
+  FunctionDefLibrary functions_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<const FunctionLibrary>>
+      libraries_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<ComponentFunction>>
+      components_ ABSL_GUARDED_BY(mu_);
+
+ public:
+  // Adds the function and the library it comes with; a function already
+  // registered under its name is kept (the client registers each once per
+  // context, and functions it shares with others again).
+  void RegisterFunction(const eager::RegisterFunctionOp& op) {
+    absl::MutexLock lock(&mu_);
+    auto add = [this](const FunctionDef& f) {
+      for (const FunctionDef& have : functions_.function()) {
+        if (have.signature().name() == f.signature().name()) return;
+      }
+      *functions_.add_function() = f;
+      libraries_.clear();
+    };
+    add(op.function_def());
+    for (const FunctionDef& f : op.library().function()) add(f);
+    for (const GradientDef& g : op.library().gradient()) {
+      *functions_.add_gradient() = g;
+    }
+  }
+  void RemoveFunction(const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    auto* fns = functions_.mutable_function();
+    for (int i = 0; i < fns->size(); ++i) {
+      if (fns->Get(i).signature().name() == name) {
+        fns->DeleteSubrange(i, 1);
+        libraries_.clear();
+        break;
+      }
+    }
+    for (auto it = components_.begin(); it != components_.end();) {
+      if (absl::StartsWith(it->first, absl::StrCat(name, "|"))) {
+        components_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // The library of function `name` and what it calls: only the functions
+  // a call reaches are validated and instantiated (a client registers
+  // others that dfx need not understand), as TensorFlow looks at a
+  // function only when it runs.
+  absl::StatusOr<std::shared_ptr<const FunctionLibrary>> Library(
+      const std::string& name, const OpRegistry* ops) {
+    absl::MutexLock lock(&mu_);
+    auto it = libraries_.find(name);
+    if (it != libraries_.end()) return it->second;
+    GraphDef call;
+    call.add_node()->set_op(name);
+    *call.mutable_library() = functions_;
+    DFX_ASSIGN_OR_RETURN(
+        std::unique_ptr<FunctionLibrary> lib,
+        FunctionLibrary::Create(ReachableFunctions(call), ops));
+    std::shared_ptr<const FunctionLibrary> shared = std::move(lib);
+    libraries_[name] = shared;
+    return shared;
+  }
+  // The component function of `key`, built on first use by `build`.
+  absl::StatusOr<std::shared_ptr<ComponentFunction>> Component(
+      const std::string& key,
+      const std::function<
+          absl::StatusOr<std::shared_ptr<ComponentFunction>>()>& build) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = components_.find(key);
+      if (it != components_.end()) return it->second;
+    }
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<ComponentFunction> f, build());
+    absl::MutexLock lock(&mu_);
+    auto [it, inserted] = components_.try_emplace(key, std::move(f));
+    return it->second;
+  }
+};
+
+// Cancels `target` when either source is cancelled, for as long as it
+// lives.
+class CancelLink {
+ public:
+  CancelLink(CancellationManager* target,
+             std::initializer_list<CancellationManager*> sources) {
+    for (CancellationManager* s : sources) {
+      if (s == nullptr) continue;
+      CancellationToken t = s->get_cancellation_token();
+      if (s->RegisterCallback(t, [target] { target->StartCancel(); })) {
+        links_.emplace_back(s, t);
+      } else {
+        target->StartCancel();
+      }
+    }
+  }
+  ~CancelLink() {
+    for (auto& [s, t] : links_) s->DeregisterCallback(t);
+  }
+
+ private:
+  std::vector<std::pair<CancellationManager*, CancellationToken>> links_;
+};
+
+// Keeps a context's call count up for the duration of a call.
+class CallScope {
+ public:
+  explicit CallScope(std::shared_ptr<Context> c) : c_(std::move(c)) {
+    c_->BeginCall();
+  }
+  ~CallScope() { c_->EndCall(); }
+
+ private:
+  std::shared_ptr<Context> c_;
+};
+
+}  // namespace
+
+class EagerService::Impl {
+ public:
+  explicit Impl(EagerServiceEnv env) : env_(std::move(env)) {
+    if (env_.ops == nullptr) env_.ops = OpRegistry::Global();
+    if (env_.kernels == nullptr) env_.kernels = StandardKernelRegistry();
+    if (auto t = DeviceName::Parse(env_.local_task); t.ok()) {
+      env_.local_task = t->TaskName();
+    }
+    collector_ = std::thread([this] { CollectLoop(); });
+  }
+
+  ~Impl() {
+    {
+      absl::MutexLock lock(&mu_);
+      stopping_ = true;
+    }
+    collector_.join();
+    std::vector<std::shared_ptr<Context>> all;
+    {
+      absl::MutexLock lock(&mu_);
+      for (auto& [id, c] : contexts_) all.push_back(std::move(c));
+      contexts_.clear();
+    }
+    for (auto& c : all) {
+      Retire(c->Close(absl::CancelledError("the eager service is stopping")));
+    }
+  }
+
+  absl::Status CreateContext(const eager::CreateContextRequest& req,
+                             eager::CreateContextResponse* resp) {
+    if (req.keep_alive_secs() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CreateContext: keep_alive_secs must not be negative, got ",
+          req.keep_alive_secs()));
+    }
+    DFX_RETURN_IF_ERROR(CheckServerDef(req.server_def(), "CreateContext"));
+    if (req.clear_existing_contexts()) CloseAll();
+    std::unique_ptr<WorkerCacheInterface> cache;
+    if (env_.worker_cache_factory && req.server_def().cluster().job_size() > 0) {
+      absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> made =
+          env_.worker_cache_factory(req.server_def());
+      if (!made.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "CreateContext: the server_def's cluster is unusable: ",
+            made.status().message()));
+      }
+      cache = *std::move(made);
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (contexts_.contains(req.context_id())) {
+        return absl::AlreadyExistsError(absl::StrCat(
+            "CreateContext: an eager context with id ", req.context_id(),
+            " already exists on this task"));
+      }
+    }
+    std::shared_ptr<ContextPeers> peers;
+    if (cache != nullptr) {
+      peers = std::make_shared<ContextPeers>();
+      peers->fetcher = std::make_unique<WorkerCacheFetcher>(cache.get());
+      peers->cache = std::move(cache);
+    }
+    const int64_t step = StepIdOf(req.context_id());
+    auto rendezvous = std::make_shared<StepRendezvous>(
+        env_.rendezvous_mgr->Find(step), env_.local_task, peers, step);
+    auto context = std::make_shared<Context>(
+        req.context_id(), req.keep_alive_secs(), req.context_view_id(),
+        std::move(peers), std::move(rendezvous));
+    {
+      absl::MutexLock lock(&mu_);
+      auto [it, inserted] = contexts_.try_emplace(req.context_id(), context);
+      if (!inserted) {
+        Retire(context->Close(absl::CancelledError("duplicate context")));
+        return absl::AlreadyExistsError(absl::StrCat(
+            "CreateContext: an eager context with id ", req.context_id(),
+            " already exists on this task"));
+      }
+    }
+    for (Device* d : env_.device_mgr->ListDevices()) {
+      *resp->add_device_attributes() = d->attributes();
+    }
+    spdlog::info("task {}: eager context {} created (keep-alive {}s{})",
+                 env_.local_task, req.context_id(), req.keep_alive_secs(),
+                 req.async() ? ", async client" : "");
+    return absl::OkStatus();
+  }
+
+  absl::Status UpdateContext(const eager::UpdateContextRequest& req,
+                             eager::UpdateContextResponse* resp) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Context> c, Find(req.context_id()));
+    if (req.has_server_def()) {
+      DFX_RETURN_IF_ERROR(CheckServerDef(req.server_def(), "UpdateContext"));
+    }
+    c->set_view_id(req.context_view_id());
+    c->Touch();
+    for (Device* d : env_.device_mgr->ListDevices()) {
+      *resp->add_device_attributes() = d->attributes();
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Enqueue(const eager::EnqueueRequest& req,
+                       eager::EnqueueResponse* resp,
+                       CancellationManager* call_cancel) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Context> c, Find(req.context_id()));
+    CallScope scope(c);
+    for (const eager::QueueItem& item : req.queue()) {
+      eager::QueueResponse* out = resp->add_queue_response();
+      switch (item.item_case()) {
+        case eager::QueueItem::kHandleToDecref:
+          c->Release({item.handle_to_decref().op_id(),
+                      item.handle_to_decref().output_num()});
+          break;
+        case eager::QueueItem::kOperation:
+          DFX_RETURN_IF_ERROR(
+              RunOperation(c.get(), item.operation(), out, call_cancel));
+          break;
+        case eager::QueueItem::kSendTensor:
+          DFX_RETURN_IF_ERROR(SendTensor(c.get(), item.send_tensor()));
+          break;
+        case eager::QueueItem::kCleanupFunction:
+          // The function's step is over: what it sent and nobody took goes.
+          env_.rendezvous_mgr->Cleanup(item.cleanup_function().step_id());
+          break;
+        case eager::QueueItem::kSyncRemoteExecutorForStream:
+          // Nothing runs behind the client's back: nothing to wait for.
+          break;
+        case eager::QueueItem::kRegisterFunction:
+          c->RegisterFunction(item.register_function());
+          break;
+        case eager::QueueItem::kRemoveFunction:
+          c->RemoveFunction(item.remove_function().function_name());
+          break;
+        case eager::QueueItem::kSendPackedHandle:
+          return absl::UnimplementedError(
+              "Enqueue: packed handles (SendPackedHandleOp) are not "
+              "supported by dfx's eager service yet");
+        case eager::QueueItem::ITEM_NOT_SET:
+          return absl::InvalidArgumentError(
+              "Enqueue: a queue item with nothing in it");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status WaitQueueDone(const eager::WaitQueueDoneRequest& req) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Context> c, Find(req.context_id()));
+    c->Touch();
+    return absl::OkStatus();
+  }
+
+  absl::Status RunComponentFunction(
+      const eager::RunComponentFunctionRequest& req,
+      eager::RunComponentFunctionResponse* resp,
+      CancellationManager* call_cancel) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Context> c, Find(req.context_id()));
+    CallScope scope(c);
+    std::vector<int> output_nums(req.output_num().begin(),
+                                 req.output_num().end());
+    absl::Status s = RunFunction(
+        c.get(), req.operation(), output_nums, call_cancel,
+        [resp] { return resp->add_shape(); },
+        [resp] { return resp->add_tensor(); }, [] { return nullptr; });
+    return Named(s, req.operation());
+  }
+
+  absl::Status KeepAlive(const eager::KeepAliveRequest& req,
+                         eager::KeepAliveResponse* resp) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Context> c, Find(req.context_id()));
+    c->Touch();
+    resp->set_context_view_id(c->view_id());
+    return absl::OkStatus();
+  }
+
+  absl::Status CloseContext(const eager::CloseContextRequest& req) {
+    std::shared_ptr<Context> c;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = contexts_.find(req.context_id());
+      if (it == contexts_.end()) return absl::OkStatus();
+      // A close from an older view of the cluster (a client that has since
+      // updated the context) is stale.
+      if (req.context_view_id() < it->second->view_id()) {
+        return absl::OkStatus();
+      }
+      c = std::move(it->second);
+      contexts_.erase(it);
+    }
+    Retire(c->Close(absl::CancelledError(
+        absl::StrCat("eager context ", c->id(), " was closed"))));
+    spdlog::info("task {}: eager context {} closed", env_.local_task, c->id());
+    return absl::OkStatus();
+  }
+
+  int CollectIdleContexts() {
+    const absl::Time now = absl::Now();
+    std::vector<std::shared_ptr<Context>> expired;
+    {
+      absl::MutexLock lock(&mu_);
+      for (auto it = contexts_.begin(); it != contexts_.end();) {
+        if (it->second->Expired(now)) {
+          expired.push_back(std::move(it->second));
+          contexts_.erase(it++);
+        } else {
+          ++it;
+        }
+      }
+    }
+    for (auto& c : expired) {
+      spdlog::warn("task {}: eager context {} collected: no call for {}",
+                   env_.local_task, c->id(),
+                   absl::FormatDuration(c->keep_alive()));
+      Retire(c->Close(absl::CancelledError(absl::StrCat(
+          "eager context ", c->id(), " was collected: its client sent "
+          "nothing for ", absl::FormatDuration(c->keep_alive())))));
+    }
+    return static_cast<int>(expired.size());
+  }
+
+  int NumContexts() const {
+    absl::MutexLock lock(&mu_);
+    return static_cast<int>(contexts_.size());
+  }
+  int64_t NumHandles(uint64_t id) const {
+    absl::StatusOr<std::shared_ptr<Context>> c = Find(id);
+    return c.ok() ? (*c)->NumHandles() : -1;
+  }
+  int64_t NumKernels(uint64_t id) const {
+    absl::StatusOr<std::shared_ptr<Context>> c = Find(id);
+    return c.ok() ? (*c)->NumKernels() : -1;
+  }
+
+ private:
+  absl::StatusOr<std::shared_ptr<Context>> Find(uint64_t id) const {
+    absl::MutexLock lock(&mu_);
+    auto it = contexts_.find(id);
+    if (it == contexts_.end()) return UnknownContext(id);
+    return it->second;
+  }
+
+  // The ServerDef a client sends names this task (its job and index); the
+  // devices and rendezvous keys all spell it.
+  absl::Status CheckServerDef(const ServerDef& def, absl::string_view call) {
+    const std::string task =
+        absl::StrCat("/job:", def.job_name(), "/replica:0/task:",
+                     def.task_index());
+    if (task != env_.local_task) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          call, ": the server_def names task ", task, ", but this is ",
+          env_.local_task, " (does the client's cluster spec list this "
+          "server under another job or index?)"));
+    }
+    return absl::OkStatus();
+  }
+
+  void CloseAll() {
+    std::vector<std::shared_ptr<Context>> all;
+    {
+      absl::MutexLock lock(&mu_);
+      for (auto& [id, c] : contexts_) all.push_back(std::move(c));
+      contexts_.clear();
+    }
+    for (auto& c : all) {
+      Retire(c->Close(absl::CancelledError(absl::StrCat(
+          "eager context ", c->id(), " was cleared by a new client"))));
+    }
+  }
+
+  // Keeps what a closed context's fetches may still use for a while
+  // (cancelled fetches finish quickly), freed by the collector.
+  void Retire(std::shared_ptr<ContextPeers> remains) {
+    absl::MutexLock lock(&mu_);
+    retired_.push_back({absl::Now(), std::move(remains)});
+  }
+
+  void CollectLoop() {
+    absl::MutexLock lock(&mu_);
+    while (!stopping_) {
+      mu_.AwaitWithTimeout(absl::Condition(&stopping_), env_.gc_interval);
+      if (stopping_) break;
+      const absl::Time now = absl::Now();
+      std::vector<std::shared_ptr<ContextPeers>> dropped;
+      while (!retired_.empty() &&
+             now - retired_.front().first > absl::Seconds(60)) {
+        dropped.push_back(std::move(retired_.front().second));
+        retired_.erase(retired_.begin());
+      }
+      mu_.Unlock();
+      dropped.clear();
+      CollectIdleContexts();
+      mu_.Lock();
+    }
+  }
+
+  absl::Status SendTensor(Context* c, const eager::SendTensorOp& op) {
+    DFX_ASSIGN_OR_RETURN(Device * device, LocalDevice(op.device_name()));
+    for (int i = 0; i < op.tensors_size(); ++i) {
+      absl::StatusOr<Tensor> t =
+          Tensor::FromProto(op.tensors(i), device->GetAllocator());
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SendTensor (op_id ", op.op_id(), ") tensor ", i, ": ",
+            t.status().message()));
+      }
+      c->Put({op.op_id(), i}, {*std::move(t), device});
+    }
+    return absl::OkStatus();
+  }
+
+  // A device of this task by the client's name for it.
+  absl::StatusOr<Device*> LocalDevice(const std::string& name) {
+    absl::StatusOr<DeviceName> parsed = DeviceName::Parse(name);
+    if (!parsed.ok() || !parsed->IsFullySpecified()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", name, "' is not a full device name of task ", env_.local_task));
+    }
+    if (parsed->TaskName() != env_.local_task) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device ", name, " is not on this task (", env_.local_task, ")"));
+    }
+    absl::StatusOr<Device*> d = env_.device_mgr->LookupDevice(name);
+    if (!d.ok()) return absl::InvalidArgumentError(d.status().message());
+    return d;
+  }
+
+  absl::StatusOr<std::unique_ptr<CachedKernel>> BuildKernel(
+      const eager::Operation& op, Device* device) {
+    DFX_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
+                         env_.ops->LookUpOrError(op.name()));
+    NodeDef node;
+    node.set_name(op.name());
+    node.set_op(op.name());
+    node.set_device(device->name());
+    for (const auto& [name, value] : op.attrs()) {
+      (*node.mutable_attr())[name] = value;
+    }
+    AddDefaultAttrs(reg->op_def, &node);
+    DFX_RETURN_IF_ERROR(ValidateNodeAttrs(node, reg->op_def));
+    auto k = std::make_unique<CachedKernel>();
+    k->device = device;
+    DFX_RETURN_IF_ERROR(InOutTypesForNode(node, reg->op_def, &k->input_types,
+                                          &k->output_types));
+    for (DataType t : k->input_types) {
+      if (IsRefType(t)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "op ", op.name(), " takes a reference input (",
+            DataTypeString(t), "); eager operations take none"));
+      }
+    }
+    DFX_ASSIGN_OR_RETURN(k->kernel,
+                         env_.kernels->CreateKernel(node, reg->op_def, device));
+    return k;
+  }
+
+  absl::Status RunOperation(Context* c, const eager::Operation& op,
+                            eager::QueueResponse* out,
+                            CancellationManager* call_cancel) {
+    if (op.is_function() || op.is_component_function()) {
+      return Named(RunFunction(
+                       c, op, {}, call_cancel,
+                       [out] { return out->add_shape(); },
+                       [out] { return out->add_tensor(); },
+                       [out] { return out->add_device(); }),
+                   op);
+    }
+    return Named(RunOperationOrError(c, op, out, call_cancel), op);
+  }
+
+  // The error of an operation, naming it.
+  static absl::Status Named(const absl::Status& s,
+                            const eager::Operation& op) {
+    if (s.ok()) return s;
+    return absl::Status(
+        s.code(), absl::StrCat(s.message(), " [eager op ", op.name(), " id ",
+                               op.id(), " on ", op.device(), "]"));
+  }
+
+  // The inputs of an operation: its remote handles, or tensors sent with it.
+  absl::StatusOr<std::vector<Tensor>> Inputs(Context* c,
+                                             const eager::Operation& op,
+                                             Device* device,
+                                             const DataTypeVector& types) {
+    if (op.op_inputs_size() != static_cast<int>(types.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expects ", types.size(), " inputs, got ", op.op_inputs_size()));
+    }
+    std::vector<Tensor> inputs(op.op_inputs_size());
+    for (int i = 0; i < op.op_inputs_size(); ++i) {
+      const eager::Operation::Input& in = op.op_inputs(i);
+      if (in.has_remote_handle()) {
+        DFX_ASSIGN_OR_RETURN(RemoteTensor t,
+                             c->Lookup({in.remote_handle().op_id(),
+                                        in.remote_handle().output_num()}));
+        inputs[i] = std::move(t.tensor);
+      } else if (in.has_tensor()) {
+        absl::StatusOr<Tensor> t =
+            Tensor::FromProto(in.tensor(), device->GetAllocator());
+        if (!t.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("input ", i, ": ", t.status().message()));
+        }
+        inputs[i] = *std::move(t);
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input ", i, " is neither a handle nor a tensor"));
+      }
+      if (inputs[i].dtype() != types[i]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", i, " was expected to be a ", DataTypeString(types[i]),
+            " tensor but is a ", DataTypeString(inputs[i].dtype()),
+            " tensor"));
+      }
+    }
+    return inputs;
+  }
+
+  // Builds a registered function for `op`'s attrs on `device`: TensorFlow's
+  // instantiation, then the lowering every dfx graph goes through, then an
+  // executor.
+  absl::StatusOr<std::shared_ptr<ComponentFunction>> BuildFunction(
+      Context* c, const eager::Operation& op, Device* device) {
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<const FunctionLibrary> library,
+                         c->Library(op.name(), env_.ops));
+    if (!library->Contains(op.name())) {
+      return absl::NotFoundError(absl::StrCat(
+          "function '", op.name(), "' was not registered in eager context ",
+          c->id()));
+    }
+    DFX_ASSIGN_OR_RETURN(FunctionBody body,
+                         library->Instantiate(op.name(), op.attrs()));
+    GraphDef def;
+    for (NodeDef& node : body.nodes) {
+      if (node.device().empty()) node.set_device(device->name());
+      *def.add_node() = std::move(node);
+    }
+    ImportOptions import;
+    import.allow_internal_names = true;
+    import.validate_shapes = false;
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                         ImportGraphDef(def, library->op_registry(), import));
+    DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, graph.get()));
+    auto f = std::make_shared<ComponentFunction>();
+    f->library = library;
+    f->arg_types = body.arg_types;
+    f->ret_types = body.ret_types;
+    ExecutorParams params;
+    params.device = device;
+    params.kernel_registry = env_.kernels;
+    DFX_ASSIGN_OR_RETURN(f->executor, NewExecutor(params, std::move(graph)));
+    return f;
+  }
+
+  // Runs a registered (component) function: inputs from the context, the
+  // step's rendezvous at func_step_id (its _Send/_Recv meet the other
+  // components' there), results kept as handles (op.id(), output_nums[i])
+  // or, for TensorFlow's "no id", answered as tensors.
+  absl::Status RunFunction(Context* c, const eager::Operation& op,
+                           const std::vector<int>& output_nums,
+                           CancellationManager* call_cancel,
+                           const std::function<TensorShapeProto*()>& add_shape,
+                           const std::function<TensorProto*()>& add_tensor,
+                           const std::function<std::string*()>& add_device) {
+    DFX_ASSIGN_OR_RETURN(Device * device, LocalDevice(op.device()));
+    const std::string key = absl::StrCat(op.name(), "|", SignatureOf(op));
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<ComponentFunction> f,
+                         c->Component(key, [&] {
+                           return BuildFunction(c, op, device);
+                         }));
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
+                         Inputs(c, op, device, f->arg_types));
+    if (!output_nums.empty() && output_nums.size() != f->ret_types.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", op.name(), "' has ", f->ret_types.size(),
+          " results, the request numbers ", output_nums.size()));
+    }
+    // A function run by itself (not a component of a client's function)
+    // has no step of its own: it uses the context's.
+    const int64_t step =
+        op.is_component_function() ? op.func_step_id() : StepIdOf(c->id());
+    StepRendezvous rendezvous(env_.rendezvous_mgr->Find(step),
+                              env_.local_task, c->peers(), step);
+    CancellationManager cancel;
+    CancelLink link(&cancel, {c->cancellation(), call_cancel});
+    SimpleCallFrame frame(std::move(inputs), f->ret_types.size());
+    Executor::Args args;
+    args.step_id = step;
+    args.call_frame = &frame;
+    args.rendezvous = &rendezvous;
+    args.cancellation_manager = &cancel;
+    DFX_RETURN_IF_ERROR(f->executor->Run(args));
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> results, frame.ConsumeRetvals());
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (op.id() == kInvalidOpId) {
+        results[i].AsProtoTensorContent(add_tensor());
+        continue;
+      }
+      results[i].shape().AsProto(add_shape());
+      if (std::string* d = add_device()) *d = device->name();
+      const int num = output_nums.empty() ? static_cast<int>(i)
+                                          : output_nums[i];
+      c->Put({op.id(), num}, {std::move(results[i]), device});
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status RunOperationOrError(Context* c, const eager::Operation& op,
+                                   eager::QueueResponse* out,
+                                   CancellationManager* call_cancel) {
+    if (op.name().empty()) {
+      return absl::InvalidArgumentError("an operation without a name (op type)");
+    }
+    DFX_ASSIGN_OR_RETURN(Device * device, LocalDevice(op.device()));
+    // A transfer's attrs name a tensor that moves once (a fresh wire id per
+    // copy): its kernel is built for the call and not kept, as TensorFlow
+    // does, or the cache would grow with every copy.
+    std::unique_ptr<CachedKernel> uncached;
+    CachedKernel* k = nullptr;
+    if (IsTransfer(op.name())) {
+      DFX_ASSIGN_OR_RETURN(uncached, BuildKernel(op, device));
+      k = uncached.get();
+    } else {
+      DFX_ASSIGN_OR_RETURN(k, c->Kernel(op, [&] {
+        return BuildKernel(op, device);
+      }));
+    }
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
+                         Inputs(c, op, device, k->input_types));
+
+    CancellationManager op_cancel;
+    CancelLink link(&op_cancel, {c->cancellation(), call_cancel});
+    // The op's own per-step container (TensorArrays and stacks live one op).
+    const int64_t step = next_step_.fetch_add(1) | (int64_t{1} << 62);
+    ScopedStepContainer step_container(step, device->resource_manager());
+    OpKernelContext::Params params;
+    params.step_id = StepIdOf(c->id());
+    params.op_kernel = k->kernel.get();
+    params.device = device;
+    params.inputs = absl::MakeConstSpan(inputs);
+    params.rendezvous = c->rendezvous();
+    params.cancellation_manager = &op_cancel;
+    params.step_container = &step_container;
+    OpKernelContext ctx(&params);
+    if (AsyncOpKernel* async = k->kernel->AsAsync()) {
+      absl::Notification done;
+      async->ComputeAsync(&ctx, [&done] { done.Notify(); });
+      // An async kernel (a _Recv) ends when its tensor comes, or with
+      // Cancelled when the context closes or the call goes away.
+      done.WaitForNotification();
+    } else {
+      k->kernel->Compute(&ctx);
+    }
+    DFX_RETURN_IF_ERROR(ctx.status());
+    if (ctx.is_output_dead()) {
+      return absl::InvalidArgumentError("produced a dead tensor");
+    }
+    for (int i = 0; i < ctx.num_outputs(); ++i) {
+      Tensor& t = (*ctx.mutable_outputs())[i];
+      if (t.dtype() != k->output_types[i] || !t.IsInitialized()) {
+        return absl::InternalError(absl::StrCat(
+            "output ", i, " was not set to a ",
+            DataTypeString(k->output_types[i]), " tensor"));
+      }
+      if (op.id() == kInvalidOpId) {
+        t.AsProtoTensorContent(out->add_tensor());
+      } else {
+        // No device: the client knows where an op's outputs are (it
+        // answers "Cannot reset known devices" to one); only a function's
+        // results carry theirs.
+        t.shape().AsProto(out->add_shape());
+        c->Put({op.id(), i}, {std::move(t), device});
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  EagerServiceEnv env_;
+  std::atomic<int64_t> next_step_{1};
+  mutable absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Context>> contexts_
+      ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<absl::Time, std::shared_ptr<ContextPeers>>> retired_
+      ABSL_GUARDED_BY(mu_);
+  std::thread collector_;
+};
+
+EagerService::EagerService(EagerServiceEnv env)
+    : impl_(std::make_unique<Impl>(std::move(env))) {}
+EagerService::~EagerService() = default;
+
+absl::Status EagerService::CreateContext(
+    const eager::CreateContextRequest& request,
+    eager::CreateContextResponse* response) {
+  return impl_->CreateContext(request, response);
+}
+absl::Status EagerService::UpdateContext(
+    const eager::UpdateContextRequest& request,
+    eager::UpdateContextResponse* response) {
+  return impl_->UpdateContext(request, response);
+}
+absl::Status EagerService::Enqueue(const eager::EnqueueRequest& request,
+                                   eager::EnqueueResponse* response,
+                                   CancellationManager* call_cancel) {
+  return impl_->Enqueue(request, response, call_cancel);
+}
+absl::Status EagerService::WaitQueueDone(
+    const eager::WaitQueueDoneRequest& request,
+    eager::WaitQueueDoneResponse* /*response*/) {
+  return impl_->WaitQueueDone(request);
+}
+absl::Status EagerService::RunComponentFunction(
+    const eager::RunComponentFunctionRequest& request,
+    eager::RunComponentFunctionResponse* response,
+    CancellationManager* call_cancel) {
+  return impl_->RunComponentFunction(request, response, call_cancel);
+}
+absl::Status EagerService::KeepAlive(const eager::KeepAliveRequest& request,
+                                     eager::KeepAliveResponse* response) {
+  return impl_->KeepAlive(request, response);
+}
+absl::Status EagerService::CloseContext(
+    const eager::CloseContextRequest& request,
+    eager::CloseContextResponse* /*response*/) {
+  return impl_->CloseContext(request);
+}
+int EagerService::CollectIdleContexts() { return impl_->CollectIdleContexts(); }
+int EagerService::NumContexts() const { return impl_->NumContexts(); }
+int64_t EagerService::NumHandles(uint64_t context_id) const {
+  return impl_->NumHandles(context_id);
+}
+int64_t EagerService::NumKernels(uint64_t context_id) const {
+  return impl_->NumKernels(context_id);
+}
+
+}  // namespace dfx
