@@ -21,6 +21,11 @@ namespace {
 // How many handles closed for idleness are remembered for their error.
 constexpr size_t kMaxGcClosed = 1000;
 
+// Device discovery asks a task that answered Unavailable again every
+// interval for a window longer than gRPC's reconnect backoff (1 s).
+constexpr absl::Duration kDiscoveryRetryWindow = absl::Milliseconds(1500);
+constexpr absl::Duration kDiscoveryRetryInterval = absl::Milliseconds(100);
+
 // A protobuf message is at most 2 GiB; leave room for the names.
 constexpr int64_t kMaxRunStepResponseBytes =
     (int64_t{2} << 30) - (int64_t{64} << 20);
@@ -364,15 +369,34 @@ absl::StatusOr<std::vector<DeviceAttributes>> Master::DiscoverDevices(
     const std::vector<std::string>& tasks,
     const std::vector<DeviceName>& filters, const CallControl& control,
     absl::StatusCode timeout_code) const {
-  auto round =
-      std::make_shared<Round<GetStatusRequest, GetStatusResponse>>(
-          tasks.size());
-  DFX_RETURN_IF_ERROR(CallEveryTask(
-      *env_.worker_cache, "GetStatus", tasks, control, timeout_code, round,
-      [](WorkerInterface* worker, GetStatusRequest* request,
-         GetStatusResponse* response, StatusCallback done) {
-        worker->GetStatusAsync(request, response, std::move(done));
-      }));
+  // A task that was down a moment ago (restarted, or probed by the
+  // heartbeat or the status page while it was down) leaves gRPC's channel
+  // to it in reconnect backoff, where calls fail at once with Unavailable
+  // for up to the channel's longest backoff (1 s, rpc/grpc_util.cc).
+  // TensorFlow's master waits for such workers (its discovery calls are
+  // not fail-fast); ours asks again for a bounded window instead, so that
+  // a task that is really down still fails the call within seconds.
+  const absl::Time retry_until = absl::Now() + kDiscoveryRetryWindow;
+  std::shared_ptr<Round<GetStatusRequest, GetStatusResponse>> round;
+  for (;;) {
+    round = std::make_shared<Round<GetStatusRequest, GetStatusResponse>>(
+        tasks.size());
+    const absl::Status s = CallEveryTask(
+        *env_.worker_cache, "GetStatus", tasks, control, timeout_code, round,
+        [](WorkerInterface* worker, GetStatusRequest* request,
+           GetStatusResponse* response, StatusCallback done) {
+          worker->GetStatusAsync(request, response, std::move(done));
+        });
+    if (s.ok()) break;
+    const absl::Time next = absl::Now() + kDiscoveryRetryInterval;
+    const bool cancelled = control.cancellation != nullptr &&
+                           control.cancellation->IsCancelled();
+    if (!absl::IsUnavailable(s) || cancelled || next > retry_until ||
+        next >= control.deadline) {
+      return s;
+    }
+    absl::SleepFor(kDiscoveryRetryInterval);
+  }
 
   const DeviceName local = *ParseTask(env_.local_task);
   std::vector<DeviceAttributes> devices;
@@ -439,6 +463,11 @@ absl::Status Master::CreateSession(const CreateSessionRequest& request,
 
   MasterSession::Params params;
   params.options.config = config;
+  if (!env_.optimize_graphs) {
+    params.options.config.mutable_graph_options()
+        ->mutable_rewrite_options()
+        ->set_disable_meta_optimizer(true);
+  }
   params.devices = std::move(devices);
   params.worker_cache = env_.worker_cache;
   params.client_device =

@@ -54,6 +54,10 @@ struct MasterEnv {
   // restarted task rejoins its sessions then, not at their next step.
   // Zero: never (a restart is then found by the step that fails on it).
   absl::Duration heartbeat_interval = absl::Seconds(10);
+  // False: every session runs its steps unoptimized, whatever its
+  // ConfigProto asks (as if graph_options.rewrite_options.
+  // disable_meta_optimizer were set; `dfx server --no-optimize`).
+  bool optimize_graphs = true;
 };
 
 // One RunStep as the status page lists it.

@@ -9,18 +9,24 @@
 #include "absl/synchronization/notification.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "eager/eager_service.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
+#include "graph/device_name.h"
 #include "master/master.h"
 #include "rendezvous/remote_rendezvous.h"
 #include "rendezvous/rendezvous_mgr.h"
 #include "rpc/cluster_spec.h"
+#include "rpc/grpc_eager_service.h"
+#include "rpc/grpc_collective.h"
 #include "rpc/grpc_master_service.h"
 #include "rpc/grpc_util.h"
 #include "rpc/grpc_worker_cache.h"
 #include "rpc/grpc_worker_service.h"
 #include "rpc/status_http.h"
+#include "runtime/collective.h"
+#include "runtime/collective_leader.h"
 #include "runtime/device.h"
 #include "runtime/memory_limit.h"
 #include "runtime/thread_pool.h"
@@ -34,14 +40,22 @@ class GrpcServer::Impl {
  public:
   ~Impl() {
     Stop(absl::Seconds(5));
+    if (devices_ != nullptr) {
+      for (Device* d : devices_->ListDevices()) UnregisterCollectiveResolver(d);
+    }
+    if (worker_ != nullptr) UnregisterCollectiveLeader(worker_.get());
     // Reverse order of construction; the pools drain before what their
     // closures use goes.
     status_http_.reset();
     master_service_.reset();
+    eager_service_.reset();
+    eager_.reset();
     worker_service_.reset();
     master_.reset();
     compute_pool_.reset();
     fetcher_.reset();
+    collective_resolver_.reset();
+    collective_client_.reset();
     worker_cache_.reset();
     local_worker_.reset();
     worker_.reset();
@@ -106,15 +120,47 @@ class GrpcServer::Impl {
   std::unique_ptr<LocalWorker> local_worker_;
   std::unique_ptr<WorkerCacheInterface> worker_cache_;
   std::unique_ptr<WorkerCacheFetcher> fetcher_;
+  // Collectives: the leader's tables (served when this task leads), the
+  // way to a leader elsewhere, and the resolver the kernels of this task's
+  // devices find through runtime/collective.h.
+  CollectiveLeader collective_leader_;
+  std::unique_ptr<GrpcCollectiveLeaderClient> collective_client_;
+  std::unique_ptr<LeaderCollectiveResolver> collective_resolver_;
   std::unique_ptr<Master> master_;
   std::unique_ptr<GrpcWorkerService> worker_service_;
   std::unique_ptr<GrpcMasterService> master_service_;
+  std::unique_ptr<EagerService> eager_;
+  std::unique_ptr<GrpcEagerService> eager_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<StatusHttpServer> status_http_;
 
   absl::Mutex stop_mu_;
   bool stopped_ ABSL_GUARDED_BY(stop_mu_) = false;
 };
+
+namespace {
+
+// The collective group leader: /job:chief task 0, /job:worker task 0, or
+// the cluster's first task (by name), in that order of preference.
+absl::StatusOr<std::string> CollectiveGroupLeader(const ClusterDef& cluster) {
+  std::vector<std::string> tasks;
+  for (const JobDef& job : cluster.job()) {
+    for (const auto& [index, address] : job.tasks()) {
+      tasks.push_back(TaskName(job.name(), index));
+    }
+  }
+  std::sort(tasks.begin(), tasks.end());
+  for (const char* job : {"chief", "worker"}) {
+    const std::string first = TaskName(job, 0);
+    if (std::find(tasks.begin(), tasks.end(), first) != tasks.end()) {
+      return first;
+    }
+  }
+  if (tasks.empty()) return absl::InvalidArgumentError("the cluster has no tasks");
+  return tasks.front();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
     const GrpcServerOptions& options) {
@@ -180,6 +226,26 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
                          options.security.ForPeers()));
   impl->fetcher_ =
       std::make_unique<WorkerCacheFetcher>(impl->worker_cache_.get());
+  // Collectives: the group leader is /job:chief task 0, else /job:worker
+  // task 0, else the cluster's first task, so every server agrees.
+  DFX_ASSIGN_OR_RETURN(const std::string leader,
+                       CollectiveGroupLeader(options.cluster));
+  if (leader == impl->task_) {
+    RegisterCollectiveLeader(impl->worker_.get(), &impl->collective_leader_);
+  } else {
+    DFX_ASSIGN_OR_RETURN(DeviceName leader_name, DeviceName::Parse(leader));
+    DFX_ASSIGN_OR_RETURN(
+        std::string leader_address,
+        TaskAddress(options.cluster, leader_name.job, leader_name.task));
+    impl->collective_client_ = std::make_unique<GrpcCollectiveLeaderClient>(
+        leader_address, leader, options.security.ForPeers());
+  }
+  impl->collective_resolver_ = std::make_unique<LeaderCollectiveResolver>(
+      leader == impl->task_ ? &impl->collective_leader_ : nullptr,
+      impl->collective_client_.get(), leader);
+  for (Device* d : impl->devices_->ListDevices()) {
+    RegisterCollectiveResolver(d, impl->collective_resolver_.get());
+  }
 
   MasterEnv master_env;
   master_env.worker_cache = impl->worker_cache_.get();
@@ -187,6 +253,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   master_env.discovery_timeout = options.discovery_timeout;
   master_env.session_gc_idle = options.session_gc_idle;
   master_env.heartbeat_interval = options.heartbeat_interval;
+  master_env.optimize_graphs = options.optimize_graphs;
   impl->master_ = std::make_unique<Master>(master_env);
 
   GrpcWorkerService::Options worker_options;
@@ -219,6 +286,23 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   impl->master_service_ = std::make_unique<GrpcMasterService>(
       impl->master_.get(), options.master_threads, /*max_queued=*/1024,
       options.security.auth_token);
+  // TensorFlow 2 clients (the eager service): each context reaches the
+  // tasks of its client's ServerDef, the client's own server included.
+  EagerServiceEnv eager_env;
+  eager_env.device_mgr = impl->devices_.get();
+  eager_env.rendezvous_mgr = impl->rendezvous_mgr_.get();
+  eager_env.local_task = impl->task_;
+  eager_env.worker_cache_factory =
+      [raw, max_chunk = options.max_chunk_bytes,
+       security = options.security.ForPeers()](const ServerDef& def) {
+        return NewGrpcWorkerCache(def.cluster(), raw->task_,
+                                  raw->local_worker_.get(), max_chunk,
+                                  security);
+      };
+  impl->eager_ = std::make_unique<EagerService>(std::move(eager_env));
+  impl->eager_service_ = std::make_unique<GrpcEagerService>(
+      impl->eager_.get(), std::max(4, options.master_threads),
+      /*max_queued=*/1024, options.security.auth_token);
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -227,6 +311,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   ConfigureServerBuilder(&builder);
   impl->worker_service_->RegisterWith(&builder);
   impl->master_service_->RegisterWith(&builder);
+  impl->eager_service_->RegisterWith(&builder);
   impl->server_ = builder.BuildAndStart();
   if (impl->server_ == nullptr || port == 0) {
     impl->server_.reset();

@@ -34,6 +34,9 @@ struct GrpcServerOptions {
   // its sessions whether they restarted (zero: never).
   absl::Duration heartbeat_interval = absl::Seconds(10);
   absl::Duration discovery_timeout = absl::Seconds(30);
+  // MasterEnv::optimize_graphs: false runs every session's steps without
+  // the graph optimizer.
+  bool optimize_graphs = true;
   // The largest piece of a tensor in one RecvTensor response.
   int64_t max_chunk_bytes = int64_t{1} << 30;
   // Serve tensors of 1 MiB and more to dfx receivers over the bulk TCP

@@ -18,6 +18,7 @@
 #include "proto/dfx_worker_service.grpc.pb.h"
 #include "proto/dfx_worker_service.pb.h"
 #include "proto/worker_service.grpc.pb.h"
+#include "rpc/grpc_collective.h"
 #include "rpc/grpc_util.h"
 #include "rpc/held_tensors.h"
 #include "rpc/rpc_metrics.h"
@@ -90,7 +91,8 @@ class GrpcWorkerService::Impl {
         max_chunk_bytes_(ChunkLimit(options.max_chunk_bytes)),
         gate_(options.auth_token),
         tf_service_(this),
-        dfx_service_(this) {
+        dfx_service_(this),
+        collective_service_(CollectiveLeaderFor(worker), &gate_) {
     bulk_.threshold_bytes = std::max<int64_t>(1, options.bulk_threshold_bytes);
     if (options.bulk_bind_host.empty()) return;
     BulkServer::Options bulk_options;
@@ -119,6 +121,9 @@ class GrpcWorkerService::Impl {
   void RegisterWith(grpc::ServerBuilder* builder) {
     builder->RegisterService(&tf_service_);
     builder->RegisterService(&dfx_service_);
+    // CompleteGroup/CompleteInstance (rpc/grpc_collective.h), the only
+    // methods served generically.
+    builder->RegisterCallbackGenericService(&collective_service_);
   }
 
   Worker* worker() const { return worker_; }
@@ -272,6 +277,7 @@ class GrpcWorkerService::Impl {
   BulkPlane bulk_;  // after held_, which it serves from
   TfService tf_service_;
   DfxService dfx_service_;
+  CollectiveGenericService collective_service_;
 };
 
 namespace {

@@ -43,6 +43,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
+    "collective",    // TF's collective OpDefs: tests/kernels/collective_ops_test.cc
 };
 
 // Puts the nodes of `graph` alternately on CPU:0 and CPU:1, so that loops,

@@ -52,10 +52,18 @@ class CountingWorker : public WorkerInterface {
   int get_status() const { return get_status_.load(); }
   int cleanup_all() const { return cleanup_all_.load(); }
 
+  // The next `n` GetStatus calls fail with Unavailable, as calls on a gRPC
+  // channel in reconnect backoff do.
+  void FailNextGetStatus(int n) { get_status_failures_.store(n); }
+
   void GetStatusAsync(const GetStatusRequest* request,
                       GetStatusResponse* response,
                       StatusCallback done) override {
     get_status_.fetch_add(1);
+    if (get_status_failures_.fetch_sub(1) > 0) {
+      done(absl::UnavailableError("connections to the task are backing off"));
+      return;
+    }
     base_->GetStatusAsync(request, response, std::move(done));
   }
   void CreateWorkerSessionAsync(const CreateWorkerSessionRequest* request,
@@ -103,6 +111,7 @@ class CountingWorker : public WorkerInterface {
   WorkerInterface* const base_;
   std::atomic<int> get_status_{0};
   std::atomic<int> cleanup_all_{0};
+  std::atomic<int> get_status_failures_{0};
 };
 
 // A worker that never answers GetStatus until Release() (or its
@@ -228,8 +237,10 @@ class TestCluster {
     return *this;
   }
   Master* Start(absl::Duration discovery_timeout = absl::Seconds(30),
-                absl::Duration gc_idle = absl::Hours(1)) {
+                absl::Duration gc_idle = absl::Hours(1),
+                bool optimize_graphs = true) {
     MasterEnv env;
+    env.optimize_graphs = optimize_graphs;
     env.worker_cache = &cache_;
     env.local_task = kWorker0;
     env.ops = &Registries()->ops;
@@ -587,6 +598,42 @@ TEST_CASE("ExtendSession checks the graph version") {
   CHECK(Floats(response.tensor(2)) == std::vector<float>{3});
 }
 
+TEST_CASE("a master with optimize_graphs off runs every session unoptimized") {
+  GraphDef def = OneConst("a", 1.5f);
+  def.MergeFrom(OneConst("b", 4));
+  def.MergeFrom(Parse(R"pb(
+    node {
+      name: "sum"
+      op: "AddV2"
+      input: "a"
+      input: "b"
+      attr { key: "T" value { type: DT_FLOAT } }
+    })pb"));
+  for (bool optimize : {true, false}) {
+    INFO("optimize_graphs " << optimize);
+    TestCluster cluster;
+    cluster.AddTask(kWorker0);
+    Master* master =
+        cluster.Start(absl::Seconds(30), absl::Hours(1), optimize);
+    // The session's config asks for the optimizer (TensorFlow's default).
+    auto handle = Create(master, def);
+    REQUIRE_OK(handle);
+    RunStepRequest request = StepRequest(*handle, {}, {"sum"});
+    request.mutable_options()->set_trace_level(RunOptions::FULL_TRACE);
+    RunStepResponse response;
+    REQUIRE_OK(RunStep(master, request, &response));
+    CHECK(Floats(response.tensor(0)) == std::vector<float>{5.5f});
+    // What "sum" ran as: a folded Const, or the AddV2 itself.
+    std::string sum_op;
+    for (const auto& dev : response.metadata().step_stats().dev_stats()) {
+      for (const auto& n : dev.node_stats()) {
+        if (n.node_name() == "sum") sum_op = n.timeline_label();
+      }
+    }
+    CHECK(absl::StrContains(sum_op, optimize ? "= Const(" : "= AddV2("));
+  }
+}
+
 TEST_CASE("unknown session handles") {
   TestCluster cluster;
   cluster.AddTask(kWorker0);
@@ -760,6 +807,26 @@ TEST_CASE("a task that never answers GetStatus fails CreateSession in time") {
     config.add_device_filters("/job:worker");
     REQUIRE_OK(
         Bounded([&] { return Create(master, GraphDef(), config).status(); }));
+  }
+}
+
+TEST_CASE("device discovery asks again a task whose channel is backing off") {
+  TestCluster cluster;
+  cluster.AddTask(kWorker0).AddTask(kPs);
+  Master* master = cluster.Start();
+
+  SECTION("Unavailable for a moment: the session is created") {
+    cluster.task(kPs)->FailNextGetStatus(3);
+    REQUIRE_OK(Bounded([&] { return Create(master, GraphDef()).status(); }));
+    CHECK(cluster.task(kPs)->get_status() == 4);
+  }
+  SECTION("Unavailable for good: Unavailable naming the task, in bounded time") {
+    cluster.task(kPs)->FailNextGetStatus(1 << 30);
+    absl::Status s =
+        Bounded([&] { return Create(master, GraphDef()).status(); });
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kUnavailable, kPs));
+    CHECK(cluster.task(kPs)->get_status() > 1);
+    CHECK(master->NumSessions() == 0);
   }
 }
 

@@ -22,7 +22,7 @@ TEST_CASE("dfx server takes its task from the flags") {
                         "ps": ["127.0.0.1:2224"]})",
        "--job", "worker", "--task", "1", "--cpu-devices", "3",
        "--session-gc-seconds", "0", "--heartbeat-seconds", "3",
-       "--max-chunk-bytes", "4096", "--no-bulk"},
+       "--max-chunk-bytes", "4096", "--no-bulk", "--no-optimize"},
       nullptr);
   REQUIRE_OK(options.status());
   const GrpcServerOptions& s = options->server;
@@ -33,6 +33,7 @@ TEST_CASE("dfx server takes its task from the flags") {
   CHECK(s.heartbeat_interval == absl::Seconds(3));
   CHECK(s.max_chunk_bytes == 4096);
   CHECK_FALSE(s.enable_bulk);
+  CHECK_FALSE(s.optimize_graphs);
   CHECK(TaskAddress(s.cluster, "ps", 0).value() == "127.0.0.1:2224");
   CHECK(TaskAddress(s.cluster, "worker", 1).value() == "127.0.0.1:2223");
 }
@@ -44,6 +45,7 @@ TEST_CASE("dfx server --http-port, --log-level and --log-format") {
                                   nullptr);
   REQUIRE_OK(options.status());
   CHECK(options->server.http_port == -1);  // no status page by default
+  CHECK(options->server.optimize_graphs);  // the optimizer by default
   CHECK(options->log_level.empty());
   CHECK(options->log_format == "text");
   options = ParseServerFlags(

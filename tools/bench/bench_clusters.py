@@ -25,7 +25,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for_port(addr, limit=60):
+def wait_for_port(addr, limit=180):
     host, port = addr.split(":")
     deadline = time.time() + limit
     while time.time() < deadline:
@@ -41,22 +41,38 @@ def start_tf_cluster(workers, ps=0):
     if ps:
         cluster["ps"] = [f"127.0.0.1:{free_port()}" for _ in range(ps)]
     procs = []
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     for job, addrs in cluster.items():
         for i in range(len(addrs)):
             procs.append(subprocess.Popen(
                 [sys.executable, "-c", TF_SERVER, json.dumps(cluster), job,
                  str(i)], stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL))
-    for addrs in cluster.values():
-        for addr in addrs:
-            wait_for_port(addr)
-    return cluster, lambda: [p.kill() for p in procs]
+                stderr=subprocess.DEVNULL, env=env))
+
+    def stop():
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+
+    try:
+        for addrs in cluster.values():
+            for addr in addrs:
+                wait_for_port(addr)
+    except BaseException:
+        stop()
+        raise
+    return cluster, stop
 
 
 def start_dfx_cluster(dfx, workers, ps=0):
     d = tempfile.mkdtemp(prefix="dfx-bench-")
-    subprocess.run([dfx, "cluster", "up", "--workers", str(workers), "--ps",
-                    str(ps), "--dir", d], check=True, capture_output=True)
+    # A machine busy with builds may take a while to start the servers.
+    up = subprocess.run([dfx, "cluster", "up", "--workers", str(workers),
+                         "--ps", str(ps), "--dir", d, "--timeout-ms",
+                         "120000"], capture_output=True, text=True)
+    if up.returncode != 0:
+        raise RuntimeError(f"dfx cluster up failed: {up.stderr.strip()}")
     with open(os.path.join(d, "cluster.json")) as f:
         cluster = json.load(f)
     return cluster, lambda: subprocess.run(

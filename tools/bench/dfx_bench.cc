@@ -1,8 +1,10 @@
 // dfx_bench: micro-benchmarks of the runtime.
-//   dfx_bench executor [--nodes 10000] [--iters N]
-// measures the executor's cost per node on a chain of scalar AddV2 nodes and
-// on a fan-out/fan-in (one Const feeding N Identity nodes gathered by one
-// AddN), with 1 and 2 inter-op threads, against a plain C++ loop doing the
+//   dfx_bench executor [--nodes 10000] [--iters N] [--graph NAME]
+// measures the executor's cost per node on a chain of scalar AddV2 nodes
+// ("chain": one Const feeds every add; "tfchain": a Const per add, as a
+// TensorFlow client builds x = x + 1.0) and on a fan-out/fan-in (one Const
+// feeding N Identity nodes gathered by one AddN), with 1 and 2 inter-op
+// threads, against a plain C++ loop doing the
 // same number of scalar adds through virtual calls. Mode "run" is
 // Executor::Run (roots start on the calling thread), "async" RunAsync.
 //   dfx_bench rendezvous [--iters N]
@@ -12,6 +14,7 @@
 // measures MatMul, Conv2D, Add and Sum against TensorFlow (see
 // tools/bench/kernel_bench.h).
 //   dfx_bench loop [--iters 10000] [--repeats 5] [--no-tf] [--trace F.json]
+//                  [--devices 1|2]
 // measures one while-loop iteration, in one partition and across devices and
 // tasks, against TensorFlow (see tools/bench/loop_bench.h).
 //   dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] [--iters N]
@@ -204,6 +207,26 @@ std::unique_ptr<Graph> ChainGraph(const OpRegistry* ops, int n) {
   return g;
 }
 
+// The chain as a TensorFlow client builds `x = x + 1.0` in a loop: every
+// add reads a Const of its own. c0 -> a1 = AddV2(c0, c1) -> a2 = AddV2(a1,
+// c2) -> ...: (n - 2) / 2 adds and as many Consts besides c0 and the
+// _Retval. Value: (n - 2) / 2 + 1.
+std::unique_ptr<Graph> TfChainGraph(const OpRegistry* ops, int n) {
+  auto g = std::make_unique<Graph>(ops);
+  Node* prev = Add(g.get(), ConstDef("c0"));
+  for (int i = 1; i <= (n - 2) / 2; ++i) {
+    Node* c = Add(g.get(), ConstDef(absl::StrCat("c", i)));
+    NodeDef def = MakeDef(absl::StrCat("a", i), "AddV2");
+    SetType(&def, "T");
+    Node* a = Add(g.get(), std::move(def));
+    g->AddEdge(prev, 0, a, 0);
+    g->AddEdge(c, 0, a, 1);
+    prev = a;
+  }
+  AddRetval(g.get(), prev);
+  return g;
+}
+
 // c -> n-3 Identity nodes -> AddN; returns the sum (value n - 3).
 std::unique_ptr<Graph> FanGraph(const OpRegistry* ops, int n) {
   auto g = std::make_unique<Graph>(ops);
@@ -310,7 +333,8 @@ Result TimeExecutor(Executor* executor, int num_nodes, int threads, int iters,
   return {secs * 1e6 / (double(num_nodes) * iters), value};
 }
 
-int RunExecutorBench(int nodes, int iters) {
+// `only`: run just the graph of that name (all when empty).
+int RunExecutorBench(int nodes, int iters, const std::string& only) {
   if (nodes < 4) {
     std::fprintf(stderr, "--nodes must be at least 4\n");
     return 2;
@@ -322,14 +346,20 @@ int RunExecutorBench(int nodes, int iters) {
   DFX_CHECK_OK(devices.status());
   Device* device = (*devices)->ListDevices()[0];
 
-  const double naive = NaiveMicrosPerAdd(nodes, iters * 10);
-  const double naive_tensor = NaiveTensorMicrosPerAdd(nodes, iters);
+  // With --graph only that graph's steps run (so that an instruction count
+  // of the whole program is the executor's): no baselines.
+  const bool baselines = only.empty();
+  const double naive = baselines ? NaiveMicrosPerAdd(nodes, iters * 10) : 0;
+  const double naive_tensor =
+      baselines ? NaiveTensorMicrosPerAdd(nodes, iters) : 0;
   std::printf("executor benchmark: %d nodes per graph, %d steps each, %s\n",
               nodes, iters, reg.description);
-  std::printf("naive loop, virtual scalar add:           %8.4f us/add\n",
-              naive);
-  std::printf("naive loop, virtual add + Tensor result:  %8.4f us/add\n",
-              naive_tensor);
+  if (baselines) {
+    std::printf("naive loop, virtual scalar add:           %8.4f us/add\n",
+                naive);
+    std::printf("naive loop, virtual add + Tensor result:  %8.4f us/add\n",
+                naive_tensor);
+  }
   std::printf("%-8s %-6s %7s %10s %14s %10s %10s\n", "graph", "mode",
               "threads", "us/node", "minus naive+T", "x naive+T", "x naive");
 
@@ -340,19 +370,28 @@ int RunExecutorBench(int nodes, int iters) {
   };
   const Case cases[] = {
       {"chain", &ChainGraph, static_cast<float>(nodes - 1)},
+      {"tfchain", &TfChainGraph, static_cast<float>((nodes - 2) / 2 + 1)},
       {"fan", &FanGraph, static_cast<float>(nodes - 3)},
   };
   for (const Case& c : cases) {
-    auto executor = NewExecutor({device, reg.kernels}, c.make(reg.ops, nodes));
+    if (!only.empty() && only != c.name) continue;
+    std::unique_ptr<Graph> graph = c.make(reg.ops, nodes);
+    const int graph_nodes = graph->num_nodes();
+    auto executor = NewExecutor({device, reg.kernels}, std::move(graph));
     DFX_CHECK_OK(executor.status());
     for (bool async : {false, true}) {
       for (int threads : {1, 2}) {
         const Result r =
-            TimeExecutor(executor->get(), nodes, threads, iters, async);
+            TimeExecutor(executor->get(), graph_nodes, threads, iters, async);
         if (r.value != c.expected) {
           std::fprintf(stderr, "%s: wrong result %g, expected %g\n", c.name,
                        r.value, c.expected);
           return 1;
+        }
+        if (!baselines) {
+          std::printf("%-8s %-6s %7d %10.4f\n", c.name,
+                      async ? "async" : "run", threads, r.micros_per_node);
+          continue;
         }
         std::printf("%-8s %-6s %7d %10.4f %14.4f %10.2f %10.1f\n", c.name,
                     async ? "async" : "run", threads, r.micros_per_node,
@@ -368,15 +407,18 @@ int RunExecutorBench(int nodes, int iters) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: dfx_bench executor [--nodes 10000] [--iters N]\n"
+               "usage: dfx_bench executor [--nodes 10000] [--iters N] "
+               "[--graph chain|tfchain|fan]\n"
                "       dfx_bench rendezvous [--iters N]\n"
                "       dfx_bench session [--devices 1,4] [--steps N]\n"
                "       dfx_bench kernels [--threads 1,2] [--min-time S] "
                "[--no-tf]\n"
                "       dfx_bench loop [--iters 10000] [--repeats 5] "
-               "[--no-tf] [--trace F.json]\n"
+               "[--no-tf] [--trace F.json] [--devices 1|2]\n"
                "       dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] "
-               "[--iters N] [--trace F.json]\n");
+               "[--iters N] [--trace F.json]\n"
+               "       dfx_bench collectives [--tasks 2,3] "
+               "[--sizes-mib 1,64,256] [--iters N]\n");
   return 2;
 }
 
@@ -389,6 +431,9 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::strcmp(argv[1], "grpc") == 0) {
     return dfx::RunGrpcBench(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "collectives") == 0) {
+    return dfx::RunCollectivesBench(argc - 2, argv + 2);
   }
   if (argc >= 2 && std::strcmp(argv[1], "echo-server") == 0) {
     return dfx::RunEchoServer(argc - 2, argv + 2);
@@ -405,15 +450,21 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "executor") != 0) return dfx::Usage();
   int nodes = 10000;
   int iters = 200;
+  std::string only;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     if ((flag == "--nodes" || flag == "--iters") && i + 1 < argc) {
       const int v = std::atoi(argv[++i]);
       if (v <= 0) return dfx::Usage();
       (flag == "--nodes" ? nodes : iters) = v;
+    } else if (flag == "--graph" && i + 1 < argc) {
+      only = argv[++i];
+      if (only != "chain" && only != "tfchain" && only != "fan") {
+        return dfx::Usage();
+      }
     } else {
       return dfx::Usage();
     }
   }
-  return dfx::RunExecutorBench(nodes, iters);
+  return dfx::RunExecutorBench(nodes, iters, only);
 }

@@ -27,6 +27,7 @@
 #include "absl/time/clock.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "google/protobuf/text_format.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/server_credentials.h"
@@ -424,6 +425,76 @@ double RawTcpSeconds(int64_t bytes, int iters) {
   return seconds[seconds.size() / 2];
 }
 
+
+// One member per task: x<i> = Fill([n], i + 1) and an all-reduce (sum)
+// of it, all on task i; the step targets every member (nothing is fetched,
+// so the client's transfer is not timed).
+GraphDef AllReduceGraph(int tasks, int64_t floats) {
+  std::string text;
+  auto int_const = [](const std::string& name, const std::string& device,
+                      const std::string& dtype, const std::string& value,
+                      const std::string& shape) {
+    return absl::StrCat("node { name: '", name, "' op: 'Const' device: '",
+                        device, "' attr { key: 'dtype' value { type: ", dtype,
+                        " } } attr { key: 'value' value { tensor { dtype: ",
+                        dtype, " tensor_shape { ", shape, " } ", value,
+                        " } } } }\n");
+  };
+  for (int i = 0; i < tasks; ++i) {
+    const std::string d =
+        absl::StrCat("/job:worker/replica:0/task:", i, "/device:CPU:0");
+    const std::string s = absl::StrCat(i);
+    text += int_const("dims" + s, d, "DT_INT64",
+                      absl::StrCat("int64_val: ", floats), "dim { size: 1 }");
+    text += int_const("v" + s, d, "DT_FLOAT", absl::StrCat("float_val: ", i + 1),
+                      "");
+    text += int_const("gs" + s, d, "DT_INT32",
+                      absl::StrCat("int_val: ", tasks), "");
+    text += int_const("gk" + s, d, "DT_INT32", "int_val: 1", "");
+    text += int_const("ik" + s, d, "DT_INT32", "int_val: 1", "");
+    text += absl::StrCat(
+        "node { name: 'x", s, "' op: 'Fill' device: '", d, "' input: 'dims", s,
+        "' input: 'v", s, "' attr { key: 'T' value { type: DT_FLOAT } } "
+        "attr { key: 'index_type' value { type: DT_INT64 } } }\n");
+    text += absl::StrCat(
+        "node { name: 'c", s, "' op: 'CollectiveReduceV2' device: '", d,
+        "' input: 'x", s, "' input: 'gs", s, "' input: 'gk", s,
+        "' input: 'ik", s, "' attr { key: 'T' value { type: DT_FLOAT } } "
+        "attr { key: 'merge_op' value { s: 'Add' } } attr { key: 'final_op' "
+        "value { s: 'Id' } } }\n");
+  }
+  GraphDef def;
+  google::protobuf::TextFormat::ParseFromString(text, &def);
+  return def;
+}
+
+// Median seconds of a step of AllReduceGraph; -1 on a failure.
+double AllReduceSeconds(const std::string& target, int tasks, int64_t bytes,
+                        int iters) {
+  auto session = Session::Create(target);
+  if (!session.ok() ||
+      !(*session)->Extend(AllReduceGraph(tasks, bytes / 4)).ok()) {
+    return -1;
+  }
+  std::vector<std::string> targets;
+  for (int i = 0; i < tasks; ++i) targets.push_back(absl::StrCat("c", i));
+  std::vector<Tensor> out;
+  std::vector<double> seconds;
+  for (int i = 0; i < iters + 1; ++i) {
+    const auto start = Clock::now();
+    absl::Status s = (*session)->Run({}, {}, targets, &out);
+    if (!s.ok()) {
+      std::fprintf(stderr, "all-reduce step failed: %s\n",
+                   s.ToString().c_str());
+      return -1;
+    }
+    if (i > 0) seconds.push_back(Micros(Clock::now() - start) / 1e6);
+  }
+  (void)(*session)->Close();
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
 }  // namespace
 
 int RunEchoServer(int argc, char** argv) {
@@ -546,6 +617,67 @@ int RunGrpcBench(int argc, char** argv) {
     std::printf("  %8lld %16.2f %14.2f %14.2f %8.2f\n",
                 static_cast<long long>(mib), recv_gbps, grpc_gbps, tcp_gbps,
                 recv_gbps / tcp_gbps);
+  }
+  return 0;
+}
+
+}  // namespace dfx
+
+namespace dfx {
+
+int RunCollectivesBench(int argc, char** argv) {
+  int iters = 5;
+  std::vector<int64_t> sizes_mib = {1, 64, 256};
+  std::vector<int> task_counts = {2, 3};
+  for (int i = 0; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return 2;
+    const std::string value = argv[++i];
+    if (flag == "--iters") {
+      if (!absl::SimpleAtoi(value, &iters) || iters < 1) return 2;
+    } else if (flag == "--sizes-mib" || flag == "--tasks") {
+      std::vector<int64_t> parsed;
+      for (absl::string_view part : absl::StrSplit(value, ',')) {
+        int64_t v = 0;
+        if (!absl::SimpleAtoi(part, &v) || v < 1 || v > 4096) return 2;
+        parsed.push_back(v);
+      }
+      if (flag == "--sizes-mib") {
+        sizes_mib = parsed;
+      } else {
+        task_counts.assign(parsed.begin(), parsed.end());
+      }
+    } else {
+      return 2;
+    }
+  }
+  std::printf("all-reduce (sum, float32) on `dfx server` processes, median of "
+              "%d steps; raw TCP loopback between two processes measured in "
+              "the same run\n", iters);
+  std::printf("  %5s %8s %10s %12s %12s %12s %8s\n", "tasks", "MiB",
+              "ms/step", "algbw GB/s", "busbw GB/s", "raw TCP GB/s",
+              "bus/TCP");
+  for (int tasks : task_counts) {
+    if (tasks < 2) return 2;
+    BenchCluster cluster(tasks);
+    if (!cluster.ok()) {
+      std::fprintf(stderr, "dfx_bench collectives: a server did not start\n");
+      return 1;
+    }
+    for (int64_t mib : sizes_mib) {
+      const int64_t bytes = mib << 20;
+      const double step = AllReduceSeconds("grpc://" + cluster.address(0),
+                                           tasks, bytes, iters);
+      if (step < 0) return 1;
+      const double tcp = RawTcpSeconds(bytes, iters);
+      const double algbw = static_cast<double>(bytes) / step / 1e9;
+      // A ring moves 2(n-1)/n of the tensor through each member's link.
+      const double busbw = algbw * 2.0 * (tasks - 1) / tasks;
+      const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
+      std::printf("  %5d %8lld %10.2f %12.3f %12.3f %12.3f %8.2f\n", tasks,
+                  static_cast<long long>(mib), step * 1e3, algbw, busbw,
+                  tcp_gbps, busbw / tcp_gbps);
+    }
   }
   return 0;
 }

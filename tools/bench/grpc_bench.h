@@ -16,6 +16,13 @@ namespace dfx {
 // F as a Chrome trace. Returns the exit status (2 for bad flags, 1 for a failure).
 int RunGrpcBench(int argc, char** argv);
 
+// `dfx_bench collectives [--tasks 2,3] [--sizes-mib 1,64,256] [--iters N]`:
+// all-reduce (sum) of each size over `dfx server` processes (one member per
+// task), as algorithm and bus bandwidth (2(n-1)/n of the tensor crosses
+// each member's link in a ring), against raw TCP loopback between two
+// processes measured in the same run.
+int RunCollectivesBench(int argc, char** argv);
+
 // `dfx_bench echo-server --port P`: the echo process of (a); runs until
 // SIGTERM.
 int RunEchoServer(int argc, char** argv);

@@ -128,7 +128,7 @@ absl::Status TraceLoop(const std::string& path, int iters) {
 int Usage() {
   std::fprintf(stderr,
                "usage: dfx_bench loop [--iters 10000] [--repeats 5] "
-               "[--no-tf] [--trace FILE.json]\n");
+               "[--no-tf] [--trace FILE.json] [--devices 1|2]\n");
   return 2;
 }
 
@@ -139,6 +139,9 @@ int RunLoopBench(int argc, char** argv) {
   int repeats = 5;
   bool tf = true;
   std::string trace_path;
+  // 0: both local settings; 1 or 2: only that one, without TensorFlow (for
+  // instruction counts of one setting).
+  int devices = 0;
   for (int i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
     if ((flag == "--iters" || flag == "--repeats") && i + 1 < argc) {
@@ -149,6 +152,10 @@ int RunLoopBench(int argc, char** argv) {
       tf = false;
     } else if (flag == "--trace" && i + 1 < argc) {
       trace_path = argv[++i];
+    } else if (flag == "--devices" && i + 1 < argc) {
+      devices = std::atoi(argv[++i]);
+      if (devices != 1 && devices != 2) return Usage();
+      tf = false;
     } else {
       return Usage();
     }
@@ -156,12 +163,17 @@ int RunLoopBench(int argc, char** argv) {
   std::printf("# a scalar counter loop, %d iterations, best of %d steps\n",
               iters, repeats);
   std::printf("%-34s %12s\n", "dfx C++ client, local session", "us/iter");
-  const double one = TimeLoop(1, "", iters, repeats);
-  const double two = TimeLoop(
-      2, "/job:localhost/replica:0/task:0/device:CPU:1", iters, repeats);
+  const double one = devices == 2 ? 0 : TimeLoop(1, "", iters, repeats);
+  const double two =
+      devices == 1
+          ? 0
+          : TimeLoop(2, "/job:localhost/replica:0/task:0/device:CPU:1", iters,
+                     repeats);
   if (one < 0 || two < 0) return 1;
-  std::printf("%-34s %12.2f\n", "one device", one * 1e6);
-  std::printf("%-34s %12.2f\n", "body on a second device", two * 1e6);
+  if (devices != 2) std::printf("%-34s %12.2f\n", "one device", one * 1e6);
+  if (devices != 1) {
+    std::printf("%-34s %12.2f\n", "body on a second device", two * 1e6);
+  }
   if (!trace_path.empty()) {
     // Traced after the timed steps, so that tracing does not slow them.
     absl::Status s = TraceLoop(trace_path, iters);

@@ -59,7 +59,9 @@ def recv_share(step_stats):
     return busy / total if total > 0 else 0.0
 
 
-def worker(task, target, num_ps, steps, batch, out):
+def build_train_graph(task, num_ps):
+    """The training graph of worker `task` (variables on `num_ps` ps tasks);
+    returns (graph, x, ids, y, loss, train, init). compare_tf uses it too."""
     graph = tf.Graph()
     with graph.as_default():
         setter = tf1.train.replica_device_setter(
@@ -68,6 +70,12 @@ def worker(task, target, num_ps, steps, batch, out):
             x, ids, y, loss, _ = model.build_model(True)
             train = tf1.train.AdagradOptimizer(0.3).minimize(loss)
             init = tf1.global_variables_initializer()
+    return graph, x, ids, y, loss, train, init
+
+
+def worker(task, target, num_ps, steps, batch, out):
+    graph, x, ids, y, loss, train, init = build_train_graph(task, num_ps)
+    with graph.as_default():
         tx, tids, ty = model.dataset(4096, seed=10 + task)
         with tf1.Session(target, graph=graph) as sess:
             if task == 0:

@@ -50,7 +50,8 @@ a cluster, and cut into one partition per device, without running it.
   --allow-soft-placement
                     move a node whose device does not exist to one that does
   --optimized       show the partitions after the graph optimizer (constant
-                    folding, CSE, Identity/NoOp removal), as sessions run
+                    folding, dead branches, arithmetic simplification, CSE,
+                    Identity/NoOp removal), as sessions run
                     them by default, and what it did; without it, before
   -h, --help        print this help
 
@@ -414,8 +415,13 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
   if (options.optimized) {
     const GraphOptimizerStats& stats = plan.optimizer_stats;
     out << "optimizer: " << stats.constants_folded << " constants folded, "
-        << stats.nodes_merged << " nodes merged, " << stats.identities_removed
-        << " Identity and " << stats.noops_removed << " NoOp nodes removed\n";
+        << stats.shapes_materialized << " shapes materialized, "
+        << stats.dead_switches << " dead branches (" << stats.dead_nodes_removed
+        << " nodes) removed, " << stats.add_chains << " Add chains ("
+        << stats.adds_absorbed << " Adds) to AddN, " << stats.nodes_bypassed
+        << " nodes bypassed, " << stats.nodes_merged << " nodes merged, "
+        << stats.identities_removed << " Identity and " << stats.noops_removed
+        << " NoOp nodes removed\n";
   }
   PrintPlan(plan, device_names, out);
   return absl::OkStatus();

@@ -1,4 +1,6 @@
 // The dfx command: dispatches to its subcommands.
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -7,6 +9,7 @@
 #include "spdlog/cfg/env.h"
 #include "base/log.h"
 #include "spdlog/spdlog.h"
+#include "tools/cli/bench.h"
 #include "tools/cli/cluster.h"
 #include "tools/cli/command.h"
 #include "tools/cli/inspect.h"
@@ -22,6 +25,8 @@ namespace {
 constexpr Command kCommands[] = {
     {"run", "run one step of a graph file, locally or on a cluster",
      RunMain},
+    {"bench", "time a graph's step: latency percentiles and steps/s",
+     BenchMain},
     {"inspect", "show a step's placement and per-device partitions",
      InspectMain},
     {"ops", "list dfx's ops and kernels, or what a graph file needs",
@@ -77,7 +82,24 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace dfx::cli
 
+#if defined(DFX_CPU_X86_64_V3)
+// Built for x86-64-v3 (DFX_CPU_LEVEL): say so instead of dying of SIGILL on
+// an older CPU. Compiled for the baseline itself, so it runs anywhere.
+__attribute__((target("arch=x86-64"))) static void CheckCpuLevel() {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    std::fputs("dfx: error: this dfx was built for x86-64-v3 (AVX2, FMA), "
+               "which this CPU lacks; rebuild with -DDFX_CPU_LEVEL=baseline\n",
+               stderr);
+    std::exit(1);
+  }
+}
+#else
+static void CheckCpuLevel() {}
+#endif
+
 int main(int argc, char** argv) {
+  CheckCpuLevel();
   try {
     return dfx::cli::Main(argc, argv);
   } catch (const std::exception& e) {

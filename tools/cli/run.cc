@@ -64,8 +64,9 @@ the fetched tensors.
                     a node's `device` field picks one of them
   --allow-soft-placement
                     move a node whose device does not exist to one that does
-  --no-optimize     switch the graph optimizer off (constant folding, CSE,
-                    Identity/NoOp removal); it is on by default
+  --no-optimize     switch the graph optimizer off (constant folding, dead
+                    branches, arithmetic simplification, CSE, Identity/NoOp
+                    removal); it is on by default
   --auth-token-file FILE
                     with --target grpc://: send the token in FILE (one
                     line, chmod 600) with every call, as the servers'
@@ -226,81 +227,91 @@ absl::Status PrintOutputs(const RunCommandOptions& options,
 
 }  // namespace
 
-absl::StatusOr<RunCommandOptions> ParseRunFlags(
-    const std::vector<std::string>& args) {
-  RunCommandOptions options;
-  DFX_ASSIGN_OR_RETURN(
-      std::vector<Flag> flags,
-      SplitFlags(args,
-                 {"--graph", "--feed", "--fetch", "--target", "--out",
-                  "--timeout-ms", "--local-devices", "--auth-token-file",
-                  "--tls-ca", "--tls-cert", "--tls-key", "--security",
-                  "--trace"},
-                 {"--json", "--allow-soft-placement", "--no-optimize"}));
-  for (const auto& [flag, value] : flags) {
-    if (flag == "--help") {
-      options.help = true;
-      return options;
-    } else if (flag == "--json") {
-      options.json = true;
-    } else if (flag == "--allow-soft-placement") {
-      options.allow_soft_placement = true;
-    } else if (flag == "--no-optimize") {
-      options.no_optimize = true;
-    } else if (flag == "--graph") {
-      if (value.empty()) return UsageError("--graph needs a file name");
-      if (!options.graph_path.empty()) {
-        return UsageError("--graph given more than once");
-      }
-      options.graph_path = value;
-    } else if (flag == "--feed") {
-      const size_t eq = value.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        return UsageError(absl::StrCat("--feed '", value,
-                                       "' is not NAME=VALUE"));
-      }
-      options.feeds.emplace_back(value.substr(0, eq), value.substr(eq + 1));
-    } else if (flag == "--fetch") {
-      if (value.empty()) return UsageError("--fetch needs a tensor name");
-      options.fetches.push_back(value);
-    } else if (flag == "--target") {
-      if (value.empty()) return UsageError("--target needs a node name");
-      // Node names cannot hold "://", so a URL is the session's target.
-      if (value.find("://") != std::string::npos) {
-        if (value.rfind("grpc://", 0) != 0) {
-          return UsageError(absl::StrCat("--target '", value,
-                                         "': only grpc:// targets exist"));
-        }
-        if (!options.session_target.empty()) {
-          return UsageError("--target grpc://... given more than once");
-        }
-        options.session_target = value;
-      } else {
-        options.targets.push_back(value);
-      }
-    } else if (flag == "--trace") {
-      if (value.empty()) return UsageError("--trace needs a file name");
-      options.trace_path = value;
-    } else if (flag == "--out") {
-      if (value.empty()) return UsageError("--out needs a directory");
-      options.out_dir = value;
-    } else if (flag == "--timeout-ms") {
-      DFX_ASSIGN_OR_RETURN(options.timeout_ms, ParsePositiveFlag(flag, value));
-    } else if (flag == "--local-devices") {
-      DFX_ASSIGN_OR_RETURN(options.local_devices, ParseLocalDevices(value));
-    } else if (flag == "--auth-token-file" || flag == "--tls-ca" ||
-               flag == "--tls-cert" || flag == "--tls-key" ||
-               flag == "--security") {
-      if (value.empty()) return UsageError(absl::StrCat(flag, " needs a value"));
-      std::string& field =
-          flag == "--auth-token-file" ? options.auth_token_file
-          : flag == "--tls-ca"        ? options.tls_ca
-          : flag == "--tls-cert"      ? options.tls_cert
-          : flag == "--tls-key"       ? options.tls_key
-                                      : options.security;
-      field = value;
+const std::set<std::string>& RunValuedFlags() {
+  static const std::set<std::string> flags = {
+      "--graph",  "--feed",   "--fetch",    "--target",  "--out",
+      "--timeout-ms", "--local-devices", "--auth-token-file", "--tls-ca",
+      "--tls-cert", "--tls-key", "--security", "--trace"};
+  return flags;
+}
+
+const std::set<std::string>& RunSwitches() {
+  static const std::set<std::string> flags = {
+      "--json", "--allow-soft-placement", "--no-optimize"};
+  return flags;
+}
+
+absl::StatusOr<bool> ApplyRunFlag(const Flag& flag,
+                                  RunCommandOptions* options) {
+  const std::string& value = flag.value;
+  if (flag.name == "--json") {
+    options->json = true;
+  } else if (flag.name == "--allow-soft-placement") {
+    options->allow_soft_placement = true;
+  } else if (flag.name == "--no-optimize") {
+    options->no_optimize = true;
+  } else if (flag.name == "--graph") {
+    if (value.empty()) return UsageError("--graph needs a file name");
+    if (!options->graph_path.empty()) {
+      return UsageError("--graph given more than once");
     }
+    options->graph_path = value;
+  } else if (flag.name == "--feed") {
+    const size_t eq = value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return UsageError(absl::StrCat("--feed '", value,
+                                     "' is not NAME=VALUE"));
+    }
+    options->feeds.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+  } else if (flag.name == "--fetch") {
+    if (value.empty()) return UsageError("--fetch needs a tensor name");
+    options->fetches.push_back(value);
+  } else if (flag.name == "--target") {
+    if (value.empty()) return UsageError("--target needs a node name");
+    // Node names cannot hold "://", so a URL is the session's target.
+    if (value.find("://") != std::string::npos) {
+      if (value.rfind("grpc://", 0) != 0) {
+        return UsageError(absl::StrCat("--target '", value,
+                                       "': only grpc:// targets exist"));
+      }
+      if (!options->session_target.empty()) {
+        return UsageError("--target grpc://... given more than once");
+      }
+      options->session_target = value;
+    } else {
+      options->targets.push_back(value);
+    }
+  } else if (flag.name == "--trace") {
+    if (value.empty()) return UsageError("--trace needs a file name");
+    options->trace_path = value;
+  } else if (flag.name == "--out") {
+    if (value.empty()) return UsageError("--out needs a directory");
+    options->out_dir = value;
+  } else if (flag.name == "--timeout-ms") {
+    DFX_ASSIGN_OR_RETURN(options->timeout_ms,
+                         ParsePositiveFlag(flag.name, value));
+  } else if (flag.name == "--local-devices") {
+    DFX_ASSIGN_OR_RETURN(options->local_devices, ParseLocalDevices(value));
+  } else if (flag.name == "--auth-token-file" || flag.name == "--tls-ca" ||
+             flag.name == "--tls-cert" || flag.name == "--tls-key" ||
+             flag.name == "--security") {
+    if (value.empty()) {
+      return UsageError(absl::StrCat(flag.name, " needs a value"));
+    }
+    std::string& field =
+        flag.name == "--auth-token-file" ? options->auth_token_file
+        : flag.name == "--tls-ca"        ? options->tls_ca
+        : flag.name == "--tls-cert"      ? options->tls_cert
+        : flag.name == "--tls-key"       ? options->tls_key
+                                         : options->security;
+    field = value;
+  } else {
+    return false;
   }
+  return true;
+}
+
+absl::Status CheckRunOptions(const RunCommandOptions& options) {
   const bool secured = !options.auth_token_file.empty() ||
                        !options.tls_ca.empty() || !options.tls_cert.empty() ||
                        !options.tls_key.empty() || !options.security.empty();
@@ -317,14 +328,32 @@ absl::StatusOr<RunCommandOptions> ParseRunFlags(
   if (options.fetches.empty() && options.targets.empty()) {
     return UsageError("give at least one --fetch or --target");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RunCommandOptions> ParseRunFlags(
+    const std::vector<std::string>& args) {
+  RunCommandOptions options;
+  DFX_ASSIGN_OR_RETURN(std::vector<Flag> flags,
+                       SplitFlags(args, RunValuedFlags(), RunSwitches()));
+  for (const Flag& flag : flags) {
+    if (flag.name == "--help") {
+      options.help = true;
+      return options;
+    }
+    DFX_ASSIGN_OR_RETURN(bool known, ApplyRunFlag(flag, &options));
+    if (!known) {
+      return UsageError(absl::StrCat("unknown flag '", flag.name, "'"));
+    }
+  }
+  DFX_RETURN_IF_ERROR(CheckRunOptions(options));
   return options;
 }
 
-absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
-  DFX_ASSIGN_OR_RETURN(LoadedGraph loaded, LoadGraphFile(options.graph_path));
-  const Graph& graph = *loaded.graph;
-
-  std::vector<std::pair<std::string, Tensor>> feeds;
+absl::StatusOr<PreparedRun> PrepareRun(const RunCommandOptions& options) {
+  PreparedRun prepared;
+  DFX_ASSIGN_OR_RETURN(prepared.loaded, LoadGraphFile(options.graph_path));
+  const Graph& graph = *prepared.loaded.graph;
   std::set<std::string> fed;
   for (const auto& [name, text] : options.feeds) {
     DFX_ASSIGN_OR_RETURN(auto tensor, FindTensor(graph, name, "--feed"));
@@ -334,19 +363,22 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
     }
     DFX_ASSIGN_OR_RETURN(Tensor value,
                          FeedValue(*tensor.first, tensor.second, name, text));
-    feeds.emplace_back(name, std::move(value));
+    prepared.feeds.emplace_back(name, std::move(value));
   }
   // A fetch named twice is computed and printed once.
-  std::vector<std::string> fetches;
   std::set<std::string> seen;
   for (const std::string& name : options.fetches) {
     DFX_RETURN_IF_ERROR(FindTensor(graph, name, "--fetch").status());
-    if (seen.insert(name).second) fetches.push_back(name);
+    if (seen.insert(name).second) prepared.fetches.push_back(name);
   }
   for (const std::string& name : options.targets) {
     DFX_RETURN_IF_ERROR(CheckNodeExists(graph, name, "--target"));
   }
+  return prepared;
+}
 
+absl::StatusOr<std::unique_ptr<Session>> CreateRunSession(
+    const RunCommandOptions& options) {
   SessionOptions session_options;
   if (options.local_devices > 0) {
     (*session_options.config.mutable_device_count())["CPU"] =
@@ -362,33 +394,40 @@ absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
   // Bounds the session's creation on the cluster (device discovery, which
   // waits for every task) as well as the step.
   session_options.config.set_operation_timeout_in_ms(options.timeout_ms);
-  std::unique_ptr<Session> session;
   if (options.session_target.empty()) {
-    DFX_ASSIGN_OR_RETURN(session, Session::Create("local", session_options));
-  } else {
-    SecurityFiles files;
-    files.auth_token_file = options.auth_token_file;
-    files.tls_ca = options.tls_ca;
-    files.tls_cert = options.tls_cert;
-    files.tls_key = options.tls_key;
-    if (!options.security.empty()) {
-      DFX_RETURN_IF_ERROR(files.MergeJson(options.security));
-    }
-    GrpcSessionOptions grpc_options;
-    DFX_ASSIGN_OR_RETURN(grpc_options.security, LoadChannelSecurity(files));
-    DFX_ASSIGN_OR_RETURN(session,
-                         GrpcSession::Create(options.session_target,
-                                             session_options, grpc_options));
+    return Session::Create("local", session_options);
   }
-  DFX_RETURN_IF_ERROR(session->Extend(loaded.def));
+  SecurityFiles files;
+  files.auth_token_file = options.auth_token_file;
+  files.tls_ca = options.tls_ca;
+  files.tls_cert = options.tls_cert;
+  files.tls_key = options.tls_key;
+  if (!options.security.empty()) {
+    DFX_RETURN_IF_ERROR(files.MergeJson(options.security));
+  }
+  GrpcSessionOptions grpc_options;
+  DFX_ASSIGN_OR_RETURN(grpc_options.security, LoadChannelSecurity(files));
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GrpcSession> session,
+                       GrpcSession::Create(options.session_target,
+                                           session_options, grpc_options));
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+absl::Status ExecuteRun(const RunCommandOptions& options, std::ostream& out) {
+  DFX_ASSIGN_OR_RETURN(PreparedRun prepared, PrepareRun(options));
+  const std::vector<std::string>& fetches = prepared.fetches;
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                       CreateRunSession(options));
+  DFX_RETURN_IF_ERROR(session->Extend(prepared.loaded.def));
   RunOptions run_options;
   run_options.set_timeout_in_ms(options.timeout_ms);
   RunMetadata metadata;
   const bool trace = !options.trace_path.empty();
   if (trace) run_options.set_trace_level(RunOptions::FULL_TRACE);
   std::vector<Tensor> outputs;
-  absl::Status run = session->Run(run_options, feeds, fetches, options.targets,
-                                  &outputs, trace ? &metadata : nullptr);
+  absl::Status run =
+      session->Run(run_options, prepared.feeds, fetches, options.targets,
+                   &outputs, trace ? &metadata : nullptr);
   session->Close().IgnoreError();
   DFX_RETURN_IF_ERROR(run);
   if (trace) {

@@ -5,13 +5,18 @@
 #define DFX_TOOLS_CLI_RUN_H_
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/session.h"
+#include "runtime/tensor.h"
+#include "tools/cli/command_util.h"
 
 namespace dfx::cli {
 
@@ -53,6 +58,38 @@ extern const char kRunUsage[];
 // --help was given).
 absl::StatusOr<RunCommandOptions> ParseRunFlags(
     const std::vector<std::string>& args);
+
+// The pieces of ParseRunFlags, for commands that take run's flags
+// (`dfx bench`): the flags SplitFlags should accept; ApplyRunFlag applies
+// one of them to `options` (false for a flag that is not run's,
+// InvalidArgument naming the flag for a bad value); CheckRunOptions makes
+// the checks across flags once all are read (--graph given, a --fetch or
+// --target, security flags only with a grpc:// target, ...).
+const std::set<std::string>& RunValuedFlags();
+const std::set<std::string>& RunSwitches();
+absl::StatusOr<bool> ApplyRunFlag(const Flag& flag, RunCommandOptions* options);
+absl::Status CheckRunOptions(const RunCommandOptions& options);
+
+// A step ready to run: the loaded graph, the feeds parsed against it, the
+// fetches (each once, in order).
+struct PreparedRun {
+  LoadedGraph loaded;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<std::string> fetches;
+};
+
+// Loads options.graph_path, parses each --feed against the fed node's dtype
+// (and a placeholder's shape), and checks that every fetch and target
+// names a node of the graph. InvalidArgument naming the file, feed, fetch
+// or target.
+absl::StatusOr<PreparedRun> PrepareRun(const RunCommandOptions& options);
+
+// The session a run asks for: on options.session_target (with its security
+// files), or else "local" with options.local_devices CPU devices; with
+// allow_soft_placement, the optimizer off for no_optimize, and
+// operation_timeout_in_ms = options.timeout_ms.
+absl::StatusOr<std::unique_ptr<Session>> CreateRunSession(
+    const RunCommandOptions& options);
 
 // Loads the graph, resolves and parses the feeds against it, runs one step
 // in a session on options.session_target, or else in a "local" one

@@ -27,7 +27,8 @@ const char kServerUsage[] =
                   [--intra-op-threads N] [--session-gc-seconds S]
                   [--heartbeat-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
-                  [--no-bulk] [--memory-limit BYTES] [--data-dir DIR]
+                  [--no-bulk] [--no-optimize]
+                  [--memory-limit BYTES] [--data-dir DIR]
                   [--auth-token-file FILE]
                   [--tls-cert PEM --tls-key PEM [--tls-ca PEM]
                    [--tls-client-auth none|request|require]]
@@ -63,6 +64,10 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         1 MiB and more go to dfx peers over a plain TCP
                         connection to a second port of this host (picked
                         by the kernel; open it in firewalls, or use this)
+  --no-optimize         run every session's steps without the graph
+                        optimizer (constant folding, dead branches,
+                        arithmetic, CSE, Identity removal), whatever the
+                        session's ConfigProto asks
   --memory-limit BYTES  the most bytes of tensors this server holds at once
                         (e.g. 16G, 512MiB; 0: no limit). A step that needs
                         more fails with ResourceExhausted naming the node;
@@ -156,7 +161,7 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                   "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
                   "--security", "--data-dir", "--http-port",
                   "--log-level", "--log-format"},
-                 {"--no-bulk"}));
+                 {"--no-bulk", "--no-optimize"}));
   std::string cluster_json;
   SecurityFiles security_files;
   std::string security_json;
@@ -200,6 +205,8 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
       server.discovery_timeout = absl::Milliseconds(n);
     } else if (flag == "--no-bulk") {
       server.enable_bulk = false;
+    } else if (flag == "--no-optimize") {
+      server.optimize_graphs = false;
     } else if (flag == "--memory-limit") {
       DFX_ASSIGN_OR_RETURN(server.memory_limit_bytes,
                            ParseByteSize(flag, value));
