@@ -9,6 +9,8 @@
 
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
+#include "kernels/exact_sqrt.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -284,8 +286,9 @@ using CeilOp = KeepSign<ei::scalar_ceil_op, T>;
 template <typename T>
 using RoundHalfToEvenOp = KeepSign<ei::scalar_rint_op, T>;
 
-// sqrt, with sqrt(+inf) = +inf: Eigen 3.4's fast SSE float packet
-// (x * rsqrt(x)) gives NaN there.
+// sqrt, correctly rounded on the float packet paths (kernels/exact_sqrt.h)
+// and with sqrt(+inf) = +inf on the half ones, whose Eigen packets widen to
+// Eigen 3.4's fast float sqrt (x * rsqrt(x), NaN there).
 template <typename T>
 struct SqrtOp {
   T operator()(const T& a) const {
@@ -295,7 +298,7 @@ struct SqrtOp {
   template <typename Packet>
   Packet packetOp(const Packet& a) const {
     const Packet inf = ei::pset1<Packet>(std::numeric_limits<T>::infinity());
-    return ei::pselect(ei::pcmp_eq(a, inf), inf, ei::psqrt(a));
+    return ei::pselect(ei::pcmp_eq(a, inf), inf, ExactPacketSqrt(a));
   }
 };
 

@@ -5,6 +5,8 @@
 // form follows the sparse kernel.
 #include "kernels/training/training_util.h"
 
+#include "kernels/exact_sqrt.h"
+
 namespace dfx::training {
 namespace {
 
@@ -51,9 +53,9 @@ struct AdagradV2Fn {
     auto g = r.grad();
     if (update_slots) accum += g.square();
     if (sparse) {
-      var -= lr * g / (accum.sqrt() + epsilon);
+      var -= lr * g / (ExactSqrt(accum) + epsilon);
     } else {
-      var -= g * lr / (accum.sqrt() + epsilon);
+      var -= g * lr / (ExactSqrt(accum) + epsilon);
     }
   }
 };
@@ -127,9 +129,9 @@ struct AdagradDAFn {
     const C step_lr = step * lr;
     if (l1 > C(0)) {
       var = lr * C(-1) * ga.sign() * (ga.abs() - step * l1).max(C(0)) /
-            (l2 * step_lr + gg.sqrt());
+            (l2 * step_lr + ExactSqrt(gg));
     } else {
-      var = lr * ga * C(-1) / (l2 * step_lr + gg.sqrt());
+      var = lr * ga * C(-1) / (l2 * step_lr + ExactSqrt(gg));
     }
   }
 };
@@ -161,7 +163,7 @@ struct AdadeltaFn {
     accum = accum * rho + g.square() * (C(1) - rho);
     Scratch<C> scratch;
     auto update = scratch.map(r.n);
-    update = (accum_update + epsilon).sqrt() * (accum + epsilon).rsqrt() * g;
+    update = ExactSqrt(accum_update + epsilon) * (accum + epsilon).rsqrt() * g;
     var -= update * lr;
     accum_update = accum_update * rho + update.square() * (C(1) - rho);
   }

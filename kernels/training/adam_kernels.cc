@@ -4,6 +4,8 @@
 // lr * sqrt(1 - beta2^t) / (1 - beta1^t), and adds epsilon to sqrt(v).
 #include "kernels/training/training_util.h"
 
+#include "kernels/exact_sqrt.h"
+
 namespace dfx::training {
 namespace {
 
@@ -19,9 +21,10 @@ struct AdamFn {
     m += (g - m) * (C(1) - beta1);
     v += (g.square() - v) * (C(1) - beta2);
     if (nesterov) {
-      var -= ((g * (C(1) - beta1) + beta1 * m) * alpha) / (v.sqrt() + epsilon);
+      var -= ((g * (C(1) - beta1) + beta1 * m) * alpha) /
+             (ExactSqrt(v) + epsilon);
     } else {
-      var -= (m * alpha) / (v.sqrt() + epsilon);
+      var -= (m * alpha) / (ExactSqrt(v) + epsilon);
     }
   }
 };
@@ -66,7 +69,7 @@ struct AdamWithAmsgradFn {
     m += (g - m) * (C(1) - beta1);
     v += (g.square() - v) * (C(1) - beta2);
     vhat = vhat.max(v);
-    var -= (m * alpha) / (vhat.sqrt() + epsilon);
+    var -= (m * alpha) / (ExactSqrt(vhat) + epsilon);
   }
 };
 

@@ -5,6 +5,8 @@
 // linear to [-l1, l1] in place of the select on |linear| > l1).
 #include "kernels/training/training_util.h"
 
+#include "kernels/exact_sqrt.h"
+
 namespace dfx::training {
 namespace {
 
@@ -22,7 +24,7 @@ struct RmsPropFn {
       mom = mom * momentum + (ms + epsilon).rsqrt() * lr * g;
     } else {
       ms += (g.square() - ms) * (C(1) - rho);
-      mom = mom * momentum + (g * lr) / (ms + epsilon).sqrt();
+      mom = mom * momentum + (g * lr) / ExactSqrt(ms + epsilon);
     }
     var -= mom;
   }
@@ -64,7 +66,7 @@ struct CenteredRmsPropFn {
     } else {
       ms += (g.square() - ms) * (C(1) - rho);
       mg += (g - mg) * (C(1) - rho);
-      mom = mom * momentum + (g * lr) / ((ms - mg.square()) + epsilon).sqrt();
+      mom = mom * momentum + (g * lr) / ExactSqrt((ms - mg.square()) + epsilon);
     }
     var -= mom;
   }
@@ -107,8 +109,8 @@ struct FtrlFn {
     auto sigma = sigma_buf.map(r.n);  // its change: sigma * lr in the paper
     new_accum = accum + g.square();
     if (lr_power == C(-0.5)) {
-      power = new_accum.sqrt();
-      sigma = power - accum.sqrt();
+      power = ExactSqrt(new_accum);
+      sigma = power - ExactSqrt(accum);
     } else {
       power = new_accum.pow(-lr_power);
       sigma = power - accum.pow(-lr_power);
