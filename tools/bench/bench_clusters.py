@@ -2,6 +2,7 @@
 (tf.distribute.Server, one process per task) and dfx servers (`dfx cluster
 up`), each returned as (cluster spec dict, stop function)."""
 
+import glob
 import json
 import os
 import socket
@@ -77,3 +78,49 @@ def start_dfx_cluster(dfx, workers, ps=0):
         cluster = json.load(f)
     return cluster, lambda: subprocess.run(
         [dfx, "cluster", "down", "--dir", d], capture_output=True)
+
+
+def server_pids(cluster):
+    """The pids of the processes listening on the cluster's addresses (both
+    kinds of server), found through /proc: the processes whose CPU time a
+    benchmark charges to a step. Empty where /proc cannot tell."""
+    ports = {int(a.rsplit(":", 1)[1]) for addrs in cluster.values()
+             for a in addrs}
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            # State 0A is LISTEN.
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1],
+                                         16) in ports:
+                inodes.add(fields[9])
+    pids = set()
+    for fd in glob.glob("/proc/[0-9]*/fd/*"):
+        try:
+            link = os.readlink(fd)
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            pids.add(int(fd.split("/")[2]))
+    return sorted(pids)
+
+
+def cpu_seconds(pids):
+    """CPU seconds the processes' live threads have run, in nanoseconds'
+    resolution (/proc/PID/task/TID/schedstat; /proc/PID/stat counts 10 ms
+    ticks, too coarse for a few hundred short steps). A thread that exited
+    takes its time with it: the servers' threads live as long as they do."""
+    total = 0
+    for pid in pids:
+        for stat in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+            try:
+                with open(stat) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total / 1e9

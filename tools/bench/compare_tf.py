@@ -37,7 +37,8 @@ sys.path.insert(0, os.path.join(REPO, "examples", "python"))
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from bench_clusters import start_dfx_cluster, start_tf_cluster  # noqa: E402
+from bench_clusters import (cpu_seconds, server_pids,  # noqa: E402
+                            start_dfx_cluster, start_tf_cluster)
 
 tf1 = tf.compat.v1
 
@@ -165,12 +166,16 @@ def eight_tasks(tasks):
 # ---------------------------------------------------------------------------
 # Running a case on one side.
 
-def interleaved(steps, warmup, iters):
+def interleaved(steps, warmup, iters, pids=None):
     """Times `steps` (side -> a function running one step and returning
     whether its answer is right) in turns, so that both sides see the same
     machine: the first step of each, `warmup` more, then `iters` timed steps
-    each, the side going first alternating."""
+    each, the side going first alternating. With `pids` (side -> its
+    servers' pids), also the servers' CPU time per timed step: each side's
+    servers only work on that side's steps, and CPU time, unlike latency,
+    hardly grows with the machine's load."""
     sides = list(steps)
+    pids = pids or {}
     out = {s: {"latencies": [], "wrong": 0} for s in sides}
     for s in sides:
         start = time.perf_counter()
@@ -179,6 +184,7 @@ def interleaved(steps, warmup, iters):
     for _ in range(warmup):
         for s in sides:
             out[s]["wrong"] += not steps[s]()
+    cpu_before = {s: cpu_seconds(pids[s]) for s in pids}
     for i in range(iters):
         for s in (sides if i % 2 == 0 else sides[::-1]):
             start = time.perf_counter()
@@ -190,12 +196,16 @@ def interleaved(steps, warmup, iters):
         results[s] = summary(out[s]["latencies"])
         results[s].update(first_step_us=out[s]["first_step_us"],
                           wrong=int(out[s]["wrong"]))
+        if pids.get(s):
+            results[s]["server_cpu_us"] = (
+                (cpu_seconds(pids[s]) - cpu_before[s]) / iters * 1e6)
     return results
 
 
-def time_steps(targets, built, optimize, warmup, iters):
+def time_steps(targets, built, optimize, warmup, iters, pids=None):
     """One session per side (side -> target) on the same graph; the steps
-    timed in turns (interleaved), every answer checked."""
+    timed in turns (interleaved), every answer checked; with `pids`, the
+    servers' CPU per step too."""
     graph, fetch, feeds, check = built
     sessions = {}
     try:
@@ -207,7 +217,7 @@ def time_steps(targets, built, optimize, warmup, iters):
             return lambda: check(sess.run(fetch, feeds, options=RUN_OPTIONS))
 
         return interleaved({s: stepper(sess) for s, sess in sessions.items()},
-                           warmup, iters)
+                           warmup, iters, pids)
     finally:
         for sess in sessions.values():
             sess.close()
@@ -356,8 +366,9 @@ def fmt_us(us):
 
 def markdown(results):
     lines = [
-        "| case | optimizations | TensorFlow | dfx | dfx / TF |",
-        "|---|---|---|---|---|",
+        "| case | optimizations | TensorFlow | dfx | dfx / TF "
+        "| servers' CPU per step, TF / dfx (dfx / TF) |",
+        "|---|---|---|---|---|---|",
     ]
     for r in results["cases"]:
         tf_r, dfx_r = r["tf"], r["dfx"]
@@ -375,8 +386,14 @@ def markdown(results):
         if wrong:
             ratio += f" (**{tf_r['wrong']} wrong on TF, {dfx_r['wrong']} " \
                      f"on dfx**)"
+        cpu = "–"
+        if "server_cpu_us" in tf_r and "server_cpu_us" in dfx_r:
+            t_cpu, d_cpu = tf_r["server_cpu_us"], dfx_r["server_cpu_us"]
+            cpu = f"{fmt_us(t_cpu)} / {fmt_us(d_cpu)}"
+            if t_cpu > 0:
+                cpu += f" ({d_cpu / t_cpu:.2f})"
         lines.append(f"| {r['case']} | {r['config']} | {t} | {d} | "
-                     f"{ratio} |")
+                     f"{ratio} | {cpu} |")
     return "\n".join(lines) + "\n"
 
 
@@ -390,8 +407,13 @@ def add_result(results, case, config, metric, tf_r, dfx_r):
     if metric == "steps_per_second":
         entry["p99_ratio"] = dfx_r["p99_us"] / tf_r["p99_us"]
     results["cases"].append(entry)
+    cpu = ""
+    if "server_cpu_us" in tf_r and "server_cpu_us" in dfx_r:
+        cpu = (f"; servers' CPU per step TF {tf_r['server_cpu_us']:.0f} µs, "
+               f"dfx {dfx_r['server_cpu_us']:.0f} µs")
     print(f"  {case} [{config}]: TF {tf_r['p50_us']:.0f} µs, dfx "
-          f"{dfx_r['p50_us']:.0f} µs p50; ratio {ratio:.2f}", flush=True)
+          f"{dfx_r['p50_us']:.0f} µs p50; ratio {ratio:.2f}{cpu}",
+          flush=True)
 
 
 CONFIGS = (("defaults", True), ("off", False))
@@ -425,11 +447,12 @@ def run_cases(args, results):
         raise
     targets = {"tf": f"grpc://{tf_cluster['worker'][0]}",
                "dfx": f"grpc://{dfx_cluster['worker'][0]}"}
+    pids = {"tf": server_pids(tf_cluster), "dfx": server_pids(dfx_cluster)}
     try:
         for name, built, iters, warmup in steady:
             for config, optimize in CONFIGS:
                 side = time_steps(targets, built, optimize, warmup,
-                                  max(1, int(iters * scale)))
+                                  max(1, int(iters * scale)), pids)
                 add_result(results, name, config, "p50_us", side["tf"],
                            side["dfx"])
         if not quick:
