@@ -1602,7 +1602,7 @@ void ExecutorImpl::Start(const Args& args, DoneCallback done,
 }
 
 void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
-  Start(args, std::move(done), /*inline_roots=*/false);
+  Start(args, std::move(done), args.run_roots_inline);
 }
 
 absl::Status ExecutorImpl::Run(const Args& args) {

@@ -60,6 +60,11 @@ class Executor {
     // Where ready expensive nodes and async completions go. Empty: run
     // everything on the calling thread (and on async kernels' threads).
     Runner runner;
+    // The calling thread has nothing to do but wait for the step: RunAsync
+    // runs the root nodes, and the cheap nodes they make ready, on it
+    // before it returns (as Run does), instead of handing them to the
+    // runner and waking a pool thread.
+    bool run_roots_inline = false;
   };
 
   virtual ~Executor() = default;

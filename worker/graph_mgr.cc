@@ -84,13 +84,19 @@ class GraphMgr::StepRun : public std::enable_shared_from_this<StepRun> {
       return;
     }
     // Each executor's callback holds the run alive until it has finished.
-    for (const Unit& unit : item_->units) {
+    // The last executor started may run its roots on a caller's thread
+    // that would only wait (RunGraphCall::caller_runs_inline).
+    const bool inline_last = call_->caller_runs_inline;
+    const size_t n = item_->units.size();
+    for (size_t i = 0; i < n; ++i) {
+      const Unit& unit = item_->units[i];
       Executor::Args args;
       args.step_id = step_id_;
       args.rendezvous = rendezvous_.get();
       args.cancellation_manager = cm_.get();
       args.stats_collector = stats;
       args.runner = runner;
+      args.run_roots_inline = inline_last && i + 1 == n;
       unit.executor->RunAsync(
           args, [self = shared_from_this()](absl::Status s) {
             self->ExecutorDone(std::move(s));

@@ -18,6 +18,8 @@ class LocalWorker : public WorkerInterface {
 
   Worker* worker() const { return worker_; }
 
+  bool IsLocal() const override { return true; }
+
   void GetStatusAsync(const GetStatusRequest* request,
                       GetStatusResponse* response,
                       StatusCallback done) override;

@@ -50,6 +50,12 @@ struct RunGraphCall {
   // Filled by the worker: one entry per request.recv_key, in that order.
   std::vector<std::pair<std::string, Tensor>> recv;
   StepStats step_stats;
+  // Set by an in-process caller whose thread has nothing left to do but
+  // wait for this call (the master's step thread, once every other call of
+  // the step is out): the worker may run the step's first nodes on it,
+  // saving a hand-off to the compute pool and the wake-up back. Not part of
+  // the request; a remote worker never sees it.
+  bool caller_runs_inline = false;
 };
 
 // A received tensor.
@@ -65,6 +71,10 @@ struct RecvTensorResult {
 class WorkerInterface {
  public:
   virtual ~WorkerInterface() = default;
+
+  // True for a worker in this process (LocalWorker): its calls run on the
+  // caller's thread until they go asynchronous.
+  virtual bool IsLocal() const { return false; }
 
   virtual void GetStatusAsync(const GetStatusRequest* request,
                               GetStatusResponse* response,

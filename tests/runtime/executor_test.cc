@@ -453,6 +453,43 @@ TEST_CASE("RunAsync hands a graph's cheap roots to the runner together") {
   }
 }
 
+TEST_CASE("RunAsync with run_roots_inline runs a cheap graph on the caller's "
+          "thread, finishing before it returns") {
+  // What the master's step thread asks of its own worker's partition: no
+  // closure for the runner, and `done` already called when RunAsync
+  // returns.
+  std::string text = Const("a", 1) + Const("b", 2);
+  text += Record("sink", {"a", "b"});
+  text += Retval("ret", "sink", 0);
+  auto executor = MakeExecutor(text);
+  for (int step = 0; step < 3; ++step) {
+    std::atomic<int> closures{0};
+    SimpleCallFrame frame({}, 1);
+    Executor::Args args;
+    args.call_frame = &frame;
+    args.runner = [&closures](std::function<void()> fn) {
+      ++closures;
+      InterOpPool()->Schedule(std::move(fn));
+    };
+    args.run_roots_inline = true;
+    bool done = false;
+    absl::Status status = absl::UnknownError("not done");
+    const std::thread::id caller = std::this_thread::get_id();
+    std::thread::id done_on;
+    executor->RunAsync(args, [&](absl::Status s) {
+      status = std::move(s);
+      done_on = std::this_thread::get_id();
+      done = true;
+    });
+    REQUIRE(done);
+    REQUIRE_OK(status);
+    CHECK(done_on == caller);
+    CHECK(closures.load() == 0);
+    auto out = frame.ConsumeRetvals();
+    REQUIRE_OK(out);
+  }
+}
+
 TEST_CASE("async kernels complete on another thread") {
   std::string text = Arg("x", 0);
   std::string prev = "x";
