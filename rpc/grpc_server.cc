@@ -10,6 +10,11 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "eager/eager_service.h"
+#include "runtime/gpu_options.h"
+#include "runtime/more_devices.h"
+#if DFX_HAVE_CUDA
+#include "gpu/gpu_device.h"
+#endif
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -196,6 +201,15 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   device_options.task_name = impl->task_;
   device_options.num_devices = options.num_cpu_devices;
   device_options.intra_op_threads = options.intra_op_threads;
+  ConfigProto gpu_config;
+  *gpu_config.mutable_gpu_options() = options.gpu_options;
+  DFX_ASSIGN_OR_RETURN(GpuDeviceOptions gpu_options,
+                       GpuDeviceOptionsFromConfig(gpu_config, impl->task_));
+#if DFX_HAVE_CUDA
+  ScopedMoreDevices gpus(gpu::GpuDeviceFactory(std::move(gpu_options)));
+#else
+  (void)gpu_options;
+#endif
   DFX_ASSIGN_OR_RETURN(impl->devices_, DeviceMgr::NewCpu(device_options));
   // Each step's rendezvous fetches tensors of other tasks through the
   // fetcher, made below (steps start only once the server serves).
