@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gpu/gpu_device_factory.h"  // VisibleGpuCount, GpuDeviceFactory
 #include "gpu/gpu_stream.h"
 #include "runtime/bfc_allocator.h"
 #include "runtime/device.h"
 #include "runtime/gpu_options.h"
-#include "runtime/more_devices.h"
 
 namespace dfx::gpu {
 
@@ -50,11 +50,6 @@ class GpuDevice final : public Device {
   std::unique_ptr<GpuStream> compute_, h2d_, d2h_, d2d_;
 };
 
-// The number of GPUs the CUDA runtime sees. No device, no driver, or a
-// driver too old (cudaErrorNoDevice, cudaErrorInsufficientDriver, ...) are
-// zero GPUs, not errors: `why_none` (if not null) gets the reason.
-int VisibleGpuCount(std::string* why_none);
-
 // The process's BFC arena of CUDA device `ordinal`, made at the first call
 // (limit from GpuMemoryLimit with the GPU's memory then, growth per
 // `options`) and kept for the life of the process, as every session and
@@ -74,12 +69,6 @@ std::unique_ptr<SubAllocator> NewCudaSubAllocator(int ordinal);
 // naming GPUs a machine with GPUs does not have.
 absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateGpuDevices(
     const GpuDeviceOptions& options, ThreadPool* intra_op_pool);
-
-// CreateGpuDevices for DeviceMgr::NewCpu (runtime/more_devices.h), with
-// the task name NewCpu passes:
-//   ScopedMoreDevices gpus(gpu::GpuDeviceFactory(options));
-//   auto devices = DeviceMgr::NewCpu(cpu_options);  // CPUs, then GPUs
-MoreDevicesFactory GpuDeviceFactory(GpuDeviceOptions options);
 
 }  // namespace dfx::gpu
 

@@ -10,7 +10,7 @@
 #include "runtime/gpu_options.h"
 #include "runtime/more_devices.h"
 #if DFX_HAVE_CUDA
-#include "gpu/gpu_device.h"
+#include "gpu/gpu_device_factory.h"
 #endif
 
 namespace dfx {

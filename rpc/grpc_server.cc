@@ -13,7 +13,7 @@
 #include "runtime/gpu_options.h"
 #include "runtime/more_devices.h"
 #if DFX_HAVE_CUDA
-#include "gpu/gpu_device.h"
+#include "gpu/gpu_device_factory.h"
 #endif
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"

@@ -14,7 +14,8 @@
 #include "catch2/catch.hpp"
 #include "gpu/cuda_status.h"
 #include "gpu/gpu_fill.h"
-#include "master/local_session.h"
+#include "runtime/device.h"
+#include "runtime/more_devices.h"
 #include "runtime/tensor.h"
 #include "tests/testing/status_matchers.h"
 
@@ -56,7 +57,7 @@ struct PinnedInts {
   int64_t n;
 };
 
-TEST_CASE("gpu discovery: the GPUs CUDA sees become devices; none is not an "
+TEST_CASE("gpu discovery: the GPUs CUDA sees become devices, and none is not an "
           "error") {
   std::string why;
   const int count = VisibleGpuCount(&why);
@@ -92,32 +93,6 @@ TEST_CASE("gpu discovery: the GPUs CUDA sees become devices; none is not an "
     REQUIRE_OK(bad);
     CHECK((*bad)->ListDevices().size() == 1);
   }
-}
-
-TEST_CASE("gpu discovery: a local session lists its GPUs and checks "
-          "gpu_options") {
-  std::string why;
-  const int count = VisibleGpuCount(&why);
-  SessionOptions options;
-  auto session = LocalSession::Create(options);
-  REQUIRE_OK(session);
-  auto devices = (*session)->ListDevices();
-  REQUIRE_OK(devices);
-  int gpus = 0;
-  for (const DeviceAttributes& d : *devices) {
-    if (d.device_type() != "GPU") continue;
-    CHECK(d.name() == "/job:localhost/replica:0/task:0/device:GPU:" +
-                          std::to_string(gpus));
-    CHECK(d.memory_limit() > 0);
-    CHECK(d.physical_device_desc().find("compute capability") !=
-          std::string::npos);
-    ++gpus;
-  }
-  CHECK(gpus == count);
-  options.config.mutable_gpu_options()->set_visible_device_list("0,zero");
-  REQUIRE_THAT(LocalSession::Create(options).status(),
-               StatusIs(absl::StatusCode::kInvalidArgument,
-                        "visible_device_list '0,zero'"));
 }
 
 TEST_CASE("gpu device: named GPU:N with four streams and memory from its "

@@ -202,7 +202,7 @@ TEST_CASE("bfc: fragmented free memory does not serve a large request until "
   CHECK(bfc->GetBfcStats().num_chunks == 1);
 }
 
-TEST_CASE("bfc: allow_growth starts small and doubles; without it the limit "
+TEST_CASE("bfc: allow_growth starts small and doubles, without it the limit "
           "is reserved at once") {
   SECTION("growth") {
     std::vector<size_t> regions;
