@@ -203,6 +203,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   device_options.intra_op_threads = options.intra_op_threads;
   ConfigProto gpu_config;
   *gpu_config.mutable_gpu_options() = options.gpu_options;
+  if (options.max_gpu_devices >= 0) {
+    (*gpu_config.mutable_device_count())["GPU"] = options.max_gpu_devices;
+  }
   DFX_ASSIGN_OR_RETURN(GpuDeviceOptions gpu_options,
                        GpuDeviceOptionsFromConfig(gpu_config, impl->task_));
 #if DFX_HAVE_CUDA

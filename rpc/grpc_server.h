@@ -28,6 +28,9 @@ struct GrpcServerOptions {
   // of their memory the process takes (runtime/gpu_options.h); with a
   // CUDA build only (otherwise checked, and there are no GPUs).
   GPUOptions gpu_options;
+  // At most this many GPU devices (-1: all that gpu_options allows; 0:
+  // none): ConfigProto.device_count["GPU"].
+  int max_gpu_devices = -1;
   // Threads running nodes (0: the number of cores) and within ops (0: the
   // number of cores).
   int inter_op_threads = 0;
