@@ -31,7 +31,7 @@ class CudaSubAllocator final : public SubAllocator {
       spdlog::debug("{}", CudaStatus(e, absl::StrCat("cudaMalloc(", num_bytes,
                                                      ") on GPU ordinal ",
                                                      ordinal_)));
-      cudaGetLastError();  // clear the sticky-free error state
+      cudaGetLastError();  // clear it, so later calls do not report it
       return nullptr;
     }
     return p;  // cudaMalloc aligns to at least 256 bytes
@@ -74,14 +74,18 @@ std::string Describe(int ordinal, const cudaDeviceProp& prop) {
 
 }  // namespace
 
-int VisibleGpuCount(std::string* why_none) {
+namespace {
+
+// `unexpected`: no GPU for a reason other than "no device, no driver".
+int CountGpus(std::string* why_none, bool* unexpected) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
+  *unexpected = false;
   if (e != cudaSuccess) {
     cudaGetLastError();
+    *unexpected = !IsNoGpuError(e);
     if (why_none != nullptr) {
       *why_none = CudaStatus(e, "cudaGetDeviceCount").ToString();
-      if (!IsNoGpuError(e)) absl::StrAppend(why_none, " (unexpected)");
     }
     return 0;
   }
@@ -89,6 +93,13 @@ int VisibleGpuCount(std::string* why_none) {
     *why_none = "the CUDA runtime sees zero devices";
   }
   return count;
+}
+
+}  // namespace
+
+int VisibleGpuCount(std::string* why_none) {
+  bool unexpected = false;
+  return CountGpus(why_none, &unexpected);
 }
 
 absl::StatusOr<BfcAllocator*> GpuAllocator(int ordinal,
@@ -163,12 +174,19 @@ absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateGpuDevices(
   std::vector<std::unique_ptr<Device>> devices;
   if (options.max_devices == 0) return devices;
   std::string why_none;
-  const int count = VisibleGpuCount(&why_none);
+  bool unexpected = false;
+  const int count = CountGpus(&why_none, &unexpected);
   if (count == 0) {
     // Once per process: every session and server start would repeat it.
+    // A machine without a GPU or driver is normal (debug: programs'
+    // output stays as in a CPU-only build); any other CUDA error is not.
     static std::once_flag logged;
     std::call_once(logged, [&] {
-      spdlog::info("no GPU devices: {}; running on CPUs only", why_none);
+      if (unexpected) {
+        spdlog::warn("no GPU devices: {}; running on CPUs only", why_none);
+      } else {
+        spdlog::debug("no GPU devices: {}; running on CPUs only", why_none);
+      }
     });
     // As TensorFlow: a machine without GPUs ignores visible_device_list,
     // so one config serves GPU and CPU machines alike.

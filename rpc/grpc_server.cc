@@ -359,9 +359,15 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
     spdlog::info("task {}: status page at {}", impl->task_,
                  impl->status_http_->url());
   }
-  spdlog::info("task {}: serving on {} with {} CPU device(s), memory limit "
+  int num_gpus = 0;
+  for (const Device* d : impl->devices_->ListDevices()) {
+    num_gpus += d->device_type() == "GPU";
+  }
+  spdlog::info("task {}: serving on {} with {} CPU device(s){}, memory limit "
                "{}{}{}{}", impl->task_, impl->address_,
                options.num_cpu_devices,
+               num_gpus > 0 ? absl::StrCat(" and ", num_gpus, " GPU(s)")
+                            : std::string(),
                memory_limit > 0 ? absl::StrCat(memory_limit, " bytes")
                                 : std::string("none"),
                options.security.tls() ? ", TLS" : "",
