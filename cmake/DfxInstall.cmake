@@ -24,6 +24,9 @@ add_library(dfx::client ALIAS dfx_client)
 # The module libraries, exported under their alias names (dfx::graph, ...).
 set(DFX_INSTALLED_MODULES proto base graph runtime checkpoint kernels
     rendezvous worker master eager rpc)
+if(TARGET dfx_gpu)
+  list(APPEND DFX_INSTALLED_MODULES gpu)
+endif()
 set(_dfx_install_targets dfx_client)
 foreach(module ${DFX_INSTALLED_MODULES})
   set_target_properties(dfx_${module} PROPERTIES EXPORT_NAME ${module})

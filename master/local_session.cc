@@ -7,6 +7,11 @@
 #include "absl/synchronization/notification.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
+#include "runtime/gpu_options.h"
+#include "runtime/more_devices.h"
+#if DFX_HAVE_CUDA
+#include "gpu/gpu_device_factory.h"
+#endif
 
 namespace dfx {
 namespace {
@@ -50,6 +55,16 @@ absl::StatusOr<std::unique_ptr<LocalSession>> LocalSession::Create(
     inter_op =
         std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }
+
+  // gpu_options is checked on every build, so a bad visible_device_list
+  // fails alike with and without CUDA; the GPUs themselves come with CUDA.
+  DFX_ASSIGN_OR_RETURN(GpuDeviceOptions gpu_options,
+                       GpuDeviceOptionsFromConfig(config, kTask));
+#if DFX_HAVE_CUDA
+  ScopedMoreDevices gpus(gpu::GpuDeviceFactory(std::move(gpu_options)));
+#else
+  (void)gpu_options;
+#endif
 
   std::unique_ptr<LocalSession> session(new LocalSession());
   DFX_ASSIGN_OR_RETURN(session->devices_, DeviceMgr::NewCpu(device_options));

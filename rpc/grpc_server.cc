@@ -10,6 +10,11 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "eager/eager_service.h"
+#include "runtime/gpu_options.h"
+#include "runtime/more_devices.h"
+#if DFX_HAVE_CUDA
+#include "gpu/gpu_device_factory.h"
+#endif
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
@@ -196,6 +201,18 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   device_options.task_name = impl->task_;
   device_options.num_devices = options.num_cpu_devices;
   device_options.intra_op_threads = options.intra_op_threads;
+  ConfigProto gpu_config;
+  *gpu_config.mutable_gpu_options() = options.gpu_options;
+  if (options.max_gpu_devices >= 0) {
+    (*gpu_config.mutable_device_count())["GPU"] = options.max_gpu_devices;
+  }
+  DFX_ASSIGN_OR_RETURN(GpuDeviceOptions gpu_options,
+                       GpuDeviceOptionsFromConfig(gpu_config, impl->task_));
+#if DFX_HAVE_CUDA
+  ScopedMoreDevices gpus(gpu::GpuDeviceFactory(std::move(gpu_options)));
+#else
+  (void)gpu_options;
+#endif
   DFX_ASSIGN_OR_RETURN(impl->devices_, DeviceMgr::NewCpu(device_options));
   // Each step's rendezvous fetches tensors of other tasks through the
   // fetcher, made below (steps start only once the server serves).
@@ -342,9 +359,15 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
     spdlog::info("task {}: status page at {}", impl->task_,
                  impl->status_http_->url());
   }
-  spdlog::info("task {}: serving on {} with {} CPU device(s), memory limit "
+  int num_gpus = 0;
+  for (const Device* d : impl->devices_->ListDevices()) {
+    num_gpus += d->device_type() == "GPU";
+  }
+  spdlog::info("task {}: serving on {} with {} CPU device(s){}, memory limit "
                "{}{}{}{}", impl->task_, impl->address_,
                options.num_cpu_devices,
+               num_gpus > 0 ? absl::StrCat(" and ", num_gpus, " GPU(s)")
+                            : std::string(),
                memory_limit > 0 ? absl::StrCat(memory_limit, " bytes")
                                 : std::string("none"),
                options.security.tls() ? ", TLS" : "",

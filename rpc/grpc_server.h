@@ -1,5 +1,5 @@
 // GrpcServer: one task of a cluster in one process, both master and worker:
-// its CPU devices, the worker service, the master service, the worker cache
+// its CPU devices (and GPUs in a CUDA build), the worker service, the master service, the worker cache
 // with a channel to every other task, and the per-step remote rendezvous.
 #ifndef DFX_RPC_GRPC_SERVER_H_
 #define DFX_RPC_GRPC_SERVER_H_
@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "proto/cluster.pb.h"
+#include "proto/config.pb.h"
 #include "rpc/security.h"
 
 namespace dfx {
@@ -23,6 +24,13 @@ struct GrpcServerOptions {
   int task_index = 0;
   // CPU devices of this task, /job:J/replica:0/task:N/device:CPU:<i>.
   int num_cpu_devices = 1;
+  // Which GPUs become /job:J/replica:0/task:N/device:GPU:<i> and how much
+  // of their memory the process takes (runtime/gpu_options.h); with a
+  // CUDA build only (otherwise checked, and there are no GPUs).
+  GPUOptions gpu_options;
+  // At most this many GPU devices (-1: all that gpu_options allows; 0:
+  // none): ConfigProto.device_count["GPU"].
+  int max_gpu_devices = -1;
   // Threads running nodes (0: the number of cores) and within ops (0: the
   // number of cores).
   int inter_op_threads = 0;

@@ -10,8 +10,27 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/logging.h"
+#include "base/status_macros.h"
+#include "runtime/more_devices.h"
 
 namespace dfx {
+
+namespace {
+thread_local const ScopedMoreDevices* t_more_devices = nullptr;
+}  // namespace
+
+ScopedMoreDevices::ScopedMoreDevices(MoreDevicesFactory factory)
+    : factory_(std::move(factory)), previous_(t_more_devices) {
+  t_more_devices = this;
+}
+
+ScopedMoreDevices::~ScopedMoreDevices() { t_more_devices = previous_; }
+
+const MoreDevicesFactory* ScopedMoreDevices::Current() {
+  return t_more_devices == nullptr || !t_more_devices->factory_
+             ? nullptr
+             : &t_more_devices->factory_;
+}
 
 uint64_t NewIncarnation() {
   static absl::Mutex mu(absl::kConstInit);
@@ -81,6 +100,30 @@ absl::StatusOr<std::unique_ptr<DeviceMgr>> DeviceMgr::NewCpu(
     mgr->by_name_[absl::StrCat("/cpu:", i)] = raw;
     mgr->device_ptrs_.push_back(raw);
     mgr->devices_.push_back(std::move(device));
+  }
+  if (const MoreDevicesFactory* factory = ScopedMoreDevices::Current()) {
+    DFX_ASSIGN_OR_RETURN(
+        std::vector<std::unique_ptr<Device>> more,
+        (*factory)(options.task_name, mgr->intra_op_pool_.get()));
+    for (std::unique_ptr<Device>& device : more) {
+      Device* raw = device.get();
+      const std::string& name = raw->name();
+      if (mgr->by_name_.contains(name)) {
+        return absl::InternalError(
+            absl::StrCat("two devices named ", name));
+      }
+      mgr->by_name_[name] = raw;
+      // "/device:GPU:0" and the legacy "/gpu:0".
+      const size_t local = name.rfind("/device:");
+      if (local != std::string::npos) {
+        const std::string local_name = name.substr(local);
+        mgr->by_name_[local_name] = raw;
+        mgr->by_name_[absl::AsciiStrToLower(
+            absl::StrCat("/", local_name.substr(8)))] = raw;
+      }
+      mgr->device_ptrs_.push_back(raw);
+      mgr->devices_.push_back(std::move(device));
+    }
   }
   return mgr;
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "runtime/bfc_allocator.h"
 #include "runtime/internal/small_blocks.h"
 #include "runtime/memory_limit.h"
 #include "runtime/variant.h"
@@ -232,14 +233,19 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
   void* p = allocator->AllocateRaw(kAllocatorAlignment, bytes);
   if (p == nullptr) {
     const AllocatorStats stats = allocator->GetStats();
-    const int64_t limit = HostMemoryLimit();
+    // An allocator with a limit of its own (a GPU's arena) names it; the
+    // CPU allocator's is the process's host memory limit.
+    const auto* bfc = dynamic_cast<const BfcAllocator*>(allocator);
+    const bool own_limit = bfc != nullptr;
+    const int64_t limit =
+        own_limit ? bfc->GetBfcStats().bytes_limit : HostMemoryLimit();
     return absl::ResourceExhaustedError(absl::StrCat(
         "out of memory allocating ", bytes, " bytes for a ",
         DataTypeString(dtype), " tensor of shape ", shape.DebugString(),
         " from allocator ", allocator->Name(), ": ", stats.bytes_in_use,
         " bytes in use",
         limit > 0 ? absl::StrCat(" of a limit of ", limit,
-                                 " (dfx server --memory-limit)")
+                                 own_limit ? "" : " (dfx server --memory-limit)")
                   : std::string()));
   }
   int64_t num_objects = 0;

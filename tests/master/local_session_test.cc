@@ -15,6 +15,9 @@
 #include "graph/ops/ops.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellation.h"
+#if DFX_HAVE_CUDA
+#include "gpu/gpu_device_factory.h"
+#endif
 #include "tests/master/session_test_util.h"
 #include "tests/testing/status_matchers.h"
 
@@ -426,6 +429,40 @@ TEST_CASE("100 concurrent Runs from several threads get their own results") {
   for (auto& f : failures) {
     REQUIRE(f.wait_for(std::chrono::seconds(120)) == std::future_status::ready);
     CHECK(f.get() == 0);
+  }
+}
+
+TEST_CASE("local session: gpu_options are checked on every build, and the GPUs "
+          "CUDA sees are listed after the CPUs") {
+  SessionOptions options;
+  options.config.mutable_gpu_options()->set_visible_device_list("0,zero");
+  REQUIRE_THAT(Session::Create("local", options).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "visible_device_list '0,zero'"));
+  options.config.mutable_gpu_options()->set_visible_device_list("");
+  options.config.mutable_gpu_options()->set_per_process_gpu_memory_fraction(2);
+  REQUIRE_THAT(Session::Create("local", options).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "per_process_gpu_memory_fraction"));
+
+  int expected_gpus = 0;
+#if DFX_HAVE_CUDA
+  std::string why_none;
+  expected_gpus = gpu::VisibleGpuCount(&why_none);
+  INFO("no GPUs: " << why_none);
+#endif
+  auto devices = NewLocal()->ListDevices();
+  REQUIRE_OK(devices);
+  REQUIRE(devices->size() == 1 + static_cast<size_t>(expected_gpus));
+  CHECK((*devices)[0].device_type() == "CPU");
+  for (int i = 0; i < expected_gpus; ++i) {
+    const DeviceAttributes& d = (*devices)[1 + i];
+    CHECK(d.name() ==
+          absl::StrCat("/job:localhost/replica:0/task:0/device:GPU:", i));
+    CHECK(d.device_type() == "GPU");
+    CHECK(d.memory_limit() > 0);
+    CHECK(d.physical_device_desc().find("compute capability") !=
+          std::string::npos);
   }
 }
 

@@ -16,6 +16,47 @@ namespace {
 
 using ::dfx::testing::StatusIs;
 
+TEST_CASE("dfx server takes gpu_options from --gpus, --gpu-memory-fraction "
+          "and --gpu-allow-growth") {
+  const std::vector<std::string> base = {
+      "--cluster", R"({"worker": ["127.0.0.1:2222"]})", "--job", "worker",
+      "--task", "0"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return ParseServerFlags(args, nullptr);
+  };
+  auto defaults = with({});
+  REQUIRE_OK(defaults.status());
+  CHECK(defaults->server.gpu_options.visible_device_list().empty());
+  CHECK(defaults->server.max_gpu_devices == -1);
+  CHECK_FALSE(defaults->server.gpu_options.allow_growth());
+
+  auto some = with({"--gpus", "1,0", "--gpu-memory-fraction", "0.25",
+                    "--gpu-allow-growth"});
+  REQUIRE_OK(some.status());
+  CHECK(some->server.gpu_options.visible_device_list() == "1,0");
+  CHECK(some->server.gpu_options.per_process_gpu_memory_fraction() == 0.25);
+  CHECK(some->server.gpu_options.allow_growth());
+
+  auto none = with({"--gpus", "none"});
+  REQUIRE_OK(none.status());
+  CHECK(none->server.max_gpu_devices == 0);
+  auto all = with({"--gpus", "all"});
+  REQUIRE_OK(all.status());
+  CHECK(all->server.gpu_options.visible_device_list().empty());
+
+  REQUIRE_THAT(with({"--gpus", "0,x"}).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "--gpus: gpu_options.visible_device_list '0,x'"));
+  for (const char* bad : {"0", "1.5", "-0.5", "half", "nan"}) {
+    INFO(bad);
+    REQUIRE_THAT(with({"--gpu-memory-fraction", bad}).status(),
+                 StatusIs(absl::StatusCode::kInvalidArgument,
+                          "--gpu-memory-fraction"));
+  }
+}
+
 TEST_CASE("dfx server takes its task from the flags") {
   auto options = ParseServerFlags(
       {"--cluster", R"({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"],

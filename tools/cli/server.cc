@@ -15,6 +15,7 @@
 #include "rpc/cluster_spec.h"
 #include "rpc/security.h"
 #include "runtime/file_policy.h"
+#include "runtime/gpu_options.h"
 #include "runtime/memory_limit.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -29,6 +30,8 @@ const char kServerUsage[] =
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
                   [--no-bulk] [--no-optimize]
                   [--memory-limit BYTES] [--data-dir DIR]
+                  [--gpus all|none|LIST] [--gpu-memory-fraction F]
+                  [--gpu-allow-growth]
                   [--auth-token-file FILE]
                   [--tls-cert PEM --tls-key PEM [--tls-ca PEM]
                    [--tls-client-auth none|request|require]]
@@ -78,6 +81,15 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         paths resolve under it, paths leaving it (after
                         symlinks) fail with PermissionDenied. Default: any
                         path the server's user may use
+  --gpus all|none|LIST  the GPUs of a CUDA build that become this task's
+                        /device:GPU:0, GPU:1, ...: all (default), none, or
+                        CUDA numbers in order ("1,0": GPU 1 is GPU:0);
+                        ConfigProto.gpu_options.visible_device_list
+  --gpu-memory-fraction F
+                        the share of each GPU's memory the task may take,
+                        in (0, 1] (default: its free memory less a reserve)
+  --gpu-allow-growth    take GPU memory region by region as needed instead
+                        of all of it at the first allocation
   --auth-token-file FILE
                         every call (master, worker, bulk) must carry
                         "authorization: Bearer TOKEN", TOKEN the file's one
@@ -160,8 +172,9 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                   "--max-chunk-bytes", "--memory-limit", "--auth-token-file",
                   "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
                   "--security", "--data-dir", "--http-port",
-                  "--log-level", "--log-format"},
-                 {"--no-bulk", "--no-optimize"}));
+                  "--log-level", "--log-format", "--gpus",
+                  "--gpu-memory-fraction"},
+                 {"--no-bulk", "--no-optimize", "--gpu-allow-growth"}));
   std::string cluster_json;
   SecurityFiles security_files;
   std::string security_json;
@@ -225,6 +238,26 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                                        " is not a port (0..65535)"));
       }
       server.http_port = static_cast<int>(port);
+    } else if (flag == "--gpus") {
+      if (value == "none") {
+        server.max_gpu_devices = 0;
+      } else if (value != "all") {
+        if (absl::Status s = ParseVisibleDeviceList(value).status();
+            !s.ok()) {
+          return UsageError(absl::StrCat("--gpus: ", s.message()));
+        }
+        server.gpu_options.set_visible_device_list(value);
+      }
+    } else if (flag == "--gpu-memory-fraction") {
+      double fraction = 0;
+      if (!absl::SimpleAtod(value, &fraction) || !(fraction > 0) ||
+          fraction > 1) {
+        return UsageError(absl::StrCat("--gpu-memory-fraction '", value,
+                                       "' is not a number in (0, 1]"));
+      }
+      server.gpu_options.set_per_process_gpu_memory_fraction(fraction);
+    } else if (flag == "--gpu-allow-growth") {
+      server.gpu_options.set_allow_growth(true);
     } else if (flag == "--log-level") {
       options.log_level = value;
     } else if (flag == "--log-format") {

@@ -1,0 +1,75 @@
+// GpuDevice: one visible NVIDIA GPU as a dfx Device
+// ("/job:J/replica:0/task:T/device:GPU:N"), with a compute stream, separate
+// host-to-device, device-to-host and device-to-device copy streams, and the
+// GPU's BFC arena over cudaMalloc; and discovery, which makes one per GPU
+// that ConfigProto.gpu_options lets this process see.
+//
+// What exists: devices, streams, events, memory. What does not yet: GPU
+// kernels, copies between GPU and host in the rendezvous, placement onto
+// GPUs (docs/architecture.md, "GPU devices").
+#ifndef DFX_GPU_GPU_DEVICE_H_
+#define DFX_GPU_GPU_DEVICE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gpu/gpu_device_factory.h"  // VisibleGpuCount, GpuDeviceFactory
+#include "gpu/gpu_stream.h"
+#include "runtime/bfc_allocator.h"
+#include "runtime/device.h"
+#include "runtime/gpu_options.h"
+
+namespace dfx::gpu {
+
+// Thread-safe after construction.
+class GpuDevice final : public Device {
+ public:
+  // The device named `<options.task_name>/device:GPU:<index>` for CUDA
+  // device `ordinal`, its allocator that of GpuAllocator(ordinal, ...).
+  // The CUDA error (naming the GPU) when a stream cannot be made.
+  static absl::StatusOr<std::unique_ptr<GpuDevice>> Create(
+      const GpuDeviceOptions& options, int index, int ordinal,
+      ThreadPool* intra_op_pool);
+  ~GpuDevice() override;
+
+  int cuda_ordinal() const { return ordinal_; }
+  BfcAllocator* bfc_allocator() const { return bfc_; }
+  GpuStream* compute_stream() const { return compute_.get(); }
+  GpuStream* host_to_device_stream() const { return h2d_.get(); }
+  GpuStream* device_to_host_stream() const { return d2h_.get(); }
+  GpuStream* device_to_device_stream() const { return d2d_.get(); }
+
+ private:
+  GpuDevice(DeviceAttributes attributes, BfcAllocator* bfc,
+            ThreadPool* intra_op_pool, int ordinal);
+
+  const int ordinal_;
+  BfcAllocator* const bfc_;
+  std::unique_ptr<GpuStream> compute_, h2d_, d2h_, d2d_;
+};
+
+// The process's BFC arena of CUDA device `ordinal`, made at the first call
+// (limit from GpuMemoryLimit with the GPU's memory then, growth per
+// `options`) and kept for the life of the process, as every session and
+// every tensor of the process shares the GPU's memory; later calls return
+// it whatever their options. The CUDA or option error naming the GPU.
+absl::StatusOr<BfcAllocator*> GpuAllocator(int ordinal,
+                                           const GpuDeviceOptions& options);
+
+// Regions of device memory from cudaMalloc on CUDA device `ordinal`, for a
+// BfcAllocator.
+std::unique_ptr<SubAllocator> NewCudaSubAllocator(int ordinal);
+
+// One GpuDevice per GPU `options` selects (ResolveVisibleDevices), GPU:0
+// first; none (and one log line per process) when the machine has no GPU
+// (whatever visible_device_list says, as in TensorFlow) or
+// options.max_devices is 0. InvalidArgument for a visible_device_list
+// naming GPUs a machine with GPUs does not have.
+absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateGpuDevices(
+    const GpuDeviceOptions& options, ThreadPool* intra_op_pool);
+
+}  // namespace dfx::gpu
+
+#endif  // DFX_GPU_GPU_DEVICE_H_

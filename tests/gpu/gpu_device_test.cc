@@ -1,0 +1,223 @@
+// GPU devices (gpu/gpu_device.h): discovery, which also runs on a machine
+// without a GPU, and, tagged [gpu], what needs one: the device's name,
+// streams and memory, events ordering work across streams, the GPU arena's
+// limit. A [gpu] test on a machine without a GPU reports
+// "SKIPPED: no CUDA device visible: <reason>" and passes.
+#include "gpu/gpu_device.h"
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "gpu/cuda_status.h"
+#include "gpu/gpu_fill.h"
+#include "runtime/device.h"
+#include "runtime/more_devices.h"
+#include "runtime/tensor.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx::gpu {
+namespace {
+
+using testing::IsOk;
+using testing::StatusIs;
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+const absl::Duration kWait = absl::Seconds(60);
+
+// True when a GPU is visible; otherwise says why the test is skipped.
+bool HaveGpu() {
+  std::string why;
+  if (VisibleGpuCount(&why) > 0) return true;
+  WARN("SKIPPED: no CUDA device visible: " << why);
+  return false;
+}
+
+std::unique_ptr<DeviceMgr> DevicesWithGpus(GpuDeviceOptions options = {}) {
+  CpuDeviceOptions cpu;
+  cpu.task_name = "/job:worker/replica:0/task:3";
+  cpu.intra_op_threads = 2;
+  ScopedMoreDevices gpus(GpuDeviceFactory(std::move(options)));
+  auto mgr = DeviceMgr::NewCpu(cpu);
+  REQUIRE_OK(mgr);
+  return std::move(mgr).value();
+}
+
+// Pinned host memory for copies from the device.
+struct PinnedInts {
+  explicit PinnedInts(int64_t n) : n(n) {
+    REQUIRE(cudaMallocHost(reinterpret_cast<void**>(&p), n * 4) ==
+            cudaSuccess);
+  }
+  ~PinnedInts() { cudaFreeHost(p); }
+  int32_t* p = nullptr;
+  int64_t n;
+};
+
+TEST_CASE("gpu discovery: the GPUs CUDA sees become devices, and none is not an "
+          "error") {
+  std::string why;
+  const int count = VisibleGpuCount(&why);
+  if (count == 0) {
+    INFO(why);
+    CHECK_FALSE(why.empty());
+  }
+  std::unique_ptr<DeviceMgr> mgr = DevicesWithGpus();
+  int gpus = 0;
+  for (Device* d : mgr->ListDevices()) gpus += d->device_type() == "GPU";
+  CHECK(gpus == count);
+  CHECK(mgr->ListDevices().front()->name() ==
+        "/job:worker/replica:0/task:3/device:CPU:0");
+
+  // device_count['GPU'] = 0: no GPUs even where there are some.
+  GpuDeviceOptions none;
+  none.max_devices = 0;
+  mgr = DevicesWithGpus(none);
+  CHECK(mgr->ListDevices().size() == 1);
+
+  // A list naming a GPU past the last is InvalidArgument on a machine with
+  // GPUs and ignored (as in TensorFlow) on one without.
+  GpuDeviceOptions past;
+  past.all_visible = false;
+  past.visible_device_list = std::to_string(count + 5);
+  past.visible_devices = {count + 5};
+  ScopedMoreDevices past_gpus(GpuDeviceFactory(past));
+  auto bad = DeviceMgr::NewCpu(CpuDeviceOptions());
+  if (count > 0) {
+    REQUIRE_THAT(bad.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        "visible_device_list"));
+  } else {
+    REQUIRE_OK(bad);
+    CHECK((*bad)->ListDevices().size() == 1);
+  }
+}
+
+TEST_CASE("gpu device: named GPU:N with four streams and memory from its "
+          "arena", "[gpu]") {
+  if (!HaveGpu()) return;
+  std::unique_ptr<DeviceMgr> mgr = DevicesWithGpus();
+  auto found = mgr->LookupDevice("/device:GPU:0");
+  REQUIRE_OK(found);
+  auto* gpu = dynamic_cast<GpuDevice*>(*found);
+  REQUIRE(gpu != nullptr);
+  CHECK(gpu->name() == "/job:worker/replica:0/task:3/device:GPU:0");
+  CHECK(gpu->device_type() == "GPU");
+  CHECK(gpu->incarnation() != 0);
+  auto legacy = mgr->LookupDevice("/gpu:0");
+  REQUIRE_OK(legacy);
+  CHECK(*legacy == gpu);
+  std::vector<cudaStream_t> streams = {
+      gpu->compute_stream()->get(), gpu->host_to_device_stream()->get(),
+      gpu->device_to_host_stream()->get(),
+      gpu->device_to_device_stream()->get()};
+  for (size_t i = 0; i < streams.size(); ++i) {
+    for (size_t j = i + 1; j < streams.size(); ++j) {
+      CHECK(streams[i] != streams[j]);
+    }
+  }
+  CHECK(gpu->GetAllocator() == gpu->bfc_allocator());
+
+  // A tensor in device memory, written by a kernel, read back through the
+  // device-to-host stream after an event.
+  const int64_t n = 1 << 20;
+  auto t = Tensor::Allocate(gpu->GetAllocator(), DT_INT32, TensorShape({n}));
+  REQUIRE_OK(t);
+  CHECK(reinterpret_cast<uintptr_t>(t->raw_data()) % kBfcAlignment == 0);
+  CHECK(gpu->bfc_allocator()->GetBfcStats().bytes_in_use >= n * 4);
+  auto* data = static_cast<int32_t*>(const_cast<void*>(t->raw_data()));
+  REQUIRE(LaunchIota(gpu->compute_stream()->get(), data, n, 7) ==
+          cudaSuccess);
+  auto written = GpuEvent::Create(gpu->cuda_ordinal());
+  REQUIRE_OK(written);
+  REQUIRE_THAT((*written)->Record(*gpu->compute_stream()), IsOk());
+  REQUIRE_THAT(gpu->device_to_host_stream()->WaitFor(**written), IsOk());
+  PinnedInts host(n);
+  REQUIRE(cudaMemcpyAsync(host.p, data, n * 4, cudaMemcpyDeviceToHost,
+                          gpu->device_to_host_stream()->get()) ==
+          cudaSuccess);
+  REQUIRE_THAT(gpu->device_to_host_stream()->BlockHostUntilDone(kWait),
+               IsOk());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += host.p[i] != 7 + i;
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("gpu device: events order a kernel, a device copy and a copy to "
+          "the host on three streams", "[gpu]") {
+  if (!HaveGpu()) return;
+  std::unique_ptr<DeviceMgr> mgr = DevicesWithGpus();
+  auto* gpu = dynamic_cast<GpuDevice*>(*mgr->LookupDevice("/device:GPU:0"));
+  REQUIRE(gpu != nullptr);
+  BfcAllocator* bfc = gpu->bfc_allocator();
+  const int64_t n = 4 << 20;  // 16 MiB: long enough to race if unordered
+  auto a = bfc->Allocate(n * 4);
+  auto b = bfc->Allocate(n * 4);
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  auto e1 = GpuEvent::Create(gpu->cuda_ordinal());
+  auto e2 = GpuEvent::Create(gpu->cuda_ordinal());
+  REQUIRE_OK(e1);
+  REQUIRE_OK(e2);
+  PinnedInts host(n);
+  for (int round = 0; round < 3; ++round) {
+    REQUIRE(LaunchIota(gpu->compute_stream()->get(),
+                       static_cast<int32_t*>(*a), n, round * 100) ==
+            cudaSuccess);
+    REQUIRE_THAT((*e1)->Record(*gpu->compute_stream()), IsOk());
+    REQUIRE_THAT(gpu->device_to_device_stream()->WaitFor(**e1), IsOk());
+    REQUIRE(cudaMemcpyAsync(*b, *a, n * 4, cudaMemcpyDeviceToDevice,
+                            gpu->device_to_device_stream()->get()) ==
+            cudaSuccess);
+    REQUIRE_THAT((*e2)->Record(*gpu->device_to_device_stream()), IsOk());
+    REQUIRE_THAT(gpu->device_to_host_stream()->WaitFor(**e2), IsOk());
+    REQUIRE(cudaMemcpyAsync(host.p, *b, n * 4, cudaMemcpyDeviceToHost,
+                            gpu->device_to_host_stream()->get()) ==
+            cudaSuccess);
+    REQUIRE_THAT(gpu->device_to_host_stream()->BlockHostUntilDone(kWait),
+                 IsOk());
+    auto done = (*e2)->Done();
+    REQUIRE_OK(done);
+    CHECK(*done);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) wrong += host.p[i] != round * 100 + i;
+    CHECK(wrong == 0);
+  }
+  bfc->Deallocate(*a);
+  bfc->Deallocate(*b);
+}
+
+TEST_CASE("gpu device: an arena over cudaMalloc refuses beyond its limit with "
+          "ResourceExhausted, and a tensor's error names it", "[gpu]") {
+  if (!HaveGpu()) return;
+  BfcAllocatorOptions options;
+  options.name = "GPU_0_test_bfc";
+  options.memory_limit = 64 * kMiB;
+  options.allow_growth = false;
+  auto bfc = BfcAllocator::Create(NewCudaSubAllocator(0), options);
+  REQUIRE_OK(bfc);
+  auto a = (*bfc)->Allocate(48 * kMiB);
+  REQUIRE_OK(a);
+  CHECK((*bfc)->GetBfcStats().bytes_reserved == 64 * kMiB);
+  REQUIRE_THAT((*bfc)->Allocate(32 * kMiB).status(),
+               StatusIs(absl::StatusCode::kResourceExhausted,
+                        "cannot allocate 33554432 bytes"));
+  auto t = Tensor::Allocate(bfc->get(), DT_FLOAT,
+                            TensorShape({8 * 1024 * 1024}));
+  REQUIRE_THAT(t.status(),
+               StatusIs(absl::StatusCode::kResourceExhausted,
+                        "from allocator GPU_0_test_bfc"));
+  CHECK_THAT(std::string(t.status().message()),
+             Catch::Contains("of a limit of 67108864") &&
+                 !Catch::Contains("--memory-limit"));
+  (*bfc)->Deallocate(*a);
+  REQUIRE_THAT((*bfc)->CheckInvariants(), IsOk());
+  auto again = (*bfc)->Allocate(60 * kMiB);
+  REQUIRE_OK(again);
+  (*bfc)->Deallocate(*again);
+}
+
+}  // namespace
+}  // namespace dfx::gpu
