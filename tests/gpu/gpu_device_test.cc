@@ -2,7 +2,7 @@
 // without a GPU, and, tagged [gpu], what needs one: the device's name,
 // streams and memory, events ordering work across streams, the GPU arena's
 // limit. A [gpu] test on a machine without a GPU reports
-// "SKIPPED: no CUDA device visible: <reason>" and passes.
+// "SKIPPED: no CUDA device visible: <reason>", which ctest reports as skipped.
 #include "gpu/gpu_device.h"
 
 #include <cuda_runtime_api.h>
