@@ -137,6 +137,9 @@ class CpuAllocatorImpl final : public Allocator {
       // Also right for a small buffer allocated with a bigger alignment:
       // its block is at least as big as the small block of its size.
       runtime_internal::FreeSmallBlock(ptr, num_bytes);
+    } else if (num_bytes >= kHugePageBytes &&
+               BigBuffers().Put(ptr, RoundedBig(num_bytes))) {
+      // Kept for the next buffer of its size.
     } else {
       std::free(ptr);
     }
