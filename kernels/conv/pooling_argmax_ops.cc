@@ -5,8 +5,9 @@
 // stays): ((b * height + y) * width + x) * channels + c with
 // include_batch_in_index, else (y * width + x) * channels + c. The gradient
 // adds each grad element, in order and in T, to the input element its argmax
-// names. TensorFlow registers these CPU kernels for Targmax int64 only, and
-// so does dfx.
+// names. As TensorFlow's CPU kernels: MaxPoolWithArgmax for Targmax int64
+// and int32, MaxPoolGradWithArgmax for int64 only; an empty input to
+// MaxPoolWithArgmax is InvalidArgument.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -38,7 +39,7 @@ absl::Status ReadArgmaxPoolAttrs(const OpKernelConstruction& ctx,
   return CheckWindow(attrs->pool.ksize, attrs->pool.strides);
 }
 
-template <typename T>
+template <typename T, typename Targmax>
 class MaxPoolWithArgmaxOp : public OpKernel {
  public:
   explicit MaxPoolWithArgmaxOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -50,6 +51,10 @@ class MaxPoolWithArgmaxOp : public OpKernel {
     PoolGeom g;
     DFX_OP_REQUIRES_OK(ctx, MakePoolGeom(input.shape(), attrs_.pool,
                                          /*allow_depth=*/false, &g));
+    DFX_OP_REQUIRES(ctx, input.NumElements() > 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "tensor_in must not be empty: ",
+                        input.shape().DebugString())));
     auto shape = g.OutputShape();
     DFX_OP_REQUIRES_OK(ctx, shape.status());
     Tensor* output = nullptr;
@@ -59,7 +64,7 @@ class MaxPoolWithArgmaxOp : public OpKernel {
     if (output->NumElements() == 0) return;
     const T* in = input.data<T>();
     T* out = output->data<T>();
-    int64_t* arg = argmax->data<int64_t>();
+    Targmax* arg = argmax->data<Targmax>();
     const bool with_batch = attrs_.include_batch_in_index;
     const int64_t depth = g.depth;
     ParallelForCost(
@@ -74,8 +79,8 @@ class MaxPoolWithArgmaxOp : public OpKernel {
             g.RowWindow(oh, &h0, &h1);
             g.ColWindow(ow, &w0, &w1);
             T* best = out + p * depth;
-            int64_t* where = arg + p * depth;
-            std::fill(where, where + depth, int64_t{-1});
+            Targmax* where = arg + p * depth;
+            std::fill(where, where + depth, Targmax{-1});
             for (int64_t h = h0; h < h1; ++h) {
               for (int64_t w = w0; w < w1; ++w) {
                 const int64_t pixel = (n * g.in_rows + h) * g.in_cols + w;
@@ -85,7 +90,7 @@ class MaxPoolWithArgmaxOp : public OpKernel {
                 for (int64_t c = 0; c < depth; ++c) {
                   if (where[c] < 0 || best[c] < x[c]) {
                     best[c] = x[c];
-                    where[c] = index_base + c;
+                    where[c] = static_cast<Targmax>(index_base + c);
                   }
                 }
               }
@@ -169,10 +174,14 @@ class MaxPoolGradWithArgmaxOp : public OpKernel {
 
 template <typename T>
 void RegisterArgmaxPool(KernelRegistry* registry) {
-  RegisterKernel<MaxPoolWithArgmaxOp<T>>(
+  RegisterKernel<MaxPoolWithArgmaxOp<T, int64_t>>(
       registry, KernelDefBuilder("MaxPoolWithArgmax")
                     .TypeConstraint<T>("T")
                     .template TypeConstraint<int64_t>("Targmax"));
+  RegisterKernel<MaxPoolWithArgmaxOp<T, int32_t>>(
+      registry, KernelDefBuilder("MaxPoolWithArgmax")
+                    .TypeConstraint<T>("T")
+                    .template TypeConstraint<int32_t>("Targmax"));
   RegisterKernel<MaxPoolGradWithArgmaxOp<T>>(
       registry, KernelDefBuilder("MaxPoolGradWithArgmax")
                     .TypeConstraint<T>("T")
