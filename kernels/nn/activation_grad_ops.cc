@@ -1,8 +1,9 @@
 // The gradients of the activations (ReluGrad, Relu6Grad, EluGrad, SeluGrad,
 // SoftplusGrad, SoftsignGrad, LeakyReluGrad) and of BiasAdd (BiasAddGrad) on
 // CPU. The element-wise ones are TensorFlow's formulas: those with a select
-// or a mask on packets (packet_map.h; half and bfloat16 in float, rounded
-// once), SoftplusGrad and SoftsignGrad as Eigen expressions in T.
+// or a mask on packets (packet_map.h; half and bfloat16 in float, rounded to
+// T after each step as TensorFlow computes in T), SoftplusGrad and
+// SoftsignGrad as Eigen expressions in T.
 // BiasAddGrad sums half and bfloat16 in float.
 #include "kernels/nn/nn_util.h"
 #include "kernels/nn/packet_map.h"
@@ -93,7 +94,7 @@ struct ReluGradFn : NoAttrs<ReluGradFn> {
   C Scalar(C g, C x) const {
     return static_cast<C>(g * static_cast<C>(x > C(0)));
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& g, const P& x) const {
     return ei::pmul(g, MaskToOne(ei::pcmp_lt(ei::pzero(x), x)));
   }
@@ -108,7 +109,7 @@ struct Relu6GradFn : NoAttrs<Relu6GradFn> {
   C Scalar(C g, C x) const {
     return static_cast<C>(g * static_cast<C>(x > C(0) && x < C(6)));
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& g, const P& x) const {
     const P inside = ei::pand(ei::pcmp_lt(ei::pzero(x), x),
                               ei::pcmp_lt(x, Splat<P>(6.0)));
@@ -119,23 +120,25 @@ struct Relu6GradFn : NoAttrs<Relu6GradFn> {
 // From Elu's output y: y < 0 ? g * (y + 1) : g.
 struct EluGradFn : NoAttrs<EluGradFn> {
   static constexpr double kCycles = 3;
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& g, const P& y) const {
+    const P yp1 = RoundTo<T>(ei::padd(y, SplatT<T, P>(1.0)));
     return ei::pselect(ei::pcmp_lt(y, ei::pzero(y)),
-                       ei::pmul(ei::padd(y, Splat<P>(1.0)), g), g);
+                       RoundTo<T>(ei::pmul(yp1, g)), g);
   }
 };
 
 // From Selu's output y: y < 0 ? g * (y + scale * alpha) : g * scale.
 struct SeluGradFn : NoAttrs<SeluGradFn> {
   static constexpr double kCycles = 3;
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& g, const P& y) const {
-    const P scale = Splat<P>(1.0507009873554804934193349852946);
-    const P scale_alpha = Splat<P>(1.7580993408473768599402175208123);
+    const P scale = SplatT<T, P>(1.0507009873554804934193349852946);
+    const P scale_alpha = SplatT<T, P>(1.7580993408473768599402175208123);
+    const P ysa = RoundTo<T>(ei::padd(y, scale_alpha));
     return ei::pselect(ei::pcmp_lt(y, ei::pzero(y)),
-                       ei::pmul(g, ei::padd(y, scale_alpha)),
-                       ei::pmul(g, scale));
+                       RoundTo<T>(ei::pmul(g, ysa)),
+                       RoundTo<T>(ei::pmul(g, scale)));
   }
 };
 
@@ -149,10 +152,10 @@ struct LeakyReluGradFn {
     ctx->SetStatus(ctx->GetAttr("alpha", &alpha));
     return {static_cast<double>(static_cast<T>(alpha))};
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& g, const P& x) const {
     return ei::pselect(ei::pcmp_lt(ei::pzero(x), x), g,
-                       ei::pmul(g, Splat<P>(alpha)));
+                       RoundTo<T>(ei::pmul(g, Splat<P>(alpha))));
   }
 };
 

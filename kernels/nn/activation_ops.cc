@@ -5,7 +5,8 @@
 // Relu, Relu6 and Softsign are Eigen expressions in T. The activations with
 // a select (Elu, Selu, Softplus, LeakyRelu) use TensorFlow's formulas on
 // packets (packet_map.h), since Eigen 3.4 runs a Tensor select one element
-// at a time; half and bfloat16 compute them in float and round once.
+// at a time; half and bfloat16 compute them in float, rounding to T after
+// each step where TensorFlow computes in T.
 #include "kernels/nn/nn_util.h"
 #include "kernels/nn/packet_map.h"
 
@@ -145,10 +146,11 @@ struct EluFn {
   static EluFn For(OpKernelConstruction*) {
     return {};
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& x) const {
-    return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)),
-                       ei::psub(ei::pexp(x), Splat<P>(1.0)), x);
+    const P em1 =
+        RoundTo<T>(ei::psub(RoundTo<T>(ei::pexp(x)), SplatT<T, P>(1.0)));
+    return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)), em1, x);
   }
 };
 
@@ -159,14 +161,15 @@ struct SeluFn {
   static SeluFn For(OpKernelConstruction*) {
     return {};
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& x) const {
-    const P scale = Splat<P>(1.0507009873554804934193349852946);
-    const P scale_alpha = Splat<P>(1.7580993408473768599402175208123);
-    return ei::pselect(
-        ei::pcmp_lt(x, ei::pzero(x)),
-        ei::pmul(scale_alpha, ei::psub(ei::pexp(x), Splat<P>(1.0))),
-        ei::pmul(x, scale));
+    const P scale = SplatT<T, P>(1.0507009873554804934193349852946);
+    const P scale_alpha = SplatT<T, P>(1.7580993408473768599402175208123);
+    const P em1 =
+        RoundTo<T>(ei::psub(RoundTo<T>(ei::pexp(x)), SplatT<T, P>(1.0)));
+    return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)),
+                       RoundTo<T>(ei::pmul(scale_alpha, em1)),
+                       RoundTo<T>(ei::pmul(x, scale)));
   }
 };
 
@@ -186,12 +189,13 @@ struct SoftplusFn {
         Eigen::numext::log(Eigen::NumTraits<T>::epsilon()) +
         static_cast<T>(2)))};
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& x) const {
-    const P e = ei::pexp(x);
+    const P e = RoundTo<T>(ei::pexp(x));
     return ei::pselect(
         ei::pcmp_lt(Splat<P>(-threshold), x), x,
-        ei::pselect(ei::pcmp_lt(x, Splat<P>(threshold)), e, ei::plog1p(e)));
+        ei::pselect(ei::pcmp_lt(x, Splat<P>(threshold)), e,
+                    RoundTo<T>(ei::plog1p(e))));
   }
   template <typename C>
   C Scalar(C x) const {
@@ -205,18 +209,17 @@ struct SoftplusFn {
 // x > 0 ? x : alpha * x (alpha may be above 1 or negative, so no max).
 struct LeakyReluFn {
   static constexpr double kCycles = 3;
-  double alpha = 0.2;
+  double alpha = 0.2;  // rounded to T, as TensorFlow multiplies by a T
   template <typename T>
   static LeakyReluFn For(OpKernelConstruction* ctx) {
     float alpha = 0.2f;
     ctx->SetStatus(ctx->GetAttr("alpha", &alpha));
-    // In T, as TensorFlow multiplies by a T alpha.
     return {static_cast<double>(static_cast<T>(alpha))};
   }
-  template <typename P>
+  template <typename T, typename P>
   P Packet(const P& x) const {
     return ei::pselect(ei::pcmp_lt(ei::pzero(x), x), x,
-                       ei::pmul(x, Splat<P>(alpha)));
+                       RoundTo<T>(ei::pmul(x, Splat<P>(alpha))));
   }
 };
 
