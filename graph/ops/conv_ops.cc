@@ -310,6 +310,13 @@ absl::Status PoolShape(InferenceContext* c, bool depth_pooling) {
 absl::Status MaxPoolShape(InferenceContext* c) { return PoolShape(c, true); }
 absl::Status AvgPoolShape(InferenceContext* c) { return PoolShape(c, false); }
 
+// MaxPoolWithArgmax: both outputs have the pooled shape.
+absl::Status MaxPoolWithArgmaxShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(MaxPoolShape(c));
+  c->set_output(1, c->output(0));
+  return absl::OkStatus();
+}
+
 absl::Status MaxPoolV2Shape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4));
   std::vector<int64_t> ksize, strides;
@@ -591,6 +598,31 @@ absl::Status RegisterPooling(OpRegistry* registry) {
           .Attr(kPadding)
           .Attr(kFormat)
           .Attr(kMaxPoolGradTypes)
+          .SetShapeFn(MaxPoolGradShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPoolWithArgmax")
+          .Input("input: T")
+          .Output("output: T")
+          .Output("argmax: Targmax")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("Targmax: {int32, int64} = DT_INT64")
+          .Attr(kPadding)
+          .Attr("include_batch_in_index: bool = false")
+          .Attr("T: realnumbertype")
+          .SetShapeFn(MaxPoolWithArgmaxShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPoolGradWithArgmax")
+          .Input("input: T")
+          .Input("grad: T")
+          .Input("argmax: Targmax")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr(kPadding)
+          .Attr("include_batch_in_index: bool = false")
+          .Attr("Targmax: {int32, int64}")
+          .Attr("T: realnumbertype")
           .SetShapeFn(MaxPoolGradShape)));
   return registry->Register(OpDefBuilder("AvgPoolGrad")
                                 .Input("orig_input_shape: int32")

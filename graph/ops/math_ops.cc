@@ -17,7 +17,7 @@ namespace {
 // Type sets as TensorFlow declares them.
 constexpr char kBinaryMore[] =
     "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, "
-    "int64, complex64, complex128}";
+    "uint32, uint64, int64, complex64, complex128}";
 constexpr char kBinaryFewer[] =
     "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}";
 constexpr char kUnary[] =

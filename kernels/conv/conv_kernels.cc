@@ -9,6 +9,7 @@ namespace dfx {
 void RegisterConvKernels(KernelRegistry* registry) {
   conv_internal::RegisterConvolutionKernels(registry);
   conv_internal::RegisterPoolingKernels(registry);
+  conv_internal::RegisterPoolingArgmaxKernels(registry);
   conv_internal::RegisterBatchNormKernels(registry);
 }
 

@@ -123,6 +123,8 @@ void ConvertElements(const Device& device, const Tensor& from, Tensor* to);
 
 void RegisterConvolutionKernels(KernelRegistry* registry);
 void RegisterPoolingKernels(KernelRegistry* registry);
+// MaxPoolWithArgmax, MaxPoolGradWithArgmax (pooling_argmax_ops.cc).
+void RegisterPoolingArgmaxKernels(KernelRegistry* registry);
 void RegisterBatchNormKernels(KernelRegistry* registry);
 
 }  // namespace dfx::conv_internal

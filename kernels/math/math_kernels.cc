@@ -1,5 +1,6 @@
 #include "kernels/kernels.h"
 #include "kernels/math/cwise_ops.h"
+#include "kernels/math/cwise_unsigned_ops.h"
 
 namespace dfx {
 
@@ -8,6 +9,7 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseDivModPowKernels(registry);
   RegisterCwiseNoNanKernels(registry);
   RegisterCwiseComparisonKernels(registry);
+  RegisterCwiseUnsignedKernels(registry);
   RegisterCwiseUnaryKernels(registry);
   RegisterCwiseUnaryFloatKernels(registry);
   RegisterCwiseGradKernels(registry);

@@ -1,12 +1,17 @@
 // The gradients of the activations (ReluGrad, Relu6Grad, EluGrad, SeluGrad,
 // SoftplusGrad, SoftsignGrad, LeakyReluGrad) and of BiasAdd (BiasAddGrad) on
-// CPU. The element-wise ones are TensorFlow's formulas in T; BiasAddGrad sums
-// half and bfloat16 in float.
+// CPU. The element-wise ones are TensorFlow's formulas: those with a select
+// or a mask on packets (packet_map.h; half and bfloat16 in float, rounded to
+// T after each step as TensorFlow computes in T), SoftplusGrad and
+// SoftsignGrad as Eigen expressions in T.
+// BiasAddGrad sums half and bfloat16 in float.
 #include "kernels/nn/nn_util.h"
+#include "kernels/nn/packet_map.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -47,40 +52,110 @@ class BinaryGradOp : public OpKernel {
   }
 };
 
+// backprops = F(gradients, x) element-wise on packets (packet_map.h), F
+// constructed for T; x is the activation's input or output (input 1).
+template <typename T, typename F>
+class PacketGradOp : public OpKernel {
+ public:
+  explicit PacketGradOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), f_(F::template For<T>(ctx)) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& g = ctx->input(0);
+    const Tensor& a = ctx->input(1);
+    DFX_OP_REQUIRES_OK(ctx, CheckSameShape(*this, g.shape(), a.shape()));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    if (g.NumElements() == 0) return;
+    MapBinary<T>(*ctx, f_, g.data<T>(), a.data<T>(), out->data<T>(),
+                 g.NumElements(), F::kCycles);
+  }
+
+ private:
+  const F f_;
+};
+
+// Functors without attributes.
+template <typename Self>
+struct NoAttrs {
+  template <typename T>
+  static Self For(OpKernelConstruction*) {
+    return {};
+  }
+};
+
 // g where x > 0, else 0 (a product, so a NaN gradient stays NaN). x may be
 // Relu's input or output: both give the same mask.
-struct ReluGradFn {
-  template <typename T, typename G, typename X>
-  static auto Apply(const G& g, const X& x) {
-    return g * (x > static_cast<T>(0)).template cast<T>();
+// Integer types run the scalar form.
+struct ReluGradFn : NoAttrs<ReluGradFn> {
+  static constexpr double kCycles = 2;
+  template <typename C>
+  static constexpr bool kVector = std::is_floating_point_v<C>;
+  template <typename C>
+  C Scalar(C g, C x) const {
+    return static_cast<C>(g * static_cast<C>(x > C(0)));
+  }
+  template <typename T, typename P>
+  P Packet(const P& g, const P& x) const {
+    return ei::pmul(g, MaskToOne(ei::pcmp_lt(ei::pzero(x), x)));
   }
 };
 
 // g where 0 < x < 6, else 0.
-struct Relu6GradFn {
-  template <typename T, typename G, typename X>
-  static auto Apply(const G& g, const X& x) {
-    return g * ((x > static_cast<T>(0)) && (x < static_cast<T>(6)))
-                   .template cast<T>();
+struct Relu6GradFn : NoAttrs<Relu6GradFn> {
+  static constexpr double kCycles = 3;
+  template <typename C>
+  static constexpr bool kVector = std::is_floating_point_v<C>;
+  template <typename C>
+  C Scalar(C g, C x) const {
+    return static_cast<C>(g * static_cast<C>(x > C(0) && x < C(6)));
+  }
+  template <typename T, typename P>
+  P Packet(const P& g, const P& x) const {
+    const P inside = ei::pand(ei::pcmp_lt(ei::pzero(x), x),
+                              ei::pcmp_lt(x, Splat<P>(6.0)));
+    return ei::pmul(g, MaskToOne(inside));
   }
 };
 
 // From Elu's output y: y < 0 ? g * (y + 1) : g.
-struct EluGradFn {
-  template <typename T, typename G, typename Y>
-  static auto Apply(const G& g, const Y& y) {
-    return (y < static_cast<T>(0))
-        .select((y + static_cast<T>(1)) * g, g);
+struct EluGradFn : NoAttrs<EluGradFn> {
+  static constexpr double kCycles = 3;
+  template <typename T, typename P>
+  P Packet(const P& g, const P& y) const {
+    const P yp1 = RoundTo<T>(ei::padd(y, SplatT<T, P>(1.0)));
+    return ei::pselect(ei::pcmp_lt(y, ei::pzero(y)),
+                       RoundTo<T>(ei::pmul(yp1, g)), g);
   }
 };
 
 // From Selu's output y: y < 0 ? g * (y + scale * alpha) : g * scale.
-struct SeluGradFn {
-  template <typename T, typename G, typename Y>
-  static auto Apply(const G& g, const Y& y) {
-    const T scale = static_cast<T>(1.0507009873554804934193349852946);
-    const T scale_alpha = static_cast<T>(1.7580993408473768599402175208123);
-    return (y < static_cast<T>(0)).select(g * (y + scale_alpha), g * scale);
+struct SeluGradFn : NoAttrs<SeluGradFn> {
+  static constexpr double kCycles = 3;
+  template <typename T, typename P>
+  P Packet(const P& g, const P& y) const {
+    const P scale = SplatT<T, P>(1.0507009873554804934193349852946);
+    const P scale_alpha = SplatT<T, P>(1.7580993408473768599402175208123);
+    const P ysa = RoundTo<T>(ei::padd(y, scale_alpha));
+    return ei::pselect(ei::pcmp_lt(y, ei::pzero(y)),
+                       RoundTo<T>(ei::pmul(g, ysa)),
+                       RoundTo<T>(ei::pmul(g, scale)));
+  }
+};
+
+// x > 0 ? g : g * alpha.
+struct LeakyReluGradFn {
+  static constexpr double kCycles = 3;
+  double alpha = 0.2;
+  template <typename T>
+  static LeakyReluGradFn For(OpKernelConstruction* ctx) {
+    float alpha = 0.2f;
+    ctx->SetStatus(ctx->GetAttr("alpha", &alpha));
+    return {static_cast<double>(static_cast<T>(alpha))};
+  }
+  template <typename T, typename P>
+  P Packet(const P& g, const P& x) const {
+    return ei::pselect(ei::pcmp_lt(ei::pzero(x), x), g,
+                       RoundTo<T>(ei::pmul(g, Splat<P>(alpha))));
   }
 };
 
@@ -98,31 +173,6 @@ struct SoftsignGradFn {
   static auto Apply(const G& g, const X& x) {
     return g / (x.abs() + x.constant(static_cast<T>(1))).square();
   }
-};
-
-// x > 0 ? g : g * alpha.
-template <typename T>
-class LeakyReluGradOp : public OpKernel {
- public:
-  explicit LeakyReluGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    float alpha = 0.2f;
-    ctx->SetStatus(ctx->GetAttr("alpha", &alpha));
-    alpha_ = static_cast<T>(alpha);
-  }
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& g = ctx->input(0);
-    const Tensor& a = ctx->input(1);
-    DFX_OP_REQUIRES_OK(ctx, CheckSameShape(*this, g.shape(), a.shape()));
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
-    if (g.NumElements() == 0) return;
-    const auto gf = flat<T>(g);
-    Assign(*ctx, g.NumElements(), flat<T>(*out),
-           (flat<T>(a) > static_cast<T>(0)).select(gf, gf * alpha_));
-  }
-
- private:
-  T alpha_;
 };
 
 // The sum of out_backprop over every dim but the channel dim (the last in
@@ -235,9 +285,9 @@ class BiasAddGradOp : public OpKernel {
 
 template <typename T>
 void RegisterNumeric(KernelRegistry* registry) {
-  RegisterKernel<BinaryGradOp<T, ReluGradFn>>(
+  RegisterKernel<PacketGradOp<T, ReluGradFn>>(
       registry, KernelDefBuilder("ReluGrad").TypeConstraint<T>("T"));
-  RegisterKernel<BinaryGradOp<T, Relu6GradFn>>(
+  RegisterKernel<PacketGradOp<T, Relu6GradFn>>(
       registry, KernelDefBuilder("Relu6Grad").TypeConstraint<T>("T"));
   RegisterKernel<BiasAddGradOp<T>>(
       registry, KernelDefBuilder("BiasAddGrad").TypeConstraint<T>("T"));
@@ -245,15 +295,15 @@ void RegisterNumeric(KernelRegistry* registry) {
 
 template <typename T>
 void RegisterFloating(KernelRegistry* registry) {
-  RegisterKernel<BinaryGradOp<T, EluGradFn>>(
+  RegisterKernel<PacketGradOp<T, EluGradFn>>(
       registry, KernelDefBuilder("EluGrad").TypeConstraint<T>("T"));
-  RegisterKernel<BinaryGradOp<T, SeluGradFn>>(
+  RegisterKernel<PacketGradOp<T, SeluGradFn>>(
       registry, KernelDefBuilder("SeluGrad").TypeConstraint<T>("T"));
   RegisterKernel<BinaryGradOp<T, SoftplusGradFn>>(
       registry, KernelDefBuilder("SoftplusGrad").TypeConstraint<T>("T"));
   RegisterKernel<BinaryGradOp<T, SoftsignGradFn>>(
       registry, KernelDefBuilder("SoftsignGrad").TypeConstraint<T>("T"));
-  RegisterKernel<LeakyReluGradOp<T>>(
+  RegisterKernel<PacketGradOp<T, LeakyReluGradFn>>(
       registry, KernelDefBuilder("LeakyReluGrad").TypeConstraint<T>("T"));
 }
 

@@ -1,11 +1,14 @@
-// BiasAdd, BiasAddV1 and the activations (Relu, Relu6, Elu, Selu, Softplus,
-// Softsign, LeakyRelu, Softmax, LogSoftmax) on CPU, as Eigen expressions.
+// BiasAdd, BiasAddV1 and the element-wise activations (Relu, Relu6, Elu,
+// Selu, Softplus, Softsign, LeakyRelu) on CPU. Softmax and LogSoftmax are in
+// softmax_ops.cc.
 //
-// The element-wise activations use TensorFlow's formulas in T itself (Eigen
-// evaluates half and bfloat16 functions through float one element at a time),
-// so their roundings match TensorFlow's. Softmax and LogSoftmax reduce along
-// rows, so half and bfloat16 run through float.
+// Relu, Relu6 and Softsign are Eigen expressions in T. The activations with
+// a select (Elu, Selu, Softplus, LeakyRelu) use TensorFlow's formulas on
+// packets (packet_map.h), since Eigen 3.4 runs a Tensor select one element
+// at a time; half and bfloat16 compute them in float, rounding to T after
+// each step where TensorFlow computes in T.
 #include "kernels/nn/nn_util.h"
+#include "kernels/nn/packet_map.h"
 
 #include <cstdint>
 #include <string>
@@ -116,39 +119,107 @@ struct Relu6Fn {
   }
 };
 
+// An activation computed with packet selects (packet_map.h): y = F(x)
+// element-wise, F constructed for T.
+template <typename T, typename F>
+class PacketActivationOp : public OpKernel {
+ public:
+  explicit PacketActivationOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), f_(F::template For<T>(ctx)) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    if (in.NumElements() == 0) return;
+    MapUnary<T>(*ctx, f_, in.data<T>(), out->data<T>(), in.NumElements(),
+                F::kCycles);
+  }
+
+ private:
+  const F f_;
+};
+
 // x < 0 ? exp(x) - 1 : x (TensorFlow's formula: exp - 1, not expm1).
 struct EluFn {
-  template <typename T, typename X>
-  static auto Apply(const X& x) {
-    return (x < static_cast<T>(0))
-        .select(x.exp() - x.constant(static_cast<T>(1)), x);
+  static constexpr double kCycles = 20;
+  template <typename T>
+  static EluFn For(OpKernelConstruction*) {
+    return {};
+  }
+  template <typename T, typename P>
+  P Packet(const P& x) const {
+    const P em1 =
+        RoundTo<T>(ei::psub(RoundTo<T>(ei::pexp(x)), SplatT<T, P>(1.0)));
+    return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)), em1, x);
   }
 };
 
 // scale * (x < 0 ? alpha * (exp(x) - 1) : x), with SELU's fixed constants.
 struct SeluFn {
-  template <typename T, typename X>
-  static auto Apply(const X& x) {
-    const T scale = static_cast<T>(1.0507009873554804934193349852946);
-    const T scale_alpha = static_cast<T>(1.7580993408473768599402175208123);
-    return (x < static_cast<T>(0))
-        .select(x.constant(scale_alpha) *
-                    (x.exp() - x.constant(static_cast<T>(1))),
-                x * scale);
+  static constexpr double kCycles = 22;
+  template <typename T>
+  static SeluFn For(OpKernelConstruction*) {
+    return {};
+  }
+  template <typename T, typename P>
+  P Packet(const P& x) const {
+    const P scale = SplatT<T, P>(1.0507009873554804934193349852946);
+    const P scale_alpha = SplatT<T, P>(1.7580993408473768599402175208123);
+    const P em1 =
+        RoundTo<T>(ei::psub(RoundTo<T>(ei::pexp(x)), SplatT<T, P>(1.0)));
+    return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)),
+                       RoundTo<T>(ei::pmul(scale_alpha, em1)),
+                       RoundTo<T>(ei::pmul(x, scale)));
   }
 };
 
 // log(1 + exp(x)) without overflow: x itself above -threshold, exp(x) below
-// threshold (threshold = log(epsilon) + 2, TensorFlow's choice, which keeps
-// both approximations within epsilon of the true value).
+// threshold (threshold = log(epsilon of T) + 2, TensorFlow's choice, which
+// keeps both approximations within epsilon of the true value). Eigen has no
+// packet log1p for double, which therefore runs one element at a time.
 struct SoftplusFn {
-  template <typename T, typename X>
-  static auto Apply(const X& x) {
-    const T threshold = static_cast<T>(
-        Eigen::numext::log(Eigen::NumTraits<T>::epsilon()) + static_cast<T>(2));
-    return (x > x.constant(-threshold))
-        .select(x, (x < x.constant(threshold))
-                       .select(x.exp(), x.exp().log1p()));
+  static constexpr double kCycles = 40;
+  double threshold = 0;
+  template <typename C>
+  static constexpr bool kVector = ei::packet_traits<C>::HasLog1p;
+
+  template <typename T>
+  static SoftplusFn For(OpKernelConstruction*) {
+    return {static_cast<double>(static_cast<T>(
+        Eigen::numext::log(Eigen::NumTraits<T>::epsilon()) +
+        static_cast<T>(2)))};
+  }
+  template <typename T, typename P>
+  P Packet(const P& x) const {
+    const P e = RoundTo<T>(ei::pexp(x));
+    return ei::pselect(
+        ei::pcmp_lt(Splat<P>(-threshold), x), x,
+        ei::pselect(ei::pcmp_lt(x, Splat<P>(threshold)), e,
+                    RoundTo<T>(ei::plog1p(e))));
+  }
+  template <typename C>
+  C Scalar(C x) const {
+    const C t = static_cast<C>(threshold);
+    if (x > -t) return x;
+    const C e = std::exp(x);
+    return x < t ? e : std::log1p(e);
+  }
+};
+
+// x > 0 ? x : alpha * x (alpha may be above 1 or negative, so no max).
+struct LeakyReluFn {
+  static constexpr double kCycles = 3;
+  double alpha = 0.2;  // rounded to T, as TensorFlow multiplies by a T
+  template <typename T>
+  static LeakyReluFn For(OpKernelConstruction* ctx) {
+    float alpha = 0.2f;
+    ctx->SetStatus(ctx->GetAttr("alpha", &alpha));
+    return {static_cast<double>(static_cast<T>(alpha))};
+  }
+  template <typename T, typename P>
+  P Packet(const P& x) const {
+    return ei::pselect(ei::pcmp_lt(ei::pzero(x), x), x,
+                       RoundTo<T>(ei::pmul(x, Splat<P>(alpha))));
   }
 };
 
@@ -157,98 +228,6 @@ struct SoftsignFn {
   template <typename T, typename X>
   static auto Apply(const X& x) {
     return x / (x.abs() + x.constant(static_cast<T>(1)));
-  }
-};
-
-// x > 0 ? x : alpha * x (alpha may be above 1 or negative, so no max).
-template <typename T>
-class LeakyReluOp : public OpKernel {
- public:
-  explicit LeakyReluOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    float alpha = 0.2f;
-    ctx->SetStatus(ctx->GetAttr("alpha", &alpha));
-    alpha_ = static_cast<T>(alpha);
-  }
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
-    if (in.NumElements() == 0) return;
-    const auto x = flat<T>(in);
-    Assign(*ctx, in.NumElements(), flat<T>(*out),
-           (x > static_cast<T>(0)).select(x, x * alpha_));
-  }
-
- private:
-  T alpha_;
-};
-
-// Softmax (or LogSoftmax) of `rows` rows of `classes` values, in A (float or
-// double). Each row is shifted by its maximum before exp, so large logits do
-// not overflow. `row_stat` is scratch for `rows` values.
-template <typename A, bool kLog>
-void SoftmaxRows(const OpKernelContext& ctx, const A* logits, A* out,
-                 A* row_stat, int64_t rows, int64_t classes) {
-  using ConstMatrix = typename EigenTypes<A, 2>::ConstTensor;
-  using Matrix = typename EigenTypes<A, 2>::Tensor;
-  const int64_t total = rows * classes;
-  const Eigen::DSizes<Index, 2> rows_by_one(rows, 1);
-  const Eigen::DSizes<Index, 2> one_by_classes(1, classes);
-  const Eigen::array<Index, 1> along_class = {1};
-  const ConstMatrix x(logits, rows, classes);
-  Matrix y(out, rows, classes);
-  typename EigenTypes<A>::Flat stat(row_stat, rows);
-
-  Assign(ctx, total, stat, x.maximum(along_class));
-  Assign(ctx, total, y,
-         x - stat.reshape(rows_by_one).broadcast(one_by_classes));
-  if constexpr (kLog) {
-    Assign(ctx, total, stat, y.exp().sum(along_class).log());
-    Assign(ctx, total, y,
-           y - stat.reshape(rows_by_one).broadcast(one_by_classes));
-  } else {
-    Assign(ctx, total, y, FlushedExp(y));
-    Assign(ctx, total, stat, y.sum(along_class));
-    Assign(ctx, total, y,
-           y / stat.reshape(rows_by_one).broadcast(one_by_classes));
-  }
-}
-
-// Softmax (or LogSoftmax) along the last dimension.
-template <typename T, bool kLog>
-class SoftmaxOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    using A = AccumType<T>;
-    const Tensor& logits = ctx->input(0);
-    DFX_OP_REQUIRES(ctx, logits.dims() >= 1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "logits must have >= 1 dimension, got ",
-                        logits.shape().DebugString())));
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, logits.shape(), &out));
-    const int64_t total = logits.NumElements();
-    if (total == 0) return;
-    const int64_t classes = logits.dim_size(logits.dims() - 1);
-    const int64_t rows = total / classes;
-    Tensor row_stat;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<A>::value,
-                                               TensorShape({rows}), &row_stat));
-    if constexpr (std::is_same_v<A, T>) {
-      SoftmaxRows<A, kLog>(*ctx, logits.data<T>(), out->data<T>(),
-                           row_stat.data<A>(), rows, classes);
-    } else {
-      Tensor in_a, out_a;
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<A>::value,
-                                                 logits.shape(), &in_a));
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<A>::value,
-                                                 logits.shape(), &out_a));
-      Assign(*ctx, total, flat<A>(in_a), flat<T>(logits).template cast<A>());
-      SoftmaxRows<A, kLog>(*ctx, in_a.data<A>(), out_a.data<A>(),
-                           row_stat.data<A>(), rows, classes);
-      Assign(*ctx, total, flat<T>(*out), flat<A>(out_a).template cast<T>());
-    }
   }
 };
 
@@ -266,20 +245,16 @@ void RegisterNumeric(KernelRegistry* registry) {
 
 template <typename T>
 void RegisterFloating(KernelRegistry* registry) {
-  RegisterKernel<UnaryActivationOp<T, EluFn>>(
+  RegisterKernel<PacketActivationOp<T, EluFn>>(
       registry, KernelDefBuilder("Elu").TypeConstraint<T>("T"));
-  RegisterKernel<UnaryActivationOp<T, SeluFn>>(
+  RegisterKernel<PacketActivationOp<T, SeluFn>>(
       registry, KernelDefBuilder("Selu").TypeConstraint<T>("T"));
-  RegisterKernel<UnaryActivationOp<T, SoftplusFn>>(
+  RegisterKernel<PacketActivationOp<T, SoftplusFn>>(
       registry, KernelDefBuilder("Softplus").TypeConstraint<T>("T"));
   RegisterKernel<UnaryActivationOp<T, SoftsignFn>>(
       registry, KernelDefBuilder("Softsign").TypeConstraint<T>("T"));
-  RegisterKernel<LeakyReluOp<T>>(
+  RegisterKernel<PacketActivationOp<T, LeakyReluFn>>(
       registry, KernelDefBuilder("LeakyRelu").TypeConstraint<T>("T"));
-  RegisterKernel<SoftmaxOp<T, false>>(
-      registry, KernelDefBuilder("Softmax").TypeConstraint<T>("T"));
-  RegisterKernel<SoftmaxOp<T, true>>(
-      registry, KernelDefBuilder("LogSoftmax").TypeConstraint<T>("T"));
 }
 
 }  // namespace

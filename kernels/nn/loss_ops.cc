@@ -1,13 +1,16 @@
 // The losses on CPU: L2Loss, SoftmaxCrossEntropyWithLogits (labels and
 // logits broadcast against each other to [batch, classes]) and
 // SparseSoftmaxCrossEntropyWithLogits. Half and bfloat16 are computed in
-// float; the softmax of each row is shifted by the row's maximum, so large
-// logits do not overflow.
-#include "kernels/nn/nn_util.h"
+// float. The cross-entropies run each row fused (softmax_rows.h: the row's
+// maximum, its exp sum, then loss and backprop in one pass), rows split over
+// the intra-op pool; each row is shifted by its maximum, so large logits do
+// not overflow.
+#include "kernels/nn/softmax_rows.h"
 
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -41,23 +44,12 @@ class L2LossOp : public OpKernel {
   }
 };
 
-// Row statistics shared by both cross entropies, over [rows, classes] in A:
-// on return shifted = logits - max(row) and log_sum[r] = log(sum(exp(row of
-// shifted))).
-template <typename A>
-void ShiftAndLogSumExp(const OpKernelContext& ctx, const A* logits,
-                       A* shifted, A* log_sum, int64_t rows, int64_t classes) {
-  const int64_t total = rows * classes;
-  const Eigen::DSizes<Index, 2> rows_by_one(rows, 1);
-  const Eigen::DSizes<Index, 2> one_by_classes(1, classes);
-  const Eigen::array<Index, 1> along_class = {1};
-  const typename EigenTypes<A, 2>::ConstTensor x(logits, rows, classes);
-  typename EigenTypes<A, 2>::Tensor s(shifted, rows, classes);
-  typename EigenTypes<A>::Flat stat(log_sum, rows);
-  Assign(ctx, total, stat, x.maximum(along_class));
-  Assign(ctx, total, s,
-         x - stat.reshape(rows_by_one).broadcast(one_by_classes));
-  Assign(ctx, total, stat, s.exp().sum(along_class).log());
+// The cost of one cross-entropy row of `classes` values of T.
+template <typename T>
+Eigen::TensorOpCost XentRowCost(int64_t classes) {
+  return Eigen::TensorOpCost(static_cast<double>(2 * classes * sizeof(T)),
+                             static_cast<double>(classes * sizeof(T)),
+                             static_cast<double>(classes * 10));
 }
 
 // `in` (rank <= 2) in A, broadcast to [rows, classes], into `out`.
@@ -110,68 +102,59 @@ class SoftmaxXentOp : public OpKernel {
       flat<T>(*loss).setZero();
       return;
     }
-    const int64_t total = rows * classes;
     const DataType a_type = DataTypeToEnum<A>::value;
 
-    // The inputs as [rows, classes] in A: the tensors themselves when they
-    // already are, else broadcast (and converted) copies.
-    Tensor logits_a, labels_a;
-    const A* x = nullptr;
-    const A* y = nullptr;
-    if (std::is_same_v<A, T> && logits.shape() == shape) {
-      x = reinterpret_cast<const A*>(logits.raw_data());
-    } else {
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(a_type, shape, &logits_a));
+    // The inputs as [rows, classes] of T: the tensors themselves when they
+    // already are, else broadcast copies (in A for half and bfloat16).
+    Tensor logits_b, labels_b;
+    const T* x = logits.data<T>();
+    const T* y = labels.data<T>();
+    bool x_in_a = false, y_in_a = false;
+    if (logits.shape() != shape) {
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(a_type, shape, &logits_b));
       BroadcastToMatrix<T, A>(*ctx, logits, rows, classes,
-                              logits_a.data<A>());
-      x = logits_a.data<A>();
+                              logits_b.data<A>());
+      x_in_a = true;
     }
-    if (std::is_same_v<A, T> && labels.shape() == shape) {
-      y = reinterpret_cast<const A*>(labels.raw_data());
-    } else {
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(a_type, shape, &labels_a));
+    if (labels.shape() != shape) {
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(a_type, shape, &labels_b));
       BroadcastToMatrix<T, A>(*ctx, labels, rows, classes,
-                              labels_a.data<A>());
-      y = labels_a.data<A>();
+                              labels_b.data<A>());
+      y_in_a = true;
     }
-    // Outputs in A: the output tensors themselves for float and double.
-    Tensor loss_a, backprop_a;
-    A* l = nullptr;
-    A* bp = nullptr;
-    if constexpr (std::is_same_v<A, T>) {
-      l = loss->data<A>();
-      bp = backprop->data<A>();
-    } else {
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(a_type, TensorShape({rows}),
-                                                 &loss_a));
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(a_type, shape, &backprop_a));
-      l = loss_a.data<A>();
-      bp = backprop_a.data<A>();
-    }
-    Tensor log_sum_t;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_temp(a_type, TensorShape({rows}), &log_sum_t));
-    A* log_sum = log_sum_t.data<A>();
-    ShiftAndLogSumExp<A>(*ctx, x, bp, log_sum, rows, classes);
-
-    const Eigen::DSizes<Index, 2> rows_by_one(rows, 1);
-    const Eigen::DSizes<Index, 2> one_by_classes(1, classes);
-    const Eigen::array<Index, 1> along_class = {1};
-    const typename EigenTypes<A, 2>::ConstTensor lab(y, rows, classes);
-    typename EigenTypes<A, 2>::Tensor shifted(bp, rows, classes);
-    // A named map: the expressions below hold it by reference.
-    const typename EigenTypes<A>::ConstFlat log_sum_v(log_sum, rows);
-    const auto log_sum_b =
-        log_sum_v.reshape(rows_by_one).broadcast(one_by_classes);
-    // As TensorFlow: a label of 0 against a logit of -inf gives NaN.
-    Assign(*ctx, total, typename EigenTypes<A>::Flat(l, rows),
-           (lab * (log_sum_b - shifted)).sum(along_class));
-    Assign(*ctx, total, shifted, FlushedExp(shifted - log_sum_b) - lab);
-    if constexpr (!std::is_same_v<A, T>) {
-      Assign(*ctx, rows, flat<T>(*loss), flat<A>(loss_a).template cast<T>());
-      Assign(*ctx, total, flat<T>(*backprop),
-             flat<A>(backprop_a).template cast<T>());
-    }
+    T* l = loss->data<T>();
+    T* bp = backprop->data<T>();
+    ParallelForBlocks(
+        *ctx->device(), rows, XentRowCost<T>(classes),
+        [&](int64_t first, int64_t last) {
+          // Rows in A: the tensors' own rows where T is A, else widened.
+          std::vector<A> scratch;
+          if (!std::is_same_v<A, T>) scratch.resize(3 * classes);
+          for (int64_t r = first; r < last; ++r) {
+            const int64_t off = r * classes;
+            const A* xr = x_in_a ? logits_b.data<A>() + off
+                                 : reinterpret_cast<const A*>(x + off);
+            const A* yr = y_in_a ? labels_b.data<A>() + off
+                                 : reinterpret_cast<const A*>(y + off);
+            A* br = reinterpret_cast<A*>(bp + off);
+            if constexpr (!std::is_same_v<A, T>) {
+              if (!x_in_a) {
+                ConvertRun(x + off, scratch.data(), classes);
+                xr = scratch.data();
+              }
+              if (!y_in_a) {
+                ConvertRun(y + off, scratch.data() + classes, classes);
+                yr = scratch.data() + classes;
+              }
+              br = scratch.data() + 2 * classes;
+            }
+            const A row_loss = XentRow<A>(xr, yr, br, classes);
+            l[r] = static_cast<T>(row_loss);
+            if constexpr (!std::is_same_v<A, T>) {
+              ConvertRun(br, bp + off, classes);
+            }
+          }
+        });
   }
 };
 
@@ -225,48 +208,27 @@ class SparseSoftmaxXentOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx,
                        ctx->allocate_output(1, logits.shape(), &backprop));
     if (rows == 0) return;
-    const int64_t total = rows * classes;
-    const DataType a_type = DataTypeToEnum<A>::value;
-
-    Tensor logits_a, backprop_a, log_sum_t;
-    const A* x = nullptr;
-    A* bp = nullptr;
-    if constexpr (std::is_same_v<A, T>) {
-      x = logits.data<A>();
-      bp = backprop->data<A>();
-    } else {
-      DFX_OP_REQUIRES_OK(ctx,
-                         ctx->allocate_temp(a_type, logits.shape(), &logits_a));
-      DFX_OP_REQUIRES_OK(
-          ctx, ctx->allocate_temp(a_type, logits.shape(), &backprop_a));
-      Assign(*ctx, total, flat<A>(logits_a),
-             flat<T>(logits).template cast<A>());
-      x = logits_a.data<A>();
-      bp = backprop_a.data<A>();
-    }
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_temp(a_type, TensorShape({rows}), &log_sum_t));
-    A* log_sum = log_sum_t.data<A>();
-    ShiftAndLogSumExp<A>(*ctx, x, bp, log_sum, rows, classes);
-
+    const T* x = logits.data<T>();
     T* l = loss->data<T>();
-    for (int64_t r = 0; r < rows; ++r) {
-      l[r] = static_cast<T>(log_sum[r] - bp[r * classes + label[r]]);
-    }
-    const Eigen::DSizes<Index, 2> rows_by_one(rows, 1);
-    const Eigen::DSizes<Index, 2> one_by_classes(1, classes);
-    typename EigenTypes<A, 2>::Tensor shifted(bp, rows, classes);
-    const typename EigenTypes<A>::ConstFlat log_sum_v(log_sum, rows);
-    Assign(*ctx, total, shifted,
-           FlushedExp(shifted - log_sum_v.reshape(rows_by_one)
-                                    .broadcast(one_by_classes)));
-    for (int64_t r = 0; r < rows; ++r) {
-      bp[r * classes + label[r]] -= static_cast<A>(1);
-    }
-    if constexpr (!std::is_same_v<A, T>) {
-      Assign(*ctx, total, flat<T>(*backprop),
-             flat<A>(backprop_a).template cast<T>());
-    }
+    T* bp = backprop->data<T>();
+    ParallelForBlocks(
+        *ctx->device(), rows, XentRowCost<T>(classes),
+        [&](int64_t first, int64_t last) {
+          std::vector<A> scratch;
+          if (!std::is_same_v<A, T>) scratch.resize(2 * classes);
+          for (int64_t r = first; r < last; ++r) {
+            const int64_t off = r * classes;
+            const int64_t lab = static_cast<int64_t>(label[r]);
+            if constexpr (std::is_same_v<A, T>) {
+              l[r] = SparseXentRow<A>(x + off, lab, bp + off, classes);
+            } else {
+              ConvertRun(x + off, scratch.data(), classes);
+              l[r] = static_cast<T>(SparseXentRow<A>(
+                  scratch.data(), lab, scratch.data() + classes, classes));
+              ConvertRun(scratch.data() + classes, bp + off, classes);
+            }
+          }
+        });
   }
 };
 

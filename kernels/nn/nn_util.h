@@ -90,6 +90,8 @@ absl::Status CheckSameShape(const OpKernel& kernel, const TensorShape& a,
 
 void RegisterMatMulKernels(KernelRegistry* registry);
 void RegisterActivationKernels(KernelRegistry* registry);
+// Softmax and LogSoftmax (softmax_ops.cc).
+void RegisterSoftmaxKernels(KernelRegistry* registry);
 void RegisterReductionKernels(KernelRegistry* registry);
 // ReluGrad, Relu6Grad, EluGrad, SeluGrad, SoftplusGrad, SoftsignGrad,
 // LeakyReluGrad and BiasAddGrad (activation_grad_ops.cc).

@@ -39,7 +39,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "numerics", "nn",           "conv",
                                  "linalg",   "random",       "models",
                                  "training", "control_flow", "data_flow",
-                                 "list"};
+                                 "list",     "pool_argmax",  "unsigned"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -202,6 +202,12 @@ TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
   RunFamily("data_flow");
 }
 TEST_CASE("golden: TensorList ops equal TensorFlow") { RunFamily("list"); }
+TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
+  RunFamily("pool_argmax");
+}
+TEST_CASE("golden: uint16/32/64 element-wise math equals TensorFlow") {
+  RunFamily("unsigned");
+}
 
 TEST_CASE("golden: every family folder is run by a test") {
   for (const auto& entry : fs::directory_iterator(kGoldenDir)) {

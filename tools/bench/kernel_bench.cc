@@ -3,7 +3,8 @@
 // local session (intra-op threads as asked, one inter-op thread), so the
 // time includes the executor's step but no feed or fetch copies. The
 // figure is the fastest step over at least --min-time seconds: on a shared
-// machine the fastest step is the least disturbed one. TensorFlow 2.21 runs
+// machine the fastest step is the least disturbed one. `--only a,b` runs the
+// named cases (the names tf_kernels.py shares) on both sides. TensorFlow 2.21 runs
 // the same graphs (tools/bench/tf_kernels.py) with Grappler off, so neither
 // side folds the constants away.
 #include "tools/bench/kernel_bench.h"
@@ -31,6 +32,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "graph/op_registry.h"
+#include "graph/types.h"
 #include "kernels/kernels.h"
 #include "proto/config.pb.h"
 #include "proto/graph.pb.h"
@@ -68,6 +70,22 @@ Tensor RandomFloats(const TensorShape& shape, uint32_t seed) {
   return t;
 }
 
+// Uniform in [lo, hi), as DT_FLOAT or DT_HALF.
+Tensor RandomValues(DataType dtype, const TensorShape& shape, uint32_t seed,
+                    float lo, float hi) {
+  Tensor f = RandomFloats(shape, seed);
+  float* p = f.data<float>();
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    p[i] = lo + (p[i] + 1) * 0.5f * (hi - lo);
+  }
+  if (dtype == DT_FLOAT) return f;
+  Tensor h(DT_HALF, shape);
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    h.data<Eigen::half>()[i] = static_cast<Eigen::half>(p[i]);
+  }
+  return h;
+}
+
 Tensor Ones(int64_t n) {
   Tensor t(DT_FLOAT, TensorShape({n}));
   std::fill_n(t.data<float>(), n, 1.0f);
@@ -87,13 +105,109 @@ void AddConst(GraphDef* g, const std::string& name, const Tensor& value) {
 }
 
 NodeDef* AddOp(GraphDef* g, const std::string& op,
-               const std::vector<std::string>& inputs) {
+               const std::vector<std::string>& inputs,
+               DataType dtype = DT_FLOAT) {
   NodeDef* node = g->add_node();
   node->set_name("op");
   node->set_op(op);
   for (const std::string& in : inputs) node->add_input(in);
-  SetType(node, "T", DT_FLOAT);
+  SetType(node, "T", dtype);
   return node;
+}
+
+const char* DtypeName(DataType dtype) {
+  return dtype == DT_HALF ? "half" : "float";
+}
+
+// The activation cases: element-wise activations and gradients over 4M
+// values, and the row-wise softmaxes and cross-entropies over [4096, 1000].
+// Rates are the bytes read and written (each input and output once).
+void AddActivationCases(std::vector<Case>* cases) {
+  const int64_t n = 4 * kMiB;
+  struct Unary {
+    const char* name;
+    const char* op;
+    DataType dtype;
+  };
+  for (const Unary& u : std::vector<Unary>{
+           {"elu", "Elu", DT_FLOAT},
+           {"elu_half", "Elu", DT_HALF},
+           {"selu", "Selu", DT_FLOAT},
+           {"softplus", "Softplus", DT_FLOAT},
+           {"leaky_relu", "LeakyRelu", DT_FLOAT}}) {
+    Case c;
+    c.name = absl::StrCat(u.name, "_4m");
+    c.label = absl::StrCat(u.op, " 4M ", DtypeName(u.dtype));
+    c.op = u.op;
+    c.is_flops = false;
+    c.amount = 2.0 * n * DataTypeSize(u.dtype);
+    AddConst(&c.graph, "x", RandomValues(u.dtype, TensorShape({n}), 5, -3, 3));
+    NodeDef* node = AddOp(&c.graph, u.op, {"x"}, u.dtype);
+    if (std::string(u.op) == "LeakyRelu") {
+      (*node->mutable_attr())["alpha"].set_f(0.2f);
+    }
+    cases->push_back(std::move(c));
+  }
+  for (const Unary& u : std::vector<Unary>{{"relu_grad", "ReluGrad", DT_FLOAT},
+                                           {"elu_grad", "EluGrad", DT_FLOAT}}) {
+    Case c;
+    c.name = absl::StrCat(u.name, "_4m");
+    c.label = absl::StrCat(u.op, " 4M ", DtypeName(u.dtype));
+    c.op = u.op;
+    c.is_flops = false;
+    c.amount = 3.0 * n * DataTypeSize(u.dtype);
+    AddConst(&c.graph, "g", RandomValues(u.dtype, TensorShape({n}), 6, -1, 1));
+    AddConst(&c.graph, "x", RandomValues(u.dtype, TensorShape({n}), 7, -1, 1));
+    AddOp(&c.graph, u.op, {"g", "x"}, u.dtype);
+    cases->push_back(std::move(c));
+  }
+  const int64_t rows = 4096, classes = 1000;
+  for (const Unary& u : std::vector<Unary>{
+           {"softmax", "Softmax", DT_FLOAT},
+           {"softmax_half", "Softmax", DT_HALF},
+           {"log_softmax", "LogSoftmax", DT_FLOAT},
+           {"log_softmax_half", "LogSoftmax", DT_HALF}}) {
+    Case c;
+    c.name = absl::StrCat(u.name, "_4096x1000");
+    c.label = absl::StrCat(u.op, " 4096x1000 ", DtypeName(u.dtype));
+    c.op = u.op;
+    c.is_flops = false;
+    c.amount = 2.0 * rows * classes * DataTypeSize(u.dtype);
+    AddConst(&c.graph, "x",
+             RandomValues(u.dtype, TensorShape({rows, classes}), 8, -5, 5));
+    AddOp(&c.graph, u.op, {"x"}, u.dtype);
+    cases->push_back(std::move(c));
+  }
+  {
+    Case c;
+    c.name = "xent_4096x1000";
+    c.label = "SoftmaxCrossEntropyWithLogits 4096x1000";
+    c.op = "SoftmaxCrossEntropyWithLogits";
+    c.is_flops = false;
+    c.amount = 3.0 * rows * classes * 4;
+    AddConst(&c.graph, "x",
+             RandomValues(DT_FLOAT, TensorShape({rows, classes}), 9, -5, 5));
+    AddConst(&c.graph, "y",
+             RandomValues(DT_FLOAT, TensorShape({rows, classes}), 10, 0, 1));
+    AddOp(&c.graph, c.op, {"x", "y"});
+    cases->push_back(std::move(c));
+  }
+  {
+    Case c;
+    c.name = "sparse_xent_4096x1000";
+    c.label = "SparseSoftmaxXent 4096x1000 int64";
+    c.op = "SparseSoftmaxCrossEntropyWithLogits";
+    c.is_flops = false;
+    c.amount = 2.0 * rows * classes * 4;
+    AddConst(&c.graph, "x",
+             RandomValues(DT_FLOAT, TensorShape({rows, classes}), 11, -5, 5));
+    std::vector<int64_t> labels(rows);
+    for (int64_t r = 0; r < rows; ++r) labels[r] = (r * 7919) % classes;
+    AddConst(&c.graph, "y", Tensor::FromVector<int64_t>(labels));
+    NodeDef* node = AddOp(&c.graph, c.op, {"x", "y"});
+    SetType(node, "Tlabels", DT_INT64);
+    cases->push_back(std::move(c));
+  }
 }
 
 std::vector<Case> MakeCases() {
@@ -156,6 +270,7 @@ std::vector<Case> MakeCases() {
     (*sum->mutable_attr())["keep_dims"].set_b(false);
     cases.push_back(std::move(c));
   }
+  AddActivationCases(&cases);
   return cases;
 }
 
@@ -165,7 +280,8 @@ std::string WhyNotRunnable(const Case& c) {
   if (op == nullptr) return absl::StrCat("op ", c.op, " is not registered");
   const NodeDef& node = c.graph.node(c.graph.node_size() - 1);
   if (!StandardKernelRegistry()->HasKernel(node, "CPU")) {
-    return absl::StrCat("no CPU kernel for ", c.op, " float");
+    return absl::StrCat("no CPU kernel for ", c.op, " ",
+                        DataTypeString(node.attr().at("T").type()));
   }
   return "";
 }
@@ -216,6 +332,7 @@ double TimeMemcpy(double min_time) {
 // TensorFlow's fastest step per case name, or why there are none.
 std::map<std::string, double> TimeTensorFlow(const std::string& root,
                                              int threads, double min_time,
+                                             const std::string& only,
                                              std::string* why_not) {
   std::map<std::string, double> seconds;
   int status = 0;
@@ -227,6 +344,7 @@ std::map<std::string, double> TimeTensorFlow(const std::string& root,
   const std::string out = RunCommand(
       absl::StrCat("'", python, "' '", root, "/tools/bench/tf_kernels.py' ",
                    "--threads ", threads, " --min-time ", min_time,
+                   only.empty() ? "" : absl::StrCat(" --only '", only, "'"),
                    " 2>/dev/null"),
       &status);
   // Lines of {"name": "...", "seconds": x}.
@@ -262,7 +380,7 @@ std::string Rate(const Case& c, double seconds) {
 int Usage() {
   std::fprintf(stderr,
                "usage: dfx_bench kernels [--threads 1,2] [--min-time S] "
-               "[--no-tf]\n");
+               "[--no-tf] [--only NAME,NAME]\n");
   return 2;
 }
 
@@ -272,6 +390,7 @@ int RunKernelBench(int argc, char** argv) {
   std::vector<int> thread_counts = {2};
   double min_time = 1.0;
   bool with_tf = true;
+  std::string only;  // comma-separated case names; empty: all
   for (int i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--threads" && i + 1 < argc) {
@@ -287,11 +406,27 @@ int RunKernelBench(int argc, char** argv) {
       }
     } else if (flag == "--no-tf") {
       with_tf = false;
+    } else if (flag == "--only" && i + 1 < argc) {
+      only = argv[++i];
     } else {
       return Usage();
     }
   }
-  const std::vector<Case> cases = MakeCases();
+  std::vector<Case> cases = MakeCases();
+  if (!only.empty()) {
+    const std::vector<std::string> names = absl::StrSplit(only, ',');
+    std::vector<Case> chosen;
+    for (Case& c : cases) {
+      if (std::find(names.begin(), names.end(), c.name) != names.end()) {
+        chosen.push_back(std::move(c));
+      }
+    }
+    if (chosen.empty()) {
+      std::fprintf(stderr, "no case named in --only %s\n", only.c_str());
+      return 2;
+    }
+    cases = std::move(chosen);
+  }
   const std::string root = FindSourceDir();
   int failures = 0;
   for (int threads : thread_counts) {
@@ -304,7 +439,7 @@ int RunKernelBench(int argc, char** argv) {
           "skipped (no source tree found; set DFX_SOURCE_DIR, run "
           "tools/tf_env)";
     } else {
-      tf = TimeTensorFlow(root, threads, min_time, &tf_why_not);
+      tf = TimeTensorFlow(root, threads, min_time, only, &tf_why_not);
     }
     const double memcpy_s = TimeMemcpy(min_time);
     const double memcpy_gbs = 2.0 * 64 * kMiB / memcpy_s * 1e-9;

@@ -52,9 +52,52 @@ def cases():
         a = tf.constant(np.ones(n, np.float32))
         return tf.math.reduce_sum(a, axis=[0])
 
+    def values(shape, lo, hi, dtype=np.float32):
+        # kernel_bench.cc's values are not reproduced exactly; only their
+        # range matters to the speed of these kernels.
+        return tf.constant(rng.uniform(lo, hi, shape).astype(dtype))
+
+    n = 4 * MIB
+
+    def unary(fn, dtype=np.float32):
+        return lambda: fn(values((n,), -3, 3, dtype))
+
+    def grad(fn):
+        return lambda: fn(values((n,), -1, 1), values((n,), -1, 1))
+
+    rows, classes = 4096, 1000
+
+    def rowwise(fn, dtype=np.float32):
+        return lambda: fn(values((rows, classes), -5, 5, dtype))
+
+    def xent():
+        return tf.raw_ops.SoftmaxCrossEntropyWithLogits(
+            features=values((rows, classes), -5, 5),
+            labels=values((rows, classes), 0, 1))[0]
+
+    def sparse_xent():
+        labels = tf.constant((np.arange(rows) * 7919) % classes, tf.int64)
+        return tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(
+            features=values((rows, classes), -5, 5), labels=labels)[0]
+
     return [("matmul_256", matmul(256)), ("matmul_1024", matmul(1024)),
             ("matmul_2048", matmul(2048)), ("conv2d_3x3_64_56", conv),
-            ("add_64mib", add), ("sum_64mib", reduce_sum)]
+            ("add_64mib", add), ("sum_64mib", reduce_sum),
+            ("elu_4m", unary(tf.nn.elu)),
+            ("elu_half_4m", unary(tf.nn.elu, np.float16)),
+            ("selu_4m", unary(tf.nn.selu)),
+            ("softplus_4m", unary(tf.nn.softplus)),
+            ("leaky_relu_4m", unary(lambda x: tf.nn.leaky_relu(x, 0.2))),
+            ("relu_grad_4m", grad(lambda g, x: tf.raw_ops.ReluGrad(
+                gradients=g, features=x))),
+            ("elu_grad_4m", grad(lambda g, x: tf.raw_ops.EluGrad(
+                gradients=g, outputs=x))),
+            ("softmax_4096x1000", rowwise(tf.nn.softmax)),
+            ("softmax_half_4096x1000", rowwise(tf.nn.softmax, np.float16)),
+            ("log_softmax_4096x1000", rowwise(tf.nn.log_softmax)),
+            ("log_softmax_half_4096x1000",
+             rowwise(tf.nn.log_softmax, np.float16)),
+            ("xent_4096x1000", xent), ("sparse_xent_4096x1000", sparse_xent)]
 
 
 def time_case(build, threads, min_time):
