@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "runtime/tensor.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -284,6 +285,28 @@ TEST_CASE("bfc: beyond the limit is ResourceExhausted naming the size, the "
   int not_ours = 0;
   bfc->Deallocate(&not_ours);
   REQUIRE_THAT(bfc->CheckInvariants(), IsOk());
+  CHECK(bfc->GetStats().bytes_in_use == 0);
+}
+
+TEST_CASE("bfc: a tensor that does not fit is ResourceExhausted naming the "
+          "arena's own limit") {
+  auto bfc = MakeBfc(1 * kMiB, /*allow_growth=*/false);
+  {
+    auto fits = Tensor::Allocate(bfc.get(), DT_FLOAT, TensorShape({1000}));
+    REQUIRE_OK(fits);
+    CHECK(fits->raw_data() != nullptr);
+    CHECK(bfc->GetStats().bytes_in_use == 4096);  // 4000 rounded up to 256s
+    auto big =
+        Tensor::Allocate(bfc.get(), DT_FLOAT, TensorShape({512, 1024}));
+    REQUIRE_THAT(big.status(),
+                 StatusIs(absl::StatusCode::kResourceExhausted,
+                          "out of memory allocating 2097152 bytes"));
+    CHECK_THAT(std::string(big.status().message()),
+               Catch::Contains("from allocator test_bfc: 4096 bytes in use") &&
+                   Catch::Contains("of a limit of 1048576") &&
+                   !Catch::Contains("--memory-limit"));
+  }
+  // The tensor's buffer went back to the arena.
   CHECK(bfc->GetStats().bytes_in_use == 0);
 }
 
