@@ -31,10 +31,17 @@ constexpr size_t kHugePageBytes = size_t{2} << 20;
 // step's input) cost more than moving and reducing the bytes (dfx_bench
 // collectives spent half its CPU in the kernel's clear_page); steps repeat
 // their sizes, so the same buffers come back. Cached bytes are not in use
-// (GetStats, the host memory limit) but stay resident.
+// (GetStats, the host memory limit) but stay resident: at most 1 GiB, and
+// at most an eighth of the host memory limit when there is one, so that a
+// server's resident memory stays within 1.125 times its limit.
 class BigBufferCache {
  public:
   static constexpr int64_t kMaxCachedBytes = int64_t{1} << 30;
+
+  static int64_t MaxCachedBytes() {
+    const int64_t limit = HostMemoryLimit();
+    return limit > 0 ? std::min(kMaxCachedBytes, limit / 8) : kMaxCachedBytes;
+  }
 
   // A cached buffer of exactly `rounded` bytes, or null.
   void* Take(size_t rounded) {
@@ -51,7 +58,7 @@ class BigBufferCache {
   // and the caller frees it.
   bool Put(void* p, size_t rounded) {
     absl::MutexLock lock(&mu_);
-    if (cached_ + static_cast<int64_t>(rounded) > kMaxCachedBytes) {
+    if (cached_ + static_cast<int64_t>(rounded) > MaxCachedBytes()) {
       return false;
     }
     free_[rounded].push_back(p);
