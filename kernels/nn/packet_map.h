@@ -21,6 +21,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 namespace dfx::nn_internal {
 
 namespace ei = Eigen::internal;
@@ -54,6 +58,15 @@ P RoundTo(const P& p) {
     // a template argument drops its attributes).
     constexpr bool kPacket8f =
         std::is_same_v<C, float> && ei::unpacket_traits<P>::size == 8;
+#if defined(__F16C__)
+    // F16C directly: Eigen 3.4 never enables its F16C path under GCC (its
+    // test wants EIGEN_COMP_CLANG undefined, and Eigen always defines it),
+    // so ei::float2half would round lane by lane in software.
+    if constexpr (kPacket8f && std::is_same_v<T, Eigen::half>) {
+      return _mm256_cvtph_ps(
+          _mm256_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+#endif
     if constexpr (kPacket8f && std::is_same_v<T, Eigen::half>) {
       return ei::half2float(ei::float2half(p));
     } else if constexpr (kPacket8f && std::is_same_v<T, Eigen::bfloat16>) {
@@ -137,8 +150,33 @@ using ComputeOf = AccumType<T>;
 // Elements widened per step (three float buffers of this size on the stack).
 inline constexpr int64_t kWidenChunk = 1024;
 
+// out[i] = To(in[i]) for i in [0, n). Half to and from float with F16C
+// where the compiler targets it (see RoundTo for why not through Eigen).
 template <typename From, typename To>
 void ConvertRun(const From* in, To* out, int64_t n) {
+#if defined(__F16C__)
+  if constexpr (std::is_same_v<From, Eigen::half> &&
+                std::is_same_v<To, float>) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                    reinterpret_cast<const __m128i*>(in + i))));
+    }
+    for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+    return;
+  } else if constexpr (std::is_same_v<From, float> &&
+                       std::is_same_v<To, Eigen::half>) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                       _mm256_cvtps_ph(_mm256_loadu_ps(in + i),
+                                       _MM_FROUND_TO_NEAREST_INT |
+                                           _MM_FROUND_NO_EXC));
+    }
+    for (; i < n; ++i) out[i] = static_cast<Eigen::half>(in[i]);
+    return;
+  }
+#endif
   typename EigenTypes<To>::Flat(out, n) =
       typename EigenTypes<From>::ConstFlat(in, n).template cast<To>();
 }

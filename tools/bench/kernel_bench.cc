@@ -5,8 +5,9 @@
 // figure is the fastest step over at least --min-time seconds: on a shared
 // machine the fastest step is the least disturbed one. `--only a,b` runs the
 // named cases (the names tf_kernels.py shares) on both sides. TensorFlow 2.21 runs
-// the same graphs (tools/bench/tf_kernels.py) with Grappler off, so neither
-// side folds the constants away.
+// the same graphs (tools/bench/tf_kernels.py) with Grappler off, and dfx
+// runs them with its graph optimizer off, so neither side folds the
+// constants away.
 #include "tools/bench/kernel_bench.h"
 #include "tools/bench/bench_util.h"
 
@@ -291,6 +292,11 @@ absl::StatusOr<double> TimeDfx(const Case& c, int threads, double min_time) {
   SessionOptions options;
   options.config.set_intra_op_parallelism_threads(threads);
   options.config.set_inter_op_parallelism_threads(1);
+  // As TensorFlow's side runs without Grappler: dfx's optimizer would fold
+  // an op over Consts of up to 10 MiB (the half cases) into a Const.
+  options.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_disable_meta_optimizer(true);
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                        Session::Create("local", options));
   DFX_RETURN_IF_ERROR(session->Extend(c.graph));
