@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/internal/small_blocks.h"
 #include "runtime/memory_limit.h"
 
@@ -20,6 +23,57 @@ namespace dfx {
 namespace {
 
 constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// Freed big buffers (2 MiB and more) kept for reuse by a later allocation
+// of the same rounded size, up to kMaxCachedBytes in all. A fresh big
+// buffer costs a page fault per page and the kernel's zeroing of it, which
+// on the hot path of a collective (a received piece, an output, the next
+// step's input) cost more than moving and reducing the bytes (dfx_bench
+// collectives spent half its CPU in the kernel's clear_page); steps repeat
+// their sizes, so the same buffers come back. Cached bytes are not in use
+// (GetStats, the host memory limit) but stay resident.
+class BigBufferCache {
+ public:
+  static constexpr int64_t kMaxCachedBytes = int64_t{1} << 30;
+
+  // A cached buffer of exactly `rounded` bytes, or null.
+  void* Take(size_t rounded) {
+    absl::MutexLock lock(&mu_);
+    auto it = free_.find(rounded);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_ -= static_cast<int64_t>(rounded);
+    return p;
+  }
+
+  // Keeps `p` (of `rounded` bytes) unless the cache is full: false then,
+  // and the caller frees it.
+  bool Put(void* p, size_t rounded) {
+    absl::MutexLock lock(&mu_);
+    if (cached_ + static_cast<int64_t>(rounded) > kMaxCachedBytes) {
+      return false;
+    }
+    free_[rounded].push_back(p);
+    cached_ += static_cast<int64_t>(rounded);
+    return true;
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<size_t, std::vector<void*>> free_ ABSL_GUARDED_BY(mu_);
+  int64_t cached_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+BigBufferCache& BigBuffers() {
+  static BigBufferCache* cache = new BigBufferCache;
+  return *cache;
+}
+
+// The size a big buffer of `num_bytes` really has: whole huge pages.
+size_t RoundedBig(size_t num_bytes) {
+  return (num_bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+}
 
 std::atomic<int64_t> g_limit{0};
 thread_local bool t_unlimited = false;
@@ -50,11 +104,21 @@ class CpuAllocatorImpl final : public Allocator {
       bytes_in_use_.fetch_sub(n, std::memory_order_relaxed);
       return nullptr;
     }
+    // Big buffers of kHugePageBytes alignment (every one: Tensor asks for
+    // kAllocatorAlignment) may come from the cache of freed ones.
+    const bool cacheable = huge && alignment == kHugePageBytes;
+    void* p = cacheable ? BigBuffers().Take(rounded) : nullptr;
+    if (p != nullptr) {
+      num_allocs_.fetch_add(1, std::memory_order_relaxed);
+      UpdateMax(peak_, in_use);
+      UpdateMax(largest_, static_cast<int64_t>(num_bytes));
+      return p;
+    }
     // Small buffers (scalars, shapes) come from per-thread free lists.
-    void* p = num_bytes <= runtime_internal::kSmallBlockMaxBytes &&
-                      alignment <= runtime_internal::kSmallBlockAlignment
-                  ? runtime_internal::AllocateSmallBlock(num_bytes)
-                  : std::aligned_alloc(alignment, rounded);
+    p = num_bytes <= runtime_internal::kSmallBlockMaxBytes &&
+                alignment <= runtime_internal::kSmallBlockAlignment
+            ? runtime_internal::AllocateSmallBlock(num_bytes)
+            : std::aligned_alloc(alignment, rounded);
     if (p == nullptr) {
       bytes_in_use_.fetch_sub(n, std::memory_order_relaxed);
       return nullptr;
@@ -73,6 +137,9 @@ class CpuAllocatorImpl final : public Allocator {
       // Also right for a small buffer allocated with a bigger alignment:
       // its block is at least as big as the small block of its size.
       runtime_internal::FreeSmallBlock(ptr, num_bytes);
+    } else if (num_bytes >= kHugePageBytes &&
+               BigBuffers().Put(ptr, RoundedBig(num_bytes))) {
+      // Kept for the next buffer of its size.
     } else {
       std::free(ptr);
     }
