@@ -28,6 +28,9 @@ enum CollectiveType : int32_t {
   kReductionCollective = 0,
   kBroadcastCollective = 1,
   kGatherCollective = 2,
+  // 3 is TensorFlow's PERMUTE_COLLECTIVE (not run by dfx).
+  kAllToAllCollective = 4,
+  kReduceScatterCollective = 5,
 };
 
 // A complete group. Immutable once made.

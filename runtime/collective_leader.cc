@@ -28,6 +28,8 @@ const char* TypeName(int32_t type) {
     case kReductionCollective: return "reduction";
     case kBroadcastCollective: return "broadcast";
     case kGatherCollective: return "gather";
+    case kAllToAllCollective: return "all-to-all";
+    case kReduceScatterCollective: return "reduce-scatter";
     default: return "collective";
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "base/log.h"
 #include "graph/types.h"
 #include "runtime/allocator.h"
+#include "runtime/thread_pool.h"
 #include "runtime/types.h"
 
 namespace dfx {
@@ -52,28 +54,39 @@ absl::StatusOr<Rendezvous::ParsedKey> Key(const CollectiveRun& run, int src,
                    step)));
 }
 
-// out[i] = a[i] (op) b[i], then / divisor when divisor > 1.
+// out[i] = (a[i] (op) b[i]) / divisor, vectorized (Eigen arrays).
 template <typename T>
 void MergeInto(const T* a, const T* b, T* out, int64_t n, ReduceOp op,
                int divisor) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  Eigen::Map<const Array> x(a, n);
+  Eigen::Map<const Array> y(b, n);
+  Eigen::Map<Array> o(out, n);
+  const T d = static_cast<T>(divisor);
+  const bool div = divisor > 1;
   switch (op) {
     case ReduceOp::kAdd:
-      for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
-      break;
+      if (div) {
+        o = (x + y) / d;
+      } else {
+        o = x + y;
+      }
+      return;
     case ReduceOp::kMul:
-      for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
-      break;
+      if (div) {
+        o = (x * y) / d;
+      } else {
+        o = x * y;
+      }
+      return;
     case ReduceOp::kMin:
-      for (int64_t i = 0; i < n; ++i) out[i] = b[i] < a[i] ? b[i] : a[i];
+      o = (y < x).select(y, x);
       break;
     case ReduceOp::kMax:
-      for (int64_t i = 0; i < n; ++i) out[i] = a[i] < b[i] ? b[i] : a[i];
+      o = (x < y).select(y, x);
       break;
   }
-  if (divisor > 1) {
-    const T d = static_cast<T>(divisor);
-    for (int64_t i = 0; i < n; ++i) out[i] = out[i] / d;
-  }
+  if (div) o = o / d;
 }
 
 template <typename Fn>
@@ -89,29 +102,112 @@ bool VisitReduceType(DataType dtype, Fn&& fn) {
   }
 }
 
+// A reduction block smaller than this is not worth a thread of its own.
+constexpr int64_t kMinMergeBlockBytes = int64_t{256} << 10;
+
+// out = (a (op) b) / divisor over `count` elements of `dtype`, on `pool`
+// (cut into up to one block per thread) or, without one, here; `then`
+// runs once, after the last block, on the thread that finished it.
+void MergeAsync(ThreadPool* pool, DataType dtype, const void* a,
+                const void* b, void* out, int64_t count, ReduceOp op,
+                int divisor, std::function<void()> then) {
+  const int64_t elem = DataTypeSize(dtype);
+  auto merge = [dtype, op, divisor](const char* a, const char* b, char* out,
+                                    int64_t n) {
+    VisitReduceType(dtype, [&]<typename T>() {
+      MergeInto<T>(reinterpret_cast<const T*>(a),
+                   reinterpret_cast<const T*>(b), reinterpret_cast<T*>(out), n,
+                   op, divisor);
+    });
+  };
+  const char* ca = static_cast<const char*>(a);
+  const char* cb = static_cast<const char*>(b);
+  char* co = static_cast<char*>(out);
+  if (pool == nullptr) {
+    merge(ca, cb, co, count);
+    then();
+    return;
+  }
+  const int blocks = static_cast<int>(std::clamp<int64_t>(
+      count * elem / kMinMergeBlockBytes, 1, pool->NumThreads()));
+  struct Shared {
+    std::atomic<int> left;
+    std::function<void()> then;
+  };
+  auto shared = std::make_shared<Shared>();
+  shared->left.store(blocks);
+  shared->then = std::move(then);
+  for (int i = 0; i < blocks; ++i) {
+    const Range r = Split(0, count, blocks, i);
+    pool->Schedule([shared, merge, ca, cb, co, r, elem] {
+      merge(ca + r.offset * elem, cb + r.offset * elem, co + r.offset * elem,
+            r.count);
+      if (shared->left.fetch_sub(1) == 1) {
+        std::function<void()> then = std::move(shared->then);
+        then();
+      }
+    });
+  }
+}
+
+// What a Ring computes.
+enum class RingMode {
+  // Reduce-scatter then all-gather: every member gets the whole reduction.
+  kAllReduce,
+  // The reduce-scatter half: member r gets segment r of the reduction.
+  kReduceScatter,
+  // The all-gather half: member r's input is segment r of the output.
+  kAllGather,
+};
+
 // The state of one ring collective at one member, shared by the callbacks
 // of its transfers.
+//
+// The tensor is cut into one segment per member and each segment into
+// pieces. Reduce-scatter: at step s (0 <= s < n-1) member r sends its
+// partial reduction of segment r-1-s to member r+1 and receives that of
+// segment r-2-s from member r-1, which it merges with its own input; after
+// the last step it holds the whole reduction of segment r. All-gather: at
+// step t member r sends segment r-t (its own first, then what it received
+// the step before) and receives segment r-1-t. Each piece walks these
+// steps on its own, so pieces overlap on the wire and in the reductions.
+//
+// Where merged pieces live: in all-reduce, in the output tensor itself
+// (the region of their segment). A region whose partial reduction was sent
+// is overwritten later by the segment's final value, which cannot arrive
+// before every member downstream has read the partial (the final value is
+// made from it), so nothing is overwritten while still being read. In
+// reduce-scatter, the partials of other members' segments live in pieces
+// of their own, the final one in the output.
 class Ring : public std::enable_shared_from_this<Ring> {
  public:
-  // reduce: all-reduce of `input` (shape == output shape). Otherwise
-  // all-gather: `input` is this member's block of the output.
-  Ring(const CollectiveRun& run, Tensor input, Tensor output, bool reduce,
+  Ring(const CollectiveRun& run, Tensor input, Tensor output, RingMode mode,
        ReduceOp op, bool divide, CollectiveDone done)
       : run_(run),
         n_(static_cast<int>(run.group->members.size())),
         rank_(run.rank),
-        reduce_(reduce),
+        mode_(mode),
         op_(op),
         divisor_(divide ? n_ : 1),
         input_(std::move(input)),
         output_(std::move(output)),
         elem_bytes_(DataTypeSize(output_.dtype())),
         done_(std::move(done)) {
-    const int64_t total = output_.NumElements();
+    const int64_t total = mode_ == RingMode::kAllGather
+                              ? output_.NumElements()
+                              : input_.NumElements();
     for (int i = 0; i < n_; ++i) {
-      segments_.push_back(reduce_ ? Split(0, total, n_, i)
-                                  : Range{i * input_.NumElements(),
-                                          input_.NumElements()});
+      switch (mode_) {
+        case RingMode::kAllReduce:
+          segments_.push_back(Split(0, total, n_, i));
+          break;
+        case RingMode::kReduceScatter:
+        case RingMode::kAllGather: {
+          const int64_t k = total / n_;
+          segments_.push_back(Range{i * k, k});
+          break;
+        }
+      }
     }
     int64_t max_segment = 0;
     for (const Range& s : segments_) max_segment = std::max(max_segment, s.count);
@@ -128,9 +224,9 @@ class Ring : public std::enable_shared_from_this<Ring> {
   void Start() {
     spdlog::debug("collective instance {}: ring {} of {} bytes over {} "
                   "members in {} pieces per segment starts (rank {})",
-                  run_.instance_key, reduce_ ? "all-reduce" : "all-gather",
-                  output_.TotalBytes(), n_, pieces_, rank_);
-    if (!reduce_) {
+                  run_.instance_key, ModeName(), input_.TotalBytes(), n_,
+                  pieces_, rank_);
+    if (mode_ == RingMode::kAllGather) {
       // Our own block is ours already.
       CopyToOutput(segments_[rank_], input_flat_);
     }
@@ -139,20 +235,46 @@ class Ring : public std::enable_shared_from_this<Ring> {
   }
 
  private:
-  int rs_steps() const { return reduce_ ? n_ - 1 : 0; }
-  int total_steps() const { return rs_steps() + n_ - 1; }
-  int own_after_rs() const { return reduce_ ? Mod(rank_ + 1, n_) : rank_; }
+  const char* ModeName() const {
+    switch (mode_) {
+      case RingMode::kAllReduce: return "all-reduce";
+      case RingMode::kReduceScatter: return "reduce-scatter";
+      case RingMode::kAllGather: return "all-gather";
+    }
+    return "";
+  }
+  absl::string_view Kind() const {
+    switch (mode_) {
+      case RingMode::kAllReduce: return "ar";
+      case RingMode::kReduceScatter: return "rs";
+      case RingMode::kAllGather: return "ag";
+    }
+    return "";
+  }
+  int rs_steps() const { return mode_ == RingMode::kAllGather ? 0 : n_ - 1; }
+  int total_steps() const {
+    return rs_steps() + (mode_ == RingMode::kReduceScatter ? 0 : n_ - 1);
+  }
 
   Range PieceRange(int segment, int piece) const {
     const Range& s = segments_[segment];
     return Split(s.offset, s.count, pieces_, piece);
   }
-  // This member's input for (segment, piece): for all-reduce any segment,
-  // for all-gather only its own block.
+  // This member's input for (segment, piece): in a reduction any segment,
+  // in an all-gather only its own block.
   Tensor InputPiece(int segment, int piece) const {
     const Range r = PieceRange(segment, piece);
-    const int64_t base = reduce_ ? 0 : segments_[rank_].offset;
+    const int64_t base =
+        mode_ == RingMode::kAllGather ? segments_[rank_].offset : 0;
     return input_flat_.Slice(r.offset - base, r.offset - base + r.count);
+  }
+  // The output's region for (segment, piece); in a reduce-scatter only this
+  // member's segment is in the output.
+  Tensor OutputPiece(int segment, int piece) const {
+    const Range r = PieceRange(segment, piece);
+    const int64_t base =
+        mode_ == RingMode::kReduceScatter ? segments_[rank_].offset : 0;
+    return output_flat_.Slice(r.offset - base, r.offset - base + r.count);
   }
   Tensor& Current(int segment, int piece) {
     return current_[static_cast<size_t>(segment) * pieces_ + piece];
@@ -167,22 +289,23 @@ class Ring : public std::enable_shared_from_this<Ring> {
   void Step(int piece, int step) {
     int send_seg, recv_seg;
     if (step < rs_steps()) {
-      send_seg = Mod(rank_ - step, n_);
-      recv_seg = Mod(rank_ - step - 1, n_);
+      send_seg = Mod(rank_ - 1 - step, n_);
+      recv_seg = Mod(rank_ - 2 - step, n_);
     } else {
       const int t = step - rs_steps();
-      send_seg = Mod(own_after_rs() - t, n_);
-      recv_seg = Mod(own_after_rs() - t - 1, n_);
+      send_seg = Mod(rank_ - t, n_);
+      recv_seg = Mod(rank_ - t - 1, n_);
     }
+    // Step 0 sends this member's input: in a reduction its contribution to
+    // the segment, in an all-gather its block.
     const Tensor value =
         step == 0 ? InputPiece(send_seg, piece) : Current(send_seg, piece);
     const int next = Mod(rank_ + 1, n_);
     const int prev = Mod(rank_ - 1, n_);
-    const absl::string_view kind = reduce_ ? "ar" : "ag";
     absl::StatusOr<Rendezvous::ParsedKey> send_key =
-        Key(run_, rank_, next, kind, piece, step);
+        Key(run_, rank_, next, Kind(), piece, step);
     absl::StatusOr<Rendezvous::ParsedKey> recv_key =
-        Key(run_, prev, rank_, kind, piece, step);
+        Key(run_, prev, rank_, Kind(), piece, step);
     if (!send_key.ok() || !recv_key.ok()) {
       PieceFailed(!send_key.ok() ? send_key.status() : recv_key.status());
       return;
@@ -226,25 +349,37 @@ class Ring : public std::enable_shared_from_this<Ring> {
       return;
     }
     if (step < rs_steps()) {
-      absl::StatusOr<Tensor> merged = Tensor::Allocate(
-          CpuAllocator(), output_.dtype(), TensorShape({r.count}));
-      if (!merged.ok()) {
-        PieceFailed(merged.status());
-        return;
+      const bool last = step == rs_steps() - 1;
+      Tensor merged;
+      if (mode_ == RingMode::kAllReduce || last) {
+        merged = OutputPiece(segment, piece);
+      } else {
+        absl::StatusOr<Tensor> scratch = Tensor::Allocate(
+            CpuAllocator(), output_.dtype(), TensorShape({r.count}));
+        if (!scratch.ok()) {
+          PieceFailed(scratch.status());
+          return;
+        }
+        merged = *std::move(scratch);
       }
       const Tensor mine = InputPiece(segment, piece);
-      const int divisor = step == rs_steps() - 1 ? divisor_ : 1;
-      VisitReduceType(output_.dtype(), [&]<typename T>() {
-        MergeInto<T>(mine.data<T>(), t.data<T>(), merged->data<T>(), r.count,
-                     op_, divisor);
-      });
-      if (step == rs_steps() - 1) CopyToOutput(r, *merged);
-      Current(segment, piece) = *std::move(merged);
-    } else {
-      CopyToOutput(r, t);
-      // Forwarded as it came: received tensors are never written.
-      Current(segment, piece) = t;
+      // `t` and `mine` stay alive in the closure until the merge ended.
+      MergeAsync(run_.pool, output_.dtype(), mine.raw_data(), t.raw_data(),
+                 merged.raw_data(), r.count, op_, last ? divisor_ : 1,
+                 [self = shared_from_this(), mine, t, merged, piece, step,
+                  segment]() mutable {
+                   self->Current(segment, piece) = std::move(merged);
+                   self->Next(piece, step);
+                 });
+      return;
     }
+    CopyToOutput(r, t);
+    // Forwarded as it came: received tensors are never written.
+    Current(segment, piece) = t;
+    Next(piece, step);
+  }
+
+  void Next(int piece, int step) {
     if (step + 1 < total_steps()) {
       Step(piece, step + 1);
     } else {
@@ -291,7 +426,7 @@ class Ring : public std::enable_shared_from_this<Ring> {
   const CollectiveRun run_;
   const int n_;
   const int rank_;
-  const bool reduce_;
+  const RingMode mode_;
   const ReduceOp op_;
   const int divisor_;
   const Tensor input_;
@@ -304,6 +439,128 @@ class Ring : public std::enable_shared_from_this<Ring> {
   // Each (segment, piece) is written by one piece's chain of callbacks
   // only, one step after another: no lock needed.
   std::vector<Tensor> current_;
+  std::atomic<int> pending_{0};
+  CollectiveDone done_;
+  absl::Mutex mu_;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+};
+
+// One member's all-to-all: one transfer to and from every other member.
+class Exchange : public std::enable_shared_from_this<Exchange> {
+ public:
+  Exchange(const CollectiveRun& run, Tensor input, Tensor output,
+           CollectiveDone done)
+      : run_(run),
+        n_(static_cast<int>(run.group->members.size())),
+        input_(*input.Reshaped(TensorShape({input.NumElements()}))),
+        output_(std::move(output)),
+        output_flat_(*output_.Reshaped(TensorShape({output_.NumElements()}))),
+        block_(input_.NumElements() / n_),
+        done_(std::move(done)) {}
+
+  void Start() {
+    const int rank = run_.rank;
+    const size_t block_bytes =
+        static_cast<size_t>(block_ * DataTypeSize(output_.dtype()));
+    if (block_bytes > 0) {
+      std::memcpy(static_cast<char*>(output_flat_.raw_data()) +
+                      rank * block_bytes,
+                  static_cast<const char*>(input_.raw_data()) +
+                      rank * block_bytes,
+                  block_bytes);
+    }
+    Rendezvous::Args args;
+    args.cancellation_manager = run_.cancellation;
+    pending_.store(n_);  // one per peer, and this one
+    for (int j = 0; j < n_; ++j) {
+      if (j == rank) continue;
+      absl::StatusOr<Rendezvous::ParsedKey> key = Key(run_, rank, j, "a2a", 0, 0);
+      absl::Status s = key.status();
+      if (s.ok()) {
+        s = run_.rendezvous->Send(
+            *key, args, input_.Slice(j * block_, (j + 1) * block_), false);
+      }
+      if (!s.ok()) {
+        Fail(s);
+        break;
+      }
+    }
+    for (int j = 0; j < n_; ++j) {
+      if (j == rank) continue;
+      absl::StatusOr<Rendezvous::ParsedKey> key = Key(run_, j, rank, "a2a", 0, 0);
+      if (!key.ok()) {
+        Fail(key.status());
+        Ended();
+        continue;
+      }
+      run_.rendezvous->RecvAsync(
+          *key, args,
+          [self = shared_from_this(), j](const absl::Status& s,
+                                         const Tensor& t, bool is_dead) {
+            self->Received(j, s, t, is_dead);
+          });
+    }
+    Ended();
+  }
+
+ private:
+  void Received(int from, const absl::Status& status, const Tensor& t,
+                bool is_dead) {
+    if (!status.ok()) {
+      Fail(status);
+    } else if (is_dead || t.dtype() != output_.dtype() ||
+               t.NumElements() != block_) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          "collective instance ", run_.instance_key, ": device ",
+          run_.group->members[from].name(), " sent ",
+          is_dead ? std::string("a dead tensor")
+                  : absl::StrCat(t.NumElements(), " elements of ",
+                                 DataTypeString(t.dtype())),
+          " where ", block_, " elements of ", DataTypeString(output_.dtype()),
+          " were expected: the members' inputs differ")));
+    } else if (block_ > 0) {
+      const size_t block_bytes =
+          static_cast<size_t>(block_ * DataTypeSize(output_.dtype()));
+      std::memcpy(static_cast<char*>(output_flat_.raw_data()) +
+                      from * block_bytes,
+                  t.raw_data(), block_bytes);
+    }
+    Ended();
+  }
+
+  void Fail(const absl::Status& s) {
+    bool first = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (status_.ok()) {
+        status_ = s;
+        first = true;
+      }
+    }
+    if (first) run_.rendezvous->StartAbort(s);
+  }
+
+  void Ended() {
+    if (pending_.fetch_sub(1) != 1) return;
+    absl::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      status = status_;
+    }
+    CollectiveDone done = std::move(done_);
+    if (status.ok()) {
+      done(output_);
+    } else {
+      done(status);
+    }
+  }
+
+  const CollectiveRun run_;
+  const int n_;
+  const Tensor input_;
+  const Tensor output_;
+  Tensor output_flat_;
+  const int64_t block_;
   std::atomic<int> pending_{0};
   CollectiveDone done_;
   absl::Mutex mu_;
@@ -360,9 +617,103 @@ void RingAllReduce(const CollectiveRun& run, const Tensor& input, ReduceOp op,
     return;
   }
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
-                                     /*reduce=*/true, op, divide,
+                                     RingMode::kAllReduce, op, divide,
                                      std::move(done));
   ring->Start();
+}
+
+namespace {
+
+// The shape checks of reduce-scatter and all-to-all: rank >= 1 and dim 0
+// divisible by the group size.
+absl::Status CheckBlocks(const CollectiveRun& run, const Tensor& input,
+                         absl::string_view what) {
+  const int n = static_cast<int>(run.group->members.size());
+  if (input.dims() < 1 || input.dim_size(0) % n != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "collective instance ", run.instance_key, ": ", what,
+        " needs an input of rank >= 1 whose dim 0 divides by the group size ",
+        n, ", got ", DataTypeString(input.dtype()), " ",
+        input.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RingReduceScatter(const CollectiveRun& run, const Tensor& input,
+                       ReduceOp op, bool divide, CollectiveDone done) {
+  if (absl::Status s = CheckRun(run); !s.ok()) {
+    done(s);
+    return;
+  }
+  if (!VisitReduceType(input.dtype(), []<typename T>() {})) {
+    done(absl::InvalidArgumentError(
+        absl::StrCat("collective instance ", run.instance_key,
+                     ": reduce-scatter of ", DataTypeString(input.dtype()),
+                     " is not supported")));
+    return;
+  }
+  if (absl::Status s = CheckBlocks(run, input, "reduce-scatter"); !s.ok()) {
+    done(s);
+    return;
+  }
+  const int n = static_cast<int>(run.group->members.size());
+  TensorShape shape = input.shape();
+  shape.set_dim(0, input.dim_size(0) / n);
+  absl::StatusOr<Tensor> output =
+      Tensor::Allocate(CpuAllocator(), input.dtype(), shape);
+  if (!output.ok()) {
+    done(output.status());
+    return;
+  }
+  if (n == 1 || input.NumElements() == 0) {
+    if (input.NumElements() > 0) {
+      // A group of one: its own input, divided by one.
+      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
+    }
+    done(*std::move(output));
+    return;
+  }
+  auto ring = std::make_shared<Ring>(run, input, *std::move(output),
+                                     RingMode::kReduceScatter, op, divide,
+                                     std::move(done));
+  ring->Start();
+}
+
+void AllToAll(const CollectiveRun& run, const Tensor& input,
+              CollectiveDone done) {
+  if (absl::Status s = CheckRun(run); !s.ok()) {
+    done(s);
+    return;
+  }
+  if (DataTypeSize(input.dtype()) <= 0) {
+    done(absl::InvalidArgumentError(absl::StrCat(
+        "collective instance ", run.instance_key, ": all-to-all of ",
+        DataTypeString(input.dtype()), " is not supported")));
+    return;
+  }
+  if (absl::Status s = CheckBlocks(run, input, "all-to-all"); !s.ok()) {
+    done(s);
+    return;
+  }
+  const int n = static_cast<int>(run.group->members.size());
+  absl::StatusOr<Tensor> output =
+      Tensor::Allocate(CpuAllocator(), input.dtype(), input.shape());
+  if (!output.ok()) {
+    done(output.status());
+    return;
+  }
+  if (n == 1 || input.NumElements() == 0) {
+    if (input.NumElements() > 0) {
+      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
+    }
+    done(*std::move(output));
+    return;
+  }
+  auto exchange =
+      std::make_shared<Exchange>(run, input, *std::move(output), std::move(done));
+  exchange->Start();
 }
 
 void RingAllGather(const CollectiveRun& run, const Tensor& input,
@@ -396,7 +747,7 @@ void RingAllGather(const CollectiveRun& run, const Tensor& input,
     return;
   }
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
-                                     /*reduce=*/false, ReduceOp::kAdd,
+                                     RingMode::kAllGather, ReduceOp::kAdd,
                                      /*divide=*/false, std::move(done));
   ring->Start();
 }

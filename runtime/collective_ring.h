@@ -1,8 +1,9 @@
 // The data movement of the collectives over a step's rendezvous: ring
 // all-reduce (reduce-scatter then all-gather, each segment cut into pieces
 // that travel the ring independently, so transfers and reductions of
-// different pieces overlap), ring all-gather, and broadcast from the source
-// to every other member.
+// different pieces overlap), ring reduce-scatter and all-gather (each half
+// of it alone), all-to-all (every member sends one block to every other
+// directly), and broadcast from the source to every other member.
 //
 // Every transfer is one rendezvous key from a member's device to the next:
 //   <src device>;<src incarnation>;<dst device>;
@@ -22,6 +23,8 @@
 
 namespace dfx {
 
+class ThreadPool;
+
 enum class ReduceOp { kAdd, kMul, kMin, kMax };
 
 // One member's part in one collective. Pointers are borrowed until `done`.
@@ -34,6 +37,10 @@ struct CollectiveRun {
   int32_t instance_key = 0;
   // A piece is at most this many bytes (the pipelining grain).
   int64_t piece_bytes = int64_t{4} << 20;
+  // Where reductions run (the device's intra-op pool), each cut into
+  // blocks spread over its threads; never on the thread that delivered a
+  // piece (a gRPC or bulk-plane thread). Null: on that thread, in one go.
+  ThreadPool* pool = nullptr;
 };
 
 using CollectiveDone = std::function<void(absl::StatusOr<Tensor>)>;
@@ -50,6 +57,26 @@ using CollectiveDone = std::function<void(absl::StatusOr<Tensor>)>;
 // Types: float, double, half, bfloat16, int32, int64.
 void RingAllReduce(const CollectiveRun& run, const Tensor& input, ReduceOp op,
                    bool divide, CollectiveDone done);
+
+// TensorFlow's CollectiveReduceScatterV2: the element-wise reduction of
+// every member's `input` (same dtype and shape, rank >= 1, dim 0 divisible
+// by the group size), of which this member gets rows [rank * k, (rank + 1)
+// * k) of dim 0, k = dim 0 / group size: a tensor of input's shape with dim
+// 0 = k. The reduce-scatter half of RingAllReduce, with its errors; an
+// input of rank 0 or a dim 0 that does not divide is InvalidArgument naming
+// the instance (every member has it: the leader checked their shapes).
+void RingReduceScatter(const CollectiveRun& run, const Tensor& input,
+                       ReduceOp op, bool divide, CollectiveDone done);
+
+// TensorFlow's CollectiveAllToAllV2: `input` (same dtype and shape at every
+// member, rank >= 1, dim 0 divisible by the group size n) is cut along dim
+// 0 into n blocks; block j goes to member j, and this member's result (of
+// input's shape) holds, as its block j, member j's block `rank`. Each block
+// is one transfer straight to its member. Errors as RingAllReduce (and
+// InvalidArgument as RingReduceScatter for a bad shape). Any memcpy-able
+// type.
+void AllToAll(const CollectiveRun& run, const Tensor& input,
+              CollectiveDone done);
 
 // Every member's `input` (same dtype and shape, rank >= 1) concatenated
 // along dim 0 in rank order. Errors as RingAllReduce. Any memcpy-able type.

@@ -1,7 +1,8 @@
 // The collective ops of TensorFlow 2.21 that dfx runs (signatures equal to
 // TensorFlow's, checked by tests/kernels/collective_ops_test.cc):
-// CollectiveReduceV2, CollectiveGatherV2, CollectiveBcastSendV2 and
-// CollectiveBcastRecvV2. Their kernels are in kernels/collective/.
+// CollectiveReduceV2, CollectiveReduceScatterV2, CollectiveGatherV2,
+// CollectiveAllToAllV2, CollectiveBcastSendV2 and CollectiveBcastRecvV2.
+// Their kernels are in kernels/collective/.
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
 
@@ -41,6 +42,24 @@ absl::Status GatherShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Reduce-scatter keeps the input's rank and divides dim 0 by the group
+// size, an input, so dim 0 is unknown.
+absl::Status ReduceScatterShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (in.rank() == 0) {
+    return c->Error(
+        "the input of a reduce-scatter must have rank >= 1, got a scalar");
+  }
+  PartialShape out = in;
+  out.dims[0] = -1;
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
 // BcastRecv's output shape is its `shape` input's value when it is a Const.
 absl::Status BcastRecvShape(InferenceContext* c) {
   std::vector<int64_t> dims;
@@ -72,6 +91,41 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry) {
           .Attr("is_stateless: bool = false")
           .Attr("Nordering_token: int >= 0 = 0")
           .Attr("max_subdivs_per_device: int = -1")
+          .SetIsStateful()
+          .SetShapeFn(SameAsInput)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry,
+      OpDefBuilder("CollectiveReduceScatterV2")
+          .Input("input: T")
+          .Input("group_size: int32")
+          .Input("group_key: int32")
+          .Input("instance_key: int32")
+          .Input("ordering_token: Nordering_token * resource")
+          .Output("data: T")
+          .Attr("T: {bfloat16, float, half, double, int32, int64}")
+          .Attr("merge_op: {'Min', 'Max', 'Mul', 'Add'}")
+          .Attr("final_op: {'Id', 'Div'}")
+          .Attr("communication_hint: string = 'auto'")
+          .Attr("timeout_seconds: float = 0")
+          .Attr("is_stateless: bool = false")
+          .Attr("Nordering_token: int >= 0 = 0")
+          .Attr("max_subdivs_per_device: int = -1")
+          .SetIsStateful()
+          .SetShapeFn(ReduceScatterShape)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry,
+      OpDefBuilder("CollectiveAllToAllV2")
+          .Input("input: T")
+          .Input("group_size: int32")
+          .Input("group_key: int32")
+          .Input("instance_key: int32")
+          .Input("ordering_token: Nordering_token * resource")
+          .Output("data: T")
+          .Attr("T: {bfloat16, float, half, double, int32, int64}")
+          .Attr("communication_hint: string = 'auto'")
+          .Attr("timeout_seconds: float = 0")
+          .Attr("is_stateless: bool = false")
+          .Attr("Nordering_token: int >= 0 = 0")
           .SetIsStateful()
           .SetShapeFn(SameAsInput)));
   DFX_RETURN_IF_ERROR(RegisterCollective(

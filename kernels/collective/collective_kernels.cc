@@ -13,6 +13,7 @@
 #include "graph/types.h"
 #include "runtime/collective.h"
 #include "runtime/collective_ring.h"
+#include "runtime/device.h"
 #include "runtime/rendezvous.h"
 
 namespace dfx {
@@ -104,6 +105,8 @@ class CollectiveOpBase : public AsyncOpKernel {
                 run.group = group.get();
                 run.rank = group->RankOf(ctx->device()->name());
                 run.instance_key = instance_key;
+                // Reductions run on the device's intra-op pool.
+                run.pool = ctx->device()->intra_op_pool();
                 Run(ctx, run, resolved->source_rank(),
                     [ctx, group, done](absl::StatusOr<Tensor> out) {
                       if (out.ok()) {
@@ -135,35 +138,39 @@ class CollectiveOpBase : public AsyncOpKernel {
   const int first_key_input_;
 };
 
+// merge_op and final_op of the reducing ops.
+absl::Status ReadReduction(OpKernelConstruction* ctx, ReduceOp* op,
+                           bool* divide) {
+  std::string merge, final_op;
+  DFX_RETURN_IF_ERROR(ctx->GetAttr("merge_op", &merge));
+  DFX_RETURN_IF_ERROR(ctx->GetAttr("final_op", &final_op));
+  if (merge == "Add") {
+    *op = ReduceOp::kAdd;
+  } else if (merge == "Mul") {
+    *op = ReduceOp::kMul;
+  } else if (merge == "Min") {
+    *op = ReduceOp::kMin;
+  } else if (merge == "Max") {
+    *op = ReduceOp::kMax;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "merge_op must be Add, Mul, Min or Max, got '", merge, "'"));
+  }
+  if (final_op != "Id" && final_op != "Div") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("final_op must be Id or Div, got '", final_op, "'"));
+  }
+  *divide = final_op == "Div";
+  return absl::OkStatus();
+}
+
 class CollectiveReduceV2Op : public CollectiveOpBase {
  public:
   explicit CollectiveReduceV2Op(OpKernelConstruction* ctx)
       : CollectiveOpBase(ctx, kReductionCollective, 1) {
-    std::string merge, final_op;
-    absl::Status s = ctx->GetAttr("merge_op", &merge);
-    if (s.ok()) s = ctx->GetAttr("final_op", &final_op);
-    if (!s.ok()) {
+    if (absl::Status s = ReadReduction(ctx, &op_, &divide_); !s.ok()) {
       ctx->SetStatus(s);
-      return;
     }
-    if (merge == "Add") {
-      op_ = ReduceOp::kAdd;
-    } else if (merge == "Mul") {
-      op_ = ReduceOp::kMul;
-    } else if (merge == "Min") {
-      op_ = ReduceOp::kMin;
-    } else if (merge == "Max") {
-      op_ = ReduceOp::kMax;
-    } else {
-      ctx->SetStatus(absl::InvalidArgumentError(
-          absl::StrCat("merge_op must be Add, Mul, Min or Max, got '", merge,
-                       "'")));
-    }
-    if (final_op != "Id" && final_op != "Div") {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "final_op must be Id or Div, got '", final_op, "'")));
-    }
-    divide_ = final_op == "Div";
   }
 
  private:
@@ -174,6 +181,40 @@ class CollectiveReduceV2Op : public CollectiveOpBase {
 
   ReduceOp op_ = ReduceOp::kAdd;
   bool divide_ = false;
+};
+
+// TensorFlow's CollectiveReduceScatterV2: the reduction's rows
+// [rank * k, (rank + 1) * k) of dim 0, k = dim 0 / group_size.
+class CollectiveReduceScatterV2Op : public CollectiveOpBase {
+ public:
+  explicit CollectiveReduceScatterV2Op(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kReduceScatterCollective, 1) {
+    if (absl::Status s = ReadReduction(ctx, &op_, &divide_); !s.ok()) {
+      ctx->SetStatus(s);
+    }
+  }
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    RingReduceScatter(run, ctx->input(0), op_, divide_, std::move(done));
+  }
+
+  ReduceOp op_ = ReduceOp::kAdd;
+  bool divide_ = false;
+};
+
+// TensorFlow's CollectiveAllToAllV2: block j of dim 0 to member j.
+class CollectiveAllToAllV2Op : public CollectiveOpBase {
+ public:
+  explicit CollectiveAllToAllV2Op(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kAllToAllCollective, 1) {}
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    AllToAll(run, ctx->input(0), std::move(done));
+  }
 };
 
 class CollectiveGatherV2Op : public CollectiveOpBase {
@@ -254,6 +295,10 @@ class CollectiveBcastRecvV2Op : public CollectiveOpBase {
 void RegisterCollectiveKernels(KernelRegistry* registry) {
   RegisterKernel<CollectiveReduceV2Op>(
       registry, KernelDefBuilder("CollectiveReduceV2").Device("CPU"));
+  RegisterKernel<CollectiveReduceScatterV2Op>(
+      registry, KernelDefBuilder("CollectiveReduceScatterV2").Device("CPU"));
+  RegisterKernel<CollectiveAllToAllV2Op>(
+      registry, KernelDefBuilder("CollectiveAllToAllV2").Device("CPU"));
   RegisterKernel<CollectiveGatherV2Op>(
       registry, KernelDefBuilder("CollectiveGatherV2").Device("CPU"));
   RegisterKernel<CollectiveBcastSendV2Op>(

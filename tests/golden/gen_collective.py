@@ -12,8 +12,8 @@ from tensorflow.python.framework import op_def_registry
 
 import golden_lib
 
-OPS = ["CollectiveBcastRecvV2", "CollectiveBcastSendV2", "CollectiveGatherV2",
-       "CollectiveReduceV2"]
+OPS = ["CollectiveAllToAllV2", "CollectiveBcastRecvV2", "CollectiveBcastSendV2",
+       "CollectiveGatherV2", "CollectiveReduceScatterV2", "CollectiveReduceV2"]
 
 
 def main():

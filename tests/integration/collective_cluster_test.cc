@@ -147,6 +147,116 @@ TEST_CASE("Members with mismatched shapes fail naming the instance and task",
   CHECK(Values(out[1]) == std::vector<float>{4, 6});
 }
 
+// Member i's input for reduce-scatter / all-to-all: rows x cols floats,
+// element e = i * 1000 + e (exact in float for these sizes).
+Tensor Rows(int i, int64_t rows, int64_t cols) {
+  std::vector<float> v(rows * cols);
+  for (int64_t e = 0; e < rows * cols; ++e) v[e] = i * 1000.f + e;
+  return *Tensor::FromVector<float>(v).Reshaped(TensorShape({rows, cols}));
+}
+
+TEST_CASE("Reduce-scatter and all-to-all across 2 and 3 server processes",
+          "[collective]") {
+  for (int tasks : {2, 3}) {
+    INFO(tasks << " tasks");
+    TestCluster cluster({{"worker", tasks}});
+    // Rows per member: none, one, and enough (with 1001 columns, an odd
+    // row length) for the bulk plane.
+    for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{300}}) {
+      const int64_t rows = k * tasks;
+      const int64_t cols = 1001;
+      INFO(rows << "x" << cols);
+      for (const char* final_op : {"Id", "Div"}) {
+        INFO("reduce-scatter, final_op " << final_op);
+        auto session = Open(
+            cluster, CollectiveGraph(Devs(tasks), "CollectiveReduceScatterV2",
+                                     1, 2, "Add", final_op));
+        std::vector<std::pair<std::string, Tensor>> feeds;
+        std::vector<std::string> fetches;
+        for (int i = 0; i < tasks; ++i) {
+          feeds.emplace_back(absl::StrCat("x", i), Rows(i, rows, cols));
+          fetches.push_back(absl::StrCat("c", i));
+        }
+        std::vector<Tensor> out;
+        REQUIRE_THAT(session->Run(feeds, fetches, {}, &out), IsOk());
+        for (int i = 0; i < tasks; ++i) {
+          REQUIRE(out[i].shape() == TensorShape({k, cols}));
+          auto got = out[i].span<float>();
+          int64_t wrong = 0;
+          for (int64_t e = 0; e < k * cols; ++e) {
+            // Rows [i*k, (i+1)*k) of the sum over members m of m*1000 + e.
+            const int64_t flat = i * k * cols + e;
+            float want = 0;
+            for (int m = 0; m < tasks; ++m) want += m * 1000.f + flat;
+            if (std::string(final_op) == "Div") want /= tasks;
+            if (got[e] != Approx(want)) ++wrong;
+          }
+          CHECK(wrong == 0);
+        }
+      }
+      INFO("all-to-all");
+      auto a2a = Open(cluster, CollectiveGraph(Devs(tasks),
+                                               "CollectiveAllToAllV2", 1, 3));
+      std::vector<std::pair<std::string, Tensor>> feeds;
+      std::vector<std::string> fetches;
+      for (int i = 0; i < tasks; ++i) {
+        feeds.emplace_back(absl::StrCat("x", i), Rows(i, rows, cols));
+        fetches.push_back(absl::StrCat("c", i));
+      }
+      std::vector<Tensor> out;
+      REQUIRE_THAT(a2a->Run(feeds, fetches, {}, &out), IsOk());
+      for (int i = 0; i < tasks; ++i) {
+        REQUIRE(out[i].shape() == TensorShape({rows, cols}));
+        auto got = out[i].span<float>();
+        int64_t wrong = 0;
+        for (int j = 0; j < tasks; ++j) {
+          // Block j: member j's block i.
+          for (int64_t e = 0; e < k * cols; ++e) {
+            wrong += got[j * k * cols + e] != j * 1000.f + i * k * cols + e;
+          }
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("Reduce-scatter and all-to-all with bad shapes fail naming the node",
+          "[collective]") {
+  TestCluster cluster({{"worker", 3}});
+  for (const char* op : {"CollectiveReduceScatterV2", "CollectiveAllToAllV2"}) {
+    INFO(op);
+    auto session = Open(cluster, CollectiveGraph(Devs(3), op, 1, 78));
+    std::vector<Tensor> out;
+    // Members that disagree on the shape: the leader refuses the instance.
+    absl::Status s = session->Run({{"x0", Rows(0, 3, 2)},
+                                   {"x1", Rows(1, 3, 2)},
+                                   {"x2", Rows(2, 6, 2)}},
+                                  {"c0", "c1", "c2"}, {}, &out);
+    INFO(s);
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                           "collective instance 78"));
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'c"));
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                           "/job:worker/replica:0/task:"));
+    // Every member the same shape, but dim 0 (4) does not divide by 3.
+    s = session->Run({{"x0", Rows(0, 4, 2)},
+                      {"x1", Rows(1, 4, 2)},
+                      {"x2", Rows(2, 4, 2)}},
+                     {"c0", "c1", "c2"}, {}, &out);
+    INFO(s);
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                           "divides by the group size 3"));
+    CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'c"));
+    // The session still works.
+    REQUIRE_THAT(session->Run({{"x0", Rows(0, 3, 2)},
+                               {"x1", Rows(1, 3, 2)},
+                               {"x2", Rows(2, 3, 2)}},
+                              {"c0", "c1", "c2"}, {}, &out),
+                 IsOk());
+  }
+}
+
 TEST_CASE("A member killed during all-reduces fails the step naming it",
           "[collective]") {
   TestCluster cluster({{"worker", 3}});

@@ -90,6 +90,44 @@ TEST_CASE("CollectiveGatherV2 and broadcast in a local session",
   }
 }
 
+TEST_CASE("CollectiveReduceScatterV2 and CollectiveAllToAllV2 in a local "
+          "session",
+          "[collective]") {
+  auto scatter = NewSession(2);
+  REQUIRE_THAT(scatter->Extend(CollectiveGraph({Dev(0), Dev(1)},
+                                               "CollectiveReduceScatterV2",
+                                               106, 1, "Max", "Id")),
+               IsOk());
+  auto matrix = [](std::vector<float> v) {
+    return *Tensor::FromVector<float>(v).Reshaped(TensorShape({2, 2}));
+  };
+  std::vector<Tensor> out;
+  REQUIRE_THAT(scatter->Run({{"x0", matrix({1, 9, 3, 4})},
+                             {"x1", matrix({5, 6, 7, 0})}},
+                            {"c0", "c1"}, {}, &out),
+               IsOk());
+  REQUIRE(out[0].shape() == TensorShape({1, 2}));
+  auto v0 = out[0].span<float>();
+  auto v1 = out[1].span<float>();
+  CHECK(std::vector<float>(v0.begin(), v0.end()) == std::vector<float>{5, 9});
+  CHECK(std::vector<float>(v1.begin(), v1.end()) == std::vector<float>{7, 4});
+
+  auto a2a = NewSession(2);
+  REQUIRE_THAT(a2a->Extend(CollectiveGraph({Dev(0), Dev(1)},
+                                           "CollectiveAllToAllV2", 107, 1)),
+               IsOk());
+  REQUIRE_THAT(a2a->Run({{"x0", matrix({1, 2, 3, 4})},
+                         {"x1", matrix({5, 6, 7, 8})}},
+                        {"c0", "c1"}, {}, &out),
+               IsOk());
+  v0 = out[0].span<float>();
+  v1 = out[1].span<float>();
+  CHECK(std::vector<float>(v0.begin(), v0.end()) ==
+        std::vector<float>{1, 2, 5, 6});
+  CHECK(std::vector<float>(v1.begin(), v1.end()) ==
+        std::vector<float>{3, 4, 7, 8});
+}
+
 TEST_CASE("Members with different shapes fail naming the instance",
           "[collective]") {
   auto good = NewSession(2);

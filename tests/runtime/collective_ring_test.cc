@@ -17,6 +17,7 @@
 #include "catch2/catch.hpp"
 #include "rendezvous/local_rendezvous.h"
 #include "runtime/collective_ring.h"
+#include "runtime/thread_pool.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -45,7 +46,8 @@ CollectiveGroup MakeGroup(int n) {
 template <typename Start>
 std::vector<absl::StatusOr<Tensor>> RunAll(Rendezvous* rendezvous,
                                            const CollectiveGroup& group,
-                                           int64_t piece_bytes, Start start) {
+                                           int64_t piece_bytes, Start start,
+                                           ThreadPool* pool = nullptr) {
   const int n = group.group_size;
   std::vector<absl::StatusOr<Tensor>> results(n, absl::UnknownError("unset"));
   std::vector<std::unique_ptr<absl::Notification>> done;
@@ -57,6 +59,7 @@ std::vector<absl::StatusOr<Tensor>> RunAll(Rendezvous* rendezvous,
     run.rank = r;
     run.instance_key = 7;
     run.piece_bytes = piece_bytes;
+    run.pool = pool;
     start(r, run, [&results, &done, r](absl::StatusOr<Tensor> t) {
       results[r] = std::move(t);
       done[r]->Notify();
@@ -100,6 +103,7 @@ TEST_CASE("Ring all-reduce gives every member the reduction of all inputs",
                                {ReduceOp::kMul, false, "prod"},
                                {ReduceOp::kMin, false, "min"},
                                {ReduceOp::kMax, false, "max"}};
+  ThreadPool pool("reduce", 3);
   for (int members : {2, 3, 4}) {
     for (int64_t size : {int64_t{1}, int64_t{5}, int64_t{1001}, int64_t{40000}}) {
       for (const Op& op : ops) {
@@ -113,7 +117,9 @@ TEST_CASE("Ring all-reduce gives every member the reduction of all inputs",
             [&](int r, const CollectiveRun& run, CollectiveDone done) {
               Tensor in = Tensor::FromVector<float>(InputOf(r, size));
               RingAllReduce(run, in, op.op, op.divide, std::move(done));
-            });
+            },
+            // Half the cases reduce on a pool, the others inline.
+            size % 2 == 0 ? &pool : nullptr);
         std::vector<float> want = InputOf(0, size);
         for (int r = 1; r < members; ++r) {
           std::vector<float> x = InputOf(r, size);
@@ -200,6 +206,183 @@ TEST_CASE("Ring all-gather concatenates the inputs in rank order",
           }
         }
       }
+    }
+  }
+}
+
+TEST_CASE("Ring all-reduce of big pieces reduces them in blocks on a pool",
+          "[collective]") {
+  // 3 MiB pieces: each reduction is cut into one block per pool thread.
+  ThreadPool pool("reduce", 4);
+  const int64_t size = int64_t{3} << 20;
+  for (int members : {2, 3}) {
+    INFO(members << " members");
+    const CollectiveGroup group = MakeGroup(members);
+    LocalRendezvous rendezvous;
+    auto results = RunAll(
+        &rendezvous, group, int64_t{3} << 20,
+        [&](int r, const CollectiveRun& run, CollectiveDone done) {
+          RingAllReduce(run, Tensor::FromVector<float>(InputOf(r, size)),
+                        ReduceOp::kAdd, /*divide=*/false, std::move(done));
+        },
+        &pool);
+    std::vector<float> want = InputOf(0, size);
+    for (int r = 1; r < members; ++r) {
+      std::vector<float> x = InputOf(r, size);
+      for (int64_t i = 0; i < size; ++i) want[i] += x[i];
+    }
+    for (int r = 0; r < members; ++r) {
+      REQUIRE_THAT(results[r].status(), testing::IsOk());
+      auto got = results[r]->span<float>();
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < size; ++i) wrong += got[i] != want[i];
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("Ring reduce-scatter gives member r rows r of the reduction",
+          "[collective]") {
+  struct Op {
+    ReduceOp op;
+    bool divide;
+    const char* name;
+  };
+  const std::vector<Op> ops = {{ReduceOp::kAdd, false, "sum"},
+                               {ReduceOp::kAdd, true, "mean"},
+                               {ReduceOp::kMul, false, "prod"},
+                               {ReduceOp::kMin, false, "min"},
+                               {ReduceOp::kMax, false, "max"}};
+  ThreadPool pool("reduce", 2);
+  const int64_t cols = 3;
+  for (int members : {2, 3, 4}) {
+    // Rows per member: none, one, and 334 (1002 floats, pieces of 64).
+    for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{334}}) {
+      for (const Op& op : ops) {
+        const int64_t rows = k * members;
+        INFO(members << " members, " << rows << "x" << cols << ", " << op.name);
+        const CollectiveGroup group = MakeGroup(members);
+        LocalRendezvous rendezvous;
+        auto results = RunAll(
+            &rendezvous, group, 256,
+            [&](int r, const CollectiveRun& run, CollectiveDone done) {
+              Tensor in = *Tensor::FromVector<float>(InputOf(r, rows * cols))
+                               .Reshaped(TensorShape({rows, cols}));
+              RingReduceScatter(run, in, op.op, op.divide, std::move(done));
+            },
+            k % 2 == 0 ? &pool : nullptr);
+        std::vector<float> want = InputOf(0, rows * cols);
+        for (int r = 1; r < members; ++r) {
+          std::vector<float> x = InputOf(r, rows * cols);
+          for (int64_t i = 0; i < rows * cols; ++i) {
+            want[i] = Reduce(op.op, want[i], x[i]);
+          }
+        }
+        if (op.divide) {
+          for (float& w : want) w /= members;
+        }
+        for (int r = 0; r < members; ++r) {
+          INFO("rank " << r);
+          REQUIRE_THAT(results[r].status(), testing::IsOk());
+          REQUIRE(results[r]->shape() == TensorShape({k, cols}));
+          auto got = results[r]->span<float>();
+          for (int64_t i = 0; i < k * cols; ++i) {
+            INFO("element " << i);
+            REQUIRE(got[i] == Approx(want[r * k * cols + i]).margin(1e-6));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("All-to-all gives member r block r of every member, in rank order",
+          "[collective]") {
+  for (int members : {2, 3, 4}) {
+    for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{7}}) {
+      const int64_t rows = k * members;
+      INFO(members << " members, " << rows << " rows");
+      const CollectiveGroup group = MakeGroup(members);
+      LocalRendezvous rendezvous;
+      auto results = RunAll(
+          &rendezvous, group, 64,
+          [&](int r, const CollectiveRun& run, CollectiveDone done) {
+            Tensor in(DT_INT32, TensorShape({rows, 2}));
+            for (int64_t i = 0; i < rows * 2; ++i) {
+              in.data<int32_t>()[i] = r * 100000 + static_cast<int32_t>(i);
+            }
+            AllToAll(run, in, std::move(done));
+          });
+      for (int r = 0; r < members; ++r) {
+        INFO("rank " << r);
+        REQUIRE_THAT(results[r].status(), testing::IsOk());
+        REQUIRE(results[r]->shape() == TensorShape({rows, 2}));
+        const int32_t* got = results[r]->data<int32_t>();
+        for (int j = 0; j < members; ++j) {
+          // Block j of the result: member j's block r.
+          for (int64_t i = 0; i < k * 2; ++i) {
+            REQUIRE(got[j * k * 2 + i] == j * 100000 + r * k * 2 + i);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Reduce-scatter and all-to-all refuse a dim 0 the group does not "
+          "divide",
+          "[collective]") {
+  const CollectiveGroup group = MakeGroup(3);
+  LocalRendezvous rendezvous;
+  for (bool scatter : {true, false}) {
+    INFO((scatter ? "reduce-scatter" : "all-to-all"));
+    for (const TensorShape& shape :
+         {TensorShape({4, 2}), TensorShape({1}), TensorShape({})}) {
+      INFO(shape.DebugString());
+      absl::StatusOr<Tensor> result;
+      CollectiveRun run;
+      run.rendezvous = &rendezvous;
+      run.group = &group;
+      run.rank = 1;
+      run.instance_key = 9;
+      Tensor in(DT_FLOAT, shape);
+      auto done = [&](absl::StatusOr<Tensor> t) { result = std::move(t); };
+      if (scatter) {
+        RingReduceScatter(run, in, ReduceOp::kAdd, false, done);
+      } else {
+        AllToAll(run, in, done);
+      }
+      CHECK_THAT(result.status(),
+                 StatusIs(absl::StatusCode::kInvalidArgument,
+                          "divides by the group size 3"));
+      CHECK_THAT(result.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           "collective instance 9"));
+    }
+  }
+}
+
+TEST_CASE("A member bringing more rows fails reduce-scatter and all-to-all "
+          "everywhere",
+          "[collective]") {
+  for (bool scatter : {true, false}) {
+    INFO((scatter ? "reduce-scatter" : "all-to-all"));
+    const CollectiveGroup group = MakeGroup(3);
+    LocalRendezvous rendezvous;
+    auto results = RunAll(
+        &rendezvous, group, 1 << 20,
+        [&](int r, const CollectiveRun& run, CollectiveDone done) {
+          Tensor in = Tensor::FromVector<float>(InputOf(r, r == 2 ? 9 : 6));
+          if (scatter) {
+            RingReduceScatter(run, in, ReduceOp::kAdd, false, std::move(done));
+          } else {
+            AllToAll(run, in, std::move(done));
+          }
+        });
+    for (int r = 0; r < 3; ++r) {
+      INFO("rank " << r << ": " << results[r].status());
+      CHECK_THAT(results[r].status(),
+                 StatusIs(absl::StatusCode::kInvalidArgument,
+                          "collective instance 7"));
     }
   }
 }

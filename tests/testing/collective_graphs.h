@@ -24,8 +24,9 @@ inline std::string IntConst(const std::string& name, const std::string& device,
       value, " } } } }\n");
 }
 
-// `op`: "CollectiveReduceV2" (attrs merge_op/final_op from `merge` and
-// `final_op`), "CollectiveGatherV2", or "Bcast" (member 0 sends, the others
+// `op`: "CollectiveReduceV2" or "CollectiveReduceScatterV2" (attrs
+// merge_op/final_op from `merge` and `final_op`), "CollectiveGatherV2",
+// "CollectiveAllToAllV2", or "Bcast" (member 0 sends, the others
 // receive a tensor of `bcast_shape`). `dtype`: e.g. "DT_FLOAT".
 inline GraphDef CollectiveGraph(const std::vector<std::string>& devices,
                                 const std::string& op, int group_key,
@@ -54,7 +55,7 @@ inline GraphDef CollectiveGraph(const std::vector<std::string>& devices,
                                       "'");
     std::string attrs = absl::StrCat("attr { key: 'T' value { type: ", dtype,
                                      " } }");
-    if (op == "CollectiveReduceV2") {
+    if (op == "CollectiveReduceV2" || op == "CollectiveReduceScatterV2") {
       attrs += absl::StrCat(" attr { key: 'merge_op' value { s: '", merge,
                             "' } } attr { key: 'final_op' value { s: '",
                             final_op, "' } }");

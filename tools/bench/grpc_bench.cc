@@ -468,16 +468,20 @@ GraphDef AllReduceGraph(int tasks, int64_t floats) {
   return def;
 }
 
-// Median seconds of a step of AllReduceGraph; -1 on a failure.
+// Median seconds of a step of AllReduceGraph; -1 on a failure. With
+// `fill_only` the step runs only the Fills (the inputs' cost, no
+// collective).
 double AllReduceSeconds(const std::string& target, int tasks, int64_t bytes,
-                        int iters) {
+                        int iters, bool fill_only = false) {
   auto session = Session::Create(target);
   if (!session.ok() ||
       !(*session)->Extend(AllReduceGraph(tasks, bytes / 4)).ok()) {
     return -1;
   }
   std::vector<std::string> targets;
-  for (int i = 0; i < tasks; ++i) targets.push_back(absl::StrCat("c", i));
+  for (int i = 0; i < tasks; ++i) {
+    targets.push_back(absl::StrCat(fill_only ? "x" : "c", i));
+  }
   std::vector<Tensor> out;
   std::vector<double> seconds;
   for (int i = 0; i < iters + 1; ++i) {
@@ -654,9 +658,9 @@ int RunCollectivesBench(int argc, char** argv) {
   std::printf("all-reduce (sum, float32) on `dfx server` processes, median of "
               "%d steps; raw TCP loopback between two processes measured in "
               "the same run\n", iters);
-  std::printf("  %5s %8s %10s %12s %12s %12s %8s\n", "tasks", "MiB",
-              "ms/step", "algbw GB/s", "busbw GB/s", "raw TCP GB/s",
-              "bus/TCP");
+  std::printf("  %5s %8s %10s %10s %12s %12s %12s %8s\n", "tasks", "MiB",
+              "ms/step", "ms fill", "algbw GB/s", "busbw GB/s",
+              "raw TCP GB/s", "bus/TCP");
   for (int tasks : task_counts) {
     if (tasks < 2) return 2;
     BenchCluster cluster(tasks);
@@ -669,14 +673,19 @@ int RunCollectivesBench(int argc, char** argv) {
       const double step = AllReduceSeconds("grpc://" + cluster.address(0),
                                            tasks, bytes, iters);
       if (step < 0) return 1;
+      // The same step without the all-reduce: what the inputs cost.
+      const double fill = AllReduceSeconds("grpc://" + cluster.address(0),
+                                           tasks, bytes, iters,
+                                           /*fill_only=*/true);
+      if (fill < 0) return 1;
       const double tcp = RawTcpSeconds(bytes, iters);
       const double algbw = static_cast<double>(bytes) / step / 1e9;
       // A ring moves 2(n-1)/n of the tensor through each member's link.
       const double busbw = algbw * 2.0 * (tasks - 1) / tasks;
       const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
-      std::printf("  %5d %8lld %10.2f %12.3f %12.3f %12.3f %8.2f\n", tasks,
-                  static_cast<long long>(mib), step * 1e3, algbw, busbw,
-                  tcp_gbps, busbw / tcp_gbps);
+      std::printf("  %5d %8lld %10.2f %10.2f %12.3f %12.3f %12.3f %8.2f\n",
+                  tasks, static_cast<long long>(mib), step * 1e3, fill * 1e3,
+                  algbw, busbw, tcp_gbps, busbw / tcp_gbps);
     }
   }
   return 0;
