@@ -275,9 +275,12 @@ TEST_CASE("A member killed during all-reduces fails the step naming it",
   auto steps = std::async(std::launch::async, [&]() -> absl::Status {
     for (int step = 0; step < 1000; ++step) {
       std::vector<Tensor> out;
-      // Every member's output: a member the step prunes away never joins,
-      // and the others wait for it (as in TensorFlow).
-      absl::Status s = session->Run(feeds, {"c0", "c1", "c2"}, {}, &out);
+      // Every member runs (a member the step prunes away never joins, and
+      // the others wait for it, as in TensorFlow), but only task 0's result
+      // is fetched: once task 1 is dead, the only transfers that can fail
+      // are the all-reduce's own (and the master's RunGraph on task 1), not
+      // the fetch of a result from task 1 after a finished all-reduce.
+      absl::Status s = session->Run(feeds, {"c0"}, {"c1", "c2"}, &out);
       if (!s.ok()) return s;
       done_steps.fetch_add(1);
     }

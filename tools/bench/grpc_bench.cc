@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -426,6 +427,63 @@ double RawTcpSeconds(int64_t bytes, int iters) {
 }
 
 
+// Median seconds for two processes to send each other `bytes` at once over
+// loopback TCP (each writes on one thread while reading on another): the
+// bound for a ring member, which sends to its successor while receiving
+// from its predecessor; -1 on a failure.
+double RawTcpBothWaysSeconds(int64_t bytes, int iters) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::listen(listener, 1);
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  // Both sides: on each round, write `bytes` on a thread while reading
+  // the peer's `bytes` here.
+  auto exchange = [bytes](int fd, std::vector<char>& out,
+                          std::vector<char>& in) {
+    bool wrote = false;
+    std::thread writer(
+        [&] { wrote = WriteAll(fd, out.data(), static_cast<size_t>(bytes)); });
+    const bool read = ReadAll(fd, in.data(), static_cast<size_t>(bytes));
+    writer.join();
+    return wrote && read;
+  };
+  const pid_t child = ::fork();
+  if (child == 0) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::_exit(1);
+    }
+    std::vector<char> out(static_cast<size_t>(bytes), 'd');
+    std::vector<char> in(static_cast<size_t>(bytes), 0);
+    char go;
+    for (int i = 0; i < iters + 1; ++i) {
+      if (::read(fd, &go, 1) != 1) ::_exit(1);
+      if (!exchange(fd, out, in)) ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int fd = ::accept(listener, nullptr, nullptr);
+  ::close(listener);
+  std::vector<char> out(static_cast<size_t>(bytes), 'p');
+  std::vector<char> in(static_cast<size_t>(bytes), 0);
+  std::vector<double> seconds;
+  for (int i = 0; i < iters + 1; ++i) {
+    const char go = 'g';
+    const auto start = Clock::now();
+    if (!WriteAll(fd, &go, 1) || !exchange(fd, out, in)) break;
+    if (i > 0) seconds.push_back(Micros(Clock::now() - start) / 1e6);
+  }
+  ::close(fd);
+  ::waitpid(child, nullptr, 0);
+  if (seconds.empty()) return -1;
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
 // One member per task: x<i> = Fill([n], i + 1) and an all-reduce (sum)
 // of it, all on task i; the step targets every member (nothing is fetched,
 // so the client's transfer is not timed).
@@ -657,10 +715,13 @@ int RunCollectivesBench(int argc, char** argv) {
   }
   std::printf("all-reduce (sum, float32) on `dfx server` processes, median of "
               "%d steps; raw TCP loopback between two processes measured in "
-              "the same run\n", iters);
-  std::printf("  %5s %8s %10s %10s %12s %12s %12s %8s\n", "tasks", "MiB",
-              "ms/step", "ms fill", "algbw GB/s", "busbw GB/s",
-              "raw TCP GB/s", "bus/TCP");
+              "the same run; GB/s\n", iters);
+  // "AR busbw" leaves the Fill out: the all-reduce alone (step minus the
+  // fill-only step). "TCP 2-way": each of two processes sending the other
+  // the tensor at once, GB/s per direction (what a ring member does).
+  std::printf("  %5s %6s %9s %8s %8s %8s %9s %8s %8s %9s %8s\n", "tasks",
+              "MiB", "ms/step", "ms fill", "algbw", "busbw", "AR busbw",
+              "raw TCP", "bus/TCP", "TCP 2-way", "AR/2-way");
   for (int tasks : task_counts) {
     if (tasks < 2) return 2;
     BenchCluster cluster(tasks);
@@ -683,9 +744,16 @@ int RunCollectivesBench(int argc, char** argv) {
       // A ring moves 2(n-1)/n of the tensor through each member's link.
       const double busbw = algbw * 2.0 * (tasks - 1) / tasks;
       const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
-      std::printf("  %5d %8lld %10.2f %10.2f %12.3f %12.3f %12.3f %8.2f\n",
-                  tasks, static_cast<long long>(mib), step * 1e3, fill * 1e3,
-                  algbw, busbw, tcp_gbps, busbw / tcp_gbps);
+      const double alone = std::max(step - fill, 1e-9);
+      const double alone_busbw = static_cast<double>(bytes) / alone / 1e9 *
+                                 2.0 * (tasks - 1) / tasks;
+      const double both = RawTcpBothWaysSeconds(bytes, iters);
+      const double both_gbps = static_cast<double>(bytes) / both / 1e9;
+      std::printf(
+          "  %5d %6lld %9.2f %8.2f %8.3f %8.3f %9.3f %8.3f %8.2f %9.3f %8.2f\n",
+          tasks, static_cast<long long>(mib), step * 1e3, fill * 1e3, algbw,
+          busbw, alone_busbw, tcp_gbps, busbw / tcp_gbps, both_gbps,
+          alone_busbw / both_gbps);
     }
   }
   return 0;
