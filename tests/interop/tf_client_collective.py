@@ -60,12 +60,20 @@ def build(devices):
     return graph, xs, fetches
 
 
+# Every step has a deadline, so that a hang (on either side) ends the test
+# with DeadlineExceeded naming the side instead of ctest's timeout.
+STEP_TIMEOUT_MS = 60_000
+
+
 def run(target, devices, config, feeds):
     graph, xs, fetches = build(devices)
+    options = tf1.RunOptions(timeout_in_ms=STEP_TIMEOUT_MS)
     with tf1.Session(target, graph=graph, config=config) as sess:
-        out = sess.run(fetches, feed_dict=dict(zip(xs, feeds)))
+        out = sess.run(fetches, feed_dict=dict(zip(xs, feeds)),
+                       options=options)
         # A second step: instance keys are reused step after step.
-        again = sess.run(fetches, feed_dict=dict(zip(xs, feeds)))
+        again = sess.run(fetches, feed_dict=dict(zip(xs, feeds)),
+                         options=options)
     for k in out:
         assert np.array_equal(out[k], again[k]), k
     return out
@@ -81,13 +89,19 @@ def main():
     feeds = [np.array([1, -2, 3.5, 4, 0.25, 6, -7], np.float32),
              np.array([8, 9, -1, 0.5, 2, -3, 4], np.float32)]
 
-    local = tf1.ConfigProto(device_count={"CPU": 2})
+    # TensorFlow's own collectives on two CPU devices can deadlock when its
+    # inter-op pool is as small as this machine's core count (seen once in
+    # ctest -j2: the test hung for 300 s): give it threads of its own.
+    local = tf1.ConfigProto(device_count={"CPU": 2},
+                            inter_op_parallelism_threads=8)
+    print("computing TensorFlow's values in process", flush=True)
     want = run("", ["/job:localhost/replica:0/task:0/device:CPU:0",
                     "/job:localhost/replica:0/task:0/device:CPU:1"],
                local, feeds)
 
     config = tf1.ConfigProto()
     config.experimental.collective_group_leader = "/job:worker/replica:0/task:0"
+    print("running the same graph on the dfx cluster", flush=True)
     got = run("grpc://" + cluster["worker"][0],
               ["/job:worker/task:0", "/job:worker/task:1"], config, feeds)
     for name in sorted(want):
