@@ -42,9 +42,12 @@ void SetMembers(const std::vector<DeviceAttributes>& members,
   }
 }
 
-// Links `cancellation` (may be null) to `cancel` until `Finish` runs:
-// registers after the call started, so a call that finished at once
-// leaves a callback that does nothing.
+// Links `cancellation` (may be null) to `cancel` until `Finish` runs.
+// Register comes after the call started, and the call may finish (and its
+// step end, destroying `cancellation`) on this very thread before
+// Register is reached: so Register does nothing once Finish has run, and
+// Finish waits for a Register in progress. Finish runs before the call's
+// continuation, so `cancellation` is alive whenever either touches it.
 class CancelLink {
  public:
   explicit CancelLink(CancellationManager* cm) : cm_(cm) {
@@ -53,15 +56,24 @@ class CancelLink {
   // False when `cm` was already cancelled (`cancel` has not run then).
   bool Register(std::function<void()> cancel) {
     if (cm_ == nullptr) return true;
+    absl::MutexLock lock(&mu_);
+    if (finished_) return true;
+    registered_ = true;
     return cm_->RegisterCallback(token_, std::move(cancel));
   }
-  void Finish() const {
-    if (cm_ != nullptr) cm_->TryDeregisterCallback(token_);
+  void Finish() {
+    if (cm_ == nullptr) return;
+    absl::MutexLock lock(&mu_);
+    finished_ = true;
+    if (registered_) cm_->TryDeregisterCallback(token_);
   }
 
  private:
   CancellationManager* const cm_;
   CancellationToken token_{};
+  absl::Mutex mu_;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool registered_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace
