@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -577,6 +578,30 @@ absl::Status CheckRun(const CollectiveRun& run) {
   return absl::OkStatus();
 }
 
+// The output tensor of `shape` for `input`, or nullopt once `done` has
+// been called: with the allocation's error, or with the result itself when
+// there is nothing to exchange (a group of one, whose result is its own
+// input, or an empty input, the same empty shape on every member).
+std::optional<Tensor> OutputOrDone(const CollectiveRun& run,
+                                   const Tensor& input,
+                                   const TensorShape& shape,
+                                   CollectiveDone& done) {
+  absl::StatusOr<Tensor> output =
+      Tensor::Allocate(CpuAllocator(), input.dtype(), shape);
+  if (!output.ok()) {
+    done(output.status());
+    return std::nullopt;
+  }
+  if (run.group->members.size() == 1 || input.NumElements() == 0) {
+    if (input.NumElements() > 0) {
+      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
+    }
+    done(*std::move(output));
+    return std::nullopt;
+  }
+  return *std::move(output);
+}
+
 }  // namespace
 
 void RingAllReduce(const CollectiveRun& run, const Tensor& input, ReduceOp op,
@@ -593,29 +618,9 @@ void RingAllReduce(const CollectiveRun& run, const Tensor& input, ReduceOp op,
                      " is not supported")));
     return;
   }
-  const int n = static_cast<int>(run.group->members.size());
-  absl::StatusOr<Tensor> output =
-      Tensor::Allocate(CpuAllocator(), input.dtype(), input.shape());
-  if (!output.ok()) {
-    done(output.status());
-    return;
-  }
-  if (n == 1 || input.NumElements() == 0) {
-    // Nothing to exchange (every member has the same, empty, shape).
-    if (input.NumElements() > 0) {
-      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
-      if (divide) {
-        VisitReduceType(input.dtype(), [&]<typename T>() {
-          T* d = output->data<T>();
-          for (int64_t i = 0; i < output->NumElements(); ++i) {
-            d[i] = d[i] / static_cast<T>(n);
-          }
-        });
-      }
-    }
-    done(*std::move(output));
-    return;
-  }
+  std::optional<Tensor> output =
+      OutputOrDone(run, input, input.shape(), done);
+  if (!output) return;
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
                                      RingMode::kAllReduce, op, divide,
                                      std::move(done));
@@ -661,20 +666,9 @@ void RingReduceScatter(const CollectiveRun& run, const Tensor& input,
   const int n = static_cast<int>(run.group->members.size());
   TensorShape shape = input.shape();
   shape.set_dim(0, input.dim_size(0) / n);
-  absl::StatusOr<Tensor> output =
-      Tensor::Allocate(CpuAllocator(), input.dtype(), shape);
-  if (!output.ok()) {
-    done(output.status());
-    return;
-  }
-  if (n == 1 || input.NumElements() == 0) {
-    if (input.NumElements() > 0) {
-      // A group of one: its own input, divided by one.
-      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
-    }
-    done(*std::move(output));
-    return;
-  }
+  std::optional<Tensor> output =
+      OutputOrDone(run, input, shape, done);
+  if (!output) return;
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
                                      RingMode::kReduceScatter, op, divide,
                                      std::move(done));
@@ -697,20 +691,9 @@ void AllToAll(const CollectiveRun& run, const Tensor& input,
     done(s);
     return;
   }
-  const int n = static_cast<int>(run.group->members.size());
-  absl::StatusOr<Tensor> output =
-      Tensor::Allocate(CpuAllocator(), input.dtype(), input.shape());
-  if (!output.ok()) {
-    done(output.status());
-    return;
-  }
-  if (n == 1 || input.NumElements() == 0) {
-    if (input.NumElements() > 0) {
-      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
-    }
-    done(*std::move(output));
-    return;
-  }
+  std::optional<Tensor> output =
+      OutputOrDone(run, input, input.shape(), done);
+  if (!output) return;
   auto exchange =
       std::make_shared<Exchange>(run, input, *std::move(output), std::move(done));
   exchange->Start();
@@ -733,19 +716,9 @@ void RingAllGather(const CollectiveRun& run, const Tensor& input,
   const int n = static_cast<int>(run.group->members.size());
   TensorShape shape = input.shape();
   shape.set_dim(0, input.dim_size(0) * n);
-  absl::StatusOr<Tensor> output =
-      Tensor::Allocate(CpuAllocator(), input.dtype(), shape);
-  if (!output.ok()) {
-    done(output.status());
-    return;
-  }
-  if (n == 1 || input.NumElements() == 0) {
-    if (input.NumElements() > 0) {
-      std::memcpy(output->raw_data(), input.raw_data(), input.TotalBytes());
-    }
-    done(*std::move(output));
-    return;
-  }
+  std::optional<Tensor> output =
+      OutputOrDone(run, input, shape, done);
+  if (!output) return;
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
                                      RingMode::kAllGather, ReduceOp::kAdd,
                                      /*divide=*/false, std::move(done));
