@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <memory>
 #include <new>
 #include <optional>
 #include <tuple>
@@ -101,6 +102,21 @@ struct NodeItem {
   int32_t frame = 0;        // the node's static frame
   int32_t pending_id = 0;   // the node's index within its frame
   int32_t child_frame = -1;  // Enter: the frame it enters
+
+  // Control-flow primitives (and Identity) that a LoopStep runs itself,
+  // without their kernels, when no stats are collected: the node's value
+  // moves from its input slot to its consumers (ForwardNode).
+  enum class Forward : uint8_t {
+    kNone,
+    kInput0,  // Identity, LoopCond, Enter, Exit, NextIteration
+    kSwitch,  // input 0 to output 1 if the predicate is true, else 0
+    kMerge,   // the live input to output 0, its index to output 1
+  };
+  Forward forward = Forward::kNone;
+  // The declared type of the forwarded value (the op's T).
+  DataType forward_type = DT_INVALID;
+  // Merge: its value_index outputs, made once (index into merge_indices_).
+  int32_t merge_indices_start = 0;
 };
 
 // A loop's static description (index 0: the root frame).
@@ -218,8 +234,28 @@ absl::Status DerefInputs(const NodeItem& item, Tensor* tensors,
   return absl::OkStatus();
 }
 
+// Empties a tensor slot. Cheaper than `*slot = Tensor()`: a move assignment
+// from a temporary builds the temporary and swaps the shape's inline
+// storage through the stack (a store-forwarding stall on every input of
+// every node).
+inline void ResetSlot(Tensor* slot) {
+  std::destroy_at(slot);
+  std::construct_at(slot);
+}
+
+// Puts `value` into `slot` (which normally holds no value: consumers clear
+// their slots when they run; one still there is released).
+inline void MoveToSlot(Tensor* slot, Tensor&& value) {
+  std::destroy_at(slot);
+  std::construct_at(slot, std::move(value));
+}
+inline void CopyToSlot(Tensor* slot, const Tensor& value) {
+  std::destroy_at(slot);
+  std::construct_at(slot, value);
+}
+
 void ClearInputs(const NodeItem& item, Tensor* tensors, TensorRef* refs) {
-  for (int32_t i = 0; i < item.num_inputs; ++i) tensors[i] = Tensor();
+  for (int32_t i = 0; i < item.num_inputs; ++i) ResetSlot(&tensors[i]);
   if (item.derefs_input || item.takes_ref_input) {
     std::fill(refs, refs + item.num_inputs, TensorRef());
   }
@@ -265,6 +301,10 @@ class ExecutorImpl : public Executor {
   const std::vector<FrameInfo>& frames() const { return frames_; }
   const std::vector<int32_t>& roots() const { return roots_; }
   int32_t num_slots() const { return frames_[0].num_slots; }
+  // Merge nodes' value_index outputs (NodeItem::merge_indices_start).
+  const Tensor& merge_index(const NodeItem& item, int i) const {
+    return merge_indices_[item.merge_indices_start + i];
+  }
 
   // Whether node `id` is worth a runner thread of its own when it becomes
   // ready while other work is queued. A kernel that says it may be
@@ -308,6 +348,7 @@ class ExecutorImpl : public Executor {
   std::vector<FrameInfo> frames_;
   std::vector<int32_t> roots_;
   std::vector<int32_t> dense_;  // node id -> index in items_
+  std::vector<Tensor> merge_indices_;
   bool has_control_flow_ = false;
   // By node: consecutive runs under kCheapNanos, up to kCheapRunsToLearn
   // (more runs may race past it; it is only compared with it).
@@ -776,9 +817,10 @@ void SimpleStep::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
           IsRefType(item.kernel->output_type(e->src_output))) {
         refs_[e->dst_slot] = ctx->output_refs()[e->src_output];
       } else if (e->last_use) {
-        tensors_[e->dst_slot] = std::move((*outputs)[e->src_output]);
+        MoveToSlot(&tensors_[e->dst_slot],
+                   std::move((*outputs)[e->src_output]));
       } else {
-        tensors_[e->dst_slot] = (*outputs)[e->src_output];
+        CopyToSlot(&tensors_[e->dst_slot], (*outputs)[e->src_output]);
       }
     }
     if (pending_[e->dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -838,7 +880,7 @@ struct IterState {
     // Consumers cleared their input slots when they ran; a slot of a node
     // that never ran (malformed control flow) may still hold a value.
     for (int32_t i = 0; i < it->num_slots; ++i) {
-      if (it->tensors[i].IsInitialized()) it->tensors[i] = Tensor();
+      if (it->tensors[i].IsInitialized()) ResetSlot(&it->tensors[i]);
     }
     std::fill(it->refs, it->refs + it->num_slots, TensorRef());
     return it;
@@ -928,9 +970,9 @@ struct EntryOutputs {
     if (out.ref.valid()) {
       *ref = out.ref;
     } else if (last_use) {
-      *tensor = std::move(out.tensor);
+      MoveToSlot(tensor, std::move(out.tensor));
     } else {
-      *tensor = out.tensor;
+      CopyToSlot(tensor, out.tensor);
     }
   }
 };
@@ -953,9 +995,27 @@ struct KernelOutputs {
     if (is_ref(i)) {
       *ref = ctx->output_refs()[i];
     } else if (last_use) {
-      *tensor = std::move((*ctx->mutable_outputs())[i]);
+      MoveToSlot(tensor, std::move((*ctx->mutable_outputs())[i]));
     } else {
-      *tensor = (*ctx->mutable_outputs())[i];
+      CopyToSlot(tensor, (*ctx->mutable_outputs())[i]);
+    }
+  }
+};
+
+// The outputs of a node the executor forwards itself (ForwardNode): one
+// value, on output `live` (the others are dead), and a Merge's value_index.
+struct ForwardedOutputs {
+  Tensor* value;
+  int32_t live;
+  const Tensor* index;  // Merge: output 1; null otherwise
+  bool dead(int i) const { return i != live && (index == nullptr || i != 1); }
+  void StoreTo(int i, bool last_use, Tensor* tensor, TensorRef*) const {
+    if (i != live) {
+      CopyToSlot(tensor, *index);
+    } else if (last_use) {
+      MoveToSlot(tensor, std::move(*value));
+    } else {
+      CopyToSlot(tensor, *value);
     }
   }
 };
@@ -1004,6 +1064,16 @@ class LoopStep : public StepBase<LoopStep, TaggedNode> {
 
   void KernelDone(const TaggedNode& t, OpKernelContext* ctx,
                   ReadyList<TaggedNode>* ready);
+  // Runs a node of NodeItem::Forward kind without its kernel: its value
+  // moves from its input slot to its consumers. False, with nothing done,
+  // when the kernel must run instead (to report bad inputs).
+  bool ForwardNode(const TaggedNode& t, const NodeItem& item, Tensor* inputs,
+                   TensorRef* refs, ReadyList<TaggedNode>* ready);
+  // Hands the outputs of a node that is not an Enter, Exit or NextIteration
+  // to its consumers in its own frame and iteration, and retires the node.
+  template <typename Outs>
+  void ActivateAndRetire(const TaggedNode& t, bool node_dead, Outs outs,
+                         ReadyList<TaggedNode>* ready);
   // Hands a finished node's outputs on, moving them between frames and
   // iterations for Enter, Exit and NextIteration.
   void Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
@@ -1065,8 +1135,75 @@ void LoopStep::ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
     NodeDone(ready, queue);
     return;
   }
+  if (item.forward != NodeItem::Forward::kNone &&
+      stats_collector_ == nullptr && ForwardNode(t, item, inputs, refs, ready)) {
+    NodeDone(ready, queue);
+    return;
+  }
   RunNode(item, t, inputs, refs, t.dead,
           FrameAndIter{t.frame->id, t.iter->iter_num}, queue, ready);
+}
+
+bool LoopStep::ForwardNode(const TaggedNode& t, const NodeItem& item,
+                           Tensor* inputs, TensorRef* refs,
+                           ReadyList<TaggedNode>* ready) {
+  using Forward = NodeItem::Forward;
+  // Where the value comes from, and which output takes it.
+  int32_t in = 0;
+  int32_t live = 0;
+  switch (item.forward) {
+    case Forward::kNone:
+      return false;
+    case Forward::kInput0:
+      break;
+    case Forward::kSwitch: {
+      const Tensor& pred = inputs[1];
+      if (pred.dtype() != DT_BOOL || pred.dims() != 0 ||
+          !pred.IsInitialized()) {
+        return false;
+      }
+      live = pred.data<bool>()[0] ? 1 : 0;
+      break;
+    }
+    case Forward::kMerge:
+      // Only the first live input was stored (ActivateNodes).
+      while (in < item.num_inputs && !inputs[in].IsInitialized()) ++in;
+      if (in == item.num_inputs) return false;
+      break;
+  }
+  if (!inputs[in].IsInitialized() ||
+      inputs[in].dtype() != item.forward_type) {
+    return false;
+  }
+  Tensor value(std::move(inputs[in]));
+  // Inputs go first, as in KernelDone.
+  ClearInputs(item, inputs, refs);
+  if (item.is_enter || item.is_exit || item.is_next_iteration) {
+    Entries outs(1);
+    outs[0].tensor = std::move(value);
+    Propagate(t, /*node_dead=*/false, &outs, ready);
+    return true;
+  }
+  const Tensor* index = item.forward == Forward::kMerge
+                            ? &impl_->merge_index(item, in)
+                            : nullptr;
+  ActivateAndRetire(t, /*node_dead=*/false,
+                    ForwardedOutputs{&value, live, index}, ready);
+  return true;
+}
+
+template <typename Outs>
+void LoopStep::ActivateAndRetire(const TaggedNode& t, bool node_dead,
+                                 Outs outs, ReadyList<TaggedNode>* ready) {
+  const NodeItem& item = items()[t.id];
+  bool frame_done = false;
+  {
+    absl::MutexLock lock(&t.frame->mu);
+    t.iter->outstanding_ops +=
+        ActivateNodes(item, node_dead, t.frame, t.iter, outs, ready) - 1;
+    frame_done = CleanupIterations(t.frame, t.iter, ready);
+  }
+  if (frame_done) DeleteFrame(t.frame, ready);
 }
 
 void LoopStep::AsyncDone(AsyncState* state) {
@@ -1099,16 +1236,8 @@ void LoopStep::KernelDone(const TaggedNode& t, OpKernelContext* ctx,
   if (!item.is_enter && !item.is_exit && !item.is_next_iteration) {
     // The common case: outputs go straight from the kernel to the
     // consumers in the same frame and iteration.
-    bool frame_done = false;
-    {
-      absl::MutexLock lock(&t.frame->mu);
-      t.iter->outstanding_ops +=
-          ActivateNodes(item, all_dead, t.frame, t.iter,
-                        KernelOutputs{&item, ctx, all_dead}, ready) -
-          1;
-      frame_done = CleanupIterations(t.frame, t.iter, ready);
-    }
-    if (frame_done) DeleteFrame(t.frame, ready);
+    ActivateAndRetire(t, all_dead, KernelOutputs{&item, ctx, all_dead},
+                      ready);
     return;
   }
   Entries outs(item.num_outputs);
@@ -1512,6 +1641,29 @@ absl::Status ExecutorImpl::Initialize() {
           IsRefType(e->src->output_type(e->src_output)) &&
           !IsRefType(kernel->input_type(e->dst_input))) {
         item.derefs_input = true;
+      }
+    }
+    if (!item.is_async && !item.takes_ref_input && !item.has_ref_output &&
+        !item.derefs_input && item.num_inputs >= 1 &&
+        item.num_outputs >= 1) {
+      using Forward = NodeItem::Forward;
+      if (op == "Identity" || op == "LoopCond" || op == "Enter" ||
+          op == "Exit" || op == "NextIteration") {
+        item.forward = item.num_inputs == 1 ? Forward::kInput0 : Forward::kNone;
+      } else if (op == "Switch") {
+        item.forward = item.num_inputs == 2 && item.num_outputs == 2
+                           ? Forward::kSwitch
+                           : Forward::kNone;
+      } else if (op == "Merge") {
+        item.forward =
+            item.num_outputs == 2 ? Forward::kMerge : Forward::kNone;
+      }
+      item.forward_type = kernel->output_type(0);
+      if (item.forward == Forward::kMerge) {
+        item.merge_indices_start = static_cast<int32_t>(merge_indices_.size());
+        for (int k = 0; k < item.num_inputs; ++k) {
+          merge_indices_.push_back(Tensor::Scalar<int32_t>(k));
+        }
       }
     }
     kernels_.push_back(std::move(kernel));

@@ -251,6 +251,81 @@ TEST_CASE("an error inside a loop body ends the step naming the node") {
              Catch::Contains("while/check"));
 }
 
+TEST_CASE("a Switch whose predicate is not a scalar fails naming it") {
+  // The executor forwards Switch itself; a bad predicate still gets the
+  // kernel's error.
+  G g;
+  AddCond(&g);
+  auto out = RunGraph(g.def(),
+                      {{"pred", Tensor::FromVector<bool>({true, false})},
+                       {"x", Tensor::Scalar<float>(5.0f)}},
+                      {"cond/merge"});
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK_THAT(std::string(out.status().message()),
+             Catch::Contains("cond/switch") &&
+                 Catch::Contains("must be a scalar"));
+}
+
+TEST_CASE("traced steps run loops and conditionals as untraced ones do") {
+  // Untraced, the executor moves values through Identity, Switch, Merge,
+  // Enter, Exit, NextIteration and LoopCond itself; traced, it runs their
+  // kernels so that each gets its record. Both give the same values, and
+  // the trace has a record per node run (every iteration of the loop).
+  G g;
+  AddCond(&g);
+  g.Placeholder("limit", DT_INT32);
+  const std::string exit = CounterLoop(&g, "while", 3);
+  SessionOptions options;
+  auto session = LocalSession::Create(options);
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Extend(g.def()).ok());
+  for (bool pred : {true, false}) {
+    for (int32_t limit : {0, 5}) {
+      const std::vector<std::pair<std::string, Tensor>> feeds = {
+          {"pred", Tensor::Scalar<bool>(pred)},
+          {"x", Tensor::Scalar<float>(5.0f)},
+          {"limit", Tensor::Scalar<int32_t>(limit)}};
+      const std::vector<std::string> fetches = {"cond/merge:0",
+                                                "cond/merge:1", exit};
+      std::vector<Tensor> plain;
+      REQUIRE((*session)->Run(feeds, fetches, {}, &plain).ok());
+      RunOptions run_options;
+      run_options.set_trace_level(RunOptions::FULL_TRACE);
+      RunMetadata metadata;
+      std::vector<Tensor> traced;
+      REQUIRE((*session)
+                  ->Run(run_options, feeds, fetches, {}, &traced, &metadata)
+                  .ok());
+      INFO("pred " << pred << ", limit " << limit);
+      for (const std::vector<Tensor>* out : {&plain, &traced}) {
+        CHECK(out->at(0).scalar<float>() == (pred ? 6.0f : 15.0f));
+        CHECK(out->at(1).scalar<int32_t>() == (pred ? 1 : 0));
+        CHECK(out->at(2).scalar<int32_t>() == limit);
+      }
+      int merges = 0;
+      int switches = 0;
+      int loop_merges = 0;
+      int loop_nexts = 0;
+      for (const auto& dev : metadata.step_stats().dev_stats()) {
+        for (const auto& n : dev.node_stats()) {
+          merges += n.node_name() == "cond/merge";
+          switches += n.node_name() == "cond/switch";
+          loop_merges += n.node_name() == "while/i/merge";
+          loop_nexts += n.node_name() == "while/i/next";
+        }
+      }
+      CHECK(merges == 1);
+      CHECK(switches == 1);
+      // Alive: every iteration's Merge, and the NextIteration of each
+      // iteration but the last.
+      CHECK(loop_merges == limit + 1);
+      CHECK(loop_nexts == limit);
+    }
+  }
+  (void)(*session)->Close();
+}
+
 TEST_CASE("malformed loops are clear errors, not hangs") {
   SECTION("an Exit outside any loop") {
     G g;
