@@ -22,11 +22,15 @@
 #include "graph/control_flow.h"
 #include "graph/node_def_util.h"
 #include "runtime/cancellation.h"
+#include "runtime/internal/light_mutex.h"
 #include "runtime/resource_mgr.h"
 #include "runtime/step_stats_collector.h"
 
 namespace dfx {
 namespace {
+
+using runtime_internal::LightMutex;
+using runtime_internal::LightMutexLock;
 
 // Abseil as Debian builds it checks every Mutex acquisition for lock-order
 // cycles (a debugging aid that costs about 15% of a loop iteration and of a
@@ -419,30 +423,33 @@ class StepBase {
         runner_(args.runner),
         done_(std::move(done)),
         step_container_(args.step_id,
-                        impl->params().device->resource_manager()) {}
+                        impl->params().device->resource_manager()) {
+    base_params_.step_id = step_id_;
+    base_params_.device = impl_->params().device;
+    base_params_.rendezvous = rendezvous_;
+    base_params_.cancellation_manager = cancellation_manager_;
+    base_params_.call_frame = call_frame_;
+    base_params_.step_container = &step_container_;
+  }
 
   Derived* derived() { return static_cast<Derived*>(this); }
   const std::vector<NodeItem>& items() const { return impl_->items(); }
 
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
 
-  // Fills the kernel parameters every node shares.
+  // Fills the kernel parameters of `item` into `params`, a copy of
+  // base_params_ (the fields every node of the step shares: copying them
+  // costs less than building Params from its defaults and setting them).
   void FillParams(const NodeItem& item, Tensor* inputs, const TensorRef* refs,
                   bool dead, FrameAndIter frame_iter,
                   OpKernelContext::Params* params) {
-    params->step_id = step_id_;
     params->op_kernel = item.kernel;
-    params->device = impl_->params().device;
     params->inputs = absl::Span<const Tensor>(inputs, item.num_inputs);
     if (item.takes_ref_input) {
       params->input_refs = absl::Span<const TensorRef>(refs, item.num_inputs);
     }
-    params->rendezvous = rendezvous_;
-    params->cancellation_manager = cancellation_manager_;
-    params->call_frame = call_frame_;
     params->is_input_dead = dead;
     params->frame_iter = frame_iter;
-    params->step_container = &step_container_;
   }
 
   // Runs `item`'s kernel for `tagged`. A synchronous kernel's context is
@@ -451,6 +458,13 @@ class StepBase {
   template <typename DoneFn>
   void RunKernel(const NodeItem& item, const Tagged& tagged,
                  OpKernelContext::Params* params, DoneFn&& done) {
+    if (stats_collector_ == nullptr && !item.is_async) {
+      // The common case, without a recorder to build.
+      OpKernelContext ctx(params);
+      ComputeSync(item, tagged, &ctx);
+      done(&ctx);
+      return;
+    }
     std::optional<NodeExecStatsRecorder> stats;
     if (stats_collector_ != nullptr) stats.emplace(*item.node);
     if (item.is_async) {
@@ -464,22 +478,28 @@ class StepBase {
     }
     OpKernelContext ctx(params);
     if (stats) stats->RecordComputeStarted();
-    const int32_t id = Derived::IdOf(tagged);
-    if (impl_->IsExpensive(id)) {
-      using Clock = std::chrono::steady_clock;
-      const Clock::time_point start = Clock::now();
-      item.kernel->Compute(&ctx);
-      impl_->RecordRun(id, std::chrono::nanoseconds(Clock::now() - start)
-                               .count());
-    } else {
-      item.kernel->Compute(&ctx);
-    }
+    ComputeSync(item, tagged, &ctx);
     if (stats) {
       stats->RecordComputeEnded();
       stats->RecordOutputs(&ctx);
     }
     done(&ctx);
     if (stats) stats->Done(stats_collector_, impl_->params().device->name());
+  }
+
+  // Runs a synchronous kernel, timing it while it may be expensive.
+  void ComputeSync(const NodeItem& item, const Tagged& tagged,
+                   OpKernelContext* ctx) {
+    const int32_t id = Derived::IdOf(tagged);
+    if (impl_->IsExpensive(id)) {
+      using Clock = std::chrono::steady_clock;
+      const Clock::time_point start = Clock::now();
+      item.kernel->Compute(ctx);
+      impl_->RecordRun(id, std::chrono::nanoseconds(Clock::now() - start)
+                               .count());
+    } else {
+      item.kernel->Compute(ctx);
+    }
   }
 
   // Runs `item` for `tagged`, whose inputs are in `inputs`/`refs` (alive, or
@@ -497,7 +517,7 @@ class StepBase {
         return;
       }
     }
-    OpKernelContext::Params params;
+    OpKernelContext::Params params(base_params_);
     FillParams(item, inputs, refs, dead, frame_iter, &params);
     RunKernel(item, tagged, &params, [&](OpKernelContext* ctx) {
       derived()->KernelDone(tagged, ctx, ready);
@@ -672,6 +692,8 @@ class StepBase {
   const Executor::Runner runner_;
   Executor::DoneCallback done_;
   ScopedStepContainer step_container_;
+  // What every node's kernel parameters start from (FillParams).
+  OpKernelContext::Params base_params_;
 
   // Nodes queued or running, plus guards held while dispatching.
   std::atomic<int64_t> outstanding_{0};
@@ -941,7 +963,7 @@ struct FrameState {
   IterState* const parent_iter;
   const int32_t max_parallel;
 
-  absl::Mutex mu;
+  LightMutex mu;
   // Live iterations; iteration i at i % ring.size().
   std::vector<IterState*> ring ABSL_GUARDED_BY(mu);
   int64_t iteration_count ABSL_GUARDED_BY(mu) = 0;
@@ -1021,6 +1043,8 @@ struct ForwardedOutputs {
 };
 
 struct TaggedNode {
+  TaggedNode(int32_t id, FrameState* frame, IterState* iter, bool dead)
+      : id(id), frame(frame), iter(iter), dead(dead) {}
   int32_t id;
   FrameState* frame;
   IterState* iter;
@@ -1035,16 +1059,16 @@ class LoopStep : public StepBase<LoopStep, TaggedNode> {
            Executor::DoneCallback done)
       : StepBase(impl, args, std::move(done)),
         root_(&impl->frames()[0], 0, nullptr, nullptr) {
-    absl::MutexLock lock(&root_.mu);
+    LightMutexLock lock(&root_.mu);
     // The root's only iteration lives as long as the step.
     root_.Iteration(0)->outstanding_ops = 1;
   }
 
   ReadyList<TaggedNode> Roots() {
     ReadyList<TaggedNode> roots;
-    absl::MutexLock lock(&root_.mu);
+    LightMutexLock lock(&root_.mu);
     for (int32_t id : impl_->roots()) {
-      roots.push_back({id, &root_, root_.Iteration(0), false});
+      roots.emplace_back(id, &root_, root_.Iteration(0), false);
     }
     return roots;
   }
@@ -1069,6 +1093,22 @@ class LoopStep : public StepBase<LoopStep, TaggedNode> {
   // when the kernel must run instead (to report bad inputs).
   bool ForwardNode(const TaggedNode& t, const NodeItem& item, Tensor* inputs,
                    TensorRef* refs, ReadyList<TaggedNode>* ready);
+  // Which input a forwarded node passes on (`in`) and to which output
+  // (`live`); false when its kernel must run instead.
+  bool PlanForward(const NodeItem& item, const Tensor* inputs, int32_t* in,
+                   int32_t* live) const;
+  // ForwardNode's work for a node in its own frame and iteration (not an
+  // Enter, Exit or NextIteration), planned by PlanForward.
+  void ForwardLocked(TaggedNode t, const NodeItem& item, int32_t in,
+                     int32_t live, ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(t.frame->mu);
+  // Runs the nodes of iteration `it` in ready[from...] that need no kernel
+  // while the frame's lock is held: forwarded nodes (and, in turn, those
+  // they make ready) and dead Exits. Each is spared its own trip through
+  // the ready queue and the lock.
+  void RunReadyLocked(FrameState* frame, IterState* it, size_t from,
+                      ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
   // Hands the outputs of a node that is not an Enter, Exit or NextIteration
   // to its consumers in its own frame and iteration, and retires the node.
   template <typename Outs>
@@ -1144,13 +1184,11 @@ void LoopStep::ProcessNode(const TaggedNode& t, ReadyQueue<TaggedNode>* queue,
           FrameAndIter{t.frame->id, t.iter->iter_num}, queue, ready);
 }
 
-bool LoopStep::ForwardNode(const TaggedNode& t, const NodeItem& item,
-                           Tensor* inputs, TensorRef* refs,
-                           ReadyList<TaggedNode>* ready) {
+bool LoopStep::PlanForward(const NodeItem& item, const Tensor* inputs,
+                           int32_t* in, int32_t* live) const {
   using Forward = NodeItem::Forward;
-  // Where the value comes from, and which output takes it.
-  int32_t in = 0;
-  int32_t live = 0;
+  *in = 0;
+  *live = 0;
   switch (item.forward) {
     case Forward::kNone:
       return false;
@@ -1162,34 +1200,92 @@ bool LoopStep::ForwardNode(const TaggedNode& t, const NodeItem& item,
           !pred.IsInitialized()) {
         return false;
       }
-      live = pred.data<bool>()[0] ? 1 : 0;
+      *live = pred.data<bool>()[0] ? 1 : 0;
       break;
     }
     case Forward::kMerge:
       // Only the first live input was stored (ActivateNodes).
-      while (in < item.num_inputs && !inputs[in].IsInitialized()) ++in;
-      if (in == item.num_inputs) return false;
+      while (*in < item.num_inputs && !inputs[*in].IsInitialized()) ++*in;
+      if (*in == item.num_inputs) return false;
       break;
   }
-  if (!inputs[in].IsInitialized() ||
-      inputs[in].dtype() != item.forward_type) {
-    return false;
-  }
-  Tensor value(std::move(inputs[in]));
-  // Inputs go first, as in KernelDone.
-  ClearInputs(item, inputs, refs);
+  return inputs[*in].IsInitialized() &&
+         inputs[*in].dtype() == item.forward_type;
+}
+
+bool LoopStep::ForwardNode(const TaggedNode& t, const NodeItem& item,
+                           Tensor* inputs, TensorRef* refs,
+                           ReadyList<TaggedNode>* ready) {
+  int32_t in = 0;
+  int32_t live = 0;
+  if (!PlanForward(item, inputs, &in, &live)) return false;
   if (item.is_enter || item.is_exit || item.is_next_iteration) {
     Entries outs(1);
-    outs[0].tensor = std::move(value);
+    outs[0].tensor = std::move(inputs[in]);
+    // Inputs go first, as in KernelDone.
+    ClearInputs(item, inputs, refs);
     Propagate(t, /*node_dead=*/false, &outs, ready);
     return true;
   }
-  const Tensor* index = item.forward == Forward::kMerge
+  bool frame_done = false;
+  {
+    LightMutexLock lock(&t.frame->mu);
+    ForwardLocked(t, item, in, live, ready);
+    frame_done = CleanupIterations(t.frame, t.iter, ready);
+  }
+  if (frame_done) DeleteFrame(t.frame, ready);
+  return true;
+}
+
+void LoopStep::ForwardLocked(TaggedNode t, const NodeItem& item, int32_t in,
+                             int32_t live, ReadyList<TaggedNode>* ready) {
+  Tensor* inputs = t.iter->tensors + item.input_start;
+  Tensor value(std::move(inputs[in]));
+  ClearInputs(item, inputs, t.iter->refs + item.input_start);
+  const Tensor* index = item.forward == NodeItem::Forward::kMerge
                             ? &impl_->merge_index(item, in)
                             : nullptr;
-  ActivateAndRetire(t, /*node_dead=*/false,
-                    ForwardedOutputs{&value, live, index}, ready);
-  return true;
+  const size_t from = ready->size();
+  t.iter->outstanding_ops +=
+      ActivateNodes(item, /*node_dead=*/false, t.frame, t.iter,
+                    ForwardedOutputs{&value, live, index}, ready) -
+      1;
+  RunReadyLocked(t.frame, t.iter, from, ready);
+}
+
+void LoopStep::RunReadyLocked(FrameState* frame, IterState* it, size_t from,
+                              ReadyList<TaggedNode>* ready) {
+  if (aborted()) return;  // NodeDone drops everything ready
+  for (size_t i = from; i < ready->size();) {
+    const TaggedNode t = (*ready)[i];
+    const NodeItem& item = items()[t.id];
+    if (t.frame != frame || t.iter != it) {
+      ++i;
+      continue;
+    }
+    if (t.dead && item.is_exit) {
+      // A dead Exit (every loop variable's, in every iteration but the
+      // last) only tells the frame; its input slot holds nothing.
+      ready->erase(ready->begin() + i);
+      ClearInputs(item, it->tensors + item.input_start,
+                  it->refs + item.input_start);
+      if (it->iter_num == frame->iteration_count) {
+        frame->dead_exits.push_back(t.id);
+      }
+      --it->outstanding_ops;
+      continue;
+    }
+    int32_t in = 0;
+    int32_t live = 0;
+    if (t.dead || item.is_enter || item.is_exit || item.is_next_iteration ||
+        stats_collector_ != nullptr ||
+        !PlanForward(item, it->tensors + item.input_start, &in, &live)) {
+      ++i;
+      continue;
+    }
+    ready->erase(ready->begin() + i);
+    ForwardLocked(t, item, in, live, ready);
+  }
 }
 
 template <typename Outs>
@@ -1198,9 +1294,11 @@ void LoopStep::ActivateAndRetire(const TaggedNode& t, bool node_dead,
   const NodeItem& item = items()[t.id];
   bool frame_done = false;
   {
-    absl::MutexLock lock(&t.frame->mu);
+    LightMutexLock lock(&t.frame->mu);
+    const size_t from = ready->size();
     t.iter->outstanding_ops +=
         ActivateNodes(item, node_dead, t.frame, t.iter, outs, ready) - 1;
+    RunReadyLocked(t.frame, t.iter, from, ready);
     frame_done = CleanupIterations(t.frame, t.iter, ready);
   }
   if (frame_done) DeleteFrame(t.frame, ready);
@@ -1313,7 +1411,7 @@ int LoopStep::ActivateNodes(const NodeItem& item, bool node_dead,
     }
     if (dst_ready) {
       if (dst.is_control_trigger) dst_dead = false;
-      ready->push_back({e->dst, frame, it, dst_dead});
+      ready->emplace_back(e->dst, frame, it, dst_dead);
       ++activated;
     }
   }
@@ -1330,7 +1428,7 @@ void LoopStep::Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
     FrameState* child = FindOrCreateChildFrame(frame, it, item);
     bool child_done = false;
     {
-      absl::MutexLock lock(&child->mu);
+      LightMutexLock lock(&child->mu);
       // Iteration 0 lives until every Enter into the frame has run.
       IterState* first = child->Iteration(0);
       if (item.is_constant_enter) {
@@ -1343,24 +1441,24 @@ void LoopStep::Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
       child_done = CleanupIterations(child, first, ready);
     }
     if (child_done) DeleteFrame(child, ready);
-    absl::MutexLock lock(&frame->mu);
+    LightMutexLock lock(&frame->mu);
     --it->outstanding_ops;
     frame_done = CleanupIterations(frame, it, ready);
   } else if (item.is_exit) {
     if (!node_dead) {
       FrameState* parent = frame->parent;
-      absl::MutexLock lock(&parent->mu);
+      LightMutexLock lock(&parent->mu);
       frame->parent_iter->outstanding_ops += ActivateNodes(
           item, false, parent, frame->parent_iter, outs, ready);
     }
-    absl::MutexLock lock(&frame->mu);
+    LightMutexLock lock(&frame->mu);
     if (node_dead && it->iter_num == frame->iteration_count) {
       frame->dead_exits.push_back(t.id);
     }
     --it->outstanding_ops;
     frame_done = CleanupIterations(frame, it, ready);
   } else if (item.is_next_iteration) {
-    absl::MutexLock lock(&frame->mu);
+    LightMutexLock lock(&frame->mu);
     // A dead NextIteration ends the loop: deadness stops here.
     if (!node_dead) {
       IterState* next = nullptr;
@@ -1372,14 +1470,16 @@ void LoopStep::Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
         frame->next_iter_roots.emplace_back(t.id, std::move((*outs)[0]));
       }
       if (next != nullptr) {
+        const size_t from = ready->size();
         next->outstanding_ops +=
             ActivateNodes(item, false, frame, next, outs, ready);
+        RunReadyLocked(frame, next, from, ready);
       }
     }
     --it->outstanding_ops;
     frame_done = CleanupIterations(frame, it, ready);
   } else {
-    absl::MutexLock lock(&frame->mu);
+    LightMutexLock lock(&frame->mu);
     it->outstanding_ops +=
         ActivateNodes(item, node_dead, frame, it, outs, ready) - 1;
     frame_done = CleanupIterations(frame, it, ready);
@@ -1471,7 +1571,7 @@ FrameState* LoopStep::FindOrCreateChildFrame(FrameState* frame, IterState* it,
         MixHash(MixHash(frame->id, static_cast<uint64_t>(it->iter_num)),
                 info.name_hash);
     slot->second = new FrameState(&info, id, frame, it);
-    absl::MutexLock frame_lock(&frame->mu);
+    LightMutexLock frame_lock(&frame->mu);
     ++it->outstanding_frames;
   }
   return slot->second;
@@ -1481,10 +1581,10 @@ void LoopStep::DeleteFrame(FrameState* frame, ReadyList<TaggedNode>* ready) {
   FrameState* parent = frame->parent;
   IterState* parent_iter = frame->parent_iter;
   {
-    absl::MutexLock parent_lock(&parent->mu);
+    LightMutexLock parent_lock(&parent->mu);
     std::vector<int32_t> dead_exits;
     {
-      absl::MutexLock lock(&frame->mu);
+      LightMutexLock lock(&frame->mu);
       dead_exits.swap(frame->dead_exits);
     }
     int activated = 0;
@@ -1505,7 +1605,7 @@ void LoopStep::DeleteFrame(FrameState* frame, ReadyList<TaggedNode>* ready) {
   delete frame;
   bool parent_done = false;
   {
-    absl::MutexLock lock(&parent->mu);
+    LightMutexLock lock(&parent->mu);
     --parent_iter->outstanding_frames;
     parent_done = CleanupIterations(parent, parent_iter, ready);
   }
@@ -1519,7 +1619,7 @@ absl::Status LoopStep::FinalStatus() {
   {
     absl::MutexLock lock(&frames_mu_);
     for (const auto& [key, frame] : frames_) {
-      absl::MutexLock frame_lock(&frame->mu);
+      LightMutexLock frame_lock(&frame->mu);
       stuck.push_back(absl::StrCat("loop frame '", frame->info->name,
                                    "' (iteration ", frame->iteration_count,
                                    ") never finished"));
@@ -1527,7 +1627,7 @@ absl::Status LoopStep::FinalStatus() {
     }
   }
   {
-    absl::MutexLock lock(&root_.mu);
+    LightMutexLock lock(&root_.mu);
     const IterState* it = root_.Iteration(0);
     const FrameInfo& info = *root_.info;
     for (size_t p = 0; p < info.nodes.size() && stuck.size() < 3; ++p) {
