@@ -1098,15 +1098,23 @@ class LoopStep : public StepBase<LoopStep, TaggedNode> {
   bool PlanForward(const NodeItem& item, const Tensor* inputs, int32_t* in,
                    int32_t* live) const;
   // ForwardNode's work for a node in its own frame and iteration (not an
-  // Enter, Exit or NextIteration), planned by PlanForward.
+  // Enter, Exit or NextIteration), planned by PlanForward: hands the value
+  // on (what becomes ready is appended to `ready`) and retires the node.
   void ForwardLocked(TaggedNode t, const NodeItem& item, int32_t in,
                      int32_t live, ReadyList<TaggedNode>* ready)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(t.frame->mu);
-  // Runs the nodes of iteration `it` in ready[from...] that need no kernel
-  // while the frame's lock is held: forwarded nodes (and, in turn, those
-  // they make ready) and dead Exits. Each is spared its own trip through
-  // the ready queue and the lock.
-  void RunReadyLocked(FrameState* frame, IterState* it, size_t from,
+  // Hands a live NextIteration's value to the next iteration of its frame
+  // (starting it, or holding the value back while parallel_iterations
+  // iterations run). The caller retires the node.
+  void NextIterationLocked(const TaggedNode& t, Tensor* value,
+                           ReadyList<TaggedNode>* ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(t.frame->mu);
+  // Runs the nodes of `frame` in ready[from...] that need no kernel, while
+  // the frame's lock is held: forwarded nodes (NextIteration included) and
+  // dead Exits, and in turn those they make ready. Each is spared its own
+  // trip through the ready queue and the lock. The caller then cleans up
+  // from its own iteration on (later iterations cannot finish first).
+  void RunReadyLocked(FrameState* frame, size_t from,
                       ReadyList<TaggedNode>* ready)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(frame->mu);
   // Hands the outputs of a node that is not an Enter, Exit or NextIteration
@@ -1230,7 +1238,9 @@ bool LoopStep::ForwardNode(const TaggedNode& t, const NodeItem& item,
   bool frame_done = false;
   {
     LightMutexLock lock(&t.frame->mu);
+    const size_t from = ready->size();
     ForwardLocked(t, item, in, live, ready);
+    RunReadyLocked(t.frame, from, ready);
     frame_done = CleanupIterations(t.frame, t.iter, ready);
   }
   if (frame_done) DeleteFrame(t.frame, ready);
@@ -1245,21 +1255,22 @@ void LoopStep::ForwardLocked(TaggedNode t, const NodeItem& item, int32_t in,
   const Tensor* index = item.forward == NodeItem::Forward::kMerge
                             ? &impl_->merge_index(item, in)
                             : nullptr;
-  const size_t from = ready->size();
   t.iter->outstanding_ops +=
       ActivateNodes(item, /*node_dead=*/false, t.frame, t.iter,
                     ForwardedOutputs{&value, live, index}, ready) -
       1;
-  RunReadyLocked(t.frame, t.iter, from, ready);
 }
 
-void LoopStep::RunReadyLocked(FrameState* frame, IterState* it, size_t from,
+void LoopStep::RunReadyLocked(FrameState* frame, size_t from,
                               ReadyList<TaggedNode>* ready) {
-  if (aborted()) return;  // NodeDone drops everything ready
+  // Iterative: what a node run here makes ready is appended to `ready` and
+  // looked at by this same loop (a chain of a million Identities must not
+  // recurse).
   for (size_t i = from; i < ready->size();) {
+    if (aborted()) return;  // NodeDone drops everything ready
     const TaggedNode t = (*ready)[i];
     const NodeItem& item = items()[t.id];
-    if (t.frame != frame || t.iter != it) {
+    if (t.frame != frame) {
       ++i;
       continue;
     }
@@ -1267,25 +1278,52 @@ void LoopStep::RunReadyLocked(FrameState* frame, IterState* it, size_t from,
       // A dead Exit (every loop variable's, in every iteration but the
       // last) only tells the frame; its input slot holds nothing.
       ready->erase(ready->begin() + i);
-      ClearInputs(item, it->tensors + item.input_start,
-                  it->refs + item.input_start);
-      if (it->iter_num == frame->iteration_count) {
+      ClearInputs(item, t.iter->tensors + item.input_start,
+                  t.iter->refs + item.input_start);
+      if (t.iter->iter_num == frame->iteration_count) {
         frame->dead_exits.push_back(t.id);
       }
-      --it->outstanding_ops;
+      --t.iter->outstanding_ops;
       continue;
     }
     int32_t in = 0;
     int32_t live = 0;
-    if (t.dead || item.is_enter || item.is_exit || item.is_next_iteration ||
+    if (t.dead || item.is_enter || item.is_exit ||
         stats_collector_ != nullptr ||
-        !PlanForward(item, it->tensors + item.input_start, &in, &live)) {
+        !PlanForward(item, t.iter->tensors + item.input_start, &in, &live)) {
       ++i;
       continue;
     }
     ready->erase(ready->begin() + i);
-    ForwardLocked(t, item, in, live, ready);
+    if (item.is_next_iteration) {
+      Tensor* inputs = t.iter->tensors + item.input_start;
+      Tensor value(std::move(inputs[in]));
+      ClearInputs(item, inputs, t.iter->refs + item.input_start);
+      NextIterationLocked(t, &value, ready);
+      --t.iter->outstanding_ops;
+    } else {
+      ForwardLocked(t, item, in, live, ready);
+    }
   }
+}
+
+void LoopStep::NextIterationLocked(const TaggedNode& t, Tensor* value,
+                                   ReadyList<TaggedNode>* ready) {
+  FrameState* const frame = t.frame;
+  IterState* next = nullptr;
+  if (t.iter->iter_num < frame->iteration_count) {
+    next = frame->Iteration(t.iter->iter_num + 1);
+  } else if (frame->num_outstanding_iterations < frame->max_parallel) {
+    next = IncrementIteration(frame, ready);
+  } else {
+    Entry held;
+    held.tensor = std::move(*value);
+    frame->next_iter_roots.emplace_back(t.id, std::move(held));
+    return;
+  }
+  next->outstanding_ops +=
+      ActivateNodes(items()[t.id], /*node_dead=*/false, frame, next,
+                    ForwardedOutputs{value, 0, nullptr}, ready);
 }
 
 template <typename Outs>
@@ -1298,7 +1336,7 @@ void LoopStep::ActivateAndRetire(const TaggedNode& t, bool node_dead,
     const size_t from = ready->size();
     t.iter->outstanding_ops +=
         ActivateNodes(item, node_dead, t.frame, t.iter, outs, ready) - 1;
-    RunReadyLocked(t.frame, t.iter, from, ready);
+    RunReadyLocked(t.frame, from, ready);
     frame_done = CleanupIterations(t.frame, t.iter, ready);
   }
   if (frame_done) DeleteFrame(t.frame, ready);
@@ -1473,7 +1511,7 @@ void LoopStep::Propagate(const TaggedNode& t, bool node_dead, Entries* outs,
         const size_t from = ready->size();
         next->outstanding_ops +=
             ActivateNodes(item, false, frame, next, outs, ready);
-        RunReadyLocked(frame, next, from, ready);
+        RunReadyLocked(frame, from, ready);
       }
     }
     --it->outstanding_ops;

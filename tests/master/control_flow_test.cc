@@ -326,6 +326,39 @@ TEST_CASE("traced steps run loops and conditionals as untraced ones do") {
   (void)(*session)->Close();
 }
 
+TEST_CASE("a long chain of Identities after a Switch runs") {
+  // The executor runs forwarded nodes that become ready one after another
+  // under one lock; a chain this long must not make that recursive (it
+  // would overflow the thread's stack).
+  constexpr int kChain = 200000;
+  G g;
+  g.Placeholder("pred", DT_BOOL);
+  g.Placeholder("x", DT_FLOAT);
+  g.Add("switch", "Switch", {"x", "pred"}, DT_FLOAT);
+  std::string prev = "switch:1";
+  for (int i = 0; i < kChain; ++i) {
+    const std::string name = absl::StrCat("id", i);
+    g.Add(name, "Identity", {prev}, DT_FLOAT);
+    prev = name;
+  }
+  SessionOptions options;
+  // Unoptimized: the optimizer would drop the Identities.
+  options.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_disable_meta_optimizer(true);
+  auto session = LocalSession::Create(options);
+  REQUIRE(session.ok());
+  REQUIRE((*session)->Extend(g.def()).ok());
+  std::vector<Tensor> out;
+  REQUIRE((*session)
+              ->Run({{"pred", Tensor::Scalar<bool>(true)},
+                     {"x", Tensor::Scalar<float>(2.5f)}},
+                    {prev}, {}, &out)
+              .ok());
+  CHECK(out.at(0).scalar<float>() == 2.5f);
+  (void)(*session)->Close();
+}
+
 TEST_CASE("malformed loops are clear errors, not hangs") {
   SECTION("an Exit outside any loop") {
     G g;
