@@ -86,6 +86,11 @@ class GrpcWorkerService {
   // service must outlive the server built.
   void RegisterWith(grpc::ServerBuilder* builder);
 
+  // Ends the push streams (PushTensors) peers hold open here, and refuses
+  // new ones: call before the server's Shutdown, which would otherwise
+  // wait its whole grace period for them.
+  void EndPushStreams();
+
   // The bulk server, or null when there is none. For tests and logs.
   const BulkServer* bulk_server() const;
 

@@ -73,6 +73,13 @@ class Rendezvous {
   struct Args {
     // When set, a pending receive ends with Cancelled once it is cancelled.
     CancellationManager* cancellation_manager = nullptr;
+    // Send only: the tensor is a fetch that the sending process itself
+    // hands to its client, whatever task the key's destination names. A
+    // rendezvous that pushes tensors to their receiving task (the push
+    // path, rendezvous/remote_rendezvous.h) keeps these local. True unless
+    // a _Send says otherwise, so that sends of the worker's own (feeds,
+    // tests) are never pushed.
+    bool client_terminated = true;
   };
 
   // Called exactly once with the tensor (sharing the sender's buffer) or the
