@@ -170,8 +170,10 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
       key.src().TaskName(), std::move(done));
   // A task known to push nothing (a TensorFlow worker) is only fetched
   // from, without a look at the inbox.
-  const bool may_push =
-      pusher_ != nullptr && pusher_->MayPushFrom(pending->task);
+  // Only the _Recv of a graph edge between tasks: its _Send is the one
+  // that pushes.
+  const bool may_push = pusher_ != nullptr && !args.client_terminated &&
+                        pusher_->MayPushFrom(pending->task);
 
   // Registered before the fetch starts, so that a cancellation can never
   // fall between the two and be missed.

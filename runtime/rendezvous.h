@@ -73,12 +73,11 @@ class Rendezvous {
   struct Args {
     // When set, a pending receive ends with Cancelled once it is cancelled.
     CancellationManager* cancellation_manager = nullptr;
-    // Send only: the tensor is a fetch that the sending process itself
-    // hands to its client, whatever task the key's destination names. A
-    // rendezvous that pushes tensors to their receiving task (the push
-    // path, rendezvous/remote_rendezvous.h) keeps these local. True unless
-    // a _Send says otherwise, so that sends of the worker's own (feeds,
-    // tests) are never pushed.
+    // False only for the _Send and _Recv of a graph edge between two tasks
+    // (their client_terminated attr): only those take the push path
+    // (rendezvous/remote_rendezvous.h). True for everything else that
+    // sends or receives (a fetch the worker hands its client, feeds,
+    // collectives, eager sends, tests), which keeps RecvTensor.
     bool client_terminated = true;
   };
 

@@ -100,6 +100,12 @@ RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
     int64_t step_id, const Rendezvous::ParsedKey& key, const Tensor& value,
     bool is_dead) {
   if (!abort_step_) return Outcome::kNotPushed;
+  // A traced step's transfers go by RecvTensor, which the trace records
+  // (as TensorFlow's does); its receiver then takes them from the fetch.
+  if (TracedSteps::Active() &&
+      TracedSteps::Find(step_id, key.src().TaskName()) != nullptr) {
+    return Outcome::kNotPushed;
+  }
   WorkerInterface* worker = cache_->GetWorker(key.dst().TaskName());
   if (worker == nullptr || worker->IsLocal()) return Outcome::kNotPushed;
   const bool with_bytes =

@@ -84,6 +84,11 @@ class RecvOp : public AsyncOpKernel {
     set_expensive(false);
     absl::Status s = keys_.Init(*ctx);
     if (!s.ok()) ctx->SetStatus(std::move(s));
+    // The receiving end of a graph edge between tasks: its _Send may push.
+    bool client_terminated = false;
+    if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
+      client_terminated_ = client_terminated;
+    }
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -95,6 +100,7 @@ class RecvOp : public AsyncOpKernel {
     const Rendezvous::ParsedKey& key = keys_.For(*ctx, &scratch);
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
+    args.client_terminated = client_terminated_;
     ctx->rendezvous()->RecvAsync(
         key, args,
         [ctx, done = std::move(done), want = output_type(0)](
@@ -116,6 +122,7 @@ class RecvOp : public AsyncOpKernel {
 
  private:
   KeyMaker keys_;
+  bool client_terminated_ = true;
 };
 
 }  // namespace

@@ -490,9 +490,10 @@ Rendezvous::ParsedKey OutgoingKey(const std::string& name) {
       .value();
 }
 
-Rendezvous::Args PushableSend() {
+// What the _Send and _Recv of a graph edge between tasks pass.
+Rendezvous::Args EdgeArgs() {
   Rendezvous::Args args;
-  args.client_terminated = false;  // what a _Send to another task says
+  args.client_terminated = false;
   return args;
 }
 
@@ -506,7 +507,7 @@ TEST_CASE("Push path: a tensor pushed before its receive is taken without a "
   r.DeliverPushed(kRemoteTask, key.FullKey(), t, false, /*pull=*/false);
   CHECK(r.NumHeldPushes() == 1);
   RecvResult got;
-  r.RecvAsync(key, {}, got.Callback());
+  r.RecvAsync(key, EdgeArgs(), got.Callback());
   REQUIRE(got.done.HasBeenNotified());
   REQUIRE_OK(got.status);
   CHECK(got.value.SharesBufferWith(t));
@@ -522,7 +523,7 @@ TEST_CASE("Push path: once a task pushed in the step, a receive from it "
   r.DeliverPushed(kRemoteTask, RemoteKey("first").FullKey(),
                   Tensor::Scalar<float>(1), false, false);
   RecvResult got;
-  r.RecvAsync(RemoteKey("second"), {}, got.Callback());
+  r.RecvAsync(RemoteKey("second"), EdgeArgs(), got.Callback());
   CHECK_FALSE(got.done.HasBeenNotified());
   CHECK(fetcher.NumFetches() == 0);
   r.DeliverPushed(kRemoteTask, RemoteKey("second").FullKey(),
@@ -533,7 +534,7 @@ TEST_CASE("Push path: once a task pushed in the step, a receive from it "
   CHECK(fetcher.NumFetches() == 0);
   // A dead tensor pushed travels as dead.
   RecvResult dead;
-  r.RecvAsync(RemoteKey("dead"), {}, dead.Callback());
+  r.RecvAsync(RemoteKey("dead"), EdgeArgs(), dead.Callback());
   r.DeliverPushed(kRemoteTask, RemoteKey("dead").FullKey(), Tensor(), true,
                   false);
   REQUIRE(dead.Wait());
@@ -541,13 +542,13 @@ TEST_CASE("Push path: once a task pushed in the step, a receive from it "
   CHECK(dead.is_dead);
 }
 
-TEST_CASE("Push path: a receive before the task's first push also fetches; "
+TEST_CASE("Push path: a receive before the task's first push also fetches, and "
           "the push wins and cancels the fetch") {
   FakeFetcher fetcher;
   FakePusher pusher;
   RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
   CountingRecv got;
-  r.RecvAsync(RemoteKey("race"), {}, got.Callback());
+  r.RecvAsync(RemoteKey("race"), EdgeArgs(), got.Callback());
   auto fetch = fetcher.WaitFetch(0);
   CHECK(got.Calls() == 0);
   r.DeliverPushed(kRemoteTask, RemoteKey("race").FullKey(),
@@ -567,7 +568,7 @@ TEST_CASE("Push path: when the fetch wins the race, nothing stays waiting") {
   FakePusher pusher;
   RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
   RecvResult got;
-  r.RecvAsync(RemoteKey("pulled"), {}, got.Callback());
+  r.RecvAsync(RemoteKey("pulled"), EdgeArgs(), got.Callback());
   fetcher.WaitFetch(0)->Complete(absl::OkStatus(), Tensor::Scalar<float>(8));
   REQUIRE(got.Wait());
   REQUIRE_OK(got.status);
@@ -587,7 +588,7 @@ TEST_CASE("Push path: an announced key is fetched, before or after its "
   r.DeliverPushed(kRemoteTask, RemoteKey("big1").FullKey(), Tensor(), false,
                   /*pull=*/true);
   RecvResult first;
-  r.RecvAsync(RemoteKey("big1"), {}, first.Callback());
+  r.RecvAsync(RemoteKey("big1"), EdgeArgs(), first.Callback());
   auto fetch1 = fetcher.WaitFetch(0);
   CHECK(fetch1->key == RemoteKey("big1").FullKey());
   fetch1->Complete(absl::OkStatus(), Tensor::Scalar<float>(1));
@@ -595,7 +596,7 @@ TEST_CASE("Push path: an announced key is fetched, before or after its "
   REQUIRE_OK(first.status);
   // Receive first (the task pushes in this step: no fetch until announced).
   RecvResult second;
-  r.RecvAsync(RemoteKey("big2"), {}, second.Callback());
+  r.RecvAsync(RemoteKey("big2"), EdgeArgs(), second.Callback());
   CHECK(fetcher.NumFetches() == 1);
   r.DeliverPushed(kRemoteTask, RemoteKey("big2").FullKey(), Tensor(), false,
                   /*pull=*/true);
@@ -615,7 +616,7 @@ TEST_CASE("Push path: abort drops held pushes, fails waiting receives and "
   r.DeliverPushed(kRemoteTask, RemoteKey("held").FullKey(),
                   Tensor::Scalar<float>(1), false, false);
   RecvResult waiting;
-  r.RecvAsync(RemoteKey("waiting"), {}, waiting.Callback());
+  r.RecvAsync(RemoteKey("waiting"), EdgeArgs(), waiting.Callback());
   CHECK(r.NumHeldPushes() == 1);
   r.StartAbort(absl::AbortedError("step failed"));
   REQUIRE(waiting.Wait());
@@ -625,7 +626,7 @@ TEST_CASE("Push path: abort drops held pushes, fails waiting receives and "
                   Tensor::Scalar<float>(2), false, false);
   CHECK(r.NumHeldPushes() == 0);
   RecvResult after;
-  r.RecvAsync(RemoteKey("late"), {}, after.Callback());
+  r.RecvAsync(RemoteKey("late"), EdgeArgs(), after.Callback());
   REQUIRE(after.Wait());
   CHECK_THAT(after.status, StatusIs(absl::StatusCode::kAborted));
 }
@@ -638,7 +639,7 @@ TEST_CASE("Push path: cancelling a receive that waits for a push ends it "
   r.DeliverPushed(kRemoteTask, RemoteKey("x").FullKey(),
                   Tensor::Scalar<float>(1), false, false);
   CancellationManager cm;
-  Rendezvous::Args args;
+  Rendezvous::Args args = EdgeArgs();
   args.cancellation_manager = &cm;
   CountingRecv cancelled;
   r.RecvAsync(RemoteKey("y"), args, cancelled.Callback());
@@ -661,7 +662,7 @@ TEST_CASE("Push path: a lost push stream aborts the steps its task pushed "
   pushed_in.DeliverPushed(kRemoteTask, RemoteKey("a").FullKey(),
                           Tensor::Scalar<float>(1), false, false);
   RecvResult waiting;
-  pushed_in.RecvAsync(RemoteKey("b"), {}, waiting.Callback());
+  pushed_in.RecvAsync(RemoteKey("b"), EdgeArgs(), waiting.Callback());
   const absl::Status why = absl::UnavailableError("connection reset");
   pushed_in.PushStreamLost(kRemoteTask, why);
   not_pushed_in.PushStreamLost(kRemoteTask, why);
@@ -682,7 +683,7 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   FakePusher pusher;
   RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
   // Pushed: nothing kept here, a RecvTensor for it would wait.
-  REQUIRE_OK(r.Send(OutgoingKey("small"), PushableSend(),
+  REQUIRE_OK(r.Send(OutgoingKey("small"), EdgeArgs(),
                     Tensor::Scalar<float>(1), false));
   REQUIRE(pusher.pushed().size() == 1);
   CHECK(pusher.pushed()[0].step_id == kStep);
@@ -692,7 +693,7 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   CHECK_FALSE(served.done.HasBeenNotified());
   // Announced: kept for the receiver's fetch.
   pusher.outcome = RemoteTensorPusher::Outcome::kAnnounced;
-  REQUIRE_OK(r.Send(OutgoingKey("big"), PushableSend(),
+  REQUIRE_OK(r.Send(OutgoingKey("big"), EdgeArgs(),
                     Tensor::Scalar<float>(2), false));
   RecvResult big;
   r.RecvLocalAsync(OutgoingKey("big"), {}, big.Callback());
@@ -708,7 +709,7 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   REQUIRE(fetch.done.HasBeenNotified());
   // A peer that takes no pushes: kept here.
   pusher.outcome = RemoteTensorPusher::Outcome::kNotPushed;
-  REQUIRE_OK(r.Send(OutgoingKey("tf"), PushableSend(), Tensor::Scalar<float>(4),
+  REQUIRE_OK(r.Send(OutgoingKey("tf"), EdgeArgs(), Tensor::Scalar<float>(4),
                     false));
   RecvResult tf;
   r.RecvLocalAsync(OutgoingKey("tf"), {}, tf.Callback());
@@ -718,13 +719,30 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   REQUIRE(served.Wait());
 }
 
+TEST_CASE("Push path: a receive that is not a graph edge's (a collective's) "
+          "is fetched even from a task that pushes") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  r.DeliverPushed(kRemoteTask, RemoteKey("edge").FullKey(),
+                  Tensor::Scalar<float>(1), false, false);
+  RecvResult got;
+  r.RecvAsync(RemoteKey("ring"), {}, got.Callback());
+  auto fetch = fetcher.WaitFetch(0);
+  CHECK(fetch->key == RemoteKey("ring").FullKey());
+  fetch->Complete(absl::OkStatus(), Tensor::Scalar<float>(2));
+  REQUIRE(got.Wait());
+  REQUIRE_OK(got.status);
+  CHECK(got.value.scalar<float>() == 2.0f);
+}
+
 TEST_CASE("Push path: a task known to push nothing is only fetched from") {
   FakeFetcher fetcher;
   FakePusher pusher;
   pusher.may_push = false;
   RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
   RecvResult got;
-  r.RecvAsync(RemoteKey("tf"), {}, got.Callback());
+  r.RecvAsync(RemoteKey("tf"), EdgeArgs(), got.Callback());
   fetcher.WaitFetch(0)->Complete(absl::OkStatus(), Tensor::Scalar<float>(1));
   REQUIRE(got.Wait());
   REQUIRE_OK(got.status);

@@ -9,8 +9,11 @@ condition on task 0 and the body's add on task 1 ("two tasks": every
 iteration sends the counter to task 1 and back, and task 1 follows the loop
 through its control loop). Each setting runs on a cluster of two TensorFlow
 servers (tf.distribute.Server, one process per task), then on two dfx
-servers (`dfx cluster up`); the figure is the best of --repeats steps of
---iters iterations, divided by --iters.
+servers (`dfx cluster up`), and on two dfx servers with the push path off
+(`--no-push`: every cross-task tensor asked for with RecvTensor, as
+TensorFlow's workers do); the three clusters run side by side and their
+steps alternate, so the machine's load weighs on each alike. The figure is
+the best of --repeats steps of --iters iterations, divided by --iters.
 
     $(tools/tf_env) tools/bench/loop_vs_tf.py --dfx build/bin/dfx
 """
@@ -50,18 +53,29 @@ def build_loop(body_device):
         control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
 
 
-def per_iteration(target, body_device, iters, repeats):
+def per_iteration(targets, body_device, iters, repeats):
+    """Best µs per iteration on each target, the steps interleaved (one
+    step on each target in turn, --repeats rounds), so that a machine whose
+    load changes during the run charges every target alike."""
     graph, n, result = build_loop(body_device)
-    with tf1.Session(target, graph=graph) as sess:
-        assert sess.run(result, {n: 10}) == 10
-        sess.run(result, {n: iters})  # warm-up at full length
-        best = float("inf")
+    sessions = {}
+    try:
+        for name, target in targets.items():
+            sess = tf1.Session(target, graph=graph)
+            sessions[name] = sess
+            assert sess.run(result, {n: 10}) == 10
+            sess.run(result, {n: iters})  # warm-up at full length
+        best = {name: float("inf") for name in targets}
         for _ in range(repeats):
-            start = time.perf_counter()
-            got = sess.run(result, {n: iters})
-            best = min(best, time.perf_counter() - start)
-            assert got == iters, got
-    return best / iters * 1e6
+            for name, sess in sessions.items():
+                start = time.perf_counter()
+                got = sess.run(result, {n: iters})
+                best[name] = min(best[name], time.perf_counter() - start)
+                assert got == iters, (name, got)
+    finally:
+        for sess in sessions.values():
+            sess.close()
+    return {name: b / iters * 1e6 for name, b in best.items()}
 
 
 def main():
@@ -72,25 +86,36 @@ def main():
     args = p.parse_args()
     settings = (("one task", "/job:worker/task:0"),
                 ("two tasks", "/job:worker/task:1"))
+    # TensorFlow's servers; dfx's; dfx's with the push path off (every
+    # cross-task tensor asked for with RecvTensor, as TensorFlow does).
+    starts = (("tf", start_tf_cluster),
+              ("dfx", lambda w: start_dfx_cluster(args.dfx, w)),
+              ("dfx-pull",
+               lambda w: start_dfx_cluster(args.dfx, w, push=False)))
+    stops = []
+    targets = {}
     results = {}
-    for name, start in (("tf", start_tf_cluster),
-                        ("dfx", lambda w: start_dfx_cluster(args.dfx, w))):
-        cluster, stop = start(2)
-        try:
-            target = f"grpc://{cluster['worker'][0]}"
-            for setting, device in settings:
-                results[(name, setting)] = per_iteration(
-                    target, device, args.iters, args.repeats)
-        finally:
+    try:
+        for name, start in starts:
+            cluster, stop = start(2)
+            stops.append(stop)
+            targets[name] = f"grpc://{cluster['worker'][0]}"
+        for setting, device in settings:
+            results[setting] = per_iteration(targets, device, args.iters,
+                                             args.repeats)
+    finally:
+        for stop in stops:
             stop()
-    print(f"# {args.iters} iterations per step, best of {args.repeats}")
+    print(f"# {args.iters} iterations per step, best of {args.repeats} "
+          "(steps interleaved)")
     print("| setting | TensorFlow µs/iteration | dfx µs/iteration "
-          "| dfx / TF |")
-    print("|---|---|---|---|")
+          "| dfx / TF | dfx --no-push µs/iteration | --no-push / TF |")
+    print("|---|---|---|---|---|---|")
     for setting, _ in settings:
-        t = results[("tf", setting)]
-        d = results[("dfx", setting)]
-        print(f"| {setting} | {t:.2f} | {d:.2f} | {d / t:.2f} |")
+        r = results[setting]
+        t, d, pull = r["tf"], r["dfx"], r["dfx-pull"]
+        print(f"| {setting} | {t:.2f} | {d:.2f} | {d / t:.2f} "
+              f"| {pull:.2f} | {pull / t:.2f} |")
 
 
 if __name__ == "__main__":
