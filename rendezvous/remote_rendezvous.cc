@@ -137,12 +137,43 @@ absl::Status RemoteRendezvous::Send(const ParsedKey& key, const Args& args,
         "cannot send tensor '", key.FullKey(), "' in task ", local_task_,
         ": its source device ", key.src_device(), " is in task ", src_task));
   }
-  if (pusher_ != nullptr && !args.client_terminated &&
-      key.dst().TaskName() != local_task_) {
-    // Announced tensors stay here for the receiver's fetch.
-    if (pusher_->Push(step_id_, key, value, is_dead) ==
-        RemoteTensorPusher::Outcome::kPushed) {
-      return absl::OkStatus();
+  if (pusher_ != nullptr && !args.client_terminated) {
+    std::string dst_task = key.dst().TaskName();
+    if (dst_task != local_task_) {
+      // Whether this step pushes to `dst_task` is decided by its first
+      // send there and holds for the whole step: a receiver that got one
+      // push of the step waits for every later tensor from here in its
+      // inbox, so none may be left here instead (a stream that comes up in
+      // the middle of a step serves the next one).
+      RemoteTensorPusher::Outcome outcome;
+      {
+        absl::MutexLock lock(&push_mu_);
+        auto it = push_to_.find(dst_task);
+        if (it != push_to_.end() && !it->second) {
+          return local_.Send(key, args, value, is_dead);
+        }
+        if (it == push_to_.end()) {
+          outcome = pusher_->Push(step_id_, key, value, is_dead);
+          push_to_.emplace(std::move(dst_task),
+                           outcome != RemoteTensorPusher::Outcome::kNotPushed);
+          if (outcome == RemoteTensorPusher::Outcome::kPushed) {
+            return absl::OkStatus();
+          }
+          return local_.Send(key, args, value, is_dead);
+        }
+      }
+      outcome = pusher_->Push(step_id_, key, value, is_dead);
+      if (outcome == RemoteTensorPusher::Outcome::kNotPushed) {
+        // The stream broke in the middle of the step (which its end aborts
+        // too): the receiver may wait for this push.
+        return absl::UnavailableError(absl::StrCat(
+            "cannot push tensor '", key.FullKey(), "' of step ", step_id_,
+            " to task ", key.dst().TaskName(),
+            ": its push stream ended during the step"));
+      }
+      if (outcome == RemoteTensorPusher::Outcome::kPushed) {
+        return absl::OkStatus();
+      }
     }
   }
   return local_.Send(key, args, value, is_dead);

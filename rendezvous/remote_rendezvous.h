@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "rendezvous/local_rendezvous.h"
 #include "runtime/rendezvous.h"
 
@@ -63,7 +65,9 @@ class RemoteTensorPusher {
 //
 // The push path, with a pusher: a Send whose key names a device of another
 // task as its destination (and that is not client-terminated) goes to the
-// pusher; what it pushed goes nowhere here. The receiving side takes pushed
+// pusher; what it pushed goes nowhere here. Whether the step pushes to a
+// task at all is decided by its first send there and kept for the step;
+// a push that fails later in a step that pushes is Unavailable. The receiving side takes pushed
 // tensors with DeliverPushed into an inbox of this step; a RecvAsync of a
 // key from another task takes it from there, or waits there when that task
 // has pushed in this step already (every later send of it to here is
@@ -127,6 +131,10 @@ class RemoteRendezvous : public Rendezvous {
   const std::string local_task_;
   RemoteTensorFetcher* const fetcher_;
   RemoteTensorPusher* const pusher_;
+  // Per receiving task: whether this step pushes to it (decided by the
+  // step's first send there).
+  absl::Mutex push_mu_;
+  absl::flat_hash_map<std::string, bool> push_to_ ABSL_GUARDED_BY(push_mu_);
   LocalRendezvous local_;
   // The abort status and the fetches in flight. Shared with the fetches'
   // callbacks and the cancellation callbacks, which may run after this

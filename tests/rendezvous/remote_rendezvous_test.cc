@@ -707,16 +707,31 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   RecvResult fetch;
   r.RecvLocalAsync(OutgoingKey("fetch"), {}, fetch.Callback());
   REQUIRE(fetch.done.HasBeenNotified());
-  // A peer that takes no pushes: kept here.
+  // The stream to the task ends in the middle of a step that pushes there:
+  // the receiver may wait for this push, so the send fails.
   pusher.outcome = RemoteTensorPusher::Outcome::kNotPushed;
-  REQUIRE_OK(r.Send(OutgoingKey("tf"), EdgeArgs(), Tensor::Scalar<float>(4),
-                    false));
-  RecvResult tf;
-  r.RecvLocalAsync(OutgoingKey("tf"), {}, tf.Callback());
-  REQUIRE(tf.done.HasBeenNotified());
-  CHECK(tf.value.scalar<float>() == 4.0f);
+  CHECK_THAT(r.Send(OutgoingKey("broken"), EdgeArgs(),
+                    Tensor::Scalar<float>(4), false),
+             StatusIs(absl::StatusCode::kUnavailable, "push stream"));
   r.StartAbort(absl::CancelledError("test over"));
   REQUIRE(served.Wait());
+
+  // A step whose first send to the task found no stream (a TensorFlow
+  // peer, or a stream still opening) keeps every tensor for it here, even
+  // once the stream is up.
+  RemoteRendezvous next(kStep + 1, kLocalTask, &fetcher, &pusher);
+  REQUIRE_OK(next.Send(OutgoingKey("first"), EdgeArgs(),
+                       Tensor::Scalar<float>(5), false));
+  pusher.outcome = RemoteTensorPusher::Outcome::kPushed;
+  REQUIRE_OK(next.Send(OutgoingKey("second"), EdgeArgs(),
+                       Tensor::Scalar<float>(6), false));
+  CHECK(pusher.pushed().size() == 4);  // small, big, broken, first
+  for (const char* name : {"first", "second"}) {
+    RecvResult kept;
+    next.RecvLocalAsync(OutgoingKey(name), {}, kept.Callback());
+    REQUIRE(kept.done.HasBeenNotified());
+    REQUIRE_OK(kept.status);
+  }
 }
 
 TEST_CASE("Push path: a receive that is not a graph edge's (a collective's) "
