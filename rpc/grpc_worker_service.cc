@@ -3,21 +3,25 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "graph/device_name.h"
 #include "graph/types.h"
 #include "grpcpp/support/server_callback.h"
 #include "proto/dfx_worker_service.grpc.pb.h"
 #include "proto/dfx_worker_service.pb.h"
 #include "proto/worker_service.grpc.pb.h"
+#include "rendezvous/remote_rendezvous.h"
 #include "rpc/grpc_collective.h"
 #include "rpc/grpc_util.h"
 #include "rpc/held_tensors.h"
@@ -25,10 +29,6 @@
 #include "rpc/request_gate.h"
 #include "rpc/tensor_coding.h"
 #include "rpc/tensor_push.h"
-#include "graph/device_name.h"
-#include "rendezvous/remote_rendezvous.h"
-#include <deque>
-#include "absl/container/flat_hash_set.h"
 
 namespace dfx {
 namespace {

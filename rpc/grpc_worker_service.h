@@ -48,6 +48,11 @@ namespace dfx {
 // let it go once every byte was fetched either way, or at CleanupGraph of
 // its step or CleanupAll.
 //
+// Push: /dfx.WorkerService/PushTensors (rpc/tensor_push.h) takes the
+// tensors a dfx peer pushes into the steps' rendezvous of the worker's
+// RendezvousMgr, after the auth token check; see the reactor in the .cc
+// for what a stream's end aborts.
+//
 // Thread-safe.
 class GrpcWorkerService {
  public:

@@ -33,7 +33,7 @@ constexpr size_t kRememberedSteps = 256;
 class TensorPushClient::Stream
     : public grpc::ClientWriteReactor<PushTensorsRequest> {
  public:
-  Stream(TensorPushClient* owner) : owner_(owner) {}
+  explicit Stream(TensorPushClient* owner) : owner_(owner) {}
 
   void Start(WorkerService::Stub* stub, const std::string& local_task) {
     context_.AddMetadata(kPushTaskMetadata, local_task);
