@@ -87,7 +87,11 @@ class StepRendezvous : public Rendezvous {
 
   absl::Status Send(const ParsedKey& key, const Args& args,
                     const Tensor& value, bool is_dead) override {
-    return shared_->Send(key, args, value, is_dead);
+    // Never pushed: the receiving task's eager step fetches it from the
+    // worker's rendezvous here (RecvTensor), not from its own inbox.
+    Args kept = args;
+    kept.client_terminated = true;
+    return shared_->Send(key, kept, value, is_dead);
   }
   void RecvAsync(const ParsedKey& key, const Args& args,
                  DoneCallback done) override {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "graph/device_name.h"
@@ -24,19 +25,20 @@ std::string CanonicalTask(std::string task) {
 
 }  // namespace
 
-// One receive served by a fetch. Whoever first takes `done` (the fetch's
-// completion, the cancellation callback, StartAbort) decides the outcome;
-// the others find it taken and do nothing.
+// One receive of a key from another task, served by a fetch or a push.
+// Whoever first takes `done` (the fetch's completion, the push, the
+// cancellation callback, StartAbort) decides the outcome; the others find
+// it taken and do nothing.
 struct RemoteRendezvous::Pending {
-  Pending(int64_t id, std::string key, std::string task, DoneCallback done)
-      : id(id),
-        key(std::move(key)),
-        task(std::move(task)),
-        done(std::move(done)) {}
+  Pending(int64_t id, const ParsedKey& key, std::string task,
+          DoneCallback done)
+      : id(id), parsed(key), task(std::move(task)), done(std::move(done)) {}
+
+  const std::string& key() const { return parsed.FullKey(); }
 
   const int64_t id;
-  const std::string key;
-  const std::string task;  // where the tensor is fetched from
+  const ParsedKey parsed;
+  const std::string task;  // where the tensor comes from
   // Set before the Pending is shared with any other thread.
   CancellationManager* cm = nullptr;
   CancellationToken token = -1;
@@ -46,8 +48,8 @@ struct RemoteRendezvous::Pending {
   DoneCallback done ABSL_GUARDED_BY(mu);
   // The fetch's Cancel once FetchAsync has returned it.
   RemoteTensorFetcher::Cancel cancel ABSL_GUARDED_BY(mu);
-  // Finished by abort or cancellation: a Cancel that arrives later must
-  // still be called.
+  // Finished by abort, cancellation or a push: a Cancel that arrives later
+  // must still be called.
   bool cancel_wanted ABSL_GUARDED_BY(mu) = false;
 };
 
@@ -71,6 +73,11 @@ struct RemoteRendezvous::Fetches {
     {
       absl::MutexLock lock(&mu);
       in_flight.erase(p->id);
+      // A receive that waited in the inbox and was answered otherwise.
+      if (!inbox.empty()) {
+        auto it = inbox.find(p->key());
+        if (it != inbox.end() && it->second.waiter == p) inbox.erase(it);
+      }
     }
     // Never waits: this may run inside the manager's own callback. The
     // manager is still alive: its owner keeps it until `done` has run.
@@ -81,18 +88,36 @@ struct RemoteRendezvous::Fetches {
     done(status, value, is_dead);
   }
 
+  // A key of the inbox holds a pushed tensor, a pushed key whose tensor
+  // must be fetched, or the receive waiting for its push.
+  struct InboxEntry {
+    enum class Kind { kValue, kPull, kWaiter };
+    Kind kind = Kind::kValue;
+    Tensor value;
+    bool is_dead = false;
+    std::shared_ptr<Pending> waiter;
+    // kWaiter: its fetch is started (the race with a push, or a kPull).
+    bool fetching = false;
+  };
+
   std::atomic<int64_t> next_id{0};
   absl::Mutex mu;
   absl::Status abort_status ABSL_GUARDED_BY(mu);
+  // Every receive from another task not finished yet.
   absl::flat_hash_map<int64_t, std::shared_ptr<Pending>> in_flight
       ABSL_GUARDED_BY(mu);
+  absl::flat_hash_map<std::string, InboxEntry> inbox ABSL_GUARDED_BY(mu);
+  // Tasks that pushed in this step.
+  absl::flat_hash_set<std::string> pushing_tasks ABSL_GUARDED_BY(mu);
 };
 
 RemoteRendezvous::RemoteRendezvous(int64_t step_id, std::string local_task,
-                                   RemoteTensorFetcher* fetcher)
+                                   RemoteTensorFetcher* fetcher,
+                                   RemoteTensorPusher* pusher)
     : step_id_(step_id),
       local_task_(CanonicalTask(std::move(local_task))),
       fetcher_(fetcher),
+      pusher_(pusher),
       fetches_(std::make_shared<Fetches>()) {}
 
 RemoteRendezvous::~RemoteRendezvous() {
@@ -111,6 +136,45 @@ absl::Status RemoteRendezvous::Send(const ParsedKey& key, const Args& args,
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot send tensor '", key.FullKey(), "' in task ", local_task_,
         ": its source device ", key.src_device(), " is in task ", src_task));
+  }
+  if (pusher_ != nullptr && !args.client_terminated) {
+    std::string dst_task = key.dst().TaskName();
+    if (dst_task != local_task_) {
+      // Whether this step pushes to `dst_task` is decided by its first
+      // send there and holds for the whole step: a receiver that got one
+      // push of the step waits for every later tensor from here in its
+      // inbox, so none may be left here instead (a stream that comes up in
+      // the middle of a step serves the next one).
+      RemoteTensorPusher::Outcome outcome;
+      {
+        absl::MutexLock lock(&push_mu_);
+        auto it = push_to_.find(dst_task);
+        if (it != push_to_.end() && !it->second) {
+          return local_.Send(key, args, value, is_dead);
+        }
+        if (it == push_to_.end()) {
+          outcome = pusher_->Push(step_id_, key, value, is_dead);
+          push_to_.emplace(std::move(dst_task),
+                           outcome != RemoteTensorPusher::Outcome::kNotPushed);
+          if (outcome == RemoteTensorPusher::Outcome::kPushed) {
+            return absl::OkStatus();
+          }
+          return local_.Send(key, args, value, is_dead);
+        }
+      }
+      outcome = pusher_->Push(step_id_, key, value, is_dead);
+      if (outcome == RemoteTensorPusher::Outcome::kNotPushed) {
+        // The stream broke in the middle of the step (which its end aborts
+        // too): the receiver may wait for this push.
+        return absl::UnavailableError(absl::StrCat(
+            "cannot push tensor '", key.FullKey(), "' of step ", step_id_,
+            " to task ", key.dst().TaskName(),
+            ": its push stream ended during the step"));
+      }
+      if (outcome == RemoteTensorPusher::Outcome::kPushed) {
+        return absl::OkStatus();
+      }
+    }
   }
   return local_.Send(key, args, value, is_dead);
 }
@@ -133,8 +197,14 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
                                    DoneCallback done) {
   std::shared_ptr<Fetches> fetches = fetches_;
   auto pending = std::make_shared<Pending>(
-      fetches->next_id.fetch_add(1, std::memory_order_relaxed), key.FullKey(),
+      fetches->next_id.fetch_add(1, std::memory_order_relaxed), key,
       key.src().TaskName(), std::move(done));
+  // A task known to push nothing (a TensorFlow worker) is only fetched
+  // from, without a look at the inbox.
+  // Only the _Recv of a graph edge between tasks: its _Send is the one
+  // that pushes.
+  const bool may_push = pusher_ != nullptr && !args.client_terminated &&
+                        pusher_->MayPushFrom(pending->task);
 
   // Registered before the fetch starts, so that a cancellation can never
   // fall between the two and be missed.
@@ -146,7 +216,7 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
         cm->RegisterCallback(pending->token, [fetches, pending] {
           fetches->Finish(pending,
                           absl::CancelledError(absl::StrCat(
-                              "receive of '", pending->key, "' from task ",
+                              "receive of '", pending->key(), "' from task ",
                               pending->task, " cancelled")),
                           Tensor(), false, /*cancel_fetch=*/true);
         });
@@ -154,32 +224,82 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
       pending->cm = nullptr;
       fetches->Finish(pending,
                       absl::CancelledError(absl::StrCat(
-                          "receive of '", pending->key, "' from task ",
+                          "receive of '", pending->key(), "' from task ",
                           pending->task, " cancelled before it started")),
                       Tensor(), false, /*cancel_fetch=*/false);
       return;
     }
   }
 
-  absl::Status aborted;
+  enum class Next { kFetch, kWait, kHave, kFail };
+  Next next = Next::kFetch;
+  absl::Status failed;
+  Tensor value;
+  bool is_dead = false;
   {
     absl::MutexLock lock(&fetches->mu);
     if (!fetches->abort_status.ok()) {
-      aborted = fetches->abort_status;
+      failed = fetches->abort_status;
+      next = Next::kFail;
     } else {
       absl::MutexLock pending_lock(&pending->mu);
       // Already cancelled by the manager: start nothing.
       if (pending->finished) return;
-      fetches->in_flight.emplace(pending->id, pending);
+      using Kind = Fetches::InboxEntry::Kind;
+      auto it = may_push ? fetches->inbox.find(pending->key())
+                         : fetches->inbox.end();
+      if (it == fetches->inbox.end()) {
+        fetches->in_flight.emplace(pending->id, pending);
+        if (may_push) {
+          Fetches::InboxEntry& entry = fetches->inbox[pending->key()];
+          entry.kind = Kind::kWaiter;
+          entry.waiter = pending;
+          // A task that pushed in this step pushes (or announces) every
+          // tensor it sends here; otherwise fetch too, and take whichever
+          // answer comes first.
+          if (fetches->pushing_tasks.contains(pending->task)) {
+            next = Next::kWait;
+          } else {
+            entry.fetching = true;
+          }
+        }
+      } else if (it->second.kind == Kind::kValue) {
+        value = std::move(it->second.value);
+        is_dead = it->second.is_dead;
+        fetches->inbox.erase(it);
+        next = Next::kHave;
+      } else if (it->second.kind == Kind::kPull) {
+        fetches->inbox.erase(it);
+        fetches->in_flight.emplace(pending->id, pending);
+      } else {
+        failed = absl::InvalidArgumentError(
+            absl::StrCat("tensor '", pending->key(), "' of step ", step_id_,
+                         " is received twice"));
+        next = Next::kFail;
+      }
     }
   }
-  if (!aborted.ok()) {
-    fetches->Finish(pending, aborted, Tensor(), false, /*cancel_fetch=*/false);
-    return;
+  switch (next) {
+    case Next::kFail:
+      fetches->Finish(pending, failed, Tensor(), false,
+                      /*cancel_fetch=*/false);
+      return;
+    case Next::kHave:
+      fetches->Finish(pending, absl::OkStatus(), value, is_dead,
+                      /*cancel_fetch=*/false);
+      return;
+    case Next::kWait:
+      return;
+    case Next::kFetch:
+      StartFetch(pending);
+      return;
   }
+}
 
+void RemoteRendezvous::StartFetch(const std::shared_ptr<Pending>& pending) {
+  std::shared_ptr<Fetches> fetches = fetches_;
   RemoteTensorFetcher::Cancel cancel = fetcher_->FetchAsync(
-      step_id_, key,
+      step_id_, pending->parsed,
       [fetches, pending](const absl::Status& status, const Tensor& value,
                          bool is_dead) {
         fetches->Finish(pending, status, value, is_dead,
@@ -193,8 +313,69 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
     }
     if (!pending->cancel_wanted) return;  // the fetch itself finished
   }
-  // Aborted or cancelled while FetchAsync was starting the fetch.
+  // Aborted, cancelled or pushed while FetchAsync was starting the fetch.
   if (cancel) cancel();
+}
+
+void RemoteRendezvous::DeliverPushed(const std::string& src_task,
+                                     const std::string& key,
+                                     const Tensor& value, bool is_dead,
+                                     bool pull) {
+  using Kind = Fetches::InboxEntry::Kind;
+  std::shared_ptr<Pending> waiter;
+  bool fetch = false;
+  {
+    absl::MutexLock lock(&fetches_->mu);
+    if (!fetches_->abort_status.ok()) return;  // dropped with the step
+    if (!fetches_->pushing_tasks.contains(src_task)) {
+      fetches_->pushing_tasks.insert(src_task);
+    }
+    auto [it, inserted] = fetches_->inbox.try_emplace(key);
+    Fetches::InboxEntry& entry = it->second;
+    if (inserted) {
+      entry.kind = pull ? Kind::kPull : Kind::kValue;
+      entry.value = value;
+      entry.is_dead = is_dead;
+      return;
+    }
+    if (entry.kind != Kind::kWaiter) return;  // a second push of one key
+    waiter = entry.waiter;
+    if (pull) {
+      // Its fetch is already on its way (a receive that raced).
+      if (entry.fetching) return;
+      entry.fetching = true;
+      fetch = true;
+    } else {
+      fetches_->inbox.erase(it);
+    }
+  }
+  if (fetch) {
+    StartFetch(waiter);
+    return;
+  }
+  fetches_->Finish(waiter, absl::OkStatus(), value, is_dead,
+                   /*cancel_fetch=*/true);
+}
+
+void RemoteRendezvous::PushStreamLost(const std::string& src_task,
+                                      const absl::Status& why) {
+  {
+    absl::MutexLock lock(&fetches_->mu);
+    if (!fetches_->abort_status.ok()) return;
+    if (!fetches_->pushing_tasks.contains(src_task)) return;
+  }
+  StartAbort(absl::UnavailableError(
+      absl::StrCat("the push stream from task ", src_task, " ended in step ",
+                   step_id_, ": ", why.message())));
+}
+
+size_t RemoteRendezvous::NumHeldPushes() const {
+  absl::MutexLock lock(&fetches_->mu);
+  size_t n = 0;
+  for (const auto& [key, entry] : fetches_->inbox) {
+    if (entry.kind != Fetches::InboxEntry::Kind::kWaiter) ++n;
+  }
+  return n;
 }
 
 void RemoteRendezvous::StartAbort(const absl::Status& status) {
@@ -202,12 +383,16 @@ void RemoteRendezvous::StartAbort(const absl::Status& status) {
       status.ok() ? absl::InternalError("rendezvous aborted with OK status")
                   : status;
   absl::flat_hash_map<int64_t, std::shared_ptr<Pending>> in_flight;
+  absl::flat_hash_map<std::string, Fetches::InboxEntry> inbox;
   {
     absl::MutexLock lock(&fetches_->mu);
     if (!fetches_->abort_status.ok()) return;  // the first abort sticks
     fetches_->abort_status = abort_status;
     in_flight.swap(fetches_->in_flight);
+    // Pushed tensors go; the receives waiting there are in in_flight.
+    inbox.swap(fetches_->inbox);
   }
+  inbox.clear();
   local_.StartAbort(abort_status);
   for (auto& [id, pending] : in_flight) {
     fetches_->Finish(pending, abort_status, Tensor(), false,

@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "rendezvous/local_rendezvous.h"
 #include "runtime/rendezvous.h"
 
@@ -33,12 +35,52 @@ class RemoteTensorFetcher {
                             FetchDone done) = 0;
 };
 
-// Thread-safe. Borrows the fetcher, which must outlive it.
+// Pushes tensors to the task that will receive them (the push path), so a
+// _Recv there need not ask for them with a call of its own. Thread-safe.
+class RemoteTensorPusher {
+ public:
+  enum class Outcome {
+    // Nothing sent: the receiving task takes no pushes (not a dfx worker),
+    // or the stream to it is not up. The receiver will fetch the tensor.
+    kNotPushed,
+    // The tensor is on its way; the sender keeps nothing.
+    kPushed,
+    // Only the key went (the tensor is too big or not memcpy-able): the
+    // receiver will fetch the tensor, which the sender must keep.
+    kAnnounced,
+  };
+
+  virtual ~RemoteTensorPusher() = default;
+
+  // Sends `value` (or the key alone, see Outcome) of `key` in step
+  // `step_id` to the task of key.dst_device(). Never blocks.
+  virtual Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
+                       const Tensor& value, bool is_dead) = 0;
+  // False when `task` is known to take no pushes (a TensorFlow worker):
+  // it pushes none either, so a receive from it need not wait for one.
+  virtual bool MayPushFrom(const std::string& task) = 0;
+};
+
+// Thread-safe. Borrows the fetcher (and pusher), which must outlive it.
+//
+// The push path, with a pusher: a Send whose key names a device of another
+// task as its destination (and that is not client-terminated) goes to the
+// pusher; what it pushed goes nowhere here. Whether the step pushes to a
+// task at all is decided by its first send there and kept for the step;
+// a push that fails later in a step that pushes is Unavailable. The receiving side takes pushed
+// tensors with DeliverPushed into an inbox of this step; a RecvAsync of a
+// key from another task takes it from there, or waits there when that task
+// has pushed in this step already (every later send of it to here is
+// pushed or announced too), or otherwise waits there and fetches at once,
+// the first answer winning (a task that just started pushing). Abort and
+// cleanup drop the inbox.
 class RemoteRendezvous : public Rendezvous {
  public:
   // `local_task` is this process's task, "/job:worker/replica:0/task:1".
+  // `pusher` may be null: nothing is pushed, every remote key is fetched.
   RemoteRendezvous(int64_t step_id, std::string local_task,
-                   RemoteTensorFetcher* fetcher);
+                   RemoteTensorFetcher* fetcher,
+                   RemoteTensorPusher* pusher = nullptr);
   // Aborts with Cancelled: pending receives fail and fetches in flight are
   // cancelled. Their results, if they still come, are dropped.
   ~RemoteRendezvous() override;
@@ -57,8 +99,22 @@ class RemoteRendezvous : public Rendezvous {
   // Always the local rendezvous: RecvTensor serves only what was sent here.
   void RecvLocalAsync(const ParsedKey& key, const Args& args,
                       DoneCallback done) override;
-  // Aborts the local rendezvous and cancels every fetch in flight.
+  // Aborts the local rendezvous and cancels every fetch in flight; drops
+  // every pushed tensor not received yet.
   void StartAbort(const absl::Status& status) override;
+
+  // A tensor (or, with `pull`, the key alone) that task `src_task` pushed
+  // to this one. Completes the receive waiting for `key`, or is held until
+  // it comes (or the step ends). From now on, a receive of a key from
+  // `src_task` in this step waits for its push. Dropped after an abort.
+  void DeliverPushed(const std::string& src_task, const std::string& key,
+                     const Tensor& value, bool is_dead, bool pull);
+  // The push stream from `src_task` ended before its sender closed it:
+  // when that task pushed in this step, aborts the step (Unavailable,
+  // with `why`), since what it pushed may be lost.
+  void PushStreamLost(const std::string& src_task, const absl::Status& why);
+  // Pushed tensors held for receives that have not come yet.
+  size_t NumHeldPushes() const;
 
   int64_t step_id() const { return step_id_; }
 
@@ -67,11 +123,18 @@ class RemoteRendezvous : public Rendezvous {
   struct Fetches;
 
   void FetchRemote(const ParsedKey& key, const Args& args, DoneCallback done);
+  // Starts the fetch of a receive already registered in the table.
+  void StartFetch(const std::shared_ptr<Pending>& pending);
 
   const int64_t step_id_;
   // Canonical (DeviceName::TaskName()) spelling, compared with each key's.
   const std::string local_task_;
   RemoteTensorFetcher* const fetcher_;
+  RemoteTensorPusher* const pusher_;
+  // Per receiving task: whether this step pushes to it (decided by the
+  // step's first send there).
+  absl::Mutex push_mu_;
+  absl::flat_hash_map<std::string, bool> push_to_ ABSL_GUARDED_BY(push_mu_);
   LocalRendezvous local_;
   // The abort status and the fetches in flight. Shared with the fetches'
   // callbacks and the cancellation callbacks, which may run after this

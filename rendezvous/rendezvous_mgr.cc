@@ -24,10 +24,36 @@ std::shared_ptr<Rendezvous> RendezvousMgr::Find(int64_t step_id) {
   return slot.rendezvous;
 }
 
+std::shared_ptr<Rendezvous> RendezvousMgr::FindForPush(int64_t step_id) {
+  absl::MutexLock lock(&mu_);
+  if (cleaned_.contains(step_id)) return nullptr;
+  Slot& slot = table_[step_id];
+  if (slot.rendezvous == nullptr) slot.rendezvous = factory_(step_id);
+  slot.last_found = absl::Now();
+  return slot.rendezvous;
+}
+
+std::shared_ptr<Rendezvous> RendezvousMgr::FindIfLive(int64_t step_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = table_.find(step_id);
+  if (it == table_.end()) return nullptr;
+  return it->second.rendezvous;
+}
+
+void RendezvousMgr::RememberCleanupLocked(int64_t step_id) {
+  if (!cleaned_.insert(step_id).second) return;
+  cleaned_order_.push_back(step_id);
+  if (cleaned_order_.size() > kRememberedCleanups) {
+    cleaned_.erase(cleaned_order_.front());
+    cleaned_order_.pop_front();
+  }
+}
+
 void RendezvousMgr::Cleanup(int64_t step_id) {
   std::shared_ptr<Rendezvous> r;
   {
     absl::MutexLock lock(&mu_);
+    RememberCleanupLocked(step_id);
     auto it = table_.find(step_id);
     if (it == table_.end()) return;
     r = std::move(it->second.rendezvous);
@@ -60,6 +86,7 @@ size_t RendezvousMgr::CleanupIdle(absl::Duration idle) {
         ++it;
         continue;
       }
+      RememberCleanupLocked(it->first);
       stale.emplace_back(it->first, std::move(slot.rendezvous));
       table_.erase(it++);
     }

@@ -7,7 +7,10 @@
 #include <functional>
 #include <memory>
 
+#include <deque>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "runtime/rendezvous.h"
@@ -29,6 +32,16 @@ class RendezvousMgr {
   // on this process shares it.
   std::shared_ptr<Rendezvous> Find(int64_t step_id);
 
+  // For a tensor another task pushed to this one: Find, unless the step was
+  // cleaned up here lately (one of the last kRememberedCleanups), when the
+  // push came after the step ended: null then. A step a push creates
+  // before its RunGraph comes waits as any other, and goes with its
+  // CleanupGraph or CleanupIdle.
+  std::shared_ptr<Rendezvous> FindForPush(int64_t step_id);
+  // The step's rendezvous when it exists; never creates one.
+  std::shared_ptr<Rendezvous> FindIfLive(int64_t step_id) const;
+  static constexpr size_t kRememberedCleanups = 4096;
+
   // Aborts the step's rendezvous with Cancelled (pending receives fail,
   // nothing waits forever) and forgets it. Holders of the shared_ptr keep a
   // valid, aborted object. Unknown step ids are ignored.
@@ -49,8 +62,13 @@ class RendezvousMgr {
     std::shared_ptr<Rendezvous> rendezvous;
     absl::Time last_found;
   };
+  void RememberCleanupLocked(int64_t step_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   absl::flat_hash_map<int64_t, Slot> table_ ABSL_GUARDED_BY(mu_);
+  // The steps cleaned up last, oldest first, and the same as a set.
+  std::deque<int64_t> cleaned_order_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<int64_t> cleaned_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dfx

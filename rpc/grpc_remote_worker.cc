@@ -23,6 +23,7 @@
 #include "rpc/grpc_util.h"
 #include "rpc/recv_tensor_call.h"
 #include "rpc/tensor_coding.h"
+#include "rpc/tensor_push.h"
 
 namespace dfx {
 namespace {
@@ -162,10 +163,21 @@ class GrpcRemoteWorker : public WorkerInterface {
  public:
   GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string task,
                    const GrpcRemoteWorkerOptions& options)
-      : shared_(std::make_unique<Shared>(std::move(channel), std::move(task),
-                                         options)) {}
+      : shared_(std::make_unique<Shared>(channel, task, options)),
+        push_(options.push_from_task.empty()
+                  ? nullptr
+                  : std::make_unique<TensorPushClient>(
+                        channel, options.push_from_task, std::move(task))) {}
+
+  bool PushTensor(int64_t step_id, const std::string& key, const Tensor& value,
+                  bool is_dead, bool pull, const PushLost* lost) override {
+    if (push_ == nullptr) return false;
+    return push_->Push(step_id, key, value, is_dead, pull, lost);
+  }
+  bool MayPush() override { return push_ != nullptr && push_->MayPush(); }
 
   void CancelAllCalls() override {
+    if (push_ != nullptr) push_->Shutdown();
     std::vector<std::shared_ptr<grpc::ClientContext>> live;
     {
       absl::MutexLock lock(&shared_->mu);
@@ -315,6 +327,9 @@ class GrpcRemoteWorker : public WorkerInterface {
   }
 
   const std::unique_ptr<Shared> shared_;
+  // Null when this process pushes nothing. Goes first: its destructor
+  // waits for the stream to end.
+  const std::unique_ptr<TensorPushClient> push_;
 };
 
 }  // namespace

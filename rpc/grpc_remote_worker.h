@@ -56,6 +56,11 @@ struct GrpcRemoteWorkerOptions {
   // plain TCP.
   std::shared_ptr<const BulkTls> bulk_tls;
   std::string bulk_tls_host;
+  // The push path (WorkerInterface::PushTensor; rpc/tensor_push.h): this
+  // process's task, "/job:worker/replica:0/task:0", which pushes small
+  // tensors to the worker over one long-lived stream when the worker takes
+  // it. Empty: PushTensor is always false.
+  std::string push_from_task;
 };
 std::unique_ptr<WorkerInterface> NewGrpcRemoteWorker(
     std::shared_ptr<grpc::Channel> channel, std::string task,

@@ -58,10 +58,12 @@ class GrpcServer::Impl {
     worker_service_.reset();
     master_.reset();
     compute_pool_.reset();
-    fetcher_.reset();
     collective_resolver_.reset();
     collective_client_.reset();
+    // Its push streams may report a lost step through the fetcher until
+    // they have ended, which its destructor waits for.
     worker_cache_.reset();
+    fetcher_.reset();
     local_worker_.reset();
     worker_.reset();
     rendezvous_mgr_.reset();
@@ -106,6 +108,8 @@ class GrpcServer::Impl {
       }
       status_http_->WaitForProbes(absl::InfiniteFuture());
     }
+    // Peers' push streams end now; the server would wait for them.
+    if (worker_service_ != nullptr) worker_service_->EndPushStreams();
     if (server_ != nullptr) {
       server_->Shutdown(std::chrono::system_clock::now() +
                         absl::ToChronoMilliseconds(grace));
@@ -218,8 +222,8 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   // fetcher, made below (steps start only once the server serves).
   impl->rendezvous_mgr_ =
       std::make_unique<RendezvousMgr>([raw](int64_t step_id) {
-        return std::make_shared<RemoteRendezvous>(step_id, raw->task_,
-                                                  raw->fetcher_.get());
+        return std::make_shared<RemoteRendezvous>(
+            step_id, raw->task_, raw->fetcher_.get(), raw->fetcher_.get());
       });
   int inter_op = options.inter_op_threads;
   if (inter_op == 0) {
@@ -240,9 +244,19 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
       impl->worker_cache_,
       NewGrpcWorkerCache(options.cluster, impl->task_,
                          impl->local_worker_.get(), options.max_chunk_bytes,
-                         options.security.ForPeers()));
-  impl->fetcher_ =
-      std::make_unique<WorkerCacheFetcher>(impl->worker_cache_.get());
+                         options.security.ForPeers(), options.enable_push));
+  // A step whose pushed tensors may be lost (their stream ended) aborts.
+  WorkerInterface::PushLost abort_step;
+  if (options.enable_push) {
+    abort_step = [raw](int64_t step_id, const absl::Status& why) {
+      if (std::shared_ptr<Rendezvous> r =
+              raw->rendezvous_mgr_->FindIfLive(step_id)) {
+        r->StartAbort(why);
+      }
+    };
+  }
+  impl->fetcher_ = std::make_unique<WorkerCacheFetcher>(
+      impl->worker_cache_.get(), std::move(abort_step));
   // Collectives: the group leader is /job:chief task 0, else /job:worker
   // task 0, else the cluster's first task, so every server agrees.
   DFX_ASSIGN_OR_RETURN(const std::string leader,

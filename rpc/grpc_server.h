@@ -53,6 +53,12 @@ struct GrpcServerOptions {
   // With TLS the bulk plane speaks TLS too, with the same certificate, key,
   // CA and client-certificate rule.
   bool enable_bulk = true;
+  // The push path: tensors of at most 64 KiB that a _Send of this task
+  // produces for a _Recv in another dfx task go there at once, over one
+  // long-lived stream per peer (rpc/tensor_push.h), instead of waiting for
+  // that task's RecvTensor. TensorFlow peers are always served and asked
+  // with RecvTensor. Off: this task pushes nothing (it still takes pushes).
+  bool enable_push = true;
   // The most bytes of tensors the process holds at once
   // (runtime/memory_limit.h; process-wide): -1 for the default share of
   // physical memory, 0 for none.

@@ -62,7 +62,7 @@ absl::Status CheckJobName(absl::string_view name) {
 absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
     const ClusterDef& cluster, absl::string_view local_task,
     WorkerInterface* local_worker, int64_t max_chunk_bytes,
-    const ChannelSecurity& security) {
+    const ChannelSecurity& security, bool push) {
   if (!local_task.empty() && local_worker == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "worker cache: local task ", local_task, " has no local worker"));
@@ -117,6 +117,7 @@ absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
   GrpcRemoteWorkerOptions options;
   options.max_chunk_bytes = max_chunk_bytes;
   options.bulk_auth_token = security.auth_token;
+  if (push) options.push_from_task = std::string(local_task);
   if (security.tls) {
     BulkTls::Config tls;
     tls.ca_pem = security.tls_ca_pem;

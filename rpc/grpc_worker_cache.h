@@ -31,10 +31,13 @@ namespace dfx {
 // token every call and bulk fetch carries); with TLS, bulk fetches use TLS
 // too (the same CA and client certificate), each verifying its task's
 // host; when that context cannot be made, no bulk fetch is made.
+//
+// `push`: the remote workers push tensors of `local_task` to their tasks
+// (GrpcRemoteWorkerOptions::push_from_task); needs a local task.
 absl::StatusOr<std::unique_ptr<WorkerCacheInterface>> NewGrpcWorkerCache(
     const ClusterDef& cluster, absl::string_view local_task,
     WorkerInterface* local_worker, int64_t max_chunk_bytes = int64_t{1} << 30,
-    const ChannelSecurity& security = {});
+    const ChannelSecurity& security = {}, bool push = false);
 
 }  // namespace dfx
 

@@ -3,27 +3,32 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "graph/device_name.h"
 #include "graph/types.h"
 #include "grpcpp/support/server_callback.h"
 #include "proto/dfx_worker_service.grpc.pb.h"
 #include "proto/dfx_worker_service.pb.h"
 #include "proto/worker_service.grpc.pb.h"
+#include "rendezvous/remote_rendezvous.h"
 #include "rpc/grpc_collective.h"
 #include "rpc/grpc_util.h"
 #include "rpc/held_tensors.h"
 #include "rpc/rpc_metrics.h"
 #include "rpc/request_gate.h"
 #include "rpc/tensor_coding.h"
+#include "rpc/tensor_push.h"
 
 namespace dfx {
 namespace {
@@ -46,7 +51,8 @@ using TfServiceBase = TfWorkerService::WithRawCallbackMethod_GetStatus<
                                     WithRawCallbackMethod_RecvTensor<
                                         TfWorkerService::Service>>>>>>>>>;
 using DfxServiceBase = DfxWorkerService::WithRawCallbackMethod_RecvTensorChunk<
-    DfxWorkerService::Service>;
+    DfxWorkerService::WithCallbackMethod_PushTensors<
+        DfxWorkerService::Service>>;
 
 // Room for the response's header fields beside a chunk's bytes.
 constexpr int64_t kMaxChunkBytes = kMaxGrpcMessageBytes - (int64_t{1} << 20);
@@ -83,6 +89,11 @@ struct BulkPlane {
 }  // namespace
 
 // ---------------------------------------------------------------------------
+
+namespace {
+struct PushStreams;
+std::unique_ptr<PushStreams, void (*)(PushStreams*)> NewPushStreams();
+}  // namespace
 
 class GrpcWorkerService::Impl {
  public:
@@ -164,6 +175,7 @@ class GrpcWorkerService::Impl {
     return tensor;
   }
   const BulkPlane* bulk_plane() const { return &bulk_; }
+  PushStreams* push_streams() { return push_streams_.get(); }
 
  private:
   class TfService : public TfServiceBase {
@@ -262,6 +274,9 @@ class GrpcWorkerService::Impl {
     grpc::ServerUnaryReactor* RecvTensorChunk(
         grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
         grpc::ByteBuffer* response) override;
+    grpc::ServerReadReactor<PushTensorsRequest>* PushTensors(
+        grpc::CallbackServerContext* context,
+        PushTensorsResponse* response) override;
 
    private:
     Impl* const impl_;
@@ -275,6 +290,8 @@ class GrpcWorkerService::Impl {
   // once.
   HeldTensors held_;
   BulkPlane bulk_;  // after held_, which it serves from
+  const std::unique_ptr<PushStreams, void (*)(PushStreams*)> push_streams_ =
+      NewPushStreams();
   TfService tf_service_;
   DfxService dfx_service_;
   CollectiveGenericService collective_service_;
@@ -489,7 +506,195 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
   const absl::Time start_ = absl::Now();
 };
 
+// PushTensors: the receiving end of the push path (rpc/tensor_push.h).
+// Each pushed tensor goes to its step's rendezvous (made if the step has
+// not started here yet; dropped if it ended here lately); the stream ends
+// with InvalidArgument at a tensor that does not decode. When the stream
+// ends, however it ends, the steps it carried (the last 256) that are still
+// live here lose what may have been on the way: each aborts if its sender
+// pushed in it (RemoteRendezvous::PushStreamLost).
+//
+// Owned by itself (self_) from Start to OnDone, and by EndAll while it
+// ends it: the live streams are listed (weakly) in PushStreams, so that a
+// server shutting down ends them instead of waiting for its grace period.
+class PushTensorsReactor;
+struct PushStreams {
+  absl::Mutex mu;
+  bool ended ABSL_GUARDED_BY(mu) = false;
+  absl::flat_hash_map<PushTensorsReactor*, std::weak_ptr<PushTensorsReactor>>
+      live ABSL_GUARDED_BY(mu);
+  // Ends every live stream, and every later one at once.
+  void EndAll();
+};
+
+class PushTensorsReactor
+    : public grpc::ServerReadReactor<PushTensorsRequest>,
+      public std::enable_shared_from_this<PushTensorsReactor> {
+ public:
+  PushTensorsReactor(Worker* worker, PushStreams* streams)
+      : rendezvous_mgr_(worker->env().rendezvous_mgr), streams_(streams) {}
+
+  void Start(const RequestGate& gate, grpc::CallbackServerContext* context) {
+    self_ = shared_from_this();
+    absl::Status s = gate.Admit(*context);
+    if (s.ok()) s = ReadSender(*context);
+    if (s.ok()) {
+      absl::MutexLock lock(&streams_->mu);
+      if (streams_->ended) {
+        s = absl::UnavailableError("this worker is shutting down");
+      } else {
+        streams_->live.emplace(this, self_);
+      }
+    }
+    if (!s.ok()) {
+      End(s);
+      return;
+    }
+    context->AddInitialMetadata(kPushReadyMetadata, "1");
+    StartSendInitialMetadata();
+    StartRead(&request_);
+  }
+
+  // Finishes the call once, whoever asks first.
+  void End(const absl::Status& status) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (finished_) return;
+      finished_ = true;
+    }
+    Finish(ToGrpcStatus(status));
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the sender closed the stream, it broke, or End
+      End(absl::OkStatus());
+      return;
+    }
+    absl::Status s = Deliver();
+    request_.Clear();
+    if (!s.ok()) {
+      End(s);
+      return;
+    }
+    StartRead(&request_);
+  }
+
+  void OnDone() override {
+    const absl::Status why = absl::UnavailableError(
+        absl::StrCat("the stream of tensors pushed by task ", src_task_,
+                     " ended"));
+    for (int64_t step : steps_order_) {
+      std::shared_ptr<Rendezvous> r = rendezvous_mgr_->FindIfLive(step);
+      if (auto* remote = dynamic_cast<RemoteRendezvous*>(r.get())) {
+        remote->PushStreamLost(src_task_, why);
+      }
+    }
+    {
+      absl::MutexLock lock(&streams_->mu);
+      streams_->live.erase(this);
+    }
+    self_.reset();  // may be the last reference
+  }
+
+ private:
+  static constexpr size_t kRememberedSteps = 256;
+
+  absl::Status ReadSender(const grpc::CallbackServerContext& context) {
+    auto it = context.client_metadata().find(kPushTaskMetadata);
+    if (it == context.client_metadata().end() || it->second.empty()) {
+      return absl::InvalidArgumentError(
+          "PushTensors without the pushing task (dfx-push-task metadata)");
+    }
+    const std::string task(it->second.data(), it->second.size());
+    absl::StatusOr<DeviceName> name = DeviceName::Parse(task);
+    if (!name.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("PushTensors from a task whose name does not parse: '",
+                       task, "'"));
+    }
+    src_task_ = name->TaskName();
+    return absl::OkStatus();
+  }
+
+  absl::Status Deliver() {
+    int64_t step_id = 0;
+    std::shared_ptr<Rendezvous> rendezvous;
+    RemoteRendezvous* remote = nullptr;
+    for (const PushedTensor& t : request_.tensors()) {
+      if (rendezvous == nullptr || t.step_id() != step_id) {
+        step_id = t.step_id();
+        rendezvous = rendezvous_mgr_->FindForPush(step_id);
+        remote = dynamic_cast<RemoteRendezvous*>(rendezvous.get());
+        NoteStep(step_id);
+      }
+      if (remote == nullptr) continue;  // the step ended here
+      Tensor value;
+      if (!t.is_dead() && !t.pull()) {
+        absl::StatusOr<Tensor> decoded = Tensor::FromProto(t.tensor());
+        if (!decoded.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "tensor '", t.rendezvous_key(), "' of step ", step_id,
+              " pushed by task ", src_task_,
+              " does not decode: ", decoded.status().message()));
+        }
+        value = *std::move(decoded);
+      }
+      remote->DeliverPushed(src_task_, t.rendezvous_key(), value, t.is_dead(),
+                            t.pull());
+    }
+    return absl::OkStatus();
+  }
+
+  void NoteStep(int64_t step_id) {
+    if (!steps_.insert(step_id).second) return;
+    steps_order_.push_back(step_id);
+    if (steps_order_.size() > kRememberedSteps) {
+      steps_.erase(steps_order_.front());
+      steps_order_.pop_front();
+    }
+  }
+
+  RendezvousMgr* const rendezvous_mgr_;
+  PushStreams* const streams_;
+  std::shared_ptr<PushTensorsReactor> self_;
+  absl::Mutex mu_;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  std::string src_task_;
+  PushTensorsRequest request_;
+  absl::flat_hash_set<int64_t> steps_;
+  std::deque<int64_t> steps_order_;
+};
+
+std::unique_ptr<PushStreams, void (*)(PushStreams*)> NewPushStreams() {
+  return {new PushStreams, [](PushStreams* p) { delete p; }};
+}
+
+void PushStreams::EndAll() {
+  std::vector<std::shared_ptr<PushTensorsReactor>> live_now;
+  {
+    absl::MutexLock lock(&mu);
+    ended = true;
+    for (const auto& [raw, weak] : live) {
+      if (auto r = weak.lock()) live_now.push_back(std::move(r));
+    }
+  }
+  for (const auto& r : live_now) {
+    r->End(absl::UnavailableError("the receiving worker is shutting down"));
+  }
+}
+
 }  // namespace
+
+grpc::ServerReadReactor<PushTensorsRequest>*
+GrpcWorkerService::Impl::DfxService::PushTensors(
+    grpc::CallbackServerContext* context, PushTensorsResponse* /*response*/) {
+  auto reactor =
+      std::make_shared<PushTensorsReactor>(impl_->worker(), impl_->push_streams());
+  reactor->Start(impl_->gate(), context);
+  return reactor.get();
+}
+
+void GrpcWorkerService::EndPushStreams() { impl_->push_streams()->EndAll(); }
 
 grpc::ServerUnaryReactor* GrpcWorkerService::Impl::TfService::RunGraph(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,

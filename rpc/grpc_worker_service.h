@@ -48,6 +48,11 @@ namespace dfx {
 // let it go once every byte was fetched either way, or at CleanupGraph of
 // its step or CleanupAll.
 //
+// Push: /dfx.WorkerService/PushTensors (rpc/tensor_push.h) takes the
+// tensors a dfx peer pushes into the steps' rendezvous of the worker's
+// RendezvousMgr, after the auth token check; see the reactor in the .cc
+// for what a stream's end aborts.
+//
 // Thread-safe.
 class GrpcWorkerService {
  public:
@@ -85,6 +90,11 @@ class GrpcWorkerService {
   // Adds the services to `builder`. Call once, before BuildAndStart; the
   // service must outlive the server built.
   void RegisterWith(grpc::ServerBuilder* builder);
+
+  // Ends the push streams (PushTensors) peers hold open here, and refuses
+  // new ones: call before the server's Shutdown, which would otherwise
+  // wait its whole grace period for them.
+  void EndPushStreams();
 
   // The bulk server, or null when there is none. For tests and logs.
   const BulkServer* bulk_server() const;

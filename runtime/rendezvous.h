@@ -73,6 +73,12 @@ class Rendezvous {
   struct Args {
     // When set, a pending receive ends with Cancelled once it is cancelled.
     CancellationManager* cancellation_manager = nullptr;
+    // False only for the _Send and _Recv of a graph edge between two tasks
+    // (their client_terminated attr): only those take the push path
+    // (rendezvous/remote_rendezvous.h). True for everything else that
+    // sends or receives (a fetch the worker hands its client, feeds,
+    // collectives, eager sends, tests), which keeps RecvTensor.
+    bool client_terminated = true;
   };
 
   // Called exactly once with the tensor (sharing the sender's buffer) or the

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/device_name.h"
+#include "graph/types.h"
 #include "runtime/step_stats_collector.h"
 
 namespace dfx {
@@ -95,11 +96,41 @@ RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
   return [call] { call->opts.StartCancel(); };
 }
 
+RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
+    int64_t step_id, const Rendezvous::ParsedKey& key, const Tensor& value,
+    bool is_dead) {
+  if (!abort_step_) return Outcome::kNotPushed;
+  // A traced step's transfers go by RecvTensor, which the trace records
+  // (as TensorFlow's does); its receiver then takes them from the fetch.
+  if (TracedSteps::Active() &&
+      TracedSteps::Find(step_id, key.src().TaskName()) != nullptr) {
+    return Outcome::kNotPushed;
+  }
+  WorkerInterface* worker = cache_->GetWorker(key.dst().TaskName());
+  if (worker == nullptr || worker->IsLocal()) return Outcome::kNotPushed;
+  const bool with_bytes =
+      is_dead || (value.IsInitialized() && DataTypeCanMemcpy(value.dtype()) &&
+                  static_cast<int64_t>(value.TotalBytes()) <= kMaxPushBytes);
+  if (!worker->PushTensor(step_id, key.FullKey(), value, is_dead,
+                          /*pull=*/!with_bytes, &abort_step_)) {
+    return Outcome::kNotPushed;
+  }
+  return with_bytes ? Outcome::kPushed : Outcome::kAnnounced;
+}
+
+bool WorkerCacheFetcher::MayPushFrom(const std::string& task) {
+  if (!abort_step_) return false;
+  WorkerInterface* worker = cache_->GetWorker(task);
+  return worker != nullptr && !worker->IsLocal() && worker->MayPush();
+}
+
 RendezvousMgr::Factory RemoteRendezvousFactory(std::string local_task,
-                                               RemoteTensorFetcher* fetcher) {
-  return [local_task = std::move(local_task),
-          fetcher](int64_t step_id) -> std::shared_ptr<Rendezvous> {
-    return std::make_shared<RemoteRendezvous>(step_id, local_task, fetcher);
+                                               RemoteTensorFetcher* fetcher,
+                                               RemoteTensorPusher* pusher) {
+  return [local_task = std::move(local_task), fetcher,
+          pusher](int64_t step_id) -> std::shared_ptr<Rendezvous> {
+    return std::make_shared<RemoteRendezvous>(step_id, local_task, fetcher,
+                                              pusher);
   };
 }
 

@@ -18,10 +18,22 @@ namespace dfx {
 
 // Thread-safe. Borrows the cache (and through it the workers), which must
 // outlive the fetcher and every fetch it has not finished.
-class WorkerCacheFetcher : public RemoteTensorFetcher {
+//
+// It is also the pusher of the push path: a tensor for a _Recv in another
+// task goes to that task's worker (WorkerInterface::PushTensor) with its
+// bytes when it is dead or a memcpy-able tensor of at most
+// kMaxPushBytes, as its key alone (announced; fetched by the receiver)
+// otherwise.
+class WorkerCacheFetcher : public RemoteTensorFetcher,
+                           public RemoteTensorPusher {
  public:
-  explicit WorkerCacheFetcher(const WorkerCacheInterface* cache)
-      : cache_(cache) {}
+  static constexpr int64_t kMaxPushBytes = 64 * 1024;
+
+  // `abort_step` (may be empty: pushes are never made) aborts a step of
+  // this process whose pushed tensors may be lost (their stream ended).
+  explicit WorkerCacheFetcher(const WorkerCacheInterface* cache,
+                              WorkerInterface::PushLost abort_step = {})
+      : cache_(cache), abort_step_(std::move(abort_step)) {}
 
   // Sends RecvTensor{step_id, key.FullKey(), a fresh random request_id} to
   // the worker of the key's source task. `done` runs as that worker's
@@ -35,11 +47,18 @@ class WorkerCacheFetcher : public RemoteTensorFetcher {
   Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
                     FetchDone done) override;
 
+  // kNotPushed without `abort_step`, for a task the cache does not know, an
+  // in-process worker, or one that takes no pushes now.
+  Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
+               const Tensor& value, bool is_dead) override;
+  bool MayPushFrom(const std::string& task) override;
+
  private:
   // Non-negative, non-zero: TensorFlow's workers take request ids as int64.
   int64_t NewRequestId();
 
   const WorkerCacheInterface* const cache_;
+  const WorkerInterface::PushLost abort_step_;
   absl::Mutex mu_;
   absl::BitGen bitgen_ ABSL_GUARDED_BY(mu_);
 };
@@ -47,8 +66,10 @@ class WorkerCacheFetcher : public RemoteTensorFetcher {
 // Makes a RemoteRendezvous of task `local_task` per step, fetching remote
 // tensors through `fetcher` (borrowed; it must outlive the RendezvousMgr
 // and every rendezvous it made).
-RendezvousMgr::Factory RemoteRendezvousFactory(std::string local_task,
-                                               RemoteTensorFetcher* fetcher);
+// With `pusher` (may be null), the step's rendezvous pushes too.
+RendezvousMgr::Factory RemoteRendezvousFactory(
+    std::string local_task, RemoteTensorFetcher* fetcher,
+    RemoteTensorPusher* pusher = nullptr);
 
 }  // namespace dfx
 

@@ -106,6 +106,26 @@ class WorkerInterface {
                                RecvTensorResult* response,
                                StatusCallback done) = 0;
 
+  // The push path (rendezvous/remote_rendezvous.h). Called when a step of
+  // this process aborts because tensors it pushed may be lost: the push
+  // stream that carried them ended. Any thread.
+  using PushLost =
+      std::function<void(int64_t step_id, const absl::Status& why)>;
+  // Queues `value` of rendezvous key `key` in step `step_id` (or, with
+  // `pull`, the key alone) for this worker's rendezvous, one-way, and
+  // returns true; returns false and sends nothing when this worker takes no
+  // pushes now (not a dfx worker, or the stream to it is not up yet: the
+  // first call starts setting it up). When the stream that took it ends
+  // before the worker read it, `lost` (borrowed; it must outlive this
+  // worker) runs for its step. Never blocks.
+  virtual bool PushTensor(int64_t step_id, const std::string& key,
+                          const Tensor& value, bool is_dead, bool pull,
+                          const PushLost* lost) {
+    return false;
+  }
+  // False when this worker is known to take (and so to make) no pushes.
+  virtual bool MayPush() { return false; }
+
   // Ends the calls without CallOptions that are in flight (their `done`
   // gets Cancelled) and fails later ones at once: a process shutting down
   // calls it so that a peer which stopped answering cannot hold it.

@@ -52,6 +52,12 @@ class SendOp : public OpKernel {
     set_expensive(false);
     absl::Status s = keys_.Init(*ctx);
     if (!s.ok()) ctx->SetStatus(std::move(s));
+    // A fetch the worker itself receives (RunGraph's recv_key); never
+    // pushed to its recv_device's task.
+    bool client_terminated = false;
+    if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
+      client_terminated_ = client_terminated;
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -62,12 +68,14 @@ class SendOp : public OpKernel {
     const Rendezvous::ParsedKey& key = keys_.For(*ctx, &scratch);
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
+    args.client_terminated = client_terminated_;
     DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, ctx->input(0),
                                                     ctx->is_input_dead()));
   }
 
  private:
   KeyMaker keys_;
+  bool client_terminated_ = true;
 };
 
 class RecvOp : public AsyncOpKernel {
@@ -76,6 +84,11 @@ class RecvOp : public AsyncOpKernel {
     set_expensive(false);
     absl::Status s = keys_.Init(*ctx);
     if (!s.ok()) ctx->SetStatus(std::move(s));
+    // The receiving end of a graph edge between tasks: its _Send may push.
+    bool client_terminated = false;
+    if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
+      client_terminated_ = client_terminated;
+    }
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -87,6 +100,7 @@ class RecvOp : public AsyncOpKernel {
     const Rendezvous::ParsedKey& key = keys_.For(*ctx, &scratch);
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
+    args.client_terminated = client_terminated_;
     ctx->rendezvous()->RecvAsync(
         key, args,
         [ctx, done = std::move(done), want = output_type(0)](
@@ -108,6 +122,7 @@ class RecvOp : public AsyncOpKernel {
 
  private:
   KeyMaker keys_;
+  bool client_terminated_ = true;
 };
 
 }  // namespace

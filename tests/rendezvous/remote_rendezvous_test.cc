@@ -1,4 +1,6 @@
 #include "rendezvous/remote_rendezvous.h"
+#include "rendezvous/rendezvous_mgr.h"
+#include "runtime/cancellation.h"
 
 #include <atomic>
 #include <deque>
@@ -442,6 +444,355 @@ TEST_CASE("RemoteRendezvous answers concurrent fetches exactly once") {
   SECTION("completions and cancellations race") { RunConcurrentFetches(false); }
   SECTION("an abort races with them too") { RunConcurrentFetches(true); }
 }
+
+// ---------------------------------------------------------------------------
+// The push path: DeliverPushed on the receiving side, Push on the sending
+// side.
+
+namespace push {
+
+// Records pushes; answers with `outcome`. MayPushFrom says `may_push`.
+class FakePusher : public RemoteTensorPusher {
+ public:
+  struct Pushed {
+    int64_t step_id;
+    std::string key;
+    Tensor value;
+    bool is_dead;
+  };
+  Outcome outcome = Outcome::kPushed;
+  bool may_push = true;
+
+  Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
+               const Tensor& value, bool is_dead) override {
+    absl::MutexLock lock(&mu_);
+    pushed_.push_back({step_id, key.FullKey(), value, is_dead});
+    return outcome;
+  }
+  bool MayPushFrom(const std::string&) override { return may_push; }
+  std::vector<Pushed> pushed() {
+    absl::MutexLock lock(&mu_);
+    return pushed_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<Pushed> pushed_ ABSL_GUARDED_BY(mu_);
+};
+
+// A key whose tensor this task (kLocalTask) sends to kRemoteTask.
+Rendezvous::ParsedKey OutgoingKey(const std::string& name) {
+  return Rendezvous::ParsedKey::Parse(
+             Rendezvous::CreateKey(std::string(kLocalTask) + "/device:CPU:0",
+                                   1, std::string(kRemoteTask) +
+                                          "/device:CPU:0",
+                                   name))
+      .value();
+}
+
+// What the _Send and _Recv of a graph edge between tasks pass.
+Rendezvous::Args EdgeArgs() {
+  Rendezvous::Args args;
+  args.client_terminated = false;
+  return args;
+}
+
+TEST_CASE("Push path: a tensor pushed before its receive is taken without a "
+          "fetch") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  auto key = RemoteKey("p1");
+  Tensor t = Tensor::FromVector<float>({1, 2, 3});
+  r.DeliverPushed(kRemoteTask, key.FullKey(), t, false, /*pull=*/false);
+  CHECK(r.NumHeldPushes() == 1);
+  RecvResult got;
+  r.RecvAsync(key, EdgeArgs(), got.Callback());
+  REQUIRE(got.done.HasBeenNotified());
+  REQUIRE_OK(got.status);
+  CHECK(got.value.SharesBufferWith(t));
+  CHECK(fetcher.NumFetches() == 0);
+  CHECK(r.NumHeldPushes() == 0);
+}
+
+TEST_CASE("Push path: once a task pushed in the step, a receive from it "
+          "waits for its push and fetches nothing") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  r.DeliverPushed(kRemoteTask, RemoteKey("first").FullKey(),
+                  Tensor::Scalar<float>(1), false, false);
+  RecvResult got;
+  r.RecvAsync(RemoteKey("second"), EdgeArgs(), got.Callback());
+  CHECK_FALSE(got.done.HasBeenNotified());
+  CHECK(fetcher.NumFetches() == 0);
+  r.DeliverPushed(kRemoteTask, RemoteKey("second").FullKey(),
+                  Tensor::Scalar<float>(2), false, false);
+  REQUIRE(got.Wait());
+  REQUIRE_OK(got.status);
+  CHECK(got.value.scalar<float>() == 2.0f);
+  CHECK(fetcher.NumFetches() == 0);
+  // A dead tensor pushed travels as dead.
+  RecvResult dead;
+  r.RecvAsync(RemoteKey("dead"), EdgeArgs(), dead.Callback());
+  r.DeliverPushed(kRemoteTask, RemoteKey("dead").FullKey(), Tensor(), true,
+                  false);
+  REQUIRE(dead.Wait());
+  REQUIRE_OK(dead.status);
+  CHECK(dead.is_dead);
+}
+
+TEST_CASE("Push path: a receive before the task's first push also fetches, and "
+          "the push wins and cancels the fetch") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  CountingRecv got;
+  r.RecvAsync(RemoteKey("race"), EdgeArgs(), got.Callback());
+  auto fetch = fetcher.WaitFetch(0);
+  CHECK(got.Calls() == 0);
+  r.DeliverPushed(kRemoteTask, RemoteKey("race").FullKey(),
+                  Tensor::Scalar<float>(5), false, false);
+  REQUIRE(got.Calls() == 1);
+  REQUIRE_OK(got.Status());
+  CHECK(fetch->cancels.load() == 1);
+  // The fetch's late answer is dropped.
+  fetch->Complete(absl::OkStatus(), Tensor::Scalar<float>(6));
+  CHECK(got.Calls() == 1);
+  absl::MutexLock lock(&got.mu);
+  CHECK(got.value.scalar<float>() == 5.0f);
+}
+
+TEST_CASE("Push path: when the fetch wins the race, nothing stays waiting") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  RecvResult got;
+  r.RecvAsync(RemoteKey("pulled"), EdgeArgs(), got.Callback());
+  fetcher.WaitFetch(0)->Complete(absl::OkStatus(), Tensor::Scalar<float>(8));
+  REQUIRE(got.Wait());
+  REQUIRE_OK(got.status);
+  CHECK(got.value.scalar<float>() == 8.0f);
+  // A second receive of the same key is a new one (not "received twice").
+  r.DeliverPushed(kRemoteTask, RemoteKey("other").FullKey(),
+                  Tensor::Scalar<float>(9), false, false);
+  CHECK(r.NumHeldPushes() == 1);
+}
+
+TEST_CASE("Push path: an announced key is fetched, before or after its "
+          "receive") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  // Announced first.
+  r.DeliverPushed(kRemoteTask, RemoteKey("big1").FullKey(), Tensor(), false,
+                  /*pull=*/true);
+  RecvResult first;
+  r.RecvAsync(RemoteKey("big1"), EdgeArgs(), first.Callback());
+  auto fetch1 = fetcher.WaitFetch(0);
+  CHECK(fetch1->key == RemoteKey("big1").FullKey());
+  fetch1->Complete(absl::OkStatus(), Tensor::Scalar<float>(1));
+  REQUIRE(first.Wait());
+  REQUIRE_OK(first.status);
+  // Receive first (the task pushes in this step: no fetch until announced).
+  RecvResult second;
+  r.RecvAsync(RemoteKey("big2"), EdgeArgs(), second.Callback());
+  CHECK(fetcher.NumFetches() == 1);
+  r.DeliverPushed(kRemoteTask, RemoteKey("big2").FullKey(), Tensor(), false,
+                  /*pull=*/true);
+  auto fetch2 = fetcher.WaitFetch(1);
+  CHECK(fetch2->key == RemoteKey("big2").FullKey());
+  fetch2->Complete(absl::OkStatus(), Tensor::Scalar<float>(2));
+  REQUIRE(second.Wait());
+  REQUIRE_OK(second.status);
+  CHECK(second.value.scalar<float>() == 2.0f);
+}
+
+TEST_CASE("Push path: abort drops held pushes, fails waiting receives and "
+          "drops later pushes") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  r.DeliverPushed(kRemoteTask, RemoteKey("held").FullKey(),
+                  Tensor::Scalar<float>(1), false, false);
+  RecvResult waiting;
+  r.RecvAsync(RemoteKey("waiting"), EdgeArgs(), waiting.Callback());
+  CHECK(r.NumHeldPushes() == 1);
+  r.StartAbort(absl::AbortedError("step failed"));
+  REQUIRE(waiting.Wait());
+  CHECK_THAT(waiting.status, StatusIs(absl::StatusCode::kAborted, "step failed"));
+  CHECK(r.NumHeldPushes() == 0);
+  r.DeliverPushed(kRemoteTask, RemoteKey("late").FullKey(),
+                  Tensor::Scalar<float>(2), false, false);
+  CHECK(r.NumHeldPushes() == 0);
+  RecvResult after;
+  r.RecvAsync(RemoteKey("late"), EdgeArgs(), after.Callback());
+  REQUIRE(after.Wait());
+  CHECK_THAT(after.status, StatusIs(absl::StatusCode::kAborted));
+}
+
+TEST_CASE("Push path: cancelling a receive that waits for a push ends it "
+          "alone") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  r.DeliverPushed(kRemoteTask, RemoteKey("x").FullKey(),
+                  Tensor::Scalar<float>(1), false, false);
+  CancellationManager cm;
+  Rendezvous::Args args = EdgeArgs();
+  args.cancellation_manager = &cm;
+  CountingRecv cancelled;
+  r.RecvAsync(RemoteKey("y"), args, cancelled.Callback());
+  cm.StartCancel();
+  REQUIRE(cancelled.Calls() == 1);
+  CHECK_THAT(cancelled.Status(), StatusIs(absl::StatusCode::kCancelled));
+  // Its push, when it comes, is held, not handed to the cancelled receive.
+  r.DeliverPushed(kRemoteTask, RemoteKey("y").FullKey(),
+                  Tensor::Scalar<float>(2), false, false);
+  CHECK(cancelled.Calls() == 1);
+  CHECK(r.NumHeldPushes() == 2);
+}
+
+TEST_CASE("Push path: a lost push stream aborts the steps its task pushed "
+          "in, and only those") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous pushed_in(kStep, kLocalTask, &fetcher, &pusher);
+  RemoteRendezvous not_pushed_in(kStep + 1, kLocalTask, &fetcher, &pusher);
+  pushed_in.DeliverPushed(kRemoteTask, RemoteKey("a").FullKey(),
+                          Tensor::Scalar<float>(1), false, false);
+  RecvResult waiting;
+  pushed_in.RecvAsync(RemoteKey("b"), EdgeArgs(), waiting.Callback());
+  const absl::Status why = absl::UnavailableError("connection reset");
+  pushed_in.PushStreamLost(kRemoteTask, why);
+  not_pushed_in.PushStreamLost(kRemoteTask, why);
+  pushed_in.PushStreamLost("/job:worker/replica:0/task:7", why);
+  REQUIRE(waiting.Wait());
+  CHECK_THAT(waiting.status,
+             StatusIs(absl::StatusCode::kUnavailable, kRemoteTask));
+  CHECK_THAT(waiting.status, StatusIs(absl::StatusCode::kUnavailable,
+                                      "connection reset"));
+  // The other step still works.
+  REQUIRE_OK(not_pushed_in.Send(ConformanceKey("local"), {},
+                                Tensor::Scalar<float>(3), false));
+}
+
+TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
+          "only when it was just announced") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  // Pushed: nothing kept here, a RecvTensor for it would wait.
+  REQUIRE_OK(r.Send(OutgoingKey("small"), EdgeArgs(),
+                    Tensor::Scalar<float>(1), false));
+  REQUIRE(pusher.pushed().size() == 1);
+  CHECK(pusher.pushed()[0].step_id == kStep);
+  CHECK(pusher.pushed()[0].key == OutgoingKey("small").FullKey());
+  RecvResult served;
+  r.RecvLocalAsync(OutgoingKey("small"), {}, served.Callback());
+  CHECK_FALSE(served.done.HasBeenNotified());
+  // Announced: kept for the receiver's fetch.
+  pusher.outcome = RemoteTensorPusher::Outcome::kAnnounced;
+  REQUIRE_OK(r.Send(OutgoingKey("big"), EdgeArgs(),
+                    Tensor::Scalar<float>(2), false));
+  RecvResult big;
+  r.RecvLocalAsync(OutgoingKey("big"), {}, big.Callback());
+  REQUIRE(big.done.HasBeenNotified());
+  CHECK(big.value.scalar<float>() == 2.0f);
+  // Client-terminated (a fetch this task hands its client): never pushed.
+  pusher.outcome = RemoteTensorPusher::Outcome::kPushed;
+  REQUIRE_OK(r.Send(OutgoingKey("fetch"), {}, Tensor::Scalar<float>(3),
+                    false));
+  CHECK(pusher.pushed().size() == 2);
+  RecvResult fetch;
+  r.RecvLocalAsync(OutgoingKey("fetch"), {}, fetch.Callback());
+  REQUIRE(fetch.done.HasBeenNotified());
+  // The stream to the task ends in the middle of a step that pushes there:
+  // the receiver may wait for this push, so the send fails.
+  pusher.outcome = RemoteTensorPusher::Outcome::kNotPushed;
+  CHECK_THAT(r.Send(OutgoingKey("broken"), EdgeArgs(),
+                    Tensor::Scalar<float>(4), false),
+             StatusIs(absl::StatusCode::kUnavailable, "push stream"));
+  r.StartAbort(absl::CancelledError("test over"));
+  REQUIRE(served.Wait());
+
+  // A step whose first send to the task found no stream (a TensorFlow
+  // peer, or a stream still opening) keeps every tensor for it here, even
+  // once the stream is up.
+  RemoteRendezvous next(kStep + 1, kLocalTask, &fetcher, &pusher);
+  REQUIRE_OK(next.Send(OutgoingKey("first"), EdgeArgs(),
+                       Tensor::Scalar<float>(5), false));
+  pusher.outcome = RemoteTensorPusher::Outcome::kPushed;
+  REQUIRE_OK(next.Send(OutgoingKey("second"), EdgeArgs(),
+                       Tensor::Scalar<float>(6), false));
+  CHECK(pusher.pushed().size() == 4);  // small, big, broken, first
+  for (const char* name : {"first", "second"}) {
+    RecvResult kept;
+    next.RecvLocalAsync(OutgoingKey(name), {}, kept.Callback());
+    REQUIRE(kept.done.HasBeenNotified());
+    REQUIRE_OK(kept.status);
+  }
+}
+
+TEST_CASE("Push path: a receive that is not a graph edge's (a collective's) "
+          "is fetched even from a task that pushes") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  r.DeliverPushed(kRemoteTask, RemoteKey("edge").FullKey(),
+                  Tensor::Scalar<float>(1), false, false);
+  RecvResult got;
+  r.RecvAsync(RemoteKey("ring"), {}, got.Callback());
+  auto fetch = fetcher.WaitFetch(0);
+  CHECK(fetch->key == RemoteKey("ring").FullKey());
+  fetch->Complete(absl::OkStatus(), Tensor::Scalar<float>(2));
+  REQUIRE(got.Wait());
+  REQUIRE_OK(got.status);
+  CHECK(got.value.scalar<float>() == 2.0f);
+}
+
+TEST_CASE("Push path: a task known to push nothing is only fetched from") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  pusher.may_push = false;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  RecvResult got;
+  r.RecvAsync(RemoteKey("tf"), EdgeArgs(), got.Callback());
+  fetcher.WaitFetch(0)->Complete(absl::OkStatus(), Tensor::Scalar<float>(1));
+  REQUIRE(got.Wait());
+  REQUIRE_OK(got.status);
+  CHECK(r.NumHeldPushes() == 0);
+}
+
+TEST_CASE("Push path: cleanup drops a step's pushes, and pushes that come "
+          "after it make no new step") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RendezvousMgr mgr([&](int64_t step_id) {
+    return std::make_shared<RemoteRendezvous>(step_id, kLocalTask, &fetcher,
+                                              &pusher);
+  });
+  // A push for a step that has not started here makes it, and waits there.
+  std::shared_ptr<Rendezvous> early = mgr.FindForPush(kStep);
+  REQUIRE(early != nullptr);
+  auto* remote = dynamic_cast<RemoteRendezvous*>(early.get());
+  REQUIRE(remote != nullptr);
+  remote->DeliverPushed(kRemoteTask, RemoteKey("early").FullKey(),
+                        Tensor::Scalar<float>(1), false, false);
+  CHECK(mgr.Find(kStep) == early);
+  CHECK(remote->NumHeldPushes() == 1);
+  mgr.Cleanup(kStep);
+  CHECK(remote->NumHeldPushes() == 0);
+  CHECK(mgr.NumSteps() == 0);
+  CHECK(mgr.FindForPush(kStep) == nullptr);
+  CHECK(mgr.FindIfLive(kStep) == nullptr);
+  CHECK(mgr.NumSteps() == 0);
+  // Other steps are unaffected.
+  CHECK(mgr.FindForPush(kStep + 1) != nullptr);
+  CHECK(mgr.NumSteps() == 1);
+}
+
+}  // namespace push
 
 }  // namespace
 }  // namespace dfx

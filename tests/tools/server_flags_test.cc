@@ -63,10 +63,11 @@ TEST_CASE("dfx server takes its task from the flags") {
                         "ps": ["127.0.0.1:2224"]})",
        "--job", "worker", "--task", "1", "--cpu-devices", "3",
        "--session-gc-seconds", "0", "--heartbeat-seconds", "3",
-       "--max-chunk-bytes", "4096", "--no-bulk", "--no-optimize"},
+       "--max-chunk-bytes", "4096", "--no-bulk", "--no-push", "--no-optimize"},
       nullptr);
   REQUIRE_OK(options.status());
   const GrpcServerOptions& s = options->server;
+  CHECK_FALSE(s.enable_push);
   CHECK(s.job_name == "worker");
   CHECK(s.task_index == 1);
   CHECK(s.num_cpu_devices == 3);

@@ -61,19 +61,23 @@ TEST_CASE("a worker session whose master restarted is deleted when the new "
 
 TEST_CASE("a worker session with no call for longer than the idle limit is "
           "deleted while one in use is kept") {
-  TestWorker w(1, kTask, nullptr, absl::Milliseconds(300));
+  // The limit is 20 times the busy session's call interval, so that a
+  // loaded machine that delays one call does not make "busy" idle.
+  const absl::Duration limit = absl::Seconds(1);
+  TestWorker w(1, kTask, nullptr, limit);
   REQUIRE_OK(w.CreateSession("idle"));
   REQUIRE_OK(w.CreateSession("busy"));
   const absl::Time start = absl::Now();
+  absl::Time next_look = start + 3 * limit;
   bool idle_gone = false;
-  // "busy" gets a call every 50 ms; "idle" none.
-  while (absl::Now() - start < absl::Seconds(30)) {
+  // "busy" gets a call every 50 ms; "idle" none, except a look every
+  // 3 limits (a look is a call and keeps it alive for one more limit).
+  while (!idle_gone && absl::Now() - start < absl::Seconds(30)) {
     REQUIRE(SessionExists(w, "busy"));
     absl::SleepFor(absl::Milliseconds(50));
-    // Asking about "idle" would keep it alive: look only after 1 s.
-    if (absl::Now() - start > absl::Seconds(1)) {
+    if (absl::Now() >= next_look) {
       idle_gone = !SessionExists(w, "idle");
-      break;
+      next_look = absl::Now() + 3 * limit;
     }
   }
   CHECK(idle_gone);

@@ -66,12 +66,13 @@ def start_tf_cluster(workers, ps=0):
     return cluster, stop
 
 
-def start_dfx_cluster(dfx, workers, ps=0):
+def start_dfx_cluster(dfx, workers, ps=0, push=True):
     d = tempfile.mkdtemp(prefix="dfx-bench-")
     # A machine busy with builds may take a while to start the servers.
     up = subprocess.run([dfx, "cluster", "up", "--workers", str(workers),
                          "--ps", str(ps), "--dir", d, "--timeout-ms",
-                         "120000"], capture_output=True, text=True)
+                         "120000"] + ([] if push else ["--no-push"]),
+                        capture_output=True, text=True)
     if up.returncode != 0:
         raise RuntimeError(f"dfx cluster up failed: {up.stderr.strip()}")
     with open(os.path.join(d, "cluster.json")) as f:

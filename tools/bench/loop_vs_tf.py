@@ -9,14 +9,16 @@ condition on task 0 and the body's add on task 1 ("two tasks": every
 iteration sends the counter to task 1 and back, and task 1 follows the loop
 through its control loop). Each setting runs on a cluster of two TensorFlow
 servers (tf.distribute.Server, one process per task), then on two dfx
-servers (`dfx cluster up`); the figure is the best of --repeats steps of
---iters iterations, divided by --iters. Both clusters stay up and
---rounds alternates them, so that both see the same machine load;
---settings one measures only the one-task loop.
+servers (`dfx cluster up`), and on two dfx servers with the push path off
+(`--no-push`: every cross-task tensor asked for with RecvTensor, as
+TensorFlow's workers do); the three clusters run side by side and their
+steps alternate, so the machine's load weighs on each alike. The figure is
+the best of --repeats steps of --iters iterations, divided by --iters;
+--settings one (or two) measures only that setting.
 
     $(tools/tf_env) tools/bench/loop_vs_tf.py --dfx build/bin/dfx
     $(tools/tf_env) tools/bench/loop_vs_tf.py --dfx build/bin/dfx \
-        --settings one --rounds 5
+        --settings one --repeats 10
 """
 
 import argparse
@@ -54,15 +56,29 @@ def build_loop(body_device):
         control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
 
 
-def per_iteration_session(sess, n, result, iters, repeats):
-    """Best seconds per iteration (in µs) over `repeats` steps of `sess`."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        got = sess.run(result, {n: iters})
-        best = min(best, time.perf_counter() - start)
-        assert got == iters, got
-    return best / iters * 1e6
+def per_iteration(targets, body_device, iters, repeats):
+    """Best µs per iteration on each target, the steps interleaved (one
+    step on each target in turn, --repeats rounds), so that a machine whose
+    load changes during the run charges every target alike."""
+    graph, n, result = build_loop(body_device)
+    sessions = {}
+    try:
+        for name, target in targets.items():
+            sess = tf1.Session(target, graph=graph)
+            sessions[name] = sess
+            assert sess.run(result, {n: 10}) == 10
+            sess.run(result, {n: iters})  # warm-up at full length
+        best = {name: float("inf") for name in targets}
+        for _ in range(repeats):
+            for name, sess in sessions.items():
+                start = time.perf_counter()
+                got = sess.run(result, {n: iters})
+                best[name] = min(best[name], time.perf_counter() - start)
+                assert got == iters, (name, got)
+    finally:
+        for sess in sessions.values():
+            sess.close()
+    return {name: b / iters * 1e6 for name, b in best.items()}
 
 
 def main():
@@ -73,58 +89,43 @@ def main():
     p.add_argument("--settings", choices=("both", "one", "two"),
                    default="both",
                    help="one: only the one-task loop; two: only two tasks")
-    p.add_argument("--rounds", type=int, default=1,
-                   help="alternate TensorFlow and dfx this many times, both "
-                        "clusters up, and report the best of all rounds")
     args = p.parse_args()
-    settings = [("one task", "/job:worker/task:0"),
-                ("two tasks", "/job:worker/task:1")]
+    settings = (("one task", "/job:worker/task:0"),
+                ("two tasks", "/job:worker/task:1"))
     if args.settings == "one":
         settings = settings[:1]
     elif args.settings == "two":
         settings = settings[1:]
-    clusters = {}
+    # TensorFlow's servers; dfx's; dfx's with the push path off (every
+    # cross-task tensor asked for with RecvTensor, as TensorFlow does).
+    starts = (("tf", start_tf_cluster),
+              ("dfx", lambda w: start_dfx_cluster(args.dfx, w)),
+              ("dfx-pull",
+               lambda w: start_dfx_cluster(args.dfx, w, push=False)))
+    stops = []
+    targets = {}
+    results = {}
     try:
-        clusters["tf"] = start_tf_cluster(2)
-        clusters["dfx"] = start_dfx_cluster(args.dfx, 2)
-        results = {}
+        for name, start in starts:
+            cluster, stop = start(2)
+            stops.append(stop)
+            targets[name] = f"grpc://{cluster['worker'][0]}"
         for setting, device in settings:
-            sessions = {}
-            for name, (cluster, _) in clusters.items():
-                graph, n, result = build_loop(device)
-                sess = tf1.Session(f"grpc://{cluster['worker'][0]}",
-                                   graph=graph)
-                assert sess.run(result, {n: 10}) == 10
-                sess.run(result, {n: args.iters})  # warm-up at full length
-                sessions[name] = (sess, n, result)
-            rounds = []
-            for _ in range(args.rounds):
-                rounds.append({
-                    name: per_iteration_session(s, n, r, args.iters,
-                                                args.repeats)
-                    for name, (s, n, r) in sessions.items()})
-            for s, _, _ in sessions.values():
-                s.close()
-            results[setting] = rounds
+            results[setting] = per_iteration(targets, device, args.iters,
+                                             args.repeats)
     finally:
-        for _, stop in clusters.values():
+        for stop in stops:
             stop()
     print(f"# {args.iters} iterations per step, best of {args.repeats} "
-          f"steps, {args.rounds} interleaved round(s)")
+          "(steps interleaved)")
     print("| setting | TensorFlow µs/iteration | dfx µs/iteration "
-          "| dfx / TF |")
-    print("|---|---|---|---|")
+          "| dfx / TF | dfx --no-push µs/iteration | --no-push / TF |")
+    print("|---|---|---|---|---|---|")
     for setting, _ in settings:
-        rounds = results[setting]
-        t = min(r["tf"] for r in rounds)
-        d = min(r["dfx"] for r in rounds)
-        print(f"| {setting} | {t:.2f} | {d:.2f} | {d / t:.2f} |")
-    if args.rounds > 1:
-        print("# per round (TensorFlow, dfx, dfx / TF):")
-        for setting, _ in settings:
-            print(f"# {setting}: " + "; ".join(
-                f"{r['tf']:.2f}, {r['dfx']:.2f}, {r['dfx'] / r['tf']:.2f}"
-                for r in results[setting]))
+        r = results[setting]
+        t, d, pull = r["tf"], r["dfx"], r["dfx-pull"]
+        print(f"| {setting} | {t:.2f} | {d:.2f} | {d / t:.2f} "
+              f"| {pull:.2f} | {pull / t:.2f} |")
 
 
 if __name__ == "__main__":

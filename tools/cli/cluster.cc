@@ -32,7 +32,7 @@ namespace dfx::cli {
 
 const char kClusterUsage[] =
     R"(usage: dfx cluster up [--workers N] [--ps M] [--dir DIR]
-                      [--cpu-devices N] [--timeout-ms N]
+                      [--cpu-devices N] [--timeout-ms N] [--no-push]
        dfx cluster down [--dir DIR]
 
 up    starts N worker tasks and M ps tasks (default 2 and 1), each a
@@ -47,6 +47,8 @@ down  stops the cluster of DIR: SIGTERM to every task, SIGKILL to one that
   --workers N, --ps M   tasks of the worker and ps jobs (M may be 0)
   --cpu-devices N       CPU devices per task (default 1)
   --timeout-ms N        how long 'up' waits for the tasks (default 30000)
+  --no-push             start the servers with --no-push (see 'dfx server
+                        --help')
   -h, --help            print this help
 
 Exit status: 0 on success, 1 when the cluster cannot start or stop, 2 for
@@ -133,7 +135,7 @@ std::vector<std::string> StopTasks(const std::vector<TaskProcess>& tasks,
 absl::StatusOr<pid_t> SpawnServer(const std::string& dir,
                                   const std::string& cluster_file,
                                   const std::string& job, int index,
-                                  int cpu_devices) {
+                                  int cpu_devices, bool push) {
   std::string exe = std::filesystem::read_symlink("/proc/self/exe");
   std::vector<std::string> args = {exe,
                                    "server",
@@ -145,6 +147,7 @@ absl::StatusOr<pid_t> SpawnServer(const std::string& dir,
                                    std::to_string(index),
                                    "--cpu-devices",
                                    std::to_string(cpu_devices)};
+  if (!push) args.push_back("--no-push");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -203,10 +206,10 @@ absl::Status WaitForTask(const std::string& task, const std::string& address,
 absl::StatusOr<std::string> StartCluster(int workers, int ps,
                                          const std::string& dir,
                                          int cpu_devices,
-                                         absl::Duration timeout);
+                                         absl::Duration timeout, bool push);
 
 absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
-                absl::Duration timeout, std::ostream& out) {
+                absl::Duration timeout, bool push, std::ostream& out) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -229,7 +232,7 @@ absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
   absl::Status status;
   for (int attempt = 0; attempt < 3; ++attempt) {
     absl::StatusOr<std::string> target =
-        StartCluster(workers, ps, dir, cpu_devices, timeout);
+        StartCluster(workers, ps, dir, cpu_devices, timeout, push);
     if (target.ok()) {
       out << *target << std::endl;
       return absl::OkStatus();
@@ -247,7 +250,7 @@ absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
 absl::StatusOr<std::string> StartCluster(int workers, int ps,
                                          const std::string& dir,
                                          int cpu_devices,
-                                         absl::Duration timeout) {
+                                         absl::Duration timeout, bool push) {
   std::error_code ec;
   std::string json = "{";
   std::vector<std::pair<std::string, int>> tasks;
@@ -286,7 +289,7 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
     std::ofstream pids(dir + "/pids");
     for (const auto& [job, index] : tasks) {
       absl::StatusOr<pid_t> pid =
-          SpawnServer(dir, cluster_file, job, index, cpu_devices);
+          SpawnServer(dir, cluster_file, job, index, cpu_devices, push);
       if (!pid.ok()) return fail(pid.status());
       started.push_back({job, index, *pid});
       pids << job << " " << index << " " << *pid << "\n";
@@ -347,15 +350,20 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
       verb == "up" ? SplitFlags(rest,
                                 {"--workers", "--ps", "--dir",
                                  "--cpu-devices", "--timeout-ms"},
-                                {})
+                                {"--no-push"})
                    : SplitFlags(rest, {"--dir"}, {});
   if (!flags.ok()) return usage(flags.status().message());
   int64_t workers = 2, ps = 1, cpu_devices = 1, timeout_ms = 30000;
   std::string dir = DefaultDir();
+  bool push = true;
   for (const auto& [flag, value] : *flags) {
     if (flag == "--help") {
       out << kClusterUsage;
       return kExitOk;
+    }
+    if (flag == "--no-push") {
+      push = false;
+      continue;
     }
     absl::StatusOr<int64_t> n = int64_t{0};
     if (flag == "--dir") {
@@ -384,7 +392,7 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
   absl::Status s =
       verb == "up" ? Up(static_cast<int>(workers), static_cast<int>(ps), dir,
                         static_cast<int>(cpu_devices),
-                        absl::Milliseconds(timeout_ms), out)
+                        absl::Milliseconds(timeout_ms), push, out)
                    : Down(dir, out);
   if (!s.ok()) {
     report(s);
