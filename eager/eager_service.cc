@@ -12,6 +12,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
+#include "absl/random/random.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -27,6 +29,8 @@
 #include "graph/graph_def_import.h"
 #include "graph/lower_functional_ops.h"
 #include "graph/node_def_util.h"
+#include "graph/partition.h"
+#include "graph/placer.h"
 #include "kernels/kernels.h"
 #include "rendezvous/remote_rendezvous.h"
 #include "runtime/executor.h"
@@ -65,6 +69,8 @@ absl::Status UnknownContext(uint64_t context_id) {
 struct ContextPeers {
   std::unique_ptr<WorkerCacheInterface> cache;
   std::unique_ptr<WorkerCacheFetcher> fetcher;
+  // Null without EagerServiceEnv::peer_client_factory.
+  std::unique_ptr<EagerPeerClient> eager;
 };
 
 // The rendezvous of one step of a context (step `context_id` for single
@@ -118,12 +124,25 @@ class StepRendezvous : public Rendezvous {
   std::unique_ptr<RemoteRendezvous> remote_;
 };
 
-// A component function instantiated for one signature on one device: its
-// lowered graph's executor, built once.
+// The part of a multi-device function on another task: a component
+// function registered there, whose arguments are some of the function's.
+struct RemotePart {
+  std::string task;    // "/job:ps/replica:0/task:0"
+  std::string device;  // the full name of the device it runs on
+  std::string function;
+  // The function's input index of each of the component's arguments.
+  std::vector<int> args;
+};
+
+// A function instantiated for one signature (and, when multi-device, one
+// set of input devices): its lowered graph's executors here, one per local
+// device, and its parts on other tasks; built once.
 struct ComponentFunction {
   // The graph's op registry lives in the library.
   std::shared_ptr<const FunctionLibrary> library;
-  std::unique_ptr<Executor> executor;
+  // One for a function on one device of this task.
+  std::vector<std::unique_ptr<Executor>> executors;
+  std::vector<RemotePart> remote;
   DataTypeVector arg_types;
   DataTypeVector ret_types;
 };
@@ -336,8 +355,28 @@ class Context {
       libraries_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::shared_ptr<ComponentFunction>>
       components_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, DeviceAttributes> cluster_devices_
+      ABSL_GUARDED_BY(mu_);
 
  public:
+  // The devices of the client's cluster (CreateContext's and
+  // UpdateContext's cluster_device_attributes), by full name.
+  void SetClusterDevices(
+      const google::protobuf::RepeatedPtrField<DeviceAttributes>& devices) {
+    absl::MutexLock lock(&mu_);
+    cluster_devices_.clear();
+    for (const DeviceAttributes& d : devices) cluster_devices_[d.name()] = d;
+  }
+  absl::flat_hash_map<std::string, DeviceAttributes> ClusterDevices() const {
+    absl::MutexLock lock(&mu_);
+    return cluster_devices_;
+  }
+  // The functions registered so far.
+  FunctionDefLibrary Functions() const {
+    absl::MutexLock lock(&mu_);
+    return functions_;
+  }
+
   // Adds the function and the library it comes with; a function already
   // registered under its name is kept (the client registers each once per
   // context, and functions it shares with others again).
@@ -509,6 +548,16 @@ class EagerService::Impl {
       peers = std::make_shared<ContextPeers>();
       peers->fetcher = std::make_unique<WorkerCacheFetcher>(cache.get());
       peers->cache = std::move(cache);
+      if (env_.peer_client_factory) {
+        absl::StatusOr<std::unique_ptr<EagerPeerClient>> eager =
+            env_.peer_client_factory(req.server_def());
+        if (!eager.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "CreateContext: the server_def's cluster is unusable: ",
+              eager.status().message()));
+        }
+        peers->eager = *std::move(eager);
+      }
     }
     const int64_t step = StepIdOf(req.context_id());
     auto rendezvous = std::make_shared<StepRendezvous>(
@@ -516,6 +565,7 @@ class EagerService::Impl {
     auto context = std::make_shared<Context>(
         req.context_id(), req.keep_alive_secs(), req.context_view_id(),
         std::move(peers), std::move(rendezvous));
+    context->SetClusterDevices(req.cluster_device_attributes());
     {
       absl::MutexLock lock(&mu_);
       auto [it, inserted] = contexts_.try_emplace(req.context_id(), context);
@@ -542,6 +592,9 @@ class EagerService::Impl {
       DFX_RETURN_IF_ERROR(CheckServerDef(req.server_def(), "UpdateContext"));
     }
     c->set_view_id(req.context_view_id());
+    if (req.cluster_device_attributes_size() > 0) {
+      c->SetClusterDevices(req.cluster_device_attributes());
+    }
     c->Touch();
     for (Device* d : env_.device_mgr->ListDevices()) {
       *resp->add_device_attributes() = d->attributes();
@@ -826,10 +879,11 @@ class EagerService::Impl {
   }
 
   // The inputs of an operation: its remote handles, or tensors sent with it.
-  absl::StatusOr<std::vector<Tensor>> Inputs(Context* c,
-                                             const eager::Operation& op,
-                                             Device* device,
-                                             const DataTypeVector& types) {
+  // An input with a non-empty `remote[i]` (a function's input on another
+  // task) is left empty here: its component reads it there.
+  absl::StatusOr<std::vector<Tensor>> Inputs(
+      Context* c, const eager::Operation& op, Device* device,
+      const DataTypeVector& types, const std::vector<std::string>& remote = {}) {
     if (op.op_inputs_size() != static_cast<int>(types.size())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expects ", types.size(), " inputs, got ", op.op_inputs_size()));
@@ -837,6 +891,7 @@ class EagerService::Impl {
     std::vector<Tensor> inputs(op.op_inputs_size());
     for (int i = 0; i < op.op_inputs_size(); ++i) {
       const eager::Operation::Input& in = op.op_inputs(i);
+      if (!remote.empty() && !remote[i].empty()) continue;
       if (in.has_remote_handle()) {
         DFX_ASSIGN_OR_RETURN(RemoteTensor t,
                              c->Lookup({in.remote_handle().op_id(),
@@ -864,11 +919,34 @@ class EagerService::Impl {
     return inputs;
   }
 
-  // Builds a registered function for `op`'s attrs on `device`: TensorFlow's
-  // instantiation, then the lowering every dfx graph goes through, then an
-  // executor.
-  absl::StatusOr<std::shared_ptr<ComponentFunction>> BuildFunction(
-      Context* c, const eager::Operation& op, Device* device) {
+  // The device of each input that is a handle on another task (empty for
+  // the others): a function with any runs across tasks.
+  absl::StatusOr<std::vector<std::string>> RemoteInputDevices(
+      const eager::Operation& op, bool* any) {
+    std::vector<std::string> devices(op.op_inputs_size());
+    *any = false;
+    for (int i = 0; i < op.op_inputs_size(); ++i) {
+      const eager::Operation::Input& in = op.op_inputs(i);
+      if (!in.has_remote_handle()) continue;
+      const eager::RemoteTensorHandle& h = in.remote_handle();
+      const std::string& name = h.device().empty() ? h.op_device() : h.device();
+      if (name.empty()) continue;
+      absl::StatusOr<DeviceName> parsed = DeviceName::Parse(name);
+      if (!parsed.ok() || !parsed->IsFullySpecified()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", i, " is on '", name, "', not a full device name"));
+      }
+      if (parsed->TaskName() == env_.local_task) continue;
+      devices[i] = parsed->ToString();
+      *any = true;
+    }
+    return devices;
+  }
+
+  // The function `op` names, instantiated from the context's library.
+  absl::StatusOr<std::pair<std::shared_ptr<const FunctionLibrary>,
+                           FunctionBody>>
+  Instantiate(Context* c, const eager::Operation& op) {
     DFX_ASSIGN_OR_RETURN(std::shared_ptr<const FunctionLibrary> library,
                          c->Library(op.name(), env_.ops));
     if (!library->Contains(op.name())) {
@@ -878,16 +956,31 @@ class EagerService::Impl {
     }
     DFX_ASSIGN_OR_RETURN(FunctionBody body,
                          library->Instantiate(op.name(), op.attrs()));
+    return std::make_pair(std::move(library), std::move(body));
+  }
+
+  static ImportOptions FunctionImport() {
+    ImportOptions import;
+    import.allow_internal_names = true;
+    import.validate_shapes = false;
+    return import;
+  }
+
+  // Builds a registered function for `op`'s attrs on `device`: TensorFlow's
+  // instantiation, then the lowering every dfx graph goes through, then an
+  // executor.
+  absl::StatusOr<std::shared_ptr<ComponentFunction>> BuildFunction(
+      Context* c, const eager::Operation& op, Device* device) {
+    DFX_ASSIGN_OR_RETURN(auto instantiated, Instantiate(c, op));
+    auto& [library, body] = instantiated;
     GraphDef def;
     for (NodeDef& node : body.nodes) {
       if (node.device().empty()) node.set_device(device->name());
       *def.add_node() = std::move(node);
     }
-    ImportOptions import;
-    import.allow_internal_names = true;
-    import.validate_shapes = false;
-    DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                         ImportGraphDef(def, library->op_registry(), import));
+    DFX_ASSIGN_OR_RETURN(
+        std::unique_ptr<Graph> graph,
+        ImportGraphDef(def, library->op_registry(), FunctionImport()));
     DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, graph.get()));
     auto f = std::make_shared<ComponentFunction>();
     f->library = library;
@@ -896,14 +989,242 @@ class EagerService::Impl {
     ExecutorParams params;
     params.device = device;
     params.kernel_registry = env_.kernels;
-    DFX_ASSIGN_OR_RETURN(f->executor, NewExecutor(params, std::move(graph)));
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                         NewExecutor(params, std::move(graph)));
+    f->executors.push_back(std::move(executor));
     return f;
+  }
+
+  // Builds a function whose inputs `remote` (by index; empty: here) live on
+  // other tasks: arguments on their inputs' devices, results on `device`,
+  // the rest placed over the client's cluster; one executor per device of
+  // this task, and a component function registered on each other device's
+  // task (named after the function and the cache key's hash, so that a
+  // second build registers the same).
+  absl::StatusOr<std::shared_ptr<ComponentFunction>> BuildMultiDevice(
+      Context* c, const eager::Operation& op, Device* device,
+      const std::vector<std::string>& remote, const std::string& key,
+      CancellationManager* call_cancel) {
+    EagerPeerClient* peer =
+        c->peers() == nullptr ? nullptr : c->peers()->eager.get();
+    if (peer == nullptr) {
+      return absl::UnimplementedError(absl::StrCat(
+          "function '", op.name(), "' has inputs on other tasks, and this "
+          "context cannot reach them (no cluster in its ServerDef)"));
+    }
+    DFX_ASSIGN_OR_RETURN(auto instantiated, Instantiate(c, op));
+    auto& [library, body] = instantiated;
+    const absl::flat_hash_map<std::string, DeviceAttributes> cluster =
+        c->ClusterDevices();
+    GraphDef def;
+    for (NodeDef& node : body.nodes) {
+      if (node.op() == "_Arg") {
+        const int64_t index = node.attr().at("index").i();
+        node.set_device(remote[index].empty() ? device->name()
+                                              : remote[index]);
+      } else if (node.op() == "_Retval") {
+        node.set_device(device->name());
+      }
+      *def.add_node() = std::move(node);
+    }
+    DFX_ASSIGN_OR_RETURN(
+        std::unique_ptr<Graph> graph,
+        ImportGraphDef(def, library->op_registry(), FunctionImport()));
+    DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, graph.get()));
+
+    // Candidates: this task's devices first (the default), then the
+    // cluster's others.
+    PlacerOptions placer;
+    absl::flat_hash_map<std::string, uint64_t> incarnations;
+    for (Device* d : env_.device_mgr->ListDevices()) {
+      placer.devices.push_back({d->name(), d->device_type()});
+      incarnations[d->name()] = d->attributes().incarnation();
+    }
+    for (const auto& [name, attrs] : cluster) {
+      if (incarnations.contains(name)) continue;
+      placer.devices.push_back({name, attrs.device_type()});
+      incarnations[name] = attrs.incarnation();
+    }
+    std::sort(placer.devices.begin() + env_.device_mgr->ListDevices().size(),
+              placer.devices.end(),
+              [](const PlacerDevice& a, const PlacerDevice& b) {
+                return a.name < b.name;
+              });
+    for (size_t i = 0; i < remote.size(); ++i) {
+      if (!remote[i].empty() && !incarnations.contains(remote[i])) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "function '", op.name(), "': input ", i, " is on ", remote[i],
+            ", a device the client's cluster does not list (CreateContext's "
+            "cluster_device_attributes)"));
+      }
+    }
+    placer.default_device = device->name();
+    const KernelRegistry* kernels = env_.kernels;
+    placer.has_kernel = [kernels](const Node& n, const std::string& type) {
+      return kernels->HasKernel(n.def(), type);
+    };
+    DFX_RETURN_IF_ERROR(PlaceGraph(placer, graph.get()));
+    PartitionOptions cut;
+    cut.get_incarnation = [&incarnations](const std::string& d) {
+      auto it = incarnations.find(d);
+      return it == incarnations.end() ? uint64_t{0} : it->second;
+    };
+    DFX_ASSIGN_OR_RETURN(auto parts, Partition(*graph, cut));
+
+    auto f = std::make_shared<ComponentFunction>();
+    f->library = library;
+    f->arg_types = body.arg_types;
+    f->ret_types = body.ret_types;
+    const FunctionDefLibrary functions = c->Functions();
+    for (auto& [name, part] : parts) {
+      absl::StatusOr<Device*> local = env_.device_mgr->LookupDevice(name);
+      if (local.ok()) {
+        DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g,
+                             ImportGraphDef(part, library->op_registry(),
+                                            FunctionImport()));
+        ExecutorParams params;
+        params.device = *local;
+        params.kernel_registry = env_.kernels;
+        DFX_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                             NewExecutor(params, std::move(g)));
+        f->executors.push_back(std::move(executor));
+        continue;
+      }
+      // Another task's part: its _Arg nodes renumbered 0..k-1.
+      RemotePart r;
+      r.device = name;
+      DFX_ASSIGN_OR_RETURN(DeviceName dn, DeviceName::Parse(name));
+      r.task = dn.TaskName();
+      std::map<int64_t, NodeDef*> args;
+      for (NodeDef& n : *part.mutable_node()) {
+        if (n.op() == "_Arg") args[n.attr().at("index").i()] = &n;
+        if (n.op() == "_Retval") {
+          return absl::InternalError(absl::StrCat(
+              "function '", op.name(), "': result '", n.name(),
+              "' was placed on ", name, ", not here"));
+        }
+      }
+      for (auto& [index, n] : args) {
+        (*n->mutable_attr())["index"].set_i(static_cast<int64_t>(r.args.size()));
+        r.args.push_back(static_cast<int>(index));
+      }
+      r.function = absl::StrCat(op.name(), "_part_",
+                                absl::Hash<std::string>()(key) & 0xffffffffffff,
+                                "_", dn.job, "_", dn.task, "_", dn.type, "_",
+                                dn.id);
+      DFX_ASSIGN_OR_RETURN(FunctionDef fn,
+                           GraphDefToFunctionDef(part, r.function,
+                                                 *library->op_registry()));
+      GraphDef reach = part;
+      *reach.mutable_library() = functions;
+      auto request = std::make_shared<eager::EnqueueRequest>();
+      request->set_context_id(c->id());
+      eager::RegisterFunctionOp* reg =
+          request->add_queue()->mutable_register_function();
+      *reg->mutable_function_def() = std::move(fn);
+      reg->set_is_component_function(true);
+      *reg->mutable_library() = ReachableFunctions(reach);
+      eager::EnqueueResponse response;
+      CancellationManager cancel;
+      CancelLink link(&cancel, {c->cancellation(), call_cancel});
+      absl::Notification done;
+      absl::Status status;
+      peer->EnqueueAsync(r.task, request.get(), &response, &cancel,
+                         [&](absl::Status s) {
+                           status = std::move(s);
+                           done.Notify();
+                         });
+      done.WaitForNotification();
+      if (!status.ok()) {
+        return absl::Status(status.code(),
+                            absl::StrCat("registering the part of function '",
+                                         op.name(), "' on ", name, ": ",
+                                         status.message()));
+      }
+      f->remote.push_back(std::move(r));
+    }
+    return f;
+  }
+
+  // Runs a function's parts at `step`: the executors here and the
+  // components on other tasks, all at once; the first error aborts the
+  // step's rendezvous and cancels the rest. Returns after every part has
+  // ended.
+  absl::Status RunParts(Context* c, const eager::Operation& op,
+                        ComponentFunction& f, int64_t step,
+                        CallFrameInterface* frame,
+                        CancellationManager* call_cancel) {
+    StepRendezvous rendezvous(env_.rendezvous_mgr->Find(step),
+                              env_.local_task, c->peers(), step);
+    CancellationManager cancel;
+    CancelLink link(&cancel, {c->cancellation(), call_cancel});
+    if (f.remote.empty() && f.executors.size() == 1) {
+      Executor::Args args;
+      args.step_id = step;
+      args.call_frame = frame;
+      args.rendezvous = &rendezvous;
+      args.cancellation_manager = &cancel;
+      return f.executors[0]->Run(args);
+    }
+    struct Join {
+      absl::Mutex mu;
+      absl::Status status;
+      int pending = 0;
+    } join;
+    join.pending = static_cast<int>(f.executors.size() + f.remote.size());
+    auto finish = [&](absl::Status s) {
+      bool first_error = false;
+      {
+        absl::MutexLock lock(&join.mu);
+        if (!s.ok() && join.status.ok()) {
+          join.status = s;
+          first_error = true;
+        }
+      }
+      if (first_error) {
+        rendezvous.StartAbort(s);
+        cancel.StartCancel();
+      }
+      absl::MutexLock lock(&join.mu);
+      --join.pending;
+    };
+    std::vector<eager::RunComponentFunctionRequest> requests(f.remote.size());
+    std::vector<eager::RunComponentFunctionResponse> responses(
+        f.remote.size());
+    for (size_t i = 0; i < f.remote.size(); ++i) {
+      const RemotePart& r = f.remote[i];
+      eager::RunComponentFunctionRequest& req = requests[i];
+      req.set_context_id(c->id());
+      eager::Operation* call = req.mutable_operation();
+      call->set_id(kInvalidOpId);
+      call->set_name(r.function);
+      call->set_device(r.device);
+      call->set_is_component_function(true);
+      call->set_func_step_id(step);
+      for (int arg : r.args) *call->add_op_inputs() = op.op_inputs(arg);
+      c->peers()->eager->RunComponentFunctionAsync(
+          r.task, &req, &responses[i], &cancel, finish);
+    }
+    for (const std::unique_ptr<Executor>& e : f.executors) {
+      Executor::Args args;
+      args.step_id = step;
+      args.call_frame = frame;
+      args.rendezvous = &rendezvous;
+      args.cancellation_manager = &cancel;
+      e->RunAsync(args, finish);
+    }
+    absl::MutexLock lock(&join.mu);
+    join.mu.Await(absl::Condition(
+        +[](int* pending) { return *pending == 0; }, &join.pending));
+    return join.status;
   }
 
   // Runs a registered (component) function: inputs from the context, the
   // step's rendezvous at func_step_id (its _Send/_Recv meet the other
   // components' there), results kept as handles (op.id(), output_nums[i])
-  // or, for TensorFlow's "no id", answered as tensors.
+  // or, for TensorFlow's "no id", answered as tensors. A function with
+  // inputs on other tasks runs across them (BuildMultiDevice) at a step of
+  // its own, whose leftovers are dropped on every task afterwards.
   absl::Status RunFunction(Context* c, const eager::Operation& op,
                            const std::vector<int>& output_nums,
                            CancellationManager* call_cancel,
@@ -911,33 +1232,41 @@ class EagerService::Impl {
                            const std::function<TensorProto*()>& add_tensor,
                            const std::function<std::string*()>& add_device) {
     DFX_ASSIGN_OR_RETURN(Device * device, LocalDevice(op.device()));
-    const std::string key = absl::StrCat(op.name(), "|", SignatureOf(op));
-    DFX_ASSIGN_OR_RETURN(std::shared_ptr<ComponentFunction> f,
-                         c->Component(key, [&] {
-                           return BuildFunction(c, op, device);
-                         }));
+    bool multi = false;
+    DFX_ASSIGN_OR_RETURN(std::vector<std::string> remote,
+                         RemoteInputDevices(op, &multi));
+    std::string key = absl::StrCat(op.name(), "|", SignatureOf(op));
+    if (multi) {
+      for (size_t i = 0; i < remote.size(); ++i) {
+        if (!remote[i].empty()) absl::StrAppend(&key, "|", i, "@", remote[i]);
+      }
+    }
+    DFX_ASSIGN_OR_RETURN(
+        std::shared_ptr<ComponentFunction> f, c->Component(key, [&] {
+          return multi ? BuildMultiDevice(c, op, device, remote, key,
+                                          call_cancel)
+                       : BuildFunction(c, op, device);
+        }));
+    if (!multi) remote.clear();
     DFX_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
-                         Inputs(c, op, device, f->arg_types));
+                         Inputs(c, op, device, f->arg_types, remote));
     if (!output_nums.empty() && output_nums.size() != f->ret_types.size()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "function '", op.name(), "' has ", f->ret_types.size(),
           " results, the request numbers ", output_nums.size()));
     }
     // A function run by itself (not a component of a client's function)
-    // has no step of its own: it uses the context's.
+    // has no step of its own: on one task it uses the context's; across
+    // tasks a fresh one, so that concurrent calls' transfers never meet.
+    const bool own_step = multi && !op.is_component_function();
     const int64_t step =
-        op.is_component_function() ? op.func_step_id() : StepIdOf(c->id());
-    StepRendezvous rendezvous(env_.rendezvous_mgr->Find(step),
-                              env_.local_task, c->peers(), step);
-    CancellationManager cancel;
-    CancelLink link(&cancel, {c->cancellation(), call_cancel});
+        op.is_component_function() ? op.func_step_id()
+        : own_step                 ? NewFunctionStep()
+                                   : StepIdOf(c->id());
     SimpleCallFrame frame(std::move(inputs), f->ret_types.size());
-    Executor::Args args;
-    args.step_id = step;
-    args.call_frame = &frame;
-    args.rendezvous = &rendezvous;
-    args.cancellation_manager = &cancel;
-    DFX_RETURN_IF_ERROR(f->executor->Run(args));
+    absl::Status run = RunParts(c, op, *f, step, &frame, call_cancel);
+    if (own_step) CleanupStep(c, *f, step);
+    DFX_RETURN_IF_ERROR(run);
     DFX_ASSIGN_OR_RETURN(std::vector<Tensor> results, frame.ConsumeRetvals());
     for (size_t i = 0; i < results.size(); ++i) {
       if (op.id() == kInvalidOpId) {
@@ -951,6 +1280,39 @@ class EagerService::Impl {
       c->Put({op.id(), num}, {std::move(results[i]), device});
     }
     return absl::OkStatus();
+  }
+
+  // A step id for a function run across tasks: random, positive, apart
+  // from the worker's steps and the contexts' ids in probability only, as
+  // TensorFlow's.
+  int64_t NewFunctionStep() {
+    absl::MutexLock lock(&rng_mu_);
+    return static_cast<int64_t>(
+        absl::Uniform<uint64_t>(rng_) & ((uint64_t{1} << 62) - 1));
+  }
+
+  // Drops what a multi-device step left in the rendezvous, here and on the
+  // tasks of its parts (their CleanupFunction runs after the call returns;
+  // a failure is only logged).
+  void CleanupStep(Context* c, const ComponentFunction& f, int64_t step) {
+    env_.rendezvous_mgr->Cleanup(step);
+    std::set<std::string> tasks;
+    for (const RemotePart& r : f.remote) tasks.insert(r.task);
+    std::shared_ptr<ContextPeers> peers = c->peers();
+    for (const std::string& task : tasks) {
+      auto request = std::make_shared<eager::EnqueueRequest>();
+      auto response = std::make_shared<eager::EnqueueResponse>();
+      request->set_context_id(c->id());
+      request->add_queue()->mutable_cleanup_function()->set_step_id(step);
+      peers->eager->EnqueueAsync(
+          task, request.get(), response.get(), nullptr,
+          [request, response, peers, task, step](absl::Status s) {
+            if (!s.ok()) {
+              spdlog::warn("cleanup of function step {} on {}: {}", step,
+                           task, s);
+            }
+          });
+    }
   }
 
   absl::Status RunOperationOrError(Context* c, const eager::Operation& op,
@@ -1025,6 +1387,8 @@ class EagerService::Impl {
 
   EagerServiceEnv env_;
   std::atomic<int64_t> next_step_{1};
+  absl::Mutex rng_mu_;
+  absl::BitGen rng_ ABSL_GUARDED_BY(rng_mu_);
   mutable absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   absl::flat_hash_map<uint64_t, std::shared_ptr<Context>> contexts_

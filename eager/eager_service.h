@@ -13,6 +13,14 @@
 // `context_id` (the client's RecvTensor reaches this server's worker, and a
 // `_Recv` here fetches from the client's own server, named in the context's
 // ServerDef).
+//
+// A function whose inputs live on other tasks (handles the client made
+// there, named by their device) runs across tasks, as TensorFlow's
+// ProcessFunctionLibraryRuntime runs it: each argument is placed on its
+// input's device, the rest by the placer (resource users go with their
+// resource), results here; the graph is cut per device, the parts on this
+// task run here, and each other device's part is registered and run on its
+// task as a component function of the same context and step.
 #ifndef DFX_EAGER_EAGER_SERVICE_H_
 #define DFX_EAGER_EAGER_SERVICE_H_
 
@@ -35,6 +43,29 @@
 
 namespace dfx {
 
+// How a context reaches the eager services of the other tasks of its
+// client's cluster: a task running a function with inputs on another task
+// (a ParameterServerStrategy worker's step reading the ps tasks' variables)
+// registers and runs the function's components there, in the same context.
+// rpc/grpc_eager_client.h implements it over gRPC. Thread-safe.
+class EagerPeerClient {
+ public:
+  virtual ~EagerPeerClient() = default;
+  // `task`: "/job:ps/replica:0/task:0". `done` runs once, with the call's
+  // status (its message names the task); `cancel` (may be null) ends the
+  // call with Cancelled. The request and response must outlive `done`.
+  virtual void EnqueueAsync(const std::string& task,
+                            const eager::EnqueueRequest* request,
+                            eager::EnqueueResponse* response,
+                            CancellationManager* cancel,
+                            std::function<void(absl::Status)> done) = 0;
+  virtual void RunComponentFunctionAsync(
+      const std::string& task,
+      const eager::RunComponentFunctionRequest* request,
+      eager::RunComponentFunctionResponse* response,
+      CancellationManager* cancel, std::function<void(absl::Status)> done) = 0;
+};
+
 // What the service borrows; everything must outlive it.
 struct EagerServiceEnv {
   const DeviceMgr* device_mgr = nullptr;
@@ -52,6 +83,12 @@ struct EagerServiceEnv {
   std::function<absl::StatusOr<std::unique_ptr<WorkerCacheInterface>>(
       const ServerDef& server_def)>
       worker_cache_factory;
+  // Makes the client through which a context runs the components of a
+  // multi-device function on the other tasks of its ServerDef's cluster.
+  // Null: a function with an input on another task is Unimplemented.
+  std::function<absl::StatusOr<std::unique_ptr<EagerPeerClient>>(
+      const ServerDef& server_def)>
+      peer_client_factory;
   // How often contexts past their keep-alive are looked for.
   absl::Duration gc_interval = absl::Seconds(1);
 };

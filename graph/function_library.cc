@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -671,6 +672,147 @@ FunctionDefLibrary ReachableFunctions(const GraphDef& graph) {
     }
   }
   return out;
+}
+
+}  // namespace dfx
+
+namespace dfx {
+namespace {
+
+absl::Status PartNodeError(const std::string& fn, const NodeDef& n,
+                           absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "function '", fn, "' from a graph: node '", n.name(), "' (", n.op(),
+      "): ", what));
+}
+
+// The "index" and "T" attrs of an _Arg or _Retval node.
+absl::Status IndexAndType(const std::string& fn, const NodeDef& n,
+                          int64_t* index, DataType* type) {
+  auto i = n.attr().find("index");
+  auto t = n.attr().find("T");
+  if (i == n.attr().end() || t == n.attr().end() ||
+      i->second.value_case() != AttrValue::kI ||
+      t->second.value_case() != AttrValue::kType) {
+    return PartNodeError(fn, n, "needs an int 'index' and a type 'T'");
+  }
+  *index = i->second.i();
+  *type = t->second.type();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<FunctionDef> GraphDefToFunctionDef(const GraphDef& graph,
+                                                  const std::string& name,
+                                                  const OpRegistry& ops) {
+  FunctionDef f;
+  f.mutable_signature()->set_name(name);
+  f.mutable_signature()->set_is_stateful(true);
+  std::map<int64_t, std::pair<const NodeDef*, DataType>> args, rets;
+  // How a body refers to output k of each node, by "node:k".
+  absl::flat_hash_map<std::string, std::vector<std::string>> outputs;
+  absl::flat_hash_map<std::string, std::string> arg_names;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == "_Arg" || n.op() == "_Retval") {
+      int64_t index = 0;
+      DataType type = DT_INVALID;
+      DFX_RETURN_IF_ERROR(IndexAndType(name, n, &index, &type));
+      auto& table = n.op() == "_Arg" ? args : rets;
+      if (!table.emplace(index, std::make_pair(&n, type)).second) {
+        return PartNodeError(name, n, absl::StrCat("index ", index, " twice"));
+      }
+      continue;
+    }
+    const OpRegistrationData* op = ops.LookUp(n.op());
+    if (op == nullptr) return PartNodeError(name, n, "op is not registered");
+    NodeDef with_defaults = n;
+    AddDefaultAttrs(op->op_def, &with_defaults);
+    std::vector<std::string>& refs = outputs[n.name()];
+    for (const OpDef::ArgDef& out : op->op_def.output_arg()) {
+      int count = 0;
+      if (absl::Status s = NumTensorsForArg(with_defaults, out, &count);
+          !s.ok()) {
+        return PartNodeError(name, n, s.message());
+      }
+      for (int i = 0; i < count; ++i) {
+        refs.push_back(absl::StrCat(n.name(), ":", out.name(), ":", i));
+      }
+    }
+  }
+  auto check_dense = [&](const auto& table) -> absl::Status {
+    int64_t want = 0;
+    for (const auto& [index, node] : table) {
+      if (index != want++) {
+        return PartNodeError(name, *node.first,
+                             absl::StrCat("index ", index, " leaves a gap"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  DFX_RETURN_IF_ERROR(check_dense(args));
+  DFX_RETURN_IF_ERROR(check_dense(rets));
+  for (const auto& [index, node] : args) {
+    OpDef::ArgDef* a = f.mutable_signature()->add_input_arg();
+    a->set_name(absl::StrCat("arg", index));
+    a->set_type(node.second);
+    arg_names[node.first->name()] = a->name();
+  }
+  // "node:k" or "node" (output 0) in the function's form.
+  auto rewrite = [&](const NodeDef& n,
+                     const std::string& input) -> absl::StatusOr<std::string> {
+    const bool control = !input.empty() && input[0] == '^';
+    std::string src = control ? input.substr(1) : input;
+    int64_t k = 0;
+    if (size_t colon = src.rfind(':'); !control && colon != std::string::npos) {
+      if (!absl::SimpleAtoi(src.substr(colon + 1), &k) || k < 0) {
+        return PartNodeError(name, n, absl::StrCat("bad input '", input, "'"));
+      }
+      src.resize(colon);
+    }
+    if (auto a = arg_names.find(src); a != arg_names.end()) {
+      if (k != 0) {
+        return PartNodeError(name, n, absl::StrCat("input '", input,
+                                                   "': an _Arg has 1 output"));
+      }
+      return control ? absl::StrCat("^", a->second) : a->second;
+    }
+    auto o = outputs.find(src);
+    if (o == outputs.end()) {
+      return PartNodeError(name, n,
+                           absl::StrCat("input '", input, "' names no node"));
+    }
+    if (control) return input;
+    if (k >= static_cast<int64_t>(o->second.size())) {
+      return PartNodeError(name, n, absl::StrCat("input '", input,
+                                                 "' names no output"));
+    }
+    return o->second[k];
+  };
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == "_Arg" || n.op() == "_Retval") continue;
+    NodeDef* body = f.add_node_def();
+    *body = n;
+    body->clear_input();
+    for (const std::string& input : n.input()) {
+      DFX_ASSIGN_OR_RETURN(std::string r, rewrite(n, input));
+      body->add_input(std::move(r));
+    }
+  }
+  for (const auto& [index, node] : rets) {
+    const NodeDef& r = *node.first;
+    OpDef::ArgDef* out = f.mutable_signature()->add_output_arg();
+    out->set_name(absl::StrCat("ret", index));
+    out->set_type(node.second);
+    std::string source;
+    for (const std::string& input : r.input()) {
+      if (!input.empty() && input[0] == '^') continue;
+      DFX_ASSIGN_OR_RETURN(source, rewrite(r, input));
+    }
+    if (source.empty()) return PartNodeError(name, r, "has no data input");
+    (*f.mutable_ret())[out->name()] = source;
+  }
+  return f;
 }
 
 }  // namespace dfx

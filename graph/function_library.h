@@ -118,6 +118,20 @@ class FunctionLibrary {
 // that they are neither validated nor need registered ops.
 FunctionDefLibrary ReachableFunctions(const GraphDef& graph);
 
+// The FunctionDef named `name` of a graph with _Arg and _Retval nodes (a
+// partition of an instantiated function, to run on another task): the
+// signature's inputs "arg<i>" are the _Arg nodes by their "index" attr, its
+// outputs "ret<i>" the _Retval nodes by theirs, with their "T" types; every
+// other node goes to the body with its data inputs in the function form
+// ("node:output_arg:i", an _Arg by its input's name) and a stateful
+// signature. Control inputs on an _Arg name its input. Every op must be in
+// `ops`. InvalidArgument naming the node for an unknown op, an input that
+// names no node or output, and for _Arg or _Retval indices that are not
+// 0..n-1 or nodes without a "T" type.
+absl::StatusOr<FunctionDef> GraphDefToFunctionDef(const GraphDef& graph,
+                                                  const std::string& name,
+                                                  const OpRegistry& ops);
+
 }  // namespace dfx
 
 #endif  // DFX_GRAPH_FUNCTION_LIBRARY_H_

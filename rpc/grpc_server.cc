@@ -23,6 +23,7 @@
 #include "rendezvous/remote_rendezvous.h"
 #include "rendezvous/rendezvous_mgr.h"
 #include "rpc/cluster_spec.h"
+#include "rpc/grpc_eager_client.h"
 #include "rpc/grpc_eager_service.h"
 #include "rpc/grpc_collective.h"
 #include "rpc/grpc_master_service.h"
@@ -329,6 +330,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
         return NewGrpcWorkerCache(def.cluster(), raw->task_,
                                   raw->local_worker_.get(), max_chunk,
                                   security);
+      };
+  eager_env.peer_client_factory =
+      [raw, security = options.security.ForPeers()](const ServerDef& def) {
+        return NewGrpcEagerPeerClient(def.cluster(), raw->task_, security);
       };
   impl->eager_ = std::make_unique<EagerService>(std::move(eager_env));
   impl->eager_service_ = std::make_unique<GrpcEagerService>(

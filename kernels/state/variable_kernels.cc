@@ -3,6 +3,7 @@
 // VariableShape, DestroyResourceOp, ResourceGather, ResourceScatter*) and
 // reference variables (VariableV2, Assign, AssignAdd/Sub, Scatter*,
 // IsVariableInitialized, RefIdentity).
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -18,6 +19,14 @@ namespace {
 
 // ---------------------------------------------------------------------------
 // Resource variables
+
+// The shared_name TensorFlow 2's eager variables ask for
+// (context.anonymous_name()): every run of such a VarHandleOp makes a
+// variable of its own, named "_AnonymousVar<n>" as TensorFlow's resource
+// manager names them, or every eager variable of one dtype and shape would
+// be the same one.
+constexpr char kAnonymousName[] = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
+std::atomic<int64_t> next_anonymous_var{0};
 
 class VarHandleOp : public OpKernel {
  public:
@@ -41,12 +50,24 @@ class VarHandleOp : public OpKernel {
     h.set_name(shared_name.empty() ? c->def().name() : shared_name);
     h.set_maybe_type_name(Var::kTypeName);
     h.set_dtypes_and_shapes({{dtype, shape}});
+    anonymous_ = shared_name == kAnonymousName;
   }
 
-  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, handle_); }
+  void Compute(OpKernelContext* ctx) override {
+    if (!anonymous_) {
+      ctx->set_output(0, handle_);
+      return;
+    }
+    Tensor fresh(DT_RESOURCE, TensorShape());
+    ResourceHandle& h = fresh.scalar<ResourceHandle>();
+    h = handle_.scalar<ResourceHandle>();
+    h.set_name(absl::StrCat("_AnonymousVar", next_anonymous_var.fetch_add(1)));
+    ctx->set_output(0, std::move(fresh));
+  }
 
  private:
   Tensor handle_{DT_RESOURCE, TensorShape()};
+  bool anonymous_ = false;
 };
 
 class ReadVariableOp : public OpKernel {

@@ -423,6 +423,43 @@ TEST_CASE("A context nobody keeps alive is collected with its resources") {
   CHECK_THAT(f.service->KeepAlive(ka, &ka_resp), IsOk());
 }
 
+TEST_CASE("Eager variables with TensorFlow's anonymous shared_name are each "
+          "a variable of their own") {
+  // TensorFlow 2 creates every eager variable with this shared_name; two of
+  // one dtype and shape once were one variable.
+  Fixture f;
+  f.Create(31);
+  eager::EnqueueRequest req;
+  req.set_context_id(31);
+  for (int64_t id : {1, 2}) {
+    eager::Operation* handle = AddOp(&req, id, "VarHandleOp", {});
+    SetType(handle, "dtype", DT_FLOAT);
+    (*handle->mutable_attrs())["shape"].mutable_shape();
+    (*handle->mutable_attrs())["shared_name"].set_s(
+        "cd2c89b7-88b7-44c8-ad83-06c2a9158347");
+  }
+  AddSendTensor(&req, 3, {Tensor::Scalar<float>(1.0f)});
+  AddSendTensor(&req, 4, {Tensor::Scalar<float>(2.0f)});
+  SetType(AddOp(&req, 5, "AssignVariableOp", {{1, 0}, {3, 0}}), "dtype",
+          DT_FLOAT);
+  SetType(AddOp(&req, 6, "AssignVariableOp", {{2, 0}, {4, 0}}), "dtype",
+          DT_FLOAT);
+  SetType(AddOp(&req, -1, "ReadVariableOp", {{1, 0}}), "dtype", DT_FLOAT);
+  SetType(AddOp(&req, -1, "ReadVariableOp", {{2, 0}}), "dtype", DT_FLOAT);
+  eager::EnqueueResponse resp;
+  REQUIRE_THAT(f.service->Enqueue(req, &resp), IsOk());
+  REQUIRE(resp.queue_response_size() == 8);
+  std::vector<float> got;
+  for (int i : {6, 7}) {
+    REQUIRE(resp.queue_response(i).tensor_size() == 1);
+    absl::StatusOr<Tensor> t =
+        Tensor::FromProto(resp.queue_response(i).tensor(0));
+    REQUIRE_THAT(t.status(), IsOk());
+    got.push_back(t->scalar<float>());
+  }
+  CHECK(got == std::vector<float>{1.0f, 2.0f});
+}
+
 TEST_CASE("Closing a context ends an eager _Recv waiting in it") {
   Fixture f;
   f.Create(31);

@@ -425,5 +425,62 @@ TEST_CASE("ReachableFunctions keeps what the graph calls, directly or nested") {
              StatusIs(kInvalid, "function 'Unused', node 'n' (op NoSuchOp)"));
 }
 
+TEST_CASE("GraphDefToFunctionDef turns a partition with _Arg and _Retval "
+          "nodes into a function that instantiates to the same graph") {
+  // ret0 = Split(arg1 ...)[1] * arg0, with a control input on arg0.
+  GraphDef g = ParseGraph(R"pb(
+    node { name: "a" op: "_Arg"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "index" value { i: 0 } } }
+    node { name: "b" op: "_Arg"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "index" value { i: 1 } } }
+    node { name: "dim" op: "Const"
+           input: "^a"
+           attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor {
+             dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+    node { name: "split" op: "Split" input: "dim" input: "b"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "num_split" value { i: 2 } } }
+    node { name: "mul" op: "Mul" input: "split:1" input: "a"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "r" op: "_Retval" input: "mul"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "index" value { i: 0 } } }
+  )pb");
+  absl::StatusOr<FunctionDef> f =
+      GraphDefToFunctionDef(g, "Part", *OpRegistry::Global());
+  REQUIRE_THAT(f.status(), IsOk());
+  CHECK(f->signature().input_arg_size() == 2);
+  CHECK(f->signature().output_arg_size() == 1);
+  CHECK(f->ret().at("ret0") == "mul:z:0");
+  FunctionDefLibrary lib;
+  *lib.add_function() = *f;
+  auto created = FunctionLibrary::Create(lib, OpRegistry::Global());
+  REQUIRE_THAT(created.status(), IsOk());
+  absl::StatusOr<FunctionBody> body = (*created)->Instantiate("Part", {});
+  REQUIRE_THAT(body.status(), IsOk());
+  CHECK(body->arg_types == DataTypeVector{DT_FLOAT, DT_FLOAT});
+  CHECK(body->ret_types == DataTypeVector{DT_FLOAT});
+  for (const NodeDef& n : body->nodes) {
+    if (n.name() == "mul") {
+      REQUIRE(n.input_size() == 2);
+      CHECK(n.input(0) == "split:1");
+      CHECK(n.input(1) == "arg0");
+    }
+    if (n.name() == "dim") CHECK(n.input(0) == "^arg0");
+  }
+
+  GraphDef gap = g;
+  (*gap.mutable_node(1)->mutable_attr())["index"].set_i(2);
+  CHECK_THAT(GraphDefToFunctionDef(gap, "Part", *OpRegistry::Global()).status(),
+             StatusIs(kInvalid, "node 'b' (_Arg): index 2 leaves a gap"));
+  GraphDef bad = g;
+  bad.mutable_node(4)->set_input(0, "nowhere:0");
+  CHECK_THAT(GraphDefToFunctionDef(bad, "Part", *OpRegistry::Global()).status(),
+             StatusIs(kInvalid, "input 'nowhere:0' names no node"));
+}
+
 }  // namespace
 }  // namespace dfx
