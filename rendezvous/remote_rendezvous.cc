@@ -199,12 +199,9 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
   auto pending = std::make_shared<Pending>(
       fetches->next_id.fetch_add(1, std::memory_order_relaxed), key,
       key.src().TaskName(), std::move(done));
-  // A task known to push nothing (a TensorFlow worker) is only fetched
-  // from, without a look at the inbox.
   // Only the _Recv of a graph edge between tasks: its _Send is the one
-  // that pushes.
-  const bool may_push = pusher_ != nullptr && !args.client_terminated &&
-                        pusher_->MayPushFrom(pending->task);
+  // that pushes. Any sender may push (see the class comment).
+  const bool may_push = !args.client_terminated;
 
   // Registered before the fetch starts, so that a cancellation can never
   // fall between the two and be missed.

@@ -56,9 +56,6 @@ class RemoteTensorPusher {
   // `step_id` to the task of key.dst_device(). Never blocks.
   virtual Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
                        const Tensor& value, bool is_dead) = 0;
-  // False when `task` is known to take no pushes (a TensorFlow worker):
-  // it pushes none either, so a receive from it need not wait for one.
-  virtual bool MayPushFrom(const std::string& task) = 0;
 };
 
 // Thread-safe. Borrows the fetcher (and pusher), which must outlive it.
@@ -72,8 +69,12 @@ class RemoteTensorPusher {
 // key from another task takes it from there, or waits there when that task
 // has pushed in this step already (every later send of it to here is
 // pushed or announced too), or otherwise waits there and fetches at once,
-// the first answer winning (a task that just started pushing). Abort and
-// cleanup drop the inbox.
+// the first answer winning (a task that just started pushing). Every
+// receive of a graph edge looks at the inbox, with or without a pusher of
+// its own: whether the sender pushes is the sender's decision (this task
+// may run with --no-push, or may have failed to reach the sender's task
+// while it started), and a receive that only fetched what was pushed would
+// wait for ever. Abort and cleanup drop the inbox.
 class RemoteRendezvous : public Rendezvous {
  public:
   // `local_task` is this process's task, "/job:worker/replica:0/task:1".

@@ -174,7 +174,6 @@ class GrpcRemoteWorker : public WorkerInterface {
     if (push_ == nullptr) return false;
     return push_->Push(step_id, key, value, is_dead, pull, lost);
   }
-  bool MayPush() override { return push_ != nullptr && push_->MayPush(); }
 
   void CancelAllCalls() override {
     if (push_ != nullptr) push_->Shutdown();

@@ -103,8 +103,16 @@ class TensorPushClient::Stream
   }
 
   void OnReadInitialMetadataDone(bool ok) override {
+    if (!ok) {
+      // The call failed before the receiver answered (it was not listening
+      // yet, the connection broke): not a refusal, or a peer that was
+      // still starting would get no push for a minute. OnDone reports the
+      // stream done; the next push opens another after kRetryBroken.
+      Close(/*cancel=*/true, /*quiet=*/false);
+      return;
+    }
     const bool ready =
-        ok && context_.GetServerInitialMetadata().count(kPushReadyMetadata) > 0;
+        context_.GetServerInitialMetadata().count(kPushReadyMetadata) > 0;
     if (ready) {
       absl::MutexLock lock(&mu_);
       ever_ready_ = true;
@@ -152,6 +160,14 @@ class TensorPushClient::Stream
                    why.message(), steps.size());
       for (int64_t step : steps) (*lost)(step, why);
     }
+    bool refused = false;
+    {
+      absl::MutexLock lock(&mu_);
+      refused = !ever_ready_ &&
+                status.error_code() == grpc::StatusCode::UNIMPLEMENTED;
+    }
+    // A TensorFlow worker has no PushTensors: asked again after a minute.
+    if (refused) owner_->StreamReady(this, false);
     // The last touch of this object: the owner destroys it later, on
     // another thread.
     owner_->StreamDone(this);
@@ -255,21 +271,6 @@ bool TensorPushClient::Push(int64_t step_id, const std::string& key,
   // A stream that closed meanwhile takes nothing: Enqueue says false.
   if (ready == nullptr) return false;
   return ready->Enqueue(step_id, key, value, is_dead, pull, lost);
-}
-
-bool TensorPushClient::MayPush() {
-  std::shared_ptr<Stream> to_start;
-  bool may = true;
-  {
-    absl::MutexLock lock(&mu_);
-    if (refused_ && absl::Now() < retry_at_) {
-      may = false;
-    } else if (current_ == nullptr) {
-      to_start = MaybeOpenLocked();
-    }
-  }
-  if (to_start != nullptr) to_start->Start(stub_.get(), local_task_);
-  return may;
 }
 
 void TensorPushClient::Shutdown() {

@@ -50,9 +50,6 @@ class TensorPushClient {
   // See WorkerInterface::PushTensor.
   bool Push(int64_t step_id, const std::string& key, const Tensor& value,
             bool is_dead, bool pull, const WorkerInterface::PushLost* lost);
-  // False while the receiver is known to refuse the stream. Starts opening
-  // one when there is none, so that the answer is known soon.
-  bool MayPush();
   // Cancels the stream; no new one opens. Nothing is reported lost.
   void Shutdown();
 

@@ -118,12 +118,6 @@ RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
   return with_bytes ? Outcome::kPushed : Outcome::kAnnounced;
 }
 
-bool WorkerCacheFetcher::MayPushFrom(const std::string& task) {
-  if (!abort_step_) return false;
-  WorkerInterface* worker = cache_->GetWorker(task);
-  return worker != nullptr && !worker->IsLocal() && worker->MayPush();
-}
-
 RendezvousMgr::Factory RemoteRendezvousFactory(std::string local_task,
                                                RemoteTensorFetcher* fetcher,
                                                RemoteTensorPusher* pusher) {

@@ -51,7 +51,6 @@ class WorkerCacheFetcher : public RemoteTensorFetcher,
   // in-process worker, or one that takes no pushes now.
   Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
                const Tensor& value, bool is_dead) override;
-  bool MayPushFrom(const std::string& task) override;
 
  private:
   // Non-negative, non-zero: TensorFlow's workers take request ids as int64.

@@ -123,8 +123,6 @@ class WorkerInterface {
                           const PushLost* lost) {
     return false;
   }
-  // False when this worker is known to take (and so to make) no pushes.
-  virtual bool MayPush() { return false; }
 
   // Ends the calls without CallOptions that are in flight (their `done`
   // gets Cancelled) and fails later ones at once: a process shutting down

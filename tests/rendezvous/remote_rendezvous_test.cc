@@ -451,7 +451,7 @@ TEST_CASE("RemoteRendezvous answers concurrent fetches exactly once") {
 
 namespace push {
 
-// Records pushes; answers with `outcome`. MayPushFrom says `may_push`.
+// Records pushes; answers with `outcome`.
 class FakePusher : public RemoteTensorPusher {
  public:
   struct Pushed {
@@ -461,7 +461,6 @@ class FakePusher : public RemoteTensorPusher {
     bool is_dead;
   };
   Outcome outcome = Outcome::kPushed;
-  bool may_push = true;
 
   Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
                const Tensor& value, bool is_dead) override {
@@ -469,7 +468,6 @@ class FakePusher : public RemoteTensorPusher {
     pushed_.push_back({step_id, key.FullKey(), value, is_dead});
     return outcome;
   }
-  bool MayPushFrom(const std::string&) override { return may_push; }
   std::vector<Pushed> pushed() {
     absl::MutexLock lock(&mu_);
     return pushed_;
@@ -751,17 +749,34 @@ TEST_CASE("Push path: a receive that is not a graph edge's (a collective's) "
   CHECK(got.value.scalar<float>() == 2.0f);
 }
 
-TEST_CASE("Push path: a task known to push nothing is only fetched from") {
+TEST_CASE("Push path: a task that pushes nothing itself (--no-push) still "
+          "takes what its peer pushed, and a fetch answers when none comes") {
+  // Once, a receiver that did not push (or could not reach the sender
+  // while it started) only fetched, and waited for ever for a tensor its
+  // peer had pushed.
   FakeFetcher fetcher;
-  FakePusher pusher;
-  pusher.may_push = false;
-  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, /*pusher=*/nullptr);
+  CountingRecv pushed;
+  r.RecvAsync(RemoteKey("pushed"), EdgeArgs(), pushed.Callback());
+  auto fetch = fetcher.WaitFetch(0);
+  r.DeliverPushed(kRemoteTask, RemoteKey("pushed").FullKey(),
+                  Tensor::Scalar<float>(3), false, false);
+  REQUIRE(pushed.Calls() == 1);
+  REQUIRE_OK(pushed.Status());
+  CHECK(fetch->cancels.load() == 1);
+  {
+    absl::MutexLock lock(&pushed.mu);
+    CHECK(pushed.value.scalar<float>() == 3.0f);
+  }
+  // A TensorFlow worker pushes nothing: the fetch answers.
+  RemoteRendezvous tf(kStep + 1, kLocalTask, &fetcher, nullptr);
   RecvResult got;
-  r.RecvAsync(RemoteKey("tf"), EdgeArgs(), got.Callback());
-  fetcher.WaitFetch(0)->Complete(absl::OkStatus(), Tensor::Scalar<float>(1));
+  tf.RecvAsync(RemoteKey("tf"), EdgeArgs(), got.Callback());
+  fetcher.WaitFetch(1)->Complete(absl::OkStatus(), Tensor::Scalar<float>(1));
   REQUIRE(got.Wait());
   REQUIRE_OK(got.status);
-  CHECK(r.NumHeldPushes() == 0);
+  CHECK(got.value.scalar<float>() == 1.0f);
+  CHECK(tf.NumHeldPushes() == 0);
 }
 
 TEST_CASE("Push path: cleanup drops a step's pushes, and pushes that come "
