@@ -1216,7 +1216,31 @@ class EagerService::Impl {
     absl::MutexLock lock(&join.mu);
     join.mu.Await(absl::Condition(
         +[](int* pending) { return *pending == 0; }, &join.pending));
-    return join.status;
+    return WithRemoteOrigin(join.status, f);
+  }
+
+  // A step that failed because another task of the function went away
+  // (its RecvTensor, push stream or component call: Unavailable or
+  // Aborted naming the task) says so in TensorFlow's words, as TensorFlow's
+  // own errors from a remote target do: its ClusterCoordinator reads "from
+  // remote target /job:ps" as a ps failure (fatal) and anything else naming
+  // /job:worker as this worker's failure (it would wait for this worker to
+  // come back, which it never left).
+  static absl::Status WithRemoteOrigin(const absl::Status& s,
+                                       const ComponentFunction& f) {
+    if (!absl::IsUnavailable(s) && !absl::IsAborted(s)) return s;
+    constexpr absl::string_view kMarker =
+        "GRPC error information from remote target ";
+    if (absl::StrContains(s.message(), kMarker)) return s;
+    for (const RemotePart& r : f.remote) {
+      if (absl::StrContains(s.message(), r.task)) {
+        return absl::Status(
+            s.code(), absl::StrCat(s.message(), "\nAdditional ", kMarker,
+                                   r.task, " while running this worker's "
+                                   "part of the function there"));
+      }
+    }
+    return s;
   }
 
   // Runs a registered (component) function: inputs from the context, the

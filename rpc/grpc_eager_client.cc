@@ -84,19 +84,25 @@ class GrpcEagerPeerClient : public EagerPeerClient {
         return;
       }
     }
-    const std::string where =
-        absl::StrCat("eager ", method, " to task ", task, " at ",
-                     it->second.address);
+    // TensorFlow's words after an error from another task: its
+    // ClusterCoordinator tells a ps failure (fatal) from a worker failure
+    // (the closure is retried elsewhere) by "... remote target /job:ps".
+    const std::string where = absl::StrCat("eager ", method, " to task ",
+                                           task, " at ", it->second.address);
+    const std::string origin = absl::StrCat(
+        "\nAdditional GRPC error information from remote target ", task,
+        " while calling /tensorflow.eager.EagerService/", method);
     start(it->second.stub.get(), &state->ctx,
-          [state, where, done = std::move(done)](grpc::Status s) {
+          [state, where, origin, done = std::move(done)](grpc::Status s) {
             // Before done: the manager may go with the caller's step.
             if (state->cancel != nullptr) {
               state->cancel->DeregisterCallback(state->token);
             }
             absl::Status status = FromGrpcStatus(s);
             if (!status.ok()) {
-              status = absl::Status(status.code(),
-                                    absl::StrCat(where, ": ", status.message()));
+              status = absl::Status(
+                  status.code(),
+                  absl::StrCat(where, ": ", status.message(), origin));
             }
             done(std::move(status));
           });

@@ -153,8 +153,9 @@ class TensorPushClient::Stream
     }
     if (!steps.empty()) {
       const absl::Status why = absl::UnavailableError(absl::StrCat(
-          "the stream pushing tensors to task ", owner_->task_,
-          " ended: ", status.error_message(), " (code ",
+          "task ", owner_->task_,
+          " is unavailable: the stream pushing tensors to it ended: ",
+          status.error_message(), " (code ",
           static_cast<int>(status.error_code()), ")"));
       spdlog::warn("{}; aborting the {} last step(s) it carried",
                    why.message(), steps.size());
