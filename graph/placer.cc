@@ -263,6 +263,36 @@ absl::Status PlaceGraph(const PlacerOptions& options, Graph* graph) {
     g.device = options.devices[choice].name;
     for (Node* m : g.members) m->set_assigned_device_name(g.device);
   }
+
+  // 4. TensorFlow's generator rule: a Const colocated with nothing goes
+  // with its consumers when they are all on one device its request allows,
+  // so a constant a ps-side update uses (AssignAddVariableOp's 1.0) does
+  // not cross tasks every step.
+  for (Node* n : graph->nodes()) {
+    const Group& own = by_root[groups.Find(n->id())];
+    if (n->type_string() != "Const" || own.members.size() != 1) continue;
+    std::string target;
+    bool one_device = true;
+    for (const Edge* e : n->out_edges()) {
+      if (e->IsControlEdge()) continue;
+      const std::string& d = e->dst->assigned_device_name();
+      if (target.empty()) target = d;
+      one_device &= d == target;
+    }
+    if (!one_device || target.empty() || target == n->assigned_device_name()) {
+      continue;
+    }
+    // Only where its own request allows ("/device:CPU:0", as TensorFlow's
+    // functions ask, allows any task's CPU).
+    for (size_t c = 0; c < options.devices.size(); ++c) {
+      if (options.devices[c].name == target &&
+          device_names[c].Matches(own.spec) &&
+          has_kernel(*n, options.devices[c].type)) {
+        n->set_assigned_device_name(target);
+        break;
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -42,7 +42,11 @@ struct PlacerOptions {
 //    group may go only to devices matching the merged spec and having a
 //    kernel for every member;
 //  - among those, a group prefers the device of its first placed data input
-//    (no transfer), then the default device, then the first candidate.
+//    (no transfer), then the default device, then the first candidate;
+//  - then, as TensorFlow's placer does with generator nodes, a Const in no
+//    colocation group moves to its consumers' device when all its data
+//    consumers are on one device that its own request allows and that has
+//    a kernel for it (a constant a ps-side update uses stays on the ps).
 // Errors are InvalidArgument naming the nodes and devices: a malformed
 // device spec, colocation with an unknown node, colocated nodes asking for
 // different devices, and — without soft placement — a spec no device

@@ -28,6 +28,7 @@ const OpRegistry* TestOps() {
                                    .Output("y: float")));
     DFX_CHECK_OK(ops->Register(
         OpDefBuilder("GpuOnly").Input("a: float").Output("y: float")));
+    DFX_CHECK_OK(ops->Register(OpDefBuilder("Const").Output("y: float")));
     return ops;
   }();
   return r;
@@ -84,6 +85,30 @@ TEST_CASE("Unconstrained nodes follow their inputs") {
   )pb");
   REQUIRE_OK(PlaceGraph(Cluster(), g.get()));
   REQUIRE(DeviceOf(*g, "sum") == Dev(1));
+}
+
+TEST_CASE("A Const goes with its consumers when they share a device its "
+          "request allows, as TensorFlow's generator rule") {
+  auto g = Import(R"pb(
+    node { name: "x" op: "Src" device: "/job:worker/task:0" }
+    node { name: "c" op: "Const" device: "/device:CPU:0" }
+    node { name: "ps_op" op: "Bin" input: "x" input: "c"
+           device: "/job:ps/task:0" }
+    node { name: "shared" op: "Const" }
+    node { name: "a" op: "Bin" input: "x" input: "shared"
+           device: "/job:worker/task:1" }
+    node { name: "b" op: "Bin" input: "x" input: "shared"
+           device: "/job:ps/task:0" }
+    node { name: "pinned" op: "Const" device: "/job:worker/task:0" }
+    node { name: "d" op: "Bin" input: "x" input: "pinned"
+           device: "/job:ps/task:0" }
+  )pb");
+  REQUIRE_OK(PlaceGraph(Cluster(), g.get()));
+  CHECK(g->FindNode("c")->assigned_device_name() == Dev(0, "CPU", 0, "ps"));
+  // Consumers on two devices: the Const stays on the default device.
+  CHECK(g->FindNode("shared")->assigned_device_name() == Dev(0));
+  // Its own request keeps it.
+  CHECK(g->FindNode("pinned")->assigned_device_name() == Dev(0));
 }
 
 TEST_CASE("Colocation groups from _class and from reference edges") {
