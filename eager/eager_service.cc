@@ -1014,6 +1014,10 @@ class EagerService::Impl {
     }
     DFX_ASSIGN_OR_RETURN(auto instantiated, Instantiate(c, op));
     auto& [library, body] = instantiated;
+    if (body.arg_types.size() != remote.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expects ", body.arg_types.size(), " inputs, got ", remote.size()));
+    }
     const absl::flat_hash_map<std::string, DeviceAttributes> cluster =
         c->ClusterDevices();
     GraphDef def;
@@ -1166,18 +1170,23 @@ class EagerService::Impl {
       args.cancellation_manager = &cancel;
       return f.executors[0]->Run(args);
     }
+    // Shared with the callbacks: the last one's unlock may come after this
+    // frame has seen `pending` reach 0 and returned.
     struct Join {
       absl::Mutex mu;
       absl::Status status;
       int pending = 0;
-    } join;
-    join.pending = static_cast<int>(f.executors.size() + f.remote.size());
-    auto finish = [&](absl::Status s) {
+    };
+    auto join = std::make_shared<Join>();
+    join->pending = static_cast<int>(f.executors.size() + f.remote.size());
+    // Touches this frame's rendezvous and manager only before its part is
+    // counted done.
+    auto finish = [join, &rendezvous, &cancel](absl::Status s) {
       bool first_error = false;
       {
-        absl::MutexLock lock(&join.mu);
-        if (!s.ok() && join.status.ok()) {
-          join.status = s;
+        absl::MutexLock lock(&join->mu);
+        if (!s.ok() && join->status.ok()) {
+          join->status = s;
           first_error = true;
         }
       }
@@ -1185,8 +1194,8 @@ class EagerService::Impl {
         rendezvous.StartAbort(s);
         cancel.StartCancel();
       }
-      absl::MutexLock lock(&join.mu);
-      --join.pending;
+      absl::MutexLock lock(&join->mu);
+      --join->pending;
     };
     std::vector<eager::RunComponentFunctionRequest> requests(f.remote.size());
     std::vector<eager::RunComponentFunctionResponse> responses(
@@ -1213,10 +1222,10 @@ class EagerService::Impl {
       args.cancellation_manager = &cancel;
       e->RunAsync(args, finish);
     }
-    absl::MutexLock lock(&join.mu);
-    join.mu.Await(absl::Condition(
-        +[](int* pending) { return *pending == 0; }, &join.pending));
-    return WithRemoteOrigin(join.status, f);
+    absl::MutexLock lock(&join->mu);
+    join->mu.Await(absl::Condition(
+        +[](int* pending) { return *pending == 0; }, &join->pending));
+    return WithRemoteOrigin(join->status, f);
   }
 
   // A step that failed because another task of the function went away
