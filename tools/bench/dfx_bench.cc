@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "graph/graph.h"
@@ -38,6 +40,7 @@
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/thread_pool.h"
+#include "tools/bench/bench_util.h"
 #include "tools/bench/grpc_bench.h"
 #include "tools/bench/kernel_bench.h"
 #include "tools/bench/loop_bench.h"
@@ -418,8 +421,55 @@ int Usage() {
                "       dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] "
                "[--iters N] [--trace F.json]\n"
                "       dfx_bench collectives [--tasks 2,3] "
-               "[--sizes-mib 1,64,256] [--iters N]\n");
+               "[--sizes-mib 1,64,256] [--iters N]\n"
+               "       dfx_bench eager [--iters 100] [--repeats 5]\n");
   return 2;
+}
+
+// TensorFlow 2 clients against dfx's servers and TensorFlow's, side by
+// side: remote eager round trips (tools/bench/eager_vs_tf.py) and
+// ClusterCoordinator closure round trips (tools/bench/coordinator_vs_tf.py),
+// through the virtualenv tools/tf_env made; skipped without it.
+int RunEagerBench(int argc, char** argv) {
+  int iters = 100;
+  int repeats = 5;
+  for (int i = 0; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if ((flag == "--iters" || flag == "--repeats") && i + 1 < argc) {
+      const int v = std::atoi(argv[++i]);
+      if (v <= 0) return Usage();
+      (flag == "--iters" ? iters : repeats) = v;
+    } else {
+      return Usage();
+    }
+  }
+  const std::string root = FindSourceDir();
+  const std::string python = root.empty() ? "" : TensorFlowPython(root);
+  if (python.empty()) {
+    std::printf("eager bench: skipped (no TensorFlow venv; run tools/tf_env)\n");
+    return 0;
+  }
+  char exe[4096];
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (len <= 0) return 1;
+  exe[len] = '\0';
+  std::string bin(exe);
+  bin = bin.substr(0, bin.rfind('/'));
+  int failed = 0;
+  for (const char* script : {"eager_vs_tf.py", "coordinator_vs_tf.py"}) {
+    std::printf("# tools/bench/%s\n", script);
+    std::fflush(stdout);
+    int status = 0;
+    const std::string out = RunCommand(
+        absl::StrCat("'", python, "' '", root, "/tools/bench/", script,
+                     "' --dfx '", bin, "/dfx' --iters ", iters,
+                     " --repeats ", repeats, " 2>&1 | grep -v -E "
+                     "'^(WARNING|W0000|I0000|E0000)'"),
+        &status);
+    std::printf("%s\n", out.c_str());
+    failed |= status != 0;
+  }
+  return failed ? 1 : 0;
 }
 
 }  // namespace
@@ -443,6 +493,9 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::strcmp(argv[1], "loop") == 0) {
     return dfx::RunLoopBench(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "eager") == 0) {
+    return dfx::RunEagerBench(argc - 2, argv + 2);
   }
   if (argc >= 2 && std::strcmp(argv[1], "session") == 0) {
     return dfx::RunSessionBench(argc - 2, argv + 2);
