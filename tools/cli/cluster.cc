@@ -192,10 +192,21 @@ std::string LogTail(const std::string& path) {
 absl::Status WaitForTask(const std::string& task, const std::string& address,
                          pid_t pid, const std::string& log,
                          absl::Time deadline) {
-  absl::Status s = WaitForWorkerReady(address, deadline,
-                                      [pid] { return IsServerAlive(pid); });
+  // The server is this process's child: waitpid says for certain whether it
+  // exited (reading /proc twice once said "dead" and then "alive", and a
+  // server that could not listen was reported as a timeout instead of
+  // being retried on new ports).
+  bool exited = false;
+  auto running = [pid, &exited] {
+    if (!exited) {
+      const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+      exited = r == pid || (r < 0 && errno == ECHILD);
+    }
+    return !exited;
+  };
+  absl::Status s = WaitForWorkerReady(address, deadline, running);
   if (s.ok()) return s;
-  if (!IsServerAlive(pid)) {
+  if (!running()) {
     return absl::UnavailableError(
         absl::StrCat(task, " exited while starting: ", LogTail(log)));
   }
