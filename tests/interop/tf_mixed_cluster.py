@@ -24,10 +24,8 @@ TensorFlow's. Exit status: 0 when everything matches, 1 otherwise.
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -35,34 +33,13 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.ops import control_flow_util  # noqa: E402
 
+# The cluster helpers the side-by-side benchmarks use.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools", "bench"))
+from bench_clusters import TF_SERVER, free_port, wait_for_port  # noqa: E402
+
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
-
-TF_SERVER = """
-import json, sys, tensorflow as tf
-cluster = tf.train.ClusterSpec(json.loads(sys.argv[1]))
-server = tf.distribute.Server(cluster, job_name=sys.argv[2],
-                              task_index=int(sys.argv[3]))
-server.join()
-"""
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(addr, limit=180):
-    host, port = addr.split(":")
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex((host, int(port))) == 0:
-                return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on {addr}")
-
 
 def loop_graph(body_task):
     saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
