@@ -53,4 +53,11 @@ std::string TensorFlowPython(const std::string& root) {
   return status == 0 ? python : std::string();
 }
 
+std::string BinaryDir() {
+  std::error_code ec;
+  const std::filesystem::path exe =
+      std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
 }  // namespace dfx

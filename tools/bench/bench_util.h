@@ -21,6 +21,10 @@ std::string RunCommand(const std::string& command, int* status);
 // empty when it does not exist.
 std::string TensorFlowPython(const std::string& root);
 
+// The directory of the running binary (where dfx_bench finds `dfx`);
+// empty when /proc/self/exe cannot be read.
+std::string BinaryDir();
+
 }  // namespace dfx
 
 #endif  // DFX_TOOLS_BENCH_BENCH_UTIL_H_

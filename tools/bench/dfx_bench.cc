@@ -30,8 +30,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "graph/graph.h"
@@ -449,12 +447,8 @@ int RunEagerBench(int argc, char** argv) {
     std::printf("eager bench: skipped (no TensorFlow venv; run tools/tf_env)\n");
     return 0;
   }
-  char exe[4096];
-  const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (len <= 0) return 1;
-  exe[len] = '\0';
-  std::string bin(exe);
-  bin = bin.substr(0, bin.rfind('/'));
+  const std::string bin = BinaryDir();
+  if (bin.empty()) return 1;
   int failed = 0;
   for (const char* script : {"eager_vs_tf.py", "coordinator_vs_tf.py"}) {
     std::printf("# tools/bench/%s\n", script);

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -192,12 +191,8 @@ int RunLoopBench(int argc, char** argv) {
     return 0;
   }
   int status = 0;
-  char exe[4096];
-  const ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (len <= 0) return 1;
-  exe[len] = '\0';
-  std::string bin(exe);
-  bin = bin.substr(0, bin.rfind('/'));
+  const std::string bin = BinaryDir();
+  if (bin.empty()) return 1;
   std::printf("\n# one TensorFlow client against TensorFlow's servers and "
               "dfx's (tools/bench/loop_vs_tf.py)\n");
   std::fflush(stdout);
