@@ -883,7 +883,8 @@ class EagerService::Impl {
   // task) is left empty here: its component reads it there.
   absl::StatusOr<std::vector<Tensor>> Inputs(
       Context* c, const eager::Operation& op, Device* device,
-      const DataTypeVector& types, const std::vector<std::string>& remote = {}) {
+      const DataTypeVector& types,
+      const std::vector<std::string>& remote = {}) {
     if (op.op_inputs_size() != static_cast<int>(types.size())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "expects ", types.size(), " inputs, got ", op.op_inputs_size()));
@@ -1040,7 +1041,8 @@ class EagerService::Impl {
     // cluster's others.
     PlacerOptions placer;
     absl::flat_hash_map<std::string, uint64_t> incarnations;
-    for (Device* d : env_.device_mgr->ListDevices()) {
+    const std::vector<Device*>& local_devices = env_.device_mgr->ListDevices();
+    for (Device* d : local_devices) {
       placer.devices.push_back({d->name(), d->device_type()});
       incarnations[d->name()] = d->attributes().incarnation();
     }
@@ -1049,7 +1051,7 @@ class EagerService::Impl {
       placer.devices.push_back({name, attrs.device_type()});
       incarnations[name] = attrs.incarnation();
     }
-    std::sort(placer.devices.begin() + env_.device_mgr->ListDevices().size(),
+    std::sort(placer.devices.begin() + local_devices.size(),
               placer.devices.end(),
               [](const PlacerDevice& a, const PlacerDevice& b) {
                 return a.name < b.name;
@@ -1109,7 +1111,8 @@ class EagerService::Impl {
         }
       }
       for (auto& [index, n] : args) {
-        (*n->mutable_attr())["index"].set_i(static_cast<int64_t>(r.args.size()));
+        (*n->mutable_attr())["index"].set_i(
+            static_cast<int64_t>(r.args.size()));
         r.args.push_back(static_cast<int>(index));
       }
       r.function = absl::StrCat(op.name(), "_part_",
@@ -1280,7 +1283,6 @@ class EagerService::Impl {
                                           call_cancel)
                        : BuildFunction(c, op, device);
         }));
-    if (!multi) remote.clear();
     DFX_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,
                          Inputs(c, op, device, f->arg_types, remote));
     if (!output_nums.empty() && output_nums.size() != f->ret_types.size()) {

@@ -168,8 +168,7 @@ absl::Status RemoteRendezvous::Send(const ParsedKey& key, const Args& args,
         // too): the receiver may wait for this push.
         return absl::UnavailableError(absl::StrCat(
             "cannot push tensor '", key.FullKey(), "' of step ", step_id_,
-            " to task ", key.dst().TaskName(),
-            ": its push stream ended during the step"));
+            " to task ", dst_task, ": its push stream ended during the step"));
       }
       if (outcome == RemoteTensorPusher::Outcome::kPushed) {
         return absl::OkStatus();

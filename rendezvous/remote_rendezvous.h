@@ -64,8 +64,9 @@ class RemoteTensorPusher {
 // task as its destination (and that is not client-terminated) goes to the
 // pusher; what it pushed goes nowhere here. Whether the step pushes to a
 // task at all is decided by its first send there and kept for the step;
-// a push that fails later in a step that pushes is Unavailable. The receiving side takes pushed
-// tensors with DeliverPushed into an inbox of this step; a RecvAsync of a
+// a push that fails later in a step that pushes is Unavailable. The
+// receiving side takes pushed tensors with DeliverPushed into an inbox of
+// this step; a RecvAsync of a
 // key from another task takes it from there, or waits there when that task
 // has pushed in this step already (every later send of it to here is
 // pushed or announced too), or otherwise waits there and fetches at once,

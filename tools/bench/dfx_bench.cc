@@ -444,7 +444,8 @@ int RunEagerBench(int argc, char** argv) {
   const std::string root = FindSourceDir();
   const std::string python = root.empty() ? "" : TensorFlowPython(root);
   if (python.empty()) {
-    std::printf("eager bench: skipped (no TensorFlow venv; run tools/tf_env)\n");
+    std::printf(
+        "eager bench: skipped (no TensorFlow venv; run tools/tf_env)\n");
     return 0;
   }
   const std::string bin = BinaryDir();

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "master/local_session.h"
