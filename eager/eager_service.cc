@@ -826,8 +826,10 @@ class EagerService::Impl {
     return d;
   }
 
+  // `functions`: what the op's func attrs may name (the context's).
   absl::StatusOr<std::unique_ptr<CachedKernel>> BuildKernel(
-      const eager::Operation& op, Device* device) {
+      const eager::Operation& op, Device* device,
+      const FunctionDefLibrary& functions) {
     DFX_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
                          env_.ops->LookUpOrError(op.name()));
     NodeDef node;
@@ -850,8 +852,8 @@ class EagerService::Impl {
             DataTypeString(t), "); eager operations take none"));
       }
     }
-    DFX_ASSIGN_OR_RETURN(k->kernel,
-                         env_.kernels->CreateKernel(node, reg->op_def, device));
+    DFX_ASSIGN_OR_RETURN(k->kernel, env_.kernels->CreateKernel(
+                                        node, reg->op_def, device, &functions));
     return k;
   }
 
@@ -979,6 +981,8 @@ class EagerService::Impl {
       if (node.device().empty()) node.set_device(device->name());
       *def.add_node() = std::move(node);
     }
+    // Kernels that run functions (a dataset's map) find them here.
+    *def.mutable_library() = c->Functions();
     DFX_ASSIGN_OR_RETURN(
         std::unique_ptr<Graph> graph,
         ImportGraphDef(def, library->op_registry(), FunctionImport()));
@@ -1032,6 +1036,7 @@ class EagerService::Impl {
       }
       *def.add_node() = std::move(node);
     }
+    *def.mutable_library() = c->Functions();
     DFX_ASSIGN_OR_RETURN(
         std::unique_ptr<Graph> graph,
         ImportGraphDef(def, library->op_registry(), FunctionImport()));
@@ -1363,11 +1368,18 @@ class EagerService::Impl {
     std::unique_ptr<CachedKernel> uncached;
     CachedKernel* k = nullptr;
     if (IsTransfer(op.name())) {
-      DFX_ASSIGN_OR_RETURN(uncached, BuildKernel(op, device));
+      DFX_ASSIGN_OR_RETURN(uncached, BuildKernel(op, device, {}));
       k = uncached.get();
     } else {
       DFX_ASSIGN_OR_RETURN(k, c->Kernel(op, [&] {
-        return BuildKernel(op, device);
+        // Only an op naming functions (a dataset's map) needs the library.
+        bool names_functions = false;
+        for (const auto& [name, value] : op.attrs()) {
+          names_functions |= value.has_func();
+        }
+        return BuildKernel(op, device,
+                           names_functions ? c->Functions()
+                                           : FunctionDefLibrary());
       }));
     }
     DFX_ASSIGN_OR_RETURN(std::vector<Tensor> inputs,

@@ -1,6 +1,7 @@
 #include "kernels/kernels.h"
 
 #include "kernels/collective/collective_kernels.h"
+#include "kernels/data/dataset.h"
 
 namespace dfx {
 
@@ -30,6 +31,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterListKernels(registry);
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
+  data::RegisterDatasetKernels(registry);
 }
 
 const KernelRegistry* StandardKernelRegistry() {

@@ -1741,7 +1741,8 @@ absl::Status ExecutorImpl::Initialize() {
     } else {
       DFX_ASSIGN_OR_RETURN(
           kernel, params_.kernel_registry->CreateKernel(
-                      node->def(), node->op_def(), params_.device));
+                      node->def(), node->op_def(), params_.device,
+                      &graph_->library()));
     }
     NodeItem& item = items_[i];
     item.kernel = kernel.get();

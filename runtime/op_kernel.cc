@@ -119,7 +119,8 @@ bool KernelRegistry::HasKernel(const NodeDef& node,
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    const NodeDef& node, const OpDef& op_def, Device* device) const {
+    const NodeDef& node, const OpDef& op_def, Device* device,
+    const FunctionDefLibrary* library) const {
   const Registration* r = Find(node, device->device_type());
   if (r == nullptr) {
     std::vector<std::string> attrs;
@@ -136,7 +137,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
   }
   DataTypeVector inputs, outputs;
   DFX_RETURN_IF_ERROR(InOutTypesForNode(node, op_def, &inputs, &outputs));
-  OpKernelConstruction ctx(node, op_def, inputs, outputs, device);
+  OpKernelConstruction ctx(node, op_def, inputs, outputs, device, library);
   std::unique_ptr<OpKernel> kernel = r->factory(&ctx);
   if (!ctx.status().ok()) {
     return absl::Status(ctx.status().code(),

@@ -31,22 +31,26 @@ class CallFrameInterface;
 class ResourceMgr;
 class ScopedStepContainer;
 class CancellationManager;
+class FunctionDefLibrary;
 class OpKernelContext;
 class Rendezvous;
 
-// What a kernel's constructor sees: the node, its op, its resolved types and
-// the device. A constructor that finds a bad attr calls SetStatus; the kernel
-// is then discarded and the error returned to whoever built it.
+// What a kernel's constructor sees: the node, its op, its resolved types,
+// the device and the functions of the node's graph. A constructor that finds
+// a bad attr calls SetStatus; the kernel is then discarded and the error
+// returned to whoever built it.
 class OpKernelConstruction {
  public:
   OpKernelConstruction(const NodeDef& def, const OpDef& op_def,
                        const DataTypeVector& input_types,
-                       const DataTypeVector& output_types, Device* device)
+                       const DataTypeVector& output_types, Device* device,
+                       const FunctionDefLibrary* function_library = nullptr)
       : def_(def),
         op_def_(op_def),
         input_types_(input_types),
         output_types_(output_types),
-        device_(device) {}
+        device_(device),
+        function_library_(function_library) {}
 
   const NodeDef& def() const { return def_; }
   const OpDef& op_def() const { return op_def_; }
@@ -57,6 +61,12 @@ class OpKernelConstruction {
   DataType output_type(int i) const { return output_types_[i]; }
   const DataTypeVector& input_types() const { return input_types_; }
   const DataTypeVector& output_types() const { return output_types_; }
+  // The library of the graph the node belongs to, for kernels that run
+  // functions its func attrs name (a dataset's map function); null when the
+  // builder has none. Borrowed for the constructor only: copy what is kept.
+  const FunctionDefLibrary* function_library() const {
+    return function_library_;
+  }
 
   template <typename T>
   absl::Status GetAttr(absl::string_view name, T* value) const {
@@ -74,6 +84,7 @@ class OpKernelConstruction {
   const DataTypeVector& input_types_;
   const DataTypeVector& output_types_;
   Device* const device_;
+  const FunctionDefLibrary* const function_library_;
   absl::Status status_;
 };
 
@@ -338,11 +349,13 @@ class KernelRegistry {
   bool HasKernel(const NodeDef& node, absl::string_view device_type) const;
 
   // Builds the kernel for `node` on `device`: picks the registration whose
-  // constraints the node's attrs satisfy and runs its factory. NotFound
-  // naming the node, op, device type and attrs when none matches;
-  // the constructor's error when it fails.
+  // constraints the node's attrs satisfy and runs its factory, which sees
+  // `library` (the node's graph's functions; may be null). NotFound naming
+  // the node, op, device type and attrs when none matches; the
+  // constructor's error when it fails.
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
-      const NodeDef& node, const OpDef& op_def, Device* device) const;
+      const NodeDef& node, const OpDef& op_def, Device* device,
+      const FunctionDefLibrary* library = nullptr) const;
 
   // "AddV2 on CPU for T in [float, double]", one line each, sorted.
   std::vector<std::string> ListKernels() const;

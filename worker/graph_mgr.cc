@@ -259,9 +259,11 @@ GraphMgr::GraphMgr(Env env)
 GraphMgr::~GraphMgr() = default;
 
 absl::StatusOr<std::shared_ptr<OpKernel>> GraphMgr::CreateKernel(
-    const Node& node, Device* device) const {
+    const Node& node, Device* device,
+    const FunctionDefLibrary* library) const {
   if (!node.op_def().is_stateful()) {
-    return env_.kernels->CreateKernel(node.def(), node.op_def(), device);
+    return env_.kernels->CreateKernel(node.def(), node.op_def(), device,
+                                      library);
   }
   const std::string key = absl::StrCat(device->name(), ";", node.name());
   absl::MutexLock lock(&kernels_mu_);
@@ -275,7 +277,7 @@ absl::StatusOr<std::shared_ptr<OpKernel>> GraphMgr::CreateKernel(
   // New, or a node of the same name that differs (a new graph version):
   // the newer definition wins.
   absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
-      env_.kernels->CreateKernel(node.def(), node.op_def(), device);
+      env_.kernels->CreateKernel(node.def(), node.op_def(), device, library);
   if (!kernel.ok()) return kernel.status();
   std::shared_ptr<OpKernel> shared = *std::move(kernel);
   stateful_kernels_[key] = SharedKernel{node.def(), shared};
@@ -341,17 +343,20 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
 
   ExecutorParams params;
   params.kernel_registry = env_.kernels;
-  auto set_device = [this, &params](Device* device) {
+  // `graph` is the one the executor is built for: its kernels see its
+  // library.
+  auto set_device = [this, &params](Device* device, const Graph& graph) {
     params.device = device;
-    params.create_kernel = [this, device](const Node& node) {
-      return CreateKernel(node, device);
+    const FunctionDefLibrary* library = &graph.library();
+    params.create_kernel = [this, device, library](const Node& node) {
+      return CreateKernel(node, device, library);
     };
   };
   if (devices.size() <= 1) {
     Unit unit;
     unit.device = devices.empty() ? env_.device_mgr->ListDevices().front()
                                   : devices.front();
-    set_device(unit.device);
+    set_device(unit.device, *graph);
     DFX_ASSIGN_OR_RETURN(unit.executor,
                          NewExecutor(params, std::move(graph)));
     item->units.push_back(std::move(unit));
@@ -375,7 +380,7 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
                          ImportGraphDef(it->second, env_.ops, import_options));
     Unit unit;
     unit.device = device;
-    set_device(device);
+    set_device(device, *part);
     DFX_ASSIGN_OR_RETURN(unit.executor, NewExecutor(params, std::move(part)));
     item->units.push_back(std::move(unit));
   }

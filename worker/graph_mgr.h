@@ -125,9 +125,11 @@ class GraphMgr {
   // The kernel of `node` on `device`. Kernels of stateful ops (random
   // generators, variables) are made once per session and shared by every
   // graph that has the node, so a generator's stream does not restart when
-  // the client fetches something else (TensorFlow's OpSegment).
-  absl::StatusOr<std::shared_ptr<OpKernel>> CreateKernel(const Node& node,
-                                                         Device* device) const;
+  // the client fetches something else (TensorFlow's OpSegment). `library`:
+  // the functions of the node's graph.
+  absl::StatusOr<std::shared_ptr<OpKernel>> CreateKernel(
+      const Node& node, Device* device,
+      const FunctionDefLibrary* library) const;
   std::shared_ptr<const Item> Find(absl::string_view handle) const;
 
   const Env env_;

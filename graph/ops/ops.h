@@ -50,6 +50,10 @@ absl::Status RegisterFunctionalOps(OpRegistry* registry);
 // CollectiveReduceV2, CollectiveGatherV2, CollectiveBcastSendV2/RecvV2.
 absl::Status RegisterCollectiveOps(OpRegistry* registry);
 
+// tf.data: datasets (TensorSliceDataset, MapDataset, ShuffleDatasetV3, ...),
+// seed generators and iterators.
+absl::Status RegisterDatasetOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

@@ -4,35 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/kernels.h"
+#include "kernels/list/optional_value.h"
 #include "runtime/variant.h"
 
 namespace dfx {
 namespace {
-
-// An optional: no value, or a tuple of tensors.
-class OptionalValue final : public VariantValue {
- public:
-  static constexpr char kTypeName[] = "tensorflow::data::Optional";
-
-  OptionalValue() = default;
-  explicit OptionalValue(std::vector<Tensor> values)
-      : has_value_(true), values_(std::move(values)) {}
-
-  std::string TypeName() const override { return kTypeName; }
-  void Encode(VariantTensorDataProto* proto) const override {
-    for (const Tensor& t : values_) t.AsProtoField(proto->add_tensors());
-  }
-  std::string DebugString() const override {
-    return has_value_ ? absl::StrCat("Optional<", values_.size(), " values>")
-                      : "Optional<none>";
-  }
-  bool has_value() const { return has_value_; }
-  const std::vector<Tensor>& values() const { return values_; }
-
- private:
-  bool has_value_ = false;
-  std::vector<Tensor> values_;
-};
 
 void SetOptional(OpKernelContext* ctx, Variant v) {
   Tensor out(DT_VARIANT, TensorShape({}));

@@ -202,6 +202,9 @@ TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
   RunFamily("data_flow");
 }
 TEST_CASE("golden: TensorList ops equal TensorFlow") { RunFamily("list"); }
+TEST_CASE("golden: tf.data pipelines yield TensorFlow's elements in order") {
+  RunFamily("dataset");
+}
 TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
   RunFamily("pool_argmax");
 }

@@ -1,0 +1,305 @@
+// tf.data ops (TensorFlow's definitions): source datasets, transformations,
+// shuffling and its seed generators, and iterators. Every dataset is a
+// scalar DT_VARIANT; kernels are in kernels/data/.
+#include "base/status_macros.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+namespace {
+
+// The attrs every transformation declares after its own.
+OpDefBuilder& ElementAttrs(OpDefBuilder& b, bool metadata = true) {
+  b.Attr("output_types: list(type) >= 1")
+      .Attr("output_shapes: list(shape) >= 1");
+  if (metadata) b.Attr("metadata: string = ''");
+  return b;
+}
+
+absl::Status RegisterDataset(OpRegistry* r, OpDefBuilder& b) {
+  b.Output("handle: variant").SetShapeFn(shape_fn::Scalar);
+  return r->Register(b);
+}
+
+}  // namespace
+
+absl::Status RegisterDatasetOps(OpRegistry* r) {
+  // --- Sources (stateful in TensorFlow 2.21's definitions).
+  {
+    OpDefBuilder b("TensorDataset");
+    b.Input("components: Toutput_types")
+        .Attr("Toutput_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("metadata: string = ''")
+        .SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("TensorSliceDataset");
+    b.Input("components: Toutput_types")
+        .Attr("Toutput_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("is_files: bool = false")
+        .Attr("metadata: string = ''")
+        .Attr("replicate_on_split: bool = false")
+        .SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RangeDataset");
+    b.Input("start: int64").Input("stop: int64").Input("step: int64");
+    ElementAttrs(b).Attr("replicate_on_split: bool = false").SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+
+  // --- Transformations.
+  {
+    OpDefBuilder b("MapDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b, false)
+        .Attr("use_inter_op_parallelism: bool = true")
+        .Attr("preserve_cardinality: bool = false")
+        .Attr("force_synchronous: bool = false")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ParallelMapDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("num_parallel_calls: int64")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b, false)
+        .Attr("use_inter_op_parallelism: bool = true")
+        .Attr("deterministic: string = 'default'")
+        .Attr("preserve_cardinality: bool = false")
+        .Attr("use_unbounded_threadpool: bool = false")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("FilterDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Attr("predicate: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("BatchDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("drop_remainder: bool")
+        .Attr("parallel_copy: bool = false");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  for (const char* name : {"RepeatDataset", "TakeDataset", "SkipDataset"}) {
+    OpDefBuilder b(name);
+    b.Input("input_dataset: variant").Input("count: int64");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ShardDataset");
+    b.Input("input_dataset: variant")
+        .Input("num_shards: int64")
+        .Input("index: int64")
+        .Attr("require_non_empty: bool = false");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("PrefetchDataset");
+    b.Input("input_dataset: variant").Input("buffer_size: int64");
+    ElementAttrs(b, false)
+        .Attr("slack_period: int = 0")
+        .Attr("legacy_autotune: bool = true")
+        .Attr("buffer_size_min: int = 0")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ZipDataset");
+    b.Input("input_datasets: N * variant");
+    ElementAttrs(b, false).Attr("N: int >= 1").Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ConcatenateDataset");
+    b.Input("input_dataset: variant").Input("another_dataset: variant");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  // Options and tuning: elements pass through unchanged.
+  {
+    OpDefBuilder b("OptionsDataset");
+    b.Input("input_dataset: variant").Attr("serialized_options: string");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ModelDataset");
+    b.Input("input_dataset: variant")
+        .Attr("algorithm: int = 0")
+        .Attr("cpu_budget: int = 0")
+        .Attr("ram_budget: int = 0");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("OptimizeDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("optimizations_enabled: string")
+        .Input("optimizations_disabled: string")
+        .Input("optimizations_default: string");
+    ElementAttrs(b, false).Attr("optimization_configs: list(string) = []");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("MaxIntraOpParallelismDataset");
+    b.Input("input_dataset: variant").Input("max_intra_op_parallelism: int64");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("PrivateThreadPoolDataset");
+    b.Input("input_dataset: variant").Input("num_threads: int64");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("FinalizeDataset");
+    b.Input("input_dataset: variant").Attr("has_captured_ref: bool = false");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetCardinality")
+                                      .Input("input_dataset: variant")
+                                      .Output("cardinality: int64")
+                                      .Attr("cardinality_options: string = ''")
+                                      .SetShapeFn(shape_fn::Scalar)));
+
+  // --- Shuffling.
+  {
+    OpDefBuilder b("ShuffleDataset");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Attr("reshuffle_each_iteration: bool = true");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ShuffleDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed_generator: resource")
+        .SetIsStateful();
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ShuffleDatasetV3");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("seed_generator: resource")
+        .Attr("reshuffle_each_iteration: bool = true")
+        .SetIsStateful();
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ShuffleAndRepeatDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("count: int64")
+        .Input("seed_generator: resource")
+        .Attr("reshuffle_each_iteration: bool = true")
+        .SetIsStateful();
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DummySeedGenerator")
+                                      .Output("handle: resource")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousSeedGenerator")
+                                      .Input("seed: int64")
+                                      .Input("seed2: int64")
+                                      .Input("reshuffle: bool")
+                                      .Output("handle: resource")
+                                      .Output("deleter: variant")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DeleteSeedGenerator")
+                                      .Input("handle: resource")
+                                      .Input("deleter: variant")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+
+  // --- Iterators.
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("IteratorV2")
+                                      .Output("handle: resource")
+                                      .Attr("shared_name: string")
+                                      .Attr("container: string")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousIteratorV2")
+                                      .Output("handle: resource")
+                                      .Output("deleter: variant")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousIteratorV3")
+                                      .Output("handle: resource")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DeleteIterator")
+                                      .Input("handle: resource")
+                                      .Input("deleter: variant")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("IteratorToStringHandle")
+                                      .Input("resource_handle: resource")
+                                      .Output("string_handle: string")
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("MakeIterator")
+                                      .Input("dataset: variant")
+                                      .Input("iterator: resource")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+  for (const char* name : {"IteratorGetNext", "IteratorGetNextSync"}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Input("iterator: resource")
+                                        .Output("components: output_types")
+                                        .Attr("output_types: list(type) >= 1")
+                                        .Attr("output_shapes: list(shape) >= 1")
+                                        .SetIsStateful()
+                                        .SetShapeFn(shape_fn::Unknown)));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("IteratorGetNextAsOptional")
+                                      .Input("iterator: resource")
+                                      .Output("optional: variant")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

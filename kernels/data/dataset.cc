@@ -1,0 +1,227 @@
+#include "kernels/data/dataset.h"
+
+#include <atomic>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "graph/graph_def_import.h"
+#include "graph/lower_functional_ops.h"
+#include "kernels/kernels.h"
+#include "runtime/cancellation.h"
+
+namespace dfx::data {
+
+std::string DatasetVariant::DebugString() const {
+  return absl::StrCat("<", dataset_ ? dataset_->DebugString() : "no dataset",
+                      ">");
+}
+
+absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* ctx, int index) {
+  const Tensor& t = ctx->input(index);
+  const std::string& input_name =
+      ctx->op_kernel().def().input_size() > index
+          ? ctx->op_kernel().def().input(index)
+          : absl::StrCat("input ", index);
+  if (t.dtype() != DT_VARIANT || t.NumElements() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", index, " ('", input_name,
+        "') must be a scalar variant holding a dataset, got a ",
+        DataTypeString(t.dtype()), " tensor of shape ",
+        t.shape().DebugString()));
+  }
+  const DatasetVariant* v = t.data<Variant>()[0].get<DatasetVariant>();
+  if (v == nullptr || v->dataset() == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", index, " ('", input_name, "') holds ",
+        t.data<Variant>()[0].DebugString(),
+        ", not a dataset (a dataset cannot be sent between tasks: build it "
+        "on the device that iterates it)"));
+  }
+  return v->dataset();
+}
+
+void SetDatasetOutput(OpKernelContext* ctx, int index, DatasetPtr dataset) {
+  Tensor out(DT_VARIANT, TensorShape({}));
+  out.data<Variant>()[0] = Variant::Make<DatasetVariant>(std::move(dataset));
+  ctx->set_output(index, std::move(out));
+}
+
+namespace {
+
+absl::StatusOr<const Tensor*> ScalarInput(OpKernelContext* ctx, int index,
+                                          absl::string_view name,
+                                          DataType dtype) {
+  const Tensor& t = ctx->input(index);
+  if (t.dtype() != dtype || t.dims() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " must be a scalar ", DataTypeString(dtype),
+                     ", got a ", DataTypeString(t.dtype()),
+                     " tensor of shape ", t.shape().DebugString()));
+  }
+  return &t;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ScalarInt64Input(OpKernelContext* ctx, int index,
+                                         absl::string_view name) {
+  DFX_ASSIGN_OR_RETURN(const Tensor* t,
+                       ScalarInput(ctx, index, name, DT_INT64));
+  return t->scalar<int64_t>();
+}
+
+absl::StatusOr<bool> ScalarBoolInput(OpKernelContext* ctx, int index,
+                                     absl::string_view name) {
+  DFX_ASSIGN_OR_RETURN(const Tensor* t, ScalarInput(ctx, index, name, DT_BOOL));
+  return t->scalar<bool>();
+}
+
+absl::Status CheckOutputTypes(const DataTypeVector& declared,
+                              const DataTypeVector& actual,
+                              absl::string_view op) {
+  if (declared == actual) return absl::OkStatus();
+  auto names = [](const DataTypeVector& v) {
+    std::vector<std::string> out;
+    for (DataType t : v) out.push_back(DataTypeString(t));
+    return absl::StrCat("[", absl::StrJoin(out, ", "), "]");
+  };
+  return absl::InvalidArgumentError(
+      absl::StrCat(op, " produces elements of types ", names(actual),
+                   ", but its output_types attr says ", names(declared)));
+}
+
+DatasetOpKernel::DatasetOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  set_expensive(false);
+  const char* attr = FindNodeAttr(ctx->def(), "output_types") != nullptr
+                         ? "output_types"
+                         : "Toutput_types";
+  ctx->SetStatus(ctx->GetAttr(attr, &output_types_));
+}
+
+void DatasetOpKernel::Compute(OpKernelContext* ctx) {
+  absl::StatusOr<DatasetPtr> dataset = MakeDataset(ctx);
+  DFX_OP_REQUIRES_OK(ctx, dataset.status());
+  DFX_OP_REQUIRES_OK(ctx, CheckOutputTypes(output_types_,
+                                           (*dataset)->output_dtypes(),
+                                           type_string()));
+  SetDatasetOutput(ctx, 0, *std::move(dataset));
+}
+
+// ---------------------------------------------------------------------------
+// DatasetFunction
+
+absl::StatusOr<std::shared_ptr<const DatasetFunction>> DatasetFunction::Create(
+    OpKernelConstruction* ctx, absl::string_view attr) {
+  const AttrValue* value = FindNodeAttr(ctx->def(), attr);
+  if (value == nullptr || !value->has_func()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attr '", attr, "' must name a function"));
+  }
+  const NameAttrList& func = value->func();
+  if (ctx->function_library() == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("function '", func.name(), "' (attr '", attr,
+                     "'): the graph comes with no function library"));
+  }
+  // Only what this function reaches is validated and instantiated.
+  GraphDef call;
+  call.add_node()->set_op(func.name());
+  *call.mutable_library() = *ctx->function_library();
+  absl::StatusOr<std::unique_ptr<FunctionLibrary>> created =
+      FunctionLibrary::Create(ReachableFunctions(call), OpRegistry::Global());
+  if (!created.ok()) return created.status();
+  std::shared_ptr<const FunctionLibrary> library = *std::move(created);
+  if (!library->Contains(func.name())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("function '", func.name(), "' (attr '", attr,
+                     "') is not in the graph's library"));
+  }
+  DFX_ASSIGN_OR_RETURN(FunctionBody body,
+                       library->Instantiate(func.name(), func.attr()));
+
+  GraphDef def;
+  for (NodeDef& node : body.nodes) {
+    node.set_device(ctx->device()->name());
+    *def.add_node() = std::move(node);
+  }
+  // Nested dataset ops in the body find their functions too.
+  *def.mutable_library() = *ctx->function_library();
+  ImportOptions import;
+  import.allow_internal_names = true;
+  import.validate_shapes = false;
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                       ImportGraphDef(def, library->op_registry(), import));
+  DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, graph.get()));
+  ExecutorParams params;
+  params.device = ctx->device();
+  params.kernel_registry = StandardKernelRegistry();
+
+  std::shared_ptr<DatasetFunction> f(new DatasetFunction());
+  f->name_ = func.name();
+  f->arg_types_ = body.arg_types;
+  f->ret_types_ = body.ret_types;
+  f->library_ = std::move(library);
+  absl::StatusOr<std::unique_ptr<Executor>> executor =
+      NewExecutor(params, std::move(graph));
+  if (!executor.ok()) {
+    return absl::Status(executor.status().code(),
+                        absl::StrCat("function '", f->name_,
+                                     "': ", executor.status().message()));
+  }
+  f->executor_ = *std::move(executor);
+  return std::shared_ptr<const DatasetFunction>(std::move(f));
+}
+
+absl::StatusOr<std::vector<Tensor>> DatasetFunction::Run(
+    IteratorContext* ctx, std::vector<Tensor> args) const {
+  if (args.size() != arg_types_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("function '", name_, "' takes ", arg_types_.size(),
+                     " arguments, got ", args.size()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].dtype() != arg_types_[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", name_, "' argument ", i, " must be ",
+          DataTypeString(arg_types_[i]), ", got ",
+          DataTypeString(args[i].dtype())));
+    }
+  }
+  // Each call is a step of its own (its own step container), numbered
+  // apart from the steps masters hand out.
+  static std::atomic<int64_t> next_step{0};
+  SimpleCallFrame frame(std::move(args), ret_types_.size());
+  Executor::Args run;
+  run.step_id = (int64_t{1} << 62) | next_step.fetch_add(1);
+  run.call_frame = &frame;
+  CancellationManager cancel;
+  CancellationManager* outer = ctx->cancellation_manager;
+  CancellationToken token = 0;
+  bool registered = false;
+  if (outer != nullptr) {
+    token = outer->get_cancellation_token();
+    registered =
+        outer->RegisterCallback(token, [&cancel] { cancel.StartCancel(); });
+    if (!registered) cancel.StartCancel();
+  }
+  run.cancellation_manager = &cancel;
+  absl::Status s = executor_->Run(run);
+  if (registered) outer->DeregisterCallback(token);
+  if (!s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat("in function '", name_, "': ",
+                                     s.message()));
+  }
+  return frame.ConsumeRetvals();
+}
+
+void RegisterDatasetKernels(KernelRegistry* registry) {
+  RegisterDatasetSourceKernels(registry);
+  RegisterDatasetTransformKernels(registry);
+  RegisterShuffleKernels(registry);
+  RegisterIteratorKernels(registry);
+}
+
+}  // namespace dfx::data

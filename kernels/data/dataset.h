@@ -1,0 +1,188 @@
+// tf.data in dfx: datasets, their iterators, the functions they run per
+// element, and how a dataset travels in a DT_VARIANT tensor.
+//
+// A dataset op (TensorSliceDataset, MapDataset, ShuffleDatasetV3, ...)
+// outputs a scalar DT_VARIANT holding an immutable DatasetBase; the ops
+// downstream take it as an input and wrap it. Iterating is separate: an
+// iterator resource (IteratorV2, AnonymousIteratorV3) gets an iterator made
+// from a dataset by MakeIterator, and IteratorGetNext pulls one element per
+// call. Elements are produced synchronously, on the thread of the kernel
+// that asks (IteratorGetNext is an expensive kernel, so that is a pool
+// thread); functions (map, filter) run their own executor inline on it.
+//
+// A dataset never leaves its process: its variant does not encode (as in
+// TensorFlow, where a dataset crosses tasks only as a serialized graph).
+#ifndef DFX_KERNELS_DATA_DATASET_H_
+#define DFX_KERNELS_DATA_DATASET_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "graph/function_library.h"
+#include "graph/types.h"
+#include "runtime/executor.h"
+#include "runtime/op_kernel.h"
+#include "runtime/tensor.h"
+#include "runtime/variant.h"
+
+namespace dfx::data {
+
+// Cardinality values that are not counts, as TensorFlow's.
+constexpr int64_t kInfiniteCardinality = -1;
+constexpr int64_t kUnknownCardinality = -2;
+
+// What an iterator sees while it produces an element: borrowed for the
+// call.
+struct IteratorContext {
+  // Where functions run.
+  Device* device = nullptr;
+  // The asking kernel's; may be null. Functions stop when it is cancelled.
+  CancellationManager* cancellation_manager = nullptr;
+};
+
+// The state of one pass over a dataset. Not thread-safe: the iterator
+// resource serializes calls.
+class IteratorBase {
+ public:
+  virtual ~IteratorBase() = default;
+  // The next element into `out` (one tensor per component), or `*end`
+  // true when the input is exhausted (then `out` is left empty). An error
+  // leaves the iterator in an unspecified but safe state.
+  virtual absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                               bool* end) = 0;
+};
+
+// An immutable, shareable description of a sequence of elements. Held by
+// shared_ptr: iterators keep their dataset (and so its inputs) alive.
+class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
+ public:
+  explicit DatasetBase(DataTypeVector output_dtypes)
+      : output_dtypes_(std::move(output_dtypes)) {}
+  virtual ~DatasetBase() = default;
+  DatasetBase(const DatasetBase&) = delete;
+  DatasetBase& operator=(const DatasetBase&) = delete;
+
+  // The dtype of each component of an element.
+  const DataTypeVector& output_dtypes() const { return output_dtypes_; }
+  // The number of elements; kInfiniteCardinality or kUnknownCardinality.
+  virtual int64_t Cardinality() const { return kUnknownCardinality; }
+  // A new iterator at the first element.
+  virtual absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const = 0;
+  // "ShuffleDataset(buffer_size=10)"; for errors.
+  virtual std::string DebugString() const = 0;
+
+ protected:
+  // This dataset as a T, shared, for iterators to keep.
+  template <typename T>
+  std::shared_ptr<const T> Self() const {
+    return std::static_pointer_cast<const T>(shared_from_this());
+  }
+
+ private:
+  const DataTypeVector output_dtypes_;
+};
+
+using DatasetPtr = std::shared_ptr<const DatasetBase>;
+
+// The variant value of a dataset tensor.
+class DatasetVariant final : public VariantValue {
+ public:
+  static constexpr char kTypeName[] = "tensorflow::DatasetVariantWrapper";
+  explicit DatasetVariant(DatasetPtr dataset) : dataset_(std::move(dataset)) {}
+  std::string TypeName() const override { return kTypeName; }
+  // Writes nothing: a dataset does not travel (a receiver gets an opaque
+  // value that no dataset op accepts).
+  void Encode(VariantTensorDataProto* proto) const override {}
+  std::string DebugString() const override;
+  const DatasetPtr& dataset() const { return dataset_; }
+
+ private:
+  const DatasetPtr dataset_;
+};
+
+// The dataset of input `index`: InvalidArgument naming the input when it
+// is not a scalar variant holding one (a dataset sent from another task,
+// say).
+absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* ctx, int index);
+// Sets output `index` to a scalar variant holding `dataset`.
+void SetDatasetOutput(OpKernelContext* ctx, int index, DatasetPtr dataset);
+
+// Reads scalar input `index` as T (int64, bool). InvalidArgument naming the
+// input ("buffer_size must be a scalar") otherwise.
+absl::StatusOr<int64_t> ScalarInt64Input(OpKernelContext* ctx, int index,
+                                         absl::string_view name);
+absl::StatusOr<bool> ScalarBoolInput(OpKernelContext* ctx, int index,
+                                     absl::string_view name);
+
+// The output_types attr every dataset op has, checked against what the
+// dataset it builds produces.
+absl::Status CheckOutputTypes(const DataTypeVector& declared,
+                              const DataTypeVector& actual,
+                              absl::string_view op);
+
+// The kernel of a dataset op: reads the op's declared element types
+// (output_types, or Toutput_types for the source ops that are typed by
+// their inputs), builds the dataset and outputs it. Cheap: building a
+// dataset does no per-element work.
+class DatasetOpKernel : public OpKernel {
+ public:
+  explicit DatasetOpKernel(OpKernelConstruction* ctx);
+  void Compute(OpKernelContext* ctx) final;
+
+ protected:
+  virtual absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) = 0;
+  const DataTypeVector& output_types() const { return output_types_; }
+
+ private:
+  DataTypeVector output_types_;
+};
+
+// A function a dataset runs per element (map's `f`, filter's `predicate`):
+// instantiated from the kernel's graph library once, when the kernel is
+// built, and run by its own executor on the kernel's device, with the
+// element's components followed by the op's captured inputs as arguments.
+// Thread-safe.
+class DatasetFunction {
+ public:
+  // Instantiates the function named by func attr `attr` of the kernel being
+  // built. InvalidArgument naming the function when the graph's library
+  // lacks it or it does not instantiate; the executor's error (a body op
+  // without a kernel) otherwise.
+  static absl::StatusOr<std::shared_ptr<const DatasetFunction>> Create(
+      OpKernelConstruction* ctx, absl::string_view attr);
+
+  const std::string& name() const { return name_; }
+  const DataTypeVector& arg_types() const { return arg_types_; }
+  const DataTypeVector& ret_types() const { return ret_types_; }
+
+  // Runs the function on `args` and returns its results. The function's
+  // error comes back with its code, prefixed with the function's name.
+  absl::StatusOr<std::vector<Tensor>> Run(IteratorContext* ctx,
+                                          std::vector<Tensor> args) const;
+
+ private:
+  DatasetFunction() = default;
+
+  std::string name_;
+  DataTypeVector arg_types_;
+  DataTypeVector ret_types_;
+  std::shared_ptr<const FunctionLibrary> library_;
+  std::unique_ptr<Executor> executor_;
+};
+
+// Registration, one per kernel file; RegisterDatasetKernels calls them all.
+void RegisterDatasetSourceKernels(KernelRegistry* registry);
+void RegisterDatasetTransformKernels(KernelRegistry* registry);
+void RegisterShuffleKernels(KernelRegistry* registry);
+void RegisterIteratorKernels(KernelRegistry* registry);
+void RegisterDatasetKernels(KernelRegistry* registry);
+
+}  // namespace dfx::data
+
+#endif  // DFX_KERNELS_DATA_DATASET_H_

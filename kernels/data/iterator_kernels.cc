@@ -1,0 +1,282 @@
+// Iterators: the resource that holds one pass over a dataset (IteratorV2,
+// AnonymousIteratorV2/V3), MakeIterator, IteratorGetNext (and its Sync and
+// AsOptional forms), DeleteIterator.
+#include <atomic>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
+#include "kernels/data/dataset.h"
+#include "kernels/data/element_util.h"
+#include "kernels/list/optional_value.h"
+#include "kernels/state/variable_util.h"
+#include "runtime/resource_mgr.h"
+
+namespace dfx::data {
+namespace {
+
+std::string TypesString(const DataTypeVector& types) {
+  std::vector<std::string> names;
+  for (DataType t : types) names.push_back(DataTypeString(t));
+  return absl::StrCat("[", absl::StrJoin(names, ", "), "]");
+}
+
+// One iterator resource: the pass made by the last MakeIterator. Calls on
+// it are serialized.
+class IteratorResource final : public ResourceBase {
+ public:
+  static constexpr char kTypeName[] = "IteratorResource";
+
+  explicit IteratorResource(DataTypeVector output_types)
+      : output_types_(std::move(output_types)) {}
+
+  std::string TypeName() const override { return kTypeName; }
+  std::string DebugString() const override {
+    absl::MutexLock lock(&mu_);
+    return absl::StrCat("Iterator(", TypesString(output_types_), ", ",
+                        dataset_ ? dataset_->DebugString() : "not made", ")");
+  }
+  const DataTypeVector& output_types() const { return output_types_; }
+
+  absl::Status MakeIterator(IteratorContext* ctx, DatasetPtr dataset) {
+    if (dataset->output_dtypes() != output_types_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "The iterator's output types ", TypesString(output_types_),
+          " do not match the dataset's ",
+          TypesString(dataset->output_dtypes())));
+    }
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
+                         dataset->MakeIterator(ctx));
+    absl::MutexLock lock(&mu_);
+    dataset_ = std::move(dataset);
+    iterator_ = std::move(it);
+    return absl::OkStatus();
+  }
+
+  absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                       bool* end) {
+    absl::MutexLock lock(&mu_);
+    if (iterator_ == nullptr) {
+      return absl::FailedPreconditionError(
+          "GetNext() failed because the iterator has not been initialized. "
+          "Ensure that you have run the initializer operation for this "
+          "iterator before getting the next element.");
+    }
+    out->clear();
+    DFX_RETURN_IF_ERROR(iterator_->GetNext(ctx, out, end));
+    if (!*end) {
+      DFX_RETURN_IF_ERROR(
+          CheckOutputTypes(output_types_, DtypesOf(*out), "the iterator"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const DataTypeVector output_types_;
+  mutable absl::Mutex mu_;
+  DatasetPtr dataset_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<IteratorBase> iterator_ ABSL_GUARDED_BY(mu_);
+};
+
+Tensor IteratorHandle(OpKernelContext* ctx, const std::string& container,
+                      const std::string& name) {
+  Tensor out(DT_RESOURCE, TensorShape({}));
+  ResourceHandle& h = out.scalar<ResourceHandle>();
+  h.set_device(ctx->device()->name());
+  h.set_container(container);
+  h.set_name(name);
+  h.set_maybe_type_name(IteratorResource::kTypeName);
+  return out;
+}
+
+IteratorContext MakeIteratorContext(OpKernelContext* ctx) {
+  IteratorContext it;
+  it.device = ctx->device();
+  it.cancellation_manager = ctx->cancellation_manager();
+  return it;
+}
+
+absl::StatusOr<std::shared_ptr<IteratorResource>> LookupIterator(
+    OpKernelContext* ctx, int index) {
+  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, index));
+  return ctx->resource_manager()->Lookup<IteratorResource>(h->container(),
+                                                           h->name());
+}
+
+// IteratorV2: the iterator named by container and shared_name (the node's
+// name when empty), made on first use and shared by later runs.
+class IteratorV2Op final : public OpKernel {
+ public:
+  explicit IteratorV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+    ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
+    ctx->SetStatus(ctx->GetAttr("container", &container_));
+    ctx->SetStatus(ctx->GetAttr("shared_name", &name_));
+    if (name_.empty()) name_ = ctx->def().name();
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const std::string container =
+        container_.empty() ? ctx->resource_manager()->default_container()
+                           : container_;
+    absl::StatusOr<std::shared_ptr<IteratorResource>> r =
+        ctx->resource_manager()->LookupOrCreate<IteratorResource>(
+            container, name_, [this] {
+              return std::make_shared<IteratorResource>(output_types_);
+            });
+    DFX_OP_REQUIRES_OK(ctx, r.status());
+    DFX_OP_REQUIRES(
+        ctx, (*r)->output_types() == output_types_,
+        absl::InvalidArgumentError(absl::StrCat(
+            "iterator '", name_, "' exists with output types ",
+            TypesString((*r)->output_types()), ", not ",
+            TypesString(output_types_))));
+    ctx->set_output(0, IteratorHandle(ctx, container, name_));
+  }
+
+ private:
+  DataTypeVector output_types_;
+  std::string container_, name_;
+};
+
+std::atomic<int64_t> next_anonymous_iterator{0};
+
+// AnonymousIteratorV2 (handle and deleter) and V3 (handle): a new iterator
+// on every run. Eager contexts delete theirs when they close.
+class AnonymousIteratorOp final : public OpKernel {
+ public:
+  explicit AnonymousIteratorOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+    ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const std::string& container =
+        ctx->resource_manager()->default_container();
+    const std::string name = absl::StrCat(
+        "_AnonymousIterator", next_anonymous_iterator.fetch_add(1));
+    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Create(
+                                container, name,
+                                std::make_shared<IteratorResource>(
+                                    output_types_)));
+    ctx->set_output(0, IteratorHandle(ctx, container, name));
+    if (num_outputs() > 1) {
+      ctx->set_output(1, Tensor(DT_VARIANT, TensorShape({})));
+    }
+  }
+
+ private:
+  DataTypeVector output_types_;
+};
+
+class DeleteIteratorOp final : public OpKernel {
+ public:
+  explicit DeleteIteratorOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, h.status());
+    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
+                                (*h)->container(), (*h)->name(),
+                                IteratorResource::kTypeName));
+  }
+};
+
+// The handle as a string (a serialized ResourceHandleProto), which TF1's
+// make_initializable_iterator adds to every graph.
+class IteratorToStringHandleOp final : public OpKernel {
+ public:
+  explicit IteratorToStringHandleOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, h.status());
+    ResourceHandleProto proto;
+    (*h)->AsProto(&proto);
+    ctx->set_output(0, Tensor::Scalar<std::string>(proto.SerializeAsString()));
+  }
+};
+
+class MakeIteratorOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<DatasetPtr> dataset = DatasetFromInput(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, dataset.status());
+    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
+        LookupIterator(ctx, 1);
+    DFX_OP_REQUIRES_OK(ctx, it.status());
+    IteratorContext ictx = MakeIteratorContext(ctx);
+    DFX_OP_REQUIRES_OK(ctx, (*it)->MakeIterator(&ictx, *std::move(dataset)));
+  }
+};
+
+// IteratorGetNext and IteratorGetNextSync: the next element, or OutOfRange
+// "End of sequence" at the end of the input, as TensorFlow's.
+class IteratorGetNextOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
+        LookupIterator(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, it.status());
+    IteratorContext ictx = MakeIteratorContext(ctx);
+    std::vector<Tensor> element;
+    bool end = false;
+    DFX_OP_REQUIRES_OK(ctx, (*it)->GetNext(&ictx, &element, &end));
+    DFX_OP_REQUIRES(ctx, !end, absl::OutOfRangeError("End of sequence"));
+    DFX_OP_REQUIRES(
+        ctx, static_cast<int>(element.size()) == num_outputs(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "the iterator produced ", element.size(), " components, the op "
+            "has ", num_outputs(), " outputs")));
+    for (int i = 0; i < num_outputs(); ++i) {
+      ctx->set_output(i, std::move(element[i]));
+    }
+  }
+};
+
+class IteratorGetNextAsOptionalOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
+        LookupIterator(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, it.status());
+    IteratorContext ictx = MakeIteratorContext(ctx);
+    std::vector<Tensor> element;
+    bool end = false;
+    DFX_OP_REQUIRES_OK(ctx, (*it)->GetNext(&ictx, &element, &end));
+    Tensor out(DT_VARIANT, TensorShape({}));
+    out.data<Variant>()[0] =
+        end ? Variant::Make<OptionalValue>()
+            : Variant::Make<OptionalValue>(std::move(element));
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+}  // namespace
+
+void RegisterIteratorKernels(KernelRegistry* registry) {
+  RegisterKernel<IteratorV2Op>(registry, KernelDefBuilder("IteratorV2"));
+  RegisterKernel<AnonymousIteratorOp>(registry,
+                                      KernelDefBuilder("AnonymousIteratorV2"));
+  RegisterKernel<AnonymousIteratorOp>(registry,
+                                      KernelDefBuilder("AnonymousIteratorV3"));
+  RegisterKernel<DeleteIteratorOp>(registry, KernelDefBuilder("DeleteIterator"));
+  RegisterKernel<MakeIteratorOp>(registry, KernelDefBuilder("MakeIterator"));
+  RegisterKernel<IteratorToStringHandleOp>(
+      registry, KernelDefBuilder("IteratorToStringHandle"));
+  RegisterKernel<IteratorGetNextOp>(registry,
+                                    KernelDefBuilder("IteratorGetNext"));
+  RegisterKernel<IteratorGetNextOp>(registry,
+                                    KernelDefBuilder("IteratorGetNextSync"));
+  RegisterKernel<IteratorGetNextAsOptionalOp>(
+      registry, KernelDefBuilder("IteratorGetNextAsOptional"));
+}
+
+}  // namespace dfx::data

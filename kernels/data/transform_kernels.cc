@@ -1,0 +1,762 @@
+// Dataset transformations: map (and its parallel form, run in order),
+// filter, batch, repeat, take, skip, shard, zip, concatenate, and the ops
+// that only carry options or tuning (prefetch, options, model, optimize,
+// thread pools, finalize), which pass elements through unchanged.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "kernels/data/dataset.h"
+#include "kernels/data/element_util.h"
+
+namespace dfx::data {
+namespace {
+
+// A dataset over one input dataset.
+class UnaryDataset : public DatasetBase {
+ public:
+  UnaryDataset(DatasetPtr input, DataTypeVector dtypes)
+      : DatasetBase(std::move(dtypes)), input_(std::move(input)) {}
+  const DatasetPtr& input() const { return input_; }
+
+ private:
+  const DatasetPtr input_;
+};
+
+// The kernel of a dataset op whose input 0 is its input dataset.
+class UnaryDatasetOp : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  virtual absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                              DatasetPtr input) = 0;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) final {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    return MakeFrom(ctx, std::move(input));
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Pass-through: elements unchanged (prefetching and tuning are performance
+// hints; dfx produces elements when they are asked for).
+
+class PassThroughOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext*,
+                                      DatasetPtr input) override {
+    return input;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Map and filter.
+
+// The captured inputs (other_arguments) of a map or filter: inputs 1.. up
+// to `count` of them.
+std::vector<Tensor> CapturedInputs(OpKernelContext* ctx, int count) {
+  std::vector<Tensor> out;
+  for (int i = 1; i <= count && i < ctx->num_inputs(); ++i) {
+    out.push_back(ctx->input(i));
+  }
+  return out;
+}
+
+class MapDataset final : public UnaryDataset {
+ public:
+  MapDataset(DatasetPtr input, DataTypeVector dtypes,
+             std::shared_ptr<const DatasetFunction> f,
+             std::vector<Tensor> captured, bool preserve_cardinality)
+      : UnaryDataset(std::move(input), std::move(dtypes)),
+        f_(std::move(f)),
+        captured_(std::move(captured)),
+        preserve_cardinality_(preserve_cardinality) {}
+
+  int64_t Cardinality() const override {
+    return preserve_cardinality_ ? input()->Cardinality()
+                                 : kUnknownCardinality;
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("MapDataset(", f_->name(), ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<MapDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const MapDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      std::vector<Tensor> args;
+      DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &args, end));
+      if (*end) return absl::OkStatus();
+      args.insert(args.end(), d_->captured_.begin(), d_->captured_.end());
+      absl::StatusOr<std::vector<Tensor>> results =
+          d_->f_->Run(ctx, std::move(args));
+      if (!results.ok()) {
+        // TensorFlow: an OutOfRange from the function ends the input when
+        // cardinality need not be kept, and is an error otherwise.
+        if (absl::IsOutOfRange(results.status())) {
+          if (!d_->preserve_cardinality_) {
+            *end = true;
+            return absl::OkStatus();
+          }
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Function invocation produced OutOfRangeError: ",
+              results.status().message()));
+        }
+        return results.status();
+      }
+      DFX_RETURN_IF_ERROR(CheckOutputTypes(d_->output_dtypes(),
+                                           DtypesOf(*results), "map function"));
+      *out = *std::move(results);
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const MapDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+  };
+
+  const std::shared_ptr<const DatasetFunction> f_;
+  const std::vector<Tensor> captured_;
+  const bool preserve_cardinality_;
+};
+
+// MapDataset and ParallelMapDatasetV2. The parallel form runs its calls
+// one at a time, in order: its elements are the same, in the order a
+// deterministic TensorFlow pipeline gives them.
+class MapDatasetOp final : public UnaryDatasetOp {
+ public:
+  explicit MapDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOp(ctx) {
+    DataTypeVector captured;
+    ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
+    num_captured_ = static_cast<int>(captured.size());
+    if (FindNodeAttr(ctx->def(), "preserve_cardinality") != nullptr) {
+      ctx->SetStatus(
+          ctx->GetAttr("preserve_cardinality", &preserve_cardinality_));
+    }
+    if (!ctx->status().ok()) return;
+    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
+        DatasetFunction::Create(ctx, "f");
+    if (!f.ok()) {
+      ctx->SetStatus(f.status());
+      return;
+    }
+    f_ = *std::move(f);
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    return std::make_shared<MapDataset>(std::move(input), output_types(), f_,
+                                        CapturedInputs(ctx, num_captured_),
+                                        preserve_cardinality_);
+  }
+
+  std::shared_ptr<const DatasetFunction> f_;
+  int num_captured_ = 0;
+  bool preserve_cardinality_ = false;
+};
+
+class FilterDataset final : public UnaryDataset {
+ public:
+  FilterDataset(DatasetPtr input, std::shared_ptr<const DatasetFunction> f,
+                std::vector<Tensor> captured)
+      : UnaryDataset(input, input->output_dtypes()),
+        f_(std::move(f)),
+        captured_(std::move(captured)) {}
+
+  std::string DebugString() const override {
+    return absl::StrCat("FilterDataset(", f_->name(), ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<FilterDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const FilterDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (true) {
+        std::vector<Tensor> element;
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, end));
+        if (*end) return absl::OkStatus();
+        std::vector<Tensor> args = element;
+        args.insert(args.end(), d_->captured_.begin(), d_->captured_.end());
+        DFX_ASSIGN_OR_RETURN(std::vector<Tensor> keep,
+                             d_->f_->Run(ctx, std::move(args)));
+        if (keep.size() != 1 || keep[0].dtype() != DT_BOOL ||
+            keep[0].NumElements() != 1 || keep[0].dims() != 0) {
+          return absl::InvalidArgumentError(
+              "Filter predicate `f` must return a scalar bool.");
+        }
+        if (keep[0].scalar<bool>()) {
+          *out = std::move(element);
+          return absl::OkStatus();
+        }
+      }
+    }
+
+   private:
+    const std::shared_ptr<const FilterDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+  };
+
+  const std::shared_ptr<const DatasetFunction> f_;
+  const std::vector<Tensor> captured_;
+};
+
+class FilterDatasetOp final : public UnaryDatasetOp {
+ public:
+  explicit FilterDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOp(ctx) {
+    DataTypeVector captured;
+    ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
+    num_captured_ = static_cast<int>(captured.size());
+    if (!ctx->status().ok()) return;
+    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
+        DatasetFunction::Create(ctx, "predicate");
+    if (!f.ok()) {
+      ctx->SetStatus(f.status());
+      return;
+    }
+    f_ = *std::move(f);
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    return std::make_shared<FilterDataset>(std::move(input), f_,
+                                           CapturedInputs(ctx, num_captured_));
+  }
+
+  std::shared_ptr<const DatasetFunction> f_;
+  int num_captured_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Batch.
+
+class BatchDataset final : public UnaryDataset {
+ public:
+  BatchDataset(DatasetPtr input, int64_t batch_size, bool drop_remainder)
+      : UnaryDataset(input, input->output_dtypes()),
+        batch_size_(batch_size),
+        drop_remainder_(drop_remainder) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (n < 0) return n;
+    return drop_remainder_ ? n / batch_size_
+                           : (n + batch_size_ - 1) / batch_size_;
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("BatchDataset(", batch_size_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<BatchDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const BatchDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      std::vector<std::vector<Tensor>> elements;
+      bool input_end = in_ == nullptr;
+      while (!input_end &&
+             static_cast<int64_t>(elements.size()) < d_->batch_size_) {
+        std::vector<Tensor> e;
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &e, &input_end));
+        if (!input_end) elements.push_back(std::move(e));
+      }
+      if (input_end) in_.reset();
+      if (elements.empty() ||
+          (d_->drop_remainder_ &&
+           static_cast<int64_t>(elements.size()) < d_->batch_size_)) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      *end = false;
+      out->clear();
+      Allocator* allocator = ctx->device->GetAllocator();
+      for (size_t c = 0; c < elements.front().size(); ++c) {
+        DFX_ASSIGN_OR_RETURN(
+            Tensor t,
+            StackComponent(allocator, elements, static_cast<int>(c)));
+        out->push_back(std::move(t));
+      }
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const BatchDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+  };
+
+  const int64_t batch_size_;
+  const bool drop_remainder_;
+};
+
+class BatchDatasetOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    DFX_ASSIGN_OR_RETURN(int64_t batch_size,
+                         ScalarInt64Input(ctx, 1, "batch_size"));
+    if (batch_size <= 0) {
+      return absl::InvalidArgumentError(
+          "Batch size must be greater than zero.");
+    }
+    bool drop_remainder = false;
+    if (ctx->num_inputs() > 2) {
+      DFX_ASSIGN_OR_RETURN(drop_remainder,
+                           ScalarBoolInput(ctx, 2, "drop_remainder"));
+    }
+    return std::make_shared<BatchDataset>(std::move(input), batch_size,
+                                          drop_remainder);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Repeat, take, skip, shard.
+
+class RepeatDataset final : public UnaryDataset {
+ public:
+  RepeatDataset(DatasetPtr input, int64_t count)
+      : UnaryDataset(input, input->output_dtypes()), count_(count) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (count_ == 0 || n == 0) return 0;
+    if (count_ < 0 || n == kInfiniteCardinality) return kInfiniteCardinality;
+    if (n == kUnknownCardinality) return kUnknownCardinality;
+    return n * count_;
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("RepeatDataset(", count_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    return std::unique_ptr<IteratorBase>(new Iterator(Self<RepeatDataset>()));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const RepeatDataset> d)
+        : d_(std::move(d)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (d_->count_ < 0 || epoch_ < d_->count_) {
+        if (in_ == nullptr) {
+          DFX_ASSIGN_OR_RETURN(in_, d_->input()->MakeIterator(ctx));
+          produced_this_epoch_ = false;
+        }
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+        if (!*end) {
+          produced_this_epoch_ = true;
+          return absl::OkStatus();
+        }
+        in_.reset();
+        ++epoch_;
+        // An empty input repeated for ever would never produce anything.
+        if (!produced_this_epoch_) break;
+      }
+      *end = true;
+      if (d_->count_ >= 0) epoch_ = d_->count_;  // stays at its end
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const RepeatDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    int64_t epoch_ = 0;
+    bool produced_this_epoch_ = false;
+  };
+
+  const int64_t count_;
+};
+
+// Take (keep `count` elements; all when negative) and skip (drop `count`;
+// all when negative).
+class TakeSkipDataset final : public UnaryDataset {
+ public:
+  TakeSkipDataset(DatasetPtr input, int64_t count, bool take)
+      : UnaryDataset(input, input->output_dtypes()),
+        count_(count),
+        take_(take) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (take_) {
+      if (count_ < 0) return n;
+      if (n == kUnknownCardinality) return n;
+      return n == kInfiniteCardinality ? count_ : std::min(n, count_);
+    }
+    if (count_ < 0) return 0;
+    if (n < 0) return n;
+    return std::max<int64_t>(0, n - count_);
+  }
+  std::string DebugString() const override {
+    return absl::StrCat(take_ ? "TakeDataset(" : "SkipDataset(", count_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<TakeSkipDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const TakeSkipDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      if (in_ == nullptr) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      if (d_->take_) {
+        if (d_->count_ >= 0 && seen_ >= d_->count_) {
+          in_.reset();
+          *end = true;
+          return absl::OkStatus();
+        }
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+        ++seen_;
+      } else {
+        while (d_->count_ < 0 || seen_ < d_->count_) {
+          std::vector<Tensor> dropped;
+          DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &dropped, end));
+          if (*end) break;
+          ++seen_;
+        }
+        if (!*end) DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+      }
+      if (*end) in_.reset();
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const TakeSkipDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    int64_t seen_ = 0;
+  };
+
+  const int64_t count_;
+  const bool take_;
+};
+
+class TakeSkipDatasetOp final : public UnaryDatasetOp {
+ public:
+  explicit TakeSkipDatasetOp(OpKernelConstruction* ctx)
+      : UnaryDatasetOp(ctx), take_(ctx->def().op() == "TakeDataset") {}
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    DFX_ASSIGN_OR_RETURN(int64_t count, ScalarInt64Input(ctx, 1, "count"));
+    return std::make_shared<TakeSkipDataset>(std::move(input), count, take_);
+  }
+  const bool take_;
+};
+
+class RepeatDatasetOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    DFX_ASSIGN_OR_RETURN(int64_t count, ScalarInt64Input(ctx, 1, "count"));
+    return std::make_shared<RepeatDataset>(std::move(input), count);
+  }
+};
+
+class ShardDataset final : public UnaryDataset {
+ public:
+  ShardDataset(DatasetPtr input, int64_t num_shards, int64_t index)
+      : UnaryDataset(input, input->output_dtypes()),
+        num_shards_(num_shards),
+        index_(index) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (n < 0) return n;
+    return n / num_shards_ + (index_ < n % num_shards_ ? 1 : 0);
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("ShardDataset(", num_shards_, ", ", index_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<ShardDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const ShardDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (true) {
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+        if (*end) return absl::OkStatus();
+        if (next_++ % d_->num_shards_ == d_->index_) return absl::OkStatus();
+      }
+    }
+
+   private:
+    const std::shared_ptr<const ShardDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+    int64_t next_ = 0;
+  };
+
+  const int64_t num_shards_, index_;
+};
+
+class ShardDatasetOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    DFX_ASSIGN_OR_RETURN(int64_t num_shards,
+                         ScalarInt64Input(ctx, 1, "num_shards"));
+    DFX_ASSIGN_OR_RETURN(int64_t index, ScalarInt64Input(ctx, 2, "index"));
+    if (num_shards <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Number of shards must be greater than zero (currently num_shards "
+          "= ", num_shards, ")."));
+    }
+    if (index < 0 || index >= num_shards) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Index must be between 0 and ", num_shards - 1,
+          " (currently index = ", index, ")."));
+    }
+    return std::make_shared<ShardDataset>(std::move(input), num_shards, index);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Zip and concatenate.
+
+class ZipDataset final : public DatasetBase {
+ public:
+  ZipDataset(std::vector<DatasetPtr> inputs, DataTypeVector dtypes)
+      : DatasetBase(std::move(dtypes)), inputs_(std::move(inputs)) {}
+
+  int64_t Cardinality() const override {
+    int64_t n = kInfiniteCardinality;
+    for (const DatasetPtr& d : inputs_) {
+      const int64_t c = d->Cardinality();
+      if (c == kUnknownCardinality) return c;
+      if (c >= 0) n = n < 0 ? c : std::min(n, c);
+    }
+    return n;
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("ZipDataset(", inputs_.size(), " inputs)");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    auto it = std::make_unique<Iterator>(Self<ZipDataset>());
+    for (const DatasetPtr& d : inputs_) {
+      DFX_ASSIGN_OR_RETURN(auto in, d->MakeIterator(ctx));
+      it->inputs.push_back(std::move(in));
+    }
+    return std::unique_ptr<IteratorBase>(std::move(it));
+  }
+
+ private:
+  struct Iterator final : public IteratorBase {
+    explicit Iterator(std::shared_ptr<const ZipDataset> d) : d(std::move(d)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      *end = inputs.empty();
+      std::vector<Tensor> all;
+      for (auto& in : inputs) {
+        std::vector<Tensor> part;
+        DFX_RETURN_IF_ERROR(in->GetNext(ctx, &part, end));
+        if (*end) {
+          inputs.clear();
+          return absl::OkStatus();
+        }
+        all.insert(all.end(), part.begin(), part.end());
+      }
+      *out = std::move(all);
+      return absl::OkStatus();
+    }
+    const std::shared_ptr<const ZipDataset> d;
+    std::vector<std::unique_ptr<IteratorBase>> inputs;
+  };
+
+  const std::vector<DatasetPtr> inputs_;
+};
+
+class ZipDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    std::vector<DatasetPtr> inputs;
+    DataTypeVector dtypes;
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      DFX_ASSIGN_OR_RETURN(DatasetPtr d, DatasetFromInput(ctx, i));
+      dtypes.insert(dtypes.end(), d->output_dtypes().begin(),
+                    d->output_dtypes().end());
+      inputs.push_back(std::move(d));
+    }
+    return std::make_shared<ZipDataset>(std::move(inputs), std::move(dtypes));
+  }
+};
+
+class ConcatenateDataset final : public DatasetBase {
+ public:
+  ConcatenateDataset(DatasetPtr first, DatasetPtr second)
+      : DatasetBase(first->output_dtypes()),
+        first_(std::move(first)),
+        second_(std::move(second)) {}
+
+  int64_t Cardinality() const override {
+    const int64_t a = first_->Cardinality(), b = second_->Cardinality();
+    if (a == kInfiniteCardinality || b == kInfiniteCardinality) {
+      return kInfiniteCardinality;
+    }
+    if (a < 0 || b < 0) return kUnknownCardinality;
+    return a + b;
+  }
+  std::string DebugString() const override { return "ConcatenateDataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, first_->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<ConcatenateDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const ConcatenateDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (in_ != nullptr) {
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+        if (!*end) return absl::OkStatus();
+        in_.reset();
+        if (!on_second_) {
+          on_second_ = true;
+          DFX_ASSIGN_OR_RETURN(in_, d_->second_->MakeIterator(ctx));
+        }
+      }
+      *end = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const ConcatenateDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    bool on_second_ = false;
+  };
+
+  const DatasetPtr first_, second_;
+};
+
+class ConcatenateDatasetOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr other, DatasetFromInput(ctx, 1));
+    if (other->output_dtypes() != input->output_dtypes()) {
+      return absl::InvalidArgumentError(
+          "input dataset and dataset to be concatenated have different "
+          "types");
+    }
+    return std::make_shared<ConcatenateDataset>(std::move(input),
+                                                std::move(other));
+  }
+};
+
+class DatasetCardinalityOp final : public OpKernel {
+ public:
+  explicit DatasetCardinalityOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<DatasetPtr> d = DatasetFromInput(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, d.status());
+    ctx->set_output(0, Tensor::Scalar<int64_t>((*d)->Cardinality()));
+  }
+};
+
+}  // namespace
+
+void RegisterDatasetTransformKernels(KernelRegistry* registry) {
+  for (const char* op :
+       {"PrefetchDataset", "OptionsDataset", "ModelDataset",
+        "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
+        "PrivateThreadPoolDataset", "FinalizeDataset"}) {
+    RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));
+  }
+  RegisterKernel<MapDatasetOp>(registry, KernelDefBuilder("MapDataset"));
+  RegisterKernel<MapDatasetOp>(registry,
+                               KernelDefBuilder("ParallelMapDatasetV2"));
+  RegisterKernel<FilterDatasetOp>(registry, KernelDefBuilder("FilterDataset"));
+  RegisterKernel<BatchDatasetOp>(registry, KernelDefBuilder("BatchDatasetV2"));
+  RegisterKernel<RepeatDatasetOp>(registry, KernelDefBuilder("RepeatDataset"));
+  RegisterKernel<TakeSkipDatasetOp>(registry, KernelDefBuilder("TakeDataset"));
+  RegisterKernel<TakeSkipDatasetOp>(registry, KernelDefBuilder("SkipDataset"));
+  RegisterKernel<ShardDatasetOp>(registry, KernelDefBuilder("ShardDataset"));
+  RegisterKernel<ZipDatasetOp>(registry, KernelDefBuilder("ZipDataset"));
+  RegisterKernel<ConcatenateDatasetOp>(registry,
+                                       KernelDefBuilder("ConcatenateDataset"));
+  RegisterKernel<DatasetCardinalityOp>(registry,
+                                       KernelDefBuilder("DatasetCardinality"));
+}
+
+}  // namespace dfx::data
