@@ -299,6 +299,99 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
                                       .Attr("output_shapes: list(shape) >= 1")
                                       .SetIsStateful()
                                       .SetShapeFn(shape_fn::Scalar)));
+
+  // --- tf.distribute's per-worker input: the multi-device iterator, the
+  // generator datasets on its shards, and the remote calls between them.
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("GetOptions")
+                                      .Input("input_dataset: variant")
+                                      .Output("serialized_options: string")
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousMultiDeviceIteratorV3")
+                                      .Output("handle: resource")
+                                      .Attr("devices: list(string) >= 1")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousMultiDeviceIterator")
+                                      .Output("handle: resource")
+                                      .Output("deleter: variant")
+                                      .Attr("devices: list(string) >= 1")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("MultiDeviceIterator")
+                                      .Output("handle: resource")
+                                      .Attr("devices: list(string) >= 1")
+                                      .Attr("shared_name: string")
+                                      .Attr("container: string")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("MultiDeviceIteratorInit")
+                                      .Input("dataset: variant")
+                                      .Input("multi_device_iterator: resource")
+                                      .Input("max_buffer_size: int64")
+                                      .Output("incarnation_id: int64")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("MultiDeviceIteratorToStringHandle")
+                      .Input("multi_device_iterator: resource")
+                      .Output("string_handle: string")
+                      .SetIsStateful()
+                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("MultiDeviceIteratorFromStringHandle")
+                      .Input("string_handle: string")
+                      .Output("multi_device_iterator: resource")
+                      .Attr("output_types: list(type) >= 0 = []")
+                      .Attr("output_shapes: list(shape) >= 0 = []")
+                      .SetIsStateful()
+                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("MultiDeviceIteratorGetNextFromShard")
+                      .Input("multi_device_iterator: resource")
+                      .Input("shard_num: int32")
+                      .Input("incarnation_id: int64")
+                      .Output("components: output_types")
+                      .Attr("output_types: list(type) >= 1")
+                      .Attr("output_shapes: list(shape) >= 1")
+                      .SetIsStateful()
+                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DeleteMultiDeviceIterator")
+                                      .Input("multi_device_iterator: resource")
+                                      .Input("iterators: N * resource")
+                                      .Input("deleter: variant")
+                                      .Attr("N: int >= 0")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+  {
+    OpDefBuilder b("GeneratorDataset");
+    b.Input("init_func_other_args: Tinit_func_args")
+        .Input("next_func_other_args: Tnext_func_args")
+        .Input("finalize_func_other_args: Tfinalize_func_args")
+        .Attr("init_func: func")
+        .Attr("next_func: func")
+        .Attr("finalize_func: func")
+        .Attr("Tinit_func_args: list(type) >= 0")
+        .Attr("Tnext_func_args: list(type) >= 0")
+        .Attr("Tfinalize_func_args: list(type) >= 0")
+        .SetIsStateful();
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("RemoteCall")
+                                      .Input("target: string")
+                                      .Input("args: Tin")
+                                      .Output("output: Tout")
+                                      .Attr("Tin: list(type) >= 1")
+                                      .Attr("Tout: list(type) >= 1")
+                                      .Attr("f: func")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
   return absl::OkStatus();
 }
 

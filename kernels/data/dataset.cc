@@ -176,6 +176,10 @@ absl::StatusOr<std::shared_ptr<const DatasetFunction>> DatasetFunction::Create(
 
 absl::StatusOr<std::vector<Tensor>> DatasetFunction::Run(
     IteratorContext* ctx, std::vector<Tensor> args) const {
+  // Trailing arguments beyond the signature are dropped, as TensorFlow
+  // does: tf.distribute's per-device generators pass their iterator's
+  // resource after the function's own captures, only to keep it alive.
+  if (args.size() > arg_types_.size()) args.resize(arg_types_.size());
   if (args.size() != arg_types_.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("function '", name_, "' takes ", arg_types_.size(),
@@ -222,6 +226,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterDatasetTransformKernels(registry);
   RegisterShuffleKernels(registry);
   RegisterIteratorKernels(registry);
+  RegisterMultiDeviceKernels(registry);
 }
 
 }  // namespace dfx::data

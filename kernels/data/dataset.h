@@ -76,8 +76,14 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
       IteratorContext* ctx) const = 0;
   // "ShuffleDataset(buffer_size=10)"; for errors.
   virtual std::string DebugString() const = 0;
+  // The tf.data Options set on this dataset and its inputs (OptionsDataset),
+  // as a serialized tensorflow.data.Options: later options are appended, so
+  // parsing merges them as TensorFlow does. Empty: defaults.
+  const std::string& options() const { return options_; }
 
  protected:
+  void set_options(std::string options) { options_ = std::move(options); }
+
   // This dataset as a T, shared, for iterators to keep.
   template <typename T>
   std::shared_ptr<const T> Self() const {
@@ -86,6 +92,7 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
 
  private:
   const DataTypeVector output_dtypes_;
+  std::string options_;
 };
 
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
@@ -161,7 +168,8 @@ class DatasetFunction {
   const DataTypeVector& arg_types() const { return arg_types_; }
   const DataTypeVector& ret_types() const { return ret_types_; }
 
-  // Runs the function on `args` and returns its results. The function's
+  // Runs the function on `args` and returns its results. Arguments beyond
+  // the function's signature are dropped. The function's
   // error comes back with its code, prefixed with the function's name.
   absl::StatusOr<std::vector<Tensor>> Run(IteratorContext* ctx,
                                           std::vector<Tensor> args) const;
@@ -181,6 +189,7 @@ void RegisterDatasetSourceKernels(KernelRegistry* registry);
 void RegisterDatasetTransformKernels(KernelRegistry* registry);
 void RegisterShuffleKernels(KernelRegistry* registry);
 void RegisterIteratorKernels(KernelRegistry* registry);
+void RegisterMultiDeviceKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

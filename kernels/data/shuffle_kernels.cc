@@ -95,7 +95,9 @@ class ShuffleDataset final : public DatasetBase {
         input_(std::move(input)),
         buffer_size_(buffer_size),
         count_(count),
-        seeds_(std::move(seeds)) {}
+        seeds_(std::move(seeds)) {
+    set_options(input_->options());
+  }
 
   int64_t Cardinality() const override {
     const int64_t n = input_->Cardinality();

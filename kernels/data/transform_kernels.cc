@@ -18,7 +18,9 @@ namespace {
 class UnaryDataset : public DatasetBase {
  public:
   UnaryDataset(DatasetPtr input, DataTypeVector dtypes)
-      : DatasetBase(std::move(dtypes)), input_(std::move(input)) {}
+      : DatasetBase(std::move(dtypes)), input_(std::move(input)) {
+    set_options(input_->options());
+  }
   const DatasetPtr& input() const { return input_; }
 
  private:
@@ -53,6 +55,48 @@ class PassThroughOp final : public UnaryDatasetOp {
   absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext*,
                                       DatasetPtr input) override {
     return input;
+  }
+};
+
+// OptionsDataset: the input's elements, with options added.
+class OptionsDataset final : public UnaryDataset {
+ public:
+  OptionsDataset(DatasetPtr input, const std::string& serialized)
+      : UnaryDataset(input, input->output_dtypes()) {
+    set_options(input->options() + serialized);
+  }
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+  std::string DebugString() const override { return "OptionsDataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    return input()->MakeIterator(ctx);
+  }
+};
+
+class OptionsDatasetOp final : public UnaryDatasetOp {
+ public:
+  explicit OptionsDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOp(ctx) {
+    ctx->SetStatus(ctx->GetAttr("serialized_options", &serialized_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext*,
+                                      DatasetPtr input) override {
+    return std::make_shared<OptionsDataset>(std::move(input), serialized_);
+  }
+  std::string serialized_;
+};
+
+// GetOptions: the dataset's options, serialized.
+class GetOptionsOp final : public OpKernel {
+ public:
+  explicit GetOptionsOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<DatasetPtr> d = DatasetFromInput(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, d.status());
+    ctx->set_output(0, Tensor::Scalar<std::string>((*d)->options()));
   }
 };
 
@@ -583,7 +627,9 @@ class ShardDatasetOp final : public UnaryDatasetOp {
 class ZipDataset final : public DatasetBase {
  public:
   ZipDataset(std::vector<DatasetPtr> inputs, DataTypeVector dtypes)
-      : DatasetBase(std::move(dtypes)), inputs_(std::move(inputs)) {}
+      : DatasetBase(std::move(dtypes)), inputs_(std::move(inputs)) {
+    set_options(inputs_.front()->options());
+  }
 
   int64_t Cardinality() const override {
     int64_t n = kInfiniteCardinality;
@@ -656,7 +702,9 @@ class ConcatenateDataset final : public DatasetBase {
   ConcatenateDataset(DatasetPtr first, DatasetPtr second)
       : DatasetBase(first->output_dtypes()),
         first_(std::move(first)),
-        second_(std::move(second)) {}
+        second_(std::move(second)) {
+    set_options(first_->options());
+  }
 
   int64_t Cardinality() const override {
     const int64_t a = first_->Cardinality(), b = second_->Cardinality();
@@ -738,11 +786,13 @@ class DatasetCardinalityOp final : public OpKernel {
 
 void RegisterDatasetTransformKernels(KernelRegistry* registry) {
   for (const char* op :
-       {"PrefetchDataset", "OptionsDataset", "ModelDataset",
+       {"PrefetchDataset", "ModelDataset",
         "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
         "PrivateThreadPoolDataset", "FinalizeDataset"}) {
     RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));
   }
+  RegisterKernel<OptionsDatasetOp>(registry, KernelDefBuilder("OptionsDataset"));
+  RegisterKernel<GetOptionsOp>(registry, KernelDefBuilder("GetOptions"));
   RegisterKernel<MapDatasetOp>(registry, KernelDefBuilder("MapDataset"));
   RegisterKernel<MapDatasetOp>(registry,
                                KernelDefBuilder("ParallelMapDatasetV2"));

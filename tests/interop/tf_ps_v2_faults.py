@@ -4,7 +4,8 @@
 --phase worker: worker 1 is SIGKILLed while closures run and restarted two
 seconds later; every closure must still run exactly once (each adds 1 to a
 ps variable) and the coordinator must use the new process (it makes a
-context there).
+context there, and its per-worker dataset and iterator again: each closure
+reads a batch from its worker's iterator).
 --phase ps: the ps task is SIGKILLed; join() must raise TensorFlow's
 UnavailableError naming the ps task (a ps failure is fatal to a
 coordinator, as with TensorFlow's servers), not hang or retry for ever.
@@ -58,19 +59,32 @@ def main():
     with strategy.scope():
         count = tf.Variable(0.0)
 
+    # Each closure reads a batch from its worker's own iterator (the
+    # tutorial's per-worker dataset); a restarted worker gets a new one.
+    def dataset_fn(input_context):
+        return tf.data.Dataset.range(1 << 30).map(
+            lambda v: tf.cast(v, tf.float32)).batch(4)
+
     @tf.function
-    def closure():
-        def fn():
-            x = tf.random.uniform([128, 128])
+    def per_worker_dataset_fn():
+        return strategy.distribute_datasets_from_function(dataset_fn)
+
+    iterator = iter(coordinator.create_per_worker_dataset(
+        per_worker_dataset_fn))
+
+    @tf.function
+    def closure(iterator):
+        def fn(batch):
+            x = tf.random.uniform([128, 128]) + 0.0 * tf.reduce_sum(batch)
             for _ in range(10):
                 x = tf.matmul(x, x) / 128.0
             count.assign_add(1.0)
             return tf.reduce_sum(x)
-        return strategy.run(fn)
+        return strategy.run(fn, args=(next(iterator),))
 
     start = time.time()
     for _ in range(CLOSURES):
-        coordinator.schedule(closure)
+        coordinator.schedule(closure, args=(iterator,))
     time.sleep(0.5)
 
     if args.phase == "worker":
@@ -89,7 +103,7 @@ def main():
             # More closures after the restart, so that the new process is
             # asked for work while the others still run.
             for _ in range(CLOSURES):
-                coordinator.schedule(closure)
+                coordinator.schedule(closure, args=(iterator,))
             coordinator.join()
             with open(log_path) as f:
                 f.seek(mark)
