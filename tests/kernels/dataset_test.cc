@@ -1,0 +1,308 @@
+// tf.data kernels one op at a time: iterators over slices, shuffles and
+// batches, the multi-device iterator's shards, and the inputs they refuse.
+// TensorFlow's elements and orders for whole pipelines (map, filter,
+// shuffle seeds, ...) are in tests/golden (family "dataset").
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "runtime/variant.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::RunKernel;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+
+Tensor Int64s(std::vector<int64_t> v) {
+  return Tensor::FromVector<int64_t>(v);
+}
+
+// One output of a kernel that must succeed.
+Tensor Run1(const NodeDef& node, const std::vector<Tensor>& inputs) {
+  absl::StatusOr<std::vector<Tensor>> out = RunKernel(node, inputs);
+  REQUIRE(out.status().ok());
+  REQUIRE(!out->empty());
+  return (*out)[0];
+}
+
+Tensor Slices(std::vector<int64_t> values) {
+  return Run1(TestNodeBuilder("slices", "TensorSliceDataset", 1)
+                  .Attr("Toutput_types", DataTypeVector{DT_INT64})
+                  .Build(),
+              {Int64s(std::move(values))});
+}
+
+Tensor Unary(const std::string& op, const Tensor& input,
+             std::vector<Tensor> args) {
+  args.insert(args.begin(), input);
+  return Run1(TestNodeBuilder(op, op, static_cast<int>(args.size()))
+                  .Attr("output_types", DataTypeVector{DT_INT64})
+                  .Build(),
+              args);
+}
+
+// A new iterator over `dataset`, made.
+Tensor Iterate(const Tensor& dataset) {
+  Tensor it = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                       .Attr("output_types", DataTypeVector{DT_INT64})
+                       .Build(),
+                   {});
+  REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                    {dataset, it})
+              .ok());
+  return it;
+}
+
+absl::StatusOr<std::vector<Tensor>> GetNext(const Tensor& it) {
+  return RunKernel(TestNodeBuilder("next", "IteratorGetNext", 1)
+                       .Attr("output_types", DataTypeVector{DT_INT64})
+                       .Build(),
+                   {it});
+}
+
+// Every element until OutOfRange (at most `limit`), flattened.
+std::vector<int64_t> Drain(const Tensor& it, int limit = 1000) {
+  std::vector<int64_t> out;
+  for (int i = 0; i < limit; ++i) {
+    absl::StatusOr<std::vector<Tensor>> e = GetNext(it);
+    if (!e.ok()) {
+      REQUIRE_THAT(e.status(),
+                   StatusIs(absl::StatusCode::kOutOfRange, "End of sequence"));
+      return out;
+    }
+    for (int64_t v : (*e)[0].span<int64_t>()) out.push_back(v);
+  }
+  return out;
+}
+
+TEST_CASE("dataset: slices iterate in order, end with OutOfRange, and a new "
+          "MakeIterator starts over") {
+  Tensor ds = Slices({5, 6, 7});
+  Tensor it = Iterate(ds);
+  CHECK(Drain(it) == std::vector<int64_t>{5, 6, 7});
+  // Past the end it stays at the end.
+  CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kOutOfRange));
+  REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                    {ds, it})
+              .ok());
+  CHECK(Drain(it) == std::vector<int64_t>{5, 6, 7});
+}
+
+TEST_CASE("dataset: batch, repeat, take and skip compose") {
+  Tensor ds =
+      Unary("RepeatDataset", Slices({1, 2, 3}), {Tensor::Scalar<int64_t>(2)});
+  ds = Unary("SkipDataset", ds, {Tensor::Scalar<int64_t>(1)});
+  ds = Unary("TakeDataset", ds, {Tensor::Scalar<int64_t>(4)});
+  ds = Unary("BatchDatasetV2", ds,
+             {Tensor::Scalar<int64_t>(3), Tensor::Scalar<bool>(false)});
+  Tensor it = Iterate(ds);
+  absl::StatusOr<std::vector<Tensor>> first = GetNext(it);
+  REQUIRE(first.ok());
+  CHECK((*first)[0].shape() == TensorShape({3}));
+  absl::StatusOr<std::vector<Tensor>> second = GetNext(it);
+  REQUIRE(second.ok());
+  CHECK((*second)[0].shape() == TensorShape({1}));
+  std::vector<int64_t> all;
+  for (int64_t v : (*first)[0].span<int64_t>()) all.push_back(v);
+  for (int64_t v : (*second)[0].span<int64_t>()) all.push_back(v);
+  CHECK(all == std::vector<int64_t>{2, 3, 1, 2});
+  CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kOutOfRange));
+}
+
+Tensor Shuffle(const Tensor& input, int64_t buffer, int64_t seed,
+               int64_t seed2, bool reshuffle) {
+  Tensor dummy = Run1(TestNodeBuilder("dummy", "DummySeedGenerator", 0)
+                          .Build(),
+                      {});
+  return Run1(TestNodeBuilder("shuffle", "ShuffleDatasetV3", 5)
+                  .Attr("output_types", DataTypeVector{DT_INT64})
+                  .Attr("reshuffle_each_iteration", reshuffle)
+                  .Build(),
+              {input, Tensor::Scalar<int64_t>(buffer),
+               Tensor::Scalar<int64_t>(seed), Tensor::Scalar<int64_t>(seed2),
+               dummy});
+}
+
+TEST_CASE("dataset: a shuffle is a permutation; fixed seeds repeat their "
+          "order, reshuffling changes it per iterator") {
+  std::vector<int64_t> values(50);
+  for (int i = 0; i < 50; ++i) values[i] = i;
+  Tensor fixed = Shuffle(Slices(values), 10, 7, 9, /*reshuffle=*/false);
+  std::vector<int64_t> a = Drain(Iterate(fixed));
+  std::vector<int64_t> b = Drain(Iterate(fixed));
+  CHECK(a == b);
+  CHECK(a != values);
+  std::vector<int64_t> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == values);
+
+  Tensor reshuffled = Shuffle(Slices(values), 10, 7, 9, /*reshuffle=*/true);
+  std::vector<int64_t> first = Drain(Iterate(reshuffled));
+  std::vector<int64_t> second = Drain(Iterate(reshuffled));
+  CHECK(first != second);
+  std::sort(second.begin(), second.end());
+  CHECK(second == values);
+
+  // Seeds (0, 0) ask for random ones; a buffer far larger than the input
+  // costs only what it holds.
+  Tensor random = Shuffle(Slices(values), int64_t{1} << 40, 0, 0, true);
+  std::vector<int64_t> r = Drain(Iterate(random));
+  std::sort(r.begin(), r.end());
+  CHECK(r == values);
+}
+
+TEST_CASE("dataset: bad arguments are InvalidArgument naming the problem") {
+  SECTION("slices of different lengths") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("s", "TensorSliceDataset", 2)
+                             .Attr("Toutput_types",
+                                   DataTypeVector{DT_INT64, DT_INT64})
+                             .Build(),
+                         {Int64s({1, 2}), Int64s({1, 2, 3})})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "same size in the 0th dimension"));
+  }
+  SECTION("a scalar to slice") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("s", "TensorSliceDataset", 1)
+                             .Attr("Toutput_types", DataTypeVector{DT_INT64})
+                             .Build(),
+                         {Tensor::Scalar<int64_t>(1)})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument, "scalar"));
+  }
+  SECTION("batch size 0") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("b", "BatchDatasetV2", 3)
+                             .Attr("output_types", DataTypeVector{DT_INT64})
+                             .Build(),
+                         {Slices({1}), Tensor::Scalar<int64_t>(0),
+                          Tensor::Scalar<bool>(false)})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "Batch size must be greater than zero"));
+  }
+  SECTION("shuffle buffer 0") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("s", "ShuffleDataset", 4)
+                             .Attr("output_types", DataTypeVector{DT_INT64})
+                             .Build(),
+                         {Slices({1}), Tensor::Scalar<int64_t>(0),
+                          Tensor::Scalar<int64_t>(1),
+                          Tensor::Scalar<int64_t>(2)})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "buffer_size must be greater than zero"));
+  }
+  SECTION("a shard index out of range") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("s", "ShardDataset", 3)
+                             .Attr("output_types", DataTypeVector{DT_INT64})
+                             .Build(),
+                         {Slices({1}), Tensor::Scalar<int64_t>(2),
+                          Tensor::Scalar<int64_t>(2)})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "Index must be between 0 and 1"));
+  }
+  SECTION("a range with step 0") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("r", "RangeDataset", 3)
+                             .Attr("output_types", DataTypeVector{DT_INT64})
+                             .Build(),
+                         {Tensor::Scalar<int64_t>(0),
+                          Tensor::Scalar<int64_t>(5),
+                          Tensor::Scalar<int64_t>(0)})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument, "step"));
+  }
+  SECTION("a dataset whose types are not the op's output_types") {
+    CHECK_THAT(RunKernel(TestNodeBuilder("s", "TensorSliceDataset", 1)
+                             .Attr("Toutput_types", DataTypeVector{DT_INT32})
+                             .Build(),
+                         {Int64s({1, 2})})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+}
+
+TEST_CASE("dataset: an iterator never made, a variant that is not a "
+          "dataset, and a dataset that crossed tasks are refused") {
+  Tensor it = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                       .Attr("output_types", DataTypeVector{DT_INT64})
+                       .Build(),
+                   {});
+  CHECK_THAT(GetNext(it).status(),
+             StatusIs(absl::StatusCode::kFailedPrecondition,
+                      "iterator has not been initialized"));
+
+  Tensor empty(DT_VARIANT, TensorShape({}));
+  CHECK_THAT(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                       {empty, it})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "not a dataset"));
+
+  // What a receiving task decodes: the dataset does not travel.
+  VariantTensorDataProto wire;
+  Slices({1}).scalar<Variant>().Encode(&wire);
+  absl::StatusOr<Variant> decoded = Variant::Decode(wire);
+  REQUIRE(decoded.ok());
+  Tensor received(DT_VARIANT, TensorShape({}));
+  received.scalar<Variant>() = *decoded;
+  CHECK_THAT(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                       {received, it})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "cannot be sent between tasks"));
+
+  // An iterator of int32 elements over a dataset of int64 ones.
+  Tensor it32 = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                         .Attr("output_types", DataTypeVector{DT_INT32})
+                         .Build(),
+                     {});
+  CHECK_THAT(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                       {Slices({1}), it32})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "do not match"));
+}
+
+TEST_CASE("dataset: a multi-device iterator deals elements to its shards in "
+          "turn and refuses a stale incarnation") {
+  // TestNodeBuilder has no list(string) setter: set `devices` directly.
+  NodeDef make = TestNodeBuilder("mdi", "AnonymousMultiDeviceIteratorV3", 0)
+                     .Attr("output_types", DataTypeVector{DT_INT64})
+                     .Build();
+  auto* devices = (*make.mutable_attr())["devices"].mutable_list();
+  devices->add_s("/job:w/replica:0/task:0/device:CPU:0");
+  devices->add_s("/job:w/replica:0/task:0/device:CPU:1");
+  Tensor mdi = Run1(make, {});
+  Tensor incarnation =
+      Run1(TestNodeBuilder("init", "MultiDeviceIteratorInit", 3).Build(),
+           {Slices({10, 11, 12, 13, 14}), mdi, Tensor::Scalar<int64_t>(1)});
+  auto shard = [&](int32_t s, const Tensor& inc) {
+    return RunKernel(
+        TestNodeBuilder("get", "MultiDeviceIteratorGetNextFromShard", 3)
+            .Attr("output_types", DataTypeVector{DT_INT64})
+            .Build(),
+        {mdi, Tensor::Scalar<int32_t>(s), inc});
+  };
+  auto value = [&](int32_t s) {
+    absl::StatusOr<std::vector<Tensor>> e = shard(s, incarnation);
+    REQUIRE(e.ok());
+    return (*e)[0].scalar<int64_t>();
+  };
+  CHECK(value(1) == 11);
+  CHECK(value(1) == 13);
+  CHECK(value(0) == 10);
+  CHECK(value(0) == 12);
+  CHECK(value(0) == 14);
+  CHECK_THAT(shard(1, incarnation).status(),
+             StatusIs(absl::StatusCode::kOutOfRange));
+  CHECK_THAT(shard(0, Tensor::Scalar<int64_t>(99)).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Invalid incarnation id"));
+}
+
+}  // namespace
+}  // namespace dfx
