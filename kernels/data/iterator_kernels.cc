@@ -106,21 +106,37 @@ absl::StatusOr<std::shared_ptr<IteratorResource>> LookupIterator(
                                                            h->name());
 }
 
-// IteratorV2: the iterator named by container and shared_name (the node's
-// name when empty), made on first use and shared by later runs.
+std::atomic<int64_t> next_private_iterator{0};
+
+// IteratorV2: the iterator named by container and shared_name, made on
+// first use and shared by later runs. Without a shared_name the iterator is
+// the kernel's own (TensorFlow's ContainerInfo: a private name, deleted
+// with the kernel), so two graphs with a node of the same name never share
+// one.
 class IteratorV2Op final : public OpKernel {
  public:
-  explicit IteratorV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit IteratorV2Op(OpKernelConstruction* ctx)
+      : OpKernel(ctx), resources_(ctx->device()->resource_manager()) {
     set_expensive(false);
     ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
     ctx->SetStatus(ctx->GetAttr("container", &container_));
     ctx->SetStatus(ctx->GetAttr("shared_name", &name_));
-    if (name_.empty()) name_ = ctx->def().name();
+    if (name_.empty()) {
+      private_ = true;
+      name_ = absl::StrCat("_iterator_", next_private_iterator.fetch_add(1),
+                           "_", ctx->def().name());
+    }
+    if (container_.empty()) container_ = resources_->default_container();
+  }
+  ~IteratorV2Op() override {
+    if (private_) {
+      // NotFound: never run, or its container was reset.
+      resources_->Delete(container_, name_, IteratorResource::kTypeName)
+          .IgnoreError();
+    }
   }
   void Compute(OpKernelContext* ctx) override {
-    const std::string container =
-        container_.empty() ? ctx->resource_manager()->default_container()
-                           : container_;
+    const std::string& container = container_;
     absl::StatusOr<std::shared_ptr<IteratorResource>> r =
         ctx->resource_manager()->LookupOrCreate<IteratorResource>(
             container, name_, [this] {
@@ -137,8 +153,10 @@ class IteratorV2Op final : public OpKernel {
   }
 
  private:
+  ResourceMgr* const resources_;
   DataTypeVector output_types_;
   std::string container_, name_;
+  bool private_ = false;
 };
 
 std::atomic<int64_t> next_anonymous_iterator{0};

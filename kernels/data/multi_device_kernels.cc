@@ -29,6 +29,8 @@ IteratorContext MakeIteratorContext(OpKernelContext* ctx) {
   return it;
 }
 
+std::atomic<int64_t> next_multi_device_iterator{0};
+
 // One pass over a dataset, shared by `devices` shards: element i of the
 // pass goes to shard i % devices. Re-initializing starts a new pass under a
 // new incarnation id; readers holding the old id get an error.
@@ -108,8 +110,6 @@ class MultiDeviceIteratorResource final : public ResourceBase {
   int64_t incarnation_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-std::atomic<int64_t> next_multi_device_iterator{0};
-
 Tensor HandleTensor(const ResourceHandle& h) {
   Tensor out(DT_RESOURCE, TensorShape({}));
   out.scalar<ResourceHandle>() = h;
@@ -133,7 +133,12 @@ class MultiDeviceIteratorOp final : public OpKernel {
     ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
     if (FindNodeAttr(ctx->def(), "shared_name") != nullptr) {
       ctx->SetStatus(ctx->GetAttr("shared_name", &shared_name_));
-      if (shared_name_.empty()) shared_name_ = ctx->def().name();
+      // Without a shared_name, the kernel's own (never shared by another
+      // graph's node of the same name).
+      if (shared_name_.empty()) {
+        shared_name_ = absl::StrCat("_multi_device_iterator_",
+                                    next_multi_device_iterator.fetch_add(1));
+      }
     }
   }
   void Compute(OpKernelContext* ctx) override {

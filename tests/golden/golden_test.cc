@@ -39,7 +39,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "numerics", "nn",           "conv",
                                  "linalg",   "random",       "models",
                                  "training", "control_flow", "data_flow",
-                                 "list",     "pool_argmax",  "unsigned"};
+                                 "list",     "pool_argmax",  "unsigned",
+                                 "dataset"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc

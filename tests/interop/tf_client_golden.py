@@ -49,12 +49,19 @@ _CODES = {
 _PINNED = {"Placeholder", "PlaceholderWithDefault", "NoOp"}
 
 
+def _is_dataset_op(op):
+    """tf.data ops: a dataset never crosses tasks (in TensorFlow neither), so
+    a pipeline and its iterator stay together."""
+    return (op.endswith("Dataset") or "Iterator" in op or
+            op.endswith("SeedGenerator") or op == "DatasetCardinality")
+
+
 def spread(graph_def):
     """A copy of graph_def with its nodes alternating between two tasks.
 
     Nodes TensorFlow colocates (a `_class` group; stacks and TensorArrays,
-    whose gradient ops it colocates with them) stay on task 0: split, they
-    would only make a placement error, in TensorFlow too.
+    whose gradient ops it colocates with them) and tf.data pipelines stay on
+    task 0: split, they would only make an error, in TensorFlow too.
     """
     out = tf1.GraphDef()
     out.CopyFrom(graph_def)
@@ -68,7 +75,8 @@ def spread(graph_def):
                     colocated.add(c[5:])
     for i, node in enumerate(out.node):
         pinned = (node.op in _PINNED or node.name in colocated or
-                  node.op.startswith(("Stack", "TensorArray")))
+                  node.op.startswith(("Stack", "TensorArray")) or
+                  _is_dataset_op(node.op))
         task = 0 if pinned else i % 2
         node.device = f"/job:worker/task:{task}"
     return out

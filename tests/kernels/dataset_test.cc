@@ -129,8 +129,8 @@ Tensor Shuffle(const Tensor& input, int64_t buffer, int64_t seed,
                dummy});
 }
 
-TEST_CASE("dataset: a shuffle is a permutation; fixed seeds repeat their "
-          "order, reshuffling changes it per iterator") {
+TEST_CASE("dataset: a shuffle is a permutation that fixed seeds repeat "
+          "and reshuffling changes per iterator") {
   std::vector<int64_t> values(50);
   for (int i = 0; i < 50; ++i) values[i] = i;
   Tensor fixed = Shuffle(Slices(values), 10, 7, 9, /*reshuffle=*/false);
