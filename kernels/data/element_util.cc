@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/data_flow/data_flow_util.h"
+#include "runtime/memory_limit.h"
 
 namespace dfx::data {
 
@@ -59,6 +60,21 @@ absl::StatusOr<Tensor> StackComponent(
                             static_cast<int64_t>(e) * n, n);
   }
   return out;
+}
+
+int64_t ElementBytes(const std::vector<Tensor>& element) {
+  // A Tensor, its shape and its buffer object, and the vector slot.
+  constexpr int64_t kPerTensorOverhead = 128;
+  int64_t bytes = 0;
+  for (const Tensor& t : element) {
+    bytes += static_cast<int64_t>(t.TotalBytes()) + kPerTensorOverhead;
+  }
+  return bytes;
+}
+
+absl::Status CheckHeldElements(int64_t held, absl::string_view what) {
+  return CheckHostMemoryHeadroom(held, absl::StrCat("the elements ", what,
+                                                    " holds"));
 }
 
 absl::StatusOr<Tensor> ScalarOfType(DataType dtype, int64_t value) {

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/types.h"
 #include "runtime/allocator.h"
 #include "runtime/tensor.h"
@@ -31,6 +32,16 @@ absl::StatusOr<Tensor> RowOf(const Tensor& t, int64_t i);
 absl::StatusOr<Tensor> StackComponent(
     Allocator* allocator, const std::vector<std::vector<Tensor>>& elements,
     int component);
+
+// What holding `element` costs: its buffers plus an estimate of the heap
+// each tensor takes besides (the allocator counts only buffers).
+int64_t ElementBytes(const std::vector<Tensor>& element);
+
+// OK while `held` bytes of elements a dataset keeps (a batch being built, a
+// shuffle buffer) still fit under the host memory limit beside what the
+// allocator holds; ResourceExhausted naming `what` otherwise. So
+// range(2**40).batch(2**40) fails instead of exhausting the machine.
+absl::Status CheckHeldElements(int64_t held, absl::string_view what);
 
 // A scalar of `dtype` holding `value` (integer and floating types);
 // InvalidArgument for other dtypes.

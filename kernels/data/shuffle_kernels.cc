@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/element_util.h"
 #include "kernels/random/philox.h"
 #include "kernels/state/variable_util.h"
 #include "runtime/resource_mgr.h"
@@ -144,6 +145,7 @@ class ShuffleDataset final : public DatasetBase {
       const int64_t offset = Random() % (front.end - front.start);
       const int64_t index = (front.start + offset) % d_->buffer_size_;
       *out = std::move(Slot(index));
+      held_bytes_ -= ElementBytes(*out);
       std::swap(Slot(index), Slot(front.start % d_->buffer_size_));
       ++front.start;
       --num_elements_;
@@ -200,6 +202,9 @@ class ShuffleDataset final : public DatasetBase {
         bool input_end = false;
         DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, &input_end));
         if (!input_end) {
+          held_bytes_ += ElementBytes(element);
+          DFX_RETURN_IF_ERROR(
+              CheckHeldElements(held_bytes_, d_->DebugString()));
           data_produced_ = true;
           Slot(slices_.back().end % d_->buffer_size_) = std::move(element);
           ++num_elements_;
@@ -224,6 +229,7 @@ class ShuffleDataset final : public DatasetBase {
     std::optional<random::PhiloxWords> words_;  // draws from parent_
     int64_t num_random_samples_ = 0;
     bool data_produced_ = false;
+    int64_t held_bytes_ = 0;  // ElementBytes of the buffer's elements
   };
 
   const DatasetPtr input_;
