@@ -282,6 +282,22 @@ class Context {
     return static_cast<int64_t>(kernels_.size());
   }
 
+  // The kernel of `op`'s signature when one was built; null otherwise.
+  CachedKernel* CachedKernelOf(const eager::Operation& op) const {
+    const std::string key = SignatureOf(op);
+    absl::MutexLock lock(&mu_);
+    auto it = kernels_.find(key);
+    return it == kernels_.end() ? nullptr : it->second.get();
+  }
+  // The bytes of the tensor a handle names; -1 when there is none.
+  int64_t HandleBytes(HandleKey key) const {
+    absl::MutexLock lock(&mu_);
+    auto it = handles_.find(key);
+    return it == handles_.end()
+               ? -1
+               : static_cast<int64_t>(it->second.tensor.TotalBytes());
+  }
+
   // The kernel of `op`'s signature, built on first use by `build`.
   absl::StatusOr<CachedKernel*> Kernel(
       const eager::Operation& op,
@@ -644,6 +660,49 @@ class EagerService::Impl {
       }
     }
     return absl::OkStatus();
+  }
+
+  bool CanRunInline(const eager::EnqueueRequest& req) const {
+    // Inputs up to this size make an op short enough to run on a gRPC
+    // thread (an element-wise op on 64 KiB takes microseconds).
+    constexpr int64_t kInlineBytes = 64 << 10;
+    absl::StatusOr<std::shared_ptr<Context>> c = Find(req.context_id());
+    if (!c.ok()) return true;  // fails at once
+    for (const eager::QueueItem& item : req.queue()) {
+      switch (item.item_case()) {
+        case eager::QueueItem::kHandleToDecref:
+        case eager::QueueItem::kRegisterFunction:
+        case eager::QueueItem::kRemoveFunction:
+        case eager::QueueItem::kSyncRemoteExecutorForStream:
+          continue;
+        case eager::QueueItem::kOperation:
+          break;
+        default:
+          return false;
+      }
+      const eager::Operation& op = item.operation();
+      // Functions may wait on other tasks, transfers on the rendezvous;
+      // a kernel not built yet is built on the pool.
+      if (op.is_function() || op.is_component_function() ||
+          IsTransfer(op.name())) {
+        return false;
+      }
+      const CachedKernel* k = (*c)->CachedKernelOf(op);
+      if (k == nullptr || k->kernel->AsAsync() != nullptr) return false;
+      int64_t bytes = 0;
+      for (const eager::Operation::Input& in : op.op_inputs()) {
+        if (in.has_remote_handle()) {
+          const int64_t b = (*c)->HandleBytes({in.remote_handle().op_id(),
+                                               in.remote_handle().output_num()});
+          if (b < 0) return false;
+          bytes += b;
+        } else {
+          bytes += static_cast<int64_t>(in.tensor().ByteSizeLong());
+        }
+      }
+      if (bytes > kInlineBytes) return false;
+    }
+    return true;
   }
 
   absl::Status WaitQueueDone(const eager::WaitQueueDoneRequest& req) {
@@ -1463,6 +1522,9 @@ absl::Status EagerService::Enqueue(const eager::EnqueueRequest& request,
                                    eager::EnqueueResponse* response,
                                    CancellationManager* call_cancel) {
   return impl_->Enqueue(request, response, call_cancel);
+}
+bool EagerService::CanRunInline(const eager::EnqueueRequest& request) const {
+  return impl_->CanRunInline(request);
 }
 absl::Status EagerService::WaitQueueDone(
     const eager::WaitQueueDoneRequest& request,

@@ -118,6 +118,12 @@ class EagerService {
   absl::Status Enqueue(const eager::EnqueueRequest& request,
                        eager::EnqueueResponse* response,
                        CancellationManager* call_cancel = nullptr);
+  // True when running `request` takes only microseconds and cannot wait:
+  // only synchronous operations whose kernels are built, with at most 64
+  // KiB of input (no functions, no transfers), and bookkeeping items. The
+  // RPC layer runs such a request on the thread that read it instead of
+  // handing it to its pool (a thread hand-off costs more than the op).
+  bool CanRunInline(const eager::EnqueueRequest& request) const;
   // Operations run as they are enqueued, so nothing is ever pending: OK for
   // a known context.
   absl::Status WaitQueueDone(const eager::WaitQueueDoneRequest& request,

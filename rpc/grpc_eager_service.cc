@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -77,6 +78,9 @@ class GrpcEagerService::Impl : public EagerServiceBase {
         context, request, response,
         [this](const auto& req, auto* resp, CancellationManager* cancel) {
           return service_->Enqueue(req, resp, cancel);
+        },
+        [this](const eager::EnqueueRequest& req) {
+          return service_->CanRunInline(req);
         });
   }
   grpc::ServerUnaryReactor* WaitQueueDone(grpc::CallbackServerContext* context,
@@ -123,9 +127,11 @@ class GrpcEagerService::Impl : public EagerServiceBase {
   }
 
  private:
-  // One StreamingEnqueue stream: reads a request, runs it on the pool,
-  // writes its response, then reads the next (so responses keep the
-  // requests' order). The first error finishes the stream with it.
+  // One StreamingEnqueue stream: reads a request, runs it (on the thread
+  // that read it when the service says it is short and cannot wait, else
+  // on the pool), writes its response, then reads the next (so responses
+  // keep the requests' order). The first error finishes the stream with
+  // it.
   class StreamReactor
       : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
    public:
@@ -149,17 +155,11 @@ class GrpcEagerService::Impl : public EagerServiceBase {
         Finish(ToGrpcStatus(s));
         return;
       }
-      impl_->pool_->Schedule([this, request] {
-        eager::EnqueueResponse response;
-        const absl::Status s =
-            impl_->service_->Enqueue(*request, &response, &cancel_);
-        if (!s.ok()) {
-          Finish(ToGrpcStatus(s));
-          return;
-        }
-        out_ = SerializeToByteBuffer(response);
-        StartWrite(&out_);
-      });
+      if (impl_->service_->CanRunInline(*request)) {
+        Run(*request);
+      } else {
+        impl_->pool_->Schedule([this, request] { Run(*request); });
+      }
     }
     void OnWriteDone(bool ok) override {
       if (!ok) {
@@ -173,6 +173,18 @@ class GrpcEagerService::Impl : public EagerServiceBase {
     void OnDone() override { delete this; }
 
    private:
+    void Run(const eager::EnqueueRequest& request) {
+      eager::EnqueueResponse response;
+      const absl::Status s =
+          impl_->service_->Enqueue(request, &response, &cancel_);
+      if (!s.ok()) {
+        Finish(ToGrpcStatus(s));
+        return;
+      }
+      out_ = SerializeToByteBuffer(response);
+      StartWrite(&out_);
+    }
+
     Impl* const impl_;
     grpc::CallbackServerContext* const context_;
     grpc::ByteBuffer in_;
@@ -180,10 +192,13 @@ class GrpcEagerService::Impl : public EagerServiceBase {
     CancellationManager cancel_;
   };
 
+  // Parses the request and runs `call` on the pool, or on this thread when
+  // `run_inline` (may be empty) says the request is short and cannot wait.
   template <typename Request, typename Response, typename Call>
-  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context,
-                                  const grpc::ByteBuffer* body,
-                                  grpc::ByteBuffer* out, Call call) {
+  grpc::ServerUnaryReactor* Serve(
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* body,
+      grpc::ByteBuffer* out, Call call,
+      std::function<bool(const Request&)> run_inline = nullptr) {
     auto* reactor = new EagerCallReactor;
     auto request = std::make_shared<Request>();
     if (absl::Status s = gate_.Accept(*context, *body, request.get());
@@ -198,14 +213,20 @@ class GrpcEagerService::Impl : public EagerServiceBase {
           " calls are running or waiting; try again later"))));
       return reactor;
     }
-    pool_->Schedule([this, reactor, out, request = std::move(request),
-                     call = std::move(call)] {
+    const bool inline_run = run_inline && run_inline(*request);
+    auto run = [this, reactor, out, request = std::move(request),
+                call = std::move(call)] {
       Response response;
       const absl::Status s = call(*request, &response, reactor->cancel());
       calls_.fetch_sub(1);
       if (s.ok()) *out = SerializeToByteBuffer(response);
       reactor->Finish(ToGrpcStatus(s));
-    });
+    };
+    if (inline_run) {
+      run();
+    } else {
+      pool_->Schedule(std::move(run));
+    }
     return reactor;
   }
 
