@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/random/random.h"
@@ -662,6 +663,13 @@ class EagerService::Impl {
     return absl::OkStatus();
   }
 
+  static bool SizedByValues(absl::string_view op) {
+    static const auto* const kOps = new absl::flat_hash_set<std::string>(
+        {"Fill", "Tile", "BroadcastTo", "Range", "Pad", "PadV2", "MirrorPad",
+         "OneHot", "Empty", "MatrixDiag", "MatrixDiagV3"});
+    return kOps->contains(op);
+  }
+
   bool CanRunInline(const eager::EnqueueRequest& req) const {
     // Inputs up to this size make an op short enough to run on a gRPC
     // thread (an element-wise op on 64 KiB takes microseconds).
@@ -685,6 +693,14 @@ class EagerService::Impl {
       // a kernel not built yet is built on the pool.
       if (op.is_function() || op.is_component_function() ||
           IsTransfer(op.name())) {
+        return false;
+      }
+      // Stateful ops may wait or run for long (an iterator's next element
+      // runs its pipeline); ops whose output size is set by input values
+      // may be large however small their inputs.
+      const OpRegistrationData* reg = env_.ops->LookUp(op.name());
+      if (reg == nullptr || reg->op_def.is_stateful() ||
+          SizedByValues(op.name())) {
         return false;
       }
       const CachedKernel* k = (*c)->CachedKernelOf(op);

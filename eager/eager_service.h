@@ -119,8 +119,9 @@ class EagerService {
                        eager::EnqueueResponse* response,
                        CancellationManager* call_cancel = nullptr);
   // True when running `request` takes only microseconds and cannot wait:
-  // only synchronous operations whose kernels are built, with at most 64
-  // KiB of input (no functions, no transfers), and bookkeeping items. The
+  // only stateless synchronous operations whose kernels are built, with at
+  // most 64 KiB of input and an output not sized by input values (no
+  // functions, transfers, iterators, Fill), and bookkeeping items. The
   // RPC layer runs such a request on the thread that read it instead of
   // handing it to its pool (a thread hand-off costs more than the op).
   bool CanRunInline(const eager::EnqueueRequest& request) const;

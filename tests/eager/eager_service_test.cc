@@ -286,6 +286,61 @@ TEST_CASE("Operations run on remote tensor handles and send results back") {
              StatusIs(absl::StatusCode::kInvalidArgument, "op_id 2"));
 }
 
+TEST_CASE("Only short stateless operations with built kernels may run on "
+          "the thread that read them") {
+  Fixture f;
+  f.Create(5);
+  eager::EnqueueRequest setup;
+  setup.set_context_id(5);
+  AddSendTensor(&setup, 1, {Matrix({1, 2, 3, 4}, 2, 2)});
+  Tensor big(DT_FLOAT, TensorShape({256, 256}));  // 256 KiB
+  AddSendTensor(&setup, 2, {big});
+  eager::EnqueueResponse setup_resp;
+  REQUIRE_THAT(f.service->Enqueue(setup, &setup_resp), IsOk());
+
+  auto add = [](int64_t id, int64_t input) {
+    eager::EnqueueRequest req;
+    req.set_context_id(5);
+    SetType(AddOp(&req, id, "AddV2", {{input, 0}, {input, 0}}), "T",
+            DT_FLOAT);
+    return req;
+  };
+  // Not built yet: the first run builds the kernel on the pool.
+  CHECK_FALSE(f.service->CanRunInline(add(10, 1)));
+  eager::EnqueueResponse resp;
+  REQUIRE_THAT(f.service->Enqueue(add(10, 1), &resp), IsOk());
+  CHECK(f.service->CanRunInline(add(11, 1)));
+  // Large inputs, unknown handles, stateful ops, transfers, sizes set by
+  // values, and functions go to the pool.
+  CHECK_FALSE(f.service->CanRunInline(add(12, 2)));
+  CHECK_FALSE(f.service->CanRunInline(add(13, 77)));
+  eager::EnqueueRequest var;
+  var.set_context_id(5);
+  eager::Operation* handle = AddOp(&var, 14, "VarHandleOp", {});
+  SetType(handle, "dtype", DT_FLOAT);
+  (*handle->mutable_attrs())["shape"].mutable_shape();
+  CHECK_FALSE(f.service->CanRunInline(var));
+  eager::EnqueueRequest send;
+  send.set_context_id(5);
+  AddSend(&send, 15, {1, 0}, DT_FLOAT, 1, "wire");
+  CHECK_FALSE(f.service->CanRunInline(send));
+  eager::EnqueueRequest fill;
+  fill.set_context_id(5);
+  SetType(AddOp(&fill, 16, "Fill", {{1, 0}, {1, 0}}), "T", DT_FLOAT);
+  CHECK_FALSE(f.service->CanRunInline(fill));
+  eager::EnqueueRequest fn = add(17, 1);
+  fn.mutable_queue(0)->mutable_operation()->set_is_function(true);
+  CHECK_FALSE(f.service->CanRunInline(fn));
+  // Bookkeeping is always short; so is an unknown context (it fails).
+  eager::EnqueueRequest decref;
+  decref.set_context_id(5);
+  decref.add_queue()->mutable_handle_to_decref()->set_op_id(10);
+  CHECK(f.service->CanRunInline(decref));
+  eager::EnqueueRequest unknown = add(18, 1);
+  unknown.set_context_id(404);
+  CHECK(f.service->CanRunInline(unknown));
+}
+
 TEST_CASE("A failing op is reported against that op, earlier ones stand") {
   Fixture f;
   f.Create(5);
