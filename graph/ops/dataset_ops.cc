@@ -256,6 +256,15 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
                                       .Attr("output_shapes: list(shape) >= 1")
                                       .SetIsStateful()
                                       .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("OneShotIterator")
+                                      .Output("handle: resource")
+                                      .Attr("dataset_factory: func")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .Attr("container: string = ''")
+                                      .Attr("shared_name: string = ''")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousIteratorV2")
                                       .Output("handle: resource")
                                       .Output("deleter: variant")

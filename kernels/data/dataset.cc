@@ -18,28 +18,32 @@ std::string DatasetVariant::DebugString() const {
                       ">");
 }
 
-absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* ctx, int index) {
-  const Tensor& t = ctx->input(index);
-  const std::string& input_name =
-      ctx->op_kernel().def().input_size() > index
-          ? ctx->op_kernel().def().input(index)
-          : absl::StrCat("input ", index);
-  if (t.dtype() != DT_VARIANT || t.NumElements() != 1) {
+absl::StatusOr<DatasetPtr> DatasetFromTensor(const Tensor& t,
+                                             absl::string_view what) {
+  if (t.dtype() != DT_VARIANT || t.NumElements() != 1 || t.dims() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "input ", index, " ('", input_name,
-        "') must be a scalar variant holding a dataset, got a ",
+        what, " must be a scalar variant holding a dataset, got a ",
         DataTypeString(t.dtype()), " tensor of shape ",
         t.shape().DebugString()));
   }
   const DatasetVariant* v = t.data<Variant>()[0].get<DatasetVariant>();
   if (v == nullptr || v->dataset() == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "input ", index, " ('", input_name, "') holds ",
-        t.data<Variant>()[0].DebugString(),
+        what, " holds ", t.data<Variant>()[0].DebugString(),
         ", not a dataset (a dataset cannot be sent between tasks: build it "
         "on the device that iterates it)"));
   }
   return v->dataset();
+}
+
+absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* ctx, int index) {
+  const std::string input_name =
+      ctx->op_kernel().def().input_size() > index
+          ? ctx->op_kernel().def().input(index)
+          : absl::StrCat("input ", index);
+  return DatasetFromTensor(ctx->input(index),
+                           absl::StrCat("input ", index, " ('", input_name,
+                                        "')"));
 }
 
 void SetDatasetOutput(OpKernelContext* ctx, int index, DatasetPtr dataset) {

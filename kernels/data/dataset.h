@@ -117,6 +117,9 @@ class DatasetVariant final : public VariantValue {
 // is not a scalar variant holding one (a dataset sent from another task,
 // say).
 absl::StatusOr<DatasetPtr> DatasetFromInput(OpKernelContext* ctx, int index);
+// The dataset `t` holds; InvalidArgument naming `what` otherwise.
+absl::StatusOr<DatasetPtr> DatasetFromTensor(const Tensor& t,
+                                             absl::string_view what);
 // Sets output `index` to a scalar variant holding `dataset`.
 void SetDatasetOutput(OpKernelContext* ctx, int index, DatasetPtr dataset);
 

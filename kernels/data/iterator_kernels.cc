@@ -56,6 +56,11 @@ class IteratorResource final : public ResourceBase {
     return absl::OkStatus();
   }
 
+  bool has_iterator() const {
+    absl::MutexLock lock(&mu_);
+    return iterator_ != nullptr;
+  }
+
   absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                        bool* end) {
     absl::MutexLock lock(&mu_);
@@ -157,6 +162,74 @@ class IteratorV2Op final : public OpKernel {
   DataTypeVector output_types_;
   std::string container_, name_;
   bool private_ = false;
+};
+
+// OneShotIterator (TF1's make_one_shot_iterator): an iterator over the
+// dataset its `dataset_factory` function returns, made on the first run;
+// later runs (and later steps) continue it.
+class OneShotIteratorOp final : public OpKernel {
+ public:
+  explicit OneShotIteratorOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), resources_(ctx->device()->resource_manager()) {
+    ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
+    ctx->SetStatus(ctx->GetAttr("container", &container_));
+    ctx->SetStatus(ctx->GetAttr("shared_name", &name_));
+    if (!ctx->status().ok()) return;
+    if (name_.empty()) {
+      private_ = true;
+      name_ = absl::StrCat("_one_shot_iterator_",
+                           next_private_iterator.fetch_add(1), "_",
+                           ctx->def().name());
+    }
+    if (container_.empty()) container_ = resources_->default_container();
+    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
+        DatasetFunction::Create(ctx, "dataset_factory");
+    if (!f.ok()) {
+      ctx->SetStatus(f.status());
+      return;
+    }
+    factory_ = *std::move(f);
+  }
+  ~OneShotIteratorOp() override {
+    if (private_) {
+      resources_->Delete(container_, name_, IteratorResource::kTypeName)
+          .IgnoreError();
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::shared_ptr<IteratorResource>> r =
+        ctx->resource_manager()->LookupOrCreate<IteratorResource>(
+            container_, name_, [this] {
+              return std::make_shared<IteratorResource>(output_types_);
+            });
+    DFX_OP_REQUIRES_OK(ctx, r.status());
+    {
+      absl::MutexLock lock(&mu_);
+      if (!(*r)->has_iterator()) {
+        IteratorContext ictx = MakeIteratorContext(ctx);
+        absl::StatusOr<std::vector<Tensor>> made = factory_->Run(&ictx, {});
+        DFX_OP_REQUIRES_OK(ctx, made.status());
+        DFX_OP_REQUIRES(ctx, made->size() == 1,
+                        absl::InvalidArgumentError(
+                            "dataset_factory must return one dataset"));
+        absl::StatusOr<DatasetPtr> dataset =
+            DatasetFromTensor((*made)[0], "what dataset_factory returned");
+        DFX_OP_REQUIRES_OK(ctx, dataset.status());
+        DFX_OP_REQUIRES_OK(ctx,
+                           (*r)->MakeIterator(&ictx, *std::move(dataset)));
+      }
+    }
+    ctx->set_output(0, IteratorHandle(ctx, container_, name_));
+  }
+
+ private:
+  ResourceMgr* const resources_;
+  DataTypeVector output_types_;
+  std::string container_, name_;
+  bool private_ = false;
+  std::shared_ptr<const DatasetFunction> factory_;
+  absl::Mutex mu_;  // one factory run at a time
 };
 
 std::atomic<int64_t> next_anonymous_iterator{0};
@@ -281,6 +354,8 @@ class IteratorGetNextAsOptionalOp final : public OpKernel {
 
 void RegisterIteratorKernels(KernelRegistry* registry) {
   RegisterKernel<IteratorV2Op>(registry, KernelDefBuilder("IteratorV2"));
+  RegisterKernel<OneShotIteratorOp>(registry,
+                                    KernelDefBuilder("OneShotIterator"));
   RegisterKernel<AnonymousIteratorOp>(registry,
                                       KernelDefBuilder("AnonymousIteratorV2"));
   RegisterKernel<AnonymousIteratorOp>(registry,

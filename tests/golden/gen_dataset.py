@@ -35,6 +35,22 @@ def pipeline(name, make, k, note=""):
     case(FAMILY, name, build, note=note)
 
 
+def one_shot(name, make, k, note=""):
+    """Pulled through tf.compat.v1.data.make_one_shot_iterator (the dataset
+    rebuilt by the iterator's dataset_factory function)."""
+    def build():
+        it = tf1.data.make_one_shot_iterator(make())
+        fetches = []
+        deps = []
+        for _ in range(k):
+            with tf.control_dependencies(deps):
+                flat = tf.nest.flatten(it.get_next())
+            fetches.extend(flat)
+            deps = flat
+        return fetches, None
+    case(FAMILY, name, build, note=note)
+
+
 def fn_pipeline(name, make, k, note=""):
     """The same pulled inside a tf.function (TensorFlow 2's dataset ops)."""
     def build():
@@ -107,6 +123,11 @@ def main():
              lambda: tf.data.Dataset.from_tensor_slices((x, y))
              .shuffle(10, seed=3).repeat()
              .map(lambda a, b: (a * 0.5, b % 7)).batch(4).prefetch(2), 6)
+
+    one_shot("one_shot_map", lambda: r(5).map(lambda v: v * 3), 5)
+    one_shot("one_shot_shuffle_batch",
+             lambda: r(12).shuffle(5, seed=4).batch(4), 3)
+    one_shot("one_shot_past_end", lambda: r(2), 3)
 
     fn_pipeline("fn_shuffle_batch",
                 lambda: r(10).shuffle(6, seed=3).batch(3), 3)
