@@ -34,6 +34,7 @@
 #include "graph/placer.h"
 #include "kernels/kernels.h"
 #include "rendezvous/remote_rendezvous.h"
+#include "runtime/denormal.h"
 #include "runtime/executor.h"
 #include "runtime/resource_handle.h"
 #include "runtime/resource_mgr.h"
@@ -1474,6 +1475,7 @@ class EagerService::Impl {
     params.cancellation_manager = &op_cancel;
     params.step_container = &step_container;
     OpKernelContext ctx(&params);
+    ScopedFlushDenormal flush;  // TensorFlow's floating-point mode
     if (AsyncOpKernel* async = k->kernel->AsAsync()) {
       absl::Notification done;
       async->ComputeAsync(&ctx, [&done] { done.Notify(); });

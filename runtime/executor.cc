@@ -22,6 +22,7 @@
 #include "graph/control_flow.h"
 #include "graph/node_def_util.h"
 #include "runtime/cancellation.h"
+#include "runtime/denormal.h"
 #include "runtime/internal/light_mutex.h"
 #include "runtime/resource_mgr.h"
 #include "runtime/step_stats_collector.h"
@@ -532,6 +533,9 @@ class StepBase {
   }
 
   void RunLoop(ReadyQueue<Tagged>* queue) {
+    // Whatever thread runs the nodes (a pool's, an RPC handler's, the
+    // caller's), kernels see TensorFlow's floating-point mode.
+    ScopedFlushDenormal flush;
     ReadyList<Tagged> ready;
     // Only the local queue is read between nodes: once it is empty the step
     // may already be finished and freed by another thread.

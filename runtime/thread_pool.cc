@@ -4,12 +4,30 @@
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
 #include "base/logging.h"
+#include "runtime/denormal.h"
 
 namespace dfx {
 
-class ThreadPool::Impl : public Eigen::ThreadPool {
+namespace {
+
+// Eigen's thread environment, with denormals flushed on every pool thread
+// (kernels' intra-op shards run there), as TensorFlow's pools do.
+struct FlushDenormalEnvironment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> f) {
+    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f)] {
+      FlushDenormalsOnThisThread();
+      f();
+    });
+  }
+};
+
+}  // namespace
+
+class ThreadPool::Impl
+    : public Eigen::ThreadPoolTempl<FlushDenormalEnvironment> {
  public:
-  explicit Impl(int num_threads) : Eigen::ThreadPool(num_threads) {}
+  explicit Impl(int num_threads)
+      : Eigen::ThreadPoolTempl<FlushDenormalEnvironment>(num_threads) {}
 };
 
 ThreadPool::ThreadPool(std::string name, int num_threads)

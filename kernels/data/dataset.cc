@@ -231,6 +231,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterShuffleKernels(registry);
   RegisterIteratorKernels(registry);
   RegisterMultiDeviceKernels(registry);
+  RegisterPrefetchKernels(registry);
 }
 
 }  // namespace dfx::data

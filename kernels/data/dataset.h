@@ -6,9 +6,10 @@
 // downstream take it as an input and wrap it. Iterating is separate: an
 // iterator resource (IteratorV2, AnonymousIteratorV3) gets an iterator made
 // from a dataset by MakeIterator, and IteratorGetNext pulls one element per
-// call. Elements are produced synchronously, on the thread of the kernel
-// that asks (IteratorGetNext is an expensive kernel, so that is a pool
-// thread); functions (map, filter) run their own executor inline on it.
+// call. Elements are produced on the thread of the kernel that asks
+// (IteratorGetNext is an expensive kernel, so that is a pool thread), or,
+// below a prefetch, on the prefetch's own thread ahead of the consumer;
+// functions (map, filter) run their own executor inline on that thread.
 //
 // A dataset never leaves its process: its variant does not encode (as in
 // TensorFlow, where a dataset crosses tasks only as a serialized graph).
@@ -193,6 +194,7 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry);
 void RegisterShuffleKernels(KernelRegistry* registry);
 void RegisterIteratorKernels(KernelRegistry* registry);
 void RegisterMultiDeviceKernels(KernelRegistry* registry);
+void RegisterPrefetchKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

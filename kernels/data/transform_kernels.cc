@@ -44,8 +44,7 @@ class UnaryDatasetOp : public DatasetOpKernel {
 };
 
 // ---------------------------------------------------------------------------
-// Pass-through: elements unchanged (prefetching and tuning are performance
-// hints; dfx produces elements when they are asked for).
+// Pass-through: elements unchanged (tuning ops; dfx does not tune).
 
 class PassThroughOp final : public UnaryDatasetOp {
  public:
@@ -790,7 +789,7 @@ class DatasetCardinalityOp final : public OpKernel {
 
 void RegisterDatasetTransformKernels(KernelRegistry* registry) {
   for (const char* op :
-       {"PrefetchDataset", "ModelDataset",
+       {"ModelDataset",
         "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
         "PrivateThreadPoolDataset", "FinalizeDataset"}) {
     RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));

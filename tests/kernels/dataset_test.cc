@@ -157,6 +157,32 @@ TEST_CASE("dataset: a shuffle is a permutation that fixed seeds repeat "
   CHECK(r == values);
 }
 
+TEST_CASE("dataset: a prefetch yields its input in order and stops its "
+          "producer when the iterator goes") {
+  auto prefetch = [](const Tensor& input, int64_t buffer) {
+    return Unary("PrefetchDataset", input, {Tensor::Scalar<int64_t>(buffer)});
+  };
+  std::vector<int64_t> values(40);
+  for (int i = 0; i < 40; ++i) values[i] = 3 * i;
+  for (int64_t buffer : {int64_t{0}, int64_t{1}, int64_t{5}, int64_t{-1}}) {
+    INFO("buffer_size " << buffer);
+    Tensor it = Iterate(prefetch(Slices(values), buffer));
+    CHECK(Drain(it) == values);
+    // The end stays the end.
+    CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kOutOfRange));
+  }
+  // An endless input: the producer fills its buffer and waits; deleting
+  // the iterator stops it (the test would hang otherwise).
+  Tensor endless = Unary("RepeatDataset", Slices({1, 2}),
+                         {Tensor::Scalar<int64_t>(-1)});
+  Tensor it = Iterate(prefetch(endless, 3));
+  CHECK(Drain(it, 5) == std::vector<int64_t>{1, 2, 1, 2, 1});
+  REQUIRE(RunKernel(TestNodeBuilder("del", "DeleteIterator", 2).Build(),
+                    {it, Tensor(DT_VARIANT, TensorShape({}))})
+              .ok());
+  CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kNotFound));
+}
+
 TEST_CASE("dataset: bad arguments are InvalidArgument naming the problem") {
   SECTION("slices of different lengths") {
     CHECK_THAT(RunKernel(TestNodeBuilder("s", "TensorSliceDataset", 2)

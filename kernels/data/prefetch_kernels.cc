@@ -1,0 +1,189 @@
+// PrefetchDataset: a thread per iterator produces up to buffer_size
+// elements ahead of the consumer, so an input pipeline runs while the step
+// that reads it computes (TensorFlow's prefetch). Elements, errors and the
+// end of input reach the consumer in the input's order.
+#include <deque>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
+#include "kernels/data/dataset.h"
+#include "runtime/cancellation.h"
+
+namespace dfx::data {
+namespace {
+
+// TensorFlow's AUTOTUNE (-1): dfx does not tune, it keeps this many.
+constexpr int64_t kAutotuneBufferSize = 2;
+
+class PrefetchDataset final : public DatasetBase {
+ public:
+  PrefetchDataset(DatasetPtr input, int64_t buffer_size)
+      : DatasetBase(input->output_dtypes()),
+        input_(std::move(input)),
+        buffer_size_(buffer_size) {
+    set_options(input_->options());
+  }
+
+  int64_t Cardinality() const override { return input_->Cardinality(); }
+  std::string DebugString() const override {
+    return absl::StrCat("PrefetchDataset(", buffer_size_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));
+    if (buffer_size_ == 0) return in;  // prefetch(0): no thread
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<PrefetchDataset>(), std::move(in)));
+  }
+
+ private:
+  // One produced item: an element, an error, or the end of input.
+  struct Item {
+    absl::Status status;
+    std::vector<Tensor> element;
+    bool end = false;
+  };
+
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const PrefetchDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+
+    ~Iterator() override {
+      {
+        absl::MutexLock lock(&mu_);
+        stopping_ = true;
+        space_.SignalAll();
+      }
+      producer_cancel_.StartCancel();  // a running map function stops
+      if (producer_.joinable()) producer_.join();
+    }
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      {
+        absl::MutexLock lock(&mu_);
+        if (!producer_.joinable()) {
+          device_ = ctx->device;
+          producer_ = std::thread([this] { Produce(); });
+        }
+      }
+      // The consumer's cancellation (its step ended) wakes the wait.
+      bool cancelled = false;
+      CancellationManager* cm = ctx->cancellation_manager;
+      CancellationToken token = 0;
+      if (cm != nullptr) {
+        token = cm->get_cancellation_token();
+        if (!cm->RegisterCallback(token, [this, &cancelled] {
+              absl::MutexLock lock(&mu_);
+              cancelled = true;
+              ready_.SignalAll();
+            })) {
+          return absl::CancelledError("the step reading the prefetch ended");
+        }
+      }
+      Item item;
+      bool got = false;
+      {
+        absl::MutexLock lock(&mu_);
+        while (buffer_.empty() && !cancelled) ready_.Wait(&mu_);
+        if (!buffer_.empty()) {
+          got = true;
+          if (buffer_.front().end) {
+            item.end = true;  // the end stays in the buffer
+          } else {
+            item = std::move(buffer_.front());
+            buffer_.pop_front();
+            space_.Signal();
+          }
+        }
+      }
+      if (cm != nullptr) cm->DeregisterCallback(token);
+      if (!got) {
+        return absl::CancelledError("the step reading the prefetch ended");
+      }
+      *end = item.end;
+      if (item.end) return absl::OkStatus();
+      if (!item.status.ok()) return item.status;
+      *out = std::move(item.element);
+      return absl::OkStatus();
+    }
+
+   private:
+    int64_t Capacity() const {
+      return d_->buffer_size_ < 0 ? kAutotuneBufferSize : d_->buffer_size_;
+    }
+
+    void Produce() {
+      IteratorContext ctx;
+      {
+        absl::MutexLock lock(&mu_);
+        ctx.device = device_;
+      }
+      ctx.cancellation_manager = &producer_cancel_;
+      while (true) {
+        {
+          absl::MutexLock lock(&mu_);
+          while (!stopping_ &&
+                 static_cast<int64_t>(buffer_.size()) >= Capacity()) {
+            space_.Wait(&mu_);
+          }
+          if (stopping_) return;
+        }
+        Item item;
+        item.status = in_->GetNext(&ctx, &item.element, &item.end);
+        absl::MutexLock lock(&mu_);
+        if (stopping_) return;
+        const bool last = item.end;
+        buffer_.push_back(std::move(item));
+        ready_.SignalAll();
+        if (last) return;
+      }
+    }
+
+    const std::shared_ptr<const PrefetchDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;  // used by the producer only
+    CancellationManager producer_cancel_;
+    std::thread producer_;
+    absl::Mutex mu_;
+    absl::CondVar ready_;  // an item was added (or the consumer cancelled)
+    absl::CondVar space_;  // an item was taken (or stopping)
+    Device* device_ ABSL_GUARDED_BY(mu_) = nullptr;
+    std::deque<Item> buffer_ ABSL_GUARDED_BY(mu_);
+    bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  };
+
+  const DatasetPtr input_;
+  const int64_t buffer_size_;
+};
+
+class PrefetchDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(int64_t buffer_size,
+                         ScalarInt64Input(ctx, 1, "buffer_size"));
+    if (buffer_size < -1) {
+      return absl::InvalidArgumentError(
+          "buffer_size must be >= 0 or set buffer_size to be AUTOTUNE.");
+    }
+    return std::make_shared<PrefetchDataset>(std::move(input), buffer_size);
+  }
+};
+
+}  // namespace
+
+void RegisterPrefetchKernels(KernelRegistry* registry) {
+  RegisterKernel<PrefetchDatasetOp>(registry,
+                                    KernelDefBuilder("PrefetchDataset"));
+}
+
+}  // namespace dfx::data
