@@ -31,9 +31,14 @@
 namespace dfx::linalg {
 namespace {
 
-// Multiply-adds below which splitting a product costs more in scheduling
-// (a few microseconds) than it saves.
-constexpr int64_t kMinShardWork = 1 << 20;
+// Multiply-adds below which splitting a product costs more than it saves.
+// Alone on a quiet pool a 160x160 product gains from two shards
+// (`dfx_bench kernels`: 192x192 at 398 GFLOP/s split, 228 not), but in a
+// server, where the step's other threads and gRPC's share the cores, the
+// hand-off to the intra-op pool dominates: a TensorFlow client's chain of
+// 160x160 MatMuls ran 1.77x TensorFlow's step time split at 1 M
+// multiply-adds and 1.03x unsplit (tools/bench/matmul_chain_vs_tf.py).
+constexpr int64_t kMinShardWork = 1 << 23;
 
 template <typename T>
 using RowMajorMatrix =

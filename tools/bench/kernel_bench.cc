@@ -213,7 +213,7 @@ void AddActivationCases(std::vector<Case>* cases) {
 
 std::vector<Case> MakeCases() {
   std::vector<Case> cases;
-  for (int64_t n : {256, 1024, 2048}) {
+  for (int64_t n : {128, 192, 256, 1024, 2048}) {
     Case c;
     c.name = absl::StrCat("matmul_", n);
     c.label = absl::StrCat("MatMul ", n, "x", n, " float");

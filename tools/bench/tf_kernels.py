@@ -80,7 +80,8 @@ def cases():
         return tf.raw_ops.SparseSoftmaxCrossEntropyWithLogits(
             features=values((rows, classes), -5, 5), labels=labels)[0]
 
-    return [("matmul_256", matmul(256)), ("matmul_1024", matmul(1024)),
+    return [("matmul_128", matmul(128)), ("matmul_192", matmul(192)),
+            ("matmul_256", matmul(256)), ("matmul_1024", matmul(1024)),
             ("matmul_2048", matmul(2048)), ("conv2d_3x3_64_56", conv),
             ("add_64mib", add), ("sum_64mib", reduce_sum),
             ("elu_4m", unary(tf.nn.elu)),
