@@ -81,6 +81,61 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
     DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
   }
   {
+    OpDefBuilder b("FlatMapDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("InterleaveDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("cycle_length: int64")
+        .Input("block_length: int64")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ParallelInterleaveDatasetV4");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("cycle_length: int64")
+        .Input("block_length: int64")
+        .Input("buffer_output_elements: int64")
+        .Input("prefetch_input_elements: int64")
+        .Input("num_parallel_calls: int64")
+        .Attr("f: func")
+        .Attr("deterministic: string = 'default'")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("UnbatchDataset");
+    b.Input("input_dataset: variant");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("PaddedBatchDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("padded_shapes: N * int64")
+        .Input("padding_values: Toutput_types")
+        .Input("drop_remainder: bool")
+        .Attr("parallel_copy: bool = false")
+        .Attr("Toutput_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("N: int >= 1")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
     OpDefBuilder b("FilterDataset");
     b.Input("input_dataset: variant")
         .Input("other_arguments: Targuments")

@@ -232,6 +232,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterIteratorKernels(registry);
   RegisterMultiDeviceKernels(registry);
   RegisterPrefetchKernels(registry);
+  RegisterNestedDatasetKernels(registry);
 }
 
 }  // namespace dfx::data

@@ -195,6 +195,7 @@ void RegisterShuffleKernels(KernelRegistry* registry);
 void RegisterIteratorKernels(KernelRegistry* registry);
 void RegisterMultiDeviceKernels(KernelRegistry* registry);
 void RegisterPrefetchKernels(KernelRegistry* registry);
+void RegisterNestedDatasetKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

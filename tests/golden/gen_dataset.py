@@ -103,6 +103,22 @@ def main():
     pipeline("zip", lambda: tf.data.Dataset.zip((r(5), r(10, 20))), 5)
     pipeline("concatenate", lambda: r(3).concatenate(r(10, 12)), 5)
     pipeline("prefetch", lambda: r(4).prefetch(2), 4)
+    pipeline("flat_map", lambda: r(1, 4).flat_map(
+        lambda v: tf.data.Dataset.range(v * 10, v * 10 + v)), 6)
+    pipeline("interleave", lambda: r(1, 5).interleave(
+        lambda v: tf.data.Dataset.range(v * 10, v * 10 + v),
+        cycle_length=2, block_length=2), 10)
+    pipeline("interleave_parallel", lambda: r(1, 5).interleave(
+        lambda v: tf.data.Dataset.from_tensors(v).repeat(v),
+        cycle_length=3, block_length=1, num_parallel_calls=2), 10)
+    pipeline("unbatch", lambda: tf.data.Dataset.from_tensor_slices(
+        (x, y)).batch(5).unbatch(), 12)
+    pipeline("padded_batch", lambda: r(1, 6).map(
+        lambda v: tf.fill(tf.stack([v, 2]), v)).padded_batch(
+            2, padded_shapes=[None, 3], padding_values=tf.constant(-1, tf.int64)),
+        3)
+    pipeline("padded_batch_too_small", lambda: r(1, 4).map(
+        lambda v: tf.range(v)).padded_batch(2, padded_shapes=[2]), 2)
     pipeline("shuffle_seeded", lambda: r(20).shuffle(7, seed=3), 20)
     pipeline("shuffle_buffer_larger_than_input",
              lambda: r(10).shuffle(100, seed=1), 10)

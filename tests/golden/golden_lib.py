@@ -88,6 +88,7 @@ _CODE_NAMES = {
     "FailedPreconditionError": "FAILED_PRECONDITION",
     "InternalError": "INTERNAL",
     "UnknownError": "UNKNOWN",
+    "DataLossError": "DATA_LOSS",
 }
 
 

@@ -42,6 +42,7 @@ _CODES = {
     "UnknownError": "UNKNOWN",
     "UnavailableError": "UNAVAILABLE",
     "DeadlineExceededError": "DEADLINE_EXCEEDED",
+    "DataLossError": "DATA_LOSS",
 }
 
 # Ops that stay on task 0 when nodes are spread: feeds and fetches go

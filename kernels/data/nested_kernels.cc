@@ -1,0 +1,490 @@
+// Datasets of datasets and reshaping batches: flat_map, interleave (and its
+// parallel form, run in its deterministic order), unbatch, padded_batch.
+#include <algorithm>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "kernels/data/dataset.h"
+#include "kernels/data/element_util.h"
+#include "kernels/data_flow/data_flow_util.h"
+
+namespace dfx::data {
+namespace {
+
+std::vector<Tensor> Captured(OpKernelContext* ctx, int first, int count) {
+  std::vector<Tensor> out;
+  for (int i = first; i < first + count; ++i) out.push_back(ctx->input(i));
+  return out;
+}
+
+// `f` applied to one input element: the dataset it returns, iterated.
+absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
+    IteratorContext* ctx, const DatasetFunction& f,
+    std::vector<Tensor> element, const std::vector<Tensor>& captured,
+    const DataTypeVector& dtypes) {
+  element.insert(element.end(), captured.begin(), captured.end());
+  DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out, f.Run(ctx, std::move(element)));
+  if (out.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "function '", f.name(), "' must return one dataset, returned ",
+        out.size(), " values"));
+  }
+  DFX_ASSIGN_OR_RETURN(
+      DatasetPtr d,
+      DatasetFromTensor(out[0], absl::StrCat("what '", f.name(),
+                                             "' returned")));
+  if (d->output_dtypes() != dtypes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the dataset '", f.name(),
+        "' returned does not have the op's output_types"));
+  }
+  return d->MakeIterator(ctx);
+}
+
+// Interleave: `cycle_length` input elements open at once, `block_length`
+// elements from each in turn (TensorFlow's deterministic order); flat_map
+// is the case cycle_length = 1, block_length = 1.
+class InterleaveDataset final : public DatasetBase {
+ public:
+  InterleaveDataset(DatasetPtr input, DataTypeVector dtypes,
+                    std::shared_ptr<const DatasetFunction> f,
+                    std::vector<Tensor> captured, int64_t cycle_length,
+                    int64_t block_length, bool flat_map)
+      : DatasetBase(std::move(dtypes)),
+        input_(std::move(input)),
+        f_(std::move(f)),
+        captured_(std::move(captured)),
+        cycle_length_(cycle_length),
+        block_length_(block_length),
+        flat_map_(flat_map) {
+    set_options(input_->options());
+  }
+
+  std::string DebugString() const override {
+    return flat_map_ ? absl::StrCat("FlatMapDataset(", f_->name(), ")")
+                     : absl::StrCat("InterleaveDataset(", f_->name(), ", ",
+                                    cycle_length_, ", ", block_length_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<InterleaveDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const InterleaveDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)), open_(d_->cycle_length_) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (!input_end_ || num_open_ > 0) {
+        std::unique_ptr<IteratorBase>& current = open_[cycle_index_];
+        if (current != nullptr) {
+          bool element_end = false;
+          DFX_RETURN_IF_ERROR(current->GetNext(ctx, out, &element_end));
+          if (!element_end) {
+            if (++block_index_ == d_->block_length_) Advance();
+            *end = false;
+            return absl::OkStatus();
+          }
+          current.reset();
+          --num_open_;
+          Advance();
+        } else if (!input_end_) {
+          std::vector<Tensor> element;
+          DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, &input_end_));
+          if (input_end_) continue;
+          DFX_ASSIGN_OR_RETURN(current,
+                               OpenElement(ctx, *d_->f_, std::move(element),
+                                           d_->captured_,
+                                           d_->output_dtypes()));
+          ++num_open_;
+        } else {
+          Advance();
+        }
+      }
+      *end = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    void Advance() {
+      block_index_ = 0;
+      cycle_index_ = (cycle_index_ + 1) % d_->cycle_length_;
+    }
+
+    const std::shared_ptr<const InterleaveDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+    std::vector<std::unique_ptr<IteratorBase>> open_;
+    int64_t cycle_index_ = 0;
+    int64_t block_index_ = 0;
+    int64_t num_open_ = 0;
+    bool input_end_ = false;
+  };
+
+  const DatasetPtr input_;
+  const std::shared_ptr<const DatasetFunction> f_;
+  const std::vector<Tensor> captured_;
+  const int64_t cycle_length_, block_length_;
+  const bool flat_map_;
+};
+
+// FlatMapDataset, InterleaveDataset, ParallelInterleaveDatasetV4 (its
+// elements in the deterministic order; calls run one at a time).
+class InterleaveDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit InterleaveDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx), flat_map_(ctx->def().op() == "FlatMapDataset") {
+    DataTypeVector captured;
+    ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
+    num_captured_ = static_cast<int>(captured.size());
+    if (!ctx->status().ok()) return;
+    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
+        DatasetFunction::Create(ctx, "f");
+    if (!f.ok()) {
+      ctx->SetStatus(f.status());
+      return;
+    }
+    f_ = *std::move(f);
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    int64_t cycle_length = 1, block_length = 1;
+    if (!flat_map_) {
+      const int at = 1 + num_captured_;
+      DFX_ASSIGN_OR_RETURN(cycle_length,
+                           ScalarInt64Input(ctx, at, "cycle_length"));
+      DFX_ASSIGN_OR_RETURN(block_length,
+                           ScalarInt64Input(ctx, at + 1, "block_length"));
+      // AUTOTUNE: as many as the machine has cores, as TensorFlow does.
+      if (cycle_length == -1) {
+        cycle_length = std::max(1u, std::thread::hardware_concurrency());
+      }
+      if (cycle_length <= 0) {
+        return absl::InvalidArgumentError(
+            "cycle_length must be greater than zero.");
+      }
+      if (block_length <= 0) {
+        return absl::InvalidArgumentError(
+            "block_length must be greater than zero.");
+      }
+    }
+    return std::make_shared<InterleaveDataset>(
+        std::move(input), output_types(), f_,
+        Captured(ctx, 1, num_captured_), cycle_length, block_length,
+        flat_map_);
+  }
+
+  const bool flat_map_;
+  std::shared_ptr<const DatasetFunction> f_;
+  int num_captured_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Unbatch: the rows of each element.
+
+class UnbatchDataset final : public DatasetBase {
+ public:
+  explicit UnbatchDataset(DatasetPtr input)
+      : DatasetBase(input->output_dtypes()), input_(std::move(input)) {
+    set_options(input_->options());
+  }
+  std::string DebugString() const override { return "UnbatchDataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<UnbatchDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const UnbatchDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (row_ >= rows_) {
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &batch_, end));
+        if (*end) return absl::OkStatus();
+        rows_ = -1;
+        for (size_t c = 0; c < batch_.size(); ++c) {
+          const Tensor& t = batch_[c];
+          if (t.dims() == 0) {
+            return absl::InvalidArgumentError(
+                "Input element must have a non-scalar value in each "
+                "component.");
+          }
+          DFX_RETURN_IF_ERROR(CheckSliceable(t.dtype(), static_cast<int>(c)));
+          if (rows_ >= 0 && t.dim_size(0) != rows_) {
+            return absl::InvalidArgumentError(
+                "Input element must have the same batch size in each "
+                "component.");
+          }
+          rows_ = t.dim_size(0);
+        }
+        row_ = 0;
+      }
+      out->clear();
+      for (const Tensor& t : batch_) {
+        DFX_ASSIGN_OR_RETURN(Tensor r, RowOf(t, row_));
+        out->push_back(std::move(r));
+      }
+      ++row_;
+      *end = false;
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const UnbatchDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+    std::vector<Tensor> batch_;
+    int64_t rows_ = 0, row_ = 0;
+  };
+
+  const DatasetPtr input_;
+};
+
+class UnbatchDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    return std::make_shared<UnbatchDataset>(std::move(input));
+  }
+};
+
+// ---------------------------------------------------------------------------
+// PaddedBatch: elements stacked after padding each component to the
+// declared shape (-1: the largest in the batch) with its padding value.
+
+// Copies `src` into the leading corner of `dst` (same rank, every dim of
+// dst at least src's), whose first element is at flat offset `base`.
+void CopyIntoCorner(const Tensor& src, Tensor* dst, int64_t base,
+                    const TensorShape& dst_shape) {
+  const int rank = src.dims();
+  if (src.NumElements() == 0) return;
+  if (rank == 0) {
+    data_flow::CopyElements(src, 0, dst, base, 1);
+    return;
+  }
+  // Strides of the padded layout.
+  std::vector<int64_t> strides(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) {
+    strides[d] = strides[d + 1] * dst_shape.dim_size(d + 1);
+  }
+  const int64_t row = src.dim_size(rank - 1);
+  const int64_t rows = src.NumElements() / row;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t offset = base;
+    for (int d = 0; d < rank - 1; ++d) offset += index[d] * strides[d];
+    data_flow::CopyElements(src, r * row, dst, offset, row);
+    for (int d = rank - 2; d >= 0; --d) {
+      if (++index[d] < src.dim_size(d)) break;
+      index[d] = 0;
+    }
+  }
+}
+
+class PaddedBatchDataset final : public DatasetBase {
+ public:
+  PaddedBatchDataset(DatasetPtr input, int64_t batch_size,
+                     std::vector<std::vector<int64_t>> padded_shapes,
+                     std::vector<Tensor> padding_values, bool drop_remainder)
+      : DatasetBase(input->output_dtypes()),
+        input_(std::move(input)),
+        batch_size_(batch_size),
+        padded_shapes_(std::move(padded_shapes)),
+        padding_values_(std::move(padding_values)),
+        drop_remainder_(drop_remainder) {
+    set_options(input_->options());
+  }
+
+  int64_t Cardinality() const override {
+    const int64_t n = input_->Cardinality();
+    if (n < 0) return n;
+    return drop_remainder_ ? n / batch_size_
+                           : (n + batch_size_ - 1) / batch_size_;
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("PaddedBatchDataset(", batch_size_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<PaddedBatchDataset>(), std::move(in)));
+  }
+
+ private:
+  absl::StatusOr<Tensor> Pad(IteratorContext* ctx,
+                             const std::vector<std::vector<Tensor>>& elements,
+                             size_t c) const {
+    const std::vector<int64_t>& declared = padded_shapes_[c];
+    const int rank = static_cast<int>(declared.size());
+    std::vector<int64_t> dims = declared;
+    for (const std::vector<Tensor>& e : elements) {
+      const Tensor& t = e[c];
+      if (t.dims() != rank) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "component ", c, " has rank ", t.dims(),
+            ", its padded shape has rank ", rank));
+      }
+      for (int d = 0; d < rank; ++d) {
+        if (declared[d] < 0) {
+          dims[d] = std::max(dims[d], t.dim_size(d));
+        } else if (t.dim_size(d) > declared[d]) {
+          // DataLoss, as TensorFlow says it.
+          return absl::DataLossError(
+              "Attempted to pad to a smaller size than the input element.");
+        }
+      }
+    }
+    TensorShape padded;
+    for (int d = 0; d < rank; ++d) {
+      DFX_RETURN_IF_ERROR(padded.AddDim(std::max<int64_t>(dims[d], 0)));
+    }
+    TensorShape batched({static_cast<int64_t>(elements.size())});
+    for (int d = 0; d < rank; ++d) {
+      DFX_RETURN_IF_ERROR(batched.AddDim(padded.dim_size(d)));
+    }
+    const Tensor& fill = padding_values_[c];
+    DFX_RETURN_IF_ERROR(CheckSliceable(fill.dtype(), static_cast<int>(c)));
+    DFX_ASSIGN_OR_RETURN(
+        Tensor out,
+        Tensor::Allocate(ctx->device->GetAllocator(), fill.dtype(), batched));
+    for (int64_t i = 0; i < out.NumElements(); ++i) {
+      data_flow::CopyElements(fill, 0, &out, i, 1);
+    }
+    const int64_t per = padded.num_elements();
+    for (size_t e = 0; e < elements.size(); ++e) {
+      CopyIntoCorner(elements[e][c], &out, static_cast<int64_t>(e) * per,
+                     padded);
+    }
+    return out;
+  }
+
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const PaddedBatchDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      std::vector<std::vector<Tensor>> elements;
+      int64_t held = 0;
+      bool input_end = in_ == nullptr;
+      while (!input_end &&
+             static_cast<int64_t>(elements.size()) < d_->batch_size_) {
+        std::vector<Tensor> e;
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &e, &input_end));
+        if (input_end) break;
+        held += ElementBytes(e);
+        DFX_RETURN_IF_ERROR(CheckHeldElements(held, d_->DebugString()));
+        elements.push_back(std::move(e));
+      }
+      if (input_end) in_.reset();
+      if (elements.empty() ||
+          (d_->drop_remainder_ &&
+           static_cast<int64_t>(elements.size()) < d_->batch_size_)) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      *end = false;
+      out->clear();
+      for (size_t c = 0; c < elements.front().size(); ++c) {
+        DFX_ASSIGN_OR_RETURN(Tensor t, d_->Pad(ctx, elements, c));
+        out->push_back(std::move(t));
+      }
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const PaddedBatchDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+  };
+
+  const DatasetPtr input_;
+  const int64_t batch_size_;
+  const std::vector<std::vector<int64_t>> padded_shapes_;
+  const std::vector<Tensor> padding_values_;
+  const bool drop_remainder_;
+};
+
+class PaddedBatchDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit PaddedBatchDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("N", &n_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(int64_t batch_size,
+                         ScalarInt64Input(ctx, 1, "batch_size"));
+    if (batch_size <= 0) {
+      return absl::InvalidArgumentError(
+          "Batch size must be greater than zero.");
+    }
+    const int n = static_cast<int>(n_);
+    if (n != static_cast<int>(input->output_dtypes().size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "padded_batch has ", n, " padded shapes for ",
+          input->output_dtypes().size(), " components"));
+    }
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<Tensor> values;
+    for (int c = 0; c < n; ++c) {
+      const Tensor& s = ctx->input(2 + c);
+      if (s.dtype() != DT_INT64 || s.dims() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "padded_shapes[", c, "] must be a vector of int64"));
+      }
+      auto span = s.span<int64_t>();
+      shapes.emplace_back(span.begin(), span.end());
+      const Tensor& v = ctx->input(2 + n + c);
+      if (v.NumElements() != 1 || v.dims() != 0 ||
+          v.dtype() != input->output_dtypes()[c]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "padding_values[", c, "] must be a scalar of the component's "
+            "type"));
+      }
+      values.push_back(v);
+    }
+    DFX_ASSIGN_OR_RETURN(bool drop_remainder,
+                         ScalarBoolInput(ctx, 2 + 2 * n, "drop_remainder"));
+    return std::make_shared<PaddedBatchDataset>(
+        std::move(input), batch_size, std::move(shapes), std::move(values),
+        drop_remainder);
+  }
+
+  int64_t n_ = 0;
+};
+
+}  // namespace
+
+void RegisterNestedDatasetKernels(KernelRegistry* registry) {
+  for (const char* op : {"FlatMapDataset", "InterleaveDataset",
+                         "ParallelInterleaveDatasetV4"}) {
+    RegisterKernel<InterleaveDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  RegisterKernel<UnbatchDatasetOp>(registry, KernelDefBuilder("UnbatchDataset"));
+  RegisterKernel<PaddedBatchDatasetOp>(registry,
+                                       KernelDefBuilder("PaddedBatchDatasetV2"));
+}
+
+}  // namespace dfx::data
