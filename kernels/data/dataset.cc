@@ -8,8 +8,11 @@
 #include "base/status_macros.h"
 #include "graph/graph_def_import.h"
 #include "graph/lower_functional_ops.h"
+#include "kernels/data/element_util.h"
 #include "kernels/kernels.h"
+#include "kernels/state/variable_util.h"
 #include "runtime/cancellation.h"
+#include "runtime/resource_mgr.h"
 
 namespace dfx::data {
 
@@ -50,6 +53,42 @@ void SetDatasetOutput(OpKernelContext* ctx, int index, DatasetPtr dataset) {
   Tensor out(DT_VARIANT, TensorShape({}));
   out.data<Variant>()[0] = Variant::Make<DatasetVariant>(std::move(dataset));
   ctx->set_output(index, std::move(out));
+}
+
+IteratorContext IteratorContextOf(OpKernelContext* ctx) {
+  IteratorContext it;
+  it.device = ctx->device();
+  it.cancellation_manager = ctx->cancellation_manager();
+  return it;
+}
+
+absl::Status ReadBatch(IteratorContext* ctx, std::unique_ptr<IteratorBase>* in,
+                       int64_t batch_size, bool drop_remainder,
+                       const std::string& what,
+                       std::vector<std::vector<Tensor>>* elements, bool* end) {
+  elements->clear();
+  int64_t held = 0;
+  bool input_end = *in == nullptr;
+  while (!input_end && static_cast<int64_t>(elements->size()) < batch_size) {
+    std::vector<Tensor> e;
+    DFX_RETURN_IF_ERROR((*in)->GetNext(ctx, &e, &input_end));
+    if (input_end) break;
+    held += ElementBytes(e);
+    DFX_RETURN_IF_ERROR(CheckHeldElements(held, what));
+    elements->push_back(std::move(e));
+  }
+  if (input_end) in->reset();
+  *end = elements->empty() ||
+         (drop_remainder &&
+          static_cast<int64_t>(elements->size()) < batch_size);
+  return absl::OkStatus();
+}
+
+absl::Status DeleteResourceOfInput(OpKernelContext* ctx,
+                                   absl::string_view type_name) {
+  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 0));
+  return ctx->resource_manager()->Delete(h->container(), h->name(),
+                                         type_name);
 }
 
 namespace {

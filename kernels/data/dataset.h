@@ -124,6 +124,24 @@ absl::StatusOr<DatasetPtr> DatasetFromTensor(const Tensor& t,
 // Sets output `index` to a scalar variant holding `dataset`.
 void SetDatasetOutput(OpKernelContext* ctx, int index, DatasetPtr dataset);
 
+// The IteratorContext of a kernel's call: its device and cancellation.
+IteratorContext IteratorContextOf(OpKernelContext* ctx);
+
+// Reads up to `batch_size` elements of `*in` into `elements` (the input's
+// end resets `*in`, so later calls find nothing), keeping what they hold
+// under the memory limit (ResourceExhausted naming `what`). `*end` when
+// there is no batch to make: nothing read, or a short batch under
+// `drop_remainder`.
+absl::Status ReadBatch(IteratorContext* ctx, std::unique_ptr<IteratorBase>* in,
+                       int64_t batch_size, bool drop_remainder,
+                       const std::string& what,
+                       std::vector<std::vector<Tensor>>* elements, bool* end);
+
+// Deletes the resource of type `type_name` that the handle at input 0
+// names (the Delete* ops).
+absl::Status DeleteResourceOfInput(OpKernelContext* ctx,
+                                   absl::string_view type_name);
+
 // Reads scalar input `index` as T (int64, bool). InvalidArgument naming the
 // input ("buffer_size must be a scalar") otherwise.
 absl::StatusOr<int64_t> ScalarInt64Input(OpKernelContext* ctx, int index,

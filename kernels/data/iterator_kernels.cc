@@ -97,12 +97,6 @@ Tensor IteratorHandle(OpKernelContext* ctx, const std::string& container,
   return out;
 }
 
-IteratorContext MakeIteratorContext(OpKernelContext* ctx) {
-  IteratorContext it;
-  it.device = ctx->device();
-  it.cancellation_manager = ctx->cancellation_manager();
-  return it;
-}
 
 absl::StatusOr<std::shared_ptr<IteratorResource>> LookupIterator(
     OpKernelContext* ctx, int index) {
@@ -207,7 +201,7 @@ class OneShotIteratorOp final : public OpKernel {
     {
       absl::MutexLock lock(&mu_);
       if (!(*r)->has_iterator()) {
-        IteratorContext ictx = MakeIteratorContext(ctx);
+        IteratorContext ictx = IteratorContextOf(ctx);
         absl::StatusOr<std::vector<Tensor>> made = factory_->Run(&ictx, {});
         DFX_OP_REQUIRES_OK(ctx, made.status());
         DFX_OP_REQUIRES(ctx, made->size() == 1,
@@ -267,16 +261,14 @@ class DeleteIteratorOp final : public OpKernel {
     set_expensive(false);
   }
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, h.status());
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
-                                (*h)->container(), (*h)->name(),
-                                IteratorResource::kTypeName));
+    DFX_OP_REQUIRES_OK(
+        ctx, DeleteResourceOfInput(ctx, IteratorResource::kTypeName));
   }
 };
 
-// The handle as a string (a serialized ResourceHandleProto), which TF1's
-// make_initializable_iterator adds to every graph.
+// IteratorToStringHandle and MultiDeviceIteratorToStringHandle: the handle
+// as a string (a serialized ResourceHandleProto; TF1's
+// make_initializable_iterator adds one to every graph).
 class IteratorToStringHandleOp final : public OpKernel {
  public:
   explicit IteratorToStringHandleOp(OpKernelConstruction* ctx)
@@ -301,7 +293,7 @@ class MakeIteratorOp final : public OpKernel {
     absl::StatusOr<std::shared_ptr<IteratorResource>> it =
         LookupIterator(ctx, 1);
     DFX_OP_REQUIRES_OK(ctx, it.status());
-    IteratorContext ictx = MakeIteratorContext(ctx);
+    IteratorContext ictx = IteratorContextOf(ctx);
     DFX_OP_REQUIRES_OK(ctx, (*it)->MakeIterator(&ictx, *std::move(dataset)));
   }
 };
@@ -315,7 +307,7 @@ class IteratorGetNextOp final : public OpKernel {
     absl::StatusOr<std::shared_ptr<IteratorResource>> it =
         LookupIterator(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, it.status());
-    IteratorContext ictx = MakeIteratorContext(ctx);
+    IteratorContext ictx = IteratorContextOf(ctx);
     std::vector<Tensor> element;
     bool end = false;
     DFX_OP_REQUIRES_OK(ctx, (*it)->GetNext(&ictx, &element, &end));
@@ -338,7 +330,7 @@ class IteratorGetNextAsOptionalOp final : public OpKernel {
     absl::StatusOr<std::shared_ptr<IteratorResource>> it =
         LookupIterator(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, it.status());
-    IteratorContext ictx = MakeIteratorContext(ctx);
+    IteratorContext ictx = IteratorContextOf(ctx);
     std::vector<Tensor> element;
     bool end = false;
     DFX_OP_REQUIRES_OK(ctx, (*it)->GetNext(&ictx, &element, &end));
@@ -364,6 +356,8 @@ void RegisterIteratorKernels(KernelRegistry* registry) {
   RegisterKernel<MakeIteratorOp>(registry, KernelDefBuilder("MakeIterator"));
   RegisterKernel<IteratorToStringHandleOp>(
       registry, KernelDefBuilder("IteratorToStringHandle"));
+  RegisterKernel<IteratorToStringHandleOp>(
+      registry, KernelDefBuilder("MultiDeviceIteratorToStringHandle"));
   RegisterKernel<IteratorGetNextOp>(registry,
                                     KernelDefBuilder("IteratorGetNext"));
   RegisterKernel<IteratorGetNextOp>(registry,

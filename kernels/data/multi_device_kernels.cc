@@ -22,12 +22,6 @@
 namespace dfx::data {
 namespace {
 
-IteratorContext MakeIteratorContext(OpKernelContext* ctx) {
-  IteratorContext it;
-  it.device = ctx->device();
-  it.cancellation_manager = ctx->cancellation_manager();
-  return it;
-}
 
 std::atomic<int64_t> next_multi_device_iterator{0};
 
@@ -181,7 +175,7 @@ class MultiDeviceIteratorInitOp final : public OpKernel {
     absl::StatusOr<std::shared_ptr<MultiDeviceIteratorResource>> r =
         LookupMdi(ctx, 1);
     DFX_OP_REQUIRES_OK(ctx, r.status());
-    IteratorContext ictx = MakeIteratorContext(ctx);
+    IteratorContext ictx = IteratorContextOf(ctx);
     absl::StatusOr<int64_t> incarnation = (*r)->Init(&ictx, *d);
     DFX_OP_REQUIRES_OK(ctx, incarnation.status());
     ctx->set_output(0, Tensor::Scalar<int64_t>(*incarnation));
@@ -204,7 +198,7 @@ class MultiDeviceIteratorGetNextFromShardOp final : public OpKernel {
                         incarnation.NumElements() == 1,
                     absl::InvalidArgumentError(
                         "shard_num and incarnation_id must be scalars"));
-    IteratorContext ictx = MakeIteratorContext(ctx);
+    IteratorContext ictx = IteratorContextOf(ctx);
     std::vector<Tensor> element;
     bool end = false;
     DFX_OP_REQUIRES_OK(ctx, (*r)->GetNextFromShard(
@@ -220,21 +214,6 @@ class MultiDeviceIteratorGetNextFromShardOp final : public OpKernel {
     for (int i = 0; i < num_outputs(); ++i) {
       ctx->set_output(i, std::move(element[i]));
     }
-  }
-};
-
-class MultiDeviceIteratorToStringHandleOp final : public OpKernel {
- public:
-  explicit MultiDeviceIteratorToStringHandleOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx) {
-    set_expensive(false);
-  }
-  void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, h.status());
-    ResourceHandleProto proto;
-    (*h)->AsProto(&proto);
-    ctx->set_output(0, Tensor::Scalar<std::string>(proto.SerializeAsString()));
   }
 };
 
@@ -271,11 +250,8 @@ class DeleteMultiDeviceIteratorOp final : public OpKernel {
     set_expensive(false);
   }
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, h.status());
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
-                                (*h)->container(), (*h)->name(),
-                                MultiDeviceIteratorResource::kTypeName));
+    DFX_OP_REQUIRES_OK(ctx, DeleteResourceOfInput(
+                                ctx, MultiDeviceIteratorResource::kTypeName));
   }
 };
 
@@ -422,7 +398,7 @@ class RemoteCallOp final : public OpKernel {
                         task_, ")")));
     std::vector<Tensor> args;
     for (int i = 1; i < ctx->num_inputs(); ++i) args.push_back(ctx->input(i));
-    IteratorContext ictx = MakeIteratorContext(ctx);
+    IteratorContext ictx = IteratorContextOf(ctx);
     absl::StatusOr<std::vector<Tensor>> results =
         f_->Run(&ictx, std::move(args));
     DFX_OP_REQUIRES_OK(ctx, results.status());
@@ -453,8 +429,6 @@ void RegisterMultiDeviceKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("MultiDeviceIteratorInit"));
   RegisterKernel<MultiDeviceIteratorGetNextFromShardOp>(
       registry, KernelDefBuilder("MultiDeviceIteratorGetNextFromShard"));
-  RegisterKernel<MultiDeviceIteratorToStringHandleOp>(
-      registry, KernelDefBuilder("MultiDeviceIteratorToStringHandle"));
   RegisterKernel<MultiDeviceIteratorFromStringHandleOp>(
       registry, KernelDefBuilder("MultiDeviceIteratorFromStringHandle"));
   RegisterKernel<DeleteMultiDeviceIteratorOp>(

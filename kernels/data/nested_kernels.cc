@@ -385,24 +385,10 @@ class PaddedBatchDataset final : public DatasetBase {
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       std::vector<std::vector<Tensor>> elements;
-      int64_t held = 0;
-      bool input_end = in_ == nullptr;
-      while (!input_end &&
-             static_cast<int64_t>(elements.size()) < d_->batch_size_) {
-        std::vector<Tensor> e;
-        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &e, &input_end));
-        if (input_end) break;
-        held += ElementBytes(e);
-        DFX_RETURN_IF_ERROR(CheckHeldElements(held, d_->DebugString()));
-        elements.push_back(std::move(e));
-      }
-      if (input_end) in_.reset();
-      if (elements.empty() ||
-          (d_->drop_remainder_ &&
-           static_cast<int64_t>(elements.size()) < d_->batch_size_)) {
-        *end = true;
-        return absl::OkStatus();
-      }
+      DFX_RETURN_IF_ERROR(ReadBatch(ctx, &in_, d_->batch_size_,
+                                    d_->drop_remainder_, d_->DebugString(),
+                                    &elements, end));
+      if (*end) return absl::OkStatus();
       *end = false;
       out->clear();
       for (size_t c = 0; c < elements.front().size(); ++c) {

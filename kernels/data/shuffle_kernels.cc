@@ -365,11 +365,8 @@ class DeleteSeedGeneratorOp final : public OpKernel {
     set_expensive(false);
   }
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, h.status());
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
-                                (*h)->container(), (*h)->name(),
-                                SeedGenerator::kTypeName));
+    DFX_OP_REQUIRES_OK(ctx,
+                       DeleteResourceOfInput(ctx, SeedGenerator::kTypeName));
   }
 };
 
