@@ -233,6 +233,30 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b, false);
     DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
   }
+  {
+    OpDefBuilder b("CacheDataset");
+    b.Input("input_dataset: variant").Input("filename: string");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("CacheDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("filename: string")
+        .Input("cache: resource")
+        .SetIsStateful();
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DummyMemoryCache")
+                                      .Output("handle: resource")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("AnonymousMemoryCache")
+                                      .Output("handle: resource")
+                                      .Output("deleter: variant")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetCardinality")
                                       .Input("input_dataset: variant")
                                       .Output("cardinality: int64")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
@@ -759,6 +760,134 @@ class ConcatenateDatasetOp final : public UnaryDatasetOp {
   }
 };
 
+// ---------------------------------------------------------------------------
+// Cache in memory: the first pass that reads the whole input keeps its
+// elements; later iterators read those (TensorFlow's memory cache). A pass
+// left unfinished keeps nothing.
+
+class CacheDataset final : public UnaryDataset {
+ public:
+  using Elements = std::vector<std::vector<Tensor>>;
+  explicit CacheDataset(DatasetPtr input)
+      : UnaryDataset(input, input->output_dtypes()) {}
+
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+  std::string DebugString() const override { return "CacheDataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    std::shared_ptr<const Elements> cached;
+    {
+      absl::MutexLock lock(&mu_);
+      cached = cached_;
+    }
+    if (cached != nullptr) {
+      return std::unique_ptr<IteratorBase>(
+          new Reader(Self<CacheDataset>(), std::move(cached)));
+    }
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Writer(Self<CacheDataset>(), std::move(in)));
+  }
+
+ private:
+  class Reader final : public IteratorBase {
+   public:
+    Reader(std::shared_ptr<const CacheDataset> d,
+           std::shared_ptr<const Elements> elements)
+        : d_(std::move(d)), elements_(std::move(elements)) {}
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      *end = next_ >= elements_->size();
+      if (!*end) *out = (*elements_)[next_++];
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const CacheDataset> d_;
+    const std::shared_ptr<const Elements> elements_;
+    size_t next_ = 0;
+  };
+
+  class Writer final : public IteratorBase {
+   public:
+    Writer(std::shared_ptr<const CacheDataset> d,
+           std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      if (in_ == nullptr) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+      if (*end) {
+        in_.reset();
+        absl::MutexLock lock(&d_->mu_);
+        if (d_->cached_ == nullptr) {
+          d_->cached_ = std::make_shared<const Elements>(std::move(kept_));
+        }
+        return absl::OkStatus();
+      }
+      held_ += ElementBytes(*out);
+      DFX_RETURN_IF_ERROR(CheckHeldElements(held_, d_->DebugString()));
+      kept_.push_back(*out);
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const CacheDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    Elements kept_;
+    int64_t held_ = 0;
+  };
+
+  mutable absl::Mutex mu_;
+  // Set once, by the first pass that reached the end.
+  mutable std::shared_ptr<const Elements> cached_ ABSL_GUARDED_BY(mu_);
+};
+
+// CacheDataset and CacheDatasetV2 (whose cache resource, a
+// DummyMemoryCache or AnonymousMemoryCache handle, dfx does not need: the
+// cache lives in the dataset).
+class CacheDatasetOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    const Tensor& filename = ctx->input(1);
+    if (filename.dtype() != DT_STRING || filename.NumElements() != 1) {
+      return absl::InvalidArgumentError("filename must be a scalar string");
+    }
+    if (!filename.data<std::string>()[0].empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cache('", filename.data<std::string>()[0],
+          "'): dfx caches in memory only; call cache() without a filename"));
+    }
+    return std::make_shared<CacheDataset>(std::move(input));
+  }
+};
+
+// DummyMemoryCache and AnonymousMemoryCache: a handle to nothing (and a
+// deleter); the cache is the dataset's own.
+class MemoryCacheHandleOp final : public OpKernel {
+ public:
+  explicit MemoryCacheHandleOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor out(DT_RESOURCE, TensorShape({}));
+    ResourceHandle& h = out.scalar<ResourceHandle>();
+    h.set_device(ctx->device()->name());
+    h.set_name("_MemoryCache");
+    ctx->set_output(0, std::move(out));
+    if (num_outputs() > 1) {
+      ctx->set_output(1, Tensor(DT_VARIANT, TensorShape({})));
+    }
+  }
+};
+
 class DatasetCardinalityOp final : public OpKernel {
  public:
   explicit DatasetCardinalityOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -794,6 +923,12 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
   RegisterKernel<ZipDatasetOp>(registry, KernelDefBuilder("ZipDataset"));
   RegisterKernel<ConcatenateDatasetOp>(registry,
                                        KernelDefBuilder("ConcatenateDataset"));
+  RegisterKernel<CacheDatasetOp>(registry, KernelDefBuilder("CacheDataset"));
+  RegisterKernel<CacheDatasetOp>(registry, KernelDefBuilder("CacheDatasetV2"));
+  RegisterKernel<MemoryCacheHandleOp>(registry,
+                                      KernelDefBuilder("DummyMemoryCache"));
+  RegisterKernel<MemoryCacheHandleOp>(
+      registry, KernelDefBuilder("AnonymousMemoryCache"));
   RegisterKernel<DatasetCardinalityOp>(registry,
                                        KernelDefBuilder("DatasetCardinality"));
 }

@@ -119,6 +119,11 @@ def main():
         3)
     pipeline("padded_batch_too_small", lambda: r(1, 4).map(
         lambda v: tf.range(v)).padded_batch(2, padded_shapes=[2]), 2)
+    pipeline("cache_repeat",
+             lambda: r(4).map(lambda v: v * 5).cache().repeat(3), 12)
+    pipeline("cache_then_shuffle",
+             lambda: r(6).cache().shuffle(6, seed=2).repeat(2), 12)
+    fn_pipeline("fn_cache", lambda: r(3).cache().repeat(2), 6)
     pipeline("shuffle_seeded", lambda: r(20).shuffle(7, seed=3), 20)
     pipeline("shuffle_buffer_larger_than_input",
              lambda: r(10).shuffle(100, seed=1), 10)

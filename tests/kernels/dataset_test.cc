@@ -183,6 +183,31 @@ TEST_CASE("dataset: a prefetch yields its input in order and stops its "
   CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_CASE("dataset: a cache keeps the first complete pass only") {
+  std::vector<int64_t> values(30);
+  for (int i = 0; i < 30; ++i) values[i] = i;
+  // Random seeds: every pass of the shuffle differs, unless cached.
+  Tensor shuffled = Shuffle(Slices(values), 30, 0, 0, /*reshuffle=*/true);
+  Tensor cached = Run1(TestNodeBuilder("cache", "CacheDataset", 2)
+                           .Attr("output_types", DataTypeVector{DT_INT64})
+                           .Build(),
+                       {shuffled, Tensor::Scalar<std::string>("")});
+  // A pass left unfinished keeps nothing.
+  CHECK(Drain(Iterate(cached), 3).size() == 3);
+  std::vector<int64_t> first = Drain(Iterate(cached));
+  std::vector<int64_t> second = Drain(Iterate(cached));
+  CHECK(first.size() == 30);
+  CHECK(first == second);
+  CHECK(Drain(Iterate(shuffled)) != first);
+  // File caches are not supported, and say so.
+  CHECK_THAT(RunKernel(TestNodeBuilder("cache", "CacheDataset", 2)
+                           .Attr("output_types", DataTypeVector{DT_INT64})
+                           .Build(),
+                       {shuffled, Tensor::Scalar<std::string>("/tmp/c")})
+                 .status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "memory only"));
+}
+
 TEST_CASE("dataset: bad arguments are InvalidArgument naming the problem") {
   SECTION("slices of different lengths") {
     CHECK_THAT(RunKernel(TestNodeBuilder("s", "TensorSliceDataset", 2)
