@@ -257,6 +257,36 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
                                       .Output("deleter: variant")
                                       .SetIsStateful()
                                       .SetShapeFn(shape_fn::Scalar)));
+  for (const char* name : {"TFRecordDataset", "TextLineDataset"}) {
+    OpDefBuilder b(name);
+    b.Input("filenames: string")
+        .Input("compression_type: string")
+        .Input("buffer_size: int64")
+        .Attr("metadata: string = ''")
+        .SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("ParseExampleV2")
+                      .Input("serialized: string")
+                      .Input("names: string")
+                      .Input("sparse_keys: string")
+                      .Input("dense_keys: string")
+                      .Input("ragged_keys: string")
+                      .Input("dense_defaults: Tdense")
+                      .Output("sparse_indices: num_sparse * int64")
+                      .Output("sparse_values: sparse_types")
+                      .Output("sparse_shapes: num_sparse * int64")
+                      .Output("dense_values: Tdense")
+                      .Output("ragged_values: ragged_value_types")
+                      .Output("ragged_row_splits: ragged_split_types")
+                      .Attr("Tdense: list({float,int64,string}) >= 0")
+                      .Attr("num_sparse: int >= 0")
+                      .Attr("sparse_types: list({float,int64,string}) >= 0")
+                      .Attr("ragged_value_types: list({float,int64,string}) >= 0")
+                      .Attr("ragged_split_types: list({int32,int64}) >= 0")
+                      .Attr("dense_shapes: list(shape) >= 0")
+                      .SetShapeFn(shape_fn::Unknown)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetCardinality")
                                       .Input("input_dataset: variant")
                                       .Output("cardinality: int64")

@@ -272,6 +272,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterMultiDeviceKernels(registry);
   RegisterPrefetchKernels(registry);
   RegisterNestedDatasetKernels(registry);
+  RegisterFileDatasetKernels(registry);
 }
 
 }  // namespace dfx::data

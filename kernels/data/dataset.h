@@ -214,6 +214,7 @@ void RegisterIteratorKernels(KernelRegistry* registry);
 void RegisterMultiDeviceKernels(KernelRegistry* registry);
 void RegisterPrefetchKernels(KernelRegistry* registry);
 void RegisterNestedDatasetKernels(KernelRegistry* registry);
+void RegisterFileDatasetKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

@@ -3,7 +3,13 @@
 // TensorFlow's elements and orders for whole pipelines (map, filter,
 // shuffle seeds, ...) are in tests/golden (family "dataset").
 #include <algorithm>
+#include <stdlib.h>
+
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -206,6 +212,162 @@ TEST_CASE("dataset: a cache keeps the first complete pass only") {
                        {shuffled, Tensor::Scalar<std::string>("/tmp/c")})
                  .status(),
              StatusIs(absl::StatusCode::kUnimplemented, "memory only"));
+}
+
+// tests/golden/data/tfrecord, written by TensorFlow (gen_tfrecord.py).
+const std::string kTfRecordDir =
+    DFX_TEST_DATA_DIR "/../golden/data/tfrecord";
+
+std::vector<std::string> ExpectedLines() {
+  std::ifstream in(kTfRecordDir + "/expected.txt");
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Every string element of a file dataset op over `file`.
+std::vector<std::string> ReadFile(const std::string& op,
+                                  const std::string& file) {
+  Tensor ds = Run1(TestNodeBuilder("files", op, 3).Build(),
+                   {Tensor::Scalar<std::string>(file),
+                    Tensor::Scalar<std::string>(""),
+                    Tensor::Scalar<int64_t>(0)});
+  Tensor it = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                       .Attr("output_types", DataTypeVector{DT_STRING})
+                       .Build(),
+                   {});
+  REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                    {ds, it})
+              .ok());
+  std::vector<std::string> out;
+  while (true) {
+    absl::StatusOr<std::vector<Tensor>> e =
+        RunKernel(TestNodeBuilder("next", "IteratorGetNext", 1)
+                      .Attr("output_types", DataTypeVector{DT_STRING})
+                      .Build(),
+                  {it});
+    if (!e.ok()) {
+      REQUIRE_THAT(e.status(), StatusIs(absl::StatusCode::kOutOfRange));
+      return out;
+    }
+    out.push_back((*e)[0].scalar<std::string>());
+  }
+}
+
+TEST_CASE("dataset: TFRecords and text lines TensorFlow wrote read and parse "
+          "to TensorFlow's values") {
+  const std::vector<std::string> expected = ExpectedLines();
+  REQUIRE(expected.size() == 7);
+  std::vector<std::string> records =
+      ReadFile("TFRecordDataset", kTfRecordDir + "/examples.tfrecord");
+  REQUIRE(records.size() == 3);
+  // parse_example over the three records at once.
+  Tensor serialized(DT_STRING, TensorShape({3}));
+  for (int i = 0; i < 3; ++i) serialized.data<std::string>()[i] = records[i];
+  NodeDef parse = TestNodeBuilder("parse", "ParseExampleV2", 9)
+                      .Attr("Tdense", DataTypeVector{DT_STRING, DT_FLOAT,
+                                                     DT_FLOAT, DT_INT64})
+                      .Attr("num_sparse", 0)
+                      .Attr("sparse_types", DataTypeVector{})
+                      .Attr("ragged_value_types", DataTypeVector{})
+                      .Attr("ragged_split_types", DataTypeVector{})
+                      .Build();
+  auto* shapes = (*parse.mutable_attr())["dense_shapes"].mutable_list();
+  shapes->add_shape();                                // name: []
+  shapes->add_shape()->add_dim()->set_size(2);        // w: [2]
+  shapes->add_shape()->add_dim()->set_size(3);        // x: [3]
+  shapes->add_shape();                                // y: []
+  Tensor keys(DT_STRING, TensorShape({4}));
+  const char* names[] = {"name", "w", "x", "y"};
+  for (int i = 0; i < 4; ++i) keys.data<std::string>()[i] = names[i];
+  absl::StatusOr<std::vector<Tensor>> parsed = RunKernel(
+      parse, {serialized, Tensor(DT_STRING, TensorShape({0})),
+              Tensor(DT_STRING, TensorShape({0})), keys,
+              Tensor(DT_STRING, TensorShape({0})),
+              Tensor(DT_STRING, TensorShape({0})),
+              Tensor::FromVector<float>({0.5f, 1.5f}),
+              Tensor(DT_FLOAT, TensorShape({0})),
+              Tensor(DT_INT64, TensorShape({0}))});
+  REQUIRE(parsed.ok());
+  const Tensor& name = (*parsed)[0];
+  const Tensor& w = (*parsed)[1];
+  const Tensor& x = (*parsed)[2];
+  const Tensor& y = (*parsed)[3];
+  REQUIRE(x.shape() == TensorShape({3, 3}));
+  for (int r = 0; r < 3; ++r) {
+    std::istringstream line(expected[r]);
+    int64_t want_y;
+    double x0, x1, x2, w0, w1;
+    std::string want_name;
+    line >> want_y >> x0 >> x1 >> x2 >> want_name >> w0 >> w1;
+    INFO("record " << r << ": " << expected[r]);
+    CHECK(y.data<int64_t>()[r] == want_y);
+    CHECK(x.data<float>()[3 * r] == static_cast<float>(x0));
+    CHECK(x.data<float>()[3 * r + 1] == static_cast<float>(x1));
+    CHECK(x.data<float>()[3 * r + 2] == static_cast<float>(x2));
+    CHECK(name.data<std::string>()[r] == want_name);
+    CHECK(w.data<float>()[2 * r] == static_cast<float>(w0));
+    CHECK(w.data<float>()[2 * r + 1] == static_cast<float>(w1));
+  }
+  // A feature missing with no default is InvalidArgument naming it.
+  Tensor no_default = Tensor(DT_FLOAT, TensorShape({0}));
+  CHECK_THAT(RunKernel(parse, {serialized, Tensor(DT_STRING, TensorShape({0})),
+                               Tensor(DT_STRING, TensorShape({0})), keys,
+                               Tensor(DT_STRING, TensorShape({0})),
+                               Tensor(DT_STRING, TensorShape({0})), no_default,
+                               no_default, Tensor(DT_INT64, TensorShape({0}))})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Feature: w (data type: float) is required"));
+
+  std::vector<std::string> lines =
+      ReadFile("TextLineDataset", kTfRecordDir + "/lines.txt");
+  REQUIRE(lines.size() == 4);
+  for (int i = 0; i < 4; ++i) CHECK("line " + lines[i] == expected[3 + i]);
+}
+
+TEST_CASE("dataset: a corrupted or truncated record is DataLoss") {
+  std::ifstream in(kTfRecordDir + "/examples.tfrecord", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 40);
+  std::string dir =
+      (std::filesystem::temp_directory_path() / "dfx_tfrecord_XXXXXX").string();
+  REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  auto read_all = [](const std::string& file) {
+    Tensor ds = Run1(TestNodeBuilder("files", "TFRecordDataset", 3).Build(),
+                     {Tensor::Scalar<std::string>(file),
+                      Tensor::Scalar<std::string>(""),
+                      Tensor::Scalar<int64_t>(0)});
+    Tensor it = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                         .Attr("output_types", DataTypeVector{DT_STRING})
+                         .Build(),
+                     {});
+    REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                      {ds, it})
+                .ok());
+    absl::Status last;
+    for (int i = 0; i < 10 && last.ok(); ++i) {
+      last = RunKernel(TestNodeBuilder("next", "IteratorGetNext", 1)
+                           .Attr("output_types", DataTypeVector{DT_STRING})
+                           .Build(),
+                       {it})
+                 .status();
+    }
+    return last;
+  };
+  std::string flipped = bytes;
+  flipped[30] = static_cast<char>(flipped[30] ^ 0xFF);
+  std::ofstream(dir + "/flipped.tfrecord", std::ios::binary) << flipped;
+  CHECK_THAT(read_all(dir + "/flipped.tfrecord"),
+             StatusIs(absl::StatusCode::kDataLoss, "CRC32C"));
+  std::ofstream(dir + "/short.tfrecord", std::ios::binary)
+      << bytes.substr(0, bytes.size() - 3);
+  CHECK_THAT(read_all(dir + "/short.tfrecord"),
+             StatusIs(absl::StatusCode::kDataLoss, "truncated"));
+  CHECK_THAT(read_all(dir + "/none.tfrecord"),
+             StatusIs(absl::StatusCode::kNotFound));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("dataset: bad arguments are InvalidArgument naming the problem") {

@@ -1,0 +1,363 @@
+// Input files: TFRecordDataset (TensorFlow's record format, every record's
+// length and data checked against their masked CRC32C) and TextLineDataset
+// (one element per line), uncompressed, each file confined to the
+// server's --data-dir as every file op is. And ParseExampleV2 for the
+// dense features of tf.train.Example records (tf.io.parse_example and
+// parse_single_example with FixedLenFeature).
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "checkpoint/crc32c.h"
+#include "kernels/data/dataset.h"
+#include "proto/example.pb.h"
+#include "runtime/file_policy.h"
+
+namespace dfx::data {
+namespace {
+
+// One file read record by record (or line by line).
+class FileReader {
+ public:
+  static absl::StatusOr<std::unique_ptr<FileReader>> Open(
+      const std::string& node, const std::string& path) {
+    DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node, path));
+    auto r = std::unique_ptr<FileReader>(new FileReader(path));
+    r->in_.open(resolved, std::ios::binary);
+    if (!r->in_) {
+      return absl::NotFoundError(
+          absl::StrCat(path, "; No such file or directory (or unreadable)"));
+    }
+    return r;
+  }
+
+  // The next record into `out`; false at the end of the file.
+  absl::StatusOr<bool> NextRecord(std::string* out) {
+    char header[12];
+    in_.read(header, sizeof(header));
+    if (in_.gcount() == 0 && in_.eof()) return false;
+    if (in_.gcount() != sizeof(header)) return Truncated("header");
+    uint64_t length = 0;
+    uint32_t length_crc = 0;
+    std::memcpy(&length, header, 8);  // little-endian on dfx's hosts
+    std::memcpy(&length_crc, header + 8, 4);
+    if (crc32c::Mask(crc32c::Value(header, 8)) != length_crc) {
+      return Corrupted("length");
+    }
+    if (length > (uint64_t{1} << 31)) {
+      return absl::DataLossError(absl::StrCat(
+          "record of ", length, " bytes at offset ", offset_, " in ", path_,
+          ": longer than 2 GiB"));
+    }
+    out->resize(length);
+    in_.read(out->data(), static_cast<std::streamsize>(length));
+    if (static_cast<uint64_t>(in_.gcount()) != length) return Truncated("data");
+    char footer[4];
+    in_.read(footer, 4);
+    if (in_.gcount() != 4) return Truncated("footer");
+    uint32_t data_crc = 0;
+    std::memcpy(&data_crc, footer, 4);
+    if (crc32c::Mask(crc32c::Value(out->data(), out->size())) != data_crc) {
+      return Corrupted("data");
+    }
+    offset_ += 16 + length;
+    return true;
+  }
+
+  // The next line (without its "\n" or "\r\n"); false at the end.
+  absl::StatusOr<bool> NextLine(std::string* out) {
+    if (!std::getline(in_, *out)) {
+      if (in_.eof()) return false;
+      return absl::DataLossError(absl::StrCat("cannot read ", path_));
+    }
+    if (!out->empty() && out->back() == '\r') out->pop_back();
+    return true;
+  }
+
+ private:
+  explicit FileReader(std::string path) : path_(std::move(path)) {}
+
+  absl::Status Truncated(const char* what) const {
+    return absl::DataLossError(absl::StrCat("truncated record ", what,
+                                            " at offset ", offset_, " in ",
+                                            path_));
+  }
+  absl::Status Corrupted(const char* what) const {
+    return absl::DataLossError(absl::StrCat("corrupted record ", what,
+                                            " at offset ", offset_, " in ",
+                                            path_, " (CRC32C mismatch)"));
+  }
+
+  const std::string path_;
+  std::ifstream in_;
+  uint64_t offset_ = 0;
+};
+
+// The records (or lines) of `filenames`, file after file.
+class FileDataset final : public DatasetBase {
+ public:
+  FileDataset(std::string node, std::vector<std::string> filenames,
+              bool lines)
+      : DatasetBase({DT_STRING}),
+        node_(std::move(node)),
+        filenames_(std::move(filenames)),
+        lines_(lines) {}
+
+  std::string DebugString() const override {
+    return absl::StrCat(lines_ ? "TextLineDataset(" : "TFRecordDataset(",
+                        filenames_.size(), " files)");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    return std::unique_ptr<IteratorBase>(new Iterator(Self<FileDataset>()));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const FileDataset> d)
+        : d_(std::move(d)) {}
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      std::string value;
+      while (true) {
+        if (reader_ == nullptr) {
+          if (next_file_ >= d_->filenames_.size()) {
+            *end = true;
+            return absl::OkStatus();
+          }
+          DFX_ASSIGN_OR_RETURN(
+              reader_,
+              FileReader::Open(d_->node_, d_->filenames_[next_file_++]));
+        }
+        DFX_ASSIGN_OR_RETURN(bool got, d_->lines_ ? reader_->NextLine(&value)
+                                                  : reader_->NextRecord(&value));
+        if (got) break;
+        reader_.reset();
+      }
+      *end = false;
+      out->assign(1, Tensor::Scalar<std::string>(std::move(value)));
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const FileDataset> d_;
+    std::unique_ptr<FileReader> reader_;
+    size_t next_file_ = 0;
+  };
+
+  const std::string node_;
+  const std::vector<std::string> filenames_;
+  const bool lines_;
+};
+
+class FileDatasetOp final : public OpKernel {
+ public:
+  explicit FileDatasetOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), lines_(ctx->def().op() == "TextLineDataset") {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& names = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, names.dtype() == DT_STRING && names.dims() <= 1,
+                    absl::InvalidArgumentError(
+                        "`filenames` must be a scalar or a vector."));
+    const Tensor& compression = ctx->input(1);
+    DFX_OP_REQUIRES(
+        ctx,
+        compression.dtype() == DT_STRING && compression.NumElements() == 1 &&
+            compression.data<std::string>()[0].empty(),
+        absl::UnimplementedError(
+            "compressed input files (compression_type GZIP or ZLIB) are not "
+            "supported by dfx yet"));
+    std::vector<std::string> files(names.data<std::string>(),
+                                   names.data<std::string>() +
+                                       names.NumElements());
+    SetDatasetOutput(ctx, 0,
+                     std::make_shared<FileDataset>(name(), std::move(files),
+                                                   lines_));
+  }
+
+ private:
+  const bool lines_;
+};
+
+// ---------------------------------------------------------------------------
+// ParseExampleV2, dense features only.
+
+class ParseExampleOp final : public OpKernel {
+ public:
+  explicit ParseExampleOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    int64_t num_sparse = 0;
+    DataTypeVector ragged;
+    ctx->SetStatus(ctx->GetAttr("num_sparse", &num_sparse));
+    ctx->SetStatus(ctx->GetAttr("ragged_value_types", &ragged));
+    ctx->SetStatus(ctx->GetAttr("Tdense", &dense_types_));
+    if (!ctx->status().ok()) return;
+    if (num_sparse != 0 || !ragged.empty()) {
+      ctx->SetStatus(absl::UnimplementedError(
+          "ParseExampleV2: dfx parses dense features (FixedLenFeature) "
+          "only; VarLenFeature, SparseFeature and RaggedFeature are not "
+          "supported yet"));
+      return;
+    }
+    const AttrValue* shapes = FindNodeAttr(ctx->def(), "dense_shapes");
+    if (shapes == nullptr ||
+        shapes->list().shape_size() != static_cast<int>(dense_types_.size())) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "dense_shapes must have one shape per dense key"));
+      return;
+    }
+    for (const TensorShapeProto& p : shapes->list().shape()) {
+      TensorShape s;
+      for (const auto& d : p.dim()) {
+        if (d.size() < 0) {
+          ctx->SetStatus(absl::UnimplementedError(
+              "ParseExampleV2: dense features of variable length "
+              "(FixedLenSequenceFeature) are not supported yet"));
+          return;
+        }
+        ctx->SetStatus(s.AddDim(d.size()));
+      }
+      dense_shapes_.push_back(s);
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    // Inputs: serialized, names, sparse_keys, dense_keys, ragged_keys,
+    // dense_defaults...; outputs: the dense values (no sparse or ragged).
+    const Tensor& serialized = ctx->input(0);
+    const Tensor& keys = ctx->input(3);
+    const int n = static_cast<int>(dense_types_.size());
+    DFX_OP_REQUIRES(
+        ctx, serialized.dtype() == DT_STRING && serialized.dims() <= 1,
+        absl::InvalidArgumentError("serialized must be a scalar or a vector"));
+    DFX_OP_REQUIRES(ctx,
+                    keys.dtype() == DT_STRING && keys.NumElements() == n,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "dense_keys must hold ", n, " keys")));
+    const int64_t batch = serialized.NumElements();
+    std::vector<Tensor> outs(n);
+    for (int k = 0; k < n; ++k) {
+      TensorShape shape;
+      if (serialized.dims() == 1) {
+        DFX_OP_REQUIRES_OK(ctx, shape.AddDim(batch));
+      }
+      for (int d = 0; d < dense_shapes_[k].dims(); ++d) {
+        DFX_OP_REQUIRES_OK(ctx, shape.AddDim(dense_shapes_[k].dim_size(d)));
+      }
+      absl::StatusOr<Tensor> t =
+          Tensor::Allocate(ctx->allocator(), dense_types_[k], shape);
+      DFX_OP_REQUIRES_OK(ctx, t.status());
+      outs[k] = *std::move(t);
+    }
+    Example example;
+    for (int64_t b = 0; b < batch; ++b) {
+      DFX_OP_REQUIRES(
+          ctx, example.ParseFromString(serialized.data<std::string>()[b]),
+          absl::InvalidArgumentError(absl::StrCat(
+              "Could not parse example input, value: '",
+              serialized.data<std::string>()[b].substr(0, 64), "'")));
+      for (int k = 0; k < n; ++k) {
+        DFX_OP_REQUIRES_OK(ctx, Fill(ctx, example, keys.data<std::string>()[k],
+                                     k, b, &outs[k]));
+      }
+    }
+    for (int k = 0; k < n; ++k) ctx->set_output(k, std::move(outs[k]));
+  }
+
+ private:
+  absl::Status Fill(OpKernelContext* ctx, const Example& example,
+                    const std::string& key, int k, int64_t b,
+                    Tensor* out) const {
+    const int64_t per = dense_shapes_[k].num_elements();
+    const int64_t at = b * per;
+    const DataType dtype = dense_types_[k];
+    const auto& features = example.features().feature();
+    auto it = features.find(key);
+    if (it == features.end() ||
+        it->second.kind_case() == Feature::KIND_NOT_SET) {
+      const Tensor& fallback = ctx->input(5 + k);
+      if (fallback.NumElements() == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Feature: ", key, " (data type: ", DataTypeString(dtype),
+            ") is required but could not be found."));
+      }
+      if (fallback.dtype() != dtype ||
+          (fallback.NumElements() != per && fallback.NumElements() != 1)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the default of feature ", key, " has the wrong type or size"));
+      }
+      for (int64_t i = 0; i < per; ++i) {
+        const int64_t from = fallback.NumElements() == 1 ? 0 : i;
+        switch (dtype) {
+          case DT_FLOAT:
+            out->data<float>()[at + i] = fallback.data<float>()[from];
+            break;
+          case DT_INT64:
+            out->data<int64_t>()[at + i] = fallback.data<int64_t>()[from];
+            break;
+          default:
+            out->data<std::string>()[at + i] =
+                fallback.data<std::string>()[from];
+        }
+      }
+      return absl::OkStatus();
+    }
+    const Feature& f = it->second;
+    auto bad = [&](int64_t got) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Key: ", key, ".  Can't parse serialized Example: expected ", per,
+          " values of type ", DataTypeString(dtype), ", got ", got));
+    };
+    switch (dtype) {
+      case DT_FLOAT:
+        if (!f.has_float_list()) return bad(-1);
+        if (f.float_list().value_size() != per) {
+          return bad(f.float_list().value_size());
+        }
+        std::copy(f.float_list().value().begin(), f.float_list().value().end(),
+                  out->data<float>() + at);
+        return absl::OkStatus();
+      case DT_INT64:
+        if (!f.has_int64_list()) return bad(-1);
+        if (f.int64_list().value_size() != per) {
+          return bad(f.int64_list().value_size());
+        }
+        std::copy(f.int64_list().value().begin(), f.int64_list().value().end(),
+                  out->data<int64_t>() + at);
+        return absl::OkStatus();
+      case DT_STRING:
+        if (!f.has_bytes_list()) return bad(-1);
+        if (f.bytes_list().value_size() != per) {
+          return bad(f.bytes_list().value_size());
+        }
+        for (int64_t i = 0; i < per; ++i) {
+          out->data<std::string>()[at + i] = f.bytes_list().value(i);
+        }
+        return absl::OkStatus();
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            "feature ", key, ": a dense feature must be float, int64 or "
+            "string, not ", DataTypeString(dtype)));
+    }
+  }
+
+  DataTypeVector dense_types_;
+  std::vector<TensorShape> dense_shapes_;
+};
+
+}  // namespace
+
+void RegisterFileDatasetKernels(KernelRegistry* registry) {
+  RegisterKernel<FileDatasetOp>(registry, KernelDefBuilder("TFRecordDataset"));
+  RegisterKernel<FileDatasetOp>(registry, KernelDefBuilder("TextLineDataset"));
+  RegisterKernel<ParseExampleOp>(registry, KernelDefBuilder("ParseExampleV2"));
+}
+
+}  // namespace dfx::data
