@@ -53,8 +53,8 @@ _PINNED = {"Placeholder", "PlaceholderWithDefault", "NoOp"}
 def _is_dataset_op(op):
     """tf.data ops: a dataset never crosses tasks (in TensorFlow neither), so
     a pipeline and its iterator stay together."""
-    return (op.endswith("Dataset") or "Iterator" in op or
-            op.endswith("SeedGenerator") or op == "DatasetCardinality")
+    return ("Dataset" in op or "Iterator" in op or
+            op.endswith(("SeedGenerator", "MemoryCache")))
 
 
 def spread(graph_def):
