@@ -17,6 +17,7 @@
 #include "kernels/data/dataset.h"
 #include "proto/example.pb.h"
 #include "runtime/file_policy.h"
+#include "runtime/memory_limit.h"
 
 namespace dfx::data {
 namespace {
@@ -54,6 +55,10 @@ class FileReader {
           "record of ", length, " bytes at offset ", offset_, " in ", path_,
           ": longer than 2 GiB"));
     }
+    // A hostile length must not make the server allocate what it lacks.
+    DFX_RETURN_IF_ERROR(CheckHostMemoryHeadroom(
+        static_cast<int64_t>(length),
+        absl::StrCat("a record at offset ", offset_, " of ", path_)));
     out->resize(length);
     in_.read(out->data(), static_cast<std::streamsize>(length));
     if (static_cast<uint64_t>(in_.gcount()) != length) return Truncated("data");
