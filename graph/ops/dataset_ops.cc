@@ -287,6 +287,23 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
                       .Attr("ragged_split_types: list({int32,int64}) >= 0")
                       .Attr("dense_shapes: list(shape) >= 0")
                       .SetShapeFn(shape_fn::Unknown)));
+  // A SparseTensor through a dataset (tf.data's encoding of its elements).
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SerializeSparse")
+                                      .Input("sparse_indices: int64")
+                                      .Input("sparse_values: T")
+                                      .Input("sparse_shape: int64")
+                                      .Output("serialized_sparse: out_type")
+                                      .Attr("T: type")
+                                      .Attr("out_type: {string, variant} = DT_STRING")
+                                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DeserializeSparse")
+                                      .Input("serialized_sparse: Tserialized")
+                                      .Output("sparse_indices: int64")
+                                      .Output("sparse_values: dtype")
+                                      .Output("sparse_shape: int64")
+                                      .Attr("dtype: type")
+                                      .Attr("Tserialized: {string, variant} = DT_STRING")
+                                      .SetShapeFn(shape_fn::Unknown)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetCardinality")
                                       .Input("input_dataset: variant")
                                       .Output("cardinality: int64")

@@ -273,6 +273,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterPrefetchKernels(registry);
   RegisterNestedDatasetKernels(registry);
   RegisterFileDatasetKernels(registry);
+  RegisterSparseSerializeKernels(registry);
 }
 
 }  // namespace dfx::data

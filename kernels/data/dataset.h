@@ -215,6 +215,7 @@ void RegisterMultiDeviceKernels(KernelRegistry* registry);
 void RegisterPrefetchKernels(KernelRegistry* registry);
 void RegisterNestedDatasetKernels(KernelRegistry* registry);
 void RegisterFileDatasetKernels(KernelRegistry* registry);
+void RegisterSparseSerializeKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

@@ -17,7 +17,10 @@ DataTypeVector DtypesOf(const std::vector<Tensor>& components) {
 }
 
 absl::Status CheckSliceable(DataType dtype, int index) {
-  if (data_flow::CanMove(dtype)) return absl::OkStatus();
+  // Variants too: tf.data carries a SparseTensor as three of them.
+  if (data_flow::CanMove(dtype) || dtype == DT_VARIANT) {
+    return absl::OkStatus();
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("component ", index, " is of type ", DataTypeString(dtype),
                    ", which dfx datasets cannot slice or batch"));

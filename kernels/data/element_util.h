@@ -18,7 +18,8 @@ namespace dfx::data {
 DataTypeVector DtypesOf(const std::vector<Tensor>& components);
 
 // OK when tensors of `dtype` can be sliced and stacked (fixed-size types,
-// string, resource); InvalidArgument naming component `index` otherwise.
+// string, resource, variant); InvalidArgument naming component `index`
+// otherwise.
 absl::Status CheckSliceable(DataType dtype, int index);
 
 // Row `i` of `t` (dims() >= 1): a tensor of t's shape without dim 0. Shares

@@ -1,9 +1,9 @@
 // Input files: TFRecordDataset (TensorFlow's record format, every record's
 // length and data checked against their masked CRC32C) and TextLineDataset
 // (one element per line), uncompressed, each file confined to the
-// server's --data-dir as every file op is. And ParseExampleV2 for the
-// dense features of tf.train.Example records (tf.io.parse_example and
-// parse_single_example with FixedLenFeature).
+// server's --data-dir as every file op is. And ParseExampleV2 for
+// tf.train.Example records (tf.io.parse_example and parse_single_example
+// with FixedLenFeature and VarLenFeature).
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "checkpoint/crc32c.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data_flow/data_flow_util.h"
 #include "proto/example.pb.h"
 #include "runtime/file_policy.h"
 #include "runtime/memory_limit.h"
@@ -193,7 +194,7 @@ class FileDatasetOp final : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
-// ParseExampleV2, dense features only.
+// ParseExampleV2: FixedLenFeature (dense) and VarLenFeature (sparse).
 
 class ParseExampleOp final : public OpKernel {
  public:
@@ -204,11 +205,17 @@ class ParseExampleOp final : public OpKernel {
     ctx->SetStatus(ctx->GetAttr("ragged_value_types", &ragged));
     ctx->SetStatus(ctx->GetAttr("Tdense", &dense_types_));
     if (!ctx->status().ok()) return;
-    if (num_sparse != 0 || !ragged.empty()) {
+    ctx->SetStatus(ctx->GetAttr("sparse_types", &sparse_types_));
+    if (!ctx->status().ok()) return;
+    if (!ragged.empty()) {
       ctx->SetStatus(absl::UnimplementedError(
-          "ParseExampleV2: dfx parses dense features (FixedLenFeature) "
-          "only; VarLenFeature, SparseFeature and RaggedFeature are not "
-          "supported yet"));
+          "ParseExampleV2: dfx parses FixedLenFeature and VarLenFeature; "
+          "RaggedFeature is not supported yet"));
+      return;
+    }
+    if (num_sparse != static_cast<int64_t>(sparse_types_.size())) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "num_sparse must equal the number of sparse_types"));
       return;
     }
     const AttrValue* shapes = FindNodeAttr(ctx->def(), "dense_shapes");
@@ -235,10 +242,18 @@ class ParseExampleOp final : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     // Inputs: serialized, names, sparse_keys, dense_keys, ragged_keys,
-    // dense_defaults...; outputs: the dense values (no sparse or ragged).
+    // dense_defaults...; outputs: each sparse feature's indices, then
+    // values, then shapes, then the dense values (no ragged).
     const Tensor& serialized = ctx->input(0);
+    const Tensor& sparse_keys = ctx->input(2);
     const Tensor& keys = ctx->input(3);
     const int n = static_cast<int>(dense_types_.size());
+    const int ns = static_cast<int>(sparse_types_.size());
+    DFX_OP_REQUIRES(ctx,
+                    sparse_keys.dtype() == DT_STRING &&
+                        sparse_keys.NumElements() == ns,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sparse_keys must hold ", ns, " keys")));
     DFX_OP_REQUIRES(
         ctx, serialized.dtype() == DT_STRING && serialized.dims() <= 1,
         absl::InvalidArgumentError("serialized must be a scalar or a vector"));
@@ -262,6 +277,8 @@ class ParseExampleOp final : public OpKernel {
       outs[k] = *std::move(t);
     }
     Example example;
+    // Each sparse feature's values, per example.
+    std::vector<std::vector<Tensor>> sparse(ns, std::vector<Tensor>(batch));
     for (int64_t b = 0; b < batch; ++b) {
       DFX_OP_REQUIRES(
           ctx, example.ParseFromString(serialized.data<std::string>()[b]),
@@ -272,11 +289,113 @@ class ParseExampleOp final : public OpKernel {
         DFX_OP_REQUIRES_OK(ctx, Fill(ctx, example, keys.data<std::string>()[k],
                                      k, b, &outs[k]));
       }
+      for (int k = 0; k < ns; ++k) {
+        absl::StatusOr<Tensor> values = Values(
+            example, sparse_keys.data<std::string>()[k], sparse_types_[k]);
+        DFX_OP_REQUIRES_OK(ctx, values.status());
+        sparse[k][b] = *std::move(values);
+      }
     }
-    for (int k = 0; k < n; ++k) ctx->set_output(k, std::move(outs[k]));
+    for (int k = 0; k < ns; ++k) {
+      SetSparse(ctx, k, ns, sparse[k], serialized.dims() == 1);
+    }
+    for (int k = 0; k < n; ++k) ctx->set_output(3 * ns + k, std::move(outs[k]));
   }
 
  private:
+  // The values of feature `key` (none when absent), a vector of `dtype`.
+  static absl::StatusOr<Tensor> Values(const Example& example,
+                                       const std::string& key,
+                                       DataType dtype) {
+    const auto& features = example.features().feature();
+    auto it = features.find(key);
+    const Feature* f = it == features.end() ? nullptr : &it->second;
+    auto mismatch = [&]() {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Key: ", key, ".  Data types don't match. Expected type: ",
+          DataTypeString(dtype)));
+    };
+    switch (dtype) {
+      case DT_FLOAT: {
+        if (f != nullptr && f->kind_case() != Feature::KIND_NOT_SET &&
+            !f->has_float_list()) {
+          return mismatch();
+        }
+        std::vector<float> v;
+        if (f != nullptr) {
+          v.assign(f->float_list().value().begin(),
+                   f->float_list().value().end());
+        }
+        return Tensor::FromVector<float>(v);
+      }
+      case DT_INT64: {
+        if (f != nullptr && f->kind_case() != Feature::KIND_NOT_SET &&
+            !f->has_int64_list()) {
+          return mismatch();
+        }
+        std::vector<int64_t> v;
+        if (f != nullptr) {
+          v.assign(f->int64_list().value().begin(),
+                   f->int64_list().value().end());
+        }
+        return Tensor::FromVector<int64_t>(v);
+      }
+      case DT_STRING: {
+        if (f != nullptr && f->kind_case() != Feature::KIND_NOT_SET &&
+            !f->has_bytes_list()) {
+          return mismatch();
+        }
+        const int size = f == nullptr ? 0 : f->bytes_list().value_size();
+        Tensor t(DT_STRING, TensorShape({size}));
+        for (int i = 0; i < size; ++i) {
+          t.data<std::string>()[i] = f->bytes_list().value(i);
+        }
+        return t;
+      }
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            "feature ", key, " must be float, int64 or string, not ",
+            DataTypeString(dtype)));
+    }
+  }
+
+  // Sets sparse feature k's indices, values and shape from its values per
+  // example: indices (example, position) rows, or (position) for one
+  // scalar example; the shape is [examples, longest] or [longest].
+  static void SetSparse(OpKernelContext* ctx, int k, int ns,
+                        const std::vector<Tensor>& per_example, bool batched) {
+    int64_t total = 0, longest = 0;
+    for (const Tensor& v : per_example) {
+      total += v.NumElements();
+      longest = std::max(longest, v.NumElements());
+    }
+    const int64_t rank = batched ? 2 : 1;
+    Tensor indices(DT_INT64, TensorShape({total, rank}));
+    Tensor values(per_example.empty() ? DT_FLOAT : per_example[0].dtype(),
+                  TensorShape({total}));
+    int64_t at = 0;
+    for (size_t b = 0; b < per_example.size(); ++b) {
+      const Tensor& v = per_example[b];
+      for (int64_t j = 0; j < v.NumElements(); ++j, ++at) {
+        int64_t* row = indices.data<int64_t>() + at * rank;
+        if (batched) {
+          row[0] = static_cast<int64_t>(b);
+          row[1] = j;
+        } else {
+          row[0] = j;
+        }
+      }
+      data_flow::CopyElements(v, 0, &values, at - v.NumElements(),
+                              v.NumElements());
+    }
+    std::vector<int64_t> shape;
+    if (batched) shape.push_back(static_cast<int64_t>(per_example.size()));
+    shape.push_back(longest);
+    ctx->set_output(k, std::move(indices));
+    ctx->set_output(ns + k, std::move(values));
+    ctx->set_output(2 * ns + k, Tensor::FromVector<int64_t>(shape));
+  }
+
   absl::Status Fill(OpKernelContext* ctx, const Example& example,
                     const std::string& key, int k, int64_t b,
                     Tensor* out) const {
@@ -287,7 +406,8 @@ class ParseExampleOp final : public OpKernel {
     auto it = features.find(key);
     if (it == features.end() ||
         it->second.kind_case() == Feature::KIND_NOT_SET) {
-      const Tensor& fallback = ctx->input(5 + k);
+      const Tensor& fallback =
+        ctx->input(5 + k);  // dense_defaults follow the four key inputs
       if (fallback.NumElements() == 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Feature: ", key, " (data type: ", DataTypeString(dtype),
@@ -354,6 +474,7 @@ class ParseExampleOp final : public OpKernel {
   }
 
   DataTypeVector dense_types_;
+  DataTypeVector sparse_types_;
   std::vector<TensorShape> dense_shapes_;
 };
 

@@ -6,6 +6,7 @@
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
+#include "runtime/variant.h"
 
 namespace dfx {
 namespace data_flow {
@@ -94,6 +95,11 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
     case DT_RESOURCE: {
       const ResourceHandle* from = src.data<ResourceHandle>() + src_offset;
       std::copy(from, from + n, dst->data<ResourceHandle>() + dst_offset);
+      return;
+    }
+    case DT_VARIANT: {  // shares the values, which are immutable
+      const Variant* from = src.data<Variant>() + src_offset;
+      std::copy(from, from + n, dst->data<Variant>() + dst_offset);
       return;
     }
     default: {

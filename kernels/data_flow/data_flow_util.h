@@ -58,7 +58,8 @@ TensorShape ToTensorShape(const PartialShape& partial);
 // the fixed-size types, string and resource.
 bool CanMove(DataType dtype);
 // Copies `n` elements from src[src_offset...] to dst[dst_offset...] (flat
-// offsets). REQUIRES: same dtype, CanMove(dtype), ranges inside both.
+// offsets). REQUIRES: same dtype, CanMove(dtype) or DT_VARIANT (whose
+// values are shared), ranges inside both.
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
                   int64_t dst_offset, int64_t n);
 

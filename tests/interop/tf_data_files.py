@@ -5,7 +5,8 @@ TensorFlow's own local session on the same graphs.
 Writes tf.train.Example records with TensorFlow's TFRecordWriter and a text
 file, then runs, in both places, TF1 graphs that read them:
 TFRecordDataset over two files with parse_single_example, a batch parsed
-with parse_example, TextLineDataset, and three failures that must be the
+with parse_example, both also with a VarLenFeature (a SparseTensor),
+TextLineDataset, and three failures that must be the
 same error: a record with a flipped byte (DataLossError), a missing file
 (NotFoundError) and a required feature that is absent (InvalidArgument).
 Exits 1 when a result differs.
@@ -30,6 +31,9 @@ SPEC = {"x": tf.io.FixedLenFeature([3], tf.float32),
         "w": tf.io.FixedLenFeature([2], tf.float32, default_value=[0.5, 1.5])}
 
 
+SPARSE_SPEC = dict(SPEC, tags=tf.io.VarLenFeature(tf.int64))
+
+
 def write_files(d):
     rng = np.random.default_rng(4)
     paths = []
@@ -47,6 +51,10 @@ def write_files(d):
                 if i % 2:
                     feature["w"] = tf.train.Feature(
                         float_list=tf.train.FloatList(value=[i, -i]))
+                if i % 3:
+                    feature["tags"] = tf.train.Feature(
+                        int64_list=tf.train.Int64List(
+                            value=list(range(f + i % 3))))
                 w.write(tf.train.Example(features=tf.train.Features(
                     feature=feature)).SerializeToString())
         paths.append(path)
@@ -107,6 +115,14 @@ def main():
             paths).map(lambda s: tf.io.parse_single_example(s, SPEC)),
         "batch + parse_example": lambda: tf.data.TFRecordDataset(
             paths).batch(4).map(lambda s: tf.io.parse_example(s, SPEC)),
+        "VarLenFeature, one example at a time":
+            lambda: tf.data.TFRecordDataset(paths).map(
+                lambda s: tf.io.parse_single_example(s, SPARSE_SPEC)),
+        "VarLenFeature, batches": lambda: tf.data.TFRecordDataset(
+            paths).batch(3).map(lambda s: tf.io.parse_example(s, SPARSE_SPEC)),
+        "VarLenFeature parsed, then batched":
+            lambda: tf.data.TFRecordDataset(paths).map(
+                lambda s: tf.io.parse_single_example(s, SPARSE_SPEC)).batch(4),
         "text lines": lambda: tf.data.TextLineDataset(text),
         "corrupted record": lambda: tf.data.TFRecordDataset(corrupt),
         "missing file": lambda: tf.data.TFRecordDataset(
