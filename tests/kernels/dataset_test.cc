@@ -320,6 +320,54 @@ TEST_CASE("dataset: TFRecords and text lines TensorFlow wrote read and parse "
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "Feature: w (data type: float) is required"));
 
+  // "w" as a VarLenFeature: absent from record 1.
+  NodeDef sparse = TestNodeBuilder("parse", "ParseExampleV2", 5)
+                       .Attr("Tdense", DataTypeVector{})
+                       .Attr("num_sparse", 1)
+                       .Attr("sparse_types", DataTypeVector{DT_FLOAT})
+                       .Attr("ragged_value_types", DataTypeVector{})
+                       .Attr("ragged_split_types", DataTypeVector{})
+                       .Build();
+  (*sparse.mutable_attr())["dense_shapes"].mutable_list();
+  Tensor w_key(DT_STRING, TensorShape({1}));
+  w_key.data<std::string>()[0] = "w";
+  absl::StatusOr<std::vector<Tensor>> w_sparse = RunKernel(
+      sparse, {serialized, Tensor(DT_STRING, TensorShape({0})), w_key,
+               Tensor(DT_STRING, TensorShape({0})),
+               Tensor(DT_STRING, TensorShape({0}))});
+  REQUIRE(w_sparse.ok());
+  auto ints = [](const Tensor& t) {
+    auto s = t.span<int64_t>();
+    return std::vector<int64_t>(s.begin(), s.end());
+  };
+  CHECK(ints((*w_sparse)[0]) == std::vector<int64_t>{0, 0, 0, 1, 2, 0, 2, 1});
+  auto w_values = (*w_sparse)[1].span<float>();
+  CHECK(std::vector<float>(w_values.begin(), w_values.end()) ==
+        std::vector<float>{0, 0, 2, -2});
+  CHECK(ints((*w_sparse)[2]) == std::vector<int64_t>{3, 2});
+
+  // Through a dataset a SparseTensor is three variants; two of them
+  // stacked deserialize with the stack's dimension folded in.
+  Tensor one = Run1(TestNodeBuilder("ser", "SerializeSparse", 3)
+                        .Attr("T", DT_FLOAT)
+                        .Attr("out_type", DT_VARIANT)
+                        .Build(),
+                    *w_sparse);
+  Tensor two(DT_VARIANT, TensorShape({2, 3}));
+  for (int i = 0; i < 6; ++i) {
+    two.data<Variant>()[i] = one.data<Variant>()[i % 3];
+  }
+  absl::StatusOr<std::vector<Tensor>> back =
+      RunKernel(TestNodeBuilder("de", "DeserializeSparse", 1)
+                    .Attr("dtype", DT_FLOAT)
+                    .Attr("Tserialized", DT_VARIANT)
+                    .Build(),
+                {two});
+  REQUIRE(back.ok());
+  CHECK(ints((*back)[2]) == std::vector<int64_t>{2, 3, 2});
+  CHECK((*back)[0].shape() == TensorShape({8, 3}));
+  CHECK(ints((*back)[0])[12] == 1);  // the 5th value is the second copy's
+
   std::vector<std::string> lines =
       ReadFile("TextLineDataset", kTfRecordDir + "/lines.txt");
   REQUIRE(lines.size() == 4);
