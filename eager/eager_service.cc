@@ -4,6 +4,7 @@
 #include <functional>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <thread>
@@ -270,10 +271,39 @@ class Context {
     handles_[key] = std::move(value);
   }
   // TensorFlow's clients release each handle once; a second release (or
-  // one of a handle never made) is harmless.
+  // one of a handle never made) is harmless. An anonymous iterator or seed
+  // generator made in this context goes with the last handle naming it:
+  // TensorFlow 2 counts references to them instead of sending a delete.
   void Release(HandleKey key) {
-    absl::MutexLock lock(&mu_);
-    handles_.erase(key);
+    std::optional<ResourceKey> drop;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = handles_.find(key);
+      if (it == handles_.end()) return;
+      const RemoteTensor released = std::move(it->second);
+      handles_.erase(it);
+      std::optional<ResourceKey> r = CountedResourceOf(released);
+      if (r.has_value() && resources_.contains(*r)) {
+        bool named_elsewhere = false;
+        for (const auto& [k, v] : handles_) {
+          std::optional<ResourceKey> other = CountedResourceOf(v);
+          if (other.has_value() && !(*other < *r) && !(*r < *other)) {
+            named_elsewhere = true;
+            break;
+          }
+        }
+        if (!named_elsewhere) {
+          resources_.erase(*r);
+          drop = std::move(r);
+        }
+      }
+    }
+    if (drop.has_value()) {
+      // NotFound: the client deleted it already.
+      drop->device->resource_manager()
+          ->Delete(drop->container, drop->name, drop->type_name)
+          .IgnoreError();
+    }
   }
   int64_t NumHandles() const {
     absl::MutexLock lock(&mu_);
@@ -352,6 +382,22 @@ class Context {
              std::tie(o.device, o.container, o.name, o.type_name);
     }
   };
+
+  // The resource a handle names when it is one TensorFlow reference-counts
+  // (an anonymous iterator, multi-device iterator or seed generator).
+  static std::optional<ResourceKey> CountedResourceOf(const RemoteTensor& t) {
+    if (t.tensor.dtype() != DT_RESOURCE || t.tensor.NumElements() != 1 ||
+        t.device == nullptr) {
+      return std::nullopt;
+    }
+    const ResourceHandle& h = t.tensor.scalar<ResourceHandle>();
+    if (!absl::StartsWith(h.name(), "_AnonymousIterator") &&
+        !absl::StartsWith(h.name(), "_AnonymousMultiDeviceIterator") &&
+        !absl::StartsWith(h.name(), "_AnonymousSeedGenerator")) {
+      return std::nullopt;
+    }
+    return ResourceKey{t.device, h.container(), h.name(), h.maybe_type_name()};
+  }
 
   const uint64_t id_;
   const absl::Duration keep_alive_;

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -339,6 +340,40 @@ TEST_CASE("Only short stateless operations with built kernels may run on "
   eager::EnqueueRequest unknown = add(18, 1);
   unknown.set_context_id(404);
   CHECK(f.service->CanRunInline(unknown));
+}
+
+TEST_CASE("An anonymous iterator goes with the last handle that names it") {
+  Fixture f;
+  f.Create(6);
+  ResourceMgr* rm = f.devices->ListDevices()[0]->resource_manager();
+  auto iterators = [rm] {
+    int n = 0;
+    for (const ResourceMgr::Entry& e : rm->List()) {
+      n += absl::StartsWith(e.name, "_AnonymousIterator");
+    }
+    return n;
+  };
+  const int before = iterators();
+  eager::EnqueueRequest make;
+  make.set_context_id(6);
+  eager::Operation* it = AddOp(&make, 1, "AnonymousIteratorV3", {});
+  (*it->mutable_attrs())["output_types"].mutable_list()->add_type(DT_INT64);
+  (*it->mutable_attrs())["output_shapes"].mutable_list()->add_shape();
+  SetType(AddOp(&make, 2, "Identity", {{1, 0}}), "T", DT_RESOURCE);
+  eager::EnqueueResponse resp;
+  REQUIRE_THAT(f.service->Enqueue(make, &resp), IsOk());
+  CHECK(iterators() == before + 1);
+  auto release = [&f](int64_t op_id) {
+    eager::EnqueueRequest req;
+    req.set_context_id(6);
+    req.add_queue()->mutable_handle_to_decref()->set_op_id(op_id);
+    eager::EnqueueResponse r;
+    REQUIRE_THAT(f.service->Enqueue(req, &r), IsOk());
+  };
+  release(1);
+  CHECK(iterators() == before + 1);  // handle 2 still names it
+  release(2);
+  CHECK(iterators() == before);
 }
 
 TEST_CASE("A failing op is reported against that op, earlier ones stand") {
