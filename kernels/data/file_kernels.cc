@@ -1,9 +1,11 @@
 // Input files: TFRecordDataset (TensorFlow's record format, every record's
 // length and data checked against their masked CRC32C) and TextLineDataset
-// (one element per line), uncompressed, each file confined to the
+// (one element per line), plain or ZLIB/GZIP, each file confined to the
 // server's --data-dir as every file op is. And ParseExampleV2 for
 // tf.train.Example records (tf.io.parse_example and parse_single_example
 // with FixedLenFeature and VarLenFeature).
+#include <zlib.h>
+
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -23,27 +25,55 @@
 namespace dfx::data {
 namespace {
 
-// One file read record by record (or line by line).
+// How a file is compressed: TensorFlow's compression_type.
+enum class Compression { kNone, kZlib, kGzip };
+
+absl::StatusOr<Compression> ParseCompression(const std::string& type) {
+  if (type.empty()) return Compression::kNone;
+  if (type == "ZLIB") return Compression::kZlib;
+  if (type == "GZIP") return Compression::kGzip;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "compression_type must be \"\", \"ZLIB\" or \"GZIP\", not \"", type,
+      "\""));
+}
+
+// One file read record by record (or line by line), inflated on the way
+// when compressed.
 class FileReader {
  public:
   static absl::StatusOr<std::unique_ptr<FileReader>> Open(
-      const std::string& node, const std::string& path) {
+      const std::string& node, const std::string& path,
+      Compression compression) {
     DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node, path));
-    auto r = std::unique_ptr<FileReader>(new FileReader(path));
+    auto r = std::unique_ptr<FileReader>(new FileReader(path, compression));
     r->in_.open(resolved, std::ios::binary);
     if (!r->in_) {
       return absl::NotFoundError(
           absl::StrCat(path, "; No such file or directory (or unreadable)"));
     }
+    if (compression != Compression::kNone) {
+      // 16 + MAX_WBITS: a gzip header and trailer around the stream.
+      const int bits = compression == Compression::kGzip ? 16 + MAX_WBITS
+                                                          : MAX_WBITS;
+      if (inflateInit2(&r->zs_, bits) != Z_OK) {
+        return absl::InternalError("zlib: inflateInit2 failed");
+      }
+      r->zs_open_ = true;
+    }
     return r;
   }
+  ~FileReader() {
+    if (zs_open_) inflateEnd(&zs_);
+  }
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
 
   // The next record into `out`; false at the end of the file.
   absl::StatusOr<bool> NextRecord(std::string* out) {
     char header[12];
-    in_.read(header, sizeof(header));
-    if (in_.gcount() == 0 && in_.eof()) return false;
-    if (in_.gcount() != sizeof(header)) return Truncated("header");
+    DFX_ASSIGN_OR_RETURN(size_t got, Read(header, sizeof(header)));
+    if (got == 0) return false;
+    if (got != sizeof(header)) return Truncated("header");
     uint64_t length = 0;
     uint32_t length_crc = 0;
     std::memcpy(&length, header, 8);  // little-endian on dfx's hosts
@@ -61,11 +91,11 @@ class FileReader {
         static_cast<int64_t>(length),
         absl::StrCat("a record at offset ", offset_, " of ", path_)));
     out->resize(length);
-    in_.read(out->data(), static_cast<std::streamsize>(length));
-    if (static_cast<uint64_t>(in_.gcount()) != length) return Truncated("data");
+    DFX_ASSIGN_OR_RETURN(got, Read(out->data(), length));
+    if (got != length) return Truncated("data");
     char footer[4];
-    in_.read(footer, 4);
-    if (in_.gcount() != 4) return Truncated("footer");
+    DFX_ASSIGN_OR_RETURN(got, Read(footer, 4));
+    if (got != 4) return Truncated("footer");
     uint32_t data_crc = 0;
     std::memcpy(&data_crc, footer, 4);
     if (crc32c::Mask(crc32c::Value(out->data(), out->size())) != data_crc) {
@@ -77,16 +107,72 @@ class FileReader {
 
   // The next line (without its "\n" or "\r\n"); false at the end.
   absl::StatusOr<bool> NextLine(std::string* out) {
-    if (!std::getline(in_, *out)) {
-      if (in_.eof()) return false;
-      return absl::DataLossError(absl::StrCat("cannot read ", path_));
+    out->clear();
+    while (true) {
+      const size_t newline = pending_.find('\n', scanned_);
+      if (newline != std::string::npos) {
+        out->assign(pending_, 0, newline);
+        pending_.erase(0, newline + 1);
+        scanned_ = 0;
+        break;
+      }
+      scanned_ = pending_.size();
+      char chunk[1 << 14];
+      DFX_ASSIGN_OR_RETURN(size_t got, Read(chunk, sizeof(chunk)));
+      if (got == 0) {
+        if (pending_.empty()) return false;
+        out->swap(pending_);  // a last line without "\n"
+        pending_.clear();
+        scanned_ = 0;
+        break;
+      }
+      pending_.append(chunk, got);
+      DFX_RETURN_IF_ERROR(CheckHostMemoryHeadroom(
+          static_cast<int64_t>(pending_.size()),
+          absl::StrCat("a line of ", path_)));
     }
     if (!out->empty() && out->back() == '\r') out->pop_back();
     return true;
   }
 
  private:
-  explicit FileReader(std::string path) : path_(std::move(path)) {}
+  FileReader(std::string path, Compression compression)
+      : path_(std::move(path)), compression_(compression) {}
+
+  // Up to `n` bytes of the (inflated) file; fewer only at its end.
+  absl::StatusOr<size_t> Read(char* buf, size_t n) {
+    if (compression_ == Compression::kNone) {
+      in_.read(buf, static_cast<std::streamsize>(n));
+      if (in_.bad()) {
+        return absl::DataLossError(absl::StrCat("cannot read ", path_));
+      }
+      return static_cast<size_t>(in_.gcount());
+    }
+    zs_.next_out = reinterpret_cast<Bytef*>(buf);
+    zs_.avail_out = static_cast<uInt>(n);
+    while (zs_.avail_out > 0 && !stream_end_) {
+      if (zs_.avail_in == 0) {
+        in_.read(compressed_.data(),
+                 static_cast<std::streamsize>(compressed_.size()));
+        const std::streamsize got = in_.gcount();
+        if (got <= 0) {
+          return absl::DataLossError(
+              absl::StrCat("truncated compressed data in ", path_));
+        }
+        zs_.next_in = reinterpret_cast<Bytef*>(compressed_.data());
+        zs_.avail_in = static_cast<uInt>(got);
+      }
+      const int ret = inflate(&zs_, Z_NO_FLUSH);
+      if (ret == Z_STREAM_END) {
+        stream_end_ = true;
+      } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+        return absl::DataLossError(absl::StrCat(
+            "corrupted compressed data in ", path_, " (zlib error ", ret,
+            ")"));
+      }
+    }
+    return n - zs_.avail_out;
+  }
 
   absl::Status Truncated(const char* what) const {
     return absl::DataLossError(absl::StrCat("truncated record ", what,
@@ -100,19 +186,27 @@ class FileReader {
   }
 
   const std::string path_;
+  const Compression compression_;
   std::ifstream in_;
   uint64_t offset_ = 0;
+  std::string pending_;  // read, not yet returned as a line
+  size_t scanned_ = 0;   // bytes of pending_ known to hold no newline
+  z_stream zs_{};
+  bool zs_open_ = false;
+  bool stream_end_ = false;
+  std::vector<char> compressed_ = std::vector<char>(1 << 16);
 };
 
 // The records (or lines) of `filenames`, file after file.
 class FileDataset final : public DatasetBase {
  public:
   FileDataset(std::string node, std::vector<std::string> filenames,
-              bool lines)
+              bool lines, Compression compression)
       : DatasetBase({DT_STRING}),
         node_(std::move(node)),
         filenames_(std::move(filenames)),
-        lines_(lines) {}
+        lines_(lines),
+        compression_(compression) {}
 
   std::string DebugString() const override {
     return absl::StrCat(lines_ ? "TextLineDataset(" : "TFRecordDataset(",
@@ -139,7 +233,8 @@ class FileDataset final : public DatasetBase {
           }
           DFX_ASSIGN_OR_RETURN(
               reader_,
-              FileReader::Open(d_->node_, d_->filenames_[next_file_++]));
+              FileReader::Open(d_->node_, d_->filenames_[next_file_++],
+                               d_->compression_));
         }
         DFX_ASSIGN_OR_RETURN(bool got, d_->lines_ ? reader_->NextLine(&value)
                                                   : reader_->NextRecord(&value));
@@ -160,6 +255,7 @@ class FileDataset final : public DatasetBase {
   const std::string node_;
   const std::vector<std::string> filenames_;
   const bool lines_;
+  const Compression compression_;
 };
 
 class FileDatasetOp final : public OpKernel {
@@ -175,18 +271,17 @@ class FileDatasetOp final : public OpKernel {
                         "`filenames` must be a scalar or a vector."));
     const Tensor& compression = ctx->input(1);
     DFX_OP_REQUIRES(
-        ctx,
-        compression.dtype() == DT_STRING && compression.NumElements() == 1 &&
-            compression.data<std::string>()[0].empty(),
-        absl::UnimplementedError(
-            "compressed input files (compression_type GZIP or ZLIB) are not "
-            "supported by dfx yet"));
+        ctx, compression.dtype() == DT_STRING && compression.NumElements() == 1,
+        absl::InvalidArgumentError("compression_type must be a scalar string"));
+    absl::StatusOr<Compression> kind =
+        ParseCompression(compression.data<std::string>()[0]);
+    DFX_OP_REQUIRES_OK(ctx, kind.status());
     std::vector<std::string> files(names.data<std::string>(),
                                    names.data<std::string>() +
                                        names.NumElements());
     SetDatasetOutput(ctx, 0,
                      std::make_shared<FileDataset>(name(), std::move(files),
-                                                   lines_));
+                                                   lines_, *kind));
   }
 
  private:

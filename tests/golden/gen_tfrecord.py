@@ -2,7 +2,8 @@
 """Golden input files: TFRecords of tf.train.Example and a text file, as
 TensorFlow 2.21 writes them, with what TensorFlow parses out of them.
 
-    tests/golden/data/tfrecord/examples.tfrecord  3 Examples
+    tests/golden/data/tfrecord/examples.tfrecord  3 Examples (and .gz, .zz:
+                                                  the same, GZIP and ZLIB)
     tests/golden/data/tfrecord/lines.txt          4 lines ("\\r\\n" and a
                                                   last line without "\\n")
     tests/golden/data/tfrecord/expected.txt       per record, what
@@ -51,6 +52,13 @@ def main():
                     value=[i, -i]))
             w.write(tf.train.Example(features=tf.train.Features(
                 feature=feature)).SerializeToString())
+    # The same records compressed, as TFRecordWriter writes GZIP and ZLIB.
+    for kind, suffix in (("GZIP", "gz"), ("ZLIB", "zz")):
+        with tf.io.TFRecordWriter(
+                f"{path}.{suffix}", options=tf.io.TFRecordOptions(
+                    compression_type=kind)) as w:
+            for record in tf.data.TFRecordDataset(path):
+                w.write(record.numpy())
     lines_path = os.path.join(OUT, "lines.txt")
     with open(lines_path, "w") as f:
         f.write("first line\nsecond\r\n\nlast without newline")

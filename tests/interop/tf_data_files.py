@@ -58,6 +58,12 @@ def write_files(d):
                 w.write(tf.train.Example(features=tf.train.Features(
                     feature=feature)).SerializeToString())
         paths.append(path)
+    for kind in ("GZIP", "ZLIB"):
+        with tf.io.TFRecordWriter(
+                os.path.join(d, f"part-0.{kind}"),
+                options=tf.io.TFRecordOptions(compression_type=kind)) as w:
+            for i in range(7):
+                w.write(f"compressed record {i}".encode() * (i + 1))
     text = os.path.join(d, "lines.txt")
     with open(text, "w") as f:
         f.write("first line\nsecond\r\n\nlast without newline")
@@ -123,6 +129,10 @@ def main():
         "VarLenFeature parsed, then batched":
             lambda: tf.data.TFRecordDataset(paths).map(
                 lambda s: tf.io.parse_single_example(s, SPARSE_SPEC)).batch(4),
+        "GZIP records": lambda: tf.data.TFRecordDataset(
+            os.path.join(d, "part-0.GZIP"), compression_type="GZIP"),
+        "ZLIB records": lambda: tf.data.TFRecordDataset(
+            os.path.join(d, "part-0.ZLIB"), compression_type="ZLIB"),
         "text lines": lambda: tf.data.TextLineDataset(text),
         "corrupted record": lambda: tf.data.TFRecordDataset(corrupt),
         "missing file": lambda: tf.data.TFRecordDataset(

@@ -227,10 +227,11 @@ std::vector<std::string> ExpectedLines() {
 
 // Every string element of a file dataset op over `file`.
 std::vector<std::string> ReadFile(const std::string& op,
-                                  const std::string& file) {
+                                  const std::string& file,
+                                  const std::string& compression = "") {
   Tensor ds = Run1(TestNodeBuilder("files", op, 3).Build(),
                    {Tensor::Scalar<std::string>(file),
-                    Tensor::Scalar<std::string>(""),
+                    Tensor::Scalar<std::string>(compression),
                     Tensor::Scalar<int64_t>(0)});
   Tensor it = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
                        .Attr("output_types", DataTypeVector{DT_STRING})
@@ -261,6 +262,11 @@ TEST_CASE("dataset: TFRecords and text lines TensorFlow wrote read and parse "
   std::vector<std::string> records =
       ReadFile("TFRecordDataset", kTfRecordDir + "/examples.tfrecord");
   REQUIRE(records.size() == 3);
+  // The GZIP and ZLIB copies TensorFlow wrote hold the same records.
+  CHECK(ReadFile("TFRecordDataset", kTfRecordDir + "/examples.tfrecord.gz",
+                 "GZIP") == records);
+  CHECK(ReadFile("TFRecordDataset", kTfRecordDir + "/examples.tfrecord.zz",
+                 "ZLIB") == records);
   // parse_example over the three records at once.
   Tensor serialized(DT_STRING, TensorShape({3}));
   for (int i = 0; i < 3; ++i) serialized.data<std::string>()[i] = records[i];
