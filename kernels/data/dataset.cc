@@ -217,6 +217,23 @@ absl::StatusOr<std::shared_ptr<const DatasetFunction>> DatasetFunction::Create(
   return std::shared_ptr<const DatasetFunction>(std::move(f));
 }
 
+DatasetOpFunction ReadDatasetOpFunction(OpKernelConstruction* ctx,
+                                        absl::string_view attr) {
+  DatasetOpFunction out;
+  DataTypeVector captured;
+  ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
+  out.num_captured = static_cast<int>(captured.size());
+  if (!ctx->status().ok()) return out;
+  absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
+      DatasetFunction::Create(ctx, attr);
+  if (!f.ok()) {
+    ctx->SetStatus(f.status());
+    return out;
+  }
+  out.f = *std::move(f);
+  return out;
+}
+
 absl::StatusOr<std::vector<Tensor>> DatasetFunction::Run(
     IteratorContext* ctx, std::vector<Tensor> args) const {
   // Trailing arguments beyond the signature are dropped, as TensorFlow

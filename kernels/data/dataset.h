@@ -206,6 +206,17 @@ class DatasetFunction {
   std::unique_ptr<Executor> executor_;
 };
 
+// The function func attr `attr` names, instantiated for a dataset op's
+// kernel, and how many captured inputs (attr Targuments) the op takes after
+// its input dataset. On error, sets the construction's status and returns
+// a null function.
+struct DatasetOpFunction {
+  std::shared_ptr<const DatasetFunction> f;
+  int num_captured = 0;
+};
+DatasetOpFunction ReadDatasetOpFunction(OpKernelConstruction* ctx,
+                                        absl::string_view attr);
+
 // Registration, one per kernel file; RegisterDatasetKernels calls them all.
 void RegisterDatasetSourceKernels(KernelRegistry* registry);
 void RegisterDatasetTransformKernels(KernelRegistry* registry);

@@ -141,26 +141,16 @@ class InterleaveDataset final : public DatasetBase {
 class InterleaveDatasetOp final : public DatasetOpKernel {
  public:
   explicit InterleaveDatasetOp(OpKernelConstruction* ctx)
-      : DatasetOpKernel(ctx), flat_map_(ctx->def().op() == "FlatMapDataset") {
-    DataTypeVector captured;
-    ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
-    num_captured_ = static_cast<int>(captured.size());
-    if (!ctx->status().ok()) return;
-    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
-        DatasetFunction::Create(ctx, "f");
-    if (!f.ok()) {
-      ctx->SetStatus(f.status());
-      return;
-    }
-    f_ = *std::move(f);
-  }
+      : DatasetOpKernel(ctx),
+        flat_map_(ctx->def().op() == "FlatMapDataset"),
+        fn_(ReadDatasetOpFunction(ctx, "f")) {}
 
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
     int64_t cycle_length = 1, block_length = 1;
     if (!flat_map_) {
-      const int at = 1 + num_captured_;
+      const int at = 1 + fn_.num_captured;
       DFX_ASSIGN_OR_RETURN(cycle_length,
                            ScalarInt64Input(ctx, at, "cycle_length"));
       DFX_ASSIGN_OR_RETURN(block_length,
@@ -179,14 +169,13 @@ class InterleaveDatasetOp final : public DatasetOpKernel {
       }
     }
     return std::make_shared<InterleaveDataset>(
-        std::move(input), output_types(), f_,
-        Captured(ctx, 1, num_captured_), cycle_length, block_length,
+        std::move(input), output_types(), fn_.f,
+        Captured(ctx, 1, fn_.num_captured), cycle_length, block_length,
         flat_map_);
   }
 
   const bool flat_map_;
-  std::shared_ptr<const DatasetFunction> f_;
-  int num_captured_ = 0;
+  const DatasetOpFunction fn_;
 };
 
 // ---------------------------------------------------------------------------

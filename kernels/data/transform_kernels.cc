@@ -186,34 +186,23 @@ class MapDataset final : public UnaryDataset {
 // deterministic TensorFlow pipeline gives them.
 class MapDatasetOp final : public UnaryDatasetOp {
  public:
-  explicit MapDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOp(ctx) {
-    DataTypeVector captured;
-    ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
-    num_captured_ = static_cast<int>(captured.size());
+  explicit MapDatasetOp(OpKernelConstruction* ctx)
+      : UnaryDatasetOp(ctx), fn_(ReadDatasetOpFunction(ctx, "f")) {
     if (FindNodeAttr(ctx->def(), "preserve_cardinality") != nullptr) {
       ctx->SetStatus(
           ctx->GetAttr("preserve_cardinality", &preserve_cardinality_));
     }
-    if (!ctx->status().ok()) return;
-    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
-        DatasetFunction::Create(ctx, "f");
-    if (!f.ok()) {
-      ctx->SetStatus(f.status());
-      return;
-    }
-    f_ = *std::move(f);
   }
 
  private:
   absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
                                       DatasetPtr input) override {
-    return std::make_shared<MapDataset>(std::move(input), output_types(), f_,
-                                        CapturedInputs(ctx, num_captured_),
-                                        preserve_cardinality_);
+    return std::make_shared<MapDataset>(
+        std::move(input), output_types(), fn_.f,
+        CapturedInputs(ctx, fn_.num_captured), preserve_cardinality_);
   }
 
-  std::shared_ptr<const DatasetFunction> f_;
-  int num_captured_ = 0;
+  const DatasetOpFunction fn_;
   bool preserve_cardinality_ = false;
 };
 
@@ -274,29 +263,17 @@ class FilterDataset final : public UnaryDataset {
 
 class FilterDatasetOp final : public UnaryDatasetOp {
  public:
-  explicit FilterDatasetOp(OpKernelConstruction* ctx) : UnaryDatasetOp(ctx) {
-    DataTypeVector captured;
-    ctx->SetStatus(ctx->GetAttr("Targuments", &captured));
-    num_captured_ = static_cast<int>(captured.size());
-    if (!ctx->status().ok()) return;
-    absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
-        DatasetFunction::Create(ctx, "predicate");
-    if (!f.ok()) {
-      ctx->SetStatus(f.status());
-      return;
-    }
-    f_ = *std::move(f);
-  }
+  explicit FilterDatasetOp(OpKernelConstruction* ctx)
+      : UnaryDatasetOp(ctx), fn_(ReadDatasetOpFunction(ctx, "predicate")) {}
 
  private:
   absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
                                       DatasetPtr input) override {
-    return std::make_shared<FilterDataset>(std::move(input), f_,
-                                           CapturedInputs(ctx, num_captured_));
+    return std::make_shared<FilterDataset>(
+        std::move(input), fn_.f, CapturedInputs(ctx, fn_.num_captured));
   }
 
-  std::shared_ptr<const DatasetFunction> f_;
-  int num_captured_ = 0;
+  const DatasetOpFunction fn_;
 };
 
 // ---------------------------------------------------------------------------
