@@ -84,6 +84,28 @@ absl::Status ReadBatch(IteratorContext* ctx, std::unique_ptr<IteratorBase>* in,
   return absl::OkStatus();
 }
 
+std::vector<Tensor> CapturedInputs(OpKernelContext* ctx, int count) {
+  std::vector<Tensor> out;
+  for (int i = 1; i <= count && i < ctx->num_inputs(); ++i) {
+    out.push_back(ctx->input(i));
+  }
+  return out;
+}
+
+absl::Status SetElementOutputs(OpKernelContext* ctx,
+                               std::vector<Tensor> element, bool end) {
+  if (end) return absl::OutOfRangeError("End of sequence");
+  if (static_cast<int>(element.size()) != ctx->num_outputs()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the iterator produced ", element.size(), " components, the op has ",
+        ctx->num_outputs(), " outputs"));
+  }
+  for (int i = 0; i < ctx->num_outputs(); ++i) {
+    ctx->set_output(i, std::move(element[i]));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DeleteResourceOfInput(OpKernelContext* ctx,
                                    absl::string_view type_name) {
   DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 0));

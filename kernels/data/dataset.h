@@ -137,6 +137,16 @@ absl::Status ReadBatch(IteratorContext* ctx, std::unique_ptr<IteratorBase>* in,
                        const std::string& what,
                        std::vector<std::vector<Tensor>>* elements, bool* end);
 
+// Inputs 1..count of a dataset op: the captured inputs (other_arguments)
+// its function takes after the element's components.
+std::vector<Tensor> CapturedInputs(OpKernelContext* ctx, int count);
+
+// Sets an iterator op's outputs to `element`: OutOfRange "End of sequence"
+// when `end` (as TensorFlow's IteratorGetNext), InvalidArgument when the
+// element has another number of components than the op has outputs.
+absl::Status SetElementOutputs(OpKernelContext* ctx,
+                               std::vector<Tensor> element, bool end);
+
 // Deletes the resource of type `type_name` that the handle at input 0
 // names (the Delete* ops).
 absl::Status DeleteResourceOfInput(OpKernelContext* ctx,

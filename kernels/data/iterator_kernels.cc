@@ -298,28 +298,26 @@ class MakeIteratorOp final : public OpKernel {
   }
 };
 
+// The next element of the iterator at input 0; `*end` at its end.
+absl::Status NextOfInput(OpKernelContext* ctx, std::vector<Tensor>* element,
+                         bool* end) {
+  DFX_ASSIGN_OR_RETURN(std::shared_ptr<IteratorResource> it,
+                       LookupIterator(ctx, 0));
+  IteratorContext ictx = IteratorContextOf(ctx);
+  return it->GetNext(&ictx, element, end);
+}
+
 // IteratorGetNext and IteratorGetNextSync: the next element, or OutOfRange
 // "End of sequence" at the end of the input, as TensorFlow's.
 class IteratorGetNextOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
-        LookupIterator(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, it.status());
-    IteratorContext ictx = IteratorContextOf(ctx);
     std::vector<Tensor> element;
     bool end = false;
-    DFX_OP_REQUIRES_OK(ctx, (*it)->GetNext(&ictx, &element, &end));
-    DFX_OP_REQUIRES(ctx, !end, absl::OutOfRangeError("End of sequence"));
-    DFX_OP_REQUIRES(
-        ctx, static_cast<int>(element.size()) == num_outputs(),
-        absl::InvalidArgumentError(absl::StrCat(
-            "the iterator produced ", element.size(), " components, the op "
-            "has ", num_outputs(), " outputs")));
-    for (int i = 0; i < num_outputs(); ++i) {
-      ctx->set_output(i, std::move(element[i]));
-    }
+    DFX_OP_REQUIRES_OK(ctx, NextOfInput(ctx, &element, &end));
+    DFX_OP_REQUIRES_OK(ctx,
+                       SetElementOutputs(ctx, std::move(element), end));
   }
 };
 
@@ -327,13 +325,9 @@ class IteratorGetNextAsOptionalOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
-        LookupIterator(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, it.status());
-    IteratorContext ictx = IteratorContextOf(ctx);
     std::vector<Tensor> element;
     bool end = false;
-    DFX_OP_REQUIRES_OK(ctx, (*it)->GetNext(&ictx, &element, &end));
+    DFX_OP_REQUIRES_OK(ctx, NextOfInput(ctx, &element, &end));
     Tensor out(DT_VARIANT, TensorShape({}));
     out.data<Variant>()[0] =
         end ? Variant::Make<OptionalValue>()

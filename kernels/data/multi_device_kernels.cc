@@ -205,15 +205,8 @@ class MultiDeviceIteratorGetNextFromShardOp final : public OpKernel {
                                 &ictx, shard.data<int32_t>()[0],
                                 incarnation.data<int64_t>()[0], &element,
                                 &end));
-    DFX_OP_REQUIRES(ctx, !end, absl::OutOfRangeError("End of sequence"));
-    DFX_OP_REQUIRES(ctx, static_cast<int>(element.size()) == num_outputs(),
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "the iterator produced ", element.size(),
-                        " components, the op has ", num_outputs(),
-                        " outputs")));
-    for (int i = 0; i < num_outputs(); ++i) {
-      ctx->set_output(i, std::move(element[i]));
-    }
+    DFX_OP_REQUIRES_OK(ctx,
+                       SetElementOutputs(ctx, std::move(element), end));
   }
 };
 

@@ -14,12 +14,6 @@
 namespace dfx::data {
 namespace {
 
-std::vector<Tensor> Captured(OpKernelContext* ctx, int first, int count) {
-  std::vector<Tensor> out;
-  for (int i = first; i < first + count; ++i) out.push_back(ctx->input(i));
-  return out;
-}
-
 // `f` applied to one input element: the dataset it returns, iterated.
 absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
     IteratorContext* ctx, const DatasetFunction& f,
@@ -170,7 +164,7 @@ class InterleaveDatasetOp final : public DatasetOpKernel {
     }
     return std::make_shared<InterleaveDataset>(
         std::move(input), output_types(), fn_.f,
-        Captured(ctx, 1, fn_.num_captured), cycle_length, block_length,
+        CapturedInputs(ctx, fn_.num_captured), cycle_length, block_length,
         flat_map_);
   }
 

@@ -103,16 +103,6 @@ class GetOptionsOp final : public OpKernel {
 // ---------------------------------------------------------------------------
 // Map and filter.
 
-// The captured inputs (other_arguments) of a map or filter: inputs 1.. up
-// to `count` of them.
-std::vector<Tensor> CapturedInputs(OpKernelContext* ctx, int count) {
-  std::vector<Tensor> out;
-  for (int i = 1; i <= count && i < ctx->num_inputs(); ++i) {
-    out.push_back(ctx->input(i));
-  }
-  return out;
-}
-
 class MapDataset final : public UnaryDataset {
  public:
   MapDataset(DatasetPtr input, DataTypeVector dtypes,
