@@ -370,5 +370,35 @@ TEST_CASE("A restarted member, and a restarted leader, rejoin the group "
   check(out);
 }
 
+TEST_CASE("All-reduce over 2 devices on each of 2 server processes goes "
+          "hierarchically and gives every member the mean", "[collective]") {
+  TestCluster cluster({{"worker", 2}}, {"--cpu-devices", "2"});
+  std::vector<std::string> devices;
+  for (int task = 0; task < 2; ++task) {
+    for (int d = 0; d < 2; ++d) {
+      devices.push_back(absl::StrCat("/job:worker/replica:0/task:", task,
+                                     "/device:CPU:", d));
+    }
+  }
+  auto session = Open(cluster, CollectiveGraph(devices, "CollectiveReduceV2",
+                                               8, 1, "Add", "Div"));
+  // 3 MiB per member: pieces on the bulk plane between the tasks.
+  const int64_t n = int64_t{3} << 18;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (int i = 0; i < 4; ++i) {
+    feeds.emplace_back(absl::StrCat("x", i), Input(i, n));
+  }
+  std::vector<float> want(n);
+  for (int64_t j = 0; j < n; ++j) {
+    want[j] = (0 + 1 + 2 + 3 + 4 * static_cast<float>(j % 64) / 8) / 4;
+  }
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> out;
+    REQUIRE_THAT(session->Run(feeds, {"c0", "c1", "c2", "c3"}, {}, &out),
+                 IsOk());
+    for (const Tensor& t : out) CHECK(Values(t) == want);
+  }
+}
+
 }  // namespace
 }  // namespace dfx
