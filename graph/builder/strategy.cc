@@ -202,6 +202,15 @@ absl::StatusOr<TrainStep> ApplyOnReplicas(
   return step;
 }
 
+// RestoreV2 of `names` (all of `dtypes`) from `prefix`, in `scope`.
+std::vector<Output> RestoreNamed(const Scope& scope, const Output& prefix,
+                                 const std::vector<std::string>& names,
+                                 const std::vector<DataType>& dtypes) {
+  return ops::RestoreV2(
+      scope, prefix, ops::Const(scope, names),
+      ops::Const(scope, std::vector<std::string>(names.size())), dtypes);
+}
+
 }  // namespace
 
 // --- MirroredStrategy -------------------------------------------------------
@@ -358,6 +367,46 @@ absl::StatusOr<TrainStep> MirroredStrategy::Minimize(
                          make_optimizer, std::move(step));
 }
 
+Operation MirroredStrategy::Save(const Scope& scope, const Output& prefix,
+                                 absl::Span<const MirroredVariable> vars) const {
+  std::vector<train::Variable> first;
+  for (const MirroredVariable& v : vars) {
+    if (v.replicas.empty()) {
+      scope.UpdateStatus(absl::InvalidArgumentError(
+          absl::StrCat("Save: mirrored variable '", v.name, "' has no copy")));
+      return Operation();
+    }
+    first.push_back(v.replicas[0]);
+  }
+  return train::Save(scope, prefix, first);
+}
+
+Operation MirroredStrategy::Restore(
+    const Scope& scope, const Output& prefix,
+    absl::Span<const MirroredVariable> vars) const {
+  std::vector<std::string> names;
+  std::vector<DataType> dtypes;
+  for (const MirroredVariable& v : vars) {
+    if (v.replicas.empty()) {
+      scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "Restore: mirrored variable '", v.name, "' has no copy")));
+      return Operation();
+    }
+    names.push_back(v.replicas[0].name);
+    dtypes.push_back(v.replicas[0].dtype);
+  }
+  const std::vector<Output> restored =
+      RestoreNamed(scope, prefix, names, dtypes);
+  std::vector<Operation> assigns;
+  for (size_t i = 0; i < vars.size() && i < restored.size(); ++i) {
+    for (const train::Variable& copy : vars[i].replicas) {
+      assigns.push_back(train::AssignValue(scope.WithDevice(copy.device),
+                                           copy, restored[i]));
+    }
+  }
+  return ops::NoOp(scope.WithControlDependencies(assigns));
+}
+
 // --- ShardedStrategy --------------------------------------------------------
 
 absl::StatusOr<std::unique_ptr<ShardedStrategy>> ShardedStrategy::Create(
@@ -432,6 +481,65 @@ Output ShardedStrategy::Gather(const Scope& scope, const ShardedVariable& var,
     gathered_.erase(it);
   }
   return value;
+}
+
+Operation ShardedStrategy::Save(const Scope& scope, const Output& prefix,
+                                absl::Span<const ShardedVariable> vars) const {
+  std::vector<std::string> names;
+  std::vector<Output> values;
+  for (const ShardedVariable& v : vars) {
+    if (v.shards.size() != static_cast<size_t>(num_replicas())) {
+      scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "Save: sharded variable '", v.name, "' has ", v.shards.size(),
+          " shards, the strategy ", num_replicas(), " replicas")));
+      return Operation();
+    }
+    std::vector<Output> reads;
+    for (const train::Variable& shard : v.shards) {
+      reads.push_back(train::ReadValue(scope, shard));
+    }
+    const Output joined = ops::ConcatV2(scope, reads, ops::Const(scope, 0));
+    const Output whole =
+        ops::Slice(scope, joined, ops::Const(scope, std::vector<int64_t>{0}),
+                   ops::Const(scope, std::vector<int64_t>{v.num_elements}));
+    names.push_back(v.name);
+    values.push_back(ops::Reshape(scope, whole, ops::Const(scope, v.shape)));
+  }
+  return ops::SaveV2(scope, prefix, ops::Const(scope, names),
+                     ops::Const(scope, std::vector<std::string>(names.size())),
+                     values);
+}
+
+Operation ShardedStrategy::Restore(
+    const Scope& scope, const Output& prefix,
+    absl::Span<const ShardedVariable> vars) const {
+  std::vector<std::string> names;
+  std::vector<DataType> dtypes;
+  for (const ShardedVariable& v : vars) {
+    names.push_back(v.name);
+    dtypes.push_back(v.dtype);
+  }
+  const std::vector<Output> restored =
+      RestoreNamed(scope, prefix, names, dtypes);
+  std::vector<Operation> assigns;
+  const int64_t n = num_replicas();
+  for (size_t i = 0; i < vars.size() && i < restored.size(); ++i) {
+    const ShardedVariable& v = vars[i];
+    const int64_t k = v.shard_elements;
+    // Each replica cuts its shard from the whole value (sent to it once).
+    for (int r = 0; r < num_replicas() &&
+                    r < static_cast<int>(v.shards.size());
+         ++r) {
+      const Scope rs = scope.WithDevice(device(r));
+      const Output padded =
+          PadEnd(rs, Flatten(rs, restored[i]), n * k - v.num_elements);
+      const Output piece = ops::Slice(
+          rs, padded, ops::Const(rs, std::vector<int64_t>{r * k}),
+          ops::Const(rs, std::vector<int64_t>{k}));
+      assigns.push_back(train::AssignValue(rs, v.shards[r], piece));
+    }
+  }
+  return ops::NoOp(scope.WithControlDependencies(assigns));
 }
 
 absl::StatusOr<TrainStep> ShardedStrategy::Minimize(

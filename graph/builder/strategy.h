@@ -171,6 +171,15 @@ class MirroredStrategy : public Replicas {
                                      absl::Span<const MirroredVariable> vars,
                                      const OptimizerFactory& make_optimizer);
 
+  // A checkpoint in TensorFlow's format at `prefix` (a scalar string) of
+  // replica 0's copies, under the variables' names: what one unreplicated
+  // model saves. Restore assigns each saved value to every copy (after a
+  // replica's task restarted, say).
+  Operation Save(const Scope& scope, const Output& prefix,
+                 absl::Span<const MirroredVariable> vars) const;
+  Operation Restore(const Scope& scope, const Output& prefix,
+                    absl::Span<const MirroredVariable> vars) const;
+
  private:
   MirroredStrategy() = default;
   std::vector<train::Variable> Copies(const Scope& scope,
@@ -225,6 +234,16 @@ class ShardedStrategy : public Replicas {
                                      absl::Span<const Output> replica_losses,
                                      absl::Span<const ShardedVariable> vars,
                                      const OptimizerFactory& make_optimizer);
+
+  // A checkpoint of the whole values (the shards joined, the padding cut
+  // off) under the variables' names, as one unsharded model writes it: a
+  // plain model, a MirroredStrategy or TensorFlow can restore it, and
+  // Restore reads one of theirs, each replica keeping its shard. Save
+  // brings every shard to `scope`'s device.
+  Operation Save(const Scope& scope, const Output& prefix,
+                 absl::Span<const ShardedVariable> vars) const;
+  Operation Restore(const Scope& scope, const Output& prefix,
+                    absl::Span<const ShardedVariable> vars) const;
 
   // Bytes of the variables made so far that one replica holds (its
   // shards), and what one unsharded copy of them takes.

@@ -5,7 +5,10 @@
 // variables; refused inputs.
 #include "graph/builder/strategy.h"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <set>
@@ -523,6 +526,154 @@ TEST_CASE("strategies refuse bad devices, losses and variables",
       DT_FLOAT, {-1});
   CHECK_THAT(u.status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "fully known shape"));
+}
+
+// A directory of its own under the system's temporary directory, removed
+// with its files at the end of the test.
+class TempDir {
+ public:
+  TempDir()
+      : dir_(std::filesystem::temp_directory_path() /
+             absl::StrCat("dfx_strategy_test_", getpid())) {
+    std::filesystem::create_directories(dir_);
+  }
+  ~TempDir() { std::filesystem::remove_all(dir_); }
+  std::string File(const std::string& name) const {
+    return (dir_ / name).string();
+  }
+
+ private:
+  const std::filesystem::path dir_;
+};
+
+TEST_CASE("MirroredStrategy saves replica 0's copies and restores every copy",
+          "[strategy]") {
+  const Batch batch = MakeBatch();
+  Mirrored m = BuildMirrored(2, 0, /*first_instance_key=*/300);
+  auto step = m.strategy->Minimize(m.scope, m.losses, m.vars, MakeAdam);
+  REQUIRE_THAT(step.status(), IsOk());
+  const TempDir dir;
+  const std::string prefix = dir.File("mirrored");
+  Output path = ops::Const(m.scope, prefix);
+  Operation save = m.strategy->Save(m.scope.WithOpName("save"), path, m.vars);
+  Operation restore =
+      m.strategy->Restore(m.scope.WithOpName("restore"), path, m.vars);
+  std::vector<train::Variable> all;
+  for (const auto& v : m.vars) {
+    all.insert(all.end(), v.replicas.begin(), v.replicas.end());
+  }
+  all.insert(all.end(), step->slots.begin(), step->slots.end());
+  Operation init = train::InitializeAll(m.scope.WithOpName("init"), all);
+  auto session = Start(m.scope, 2, init.node_name());
+  std::vector<Tensor> out;
+  const auto feeds = ReplicaFeeds(batch, m.xs, m.ys);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE_THAT(session->Run(feeds, {}, {step->train.node_name()}, &out),
+                 IsOk());
+  }
+  auto copies = [&](const strategy::MirroredVariable& v) {
+    std::vector<std::string> fetches;
+    for (const auto& copy : v.replicas) fetches.push_back(copy.value.ToString());
+    REQUIRE_THAT(session->Run({}, fetches, {}, &out), IsOk());
+    std::vector<std::vector<float>> values;
+    for (const Tensor& t : out) values.push_back(Values(t));
+    return values;
+  };
+  const std::vector<std::vector<float>> trained = copies(m.vars[0]);
+  REQUIRE_THAT(session->Run({}, {}, {save.node_name()}, &out), IsOk());
+  REQUIRE_THAT(session->Run({}, {}, {init.node_name()}, &out), IsOk());
+  CHECK(copies(m.vars[0])[1] != trained[0]);
+  REQUIRE_THAT(session->Run({}, {}, {restore.node_name()}, &out), IsOk());
+  for (const auto& values : copies(m.vars[0])) CHECK(values == trained[0]);
+}
+
+TEST_CASE("ShardedStrategy checkpoints whole values: a plain model restores "
+          "them, and the shards come back", "[strategy]") {
+  const Batch batch = MakeBatch();
+  auto created = strategy::ShardedStrategy::Create(
+      {.devices = Cpus(3), .first_instance_key = 700});
+  REQUIRE_THAT(created.status(), IsOk());
+  strategy::ShardedStrategy& strategy = **created;
+  Scope s = Scope::NewRootScope();
+  std::vector<strategy::ShardedVariable> vars;
+  for (const ParamSpec& p : Params()) {
+    vars.push_back(strategy.CreateVariable(
+        s.WithOpName(p.name), [&p](const Scope& is) { return Initial(is, p); },
+        DT_FLOAT, p.shape));
+  }
+  std::vector<Output> xs, ys, losses;
+  for (int r = 0; r < 3; ++r) {
+    const Scope rs = strategy.ReplicaScope(s, r);
+    xs.push_back(ops::Placeholder(rs.WithOpName("x"), DT_FLOAT));
+    ys.push_back(ops::Placeholder(rs.WithOpName("y"), DT_INT32));
+    std::vector<Output> values;
+    for (const auto& v : vars) values.push_back(strategy.Gather(rs, v, r));
+    losses.push_back(Loss(rs, xs[r], ys[r], values));
+  }
+  auto step = strategy.Minimize(s, losses, vars, MakeAdam);
+  REQUIRE_THAT(step.status(), IsOk());
+  const TempDir dir;
+  const std::string prefix = dir.File("sharded");
+  Output path = ops::Const(s, prefix);
+  Operation save = strategy.Save(s.WithOpName("save"), path, vars);
+  Operation restore = strategy.Restore(s.WithOpName("restore"), path, vars);
+  std::vector<train::Variable> all;
+  for (const auto& v : vars) {
+    all.insert(all.end(), v.shards.begin(), v.shards.end());
+  }
+  all.insert(all.end(), step->slots.begin(), step->slots.end());
+  Operation init = train::InitializeAll(s.WithOpName("init"), all);
+  auto session = Start(s, 3, init.node_name());
+  std::vector<Tensor> out;
+  const auto feeds = ReplicaFeeds(batch, xs, ys);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE_THAT(session->Run(feeds, {}, {step->train.node_name()}, &out),
+                 IsOk());
+  }
+  auto shards = [&] {
+    std::vector<std::string> fetches;
+    for (const auto& v : vars) {
+      for (const auto& shard : v.shards) fetches.push_back(shard.value.ToString());
+    }
+    REQUIRE_THAT(session->Run({}, fetches, {}, &out), IsOk());
+    std::vector<std::vector<float>> values;
+    for (const Tensor& t : out) values.push_back(Values(t));
+    return values;
+  };
+  const std::vector<std::vector<float>> trained = shards();
+  REQUIRE_THAT(session->Run({}, {}, {save.node_name()}, &out), IsOk());
+  REQUIRE_THAT(session->Run({}, {}, {init.node_name()}, &out), IsOk());
+  CHECK(shards() != trained);
+  REQUIRE_THAT(session->Run({}, {}, {restore.node_name()}, &out), IsOk());
+  CHECK(shards() == trained);
+
+  // The same checkpoint in a plain, unsharded model of the same names.
+  Scope plain = Scope::NewRootScope();
+  std::vector<train::Variable> plain_vars;
+  for (const ParamSpec& p : Params()) {
+    plain_vars.push_back(train::NewVariable(plain.WithOpName(p.name),
+                                            train::Zeros(plain, p.shape),
+                                            DT_FLOAT, p.shape));
+  }
+  Operation plain_restore = train::Restore(plain.WithOpName("restore"),
+                                           ops::Const(plain, prefix),
+                                           plain_vars);
+  Operation plain_init =
+      train::InitializeAll(plain.WithOpName("init"), plain_vars);
+  auto other = Start(plain, 1, plain_init.node_name());
+  REQUIRE_THAT(other->Run({}, {}, {plain_restore.node_name()}, &out), IsOk());
+  for (size_t i = 0; i < vars.size(); ++i) {
+    REQUIRE_THAT(other->Run({}, {plain_vars[i].value.ToString()}, {}, &out),
+                 IsOk());
+    std::vector<float> joined;
+    for (int r = 0; r < 3; ++r) {
+      const auto& part = trained[i * 3 + r];
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    joined.resize(vars[i].num_elements);
+    INFO("variable " << vars[i].name);
+    CHECK(Values(out[0]) == joined);
+  }
 }
 
 }  // namespace
