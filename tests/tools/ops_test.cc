@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "catch2/catch.hpp"
 #include "google/protobuf/text_format.h"
+#include "graph/graph_def_import.h"
 #include "kernels/kernels.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/status_matchers.h"
@@ -74,6 +76,108 @@ TEST_CASE("CheckGraphOps reports unregistered ops and nodes without a kernel") {
   CHECK(needs[2].op == "Zorblax");
   CHECK(needs[2].nodes == 2);
   CHECK_FALSE(needs[2].registered);
+}
+
+// A StatelessIf whose branches are library functions: one branch uses an
+// op dfx lacks, and a PartitionedCall names a function the library lacks.
+constexpr char kFunctional[] = R"pb(
+  node {
+    name: "p"
+    op: "Placeholder"
+    attr { key: "dtype" value { type: DT_BOOL } }
+  }
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "cond"
+    op: "StatelessIf"
+    input: "p"
+    input: "x"
+    attr { key: "Tcond" value { type: DT_BOOL } }
+    attr { key: "Tin" value { list { type: DT_FLOAT } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "then_branch" value { func { name: "double_it" } } }
+    attr { key: "else_branch" value { func { name: "zorb_it" } } }
+  }
+  node {
+    name: "call"
+    op: "PartitionedCall"
+    input: "x"
+    attr { key: "Tin" value { list { type: DT_FLOAT } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "not_there" } } }
+  }
+  library {
+    function {
+      signature {
+        name: "double_it"
+        input_arg { name: "a" type: DT_FLOAT }
+        output_arg { name: "out" type: DT_FLOAT }
+      }
+      node_def {
+        name: "sum"
+        op: "AddV2"
+        input: "a"
+        input: "a"
+        attr { key: "T" value { type: DT_FLOAT } }
+      }
+      ret { key: "out" value: "sum:z:0" }
+    }
+    function {
+      signature {
+        name: "zorb_it"
+        input_arg { name: "a" type: DT_FLOAT }
+        output_arg { name: "out" type: DT_FLOAT }
+      }
+      node_def { name: "z" op: "Zorblax" input: "a" }
+      ret { key: "out" value: "z:y:0" }
+    }
+  }
+)pb";
+
+TEST_CASE("CheckGraphOps: functional ops are lowered, their functions' "
+          "bodies are checked") {
+  const std::vector<OpNeed> needs = CheckGraphOps(
+      Parse(kFunctional), *OpRegistry::Global(), *StandardKernelRegistry());
+  std::map<std::string, OpNeed> by_op;
+  for (const OpNeed& need : needs) by_op[need.op] = need;
+  REQUIRE(by_op.size() == 5);
+  // The If needs no kernel: its branches are in the library.
+  CHECK(by_op["StatelessIf"].ok());
+  CHECK(by_op["StatelessIf"].lowered);
+  // A body's ops are checked like the graph's, named function/node.
+  CHECK(by_op["AddV2"].ok());
+  CHECK_FALSE(by_op["Zorblax"].registered);
+  // A call of a function the library lacks.
+  CHECK_FALSE(by_op["PartitionedCall"].ok());
+  CHECK(by_op["PartitionedCall"].nodes_without_kernel ==
+        std::vector<std::string>{
+            "call (calls function 'not_there', which is not in the graph's "
+            "library)"});
+}
+
+TEST_CASE("CheckGraphOps finds nothing missing in the golden models "
+          "TensorFlow exported") {
+  const std::filesystem::path models =
+      std::filesystem::path(DFX_TEST_DATA_DIR) / ".." / "golden" / "data" /
+      "models";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(models)) {
+    const std::filesystem::path graph = entry.path() / "graph.pb";
+    if (!std::filesystem::exists(graph)) continue;
+    absl::StatusOr<GraphDef> def = ReadGraphDefFile(graph.string());
+    REQUIRE(def.ok());
+    for (const OpNeed& need : CheckGraphOps(*def, *OpRegistry::Global(),
+                                            *StandardKernelRegistry())) {
+      INFO(graph << ": " << need.op);
+      CHECK(need.ok());
+    }
+    ++checked;
+  }
+  CHECK(checked >= 9);
 }
 
 TEST_CASE("dfx ops --graph lists what a graph lacks and exits 1") {

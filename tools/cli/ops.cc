@@ -27,8 +27,10 @@ const char kOpsUsage[] =
     "\n"
     "Without --graph, lists every op dfx registers, with the device types\n"
     "and dtypes its kernels serve. With --graph, lists the op types the\n"
-    "graph file (binary GraphDef, or text .pbtxt) uses, and for each\n"
-    "whether dfx registers it and has a kernel for every node's dtypes;\n"
+    "graph file (binary GraphDef, or text .pbtxt) uses, its function\n"
+    "library's bodies included, and for each whether dfx registers it and\n"
+    "has a kernel for every node's dtypes (function calls and functional\n"
+    "control flow are lowered and need none);\n"
     "exits 1 when something is missing, 0 when the graph can run.\n"
     "\n"
     "  --graph FILE   check this graph instead of listing all ops\n"
@@ -170,6 +172,7 @@ int CheckGraph(const OpsCommandOptions& options, std::ostream& out,
                       {"nodes", need.nodes},
                       {"registered", need.registered},
                       {"nodes_without_kernel", need.nodes_without_kernel},
+                      {"lowered", need.lowered},
                       {"ok", need.ok()}});
     }
     out << nlohmann::json{{"graph", options.graph_path},
@@ -197,7 +200,8 @@ int CheckGraph(const OpsCommandOptions& options, std::ostream& out,
           << (v.size() > 3 ? absl::StrCat(" and ", v.size() - 3, " more") : "")
           << "\n";
     } else {
-      out << "ok\n";
+      out << (need.lowered ? "ok (lowered into the functions it calls)\n"
+                           : "ok\n");
     }
   }
   if (missing == 0) {
@@ -238,21 +242,85 @@ absl::StatusOr<OpsCommandOptions> ParseOpsFlags(
   return options;
 }
 
+namespace {
+
+// Function calls and functional control flow: dfx lowers them into the
+// bodies they name and the TF1 control-flow primitives
+// (graph/lower_functional_ops.h), so they need no kernel of their own.
+bool IsLoweredOp(const std::string& op) {
+  return op == "PartitionedCall" || op == "StatefulPartitionedCall" ||
+         op == "If" || op == "StatelessIf" || op == "Case" ||
+         op == "StatelessCase" || op == "While" || op == "StatelessWhile";
+}
+
+// The functions `node` names in its attrs (then_branch, body, f, branches,
+// a dataset's map function, ...).
+std::vector<std::string> FunctionsNamed(const NodeDef& node) {
+  std::vector<std::string> names;
+  for (const auto& [attr, value] : node.attr()) {
+    if (value.value_case() == AttrValue::kFunc) {
+      names.push_back(value.func().name());
+    } else if (value.value_case() == AttrValue::kList) {
+      for (const NameAttrList& f : value.list().func()) {
+        names.push_back(f.name());
+      }
+    }
+  }
+  return names;
+}
+
+// Whether an attr of `node` is a function-body placeholder ("$T"): its
+// types are known only when the function is instantiated.
+bool HasPlaceholderAttr(const NodeDef& node) {
+  for (const auto& [attr, value] : node.attr()) {
+    if (value.value_case() == AttrValue::kPlaceholder) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<OpNeed> CheckGraphOps(const GraphDef& def, const OpRegistry& ops,
                                   const KernelRegistry& kernels) {
+  std::set<std::string> functions;
+  for (const FunctionDef& f : def.library().function()) {
+    functions.insert(f.signature().name());
+  }
   std::map<std::string, OpNeed> needs;
   // Device types that have any kernel: a node is served when one of them
   // has a kernel for it.
   std::set<std::string> device_types = {"CPU"};
-  for (const NodeDef& node : def.node()) {
+  // `shown` names the node in reports: its name, or "function/node" for a
+  // node of a function body.
+  auto check = [&](const NodeDef& node, const std::string& shown) {
     OpNeed& need = needs[node.op()];
     need.op = node.op();
     ++need.nodes;
+    for (const std::string& f : FunctionsNamed(node)) {
+      if (!functions.contains(f)) {
+        need.nodes_without_kernel.push_back(absl::StrCat(
+            shown, " (calls function '", f,
+            "', which is not in the graph's library)"));
+      }
+    }
+    if (IsLoweredOp(node.op()) || functions.contains(node.op())) {
+      // Lowered into their bodies: registered as far as the graph goes.
+      need.registered = true;
+      need.lowered = true;
+      return;
+    }
     const OpRegistrationData* data = ops.LookUp(node.op());
     need.registered = data != nullptr;
-    if (data == nullptr) continue;
+    if (data == nullptr) return;
     for (const KernelDefBuilder& k : kernels.KernelDefsOf(node.op())) {
       device_types.insert(k.device_type());
+    }
+    if (HasPlaceholderAttr(node)) {
+      // Types come from the caller: any kernel of the op will do here.
+      if (kernels.KernelDefsOf(node.op()).empty()) {
+        need.nodes_without_kernel.push_back(shown);
+      }
+      return;
     }
     NodeDef with_defaults = node;
     AddDefaultAttrs(data->op_def, &with_defaults);
@@ -260,7 +328,18 @@ std::vector<OpNeed> CheckGraphOps(const GraphDef& def, const OpRegistry& ops,
     for (const std::string& type : device_types) {
       served |= kernels.HasKernel(with_defaults, type);
     }
-    if (!served) need.nodes_without_kernel.push_back(NodeWithTypes(with_defaults));
+    if (!served) {
+      with_defaults.set_name(shown);
+      need.nodes_without_kernel.push_back(NodeWithTypes(with_defaults));
+    }
+  };
+  for (const NodeDef& node : def.node()) check(node, node.name());
+  // Function bodies: what the calls are lowered into, and what datasets
+  // and other ops that take a function run.
+  for (const FunctionDef& f : def.library().function()) {
+    for (const NodeDef& node : f.node_def()) {
+      check(node, absl::StrCat(f.signature().name(), "/", node.name()));
+    }
   }
   std::vector<OpNeed> out;
   for (auto& [op, need] : needs) out.push_back(std::move(need));

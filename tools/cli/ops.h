@@ -35,10 +35,17 @@ struct OpNeed {
   // Nodes (with their type attrs, "mm (T=complex64)") for which no kernel of
   // any device type matches; empty when every node has one.
   std::vector<std::string> nodes_without_kernel;
+  // A function call or functional control flow (If, While, ...): lowered
+  // into the functions it calls, which are checked themselves.
+  bool lowered = false;
   bool ok() const { return registered && nodes_without_kernel.empty(); }
 };
 
-// One entry per op type of `def`, sorted by op name.
+// One entry per op type of `def` and of its function library's bodies
+// (a body's node named "function/node"), sorted by op name. A call or
+// functional control-flow op is ok when every function it names is in the
+// library (dfx lowers it); a node whose attrs are the body's placeholders
+// needs any kernel of its op.
 std::vector<OpNeed> CheckGraphOps(const GraphDef& def, const OpRegistry& ops,
                                   const KernelRegistry& kernels);
 
