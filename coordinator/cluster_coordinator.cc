@@ -315,9 +315,14 @@ class ClusterCoordinator::Impl {
     }
     Context context(this, i, deadline);
     absl::StatusOr<std::vector<Tensor>> value = fn(context);
-    if (!value.ok()) {
-      if (Classify(i, value.status(), 0) == Kind::kWorkerLost) {
+    for (int retries = 0; !value.ok(); ++retries) {
+      const Kind kind = Classify(i, value.status(), retries);
+      if (kind == Kind::kWorkerLost) {
         return absl::OkStatus();  // made again when the worker is back
+      }
+      if (kind == Kind::kTransient) {
+        value = fn(context);
+        continue;
       }
       return absl::Status(
           value.status().code(),
@@ -408,8 +413,9 @@ class ClusterCoordinator::Impl {
     }
   }
 
-  // Fails every queued closure (after a fatal error).
-  void CancelQueued(const absl::Status& cause) {
+  // Fails every queued closure (after a fatal error), then counts them
+  // and `also_ended` more closures as ended.
+  void CancelQueued(const absl::Status& cause, int also_ended = 0) {
     std::deque<std::shared_ptr<Item>> queued;
     {
       absl::MutexLock lock(&mu_);
@@ -422,8 +428,8 @@ class ClusterCoordinator::Impl {
              -1);
     }
     absl::MutexLock lock(&mu_);
-    pending_ -= static_cast<int64_t>(queued.size());
-    failed_ += static_cast<int64_t>(queued.size());
+    pending_ -= static_cast<int64_t>(queued.size()) + also_ended;
+    failed_ += static_cast<int64_t>(queued.size()) + also_ended;
   }
 
   void WorkerLoop(int i) {
@@ -520,11 +526,11 @@ class ClusterCoordinator::Impl {
     Finish(item->state.get(), s, i);
     {
       absl::MutexLock lock(&mu_);
-      ++failed_;
-      --pending_;
       if (first_error_.ok()) first_error_ = s;
     }
-    CancelQueued(s);
+    // The closure counts as pending until the queue it cancels is
+    // cancelled: a Join that returns has seen both.
+    CancelQueued(s, /*also_ended=*/1);
   }
 
   const CoordinatorOptions options_;

@@ -4,10 +4,11 @@
 // deterministic dataset, in the form a ClusterCoordinator runs:
 //
 // - variables on the `ps` tasks (round robin), updated by GradientDescent;
-// - one copy of the step per worker ("w<i>/..." on /job:worker/task:<i>):
+// - one copy of the step per worker ("worker<i>/..." on /job:worker/task:<i>):
 //   it gathers its batch from the worker's own shard of the data, held in
-//   variables on that worker ("w<i>/data_x", ...; loaded by "w<i>/load"
-//   from the feeds "w<i>/shard_x", ...), so no input crosses the network
+//   variables on that worker ("worker<i>/data_x", ...; loaded by
+//   "worker<i>/load"
+//   from the feeds "worker<i>/shard_x", ...), so no input crosses the network
 //   per step. The shard is a per-worker value: a restarted worker has lost
 //   it, and the coordinator loads it again before the worker takes
 //   closures;
@@ -77,7 +78,7 @@ struct CoordinatorModel {
 };
 
 inline std::string WorkerPrefix(int worker) {
-  return absl::StrCat("w", worker);
+  return absl::StrCat("worker", worker);
 }
 
 inline absl::StatusOr<CoordinatorModel> BuildCoordinatorModel(

@@ -68,8 +68,8 @@ std::vector<RemoteValue> ScheduleSteps(ClusterCoordinator* coord, int shard,
   return values;
 }
 
-TEST_CASE("coordinator: a worker SIGKILLed mid-training costs no closure; "
-          "it rejoins and takes closures again; the model reaches 0.9",
+TEST_CASE("coordinator: a worker SIGKILLed mid-training costs no closure, "
+          "rejoins and takes closures again, and the model reaches 0.9",
           "[coordinator]") {
   TestCluster cluster({{"chief", 1}, {"worker", 2}, {"ps", 2}});
   Setup setup = StartTraining(cluster);
@@ -134,7 +134,7 @@ TEST_CASE("coordinator: a worker SIGKILLed mid-training costs no closure; "
 }
 
 TEST_CASE("coordinator: a ps killed mid-training ends Join with Unavailable "
-          "naming the ps; closures are not retried",
+          "naming the ps, and closures are not retried",
           "[coordinator]") {
   TestCluster cluster({{"chief", 1}, {"worker", 2}, {"ps", 2}});
   Setup setup = StartTraining(cluster);
