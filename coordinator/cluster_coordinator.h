@@ -59,7 +59,7 @@ struct CoordinatorOptions {
   // rebuilding a step while a task rejoined) is retried, at most this many
   // times for one closure; Unavailable naming the closure's worker is
   // always retried.
-  int max_transient_retries = 3;
+  int max_transient_retries = 5;
 };
 
 // What a closure gets: its worker, and a way to run steps there.

@@ -553,10 +553,15 @@ void MasterSession::NameUnavailableTasks(const ClientGraph& graph,
                              tracker->Done();
                            });
   }
-  // The step's own deadline may have passed: the probe has its own.
+  // The step's own deadline may have passed: the probe has its own, at
+  // most kRecheckTimeout, at least 1 s, else within the step's deadline
+  // (the client stops waiting soon after it).
   CallControl probe;
   probe.cancellation = control.cancellation;
-  const absl::Time deadline = absl::Now() + kRecheckTimeout;
+  const absl::Time now = absl::Now();
+  const absl::Time deadline =
+      std::min(now + kRecheckTimeout,
+               std::max(control.deadline, now + absl::Seconds(1)));
   std::vector<std::string> unavailable;
   for (size_t i = 0; i < tasks.size(); ++i) {
     absl::Status s = calls[i]->Wait(deadline, probe, "GetStatus");

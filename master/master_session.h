@@ -169,7 +169,8 @@ class MasterSession {
       const absl::flat_hash_set<std::string>& lost)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(recheck_mu_);
   // After a step failed with Unavailable or Aborted: asks each task of the
-  // step for its status (GetStatus, at most kRecheckTimeout); those that do
+  // step for its status (GetStatus, at most kRecheckTimeout, or what is left
+  // of the step's deadline but at least 1 s); those that do
   // not answer, or answer with other device incarnations than the
   // session's (a restart), are named in `status` (payload
   // base/task_status.h, and the message) and become suspects. Which
