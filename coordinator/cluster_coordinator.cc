@@ -59,7 +59,8 @@ struct Item {
   int transient_retries = 0;
 };
 
-enum class WorkerHealth { kUp, kDown, kGivenUp };
+// kRecovering: answering again, its per-worker values being made.
+enum class WorkerHealth { kUp, kDown, kRecovering, kGivenUp };
 
 struct Worker {
   int index = 0;
@@ -89,6 +90,9 @@ class ClusterCoordinator::Impl {
         session_(std::move(session)),
         workers_(std::move(workers)) {
     closures_per_worker_.assign(workers_.size(), 0);
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      make_mu_.push_back(std::make_unique<absl::Mutex>());
+    }
   }
 
   void Start() {
@@ -296,6 +300,12 @@ class ClusterCoordinator::Impl {
   void MarkDown(int i) {
     absl::MutexLock lock(&mu_);
     Worker& w = workers_[i];
+    if (w.health == WorkerHealth::kRecovering) {
+      // Lost again while coming back: still the same loss.
+      w.health = WorkerHealth::kDown;
+      for (auto& v : w.values) v.reset();
+      return;
+    }
     if (w.health != WorkerHealth::kUp) return;
     w.health = WorkerHealth::kDown;
     w.down_since = absl::Now();
@@ -306,11 +316,15 @@ class ClusterCoordinator::Impl {
                  w.task);
   }
 
-  // Runs per-worker fn `id` on worker `i` and keeps its value.
+  // Runs per-worker fn `id` on worker `i` and keeps its value; nothing when
+  // the worker has it already (CreatePerWorkerValue and the worker's
+  // thread may both ask).
   absl::Status MakeValue(int i, int id, absl::Time deadline) {
+    absl::MutexLock make_lock(make_mu_[i].get());
     Closure fn;
     {
       absl::MutexLock lock(&mu_);
+      if (workers_[i].values[id].has_value()) return absl::OkStatus();
       fn = value_fns_[id];
     }
     Context context(this, i, deadline);
@@ -330,7 +344,8 @@ class ClusterCoordinator::Impl {
                        ": ", value.status().message()));
     }
     absl::MutexLock lock(&mu_);
-    if (workers_[i].health == WorkerHealth::kUp) {
+    const WorkerHealth health = workers_[i].health;
+    if (health == WorkerHealth::kUp || health == WorkerHealth::kRecovering) {
       workers_[i].values[id] = *std::move(value);
     }
     return absl::OkStatus();
@@ -357,7 +372,10 @@ class ClusterCoordinator::Impl {
         return false;
       }
       absl::MutexLock lock(&mu_);
-      if (workers_[i].health != WorkerHealth::kUp) return false;
+      const WorkerHealth health = workers_[i].health;
+      if (health != WorkerHealth::kUp && health != WorkerHealth::kRecovering) {
+        return false;
+      }
     }
     return true;
   }
@@ -398,14 +416,16 @@ class ClusterCoordinator::Impl {
       if (!s.ok()) continue;
       {
         absl::MutexLock lock(&mu_);
-        workers_[i].health = WorkerHealth::kUp;
+        workers_[i].health = WorkerHealth::kRecovering;
       }
       if (!EnsureValues(i)) {
         absl::MutexLock lock(&mu_);
         workers_[i].health = WorkerHealth::kDown;  // probe again
+        for (auto& v : workers_[i].values) v.reset();
         continue;
       }
       absl::MutexLock lock(&mu_);
+      workers_[i].health = WorkerHealth::kUp;
       ++worker_recoveries_;
       spdlog::info("coordinator: worker {} is back and takes closures again",
                    task);
@@ -549,6 +569,8 @@ class ClusterCoordinator::Impl {
   int64_t worker_losses_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t worker_recoveries_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<int64_t> closures_per_worker_ ABSL_GUARDED_BY(mu_);
+  // One per worker: serializes making its per-worker values.
+  std::vector<std::unique_ptr<absl::Mutex>> make_mu_;
   std::vector<std::thread> threads_;
 };
 

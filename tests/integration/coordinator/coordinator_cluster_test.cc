@@ -184,5 +184,44 @@ TEST_CASE("coordinator: a closure's own error is reported, not retried",
   CHECK(coord->Stats().succeeded == 10);
 }
 
+TEST_CASE("master: a failed step names the killed task in a payload that "
+          "crosses gRPC, and the task rejoins when it is back",
+          "[coordinator]") {
+  TestCluster cluster({{"chief", 1}, {"worker", 2}, {"ps", 2}});
+  Setup setup = StartTraining(cluster);
+  Session* session = setup.coord->session();
+  std::vector<Tensor> out;
+  Tensor rows(DT_INT32, TensorShape({kBatch}));
+  for (int i = 0; i < kBatch; ++i) rows.data<int32_t>()[i] = i;
+  // Through the coordinator's own session, outside any closure.
+  REQUIRE(session->Run({{"worker1/rows", rows}}, {"worker1/loss"},
+                       {"worker1/step"}, &out)
+              .ok());
+
+  cluster.Kill("worker", 1);
+  absl::Status s = session->Run({{"worker1/rows", rows}}, {"worker1/loss"},
+                                {"worker1/step"}, &out);
+  INFO(s);
+  CHECK(absl::IsUnavailable(s));
+  CHECK(UnavailableTasks(s) ==
+        std::vector<std::string>{"/job:worker/replica:0/task:1"});
+  // Worker 0's steps go on meanwhile, and name nobody.
+  CHECK(session->Run({{"worker0/rows", rows}}, {"worker0/loss"},
+                     {"worker0/step"}, &out)
+            .ok());
+
+  // A new process on the address: the session rejoins it; its data shard
+  // went with the old process.
+  cluster.Restart("worker", 1);
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  do {
+    s = session->Run({{"worker1/rows", rows}}, {"worker1/loss"},
+                     {"worker1/step"}, &out);
+  } while (absl::IsUnavailable(s) && absl::Now() < give_up);
+  INFO(s);
+  CHECK(absl::IsFailedPrecondition(s));  // the shard variable is not loaded
+  CHECK(UnavailableTasks(s).empty());
+}
+
 }  // namespace
 }  // namespace dfx
