@@ -13,6 +13,7 @@
 // The master is --master, else the cluster's `chief` task 0 when it has
 // one, else worker 0 (then that worker must not die). Exit status 0 when
 // every closure succeeded and the model reaches --min-accuracy.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +39,52 @@ struct Options {
   int log_every = 100;
   float learning_rate = 0.2f;
   float min_accuracy = 0.9f;
+  int round_trips = 0;
 };
+
+// With --round-trips N: the cost of a closure against the step it runs.
+// Interleaved rounds of N Schedule(step).Fetch() round trips and N direct
+// Session::Run calls of worker 0's step (the same feeds and fetches);
+// the median of each round, best of 5 rounds, in microseconds.
+void TimeRoundTrips(coordinator::ClusterCoordinator* coord, int shard,
+                    int n, int batch) {
+  using Clock = std::chrono::steady_clock;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  Tensor rows(DT_INT32, TensorShape({batch}));
+  for (int i = 0; i < batch; ++i) rows.data<int32_t>()[i] = i;
+  double best_closure = 1e30, best_direct = 1e30;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<double> closure, direct;
+    for (int i = 0; i < n; ++i) {
+      auto t0 = Clock::now();
+      absl::StatusOr<std::vector<Tensor>> r =
+          coord->Schedule(examples::TrainStep(shard, i, batch))
+              .Fetch(absl::Minutes(1));
+      auto t1 = Clock::now();
+      std::vector<Tensor> out;
+      absl::Status s = coord->session()->Run(
+          {{"worker0/rows", rows}}, {"worker0/loss"}, {"worker0/step"}, &out);
+      auto t2 = Clock::now();
+      if (!r.ok() || !s.ok()) {
+        std::fprintf(stderr, "round trips: %s %s\n",
+                     r.status().ToString().c_str(), s.ToString().c_str());
+        return;
+      }
+      closure.push_back(std::chrono::duration<double, std::micro>(t1 - t0)
+                            .count());
+      direct.push_back(std::chrono::duration<double, std::micro>(t2 - t1)
+                           .count());
+    }
+    best_closure = std::min(best_closure, median(closure));
+    best_direct = std::min(best_direct, median(direct));
+  }
+  std::printf("round trip: closure %.0f us, direct Session::Run %.0f us "
+              "(closure / direct %.2f)\n",
+              best_closure, best_direct, best_closure / best_direct);
+}
 
 int Run(const Options& opt) {
   std::ifstream in(opt.cluster_file);
@@ -134,6 +180,9 @@ int Run(const Options& opt) {
     std::fprintf(stderr, "training failed: %s\n", s.ToString().c_str());
     return 1;
   }
+  if (opt.round_trips > 0) {
+    TimeRoundTrips(coord->get(), *shard, opt.round_trips, opt.batch);
+  }
   const float accuracy = examples::Accuracy((*coord)->session(), eval);
   std::printf("trained %d closures on %d workers and %d ps tasks in %.1f s "
               "(%.0f examples/s): accuracy %.3f\n",
@@ -167,13 +216,16 @@ int main(int argc, char** argv) {
       opt.log_every = std::atoi(value().c_str());
     } else if (flag == "--learning-rate") {
       opt.learning_rate = std::strtof(value().c_str(), nullptr);
+    } else if (flag == "--round-trips") {
+      opt.round_trips = std::atoi(value().c_str());
     } else if (flag == "--min-accuracy") {
       opt.min_accuracy = std::strtof(value().c_str(), nullptr);
     } else {
       std::fprintf(stderr,
                    "usage: example_coordinator_train --cluster cluster.json "
                    "[--master grpc://host:port] [--steps N] [--batch N] "
-                   "[--log-every N] [--learning-rate F] [--min-accuracy F]\n");
+                   "[--log-every N] [--learning-rate F] [--min-accuracy F] "
+                   "[--round-trips N]\n");
       return 2;
     }
   }
