@@ -5,19 +5,20 @@
 //
 // - variables on the `ps` tasks (round robin), updated by GradientDescent;
 // - one copy of the step per worker ("worker<i>/..." on /job:worker/task:<i>):
-//   it gathers its batch from the worker's own shard of the data, held in
-//   variables on that worker ("worker<i>/data_x", ...; loaded by
-//   "worker<i>/load"
-//   from the feeds "worker<i>/shard_x", ...), so no input crosses the network
-//   per step. The shard is a per-worker value: a restarted worker has lost
-//   it, and the coordinator loads it again before the worker takes
-//   closures;
+//   it takes its batch from a tf.data iterator on that worker
+//   ("worker<i>/iterator": from_tensor_slices of the worker's shard,
+//   repeat, batch; initialized by "worker<i>/load" from the feeds
+//   "worker<i>/shard_x", ...), so no input crosses the network per step.
+//   The initialized iterator is a per-worker value: a restarted worker has
+//   lost it, and the coordinator initializes it again before the worker
+//   takes closures;
 // - an evaluation copy ("eval/...") on ps task 0.
 #ifndef DFX_EXAMPLES_COORDINATOR_MODEL_H_
 #define DFX_EXAMPLES_COORDINATOR_MODEL_H_
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,8 @@
 #include "coordinator/cluster_coordinator.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/train.h"
+#include "proto/attr_value.pb.h"
+#include "proto/node_def.pb.h"
 #include "runtime/session.h"
 
 namespace dfx::examples {
@@ -81,8 +84,41 @@ inline std::string WorkerPrefix(int worker) {
   return absl::StrCat("worker", worker);
 }
 
+// A node of `op` the builder has no wrapper for (the tf.data ops), named
+// `name` under the scope; its output 0 (a variant or resource: the type
+// given is what the edge carries in the builder's bookkeeping only).
+inline Output RawNode(const Scope& scope, const std::string& op,
+                      const std::string& name,
+                      const std::vector<Output>& inputs,
+                      const std::vector<std::pair<std::string, AttrValue>>&
+                          attrs) {
+  NodeDef node;
+  node.set_name(scope.WithOpName(name).GetUniqueNameForOp(op));
+  node.set_op(op);
+  for (const Output& in : inputs) node.add_input(in.ToString());
+  for (const auto& [key, value] : attrs) (*node.mutable_attr())[key] = value;
+  if (!scope.AddNode(node).ok()) return Output();
+  return Output(node.name(), 0, DT_VARIANT);
+}
+
+inline AttrValue TypeList(const std::vector<DataType>& types) {
+  AttrValue v;
+  for (DataType t : types) v.mutable_list()->add_type(t);
+  return v;
+}
+
+inline AttrValue ShapeList(const std::vector<std::vector<int64_t>>& shapes) {
+  AttrValue v;
+  for (const auto& shape : shapes) {
+    TensorShapeProto* p = v.mutable_list()->add_shape();
+    for (int64_t d : shape) p->add_dim()->set_size(d);
+  }
+  return v;
+}
+
+// `batch`: the rows of one step (the pipeline's batch size).
 inline absl::StatusOr<CoordinatorModel> BuildCoordinatorModel(
-    int num_workers, int num_ps, float learning_rate) {
+    int num_workers, int num_ps, float learning_rate, int batch) {
   Scope root = Scope::NewRootScope();
   train::ReplicaDeviceSetter setter(num_ps);
   std::vector<train::Variable> vars;
@@ -118,23 +154,46 @@ inline absl::StatusOr<CoordinatorModel> BuildCoordinatorModel(
   for (int w = 0; w < num_workers; ++w) {
     const Scope s = root.NewSubScope(WorkerPrefix(w))
                         .WithDevice(absl::StrCat("/job:worker/task:", w));
-    // The worker's shard: fed once by "load", then gathered by index.
+    // The worker's input pipeline, as tf.compat.v1's initializable
+    // iterator: from_tensor_slices(shard fed at "load").repeat()
+    // .batch(batch, drop_remainder=True), iterated on the worker.
     Output shard_x = ops::Placeholder(s.WithOpName("shard_x"), DT_FLOAT);
     Output shard_ids = ops::Placeholder(s.WithOpName("shard_ids"), DT_INT32);
     Output shard_y = ops::Placeholder(s.WithOpName("shard_y"), DT_INT32);
-    const train::Variable data_x = train::NewVariable(
-        s.WithOpName("data_x"), shard_x, DT_FLOAT, {-1, kFeatures});
-    const train::Variable data_ids = train::NewVariable(
-        s.WithOpName("data_ids"), shard_ids, DT_INT32, {-1});
-    const train::Variable data_y = train::NewVariable(
-        s.WithOpName("data_y"), shard_y, DT_INT32, {-1});
-    train::InitializeAll(s.WithOpName("load"), {data_x, data_ids, data_y});
-
-    Output rows = ops::Placeholder(s.WithOpName("rows"), DT_INT32);
-    Output zero = ops::Const(s, 0);
-    Output x = ops::GatherV2(s, data_x.value, rows, zero);
-    Output ids = ops::GatherV2(s, data_ids.value, rows, zero);
-    Output y = ops::GatherV2(s, data_y.value, rows, zero);
+    const std::vector<DataType> types = {DT_FLOAT, DT_INT32, DT_INT32};
+    const std::vector<std::vector<int64_t>> rows = {{kFeatures}, {}, {}};
+    const std::vector<std::vector<int64_t>> batches = {
+        {batch, kFeatures}, {batch}, {batch}};
+    Output slices = RawNode(s, "TensorSliceDataset", "slices",
+                            {shard_x, shard_ids, shard_y},
+                            {{"Toutput_types", TypeList(types)},
+                             {"output_shapes", ShapeList(rows)}});
+    Output repeated = RawNode(
+        s, "RepeatDataset", "repeat",
+        {slices, ops::Const(s, static_cast<int64_t>(-1))},
+        {{"output_types", TypeList(types)}, {"output_shapes", ShapeList(rows)}});
+    Output batched = RawNode(
+        s, "BatchDatasetV2", "batch",
+        {repeated, ops::Const(s, static_cast<int64_t>(batch)),
+         ops::Const(s, true)},
+        {{"output_types", TypeList(types)},
+         {"output_shapes", ShapeList(batches)}});
+    AttrValue shared_name;
+    shared_name.set_s(WorkerPrefix(w) + "/iterator");
+    AttrValue container;
+    container.set_s("");
+    Output iterator = RawNode(s, "IteratorV2", "iterator", {},
+                              {{"shared_name", shared_name},
+                               {"container", container},
+                               {"output_types", TypeList(types)},
+                               {"output_shapes", ShapeList(batches)}});
+    RawNode(s, "MakeIterator", "load", {batched, iterator}, {});
+    Output next = RawNode(s, "IteratorGetNext", "next", {iterator},
+                          {{"output_types", TypeList(types)},
+                           {"output_shapes", ShapeList(batches)}});
+    const Output x(next.node_name(), 0, DT_FLOAT);
+    const Output ids(next.node_name(), 1, DT_INT32);
+    const Output y(next.node_name(), 2, DT_INT32);
     Output logits = logits_of(s, x, ids);
     Output loss = ops::Mean(
         s.WithOpName("loss"),
@@ -159,8 +218,8 @@ inline absl::StatusOr<CoordinatorModel> BuildCoordinatorModel(
   return model;
 }
 
-// Loads worker `worker`'s shard (rows of seed 10 + worker) into its
-// variables: a per-worker value's fn. The value: the shard's row count.
+// Initializes worker `worker`'s iterator over its shard (rows of seed
+// 10 + worker): a per-worker value's fn. The value: the shard's row count.
 inline coordinator::Closure LoadShard(int shard_rows) {
   return [shard_rows](coordinator::ClosureContext& ctx)
              -> absl::StatusOr<std::vector<Tensor>> {
@@ -178,20 +237,17 @@ inline coordinator::Closure LoadShard(int shard_rows) {
   };
 }
 
-// One training step on the closure's worker, on batch number `k` of its
-// shard: returns the loss.
-inline coordinator::Closure TrainStep(int shard_value, int k, int batch) {
-  return [shard_value, k, batch](coordinator::ClosureContext& ctx)
+// One training step on the closure's worker, on the next batch of its
+// iterator: returns the loss. The per-worker value `shard_value` must be
+// there (the iterator initialized on this worker's current process).
+inline coordinator::Closure TrainStep(int shard_value) {
+  return [shard_value](coordinator::ClosureContext& ctx)
              -> absl::StatusOr<std::vector<Tensor>> {
     absl::StatusOr<std::vector<Tensor>> shard =
         ctx.PerWorkerValue(shard_value);
     if (!shard.ok()) return shard.status();
-    const int rows = (*shard)[0].scalar<int32_t>();
-    const int start = (k * batch) % (rows - batch + 1);
-    Tensor index(DT_INT32, TensorShape({batch}));
-    for (int i = 0; i < batch; ++i) index.data<int32_t>()[i] = start + i;
     const std::string p = WorkerPrefix(ctx.worker_index());
-    return ctx.Run({{p + "/rows", index}}, {p + "/loss"}, {p + "/step"});
+    return ctx.Run({}, {p + "/loss"}, {p + "/step"});
   };
 }
 

@@ -1,8 +1,9 @@
 // Training with a ClusterCoordinator (coordinator/cluster_coordinator.h),
 // TensorFlow's ParameterServerStrategy V2 in C++: the model of
 // examples/coordinator_model.h (variables on the `ps` tasks, one copy of
-// the step per worker, each worker's data shard held on that worker as a
-// per-worker value), steps scheduled as closures that any free worker runs.
+// the step per worker, each worker's tf.data iterator over its data shard
+// made on that worker as a per-worker value), steps scheduled as closures
+// that any free worker runs.
 // A worker that dies meanwhile costs only time: its closure runs again on
 // another worker, and the worker takes closures again once it is back.
 //
@@ -44,29 +45,26 @@ struct Options {
 
 // With --round-trips N: the cost of a closure against the step it runs.
 // Interleaved rounds of N Schedule(step).Fetch() round trips and N direct
-// Session::Run calls of worker 0's step (the same feeds and fetches);
+// Session::Run calls of worker 0's step (the same fetches and targets);
 // the median of each round, best of 5 rounds, in microseconds.
 void TimeRoundTrips(coordinator::ClusterCoordinator* coord, int shard,
-                    int n, int batch) {
+                    int n) {
   using Clock = std::chrono::steady_clock;
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  Tensor rows(DT_INT32, TensorShape({batch}));
-  for (int i = 0; i < batch; ++i) rows.data<int32_t>()[i] = i;
   double best_closure = 1e30, best_direct = 1e30;
   for (int round = 0; round < 5; ++round) {
     std::vector<double> closure, direct;
     for (int i = 0; i < n; ++i) {
       auto t0 = Clock::now();
       absl::StatusOr<std::vector<Tensor>> r =
-          coord->Schedule(examples::TrainStep(shard, i, batch))
-              .Fetch(absl::Minutes(1));
+          coord->Schedule(examples::TrainStep(shard)).Fetch(absl::Minutes(1));
       auto t1 = Clock::now();
       std::vector<Tensor> out;
-      absl::Status s = coord->session()->Run(
-          {{"worker0/rows", rows}}, {"worker0/loss"}, {"worker0/step"}, &out);
+      absl::Status s = coord->session()->Run({}, {"worker0/loss"},
+                                             {"worker0/step"}, &out);
       auto t2 = Clock::now();
       if (!r.ok() || !s.ok()) {
         std::fprintf(stderr, "round trips: %s %s\n",
@@ -117,7 +115,7 @@ int Run(const Options& opt) {
 
   absl::StatusOr<examples::CoordinatorModel> model =
       examples::BuildCoordinatorModel(num_workers, num_ps,
-                                      opt.learning_rate);
+                                      opt.learning_rate, opt.batch);
   if (!model.ok()) {
     std::fprintf(stderr, "%s\n", model.status().ToString().c_str());
     return 1;
@@ -148,8 +146,7 @@ int Run(const Options& opt) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<coordinator::RemoteValue> losses;
   for (int k = 0; k < opt.steps; ++k) {
-    losses.push_back((*coord)->Schedule(
-        examples::TrainStep(*shard, k / num_workers, opt.batch)));
+    losses.push_back((*coord)->Schedule(examples::TrainStep(*shard)));
   }
   for (int k = opt.log_every - 1; k < opt.steps; k += opt.log_every) {
     absl::StatusOr<std::vector<Tensor>> loss =
@@ -181,7 +178,7 @@ int Run(const Options& opt) {
     return 1;
   }
   if (opt.round_trips > 0) {
-    TimeRoundTrips(coord->get(), *shard, opt.round_trips, opt.batch);
+    TimeRoundTrips(coord->get(), *shard, opt.round_trips);
   }
   const float accuracy = examples::Accuracy((*coord)->session(), eval);
   std::printf("trained %d closures on %d workers and %d ps tasks in %.1f s "
