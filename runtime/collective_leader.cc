@@ -198,8 +198,11 @@ CollectiveLeader::Token CollectiveLeader::JoinInstance(
     token = next_token_++;
     auto group_it = groups_.find(request.group_key());
     if (group_it == groups_.end() || !group_it->second.complete) {
-      answer = absl::InvalidArgumentError(absl::StrCat(
-          what, ": the group is not complete at its leader"));
+      // The leader restarted since the members cached the group: each
+      // member drops its copy on this code and joins again next step.
+      answer = absl::FailedPreconditionError(absl::StrCat(
+          what, ": the group is not complete at its leader (it restarted?); "
+                "the members join it again in the next step"));
     } else {
       const Group& group = group_it->second;
       int rank = -1;
@@ -279,6 +282,9 @@ CollectiveLeader::Token CollectiveLeader::JoinInstance(
             r.set_source_rank(request.type() == kBroadcastCollective
                                   ? inst.source_rank
                                   : -1);
+            for (const DeviceAttributes& d : group.members) {
+              r.add_member_incarnation(d.incarnation());
+            }
             answer = r;
           }
           for (auto& [t, waiter] : inst.waiters) {
@@ -436,7 +442,18 @@ void LeaderCollectiveResolver::CompleteGroupAsync(
 
 void LeaderCollectiveResolver::CompleteInstanceAsync(
     const CompleteInstanceRequest& request, CancellationManager* cancellation,
-    InstanceDone done) {
+    InstanceDone done_in) {
+  // A leader that no longer knows the group: forget the cached copy, so
+  // that the next step joins the group again.
+  InstanceDone done = [this, group_key = request.group_key(),
+                       done = std::move(done_in)](
+                          absl::StatusOr<CompleteInstanceResponse> r) {
+    if (r.status().code() == absl::StatusCode::kFailedPrecondition) {
+      absl::MutexLock lock(&mu_);
+      groups_.erase(group_key);
+    }
+    done(std::move(r));
+  };
   if (leader_ != nullptr) {
     auto link = std::make_shared<CancelLink>(cancellation);
     CollectiveLeader::Token token = leader_->JoinInstance(

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
+#include "graph/device_name.h"
 #include "graph/types.h"
 #include "runtime/allocator.h"
 #include "runtime/thread_pool.h"
@@ -182,14 +183,15 @@ enum class RingMode {
 // of their own, the final one in the output.
 class Ring : public std::enable_shared_from_this<Ring> {
  public:
+  // `divisor` > 1: the reduction is divided by it (final_op Div).
   Ring(const CollectiveRun& run, Tensor input, Tensor output, RingMode mode,
-       ReduceOp op, bool divide, CollectiveDone done)
+       ReduceOp op, int divisor, CollectiveDone done)
       : run_(run),
         n_(static_cast<int>(run.group->members.size())),
         rank_(run.rank),
         mode_(mode),
         op_(op),
-        divisor_(divide ? n_ : 1),
+        divisor_(std::max(1, divisor)),
         input_(std::move(input)),
         output_(std::move(output)),
         elem_bytes_(DataTypeSize(output_.dtype())),
@@ -568,6 +570,235 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   absl::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
+// The tasks of a group: the member indices of each task, in rank order
+// (members are sorted by task, so each task's are consecutive).
+std::vector<std::vector<int>> TasksOf(const CollectiveGroup& group) {
+  std::vector<std::vector<int>> tasks;
+  std::string last;
+  for (size_t i = 0; i < group.members.size(); ++i) {
+    absl::StatusOr<DeviceName> name = DeviceName::Parse(group.members[i].name());
+    std::string task = name.ok() ? name->TaskName() : group.members[i].name();
+    if (tasks.empty() || task != last) tasks.emplace_back();
+    tasks.back().push_back(static_cast<int>(i));
+    last = std::move(task);
+  }
+  return tasks;
+}
+
+// Hierarchical all-reduce, for a group over several tasks with several
+// members on at least one: each task's members hand their inputs to the
+// task's first member (inside the process, by reference), which reduces
+// them; the first members all-reduce over a ring of their own (one member
+// per task: the only transfers between tasks, 2(T-1)/T of the tensor per
+// task instead of 2(n-1)/n per ring hop); each hands the result back to
+// its task's members. Keys: "hl" (member -> first member) and "hb" (first
+// member -> member), piece 0, step 0; the ring's own ("ar") between the
+// first members.
+class Hierarchy : public std::enable_shared_from_this<Hierarchy> {
+ public:
+  Hierarchy(const CollectiveRun& run, std::vector<std::vector<int>> tasks,
+            Tensor input, ReduceOp op, bool divide, CollectiveDone done)
+      : run_(run),
+        tasks_(std::move(tasks)),
+        input_(std::move(input)),
+        op_(op),
+        divisor_(divide ? static_cast<int>(run.group->members.size()) : 1),
+        done_(std::move(done)) {
+    for (size_t t = 0; t < tasks_.size(); ++t) {
+      for (int m : tasks_[t]) {
+        if (m == run_.rank) task_ = static_cast<int>(t);
+      }
+    }
+  }
+
+  void Start() {
+    const std::vector<int>& local = tasks_[task_];
+    const int first = local[0];
+    Rendezvous::Args args;
+    args.cancellation_manager = run_.cancellation;
+    if (run_.rank != first) {
+      // Hand the input to the task's first member; take the result back.
+      absl::StatusOr<Rendezvous::ParsedKey> up =
+          Key(run_, run_.rank, first, "hl", 0, 0);
+      absl::StatusOr<Rendezvous::ParsedKey> down =
+          Key(run_, first, run_.rank, "hb", 0, 0);
+      absl::Status s = up.ok() ? down.status() : up.status();
+      if (s.ok()) s = run_.rendezvous->Send(*up, args, input_, false);
+      if (!s.ok()) {
+        Finish(s);
+        return;
+      }
+      run_.rendezvous->RecvAsync(
+          *down, args,
+          [self = shared_from_this(), first](const absl::Status& s,
+                                             const Tensor& t, bool is_dead) {
+            if (s.ok()) {
+              absl::Status bad = self->CheckReceived(first, t, is_dead);
+              if (!bad.ok()) {
+                self->Finish(bad);
+                return;
+              }
+            }
+            self->Finish(s.ok() ? absl::StatusOr<Tensor>(t)
+                                : absl::StatusOr<Tensor>(s));
+          });
+      return;
+    }
+    received_.resize(local.size());
+    waiting_.store(static_cast<int>(local.size()));
+    for (size_t i = 1; i < local.size(); ++i) {
+      absl::StatusOr<Rendezvous::ParsedKey> key =
+          Key(run_, local[i], first, "hl", 0, 0);
+      if (!key.ok()) {
+        Arrived(i, key.status(), Tensor(), false);
+        continue;
+      }
+      run_.rendezvous->RecvAsync(
+          *key, args,
+          [self = shared_from_this(), i](const absl::Status& s,
+                                         const Tensor& t, bool is_dead) {
+            self->Arrived(i, s, t, is_dead);
+          });
+    }
+    Arrived(0, absl::OkStatus(), input_, false);
+  }
+
+ private:
+  absl::Status CheckReceived(int from, const Tensor& t, bool is_dead) const {
+    if (!is_dead && t.dtype() == input_.dtype() &&
+        t.NumElements() == input_.NumElements()) {
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "collective instance ", run_.instance_key, ": device ",
+        run_.group->members[from].name(), " sent ",
+        is_dead ? std::string("a dead tensor")
+                : absl::StrCat(t.NumElements(), " elements of ",
+                               DataTypeString(t.dtype())),
+        " where ", input_.NumElements(), " elements of ",
+        DataTypeString(input_.dtype()),
+        " were expected: the members' inputs differ"));
+  }
+
+  // The first member: the input of local member i arrived (i = 0: its own).
+  void Arrived(size_t i, const absl::Status& s, const Tensor& t,
+               bool is_dead) {
+    absl::Status bad = s.ok() ? CheckReceived(tasks_[task_][i], t, is_dead) : s;
+    if (!bad.ok()) {
+      absl::MutexLock lock(&mu_);
+      if (status_.ok()) status_ = bad;
+    } else {
+      received_[i] = t;
+    }
+    if (waiting_.fetch_sub(1) != 1) return;
+    absl::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      status = status_;
+    }
+    if (!status.ok()) {
+      Finish(status);
+      return;
+    }
+    if (received_.size() == 1) {
+      ReduceAcrossTasks(input_);
+      return;
+    }
+    absl::StatusOr<Tensor> sum =
+        Tensor::Allocate(CpuAllocator(), input_.dtype(), input_.shape());
+    if (!sum.ok()) {
+      Finish(sum.status());
+      return;
+    }
+    MergeLocal(*std::move(sum), 1);
+  }
+
+  // sum = received_[0] (op) received_[1], then sum (op)= received_[i]...
+  void MergeLocal(Tensor sum, size_t i) {
+    if (i == received_.size()) {
+      received_.clear();
+      ReduceAcrossTasks(sum);
+      return;
+    }
+    const void* a = i == 1 ? received_[0].raw_data() : sum.raw_data();
+    MergeAsync(run_.pool, input_.dtype(), a, received_[i].raw_data(),
+               sum.raw_data(), input_.NumElements(), op_, 1,
+               [self = shared_from_this(), sum, i]() mutable {
+                 self->MergeLocal(std::move(sum), i + 1);
+               });
+  }
+
+  // The first members' ring over this task's reduction.
+  void ReduceAcrossTasks(const Tensor& local) {
+    leaders_.group_key = run_.group->group_key;
+    leaders_.group_size = static_cast<int>(tasks_.size());
+    leaders_.device_type = run_.group->device_type;
+    leaders_.num_tasks = leaders_.group_size;
+    for (const std::vector<int>& task : tasks_) {
+      leaders_.members.push_back(run_.group->members[task[0]]);
+    }
+    absl::StatusOr<Tensor> output =
+        Tensor::Allocate(CpuAllocator(), input_.dtype(), input_.shape());
+    if (!output.ok()) {
+      Finish(output.status());
+      return;
+    }
+    CollectiveRun ring_run = run_;
+    ring_run.group = &leaders_;
+    ring_run.rank = task_;
+    auto ring = std::make_shared<Ring>(
+        ring_run, local, *std::move(output), RingMode::kAllReduce, op_,
+        divisor_, [self = shared_from_this()](absl::StatusOr<Tensor> r) {
+          self->HandBack(std::move(r));
+        });
+    ring->Start();
+  }
+
+  // The first member: the result to every other member of the task.
+  void HandBack(absl::StatusOr<Tensor> result) {
+    if (result.ok()) {
+      Rendezvous::Args args;
+      args.cancellation_manager = run_.cancellation;
+      const std::vector<int>& local = tasks_[task_];
+      for (size_t i = 1; i < local.size(); ++i) {
+        absl::StatusOr<Rendezvous::ParsedKey> key =
+            Key(run_, local[0], local[i], "hb", 0, 0);
+        absl::Status s = key.status();
+        if (s.ok()) s = run_.rendezvous->Send(*key, args, *result, false);
+        if (!s.ok()) {
+          Finish(s);
+          return;
+        }
+      }
+    }
+    Finish(std::move(result));
+  }
+
+  // Ends this member's part; an error aborts the step's rendezvous first
+  // (every other transfer of the step ends, here and at the peers).
+  void Finish(absl::StatusOr<Tensor> result) {
+    if (!result.ok()) run_.rendezvous->StartAbort(result.status());
+    CollectiveDone done = std::move(done_);
+    done(std::move(result));
+  }
+
+  const CollectiveRun run_;
+  const std::vector<std::vector<int>> tasks_;
+  const Tensor input_;
+  const ReduceOp op_;
+  const int divisor_;
+  CollectiveDone done_;
+  int task_ = 0;
+  // The first member's: its members' inputs, and the group of first
+  // members its ring runs over (alive until the ring is done: the ring
+  // holds a shared_ptr to this).
+  std::vector<Tensor> received_;
+  std::atomic<int> waiting_{0};
+  CollectiveGroup leaders_;
+  absl::Mutex mu_;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+};
+
 absl::Status CheckRun(const CollectiveRun& run) {
   if (run.rendezvous == nullptr || run.group == nullptr || run.rank < 0 ||
       run.rank >= static_cast<int>(run.group->members.size())) {
@@ -618,11 +849,22 @@ void RingAllReduce(const CollectiveRun& run, const Tensor& input, ReduceOp op,
                      " is not supported")));
     return;
   }
+  const int n = static_cast<int>(run.group->members.size());
+  if (run.hierarchical && n > 1 && input.NumElements() > 0 &&
+      run.group->num_tasks > 1 && run.group->num_tasks < n) {
+    std::vector<std::vector<int>> tasks = TasksOf(*run.group);
+    if (tasks.size() > 1 && static_cast<int>(tasks.size()) < n) {
+      auto hierarchy = std::make_shared<Hierarchy>(
+          run, std::move(tasks), input, op, divide, std::move(done));
+      hierarchy->Start();
+      return;
+    }
+  }
   std::optional<Tensor> output =
       OutputOrDone(run, input, input.shape(), done);
   if (!output) return;
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
-                                     RingMode::kAllReduce, op, divide,
+                                     RingMode::kAllReduce, op, divide ? n : 1,
                                      std::move(done));
   ring->Start();
 }
@@ -670,8 +912,8 @@ void RingReduceScatter(const CollectiveRun& run, const Tensor& input,
       OutputOrDone(run, input, shape, done);
   if (!output) return;
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
-                                     RingMode::kReduceScatter, op, divide,
-                                     std::move(done));
+                                     RingMode::kReduceScatter, op,
+                                     divide ? n : 1, std::move(done));
   ring->Start();
 }
 
@@ -721,7 +963,7 @@ void RingAllGather(const CollectiveRun& run, const Tensor& input,
   if (!output) return;
   auto ring = std::make_shared<Ring>(run, input, *std::move(output),
                                      RingMode::kAllGather, ReduceOp::kAdd,
-                                     /*divide=*/false, std::move(done));
+                                     /*divisor=*/1, std::move(done));
   ring->Start();
 }
 

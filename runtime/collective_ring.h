@@ -41,6 +41,11 @@ struct CollectiveRun {
   // blocks spread over its threads; never on the thread that delivered a
   // piece (a gRPC or bulk-plane thread). Null: on that thread, in one go.
   ThreadPool* pool = nullptr;
+  // All-reduce of a group over several tasks with several members on at
+  // least one of them goes hierarchically: each task's members reduce
+  // inside their process first, one member per task runs the ring between
+  // tasks, and hands the result back. False: one ring over every member.
+  bool hierarchical = true;
 };
 
 using CollectiveDone = std::function<void(absl::StatusOr<Tensor>)>;
@@ -54,7 +59,9 @@ using CollectiveDone = std::function<void(absl::StatusOr<Tensor>)>;
 // failed RecvTensors, at the peers) and calls `done` once its pending
 // transfers have ended. A received piece of the wrong dtype or size is
 // InvalidArgument naming the instance and the sending device.
-// Types: float, double, half, bfloat16, int32, int64.
+// Types: float, double, half, bfloat16, int32, int64. Hierarchical when
+// run.hierarchical and the group's tasks hold several members (see
+// CollectiveRun); the result is the same.
 void RingAllReduce(const CollectiveRun& run, const Tensor& input, ReduceOp op,
                    bool divide, CollectiveDone done);
 

@@ -2106,4 +2106,112 @@ Output SparseApplyMomentum(const Scope& scope, const Output& var,
   return b.Finish(MakeRefType(t));
 }
 
+namespace {
+
+// The inputs and attrs every V2 collective shares (the three keys, the
+// empty ordering-token list when `tokens`, and the tuning attrs).
+void CollectiveInputs(NodeBuilder& b, const Output& group_size,
+                      const Output& group_key, const Output& instance_key,
+                      bool tokens) {
+  b.Input(group_size, "group_size").Input(group_key, "group_key");
+  b.Input(instance_key, "instance_key");
+  RequireType(b, group_size, "group_size", DT_INT32);
+  RequireType(b, group_key, "group_key", DT_INT32);
+  RequireType(b, instance_key, "instance_key", DT_INT32);
+  b.StringAttr("communication_hint", "auto");
+  b.FloatAttr("timeout_seconds", 0.0f);
+  if (tokens) {
+    b.BoolAttr("is_stateless", false);
+    b.IntAttr("Nordering_token", 0);
+  }
+}
+
+Output CollectiveReduction(const Scope& scope, absl::string_view op,
+                           const Output& input, const Output& group_size,
+                           const Output& group_key, const Output& instance_key,
+                           absl::string_view merge_op,
+                           absl::string_view final_op) {
+  NodeBuilder b(scope, op);
+  b.Input(input, "input");
+  CollectiveInputs(b, group_size, group_key, instance_key, /*tokens=*/true);
+  if (merge_op != "Add" && merge_op != "Mul" && merge_op != "Min" &&
+      merge_op != "Max") {
+    b.Fail(absl::StrCat("merge_op must be Add, Mul, Min or Max, not '",
+                        merge_op, "'"));
+  }
+  if (final_op != "Id" && final_op != "Div") {
+    b.Fail(absl::StrCat("final_op must be Id or Div, not '", final_op, "'"));
+  }
+  b.TypeAttr("T", b.TypeOf(input));
+  b.StringAttr("merge_op", merge_op);
+  b.StringAttr("final_op", final_op);
+  b.IntAttr("max_subdivs_per_device", -1);
+  return b.Finish(b.TypeOf(input));
+}
+
+Output CollectiveExchange(const Scope& scope, absl::string_view op,
+                          const Output& input, const Output& group_size,
+                          const Output& group_key, const Output& instance_key,
+                          bool tokens) {
+  NodeBuilder b(scope, op);
+  b.Input(input, "input");
+  CollectiveInputs(b, group_size, group_key, instance_key, tokens);
+  b.TypeAttr("T", b.TypeOf(input));
+  return b.Finish(b.TypeOf(input));
+}
+
+}  // namespace
+
+Output CollectiveReduceV2(const Scope& scope, const Output& input,
+                          const Output& group_size, const Output& group_key,
+                          const Output& instance_key,
+                          absl::string_view merge_op,
+                          absl::string_view final_op) {
+  return CollectiveReduction(scope, "CollectiveReduceV2", input, group_size,
+                             group_key, instance_key, merge_op, final_op);
+}
+
+Output CollectiveReduceScatterV2(const Scope& scope, const Output& input,
+                                 const Output& group_size,
+                                 const Output& group_key,
+                                 const Output& instance_key,
+                                 absl::string_view merge_op,
+                                 absl::string_view final_op) {
+  return CollectiveReduction(scope, "CollectiveReduceScatterV2", input,
+                             group_size, group_key, instance_key, merge_op,
+                             final_op);
+}
+
+Output CollectiveGatherV2(const Scope& scope, const Output& input,
+                          const Output& group_size, const Output& group_key,
+                          const Output& instance_key) {
+  return CollectiveExchange(scope, "CollectiveGatherV2", input, group_size,
+                            group_key, instance_key, /*tokens=*/true);
+}
+
+Output CollectiveAllToAllV2(const Scope& scope, const Output& input,
+                            const Output& group_size, const Output& group_key,
+                            const Output& instance_key) {
+  return CollectiveExchange(scope, "CollectiveAllToAllV2", input, group_size,
+                            group_key, instance_key, /*tokens=*/true);
+}
+
+Output CollectiveBcastSendV2(const Scope& scope, const Output& input,
+                             const Output& group_size, const Output& group_key,
+                             const Output& instance_key) {
+  return CollectiveExchange(scope, "CollectiveBcastSendV2", input, group_size,
+                            group_key, instance_key, /*tokens=*/false);
+}
+
+Output CollectiveBcastRecvV2(const Scope& scope, DataType dtype,
+                             const Output& group_size, const Output& group_key,
+                             const Output& instance_key, const Output& shape) {
+  NodeBuilder b(scope, "CollectiveBcastRecvV2");
+  CollectiveInputs(b, group_size, group_key, instance_key, /*tokens=*/false);
+  b.Input(shape, "shape");
+  b.TypeAttr("T", dtype);
+  b.TypeAttr("Tshape", b.IndexType(shape, "shape"));
+  return b.Finish(dtype);
+}
+
 }  // namespace dfx::ops

@@ -719,6 +719,43 @@ Output SparseApplyMomentum(const Scope& scope, const Output& var,
                            const Output& momentum, bool use_locking = false,
                            bool use_nesterov = false);
 
+// ---------------------------------------------------------------------------
+// Collectives: TensorFlow's V2 ops, as tf.raw_ops writes them (every attr,
+// no ordering tokens). `group_size`, `group_key` and `instance_key` are
+// int32 scalars; one op per member device, each with the same three values
+// (a different instance key per collective of a step).
+//
+// merge_op "Add", "Mul", "Min" or "Max"; final_op "Id", or "Div" (divide by
+// the group size: the mean of "Add").
+Output CollectiveReduceV2(const Scope& scope, const Output& input,
+                          const Output& group_size, const Output& group_key,
+                          const Output& instance_key,
+                          absl::string_view merge_op = "Add",
+                          absl::string_view final_op = "Id");
+// Member r gets rows [r*k, (r+1)*k) of the reduction, k = dim 0 / group size.
+Output CollectiveReduceScatterV2(const Scope& scope, const Output& input,
+                                 const Output& group_size,
+                                 const Output& group_key,
+                                 const Output& instance_key,
+                                 absl::string_view merge_op = "Add",
+                                 absl::string_view final_op = "Id");
+// The members' inputs concatenated along dim 0, in rank order.
+Output CollectiveGatherV2(const Scope& scope, const Output& input,
+                          const Output& group_size, const Output& group_key,
+                          const Output& instance_key);
+// Dim 0 cut into one block per member; member r gets block r of each.
+Output CollectiveAllToAllV2(const Scope& scope, const Output& input,
+                            const Output& group_size, const Output& group_key,
+                            const Output& instance_key);
+// The source's side of a broadcast (returns `input`) and the receivers'
+// (a tensor of `dtype` and `shape`, int32 or int64).
+Output CollectiveBcastSendV2(const Scope& scope, const Output& input,
+                             const Output& group_size, const Output& group_key,
+                             const Output& instance_key);
+Output CollectiveBcastRecvV2(const Scope& scope, DataType dtype,
+                             const Output& group_size, const Output& group_key,
+                             const Output& instance_key, const Output& shape);
+
 }  // namespace dfx::ops
 
 #endif  // DFX_GRAPH_BUILDER_OPS_H_

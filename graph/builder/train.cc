@@ -340,12 +340,7 @@ absl::StatusOr<Operation> Optimizer::Minimize(
   size_t next = 0;
   for (size_t i = 0; i < vars.size(); ++i) {
     const Variable& var = vars[i];
-    // The update (and its slots) go where the variable is: its handle's
-    // consumers are placed with it anyway.
-    std::string flat = var.name;
-    std::replace(flat.begin(), flat.end(), '/', '_');
-    const Scope var_scope = scope.NewSubScope(absl::StrCat("update_", flat))
-                                .WithDevice(var.device);
+    const Scope var_scope = UpdateScope(scope, var);
     const Uses& u = uses[i];
     if (u.gathered.empty()) {
       updates.push_back(ApplyDense(var_scope, var, grads[next++]));
@@ -386,6 +381,47 @@ absl::StatusOr<Operation> Optimizer::Minimize(
       updates.push_back(ApplySparse(var_scope, var, rows, indices));
     }
   }
+  return TrainOp(scope, std::move(updates));
+}
+
+absl::StatusOr<Operation> Optimizer::ApplyGradients(
+    const Scope& scope, absl::Span<const Variable> vars,
+    absl::Span<const Output> grads) {
+  if (vars.empty() || vars.size() != grads.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ApplyGradients: needs one gradient per variable, at least one; got ",
+        vars.size(), " variables and ", grads.size(), " gradients"));
+  }
+  std::vector<Operation> updates;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const Variable& var = vars[i];
+    if (!var.handle.valid() || !grads[i].valid()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ApplyGradients: variable '", var.name, "' or its gradient (",
+          i, ") is not valid"));
+    }
+    if (BaseType(grads[i].dtype()) != var.dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ApplyGradients: the gradient of '", var.name, "' is ",
+          DataTypeString(grads[i].dtype()), ", the variable ",
+          DataTypeString(var.dtype)));
+    }
+    updates.push_back(ApplyDense(UpdateScope(scope, var), var, grads[i]));
+  }
+  return TrainOp(scope, std::move(updates));
+}
+
+Scope Optimizer::UpdateScope(const Scope& scope, const Variable& var) {
+  // The update (and its slots) go where the variable is: its handle's
+  // consumers are placed with it anyway.
+  std::string flat = var.name;
+  std::replace(flat.begin(), flat.end(), '/', '_');
+  return scope.NewSubScope(absl::StrCat("update_", flat))
+      .WithDevice(var.device);
+}
+
+absl::StatusOr<Operation> Optimizer::TrainOp(const Scope& scope,
+                                             std::vector<Operation> updates) {
   std::vector<Operation> more =
       Finish(scope.NewSubScope("finish").WithControlDependencies(updates));
   updates.insert(updates.end(), more.begin(), more.end());

@@ -116,6 +116,13 @@ class Optimizer {
   virtual ~Optimizer() = default;
   absl::StatusOr<Operation> Minimize(const Scope& scope, const Output& loss,
                                      absl::Span<const Variable> vars);
+  // The second half of Minimize (TensorFlow's apply_gradients): applies the
+  // dense gradient grads[i] to vars[i] (same dtype and shape), each update
+  // on its variable's device, and returns the NoOp "train" that runs them.
+  // For gradients computed elsewhere (all-reduced across replicas, say).
+  absl::StatusOr<Operation> ApplyGradients(const Scope& scope,
+                                           absl::Span<const Variable> vars,
+                                           absl::Span<const Output> grads);
   // The variables the optimizer made (accumulators, Adam's moments): their
   // initializers must run too (InitializeAll over them).
   const std::vector<Variable>& slots() const { return slots_; }
@@ -154,6 +161,12 @@ class Optimizer {
   std::vector<Variable> slots_;
 
  private:
+  // A scope for var's update, on var's device.
+  static Scope UpdateScope(const Scope& scope, const Variable& var);
+  // Finish and the NoOp "train" over `updates`.
+  absl::StatusOr<Operation> TrainOp(const Scope& scope,
+                                    std::vector<Operation> updates);
+
   bool sparse_updates_ = true;
 };
 

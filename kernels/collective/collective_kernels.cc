@@ -28,6 +28,27 @@ absl::StatusOr<int32_t> ScalarInt32(const Tensor& t, const char* name) {
   return t.data<int32_t>()[0];
 }
 
+// `group` with the members' incarnations of this execution of the instance
+// (the leader's answer): a member's cached group still has the incarnation
+// of a member that restarted since it was cached (a server process, or the
+// devices of a new local session), and the data keys need the current one.
+std::shared_ptr<const CollectiveGroup> WithIncarnations(
+    std::shared_ptr<const CollectiveGroup> group,
+    const CompleteInstanceResponse& resolved) {
+  const auto& current = resolved.member_incarnation();
+  if (current.size() != static_cast<int>(group->members.size())) return group;
+  bool same = true;
+  for (int i = 0; i < current.size(); ++i) {
+    same = same && group->members[i].incarnation() == current[i];
+  }
+  if (same) return group;
+  auto updated = std::make_shared<CollectiveGroup>(*group);
+  for (int i = 0; i < current.size(); ++i) {
+    updated->members[i].set_incarnation(current[i]);
+  }
+  return updated;
+}
+
 // What every collective kernel does before moving data: read group_size,
 // group_key and instance_key (inputs `first_key_input`..+2), complete the
 // group and the instance, then call Run.
@@ -99,16 +120,18 @@ class CollectiveOpBase : public AsyncOpKernel {
                   done();
                   return;
                 }
+                std::shared_ptr<const CollectiveGroup> current =
+                    WithIncarnations(group, *resolved);
                 CollectiveRun run;
                 run.rendezvous = ctx->rendezvous();
                 run.cancellation = ctx->cancellation_manager();
-                run.group = group.get();
+                run.group = current.get();
                 run.rank = group->RankOf(ctx->device()->name());
                 run.instance_key = instance_key;
                 // Reductions run on the device's intra-op pool.
                 run.pool = ctx->device()->intra_op_pool();
                 Run(ctx, run, resolved->source_rank(),
-                    [ctx, group, done](absl::StatusOr<Tensor> out) {
+                    [ctx, current, done](absl::StatusOr<Tensor> out) {
                       if (out.ok()) {
                         ctx->set_output(0, *std::move(out));
                       } else {

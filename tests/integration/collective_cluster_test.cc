@@ -309,5 +309,96 @@ TEST_CASE("A member killed during all-reduces fails the step naming it",
   // loaded machine are noise); the 30 s wait above bounds it.
 }
 
+// Steps until one succeeds (a client's retry after a restart: the first
+// steps may meet the restarted task's channel in reconnect backoff, or
+// the group being joined again), within 60 s.
+absl::Status RunUntilOk(Session* session,
+                        const std::vector<std::pair<std::string, Tensor>>& feeds,
+                        const std::vector<std::string>& fetches,
+                        std::vector<Tensor>* out) {
+  const absl::Time give_up = absl::Now() + absl::Seconds(60);
+  absl::Status s;
+  while (absl::Now() < give_up) {
+    s = session->Run(feeds, fetches, {}, out);
+    if (s.ok()) return s;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return s;
+}
+
+TEST_CASE("A restarted member, and a restarted leader, rejoin the group "
+          "under the same group key", "[collective]") {
+  TestCluster cluster({{"worker", 3}});
+  // The client's master is task 2, so that the leader (task 0) can restart
+  // under the session.
+  SessionOptions options;
+  options.config.set_operation_timeout_in_ms(60000);
+  auto created = Session::Create(cluster.Target("worker", 2), options);
+  REQUIRE_THAT(created.status(), IsOk());
+  std::unique_ptr<Session> session = *std::move(created);
+  REQUIRE_THAT(
+      session->Extend(CollectiveGraph(Devs(3), "CollectiveReduceV2", 7, 1)),
+      IsOk());
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (int i = 0; i < 3; ++i) {
+    feeds.emplace_back(absl::StrCat("x", i), Input(i, 1000));
+  }
+  std::vector<float> want(1000);
+  for (int j = 0; j < 1000; ++j) want[j] = 3 + 3 * static_cast<float>(j % 64) / 8;
+  auto check = [&](const std::vector<Tensor>& out) {
+    REQUIRE(out.size() == 3);
+    for (const Tensor& t : out) CHECK(Values(t) == want);
+  };
+  std::vector<Tensor> out;
+  REQUIRE_THAT(session->Run(feeds, {"c0", "c1", "c2"}, {}, &out), IsOk());
+  check(out);
+  // Task 1 restarts: the others still hold the group with its old
+  // incarnation; the leader's answer for each step carries the new one.
+  cluster.Restart("worker", 1);
+  REQUIRE_THAT(RunUntilOk(session.get(), feeds, {"c0", "c1", "c2"}, &out),
+               IsOk());
+  check(out);
+  REQUIRE_THAT(session->Run(feeds, {"c0", "c1", "c2"}, {}, &out), IsOk());
+  check(out);
+  // The leader (task 0) restarts and forgets the group: members that
+  // cached it get FailedPrecondition once and join again.
+  cluster.Restart("worker", 0);
+  REQUIRE_THAT(RunUntilOk(session.get(), feeds, {"c0", "c1", "c2"}, &out),
+               IsOk());
+  check(out);
+  REQUIRE_THAT(session->Run(feeds, {"c0", "c1", "c2"}, {}, &out), IsOk());
+  check(out);
+}
+
+TEST_CASE("All-reduce over 2 devices on each of 2 server processes goes "
+          "hierarchically and gives every member the mean", "[collective]") {
+  TestCluster cluster({{"worker", 2}}, {"--cpu-devices", "2"});
+  std::vector<std::string> devices;
+  for (int task = 0; task < 2; ++task) {
+    for (int d = 0; d < 2; ++d) {
+      devices.push_back(absl::StrCat("/job:worker/replica:0/task:", task,
+                                     "/device:CPU:", d));
+    }
+  }
+  auto session = Open(cluster, CollectiveGraph(devices, "CollectiveReduceV2",
+                                               8, 1, "Add", "Div"));
+  // 3 MiB per member: pieces on the bulk plane between the tasks.
+  const int64_t n = int64_t{3} << 18;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (int i = 0; i < 4; ++i) {
+    feeds.emplace_back(absl::StrCat("x", i), Input(i, n));
+  }
+  std::vector<float> want(n);
+  for (int64_t j = 0; j < n; ++j) {
+    want[j] = (0 + 1 + 2 + 3 + 4 * static_cast<float>(j % 64) / 8) / 4;
+  }
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> out;
+    REQUIRE_THAT(session->Run(feeds, {"c0", "c1", "c2", "c3"}, {}, &out),
+                 IsOk());
+    for (const Tensor& t : out) CHECK(Values(t) == want);
+  }
+}
+
 }  // namespace
 }  // namespace dfx

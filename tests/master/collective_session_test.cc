@@ -59,6 +59,30 @@ TEST_CASE("CollectiveReduceV2 over three devices of a local session",
   }
 }
 
+TEST_CASE("A group key used again by a new local session's devices",
+          "[collective]") {
+  // Each session makes its devices anew (new incarnations); the
+  // process-wide leader keeps the group. The second session's members get
+  // the current incarnations with each instance, not the cached ones.
+  for (int round = 0; round < 3; ++round) {
+    INFO("session " << round);
+    auto session = NewSession(2);
+    REQUIRE_THAT(session->Extend(CollectiveGraph({Dev(0), Dev(1)},
+                                                 "CollectiveReduceV2", 111, 1,
+                                                 "Add", "Id")),
+                 IsOk());
+    std::vector<Tensor> out;
+    REQUIRE_THAT(session->Run({{"x0", Tensor::FromVector<float>({1, 2})},
+                               {"x1", Tensor::FromVector<float>({3, 4})}},
+                              {"c0", "c1"}, {}, &out),
+                 IsOk());
+    for (const Tensor& t : out) {
+      auto v = t.span<float>();
+      CHECK(std::vector<float>(v.begin(), v.end()) == std::vector<float>{4, 6});
+    }
+  }
+}
+
 TEST_CASE("CollectiveGatherV2 and broadcast in a local session",
           "[collective]") {
   auto session = NewSession(2);

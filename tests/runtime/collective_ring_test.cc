@@ -4,6 +4,7 @@
 // that do not divide by the group or the piece size, empty tensors; and
 // the errors (a member that brings a different size, an abort).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -469,6 +470,133 @@ TEST_CASE("An aborted rendezvous ends a waiting all-reduce with its status",
   REQUIRE(done.WaitForNotificationWithTimeout(absl::Seconds(30)));
   CHECK_THAT(result.status(), StatusIs(absl::StatusCode::kUnavailable,
                                        "task:1 died"));
+}
+
+// A group of devices on several tasks: devices_per_task[t] members on task
+// t, in the leader's order.
+CollectiveGroup MakeTaskGroup(const std::vector<int>& devices_per_task) {
+  CollectiveGroup g;
+  g.group_key = 2;
+  g.device_type = "CPU";
+  for (size_t t = 0; t < devices_per_task.size(); ++t) {
+    for (int d = 0; d < devices_per_task[t]; ++d) {
+      DeviceAttributes a;
+      a.set_name(absl::StrCat("/job:worker/replica:0/task:", t,
+                              "/device:CPU:", d));
+      a.set_device_type("CPU");
+      a.set_incarnation(2000 + t * 10 + d);
+      g.members.push_back(a);
+    }
+  }
+  g.group_size = static_cast<int>(g.members.size());
+  g.num_tasks = static_cast<int>(devices_per_task.size());
+  return g;
+}
+
+// A rendezvous that counts the bytes sent from one task to another.
+class CountingRendezvous : public Rendezvous {
+ public:
+  absl::Status Send(const ParsedKey& key, const Args& args,
+                    const Tensor& value, bool is_dead) override {
+    if (!key.src().IsSameTask(key.dst())) {
+      cross_task_bytes_.fetch_add(value.TotalBytes());
+    }
+    return inner_.Send(key, args, value, is_dead);
+  }
+  void RecvAsync(const ParsedKey& key, const Args& args,
+                 DoneCallback done) override {
+    inner_.RecvAsync(key, args, std::move(done));
+  }
+  void StartAbort(const absl::Status& status) override {
+    inner_.StartAbort(status);
+  }
+  int64_t cross_task_bytes() const { return cross_task_bytes_.load(); }
+
+ private:
+  LocalRendezvous inner_;
+  std::atomic<int64_t> cross_task_bytes_{0};
+};
+
+TEST_CASE("Hierarchical all-reduce: each task reduces locally first, one "
+          "member per task crosses tasks", "[collective]") {
+  ThreadPool pool("reduce", 3);
+  for (const std::vector<int>& layout :
+       {std::vector<int>{2, 2}, std::vector<int>{2, 1, 3},
+        std::vector<int>{1, 3}}) {
+    const CollectiveGroup group = MakeTaskGroup(layout);
+    const int n = group.group_size;
+    for (bool divide : {false, true}) {
+      for (int64_t size : {int64_t{1}, int64_t{7}, int64_t{3000}}) {
+        INFO(n << " members on " << layout.size() << " tasks, " << size
+                << " floats, divide " << divide);
+        int64_t bytes[2] = {0, 0};
+        for (bool hierarchical : {false, true}) {
+          CountingRendezvous rendezvous;
+          auto results = RunAll(
+              &rendezvous, group, 1024,
+              [&](int r, const CollectiveRun& run, CollectiveDone done) {
+                CollectiveRun h = run;
+                h.hierarchical = hierarchical;
+                RingAllReduce(h, Tensor::FromVector<float>(InputOf(r, size)),
+                              ReduceOp::kAdd, divide, std::move(done));
+              },
+              size > 100 ? &pool : nullptr);
+          std::vector<float> want(size, 0.f);
+          for (int r = 0; r < n; ++r) {
+            std::vector<float> x = InputOf(r, size);
+            for (int64_t i = 0; i < size; ++i) want[i] += x[i];
+          }
+          if (divide) {
+            for (float& w : want) w /= n;
+          }
+          for (int r = 0; r < n; ++r) {
+            INFO("rank " << r << ", hierarchical " << hierarchical);
+            REQUIRE_THAT(results[r].status(), testing::IsOk());
+            auto got = results[r]->span<float>();
+            REQUIRE(static_cast<int64_t>(got.size()) == size);
+            for (int64_t i = 0; i < size; ++i) {
+              REQUIRE(got[i] == Approx(want[i]).margin(1e-5));
+            }
+          }
+          bytes[hierarchical] = rendezvous.cross_task_bytes();
+        }
+        // Between tasks, the hierarchy moves 2(T-1)/T of the tensor per
+        // task and nothing else: 2(T-1) tensors in all. The flat ring
+        // crosses a task boundary T times, each hop carrying 2(n-1)/n of
+        // the tensor: 2T(n-1)/n tensors.
+        const int tasks = static_cast<int>(layout.size());
+        CHECK(bytes[1] == 2 * (tasks - 1) * size * 4);
+        if (size >= n) {
+          CHECK(bytes[1] < bytes[0]);
+        } else {
+          // A tensor smaller than the group: most ring segments are empty.
+          CHECK(bytes[1] <= bytes[0]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Hierarchical all-reduce: a member bringing another size fails "
+          "every member", "[collective]") {
+  const CollectiveGroup group = MakeTaskGroup({2, 2});
+  CountingRendezvous rendezvous;
+  auto results = RunAll(
+      &rendezvous, group, 1 << 20,
+      [&](int r, const CollectiveRun& run, CollectiveDone done) {
+        // Rank 1 (task 0's second member) and rank 3 (task 1's) differ.
+        RingAllReduce(run,
+                      Tensor::FromVector<float>(InputOf(r, r == 3 ? 12 : 9)),
+                      ReduceOp::kAdd, false, std::move(done));
+      });
+  for (int r = 0; r < 4; ++r) {
+    INFO("rank " << r << ": " << results[r].status());
+    REQUIRE_FALSE(results[r].ok());
+  }
+  CHECK_THAT(results[2].status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "device /job:worker/replica:0/task:1/device:CPU:1 sent "
+                      "12 elements"));
 }
 
 }  // namespace

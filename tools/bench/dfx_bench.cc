@@ -419,7 +419,7 @@ int Usage() {
                "       dfx_bench grpc [--steps N] [--sizes-mib 1,64,512] "
                "[--iters N] [--trace F.json]\n"
                "       dfx_bench collectives [--tasks 2,3] "
-               "[--sizes-mib 1,64,256] [--iters N]\n"
+               "[--sizes-mib 1,64,256] [--iters N] [--mirrored-steps 20]\n"
                "       dfx_bench eager [--iters 100] [--repeats 5]\n");
   return 2;
 }

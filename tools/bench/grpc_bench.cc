@@ -28,6 +28,8 @@
 #include "absl/time/clock.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "graph/builder/strategy.h"
+#include "graph/builder/train.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/generic/generic_stub.h"
@@ -557,6 +559,123 @@ double AllReduceSeconds(const std::string& target, int tasks, int64_t bytes,
   return seconds[seconds.size() / 2];
 }
 
+// Mirrored training throughput: a 2-layer MLP (256 -> 1024 -> 10, global
+// batch 512, GradientDescent) with one replica per task through
+// MirroredStrategy (`tasks` replicas), or without any strategy on task 0
+// (`plain`). Median seconds a step; -1 on a failure.
+double MirroredStepSeconds(const std::string& target, int tasks, bool plain,
+                           int steps) {
+  constexpr int kIn = 256, kHidden = 1024, kOut = 10, kBatch = 512;
+  std::vector<std::string> devices;
+  for (int t = 0; t < tasks; ++t) {
+    devices.push_back(
+        absl::StrCat("/job:worker/replica:0/task:", t, "/device:CPU:0"));
+  }
+  auto strategy = strategy::MirroredStrategy::Create(
+      {{.devices = devices, .first_instance_key = 1}});
+  if (!strategy.ok()) return -1;
+  Scope root = Scope::NewRootScope();
+  const int replicas = plain ? 1 : tasks;
+  struct Param {
+    const char* name;
+    std::vector<int64_t> shape;
+  };
+  const Param params[] = {{"w1", {kIn, kHidden}},
+                          {"b1", {kHidden}},
+                          {"w2", {kHidden, kOut}},
+                          {"b2", {kOut}}};
+  auto loss_of = [](const Scope& s, const Output& x, const Output& y,
+                    const std::vector<Output>& p) {
+    Output h = ops::Relu(s, ops::BiasAdd(s, ops::MatMul(s, x, p[0]), p[1]));
+    Output logits = ops::BiasAdd(s, ops::MatMul(s, h, p[2]), p[3]);
+    return ops::Mean(
+        s, ops::SparseSoftmaxCrossEntropyWithLogits(s, logits, y).loss,
+        ops::Const(s, 0));
+  };
+  auto sgd = [] { return std::make_unique<train::GradientDescent>(0.01f); };
+  std::vector<std::string> xs, ys;
+  std::string train_op;
+  std::vector<train::Variable> all;
+  if (plain) {
+    const Scope s = root.WithDevice(devices[0]);
+    std::vector<train::Variable> vars;
+    std::vector<Output> values;
+    for (const Param& p : params) {
+      vars.push_back(train::NewVariable(
+          s.WithOpName(p.name), train::GlorotUniform(s, p.shape, 1),
+          DT_FLOAT, p.shape));
+      values.push_back(vars.back().value);
+    }
+    Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
+    Output y = ops::Placeholder(s.WithOpName("y"), DT_INT32);
+    xs.push_back(x.node_name());
+    ys.push_back(y.node_name());
+    auto optimizer = sgd();
+    absl::StatusOr<Operation> train =
+        optimizer->Minimize(s, loss_of(s, x, y, values), vars);
+    if (!train.ok()) return -1;
+    train_op = train->node_name();
+    all = vars;
+  } else {
+    std::vector<strategy::MirroredVariable> vars;
+    for (const Param& p : params) {
+      vars.push_back((*strategy)->CreateVariable(
+          root.WithOpName(p.name),
+          train::GlorotUniform(root.WithDevice(devices[0]), p.shape, 1),
+          DT_FLOAT, p.shape));
+      all.insert(all.end(), vars.back().replicas.begin(),
+                 vars.back().replicas.end());
+    }
+    std::vector<Output> losses;
+    for (int r = 0; r < replicas; ++r) {
+      const Scope rs = (*strategy)->ReplicaScope(root, r);
+      Output x = ops::Placeholder(rs.WithOpName("x"), DT_FLOAT);
+      Output y = ops::Placeholder(rs.WithOpName("y"), DT_INT32);
+      xs.push_back(x.node_name());
+      ys.push_back(y.node_name());
+      std::vector<Output> values;
+      for (const auto& v : vars) values.push_back(v.on(r).value);
+      losses.push_back(loss_of(rs, x, y, values));
+    }
+    absl::StatusOr<strategy::TrainStep> step =
+        (*strategy)->Minimize(root, losses, vars, sgd);
+    if (!step.ok()) return -1;
+    train_op = step->train.node_name();
+  }
+  Operation init = train::InitializeAll(root.WithOpName("init"), all);
+  GraphDef def;
+  if (!root.ToGraphDef(&def).ok()) return -1;
+  auto session = Session::Create(target);
+  if (!session.ok() || !(*session)->Extend(def).ok()) return -1;
+  std::vector<Tensor> out;
+  if (!(*session)->Run({}, {}, {init.node_name()}, &out).ok()) return -1;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  const int rows = kBatch / replicas;
+  for (int r = 0; r < replicas; ++r) {
+    Tensor x(DT_FLOAT, TensorShape({rows, kIn}));
+    Tensor y(DT_INT32, TensorShape({rows}));
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      x.data<float>()[i] = static_cast<float>((i * 7919) % 101) / 101 - 0.5f;
+    }
+    for (int i = 0; i < rows; ++i) y.data<int32_t>()[i] = (i * 31 + r) % kOut;
+    feeds.emplace_back(xs[r], x);
+    feeds.emplace_back(ys[r], y);
+  }
+  std::vector<double> seconds;
+  for (int i = 0; i < steps + 2; ++i) {
+    const auto start = Clock::now();
+    absl::Status s = (*session)->Run(feeds, {}, {train_op}, &out);
+    if (!s.ok()) {
+      std::fprintf(stderr, "mirrored step failed: %s\n", s.ToString().c_str());
+      return -1;
+    }
+    if (i >= 2) seconds.push_back(Micros(Clock::now() - start) / 1e6);
+  }
+  (void)(*session)->Close();
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
 }  // namespace
 
 int RunEchoServer(int argc, char** argv) {
@@ -689,6 +808,7 @@ namespace dfx {
 
 int RunCollectivesBench(int argc, char** argv) {
   int iters = 5;
+  int mirrored_steps = 20;
   std::vector<int64_t> sizes_mib = {1, 64, 256};
   std::vector<int> task_counts = {2, 3};
   for (int i = 0; i < argc; ++i) {
@@ -697,6 +817,10 @@ int RunCollectivesBench(int argc, char** argv) {
     const std::string value = argv[++i];
     if (flag == "--iters") {
       if (!absl::SimpleAtoi(value, &iters) || iters < 1) return 2;
+    } else if (flag == "--mirrored-steps") {
+      if (!absl::SimpleAtoi(value, &mirrored_steps) || mirrored_steps < 0) {
+        return 2;
+      }
     } else if (flag == "--sizes-mib" || flag == "--tasks") {
       std::vector<int64_t> parsed;
       for (absl::string_view part : absl::StrSplit(value, ',')) {
@@ -755,6 +879,30 @@ int RunCollectivesBench(int argc, char** argv) {
           busbw, alone_busbw, tcp_gbps, busbw / tcp_gbps, both_gbps,
           alone_busbw / both_gbps);
     }
+  }
+  if (mirrored_steps == 0) return 0;
+  // Mirrored training: the same global batch over 1 and 2 tasks.
+  std::printf("\nmirrored training (MLP 256-1024-10, global batch 512, SGD), "
+              "median of %d steps\n", mirrored_steps);
+  std::printf("  %-34s %9s %12s %9s\n", "setting", "ms/step", "examples/s",
+              "x plain");
+  double plain = -1;
+  for (int tasks : {1, 2}) {
+    BenchCluster cluster(tasks);
+    if (!cluster.ok()) return 1;
+    const std::string target = "grpc://" + cluster.address(0);
+    if (tasks == 1) {
+      plain = MirroredStepSeconds(target, 1, /*plain=*/true, mirrored_steps);
+      if (plain < 0) return 1;
+      std::printf("  %-34s %9.2f %12.0f %9.2f\n",
+                  "1 task, no strategy", plain * 1e3, 512 / plain, 1.0);
+    }
+    const double s =
+        MirroredStepSeconds(target, tasks, /*plain=*/false, mirrored_steps);
+    if (s < 0) return 1;
+    std::printf("  %-34s %9.2f %12.0f %9.2f\n",
+                absl::StrCat(tasks, " task(s), MirroredStrategy").c_str(),
+                s * 1e3, 512 / s, plain / s);
   }
   return 0;
 }
