@@ -7,7 +7,7 @@
 #   find_package(dfx CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE dfx::client)
 #
-# dfx::client brings every library (dfx::rpc and all below it), their
+# dfx::client brings every library (dfx::coordinator, dfx::rpc and all below it), their
 # include folders and their third-party dependencies, which dfxConfig.cmake
 # finds again (gRPC, protobuf, Abseil, spdlog, Eigen, oneDNN, OpenSSL, ...).
 include(GNUInstallDirs)
@@ -18,12 +18,12 @@ set(DFX_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/dfx)
 
 # dfx::client: the one target a client links, in the build tree too.
 add_library(dfx_client INTERFACE)
-target_link_libraries(dfx_client INTERFACE dfx::rpc)
+target_link_libraries(dfx_client INTERFACE dfx::coordinator)
 add_library(dfx::client ALIAS dfx_client)
 
 # The module libraries, exported under their alias names (dfx::graph, ...).
 set(DFX_INSTALLED_MODULES proto base graph runtime checkpoint kernels
-    rendezvous worker master eager rpc)
+    rendezvous worker master eager rpc coordinator)
 if(TARGET dfx_gpu)
   list(APPEND DFX_INSTALLED_MODULES gpu)
 endif()
@@ -65,7 +65,8 @@ endif()
 # ("graph/builder/ops.h"), under P/include/dfx.
 set(DFX_PUBLIC_HEADERS
   # The API.
-  base/status_macros.h
+  base/status_macros.h base/task_status.h
+  coordinator/cluster_coordinator.h
   graph/builder/control_flow.h graph/builder/gradients.h graph/builder/ops.h
   graph/builder/scope.h graph/builder/train.h
   graph/graph_def_import.h

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "base/task_status.h"
 #include "graph/device_name.h"
 #include "graph/function_library.h"
 #include "graph/graph_def_import.h"
@@ -132,6 +133,16 @@ absl::Status TaskError(const std::string& task, const absl::Status& s) {
   return absl::UnavailableError(absl::StrCat(
       "task ", task, " lost this session (it restarted?); it rejoins at the "
       "next step: ", s.message()));
+}
+
+// TaskError for a control call to `task` itself (CreateWorkerSession,
+// RegisterGraph): Unavailable there means the task is, and the status
+// names it (base/task_status.h).
+absl::Status UnavailableTaskError(const std::string& task,
+                                  const absl::Status& s) {
+  absl::Status result = TaskError(task, s);
+  if (absl::IsUnavailable(result)) SetUnavailableTasks(&result, {task});
+  return result;
 }
 
 // How long RecheckSuspects waits for a suspected task's GetStatus.
@@ -460,7 +471,7 @@ absl::Status MasterSession::EnsureWorkerSession(const std::string& task,
     }
   }
   MaybeSuspect(task, s);
-  return TaskError(task, s);
+  return UnavailableTaskError(task, s);
 }
 
 void MasterSession::MaybeSuspect(const std::string& task,
@@ -508,6 +519,82 @@ void MasterSession::RecheckSuspects(const CallControl& control) {
     answers[tasks[i]].assign(devices.begin(), devices.end());
   }
   Rejoin(answers, lost);
+}
+
+void MasterSession::NameUnavailableTasks(const ClientGraph& graph,
+                                         const CallControl& control,
+                                         absl::Status* status) {
+  if (!absl::IsUnavailable(*status) && !absl::IsAborted(*status)) return;
+  std::vector<std::string> tasks;
+  for (const ClientGraph::Part& part : graph.parts) {
+    if (std::find(tasks.begin(), tasks.end(), part.task) == tasks.end()) {
+      tasks.push_back(part.task);
+    }
+  }
+  std::shared_ptr<const PlacementConfig> placement;
+  {
+    absl::MutexLock lock(&mu_);
+    placement = placement_;
+  }
+  using Call = PendingCall<GetStatusRequest, GetStatusResponse>;
+  std::vector<std::shared_ptr<Call>> calls;
+  for (const std::string& task : tasks) {
+    auto call = std::make_shared<Call>();
+    calls.push_back(call);
+    WorkerInterface* worker = worker_cache_->GetWorker(task);
+    if (worker == nullptr) {
+      call->Finish(absl::InternalError("no worker for the task"));
+      continue;
+    }
+    tracker_->Add();
+    worker->GetStatusAsync(&call->request, &call->response,
+                           [call, tracker = tracker_](const absl::Status& s) {
+                             call->Finish(s);
+                             tracker->Done();
+                           });
+  }
+  // The step's own deadline may have passed: the probe has its own, at
+  // most kRecheckTimeout, at least 1 s, else within the step's deadline
+  // (the client stops waiting soon after it).
+  CallControl probe;
+  probe.cancellation = control.cancellation;
+  const absl::Time now = absl::Now();
+  const absl::Time deadline =
+      std::min(now + kRecheckTimeout,
+               std::max(control.deadline, now + absl::Seconds(1)));
+  std::vector<std::string> unavailable;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    absl::Status s = calls[i]->Wait(deadline, probe, "GetStatus");
+    if (absl::IsCancelled(s)) return;  // the caller went away
+    bool restarted = false;
+    if (s.ok()) {
+      absl::flat_hash_map<std::string, uint64_t> now;
+      for (const DeviceAttributes& d : calls[i]->response.device_attributes()) {
+        auto name = DeviceName::Parse(d.name());
+        if (name.ok()) now[name->LocalName()] = d.incarnation();
+      }
+      for (const DeviceAttributes& d : placement->devices) {
+        auto name = DeviceName::Parse(d.name());
+        if (!name.ok() || name->TaskName() != tasks[i]) continue;
+        auto it = now.find(name->LocalName());
+        if (it != now.end() && it->second != d.incarnation()) restarted = true;
+      }
+    }
+    if (s.ok() && !restarted) continue;
+    unavailable.push_back(tasks[i]);
+    MaybeSuspect(tasks[i], absl::UnavailableError("no answer"));
+  }
+  if (unavailable.empty()) return;
+  absl::Status named(
+      status->code(),
+      absl::StrCat(status->message(), " [unavailable: ",
+                   absl::StrJoin(unavailable, ", "), "]"));
+  status->ForEachPayload([&named](absl::string_view url,
+                                  const absl::Cord& value) {
+    named.SetPayload(url, value);
+  });
+  SetUnavailableTasks(&named, unavailable);
+  *status = std::move(named);
 }
 
 std::vector<std::string> MasterSession::Tasks() const {
@@ -687,7 +774,9 @@ MasterSession::BuildClientGraph(const GraphState& state,
       continue;
     }
     MaybeSuspect(graph->parts[i].task, s);
-    if (first_error.ok()) first_error = TaskError(graph->parts[i].task, s);
+    if (first_error.ok()) {
+      first_error = UnavailableTaskError(graph->parts[i].task, s);
+    }
   }
   if (!first_error.ok()) {
     DeregisterAsync(*graph);
@@ -1036,7 +1125,10 @@ absl::Status MasterSession::Run(
       }
     }
   }
-  DFX_RETURN_IF_ERROR(status);
+  if (!status.ok()) {
+    NameUnavailableTasks(*client_graph, control, &status);
+    return status;
+  }
 
   // Every call answered OK: collect the fetches by key.
   absl::flat_hash_map<absl::string_view, const Tensor*> received;

@@ -168,6 +168,16 @@ class MasterSession {
           answers,
       const absl::flat_hash_set<std::string>& lost)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(recheck_mu_);
+  // After a step failed with Unavailable or Aborted: asks each task of the
+  // step for its status (GetStatus, at most kRecheckTimeout, or what is left
+  // of the step's deadline but at least 1 s); those that do
+  // not answer, or answer with other device incarnations than the
+  // session's (a restart), are named in `status` (payload
+  // base/task_status.h, and the message) and become suspects. Which
+  // partition reported first says little: a ps whose RecvTensor from a
+  // killed worker failed reports Unavailable too.
+  void NameUnavailableTasks(const ClientGraph& graph,
+                            const CallControl& control, absl::Status* status);
   // Marks `task` for RecheckSuspects when `s` says it may have restarted.
   void MaybeSuspect(const std::string& task, const absl::Status& s);
   // Sends DeregisterGraph for every partition of `graph`; answers ignored.

@@ -86,6 +86,13 @@ class GrpcMasterService::Impl : public MasterServiceBase {
                CallOptions* opts) {
           absl::Status s = master_->RunStep(req, resp, opts);
           if (s.ok() || !req.store_errors_in_response_body()) return s;
+          // The body has no place for payloads (which tasks were
+          // unavailable): such an error travels as the call's status.
+          bool payloads = false;
+          s.ForEachPayload([&payloads](absl::string_view, const absl::Cord&) {
+            payloads = true;
+          });
+          if (payloads) return s;
           // TensorFlow's clients read the error from the body and the gRPC
           // status only for transport failures; it is an error all the same.
           CountRpcError(s);

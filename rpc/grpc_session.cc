@@ -252,7 +252,10 @@ class GrpcSession::Impl {
     if (closed && status.error_code() == grpc::StatusCode::CANCELLED) {
       return Closed();
     }
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    // Unavailable with details is the master's answer (a step's task was
+    // unavailable: base/task_status.h), not a master out of reach.
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+        status.error_details().empty()) {
       return absl::UnavailableError(absl::StrCat(
           "master at ", target_, ": ", status.error_message()));
     }

@@ -34,6 +34,58 @@ constexpr int kConnectTimeoutMs = 10'000;
 // The most bytes of an error message on the wire (grpc_util.h).
 constexpr size_t kMaxGrpcErrorBytes = 4096;
 
+// Payloads in the status details: "dfxp1", then for each payload its type
+// URL and its value, each as a 4-byte big-endian length and the bytes.
+constexpr absl::string_view kPayloadMagic = "dfxp1";
+constexpr size_t kMaxPayloadBytes = 16 << 10;
+
+void AppendLength(std::string* out, size_t n) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((n >> shift) & 0xff));
+  }
+}
+
+std::string EncodePayloads(const absl::Status& status) {
+  std::string out;
+  status.ForEachPayload(
+      [&out](absl::string_view url, const absl::Cord& value) {
+        const std::string bytes(value);
+        if (out.size() + url.size() + bytes.size() + 8 > kMaxPayloadBytes) {
+          return;  // details travel in a header: keep them small
+        }
+        if (out.empty()) out = std::string(kPayloadMagic);
+        AppendLength(&out, url.size());
+        out.append(url.data(), url.size());
+        AppendLength(&out, bytes.size());
+        out.append(bytes);
+      });
+  return out;
+}
+
+// Details that are not dfx's (another server's google.rpc.Status) or are
+// malformed are ignored.
+void DecodePayloads(absl::string_view details, absl::Status* status) {
+  if (!absl::StartsWith(details, kPayloadMagic)) return;
+  details.remove_prefix(kPayloadMagic.size());
+  auto read = [&details](absl::string_view* field) {
+    if (details.size() < 4) return false;
+    size_t n = 0;
+    for (int i = 0; i < 4; ++i) {
+      n = (n << 8) | static_cast<unsigned char>(details[i]);
+    }
+    details.remove_prefix(4);
+    if (n > details.size()) return false;
+    *field = details.substr(0, n);
+    details.remove_prefix(n);
+    return true;
+  };
+  while (!details.empty()) {
+    absl::string_view url, value;
+    if (!read(&url) || !read(&value)) return;
+    status->SetPayload(url, absl::Cord(value));
+  }
+}
+
 }  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
@@ -57,13 +109,15 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
     absl::StrAppend(&text, "... (", message.size() - keep, " more bytes)");
   }
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::move(text));
+                      std::move(text), EncodePayloads(status));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+  absl::Status result(static_cast<absl::StatusCode>(status.error_code()),
                       status.error_message());
+  DecodePayloads(status.error_details(), &result);
+  return result;
 }
 
 absl::StatusOr<std::string> ParseGrpcTarget(absl::string_view target) {

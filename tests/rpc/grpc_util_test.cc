@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "base/task_status.h"
 #include "catch2/catch.hpp"
 
 namespace dfx {
@@ -18,6 +19,42 @@ TEST_CASE("grpc status: codes and short messages pass through") {
   CHECK(back.code() == absl::StatusCode::kInvalidArgument);
   CHECK(back.message() == "node 'x': bad");
   CHECK(ToGrpcStatus(absl::OkStatus()).ok());
+}
+
+TEST_CASE("grpc status: payloads (the unavailable tasks) travel in the "
+          "details") {
+  absl::Status s = absl::UnavailableError("step failed");
+  SetUnavailableTasks(&s, {"/job:worker/replica:0/task:1",
+                           "/job:ps/replica:0/task:0"});
+  s.SetPayload("type.example/other", absl::Cord(std::string("\0\xff", 2)));
+  const grpc::Status wire = ToGrpcStatus(s);
+  CHECK(wire.error_code() == grpc::StatusCode::UNAVAILABLE);
+  CHECK_FALSE(wire.error_details().empty());
+  const absl::Status back = FromGrpcStatus(wire);
+  CHECK(back.code() == absl::StatusCode::kUnavailable);
+  CHECK(back.message() == "step failed");
+  CHECK(UnavailableTasks(back) ==
+        std::vector<std::string>{"/job:worker/replica:0/task:1",
+                                 "/job:ps/replica:0/task:0"});
+  CHECK(back.GetPayload("type.example/other") ==
+        absl::Cord(std::string("\0\xff", 2)));
+
+  // No payload: no details, and none named.
+  const grpc::Status plain = ToGrpcStatus(absl::UnavailableError("x"));
+  CHECK(plain.error_details().empty());
+  CHECK(UnavailableTasks(FromGrpcStatus(plain)).empty());
+  // Details that are not dfx's, or cut short, are ignored.
+  const std::string details = wire.error_details();
+  for (const std::string& other :
+       {std::string("\x08\x0e\x12\x01x"), details.substr(0, 9),
+        details.substr(0, details.size() - 1)}) {
+    const absl::Status got = FromGrpcStatus(
+        grpc::Status(grpc::StatusCode::UNAVAILABLE, "y", other));
+    CHECK(got.code() == absl::StatusCode::kUnavailable);
+    CHECK(got.message() == "y");
+  }
+  CHECK(UnavailableTasks(FromGrpcStatus(grpc::Status(
+            grpc::StatusCode::UNAVAILABLE, "y", "\x08\x0e"))).empty());
 }
 
 TEST_CASE("grpc status: a message past 4 KiB on the wire is cut") {
