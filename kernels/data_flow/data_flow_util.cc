@@ -116,6 +116,8 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
 void RegisterDataFlowKernels(KernelRegistry* registry) {
   data_flow::RegisterStackKernels(registry);
   data_flow::RegisterTensorArrayKernels(registry);
+  data_flow::RegisterQueueKernels(registry);
+  data_flow::RegisterAccumulatorKernels(registry);
 }
 
 }  // namespace dfx

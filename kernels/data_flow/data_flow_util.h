@@ -63,9 +63,13 @@ bool CanMove(DataType dtype);
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
                   int64_t dst_offset, int64_t n);
 
-// One per kernel file; RegisterDataFlowKernels calls both.
+// One per kernel file; RegisterDataFlowKernels calls each.
 void RegisterStackKernels(KernelRegistry* registry);
 void RegisterTensorArrayKernels(KernelRegistry* registry);
+// Queues (queue_kernels.cc) and conditional accumulators
+// (accumulator_kernels.cc).
+void RegisterQueueKernels(KernelRegistry* registry);
+void RegisterAccumulatorKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data_flow
 
