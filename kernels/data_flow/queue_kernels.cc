@@ -21,6 +21,7 @@
 #include "kernels/data_flow/data_flow_util.h"
 #include "kernels/data_flow/queue.h"
 #include "kernels/kernels.h"
+#include "runtime/memory_limit.h"
 #include "runtime/resource_mgr.h"
 
 namespace dfx::data_flow {
@@ -272,6 +273,19 @@ class EnqueueOp : public AsyncOpKernel {
         }
       }
     }
+    // What the queue would hold must fit under the host memory limit
+    // beside what is allocated (an unbounded queue whose producer outruns
+    // its consumer fails here, naming the queue, rather than elsewhere).
+    int64_t bytes = queue.MemoryUsed();
+    for (const Queue::Tuple& t : elements) {
+      for (const Tensor& c : t) bytes += static_cast<int64_t>(c.TotalBytes());
+    }
+    DFX_OP_REQUIRES_OK_ASYNC(
+        ctx,
+        CheckHostMemoryHeadroom(bytes, absl::StrCat("the elements ",
+                                                    queue.kind(), " '",
+                                                    queue.name(), "' holds")),
+        done);
     queue.Enqueue(std::move(elements), ctx->cancellation_manager(),
                   timeout_ms_, [ctx, done, keep = *q](absl::Status s) {
                     if (!s.ok()) ctx->SetStatus(std::move(s));

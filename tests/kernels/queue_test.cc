@@ -20,7 +20,9 @@
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
 #include "proto/op_def.pb.h"
+#include "runtime/allocator.h"
 #include "runtime/cancellation.h"
+#include "runtime/memory_limit.h"
 #include "runtime/op_kernel.h"
 #include "runtime/resource_mgr.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -347,6 +349,34 @@ TEST_CASE("A queue's elements are its memory", "[queue]") {
     if (e.name == "memory" && e.type_name == "Queue") bytes = e.bytes;
   }
   CHECK(bytes == 1000 * 2 * 4);
+}
+
+TEST_CASE("An enqueue that would hold more than the memory limit allows is "
+          "ResourceExhausted naming the queue",
+          "[queue]") {
+  Tensor q = NewQueue("memory_limit");
+  const int64_t previous = HostMemoryLimit();
+  // Room for a few MiB beside what is in use now.
+  SetHostMemoryLimit(CpuAllocator()->GetStats().bytes_in_use +
+                     (int64_t{4} << 20));
+  absl::Status failed;
+  int enqueued = 0;
+  for (int i = 0; i < 64 && failed.ok(); ++i) {
+    // 512 KiB a batch of 65536 rows (each copied into the queue).
+    std::unique_ptr<Call> enq = Start(
+        Enqueue(-1, /*many=*/true),
+        {q, Tensor::FromVector<float>(std::vector<float>(2 << 16, 1.0f),
+                                      TensorShape({1 << 16, 2}))});
+    REQUIRE(enq->finished());
+    failed = enq->status();
+    if (failed.ok()) ++enqueued;
+  }
+  SetHostMemoryLimit(previous);
+  CHECK_THAT(failed, StatusIs(StatusCode::kResourceExhausted));
+  CHECK_THAT(failed, StatusIs(StatusCode::kResourceExhausted,
+                              "'memory_limit'"));
+  CHECK(enqueued > 0);
+  CHECK(Size(q) == (1 << 16) * enqueued);
 }
 
 // --- Accumulators
