@@ -128,77 +128,44 @@ void Queue::Dequeue(int64_t n, bool up_to, CancellationManager* cm,
 }
 
 void Queue::Start(std::unique_ptr<Attempt> a, int64_t timeout_ms) {
+  const std::string what = absl::StrCat(a->enqueue ? "Enqueue" : "Dequeue",
+                                        " operation on ", kind_, " '", name_,
+                                        "'");
   std::vector<Finished> finished;
   {
     absl::MutexLock lock(&mu_);
     a->id = next_id_++;
     const int64_t id = a->id;
+    Attempt* raw = a.get();
     if (a->enqueue && closed_) {
       finished.push_back({std::move(a), ClosedError()});
     } else {
-      Attempt* raw = a.get();
       (a->enqueue ? enqueues_ : dequeues_).push_back(std::move(a));
       FlushLocked(&finished);
-      // Still waiting: it ends on cancellation or timeout too.
-      const bool waiting =
-          std::any_of(finished.begin(), finished.end(),
-                      [raw](const Finished& f) {
-                        return f.attempt.get() == raw;
-                      }) == false;
-      if (waiting) {
-        if (raw->cm != nullptr) {
-          raw->token = raw->cm->get_cancellation_token();
-          std::weak_ptr<Queue> weak = weak_from_this();
-          const std::string what = raw->enqueue ? "Enqueue" : "Dequeue";
-          const bool registered = raw->cm->RegisterCallback(
-              raw->token, [weak, id, what, this] {
-                if (std::shared_ptr<Queue> q = weak.lock()) {
-                  q->Abort(id, absl::CancelledError(absl::StrCat(
-                                   what, " operation on ", kind_, " '",
-                                   name_, "' was cancelled")));
-                }
-              });
-          if (!registered) {
-            raw->token = -1;
-            std::deque<std::unique_ptr<Attempt>>& list =
-                raw->enqueue ? enqueues_ : dequeues_;
-            for (auto it = list.begin(); it != list.end(); ++it) {
-              if (it->get() == raw) {
-                Unwind(raw);
-                finished.push_back(
-                    {std::move(*it),
-                     absl::CancelledError(absl::StrCat(
-                         what, " operation on ", kind_, " '", name_,
-                         "' was cancelled"))});
-                list.erase(it);
-                break;
-              }
-            }
-            FlushLocked(&finished);
-          } else if (timeout_ms >= 0) {
-            std::weak_ptr<Queue> weak2 = weak_from_this();
-            const std::string msg = absl::StrCat(
-                what, " operation on ", kind_, " '", name_,
-                "' timed out after ", timeout_ms, " ms");
-            RunAfter(timeout_ms, [weak2, id, msg] {
-              if (std::shared_ptr<Queue> q = weak2.lock()) {
-                q->Abort(id, absl::DeadlineExceededError(msg));
-              }
-            });
-          }
-        } else if (timeout_ms >= 0) {
-          std::weak_ptr<Queue> weak2 = weak_from_this();
-          const std::string msg =
-              absl::StrCat(raw->enqueue ? "Enqueue" : "Dequeue",
-                           " operation on ", kind_, " '", name_,
-                           "' timed out after ", timeout_ms, " ms");
-          RunAfter(timeout_ms, [weak2, id, msg] {
-            if (std::shared_ptr<Queue> q = weak2.lock()) {
-              q->Abort(id, absl::DeadlineExceededError(msg));
-            }
-          });
-        }
+    }
+    const bool waiting = std::none_of(
+        finished.begin(), finished.end(),
+        [raw](const Finished& f) { return f.attempt.get() == raw; });
+    // Still waiting: the step's cancellation and the timeout end it too.
+    std::weak_ptr<Queue> weak = weak_from_this();
+    if (waiting && raw->cm != nullptr) {
+      raw->token = raw->cm->get_cancellation_token();
+      const absl::Status cancelled =
+          absl::CancelledError(absl::StrCat(what, " was cancelled"));
+      if (!raw->cm->RegisterCallback(raw->token, [weak, id, cancelled] {
+            if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, cancelled);
+          })) {
+        // Cancelled already: end it now.
+        raw->token = -1;
+        RemoveLocked(id, cancelled, &finished);
       }
+    }
+    if (waiting && timeout_ms >= 0) {
+      const absl::Status expired = absl::DeadlineExceededError(
+          absl::StrCat(what, " timed out after ", timeout_ms, " ms"));
+      RunAfter(timeout_ms, [weak, id, expired] {
+        if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, expired);
+      });
     }
   }
   Finish(std::move(finished));
@@ -208,19 +175,24 @@ void Queue::Abort(int64_t id, absl::Status status) {
   std::vector<Finished> finished;
   {
     absl::MutexLock lock(&mu_);
-    for (auto* list : {&enqueues_, &dequeues_}) {
-      for (auto it = list->begin(); it != list->end(); ++it) {
-        if ((*it)->id != id) continue;
-        Unwind(it->get());
-        finished.push_back({std::move(*it), status});
-        list->erase(it);
-        FlushLocked(&finished);
-        goto done;
-      }
-    }
-  done:;
+    RemoveLocked(id, std::move(status), &finished);
   }
   Finish(std::move(finished));
+}
+
+void Queue::RemoveLocked(int64_t id, absl::Status status,
+                         std::vector<Finished>* finished) {
+  for (auto* list : {&enqueues_, &dequeues_}) {
+    for (auto it = list->begin(); it != list->end(); ++it) {
+      if ((*it)->id != id) continue;
+      Unwind(it->get());
+      finished->push_back({std::move(*it), std::move(status)});
+      list->erase(it);
+      // Another attempt may go on now (one behind it in line).
+      FlushLocked(finished);
+      return;
+    }
+  }
 }
 
 void Queue::Unwind(Attempt* a) {
@@ -279,13 +251,11 @@ void Queue::FlushLocked(std::vector<Finished>* finished) {
         status = absl::OkStatus();
       } else if (closed_ && enqueues_.empty()) {
         if (!(d->up_to && !d->elements.empty())) {
-          const int64_t taken = static_cast<int64_t>(d->elements.size());
           Unwind(d);
           status = absl::OutOfRangeError(absl::StrCat(
               kind_, " '", name_, "' is closed and has insufficient elements "
               "(requested ", d->n, ", current size ",
               static_cast<int64_t>(elements_.size()), ")"));
-          (void)taken;
         }
       } else {
         break;  // waits for more

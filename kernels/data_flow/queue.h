@@ -97,6 +97,9 @@ class Queue : public ResourceBase,
   // Ends the waiting attempt `id` with `status` (cancellation, timeout);
   // nothing when it has finished already.
   void Abort(int64_t id, absl::Status status);
+  void RemoveLocked(int64_t id, absl::Status status,
+                    std::vector<Finished>* finished)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves elements in and out and finishes the attempts that can finish.
   void FlushLocked(std::vector<Finished>* finished)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
