@@ -254,6 +254,39 @@ def queue_cases(folder):
                [["enq"], ["close"], ["deq"], ["deq"]])
 
 
+    def padding_bad_rank():
+        q = raw.PaddingFIFOQueueV2(component_types=[tf.int32],
+                                   shapes=[[None]])
+        enq = raw.QueueEnqueueV2(handle=q, components=[i32([[1, 2]])])
+        return {"enq": enq, "size": raw.QueueSizeV2(handle=q)}
+    steps_case(folder, "padding_enqueue_wrong_rank", padding_bad_rank,
+               [["enq"], ["size"]])
+
+    def negative_n():
+        q = fifo([tf.float32], [[]])
+        enq = raw.QueueEnqueueV2(handle=q, components=[f32(1)])
+        # Through a PlaceholderWithDefault: TensorFlow's shape function
+        # rejects a constant negative n when the graph is built.
+        many = raw.QueueDequeueManyV2(
+            handle=q, n=tf1.placeholder_with_default(-1, []),
+            component_types=[tf.float32])
+        upto = raw.QueueDequeueUpToV2(
+            handle=q, n=tf1.placeholder_with_default(-2, []),
+            component_types=[tf.float32])
+        return {"enq": enq, "many": many[0], "upto": upto[0],
+                "size": raw.QueueSizeV2(handle=q)}
+    steps_case(folder, "dequeue_negative_n", negative_n,
+               [["enq"], ["many"], ["upto"], ["size"]])
+
+    def capacity_one():
+        q = fifo([tf.int64], [[2]], capacity=1)
+        e1 = raw.QueueEnqueueV2(handle=q, components=[i64([1, 2])])
+        one = raw.QueueDequeueV2(handle=q, component_types=[tf.int64])
+        return {"e1": e1, "one": one[0], "size": raw.QueueSizeV2(handle=q)}
+    steps_case(folder, "capacity_one_alternating", capacity_one,
+               [["e1"], ["size"], ["one"], ["e1"], ["one"], ["size"]])
+
+
 # --------------------------------------------------------------------------
 # Accumulators
 
@@ -312,6 +345,27 @@ def dense_cases(folder):
                 "n": acc.num_accumulated()}
     steps_case(folder, "python_conditional_accumulator", python_api,
                [["a"], ["b"], ["n"], ["take"], ["n"]])
+
+    def half_step_back():
+        acc = raw.ConditionalAccumulator(dtype=tf.float16, shape=[3],
+                                         reduction_type="SUM")
+        apply = lambda step, g: raw.AccumulatorApplyGradient(  # noqa
+            handle=acc, local_step=i64(step),
+            gradient=tf.constant(np.asarray(g, np.float16)))
+        return {
+            "set9": raw.AccumulatorSetGlobalStep(handle=acc,
+                                                 new_global_step=i64(9)),
+            "set2": raw.AccumulatorSetGlobalStep(handle=acc,
+                                                 new_global_step=i64(2)),
+            "a3": apply(3, [0.5, 1.5, -2]), "b2": apply(2, [0.25, 0.25, 1]),
+            "n": raw.AccumulatorNumAccumulated(handle=acc),
+            "take": raw.AccumulatorTakeGradient(handle=acc, num_required=2,
+                                                dtype=tf.float16),
+        }
+    steps_case(folder, "accumulator_half_global_step_back", half_step_back,
+               [["set9"], ["a3"], ["n"], ["set2"], ["a3"], ["b2"], ["n"],
+                ["take"], ["n"]],
+               note="SetGlobalStep may go back (TensorFlow only warns)")
 
     def bad_num_required():
         acc = raw.ConditionalAccumulator(dtype=tf.float32, shape=[])
