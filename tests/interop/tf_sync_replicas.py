@@ -27,6 +27,7 @@ import os
 import socket
 import sys
 import threading
+import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -99,6 +100,73 @@ def check_sharing(targets):
     return ok
 
 
+def train(targets, target=30):
+    """Trains until the global step reaches `target`: one session per
+    worker (targets[i]), the chief's sync op in a thread. Returns a dict:
+    worker steps, updates, global step, first and last loss, errors,
+    seconds (from the first worker step to the last update)."""
+    graphs = [build(i) for i in range(2)]
+    config = tf1.ConfigProto(operation_timeout_in_ms=120000)
+    sessions = [tf1.Session(targets[i], graph=graphs[i]["graph"],
+                            config=config) for i in range(2)]
+    chief = graphs[0]
+    feeds = []
+    for i in range(2):
+        x, y = data(i)
+        feeds.append({graphs[i]["x"]: x, graphs[i]["y"]: y})
+    s0 = sessions[0]
+    s0.run(chief["init"])
+    first_loss = s0.run(chief["loss"], feeds[0])
+    for i in range(2):
+        sessions[i].run(graphs[i]["local_init"])
+        sessions[i].run(graphs[i]["local_step_init"])
+    s0.run(chief["chief_init"])
+    s0.run(chief["tokens"])
+
+    updates = [0]
+    steps = [0, 0]
+    errors = []
+
+    def chief_loop():
+        # Each sync op waits in the accumulators' take until both workers'
+        # fresh gradients came, then updates and hands out tokens.
+        try:
+            while s0.run(chief["global_step"]) < target:
+                s0.run(chief["sync"])
+                updates[0] += 1
+        except tf.errors.OpError as err:
+            errors.append(f"chief: {err}")
+
+    def worker_loop(i):
+        # Train until the target step: a worker that stopped early would
+        # leave the other waiting for a token (as in TensorFlow).
+        try:
+            while sessions[i].run(graphs[i]["global_step"]) < target:
+                sessions[i].run(graphs[i]["train"], feeds[i])
+                steps[i] += 1
+        except tf.errors.OpError as err:
+            errors.append(f"worker {i}: {err}")
+
+    start = time.perf_counter()
+    chief_thread = threading.Thread(target=chief_loop)
+    chief_thread.start()
+    workers = [threading.Thread(target=worker_loop, args=(i,))
+               for i in range(2)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    chief_thread.join()
+    seconds = time.perf_counter() - start
+    step = s0.run(chief["global_step"])
+    last_loss = s0.run(chief["loss"], feeds[0])
+    for s in sessions:
+        s.close()
+    return {"steps": steps, "updates": updates[0], "global_step": step,
+            "first_loss": first_loss, "last_loss": last_loss,
+            "errors": errors, "seconds": seconds}
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("localhost", 0))
@@ -126,74 +194,22 @@ def main():
             spec = json.load(f)
         targets = [f"grpc://{a}" for a in spec["worker"]]
 
-    graphs = [build(i) for i in range(2)]
-    config = tf1.ConfigProto(operation_timeout_in_ms=120000)
-    sessions = [tf1.Session(targets[i], graph=graphs[i]["graph"],
-                            config=config) for i in range(2)]
-    chief = graphs[0]
-    feeds = []
-    for i in range(2):
-        x, y = data(i)
-        feeds.append({graphs[i]["x"]: x, graphs[i]["y"]: y})
-    s0 = sessions[0]
-    s0.run(chief["init"])
-    first_loss = s0.run(chief["loss"], feeds[0])
-    for i in range(2):
-        sessions[i].run(graphs[i]["local_init"])
-        sessions[i].run(graphs[i]["local_step_init"])
-    s0.run(chief["chief_init"])
-    s0.run(chief["tokens"])
-
-    updates = [0]
-    errors = []
-
-    def chief_loop():
-        # Each sync op waits in the accumulators' take until both workers'
-        # fresh gradients came, then updates and hands out tokens.
-        try:
-            while s0.run(chief["global_step"]) < TARGET:
-                s0.run(chief["sync"])
-                updates[0] += 1
-        except tf.errors.OpError as err:
-            errors.append(f"chief: {err}")
-
-    def worker_loop(i):
-        # Train until the target step: a worker that stopped early would
-        # leave the other waiting for a token (as in TensorFlow).
-        try:
-            while sessions[i].run(graphs[i]["global_step"]) < TARGET:
-                sessions[i].run(graphs[i]["train"], feeds[i])
-                steps[i] += 1
-        except tf.errors.OpError as err:
-            errors.append(f"worker {i}: {err}")
-
-    steps = [0, 0]
-    chief_thread = threading.Thread(target=chief_loop)
-    chief_thread.start()
-    workers = [threading.Thread(target=worker_loop, args=(i,))
-               for i in range(2)]
-    for t in workers:
-        t.start()
-    for t in workers:
-        t.join()
-    chief_thread.join()
-    step = s0.run(chief["global_step"])
-    last_loss = s0.run(chief["loss"], feeds[0])
-    print(f"{'TensorFlow' if args.tf else 'dfx'}: worker steps {steps}, "
-          f"{updates[0]} aggregated updates, global step {step}, loss "
-          f"{first_loss:.3f} -> {last_loss:.5f}")
+    r = train(targets, TARGET)
+    print(f"{'TensorFlow' if args.tf else 'dfx'}: worker steps {r['steps']}, "
+          f"{r['updates']} aggregated updates, global step "
+          f"{r['global_step']}, loss {r['first_loss']:.3f} -> "
+          f"{r['last_loss']:.5f}")
     ok = True
-    if errors:
-        print("errors:", errors)
+    if r["errors"]:
+        print("errors:", r["errors"])
         ok = False
-    if step != TARGET or updates[0] != TARGET:
-        print(f"FAIL: global step {step} after {updates[0]} updates")
+    if r["global_step"] != TARGET or r["updates"] != TARGET:
+        print(f"FAIL: global step {r['global_step']} after {r['updates']} "
+              "updates")
         ok = False
-    if not last_loss < 0.1 * first_loss:
+    if not r["last_loss"] < 0.1 * r["first_loss"]:
         print("FAIL: the loss did not fall below a tenth")
         ok = False
-    for s in sessions:
-        s.close()
     if not check_sharing(targets):
         print("FAIL: a queue or accumulator was not shared across sessions")
         ok = False
