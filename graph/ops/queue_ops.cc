@@ -48,7 +48,7 @@ absl::Status ScalarOutput(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-// Input `i` is a scalar; no outputs.
+// Input 1 (a step) is a scalar; no outputs.
 absl::Status ScalarInput1(InferenceContext* c) {
   return c->WithRank(c->input(1), 0);
 }
