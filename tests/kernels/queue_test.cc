@@ -304,6 +304,65 @@ TEST_CASE("A DequeueMany takes elements as they come and returns them if "
   CHECK(Values(RunNow(Dequeue(), {q})[0]) == std::vector<float>{1, 1});
 }
 
+NodeDef DequeueN(const char* op) {
+  return TestNodeBuilder("deq", op, 2)
+      .Attr("component_types", DataTypeVector{DT_FLOAT})
+      .Build();
+}
+
+TEST_CASE("After a close without cancel_pending_enqueues a waiting enqueue "
+          "still goes in and is dequeued",
+          "[queue]") {
+  Tensor q = NewQueue("close_keeps_pending", /*capacity=*/1);
+  RunNow(Enqueue(), {q, F({1, 1})});
+  std::unique_ptr<Call> enq = Start(Enqueue(), {q, F({2, 2})});
+  CHECK_FALSE(enq->finished());
+  RunNow(Close(), {q});
+  CHECK_FALSE(enq->finished());
+  CHECK(Values(RunNow(Dequeue(), {q})[0]) == std::vector<float>{1, 1});
+  REQUIRE(enq->finished());
+  REQUIRE_OK(enq->status());
+  CHECK(Values(RunNow(Dequeue(), {q})[0]) == std::vector<float>{2, 2});
+  std::unique_ptr<Call> last = Start(Dequeue(), {q});
+  REQUIRE(last->finished());
+  CHECK_THAT(last->status(), StatusIs(StatusCode::kOutOfRange));
+}
+
+TEST_CASE("A waiting DequeueUpTo returns what is left when the queue closes",
+          "[queue]") {
+  Tensor q = NewQueue("up_to_on_close");
+  std::unique_ptr<Call> deq =
+      Start(DequeueN("QueueDequeueUpToV2"), {q, I32(3)});
+  RunNow(Enqueue(), {q, F({7, 8})});
+  CHECK_FALSE(deq->finished());  // waits for 3 while the queue is open
+  RunNow(Close(), {q});
+  REQUIRE(deq->finished());
+  REQUIRE_OK(deq->status());
+  CHECK(deq->output(0).shape() == TensorShape({1, 2}));
+  CHECK(Values(deq->output(0)) == std::vector<float>{7, 8});
+}
+
+TEST_CASE("An EnqueueMany larger than the capacity and a DequeueMany larger "
+          "than the capacity complete each other",
+          "[queue]") {
+  Tensor q = NewQueue("bigger_than_capacity", /*capacity=*/2);
+  std::unique_ptr<Call> enq = Start(
+      Enqueue(-1, /*many=*/true),
+      {q, Tensor::FromVector<float>({0, 0, 1, 1, 2, 2, 3, 3, 4, 4},
+                                    TensorShape({5, 2}))});
+  CHECK_FALSE(enq->finished());
+  CHECK(Size(q) == 2);
+  std::unique_ptr<Call> deq =
+      Start(DequeueN("QueueDequeueManyV2"), {q, I32(5)});
+  REQUIRE(deq->finished());
+  REQUIRE(enq->finished());
+  REQUIRE_OK(enq->status());
+  REQUIRE_OK(deq->status());
+  CHECK(Values(deq->output(0)) ==
+        std::vector<float>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4});
+  CHECK(Size(q) == 0);
+}
+
 TEST_CASE("Queues are shared by name; a mismatched definition is "
           "InvalidArgument",
           "[queue]") {
