@@ -61,17 +61,21 @@ absl::StatusOr<int64_t> Dequeue(Session* s) {
   return out[0].scalar<int64_t>();
 }
 
-TEST_CASE("The operation timeout ends a step waiting in a dequeue, and the "
+TEST_CASE("The step's timeout ends a step waiting in a dequeue, and the "
           "queue works on",
           "[queue_session]") {
   QueueGraph g(/*capacity=*/-1);
-  std::unique_ptr<Session> s = g.Start(/*timeout_ms=*/100);
-  absl::StatusOr<int64_t> got = Dequeue(s.get());
-  CHECK_THAT(got.status(), StatusIs(StatusCode::kDeadlineExceeded));
+  std::unique_ptr<Session> s = g.Start(/*timeout_ms=*/60000);
+  // Only this step has a short deadline: it can only end by it.
+  RunOptions options;
+  options.set_timeout_in_ms(100);
+  std::vector<Tensor> out;
+  CHECK_THAT(s->Run(options, {}, {"deq"}, {}, &out, nullptr),
+             StatusIs(StatusCode::kDeadlineExceeded));
   // The abandoned dequeue took nothing and waits no more: the next element
   // goes to the next dequeue.
   REQUIRE_OK(Enqueue(s.get(), 42));
-  got = Dequeue(s.get());
+  absl::StatusOr<int64_t> got = Dequeue(s.get());
   REQUIRE_OK(got.status());
   CHECK(*got == 42);
 }
