@@ -1,7 +1,9 @@
 // Queues and conditional accumulators: what TensorFlow's synchronous
 // parameter servers (SyncReplicasOptimizer) and TF1 input pipelines build.
 // FIFOQueueV2 and PaddingFIFOQueueV2 with QueueEnqueue(Many)V2,
-// QueueDequeue(Many|UpTo)V2, QueueCloseV2, QueueSizeV2 and QueueIsClosedV2;
+// QueueDequeue(Many|UpTo)V2, QueueCloseV2, QueueSizeV2 and QueueIsClosedV2,
+// and their TF1 forms without "V2" (reference string handles, which older
+// GraphDefs hold);
 // ConditionalAccumulator and SparseConditionalAccumulator (reference string
 // handles) with their Accumulator*/SparseAccumulator* ops, and the
 // Resource* forms of the dense accumulator ops. Signatures equal TensorFlow
@@ -9,6 +11,9 @@
 // tests/golden/data/queues/tf_op_defs.pbtxt, written by gen_queues.py). The
 // kernels are in kernels/data_flow/queue_kernels.cc and
 // accumulator_kernels.cc.
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
 
@@ -67,16 +72,71 @@ absl::Status SparseTakeGradientShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-OpDefBuilder QueueOp(const char* name) {
+OpDefBuilder QueueOp(const char* name, const char* handle) {
   return std::move(OpDefBuilder(name)
-                       .Output("handle: resource")
+                       .Output(handle)
                        .Attr("component_types: list(type) >= 1")
                        .Attr("shapes: list(shape) >= 0 = []")
                        .Attr("capacity: int = -1")
                        .Attr("container: string = ''")
                        .Attr("shared_name: string = ''")
-                       .SetIsStateful()
-                       .SetShapeFn(ScalarHandle));
+                       .SetIsStateful());
+}
+
+// The ops on a queue: `v1` the TF1 forms (a reference to TensorFlow's [2]
+// string handle; TensorFlow does not mark them stateful, as they reach
+// their state through the reference), otherwise the V2 forms.
+absl::Status RegisterQueueUsers(OpRegistry* r, bool v1) {
+  const std::string v = v1 ? "" : "V2";
+  const char* handle = v1 ? "handle: Ref(string)" : "handle: resource";
+  auto op = [&](const char* base) {
+    OpDefBuilder b(absl::StrCat(base, v));
+    b.Input(handle);
+    return b;
+  };
+  auto stateful = [&](OpDefBuilder& b) -> OpDefBuilder& {
+    if (!v1) b.SetIsStateful();
+    return b;
+  };
+  for (const char* name : {"QueueEnqueue", "QueueEnqueueMany"}) {
+    OpDefBuilder b = op(name);
+    b.Input("components: Tcomponents")
+        .Attr("Tcomponents: list(type) >= 1")
+        .Attr("timeout_ms: int = -1");
+    DFX_RETURN_IF_ERROR(r->Register(stateful(b).SetShapeFn(NoOutputs)));
+  }
+  {
+    OpDefBuilder b = op("QueueDequeue");
+    b.Output("components: component_types")
+        .Attr("component_types: list(type) >= 1")
+        .Attr("timeout_ms: int = -1");
+    DFX_RETURN_IF_ERROR(r->Register(stateful(b).SetShapeFn(UnknownOutputs)));
+  }
+  for (const char* name : {"QueueDequeueMany", "QueueDequeueUpTo"}) {
+    OpDefBuilder b = op(name);
+    b.Input("n: int32")
+        .Output("components: component_types")
+        .Attr("component_types: list(type) >= 1")
+        .Attr("timeout_ms: int = -1");
+    DFX_RETURN_IF_ERROR(
+        r->Register(stateful(b).SetShapeFn(DequeueManyShape)));
+  }
+  {
+    OpDefBuilder b = op("QueueClose");
+    b.Attr("cancel_pending_enqueues: bool = false");
+    DFX_RETURN_IF_ERROR(r->Register(stateful(b).SetShapeFn(NoOutputs)));
+  }
+  {
+    OpDefBuilder b = op("QueueSize");
+    b.Output("size: int32");
+    DFX_RETURN_IF_ERROR(r->Register(stateful(b).SetShapeFn(ScalarOutput)));
+  }
+  {
+    OpDefBuilder b = op("QueueIsClosed");
+    b.Output("is_closed: bool");
+    DFX_RETURN_IF_ERROR(r->Register(stateful(b).SetShapeFn(ScalarOutput)));
+  }
+  return absl::OkStatus();
 }
 
 OpDefBuilder AccumulatorOp(const char* name, const char* handle) {
@@ -93,51 +153,18 @@ OpDefBuilder AccumulatorOp(const char* name, const char* handle) {
 }  // namespace
 
 absl::Status RegisterQueueOps(OpRegistry* r) {
-  DFX_RETURN_IF_ERROR(r->Register(QueueOp("FIFOQueueV2")));
-  DFX_RETURN_IF_ERROR(r->Register(QueueOp("PaddingFIFOQueueV2")));
-  for (const char* name : {"QueueEnqueueV2", "QueueEnqueueManyV2"}) {
-    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
-                                        .Input("handle: resource")
-                                        .Input("components: Tcomponents")
-                                        .Attr("Tcomponents: list(type) >= 1")
-                                        .Attr("timeout_ms: int = -1")
-                                        .SetIsStateful()
-                                        .SetShapeFn(NoOutputs)));
-  }
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("QueueDequeueV2")
-                                      .Input("handle: resource")
-                                      .Output("components: component_types")
-                                      .Attr("component_types: list(type) >= 1")
-                                      .Attr("timeout_ms: int = -1")
-                                      .SetIsStateful()
-                                      .SetShapeFn(UnknownOutputs)));
-  for (const char* name : {"QueueDequeueManyV2", "QueueDequeueUpToV2"}) {
-    DFX_RETURN_IF_ERROR(
-        r->Register(OpDefBuilder(name)
-                        .Input("handle: resource")
-                        .Input("n: int32")
-                        .Output("components: component_types")
-                        .Attr("component_types: list(type) >= 1")
-                        .Attr("timeout_ms: int = -1")
-                        .SetIsStateful()
-                        .SetShapeFn(DequeueManyShape)));
-  }
+  DFX_RETURN_IF_ERROR(r->Register(
+      QueueOp("FIFOQueueV2", "handle: resource").SetShapeFn(ScalarHandle)));
   DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("QueueCloseV2")
-                      .Input("handle: resource")
-                      .Attr("cancel_pending_enqueues: bool = false")
-                      .SetIsStateful()
-                      .SetShapeFn(NoOutputs)));
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("QueueSizeV2")
-                                      .Input("handle: resource")
-                                      .Output("size: int32")
-                                      .SetIsStateful()
-                                      .SetShapeFn(ScalarOutput)));
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("QueueIsClosedV2")
-                                      .Input("handle: resource")
-                                      .Output("is_closed: bool")
-                                      .SetIsStateful()
-                                      .SetShapeFn(ScalarOutput)));
+      r->Register(QueueOp("PaddingFIFOQueueV2", "handle: resource")
+                      .SetShapeFn(ScalarHandle)));
+  DFX_RETURN_IF_ERROR(RegisterQueueUsers(r, /*v1=*/false));
+  DFX_RETURN_IF_ERROR(r->Register(
+      QueueOp("FIFOQueue", "handle: Ref(string)").SetShapeFn(RefHandle)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(QueueOp("PaddingFIFOQueue", "handle: Ref(string)")
+                      .SetShapeFn(RefHandle)));
+  DFX_RETURN_IF_ERROR(RegisterQueueUsers(r, /*v1=*/true));
 
   // Accumulators. TensorFlow 2.21 marks the reference forms' consumers
   // stateless (they reach their state through the reference input) and

@@ -482,22 +482,7 @@ class AccumulatorOp : public OpKernel {
 absl::StatusOr<std::shared_ptr<Accumulator>> GetAccumulator(
     OpKernelContext* ctx) {
   std::string container, name;
-  if (IsRefType(ctx->op_kernel().input_type(0))) {
-    const TensorRef ref = ctx->input_ref(0);
-    absl::ReaderMutexLock lock(ref.mu);
-    const Tensor& h = *ref.tensor;
-    if (h.dtype() != DT_STRING || h.NumElements() != 2) {
-      return absl::InvalidArgumentError(
-          "the accumulator handle must be a reference to 2 strings "
-          "(container, name)");
-    }
-    container = h.data<std::string>()[0];
-    name = h.data<std::string>()[1];
-  } else {
-    DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 0));
-    container = h->container();
-    name = h->name();
-  }
+  DFX_RETURN_IF_ERROR(HandleNameFromInput(ctx, 0, &container, &name));
   return ctx->resource_manager()->Lookup<Accumulator>(container, name);
 }
 

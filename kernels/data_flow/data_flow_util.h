@@ -41,6 +41,13 @@ absl::StatusOr<std::shared_ptr<T>> LookupHandle(OpKernelContext* ctx,
   return ctx->resource_manager()->Lookup<T>((*h)->container(), (*h)->name());
 }
 
+// The (container, name) of the resource that input `index` names: a
+// reference to TensorFlow's [2] string handle (ConditionalAccumulator,
+// FIFOQueue) or a DT_RESOURCE handle of this device. InvalidArgument for a
+// malformed handle or one of another device.
+absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
+                                 std::string* container, std::string* name);
+
 // --- Partial shapes of elements (TensorFlow's PartialTensorShape).
 
 PartialShape ToPartial(const TensorShape& shape);

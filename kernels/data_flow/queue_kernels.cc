@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "kernels/data_flow/data_flow_util.h"
@@ -56,8 +57,10 @@ class QueueOp : public OpKernel {
  public:
   explicit QueueOp(OpKernelConstruction* c) : OpKernel(c) {
     set_expensive(false);
-    kind_ = c->def().op() == "PaddingFIFOQueueV2" ? "PaddingFIFOQueue"
-                                                   : "FIFOQueue";
+    const std::string& op = c->def().op();
+    kind_ = absl::StartsWith(op, "Padding") ? "PaddingFIFOQueue"
+                                             : "FIFOQueue";
+    ref_ = !absl::EndsWith(op, "V2");
     c->SetStatus(c->GetAttr("component_types", &types_));
     c->SetStatus(c->GetAttr("capacity", &capacity_));
     c->SetStatus(c->GetAttr("container", &container_));
@@ -112,6 +115,13 @@ class QueueOp : public OpKernel {
     }
     ResourceMgr* rm = c->device()->resource_manager();
     container_ = container_.empty() ? rm->default_container() : container_;
+    if (ref_) {
+      // FIFOQueue, PaddingFIFOQueue (TF1): a reference to [container, name].
+      handle_ = Tensor(DT_STRING, TensorShape({2}));
+      handle_.data<std::string>()[0] = container_;
+      handle_.data<std::string>()[1] = name_;
+      return;
+    }
     ResourceHandle& h = handle_.scalar<ResourceHandle>();
     h.set_device(c->device()->name());
     h.set_container(container_);
@@ -142,10 +152,15 @@ class QueueOp : public OpKernel {
             ShapesString(queue.shapes()), " and capacity ", queue.capacity(),
             "; this node asks for a ", kind_, " of ", TypesString(types_),
             ", ", ShapesString(shapes_), " and ", capacity)));
-    ctx->set_output(0, handle_);
+    if (ref_) {
+      ctx->set_output_ref(0, TensorRef{&handle_, &handle_mu_});
+    } else {
+      ctx->set_output(0, handle_);
+    }
   }
 
  private:
+  bool ref_ = false;
   std::string kind_;
   DataTypeVector types_;
   std::vector<PartialShape> shapes_;
@@ -153,13 +168,13 @@ class QueueOp : public OpKernel {
   std::string container_;
   std::string name_;
   Tensor handle_{DT_RESOURCE, TensorShape()};
+  absl::Mutex handle_mu_;  // the reference's mutex (the handle never changes)
 };
 
 absl::StatusOr<std::shared_ptr<Queue>> GetQueue(OpKernelContext* ctx) {
-  absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, 0);
-  if (!h.ok()) return h.status();
-  return ctx->resource_manager()->Lookup<Queue>((*h)->container(),
-                                                (*h)->name());
+  std::string container, name;
+  DFX_RETURN_IF_ERROR(HandleNameFromInput(ctx, 0, &container, &name));
+  return ctx->resource_manager()->Lookup<Queue>(container, name);
 }
 
 // The component types an enqueue's or dequeue's attr names must be the
@@ -185,7 +200,7 @@ absl::Status CheckTypes(const Queue& q, const DataTypeVector& types) {
 class EnqueueOp : public AsyncOpKernel {
  public:
   explicit EnqueueOp(OpKernelConstruction* c) : AsyncOpKernel(c) {
-    many_ = c->def().op() == "QueueEnqueueManyV2";
+    many_ = absl::StartsWith(c->def().op(), "QueueEnqueueMany");
     c->SetStatus(c->GetAttr("timeout_ms", &timeout_ms_));
   }
 
@@ -329,8 +344,8 @@ class DequeueOp : public AsyncOpKernel {
  public:
   explicit DequeueOp(OpKernelConstruction* c) : AsyncOpKernel(c) {
     const std::string& op = c->def().op();
-    many_ = op != "QueueDequeueV2";
-    up_to_ = op == "QueueDequeueUpToV2";
+    many_ = op != "QueueDequeueV2" && op != "QueueDequeue";
+    up_to_ = absl::StartsWith(op, "QueueDequeueUpTo");
     c->SetStatus(c->GetAttr("component_types", &types_));
     c->SetStatus(c->GetAttr("timeout_ms", &timeout_ms_));
   }
@@ -491,6 +506,17 @@ void RegisterQueueKernels(KernelRegistry* r) {
   RegisterKernel<QueueCloseOp>(r, KernelDefBuilder("QueueCloseV2"));
   RegisterKernel<QueueSizeOp>(r, KernelDefBuilder("QueueSizeV2"));
   RegisterKernel<QueueIsClosedOp>(r, KernelDefBuilder("QueueIsClosedV2"));
+  // TF1's forms, with a reference to a [2] string handle.
+  RegisterKernel<QueueOp>(r, KernelDefBuilder("FIFOQueue"));
+  RegisterKernel<QueueOp>(r, KernelDefBuilder("PaddingFIFOQueue"));
+  RegisterKernel<EnqueueOp>(r, KernelDefBuilder("QueueEnqueue"));
+  RegisterKernel<EnqueueOp>(r, KernelDefBuilder("QueueEnqueueMany"));
+  RegisterKernel<DequeueOp>(r, KernelDefBuilder("QueueDequeue"));
+  RegisterKernel<DequeueOp>(r, KernelDefBuilder("QueueDequeueMany"));
+  RegisterKernel<DequeueOp>(r, KernelDefBuilder("QueueDequeueUpTo"));
+  RegisterKernel<QueueCloseOp>(r, KernelDefBuilder("QueueClose"));
+  RegisterKernel<QueueSizeOp>(r, KernelDefBuilder("QueueSize"));
+  RegisterKernel<QueueIsClosedOp>(r, KernelDefBuilder("QueueIsClosed"));
 }
 
 }  // namespace dfx::data_flow

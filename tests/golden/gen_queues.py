@@ -41,7 +41,10 @@ OPS = ["FIFOQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2",
        "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient",
        "ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
        "ResourceAccumulatorNumAccumulated",
-       "ResourceAccumulatorSetGlobalStep", "ResourceAccumulatorTakeGradient"]
+       "ResourceAccumulatorSetGlobalStep", "ResourceAccumulatorTakeGradient",
+       "FIFOQueue", "PaddingFIFOQueue", "QueueEnqueue", "QueueEnqueueMany",
+       "QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo", "QueueClose",
+       "QueueSize", "QueueIsClosed"]
 
 
 def family_dir():
@@ -253,6 +256,25 @@ def queue_cases(folder):
     steps_case(folder, "close_cancel_pending_keeps_elements", cancel_pending,
                [["enq"], ["close"], ["deq"], ["deq"]])
 
+
+    def tf1_ops():
+        q = raw.PaddingFIFOQueue(component_types=[tf.float32],
+                                 shapes=[[None]], capacity=3)
+        e1 = raw.QueueEnqueue(handle=q, components=[f32([1, 2])])
+        many = raw.QueueEnqueueMany(handle=q, components=[f32([[3], [4]])])
+        deq = raw.QueueDequeueMany(handle=q, n=2,
+                                   component_types=[tf.float32])
+        upto = raw.QueueDequeueUpTo(handle=q, n=2,
+                                    component_types=[tf.float32])
+        one = raw.QueueDequeue(handle=q, component_types=[tf.float32])
+        return {"e1": e1, "many": many, "deq": deq[0], "upto": upto[0],
+                "one": one[0], "close": raw.QueueClose(handle=q),
+                "closed": raw.QueueIsClosed(handle=q),
+                "size": raw.QueueSize(handle=q)}
+    steps_case(folder, "tf1_ref_handle_ops", tf1_ops,
+               [["e1"], ["many"], ["size"], ["deq"], ["close"], ["closed"],
+                ["upto"], ["one"], ["e1"]],
+               note="FIFOQueue's TF1 forms (a reference to a string handle)")
 
     def padding_bad_rank():
         q = raw.PaddingFIFOQueueV2(component_types=[tf.int32],
