@@ -363,7 +363,7 @@ TEST_CASE("An EnqueueMany larger than the capacity and a DequeueMany larger "
   CHECK(Size(q) == 0);
 }
 
-TEST_CASE("Queues are shared by name; a mismatched definition is "
+TEST_CASE("Queues are shared by name, and a mismatched definition is "
           "InvalidArgument",
           "[queue]") {
   Tensor a = NewQueue("shared_by_name");
