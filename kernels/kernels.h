@@ -23,7 +23,8 @@ void RegisterStateKernels(KernelRegistry* registry);
 void RegisterTrainingKernels(KernelRegistry* registry);
 // Checkpoints (SaveV2, RestoreV2, MergeV2Checkpoints) and Saver's string ops.
 void RegisterIoKernels(KernelRegistry* registry);
-// Per-step resources: TF1 stacks and the TensorArrayV3 family.
+// TF1 stacks and the TensorArrayV3 family (per step); queues and
+// conditional accumulators (shared across steps).
 void RegisterDataFlowKernels(KernelRegistry* registry);
 
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.

@@ -37,6 +37,9 @@ absl::Status RegisterControlFlowOps(OpRegistry* registry);
 absl::Status RegisterFunctionOps(OpRegistry* registry);
 // TF1 stacks (StackV2, ...) and the TensorArrayV3 family.
 absl::Status RegisterDataFlowOps(OpRegistry* registry);
+// Queues (FIFOQueueV2, PaddingFIFOQueueV2 and their ops) and conditional
+// accumulators (dense, sparse, resource forms).
+absl::Status RegisterQueueOps(OpRegistry* registry);
 // TensorList ops (EmptyTensorList, TensorListPushBack, ...) on DT_VARIANT.
 absl::Status RegisterListOps(OpRegistry* registry);
 

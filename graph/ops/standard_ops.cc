@@ -20,6 +20,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterStateOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTrainingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDataFlowOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterQueueOps(registry));
   DFX_RETURN_IF_ERROR(RegisterListOps(registry));
   DFX_RETURN_IF_ERROR(RegisterOptionalOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));

@@ -111,11 +111,36 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
   }
 }
 
+absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
+                                 std::string* container, std::string* name) {
+  if (IsRefType(ctx->op_kernel().input_type(index))) {
+    const TensorRef ref = ctx->input_ref(index);
+    absl::ReaderMutexLock lock(ref.mu);
+    const Tensor& h = *ref.tensor;
+    if (h.dtype() != DT_STRING || h.NumElements() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", index, " must be a reference to a handle of 2 strings "
+          "(container, name), got a ", DataTypeString(h.dtype()),
+          " tensor of shape ", h.shape().DebugString()));
+    }
+    *container = h.data<std::string>()[0];
+    *name = h.data<std::string>()[1];
+    return absl::OkStatus();
+  }
+  absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, index);
+  if (!h.ok()) return h.status();
+  *container = (*h)->container();
+  *name = (*h)->name();
+  return absl::OkStatus();
+}
+
 }  // namespace data_flow
 
 void RegisterDataFlowKernels(KernelRegistry* registry) {
   data_flow::RegisterStackKernels(registry);
   data_flow::RegisterTensorArrayKernels(registry);
+  data_flow::RegisterQueueKernels(registry);
+  data_flow::RegisterAccumulatorKernels(registry);
 }
 
 }  // namespace dfx

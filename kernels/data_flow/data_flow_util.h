@@ -41,6 +41,13 @@ absl::StatusOr<std::shared_ptr<T>> LookupHandle(OpKernelContext* ctx,
   return ctx->resource_manager()->Lookup<T>((*h)->container(), (*h)->name());
 }
 
+// The (container, name) of the resource that input `index` names: a
+// reference to TensorFlow's [2] string handle (ConditionalAccumulator,
+// FIFOQueue) or a DT_RESOURCE handle of this device. InvalidArgument for a
+// malformed handle or one of another device.
+absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
+                                 std::string* container, std::string* name);
+
 // --- Partial shapes of elements (TensorFlow's PartialTensorShape).
 
 PartialShape ToPartial(const TensorShape& shape);
@@ -63,9 +70,13 @@ bool CanMove(DataType dtype);
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
                   int64_t dst_offset, int64_t n);
 
-// One per kernel file; RegisterDataFlowKernels calls both.
+// One per kernel file; RegisterDataFlowKernels calls each.
 void RegisterStackKernels(KernelRegistry* registry);
 void RegisterTensorArrayKernels(KernelRegistry* registry);
+// Queues (queue_kernels.cc) and conditional accumulators
+// (accumulator_kernels.cc).
+void RegisterQueueKernels(KernelRegistry* registry);
+void RegisterAccumulatorKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data_flow
 

@@ -89,6 +89,8 @@ _CODE_NAMES = {
     "InternalError": "INTERNAL",
     "UnknownError": "UNKNOWN",
     "DataLossError": "DATA_LOSS",
+    "CancelledError": "CANCELLED",
+    "DeadlineExceededError": "DEADLINE_EXCEEDED",
 }
 
 

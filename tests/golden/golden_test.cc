@@ -40,7 +40,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "linalg",   "random",       "models",
                                  "training", "control_flow", "data_flow",
                                  "list",     "pool_argmax",  "unsigned",
-                                 "dataset"};
+                                 "dataset",  "queues"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -74,6 +74,67 @@ void Spread(GraphDef* graph) {
   }
 }
 
+// What is wrong with `s` and `outputs` against a step (or case) spec that
+// has "error" or "outputs"; empty when they agree.
+std::string CheckResult(const fs::path& dir, const nlohmann::json& spec,
+                        const std::vector<std::string>& fetches,
+                        const absl::Status& s,
+                        const std::vector<Tensor>& outputs) {
+  if (spec.contains("error")) {
+    const std::string want = spec["error"]["code"];
+    if (s.ok()) return absl::StrCat("succeeded; TensorFlow failed with ", want);
+    if (absl::StatusCodeToString(s.code()) != want) {
+      return absl::StrCat("failed with ", s.ToString(), "; TensorFlow with ",
+                          want, ": ", spec["error"]["message"].get<std::string>());
+    }
+    return "";
+  }
+  if (!s.ok()) return s.ToString();
+  std::vector<std::string> problems;
+  const auto& specs = spec["outputs"];
+  for (size_t i = 0; i < specs.size(); ++i) {
+    absl::StatusOr<Tensor> want =
+        cli::ReadNpyFile((dir / specs[i]["file"].get<std::string>()).string());
+    if (!want.ok()) return want.status().ToString();
+    const std::string diff =
+        Compare(outputs[i], *want, specs[i]["dtype"].get<std::string>(),
+                specs[i]["rtol"].get<double>(), specs[i]["atol"].get<double>());
+    if (!diff.empty()) problems.push_back(absl::StrCat(fetches[i], ": ", diff));
+  }
+  return absl::StrJoin(problems, "; ");
+}
+
+// A multi-step case (gen_queues.py): the steps run in order in one
+// session, each with its fetches and targets, and each must give
+// TensorFlow's outputs or error code. Steps wait on queues and
+// accumulators, so the session's operation timeout turns a step that would
+// wait forever into a failure.
+std::string RunSteps(const fs::path& dir, const nlohmann::json& spec,
+                     const GraphDef& graph) {
+  SessionOptions options;
+  options.config.set_intra_op_parallelism_threads(2);
+  options.config.set_operation_timeout_in_ms(60000);
+  auto session = Session::Create("local", options);
+  if (!session.ok()) return session.status().ToString();
+  absl::Status s = (*session)->Extend(graph);
+  if (!s.ok()) return s.ToString();
+  std::vector<std::string> problems;
+  int index = 0;
+  for (const auto& step : spec["steps"]) {
+    std::vector<std::string> fetches = step["fetches"];
+    std::vector<std::string> targets = step["targets"];
+    std::vector<Tensor> outputs;
+    s = (*session)->Run({}, fetches, targets, &outputs);
+    const std::string problem = CheckResult(dir, step, fetches, s, outputs);
+    if (!problem.empty()) {
+      problems.push_back(absl::StrCat("step ", index, ": ", problem));
+    }
+    ++index;
+  }
+  (void)(*session)->Close();
+  return absl::StrJoin(problems, "; ");
+}
+
 // Runs one case (split over two devices when `spread`); returns what went
 // wrong, or empty.
 std::string RunCase(const fs::path& dir, bool spread = false) {
@@ -81,6 +142,7 @@ std::string RunCase(const fs::path& dir, bool spread = false) {
   if (!spec.ok()) return spec.status().ToString();
   absl::StatusOr<GraphDef> graph = ReadGraphDefFile((dir / "graph.pb").string());
   if (!graph.ok()) return graph.status().ToString();
+  if (spec->contains("steps")) return RunSteps(dir, *spec, *graph);
 
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const auto& feed : (*spec)["feeds"]) {
@@ -112,29 +174,7 @@ std::string RunCase(const fs::path& dir, bool spread = false) {
   absl::Status s = (*session)->Extend(*graph);
   if (s.ok()) s = (*session)->Run(feeds, fetches, {}, &outputs);
   (void)(*session)->Close();
-
-  if (spec->contains("error")) {
-    const std::string want = (*spec)["error"]["code"];
-    if (s.ok()) return absl::StrCat("succeeded; TensorFlow failed with ", want);
-    if (absl::StatusCodeToString(s.code()) != want) {
-      return absl::StrCat("failed with ", s.ToString(), "; TensorFlow with ",
-                          want, ": ", (*spec)["error"]["message"].get<std::string>());
-    }
-    return "";
-  }
-  if (!s.ok()) return s.ToString();
-  std::vector<std::string> problems;
-  const auto& specs = (*spec)["outputs"];
-  for (size_t i = 0; i < specs.size(); ++i) {
-    absl::StatusOr<Tensor> want =
-        cli::ReadNpyFile((dir / specs[i]["file"].get<std::string>()).string());
-    if (!want.ok()) return want.status().ToString();
-    const std::string diff =
-        Compare(outputs[i], *want, specs[i]["dtype"].get<std::string>(),
-                specs[i]["rtol"].get<double>(), specs[i]["atol"].get<double>());
-    if (!diff.empty()) problems.push_back(absl::StrCat(fetches[i], ": ", diff));
-  }
-  return absl::StrJoin(problems, "; ");
+  return CheckResult(dir, *spec, fetches, s, outputs);
 }
 
 // Cases of `family` (sorted), or those matching DFX_GOLDEN_FILTER.
@@ -206,6 +246,11 @@ TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
 TEST_CASE("golden: TensorList ops equal TensorFlow") { RunFamily("list"); }
 TEST_CASE("golden: tf.data pipelines yield TensorFlow's elements in order") {
   RunFamily("dataset");
+}
+TEST_CASE("golden: queues and conditional accumulators equal TensorFlow") {
+  // Multi-step cases: enqueue in one step, dequeue in later ones; closed
+  // queues; accumulator means and sums, stale gradients dropped.
+  RunFamily("queues");
 }
 TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
   RunFamily("pool_argmax");

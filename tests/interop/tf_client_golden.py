@@ -38,6 +38,8 @@ _CODES = {
     "UnimplementedError": "UNIMPLEMENTED",
     "ResourceExhaustedError": "RESOURCE_EXHAUSTED",
     "FailedPreconditionError": "FAILED_PRECONDITION",
+    "CancelledError": "CANCELLED",
+    "DeadlineExceededError": "DEADLINE_EXCEEDED",
     "InternalError": "INTERNAL",
     "UnknownError": "UNKNOWN",
     "UnavailableError": "UNAVAILABLE",
@@ -176,10 +178,56 @@ def run_stateful_case(target, case_dir):
     return run_case(target, case_dir, spread_nodes=False)
 
 
+def run_steps_case(target, case_dir):
+    """A multi-step case (the queues family, gen_queues.py): the steps run
+    in order in one session on the cluster, each giving TensorFlow's
+    outputs or error code. Nodes stay together: a queue's or accumulator's
+    users must share its device."""
+    with open(os.path.join(case_dir, "case.json")) as f:
+        spec = json.load(f)
+    graph_def = tf1.GraphDef()
+    with open(os.path.join(case_dir, "graph.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    graph = tf.Graph()
+    problems = []
+    with graph.as_default():
+        tf1.import_graph_def(graph_def, name="")
+        config = tf1.ConfigProto(operation_timeout_in_ms=60000)
+        with tf1.Session(target, graph=graph, config=config) as sess:
+            for i, step in enumerate(spec["steps"]):
+                fetches = [graph.get_tensor_by_name(n)
+                           for n in step["fetches"]]
+                targets = [graph.get_operation_by_name(n)
+                           for n in step["targets"]]
+                try:
+                    results = sess.run([fetches, targets])[0]
+                except tf.errors.OpError as err:
+                    code = _CODES.get(type(err).__name__, type(err).__name__)
+                    want = step.get("error", {}).get("code")
+                    if code != want:
+                        problems.append(f"step {i}: failed with {code}, "
+                                        f"TensorFlow with {want or 'ok'}")
+                    continue
+                if "error" in step:
+                    problems.append(f"step {i}: succeeded; TensorFlow failed "
+                                    f"with {step['error']['code']}")
+                    continue
+                for name, got, out in zip(step["fetches"], results,
+                                          step["outputs"]):
+                    want = np.load(os.path.join(case_dir, out["file"]))
+                    got = np.asarray(got)
+                    if got.shape != want.shape or not np.allclose(
+                            got.astype(np.float64), want.astype(np.float64),
+                            rtol=out["rtol"], atol=out["atol"]):
+                        problems.append(f"step {i}: {name} differs")
+    return "; ".join(problems)
+
+
 # Golden folders in other formats than golden_lib's, and how to run them
 # (None: not a graph case; run by its own C++ test only).
 _SPECIAL = {"train_graphs": run_training_case,
-            "training": run_stateful_case}
+            "training": run_stateful_case,
+            "queues": run_steps_case}
 
 
 def main():

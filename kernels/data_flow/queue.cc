@@ -1,0 +1,284 @@
+#include "kernels/data_flow/queue.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace dfx::data_flow {
+namespace {
+
+int64_t TupleBytes(const Queue::Tuple& t) {
+  int64_t bytes = 0;
+  for (const Tensor& c : t) bytes += static_cast<int64_t>(c.TotalBytes());
+  return bytes;
+}
+
+// The timer thread of RunAfter: a sorted map of deadlines, one thread,
+// started on first use and never stopped (it sleeps when idle).
+class Timer {
+ public:
+  static Timer* Get() {
+    static Timer* timer = new Timer();
+    return timer;
+  }
+
+  void Schedule(absl::Time when, std::function<void()> fn) {
+    absl::MutexLock lock(&mu_);
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { Loop(); }).detach();
+    }
+    pending_.emplace(when, std::move(fn));
+    cv_.Signal();
+  }
+
+ private:
+  void Loop() {
+    absl::MutexLock lock(&mu_);
+    for (;;) {
+      if (pending_.empty()) {
+        cv_.Wait(&mu_);
+        continue;
+      }
+      auto first = pending_.begin();
+      if (absl::Now() < first->first) {
+        cv_.WaitWithDeadline(&mu_, first->first);
+        continue;
+      }
+      std::function<void()> fn = std::move(first->second);
+      pending_.erase(first);
+      mu_.Unlock();
+      fn();
+      mu_.Lock();
+    }
+  }
+
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::multimap<absl::Time, std::function<void()>> pending_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+void RunAfter(int64_t delay_ms, std::function<void()> fn) {
+  Timer::Get()->Schedule(absl::Now() + absl::Milliseconds(delay_ms),
+                         std::move(fn));
+}
+
+Queue::Queue(std::string kind, std::string name, DataTypeVector types,
+             std::vector<PartialShape> shapes, int64_t capacity)
+    : kind_(std::move(kind)),
+      name_(std::move(name)),
+      types_(std::move(types)),
+      shapes_(std::move(shapes)),
+      capacity_(capacity < 0 ? std::numeric_limits<int32_t>::max()
+                             : capacity) {}
+
+std::string Queue::DebugString() const {
+  absl::MutexLock lock(&mu_);
+  return absl::StrCat(kind_, " '", name_, "': ", elements_.size(), " of ",
+                      capacity_, " elements", closed_ ? ", closed" : "");
+}
+
+int64_t Queue::MemoryUsed() const {
+  absl::MutexLock lock(&mu_);
+  return bytes_;
+}
+
+int64_t Queue::Size() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(elements_.size());
+}
+
+bool Queue::IsClosed() const {
+  absl::MutexLock lock(&mu_);
+  return closed_;
+}
+
+absl::Status Queue::ClosedError() const {
+  return absl::CancelledError(absl::StrCat(kind_, " '", name_, "' is closed."));
+}
+
+void Queue::Enqueue(std::vector<Tuple> elements, CancellationManager* cm,
+                    int64_t timeout_ms, EnqueueDone done) {
+  auto a = std::make_unique<Attempt>();
+  a->enqueue = true;
+  a->elements = std::move(elements);
+  a->cm = cm;
+  a->enqueue_done = std::move(done);
+  Start(std::move(a), timeout_ms);
+}
+
+void Queue::Dequeue(int64_t n, bool up_to, CancellationManager* cm,
+                    int64_t timeout_ms, DequeueDone done) {
+  auto a = std::make_unique<Attempt>();
+  a->n = n;
+  a->up_to = up_to;
+  a->cm = cm;
+  a->dequeue_done = std::move(done);
+  Start(std::move(a), timeout_ms);
+}
+
+void Queue::Start(std::unique_ptr<Attempt> a, int64_t timeout_ms) {
+  const std::string what = absl::StrCat(a->enqueue ? "Enqueue" : "Dequeue",
+                                        " operation on ", kind_, " '", name_,
+                                        "'");
+  std::vector<Finished> finished;
+  {
+    absl::MutexLock lock(&mu_);
+    a->id = next_id_++;
+    const int64_t id = a->id;
+    Attempt* raw = a.get();
+    if (a->enqueue && closed_) {
+      finished.push_back({std::move(a), ClosedError()});
+    } else {
+      (a->enqueue ? enqueues_ : dequeues_).push_back(std::move(a));
+      FlushLocked(&finished);
+    }
+    const bool waiting = std::none_of(
+        finished.begin(), finished.end(),
+        [raw](const Finished& f) { return f.attempt.get() == raw; });
+    // Still waiting: the step's cancellation and the timeout end it too.
+    std::weak_ptr<Queue> weak = weak_from_this();
+    if (waiting && raw->cm != nullptr) {
+      raw->token = raw->cm->get_cancellation_token();
+      const absl::Status cancelled =
+          absl::CancelledError(absl::StrCat(what, " was cancelled"));
+      if (!raw->cm->RegisterCallback(raw->token, [weak, id, cancelled] {
+            if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, cancelled);
+          })) {
+        // Cancelled already: end it now.
+        raw->token = -1;
+        RemoveLocked(id, cancelled, &finished);
+      }
+    }
+    if (waiting && timeout_ms >= 0) {
+      const absl::Status expired = absl::DeadlineExceededError(
+          absl::StrCat(what, " timed out after ", timeout_ms, " ms"));
+      RunAfter(timeout_ms, [weak, id, expired] {
+        if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, expired);
+      });
+    }
+  }
+  Finish(std::move(finished));
+}
+
+void Queue::Abort(int64_t id, absl::Status status) {
+  std::vector<Finished> finished;
+  {
+    absl::MutexLock lock(&mu_);
+    RemoveLocked(id, std::move(status), &finished);
+  }
+  Finish(std::move(finished));
+}
+
+void Queue::RemoveLocked(int64_t id, absl::Status status,
+                         std::vector<Finished>* finished) {
+  for (auto* list : {&enqueues_, &dequeues_}) {
+    for (auto it = list->begin(); it != list->end(); ++it) {
+      if ((*it)->id != id) continue;
+      Unwind(it->get());
+      finished->push_back({std::move(*it), std::move(status)});
+      list->erase(it);
+      // Another attempt may go on now (one behind it in line).
+      FlushLocked(finished);
+      return;
+    }
+  }
+}
+
+void Queue::Unwind(Attempt* a) {
+  if (a->enqueue) return;  // elements already added stay
+  // A dequeue's taken elements go back to the front, in order.
+  for (auto it = a->elements.rbegin(); it != a->elements.rend(); ++it) {
+    bytes_ += TupleBytes(*it);
+    elements_.push_front(std::move(*it));
+  }
+  a->elements.clear();
+}
+
+void Queue::Close(bool cancel_pending_enqueues) {
+  std::vector<Finished> finished;
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+    if (cancel_pending_enqueues) {
+      while (!enqueues_.empty()) {
+        finished.push_back({std::move(enqueues_.front()), ClosedError()});
+        enqueues_.pop_front();
+      }
+    }
+    FlushLocked(&finished);
+  }
+  Finish(std::move(finished));
+}
+
+void Queue::FlushLocked(std::vector<Finished>* finished) {
+  for (;;) {
+    bool progress = false;
+    while (!enqueues_.empty()) {
+      Attempt* a = enqueues_.front().get();
+      while (a->next < a->elements.size() &&
+             static_cast<int64_t>(elements_.size()) < capacity_) {
+        bytes_ += TupleBytes(a->elements[a->next]);
+        elements_.push_back(std::move(a->elements[a->next++]));
+        progress = true;
+      }
+      if (a->next < a->elements.size()) break;
+      finished->push_back({std::move(enqueues_.front()), absl::OkStatus()});
+      enqueues_.pop_front();
+      progress = true;
+    }
+    while (!dequeues_.empty()) {
+      Attempt* d = dequeues_.front().get();
+      while (static_cast<int64_t>(d->elements.size()) < d->n &&
+             !elements_.empty()) {
+        bytes_ -= TupleBytes(elements_.front());
+        d->elements.push_back(std::move(elements_.front()));
+        elements_.pop_front();
+        progress = true;
+      }
+      absl::Status status;
+      if (static_cast<int64_t>(d->elements.size()) == d->n) {
+        status = absl::OkStatus();
+      } else if (closed_ && enqueues_.empty()) {
+        if (!(d->up_to && !d->elements.empty())) {
+          Unwind(d);
+          status = absl::OutOfRangeError(absl::StrCat(
+              kind_, " '", name_, "' is closed and has insufficient elements "
+              "(requested ", d->n, ", current size ",
+              static_cast<int64_t>(elements_.size()), ")"));
+        }
+      } else {
+        break;  // waits for more
+      }
+      finished->push_back({std::move(dequeues_.front()), status});
+      dequeues_.pop_front();
+      progress = true;
+    }
+    if (!progress) return;
+  }
+}
+
+void Queue::Finish(std::vector<Finished> finished) {
+  for (Finished& f : finished) {
+    Attempt* a = f.attempt.get();
+    // Before `done`: after it the step (and its manager) may be gone.
+    if (a->cm != nullptr && a->token >= 0) a->cm->DeregisterCallback(a->token);
+    if (a->enqueue) {
+      a->enqueue_done(std::move(f.status));
+    } else {
+      a->dequeue_done(std::move(f.status), std::move(a->elements));
+    }
+  }
+}
+
+}  // namespace dfx::data_flow
