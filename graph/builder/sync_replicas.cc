@@ -254,9 +254,11 @@ absl::Status SyncReplicasOptimizer::Build(const Scope& scope_in,
       ReadValue(gs_scope.WithOpName("global_step_read"), global_step);
   for (const Variable& v : vars_) {
     const Scope on_var = scope.WithDevice(v.device);
+    // TensorFlow's shared names: every worker's graph (between-graph
+    // replication, a session each) reaches the same accumulator.
     Output acc = ops::ConditionalAccumulator(
         on_var.WithOpName(absl::StrCat("accumulator_", v.name)), v.dtype,
-        v.shape, /*shared_name=*/"");
+        v.shape, /*shared_name=*/absl::StrCat(v.name, "/grad_accum"));
     accumulators_.push_back(acc);
     num_accumulated_.push_back(ops::AccumulatorNumAccumulated(on_var, acc));
     set_steps.push_back(ops::AccumulatorSetGlobalStep(on_var, acc, step_now));
@@ -266,7 +268,7 @@ absl::Status SyncReplicasOptimizer::Build(const Scope& scope_in,
 
   // The token queue, on the global step's device.
   token_queue_ = ops::FIFOQueue(gs_scope.WithOpName("sync_token_q"),
-                                {DT_INT64}, {{}}, -1, "");
+                                {DT_INT64}, {{}}, -1, "sync_token_q");
   const Output init_tokens = ops::Fill(
       gs_scope, ops::Const(gs_scope, std::vector<int32_t>{replicas_to_aggregate_}),
       step_now);
@@ -274,25 +276,18 @@ absl::Status SyncReplicasOptimizer::Build(const Scope& scope_in,
                                        token_queue_, {init_tokens});
 
   // The chief's update: the mean gradients, applied by the wrapped
-  // optimizer through a surrogate loss sum(var * stop_gradient(mean)),
-  // whose gradient with respect to each variable is exactly the mean.
+  // optimizer (Optimizer::ApplyGradients, each update on its variable's
+  // device).
   const Output num_required = ops::Const(scope, replicas_to_aggregate_);
-  std::vector<Output> terms;
+  std::vector<Output> means;
   for (size_t i = 0; i < vars_.size(); ++i) {
     const Scope on_var = scope.WithDevice(vars_[i].device);
-    const Output mean = ops::AccumulatorTakeGradient(
+    means.push_back(ops::AccumulatorTakeGradient(
         on_var.WithOpName(absl::StrCat("take_", vars_[i].name)),
-        accumulators_[i], num_required, vars_[i].dtype);
-    const Output prod =
-        ops::Mul(on_var, vars_[i].value, ops::StopGradient(on_var, mean));
-    std::vector<int32_t> axes(vars_[i].shape.size());
-    for (size_t a = 0; a < axes.size(); ++a) axes[a] = static_cast<int32_t>(a);
-    terms.push_back(ops::Sum(on_var, prod, ops::Const(on_var, axes)));
+        accumulators_[i], num_required, vars_[i].dtype));
   }
-  const Output surrogate =
-      terms.size() == 1 ? terms[0] : ops::AddN(scope, terms);
   absl::StatusOr<Operation> update =
-      optimizer_->Minimize(scope.NewSubScope("update"), surrogate, vars_);
+      optimizer_->ApplyGradients(scope.NewSubScope("update"), vars_, means);
   if (!update.ok()) return update.status();
   const Scope after_update = gs_scope.WithControlDependencies({*update});
   const Operation increment = ops::AssignAddVariableOp(
