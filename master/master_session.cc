@@ -482,22 +482,14 @@ void MasterSession::MaybeSuspect(const std::string& task,
   suspects_[task] |= lost;
 }
 
-void MasterSession::RecheckSuspects(const CallControl& control) {
-  absl::MutexLock recheck(&recheck_mu_);
-  std::vector<std::string> tasks;
-  absl::flat_hash_set<std::string> lost;
-  {
-    absl::MutexLock lock(&mu_);
-    for (const auto& [task, lost_session] : suspects_) {
-      tasks.push_back(task);
-      if (lost_session) lost.insert(task);
-    }
-  }
-  if (tasks.empty()) return;
-  using Call = PendingCall<GetStatusRequest, GetStatusResponse>;
-  std::vector<std::shared_ptr<Call>> calls;
+struct MasterSession::StatusCall
+    : PendingCall<GetStatusRequest, GetStatusResponse> {};
+
+std::vector<std::shared_ptr<MasterSession::StatusCall>>
+MasterSession::SendGetStatus(const std::vector<std::string>& tasks) {
+  std::vector<std::shared_ptr<StatusCall>> calls;
   for (const std::string& task : tasks) {
-    auto call = std::make_shared<Call>();
+    auto call = std::make_shared<StatusCall>();
     calls.push_back(call);
     WorkerInterface* worker = worker_cache_->GetWorker(task);
     if (worker == nullptr) {
@@ -511,6 +503,22 @@ void MasterSession::RecheckSuspects(const CallControl& control) {
                              tracker->Done();
                            });
   }
+  return calls;
+}
+
+void MasterSession::RecheckSuspects(const CallControl& control) {
+  absl::MutexLock recheck(&recheck_mu_);
+  std::vector<std::string> tasks;
+  absl::flat_hash_set<std::string> lost;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [task, lost_session] : suspects_) {
+      tasks.push_back(task);
+      if (lost_session) lost.insert(task);
+    }
+  }
+  if (tasks.empty()) return;
+  std::vector<std::shared_ptr<StatusCall>> calls = SendGetStatus(tasks);
   const absl::Time deadline = absl::Now() + kRecheckTimeout;
   absl::flat_hash_map<std::string, std::vector<DeviceAttributes>> answers;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -536,23 +544,7 @@ void MasterSession::NameUnavailableTasks(const ClientGraph& graph,
     absl::MutexLock lock(&mu_);
     placement = placement_;
   }
-  using Call = PendingCall<GetStatusRequest, GetStatusResponse>;
-  std::vector<std::shared_ptr<Call>> calls;
-  for (const std::string& task : tasks) {
-    auto call = std::make_shared<Call>();
-    calls.push_back(call);
-    WorkerInterface* worker = worker_cache_->GetWorker(task);
-    if (worker == nullptr) {
-      call->Finish(absl::InternalError("no worker for the task"));
-      continue;
-    }
-    tracker_->Add();
-    worker->GetStatusAsync(&call->request, &call->response,
-                           [call, tracker = tracker_](const absl::Status& s) {
-                             call->Finish(s);
-                             tracker->Done();
-                           });
-  }
+  std::vector<std::shared_ptr<StatusCall>> calls = SendGetStatus(tasks);
   // The step's own deadline may have passed: the probe has its own, at
   // most kRecheckTimeout, at least 1 s, else within the step's deadline
   // (the client stops waiting soon after it).

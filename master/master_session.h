@@ -160,6 +160,11 @@ class MasterSession {
   // rendezvous keys name the old ones). Tasks that do not answer stay
   // suspects.
   void RecheckSuspects(const CallControl& control);
+  // GetStatus sent to each of `tasks` (one call each, in order), counted
+  // by the tracker; wait on each with its deadline.
+  struct StatusCall;
+  std::vector<std::shared_ptr<StatusCall>> SendGetStatus(
+      const std::vector<std::string>& tasks);
   // The rejoin of RecheckSuspects and ApplyTaskStatus: `answers` holds the
   // devices each answering task has now; those with new incarnations, and
   // those in `lost`, rejoin. Answering tasks are suspects no more.

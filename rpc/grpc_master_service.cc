@@ -86,19 +86,19 @@ class GrpcMasterService::Impl : public MasterServiceBase {
                CallOptions* opts) {
           absl::Status s = master_->RunStep(req, resp, opts);
           if (s.ok() || !req.store_errors_in_response_body()) return s;
-          // The body has no place for payloads (which tasks were
-          // unavailable): such an error travels as the call's status.
-          bool payloads = false;
-          s.ForEachPayload([&payloads](absl::string_view, const absl::Cord&) {
-            payloads = true;
-          });
-          if (payloads) return s;
           // TensorFlow's clients read the error from the body and the gRPC
-          // status only for transport failures; it is an error all the same.
+          // status only for transport failures (a status of UNAVAILABLE
+          // would make them send the same request again); it is an error
+          // all the same. Its payloads go in dfx's field of the body.
           CountRpcError(s);
           resp->clear_tensor();
           resp->set_status_code(static_cast<error::Code>(s.code()));
           resp->set_status_error_message(std::string(s.message()));
+          s.ForEachPayload([resp](absl::string_view url,
+                                  const absl::Cord& value) {
+            (*resp->mutable_status_payload())[std::string(url)] =
+                std::string(value);
+          });
           return absl::OkStatus();
         });
   }

@@ -105,8 +105,12 @@ class GrpcSession::Impl {
       return stub_->RunStep(ctx, request, &response);
     }));
     if (response.status_code() != error::OK) {
-      return absl::Status(static_cast<absl::StatusCode>(response.status_code()),
-                          response.status_error_message());
+      absl::Status error(static_cast<absl::StatusCode>(response.status_code()),
+                         response.status_error_message());
+      for (const auto& [url, value] : response.status_payload()) {
+        error.SetPayload(url, absl::Cord(value));
+      }
+      return error;
     }
     std::vector<Tensor> values(slot.size());
     std::vector<bool> received(slot.size(), false);
