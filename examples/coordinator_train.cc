@@ -18,8 +18,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -85,14 +83,7 @@ void TimeRoundTrips(coordinator::ClusterCoordinator* coord, int shard,
 }
 
 int Run(const Options& opt) {
-  std::ifstream in(opt.cluster_file);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", opt.cluster_file.c_str());
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ClusterDef> cluster = ParseClusterJson(text.str());
+  absl::StatusOr<ClusterDef> cluster = ReadClusterJsonFile(opt.cluster_file);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.status().ToString().c_str());
     return 2;

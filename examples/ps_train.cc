@@ -16,9 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -231,27 +229,15 @@ void WorkerLoop(int worker, const std::string& address, int num_ps,
 }
 
 int Run(const Options& opt) {
-  std::ifstream in(opt.cluster_file);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", opt.cluster_file.c_str());
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ClusterDef> cluster = ParseClusterJson(text.str());
+  absl::StatusOr<ClusterDef> cluster = ReadClusterJsonFile(opt.cluster_file);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.status().ToString().c_str());
     return 2;
   }
-  std::vector<std::string> workers;
+  const std::vector<std::string> workers = JobAddresses(*cluster, "worker");
   int num_ps = 0;
   for (const JobDef& job : cluster->job()) {
     if (job.name() == "ps") num_ps = job.tasks_size();
-  }
-  for (int t = 0;; ++t) {
-    absl::StatusOr<std::string> a = TaskAddress(*cluster, "worker", t);
-    if (!a.ok()) break;
-    workers.push_back(*a);
   }
   if (num_ps == 0 || workers.empty()) {
     std::fprintf(stderr, "the cluster needs ps and worker tasks\n");

@@ -22,10 +22,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -361,22 +359,13 @@ Setup Sharded(strategy::ShardedStrategy& strategy) {
 }
 
 int Run(const Options& opt) {
-  std::ifstream in(opt.cluster_file);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", opt.cluster_file.c_str());
-    return 1;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ClusterDef> cluster = ParseClusterJson(text.str());
+  absl::StatusOr<ClusterDef> cluster = ReadClusterJsonFile(opt.cluster_file);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.status().ToString().c_str());
     return 1;
   }
-  int workers = 0;
-  for (const JobDef& job : cluster->job()) {
-    if (job.name() == "worker") workers = job.tasks_size();
-  }
+  const int workers =
+      static_cast<int>(JobAddresses(*cluster, "worker").size());
   if (workers < 1 || opt.batch % workers != 0) {
     std::fprintf(stderr, "the cluster needs worker tasks, and --batch (%d) a "
                          "multiple of their number (%d)\n",

@@ -22,10 +22,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -274,27 +272,15 @@ void WorkerLoop(int worker, const std::vector<std::string>& workers,
 }
 
 int Run(const Options& opt) {
-  std::ifstream in(opt.cluster_file);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", opt.cluster_file.c_str());
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  absl::StatusOr<ClusterDef> cluster = ParseClusterJson(text.str());
+  absl::StatusOr<ClusterDef> cluster = ReadClusterJsonFile(opt.cluster_file);
   if (!cluster.ok()) {
     std::fprintf(stderr, "%s\n", cluster.status().ToString().c_str());
     return 2;
   }
-  std::vector<std::string> workers;
+  const std::vector<std::string> workers = JobAddresses(*cluster, "worker");
   int num_ps = 0;
   for (const JobDef& job : cluster->job()) {
     if (job.name() == "ps") num_ps = job.tasks_size();
-  }
-  for (int t = 0;; ++t) {
-    absl::StatusOr<std::string> a = TaskAddress(*cluster, "worker", t);
-    if (!a.ok()) break;
-    workers.push_back(*a);
   }
   const int aggregate =
       opt.aggregate < 0 ? static_cast<int>(workers.size()) : opt.aggregate;

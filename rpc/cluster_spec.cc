@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -187,6 +189,33 @@ absl::StatusOr<std::string> TaskAddress(const ClusterDef& cluster,
   }
   return absl::NotFoundError(absl::StrCat(
       "the cluster has no task ", TaskName(job, task_index)));
+}
+
+std::vector<std::string> JobAddresses(const ClusterDef& cluster,
+                                      absl::string_view job) {
+  std::vector<std::string> addresses;
+  for (int t = 0;; ++t) {
+    absl::StatusOr<std::string> address = TaskAddress(cluster, job, t);
+    if (!address.ok()) break;
+    addresses.push_back(*std::move(address));
+  }
+  return addresses;
+}
+
+absl::StatusOr<ClusterDef> ReadClusterJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the cluster file ", path));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<ClusterDef> cluster = ParseClusterJson(text.str());
+  if (!cluster.ok()) {
+    return absl::Status(cluster.status().code(),
+                        absl::StrCat(path, ": ", cluster.status().message()));
+  }
+  return cluster;
 }
 
 }  // namespace dfx

@@ -5,6 +5,7 @@
 #define DFX_RPC_CLUSTER_SPEC_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -40,6 +41,15 @@ std::string TaskName(absl::string_view job, int task_index);
 // The address of a task; NotFound naming the task when the cluster has none.
 absl::StatusOr<std::string> TaskAddress(const ClusterDef& cluster,
                                         absl::string_view job, int task_index);
+
+// The addresses of tasks 0, 1, ... of `job`, up to the first index the job
+// lacks (empty when there is no such job).
+std::vector<std::string> JobAddresses(const ClusterDef& cluster,
+                                      absl::string_view job);
+
+// ParseClusterJson of a file's contents (what `dfx cluster up` writes as
+// cluster.json). NotFound naming the file when it cannot be read.
+absl::StatusOr<ClusterDef> ReadClusterJsonFile(const std::string& path);
 
 }  // namespace dfx
 

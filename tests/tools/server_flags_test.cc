@@ -241,6 +241,26 @@ TEST_CASE("cluster JSON is validated") {
   CHECK(again->job_size() == 2);
   CHECK(TaskAddress(*again, "ps", 0).value() == "a:1");
   CHECK(TaskAddress(*again, "worker", 1).value() == "c:3");
+  CHECK(JobAddresses(*again, "worker") ==
+        std::vector<std::string>{"b:2", "c:3"});
+  CHECK(JobAddresses(*again, "chief").empty());
+  // Tasks 0 and 3 of a sparse job: the addresses stop at the first gap.
+  auto sparse = ParseClusterJson(R"({"worker": {"0": "h:1", "3": "h:2"}})");
+  REQUIRE_OK(sparse.status());
+  CHECK(JobAddresses(*sparse, "worker") == std::vector<std::string>{"h:1"});
+}
+
+TEST_CASE("a cluster file is read and validated, naming the file") {
+  testing::TempDir dir;
+  dir.Write("cluster.json", R"({"ps": ["a:1"], "worker": ["b:2"]})");
+  dir.Write("bad.json", R"({"worker": ["b"]})");
+  auto cluster = ReadClusterJsonFile(dir.File("cluster.json"));
+  REQUIRE_OK(cluster.status());
+  CHECK(TaskAddress(*cluster, "ps", 0).value() == "a:1");
+  CHECK_THAT(ReadClusterJsonFile(dir.File("bad.json")).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "bad.json"));
+  CHECK_THAT(ReadClusterJsonFile(dir.File("none.json")).status(),
+             StatusIs(absl::StatusCode::kNotFound, "none.json"));
 }
 
 }  // namespace
