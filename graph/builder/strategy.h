@@ -19,7 +19,9 @@
 //
 // With the loss of each replica the mean over its part of the batch, and
 // equal parts, both give the updates of one replica training on the whole
-// batch (to float rounding).
+// batch (to float rounding). A strategy object builds into one graph (it
+// keeps instance keys and, sharded, the gathered values): make another for
+// another graph.
 //
 //   auto strategy = strategy::MirroredStrategy::Create({.devices = devs});
 //   strategy::MirroredVariable w = strategy->CreateVariable(
