@@ -520,10 +520,15 @@ class StepBase {
     }
     OpKernelContext::Params params(base_params_);
     FillParams(item, inputs, refs, dead, frame_iter, &params);
+    // An asynchronous kernel may finish the step before ComputeAsync
+    // returns, and the step's end may free the executor and `item` with it
+    // (a worker's graph deregistered while it ran): nothing of either is
+    // read after RunKernel then.
+    const bool is_async = item.is_async;
     RunKernel(item, tagged, &params, [&](OpKernelContext* ctx) {
       derived()->KernelDone(tagged, ctx, ready);
     });
-    if (!item.is_async) NodeDone(ready, queue);
+    if (!is_async) NodeDone(ready, queue);
   }
 
   void FinishAsyncStats(AsyncState* state) {

@@ -86,6 +86,17 @@ class TestDelayOp : public AsyncOpKernel {
   }
 };
 
+// Adds one and calls `done` before ComputeAsync returns.
+class TestAddOneNowOp : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    ctx->set_output(0,
+                    Tensor::Scalar<float>(ctx->input(0).scalar<float>() + 1));
+    done();
+  }
+};
+
 class TestFailOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -150,7 +161,7 @@ const OpRegistry* TestOps() {
                                  .Input("b: float")
                                  .Output("y: float")));
     for (const char* op :
-         {"TestDelay", "TestFail", "TestBlockUntilCancelled"}) {
+         {"TestDelay", "TestAddOneNow", "TestFail", "TestBlockUntilCancelled"}) {
       DFX_CHECK_OK(r->Register(
           OpDefBuilder(op).Input("x: float").Output("y: float")));
     }
@@ -174,6 +185,7 @@ const KernelRegistry* TestKernels() {
     RegisterKernel<TestConstOp>(r, KernelDefBuilder("TestConst"));
     RegisterKernel<TestAddOp>(r, KernelDefBuilder("TestAdd"));
     RegisterKernel<TestDelayOp>(r, KernelDefBuilder("TestDelay"));
+    RegisterKernel<TestAddOneNowOp>(r, KernelDefBuilder("TestAddOneNow"));
     RegisterKernel<TestFailOp>(r, KernelDefBuilder("TestFail"));
     RegisterKernel<TestBlockUntilCancelledOp>(
         r, KernelDefBuilder("TestBlockUntilCancelled"));
@@ -529,6 +541,35 @@ TEST_CASE("async kernels complete on another thread") {
     auto out = frame.ConsumeRetvals();
     REQUIRE_OK(out);
     CHECK(Scalar((*out)[0]) == 15.0f);
+  }
+}
+
+// The step's done callback may free the executor (a worker's graph
+// deregistered while its step ran). When the last node is an async kernel
+// that completes before ComputeAsync returns, the executor is gone by then:
+// nothing of it may be read afterwards (ASan found the node's item read).
+TEST_CASE("an executor freed by its step's done callback, from inside an "
+          "async kernel, is not touched again") {
+  for (bool use_pool : {false, true}) {
+    auto executor =
+        MakeExecutor(Arg("x", 0) + Op("n", "TestAddOneNow", {"x"}) +
+                     Retval("r", "n", 0));
+    SimpleCallFrame frame({Tensor::Scalar<float>(5)}, 1);
+    Executor::Args args;
+    args.call_frame = &frame;
+    if (use_pool) args.runner = PoolRunner();
+    auto promise = std::make_shared<std::promise<absl::Status>>();
+    auto future = promise->get_future();
+    Executor* raw = executor.release();
+    raw->RunAsync(args, [raw, promise](absl::Status s) {
+      delete raw;
+      promise->set_value(std::move(s));
+    });
+    REQUIRE(future.wait_for(kWait) == std::future_status::ready);
+    REQUIRE_OK(future.get());
+    auto out = frame.ConsumeRetvals();
+    REQUIRE_OK(out);
+    CHECK(Scalar((*out)[0]) == 6.0f);
   }
 }
 
