@@ -30,14 +30,14 @@ using Eigen::half;
 
 void RegisterCwiseBinaryKernels(KernelRegistry* registry) {
   for (const char* name : {"Add", "AddV2"}) {
-    RegisterForTypes<Binary<ei::scalar_sum_op>::Kernel, float, double, half,
+    RegisterForTypes<Binary<math_internal::AddOp>::Kernel, float, double, half,
                      bfloat16, int32_t, int64_t, uint8_t, int8_t, int16_t>(
         registry, name);
   }
-  RegisterForTypes<Binary<ei::scalar_difference_op>::Kernel, float, double,
+  RegisterForTypes<Binary<math_internal::SubOp>::Kernel, float, double,
                    half, bfloat16, int32_t, int64_t, uint8_t, int8_t, int16_t>(
       registry, "Sub");
-  RegisterForTypes<Binary<ei::scalar_product_op>::Kernel, float, double, half,
+  RegisterForTypes<Binary<math_internal::MulOp>::Kernel, float, double, half,
                    bfloat16, int32_t, int64_t, uint8_t, int8_t, int16_t>(
       registry, "Mul");
   for (const char* name : {"RealDiv", "Div"}) {

@@ -21,6 +21,45 @@ namespace dfx::math_internal {
 namespace ei = Eigen::internal;
 
 // ---------------------------------------------------------------------------
+// Add, Sub and Mul. Integers wrap on overflow, as TensorFlow's do on every
+// machine it runs on (INT64_MAX + 1 is INT64_MIN). In C++ a signed
+// overflow is undefined, and so is uint16 * uint16 (promoted to int), so
+// the scalar path computes in the unsigned form of the promoted type. The
+// packet path is Eigen's (vector integer instructions wrap).
+
+template <typename T, typename Base>
+struct WrappingOp : Base {
+  template <typename Fn>
+  static T Wrap(const T& a, const T& b, Fn fn) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<decltype(a + b)>;
+      return static_cast<T>(fn(static_cast<U>(a), static_cast<U>(b)));
+    } else {
+      return static_cast<T>(fn(a, b));
+    }
+  }
+};
+
+template <typename T>
+struct AddOp : WrappingOp<T, ei::scalar_sum_op<T, T>> {
+  T operator()(const T& a, const T& b) const {
+    return this->Wrap(a, b, [](auto x, auto y) { return x + y; });
+  }
+};
+template <typename T>
+struct SubOp : WrappingOp<T, ei::scalar_difference_op<T, T>> {
+  T operator()(const T& a, const T& b) const {
+    return this->Wrap(a, b, [](auto x, auto y) { return x - y; });
+  }
+};
+template <typename T>
+struct MulOp : WrappingOp<T, ei::scalar_product_op<T, T>> {
+  T operator()(const T& a, const T& b) const {
+    return this->Wrap(a, b, [](auto x, auto y) { return x * y; });
+  }
+};
+
+// ---------------------------------------------------------------------------
 // Integer division and modulo. The kernels reject a zero divisor before
 // calling; MIN / -1 and MIN % -1 wrap (to MIN and 0) instead of trapping.
 
@@ -369,6 +408,17 @@ DFX_SCALAR_FUNCTOR_TRAITS(LogicalAndOp, 1);
 DFX_SCALAR_FUNCTOR_TRAITS(LogicalOrOp, 1);
 DFX_SCALAR_FUNCTOR_TRAITS(LogicalNotOp, 1);
 #undef DFX_SCALAR_FUNCTOR_TRAITS
+
+// The wrapping Add, Sub and Mul: Eigen's own traits (and packetOp).
+template <typename T>
+struct functor_traits<dfx::math_internal::AddOp<T>>
+    : functor_traits<scalar_sum_op<T, T>> {};
+template <typename T>
+struct functor_traits<dfx::math_internal::SubOp<T>>
+    : functor_traits<scalar_difference_op<T, T>> {};
+template <typename T>
+struct functor_traits<dfx::math_internal::MulOp<T>>
+    : functor_traits<scalar_product_op<T, T>> {};
 
 template <template <typename> class Op, typename T>
 struct functor_traits<dfx::math_internal::KeepSign<Op, T>> {

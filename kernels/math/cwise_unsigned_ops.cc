@@ -43,9 +43,9 @@ void RegisterUnsigned(KernelRegistry* registry, const char* op) {
 }  // namespace
 
 void RegisterCwiseUnsignedKernels(KernelRegistry* registry) {
-  RegisterUnsigned<Binary<ei::scalar_sum_op>::Kernel>(registry, "AddV2");
-  RegisterUnsigned<Binary<ei::scalar_difference_op>::Kernel>(registry, "Sub");
-  RegisterUnsigned<Binary<ei::scalar_product_op>::Kernel>(registry, "Mul");
+  RegisterUnsigned<Binary<math_internal::AddOp>::Kernel>(registry, "AddV2");
+  RegisterUnsigned<Binary<math_internal::SubOp>::Kernel>(registry, "Sub");
+  RegisterUnsigned<Binary<math_internal::MulOp>::Kernel>(registry, "Mul");
   RegisterUnsigned<Division<math_internal::TruncDivOp>::Kernel>(registry,
                                                                 "Div");
   RegisterUnsigned<Division<math_internal::TruncDivOp>::Kernel>(
