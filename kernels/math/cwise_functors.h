@@ -59,6 +59,37 @@ struct MulOp : WrappingOp<T, ei::scalar_product_op<T, T>> {
   }
 };
 
+// Neg, Abs and Square, wrapping the same way: -INT_MIN and |INT_MIN| are
+// INT_MIN, as in TensorFlow.
+template <typename T>
+struct NegOp : ei::scalar_opposite_op<T> {
+  T operator()(const T& a) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<decltype(+a)>;
+      return static_cast<T>(U{0} - static_cast<U>(a));
+    } else {
+      return -a;
+    }
+  }
+};
+template <typename T>
+struct AbsOp : ei::scalar_abs_op<T> {
+  T operator()(const T& a) const {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      return a < 0 ? NegOp<T>()(a) : a;
+    } else {
+      return ei::scalar_abs_op<T>::operator()(a);
+    }
+  }
+};
+template <typename T>
+struct SquareOp : ei::scalar_square_op<T> {
+  T operator()(const T& a) const {
+    return WrappingOp<T, ei::scalar_square_op<T>>::Wrap(
+        a, a, [](auto x, auto y) { return x * y; });
+  }
+};
+
 // ---------------------------------------------------------------------------
 // Integer division and modulo. The kernels reject a zero divisor before
 // calling; MIN / -1 and MIN % -1 wrap (to MIN and 0) instead of trapping.
@@ -373,9 +404,11 @@ struct LogicalNotOp {
 // (a - b)^2.
 template <typename T>
 struct SquaredDifferenceOp {
+  // Integers wrap as in Sub and Mul (see WrappingOp).
   T operator()(const T& a, const T& b) const {
-    const T d = a - b;
-    return d * d;
+    using W = WrappingOp<T, ei::scalar_difference_op<T, T>>;
+    const T d = W::Wrap(a, b, [](auto x, auto y) { return x - y; });
+    return W::Wrap(d, d, [](auto x, auto y) { return x * y; });
   }
   template <typename Packet>
   Packet packetOp(const Packet& a, const Packet& b) const {
@@ -419,6 +452,15 @@ struct functor_traits<dfx::math_internal::SubOp<T>>
 template <typename T>
 struct functor_traits<dfx::math_internal::MulOp<T>>
     : functor_traits<scalar_product_op<T, T>> {};
+template <typename T>
+struct functor_traits<dfx::math_internal::NegOp<T>>
+    : functor_traits<scalar_opposite_op<T>> {};
+template <typename T>
+struct functor_traits<dfx::math_internal::AbsOp<T>>
+    : functor_traits<scalar_abs_op<T>> {};
+template <typename T>
+struct functor_traits<dfx::math_internal::SquareOp<T>>
+    : functor_traits<scalar_square_op<T>> {};
 
 template <template <typename> class Op, typename T>
 struct functor_traits<dfx::math_internal::KeepSign<Op, T>> {

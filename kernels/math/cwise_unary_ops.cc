@@ -36,13 +36,13 @@ struct functor_traits<dfx::IdentityOp<T>> {
 namespace dfx {
 
 void RegisterCwiseUnaryKernels(KernelRegistry* registry) {
-  RegisterForTypes<Unary<ei::scalar_opposite_op>::Kernel, float, double, half,
+  RegisterForTypes<Unary<math_internal::NegOp>::Kernel, float, double, half,
                    bfloat16, int32_t, int64_t, int8_t, int16_t>(registry,
                                                                 "Neg");
-  RegisterForTypes<Unary<ei::scalar_abs_op>::Kernel, float, double, half,
+  RegisterForTypes<Unary<math_internal::AbsOp>::Kernel, float, double, half,
                    bfloat16, int32_t, int64_t, int8_t, int16_t>(registry,
                                                                 "Abs");
-  RegisterForTypes<Unary<ei::scalar_square_op>::Kernel, float, double, half,
+  RegisterForTypes<Unary<math_internal::SquareOp>::Kernel, float, double, half,
                    bfloat16, int32_t, int64_t, int8_t, int16_t, uint8_t>(
       registry, "Square");
   RegisterForTypes<Unary<math_internal::SignOp>::Kernel, float, double, half,

@@ -56,7 +56,7 @@ void RegisterCwiseUnsignedKernels(KernelRegistry* registry) {
                                                                 "FloorMod");
   RegisterUnsigned<Binary<MaxOp>::Kernel>(registry, "Maximum");
   RegisterUnsigned<Binary<MinOp>::Kernel>(registry, "Minimum");
-  RegisterUnsigned<Unary<ei::scalar_square_op>::Kernel>(registry, "Square");
+  RegisterUnsigned<Unary<math_internal::SquareOp>::Kernel>(registry, "Square");
   RegisterUnsigned<Cmp<ei::cmp_EQ>::Kernel>(registry, "Equal");
   RegisterUnsigned<Cmp<ei::cmp_NEQ>::Kernel>(registry, "NotEqual");
   RegisterUnsigned<Cmp<ei::cmp_LT>::Kernel>(registry, "Less");

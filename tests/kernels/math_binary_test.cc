@@ -169,7 +169,8 @@ TEST_CASE("Integer MIN / -1 wraps instead of trapping") {
 // As TensorFlow's: two's complement wrap-around, computed without C++'s
 // undefined signed overflow (the sanitized build checks that too). Sizes
 // that take the packet path (17) and the scalar path (1).
-TEST_CASE("Integer addition, subtraction and products wrap around on overflow") {
+TEST_CASE("Integer addition, subtraction, products and squared differences "
+          "wrap around on overflow") {
   const int64_t max64 = std::numeric_limits<int64_t>::max();
   const int64_t min64 = std::numeric_limits<int64_t>::min();
   // n copies of v, as a vector tensor.
@@ -187,6 +188,11 @@ TEST_CASE("Integer addition, subtraction and products wrap around on overflow") 
     CHECK(Values<int32_t>(RunBinary("Mul", DT_INT32, fill(n, int32_t{65536}),
                                     fill(n, int32_t{65536}))) ==
           std::vector<int32_t>(n, 0));
+    // (2^32 - 0)^2 = 2^64, which is 0 modulo 2^64.
+    CHECK(Values<int64_t>(RunBinary("SquaredDifference", DT_INT64,
+                                    fill(n, int64_t{1} << 32),
+                                    fill(n, int64_t{0}))) ==
+          std::vector<int64_t>(n, 0));
     // 65535 * 65535 = 4294836225, which is 1 modulo 2^16.
     CHECK(Values<uint16_t>(RunBinary("Mul", DT_UINT16,
                                      fill(n, uint16_t{65535}),

@@ -50,6 +50,24 @@ TEST_CASE("Neg, Abs and Square on integers and floats") {
         std::vector<double>{0.0625});
 }
 
+// As TensorFlow's: -INT_MIN and |INT_MIN| are INT_MIN, squares wrap; no
+// undefined overflow on the way (the sanitized build checks).
+TEST_CASE("Neg, Abs and Square wrap around on integer overflow") {
+  const int64_t min64 = std::numeric_limits<int64_t>::min();
+  Tensor i64 = MakeVector<int64_t>({min64, int64_t{1} << 32});
+  CHECK(Values<int64_t>(RunUnary("Neg", DT_INT64, i64)) ==
+        std::vector<int64_t>{min64, -(int64_t{1} << 32)});
+  CHECK(Values<int64_t>(RunUnary("Abs", DT_INT64, i64)) ==
+        std::vector<int64_t>{min64, int64_t{1} << 32});
+  // 2^64 is 0 modulo 2^64.
+  CHECK(Values<int64_t>(RunUnary("Square", DT_INT64, i64)) ==
+        std::vector<int64_t>{0, 0});
+  const int32_t min32 = std::numeric_limits<int32_t>::min();
+  CHECK(Values<int32_t>(RunUnary("Abs", DT_INT32,
+                                 MakeVector<int32_t>({min32}))) ==
+        std::vector<int32_t>{min32});
+}
+
 TEST_CASE("Transcendental functions match the C library") {
   const std::vector<double> xs = {0.01, 0.5, 1.0, 2.0, 7.5};
   struct Case {
