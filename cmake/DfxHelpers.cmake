@@ -31,6 +31,11 @@ macro(dfx_enable_sanitizer KIND)
       message(WARNING "DFX_SANITIZE=thread without DFX_TSAN_ABSL_DIR: every "
               "absl::Mutex is invisible to TSan (use tools/test --sanitize thread)")
     endif()
+    # GCC 12 warns (-Wtsan) that TSan does not model atomic_thread_fence,
+    # which Eigen's thread pool uses: a warning, not an error that stops
+    # the build. What TSan may then report inside Eigen's pool is a
+    # suppression's business (tools/sanitizers/tsan.supp), named there.
+    add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-error=tsan>")
   endif()
   if(_dfx_san_flags)
     # -O1 -g1 (line tables): the usual sanitizer build, about half the
