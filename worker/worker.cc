@@ -17,96 +17,9 @@
 #include "runtime/cancellation.h"
 #include "runtime/rendezvous.h"
 #include "runtime/step_stats_collector.h"
+#include "runtime/timer.h"
 
 namespace dfx {
-
-// ---------------------------------------------------------------------------
-// Worker::Timer: runs callbacks at deadlines, on one thread of its own that
-// starts with the first deadline. Callbacks must be short: the worker's only
-// hand the cancellation over to the compute pool.
-
-class Worker::Timer {
- public:
-  using Id = uint64_t;
-
-  Timer() = default;
-  ~Timer() {
-    std::thread thread;
-    {
-      absl::MutexLock lock(&mu_);
-      stop_ = true;
-      cv_.Signal();
-      thread = std::move(thread_);
-    }
-    if (thread.joinable()) thread.join();
-  }
-
-  // Runs `fn` once `delay` has passed unless Cancel(id) comes first.
-  Id Schedule(absl::Duration delay, std::function<void()> fn) {
-    absl::MutexLock lock(&mu_);
-    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
-    const Id id = ++next_id_;
-    const absl::Time when = absl::Now() + delay;
-    queue_.emplace(std::make_pair(when, id), std::move(fn));
-    deadlines_.emplace(id, when);
-    // Wake the thread only when it would sleep past this deadline: a step
-    // schedules (and cancels) one timer per RunGraph, nearly always later
-    // than the one the thread waits for, and a wake-up per step cost a
-    // null step with a deadline about a quarter of its server CPU.
-    if (when < wake_at_) cv_.Signal();
-    return id;
-  }
-
-  // Drops the callback if it has not started; one that runs concurrently
-  // finishes on its own.
-  void Cancel(Id id) {
-    absl::MutexLock lock(&mu_);
-    auto it = deadlines_.find(id);
-    if (it == deadlines_.end()) return;
-    queue_.erase(std::make_pair(it->second, id));
-    deadlines_.erase(it);
-  }
-
- private:
-  void Loop() {
-    absl::MutexLock lock(&mu_);
-    while (!stop_) {
-      if (queue_.empty()) {
-        wake_at_ = absl::InfiniteFuture();
-        cv_.Wait(&mu_);
-        wake_at_ = absl::InfinitePast();
-        continue;
-      }
-      auto first = queue_.begin();
-      if (absl::Now() < first->first.first) {
-        // A cancelled first deadline still wakes the thread then; it
-        // finds the next one and sleeps again.
-        wake_at_ = first->first.first;
-        cv_.WaitWithDeadline(&mu_, wake_at_);
-        wake_at_ = absl::InfinitePast();
-        continue;
-      }
-      std::function<void()> fn = std::move(first->second);
-      deadlines_.erase(first->first.second);
-      queue_.erase(first);
-      mu_.Unlock();
-      fn();
-      mu_.Lock();
-    }
-  }
-
-  absl::Mutex mu_;
-  absl::CondVar cv_;
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  // Until when the thread sleeps: InfinitePast while it is awake (it looks
-  // at the queue again before it sleeps), InfiniteFuture for an empty queue.
-  absl::Time wake_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-  Id next_id_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<std::pair<absl::Time, Id>, std::function<void()>> queue_
-      ABSL_GUARDED_BY(mu_);
-  std::map<Id, absl::Time> deadlines_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_ ABSL_GUARDED_BY(mu_);
-};
 
 namespace {
 

@@ -23,6 +23,8 @@
 
 namespace dfx {
 
+class Timer;  // runtime/timer.h
+
 // What a worker borrows. Everything must outlive the worker and every call
 // it has not finished.
 struct WorkerEnv {
@@ -130,7 +132,6 @@ class Worker {
   std::vector<WorkerSessionSummary> ListSessions() const;
 
  private:
-  class Timer;
   struct SessionSlot {
     std::shared_ptr<WorkerSession> session;
     std::string master_task;

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "runtime/timer.h"
 
 namespace dfx::data_flow {
 namespace {
@@ -19,59 +17,14 @@ int64_t TupleBytes(const Queue::Tuple& t) {
   return bytes;
 }
 
-// The timer thread of RunAfter: a sorted map of deadlines, one thread,
-// started on first use and never stopped (it sleeps when idle).
-class Timer {
- public:
-  static Timer* Get() {
-    static Timer* timer = new Timer();
-    return timer;
-  }
-
-  void Schedule(absl::Time when, std::function<void()> fn) {
-    absl::MutexLock lock(&mu_);
-    if (!started_) {
-      started_ = true;
-      std::thread([this] { Loop(); }).detach();
-    }
-    pending_.emplace(when, std::move(fn));
-    cv_.Signal();
-  }
-
- private:
-  void Loop() {
-    absl::MutexLock lock(&mu_);
-    for (;;) {
-      if (pending_.empty()) {
-        cv_.Wait(&mu_);
-        continue;
-      }
-      auto first = pending_.begin();
-      if (absl::Now() < first->first) {
-        cv_.WaitWithDeadline(&mu_, first->first);
-        continue;
-      }
-      std::function<void()> fn = std::move(first->second);
-      pending_.erase(first);
-      mu_.Unlock();
-      fn();
-      mu_.Lock();
-    }
-  }
-
-  absl::Mutex mu_;
-  absl::CondVar cv_;
-  bool started_ ABSL_GUARDED_BY(mu_) = false;
-  std::multimap<absl::Time, std::function<void()>> pending_
-      ABSL_GUARDED_BY(mu_);
-};
+// The timer of the waiting attempts' timeout_ms, for the process (its
+// thread starts with the first timeout).
+Timer& Timeouts() {
+  static Timer* timer = new Timer();
+  return *timer;
+}
 
 }  // namespace
-
-void RunAfter(int64_t delay_ms, std::function<void()> fn) {
-  Timer::Get()->Schedule(absl::Now() + absl::Milliseconds(delay_ms),
-                         std::move(fn));
-}
 
 Queue::Queue(std::string kind, std::string name, DataTypeVector types,
              std::vector<PartialShape> shapes, int64_t capacity)
@@ -163,9 +116,10 @@ void Queue::Start(std::unique_ptr<Attempt> a, int64_t timeout_ms) {
     if (waiting && timeout_ms >= 0) {
       const absl::Status expired = absl::DeadlineExceededError(
           absl::StrCat(what, " timed out after ", timeout_ms, " ms"));
-      RunAfter(timeout_ms, [weak, id, expired] {
-        if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, expired);
-      });
+      raw->timer = Timeouts().Schedule(
+          absl::Milliseconds(timeout_ms), [weak, id, expired] {
+            if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, expired);
+          });
     }
   }
   Finish(std::move(finished));
@@ -273,6 +227,8 @@ void Queue::Finish(std::vector<Finished> finished) {
     Attempt* a = f.attempt.get();
     // Before `done`: after it the step (and its manager) may be gone.
     if (a->cm != nullptr && a->token >= 0) a->cm->DeregisterCallback(a->token);
+    // A long timeout_ms keeps nothing once the attempt is over.
+    if (a->timer != 0) Timeouts().Cancel(a->timer);
     if (a->enqueue) {
       a->enqueue_done(std::move(f.status));
     } else {

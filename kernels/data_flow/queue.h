@@ -85,6 +85,9 @@ class Queue : public ResourceBase,
     bool up_to = false;
     CancellationManager* cm = nullptr;
     CancellationToken token = -1;
+    // The timeout_ms timer (a Timer::Id of the queues' process-wide timer,
+    // runtime/timer.h); 0 when none.
+    uint64_t timer = 0;
     EnqueueDone enqueue_done;
     DequeueDone dequeue_done;
   };
@@ -121,10 +124,6 @@ class Queue : public ResourceBase,
   std::deque<std::unique_ptr<Attempt>> enqueues_ ABSL_GUARDED_BY(mu_);
   std::deque<std::unique_ptr<Attempt>> dequeues_ ABSL_GUARDED_BY(mu_);
 };
-
-// Runs `fn` once after `delay_ms` on a process-wide timer thread (one for
-// every queue and accumulator wait with a timeout). `fn` must be cheap.
-void RunAfter(int64_t delay_ms, std::function<void()> fn);
 
 }  // namespace dfx::data_flow
 
