@@ -412,7 +412,7 @@ class ClusterCoordinator::Impl {
             absl::MutexLock lock(&mu_);
             return !stop_;
           },
-          security);
+          security, task);
       if (!s.ok()) continue;
       {
         absl::MutexLock lock(&mu_);

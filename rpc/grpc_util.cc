@@ -86,6 +86,26 @@ void DecodePayloads(absl::string_view details, absl::Status* status) {
   }
 }
 
+// OK unless the devices in `response` belong to a task of a real job other
+// than `expected_task` (see WaitForWorkerReady).
+absl::Status CheckTaskIdentity(const std::string& address,
+                               absl::string_view expected_task,
+                               const GetStatusResponse& response) {
+  const std::string prefix = absl::StrCat(expected_task, "/");
+  for (const DeviceAttributes& d : response.device_attributes()) {
+    if (absl::StartsWith(d.name(), prefix) ||
+        absl::StartsWith(d.name(), "/job:localhost/")) {
+      continue;
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the server at ", address, " is not ", expected_task,
+        ": it has device ", d.name(),
+        " (another process took the address, or the cluster spec is "
+        "wrong)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
@@ -220,7 +240,8 @@ absl::StatusOr<int> PickFreeLoopbackPort() {
 absl::Status WaitForWorkerReady(const std::string& address,
                                 absl::Time deadline,
                                 const std::function<bool()>& keep_waiting,
-                                const ChannelSecurity& security) {
+                                const ChannelSecurity& security,
+                                absl::string_view expected_task) {
   auto stub =
       tensorflow::WorkerService::NewStub(NewChannel(address, security));
   absl::Status last = absl::UnavailableError("not asked yet");
@@ -236,7 +257,10 @@ absl::Status WaitForWorkerReady(const std::string& address,
     GetStatusRequest request;
     GetStatusResponse response;
     last = FromGrpcStatus(stub->GetStatus(&context, request, &response));
-    if (last.ok()) return absl::OkStatus();
+    if (last.ok()) {
+      if (expected_task.empty()) return absl::OkStatus();
+      return CheckTaskIdentity(address, expected_task, response);
+    }
     // Waiting longer does not help a token the worker refuses.
     if (last.code() == absl::StatusCode::kUnauthenticated) {
       return absl::UnauthenticatedError(absl::StrCat(

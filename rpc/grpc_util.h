@@ -66,11 +66,16 @@ absl::StatusOr<int> PickFreeLoopbackPort();
 // `deadline` passes (DeadlineExceeded carrying the last error), or the
 // worker refuses the token (Unauthenticated), or
 // `keep_waiting` (may be empty) returns false (Aborted): e.g. the server's
-// process has exited.
+// process has exited. With `expected_task` ("/job:worker/replica:0/task:1")
+// a server whose devices name another task of a real job (not
+// /job:localhost) is not the one asked for: another process took the
+// address, or the cluster spec is wrong. That is FailedPrecondition, naming
+// both, at once.
 absl::Status WaitForWorkerReady(const std::string& address,
                                 absl::Time deadline,
                                 const std::function<bool()>& keep_waiting,
-                                const ChannelSecurity& security = {});
+                                const ChannelSecurity& security = {},
+                                absl::string_view expected_task = {});
 
 // Protobuf <-> ByteBuffer for raw (generic) calls.
 grpc::ByteBuffer SerializeToByteBuffer(const google::protobuf::Message& msg);

@@ -149,6 +149,36 @@ TEST_CASE("a restarted worker rejoins the same client session") {
   REQUIRE_OK(session->Close());
 }
 
+TEST_CASE("a probe answered by another task's server fails with "
+          "FailedPrecondition naming both") {
+  TestCluster cluster({{"worker", 2}});
+  const ChannelSecurity& security = cluster.client_security();
+  REQUIRE_OK(WaitForWorkerReady(cluster.Address("worker", 1),
+                                absl::Now() + absl::Seconds(10), nullptr,
+                                security, kTask1));
+  // Task 0 listed at task 1's address (a wrong cluster spec, or a stranger
+  // on a dead task's port).
+  const absl::Status wrong = WaitForWorkerReady(
+      cluster.Address("worker", 0), absl::Now() + absl::Seconds(10), nullptr,
+      security, kTask1);
+  INFO(wrong);
+  CHECK(absl::IsFailedPrecondition(wrong));
+  CHECK(absl::StrContains(wrong.message(), kTask1));
+  CHECK(absl::StrContains(wrong.message(), "/job:worker/replica:0/task:0/"));
+
+  // While killed (TestCluster holds its port, not listening), task 1's
+  // address refuses connections; after Restart the task serves there again.
+  cluster.Kill("worker", 1);
+  const std::string address = cluster.Address("worker", 1);
+  const absl::Status dead = WaitForWorkerReady(
+      address, absl::Now() + absl::Milliseconds(700), nullptr, security,
+      kTask1);
+  CHECK(absl::IsDeadlineExceeded(dead));
+  cluster.Restart("worker", 1);
+  REQUIRE_OK(WaitForWorkerReady(address, absl::Now() + absl::Seconds(10),
+                                nullptr, security, kTask1));
+}
+
 TEST_CASE("with a heartbeat, a worker restarted while its session is idle "
           "rejoins before the next step, which runs at once") {
   TestCluster cluster({{"worker", 2}}, {"--heartbeat-seconds", "1"});

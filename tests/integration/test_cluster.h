@@ -11,28 +11,31 @@
 #ifndef DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
 #define DFX_TESTS_INTEGRATION_TEST_CLUSTER_H_
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include <sys/stat.h>
-
-#include <cstdlib>
-
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "catch2/catch.hpp"
+#include "rpc/cluster_spec.h"
 #include "rpc/grpc_session.h"
 #include "rpc/grpc_util.h"
 #include "rpc/security.h"
@@ -196,13 +199,18 @@ class TestCluster {
     REQUIRE(ready);
   }
 
-  // Kills the task with SIGKILL and reaps it.
+  // Kills the task with SIGKILL and reaps it. Its port stays bound (not
+  // listening: connections are refused, as by a dead host) until Restart,
+  // so that a server of a test running beside this one cannot take it
+  // meanwhile and answer for the task.
   void Kill(const std::string& job, int task) {
-    pid_t& pid = pids_.at(Key(job, task));
+    const std::string key = Key(job, task);
+    pid_t& pid = pids_.at(key);
     if (pid <= 0) return;
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     pid = 0;
+    HoldPort(key);
   }
 
  private:
@@ -264,6 +272,39 @@ class TestCluster {
         pid = 0;
       }
     }
+    for (auto& [key, fd] : held_ports_) ::close(fd);
+    held_ports_.clear();
+  }
+
+  // Binds the killed task's port (best effort). SO_REUSEADDR lets the bind
+  // pass the dead server's connections in TIME_WAIT; another process's
+  // bind to port 0 (PickFreeLoopbackPort) still skips a bound port.
+  void HoldPort(const std::string& key) {
+    const std::string& address = addresses_.at(key);
+    int port = 0;
+    if (!absl::SimpleAtoi(address.substr(address.rfind(':') + 1), &port)) {
+      return;
+    }
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::close(fd);
+      return;
+    }
+    held_ports_[key] = fd;
+  }
+
+  void ReleasePort(const std::string& key) {
+    auto it = held_ports_.find(key);
+    if (it == held_ports_.end()) return;
+    ::close(it->second);
+    held_ports_.erase(it);
   }
 
   static std::string Key(const std::string& job, int task) {
@@ -271,6 +312,7 @@ class TestCluster {
   }
 
   void Start(const std::string& key, bool append_log = false) {
+    ReleasePort(key);
     const size_t dash = key.rfind('-');
     const std::string job = key.substr(0, dash);
     const std::string task = key.substr(dash + 1);
@@ -296,8 +338,15 @@ class TestCluster {
     pids_[key] = pid;
   }
 
-  // False (and last_failure_ says why) when the server exited or did not
-  // answer GetStatus within 60 s.
+  // "/job:ps/replica:0/task:1" for key "ps-1".
+  static std::string TaskOfKey(const std::string& key) {
+    const size_t dash = key.rfind('-');
+    return TaskName(key.substr(0, dash), std::stoi(key.substr(dash + 1)));
+  }
+
+  // False (and last_failure_ says why) when the server exited, did not
+  // answer GetStatus within 60 s, or is not the task (a server of another
+  // test took the port first).
   bool WaitReady(const std::string& key) {
     pid_t& pid = pids_.at(key);
     absl::Status s = WaitForWorkerReady(
@@ -307,7 +356,7 @@ class TestCluster {
           pid = 0;  // exited (and reaped)
           return false;
         },
-        client_security_);
+        client_security_, TaskOfKey(key));
     if (s.ok()) return true;
     last_failure_ = absl::StrCat(
         "server ", key, pid == 0 ? " exited while starting" : "", ": ",
@@ -323,6 +372,8 @@ class TestCluster {
   std::string json_;
   std::map<std::string, std::string> addresses_;
   std::map<std::string, pid_t> pids_;
+  // Sockets holding killed tasks' ports, by key.
+  std::map<std::string, int> held_ports_;
   std::string last_failure_;
 };
 

@@ -204,7 +204,8 @@ absl::Status WaitForTask(const std::string& task, const std::string& address,
     }
     return !exited;
   };
-  absl::Status s = WaitForWorkerReady(address, deadline, running);
+  absl::Status s =
+      WaitForWorkerReady(address, deadline, running, {}, task);
   if (s.ok()) return s;
   if (!running()) {
     return absl::UnavailableError(

@@ -38,6 +38,7 @@
 #include "absl/time/time.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/scope.h"
+#include "rpc/cluster_spec.h"
 #include "rpc/grpc_util.h"
 #include "runtime/session.h"
 
@@ -115,7 +116,8 @@ class Cluster {
   void WaitReady(int task) {
     absl::Status s = WaitForWorkerReady(addresses_[task],
                                         absl::Now() + absl::Seconds(60),
-                                        [] { return true; });
+                                        [] { return true; }, {},
+                                        TaskName("worker", task));
     if (!s.ok()) Die(absl::StrCat("task ", task, ": ", s.ToString()));
   }
 
