@@ -109,6 +109,8 @@ struct RemoteRendezvous::Fetches {
   absl::flat_hash_map<std::string, InboxEntry> inbox ABSL_GUARDED_BY(mu);
   // Tasks that pushed in this step.
   absl::flat_hash_set<std::string> pushing_tasks ABSL_GUARDED_BY(mu);
+  // Tasks whose push stream ended in this step: their tensors are fetched.
+  absl::flat_hash_set<std::string> lost_tasks ABSL_GUARDED_BY(mu);
 };
 
 RemoteRendezvous::RemoteRendezvous(int64_t step_id, std::string local_task,
@@ -141,37 +143,37 @@ absl::Status RemoteRendezvous::Send(const ParsedKey& key, const Args& args,
     std::string dst_task = key.dst().TaskName();
     if (dst_task != local_task_) {
       // Whether this step pushes to `dst_task` is decided by its first
-      // send there and holds for the whole step: a receiver that got one
-      // push of the step waits for every later tensor from here in its
-      // inbox, so none may be left here instead (a stream that comes up in
-      // the middle of a step serves the next one).
-      RemoteTensorPusher::Outcome outcome;
+      // send there and holds for the step (a stream that comes up in the
+      // middle of a step serves the next one), until PushesLost: a
+      // receiver that got one push of the step waits for every later
+      // tensor from here in its inbox, unless told that the stream ended.
+      bool push;
       {
         absl::MutexLock lock(&push_mu_);
-        auto it = push_to_.find(dst_task);
-        if (it != push_to_.end() && !it->second) {
-          return local_.Send(key, args, value, is_dead);
-        }
-        if (it == push_to_.end()) {
-          outcome = pusher_->Push(step_id_, key, value, is_dead);
-          push_to_.emplace(std::move(dst_task),
-                           outcome != RemoteTensorPusher::Outcome::kNotPushed);
-          if (outcome == RemoteTensorPusher::Outcome::kPushed) {
-            return absl::OkStatus();
+        auto [it, first] = push_to_.try_emplace(dst_task);
+        if (first) {
+          // Under the lock, so that every other send sees the decision.
+          const RemoteTensorPusher::Outcome outcome =
+              pusher_->Push(step_id_, key, value, is_dead);
+          it->second.push = outcome != RemoteTensorPusher::Outcome::kNotPushed;
+          if (outcome != RemoteTensorPusher::Outcome::kPushed ||
+              KeepPushedLocked(key, value, &it->second)) {
+            return local_.Send(key, args, value, is_dead);
           }
-          return local_.Send(key, args, value, is_dead);
+          return absl::OkStatus();
         }
+        push = it->second.push;
       }
-      outcome = pusher_->Push(step_id_, key, value, is_dead);
-      if (outcome == RemoteTensorPusher::Outcome::kNotPushed) {
-        // The stream broke in the middle of the step (which its end aborts
-        // too): the receiver may wait for this push.
-        return absl::UnavailableError(absl::StrCat(
-            "cannot push tensor '", key.FullKey(), "' of step ", step_id_,
-            " to task ", dst_task, ": its push stream ended during the step"));
-      }
-      if (outcome == RemoteTensorPusher::Outcome::kPushed) {
-        return absl::OkStatus();
+      // Not pushed in a step that pushes there means the stream broke: its
+      // end reaches the receiver, which then fetches this from here.
+      if (push && pusher_->Push(step_id_, key, value, is_dead) ==
+                      RemoteTensorPusher::Outcome::kPushed) {
+        absl::MutexLock lock(&push_mu_);
+        PushTo& to = push_to_[dst_task];
+        // A stream that ended since (PushesLost) leaves nothing to drop.
+        if (to.push && !KeepPushedLocked(key, value, &to)) {
+          return absl::OkStatus();
+        }
       }
     }
   }
@@ -323,7 +325,7 @@ void RemoteRendezvous::DeliverPushed(const std::string& src_task,
   {
     absl::MutexLock lock(&fetches_->mu);
     if (!fetches_->abort_status.ok()) return;  // dropped with the step
-    if (!fetches_->pushing_tasks.contains(src_task)) {
+    if (!fetches_->lost_tasks.contains(src_task)) {
       fetches_->pushing_tasks.insert(src_task);
     }
     auto [it, inserted] = fetches_->inbox.try_emplace(key);
@@ -353,16 +355,52 @@ void RemoteRendezvous::DeliverPushed(const std::string& src_task,
                    /*cancel_fetch=*/true);
 }
 
-void RemoteRendezvous::PushStreamLost(const std::string& src_task,
-                                      const absl::Status& why) {
+void RemoteRendezvous::PushStreamLost(const std::string& src_task) {
+  std::vector<std::shared_ptr<Pending>> to_fetch;
   {
     absl::MutexLock lock(&fetches_->mu);
     if (!fetches_->abort_status.ok()) return;
-    if (!fetches_->pushing_tasks.contains(src_task)) return;
+    fetches_->lost_tasks.insert(src_task);
+    if (!fetches_->pushing_tasks.erase(src_task)) return;
+    for (auto& [key, entry] : fetches_->inbox) {
+      if (entry.kind != Fetches::InboxEntry::Kind::kWaiter ||
+          entry.fetching || entry.waiter->task != src_task) {
+        continue;
+      }
+      entry.fetching = true;
+      to_fetch.push_back(entry.waiter);
+    }
   }
-  StartAbort(absl::UnavailableError(
-      absl::StrCat("the push stream from task ", src_task, " ended in step ",
-                   step_id_, ": ", why.message())));
+  for (const std::shared_ptr<Pending>& pending : to_fetch) {
+    StartFetch(pending);
+  }
+}
+
+bool RemoteRendezvous::KeepPushedLocked(const ParsedKey& key,
+                                        const Tensor& value, PushTo* to) {
+  const int64_t bytes = static_cast<int64_t>(key.FullKey().size()) +
+                        (value.IsInitialized() ? value.TotalBytes() : 0);
+  if (kept_push_bytes_ + bytes > kMaxKeptPushBytes) {
+    to->dropped = true;
+    return false;
+  }
+  kept_push_bytes_ += bytes;
+  return true;
+}
+
+void RemoteRendezvous::PushesLost(const std::string& task) {
+  const std::string canonical = CanonicalTask(task);
+  {
+    absl::MutexLock lock(&push_mu_);
+    auto it = push_to_.find(canonical);
+    if (it == push_to_.end()) return;
+    it->second.push = false;
+    if (!it->second.dropped) return;
+  }
+  StartAbort(absl::UnavailableError(absl::StrCat(
+      "the stream pushing tensors of step ", step_id_, " to task ", canonical,
+      " ended, and the step kept no copy of some of them (it had pushed more "
+      "than ", kMaxKeptPushBytes, " bytes)")));
 }
 
 size_t RemoteRendezvous::NumHeldPushes() const {

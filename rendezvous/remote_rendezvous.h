@@ -62,15 +62,21 @@ class RemoteTensorPusher {
 //
 // The push path, with a pusher: a Send whose key names a device of another
 // task as its destination (and that is not client-terminated) goes to the
-// pusher; what it pushed goes nowhere here. Whether the step pushes to a
-// task at all is decided by its first send there and kept for the step;
-// a push that fails later in a step that pushes is Unavailable. The
+// pusher too, and is kept here all the same (up to kMaxKeptPushBytes a
+// step), for a RecvTensor: a push is only a head start, and what a broken
+// stream took is fetched instead.
+// Whether the step pushes to a task is decided by its first send there and
+// kept for the step, until the stream that took its pushes ends
+// (PushesLost): then it pushes no more there, not even on a new stream,
+// and the receiver fetches. The
 // receiving side takes pushed tensors with DeliverPushed into an inbox of
 // this step; a RecvAsync of a
 // key from another task takes it from there, or waits there when that task
 // has pushed in this step already (every later send of it to here is
 // pushed or announced too), or otherwise waits there and fetches at once,
-// the first answer winning (a task that just started pushing). Every
+// the first answer winning (a task that just started pushing). When the
+// stream from a task ends (PushStreamLost), the step's receives from it
+// fetch, then and later. Every
 // receive of a graph edge looks at the inbox, with or without a pusher of
 // its own: whether the sender pushes is the sender's decision (this task
 // may run with --no-push, or may have failed to reach the sender's task
@@ -78,6 +84,12 @@ class RemoteTensorPusher {
 // wait for ever. Abort and cleanup drop the inbox.
 class RemoteRendezvous : public Rendezvous {
  public:
+  // How much of what a step pushed it keeps for a fetch: a loop of many
+  // iterations must not hold every tensor it ever pushed. Past it, pushed
+  // tensors are not kept, and a step whose stream to their task ends then
+  // aborts with Unavailable, as it would without the copies.
+  static constexpr int64_t kMaxKeptPushBytes = 32 << 20;
+
   // `local_task` is this process's task, "/job:worker/replica:0/task:1".
   // `pusher` may be null: nothing is pushed, every remote key is fetched.
   RemoteRendezvous(int64_t step_id, std::string local_task,
@@ -112,9 +124,14 @@ class RemoteRendezvous : public Rendezvous {
   void DeliverPushed(const std::string& src_task, const std::string& key,
                      const Tensor& value, bool is_dead, bool pull);
   // The push stream from `src_task` ended before its sender closed it:
-  // when that task pushed in this step, aborts the step (Unavailable,
-  // with `why`), since what it pushed may be lost.
-  void PushStreamLost(const std::string& src_task, const absl::Status& why);
+  // what it pushed in this step may be lost, so the receives from that
+  // task that wait for a push fetch instead, and so do later ones (its
+  // sender kept every tensor; a dead sender fails the fetch with
+  // Unavailable naming it).
+  void PushStreamLost(const std::string& src_task);
+  // The sending side: the stream that took this step's pushes to `task`
+  // ended, so the step pushes no more there (the receiver fetches).
+  void PushesLost(const std::string& task);
   // Pushed tensors held for receives that have not come yet.
   size_t NumHeldPushes() const;
 
@@ -125,6 +142,11 @@ class RemoteRendezvous : public Rendezvous {
   struct Fetches;
 
   void FetchRemote(const ParsedKey& key, const Args& args, DoneCallback done);
+  struct PushTo;
+  // Counts a pushed tensor as kept for a fetch and returns true, or, past
+  // kMaxKeptPushBytes, marks `to` dropped and returns false.
+  bool KeepPushedLocked(const ParsedKey& key, const Tensor& value, PushTo* to)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(push_mu_);
   // Starts the fetch of a receive already registered in the table.
   void StartFetch(const std::shared_ptr<Pending>& pending);
 
@@ -133,10 +155,19 @@ class RemoteRendezvous : public Rendezvous {
   const std::string local_task_;
   RemoteTensorFetcher* const fetcher_;
   RemoteTensorPusher* const pusher_;
-  // Per receiving task: whether this step pushes to it (decided by the
-  // step's first send there).
+  // Per receiving task.
+  struct PushTo {
+    // Whether this step pushes there (decided by the step's first send
+    // there; false after PushesLost).
+    bool push = false;
+    // Some tensor pushed there was not kept (kMaxKeptPushBytes): when its
+    // stream ends the step cannot recover and aborts.
+    bool dropped = false;
+  };
   absl::Mutex push_mu_;
-  absl::flat_hash_map<std::string, bool> push_to_ ABSL_GUARDED_BY(push_mu_);
+  absl::flat_hash_map<std::string, PushTo> push_to_ ABSL_GUARDED_BY(push_mu_);
+  // Bytes of pushed tensors kept here (each counted with its key).
+  int64_t kept_push_bytes_ ABSL_GUARDED_BY(push_mu_) = 0;
   LocalRendezvous local_;
   // The abort status and the fetches in flight. Shared with the fetches'
   // callbacks and the cancellation callbacks, which may run after this

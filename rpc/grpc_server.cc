@@ -246,18 +246,22 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
       NewGrpcWorkerCache(options.cluster, impl->task_,
                          impl->local_worker_.get(), options.max_chunk_bytes,
                          options.security.ForPeers(), options.enable_push));
-  // A step whose pushed tensors may be lost (their stream ended) aborts.
-  WorkerInterface::PushLost abort_step;
+  // A step whose pushes to a task may be lost (their stream ended) pushes
+  // no more there; the receiver fetches what it lacks from what the step
+  // kept (RemoteRendezvous::PushesLost).
+  WorkerInterface::PushLost push_lost;
   if (options.enable_push) {
-    abort_step = [raw](int64_t step_id, const absl::Status& why) {
-      if (std::shared_ptr<Rendezvous> r =
-              raw->rendezvous_mgr_->FindIfLive(step_id)) {
-        r->StartAbort(why);
+    push_lost = [raw](int64_t step_id, const std::string& task,
+                      const absl::Status& /*why*/) {
+      std::shared_ptr<Rendezvous> r =
+          raw->rendezvous_mgr_->FindIfLive(step_id);
+      if (auto* remote = dynamic_cast<RemoteRendezvous*>(r.get())) {
+        remote->PushesLost(task);
       }
     };
   }
   impl->fetcher_ = std::make_unique<WorkerCacheFetcher>(
-      impl->worker_cache_.get(), std::move(abort_step));
+      impl->worker_cache_.get(), std::move(push_lost));
   // Collectives: the group leader is /job:chief task 0, else /job:worker
   // task 0, else the cluster's first task, so every server agrees.
   DFX_ASSIGN_OR_RETURN(const std::string leader,

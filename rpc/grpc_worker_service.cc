@@ -511,8 +511,8 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
 // not started here yet; dropped if it ended here lately); the stream ends
 // with InvalidArgument at a tensor that does not decode. When the stream
 // ends, however it ends, the steps it carried (the last 256) that are still
-// live here lose what may have been on the way: each aborts if its sender
-// pushed in it (RemoteRendezvous::PushStreamLost).
+// live here may have lost what was on the way: their receives from its
+// sender fetch instead (RemoteRendezvous::PushStreamLost).
 //
 // Owned by itself (self_) from Start to OnDone, and by EndAll while it
 // ends it: the live streams are listed (weakly) in PushStreams, so that a
@@ -580,13 +580,10 @@ class PushTensorsReactor
   }
 
   void OnDone() override {
-    const absl::Status why = absl::UnavailableError(
-        absl::StrCat("the stream of tensors pushed by task ", src_task_,
-                     " ended"));
     for (int64_t step : steps_order_) {
       std::shared_ptr<Rendezvous> r = rendezvous_mgr_->FindIfLive(step);
       if (auto* remote = dynamic_cast<RemoteRendezvous*>(r.get())) {
-        remote->PushStreamLost(src_task_, why);
+        remote->PushStreamLost(src_task_);
       }
     }
     {

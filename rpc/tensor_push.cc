@@ -153,13 +153,13 @@ class TensorPushClient::Stream
     }
     if (!steps.empty()) {
       const absl::Status why = absl::UnavailableError(absl::StrCat(
-          "task ", owner_->task_,
-          " is unavailable: the stream pushing tensors to it ended: ",
+          "the stream pushing tensors to task ", owner_->task_, " ended: ",
           status.error_message(), " (code ",
           static_cast<int>(status.error_code()), ")"));
-      spdlog::warn("{}; aborting the {} last step(s) it carried",
+      spdlog::info("{}; the {} last step(s) it carried push no more there, "
+                   "and the task fetches what it lacks",
                    why.message(), steps.size());
-      for (int64_t step : steps) (*lost)(step, why);
+      for (int64_t step : steps) (*lost)(step, owner_->task_, why);
     }
     bool refused = false;
     {

@@ -99,7 +99,7 @@ RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
 RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
     int64_t step_id, const Rendezvous::ParsedKey& key, const Tensor& value,
     bool is_dead) {
-  if (!abort_step_) return Outcome::kNotPushed;
+  if (!push_lost_) return Outcome::kNotPushed;
   // A traced step's transfers go by RecvTensor, which the trace records
   // (as TensorFlow's does); its receiver then takes them from the fetch.
   if (TracedSteps::Active() &&
@@ -112,7 +112,7 @@ RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
       is_dead || (value.IsInitialized() && DataTypeCanMemcpy(value.dtype()) &&
                   static_cast<int64_t>(value.TotalBytes()) <= kMaxPushBytes);
   if (!worker->PushTensor(step_id, key.FullKey(), value, is_dead,
-                          /*pull=*/!with_bytes, &abort_step_)) {
+                          /*pull=*/!with_bytes, &push_lost_)) {
     return Outcome::kNotPushed;
   }
   return with_bytes ? Outcome::kPushed : Outcome::kAnnounced;

@@ -29,11 +29,11 @@ class WorkerCacheFetcher : public RemoteTensorFetcher,
  public:
   static constexpr int64_t kMaxPushBytes = 64 * 1024;
 
-  // `abort_step` (may be empty: pushes are never made) aborts a step of
+  // `push_lost` (may be empty: pushes are never made) is told of a step of
   // this process whose pushed tensors may be lost (their stream ended).
   explicit WorkerCacheFetcher(const WorkerCacheInterface* cache,
-                              WorkerInterface::PushLost abort_step = {})
-      : cache_(cache), abort_step_(std::move(abort_step)) {}
+                              WorkerInterface::PushLost push_lost = {})
+      : cache_(cache), push_lost_(std::move(push_lost)) {}
 
   // Sends RecvTensor{step_id, key.FullKey(), a fresh random request_id} to
   // the worker of the key's source task. `done` runs as that worker's
@@ -47,7 +47,7 @@ class WorkerCacheFetcher : public RemoteTensorFetcher,
   Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
                     FetchDone done) override;
 
-  // kNotPushed without `abort_step`, for a task the cache does not know, an
+  // kNotPushed without `push_lost`, for a task the cache does not know, an
   // in-process worker, or one that takes no pushes now.
   Outcome Push(int64_t step_id, const Rendezvous::ParsedKey& key,
                const Tensor& value, bool is_dead) override;
@@ -57,7 +57,7 @@ class WorkerCacheFetcher : public RemoteTensorFetcher,
   int64_t NewRequestId();
 
   const WorkerCacheInterface* const cache_;
-  const WorkerInterface::PushLost abort_step_;
+  const WorkerInterface::PushLost push_lost_;
   absl::Mutex mu_;
   absl::BitGen bitgen_ ABSL_GUARDED_BY(mu_);
 };

@@ -106,11 +106,13 @@ class WorkerInterface {
                                RecvTensorResult* response,
                                StatusCallback done) = 0;
 
-  // The push path (rendezvous/remote_rendezvous.h). Called when a step of
-  // this process aborts because tensors it pushed may be lost: the push
-  // stream that carried them ended. Any thread.
-  using PushLost =
-      std::function<void(int64_t step_id, const absl::Status& why)>;
+  // The push path (rendezvous/remote_rendezvous.h). Called for each step
+  // of this process whose pushes to task `task` may be lost: the push
+  // stream that carried them ended. Nothing is lost for good (the sender
+  // keeps every tensor it pushes for RecvTensor until the step ends), but
+  // the step must push no more to that task. Any thread.
+  using PushLost = std::function<void(
+      int64_t step_id, const std::string& task, const absl::Status& why)>;
   // Queues `value` of rendezvous key `key` in step `step_id` (or, with
   // `pull`, the key alone) for this worker's rendezvous, one-way, and
   // returns true; returns false and sends nothing when this worker takes no

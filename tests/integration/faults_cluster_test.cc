@@ -57,6 +57,10 @@ GraphDef TwoTaskGraph() {
   ops::AddV2(root.WithDevice("/job:worker/replica:0/task:0")
                  .WithOpName("v_plus_one"),
              read, ops::Const(root, 1.0f));
+  // Task 0 to task 1 and back: z = (c0 on task 0) + 1 on task 1.
+  Output c0 = ops::Const(
+      root.WithDevice("/job:worker/replica:0/task:0").WithOpName("c0"), 5.0f);
+  ops::AddV2(t1.WithOpName("z"), c0, ops::Const(t1, 1.0f));
   GraphDef def;
   REQUIRE(root.ToGraphDef(&def).ok());
   return def;
@@ -188,6 +192,8 @@ TEST_CASE("with a heartbeat, a worker restarted while its session is idle "
     REQUIRE_OK(session->Run({}, {}, {"init"}, &none));
   }
   REQUIRE_OK(Fetch(session.get(), "y").status());
+  // Both ways between the tasks: task 0's push stream to task 1 is up.
+  for (int i = 0; i < 3; ++i) REQUIRE_OK(Fetch(session.get(), "z").status());
   cluster.Restart("worker", 1);
   // The master (task 0) logs the rejoin when its heartbeat meets the new
   // process; no step runs meanwhile.
@@ -205,6 +211,12 @@ TEST_CASE("with a heartbeat, a worker restarted while its session is idle "
   INFO(y.status().ToString());
   REQUIRE_OK(y.status());
   CHECK(*y == 3.0f);
+  // So does the first one sending to the restarted task (the push stream
+  // to the old process broke; what went on it is fetched instead).
+  auto z = Fetch(session.get(), "z");
+  INFO(z.status().ToString());
+  REQUIRE_OK(z.status());
+  CHECK(*z == 6.0f);
   // The variable lived in the old process.
   auto lost = Fetch(session.get(), "v_plus_one");
   CHECK(lost.status().code() == absl::StatusCode::kFailedPrecondition);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "tests/rendezvous/rendezvous_conformance.h"
@@ -651,8 +652,8 @@ TEST_CASE("Push path: cancelling a receive that waits for a push ends it "
   CHECK(r.NumHeldPushes() == 2);
 }
 
-TEST_CASE("Push path: a lost push stream aborts the steps its task pushed "
-          "in, and only those") {
+TEST_CASE("Push path: when a task's push stream ends, the receives that "
+          "wait for its pushes fetch, and so do later ones") {
   FakeFetcher fetcher;
   FakePusher pusher;
   RemoteRendezvous pushed_in(kStep, kLocalTask, &fetcher, &pusher);
@@ -661,15 +662,34 @@ TEST_CASE("Push path: a lost push stream aborts the steps its task pushed "
                           Tensor::Scalar<float>(1), false, false);
   RecvResult waiting;
   pushed_in.RecvAsync(RemoteKey("b"), EdgeArgs(), waiting.Callback());
-  const absl::Status why = absl::UnavailableError("connection reset");
-  pushed_in.PushStreamLost(kRemoteTask, why);
-  not_pushed_in.PushStreamLost(kRemoteTask, why);
-  pushed_in.PushStreamLost("/job:worker/replica:0/task:7", why);
+  CHECK(fetcher.NumFetches() == 0);  // it waits for b's push
+  pushed_in.PushStreamLost("/job:worker/replica:0/task:7");
+  CHECK(fetcher.NumFetches() == 0);  // another task's stream
+  pushed_in.PushStreamLost(kRemoteTask);
+  not_pushed_in.PushStreamLost(kRemoteTask);
+  auto fetch_b = fetcher.WaitFetch(0);
+  CHECK(fetch_b->key == RemoteKey("b").FullKey());
+  fetch_b->Complete(absl::OkStatus(), Tensor::Scalar<float>(2));
   REQUIRE(waiting.Wait());
-  CHECK_THAT(waiting.status,
-             StatusIs(absl::StatusCode::kUnavailable, kRemoteTask));
-  CHECK_THAT(waiting.status, StatusIs(absl::StatusCode::kUnavailable,
-                                      "connection reset"));
+  REQUIRE_OK(waiting.status);
+  CHECK(waiting.value.scalar<float>() == 2.0f);
+  // What came before the end is still taken without a fetch.
+  RecvResult held;
+  pushed_in.RecvAsync(RemoteKey("a"), EdgeArgs(), held.Callback());
+  REQUIRE(held.Wait());
+  CHECK(held.value.scalar<float>() == 1.0f);
+  CHECK(fetcher.NumFetches() == 1);
+  // A push on a new stream does not make the step wait for pushes again:
+  // a later receive fetches at once.
+  pushed_in.DeliverPushed(kRemoteTask, RemoteKey("c").FullKey(),
+                          Tensor::Scalar<float>(3), false, false);
+  RecvResult later;
+  pushed_in.RecvAsync(RemoteKey("d"), EdgeArgs(), later.Callback());
+  auto fetch_d = fetcher.WaitFetch(1);
+  CHECK(fetch_d->key == RemoteKey("d").FullKey());
+  fetch_d->Complete(absl::OkStatus(), Tensor::Scalar<float>(4));
+  REQUIRE(later.Wait());
+  CHECK(later.value.scalar<float>() == 4.0f);
   // The other step still works.
   REQUIRE_OK(not_pushed_in.Send(ConformanceKey("local"), {},
                                 Tensor::Scalar<float>(3), false));
@@ -680,7 +700,7 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   FakeFetcher fetcher;
   FakePusher pusher;
   RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
-  // Pushed: nothing kept here, a RecvTensor for it would wait.
+  // Pushed, and kept for a RecvTensor all the same (the push may be lost).
   REQUIRE_OK(r.Send(OutgoingKey("small"), EdgeArgs(),
                     Tensor::Scalar<float>(1), false));
   REQUIRE(pusher.pushed().size() == 1);
@@ -688,7 +708,8 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   CHECK(pusher.pushed()[0].key == OutgoingKey("small").FullKey());
   RecvResult served;
   r.RecvLocalAsync(OutgoingKey("small"), {}, served.Callback());
-  CHECK_FALSE(served.done.HasBeenNotified());
+  REQUIRE(served.done.HasBeenNotified());
+  CHECK(served.value.scalar<float>() == 1.0f);
   // Announced: kept for the receiver's fetch.
   pusher.outcome = RemoteTensorPusher::Outcome::kAnnounced;
   REQUIRE_OK(r.Send(OutgoingKey("big"), EdgeArgs(),
@@ -706,13 +727,27 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
   r.RecvLocalAsync(OutgoingKey("fetch"), {}, fetch.Callback());
   REQUIRE(fetch.done.HasBeenNotified());
   // The stream to the task ends in the middle of a step that pushes there:
-  // the receiver may wait for this push, so the send fails.
+  // the tensor stays here (the stream's end tells the receiver to fetch).
   pusher.outcome = RemoteTensorPusher::Outcome::kNotPushed;
-  CHECK_THAT(r.Send(OutgoingKey("broken"), EdgeArgs(),
-                    Tensor::Scalar<float>(4), false),
-             StatusIs(absl::StatusCode::kUnavailable, "push stream"));
+  REQUIRE_OK(r.Send(OutgoingKey("broken"), EdgeArgs(),
+                    Tensor::Scalar<float>(4), false));
+  RecvResult broken;
+  r.RecvLocalAsync(OutgoingKey("broken"), {}, broken.Callback());
+  REQUIRE(broken.done.HasBeenNotified());
+  CHECK(broken.value.scalar<float>() == 4.0f);
+  // Once told that the stream which took its pushes ended, the step
+  // pushes no more to that task, even when a stream is up again.
+  pusher.outcome = RemoteTensorPusher::Outcome::kPushed;
+  r.PushesLost(kRemoteTask);
+  const size_t before = pusher.pushed().size();
+  REQUIRE_OK(r.Send(OutgoingKey("after_loss"), EdgeArgs(),
+                    Tensor::Scalar<float>(7), false));
+  CHECK(pusher.pushed().size() == before);
+  RecvResult after_loss;
+  r.RecvLocalAsync(OutgoingKey("after_loss"), {}, after_loss.Callback());
+  REQUIRE(after_loss.done.HasBeenNotified());
   r.StartAbort(absl::CancelledError("test over"));
-  REQUIRE(served.Wait());
+  pusher.outcome = RemoteTensorPusher::Outcome::kNotPushed;
 
   // A step whose first send to the task found no stream (a TensorFlow
   // peer, or a stream still opening) keeps every tensor for it here, even
@@ -730,6 +765,34 @@ TEST_CASE("Push path: Send pushes a tensor for another task and keeps it "
     REQUIRE(kept.done.HasBeenNotified());
     REQUIRE_OK(kept.status);
   }
+}
+
+TEST_CASE("Push path: a step keeps at most kMaxKeptPushBytes of what it "
+          "pushed, and aborts when a stream that took more ends") {
+  FakeFetcher fetcher;
+  FakePusher pusher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher, &pusher);
+  const Tensor big(DT_FLOAT, TensorShape({16 * 1024}));  // 64 KiB
+  const int n = RemoteRendezvous::kMaxKeptPushBytes / (64 * 1024) + 8;
+  for (int i = 0; i < n; ++i) {
+    REQUIRE_OK(r.Send(OutgoingKey(absl::StrCat("t", i)), EdgeArgs(), big,
+                      false));
+  }
+  CHECK(pusher.pushed().size() == static_cast<size_t>(n));
+  // The first ones are kept; the last one is not.
+  RecvResult first;
+  r.RecvLocalAsync(OutgoingKey("t0"), {}, first.Callback());
+  CHECK(first.done.HasBeenNotified());
+  RecvResult last;
+  r.RecvLocalAsync(OutgoingKey(absl::StrCat("t", n - 1)), {},
+                   last.Callback());
+  CHECK_FALSE(last.done.HasBeenNotified());
+  r.PushesLost(kRemoteTask);
+  REQUIRE(last.Wait());
+  CHECK_THAT(last.status,
+             StatusIs(absl::StatusCode::kUnavailable, "kept no copy"));
+  CHECK_THAT(last.status, StatusIs(absl::StatusCode::kUnavailable,
+                                   kRemoteTask));
 }
 
 TEST_CASE("Push path: a receive that is not a graph edge's (a collective's) "
