@@ -36,6 +36,9 @@ macro(dfx_enable_sanitizer KIND)
     # the build. What TSan may then report inside Eigen's pool is a
     # suppression's business (tools/sanitizers/tsan.supp), named there.
     add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wno-error=tsan>")
+    # protobuf's MapFieldBase changes its layout under TSan; Debian's
+    # libprotobuf has the plain one (tools/sanitizers/tsan_protobuf_abi.h).
+    add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:--include=${PROJECT_SOURCE_DIR}/tools/sanitizers/tsan_protobuf_abi.h>")
   endif()
   if(_dfx_san_flags)
     # -O1 -g1 (line tables): the usual sanitizer build, about half the
