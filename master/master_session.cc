@@ -208,10 +208,9 @@ class MasterSession::OpTracker {
   int64_t count_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-// One partition of a client graph, registered with its worker.
+// One partition of a client graph (a task's), registered with its worker.
 struct MasterSession::ClientGraph {
   struct Part {
-    std::string device;
     std::string task;
     WorkerInterface* worker = nullptr;
     GraphDef def;
@@ -691,15 +690,16 @@ MasterSession::BuildClientGraph(const GraphState& state,
   }
   absl::flat_hash_set<std::string> fetch_keys_found;
 
-  for (auto& [device, def] : plan.partitions) {
+  // One partition per task (PlanStep): one RegisterGraph and one RunGraph
+  // per task, which splits it by device.
+  for (auto& [task, def] : plan.partitions) {
     ClientGraph::Part part;
-    part.device = device;
-    DFX_ASSIGN_OR_RETURN(DeviceName name, DeviceName::Parse(device));
+    DFX_ASSIGN_OR_RETURN(DeviceName name, DeviceName::Parse(task));
     part.task = name.TaskName();
     part.worker = worker_cache_->GetWorker(part.task);
     if (part.worker == nullptr) {
-      return absl::InternalError(absl::StrCat(
-          "no worker for task ", part.task, " of device '", device, "'"));
+      return absl::InternalError(
+          absl::StrCat("no worker for task ", part.task));
     }
     for (const NodeDef& n : def.node()) {
       if (!BoolAttr(n, "client_terminated")) continue;
@@ -1000,6 +1000,9 @@ absl::Status MasterSession::Run(
     request.set_step_id(step->step_id);
     request.set_request_id(NewRequestId());
     request.mutable_exec_opts()->set_record_timeline(trace);
+    if (run_metadata != nullptr && run_options.output_partition_graphs()) {
+      request.mutable_exec_opts()->set_record_partition_graphs(true);
+    }
     request.set_store_errors_in_response_body(true);
     for (int f : part.feeds) {
       // Shares the buffer: a Tensor copy is a reference.
@@ -1112,8 +1115,12 @@ absl::Status MasterSession::Run(
                   run_metadata->mutable_step_stats());
     }
     if (run_options.output_partition_graphs()) {
-      for (const ClientGraph::Part& part : client_graph->parts) {
-        *run_metadata->add_partition_graphs() = part.def;
+      // Each device's graph, as its worker cut the task's partition (as
+      // TensorFlow's master reports them).
+      for (RunGraphCall& call : step->calls) {
+        for (GraphDef& g : call.partition_graphs) {
+          run_metadata->add_partition_graphs()->Swap(&g);
+        }
       }
     }
   }

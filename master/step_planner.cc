@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/client_graph.h"
+#include "graph/device_name.h"
 #include "graph/node_def_util.h"
 #include "graph/partition.h"
 #include "graph/placer.h"
@@ -170,6 +171,15 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
     incarnations[d.name()] = d.incarnation();
   }
   PartitionOptions popts;
+  if (!config.partition_per_device) {
+    popts.node_to_loc = [](const Node* n) -> std::string {
+      absl::StatusOr<DeviceName> name =
+          DeviceName::Parse(n->assigned_device_name());
+      // Every device here is a full name from the cluster; a name that is
+      // not stays its own partition and fails at its worker, named.
+      return name.ok() ? name->TaskName() : n->assigned_device_name();
+    };
+  }
   popts.get_incarnation = [&incarnations](const std::string& device) {
     auto it = incarnations.find(device);
     return it == incarnations.end() ? uint64_t{0} : it->second;

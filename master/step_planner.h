@@ -1,6 +1,7 @@
 // Planning a step: place the session's graph over the cluster's devices, and
 // for one (feeds, fetches, targets) prune it, add the client endpoints and
-// cut it into one partition per device.
+// cut it into one partition per task (as TensorFlow's master does; each
+// worker cuts its partition again by device) or per device.
 #ifndef DFX_MASTER_STEP_PLANNER_H_
 #define DFX_MASTER_STEP_PLANNER_H_
 
@@ -28,6 +29,10 @@ struct PlacementConfig {
   bool allow_soft_placement = false;
   // What PlanStep's optimizer does to each step graph (on by default).
   GraphOptimizerOptions optimizer;
+  // PlanStep's cut: one partition per task (the master's: one
+  // RegisterGraph and one RunGraph per task and step, whatever its number
+  // of devices), or per device (`dfx inspect`, to show the worker's cut).
+  bool partition_per_device = false;
 };
 
 // Assigns every node of the session's full graph to a device (placing the
@@ -42,7 +47,9 @@ struct StepSignature {
 };
 
 struct StepPlan {
-  // Partitions keyed by full device name; every node's `device` is set.
+  // Partitions keyed by task ("/job:worker/replica:0/task:0") or, with
+  // PlacementConfig::partition_per_device, by full device name; every
+  // node's `device` is its own device.
   std::map<std::string, GraphDef> partitions;
   // Rendezvous keys of the client feeds and fetches, in signature order.
   std::vector<std::string> feed_keys;

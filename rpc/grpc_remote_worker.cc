@@ -125,7 +125,8 @@ void LinkCancel(CallOptions* opts,
   });
 }
 
-// Fills call->recv (in recv_key order) and call->step_stats.
+// Fills call->recv (in recv_key order), call->step_stats and
+// call->partition_graphs.
 absl::Status ReadRunGraphResponse(const Shared& shared,
                                   RunGraphResponse* response,
                                   RunGraphCall* call) {
@@ -155,6 +156,10 @@ absl::Status ReadRunGraphResponse(const Shared& shared,
     call->recv.emplace_back(key, *std::move(t));
   }
   call->step_stats.Swap(response->mutable_step_stats());
+  call->partition_graphs.clear();
+  for (GraphDef& g : *response->mutable_partition_graph()) {
+    call->partition_graphs.push_back(std::move(g));
+  }
   return absl::OkStatus();
 }
 

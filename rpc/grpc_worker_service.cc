@@ -376,6 +376,10 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
     if (call_.step_stats.dev_stats_size() > 0) {
       response_.mutable_step_stats()->Swap(&call_.step_stats);
     }
+    for (GraphDef& g : call_.partition_graphs) {
+      response_.add_partition_graph()->Swap(&g);
+    }
+    call_.partition_graphs.clear();
     call_.recv.clear();  // the tensors' bytes are in the proto now
     *out_ = SerializeToByteBuffer(response_);
     response_.Clear();

@@ -298,6 +298,7 @@ class ExecutorImpl : public Executor {
   absl::Status Initialize();
 
   void RunAsync(const Args& args, DoneCallback done) override;
+  const Graph& graph() const override { return *graph_; }
   absl::Status Run(const Args& args) override;
 
   const ExecutorParams& params() const { return params_; }

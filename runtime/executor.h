@@ -79,6 +79,9 @@ class Executor {
   // thread. Has no deadline of its own: cancel through the args'
   // cancellation manager.
   virtual absl::Status Run(const Args& args) = 0;
+
+  // The graph it runs.
+  virtual const Graph& graph() const = 0;
 };
 
 // Builds an executor for `graph` on `params.device`: every node's kernel is

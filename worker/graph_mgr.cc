@@ -437,6 +437,12 @@ void GraphMgr::ExecuteAsync(absl::string_view handle, int64_t step_id,
     done(GraphHandleNotFound(handle));
     return;
   }
+  call->partition_graphs.clear();
+  if (call->request.exec_opts().record_partition_graphs()) {
+    for (const Unit& unit : item->units) {
+      call->partition_graphs.push_back(ToGraphDef(unit.executor->graph()));
+    }
+  }
 
   // Check every key against the graph before touching the rendezvous: a
   // feed nobody receives would linger, a missing feed or fetch would wait

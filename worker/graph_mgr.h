@@ -79,7 +79,9 @@ class GraphMgr {
   // - runs every device executor of the graph concurrently on the runner;
   // - on success, receives every call->request.recv_key (sent by the
   //   graph's client-terminated _Sends) into call->recv, in that order,
-  //   each named by the key as the request spelled it.
+  //   each named by the key as the request spelled it;
+  // - with request.exec_opts().record_partition_graphs, puts each device's
+  //   graph into call->partition_graphs.
   // On the first error of any executor (or of the feeds) the rendezvous is
   // aborted with it at once (so _Recvs waiting on this step, here or in other
   // processes, fail now) and the step is cancelled; the step then reports

@@ -50,6 +50,10 @@ struct RunGraphCall {
   // Filled by the worker: one entry per request.recv_key, in that order.
   std::vector<std::pair<std::string, Tensor>> recv;
   StepStats step_stats;
+  // Filled by the worker when request.exec_opts().record_partition_graphs:
+  // the graph each device of the task runs (the registered graph cut by
+  // device), as TensorFlow's RunGraphResponse.partition_graph.
+  std::vector<GraphDef> partition_graphs;
   // Set by an in-process caller whose thread has nothing left to do but
   // wait for this call (the master's step thread, once every other call of
   // the step is out): the worker may run the step's first nodes on it,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <csignal>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,67 @@ TEST_CASE("status page: /metrics counts steps, tensors and errors, /healthz answ
   CHECK(absl::StrContains(page->body, "no_such&lt;b&gt;node"));
   CHECK_FALSE(absl::StrContains(page->body, "<b>"));
   CHECK(absl::StrContains(page->body, "http-equiv=\"refresh\""));
+  REQUIRE_OK((*session)->Close());
+}
+
+TEST_CASE("a task with several devices gets one RegisterGraph and one "
+          "RunGraph per step, and RunMetadata shows each device's graph") {
+  TestCluster cluster({{"worker", 2}},
+                      {"--http-port", "0", "--cpu-devices", "2"},
+                      TestCluster::Security::kPlain);
+  // A chain over all four devices: task 0's CPU:0 and CPU:1, then task 1's.
+  Scope root = Scope::NewRootScope();
+  const std::string w1 = kWorker1;
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output a = ops::Neg(
+      root.WithOpName("a").WithDevice(std::string(kWorker0) + "/device:CPU:1"),
+      x);
+  Output b = ops::Neg(root.WithOpName("b").WithDevice(w1 + "/device:CPU:0"), a);
+  Output c = ops::Neg(root.WithOpName("c").WithDevice(w1 + "/device:CPU:1"), b);
+  ops::AddV2(root.WithOpName("out").WithDevice(
+                 std::string(kWorker0) + "/device:CPU:0"),
+             c, x);
+  GraphDef graph;
+  REQUIRE_OK(root.ToGraphDef(&graph));
+
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(cluster.Target("worker", 0));
+  REQUIRE_OK(session.status());
+  REQUIRE_OK(dfx::testing::ExtendFirst(session->get(), graph));
+  httplib::Client client(cluster.StatusUrl("worker", 1));
+  client.set_connection_timeout(10);
+  client.set_read_timeout(30);
+  const std::string worker_ok =
+      "dfx_steps_total{role=\"worker\",code=\"OK\"}";
+  const double before = Value(GetMetrics(client), worker_ok);
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out;
+    REQUIRE_OK((*session)->Run({{"x", Feed()}}, {"out"}, {}, &out));
+    // -(-(-x)) + x = 0
+    CHECK(out[0].data<float>()[0] == 0.0f);
+  }
+  const testing::MetricsText after = GetMetrics(client);
+  // Task 1 runs one graph per step for its two devices, registered once.
+  CHECK(Value(after, worker_ok) - before == 3);
+  CHECK(Value(after, std::string("dfx_registered_graphs{task=\"") + w1 +
+                         "\"}") == 1);
+
+  RunOptions options;
+  options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  REQUIRE_OK((*session)->Run(options, {{"x", Feed()}}, {"out"}, {}, &out,
+                             &metadata));
+  std::set<std::string> devices;
+  for (const GraphDef& g : metadata.partition_graphs()) {
+    REQUIRE(g.node_size() > 0);
+    for (const NodeDef& n : g.node()) CHECK(n.device() == g.node(0).device());
+    devices.insert(g.node(0).device());
+  }
+  CHECK(devices == std::set<std::string>{
+                       std::string(kWorker0) + "/device:CPU:0",
+                       std::string(kWorker0) + "/device:CPU:1",
+                       w1 + "/device:CPU:0", w1 + "/device:CPU:1"});
   REQUIRE_OK((*session)->Close());
 }
 

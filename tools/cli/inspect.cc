@@ -396,6 +396,9 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
   }
   config.kernels = StandardKernelRegistry();
   config.allow_soft_placement = options.allow_soft_placement;
+  // The worker's cut: the master registers one graph per task, which its
+  // worker splits this way.
+  config.partition_per_device = true;
   config.optimizer = options.optimized ? GraphOptimizerOptions()
                                        : GraphOptimizerOptions::Off();
 
