@@ -29,6 +29,10 @@ struct Edge {
   Node* dst;
   int dst_input;  // kControlSlot for a control edge
   bool IsControlEdge() const { return src_output == kControlSlot; }
+  // Where the edge sits in src->out_edges() and dst->in_edges() (Graph's
+  // bookkeeping: RemoveEdge takes it out in constant time).
+  int src_pos = 0;
+  int dst_pos = 0;
 };
 
 class Node {
@@ -57,7 +61,8 @@ class Node {
     assigned_device_ = std::move(name);
   }
 
-  // Edges in insertion order; data and control edges together.
+  // Edges in insertion order, data and control edges together, until one
+  // is removed: RemoveEdge moves the list's last edge into its place.
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
   const std::vector<const Edge*>& out_edges() const { return out_edges_; }
   // The data edge into input `i`, or null.
