@@ -63,8 +63,16 @@ const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
 }
 
 const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
-  for (const Edge* e : dst->in_edges_) {
-    if (e->IsControlEdge() && e->src == src) return e;
+  // The shorter of the two lists: a NoOp that waits for 100,000 nodes must
+  // not make adding its control edges quadratic.
+  if (src->out_edges_.size() < dst->in_edges_.size()) {
+    for (const Edge* e : src->out_edges_) {
+      if (e->IsControlEdge() && e->dst == dst) return e;
+    }
+  } else {
+    for (const Edge* e : dst->in_edges_) {
+      if (e->IsControlEdge() && e->src == src) return e;
+    }
   }
   return AddEdge(src, kControlSlot, dst, kControlSlot);
 }

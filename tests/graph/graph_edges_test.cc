@@ -77,6 +77,12 @@ TEST_CASE("Graph edge lists hold exactly the live edges after removals in "
   g.RemoveEdge((*a)->out_edges()[5]);
   g.RemoveNode(*a);
   for (Node* n : consumers) CHECK(n->in_edges().empty());
+  // A control edge that exists is not added twice, from either side.
+  const Edge* first = g.AddControlEdge(*src, consumers[0]);
+  CHECK(g.AddControlEdge(*src, consumers[0]) == first);
+  for (int i = 1; i < 5; ++i) g.AddControlEdge(consumers[i], consumers[0]);
+  CHECK(g.AddControlEdge(*src, consumers[0]) == first);
+  CHECK(consumers[0]->in_edges().size() == 5);
 }
 
 }  // namespace
