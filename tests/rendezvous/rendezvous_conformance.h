@@ -72,11 +72,14 @@ struct RecvResult {
     ::dfx::testing::RecvResult got;                                            \
     r->RecvAsync(key, {}, got.Callback());                                     \
     REQUIRE_FALSE(got.done.HasBeenNotified());                                 \
+    /* Catch2 is not thread-safe: the thread checks nothing itself. */      \
+    ::absl::Status sent;                                                       \
     std::thread sender([&] {                                                   \
-      REQUIRE_OK(r->Send(key, {}, ::dfx::Tensor::Scalar<int64_t>(42), false)); \
+      sent = r->Send(key, {}, ::dfx::Tensor::Scalar<int64_t>(42), false);      \
     });                                                                        \
     REQUIRE(got.Wait());                                                       \
     sender.join();                                                             \
+    REQUIRE_OK(sent);                                                          \
     REQUIRE_OK(got.status);                                                    \
     REQUIRE(got.value.scalar<int64_t>() == 42);                                \
   }                                                                            \
@@ -143,11 +146,12 @@ struct RecvResult {
                      {}, got[i].Callback());                                   \
       }                                                                        \
     });                                                                        \
+    ::absl::Status sent;                                                       \
     std::thread sender([&] {                                                   \
-      for (int i = 0; i < kKeys; ++i) {                                        \
-        REQUIRE_OK(r->Send(                                                    \
+      for (int i = 0; i < kKeys && sent.ok(); ++i) {                           \
+        sent = r->Send(                                                        \
             ::dfx::testing::ConformanceKey("k" + std::to_string(i)), {},       \
-            ::dfx::Tensor::Scalar<int32_t>(i), false));                        \
+            ::dfx::Tensor::Scalar<int32_t>(i), false);                         \
       }                                                                        \
     });                                                                        \
     for (int i = 1; i < kKeys; i += 2) {                                       \
@@ -156,6 +160,7 @@ struct RecvResult {
     }                                                                          \
     receiver.join();                                                           \
     sender.join();                                                             \
+    REQUIRE_OK(sent);                                                          \
     for (int i = 0; i < kKeys; ++i) {                                          \
       REQUIRE(got[i].Wait());                                                  \
       REQUIRE_OK(got[i].status);                                               \
