@@ -211,8 +211,9 @@ absl::Status WaitForTask(const std::string& task, const std::string& address,
     return absl::UnavailableError(
         absl::StrCat(task, " exited while starting: ", LogTail(log)));
   }
-  return absl::DeadlineExceededError(
-      absl::StrCat(task, ": ", s.message(), "; see ", log));
+  // DeadlineExceeded, or FailedPrecondition for another task's server.
+  return absl::Status(s.code(),
+                      absl::StrCat(task, ": ", s.message(), "; see ", log));
 }
 
 absl::StatusOr<std::string> StartCluster(int workers, int ps,
