@@ -3,6 +3,10 @@
 #define EIGEN_USE_THREADS
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
+#include <pthread.h>
+
+#include <string>
+
 #include "base/logging.h"
 #include "runtime/denormal.h"
 
@@ -11,14 +15,26 @@ namespace dfx {
 namespace {
 
 // Eigen's thread environment, with denormals flushed on every pool thread
-// (kernels' intra-op shards run there), as TensorFlow's pools do.
+// (kernels' intra-op shards run there), as TensorFlow's pools do, and the
+// threads named after the pool (as `top -H`, perf and gdb show them).
 struct FlushDenormalEnvironment : Eigen::StlThreadEnvironment {
+  FlushDenormalEnvironment() = default;
+  explicit FlushDenormalEnvironment(std::string name)
+      : thread_name(std::move(name)) {}
+
   EnvThread* CreateThread(std::function<void()> f) {
-    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f)] {
-      FlushDenormalsOnThisThread();
-      f();
-    });
+    return Eigen::StlThreadEnvironment::CreateThread(
+        [f = std::move(f), name = thread_name] {
+          // Linux keeps 15 characters.
+          if (!name.empty()) {
+            pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+          }
+          FlushDenormalsOnThisThread();
+          f();
+        });
   }
+
+  std::string thread_name;
 };
 
 }  // namespace
@@ -26,14 +42,16 @@ struct FlushDenormalEnvironment : Eigen::StlThreadEnvironment {
 class ThreadPool::Impl
     : public Eigen::ThreadPoolTempl<FlushDenormalEnvironment> {
  public:
-  explicit Impl(int num_threads)
-      : Eigen::ThreadPoolTempl<FlushDenormalEnvironment>(num_threads) {}
+  Impl(int num_threads, const std::string& name)
+      : Eigen::ThreadPoolTempl<FlushDenormalEnvironment>(
+            num_threads, /*allow_spinning=*/true,
+            FlushDenormalEnvironment(name)) {}
 };
 
 ThreadPool::ThreadPool(std::string name, int num_threads)
     : name_(std::move(name)) {
   DFX_CHECK(num_threads >= 1);
-  impl_ = std::make_unique<Impl>(num_threads);
+  impl_ = std::make_unique<Impl>(num_threads, name_);
 }
 
 ThreadPool::~ThreadPool() = default;
