@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -60,16 +61,20 @@ absl::Status ConnectError(std::string message) {
 }
 
 // A client's connection: the socket (non-blocking), and its TLS session
-// when the fetch asked for TLS; both let go when it is destroyed (the TLS
-// session first). Move-only.
+// when the fetch asked for TLS or its view of the server's shared memory
+// when local; let go when it is destroyed. Move-only.
 struct ClientConn {
   ScopedFd fd;
   SslPtr ssl;
+  // A local connection's view of the server's shared memory.
+  bulk_io::SharedSegment segment;
 };
 
 // Where idle connections are pooled: plain ones by address, TLS ones by
-// address and context (a connection's TLS settings are its context's).
-std::string PoolKey(const BulkClient::Fetch& f) {
+// address and context (a connection's TLS settings are its context's),
+// local ones by their socket's name ("@...").
+std::string PoolKey(const BulkClient::Fetch& f, bool local) {
+  if (local) return f.local_address;
   if (f.tls == nullptr) return f.address;
   return absl::StrCat("tls/", reinterpret_cast<uintptr_t>(f.tls.get()), "/",
                       f.tls_host, "/", f.address);
@@ -109,33 +114,90 @@ struct BulkClient::State {
     }
   }
 
-  // One fetch, on a pooled connection or a new one; a pooled connection
-  // that turns out to be closed before any response byte came is retried
-  // once on a new one.
+  // One fetch: over the server's local socket when it has one this process
+  // can reach, else (or when that fails) over TCP.
   absl::Status Run(const Fetch& f) {
     const std::string what = absl::StrCat(
         "bulk fetch of bytes [", f.offset, ", ", f.offset + f.length,
         ") of ticket ", f.ticket, " from ", f.address);
     DFX_RETURN_IF_ERROR(Check(f, what));
-    const std::string key = PoolKey(f);
+    if (!f.local_address.empty() && LocalReachable(f.local_address)) {
+      absl::Status s = RunOn(f, what, /*local=*/true);
+      if (s.ok() || s.code() == absl::StatusCode::kCancelled ||
+          s.code() == absl::StatusCode::kDeadlineExceeded) {
+        return s;
+      }
+      // Another host (or network namespace), or another user: never
+      // there again. Anything else: TCP this time, whose error (if it
+      // fails too) is the one that counts.
+      if (IsBulkConnectError(s) ||
+          s.code() == absl::StatusCode::kPermissionDenied) {
+        MarkLocalUnreachable(f.local_address);
+      }
+    }
+    return RunOn(f, what, /*local=*/false);
+  }
+
+  // The fetch on a pooled connection or a new one; a pooled connection
+  // that turns out to be closed before any response byte came is retried
+  // once on a new one.
+  absl::Status RunOn(const Fetch& f, const std::string& what, bool local) {
+    const std::string key = PoolKey(f, local);
     for (int attempt = 0;; ++attempt) {
       ClientConn conn;
       if (attempt == 0) conn = TakeIdle(key);
       const bool pooled = conn.fd.valid();
       if (!pooled) {
-        absl::StatusOr<ClientConn> connected = Connect(f, what);
+        absl::StatusOr<ClientConn> connected =
+            local ? ConnectLocal(f, what) : Connect(f, what);
         if (!connected.ok()) return connected.status();
         conn = *std::move(connected);
       }
       bool started = false;
       bool reusable = false;
-      absl::Status status = Exchange(conn, f, what, &started, &reusable);
+      absl::Status status = Exchange(conn, f, what, local, &started, &reusable);
       if (reusable) ReturnIdle(key, std::move(conn));
       if (status.ok() || !pooled || started ||
           status.code() != absl::StatusCode::kUnavailable) {
         return status;
       }
     }
+  }
+
+  bool LocalReachable(const std::string& local_address) {
+    absl::MutexLock lock(&mu);
+    return !local_unreachable.contains(local_address);
+  }
+
+  void MarkLocalUnreachable(const std::string& local_address) {
+    absl::MutexLock lock(&mu);
+    // Servers' names are random per process: bounded, forgetting the
+    // oldest at worst means one more failed connect.
+    if (local_unreachable.size() >= 4096) local_unreachable.clear();
+    local_unreachable.insert(local_address);
+  }
+
+  absl::StatusOr<ClientConn> ConnectLocal(const Fetch& f,
+                                          absl::string_view what) {
+    sockaddr_storage addr;
+    socklen_t len = 0;
+    if (!bulk_io::LocalSocketAddress(f.local_address, &addr, &len)) {
+      return ConnectError(absl::StrCat(what, ": bad local address '",
+                                       f.local_address, "'"));
+    }
+    ClientConn conn;
+    conn.fd.reset(
+        ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!conn.fd.valid() ||
+        ::connect(conn.fd.get(), reinterpret_cast<sockaddr*>(&addr), len) !=
+            0) {
+      // ECONNREFUSED: nobody listens under that name here (another host);
+      // EAGAIN: the server's backlog is full.
+      return ConnectError(absl::StrCat(what, ": cannot connect to ",
+                                       f.local_address, ": ",
+                                       ErrnoText(errno)));
+    }
+    return conn;
   }
 
   absl::Status Check(const Fetch& f, absl::string_view what) {
@@ -340,9 +402,12 @@ struct BulkClient::State {
     return absl::OkStatus();
   }
 
-  // Reads exactly `n` bytes; `*got_any` is set once a byte arrived.
+  // Reads exactly `n` bytes; `*got_any` is set once a byte arrived. With
+  // `passed` (a local connection), a descriptor passed with the bytes goes
+  // there (any more are closed).
   absl::Status RecvAll(const ClientConn& conn, void* buf, size_t n,
-                       const Fetch& f, absl::string_view what, bool* got_any) {
+                       const Fetch& f, absl::string_view what, bool* got_any,
+                       ScopedFd* passed = nullptr) {
     const int fd = conn.fd.get();
     char* p = static_cast<char*>(buf);
     const size_t total = n;
@@ -368,7 +433,8 @@ struct BulkClient::State {
       // A transfer that never waits still notices a cancellation or its
       // deadline.
       DFX_RETURN_IF_ERROR(Check(f, what));
-      const ssize_t got = ::recv(fd, p, n, 0);
+      const ssize_t got =
+          passed != nullptr ? RecvWithFds(fd, p, n, passed) : ::recv(fd, p, n, 0);
       if (got > 0) {
         *got_any = true;
         p += got;
@@ -392,52 +458,115 @@ struct BulkClient::State {
     return absl::OkStatus();
   }
 
-  // Request and response on a connected socket. `reusable`: the connection
+  // Request and response on a connected socket, piece by piece on a local
+  // one (each piece through its shared memory). `reusable`: the connection
   // is at a message boundary and may go back to the pool.
-  absl::Status Exchange(const ClientConn& conn, const Fetch& f,
-                        absl::string_view what, bool* started,
+  absl::Status Exchange(ClientConn& conn, const Fetch& f,
+                        absl::string_view what, bool local, bool* started,
                         bool* reusable) {
     if (f.auth_token.size() > kMaxBulkTokenBytes) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": the auth token is longer than ",
                        kMaxBulkTokenBytes, " bytes"));
     }
+    uint64_t done = 0;
+    do {
+      const uint64_t piece =
+          local ? std::min<uint64_t>(f.length - done,
+                                     bulk_io::kMaxLocalPieceBytes)
+                : f.length;
+      *reusable = false;
+      DFX_RETURN_IF_ERROR(SendRequest(conn, f, f.offset + done, piece, what));
+      char frame[kBulkResponseHeaderBytes];
+      ScopedFd passed;
+      DFX_RETURN_IF_ERROR(RecvAll(conn, frame, sizeof(frame), f, what, started,
+                                  local ? &passed : nullptr));
+      absl::StatusOr<BulkResponseHeader> header =
+          ParseBulkResponseHeader(absl::string_view(frame, sizeof(frame)));
+      if (!header.ok()) {
+        return absl::InternalError(
+            absl::StrCat(what, ": ", header.status().message()));
+      }
+      const uint64_t length = header->length;
+      if (header->code != absl::StatusCode::kOk) {
+        std::string message(length, '\0');
+        DFX_RETURN_IF_ERROR(
+            RecvAll(conn, message.data(), length, f, what, started));
+        *reusable = true;
+        return absl::Status(header->code, absl::StrCat(what, ": ", message));
+      }
+      if (length != piece) {
+        return absl::InternalError(absl::StrCat(
+            what, ": the server answers with ", length, " bytes"));
+      }
+      char* dst = static_cast<char*>(f.dst) + done;
+      if (!local) {
+        DFX_RETURN_IF_ERROR(RecvAll(conn, dst, length, f, what, started));
+      } else if (length > 0) {
+        absl::Status viewed = conn.segment.View(std::move(passed));
+        if (viewed.ok() && conn.segment.size() < length) {
+          viewed = absl::InternalError(absl::StrCat(
+              "the answer's shared memory holds ", conn.segment.size(),
+              " bytes"));
+        }
+        if (!viewed.ok()) {
+          return absl::Status(viewed.code(),
+                              absl::StrCat(what, ": ", viewed.message()));
+        }
+        std::memcpy(dst, conn.segment.data(), length);
+      }
+      done += length;
+      *reusable = true;
+    } while (done < f.length);
+    BulkBytesReceived()->Increment(static_cast<int64_t>(f.length));
+    if (local) {
+      BulkLocalBytesReceived()->Increment(static_cast<int64_t>(f.length));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status SendRequest(const ClientConn& conn, const Fetch& f,
+                           uint64_t offset, uint64_t length,
+                           absl::string_view what) {
     std::vector<uint8_t> request(kBulkRequestBytes + f.auth_token.size());
     std::memcpy(request.data(), kMagic, sizeof(kMagic));
     PutU32(request.data() + 4, kBulkProtocolVersion);
     PutU64(request.data() + 8, f.ticket);
-    PutU64(request.data() + 16, f.offset);
-    PutU64(request.data() + 24, f.length);
+    PutU64(request.data() + 16, offset);
+    PutU64(request.data() + 24, length);
     PutU32(request.data() + 32, static_cast<uint32_t>(f.auth_token.size()));
     PutU32(request.data() + 36, 0);
     std::memcpy(request.data() + kBulkRequestBytes, f.auth_token.data(),
                 f.auth_token.size());
-    DFX_RETURN_IF_ERROR(
-        SendAll(conn, request.data(), request.size(), f, what));
-    char frame[kBulkResponseHeaderBytes];
-    DFX_RETURN_IF_ERROR(RecvAll(conn, frame, sizeof(frame), f, what, started));
-    absl::StatusOr<BulkResponseHeader> header =
-        ParseBulkResponseHeader(absl::string_view(frame, sizeof(frame)));
-    if (!header.ok()) {
-      return absl::InternalError(
-          absl::StrCat(what, ": ", header.status().message()));
+    return SendAll(conn, request.data(), request.size(), f, what);
+  }
+
+  // recv(2) that keeps a descriptor passed with the bytes in `*passed`.
+  static ssize_t RecvWithFds(int fd, char* p, size_t n, ScopedFd* passed) {
+    iovec iov = {p, n};
+    alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    const ssize_t got = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    if (got < 0) return got;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr;
+         c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < count; ++i) {
+        int received;
+        std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        if (!passed->valid()) {
+          passed->reset(received);
+        } else {
+          ::close(received);
+        }
+      }
     }
-    const uint64_t length = header->length;
-    if (header->code != absl::StatusCode::kOk) {
-      std::string message(length, '\0');
-      DFX_RETURN_IF_ERROR(
-          RecvAll(conn, message.data(), length, f, what, started));
-      *reusable = true;
-      return absl::Status(header->code, absl::StrCat(what, ": ", message));
-    }
-    if (length != f.length) {
-      return absl::InternalError(
-          absl::StrCat(what, ": the server answers with ", length, " bytes"));
-    }
-    DFX_RETURN_IF_ERROR(RecvAll(conn, f.dst, length, f, what, started));
-    BulkBytesReceived()->Increment(static_cast<int64_t>(length));
-    *reusable = true;
-    return absl::OkStatus();
+    return got;
   }
 
   ClientConn TakeIdle(const std::string& key) {
@@ -479,6 +608,8 @@ struct BulkClient::State {
   // By PoolKey.
   absl::flat_hash_map<std::string, std::vector<ClientConn>> idle
       ABSL_GUARDED_BY(mu);
+  // Local addresses that could not be reached (another host).
+  absl::flat_hash_set<std::string> local_unreachable ABSL_GUARDED_BY(mu);
 };
 
 BulkClient::BulkClient(Options options)

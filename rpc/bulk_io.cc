@@ -1,16 +1,22 @@
 #include "rpc/bulk_io.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "openssl/err.h"
@@ -164,6 +170,131 @@ bool SendError(int fd, ssl_st* ssl, const absl::Status& status) {
   std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
   bytes.append(message.data(), message.size());
   return SendFull(fd, ssl, bytes.data(), bytes.size(), 0);
+}
+
+bool LocalSocketAddress(absl::string_view name, sockaddr_storage* addr,
+                        socklen_t* len) {
+  auto* un = reinterpret_cast<sockaddr_un*>(addr);
+  if (name.size() < 2 || name[0] != '@' ||
+      name.size() > sizeof(un->sun_path)) {
+    return false;
+  }
+  std::memset(addr, 0, sizeof(*addr));
+  un->sun_family = AF_UNIX;
+  // Abstract: a NUL first, then the name without its '@' (not
+  // NUL-terminated; the length says where it ends).
+  std::memcpy(un->sun_path + 1, name.data() + 1, name.size() - 1);
+  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size());
+  return true;
+}
+
+SharedSegment& SharedSegment::operator=(SharedSegment&& other) noexcept {
+  if (this == &other) return *this;
+  Unmap();
+  fd_ = std::move(other.fd_);
+  map_ = std::exchange(other.map_, nullptr);
+  size_ = std::exchange(other.size_, 0);
+  dev_ = other.dev_;
+  ino_ = other.ino_;
+  return *this;
+}
+
+void SharedSegment::Unmap() {
+  if (map_ != nullptr) ::munmap(map_, size_);
+  map_ = nullptr;
+  size_ = 0;
+}
+
+absl::Status SharedSegment::Reserve(size_t n) {
+  if (map_ != nullptr && size_ >= n) return absl::OkStatus();
+  if (!fd_.valid()) {
+    fd_.reset(::memfd_create("dfx-bulk", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+    if (!fd_.valid() ||
+        ::fcntl(fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+      const int err = errno;
+      fd_.reset();
+      return absl::ResourceExhaustedError(
+          absl::StrCat("a shared-memory file: ", ErrnoText(err)));
+    }
+  }
+  constexpr size_t kMiB = size_t{1} << 20;
+  const size_t want = std::max(size_, (n + kMiB - 1) / kMiB * kMiB);
+  Unmap();
+  if (::ftruncate(fd_.get(), static_cast<off_t>(want)) != 0) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "a shared-memory file of ", want, " bytes: ", ErrnoText(errno)));
+  }
+  void* map = ::mmap(nullptr, want, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_POPULATE, fd_.get(), 0);
+  if (map == MAP_FAILED) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "mapping a shared-memory file of ", want, " bytes: ",
+        ErrnoText(errno)));
+  }
+  map_ = map;
+  size_ = want;
+  return absl::OkStatus();
+}
+
+absl::Status SharedSegment::View(ScopedFd fd) {
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
+    return absl::InternalError("no shared-memory file came with the answer");
+  }
+  const uint64_t dev = static_cast<uint64_t>(st.st_dev);
+  const uint64_t ino = static_cast<uint64_t>(st.st_ino);
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (map_ != nullptr && dev == dev_ && ino == ino_ && size == size_) {
+    return absl::OkStatus();  // `fd` closes; the mapping stays
+  }
+  const int seals = ::fcntl(fd.get(), F_GET_SEALS);
+  if (seals < 0 || (seals & F_SEAL_SHRINK) == 0) {
+    return absl::InternalError(
+        "the answer's shared-memory file is not sealed against shrinking");
+  }
+  if (size == 0 || size > kMaxLocalPieceBytes) {
+    return absl::InternalError(absl::StrCat(
+        "the answer's shared-memory file has ", size, " bytes (at most ",
+        kMaxLocalPieceBytes, " expected)"));
+  }
+  Unmap();
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED | MAP_POPULATE,
+                     fd.get(), 0);
+  if (map == MAP_FAILED) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "mapping a shared-memory file of ", size, " bytes: ",
+        ErrnoText(errno)));
+  }
+  map_ = map;
+  size_ = size;
+  dev_ = dev;
+  ino_ = ino;
+  return absl::OkStatus();
+}
+
+bool SendWithFd(int fd, const void* buf, size_t n, int pass) {
+  iovec iov = {const_cast<void*>(buf), n};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof(control);
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &pass, sizeof(int));
+  while (true) {
+    const ssize_t put = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    // The descriptor went with the first byte; the rest (never, for a
+    // 16-byte header on a Unix socket) goes plain.
+    return static_cast<size_t>(put) == n ||
+           SendFull(fd, nullptr, static_cast<const char*>(buf) + put,
+                    n - static_cast<size_t>(put), 0);
+  }
 }
 
 void BlockSigpipe() {

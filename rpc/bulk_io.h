@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
@@ -89,6 +90,60 @@ bool SendFull(int fd, ssl_st* ssl, const void* buf, size_t n, int flags);
 // Sends a response header with `status`'s code and message (cut to
 // kMaxBulkErrorBytes); false if it could not.
 bool SendError(int fd, ssl_st* ssl, const absl::Status& status);
+
+// The address of abstract Unix socket `name` ("@dfx-bulk-..."): false for
+// a name without the '@' or too long for sockaddr_un.
+bool LocalSocketAddress(absl::string_view name, sockaddr_storage* addr,
+                        socklen_t* len);
+
+// The most bytes one request on a local connection asks for (clients ask
+// for bigger ranges piece by piece): the size a connection's segment grows
+// to at most.
+inline constexpr size_t kMaxLocalPieceBytes = size_t{16} << 20;
+
+// A shared-memory file (memfd) mapped into this process: the bulk plane's
+// local transfers. A server connection's segment is writable and grows on
+// demand (never shrinks: it is sealed against it); the client maps the
+// segment the server passes read-only, again only when it changed.
+// Move-only.
+class SharedSegment {
+ public:
+  SharedSegment() = default;
+  ~SharedSegment() { Unmap(); }
+  SharedSegment(SharedSegment&& other) noexcept { *this = std::move(other); }
+  SharedSegment& operator=(SharedSegment&& other) noexcept;
+  SharedSegment(const SharedSegment&) = delete;
+  SharedSegment& operator=(const SharedSegment&) = delete;
+
+  // Server: at least `n` bytes, writable (made, or grown in whole MiB).
+  // ResourceExhausted when the memory cannot be had.
+  absl::Status Reserve(size_t n);
+  // Client: a view of the server's segment `fd` (taken): the one mapped
+  // already when it is the same file of the same size. Internal for a
+  // file not sealed against shrinking (it could vanish under the reader)
+  // or of more than kMaxLocalPieceBytes.
+  absl::Status View(ScopedFd fd);
+
+  const char* data() const { return static_cast<const char*>(map_); }
+  char* mutable_data() { return static_cast<char*>(map_); }
+  size_t size() const { return size_; }
+  // The file (server side), to pass to the client.
+  int fd() const { return fd_.get(); }
+
+ private:
+  void Unmap();
+
+  ScopedFd fd_;
+  void* map_ = nullptr;
+  size_t size_ = 0;
+  // The file mapped (client side), to know it again.
+  uint64_t dev_ = 0;
+  uint64_t ino_ = 0;
+};
+
+// Sends `n` bytes (a response header) with descriptor `pass` attached
+// (SCM_RIGHTS) on a blocking socket; false if it could not.
+bool SendWithFd(int fd, const void* buf, size_t n, int pass);
 
 // OpenSSL writes with write(2), which raises SIGPIPE on a connection the
 // peer closed: the bulk plane's own threads block it, so the write fails

@@ -3,13 +3,16 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "base/log.h"
 #include "base/logging.h"
@@ -37,6 +40,47 @@ using bulk_io::SetTimeout;
 using bulk_io::SslPtr;
 using bulk_io::StripBrackets;
 using bulk_io::TlsErrors;
+
+namespace {
+
+// A listening abstract Unix socket "@dfx-bulk-<64 random bits>" (the name
+// in `*name`); not valid, and logged, when it cannot be made.
+ScopedFd ListenLocal(const std::string& address, std::string* name) {
+  absl::BitGen random;
+  const std::string wanted = absl::StrCat(
+      "@dfx-bulk-", absl::Hex(absl::Uniform<uint64_t>(random), absl::kZeroPad16));
+  sockaddr_storage addr;
+  socklen_t len = 0;
+  DFX_CHECK(bulk_io::LocalSocketAddress(wanted, &addr, &len));
+  ScopedFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid() ||
+      ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
+      ::listen(fd.get(), 128) != 0) {
+    spdlog::warn("bulk server {}: no local socket, receivers on this host "
+                 "use TCP: {}", address, ErrnoText(errno));
+    return ScopedFd();
+  }
+  *name = wanted;
+  return fd;
+}
+
+// OK when the peer of local connection `fd` runs as this process's user.
+absl::Status CheckPeerUser(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("SO_PEERCRED: ", ErrnoText(errno)));
+  }
+  if (cred.uid != ::geteuid()) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "a local peer of user ", cred.uid, " (this server runs as ",
+        ::geteuid(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<BulkServer>> BulkServer::Start(Options options) {
   const std::string host = StripBrackets(options.bind_host);
@@ -89,16 +133,20 @@ absl::StatusOr<std::unique_ptr<BulkServer>> BulkServer::Start(Options options) {
     return absl::UnavailableError(
         absl::StrCat("bulk server: pipe: ", ErrnoText(err)));
   }
-  std::unique_ptr<BulkServer> server(
-      new BulkServer(std::move(options), std::move(listen_fd),
-                     ScopedFd(wake[0]), ScopedFd(wake[1]), address));
+  std::string local_address;
+  ScopedFd local_fd;
+  if (options.local) local_fd = ListenLocal(address, &local_address);
+  std::unique_ptr<BulkServer> server(new BulkServer(
+      std::move(options), std::move(listen_fd), std::move(local_fd),
+      ScopedFd(wake[0]), ScopedFd(wake[1]), address, local_address));
   server->accept_thread_ = std::thread([s = server.get()] { s->AcceptLoop(); });
   return server;
 }
 
 BulkServer::BulkServer(Options options, ScopedFd listen_fd,
-                       ScopedFd wake_read_fd, ScopedFd wake_write_fd,
-                       std::string address)
+                       ScopedFd local_listen_fd, ScopedFd wake_read_fd,
+                       ScopedFd wake_write_fd, std::string address,
+                       std::string local_address)
     : options_(std::move(options)),
       own_held_(options_.held == nullptr
                     ? std::make_unique<HeldTensors>(
@@ -106,9 +154,11 @@ BulkServer::BulkServer(Options options, ScopedFd listen_fd,
                     : nullptr),
       held_(options_.held != nullptr ? options_.held : own_held_.get()),
       listen_fd_(std::move(listen_fd)),
+      local_listen_fd_(std::move(local_listen_fd)),
       wake_read_fd_(std::move(wake_read_fd)),
       wake_write_fd_(std::move(wake_write_fd)),
-      address_(std::move(address)) {}
+      address_(std::move(address)),
+      local_address_(std::move(local_address)) {}
 
 BulkServer::~BulkServer() { Stop(); }
 
@@ -124,6 +174,7 @@ void BulkServer::Stop() {
   (void)!::write(wake_write_fd_.get(), &byte, 1);
   if (accept_thread_.joinable()) accept_thread_.join();
   listen_fd_.reset();
+  local_listen_fd_.reset();
   std::vector<std::thread> finished;
   {
     absl::MutexLock lock(&conn_mu_);
@@ -155,57 +206,78 @@ void BulkServer::ReapFinished() {
 
 void BulkServer::AcceptLoop() {
   while (true) {
-    pollfd fds[2] = {{listen_fd_.get(), POLLIN, 0},
-                     {wake_read_fd_.get(), POLLIN, 0}};
-    const int ready = ::poll(fds, 2, 1000);
+    // A negative descriptor (no local socket) is ignored by poll.
+    pollfd fds[3] = {{wake_read_fd_.get(), POLLIN, 0},
+                     {listen_fd_.get(), POLLIN, 0},
+                     {local_listen_fd_.get(), POLLIN, 0}};
+    const int ready = ::poll(fds, 3, 1000);
     ReapFinished();
     if (ready < 0 && errno != EINTR) {
       spdlog::error("bulk server {}: poll: {}", address_, ErrnoText(errno));
       return;
     }
-    if (fds[1].revents != 0) return;  // Stop
-    if ((fds[0].revents & POLLIN) == 0) continue;
-    ScopedFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!fd.valid()) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-          errno == ENOMEM) {
-        // Out of descriptors: the pending connection stays in the backlog;
-        // wait a little instead of spinning on it.
-        pollfd wake = {wake_read_fd_.get(), POLLIN, 0};
-        ::poll(&wake, 1, 100);
-      }
-      continue;
+    if (fds[0].revents != 0) return;  // Stop
+    if ((fds[1].revents & POLLIN) != 0 && !Accept(listen_fd_.get(), false)) {
+      return;
     }
-    accepted_.fetch_add(1, std::memory_order_relaxed);
-    SetNoDelay(fd.get());
-    SetTimeout(fd.get(), SO_RCVTIMEO, options_.idle_timeout);
-    SetTimeout(fd.get(), SO_SNDTIMEO, options_.send_stall_timeout);
-    absl::MutexLock lock(&conn_mu_);
-    if (stopping_) return;
-    if (static_cast<int>(connections_.size()) >= options_.max_connections) {
-      // The client reads this instead of a response and falls back (a TLS
-      // client's handshake fails instead).
-      if (options_.tls == nullptr) {
-        SendError(fd.get(), nullptr,
-                  absl::ResourceExhaustedError(absl::StrCat(
-                      "bulk server ", address_, " has ",
-                      options_.max_connections, " connections already")));
-      }
-      continue;
+    if ((fds[2].revents & POLLIN) != 0 &&
+        !Accept(local_listen_fd_.get(), true)) {
+      return;
     }
-    const int64_t id = next_connection_id_++;
-    Connection& connection = connections_[id];
-    const int raw = fd.get();
-    connection.fd = std::move(fd);
-    connection.thread = std::thread([this, id, raw] { Serve(id, raw); });
   }
 }
 
-void BulkServer::Serve(int64_t id, int fd) {
+bool BulkServer::Accept(int listen_fd, bool local) {
+  ScopedFd fd(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+        errno == ENOMEM) {
+      // Out of descriptors: the pending connection stays in the backlog;
+      // wait a little instead of spinning on it.
+      pollfd wake = {wake_read_fd_.get(), POLLIN, 0};
+      ::poll(&wake, 1, 100);
+    }
+    return true;
+  }
+  accepted_.fetch_add(1, std::memory_order_relaxed);
+  if (!local) SetNoDelay(fd.get());
+  SetTimeout(fd.get(), SO_RCVTIMEO, options_.idle_timeout);
+  SetTimeout(fd.get(), SO_SNDTIMEO, options_.send_stall_timeout);
+  absl::MutexLock lock(&conn_mu_);
+  if (stopping_) return false;
+  if (static_cast<int>(connections_.size()) >= options_.max_connections) {
+    // The client reads this instead of a response and falls back (a TLS
+    // client's handshake fails instead).
+    if (local || options_.tls == nullptr) {
+      SendError(fd.get(), nullptr,
+                absl::ResourceExhaustedError(absl::StrCat(
+                    "bulk server ", address_, " has ",
+                    options_.max_connections, " connections already")));
+    }
+    return true;
+  }
+  const int64_t id = next_connection_id_++;
+  Connection& connection = connections_[id];
+  const int raw = fd.get();
+  connection.fd = std::move(fd);
+  connection.thread =
+      std::thread([this, id, raw, local] { Serve(id, raw, local); });
+  return true;
+}
+
+void BulkServer::Serve(int64_t id, int fd, bool local) {
   BlockSigpipe();
   SslPtr ssl;
   bool ready = true;
-  if (options_.tls != nullptr) {
+  if (local) {
+    if (absl::Status s = CheckPeerUser(fd); !s.ok()) {
+      SendError(fd, nullptr,
+                absl::Status(s.code(), absl::StrCat("bulk server ",
+                                                    local_address_, ": ",
+                                                    s.message())));
+      ready = false;
+    }
+  } else if (options_.tls != nullptr) {
     ssl.reset(SSL_new(options_.tls->ctx()));
     ERR_clear_error();
     ready = ssl != nullptr && SSL_set_fd(ssl.get(), fd) == 1 &&
@@ -215,7 +287,9 @@ void BulkServer::Serve(int64_t id, int fd) {
                     TlsErrors());
     }
   }
-  while (ready && ServeOne(fd, ssl.get())) {
+  // A local connection's shared memory, made at its first answer.
+  bulk_io::SharedSegment segment;
+  while (ready && ServeOne(fd, ssl.get(), local ? &segment : nullptr)) {
   }
   ssl.reset();
   absl::MutexLock lock(&conn_mu_);
@@ -227,7 +301,8 @@ void BulkServer::Serve(int64_t id, int fd) {
   connections_.erase(it);
 }
 
-bool BulkServer::ServeOne(int fd, ssl_st* ssl) {
+bool BulkServer::ServeOne(int fd, ssl_st* ssl,
+                          bulk_io::SharedSegment* segment) {
   char frame[kBulkRequestBytes];
   if (!RecvFull(fd, ssl, frame, sizeof(frame))) return false;
   absl::StatusOr<BulkRequest> request =
@@ -256,6 +331,13 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl) {
                       ": missing or wrong auth token")));
     return false;
   }
+  if (segment != nullptr && length > bulk_io::kMaxLocalPieceBytes) {
+    return SendError(fd, nullptr,
+                     absl::InvalidArgumentError(absl::StrCat(
+                         "bulk server ", local_address_, ": ", length,
+                         " bytes asked for at once on the local socket, over "
+                         "its ", bulk_io::kMaxLocalPieceBytes)));
+  }
   absl::StatusOr<Tensor> tensor = held_->Lookup(ticket, offset, length);
   if (!tensor.ok()) {
     return SendError(fd, ssl,
@@ -266,6 +348,30 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl) {
   uint8_t header[kBulkResponseHeaderBytes] = {};
   PutU32(header, static_cast<uint32_t>(absl::StatusCode::kOk));
   PutU64(header + 8, length);
+  if (segment != nullptr) {
+    // The range goes through the connection's shared memory, which the
+    // client reads before it sends its next request.
+    if (length == 0) return SendFull(fd, nullptr, header, sizeof(header), 0);
+    absl::Status s = segment->Reserve(length);
+    if (s.ok()) {
+      std::memcpy(segment->mutable_data(),
+                  static_cast<const char*>(tensor->raw_data()) + offset,
+                  length);
+    }
+    if (!s.ok()) {
+      return SendError(fd, nullptr,
+                       absl::Status(s.code(), absl::StrCat("bulk server ",
+                                                           local_address_,
+                                                           ": ", s.message())));
+    }
+    if (!bulk_io::SendWithFd(fd, header, sizeof(header), segment->fd())) {
+      return false;
+    }
+    BulkBytesSent()->Increment(static_cast<int64_t>(length));
+    BulkLocalBytesSent()->Increment(static_cast<int64_t>(length));
+    held_->MarkServed(ticket, offset, length);
+    return true;
+  }
   // MSG_MORE: the header leaves with the first data bytes.
   if (!SendFull(fd, ssl, header, sizeof(header), length > 0 ? MSG_MORE : 0)) {
     return false;

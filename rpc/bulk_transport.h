@@ -22,6 +22,22 @@
 // closes; an unknown ticket or a range outside the tensor gets an error
 // response and the connection stays usable.
 //
+// Within one host: the server also listens on an abstract Unix socket
+// (Linux; "@dfx-bulk-<random>", local_address()), which only processes of
+// the same host and network namespace can reach, and only those running as
+// the server's user (SO_PEERCRED; another gets PermissionDenied). The
+// frames are the same, but a request asks for at most kMaxLocalPieceBytes
+// (InvalidArgument otherwise; clients ask piece by piece), and an OK
+// response carries no bytes after its header: the header comes with a
+// file descriptor (SCM_RIGHTS) of the connection's shared memory, a memfd
+// sealed against shrinking whose first `length` bytes hold the range. The
+// server writes it only while answering, the client reads it before its
+// next request, so one segment per connection (grown to the largest piece
+// asked for, freed with the connection) serves every transfer: two
+// memcpys of warm memory, where TCP on loopback costs two copies through
+// the kernel and its protocol stack. TLS does not apply there (the bytes
+// never leave the host's memory).
+//
 // With TLS (BulkTls), the same frames travel inside a TLS session (1.2 or
 // later) made when the connection opens: the client verifies the server's
 // certificate against its CA and the task's host name, the server the
@@ -162,6 +178,10 @@ class BulkServer {
     std::string auth_token;
     // From BulkTls::NewServer: every connection speaks TLS. Null: plain.
     std::shared_ptr<const BulkTls> tls;
+    // Also serve receivers on this host over an abstract Unix socket, as
+    // shared-memory files. A socket that cannot be made is logged and
+    // left out.
+    bool local = true;
   };
 
   // Listens and starts the accept thread. Unavailable naming the host when
@@ -177,6 +197,9 @@ class BulkServer {
   // that is a wildcard (0.0.0.0, ::), the host is left out (":port"): the
   // client uses the host it reached this process at.
   const std::string& address() const { return address_; }
+  // "@dfx-bulk-<random>": the abstract Unix socket for receivers on this
+  // host; empty when there is none.
+  const std::string& local_address() const { return local_address_; }
 
   // Holds `tensor` for `step_id` in the table and returns its ticket
   // (HeldTensors::Hold). `on_served` (may be empty) runs once, on a
@@ -208,23 +231,30 @@ class BulkServer {
   };
 
   BulkServer(Options options, bulk_io::ScopedFd listen_fd,
-             bulk_io::ScopedFd wake_read_fd, bulk_io::ScopedFd wake_write_fd,
-             std::string address);
+             bulk_io::ScopedFd local_listen_fd, bulk_io::ScopedFd wake_read_fd,
+             bulk_io::ScopedFd wake_write_fd, std::string address,
+             std::string local_address);
 
   void AcceptLoop();
-  void Serve(int64_t id, int fd);
-  // One request read from `fd` and answered; false when the connection
-  // should close.
-  bool ServeOne(int fd, ssl_st* ssl);
+  // Takes a connection from `listen_fd` (the local socket's when `local`);
+  // false when the server is stopping.
+  bool Accept(int listen_fd, bool local);
+  void Serve(int64_t id, int fd, bool local);
+  // One request read from `fd` and answered (the range through `segment`,
+  // a local connection's shared memory, when not null); false when the
+  // connection should close.
+  bool ServeOne(int fd, ssl_st* ssl, bulk_io::SharedSegment* segment);
   void ReapFinished();
 
   const Options options_;
   const std::unique_ptr<HeldTensors> own_held_;
   HeldTensors* const held_;
   bulk_io::ScopedFd listen_fd_;
+  bulk_io::ScopedFd local_listen_fd_;  // not valid: no local socket
   bulk_io::ScopedFd wake_read_fd_;
   bulk_io::ScopedFd wake_write_fd_;
   const std::string address_;
+  const std::string local_address_;
   std::thread accept_thread_;
   std::atomic<int64_t> accepted_{0};
 
@@ -297,6 +327,10 @@ class BulkClient {
     // plain.
     std::shared_ptr<const BulkTls> tls;
     std::string tls_host;
+    // The server's local_address() (may be empty): tried first; a server
+    // that cannot be reached there (another host) is not tried there
+    // again, and any failure there falls back to `address`.
+    std::string local_address;
   };
 
   explicit BulkClient(Options options);
@@ -316,7 +350,8 @@ class BulkClient {
   // protocol. Errors name the address, ticket and range.
   void FetchAsync(Fetch fetch, std::function<void(const absl::Status&)> done);
 
-  // For tests: idle connections pooled for `address`.
+  // For tests: idle connections pooled for `address` (or a local
+  // address).
   int NumIdleConnections(absl::string_view address) const;
 
  private:

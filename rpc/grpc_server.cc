@@ -316,6 +316,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   }
   if (bulk) {
     worker_options.bulk_bind_host = address.substr(0, address.rfind(':'));
+    worker_options.bulk_local = options.enable_bulk_local;
   }
   impl->worker_service_ =
       std::make_unique<GrpcWorkerService>(impl->worker_.get(), worker_options);
@@ -400,7 +401,11 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
                    : absl::StrCat(", bulk plane on ", bulk_server->address(),
                                   worker_options.bulk_tls != nullptr
                                       ? " (TLS)"
-                                      : ""));
+                                      : "",
+                                  bulk_server->local_address().empty()
+                                      ? ""
+                                      : " and " +
+                                            bulk_server->local_address()));
   return std::unique_ptr<GrpcServer>(new GrpcServer(std::move(impl)));
 }
 

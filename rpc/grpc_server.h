@@ -53,6 +53,10 @@ struct GrpcServerOptions {
   // With TLS the bulk plane speaks TLS too, with the same certificate, key,
   // CA and client-certificate rule.
   bool enable_bulk = true;
+  // With the bulk plane: receivers on this host take its tensors from an
+  // abstract Unix socket as shared memory (one copy, no TCP). Off: TCP
+  // for them too.
+  bool enable_bulk_local = true;
   // The push path: tensors of at most 64 KiB that a _Send of this task
   // produces for a _Recv in another dfx task go there at once, over one
   // long-lived stream per peer (rpc/tensor_push.h), instead of waiting for

@@ -81,8 +81,9 @@ void CopyAllButSend(const RunGraphRequest& from, RunGraphRequest* to) {
 struct BulkPlane {
   // Null when there is none.
   std::unique_ptr<BulkServer> server;
-  // Put in BulkTensor.address.
+  // Put in BulkTensor.address and .local_address.
   std::string address;
+  std::string local_address;
   int64_t threshold_bytes = 0;
 };
 
@@ -111,6 +112,7 @@ class GrpcWorkerService::Impl {
     bulk_options.auth_token = options.auth_token;
     bulk_options.tls = options.bulk_tls;
     bulk_options.held = &held_;
+    bulk_options.local = options.bulk_local;
     absl::StatusOr<std::unique_ptr<BulkServer>> bulk =
         BulkServer::Start(bulk_options);
     if (!bulk.ok()) {
@@ -122,6 +124,9 @@ class GrpcWorkerService::Impl {
     bulk_.address = options.bulk_address_for_testing.empty()
                         ? bulk_.server->address()
                         : options.bulk_address_for_testing;
+    if (options.bulk_address_for_testing.empty()) {
+      bulk_.local_address = bulk_.server->local_address();
+    }
   }
 
   ~Impl() {
@@ -470,6 +475,7 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
       handle = static_cast<int64_t>(held_->Hold(step_id, key, tensor));
       BulkTensor bulk_tensor;
       bulk_tensor.set_address(bulk_->address);
+      bulk_tensor.set_local_address(bulk_->local_address);
       bulk_tensor.set_ticket(static_cast<uint64_t>(handle));
       bulk_tensor.set_total_bytes(total);
       bulk_tensor.set_chunk_handle(handle);

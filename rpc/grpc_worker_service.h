@@ -72,8 +72,12 @@ class GrpcWorkerService {
     // already beats the bytes in the gRPC response on loopback (dfx_bench
     // grpc: ~1.0 ms against ~1.6 ms).
     int64_t bulk_threshold_bytes = int64_t{1} << 20;
+    // Receivers on this host take bulk tensors from the bulk server's
+    // local socket as shared memory (rpc/bulk_transport.h) unless false.
+    bool bulk_local = true;
     // Tests only: the address put in BulkTensor instead of the bulk
-    // server's own (an unreachable one, to exercise the fallback).
+    // server's own (an unreachable one, to exercise the fallback); no
+    // local address is offered then.
     std::string bulk_address_for_testing;
     // Every call (and every bulk fetch) must carry it; empty: none.
     std::string auth_token;

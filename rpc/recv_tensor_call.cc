@@ -181,6 +181,8 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
           fetch.auth_token = shared_->bulk_auth_token;
           fetch.tls = shared_->bulk_tls;
           fetch.tls_host = shared_->bulk_tls_host;
+          // On this host the bytes come through shared memory.
+          fetch.local_address = decoded.bulk->local_address();
           next.bulk = std::move(fetch);
           ++in_flight_;
         }

@@ -38,7 +38,25 @@ MetricFamily* BulkBytes() {
       {"direction"});
 }
 
+MetricFamily* BulkLocalBytes() {
+  return MetricsRegistry::Default().AddCounter(
+      "dfx_bulk_local_bytes_total",
+      "Of dfx_bulk_bytes_total, the bytes handed over within the host as a "
+      "shared-memory file instead of over TCP, by direction.",
+      {"direction"});
+}
+
 }  // namespace
+
+Counter* BulkLocalBytesSent() {
+  static Counter* c = BulkLocalBytes()->GetCounter({"sent"});
+  return c;
+}
+
+Counter* BulkLocalBytesReceived() {
+  static Counter* c = BulkLocalBytes()->GetCounter({"received"});
+  return c;
+}
 
 Counter* BulkBytesSent() {
   static Counter* c = BulkBytes()->GetCounter({"sent"});

@@ -34,6 +34,10 @@ class RecvTensorMetrics {
 // server, received by its bulk client.
 Counter* BulkBytesSent();
 Counter* BulkBytesReceived();
+// Of those, the bytes handed over within the host as a shared-memory file
+// (counted in both).
+Counter* BulkLocalBytesSent();
+Counter* BulkLocalBytesReceived();
 
 // Counts one RPC this process's services answered with `status` (OK is
 // not counted).

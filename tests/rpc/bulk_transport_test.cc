@@ -8,9 +8,12 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -25,6 +28,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "catch2/catch.hpp"
+#include "rpc/rpc_metrics.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/test_certs.h"
 #include "tests/tools/cli_test_util.h"
@@ -776,6 +780,196 @@ TEST_CASE("bulk: the address names the host listened on") {
         BulkServer::Start(options).status(),
         StatusIs(absl::StatusCode::kUnavailable, "no-such-host.invalid"));
   }
+}
+
+
+// ---------------------------------------------------------------------------
+// Within the host: the local socket and its shared-memory files.
+
+int64_t LocalBytesReceived() { return BulkLocalBytesReceived()->Value(); }
+
+TEST_CASE("bulk: on this host, fetches come as shared memory") {
+  auto server = StartServer();
+  const std::string local = server->local_address();
+  REQUIRE(absl::StartsWith(local, "@dfx-bulk-"));
+  BulkClient client;
+  const int64_t size = (int64_t{3} << 20) + 7;
+  const Tensor sent = Pattern(size, 9);
+  const uint64_t n = static_cast<uint64_t>(size);
+
+  SECTION("ranges are copied into dst") {
+    const uint64_t ticket = server->Register(1, sent);
+    const int64_t before = LocalBytesReceived();
+    std::vector<uint8_t> got;
+    const uint64_t cut = n / 3;
+    BulkClient::Fetch tail = MakeFetch(server->address(), ticket, &got, cut,
+                                       n - cut);
+    tail.local_address = local;
+    REQUIRE_OK(Fetch(client, tail));
+    CHECK(SameRange(got, sent, cut));
+    BulkClient::Fetch head = MakeFetch(server->address(), ticket, &got, 0, cut);
+    head.local_address = local;
+    REQUIRE_OK(Fetch(client, head));
+    CHECK(SameRange(got, sent, 0));
+    CHECK(LocalBytesReceived() - before == size);
+    // Both over one pooled local connection, none over TCP.
+    CHECK(client.NumIdleConnections(local) == 1);
+    CHECK(client.NumIdleConnections(server->address()) == 0);
+    CHECK(server->NumEntries() == 0);
+  }
+  SECTION("a range bigger than a piece comes piece by piece") {
+    const int64_t big_size = (int64_t{40} << 20) + 3;  // 2.5 pieces
+    const Tensor big = Pattern(big_size, 4);
+    const uint64_t ticket = server->Register(1, big);
+    const int64_t before = LocalBytesReceived();
+    std::vector<uint8_t> got;
+    BulkClient::Fetch fetch = MakeFetch(
+        server->address(), ticket, &got, 0, static_cast<uint64_t>(big_size));
+    fetch.local_address = local;
+    REQUIRE_OK(Fetch(client, fetch));
+    CHECK(SameRange(got, big, 0));
+    CHECK(LocalBytesReceived() - before == big_size);
+    CHECK(server->NumEntries() == 0);
+    // The next, smaller transfer goes through the same shared memory.
+    const uint64_t small = server->Register(2, sent);
+    BulkClient::Fetch next = MakeFetch(server->address(), small, &got, 0, n);
+    next.local_address = local;
+    REQUIRE_OK(Fetch(client, next));
+    CHECK(SameRange(got, sent, 0));
+    CHECK(server->NumConnectionsAccepted() == 1);
+  }
+  SECTION("a raw request for more than a piece is refused, nothing else") {
+    const uint64_t ticket = server->Register(1, sent);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path + 1, local.data() + 1, local.size() - 1);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr),
+                      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) +
+                                             local.size())) == 0);
+    const std::string request = Request(
+        "DFXB", kBulkProtocolVersion, ticket, 0, (uint64_t{16} << 20) + 1);
+    REQUIRE(::send(fd, request.data(), request.size(), 0) ==
+            static_cast<ssize_t>(request.size()));
+    char header[kBulkResponseHeaderBytes];
+    REQUIRE(::recv(fd, header, sizeof(header), MSG_WAITALL) ==
+            static_cast<ssize_t>(sizeof(header)));
+    CHECK(header[0] == static_cast<char>(absl::StatusCode::kInvalidArgument));
+    ::close(fd);
+    // The tensor is still there for a proper fetch.
+    std::vector<uint8_t> got;
+    BulkClient::Fetch fetch = MakeFetch(server->address(), ticket, &got, 0, n);
+    fetch.local_address = local;
+    REQUIRE_OK(Fetch(client, fetch));
+    CHECK(SameRange(got, sent, 0));
+  }
+  SECTION("the server's rules hold there too") {
+    std::vector<uint8_t> got;
+    BulkClient::Fetch unknown = MakeFetch(server->address(), 12345, &got, 0, 1);
+    unknown.local_address = local;
+    CHECK_THAT(Fetch(client, unknown), StatusIs(absl::StatusCode::kNotFound));
+    const uint64_t ticket = server->Register(1, sent);
+    BulkClient::Fetch past = MakeFetch(server->address(), ticket, &got, n - 1,
+                                       2);
+    past.local_address = local;
+    CHECK_THAT(Fetch(client, past), StatusIs(absl::StatusCode::kOutOfRange));
+    // The connection is still good after the errors.
+    BulkClient::Fetch fine = MakeFetch(server->address(), ticket, &got, 0, n);
+    fine.local_address = local;
+    REQUIRE_OK(Fetch(client, fine));
+    CHECK(SameRange(got, sent, 0));
+  }
+}
+
+TEST_CASE("bulk: a local address nobody listens at falls back to TCP") {
+  auto server = StartServer();
+  BulkClient client;
+  const Tensor sent = Pattern(4097, 2);
+  const int64_t before = LocalBytesReceived();
+  for (int64_t step : {1, 2}) {
+    const uint64_t ticket = server->Register(step, sent);
+    std::vector<uint8_t> got;
+    BulkClient::Fetch fetch =
+        MakeFetch(server->address(), ticket, &got, 0, 4097);
+    // Another host's server: no such abstract socket here.
+    fetch.local_address = "@dfx-bulk-0000000000000000";
+    REQUIRE_OK(Fetch(client, fetch));
+    CHECK(SameRange(got, sent, 0));
+  }
+  CHECK(LocalBytesReceived() == before);
+  CHECK(client.NumIdleConnections(server->address()) == 1);
+}
+
+TEST_CASE("bulk: the local socket asks for the token too") {
+  BulkServer::Options options;
+  options.auth_token = "s3cret-token";
+  auto server = StartServer(options);
+  BulkClient client;
+  const Tensor sent = Pattern(100);
+  const uint64_t ticket = server->Register(1, sent);
+  const int64_t before = LocalBytesReceived();
+  std::vector<uint8_t> got;
+  BulkClient::Fetch fetch = MakeFetch(server->address(), ticket, &got, 0, 100);
+  fetch.local_address = server->local_address();
+  CHECK_THAT(Fetch(client, fetch),
+             StatusIs(absl::StatusCode::kUnauthenticated));
+  fetch.auth_token = "s3cret-token";
+  REQUIRE_OK(Fetch(client, fetch));
+  CHECK(SameRange(got, sent, 0));
+  CHECK(LocalBytesReceived() - before == 100);
+}
+
+TEST_CASE("bulk: the local socket serves only its own user") {
+  if (::geteuid() != 0) {
+    WARN("SKIPPED: needs root, to connect as another user");
+    return;
+  }
+  auto server = StartServer();
+  const std::string local = server->local_address();
+  const uint64_t ticket = server->Register(1, Pattern(100));
+  const std::string request =
+      Request("DFXB", kBulkProtocolVersion, ticket, 0, 100);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, local.data() + 1, local.size() - 1);
+  const socklen_t len =
+      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + local.size());
+  // A child that becomes "nobody" asks for the tensor; its exit status is
+  // the response's code (system calls only between fork and _exit).
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+      ::_exit(101);
+    }
+    if (::send(fd, request.data(), request.size(), 0) !=
+        static_cast<ssize_t>(request.size())) {
+      ::_exit(102);
+    }
+    char header[kBulkResponseHeaderBytes];
+    if (::recv(fd, header, sizeof(header), MSG_WAITALL) !=
+        static_cast<ssize_t>(sizeof(header))) {
+      ::_exit(103);
+    }
+    ::_exit(static_cast<unsigned char>(header[0]));
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) ==
+        static_cast<int>(absl::StatusCode::kPermissionDenied));
+  // Nothing was served: the tensor is still held.
+  CHECK(server->NumEntries() == 1);
+}
+
+TEST_CASE("bulk: a server without the local socket offers none") {
+  BulkServer::Options options;
+  options.local = false;
+  auto server = StartServer(options);
+  CHECK(server->local_address().empty());
 }
 
 }  // namespace

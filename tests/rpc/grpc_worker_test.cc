@@ -29,6 +29,7 @@
 #include "rpc/grpc_util.h"
 #include "rpc/grpc_worker_cache.h"
 #include "rpc/grpc_worker_service.h"
+#include "rpc/rpc_metrics.h"
 #include "rpc/tensor_coding.h"
 #include "runtime/rendezvous.h"
 #include "tests/testing/status_matchers.h"
@@ -637,10 +638,36 @@ TEST_CASE("gRPC worker: chunk rules on the wire") {
   }
 }
 
+// The bulk plane over TCP only (the tests below are about TCP; the local
+// socket has its own test).
 GrpcWorkerService::Options BulkOptions() {
   GrpcWorkerService::Options options;
   options.bulk_bind_host = "127.0.0.1";
+  options.bulk_local = false;
   return options;
+}
+
+TEST_CASE("gRPC worker: on this host a big tensor arrives as shared memory") {
+  GrpcWorkerService::Options options;
+  options.bulk_bind_host = "127.0.0.1";
+  ServedWorker served(options);
+  const BulkServer* bulk = served.service().bulk_server();
+  REQUIRE(bulk != nullptr);
+  REQUIRE_FALSE(bulk->local_address().empty());
+  const int64_t before = BulkLocalBytesReceived()->Value();
+  for (int64_t step_id : {56, 57}) {
+    Tensor sent = Pattern((int64_t{16} << 20) + 3, static_cast<int>(step_id));
+    const std::string key = served.Key("edge_local");
+    served.Send(step_id, key, sent);
+    RecvTensorResult result;
+    REQUIRE_OK(served.Recv(step_id, key, &result));
+    CHECK(SameBytes(result.tensor, sent));
+  }
+  CHECK(BulkLocalBytesReceived()->Value() - before ==
+        2 * ((int64_t{16} << 20) + 3));
+  // Served: nothing held any more; one local connection, reused.
+  CHECK(bulk->NumEntries() == 0);
+  CHECK(bulk->NumConnectionsAccepted() == 1);
 }
 
 TEST_CASE("gRPC worker: a big tensor crosses over the bulk transport") {

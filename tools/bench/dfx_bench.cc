@@ -420,6 +420,7 @@ int Usage() {
                "[--iters N] [--trace F.json]\n"
                "       dfx_bench collectives [--tasks 2,3] "
                "[--sizes-mib 1,64,256] [--iters N] [--mirrored-steps 20]\n"
+               "                             [--no-bulk-local]\n"
                "       dfx_bench eager [--iters 100] [--repeats 5]\n");
   return 2;
 }

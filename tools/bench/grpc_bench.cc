@@ -93,10 +93,11 @@ std::string BinDir() {
   return std::filesystem::read_symlink("/proc/self/exe").parent_path();
 }
 
-// A cluster of `dfx server` processes: job "worker", `n` tasks.
+// A cluster of `dfx server` processes: job "worker", `n` tasks, each
+// started with `flags` too.
 class BenchCluster {
  public:
-  explicit BenchCluster(int n) {
+  explicit BenchCluster(int n, const std::vector<std::string>& flags = {}) {
     std::string json = "{\"worker\": [";
     for (int i = 0; i < n; ++i) {
       addresses_.push_back(
@@ -106,9 +107,11 @@ class BenchCluster {
     }
     json += "]}";
     for (int i = 0; i < n; ++i) {
-      children_.push_back(std::make_unique<Child>(std::vector<std::string>{
-          BinDir() + "/dfx", "server", "--cluster", json, "--job", "worker",
-          "--task", std::to_string(i)}));
+      std::vector<std::string> args = {BinDir() + "/dfx", "server",
+                                       "--cluster", json, "--job", "worker",
+                                       "--task", std::to_string(i)};
+      args.insert(args.end(), flags.begin(), flags.end());
+      children_.push_back(std::make_unique<Child>(std::move(args)));
     }
     for (const std::string& a : addresses_) {
       ok_ = ok_ &&
@@ -774,30 +777,42 @@ int RunGrpcBench(int argc, char** argv) {
                 trace_path.c_str());
   }
 
-  // (b) RecvTensor throughput against raw TCP loopback.
+  // (b) RecvTensor throughput against raw TCP loopback: from a server on
+  // this host (its bulk plane's shared memory), and from one started with
+  // --no-bulk-local (its bulk plane's TCP, as from another host).
+  BenchCluster tcp_only(1, {"--no-bulk-local"});
+  if (!tcp_only.ok()) {
+    std::fprintf(stderr, "dfx_bench grpc: a server did not start\n");
+    return 1;
+  }
   std::printf("\nRecvTensor from a dfx server process (median of %d) vs raw "
-              "TCP loopback between two processes\n", iters);
-  std::printf("  %8s %16s %14s %14s %8s\n", "MiB", "RecvTensor GB/s",
-              "raw gRPC GB/s", "raw TCP GB/s", "ratio");
+              "TCP loopback between two processes; GB/s\n", iters);
+  std::printf("  %8s %12s %12s %10s %10s %10s %10s\n", "MiB", "RecvTensor",
+              "(bulk TCP)", "raw gRPC", "raw TCP", "ratio", "(TCP)");
   for (int64_t mib : sizes_mib) {
     const int64_t bytes = mib << 20;
     absl::StatusOr<double> recv =
         RecvTensorSeconds(one.address(0), bytes, iters);
-    if (!recv.ok()) {
+    absl::StatusOr<double> recv_tcp =
+        recv.ok() ? RecvTensorSeconds(tcp_only.address(0), bytes, iters)
+                  : recv;
+    if (!recv_tcp.ok()) {
       std::fprintf(stderr, "RecvTensor %lld MiB failed: %s\n",
                    static_cast<long long>(mib),
-                   recv.status().ToString().c_str());
+                   recv_tcp.status().ToString().c_str());
       return 1;
     }
     const double tcp = RawTcpSeconds(bytes, iters);
     const double raw_grpc = RawGrpcSeconds(
         absl::StrCat("127.0.0.1:", echo_port), bytes, iters);
     const double recv_gbps = static_cast<double>(bytes) / *recv / 1e9;
+    const double recv_tcp_gbps = static_cast<double>(bytes) / *recv_tcp / 1e9;
     const double tcp_gbps = static_cast<double>(bytes) / tcp / 1e9;
     const double grpc_gbps = static_cast<double>(bytes) / raw_grpc / 1e9;
-    std::printf("  %8lld %16.2f %14.2f %14.2f %8.2f\n",
-                static_cast<long long>(mib), recv_gbps, grpc_gbps, tcp_gbps,
-                recv_gbps / tcp_gbps);
+    std::printf("  %8lld %12.2f %12.2f %10.2f %10.2f %10.2f %10.2f\n",
+                static_cast<long long>(mib), recv_gbps, recv_tcp_gbps,
+                grpc_gbps, tcp_gbps, recv_gbps / tcp_gbps,
+                recv_tcp_gbps / tcp_gbps);
   }
   return 0;
 }
@@ -811,8 +826,13 @@ int RunCollectivesBench(int argc, char** argv) {
   int mirrored_steps = 20;
   std::vector<int64_t> sizes_mib = {1, 64, 256};
   std::vector<int> task_counts = {2, 3};
+  std::vector<std::string> server_flags;
   for (int i = 0; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--no-bulk-local") {
+      server_flags.push_back(flag);
+      continue;
+    }
     if (i + 1 >= argc) return 2;
     const std::string value = argv[++i];
     if (flag == "--iters") {
@@ -848,7 +868,7 @@ int RunCollectivesBench(int argc, char** argv) {
               "raw TCP", "bus/TCP", "TCP 2-way", "AR/2-way");
   for (int tasks : task_counts) {
     if (tasks < 2) return 2;
-    BenchCluster cluster(tasks);
+    BenchCluster cluster(tasks, server_flags);
     if (!cluster.ok()) {
       std::fprintf(stderr, "dfx_bench collectives: a server did not start\n");
       return 1;
@@ -888,7 +908,7 @@ int RunCollectivesBench(int argc, char** argv) {
               "x plain");
   double plain = -1;
   for (int tasks : {1, 2}) {
-    BenchCluster cluster(tasks);
+    BenchCluster cluster(tasks, server_flags);
     if (!cluster.ok()) return 1;
     const std::string target = "grpc://" + cluster.address(0);
     if (tasks == 1) {

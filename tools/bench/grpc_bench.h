@@ -20,7 +20,8 @@ int RunGrpcBench(int argc, char** argv);
 // all-reduce (sum) of each size over `dfx server` processes (one member per
 // task), as algorithm and bus bandwidth (2(n-1)/n of the tensor crosses
 // each member's link in a ring), against raw TCP loopback between two
-// processes measured in the same run.
+// processes measured in the same run. --no-bulk-local: the servers' bulk
+// planes use TCP between them, as across hosts, not shared memory.
 int RunCollectivesBench(int argc, char** argv);
 
 // `dfx_bench echo-server --port P`: the echo process of (a); runs until

@@ -33,6 +33,7 @@ namespace dfx::cli {
 const char kClusterUsage[] =
     R"(usage: dfx cluster up [--workers N] [--ps M] [--dir DIR]
                       [--cpu-devices N] [--timeout-ms N] [--no-push]
+                      [--no-bulk-local]
        dfx cluster down [--dir DIR]
 
 up    starts N worker tasks and M ps tasks (default 2 and 1), each a
@@ -49,6 +50,7 @@ down  stops the cluster of DIR: SIGTERM to every task, SIGKILL to one that
   --timeout-ms N        how long 'up' waits for the tasks (default 30000)
   --no-push             start the servers with --no-push (see 'dfx server
                         --help')
+  --no-bulk-local       start the servers with --no-bulk-local
   -h, --help            print this help
 
 Exit status: 0 on success, 1 when the cluster cannot start or stop, 2 for
@@ -135,7 +137,8 @@ std::vector<std::string> StopTasks(const std::vector<TaskProcess>& tasks,
 absl::StatusOr<pid_t> SpawnServer(const std::string& dir,
                                   const std::string& cluster_file,
                                   const std::string& job, int index,
-                                  int cpu_devices, bool push) {
+                                  int cpu_devices,
+                                  const std::vector<std::string>& flags) {
   std::string exe = std::filesystem::read_symlink("/proc/self/exe");
   std::vector<std::string> args = {exe,
                                    "server",
@@ -147,7 +150,7 @@ absl::StatusOr<pid_t> SpawnServer(const std::string& dir,
                                    std::to_string(index),
                                    "--cpu-devices",
                                    std::to_string(cpu_devices)};
-  if (!push) args.push_back("--no-push");
+  args.insert(args.end(), flags.begin(), flags.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -219,10 +222,12 @@ absl::Status WaitForTask(const std::string& task, const std::string& address,
 absl::StatusOr<std::string> StartCluster(int workers, int ps,
                                          const std::string& dir,
                                          int cpu_devices,
-                                         absl::Duration timeout, bool push);
+                                         absl::Duration timeout,
+                                         const std::vector<std::string>& flags);
 
 absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
-                absl::Duration timeout, bool push, std::ostream& out) {
+                absl::Duration timeout,
+                const std::vector<std::string>& flags, std::ostream& out) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -245,7 +250,7 @@ absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
   absl::Status status;
   for (int attempt = 0; attempt < 3; ++attempt) {
     absl::StatusOr<std::string> target =
-        StartCluster(workers, ps, dir, cpu_devices, timeout, push);
+        StartCluster(workers, ps, dir, cpu_devices, timeout, flags);
     if (target.ok()) {
       out << *target << std::endl;
       return absl::OkStatus();
@@ -263,7 +268,8 @@ absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
 absl::StatusOr<std::string> StartCluster(int workers, int ps,
                                          const std::string& dir,
                                          int cpu_devices,
-                                         absl::Duration timeout, bool push) {
+                                         absl::Duration timeout,
+                                         const std::vector<std::string>& flags) {
   std::error_code ec;
   std::string json = "{";
   std::vector<std::pair<std::string, int>> tasks;
@@ -302,7 +308,7 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
     std::ofstream pids(dir + "/pids");
     for (const auto& [job, index] : tasks) {
       absl::StatusOr<pid_t> pid =
-          SpawnServer(dir, cluster_file, job, index, cpu_devices, push);
+          SpawnServer(dir, cluster_file, job, index, cpu_devices, flags);
       if (!pid.ok()) return fail(pid.status());
       started.push_back({job, index, *pid});
       pids << job << " " << index << " " << *pid << "\n";
@@ -363,19 +369,20 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
       verb == "up" ? SplitFlags(rest,
                                 {"--workers", "--ps", "--dir",
                                  "--cpu-devices", "--timeout-ms"},
-                                {"--no-push"})
+                                {"--no-push", "--no-bulk-local"})
                    : SplitFlags(rest, {"--dir"}, {});
   if (!flags.ok()) return usage(flags.status().message());
   int64_t workers = 2, ps = 1, cpu_devices = 1, timeout_ms = 30000;
   std::string dir = DefaultDir();
-  bool push = true;
+  // Passed on to every server.
+  std::vector<std::string> server_flags;
   for (const auto& [flag, value] : *flags) {
     if (flag == "--help") {
       out << kClusterUsage;
       return kExitOk;
     }
-    if (flag == "--no-push") {
-      push = false;
+    if (flag == "--no-push" || flag == "--no-bulk-local") {
+      server_flags.push_back(flag);
       continue;
     }
     absl::StatusOr<int64_t> n = int64_t{0};
@@ -405,7 +412,7 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
   absl::Status s =
       verb == "up" ? Up(static_cast<int>(workers), static_cast<int>(ps), dir,
                         static_cast<int>(cpu_devices),
-                        absl::Milliseconds(timeout_ms), push, out)
+                        absl::Milliseconds(timeout_ms), server_flags, out)
                    : Down(dir, out);
   if (!s.ok()) {
     report(s);

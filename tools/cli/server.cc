@@ -28,7 +28,7 @@ const char kServerUsage[] =
                   [--intra-op-threads N] [--session-gc-seconds S]
                   [--heartbeat-seconds S]
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
-                  [--no-bulk] [--no-push] [--no-optimize]
+                  [--no-bulk] [--no-bulk-local] [--no-push] [--no-optimize]
                   [--memory-limit BYTES] [--data-dir DIR]
                   [--gpus all|none|LIST] [--gpu-memory-fraction F]
                   [--gpu-allow-growth]
@@ -67,6 +67,9 @@ until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
                         1 MiB and more go to dfx peers over a plain TCP
                         connection to a second port of this host (picked
                         by the kernel; open it in firewalls, or use this)
+  --no-bulk-local       receivers on this host take bulk tensors over TCP
+                        too; by default they take them from an abstract
+                        Unix socket as shared memory (one copy, no TCP)
   --no-push             push no tensors: every _Recv in another task asks
                         for its tensor with RecvTensor; by default tensors
                         of at most 64 KiB go to dfx peers as soon as they
@@ -178,7 +181,7 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
                   "--security", "--data-dir", "--http-port",
                   "--log-level", "--log-format", "--gpus",
                   "--gpu-memory-fraction"},
-                 {"--no-bulk", "--no-push", "--no-optimize",
+                 {"--no-bulk", "--no-bulk-local", "--no-push", "--no-optimize",
                   "--gpu-allow-growth"}));
   std::string cluster_json;
   SecurityFiles security_files;
@@ -223,6 +226,8 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
       server.discovery_timeout = absl::Milliseconds(n);
     } else if (flag == "--no-bulk") {
       server.enable_bulk = false;
+    } else if (flag == "--no-bulk-local") {
+      server.enable_bulk_local = false;
     } else if (flag == "--no-push") {
       server.enable_push = false;
     } else if (flag == "--no-optimize") {
