@@ -3,7 +3,9 @@
 Starts a cluster of TensorFlow servers (tf.distribute.Server, one process per
 task) and one of dfx servers (`dfx cluster up`) on free loopback ports,
 builds each case's graph once with tf.compat.v1, and runs that same graph
-from this process (tf.compat.v1.Session("grpc://...")) on both clusters,
+from this process (tf.compat.v1.Session("grpc://...")) on both clusters
+(the null step and the chain also from dfx's own C++ client, `dfx bench
+--target`, which costs both sides far less per step than Python),
 one step on each in turn so that both see the same (possibly busy) machine:
 first with both sides' defaults (Grappler on, dfx's optimizer on), then with
 optimizations off on both (the same ConfigProto: rewrite_options
@@ -419,6 +421,42 @@ def add_result(results, case, config, metric, tf_r, dfx_r):
 CONFIGS = (("defaults", True), ("off", False))
 
 
+def cxx_client_steps(dfx, targets, built, feed_flags, optimize, iters,
+                     rounds=3):
+    """The same graph timed by dfx's own C++ client (`dfx bench --json`)
+    against each side's servers, the sides alternating for `rounds` rounds;
+    each side's best round (p50). The Python client costs both sides some
+    400 µs a step, which hides the servers' own difference; this client
+    costs about as much as one gRPC round trip."""
+    graph, fetch, _, _ = built
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".pb", delete=False) as f:
+        f.write(graph.as_graph_def().SerializeToString())
+        path = f.name
+    try:
+        best = {}
+        for r in range(rounds):
+            for s in (list(targets) if r % 2 == 0 else list(targets)[::-1]):
+                cmd = [dfx, "bench", "--target", targets[s], "--graph", path,
+                       "--fetch", fetch.name, "--iters", str(iters),
+                       "--warmup", str(max(3, iters // 10)), "--json",
+                       "--timeout-ms", str(STEP_TIMEOUT_MS)] + feed_flags
+                if not optimize:
+                    cmd.append("--no-optimize")
+                out = subprocess.run(cmd, capture_output=True, text=True,
+                                     timeout=600)
+                if out.returncode != 0:
+                    raise RuntimeError(f"dfx bench against {s} failed: "
+                                       f"{out.stderr.strip()}")
+                lat = json.loads(out.stdout)["latency_us"]
+                p50 = lat["p50"]
+                if s not in best or p50 < best[s]["p50_us"]:
+                    best[s] = {"p50_us": p50, "p99_us": lat["p99"]}
+        return best
+    finally:
+        os.unlink(path)
+
+
 def run_cases(args, results):
     quick = args.quick
     chain_n = 1000 if quick else 10000
@@ -455,6 +493,16 @@ def run_cases(args, results):
                                   max(1, int(iters * scale)), pids)
                 add_result(results, name, config, "p50_us", side["tf"],
                            side["dfx"])
+        cxx_cases = [("null step", null_step(), [], 1000),
+                     (f"chain of {chain_n:,} AddV2", add_chain(chain_n),
+                      ["--feed", "x=3"], 100)]
+        for name, built, feed_flags, iters in cxx_cases:
+            for config, optimize in CONFIGS:
+                side = cxx_client_steps(args.dfx, targets, built, feed_flags,
+                                        optimize,
+                                        max(10, int(iters * scale)))
+                add_result(results, f"{name}, dfx's C++ client", config,
+                           "p50_us", side["tf"], side["dfx"])
         if not quick:
             built = add_chain(10000)
             for config, optimize in CONFIGS:

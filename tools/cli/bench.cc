@@ -52,7 +52,9 @@ those of 'dfx run' (see 'dfx run --help').
                     latency_us {min, p50, p90, p99, max, mean}, wall_s,
                     steps_per_second
   --no-optimize     switch the graph optimizer off (the same as
-                    graph_options.rewrite_options.disable_meta_optimizer)
+                    graph_options.rewrite_options.disable_meta_optimizer
+                    and optimizer_options.opt_level L0, which also turn
+                    a TensorFlow server's optimizers off)
   --trace FILE.json after the timed steps, run one more with FULL_TRACE
                     and write its trace to FILE.json in Chrome's
                     trace-event format (as 'dfx run --trace'); it is not

@@ -387,9 +387,15 @@ absl::StatusOr<std::unique_ptr<Session>> CreateRunSession(
   session_options.config.set_allow_soft_placement(
       options.allow_soft_placement);
   if (options.no_optimize) {
-    session_options.config.mutable_graph_options()
-        ->mutable_rewrite_options()
-        ->set_disable_meta_optimizer(true);
+    // Both switches, as TensorFlow has two optimizers (Grappler, and the
+    // classic one's constant folding): a TensorFlow server does the same
+    // work as a dfx one.
+    GraphOptions* graph_options =
+        session_options.config.mutable_graph_options();
+    graph_options->mutable_rewrite_options()->set_disable_meta_optimizer(
+        true);
+    graph_options->mutable_optimizer_options()->set_opt_level(
+        OptimizerOptions::L0);
   }
   // Bounds the session's creation on the cluster (device discovery, which
   // waits for every task) as well as the step.
