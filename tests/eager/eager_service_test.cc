@@ -691,5 +691,51 @@ TEST_CASE("The eager service answers over gRPC, streaming included") {
   server->Stop(absl::Seconds(5));
 }
 
+TEST_CASE("A stream answers operations sent without waiting, in order, up "
+          "to the first error") {
+  std::unique_ptr<GrpcServer> server = StartServer();
+  auto stub = tensorflow::eager::EagerService::NewStub(
+      NewChannel(server->address()));
+  {
+    grpc::ClientContext context;
+    SetTimeout(&context, kWait);
+    eager::CreateContextRequest req;
+    req.set_context_id(7);
+    req.set_keep_alive_secs(600);
+    req.mutable_server_def()->set_job_name("worker");
+    eager::CreateContextResponse resp;
+    REQUIRE(stub->CreateContext(&context, req, &resp).ok());
+  }
+  grpc::ClientContext context;
+  SetTimeout(&context, kWait);
+  auto stream = stub->StreamingEnqueue(&context);
+  // More requests than the server reads ahead (64), each a [1, k] tensor
+  // and its Neg, all written before any answer is read; then one for an
+  // unknown context; then more that must not run.
+  constexpr int kGood = 150;
+  for (int k = 1; k <= kGood + 3; ++k) {
+    eager::EnqueueRequest req;
+    req.set_context_id(k == kGood + 1 ? 8 : 7);
+    AddSendTensor(&req, 2 * k, {Matrix(std::vector<float>(k, 1.0f), 1, k)});
+    SetType(AddOp(&req, 2 * k + 1, "Neg", {{2 * k, 0}}), "T", DT_FLOAT);
+    if (!stream->Write(req)) break;  // the server ended the stream
+  }
+  stream->WritesDone();
+  int answered = 0;
+  eager::EnqueueResponse resp;
+  while (stream->Read(&resp)) {
+    ++answered;
+    INFO("answer " << answered);
+    REQUIRE(resp.queue_response_size() == 2);
+    // The answers come in the requests' order: answer k is [1, k].
+    CHECK(resp.queue_response(1).shape(0).dim(1).size() == answered);
+  }
+  CHECK(answered == kGood);
+  const grpc::Status s = stream->Finish();
+  CHECK(s.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK(s.error_message().find("8") != std::string::npos);
+  server->Stop(absl::Seconds(5));
+}
+
 }  // namespace
 }  // namespace dfx
