@@ -504,12 +504,14 @@ def run_cases(args, results):
                 add_result(results, f"{name}, dfx's C++ client", config,
                            "p50_us", side["tf"], side["dfx"])
         if not quick:
-            built = add_chain(10000)
-            for config, optimize in CONFIGS:
-                side = first_step(targets, built, optimize,
-                                  args.first_step_repeats)
-                add_result(results, "first step, 10,000-node chain", config,
-                           "p50_us", side["tf"], side["dfx"])
+            sizes = [10000] + ([100000] if args.with_100k else [])
+            for n in sizes:
+                built = add_chain(n)
+                for config, optimize in CONFIGS:
+                    side = first_step(targets, built, optimize,
+                                      args.first_step_repeats)
+                    add_result(results, f"first step, {n:,}-node chain",
+                               config, "p50_us", side["tf"], side["dfx"])
             for config, optimize in CONFIGS:
                 side = {s: concurrent_load(targets[s], optimize,
                                            args.clients, args.load_seconds)
@@ -587,6 +589,9 @@ def main():
     p.add_argument("--with-512mib", action="store_true",
                    help="add the 512 MiB RecvTensor case (about 2 GiB of "
                         "memory at its peak on each side)")
+    p.add_argument("--with-100k", action="store_true",
+                   help="add the first step of a 100,000-node chain (some "
+                        "20 s a step on TensorFlow's side)")
     p.add_argument("--with-8-tasks", action="store_true",
                    help="add a step touching 8 tasks (8 more servers a side)")
     p.add_argument("--clients", type=int, default=8,
