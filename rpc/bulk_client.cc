@@ -2,6 +2,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -66,8 +67,9 @@ absl::Status ConnectError(std::string message) {
 struct ClientConn {
   ScopedFd fd;
   SslPtr ssl;
-  // A local connection's view of the server's shared memory.
-  bulk_io::SharedSegment segment;
+  // A local connection's views of the server's two segments.
+  bulk_io::SharedSegment view[2];
+  int next_view = 0;
 };
 
 // Where idle connections are pooled: plain ones by address, TLS ones by
@@ -458,9 +460,10 @@ struct BulkClient::State {
     return absl::OkStatus();
   }
 
-  // Request and response on a connected socket, piece by piece on a local
-  // one (each piece through its shared memory). `reusable`: the connection
-  // is at a message boundary and may go back to the pool.
+  // Request and response on a connected socket; on a local one piece by
+  // piece, each piece's request sent before the last piece is copied out
+  // (rules in bulk_transport.h). `reusable`: the connection is at a
+  // message boundary and may go back to the pool.
   absl::Status Exchange(ClientConn& conn, const Fetch& f,
                         absl::string_view what, bool local, bool* started,
                         bool* reusable) {
@@ -469,14 +472,15 @@ struct BulkClient::State {
           absl::StrCat(what, ": the auth token is longer than ",
                        kMaxBulkTokenBytes, " bytes"));
     }
+    const uint64_t piece_bytes =
+        local ? bulk_io::kMaxLocalPieceBytes : std::max<uint64_t>(f.length, 1);
+    auto piece_at = [&](uint64_t done) {
+      return std::min<uint64_t>(f.length - done, piece_bytes);
+    };
+    DFX_RETURN_IF_ERROR(SendRequest(conn, f, f.offset, piece_at(0), what));
     uint64_t done = 0;
     do {
-      const uint64_t piece =
-          local ? std::min<uint64_t>(f.length - done,
-                                     bulk_io::kMaxLocalPieceBytes)
-                : f.length;
-      *reusable = false;
-      DFX_RETURN_IF_ERROR(SendRequest(conn, f, f.offset + done, piece, what));
+      const uint64_t piece = piece_at(done);
       char frame[kBulkResponseHeaderBytes];
       ScopedFd passed;
       DFX_RETURN_IF_ERROR(RecvAll(conn, frame, sizeof(frame), f, what, started,
@@ -492,7 +496,7 @@ struct BulkClient::State {
         std::string message(length, '\0');
         DFX_RETURN_IF_ERROR(
             RecvAll(conn, message.data(), length, f, what, started));
-        *reusable = true;
+        *reusable = true;  // no request is out past this one
         return absl::Status(header->code, absl::StrCat(what, ": ", message));
       }
       if (length != piece) {
@@ -502,25 +506,51 @@ struct BulkClient::State {
       char* dst = static_cast<char*>(f.dst) + done;
       if (!local) {
         DFX_RETURN_IF_ERROR(RecvAll(conn, dst, length, f, what, started));
-      } else if (length > 0) {
-        absl::Status viewed = conn.segment.View(std::move(passed));
-        if (viewed.ok() && conn.segment.size() < length) {
-          viewed = absl::InternalError(absl::StrCat(
-              "the answer's shared memory holds ", conn.segment.size(),
-              " bytes"));
+      } else {
+        // The next piece is filled while this one is copied out.
+        if (done + length < f.length) {
+          DFX_RETURN_IF_ERROR(SendRequest(conn, f, f.offset + done + length,
+                                          piece_at(done + length), what));
         }
-        if (!viewed.ok()) {
-          return absl::Status(viewed.code(),
-                              absl::StrCat(what, ": ", viewed.message()));
+        if (length > 0) {
+          DFX_RETURN_IF_ERROR(CopyOut(conn, std::move(passed), dst, length,
+                                      what));
         }
-        std::memcpy(dst, conn.segment.data(), length);
       }
       done += length;
-      *reusable = true;
     } while (done < f.length);
+    *reusable = true;
     BulkBytesReceived()->Increment(static_cast<int64_t>(f.length));
     if (local) {
       BulkLocalBytesReceived()->Increment(static_cast<int64_t>(f.length));
+    }
+    return absl::OkStatus();
+  }
+
+  // Copies `length` bytes out of the segment `passed` names, through the
+  // connection's view of it (kept for the next time the server uses it).
+  absl::Status CopyOut(ClientConn& conn, ScopedFd passed, char* dst,
+                       uint64_t length, absl::string_view what) {
+    struct stat st {};
+    absl::Status s;
+    if (!passed.valid() || ::fstat(passed.get(), &st) != 0) {
+      s = absl::InternalError("no shared-memory file came with the answer");
+    } else {
+      const auto dev = static_cast<uint64_t>(st.st_dev);
+      const auto ino = static_cast<uint64_t>(st.st_ino);
+      bulk_io::SharedSegment* view =
+          conn.view[0].IsFile(dev, ino)   ? &conn.view[0]
+          : conn.view[1].IsFile(dev, ino) ? &conn.view[1]
+                                          : &conn.view[conn.next_view ^= 1];
+      s = view->View(std::move(passed));
+      if (s.ok() && view->size() < length) {
+        s = absl::InternalError(absl::StrCat(
+            "the answer's shared memory holds ", view->size(), " bytes"));
+      }
+      if (s.ok()) std::memcpy(dst, view->data(), length);
+    }
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
     }
     return absl::OkStatus();
   }

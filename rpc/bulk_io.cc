@@ -244,7 +244,7 @@ absl::Status SharedSegment::View(ScopedFd fd) {
   const uint64_t dev = static_cast<uint64_t>(st.st_dev);
   const uint64_t ino = static_cast<uint64_t>(st.st_ino);
   const size_t size = static_cast<size_t>(st.st_size);
-  if (map_ != nullptr && dev == dev_ && ino == ino_ && size == size_) {
+  if (IsFile(dev, ino) && size == size_) {
     return absl::OkStatus();  // `fd` closes; the mapping stays
   }
   const int seals = ::fcntl(fd.get(), F_GET_SEALS);

@@ -97,9 +97,9 @@ bool LocalSocketAddress(absl::string_view name, sockaddr_storage* addr,
                         socklen_t* len);
 
 // The most bytes one request on a local connection asks for (clients ask
-// for bigger ranges piece by piece): the size a connection's segment grows
-// to at most.
-inline constexpr size_t kMaxLocalPieceBytes = size_t{16} << 20;
+// for bigger ranges piece by piece): the size each of a connection's two
+// segments grows to at most.
+inline constexpr size_t kMaxLocalPieceBytes = size_t{8} << 20;
 
 // A shared-memory file (memfd) mapped into this process: the bulk plane's
 // local transfers. A server connection's segment is writable and grows on
@@ -129,6 +129,10 @@ class SharedSegment {
   size_t size() const { return size_; }
   // The file (server side), to pass to the client.
   int fd() const { return fd_.get(); }
+  // The file mapped (client side).
+  bool IsFile(uint64_t dev, uint64_t ino) const {
+    return map_ != nullptr && dev == dev_ && ino == ino_;
+  }
 
  private:
   void Unmap();
@@ -152,6 +156,20 @@ void BlockSigpipe();
 
 // OpenSSL's errors of this thread, for a message.
 std::string TlsErrors();
+
+// A local connection's two segments, used in turn: the server fills one
+// with the next piece while the client copies the last one out of the
+// other (the client asks for piece i + 1 before it copies piece i, never
+// for piece i + 2 before it has).
+struct SegmentPair {
+  SharedSegment segment[2];
+  int next = 0;
+  SharedSegment* Take() {
+    SharedSegment* s = &segment[next];
+    next ^= 1;
+    return s;
+  }
+};
 
 }  // namespace dfx::bulk_io
 

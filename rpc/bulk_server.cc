@@ -287,9 +287,9 @@ void BulkServer::Serve(int64_t id, int fd, bool local) {
                     TlsErrors());
     }
   }
-  // A local connection's shared memory, made at its first answer.
-  bulk_io::SharedSegment segment;
-  while (ready && ServeOne(fd, ssl.get(), local ? &segment : nullptr)) {
+  // A local connection's shared memory, made at its first answers.
+  bulk_io::SegmentPair segments;
+  while (ready && ServeOne(fd, ssl.get(), local ? &segments : nullptr)) {
   }
   ssl.reset();
   absl::MutexLock lock(&conn_mu_);
@@ -302,7 +302,7 @@ void BulkServer::Serve(int64_t id, int fd, bool local) {
 }
 
 bool BulkServer::ServeOne(int fd, ssl_st* ssl,
-                          bulk_io::SharedSegment* segment) {
+                          bulk_io::SegmentPair* local) {
   char frame[kBulkRequestBytes];
   if (!RecvFull(fd, ssl, frame, sizeof(frame))) return false;
   absl::StatusOr<BulkRequest> request =
@@ -331,7 +331,7 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl,
                       ": missing or wrong auth token")));
     return false;
   }
-  if (segment != nullptr && length > bulk_io::kMaxLocalPieceBytes) {
+  if (local != nullptr && length > bulk_io::kMaxLocalPieceBytes) {
     return SendError(fd, nullptr,
                      absl::InvalidArgumentError(absl::StrCat(
                          "bulk server ", local_address_, ": ", length,
@@ -348,10 +348,11 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl,
   uint8_t header[kBulkResponseHeaderBytes] = {};
   PutU32(header, static_cast<uint32_t>(absl::StatusCode::kOk));
   PutU64(header + 8, length);
-  if (segment != nullptr) {
-    // The range goes through the connection's shared memory, which the
-    // client reads before it sends its next request.
+  if (local != nullptr) {
+    // The range goes through the segment the client read two answers ago
+    // (rules in bulk_transport.h).
     if (length == 0) return SendFull(fd, nullptr, header, sizeof(header), 0);
+    bulk_io::SharedSegment* segment = local->Take();
     absl::Status s = segment->Reserve(length);
     if (s.ok()) {
       std::memcpy(segment->mutable_data(),

@@ -29,14 +29,16 @@
 // frames are the same, but a request asks for at most kMaxLocalPieceBytes
 // (InvalidArgument otherwise; clients ask piece by piece), and an OK
 // response carries no bytes after its header: the header comes with a
-// file descriptor (SCM_RIGHTS) of the connection's shared memory, a memfd
-// sealed against shrinking whose first `length` bytes hold the range. The
-// server writes it only while answering, the client reads it before its
-// next request, so one segment per connection (grown to the largest piece
-// asked for, freed with the connection) serves every transfer: two
-// memcpys of warm memory, where TCP on loopback costs two copies through
-// the kernel and its protocol stack. TLS does not apply there (the bytes
-// never leave the host's memory).
+// file descriptor (SCM_RIGHTS) of one of the connection's two
+// shared-memory segments, memfds sealed against shrinking whose first
+// `length` bytes hold the range; successive answers use them in turn. A
+// client asks for its next piece once it has the answer for the last one
+// and before it copies it out, never further ahead, so the server fills
+// one segment while the client reads the other and never writes one being
+// read. The segments grow to the largest piece asked for and go with the
+// connection: two warm memcpys, overlapped, where TCP on loopback costs
+// two copies through the kernel and its protocol stack. TLS does not apply
+// there (the bytes never leave the host's memory).
 //
 // With TLS (BulkTls), the same frames travel inside a TLS session (1.2 or
 // later) made when the connection opens: the client verifies the server's
@@ -240,10 +242,10 @@ class BulkServer {
   // false when the server is stopping.
   bool Accept(int listen_fd, bool local);
   void Serve(int64_t id, int fd, bool local);
-  // One request read from `fd` and answered (the range through `segment`,
+  // One request read from `fd` and answered (the range through `local`,
   // a local connection's shared memory, when not null); false when the
   // connection should close.
-  bool ServeOne(int fd, ssl_st* ssl, bulk_io::SharedSegment* segment);
+  bool ServeOne(int fd, ssl_st* ssl, bulk_io::SegmentPair* local);
   void ReapFinished();
 
   const Options options_;

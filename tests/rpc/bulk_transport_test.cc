@@ -818,7 +818,10 @@ TEST_CASE("bulk: on this host, fetches come as shared memory") {
     CHECK(server->NumEntries() == 0);
   }
   SECTION("a range bigger than a piece comes piece by piece") {
-    const int64_t big_size = (int64_t{40} << 20) + 3;  // 2.5 pieces
+    // 5 pieces and a bit: through both segments in turn, each piece asked
+    // for while the last is copied out.
+    const int64_t big_size =
+        5 * static_cast<int64_t>(bulk_io::kMaxLocalPieceBytes) + 3;
     const Tensor big = Pattern(big_size, 4);
     const uint64_t ticket = server->Register(1, big);
     const int64_t before = LocalBytesReceived();
@@ -849,7 +852,8 @@ TEST_CASE("bulk: on this host, fetches come as shared memory") {
                       static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) +
                                              local.size())) == 0);
     const std::string request = Request(
-        "DFXB", kBulkProtocolVersion, ticket, 0, (uint64_t{16} << 20) + 1);
+        "DFXB", kBulkProtocolVersion, ticket, 0,
+        bulk_io::kMaxLocalPieceBytes + 1);
     REQUIRE(::send(fd, request.data(), request.size(), 0) ==
             static_cast<ssize_t>(request.size()));
     char header[kBulkResponseHeaderBytes];
