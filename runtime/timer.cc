@@ -4,19 +4,25 @@
 
 namespace dfx {
 
-Timer::~Timer() {
+Timer::~Timer() { Stop(); }
+
+void Timer::Stop() {
   std::thread thread;
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
     cv_.Signal();
     thread = std::move(thread_);
+    queue_.clear();
+    deadlines_.clear();
   }
   if (thread.joinable()) thread.join();
 }
 
 Timer::Id Timer::Schedule(absl::Duration delay, std::function<void()> fn) {
   absl::MutexLock lock(&mu_);
+  // Stopped: no thread may start again (it would outlive the timer).
+  if (stop_) return 0;
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   const Id id = ++next_id_;
   const absl::Time when = absl::Now() + delay;

@@ -22,12 +22,20 @@ class Timer {
   using Id = uint64_t;
 
   Timer() = default;
+  // Stop().
   ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
 
-  // Runs `fn` once `delay` has passed unless Cancel(id) comes first.
+  // Runs `fn` once `delay` has passed unless Cancel(id) comes first. After
+  // Stop, does nothing and returns 0 (a callback that reschedules itself
+  // while the timer stops ends there).
   Id Schedule(absl::Duration delay, std::function<void()> fn);
+  // Drops the callbacks that have not started, waits for the one running,
+  // and joins the thread; later Schedule calls do nothing. Idempotent. Not
+  // from a callback. For owners whose callbacks use the owner: stop the
+  // timer first, while what the callbacks reach is still whole.
+  void Stop();
   // Drops the callback if it has not started; one that runs concurrently
   // finishes on its own.
   void Cancel(Id id);

@@ -68,8 +68,10 @@ Worker::Worker(WorkerEnv env)
 }
 
 Worker::~Worker() {
-  // Its thread runs callbacks on this worker: it goes first.
-  timer_.reset();
+  // Its thread runs callbacks on this worker, which reschedule through
+  // timer_: it stops first, the pointer still good (resetting it nulled
+  // timer_ while a running collection was about to use it).
+  timer_->Stop();
 }
 
 void Worker::CollectIdleSessions() {
