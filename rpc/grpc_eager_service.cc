@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "proto/eager_service_rpc.grpc.pb.h"
 #include "rpc/grpc_util.h"
 #include "rpc/request_gate.h"
@@ -129,19 +127,11 @@ class GrpcEagerService::Impl : public EagerServiceBase {
   }
 
  private:
-  // One StreamingEnqueue stream. Requests run one at a time in the order
-  // they came (on the thread that read them when the service says they are
-  // short and cannot wait, else on the pool, which then runs the ones after
-  // it too), and their responses are written in that order. Reading does
-  // not wait for the answers: the next read is out while a request runs
-  // and its answer is written, so a client that streams operations without
-  // waiting for them (TensorFlow's does) is served as fast as they run, up
-  // to kMaxBacklog requests read and not yet answered. The first error
-  // finishes the stream with it once the answers before it are written.
-  //
-  // gRPC's Start* and Finish are called with mu_ released (a reaction may
-  // run at once on another thread, and OnDone deletes the reactor), Finish
-  // last of all.
+  // One StreamingEnqueue stream: reads a request, runs it (on the thread
+  // that read it when the service says it is short and cannot wait, else
+  // on the pool), writes its response, then reads the next (so responses
+  // keep the requests' order). The first error finishes the stream with
+  // it.
   class StreamReactor
       : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
    public:
@@ -151,181 +141,54 @@ class GrpcEagerService::Impl : public EagerServiceBase {
         Finish(ToGrpcStatus(s));
         return;
       }
-      Act(Next(/*read=*/true));
+      StartRead(&in_);
     }
 
     void OnReadDone(bool ok) override {
-      std::shared_ptr<eager::EnqueueRequest> request;
-      absl::Status bad;
-      if (ok) {
-        request = std::make_shared<eager::EnqueueRequest>();
-        bad = impl_->gate_.Accept(*context_, in_, request.get());
+      if (!ok) {  // the client closed its side (or the call ended)
+        Finish(grpc::Status::OK);
+        return;
       }
-      bool run = false;
-      Actions actions;
-      {
-        absl::MutexLock lock(&mu_);
-        reading_ = false;
-        if (!ok || !bad.ok()) {
-          // The client closed its side (or the call ended), or sent garbage.
-          read_done_ = true;
-          if (!bad.ok() && error_.ok()) error_ = bad;
-        } else if (error_.ok()) {
-          pending_.push_back(std::move(request));
-          run = !running_;
-          running_ = true;
-        }
-        if (!run) actions = NextLocked(/*read=*/true);
+      auto request = std::make_shared<eager::EnqueueRequest>();
+      if (absl::Status s = impl_->gate_.Accept(*context_, in_, request.get());
+          !s.ok()) {
+        Finish(ToGrpcStatus(s));
+        return;
       }
-      if (run) {
-        RunPending(/*on_pool=*/false);
+      if (impl_->service_->CanRunInline(*request)) {
+        Run(*request);
       } else {
-        Act(actions);
+        impl_->pool_->Schedule([this, request] { Run(*request); });
       }
     }
-
     void OnWriteDone(bool ok) override {
-      Actions actions;
-      {
-        absl::MutexLock lock(&mu_);
-        writing_ = false;
-        if (!ok) {
-          if (error_.ok()) {
-            error_ = absl::CancelledError("the client went away mid-stream");
-          }
-          responses_.clear();
-        }
-        actions = NextLocked(/*read=*/true);
+      if (!ok) {
+        Finish(grpc::Status(grpc::StatusCode::CANCELLED,
+                            "the client went away mid-stream"));
+        return;
       }
-      Act(actions);
+      StartRead(&in_);
     }
     void OnCancel() override { cancel_.StartCancel(); }
     void OnDone() override { delete this; }
 
    private:
-    // Requests read and not yet answered, most: past it reading waits.
-    static constexpr size_t kMaxBacklog = 64;
-
-    // What to start once mu_ is released.
-    struct Actions {
-      grpc::ByteBuffer* write = nullptr;
-      bool read = false;
-      bool finish = false;
-      grpc::Status status;
-    };
-
-    Actions Next(bool read) {
-      absl::MutexLock lock(&mu_);
-      return NextLocked(read);
-    }
-
-    // Writes the next answer if none is on its way; reads the next request
-    // (when `read`) if the backlog allows; finishes once nothing is left.
-    Actions NextLocked(bool read) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      Actions a;
-      if (finished_) return a;
-      if (!writing_ && !responses_.empty()) {
-        // Two buffers in turn: the one gRPC may still hold is never
-        // overwritten.
-        grpc::ByteBuffer* out = &out_[next_out_];
-        next_out_ ^= 1;
-        *out = std::move(responses_.front());
-        responses_.pop_front();
-        writing_ = true;
-        a.write = out;
-      }
-      if (read && !reading_ && !read_done_ && error_.ok() &&
-          pending_.size() + responses_.size() + (running_ ? 1 : 0) <
-              kMaxBacklog) {
-        reading_ = true;
-        a.read = true;
-      }
-      if (!running_ && !writing_ && responses_.empty() &&
-          (!error_.ok() || read_done_)) {
-        finished_ = true;
-        a.finish = true;
-        a.status = ToGrpcStatus(error_);
-      }
-      return a;
-    }
-
-    // May delete this reactor (through Finish): the caller's last act.
-    void Act(const Actions& a) {
-      if (a.write != nullptr) StartWrite(a.write);
-      if (a.read) StartRead(&in_);
-      if (a.finish) Finish(a.status);
-    }
-
-    // Runs the pending requests in order: on this thread while they may
-    // run inline (or always, `on_pool`); the first that may wait goes to
-    // the pool, which continues from there. REQUIRES: this caller set
-    // running_.
-    void RunPending(bool on_pool) {
-      while (true) {
-        std::shared_ptr<eager::EnqueueRequest> request;
-        Actions actions;
-        {
-          absl::MutexLock lock(&mu_);
-          if (pending_.empty() || !error_.ok()) {
-            pending_.clear();
-            running_ = false;
-            actions = NextLocked(/*read=*/true);
-          } else {
-            request = pending_.front();
-            pending_.pop_front();
-          }
-        }
-        if (request == nullptr) {
-          Act(actions);
-          return;
-        }
-        if (!on_pool && !impl_->service_->CanRunInline(*request)) {
-          impl_->pool_->Schedule([this, request] {
-            RunOne(*request);
-            RunPending(/*on_pool=*/true);
-          });
-          return;
-        }
-        RunOne(*request);
-      }
-    }
-
-    // Runs one request and queues its answer (writing it if the stream is
-    // idle), or records its error.
-    void RunOne(const eager::EnqueueRequest& request) {
+    void Run(const eager::EnqueueRequest& request) {
       eager::EnqueueResponse response;
       const absl::Status s =
           impl_->service_->Enqueue(request, &response, &cancel_);
-      Actions actions;
-      {
-        absl::MutexLock lock(&mu_);
-        if (!s.ok()) {
-          if (error_.ok()) error_ = s;
-          return;
-        }
-        responses_.push_back(SerializeToByteBuffer(response));
-        // running_ is still set: this cannot finish the stream.
-        actions = NextLocked(/*read=*/true);
+      if (!s.ok()) {
+        Finish(ToGrpcStatus(s));
+        return;
       }
-      Act(actions);
+      out_ = SerializeToByteBuffer(response);
+      StartWrite(&out_);
     }
 
     Impl* const impl_;
     grpc::CallbackServerContext* const context_;
-    // Only OnReadDone reads it, and only one read is out at a time.
     grpc::ByteBuffer in_;
-    absl::Mutex mu_;
-    grpc::ByteBuffer out_[2];
-    int next_out_ ABSL_GUARDED_BY(mu_) = 0;
-    std::deque<std::shared_ptr<eager::EnqueueRequest>> pending_
-        ABSL_GUARDED_BY(mu_);
-    std::deque<grpc::ByteBuffer> responses_ ABSL_GUARDED_BY(mu_);
-    bool reading_ ABSL_GUARDED_BY(mu_) = false;
-    bool read_done_ ABSL_GUARDED_BY(mu_) = false;
-    bool running_ ABSL_GUARDED_BY(mu_) = false;
-    bool writing_ ABSL_GUARDED_BY(mu_) = false;
-    bool finished_ ABSL_GUARDED_BY(mu_) = false;
-    absl::Status error_ ABSL_GUARDED_BY(mu_);
+    grpc::ByteBuffer out_;
     CancellationManager cancel_;
   };
 
