@@ -330,9 +330,16 @@ class TestCluster {
         &actions, 1, log.c_str(),
         O_WRONLY | O_CREAT | (append_log ? O_APPEND : O_TRUNC), 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    // The server goes when this test process does, however it ends.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
+    env_strings.push_back("DFX_EXIT_WITH_PARENT=1");
+    std::vector<char*> envp;
+    for (std::string& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_t pid = 0;
     const int rc = ::posix_spawn(&pid, bin.c_str(), &actions, nullptr,
-                                 argv.data(), environ);
+                                 argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     REQUIRE(rc == 0);
     pids_[key] = pid;

@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -44,6 +46,8 @@ Runs one task of a cluster: a master (sessions come to it at
 grpc://ADDRESS) and a worker (the master of any task runs graph
 partitions on it). It listens on its own address from the cluster and runs
 until SIGTERM or SIGINT, which cancel the running steps and exit with 0.
+With DFX_EXIT_WITH_PARENT=1 in its environment it also stops when the
+process that started it dies.
 
   --cluster JSON|@FILE  TensorFlow's cluster form, e.g.
                         {"worker": ["127.0.0.1:2222", "127.0.0.1:2223"],
@@ -330,6 +334,19 @@ int ServerMain(const std::vector<std::string>& args, std::ostream& out,
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // DFX_EXIT_WITH_PARENT=1 (the test clusters set it): SIGTERM, taken
+  // below, when the process that started this one dies, so that a test
+  // process that crashes or stops at a sanitizer report leaves no server
+  // behind. (The kernel sends it when the starting thread exits.)
+  if (const char* v = std::getenv("DFX_EXIT_WITH_PARENT");
+      v != nullptr && std::string(v) == "1") {
+    const pid_t parent = ::getppid();
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) {
+      spdlog::error("the process that started this server is gone");
+      return kExitError;
+    }
+  }
 
   // Info by default (SPDLOG_LEVEL may ask for more), or --log-level.
   const spdlog::level::level_enum level =
