@@ -93,7 +93,7 @@ struct BulkPlane {
 
 namespace {
 struct PushStreams;
-std::unique_ptr<PushStreams, void (*)(PushStreams*)> NewPushStreams();
+std::shared_ptr<PushStreams> NewPushStreams();
 }  // namespace
 
 class GrpcWorkerService::Impl {
@@ -180,7 +180,7 @@ class GrpcWorkerService::Impl {
     return tensor;
   }
   const BulkPlane* bulk_plane() const { return &bulk_; }
-  PushStreams* push_streams() { return push_streams_.get(); }
+  const std::shared_ptr<PushStreams>& push_streams() { return push_streams_; }
 
  private:
   class TfService : public TfServiceBase {
@@ -295,8 +295,9 @@ class GrpcWorkerService::Impl {
   // once.
   HeldTensors held_;
   BulkPlane bulk_;  // after held_, which it serves from
-  const std::unique_ptr<PushStreams, void (*)(PushStreams*)> push_streams_ =
-      NewPushStreams();
+  // Shared with the streams' reactors: one whose OnDone runs on a gRPC
+  // thread while the service is destroyed still finds it.
+  const std::shared_ptr<PushStreams> push_streams_ = NewPushStreams();
   TfService tf_service_;
   DfxService dfx_service_;
   CollectiveGenericService collective_service_;
@@ -541,8 +542,9 @@ class PushTensorsReactor
     : public grpc::ServerReadReactor<PushTensorsRequest>,
       public std::enable_shared_from_this<PushTensorsReactor> {
  public:
-  PushTensorsReactor(Worker* worker, PushStreams* streams)
-      : rendezvous_mgr_(worker->env().rendezvous_mgr), streams_(streams) {}
+  PushTensorsReactor(Worker* worker, std::shared_ptr<PushStreams> streams)
+      : rendezvous_mgr_(worker->env().rendezvous_mgr),
+        streams_(std::move(streams)) {}
 
   void Start(const RequestGate& gate, grpc::CallbackServerContext* context) {
     self_ = shared_from_this();
@@ -662,7 +664,7 @@ class PushTensorsReactor
   }
 
   RendezvousMgr* const rendezvous_mgr_;
-  PushStreams* const streams_;
+  const std::shared_ptr<PushStreams> streams_;
   std::shared_ptr<PushTensorsReactor> self_;
   absl::Mutex mu_;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
@@ -672,8 +674,8 @@ class PushTensorsReactor
   std::deque<int64_t> steps_order_;
 };
 
-std::unique_ptr<PushStreams, void (*)(PushStreams*)> NewPushStreams() {
-  return {new PushStreams, [](PushStreams* p) { delete p; }};
+std::shared_ptr<PushStreams> NewPushStreams() {
+  return std::make_shared<PushStreams>();
 }
 
 void PushStreams::EndAll() {

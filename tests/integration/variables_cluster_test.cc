@@ -73,16 +73,21 @@ TEST_CASE("a variable on a ps task is shared by clients and outlives "
 
   // Two clients adding at once lose nothing (AssignAddVariableOp locks).
   constexpr int kSteps = 150;
-  auto add = [&](Session* s) {
-    for (int i = 0; i < kSteps; ++i) {
+  // The threads keep their first error for the main thread to check (no
+  // Catch2 assertion off the main thread: Catch is not thread-safe).
+  auto add = [&](Session* s, absl::Status* status) {
+    for (int i = 0; i < kSteps && status->ok(); ++i) {
       std::vector<Tensor> ignored;
-      REQUIRE(s->Run({}, {}, {"inc"}, &ignored).ok());
+      *status = s->Run({}, {}, {"inc"}, &ignored);
     }
   };
-  std::thread ta(add, a.get());
-  std::thread tb(add, b.get());
+  absl::Status sa, sb;
+  std::thread ta(add, a.get(), &sa);
+  std::thread tb(add, b.get(), &sb);
   ta.join();
   tb.join();
+  REQUIRE_OK(sa);
+  REQUIRE_OK(sb);
   CHECK(Read(a.get()) == 1.0f + 2 * kSteps);
 
   // A Reset (what tf.compat.v1.Session.reset sends) closes the sessions and
