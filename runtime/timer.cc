@@ -8,12 +8,15 @@ Timer::~Timer() { Stop(); }
 
 void Timer::Stop() {
   std::thread thread;
+  // Destroyed after the lock is released: a callback's captures may reach
+  // back into the timer (Cancel) as they go.
+  std::map<std::pair<absl::Time, Id>, std::function<void()>> dropped;
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
     cv_.Signal();
     thread = std::move(thread_);
-    queue_.clear();
+    dropped.swap(queue_);
     deadlines_.clear();
   }
   if (thread.joinable()) thread.join();
