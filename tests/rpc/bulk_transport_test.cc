@@ -8,12 +8,10 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -845,12 +843,10 @@ TEST_CASE("bulk: on this host, fetches come as shared memory") {
     const uint64_t ticket = server->Register(1, sent);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path + 1, local.data() + 1, local.size() - 1);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr),
-                      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) +
-                                             local.size())) == 0);
+    sockaddr_storage addr;
+    socklen_t len = 0;
+    REQUIRE(bulk_io::LocalSocketAddress(local, &addr, &len));
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0);
     const std::string request = Request(
         "DFXB", kBulkProtocolVersion, ticket, 0,
         bulk_io::kMaxLocalPieceBytes + 1);
@@ -934,11 +930,9 @@ TEST_CASE("bulk: the local socket serves only its own user") {
   const uint64_t ticket = server->Register(1, Pattern(100));
   const std::string request =
       Request("DFXB", kBulkProtocolVersion, ticket, 0, 100);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path + 1, local.data() + 1, local.size() - 1);
-  const socklen_t len =
-      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + local.size());
+  sockaddr_storage addr;
+  socklen_t len = 0;
+  REQUIRE(bulk_io::LocalSocketAddress(local, &addr, &len));
   // A child that becomes "nobody" asks for the tensor; its exit status is
   // the response's code (system calls only between fork and _exit).
   const pid_t pid = ::fork();

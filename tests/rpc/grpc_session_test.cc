@@ -132,10 +132,17 @@ auto Bounded(F&& f) {
   return future.get();
 }
 
-std::vector<float> Floats(const Tensor& t) {
-  REQUIRE(t.dtype() == DT_FLOAT);
+// The values of a float tensor; empty for another dtype. Asserts nothing,
+// so threads a test starts may call it (Catch2 is not thread-safe).
+std::vector<float> FloatValues(const Tensor& t) {
+  if (t.dtype() != DT_FLOAT) return {};
   auto span = t.span<float>();
   return std::vector<float>(span.begin(), span.end());
+}
+
+std::vector<float> Floats(const Tensor& t) {
+  REQUIRE(t.dtype() == DT_FLOAT);
+  return FloatValues(t);
 }
 
 // relu(x @ w - 5) and its column sums, built with the C++ builder.
@@ -268,15 +275,11 @@ TEST_CASE("several grpc sessions run steps from several threads") {
         DFX_RETURN_IF_ERROR(session->Run(
             {{"x", Tensor::FromVector<float>({v, 0}, TensorShape({1, 2}))}},
             {"y", "y"}, {}, &out));
-        // No Catch2 assertion on this thread (Catch is not thread-safe):
-        // the main thread checks the status.
-        auto values = [](const Tensor& t) {
-          if (t.dtype() != DT_FLOAT) return std::vector<float>();
-          auto span = t.span<float>();
-          return std::vector<float>(span.begin(), span.end());
-        };
-        if (out.size() != 2 || values(out[0]) != std::vector<float>{v, 2 * v} ||
-            values(out[1]) != values(out[0])) {
+        // No Catch2 assertion on this thread: the main thread checks the
+        // status.
+        if (out.size() != 2 ||
+            FloatValues(out[0]) != std::vector<float>{v, 2 * v} ||
+            FloatValues(out[1]) != FloatValues(out[0])) {
           return absl::InternalError(absl::StrCat("wrong result for ", v));
         }
       }

@@ -32,11 +32,14 @@ TEST_CASE("Timer runs callbacks at their deadlines, in order, and not the "
       ran.push_back(i);
     };
   };
-  timer.Schedule(absl::Milliseconds(60), record(3));
-  timer.Schedule(absl::Milliseconds(20), record(1));
-  const Timer::Id cancelled = timer.Schedule(absl::Milliseconds(40), record(2));
-  timer.Schedule(absl::Milliseconds(80), [&] { last.Notify(); });
+  // Deadlines far enough apart that a slow (sanitized, loaded) machine
+  // still cancels before the cancelled one is due.
+  const Timer::Id cancelled =
+      timer.Schedule(absl::Milliseconds(300), record(2));
   timer.Cancel(cancelled);
+  timer.Schedule(absl::Milliseconds(450), record(3));
+  timer.Schedule(absl::Milliseconds(150), record(1));
+  timer.Schedule(absl::Milliseconds(600), [&] { last.Notify(); });
   REQUIRE(last.WaitForNotificationWithTimeout(kWait));
   std::lock_guard<std::mutex> lock(mu);
   CHECK(ran == std::vector<int>{1, 3});

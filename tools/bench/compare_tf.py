@@ -27,6 +27,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -429,7 +430,6 @@ def cxx_client_steps(dfx, targets, built, feed_flags, optimize, iters,
     400 µs a step, which hides the servers' own difference; this client
     costs about as much as one gRPC round trip."""
     graph, fetch, _, _ = built
-    import tempfile
     with tempfile.NamedTemporaryFile(suffix=".pb", delete=False) as f:
         f.write(graph.as_graph_def().SerializeToString())
         path = f.name
