@@ -31,6 +31,16 @@ macro(dfx_enable_sanitizer KIND)
       message(WARNING "DFX_SANITIZE=thread without DFX_TSAN_ABSL_DIR: every "
               "absl::Mutex is invisible to TSan (use tools/test --sanitize thread)")
     endif()
+    # Likewise gRPC: its callback API hands every reactor between threads
+    # through uninstrumented code (tools/sanitizers/build_grpc_tsan).
+    set(DFX_TSAN_GRPC_DIR "" CACHE PATH "gRPC libraries built with TSan")
+    if(DFX_TSAN_GRPC_DIR)
+      add_link_options(-Wl,--disable-new-dtags -Wl,-rpath,${DFX_TSAN_GRPC_DIR})
+    else()
+      message(WARNING "DFX_SANITIZE=thread without DFX_TSAN_GRPC_DIR: gRPC's "
+              "callback reactors are handed between threads unseen by TSan "
+              "(use tools/test --sanitize thread)")
+    endif()
     # GCC 12 warns (-Wtsan) that TSan does not model atomic_thread_fence,
     # which Eigen's thread pool uses: a warning, not an error that stops
     # the build. What TSan may then report inside Eigen's pool is a
