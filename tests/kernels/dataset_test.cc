@@ -53,8 +53,28 @@ Tensor Unary(const std::string& op, const Tensor& input,
               args);
 }
 
+// An anonymous iterator's handle, deleted (DeleteIterator) when it goes out
+// of scope, as an eager context deletes its iterators when it closes: the
+// iterator's threads (a prefetch's producer) are joined then, not left
+// running in the test device's resource manager until the process exits.
+class ScopedIterator {
+ public:
+  explicit ScopedIterator(Tensor handle) : handle_(std::move(handle)) {}
+  ScopedIterator(const ScopedIterator&) = delete;
+  ScopedIterator& operator=(const ScopedIterator&) = delete;
+  ~ScopedIterator() {
+    // NotFound when the test deleted it already.
+    (void)RunKernel(TestNodeBuilder("del", "DeleteIterator", 2).Build(),
+                    {handle_, Tensor(DT_VARIANT, TensorShape({}))});
+  }
+  operator const Tensor&() const { return handle_; }
+
+ private:
+  Tensor handle_;
+};
+
 // A new iterator over `dataset`, made.
-Tensor Iterate(const Tensor& dataset) {
+ScopedIterator Iterate(const Tensor& dataset) {
   Tensor it = Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
                        .Attr("output_types", DataTypeVector{DT_INT64})
                        .Build(),
@@ -62,7 +82,7 @@ Tensor Iterate(const Tensor& dataset) {
   REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
                     {dataset, it})
               .ok());
-  return it;
+  return ScopedIterator(std::move(it));
 }
 
 absl::StatusOr<std::vector<Tensor>> GetNext(const Tensor& it) {
@@ -90,7 +110,7 @@ std::vector<int64_t> Drain(const Tensor& it, int limit = 1000) {
 TEST_CASE("dataset: slices iterate in order, end with OutOfRange, and a new "
           "MakeIterator starts over") {
   Tensor ds = Slices({5, 6, 7});
-  Tensor it = Iterate(ds);
+  ScopedIterator it = Iterate(ds);
   CHECK(Drain(it) == std::vector<int64_t>{5, 6, 7});
   // Past the end it stays at the end.
   CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kOutOfRange));
@@ -107,7 +127,7 @@ TEST_CASE("dataset: batch, repeat, take and skip compose") {
   ds = Unary("TakeDataset", ds, {Tensor::Scalar<int64_t>(4)});
   ds = Unary("BatchDatasetV2", ds,
              {Tensor::Scalar<int64_t>(3), Tensor::Scalar<bool>(false)});
-  Tensor it = Iterate(ds);
+  ScopedIterator it = Iterate(ds);
   absl::StatusOr<std::vector<Tensor>> first = GetNext(it);
   REQUIRE(first.ok());
   CHECK((*first)[0].shape() == TensorShape({3}));
@@ -172,7 +192,7 @@ TEST_CASE("dataset: a prefetch yields its input in order and stops its "
   for (int i = 0; i < 40; ++i) values[i] = 3 * i;
   for (int64_t buffer : {int64_t{0}, int64_t{1}, int64_t{5}, int64_t{-1}}) {
     INFO("buffer_size " << buffer);
-    Tensor it = Iterate(prefetch(Slices(values), buffer));
+    ScopedIterator it = Iterate(prefetch(Slices(values), buffer));
     CHECK(Drain(it) == values);
     // The end stays the end.
     CHECK_THAT(GetNext(it).status(), StatusIs(absl::StatusCode::kOutOfRange));
@@ -181,7 +201,7 @@ TEST_CASE("dataset: a prefetch yields its input in order and stops its "
   // the iterator stops it (the test would hang otherwise).
   Tensor endless = Unary("RepeatDataset", Slices({1, 2}),
                          {Tensor::Scalar<int64_t>(-1)});
-  Tensor it = Iterate(prefetch(endless, 3));
+  ScopedIterator it = Iterate(prefetch(endless, 3));
   CHECK(Drain(it, 5) == std::vector<int64_t>{1, 2, 1, 2, 1});
   REQUIRE(RunKernel(TestNodeBuilder("del", "DeleteIterator", 2).Build(),
                     {it, Tensor(DT_VARIANT, TensorShape({}))})
