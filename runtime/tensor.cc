@@ -267,7 +267,7 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
   auto buf = std::allocate_shared<AllocatedBuffer>(
       runtime_internal::SmallBlockAllocator<AllocatedBuffer>(), allocator, p,
       bytes, dtype, num_objects);
-  return Tensor(dtype, shape, std::move(buf), p);
+  return Tensor(dtype, shape, SharedRef<TensorBuffer>(std::move(buf)), p);
 }
 
 Tensor Tensor::FromExternal(DataType dtype, const TensorShape& shape,
@@ -277,7 +277,8 @@ Tensor Tensor::FromExternal(DataType dtype, const TensorShape& shape,
   DFX_CHECK(size >= static_cast<size_t>(shape.num_elements()) *
                         ElementSize(dtype));
   auto buf = std::make_shared<ExternalBuffer>(data, size, std::move(release));
-  return Tensor(dtype, shape, std::move(buf), data);
+  return Tensor(dtype, shape, SharedRef<TensorBuffer>(std::move(buf)),
+                data);
 }
 
 size_t Tensor::TotalBytes() const {

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "base/logging.h"
+#include "base/shared_ref.h"
 #include "proto/tensor.pb.h"
 #include "runtime/allocator.h"
 #include "runtime/tensor_shape.h"
@@ -87,7 +88,9 @@ class Tensor {
   static absl::StatusOr<Tensor> FromProto(const TensorProto& proto,
                                           Allocator* allocator = nullptr);
 
-  bool IsInitialized() const { return buf_ != nullptr || num_elements() == 0; }
+  bool IsInitialized() const {
+    return buf_.get() != nullptr || num_elements() == 0;
+  }
   DataType dtype() const { return dtype_; }
   const TensorShape& shape() const { return shape_; }
   int dims() const { return shape_.dims(); }
@@ -139,10 +142,16 @@ class Tensor {
   // A copy with its own buffer.
   Tensor DeepCopy() const;
   bool SharesBufferWith(const Tensor& other) const {
-    return buf_ != nullptr && buf_ == other.buf_;
+    return buf_.get() != nullptr && buf_.get() == other.buf_.get();
   }
-  // The number of Tensors sharing this buffer (0 when none).
+  // The number of Tensors sharing this buffer (0 when none); a snapshot,
+  // for tests and statistics.
   long BufferRefCount() const { return buf_.use_count(); }
+  // Whether this Tensor is the only one viewing its buffer, so that a
+  // kernel may write it in place. When true, everything done through
+  // Tensors that viewed it before (on any thread) happens before what the
+  // caller does next.
+  bool BufferUnshared() const { return buf_.Unique(); }
 
   // Writes every element into tensor_content (strings: TensorFlow's
   // varint-length list).
@@ -157,14 +166,14 @@ class Tensor {
   std::string SummarizeValue(int64_t max_entries) const;
 
  private:
-  Tensor(DataType dtype, TensorShape shape, std::shared_ptr<TensorBuffer> buf,
+  Tensor(DataType dtype, TensorShape shape, SharedRef<TensorBuffer> buf,
          void* data)
       : dtype_(dtype), shape_(std::move(shape)), buf_(std::move(buf)),
         data_(data) {}
 
   DataType dtype_ = DT_FLOAT;
   TensorShape shape_;
-  std::shared_ptr<TensorBuffer> buf_;
+  SharedRef<TensorBuffer> buf_;
   void* data_ = nullptr;  // start of this view inside buf_
 };
 

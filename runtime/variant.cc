@@ -19,12 +19,12 @@ std::string OpaqueVariant::DebugString() const {
 }
 
 std::string Variant::TypeName() const {
-  return value_ == nullptr ? std::string() : value_->TypeName();
+  return value_.get() == nullptr ? std::string() : value_->TypeName();
 }
 
 void Variant::Encode(VariantTensorDataProto* proto) const {
   proto->Clear();
-  if (value_ == nullptr) return;
+  if (value_.get() == nullptr) return;
   value_->Encode(proto);
   proto->set_type_name(value_->TypeName());
 }
@@ -53,7 +53,7 @@ absl::StatusOr<Variant> Variant::Decode(const VariantTensorDataProto& proto) {
 }
 
 std::string Variant::DebugString() const {
-  return value_ == nullptr ? "<empty>"
+  return value_.get() == nullptr ? "<empty>"
                            : absl::StrCat("<", value_->DebugString(), ">");
 }
 

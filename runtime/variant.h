@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "base/shared_ref.h"
 #include "proto/tensor.pb.h"
 #include "runtime/types.h"
 
@@ -63,7 +64,7 @@ class Variant {
         std::make_shared<T>(std::forward<Args>(args)...)));
   }
 
-  bool is_empty() const { return value_ == nullptr; }
+  bool is_empty() const { return value_.get() == nullptr; }
   // The value's type name, "" when empty.
   std::string TypeName() const;
   // The value when it is a T, else null. Borrowed from this Variant (and
@@ -72,11 +73,16 @@ class Variant {
   const T* get() const {
     return dynamic_cast<const T*>(value_.get());
   }
-  // The number of Variants sharing the value (0 when empty). A kernel that
-  // holds the only reference to a tensor's buffer and finds 1 here owns the
-  // value outright.
+  // The number of Variants sharing the value (0 when empty): a snapshot.
   long use_count() const { return value_.use_count(); }
-  const std::shared_ptr<const VariantValue>& value() const { return value_; }
+  // Whether this is the only Variant holding the value. A kernel that holds
+  // the only reference to a tensor's buffer (Tensor::BufferUnshared) and
+  // finds this true owns the value outright; what earlier holders did with
+  // it happens before.
+  bool Unique() const { return value_.Unique(); }
+  const std::shared_ptr<const VariantValue>& value() const {
+    return value_.shared();
+  }
 
   // Writes type_name, metadata and tensors. An empty Variant writes an empty
   // proto.
@@ -90,7 +96,7 @@ class Variant {
   std::string DebugString() const;
 
  private:
-  std::shared_ptr<const VariantValue> value_;
+  SharedRef<const VariantValue> value_;
 };
 
 template <>

@@ -1,6 +1,5 @@
 #include "kernels/list/list_util.h"
 
-#include <atomic>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -10,19 +9,6 @@
 #include "base/status_macros.h"
 
 namespace dfx::list_internal {
-namespace {
-
-// ThreadSanitizer does not model atomic_thread_fence (GCC says so:
-// -Wtsan), so it reports the move below racing with the last reader that
-// let go of the list, which the fence orders. The TSan build copies
-// instead: the same results, and nothing for it to misread.
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kMayTakeLists = false;
-#else
-constexpr bool kMayTakeLists = true;
-#endif
-
-}  // namespace
 
 absl::StatusOr<const TensorList*> GetInputList(OpKernelContext* ctx,
                                                int index) {
@@ -49,12 +35,9 @@ TensorList TakeOrCopyList(OpKernelContext* ctx, int index,
   // the buffer's Variant the only holder of the list: nobody else can see
   // the list, and the executor drops the slot when this kernel returns. The
   // list was built non-const (Variant::Make), so moving out of it is sound.
-  if (kMayTakeLists && t.BufferRefCount() == 1 &&
-      t.scalar<Variant>().use_count() == 1) {
-    // Another consumer may have dropped its reference a moment ago on
-    // another thread (use_count reads relaxed): see its reads of the list
-    // before writing to it.
-    std::atomic_thread_fence(std::memory_order_acquire);
+  // Both checks order what another consumer that let go a moment ago (on
+  // another thread) did with the list before the move (SharedRef::Unique).
+  if (t.BufferUnshared() && t.scalar<Variant>().Unique()) {
     return std::move(const_cast<TensorList&>(list));
   }
   return list;

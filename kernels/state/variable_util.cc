@@ -74,7 +74,9 @@ absl::StatusOr<Tensor> CopyTensor(OpKernelContext* ctx, const Tensor& src) {
 }
 
 absl::Status EnsureUnshared(OpKernelContext* ctx, Tensor* tensor) {
-  if (tensor->BufferRefCount() <= 1) return absl::OkStatus();
+  if (tensor->BufferRefCount() == 0 || tensor->BufferUnshared()) {
+    return absl::OkStatus();
+  }
   DFX_ASSIGN_OR_RETURN(Tensor copy, CopyTensor(ctx, *tensor));
   *tensor = std::move(copy);
   return absl::OkStatus();
