@@ -27,6 +27,7 @@
 #include "runtime/session.h"
 #include "tests/integration/test_cluster.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/time_scale.h"
 #include "tools/cli/json_tensor.h"
 #include "tools/cli/npy.h"
 
@@ -39,8 +40,10 @@ using ::dfx::testing::TestCluster;
 const std::string kCaseDir =
     std::string(DFX_TEST_DATA_DIR) + "/../hostile/graphs";
 
-// Every step of a case gets this long; a hang shows as DeadlineExceeded.
-constexpr int64_t kStepTimeoutMs = 20000;
+// Every step of a case gets this long (times the sanitizers' slow-down: the
+// 100,000-node chain takes most of it under TSan); a hang shows as
+// DeadlineExceeded.
+const int64_t kStepTimeoutMs = 20000 * dfx::testing::TestTimeScale();
 
 struct Case {
   int line = 0;

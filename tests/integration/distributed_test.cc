@@ -216,6 +216,15 @@ TEST_CASE("a 512 MiB tensor crosses processes intact") {
 }
 
 TEST_CASE("a tensor over gRPC's 2 GiB message limit crosses processes") {
+#if defined(__SANITIZE_THREAD__)
+  // TSan's shadow and metadata take several times the memory they track: a
+  // server holding this tensor and its copies reached 13 GiB and was killed
+  // by the kernel on the 24 GiB build machine. The plain and ASan suites
+  // run it.
+  WARN("SKIPPED under TSan: the 2.5 GiB transfer needs more memory than "
+       "TSan's shadow leaves");
+  return;
+#endif
   // 20480 x 32768 floats = 2.5 GiB, made on the ps and reduced on worker 1;
   // the ps reduces its own copy the same way, so the sums agree bit for bit
   // only if every byte arrived in its place.
