@@ -73,7 +73,7 @@ set(DFX_PUBLIC_HEADERS
   rpc/cluster_spec.h rpc/grpc_session.h
   runtime/session.h runtime/tensor.h
   # What it includes.
-  base/logging.h
+  base/logging.h base/shared_ref.h
   graph/graph.h graph/op_registry.h graph/shape_inference.h graph/types.h
   rpc/security.h
   runtime/allocator.h runtime/resource_handle.h runtime/tensor_shape.h
