@@ -29,6 +29,7 @@
 #include "rpc/rpc_metrics.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/test_certs.h"
+#include "tests/testing/wait_until.h"
 #include "tests/tools/cli_test_util.h"
 
 namespace dfx {
@@ -46,18 +47,6 @@ Tensor Pattern(int64_t n, int seed = 0) {
     p[i] = static_cast<uint8_t>((i * 131 + seed * 7 + (i >> 13)) & 0xff);
   }
   return t;
-}
-
-// Whether the server's table of held tensors gets down to `n` entries
-// within a few seconds. The server marks a range served once its answer
-// has left, so a client can hold its bytes a moment before the entry goes.
-bool EntriesDrainTo(const BulkServer& server, int64_t n) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (server.NumEntries() != n) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return true;
 }
 
 bool SameRange(const std::vector<uint8_t>& got, const Tensor& t,
@@ -245,7 +234,7 @@ TEST_CASE("bulk: fetches return the exact bytes, whole or in ranges") {
     }
     REQUIRE(whole_served.Wait());
     REQUIRE(ranges_served.Wait());
-    CHECK(EntriesDrainTo(*server, 0));
+    CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
   }
 }
 
@@ -282,7 +271,7 @@ TEST_CASE("bulk: ranges fetched in parallel fill the tensor") {
   CHECK(std::memcmp(got.data(), t.raw_data(), got.size()) == 0);
   REQUIRE(served.Wait());
   CHECK(served.count.load() == 1);
-  CHECK(EntriesDrainTo(*server, 0));
+  CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
   // Every connection made (one per fetch running at once) is pooled.
   CHECK(client.NumIdleConnections(server->address()) ==
         server->NumConnectionsAccepted());
@@ -331,7 +320,7 @@ TEST_CASE("bulk: a tensor is let go once every byte was served") {
   CHECK(SameRange(got, t, 4096));
   REQUIRE(served.Wait());
   CHECK(served.count.load() == 1);
-  CHECK(EntriesDrainTo(*server, 0));
+  CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
   CHECK_THAT(Fetch(client, MakeFetch(server->address(), ticket, &got, 0, 1)),
              StatusIs(absl::StatusCode::kNotFound));
 }
@@ -358,7 +347,7 @@ TEST_CASE("bulk: Release, ReleaseStep and ReleaseAll forget tickets") {
   REQUIRE_OK(fetch(d));
   server->ReleaseAll();
   CHECK_THAT(fetch(d), StatusIs(absl::StatusCode::kNotFound));
-  CHECK(EntriesDrainTo(*server, 0));
+  CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
   CHECK(served.count.load() == 0);  // none was served whole
 }
 
@@ -371,7 +360,7 @@ TEST_CASE("bulk: a ticket not asked for within the TTL expires") {
   std::vector<uint8_t> got;
   CHECK_THAT(Fetch(client, MakeFetch(server->address(), ticket, &got, 0, 10)),
              StatusIs(absl::StatusCode::kNotFound));
-  CHECK(EntriesDrainTo(*server, 0));
+  CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
 }
 
 TEST_CASE("bulk: connections are reused") {
@@ -825,7 +814,7 @@ TEST_CASE("bulk: on this host, fetches come as shared memory") {
     // Both over one pooled local connection, none over TCP.
     CHECK(client.NumIdleConnections(local) == 1);
     CHECK(client.NumIdleConnections(server->address()) == 0);
-    CHECK(EntriesDrainTo(*server, 0));
+    CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
   }
   SECTION("a range bigger than a piece comes piece by piece") {
     // 5 pieces and a bit: through both segments in turn, each piece asked
@@ -842,7 +831,7 @@ TEST_CASE("bulk: on this host, fetches come as shared memory") {
     REQUIRE_OK(Fetch(client, fetch));
     CHECK(SameRange(got, big, 0));
     CHECK(LocalBytesReceived() - before == big_size);
-    CHECK(EntriesDrainTo(*server, 0));
+    CHECK(testing::WaitUntil([&] { return server->NumEntries() == 0; }));
     // The next, smaller transfer goes through the same shared memory.
     const uint64_t small = server->Register(2, sent);
     BulkClient::Fetch next = MakeFetch(server->address(), small, &got, 0, n);

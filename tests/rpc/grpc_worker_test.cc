@@ -33,6 +33,7 @@
 #include "rpc/tensor_coding.h"
 #include "runtime/rendezvous.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/wait_until.h"
 #include "tests/worker/worker_test_util.h"
 
 namespace dfx {
@@ -666,7 +667,7 @@ TEST_CASE("gRPC worker: on this host a big tensor arrives as shared memory") {
   CHECK(BulkLocalBytesReceived()->Value() - before ==
         2 * ((int64_t{16} << 20) + 3));
   // Served: nothing held any more; one local connection, reused.
-  CHECK(bulk->NumEntries() == 0);
+  CHECK(testing::WaitUntil([&] { return bulk->NumEntries() == 0; }));
   CHECK(bulk->NumConnectionsAccepted() == 1);
 }
 
@@ -688,7 +689,7 @@ TEST_CASE("gRPC worker: a big tensor crosses over the bulk transport") {
   served.Send(52, small_key, small);
   REQUIRE_OK(served.Recv(52, small_key, &result));
   CHECK(SameBytes(result.tensor, small));
-  CHECK(bulk->NumEntries() == 0);
+  CHECK(testing::WaitUntil([&] { return bulk->NumEntries() == 0; }));
 
   // A second big one reuses the connection.
   Tensor again = Pattern((int64_t{5} << 20) + 3, 5);
@@ -713,7 +714,7 @@ TEST_CASE("gRPC worker: a bulk server out of reach falls back to chunks") {
     REQUIRE_OK(served.Recv(step_id, key, &result));
     CHECK(SameBytes(result.tensor, sent));
     // The chunks fetched every byte: both holds let go.
-    CHECK(bulk->NumEntries() == 0);
+    CHECK(testing::WaitUntil([&] { return bulk->NumEntries() == 0; }));
   }
   CHECK(bulk->NumConnectionsAccepted() == 0);
 }
@@ -816,7 +817,7 @@ TEST_CASE("gRPC worker: bulk rules on the wire") {
     CHECK_FALSE(parsed.has_transport_options());
     CHECK(parsed.tensor().tensor_content().size() ==
           static_cast<size_t>(size));
-    CHECK(bulk->NumEntries() == 0);
+    CHECK(testing::WaitUntil([&] { return bulk->NumEntries() == 0; }));
   }
 
   SECTION("a dfx receiver that does not accept bulk gets chunks") {
@@ -883,11 +884,11 @@ TEST_CASE("gRPC worker: bulk rules on the wire") {
         REQUIRE_OK(DecodeTensorChunk(part, key, offset, length, &got));
       }
       CHECK(SameBytes(got, sent));
-      CHECK(bulk->NumEntries() == 0);
+      CHECK(testing::WaitUntil([&] { return bulk->NumEntries() == 0; }));
     }
     SECTION("CleanupGraph lets both go") {
       REQUIRE_OK(served.CleanupGraph(71));
-      CHECK(bulk->NumEntries() == 0);
+      CHECK(testing::WaitUntil([&] { return bulk->NumEntries() == 0; }));
       grpc::ByteBuffer out;
       CHECK(RawCall(served.channel(), kRecvTensorChunk,
                     ChunkRequest(71, first.bulk->chunk_handle(), 0, 1), &out)
