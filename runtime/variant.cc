@@ -53,8 +53,9 @@ absl::StatusOr<Variant> Variant::Decode(const VariantTensorDataProto& proto) {
 }
 
 std::string Variant::DebugString() const {
-  return value_.get() == nullptr ? "<empty>"
-                           : absl::StrCat("<", value_->DebugString(), ">");
+  return value_.get() == nullptr
+             ? "<empty>"
+             : absl::StrCat("<", value_->DebugString(), ">");
 }
 
 }  // namespace dfx
