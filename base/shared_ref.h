@@ -30,18 +30,19 @@ class SharedRef {
   explicit SharedRef(std::shared_ptr<T> p) : p_(std::move(p)) {}
   SharedRef(const SharedRef&) = default;
   SharedRef(SharedRef&&) noexcept = default;
+  // Both take `other`'s reference before dropping this one, as shared_ptr
+  // does: `other` may live inside the object this one drops last (a tensor
+  // inside a Variant's value), and self-assignment needs no check.
   SharedRef& operator=(const SharedRef& other) {
-    if (this != &other) {
-      Drop();
-      p_ = other.p_;
-    }
+    std::shared_ptr<T> kept = other.p_;
+    Drop();
+    p_ = std::move(kept);
     return *this;
   }
   SharedRef& operator=(SharedRef&& other) noexcept {
-    if (this != &other) {
-      Drop();
-      p_ = std::move(other.p_);
-    }
+    std::shared_ptr<T> kept = std::move(other.p_);
+    Drop();
+    p_ = std::move(kept);
     return *this;
   }
   ~SharedRef() { Drop(); }

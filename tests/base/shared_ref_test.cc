@@ -29,9 +29,33 @@ TEST_CASE("SharedRef: Unique only for the last reference, through copies "
   c = c;  // self-assignment keeps the reference
   CHECK(a.use_count() == 2);
   CHECK(*c.get() == 7);
+  c = std::move(c);  // NOLINT: a self-move keeps the reference too
+  CHECK(a.use_count() == 2);
+  CHECK(*c.get() == 7);
   SharedRef<int> empty;
   CHECK_FALSE(empty.Unique());
   CHECK(empty.use_count() == 0);
+}
+
+TEST_CASE("SharedRef: assigning from a reference held inside the object "
+          "being let go") {
+  struct Node {
+    SharedRef<Node> next;
+    int value = 0;
+  };
+  auto second = std::make_shared<Node>();
+  second->value = 2;
+  auto first = std::make_shared<Node>();
+  first->value = 1;
+  first->next = SharedRef<Node>(second);
+  second.reset();
+  SharedRef<Node> head(std::move(first));
+  // head's node is freed by this assignment, and with it the `next` being
+  // assigned from: the reference must be taken first.
+  head = head.get()->next;
+  REQUIRE(head.get() != nullptr);
+  CHECK(head.get()->value == 2);
+  CHECK(head.Unique());
 }
 
 // The pattern Unique() exists for: readers on other threads read the
