@@ -1,6 +1,7 @@
 #include "master/local_session.h"
 
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -61,7 +62,12 @@ absl::StatusOr<std::unique_ptr<LocalSession>> LocalSession::Create(
   DFX_ASSIGN_OR_RETURN(GpuDeviceOptions gpu_options,
                        GpuDeviceOptionsFromConfig(config, kTask));
 #if DFX_HAVE_CUDA
-  ScopedMoreDevices gpus(gpu::GpuDeviceFactory(std::move(gpu_options)));
+  // The GPUs CUDA sees, unless the caller's own scope says which devices
+  // to add (tests add fake ones that way on machines without a GPU).
+  std::optional<ScopedMoreDevices> gpus;
+  if (ScopedMoreDevices::Current() == nullptr) {
+    gpus.emplace(gpu::GpuDeviceFactory(std::move(gpu_options)));
+  }
 #else
   (void)gpu_options;
 #endif

@@ -15,6 +15,7 @@
 #include "proto/device_attributes.pb.h"
 #include "runtime/allocator.h"
 #include "runtime/resource_mgr.h"
+#include "runtime/tensor.h"
 #include "runtime/thread_pool.h"
 
 namespace Eigen {
@@ -45,6 +46,22 @@ class Device {
   }
   // The device's state (variables) across steps and sessions.
   ResourceMgr* resource_manager() const { return resource_mgr_.get(); }
+
+  // Tensors crossing between this device's memory and the host's: _Send
+  // and _Recv on a device whose memory the host cannot read (a GPU) copy
+  // through these, so every tensor in a rendezvous is in host memory. A
+  // CPU device's memory is the host's: both return `t` itself.
+  //
+  // True when the host can read this device's tensors.
+  virtual bool HostReadable() const { return true; }
+  // `t`, a tensor in this device's memory, copied into host memory; the
+  // copy has landed when this returns. The device's error (naming it)
+  // otherwise.
+  virtual absl::StatusOr<Tensor> CopyToHost(const Tensor& t) { return t; }
+  // `t`, a host tensor, copied into this device's memory: InvalidArgument
+  // for a dtype the device cannot hold, ResourceExhausted when its memory
+  // is full.
+  virtual absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) { return t; }
 
  private:
   const DeviceAttributes attributes_;

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
+#include "runtime/device.h"
 #include "runtime/rendezvous.h"
 
 namespace dfx {
@@ -58,6 +59,7 @@ class SendOp : public OpKernel {
     if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
       client_terminated_ = client_terminated;
     }
+    host_memory_ = ctx->def().op() == "_HostSend";
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -69,6 +71,16 @@ class SendOp : public OpKernel {
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
     args.client_terminated = client_terminated_;
+    // A rendezvous holds host tensors only: a device tensor is copied out
+    // first (_HostSend's input is in host memory already).
+    Device* device = ctx->device();
+    if (!host_memory_ && !device->HostReadable() && !ctx->is_input_dead()) {
+      absl::StatusOr<Tensor> host = device->CopyToHost(ctx->input(0));
+      DFX_OP_REQUIRES_OK(ctx, host.status());
+      DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, *host,
+                                                      /*is_dead=*/false));
+      return;
+    }
     DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, ctx->input(0),
                                                     ctx->is_input_dead()));
   }
@@ -76,6 +88,7 @@ class SendOp : public OpKernel {
  private:
   KeyMaker keys_;
   bool client_terminated_ = true;
+  bool host_memory_ = false;
 };
 
 class RecvOp : public AsyncOpKernel {
@@ -89,6 +102,7 @@ class RecvOp : public AsyncOpKernel {
     if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
       client_terminated_ = client_terminated;
     }
+    host_memory_ = ctx->def().op() == "_HostRecv";
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -103,7 +117,11 @@ class RecvOp : public AsyncOpKernel {
     args.client_terminated = client_terminated_;
     ctx->rendezvous()->RecvAsync(
         key, args,
-        [ctx, done = std::move(done), want = output_type(0)](
+        [ctx, done = std::move(done), want = output_type(0),
+         // A device the host cannot read gets its own copy of the value.
+         device = host_memory_ || ctx->device()->HostReadable()
+                      ? nullptr
+                      : ctx->device()](
             const absl::Status& s, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
             ctx->SetStatus(s);
@@ -113,6 +131,13 @@ class RecvOp : public AsyncOpKernel {
             ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
                 "received a ", DataTypeString(value.dtype()),
                 " tensor, expected ", DataTypeString(want))));
+          } else if (device != nullptr) {
+            absl::StatusOr<Tensor> copy = device->CopyFromHost(value);
+            if (copy.ok()) {
+              ctx->set_output(0, *std::move(copy));
+            } else {
+              ctx->SetStatus(copy.status());
+            }
           } else {
             ctx->set_output(0, value);
           }
@@ -123,6 +148,7 @@ class RecvOp : public AsyncOpKernel {
  private:
   KeyMaker keys_;
   bool client_terminated_ = true;
+  bool host_memory_ = false;
 };
 
 }  // namespace

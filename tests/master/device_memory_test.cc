@@ -1,0 +1,213 @@
+// Tensors crossing between host memory and a device's own memory at the
+// graph's cuts (runtime/device.h: HostReadable, CopyToHost, CopyFromHost;
+// _Send and _Recv in kernels/sendrecv/), on every machine: a fake "GPU"
+// whose memory is a separate arena the host must not read directly, and a
+// test op whose kernel checks that its inputs are in that arena.
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "catch2/catch.hpp"
+#include "graph/ops/ops.h"
+#include "kernels/kernels.h"
+#include "master/local_session.h"
+#include "runtime/device.h"
+#include "runtime/more_devices.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+// Memory of the fake device: host memory underneath, but every block it
+// hands out is recorded, so a kernel can tell device memory from host.
+class DeviceArena final : public Allocator {
+ public:
+  std::string Name() const override { return "fake_device_arena"; }
+  void* AllocateRaw(size_t alignment, size_t n) override {
+    void* p = CpuAllocator()->AllocateRaw(alignment, n);
+    absl::MutexLock lock(&mu_);
+    live_.insert(p);
+    return p;
+  }
+  void DeallocateRaw(void* p, size_t n) override {
+    {
+      absl::MutexLock lock(&mu_);
+      live_.erase(p);
+    }
+    CpuAllocator()->DeallocateRaw(p, n);
+  }
+  AllocatorStats GetStats() const override { return {}; }
+  bool Owns(const void* p) const {
+    absl::MutexLock lock(&mu_);
+    return live_.contains(p);
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<const void*> live_ ABSL_GUARDED_BY(mu_);
+};
+
+DeviceArena* Arena() {
+  static DeviceArena* arena = new DeviceArena;
+  return arena;
+}
+
+std::atomic<int> copies_in{0}, copies_out{0};
+
+class SeparateMemoryDevice final : public Device {
+ public:
+  using Device::Device;
+  bool HostReadable() const override { return false; }
+  absl::StatusOr<Tensor> CopyToHost(const Tensor& t) override {
+    if (!Arena()->Owns(t.raw_data())) {
+      return absl::InternalError("CopyToHost of a tensor not in the arena");
+    }
+    ++copies_out;
+    Tensor out(t.dtype(), t.shape());
+    std::memcpy(out.raw_data(), t.raw_data(), t.TotalBytes());
+    return out;
+  }
+  absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) override {
+    if (Arena()->Owns(t.raw_data())) {
+      return absl::InternalError("CopyFromHost of a tensor in the arena");
+    }
+    // A NaN first element stands for a device out of memory.
+    if (t.dtype() == DT_FLOAT && t.NumElements() > 0 &&
+        std::isnan(t.data<float>()[0])) {
+      return absl::ResourceExhaustedError("fake device memory is full");
+    }
+    ++copies_in;
+    auto out = Tensor::Allocate(Arena(), t.dtype(), t.shape());
+    if (!out.ok()) return out.status();
+    std::memcpy(out->raw_data(), t.raw_data(), t.TotalBytes());
+    return out;
+  }
+};
+
+// y = x * x, element-wise, only on the fake device: fails unless x is in
+// its memory.
+class DeviceSquareOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, x.NumElements() == 0 || Arena()->Owns(x.raw_data()),
+                    absl::InternalError("input is not in device memory"));
+    Tensor* y = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      y->data<float>()[i] = x.data<float>()[i] * x.data<float>()[i];
+    }
+  }
+};
+
+struct Registries {
+  OpRegistry ops;
+  KernelRegistry kernels;
+  Registries() {
+    DFX_CHECK_OK(RegisterStandardOps(&ops));
+    DFX_CHECK_OK(ops.Register(
+        OpDefBuilder("DeviceSquare").Input("x: float").Output("y: float")));
+    RegisterStandardKernels(&kernels);
+    RegisterKernel<DeviceSquareOp>(&kernels,
+                                   KernelDefBuilder("DeviceSquare").Device("GPU"));
+  }
+};
+
+MoreDevicesFactory FakeGpu() {
+  return [](const std::string& task, ThreadPool* pool)
+             -> absl::StatusOr<std::vector<std::unique_ptr<Device>>> {
+    DeviceAttributes attrs;
+    attrs.set_name(absl::StrCat(task, "/device:GPU:0"));
+    attrs.set_device_type("GPU");
+    attrs.set_incarnation(NewIncarnation());
+    std::vector<std::unique_ptr<Device>> devices;
+    devices.push_back(std::make_unique<SeparateMemoryDevice>(
+        std::move(attrs), Arena(), pool));
+    return devices;
+  };
+}
+
+void AddNode(GraphDef* g, const std::string& name, const std::string& op,
+             const std::vector<std::string>& inputs, const std::string& device) {
+  NodeDef* n = g->add_node();
+  n->set_name(name);
+  n->set_op(op);
+  n->set_device(device);
+  for (const auto& in : inputs) n->add_input(in);
+  if (op == "Placeholder") {
+    (*n->mutable_attr())["dtype"].set_type(DT_FLOAT);
+  } else if (op != "DeviceSquare") {
+    (*n->mutable_attr())["T"].set_type(DT_FLOAT);
+  }
+}
+
+TEST_CASE("device memory: tensors are copied into a device's memory at its "
+          "_Recv and out at its _Send, and stay there between its nodes") {
+  static Registries* registries = new Registries;
+  ScopedMoreDevices fake(FakeGpu());
+  auto session = LocalSession::Create(SessionOptions(), &registries->ops,
+                                      &registries->kernels);
+  REQUIRE_OK(session);
+  GraphDef g;
+  const std::string gpu = "/job:localhost/replica:0/task:0/device:GPU:0";
+  AddNode(&g, "x", "Placeholder", {}, "");
+  AddNode(&g, "sq", "DeviceSquare", {"x"}, gpu);
+  AddNode(&g, "sq2", "DeviceSquare", {"sq"}, gpu);
+  AddNode(&g, "plus", "AddV2", {"sq2", "x"}, "/device:CPU:0");
+  REQUIRE_OK((*session)->Extend(g));
+  copies_in = copies_out = 0;
+  std::vector<Tensor> out;
+  REQUIRE_OK((*session)->Run({{"x", Tensor::FromVector<float>({1, 2, -3})}},
+                             {"sq2", "plus"}, {}, &out));
+  CHECK(std::vector<float>(out[0].span<float>().begin(),
+                           out[0].span<float>().end()) ==
+        std::vector<float>{1, 16, 81});
+  CHECK(std::vector<float>(out[1].span<float>().begin(),
+                           out[1].span<float>().end()) ==
+        std::vector<float>{2, 18, 78});
+  // x in once; sq -> sq2 on the device; sq2 out to the fetch and to plus
+  // (one _Send per destination device: the client's and the CPU's are the
+  // same CPU here, so one or two copies out).
+  CHECK(copies_in == 1);
+  CHECK(copies_out >= 1);
+  CHECK(copies_out <= 2);
+  // Fetching a host-only result needs no copy of the device's.
+  copies_in = copies_out = 0;
+  REQUIRE_OK((*session)->Run({{"x", Tensor::FromVector<float>({0.5f})}},
+                             {"x"}, {}, &out));
+  CHECK(copies_in == 0);
+  CHECK(copies_out == 0);
+}
+
+TEST_CASE("device memory: a failed copy into a device fails the step with "
+          "its error, and the session runs on") {
+  static Registries* registries = new Registries;
+  ScopedMoreDevices fake(FakeGpu());
+  auto session = LocalSession::Create(SessionOptions(), &registries->ops,
+                                      &registries->kernels);
+  REQUIRE_OK(session);
+  GraphDef g;
+  AddNode(&g, "x", "Placeholder", {}, "");
+  AddNode(&g, "sq", "DeviceSquare", {"x"},
+          "/job:localhost/replica:0/task:0/device:GPU:0");
+  REQUIRE_OK((*session)->Extend(g));
+  std::vector<Tensor> out;
+  CHECK_THAT((*session)->Run({{"x", Tensor::FromVector<float>({NAN, 1})}},
+                             {"sq"}, {}, &out),
+             testing::StatusIs(absl::StatusCode::kResourceExhausted,
+                               "fake device memory is full"));
+  REQUIRE_OK((*session)->Run({{"x", Tensor::FromVector<float>({3})}}, {"sq"},
+                             {}, &out));
+  CHECK(out[0].data<float>()[0] == 9);
+}
+
+}  // namespace
+}  // namespace dfx
