@@ -25,7 +25,7 @@ add_library(dfx::client ALIAS dfx_client)
 set(DFX_INSTALLED_MODULES proto base graph runtime checkpoint kernels
     rendezvous worker master eager rpc coordinator)
 if(TARGET dfx_gpu)
-  list(APPEND DFX_INSTALLED_MODULES gpu)
+  list(APPEND DFX_INSTALLED_MODULES gpu gpu_kernels)
 endif()
 set(_dfx_install_targets dfx_client)
 foreach(module ${DFX_INSTALLED_MODULES})

@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "gpu/gpu_device_factory.h"  // VisibleGpuCount, GpuDeviceFactory
 #include "gpu/gpu_stream.h"
 #include "runtime/bfc_allocator.h"
 #include "runtime/device.h"
 #include "runtime/gpu_options.h"
+#include "runtime/tensor.h"
 
 namespace dfx::gpu {
 
@@ -41,6 +43,23 @@ class GpuDevice final : public Device {
   GpuStream* device_to_host_stream() const { return d2h_.get(); }
   GpuStream* device_to_device_stream() const { return d2d_.get(); }
 
+  // Device: the host cannot read a GPU's memory. CopyToHost orders its
+  // copy after the work enqueued so far on the compute stream, and its
+  // tensor is in pinned memory (PinnedHostAllocator) when there is some.
+  // CopyFromHost copies a pinned or small tensor directly and a large
+  // pageable one in kStagingChunk pieces through two pinned buffers, so
+  // that filling one overlaps the DMA of the other. Both use their own
+  // copy stream and wait for the copy (up to kHostWaitTimeout, also the
+  // longest a GPU kernel waits for its stream).
+  bool HostReadable() const override { return false; }
+  absl::StatusOr<Tensor> CopyToHost(const Tensor& t) override;
+  absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) override;
+  static constexpr absl::Duration kHostWaitTimeout = absl::Minutes(5);
+  static constexpr size_t kStagingChunk = size_t{4} << 20;
+  // Threads (of the intra-op pool, the caller among them) filling a
+  // staging buffer.
+  static constexpr int kStagingThreads = 4;
+
  private:
   GpuDevice(DeviceAttributes attributes, BfcAllocator* bfc,
             ThreadPool* intra_op_pool, int ordinal);
@@ -57,6 +76,13 @@ class GpuDevice final : public Device {
 // it whatever their options. The CUDA or option error naming the GPU.
 absl::StatusOr<BfcAllocator*> GpuAllocator(int ordinal,
                                            const GpuDeviceOptions& options);
+
+// The process's pinned (page-locked) host memory, for copies between GPUs
+// and the host: a growing BFC arena over cudaHostAlloc, up to
+// kPinnedHostLimit, made at the first call and kept for the process. Null
+// when it cannot be made (copies then use pageable memory).
+inline constexpr int64_t kPinnedHostLimit = int64_t{64} << 30;
+BfcAllocator* PinnedHostAllocator();
 
 // Regions of device memory from cudaMalloc on CUDA device `ordinal`, for a
 // BfcAllocator.

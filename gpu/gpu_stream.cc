@@ -1,6 +1,8 @@
 #include "gpu/gpu_stream.h"
 
 #include <algorithm>
+#include <functional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -52,24 +54,46 @@ absl::Status GpuStream::WaitFor(const GpuEvent& event) {
   return absl::OkStatus();
 }
 
-absl::Status GpuStream::BlockHostUntilDone(absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  absl::Duration pause = absl::Microseconds(20);
+absl::Status PollUntilDone(const std::function<absl::StatusOr<bool>()>& done,
+                           absl::Duration timeout, absl::string_view what) {
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = start + timeout;
+  absl::Duration pause = absl::Microseconds(10);
   while (true) {
-    const cudaError_t e = cudaStreamQuery(stream_);
-    if (e == cudaSuccess) return absl::OkStatus();
-    if (e != cudaErrorNotReady) {
-      return CudaStatus(e, absl::StrCat("the ", name_, " stream of GPU "
-                                        "ordinal ", ordinal_));
+    absl::StatusOr<bool> finished = done();
+    if (!finished.ok()) return finished.status();
+    if (*finished) return absl::OkStatus();
+    const absl::Time now = absl::Now();
+    if (now >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(what, " did not finish its work within ",
+                       absl::FormatDuration(timeout)));
     }
-    if (absl::Now() >= deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          "the ", name_, " stream of GPU ordinal ", ordinal_,
-          " did not finish its work within ", absl::FormatDuration(timeout)));
+    if (now - start < kSpinFor) {
+      std::this_thread::yield();
+      continue;
     }
     absl::SleepFor(pause);
-    pause = std::min(pause * 2, absl::Milliseconds(5));
+    pause = std::min(pause * 2, absl::Microseconds(100));
   }
+}
+
+absl::Status GpuStream::BlockHostUntilDone(absl::Duration timeout) {
+  const std::string what =
+      absl::StrCat("the ", name_, " stream of GPU ordinal ", ordinal_);
+  return PollUntilDone(
+      [&]() -> absl::StatusOr<bool> {
+        const cudaError_t e = cudaStreamQuery(stream_);
+        if (e == cudaSuccess) return true;
+        if (e == cudaErrorNotReady) return false;
+        return CudaStatus(e, what);
+      },
+      timeout, what);
+}
+
+absl::Status GpuEvent::BlockHostUntilDone(absl::Duration timeout,
+                                          absl::string_view what) const {
+  return PollUntilDone([this] { return Done(); }, timeout, what);
 }
 
 absl::StatusOr<std::unique_ptr<GpuEvent>> GpuEvent::Create(int ordinal) {

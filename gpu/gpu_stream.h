@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -32,6 +33,14 @@ class ScopedActivateDevice {
 
 class GpuEvent;
 
+// Polls `done` until it answers true (or an error): yielding the CPU for
+// the first kSpinFor, since a sleep costs ~50 µs of timer slack and short
+// kernels and copies end sooner, then sleeping 10 to 100 µs between polls.
+// DeadlineExceeded naming `what` after `timeout`.
+inline constexpr absl::Duration kSpinFor = absl::Microseconds(500);
+absl::Status PollUntilDone(const std::function<absl::StatusOr<bool>()>& done,
+                           absl::Duration timeout, absl::string_view what);
+
 // Thread-safe (CUDA streams are).
 class GpuStream {
  public:
@@ -51,9 +60,11 @@ class GpuStream {
   // Later work on this stream waits for `event` on the device; the host
   // does not wait.
   absl::Status WaitFor(const GpuEvent& event);
-  // Blocks the calling thread until everything enqueued so far has run,
-  // polling; DeadlineExceeded naming the stream after `timeout`. For tests,
-  // tools and shutdown, never for the step path.
+  // Blocks the calling thread until everything enqueued so far has run
+  // (PollUntilDone); DeadlineExceeded naming the stream after `timeout`.
+  // Tests, tools and shutdown use it, and for now the GPU kernels and
+  // GpuDevice's copies, which finish their work before they return
+  // (asynchronous kernels with events are the next step).
   absl::Status BlockHostUntilDone(absl::Duration timeout);
 
  private:
@@ -80,6 +91,9 @@ class GpuEvent {
   // True once the work before the last Record has run (true if never
   // recorded); the CUDA error otherwise.
   absl::StatusOr<bool> Done() const;
+  // Blocks until Done (PollUntilDone); DeadlineExceeded naming `what`.
+  absl::Status BlockHostUntilDone(absl::Duration timeout,
+                                  absl::string_view what) const;
 
  private:
   GpuEvent(int ordinal, cudaEvent_t event) : ordinal_(ordinal), event_(event) {}

@@ -2,6 +2,9 @@
 
 #include "kernels/collective/collective_kernels.h"
 #include "kernels/data/dataset.h"
+#if DFX_HAVE_CUDA
+#include "gpu/kernels/gpu_kernels.h"
+#endif
 
 namespace dfx {
 
@@ -32,6 +35,9 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);
+#if DFX_HAVE_CUDA
+  gpu::RegisterGpuKernels(registry);
+#endif
 }
 
 const KernelRegistry* StandardKernelRegistry() {

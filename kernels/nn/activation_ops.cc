@@ -8,6 +8,7 @@
 // at a time; half and bfloat16 compute them in float, rounding to T after
 // each step where TensorFlow computes in T.
 #include "kernels/nn/nn_util.h"
+#include "kernels/nn/bias_add_shape.h"
 #include "kernels/nn/packet_map.h"
 
 #include <cstdint>
@@ -27,37 +28,16 @@ template <typename T>
 class BiasAddOp : public OpKernel {
  public:
   explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    const AttrValue* format = FindNodeAttr(ctx->def(), "data_format");
-    if (format == nullptr) return;  // BiasAddV1
-    if (format->s() == "NCHW") {
-      nchw_ = true;
-    } else if (format->s() != "NHWC") {
-      ctx->SetStatus(absl::InvalidArgumentError(
-          absl::StrCat("Invalid data format: '", format->s(),
-                       "': expected 'NHWC' or 'NCHW'")));
-    }
+    ctx->SetStatus(ParseBiasAddFormat(ctx->def(), &nchw_));
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    DFX_OP_REQUIRES(ctx, value.dims() >= 2,
-                    absl::InvalidArgumentError(
-                        absl::StrCat("Input tensor must be at least 2D: ",
-                                     value.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, bias.dims() == 1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Biases must be 1D: ", bias.shape().DebugString())));
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckBiasAddShapes(value.shape(), bias.shape(), nchw_));
     const int channel_dim = nchw_ ? 1 : value.dims() - 1;
     const int64_t channels = value.dim_size(channel_dim);
-    // TensorFlow says "last dimension" whatever the data format.
-    DFX_OP_REQUIRES(
-        ctx, bias.dim_size(0) == channels,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Must provide as many biases as the last dimension of the input "
-            "tensor: ",
-            bias.shape().DebugString(), " vs. ",
-            value.shape().DebugString())));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
     const int64_t total = value.NumElements();

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "absl/strings/str_cat.h"
 #include "kernels/linalg/gemm.h"
+#include "kernels/nn/matmul_shape.h"
 
 namespace dfx::nn_internal {
 namespace {
@@ -23,30 +23,15 @@ class MatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    DFX_OP_REQUIRES(ctx, a.dims() == 2,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "In[0] is not a matrix. Instead it has shape ",
-                        a.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, b.dims() == 2,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "In[1] is not a matrix. Instead it has shape ",
-                        b.shape().DebugString())));
-    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
-    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
-    const int64_t kb = b.dim_size(transpose_b_ ? 1 : 0);
-    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
-    DFX_OP_REQUIRES(
-        ctx, k == kb,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Matrix size-incompatible: In[0]: ", a.shape().DebugString(),
-            ", In[1]: ", b.shape().DebugString(), " (transpose_a=",
-            transpose_a_ ? "true" : "false", ", transpose_b=",
-            transpose_b_ ? "true" : "false", ")")));
+    absl::StatusOr<MatMulDims> d =
+        MatMulShape(a.shape(), b.shape(), transpose_a_, transpose_b_);
+    DFX_OP_REQUIRES_OK(ctx, d.status());
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &out));
-    linalg::Gemm<T>(*ctx->device(), m, n, k, a.data<T>(), a.dim_size(1),
-                    transpose_a_, b.data<T>(), b.dim_size(1), transpose_b_,
-                    out->data<T>(), n);
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, TensorShape({d->m, d->n}), &out));
+    linalg::Gemm<T>(*ctx->device(), d->m, d->n, d->k, a.data<T>(),
+                    a.dim_size(1), transpose_a_, b.data<T>(), b.dim_size(1),
+                    transpose_b_, out->data<T>(), d->n);
   }
 
  private:

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -217,6 +218,45 @@ TEST_CASE("gpu device: an arena over cudaMalloc refuses beyond its limit with "
   auto again = (*bfc)->Allocate(60 * kMiB);
   REQUIRE_OK(again);
   (*bfc)->Deallocate(*again);
+}
+
+TEST_CASE("gpu device: tensors cross between host and GPU memory through "
+          "the copy streams and pinned staging, byte for byte", "[gpu]") {
+  if (!HaveGpu()) return;
+  std::unique_ptr<DeviceMgr> mgr = DevicesWithGpus();
+  auto found = mgr->LookupDevice("/device:GPU:0");
+  REQUIRE_OK(found);
+  Device* gpu = *found;
+  CHECK_FALSE(gpu->HostReadable());
+  CHECK(mgr->ListDevices().front()->HostReadable());
+  REQUIRE(PinnedHostAllocator() != nullptr);
+
+  // Empty, one element, below the staging size (direct), two chunks and a
+  // tail (staged), and large.
+  const int64_t chunk = GpuDevice::kStagingChunk / 4;
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{1001}, 2 * chunk + 5,
+                    16 * kMiB}) {
+    INFO(n << " int32s");
+    Tensor host(DT_INT32, TensorShape({n}));
+    for (int64_t i = 0; i < n; ++i) host.data<int32_t>()[i] = int32_t(i * 7 + 3);
+    auto on_gpu = gpu->CopyFromHost(host);
+    REQUIRE_OK(on_gpu);
+    auto back = gpu->CopyToHost(*on_gpu);  // into pinned memory
+    REQUIRE_OK(back);
+    REQUIRE(back->shape() == host.shape());
+    CHECK(std::memcmp(back->raw_data(), host.raw_data(), n * 4) == 0);
+    // A pinned source goes directly.
+    auto again = gpu->CopyFromHost(*back);
+    REQUIRE_OK(again);
+    auto twice = gpu->CopyToHost(*again);
+    REQUIRE_OK(twice);
+    CHECK(std::memcmp(twice->raw_data(), host.raw_data(), n * 4) == 0);
+  }
+  // A GPU holds fixed-size types only.
+  Tensor strings(DT_STRING, TensorShape({2}));
+  CHECK_THAT(gpu->CopyFromHost(strings).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "cannot be held in GPU memory"));
 }
 
 }  // namespace

@@ -135,6 +135,14 @@ MoreDevicesFactory FakeGpu() {
   };
 }
 
+// A local session whose devices are CPU:0 and the fake GPU:0.
+absl::StatusOr<std::unique_ptr<LocalSession>> NewSessionWithFakeGpu() {
+  static Registries* registries = new Registries;
+  ScopedMoreDevices fake(FakeGpu());
+  return LocalSession::Create(SessionOptions(), &registries->ops,
+                              &registries->kernels);
+}
+
 void AddNode(GraphDef* g, const std::string& name, const std::string& op,
              const std::vector<std::string>& inputs, const std::string& device) {
   NodeDef* n = g->add_node();
@@ -151,10 +159,7 @@ void AddNode(GraphDef* g, const std::string& name, const std::string& op,
 
 TEST_CASE("device memory: tensors are copied into a device's memory at its "
           "_Recv and out at its _Send, and stay there between its nodes") {
-  static Registries* registries = new Registries;
-  ScopedMoreDevices fake(FakeGpu());
-  auto session = LocalSession::Create(SessionOptions(), &registries->ops,
-                                      &registries->kernels);
+  auto session = NewSessionWithFakeGpu();
   REQUIRE_OK(session);
   GraphDef g;
   const std::string gpu = "/job:localhost/replica:0/task:0/device:GPU:0";
@@ -189,10 +194,7 @@ TEST_CASE("device memory: tensors are copied into a device's memory at its "
 
 TEST_CASE("device memory: a failed copy into a device fails the step with "
           "its error, and the session runs on") {
-  static Registries* registries = new Registries;
-  ScopedMoreDevices fake(FakeGpu());
-  auto session = LocalSession::Create(SessionOptions(), &registries->ops,
-                                      &registries->kernels);
+  auto session = NewSessionWithFakeGpu();
   REQUIRE_OK(session);
   GraphDef g;
   AddNode(&g, "x", "Placeholder", {}, "");

@@ -39,6 +39,7 @@
 #include "runtime/executor.h"
 #include "runtime/thread_pool.h"
 #include "tools/bench/bench_util.h"
+#include "tools/bench/gpu_bench.h"
 #include "tools/bench/grpc_bench.h"
 #include "tools/bench/kernel_bench.h"
 #include "tools/bench/loop_bench.h"
@@ -421,7 +422,8 @@ int Usage() {
                "       dfx_bench collectives [--tasks 2,3] "
                "[--sizes-mib 1,64,256] [--iters N] [--mirrored-steps 20]\n"
                "                             [--no-bulk-local]\n"
-               "       dfx_bench eager [--iters 100] [--repeats 5]\n");
+               "       dfx_bench eager [--iters 100] [--repeats 5]\n"
+               "       dfx_bench gpu [--sizes 4096,8192] [--iters N]\n");
   return 2;
 }
 
@@ -486,6 +488,9 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::strcmp(argv[1], "kernels") == 0) {
     return dfx::RunKernelBench(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "gpu") == 0) {
+    return dfx::RunGpuBench(argc - 2, argv + 2);
   }
   if (argc >= 2 && std::strcmp(argv[1], "loop") == 0) {
     return dfx::RunLoopBench(argc - 2, argv + 2);

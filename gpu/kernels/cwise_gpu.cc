@@ -1,0 +1,193 @@
+// Element-wise ops on a GPU (float and double): the unary functions, the
+// binary ops with NumPy broadcasting (kernels/broadcast.h reduces the
+// iteration; gpu/kernels/cwise_gpu.cu runs it), BiasAdd as a broadcast add,
+// and ReluGrad.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "gpu/cuda_status.h"
+#include "gpu/kernels/cwise_gpu.h"
+#include "gpu/kernels/gpu_kernel_util.h"
+#include "gpu/kernels/gpu_kernels.h"
+#include "graph/types.h"
+#include "kernels/broadcast.h"
+#include "kernels/nn/bias_add_shape.h"
+
+namespace dfx::gpu {
+namespace {
+
+const DataTypeVector kTypes = {DT_FLOAT, DT_DOUBLE};
+
+class UnaryGpuOp : public OpKernel {
+ public:
+  UnaryGpuOp(OpKernelConstruction* ctx, UnaryOp op) : OpKernel(ctx), op_(op) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<GpuDevice*> device = GpuDeviceOf(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, device.status());
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    cudaStream_t stream = (*device)->compute_stream()->get();
+    ScopedActivateDevice activate((*device)->cuda_ordinal());
+    DFX_OP_REQUIRES_OK(ctx, activate.status());
+    const cudaError_t e =
+        in.dtype() == DT_FLOAT
+            ? LaunchUnary(stream, op_, static_cast<const float*>(in.raw_data()),
+                          static_cast<float*>(out->raw_data()),
+                          in.NumElements())
+            : LaunchUnary(stream, op_,
+                          static_cast<const double*>(in.raw_data()),
+                          static_cast<double*>(out->raw_data()),
+                          in.NumElements());
+    DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
+    DFX_OP_REQUIRES_OK(ctx, FinishCompute(*device));
+  }
+
+ private:
+  const UnaryOp op_;
+};
+
+// `a` op `b` into `out` (the broadcast shape), on `device`.
+absl::Status RunBinary(GpuDevice* device, BinaryOp op, const Broadcast& bcast,
+                       const Tensor& a, const Tensor& b, Tensor* out) {
+  BroadcastIteration it;
+  it.same_shape = bcast.IsIdentity(0) && bcast.IsIdentity(1);
+  const auto& dims = bcast.reduced_dims();
+  if (static_cast<int>(dims.size()) > kMaxCwiseDims) {
+    return absl::UnimplementedError(absl::StrCat(
+        "broadcasting ", a.shape().DebugString(), " with ",
+        b.shape().DebugString(), " needs ", dims.size(),
+        " dims on a GPU, which takes ", kMaxCwiseDims));
+  }
+  it.rank = static_cast<int>(dims.size());
+  for (int d = 0; d < it.rank; ++d) {
+    it.dims[d] = dims[d];
+    it.a_strides[d] = bcast.reduced_strides(0)[d];
+    it.b_strides[d] = bcast.reduced_strides(1)[d];
+  }
+  ScopedActivateDevice activate(device->cuda_ordinal());
+  DFX_RETURN_IF_ERROR(activate.status());
+  cudaStream_t stream = device->compute_stream()->get();
+  const int64_t n = bcast.num_elements();
+  const cudaError_t e =
+      a.dtype() == DT_FLOAT
+          ? LaunchBinary(stream, op, it,
+                         static_cast<const float*>(a.raw_data()),
+                         static_cast<const float*>(b.raw_data()),
+                         static_cast<float*>(out->raw_data()), n)
+          : LaunchBinary(stream, op, it,
+                         static_cast<const double*>(a.raw_data()),
+                         static_cast<const double*>(b.raw_data()),
+                         static_cast<double*>(out->raw_data()), n);
+  DFX_RETURN_IF_ERROR(CudaStatus(e, "launching the kernel"));
+  return FinishCompute(device);
+}
+
+class BinaryGpuOp : public OpKernel {
+ public:
+  BinaryGpuOp(OpKernelConstruction* ctx, BinaryOp op)
+      : OpKernel(ctx), op_(op) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<GpuDevice*> device = GpuDeviceOf(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, device.status());
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    if (op_ == BinaryOp::kReluGrad) {  // no broadcasting
+      DFX_OP_REQUIRES(ctx, a.shape() == b.shape(),
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "gradients and features must have the same shape: ",
+                          a.shape().DebugString(), " vs. ",
+                          b.shape().DebugString())));
+    }
+    absl::StatusOr<Broadcast> bcast = Broadcast::Make(a.shape(), b.shape());
+    DFX_OP_REQUIRES_OK(ctx, bcast.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, bcast->output_shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, RunBinary(*device, op_, *bcast, a, b, out));
+  }
+
+ private:
+  const BinaryOp op_;
+};
+
+// BiasAdd (NHWC or NCHW) and BiasAddV1: value + bias broadcast along the
+// channel dim.
+class BiasAddGpuOp : public OpKernel {
+ public:
+  explicit BiasAddGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ParseBiasAddFormat(ctx->def(), &nchw_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<GpuDevice*> device = GpuDeviceOf(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, device.status());
+    const Tensor& value = ctx->input(0);
+    const Tensor& bias = ctx->input(1);
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckBiasAddShapes(value.shape(), bias.shape(), nchw_));
+    // NCHW: the bias as [C, 1, ..., 1] against [N, C, H, W, ...].
+    TensorShape bias_shape({bias.dim_size(0)});
+    for (int d = 2; nchw_ && d < value.dims(); ++d) {
+      DFX_OP_REQUIRES_OK(ctx, bias_shape.AddDim(1));
+    }
+    absl::StatusOr<Broadcast> bcast = Broadcast::Make(value.shape(), bias_shape);
+    DFX_OP_REQUIRES_OK(ctx, bcast.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, RunBinary(*device, BinaryOp::kAdd, *bcast, value, bias, out));
+  }
+
+ private:
+  bool nchw_ = false;
+};
+
+void RegisterUnary(KernelRegistry* registry, const char* name, UnaryOp op) {
+  registry->Register(
+      KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes),
+      [op](OpKernelConstruction* ctx) {
+        return std::unique_ptr<OpKernel>(new UnaryGpuOp(ctx, op));
+      });
+}
+
+void RegisterBinary(KernelRegistry* registry, const char* name, BinaryOp op) {
+  registry->Register(
+      KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes),
+      [op](OpKernelConstruction* ctx) {
+        return std::unique_ptr<OpKernel>(new BinaryGpuOp(ctx, op));
+      });
+}
+
+}  // namespace
+
+void RegisterGpuCwiseKernels(KernelRegistry* registry) {
+  for (const auto& [name, op] :
+       {std::pair{"Relu", UnaryOp::kRelu}, std::pair{"Neg", UnaryOp::kNeg},
+        std::pair{"Square", UnaryOp::kSquare}, std::pair{"Exp", UnaryOp::kExp},
+        std::pair{"Log", UnaryOp::kLog}, std::pair{"Tanh", UnaryOp::kTanh},
+        std::pair{"Sigmoid", UnaryOp::kSigmoid},
+        std::pair{"Sqrt", UnaryOp::kSqrt}, std::pair{"Rsqrt", UnaryOp::kRsqrt},
+        std::pair{"Abs", UnaryOp::kAbs}}) {
+    RegisterUnary(registry, name, op);
+  }
+  for (const auto& [name, op] :
+       {std::pair{"AddV2", BinaryOp::kAdd}, std::pair{"Add", BinaryOp::kAdd},
+        std::pair{"Sub", BinaryOp::kSub}, std::pair{"Mul", BinaryOp::kMul},
+        std::pair{"RealDiv", BinaryOp::kDiv},
+        std::pair{"Maximum", BinaryOp::kMaximum},
+        std::pair{"Minimum", BinaryOp::kMinimum},
+        std::pair{"SquaredDifference", BinaryOp::kSquaredDifference},
+        std::pair{"ReluGrad", BinaryOp::kReluGrad}}) {
+    RegisterBinary(registry, name, op);
+  }
+  for (const char* name : {"BiasAdd", "BiasAddV1"}) {
+    RegisterKernel<BiasAddGpuOp>(
+        registry, KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes));
+  }
+}
+
+}  // namespace dfx::gpu

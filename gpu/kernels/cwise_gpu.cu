@@ -1,0 +1,116 @@
+// Element-wise CUDA kernels (gpu/kernels/cwise_gpu.h): grid-stride loops,
+// one element per thread per step; the broadcast form walks the output
+// index back into each input's offset through the reduced dims.
+#include "gpu/kernels/cwise_gpu.h"
+
+namespace dfx::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+int Blocks(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 65536 ? blocks : 65536);
+}
+
+template <typename T>
+__device__ T Unary(UnaryOp op, T x) {
+  switch (op) {
+    case UnaryOp::kRelu: return x > T(0) ? x : T(0);
+    case UnaryOp::kNeg: return -x;
+    case UnaryOp::kSquare: return x * x;
+    case UnaryOp::kExp: return exp(x);
+    case UnaryOp::kLog: return log(x);
+    case UnaryOp::kTanh: return tanh(x);
+    case UnaryOp::kSigmoid: return T(1) / (T(1) + exp(-x));
+    case UnaryOp::kSqrt: return sqrt(x);
+    case UnaryOp::kRsqrt: return T(1) / sqrt(x);
+    case UnaryOp::kAbs: return x < T(0) ? -x : x;
+  }
+  return x;
+}
+
+template <typename T>
+__device__ T Binary(BinaryOp op, T a, T b) {
+  switch (op) {
+    case BinaryOp::kAdd: return a + b;
+    case BinaryOp::kSub: return a - b;
+    case BinaryOp::kMul: return a * b;
+    case BinaryOp::kDiv: return a / b;
+    // NaN wins, as in TensorFlow's Maximum and Minimum.
+    case BinaryOp::kMaximum: return (a != a || a > b) ? a : b;
+    case BinaryOp::kMinimum: return (a != a || a < b) ? a : b;
+    case BinaryOp::kSquaredDifference: return (a - b) * (a - b);
+    case BinaryOp::kReluGrad: return b > T(0) ? a : T(0);
+  }
+  return a;
+}
+
+template <typename T>
+__global__ void UnaryKernel(UnaryOp op, const T* in, T* out, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    out[i] = Unary(op, in[i]);
+  }
+}
+
+template <typename T>
+__global__ void SameShapeKernel(BinaryOp op, const T* a, const T* b, T* out,
+                                int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    out[i] = Binary(op, a[i], b[i]);
+  }
+}
+
+template <typename T>
+__global__ void BroadcastKernel(BinaryOp op, BroadcastIteration it,
+                                const T* a, const T* b, T* out, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    int64_t rest = i, ia = 0, ib = 0;
+    for (int d = it.rank - 1; d >= 0; --d) {
+      const int64_t k = rest % it.dims[d];
+      rest /= it.dims[d];
+      ia += k * it.a_strides[d];
+      ib += k * it.b_strides[d];
+    }
+    out[i] = Binary(op, a[ia], b[ib]);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+cudaError_t LaunchUnary(cudaStream_t stream, UnaryOp op, const T* in, T* out,
+                        int64_t n) {
+  if (n <= 0) return cudaSuccess;
+  UnaryKernel<T><<<Blocks(n), kThreads, 0, stream>>>(op, in, out, n);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t LaunchBinary(cudaStream_t stream, BinaryOp op,
+                         const BroadcastIteration& it, const T* a,
+                         const T* b, T* out, int64_t n) {
+  if (n <= 0) return cudaSuccess;
+  if (it.same_shape) {
+    SameShapeKernel<T><<<Blocks(n), kThreads, 0, stream>>>(op, a, b, out, n);
+  } else {
+    BroadcastKernel<T><<<Blocks(n), kThreads, 0, stream>>>(op, it, a, b, out,
+                                                           n);
+  }
+  return cudaGetLastError();
+}
+
+#define DFX_CWISE_GPU_INSTANTIATE(T)                                       \
+  template cudaError_t LaunchUnary<T>(cudaStream_t, UnaryOp, const T*, T*, \
+                                      int64_t);                            \
+  template cudaError_t LaunchBinary<T>(cudaStream_t, BinaryOp,             \
+                                       const BroadcastIteration&, const T*, \
+                                       const T*, T*, int64_t);
+DFX_CWISE_GPU_INSTANTIATE(float)
+DFX_CWISE_GPU_INSTANTIATE(double)
+#undef DFX_CWISE_GPU_INSTANTIATE
+
+}  // namespace dfx::gpu

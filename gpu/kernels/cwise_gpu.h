@@ -1,0 +1,45 @@
+// Element-wise CUDA kernels: unary functions and binary ops with NumPy
+// broadcasting (the iteration Broadcast in kernels/broadcast.h reduces to
+// at most kMaxCwiseDims dims). Plain C++ and the CUDA runtime's types, so
+// both nvcc (cwise_gpu.cu) and g++ (the OpKernels) include it.
+#ifndef DFX_GPU_KERNELS_CWISE_GPU_H_
+#define DFX_GPU_KERNELS_CWISE_GPU_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace dfx::gpu {
+
+enum class UnaryOp { kRelu, kNeg, kSquare, kExp, kLog, kTanh, kSigmoid,
+                     kSqrt, kRsqrt, kAbs };
+// kReluGrad: a = gradients, b = features: a where b > 0, else 0.
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum,
+                      kSquaredDifference, kReluGrad };
+
+inline constexpr int kMaxCwiseDims = 8;
+
+// The output's dims (row-major, product = the element count) and each
+// input's element strides over them (0 where it is broadcast).
+struct BroadcastIteration {
+  int rank = 0;
+  int64_t dims[kMaxCwiseDims] = {};
+  int64_t a_strides[kMaxCwiseDims] = {};
+  int64_t b_strides[kMaxCwiseDims] = {};
+  // Both inputs have the output's shape (read in order).
+  bool same_shape = false;
+};
+
+// Enqueue on `stream`; the launch error (cudaSuccess when enqueued). T is
+// float or double.
+template <typename T>
+cudaError_t LaunchUnary(cudaStream_t stream, UnaryOp op, const T* in, T* out,
+                        int64_t n);
+template <typename T>
+cudaError_t LaunchBinary(cudaStream_t stream, BinaryOp op,
+                         const BroadcastIteration& it, const T* a,
+                         const T* b, T* out, int64_t n);
+
+}  // namespace dfx::gpu
+
+#endif  // DFX_GPU_KERNELS_CWISE_GPU_H_

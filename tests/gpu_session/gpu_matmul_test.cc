@@ -1,0 +1,392 @@
+// Graphs with GPU nodes in a local session (tagged [gpu]; without a GPU
+// each test says "SKIPPED: no CUDA device visible"): MatMul on cuBLAS
+// against the CPU kernel on the same inputs, tensors crossing between host
+// and GPU memory through _Send/_Recv, GPU-to-GPU edges, placement's
+// fallback for an op without a GPU kernel, and errors naming the node.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "catch2/catch.hpp"
+#include "gpu/gpu_device_factory.h"
+#include "runtime/session.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::StatusIs;
+
+constexpr char kGpu[] = "/job:localhost/replica:0/task:0/device:GPU:0";
+
+bool HaveGpu() {
+  std::string why;
+  if (gpu::VisibleGpuCount(&why) > 0) return true;
+  WARN("SKIPPED: no CUDA device visible: " << why);
+  return false;
+}
+
+NodeDef* AddNode(GraphDef* g, const std::string& name, const std::string& op,
+                 std::vector<std::string> inputs, const std::string& device,
+                 DataType t = DT_FLOAT) {
+  NodeDef* n = g->add_node();
+  n->set_name(name);
+  n->set_op(op);
+  n->set_device(device);
+  for (auto& in : inputs) n->add_input(std::move(in));
+  (*n->mutable_attr())[op == "Placeholder" ? "dtype" : "T"].set_type(t);
+  return n;
+}
+
+NodeDef* AddMatMul(GraphDef* g, const std::string& name, const std::string& a,
+                   const std::string& b, const std::string& device,
+                   bool transpose_a = false, bool transpose_b = false,
+                   DataType t = DT_FLOAT) {
+  NodeDef* n = AddNode(g, name, "MatMul", {a, b}, device, t);
+  (*n->mutable_attr())["transpose_a"].set_b(transpose_a);
+  (*n->mutable_attr())["transpose_b"].set_b(transpose_b);
+  return n;
+}
+
+void AddCast(GraphDef* g, const std::string& name, const std::string& x,
+             DataType from, DataType to) {
+  NodeDef* n = g->add_node();
+  n->set_name(name);
+  n->set_op("Cast");
+  n->add_input(x);
+  (*n->mutable_attr())["SrcT"].set_type(from);
+  (*n->mutable_attr())["DstT"].set_type(to);
+}
+
+Tensor Random(int64_t rows, int64_t cols, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  Tensor t(DT_FLOAT, TensorShape({rows, cols}));
+  for (float& v : t.span<float>()) v = u(gen);
+  return t;
+}
+
+std::unique_ptr<Session> NewSession(bool soft_placement = false) {
+  SessionOptions options;
+  options.config.set_allow_soft_placement(soft_placement);
+  auto s = Session::Create("local", options);
+  DFX_CHECK_OK(s.status());
+  return std::move(s).value();
+}
+
+// node name -> the device its step stats came from.
+std::map<std::string, std::string> DevicesRun(const RunMetadata& metadata) {
+  std::map<std::string, std::string> out;
+  for (const auto& dev : metadata.step_stats().dev_stats()) {
+    for (const auto& node : dev.node_stats()) {
+      out[node.node_name()] = dev.device();
+    }
+  }
+  return out;
+}
+
+// The largest |x - y| / (1 + |y|) over two float tensors of one shape.
+double MaxRelativeError(const Tensor& x, const Tensor& y) {
+  REQUIRE(x.shape() == y.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    const double a = x.data<float>()[i], b = y.data<float>()[i];
+    worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
+  }
+  return worst;
+}
+
+TEST_CASE("gpu session: MatMul on a GPU gives the CPU kernel's numbers, with "
+          "every transpose and inputs fed from the host", "[gpu]") {
+  if (!HaveGpu()) return;
+  struct Case {
+    int64_t m, k, n;
+    bool ta, tb;
+  };
+  for (const Case& c : {Case{1, 1, 1, false, false},
+                        Case{64, 32, 16, false, false},
+                        Case{257, 129, 65, true, false},
+                        Case{100, 300, 7, false, true},
+                        Case{33, 1000, 17, true, true}}) {
+    INFO(c.m << "x" << c.k << "x" << c.n << " ta=" << c.ta << " tb=" << c.tb);
+    GraphDef g;
+    AddNode(&g, "a", "Placeholder", {}, "");
+    AddNode(&g, "b", "Placeholder", {}, "");
+    AddMatMul(&g, "mm_gpu", "a", "b", kGpu, c.ta, c.tb);
+    AddMatMul(&g, "mm_cpu", "a", "b", "/device:CPU:0", c.ta, c.tb);
+    auto session = NewSession();
+    REQUIRE_OK(session->Extend(g));
+    const Tensor a = c.ta ? Random(c.k, c.m, 1) : Random(c.m, c.k, 1);
+    const Tensor b = c.tb ? Random(c.n, c.k, 2) : Random(c.k, c.n, 2);
+    RunOptions options;
+    options.set_trace_level(RunOptions::FULL_TRACE);
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    REQUIRE_OK(session->Run(options, {{"a", a}, {"b", b}},
+                            {"mm_gpu", "mm_cpu"}, {}, &out, &metadata));
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].shape() == TensorShape({c.m, c.n}));
+    // Both sum k products in float, in different orders.
+    CHECK(MaxRelativeError(out[0], out[1]) < 1e-5 * std::sqrt(c.k) + 1e-6);
+    const auto ran = DevicesRun(metadata);
+    CHECK(ran.at("mm_gpu") == kGpu);
+    CHECK(ran.at("mm_cpu") == "/job:localhost/replica:0/task:0/device:CPU:0");
+  }
+}
+
+TEST_CASE("gpu session: a chain of MatMuls stays on the GPU, and half and "
+          "bfloat16 accumulate in float as TensorFlow's", "[gpu]") {
+  if (!HaveGpu()) return;
+  GraphDef g;
+  AddNode(&g, "x", "Placeholder", {}, "");
+  AddNode(&g, "w", "Placeholder", {}, "");
+  AddMatMul(&g, "h1", "x", "w", kGpu);
+  AddMatMul(&g, "h2", "h1", "w", kGpu, false, true);
+  AddMatMul(&g, "c1", "x", "w", "/device:CPU:0");
+  AddMatMul(&g, "c2", "c1", "w", "/device:CPU:0", false, true);
+  for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+    const std::string s = DataTypeString(t);
+    AddCast(&g, "x_" + s, "x", DT_FLOAT, t);
+    AddCast(&g, "w_" + s, "w", DT_FLOAT, t);
+    AddMatMul(&g, "mm_" + s, "x_" + s, "w_" + s, kGpu, false, false, t);
+    AddCast(&g, "out_" + s, "mm_" + s, t, DT_FLOAT);
+  }
+  auto session = NewSession();
+  REQUIRE_OK(session->Extend(g));
+  const Tensor x = Random(50, 64, 3), w = Random(64, 64, 4);
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  REQUIRE_OK(session->Run(options, {{"x", x}, {"w", w}},
+                          {"h2", "c2", "c1", "out_half", "out_bfloat16"}, {},
+                          &out, &metadata));
+  CHECK(MaxRelativeError(out[0], out[1]) < 1e-4);
+  // 16-bit inputs (rounded), float sums, a 16-bit result: half keeps 11
+  // bits, bfloat16 8.
+  CHECK(MaxRelativeError(out[3], out[2]) < 2e-2);
+  CHECK(MaxRelativeError(out[4], out[2]) < 1e-1);
+  const auto ran = DevicesRun(metadata);
+  for (const char* node : {"h1", "h2", "mm_half", "mm_bfloat16"}) {
+    INFO(node);
+    CHECK(ran.at(node) == kGpu);
+  }
+}
+
+TEST_CASE("gpu session: empty and zero-depth products, and a shape error "
+          "naming the GPU node", "[gpu]") {
+  if (!HaveGpu()) return;
+  GraphDef g;
+  AddNode(&g, "a", "Placeholder", {}, "");
+  AddNode(&g, "b", "Placeholder", {}, "");
+  AddMatMul(&g, "mm", "a", "b", kGpu);
+  auto session = NewSession();
+  REQUIRE_OK(session->Extend(g));
+  std::vector<Tensor> out;
+  // k = 0: a sum of nothing, zeros (the output buffer is not left as is).
+  for (int round = 0; round < 2; ++round) {
+    REQUIRE_OK(session->Run({{"a", Tensor(DT_FLOAT, TensorShape({3, 0}))},
+                             {"b", Tensor(DT_FLOAT, TensorShape({0, 4}))}},
+                            {"mm"}, {}, &out));
+    REQUIRE(out[0].shape() == TensorShape({3, 4}));
+    for (float v : out[0].span<float>()) CHECK(v == 0);
+  }
+  REQUIRE_OK(session->Run({{"a", Tensor(DT_FLOAT, TensorShape({0, 5}))},
+                           {"b", Random(5, 2, 5)}},
+                          {"mm"}, {}, &out));
+  CHECK(out[0].shape() == TensorShape({0, 2}));
+  CHECK_THAT(session->Run({{"a", Random(2, 3, 6)}, {"b", Random(4, 2, 7)}},
+                          {"mm"}, {}, &out),
+             StatusIs(absl::StatusCode::kInvalidArgument, "mm"));
+  // The session still works after the error.
+  REQUIRE_OK(session->Run({{"a", Random(2, 3, 6)}, {"b", Random(3, 2, 7)}},
+                          {"mm"}, {}, &out));
+  CHECK(out[0].shape() == TensorShape({2, 2}));
+}
+
+TEST_CASE("gpu session: an op without a GPU kernel asked onto the GPU is "
+          "refused, or runs on the CPU with allow_soft_placement", "[gpu]") {
+  if (!HaveGpu()) return;
+  GraphDef g;
+  AddNode(&g, "a", "Placeholder", {}, "");
+  NodeDef* cum = AddNode(&g, "cum", "Cumsum", {"a", "axis"}, kGpu);
+  (*cum->mutable_attr())["Tidx"].set_type(DT_INT32);
+  (*cum->mutable_attr())["exclusive"].set_b(false);
+  (*cum->mutable_attr())["reverse"].set_b(false);
+  NodeDef* axis = g.add_node();
+  axis->set_name("axis");
+  axis->set_op("Const");
+  (*axis->mutable_attr())["dtype"].set_type(DT_INT32);
+  TensorProto* value = (*axis->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(DT_INT32);
+  value->add_int_val(1);
+  AddMatMul(&g, "mm", "cum", "a", kGpu, false, true);
+  const Tensor a = Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2}));
+  std::vector<Tensor> out;
+  // dfx places a graph when it is extended, so the refusal comes there.
+  CHECK_THAT(NewSession(false)->Extend(g),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "'cum' (Cumsum) on '" + std::string(kGpu) +
+                          "': no kernel"));
+  auto soft = NewSession(true);
+  REQUIRE_OK(soft->Extend(g));
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  REQUIRE_OK(soft->Run(options, {{"a", a}}, {"mm"}, {}, &out, &metadata));
+  // cumsum along rows: [[1,3],[3,7]]; times aᵀ: [[7,15],[17,37]].
+  REQUIRE(out[0].NumElements() == 4);
+  CHECK(std::vector<float>(out[0].span<float>().begin(),
+                           out[0].span<float>().end()) ==
+        std::vector<float>{7, 15, 17, 37});
+  const auto ran = DevicesRun(metadata);
+  CHECK(ran.at("cum") == "/job:localhost/replica:0/task:0/device:CPU:0");
+  CHECK(ran.at("mm") == kGpu);
+}
+
+// Runs `op` with `inputs` fed once on GPU:0 and once on CPU:0; the two
+// outputs (GPU first), or the GPU node's error.
+absl::StatusOr<std::pair<Tensor, Tensor>> OnGpuAndCpu(
+    const std::string& op, const std::vector<Tensor>& inputs,
+    const std::map<std::string, AttrValue>& attrs = {}) {
+  GraphDef g;
+  std::vector<std::string> names;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    names.push_back(absl::StrCat("in", i));
+    AddNode(&g, names.back(), "Placeholder", {}, "", inputs[i].dtype());
+    feeds.emplace_back(names.back(), inputs[i]);
+  }
+  for (const char* side : {"gpu", "cpu"}) {
+    NodeDef* n = AddNode(&g, side, op, names,
+                         side == std::string("gpu") ? kGpu : "/device:CPU:0",
+                         inputs[0].dtype());
+    for (const auto& [k, v] : attrs) (*n->mutable_attr())[k] = v;
+  }
+  auto session = NewSession();
+  DFX_RETURN_IF_ERROR(session->Extend(g));
+  std::vector<Tensor> out;
+  DFX_RETURN_IF_ERROR(session->Run(feeds, {"gpu", "cpu"}, {}, &out));
+  return std::make_pair(out[0], out[1]);
+}
+
+Tensor RandomShaped(const TensorShape& shape, uint32_t seed, float lo = -2,
+                    float hi = 2) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  Tensor t(DT_FLOAT, shape);
+  for (float& v : t.span<float>()) v = u(gen);
+  return t;
+}
+
+TEST_CASE("gpu session: element-wise ops on a GPU give the CPU kernels' "
+          "numbers, with broadcasting", "[gpu]") {
+  if (!HaveGpu()) return;
+  for (const char* op : {"Relu", "Neg", "Square", "Exp", "Tanh", "Sigmoid",
+                         "Abs", "Log", "Sqrt", "Rsqrt"}) {
+    INFO(op);
+    // Log, Sqrt and Rsqrt on positive numbers.
+    const bool positive = std::string(op) == "Log" ||
+                          std::string(op) == "Sqrt" || std::string(op) == "Rsqrt";
+    auto r = OnGpuAndCpu(op, {RandomShaped(TensorShape({7, 129}), 11,
+                                           positive ? 0.1f : -3.0f, 3.0f)});
+    REQUIRE_OK(r);
+    CHECK(MaxRelativeError(r->first, r->second) < 1e-5);
+  }
+  const std::vector<std::pair<TensorShape, TensorShape>> shapes = {
+      {TensorShape({3, 4}), TensorShape({3, 4})},
+      {TensorShape({2, 3, 4}), TensorShape({4})},
+      {TensorShape({2, 1, 4}), TensorShape({3, 1})},
+      {TensorShape({}), TensorShape({5})},
+      {TensorShape({1}), TensorShape({2, 2})},
+      {TensorShape({4, 1, 3, 1, 2}), TensorShape({1, 5, 1, 6, 1})}};
+  for (const char* op : {"AddV2", "Sub", "Mul", "RealDiv", "Maximum",
+                         "Minimum", "SquaredDifference"}) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      INFO(op << " " << shapes[i].first.DebugString() << " with "
+              << shapes[i].second.DebugString());
+      auto r = OnGpuAndCpu(op, {RandomShaped(shapes[i].first, 20 + i),
+                                RandomShaped(shapes[i].second, 40 + i)});
+      REQUIRE_OK(r);
+      CHECK(r->first.shape() == r->second.shape());
+      CHECK(MaxRelativeError(r->first, r->second) < 1e-6);
+    }
+  }
+  CHECK_THAT(OnGpuAndCpu("AddV2", {RandomShaped(TensorShape({2, 3}), 1),
+                                   RandomShaped(TensorShape({4}), 2)})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Incompatible shapes: [2,3] vs. [4]"));
+  // ReluGrad: gradients where the features are positive.
+  auto grad = OnGpuAndCpu("ReluGrad", {RandomShaped(TensorShape({9, 33}), 3),
+                                       RandomShaped(TensorShape({9, 33}), 4)});
+  REQUIRE_OK(grad);
+  CHECK(MaxRelativeError(grad->first, grad->second) == 0);
+  // BiasAdd in both data formats, and its shape check.
+  for (const char* format : {"NHWC", "NCHW"}) {
+    INFO(format);
+    AttrValue f;
+    f.set_s(format);
+    const bool nchw = std::string(format) == "NCHW";
+    auto r = OnGpuAndCpu(
+        "BiasAdd",
+        {RandomShaped(nchw ? TensorShape({2, 3, 4, 5}) : TensorShape({2, 4, 5, 3}), 5),
+         RandomShaped(TensorShape({3}), 6)},
+        {{"data_format", f}});
+    REQUIRE_OK(r);
+    CHECK(MaxRelativeError(r->first, r->second) == 0);
+  }
+  CHECK_THAT(OnGpuAndCpu("BiasAdd", {RandomShaped(TensorShape({2, 4}), 5),
+                                     RandomShaped(TensorShape({3}), 6)})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Must provide as many biases"));
+}
+
+TEST_CASE("gpu session: a two-layer perceptron runs on the GPU as on the "
+          "CPU", "[gpu]") {
+  if (!HaveGpu()) return;
+  GraphDef g;
+  for (const char* p : {"x", "w1", "b1", "w2", "b2"}) {
+    AddNode(&g, p, "Placeholder", {}, "");
+  }
+  for (const auto& [prefix, device] :
+       {std::pair<std::string, std::string>{"g_", kGpu},
+        std::pair<std::string, std::string>{"c_", "/device:CPU:0"}}) {
+    AddMatMul(&g, prefix + "mm1", "x", "w1", device);
+    AddNode(&g, prefix + "h1", "BiasAdd", {prefix + "mm1", "b1"}, device);
+    AddNode(&g, prefix + "r1", "Relu", {prefix + "h1"}, device);
+    AddMatMul(&g, prefix + "mm2", prefix + "r1", "w2", device);
+    AddNode(&g, prefix + "h2", "BiasAdd", {prefix + "mm2", "b2"}, device);
+    AddNode(&g, prefix + "y", "Sigmoid", {prefix + "h2"}, device);
+  }
+  auto session = NewSession();
+  REQUIRE_OK(session->Extend(g));
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  REQUIRE_OK(session->Run(
+      options,
+      {{"x", RandomShaped(TensorShape({64, 100}), 1)},
+       {"w1", RandomShaped(TensorShape({100, 50}), 2, -0.2f, 0.2f)},
+       {"b1", RandomShaped(TensorShape({50}), 3)},
+       {"w2", RandomShaped(TensorShape({50, 10}), 4, -0.2f, 0.2f)},
+       {"b2", RandomShaped(TensorShape({10}), 5)}},
+      {"g_y", "c_y"}, {}, &out, &metadata));
+  CHECK(out[0].shape() == TensorShape({64, 10}));
+  CHECK(MaxRelativeError(out[0], out[1]) < 1e-5);
+  const auto ran = DevicesRun(metadata);
+  for (const char* node : {"g_mm1", "g_h1", "g_r1", "g_mm2", "g_h2", "g_y"}) {
+    INFO(node);
+    CHECK(ran.at(node) == kGpu);
+  }
+}
+
+}  // namespace
+}  // namespace dfx
