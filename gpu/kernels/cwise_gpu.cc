@@ -1,7 +1,8 @@
 // Element-wise ops on a GPU (float and double): the unary functions, the
 // binary ops with NumPy broadcasting (kernels/broadcast.h reduces the
 // iteration; gpu/kernels/cwise_gpu.cu runs it), BiasAdd as a broadcast add,
-// and ReluGrad.
+// ReluGrad, BiasAddGrad; and Identity, StopGradient and PreventGradient,
+// which only forward.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -146,6 +147,60 @@ class BiasAddGpuOp : public OpKernel {
   bool nchw_ = false;
 };
 
+// BiasAddGrad (NHWC or NCHW): the sum of the gradient over every dim but
+// the channel dim.
+class BiasAddGradGpuOp : public OpKernel {
+ public:
+  explicit BiasAddGradGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ParseBiasAddFormat(ctx->def(), &nchw_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<GpuDevice*> device = GpuDeviceOf(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, device.status());
+    const Tensor& grad = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, grad.dims() >= 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input tensor must be at least 2D: ",
+                        grad.shape().DebugString())));
+    const int channel_dim = nchw_ ? 1 : grad.dims() - 1;
+    const int64_t channels = grad.dim_size(channel_dim);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < channel_dim; ++d) outer *= grad.dim_size(d);
+    for (int d = channel_dim + 1; d < grad.dims(); ++d) inner *= grad.dim_size(d);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, TensorShape({channels}), &out));
+    if (channels == 0) return;
+    ScopedActivateDevice activate((*device)->cuda_ordinal());
+    DFX_OP_REQUIRES_OK(ctx, activate.status());
+    cudaStream_t stream = (*device)->compute_stream()->get();
+    const cudaError_t e =
+        grad.dtype() == DT_FLOAT
+            ? LaunchChannelSum(stream, static_cast<const float*>(grad.raw_data()),
+                               static_cast<float*>(out->raw_data()), outer,
+                               channels, inner)
+            : LaunchChannelSum(stream,
+                               static_cast<const double*>(grad.raw_data()),
+                               static_cast<double*>(out->raw_data()), outer,
+                               channels, inner);
+    DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
+    DFX_OP_REQUIRES_OK(ctx, FinishCompute(*device));
+  }
+
+ private:
+  bool nchw_ = false;
+};
+
+// Identity and its kin hand their input on: the tensor stays where it is.
+class ForwardGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
 void RegisterUnary(KernelRegistry* registry, const char* name, UnaryOp op) {
   registry->Register(
       KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes),
@@ -187,6 +242,19 @@ void RegisterGpuCwiseKernels(KernelRegistry* registry) {
   for (const char* name : {"BiasAdd", "BiasAddV1"}) {
     RegisterKernel<BiasAddGpuOp>(
         registry, KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes));
+  }
+  RegisterKernel<BiasAddGradGpuOp>(
+      registry,
+      KernelDefBuilder("BiasAddGrad").Device("GPU").TypeConstraint("T", kTypes));
+  // int32 stays off GPUs, as in TensorFlow (its tensors are shapes and
+  // indices, which host kernels read).
+  // Not Snapshot: it must copy, so that a later in-place update of its
+  // input cannot show through.
+  for (const char* name : {"Identity", "StopGradient", "PreventGradient"}) {
+    RegisterKernel<ForwardGpuOp>(
+        registry, KernelDefBuilder(name).Device("GPU").TypeConstraint(
+                      "T", {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
+                            DT_INT64, DT_BOOL}));
   }
 }
 

@@ -79,7 +79,42 @@ __global__ void BroadcastKernel(BinaryOp op, BroadcastIteration it,
   }
 }
 
+// One block per channel (grid-stride over channels): each thread sums a
+// strided share of the channel's elements, then the block adds its
+// threads' sums in shared memory.
+template <typename T>
+__global__ void ChannelSumKernel(const T* in, T* out, int64_t outer,
+                                 int64_t channels, int64_t inner) {
+  __shared__ T partial[kThreads];
+  const int64_t count = outer * inner;
+  for (int64_t c = blockIdx.x; c < channels; c += gridDim.x) {
+    T sum = T(0);
+    for (int64_t e = threadIdx.x; e < count; e += blockDim.x) {
+      const int64_t o = e / inner, i = e % inner;
+      sum += in[(o * channels + c) * inner + i];
+    }
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) out[c] = partial[0];
+    __syncthreads();
+  }
+}
+
 }  // namespace
+
+template <typename T>
+cudaError_t LaunchChannelSum(cudaStream_t stream, const T* in, T* out,
+                             int64_t outer, int64_t channels, int64_t inner) {
+  if (channels <= 0) return cudaSuccess;
+  const int blocks = static_cast<int>(channels < 65536 ? channels : 65536);
+  ChannelSumKernel<T><<<blocks, kThreads, 0, stream>>>(in, out, outer,
+                                                       channels, inner);
+  return cudaGetLastError();
+}
 
 template <typename T>
 cudaError_t LaunchUnary(cudaStream_t stream, UnaryOp op, const T* in, T* out,
@@ -108,7 +143,9 @@ cudaError_t LaunchBinary(cudaStream_t stream, BinaryOp op,
                                       int64_t);                            \
   template cudaError_t LaunchBinary<T>(cudaStream_t, BinaryOp,             \
                                        const BroadcastIteration&, const T*, \
-                                       const T*, T*, int64_t);
+                                       const T*, T*, int64_t);             \
+  template cudaError_t LaunchChannelSum<T>(cudaStream_t, const T*, T*,     \
+                                           int64_t, int64_t, int64_t);
 DFX_CWISE_GPU_INSTANTIATE(float)
 DFX_CWISE_GPU_INSTANTIATE(double)
 #undef DFX_CWISE_GPU_INSTANTIATE

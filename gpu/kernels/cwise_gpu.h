@@ -1,6 +1,6 @@
 // Element-wise CUDA kernels: unary functions and binary ops with NumPy
 // broadcasting (the iteration Broadcast in kernels/broadcast.h reduces to
-// at most kMaxCwiseDims dims). Plain C++ and the CUDA runtime's types, so
+// at most kMaxCwiseDims dims), and the per-channel sum of BiasAddGrad. Plain C++ and the CUDA runtime's types, so
 // both nvcc (cwise_gpu.cu) and g++ (the OpKernels) include it.
 #ifndef DFX_GPU_KERNELS_CWISE_GPU_H_
 #define DFX_GPU_KERNELS_CWISE_GPU_H_
@@ -39,6 +39,12 @@ template <typename T>
 cudaError_t LaunchBinary(cudaStream_t stream, BinaryOp op,
                          const BroadcastIteration& it, const T* a,
                          const T* b, T* out, int64_t n);
+
+// out[c] = the sum of in[o][c][i] over o < outer and i < inner (in is
+// [outer, channels, inner], row-major): BiasAddGrad in both data formats.
+template <typename T>
+cudaError_t LaunchChannelSum(cudaStream_t stream, const T* in, T* out,
+                             int64_t outer, int64_t channels, int64_t inner);
 
 }  // namespace dfx::gpu
 

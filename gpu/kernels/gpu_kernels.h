@@ -11,7 +11,8 @@ namespace dfx::gpu {
 // MatMul (float, double, half, bfloat16) on cuBLAS; element-wise ops
 // (float, double): Relu, Neg, Square, Exp, Log, Tanh, Sigmoid, Sqrt, Rsqrt,
 // Abs, AddV2/Add, Sub, Mul, RealDiv, Maximum, Minimum, SquaredDifference
-// with broadcasting, BiasAdd(V1) and ReluGrad.
+// with broadcasting, BiasAdd(V1), BiasAddGrad and ReluGrad; Identity,
+// StopGradient and PreventGradient (forwarding).
 void RegisterGpuKernels(KernelRegistry* registry);
 
 }  // namespace dfx::gpu

@@ -14,6 +14,8 @@
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
 #include "gpu/gpu_device_factory.h"
+#include "graph/builder/ops.h"
+#include "graph/builder/train.h"
 #include "runtime/session.h"
 #include "tests/testing/status_matchers.h"
 
@@ -341,6 +343,24 @@ TEST_CASE("gpu session: element-wise ops on a GPU give the CPU kernels' "
     REQUIRE_OK(r);
     CHECK(MaxRelativeError(r->first, r->second) == 0);
   }
+  // BiasAddGrad: sums over every dim but the channel's.
+  for (const char* format : {"NHWC", "NCHW"}) {
+    INFO("BiasAddGrad " << format);
+    AttrValue f;
+    f.set_s(format);
+    for (const TensorShape& shape :
+         {TensorShape({300, 7}), TensorShape({2, 3, 4, 5}),
+          TensorShape({1, 1000, 3})}) {
+      auto r = OnGpuAndCpu("BiasAddGrad", {RandomShaped(shape, 7)},
+                           {{"data_format", f}});
+      REQUIRE_OK(r);
+      CHECK(r->first.shape() == r->second.shape());
+      CHECK(MaxRelativeError(r->first, r->second) < 1e-5);
+    }
+  }
+  auto same = OnGpuAndCpu("Identity", {RandomShaped(TensorShape({3, 5}), 8)});
+  REQUIRE_OK(same);
+  CHECK(MaxRelativeError(same->first, same->second) == 0);
   CHECK_THAT(OnGpuAndCpu("BiasAdd", {RandomShaped(TensorShape({2, 4}), 5),
                                      RandomShaped(TensorShape({3}), 6)})
                  .status(),
@@ -383,6 +403,94 @@ TEST_CASE("gpu session: a two-layer perceptron runs on the GPU as on the "
   CHECK(MaxRelativeError(out[0], out[1]) < 1e-5);
   const auto ran = DevicesRun(metadata);
   for (const char* node : {"g_mm1", "g_h1", "g_r1", "g_mm2", "g_h2", "g_y"}) {
+    INFO(node);
+    CHECK(ran.at(node) == kGpu);
+  }
+}
+
+// Losses of `steps` GradientDescent steps of a two-layer classifier whose
+// layers ask for `device` ("" = wherever the placer puts them), its
+// variables on the CPU, in a session with soft placement (ops without a
+// GPU kernel, such as the cross-entropy, the reductions and the shape
+// arithmetic of the gradients, run on the CPU).
+std::vector<float> TrainLosses(const std::string& device, int steps,
+                               RunMetadata* last_step) {
+  Scope s = Scope::NewRootScope();
+  const Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
+  const Output y = ops::Placeholder(s.WithOpName("y"), DT_INT32);
+  train::Variable w1 = train::NewVariable(
+      s.WithOpName("w1"), train::GlorotUniform(s, {16, 32}, 1), DT_FLOAT,
+      {16, 32});
+  train::Variable b1 = train::NewVariable(
+      s.WithOpName("b1"), train::Zeros(s, {32}), DT_FLOAT, {32});
+  train::Variable w2 = train::NewVariable(
+      s.WithOpName("w2"), train::GlorotUniform(s, {32, 4}, 2), DT_FLOAT,
+      {32, 4});
+  train::Variable b2 = train::NewVariable(
+      s.WithOpName("b2"), train::Zeros(s, {4}), DT_FLOAT, {4});
+  const Scope compute = device.empty() ? s : s.WithDevice(device);
+  const Output hidden = ops::Relu(
+      compute.WithOpName("relu"),
+      ops::BiasAdd(compute.WithOpName("bias1"),
+                   ops::MatMul(compute.WithOpName("mm1"), x, w1.value),
+                   b1.value));
+  const Output logits = ops::BiasAdd(
+      compute.WithOpName("bias2"),
+      ops::MatMul(compute.WithOpName("mm2"), hidden, w2.value), b2.value);
+  const Output loss = ops::Mean(
+      s.WithOpName("loss"),
+      ops::SparseSoftmaxCrossEntropyWithLogits(s, logits, y).loss,
+      ops::Const(s, 0));
+  train::GradientDescent sgd(0.3f);
+  const std::vector<train::Variable> vars = {w1, b1, w2, b2};
+  absl::StatusOr<Operation> step = sgd.Minimize(s, loss, vars);
+  REQUIRE_OK(step);
+  const Operation init = train::InitializeAll(s.WithOpName("init"), vars);
+  GraphDef def;
+  REQUIRE_OK(s.ToGraphDef(&def));
+  auto session = NewSession(/*soft_placement=*/true);
+  REQUIRE_OK(session->Extend(def));
+  std::vector<Tensor> out;
+  REQUIRE_OK(session->Run({}, {}, {init.node_name()}, &out));
+  // Rows of 16 features; the class is which quarter of them sums highest.
+  Tensor xs = RandomShaped(TensorShape({128, 16}), 9);
+  Tensor ys(DT_INT32, TensorShape({128}));
+  for (int r = 0; r < 128; ++r) {
+    float best = -1e9f;
+    for (int c = 0; c < 4; ++c) {
+      float sum = 0;
+      for (int f = 4 * c; f < 4 * c + 4; ++f) sum += xs.data<float>()[r * 16 + f];
+      if (sum > best) {
+        best = sum;
+        ys.data<int32_t>()[r] = c;
+      }
+    }
+  }
+  std::vector<float> losses;
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  for (int i = 0; i < steps; ++i) {
+    REQUIRE_OK(session->Run(options, {{"x", xs}, {"y", ys}}, {"loss"},
+                            {step->node_name()}, &out, last_step));
+    losses.push_back(out[0].scalar<float>());
+  }
+  return losses;
+}
+
+TEST_CASE("gpu session: a classifier trains with its layers on the GPU as "
+          "on the CPU, its variables and the ops without GPU kernels on the "
+          "CPU", "[gpu]") {
+  if (!HaveGpu()) return;
+  RunMetadata gpu_step, cpu_step;
+  const std::vector<float> on_gpu = TrainLosses(kGpu, 40, &gpu_step);
+  const std::vector<float> on_cpu = TrainLosses("/device:CPU:0", 40, &cpu_step);
+  for (size_t i = 0; i < on_gpu.size(); ++i) {
+    INFO("step " << i << ": GPU " << on_gpu[i] << ", CPU " << on_cpu[i]);
+    CHECK(std::abs(on_gpu[i] - on_cpu[i]) <= 1e-4 * (1 + on_cpu[i]));
+  }
+  CHECK(on_gpu.back() < 0.6 * on_gpu.front());
+  const auto ran = DevicesRun(gpu_step);
+  for (const char* node : {"mm1", "bias1", "relu", "mm2", "bias2"}) {
     INFO(node);
     CHECK(ran.at(node) == kGpu);
   }
