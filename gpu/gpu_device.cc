@@ -260,6 +260,12 @@ absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
                                         " bytes to the GPU");
   auto* dst = static_cast<char*>(out.raw_data());
   const auto* src = static_cast<const char*>(t.raw_data());
+  // `out`'s memory may have been a tensor that kernels enqueued on the
+  // compute stream still read: the copy waits for them.
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> computed,
+                       GpuEvent::Create(ordinal_));
+  DFX_RETURN_IF_ERROR(computed->Record(*compute_));
+  DFX_RETURN_IF_ERROR(h2d_->WaitFor(*computed));
   BfcAllocator* pinned = PinnedHostAllocator();
   if (bytes < kStagingChunk || pinned == nullptr || IsPinned(src)) {
     // Small copies (the driver stages them itself), and pinned sources.

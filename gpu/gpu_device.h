@@ -43,14 +43,15 @@ class GpuDevice final : public Device {
   GpuStream* device_to_host_stream() const { return d2h_.get(); }
   GpuStream* device_to_device_stream() const { return d2d_.get(); }
 
-  // Device: the host cannot read a GPU's memory. CopyToHost orders its
-  // copy after the work enqueued so far on the compute stream, and its
-  // tensor is in pinned memory (PinnedHostAllocator) when there is some.
-  // CopyFromHost copies a pinned or small tensor directly and a large
-  // pageable one in kStagingChunk pieces through two pinned buffers, so
-  // that filling one overlaps the DMA of the other. Both use their own
-  // copy stream and wait for the copy (up to kHostWaitTimeout, also the
-  // longest a GPU kernel waits for its stream).
+  // Device: the host cannot read a GPU's memory. Both copies first make
+  // their copy stream wait for the work enqueued so far on the compute
+  // stream (CopyToHost reads what it wrote; CopyFromHost may write memory
+  // that queued kernels still read), and both wait for their copy to land
+  // (up to kHostWaitTimeout), so kernels enqueued afterwards see it.
+  // CopyToHost's tensor is in pinned memory (PinnedHostAllocator) when
+  // there is some. CopyFromHost copies a pinned or small tensor directly
+  // and a large pageable one in kStagingChunk pieces through two pinned
+  // buffers, so that filling one overlaps the DMA of the other.
   bool HostReadable() const override { return false; }
   absl::StatusOr<Tensor> CopyToHost(const Tensor& t) override;
   absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) override;

@@ -62,9 +62,8 @@ class GpuStream {
   absl::Status WaitFor(const GpuEvent& event);
   // Blocks the calling thread until everything enqueued so far has run
   // (PollUntilDone); DeadlineExceeded naming the stream after `timeout`.
-  // Tests, tools and shutdown use it, and for now the GPU kernels and
-  // GpuDevice's copies, which finish their work before they return
-  // (asynchronous kernels with events are the next step).
+  // For tests, tools and GpuDevice's copies, which the host waits for;
+  // kernels never wait.
   absl::Status BlockHostUntilDone(absl::Duration timeout);
 
  private:

@@ -43,7 +43,6 @@ class UnaryGpuOp : public OpKernel {
                           static_cast<double*>(out->raw_data()),
                           in.NumElements());
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
-    DFX_OP_REQUIRES_OK(ctx, FinishCompute(*device));
   }
 
  private:
@@ -82,8 +81,7 @@ absl::Status RunBinary(GpuDevice* device, BinaryOp op, const Broadcast& bcast,
                          static_cast<const double*>(a.raw_data()),
                          static_cast<const double*>(b.raw_data()),
                          static_cast<double*>(out->raw_data()), n);
-  DFX_RETURN_IF_ERROR(CudaStatus(e, "launching the kernel"));
-  return FinishCompute(device);
+  return CudaStatus(e, "launching the kernel");
 }
 
 class BinaryGpuOp : public OpKernel {
@@ -185,7 +183,6 @@ class BiasAddGradGpuOp : public OpKernel {
                                static_cast<double*>(out->raw_data()), outer,
                                channels, inner);
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
-    DFX_OP_REQUIRES_OK(ctx, FinishCompute(*device));
   }
 
  private:

@@ -1,6 +1,13 @@
-// What every GPU OpKernel does around its launch: find its GpuDevice, and
-// wait for its compute stream before returning (GPU kernels are
-// synchronous for now; docs/architecture.md, "GPU devices").
+// What every GPU OpKernel does around its launch: find its GpuDevice.
+//
+// GPU kernels are asynchronous: they enqueue their work on the device's
+// compute stream and return. Every GPU kernel of a device uses that one
+// stream, so a consumer's work runs after its producer's, and memory a
+// freed tensor gives back to the arena is rewritten only by work enqueued
+// later on the same stream; GpuDevice's copies order themselves against
+// the compute stream with events (docs/architecture.md, "GPU devices").
+// An error inside a kernel's execution (not its launch) surfaces at the
+// next copy to the host, which waits for the stream.
 #ifndef DFX_GPU_KERNELS_GPU_KERNEL_UTIL_H_
 #define DFX_GPU_KERNELS_GPU_KERNEL_UTIL_H_
 
@@ -22,12 +29,6 @@ inline absl::StatusOr<GpuDevice*> GpuDeviceOf(const OpKernelContext& ctx) {
                                             ", which is not a GPU"));
   }
   return device;
-}
-
-// The work enqueued on `device`'s compute stream has run.
-inline absl::Status FinishCompute(GpuDevice* device) {
-  return device->compute_stream()->BlockHostUntilDone(
-      GpuDevice::kHostWaitTimeout);
 }
 
 }  // namespace dfx::gpu

@@ -1,7 +1,5 @@
-// MatMul on a GPU through cuBLAS, on the device's compute stream. For now
-// the kernel waits for its stream before it returns (GpuDevice's copies
-// then need no event from it); asynchronous GPU kernels are the next step
-// (docs/architecture.md, "GPU devices").
+// MatMul on a GPU through cuBLAS, enqueued on the device's compute stream
+// (asynchronous: gpu/kernels/gpu_kernel_util.h says why that is safe).
 #include <cublas_v2.h>
 
 #include <climits>
@@ -117,7 +115,6 @@ class GpuMatMulOp : public OpKernel {
         return Gemm(h, a, b, *d, out);
       }));
     }
-    DFX_OP_REQUIRES_OK(ctx, FinishCompute(*device));
   }
 
  private:

@@ -7,7 +7,8 @@ namespace dfx {
 
 // `dfx_bench gpu [--sizes 4096,8192] [--iters N]`: MatMul (float32 and
 // bfloat16) in TFLOP/s through dfx's GPU kernel, one call after another
-// as the executor makes them, beside cuBLAS enqueued back to back; and
+// as the executor makes them (each allocates its output and enqueues),
+// beside cuBLAS enqueued back to back; and
 // host<->GPU copies of 256 MiB through GpuDevice in GB/s beside
 // cudaMemcpyAsync on pinned memory. Goal: >= 0.9x the direct call in
 // each. Prints why nothing was measured on a machine without a GPU (exit
