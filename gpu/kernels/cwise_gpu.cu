@@ -3,15 +3,10 @@
 // index back into each input's offset through the reduced dims.
 #include "gpu/kernels/cwise_gpu.h"
 
+#include "gpu/kernels/launch.h"
+
 namespace dfx::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-
-int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < 65536 ? blocks : 65536);
-}
 
 template <typename T>
 __device__ T Unary(UnaryOp op, T x) {
@@ -85,7 +80,7 @@ __global__ void BroadcastKernel(BinaryOp op, BroadcastIteration it,
 template <typename T>
 __global__ void ChannelSumKernel(const T* in, T* out, int64_t outer,
                                  int64_t channels, int64_t inner) {
-  __shared__ T partial[kThreads];
+  __shared__ T partial[kThreadsPerBlock];
   const int64_t count = outer * inner;
   for (int64_t c = blockIdx.x; c < channels; c += gridDim.x) {
     T sum = T(0);
@@ -111,7 +106,7 @@ cudaError_t LaunchChannelSum(cudaStream_t stream, const T* in, T* out,
                              int64_t outer, int64_t channels, int64_t inner) {
   if (channels <= 0) return cudaSuccess;
   const int blocks = static_cast<int>(channels < 65536 ? channels : 65536);
-  ChannelSumKernel<T><<<blocks, kThreads, 0, stream>>>(in, out, outer,
+  ChannelSumKernel<T><<<blocks, kThreadsPerBlock, 0, stream>>>(in, out, outer,
                                                        channels, inner);
   return cudaGetLastError();
 }
@@ -120,7 +115,7 @@ template <typename T>
 cudaError_t LaunchUnary(cudaStream_t stream, UnaryOp op, const T* in, T* out,
                         int64_t n) {
   if (n <= 0) return cudaSuccess;
-  UnaryKernel<T><<<Blocks(n), kThreads, 0, stream>>>(op, in, out, n);
+  UnaryKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(op, in, out, n);
   return cudaGetLastError();
 }
 
@@ -130,9 +125,9 @@ cudaError_t LaunchBinary(cudaStream_t stream, BinaryOp op,
                          const T* b, T* out, int64_t n) {
   if (n <= 0) return cudaSuccess;
   if (it.same_shape) {
-    SameShapeKernel<T><<<Blocks(n), kThreads, 0, stream>>>(op, a, b, out, n);
+    SameShapeKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(op, a, b, out, n);
   } else {
-    BroadcastKernel<T><<<Blocks(n), kThreads, 0, stream>>>(op, it, a, b, out,
+    BroadcastKernel<T><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(op, it, a, b, out,
                                                            n);
   }
   return cudaGetLastError();

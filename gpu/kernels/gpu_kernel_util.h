@@ -11,8 +11,14 @@
 #ifndef DFX_GPU_KERNELS_GPU_KERNEL_UTIL_H_
 #define DFX_GPU_KERNELS_GPU_KERNEL_UTIL_H_
 
+#include <memory>
+
+#include "absl/base/const_init.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
 #include "gpu/gpu_device.h"
 #include "runtime/op_kernel.h"
 
@@ -30,6 +36,48 @@ inline absl::StatusOr<GpuDevice*> GpuDeviceOf(const OpKernelContext& ctx) {
   }
   return device;
 }
+
+// One library handle of type H (cublasHandle_t, cudnnHandle_t) per GPU,
+// made at first use with the GPU current and kept for the process (as the
+// GPU's allocator is). A call runs under the handle's lock.
+template <typename H>
+class LockedHandle {
+ public:
+  // `make(&handle)` creates a handle; its error is returned.
+  template <typename Make>
+  static absl::StatusOr<LockedHandle*> For(const GpuDevice& device,
+                                           Make make) {
+    static absl::Mutex mu(absl::kConstInit);
+    static auto* table =
+        new absl::flat_hash_map<int, std::unique_ptr<LockedHandle>>;
+    absl::MutexLock lock(&mu);
+    auto& entry = (*table)[device.cuda_ordinal()];
+    if (entry == nullptr) {
+      ScopedActivateDevice activate(device.cuda_ordinal());
+      DFX_RETURN_IF_ERROR(activate.status());
+      H handle{};
+      DFX_RETURN_IF_ERROR(make(&handle));
+      entry.reset(new LockedHandle(handle, device.cuda_ordinal()));
+    }
+    return entry.get();
+  }
+
+  // fn(handle) with the handle's GPU current.
+  template <typename Fn>
+  absl::Status Run(Fn fn) {
+    absl::MutexLock lock(&mu_);
+    ScopedActivateDevice activate(ordinal_);
+    DFX_RETURN_IF_ERROR(activate.status());
+    return fn(handle_);
+  }
+
+ private:
+  LockedHandle(H handle, int ordinal) : handle_(handle), ordinal_(ordinal) {}
+
+  absl::Mutex mu_;
+  H const handle_;
+  const int ordinal_;
+};
 
 }  // namespace dfx::gpu
 

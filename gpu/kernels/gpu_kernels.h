@@ -15,6 +15,16 @@ namespace dfx::gpu {
 // StopGradient and PreventGradient (forwarding).
 void RegisterGpuKernels(KernelRegistry* registry);
 
+// TensorFloat-32 for float32 MatMul on GPUs that have it (Ampere and
+// newer): inputs rounded to 10-bit mantissas, float accumulation, several
+// times the FP32 rate. Off by default, so float32 products match the CPU
+// kernel's to about 1e-6 (TensorFlow turns it on by default; PyTorch does
+// not). The environment variable DFX_GPU_TF32=1 turns it on for a process
+// (a `dfx server` too); this call overrides it. Thread-safe; steps that
+// start afterwards see the change.
+void SetTensorFloat32Execution(bool enabled);
+bool TensorFloat32ExecutionEnabled();
+
 }  // namespace dfx::gpu
 
 #endif  // DFX_GPU_KERNELS_GPU_KERNELS_H_

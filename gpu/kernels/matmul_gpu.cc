@@ -2,14 +2,13 @@
 // (asynchronous: gpu/kernels/gpu_kernel_util.h says why that is safe).
 #include <cublas_v2.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
-#include <memory>
+#include <cstdlib>
+#include <string>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "gpu/cuda_status.h"
 #include "gpu/gpu_device.h"
@@ -20,6 +19,9 @@
 
 namespace dfx::gpu {
 namespace {
+
+// -1 until read from DFX_GPU_TF32, then 0 or 1.
+std::atomic<int> tf32_enabled{-1};
 
 absl::Status BlasStatus(cublasStatus_t s, absl::string_view what) {
   if (s == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
@@ -32,46 +34,14 @@ absl::Status BlasStatus(cublasStatus_t s, absl::string_view what) {
   return absl::InternalError(std::move(message));
 }
 
-// One cuBLAS handle per GPU, made at first use and kept for the process
-// (as the GPU's allocator is); a call sets the stream and runs under the
-// handle's lock.
-class BlasHandle {
- public:
-  static absl::StatusOr<BlasHandle*> For(const GpuDevice& device) {
-    static absl::Mutex mu(absl::kConstInit);
-    static auto* table =
-        new absl::flat_hash_map<int, std::unique_ptr<BlasHandle>>;
-    absl::MutexLock lock(&mu);
-    auto& entry = (*table)[device.cuda_ordinal()];
-    if (entry == nullptr) {
-      ScopedActivateDevice activate(device.cuda_ordinal());
-      DFX_RETURN_IF_ERROR(activate.status());
-      cublasHandle_t handle = nullptr;
-      DFX_RETURN_IF_ERROR(BlasStatus(
-          cublasCreate(&handle),
-          absl::StrCat(device.name(), ": creating a cuBLAS handle")));
-      entry.reset(new BlasHandle(handle));
-    }
-    return entry.get();
-  }
+using BlasHandle = LockedHandle<cublasHandle_t>;
 
-  // Runs `fn(handle)` with the handle on `stream`.
-  template <typename Fn>
-  absl::Status Run(const GpuStream& stream, Fn fn) {
-    absl::MutexLock lock(&mu_);
-    ScopedActivateDevice activate(stream.ordinal());
-    DFX_RETURN_IF_ERROR(activate.status());
-    DFX_RETURN_IF_ERROR(BlasStatus(cublasSetStream(handle_, stream.get()),
-                                   "cublasSetStream"));
-    return fn(handle_);
-  }
-
- private:
-  explicit BlasHandle(cublasHandle_t handle) : handle_(handle) {}
-
-  absl::Mutex mu_;
-  cublasHandle_t const handle_;
-};
+absl::StatusOr<BlasHandle*> BlasFor(const GpuDevice& device) {
+  return BlasHandle::For(device, [&](cublasHandle_t* handle) {
+    return BlasStatus(cublasCreate(handle),
+                      absl::StrCat(device.name(), ": creating a cuBLAS handle"));
+  });
+}
 
 class GpuMatMulOp : public OpKernel {
  public:
@@ -109,9 +79,11 @@ class GpuMatMulOp : public OpKernel {
                                           out->TotalBytes(), stream->get()),
                           "zeroing MatMul's output"));
     } else {
-      absl::StatusOr<BlasHandle*> blas = BlasHandle::For(**device);
+      absl::StatusOr<BlasHandle*> blas = BlasFor(**device);
       DFX_OP_REQUIRES_OK(ctx, blas.status());
-      DFX_OP_REQUIRES_OK(ctx, (*blas)->Run(*stream, [&](cublasHandle_t h) {
+      DFX_OP_REQUIRES_OK(ctx, (*blas)->Run([&](cublasHandle_t h) {
+        DFX_RETURN_IF_ERROR(BlasStatus(cublasSetStream(h, stream->get()),
+                                       "cublasSetStream"));
         return Gemm(h, a, b, *d, out);
       }));
     }
@@ -134,6 +106,11 @@ class GpuMatMulOp : public OpKernel {
     switch (a.dtype()) {
       case DT_FLOAT: {
         const float one = 1, zero = 0;
+        DFX_RETURN_IF_ERROR(BlasStatus(
+            cublasSetMathMode(h, TensorFloat32ExecutionEnabled()
+                                     ? CUBLAS_TF32_TENSOR_OP_MATH
+                                     : CUBLAS_DEFAULT_MATH),
+            "cublasSetMathMode"));
         return BlasStatus(
             cublasSgemm(h, op_b, op_a, n, m, k, &one,
                         static_cast<const float*>(b.raw_data()), ldb,
@@ -173,6 +150,25 @@ class GpuMatMulOp : public OpKernel {
 };
 
 }  // namespace
+
+void SetTensorFloat32Execution(bool enabled) {
+  tf32_enabled.store(enabled ? 1 : 0);
+}
+
+bool TensorFloat32ExecutionEnabled() {
+  int state = tf32_enabled.load();
+  if (state < 0) {
+    const char* env = std::getenv("DFX_GPU_TF32");
+    const int from_env =
+        env != nullptr && (std::string(env) == "1" || std::string(env) == "true")
+            ? 1
+            : 0;
+    // A concurrent Set wins over the environment.
+    tf32_enabled.compare_exchange_strong(state, from_env);
+    state = tf32_enabled.load();
+  }
+  return state == 1;
+}
 
 void RegisterGpuMatMulKernels(KernelRegistry* registry) {
   RegisterKernel<GpuMatMulOp>(

@@ -14,6 +14,7 @@
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
 #include "gpu/gpu_device_factory.h"
+#include "gpu/kernels/gpu_kernels.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/train.h"
 #include "runtime/session.h"
@@ -139,6 +140,38 @@ TEST_CASE("gpu session: MatMul on a GPU gives the CPU kernel's numbers, with "
     CHECK(ran.at("mm_gpu") == kGpu);
     CHECK(ran.at("mm_cpu") == "/job:localhost/replica:0/task:0/device:CPU:0");
   }
+}
+
+TEST_CASE("gpu session: TF32 is off by default and changes float32 "
+          "products only within its precision when turned on", "[gpu]") {
+  if (!HaveGpu()) return;
+  REQUIRE_FALSE(gpu::TensorFloat32ExecutionEnabled());
+  GraphDef g;
+  AddNode(&g, "a", "Placeholder", {}, "");
+  AddNode(&g, "b", "Placeholder", {}, "");
+  AddMatMul(&g, "mm_gpu", "a", "b", kGpu);
+  AddMatMul(&g, "mm_cpu", "a", "b", "/device:CPU:0");
+  auto session = NewSession();
+  REQUIRE_OK(session->Extend(g));
+  const Tensor a = Random(128, 1000, 12), b = Random(1000, 64, 13);
+  std::vector<Tensor> fp32, tf32;
+  REQUIRE_OK(session->Run({{"a", a}, {"b", b}}, {"mm_gpu", "mm_cpu"}, {},
+                          &fp32));
+  gpu::SetTensorFloat32Execution(true);
+  const absl::Status s =
+      session->Run({{"a", a}, {"b", b}}, {"mm_gpu", "mm_cpu"}, {}, &tf32);
+  gpu::SetTensorFloat32Execution(false);
+  REQUIRE_OK(s);
+  const double fp32_error = MaxRelativeError(fp32[0], fp32[1]);
+  const double tf32_error = MaxRelativeError(tf32[0], tf32[1]);
+  INFO("FP32 " << fp32_error << ", TF32 " << tf32_error);
+  // As in the first test: two float sums of 1,000 products in different
+  // orders (1.2e-5 on an H200).
+  CHECK(fp32_error < 1e-5 * std::sqrt(1000.0));
+  // 10-bit mantissas over 1,000 products: several 1e-3 (6.7e-3 on an
+  // H200), far above FP32's.
+  CHECK(tf32_error > 10 * fp32_error);
+  CHECK(tf32_error < 2e-2);
 }
 
 TEST_CASE("gpu session: a chain of MatMuls stays on the GPU, and half and "
@@ -406,6 +439,95 @@ TEST_CASE("gpu session: a two-layer perceptron runs on the GPU as on the "
     INFO(node);
     CHECK(ran.at(node) == kGpu);
   }
+}
+
+AttrValue IntList(std::vector<int64_t> values) {
+  AttrValue v;
+  for (int64_t x : values) v.mutable_list()->add_i(x);
+  return v;
+}
+
+AttrValue String(const std::string& s) {
+  AttrValue v;
+  v.set_s(s);
+  return v;
+}
+
+// NCHW <-> NHWC on the host.
+Tensor ToNchw(const Tensor& nhwc) {
+  const int64_t n = nhwc.dim_size(0), h = nhwc.dim_size(1),
+                w = nhwc.dim_size(2), c = nhwc.dim_size(3);
+  Tensor out(DT_FLOAT, TensorShape({n, c, h, w}));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k)
+          out.data<float>()[((i * c + k) * h + y) * w + x] =
+              nhwc.data<float>()[((i * h + y) * w + x) * c + k];
+  return out;
+}
+
+TEST_CASE("gpu session: Conv2D on cuDNN gives the CPU kernel's numbers: "
+          "strides, dilations, groups, every padding, NCHW", "[gpu]") {
+  if (!HaveGpu()) return;
+  struct Case {
+    TensorShape input, filter;
+    int64_t stride, dilation;
+    const char* padding;
+    std::vector<int64_t> explicit_pads;
+  };
+  const Case cases[] = {
+      {TensorShape({2, 9, 9, 8}), TensorShape({3, 3, 8, 16}), 1, 1, "SAME", {}},
+      {TensorShape({1, 10, 12, 3}), TensorShape({3, 3, 3, 5}), 2, 1, "SAME", {}},
+      {TensorShape({2, 8, 8, 4}), TensorShape({2, 2, 4, 6}), 1, 1, "SAME", {}},
+      {TensorShape({1, 11, 11, 4}), TensorShape({3, 3, 4, 4}), 1, 2, "VALID", {}},
+      {TensorShape({2, 7, 7, 8}), TensorShape({1, 1, 8, 32}), 1, 1, "VALID", {}},
+      {TensorShape({1, 6, 6, 8}), TensorShape({3, 3, 2, 8}), 1, 1, "SAME", {}},
+      {TensorShape({1, 7, 6, 3}), TensorShape({3, 2, 3, 4}), 1, 1, "EXPLICIT",
+       {0, 0, 1, 2, 0, 1, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    INFO("input " << c.input.DebugString() << " filter "
+                  << c.filter.DebugString() << " stride " << c.stride
+                  << " dilation " << c.dilation << " " << c.padding);
+    std::map<std::string, AttrValue> attrs = {
+        {"strides", IntList({1, c.stride, c.stride, 1})},
+        {"dilations", IntList({1, c.dilation, c.dilation, 1})},
+        {"padding", String(c.padding)}};
+    if (!c.explicit_pads.empty()) {
+      attrs["explicit_paddings"] = IntList(c.explicit_pads);
+    }
+    const Tensor x = RandomShaped(c.input, 31), w = RandomShaped(c.filter, 32);
+    auto r = OnGpuAndCpu("Conv2D", {x, w}, attrs);
+    REQUIRE_OK(r);
+    REQUIRE(r->first.shape() == r->second.shape());
+    CHECK(MaxRelativeError(r->first, r->second) < 1e-4);
+    if (c.explicit_pads.empty() && c.filter.dim_size(2) == c.input.dim_size(3)) {
+      // NCHW on the GPU (TensorFlow's CPU kernel has none): the NHWC
+      // result, transposed.
+      attrs["data_format"] = String("NCHW");
+      attrs["strides"] = IntList({1, 1, c.stride, c.stride});
+      attrs["dilations"] = IntList({1, 1, c.dilation, c.dilation});
+      GraphDef g;
+      AddNode(&g, "x", "Placeholder", {}, "");
+      AddNode(&g, "w", "Placeholder", {}, "");
+      NodeDef* conv = AddNode(&g, "conv", "Conv2D", {"x", "w"}, kGpu);
+      for (const auto& [k, v] : attrs) (*conv->mutable_attr())[k] = v;
+      auto session = NewSession();
+      REQUIRE_OK(session->Extend(g));
+      std::vector<Tensor> out;
+      REQUIRE_OK(session->Run({{"x", ToNchw(x)}, {"w", w}}, {"conv"}, {}, &out));
+      CHECK(MaxRelativeError(out[0], ToNchw(r->second)) < 1e-4);
+    }
+  }
+  CHECK_THAT(OnGpuAndCpu("Conv2D",
+                         {RandomShaped(TensorShape({1, 5, 5, 3}), 1),
+                          RandomShaped(TensorShape({3, 3, 2, 4}), 2)},
+                         {{"strides", IntList({1, 1, 1, 1})},
+                          {"padding", String("SAME")}})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "evenly divisible by filter depth"));
 }
 
 // Losses of `steps` GradientDescent steps of a two-layer classifier whose

@@ -14,14 +14,19 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gpu/gpu_device.h"
+#include "gpu/kernels/gpu_kernels.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
 #include "runtime/more_devices.h"
+#if DFX_HAVE_CUDNN
+#include <cudnn.h>
+#endif
 #endif
 
 namespace dfx {
@@ -44,6 +49,52 @@ bool Ok(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return true;
   std::printf("gpu bench: %s: %s\n", what, cublasGetStatusString(s));
   return false;
+}
+
+// Seconds `iters` calls of the kernel for `node` on `inputs` take, as the
+// executor makes them (three calls first to warm up); each enqueues and
+// returns, so the clock stops when the compute stream is done. Negative
+// after printing the error.
+double TimeKernel(gpu::GpuDevice* gpu, NodeDef node,
+                  const std::vector<Tensor>& inputs, int iters) {
+  auto op = OpRegistry::Global()->LookUpOrError(node.op());
+  if (!op.ok()) return -1;
+  AddDefaultAttrs((*op)->op_def, &node);
+  auto kernel = StandardKernelRegistry()->CreateKernel(node, (*op)->op_def, gpu);
+  if (!kernel.ok()) {
+    std::printf("gpu bench: %s\n", kernel.status().ToString().c_str());
+    return -1;
+  }
+  auto run = [&]() {
+    OpKernelContext::Params params;
+    params.op_kernel = kernel->get();
+    params.device = gpu;
+    params.inputs = inputs;
+    OpKernelContext ctx(&params);
+    (*kernel)->Compute(&ctx);
+    if (!ctx.status().ok()) {
+      std::printf("gpu bench: %s\n", ctx.status().ToString().c_str());
+      return false;
+    }
+    return true;
+  };
+  for (int i = 0; i < 3; ++i) {
+    if (!run()) return -1;
+  }
+  if (!gpu->compute_stream()->BlockHostUntilDone(absl::Minutes(1)).ok()) {
+    return -1;
+  }
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < iters; ++i) {
+    if (!run()) return -1;
+  }
+  const absl::Status done =
+      gpu->compute_stream()->BlockHostUntilDone(absl::Minutes(5));
+  if (!done.ok()) {
+    std::printf("gpu bench: %s\n", done.ToString().c_str());
+    return -1;
+  }
+  return absl::ToDoubleSeconds(absl::Now() - start);
 }
 
 // A host tensor of `n`x`n` values in [-1, 1) (bfloat16: the float's top
@@ -69,7 +120,9 @@ Tensor HostMatrix(DataType dtype, int64_t n, uint32_t seed) {
 // dfx's MatMul kernel, called as the executor calls it (each call
 // allocates its output and enqueues), against cuBLAS enqueued back to back
 // on the same device buffers.
-bool BenchMatMul(gpu::GpuDevice* gpu, DataType dtype, int64_t n, int iters) {
+bool BenchMatMul(gpu::GpuDevice* gpu, DataType dtype, bool tf32, int64_t n,
+                 int iters) {
+  gpu::SetTensorFloat32Execution(tf32);
   auto a = gpu->CopyFromHost(HostMatrix(dtype, n, 1));
   auto b = gpu->CopyFromHost(HostMatrix(dtype, n, 2));
   if (!a.ok() || !b.ok()) {
@@ -80,48 +133,10 @@ bool BenchMatMul(gpu::GpuDevice* gpu, DataType dtype, int64_t n, int iters) {
   node.set_name("mm");
   node.set_op("MatMul");
   (*node.mutable_attr())["T"].set_type(dtype);
-  auto op = OpRegistry::Global()->LookUpOrError("MatMul");
-  if (!op.ok()) return false;
-  AddDefaultAttrs((*op)->op_def, &node);
-  auto kernel = StandardKernelRegistry()->CreateKernel(node, (*op)->op_def, gpu);
-  if (!kernel.ok()) {
-    std::printf("gpu bench: %s\n", kernel.status().ToString().c_str());
-    return false;
-  }
-  const std::vector<Tensor> inputs = {*a, *b};
-  auto run_dfx = [&]() {
-    OpKernelContext::Params params;
-    params.op_kernel = kernel->get();
-    params.device = gpu;
-    params.inputs = inputs;
-    OpKernelContext ctx(&params);
-    (*kernel)->Compute(&ctx);
-    if (!ctx.status().ok()) {
-      std::printf("gpu bench: %s\n", ctx.status().ToString().c_str());
-      return false;
-    }
-    return true;
-  };
   const double flops = 2.0 * n * n * n * iters;
-  for (int i = 0; i < 3; ++i) {
-    if (!run_dfx()) return false;
-  }
-  if (!gpu->compute_stream()->BlockHostUntilDone(absl::Minutes(1)).ok()) {
-    return false;
-  }
-  absl::Time start = absl::Now();
-  for (int i = 0; i < iters; ++i) {
-    if (!run_dfx()) return false;
-  }
-  // The kernels enqueue and return; the products are done when the stream
-  // is.
-  const absl::Status done =
-      gpu->compute_stream()->BlockHostUntilDone(absl::Minutes(5));
-  if (!done.ok()) {
-    std::printf("gpu bench: %s\n", done.ToString().c_str());
-    return false;
-  }
-  const double dfx_tflops = flops / absl::ToDoubleSeconds(absl::Now() - start) / 1e12;
+  const double seconds = TimeKernel(gpu, node, {*a, *b}, iters);
+  if (seconds < 0) return false;
+  const double dfx_tflops = flops / seconds / 1e12;
 
   // cuBLAS, enqueued back to back on the same stream, one wait at the end.
   gpu::ScopedActivateDevice activate(gpu->cuda_ordinal());
@@ -131,6 +146,9 @@ bool BenchMatMul(gpu::GpuDevice* gpu, DataType dtype, int64_t n, int iters) {
   const size_t elem = dtype == DT_FLOAT ? 4 : 2;
   if (!Ok(cublasCreate(&handle), "cublasCreate") ||
       !Ok(cublasSetStream(handle, stream), "cublasSetStream") ||
+      !Ok(cublasSetMathMode(handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                         : CUBLAS_DEFAULT_MATH),
+          "cublasSetMathMode") ||
       !Ok(cudaMalloc(&c, n * n * elem), "cudaMalloc")) {
     return false;
   }
@@ -151,7 +169,7 @@ bool BenchMatMul(gpu::GpuDevice* gpu, DataType dtype, int64_t n, int iters) {
   bool ok = true;
   for (int i = 0; i < 3 && ok; ++i) ok = Ok(gemm(), "cuBLAS GEMM");
   ok = ok && Ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  start = absl::Now();
+  const absl::Time start = absl::Now();
   for (int i = 0; i < iters && ok; ++i) ok = Ok(gemm(), "cuBLAS GEMM");
   ok = ok && Ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   const double direct_tflops =
@@ -161,10 +179,138 @@ bool BenchMatMul(gpu::GpuDevice* gpu, DataType dtype, int64_t n, int iters) {
   if (!ok) return false;
   std::printf("MatMul %lld %s: dfx %.1f TFLOP/s, cuBLAS %.1f TFLOP/s, "
               "ratio %.3f (goal >= 0.9)\n",
-              static_cast<long long>(n), dtype == DT_FLOAT ? "float32" : "bfloat16",
+              static_cast<long long>(n),
+              dtype == DT_FLOAT ? (tf32 ? "float32 TF32" : "float32")
+                                : "bfloat16",
               dfx_tflops, direct_tflops, dfx_tflops / direct_tflops);
   return true;
 }
+
+#if DFX_HAVE_CUDNN
+bool Ok(cudnnStatus_t s, const char* what) {
+  if (s == CUDNN_STATUS_SUCCESS) return true;
+  std::printf("gpu bench: %s: %s\n", what, cudnnGetErrorString(s));
+  return false;
+}
+
+// dfx's Conv2D kernel (float32, 3x3, stride 1, SAME, NHWC: a ResNet-50
+// layer) against cuDNN called directly with its heuristics' first algorithm on
+// the same buffers (the filter already in cuDNN's layout).
+bool BenchConv(gpu::GpuDevice* gpu, int64_t batch, int64_t size,
+               int64_t channels, int iters) {
+  const int64_t n = batch, h = size, w = size, c = channels;
+  Tensor host_x(DT_FLOAT, TensorShape({n, h, w, c}));
+  Tensor host_w(DT_FLOAT, TensorShape({3, 3, c, c}));
+  for (Tensor* t : {&host_x, &host_w}) {
+    for (int64_t i = 0; i < t->NumElements(); ++i) {
+      t->data<float>()[i] = static_cast<float>((i * 7919) % 2001) / 1000.0f - 1;
+    }
+  }
+  auto x = gpu->CopyFromHost(host_x);
+  auto f = gpu->CopyFromHost(host_w);
+  if (!x.ok() || !f.ok()) return false;
+  NodeDef node;
+  node.set_name("conv");
+  node.set_op("Conv2D");
+  (*node.mutable_attr())["T"].set_type(DT_FLOAT);
+  for (int i = 0; i < 4; ++i) {
+    (*node.mutable_attr())["strides"].mutable_list()->add_i(1);
+  }
+  (*node.mutable_attr())["padding"].set_s("SAME");
+  const double flops = 2.0 * n * h * w * c * c * 9 * iters;
+  const double seconds = TimeKernel(gpu, node, {*x, *f}, iters);
+  if (seconds < 0) return false;
+  const double dfx_tflops = flops / seconds / 1e12;
+
+  // cuDNN directly: KRSC filter (transposed on the host once), FP32 math.
+  gpu::ScopedActivateDevice activate(gpu->cuda_ordinal());
+  cudaStream_t stream = gpu->compute_stream()->get();
+  Tensor host_krsc(DT_FLOAT, TensorShape({c, 3, 3, c}));
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t s2 = 0; s2 < 3; ++s2)
+      for (int64_t i = 0; i < c; ++i)
+        for (int64_t o = 0; o < c; ++o)
+          host_krsc.data<float>()[((o * 3 + r) * 3 + s2) * c + i] =
+              host_w.data<float>()[((r * 3 + s2) * c + i) * c + o];
+  auto krsc = gpu->CopyFromHost(host_krsc);
+  if (!krsc.ok()) return false;
+  cudnnHandle_t handle = nullptr;
+  cudnnTensorDescriptor_t xd = nullptr, yd = nullptr;
+  cudnnFilterDescriptor_t wd = nullptr;
+  cudnnConvolutionDescriptor_t cd = nullptr;
+  const int ni = static_cast<int>(n), ci = static_cast<int>(c),
+            hi = static_cast<int>(h), wi = static_cast<int>(w);
+  bool ok = Ok(cudnnCreate(&handle), "cudnnCreate") &&
+            Ok(cudnnSetStream(handle, stream), "cudnnSetStream") &&
+            Ok(cudnnCreateTensorDescriptor(&xd), "descriptor") &&
+            Ok(cudnnCreateTensorDescriptor(&yd), "descriptor") &&
+            Ok(cudnnCreateFilterDescriptor(&wd), "descriptor") &&
+            Ok(cudnnCreateConvolutionDescriptor(&cd), "descriptor") &&
+            Ok(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC,
+                                          CUDNN_DATA_FLOAT, ni, ci, hi, wi),
+               "x") &&
+            Ok(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC,
+                                          CUDNN_DATA_FLOAT, ni, ci, hi, wi),
+               "y") &&
+            Ok(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT,
+                                          CUDNN_TENSOR_NHWC, ci, ci, 3, 3),
+               "w") &&
+            Ok(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1,
+                                               CUDNN_CROSS_CORRELATION,
+                                               CUDNN_DATA_FLOAT),
+               "conv") &&
+            Ok(cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH), "math");
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  ok = ok && Ok(cudnnGetConvolutionForwardAlgorithm_v7(
+                    handle, xd, wd, cd, yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                    &found, perf),
+                "algorithm");
+  int pick = -1;
+  for (int i = 0; ok && i < found; ++i) {
+    if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+        perf[i].memory <= (size_t{1} << 30)) {
+      pick = i;
+      break;
+    }
+  }
+  void* ws = nullptr;
+  void* y = nullptr;
+  ok = ok && pick >= 0 &&
+       Ok(cudaMalloc(&y, n * h * w * c * 4), "cudaMalloc") &&
+       (perf[pick].memory == 0 ||
+        Ok(cudaMalloc(&ws, perf[pick].memory), "cudaMalloc")) &&
+       Ok(cudnnSetConvolutionMathType(cd, perf[pick].mathType), "math");
+  auto conv = [&]() {
+    const float one = 1, zero = 0;
+    return Ok(cudnnConvolutionForward(handle, &one, xd, x->raw_data(), wd,
+                                      krsc->raw_data(), cd, perf[pick].algo,
+                                      ws, perf[pick].memory, &zero, yd, y),
+              "cudnnConvolutionForward");
+  };
+  for (int i = 0; i < 3 && ok; ++i) ok = conv();
+  ok = ok && Ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < iters && ok; ++i) ok = conv();
+  ok = ok && Ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const double direct_tflops =
+      flops / absl::ToDoubleSeconds(absl::Now() - start) / 1e12;
+  cudaFree(ws);
+  cudaFree(y);
+  cudnnDestroyConvolutionDescriptor(cd);
+  cudnnDestroyFilterDescriptor(wd);
+  cudnnDestroyTensorDescriptor(yd);
+  cudnnDestroyTensorDescriptor(xd);
+  cudnnDestroy(handle);
+  if (!ok) return false;
+  std::printf("Conv2D 3x3 %lldx%lldx%lld batch %lld float32: dfx %.1f "
+              "TFLOP/s, cuDNN %.1f TFLOP/s, ratio %.3f (goal >= 0.9)\n",
+              static_cast<long long>(h), static_cast<long long>(w),
+              static_cast<long long>(c), static_cast<long long>(n),
+              dfx_tflops, direct_tflops, dfx_tflops / direct_tflops);
+  return true;
+}
+#endif  // DFX_HAVE_CUDNN
 
 // Best of five of `f`, in GB/s for `bytes`.
 template <typename F>
@@ -275,11 +421,23 @@ int RunGpuBench(int argc, char** argv) {
   }
   std::printf("%s\n", gpu->attributes().physical_device_desc().c_str());
   bool ok = true;
-  for (DataType dtype : {DT_FLOAT, DT_BFLOAT16}) {
-    for (int64_t n : sizes) ok = BenchMatMul(gpu, dtype, n, iters) && ok;
+  const bool tf32_before = gpu::TensorFloat32ExecutionEnabled();
+  for (const auto& [dtype, tf32] :
+       {std::pair{DT_FLOAT, false}, std::pair{DT_FLOAT, true},
+        std::pair{DT_BFLOAT16, false}}) {
+    for (int64_t n : sizes) ok = BenchMatMul(gpu, dtype, tf32, n, iters) && ok;
   }
-  std::printf("MatMul TF32: not yet (no TF32 option in dfx); Conv2D: not yet "
-              "(no GPU convolution kernel)\n");
+  gpu::SetTensorFloat32Execution(tf32_before);
+#if DFX_HAVE_CUDNN
+  // ResNet-50's 3x3 layers.
+  for (const auto& [size, channels] :
+       {std::pair{56, 64}, std::pair{28, 128}, std::pair{14, 256},
+        std::pair{7, 512}}) {
+    ok = BenchConv(gpu, 32, size, channels, iters) && ok;
+  }
+#else
+  std::printf("Conv2D: this dfx was built without cuDNN\n");
+#endif
   ok = BenchCopies(gpu) && ok;
   return ok ? 0 : 1;
 #else

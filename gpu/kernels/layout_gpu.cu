@@ -1,0 +1,117 @@
+#include "gpu/kernels/layout_gpu.h"
+
+#include "gpu/kernels/launch.h"
+
+namespace dfx::gpu {
+namespace {
+
+struct Dims4 {
+  int64_t d[4];
+};
+
+template <typename E>
+__global__ void PermuteKernel(const E* in, E* out, Dims4 in_dims,
+                              Dims4 out_dims, Dims4 in_strides_for_out) {
+  const int64_t n = out_dims.d[0] * out_dims.d[1] * out_dims.d[2] * out_dims.d[3];
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    int64_t rest = i, src = 0;
+    for (int k = 3; k >= 0; --k) {
+      const int64_t idx = rest % out_dims.d[k];
+      rest /= out_dims.d[k];
+      src += idx * in_strides_for_out.d[k];
+    }
+    out[i] = in[src];
+  }
+}
+
+template <typename E>
+__global__ void PadKernel(const E* in, E* out, Dims4 in_dims, Dims4 out_dims,
+                          int a, int b, int64_t before_a, int64_t before_b) {
+  const int64_t n = out_dims.d[0] * out_dims.d[1] * out_dims.d[2] * out_dims.d[3];
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    int64_t rest = i, idx[4];
+    for (int k = 3; k >= 0; --k) {
+      idx[k] = rest % out_dims.d[k];
+      rest /= out_dims.d[k];
+    }
+    idx[a] -= before_a;
+    idx[b] -= before_b;
+    const bool inside = idx[a] >= 0 && idx[a] < in_dims.d[a] && idx[b] >= 0 &&
+                        idx[b] < in_dims.d[b];
+    out[i] = inside ? in[((idx[0] * in_dims.d[1] + idx[1]) * in_dims.d[2] +
+                          idx[2]) * in_dims.d[3] + idx[3]]
+                    : E(0);
+  }
+}
+
+template <typename E>
+cudaError_t Permute(cudaStream_t stream, const void* in, void* out,
+                    const int64_t in_dims[4], const int perm[4]) {
+  Dims4 in_d, out_d, strides;
+  int64_t in_strides[4];
+  in_strides[3] = 1;
+  for (int k = 2; k >= 0; --k) in_strides[k] = in_strides[k + 1] * in_dims[k + 1];
+  for (int k = 0; k < 4; ++k) {
+    in_d.d[k] = in_dims[k];
+    out_d.d[k] = in_dims[perm[k]];
+    strides.d[k] = in_strides[perm[k]];
+  }
+  const int64_t n = in_dims[0] * in_dims[1] * in_dims[2] * in_dims[3];
+  if (n <= 0) return cudaSuccess;
+  PermuteKernel<E><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
+      static_cast<const E*>(in), static_cast<E*>(out), in_d, out_d, strides);
+  return cudaGetLastError();
+}
+
+template <typename E>
+cudaError_t Pad(cudaStream_t stream, const void* in, void* out,
+                const int64_t in_dims[4], bool pad_last_two, int64_t before_a,
+                int64_t after_a, int64_t before_b, int64_t after_b) {
+  const int a = pad_last_two ? 2 : 1, b = pad_last_two ? 3 : 2;
+  Dims4 in_d, out_d;
+  for (int k = 0; k < 4; ++k) in_d.d[k] = out_d.d[k] = in_dims[k];
+  out_d.d[a] += before_a + after_a;
+  out_d.d[b] += before_b + after_b;
+  const int64_t n = out_d.d[0] * out_d.d[1] * out_d.d[2] * out_d.d[3];
+  if (n <= 0) return cudaSuccess;
+  PadKernel<E><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
+      static_cast<const E*>(in), static_cast<E*>(out), in_d, out_d, a, b,
+      before_a, before_b);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t LaunchPermute4(cudaStream_t stream, const void* in, void* out,
+                           int element_size, const int64_t in_dims[4],
+                           const int perm[4]) {
+  switch (element_size) {
+    case 2: return Permute<unsigned short>(stream, in, out, in_dims, perm);
+    case 4: return Permute<unsigned int>(stream, in, out, in_dims, perm);
+    case 8: return Permute<unsigned long long>(stream, in, out, in_dims, perm);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t LaunchPad4(cudaStream_t stream, const void* in, void* out,
+                       int element_size, const int64_t in_dims[4],
+                       bool pad_last_two, int64_t before_a, int64_t after_a,
+                       int64_t before_b, int64_t after_b) {
+  switch (element_size) {
+    case 2:
+      return Pad<unsigned short>(stream, in, out, in_dims, pad_last_two,
+                                 before_a, after_a, before_b, after_b);
+    case 4:
+      return Pad<unsigned int>(stream, in, out, in_dims, pad_last_two,
+                               before_a, after_a, before_b, after_b);
+    case 8:
+      return Pad<unsigned long long>(stream, in, out, in_dims, pad_last_two,
+                                     before_a, after_a, before_b, after_b);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace dfx::gpu
