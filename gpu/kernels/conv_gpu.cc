@@ -116,35 +116,8 @@ class GpuConv2DOp : public OpKernel {
   // The convolution's geometry, TensorFlow's checks and messages.
   absl::Status Geometry(const TensorShape& input, const TensorShape& filter,
                         ConvGeom* g) const {
-    if (input.dims() != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "convolution input must be 4-dimensional: ", input.DebugString()));
-    }
-    if (filter.dims() != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "filter must be 4-dimensional: ", filter.DebugString()));
-    }
-    DFX_RETURN_IF_ERROR(conv_internal::CheckDimsFitInt(filter, "filter"));
-    DFX_RETURN_IF_ERROR(conv_internal::CheckDimsFitInt(input, "Input"));
-    const bool nchw = attrs_.nchw;
-    g->batch = input.dim_size(0);
-    g->in_rows = input.dim_size(nchw ? 2 : 1);
-    g->in_cols = input.dim_size(nchw ? 3 : 2);
-    g->in_depth = input.dim_size(nchw ? 1 : 3);
-    g->filter_rows = filter.dim_size(0);
-    g->filter_cols = filter.dim_size(1);
-    const int64_t filter_in = filter.dim_size(2);
-    if (filter_in <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "filter depth must be stricly positive, got ", filter_in));
-    }
-    if (g->in_depth % filter_in != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input depth must be evenly divisible by filter depth: ",
-          g->in_depth, " vs ", filter_in));
-    }
-    g->groups = std::max<int64_t>(1, g->in_depth / filter_in);
-    g->out_depth = filter.dim_size(3);
+    DFX_RETURN_IF_ERROR(conv_internal::ConvInputAndFilter(
+        attrs_, input, filter, /*depthwise=*/false, g));
     if (g->out_depth % g->groups != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "output depth must be evenly divisible by number of groups: ",

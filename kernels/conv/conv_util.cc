@@ -1,5 +1,6 @@
 #include "kernels/conv/conv_util.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -167,6 +168,51 @@ absl::Status ComputeConvOutput(const ConvAttrs& attrs, ConvGeom* geom) {
       geom->in_cols, geom->filter_cols, attrs.dilation_cols, attrs.stride_cols,
       attrs.padding, attrs.explicit_pads[2], attrs.explicit_pads[3],
       &geom->out_cols, &geom->pad_left, &geom->pad_right);
+}
+
+absl::Status ConvInputAndFilter(const ConvAttrs& attrs,
+                                const TensorShape& input,
+                                const TensorShape& filter, bool depthwise,
+                                ConvGeom* geom) {
+  if (input.dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "convolution input must be 4-dimensional: ", input.DebugString()));
+  }
+  if (filter.dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "filter must be 4-dimensional: ", filter.DebugString()));
+  }
+  DFX_RETURN_IF_ERROR(CheckDimsFitInt(filter, "filter"));
+  DFX_RETURN_IF_ERROR(CheckDimsFitInt(input, "Input"));
+  geom->batch = input.dim_size(0);
+  geom->in_rows = input.dim_size(attrs.nchw ? 2 : 1);
+  geom->in_cols = input.dim_size(attrs.nchw ? 3 : 2);
+  geom->in_depth = input.dim_size(attrs.nchw ? 1 : 3);
+  geom->filter_rows = filter.dim_size(0);
+  geom->filter_cols = filter.dim_size(1);
+  const int64_t filter_in = filter.dim_size(2);
+  if (depthwise) {
+    if (geom->in_depth != filter_in) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input and filter must have the same depth: ", geom->in_depth,
+          " vs ", filter_in));
+    }
+    geom->groups = std::max<int64_t>(1, geom->in_depth);
+    geom->out_depth = geom->in_depth * filter.dim_size(3);
+    return absl::OkStatus();
+  }
+  if (filter_in <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "filter depth must be stricly positive, got ", filter_in));
+  }
+  if (geom->in_depth % filter_in != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input depth must be evenly divisible by filter depth: ",
+        geom->in_depth, " vs ", filter_in));
+  }
+  geom->groups = std::max<int64_t>(1, geom->in_depth / filter_in);
+  geom->out_depth = filter.dim_size(3);
+  return absl::OkStatus();
 }
 
 absl::Status CheckDimsFitInt(const TensorShape& shape, const char* what) {

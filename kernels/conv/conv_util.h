@@ -88,6 +88,16 @@ struct ConvGeom {
 // filter sizes and `attrs`.
 absl::Status ComputeConvOutput(const ConvAttrs& attrs, ConvGeom* geom);
 
+// Fills the input and filter parts of `geom` (not the output's: that is
+// ComputeConvOutput) from an activation shape in attrs' data format and an
+// HWIO filter shape ([KH, KW, C, M] when `depthwise`), with TensorFlow's
+// checks and messages: 4-D shapes, dims below 2^31, the filter's depth
+// dividing the input's (groups), a depthwise filter's depth equal to it.
+absl::Status ConvInputAndFilter(const ConvAttrs& attrs,
+                                const TensorShape& input,
+                                const TensorShape& filter, bool depthwise,
+                                ConvGeom* geom);
+
 // InvalidArgument unless every dim of `shape` is below 2^31, as TensorFlow's
 // kernels require ("<what> too large").
 absl::Status CheckDimsFitInt(const TensorShape& shape, const char* what);

@@ -133,49 +133,14 @@ class ConvKernel : public OpKernel {
   absl::Status InputAndFilter(const TensorShape& input,
                               const TensorShape& filter,
                               ConvGeom* geom) const {
-    if (input.dims() != 4) {
+    DFX_RETURN_IF_ERROR(
+        ConvInputAndFilter(attrs_, input, filter, IsDepthwise(op_), geom));
+    if (!IsDepthwise(op_) && geom->groups > 1 && op_ != ConvOp::kConv2D) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "convolution input must be 4-dimensional: ", input.DebugString()));
-    }
-    if (filter.dims() != 4) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "filter must be 4-dimensional: ", filter.DebugString()));
-    }
-    DFX_RETURN_IF_ERROR(CheckDimsFitInt(filter, "filter"));
-    DFX_RETURN_IF_ERROR(CheckDimsFitInt(input, "Input"));
-    geom->batch = input.dim_size(0);
-    geom->in_rows = input.dim_size(RowDim());
-    geom->in_cols = input.dim_size(ColDim());
-    geom->in_depth = input.dim_size(ChannelDim());
-    geom->filter_rows = filter.dim_size(0);
-    geom->filter_cols = filter.dim_size(1);
-    const int64_t filter_in = filter.dim_size(2);
-    if (IsDepthwise(op_)) {
-      if (geom->in_depth != filter_in) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input and filter must have the same depth: ", geom->in_depth,
-            " vs ", filter_in));
-      }
-      geom->groups = std::max<int64_t>(1, geom->in_depth);
-      geom->out_depth = geom->in_depth * filter.dim_size(3);
-    } else {
-      if (filter_in <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "filter depth must be stricly positive, got ", filter_in));
-      }
-      if (geom->in_depth % filter_in != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input depth must be evenly divisible by filter depth: ",
-            geom->in_depth, " vs ", filter_in));
-      }
-      geom->groups = std::max<int64_t>(1, geom->in_depth / filter_in);
-      if (geom->groups > 1 && op_ != ConvOp::kConv2D) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Gradients for grouped convolutions are not supported on CPU. "
-            "Computed input depth ",
-            geom->in_depth, " doesn't match filter input depth ", filter_in));
-      }
-      geom->out_depth = filter.dim_size(3);
+          "Gradients for grouped convolutions are not supported on CPU. "
+          "Computed input depth ",
+          geom->in_depth, " doesn't match filter input depth ",
+          filter.dim_size(2)));
     }
     return ComputeConvOutput(attrs_, geom);
   }
