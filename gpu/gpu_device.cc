@@ -45,6 +45,7 @@ class CudaSubAllocator final : public SubAllocator {
     ScopedActivateDevice activate(ordinal_);
     cudaFree(ptr);
   }
+  bool IsHostMemory() const override { return false; }
 
  private:
   const int ordinal_;
@@ -305,6 +306,25 @@ absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
   // `staging` goes back to the allocator only after its last DMA.
   DFX_RETURN_IF_ERROR(h2d_->BlockHostUntilDone(kHostWaitTimeout));
   return out;
+}
+
+absl::StatusOr<Tensor> GpuDevice::CopyOnDevice(const Tensor& t) {
+  DFX_ASSIGN_OR_RETURN(Tensor out,
+                       Tensor::Allocate(bfc_, t.dtype(), t.shape()));
+  const size_t bytes = t.TotalBytes();
+  if (bytes == 0) return out;
+  ScopedActivateDevice activate(ordinal_);
+  DFX_RETURN_IF_ERROR(activate.status());
+  DFX_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(out.raw_data(), t.raw_data(), bytes,
+                      cudaMemcpyDeviceToDevice, compute_->get()),
+      absl::StrCat(name(), ": copying ", bytes, " bytes within the GPU"));
+  return out;
+}
+
+Allocator* GpuDevice::GetHostAllocator() const {
+  BfcAllocator* pinned = PinnedHostAllocator();
+  return pinned != nullptr ? static_cast<Allocator*>(pinned) : CpuAllocator();
 }
 
 absl::StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {

@@ -53,8 +53,12 @@ class GpuDevice final : public Device {
   // and a large pageable one in kStagingChunk pieces through two pinned
   // buffers, so that filling one overlaps the DMA of the other.
   bool HostReadable() const override { return false; }
+  Allocator* GetHostAllocator() const override;
   absl::StatusOr<Tensor> CopyToHost(const Tensor& t) override;
   absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) override;
+  // Enqueued on the compute stream (ordered after the tensor's writers and
+  // before later kernels); returns without waiting.
+  absl::StatusOr<Tensor> CopyOnDevice(const Tensor& t) override;
   static constexpr absl::Duration kHostWaitTimeout = absl::Minutes(5);
   static constexpr size_t kStagingChunk = size_t{4} << 20;
   // Threads (of the intra-op pool, the caller among them) filling a

@@ -3,6 +3,8 @@
 #ifndef DFX_KERNELS_KERNELS_H_
 #define DFX_KERNELS_KERNELS_H_
 
+#include <string>
+
 #include "runtime/op_kernel.h"
 
 namespace dfx {
@@ -29,6 +31,12 @@ void RegisterDataFlowKernels(KernelRegistry* registry);
 
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
+
+// The CPU kernels that `device` (a device type whose memory the host
+// cannot read: "GPU") runs as they are: shape-only ops, and int32 shape
+// arithmetic on the host (kernels/array/device_host_kernels.cc).
+void RegisterDeviceHostKernels(KernelRegistry* registry,
+                               const std::string& device);
 
 // All of the above.
 void RegisterStandardKernels(KernelRegistry* registry);

@@ -30,6 +30,9 @@ class Allocator {
   // `num_bytes` is what was requested for `ptr`.
   virtual void DeallocateRaw(void* ptr, size_t num_bytes) = 0;
   virtual AllocatorStats GetStats() const = 0;
+  // False when the host cannot read the memory (a GPU's): tensors know by
+  // this where they live (Tensor::OnHost).
+  virtual bool IsHostMemory() const { return true; }
 };
 
 // The process-wide host allocator (aligned malloc, with statistics).

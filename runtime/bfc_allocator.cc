@@ -48,7 +48,9 @@ absl::StatusOr<std::unique_ptr<BfcAllocator>> BfcAllocator::Create(
 
 BfcAllocator::BfcAllocator(std::unique_ptr<SubAllocator> sub_allocator,
                            BfcAllocatorOptions options)
-    : options_(std::move(options)), sub_allocator_(std::move(sub_allocator)) {
+    : options_(std::move(options)),
+      sub_allocator_(std::move(sub_allocator)),
+      host_memory_(sub_allocator_->IsHostMemory()) {
   next_region_bytes_ = RoundUp(static_cast<size_t>(
       std::min(options_.initial_region_bytes, options_.memory_limit)));
   stats_.bytes_limit = options_.memory_limit;

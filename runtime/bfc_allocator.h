@@ -53,6 +53,8 @@ class SubAllocator {
   virtual void* Alloc(size_t num_bytes) = 0;
   // Gives back a region from Alloc with its size.
   virtual void Free(void* ptr, size_t num_bytes) = 0;
+  // False for memory the host cannot read (cudaMalloc's).
+  virtual bool IsHostMemory() const { return true; }
 };
 
 // Host memory from aligned_alloc (tests, and later pinned staging's twin).
@@ -119,6 +121,7 @@ class BfcAllocator final : public Allocator {
   void* AllocateRaw(size_t alignment, size_t num_bytes) override;
   void DeallocateRaw(void* ptr, size_t num_bytes) override;
   AllocatorStats GetStats() const override;
+  bool IsHostMemory() const override { return host_memory_; }
 
   BfcStats GetBfcStats() const;
   // The requested size of a live allocation (0 for an unknown pointer).
@@ -171,6 +174,7 @@ class BfcAllocator final : public Allocator {
   const BfcAllocatorOptions options_;
   mutable absl::Mutex mu_;
   const std::unique_ptr<SubAllocator> sub_allocator_ ABSL_GUARDED_BY(mu_);
+  const bool host_memory_;  // sub_allocator_->IsHostMemory()
   std::vector<Chunk> chunks_ ABSL_GUARDED_BY(mu_);
   ChunkHandle free_handles_ ABSL_GUARDED_BY(mu_) = kNone;
   std::vector<Region> regions_ ABSL_GUARDED_BY(mu_);

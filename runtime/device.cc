@@ -1,5 +1,7 @@
 #include "runtime/device.h"
 
+#include <algorithm>
+#include <cstring>
 #include <thread>
 
 #define EIGEN_USE_THREADS
@@ -39,6 +41,18 @@ uint64_t NewIncarnation() {
   uint64_t v = 0;
   while (v == 0) v = absl::Uniform<uint64_t>(*gen);
   return v;
+}
+
+absl::StatusOr<Tensor> Device::CopyOnDevice(const Tensor& t) {
+  DFX_ASSIGN_OR_RETURN(Tensor copy,
+                       Tensor::Allocate(allocator_, t.dtype(), t.shape()));
+  if (t.dtype() == DT_STRING) {
+    const std::string* from = t.data<std::string>();
+    std::copy(from, from + t.NumElements(), copy.data<std::string>());
+  } else if (t.TotalBytes() > 0) {
+    std::memcpy(copy.raw_data(), t.raw_data(), t.TotalBytes());
+  }
+  return copy;
 }
 
 Device::Device(DeviceAttributes attributes, Allocator* allocator,

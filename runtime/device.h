@@ -39,6 +39,13 @@ class Device {
   const DeviceAttributes& attributes() const { return attributes_; }
 
   Allocator* GetAllocator() const { return allocator_; }
+  // Host memory for a kernel's host-memory outputs and scratch: the
+  // allocator itself on a device the host can read; else the CPU
+  // allocator, unless the device has better (a GPU: pinned memory, which
+  // copies reach by DMA).
+  virtual Allocator* GetHostAllocator() const {
+    return HostReadable() ? allocator_ : CpuAllocator();
+  }
   ThreadPool* intra_op_pool() const { return intra_op_pool_; }
   // For Eigen expressions in CPU kernels; runs on the intra-op pool.
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const {
@@ -62,6 +69,11 @@ class Device {
   // for a dtype the device cannot hold, ResourceExhausted when its memory
   // is full.
   virtual absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) { return t; }
+  // A copy of `t`, a tensor in this device's memory, in a new buffer of the
+  // same memory (a variable's copy-on-write). ResourceExhausted when the
+  // memory is full. On a host-readable device, a memcpy (strings element
+  // by element).
+  virtual absl::StatusOr<Tensor> CopyOnDevice(const Tensor& t);
 
  private:
   const DeviceAttributes attributes_;

@@ -90,6 +90,9 @@ struct NodeItem {
   bool derefs_input = false;
   // Some input is of a reference type: the kernel gets the references.
   bool takes_ref_input = false;
+  // The device's memory is not the host's: inputs in the other memory than
+  // the kernel reads them from are copied first (PlaceInputs).
+  bool places_inputs = false;
   // Some output is of a reference type.
   bool has_ref_output = false;
   // Transfer nodes run even when an input is dead (they ship the bit).
@@ -235,6 +238,37 @@ absl::Status DerefInputs(const NodeItem& item, Tensor* tensors,
           "Attempting to use uninitialized value ", source));
     }
     tensors[i] = std::move(value);
+  }
+  return absl::OkStatus();
+}
+
+// On a device the host cannot read (a GPU), moves each plain input of
+// `item` that is in the other memory than its kernel reads it from: a
+// device tensor into host memory for a host-memory input (a shape, an
+// axis), a host tensor into the device for a device-memory one (an int32
+// computed on the host feeding a kernel that reads it on the device does
+// not happen: int32 is host memory throughout).
+absl::Status PlaceInputs(const NodeItem& item, Device* device,
+                         Tensor* tensors) {
+  const OpKernel& kernel = *item.kernel;
+  for (int32_t i = 0; i < item.num_inputs; ++i) {
+    Tensor& t = tensors[i];
+    if (!t.IsInitialized() || t.NumElements() == 0 ||
+        IsRefType(kernel.input_type(i))) {
+      continue;
+    }
+    const bool want_host = kernel.input_on_host(i);
+    if (t.OnHost() == want_host) continue;
+    absl::StatusOr<Tensor> moved =
+        want_host ? device->CopyToHost(t) : device->CopyFromHost(t);
+    if (!moved.ok()) {
+      return absl::Status(
+          moved.status().code(),
+          absl::StrCat("copying input ", i, " to ",
+                       want_host ? "host" : "device", " memory: ",
+                       moved.status().message()));
+    }
+    t = *std::move(moved);
   }
   return absl::OkStatus();
 }
@@ -512,6 +546,15 @@ class StepBase {
                ReadyQueue<Tagged>* queue, ReadyList<Tagged>* ready) {
     if (item.derefs_input) {
       absl::Status s = DerefInputs(item, inputs, refs);
+      if (!s.ok()) {
+        ClearInputs(item, inputs, refs);
+        RecordError(PrefixWithNode(item, s));
+        NodeDone(ready, queue);
+        return;
+      }
+    }
+    if (item.places_inputs && !dead) {
+      absl::Status s = PlaceInputs(item, base_params_.device, inputs);
       if (!s.ok()) {
         ClearInputs(item, inputs, refs);
         RecordError(PrefixWithNode(item, s));
@@ -1762,6 +1805,10 @@ absl::Status ExecutorImpl::Initialize() {
     item.is_async = kernel->AsAsync() != nullptr;
     item.expensive = kernel->IsExpensive();
     const std::string& op = node->type_string();
+    // _Send takes its input from either memory (it copies a device tensor
+    // out itself), so a host tensor is not moved in only to be moved out.
+    item.places_inputs = !params_.device->HostReadable() &&
+                         item.num_inputs > 0 && !IsTransferOp(op);
     item.runs_when_dead = IsTransferOp(op);
     item.is_merge = op == "Merge" || op == "RefMerge";
     item.is_enter = op == "Enter" || op == "RefEnter";

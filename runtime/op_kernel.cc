@@ -13,7 +13,19 @@ namespace dfx {
 OpKernel::OpKernel(OpKernelConstruction* ctx)
     : def_(ctx->def()),
       input_types_(ctx->input_types()),
-      output_types_(ctx->output_types()) {}
+      output_types_(ctx->output_types()) {
+  // On a device the host cannot read, the default memory types (the
+  // registry refines them: KernelRegistry::SetMemoryTypes).
+  if (ctx->device() != nullptr && !ctx->device()->HostReadable()) {
+    runs_on_host_ = false;
+    for (DataType t : input_types_) {
+      input_on_host_.push_back(AlwaysInHostMemory(t));
+    }
+    for (DataType t : output_types_) {
+      output_on_host_.push_back(AlwaysInHostMemory(t));
+    }
+  }
+}
 
 OpKernel::~OpKernel() = default;
 
@@ -30,9 +42,11 @@ OpKernelContext::~OpKernelContext() = default;
 absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape,
                                               Tensor** out) {
   DFX_CHECK(i >= 0 && i < num_outputs());
-  auto t = Tensor::Allocate(allocator(),
-                            BaseType(params_->op_kernel->output_type(i)),
-                            shape);
+  const OpKernel& kernel = *params_->op_kernel;
+  auto t = Tensor::Allocate(kernel.output_on_host(i)
+                                ? params_->device->GetHostAllocator()
+                                : params_->device->GetAllocator(),
+                            BaseType(kernel.output_type(i)), shape);
   if (!t.ok()) {
     SetStatus(t.status());
     return t.status();
@@ -75,7 +89,19 @@ ResourceMgr* OpKernelContext::resource_manager() const {
 absl::Status OpKernelContext::allocate_temp(DataType dtype,
                                             const TensorShape& shape,
                                             Tensor* out) {
-  auto t = Tensor::Allocate(allocator(), dtype, shape);
+  auto t = Tensor::Allocate(AlwaysInHostMemory(dtype)
+                                ? params_->device->GetHostAllocator()
+                                : allocator(),
+                            dtype, shape);
+  if (!t.ok()) return t.status();
+  *out = std::move(t).value();
+  return absl::OkStatus();
+}
+
+absl::Status OpKernelContext::allocate_host_temp(DataType dtype,
+                                                 const TensorShape& shape,
+                                                 Tensor* out) {
+  auto t = Tensor::Allocate(params_->device->GetHostAllocator(), dtype, shape);
   if (!t.ok()) return t.status();
   *out = std::move(t).value();
   return absl::OkStatus();
@@ -85,11 +111,71 @@ void OpKernelContext::SetStatus(absl::Status s) {
   if (status_.ok() && !s.ok()) status_ = std::move(s);
 }
 
+bool AlwaysInHostMemory(DataType dtype) {
+  const DataType base = BaseType(dtype);
+  return base == DT_INT32 || base == DT_STRING || base == DT_RESOURCE ||
+         base == DT_VARIANT;
+}
+
 void KernelRegistry::Register(const KernelDefBuilder& def,
                               KernelFactory factory) {
   absl::MutexLock lock(&mu_);
   kernels_[absl::StrCat(def.op(), ":", def.device_type())].push_back(
       Registration{def, std::move(factory)});
+}
+
+void KernelRegistry::RegisterCpuKernelOn(const KernelDefBuilder& def) {
+  Register(def, [this](OpKernelConstruction* ctx)
+                    -> std::unique_ptr<OpKernel> {
+    const Registration* cpu = Find(ctx->def(), "CPU");
+    if (cpu == nullptr) {
+      ctx->SetStatus(absl::NotFoundError(absl::StrCat(
+          "no CPU kernel to run on the host for op ", ctx->def().op())));
+      return nullptr;
+    }
+    return cpu->factory(ctx);
+  });
+}
+
+namespace {
+
+// Marks in `on_host` the tensors of the op's args named in `names`.
+absl::Status MarkHostArgs(
+    const NodeDef& node,
+    const google::protobuf::RepeatedPtrField<OpDef::ArgDef>& args,
+    const std::vector<std::string>& names, std::vector<bool>* on_host) {
+  size_t start = 0;
+  for (const OpDef::ArgDef& arg : args) {
+    int count = 0;
+    DFX_RETURN_IF_ERROR(NumTensorsForArg(node, arg, &count));
+    if (std::find(names.begin(), names.end(), arg.name()) != names.end()) {
+      for (int k = 0; k < count && start + k < on_host->size(); ++k) {
+        (*on_host)[start + k] = true;
+      }
+    }
+    start += count;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status KernelRegistry::SetMemoryTypes(const KernelDefBuilder& def,
+                                            const OpDef& op_def,
+                                            OpKernel* kernel) {
+  // The constructor set the defaults (AlwaysInHostMemory).
+  if (def.all_host_memory()) {
+    kernel->runs_on_host_ = true;
+    kernel->input_on_host_.assign(kernel->num_inputs(), true);
+    kernel->output_on_host_.assign(kernel->num_outputs(), true);
+    return absl::OkStatus();
+  }
+  if (def.host_memory_args().empty()) return absl::OkStatus();
+  DFX_RETURN_IF_ERROR(MarkHostArgs(kernel->def(), op_def.input_arg(),
+                                   def.host_memory_args(),
+                                   &kernel->input_on_host_));
+  return MarkHostArgs(kernel->def(), op_def.output_arg(),
+                      def.host_memory_args(), &kernel->output_on_host_);
 }
 
 const KernelRegistry::Registration* KernelRegistry::Find(
@@ -143,6 +229,9 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     return absl::Status(ctx.status().code(),
                         absl::StrCat("node '", node.name(), "' (op ",
                                      node.op(), "): ", ctx.status().message()));
+  }
+  if (!device->HostReadable()) {
+    DFX_RETURN_IF_ERROR(SetMemoryTypes(r->def, op_def, kernel.get()));
   }
   return kernel;
 }

@@ -114,16 +114,36 @@ class OpKernel {
   DataType input_type(int i) const { return input_types_[i]; }
   DataType output_type(int i) const { return output_types_[i]; }
 
+  // Whether input (output) i is read from (written to) host memory rather
+  // than the device's: always true on a device the host can read (a CPU);
+  // on a GPU, as the kernel's registration says (KernelDefBuilder::
+  // HostMemory). The executor copies an input that arrives in the other
+  // memory; allocate_output allocates in this one.
+  bool input_on_host(int i) const {
+    return input_on_host_.empty() || input_on_host_[i];
+  }
+  bool output_on_host(int i) const {
+    return output_on_host_.empty() || output_on_host_[i];
+  }
+  // The kernel computes on the host (its scratch memory is host memory).
+  bool runs_on_host() const { return runs_on_host_; }
+
  protected:
   // Kernels that are always cheap (Identity, Const, Shape, ...) call this in
   // their constructor.
   void set_expensive(bool expensive) { expensive_ = expensive; }
 
  private:
+  friend class KernelRegistry;  // sets the memory types
+
   const NodeDef def_;
   const DataTypeVector input_types_;
   const DataTypeVector output_types_;
   bool expensive_ = true;
+  // Empty on a host-readable device (all true).
+  std::vector<bool> input_on_host_;
+  std::vector<bool> output_on_host_;
+  bool runs_on_host_ = true;
 };
 
 // A kernel that waits (on a rendezvous, an RPC, a device) without holding a
@@ -197,7 +217,13 @@ class OpKernelContext {
   const OpKernel& op_kernel() const { return *params_->op_kernel; }
   int64_t step_id() const { return params_->step_id; }
   Device* device() const { return params_->device; }
-  Allocator* allocator() const { return params_->device->GetAllocator(); }
+  // Where the kernel's scratch memory comes from: the device's allocator,
+  // or the host's for a kernel that runs on the host.
+  Allocator* allocator() const {
+    return params_->op_kernel->runs_on_host()
+               ? params_->device->GetHostAllocator()
+               : params_->device->GetAllocator();
+  }
   Rendezvous* rendezvous() const { return params_->rendezvous; }
   CancellationManager* cancellation_manager() const {
     return params_->cancellation_manager;
@@ -236,9 +262,13 @@ class OpKernelContext {
   // declared output type becomes an Internal error of this kernel.
   void set_output(int i, Tensor value);
   Tensor* mutable_output(int i) { return &outputs_[i]; }
-  // A scratch tensor for the kernel's own use.
+  // A scratch tensor for the kernel's own use, in allocator()'s memory
+  // (host memory for dtypes that always live there).
   absl::Status allocate_temp(DataType dtype, const TensorShape& shape,
                              Tensor* out);
+  // A scratch tensor in host memory, whatever the device.
+  absl::Status allocate_host_temp(DataType dtype, const TensorShape& shape,
+                                  Tensor* out);
 
   // Tensors produced by an output that is dead carry no value; set by
   // _Recv when the sender sent a dead tensor.
@@ -321,6 +351,22 @@ class KernelDefBuilder {
   KernelDefBuilder& TypeConstraint(std::string attr) {
     return TypeConstraint(std::move(attr), {DataTypeToEnum<T>::value});
   }
+  // On a device whose memory the host cannot read (a GPU), the input or
+  // output arg `arg` (its OpDef name) is in host memory, as TensorFlow's
+  // HostMemory: shapes, axes, indices the kernel reads on the host. Args
+  // of type int32, string, resource and variant are always in host memory
+  // there (TensorFlow's rule); on a CPU everything is.
+  KernelDefBuilder& HostMemory(std::string arg) {
+    host_memory_args_.push_back(std::move(arg));
+    return *this;
+  }
+  // The kernel runs on the host: every input and output, and its scratch
+  // memory, is in host memory (a CPU kernel serving a GPU's int32 shape
+  // arithmetic).
+  KernelDefBuilder& AllHostMemory() {
+    all_host_memory_ = true;
+    return *this;
+  }
 
   struct Constraint {
     std::string attr;
@@ -329,12 +375,23 @@ class KernelDefBuilder {
   const std::string& op() const { return op_; }
   const std::string& device_type() const { return device_type_; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::vector<std::string>& host_memory_args() const {
+    return host_memory_args_;
+  }
+  bool all_host_memory() const { return all_host_memory_; }
 
  private:
   std::string op_;
   std::string device_type_ = "CPU";
   std::vector<Constraint> constraints_;
+  std::vector<std::string> host_memory_args_;
+  bool all_host_memory_ = false;
 };
+
+// Tensors of these types stay in host memory on every device: int32 (the
+// shapes and indices a GPU's graph computes with), string, resource,
+// variant.
+bool AlwaysInHostMemory(DataType dtype);
 
 // Thread-safe; registration happens at start-up.
 class KernelRegistry {
@@ -344,6 +401,12 @@ class KernelRegistry {
   KernelRegistry& operator=(const KernelRegistry&) = delete;
 
   void Register(const KernelDefBuilder& def, KernelFactory factory);
+  // Registers for `def`'s device the CPU kernel of each node `def`
+  // matches, with `def`'s memory types: for kernels that touch only the
+  // shapes of their device-memory args (Shape, Reshape), or that compute on
+  // the host (def.AllHostMemory(): a GPU's int32 shape arithmetic). A node
+  // without a CPU kernel gets NotFound when its kernel is built.
+  void RegisterCpuKernelOn(const KernelDefBuilder& def);
 
   // True when some kernel serves this node on `device_type`.
   bool HasKernel(const NodeDef& node, absl::string_view device_type) const;
@@ -369,6 +432,10 @@ class KernelRegistry {
   };
   const Registration* Find(const NodeDef& node,
                            absl::string_view device_type) const;
+  // Where `kernel`'s inputs and outputs live on a device the host cannot
+  // read (KernelDefBuilder::HostMemory).
+  static absl::Status SetMemoryTypes(const KernelDefBuilder& def,
+                                     const OpDef& op_def, OpKernel* kernel);
 
   mutable absl::Mutex mu_;
   // Keyed by "op:device_type".

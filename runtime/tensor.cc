@@ -39,6 +39,7 @@ class AllocatedBuffer final : public TensorBuffer {
     }
     allocator_->DeallocateRaw(data(), size());
   }
+  bool OnHost() const override { return allocator_->IsHostMemory(); }
 
  private:
   Allocator* const allocator_;

@@ -30,6 +30,8 @@ class TensorBuffer {
 
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  // False when the memory is a device's the host cannot read.
+  virtual bool OnHost() const { return true; }
 
  private:
   void* const data_;
@@ -93,6 +95,9 @@ class Tensor {
   }
   DataType dtype() const { return dtype_; }
   const TensorShape& shape() const { return shape_; }
+  // True unless the elements are in memory the host cannot read (a GPU's);
+  // true for a tensor without a buffer.
+  bool OnHost() const { return buf_.get() == nullptr || buf_->OnHost(); }
   int dims() const { return shape_.dims(); }
   int64_t dim_size(int i) const { return shape_.dim_size(i); }
   int64_t NumElements() const { return shape_.num_elements(); }

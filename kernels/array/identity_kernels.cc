@@ -23,8 +23,10 @@ class ConstOp : public OpKernel {
       ctx->SetStatus(std::move(s));
       return;
     }
+    // Decoded in host memory; a GPU's copy is made once, here.
+    Device* device = ctx->device();
     absl::StatusOr<Tensor> value =
-        Tensor::FromProto(proto, ctx->device()->GetAllocator());
+        Tensor::FromProto(proto, device->GetHostAllocator());
     if (!value.ok()) {
       ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
           "cannot parse attr 'value': ", value.status().message())));
@@ -35,6 +37,13 @@ class ConstOp : public OpKernel {
           "type mismatch between value (", DataTypeString(value->dtype()),
           ") and dtype (", DataTypeString(ctx->output_type(0)), ")")));
       return;
+    }
+    if (!device->HostReadable() && !AlwaysInHostMemory(value->dtype())) {
+      value = device->CopyFromHost(*value);
+      if (!value.ok()) {
+        ctx->SetStatus(value.status());
+        return;
+      }
     }
     value_ = *std::move(value);
   }
@@ -153,7 +162,10 @@ class NoOp : public OpKernel {
 }  // namespace
 
 void RegisterIdentityKernels(KernelRegistry* registry) {
-  RegisterKernel<ConstOp>(registry, KernelDefBuilder("Const"));
+  for (const char* device : {"CPU", "GPU"}) {
+    RegisterKernel<ConstOp>(registry, KernelDefBuilder("Const").Device(device));
+    RegisterKernel<NoOp>(registry, KernelDefBuilder("NoOp").Device(device));
+  }
   RegisterKernel<PlaceholderOp>(registry, KernelDefBuilder("Placeholder"));
   RegisterKernel<ForwardInputsOp>(registry,
                                   KernelDefBuilder("PlaceholderWithDefault"));
@@ -173,7 +185,6 @@ void RegisterIdentityKernels(KernelRegistry* registry) {
     RegisterKernel<CheckNumericsOp<Eigen::bfloat16>>(
         registry, KernelDefBuilder(name).TypeConstraint<Eigen::bfloat16>("T"));
   }
-  RegisterKernel<NoOp>(registry, KernelDefBuilder("NoOp"));
 }
 
 }  // namespace dfx::array_internal

@@ -59,7 +59,6 @@ class SendOp : public OpKernel {
     if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
       client_terminated_ = client_terminated;
     }
-    host_memory_ = ctx->def().op() == "_HostSend";
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -72,10 +71,10 @@ class SendOp : public OpKernel {
     args.cancellation_manager = ctx->cancellation_manager();
     args.client_terminated = client_terminated_;
     // A rendezvous holds host tensors only: a device tensor is copied out
-    // first (_HostSend's input is in host memory already).
-    Device* device = ctx->device();
-    if (!host_memory_ && !device->HostReadable() && !ctx->is_input_dead()) {
-      absl::StatusOr<Tensor> host = device->CopyToHost(ctx->input(0));
+    // first (_HostSend's input, and a GPU's int32, are in host memory
+    // already).
+    if (!ctx->is_input_dead() && !ctx->input(0).OnHost()) {
+      absl::StatusOr<Tensor> host = ctx->device()->CopyToHost(ctx->input(0));
       DFX_OP_REQUIRES_OK(ctx, host.status());
       DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, *host,
                                                       /*is_dead=*/false));
@@ -88,7 +87,6 @@ class SendOp : public OpKernel {
  private:
   KeyMaker keys_;
   bool client_terminated_ = true;
-  bool host_memory_ = false;
 };
 
 class RecvOp : public AsyncOpKernel {
@@ -102,7 +100,6 @@ class RecvOp : public AsyncOpKernel {
     if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
       client_terminated_ = client_terminated;
     }
-    host_memory_ = ctx->def().op() == "_HostRecv";
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -118,10 +115,9 @@ class RecvOp : public AsyncOpKernel {
     ctx->rendezvous()->RecvAsync(
         key, args,
         [ctx, done = std::move(done), want = output_type(0),
-         // A device the host cannot read gets its own copy of the value.
-         device = host_memory_ || ctx->device()->HostReadable()
-                      ? nullptr
-                      : ctx->device()](
+         // A device the host cannot read gets its own copy of the value,
+         // unless the output is in host memory (_HostRecv, int32).
+         device = output_on_host(0) ? nullptr : ctx->device()](
             const absl::Status& s, const Tensor& value, bool is_dead) {
           if (!s.ok()) {
             ctx->SetStatus(s);
@@ -148,7 +144,6 @@ class RecvOp : public AsyncOpKernel {
  private:
   KeyMaker keys_;
   bool client_terminated_ = true;
-  bool host_memory_ = false;
 };
 
 }  // namespace
@@ -156,11 +151,15 @@ class RecvOp : public AsyncOpKernel {
 void RegisterSendRecvKernels(KernelRegistry* registry) {
   for (const char* device : {"CPU", "GPU"}) {
     RegisterKernel<SendOp>(registry, KernelDefBuilder("_Send").Device(device));
-    RegisterKernel<SendOp>(registry,
-                           KernelDefBuilder("_HostSend").Device(device));
+    // _HostSend/_HostRecv: the tensor is in host memory (on a GPU, the
+    // executor copies _HostSend's input out first).
+    RegisterKernel<SendOp>(
+        registry, KernelDefBuilder("_HostSend").Device(device).HostMemory(
+                      "tensor"));
     RegisterKernel<RecvOp>(registry, KernelDefBuilder("_Recv").Device(device));
-    RegisterKernel<RecvOp>(registry,
-                           KernelDefBuilder("_HostRecv").Device(device));
+    RegisterKernel<RecvOp>(
+        registry, KernelDefBuilder("_HostRecv").Device(device).HostMemory(
+                      "tensor"));
   }
 }
 

@@ -62,8 +62,15 @@ absl::StatusOr<std::shared_ptr<Var>> LookupOrCreateVariable(
 }
 
 absl::StatusOr<Tensor> CopyTensor(OpKernelContext* ctx, const Tensor& src) {
+  // A GPU's tensor is copied within its memory, a host tensor on a GPU
+  // (int32) within host memory.
+  Device* device = ctx->device();
+  if (!src.OnHost()) return device->CopyOnDevice(src);
   DFX_ASSIGN_OR_RETURN(
-      Tensor copy, Tensor::Allocate(ctx->allocator(), src.dtype(), src.shape()));
+      Tensor copy,
+      Tensor::Allocate(device->HostReadable() ? ctx->allocator()
+                                              : device->GetHostAllocator(),
+                       src.dtype(), src.shape()));
   if (src.dtype() == DT_STRING) {
     const std::string* from = src.data<std::string>();
     std::copy(from, from + src.NumElements(), copy.data<std::string>());

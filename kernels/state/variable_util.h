@@ -44,8 +44,9 @@ absl::StatusOr<std::shared_ptr<Var>> LookupVariable(OpKernelContext* ctx,
 absl::StatusOr<std::shared_ptr<Var>> LookupOrCreateVariable(
     OpKernelContext* ctx, int index, DataType dtype);
 
-// A copy of `src` in a new buffer from the kernel's allocator (strings
-// element by element). ResourceExhausted when the allocation fails.
+// A copy of `src` in a new buffer of the same memory: the kernel's
+// allocator (strings element by element), or the device's own copy for a
+// tensor in a GPU's memory. ResourceExhausted when the allocation fails.
 absl::StatusOr<Tensor> CopyTensor(OpKernelContext* ctx, const Tensor& src);
 
 // Makes `*tensor` the only owner of its buffer, copying it when a reader

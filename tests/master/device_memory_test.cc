@@ -44,6 +44,7 @@ class DeviceArena final : public Allocator {
     CpuAllocator()->DeallocateRaw(p, n);
   }
   AllocatorStats GetStats() const override { return {}; }
+  bool IsHostMemory() const override { return false; }
   bool Owns(const void* p) const {
     absl::MutexLock lock(&mu_);
     return live_.contains(p);
@@ -108,6 +109,25 @@ class DeviceSquareOp : public OpKernel {
   }
 };
 
+// y = sum(x), its input and output in host memory (HostMemory): fails
+// when x is in device memory.
+class HostSumOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, x.OnHost() && !Arena()->Owns(x.raw_data()),
+                    absl::InternalError("input is not in host memory"));
+    Tensor* y = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &y));
+    DFX_OP_REQUIRES(ctx, y->OnHost() && !Arena()->Owns(y->raw_data()),
+                    absl::InternalError("output is not in host memory"));
+    float sum = 0;
+    for (float v : x.span<float>()) sum += v;
+    y->scalar<float>() = sum;
+  }
+};
+
 struct Registries {
   OpRegistry ops;
   KernelRegistry kernels;
@@ -118,6 +138,12 @@ struct Registries {
     RegisterStandardKernels(&kernels);
     RegisterKernel<DeviceSquareOp>(&kernels,
                                    KernelDefBuilder("DeviceSquare").Device("GPU"));
+    DFX_CHECK_OK(ops.Register(
+        OpDefBuilder("HostSum").Input("x: float").Output("y: float")));
+    RegisterKernel<HostSumOp>(
+        &kernels,
+        KernelDefBuilder("HostSum").Device("GPU").HostMemory("x").HostMemory(
+            "y"));
   }
 };
 
@@ -152,7 +178,7 @@ void AddNode(GraphDef* g, const std::string& name, const std::string& op,
   for (const auto& in : inputs) n->add_input(in);
   if (op == "Placeholder") {
     (*n->mutable_attr())["dtype"].set_type(DT_FLOAT);
-  } else if (op != "DeviceSquare") {
+  } else if (op != "DeviceSquare" && op != "HostSum") {
     (*n->mutable_attr())["T"].set_type(DT_FLOAT);
   }
 }
@@ -209,6 +235,101 @@ TEST_CASE("device memory: a failed copy into a device fails the step with "
   REQUIRE_OK((*session)->Run({{"x", Tensor::FromVector<float>({3})}}, {"sq"},
                              {}, &out));
   CHECK(out[0].data<float>()[0] == 9);
+}
+
+// An int32 (or float) Const of `values` with `shape` on `device`.
+template <typename T>
+void AddConst(GraphDef* g, const std::string& name, std::vector<T> values,
+              std::vector<int64_t> shape, const std::string& device) {
+  NodeDef* n = g->add_node();
+  n->set_name(name);
+  n->set_op("Const");
+  n->set_device(device);
+  const Tensor t =
+      Tensor::FromVector<T>(values, *TensorShape::Build(shape));
+  (*n->mutable_attr())["dtype"].set_type(t.dtype());
+  t.AsProtoTensorContent((*n->mutable_attr())["value"].mutable_tensor());
+}
+
+std::vector<float> Floats(const Tensor& t) {
+  return std::vector<float>(t.span<float>().begin(), t.span<float>().end());
+}
+
+std::vector<int32_t> Ints(const Tensor& t) {
+  return std::vector<int32_t>(t.span<int32_t>().begin(),
+                              t.span<int32_t>().end());
+}
+
+TEST_CASE("device memory: a device's shape arithmetic runs on the host in "
+          "int32 while its float data stays in device memory") {
+  auto session = NewSessionWithFakeGpu();
+  REQUIRE_OK(session);
+  const std::string gpu = "/job:localhost/replica:0/task:0/device:GPU:0";
+  GraphDef g;
+  AddNode(&g, "x", "Placeholder", {}, "");
+  AddNode(&g, "sq", "DeviceSquare", {"x"}, gpu);
+  // Shape of a device tensor: int32, in host memory, no copy of the data.
+  AddNode(&g, "shape", "Shape", {"sq"}, gpu);
+  (*g.mutable_node(g.node_size() - 1)->mutable_attr())["out_type"].set_type(
+      DT_INT32);
+  // int32 arithmetic on the host, with an int32 Const of the device.
+  AddConst<int32_t>(&g, "two", {2}, {}, gpu);
+  AddNode(&g, "twice", "Mul", {"shape", "two"}, gpu);
+  (*g.mutable_node(g.node_size() - 1)->mutable_attr())["T"].set_type(
+      DT_INT32);
+  // Reshape forwards the device buffer; its shape is read on the host.
+  AddConst<int32_t>(&g, "new_shape", {3, 2}, {2}, gpu);
+  AddNode(&g, "reshaped", "Reshape", {"sq", "new_shape"}, gpu);
+  (*g.mutable_node(g.node_size() - 1)->mutable_attr())["Tshape"].set_type(
+      DT_INT32);
+  AddNode(&g, "sq2", "DeviceSquare", {"reshaped"}, gpu);
+  // A float Const of the device is in its memory (DeviceSquare checks).
+  AddConst<float>(&g, "c", {0.5f, 4}, {2}, gpu);
+  AddNode(&g, "c2", "DeviceSquare", {"c"}, gpu);
+  REQUIRE_OK((*session)->Extend(g));
+  std::vector<Tensor> out;
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6},
+                                             TensorShape({2, 3}));
+  // The first step builds the kernels (the float Const's copy into the
+  // device is made then, once); the second shows a step's copies.
+  REQUIRE_OK((*session)->Run({{"x", x}}, {"sq2", "shape", "twice", "c2"}, {},
+                             &out));
+  copies_in = copies_out = 0;
+  REQUIRE_OK((*session)->Run({{"x", x}}, {"sq2", "shape", "twice", "c2"}, {},
+                             &out));
+  CHECK(out[0].shape() == TensorShape({3, 2}));
+  CHECK(Floats(out[0]) == std::vector<float>{1, 16, 81, 256, 625, 1296});
+  CHECK(Ints(out[1]) == std::vector<int32_t>{2, 3});
+  CHECK(Ints(out[2]) == std::vector<int32_t>{4, 6});
+  CHECK(Floats(out[3]) == std::vector<float>{0.25f, 16});
+  // In: x. Out: sq2 and c2 (the int32 results are host tensors already).
+  CHECK(copies_in == 1);
+  CHECK(copies_out == 2);
+}
+
+TEST_CASE("device memory: an input in the other memory than its kernel "
+          "reads it from is copied before the kernel runs") {
+  auto session = NewSessionWithFakeGpu();
+  REQUIRE_OK(session);
+  const std::string gpu = "/job:localhost/replica:0/task:0/device:GPU:0";
+  GraphDef g;
+  AddNode(&g, "x", "Placeholder", {}, "");
+  AddNode(&g, "sq", "DeviceSquare", {"x"}, gpu);
+  // Device tensor into a host-memory input; host output into a device
+  // kernel.
+  AddNode(&g, "sum", "HostSum", {"sq"}, gpu);
+  AddNode(&g, "sum_sq", "DeviceSquare", {"sum"}, gpu);
+  REQUIRE_OK((*session)->Extend(g));
+  copies_in = copies_out = 0;
+  std::vector<Tensor> out;
+  REQUIRE_OK((*session)->Run({{"x", Tensor::FromVector<float>({1, 2})}},
+                             {"sum", "sum_sq"}, {}, &out));
+  CHECK(out[0].scalar<float>() == 5);
+  CHECK(out[1].scalar<float>() == 25);
+  // In: x, then sum for sum_sq. Out: sq for sum, then sum_sq's fetch (sum
+  // is fetched from host memory without a copy: _Send takes either).
+  CHECK(copies_in == 2);
+  CHECK(copies_out == 2);
 }
 
 }  // namespace
