@@ -1,6 +1,6 @@
-// Conv2D on a GPU through cuDNN (float32, float16, bfloat16; NHWC and
-// NCHW; strides, dilations, groups, SAME/VALID/EXPLICIT padding),
-// enqueued on the device's compute stream. TensorFlow's HWIO filter is
+// Conv2D and its two gradients on a GPU through cuDNN (float32, float16,
+// bfloat16; NHWC and NCHW; strides, dilations, groups, SAME/VALID/EXPLICIT
+// padding), enqueued on the device's compute stream. TensorFlow's HWIO filter is
 // transposed to cuDNN's KRSC (NHWC) or KCRS (NCHW) first, and padding that
 // is not the same on both sides (SAME with an even window, say) is applied
 // to a padded copy of the input, since cuDNN pads symmetrically.
@@ -89,30 +89,144 @@ cudnnDataType_t DnnType(DataType dtype) {
   }
 }
 
-class GpuConv2DOp : public OpKernel {
+enum class ConvPass { kForward, kBackwardData, kBackwardFilter };
+
+// cuDNN's algorithm-performance record for each pass.
+template <ConvPass kPass>
+struct PassTraits;
+template <>
+struct PassTraits<ConvPass::kForward> {
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  static constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+};
+template <>
+struct PassTraits<ConvPass::kBackwardData> {
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  static constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+};
+template <>
+struct PassTraits<ConvPass::kBackwardFilter> {
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  static constexpr int kCount = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+};
+
+// The descriptors of one convolution: x (the input, or its padded copy),
+// y (the output or its gradient), w (the filter in cuDNN's layout).
+struct DnnProblem {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+};
+
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on cuDNN.
+// TensorFlow's HWIO filter is cuDNN's KRSC (NHWC) or KCRS (NCHW) after a
+// transpose; padding that differs between the two sides is applied to a
+// padded copy of the input (forward, filter gradient) or taken off a
+// padded input gradient (data gradient), since cuDNN pads both sides
+// alike.
+template <ConvPass kPass>
+class GpuConvOp : public OpKernel {
  public:
-  explicit GpuConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit GpuConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(conv_internal::ReadConvAttrs(*ctx, &attrs_));
   }
 
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<GpuDevice*> device = GpuDeviceOf(*ctx);
     DFX_OP_REQUIRES_OK(ctx, device.status());
-    const Tensor& input = ctx->input(0);
-    const Tensor& filter = ctx->input(1);
+    // The activation's shape, the filter's, and the output's (forward) or
+    // the gradient's (backward).
+    TensorShape input_shape, filter_shape;
+    if (kPass == ConvPass::kForward) {
+      input_shape = ctx->input(0).shape();
+      filter_shape = ctx->input(1).shape();
+    } else if (kPass == ConvPass::kBackwardData) {
+      DFX_OP_REQUIRES_OK(ctx, SizesShape(ctx->input(0), "input_sizes",
+                                         &ctx->input(2), &ctx->input(1),
+                                         &input_shape));
+      filter_shape = ctx->input(1).shape();
+    } else {
+      input_shape = ctx->input(0).shape();
+      DFX_OP_REQUIRES_OK(ctx, SizesShape(ctx->input(1), "filter_sizes",
+                                         nullptr, nullptr, &filter_shape));
+    }
     ConvGeom g;
-    DFX_OP_REQUIRES_OK(ctx, Geometry(input.shape(), filter.shape(), &g));
+    DFX_OP_REQUIRES_OK(ctx, Geometry(input_shape, filter_shape, &g));
     const bool nchw = attrs_.nchw;
     const TensorShape out_shape =
         nchw ? TensorShape({g.batch, g.out_depth, g.out_rows, g.out_cols})
              : TensorShape({g.batch, g.out_rows, g.out_cols, g.out_depth});
-    Tensor* output = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
-    if (output->NumElements() == 0) return;
-    DFX_OP_REQUIRES_OK(ctx, Run(ctx, *device, input, filter, g, output));
+    if (kPass != ConvPass::kForward) {
+      const Tensor& dy = ctx->input(2);
+      DFX_OP_REQUIRES(
+          ctx, dy.shape() == out_shape,
+          absl::InvalidArgumentError(absl::StrCat(
+              type_string(), ": out_backprop has shape ",
+              dy.shape().DebugString(), ", but the input ",
+              input_shape.DebugString(), " and the filter ",
+              filter_shape.DebugString(), " give an output of shape ",
+              out_shape.DebugString())));
+    }
+    const TensorShape& result_shape =
+        kPass == ConvPass::kForward        ? out_shape
+        : kPass == ConvPass::kBackwardData ? input_shape
+                                           : filter_shape;
+    Tensor* result = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, result_shape, &result));
+    if (result->NumElements() == 0) return;
+    GpuLaunch launch(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, launch.status());
+    if (out_shape.num_elements() == 0 || g.in_depth == 0) {
+      // An empty sum: zeros (a gradient with nothing flowing into it).
+      DFX_OP_REQUIRES_OK(
+          ctx, CudaStatus(cudaMemsetAsync(result->raw_data(), 0,
+                                          result->TotalBytes(),
+                                          launch.stream()),
+                          "zeroing the convolution's result"));
+      return;
+    }
+    DFX_OP_REQUIRES_OK(ctx, Run(ctx, *device, launch.stream(), g, result));
   }
 
  private:
+  // A shape given as a host int32/int64 vector (input_sizes,
+  // filter_sizes). Conv2DBackpropInput also takes [rows, cols], the batch
+  // from out_backprop and the depth from the filter.
+  absl::Status SizesShape(const Tensor& sizes, const char* what,
+                          const Tensor* out_backprop, const Tensor* filter,
+                          TensorShape* shape) const {
+    if (sizes.dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          type_string(), ": ", what, " input must be 1-dim, not ",
+          sizes.dims()));
+    }
+    std::vector<int64_t> dims;
+    for (int64_t i = 0; i < sizes.NumElements(); ++i) {
+      dims.push_back(sizes.dtype() == DT_INT32
+                         ? int64_t{sizes.data<int32_t>()[i]}
+                         : sizes.data<int64_t>()[i]);
+    }
+    if (out_backprop != nullptr && dims.size() == 2 &&
+        out_backprop->dims() == 4 && filter->dims() == 4) {
+      const int64_t rows = dims[0], cols = dims[1];
+      dims = attrs_.nchw ? std::vector<int64_t>{out_backprop->dim_size(0),
+                                                filter->dim_size(2), rows,
+                                                cols}
+                         : std::vector<int64_t>{out_backprop->dim_size(0),
+                                                rows, cols,
+                                                filter->dim_size(2)};
+    }
+    if (dims.size() != 4) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          type_string(), " requires ", what, " to contain 4 values",
+          out_backprop != nullptr ? " or 2 values" : "", ", but got: ",
+          dims.size()));
+    }
+    DFX_ASSIGN_OR_RETURN(*shape, TensorShape::Build(dims));
+    return absl::OkStatus();
+  }
+
   // The convolution's geometry, TensorFlow's checks and messages.
   absl::Status Geometry(const TensorShape& input, const TensorShape& filter,
                         ConvGeom* g) const {
@@ -126,152 +240,238 @@ class GpuConv2DOp : public OpKernel {
     return conv_internal::ComputeConvOutput(attrs_, g);
   }
 
+  // The descriptors for `g` with an input of rows x cols and symmetric
+  // padding pad_rows, pad_cols.
+  absl::Status Describe(const ConvGeom& g, DataType dtype, int64_t rows,
+                        int64_t cols, int64_t pad_rows, int64_t pad_cols,
+                        int64_t filter_in_depth, DnnProblem* p) const {
+    for (const absl::Status* s : {&p->x.status(), &p->y.status(),
+                                  &p->w.status(), &p->conv.status()}) {
+      DFX_RETURN_IF_ERROR(*s);
+    }
+    const cudnnTensorFormat_t format =
+        attrs_.nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+    const cudnnDataType_t type = DnnType(dtype);
+    auto i32 = [](int64_t v) { return static_cast<int>(v); };
+    DFX_RETURN_IF_ERROR(DnnStatus(
+        cudnnSetTensor4dDescriptor(p->x.get(), format, type, i32(g.batch),
+                                   i32(g.in_depth), i32(rows), i32(cols)),
+        "the input's descriptor"));
+    DFX_RETURN_IF_ERROR(DnnStatus(
+        cudnnSetTensor4dDescriptor(p->y.get(), format, type, i32(g.batch),
+                                   i32(g.out_depth), i32(g.out_rows),
+                                   i32(g.out_cols)),
+        "the output's descriptor"));
+    DFX_RETURN_IF_ERROR(DnnStatus(
+        cudnnSetFilter4dDescriptor(p->w.get(), type, format, i32(g.out_depth),
+                                   i32(filter_in_depth), i32(g.filter_rows),
+                                   i32(g.filter_cols)),
+        "the filter's descriptor"));
+    DFX_RETURN_IF_ERROR(DnnStatus(
+        cudnnSetConvolution2dDescriptor(
+            p->conv.get(), i32(pad_rows), i32(pad_cols), i32(g.stride_rows),
+            i32(g.stride_cols), i32(g.dilation_rows), i32(g.dilation_cols),
+            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "the convolution's descriptor"));
+    DFX_RETURN_IF_ERROR(DnnStatus(
+        cudnnSetConvolutionGroupCount(p->conv.get(), i32(g.groups)),
+        "the group count"));
+    // float32: FP32 math unless TF32 is on; 16-bit types: tensor cores.
+    p->math = dtype != DT_FLOAT ? CUDNN_TENSOR_OP_MATH
+              : TensorFloat32ExecutionEnabled() ? CUDNN_DEFAULT_MATH
+                                                : CUDNN_FMA_MATH;
+    return DnnStatus(cudnnSetConvolutionMathType(p->conv.get(), p->math),
+                     "the math type");
+  }
+
   absl::Status Run(OpKernelContext* ctx, GpuDevice* device,
-                   const Tensor& input, const Tensor& filter,
-                   const ConvGeom& g, Tensor* output) const {
-    const DataType dtype = input.dtype();
+                   cudaStream_t stream, const ConvGeom& g,
+                   Tensor* result) const {
+    const DataType dtype = output_type(0);
     const int elem = DataTypeSize(dtype);
     const bool nchw = attrs_.nchw;
-    ScopedActivateDevice activate(device->cuda_ordinal());
-    DFX_RETURN_IF_ERROR(activate.status());
-    cudaStream_t stream = device->compute_stream()->get();
-
-    // HWIO -> KRSC (O,H,W,I) for NHWC, KCRS (O,I,H,W) for NCHW.
-    const int64_t hwio[4] = {g.filter_rows, g.filter_cols,
-                             filter.dim_size(2), g.out_depth};
+    const int64_t filter_in_depth = g.in_depth_per_group();
+    // HWIO <-> KRSC (O,H,W,I) for NHWC, KCRS (O,I,H,W) for NCHW.
+    const int64_t hwio[4] = {g.filter_rows, g.filter_cols, filter_in_depth,
+                             g.out_depth};
     const int to_krsc[4] = {3, 0, 1, 2}, to_kcrs[4] = {3, 2, 0, 1};
+    const TensorShape filter_shape(
+        {g.filter_rows, g.filter_cols, filter_in_depth, g.out_depth});
     DFX_ASSIGN_OR_RETURN(Tensor dnn_filter,
                          Tensor::Allocate(ctx->allocator(), dtype,
-                                          filter.shape()));
-    DFX_RETURN_IF_ERROR(CudaStatus(
-        LaunchPermute4(stream, filter.raw_data(), dnn_filter.raw_data(), elem,
-                       hwio, nchw ? to_kcrs : to_krsc),
-        "transposing the filter"));
+                                          filter_shape));
+    if (kPass != ConvPass::kBackwardFilter) {
+      DFX_RETURN_IF_ERROR(CudaStatus(
+          LaunchPermute4(stream, ctx->input(1).raw_data(),
+                         dnn_filter.raw_data(), elem, hwio,
+                         nchw ? to_kcrs : to_krsc),
+          "transposing the filter"));
+    }
 
-    // Unequal padding: a zero-padded copy of the input, then none.
-    const Tensor* x = &input;
-    Tensor padded;
+    // Unequal padding: cuDNN works on the padded input (or its gradient).
+    const bool uneven = g.pad_top != g.pad_bottom || g.pad_left != g.pad_right;
     int64_t rows = g.in_rows, cols = g.in_cols;
     int64_t pad_rows = g.pad_top, pad_cols = g.pad_left;
-    if (g.pad_top != g.pad_bottom || g.pad_left != g.pad_right) {
+    int64_t act_dims[4];  // the activation's dims, in its layout
+    if (nchw) {
+      act_dims[0] = g.batch;
+      act_dims[1] = g.in_depth;
+      act_dims[2] = g.in_rows;
+      act_dims[3] = g.in_cols;
+    } else {
+      act_dims[0] = g.batch;
+      act_dims[1] = g.in_rows;
+      act_dims[2] = g.in_cols;
+      act_dims[3] = g.in_depth;
+    }
+    Tensor padded;
+    if (uneven) {
       rows += g.pad_top + g.pad_bottom;
       cols += g.pad_left + g.pad_right;
+      pad_rows = pad_cols = 0;
       const TensorShape shape =
           nchw ? TensorShape({g.batch, g.in_depth, rows, cols})
                : TensorShape({g.batch, rows, cols, g.in_depth});
       DFX_ASSIGN_OR_RETURN(padded,
                            Tensor::Allocate(ctx->allocator(), dtype, shape));
-      const int64_t dims[4] = {input.dim_size(0), input.dim_size(1),
-                               input.dim_size(2), input.dim_size(3)};
-      DFX_RETURN_IF_ERROR(CudaStatus(
-          LaunchPad4(stream, input.raw_data(), padded.raw_data(), elem, dims,
-                     nchw, g.pad_top, g.pad_bottom, g.pad_left, g.pad_right),
-          "padding the input"));
-      x = &padded;
-      pad_rows = pad_cols = 0;
+      if (kPass != ConvPass::kBackwardData) {
+        DFX_RETURN_IF_ERROR(CudaStatus(
+            LaunchPad4(stream, ctx->input(0).raw_data(), padded.raw_data(),
+                       elem, act_dims, nchw, g.pad_top, g.pad_bottom,
+                       g.pad_left, g.pad_right),
+            "padding the input"));
+      }
     }
-
-    const cudnnTensorFormat_t format =
-        nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-    const cudnnDataType_t type = DnnType(dtype);
-    TensorDesc x_desc, y_desc;
-    FilterDesc w_desc;
-    ConvDesc conv_desc;
-    for (const absl::Status* s : {&x_desc.status(), &y_desc.status(),
-                                  &w_desc.status(), &conv_desc.status()}) {
-      DFX_RETURN_IF_ERROR(*s);
-    }
-    auto i32 = [](int64_t v) { return static_cast<int>(v); };
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnSetTensor4dDescriptor(x_desc.get(), format, type, i32(g.batch),
-                                   i32(g.in_depth), i32(rows), i32(cols)),
-        "the input's descriptor"));
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnSetTensor4dDescriptor(y_desc.get(), format, type, i32(g.batch),
-                                   i32(g.out_depth), i32(g.out_rows),
-                                   i32(g.out_cols)),
-        "the output's descriptor"));
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnSetFilter4dDescriptor(w_desc.get(), type, format,
-                                   i32(g.out_depth), i32(filter.dim_size(2)),
-                                   i32(g.filter_rows), i32(g.filter_cols)),
-        "the filter's descriptor"));
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnSetConvolution2dDescriptor(
-            conv_desc.get(), i32(pad_rows), i32(pad_cols), i32(g.stride_rows),
-            i32(g.stride_cols), i32(g.dilation_rows), i32(g.dilation_cols),
-            CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        "the convolution's descriptor"));
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnSetConvolutionGroupCount(conv_desc.get(), i32(g.groups)),
-        "the group count"));
-    // float32: FP32 math unless TF32 is on; 16-bit types: tensor cores.
-    const cudnnMathType_t math =
-        dtype != DT_FLOAT ? CUDNN_TENSOR_OP_MATH
-        : TensorFloat32ExecutionEnabled() ? CUDNN_DEFAULT_MATH
-                                          : CUDNN_FMA_MATH;
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnSetConvolutionMathType(conv_desc.get(), math), "the math type"));
+    DnnProblem p;
+    DFX_RETURN_IF_ERROR(Describe(g, dtype, rows, cols, pad_rows, pad_cols,
+                                 filter_in_depth, &p));
+    // The activation cuDNN reads (forward, filter gradient) or writes
+    // (data gradient).
+    void* x = uneven ? padded.raw_data()
+              : kPass == ConvPass::kBackwardData
+                  ? result->raw_data()
+                  : const_cast<void*>(ctx->input(0).raw_data());
+    void* w = dnn_filter.raw_data();
+    void* y = kPass == ConvPass::kForward
+                  ? result->raw_data()
+                  : const_cast<void*>(ctx->input(2).raw_data());
 
     DFX_ASSIGN_OR_RETURN(DnnHandle * dnn, DnnFor(*device));
-    return dnn->Run([&](cudnnHandle_t h) -> absl::Status {
+    DFX_RETURN_IF_ERROR(dnn->Run([&](cudnnHandle_t h) -> absl::Status {
       DFX_RETURN_IF_ERROR(
           DnnStatus(cudnnSetStream(h, stream), "cudnnSetStream"));
       // cuDNN's heuristics, best first (asked once per geometry, dtype and
       // math: the query costs about a millisecond): the first that runs
       // within the workspace limit.
-      DFX_ASSIGN_OR_RETURN(
-          const std::vector<cudnnConvolutionFwdAlgoPerf_t>* perf,
-          Algorithms(h, g, dtype, math, x_desc.get(), w_desc.get(),
-                     conv_desc.get(), y_desc.get()));
-      for (const cudnnConvolutionFwdAlgoPerf_t& candidate : *perf) {
-        const cudnnConvolutionFwdAlgoPerf_t* p = &candidate;
+      DFX_ASSIGN_OR_RETURN(const std::vector<Perf>* perf,
+                           Algorithms(h, g, dtype, p));
+      for (const Perf& candidate : *perf) {
         Tensor workspace;
-        if (p->memory > 0) {
+        if (candidate.memory > 0) {
           absl::StatusOr<Tensor> ws = Tensor::Allocate(
               ctx->allocator(), DT_INT8,
-              TensorShape({static_cast<int64_t>(p->memory)}));
+              TensorShape({static_cast<int64_t>(candidate.memory)}));
           if (!ws.ok()) continue;  // a leaner algorithm may fit
           workspace = *std::move(ws);
         }
         DFX_RETURN_IF_ERROR(DnnStatus(
-            cudnnSetConvolutionMathType(conv_desc.get(), p->mathType),
+            cudnnSetConvolutionMathType(p.conv.get(), candidate.mathType),
             "the algorithm's math type"));
+        void* ws = workspace.NumElements() > 0 ? workspace.raw_data()
+                                               : nullptr;
         const float one = 1, zero = 0;
-        return DnnStatus(
-            cudnnConvolutionForward(
-                h, &one, x_desc.get(), x->raw_data(), w_desc.get(),
-                dnn_filter.raw_data(), conv_desc.get(), p->algo,
-                workspace.NumElements() > 0 ? workspace.raw_data() : nullptr,
-                p->memory, &zero, y_desc.get(), output->raw_data()),
-            absl::StrCat("cudnnConvolutionForward (algorithm ",
-                         static_cast<int>(p->algo), ")"));
+        const std::string what = absl::StrCat(
+            type_string(), " on cuDNN (algorithm ",
+            static_cast<int>(candidate.algo), ")");
+        if constexpr (kPass == ConvPass::kForward) {
+          return DnnStatus(
+              cudnnConvolutionForward(h, &one, p.x.get(), x, p.w.get(), w,
+                                      p.conv.get(), candidate.algo, ws,
+                                      candidate.memory, &zero, p.y.get(), y),
+              what);
+        } else if constexpr (kPass == ConvPass::kBackwardData) {
+          return DnnStatus(
+              cudnnConvolutionBackwardData(
+                  h, &one, p.w.get(), w, p.y.get(), y, p.conv.get(),
+                  candidate.algo, ws, candidate.memory, &zero, p.x.get(), x),
+              what);
+        } else {
+          return DnnStatus(
+              cudnnConvolutionBackwardFilter(
+                  h, &one, p.x.get(), x, p.y.get(), y, p.conv.get(),
+                  candidate.algo, ws, candidate.memory, &zero, p.w.get(), w),
+              what);
+        }
       }
       return absl::UnimplementedError(absl::StrCat(
-          "cuDNN has no algorithm for this convolution within ",
-          kMaxWorkspace >> 20, " MiB of workspace: input ",
-          ctx->input(0).shape().DebugString(), ", filter ",
-          ctx->input(1).shape().DebugString()));
-    });
+          "cuDNN has no algorithm for this ", type_string(), " within ",
+          kMaxWorkspace >> 20, " MiB of workspace"));
+    }));
+
+    if (kPass == ConvPass::kBackwardData && uneven) {
+      // The gradient of the real input: the padded gradient's interior.
+      const int64_t row_off = g.pad_top, col_off = g.pad_left;
+      int64_t strides[4];  // the padded tensor's strides, in act_dims order
+      const int64_t pd[4] = {
+          g.batch, nchw ? g.in_depth : rows, nchw ? rows : cols,
+          nchw ? cols : g.in_depth};
+      strides[3] = 1;
+      for (int k = 2; k >= 0; --k) strides[k] = strides[k + 1] * pd[k + 1];
+      const int64_t offset =
+          nchw ? row_off * strides[2] + col_off * strides[3]
+               : row_off * strides[1] + col_off * strides[2];
+      DFX_RETURN_IF_ERROR(CudaStatus(
+          LaunchStridedCopy(stream,
+                            static_cast<const char*>(padded.raw_data()) +
+                                offset * elem,
+                            result->raw_data(), elem, 4, act_dims, strides),
+          "cropping the input gradient"));
+    }
+    if (kPass == ConvPass::kBackwardFilter) {
+      // KRSC [O,H,W,I] or KCRS [O,I,H,W] back to HWIO.
+      const int64_t krsc[4] = {g.out_depth, g.filter_rows, g.filter_cols,
+                               filter_in_depth};
+      const int64_t kcrs[4] = {g.out_depth, filter_in_depth, g.filter_rows,
+                               g.filter_cols};
+      const int from_krsc[4] = {1, 2, 3, 0}, from_kcrs[4] = {2, 3, 1, 0};
+      DFX_RETURN_IF_ERROR(CudaStatus(
+          LaunchPermute4(stream, dnn_filter.raw_data(), result->raw_data(),
+                         elem, nchw ? kcrs : krsc,
+                         nchw ? from_kcrs : from_krsc),
+          "transposing the filter gradient"));
+    }
+    return absl::OkStatus();
   }
+
+  using Perf = typename PassTraits<kPass>::Perf;
 
   // cuDNN's usable algorithms for a convolution, best first, from its
   // heuristics the first time and from the cache after.
-  absl::StatusOr<const std::vector<cudnnConvolutionFwdAlgoPerf_t>*> Algorithms(
-      cudnnHandle_t h, const ConvGeom& g, DataType dtype, cudnnMathType_t math,
-      cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
-      cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y) const {
-    const AlgoKey key{g, dtype, math};
+  absl::StatusOr<const std::vector<Perf>*> Algorithms(
+      cudnnHandle_t h, const ConvGeom& g, DataType dtype,
+      const DnnProblem& p) const {
+    const AlgoKey key{g, dtype, p.math};
     absl::MutexLock lock(&mu_);
     auto it = algorithms_.find(key);
     if (it != algorithms_.end()) return &it->second;
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    Perf perf[PassTraits<kPass>::kCount];
     int found = 0;
-    DFX_RETURN_IF_ERROR(DnnStatus(
-        cudnnGetConvolutionForwardAlgorithm_v7(
-            h, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
-        "choosing an algorithm"));
-    std::vector<cudnnConvolutionFwdAlgoPerf_t> usable;
+    cudnnStatus_t s;
+    if constexpr (kPass == ConvPass::kForward) {
+      s = cudnnGetConvolutionForwardAlgorithm_v7(
+          h, p.x.get(), p.w.get(), p.conv.get(), p.y.get(),
+          PassTraits<kPass>::kCount, &found, perf);
+    } else if constexpr (kPass == ConvPass::kBackwardData) {
+      s = cudnnGetConvolutionBackwardDataAlgorithm_v7(
+          h, p.w.get(), p.y.get(), p.conv.get(), p.x.get(),
+          PassTraits<kPass>::kCount, &found, perf);
+    } else {
+      s = cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          h, p.x.get(), p.y.get(), p.conv.get(), p.w.get(),
+          PassTraits<kPass>::kCount, &found, perf);
+    }
+    DFX_RETURN_IF_ERROR(DnnStatus(s, "choosing an algorithm"));
+    std::vector<Perf> usable;
     for (int i = 0; i < found; ++i) {
       if (perf[i].status == CUDNN_STATUS_SUCCESS &&
           perf[i].memory <= kMaxWorkspace) {
@@ -298,16 +498,27 @@ class GpuConv2DOp : public OpKernel {
 
   ConvAttrs attrs_;
   mutable absl::Mutex mu_;
-  mutable absl::node_hash_map<AlgoKey, std::vector<cudnnConvolutionFwdAlgoPerf_t>>
-      algorithms_ ABSL_GUARDED_BY(mu_);
+  mutable absl::node_hash_map<AlgoKey, std::vector<Perf>> algorithms_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
 
 void RegisterGpuConvKernels(KernelRegistry* registry) {
-  RegisterKernel<GpuConv2DOp>(
+  const DataTypeVector types = {DT_FLOAT, DT_HALF, DT_BFLOAT16};
+  RegisterKernel<GpuConvOp<ConvPass::kForward>>(
       registry, KernelDefBuilder("Conv2D").Device("GPU").TypeConstraint(
-                    "T", {DT_FLOAT, DT_HALF, DT_BFLOAT16}));
+                    "T", types));
+  RegisterKernel<GpuConvOp<ConvPass::kBackwardData>>(
+      registry, KernelDefBuilder("Conv2DBackpropInput")
+                    .Device("GPU")
+                    .TypeConstraint("T", types)
+                    .HostMemory("input_sizes"));
+  RegisterKernel<GpuConvOp<ConvPass::kBackwardFilter>>(
+      registry, KernelDefBuilder("Conv2DBackpropFilter")
+                    .Device("GPU")
+                    .TypeConstraint("T", types)
+                    .HostMemory("filter_sizes"));
 }
 
 }  // namespace dfx::gpu

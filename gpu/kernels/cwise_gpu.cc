@@ -189,6 +189,42 @@ class BiasAddGradGpuOp : public OpKernel {
   bool nchw_ = false;
 };
 
+// AddN: the inputs (one shape) added pairwise into the output, in order.
+class AddNGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<GpuDevice*> device = GpuDeviceOf(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, device.status());
+    const Tensor& first = ctx->input(0);
+    for (int i = 1; i < ctx->num_inputs(); ++i) {
+      DFX_OP_REQUIRES(ctx, ctx->input(i).shape() == first.shape(),
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Inputs to operation AddN must have the same size "
+                          "and shape.  Input 0: ",
+                          first.shape().DebugString(), " != input ", i, ": ",
+                          ctx->input(i).shape().DebugString())));
+    }
+    if (ctx->num_inputs() == 1) {
+      ctx->set_output(0, first);
+      return;
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, first.shape(), &out));
+    absl::StatusOr<Broadcast> same =
+        Broadcast::Make(first.shape(), first.shape());
+    DFX_OP_REQUIRES_OK(ctx, same.status());
+    // out = in0 + in1, then out += in_i (elements are read before they are
+    // written, one thread each).
+    for (int i = 1; i < ctx->num_inputs(); ++i) {
+      DFX_OP_REQUIRES_OK(
+          ctx, RunBinary(*device, BinaryOp::kAdd, *same,
+                         i == 1 ? first : *out, ctx->input(i), out));
+    }
+  }
+};
+
 // Identity and its kin hand their input on: the tensor stays where it is.
 class ForwardGpuOp : public OpKernel {
  public:
@@ -240,18 +276,17 @@ void RegisterGpuCwiseKernels(KernelRegistry* registry) {
     RegisterKernel<BiasAddGpuOp>(
         registry, KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes));
   }
+  RegisterKernel<AddNGpuOp>(
+      registry, KernelDefBuilder("AddN").Device("GPU").TypeConstraint("T", kTypes));
   RegisterKernel<BiasAddGradGpuOp>(
       registry,
       KernelDefBuilder("BiasAddGrad").Device("GPU").TypeConstraint("T", kTypes));
-  // int32 stays off GPUs, as in TensorFlow (its tensors are shapes and
-  // indices, which host kernels read).
-  // Not Snapshot: it must copy, so that a later in-place update of its
-  // input cannot show through.
+  // Every dtype: the tensor stays in whichever memory it is in (int32,
+  // the shapes and indices, in host memory). Not Snapshot: it must copy,
+  // so that a later in-place update of its input cannot show through.
   for (const char* name : {"Identity", "StopGradient", "PreventGradient"}) {
-    RegisterKernel<ForwardGpuOp>(
-        registry, KernelDefBuilder(name).Device("GPU").TypeConstraint(
-                      "T", {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
-                            DT_INT64, DT_BOOL}));
+    RegisterKernel<ForwardGpuOp>(registry,
+                                 KernelDefBuilder(name).Device("GPU"));
   }
 }
 

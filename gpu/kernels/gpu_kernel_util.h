@@ -12,6 +12,7 @@
 #define DFX_GPU_KERNELS_GPU_KERNEL_UTIL_H_
 
 #include <memory>
+#include <optional>
 
 #include "absl/base/const_init.h"
 #include "absl/container/flat_hash_map.h"
@@ -36,6 +37,33 @@ inline absl::StatusOr<GpuDevice*> GpuDeviceOf(const OpKernelContext& ctx) {
   }
   return device;
 }
+
+// What a kernel holds while it enqueues: its GPU, made current, and the
+// GPU's compute stream. status() is the first error (not a GPU, or
+// cudaSetDevice failed).
+class GpuLaunch {
+ public:
+  explicit GpuLaunch(const OpKernelContext& ctx) {
+    absl::StatusOr<GpuDevice*> device = GpuDeviceOf(ctx);
+    if (!device.ok()) {
+      status_ = device.status();
+      return;
+    }
+    device_ = *device;
+    stream_ = device_->compute_stream()->get();
+    activate_.emplace(device_->cuda_ordinal());
+    status_ = activate_->status();
+  }
+  const absl::Status& status() const { return status_; }
+  GpuDevice* device() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  absl::Status status_;
+  GpuDevice* device_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  std::optional<ScopedActivateDevice> activate_;
+};
 
 // One library handle of type H (cublasHandle_t, cudnnHandle_t) per GPU,
 // made at first use with the GPU current and kept for the process (as the

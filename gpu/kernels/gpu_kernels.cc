@@ -2,15 +2,26 @@
 
 namespace dfx::gpu {
 
-// gpu/kernels/matmul_gpu.cc, gpu/kernels/cwise_gpu.cc,
-// gpu/kernels/conv_gpu.cc (built when CMake finds cuDNN: DFX_HAVE_CUDNN).
+// gpu/kernels/matmul_gpu.cc, cwise_gpu.cc, reduce_gpu.cc, nn_gpu.cc,
+// array_gpu.cc, pool_gpu.cc, batch_norm_gpu.cc, conv_gpu.cc (built when CMake finds cuDNN:
+// DFX_HAVE_CUDNN).
 void RegisterGpuMatMulKernels(KernelRegistry* registry);
 void RegisterGpuCwiseKernels(KernelRegistry* registry);
+void RegisterGpuReduceKernels(KernelRegistry* registry);
+void RegisterGpuNnKernels(KernelRegistry* registry);
+void RegisterGpuArrayKernels(KernelRegistry* registry);
+void RegisterGpuPoolKernels(KernelRegistry* registry);
+void RegisterGpuBatchNormKernels(KernelRegistry* registry);
 void RegisterGpuConvKernels(KernelRegistry* registry);
 
 void RegisterGpuKernels(KernelRegistry* registry) {
   RegisterGpuMatMulKernels(registry);
   RegisterGpuCwiseKernels(registry);
+  RegisterGpuReduceKernels(registry);
+  RegisterGpuNnKernels(registry);
+  RegisterGpuArrayKernels(registry);
+  RegisterGpuPoolKernels(registry);
+  RegisterGpuBatchNormKernels(registry);
 #if DFX_HAVE_CUDNN
   RegisterGpuConvKernels(registry);
 #endif

@@ -9,17 +9,22 @@ struct Dims4 {
   int64_t d[4];
 };
 
+struct PermuteDims {
+  int rank;
+  int64_t out_dims[kMaxPermuteDims];
+  // The input's stride of each output dim.
+  int64_t in_strides[kMaxPermuteDims];
+};
+
 template <typename E>
-__global__ void PermuteKernel(const E* in, E* out, Dims4 in_dims,
-                              Dims4 out_dims, Dims4 in_strides_for_out) {
-  const int64_t n = out_dims.d[0] * out_dims.d[1] * out_dims.d[2] * out_dims.d[3];
+__global__ void PermuteKernel(const E* in, E* out, PermuteDims p, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
     int64_t rest = i, src = 0;
-    for (int k = 3; k >= 0; --k) {
-      const int64_t idx = rest % out_dims.d[k];
-      rest /= out_dims.d[k];
-      src += idx * in_strides_for_out.d[k];
+    for (int k = p.rank - 1; k >= 0; --k) {
+      const int64_t idx = rest % p.out_dims[k];
+      rest /= p.out_dims[k];
+      src += idx * p.in_strides[k];
     }
     out[i] = in[src];
   }
@@ -47,21 +52,13 @@ __global__ void PadKernel(const E* in, E* out, Dims4 in_dims, Dims4 out_dims,
 }
 
 template <typename E>
-cudaError_t Permute(cudaStream_t stream, const void* in, void* out,
-                    const int64_t in_dims[4], const int perm[4]) {
-  Dims4 in_d, out_d, strides;
-  int64_t in_strides[4];
-  in_strides[3] = 1;
-  for (int k = 2; k >= 0; --k) in_strides[k] = in_strides[k + 1] * in_dims[k + 1];
-  for (int k = 0; k < 4; ++k) {
-    in_d.d[k] = in_dims[k];
-    out_d.d[k] = in_dims[perm[k]];
-    strides.d[k] = in_strides[perm[k]];
-  }
-  const int64_t n = in_dims[0] * in_dims[1] * in_dims[2] * in_dims[3];
+cudaError_t StridedCopy(cudaStream_t stream, const void* in, void* out,
+                        const PermuteDims& p) {
+  int64_t n = 1;
+  for (int k = 0; k < p.rank; ++k) n *= p.out_dims[k];
   if (n <= 0) return cudaSuccess;
   PermuteKernel<E><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
-      static_cast<const E*>(in), static_cast<E*>(out), in_d, out_d, strides);
+      static_cast<const E*>(in), static_cast<E*>(out), p, n);
   return cudaGetLastError();
 }
 
@@ -84,15 +81,49 @@ cudaError_t Pad(cudaStream_t stream, const void* in, void* out,
 
 }  // namespace
 
+cudaError_t LaunchStridedCopy(cudaStream_t stream, const void* in, void* out,
+                              int element_size, int rank,
+                              const int64_t* out_dims,
+                              const int64_t* in_strides) {
+  if (rank < 0 || rank > kMaxPermuteDims) return cudaErrorInvalidValue;
+  PermuteDims p;
+  p.rank = rank;
+  for (int k = 0; k < rank; ++k) {
+    p.out_dims[k] = out_dims[k];
+    p.in_strides[k] = in_strides[k];
+  }
+  switch (element_size) {
+    case 1: return StridedCopy<unsigned char>(stream, in, out, p);
+    case 2: return StridedCopy<unsigned short>(stream, in, out, p);
+    case 4: return StridedCopy<unsigned int>(stream, in, out, p);
+    case 8: return StridedCopy<unsigned long long>(stream, in, out, p);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t LaunchPermute(cudaStream_t stream, const void* in, void* out,
+                          int element_size, int rank, const int64_t* in_dims,
+                          const int* perm) {
+  if (rank < 1 || rank > kMaxPermuteDims) return cudaErrorInvalidValue;
+  int64_t in_strides[kMaxPermuteDims];
+  int64_t out_dims[kMaxPermuteDims], strides[kMaxPermuteDims];
+  int64_t n = 1;
+  for (int k = rank - 1; k >= 0; --k) {
+    in_strides[k] = n;
+    n *= in_dims[k];
+  }
+  for (int k = 0; k < rank; ++k) {
+    out_dims[k] = in_dims[perm[k]];
+    strides[k] = in_strides[perm[k]];
+  }
+  return LaunchStridedCopy(stream, in, out, element_size, rank, out_dims,
+                           strides);
+}
+
 cudaError_t LaunchPermute4(cudaStream_t stream, const void* in, void* out,
                            int element_size, const int64_t in_dims[4],
                            const int perm[4]) {
-  switch (element_size) {
-    case 2: return Permute<unsigned short>(stream, in, out, in_dims, perm);
-    case 4: return Permute<unsigned int>(stream, in, out, in_dims, perm);
-    case 8: return Permute<unsigned long long>(stream, in, out, in_dims, perm);
-    default: return cudaErrorInvalidValue;
-  }
+  return LaunchPermute(stream, in, out, element_size, 4, in_dims, perm);
 }
 
 cudaError_t LaunchPad4(cudaStream_t stream, const void* in, void* out,

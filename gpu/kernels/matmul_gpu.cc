@@ -15,6 +15,7 @@
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "graph/types.h"
+#include "kernels/linalg/batch_matmul_shape.h"
 #include "kernels/nn/matmul_shape.h"
 
 namespace dfx::gpu {
@@ -149,6 +150,149 @@ class GpuMatMulOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
+// BatchMatMul, V2 and V3 (one dtype): one strided batched GEMM when each
+// operand's batch is the output's or a single matrix (stride 0), else one
+// GEMM per output matrix, each operand's matrix found by broadcasting.
+class GpuBatchMatMulOp : public OpKernel {
+ public:
+  GpuBatchMatMulOp(OpKernelConstruction* ctx, linalg::Version version)
+      : OpKernel(ctx), version_(version) {
+    ctx->SetStatus(ctx->GetAttr("adj_x", &adj_x_));
+    ctx->SetStatus(ctx->GetAttr("adj_y", &adj_y_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    linalg::BatchMatMulShapes s;
+    DFX_OP_REQUIRES_OK(ctx, linalg::ComputeBatchMatMulShapes(
+                                x, y, adj_x_, adj_y_, version_, &s));
+    const int64_t x_cols = x.dim_size(x.dims() - 1);
+    const int64_t y_cols = y.dim_size(y.dims() - 1);
+    for (int64_t dim : {s.m, s.n, s.k, x_cols, y_cols}) {
+      DFX_OP_REQUIRES(
+          ctx, dim <= INT_MAX,
+          absl::UnimplementedError(absl::StrCat(
+              "BatchMatMul on a GPU takes dimensions up to ", INT_MAX,
+              "; In[0]: ", x.shape().DebugString(), ", In[1]: ",
+              y.shape().DebugString())));
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, s.out_shape, &out));
+    if (out->NumElements() == 0) return;
+    GpuLaunch launch(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, launch.status());
+    if (s.k == 0) {
+      DFX_OP_REQUIRES_OK(
+          ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0,
+                                          out->TotalBytes(), launch.stream()),
+                          "zeroing BatchMatMul's output"));
+      return;
+    }
+    int64_t batch = 1, x_total = 1, y_total = 1;
+    for (size_t i = 0; i < s.out_batch.size(); ++i) {
+      batch *= s.out_batch[i];
+      x_total *= s.x_batch[i];
+      y_total *= s.y_batch[i];
+    }
+    const int64_t x_stride = x.dim_size(x.dims() - 2) * x_cols;
+    const int64_t y_stride = y.dim_size(y.dims() - 2) * y_cols;
+    Problem p;
+    p.m = static_cast<int>(s.m);
+    p.n = static_cast<int>(s.n);
+    p.k = static_cast<int>(s.k);
+    p.lda = static_cast<int>(x_cols);
+    p.ldb = static_cast<int>(y_cols);
+    p.esize = DataTypeSize(x.dtype());
+    absl::StatusOr<BlasHandle*> blas = BlasFor(*launch.device());
+    DFX_OP_REQUIRES_OK(ctx, blas.status());
+    DFX_OP_REQUIRES_OK(ctx, (*blas)->Run([&](cublasHandle_t h) {
+      DFX_RETURN_IF_ERROR(BlasStatus(cublasSetStream(h, launch.stream()),
+                                     "cublasSetStream"));
+      if ((x_total == batch || x_total == 1) &&
+          (y_total == batch || y_total == 1) && batch <= INT_MAX) {
+        p.stride_a = x_total == 1 ? 0 : x_stride;
+        p.stride_b = y_total == 1 ? 0 : y_stride;
+        return Gemm(h, x, y, x.raw_data(), y.raw_data(), out->raw_data(),
+                    static_cast<int>(batch), p);
+      }
+      // Broadcast batch dims on both sides: each output matrix's operands.
+      for (int64_t b = 0; b < batch; ++b) {
+        int64_t rest = b, xi = 0, yi = 0, x_mul = 1, y_mul = 1;
+        for (int d = static_cast<int>(s.out_batch.size()) - 1; d >= 0; --d) {
+          const int64_t idx = rest % s.out_batch[d];
+          rest /= s.out_batch[d];
+          xi += (s.x_batch[d] == 1 ? 0 : idx) * x_mul;
+          yi += (s.y_batch[d] == 1 ? 0 : idx) * y_mul;
+          x_mul *= s.x_batch[d];
+          y_mul *= s.y_batch[d];
+        }
+        DFX_RETURN_IF_ERROR(Gemm(
+            h, x, y,
+            static_cast<const char*>(x.raw_data()) + xi * x_stride * p.esize,
+            static_cast<const char*>(y.raw_data()) + yi * y_stride * p.esize,
+            static_cast<char*>(out->raw_data()) + b * s.m * s.n * p.esize, 1,
+            p));
+      }
+      return absl::OkStatus();
+    }));
+  }
+
+ private:
+  struct Problem {
+    int m = 0, n = 0, k = 0, lda = 0, ldb = 0;
+    int64_t stride_a = 0, stride_b = 0;
+    size_t esize = 0;
+  };
+
+  // `count` products C_i = op(A_i)·op(B_i), row-major, as column-major
+  // C_iᵀ = op(B_i)ᵀ·op(A_i)ᵀ (B first, as MatMul).
+  absl::Status Gemm(cublasHandle_t h, const Tensor& x, const Tensor& y,
+                    const void* a, const void* b, void* c, int count,
+                    const Problem& p) const {
+    const cublasOperation_t op_a = adj_x_ ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_b = adj_y_ ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int64_t stride_c = int64_t{p.m} * p.n;
+    const std::string what = absl::StrCat(
+        "cuBLAS batched GEMM of ", DataTypeString(x.dtype()), " ",
+        x.shape().DebugString(), " x ", y.shape().DebugString());
+    cudaDataType_t type = CUDA_R_32F;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+    const float one_f = 1, zero_f = 0;
+    const double one_d = 1, zero_d = 0;
+    const void* one = &one_f;
+    const void* zero = &zero_f;
+    switch (x.dtype()) {
+      case DT_FLOAT:
+        if (TensorFloat32ExecutionEnabled()) {
+          compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+        }
+        break;
+      case DT_DOUBLE:
+        type = CUDA_R_64F;
+        compute = CUBLAS_COMPUTE_64F;
+        one = &one_d;
+        zero = &zero_d;
+        break;
+      case DT_HALF: type = CUDA_R_16F; break;
+      case DT_BFLOAT16: type = CUDA_R_16BF; break;
+      default:
+        return absl::InternalError(absl::StrCat(
+            "no GPU BatchMatMul for ", DataTypeString(x.dtype())));
+    }
+    return BlasStatus(
+        cublasGemmStridedBatchedEx(h, op_b, op_a, p.n, p.m, p.k, one, b, type,
+                                   p.ldb, p.stride_b, a, type, p.lda,
+                                   p.stride_a, zero, c, type, p.n, stride_c,
+                                   count, compute, CUBLAS_GEMM_DEFAULT),
+        what);
+  }
+
+  const linalg::Version version_;
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
 }  // namespace
 
 void SetTensorFloat32Execution(bool enabled) {
@@ -171,9 +315,31 @@ bool TensorFloat32ExecutionEnabled() {
 }
 
 void RegisterGpuMatMulKernels(KernelRegistry* registry) {
+  const DataTypeVector types = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16};
   RegisterKernel<GpuMatMulOp>(
       registry, KernelDefBuilder("MatMul").Device("GPU").TypeConstraint(
-                    "T", {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}));
+                    "T", types));
+  auto batch_matmul = [registry](const KernelDefBuilder& def,
+                                 linalg::Version version) {
+    registry->Register(def, [version](OpKernelConstruction* ctx) {
+      return std::unique_ptr<OpKernel>(new GpuBatchMatMulOp(ctx, version));
+    });
+  };
+  batch_matmul(KernelDefBuilder("BatchMatMul").Device("GPU").TypeConstraint(
+                   "T", types),
+               linalg::Version::kV1);
+  batch_matmul(KernelDefBuilder("BatchMatMulV2").Device("GPU").TypeConstraint(
+                   "T", types),
+               linalg::Version::kV2);
+  // V3 with one dtype throughout (mixed operand types run on the CPU).
+  for (DataType t : types) {
+    batch_matmul(KernelDefBuilder("BatchMatMulV3")
+                     .Device("GPU")
+                     .TypeConstraint("Ta", {t})
+                     .TypeConstraint("Tb", {t})
+                     .TypeConstraint("Tout", {t}),
+                 linalg::Version::kV2);
+  }
 }
 
 }  // namespace dfx::gpu

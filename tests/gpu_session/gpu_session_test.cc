@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
 #include "gpu/gpu_device_factory.h"
@@ -531,13 +532,15 @@ TEST_CASE("gpu session: Conv2D on cuDNN gives the CPU kernel's numbers: "
 }
 
 // Losses of `steps` GradientDescent steps of a two-layer classifier whose
-// layers ask for `device` ("" = wherever the placer puts them), its
-// variables on the CPU, in a session with soft placement (ops without a
-// GPU kernel, such as the cross-entropy, the reductions and the shape
-// arithmetic of the gradients, run on the CPU).
+// layers ask for `device` ("" = wherever the placer puts them), in a
+// session with soft placement (ops without a GPU kernel run on the CPU).
+// Its variables are on the CPU, or with `everything_on_device` the whole
+// graph asks for `device`: variables, loss, gradients and updates.
 std::vector<float> TrainLosses(const std::string& device, int steps,
-                               RunMetadata* last_step) {
-  Scope s = Scope::NewRootScope();
+                               RunMetadata* last_step,
+                               bool everything_on_device = false) {
+  Scope s = everything_on_device ? Scope::NewRootScope().WithDevice(device)
+                                 : Scope::NewRootScope();
   const Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
   const Output y = ops::Placeholder(s.WithOpName("y"), DT_INT32);
   train::Variable w1 = train::NewVariable(
@@ -616,6 +619,42 @@ TEST_CASE("gpu session: a classifier trains with its layers on the GPU as "
     INFO(node);
     CHECK(ran.at(node) == kGpu);
   }
+}
+
+TEST_CASE("gpu session: a classifier trains with every node of its step on "
+          "the GPU, its variables in GPU memory, as on the CPU", "[gpu]") {
+  if (!HaveGpu()) return;
+  RunMetadata gpu_step, cpu_step;
+  const std::vector<float> on_gpu =
+      TrainLosses(kGpu, 40, &gpu_step, /*everything_on_device=*/true);
+  const std::vector<float> on_cpu = TrainLosses(
+      "/device:CPU:0", 40, &cpu_step, /*everything_on_device=*/true);
+  for (size_t i = 0; i < on_gpu.size(); ++i) {
+    INFO("step " << i << ": GPU " << on_gpu[i] << ", CPU " << on_cpu[i]);
+    CHECK(std::abs(on_gpu[i] - on_cpu[i]) <= 1e-4 * (1 + on_cpu[i]));
+  }
+  CHECK(on_gpu.back() < 0.6 * on_gpu.front());
+  // Every node of the step but the feeds' and fetches' transfers (the
+  // client's "_recv_x_0", the partitions' "loss/_5") ran on the GPU: the
+  // loss, the gradients' shape arithmetic (on the host, in the GPU's
+  // name), the reads and the updates of the variables.
+  std::vector<std::string> elsewhere;
+  int on_the_gpu = 0;
+  for (const auto& [node, device] : DevicesRun(gpu_step)) {
+    const size_t cut = node.rfind("/_");
+    const bool transfer =
+        node.rfind("_", 0) == 0 ||
+        (cut != std::string::npos && cut + 2 < node.size() &&
+         node.find_first_not_of("0123456789", cut + 2) == std::string::npos);
+    if (device == kGpu) {
+      ++on_the_gpu;
+    } else if (!transfer) {
+      elsewhere.push_back(node + " on " + device);
+    }
+  }
+  INFO("not on the GPU: " << absl::StrJoin(elsewhere, ", "));
+  CHECK(elsewhere.empty());
+  CHECK(on_the_gpu > 30);
 }
 
 }  // namespace

@@ -1,0 +1,251 @@
+// FusedBatchNorm (V1, V2, V3) and FusedBatchNormGrad (V1, V2, V3) on a GPU
+// for float x (U float), in NHWC, NCHW, NDHWC or NCDHW, with the CPU
+// kernels' checks, messages and numbers (gpu/kernels/batch_norm_gpu.cu).
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gpu/cuda_status.h"
+#include "gpu/kernels/array_gpu.h"
+#include "gpu/kernels/batch_norm_gpu.h"
+#include "gpu/kernels/gpu_kernel_util.h"
+#include "gpu/kernels/gpu_kernels.h"
+#include "graph/types.h"
+
+namespace dfx::gpu {
+namespace {
+
+absl::Status ReadFormat(const OpKernelConstruction& ctx, bool* channel_first) {
+  std::string format;
+  DFX_RETURN_IF_ERROR(ctx.GetAttr("data_format", &format));
+  if (format != "NHWC" && format != "NCHW" && format != "NDHWC" &&
+      format != "NCDHW") {
+    return absl::InvalidArgumentError("Invalid data format");
+  }
+  *channel_first = format == "NCHW" || format == "NCDHW";
+  return absl::OkStatus();
+}
+
+absl::Status CheckVector(const Tensor& t, const char* what) {
+  if (t.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must be 1-dimensional", t.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckChannels(const Tensor& t, const char* prefix,
+                           const char* what, int64_t channels) {
+  if (t.NumElements() != channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        prefix, what, " must have the same number of elements as the "
+        "channels of x, got ", t.NumElements(), " and ", channels));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BnShape> ShapeOf(const TensorShape& x, bool channel_first) {
+  if (x.dims() != 4 && x.dims() != 5) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input must be 4 or 5-dimensional", x.DebugString()));
+  }
+  BnShape s;
+  const int channel = channel_first ? 1 : x.dims() - 1;
+  s.channels = x.dim_size(channel);
+  s.outer = 1;
+  s.inner = 1;
+  for (int i = 0; i < channel; ++i) s.outer *= x.dim_size(i);
+  for (int i = channel + 1; i < x.dims(); ++i) s.inner *= x.dim_size(i);
+  return s;
+}
+
+absl::Status Fill(cudaStream_t stream, Tensor* t, float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return CudaStatus(
+      LaunchFillValue(stream, t->raw_data(), t->NumElements(), 4, bits),
+      "filling");
+}
+
+class BatchNormGpuOp : public OpKernel {
+ public:
+  explicit BatchNormGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
+    ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
+    ctx->SetStatus(ReadFormat(*ctx, &channel_first_));
+    if (FindNodeAttr(ctx->def(), "exponential_avg_factor") != nullptr) {
+      ctx->SetStatus(ctx->GetAttr("exponential_avg_factor", &factor_));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& scale = ctx->input(1);
+    const Tensor& offset = ctx->input(2);
+    const Tensor& est_mean = ctx->input(3);
+    const Tensor& est_var = ctx->input(4);
+    absl::StatusOr<BnShape> s = ShapeOf(x.shape(), channel_first_);
+    DFX_OP_REQUIRES_OK(ctx, s.status());
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(scale, "scale"));
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(offset, "offset"));
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(est_mean, "estimated_mean"));
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(est_var, "estimated_variance"));
+    DFX_OP_REQUIRES_OK(ctx, CheckChannels(scale, "", "scale", s->channels));
+    DFX_OP_REQUIRES_OK(ctx, CheckChannels(offset, "", "offset", s->channels));
+    const bool uses_running = !is_training_ || factor_ != 1.0f;
+    if (uses_running) {
+      const char* prefix = is_training_ ? "When exponential_avg_factor != 1, "
+                                        : "When is_training=false, ";
+      DFX_OP_REQUIRES_OK(ctx,
+                         CheckChannels(est_mean, prefix, "mean", s->channels));
+      DFX_OP_REQUIRES_OK(
+          ctx, CheckChannels(est_var, prefix, "variance", s->channels));
+    }
+    Tensor* y = nullptr;
+    Tensor* stats[4] = {};
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    for (int i = 0; i < 4; ++i) {
+      DFX_OP_REQUIRES_OK(ctx,
+                         ctx->allocate_output(i + 1, scale.shape(), &stats[i]));
+    }
+    GpuLaunch launch(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, launch.status());
+    if (num_outputs() == 6) {  // V3's reserve_space_3: one zero, as the CPU
+      Tensor* reserve = nullptr;
+      DFX_OP_REQUIRES_OK(ctx,
+                         ctx->allocate_output(5, TensorShape({1}), &reserve));
+      DFX_OP_REQUIRES_OK(ctx, Fill(launch.stream(), reserve, 0));
+    }
+    if (x.NumElements() == 0) {
+      // As TensorFlow: the statistics of nothing are NaN.
+      for (Tensor* t : stats) {
+        DFX_OP_REQUIRES_OK(
+            ctx, Fill(launch.stream(), t,
+                      std::numeric_limits<float>::quiet_NaN()));
+      }
+      return;
+    }
+    Tensor sums;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(
+                                DT_DOUBLE, TensorShape({2 * s->channels}),
+                                &sums));
+    DFX_OP_REQUIRES_OK(
+        ctx, CudaStatus(
+                 LaunchBatchNorm(
+                     launch.stream(), *s, x.data<float>(),
+                     scale.data<float>(), offset.data<float>(),
+                     uses_running ? est_mean.data<float>() : nullptr,
+                     uses_running ? est_var.data<float>() : nullptr, epsilon_,
+                     factor_, is_training_, y->data<float>(),
+                     stats[0]->data<float>(), stats[1]->data<float>(),
+                     stats[2]->data<float>(), stats[3]->data<float>(),
+                     sums.data<double>()),
+                 "launching the batch normalization"));
+  }
+
+ private:
+  float epsilon_ = 1e-4f;
+  float factor_ = 1.0f;
+  bool is_training_ = true;
+  bool channel_first_ = false;
+};
+
+class BatchNormGradGpuOp : public OpKernel {
+ public:
+  explicit BatchNormGradGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
+    ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
+    ctx->SetStatus(ReadFormat(*ctx, &channel_first_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& dy = ctx->input(0);
+    const Tensor& x = ctx->input(1);
+    const Tensor& scale = ctx->input(2);
+    const Tensor& mean = ctx->input(3);
+    const Tensor& var = ctx->input(4);
+    absl::StatusOr<BnShape> s = ShapeOf(dy.shape(), channel_first_);
+    DFX_OP_REQUIRES_OK(ctx, s.status());
+    DFX_OP_REQUIRES_OK(ctx, ShapeOf(x.shape(), channel_first_).status());
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(scale, "scale"));
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(mean, "saved mean"));
+    DFX_OP_REQUIRES_OK(ctx, CheckVector(var, "saved variance"));
+    DFX_OP_REQUIRES(
+        ctx, x.shape() == dy.shape(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "x and y_backprop must have same shape, but x has shape ",
+            x.shape().DebugString(), " and y_backprop has shape ",
+            dy.shape().DebugString())));
+    DFX_OP_REQUIRES_OK(ctx, CheckChannels(scale, "", "scale", s->channels));
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckChannels(mean, "", "reserve_space_1", s->channels));
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckChannels(var, "", "reserve_space_2", s->channels));
+    Tensor* dx = nullptr;
+    Tensor* dscale = nullptr;
+    Tensor* doffset = nullptr;
+    Tensor* placeholder = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, scale.shape(), &dscale));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, scale.shape(), &doffset));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(3, TensorShape({0}), &placeholder));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(4, TensorShape({0}), &placeholder));
+    GpuLaunch launch(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, launch.status());
+    if (x.NumElements() == 0) {
+      DFX_OP_REQUIRES_OK(ctx, Fill(launch.stream(), dscale, 0));
+      DFX_OP_REQUIRES_OK(ctx, Fill(launch.stream(), doffset, 0));
+      return;
+    }
+    Tensor sums;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(
+                                DT_DOUBLE, TensorShape({2 * s->channels}),
+                                &sums));
+    DFX_OP_REQUIRES_OK(
+        ctx, CudaStatus(LaunchBatchNormGrad(
+                            launch.stream(), *s, dy.data<float>(),
+                            x.data<float>(), scale.data<float>(),
+                            mean.data<float>(), var.data<float>(), epsilon_,
+                            is_training_, dx->data<float>(),
+                            dscale->data<float>(), doffset->data<float>(),
+                            sums.data<double>()),
+                        "launching the batch normalization gradient"));
+  }
+
+ private:
+  float epsilon_ = 1e-4f;
+  bool is_training_ = true;
+  bool channel_first_ = false;
+};
+
+}  // namespace
+
+void RegisterGpuBatchNormKernels(KernelRegistry* registry) {
+  const DataTypeVector f32 = {DT_FLOAT};
+  RegisterKernel<BatchNormGpuOp>(
+      registry,
+      KernelDefBuilder("FusedBatchNorm").Device("GPU").TypeConstraint("T", f32));
+  RegisterKernel<BatchNormGradGpuOp>(
+      registry, KernelDefBuilder("FusedBatchNormGrad")
+                    .Device("GPU")
+                    .TypeConstraint("T", f32));
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
+    RegisterKernel<BatchNormGpuOp>(registry, KernelDefBuilder(op)
+                                                 .Device("GPU")
+                                                 .TypeConstraint("T", f32)
+                                                 .TypeConstraint("U", f32));
+  }
+  for (const char* op : {"FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    RegisterKernel<BatchNormGradGpuOp>(registry,
+                                       KernelDefBuilder(op)
+                                           .Device("GPU")
+                                           .TypeConstraint("T", f32)
+                                           .TypeConstraint("U", f32));
+  }
+}
+
+}  // namespace dfx::gpu

@@ -1,0 +1,194 @@
+// CUDA kernels of gpu/kernels/batch_norm_gpu.h: per-channel sums by one
+// block per channel (threads stride over the channel's elements, then a
+// tree in shared memory, in double), a one-thread-per-channel pass for the
+// statistics, and a grid-stride element-wise pass.
+#include <cmath>
+
+#include "gpu/kernels/batch_norm_gpu.h"
+#include "gpu/kernels/launch.h"
+
+namespace dfx::gpu {
+namespace {
+
+enum class SumKind { kX, kSquaredDeviation, kGrad };
+
+// sums[c] (and sums[channels + c] for kGrad) over channel c's elements.
+__global__ void ChannelSumsKernel(BnShape s, SumKind kind, const float* x,
+                                  const float* dy, const float* mean,
+                                  double* sums) {
+  __shared__ double a_part[kThreadsPerBlock];
+  __shared__ double b_part[kThreadsPerBlock];
+  const int64_t count = s.outer * s.inner;
+  for (int64_t c = blockIdx.x; c < s.channels; c += gridDim.x) {
+    double a = 0, b = 0;
+    for (int64_t k = threadIdx.x; k < count; k += blockDim.x) {
+      const int64_t o = k / s.inner, r = k % s.inner;
+      const int64_t i = (o * s.channels + c) * s.inner + r;
+      switch (kind) {
+        case SumKind::kX:
+          a += x[i];
+          break;
+        case SumKind::kSquaredDeviation: {
+          const double d = double(x[i]) - double(mean[c]);
+          a += d * d;
+          break;
+        }
+        case SumKind::kGrad: {
+          const double g = dy[i];
+          a += g;
+          b += g * (double(x[i]) - double(mean[c]));
+          break;
+        }
+      }
+    }
+    a_part[threadIdx.x] = a;
+    b_part[threadIdx.x] = b;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if (threadIdx.x < half) {
+        a_part[threadIdx.x] += a_part[threadIdx.x + half];
+        b_part[threadIdx.x] += b_part[threadIdx.x + half];
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      sums[c] = a_part[0];
+      if (kind == SumKind::kGrad) sums[s.channels + c] = b_part[0];
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void MeanKernel(int64_t channels, double n, const double* sums,
+                           float* saved_mean) {
+  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
+    saved_mean[c] = static_cast<float>(sums[c] / n);
+  }
+}
+
+__global__ void StatsKernel(int64_t channels, double n, const double* sq,
+                            const float* est_mean, const float* est_var,
+                            float factor, bool training, float* out_mean,
+                            float* out_var, float* saved_mean,
+                            float* saved_var) {
+  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
+    if (!training) {
+      out_mean[c] = saved_mean[c] = est_mean[c];
+      out_var[c] = saved_var[c] = est_var[c];
+      continue;
+    }
+    const float var = static_cast<float>(sq[c] / n);
+    saved_var[c] = var;
+    const float adjust =
+        static_cast<float>(n) / static_cast<float>(n > 1 ? n - 1 : 1);
+    if (factor == 1.0f) {
+      out_mean[c] = saved_mean[c];
+      out_var[c] = var * adjust;
+    } else {
+      out_mean[c] = (1.0f - factor) * est_mean[c] + factor * saved_mean[c];
+      out_var[c] = (1.0f - factor) * est_var[c] + (factor * adjust) * var;
+    }
+  }
+}
+
+__global__ void NormalizeKernel(BnShape s, const float* x, const float* mean,
+                                const float* var, const float* scale,
+                                const float* offset, float epsilon,
+                                float* y) {
+  const int64_t n = s.outer * s.channels * s.inner;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t c = (i / s.inner) % s.channels;
+    const float factor = scale[c] / sqrtf(var[c] + epsilon);
+    y[i] = (x[i] - mean[c]) * factor + offset[c];
+  }
+}
+
+__global__ void GradStatsKernel(int64_t channels, const double* sums,
+                                const float* var, float epsilon,
+                                float* scale_grad, float* offset_grad) {
+  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
+    const float rstd = 1.0f / sqrtf(var[c] + epsilon);
+    offset_grad[c] = static_cast<float>(sums[c]);
+    scale_grad[c] = static_cast<float>(sums[channels + c] * rstd);
+  }
+}
+
+__global__ void GradKernel(BnShape s, const float* dy, const float* x,
+                           const float* scale, const float* mean,
+                           const float* var, float epsilon, bool training,
+                           const double* sums, float* dx) {
+  const int64_t n = s.outer * s.channels * s.inner;
+  const double count = static_cast<double>(s.outer * s.inner);
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t c = (i / s.inner) % s.channels;
+    const float rstd = 1.0f / sqrtf(var[c] + epsilon);
+    if (!training) {
+      dx[i] = dy[i] * (scale[c] * rstd);
+      continue;
+    }
+    const float dy_mean = static_cast<float>(sums[c] / count);
+    const float coef1 = scale[c] * rstd;
+    const float coef2 =
+        rstd * rstd * static_cast<float>(sums[s.channels + c] / count);
+    const float xc = x[i] - mean[c];
+    dx[i] = coef1 * ((dy[i] - dy_mean) - xc * coef2);
+  }
+}
+
+int ChannelBlocks(int64_t channels) {
+  return static_cast<int>(channels < 65536 ? channels : 65536);
+}
+
+}  // namespace
+
+cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s,
+                            const float* x, const float* scale,
+                            const float* offset, const float* est_mean,
+                            const float* est_var, float epsilon, float factor,
+                            bool training, float* y, float* out_mean,
+                            float* out_var, float* saved_mean,
+                            float* saved_var, double* sums) {
+  if (s.channels == 0) return cudaSuccess;
+  const double n = static_cast<double>(s.outer * s.inner);
+  const int per_channel = BlocksFor(s.channels);
+  if (training) {
+    ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
+                        stream>>>(s, SumKind::kX, x, nullptr, nullptr, sums);
+    MeanKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(s.channels, n,
+                                                             sums, saved_mean);
+    ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
+                        stream>>>(s, SumKind::kSquaredDeviation, x, nullptr,
+                                  saved_mean, sums);
+  }
+  StatsKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(
+      s.channels, n, sums, est_mean, est_var, factor, training, out_mean,
+      out_var, saved_mean, saved_var);
+  const int64_t total = s.outer * s.channels * s.inner;
+  NormalizeKernel<<<BlocksFor(total), kThreadsPerBlock, 0, stream>>>(
+      s, x, saved_mean, saved_var, scale, offset, epsilon, y);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBatchNormGrad(cudaStream_t stream, const BnShape& s,
+                                const float* dy, const float* x,
+                                const float* scale, const float* mean,
+                                const float* var, float epsilon,
+                                bool training, float* dx, float* scale_grad,
+                                float* offset_grad, double* sums) {
+  if (s.channels == 0) return cudaSuccess;
+  ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
+                      stream>>>(s, SumKind::kGrad, x, dy, mean, sums);
+  GradStatsKernel<<<BlocksFor(s.channels), kThreadsPerBlock, 0, stream>>>(
+      s.channels, sums, var, epsilon, scale_grad, offset_grad);
+  const int64_t total = s.outer * s.channels * s.inner;
+  GradKernel<<<BlocksFor(total), kThreadsPerBlock, 0, stream>>>(
+      s, dy, x, scale, mean, var, epsilon, training, sums, dx);
+  return cudaGetLastError();
+}
+
+}  // namespace dfx::gpu

@@ -1,0 +1,676 @@
+// The GPU kernels beyond MatMul, Conv2D and the element-wise ops, each
+// against the CPU kernel on the same inputs in one session (tagged [gpu];
+// without a GPU each test says "SKIPPED: no CUDA device visible"):
+// reductions, the softmax family, Cast, Fill and the *Like ops, GatherV2,
+// ConcatV2, Pack, Transpose, BroadcastTo, the optimizer updates on
+// variables in GPU memory, and the host-memory arguments (shapes, axes,
+// indices, labels) that cross to the host on the way.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "catch2/catch.hpp"
+#include "gpu/gpu_device_factory.h"
+#include "runtime/session.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::StatusIs;
+
+constexpr char kGpu[] = "/job:localhost/replica:0/task:0/device:GPU:0";
+constexpr char kCpu[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+
+bool HaveGpu() {
+  std::string why;
+  if (gpu::VisibleGpuCount(&why) > 0) return true;
+  WARN("SKIPPED: no CUDA device visible: " << why);
+  return false;
+}
+
+Tensor RandomFloats(const TensorShape& shape, uint32_t seed, float lo = -2,
+                    float hi = 2) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  Tensor t(DT_FLOAT, shape);
+  for (float& v : t.span<float>()) v = u(gen);
+  return t;
+}
+
+template <typename T>
+Tensor Ints(std::vector<T> values, TensorShape shape) {
+  return Tensor::FromVector<T>(values, shape);
+}
+template <typename T>
+Tensor Ints(std::vector<T> values) {
+  return Tensor::FromVector<T>(values);
+}
+
+AttrValue TypeAttr(DataType t) {
+  AttrValue v;
+  v.set_type(t);
+  return v;
+}
+AttrValue IntAttr(int64_t i) {
+  AttrValue v;
+  v.set_i(i);
+  return v;
+}
+AttrValue BoolAttr(bool b) {
+  AttrValue v;
+  v.set_b(b);
+  return v;
+}
+
+// The node `op` with `attrs` run on the GPU and on the CPU over the same
+// fed inputs (placeholders on the CPU); every output of both, GPU first.
+struct BothSides {
+  std::vector<Tensor> gpu, cpu;
+};
+absl::StatusOr<BothSides> OnGpuAndCpu(
+    const std::string& op, const std::vector<Tensor>& inputs,
+    const std::map<std::string, AttrValue>& attrs, int num_outputs = 1) {
+  GraphDef g;
+  std::vector<std::string> names;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    names.push_back(absl::StrCat("in", i));
+    NodeDef* p = g.add_node();
+    p->set_name(names.back());
+    p->set_op("Placeholder");
+    p->set_device(kCpu);
+    (*p->mutable_attr())["dtype"] = TypeAttr(inputs[i].dtype());
+    feeds.emplace_back(names.back(), inputs[i]);
+  }
+  std::vector<std::string> fetches;
+  for (const char* side : {"gpu", "cpu"}) {
+    NodeDef* n = g.add_node();
+    n->set_name(side);
+    n->set_op(op);
+    n->set_device(side == std::string("gpu") ? kGpu : kCpu);
+    for (const auto& in : names) n->add_input(in);
+    for (const auto& [k, v] : attrs) (*n->mutable_attr())[k] = v;
+    for (int i = 0; i < num_outputs; ++i) {
+      fetches.push_back(absl::StrCat(side, ":", i));
+    }
+  }
+  auto session = Session::Create("local", SessionOptions());
+  DFX_RETURN_IF_ERROR(session.status());
+  DFX_RETURN_IF_ERROR((*session)->Extend(g));
+  std::vector<Tensor> out;
+  DFX_RETURN_IF_ERROR((*session)->Run(feeds, fetches, {}, &out));
+  BothSides both;
+  for (int i = 0; i < num_outputs; ++i) {
+    both.gpu.push_back(out[i]);
+    both.cpu.push_back(out[num_outputs + i]);
+  }
+  return both;
+}
+
+// The largest |x - y| / (1 + |y|), with the dtypes converted to double.
+double Value(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DT_FLOAT: return t.data<float>()[i];
+    case DT_DOUBLE: return t.data<double>()[i];
+    case DT_INT32: return t.data<int32_t>()[i];
+    case DT_INT64: return static_cast<double>(t.data<int64_t>()[i]);
+    case DT_BOOL: return t.data<bool>()[i] ? 1 : 0;
+    case DT_HALF: return static_cast<float>(t.data<Eigen::half>()[i]);
+    case DT_BFLOAT16: return static_cast<float>(t.data<Eigen::bfloat16>()[i]);
+    default: FAIL("dtype " << DataTypeString(t.dtype())); return 0;
+  }
+}
+double MaxRelativeError(const Tensor& x, const Tensor& y) {
+  REQUIRE(x.dtype() == y.dtype());
+  REQUIRE(x.shape() == y.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    const double a = Value(x, i), b = Value(y, i);
+    if (std::isnan(a) && std::isnan(b)) continue;
+    if (a == b) continue;  // infinities
+    worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
+  }
+  return worst;
+}
+
+// Checks that the GPU's outputs match the CPU's within `tolerance`.
+void CheckSame(const absl::StatusOr<BothSides>& r, double tolerance) {
+  REQUIRE_OK(r);
+  for (size_t i = 0; i < r->gpu.size(); ++i) {
+    INFO("output " << i << ": GPU " << r->gpu[i].shape().DebugString()
+                   << ", CPU " << r->cpu[i].shape().DebugString());
+    CHECK(MaxRelativeError(r->gpu[i], r->cpu[i]) <= tolerance);
+  }
+}
+
+TEST_CASE("gpu kernels: Sum, Mean, Prod, Max and Min over any axes give "
+          "the CPU kernels' numbers", "[gpu]") {
+  if (!HaveGpu()) return;
+  const Tensor x = RandomFloats(TensorShape({4, 5, 6, 7}), 1, 0.5f, 1.5f);
+  const std::vector<std::vector<int32_t>> axes_list = {
+      {}, {0}, {3}, {1, 2}, {0, 3}, {0, 2}, {1, 3}, {0, 1, 2, 3}, {-1},
+      {0, 2, 3}};
+  for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min"}) {
+    for (const auto& axes : axes_list) {
+      for (bool keep : {false, true}) {
+        INFO(op << " axes " << axes.size() << " keep_dims " << keep);
+        CheckSame(OnGpuAndCpu(op,
+                              {x, Ints<int32_t>(axes,
+                                                TensorShape({static_cast<int64_t>(
+                                                    axes.size())}))},
+                              {{"T", TypeAttr(DT_FLOAT)},
+                               {"Tidx", TypeAttr(DT_INT32)},
+                               {"keep_dims", BoolAttr(keep)}}),
+                  1e-5);
+      }
+    }
+  }
+  // A long row: the tree keeps a float sum accurate.
+  const Tensor ones = RandomFloats(TensorShape({1 << 20}), 2, 1, 1);
+  auto sum = OnGpuAndCpu("Sum", {ones, Ints<int64_t>({0})},
+                         {{"T", TypeAttr(DT_FLOAT)},
+                          {"Tidx", TypeAttr(DT_INT64)},
+                          {"keep_dims", BoolAttr(false)}});
+  REQUIRE_OK(sum);
+  CHECK(sum->gpu[0].scalar<float>() == float{1 << 20});
+  // Empty reductions: the identities.
+  CheckSame(OnGpuAndCpu("Max", {Tensor(DT_FLOAT, TensorShape({3, 0})),
+                                Ints<int32_t>({1})},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tidx", TypeAttr(DT_INT32)},
+                         {"keep_dims", BoolAttr(false)}}),
+            0);
+  CHECK_THAT(OnGpuAndCpu("Sum", {x, Ints<int32_t>({4})},
+                         {{"T", TypeAttr(DT_FLOAT)},
+                          {"Tidx", TypeAttr(DT_INT32)},
+                          {"keep_dims", BoolAttr(false)}})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Invalid reduction dimension"));
+}
+
+TEST_CASE("gpu kernels: Softmax, LogSoftmax and the cross-entropies give "
+          "the CPU kernels' numbers, and a bad label names its value", "[gpu]") {
+  if (!HaveGpu()) return;
+  const Tensor logits = RandomFloats(TensorShape({33, 1000}), 3, -20, 20);
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    INFO(op);
+    CheckSame(OnGpuAndCpu(op, {logits}, {{"T", TypeAttr(DT_FLOAT)}}), 1e-5);
+  }
+  Tensor labels = RandomFloats(TensorShape({33, 1000}), 4, 0, 1);
+  CheckSame(OnGpuAndCpu("SoftmaxCrossEntropyWithLogits", {logits, labels},
+                        {{"T", TypeAttr(DT_FLOAT)}}, 2),
+            1e-4);
+  std::vector<int64_t> ids(33);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = (i * 37) % 1000;
+  std::vector<int32_t> ids32(ids.begin(), ids.end());
+  CheckSame(OnGpuAndCpu("SparseSoftmaxCrossEntropyWithLogits",
+                        {logits, Ints<int64_t>(ids)},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tlabels", TypeAttr(DT_INT64)}},
+                        2),
+            1e-5);
+  CheckSame(OnGpuAndCpu("SparseSoftmaxCrossEntropyWithLogits",
+                        {logits, Ints<int32_t>(ids32)},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tlabels", TypeAttr(DT_INT32)}},
+                        2),
+            1e-5);
+  ids32[5] = 1000;
+  CHECK_THAT(OnGpuAndCpu("SparseSoftmaxCrossEntropyWithLogits",
+                         {logits, Ints<int32_t>(ids32)},
+                         {{"T", TypeAttr(DT_FLOAT)},
+                          {"Tlabels", TypeAttr(DT_INT32)}},
+                         2)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "Received a label value of 1000 which is outside the "
+                      "valid range of [0, 1000)"));
+}
+
+TEST_CASE("gpu kernels: Cast, Fill, ZerosLike and OnesLike give the CPU "
+          "kernels' values", "[gpu]") {
+  if (!HaveGpu()) return;
+  const Tensor x = RandomFloats(TensorShape({5, 7}), 5, -300, 300);
+  const DataType types[] = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16,
+                            DT_INT64, DT_BOOL, DT_INT32};
+  for (DataType to : types) {
+    INFO("float to " << DataTypeString(to));
+    auto r = OnGpuAndCpu("Cast", {x},
+                         {{"SrcT", TypeAttr(DT_FLOAT)},
+                          {"DstT", TypeAttr(to)},
+                          {"Truncate", BoolAttr(false)}});
+    CheckSame(r, 0);
+    REQUIRE_OK(r);
+    // And back: the round trip through the GPU matches the CPU's.
+    if (to == DT_FLOAT) continue;
+    INFO("back to float");
+    CheckSame(OnGpuAndCpu("Cast", {r->cpu[0]},
+                          {{"SrcT", TypeAttr(to)},
+                           {"DstT", TypeAttr(DT_FLOAT)},
+                           {"Truncate", BoolAttr(false)}}),
+              0);
+  }
+  CheckSame(OnGpuAndCpu("Fill",
+                        {Ints<int32_t>({3, 4}), Tensor::Scalar<float>(2.5f)},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"index_type", TypeAttr(DT_INT32)}}),
+            0);
+  for (const char* op : {"ZerosLike", "OnesLike"}) {
+    for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_INT64}) {
+      INFO(op << " " << DataTypeString(t));
+      auto cast = OnGpuAndCpu("Cast", {x},
+                              {{"SrcT", TypeAttr(DT_FLOAT)},
+                               {"DstT", TypeAttr(t)},
+                               {"Truncate", BoolAttr(false)}});
+      REQUIRE_OK(cast);
+      CheckSame(OnGpuAndCpu(op, {cast->cpu[0]}, {{"T", TypeAttr(t)}}), 0);
+    }
+  }
+}
+
+TEST_CASE("gpu kernels: GatherV2, ConcatV2, Pack, Transpose and BroadcastTo "
+          "give the CPU kernels' values, and a bad index is an error", "[gpu]") {
+  if (!HaveGpu()) return;
+  const Tensor params = RandomFloats(TensorShape({6, 5, 4}), 6);
+  for (int axis : {0, 1, 2, -1}) {
+    INFO("GatherV2 axis " << axis);
+    CheckSame(OnGpuAndCpu("GatherV2",
+                          {params, Ints<int32_t>({3, 0, 3, 1}, TensorShape({2, 2})),
+                           Tensor::Scalar<int32_t>(axis)},
+                          {{"Tparams", TypeAttr(DT_FLOAT)},
+                           {"Tindices", TypeAttr(DT_INT32)},
+                           {"Taxis", TypeAttr(DT_INT32)},
+                           {"batch_dims", IntAttr(0)}}),
+              0);
+  }
+  CheckSame(OnGpuAndCpu("GatherV2",
+                        {params, Ints<int64_t>({5, 2}),
+                         Tensor::Scalar<int64_t>(0)},
+                        {{"Tparams", TypeAttr(DT_FLOAT)},
+                         {"Tindices", TypeAttr(DT_INT64)},
+                         {"Taxis", TypeAttr(DT_INT64)},
+                         {"batch_dims", IntAttr(0)}}),
+            0);
+  CHECK_THAT(OnGpuAndCpu("GatherV2",
+                         {params, Ints<int32_t>({6}),
+                          Tensor::Scalar<int32_t>(0)},
+                         {{"Tparams", TypeAttr(DT_FLOAT)},
+                          {"Tindices", TypeAttr(DT_INT32)},
+                          {"Taxis", TypeAttr(DT_INT32)},
+                          {"batch_dims", IntAttr(0)}})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "6"));
+  const Tensor a = RandomFloats(TensorShape({3, 2, 4}), 7);
+  const Tensor b = RandomFloats(TensorShape({3, 5, 4}), 8);
+  CheckSame(OnGpuAndCpu("ConcatV2", {a, b, Tensor::Scalar<int32_t>(1)},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tidx", TypeAttr(DT_INT32)},
+                         {"N", IntAttr(2)}}),
+            0);
+  CheckSame(OnGpuAndCpu("ConcatV2", {a, a, a, Tensor::Scalar<int32_t>(-1)},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tidx", TypeAttr(DT_INT32)},
+                         {"N", IntAttr(3)}}),
+            0);
+  for (int axis : {0, 1, 3, -1}) {
+    INFO("Pack axis " << axis);
+    CheckSame(OnGpuAndCpu("Pack", {a, a}, {{"T", TypeAttr(DT_FLOAT)},
+                                           {"N", IntAttr(2)},
+                                           {"axis", IntAttr(axis)}}),
+              0);
+  }
+  const Tensor x = RandomFloats(TensorShape({2, 3, 4, 5, 6}), 9);
+  for (const std::vector<int32_t>& perm :
+       {std::vector<int32_t>{4, 3, 2, 1, 0}, {0, 2, 1, 3, 4},
+        {1, 0, 4, 2, 3}}) {
+    INFO("Transpose " << perm[0] << perm[1] << perm[2]);
+    CheckSame(OnGpuAndCpu("Transpose", {x, Ints<int32_t>(perm)},
+                          {{"T", TypeAttr(DT_FLOAT)},
+                           {"Tperm", TypeAttr(DT_INT32)}}),
+              0);
+  }
+  CheckSame(OnGpuAndCpu("AddN",
+                        {RandomFloats(TensorShape({4, 5}), 11),
+                         RandomFloats(TensorShape({4, 5}), 12),
+                         RandomFloats(TensorShape({4, 5}), 13)},
+                        {{"T", TypeAttr(DT_FLOAT)}, {"N", IntAttr(3)}}),
+            1e-6);
+  // int64 shape arithmetic runs on the host in the GPU's name.
+  CheckSame(OnGpuAndCpu("FloorDiv", {Ints<int64_t>({7, -9, 12}),
+                                     Ints<int64_t>({2, 4, 5})},
+                        {{"T", TypeAttr(DT_INT64)}}),
+            0);
+  CheckSame(OnGpuAndCpu("Size", {RandomFloats(TensorShape({3, 4}), 14)},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"out_type", TypeAttr(DT_INT64)}}),
+            0);
+  CheckSame(OnGpuAndCpu("BroadcastTo",
+                        {RandomFloats(TensorShape({3, 1}), 10),
+                         Ints<int32_t>({2, 3, 4})},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tidx", TypeAttr(DT_INT32)}}),
+            0);
+}
+
+TEST_CASE("gpu kernels: BatchMatMulV2 on cuBLAS gives the CPU kernel's "
+          "numbers, with adjoints and broadcast batches", "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    TensorShape x, y;
+    bool adj_x, adj_y;
+  } kCases[] = {
+      {TensorShape({3, 4, 5}), TensorShape({3, 5, 6}), false, false},
+      {TensorShape({3, 5, 4}), TensorShape({3, 6, 5}), true, true},
+      {TensorShape({4, 5}), TensorShape({2, 3, 5, 6}), false, false},
+      {TensorShape({2, 1, 4, 5}), TensorShape({1, 3, 6, 5}), false, true},
+      {TensorShape({2, 1, 4, 5}), TensorShape({3, 6, 5}), false, true},
+      {TensorShape({2, 4, 0}), TensorShape({2, 0, 3}), false, false},
+  };
+  for (const auto& c : kCases) {
+    for (DataType t : {DT_FLOAT, DT_DOUBLE}) {
+      INFO(c.x.DebugString() << " x " << c.y.DebugString() << " adj "
+                             << c.adj_x << c.adj_y << " "
+                             << DataTypeString(t));
+      std::vector<Tensor> in = {RandomFloats(c.x, 40), RandomFloats(c.y, 41)};
+      if (t == DT_DOUBLE) {
+        for (Tensor& v : in) {
+          Tensor d(DT_DOUBLE, v.shape());
+          for (int64_t i = 0; i < v.NumElements(); ++i) {
+            d.data<double>()[i] = v.data<float>()[i];
+          }
+          v = d;
+        }
+      }
+      CheckSame(OnGpuAndCpu("BatchMatMulV2", in,
+                            {{"T", TypeAttr(t)},
+                             {"adj_x", BoolAttr(c.adj_x)},
+                             {"adj_y", BoolAttr(c.adj_y)}}),
+                1e-5);
+    }
+  }
+  CHECK_THAT(OnGpuAndCpu("BatchMatMulV2",
+                         {RandomFloats(TensorShape({2, 4, 5}), 1),
+                          RandomFloats(TensorShape({3, 5, 6}), 2)},
+                         {{"T", TypeAttr(DT_FLOAT)},
+                          {"adj_x", BoolAttr(false)},
+                          {"adj_y", BoolAttr(false)}})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "compatible batch dimensions"));
+}
+
+AttrValue IntsAttr(std::vector<int64_t> values) {
+  AttrValue v;
+  v.mutable_list();  // a list, even an empty one
+  for (int64_t x : values) v.mutable_list()->add_i(x);
+  return v;
+}
+AttrValue StringAttr(const std::string& s) {
+  AttrValue v;
+  v.set_s(s);
+  return v;
+}
+
+TEST_CASE("gpu kernels: Conv2DBackpropInput and Conv2DBackpropFilter on "
+          "cuDNN give the CPU kernels' numbers", "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    TensorShape input, filter;
+    int64_t stride, dilation;
+    const char* padding;
+  } kCases[] = {
+      {TensorShape({2, 9, 9, 3}), TensorShape({3, 3, 3, 4}), 1, 1, "SAME"},
+      {TensorShape({2, 9, 8, 3}), TensorShape({2, 2, 3, 5}), 1, 1, "SAME"},
+      {TensorShape({1, 10, 11, 4}), TensorShape({3, 2, 4, 2}), 2, 1, "SAME"},
+      {TensorShape({3, 8, 8, 2}), TensorShape({3, 3, 2, 3}), 2, 1, "VALID"},
+      {TensorShape({2, 7, 7, 3}), TensorShape({1, 1, 3, 6}), 2, 1, "VALID"},
+  };
+  for (const auto& c : kCases) {
+    INFO(c.input.DebugString() << " filter " << c.filter.DebugString()
+                               << " stride " << c.stride << " dilation "
+                               << c.dilation << " " << c.padding);
+    const std::map<std::string, AttrValue> attrs = {
+        {"T", TypeAttr(DT_FLOAT)},
+        {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+        {"dilations", IntsAttr({1, c.dilation, c.dilation, 1})},
+        {"padding", StringAttr(c.padding)},
+        {"data_format", StringAttr("NHWC")},
+        {"use_cudnn_on_gpu", BoolAttr(true)},
+        {"explicit_paddings", IntsAttr({})}};
+    const Tensor input = RandomFloats(c.input, 50);
+    const Tensor filter = RandomFloats(c.filter, 51);
+    // (The CPU's gradients take no dilation, as TensorFlow's; Conv2D's
+    // dilations are checked in gpu_session_test.cc.)
+    auto forward = OnGpuAndCpu("Conv2D", {input, filter}, attrs);
+    CheckSame(forward, 1e-4);
+    REQUIRE_OK(forward);
+    const Tensor dy = RandomFloats(forward->cpu[0].shape(), 52);
+    std::vector<int32_t> input_sizes, filter_sizes;
+    for (int d = 0; d < 4; ++d) {
+      input_sizes.push_back(static_cast<int32_t>(c.input.dim_size(d)));
+      filter_sizes.push_back(static_cast<int32_t>(c.filter.dim_size(d)));
+    }
+    CheckSame(OnGpuAndCpu("Conv2DBackpropInput",
+                          {Ints<int32_t>(input_sizes), filter, dy}, attrs),
+              1e-4);
+    CheckSame(OnGpuAndCpu("Conv2DBackpropFilter",
+                          {input, Ints<int32_t>(filter_sizes), dy}, attrs),
+              1e-4);
+  }
+  // A gradient that does not fit the geometry names both shapes.
+  const std::map<std::string, AttrValue> attrs = {
+      {"T", TypeAttr(DT_FLOAT)},
+      {"strides", IntsAttr({1, 1, 1, 1})},
+      {"dilations", IntsAttr({1, 1, 1, 1})},
+      {"padding", StringAttr("VALID")},
+      {"data_format", StringAttr("NHWC")},
+      {"use_cudnn_on_gpu", BoolAttr(true)},
+      {"explicit_paddings", IntsAttr({})}};
+  CHECK_THAT(OnGpuAndCpu("Conv2DBackpropInput",
+                         {Ints<int32_t>({1, 5, 5, 2}),
+                          RandomFloats(TensorShape({3, 3, 2, 2}), 1),
+                          RandomFloats(TensorShape({1, 4, 4, 2}), 2)},
+                         attrs)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE("gpu kernels: MaxPool, AvgPool and their gradients give the CPU "
+          "kernels' numbers", "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    int64_t window, stride;
+    const char* padding;
+  } kCases[] = {{3, 2, "SAME"}, {2, 2, "VALID"}, {3, 1, "SAME"},
+                {2, 3, "SAME"}, {3, 2, "VALID"}};
+  const Tensor input = RandomFloats(TensorShape({2, 9, 10, 3}), 60);
+  for (const auto& c : kCases) {
+    INFO("window " << c.window << " stride " << c.stride << " "
+                   << c.padding);
+    const std::map<std::string, AttrValue> attrs = {
+        {"T", TypeAttr(DT_FLOAT)},
+        {"ksize", IntsAttr({1, c.window, c.window, 1})},
+        {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+        {"padding", StringAttr(c.padding)},
+        {"data_format", StringAttr("NHWC")}};
+    auto max = OnGpuAndCpu("MaxPool", {input}, attrs);
+    CheckSame(max, 0);
+    auto avg = OnGpuAndCpu("AvgPool", {input}, attrs);
+    CheckSame(avg, 1e-6);
+    REQUIRE_OK(max);
+    const Tensor dy = RandomFloats(max->cpu[0].shape(), 61);
+    CheckSame(OnGpuAndCpu("MaxPoolGrad", {input, max->cpu[0], dy}, attrs),
+              1e-6);
+    CheckSame(OnGpuAndCpu("AvgPoolGrad", {Ints<int32_t>({2, 9, 10, 3}), dy},
+                          attrs),
+              1e-6);
+  }
+}
+
+TEST_CASE("gpu kernels: FusedBatchNormV3 and its gradient give the CPU "
+          "kernels' numbers, training and inference, both formats",
+          "[gpu]") {
+  if (!HaveGpu()) return;
+  for (const char* format : {"NHWC", "NCHW"}) {
+    const bool nchw = std::string(format) == "NCHW";
+    const TensorShape x_shape =
+        nchw ? TensorShape({4, 6, 5, 7}) : TensorShape({4, 5, 7, 6});
+    const Tensor x = RandomFloats(x_shape, 70, -3, 5);
+    const Tensor scale = RandomFloats(TensorShape({6}), 71, 0.5f, 2);
+    const Tensor offset = RandomFloats(TensorShape({6}), 72);
+    const Tensor mean = RandomFloats(TensorShape({6}), 73);
+    const Tensor var = RandomFloats(TensorShape({6}), 74, 0.5f, 2);
+    for (bool training : {true, false}) {
+      for (float factor : {1.0f, 0.25f}) {
+        if (!training && factor != 1.0f) continue;
+        INFO(format << (training ? " training" : " inference")
+                    << " factor " << factor);
+        const std::map<std::string, AttrValue> attrs = {
+            {"T", TypeAttr(DT_FLOAT)},
+            {"U", TypeAttr(DT_FLOAT)},
+            {"epsilon", [] {
+               AttrValue v;
+               v.set_f(1e-3f);
+               return v;
+             }()},
+            {"exponential_avg_factor", [factor] {
+               AttrValue v;
+               v.set_f(factor);
+               return v;
+             }()},
+            {"data_format", StringAttr(format)},
+            {"is_training", BoolAttr(training)}};
+        auto forward = OnGpuAndCpu("FusedBatchNormV3",
+                                   {x, scale, offset, mean, var}, attrs, 6);
+        CheckSame(forward, 1e-5);
+        REQUIRE_OK(forward);
+        if (factor != 1.0f || (nchw && !training)) continue;
+        std::map<std::string, AttrValue> grad_attrs = attrs;
+        grad_attrs.erase("exponential_avg_factor");
+        const Tensor dy = RandomFloats(x_shape, 75);
+        // The saved statistics (reserve spaces 1 and 2) of the CPU's run.
+        CheckSame(OnGpuAndCpu("FusedBatchNormGradV3",
+                              {dy, x, scale, forward->cpu[3],
+                               forward->cpu[4], forward->cpu[5]},
+                              grad_attrs, 3),
+                  1e-4);
+      }
+    }
+  }
+}
+
+// `op` (a ResourceApply* update) applied `steps` times to variables on
+// `device`, from the same initial values and gradient; the variables'
+// final values.
+absl::StatusOr<std::vector<Tensor>> ApplyUpdates(
+    const std::string& device, const std::string& op, int num_vars,
+    const std::vector<float>& scalars, bool nesterov, int steps) {
+  GraphDef g;
+  auto node = [&](const std::string& name, const std::string& type,
+                  std::vector<std::string> inputs) {
+    NodeDef* n = g.add_node();
+    n->set_name(name);
+    n->set_op(type);
+    n->set_device(device);
+    for (auto& in : inputs) n->add_input(std::move(in));
+    return n;
+  };
+  const TensorShape shape({17, 9});
+  std::vector<std::string> update_inputs, init_ops, reads;
+  for (int v = 0; v < num_vars; ++v) {
+    const std::string var = absl::StrCat("var", v);
+    NodeDef* h = node(var, "VarHandleOp", {});
+    (*h->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    shape.AsProto((*h->mutable_attr())["shape"].mutable_shape());
+    (*h->mutable_attr())["shared_name"].set_s(var);
+    (*h->mutable_attr())["container"].set_s("");
+    NodeDef* c = node(var + "/init_value", "Const", {});
+    (*c->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    // m and v of Adam start non-negative.
+    RandomFloats(shape, 20 + v, v == 0 ? -1.0f : 0.0f, 1.0f)
+        .AsProtoTensorContent((*c->mutable_attr())["value"].mutable_tensor());
+    NodeDef* a = node(var + "/init", "AssignVariableOp", {var, var + "/init_value"});
+    (*a->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    NodeDef* r = node(var + "/read", "ReadVariableOp", {var});
+    (*r->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    update_inputs.push_back(var);
+    init_ops.push_back(var + "/init");
+    reads.push_back(var + "/read");
+  }
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const std::string name = absl::StrCat("scalar", i);
+    NodeDef* c = node(name, "Const", {});
+    (*c->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+    Tensor::Scalar<float>(scalars[i])
+        .AsProtoTensorContent((*c->mutable_attr())["value"].mutable_tensor());
+    update_inputs.push_back(name);
+  }
+  NodeDef* grad = node("grad", "Const", {});
+  (*grad->mutable_attr())["dtype"] = TypeAttr(DT_FLOAT);
+  RandomFloats(shape, 30).AsProtoTensorContent(
+      (*grad->mutable_attr())["value"].mutable_tensor());
+  // The gradient's place: after lr for Momentum (var, accum, lr, grad,
+  // momentum), last for the others.
+  if (op == "ResourceApplyMomentum" || op == "ResourceApplyKerasMomentum") {
+    update_inputs.insert(update_inputs.begin() + num_vars + 1, "grad");
+  } else {
+    update_inputs.push_back("grad");
+  }
+  NodeDef* update = node("update", op, update_inputs);
+  (*update->mutable_attr())["T"] = TypeAttr(DT_FLOAT);
+  (*update->mutable_attr())["use_locking"].set_b(false);
+  if (op != "ResourceApplyGradientDescent") {
+    (*update->mutable_attr())["use_nesterov"].set_b(nesterov);
+  }
+  auto session = Session::Create("local", SessionOptions());
+  DFX_RETURN_IF_ERROR(session.status());
+  DFX_RETURN_IF_ERROR((*session)->Extend(g));
+  std::vector<Tensor> out;
+  DFX_RETURN_IF_ERROR((*session)->Run({}, {}, init_ops, &out));
+  for (int i = 0; i < steps; ++i) {
+    // Fetching the variables' values while updating: the update must not
+    // change a value already read (copy-on-write of the GPU buffer).
+    DFX_RETURN_IF_ERROR((*session)->Run({}, reads, {"update"}, &out));
+  }
+  DFX_RETURN_IF_ERROR((*session)->Run({}, reads, {}, &out));
+  return out;
+}
+
+TEST_CASE("gpu kernels: GradientDescent, Momentum, KerasMomentum and Adam "
+          "update variables in GPU memory as the CPU kernels do", "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    const char* op;
+    int num_vars;
+    std::vector<float> scalars;
+  } kCases[] = {
+      {"ResourceApplyGradientDescent", 1, {0.1f}},
+      {"ResourceApplyMomentum", 2, {0.05f, 0.9f}},
+      {"ResourceApplyKerasMomentum", 2, {0.05f, 0.9f}},
+      {"ResourceApplyAdam", 3, {0.9f, 0.999f, 0.01f, 0.9f, 0.999f, 1e-7f}},
+  };
+  for (const auto& c : kCases) {
+    for (bool nesterov : {false, true}) {
+      if (nesterov && c.num_vars == 1) continue;
+      INFO(c.op << (nesterov ? " nesterov" : ""));
+      auto on_gpu = ApplyUpdates(kGpu, c.op, c.num_vars, c.scalars, nesterov, 5);
+      auto on_cpu = ApplyUpdates(kCpu, c.op, c.num_vars, c.scalars, nesterov, 5);
+      REQUIRE_OK(on_gpu);
+      REQUIRE_OK(on_cpu);
+      for (int v = 0; v < c.num_vars; ++v) {
+        INFO("variable " << v);
+        CHECK(MaxRelativeError((*on_gpu)[v], (*on_cpu)[v]) < 1e-5);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfx
