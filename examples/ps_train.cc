@@ -11,6 +11,12 @@
 //   build/bin/example_ps_train --cluster /tmp/c/cluster.json
 //   build/bin/dfx cluster down --dir /tmp/c
 //
+// With --worker-device GPU each worker's compute (the model, the loss and
+// the gradients) asks for its task's GPU:0, with soft placement for ops
+// without a GPU kernel; the variables and their updates stay on the ps
+// tasks. Worker 0 then prints how many of its last step's nodes ran on
+// the GPU.
+//
 // Exit status 0 when the restored model reaches --min-accuracy.
 #include <chrono>
 #include <cstdio>
@@ -43,7 +49,17 @@ struct Options {
   int log_every = 50;
   float min_accuracy = 0.9f;
   std::string checkpoint_dir;
+  bool gpu = false;  // --worker-device GPU
 };
+
+// Session options: with GPU workers, soft placement (ops without a GPU
+// kernel run on the worker's CPU).
+SessionOptions MakeSessionOptions(const Options& opt) {
+  SessionOptions options;
+  options.config.set_operation_timeout_in_ms(60000);
+  options.config.set_allow_soft_placement(opt.gpu);
+  return options;
+}
 
 // Examples whose class follows a fixed rule of the features and the token.
 struct Data {
@@ -102,7 +118,7 @@ struct Graph {
 };
 
 absl::StatusOr<Graph> BuildGraph(int worker, int num_ps,
-                                 const std::string& checkpoint) {
+                                 const std::string& checkpoint, bool gpu) {
   Scope root = Scope::NewRootScope();
   train::ReplicaDeviceSetter setter(num_ps);
   std::vector<train::Variable> vars;
@@ -122,7 +138,8 @@ absl::StatusOr<Graph> BuildGraph(int worker, int num_ps,
   train::Variable w2 = variable("w2", {kHidden, kClasses}, false, 4);
   train::Variable b2 = variable("b2", {kClasses}, true, 0);
 
-  const Scope s = root.WithDevice(absl::StrCat("/job:worker/task:", worker));
+  const Scope s = root.WithDevice(absl::StrCat(
+      "/job:worker/task:", worker, gpu ? "/device:GPU:0" : ""));
   Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
   Output ids = ops::Placeholder(s.WithOpName("ids"), DT_INT32);
   Output y = ops::Placeholder(s.WithOpName("y"), DT_INT32);
@@ -194,11 +211,10 @@ void WorkerLoop(int worker, const std::string& address, int num_ps,
   auto fail = [&](const absl::Status& s) {
     shared->Fail(absl::StrCat("worker ", worker, ": ", s.ToString()));
   };
-  absl::StatusOr<Graph> graph = BuildGraph(worker, num_ps, checkpoint);
+  absl::StatusOr<Graph> graph =
+      BuildGraph(worker, num_ps, checkpoint, opt.gpu);
   if (!graph.ok()) return fail(graph.status());
-  SessionOptions options;
-  options.config.set_operation_timeout_in_ms(60000);
-  auto session = Session::Create("grpc://" + address, options);
+  auto session = Session::Create("grpc://" + address, MakeSessionOptions(opt));
   if (!session.ok()) return fail(session.status());
   absl::Status s = (*session)->Extend(graph->def);
   if (!s.ok()) return fail(s);
@@ -217,9 +233,25 @@ void WorkerLoop(int worker, const std::string& address, int num_ps,
   for (int i = 0; i < opt.steps && !shared->failed.HasBeenNotified(); ++i) {
     const int start = (i * opt.batch) % (train.rows - opt.batch + 1);
     const Data b = Batch(train, start, opt.batch);
-    s = (*session)->Run({{"x", b.x}, {"ids", b.ids}, {"y", b.y}}, {"loss"},
-                        {graph->train}, &out);
+    // Worker 0's last step is traced: where did its nodes run?
+    const bool trace = worker == 0 && i == opt.steps - 1;
+    RunOptions run_options;
+    if (trace) run_options.set_trace_level(RunOptions::FULL_TRACE);
+    RunMetadata metadata;
+    s = (*session)->Run(run_options, {{"x", b.x}, {"ids", b.ids}, {"y", b.y}},
+                        {"loss"}, {graph->train}, &out, &metadata);
     if (!s.ok()) return fail(s);
+    if (trace) {
+      int on_gpu = 0, total = 0;
+      for (const auto& dev : metadata.step_stats().dev_stats()) {
+        total += dev.node_stats_size();
+        if (dev.device().find("/device:GPU:") != std::string::npos) {
+          on_gpu += dev.node_stats_size();
+        }
+      }
+      std::printf("worker 0's last step: %d of its %d nodes ran on a GPU\n",
+                  on_gpu, total);
+    }
     if (worker == 0 && (i % opt.log_every == 0 || i == opt.steps - 1)) {
       std::printf("worker 0 step %4d  loss %.4f  eval accuracy %.3f\n", i,
                   out[0].scalar<float>(), Accuracy(session->get(), eval));
@@ -270,8 +302,9 @@ int Run(const Options& opt) {
                              .count();
 
   // The chief saves, forgets (back to the initial values) and restores.
-  absl::StatusOr<Graph> graph = BuildGraph(0, num_ps, checkpoint);
-  auto session = Session::Create("grpc://" + workers[0], {});
+  absl::StatusOr<Graph> graph = BuildGraph(0, num_ps, checkpoint, opt.gpu);
+  auto session =
+      Session::Create("grpc://" + workers[0], MakeSessionOptions(opt));
   if (!graph.ok() || !session.ok()) return 1;
   std::vector<Tensor> out;
   const Data eval = MakeData(1024, 1);
@@ -323,11 +356,20 @@ int main(int argc, char** argv) {
       opt.min_accuracy = std::strtof(value().c_str(), nullptr);
     } else if (flag == "--checkpoint-dir") {
       opt.checkpoint_dir = value();
+    } else if (flag == "--worker-device") {
+      const std::string device = value();
+      if (device != "CPU" && device != "GPU") {
+        std::fprintf(stderr, "--worker-device is CPU or GPU, not '%s'\n",
+                     device.c_str());
+        return 2;
+      }
+      opt.gpu = device == "GPU";
     } else {
       std::fprintf(stderr,
                    "usage: example_ps_train --cluster cluster.json "
                    "[--steps N] [--batch N] [--log-every N] "
-                   "[--min-accuracy F] [--checkpoint-dir DIR]\n");
+                   "[--min-accuracy F] [--checkpoint-dir DIR] "
+                   "[--worker-device CPU|GPU]\n");
       return 2;
     }
   }

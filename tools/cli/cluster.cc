@@ -33,7 +33,7 @@ namespace dfx::cli {
 const char kClusterUsage[] =
     R"(usage: dfx cluster up [--workers N] [--ps M] [--dir DIR]
                       [--cpu-devices N] [--timeout-ms N] [--no-push]
-                      [--no-bulk-local]
+                      [--no-bulk-local] [--gpu-allow-growth]
        dfx cluster down [--dir DIR]
 
 up    starts N worker tasks and M ps tasks (default 2 and 1), each a
@@ -51,6 +51,8 @@ down  stops the cluster of DIR: SIGTERM to every task, SIGKILL to one that
   --no-push             start the servers with --no-push (see 'dfx server
                         --help')
   --no-bulk-local       start the servers with --no-bulk-local
+  --gpu-allow-growth    start the servers with --gpu-allow-growth, so that
+                        the tasks can share a machine's GPUs
   -h, --help            print this help
 
 Exit status: 0 on success, 1 when the cluster cannot start or stop, 2 for
@@ -369,7 +371,8 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
       verb == "up" ? SplitFlags(rest,
                                 {"--workers", "--ps", "--dir",
                                  "--cpu-devices", "--timeout-ms"},
-                                {"--no-push", "--no-bulk-local"})
+                                {"--no-push", "--no-bulk-local",
+                                 "--gpu-allow-growth"})
                    : SplitFlags(rest, {"--dir"}, {});
   if (!flags.ok()) return usage(flags.status().message());
   int64_t workers = 2, ps = 1, cpu_devices = 1, timeout_ms = 30000;
@@ -381,7 +384,8 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
       out << kClusterUsage;
       return kExitOk;
     }
-    if (flag == "--no-push" || flag == "--no-bulk-local") {
+    if (flag == "--no-push" || flag == "--no-bulk-local" ||
+        flag == "--gpu-allow-growth") {
       server_flags.push_back(flag);
       continue;
     }
