@@ -1,14 +1,16 @@
-// Element-wise ops on a GPU (float and double): the unary functions, the
-// binary ops with NumPy broadcasting (kernels/broadcast.h reduces the
-// iteration; gpu/kernels/cwise_gpu.cu runs it), BiasAdd as a broadcast add,
-// ReluGrad, BiasAddGrad; and Identity, StopGradient and PreventGradient,
-// which only forward.
+// Element-wise ops on a GPU (float, double, float16, bfloat16; the 16-bit
+// types computed in float): the unary functions, the binary ops with NumPy
+// broadcasting (kernels/broadcast.h reduces the iteration;
+// gpu/kernels/cwise_gpu.cu runs it), BiasAdd as a broadcast add, ReluGrad,
+// BiasAddGrad, AddN; and Identity, StopGradient and PreventGradient, which
+// only forward.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "gpu/cuda_status.h"
 #include "gpu/kernels/cwise_gpu.h"
+#include "gpu/kernels/dtype_dispatch.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "graph/types.h"
@@ -18,7 +20,7 @@
 namespace dfx::gpu {
 namespace {
 
-const DataTypeVector kTypes = {DT_FLOAT, DT_DOUBLE};
+const DataTypeVector kTypes = {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16};
 
 class UnaryGpuOp : public OpKernel {
  public:
@@ -33,15 +35,11 @@ class UnaryGpuOp : public OpKernel {
     cudaStream_t stream = (*device)->compute_stream()->get();
     ScopedActivateDevice activate((*device)->cuda_ordinal());
     DFX_OP_REQUIRES_OK(ctx, activate.status());
-    const cudaError_t e =
-        in.dtype() == DT_FLOAT
-            ? LaunchUnary(stream, op_, static_cast<const float*>(in.raw_data()),
-                          static_cast<float*>(out->raw_data()),
-                          in.NumElements())
-            : LaunchUnary(stream, op_,
-                          static_cast<const double*>(in.raw_data()),
-                          static_cast<double*>(out->raw_data()),
-                          in.NumElements());
+    const cudaError_t e = ByFloatType(in.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      return LaunchUnary(stream, op_, static_cast<const T*>(in.raw_data()),
+                         static_cast<T*>(out->raw_data()), in.NumElements());
+    });
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
   }
 
@@ -71,16 +69,12 @@ absl::Status RunBinary(GpuDevice* device, BinaryOp op, const Broadcast& bcast,
   DFX_RETURN_IF_ERROR(activate.status());
   cudaStream_t stream = device->compute_stream()->get();
   const int64_t n = bcast.num_elements();
-  const cudaError_t e =
-      a.dtype() == DT_FLOAT
-          ? LaunchBinary(stream, op, it,
-                         static_cast<const float*>(a.raw_data()),
-                         static_cast<const float*>(b.raw_data()),
-                         static_cast<float*>(out->raw_data()), n)
-          : LaunchBinary(stream, op, it,
-                         static_cast<const double*>(a.raw_data()),
-                         static_cast<const double*>(b.raw_data()),
-                         static_cast<double*>(out->raw_data()), n);
+  const cudaError_t e = ByFloatType(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    return LaunchBinary(stream, op, it, static_cast<const T*>(a.raw_data()),
+                        static_cast<const T*>(b.raw_data()),
+                        static_cast<T*>(out->raw_data()), n);
+  });
   return CudaStatus(e, "launching the kernel");
 }
 
@@ -173,15 +167,12 @@ class BiasAddGradGpuOp : public OpKernel {
     ScopedActivateDevice activate((*device)->cuda_ordinal());
     DFX_OP_REQUIRES_OK(ctx, activate.status());
     cudaStream_t stream = (*device)->compute_stream()->get();
-    const cudaError_t e =
-        grad.dtype() == DT_FLOAT
-            ? LaunchChannelSum(stream, static_cast<const float*>(grad.raw_data()),
-                               static_cast<float*>(out->raw_data()), outer,
-                               channels, inner)
-            : LaunchChannelSum(stream,
-                               static_cast<const double*>(grad.raw_data()),
-                               static_cast<double*>(out->raw_data()), outer,
-                               channels, inner);
+    const cudaError_t e = ByFloatType(grad.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      return LaunchChannelSum(stream, static_cast<const T*>(grad.raw_data()),
+                              static_cast<T*>(out->raw_data()), outer,
+                              channels, inner);
+    });
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
   }
 

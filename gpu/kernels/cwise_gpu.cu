@@ -3,6 +3,7 @@
 // index back into each input's offset through the reduced dims.
 #include "gpu/kernels/cwise_gpu.h"
 
+#include "gpu/kernels/half_math.cuh"
 #include "gpu/kernels/launch.h"
 
 namespace dfx::gpu {
@@ -41,20 +42,23 @@ __device__ T Binary(BinaryOp op, T a, T b) {
   return a;
 }
 
+// T is the stored type, M::A the one computed in (float for 16-bit types).
 template <typename T>
 __global__ void UnaryKernel(UnaryOp op, const T* in, T* out, int64_t n) {
+  using M = Math<T>;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
-    out[i] = Unary(op, in[i]);
+    out[i] = M::Out(Unary(op, M::In(in[i])));
   }
 }
 
 template <typename T>
 __global__ void SameShapeKernel(BinaryOp op, const T* a, const T* b, T* out,
                                 int64_t n) {
+  using M = Math<T>;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
-    out[i] = Binary(op, a[i], b[i]);
+    out[i] = M::Out(Binary(op, M::In(a[i]), M::In(b[i])));
   }
 }
 
@@ -70,7 +74,7 @@ __global__ void BroadcastKernel(BinaryOp op, BroadcastIteration it,
       ia += k * it.a_strides[d];
       ib += k * it.b_strides[d];
     }
-    out[i] = Binary(op, a[ia], b[ib]);
+    out[i] = Math<T>::Out(Binary(op, Math<T>::In(a[ia]), Math<T>::In(b[ib])));
   }
 }
 
@@ -80,13 +84,15 @@ __global__ void BroadcastKernel(BinaryOp op, BroadcastIteration it,
 template <typename T>
 __global__ void ChannelSumKernel(const T* in, T* out, int64_t outer,
                                  int64_t channels, int64_t inner) {
-  __shared__ T partial[kThreadsPerBlock];
+  using M = Math<T>;
+  using A = typename M::A;
+  __shared__ A partial[kThreadsPerBlock];
   const int64_t count = outer * inner;
   for (int64_t c = blockIdx.x; c < channels; c += gridDim.x) {
-    T sum = T(0);
+    A sum = A(0);
     for (int64_t e = threadIdx.x; e < count; e += blockDim.x) {
       const int64_t o = e / inner, i = e % inner;
-      sum += in[(o * channels + c) * inner + i];
+      sum += M::In(in[(o * channels + c) * inner + i]);
     }
     partial[threadIdx.x] = sum;
     __syncthreads();
@@ -94,7 +100,7 @@ __global__ void ChannelSumKernel(const T* in, T* out, int64_t outer,
       if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[c] = partial[0];
+    if (threadIdx.x == 0) out[c] = M::Out(partial[0]);
     __syncthreads();
   }
 }
@@ -143,6 +149,8 @@ cudaError_t LaunchBinary(cudaStream_t stream, BinaryOp op,
                                            int64_t, int64_t, int64_t);
 DFX_CWISE_GPU_INSTANTIATE(float)
 DFX_CWISE_GPU_INSTANTIATE(double)
+DFX_CWISE_GPU_INSTANTIATE(__half)
+DFX_CWISE_GPU_INSTANTIATE(__nv_bfloat16)
 #undef DFX_CWISE_GPU_INSTANTIATE
 
 }  // namespace dfx::gpu

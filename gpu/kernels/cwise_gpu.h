@@ -31,7 +31,7 @@ struct BroadcastIteration {
 };
 
 // Enqueue on `stream`; the launch error (cudaSuccess when enqueued). T is
-// float or double.
+// float, double, __half or __nv_bfloat16 (computed in float, rounded once).
 template <typename T>
 cudaError_t LaunchUnary(cudaStream_t stream, UnaryOp op, const T* in, T* out,
                         int64_t n);

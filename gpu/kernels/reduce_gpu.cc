@@ -1,4 +1,5 @@
-// Sum, Mean, Prod, Max and Min on a GPU (float, double). The axes
+// Sum, Mean, Prod, Max and Min on a GPU (float, double, float16, bfloat16
+// accumulated in float). The axes
 // (reduction_indices, host memory) are read on the host; the input's dims
 // are simplified as the CPU kernels do (size-1 dims dropped, neighbours
 // both kept or both reduced merged). One reduced group between kept ones
@@ -8,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gpu/cuda_status.h"
+#include "gpu/kernels/dtype_dispatch.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/layout_gpu.h"
@@ -115,16 +117,11 @@ class ReduceGpuOp : public OpKernel {
                           "launching the permutation"));
       data = permuted.raw_data();
     }
-    const cudaError_t e =
-        in.dtype() == DT_FLOAT
-            ? LaunchReduce(launch.stream(), op_,
-                           static_cast<const float*>(data),
-                           static_cast<float*>(out->raw_data()), outer, r,
-                           inner)
-            : LaunchReduce(launch.stream(), op_,
-                           static_cast<const double*>(data),
-                           static_cast<double*>(out->raw_data()), outer, r,
-                           inner);
+    const cudaError_t e = ByFloatType(in.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      return LaunchReduce(launch.stream(), op_, static_cast<const T*>(data),
+                          static_cast<T*>(out->raw_data()), outer, r, inner);
+    });
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the reduction"));
   }
 
@@ -147,7 +144,8 @@ void RegisterGpuReduceKernels(KernelRegistry* registry) {
   for (const auto& [name, op] : kOps) {
     registry->Register(KernelDefBuilder(name)
                            .Device("GPU")
-                           .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE})
+                           .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE,
+                                                 DT_HALF, DT_BFLOAT16})
                            .HostMemory("reduction_indices"),
                        [op = op](OpKernelConstruction* ctx) {
                          return std::unique_ptr<OpKernel>(

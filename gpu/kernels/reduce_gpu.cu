@@ -6,6 +6,7 @@
 // neighbouring threads read neighbouring addresses.
 #include <cmath>
 
+#include "gpu/kernels/half_math.cuh"
 #include "gpu/kernels/launch.h"
 #include "gpu/kernels/reduce_gpu.h"
 
@@ -41,15 +42,18 @@ __device__ __forceinline__ T Finish(ReduceOp op, T acc, int64_t r) {
   return acc;
 }
 
+// T is stored, A = Math<T>::A accumulated (float for 16-bit types).
 template <typename T>
 __global__ void RowReduceKernel(ReduceOp op, const T* in, T* out,
                                 int64_t rows, int64_t r) {
-  __shared__ T partial[kThreadsPerBlock];
+  using M = Math<T>;
+  using A = typename M::A;
+  __shared__ A partial[kThreadsPerBlock];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* p = in + row * r;
-    T acc = Identity<T>(op);
+    A acc = Identity<A>(op);
     for (int64_t k = threadIdx.x; k < r; k += blockDim.x) {
-      acc = Combine(op, acc, p[k]);
+      acc = Combine(op, acc, M::In(p[k]));
     }
     partial[threadIdx.x] = acc;
     __syncthreads();
@@ -60,21 +64,21 @@ __global__ void RowReduceKernel(ReduceOp op, const T* in, T* out,
       }
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[row] = Finish(op, partial[0], r);
+    if (threadIdx.x == 0) out[row] = M::Out(Finish(op, partial[0], r));
     __syncthreads();
   }
 }
 
-// Pairwise over k in [lo, lo + n) of column `col` (stride `inner`).
-template <typename T>
-__device__ T ColumnTree(ReduceOp op, const T* p, int64_t inner, int64_t n) {
+// Pairwise over the n values p[0], p[inner], ..., in A.
+template <typename T, typename A = typename Math<T>::A>
+__device__ A ColumnTree(ReduceOp op, const T* p, int64_t inner, int64_t n) {
   // An explicit stack of partial results: level l holds the combination of
   // 2^l consecutive values; merging equal levels keeps the tree balanced.
-  T level_value[64];
+  A level_value[64];
   int level_of[64];
   int depth = 0;
   for (int64_t k = 0; k < n; ++k) {
-    T v = p[k * inner];
+    A v = Math<T>::In(p[k * inner]);
     int level = 0;
     while (depth > 0 && level_of[depth - 1] == level) {
       v = Combine(op, level_value[depth - 1], v);
@@ -85,7 +89,7 @@ __device__ T ColumnTree(ReduceOp op, const T* p, int64_t inner, int64_t n) {
     level_of[depth] = level;
     ++depth;
   }
-  T acc = Identity<T>(op);
+  A acc = Identity<A>(op);
   bool first = true;
   while (depth > 0) {
     acc = first ? level_value[depth - 1]
@@ -103,7 +107,8 @@ __global__ void ColumnReduceKernel(ReduceOp op, const T* in, T* out,
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
     const int64_t o = i / inner, c = i % inner;
-    out[i] = Finish(op, ColumnTree(op, in + o * r * inner + c, inner, r), r);
+    out[i] = Math<T>::Out(
+        Finish(op, ColumnTree(op, in + o * r * inner + c, inner, r), r));
   }
 }
 
@@ -129,5 +134,12 @@ template cudaError_t LaunchReduce<float>(cudaStream_t, ReduceOp, const float*,
 template cudaError_t LaunchReduce<double>(cudaStream_t, ReduceOp,
                                           const double*, double*, int64_t,
                                           int64_t, int64_t);
+template cudaError_t LaunchReduce<__half>(cudaStream_t, ReduceOp,
+                                          const __half*, __half*, int64_t,
+                                          int64_t, int64_t);
+template cudaError_t LaunchReduce<__nv_bfloat16>(cudaStream_t, ReduceOp,
+                                                 const __nv_bfloat16*,
+                                                 __nv_bfloat16*, int64_t,
+                                                 int64_t, int64_t);
 
 }  // namespace dfx::gpu

@@ -566,6 +566,61 @@ TEST_CASE("gpu kernels: FusedBatchNormV3 and its gradient give the CPU "
   }
 }
 
+// `f` (float) as a float16 or bfloat16 tensor.
+Tensor As16Bit(const Tensor& f, DataType t) {
+  Tensor out(t, f.shape());
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    if (t == DT_HALF) {
+      out.data<Eigen::half>()[i] = Eigen::half(f.data<float>()[i]);
+    } else {
+      out.data<Eigen::bfloat16>()[i] = Eigen::bfloat16(f.data<float>()[i]);
+    }
+  }
+  return out;
+}
+
+TEST_CASE("gpu kernels: float16 and bfloat16 element-wise ops, BiasAdd, "
+          "BiasAddGrad and reductions compute in float as the CPU kernels "
+          "do", "[gpu]") {
+  if (!HaveGpu()) return;
+  for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+    // One rounding of a float result: half and bfloat16 ulps.
+    const double tolerance = t == DT_HALF ? 2e-3 : 1.6e-2;
+    const Tensor x = As16Bit(RandomFloats(TensorShape({6, 37}), 80, -3, 3), t);
+    const Tensor y = As16Bit(RandomFloats(TensorShape({37}), 81, -3, 3), t);
+    for (const char* op : {"Relu", "Tanh", "Exp", "Sigmoid", "Square"}) {
+      INFO(op << " " << DataTypeString(t));
+      CheckSame(OnGpuAndCpu(op, {x}, {{"T", TypeAttr(t)}}), tolerance);
+    }
+    for (const char* op : {"AddV2", "Mul", "Maximum", "RealDiv"}) {
+      INFO(op << " " << DataTypeString(t));
+      CheckSame(OnGpuAndCpu(op, {x, y}, {{"T", TypeAttr(t)}}), tolerance);
+    }
+    INFO(DataTypeString(t));
+    CheckSame(OnGpuAndCpu("BiasAdd", {x, y},
+                          {{"T", TypeAttr(t)},
+                           {"data_format", StringAttr("NHWC")}}),
+              tolerance);
+    CheckSame(OnGpuAndCpu("BiasAddGrad", {x},
+                          {{"T", TypeAttr(t)},
+                           {"data_format", StringAttr("NHWC")}}),
+              tolerance);
+    for (const char* op : {"Sum", "Mean", "Max"}) {
+      INFO(op);
+      CheckSame(OnGpuAndCpu(op, {x, Ints<int32_t>({0})},
+                            {{"T", TypeAttr(t)},
+                             {"Tidx", TypeAttr(DT_INT32)},
+                             {"keep_dims", BoolAttr(false)}}),
+                tolerance);
+      CheckSame(OnGpuAndCpu(op, {x, Ints<int32_t>({1})},
+                            {{"T", TypeAttr(t)},
+                             {"Tidx", TypeAttr(DT_INT32)},
+                             {"keep_dims", BoolAttr(true)}}),
+                tolerance);
+    }
+  }
+}
+
 // `op` (a ResourceApply* update) applied `steps` times to variables on
 // `device`, from the same initial values and gradient; the variables'
 // final values.
