@@ -13,51 +13,18 @@
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "graph/types.h"
+#include "kernels/conv/batch_norm_checks.h"
 
 namespace dfx::gpu {
 namespace {
 
-absl::Status ReadFormat(const OpKernelConstruction& ctx, bool* channel_first) {
-  std::string format;
-  DFX_RETURN_IF_ERROR(ctx.GetAttr("data_format", &format));
-  if (format != "NHWC" && format != "NCHW" && format != "NDHWC" &&
-      format != "NCDHW") {
-    return absl::InvalidArgumentError("Invalid data format");
-  }
-  *channel_first = format == "NCHW" || format == "NCDHW";
-  return absl::OkStatus();
-}
+using conv_internal::BnLayout;
 
-absl::Status CheckVector(const Tensor& t, const char* what) {
-  if (t.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " must be 1-dimensional", t.shape().DebugString()));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckChannels(const Tensor& t, const char* prefix,
-                           const char* what, int64_t channels) {
-  if (t.NumElements() != channels) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        prefix, what, " must have the same number of elements as the "
-        "channels of x, got ", t.NumElements(), " and ", channels));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<BnShape> ShapeOf(const TensorShape& x, bool channel_first) {
-  if (x.dims() != 4 && x.dims() != 5) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input must be 4 or 5-dimensional", x.DebugString()));
-  }
+BnShape ShapeOf(const BnLayout& l) {
   BnShape s;
-  const int channel = channel_first ? 1 : x.dims() - 1;
-  s.channels = x.dim_size(channel);
-  s.outer = 1;
-  s.inner = 1;
-  for (int i = 0; i < channel; ++i) s.outer *= x.dim_size(i);
-  for (int i = channel + 1; i < x.dims(); ++i) s.inner *= x.dim_size(i);
+  s.outer = l.outer;
+  s.channels = l.channels;
+  s.inner = l.inner;
   return s;
 }
 
@@ -74,7 +41,7 @@ class BatchNormGpuOp : public OpKernel {
   explicit BatchNormGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
     ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
-    ctx->SetStatus(ReadFormat(*ctx, &channel_first_));
+    ctx->SetStatus(conv_internal::ReadBnFormat(*ctx, &channel_first_));
     if (FindNodeAttr(ctx->def(), "exponential_avg_factor") != nullptr) {
       ctx->SetStatus(ctx->GetAttr("exponential_avg_factor", &factor_));
     }
@@ -86,23 +53,12 @@ class BatchNormGpuOp : public OpKernel {
     const Tensor& offset = ctx->input(2);
     const Tensor& est_mean = ctx->input(3);
     const Tensor& est_var = ctx->input(4);
-    absl::StatusOr<BnShape> s = ShapeOf(x.shape(), channel_first_);
-    DFX_OP_REQUIRES_OK(ctx, s.status());
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(scale, "scale"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(offset, "offset"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(est_mean, "estimated_mean"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(est_var, "estimated_variance"));
-    DFX_OP_REQUIRES_OK(ctx, CheckChannels(scale, "", "scale", s->channels));
-    DFX_OP_REQUIRES_OK(ctx, CheckChannels(offset, "", "offset", s->channels));
+    BnLayout layout;
+    DFX_OP_REQUIRES_OK(ctx, conv_internal::CheckBatchNormInputs(
+                                *ctx, channel_first_, is_training_, factor_,
+                                &layout));
+    const BnShape s = ShapeOf(layout);
     const bool uses_running = !is_training_ || factor_ != 1.0f;
-    if (uses_running) {
-      const char* prefix = is_training_ ? "When exponential_avg_factor != 1, "
-                                        : "When is_training=false, ";
-      DFX_OP_REQUIRES_OK(ctx,
-                         CheckChannels(est_mean, prefix, "mean", s->channels));
-      DFX_OP_REQUIRES_OK(
-          ctx, CheckChannels(est_var, prefix, "variance", s->channels));
-    }
     Tensor* y = nullptr;
     Tensor* stats[4] = {};
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
@@ -129,12 +85,12 @@ class BatchNormGpuOp : public OpKernel {
     }
     Tensor sums;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(
-                                DT_DOUBLE, TensorShape({2 * s->channels}),
+                                DT_DOUBLE, TensorShape({2 * s.channels}),
                                 &sums));
     DFX_OP_REQUIRES_OK(
         ctx, CudaStatus(
                  LaunchBatchNorm(
-                     launch.stream(), *s, x.data<float>(),
+                     launch.stream(), s, x.data<float>(),
                      scale.data<float>(), offset.data<float>(),
                      uses_running ? est_mean.data<float>() : nullptr,
                      uses_running ? est_var.data<float>() : nullptr, epsilon_,
@@ -157,7 +113,7 @@ class BatchNormGradGpuOp : public OpKernel {
   explicit BatchNormGradGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
     ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
-    ctx->SetStatus(ReadFormat(*ctx, &channel_first_));
+    ctx->SetStatus(conv_internal::ReadBnFormat(*ctx, &channel_first_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -166,23 +122,10 @@ class BatchNormGradGpuOp : public OpKernel {
     const Tensor& scale = ctx->input(2);
     const Tensor& mean = ctx->input(3);
     const Tensor& var = ctx->input(4);
-    absl::StatusOr<BnShape> s = ShapeOf(dy.shape(), channel_first_);
-    DFX_OP_REQUIRES_OK(ctx, s.status());
-    DFX_OP_REQUIRES_OK(ctx, ShapeOf(x.shape(), channel_first_).status());
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(scale, "scale"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(mean, "saved mean"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(var, "saved variance"));
-    DFX_OP_REQUIRES(
-        ctx, x.shape() == dy.shape(),
-        absl::InvalidArgumentError(absl::StrCat(
-            "x and y_backprop must have same shape, but x has shape ",
-            x.shape().DebugString(), " and y_backprop has shape ",
-            dy.shape().DebugString())));
-    DFX_OP_REQUIRES_OK(ctx, CheckChannels(scale, "", "scale", s->channels));
-    DFX_OP_REQUIRES_OK(
-        ctx, CheckChannels(mean, "", "reserve_space_1", s->channels));
-    DFX_OP_REQUIRES_OK(
-        ctx, CheckChannels(var, "", "reserve_space_2", s->channels));
+    BnLayout layout;
+    DFX_OP_REQUIRES_OK(ctx, conv_internal::CheckBatchNormGradInputs(
+                                *ctx, channel_first_, &layout));
+    const BnShape s = ShapeOf(layout);
     Tensor* dx = nullptr;
     Tensor* dscale = nullptr;
     Tensor* doffset = nullptr;
@@ -203,11 +146,11 @@ class BatchNormGradGpuOp : public OpKernel {
     }
     Tensor sums;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(
-                                DT_DOUBLE, TensorShape({2 * s->channels}),
+                                DT_DOUBLE, TensorShape({2 * s.channels}),
                                 &sums));
     DFX_OP_REQUIRES_OK(
         ctx, CudaStatus(LaunchBatchNormGrad(
-                            launch.stream(), *s, dy.data<float>(),
+                            launch.stream(), s, dy.data<float>(),
                             x.data<float>(), scale.data<float>(),
                             mean.data<float>(), var.data<float>(), epsilon_,
                             is_training_, dx->data<float>(),

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "gpu/cuda_status.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/nn_gpu.h"
 #include "graph/types.h"
+#include "kernels/nn/sparse_xent_checks.h"
 #include "kernels/state/variable_util.h"
 
 namespace dfx::gpu {
@@ -99,37 +99,9 @@ class SparseSoftmaxXentGpuOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& logits = ctx->input(0);
     const Tensor& labels = ctx->input(1);
-    DFX_OP_REQUIRES(ctx, logits.dims() == 2,
-                    absl::InvalidArgumentError(
-                        absl::StrCat("logits must be 2-D, but got shape ",
-                                     logits.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, labels.dims() == 1,
-                    absl::InvalidArgumentError(
-                        absl::StrCat("labels must be 1-D, but got shape ",
-                                     labels.shape().DebugString())));
-    DFX_OP_REQUIRES(
-        ctx, logits.dim_size(0) == labels.dim_size(0),
-        absl::InvalidArgumentError(absl::StrCat(
-            "logits and labels must have the same first dimension, got "
-            "logits shape ",
-            logits.shape().DebugString(), " and labels shape ",
-            labels.shape().DebugString())));
-    DFX_OP_REQUIRES(
-        ctx, logits.dim_size(1) > 0,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Must have at least one class, but got logits shape ",
-            logits.shape().DebugString())));
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseXentShapes(logits, labels));
     const int64_t rows = logits.dim_size(0), classes = logits.dim_size(1);
-    const Index* label = labels.data<Index>();
-    for (int64_t r = 0; r < rows; ++r) {
-      if (label[r] < 0 || static_cast<int64_t>(label[r]) >= classes) {
-        ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-            "Received a label value of ", label[r],
-            " which is outside the valid range of [0, ", classes,
-            ").  Label values: ", absl::StrJoin(labels.span<Index>(), " "))));
-        return;
-      }
-    }
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseLabels<Index>(labels, classes));
     Tensor* loss = nullptr;
     Tensor* backprop = nullptr;
     DFX_OP_REQUIRES_OK(ctx,

@@ -13,29 +13,10 @@
 #include "base/status_macros.h"
 #include "kernels/conv/conv_util.h"
 
+#include "kernels/conv/batch_norm_checks.h"
+
 namespace dfx::conv_internal {
 namespace {
-
-// x as [outer, channels, inner]: element (o, c, s) lives at
-// (o * channels + c) * inner + s. Channel-last formats have inner == 1.
-struct BnLayout {
-  int64_t outer = 0;
-  int64_t channels = 0;
-  int64_t inner = 1;
-  int64_t count() const { return outer * inner; }  // elements per channel
-};
-
-absl::Status MakeLayout(const TensorShape& x, bool channel_first,
-                        BnLayout* l) {
-  const int rank = x.dims();
-  const int channel = channel_first ? 1 : rank - 1;
-  l->channels = x.dim_size(channel);
-  l->outer = 1;
-  l->inner = 1;
-  for (int i = 0; i < channel; ++i) l->outer *= x.dim_size(i);
-  for (int i = channel + 1; i < rank; ++i) l->inner *= x.dim_size(i);
-  return absl::OkStatus();
-}
 
 // Calls fn(i, c) for every element i of channel c, in parallel. Elements of
 // one call range share no output.
@@ -131,35 +112,6 @@ void ChannelSums(const Device& device, const BnLayout& l, Fn fn,
   }
 }
 
-absl::Status ReadFormat(const OpKernelConstruction& ctx, bool* channel_first) {
-  std::string format;
-  DFX_RETURN_IF_ERROR(ctx.GetAttr("data_format", &format));
-  if (format != "NHWC" && format != "NCHW" && format != "NDHWC" &&
-      format != "NCDHW") {
-    return absl::InvalidArgumentError("Invalid data format");
-  }
-  *channel_first = format == "NCHW" || format == "NCDHW";
-  return absl::OkStatus();
-}
-
-absl::Status CheckVector(const Tensor& t, const char* what) {
-  if (t.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " must be 1-dimensional", t.shape().DebugString()));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckChannels(const Tensor& t, const char* prefix,
-                           const char* what, int64_t channels) {
-  if (t.NumElements() != channels) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        prefix, what, " must have the same number of elements as the "
-        "channels of x, got ", t.NumElements(), " and ", channels));
-  }
-  return absl::OkStatus();
-}
-
 // FusedBatchNorm, V2 and V3 (kV3: a sixth, scalar output).
 template <typename T, bool kV3>
 class FusedBatchNormOp : public OpKernel {
@@ -167,7 +119,7 @@ class FusedBatchNormOp : public OpKernel {
   explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
     ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
-    ctx->SetStatus(ReadFormat(*ctx, &channel_first_));
+    ctx->SetStatus(ReadBnFormat(*ctx, &channel_first_));
     if (FindNodeAttr(ctx->def(), "exponential_avg_factor") != nullptr) {
       ctx->SetStatus(
           ctx->GetAttr("exponential_avg_factor", &exponential_avg_factor_));
@@ -180,27 +132,10 @@ class FusedBatchNormOp : public OpKernel {
     const Tensor& offset = ctx->input(2);
     const Tensor& est_mean = ctx->input(3);
     const Tensor& est_var = ctx->input(4);
-    DFX_OP_REQUIRES(ctx, x.dims() == 4 || x.dims() == 5,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "input must be 4 or 5-dimensional",
-                        x.shape().DebugString())));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(scale, "scale"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(offset, "offset"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(est_mean, "estimated_mean"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(est_var, "estimated_variance"));
     BnLayout l;
-    DFX_OP_REQUIRES_OK(ctx, MakeLayout(x.shape(), channel_first_, &l));
-    DFX_OP_REQUIRES_OK(ctx, CheckChannels(scale, "", "scale", l.channels));
-    DFX_OP_REQUIRES_OK(ctx, CheckChannels(offset, "", "offset", l.channels));
-    const bool uses_running = !is_training_ || exponential_avg_factor_ != 1.0f;
-    if (uses_running) {
-      const char* prefix = is_training_ ? "When exponential_avg_factor != 1, "
-                                        : "When is_training=false, ";
-      DFX_OP_REQUIRES_OK(ctx,
-                         CheckChannels(est_mean, prefix, "mean", l.channels));
-      DFX_OP_REQUIRES_OK(
-          ctx, CheckChannels(est_var, prefix, "variance", l.channels));
-    }
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckBatchNormInputs(*ctx, channel_first_, is_training_,
+                                  exponential_avg_factor_, &l));
     Tensor* y = nullptr;
     Tensor* stats[4] = {nullptr, nullptr, nullptr, nullptr};
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
@@ -314,7 +249,7 @@ class FusedBatchNormGradOp : public OpKernel {
   explicit FusedBatchNormGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("epsilon", &epsilon_));
     ctx->SetStatus(ctx->GetAttr("is_training", &is_training_));
-    ctx->SetStatus(ReadFormat(*ctx, &channel_first_));
+    ctx->SetStatus(ReadBnFormat(*ctx, &channel_first_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -323,30 +258,8 @@ class FusedBatchNormGradOp : public OpKernel {
     const Tensor& scale = ctx->input(2);
     const Tensor& mean_in = ctx->input(3);
     const Tensor& var_in = ctx->input(4);
-    DFX_OP_REQUIRES(ctx, dy.dims() == 4 || dy.dims() == 5,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "input must be 4 or 5-dimensional",
-                        dy.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, x.dims() == 4 || x.dims() == 5,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "input must be 4 or 5-dimensional",
-                        x.shape().DebugString())));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(scale, "scale"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(mean_in, "saved mean"));
-    DFX_OP_REQUIRES_OK(ctx, CheckVector(var_in, "saved variance"));
-    DFX_OP_REQUIRES(
-        ctx, x.shape() == dy.shape(),
-        absl::InvalidArgumentError(absl::StrCat(
-            "x and y_backprop must have same shape, but x has shape ",
-            x.shape().DebugString(), " and y_backprop has shape ",
-            dy.shape().DebugString())));
     BnLayout l;
-    DFX_OP_REQUIRES_OK(ctx, MakeLayout(x.shape(), channel_first_, &l));
-    DFX_OP_REQUIRES_OK(ctx, CheckChannels(scale, "", "scale", l.channels));
-    DFX_OP_REQUIRES_OK(
-        ctx, CheckChannels(mean_in, "", "reserve_space_1", l.channels));
-    DFX_OP_REQUIRES_OK(
-        ctx, CheckChannels(var_in, "", "reserve_space_2", l.channels));
+    DFX_OP_REQUIRES_OK(ctx, CheckBatchNormGradInputs(*ctx, channel_first_, &l));
     Tensor* dx = nullptr;
     Tensor* dscale = nullptr;
     Tensor* doffset = nullptr;
