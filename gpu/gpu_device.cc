@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "absl/base/const_init.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -266,6 +267,20 @@ absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> computed,
                        GpuEvent::Create(ordinal_));
   DFX_RETURN_IF_ERROR(computed->Record(*compute_));
+  if (!t.OnHost()) {
+    // Another GPU's tensor (its device has finished writing it: the
+    // sender's Synchronize): one copy on the D2D stream, peer to peer
+    // where the GPUs have access to each other (CreateGpuDevices enables
+    // it), else staged by the driver. Unified addressing tells it where
+    // the source is.
+    DFX_RETURN_IF_ERROR(d2d_->WaitFor(*computed));
+    DFX_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, d2d_->get()),
+        absl::StrCat(name(), ": copying ", bytes,
+                     " bytes from another GPU"));
+    DFX_RETURN_IF_ERROR(d2d_->BlockHostUntilDone(kHostWaitTimeout));
+    return out;
+  }
   DFX_RETURN_IF_ERROR(h2d_->WaitFor(*computed));
   BfcAllocator* pinned = PinnedHostAllocator();
   if (bytes < kStagingChunk || pinned == nullptr || IsPinned(src)) {
@@ -306,6 +321,12 @@ absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
   // `staging` goes back to the allocator only after its last DMA.
   DFX_RETURN_IF_ERROR(h2d_->BlockHostUntilDone(kHostWaitTimeout));
   return out;
+}
+
+absl::Status GpuDevice::Synchronize() {
+  ScopedActivateDevice activate(ordinal_);
+  DFX_RETURN_IF_ERROR(activate.status());
+  return compute_->BlockHostUntilDone(kHostWaitTimeout);
 }
 
 absl::StatusOr<Tensor> GpuDevice::CopyOnDevice(const Tensor& t) {
@@ -384,6 +405,37 @@ absl::StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(
   return device;
 }
 
+namespace {
+
+// Lets every pair of `ordinals` that can reach each other's memory do so
+// (once per pair and process), so copies between them go peer to peer.
+void EnablePeerAccess(const std::vector<int>& ordinals) {
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* done = new absl::flat_hash_map<int64_t, bool>;
+  absl::MutexLock lock(&mu);
+  for (int from : ordinals) {
+    for (int to : ordinals) {
+      if (from == to || done->contains(int64_t{from} << 32 | to)) continue;
+      (*done)[int64_t{from} << 32 | to] = true;
+      int can = 0;
+      if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+        cudaGetLastError();
+        continue;
+      }
+      ScopedActivateDevice activate(from);
+      const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+      if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) {
+        spdlog::warn("{}", CudaStatus(e, absl::StrCat(
+                                             "enabling peer access from GPU ",
+                                             from, " to GPU ", to)));
+      }
+      cudaGetLastError();
+    }
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateGpuDevices(
     const GpuDeviceOptions& options, ThreadPool* intra_op_pool) {
   std::vector<std::unique_ptr<Device>> devices;
@@ -409,6 +461,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateGpuDevices(
   }
   DFX_ASSIGN_OR_RETURN(std::vector<int> ordinals,
                        ResolveVisibleDevices(options, count));
+  EnablePeerAccess(ordinals);
   for (size_t i = 0; i < ordinals.size(); ++i) {
     DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuDevice> device,
                          GpuDevice::Create(options, static_cast<int>(i),

@@ -48,6 +48,8 @@ class GpuDevice final : public Device {
   // stream (CopyToHost reads what it wrote; CopyFromHost may write memory
   // that queued kernels still read), and both wait for their copy to land
   // (up to kHostWaitTimeout), so kernels enqueued afterwards see it.
+  // CopyFromHost of another GPU's tensor (a _Send between two GPUs of a
+  // task) is one copy on the D2D stream, peer to peer when enabled.
   // CopyToHost's tensor is in pinned memory (PinnedHostAllocator) when
   // there is some. CopyFromHost copies a pinned or small tensor directly
   // and a large pageable one in kStagingChunk pieces through two pinned
@@ -59,6 +61,8 @@ class GpuDevice final : public Device {
   // Enqueued on the compute stream (ordered after the tensor's writers and
   // before later kernels); returns without waiting.
   absl::StatusOr<Tensor> CopyOnDevice(const Tensor& t) override;
+  // Waits (up to kHostWaitTimeout) for the compute stream.
+  absl::Status Synchronize() override;
   static constexpr absl::Duration kHostWaitTimeout = absl::Minutes(5);
   static constexpr size_t kStagingChunk = size_t{4} << 20;
   // Threads (of the intra-op pool, the caller among them) filling a

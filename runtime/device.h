@@ -65,10 +65,15 @@ class Device {
   // copy has landed when this returns. The device's error (naming it)
   // otherwise.
   virtual absl::StatusOr<Tensor> CopyToHost(const Tensor& t) { return t; }
-  // `t`, a host tensor, copied into this device's memory: InvalidArgument
-  // for a dtype the device cannot hold, ResourceExhausted when its memory
-  // is full.
+  // `t`, a host tensor (or, on a GPU, another GPU's tensor of this
+  // process, whose device has been synchronized), copied into this
+  // device's memory: InvalidArgument for a dtype the device cannot hold,
+  // ResourceExhausted when its memory is full.
   virtual absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) { return t; }
+  // Blocks until the work enqueued on this device so far is done (a GPU's
+  // compute stream), so that another device may read what it wrote; the
+  // device's error otherwise. Nothing to wait for on a CPU.
+  virtual absl::Status Synchronize() { return absl::OkStatus(); }
   // A copy of `t`, a tensor in this device's memory, in a new buffer of the
   // same memory (a variable's copy-on-write). ResourceExhausted when the
   // memory is full. On a host-readable device, a memcpy (strings element

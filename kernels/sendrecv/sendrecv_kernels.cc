@@ -70,10 +70,20 @@ class SendOp : public OpKernel {
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
     args.client_terminated = client_terminated_;
-    // A rendezvous holds host tensors only: a device tensor is copied out
-    // first (_HostSend's input, and a GPU's int32, are in host memory
-    // already).
+    // A rendezvous holds host tensors, but for one exception: a tensor from
+    // one GPU to another of the same task stays in GPU memory, once its
+    // device has finished writing it, and the receiving GPU copies it
+    // directly (peer to peer where it can). Any other device tensor is
+    // copied out first (_HostSend's input, and a GPU's int32, are in host
+    // memory already).
     if (!ctx->is_input_dead() && !ctx->input(0).OnHost()) {
+      if (key.dst().type == "GPU" && key.src().IsSameTask(key.dst())) {
+        DFX_OP_REQUIRES_OK(ctx, ctx->device()->Synchronize());
+        DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args,
+                                                        ctx->input(0),
+                                                        /*is_dead=*/false));
+        return;
+      }
       absl::StatusOr<Tensor> host = ctx->device()->CopyToHost(ctx->input(0));
       DFX_OP_REQUIRES_OK(ctx, host.status());
       DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, *host,
@@ -127,7 +137,12 @@ class RecvOp : public AsyncOpKernel {
             ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
                 "received a ", DataTypeString(value.dtype()),
                 " tensor, expected ", DataTypeString(want))));
+          } else if (device == nullptr && !value.OnHost()) {
+            ctx->SetStatus(absl::InternalError(
+                "received a tensor in another device's memory where host "
+                "memory is needed"));
           } else if (device != nullptr) {
+            // A host tensor, or another GPU's (see SendOp).
             absl::StatusOr<Tensor> copy = device->CopyFromHost(value);
             if (copy.ok()) {
               ctx->set_output(0, *std::move(copy));

@@ -14,10 +14,12 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
+#include "gpu/gpu_device.h"
 #include "gpu/gpu_device_factory.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "graph/builder/ops.h"
 #include "graph/builder/train.h"
+#include "runtime/more_devices.h"
 #include "runtime/session.h"
 #include "tests/testing/status_matchers.h"
 
@@ -655,6 +657,55 @@ TEST_CASE("gpu session: a classifier trains with every node of its step on "
   INFO("not on the GPU: " << absl::StrJoin(elsewhere, ", "));
   CHECK(elsewhere.empty());
   CHECK(on_the_gpu > 30);
+}
+
+TEST_CASE("gpu session: a tensor between two GPU devices of one process "
+          "goes GPU to GPU, and the products match the CPU's", "[gpu]") {
+  if (!HaveGpu()) return;
+  // GPU:0 and GPU:1 on CUDA devices 0 and 1 when there are two (the copy
+  // goes peer to peer where they allow it), else both on device 0.
+  std::string why;
+  const int ordinal1 = gpu::VisibleGpuCount(&why) > 1 ? 1 : 0;
+  WARN("two GPU devices on CUDA devices 0 and " << ordinal1);
+  ScopedMoreDevices two([ordinal1](const std::string& task, ThreadPool* pool)
+                            -> absl::StatusOr<std::vector<std::unique_ptr<Device>>> {
+    GpuDeviceOptions options;
+    options.task_name = task;
+    options.allow_growth = true;
+    std::vector<std::unique_ptr<Device>> devices;
+    for (int index = 0; index < 2; ++index) {
+      DFX_ASSIGN_OR_RETURN(
+          std::unique_ptr<gpu::GpuDevice> device,
+          gpu::GpuDevice::Create(options, index, index == 0 ? 0 : ordinal1,
+                                 pool));
+      devices.push_back(std::move(device));
+    }
+    return devices;
+  });
+  auto session = NewSession();
+  const std::string gpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
+  const std::string gpu1 = "/job:localhost/replica:0/task:0/device:GPU:1";
+  GraphDef g;
+  AddNode(&g, "a", "Placeholder", {}, "");
+  AddNode(&g, "b", "Placeholder", {}, "");
+  AddMatMul(&g, "mm0", "a", "b", gpu0);
+  AddMatMul(&g, "mm1", "mm0", "b", gpu1);
+  AddMatMul(&g, "cpu0", "a", "b", "/device:CPU:0");
+  AddMatMul(&g, "cpu1", "cpu0", "b", "/device:CPU:0");
+  REQUIRE_OK(session->Extend(g));
+  const Tensor a = Random(64, 96, 1), b = Random(96, 96, 2);
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  for (int step = 0; step < 3; ++step) {
+    REQUIRE_OK(session->Run(options, {{"a", a}, {"b", b}}, {"mm1", "cpu1"},
+                            {}, &out, &metadata));
+    CHECK(MaxRelativeError(out[0], out[1]) < 1e-4);
+  }
+  const auto ran = DevicesRun(metadata);
+  CHECK(ran.at("mm0") == gpu0);
+  CHECK(ran.at("mm1") == gpu1);
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ DeviceArena* Arena() {
   return arena;
 }
 
-std::atomic<int> copies_in{0}, copies_out{0};
+std::atomic<int> copies_in{0}, copies_out{0}, copies_between{0}, syncs{0};
 
 class SeparateMemoryDevice final : public Device {
  public:
@@ -77,7 +77,15 @@ class SeparateMemoryDevice final : public Device {
   }
   absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) override {
     if (Arena()->Owns(t.raw_data())) {
-      return absl::InternalError("CopyFromHost of a tensor in the arena");
+      // Another fake GPU's tensor: a copy between devices.
+      if (t.OnHost()) {
+        return absl::InternalError("an arena tensor that says it is on host");
+      }
+      ++copies_between;
+      auto out = Tensor::Allocate(Arena(), t.dtype(), t.shape());
+      if (!out.ok()) return out.status();
+      std::memcpy(out->raw_data(), t.raw_data(), t.TotalBytes());
+      return out;
     }
     // A NaN first element stands for a device out of memory.
     if (t.dtype() == DT_FLOAT && t.NumElements() > 0 &&
@@ -89,6 +97,10 @@ class SeparateMemoryDevice final : public Device {
     if (!out.ok()) return out.status();
     std::memcpy(out->raw_data(), t.raw_data(), t.TotalBytes());
     return out;
+  }
+  absl::Status Synchronize() override {
+    ++syncs;
+    return absl::OkStatus();
   }
 };
 
@@ -147,24 +159,28 @@ struct Registries {
   }
 };
 
-MoreDevicesFactory FakeGpu() {
-  return [](const std::string& task, ThreadPool* pool)
+// `count` fake GPUs, GPU:0 ... (their memory one arena).
+MoreDevicesFactory FakeGpus(int count) {
+  return [count](const std::string& task, ThreadPool* pool)
              -> absl::StatusOr<std::vector<std::unique_ptr<Device>>> {
-    DeviceAttributes attrs;
-    attrs.set_name(absl::StrCat(task, "/device:GPU:0"));
-    attrs.set_device_type("GPU");
-    attrs.set_incarnation(NewIncarnation());
     std::vector<std::unique_ptr<Device>> devices;
-    devices.push_back(std::make_unique<SeparateMemoryDevice>(
-        std::move(attrs), Arena(), pool));
+    for (int i = 0; i < count; ++i) {
+      DeviceAttributes attrs;
+      attrs.set_name(absl::StrCat(task, "/device:GPU:", i));
+      attrs.set_device_type("GPU");
+      attrs.set_incarnation(NewIncarnation());
+      devices.push_back(std::make_unique<SeparateMemoryDevice>(
+          std::move(attrs), Arena(), pool));
+    }
     return devices;
   };
 }
 
-// A local session whose devices are CPU:0 and the fake GPU:0.
-absl::StatusOr<std::unique_ptr<LocalSession>> NewSessionWithFakeGpu() {
+// A local session whose devices are CPU:0 and `gpus` fake GPUs.
+absl::StatusOr<std::unique_ptr<LocalSession>> NewSessionWithFakeGpu(
+    int gpus = 1) {
   static Registries* registries = new Registries;
-  ScopedMoreDevices fake(FakeGpu());
+  ScopedMoreDevices fake(FakeGpus(gpus));
   return LocalSession::Create(SessionOptions(), &registries->ops,
                               &registries->kernels);
 }
@@ -330,6 +346,30 @@ TEST_CASE("device memory: an input in the other memory than its kernel "
   // is fetched from host memory without a copy: _Send takes either).
   CHECK(copies_in == 2);
   CHECK(copies_out == 2);
+}
+
+TEST_CASE("device memory: a tensor from one GPU to another of the process "
+          "is copied between them once its sender has synchronized, not "
+          "through the host") {
+  auto session = NewSessionWithFakeGpu(2);
+  REQUIRE_OK(session);
+  const std::string gpu0 = "/job:localhost/replica:0/task:0/device:GPU:0";
+  const std::string gpu1 = "/job:localhost/replica:0/task:0/device:GPU:1";
+  GraphDef g;
+  AddNode(&g, "x", "Placeholder", {}, "");
+  AddNode(&g, "sq0", "DeviceSquare", {"x"}, gpu0);
+  AddNode(&g, "sq1", "DeviceSquare", {"sq0"}, gpu1);
+  REQUIRE_OK((*session)->Extend(g));
+  std::vector<Tensor> out;
+  copies_in = copies_out = copies_between = syncs = 0;
+  REQUIRE_OK((*session)->Run({{"x", Tensor::FromVector<float>({2, -3})}},
+                             {"sq1"}, {}, &out));
+  CHECK(Floats(out[0]) == std::vector<float>{16, 81});
+  // x into GPU:0, sq0 from GPU:0 to GPU:1, sq1 out to the host.
+  CHECK(copies_in == 1);
+  CHECK(copies_between == 1);
+  CHECK(copies_out == 1);
+  CHECK(syncs == 1);
 }
 
 }  // namespace
