@@ -20,6 +20,7 @@
 #include "master/local_session.h"
 #include "runtime/device.h"
 #include "runtime/more_devices.h"
+#include "runtime/thread_pool.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -370,6 +371,68 @@ TEST_CASE("device memory: a tensor from one GPU to another of the process "
   CHECK(copies_between == 1);
   CHECK(copies_out == 1);
   CHECK(syncs == 1);
+}
+
+// Does nothing: a kernel whose memory types the test reads.
+class NothingOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext*) override {}
+};
+
+TEST_CASE("device memory: HostMemory names args, list args included, int32 "
+          "and resources are host memory on a device the host cannot "
+          "read, everything is on a CPU") {
+  OpRegistry ops;
+  DFX_CHECK_OK(ops.Register(OpDefBuilder("Mixed")
+                                .Input("values: N * float")
+                                .Input("axis: int64")
+                                .Input("count: int32")
+                                .Input("handle: resource")
+                                .Output("out: float")
+                                .Output("sizes: N * int64")
+                                .Attr("N: int >= 1")));
+  KernelRegistry kernels;
+  RegisterKernel<NothingOp>(
+      &kernels, KernelDefBuilder("Mixed").Device("GPU").HostMemory("axis")
+                    .HostMemory("sizes"));
+  RegisterKernel<NothingOp>(&kernels, KernelDefBuilder("Mixed"));
+  NodeDef node;
+  node.set_name("mixed");
+  node.set_op("Mixed");
+  (*node.mutable_attr())["N"].set_i(3);
+  const OpRegistrationData* op = ops.LookUp("Mixed");
+  REQUIRE(op != nullptr);
+
+  DeviceAttributes attrs;
+  attrs.set_name("/job:localhost/replica:0/task:0/device:GPU:0");
+  attrs.set_device_type("GPU");
+  attrs.set_incarnation(NewIncarnation());
+  ThreadPool pool("test", 1);
+  SeparateMemoryDevice gpu(attrs, Arena(), &pool);
+  auto kernel = kernels.CreateKernel(node, op->op_def, &gpu);
+  REQUIRE_OK(kernel);
+  // Inputs: 3 floats (device), axis (HostMemory), count (int32), handle.
+  const std::vector<bool> in = {false, false, false, true, true, true};
+  for (int i = 0; i < 6; ++i) {
+    INFO("input " << i);
+    CHECK((*kernel)->input_on_host(i) == in[i]);
+  }
+  // Outputs: out (device), 3 sizes (HostMemory).
+  const std::vector<bool> out = {false, true, true, true};
+  for (int i = 0; i < 4; ++i) {
+    INFO("output " << i);
+    CHECK((*kernel)->output_on_host(i) == out[i]);
+  }
+  CHECK_FALSE((*kernel)->runs_on_host());
+
+  auto cpu_devices = DeviceMgr::NewCpu(CpuDeviceOptions());
+  REQUIRE_OK(cpu_devices);
+  auto on_cpu = kernels.CreateKernel(node, op->op_def,
+                                     (*cpu_devices)->ListDevices()[0]);
+  REQUIRE_OK(on_cpu);
+  for (int i = 0; i < 6; ++i) CHECK((*on_cpu)->input_on_host(i));
+  for (int i = 0; i < 4; ++i) CHECK((*on_cpu)->output_on_host(i));
 }
 
 }  // namespace
