@@ -213,15 +213,28 @@ TEST_CASE("dfx ops lists ops with their kernels' dtypes") {
   REQUIRE(r.exit_code == 0);
   CHECK(absl::StrContains(r.out, "MatMul"));
   CHECK(absl::StrContains(r.out, "CPU T: float"));
+  // A GPU kernel's host-memory args, and kernels that run on the host.
+  const auto reshape = RunDfx({"ops", "--filter", "Reshape"});
+  CHECK(absl::StrContains(reshape.out, "GPU (all types) (host memory: shape)"));
+  const auto range = RunDfx({"ops", "--filter", "Range"});
+  CHECK(absl::StrContains(range.out, "GPU Tidx: int32, int64 (on the host)"));
 
   const auto j = RunDfx({"ops", "--json"});
   REQUIRE(j.exit_code == 0);
   const auto json = nlohmann::json::parse(j.out);
-  bool found_add = false;
+  bool found_add = false, found_reshape = false;
   for (const auto& op : json) {
     if (op["op"] == "AddV2") found_add = !op["kernels"].empty();
+    if (op["op"] != "Reshape") continue;
+    for (const auto& k : op["kernels"]) {
+      if (k["device"] == "GPU") {
+        found_reshape = k["host_memory"] == nlohmann::json({"shape"}) &&
+                        k["on_host"] == false;
+      }
+    }
   }
   CHECK(found_add);
+  CHECK(found_reshape);
 }
 
 TEST_CASE("dfx ops rejects bad flags and missing files") {

@@ -50,6 +50,9 @@ struct KernelLine {
   std::string device;
   std::vector<std::string> attrs;  // constrained attrs, in order
   std::vector<std::vector<DataType>> allowed;
+  // On a GPU: the args in host memory, or the whole kernel on the host.
+  std::vector<std::string> host_args;
+  bool on_host = false;
 };
 
 std::vector<KernelLine> MergeKernels(const std::vector<KernelDefBuilder>& defs) {
@@ -62,12 +65,14 @@ std::vector<KernelLine> MergeKernels(const std::vector<KernelDefBuilder>& defs) 
       // Merge only single-attr constraints (or none): for several attrs the
       // cross product would claim combinations that are not registered.
       if (l.device == def.device_type() && l.attrs == attrs &&
-          attrs.size() <= 1) {
+          attrs.size() <= 1 && l.host_args == def.host_memory_args() &&
+          l.on_host == def.all_host_memory()) {
         line = &l;
       }
     }
     if (line == nullptr) {
-      lines.push_back({def.device_type(), attrs, {}});
+      lines.push_back({def.device_type(), attrs, {}, def.host_memory_args(),
+                       def.all_host_memory()});
       line = &lines.back();
       line->allowed.resize(attrs.size());
     }
@@ -82,14 +87,27 @@ std::vector<KernelLine> MergeKernels(const std::vector<KernelDefBuilder>& defs) 
 }
 
 std::string KernelLineString(const KernelLine& line) {
-  if (line.attrs.empty()) return absl::StrCat(line.device, " (all types)");
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < line.attrs.size(); ++i) {
-    std::vector<std::string> types;
-    for (DataType t : line.allowed[i]) types.push_back(DataTypeString(t));
-    parts.push_back(absl::StrCat(line.attrs[i], ": ", absl::StrJoin(types, ", ")));
+  std::string text;
+  if (line.attrs.empty()) {
+    text = absl::StrCat(line.device, " (all types)");
+  } else {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < line.attrs.size(); ++i) {
+      std::vector<std::string> types;
+      for (DataType t : line.allowed[i]) types.push_back(DataTypeString(t));
+      parts.push_back(
+          absl::StrCat(line.attrs[i], ": ", absl::StrJoin(types, ", ")));
+    }
+    text = absl::StrCat(line.device, " ", absl::StrJoin(parts, "; "));
   }
-  return absl::StrCat(line.device, " ", absl::StrJoin(parts, "; "));
+  // A GPU's kernel that reads args on the host, or runs there.
+  if (line.on_host) {
+    absl::StrAppend(&text, " (on the host)");
+  } else if (!line.host_args.empty()) {
+    absl::StrAppend(&text, " (host memory: ",
+                    absl::StrJoin(line.host_args, ", "), ")");
+  }
+  return text;
 }
 
 // "mm (T=complex64)": a node and its type attrs, for "no kernel" reports.
@@ -124,8 +142,10 @@ int ListOps(const OpsCommandOptions& options, std::ostream& out) {
         for (DataType t : c.allowed) types.push_back(DataTypeString(t));
         constraints[c.attr] = types;
       }
-      jkernels.push_back(
-          {{"device", def.device_type()}, {"constraints", constraints}});
+      jkernels.push_back({{"device", def.device_type()},
+                          {"constraints", constraints},
+                          {"host_memory", def.host_memory_args()},
+                          {"on_host", def.all_host_memory()}});
     }
     for (const KernelLine& line : MergeKernels(kernels.KernelDefsOf(op))) {
       lines.push_back(KernelLineString(line));
