@@ -98,15 +98,6 @@ absl::Status OpKernelContext::allocate_temp(DataType dtype,
   return absl::OkStatus();
 }
 
-absl::Status OpKernelContext::allocate_host_temp(DataType dtype,
-                                                 const TensorShape& shape,
-                                                 Tensor* out) {
-  auto t = Tensor::Allocate(params_->device->GetHostAllocator(), dtype, shape);
-  if (!t.ok()) return t.status();
-  *out = std::move(t).value();
-  return absl::OkStatus();
-}
-
 void OpKernelContext::SetStatus(absl::Status s) {
   if (status_.ok() && !s.ok()) status_ = std::move(s);
 }

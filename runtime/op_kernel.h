@@ -266,9 +266,6 @@ class OpKernelContext {
   // (host memory for dtypes that always live there).
   absl::Status allocate_temp(DataType dtype, const TensorShape& shape,
                              Tensor* out);
-  // A scratch tensor in host memory, whatever the device.
-  absl::Status allocate_host_temp(DataType dtype, const TensorShape& shape,
-                                  Tensor* out);
 
   // Tensors produced by an output that is dead carry no value; set by
   // _Recv when the sender sent a dead tensor.

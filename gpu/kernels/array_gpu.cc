@@ -14,6 +14,7 @@
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/layout_gpu.h"
 #include "graph/types.h"
+#include "kernels/array/array_util.h"
 #include "kernels/broadcast.h"
 
 namespace dfx::gpu {
@@ -38,15 +39,7 @@ absl::StatusOr<CastType> CastTypeOf(DataType t) {
   }
 }
 
-// The int32 or int64 values of a host tensor.
-std::vector<int64_t> HostInts(const Tensor& t) {
-  std::vector<int64_t> out(t.NumElements());
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    out[i] = t.dtype() == DT_INT32 ? int64_t{t.data<int32_t>()[i]}
-                                   : t.data<int64_t>()[i];
-  }
-  return out;
-}
+using array_internal::ReadInts;
 
 absl::Status Launched(cudaError_t e) {
   return CudaStatus(e, "launching the kernel");
@@ -88,12 +81,14 @@ class FillGpuOp : public OpKernel {
                         "dims must be a vector and value a scalar, got ",
                         dims.shape().DebugString(), " and ",
                         value.shape().DebugString())));
+    absl::StatusOr<std::vector<int64_t>> sizes = ReadInts(dims);
+    DFX_OP_REQUIRES_OK(ctx, sizes.status());
     TensorShape shape;
-    for (int64_t d : HostInts(dims)) {
+    for (int64_t d : *sizes) {
       DFX_OP_REQUIRES(ctx, d >= 0,
                       absl::InvalidArgumentError(absl::StrCat(
                           "dims must be non-negative, got ",
-                          absl::StrJoin(HostInts(dims), ","))));
+                          absl::StrJoin(*sizes, ","))));
       DFX_OP_REQUIRES_OK(ctx, shape.AddDim(d));
     }
     Tensor* out = nullptr;
@@ -170,14 +165,18 @@ class GatherGpuOp : public OpKernel {
     const Tensor& axis_t = ctx->input(2);
     DFX_OP_REQUIRES(ctx, axis_t.NumElements() == 1,
                     absl::InvalidArgumentError("axis must be scalar"));
-    int64_t axis = HostInts(axis_t)[0];
+    absl::StatusOr<std::vector<int64_t>> axis_v = ReadInts(axis_t);
+    DFX_OP_REQUIRES_OK(ctx, axis_v.status());
+    int64_t axis = (*axis_v)[0];
     DFX_OP_REQUIRES(ctx, axis >= -params.dims() && axis < params.dims(),
                     absl::InvalidArgumentError(absl::StrCat(
                         "Expected axis in the range [", -params.dims(), ", ",
                         params.dims(), "), but got ", axis)));
     if (axis < 0) axis += params.dims();
     const int64_t limit = params.dim_size(axis);
-    std::vector<int64_t> idx = HostInts(indices);
+    absl::StatusOr<std::vector<int64_t>> read = ReadInts(indices);
+    DFX_OP_REQUIRES_OK(ctx, read.status());
+    std::vector<int64_t> idx = *std::move(read);
     for (size_t i = 0; i < idx.size(); ++i) {
       DFX_OP_REQUIRES(ctx, idx[i] >= 0 && idx[i] < limit,
                       absl::InvalidArgumentError(absl::StrCat(
@@ -265,7 +264,9 @@ class ConcatGpuOp : public OpKernel {
                       absl::InvalidArgumentError(absl::StrCat(
                           "'axis' must be a scalar, got shape ",
                           axis_t.shape().DebugString())));
-      axis = HostInts(axis_t)[0];
+      absl::StatusOr<std::vector<int64_t>> axis_v = ReadInts(axis_t);
+      DFX_OP_REQUIRES_OK(ctx, axis_v.status());
+      axis = (*axis_v)[0];
       DFX_OP_REQUIRES(ctx, first.dims() > 0,
                       absl::InvalidArgumentError(
                           "cannot concatenate scalars (use Pack instead)"));
@@ -321,7 +322,9 @@ class TransposeGpuOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    const std::vector<int64_t> perm = HostInts(ctx->input(1));
+    absl::StatusOr<std::vector<int64_t>> read = ReadInts(ctx->input(1));
+    DFX_OP_REQUIRES_OK(ctx, read.status());
+    const std::vector<int64_t>& perm = *read;
     DFX_OP_REQUIRES(ctx,
                     ctx->input(1).dims() == 1 &&
                         static_cast<int>(perm.size()) == in.dims(),
@@ -376,8 +379,10 @@ class BroadcastToGpuOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
+    absl::StatusOr<std::vector<int64_t>> sizes = ReadInts(ctx->input(1));
+    DFX_OP_REQUIRES_OK(ctx, sizes.status());
     TensorShape shape;
-    for (int64_t d : HostInts(ctx->input(1))) {
+    for (int64_t d : *sizes) {
       DFX_OP_REQUIRES(ctx, d >= 0,
                       absl::InvalidArgumentError(absl::StrCat(
                           "BroadcastTo shape has a negative dim ", d)));
@@ -419,14 +424,6 @@ class BroadcastToGpuOp : public OpKernel {
                                         strides.data())));
   }
 };
-
-template <typename Kernel, typename... Args>
-void RegisterWith(KernelRegistry* registry, const KernelDefBuilder& def,
-                  Args... args) {
-  registry->Register(def, [args...](OpKernelConstruction* ctx) {
-    return std::unique_ptr<OpKernel>(new Kernel(ctx, args...));
-  });
-}
 
 }  // namespace
 

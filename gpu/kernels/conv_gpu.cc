@@ -21,6 +21,7 @@
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/layout_gpu.h"
 #include "graph/types.h"
+#include "kernels/array/array_util.h"
 #include "kernels/conv/conv_util.h"
 
 namespace dfx::gpu {
@@ -201,12 +202,8 @@ class GpuConvOp : public OpKernel {
           type_string(), ": ", what, " input must be 1-dim, not ",
           sizes.dims()));
     }
-    std::vector<int64_t> dims;
-    for (int64_t i = 0; i < sizes.NumElements(); ++i) {
-      dims.push_back(sizes.dtype() == DT_INT32
-                         ? int64_t{sizes.data<int32_t>()[i]}
-                         : sizes.data<int64_t>()[i]);
-    }
+    DFX_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                         array_internal::ReadInts(sizes));
     if (out_backprop != nullptr && dims.size() == 2 &&
         out_backprop->dims() == 4 && filter->dims() == 4) {
       const int64_t rows = dims[0], cols = dims[1];

@@ -225,22 +225,6 @@ class ForwardGpuOp : public OpKernel {
   }
 };
 
-void RegisterUnary(KernelRegistry* registry, const char* name, UnaryOp op) {
-  registry->Register(
-      KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes),
-      [op](OpKernelConstruction* ctx) {
-        return std::unique_ptr<OpKernel>(new UnaryGpuOp(ctx, op));
-      });
-}
-
-void RegisterBinary(KernelRegistry* registry, const char* name, BinaryOp op) {
-  registry->Register(
-      KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes),
-      [op](OpKernelConstruction* ctx) {
-        return std::unique_ptr<OpKernel>(new BinaryGpuOp(ctx, op));
-      });
-}
-
 }  // namespace
 
 void RegisterGpuCwiseKernels(KernelRegistry* registry) {
@@ -251,7 +235,9 @@ void RegisterGpuCwiseKernels(KernelRegistry* registry) {
         std::pair{"Sigmoid", UnaryOp::kSigmoid},
         std::pair{"Sqrt", UnaryOp::kSqrt}, std::pair{"Rsqrt", UnaryOp::kRsqrt},
         std::pair{"Abs", UnaryOp::kAbs}}) {
-    RegisterUnary(registry, name, op);
+    RegisterWith<UnaryGpuOp>(
+        registry,
+        KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes), op);
   }
   for (const auto& [name, op] :
        {std::pair{"AddV2", BinaryOp::kAdd}, std::pair{"Add", BinaryOp::kAdd},
@@ -261,7 +247,9 @@ void RegisterGpuCwiseKernels(KernelRegistry* registry) {
         std::pair{"Minimum", BinaryOp::kMinimum},
         std::pair{"SquaredDifference", BinaryOp::kSquaredDifference},
         std::pair{"ReluGrad", BinaryOp::kReluGrad}}) {
-    RegisterBinary(registry, name, op);
+    RegisterWith<BinaryGpuOp>(
+        registry,
+        KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes), op);
   }
   for (const char* name : {"BiasAdd", "BiasAddV1"}) {
     RegisterKernel<BiasAddGpuOp>(

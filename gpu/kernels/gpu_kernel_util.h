@@ -65,6 +65,16 @@ class GpuLaunch {
   std::optional<ScopedActivateDevice> activate_;
 };
 
+// Registers `Kernel`, built as Kernel(ctx, args...), for `def`: one class
+// serving several ops (Softmax and LogSoftmax, say).
+template <typename Kernel, typename... Args>
+void RegisterWith(KernelRegistry* registry, const KernelDefBuilder& def,
+                  Args... args) {
+  registry->Register(def, [args...](OpKernelConstruction* ctx) {
+    return std::unique_ptr<OpKernel>(new Kernel(ctx, args...));
+  });
+}
+
 // One library handle of type H (cublasHandle_t, cudnnHandle_t) per GPU,
 // made at first use with the GPU current and kept for the process (as the
 // GPU's allocator is). A call runs under the handle's lock.

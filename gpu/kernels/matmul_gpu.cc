@@ -321,9 +321,7 @@ void RegisterGpuMatMulKernels(KernelRegistry* registry) {
                     "T", types));
   auto batch_matmul = [registry](const KernelDefBuilder& def,
                                  linalg::Version version) {
-    registry->Register(def, [version](OpKernelConstruction* ctx) {
-      return std::unique_ptr<OpKernel>(new GpuBatchMatMulOp(ctx, version));
-    });
+    RegisterWith<GpuBatchMatMulOp>(registry, def, version);
   };
   batch_matmul(KernelDefBuilder("BatchMatMul").Device("GPU").TypeConstraint(
                    "T", types),

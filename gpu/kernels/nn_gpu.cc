@@ -239,14 +239,6 @@ class ApplyGpuOp : public OpKernel {
   std::vector<std::string> names_;
 };
 
-template <typename Kernel, typename... Args>
-void RegisterWith(KernelRegistry* registry, const KernelDefBuilder& def,
-                  Args... args) {
-  registry->Register(def, [args...](OpKernelConstruction* ctx) {
-    return std::unique_ptr<OpKernel>(new Kernel(ctx, args...));
-  });
-}
-
 template <typename T>
 void RegisterUpdates(KernelRegistry* registry) {
   const struct {

@@ -162,27 +162,22 @@ class PoolGradGpuOp : public OpKernel {
 void RegisterGpuPoolKernels(KernelRegistry* registry) {
   const DataTypeVector types = {DT_FLOAT, DT_DOUBLE};
   for (bool max : {true, false}) {
-    registry->Register(
-        KernelDefBuilder(max ? "MaxPool" : "AvgPool")
-            .Device("GPU")
-            .TypeConstraint("T", types),
-        [max](OpKernelConstruction* ctx) {
-          return std::unique_ptr<OpKernel>(new PoolGpuOp(ctx, max));
-        });
+    RegisterWith<PoolGpuOp>(registry,
+                            KernelDefBuilder(max ? "MaxPool" : "AvgPool")
+                                .Device("GPU")
+                                .TypeConstraint("T", types),
+                            max);
   }
-  registry->Register(
+  RegisterWith<PoolGradGpuOp>(
+      registry,
       KernelDefBuilder("MaxPoolGrad").Device("GPU").TypeConstraint("T", types),
-      [](OpKernelConstruction* ctx) {
-        return std::unique_ptr<OpKernel>(new PoolGradGpuOp(ctx, true));
-      });
-  registry->Register(KernelDefBuilder("AvgPoolGrad")
-                         .Device("GPU")
-                         .TypeConstraint("T", types)
-                         .HostMemory("orig_input_shape"),
-                     [](OpKernelConstruction* ctx) {
-                       return std::unique_ptr<OpKernel>(
-                           new PoolGradGpuOp(ctx, false));
-                     });
+      true);
+  RegisterWith<PoolGradGpuOp>(registry,
+                              KernelDefBuilder("AvgPoolGrad")
+                                  .Device("GPU")
+                                  .TypeConstraint("T", types)
+                                  .HostMemory("orig_input_shape"),
+                              false);
 }
 
 }  // namespace dfx::gpu

@@ -15,33 +15,10 @@
 #include "gpu/kernels/layout_gpu.h"
 #include "gpu/kernels/reduce_gpu.h"
 #include "graph/types.h"
+#include "kernels/nn/reduction_axes.h"
 
 namespace dfx::gpu {
 namespace {
-
-// The dims of `shape` marked reduced by `axes` (a host tensor of int32 or
-// int64, scalar or vector); InvalidArgument for an axis out of range.
-absl::StatusOr<std::vector<bool>> ReducedDims(const TensorShape& shape,
-                                              const Tensor& axes) {
-  if (axes.dims() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "reduction_indices must be a scalar or a vector, got shape ",
-        axes.shape().DebugString()));
-  }
-  std::vector<bool> reduced(shape.dims(), false);
-  for (int64_t i = 0; i < axes.NumElements(); ++i) {
-    const int64_t axis = axes.dtype() == DT_INT32
-                             ? int64_t{axes.data<int32_t>()[i]}
-                             : axes.data<int64_t>()[i];
-    if (axis < -shape.dims() || axis >= shape.dims()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Invalid reduction dimension (", axis, " for input with ",
-          shape.dims(), " dimension(s)"));
-    }
-    reduced[axis < 0 ? axis + shape.dims() : axis] = true;
-  }
-  return reduced;
-}
 
 class ReduceGpuOp : public OpKernel {
  public:
@@ -53,7 +30,7 @@ class ReduceGpuOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     absl::StatusOr<std::vector<bool>> reduced =
-        ReducedDims(in.shape(), ctx->input(1));
+        ReductionAxes(ctx->input(1), in.dims());
     DFX_OP_REQUIRES_OK(ctx, reduced.status());
     TensorShape out_shape;
     for (int d = 0; d < in.dims(); ++d) {
@@ -142,15 +119,13 @@ void RegisterGpuReduceKernels(KernelRegistry* registry) {
               {"Max", ReduceOp::kMax},
               {"Min", ReduceOp::kMin}};
   for (const auto& [name, op] : kOps) {
-    registry->Register(KernelDefBuilder(name)
-                           .Device("GPU")
-                           .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE,
-                                                 DT_HALF, DT_BFLOAT16})
-                           .HostMemory("reduction_indices"),
-                       [op = op](OpKernelConstruction* ctx) {
-                         return std::unique_ptr<OpKernel>(
-                             new ReduceGpuOp(ctx, op));
-                       });
+    RegisterWith<ReduceGpuOp>(registry,
+                              KernelDefBuilder(name)
+                                  .Device("GPU")
+                                  .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE,
+                                                        DT_HALF, DT_BFLOAT16})
+                                  .HostMemory("reduction_indices"),
+                              op);
   }
 }
 

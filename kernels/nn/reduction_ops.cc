@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/nn/reduction_axes.h"
 
 namespace dfx::nn_internal {
 namespace {
@@ -571,25 +572,11 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const Tensor& indices = ctx->input(1);
-    DFX_OP_REQUIRES(
-        ctx, indices.dims() <= 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "reduction_indices must be a scalar or a vector, got shape ",
-            indices.shape().DebugString())));
     const int rank = input.dims();
-    std::vector<bool> reduced(rank, false);
-    for (int64_t i = 0; i < indices.NumElements(); ++i) {
-      const int64_t axis = indices.dtype() == DT_INT32
-                               ? indices.data<int32_t>()[i]
-                               : indices.data<int64_t>()[i];
-      DFX_OP_REQUIRES(
-          ctx, axis >= -rank && axis < rank,
-          absl::InvalidArgumentError(absl::StrCat(
-              "Invalid reduction dimension (", axis, " for input with ", rank,
-              " dimension(s))")));
-      reduced[axis < 0 ? axis + rank : axis] = true;  // duplicates are fine
-    }
+    absl::StatusOr<std::vector<bool>> axes =
+        ReductionAxes(ctx->input(1), rank);
+    DFX_OP_REQUIRES_OK(ctx, axes.status());
+    const std::vector<bool>& reduced = *axes;
 
     TensorShape out_shape;
     std::vector<Group> groups;
