@@ -376,6 +376,14 @@ class Ring : public std::enable_shared_from_this<Ring> {
                  });
       return;
     }
+    if (mode_ == RingMode::kAllReduce) {
+      // This region held a partial reduction that was sent on (see the
+      // class comment): the final value comes back only after the peer
+      // received the partial, so a RecvTensor that read it here is done.
+      // Across processes TSan cannot see that; the holder of what the
+      // RecvTensor read was dropped when it finished (tensor_coding.cc).
+      output_.AnnotateDroppedViewsDone();
+    }
     CopyToOutput(r, t);
     // Forwarded as it came: received tensors are never written.
     Current(segment, piece) = t;

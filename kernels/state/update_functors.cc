@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "base/tsan.h"
 #include "kernels/eigen_util.h"
 
 namespace dfx {
@@ -117,7 +118,7 @@ const char* UpdateOpName(UpdateOp op) {
 }
 
 absl::Status DenseUpdate(const Device& device, UpdateOp op, const Tensor& src,
-                         Tensor* dst) {
+                         Tensor* dst, bool reference_variable) {
   if (src.shape() != dst->shape()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Cannot update variable with shape ", dst->shape().DebugString(),
@@ -131,6 +132,7 @@ absl::Status DenseUpdate(const Device& device, UpdateOp op, const Tensor& src,
     // Large variables split over the intra-op pool; blocks are disjoint.
     ParallelFor(device, n, Eigen::TensorOpCost(2 * sizeof(T), sizeof(T), 1),
                 [&](int64_t begin, int64_t end) {
+                  ScopedTsanIgnoreAccesses hogwild(reference_variable);
                   Apply<T>(op, d + begin, s + begin, end - begin, false);
                 });
   });

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/tsan.h"
 #include "kernels/kernels.h"
 #include "kernels/state/update_functors.h"
 #include "kernels/state/variable_util.h"
@@ -395,6 +396,7 @@ class AssignOp : public OpKernel {
         t->dtype() == value.dtype() && DataTypeCanMemcpy(value.dtype())) {
       // In place: readers of the reference see the new value.
       if (value.TotalBytes() > 0 && !value.SharesBufferWith(*t)) {
+        ScopedTsanIgnoreAccesses hogwild;
         std::memcpy(t->raw_data(), value.raw_data(), value.TotalBytes());
       }
     } else {
@@ -419,8 +421,9 @@ class AssignUpdateRefOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     VariableInputs vars;
     DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0}, use_locking_));
-    DFX_OP_REQUIRES_OK(
-        ctx, DenseUpdate(*ctx->device(), kOp, ctx->input(1), vars.tensor(0)));
+    DFX_OP_REQUIRES_OK(ctx, DenseUpdate(*ctx->device(), kOp, ctx->input(1),
+                                        vars.tensor(0),
+                                        /*reference_variable=*/true));
     ctx->forward_ref_input_to_ref_output(0, 0);
   }
 
@@ -438,9 +441,13 @@ class ScatterRefOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     VariableInputs vars;
     DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0}, use_locking_));
-    DFX_OP_REQUIRES_OK(
-        ctx, ScatterUpdate(kOp, ctx->input(1), ctx->input(2),
-                           /*allow_scalar_updates=*/false, vars.tensor(0)));
+    absl::Status status;
+    {
+      ScopedTsanIgnoreAccesses hogwild;  // a reference variable
+      status = ScatterUpdate(kOp, ctx->input(1), ctx->input(2),
+                             /*allow_scalar_updates=*/false, vars.tensor(0));
+    }
+    DFX_OP_REQUIRES_OK(ctx, status);
     ctx->forward_ref_input_to_ref_output(0, 0);
   }
 
