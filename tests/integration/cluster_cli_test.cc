@@ -52,7 +52,7 @@ TEST_CASE("dfx cluster up runs a three-task graph and down stops it") {
   TempDir tmp;
   const std::string dir = tmp.File("cluster");
   ProcessResult up = RunDfx({"cluster", "up", "--workers", "2", "--ps", "1",
-                             "--dir", dir},
+                             "--dir", dir, "--ps-gpus", "none"},
                             std::chrono::seconds(90));
   REQUIRE(up.exit_code == 0);
   const std::string target(absl::StripAsciiWhitespace(up.out));
@@ -61,6 +61,15 @@ TEST_CASE("dfx cluster up runs a three-task graph and down stops it") {
   const std::vector<int> pids = Pids(dir);
   REQUIRE(pids.size() == 3);
   for (int pid : pids) CHECK(Alive(pid));
+  // --ps-gpus reaches the ps task's server only.
+  for (size_t i = 0; i < pids.size(); ++i) {
+    const std::string cmdline =
+        ReadFile("/proc/" + std::to_string(pids[i]) + "/cmdline");
+    INFO(cmdline);
+    const bool none = absl::StrContains(
+        cmdline, std::string("--gpus\0none", 11));
+    CHECK(none == (i == 2));
+  }
   auto cluster = nlohmann::json::parse(ReadFile(dir + "/cluster.json"));
   CHECK(cluster["worker"].size() == 2);
   CHECK(cluster["ps"].size() == 1);
@@ -119,6 +128,11 @@ TEST_CASE("dfx cluster up runs a three-task graph and down stops it") {
   ProcessResult bad = RunDfx({"run", "--graph", kGraph, "--target", target,
                               "--local-devices", "2", "--fetch", "w"});
   CHECK(bad.exit_code == 2);
+  // So is a --ps-gpus that names no GPUs, before anything starts.
+  ProcessResult bad_gpus = RunDfx({"cluster", "up", "--dir",
+                                   tmp.File("other"), "--ps-gpus", "0,x"});
+  CHECK(bad_gpus.exit_code == 2);
+  CHECK(absl::StrContains(bad_gpus.err, "--ps-gpus '0,x'"));
 
   ProcessResult down = RunDfx({"cluster", "down", "--dir", dir},
                               std::chrono::seconds(60));

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -22,6 +23,7 @@
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
+#include "runtime/gpu_options.h"
 #include "rpc/grpc_util.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
@@ -34,6 +36,7 @@ const char kClusterUsage[] =
     R"(usage: dfx cluster up [--workers N] [--ps M] [--dir DIR]
                       [--cpu-devices N] [--timeout-ms N] [--no-push]
                       [--no-bulk-local] [--gpu-allow-growth]
+                      [--worker-gpus all|none|LIST] [--ps-gpus all|none|LIST]
        dfx cluster down [--dir DIR]
 
 up    starts N worker tasks and M ps tasks (default 2 and 1), each a
@@ -53,6 +56,11 @@ down  stops the cluster of DIR: SIGTERM to every task, SIGKILL to one that
   --no-bulk-local       start the servers with --no-bulk-local
   --gpu-allow-growth    start the servers with --gpu-allow-growth, so that
                         the tasks can share a machine's GPUs
+  --worker-gpus all|none|LIST, --ps-gpus all|none|LIST
+                        start that job's servers with --gpus (see 'dfx
+                        server --help'); e.g. --ps-gpus none keeps ps tasks
+                        that hold only variables off the GPUs (no CUDA
+                        context, no GPU memory). Default: all
   -h, --help            print this help
 
 Exit status: 0 on success, 1 when the cluster cannot start or stop, 2 for
@@ -66,6 +74,21 @@ std::string DefaultDir() {
   return absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
                       "/dfx-cluster");
 }
+
+// What 'up' passes on to the servers: flags for every task, and flags for
+// the tasks of one job.
+struct ServerFlags {
+  std::vector<std::string> all;
+  std::map<std::string, std::vector<std::string>> per_job;
+
+  std::vector<std::string> For(const std::string& job) const {
+    std::vector<std::string> flags = all;
+    if (auto it = per_job.find(job); it != per_job.end()) {
+      flags.insert(flags.end(), it->second.begin(), it->second.end());
+    }
+    return flags;
+  }
+};
 
 struct TaskProcess {
   std::string job;
@@ -225,11 +248,11 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
                                          const std::string& dir,
                                          int cpu_devices,
                                          absl::Duration timeout,
-                                         const std::vector<std::string>& flags);
+                                         const ServerFlags& flags);
 
 absl::Status Up(int workers, int ps, const std::string& dir, int cpu_devices,
-                absl::Duration timeout,
-                const std::vector<std::string>& flags, std::ostream& out) {
+                absl::Duration timeout, const ServerFlags& flags,
+                std::ostream& out) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -271,7 +294,7 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
                                          const std::string& dir,
                                          int cpu_devices,
                                          absl::Duration timeout,
-                                         const std::vector<std::string>& flags) {
+                                         const ServerFlags& flags) {
   std::error_code ec;
   std::string json = "{";
   std::vector<std::pair<std::string, int>> tasks;
@@ -310,7 +333,8 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
     std::ofstream pids(dir + "/pids");
     for (const auto& [job, index] : tasks) {
       absl::StatusOr<pid_t> pid =
-          SpawnServer(dir, cluster_file, job, index, cpu_devices, flags);
+          SpawnServer(dir, cluster_file, job, index, cpu_devices,
+                      flags.For(job));
       if (!pid.ok()) return fail(pid.status());
       started.push_back({job, index, *pid});
       pids << job << " " << index << " " << *pid << "\n";
@@ -370,15 +394,15 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
   absl::StatusOr<std::vector<Flag>> flags =
       verb == "up" ? SplitFlags(rest,
                                 {"--workers", "--ps", "--dir",
-                                 "--cpu-devices", "--timeout-ms"},
+                                 "--cpu-devices", "--timeout-ms",
+                                 "--worker-gpus", "--ps-gpus"},
                                 {"--no-push", "--no-bulk-local",
                                  "--gpu-allow-growth"})
                    : SplitFlags(rest, {"--dir"}, {});
   if (!flags.ok()) return usage(flags.status().message());
   int64_t workers = 2, ps = 1, cpu_devices = 1, timeout_ms = 30000;
   std::string dir = DefaultDir();
-  // Passed on to every server.
-  std::vector<std::string> server_flags;
+  ServerFlags server_flags;
   for (const auto& [flag, value] : *flags) {
     if (flag == "--help") {
       out << kClusterUsage;
@@ -386,7 +410,18 @@ int ClusterMain(const std::vector<std::string>& args, std::ostream& out,
     }
     if (flag == "--no-push" || flag == "--no-bulk-local" ||
         flag == "--gpu-allow-growth") {
-      server_flags.push_back(flag);
+      server_flags.all.push_back(flag);
+      continue;
+    }
+    if (flag == "--worker-gpus" || flag == "--ps-gpus") {
+      if (value != "all" && value != "none") {
+        if (absl::Status s = ParseVisibleDeviceList(value).status();
+            !s.ok()) {
+          return usage(absl::StrCat(flag, " '", value, "': ", s.message()));
+        }
+      }
+      const std::string job = flag == "--ps-gpus" ? "ps" : "worker";
+      server_flags.per_job[job] = {"--gpus", value};
       continue;
     }
     absl::StatusOr<int64_t> n = int64_t{0};
