@@ -471,6 +471,10 @@ def cxx_client_steps(dfx, targets, built, feed_flags, optimize, iters,
 
 def run_cases(args, results):
     quick = args.quick
+    only = [w.strip().lower() for w in args.only.split("|") if w.strip()]
+
+    def wanted(name):
+        return not only or any(w in name.lower() for w in only)
     chain_n = 1000 if quick else 10000
     steady = [("null step", null_step(), 200, 20),
               (f"chain of {chain_n:,} AddV2", add_chain(chain_n),
@@ -485,20 +489,54 @@ def run_cases(args, results):
     if not quick:
         steady.append(("MatMul layer 64×1024 · 1024×1024", matmul_layer(),
                        50, 5))
-    scale = args.iters_scale
+    steady = [case for case in steady if wanted(case[0])]
+    chain_cxx = f"chain of {chain_n:,} AddV2, dfx's C++ client"
+    cxx_wanted = [wanted("null step, dfx's C++ client"), wanted(chain_cxx)]
+    first_steps = [n for n in [10000] + ([100000] if args.with_100k else [])
+                   if wanted(f"first step, {n:,}-node chain")]
+    load_name = (f"concurrent load, {args.clients} client processes, "
+                 f"{args.load_seconds:g} s")
+    two_tasks = (steady or any(cxx_wanted) or
+                 (not quick and (first_steps or wanted(load_name))))
+    if two_tasks:
+        run_two_task_cases(args, results, steady, chain_n, cxx_wanted,
+                           first_steps if not quick else [],
+                           load_name if not quick and wanted(load_name)
+                           else None)
+    ps_name = "PS training step (1 worker, 2 ps)"
+    if not quick and wanted(ps_name):
+        run_ps_case(args, results, ps_name)
+    if args.with_8_tasks and wanted("a step touching 8 tasks"):
+        run_eight_task_case(args, results)
 
-    print("starting a TensorFlow and a dfx cluster (2 workers each)",
-          flush=True)
-    tf_cluster, tf_stop = start_tf_cluster(2)
+
+def on_clusters(args, workers, ps, body):
+    """Starts a TensorFlow and a dfx cluster of `workers` workers and `ps`
+    ps tasks, calls body(targets, pids) (each a dict keyed "tf" and "dfx":
+    the master target, the servers' pids) and stops both clusters."""
+    print(f"starting a TensorFlow and a dfx cluster ({workers} workers, "
+          f"{ps} ps)", flush=True)
+    tf_cluster, tf_stop = start_tf_cluster(workers, ps)
     try:
-        dfx_cluster, dfx_stop = start_dfx_cluster(args.dfx, 2)
+        dfx_cluster, dfx_stop = start_dfx_cluster(args.dfx, workers, ps)
     except BaseException:
         tf_stop()
         raise
-    targets = {"tf": f"grpc://{tf_cluster['worker'][0]}",
-               "dfx": f"grpc://{dfx_cluster['worker'][0]}"}
-    pids = {"tf": server_pids(tf_cluster), "dfx": server_pids(dfx_cluster)}
     try:
+        body({"tf": f"grpc://{tf_cluster['worker'][0]}",
+              "dfx": f"grpc://{dfx_cluster['worker'][0]}"},
+             {"tf": server_pids(tf_cluster),
+              "dfx": server_pids(dfx_cluster)})
+    finally:
+        tf_stop()
+        dfx_stop()
+
+
+def run_two_task_cases(args, results, steady, chain_n, cxx_wanted,
+                       first_steps, load_name):
+    scale = args.iters_scale
+
+    def body(targets, pids):
         for name, built, iters, warmup in steady:
             for config, optimize in CONFIGS:
                 side = time_steps(targets, built, optimize, warmup,
@@ -508,6 +546,7 @@ def run_cases(args, results):
         cxx_cases = [("null step", null_step(), [], 1000),
                      (f"chain of {chain_n:,} AddV2", add_chain(chain_n),
                       ["--feed", "x=3"], 100)]
+        cxx_cases = [c for c, w in zip(cxx_cases, cxx_wanted) if w]
         for name, built, feed_flags, iters in cxx_cases:
             for config, optimize in CONFIGS:
                 side = cxx_client_steps(args.dfx, targets, built, feed_flags,
@@ -515,67 +554,45 @@ def run_cases(args, results):
                                         max(10, int(iters * scale)))
                 add_result(results, f"{name}, dfx's C++ client", config,
                            "p50_us", side["tf"], side["dfx"])
-        if not quick:
-            sizes = [10000] + ([100000] if args.with_100k else [])
-            for n in sizes:
-                built = add_chain(n)
-                for config, optimize in CONFIGS:
-                    side = first_step(targets, built, optimize,
-                                      args.first_step_repeats)
-                    add_result(results, f"first step, {n:,}-node chain",
-                               config, "p50_us", side["tf"], side["dfx"])
+        for n in first_steps:
+            built = add_chain(n)
+            for config, optimize in CONFIGS:
+                side = first_step(targets, built, optimize,
+                                  args.first_step_repeats)
+                add_result(results, f"first step, {n:,}-node chain",
+                           config, "p50_us", side["tf"], side["dfx"])
+        if load_name is not None:
             for config, optimize in CONFIGS:
                 side = {s: concurrent_load(targets[s], optimize,
                                            args.clients, args.load_seconds)
                         for s in ("tf", "dfx")}
-                add_result(results,
-                           f"concurrent load, {args.clients} client "
-                           f"processes, {args.load_seconds:g} s", config,
+                add_result(results, load_name, config,
                            "steps_per_second", side["tf"], side["dfx"])
-    finally:
-        tf_stop()
-        dfx_stop()
 
-    if not quick:
-        print("starting clusters of 1 worker and 2 ps tasks", flush=True)
-        tf_cluster, tf_stop = start_tf_cluster(1, 2)
-        try:
-            dfx_cluster, dfx_stop = start_dfx_cluster(args.dfx, 1, 2)
-        except BaseException:
-            tf_stop()
-            raise
-        try:
-            for config, optimize in CONFIGS:
-                side = ps_train_step(
-                    {"tf": f"grpc://{tf_cluster['worker'][0]}",
-                     "dfx": f"grpc://{dfx_cluster['worker'][0]}"}, 2,
-                    optimize, 5, max(1, int(50 * scale)))
-                add_result(results, "PS training step (1 worker, 2 ps)",
-                           config, "p50_us", side["tf"], side["dfx"])
-        finally:
-            tf_stop()
-            dfx_stop()
+    on_clusters(args, 2, 0, body)
 
-    if args.with_8_tasks:
-        print("starting clusters of 8 workers", flush=True)
-        tf_cluster, tf_stop = start_tf_cluster(8)
-        try:
-            dfx_cluster, dfx_stop = start_dfx_cluster(args.dfx, 8)
-        except BaseException:
-            tf_stop()
-            raise
-        try:
-            built = eight_tasks(8)
-            for config, optimize in CONFIGS:
-                side = time_steps(
-                    {"tf": f"grpc://{tf_cluster['worker'][0]}",
-                     "dfx": f"grpc://{dfx_cluster['worker'][0]}"}, built,
-                    optimize, 5, max(1, int(50 * scale)))
-                add_result(results, "a step touching 8 tasks", config,
-                           "p50_us", side["tf"], side["dfx"])
-        finally:
-            tf_stop()
-            dfx_stop()
+
+def run_ps_case(args, results, ps_name):
+    def body(targets, pids):
+        for config, optimize in CONFIGS:
+            side = ps_train_step(targets, 2, optimize, 5,
+                                 max(1, int(50 * args.iters_scale)))
+            add_result(results, ps_name, config, "p50_us", side["tf"],
+                       side["dfx"])
+
+    on_clusters(args, 1, 2, body)
+
+
+def run_eight_task_case(args, results):
+    def body(targets, pids):
+        built = eight_tasks(8)
+        for config, optimize in CONFIGS:
+            side = time_steps(targets, built, optimize, 5,
+                              max(1, int(50 * args.iters_scale)))
+            add_result(results, "a step touching 8 tasks", config,
+                       "p50_us", side["tf"], side["dfx"])
+
+    on_clusters(args, 8, 0, body)
 
 
 def dfx_version(dfx):
@@ -613,6 +630,10 @@ def main():
     p.add_argument("--first-step-repeats", type=int, default=3)
     p.add_argument("--iters-scale", type=float, default=1.0,
                    help="scale every case's timed steps (default 1)")
+    p.add_argument("--only", default="",
+                   help="words separated by '|': run only the cases whose "
+                        "name contains one of them (case-insensitive), "
+                        "e.g. --with-512mib --only '512 MiB|8 tasks'")
     args = p.parse_args()
     if not os.access(args.dfx, os.X_OK):
         p.error(f"--dfx {args.dfx}: no such executable (build it with "
