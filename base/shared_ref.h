@@ -60,17 +60,6 @@ class SharedRef {
 #endif
     return true;
   }
-  // ThreadSanitizer only (nothing elsewhere): acquires every release that
-  // dropped references made before (see Drop), without asking whether this
-  // is the last one. For a caller that knows those holders are done by an
-  // ordering TSan cannot see (base/tsan.h).
-  void AnnotateAcquireDropped() const {
-#if defined(__SANITIZE_THREAD__)
-    if (p_ != nullptr) {
-      __tsan_acquire(const_cast<void*>(static_cast<const void*>(p_.get())));
-    }
-#endif
-  }
 
  private:
   void Drop() {

@@ -17,13 +17,16 @@ namespace dfx {
 
 // While alive (and `ignore` is true), TSan records none of this thread's
 // memory accesses, so none of them is reported as a race; synchronization
-// is still recorded. For one thing only: the in-place update of a
-// TensorFlow reference variable (`VariableV2`), whose readers alias its
-// buffer and may read it while an update writes it (TensorFlow's
-// semantics for reference variables, "Hogwild" training with
-// `use_locking=False`, which dfx keeps). Resource variables are never
-// updated under readers (they copy the buffer when it is shared) and stay
-// fully checked.
+// is still recorded. For one thing only: a variable's in-place update that
+// TensorFlow's contract lets run under readers, which dfx keeps: any update
+// of a reference variable (`VariableV2`: readers alias its buffer), and an
+// optimizer's update of a resource variable with `use_locking=False` (the
+// default: "Hogwild" training), which un-shares the buffer from earlier
+// readers under the variable's lock but then writes without it, so a read
+// that starts meanwhile sees the update in progress, as in TensorFlow.
+// Locked updates of resource variables (AssignAddVariableOp,
+// ResourceScatter*, `use_locking=True`) are not annotated and stay fully
+// checked, copy-on-write included.
 class ScopedTsanIgnoreAccesses {
  public:
   explicit ScopedTsanIgnoreAccesses(bool ignore = true)

@@ -174,13 +174,16 @@ enum class RingMode {
 // the step before) and receives segment r-1-t. Each piece walks these
 // steps on its own, so pieces overlap on the wire and in the reductions.
 //
-// Where merged pieces live: in all-reduce, in the output tensor itself
-// (the region of their segment). A region whose partial reduction was sent
-// is overwritten later by the segment's final value, which cannot arrive
-// before every member downstream has read the partial (the final value is
-// made from it), so nothing is overwritten while still being read. In
-// reduce-scatter, the partials of other members' segments live in pieces
-// of their own, the final one in the output.
+// Where merged pieces live: a partial reduction (every reduce-scatter step
+// but the last) in a piece of its own, the final one in the output. A
+// region of the output is written once, and nothing that was sent is
+// written again: the ring does not rely on a peer's answer to know that a
+// transfer has finished reading its bytes (an all-reduce that merged
+// partials into the output and overwrote them with the final value was
+// correct by causality, but the sending thread may still be inside its
+// sendmsg when the final value arrives, which ThreadSanitizer, seeing one
+// process, reports as a race). Scratch pieces of 2 MiB and more come back
+// from the allocator's cache, step after step.
 class Ring : public std::enable_shared_from_this<Ring> {
  public:
   // `divisor` > 1: the reduction is divided by it (final_op Div).
@@ -354,7 +357,7 @@ class Ring : public std::enable_shared_from_this<Ring> {
     if (step < rs_steps()) {
       const bool last = step == rs_steps() - 1;
       Tensor merged;
-      if (mode_ == RingMode::kAllReduce || last) {
+      if (last) {
         merged = OutputPiece(segment, piece);
       } else {
         absl::StatusOr<Tensor> scratch = Tensor::Allocate(
@@ -375,14 +378,6 @@ class Ring : public std::enable_shared_from_this<Ring> {
                    self->Next(piece, step);
                  });
       return;
-    }
-    if (mode_ == RingMode::kAllReduce) {
-      // This region held a partial reduction that was sent on (see the
-      // class comment): the final value comes back only after the peer
-      // received the partial, so a RecvTensor that read it here is done.
-      // Across processes TSan cannot see that; the holder of what the
-      // RecvTensor read was dropped when it finished (tensor_coding.cc).
-      output_.AnnotateDroppedViewsDone();
     }
     CopyToOutput(r, t);
     // Forwarded as it came: received tensors are never written.

@@ -157,15 +157,6 @@ class Tensor {
   // Tensors that viewed it before (on any thread) happens before what the
   // caller does next.
   bool BufferUnshared() const { return buf_.Unique(); }
-  // For a writer into this buffer whose order after earlier readers of it
-  // runs through another process: a peer answered only after it had
-  // received what a RecvTensor here read from the buffer and sent. Tells
-  // ThreadSanitizer, which sees orderings inside one process only, that
-  // everything done through Tensors that viewed the buffer and were
-  // dropped before this call happens before what the caller does next.
-  // Does nothing outside the TSan build; the caller must know the order
-  // holds (base/tsan.h).
-  void AnnotateDroppedViewsDone() const { buf_.AnnotateAcquireDropped(); }
 
   // Writes every element into tensor_content (strings: TensorFlow's
   // varint-length list).

@@ -11,7 +11,9 @@
 //
 // A resource variable's buffer is copied before an in-place update when a
 // reader still shares it, so a ReadVariableOp's value never changes under
-// its consumers. A reference variable is updated in place, as in TensorFlow.
+// its consumers, except, as in TensorFlow, when an optimizer updates
+// without use_locking and the read starts while it writes. A reference
+// variable is updated in place, as in TensorFlow.
 #ifndef DFX_KERNELS_STATE_VARIABLE_UTIL_H_
 #define DFX_KERNELS_STATE_VARIABLE_UTIL_H_
 

@@ -227,13 +227,13 @@ Eigen::TensorOpCost ElementCost(int k) {
 }
 
 // A dense update of n elements, split over the device's intra-op pool when
-// it is large. `reference_variable`: the variables are reference variables,
-// updated under readers that alias them (see ScopedTsanIgnoreAccesses).
+// it is large. `hogwild`: the update may run under readers of the
+// variables (see ScopedTsanIgnoreAccesses).
 template <typename T, typename Fn>
 void UpdateDense(const Device& device, const Fn& fn, int k, T* const* vars,
-                 const T* grad, int64_t n, bool reference_variable) {
+                 const T* grad, int64_t n, bool hogwild) {
   ParallelFor(device, n, ElementCost<T>(k), [&](int64_t begin, int64_t end) {
-    ScopedTsanIgnoreAccesses hogwild(reference_variable);
+    ScopedTsanIgnoreAccesses ignore(hogwild);
     T* p[kMaxVars] = {};
     for (int j = 0; j < k; ++j) p[j] = vars[j] + begin;
     UpdateSpan(fn, k, p, grad + begin, end - begin);
@@ -246,13 +246,13 @@ void UpdateDense(const Device& device, const Fn& fn, int k, T* const* vars,
 // large it is split either by columns (each block walks all indices over its
 // columns) or, for narrow rows, by ranges of variable rows (the indices are
 // bucketed by range, stably, and each block updates its bucket in order),
-// never by indices. `reference_variable` as for UpdateDense.
+// never by indices. `hogwild` as for UpdateDense.
 template <typename T, typename Index, typename Fn>
 void UpdateSparse(const Device& device, const Fn& fn, int k, T* const* vars,
                   const T* grad, const Index* idx, int64_t n, int64_t inner,
-                  int64_t rows, bool reference_variable) {
+                  int64_t rows, bool hogwild) {
   auto update = [&](int64_t i, int64_t c0, int64_t c1) {
-    ScopedTsanIgnoreAccesses hogwild(reference_variable);
+    ScopedTsanIgnoreAccesses ignore(hogwild);
     T* p[kMaxVars] = {};
     const int64_t row = static_cast<int64_t>(idx[i]);
     for (int j = 0; j < k; ++j) p[j] = vars[j] + row * inner + c0;
@@ -376,6 +376,9 @@ class TrainingOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, hp.status());
 
     const Tensor& grad = ctx->input(grad_index_);
+    // Updated under readers: a reference variable's alias its buffer, and
+    // without use_locking a read may start while the update writes.
+    const bool hogwild = IsRefType(input_type(0)) || !use_locking_;
     T* p[kMaxVars] = {};
     for (int j = 0; j < kNumVars; ++j) p[j] = t[j].template data<T>();
     if constexpr (!kSparse) {
@@ -386,7 +389,7 @@ class TrainingOp : public OpKernel {
               " do not have the same shape", t[0].shape().DebugString(), " ",
               grad.shape().DebugString())));
       UpdateDense(*ctx->device(), fn, kNumVars, p, grad.data<T>(),
-                  t[0].NumElements(), IsRefType(input_type(0)));
+                  t[0].NumElements(), hogwild);
     } else {
       const Tensor& indices = ctx->input(indices_index_);
       DFX_OP_REQUIRES_OK(ctx, CheckSparseShapes(t[0], grad, indices));
@@ -406,7 +409,7 @@ class TrainingOp : public OpKernel {
       }
       if (inner > 0) {
         UpdateSparse(*ctx->device(), fn, kNumVars, p, grad.data<T>(), idx, n,
-                     inner, rows, IsRefType(input_type(0)));
+                     inner, rows, hogwild);
       }
     }
     if (IsRefType(input_type(0))) ctx->set_output_ref(0, vars.ref(0));

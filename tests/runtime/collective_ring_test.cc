@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -178,6 +179,78 @@ TEST_CASE("Ring all-reduce of an empty tensor gives an empty tensor",
   for (int r = 0; r < 3; ++r) {
     REQUIRE_THAT(results[r].status(), testing::IsOk());
     CHECK(results[r]->shape() == TensorShape({0, 4}));
+  }
+}
+
+// A LocalRendezvous that keeps every tensor sent through it (sharing its
+// buffer) beside a copy of its bytes at the time of the Send.
+class SnapshotRendezvous final : public Rendezvous {
+ public:
+  absl::Status Send(const ParsedKey& key, const Args& args,
+                    const Tensor& value, bool is_dead) override {
+    {
+      absl::MutexLock lock(&mu_);
+      sent_.push_back({key.FullKey(), value, value.DeepCopy()});
+    }
+    return local_.Send(key, args, value, is_dead);
+  }
+  void RecvAsync(const ParsedKey& key, const Args& args,
+                 DoneCallback done) override {
+    local_.RecvAsync(key, args, std::move(done));
+  }
+  void StartAbort(const absl::Status& status) override {
+    local_.StartAbort(status);
+  }
+  // The keys of the tensors whose bytes changed after they were sent.
+  std::vector<std::string> Rewritten() {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> keys;
+    for (const Sent& s : sent_) {
+      if (std::memcmp(s.tensor.raw_data(), s.bytes.raw_data(),
+                      s.bytes.TotalBytes()) != 0) {
+        keys.push_back(s.key);
+      }
+    }
+    return keys;
+  }
+  size_t NumSent() {
+    absl::MutexLock lock(&mu_);
+    return sent_.size();
+  }
+
+ private:
+  struct Sent {
+    std::string key;
+    Tensor tensor;
+    Tensor bytes;
+  };
+  LocalRendezvous local_;
+  absl::Mutex mu_;
+  std::vector<Sent> sent_ ABSL_GUARDED_BY(mu_);
+};
+
+// Across processes a sent tensor is read by a RecvTensor while the ring
+// goes on, so nothing the ring sent may change afterwards, whatever the
+// peers' answers imply about that read being over.
+TEST_CASE("Ring collectives never write a tensor they have sent",
+          "[collective]") {
+  ThreadPool pool("reduce", 3);
+  for (int members : {2, 3, 4}) {
+    for (int64_t size : {int64_t{7}, int64_t{1001}}) {
+      INFO(members << " members, " << size << " floats");
+      const CollectiveGroup group = MakeGroup(members);
+      SnapshotRendezvous rendezvous;
+      auto results = RunAll(
+          &rendezvous, group, 256,
+          [&](int r, const CollectiveRun& run, CollectiveDone done) {
+            Tensor in = Tensor::FromVector<float>(InputOf(r, size));
+            RingAllReduce(run, in, ReduceOp::kAdd, false, std::move(done));
+          },
+          &pool);
+      for (const auto& result : results) REQUIRE_OK(result.status());
+      CHECK(rendezvous.NumSent() > 0);
+      CHECK(rendezvous.Rewritten() == std::vector<std::string>{});
+    }
   }
 }
 
