@@ -182,16 +182,12 @@ TEST_CASE("Ring all-reduce of an empty tensor gives an empty tensor",
   }
 }
 
-// A LocalRendezvous that keeps every tensor sent through it (sharing its
-// buffer) beside a copy of its bytes at the time of the Send.
-class SnapshotRendezvous final : public Rendezvous {
+// A LocalRendezvous that shows every Send to Observe first.
+class ObservingRendezvous : public Rendezvous {
  public:
   absl::Status Send(const ParsedKey& key, const Args& args,
                     const Tensor& value, bool is_dead) override {
-    {
-      absl::MutexLock lock(&mu_);
-      sent_.push_back({key.FullKey(), value, value.DeepCopy()});
-    }
+    Observe(key, value);
     return local_.Send(key, args, value, is_dead);
   }
   void RecvAsync(const ParsedKey& key, const Args& args,
@@ -201,6 +197,18 @@ class SnapshotRendezvous final : public Rendezvous {
   void StartAbort(const absl::Status& status) override {
     local_.StartAbort(status);
   }
+
+ protected:
+  virtual void Observe(const ParsedKey& key, const Tensor& value) = 0;
+
+ private:
+  LocalRendezvous local_;
+};
+
+// Keeps every tensor sent (sharing its buffer) beside a copy of its bytes
+// at the time of the Send.
+class SnapshotRendezvous final : public ObservingRendezvous {
+ public:
   // The keys of the tensors whose bytes changed after they were sent.
   std::vector<std::string> Rewritten() {
     absl::MutexLock lock(&mu_);
@@ -224,7 +232,11 @@ class SnapshotRendezvous final : public Rendezvous {
     Tensor tensor;
     Tensor bytes;
   };
-  LocalRendezvous local_;
+  void Observe(const ParsedKey& key, const Tensor& value) override {
+    absl::MutexLock lock(&mu_);
+    sent_.push_back({key.FullKey(), value, value.DeepCopy()});
+  }
+
   absl::Mutex mu_;
   std::vector<Sent> sent_ ABSL_GUARDED_BY(mu_);
 };
@@ -567,26 +579,17 @@ CollectiveGroup MakeTaskGroup(const std::vector<int>& devices_per_task) {
 }
 
 // A rendezvous that counts the bytes sent from one task to another.
-class CountingRendezvous : public Rendezvous {
+class CountingRendezvous final : public ObservingRendezvous {
  public:
-  absl::Status Send(const ParsedKey& key, const Args& args,
-                    const Tensor& value, bool is_dead) override {
-    if (!key.src().IsSameTask(key.dst())) {
-      cross_task_bytes_.fetch_add(value.TotalBytes());
-    }
-    return inner_.Send(key, args, value, is_dead);
-  }
-  void RecvAsync(const ParsedKey& key, const Args& args,
-                 DoneCallback done) override {
-    inner_.RecvAsync(key, args, std::move(done));
-  }
-  void StartAbort(const absl::Status& status) override {
-    inner_.StartAbort(status);
-  }
   int64_t cross_task_bytes() const { return cross_task_bytes_.load(); }
 
  private:
-  LocalRendezvous inner_;
+  void Observe(const ParsedKey& key, const Tensor& value) override {
+    if (!key.src().IsSameTask(key.dst())) {
+      cross_task_bytes_.fetch_add(value.TotalBytes());
+    }
+  }
+
   std::atomic<int64_t> cross_task_bytes_{0};
 };
 
