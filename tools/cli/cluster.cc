@@ -23,8 +23,8 @@
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "rpc/cluster_spec.h"
-#include "runtime/gpu_options.h"
 #include "rpc/grpc_util.h"
+#include "runtime/gpu_options.h"
 #include "tools/cli/command.h"
 #include "tools/cli/command_util.h"
 
