@@ -118,7 +118,7 @@ const char* UpdateOpName(UpdateOp op) {
 }
 
 absl::Status DenseUpdate(const Device& device, UpdateOp op, const Tensor& src,
-                         Tensor* dst, bool reference_variable) {
+                         Tensor* dst, bool hogwild) {
   if (src.shape() != dst->shape()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Cannot update variable with shape ", dst->shape().DebugString(),
@@ -132,7 +132,7 @@ absl::Status DenseUpdate(const Device& device, UpdateOp op, const Tensor& src,
     // Large variables split over the intra-op pool; blocks are disjoint.
     ParallelFor(device, n, Eigen::TensorOpCost(2 * sizeof(T), sizeof(T), 1),
                 [&](int64_t begin, int64_t end) {
-                  ScopedTsanIgnoreAccesses hogwild(reference_variable);
+                  ScopedTsanIgnoreAccesses ignore(hogwild);
                   Apply<T>(op, d + begin, s + begin, end - begin, false);
                 });
   });

@@ -18,11 +18,10 @@ const char* UpdateOpName(UpdateOp op);
 // dst = dst <op> src, element by element. InvalidArgument "Cannot update
 // variable with shape [..] using a Tensor with shape [..], shapes must be
 // equal." when the shapes differ; Unimplemented for a dtype without
-// arithmetic (string, complex). `reference_variable`: dst is a reference
-// variable's buffer, updated under readers that alias it (see
-// ScopedTsanIgnoreAccesses).
+// arithmetic (string, complex). `hogwild`: dst may be read meanwhile
+// (VariableInputs::hogwild).
 absl::Status DenseUpdate(const Device& device, UpdateOp op, const Tensor& src,
-                         Tensor* dst, bool reference_variable = false);
+                         Tensor* dst, bool hogwild = false);
 
 // For each i: params[indices[i], ...] = params[indices[i], ...] <op>
 // updates[i, ...]. `updates` has shape indices.shape + params.shape[1:], or

@@ -422,8 +422,7 @@ class AssignUpdateRefOp : public OpKernel {
     VariableInputs vars;
     DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0}, use_locking_));
     DFX_OP_REQUIRES_OK(ctx, DenseUpdate(*ctx->device(), kOp, ctx->input(1),
-                                        vars.tensor(0),
-                                        /*reference_variable=*/true));
+                                        vars.tensor(0), vars.hogwild()));
     ctx->forward_ref_input_to_ref_output(0, 0);
   }
 
@@ -443,7 +442,7 @@ class ScatterRefOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0}, use_locking_));
     absl::Status status;
     {
-      ScopedTsanIgnoreAccesses hogwild;  // a reference variable
+      ScopedTsanIgnoreAccesses ignore(vars.hogwild());
       status = ScatterUpdate(kOp, ctx->input(1), ctx->input(2),
                              /*allow_scalar_updates=*/false, vars.tensor(0));
     }

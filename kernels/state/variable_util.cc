@@ -122,6 +122,9 @@ absl::Status VariableInputs::Init(OpKernelContext* ctx,
   for (size_t k = 0; k < ids.size(); ++k) {
     if (use_locking || is_resource[k]) order.push_back(mutexes[k]);
   }
+  hogwild_ = !use_locking ||
+             std::find(is_resource.begin(), is_resource.end(), false) !=
+                 is_resource.end();
   std::sort(order.begin(), order.end());
   order.erase(std::unique(order.begin(), order.end()), order.end());
   for (absl::Mutex* mu : order) mu->Lock();

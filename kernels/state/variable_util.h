@@ -74,12 +74,18 @@ class VariableInputs {
   Tensor* tensor(int k) const { return tensors_[k]; }
   // For kernels with a reference output: forwards the k-th id's reference.
   TensorRef ref(int k) const { return refs_[k]; }
+  // Whether the update may run under readers, as TensorFlow allows: a
+  // reference variable among them (readers alias its buffer), or no
+  // use_locking (a read may start while the unlocked update writes). Its
+  // writes go under ScopedTsanIgnoreAccesses (base/tsan.h).
+  bool hogwild() const { return hogwild_; }
 
  private:
   std::vector<std::shared_ptr<Var>> vars_;  // keeps resource vars alive
   std::vector<Tensor*> tensors_;
   std::vector<TensorRef> refs_;
   std::vector<absl::Mutex*> locked_;
+  bool hogwild_ = false;
 };
 
 }  // namespace dfx

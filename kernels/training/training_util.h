@@ -376,9 +376,7 @@ class TrainingOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, hp.status());
 
     const Tensor& grad = ctx->input(grad_index_);
-    // Updated under readers: readers of a reference variable alias its
-    // buffer, and without use_locking a read may start while this writes.
-    const bool hogwild = IsRefType(input_type(0)) || !use_locking_;
+    const bool hogwild = vars.hogwild();
     T* p[kMaxVars] = {};
     for (int j = 0; j < kNumVars; ++j) p[j] = t[j].template data<T>();
     if constexpr (!kSparse) {
