@@ -475,6 +475,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& request,
   params.ops = env_.ops;
   params.kernels = env_.kernels;
   params.master_incarnation = incarnation_;
+  params.timer = &timer_;
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<MasterSession> session,
                        MasterSession::Create(std::move(params)));
   if (absl::Status s = session->Extend(request.graph_def()); !s.ok()) {

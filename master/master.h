@@ -27,6 +27,7 @@
 #include "proto/master.pb.h"
 #include "runtime/cancellation.h"
 #include "runtime/recent_request_ids.h"
+#include "runtime/timer.h"
 #include "runtime/op_kernel.h"
 #include "worker/worker_cache.h"
 #include "worker/worker_interface.h"
@@ -205,6 +206,9 @@ class Master {
   const MasterEnv env_;
   // This master's incarnation (random, non-zero) for its sessions.
   const int64_t incarnation_;
+  // The sessions' (cleanups held for the next RunGraph); declared before
+  // the sessions so that it outlives them.
+  Timer timer_;
   mutable absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   // Calls inside the master (the destructor waits for zero).

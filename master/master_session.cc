@@ -19,6 +19,7 @@
 #include "graph/graph_def_import.h"
 #include "graph/lower_functional_ops.h"
 #include "graph/node_def_util.h"
+#include "graph/partition.h"
 #include "graph/shape_inference.h"
 #include "graph/subgraph.h"
 #include "runtime/recent_request_ids.h"
@@ -215,18 +216,27 @@ struct MasterSession::ClientGraph {
     WorkerInterface* worker = nullptr;
     GraphDef def;
     std::string graph_handle;
-    // Indices into the signature's (sorted) feeds whose client _Recv lives
-    // here.
-    std::vector<int> feeds;
+    // The feeds whose client _Recv lives here: an index into the
+    // signature's (sorted) feeds and the _Recv's rendezvous key (a small
+    // feed read on other tasks has a _Recv on each, ForwardSmallFeeds).
+    std::vector<std::pair<int, std::string>> feeds;
     // Distinct fetch keys whose client _Send lives here.
     std::vector<std::string> fetch_keys;
+    // The worker is another process's and said it takes finished steps'
+    // cleanups with RunGraph (RegisterGraphResponse.cleanup_in_run_graph).
+    bool cleanup_in_run_graph = false;
   };
   std::vector<Part> parts;
-  // Per signature feed (sorted) and fetch (in order).
-  std::vector<std::string> feed_keys;
+  // Per signature fetch (in order).
   std::vector<std::string> fetch_keys;
-  // Distinct workers of the parts (for CleanupGraph).
-  std::vector<WorkerInterface*> workers;
+  // Distinct workers of the parts, each with whether a finished step's
+  // cleanup can wait for its next RunGraph (every part of the worker's has
+  // cleanup_in_run_graph).
+  struct CleanupTarget {
+    WorkerInterface* worker;
+    bool hold;
+  };
+  std::vector<CleanupTarget> cleanup_targets;
 };
 
 // The session's graph as the client sent it, placed, with the client graphs
@@ -326,7 +336,14 @@ MasterSession::MasterSession(Params params)
         return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
       }()),
       master_incarnation_(params.master_incarnation),
-      tracker_(std::make_shared<OpTracker>()) {
+      tracker_(std::make_shared<OpTracker>()),
+      cleanups_(params.timer == nullptr
+                    ? nullptr
+                    : StepCleanups::Create(
+                          params.timer, params.cleanup_delay,
+                          [this](WorkerInterface* worker, int64_t step_id) {
+                            SendCleanupGraph(worker, step_id);
+                          })) {
   auto empty = std::make_shared<GraphState>();
   empty->graph = std::make_unique<Graph>(ops_);
   absl::MutexLock lock(&mu_);
@@ -674,7 +691,6 @@ MasterSession::BuildClientGraph(const GraphState& state,
   DFX_ASSIGN_OR_RETURN(StepPlan plan,
                        PlanStep(*state.graph, placement, signature));
   auto graph = std::make_shared<ClientGraph>();
-  graph->feed_keys = std::move(plan.feed_keys);
   graph->fetch_keys = std::move(plan.fetch_keys);
 
   // Which client endpoint lives where: by the tensor_name of the
@@ -707,7 +723,10 @@ MasterSession::BuildClientGraph(const GraphState& state,
       if (tensor == nullptr) continue;
       if (n.op() == "_Recv") {
         auto it = feed_index.find(*tensor);
-        if (it != feed_index.end()) part.feeds.push_back(it->second);
+        if (it != feed_index.end()) {
+          DFX_ASSIGN_OR_RETURN(std::string key, SendRecvRendezvousKey(n));
+          part.feeds.emplace_back(it->second, std::move(key));
+        }
       } else if (n.op() == "_Send") {
         auto it = fetch_key_of.find(*tensor);
         if (it != fetch_key_of.end() &&
@@ -730,10 +749,6 @@ MasterSession::BuildClientGraph(const GraphState& state,
   const absl::Time control_deadline = ControlDeadline(control.deadline);
   for (const ClientGraph::Part& part : graph->parts) {
     DFX_RETURN_IF_ERROR(EnsureWorkerSession(part.task, part.worker, control));
-    if (std::find(graph->workers.begin(), graph->workers.end(),
-                  part.worker) == graph->workers.end()) {
-      graph->workers.push_back(part.worker);
-    }
   }
 
   // Every partition registers at once.
@@ -762,7 +777,11 @@ MasterSession::BuildClientGraph(const GraphState& state,
     absl::Status s =
         calls[i]->Wait(control_deadline, control, "RegisterGraph");
     if (s.ok()) {
-      graph->parts[i].graph_handle = calls[i]->response.graph_handle();
+      ClientGraph::Part& part = graph->parts[i];
+      part.graph_handle = calls[i]->response.graph_handle();
+      part.cleanup_in_run_graph = cleanups_ != nullptr &&
+                                  !part.worker->IsLocal() &&
+                                  calls[i]->response.cleanup_in_run_graph();
       continue;
     }
     MaybeSuspect(graph->parts[i].task, s);
@@ -773,6 +792,18 @@ MasterSession::BuildClientGraph(const GraphState& state,
   if (!first_error.ok()) {
     DeregisterAsync(*graph);
     return first_error;
+  }
+  for (const ClientGraph::Part& part : graph->parts) {
+    auto it = std::find_if(
+        graph->cleanup_targets.begin(), graph->cleanup_targets.end(),
+        [&](const ClientGraph::CleanupTarget& t) {
+          return t.worker == part.worker;
+        });
+    if (it == graph->cleanup_targets.end()) {
+      graph->cleanup_targets.push_back({part.worker, true});
+      it = graph->cleanup_targets.end() - 1;
+    }
+    it->hold = it->hold && part.cleanup_in_run_graph;
   }
   return graph;
 }
@@ -837,25 +868,36 @@ void MasterSession::DeregisterAsync(const ClientGraph& graph) {
   }
 }
 
-void MasterSession::CleanupAsync(const std::vector<WorkerInterface*>& workers,
-                                 int64_t step_id) {
-  using Call = PendingCall<CleanupGraphRequest, CleanupGraphResponse>;
-  for (WorkerInterface* worker : workers) {
-    auto call = std::make_shared<Call>();
-    call->request.set_step_id(step_id);
-    tracker_->Add();
-    worker->CleanupGraphAsync(
-        &call->request, &call->response,
-        [this, call, tracker = tracker_](const absl::Status& s) {
-          if (!s.ok()) {
-            // The session outlives its calls (tracker_).
-            const int64_t step = call->request.step_id();
-            LogStepScope log_step(handle_, &step);
-            spdlog::warn("CleanupGraph failed: {}", s);
-          }
-          tracker->Done();
-        });
+void MasterSession::CleanupStep(const ClientGraph& graph, int64_t step_id,
+                                bool succeeded) {
+  for (const ClientGraph::CleanupTarget& target : graph.cleanup_targets) {
+    // A failed step's state goes at once: its partitions may still be
+    // waiting on each other.
+    if (succeeded && target.hold) {
+      cleanups_->Hold(target.worker, step_id);
+    } else {
+      SendCleanupGraph(target.worker, step_id);
+    }
   }
+}
+
+void MasterSession::SendCleanupGraph(WorkerInterface* worker,
+                                     int64_t step_id) {
+  using Call = PendingCall<CleanupGraphRequest, CleanupGraphResponse>;
+  auto call = std::make_shared<Call>();
+  call->request.set_step_id(step_id);
+  tracker_->Add();
+  worker->CleanupGraphAsync(
+      &call->request, &call->response,
+      [this, call, tracker = tracker_](const absl::Status& s) {
+        if (!s.ok()) {
+          // The session outlives its calls (tracker_).
+          const int64_t step = call->request.step_id();
+          LogStepScope log_step(handle_, &step);
+          spdlog::warn("CleanupGraph failed: {}", s);
+        }
+        tracker->Done();
+      });
 }
 
 int64_t MasterSession::NewStepId() {
@@ -1004,11 +1046,16 @@ absl::Status MasterSession::Run(
       request.mutable_exec_opts()->set_record_partition_graphs(true);
     }
     request.set_store_errors_in_response_body(true);
-    for (int f : part.feeds) {
+    for (const auto& [f, key] : part.feeds) {
       // Shares the buffer: a Tensor copy is a reference.
-      call.send.emplace_back(client_graph->feed_keys[f], *values[f]);
+      call.send.emplace_back(key, *values[f]);
     }
     for (const std::string& key : part.fetch_keys) request.add_recv_key(key);
+    if (part.cleanup_in_run_graph) {
+      for (int64_t done_step : cleanups_->Take(part.worker)) {
+        request.add_cleanup_step_id(done_step);
+      }
+    }
     if (deadline != absl::InfiniteFuture()) {
       step->opts[i].SetTimeout(
           std::max(deadline - absl::Now(), absl::Milliseconds(1)));
@@ -1027,8 +1074,16 @@ absl::Status MasterSession::Run(
     if (trace) step->answered_nanos[i] = NowNanos();
     bool first_error = false;
     bool last = false;
-    const std::string& task = step->graph->parts[i].task;
+    bool succeeded = false;
+    const ClientGraph::Part& part = step->graph->parts[i];
+    const std::string& task = part.task;
     MaybeSuspect(task, s);
+    if (!s.ok()) {
+      // The cleanups this call carried may not have arrived.
+      for (int64_t done_step : step->calls[i].request.cleanup_step_id()) {
+        SendCleanupGraph(part.worker, done_step);
+      }
+    }
     {
       absl::MutexLock lock(&step->mu);
       // Later errors are what the first one caused (Cancelled, Aborted, or
@@ -1046,10 +1101,11 @@ absl::Status MasterSession::Run(
         first_error = true;
       }
       last = --step->pending == 0;
+      succeeded = step->status.ok();
     }
     if (first_error) step->CancelAll();
     if (last) {
-      CleanupAsync(step->graph->workers, step->step_id);
+      CleanupStep(*step->graph, step->step_id, succeeded);
       tracker_->Done();
     }
   };
@@ -1169,6 +1225,9 @@ absl::Status MasterSession::Close() {
   for (const std::shared_ptr<StepState>& step : steps) {
     step->Abort(absl::CancelledError("session is closed"));
   }
+  // Finished steps' cleanups go before the worker sessions; the steps
+  // still running send theirs at once.
+  if (cleanups_ != nullptr) cleanups_->Close();
   std::map<std::string, std::shared_ptr<WorkerSessionSlot>> sessions;
   {
     absl::MutexLock lock(&worker_sessions_mu_);

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "graph/graph.h"
 #include "graph/op_registry.h"
+#include "master/step_cleanups.h"
 #include "master/step_planner.h"
 #include "worker/worker_cache.h"
 #include "proto/config.pb.h"
@@ -30,6 +31,7 @@
 #include "runtime/op_kernel.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
+#include "runtime/timer.h"
 
 namespace dfx {
 
@@ -69,6 +71,12 @@ class MasterSession {
     // with CreateWorkerSession so that workers collect the sessions of a
     // master that restarted.
     int64_t master_incarnation = 0;
+    // Optional, borrowed, must outlive the session: with a timer, a
+    // finished step's CleanupGraph to another process's dfx worker rides
+    // with that worker's next RunGraph, or goes on its own after
+    // `cleanup_delay` (StepCleanups); without one, it goes at once.
+    Timer* timer = nullptr;
+    absl::Duration cleanup_delay = absl::Milliseconds(100);
   };
 
   // InvalidArgument when the client device is not one of `devices`, a
@@ -187,9 +195,13 @@ class MasterSession {
   void MaybeSuspect(const std::string& task, const absl::Status& s);
   // Sends DeregisterGraph for every partition of `graph`; answers ignored.
   void DeregisterAsync(const ClientGraph& graph);
-  // Sends CleanupGraph(step_id) to each worker; answers ignored.
-  void CleanupAsync(const std::vector<WorkerInterface*>& workers,
-                    int64_t step_id);
+  // Cleans up a step on each worker of `graph` after its last RunGraph
+  // answered: held for the worker's next RunGraph (cleanups_) when the
+  // step succeeded and the worker takes that, else CleanupGraph at once.
+  void CleanupStep(const ClientGraph& graph, int64_t step_id,
+                   bool succeeded);
+  // Sends CleanupGraph(step_id) to `worker`; the answer is only logged.
+  void SendCleanupGraph(WorkerInterface* worker, int64_t step_id);
   int64_t NewStepId();
 
   const SessionOptions options_;
@@ -200,6 +212,8 @@ class MasterSession {
   const int64_t master_incarnation_;
   // Counts the calls on workers that have not called back.
   const std::shared_ptr<OpTracker> tracker_;
+  // Finished steps' cleanups waiting for a RunGraph; null without a timer.
+  const std::shared_ptr<StepCleanups> cleanups_;
 
   // Serializes Extend calls (held while the new graph is validated).
   absl::Mutex extend_mu_ ABSL_ACQUIRED_BEFORE(mu_);

@@ -1,5 +1,8 @@
 #include "master/step_planner.h"
 
+#include <map>
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
@@ -12,6 +15,7 @@
 #include "graph/placer.h"
 #include "graph/shape_inference.h"
 #include "graph/subgraph.h"
+#include "graph/types.h"
 
 namespace dfx {
 namespace {
@@ -78,6 +82,125 @@ absl::Status CheckEveryRecvHasASender(
           src == nullptr ? std::string() : *src,
           "', which no _Send of the step sends: it would wait for ever"));
     }
+  }
+  return absl::OkStatus();
+}
+
+// How big a fed tensor may be for the master to hand it to the tasks that
+// read it (ForwardSmallFeeds): a RunGraph carries feeds as TensorProtos.
+constexpr int64_t kMaxForwardedFeedBytes = 64 << 10;
+
+// The fed tensors whose size the step knows to be at most
+// kMaxForwardedFeedBytes: output 0 of a Placeholder with a fully defined
+// declared shape and a fixed-size dtype (the master checks every fed
+// value against that shape), by canonical name.
+absl::flat_hash_set<std::string> SmallFeeds(const Graph& placed,
+                                            const StepSignature& signature) {
+  absl::flat_hash_set<std::string> small;
+  for (const std::string& feed : signature.feeds) {
+    absl::StatusOr<TensorId> id = ParseTensorName(feed);
+    if (!id.ok() || id->index != 0) continue;
+    const Node* n = placed.FindNode(id->node);
+    if (n == nullptr || n->num_outputs() < 1 ||
+        !absl::StartsWith(n->type_string(), "Placeholder")) {
+      continue;
+    }
+    const AttrValue* shape = FindNodeAttr(n->def(), "shape");
+    if (shape == nullptr || !shape->has_shape()) continue;
+    const PartialShape declared = PartialShape::FromProto(shape->shape());
+    const int element_bytes = DataTypeSize(BaseType(n->output_type(0)));
+    if (!declared.FullyDefined() || element_bytes <= 0) continue;
+    int64_t bytes = element_bytes;
+    for (int64_t d : declared.dims) {
+      bytes *= d;
+      if (bytes > kMaxForwardedFeedBytes) break;
+    }
+    if (bytes <= kMaxForwardedFeedBytes) small.insert(id->ToString());
+  }
+  return small;
+}
+
+// "/job:worker/replica:0/task:3/device:CPU:0" -> "worker_0_3_CPU_0", for
+// node names.
+std::string DeviceSuffix(const DeviceName& d) {
+  return absl::StrCat(d.job, "_", d.replica, "_", d.task, "_", d.type, "_",
+                      d.id);
+}
+
+// Gives each CPU device of another task than the client's that reads a
+// small fed tensor (SmallFeeds) a client-terminated _Recv of its own
+// (send_device = recv_device = that device), so that the master sends the
+// value with that task's RunGraph: the client's task no longer sends it on
+// (one transfer less on the step's critical path, and no message between
+// the tasks). The client's _Recv keeps its other readers, and goes when it
+// has none.
+absl::Status ForwardSmallFeeds(const PlacementConfig& config,
+                               const std::string& client_device,
+                               const absl::flat_hash_set<std::string>& small,
+                               Graph* step) {
+  if (small.empty()) return absl::OkStatus();
+  DFX_ASSIGN_OR_RETURN(DeviceName client, DeviceName::Parse(client_device));
+  const std::string client_task = client.TaskName();
+  std::vector<Node*> recvs;
+  for (Node* n : step->nodes()) {
+    if (!IsRecvOp(n->type_string()) ||
+        n->assigned_device_name() != client_device) {
+      continue;
+    }
+    const AttrValue* terminated = FindNodeAttr(n->def(), "client_terminated");
+    const std::string* tensor = StringAttrOf(n->def(), "tensor_name");
+    if (terminated != nullptr && terminated->b() && tensor != nullptr &&
+        small.contains(*tensor)) {
+      recvs.push_back(n);
+    }
+  }
+  for (Node* recv : recvs) {
+    // The readers' edges by device, in name order (deterministic names).
+    struct Readers {
+      DeviceName name;
+      uint64_t incarnation = 0;
+      std::vector<const Edge*> edges;
+    };
+    std::map<std::string, Readers> by_device;
+    for (const Edge* e : recv->out_edges()) {
+      if (e->IsControlEdge()) continue;
+      const std::string& device = e->dst->assigned_device_name();
+      absl::StatusOr<DeviceName> name = DeviceName::Parse(device);
+      const DeviceAttributes* attributes = FindDevice(config, device);
+      if (!name.ok() || !name->IsFullySpecified() || name->type != "CPU" ||
+          name->TaskName() == client_task || attributes == nullptr) {
+        continue;
+      }
+      Readers& readers = by_device[device];
+      readers.name = *std::move(name);
+      readers.incarnation = attributes->incarnation();
+      readers.edges.push_back(e);
+    }
+    for (const auto& [device, readers] : by_device) {
+      const std::string base =
+          absl::StrCat(recv->name(), "/", DeviceSuffix(readers.name));
+      std::string node_name = base;
+      for (int i = 1; step->FindNode(node_name) != nullptr; ++i) {
+        node_name = absl::StrCat(base, "_", i);
+      }
+      NodeDef def = recv->def();
+      def.set_name(node_name);
+      def.set_device(device);
+      auto& attr = *def.mutable_attr();
+      attr["send_device"].set_s(device);
+      attr["recv_device"].set_s(device);
+      attr["send_device_incarnation"].set_i(
+          static_cast<int64_t>(readers.incarnation));
+      DFX_ASSIGN_OR_RETURN(Node * forwarded, step->AddNode(std::move(def)));
+      forwarded->set_assigned_device_name(device);
+      for (const Edge* e : readers.edges) {
+        Node* dst = e->dst;
+        const int input = e->dst_input;
+        step->RemoveEdge(e);
+        step->AddEdge(forwarded, 0, dst, input);
+      }
+    }
+    if (recv->out_edges().empty()) step->RemoveNode(recv);
   }
   return absl::OkStatus();
 }
@@ -166,6 +289,9 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
         config.optimizer, kept, config.kernels, step.get(),
         &plan.optimizer_stats, &feed_shapes));
   }
+  DFX_RETURN_IF_ERROR(ForwardSmallFeeds(config, client_device,
+                                        SmallFeeds(placed, signature),
+                                        step.get()));
   absl::flat_hash_map<std::string, uint64_t> incarnations;
   for (const DeviceAttributes& d : config.devices) {
     incarnations[d.name()] = d.incarnation();

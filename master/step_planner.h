@@ -51,7 +51,10 @@ struct StepPlan {
   // PlacementConfig::partition_per_device, by full device name; every
   // node's `device` is its own device.
   std::map<std::string, GraphDef> partitions;
-  // Rendezvous keys of the client feeds and fetches, in signature order.
+  // Rendezvous keys of the client feeds and fetches, in signature order,
+  // on the client device. A small feed read on another task's CPU device
+  // is received there instead (or too) by a _Recv of its own, whose key
+  // names that device (SendRecvRendezvousKey of the node).
   std::vector<std::string> feed_keys;
   std::vector<std::string> fetch_keys;
   // Node name -> device for every node of the pruned step graph (before
@@ -62,7 +65,10 @@ struct StepPlan {
 };
 
 // Runs the step-graph optimizer (config.optimizer) between pruning and
-// partitioning.
+// partitioning; then a fed Placeholder of at most 64 KiB (fully defined
+// declared shape) read on another task's CPU device gets a client-terminated
+// _Recv there, so that the master sends its value with that task's
+// RunGraph instead of the client's task sending it on.
 // REQUIRES: `placed` went through PlaceSessionGraph with `config`.
 // InvalidArgument naming the tensor or node for a bad feed, fetch or target.
 absl::StatusOr<StepPlan> PlanStep(const Graph& placed,

@@ -243,6 +243,7 @@ void Worker::RegisterGraphAsync(const RegisterGraphRequest* request,
     return;
   }
   response->set_graph_handle(*std::move(handle));
+  response->set_cleanup_in_run_graph(true);
   done(absl::OkStatus());
 }
 
@@ -269,6 +270,13 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
   const int64_t log_step_id = call->request.step_id();
   LogStepScope log_scope(call->request.session_handle(), &log_step_id);
   const RunGraphRequest& request = call->request;
+  // Earlier steps' CleanupGraph, riding with this call (whatever becomes
+  // of it: the master sends them again should the call fail).
+  for (int64_t done_step : request.cleanup_step_id()) {
+    if (done_step != request.step_id()) {
+      env_.rendezvous_mgr->Cleanup(done_step);
+    }
+  }
   absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
       request.session_handle(), request.create_worker_session_called());
   if (!session.ok()) {

@@ -121,6 +121,75 @@ TEST_CASE("a graph spread over three server processes gives the local "
   REQUIRE_OK(other->Close());
 }
 
+// A small fed tensor (declared [2,3] float) read on all three tasks, and
+// a feed of unknown shape read on worker 1: the small one goes straight to
+// each reader's task with its RunGraph, the other through the client's.
+GraphDef SmallFeedGraph() {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x").WithDevice(kWorker0),
+                              DT_FLOAT, PartialShape::Known({2, 3}));
+  Output u = ops::Placeholder(root.WithOpName("u").WithDevice(kWorker0),
+                              DT_FLOAT);
+  Output on_ps = ops::Mul(root.WithOpName("on_ps").WithDevice(kPs), x,
+                          ops::Const(root.WithOpName("two").WithDevice(kPs),
+                                     2.0f));
+  Output on_w1 = ops::AddV2(root.WithOpName("on_w1").WithDevice(kWorker1),
+                            x, u);
+  Output on_w0 = ops::Neg(root.WithOpName("on_w0").WithDevice(kWorker0), x);
+  Output sum = ops::AddV2(root.WithOpName("sum").WithDevice(kWorker1),
+                          on_ps, on_w1);
+  ops::AddV2(root.WithOpName("out").WithDevice(kWorker0), sum, on_w0);
+  GraphDef graph;
+  REQUIRE_OK(root.ToGraphDef(&graph));
+  return graph;
+}
+
+bool HasNodeNamed(const GraphDef& graph, absl::string_view name) {
+  for (const NodeDef& n : graph.node()) {
+    if (n.name() == name) return true;
+  }
+  return false;
+}
+
+TEST_CASE("a small fed tensor goes straight to the tasks that read it and "
+          "gives the local results") {
+  TestCluster cluster({{"worker", 2}, {"ps", 1}});
+  const GraphDef graph = SmallFeedGraph();
+  auto remote = OpenSession(cluster.Target(), graph);
+  auto local = OpenSession("local", WithoutDevices(graph));
+  for (float base : {1.0f, -2.5f, 7.0f}) {
+    const std::vector<std::pair<std::string, Tensor>> feeds = {
+        {"x", Feed(base)}, {"u", Feed(base + 1.0f)}};
+    std::vector<Tensor> got, want;
+    RunOptions options;
+    options.set_output_partition_graphs(true);
+    RunMetadata metadata;
+    REQUIRE_OK(remote->Run(options, feeds, {"out", "on_w1"}, {}, &got,
+                           &metadata));
+    REQUIRE_OK(local->Run(feeds, {"out", "on_w1"}, {}, &want));
+    RequireSameTensors(got, want);
+    // x has a client _Recv on each task; u only on the client's task.
+    int x_recvs = 0;
+    int u_recvs = 0;
+    for (const GraphDef& part : metadata.partition_graphs()) {
+      x_recvs += HasNodeNamed(part, "_recv_x_0") ||
+                 HasNodeNamed(part, "_recv_x_0/ps_0_0_CPU_0") ||
+                 HasNodeNamed(part, "_recv_x_0/worker_0_1_CPU_0");
+      u_recvs += HasNodeNamed(part, "_recv_u_0");
+    }
+    CHECK(metadata.partition_graphs_size() == 3);
+    CHECK(x_recvs == 3);
+    CHECK(u_recvs == 1);
+  }
+  // A value of another shape than declared is refused, as before.
+  std::vector<Tensor> got;
+  CHECK_THAT(remote->Run({{"x", Tensor::FromVector<float>({1, 2})},
+                          {"u", Feed(1.0f)}},
+                         {"out"}, {}, &got),
+             ::dfx::testing::StatusIs(absl::StatusCode::kInvalidArgument));
+  REQUIRE_OK(remote->Close());
+}
+
 TEST_CASE("several clients run sessions on one cluster at once") {
   TestCluster cluster({{"worker", 2}, {"ps", 1}});
   const GraphDef graph = SpreadGraph();

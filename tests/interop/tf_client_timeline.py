@@ -43,8 +43,11 @@ def main():
     with graph.as_default():
         with tf.device("/job:worker/task:0"):
             a = tf1.placeholder(tf.float32, [2, 2], name="a")
+            # Computed on task 0, so that task 1 receives it from there (a
+            # small feed itself would go straight to task 1's RunGraph).
+            a2 = tf.multiply(a, 2.0, name="a2")
         with tf.device("/job:worker/task:1"):
-            b = tf.matmul(a, a, name="b")
+            b = tf.matmul(a2, a2, name="b")
         with tf.device("/job:worker/task:0"):
             c = tf.add(b, 1.0, name="c")
     feed = {a: [[1.0, 2.0], [3.0, 4.0]]}
@@ -54,7 +57,7 @@ def main():
                                  output_partition_graphs=True)
         md = tf1.RunMetadata()
         out = sess.run(c, feed_dict=feed, options=options, run_metadata=md)
-        check(out.tolist() == [[8.0, 11.0], [16.0, 23.0]], "the step's result")
+        check(out.tolist() == [[29.0, 41.0], [61.0, 89.0]], "the step's result")
         check(len(md.partition_graphs) == 2,
               "2 partition graphs with output_partition_graphs")
         devices = {d.device for d in md.step_stats.dev_stats}

@@ -7,6 +7,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/ops/ops.h"
 #include "kernels/kernels.h"
+#include "runtime/timer.h"
 #include "worker/worker_cache.h"
 #include "tests/testing/status_matchers.h"
 
@@ -89,6 +91,7 @@ class FakeWorker : public WorkerInterface {
       register_sessions_.push_back(request->session_handle());
       response->set_graph_handle(
           absl::StrCat(task_, "#g", registered_.size()));
+      response->set_cleanup_in_run_graph(cleanup_in_run_graph_);
     }
     done(absl::OkStatus());
   }
@@ -135,17 +138,7 @@ class FakeWorker : public WorkerInterface {
   // Waits (bounded) until `n` RunGraph calls have arrived.
   bool WaitForRuns(size_t n) {
     absl::MutexLock lock(&mu_);
-    struct Arg {
-      FakeWorker* self;
-      size_t n;
-    } arg{this, n};
-    return mu_.AwaitWithTimeout(
-        absl::Condition(
-            +[](Arg* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-              return a->self->runs_.size() >= a->n;
-            },
-            &arg),
-        kWait);
+    return AwaitSize(&runs_, n);
   }
   // Fills the fetches of run `index` (each recv key gets `value`) and
   // answers it with `s`.
@@ -197,8 +190,30 @@ class FakeWorker : public WorkerInterface {
     absl::MutexLock lock(&mu_);
     return cleaned_steps_;
   }
+  // Waits (bounded) until CleanupGraph has come for `n` steps.
+  bool WaitForCleanups(size_t n) {
+    absl::MutexLock lock(&mu_);
+    return AwaitSize(&cleaned_steps_, n);
+  }
+  // Says in RegisterGraphResponse that it takes cleanups with RunGraph.
+  void set_cleanup_in_run_graph(bool b) {
+    absl::MutexLock lock(&mu_);
+    cleanup_in_run_graph_ = b;
+  }
 
  private:
+  // Waits (bounded) until `*v`, guarded by mu_, holds `n` entries.
+  template <typename V>
+  bool AwaitSize(const V* v, size_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    struct Arg {
+      const V* v;
+      size_t n;
+    } arg{v, n};
+    return mu_.AwaitWithTimeout(
+        absl::Condition(+[](Arg* a) { return a->v->size() >= a->n; }, &arg),
+        kWait);
+  }
+
   void Answer(size_t index, const absl::Status& s, bool cancelled) {
     StatusCallback done;
     {
@@ -221,6 +236,7 @@ class FakeWorker : public WorkerInterface {
   std::vector<std::string> created_sessions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> deleted_sessions_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> cleaned_steps_ ABSL_GUARDED_BY(mu_);
+  bool cleanup_in_run_graph_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // x (fed) and y = Neg(x) on task 1; z = Identity(y) and k on task 0 (the
@@ -252,12 +268,23 @@ struct Cluster {
   FakeWorker w0{kTask0, 0x1111};
   FakeWorker w1{kTask1, 0x2222};
   StaticWorkerCache cache;
+  Timer timer;
   std::unique_ptr<MasterSession> session;
 
-  explicit Cluster(const SessionOptions& options = {}) {
+  // With `cleanup_delay`, the session holds finished steps' cleanups for
+  // workers that take them with RunGraph (both fakes then say they do).
+  explicit Cluster(const SessionOptions& options = {},
+                   const char* graph = kTwoTaskGraph,
+                   std::optional<absl::Duration> cleanup_delay = {}) {
     cache.AddWorker(kTask0, &w0);
     cache.AddWorker(kTask1, &w1);
     MasterSession::Params params;
+    if (cleanup_delay.has_value()) {
+      params.timer = &timer;
+      params.cleanup_delay = *cleanup_delay;
+      w0.set_cleanup_in_run_graph(true);
+      w1.set_cleanup_in_run_graph(true);
+    }
     params.options = options;
     params.devices = {w0.device(), w1.device()};
     params.worker_cache = &cache;
@@ -268,8 +295,7 @@ struct Cluster {
     DFX_CHECK_OK(s.status());
     session = std::move(s).value();
     GraphDef def;
-    DFX_CHECK(
-        google::protobuf::TextFormat::ParseFromString(kTwoTaskGraph, &def));
+    DFX_CHECK(google::protobuf::TextFormat::ParseFromString(graph, &def));
     DFX_CHECK_OK(session->Extend(def));
   }
   ~Cluster() { session.reset(); }  // before the workers
@@ -426,6 +452,194 @@ TEST_CASE("Close cancels a running step and later calls are Cancelled") {
              StatusIs(absl::StatusCode::kCancelled));
   CHECK_THAT(c.session->ListDevices().status(),
              StatusIs(absl::StatusCode::kCancelled));
+}
+
+// Runs a step of z (kTwoTaskGraph): answers task 1's RunGraph call (its
+// `index`th) with `s1`, then task 0's with success unless `s1` is an error
+// (which cancels task 0's call, answered by the fake then); returns the
+// step's status and its id.
+std::pair<absl::Status, int64_t> StepZ(Cluster& c, size_t index,
+                                       const absl::Status& s1) {
+  std::vector<Tensor> out;
+  auto run = RunZ(c.session.get(), &out);
+  REQUIRE(c.w0.WaitForRuns(index + 1));
+  REQUIRE(c.w1.WaitForRuns(index + 1));
+  c.w1.ReplyRunGraph(index, s1);
+  if (s1.ok()) {
+    c.w0.ReplyRunGraph(index, absl::OkStatus(),
+                       Tensor::FromVector<float>({-3}));
+  }
+  absl::Status s = Await(run);
+  return {s, c.w0.Run(index).request.step_id()};
+}
+
+TEST_CASE("a finished step's CleanupGraph rides with the worker's next "
+          "RunGraph") {
+  // Never sent alone within the test.
+  Cluster c({}, kTwoTaskGraph, absl::Hours(1));
+  auto [s1, step1] = StepZ(c, 0, absl::OkStatus());
+  REQUIRE_OK(s1);
+  CHECK(c.w0.CleanedSteps().empty());
+  CHECK(c.w1.CleanedSteps().empty());
+  CHECK(c.w0.Run(0).request.cleanup_step_id_size() == 0);
+
+  auto [s2, step2] = StepZ(c, 1, absl::OkStatus());
+  REQUIRE_OK(s2);
+  for (FakeWorker* w : {&c.w0, &c.w1}) {
+    const RunGraphRequest& r = w->Run(1).request;
+    CHECK(std::vector<int64_t>(r.cleanup_step_id().begin(),
+                               r.cleanup_step_id().end()) ==
+          std::vector<int64_t>{step1});
+    CHECK(w->CleanedSteps().empty());
+  }
+
+  SECTION("a failed step is cleaned up at once, and so is what its failed "
+          "calls carried") {
+    auto [s3, step3] = StepZ(c, 2, absl::InternalError("boom"));
+    CHECK_THAT(s3, StatusIs(absl::StatusCode::kInternal));
+    // Both calls carried step 2's cleanup and failed (task 0's was
+    // cancelled by task 1's error): sent again, then step 3's.
+    CHECK(c.w1.CleanedSteps() == std::vector<int64_t>{step2, step3});
+    CHECK(c.w0.CleanedSteps() == std::vector<int64_t>{step2, step3});
+  }
+  SECTION("Close sends what is held") {
+    REQUIRE_OK(c.session->Close());
+    CHECK(c.w0.CleanedSteps() == std::vector<int64_t>{step2});
+    CHECK(c.w1.CleanedSteps() == std::vector<int64_t>{step2});
+  }
+}
+
+TEST_CASE("a held CleanupGraph goes alone when no RunGraph takes it in "
+          "time") {
+  Cluster c({}, kTwoTaskGraph, absl::Milliseconds(20));
+  auto [s1, step1] = StepZ(c, 0, absl::OkStatus());
+  REQUIRE_OK(s1);
+  REQUIRE(c.w0.WaitForCleanups(1));
+  REQUIRE(c.w1.WaitForCleanups(1));
+  CHECK(c.w0.CleanedSteps() == std::vector<int64_t>{step1});
+  CHECK(c.w1.CleanedSteps() == std::vector<int64_t>{step1});
+}
+
+TEST_CASE("StepCleanups sends at once past its cap per worker, and after "
+          "Close") {
+  Timer timer;
+  FakeWorker w(kTask1, 1);
+  std::vector<int64_t> sent;
+  auto cleanups = StepCleanups::Create(
+      &timer, absl::Hours(1),
+      [&](WorkerInterface* worker, int64_t step) {
+        CHECK(worker == &w);
+        sent.push_back(step);
+      });
+  const int64_t cap = StepCleanups::kMaxHeldPerWorker;
+  for (int64_t step = 0; step <= cap; ++step) cleanups->Hold(&w, step);
+  CHECK(sent == std::vector<int64_t>{cap});
+  CHECK(cleanups->NumHeld() == static_cast<size_t>(cap));
+  const std::vector<int64_t> taken = cleanups->Take(&w);
+  REQUIRE(taken.size() == static_cast<size_t>(cap));
+  CHECK(taken.front() == 0);
+  CHECK(taken.back() == cap - 1);
+  CHECK(cleanups->Take(&w).empty());
+  CHECK(cleanups->NumHeld() == 0);
+  cleanups->Hold(&w, 1000);
+  cleanups->Close();
+  cleanups->Hold(&w, 1001);
+  CHECK(sent == std::vector<int64_t>{cap, 1000, 1001});
+  CHECK(cleanups->NumHeld() == 0);
+}
+
+// x: a fed scalar Placeholder (shape []) on task 0, read by y = Neg(x) on
+// task 1; big: a fed [20000] float Placeholder (80,000 bytes) read by
+// Neg on task 1 too; z = Identity(y) + Sum(big) on task 0.
+const char* kSmallAndBigFeedGraph = R"pb(
+  node {
+    name: "x"
+    op: "Placeholder"
+    device: "/job:w/replica:0/task:0"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape {} } }
+  }
+  node {
+    name: "big"
+    op: "Placeholder"
+    device: "/job:w/replica:0/task:0"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 20000 } } } }
+  }
+  node {
+    name: "y"
+    op: "Neg"
+    input: "x"
+    device: "/job:w/replica:0/task:1"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "neg_big"
+    op: "Neg"
+    input: "big"
+    device: "/job:w/replica:0/task:1"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "z"
+    op: "Identity"
+    input: "y"
+    input: "^neg_big"
+    device: "/job:w/replica:0/task:0"
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+)pb";
+
+const NodeDef* FindNodeDef(const GraphDef& def, absl::string_view name) {
+  for (const NodeDef& n : def.node()) {
+    if (n.name() == name) return &n;
+  }
+  return nullptr;
+}
+
+TEST_CASE("a small fed tensor read on another task goes with that task's "
+          "RunGraph") {
+  Cluster c({}, kSmallAndBigFeedGraph);
+  std::vector<Tensor> out;
+  auto run = std::async(std::launch::async, [&] {
+    return c.session->Run(
+        RunOptions(),
+        {{"x", Tensor::Scalar<float>(3)},
+         {"big", Tensor::FromVector<float>(std::vector<float>(20000, 1))}},
+        {"z"}, {}, &out, nullptr);
+  });
+  REQUIRE(c.w0.WaitForRuns(1));
+  REQUIRE(c.w1.WaitForRuns(1));
+  REQUIRE(c.w0.Registered().size() == 1);
+  REQUIRE(c.w1.Registered().size() == 1);
+  const GraphDef g0 = c.w0.Registered()[0];
+  const GraphDef g1 = c.w1.Registered()[0];
+  // x's readers are all on task 1: its client _Recv moved there, with
+  // task 1's device as both ends.
+  CHECK_FALSE(HasNode(g0, "_recv_x_0"));
+  const NodeDef* fwd = FindNodeDef(g1, "_recv_x_0/w_0_1_CPU_0");
+  REQUIRE(fwd != nullptr);
+  CHECK(fwd->attr().at("client_terminated").b());
+  CHECK(fwd->attr().at("send_device").s() == Cpu0(kTask1));
+  CHECK(fwd->attr().at("recv_device").s() == Cpu0(kTask1));
+  CHECK(fwd->attr().at("send_device_incarnation").i() == 0x2222);
+  // big (80,000 bytes) still comes from the client's task.
+  CHECK(HasNode(g0, "_recv_big_0"));
+  CHECK_FALSE(HasNode(g1, "_recv_big_0"));
+
+  const RunGraphCall r0 = c.w0.Run(0);
+  const RunGraphCall r1 = c.w1.Run(0);
+  REQUIRE(r1.send.size() == 1);
+  CHECK(r1.send[0].first ==
+        absl::StrCat(Cpu0(kTask1), ";0000000000002222;", Cpu0(kTask1),
+                     ";x:0;0:0"));
+  CHECK(r1.send[0].second.span<float>()[0] == 3.0f);
+  REQUIRE(r0.send.size() == 1);
+  CHECK(absl::StrContains(r0.send[0].first, ";big:0;0:0"));
+
+  c.w1.ReplyRunGraph(0, absl::OkStatus());
+  c.w0.ReplyRunGraph(0, absl::OkStatus(), Tensor::FromVector<float>({-3}));
+  REQUIRE_OK(Await(run));
 }
 
 }  // namespace

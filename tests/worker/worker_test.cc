@@ -346,6 +346,59 @@ TEST_CASE("CleanupGraph removes the step's rendezvous and fails its waiters") {
   REQUIRE_OK(w.CleanupGraph(12345));
 }
 
+TEST_CASE("A RunGraph cleans up the finished steps it names first, not "
+          "its own") {
+  TestWorker w(1);
+  const GraphDef def = ParseGraph(R"pb(
+    node {
+      name: "c" op: "Const" device: DEV0
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor {
+        dtype: DT_FLOAT tensor_shape {} float_val: 1 } } }
+    }
+  )pb");
+  // What the master asks before it holds cleanups for a RunGraph.
+  RegisterGraphRequest register_request;
+  *register_request.mutable_graph_def() = def;
+  RegisterGraphResponse register_response;
+  Pending registered;
+  w.wi()->RegisterGraphAsync(&register_request, &register_response,
+                             registered.Callback());
+  REQUIRE_OK(registered.Wait());
+  CHECK(register_response.cleanup_in_run_graph());
+
+  for (int64_t step : {61, 62}) {
+    auto call =
+        TestWorker::MakeCall(register_response.graph_handle(), step, {}, {});
+    Pending ran;
+    w.wi()->RunGraphAsync(nullptr, call.get(), ran.Callback());
+    REQUIRE_OK(ran.Wait());
+  }
+  REQUIRE(w.rendezvous_mgr()->NumSteps() == 2);
+  // A waiter of step 62 is woken by the cleanup that step 63 carries.
+  RecvTensorRequest request;
+  request.set_step_id(62);
+  request.set_rendezvous_key(Rendezvous::CreateKey(
+      Dev(0), w.Incarnation(Dev(0)), kRemote, "never_sent"));
+  RecvTensorResult result;
+  Pending recv;
+  w.wi()->RecvTensorAsync(nullptr, &request, &result, recv.Callback());
+
+  auto call =
+      TestWorker::MakeCall(register_response.graph_handle(), 63, {}, {});
+  // Its own id among them is ignored; unknown ones are fine.
+  for (int64_t step : {61, 62, 63, 12345}) {
+    call->request.add_cleanup_step_id(step);
+  }
+  Pending ran;
+  w.wi()->RunGraphAsync(nullptr, call.get(), ran.Callback());
+  REQUIRE_OK(ran.Wait());
+  CHECK_THAT(recv.Wait(), StatusIs(absl::StatusCode::kCancelled));
+  CHECK(w.rendezvous_mgr()->NumSteps() == 1);
+  CHECK(w.rendezvous_mgr()->FindIfLive(63) != nullptr);
+  REQUIRE_OK(w.CleanupGraph(63));
+}
+
 TEST_CASE("RecvTensor checks the key's device and incarnation") {
   TestWorker w(2);
   RecvTensorRequest request;

@@ -588,7 +588,7 @@ def run_eight_task_case(args, results):
         built = eight_tasks(8)
         for config, optimize in CONFIGS:
             side = time_steps(targets, built, optimize, 5,
-                              max(1, int(50 * args.iters_scale)))
+                              max(1, int(50 * args.iters_scale)), pids)
             add_result(results, "a step touching 8 tasks", config,
                        "p50_us", side["tf"], side["dfx"])
 
