@@ -1,12 +1,33 @@
 #include "tools/cli/version.h"
 
+#include <cstddef>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli/command.h"
 #include "tools/cli/version_info.h"  // generated: build/tools/cli/
 
+// jemalloc's control interface, when jemalloc is this process's malloc
+// (linked, or preloaded); null otherwise.
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp,
+                       void* newp, size_t newlen) __attribute__((weak));
+
 namespace dfx::cli {
 namespace {
+
+std::string MallocInUse() {
+  if (mallctl != nullptr) {
+    const char* version = nullptr;
+    size_t size = sizeof(version);
+    if (mallctl("version", &version, &size, nullptr, 0) == 0 &&
+        version != nullptr) {
+      return absl::StrCat("jemalloc ", version);
+    }
+    return "jemalloc";
+  }
+  return std::string(DFX_BUILD_SANITIZER) == "none" ? "glibc" : "sanitizer";
+}
 
 constexpr char kVersionUsage[] = R"(usage: dfx version [--json]
        dfx --version
@@ -14,10 +35,11 @@ constexpr char kVersionUsage[] = R"(usage: dfx version [--json]
 Prints the version of dfx, the git commit it was built from (as of the
 build folder's last CMake configure; "-dirty" when the checkout had
 uncommitted changes) and its build options: build type, CUDA on or off,
-CPU level (x86-64-v3 or baseline), sanitizer, compiler.
+CPU level (x86-64-v3 or baseline), sanitizer, compiler; and the malloc it
+runs on (jemalloc, linked by default; glibc; or the sanitizer's).
 
   --json  one JSON object: version, commit, build_type, cuda, cpu_level,
-          sanitizer, compiler
+          sanitizer, compiler, malloc
 )";
 
 }  // namespace
@@ -27,7 +49,7 @@ const BuildInfo& GetBuildInfo() {
       DFX_VERSION_STRING,   DFX_GIT_COMMIT,
       DFX_BUILD_TYPE,       std::string(DFX_BUILD_CUDA) == "on",
       DFX_BUILD_CPU_LEVEL,  DFX_BUILD_SANITIZER,
-      DFX_BUILD_COMPILER};
+      DFX_BUILD_COMPILER,   MallocInUse()};
   return *info;
 }
 
@@ -39,7 +61,8 @@ std::string VersionText() {
                       "cuda: ", info.cuda ? "on" : "off", "\n",
                       "cpu level: ", info.cpu_level, "\n",
                       "sanitizer: ", info.sanitizer, "\n",
-                      "compiler: ", info.compiler, "\n");
+                      "compiler: ", info.compiler, "\n",
+                      "malloc: ", info.malloc, "\n");
 }
 
 int VersionMain(const std::vector<std::string>& args, std::ostream& out,
@@ -68,7 +91,8 @@ int VersionMain(const std::vector<std::string>& args, std::ostream& out,
                       {"cuda", info.cuda},
                       {"cpu_level", info.cpu_level},
                       {"sanitizer", info.sanitizer},
-                      {"compiler", info.compiler}};
+                      {"compiler", info.compiler},
+                      {"malloc", info.malloc}};
   out << j.dump() << "\n";
   return kExitOk;
 }

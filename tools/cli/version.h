@@ -19,6 +19,9 @@ struct BuildInfo {
   std::string cpu_level;   // "x86-64-v3" or "baseline" (DFX_CPU_LEVEL)
   std::string sanitizer;   // "address", "thread" or "none"
   std::string compiler;    // e.g. "GNU 12.2.0"
+  // The malloc this process runs on: "jemalloc 5.3.0-...", "glibc" or
+  // "sanitizer"; starts with the configured DFX_BUILD_MALLOC.
+  std::string malloc;
 };
 
 const BuildInfo& GetBuildInfo();
