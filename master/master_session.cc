@@ -214,7 +214,6 @@ struct MasterSession::ClientGraph {
   struct Part {
     std::string task;
     WorkerInterface* worker = nullptr;
-    GraphDef def;
     std::string graph_handle;
     // The feeds whose client _Recv lives here: an index into the
     // signature's (sorted) feeds and the _Recv's rendezvous key (a small
@@ -707,7 +706,11 @@ MasterSession::BuildClientGraph(const GraphState& state,
   absl::flat_hash_set<std::string> fetch_keys_found;
 
   // One partition per task (PlanStep): one RegisterGraph and one RunGraph
-  // per task, which splits it by device.
+  // per task, which splits it by device. The GraphDefs go into the
+  // RegisterGraph requests (moved: a 100,000-node partition is not copied
+  // again, nor kept with the cached client graph).
+  std::vector<GraphDef> defs;
+  defs.reserve(plan.partitions.size());
   for (auto& [task, def] : plan.partitions) {
     ClientGraph::Part part;
     DFX_ASSIGN_OR_RETURN(DeviceName name, DeviceName::Parse(task));
@@ -735,7 +738,7 @@ MasterSession::BuildClientGraph(const GraphState& state,
         }
       }
     }
-    part.def = std::move(def);
+    defs.push_back(std::move(def));
     graph->parts.push_back(std::move(part));
   }
   for (size_t j = 0; j < signature.fetches.size(); ++j) {
@@ -754,11 +757,11 @@ MasterSession::BuildClientGraph(const GraphState& state,
   // Every partition registers at once.
   using Call = PendingCall<RegisterGraphRequest, RegisterGraphResponse>;
   std::vector<std::shared_ptr<Call>> calls;
-  for (const ClientGraph::Part& part : graph->parts) {
+  for (GraphDef& def : defs) {
     auto call = std::make_shared<Call>();
     call->request.set_session_handle(handle_);
     call->request.set_create_worker_session_called(true);
-    *call->request.mutable_graph_def() = part.def;
+    call->request.mutable_graph_def()->Swap(&def);
     *call->request.mutable_graph_options() = options_.config.graph_options();
     calls.push_back(call);
   }
