@@ -250,19 +250,15 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
                        ClientStepRendezvousKeys(options));
 
   StepPlan plan;
-  // Nodes of the session graph keep their placement; the client endpoints
-  // live on the client device.
-  for (Node* n : step->nodes()) {
-    const Node* original = placed.FindNode(n->name());
-    std::string device = original != nullptr
-                             ? original->assigned_device_name()
-                             : client_device;
+  // Nodes of the session graph keep their placement (RewriteForStep copies
+  // it); the client endpoints live on the client device.
+  for (const Node* n : step->nodes()) {
+    const std::string& device = n->assigned_device_name();
     if (device.empty()) {
       return absl::InternalError(
           absl::StrCat("node '", n->name(), "' was never placed"));
     }
-    n->set_assigned_device_name(device);
-    plan.placement[n->name()] = device;
+    if (config.record_placement) plan.placement[n->name()] = device;
   }
   if (config.optimizer.AnyEnabled()) {
     // The master checks each fed Placeholder's value against its declared

@@ -399,6 +399,7 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
   // The worker's cut: the master registers one graph per task, which its
   // worker splits this way.
   config.partition_per_device = true;
+  config.record_placement = true;
   config.optimizer = options.optimized ? GraphOptimizerOptions()
                                        : GraphOptimizerOptions::Off();
 
