@@ -271,7 +271,15 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
   LogStepScope log_scope(call->request.session_handle(), &log_step_id);
   const RunGraphRequest& request = call->request;
   // Earlier steps' CleanupGraph, riding with this call (whatever becomes
-  // of it: the master sends them again should the call fail).
+  // of it: the master sends them again should the call fail). A dfx master
+  // sends at most StepCleanups::kMaxHeldPerWorker (256).
+  if (request.cleanup_step_id_size() > kMaxCleanupsPerRunGraph) {
+    done(absl::InvalidArgumentError(absl::StrCat(
+        "RunGraph of step ", request.step_id(), " names ",
+        request.cleanup_step_id_size(), " finished steps to clean up; at most ",
+        kMaxCleanupsPerRunGraph)));
+    return;
+  }
   for (int64_t done_step : request.cleanup_step_id()) {
     if (done_step != request.step_id()) {
       env_.rendezvous_mgr->Cleanup(done_step);

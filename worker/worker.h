@@ -107,6 +107,9 @@ class Worker {
   // record_costs, the step's node statistics go to call->step_stats.
   void RunGraphAsync(CallOptions* opts, RunGraphCall* call,
                      StatusCallback done);
+  // The most finished steps one RunGraph may name in cleanup_step_id
+  // (cleaned up first, as CleanupGraph would); more is InvalidArgument.
+  static constexpr int kMaxCleanupsPerRunGraph = 4096;
   // Aborts (with Cancelled) and forgets the step's rendezvous.
   void CleanupGraphAsync(const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done);

@@ -397,6 +397,19 @@ TEST_CASE("A RunGraph cleans up the finished steps it names first, not "
   CHECK(w.rendezvous_mgr()->NumSteps() == 1);
   CHECK(w.rendezvous_mgr()->FindIfLive(63) != nullptr);
   REQUIRE_OK(w.CleanupGraph(63));
+
+  // Too many is refused, naming the count, and cleans nothing up.
+  auto flood =
+      TestWorker::MakeCall(register_response.graph_handle(), 64, {}, {});
+  for (int64_t i = 0; i <= Worker::kMaxCleanupsPerRunGraph; ++i) {
+    flood->request.add_cleanup_step_id(1000 + i);
+  }
+  Pending refused;
+  w.wi()->RunGraphAsync(nullptr, flood.get(), refused.Callback());
+  CHECK_THAT(refused.Wait(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "RunGraph of step 64 names 4097 finished steps to "
+                      "clean up; at most 4096"));
 }
 
 TEST_CASE("RecvTensor checks the key's device and incarnation") {
