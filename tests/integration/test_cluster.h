@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -332,7 +333,11 @@ class TestCluster {
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     // The server goes when this test process does, however it ends.
     std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e) env_strings.push_back(*e);
+    for (char** e = environ; *e != nullptr; ++e) {
+      // Set once below, whatever this process has.
+      if (std::string_view(*e).starts_with("DFX_EXIT_WITH_PARENT=")) continue;
+      env_strings.push_back(*e);
+    }
     env_strings.push_back("DFX_EXIT_WITH_PARENT=1");
     std::vector<char*> envp;
     for (std::string& e : env_strings) envp.push_back(e.data());
