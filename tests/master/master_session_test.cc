@@ -316,11 +316,15 @@ absl::Status Await(std::future<absl::Status>& f) {
   return f.get();
 }
 
-bool HasNode(const GraphDef& def, absl::string_view name) {
+const NodeDef* FindNodeDef(const GraphDef& def, absl::string_view name) {
   for (const NodeDef& n : def.node()) {
-    if (n.name() == name) return true;
+    if (n.name() == name) return &n;
   }
-  return false;
+  return nullptr;
+}
+
+bool HasNode(const GraphDef& def, absl::string_view name) {
+  return FindNodeDef(def, name) != nullptr;
 }
 
 TEST_CASE("MasterSession rejects a client device outside the cluster") {
@@ -589,13 +593,6 @@ const char* kSmallAndBigFeedGraph = R"pb(
     attr { key: "T" value { type: DT_FLOAT } }
   }
 )pb";
-
-const NodeDef* FindNodeDef(const GraphDef& def, absl::string_view name) {
-  for (const NodeDef& n : def.node()) {
-    if (n.name() == name) return &n;
-  }
-  return nullptr;
-}
 
 TEST_CASE("a small fed tensor read on another task goes with that task's "
           "RunGraph") {
