@@ -111,6 +111,10 @@ bool IsServerAlive(pid_t pid) {
   std::ifstream cmdline(absl::StrCat("/proc/", pid, "/cmdline"));
   std::string args((std::istreambuf_iterator<char>(cmdline)),
                    std::istreambuf_iterator<char>());
+  // An exiting process loses its memory, command line included, before it
+  // becomes a zombie: still alive (a server stopping closes its sockets
+  // then), not some other program that reused the pid.
+  if (args.empty()) return true;
   return args.find("server") != std::string::npos &&
          args.find("dfx") != std::string::npos;
 }
