@@ -90,32 +90,43 @@ absl::Status CheckEveryRecvHasASender(
 // read it (ForwardSmallFeeds): a RunGraph carries feeds as TensorProtos.
 constexpr int64_t kMaxForwardedFeedBytes = 64 << 10;
 
-// The fed tensors whose size the step knows to be at most
-// kMaxForwardedFeedBytes: output 0 of a Placeholder with a fully defined
-// declared shape and a fixed-size dtype (the master checks every fed
-// value against that shape), by canonical name.
-absl::flat_hash_set<std::string> SmallFeeds(const Graph& placed,
-                                            const StepSignature& signature) {
-  absl::flat_hash_set<std::string> small;
+// The declared shape of each fed Placeholder (output 0) that has one, by
+// canonical name: the master checks every fed value against it
+// (MasterSession::Run), so the step may count on it.
+optimizer::FeedShapes DeclaredFeedShapes(const Graph& placed,
+                                         const StepSignature& signature) {
+  optimizer::FeedShapes shapes;
   for (const std::string& feed : signature.feeds) {
     absl::StatusOr<TensorId> id = ParseTensorName(feed);
     if (!id.ok() || id->index != 0) continue;
     const Node* n = placed.FindNode(id->node);
-    if (n == nullptr || n->num_outputs() < 1 ||
-        !absl::StartsWith(n->type_string(), "Placeholder")) {
+    if (n == nullptr || !absl::StartsWith(n->type_string(), "Placeholder")) {
       continue;
     }
     const AttrValue* shape = FindNodeAttr(n->def(), "shape");
-    if (shape == nullptr || !shape->has_shape()) continue;
-    const PartialShape declared = PartialShape::FromProto(shape->shape());
+    if (shape != nullptr && shape->has_shape()) {
+      shapes[id->ToString()] = PartialShape::FromProto(shape->shape());
+    }
+  }
+  return shapes;
+}
+
+// The fed tensors (of `declared`) the step knows to be at most
+// kMaxForwardedFeedBytes: a fully defined shape and a fixed-size dtype.
+absl::flat_hash_set<std::string> SmallFeeds(
+    const Graph& placed, const optimizer::FeedShapes& declared) {
+  absl::flat_hash_set<std::string> small;
+  for (const auto& [name, shape] : declared) {
+    if (!shape.FullyDefined()) continue;
+    const Node* n = placed.FindNode(ParseTensorName(name)->node);
     const int element_bytes = DataTypeSize(BaseType(n->output_type(0)));
-    if (!declared.FullyDefined() || element_bytes <= 0) continue;
+    if (element_bytes <= 0) continue;
     int64_t bytes = element_bytes;
-    for (int64_t d : declared.dims) {
+    for (int64_t d : shape.dims) {
       bytes *= d;
       if (bytes > kMaxForwardedFeedBytes) break;
     }
-    if (bytes <= kMaxForwardedFeedBytes) small.insert(id->ToString());
+    if (bytes <= kMaxForwardedFeedBytes) small.insert(name);
   }
   return small;
 }
@@ -260,22 +271,9 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
     }
     if (config.record_placement) plan.placement[n->name()] = device;
   }
+  const optimizer::FeedShapes feed_shapes =
+      DeclaredFeedShapes(placed, signature);
   if (config.optimizer.AnyEnabled()) {
-    // The master checks each fed Placeholder's value against its declared
-    // shape (MasterSession::Run), so the optimizer may count on it.
-    optimizer::FeedShapes feed_shapes;
-    for (const std::string& feed : signature.feeds) {
-      absl::StatusOr<TensorId> id = ParseTensorName(feed);
-      if (!id.ok() || id->index != 0) continue;
-      const Node* n = placed.FindNode(id->node);
-      if (n == nullptr || !absl::StartsWith(n->type_string(), "Placeholder")) {
-        continue;
-      }
-      const AttrValue* shape = FindNodeAttr(n->def(), "shape");
-      if (shape != nullptr && shape->has_shape()) {
-        feed_shapes[id->ToString()] = PartialShape::FromProto(shape->shape());
-      }
-    }
     std::vector<std::string> kept = signature.feeds;
     kept.insert(kept.end(), signature.fetches.begin(),
                 signature.fetches.end());
@@ -286,7 +284,7 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
         &plan.optimizer_stats, &feed_shapes));
   }
   DFX_RETURN_IF_ERROR(ForwardSmallFeeds(config, client_device,
-                                        SmallFeeds(placed, signature),
+                                        SmallFeeds(placed, feed_shapes),
                                         step.get()));
   absl::flat_hash_map<std::string, uint64_t> incarnations;
   for (const DeviceAttributes& d : config.devices) {

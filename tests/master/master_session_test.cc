@@ -554,7 +554,7 @@ TEST_CASE("StepCleanups sends at once past its cap per worker, and after "
 
 // x: a fed scalar Placeholder (shape []) on task 0, read by y = Neg(x) on
 // task 1; big: a fed [20000] float Placeholder (80,000 bytes) read by
-// Neg on task 1 too; z = Identity(y) + Sum(big) on task 0.
+// Neg on task 1 too; z = Identity(y) on task 0, after neg_big.
 const char* kSmallAndBigFeedGraph = R"pb(
   node {
     name: "x"
