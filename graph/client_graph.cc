@@ -53,10 +53,15 @@ absl::StatusOr<Endpoint> Resolve(const Graph& graph, absl::string_view name,
   return ep;
 }
 
-std::string UniqueName(const std::string& base,
+// `base`, or `base`_1, ... : a name neither `graph` nor `taken` (the names
+// added so far) has.
+std::string UniqueName(const std::string& base, const Graph& graph,
                        absl::flat_hash_set<std::string>* taken) {
   std::string name = base;
-  for (int i = 1; taken->contains(name); ++i) name = absl::StrCat(base, "_", i);
+  for (int i = 1; graph.FindNode(name) != nullptr || taken->contains(name);
+       ++i) {
+    name = absl::StrCat(base, "_", i);
+  }
   taken->insert(name);
   return name;
 }
@@ -171,15 +176,15 @@ absl::StatusOr<std::unique_ptr<Graph>> RewriteForStep(
   auto out = std::make_unique<Graph>(graph.op_registry());
   *out->mutable_versions() = graph.versions();
   *out->mutable_library() = graph.library();
-  absl::flat_hash_set<std::string> taken;
-  for (const Node* n : graph.nodes()) taken.insert(n->name());
+  absl::flat_hash_set<std::string> taken;  // the client endpoints' names
 
   std::vector<Node*> recv_for_feed(feeds.size(), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) {
     if (!feed_used[i]) continue;
     const Endpoint& ep = feeds[i];
     const std::string name = UniqueName(
-        absl::StrCat("_recv_", ep.node->name(), "_", ep.index), &taken);
+        absl::StrCat("_recv_", ep.node->name(), "_", ep.index), graph,
+        &taken);
     DFX_ASSIGN_OR_RETURN(
         Node * recv,
         out->AddNode(ClientEndpointDef(
@@ -192,10 +197,8 @@ absl::StatusOr<std::unique_ptr<Graph>> RewriteForStep(
   std::vector<Node*> copy(graph.num_node_ids(), nullptr);
   for (const Node* n : graph.nodes()) {
     if (!keep[n->id()]) continue;
-    NodeDef def = n->def();
-    def.clear_input();
-    DFX_ASSIGN_OR_RETURN(Node * c, out->AddNode(std::move(def)));
-    c->set_assigned_device_name(n->assigned_device_name());
+    // The node as placed (assigned device included), without its inputs.
+    DFX_ASSIGN_OR_RETURN(Node * c, out->CopyNode(*n));
     copy[n->id()] = c;
   }
   // The node now producing `src`:`output`: its feed's _Recv or its copy.
@@ -219,7 +222,8 @@ absl::StatusOr<std::unique_ptr<Graph>> RewriteForStep(
 
   for (const Endpoint& ep : fetches) {
     const std::string name = UniqueName(
-        absl::StrCat("_send_", ep.node->name(), "_", ep.index), &taken);
+        absl::StrCat("_send_", ep.node->name(), "_", ep.index), graph,
+        &taken);
     DFX_ASSIGN_OR_RETURN(
         Node * send,
         out->AddNode(ClientEndpointDef(

@@ -26,22 +26,51 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
                                             "': Op type not registered '",
                                             def.op(), "'"));
   }
-  if (by_name_.contains(def.name())) {
+  return AddNode(std::move(def), *op);
+}
+
+absl::StatusOr<Node*> Graph::AddNode(NodeDef&& def,
+                                     const OpRegistrationData& op) {
+  auto [slot, inserted] = by_name_.try_emplace(def.name(), nullptr);
+  if (!inserted) {
     return absl::AlreadyExistsError(
         absl::StrCat("duplicate node name '", def.name(), "'"));
   }
   auto node = std::unique_ptr<Node>(new Node);
-  AddDefaultAttrs(op->op_def, &def);
-  DFX_RETURN_IF_ERROR(InOutTypesForNode(def, op->op_def, &node->input_types_,
-                                        &node->output_types_));
+  AddDefaultAttrs(op.op_def, &def);
+  if (absl::Status s = InOutTypesForNode(def, op.op_def, &node->input_types_,
+                                         &node->output_types_);
+      !s.ok()) {
+    by_name_.erase(slot);
+    return s;
+  }
   node->id_ = static_cast<int>(nodes_.size());
-  node->def_ = std::move(def);
-  node->op_def_ = &op->op_def;
-  Node* raw = node.get();
-  by_name_.emplace(raw->name(), raw);
+  node->def_ = std::make_shared<NodeDef>(std::move(def));
+  node->op_ = &op;
+  slot->second = node.get();
   nodes_.push_back(std::move(node));
   ++num_nodes_;
-  return raw;
+  return slot->second;
+}
+
+absl::StatusOr<Node*> Graph::CopyNode(const Node& src) {
+  auto [slot, inserted] = by_name_.try_emplace(src.name(), nullptr);
+  if (!inserted) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("duplicate node name '", src.name(), "'"));
+  }
+  auto node = std::unique_ptr<Node>(new Node);
+  node->id_ = static_cast<int>(nodes_.size());
+  node->def_ = std::make_shared<NodeDef>(*src.def_);
+  node->def_->clear_input();
+  node->op_ = src.op_;
+  node->input_types_ = src.input_types_;
+  node->output_types_ = src.output_types_;
+  node->assigned_device_ = src.assigned_device_;
+  slot->second = node.get();
+  nodes_.push_back(std::move(node));
+  ++num_nodes_;
+  return slot->second;
 }
 
 const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,

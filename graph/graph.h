@@ -38,13 +38,18 @@ struct Edge {
 class Node {
  public:
   int id() const { return id_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& type_string() const { return def_.op(); }
+  const std::string& name() const { return def_->name(); }
+  const std::string& type_string() const { return def_->op(); }
   // The NodeDef as imported, attrs with defaults filled in. Its `input`
   // field is not kept in step with edges; ToGraphDef rebuilds it.
-  const NodeDef& def() const { return def_; }
-  const OpDef& op_def() const { return *op_def_; }
-  bool IsStateful() const { return op_def_->is_stateful(); }
+  const NodeDef& def() const { return *def_; }
+  // The same NodeDef, shared (a kernel built for the node keeps it instead
+  // of a copy); mutable_def() copies it first when it is shared.
+  std::shared_ptr<const NodeDef> shared_def() const { return def_; }
+  const OpDef& op_def() const { return op_->op_def; }
+  // The op's registration (its OpDef and shape function).
+  const OpRegistrationData& op_registration() const { return *op_; }
+  bool IsStateful() const { return op_->op_def.is_stateful(); }
 
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
@@ -54,7 +59,7 @@ class Node {
   const DataTypeVector& output_types() const { return output_types_; }
 
   // The device the NodeDef asks for (may be empty or partial).
-  const std::string& requested_device() const { return def_.device(); }
+  const std::string& requested_device() const { return def_->device(); }
   // The full device name the placer chose; empty until placed.
   const std::string& assigned_device_name() const { return assigned_device_; }
   void set_assigned_device_name(std::string name) {
@@ -69,15 +74,18 @@ class Node {
   const Edge* input_edge(int i) const;
 
   // Mutable access to attrs for graph rewrites (not to inputs).
-  NodeDef* mutable_def() { return &def_; }
+  NodeDef* mutable_def() {
+    if (def_.use_count() > 1) def_ = std::make_shared<NodeDef>(*def_);
+    return def_.get();
+  }
 
  private:
   friend class Graph;
   Node() = default;
 
   int id_ = -1;
-  NodeDef def_;
-  const OpDef* op_def_ = nullptr;
+  std::shared_ptr<NodeDef> def_;
+  const OpRegistrationData* op_ = nullptr;
   DataTypeVector input_types_;
   DataTypeVector output_types_;
   std::string assigned_device_;
@@ -101,6 +109,14 @@ class Graph {
   // NotFound for an unknown op, AlreadyExists for a duplicate name,
   // InvalidArgument for attrs the types cannot be computed from.
   absl::StatusOr<Node*> AddNode(NodeDef def);
+  // The same with the op already looked up in op_registry() (ImportGraphDef
+  // looks each op type up once, not once per node); `op` must be the
+  // registration of def.op(). `def` is moved from only on success.
+  absl::StatusOr<Node*> AddNode(NodeDef&& def, const OpRegistrationData& op);
+  // A copy of `node` (of a graph with the same registry) without its
+  // inputs or edges: its op, types and attrs as they are, nothing looked up
+  // or computed again. AlreadyExists for a duplicate name.
+  absl::StatusOr<Node*> CopyNode(const Node& node);
 
   // REQUIRES: both nodes belong to this graph, indices in range.
   const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);

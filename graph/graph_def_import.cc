@@ -228,10 +228,9 @@ absl::Status InferShapes(const Graph& graph, const std::vector<Node*>& order) {
         }
       }
     }
-    const OpRegistrationData* op = graph.op_registry()->LookUp(n->type_string());
     InferenceContext c(n->def(), n->op_def(), std::move(inputs),
                        std::move(tensors), n->num_outputs());
-    if (absl::Status s = op->shape_fn(&c); !s.ok()) {
+    if (absl::Status s = n->op_registration().shape_fn(&c); !s.ok()) {
       return AsNodeError(n->def(), s);
     }
     auto& out = shapes[n->id()];
@@ -299,29 +298,53 @@ std::string MissingOpsMessage(const std::vector<MissingOp>& missing) {
                       " ('dfx ops --graph FILE' lists what a graph needs)");
 }
 
-absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
-    const GraphDef& def, const OpRegistry* ops, const ImportOptions& options) {
-  if (std::vector<MissingOp> missing = FindMissingOps(def, *ops);
-      !missing.empty()) {
-    return absl::InvalidArgumentError(MissingOpsMessage(missing));
+namespace {
+
+// Builds the graph from `def`'s nodes, copied, or moved out of `movable`
+// (which is then `def`) when it is not null.
+absl::StatusOr<std::unique_ptr<Graph>> Import(const GraphDef& def,
+                                              GraphDef* movable,
+                                              const OpRegistry* ops,
+                                              const ImportOptions& options) {
+  // Each op type is looked up once (a registry lookup takes its lock).
+  std::vector<const OpRegistrationData*> op_of(def.node_size());
+  {
+    absl::flat_hash_map<absl::string_view, const OpRegistrationData*> seen;
+    bool missing = false;
+    for (int i = 0; i < def.node_size(); ++i) {
+      auto [it, inserted] = seen.try_emplace(def.node(i).op(), nullptr);
+      if (inserted) it->second = ops->LookUp(def.node(i).op());
+      op_of[i] = it->second;
+      missing |= it->second == nullptr;
+    }
+    if (missing) {
+      return absl::InvalidArgumentError(
+          MissingOpsMessage(FindMissingOps(def, *ops)));
+    }
   }
   auto graph = std::make_unique<Graph>(ops);
-  *graph->mutable_versions() = def.versions();
-  *graph->mutable_library() = def.library();
+  if (movable != nullptr) {
+    graph->mutable_versions()->Swap(movable->mutable_versions());
+    graph->mutable_library()->Swap(movable->mutable_library());
+  } else {
+    *graph->mutable_versions() = def.versions();
+    *graph->mutable_library() = def.library();
+  }
 
   // Pass 1: every node, so that inputs may name nodes that come later.
-  for (const NodeDef& node_def : def.node()) {
+  for (int i = 0; i < def.node_size(); ++i) {
+    NodeDef node_def = movable != nullptr
+                           ? std::move(*movable->mutable_node(i))
+                           : def.node(i);
     DFX_RETURN_IF_ERROR(
         ValidateNodeName(node_def, options.allow_internal_names));
-    if (graph->FindNode(node_def.name()) != nullptr) {
+    const OpRegistrationData& op = *op_of[i];
+    AddDefaultAttrs(op.op_def, &node_def);
+    DFX_RETURN_IF_ERROR(ValidateNodeAttrs(node_def, op.op_def));
+    absl::StatusOr<Node*> node = graph->AddNode(std::move(node_def), op);
+    if (node.status().code() == absl::StatusCode::kAlreadyExists) {
       return NodeError(node_def, "duplicate node name");
     }
-    const OpRegistrationData* op = ops->LookUp(node_def.op());
-    DFX_CHECK(op != nullptr);  // FindMissingOps found none
-    NodeDef with_defaults = node_def;
-    AddDefaultAttrs(op->op_def, &with_defaults);
-    DFX_RETURN_IF_ERROR(ValidateNodeAttrs(with_defaults, op->op_def));
-    absl::StatusOr<Node*> node = graph->AddNode(std::move(with_defaults));
     if (!node.ok()) return AsNodeError(node_def, node.status());
   }
 
@@ -335,6 +358,18 @@ absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
     DFX_RETURN_IF_ERROR(InferShapes(*graph, order));
   }
   return graph;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
+    const GraphDef& def, const OpRegistry* ops, const ImportOptions& options) {
+  return Import(def, nullptr, ops, options);
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> ImportGraphDef(
+    GraphDef&& def, const OpRegistry* ops, const ImportOptions& options) {
+  return Import(def, &def, ops, options);
 }
 
 GraphDef ToGraphDef(const Graph& graph) {

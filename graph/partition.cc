@@ -72,10 +72,10 @@ void SetSendRecvAttrs(const std::string& tensor_name,
 // The state of one Partition call.
 class Partitioner {
  public:
-  Partitioner(const Graph& graph, const PartitionOptions& opts)
-      : graph_(graph), opts_(opts) {
-    for (const Node* n : graph.nodes()) taken_.insert(n->name());
-  }
+  // With `consumed` (then `graph` itself), the nodes' NodeDefs are moved
+  // into the partitions at the end instead of copied.
+  Partitioner(const Graph& graph, Graph* consumed, const PartitionOptions& opts)
+      : graph_(graph), consumed_(consumed), opts_(opts) {}
 
   absl::StatusOr<std::map<std::string, GraphDef>> Run() {
     const std::vector<Node*> nodes = graph_.nodes();
@@ -101,15 +101,29 @@ class Partitioner {
     }
     DFX_RETURN_IF_ERROR(FindCrossDeviceFrames());
     for (const Node* dst : nodes) DFX_RETURN_IF_ERROR(AddNode(*dst));
+    // Every node's own fields last, once nothing reads the graph's NodeDefs
+    // any more (LocalCopy and the inserted nodes' names do until here).
+    for (auto& [id, out] : copies_) {
+      Node* node = graph_.FindNodeId(id);
+      NodeDef def = consumed_ != nullptr ? std::move(*node->mutable_def())
+                                         : node->def();
+      def.mutable_input()->Swap(out->mutable_input());
+      def.mutable_device()->swap(*out->mutable_device());
+      *out = std::move(def);
+    }
     return std::move(parts_);
   }
 
  private:
+  bool Taken(const std::string& name) const {
+    return graph_.FindNode(name) != nullptr || taken_.contains(name);
+  }
+
   absl::StatusOr<std::string> NewName(const std::string& prefix) {
     std::string name;
     if (opts_.new_name) {
       name = opts_.new_name(prefix);
-      if (name.empty() || taken_.contains(name)) {
+      if (name.empty() || Taken(name)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "PartitionOptions::new_name gave '", name, "' for prefix '",
             prefix, "', a name already in use"));
@@ -117,18 +131,18 @@ class Partitioner {
     } else {
       do {
         name = absl::StrCat(prefix, "/_", counter_++);
-      } while (taken_.contains(name));
+      } while (Taken(name));
     }
     taken_.insert(name);
     return name;
   }
 
-  // Copies `dst` into its partition, with every input that crosses
-  // partitions replaced by a _Recv (created on first use).
+  // Adds `dst` to its partition, with every input that crosses partitions
+  // replaced by a _Recv (created on first use). The rest of its NodeDef
+  // comes at the end of Run.
   absl::Status AddNode(const Node& dst) {
     const std::string& dst_loc = loc_[dst.id()];
-    NodeDef def = dst.def();
-    def.clear_input();
+    NodeDef def;
     def.set_device(device_[dst.id()]);
 
     std::vector<const Edge*> data(dst.num_inputs(), nullptr);
@@ -175,7 +189,9 @@ class Partitioner {
       }
       if (control_inputs.insert(input).second) def.add_input(std::move(input));
     }
-    *parts_[dst_loc].add_node() = std::move(def);
+    NodeDef* out = parts_[dst_loc].add_node();
+    *out = std::move(def);
+    copies_.emplace_back(dst.id(), out);
     return absl::OkStatus();
   }
 
@@ -417,11 +433,15 @@ class Partitioner {
   }
 
   const Graph& graph_;
+  Graph* const consumed_;
   const PartitionOptions& opts_;
   std::vector<std::string> loc_;     // by node id
   std::vector<std::string> device_;  // by node id
   std::map<std::string, GraphDef> parts_;
+  // Names of the nodes this call inserted (the graph's are its own).
   absl::flat_hash_set<std::string> taken_;
+  // Each graph node's place in its partition, filled at the end of Run.
+  std::vector<std::pair<int, NodeDef*>> copies_;
   int counter_ = 0;
   // (source node id, source output or kControlSlot, destination partition)
   // -> the _Recv's name.
@@ -441,7 +461,13 @@ class Partitioner {
 
 absl::StatusOr<std::map<std::string, GraphDef>> Partition(
     const Graph& graph, const PartitionOptions& opts) {
-  return Partitioner(graph, opts).Run();
+  return Partitioner(graph, nullptr, opts).Run();
+}
+
+absl::StatusOr<std::map<std::string, GraphDef>> Partition(
+    std::unique_ptr<Graph> graph, const PartitionOptions& opts) {
+  Graph* g = graph.get();
+  return Partitioner(*g, g, opts).Run();
 }
 
 }  // namespace dfx

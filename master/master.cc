@@ -428,7 +428,7 @@ absl::StatusOr<std::vector<DeviceAttributes>> Master::DiscoverDevices(
   return devices;
 }
 
-absl::Status Master::CreateSession(const CreateSessionRequest& request,
+absl::Status Master::CreateSession(CreateSessionRequest request,
                                    CreateSessionResponse* response,
                                    CallOptions* opts) {
   CallScope call(this);
@@ -478,7 +478,9 @@ absl::Status Master::CreateSession(const CreateSessionRequest& request,
   params.timer = &timer_;
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<MasterSession> session,
                        MasterSession::Create(std::move(params)));
-  if (absl::Status s = session->Extend(request.graph_def()); !s.ok()) {
+  if (absl::Status s =
+          session->Extend(std::move(*request.mutable_graph_def()));
+      !s.ok()) {
     session->Close().IgnoreError();
     return s;
   }
@@ -541,7 +543,7 @@ void Master::Release(const std::shared_ptr<Entry>& entry) {
   it->second.last_active = absl::Now();
 }
 
-absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
+absl::Status Master::ExtendSession(ExtendSessionRequest request,
                                    ExtendSessionResponse* response,
                                    CallOptions* opts) {
   CallScope call(this);
@@ -566,7 +568,8 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& request,
         "ExtendSession: the caller's deadline passed before the graph was "
         "extended");
   }
-  DFX_RETURN_IF_ERROR(entry->session->Extend(request.graph_def()));
+  DFX_RETURN_IF_ERROR(
+      entry->session->Extend(std::move(*request.mutable_graph_def())));
   ++entry->graph_version;
   response->set_new_graph_version(entry->graph_version);
   return absl::OkStatus();

@@ -112,13 +112,14 @@ class Master {
   // every device of this task), extended with request.graph_def (which may
   // be empty); its errors are returned and no session is kept.
   // graph_version 0 in the response.
-  absl::Status CreateSession(const CreateSessionRequest& request,
+  // (The request is taken by value: its graph moves into the session.)
+  absl::Status CreateSession(CreateSessionRequest request,
                              CreateSessionResponse* response,
       CallOptions* opts = nullptr);
   // Aborted when request.current_graph_version is not the session's;
   // new_graph_version = old + 1. MasterSession::Extend's errors otherwise
   // (the version does not change then).
-  absl::Status ExtendSession(const ExtendSessionRequest& request,
+  absl::Status ExtendSession(ExtendSessionRequest request,
                              ExtendSessionResponse* response,
       CallOptions* opts = nullptr);
   // Decodes the feeds (InvalidArgument naming the feed for a tensor that

@@ -96,7 +96,7 @@ class MasterSession {
   // config.allow_soft_placement). InvalidArgument naming the node for a
   // name the graph has already, or anything ImportGraphDef or the placer
   // rejects; the graph is unchanged then. Cancelled after Close.
-  absl::Status Extend(const GraphDef& graph);
+  absl::Status Extend(GraphDef graph);
 
   // Runs one step (Session::Run's contract). Errors from a worker are
   // prefixed "task <task name>: ". The step's deadline is

@@ -292,19 +292,26 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
   }
   PartitionOptions popts;
   if (!config.partition_per_device) {
-    popts.node_to_loc = [](const Node* n) -> std::string {
-      absl::StatusOr<DeviceName> name =
-          DeviceName::Parse(n->assigned_device_name());
-      // Every device here is a full name from the cluster; a name that is
-      // not stays its own partition and fails at its worker, named.
-      return name.ok() ? name->TaskName() : n->assigned_device_name();
+    // Each device's task, parsed once per device, not once per node.
+    popts.node_to_loc = [tasks = absl::flat_hash_map<std::string, std::string>()](
+                            const Node* n) mutable -> std::string {
+      const std::string& device = n->assigned_device_name();
+      auto it = tasks.find(device);
+      if (it == tasks.end()) {
+        absl::StatusOr<DeviceName> name = DeviceName::Parse(device);
+        // Every device here is a full name from the cluster; a name that
+        // is not stays its own partition and fails at its worker, named.
+        it = tasks.emplace(device, name.ok() ? name->TaskName() : device)
+                 .first;
+      }
+      return it->second;
     };
   }
   popts.get_incarnation = [&incarnations](const std::string& device) {
     auto it = incarnations.find(device);
     return it == incarnations.end() ? uint64_t{0} : it->second;
   };
-  DFX_ASSIGN_OR_RETURN(plan.partitions, Partition(*step, popts));
+  DFX_ASSIGN_OR_RETURN(plan.partitions, Partition(std::move(step), popts));
   DFX_RETURN_IF_ERROR(CheckEveryRecvHasASender(plan.partitions, signature));
   plan.feed_keys = std::move(keys.feed_keys);
   plan.fetch_keys = std::move(keys.fetch_keys);

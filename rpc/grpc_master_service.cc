@@ -64,8 +64,8 @@ class GrpcMasterService::Impl : public MasterServiceBase {
                                           grpc::ByteBuffer* response) override {
     return Serve<CreateSessionRequest, CreateSessionResponse>(
         context, request, response,
-        [this](const auto& req, auto* resp, CallOptions* opts) {
-          return master_->CreateSession(req, resp, opts);
+        [this](auto& req, auto* resp, CallOptions* opts) {
+          return master_->CreateSession(std::move(req), resp, opts);
         });
   }
   grpc::ServerUnaryReactor* ExtendSession(grpc::CallbackServerContext* context,
@@ -73,8 +73,8 @@ class GrpcMasterService::Impl : public MasterServiceBase {
                                           grpc::ByteBuffer* response) override {
     return Serve<ExtendSessionRequest, ExtendSessionResponse>(
         context, request, response,
-        [this](const auto& req, auto* resp, CallOptions* opts) {
-          return master_->ExtendSession(req, resp, opts);
+        [this](auto& req, auto* resp, CallOptions* opts) {
+          return master_->ExtendSession(std::move(req), resp, opts);
         });
   }
   grpc::ServerUnaryReactor* RunStep(grpc::CallbackServerContext* context,

@@ -207,7 +207,8 @@ class GrpcWorkerService::Impl {
     grpc::ServerUnaryReactor* RegisterGraph(
         grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
         grpc::ByteBuffer* response) override {
-      return Forward(context, request, response, &Worker::RegisterGraphAsync);
+      return Forward(context, request, response,
+                     &Worker::TakeAndRegisterGraphAsync);
     }
     grpc::ServerUnaryReactor* DeregisterGraph(
         grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
@@ -240,13 +241,15 @@ class GrpcWorkerService::Impl {
    private:
     // A call that never waits long: the request admitted and parsed by the
     // gate, `before` run on it, then the worker's method, the default
-    // reactor finished from its callback with the serialized response.
-    template <typename Request, typename Response,
+    // reactor finished from its callback with the serialized response. A
+    // method may take the request mutable (it is the call's own).
+    template <typename MethodRequest, typename Response,
+              typename Request = std::remove_const_t<MethodRequest>,
               typename Before = void (*)(const Request&)>
     grpc::ServerUnaryReactor* Forward(
         grpc::CallbackServerContext* context, const grpc::ByteBuffer* body,
         grpc::ByteBuffer* out,
-        void (Worker::*method)(const Request*, Response*, StatusCallback),
+        void (Worker::*method)(MethodRequest*, Response*, StatusCallback),
         Before before = [](const Request&) {}) {
       grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
       struct Call {

@@ -7,11 +7,14 @@
 #include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
+#include "graph/graph.h"
 
 namespace dfx {
 
 OpKernel::OpKernel(OpKernelConstruction* ctx)
-    : def_(ctx->def()),
+    : def_(ctx->shared_def() != nullptr
+               ? ctx->shared_def()
+               : std::make_shared<const NodeDef>(ctx->def())),
       input_types_(ctx->input_types()),
       output_types_(ctx->output_types()) {
   // On a device the host cannot read, the default memory types (the
@@ -198,6 +201,23 @@ bool KernelRegistry::HasKernel(const NodeDef& node,
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     const NodeDef& node, const OpDef& op_def, Device* device,
     const FunctionDefLibrary* library) const {
+  DataTypeVector inputs, outputs;
+  DFX_RETURN_IF_ERROR(InOutTypesForNode(node, op_def, &inputs, &outputs));
+  return Create(node, nullptr, op_def, inputs, outputs, device, library);
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
+    const Node& node, Device* device,
+    const FunctionDefLibrary* library) const {
+  return Create(node.def(), node.shared_def(), node.op_def(),
+                node.input_types(), node.output_types(), device, library);
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::Create(
+    const NodeDef& node, std::shared_ptr<const NodeDef> shared,
+    const OpDef& op_def, const DataTypeVector& inputs,
+    const DataTypeVector& outputs, Device* device,
+    const FunctionDefLibrary* library) const {
   const Registration* r = Find(node, device->device_type());
   if (r == nullptr) {
     std::vector<std::string> attrs;
@@ -212,9 +232,8 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
         "' (op ", node.op(), attrs.empty() ? "" : ", ",
         absl::StrJoin(attrs, ", "), ")"));
   }
-  DataTypeVector inputs, outputs;
-  DFX_RETURN_IF_ERROR(InOutTypesForNode(node, op_def, &inputs, &outputs));
   OpKernelConstruction ctx(node, op_def, inputs, outputs, device, library);
+  ctx.set_shared_def(std::move(shared));
   std::unique_ptr<OpKernel> kernel = r->factory(&ctx);
   if (!ctx.status().ok()) {
     return absl::Status(ctx.status().code(),

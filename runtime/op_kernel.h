@@ -26,6 +26,9 @@
 
 namespace dfx {
 
+class Node;  // graph/graph.h
+
+
 class AsyncOpKernel;
 class CallFrameInterface;
 class ResourceMgr;
@@ -53,6 +56,14 @@ class OpKernelConstruction {
         function_library_(function_library) {}
 
   const NodeDef& def() const { return def_; }
+  // When set (to `def` itself), the kernel keeps this NodeDef instead of a
+  // copy of it.
+  void set_shared_def(std::shared_ptr<const NodeDef> def) {
+    shared_def_ = std::move(def);
+  }
+  const std::shared_ptr<const NodeDef>& shared_def() const {
+    return shared_def_;
+  }
   const OpDef& op_def() const { return op_def_; }
   Device* device() const { return device_; }
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
@@ -85,6 +96,7 @@ class OpKernelConstruction {
   const DataTypeVector& output_types_;
   Device* const device_;
   const FunctionDefLibrary* const function_library_;
+  std::shared_ptr<const NodeDef> shared_def_;
   absl::Status status_;
 };
 
@@ -106,9 +118,9 @@ class OpKernel {
   // handed to the inter-op pool.
   virtual bool IsExpensive() const { return expensive_; }
 
-  const NodeDef& def() const { return def_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& type_string() const { return def_.op(); }
+  const NodeDef& def() const { return *def_; }
+  const std::string& name() const { return def_->name(); }
+  const std::string& type_string() const { return def_->op(); }
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   DataType input_type(int i) const { return input_types_[i]; }
@@ -136,7 +148,7 @@ class OpKernel {
  private:
   friend class KernelRegistry;  // sets the memory types
 
-  const NodeDef def_;
+  const std::shared_ptr<const NodeDef> def_;
   const DataTypeVector input_types_;
   const DataTypeVector output_types_;
   bool expensive_ = true;
@@ -416,6 +428,11 @@ class KernelRegistry {
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
       const NodeDef& node, const OpDef& op_def, Device* device,
       const FunctionDefLibrary* library = nullptr) const;
+  // The same for a node of a graph: its types as the graph computed them,
+  // and its NodeDef shared with the kernel rather than copied.
+  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
+      const Node& node, Device* device,
+      const FunctionDefLibrary* library = nullptr) const;
 
   // "AddV2 on CPU for T in [float, double]", one line each, sorted.
   std::vector<std::string> ListKernels() const;
@@ -423,6 +440,13 @@ class KernelRegistry {
   std::vector<KernelDefBuilder> KernelDefsOf(absl::string_view op) const;
 
  private:
+  // Both CreateKernels: `shared` (null, or `node` itself) is kept by the
+  // kernel.
+  absl::StatusOr<std::unique_ptr<OpKernel>> Create(
+      const NodeDef& node, std::shared_ptr<const NodeDef> shared,
+      const OpDef& op_def, const DataTypeVector& inputs,
+      const DataTypeVector& outputs, Device* device,
+      const FunctionDefLibrary* library) const;
   struct Registration {
     KernelDefBuilder def;
     KernelFactory factory;

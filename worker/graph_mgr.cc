@@ -262,8 +262,7 @@ absl::StatusOr<std::shared_ptr<OpKernel>> GraphMgr::CreateKernel(
     const Node& node, Device* device,
     const FunctionDefLibrary* library) const {
   if (!node.op_def().is_stateful()) {
-    return env_.kernels->CreateKernel(node.def(), node.op_def(), device,
-                                      library);
+    return env_.kernels->CreateKernel(node, device, library);
   }
   const std::string key = absl::StrCat(device->name(), ";", node.name());
   absl::MutexLock lock(&kernels_mu_);
@@ -277,18 +276,26 @@ absl::StatusOr<std::shared_ptr<OpKernel>> GraphMgr::CreateKernel(
   // New, or a node of the same name that differs (a new graph version):
   // the newer definition wins.
   absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
-      env_.kernels->CreateKernel(node.def(), node.op_def(), device, library);
+      env_.kernels->CreateKernel(node, device, library);
   if (!kernel.ok()) return kernel.status();
   std::shared_ptr<OpKernel> shared = *std::move(kernel);
   stateful_kernels_[key] = SharedKernel{node.def(), shared};
   return shared;
 }
 
-absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
-  ImportOptions import_options;
-  import_options.allow_internal_names = true;
-  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                       ImportGraphDef(def, env_.ops, import_options));
+namespace {
+
+ImportOptions RegisteredGraphImport() {
+  ImportOptions options;
+  options.allow_internal_names = true;
+  return options;
+}
+
+}  // namespace
+
+absl::Status GraphMgr::BuildUnits(std::unique_ptr<Graph> graph,
+                                  Item* item) const {
+  const ImportOptions import_options = RegisteredGraphImport();
 
   // Every node on a device of this worker; the devices in first-use order.
   std::vector<Device*> devices;
@@ -316,7 +323,8 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
 
   // The keys of the client's feeds (client-terminated _Recv) and fetches
   // (client-terminated _Send).
-  for (const NodeDef& node : def.node()) {
+  for (const Node* graph_node : graph->nodes()) {
+    const NodeDef& node = graph_node->def();
     const bool send = IsSendOp(node.op());
     if ((!send && !IsRecvOp(node.op())) || !IsClientTerminated(node)) {
       continue;
@@ -376,8 +384,9 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
   for (Device* device : devices) {
     auto it = partitions.find(device->name());
     DFX_CHECK(it != partitions.end());
-    DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> part,
-                         ImportGraphDef(it->second, env_.ops, import_options));
+    DFX_ASSIGN_OR_RETURN(
+        std::unique_ptr<Graph> part,
+        ImportGraphDef(std::move(it->second), env_.ops, import_options));
     Unit unit;
     unit.device = device;
     set_device(device, *part);
@@ -388,9 +397,23 @@ absl::Status GraphMgr::BuildUnits(const GraphDef& def, Item* item) const {
 }
 
 absl::StatusOr<std::string> GraphMgr::Register(const GraphDef& def,
-                                               const GraphOptions& options) {
+                                               const GraphOptions&) {
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                       ImportGraphDef(def, env_.ops, RegisteredGraphImport()));
+  return Add(std::move(graph));
+}
+
+absl::StatusOr<std::string> GraphMgr::Register(GraphDef&& def,
+                                               const GraphOptions&) {
+  DFX_ASSIGN_OR_RETURN(
+      std::unique_ptr<Graph> graph,
+      ImportGraphDef(std::move(def), env_.ops, RegisteredGraphImport()));
+  return Add(std::move(graph));
+}
+
+absl::StatusOr<std::string> GraphMgr::Add(std::unique_ptr<Graph> graph) {
   auto item = std::make_shared<Item>();
-  DFX_RETURN_IF_ERROR(BuildUnits(def, item.get()));
+  DFX_RETURN_IF_ERROR(BuildUnits(std::move(graph), item.get()));
   absl::MutexLock lock(&mu_);
   item->handle = absl::StrFormat("%08x%08x", tag_, ++next_id_);
   std::string handle = item->handle;

@@ -63,6 +63,9 @@ class GraphMgr {
   // whose rendezvous key cannot be built, or two of them with one key.
   absl::StatusOr<std::string> Register(const GraphDef& def,
                                        const GraphOptions& options = {});
+  // The same, moving the nodes out of `def` instead of copying them.
+  absl::StatusOr<std::string> Register(GraphDef&& def,
+                                       const GraphOptions& options = {});
 
   // Forgets the graph; running steps of it finish normally.
   // Aborted "Graph handle is not found: <h>..." for an unknown handle.
@@ -123,7 +126,9 @@ class GraphMgr {
   };
   class StepRun;
 
-  absl::Status BuildUnits(const GraphDef& def, Item* item) const;
+  // `graph` as imported from the registered GraphDef.
+  absl::Status BuildUnits(std::unique_ptr<Graph> graph, Item* item) const;
+  absl::StatusOr<std::string> Add(std::unique_ptr<Graph> graph);
   // The kernel of `node` on `device`. Kernels of stateful ops (random
   // generators, variables) are made once per session and shared by every
   // graph that has the node, so a generator's stream does not restart when

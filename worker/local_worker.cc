@@ -28,6 +28,12 @@ void LocalWorker::RegisterGraphAsync(const RegisterGraphRequest* request,
   worker_->RegisterGraphAsync(request, response, std::move(done));
 }
 
+void LocalWorker::TakeAndRegisterGraphAsync(RegisterGraphRequest* request,
+                                            RegisterGraphResponse* response,
+                                            StatusCallback done) {
+  worker_->TakeAndRegisterGraphAsync(request, response, std::move(done));
+}
+
 void LocalWorker::DeregisterGraphAsync(const DeregisterGraphRequest* request,
                                        DeregisterGraphResponse* response,
                                        StatusCallback done) {

@@ -32,6 +32,9 @@ class LocalWorker : public WorkerInterface {
   void RegisterGraphAsync(const RegisterGraphRequest* request,
                           RegisterGraphResponse* response,
                           StatusCallback done) override;
+  void TakeAndRegisterGraphAsync(RegisterGraphRequest* request,
+                                 RegisterGraphResponse* response,
+                                 StatusCallback done) override;
   void DeregisterGraphAsync(const DeregisterGraphRequest* request,
                             DeregisterGraphResponse* response,
                             StatusCallback done) override;

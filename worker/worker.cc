@@ -230,14 +230,30 @@ void Worker::DeleteWorkerSessionAsync(
 void Worker::RegisterGraphAsync(const RegisterGraphRequest* request,
                                 RegisterGraphResponse* response,
                                 StatusCallback done) {
+  RegisterGraph(request, nullptr, response, std::move(done));
+}
+
+void Worker::TakeAndRegisterGraphAsync(RegisterGraphRequest* request,
+                                       RegisterGraphResponse* response,
+                                       StatusCallback done) {
+  RegisterGraph(request, request->mutable_graph_def(), response,
+                std::move(done));
+}
+
+void Worker::RegisterGraph(const RegisterGraphRequest* request,
+                           GraphDef* movable, RegisterGraphResponse* response,
+                           StatusCallback done) {
   absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
       request->session_handle(), request->create_worker_session_called());
   if (!session.ok()) {
     done(session.status());
     return;
   }
-  absl::StatusOr<std::string> handle = (*session)->graph_mgr()->Register(
-      request->graph_def(), request->graph_options());
+  GraphMgr* graphs = (*session)->graph_mgr();
+  absl::StatusOr<std::string> handle =
+      movable != nullptr
+          ? graphs->Register(std::move(*movable), request->graph_options())
+          : graphs->Register(request->graph_def(), request->graph_options());
   if (!handle.ok()) {
     done(handle.status());
     return;

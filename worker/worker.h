@@ -94,6 +94,10 @@ class Worker {
   void RegisterGraphAsync(const RegisterGraphRequest* request,
                           RegisterGraphResponse* response,
                           StatusCallback done);
+  // The same, moving the graph's nodes out of `request`.
+  void TakeAndRegisterGraphAsync(RegisterGraphRequest* request,
+                                 RegisterGraphResponse* response,
+                                 StatusCallback done);
   // Aborted "Graph handle is not found: <h>..." for an unknown handle.
   void DeregisterGraphAsync(const DeregisterGraphRequest* request,
                             DeregisterGraphResponse* response,
@@ -135,6 +139,11 @@ class Worker {
   std::vector<WorkerSessionSummary> ListSessions() const;
 
  private:
+  // Both RegisterGraph calls: the nodes are moved out of `movable` (the
+  // request's graph) when it is not null, else copied.
+  void RegisterGraph(const RegisterGraphRequest* request, GraphDef* movable,
+                     RegisterGraphResponse* response, StatusCallback done);
+
   struct SessionSlot {
     std::shared_ptr<WorkerSession> session;
     std::string master_task;
