@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "absl/container/inlined_vector.h"
@@ -241,7 +242,10 @@ struct MasterSession::ClientGraph {
 // The session's graph as the client sent it, placed, with the client graphs
 // of the signatures run on it. Replaced as a whole by Extend.
 struct MasterSession::GraphState {
-  GraphDef def;
+  // The client's graph so far, as merged by Extend, when `graph` is not
+  // the same graph (functions were inlined into it). Otherwise empty and
+  // `graph` is it (ToGraphDef): a 100,000-node graph is not kept twice.
+  std::optional<GraphDef> def;
   // The graph's functions; `graph` uses its op registry, so it is declared
   // first and outlives the graph.
   std::shared_ptr<const FunctionLibrary> library;
@@ -376,10 +380,10 @@ absl::Status MasterSession::Extend(GraphDef graph) {
     if (closed_) return absl::CancelledError("session is closed");
     old = graph_;
   }
-  GraphDef merged = old->def;
+  GraphDef merged = old->def.has_value() ? *old->def : ToGraphDef(*old->graph);
   {
     absl::flat_hash_set<absl::string_view> existing;
-    for (const NodeDef& n : old->def.node()) existing.insert(n.name());
+    for (const NodeDef& n : merged.node()) existing.insert(n.name());
     for (const NodeDef& n : graph.node()) {
       if (existing.contains(n.name())) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -406,8 +410,13 @@ absl::Status MasterSession::Extend(GraphDef graph) {
   DFX_ASSIGN_OR_RETURN(
       std::shared_ptr<const FunctionLibrary> library,
       FunctionLibrary::Create(ReachableFunctions(merged), ops_));
-  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Graph> imported,
-                       ImportGraphDef(merged, library->op_registry()));
+  // With no function to inline, the imported graph is the merged one (up
+  // to default attrs) and takes its nodes; otherwise both are kept.
+  const bool inlines = library->num_functions() > 0;
+  DFX_ASSIGN_OR_RETURN(
+      std::unique_ptr<Graph> imported,
+      inlines ? ImportGraphDef(merged, library->op_registry())
+              : ImportGraphDef(std::move(merged), library->op_registry()));
   DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, imported.get()));
   std::shared_ptr<const PlacementConfig> placement;
   {
@@ -416,7 +425,7 @@ absl::Status MasterSession::Extend(GraphDef graph) {
   }
   DFX_RETURN_IF_ERROR(PlaceSessionGraph(*placement, imported.get()));
   auto state = std::make_shared<GraphState>();
-  state->def = std::move(merged);
+  if (inlines) state->def = std::move(merged);
   state->library = std::move(library);
   state->graph = std::move(imported);
   absl::MutexLock lock(&mu_);

@@ -242,6 +242,64 @@ TEST_CASE("functions: a node whose op is a function name runs, its attrs instant
   (void)(*session)->Close();
 }
 
+// The session keeps the client's merged graph only while functions are
+// inlined into its imported graph; otherwise a later Extend rebuilds it from
+// the imported graph. Either way a later Extend sees every earlier node and
+// function.
+TEST_CASE("functions: Extend adds to the graph so far, with and without a function called") {
+  GraphDef whole;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(kDirectCall, &whole));
+  const NodeDef& x_def = whole.node(0);
+  const NodeDef& y_def = whole.node(1);
+  REQUIRE(y_def.name() == "y");
+  Tensor x(DT_FLOAT, TensorShape({2}));
+  x.data<float>()[0] = 1.5f;
+  x.data<float>()[1] = -4.0f;
+  auto run = [&](Session* session, const std::string& fetch) {
+    std::vector<Tensor> out;
+    const absl::Status s = session->Run({{"x", x}}, {fetch}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    REQUIRE(out.size() == 1);
+    return std::vector<float>(out[0].data<float>(),
+                              out[0].data<float>() + 2);
+  };
+
+  // First no call (the function rides along uncalled), then the call.
+  {
+    GraphDef first;
+    *first.add_node() = x_def;
+    *first.mutable_library() = whole.library();
+    GraphDef second;
+    *second.add_node() = y_def;
+    auto session = Session::Create("local", SessionOptions());
+    REQUIRE(session.ok());
+    REQUIRE((*session)->Extend(first).ok());
+    REQUIRE((*session)->Extend(second).ok());
+    CHECK(run(session->get(), "y") == std::vector<float>{3.0f, -8.0f});
+    // A node named like an earlier one is still refused.
+    CHECK((*session)->Extend(first).code() ==
+          absl::StatusCode::kInvalidArgument);
+    (void)(*session)->Close();
+  }
+  // First the call, then a node reading its result.
+  {
+    GraphDef second;
+    NodeDef* z = second.add_node();
+    z->set_name("z");
+    z->set_op("AddV2");
+    z->add_input("y");
+    z->add_input("x");
+    (*z->mutable_attr())["T"].set_type(DT_FLOAT);
+    auto session = Session::Create("local", SessionOptions());
+    REQUIRE(session.ok());
+    REQUIRE((*session)->Extend(whole).ok());
+    REQUIRE((*session)->Extend(second).ok());
+    CHECK(run(session->get(), "z") == std::vector<float>{4.5f, -12.0f});
+    (void)(*session)->Close();
+  }
+}
+
 // A function whose side effect is only a control output: its result does
 // not depend on the update.
 constexpr char kSideEffect[] = R"pb(
