@@ -128,6 +128,7 @@ class GraphMgr {
 
   // `graph` as imported from the registered GraphDef.
   absl::Status BuildUnits(std::unique_ptr<Graph> graph, Item* item) const;
+  // Both Registers after the import: the units, kept under a new handle.
   absl::StatusOr<std::string> Add(std::unique_ptr<Graph> graph);
   // The kernel of `node` on `device`. Kernels of stateful ops (random
   // generators, variables) are made once per session and shared by every
