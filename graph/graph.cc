@@ -45,6 +45,7 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef&& def,
     return s;
   }
   node->id_ = static_cast<int>(nodes_.size());
+  node->in_edges_.reserve(def.input_size());
   node->def_ = std::make_shared<NodeDef>(std::move(def));
   node->op_ = &op;
   slot->second = node.get();
@@ -67,6 +68,8 @@ absl::StatusOr<Node*> Graph::CopyNode(const Node& src) {
   node->input_types_ = src.input_types_;
   node->output_types_ = src.output_types_;
   node->assigned_device_ = src.assigned_device_;
+  node->in_edges_.reserve(src.in_edges_.size());
+  node->out_edges_.reserve(src.out_edges_.size());
   slot->second = node.get();
   nodes_.push_back(std::move(node));
   ++num_nodes_;
@@ -80,15 +83,25 @@ const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
             (src_output >= 0 && src_output < src->num_outputs()));
   DFX_CHECK(dst_input == kControlSlot ||
             (dst_input >= 0 && dst_input < dst->num_inputs()));
-  auto edge = std::make_unique<Edge>(
-      Edge{static_cast<int>(edges_.size()), src, src_output, dst, dst_input,
-           static_cast<int>(src->out_edges_.size()),
-           static_cast<int>(dst->in_edges_.size())});
-  const Edge* raw = edge.get();
-  edges_.push_back(std::move(edge));
-  src->out_edges_.push_back(raw);
-  dst->in_edges_.push_back(raw);
-  return raw;
+  Edge* edge = NewEdge();
+  *edge = Edge{static_cast<int>(edges_.size()), src, src_output, dst, dst_input,
+               static_cast<int>(src->out_edges_.size()),
+               static_cast<int>(dst->in_edges_.size())};
+  edges_.push_back(edge);
+  src->out_edges_.push_back(edge);
+  dst->in_edges_.push_back(edge);
+  return edge;
+}
+
+Edge* Graph::NewEdge() {
+  if (edge_block_used_ == edge_block_size_) {
+    // 16, 32, ... up to 4096 edges a block: small graphs stay small.
+    edge_block_size_ = std::min<size_t>(
+        4096, edge_block_size_ == 0 ? 16 : 2 * edge_block_size_);
+    edge_blocks_.push_back(std::make_unique<Edge[]>(edge_block_size_));
+    edge_block_used_ = 0;
+  }
+  return &edge_blocks_.back()[edge_block_used_++];
 }
 
 const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
@@ -120,7 +133,7 @@ void Graph::RemoveEdge(const Edge* edge) {
   dst->in_edges_[edge->dst_pos] = last;
   edges_[last->id]->dst_pos = edge->dst_pos;
   dst->in_edges_.pop_back();
-  edges_[edge->id].reset();
+  edges_[edge->id] = nullptr;
 }
 
 void Graph::RemoveNode(Node* node) {
@@ -155,8 +168,8 @@ std::vector<Node*> Graph::nodes() const {
 
 std::vector<const Edge*> Graph::edges() const {
   std::vector<const Edge*> out;
-  for (const auto& e : edges_) {
-    if (e) out.push_back(e.get());
+  for (const Edge* e : edges_) {
+    if (e != nullptr) out.push_back(e);
   }
   return out;
 }

@@ -145,7 +145,13 @@ class Graph {
  private:
   const OpRegistry* const ops_;
   std::vector<std::unique_ptr<Node>> nodes_;  // by id; null when removed
-  std::vector<std::unique_ptr<Edge>> edges_;  // by id; null when removed
+  // Edges live in blocks (one allocation for many: a 100,000-node graph has
+  // as many edges), kept until the graph goes, removed ones included.
+  Edge* NewEdge();
+  std::vector<std::unique_ptr<Edge[]>> edge_blocks_;
+  size_t edge_block_size_ = 0;
+  size_t edge_block_used_ = 0;
+  std::vector<Edge*> edges_;  // by id; null when removed
   absl::flat_hash_map<std::string, Node*> by_name_;
   int num_nodes_ = 0;
   VersionDef versions_;

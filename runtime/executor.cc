@@ -145,6 +145,36 @@ bool IsTransferOp(const std::string& op) {
          op == "_HostRecv";
 }
 
+// What the executor needs to know of an op type, found once per type (a
+// 100,000-node graph has a handful) instead of by string compares per node.
+struct OpClass {
+  bool transfer = false;
+  bool merge = false;
+  bool enter = false;
+  bool exit = false;
+  bool next_iteration = false;
+  bool control_trigger = false;
+  bool switch_like = false;  // Switch, RefSwitch, _SwitchN
+  bool control_flow = false;
+  bool forwards_input0 = false;  // Identity, LoopCond, Enter, Exit, NextIteration
+};
+
+OpClass ClassifyOp(const Node& node) {
+  const std::string& op = node.type_string();
+  OpClass c;
+  c.transfer = IsTransferOp(op);
+  c.merge = op == "Merge" || op == "RefMerge";
+  c.enter = op == "Enter" || op == "RefEnter";
+  c.exit = op == "Exit" || op == "RefExit";
+  c.next_iteration = op == "NextIteration" || op == "RefNextIteration";
+  c.control_trigger = op == "ControlTrigger";
+  c.switch_like = op == "Switch" || op == "RefSwitch" || op == "_SwitchN";
+  c.control_flow = IsControlFlowNode(node);
+  c.forwards_input0 = op == "Identity" || op == "LoopCond" || op == "Enter" ||
+                      op == "Exit" || op == "NextIteration";
+  return c;
+}
+
 size_t AlignUp(size_t n, size_t align) {
   return (n + align - 1) / align * align;
 }
@@ -1786,16 +1816,19 @@ absl::Status ExecutorImpl::Initialize() {
   cheap_runs_ = std::make_unique<std::atomic<int32_t>[]>(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) cheap_runs_[i].store(0);
   kernels_.reserve(nodes.size());
+  absl::flat_hash_map<const OpDef*, OpClass> classes;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node* node = nodes[i];
+    auto [class_it, new_class] = classes.try_emplace(&node->op_def());
+    if (new_class) class_it->second = ClassifyOp(*node);
+    const OpClass& op_class = class_it->second;
     std::shared_ptr<OpKernel> kernel;
     if (params_.create_kernel) {
       DFX_ASSIGN_OR_RETURN(kernel, params_.create_kernel(*node));
     } else {
       DFX_ASSIGN_OR_RETURN(
           kernel, params_.kernel_registry->CreateKernel(
-                      node->def(), node->op_def(), params_.device,
-                      &graph_->library()));
+                      *node, params_.device, &graph_->library()));
     }
     NodeItem& item = items_[i];
     item.kernel = kernel.get();
@@ -1808,15 +1841,14 @@ absl::Status ExecutorImpl::Initialize() {
     // _Send takes its input from either memory (it copies a device tensor
     // out itself), so a host tensor is not moved in only to be moved out.
     item.places_inputs = !params_.device->HostReadable() &&
-                         item.num_inputs > 0 && !IsTransferOp(op);
-    item.runs_when_dead = IsTransferOp(op);
-    item.is_merge = op == "Merge" || op == "RefMerge";
-    item.is_enter = op == "Enter" || op == "RefEnter";
-    item.is_exit = op == "Exit" || op == "RefExit";
-    item.is_next_iteration = op == "NextIteration" || op == "RefNextIteration";
-    item.is_control_trigger = op == "ControlTrigger";
-    item.may_skip_outputs =
-        op == "Switch" || op == "RefSwitch" || op == "_SwitchN";
+                         item.num_inputs > 0 && !op_class.transfer;
+    item.runs_when_dead = op_class.transfer;
+    item.is_merge = op_class.merge;
+    item.is_enter = op_class.enter;
+    item.is_exit = op_class.exit;
+    item.is_next_iteration = op_class.next_iteration;
+    item.is_control_trigger = op_class.control_trigger;
+    item.may_skip_outputs = op_class.switch_like;
     if (item.is_enter) {
       bool constant = false;
       if (node->def().attr().contains("is_constant")) {
@@ -1825,7 +1857,7 @@ absl::Status ExecutorImpl::Initialize() {
       }
       item.is_constant_enter = constant;
     }
-    has_control_flow_ |= IsControlFlowNode(*node);
+    has_control_flow_ |= op_class.control_flow;
     for (int k = 0; k < item.num_inputs; ++k) {
       item.takes_ref_input |= IsRefType(kernel->input_type(k));
     }
@@ -1843,8 +1875,7 @@ absl::Status ExecutorImpl::Initialize() {
         !item.derefs_input && item.num_inputs >= 1 &&
         item.num_outputs >= 1) {
       using Forward = NodeItem::Forward;
-      if (op == "Identity" || op == "LoopCond" || op == "Enter" ||
-          op == "Exit" || op == "NextIteration") {
+      if (op_class.forwards_input0) {
         item.forward = item.num_inputs == 1 ? Forward::kInput0 : Forward::kNone;
       } else if (op == "Switch") {
         item.forward = item.num_inputs == 2 && item.num_outputs == 2
