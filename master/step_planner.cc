@@ -293,7 +293,8 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& placed,
   PartitionOptions popts;
   if (!config.partition_per_device) {
     // Each device's task, parsed once per device, not once per node.
-    popts.node_to_loc = [tasks = absl::flat_hash_map<std::string, std::string>()](
+    using TaskOfDevice = absl::flat_hash_map<std::string, std::string>;
+    popts.node_to_loc = [tasks = TaskOfDevice()](
                             const Node* n) mutable -> std::string {
       const std::string& device = n->assigned_device_name();
       auto it = tasks.find(device);

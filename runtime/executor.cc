@@ -156,7 +156,8 @@ struct OpClass {
   bool control_trigger = false;
   bool switch_like = false;  // Switch, RefSwitch, _SwitchN
   bool control_flow = false;
-  bool forwards_input0 = false;  // Identity, LoopCond, Enter, Exit, NextIteration
+  // Identity, LoopCond, Enter, Exit, NextIteration.
+  bool forwards_input0 = false;
 };
 
 OpClass ClassifyOp(const Node& node) {
