@@ -29,39 +29,43 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
   return AddNode(std::move(def), *op);
 }
 
-absl::StatusOr<Node*> Graph::AddNode(NodeDef&& def,
-                                     const OpRegistrationData& op) {
-  auto [slot, inserted] = by_name_.try_emplace(def.name(), nullptr);
+absl::StatusOr<Node**> Graph::ClaimName(const std::string& name) {
+  auto [slot, inserted] = by_name_.try_emplace(name, nullptr);
   if (!inserted) {
     return absl::AlreadyExistsError(
-        absl::StrCat("duplicate node name '", def.name(), "'"));
+        absl::StrCat("duplicate node name '", name, "'"));
   }
+  return &slot->second;
+}
+
+Node* Graph::Append(std::unique_ptr<Node> node, Node** slot) {
+  node->id_ = static_cast<int>(nodes_.size());
+  *slot = node.get();
+  nodes_.push_back(std::move(node));
+  ++num_nodes_;
+  return *slot;
+}
+
+absl::StatusOr<Node*> Graph::AddNode(NodeDef&& def,
+                                     const OpRegistrationData& op) {
+  DFX_ASSIGN_OR_RETURN(Node * *slot, ClaimName(def.name()));
   auto node = std::unique_ptr<Node>(new Node);
   AddDefaultAttrs(op.op_def, &def);
   if (absl::Status s = InOutTypesForNode(def, op.op_def, &node->input_types_,
                                          &node->output_types_);
       !s.ok()) {
-    by_name_.erase(slot);
+    by_name_.erase(def.name());
     return s;
   }
-  node->id_ = static_cast<int>(nodes_.size());
   node->in_edges_.reserve(def.input_size());
   node->def_ = std::make_shared<NodeDef>(std::move(def));
   node->op_ = &op;
-  slot->second = node.get();
-  nodes_.push_back(std::move(node));
-  ++num_nodes_;
-  return slot->second;
+  return Append(std::move(node), slot);
 }
 
 absl::StatusOr<Node*> Graph::CopyNode(const Node& src) {
-  auto [slot, inserted] = by_name_.try_emplace(src.name(), nullptr);
-  if (!inserted) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("duplicate node name '", src.name(), "'"));
-  }
+  DFX_ASSIGN_OR_RETURN(Node * *slot, ClaimName(src.name()));
   auto node = std::unique_ptr<Node>(new Node);
-  node->id_ = static_cast<int>(nodes_.size());
   node->def_ = std::make_shared<NodeDef>(*src.def_);
   node->def_->clear_input();
   node->op_ = src.op_;
@@ -70,10 +74,7 @@ absl::StatusOr<Node*> Graph::CopyNode(const Node& src) {
   node->assigned_device_ = src.assigned_device_;
   node->in_edges_.reserve(src.in_edges_.size());
   node->out_edges_.reserve(src.out_edges_.size());
-  slot->second = node.get();
-  nodes_.push_back(std::move(node));
-  ++num_nodes_;
-  return slot->second;
+  return Append(std::move(node), slot);
 }
 
 const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,

@@ -148,6 +148,10 @@ class Graph {
   // Edges live in blocks (one allocation for many: a 100,000-node graph has
   // as many edges), kept until the graph goes, removed ones included.
   Edge* NewEdge();
+  // AddNode's and CopyNode's: the name's slot in by_name_ (AlreadyExists
+  // when taken), then the node given its id and kept there.
+  absl::StatusOr<Node**> ClaimName(const std::string& name);
+  Node* Append(std::unique_ptr<Node> node, Node** slot);
   std::vector<std::unique_ptr<Edge[]>> edge_blocks_;
   size_t edge_block_size_ = 0;
   size_t edge_block_used_ = 0;
