@@ -1,6 +1,7 @@
 #include "master/master.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -534,6 +535,26 @@ absl::StatusOr<std::shared_ptr<Master::Entry>> Master::Find(
   return it->second.entry;
 }
 
+void Master::ReleaseAsync(std::shared_ptr<Entry> entry,
+                          const MasterSession::Offload& offload) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(entry->handle);
+    if (it != sessions_.end() && it->second.entry == entry) {
+      --it->second.running;
+      it->second.last_active = absl::Now();
+      // The table holds the session too: this is not the last hold.
+      entry.reset();
+      return;
+    }
+  }
+  // Closed meanwhile: this may be the last hold, and the session's
+  // destructor waits for its calls on the workers, which the thread that
+  // ended the step (gRPC's, or one inside the session's own callbacks)
+  // must not do.
+  offload([entry = std::move(entry)] {});
+}
+
 void Master::Release(const std::shared_ptr<Entry>& entry) {
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(entry->handle);
@@ -575,95 +596,150 @@ absl::Status Master::ExtendSession(ExtendSessionRequest request,
   return absl::OkStatus();
 }
 
+// One RunStepAsync call from its start to `done`.
+struct Master::RunStepCall {
+  RunStepCall(Master* master, const RunStepRequest& request,
+              RunStepResponse* response, CallOptions* opts,
+              std::function<void(absl::Status)> done)
+      : request(request), response(response), done(std::move(done)) {
+    call.emplace(master);
+    scope.emplace(opts);
+  }
+
+  // Both go before `done` is called: the caller may free `opts` then, and
+  // the master may go.
+  std::optional<CallScope> call;
+  std::optional<ControlScope> scope;
+  const RunStepRequest& request;
+  RunStepResponse* const response;
+  std::function<void(absl::Status)> done;
+  MasterSession::Offload offload;
+  std::shared_ptr<Entry> entry;
+  StepSummary summary;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  bool want_metadata = false;
+  RunMetadata metadata;
+};
+
 absl::Status Master::RunStep(const RunStepRequest& request,
                              RunStepResponse* response, CallOptions* opts) {
-  static const StepMetrics& metrics = *new StepMetrics("master");
-  StepSummary step;
-  step.session = request.session_handle();
-  step.start = absl::Now();
-  absl::Status s;
-  {
-    LogStepScope log_scope(step.session, &step.step_id);
-    s = DoRunStep(request, response, opts, &step.step_id);
-  }
-  step.duration = absl::Now() - step.start;
-  metrics.Record(s, step.duration);
-  if (s.ok() && response->has_metadata()) {
-    step.slowest_nodes = SlowestNodes(response->metadata().step_stats());
-  }
-  step.status = std::move(s);
-  absl::Status result = step.status;
-  absl::MutexLock lock(&steps_mu_);
-  recent_steps_.push_back(std::move(step));
-  if (recent_steps_.size() > kRecentSteps) recent_steps_.pop_front();
-  return result;
+  CallerRunsOffload waiter;
+  absl::Status status;
+  RunStepAsync(request, response, opts, waiter.offload(),
+               [&](absl::Status s) {
+                 status = std::move(s);
+                 waiter.Finish();
+               });
+  waiter.Wait();
+  return status;
 }
 
-std::vector<StepSummary> Master::RecentSteps() const {
-  absl::MutexLock lock(&steps_mu_);
-  return std::vector<StepSummary>(recent_steps_.rbegin(),
-                                  recent_steps_.rend());
+void Master::RunStepAsync(const RunStepRequest& request,
+                          RunStepResponse* response, CallOptions* opts,
+                          MasterSession::Offload offload,
+                          std::function<void(absl::Status)> done) {
+  auto call = std::make_shared<RunStepCall>(this, request, response, opts,
+                                            std::move(done));
+  call->offload = std::move(offload);
+  call->summary.session = request.session_handle();
+  call->summary.start = absl::Now();
+  LogStepScope log_scope(call->summary.session, &call->summary.step_id);
+  if (absl::Status s = StartRunStep(call); !s.ok()) {
+    FinishRunStep(*call, std::move(s), {});
+  }
 }
 
-absl::Status Master::DoRunStep(const RunStepRequest& request,
-                               RunStepResponse* response, CallOptions* opts,
-                               int64_t* step_id) {
-  CallScope call(this);
-  DFX_RETURN_IF_ERROR(call.status());
-  ControlScope scope(opts);
-  DFX_ASSIGN_OR_RETURN(std::shared_ptr<Entry> entry,
-                       Find(request.session_handle(), false));
-  absl::Cleanup release = [this, &entry] { Release(entry); };
+absl::Status Master::StartRunStep(const std::shared_ptr<RunStepCall>& call) {
+  DFX_RETURN_IF_ERROR(call->call->status());
+  const RunStepRequest& request = call->request;
+  DFX_ASSIGN_OR_RETURN(call->entry, Find(request.session_handle(), false));
   if (!request.partial_run_handle().empty()) {
     return absl::UnimplementedError("partial runs are not supported");
   }
   DFX_RETURN_IF_ERROR(
       recent_run_steps_.TrackUnique(request.request_id(), "RunStep"));
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  feeds.reserve(request.feed_size());
+  call->feeds.reserve(request.feed_size());
   for (const NamedTensorProto& feed : request.feed()) {
     auto tensor = Tensor::FromProto(feed.tensor());
     if (!tensor.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "feed '", feed.name(), "': ", tensor.status().message()));
     }
-    feeds.emplace_back(feed.name(), *std::move(tensor));
+    call->feeds.emplace_back(feed.name(), *std::move(tensor));
   }
-  const std::vector<std::string> fetches(request.fetch().begin(),
-                                         request.fetch().end());
-  const std::vector<std::string> targets(request.target().begin(),
-                                         request.target().end());
+  call->fetches.assign(request.fetch().begin(), request.fetch().end());
+  call->targets.assign(request.target().begin(), request.target().end());
   const RunOptions& options = request.options();
-  const bool want_metadata = options.trace_level() != RunOptions::NO_TRACE ||
-                             options.output_partition_graphs();
-  RunMetadata metadata;
-  std::vector<Tensor> outputs;
-  CallControl control = scope.control();
-  control.step_id = step_id;
-  DFX_RETURN_IF_ERROR(entry->session->Run(
-      options, feeds, fetches, targets, &outputs,
-      want_metadata ? &metadata : nullptr, control));
-  // A protobuf message holds less than 2 GiB: say so before copying.
-  int64_t total_bytes = 0;
-  for (size_t j = 0; j < fetches.size(); ++j) {
-    const int64_t bytes = static_cast<int64_t>(outputs[j].TotalBytes());
-    total_bytes += bytes;
-    if (total_bytes > kMaxRunStepResponseBytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the fetches of the step add up to more than ",
-          kMaxRunStepResponseBytes, " bytes, the most one RunStep response "
-          "holds (fetch '", fetches[j], "' is ", bytes, " bytes): fetch "
-          "less, or reduce it on the cluster"));
+  call->want_metadata = options.trace_level() != RunOptions::NO_TRACE ||
+                        options.output_partition_graphs();
+  CallControl control = call->scope->control();
+  control.step_id = &call->summary.step_id;
+  call->entry->session->RunAsync(
+      options, call->feeds, call->fetches, call->targets,
+      call->want_metadata ? &call->metadata : nullptr, control,
+      call->offload,
+      [this, call](absl::Status s, std::vector<Tensor> outputs) {
+        FinishRunStep(*call, std::move(s), std::move(outputs));
+      });
+  return absl::OkStatus();
+}
+
+void Master::FinishRunStep(RunStepCall& call, absl::Status status,
+                           std::vector<Tensor> outputs) {
+  static const StepMetrics& metrics = *new StepMetrics("master");
+  RunStepResponse* response = call.response;
+  if (status.ok()) {
+    // A protobuf message holds less than 2 GiB: say so before copying.
+    int64_t total_bytes = 0;
+    for (size_t j = 0; j < call.fetches.size(); ++j) {
+      const int64_t bytes = static_cast<int64_t>(outputs[j].TotalBytes());
+      total_bytes += bytes;
+      if (total_bytes > kMaxRunStepResponseBytes) {
+        status = absl::ResourceExhaustedError(absl::StrCat(
+            "the fetches of the step add up to more than ",
+            kMaxRunStepResponseBytes, " bytes, the most one RunStep response "
+            "holds (fetch '", call.fetches[j], "' is ", bytes, " bytes): "
+            "fetch less, or reduce it on the cluster"));
+        break;
+      }
     }
   }
-  response->clear_tensor();
-  for (size_t j = 0; j < fetches.size(); ++j) {
-    NamedTensorProto* out = response->add_tensor();
-    out->set_name(fetches[j]);
-    outputs[j].AsProtoTensorContent(out->mutable_tensor());
+  if (status.ok()) {
+    response->clear_tensor();
+    for (size_t j = 0; j < call.fetches.size(); ++j) {
+      NamedTensorProto* out = response->add_tensor();
+      out->set_name(call.fetches[j]);
+      outputs[j].AsProtoTensorContent(out->mutable_tensor());
+    }
+    if (call.want_metadata) {
+      *response->mutable_metadata() = std::move(call.metadata);
+    }
   }
-  if (want_metadata) *response->mutable_metadata() = std::move(metadata);
-  return absl::OkStatus();
+  if (call.entry != nullptr) ReleaseAsync(std::move(call.entry), call.offload);
+  StepSummary step = std::move(call.summary);
+  step.duration = absl::Now() - step.start;
+  metrics.Record(status, step.duration);
+  if (status.ok() && response->has_metadata()) {
+    step.slowest_nodes = SlowestNodes(response->metadata().step_stats());
+  }
+  step.status = status;
+  {
+    absl::MutexLock lock(&steps_mu_);
+    recent_steps_.push_back(std::move(step));
+    if (recent_steps_.size() > kRecentSteps) recent_steps_.pop_front();
+  }
+  std::function<void(absl::Status)> done = std::move(call.done);
+  call.scope.reset();
+  call.call.reset();
+  done(std::move(status));
+}
+
+std::vector<StepSummary> Master::RecentSteps() const {
+  absl::MutexLock lock(&steps_mu_);
+  return std::vector<StepSummary>(recent_steps_.rbegin(),
+                                  recent_steps_.rend());
 }
 
 absl::Status Master::CloseSession(const CloseSessionRequest& request,

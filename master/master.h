@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -83,8 +84,9 @@ struct MasterSessionSummary {
   absl::Time last_active;
 };
 
-// Thread-safe. Every method blocks until its answer is ready (RunStep for
-// the whole step), so an RPC front end calls them from a pool of its own.
+// Thread-safe. Every method but RunStepAsync blocks until its answer is
+// ready (RunStep for the whole step), so an RPC front end calls them from a
+// pool of its own; RunStepAsync it calls on its I/O thread.
 // Each takes the caller's CallOptions (may be null): its timeout bounds the
 // call (session creation and device discovery included), and StartCancel
 // on it — a client that cancelled or went away — ends the call, and the
@@ -132,6 +134,14 @@ class Master {
   absl::Status RunStep(const RunStepRequest& request,
                        RunStepResponse* response,
       CallOptions* opts = nullptr);
+  // RunStep without waiting for the step (MasterSession::RunAsync): `done`
+  // gets its status once `response` is filled, on whichever thread ended
+  // the step; `request`, `response` and `opts` must stay valid until then.
+  // What may block goes to `offload`, so an RPC front end calls this on
+  // its own I/O threads.
+  void RunStepAsync(const RunStepRequest& request, RunStepResponse* response,
+                    CallOptions* opts, MasterSession::Offload offload,
+                    std::function<void(absl::Status)> done);
   // Closes the session (its running steps end with Cancelled) and forgets
   // the handle.
   absl::Status CloseSession(const CloseSessionRequest& request,
@@ -177,6 +187,11 @@ class Master {
   absl::StatusOr<std::shared_ptr<Entry>> Find(const std::string& handle,
                                               bool list_devices);
   void Release(const std::shared_ptr<Entry>& entry);
+  // Release for a call that ends on another thread than it began: drops
+  // the hold on `entry` here while the table holds it too, else where
+  // `offload` runs things (the hold may be the session's last).
+  void ReleaseAsync(std::shared_ptr<Entry> entry,
+                    const MasterSession::Offload& offload);
 
   // The tasks to talk to for `filters` (all without filters), this task
   // always included; InvalidArgument for a filter that does not parse.
@@ -191,10 +206,12 @@ class Master {
       const std::vector<DeviceName>& filters, const CallControl& control,
       absl::StatusCode timeout_code) const;
 
-  // RunStep without its step record and metrics.
-  absl::Status DoRunStep(const RunStepRequest& request,
-                         RunStepResponse* response, CallOptions* opts,
-                         int64_t* step_id);
+  // RunStepAsync's parts: up to the step's start (an error ends the call
+  // there), and the response, step record and metrics once it ended.
+  struct RunStepCall;
+  absl::Status StartRunStep(const std::shared_ptr<RunStepCall>& call);
+  void FinishRunStep(RunStepCall& call, absl::Status status,
+                     std::vector<Tensor> outputs);
 
   // Takes every session out of the table; the caller closes them.
   std::vector<std::shared_ptr<Entry>> TakeAllLocked()

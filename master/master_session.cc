@@ -257,6 +257,18 @@ struct MasterSession::GraphState {
 
 // One running step, shared with the RunGraph callbacks.
 struct MasterSession::StepState {
+  // What RunAsync does once the step finished or failed, with the step's
+  // status and whether every call answered.
+  using OnSettled = std::function<void(const absl::Status&, bool all_done)>;
+  struct Settled {
+    OnSettled fn;
+    absl::Status status;
+    bool all_done = false;
+    void Run() {
+      if (fn) fn(status, all_done);
+    }
+  };
+
   StepState(std::shared_ptr<const ClientGraph> g, int64_t id)
       : graph(std::move(g)),
         step_id(id),
@@ -272,6 +284,7 @@ struct MasterSession::StepState {
       if (status.ok()) status = s;
     }
     CancelAll();
+    Settle();
   }
   void CancelAll() {
     for (size_t i = 0; i < graph->parts.size(); ++i) opts[i].StartCancel();
@@ -279,9 +292,30 @@ struct MasterSession::StepState {
   bool FinishedOrFailed() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     return pending == 0 || !status.ok();
   }
+  // on_settled, taken (it runs once), when the step finished or failed;
+  // run it with `mu` released.
+  Settled TakeSettledLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    Settled settled;
+    if (on_settled && FinishedOrFailed()) {
+      settled.fn = std::move(on_settled);
+      on_settled = nullptr;
+      settled.status = status;
+      settled.all_done = pending == 0;
+    }
+    return settled;
+  }
+  void Settle() {
+    Settled settled;
+    {
+      absl::MutexLock lock(&mu);
+      settled = TakeSettledLocked();
+    }
+    settled.Run();
+  }
 
   const std::shared_ptr<const ClientGraph> graph;
-  const int64_t step_id;
+  // Set before the first call goes out.
+  int64_t step_id;
   std::vector<RunGraphCall> calls;
   const std::unique_ptr<CallOptions[]> opts;
   // Traced steps: when each call was sent and answered (NowNanos), for
@@ -293,6 +327,7 @@ struct MasterSession::StepState {
   int pending ABSL_GUARDED_BY(mu);
   // The first error (the root cause).
   absl::Status status ABSL_GUARDED_BY(mu);
+  OnSettled on_settled ABSL_GUARDED_BY(mu);
 };
 
 absl::StatusOr<std::unique_ptr<MasterSession>> MasterSession::Create(
@@ -346,7 +381,10 @@ MasterSession::MasterSession(Params params)
                           params.timer, params.cleanup_delay,
                           [this](WorkerInterface* worker, int64_t step_id) {
                             SendCleanupGraph(worker, step_id);
-                          })) {
+                          })),
+      own_timer_(params.timer == nullptr ? std::make_unique<Timer>()
+                                         : nullptr),
+      timer_(params.timer != nullptr ? params.timer : own_timer_.get()) {
   auto empty = std::make_shared<GraphState>();
   empty->graph = std::make_unique<Graph>(ops_);
   absl::MutexLock lock(&mu_);
@@ -825,19 +863,25 @@ MasterSession::BuildClientGraph(const GraphState& state,
   return graph;
 }
 
+std::string MasterSession::SignatureKey(const StepSignature& signature) {
+  return absl::StrCat(absl::StrJoin(signature.feeds, ","), "\n",
+                      absl::StrJoin(signature.fetches, ","), "\n",
+                      absl::StrJoin(signature.targets, ","));
+}
+
+std::shared_ptr<const MasterSession::ClientGraph>
+MasterSession::CachedClientGraph(GraphState* state, const std::string& key) {
+  absl::MutexLock lock(&state->mu);
+  auto it = state->cache.find(key);
+  return it == state->cache.end() ? nullptr : it->second;
+}
+
 absl::StatusOr<std::shared_ptr<const MasterSession::ClientGraph>>
 MasterSession::GetOrCreateClientGraph(GraphState* state,
                                       const StepSignature& signature,
                                       const CallControl& control) {
-  const std::string key =
-      absl::StrCat(absl::StrJoin(signature.feeds, ","), "\n",
-                   absl::StrJoin(signature.fetches, ","), "\n",
-                   absl::StrJoin(signature.targets, ","));
-  {
-    absl::MutexLock lock(&state->mu);
-    auto it = state->cache.find(key);
-    if (it != state->cache.end()) return it->second;
-  }
+  const std::string key = SignatureKey(signature);
+  if (auto cached = CachedClientGraph(state, key)) return cached;
   // Built outside the lock so other steps keep running. Two threads may
   // build one signature at once; the first to insert wins and the other's
   // partitions are deregistered.
@@ -922,42 +966,131 @@ int64_t MasterSession::NewStepId() {
   return static_cast<int64_t>(absl::Uniform<uint64_t>(bitgen_) >> 1);
 }
 
+// One RunAsync call from its start to `done`.
+struct MasterSession::RunCall {
+  RunCall(const RunOptions& run_options,
+          const std::vector<std::pair<std::string, Tensor>>& feeds,
+          const std::vector<std::string>& fetches,
+          const std::vector<std::string>& targets, RunMetadata* run_metadata,
+          const CallControl& control, Offload offload, RunDone done)
+      : run_options(run_options),
+        feeds(feeds),
+        fetches(fetches),
+        targets(targets),
+        run_metadata(run_metadata),
+        control(control),
+        offload(std::move(offload)),
+        done(std::move(done)) {}
+
+  const RunOptions& run_options;
+  const std::vector<std::pair<std::string, Tensor>>& feeds;
+  const std::vector<std::string>& fetches;
+  const std::vector<std::string>& targets;
+  RunMetadata* const run_metadata;
+  // The caller's, its deadline moved to the step's.
+  CallControl control;
+  std::string deadline_error;
+  const Offload offload;
+  RunDone done;
+
+  // PrepareRun's: the graph the step runs on, whether suspects must be
+  // rechecked first, the signature and the fed values in its order.
+  std::shared_ptr<GraphState> graph;
+  bool recheck = false;
+  StepSignature signature;
+  std::vector<const Tensor*> values;
+
+  // LaunchStep's.
+  std::shared_ptr<StepState> step;
+  CancellationToken cancel_token = 0;
+  Timer::Id deadline_timer = 0;
+};
+
 absl::Status MasterSession::Run(
     const RunOptions& run_options,
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-    RunMetadata* run_metadata, const CallControl& caller) {
-  const int64_t timeout_ms = run_options.timeout_in_ms() > 0
-                                 ? run_options.timeout_in_ms()
+    RunMetadata* run_metadata, const CallControl& control) {
+  CallerRunsOffload waiter;
+  absl::Status status;
+  RunAsync(run_options, feeds, fetches, targets, run_metadata, control,
+           waiter.offload(),
+           [&](absl::Status s, std::vector<Tensor> out) {
+             status = std::move(s);
+             if (status.ok()) *outputs = std::move(out);
+             waiter.Finish();
+           });
+  waiter.Wait();
+  return status;
+}
+
+void MasterSession::RunAsync(
+    const RunOptions& run_options,
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, RunMetadata* run_metadata,
+    const CallControl& control, Offload offload, RunDone done) {
+  auto call = std::make_shared<RunCall>(run_options, feeds, fetches, targets,
+                                        run_metadata, control,
+                                        std::move(offload), std::move(done));
+  if (absl::Status s = PrepareRun(call.get()); !s.ok()) {
+    call->done(std::move(s), {});
+    return;
+  }
+  // A signature run before, with no suspect task to ask first, starts on
+  // this thread; a new one is built and registered where waiting is fine.
+  std::shared_ptr<const ClientGraph> cached;
+  const std::string key = SignatureKey(call->signature);
+  if (!call->recheck) cached = CachedClientGraph(call->graph.get(), key);
+  if (cached != nullptr) {
+    call->step = std::make_shared<StepState>(std::move(cached), 0);
+    LaunchStep(call);
+    return;
+  }
+  const Offload& slow = call->offload;
+  slow([this, call = std::move(call)] {
+    if (call->recheck) RecheckSuspects(call->control);
+    auto client_graph = GetOrCreateClientGraph(
+        call->graph.get(), call->signature, call->control);
+    if (!client_graph.ok()) {
+      call->done(client_graph.status(), {});
+      return;
+    }
+    call->step = std::make_shared<StepState>(*std::move(client_graph), 0);
+    LaunchStep(call);
+  });
+}
+
+absl::Status MasterSession::PrepareRun(RunCall* call) {
+  const int64_t timeout_ms = call->run_options.timeout_in_ms() > 0
+                                 ? call->run_options.timeout_in_ms()
                                  : options_.config.operation_timeout_in_ms();
   absl::Time deadline = timeout_ms > 0
                             ? absl::Now() + absl::Milliseconds(timeout_ms)
                             : absl::InfiniteFuture();
-  std::string deadline_error = absl::StrCat(
+  call->deadline_error = absl::StrCat(
       "step did not finish within the deadline of ", timeout_ms, " ms");
-  if (caller.deadline < deadline) {
-    deadline = caller.deadline;
-    deadline_error = "step did not finish before the caller's deadline";
+  if (call->control.deadline < deadline) {
+    deadline = call->control.deadline;
+    call->deadline_error = "step did not finish before the caller's deadline";
   }
-  CallControl control = caller;
-  control.deadline = deadline;
-  if (control.cancellation != nullptr &&
-      control.cancellation->IsCancelled()) {
+  call->control.deadline = deadline;
+  if (call->control.cancellation != nullptr &&
+      call->control.cancellation->IsCancelled()) {
     return absl::CancelledError("the caller cancelled the step");
   }
-  std::shared_ptr<GraphState> graph;
-  bool recheck;
   {
     absl::MutexLock lock(&mu_);
     if (closed_) return absl::CancelledError("session is closed");
-    graph = graph_;
-    recheck = !suspects_.empty();
+    call->graph = graph_;
+    call->recheck = !suspects_.empty();
   }
-  if (recheck) RecheckSuspects(control);
+  const Graph& graph = *call->graph->graph;
 
   // Feeds: validated against the graph, then sorted by tensor name (the
   // order of the signature and of the client graph's feed keys).
+  const auto& feeds = call->feeds;
   std::vector<std::string> canonical(feeds.size());
   for (size_t i = 0; i < feeds.size(); ++i) {
     const std::string& name = feeds[i].first;
@@ -967,7 +1100,7 @@ absl::Status MasterSession::Run(
       return absl::InvalidArgumentError(
           absl::StrCat("feed '", name, "': ", id.status().message()));
     }
-    const Node* node = graph->graph->FindNode(id->node);
+    const Node* node = graph.FindNode(id->node);
     if (node == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("feed tensor '", name, "' not found: the graph has no "
@@ -1003,69 +1136,67 @@ absl::Status MasterSession::Run(
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return canonical[a] < canonical[b]; });
-  StepSignature signature;
-  std::vector<const Tensor*> values;
+  StepSignature& signature = call->signature;
   signature.feeds.reserve(feeds.size());
-  values.reserve(feeds.size());
+  call->values.reserve(feeds.size());
   for (size_t i : order) {
     if (!signature.feeds.empty() && signature.feeds.back() == canonical[i]) {
       return absl::InvalidArgumentError(
           absl::StrCat("tensor '", canonical[i], "' is fed more than once"));
     }
     signature.feeds.push_back(canonical[i]);
-    values.push_back(&feeds[i].second);
+    call->values.push_back(&feeds[i].second);
   }
-  signature.fetches = fetches;
-  signature.targets = targets;
+  signature.fetches = call->fetches;
+  signature.targets = call->targets;
   std::sort(signature.targets.begin(), signature.targets.end());
   signature.targets.erase(
       std::unique(signature.targets.begin(), signature.targets.end()),
       signature.targets.end());
+  return absl::OkStatus();
+}
 
-  DFX_ASSIGN_OR_RETURN(
-      std::shared_ptr<const ClientGraph> client_graph,
-      GetOrCreateClientGraph(graph.get(), signature, control));
-
-  std::shared_ptr<StepState> step;
+void MasterSession::LaunchStep(const std::shared_ptr<RunCall>& call) {
+  // RunAsync made the step with its client graph; here it gets its id.
+  std::shared_ptr<StepState>& step = call->step;
+  const std::shared_ptr<const ClientGraph>& client_graph = step->graph;
   {
     absl::MutexLock lock(&mu_);
-    if (closed_) return absl::CancelledError("session is closed");
-    step = std::make_shared<StepState>(client_graph, NewStepId());
+    if (closed_) {
+      call->done(absl::CancelledError("session is closed"), {});
+      return;
+    }
+    step->step_id = NewStepId();
     running_.insert(step);
   }
+  // Until `done` has been called the session stays (its destructor waits
+  // for the tracker).
+  tracker_->Add();
+  const CallControl& control = call->control;
   if (control.step_id != nullptr) *control.step_id = step->step_id;
-  // The caller's cancellation (a client that went away) ends the step on
-  // every worker.
-  CancellationManager* const cm = control.cancellation;
-  CancellationToken cancel_token = 0;
-  if (cm != nullptr) {
-    cancel_token = cm->get_cancellation_token();
-    if (!cm->RegisterCallback(cancel_token, [step] {
-          step->Abort(absl::CancelledError("the caller cancelled the step"));
-        })) {
-      step->Abort(absl::CancelledError("the caller cancelled the step"));
-    }
-  }
+  const absl::Time deadline = control.deadline;
+  const RunOptions& run_options = call->run_options;
   const bool trace = run_options.trace_level() != RunOptions::NO_TRACE &&
-                     run_metadata != nullptr;
+                     call->run_metadata != nullptr;
   const size_t num_parts = client_graph->parts.size();
   for (size_t i = 0; i < num_parts; ++i) {
     const ClientGraph::Part& part = client_graph->parts[i];
-    RunGraphCall& call = step->calls[i];
-    RunGraphRequest& request = call.request;
+    RunGraphCall& graph_call = step->calls[i];
+    RunGraphRequest& request = graph_call.request;
     request.set_session_handle(handle_);
     request.set_create_worker_session_called(true);
     request.set_graph_handle(part.graph_handle);
     request.set_step_id(step->step_id);
     request.set_request_id(NewRequestId());
     request.mutable_exec_opts()->set_record_timeline(trace);
-    if (run_metadata != nullptr && run_options.output_partition_graphs()) {
+    if (call->run_metadata != nullptr &&
+        run_options.output_partition_graphs()) {
       request.mutable_exec_opts()->set_record_partition_graphs(true);
     }
     request.set_store_errors_in_response_body(true);
     for (const auto& [f, key] : part.feeds) {
       // Shares the buffer: a Tensor copy is a reference.
-      call.send.emplace_back(key, *values[f]);
+      graph_call.send.emplace_back(key, *call->values[f]);
     }
     for (const std::string& key : part.fetch_keys) request.add_recv_key(key);
     if (part.cleanup_in_run_graph) {
@@ -1079,6 +1210,40 @@ absl::Status MasterSession::Run(
     }
   }
 
+  // The answer is put together once the step finished or failed: at once
+  // on the thread that saw it finish, or, for an error (which may ask the
+  // tasks for their status), where waiting is fine.
+  {
+    absl::MutexLock lock(&step->mu);
+    step->on_settled = [this, call](const absl::Status& s, bool all_done) {
+      if (s.ok()) {
+        FinishRun(call, s, all_done);
+      } else {
+        call->offload([this, call, s, all_done] {
+          FinishRun(call, s, all_done);
+        });
+      }
+    };
+  }
+  // The caller's cancellation (a client that went away) ends the step on
+  // every worker.
+  if (CancellationManager* cm = control.cancellation; cm != nullptr) {
+    call->cancel_token = cm->get_cancellation_token();
+    if (!cm->RegisterCallback(call->cancel_token, [step] {
+          step->Abort(absl::CancelledError("the caller cancelled the step"));
+        })) {
+      call->cancel_token = 0;
+      step->Abort(absl::CancelledError("the caller cancelled the step"));
+    }
+  }
+  if (deadline != absl::InfiniteFuture()) {
+    call->deadline_timer = timer_->Schedule(
+        std::max(deadline - absl::Now(), absl::ZeroDuration()),
+        [step, error = call->deadline_error] {
+          step->Abort(absl::DeadlineExceededError(error));
+        });
+  }
+
   // The step counts as one tracked call until its last RunGraph answers and
   // the CleanupGraph calls are out.
   tracker_->Add();
@@ -1086,8 +1251,9 @@ absl::Status MasterSession::Run(
     step->sent_nanos.assign(num_parts, 0);
     step->answered_nanos.assign(num_parts, 0);
   }
-  const auto on_done = [this, step, deadline, deadline_error, trace](
-                           size_t i, const absl::Status& s) {
+  const auto on_done = [this, step, deadline,
+                        deadline_error = call->deadline_error,
+                        trace](size_t i, const absl::Status& s) {
     if (trace) step->answered_nanos[i] = NowNanos();
     bool first_error = false;
     bool last = false;
@@ -1101,6 +1267,7 @@ absl::Status MasterSession::Run(
         SendCleanupGraph(part.worker, done_step);
       }
     }
+    StepState::Settled settled;
     {
       absl::MutexLock lock(&step->mu);
       // Later errors are what the first one caused (Cancelled, Aborted, or
@@ -1119,8 +1286,10 @@ absl::Status MasterSession::Run(
       }
       last = --step->pending == 0;
       succeeded = step->status.ok();
+      settled = step->TakeSettledLocked();
     }
     if (first_error) step->CancelAll();
+    settled.Run();
     if (last) {
       CleanupStep(*step->graph, step->step_id, succeeded);
       tracker_->Done();
@@ -1151,75 +1320,74 @@ absl::Status MasterSession::Run(
   if (num_parts == 0) {
     // Nothing to run (no fetch, no target).
     tracker_->Done();
+    step->Settle();
   }
+}
 
-  bool finished;
-  {
-    absl::MutexLock lock(&step->mu);
-    finished = step->mu.AwaitWithDeadline(
-        absl::Condition(
-            +[](StepState* s) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-              return s->FinishedOrFailed();
-            },
-            step.get()),
-        deadline);
-  }
-  if (!finished) step->Abort(absl::DeadlineExceededError(deadline_error));
-  if (cm != nullptr) cm->DeregisterCallback(cancel_token);
-  absl::Status status;
-  bool all_done;
-  {
-    absl::MutexLock lock(&step->mu);
-    status = step->status;
-    all_done = step->pending == 0;
+void MasterSession::FinishRun(const std::shared_ptr<RunCall>& call,
+                              absl::Status status, bool all_done) {
+  const std::shared_ptr<StepState>& step = call->step;
+  const ClientGraph& client_graph = *step->graph;
+  if (call->deadline_timer != 0) timer_->Cancel(call->deadline_timer);
+  if (call->cancel_token != 0) {
+    // Never waits: this may run inside the cancellation's own callback.
+    call->control.cancellation->TryDeregisterCallback(call->cancel_token);
   }
   {
     absl::MutexLock lock(&mu_);
     running_.erase(step);
   }
-  if (run_metadata != nullptr) {
+  const RunOptions& run_options = call->run_options;
+  const bool trace = run_options.trace_level() != RunOptions::NO_TRACE &&
+                     call->run_metadata != nullptr;
+  if (call->run_metadata != nullptr) {
     if (trace && all_done) {
       std::vector<std::string> tasks;
-      for (const ClientGraph::Part& part : client_graph->parts) {
+      for (const ClientGraph::Part& part : client_graph.parts) {
         tasks.push_back(part.task);
       }
       MergeTraces(step->calls, tasks, step->sent_nanos, step->answered_nanos,
                   run_options.trace_level() == RunOptions::FULL_TRACE,
-                  run_metadata->mutable_step_stats());
+                  call->run_metadata->mutable_step_stats());
     }
-    if (run_options.output_partition_graphs()) {
+    if (run_options.output_partition_graphs() && all_done) {
       // Each device's graph, as its worker cut the task's partition (as
       // TensorFlow's master reports them).
-      for (RunGraphCall& call : step->calls) {
-        for (GraphDef& g : call.partition_graphs) {
-          run_metadata->add_partition_graphs()->Swap(&g);
+      for (RunGraphCall& graph_call : step->calls) {
+        for (GraphDef& g : graph_call.partition_graphs) {
+          call->run_metadata->add_partition_graphs()->Swap(&g);
         }
       }
     }
   }
-  if (!status.ok()) {
-    NameUnavailableTasks(*client_graph, control, &status);
-    return status;
-  }
-
-  // Every call answered OK: collect the fetches by key.
-  absl::flat_hash_map<absl::string_view, const Tensor*> received;
-  for (const RunGraphCall& call : step->calls) {
-    for (const auto& [key, tensor] : call.recv) received[key] = &tensor;
-  }
   std::vector<Tensor> result;
-  result.reserve(fetches.size());
-  for (size_t j = 0; j < fetches.size(); ++j) {
-    auto it = received.find(client_graph->fetch_keys[j]);
-    if (it == received.end()) {
-      return absl::InternalError(absl::StrCat(
-          "no worker returned fetch '", fetches[j], "' (key '",
-          client_graph->fetch_keys[j], "')"));
+  if (!status.ok()) {
+    NameUnavailableTasks(client_graph, call->control, &status);
+  } else {
+    // Every call answered OK: collect the fetches by key.
+    absl::flat_hash_map<absl::string_view, const Tensor*> received;
+    for (const RunGraphCall& graph_call : step->calls) {
+      for (const auto& [key, tensor] : graph_call.recv) {
+        received[key] = &tensor;
+      }
     }
-    result.push_back(*it->second);
+    result.reserve(call->fetches.size());
+    for (size_t j = 0; j < call->fetches.size(); ++j) {
+      auto it = received.find(client_graph.fetch_keys[j]);
+      if (it == received.end()) {
+        status = absl::InternalError(absl::StrCat(
+            "no worker returned fetch '", call->fetches[j], "' (key '",
+            client_graph.fetch_keys[j], "')"));
+        result.clear();
+        break;
+      }
+      result.push_back(*it->second);
+    }
   }
-  *outputs = std::move(result);
-  return absl::OkStatus();
+  RunDone done = std::move(call->done);
+  std::shared_ptr<OpTracker> tracker = tracker_;
+  done(std::move(status), std::move(result));
+  tracker->Done();
 }
 
 absl::StatusOr<std::vector<DeviceAttributes>> MasterSession::ListDevices()
@@ -1269,6 +1437,40 @@ absl::Status MasterSession::Close() {
         });
   }
   return absl::OkStatus();
+}
+
+MasterSession::Offload CallerRunsOffload::offload() {
+  return [this](std::function<void()> fn) {
+    absl::MutexLock lock(&mu_);
+    work_.push_back(std::move(fn));
+  };
+}
+
+void CallerRunsOffload::Finish() {
+  {
+    absl::MutexLock lock(&mu_);
+    finished_ = true;
+  }
+  finish_returned_.Notify();
+}
+
+void CallerRunsOffload::Wait() {
+  for (;;) {
+    std::function<void()> fn;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](CallerRunsOffload* self) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+            return self->finished_ || !self->work_.empty();
+          },
+          this));
+      if (work_.empty()) break;
+      fn = std::move(work_.front());
+      work_.pop_front();
+    }
+    fn();
+  }
+  finish_returned_.WaitForNotification();
 }
 
 }  // namespace dfx

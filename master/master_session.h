@@ -6,6 +6,8 @@
 #define DFX_MASTER_MASTER_SESSION_H_
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "graph/graph.h"
 #include "graph/op_registry.h"
@@ -119,6 +122,30 @@ class MasterSession {
                    std::vector<Tensor>* outputs, RunMetadata* run_metadata,
                    const CallControl& control = CallControl());
 
+  // Takes a closure that may block (wait for other tasks' answers) and runs
+  // it on a thread that may: a pool's, or a caller's that waits anyway.
+  using Offload = std::function<void(std::function<void()>)>;
+  // The outcome of RunAsync: the step's status and, when OK, one tensor
+  // per fetch.
+  using RunDone = std::function<void(absl::Status, std::vector<Tensor>)>;
+
+  // Run without waiting for the step (the master's RPC front end calls it
+  // on gRPC's own threads): `done` is called once, on whichever thread
+  // ends the step (this one, a RunGraph callback, the deadline or the
+  // cancellation), with `run_metadata` filled in before. `run_options`,
+  // `feeds`, `fetches`, `targets`, `run_metadata` and control's step_id
+  // must stay valid until then. The calling thread validates the feeds,
+  // sends the RunGraph calls and runs the cheap first nodes of this
+  // process's partition; whatever may block — rechecking suspect tasks,
+  // building and registering the graph of a new signature, naming the
+  // unavailable tasks after an error — goes to `offload`.
+  void RunAsync(const RunOptions& run_options,
+                const std::vector<std::pair<std::string, Tensor>>& feeds,
+                const std::vector<std::string>& fetches,
+                const std::vector<std::string>& targets,
+                RunMetadata* run_metadata, const CallControl& control,
+                Offload offload, RunDone done);
+
   // The cluster's devices. Cancelled after Close.
   absl::StatusOr<std::vector<DeviceAttributes>> ListDevices() const;
 
@@ -142,16 +169,29 @@ class MasterSession {
   struct ClientGraph;
   struct GraphState;
   struct StepState;
+  struct RunCall;
   class OpTracker;
 
   explicit MasterSession(Params params);
 
   struct WorkerSessionSlot;
 
+  // The key of a signature's client graph in GraphState::cache.
+  static std::string SignatureKey(const StepSignature& signature);
+  // The cached client graph of a signature; null when there is none yet.
+  static std::shared_ptr<const ClientGraph> CachedClientGraph(
+      GraphState* state, const std::string& key);
   // The cached client graph of a signature, built and registered on a miss.
   absl::StatusOr<std::shared_ptr<const ClientGraph>> GetOrCreateClientGraph(
       GraphState* state, const StepSignature& signature,
       const CallControl& control);
+  // RunAsync's parts: the feeds checked against the graph and the step's
+  // signature (no waiting); the step started on its client graph; the
+  // answer put together once the step finished or failed.
+  absl::Status PrepareRun(RunCall* call);
+  void LaunchStep(const std::shared_ptr<RunCall>& call);
+  void FinishRun(const std::shared_ptr<RunCall>& call, absl::Status status,
+                 bool all_done);
   absl::StatusOr<std::shared_ptr<ClientGraph>> BuildClientGraph(
       const GraphState& state, const PlacementConfig& placement,
       const StepSignature& signature, const CallControl& control);
@@ -214,6 +254,9 @@ class MasterSession {
   const std::shared_ptr<OpTracker> tracker_;
   // Finished steps' cleanups waiting for a RunGraph; null without a timer.
   const std::shared_ptr<StepCleanups> cleanups_;
+  // The steps' deadlines: params.timer, else one of the session's own.
+  std::unique_ptr<Timer> own_timer_;
+  Timer* const timer_;
 
   // Serializes Extend calls (held while the new graph is validated).
   absl::Mutex extend_mu_ ABSL_ACQUIRED_BEFORE(mu_);
@@ -238,6 +281,30 @@ class MasterSession {
   std::map<std::string, std::shared_ptr<WorkerSessionSlot>> worker_sessions_
       ABSL_GUARDED_BY(worker_sessions_mu_);
   bool worker_sessions_closed_ ABSL_GUARDED_BY(worker_sessions_mu_) = false;
+};
+
+// The Offload of a caller that waits for an async call anyway (the
+// blocking forms of RunAsync and of Master::RunStepAsync): what the call
+// hands off runs on the waiting thread.
+class CallerRunsOffload {
+ public:
+  CallerRunsOffload() = default;
+  CallerRunsOffload(const CallerRunsOffload&) = delete;
+  CallerRunsOffload& operator=(const CallerRunsOffload&) = delete;
+
+  // Valid until Wait has returned.
+  MasterSession::Offload offload();
+  // From the call's `done`, as its last use of this object.
+  void Finish();
+  // Runs what is handed off until Finish.
+  void Wait();
+
+ private:
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> work_ ABSL_GUARDED_BY(mu_);
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  // Wait returns only once Finish no longer touches mu_.
+  absl::Notification finish_returned_;
 };
 
 }  // namespace dfx

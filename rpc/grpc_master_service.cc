@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -77,30 +79,43 @@ class GrpcMasterService::Impl : public MasterServiceBase {
           return master_->ExtendSession(std::move(req), resp, opts);
         });
   }
+  // Runs on gRPC's thread up to the step's start (the cheap first nodes of
+  // this process's partition included) and answers from whichever thread
+  // ends the step: a repeated step costs no hand-off to the pool. What may
+  // block (a new signature's graph, an error's status checks) goes to it.
   grpc::ServerUnaryReactor* RunStep(grpc::CallbackServerContext* context,
-                                    const grpc::ByteBuffer* request,
-                                    grpc::ByteBuffer* response) override {
-    return Serve<RunStepRequest, RunStepResponse>(
-        context, request, response,
-        [this](const RunStepRequest& req, RunStepResponse* resp,
-               CallOptions* opts) {
-          absl::Status s = master_->RunStep(req, resp, opts);
-          if (s.ok() || !req.store_errors_in_response_body()) return s;
-          // TensorFlow's clients read the error from the body and the gRPC
-          // status only for transport failures (a status of UNAVAILABLE
-          // would make them send the same request again); it is an error
-          // all the same. Its payloads go in dfx's field of the body.
-          CountRpcError(s);
-          resp->clear_tensor();
-          resp->set_status_code(static_cast<error::Code>(s.code()));
-          resp->set_status_error_message(std::string(s.message()));
-          s.ForEachPayload([resp](absl::string_view url,
-                                  const absl::Cord& value) {
-            (*resp->mutable_status_payload())[std::string(url)] =
-                std::string(value);
-          });
-          return absl::OkStatus();
+                                    const grpc::ByteBuffer* body,
+                                    grpc::ByteBuffer* out) override {
+    auto* reactor = new MasterCallReactor(context);
+    auto request = Admit<RunStepRequest>(*context, *body, reactor);
+    if (request == nullptr) return reactor;
+    auto response = std::make_shared<RunStepResponse>();
+    master_->RunStepAsync(
+        *request, response.get(), reactor->opts(),
+        [this](std::function<void()> fn) { pool_->Schedule(std::move(fn)); },
+        [this, reactor, out, request, response](absl::Status s) {
+          if (!s.ok() && request->store_errors_in_response_body()) {
+            // TensorFlow's clients read the error from the body and the
+            // gRPC status only for transport failures (a status of
+            // UNAVAILABLE would make them send the same request again); it
+            // is an error all the same. Its payloads go in dfx's field of
+            // the body.
+            CountRpcError(s);
+            response->clear_tensor();
+            response->set_status_code(static_cast<error::Code>(s.code()));
+            response->set_status_error_message(std::string(s.message()));
+            s.ForEachPayload([&response](absl::string_view url,
+                                         const absl::Cord& value) {
+              (*response->mutable_status_payload())[std::string(url)] =
+                  std::string(value);
+            });
+            s = absl::OkStatus();
+          }
+          calls_.fetch_sub(1);
+          if (s.ok()) *out = SerializeToByteBuffer(*response);
+          reactor->Finish(ToGrpcStatus(s));
         });
+    return reactor;
   }
   grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* request,
@@ -131,28 +146,38 @@ class GrpcMasterService::Impl : public MasterServiceBase {
   }
 
  private:
-  // Admits and parses the request (answering at once when that fails),
-  // then runs `call(request, response, opts)` on the pool and finishes the
-  // RPC with its status and the serialized response.
-  template <typename Request, typename Response, typename Call>
-  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context,
-                                  const grpc::ByteBuffer* body,
-                                  grpc::ByteBuffer* out, Call call) {
-    auto* reactor = new MasterCallReactor(context);
+  // Admits and parses the request and counts the call; null, with the
+  // RPC answered, when it is refused.
+  template <typename Request>
+  std::shared_ptr<Request> Admit(const grpc::CallbackServerContext& context,
+                                 const grpc::ByteBuffer& body,
+                                 MasterCallReactor* reactor) {
     // Shared, not unique: the pool takes copyable closures.
     auto request = std::make_shared<Request>();
-    if (absl::Status s = gate_.Accept(*context, *body, request.get());
+    if (absl::Status s = gate_.Accept(context, body, request.get());
         !s.ok()) {
       reactor->Finish(ToGrpcStatus(s));
-      return reactor;
+      return nullptr;
     }
     if (calls_.fetch_add(1) >= max_calls_) {
       const int waiting = calls_.fetch_sub(1) - 1;
       reactor->Finish(ToGrpcStatus(absl::ResourceExhaustedError(absl::StrCat(
           "the master is busy: ", waiting, " calls are running or waiting; "
           "try again later"))));
-      return reactor;
+      return nullptr;
     }
+    return request;
+  }
+
+  // Admits the request, then runs `call(request, response, opts)` on the
+  // pool and finishes the RPC with its status and the serialized response.
+  template <typename Request, typename Response, typename Call>
+  grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* body,
+                                  grpc::ByteBuffer* out, Call call) {
+    auto* reactor = new MasterCallReactor(context);
+    auto request = Admit<Request>(*context, *body, reactor);
+    if (request == nullptr) return reactor;
     pool_->Schedule([this, reactor, out, request = std::move(request),
                      call = std::move(call)] {
       Response response;

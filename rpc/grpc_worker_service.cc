@@ -340,6 +340,9 @@ class RunGraphReactor : public grpc::ServerUnaryReactor {
       Reply(start_status_);
       return;
     }
+    // The partition's cheap first nodes run here, on gRPC's thread, rather
+    // than waking a pool thread for them (expensive ones go to the pool).
+    call_.caller_runs_inline = true;
     worker_->RunGraphAsync(&opts_, &call_,
                            [this](const absl::Status& s) { Reply(s); });
   }

@@ -333,9 +333,20 @@ void ClearInputs(const NodeItem& item, Tensor* tensors, TensorRef* refs) {
 
 // Nodes ready to run on the current thread, in FIFO order. Reused for every
 // node a thread processes in one go.
+// Where a step's root nodes run.
+enum class Roots {
+  kRunner,     // all through the runner
+  kCheapHere,  // the cheap ones (and what they make ready) here
+  kHere,       // here, but for all expensive ones except the last
+};
+
 template <typename T>
 class ReadyQueue {
  public:
+  // `cheap_only`: the queue of a thread that must not be held up (an RPC
+  // thread running a step's first nodes): expensive nodes never join it.
+  explicit ReadyQueue(bool cheap_only = false) : cheap_only_(cheap_only) {}
+  bool cheap_only() const { return cheap_only_; }
   void Push(const T& t) { items_.push_back(t); }
   bool Empty() const { return head_ == items_.size(); }
   T Pop() {
@@ -350,6 +361,7 @@ class ReadyQueue {
  private:
   absl::InlinedVector<T, 16> items_;
   size_t head_ = 0;
+  bool cheap_only_;
 };
 
 template <typename T>
@@ -409,7 +421,7 @@ class ExecutorImpl : public Executor {
  private:
   // Sets each node's frame; the frames' names, parents and iterations.
   absl::Status BuildFrames(std::vector<int32_t>* frame_of);
-  void Start(const Args& args, DoneCallback done, bool inline_roots);
+  void Start(const Args& args, DoneCallback done, Roots roots);
 
   const ExecutorParams params_;
   const std::unique_ptr<const Graph> graph_;
@@ -435,9 +447,9 @@ class ExecutorImpl : public Executor {
 template <typename Derived, typename Tagged>
 class StepBase {
  public:
-  // Starts the root nodes: on the calling thread when `inline_roots`,
-  // through the runner otherwise.
-  void Start(ReadyList<Tagged> roots, bool inline_roots) {
+  // Starts the root nodes: on the calling thread or through the runner
+  // (Roots).
+  void Start(ReadyList<Tagged> roots, Roots where) {
     if (cancellation_manager_ != nullptr) {
       cancel_token_ = cancellation_manager_->get_cancellation_token();
       cancel_registered_ = cancellation_manager_->RegisterCallback(
@@ -456,8 +468,8 @@ class StepBase {
     }
     outstanding_.store(static_cast<int64_t>(roots.size()),
                        std::memory_order_relaxed);
-    if (inline_roots) {
-      ReadyQueue<Tagged> queue;
+    if (where != Roots::kRunner) {
+      ReadyQueue<Tagged> queue(where == Roots::kCheapHere);
       ScheduleReady(roots, &queue);
       RunLoop(&queue);
     } else {
@@ -681,7 +693,8 @@ class StepBase {
       }
     } else {
       // Cheap nodes run inline; of the expensive ones all but the last go
-      // to the runner, and the last runs inline when nothing else does.
+      // to the runner, and the last runs inline when nothing else does
+      // (unless the queue takes cheap nodes only).
       const Tagged* tail = nullptr;
       for (const Tagged& t : ready) {
         if (!impl_->IsExpensive(Derived::IdOf(t))) {
@@ -692,7 +705,7 @@ class StepBase {
         }
       }
       if (tail != nullptr) {
-        if (queue->Empty()) {
+        if (queue->Empty() && !queue->cheap_only()) {
           queue->Push(*tail);
         } else {
           dispatch(*tail);
@@ -1969,20 +1982,19 @@ absl::Status ExecutorImpl::Initialize() {
   return absl::OkStatus();
 }
 
-void ExecutorImpl::Start(const Args& args, DoneCallback done,
-                         bool inline_roots) {
+void ExecutorImpl::Start(const Args& args, DoneCallback done, Roots roots) {
   if (has_control_flow_) {
     auto* step = new LoopStep(this, args, std::move(done));
-    step->Start(step->Roots(), inline_roots);
+    step->Start(step->Roots(), roots);
   } else {
     SimpleStep::New(this, args, std::move(done))
-        ->Start(ReadyList<int32_t>(roots_.begin(), roots_.end()),
-                inline_roots);
+        ->Start(ReadyList<int32_t>(roots_.begin(), roots_.end()), roots);
   }
 }
 
 void ExecutorImpl::RunAsync(const Args& args, DoneCallback done) {
-  Start(args, std::move(done), args.run_roots_inline);
+  Start(args, std::move(done),
+        args.run_roots_inline ? Roots::kCheapHere : Roots::kRunner);
 }
 
 absl::Status ExecutorImpl::Run(const Args& args) {
@@ -1990,7 +2002,7 @@ absl::Status ExecutorImpl::Run(const Args& args) {
   std::future<absl::Status> result = promise->get_future();
   Start(args,
         [promise](absl::Status s) { promise->set_value(std::move(s)); },
-        /*inline_roots=*/true);
+        Roots::kHere);
   return result.get();
 }
 

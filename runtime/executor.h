@@ -60,10 +60,12 @@ class Executor {
     // Where ready expensive nodes and async completions go. Empty: run
     // everything on the calling thread (and on async kernels' threads).
     Runner runner;
-    // The calling thread has nothing to do but wait for the step: RunAsync
-    // runs the root nodes, and the cheap nodes they make ready, on it
-    // before it returns (as Run does), instead of handing them to the
-    // runner and waking a pool thread.
+    // The calling thread would otherwise only wait for the step, or is an
+    // RPC thread that can run a few cheap nodes: RunAsync runs the cheap
+    // root nodes, and the cheap nodes they make ready, on it before it
+    // returns, instead of handing them to the runner and waking a pool
+    // thread. Expensive nodes (those not yet found cheap) still go to the
+    // runner: the calling thread is never held up by one.
     bool run_roots_inline = false;
   };
 

@@ -54,11 +54,11 @@ struct RunGraphCall {
   // the graph each device of the task runs (the registered graph cut by
   // device), as TensorFlow's RunGraphResponse.partition_graph.
   std::vector<GraphDef> partition_graphs;
-  // Set by an in-process caller whose thread has nothing left to do but
-  // wait for this call (the master's step thread, once every other call of
-  // the step is out): the worker may run the step's first nodes on it,
-  // saving a hand-off to the compute pool and the wake-up back. Not part of
-  // the request; a remote worker never sees it.
+  // Set by a caller whose thread may run the step's cheap first nodes
+  // before RunGraphAsync returns (the master's, once every other call of
+  // the step is out; the worker service's gRPC thread): saves a hand-off to
+  // the compute pool and the wake-up back. Expensive nodes still go to the
+  // pool (Executor::Args::run_roots_inline). Not part of the request.
   bool caller_runs_inline = false;
 };
 

@@ -927,6 +927,67 @@ TEST_CASE("the caller's cancellation ends a running step on the workers") {
   CHECK(Floats(response.tensor(0)) == std::vector<float>{2});
 }
 
+TEST_CASE("RunStepAsync hands off only a new signature's set-up") {
+  // What the gRPC front end counts on: a step run before costs no hand-off
+  // to a pool, and what may block (building and registering a new
+  // signature's graph) goes to the offload.
+  TestCluster cluster;
+  cluster.AddTask(kWorker0);
+  Master* master = cluster.Start();
+  auto handle = Create(master, OneConst("a", 7));
+  REQUIRE_OK(handle);
+  std::atomic<int> offloaded{0};
+  auto offload = [&offloaded](std::function<void()> fn) {
+    ++offloaded;
+    std::thread(std::move(fn)).detach();
+  };
+  for (int step = 0; step < 3; ++step) {
+    INFO("step " << step);
+    const RunStepRequest request = StepRequest(*handle, {}, {"a"});
+    RunStepResponse response;
+    std::promise<absl::Status> answered;
+    std::future<absl::Status> answer = answered.get_future();
+    master->RunStepAsync(
+        request, &response, nullptr, offload,
+        [&](absl::Status s) { answered.set_value(std::move(s)); });
+    REQUIRE(answer.wait_for(std::chrono::seconds(60)) ==
+            std::future_status::ready);
+    REQUIRE_OK(answer.get());
+    CHECK(Floats(response.tensor(0)) == std::vector<float>{7});
+    CHECK(offloaded.load() == 1);
+  }
+}
+
+TEST_CASE("RunStepAsync's session closed under a running step goes on the "
+          "offload, and the step ends Cancelled") {
+  // The step's end may be the last hold on a closed session, whose
+  // destructor waits for its calls: never on the thread that ended it.
+  TestCluster cluster;
+  cluster.AddTask(kWorker0);
+  Master* master = cluster.Start();
+  auto handle = Create(master, Parse(kBlockingGraph));
+  REQUIRE_OK(handle);
+  const int started = BlockUntilCancelledOp::started.load();
+  ThreadPool pool("offload", 1);
+  const RunStepRequest request =
+      StepRequest(*handle, {{"x", Tensor::Scalar<float>(1)}}, {"b"});
+  RunStepResponse response;
+  std::promise<absl::Status> answered;
+  std::future<absl::Status> answer = answered.get_future();
+  master->RunStepAsync(
+      request, &response, nullptr,
+      [&pool](std::function<void()> fn) { pool.Schedule(std::move(fn)); },
+      [&](absl::Status s) { answered.set_value(std::move(s)); });
+  WaitUntilBlocked(started);
+  CloseSessionRequest close;
+  close.set_session_handle(*handle);
+  CloseSessionResponse closed;
+  REQUIRE_OK(master->CloseSession(close, &closed));
+  REQUIRE(answer.wait_for(std::chrono::seconds(60)) ==
+          std::future_status::ready);
+  CHECK_THAT(answer.get(), StatusIs(absl::StatusCode::kCancelled));
+}
+
 TEST_CASE("the caller's deadline bounds a step that has none of its own") {
   TestCluster cluster;
   cluster.AddTask(kWorker0);
