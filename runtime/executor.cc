@@ -336,15 +336,17 @@ void ClearInputs(const NodeItem& item, Tensor* tensors, TensorRef* refs) {
 // Where a step's root nodes run.
 enum class Roots {
   kRunner,     // all through the runner
-  kCheapHere,  // the cheap ones (and what they make ready) here
+  kCheapHere,  // the cheap ones (and what they make ready) here, and a
+               // last expensive one known to run short
   kHere,       // here, but for all expensive ones except the last
 };
 
 template <typename T>
 class ReadyQueue {
  public:
-  // `cheap_only`: the queue of a thread that must not be held up (an RPC
-  // thread running a step's first nodes): expensive nodes never join it.
+  // `cheap_only`: the queue of a thread that must not be held up long (an
+  // RPC thread running a step's first nodes): an expensive node joins it
+  // only as the last thing left and when known to run short.
   explicit ReadyQueue(bool cheap_only = false) : cheap_only_(cheap_only) {}
   bool cheap_only() const { return cheap_only_; }
   void Push(const T& t) { items_.push_back(t); }
@@ -399,17 +401,22 @@ class ExecutorImpl : public Executor {
     return items_[id].expensive &&
            cheap_runs_[id].load(std::memory_order_relaxed) < kCheapRunsToLearn;
   }
+  // Whether node `id` may run on a thread that must not be held up long
+  // (an RPC thread's cheap-only queue) when nothing else is left for it:
+  // cheap, or its last kCheapRunsToLearn runs all took under kShortNanos.
+  bool RunsShort(int32_t id) const {
+    return !IsExpensive(id) ||
+           short_runs_[id].load(std::memory_order_relaxed) >=
+               kCheapRunsToLearn;
+  }
   // Records one synchronous run of node `id` that took `nanos`.
   void RecordRun(int32_t id, int64_t nanos) const {
-    std::atomic<int32_t>& runs = cheap_runs_[id];
-    if (nanos >= kCheapNanos) {
-      runs.store(0, std::memory_order_relaxed);
-    } else {
-      runs.fetch_add(1, std::memory_order_relaxed);
-    }
+    Count(&cheap_runs_[id], nanos < kCheapNanos);
+    Count(&short_runs_[id], nanos < kShortNanos);
   }
   static constexpr int32_t kCheapRunsToLearn = 16;
   static constexpr int64_t kCheapNanos = 2000;
+  static constexpr int64_t kShortNanos = 100'000;
 
   // Byte offsets of a SimpleStep's arrays inside its block.
   size_t pending_offset_ = 0;
@@ -433,9 +440,20 @@ class ExecutorImpl : public Executor {
   std::vector<int32_t> dense_;  // node id -> index in items_
   std::vector<Tensor> merge_indices_;
   bool has_control_flow_ = false;
-  // By node: consecutive runs under kCheapNanos, up to kCheapRunsToLearn
-  // (more runs may race past it; it is only compared with it).
+  // Adds one to `*runs` when `under`, else starts it again.
+  static void Count(std::atomic<int32_t>* runs, bool under) {
+    if (under) {
+      runs->fetch_add(1, std::memory_order_relaxed);
+    } else {
+      runs->store(0, std::memory_order_relaxed);
+    }
+  }
+
+  // By node: consecutive runs under kCheapNanos, and under kShortNanos, up
+  // to kCheapRunsToLearn (more runs may race past it; it is only compared
+  // with it).
   std::unique_ptr<std::atomic<int32_t>[]> cheap_runs_;
+  std::unique_ptr<std::atomic<int32_t>[]> short_runs_;
 };
 
 // ---------------------------------------------------------------------------
@@ -694,7 +712,7 @@ class StepBase {
     } else {
       // Cheap nodes run inline; of the expensive ones all but the last go
       // to the runner, and the last runs inline when nothing else does
-      // (unless the queue takes cheap nodes only).
+      // (on a cheap-only queue, only when it is known to run short).
       const Tagged* tail = nullptr;
       for (const Tagged& t : ready) {
         if (!impl_->IsExpensive(Derived::IdOf(t))) {
@@ -705,7 +723,8 @@ class StepBase {
         }
       }
       if (tail != nullptr) {
-        if (queue->Empty() && !queue->cheap_only()) {
+        if (queue->Empty() &&
+            (!queue->cheap_only() || impl_->RunsShort(Derived::IdOf(*tail)))) {
           queue->Push(*tail);
         } else {
           dispatch(*tail);
@@ -1828,6 +1847,7 @@ absl::Status ExecutorImpl::Initialize() {
   }
   items_.resize(nodes.size());
   cheap_runs_ = std::make_unique<std::atomic<int32_t>[]>(nodes.size());
+  short_runs_ = std::make_unique<std::atomic<int32_t>[]>(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) cheap_runs_[i].store(0);
   kernels_.reserve(nodes.size());
   absl::flat_hash_map<const OpDef*, OpClass> classes;

@@ -150,6 +150,20 @@ class TestDeadOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override { ctx->set_is_output_dead(true); }
 };
 
+// Busy for 10 µs, then passes its input on: a kernel too dear to be
+// learned cheap (2 µs) that still runs short (under 100 µs).
+class TestSpinOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(10);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
 const OpRegistry* TestOps() {
   static OpRegistry* ops = [] {
     auto* r = new OpRegistry;
@@ -161,7 +175,8 @@ const OpRegistry* TestOps() {
                                  .Input("b: float")
                                  .Output("y: float")));
     for (const char* op :
-         {"TestDelay", "TestAddOneNow", "TestFail", "TestBlockUntilCancelled"}) {
+         {"TestDelay", "TestAddOneNow", "TestFail", "TestBlockUntilCancelled",
+          "TestSpin"}) {
       DFX_CHECK_OK(r->Register(
           OpDefBuilder(op).Input("x: float").Output("y: float")));
     }
@@ -190,6 +205,7 @@ const KernelRegistry* TestKernels() {
     RegisterKernel<TestBlockUntilCancelledOp>(
         r, KernelDefBuilder("TestBlockUntilCancelled"));
     RegisterKernel<TestRecordOp>(r, KernelDefBuilder("TestRecord"));
+    RegisterKernel<TestSpinOp>(r, KernelDefBuilder("TestSpin"));
     RegisterKernel<TestWrongTypeOp>(r, KernelDefBuilder("TestWrongType"));
     RegisterKernel<TestDeadOp>(r, KernelDefBuilder("TestDead"));
     return r;
@@ -545,6 +561,29 @@ TEST_CASE("RunAsync with run_roots_inline hands an expensive node to the "
   CHECK(closures.load() == 1);
   auto out = frame.ConsumeRetvals();
   REQUIRE_OK(out);
+}
+
+TEST_CASE("RunAsync with run_roots_inline runs a last expensive node on the "
+          "caller's thread once it is known to run short") {
+  // A kernel that says it may be expensive and is too dear to be learned
+  // cheap but keeps finishing well under 100 µs (an AddN of a few thousand
+  // scalars; here a 10 µs spin) is learned and then run inline as the
+  // last thing left: no pool wake-up for it.
+  std::string text = Const("a", 1) + Op("spin", "TestSpin", {"a"});
+  text += Retval("ret", "spin", 0);
+  auto executor = MakeExecutor(text);
+  bool ran_inline = false;
+  // Bounded: a loaded machine may take long runs now and then, each of
+  // which starts the learning again.
+  for (int step = 0; step < 500 && !ran_inline; ++step) {
+    std::atomic<int> closures{0};
+    SimpleCallFrame frame({}, 1);
+    REQUIRE_OK(
+        RunAndWait(executor.get(), InlineRootsArgs(&frame, &closures)));
+    ran_inline = closures.load() == 0;
+    REQUIRE_OK(frame.ConsumeRetvals());
+  }
+  CHECK(ran_inline);
 }
 
 TEST_CASE("async kernels complete on another thread") {
