@@ -654,6 +654,17 @@ class StepBase {
     }
   }
 
+  // After an async kernel finished, on whatever thread finished it (an
+  // RPC's, a timer's, another step's): the cheap nodes it made ready (and a
+  // last expensive one known to run short) run here, as a cheap-only queue
+  // takes them, rather than waking a runner thread; the rest go to the
+  // runner.
+  void ContinueAfterAsync(ReadyList<Tagged>* ready) {
+    ReadyQueue<Tagged> queue(/*cheap_only=*/true);
+    NodeDone(ready, &queue);
+    RunLoop(&queue);
+  }
+
   void Process(const Tagged& tagged) {
     ReadyQueue<Tagged> queue;
     queue.Push(tagged);
@@ -934,9 +945,7 @@ void SimpleStep::AsyncDone(AsyncState* state) {
   KernelDone(state->tagged, &state->ctx, &ready);
   FinishAsyncStats(state);
   delete state;
-  // Async completions run on whatever thread finished the kernel (an RPC or
-  // timer thread): everything ready moves to the runner.
-  NodeDone(&ready, nullptr);
+  ContinueAfterAsync(&ready);
 }
 
 void SimpleStep::PropagateOutputs(const NodeItem& item, OpKernelContext* ctx,
@@ -1467,7 +1476,7 @@ void LoopStep::AsyncDone(AsyncState* state) {
   KernelDone(state->tagged, &state->ctx, &ready);
   FinishAsyncStats(state);
   delete state;
-  NodeDone(&ready, nullptr);
+  ContinueAfterAsync(&ready);
 }
 
 void LoopStep::KernelDone(const TaggedNode& t, OpKernelContext* ctx,

@@ -150,6 +150,17 @@ class TestDeadOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override { ctx->set_is_output_dead(true); }
 };
 
+// Passes its input on; says it is cheap.
+class TestPassOp : public OpKernel {
+ public:
+  explicit TestPassOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
 // Busy for 10 µs, then passes its input on: a kernel too dear to be
 // learned cheap (2 µs) that still runs short (under 100 µs).
 class TestSpinOp : public OpKernel {
@@ -176,7 +187,7 @@ const OpRegistry* TestOps() {
                                  .Output("y: float")));
     for (const char* op :
          {"TestDelay", "TestAddOneNow", "TestFail", "TestBlockUntilCancelled",
-          "TestSpin"}) {
+          "TestSpin", "TestPass"}) {
       DFX_CHECK_OK(r->Register(
           OpDefBuilder(op).Input("x: float").Output("y: float")));
     }
@@ -206,6 +217,7 @@ const KernelRegistry* TestKernels() {
         r, KernelDefBuilder("TestBlockUntilCancelled"));
     RegisterKernel<TestRecordOp>(r, KernelDefBuilder("TestRecord"));
     RegisterKernel<TestSpinOp>(r, KernelDefBuilder("TestSpin"));
+    RegisterKernel<TestPassOp>(r, KernelDefBuilder("TestPass"));
     RegisterKernel<TestWrongTypeOp>(r, KernelDefBuilder("TestWrongType"));
     RegisterKernel<TestDeadOp>(r, KernelDefBuilder("TestDead"));
     return r;
@@ -584,6 +596,32 @@ TEST_CASE("RunAsync with run_roots_inline runs a last expensive node on the "
     REQUIRE_OK(frame.ConsumeRetvals());
   }
   CHECK(ran_inline);
+}
+
+TEST_CASE("the cheap nodes an async kernel makes ready run on the thread "
+          "that completed it") {
+  // A _Recv answered by an RPC thread: its cheap consumers run there
+  // rather than waking a pool thread.
+  std::string text = Arg("x", 0) + Op("d", "TestDelay", {"x"});
+  text += Op("id", "TestPass", {"d"});
+  text += Retval("r", "id", 0);
+  auto executor = MakeExecutor(text);
+  for (int step = 0; step < 3; ++step) {
+    std::atomic<int> closures{0};
+    SimpleCallFrame frame({Tensor::Scalar<float>(5)}, 1);
+    Executor::Args args;
+    args.call_frame = &frame;
+    args.runner = [&closures](std::function<void()> fn) {
+      ++closures;
+      InterOpPool()->Schedule(std::move(fn));
+    };
+    REQUIRE_OK(RunAndWait(executor.get(), args));
+    // The one closure: the root (_Arg, started through the runner).
+    CHECK(closures.load() == 1);
+    auto out = frame.ConsumeRetvals();
+    REQUIRE_OK(out);
+    CHECK(Scalar((*out)[0]) == 6.0f);
+  }
 }
 
 TEST_CASE("async kernels complete on another thread") {
