@@ -645,7 +645,9 @@ void Master::RunStepAsync(const RunStepRequest& request,
   call->offload = std::move(offload);
   call->summary.session = request.session_handle();
   call->summary.start = absl::Now();
-  LogStepScope log_scope(call->summary.session, &call->summary.step_id);
+  // The step may end, and its summary move, before this returns.
+  const std::string session = request.session_handle();
+  LogStepScope log_scope(session, &call->summary.step_id);
   if (absl::Status s = StartRunStep(call); !s.ok()) {
     FinishRunStep(*call, std::move(s), {});
   }
