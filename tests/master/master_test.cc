@@ -937,9 +937,10 @@ TEST_CASE("RunStepAsync hands off only a new signature's set-up") {
   auto handle = Create(master, OneConst("a", 7));
   REQUIRE_OK(handle);
   std::atomic<int> offloaded{0};
-  auto offload = [&offloaded](std::function<void()> fn) {
+  ThreadPool pool("offload", 1);
+  auto offload = [&offloaded, &pool](std::function<void()> fn) {
     ++offloaded;
-    std::thread(std::move(fn)).detach();
+    pool.Schedule(std::move(fn));
   };
   for (int step = 0; step < 3; ++step) {
     INFO("step " << step);

@@ -513,18 +513,22 @@ TEST_CASE("RunAsync hands a graph's cheap roots to the runner together") {
   }
 }
 
-// Args with run_roots_inline whose runner counts its closures (and runs
-// them on the inter-op pool).
-Executor::Args InlineRootsArgs(SimpleCallFrame* frame,
-                               std::atomic<int>* closures) {
+// Args whose runner counts its closures (and runs them on the inter-op
+// pool), with run_roots_inline as asked.
+Executor::Args CountingArgs(SimpleCallFrame* frame, std::atomic<int>* closures,
+                            bool run_roots_inline) {
   Executor::Args args;
   args.call_frame = frame;
   args.runner = [closures](std::function<void()> fn) {
     ++*closures;
     InterOpPool()->Schedule(std::move(fn));
   };
-  args.run_roots_inline = true;
+  args.run_roots_inline = run_roots_inline;
   return args;
+}
+Executor::Args InlineRootsArgs(SimpleCallFrame* frame,
+                               std::atomic<int>* closures) {
+  return CountingArgs(frame, closures, /*run_roots_inline=*/true);
 }
 
 TEST_CASE("RunAsync with run_roots_inline runs a cheap graph on the caller's "
@@ -609,13 +613,8 @@ TEST_CASE("the cheap nodes an async kernel makes ready run on the thread "
   for (int step = 0; step < 3; ++step) {
     std::atomic<int> closures{0};
     SimpleCallFrame frame({Tensor::Scalar<float>(5)}, 1);
-    Executor::Args args;
-    args.call_frame = &frame;
-    args.runner = [&closures](std::function<void()> fn) {
-      ++closures;
-      InterOpPool()->Schedule(std::move(fn));
-    };
-    REQUIRE_OK(RunAndWait(executor.get(), args));
+    REQUIRE_OK(RunAndWait(executor.get(),
+                          CountingArgs(&frame, &closures, false)));
     // The one closure: the root (_Arg, started through the runner).
     CHECK(closures.load() == 1);
     auto out = frame.ConsumeRetvals();
