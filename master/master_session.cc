@@ -269,9 +269,8 @@ struct MasterSession::StepState {
     }
   };
 
-  StepState(std::shared_ptr<const ClientGraph> g, int64_t id)
+  explicit StepState(std::shared_ptr<const ClientGraph> g)
       : graph(std::move(g)),
-        step_id(id),
         calls(graph->parts.size()),
         opts(new CallOptions[graph->parts.size()]),
         pending(static_cast<int>(graph->parts.size())) {}
@@ -314,8 +313,8 @@ struct MasterSession::StepState {
   }
 
   const std::shared_ptr<const ClientGraph> graph;
-  // Set before the first call goes out.
-  int64_t step_id;
+  // Set by LaunchStep before the first call goes out.
+  int64_t step_id = 0;
   std::vector<RunGraphCall> calls;
   const std::unique_ptr<CallOptions[]> opts;
   // Traced steps: when each call was sent and answered (NowNanos), for
@@ -1044,7 +1043,7 @@ void MasterSession::RunAsync(
   const std::string key = SignatureKey(call->signature);
   if (!call->recheck) cached = CachedClientGraph(call->graph.get(), key);
   if (cached != nullptr) {
-    call->step = std::make_shared<StepState>(std::move(cached), 0);
+    call->step = std::make_shared<StepState>(std::move(cached));
     LaunchStep(call);
     return;
   }
@@ -1057,7 +1056,7 @@ void MasterSession::RunAsync(
       call->done(client_graph.status(), {});
       return;
     }
-    call->step = std::make_shared<StepState>(*std::move(client_graph), 0);
+    call->step = std::make_shared<StepState>(*std::move(client_graph));
     LaunchStep(call);
   });
 }
@@ -1210,23 +1209,9 @@ void MasterSession::LaunchStep(const std::shared_ptr<RunCall>& call) {
     }
   }
 
-  // The answer is put together once the step finished or failed: at once
-  // on the thread that saw it finish, or, for an error (which may ask the
-  // tasks for their status), where waiting is fine.
-  {
-    absl::MutexLock lock(&step->mu);
-    step->on_settled = [this, call](const absl::Status& s, bool all_done) {
-      if (s.ok()) {
-        FinishRun(call, s, all_done);
-      } else {
-        call->offload([this, call, s, all_done] {
-          FinishRun(call, s, all_done);
-        });
-      }
-    };
-  }
   // The caller's cancellation (a client that went away) ends the step on
-  // every worker.
+  // every worker; so does its deadline. Both are set up before the answer
+  // can be put together (below), which reads what they leave in `call`.
   if (CancellationManager* cm = control.cancellation; cm != nullptr) {
     call->cancel_token = cm->get_cancellation_token();
     if (!cm->RegisterCallback(call->cancel_token, [step] {
@@ -1243,7 +1228,6 @@ void MasterSession::LaunchStep(const std::shared_ptr<RunCall>& call) {
           step->Abort(absl::DeadlineExceededError(error));
         });
   }
-
   // The step counts as one tracked call until its last RunGraph answers and
   // the CleanupGraph calls are out.
   tracker_->Add();
@@ -1251,6 +1235,23 @@ void MasterSession::LaunchStep(const std::shared_ptr<RunCall>& call) {
     step->sent_nanos.assign(num_parts, 0);
     step->answered_nanos.assign(num_parts, 0);
   }
+  // The answer is put together once the step finished or failed: at once
+  // on the thread that saw it finish, or, for an error (which may ask the
+  // tasks for their status), where waiting is fine. A step aborted already
+  // (a cancelled caller, a deadline passed) settles here.
+  {
+    absl::MutexLock lock(&step->mu);
+    step->on_settled = [this, call](const absl::Status& s, bool all_done) {
+      if (s.ok()) {
+        FinishRun(call, s, all_done);
+      } else {
+        call->offload([this, call, s, all_done] {
+          FinishRun(call, s, all_done);
+        });
+      }
+    };
+  }
+  step->Settle();
   const auto on_done = [this, step, deadline,
                         deadline_error = call->deadline_error,
                         trace](size_t i, const absl::Status& s) {
@@ -1318,9 +1319,8 @@ void MasterSession::LaunchStep(const std::shared_ptr<RunCall>& call) {
         [on_done, i](const absl::Status& s) { on_done(i, s); });
   }
   if (num_parts == 0) {
-    // Nothing to run (no fetch, no target).
+    // Nothing to run (no fetch, no target): settled above already.
     tracker_->Done();
-    step->Settle();
   }
 }
 

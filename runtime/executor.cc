@@ -331,8 +331,6 @@ void ClearInputs(const NodeItem& item, Tensor* tensors, TensorRef* refs) {
   }
 }
 
-// Nodes ready to run on the current thread, in FIFO order. Reused for every
-// node a thread processes in one go.
 // Where a step's root nodes run.
 enum class Roots {
   kRunner,     // all through the runner
@@ -341,6 +339,8 @@ enum class Roots {
   kHere,       // here, but for all expensive ones except the last
 };
 
+// Nodes ready to run on the current thread, in FIFO order. Reused for every
+// node a thread processes in one go.
 template <typename T>
 class ReadyQueue {
  public:
@@ -1857,7 +1857,10 @@ absl::Status ExecutorImpl::Initialize() {
   items_.resize(nodes.size());
   cheap_runs_ = std::make_unique<std::atomic<int32_t>[]>(nodes.size());
   short_runs_ = std::make_unique<std::atomic<int32_t>[]>(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) cheap_runs_[i].store(0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    cheap_runs_[i].store(0);
+    short_runs_[i].store(0);
+  }
   kernels_.reserve(nodes.size());
   absl::flat_hash_map<const OpDef*, OpClass> classes;
   for (size_t i = 0; i < nodes.size(); ++i) {

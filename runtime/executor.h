@@ -57,8 +57,10 @@ class Executor {
     CancellationManager* cancellation_manager = nullptr;
     // Optional; null collects nothing and costs nothing.
     StepStatsCollector* stats_collector = nullptr;
-    // Where ready expensive nodes and async completions go. Empty: run
-    // everything on the calling thread (and on async kernels' threads).
+    // Where ready expensive nodes go (and the roots, without
+    // run_roots_inline); the cheap nodes an async kernel makes ready run on
+    // the thread that completed it. Empty: run everything on the calling
+    // thread (and on async kernels' threads).
     Runner runner;
     // The calling thread would otherwise only wait for the step, or is an
     // RPC thread that can run a few cheap nodes: RunAsync runs the cheap
