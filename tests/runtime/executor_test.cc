@@ -17,6 +17,7 @@
 #include "graph/node_def_util.h"
 #include "graph/ops/ops.h"
 #include "kernels/kernels.h"
+#include "runtime/allocator.h"
 #include "runtime/cancellation.h"
 #include "runtime/step_stats_collector.h"
 #include "tests/testing/status_matchers.h"
@@ -692,6 +693,53 @@ TEST_CASE("the first error ends the step, naming the node, later nodes do "
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "node 'fail' (op TestFail): boom"));
   CHECK(TheLog()->Get() == std::vector<std::string>{"before"});
+}
+
+TEST_CASE("a node fed many times by one output runs once, after all its "
+          "inputs, step after step") {
+  // 1,000 edges from c to `many` in a row (one pending-count decrement),
+  // then one from a delayed node, then c once more.
+  std::vector<std::string> inputs(1000, "c");
+  inputs.push_back("late");
+  inputs.push_back("c");
+  auto executor =
+      MakeExecutor(Const("c", 1) + Op("late", "TestDelay", {"c"}) +
+                   Record("many", inputs) + Record("after", {"many"}));
+  for (int step = 0; step < 3; ++step) {
+    INFO("step " << step);
+    {
+      absl::MutexLock lock(&TheLog()->mu);
+      TheLog()->names.clear();
+    }
+    Executor::Args args;
+    args.runner = PoolRunner();
+    REQUIRE_OK(RunAndWait(executor.get(), args));
+    CHECK(TheLog()->Get() == std::vector<std::string>{"many", "after"});
+  }
+}
+
+TEST_CASE("a failed step's unconsumed inputs are released, not kept for the "
+          "next step") {
+  // `join` never runs: x stays in its input slot when the step ends.
+  auto executor = MakeExecutor(Arg("x", 0) + Const("c", 1) +
+                               Op("fail", "TestFail", {"c"}) +
+                               Op("join", "TestAdd", {"x", "fail"}) +
+                               Retval("r", "join", 0));
+  auto x = Tensor::Allocate(CpuAllocator(), DT_FLOAT, TensorShape({}));
+  REQUIRE_OK(x.status());
+  for (int step = 0; step < 2; ++step) {
+    INFO("step " << step);
+    {
+      SimpleCallFrame frame({*x}, 1);
+      Executor::Args args;
+      args.call_frame = &frame;
+      args.runner = PoolRunner();
+      CHECK_THAT(RunAndWait(executor.get(), args),
+                 StatusIs(absl::StatusCode::kInvalidArgument,
+                          "node 'fail' (op TestFail): boom"));
+    }
+    CHECK(x->BufferRefCount() == 1);
+  }
 }
 
 TEST_CASE("an error cancels a branch blocked in an async kernel") {

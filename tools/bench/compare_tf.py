@@ -47,6 +47,9 @@ tf1 = tf.compat.v1
 
 STEP_TIMEOUT_MS = 300_000
 MIB = 1 << 20
+# How many steps a side runs in a row before the other side's turn
+# (--steps-per-turn).
+STEPS_PER_TURN = 1
 
 
 def session_config(optimize):
@@ -173,7 +176,8 @@ def interleaved(steps, warmup, iters, pids=None):
     """Times `steps` (side -> a function running one step and returning
     whether its answer is right) in turns, so that both sides see the same
     machine: the first step of each, `warmup` more, then `iters` timed steps
-    each, the side going first alternating. With `pids` (side -> its
+    each, STEPS_PER_TURN in a row per turn, the side going first
+    alternating. With `pids` (side -> its
     servers' pids), also the servers' CPU time per timed step: each side's
     servers only work on that side's steps, and CPU time, unlike latency,
     hardly grows with the machine's load."""
@@ -188,12 +192,17 @@ def interleaved(steps, warmup, iters, pids=None):
         for s in sides:
             out[s]["wrong"] += not steps[s]()
     cpu_before = {s: cpu_seconds(pids[s]) for s in pids}
-    for i in range(iters):
-        for s in (sides if i % 2 == 0 else sides[::-1]):
-            start = time.perf_counter()
-            right = steps[s]()
-            out[s]["latencies"].append(time.perf_counter() - start)
-            out[s]["wrong"] += not right
+    done = turn = 0
+    while done < iters:
+        n = min(STEPS_PER_TURN, iters - done)
+        for s in (sides if turn % 2 == 0 else sides[::-1]):
+            for _ in range(n):
+                start = time.perf_counter()
+                right = steps[s]()
+                out[s]["latencies"].append(time.perf_counter() - start)
+                out[s]["wrong"] += not right
+        done += n
+        turn += 1
     results = {}
     for s in sides:
         results[s] = summary(out[s]["latencies"])
@@ -630,6 +639,12 @@ def main():
     p.add_argument("--first-step-repeats", type=int, default=3)
     p.add_argument("--iters-scale", type=float, default=1.0,
                    help="scale every case's timed steps (default 1)")
+    p.add_argument("--steps-per-turn", type=int, default=1,
+                   help="timed steps a side runs in a row before the "
+                        "other's turn (default 1: the sides alternate "
+                        "step by step, each step following one of the "
+                        "other side's; more: back-to-back steps, as a "
+                        "training loop runs them)")
     p.add_argument("--only", default="",
                    help="words separated by '|': run only the cases whose "
                         "name contains one of them (case-insensitive), "
@@ -638,9 +653,12 @@ def main():
     if not os.access(args.dfx, os.X_OK):
         p.error(f"--dfx {args.dfx}: no such executable (build it with "
                 f"tools/build dfx)")
-    if args.clients < 1 or args.load_seconds <= 0 or args.iters_scale <= 0:
-        p.error("--clients, --load-seconds and --iters-scale must be "
-                "positive")
+    if (args.clients < 1 or args.load_seconds <= 0 or args.iters_scale <= 0
+            or args.steps_per_turn < 1):
+        p.error("--clients, --load-seconds, --iters-scale and "
+                "--steps-per-turn must be positive")
+    global STEPS_PER_TURN
+    STEPS_PER_TURN = args.steps_per_turn
     os.makedirs(args.out, exist_ok=True)
 
     results = {
