@@ -436,6 +436,8 @@ class ExecutorImpl : public Executor {
   // One is kept: a graph stepped serially (the common case) allocates and
   // constructs its slots once; steps running at once allocate the others.
   // A graph with 10,000 input slots spent 13% of a step constructing them.
+  // The price: a step's state (about 100 bytes per input slot) stays
+  // allocated for the executor's life.
   char* TakeSpareBlock() const {
     return spare_block_.exchange(nullptr, std::memory_order_acquire);
   }
