@@ -874,7 +874,7 @@ class SimpleStep : public StepBase<SimpleStep, int32_t> {
     return new (block) SimpleStep(impl, args, std::move(done), block, fresh);
   }
 
-  // The input slots of a block (constructed) and their count.
+  // The input slots of a block (constructed).
   static Tensor* Slots(const ExecutorImpl* impl, char* block) {
     return reinterpret_cast<Tensor*>(block + impl->tensors_offset_);
   }
