@@ -162,9 +162,14 @@ class FakeWorker : public WorkerInterface {
     absl::MutexLock lock(&mu_);
     return runs_[index].seen;
   }
+  // Whether run `index` was cancelled, waiting (bounded) for it: the
+  // master may answer its caller as soon as the first call was cancelled,
+  // before its other calls' cancellations have run.
   bool Cancelled(size_t index) {
     absl::MutexLock lock(&mu_);
-    return runs_[index].cancelled;
+    const auto cancelled = [this, index]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(
+                               mu_) { return runs_[index].cancelled; };
+    return mu_.AwaitWithTimeout(absl::Condition(&cancelled), kWait);
   }
   size_t NumRuns() {
     absl::MutexLock lock(&mu_);
