@@ -1,10 +1,14 @@
 // Fill, ZerosLike and OnesLike: outputs with every element set to one value.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/array/array_util.h"
+#include "kernels/eigen_util.h"
 
 namespace dfx::array_internal {
 namespace {
@@ -17,9 +21,45 @@ const DataTypeVector& FillTypes() {
 }
 
 // Sets every element of `t` to `value`.
+void SetAll(Tensor* t, const std::string& value) {
+  for (std::string& x : t->span<std::string>()) x = value;
+}
+
+// Sets elements [first, last) of `p` to `value`: a block of them one by
+// one, then copies of that block (memcpy from a cache-resident source runs
+// at store bandwidth; GCC at -O2 leaves the plain loop scalar, a quarter of
+// that for float). All-equal bytes (zero, most often) are one memset.
 template <typename T>
-void SetAll(Tensor* t, const T& value) {
-  for (T& x : t->span<T>()) x = value;
+void SetRange(T* p, int64_t first, int64_t last, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  T* begin = p + first;
+  const int64_t n = last - first;
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  if (std::all_of(bytes, bytes + sizeof(T),
+                  [&](unsigned char b) { return b == bytes[0]; })) {
+    std::memset(static_cast<void*>(begin), bytes[0],
+                static_cast<size_t>(n) * sizeof(T));
+    return;
+  }
+  constexpr int64_t kBlock = 4096 / sizeof(T);
+  const int64_t block = std::min(n, kBlock);
+  for (int64_t i = 0; i < block; ++i) begin[i] = value;
+  for (int64_t i = block; i < n; i += block) {
+    std::memcpy(static_cast<void*>(begin + i), begin,
+                static_cast<size_t>(std::min(block, n - i)) * sizeof(T));
+  }
+}
+
+// Sets every element of `t` to `value`, on the device's intra-op pool when
+// it is large (TensorFlow's Fill runs on its Eigen device too).
+template <typename T>
+void SetAll(const Device& device, Tensor* t, const T& value) {
+  T* p = t->data<T>();
+  ParallelFor(device, t->NumElements(), Eigen::TensorOpCost(0, sizeof(T), 0),
+              [&](int64_t first, int64_t last) {
+                SetRange(p, first, last, value);
+              });
 }
 
 class FillOp : public OpKernel {
@@ -50,7 +90,7 @@ class FillOp : public OpKernel {
       return;
     }
     VisitNumericType(value.dtype(), [&]<typename T>() {
-      SetAll(out, value.scalar<T>());
+      SetAll(*ctx->device(), out, value.scalar<T>());
     });
   }
 };
@@ -70,7 +110,7 @@ class ConstantLikeOp : public OpKernel {
       return;
     }
     VisitNumericType(x.dtype(), [&]<typename T>() {
-      SetAll(out, static_cast<T>(kOne ? 1 : 0));
+      SetAll(*ctx->device(), out, static_cast<T>(kOne ? 1 : 0));
     });
   }
 };

@@ -1,5 +1,6 @@
 // Const, Placeholder, PlaceholderWithDefault, Identity, IdentityN, NoOp,
 // Fill, ZerosLike and OnesLike kernels.
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -238,6 +239,45 @@ TEST_CASE("Fill fills every dtype family") {
       {Tensor::FromVector<int32_t>({2}), Tensor::Scalar<std::string>("hi")});
   REQUIRE_OK(s);
   RequireTensor<std::string>((*s)[0], TensorShape({2}), {"hi", "hi"});
+}
+
+TEST_CASE("Fill and OnesLike set every element of a large tensor, whatever "
+          "the value's bytes") {
+  // Big enough for the intra-op pool and for many copied blocks, with an
+  // odd element count so that the last block is partial.
+  const int64_t n = 3 * 100003;
+  auto check_all = [&]<typename T>(const Tensor& t, T want) {
+    REQUIRE(t.NumElements() == n);
+    const T* p = t.data<T>();
+    int64_t wrong = 0;
+    // Bit for bit (-0.0 is not 0.0 here).
+    for (int64_t i = 0; i < n; ++i) {
+      wrong += std::memcmp(&p[i], &want, sizeof(T)) != 0;
+    }
+    CHECK(wrong == 0);
+  };
+  auto fill = [&]<typename T>(DataType dtype, T value) {
+    auto out = RunKernel(
+        TestNodeBuilder("f", "Fill", 2).Attr("T", dtype).Build(),
+        {Tensor::FromVector<int64_t>({3, 100003}), Tensor::Scalar<T>(value)});
+    REQUIRE_OK(out);
+    check_all((*out)[0], value);
+  };
+  fill(DT_FLOAT, 1.5f);
+  fill(DT_FLOAT, -0.0f);
+  fill(DT_FLOAT, 0.0f);
+  fill(DT_DOUBLE, -2.25);
+  fill(DT_INT64, int64_t{0x0102030405060708});
+  fill(DT_INT32, int32_t{-1});
+  fill(DT_HALF, Eigen::half(3.0f));
+  fill(DT_BFLOAT16, Eigen::bfloat16(-7.0f));
+  fill(DT_UINT8, uint8_t{0xa5});
+  fill(DT_BOOL, true);
+  Tensor x(DT_FLOAT, TensorShape({n}));
+  auto ones = RunKernel(
+      TestNodeBuilder("o", "OnesLike", 1).Attr("T", DT_FLOAT).Build(), {x});
+  REQUIRE_OK(ones);
+  check_all((*ones)[0], 1.0f);
 }
 
 TEST_CASE("Fill rejects bad dims and value, naming the node") {
