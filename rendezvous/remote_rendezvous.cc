@@ -39,6 +39,8 @@ struct RemoteRendezvous::Pending {
   const int64_t id;
   const ParsedKey parsed;
   const std::string task;  // where the tensor comes from
+  // Args::destination, if any. Set before the Pending is shared.
+  Tensor destination;
   // Set before the Pending is shared with any other thread.
   CancellationManager* cm = nullptr;
   CancellationToken token = -1;
@@ -203,6 +205,7 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
   // Only the _Recv of a graph edge between tasks: its _Send is the one
   // that pushes. Any sender may push (see the class comment).
   const bool may_push = !args.client_terminated;
+  if (args.destination != nullptr) pending->destination = *args.destination;
 
   // Registered before the fetch starts, so that a cancellation can never
   // fall between the two and be missed.
@@ -297,7 +300,7 @@ void RemoteRendezvous::FetchRemote(const ParsedKey& key, const Args& args,
 void RemoteRendezvous::StartFetch(const std::shared_ptr<Pending>& pending) {
   std::shared_ptr<Fetches> fetches = fetches_;
   RemoteTensorFetcher::Cancel cancel = fetcher_->FetchAsync(
-      step_id_, pending->parsed,
+      step_id_, pending->parsed, pending->destination,
       [fetches, pending](const absl::Status& status, const Tensor& value,
                          bool is_dead) {
         fetches->Finish(pending, status, value, is_dead,

@@ -31,8 +31,10 @@ class RemoteTensorFetcher {
   // Starts fetching the tensor of `key` in step `step_id` from the task of
   // key.src_device() (DeviceName::TaskName()). Calls `done` exactly once,
   // on any thread (possibly before returning). Errors name that task.
+  // `destination` (may be uninitialized): Rendezvous::Args::destination;
+  // the fetch holds a reference to it until `done`.
   virtual Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
-                            FetchDone done) = 0;
+                            const Tensor& destination, FetchDone done) = 0;
 };
 
 // Pushes tensors to the task that will receive them (the push path), so a

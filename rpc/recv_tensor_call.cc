@@ -122,8 +122,11 @@ class RecvTensorCall : public std::enable_shared_from_this<RecvTensorCall> {
     absl::Status status = CallStatus(*shared_, what_, s);
     DecodedRecvTensor decoded;
     if (status.ok()) {
-      status = DecodeRecvTensorResponse(rpc->response,
-                                        request_->rendezvous_key(), &decoded);
+      status = DecodeRecvTensorResponse(
+          rpc->response, request_->rendezvous_key(),
+          response_->destination.IsInitialized() ? &response_->destination
+                                                 : nullptr,
+          &decoded);
     }
     if (status.ok() && decoded.chunks.has_value() &&
         decoded.content_bytes <= 0 && decoded.chunks->total_bytes() > 0) {

@@ -407,10 +407,12 @@ struct ContentSource {
 // Builds the tensor of a memcpy-able dtype from its parts, checking sizes.
 // `partial_total`: set when the response carries only the first part of
 // the content (chunks, bulk), to the total it declares.
+// `destination` (may be null): see DecodeRecvTensorResponse.
 absl::Status BuildTensor(DataType dtype, const TensorShapeProto& shape_proto,
                          ContentSource content, bool is_dead,
                          std::optional<int64_t> partial_total,
-                         absl::string_view key, Tensor* out) {
+                         const Tensor* destination, absl::string_view key,
+                         Tensor* out) {
   absl::StatusOr<TensorShape> shape = TensorShape::FromProto(shape_proto);
   if (!shape.ok()) return Malformed(key, shape.status().message());
   const int64_t n = shape->num_elements();
@@ -445,8 +447,14 @@ absl::Status BuildTensor(DataType dtype, const TensorShapeProto& shape_proto,
   // Zero copy: the tensor views the received slice (when gRPC happened to
   // put the content in one suitably aligned slice, or the message never
   // left the process).
-  if (!partial_total.has_value() && content.wire != nullptr &&
-      total > kInlineTensorBytes) {
+  // The receiver's buffer, when it has one for this tensor: the bytes are
+  // copied once anyway, there rather than into a new tensor.
+  const bool into_destination =
+      destination != nullptr && destination->IsInitialized() &&
+      destination->dtype() == dtype && destination->NumElements() == n &&
+      total > kInlineTensorBytes;
+  if (!into_destination && !partial_total.has_value() &&
+      content.wire != nullptr && total > kInlineTensorBytes) {
     size_t offset = 0;
     const grpc::Slice* slice = content.wire->Contiguous(total, &offset);
     if (slice != nullptr) {
@@ -459,7 +467,10 @@ absl::Status BuildTensor(DataType dtype, const TensorShapeProto& shape_proto,
     }
   }
 
-  absl::StatusOr<Tensor> t = Tensor::Allocate(CpuAllocator(), dtype, *shape);
+  absl::StatusOr<Tensor> t = into_destination
+                                 ? destination->Reshaped(*shape)
+                                 : Tensor::Allocate(CpuAllocator(), dtype,
+                                                    *shape);
   if (!t.ok()) {
     return absl::Status(
         t.status().code(),
@@ -480,7 +491,8 @@ absl::Status BuildTensor(DataType dtype, const TensorShapeProto& shape_proto,
 
 // The fast path; false when the bytes need the protobuf parser.
 bool DecodeFast(const std::vector<grpc::Slice>& slices, absl::string_view key,
-                DecodedRecvTensor* out, absl::Status* status) {
+                const Tensor* destination, DecodedRecvTensor* out,
+                absl::Status* status) {
   ResponseParts parts;
   TensorParts tensor;
   if (!ScanResponse(WireReader(&slices), &parts) || !parts.has_tensor ||
@@ -501,13 +513,14 @@ bool DecodeFast(const std::vector<grpc::Slice>& slices, absl::string_view key,
   content.wire = tensor.has_content ? &tensor.content : nullptr;
   content.size = tensor.content_bytes;
   *status = BuildTensor(dtype, tensor.shape, content, parts.is_dead,
-                        DeclaredTotal(*out), key, &out->value.tensor);
+                        DeclaredTotal(*out), destination, key,
+                        &out->value.tensor);
   out->content_bytes = static_cast<int64_t>(tensor.content_bytes);
   return true;
 }
 
 absl::Status DecodeSlow(const grpc::ByteBuffer& buffer, absl::string_view key,
-                        DecodedRecvTensor* out) {
+                        const Tensor* destination, DecodedRecvTensor* out) {
   RecvTensorResponse response;
   grpc::ByteBuffer copy(buffer);  // shares the slices
   if (copy.Valid()) {
@@ -536,7 +549,7 @@ absl::Status DecodeSlow(const grpc::ByteBuffer& buffer, absl::string_view key,
     content.bytes = bytes;
     content.size = bytes.size();
     return BuildTensor(dtype, proto.tensor_shape(), content, response.is_dead(),
-                       total, key, &out->value.tensor);
+                       total, destination, key, &out->value.tensor);
   }
   absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
   if (!t.ok()) {
@@ -634,6 +647,13 @@ absl::Status EncodeRecvTensorResponse(const RecvTensorResult& value,
 absl::Status DecodeRecvTensorResponse(const grpc::ByteBuffer& buffer,
                                       absl::string_view key,
                                       DecodedRecvTensor* out) {
+  return DecodeRecvTensorResponse(buffer, key, nullptr, out);
+}
+
+absl::Status DecodeRecvTensorResponse(const grpc::ByteBuffer& buffer,
+                                      absl::string_view key,
+                                      const Tensor* destination,
+                                      DecodedRecvTensor* out) {
   *out = DecodedRecvTensor();
   std::vector<grpc::Slice> slices;
   if (buffer.Valid()) {
@@ -645,9 +665,9 @@ absl::Status DecodeRecvTensorResponse(const grpc::ByteBuffer& buffer,
     }
   }
   absl::Status status;
-  if (DecodeFast(slices, key, out, &status)) return status;
+  if (DecodeFast(slices, key, destination, out, &status)) return status;
   *out = DecodedRecvTensor();
-  return DecodeSlow(buffer, key, out);
+  return DecodeSlow(buffer, key, destination, out);
 }
 
 grpc::ByteBuffer EncodeTensorChunk(const Tensor& tensor, int64_t offset,

@@ -101,6 +101,15 @@ struct DecodedRecvTensor {
 absl::Status DecodeRecvTensorResponse(const grpc::ByteBuffer& buffer,
                                       absl::string_view key,
                                       DecodedRecvTensor* out);
+// The same, with the receiver's buffer for the tensor: when `destination`
+// (may be null) has the received tensor's dtype and element count and it
+// is bigger than kInlineTensorBytes, the content goes into its buffer and
+// value.tensor shares that buffer (in the sent shape), instead of a new
+// tensor or a view of the message. Otherwise `destination` is ignored.
+absl::Status DecodeRecvTensorResponse(const grpc::ByteBuffer& buffer,
+                                      absl::string_view key,
+                                      const Tensor* destination,
+                                      DecodedRecvTensor* out);
 
 // Encodes RecvTensorChunkResponse{data = the tensor's content bytes
 // [offset, offset + length)} with the bytes as a slice over the tensor's

@@ -323,6 +323,13 @@ class Ring : public std::enable_shared_from_this<Ring> {
       PieceFailed(s);
       return;
     }
+    // An all-gather step's piece goes into the output: across tasks
+    // straight there, without a copy of its own.
+    Tensor destination;
+    if (step >= rs_steps()) {
+      destination = OutputPiece(recv_seg, piece);
+      args.destination = &destination;
+    }
     run_.rendezvous->RecvAsync(
         *recv_key, args,
         [self = shared_from_this(), piece, step, recv_seg, prev](
@@ -379,7 +386,9 @@ class Ring : public std::enable_shared_from_this<Ring> {
                  });
       return;
     }
-    CopyToOutput(r, t);
+    if (t.raw_data() != OutputPiece(segment, piece).raw_data()) {
+      CopyToOutput(r, t);
+    }
     // Forwarded as it came: received tensors are never written.
     Current(segment, piece) = t;
     Next(piece, step);

@@ -9,7 +9,10 @@
 //   <src device>;<src incarnation>;<dst device>;
 //       coll:<instance>:<kind>:<piece>:<ring step>;0:0
 // so across tasks a piece is one RecvTensor (the bulk plane for 1 MiB and
-// more), inside a process it is handed over by reference.
+// more), inside a process it is handed over by reference. An all-gather
+// step's piece is received straight into its place in the output
+// (Rendezvous::Args::destination): across tasks its bytes are copied once,
+// from the wire or the bulk plane's shared memory into the output.
 #ifndef DFX_RUNTIME_COLLECTIVE_RING_H_
 #define DFX_RUNTIME_COLLECTIVE_RING_H_
 

@@ -79,6 +79,14 @@ class Rendezvous {
     // sends or receives (a fetch the worker hands its client, feeds,
     // collectives, eager sends, tests), which keeps RecvTensor.
     bool client_terminated = true;
+    // Receives only, optional, borrowed for the call (the rendezvous keeps
+    // its own reference until `done`): a buffer for the tensor. A receive
+    // that copies the bytes anyway (from another task) may write them into
+    // it when the tensor has its dtype and element count, and hands back a
+    // tensor sharing it; otherwise (inside a process, where the sender's
+    // tensor is handed over by reference) it is left alone. Callers tell
+    // the two apart by the returned tensor's data pointer.
+    const Tensor* destination = nullptr;
   };
 
   // Called exactly once with the tensor (sharing the sender's buffer) or the

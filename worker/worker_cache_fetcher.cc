@@ -49,7 +49,8 @@ void RecordTransfer(const Call& call, int64_t start_nanos,
 }  // namespace
 
 RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
-    int64_t step_id, const Rendezvous::ParsedKey& key, FetchDone done) {
+    int64_t step_id, const Rendezvous::ParsedKey& key,
+    const Tensor& destination, FetchDone done) {
   std::string task = key.src().TaskName();
   WorkerInterface* worker = cache_->GetWorker(task);
   if (worker == nullptr) {
@@ -71,6 +72,7 @@ RemoteTensorFetcher::Cancel WorkerCacheFetcher::FetchAsync(
   call->request.set_step_id(step_id);
   call->request.set_rendezvous_key(key.FullKey());
   call->request.set_request_id(NewRequestId());
+  call->result.destination = destination;
   // A traced step records the transfer (TensorFlow's WorkerCacheLogger);
   // an untraced one pays this one branch.
   std::shared_ptr<StepStatsCollector> trace;

@@ -45,7 +45,7 @@ class WorkerCacheFetcher : public RemoteTensorFetcher,
   // the step is traced (TracedSteps), a completed fetch saves a RecvTensor
   // record (RecvTensorStats) under the key's destination device.
   Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
-                    FetchDone done) override;
+                    const Tensor& destination, FetchDone done) override;
 
   // kNotPushed without `push_lost`, for a task the cache does not know, an
   // in-process worker, or one that takes no pushes now.

@@ -64,6 +64,10 @@ struct RunGraphCall {
 
 // A received tensor.
 struct RecvTensorResult {
+  // In, optional: the receiver's buffer for the tensor. A call that copies
+  // the bytes anyway (from another process) may write them there when the
+  // tensor has its dtype and element count; `tensor` then shares it.
+  Tensor destination;
   Tensor tensor;
   bool is_dead = false;
   int64_t send_start_micros = 0;

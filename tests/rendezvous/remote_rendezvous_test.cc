@@ -39,6 +39,7 @@ class FakeFetcher : public RemoteTensorFetcher {
   struct Fetch {
     int64_t step_id = 0;
     std::string key;
+    Tensor destination;
     FetchDone done;
     std::atomic<int> cancels{0};
 
@@ -52,10 +53,11 @@ class FakeFetcher : public RemoteTensorFetcher {
   std::function<void(Fetch&)> on_fetch;
 
   Cancel FetchAsync(int64_t step_id, const Rendezvous::ParsedKey& key,
-                    FetchDone done) override {
+                    const Tensor& destination, FetchDone done) override {
     auto fetch = std::make_shared<Fetch>();
     fetch->step_id = step_id;
     fetch->key = key.FullKey();
+    fetch->destination = destination;
     fetch->done = std::move(done);
     {
       absl::MutexLock lock(&mu_);
@@ -111,7 +113,7 @@ class FakeFetcher : public RemoteTensorFetcher {
 class NoFetcher : public RemoteTensorFetcher {
  public:
   Cancel FetchAsync(int64_t, const Rendezvous::ParsedKey& key,
-                    FetchDone done) override {
+                    const Tensor&, FetchDone done) override {
     done(absl::InternalError("unexpected fetch of " + key.FullKey()), Tensor(),
          false);
     return [] {};
@@ -173,6 +175,32 @@ TEST_CASE("RemoteRendezvous fetches a tensor whose source is another task") {
   CHECK(got.value.SharesBufferWith(t));
   CHECK_FALSE(got.is_dead);
   CHECK(fetch->cancels.load() == 0);
+}
+
+TEST_CASE("RemoteRendezvous hands the receiver's buffer to the fetch, and "
+          "holds it while the fetch runs") {
+  FakeFetcher fetcher;
+  RemoteRendezvous r(kStep, kLocalTask, &fetcher);
+  RecvResult got;
+  {
+    Tensor destination = Tensor::FromVector<float>({0, 0});
+    Rendezvous::Args args;
+    args.destination = &destination;
+    r.RecvAsync(RemoteKey("w"), args, got.Callback());
+    // `destination` goes away with the call; the fetch keeps the buffer.
+  }
+  auto fetch = fetcher.WaitFetch(0);
+  REQUIRE(fetch->destination.IsInitialized());
+  REQUIRE(fetch->destination.NumElements() == 2);
+  fetch->destination.data<float>()[1] = 7;
+  fetch->Complete(absl::OkStatus(), fetch->destination, false);
+  REQUIRE(got.Wait());
+  REQUIRE_OK(got.status);
+  CHECK(got.value.data<float>()[1] == 7);
+  // Without a buffer the fetch gets none.
+  RecvResult plain;
+  r.RecvAsync(RemoteKey("v"), {}, plain.Callback());
+  CHECK_FALSE(fetcher.WaitFetch(1)->destination.IsInitialized());
 }
 
 TEST_CASE("RemoteRendezvous passes the dead flag of a fetched tensor") {

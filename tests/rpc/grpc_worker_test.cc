@@ -699,6 +699,42 @@ TEST_CASE("gRPC worker: a big tensor crosses over the bulk transport") {
   CHECK(bulk->NumConnectionsAccepted() == 1);
 }
 
+TEST_CASE("gRPC worker: a received tensor lands in the receiver's buffer, "
+          "whichever way its bytes come") {
+  GrpcWorkerService::Options shared_memory;
+  shared_memory.bulk_bind_host = "127.0.0.1";
+  GrpcWorkerService::Options none;  // no bulk server
+  struct Way {
+    const char* name;
+    GrpcWorkerService::Options options;
+    int64_t client_chunk_bytes;
+  };
+  for (const Way& way : {Way{"shared memory", shared_memory, int64_t{1} << 30},
+                         Way{"bulk TCP", BulkOptions(), int64_t{1} << 30},
+                         Way{"gRPC chunks", none, int64_t{1} << 20},
+                         Way{"one gRPC response", none, int64_t{1} << 30}}) {
+    INFO(way.name);
+    ServedWorker served(way.options, way.client_chunk_bytes);
+    const int64_t bytes = (int64_t{3} << 20) + 5;
+    Tensor sent = Pattern(bytes, 9);
+    const std::string key = served.Key("edge_into");
+    served.Send(61, key, sent);
+    RecvTensorResult result;
+    result.destination = Tensor(DT_UINT8, TensorShape({bytes}));
+    REQUIRE_OK(served.Recv(61, key, &result));
+    CHECK(result.tensor.raw_data() == result.destination.raw_data());
+    CHECK(SameBytes(result.tensor, sent));
+
+    // A buffer of another size is left alone.
+    served.Send(62, key, sent);
+    RecvTensorResult other;
+    other.destination = Tensor(DT_UINT8, TensorShape({bytes - 1}));
+    REQUIRE_OK(served.Recv(62, key, &other));
+    CHECK(other.tensor.raw_data() != other.destination.raw_data());
+    CHECK(SameBytes(other.tensor, sent));
+  }
+}
+
 TEST_CASE("gRPC worker: a bulk server out of reach falls back to chunks") {
   GrpcWorkerService::Options options = BulkOptions();
   options.bulk_address_for_testing = absl::StrCat("127.0.0.1:", FreePort());

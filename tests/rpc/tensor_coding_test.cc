@@ -198,6 +198,51 @@ TEST_CASE("RecvTensor decoding copies content that is not aligned") {
   RequireSameTensor(d.value.tensor, t);
 }
 
+TEST_CASE("RecvTensor decoding writes into the receiver's buffer when the "
+          "tensor fits it, and leaves any other buffer alone") {
+  const Tensor sent = Pattern(6000, 5);
+  grpc::ByteBuffer buffer = Encode(Value(sent));
+  auto decode_into = [&](const Tensor& destination) {
+    DecodedRecvTensor d;
+    REQUIRE_OK(DecodeRecvTensorResponse(buffer, kKey, &destination, &d));
+    return d.value.tensor;
+  };
+  SECTION("same dtype and element count: the content lands there, in the "
+          "sent shape") {
+    Tensor destination(DT_UINT8, TensorShape({2, 3000}));
+    const Tensor got = decode_into(destination);
+    CHECK(got.raw_data() == destination.raw_data());
+    RequireSameTensor(got, sent);
+    RequireSameTensor(*destination.Reshaped(TensorShape({6000})), sent);
+  }
+  SECTION("another element count, another dtype, no buffer") {
+    for (const Tensor& destination :
+         {Tensor(DT_UINT8, TensorShape({5999})),
+          Tensor(DT_INT8, TensorShape({6000})), Tensor()}) {
+      const Tensor got = decode_into(destination);
+      if (destination.IsInitialized()) {
+        CHECK(got.raw_data() != destination.raw_data());
+      }
+      RequireSameTensor(got, sent);
+    }
+  }
+  SECTION("a first chunk goes there too, the rest is the caller's") {
+    TensorChunks chunks;
+    chunks.set_handle(3);
+    chunks.set_total_bytes(6000);
+    google::protobuf::Any any;
+    any.PackFrom(chunks);
+    RecvTensorEncodeOptions options;
+    options.content_limit = 4096;
+    options.transport_options = &any;
+    buffer = Encode(Value(sent), options);
+    Tensor destination(DT_UINT8, TensorShape({6000}));
+    const Tensor got = decode_into(destination);
+    CHECK(got.raw_data() == destination.raw_data());
+    CHECK(std::memcmp(got.raw_data(), sent.raw_data(), 4096) == 0);
+  }
+}
+
 TEST_CASE("RecvTensor decoding reads bytes split at awkward offsets") {
   std::vector<float> v(1500);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.5f;
