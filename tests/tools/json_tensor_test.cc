@@ -211,7 +211,15 @@ TEST_CASE("Printed JSON parses back to the same tensor") {
   }
 }
 
-TEST_CASE("JsonQuote escapes quotes, backslashes and control bytes") {
+TEST_CASE("JsonQuote escapes quotes, backslashes and control bytes, and "
+          "keeps UTF-8") {
+  // UTF-8 stays one character per code point (not one per byte).
+  CHECK(JsonQuote("caf\xc3\xa9 \xe2\x82\xac") == "\"caf\xc3\xa9 \xe2\x82\xac\"");
+  CHECK(nlohmann::json::parse(JsonQuote("\xc3\xa9")).get<std::string>() ==
+        "\xc3\xa9");
+  // Bytes that are not UTF-8 become U+FFFD; the output is still JSON.
+  CHECK(nlohmann::json::parse(JsonQuote("a\xff" "b")).get<std::string>() ==
+        "a\xef\xbf\xbd" "b");
   REQUIRE(JsonQuote("a/b:0") == "\"a/b:0\"");
   REQUIRE(JsonQuote("q\"\\\x01") == "\"q\\\"\\\\\\u0001\"");
   REQUIRE(nlohmann::json::parse(JsonQuote("x\ty\x7f")).get<std::string>() ==

@@ -267,25 +267,8 @@ std::string NumpyDtypeName(DataType dtype) {
 }
 
 std::string JsonQuote(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      default:
-        if (u < 0x20 || u > 0x7e) {
-          out.append(absl::StrFormat("\\u%04x", u));
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
+  return json(std::string(s))
+      .dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
 }
 
 absl::StatusOr<Tensor> ParseJsonTensor(absl::string_view text, DataType dtype) {

@@ -38,7 +38,10 @@ absl::StatusOr<std::string> TensorToJson(const Tensor& tensor);
 // "uint8", ..., "string" for DT_STRING; TensorFlow's name for others.
 std::string NumpyDtypeName(DataType dtype);
 
-// `s` as a quoted JSON string.
+// `s` as a quoted JSON string: UTF-8 as it is, quotes, backslashes and
+// control characters escaped; bytes that are not UTF-8 (a string tensor
+// may hold any bytes, which JSON cannot carry) each become U+FFFD, as
+// Python's decode(errors="replace") does.
 std::string JsonQuote(absl::string_view s);
 
 }  // namespace dfx::cli
