@@ -21,7 +21,8 @@ namespace dfx {
 using StatusCallback = std::function<void(const absl::Status&)>;
 
 // Per-call options: a deadline and a way to cancel the call in flight.
-// Thread-safe.
+// The cancellation methods are thread-safe; the timeout is not guarded:
+// set it before the options go to a call, which reads it as it starts.
 class CallOptions {
  public:
   // Zero means no deadline of the call's own.
