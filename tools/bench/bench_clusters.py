@@ -45,10 +45,14 @@ def start_tf_cluster(workers, ps=0):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     for job, addrs in cluster.items():
         for i in range(len(addrs)):
+            # A session of its own, as `dfx cluster up` gives each dfx
+            # server: with the kernel's autogroups on (a desktop's default)
+            # a session is a scheduling group, and servers sharing the
+            # clients' group would be scheduled unlike dfx's.
             procs.append(subprocess.Popen(
                 [sys.executable, "-c", TF_SERVER, json.dumps(cluster), job,
                  str(i)], stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, env=env))
+                stderr=subprocess.DEVNULL, env=env, start_new_session=True))
 
     def stop():
         for p in procs:
