@@ -131,6 +131,14 @@ struct NodeItem {
   DataType forward_type = DT_INVALID;
   // Merge: its value_index outputs, made once (index into merge_indices_).
   int32_t merge_indices_start = 0;
+
+  // Inputs fed by one output share one slot (graphs without control flow,
+  // SimpleStep): OpKernelContext::Params::input_map, num_inputs entries,
+  // and the distinct slots the node's inputs use, to clear. Null when each
+  // input has its own slot. Point into ExecutorImpl's arrays.
+  const int32_t* input_map = nullptr;
+  const int32_t* own_slots = nullptr;
+  int32_t num_own_slots = 0;
 };
 
 // A loop's static description (index 0: the root frame).
@@ -331,6 +339,14 @@ inline void CopyToSlot(Tensor* slot, const Tensor& value) {
 }
 
 void ClearInputs(const NodeItem& item, Tensor* tensors, TensorRef* refs) {
+  if (item.own_slots != nullptr) {
+    // The shared slots' others are empty (nodes with references, whose
+    // refs would need clearing, share none).
+    for (int32_t i = 0; i < item.num_own_slots; ++i) {
+      ResetSlot(&tensors[item.own_slots[i]]);
+    }
+    return;
+  }
   for (int32_t i = 0; i < item.num_inputs; ++i) ResetSlot(&tensors[i]);
   if (item.derefs_input || item.takes_ref_input) {
     std::fill(refs, refs + item.num_inputs, TensorRef());
@@ -453,6 +469,13 @@ class ExecutorImpl : public Executor {
  private:
   // Sets each node's frame; the frames' names, parents and iterations.
   absl::Status BuildFrames(std::vector<int32_t>* frame_of);
+  // Of node `src`'s data edges (its out edges from out_start on, data edges
+  // first), keeps one per (consumer, output) for a consumer that can share
+  // input slots: the others go, their inputs read the kept edge's slot
+  // ((*shared)[consumer], filled in), and (*weight)[k] counts the edges
+  // the k-th kept edge stands for. A graph without control flow only.
+  void ShareInputSlots(int32_t src, std::vector<std::vector<int32_t>>* shared,
+                       std::vector<uint32_t>* weight);
   void Start(const Args& args, DoneCallback done, Roots roots);
 
   const ExecutorParams params_;
@@ -465,6 +488,9 @@ class ExecutorImpl : public Executor {
   std::vector<int32_t> roots_;
   std::vector<int32_t> dense_;  // node id -> index in items_
   std::vector<Tensor> merge_indices_;
+  // NodeItem::input_map and own_slots point into these.
+  std::vector<int32_t> input_maps_;
+  std::vector<int32_t> own_slots_;
   bool has_control_flow_ = false;
   // Adds one to `*runs` when `under`, else starts it again.
   static void Count(std::atomic<int32_t>* runs, bool under) {
@@ -568,6 +594,7 @@ class StepBase {
                   OpKernelContext::Params* params) {
     params->op_kernel = item.kernel;
     params->inputs = absl::Span<const Tensor>(inputs, item.num_inputs);
+    params->input_map = item.input_map;
     if (item.takes_ref_input) {
       params->input_refs = absl::Span<const TensorRef>(refs, item.num_inputs);
     }
@@ -2032,6 +2059,9 @@ absl::Status ExecutorImpl::Initialize() {
                                                   : edges);
   }
 
+  // Per node, when some of its inputs share a slot: the slot (relative to
+  // its first) each input reads.
+  std::vector<std::vector<int32_t>> shared(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     NodeItem& item = items_[i];
     item.out_start = static_cast<int32_t>(out_edges_.size());
@@ -2050,6 +2080,12 @@ absl::Status ExecutorImpl::Initialize() {
     auto begin = out_edges_.begin() + item.out_start;
     std::stable_partition(begin, out_edges_.end(),
                           [](const OutEdge& e) { return e.dst_slot >= 0; });
+    // How many of the node's edges each edge stands for.
+    std::vector<uint32_t> weight(item.num_out, 1);
+    if (!has_control_flow_) {
+      ShareInputSlots(static_cast<int32_t>(i), &shared, &weight);
+      begin = out_edges_.begin() + item.out_start;
+    }
     std::vector<bool> seen(item.num_outputs, false);
     for (auto it = out_edges_.end(); it != begin;) {
       --it;
@@ -2060,12 +2096,30 @@ absl::Status ExecutorImpl::Initialize() {
     // Runs of edges to one dst: the last of each takes the run's length.
     uint32_t run = 0;
     for (auto it = begin; it != out_edges_.end(); ++it) {
-      ++run;
+      run += weight[it - begin];
       if (it + 1 == out_edges_.end() || (it + 1)->dst != it->dst) {
         it->pending_dec = run;
         run = 0;
       }
     }
+  }
+
+  // The shared slots' maps, pointed to once the arrays are whole.
+  std::vector<std::pair<size_t, size_t>> at(nodes.size());  // map, own
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (shared[i].empty()) continue;
+    at[i] = {input_maps_.size(), own_slots_.size()};
+    input_maps_.insert(input_maps_.end(), shared[i].begin(), shared[i].end());
+    for (int32_t k = 0; k < items_[i].num_inputs; ++k) {
+      if (shared[i][k] == k) own_slots_.push_back(k);
+    }
+    items_[i].num_own_slots =
+        static_cast<int32_t>(own_slots_.size() - at[i].second);
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (shared[i].empty()) continue;
+    items_[i].input_map = input_maps_.data() + at[i].first;
+    items_[i].own_slots = own_slots_.data() + at[i].second;
   }
 
   const size_t n = items_.size();
@@ -2079,6 +2133,50 @@ absl::Status ExecutorImpl::Initialize() {
                          alignof(std::atomic<uint8_t>));
   block_size_ = dead_offset_ + n * sizeof(std::atomic<uint8_t>);
   return absl::OkStatus();
+}
+
+void ExecutorImpl::ShareInputSlots(int32_t src,
+                                   std::vector<std::vector<int32_t>>* shared,
+                                   std::vector<uint32_t>* weight) {
+  NodeItem& item = items_[src];
+  const auto first = out_edges_.begin() + item.out_start;
+  std::vector<OutEdge> kept;
+  std::vector<uint32_t> kept_weight;
+  // (consumer, output) -> its kept edge, an index into `kept`.
+  absl::flat_hash_map<std::pair<int32_t, int32_t>, size_t> kept_at;
+  for (int32_t k = 0; k < item.num_out; ++k) {
+    const OutEdge& e = first[k];
+    const NodeItem& dst = items_[e.dst];
+    // Nodes whose slots the executor reads itself (references, inputs
+    // placed in device memory) keep a slot per input.
+    const bool can_share = e.dst_slot >= 0 && dst.num_inputs >= 2 &&
+                           !dst.places_inputs && !dst.takes_ref_input &&
+                           !dst.derefs_input && !dst.is_merge &&
+                           !IsRefType(item.kernel->output_type(e.src_output));
+    if (can_share) {
+      auto [it, inserted] =
+          kept_at.try_emplace({e.dst, e.src_output}, kept.size());
+      if (!inserted) {
+        ++kept_weight[it->second];
+        std::vector<int32_t>& map = (*shared)[e.dst];
+        if (map.empty()) {
+          map.resize(dst.num_inputs);
+          for (int32_t j = 0; j < dst.num_inputs; ++j) map[j] = j;
+        }
+        map[e.dst_slot - dst.input_start] =
+            kept[it->second].dst_slot - dst.input_start;
+        continue;
+      }
+    }
+    kept.push_back(e);
+    kept_weight.push_back(1);
+  }
+  *weight = std::move(kept_weight);
+  if (static_cast<int32_t>(kept.size()) == item.num_out) return;
+  std::copy(kept.begin(), kept.end(), first);
+  out_edges_.erase(first + static_cast<ptrdiff_t>(kept.size()),
+                   out_edges_.end());
+  item.num_out = static_cast<int32_t>(kept.size());
 }
 
 void ExecutorImpl::Start(const Args& args, DoneCallback done, Roots roots) {

@@ -206,6 +206,11 @@ class OpKernelContext {
     Device* device = nullptr;
     // num_inputs tensors, in input order.
     absl::Span<const Tensor> inputs;
+    // Null, or num_inputs indices into `inputs`: input i is
+    // inputs[input_map[i]]. The executor gives the inputs that one output
+    // feeds one slot (an AddN fed 10,000 times by one Const holds one
+    // reference to it, not 10,000); the other slots stay empty.
+    const int32_t* input_map = nullptr;
     // Empty, or num_inputs references: set for each input of a reference
     // type (the kernel's input_type(i) is *_ref).
     absl::Span<const TensorRef> input_refs;
@@ -243,8 +248,12 @@ class OpKernelContext {
   CallFrameInterface* call_frame() const { return params_->call_frame; }
 
   int num_inputs() const { return static_cast<int>(params_->inputs.size()); }
-  const Tensor& input(int i) const { return params_->inputs[i]; }
-  DataType input_dtype(int i) const { return params_->inputs[i].dtype(); }
+  const Tensor& input(int i) const {
+    return params_->inputs[params_->input_map == nullptr
+                               ? i
+                               : params_->input_map[i]];
+  }
+  DataType input_dtype(int i) const { return input(i).dtype(); }
   bool is_input_dead() const { return params_->is_input_dead; }
   FrameAndIter frame_iter() const { return params_->frame_iter; }
   ScopedStepContainer* step_container() const {
