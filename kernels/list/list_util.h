@@ -22,8 +22,9 @@ absl::StatusOr<const TensorList*> GetInputList(OpKernelContext* ctx,
 
 // A list to modify and return: `list` (the one input `index` holds) moved
 // out when the kernel holds the only reference to both the input tensor and
-// its value — nothing else can observe the move — otherwise a copy (which
-// shares the element tensors, not their data).
+// its value and no other input of the kernel is that tensor (inputs one
+// output feeds share a slot) — nothing else can observe the move —
+// otherwise a copy (which shares the element tensors, not their data).
 TensorList TakeOrCopyList(OpKernelContext* ctx, int index,
                           const TensorList& list);
 

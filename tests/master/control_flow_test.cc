@@ -359,6 +359,41 @@ TEST_CASE("a long chain of Identities after a Switch runs") {
   (void)(*session)->Close();
 }
 
+TEST_CASE("a list of lists pushed onto itself keeps what it held") {
+  // x = [[v]]; PushBack(x, x): both inputs come from x's one output (one
+  // input slot), so the kernel must not take x's list over as its own.
+  G g;
+  g.Placeholder("v", DT_FLOAT);
+  g.Const<int32_t>("shape", -1);
+  g.Const<int32_t>("max", -1);
+  g.Const<int32_t>("one", 1);
+  auto list = [&](const std::string& name, DataType element) {
+    NodeDef* n = g.Add(name, "EmptyTensorList", {"shape", "max"});
+    (*n->mutable_attr())["element_dtype"].set_type(element);
+    (*n->mutable_attr())["shape_type"].set_type(DT_INT32);
+  };
+  auto push = [&](const std::string& name, std::vector<std::string> in,
+                  DataType element) {
+    NodeDef* n = g.Add(name, "TensorListPushBack", std::move(in));
+    (*n->mutable_attr())["element_dtype"].set_type(element);
+  };
+  list("inner0", DT_FLOAT);
+  push("inner", {"inner0", "v"}, DT_FLOAT);
+  list("outer0", DT_VARIANT);
+  push("x", {"outer0", "inner"}, DT_VARIANT);
+  push("y", {"x", "x"}, DT_VARIANT);
+  NodeDef* get = g.Add("second", "TensorListGetItem", {"y", "one", "shape"});
+  (*get->mutable_attr())["element_dtype"].set_type(DT_VARIANT);
+  g.Add("outer_length", "TensorListLength", {"y"});
+  g.Add("second_length", "TensorListLength", {"second"});
+  auto out = RunGraph(g.def(), {{"v", Tensor::Scalar<float>(2.5f)}},
+                      {"outer_length", "second_length"});
+  REQUIRE(out.ok());
+  CHECK(out->at(0).scalar<int32_t>() == 2);
+  // The pushed copy of x holds x's one element.
+  CHECK(out->at(1).scalar<int32_t>() == 1);
+}
+
 TEST_CASE("malformed loops are clear errors, not hangs") {
   SECTION("an Exit outside any loop") {
     G g;
