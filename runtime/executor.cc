@@ -2139,6 +2139,7 @@ void ExecutorImpl::ShareInputSlots(int32_t src,
                                    std::vector<std::vector<int32_t>>* shared,
                                    std::vector<uint32_t>* weight) {
   NodeItem& item = items_[src];
+  if (item.num_out < 2) return;  // nothing to share (most nodes)
   const auto first = out_edges_.begin() + item.out_start;
   std::vector<OutEdge> kept;
   std::vector<uint32_t> kept_weight;
