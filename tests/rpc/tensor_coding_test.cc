@@ -94,6 +94,21 @@ grpc::ByteBuffer Encode(const RecvTensorResult& value,
   return out;
 }
 
+// The response of a tensor sent in chunks: its first `content_limit`
+// bytes, with TensorChunks{handle, total_bytes} as transport options.
+grpc::ByteBuffer EncodeFirstChunk(const Tensor& t, int64_t handle,
+                                  int64_t total_bytes, int64_t content_limit) {
+  TensorChunks chunks;
+  chunks.set_handle(handle);
+  chunks.set_total_bytes(total_bytes);
+  google::protobuf::Any any;
+  any.PackFrom(chunks);
+  RecvTensorEncodeOptions options;
+  options.content_limit = content_limit;
+  options.transport_options = &any;
+  return Encode(Value(t), options);
+}
+
 DecodedRecvTensor Decode(const grpc::ByteBuffer& buffer) {
   DecodedRecvTensor out;
   REQUIRE_OK(DecodeRecvTensorResponse(buffer, kKey, &out));
@@ -227,15 +242,7 @@ TEST_CASE("RecvTensor decoding writes into the receiver's buffer when the "
     }
   }
   SECTION("a first chunk goes there too, the rest is the caller's") {
-    TensorChunks chunks;
-    chunks.set_handle(3);
-    chunks.set_total_bytes(6000);
-    google::protobuf::Any any;
-    any.PackFrom(chunks);
-    RecvTensorEncodeOptions options;
-    options.content_limit = 4096;
-    options.transport_options = &any;
-    buffer = Encode(Value(sent), options);
+    buffer = EncodeFirstChunk(sent, 3, 6000, 4096);
     Tensor destination(DT_UINT8, TensorShape({6000}));
     const Tensor got = decode_into(destination);
     CHECK(got.raw_data() == destination.raw_data());
@@ -419,15 +426,7 @@ TEST_CASE("RecvTensor decoding rejects malformed responses, naming the key") {
     bytes = response.SerializeAsString();
   }
   SECTION("chunks whose total is not the tensor's size") {
-    TensorChunks chunks;
-    chunks.set_handle(1);
-    chunks.set_total_bytes(3999);
-    google::protobuf::Any any;
-    any.PackFrom(chunks);
-    RecvTensorEncodeOptions options;
-    options.content_limit = 2000;
-    options.transport_options = &any;
-    bytes = Flatten(Encode(Value(t), options));
+    bytes = Flatten(EncodeFirstChunk(t, 1, 3999, 2000));
   }
   SECTION("a partial content without chunks") {
     RecvTensorEncodeOptions options;
