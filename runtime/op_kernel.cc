@@ -42,6 +42,32 @@ OpKernelContext::OpKernelContext(Params* params) : params_(params) {
 
 OpKernelContext::~OpKernelContext() = default;
 
+absl::Status OpKernelContext::forward_input_or_allocate_output(
+    std::initializer_list<int> inputs, int output, const TensorShape& shape,
+    Tensor** out) {
+  DFX_CHECK(output >= 0 && output < num_outputs());
+  const OpKernel& kernel = *params_->op_kernel;
+  const DataType dtype = BaseType(kernel.output_type(output));
+  if (params_->device->HostReadable() && DataTypeCanMemcpy(dtype)) {
+    for (int i : inputs) {
+      const Tensor& in = input(i);
+      if (IsRefType(kernel.input_type(i)) || in.dtype() != dtype ||
+          in.shape() != shape || !in.CanWriteInPlace()) {
+        continue;
+      }
+      bool other_input = false;  // inputs one output feeds share a slot
+      for (int j = 0; j < num_inputs(); ++j) {
+        other_input |= j != i && &input(j) == &in;
+      }
+      if (other_input) continue;
+      outputs_[output] = in;
+      *out = &outputs_[output];
+      return absl::OkStatus();
+    }
+  }
+  return allocate_output(output, shape, out);
+}
+
 absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape,
                                               Tensor** out) {
   DFX_CHECK(i >= 0 && i < num_outputs());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include "absl/strings/string_view.h"
@@ -279,6 +280,18 @@ class OpKernelContext {
   // Allocates output i with the op's declared output type. ResourceExhausted
   // when out of memory (set as the kernel's status as well).
   absl::Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  // Output i of `shape` in the buffer of the first input of `inputs` that
+  // can take it (TensorFlow's forward_input_or_allocate_output): one of
+  // the output's dtype and `shape`, of a memcpy-able dtype, on a device the
+  // host reads, that no other input of the kernel is, whose buffer is the
+  // allocator's and viewed by that input alone (Tensor::CanWriteInPlace:
+  // the executor moved the producer's last use into this input's slot).
+  // Otherwise allocate_output. The kernel then writes its output over that
+  // input, so only element-wise kernels that read each element before they
+  // write the same one may ask.
+  absl::Status forward_input_or_allocate_output(
+      std::initializer_list<int> inputs, int output, const TensorShape& shape,
+      Tensor** out);
   // Sets output i to `value` (shares its buffer). A type mismatch with the
   // declared output type becomes an Internal error of this kernel.
   void set_output(int i, Tensor value);

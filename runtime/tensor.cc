@@ -40,6 +40,7 @@ class AllocatedBuffer final : public TensorBuffer {
     allocator_->DeallocateRaw(data(), size());
   }
   bool OnHost() const override { return allocator_->IsHostMemory(); }
+  bool OwnsMemory() const override { return true; }
 
  private:
   Allocator* const allocator_;

@@ -32,6 +32,10 @@ class TensorBuffer {
   size_t size() const { return size_; }
   // False when the memory is a device's the host cannot read.
   virtual bool OnHost() const { return true; }
+  // True when the memory came from an Allocator for this buffer alone;
+  // false for memory someone else lent (Tensor::FromExternal: a gRPC
+  // slice, which may be another tensor's buffer).
+  virtual bool OwnsMemory() const { return false; }
 
  private:
   void* const data_;
@@ -157,6 +161,13 @@ class Tensor {
   // Tensors that viewed it before (on any thread) happens before what the
   // caller does next.
   bool BufferUnshared() const { return buf_.Unique(); }
+  // BufferUnshared, and the memory is the buffer's own (an allocator's,
+  // not lent by someone else) and the host's: a kernel may write its
+  // output there (OpKernelContext::forward_input_or_allocate_output).
+  bool CanWriteInPlace() const {
+    return buf_.get() != nullptr && buf_->OwnsMemory() && buf_->OnHost() &&
+           buf_.Unique();
+  }
 
   // Writes every element into tensor_content (strings: TensorFlow's
   // varint-length list).

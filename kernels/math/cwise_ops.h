@@ -233,7 +233,10 @@ class BinaryOpKernel : public OpKernel {
       const TensorShape& shape =
           x.NumElements() == 1 ? y.shape() : x.shape();
       if (!CheckY(ctx, y, shape.num_elements())) return;
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+      // Element-wise: the output may take over an input of its shape that
+      // nothing else holds (the last use of a chain's intermediate).
+      DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                  {0, 1}, 0, shape, &out));
       EvalBinary<Functor, T, Tout>(*ctx->device(), nullptr, x, y, out);
       return;
     }
@@ -289,7 +292,8 @@ class UnaryOpKernel : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {0}, 0, x.shape(), &out));
     const T* in = x.data<T>();
     Tout* o = out->data<Tout>();
     const Functor f;

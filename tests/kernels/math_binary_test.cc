@@ -128,6 +128,77 @@ TEST_CASE("Arithmetic on same shapes, per dtype") {
   }
 }
 
+TEST_CASE("Element-wise kernels write over an input nothing else holds, "
+          "and only then") {
+  auto values = [](const Tensor& t) {
+    return std::vector<float>(t.data<float>(), t.data<float>() + 1000);
+  };
+  auto iota = [](float from) {
+    std::vector<float> v(1000);
+    for (int i = 0; i < 1000; ++i) v[i] = from + static_cast<float>(i);
+    return Tensor::FromVector<float>(v);
+  };
+  std::vector<float> want(1000);
+  for (int i = 0; i < 1000; ++i) want[i] = 2.0f * i + 3.0f;
+  SECTION("the only holder of x: the output is x's buffer") {
+    std::vector<Tensor> in = {iota(1), iota(2)};
+    const void* x_data = in[0].raw_data();
+    Tensor out = RunOne(TypedNode("n", "AddV2", DT_FLOAT, 2).Build(), in);
+    CHECK(out.raw_data() == x_data);
+    CHECK(values(out) == want);
+  }
+  SECTION("x held elsewhere too, y not: y's buffer") {
+    std::vector<Tensor> in = {iota(1), iota(2)};
+    const Tensor kept = in[0];
+    const void* y_data = in[1].raw_data();
+    Tensor out = RunOne(TypedNode("n", "AddV2", DT_FLOAT, 2).Build(), in);
+    CHECK(out.raw_data() == y_data);
+    CHECK(values(out) == want);
+    CHECK(values(kept) == values(iota(1)));
+  }
+  SECTION("both held elsewhere: a new buffer, the inputs unchanged") {
+    std::vector<Tensor> in = {iota(1), iota(2)};
+    const std::vector<Tensor> kept = in;
+    Tensor out = RunOne(TypedNode("n", "AddV2", DT_FLOAT, 2).Build(), in);
+    CHECK(out.raw_data() != in[0].raw_data());
+    CHECK(out.raw_data() != in[1].raw_data());
+    CHECK(values(out) == want);
+    CHECK(values(kept[0]) == values(iota(1)));
+  }
+  SECTION("memory lent by someone else (a gRPC slice) is not written") {
+    std::vector<float> lent(1000, 1.0f);
+    std::vector<Tensor> in = {
+        Tensor::FromExternal(DT_FLOAT, TensorShape({1000}), lent.data(),
+                             lent.size() * sizeof(float), [] {}),
+        Tensor::FromVector<float>(std::vector<float>(1000, 2.0f))};
+    const Tensor kept = in[1];  // y held elsewhere: not written either
+    Tensor out = RunOne(TypedNode("n", "AddV2", DT_FLOAT, 2).Build(), in);
+    CHECK(out.raw_data() != lent.data());
+    CHECK(lent == std::vector<float>(1000, 1.0f));
+    CHECK(values(out) == std::vector<float>(1000, 3.0f));
+  }
+  SECTION("another dtype (a comparison) or shape (a broadcast) allocates") {
+    std::vector<Tensor> in = {iota(1), iota(1)};
+    const void* x_data = in[0].raw_data();
+    Tensor eq = RunOne(TypedNode("n", "Equal", DT_FLOAT, 2).Build(), in);
+    CHECK(eq.raw_data() != x_data);
+    std::vector<Tensor> scalar_and_vector = {Tensor::Scalar<float>(1),
+                                             iota(2)};
+    const Tensor kept_vector = scalar_and_vector[1];
+    Tensor sum = RunOne(TypedNode("n", "AddV2", DT_FLOAT, 2).Build(),
+                        scalar_and_vector);
+    CHECK(sum.raw_data() != scalar_and_vector[0].raw_data());
+    CHECK(sum.raw_data() != kept_vector.raw_data());
+  }
+  SECTION("a unary kernel too") {
+    std::vector<Tensor> in = {iota(1)};
+    const void* x_data = in[0].raw_data();
+    Tensor out = RunOne(TypedNode("n", "Neg", DT_FLOAT, 1).Build(), in);
+    CHECK(out.raw_data() == x_data);
+    CHECK(out.data<float>()[999] == -1000.0f);
+  }
+}
+
 TEST_CASE("Maximum and Minimum propagate NaN") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   Tensor x = MakeVector<float>({nan, 1.0f});
