@@ -52,14 +52,9 @@ absl::Status OpKernelContext::forward_input_or_allocate_output(
     for (int i : inputs) {
       const Tensor& in = input(i);
       if (IsRefType(kernel.input_type(i)) || in.dtype() != dtype ||
-          in.shape() != shape || !in.CanWriteInPlace()) {
+          in.shape() != shape || !in.CanWriteInPlace() || input_aliased(i)) {
         continue;
       }
-      bool other_input = false;  // inputs one output feeds share a slot
-      for (int j = 0; j < num_inputs(); ++j) {
-        other_input |= j != i && &input(j) == &in;
-      }
-      if (other_input) continue;
       outputs_[output] = in;
       *out = &outputs_[output];
       return absl::OkStatus();

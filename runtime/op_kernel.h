@@ -255,6 +255,15 @@ class OpKernelContext {
                                : params_->input_map[i]];
   }
   DataType input_dtype(int i) const { return input(i).dtype(); }
+  // Whether another input of the kernel is input i's tensor itself (the
+  // executor gives the inputs one output feeds one slot): a kernel that
+  // writes over or takes input i's value must not then.
+  bool input_aliased(int i) const {
+    for (int j = 0; j < num_inputs(); ++j) {
+      if (j != i && &input(j) == &input(i)) return true;
+    }
+    return false;
+  }
   bool is_input_dead() const { return params_->is_input_dead; }
   FrameAndIter frame_iter() const { return params_->frame_iter; }
   ScopedStepContainer* step_container() const {

@@ -37,14 +37,10 @@ TensorList TakeOrCopyList(OpKernelContext* ctx, int index,
   // list was built non-const (Variant::Make), so moving out of it is sound.
   // Both checks order what another consumer that let go a moment ago (on
   // another thread) did with the list before the move (SharedRef::Unique).
-  // And no other input of the kernel is that tensor: inputs that one
-  // output feeds share one slot, one reference (PushBack(l, l) of a list
-  // of lists would push the emptied list).
-  bool only_input = true;
-  for (int i = 0; i < ctx->num_inputs(); ++i) {
-    only_input &= i == index || &ctx->input(i) != &t;
-  }
-  if (only_input && t.BufferUnshared() && t.scalar<Variant>().Unique()) {
+  // And no other input of the kernel is that tensor (PushBack(l, l) of a
+  // list of lists would push the emptied list).
+  if (!ctx->input_aliased(index) && t.BufferUnshared() &&
+      t.scalar<Variant>().Unique()) {
     return std::move(const_cast<TensorList&>(list));
   }
   return list;
