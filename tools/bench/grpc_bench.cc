@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -432,59 +433,86 @@ double RawTcpSeconds(int64_t bytes, int iters) {
 }
 
 
-// Median seconds for two processes to send each other `bytes` at once over
-// loopback TCP (each writes on one thread while reading on another): the
-// bound for a ring member, which sends to its successor while receiving
-// from its predecessor; -1 on a failure.
-double RawTcpBothWaysSeconds(int64_t bytes, int iters) {
-  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  ::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  ::listen(listener, 1);
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  // Both sides: on each round, write `bytes` on a thread while reading
-  // the peer's `bytes` here.
-  auto exchange = [bytes](int fd, std::vector<char>& out,
-                          std::vector<char>& in) {
-    bool wrote = false;
-    std::thread writer(
-        [&] { wrote = WriteAll(fd, out.data(), static_cast<size_t>(bytes)); });
-    const bool read = ReadAll(fd, in.data(), static_cast<size_t>(bytes));
-    writer.join();
-    return wrote && read;
-  };
-  const pid_t child = ::fork();
-  if (child == 0) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+// Median seconds for `members` processes in a ring over loopback TCP each
+// to send its successor `bytes` while it receives `bytes` from its
+// predecessor, all at once (each writes on one thread while reading on
+// another): what every member of a ring all-reduce does at each of its
+// steps, so bytes / seconds is the bus bandwidth a ring of that many
+// processes can reach on this host. Two members are two processes sending
+// each other the tensor. -1 on a failure.
+double RawTcpRingSeconds(int members, int64_t bytes, int iters) {
+  // Listener i takes the connection from member i's predecessor; go[i]
+  // starts a round on member i, done[i] says it finished one.
+  std::vector<int> listeners(members, -1);
+  std::vector<sockaddr_in> addrs(members);
+  std::vector<std::array<int, 2>> go(members), done(members);
+  for (int i = 0; i < members; ++i) {
+    listeners[i] = ::socket(AF_INET, SOCK_STREAM, 0);
+    addrs[i].sin_family = AF_INET;
+    addrs[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addrs[i]);
+    if (listeners[i] < 0 ||
+        ::bind(listeners[i], reinterpret_cast<sockaddr*>(&addrs[i]),
+               sizeof(addrs[i])) != 0 ||
+        ::listen(listeners[i], 1) != 0 ||
+        ::getsockname(listeners[i], reinterpret_cast<sockaddr*>(&addrs[i]),
+                      &len) != 0 ||
+        ::pipe(go[i].data()) != 0 || ::pipe(done[i].data()) != 0) {
+      return -1;
+    }
+  }
+  std::vector<pid_t> children;
+  for (int i = 0; i < members; ++i) {
+    const pid_t child = ::fork();
+    if (child < 0) break;
+    if (child > 0) {
+      children.push_back(child);
+      continue;
+    }
+    const sockaddr_in& next = addrs[(i + 1) % members];
+    const int succ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(succ, reinterpret_cast<const sockaddr*>(&next),
+                  sizeof(next)) != 0) {
       ::_exit(1);
     }
+    const int pred = ::accept(listeners[i], nullptr, nullptr);
+    if (pred < 0) ::_exit(1);
     std::vector<char> out(static_cast<size_t>(bytes), 'd');
     std::vector<char> in(static_cast<size_t>(bytes), 0);
-    char go;
-    for (int i = 0; i < iters + 1; ++i) {
-      if (::read(fd, &go, 1) != 1) ::_exit(1);
-      if (!exchange(fd, out, in)) ::_exit(1);
+    for (int r = 0; r < iters + 1; ++r) {
+      char c;
+      if (::read(go[i][0], &c, 1) != 1) ::_exit(1);
+      bool wrote = false;
+      std::thread writer([&] { wrote = WriteAll(succ, out.data(), out.size()); });
+      const bool read = ReadAll(pred, in.data(), in.size());
+      writer.join();
+      if (!wrote || !read || !WriteAll(done[i][1], "d", 1)) ::_exit(1);
     }
     ::_exit(0);
   }
-  int fd = ::accept(listener, nullptr, nullptr);
-  ::close(listener);
-  std::vector<char> out(static_cast<size_t>(bytes), 'p');
-  std::vector<char> in(static_cast<size_t>(bytes), 0);
-  std::vector<double> seconds;
-  for (int i = 0; i < iters + 1; ++i) {
-    const char go = 'g';
-    const auto start = Clock::now();
-    if (!WriteAll(fd, &go, 1) || !exchange(fd, out, in)) break;
-    if (i > 0) seconds.push_back(Micros(Clock::now() - start) / 1e6);
+  for (int i = 0; i < members; ++i) {
+    ::close(listeners[i]);
+    ::close(go[i][0]);
+    ::close(done[i][1]);
   }
-  ::close(fd);
-  ::waitpid(child, nullptr, 0);
-  if (seconds.empty()) return -1;
+  std::vector<double> seconds;
+  bool ok = static_cast<int>(children.size()) == members;
+  for (int r = 0; ok && r < iters + 1; ++r) {
+    const auto start = Clock::now();
+    for (int i = 0; ok && i < members; ++i) ok = WriteAll(go[i][1], "g", 1);
+    char c;
+    for (int i = 0; ok && i < members; ++i) ok = ReadAll(done[i][0], &c, 1);
+    if (ok && r > 0) seconds.push_back(Micros(Clock::now() - start) / 1e6);
+  }
+  for (pid_t child : children) {
+    if (!ok) ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+  }
+  for (int i = 0; i < members; ++i) {
+    ::close(go[i][1]);
+    ::close(done[i][0]);
+  }
+  if (!ok || seconds.empty()) return -1;
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
 }
@@ -866,14 +894,17 @@ int RunCollectivesBench(int argc, char** argv) {
     }
   }
   std::printf("all-reduce (sum, float32) on `dfx server` processes, median of "
-              "%d steps; raw TCP loopback between two processes measured in "
-              "the same run; GB/s\n", iters);
+              "%d steps; raw TCP loopback measured in the same run; GB/s\n",
+              iters);
   // "AR busbw" leaves the Fill out: the all-reduce alone (step minus the
-  // fill-only step). "TCP 2-way": each of two processes sending the other
-  // the tensor at once, GB/s per direction (what a ring member does).
-  std::printf("  %5s %6s %9s %8s %8s %8s %9s %8s %8s %9s %8s\n", "tasks",
+  // fill-only step). "raw TCP": one process sending another the tensor.
+  // "TCP ring": as many processes as tasks in a ring, each sending its
+  // successor the tensor while receiving its predecessor's, GB/s per link:
+  // the bound for a ring all-reduce's bus bandwidth on this host (on one
+  // host the links share its cores; across hosts each has its own).
+  std::printf("  %5s %6s %9s %8s %8s %8s %9s %8s %8s %9s %8s %8s\n", "tasks",
               "MiB", "ms/step", "ms fill", "algbw", "busbw", "AR busbw",
-              "raw TCP", "bus/TCP", "TCP 2-way", "AR/2-way");
+              "raw TCP", "bus/TCP", "TCP ring", "bus/ring", "AR/ring");
   for (int tasks : task_counts) {
     if (tasks < 2) return 2;
     BenchCluster cluster(tasks, server_flags);
@@ -892,6 +923,11 @@ int RunCollectivesBench(int argc, char** argv) {
                                            /*fill_only=*/true);
       if (fill < 0) return 1;
       const double tcp = RawTcpSeconds(bytes, iters);
+      const double ring = RawTcpRingSeconds(tasks, bytes, iters);
+      if (tcp < 0 || ring < 0) {
+        std::fprintf(stderr, "dfx_bench collectives: raw TCP failed\n");
+        return 1;
+      }
       const double algbw = static_cast<double>(bytes) / step / 1e9;
       // A ring moves 2(n-1)/n of the tensor through each member's link.
       const double busbw = algbw * 2.0 * (tasks - 1) / tasks;
@@ -899,13 +935,13 @@ int RunCollectivesBench(int argc, char** argv) {
       const double alone = std::max(step - fill, 1e-9);
       const double alone_busbw = static_cast<double>(bytes) / alone / 1e9 *
                                  2.0 * (tasks - 1) / tasks;
-      const double both = RawTcpBothWaysSeconds(bytes, iters);
-      const double both_gbps = static_cast<double>(bytes) / both / 1e9;
+      const double ring_gbps = static_cast<double>(bytes) / ring / 1e9;
       std::printf(
-          "  %5d %6lld %9.2f %8.2f %8.3f %8.3f %9.3f %8.3f %8.2f %9.3f %8.2f\n",
+          "  %5d %6lld %9.2f %8.2f %8.3f %8.3f %9.3f %8.3f %8.2f %9.3f %8.2f "
+          "%8.2f\n",
           tasks, static_cast<long long>(mib), step * 1e3, fill * 1e3, algbw,
-          busbw, alone_busbw, tcp_gbps, busbw / tcp_gbps, both_gbps,
-          alone_busbw / both_gbps);
+          busbw, alone_busbw, tcp_gbps, busbw / tcp_gbps, ring_gbps,
+          busbw / ring_gbps, alone_busbw / ring_gbps);
     }
   }
   if (mirrored_steps == 0) return 0;
