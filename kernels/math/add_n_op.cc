@@ -32,8 +32,11 @@ class AddNOp : public OpKernel {
       ctx->set_output(0, first);
       return;
     }
+    // The sum may be written over input 0 or 1, never a later one: every
+    // block is written with the first two before the rest are read.
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, first.shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {0, 1}, 0, first.shape(), &out));
     T* o = out->data<T>();
     const Eigen::TensorOpCost cost(n * sizeof(T), sizeof(T), n - 1);
     ParallelFor(*ctx->device(), first.NumElements(), cost,

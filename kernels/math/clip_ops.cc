@@ -31,7 +31,8 @@ class ClipByValueOp : public OpKernel {
             lo.shape().DebugString(), "clip_value_max shape: ",
             hi.shape().DebugString())));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, t.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, t.shape(), &out));
     const int64_t lo_step = lo.dims() == 0 && t.dims() != 0 ? 0 : 1;
     const int64_t hi_step = hi.dims() == 0 && t.dims() != 0 ? 0 : 1;
     const T* in = t.data<T>();

@@ -38,7 +38,8 @@ class SelectOp : public OpKernel {
     const T* ev = e.data<T>();
     if (cond.shape() == t.shape()) {
       Tensor* out = nullptr;
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, t.shape(), &out));
+      DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                  {1, 2}, 0, t.shape(), &out));
       T* o = out->data<T>();
       ParallelFor(*ctx->device(), t.NumElements(), SelectCost<T>(),
                   [&](int64_t first, int64_t last) {
@@ -60,7 +61,8 @@ class SelectOp : public OpKernel {
                         "'cond', but saw: ",
                         t.dim_size(0), " vs. ", cond.dim_size(0))));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, t.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({1, 2}, 0, t.shape(), &out));
     T* o = out->data<T>();
     const int64_t batch = t.dim_size(0);
     if (batch == 0) return;

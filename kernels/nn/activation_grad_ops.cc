@@ -45,7 +45,8 @@ class BinaryGradOp : public OpKernel {
     const Tensor& a = ctx->input(1);
     DFX_OP_REQUIRES_OK(ctx, CheckSameShape(*this, g.shape(), a.shape()));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, g.shape(), &out));
     if (g.NumElements() == 0) return;
     Assign(*ctx, g.NumElements(), flat<T>(*out),
            F::template Apply<T>(flat<T>(g), flat<T>(a)));
@@ -64,7 +65,8 @@ class PacketGradOp : public OpKernel {
     const Tensor& a = ctx->input(1);
     DFX_OP_REQUIRES_OK(ctx, CheckSameShape(*this, g.shape(), a.shape()));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, g.shape(), &out));
     if (g.NumElements() == 0) return;
     MapBinary<T>(*ctx, f_, g.data<T>(), a.data<T>(), out->data<T>(),
                  g.NumElements(), F::kCycles);

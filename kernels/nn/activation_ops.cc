@@ -39,7 +39,8 @@ class BiasAddOp : public OpKernel {
     const int channel_dim = nchw_ ? 1 : value.dims() - 1;
     const int64_t channels = value.dim_size(channel_dim);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {0}, 0, value.shape(), &out));
     const int64_t total = value.NumElements();
     if (total == 0) return;
     const auto b = vec<T>(bias);
@@ -75,7 +76,8 @@ class UnaryActivationOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, in.shape(), &out));
     if (in.NumElements() == 0) return;
     Assign(*ctx, in.NumElements(), flat<T>(*out),
            F::template Apply<T>(flat<T>(in)));
@@ -109,7 +111,8 @@ class PacketActivationOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, in.shape(), &out));
     if (in.NumElements() == 0) return;
     MapUnary<T>(*ctx, f_, in.data<T>(), out->data<T>(), in.NumElements(),
                 F::kCycles);

@@ -28,7 +28,8 @@ class SoftmaxOp : public OpKernel {
                         "logits must have >= 1 dimension, got ",
                         logits.shape().DebugString())));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, logits.shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {0}, 0, logits.shape(), &out));
     const int64_t total = logits.NumElements();
     if (total == 0) return;
     const int64_t classes = logits.dim_size(logits.dims() - 1);

@@ -136,6 +136,36 @@ TEST_CASE("ClipByValue on a large tensor with tensor bounds") {
   CHECK(bad == 0);
 }
 
+TEST_CASE("ClipByValue writes over t when nothing else holds it, never "
+          "over a bound") {
+  const int64_t n = 10007;
+  std::vector<float> t(n), lo(n);
+  for (int64_t i = 0; i < n; ++i) {
+    t[i] = static_cast<float>(i % 200) - 100;
+    lo[i] = static_cast<float>(i % 7) - 50;
+  }
+  std::vector<Tensor> in = {Tensor::FromVector<float>(t),
+                            Tensor::FromVector<float>(lo),
+                            Tensor::Scalar(60.0f)};
+  const void* t_buffer = in[0].raw_data();
+  Tensor out = RunOne(TypedNode("c", "ClipByValue", DT_FLOAT, 3).Build(), in);
+  CHECK(out.raw_data() == t_buffer);
+  CHECK(Values<float>(in[1]) == lo);
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (out.data<float>()[i] != std::max(std::min(t[i], 60.0f), lo[i])) ++bad;
+  }
+  CHECK(bad == 0);
+  // t held elsewhere: a new buffer, t unchanged.
+  const Tensor kept = Tensor::FromVector<float>(t);
+  Tensor fresh =
+      RunOne(TypedNode("c", "ClipByValue", DT_FLOAT, 3).Build(),
+             {kept, Tensor::FromVector<float>(lo), Tensor::Scalar(60.0f)});
+  CHECK(fresh.raw_data() != kept.raw_data());
+  CHECK(Values<float>(kept) == t);
+  CHECK(Values<float>(fresh) == Values<float>(out));
+}
+
 TEST_CASE("ClipByValue rejects bounds that are neither scalar nor t's shape") {
   CHECK_THAT(RunError(TypedNode("c", "ClipByValue", DT_FLOAT, 3).Build(),
                       {MakeVector<float>({1, 2, 3}), MakeVector<float>({0, 0}),

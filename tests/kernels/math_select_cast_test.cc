@@ -346,6 +346,87 @@ TEST_CASE("AddN of one input forwards it") {
   CHECK(out.SharesBufferWith(a));
 }
 
+// 5000 floats k, k + 1, ... (more than one of AddN's blocks).
+Tensor Counting(float k) {
+  std::vector<float> v(5000);
+  for (int i = 0; i < 5000; ++i) v[i] = k + static_cast<float>(i);
+  return Tensor::FromVector<float>(v);
+}
+
+TEST_CASE("AddN writes over its first or second input when nothing else "
+          "holds it, never over a later one") {
+  std::vector<float> want(5000);
+  for (int i = 0; i < 5000; ++i) want[i] = 3.0f * static_cast<float>(i) + 6;
+  SECTION("input 0 free") {
+    std::vector<Tensor> in = {Counting(1), Counting(2), Counting(3)};
+    const void* buffer = in[0].raw_data();
+    Tensor out = RunOne(AddN(DT_FLOAT, 3), in);
+    CHECK(out.raw_data() == buffer);
+    CHECK(Values<float>(out) == want);
+  }
+  SECTION("input 0 held, input 1 free") {
+    const Tensor held = Counting(1);
+    std::vector<Tensor> in = {held, Counting(2), Counting(3)};
+    const void* buffer = in[1].raw_data();
+    Tensor out = RunOne(AddN(DT_FLOAT, 3), in);
+    CHECK(out.raw_data() == buffer);
+    CHECK(Values<float>(out) == want);
+    CHECK(Values<float>(held) == Values<float>(Counting(1)));
+  }
+  SECTION("only input 2 free: a new buffer, input 2 unchanged") {
+    const Tensor a = Counting(1), b = Counting(2);
+    std::vector<Tensor> in = {a, b, Counting(3)};
+    Tensor out = RunOne(AddN(DT_FLOAT, 3), in);
+    CHECK(out.raw_data() != in[2].raw_data());
+    CHECK(Values<float>(out) == want);
+    CHECK(Values<float>(in[2]) == Values<float>(Counting(3)));
+  }
+}
+
+TEST_CASE("Select writes over 'then' or 'else' when nothing else holds it") {
+  std::vector<bool> pick(5000);
+  std::vector<float> want(5000);
+  const std::vector<float> t = Values<float>(Counting(1));
+  const std::vector<float> e = Values<float>(Counting(-9000));
+  for (int i = 0; i < 5000; ++i) {
+    pick[i] = i % 3 == 0;
+    want[i] = pick[i] ? t[i] : e[i];
+  }
+  bool cond[5000];
+  for (int i = 0; i < 5000; ++i) cond[i] = pick[i];
+  const Tensor c = Tensor::FromVector<bool>(absl::Span<const bool>(cond, 5000));
+  SECTION("'then' free") {
+    std::vector<Tensor> in = {c, Counting(1), Counting(-9000)};
+    const void* buffer = in[1].raw_data();
+    Tensor out = RunOne(TypedNode("s", "Select", DT_FLOAT, 3).Build(), in);
+    CHECK(out.raw_data() == buffer);
+    CHECK(Values<float>(out) == want);
+  }
+  SECTION("'then' held, 'else' free") {
+    const Tensor held = Counting(1);
+    std::vector<Tensor> in = {c, held, Counting(-9000)};
+    const void* buffer = in[2].raw_data();
+    Tensor out = RunOne(TypedNode("s", "Select", DT_FLOAT, 3).Build(), in);
+    CHECK(out.raw_data() == buffer);
+    CHECK(Values<float>(out) == want);
+    CHECK(Values<float>(held) == t);
+  }
+  SECTION("rows picked by a vector condition") {
+    bool rows[10];
+    for (int r = 0; r < 10; ++r) rows[r] = r % 2 == 1;
+    std::vector<Tensor> in = {
+        Tensor::FromVector<bool>(absl::Span<const bool>(rows, 10)),
+        Tensor::FromVector<float>(t, TensorShape({10, 500})),
+        Tensor::FromVector<float>(e, TensorShape({10, 500}))};
+    const void* buffer = in[1].raw_data();
+    Tensor out = RunOne(TypedNode("s", "Select", DT_FLOAT, 3).Build(), in);
+    CHECK(out.raw_data() == buffer);
+    for (int i = 0; i < 5000; i += 499) {
+      CHECK(out.data<float>()[i] == (rows[i / 500] ? t[i] : e[i]));
+    }
+  }
+}
+
 TEST_CASE("AddN rejects inputs of different shapes") {
   CHECK_THAT(RunError(AddN(DT_FLOAT, 2),
                       {MakeVector<float>({1, 2}), MakeVector<float>({1})}),

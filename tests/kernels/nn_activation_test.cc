@@ -586,5 +586,91 @@ TEST_CASE("BiasAdd's and Softmax's shape functions check known shapes") {
                         "node 'sm' (op LogSoftmax)"));
 }
 
+
+// 1000 floats from `from` in steps of `step`, shaped `shape`.
+Tensor Ramp(float from, float step, const TensorShape& shape = {1000}) {
+  std::vector<float> v(1000);
+  for (int i = 0; i < 1000; ++i) v[i] = from + step * static_cast<float>(i);
+  return Tensor::FromVector<float>(v, shape);
+}
+
+// Runs `node` on `in` with input `written` copied into a buffer nothing
+// else holds (the list's own tensors live until the caller's statement
+// ends), and checks that the output is that buffer and that each output
+// element is `want` of the inputs' elements read before the run (within
+// 1e-6).
+void CheckWrittenOver(const NodeDef& node, std::vector<Tensor> in, int written,
+                      const std::vector<float>& want) {
+  INFO(node.op());
+  in[written] = in[written].DeepCopy();
+  const void* buffer = in[written].raw_data();
+  Tensor out = RunOne(node, in);
+  CHECK(out.raw_data() == buffer);
+  REQUIRE(out.NumElements() == static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) {
+    CHECK(out.data<float>()[i] ==
+          Approx(want[i]).epsilon(1e-6).margin(1e-6));
+  }
+}
+
+TEST_CASE("Activations, BiasAdd, Softmax and activation gradients write "
+          "over an input nothing else holds") {
+  const std::vector<float> x = Values<float>(Ramp(-2.0f, 0.004f));
+  const std::vector<float> g = Values<float>(Ramp(1.0f, 0.001f));
+  std::vector<float> relu, elu, relu_grad, softsign_grad;
+  for (int i = 0; i < 1000; ++i) {
+    relu.push_back(std::max(x[i], 0.0f));
+    elu.push_back(x[i] < 0 ? std::exp(x[i]) - 1.0f : x[i]);
+    relu_grad.push_back(x[i] > 0 ? g[i] : 0.0f);
+    const float d = 1.0f + std::abs(x[i]);
+    softsign_grad.push_back(g[i] / (d * d));
+  }
+  CheckWrittenOver(TypedNode("r", "Relu", DT_FLOAT, 1).Build(),
+                   {Ramp(-2.0f, 0.004f)}, 0, relu);
+  CheckWrittenOver(TypedNode("e", "Elu", DT_FLOAT, 1).Build(),
+                   {Ramp(-2.0f, 0.004f)}, 0, elu);
+  // Gradients: over the gradient, or over x when the gradient is held.
+  CheckWrittenOver(TypedNode("rg", "ReluGrad", DT_FLOAT, 2).Build(),
+                   {Ramp(1.0f, 0.001f), Ramp(-2.0f, 0.004f)}, 0, relu_grad);
+  const Tensor held = Ramp(1.0f, 0.001f);
+  CheckWrittenOver(TypedNode("rg", "ReluGrad", DT_FLOAT, 2).Build(),
+                   {held, Ramp(-2.0f, 0.004f)}, 1, relu_grad);
+  CHECK(Values<float>(held) == g);
+  CheckWrittenOver(TypedNode("sg", "SoftsignGrad", DT_FLOAT, 2).Build(),
+                   {Ramp(1.0f, 0.001f), Ramp(-2.0f, 0.004f)}, 0,
+                   softsign_grad);
+
+  // BiasAdd over [10, 100] with a bias of 100.
+  std::vector<float> bias(100), biased(1000);
+  for (int c = 0; c < 100; ++c) bias[c] = 0.5f * static_cast<float>(c);
+  for (int i = 0; i < 1000; ++i) biased[i] = x[i] + bias[i % 100];
+  CheckWrittenOver(TypedNode("b", "BiasAdd", DT_FLOAT, 2).Build(),
+                   {Ramp(-2.0f, 0.004f, TensorShape({10, 100})),
+                    Tensor::FromVector<float>(bias)},
+                   0, biased);
+
+  // Softmax over rows of 100.
+  std::vector<float> softmax(1000);
+  for (int r = 0; r < 10; ++r) {
+    double sum = 0;
+    for (int c = 0; c < 100; ++c) sum += std::exp(x[r * 100 + c]);
+    for (int c = 0; c < 100; ++c) {
+      softmax[r * 100 + c] =
+          static_cast<float>(std::exp(x[r * 100 + c]) / sum);
+    }
+  }
+  CheckWrittenOver(TypedNode("s", "Softmax", DT_FLOAT, 1).Build(),
+                   {Ramp(-2.0f, 0.004f, TensorShape({10, 100}))}, 0, softmax);
+
+  SECTION("an input held elsewhere is left alone") {
+    std::vector<Tensor> in = {Ramp(-2.0f, 0.004f)};
+    const Tensor kept = in[0];
+    Tensor out = RunOne(TypedNode("r", "Relu", DT_FLOAT, 1).Build(), in);
+    CHECK(out.raw_data() != kept.raw_data());
+    CHECK(Values<float>(kept) == x);
+    CHECK(Values<float>(out) == relu);
+  }
+}
+
 }  // namespace
 }  // namespace dfx
