@@ -33,6 +33,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDataFlowKernels(registry);
   RegisterListKernels(registry);
   RegisterLookupKernels(registry);
+  RegisterStringKernels(registry);
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);

@@ -278,6 +278,7 @@ TEST_CASE("golden: lookup tables equal TensorFlow") {
   // MutableHashTable insert/remove/import/export, text-file initializers.
   RunFamily("lookup");
 }
+TEST_CASE("golden: string ops equal TensorFlow") { RunFamily("strings"); }
 TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
   RunFamily("pool_argmax");
 }

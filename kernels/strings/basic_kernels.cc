@@ -1,0 +1,458 @@
+// StringLower, StringUpper, StringLength, Substr, StringStrip, and Equal and
+// NotEqual on strings, with TensorFlow 2.21's semantics (string_lower_op.cc,
+// string_length_op.cc, substr_op.cc, string_strip_op.cc,
+// cwise_op_equal_to_1.cc).
+#include <clocale>
+#include <cstdint>
+#include <cwctype>
+#include <string>
+
+#include <locale.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/broadcast.h"
+#include "kernels/strings/string_util.h"
+
+namespace dfx::strings {
+namespace {
+
+// --- UTF-8 decoding and encoding for case mapping.
+
+// The code point at s[*i], advancing *i; U+FFFD for a malformed sequence
+// (one byte consumed), as ICU's fromUTF8 substitutes.
+char32_t DecodeUtf8(const std::string& s, size_t* i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(*i);
+  int n = 0;
+  char32_t cp = 0;
+  if (c < 0x80) {
+    ++*i;
+    return c;
+  } else if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
+    n = 1;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 2;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
+    n = 3;
+    cp = c & 0x07;
+  } else {
+    ++*i;
+    return 0xFFFD;
+  }
+  for (int k = 1; k <= n; ++k) {
+    if (*i + k >= s.size() || (b(*i + k) & 0xC0) != 0x80) {
+      ++*i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (b(*i + k) & 0x3F);
+  }
+  // Overlong forms, surrogates and values past U+10FFFF are malformed.
+  if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+      (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++*i;
+    return 0xFFFD;
+  }
+  *i += n + 1;
+  return cp;
+}
+
+void AppendUtf8(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// The C.UTF-8 locale whose towlower_l/towupper_l give Unicode's simple
+// case mappings; null when the C library has none.
+locale_t Utf8Locale() {
+  static const locale_t locale = [] {
+    locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+    return l;
+  }();
+  return locale;
+}
+
+bool IsCased(char32_t cp, locale_t l) {
+  return towlower_l(cp, l) != cp || towupper_l(cp, l) != cp;
+}
+
+// Unicode's full lowercasing of `s` (ICU's root-locale toLower): simple
+// mappings, with U+0130 to "i\u0307" and a capital sigma that ends a word
+// to a final sigma.
+std::string Utf8Lower(const std::string& s, locale_t l) {
+  std::u32string cps;
+  for (size_t i = 0; i < s.size();) cps.push_back(DecodeUtf8(s, &i));
+  std::string out;
+  for (size_t k = 0; k < cps.size(); ++k) {
+    const char32_t cp = cps[k];
+    if (cp == 0x130) {
+      out += "i\xCC\x87";
+      continue;
+    }
+    if (cp == 0x3A3) {
+      // Final_Sigma: a cased letter before (skipping case-ignorable marks,
+      // approximated by combining marks) and none after.
+      auto ignorable = [](char32_t c) {
+        return (c >= 0x300 && c <= 0x36F) || c == 0x27 || c == 0xB7 ||
+               c == 0x2019;
+      };
+      bool before = false, after = false;
+      for (size_t j = k; j-- > 0;) {
+        if (ignorable(cps[j])) continue;
+        before = IsCased(cps[j], l);
+        break;
+      }
+      for (size_t j = k + 1; j < cps.size(); ++j) {
+        if (ignorable(cps[j])) continue;
+        after = IsCased(cps[j], l);
+        break;
+      }
+      AppendUtf8(before && !after ? 0x3C2 : 0x3C3, &out);
+      continue;
+    }
+    AppendUtf8(static_cast<char32_t>(towlower_l(cp, l)), &out);
+  }
+  return out;
+}
+
+// Unicode's full uppercasing (ICU's root-locale toUpper): the
+// unconditional special cases of SpecialCasing.txt outside Greek Extended
+// and Armenian ligatures other than U+0587 (sharp s, Latin ligatures,
+// ʼn, ǰ, ΐ, ΰ, և, ẖ..ẚ), simple mappings elsewhere. (The Greek Extended
+// forms with iota subscripts and U+FB13..U+FB17 keep their simple
+// mappings: a known difference from TensorFlow.)
+std::string Utf8Upper(const std::string& s, locale_t l) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const char32_t cp = DecodeUtf8(s, &i);
+    switch (cp) {
+      case 0xDF: out += "SS"; continue;
+      case 0xFB00: out += "FF"; continue;
+      case 0xFB01: out += "FI"; continue;
+      case 0xFB02: out += "FL"; continue;
+      case 0xFB03: out += "FFI"; continue;
+      case 0xFB04: out += "FFL"; continue;
+      case 0xFB05:
+      case 0xFB06: out += "ST"; continue;
+      case 0x149: out += "\xCA\xBCN"; continue;        // ʼN
+      case 0x1F0: out += "J\xCC\x8C"; continue;        // J + caron
+      case 0x390: out += "\xCE\x99\xCC\x88\xCC\x81"; continue;
+      case 0x3B0: out += "\xCE\xA5\xCC\x88\xCC\x81"; continue;
+      case 0x587: out += "\xD4\xB5\xD5\x92"; continue;  // ԵՒ
+      case 0x1E96: out += "H\xCC\xB1"; continue;
+      case 0x1E97: out += "T\xCC\x88"; continue;
+      case 0x1E98: out += "W\xCC\x8A"; continue;
+      case 0x1E99: out += "Y\xCC\x8A"; continue;
+      case 0x1E9A: out += "A\xCA\xBE"; continue;
+      default: break;
+    }
+    AppendUtf8(static_cast<char32_t>(towupper_l(cp, l)), &out);
+  }
+  return out;
+}
+
+template <bool kLower>
+class CaseOp : public OpKernel {
+ public:
+  explicit CaseOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("encoding", &encoding_));
+    if (!c->status().ok()) return;
+    if (!encoding_.empty() && encoding_ != "utf-8") {
+      c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "only utf-8 or '' (no encoding) is supported, received ",
+          encoding_)));
+      return;
+    }
+    if (!encoding_.empty() && Utf8Locale() == static_cast<locale_t>(0)) {
+      c->SetStatus(absl::UnimplementedError(
+          "encoding utf-8 needs the C library's C.UTF-8 locale"));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const std::string* s = in.data<std::string>();
+    std::string* o = out->data<std::string>();
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      if (encoding_.empty()) {
+        o[i] = kLower ? absl::AsciiStrToLower(s[i]) : absl::AsciiStrToUpper(s[i]);
+      } else {
+        // TensorFlow's ICU conversion reads the string up to its first NUL.
+        const std::string text = s[i].substr(0, s[i].find('\0'));
+        o[i] = kLower ? Utf8Lower(text, Utf8Locale())
+                      : Utf8Upper(text, Utf8Locale());
+      }
+    }
+  }
+
+ private:
+  std::string encoding_;
+};
+
+class StringLengthOp : public OpKernel {
+ public:
+  explicit StringLengthOp(OpKernelConstruction* c) : OpKernel(c) {
+    std::string unit;
+    c->SetStatus(c->GetAttr("unit", &unit));
+    utf8_ = unit == "UTF8_CHAR";
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const std::string* s = in.data<std::string>();
+    int32_t* o = out->data<int32_t>();
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      o[i] = static_cast<int32_t>(utf8_ ? Utf8Length(s[i])
+                                        : static_cast<int64_t>(s[i].size()));
+    }
+  }
+
+ private:
+  bool utf8_ = false;
+};
+
+// Strips ASCII whitespace at both ends (TensorFlow's absl::StripAsciiWhitespace).
+class StringStripOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const std::string* s = in.data<std::string>();
+    std::string* o = out->data<std::string>();
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      o[i] = std::string(absl::StripAsciiWhitespace(s[i]));
+    }
+  }
+};
+
+// Moves *pos forward over n UTF-8 characters, stopping at the end; true
+// when all n were there.
+template <typename T>
+bool ForwardChars(absl::string_view in, T n, T* pos) {
+  const T size = static_cast<T>(in.size());
+  T counted = 0;
+  while (counted < n && *pos < size) {
+    do {
+      ++*pos;
+    } while (*pos < size && IsTrailByte(in[*pos]));
+    ++counted;
+  }
+  return counted == n;
+}
+
+// Moves *pos back over n UTF-8 characters, stopping at the start.
+template <typename T>
+bool BackChars(absl::string_view in, T n, T* pos) {
+  T counted = 0;
+  while (counted < n && *pos > 0) {
+    do {
+      --*pos;
+    } while (IsTrailByte(in[*pos]) && *pos > 0);
+    ++counted;
+  }
+  return counted == n;
+}
+
+// Byte position and length of the substring `pos`, `len` counted in UTF-8
+// characters (a negative pos counts from the end); false when pos is out
+// of range.
+template <typename T>
+bool Utf8PosAndLen(absl::string_view in, T* pos, T* len) {
+  if (*pos >= 0) {
+    T start = 0;
+    if (!ForwardChars(in, *pos, &start)) return false;
+    T end = start;
+    ForwardChars(in, *len, &end);
+    *pos = start;
+    *len = end - start;
+    return true;
+  }
+  T end = static_cast<T>(in.size());
+  T skip = -*pos - *len;
+  if (skip < 0) skip = 0;
+  if (!BackChars(in, skip, &end)) return false;
+  T start = end;
+  if (!BackChars(in, -*pos - skip, &start)) return false;
+  *pos = start;
+  *len = end - start;
+  return true;
+}
+
+template <typename T>
+class SubstrOp : public OpKernel {
+ public:
+  explicit SubstrOp(OpKernelConstruction* c) : OpKernel(c) {
+    std::string unit;
+    c->SetStatus(c->GetAttr("unit", &unit));
+    utf8_ = unit == "UTF8_CHAR";
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& pos = ctx->input(1);
+    const Tensor& len = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, pos.shape() == len.shape(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "pos and len should have the same shape, got: ",
+                        pos.shape().DebugString(), " vs. ",
+                        len.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, pos.NumElements() > 0,
+                    absl::InvalidArgumentError(
+                        "received empty tensor pos_tensor"));
+    const T* p = pos.data<T>();
+    const T* l = len.data<T>();
+    const std::string* s = input.data<std::string>();
+    Tensor* out = nullptr;
+    if (pos.dims() == 0 || pos.shape() == input.shape()) {
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+      const bool scalar = pos.dims() == 0;
+      for (int64_t i = 0; i < input.NumElements(); ++i) {
+        DFX_OP_REQUIRES_OK(ctx, One(s[i], p[scalar ? 0 : i],
+                                    l[scalar ? 0 : i], absl::StrCat(i),
+                                    &out->data<std::string>()[i]));
+      }
+      return;
+    }
+    // Broadcasting, of rank 1 or 2 as in TensorFlow.
+    absl::StatusOr<Broadcast> b = Broadcast::Make(input.shape(), pos.shape());
+    DFX_OP_REQUIRES(ctx, b.ok(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Incompatible shapes: ", input.shape().DebugString(),
+                        " vs. ", pos.shape().DebugString())));
+    const TensorShape& shape = b->output_shape();
+    DFX_OP_REQUIRES(ctx, shape.dims() == 1 || shape.dims() == 2,
+                    absl::UnimplementedError(absl::StrCat(
+                        "Substr broadcast not implemented for ", shape.dims(),
+                        " dimensions")));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    std::string* o = out->data<std::string>();
+    // Index of output element (i, j) in an input of `in_shape`, aligned at
+    // the last dim, size-1 dims broadcast.
+    auto index = [&](const TensorShape& in_shape, int64_t i, int64_t j) {
+      const int rank = in_shape.dims();
+      if (shape.dims() == 1) {
+        return rank == 0 || in_shape.dim_size(0) == 1 ? int64_t{0} : i;
+      }
+      const int64_t rows = rank >= 2 ? in_shape.dim_size(0) : 1;
+      const int64_t cols = rank >= 1 ? in_shape.dim_size(rank - 1) : 1;
+      return (rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j);
+    };
+    const int64_t rows = shape.dims() == 1 ? shape.dim_size(0) : shape.dim_size(0);
+    const int64_t cols = shape.dims() == 1 ? 1 : shape.dim_size(1);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        const int64_t k = index(pos.shape(), i, j);
+        const std::string where =
+            shape.dims() == 1 ? absl::StrCat(i)
+                              : absl::StrCat("(", i, ", ", j, ")");
+        DFX_OP_REQUIRES_OK(ctx, One(s[index(input.shape(), i, j)], p[k], l[k],
+                                    utf8_ ? absl::StrCat(i) : where,
+                                    &o[i * cols + j]));
+      }
+    }
+  }
+
+ private:
+  absl::Status One(const std::string& in, T pos, T len,
+                   const std::string& where, std::string* out) const {
+    T byte_pos = pos, byte_len = len;
+    if (utf8_) {
+      if (!Utf8PosAndLen<T>(in, &byte_pos, &byte_len)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "pos ", pos, " out of range for string at index ", where));
+      }
+    } else {
+      if (byte_pos < 0) byte_pos += static_cast<T>(in.size());
+      if (byte_pos < 0 || byte_pos > static_cast<T>(in.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("pos ", pos, " out of range for string b'", in,
+                         "' at index ", where));
+      }
+    }
+    // A negative length takes the rest (TensorFlow's substr with a length
+    // cast to size_t).
+    *out = std::string(absl::string_view(in).substr(
+        static_cast<size_t>(byte_pos), static_cast<size_t>(byte_len)));
+    return absl::OkStatus();
+  }
+
+  bool utf8_ = false;
+};
+
+// Equal / NotEqual on strings, broadcasting; with incompatible_shape_error
+// false, shapes that do not broadcast give a scalar (false for Equal).
+template <bool kEqual>
+class StringEqualOp : public OpKernel {
+ public:
+  explicit StringEqualOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(
+        c->GetAttr("incompatible_shape_error", &incompatible_shape_error_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    Tensor* out = nullptr;
+    absl::StatusOr<Broadcast> b = Broadcast::Make(x.shape(), y.shape());
+    if (!b.ok()) {
+      DFX_OP_REQUIRES(ctx, !incompatible_shape_error_, b.status());
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+      out->data<bool>()[0] = !kEqual;
+      return;
+    }
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, b->output_shape(), &out));
+    const std::string* xs = x.data<std::string>();
+    const std::string* ys = y.data<std::string>();
+    bool* o = out->data<bool>();
+    b->ForEachRun(0, b->num_elements(),
+                  [&](int64_t offset, int64_t length, const int64_t* in,
+                      const int64_t* step) {
+                    for (int64_t k = 0; k < length; ++k) {
+                      o[offset + k] = (xs[in[0] + k * step[0]] ==
+                                       ys[in[1] + k * step[1]]) == kEqual;
+                    }
+                  });
+  }
+
+ private:
+  bool incompatible_shape_error_ = true;
+};
+
+}  // namespace
+
+void RegisterBasicStringKernels(KernelRegistry* registry) {
+  RegisterKernel<CaseOp<true>>(registry, KernelDefBuilder("StringLower"));
+  RegisterKernel<CaseOp<false>>(registry, KernelDefBuilder("StringUpper"));
+  RegisterKernel<StringLengthOp>(registry, KernelDefBuilder("StringLength"));
+  RegisterKernel<StringStripOp>(registry, KernelDefBuilder("StringStrip"));
+  RegisterKernel<SubstrOp<int32_t>>(
+      registry, KernelDefBuilder("Substr").TypeConstraint<int32_t>("T"));
+  RegisterKernel<SubstrOp<int64_t>>(
+      registry, KernelDefBuilder("Substr").TypeConstraint<int64_t>("T"));
+  RegisterKernel<StringEqualOp<true>>(
+      registry, KernelDefBuilder("Equal").TypeConstraint<std::string>("T"));
+  RegisterKernel<StringEqualOp<false>>(
+      registry, KernelDefBuilder("NotEqual").TypeConstraint<std::string>("T"));
+}
+
+}  // namespace dfx::strings

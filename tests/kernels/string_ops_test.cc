@@ -1,0 +1,168 @@
+// String ops (graph/ops/string_ops.cc, kernels/strings/): signatures equal
+// TensorFlow 2.21's byte for byte, and bad input fails with TensorFlow's
+// codes and messages rather than crashing. Results are compared with
+// TensorFlow's by the "strings" golden family (gen_strings.py).
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "proto/op_def.pb.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/math_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using absl::StatusCode;
+using testing::MakeVector;
+using testing::RunError;
+using testing::RunKernel;
+using testing::RunOne;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+using testing::TypedNode;
+using testing::Values;
+
+TEST_CASE("Every string op has TensorFlow 2.21's signature", "[strings]") {
+  std::ifstream in(DFX_TEST_DATA_DIR "/../golden/data/strings/tf_op_defs.pbtxt");
+  std::stringstream text;
+  text << in.rdbuf();
+  OpList tf_ops;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text.str(), &tf_ops));
+  REQUIRE(tf_ops.op_size() == 15);
+  for (const OpDef& want : tf_ops.op()) {
+    INFO(want.name());
+    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
+    REQUIRE(got != nullptr);
+    OpDef theirs = want;
+    theirs.clear_summary();
+    theirs.clear_description();
+    for (auto& a : *theirs.mutable_input_arg()) a.clear_description();
+    for (auto& a : *theirs.mutable_output_arg()) a.clear_description();
+    for (auto& a : *theirs.mutable_attr()) a.clear_description();
+    std::string want_bytes, got_bytes;
+    REQUIRE(theirs.SerializeToString(&want_bytes));
+    REQUIRE(got->op_def.SerializeToString(&got_bytes));
+    INFO("dfx:\n" << got->op_def.DebugString() << "TensorFlow:\n"
+                  << theirs.DebugString());
+    CHECK(got_bytes == want_bytes);
+    CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
+  }
+}
+
+Tensor Strings(std::vector<std::string> v, TensorShape shape = {}) {
+  if (shape.dims() == 0 && v.size() != 1) {
+    shape = TensorShape({static_cast<int64_t>(v.size())});
+  }
+  Tensor t(DT_STRING, shape);
+  for (size_t i = 0; i < v.size(); ++i) t.data<std::string>()[i] = v[i];
+  return t;
+}
+
+std::vector<std::string> StringValues(const Tensor& t) {
+  return Values<std::string>(t);
+}
+
+TEST_CASE("Equal and NotEqual compare strings with broadcasting",
+          "[strings]") {
+  const Tensor x = Strings({"a", "b", "c", "a"}, TensorShape({2, 2}));
+  const Tensor y = Strings({"a", "c"});
+  const Tensor eq = RunOne(TypedNode("eq", "Equal", DT_STRING, 2).Build(),
+                           {x, y});
+  CHECK(eq.shape() == TensorShape({2, 2}));
+  CHECK(Values<bool>(eq) == std::vector<bool>{true, false, false, false});
+  const Tensor ne = RunOne(TypedNode("ne", "NotEqual", DT_STRING, 2).Build(),
+                           {x, y});
+  CHECK(Values<bool>(ne) == std::vector<bool>{false, true, true, true});
+  CHECK_THAT(RunError(TypedNode("eq", "Equal", DT_STRING, 2).Build(),
+                      {Strings({"a", "b", "c"}), y}),
+             StatusIs(StatusCode::kInvalidArgument, "Incompatible shapes"));
+  const Tensor scalar =
+      RunOne(TypedNode("ne", "NotEqual", DT_STRING, 2)
+                 .Attr("incompatible_shape_error", false)
+                 .Build(),
+             {Strings({"a", "b", "c"}), y});
+  CHECK(scalar.dims() == 0);
+  CHECK(Values<bool>(scalar) == std::vector<bool>{true});
+}
+
+TEST_CASE("Substr rejects out-of-range positions with TensorFlow's message",
+          "[strings]") {
+  NodeDef node = TypedNode("s", "Substr", DT_INT32, 3).Build();
+  const Tensor pos = Tensor::FromVector<int32_t>({4}, TensorShape());
+  const Tensor len = Tensor::FromVector<int32_t>({1}, TensorShape());
+  CHECK_THAT(RunError(node, {Strings({"hello", "abc"}), pos, len}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "pos 4 out of range for string b'abc' at index 1"));
+  CHECK_THAT(RunError(node, {Strings({"abc"}), MakeVector<int32_t>({1, 2}),
+                             MakeVector<int32_t>({1})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "pos and len should have the same shape"));
+  const Tensor out =
+      RunOne(node, {Strings({"hello", "abc"}),
+                    Tensor::FromVector<int32_t>({-2}, TensorShape()),
+                    Tensor::FromVector<int32_t>({5}, TensorShape())});
+  CHECK(StringValues(out) == std::vector<std::string>{"lo", "bc"});
+}
+
+TEST_CASE("StringToNumber names the string it cannot convert", "[strings]") {
+  NodeDef node = TestNodeBuilder("n", "StringToNumber", 1)
+                     .Attr("out_type", DT_INT32)
+                     .Build();
+  CHECK_THAT(RunError(node, {Strings({"1", "2147483648"})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "StringToNumberOp could not correctly convert string: "
+                      "2147483648"));
+  const Tensor out = RunOne(node, {Strings({" 42 ", "-7"})});
+  CHECK(Values<int32_t>(out) == std::vector<int32_t>{42, -7});
+}
+
+TEST_CASE("AsString rejects attrs TensorFlow rejects", "[strings]") {
+  auto error = [](DataType t, const char* attr, auto value) {
+    NodeDef node = TypedNode("a", "AsString", t, 1).Attr(attr, value).Build();
+    Tensor in(t, TensorShape({1}));
+    return RunKernel(node, {in}).status();
+  };
+  CHECK_THAT(error(DT_INT32, "precision", 2),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "precision not supported for datatype int32"));
+  CHECK_THAT(error(DT_FLOAT, "fill", "ab"),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Fill string must be one or fewer characters"));
+  CHECK_THAT(error(DT_FLOAT, "fill", "x"),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Fill argument not supported: \"x\""));
+}
+
+TEST_CASE("StringSplitV2 and ReduceJoin check their ranks", "[strings]") {
+  NodeDef split = TestNodeBuilder("s", "StringSplitV2", 2).Build();
+  CHECK_THAT(RunError(split, {Strings({"a b"}, TensorShape({1, 1})),
+                              Strings({""})}),
+             StatusIs(StatusCode::kInvalidArgument, "input must be a vector"));
+  NodeDef join = TestNodeBuilder("j", "ReduceJoin", 2).Build();
+  CHECK_THAT(RunError(join, {Strings({"a", "b"}), MakeVector<int32_t>({1})}),
+             StatusIs(StatusCode::kOutOfRange,
+                      "Invalid reduction dimension 1 for input with 1 "
+                      "dimension(s)"));
+}
+
+TEST_CASE("DecodeBase64 rejects what TensorFlow rejects", "[strings]") {
+  NodeDef node = TestNodeBuilder("d", "DecodeBase64", 1).Build();
+  CHECK_THAT(RunError(node, {Strings({"Zm9v+g=="})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Invalid character found in base64."));
+  CHECK_THAT(RunError(node, {Strings({"Zm9vY"})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Base64 string length cannot be 1 modulo 4."));
+  CHECK(StringValues(RunOne(node, {Strings({"Zm9vYg", "Zm9vYg=="})})) ==
+        std::vector<std::string>{"foob", "foob"});
+}
+
+}  // namespace
+}  // namespace dfx
