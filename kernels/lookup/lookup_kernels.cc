@@ -12,6 +12,10 @@
 // - MutableHashTableV2 makes a table that Insert (insert or overwrite),
 //   Remove and Import (clear, then insert) change at any time.
 //
+// The TF1 forms (HashTable, MutableHashTable, LookupTableFind, ...) name
+// the same tables through a reference to a [2] string handle (container,
+// name) instead of a DT_RESOURCE handle.
+//
 // Tables live across steps, as variables do: a graph runs its initializer
 // once, then finds keys in later steps of the session. As in TensorFlow, a
 // table without a shared_name belongs to its kernel (one per node and
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -31,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "kernels/data_flow/data_flow_util.h"
 #include "kernels/kernels.h"
 #include "kernels/state/variable_util.h"
 #include "runtime/resource_mgr.h"
@@ -233,13 +239,14 @@ std::shared_ptr<LookupTable> MakeTable(DataType key, DataType value,
   return table;
 }
 
-// HashTableV2, MutableHashTableV2: the table's handle, the table made on
-// first use (and again after its container is reset).
+// HashTable(V2), MutableHashTable(V2): the table's handle, the table made
+// on first use (and again after its container is reset).
 class TableOp : public OpKernel {
  public:
   explicit TableOp(OpKernelConstruction* c) : OpKernel(c) {
     set_expensive(false);
-    initializable_ = c->def().op() == "HashTableV2";
+    initializable_ = absl::StartsWith(c->def().op(), "HashTable");
+    ref_ = !absl::EndsWith(c->def().op(), "V2");
     bool use_node_name_sharing = false;
     c->SetStatus(c->GetAttr("key_dtype", &key_dtype_));
     c->SetStatus(c->GetAttr("value_dtype", &value_dtype_));
@@ -255,6 +262,12 @@ class TableOp : public OpKernel {
     }
     ResourceMgr* rm = c->device()->resource_manager();
     container_ = container_.empty() ? rm->default_container() : container_;
+    if (ref_) {
+      handle_ = Tensor(DT_STRING, TensorShape({2}));
+      handle_.data<std::string>()[0] = container_;
+      handle_.data<std::string>()[1] = name_;
+      return;
+    }
     ResourceHandle& h = handle_.scalar<ResourceHandle>();
     h.set_device(c->device()->name());
     h.set_container(container_);
@@ -279,11 +292,17 @@ class TableOp : public OpKernel {
             DataTypeString(value_dtype_), " with ",
             DataTypeString(t.key_dtype()), "-",
             DataTypeString(t.value_dtype()), " for table ", name_)));
-    ctx->set_output(0, handle_);
+    if (ref_) {
+      ctx->set_output_ref(0, TensorRef{&handle_, &handle_mu_});
+    } else {
+      ctx->set_output(0, handle_);
+    }
   }
 
  private:
   bool initializable_ = false;
+  bool ref_ = false;
+  absl::Mutex handle_mu_;  // the reference's mutex (the handle never changes)
   DataType key_dtype_ = DT_INVALID;
   DataType value_dtype_ = DT_INVALID;
   std::string container_;
@@ -292,20 +311,23 @@ class TableOp : public OpKernel {
 };
 
 absl::StatusOr<std::shared_ptr<LookupTable>> GetTable(OpKernelContext* ctx) {
-  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 0));
-  return ctx->resource_manager()->Lookup<LookupTable>(h->container(),
-                                                      h->name());
+  std::string container, name;
+  DFX_RETURN_IF_ERROR(
+      data_flow::HandleNameFromInput(ctx, 0, &container, &name));
+  return ctx->resource_manager()->Lookup<LookupTable>(container, name);
 }
 
 // TensorFlow's MatchSignature: the node's input (and output) dtypes must be
 // the table's.
-absl::Status MatchSignature(OpKernelContext* ctx, const DataTypeVector& want,
+absl::Status MatchSignature(OpKernelContext* ctx, DataTypeVector want,
                             const DataTypeVector& want_out) {
   DataTypeVector have;
   const OpKernel& k = ctx->op_kernel();
   for (int i = 0; i < k.num_inputs(); ++i) have.push_back(k.input_type(i));
   DataTypeVector have_out;
   for (int i = 0; i < k.num_outputs(); ++i) have_out.push_back(k.output_type(i));
+  // Input 0 is the handle in either form (TensorFlow's expected_input_0).
+  if (!have.empty() && !want.empty()) want[0] = have[0];
   if (have == want && have_out == want_out) return absl::OkStatus();
   auto names = [](const DataTypeVector& v) {
     std::vector<std::string> s;
@@ -358,7 +380,7 @@ class FindOp : public OpKernel {
 class InsertOp : public OpKernel {
  public:
   explicit InsertOp(OpKernelConstruction* c) : OpKernel(c) {
-    import_ = c->def().op() == "LookupTableImportV2";
+    import_ = absl::StartsWith(c->def().op(), "LookupTableImport");
   }
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<std::shared_ptr<LookupTable>> table = GetTable(ctx);
@@ -435,13 +457,15 @@ class ExportOp : public OpKernel {
 
 absl::StatusOr<std::shared_ptr<LookupTable>> GetInitializableTable(
     OpKernelContext* ctx) {
-  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 0));
-  DFX_ASSIGN_OR_RETURN(std::shared_ptr<LookupTable> t,
-                       ctx->resource_manager()->Lookup<LookupTable>(
-                           h->container(), h->name()));
+  std::string container, name;
+  DFX_RETURN_IF_ERROR(
+      data_flow::HandleNameFromInput(ctx, 0, &container, &name));
+  DFX_ASSIGN_OR_RETURN(
+      std::shared_ptr<LookupTable> t,
+      ctx->resource_manager()->Lookup<LookupTable>(container, name));
   if (!t->initializable()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Table ", h->container(), " ", h->name(), " is not initializable"));
+        "Table ", container, " ", name, " is not initializable"));
   }
   return t;
 }
@@ -704,6 +728,25 @@ void RegisterLookupKernels(KernelRegistry* registry) {
                                           .TypeConstraint("key_dtype", {k})
                                           .TypeConstraint("value_dtype", {v}));
   }
+  for (const auto& [k, v] : kHashTableTypes) {
+    RegisterKernel<TableOp>(registry, KernelDefBuilder("HashTable")
+                                          .TypeConstraint("key_dtype", {k})
+                                          .TypeConstraint("value_dtype", {v}));
+  }
+  for (const auto& [k, v] : kMutableHashTableTypes) {
+    RegisterKernel<TableOp>(registry, KernelDefBuilder("MutableHashTable")
+                                          .TypeConstraint("key_dtype", {k})
+                                          .TypeConstraint("value_dtype", {v}));
+  }
+  RegisterKernel<FindOp>(registry, KernelDefBuilder("LookupTableFind"));
+  RegisterKernel<InsertOp>(registry, KernelDefBuilder("LookupTableInsert"));
+  RegisterKernel<InsertOp>(registry, KernelDefBuilder("LookupTableImport"));
+  RegisterKernel<SizeOp>(registry, KernelDefBuilder("LookupTableSize"));
+  RegisterKernel<ExportOp>(registry, KernelDefBuilder("LookupTableExport"));
+  RegisterKernel<InitializeTableOp>(registry,
+                                    KernelDefBuilder("InitializeTable"));
+  RegisterKernel<InitializeTableFromTextFileOp>(
+      registry, KernelDefBuilder("InitializeTableFromTextFile"));
   RegisterKernel<FindOp>(registry, KernelDefBuilder("LookupTableFindV2"));
   RegisterKernel<InsertOp>(registry, KernelDefBuilder("LookupTableInsertV2"));
   RegisterKernel<InsertOp>(registry, KernelDefBuilder("LookupTableImportV2"));

@@ -36,7 +36,10 @@ CASE_DIR = "@CASE_DIR@"
 OPS = ["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
        "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2",
        "LookupTableSizeV2", "LookupTableExportV2", "InitializeTableV2",
-       "InitializeTableFromTextFileV2"]
+       "InitializeTableFromTextFileV2", "HashTable", "MutableHashTable",
+       "LookupTableFind", "LookupTableInsert", "LookupTableSize",
+       "LookupTableExport", "LookupTableImport", "InitializeTable",
+       "InitializeTableFromTextFile"]
 
 
 def family_dir():
@@ -422,6 +425,60 @@ def keras_cases(folder):
     ])
 
 
+def ref_cases(folder):
+    """The TF1 forms, whose handle is a reference to 2 strings."""
+    def static():
+        t = raw.HashTable(key_dtype=tf.string, value_dtype=tf.int64)
+        init = raw.InitializeTable(table_handle=t, keys=s(["a", "b", "c"]),
+                                   values=const([1, 2, 3], np.int64))
+        ek, ev = raw.LookupTableExport(table_handle=t, Tkeys=tf.string,
+                                       Tvalues=tf.int64)
+        return {"init": init,
+                "find": raw.LookupTableFind(
+                    table_handle=t, keys=s([["c", "x"], ["a", "b"]]),
+                    default_value=const(-1, np.int64)),
+                "size": raw.LookupTableSize(table_handle=t),
+                "export_sum": tf.reduce_sum(ev),
+                "export_size": tf.size(ek),
+                "insert": raw.LookupTableInsert(
+                    table_handle=t, keys=s(["d"]),
+                    values=const([4], np.int64))}
+    steps_case(folder, "ref_hash_table", static, [
+        (["find"], {}), (["size"], {}), (["init"], {}),
+        (["find", "size", "export_sum", "export_size"], {}),
+        (["insert"], {}), (["init"], {})])
+
+    def mutable():
+        t = raw.MutableHashTable(key_dtype=tf.int64, value_dtype=tf.float32)
+        return {"insert": raw.LookupTableInsert(
+                    table_handle=t, keys=const([5, 6], np.int64),
+                    values=const([0.5, 0.25], np.float32)),
+                "import": raw.LookupTableImport(
+                    table_handle=t, keys=const([7], np.int64),
+                    values=const([7.5], np.float32)),
+                "find": raw.LookupTableFind(
+                    table_handle=t, keys=const([5, 6, 7], np.int64),
+                    default_value=const(-1, np.float32)),
+                "size": raw.LookupTableSize(table_handle=t)}
+    steps_case(folder, "ref_mutable_hash_table", mutable, [
+        (["find", "size"], {}), (["insert"], {}), (["find", "size"], {}),
+        (["import"], {}), (["find", "size"], {})])
+
+    def text():
+        t = raw.HashTable(key_dtype=tf.string, value_dtype=tf.int64)
+        fname = tf1.placeholder(tf.string, [], name="filename")
+        return {"fname": fname,
+                "init": raw.InitializeTableFromTextFile(
+                    table_handle=t, filename=fname, key_index=-2,
+                    value_index=-1),
+                "find": raw.LookupTableFind(
+                    table_handle=t, keys=s(["y", "x", "q"]),
+                    default_value=const(-1, np.int64))}
+    steps_case(folder, "ref_text_file", text, [
+        (["init"], {"fname": CASE_DIR + "/vocab.txt"}), (["find"], {})],
+        files={"vocab.txt": "x\ny\n"})
+
+
 def main():
     folder = family_dir()
     write_op_defs(folder)
@@ -430,6 +487,7 @@ def main():
     mutable_cases(folder)
     text_file_cases(folder)
     keras_cases(folder)
+    ref_cases(folder)
 
 
 if __name__ == "__main__":
