@@ -99,6 +99,9 @@ absl::Status RegisterLookupOps(OpRegistry* r) {
       r->Register(TableOp("HashTableV2", "table_handle: resource")));
   DFX_RETURN_IF_ERROR(
       r->Register(TableOp("MutableHashTableV2", "table_handle: resource")));
+  DFX_RETURN_IF_ERROR(r->Register(
+      TableOp("MutableHashTableOfTensorsV2", "table_handle: resource")
+          .Attr("value_shape: shape = {}")));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("LookupTableImportV2")
                                       .Input("table_handle: resource")
                                       .Input("keys: Tin")

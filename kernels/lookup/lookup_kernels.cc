@@ -20,6 +20,7 @@
 // once, then finds keys in later steps of the session. As in TensorFlow, a
 // table without a shared_name belongs to its kernel (one per node and
 // session), and use_node_name_sharing names it after the node.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <fstream>
@@ -28,12 +29,14 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "base/logging.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
 #include "kernels/data_flow/data_flow_util.h"
@@ -57,6 +60,12 @@ class LookupTable : public ResourceBase {
       : key_dtype_(key_dtype),
         value_dtype_(value_dtype),
         initializable_(initializable) {}
+  LookupTable(DataType key_dtype, DataType value_dtype,
+              const TensorShape& value_shape)
+      : key_dtype_(key_dtype),
+        value_dtype_(value_dtype),
+        initializable_(false),
+        value_shape_(value_shape) {}
 
   std::string TypeName() const override { return kTypeName; }
   std::string DebugString() const override {
@@ -68,6 +77,9 @@ class LookupTable : public ResourceBase {
 
   DataType key_dtype() const { return key_dtype_; }
   DataType value_dtype() const { return value_dtype_; }
+  // Each key's value: [] for HashTable and MutableHashTable, a vector for
+  // MutableHashTableOfTensors.
+  const TensorShape& value_shape() const { return value_shape_; }
   // A HashTable: filled once, then read-only.
   bool initializable() const { return initializable_; }
   bool is_initialized() const {
@@ -77,7 +89,8 @@ class LookupTable : public ResourceBase {
   virtual int64_t size() const = 0;
   // out[i] = table[keys[i]], or else dflt[0]; a MutableHashTable takes
   // dflt[i] when dflt has as many elements as out (TensorFlow's per-key
-  // defaults, which its HashTable accepts but ignores).
+  // defaults, which its HashTable accepts but ignores). For vector values
+  // "element" is a row of value_shape()[0].
   virtual void Find(const Tensor& keys, const Tensor& dflt,
                     Tensor* out) const = 0;
   // Inserts each pair; `overwrite` replaces an existing key's value,
@@ -87,7 +100,7 @@ class LookupTable : public ResourceBase {
                               bool clear, bool overwrite) = 0;
   virtual void Remove(const Tensor& keys) = 0;
   virtual void Clear() = 0;
-  // Every entry, in the table's order, as two vectors.
+  // Every entry, in the table's order: keys [n], values [n] + value_shape.
   virtual void Export(Tensor* keys, Tensor* values) const = 0;
 
   // HashTable's one initialization from `keys` and `values` (vectors).
@@ -115,6 +128,7 @@ class LookupTable : public ResourceBase {
   const DataType key_dtype_;
   const DataType value_dtype_;
   const bool initializable_;
+  TensorShape value_shape_;  // fixed at construction
   absl::Mutex init_mu_;  // one initialization at a time
   std::atomic<bool> initialized_{false};
 };
@@ -204,6 +218,79 @@ class TypedTable final : public LookupTable {
   absl::flat_hash_map<K, V> map_ ABSL_GUARDED_BY(mu_);
 };
 
+// MutableHashTableOfTensors: each key maps to a vector of value_shape.
+template <typename K, typename V>
+class TypedTensorTable final : public LookupTable {
+ public:
+  TypedTensorTable(DataType key_dtype, DataType value_dtype,
+                   TensorShape value_shape)
+      : LookupTable(key_dtype, value_dtype, value_shape),
+        dim_(value_shape.dim_size(0)) {}
+
+  int64_t size() const override {
+    absl::ReaderMutexLock lock(&mu_);
+    return static_cast<int64_t>(map_.size());
+  }
+
+  void Find(const Tensor& keys, const Tensor& dflt,
+            Tensor* out) const override {
+    const K* k = keys.data<K>();
+    const V* d = dflt.data<V>();
+    V* o = out->data<V>();
+    const bool per_key = dflt.NumElements() == out->NumElements();
+    absl::ReaderMutexLock lock(&mu_);
+    for (int64_t i = 0; i < keys.NumElements(); ++i) {
+      auto it = map_.find(k[i]);
+      const V* src = it != map_.end() ? it->second.data()
+                                      : d + (per_key ? i * dim_ : 0);
+      std::copy(src, src + dim_, o + i * dim_);
+    }
+  }
+
+  absl::Status Insert(const Tensor& keys, const Tensor& values, bool clear,
+                      bool overwrite) override {
+    const K* k = keys.data<K>();
+    const V* v = values.data<V>();
+    absl::MutexLock lock(&mu_);
+    if (clear) map_.clear();
+    for (int64_t i = 0; i < keys.NumElements(); ++i) {
+      map_[k[i]] = Row(v + i * dim_, v + (i + 1) * dim_);
+    }
+    return absl::OkStatus();
+  }
+
+  void Remove(const Tensor& keys) override {
+    const K* k = keys.data<K>();
+    absl::MutexLock lock(&mu_);
+    for (int64_t i = 0; i < keys.NumElements(); ++i) map_.erase(k[i]);
+  }
+
+  void Clear() override {
+    absl::MutexLock lock(&mu_);
+    map_.clear();
+  }
+
+  void Export(Tensor* keys, Tensor* values) const override {
+    absl::ReaderMutexLock lock(&mu_);
+    const int64_t n = static_cast<int64_t>(map_.size());
+    *keys = Tensor(key_dtype(), TensorShape({n}));
+    *values = Tensor(value_dtype(), TensorShape({n, dim_}));
+    int64_t i = 0;
+    for (const auto& [key, value] : map_) {
+      keys->data<K>()[i] = key;
+      std::copy(value.begin(), value.end(), values->data<V>() + i * dim_);
+      ++i;
+    }
+  }
+
+ private:
+  // Not std::vector: vector<bool> has no data().
+  using Row = absl::InlinedVector<V, 4>;
+  const int64_t dim_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<K, Row> map_ ABSL_GUARDED_BY(mu_);
+};
+
 // Calls fn.template operator()<T>() for the table key and value dtypes dfx
 // supports; false for any other dtype.
 template <typename Fn>
@@ -228,12 +315,19 @@ bool VisitValueType(DataType t, Fn&& fn) {
   }
 }
 
+// `tensors`: a MutableHashTableOfTensors of vectors of `value_shape`.
 std::shared_ptr<LookupTable> MakeTable(DataType key, DataType value,
-                                       bool initializable) {
+                                       bool initializable, bool tensors,
+                                       const TensorShape& value_shape) {
   std::shared_ptr<LookupTable> table;
   VisitKeyType(key, [&]<typename K>() {
     VisitValueType(value, [&]<typename V>() {
-      table = std::make_shared<TypedTable<K, V>>(key, value, initializable);
+      if (tensors) {
+        table = std::make_shared<TypedTensorTable<K, V>>(key, value,
+                                                         value_shape);
+      } else {
+        table = std::make_shared<TypedTable<K, V>>(key, value, initializable);
+      }
     });
   });
   return table;
@@ -247,6 +341,24 @@ class TableOp : public OpKernel {
     set_expensive(false);
     initializable_ = absl::StartsWith(c->def().op(), "HashTable");
     ref_ = !absl::EndsWith(c->def().op(), "V2");
+    tensors_ = absl::StartsWith(c->def().op(), "MutableHashTableOfTensors");
+    if (tensors_) {
+      TensorShapeProto proto;
+      c->SetStatus(GetNodeAttr(c->def(), "value_shape", &proto));
+      for (const auto& d : proto.dim()) {
+        if (d.size() < 0) {
+          c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+              "value_shape must be fully defined, got ", proto.DebugString())));
+          return;
+        }
+        c->SetStatus(value_shape_.AddDim(d.size()));
+      }
+      if (c->status().ok() && value_shape_.dims() != 1) {
+        c->SetStatus(absl::InvalidArgumentError(
+            absl::StrCat("Default value must be a vector, got shape ",
+                         value_shape_.DebugString())));
+      }
+    }
     bool use_node_name_sharing = false;
     c->SetStatus(c->GetAttr("key_dtype", &key_dtype_));
     c->SetStatus(c->GetAttr("value_dtype", &value_dtype_));
@@ -279,14 +391,16 @@ class TableOp : public OpKernel {
     absl::StatusOr<std::shared_ptr<LookupTable>> table =
         ctx->resource_manager()->LookupOrCreate<LookupTable>(
             container_, name_, [this] {
-              return MakeTable(key_dtype_, value_dtype_, initializable_);
+              return MakeTable(key_dtype_, value_dtype_, initializable_,
+                               tensors_, value_shape_);
             });
     DFX_OP_REQUIRES_OK(ctx, table.status());
     const LookupTable& t = **table;
     DFX_OP_REQUIRES(
         ctx,
         t.key_dtype() == key_dtype_ && t.value_dtype() == value_dtype_ &&
-            t.initializable() == initializable_,
+            t.initializable() == initializable_ &&
+            t.value_shape() == value_shape_,
         absl::InvalidArgumentError(absl::StrCat(
             "Conflicting key/value dtypes ", DataTypeString(key_dtype_), "->",
             DataTypeString(value_dtype_), " with ",
@@ -302,6 +416,8 @@ class TableOp : public OpKernel {
  private:
   bool initializable_ = false;
   bool ref_ = false;
+  bool tensors_ = false;
+  TensorShape value_shape_;  // [] but for MutableHashTableOfTensors
   absl::Mutex handle_mu_;  // the reference's mutex (the handle never changes)
   DataType key_dtype_ = DT_INVALID;
   DataType value_dtype_ = DT_INVALID;
@@ -340,12 +456,22 @@ absl::Status MatchSignature(OpKernelContext* ctx, DataTypeVector want,
                    names(want_out)));
 }
 
-// Keys (and values) of scalar tables: any shape, values of the keys' shape.
+// keys.shape + the table's value shape: the shape of the values of `keys`.
+TensorShape ValuesShape(const LookupTable& t, const Tensor& keys) {
+  TensorShape shape = keys.shape();
+  for (int64_t d : t.value_shape().dim_sizes()) {
+    DFX_CHECK_OK(shape.AddDim(d));
+  }
+  return shape;
+}
+
+// Keys of any shape; values of keys.shape + value_shape.
 absl::Status CheckKeysAndValues(const LookupTable& t, const Tensor& keys,
                                 const Tensor& values) {
-  if (values.shape() != keys.shape()) {
+  const TensorShape want = ValuesShape(t, keys);
+  if (values.shape() != want) {
     return absl::InvalidArgumentError(
-        absl::StrCat("Expected shape ", keys.shape().DebugString(),
+        absl::StrCat("Expected shape ", want.DebugString(),
                      " for value, got ", values.shape().DebugString()));
   }
   return absl::OkStatus();
@@ -363,15 +489,17 @@ class FindOp : public OpKernel {
                             {t.value_dtype()}));
     const Tensor& keys = ctx->input(1);
     const Tensor& dflt = ctx->input(2);
+    const TensorShape out_shape = ValuesShape(t, keys);
     DFX_OP_REQUIRES(
-        ctx, dflt.dims() == 0 || dflt.shape() == keys.shape(),
+        ctx, dflt.shape() == t.value_shape() || dflt.shape() == out_shape,
         absl::InvalidArgumentError(absl::StrCat(
-            "Expected shape [] or ", keys.shape().DebugString(),
-            " for default value, got ", dflt.shape().DebugString())));
+            "Expected shape ", t.value_shape().DebugString(), " or ",
+            out_shape.DebugString(), " for default value, got ",
+            dflt.shape().DebugString())));
     DFX_OP_REQUIRES(ctx, !t.initializable() || t.is_initialized(),
                     absl::FailedPreconditionError("Table not initialized."));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, keys.shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     t.Find(keys, dflt, out);
   }
 };
@@ -715,6 +843,14 @@ constexpr std::pair<DataType, DataType> kMutableHashTableTypes[] = {
     {DT_STRING, DT_INT64},
 };
 
+constexpr std::pair<DataType, DataType> kMutableHashTableOfTensorsTypes[] = {
+    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},   {DT_INT32, DT_INT32},
+    {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},   {DT_INT64, DT_INT32},
+    {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING},  {DT_STRING, DT_BOOL},
+    {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT},  {DT_STRING, DT_INT32},
+    {DT_STRING, DT_INT64},
+};
+
 }  // namespace
 
 void RegisterLookupKernels(KernelRegistry* registry) {
@@ -737,6 +873,12 @@ void RegisterLookupKernels(KernelRegistry* registry) {
     RegisterKernel<TableOp>(registry, KernelDefBuilder("MutableHashTable")
                                           .TypeConstraint("key_dtype", {k})
                                           .TypeConstraint("value_dtype", {v}));
+  }
+  for (const auto& [k, v] : kMutableHashTableOfTensorsTypes) {
+    RegisterKernel<TableOp>(registry,
+                            KernelDefBuilder("MutableHashTableOfTensorsV2")
+                                .TypeConstraint("key_dtype", {k})
+                                .TypeConstraint("value_dtype", {v}));
   }
   RegisterKernel<FindOp>(registry, KernelDefBuilder("LookupTableFind"));
   RegisterKernel<InsertOp>(registry, KernelDefBuilder("LookupTableInsert"));

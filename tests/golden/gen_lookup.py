@@ -36,7 +36,8 @@ CASE_DIR = "@CASE_DIR@"
 OPS = ["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
        "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2",
        "LookupTableSizeV2", "LookupTableExportV2", "InitializeTableV2",
-       "InitializeTableFromTextFileV2", "HashTable", "MutableHashTable",
+       "InitializeTableFromTextFileV2", "MutableHashTableOfTensorsV2",
+       "HashTable", "MutableHashTable",
        "LookupTableFind", "LookupTableInsert", "LookupTableSize",
        "LookupTableExport", "LookupTableImport", "InitializeTable",
        "InitializeTableFromTextFile"]
@@ -479,6 +480,70 @@ def ref_cases(folder):
         files={"vocab.txt": "x\ny\n"})
 
 
+def tensor_cases(folder):
+    """MutableHashTableOfTensorsV2: each key maps to a vector."""
+    def build():
+        t = raw.MutableHashTableOfTensorsV2(key_dtype=tf.string,
+                                            value_dtype=tf.float32,
+                                            value_shape=[3])
+        keys = tf1.placeholder(tf.string, None, name="keys")
+        values = tf1.placeholder(tf.float32, None, name="values")
+        q = tf1.placeholder(tf.string, None, name="q")
+        dflt = tf1.placeholder(tf.float32, None, name="dflt")
+        ek, ev = raw.LookupTableExportV2(table_handle=t, Tkeys=tf.string,
+                                         Tvalues=tf.float32)
+        back = raw.LookupTableFindV2(table_handle=t, keys=ek,
+                                     default_value=const([0, 0, 0],
+                                                         np.float32))
+        return {"keys": keys, "values": values, "q": q, "dflt": dflt,
+                "insert": raw.LookupTableInsertV2(table_handle=t, keys=keys,
+                                                  values=values),
+                "import": raw.LookupTableImportV2(table_handle=t, keys=keys,
+                                                  values=values),
+                "remove": raw.LookupTableRemoveV2(table_handle=t, keys=q),
+                "find": raw.LookupTableFindV2(table_handle=t, keys=q,
+                                              default_value=dflt),
+                "size": raw.LookupTableSizeV2(table_handle=t),
+                "export_ok": tf.reduce_all(tf.equal(back, ev)),
+                "export_shape": tf.shape(ev)}
+    a = lambda *v: np.asarray(v, dtype=object)
+    f = lambda *v: np.asarray(v, dtype=np.float32)
+    steps_case(folder, "tensors_string_float", build, [
+        (["insert"], {"keys": a("a", "b"),
+                      "values": f([1, 2, 3], [4, 5, 6])}),
+        (["find", "size"], {"q": a("b", "x", "a"), "dflt": f(-1, -2, -3)}),
+        (["find"], {"q": np.asarray([["b", "x"], ["y", "a"]], dtype=object),
+                    "dflt": np.arange(12, dtype=np.float32).reshape(2, 2, 3)}),
+        (["insert"], {"keys": a("b", "c"), "values": f([7, 8, 9], [0, 0, 1])}),
+        (["find", "export_ok", "export_shape"],
+         {"q": a("a", "b", "c"), "dflt": f(0, 0, 0)}),
+        (["remove"], {"q": a("a")}),
+        (["find", "size"], {"q": a("a", "b", "c"), "dflt": f(0, 0, 0)}),
+        (["import"], {"keys": a("z"), "values": f([1, 1, 1])}),
+        (["find", "size"], {"q": a("b", "z"), "dflt": f(0, 0, 0)}),
+        (["insert"], {"keys": a("a"), "values": f(1, 2, 3)}),
+        (["find"], {"q": a("a"), "dflt": f(0, 0)}),
+    ])
+
+    for kt, vt, keys, values, q, dflt in [
+            (tf.int64, tf.string, [1, 2], [["a", "b"], ["c", "d"]], [2, 3],
+             ["?", "!"]),
+            (tf.int32, tf.int32, [1], [[1, 2, 3, 4]], [1, 0], [0, 0, 0, 0]),
+            (tf.string, tf.bool, ["t"], [[True]], ["t", "f"], [False])]:
+        def build2(kt=kt, vt=vt, keys=keys, values=values, q=q, dflt=dflt):
+            t = raw.MutableHashTableOfTensorsV2(
+                key_dtype=kt, value_dtype=vt, value_shape=[len(values[0])])
+            return {"insert": raw.LookupTableInsertV2(
+                        table_handle=t, keys=tf.constant(keys, kt),
+                        values=tf.constant(values, vt)),
+                    "find": raw.LookupTableFindV2(
+                        table_handle=t, keys=tf.constant(q, kt),
+                        default_value=tf.constant(dflt, vt)),
+                    "size": raw.LookupTableSizeV2(table_handle=t)}
+        steps_case(folder, f"tensors_{kt.name}_{vt.name}", build2,
+                   [(["insert"], {}), (["find", "size"], {})])
+
+
 def main():
     folder = family_dir()
     write_op_defs(folder)
@@ -488,6 +553,7 @@ def main():
     text_file_cases(folder)
     keras_cases(folder)
     ref_cases(folder)
+    tensor_cases(folder)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ void CheckOpDefs(const std::string& file, int count) {
 TEST_CASE("Every lookup-table op has TensorFlow 2.21's signature",
           "[lookup]") {
   CheckOpDefs(DFX_TEST_DATA_DIR "/../golden/data/lookup/tf_op_defs.pbtxt",
-              19);
+              20);
 }
 
 Tensor Table(const char* op, DataType key, DataType value) {
@@ -133,6 +133,18 @@ TEST_CASE("A MutableHashTable checks value shapes on insert", "[lookup]") {
       {t, MakeVector<int64_t>({2, 3}), MakeVector<float>({-1, -2})});
   REQUIRE_OK(found);
   CHECK(Values<float>((*found)[0]) == std::vector<float>{1.5f, -2.0f});
+}
+
+TEST_CASE("A MutableHashTableOfTensors needs a vector value_shape",
+          "[lookup]") {
+  auto status = RunKernel(TestNodeBuilder("t", "MutableHashTableOfTensorsV2", 0)
+                              .Attr("key_dtype", DT_STRING)
+                              .Attr("value_dtype", DT_FLOAT)
+                              .Build(),
+                          {})
+                    .status();
+  CHECK_THAT(status, StatusIs(StatusCode::kInvalidArgument,
+                              "Default value must be a vector, got shape []"));
 }
 
 TEST_CASE("InitializeTableFromTextFileV2 rejects bad attrs and files",
