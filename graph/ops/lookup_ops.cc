@@ -167,12 +167,12 @@ absl::Status RegisterLookupOps(OpRegistry* r) {
                       .SetShapeFn(InitializeFromTextFileShapeFn)));
 
   // TF1 forms (not stateful in TensorFlow, but for the table ops).
-  DFX_RETURN_IF_ERROR(r->Register(
-      TableOp("HashTable", "table_handle: Ref(string)")
-          .SetShapeFn(RefHandleOutput)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      TableOp("MutableHashTable", "table_handle: Ref(string)")
-          .SetShapeFn(RefHandleOutput)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(TableOp("HashTable", "table_handle: Ref(string)")
+                      .SetShapeFn(RefHandleOutput)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(TableOp("MutableHashTable", "table_handle: Ref(string)")
+                      .SetShapeFn(RefHandleOutput)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("LookupTableFind")
                                       .Input("table_handle: Ref(string)")
                                       .Input("keys: Tin")
@@ -213,16 +213,15 @@ absl::Status RegisterLookupOps(OpRegistry* r) {
                                       .Attr("Tkey: type")
                                       .Attr("Tval: type")
                                       .SetShapeFn(RefHandleInput)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("InitializeTableFromTextFile")
-                      .Input("table_handle: Ref(string)")
-                      .Input("filename: string")
-                      .Attr("key_index: int >= -2")
-                      .Attr("value_index: int >= -2")
-                      .Attr("vocab_size: int >= -1 = -1")
-                      .Attr("delimiter: string = '\t'")
-                      .Attr("offset: int = 0")
-                      .SetShapeFn(RefHandleInput)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("InitializeTableFromTextFile")
+                                      .Input("table_handle: Ref(string)")
+                                      .Input("filename: string")
+                                      .Attr("key_index: int >= -2")
+                                      .Attr("value_index: int >= -2")
+                                      .Attr("vocab_size: int >= -1 = -1")
+                                      .Attr("delimiter: string = '\t'")
+                                      .Attr("offset: int = 0")
+                                      .SetShapeFn(RefHandleInput)));
   return absl::OkStatus();
 }
 

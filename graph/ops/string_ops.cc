@@ -49,26 +49,26 @@ OpDefBuilder StringToString(const char* name) {
 }  // namespace
 
 absl::Status RegisterStringOps(OpRegistry* r) {
-  DFX_RETURN_IF_ERROR(r->Register(
-      StringToString("StringLower").Attr("encoding: string = ''")));
-  DFX_RETURN_IF_ERROR(r->Register(
-      StringToString("StringUpper").Attr("encoding: string = ''")));
+  DFX_RETURN_IF_ERROR(
+      r->Register(StringToString("StringLower").Attr("encoding: string = ''")));
+  DFX_RETURN_IF_ERROR(
+      r->Register(StringToString("StringUpper").Attr("encoding: string = ''")));
   DFX_RETURN_IF_ERROR(r->Register(StringToString("StringStrip")));
-  DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("StringLength")
-          .Input("input: string")
-          .Output("output: int32")
-          .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
-          .SetShapeFn(shape_fn::UnchangedShape)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("Substr")
-          .Input("input: string")
-          .Input("pos: T")
-          .Input("len: T")
-          .Output("output: string")
-          .Attr("T: {int32, int64}")
-          .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
-          .SetShapeFn(SubstrShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("StringLength")
+                      .Input("input: string")
+                      .Output("output: int32")
+                      .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+                      .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("Substr")
+                      .Input("input: string")
+                      .Input("pos: T")
+                      .Input("len: T")
+                      .Output("output: string")
+                      .Attr("T: {int32, int64}")
+                      .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+                      .SetShapeFn(SubstrShapeFn)));
   DFX_RETURN_IF_ERROR(r->Register(
       OpDefBuilder("StringToNumber")
           .Input("string_tensor: string")
@@ -104,11 +104,10 @@ absl::Status RegisterStringOps(OpRegistry* r) {
                                       .Output("shape: int64")
                                       .Attr("maxsplit: int = -1")
                                       .SetShapeFn(StringSplitV2ShapeFn)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      StringToString("StaticRegexReplace")
-          .Attr("pattern: string")
-          .Attr("rewrite: string")
-          .Attr("replace_global: bool = true")));
+  DFX_RETURN_IF_ERROR(r->Register(StringToString("StaticRegexReplace")
+                                      .Attr("pattern: string")
+                                      .Attr("rewrite: string")
+                                      .Attr("replace_global: bool = true")));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("RegexReplace")
                                       .Input("input: string")
                                       .Input("pattern: string")
@@ -116,22 +115,20 @@ absl::Status RegisterStringOps(OpRegistry* r) {
                                       .Output("output: string")
                                       .Attr("replace_global: bool = true")
                                       .SetShapeFn(RegexReplaceShapeFn)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      StringToString("EncodeBase64").Attr("pad: bool = false")));
+  DFX_RETURN_IF_ERROR(
+      r->Register(StringToString("EncodeBase64").Attr("pad: bool = false")));
   DFX_RETURN_IF_ERROR(r->Register(StringToString("DecodeBase64")));
-  DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("StringToHashBucketFast")
-          .Input("input: string")
-          .Output("output: int64")
-          .Attr("num_buckets: int >= 1")
-          .SetShapeFn(shape_fn::UnchangedShape)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("StringToHashBucketStrong")
-          .Input("input: string")
-          .Output("output: int64")
-          .Attr("num_buckets: int >= 1")
-          .Attr("key: list(int)")
-          .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("StringToHashBucketFast")
+                                      .Input("input: string")
+                                      .Output("output: int64")
+                                      .Attr("num_buckets: int >= 1")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("StringToHashBucketStrong")
+                                      .Input("input: string")
+                                      .Output("output: int64")
+                                      .Attr("num_buckets: int >= 1")
+                                      .Attr("key: list(int)")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
   return absl::OkStatus();
 }
 

@@ -71,8 +71,7 @@ class LookupTable : public ResourceBase {
   std::string DebugString() const override {
     return absl::StrCat(initializable_ ? "HashTable" : "MutableHashTable",
                         " of ", DataTypeString(key_dtype_), " to ",
-                        DataTypeString(value_dtype_), ", ", size(),
-                        " entries");
+                        DataTypeString(value_dtype_), ", ", size(), " entries");
   }
 
   DataType key_dtype() const { return key_dtype_; }
@@ -129,7 +128,7 @@ class LookupTable : public ResourceBase {
   const DataType value_dtype_;
   const bool initializable_;
   TensorShape value_shape_;  // fixed at construction
-  absl::Mutex init_mu_;  // one initialization at a time
+  absl::Mutex init_mu_;      // one initialization at a time
   std::atomic<bool> initialized_{false};
 };
 
@@ -180,10 +179,10 @@ class TypedTable final : public LookupTable {
       if (overwrite) {
         it->second = v[i];
       } else if (!(it->second == v[i])) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "HashTable has different value for same key. Key ", ToText(k[i]),
-            " has ", ToText(it->second), " and trying to add value ",
-            ToText(v[i])));
+        return absl::FailedPreconditionError(
+            absl::StrCat("HashTable has different value for same key. Key ",
+                         ToText(k[i]), " has ", ToText(it->second),
+                         " and trying to add value ", ToText(v[i])));
       }
     }
     return absl::OkStatus();
@@ -202,7 +201,8 @@ class TypedTable final : public LookupTable {
 
   void Export(Tensor* keys, Tensor* values) const override {
     absl::ReaderMutexLock lock(&mu_);
-    *keys = Tensor(key_dtype(), TensorShape({static_cast<int64_t>(map_.size())}));
+    *keys =
+        Tensor(key_dtype(), TensorShape({static_cast<int64_t>(map_.size())}));
     *values =
         Tensor(value_dtype(), TensorShape({static_cast<int64_t>(map_.size())}));
     int64_t i = 0;
@@ -241,8 +241,8 @@ class TypedTensorTable final : public LookupTable {
     absl::ReaderMutexLock lock(&mu_);
     for (int64_t i = 0; i < keys.NumElements(); ++i) {
       auto it = map_.find(k[i]);
-      const V* src = it != map_.end() ? it->second.data()
-                                      : d + (per_key ? i * dim_ : 0);
+      const V* src =
+          it != map_.end() ? it->second.data() : d + (per_key ? i * dim_ : 0);
       std::copy(src, src + dim_, o + i * dim_);
     }
   }
@@ -296,22 +296,42 @@ class TypedTensorTable final : public LookupTable {
 template <typename Fn>
 bool VisitKeyType(DataType t, Fn&& fn) {
   switch (t) {
-    case DT_INT32: fn.template operator()<int32_t>(); return true;
-    case DT_INT64: fn.template operator()<int64_t>(); return true;
-    case DT_STRING: fn.template operator()<std::string>(); return true;
-    default: return false;
+    case DT_INT32:
+      fn.template operator()<int32_t>();
+      return true;
+    case DT_INT64:
+      fn.template operator()<int64_t>();
+      return true;
+    case DT_STRING:
+      fn.template operator()<std::string>();
+      return true;
+    default:
+      return false;
   }
 }
 template <typename Fn>
 bool VisitValueType(DataType t, Fn&& fn) {
   switch (t) {
-    case DT_INT32: fn.template operator()<int32_t>(); return true;
-    case DT_INT64: fn.template operator()<int64_t>(); return true;
-    case DT_FLOAT: fn.template operator()<float>(); return true;
-    case DT_DOUBLE: fn.template operator()<double>(); return true;
-    case DT_BOOL: fn.template operator()<bool>(); return true;
-    case DT_STRING: fn.template operator()<std::string>(); return true;
-    default: return false;
+    case DT_INT32:
+      fn.template operator()<int32_t>();
+      return true;
+    case DT_INT64:
+      fn.template operator()<int64_t>();
+      return true;
+    case DT_FLOAT:
+      fn.template operator()<float>();
+      return true;
+    case DT_DOUBLE:
+      fn.template operator()<double>();
+      return true;
+    case DT_BOOL:
+      fn.template operator()<bool>();
+      return true;
+    case DT_STRING:
+      fn.template operator()<std::string>();
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -323,8 +343,8 @@ std::shared_ptr<LookupTable> MakeTable(DataType key, DataType value,
   VisitKeyType(key, [&]<typename K>() {
     VisitValueType(value, [&]<typename V>() {
       if (tensors) {
-        table = std::make_shared<TypedTensorTable<K, V>>(key, value,
-                                                         value_shape);
+        table =
+            std::make_shared<TypedTensorTable<K, V>>(key, value, value_shape);
       } else {
         table = std::make_shared<TypedTable<K, V>>(key, value, initializable);
       }
@@ -404,8 +424,8 @@ class TableOp : public OpKernel {
         absl::InvalidArgumentError(absl::StrCat(
             "Conflicting key/value dtypes ", DataTypeString(key_dtype_), "->",
             DataTypeString(value_dtype_), " with ",
-            DataTypeString(t.key_dtype()), "-",
-            DataTypeString(t.value_dtype()), " for table ", name_)));
+            DataTypeString(t.key_dtype()), "-", DataTypeString(t.value_dtype()),
+            " for table ", name_)));
     if (ref_) {
       ctx->set_output_ref(0, TensorRef{&handle_, &handle_mu_});
     } else {
@@ -418,7 +438,7 @@ class TableOp : public OpKernel {
   bool ref_ = false;
   bool tensors_ = false;
   TensorShape value_shape_;  // [] but for MutableHashTableOfTensors
-  absl::Mutex handle_mu_;  // the reference's mutex (the handle never changes)
+  absl::Mutex handle_mu_;    // the reference's mutex (the handle never changes)
   DataType key_dtype_ = DT_INVALID;
   DataType value_dtype_ = DT_INVALID;
   std::string container_;
@@ -441,7 +461,8 @@ absl::Status MatchSignature(OpKernelContext* ctx, DataTypeVector want,
   const OpKernel& k = ctx->op_kernel();
   for (int i = 0; i < k.num_inputs(); ++i) have.push_back(k.input_type(i));
   DataTypeVector have_out;
-  for (int i = 0; i < k.num_outputs(); ++i) have_out.push_back(k.output_type(i));
+  for (int i = 0; i < k.num_outputs(); ++i)
+    have_out.push_back(k.output_type(i));
   // Input 0 is the handle in either form (TensorFlow's expected_input_0).
   if (!have.empty() && !want.empty()) want[0] = have[0];
   if (have == want && have_out == want_out) return absl::OkStatus();
@@ -450,10 +471,9 @@ absl::Status MatchSignature(OpKernelContext* ctx, DataTypeVector want,
     for (DataType t : v) s.push_back(DataTypeString(t));
     return absl::StrJoin(s, ", ");
   };
-  return absl::InvalidArgumentError(
-      absl::StrCat("Signature mismatch, have: ", names(have), "->",
-                   names(have_out), " expected: ", names(want), "->",
-                   names(want_out)));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Signature mismatch, have: ", names(have), "->", names(have_out),
+      " expected: ", names(want), "->", names(want_out)));
 }
 
 // keys.shape + the table's value shape: the shape of the values of `keys`.
@@ -471,8 +491,8 @@ absl::Status CheckKeysAndValues(const LookupTable& t, const Tensor& keys,
   const TensorShape want = ValuesShape(t, keys);
   if (values.shape() != want) {
     return absl::InvalidArgumentError(
-        absl::StrCat("Expected shape ", want.DebugString(),
-                     " for value, got ", values.shape().DebugString()));
+        absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
+                     values.shape().DebugString()));
   }
   return absl::OkStatus();
 }
@@ -515,8 +535,8 @@ class InsertOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, table.status());
     LookupTable& t = **table;
     DFX_OP_REQUIRES_OK(
-        ctx, MatchSignature(ctx, {DT_RESOURCE, t.key_dtype(), t.value_dtype()},
-                            {}));
+        ctx,
+        MatchSignature(ctx, {DT_RESOURCE, t.key_dtype(), t.value_dtype()}, {}));
     const Tensor& keys = ctx->input(1);
     const Tensor& values = ctx->input(2);
     DFX_OP_REQUIRES_OK(ctx, CheckKeysAndValues(t, keys, values));
@@ -573,9 +593,8 @@ class ExportOp : public OpKernel {
     absl::StatusOr<std::shared_ptr<LookupTable>> table = GetTable(ctx);
     DFX_OP_REQUIRES_OK(ctx, table.status());
     LookupTable& t = **table;
-    DFX_OP_REQUIRES_OK(
-        ctx, MatchSignature(ctx, {DT_RESOURCE},
-                            {t.key_dtype(), t.value_dtype()}));
+    DFX_OP_REQUIRES_OK(ctx, MatchSignature(ctx, {DT_RESOURCE},
+                                           {t.key_dtype(), t.value_dtype()}));
     Tensor keys, values;
     t.Export(&keys, &values);
     ctx->set_output(0, std::move(keys));
@@ -592,8 +611,8 @@ absl::StatusOr<std::shared_ptr<LookupTable>> GetInitializableTable(
       std::shared_ptr<LookupTable> t,
       ctx->resource_manager()->Lookup<LookupTable>(container, name));
   if (!t->initializable()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Table ", container, " ", name, " is not initializable"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Table ", container, " ", name, " is not initializable"));
   }
   return t;
 }
@@ -607,8 +626,8 @@ class InitializeTableOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, table.status());
     LookupTable& t = **table;
     DFX_OP_REQUIRES_OK(
-        ctx, MatchSignature(ctx, {DT_RESOURCE, t.key_dtype(), t.value_dtype()},
-                            {}));
+        ctx,
+        MatchSignature(ctx, {DT_RESOURCE, t.key_dtype(), t.value_dtype()}, {}));
     const Tensor& keys = ctx->input(1);
     const Tensor& values = ctx->input(2);
     DFX_OP_REQUIRES(ctx, keys.dims() == 1,
@@ -710,18 +729,17 @@ class InitializeTableFromTextFileOp : public OpKernel {
   // Element `i` of `out` from field `index` of line number `line_no`.
   // TensorFlow adds `offset` to line numbers and (only) to int32 fields.
   absl::Status SetValue(const std::string& line,
-                        const std::vector<std::string>& fields,
-                        int64_t index, int64_t line_no, Tensor* out,
-                        int64_t i) const {
+                        const std::vector<std::string>& fields, int64_t index,
+                        int64_t line_no, Tensor* out, int64_t i) const {
     if (index == kLineNumber) {
       out->data<int64_t>()[i] = line_no + offset_;
       return absl::OkStatus();
     }
     const std::string& token = index == kWholeLine ? line : fields[index];
     auto bad = [&](const char* type) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Field ", token, " in line ", line_no, " is not a valid ", type,
-          "."));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Field ", token, " in line ", line_no,
+                       " is not a valid ", type, "."));
     };
     switch (out->dtype()) {
       case DT_INT32: {
@@ -829,25 +847,25 @@ class InitializeTableFromTextFileOp : public OpKernel {
 
 // TensorFlow 2.21's CPU registrations of each table kind, (key, value).
 constexpr std::pair<DataType, DataType> kHashTableTypes[] = {
-    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},   {DT_INT32, DT_INT32},
-    {DT_INT32, DT_STRING},  {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},
-    {DT_INT64, DT_INT32},   {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING},
-    {DT_STRING, DT_BOOL},   {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT},
-    {DT_STRING, DT_INT32},  {DT_STRING, DT_INT64},  {DT_STRING, DT_STRING},
+    {DT_INT32, DT_DOUBLE}, {DT_INT32, DT_FLOAT},   {DT_INT32, DT_INT32},
+    {DT_INT32, DT_STRING}, {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},
+    {DT_INT64, DT_INT32},  {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING},
+    {DT_STRING, DT_BOOL},  {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT},
+    {DT_STRING, DT_INT32}, {DT_STRING, DT_INT64},  {DT_STRING, DT_STRING},
 };
 constexpr std::pair<DataType, DataType> kMutableHashTableTypes[] = {
-    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},   {DT_INT32, DT_INT32},
-    {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},   {DT_INT64, DT_INT32},
-    {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING},  {DT_STRING, DT_BOOL},
-    {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT},  {DT_STRING, DT_INT32},
+    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},  {DT_INT32, DT_INT32},
+    {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},  {DT_INT64, DT_INT32},
+    {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING}, {DT_STRING, DT_BOOL},
+    {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT}, {DT_STRING, DT_INT32},
     {DT_STRING, DT_INT64},
 };
 
 constexpr std::pair<DataType, DataType> kMutableHashTableOfTensorsTypes[] = {
-    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},   {DT_INT32, DT_INT32},
-    {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},   {DT_INT64, DT_INT32},
-    {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING},  {DT_STRING, DT_BOOL},
-    {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT},  {DT_STRING, DT_INT32},
+    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},  {DT_INT32, DT_INT32},
+    {DT_INT64, DT_DOUBLE},  {DT_INT64, DT_FLOAT},  {DT_INT64, DT_INT32},
+    {DT_INT64, DT_INT64},   {DT_INT64, DT_STRING}, {DT_STRING, DT_BOOL},
+    {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT}, {DT_STRING, DT_INT32},
     {DT_STRING, DT_INT64},
 };
 

@@ -2,16 +2,17 @@
 // NotEqual on strings, with TensorFlow 2.21's semantics (string_lower_op.cc,
 // string_length_op.cc, substr_op.cc, string_strip_op.cc,
 // cwise_op_equal_to_1.cc).
+#include <locale.h>
+
 #include <clocale>
 #include <cstdint>
 #include <cwctype>
 #include <string>
 
-#include <locale.h>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/broadcast.h"
+#include "kernels/eigen_util.h"
 #include "kernels/strings/string_util.h"
 
 namespace dfx::strings {
@@ -141,25 +142,60 @@ std::string Utf8Upper(const std::string& s, locale_t l) {
   for (size_t i = 0; i < s.size();) {
     const char32_t cp = DecodeUtf8(s, &i);
     switch (cp) {
-      case 0xDF: out += "SS"; continue;
-      case 0xFB00: out += "FF"; continue;
-      case 0xFB01: out += "FI"; continue;
-      case 0xFB02: out += "FL"; continue;
-      case 0xFB03: out += "FFI"; continue;
-      case 0xFB04: out += "FFL"; continue;
+      case 0xDF:
+        out += "SS";
+        continue;
+      case 0xFB00:
+        out += "FF";
+        continue;
+      case 0xFB01:
+        out += "FI";
+        continue;
+      case 0xFB02:
+        out += "FL";
+        continue;
+      case 0xFB03:
+        out += "FFI";
+        continue;
+      case 0xFB04:
+        out += "FFL";
+        continue;
       case 0xFB05:
-      case 0xFB06: out += "ST"; continue;
-      case 0x149: out += "\xCA\xBCN"; continue;        // ʼN
-      case 0x1F0: out += "J\xCC\x8C"; continue;        // J + caron
-      case 0x390: out += "\xCE\x99\xCC\x88\xCC\x81"; continue;
-      case 0x3B0: out += "\xCE\xA5\xCC\x88\xCC\x81"; continue;
-      case 0x587: out += "\xD4\xB5\xD5\x92"; continue;  // ԵՒ
-      case 0x1E96: out += "H\xCC\xB1"; continue;
-      case 0x1E97: out += "T\xCC\x88"; continue;
-      case 0x1E98: out += "W\xCC\x8A"; continue;
-      case 0x1E99: out += "Y\xCC\x8A"; continue;
-      case 0x1E9A: out += "A\xCA\xBE"; continue;
-      default: break;
+      case 0xFB06:
+        out += "ST";
+        continue;
+      case 0x149:
+        out += "\xCA\xBCN";
+        continue;  // ʼN
+      case 0x1F0:
+        out += "J\xCC\x8C";
+        continue;  // J + caron
+      case 0x390:
+        out += "\xCE\x99\xCC\x88\xCC\x81";
+        continue;
+      case 0x3B0:
+        out += "\xCE\xA5\xCC\x88\xCC\x81";
+        continue;
+      case 0x587:
+        out += "\xD4\xB5\xD5\x92";
+        continue;  // ԵՒ
+      case 0x1E96:
+        out += "H\xCC\xB1";
+        continue;
+      case 0x1E97:
+        out += "T\xCC\x88";
+        continue;
+      case 0x1E98:
+        out += "W\xCC\x8A";
+        continue;
+      case 0x1E99:
+        out += "Y\xCC\x8A";
+        continue;
+      case 0x1E9A:
+        out += "A\xCA\xBE";
+        continue;
+      default:
+        break;
     }
     AppendUtf8(static_cast<char32_t>(towupper_l(cp, l)), &out);
   }
@@ -173,9 +209,9 @@ class CaseOp : public OpKernel {
     c->SetStatus(c->GetAttr("encoding", &encoding_));
     if (!c->status().ok()) return;
     if (!encoding_.empty() && encoding_ != "utf-8") {
-      c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "only utf-8 or '' (no encoding) is supported, received ",
-          encoding_)));
+      c->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("only utf-8 or '' (no encoding) is supported, received ",
+                       encoding_)));
       return;
     }
     if (!encoding_.empty() && Utf8Locale() == static_cast<locale_t>(0)) {
@@ -190,16 +226,22 @@ class CaseOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     const std::string* s = in.data<std::string>();
     std::string* o = out->data<std::string>();
-    for (int64_t i = 0; i < in.NumElements(); ++i) {
-      if (encoding_.empty()) {
-        o[i] = kLower ? absl::AsciiStrToLower(s[i]) : absl::AsciiStrToUpper(s[i]);
-      } else {
-        // TensorFlow's ICU conversion reads the string up to its first NUL.
-        const std::string text = s[i].substr(0, s[i].find('\0'));
-        o[i] = kLower ? Utf8Lower(text, Utf8Locale())
-                      : Utf8Upper(text, Utf8Locale());
-      }
-    }
+    ParallelFor(*ctx->device(), in.NumElements(),
+                Eigen::TensorOpCost(32, 32, 128),
+                [&](int64_t first, int64_t last) {
+                  for (int64_t i = first; i < last; ++i) {
+                    if (encoding_.empty()) {
+                      o[i] = kLower ? absl::AsciiStrToLower(s[i])
+                                    : absl::AsciiStrToUpper(s[i]);
+                    } else {
+                      // TensorFlow's ICU conversion reads the string up to its
+                      // first NUL.
+                      const std::string text = s[i].substr(0, s[i].find('\0'));
+                      o[i] = kLower ? Utf8Lower(text, Utf8Locale())
+                                    : Utf8Upper(text, Utf8Locale());
+                    }
+                  }
+                });
   }
 
  private:
@@ -229,7 +271,8 @@ class StringLengthOp : public OpKernel {
   bool utf8_ = false;
 };
 
-// Strips ASCII whitespace at both ends (TensorFlow's absl::StripAsciiWhitespace).
+// Strips ASCII whitespace at both ends (TensorFlow's
+// absl::StripAsciiWhitespace).
 class StringStripOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -264,7 +307,7 @@ bool ForwardChars(absl::string_view in, T n, T* pos) {
 template <typename T>
 bool BackChars(absl::string_view in, T n, T* pos) {
   T counted = 0;
-  while (counted < n && *pos > 0) {
+  while (counted<n&& * pos> 0) {
     do {
       --*pos;
     } while (IsTrailByte(in[*pos]) && *pos > 0);
@@ -311,14 +354,14 @@ class SubstrOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& pos = ctx->input(1);
     const Tensor& len = ctx->input(2);
-    DFX_OP_REQUIRES(ctx, pos.shape() == len.shape(),
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "pos and len should have the same shape, got: ",
-                        pos.shape().DebugString(), " vs. ",
-                        len.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, pos.NumElements() > 0,
-                    absl::InvalidArgumentError(
-                        "received empty tensor pos_tensor"));
+    DFX_OP_REQUIRES(
+        ctx, pos.shape() == len.shape(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "pos and len should have the same shape, got: ",
+            pos.shape().DebugString(), " vs. ", len.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, pos.NumElements() > 0,
+        absl::InvalidArgumentError("received empty tensor pos_tensor"));
     const T* p = pos.data<T>();
     const T* l = len.data<T>();
     const std::string* s = input.data<std::string>();
@@ -327,9 +370,9 @@ class SubstrOp : public OpKernel {
       DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
       const bool scalar = pos.dims() == 0;
       for (int64_t i = 0; i < input.NumElements(); ++i) {
-        DFX_OP_REQUIRES_OK(ctx, One(s[i], p[scalar ? 0 : i],
-                                    l[scalar ? 0 : i], absl::StrCat(i),
-                                    &out->data<std::string>()[i]));
+        DFX_OP_REQUIRES_OK(ctx,
+                           One(s[i], p[scalar ? 0 : i], l[scalar ? 0 : i],
+                               absl::StrCat(i), &out->data<std::string>()[i]));
       }
       return;
     }
@@ -341,9 +384,9 @@ class SubstrOp : public OpKernel {
                         " vs. ", pos.shape().DebugString())));
     const TensorShape& shape = b->output_shape();
     DFX_OP_REQUIRES(ctx, shape.dims() == 1 || shape.dims() == 2,
-                    absl::UnimplementedError(absl::StrCat(
-                        "Substr broadcast not implemented for ", shape.dims(),
-                        " dimensions")));
+                    absl::UnimplementedError(
+                        absl::StrCat("Substr broadcast not implemented for ",
+                                     shape.dims(), " dimensions")));
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     std::string* o = out->data<std::string>();
     // Index of output element (i, j) in an input of `in_shape`, aligned at
@@ -357,17 +400,18 @@ class SubstrOp : public OpKernel {
       const int64_t cols = rank >= 1 ? in_shape.dim_size(rank - 1) : 1;
       return (rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j);
     };
-    const int64_t rows = shape.dims() == 1 ? shape.dim_size(0) : shape.dim_size(0);
+    const int64_t rows =
+        shape.dims() == 1 ? shape.dim_size(0) : shape.dim_size(0);
     const int64_t cols = shape.dims() == 1 ? 1 : shape.dim_size(1);
     for (int64_t i = 0; i < rows; ++i) {
       for (int64_t j = 0; j < cols; ++j) {
         const int64_t k = index(pos.shape(), i, j);
-        const std::string where =
-            shape.dims() == 1 ? absl::StrCat(i)
-                              : absl::StrCat("(", i, ", ", j, ")");
-        DFX_OP_REQUIRES_OK(ctx, One(s[index(input.shape(), i, j)], p[k], l[k],
-                                    utf8_ ? absl::StrCat(i) : where,
-                                    &o[i * cols + j]));
+        const std::string where = shape.dims() == 1
+                                      ? absl::StrCat(i)
+                                      : absl::StrCat("(", i, ", ", j, ")");
+        DFX_OP_REQUIRES_OK(
+            ctx, One(s[index(input.shape(), i, j)], p[k], l[k],
+                     utf8_ ? absl::StrCat(i) : where, &o[i * cols + j]));
       }
     }
   }

@@ -45,16 +45,15 @@ class StringToNumberOp : public OpKernel {
     const std::string* s = in.data<std::string>();
     T* o = out->data<T>();
     for (int64_t i = 0; i < in.NumElements(); ++i) {
-      DFX_OP_REQUIRES(ctx, ParseNumber(s[i], &o[i]),
-                      absl::InvalidArgumentError(
-                          absl::StrCat(kErrorMessage, s[i])));
+      DFX_OP_REQUIRES(
+          ctx, ParseNumber(s[i], &o[i]),
+          absl::InvalidArgumentError(absl::StrCat(kErrorMessage, s[i])));
     }
   }
 };
 
 bool IsFloating(DataType t) {
-  return t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF ||
-         t == DT_BFLOAT16;
+  return t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF || t == DT_BFLOAT16;
 }
 bool IsComplex(DataType t) { return t == DT_COMPLEX64 || t == DT_COMPLEX128; }
 bool IsUnsigned(DataType t) {
@@ -64,16 +63,13 @@ bool IsSigned(DataType t) {
   return t == DT_INT8 || t == DT_INT16 || t == DT_INT32 || t == DT_INT64;
 }
 
-using FloatFormat =
-    absl::ParsedFormat<absl::FormatConversionCharSet::kStar,
-                       absl::FormatConversionCharSet::kStar,
-                       absl::FormatConversionCharSet::g |
-                           absl::FormatConversionCharSet::e |
-                           absl::FormatConversionCharSet::f>;
-using IntFormat = absl::ParsedFormat<absl::FormatConversionCharSet::kStar,
-                                     absl::FormatConversionCharSet::kStar,
-                                     absl::FormatConversionCharSet::u |
-                                         absl::FormatConversionCharSet::d>;
+using FloatFormat = absl::ParsedFormat<
+    absl::FormatConversionCharSet::kStar, absl::FormatConversionCharSet::kStar,
+    absl::FormatConversionCharSet::g | absl::FormatConversionCharSet::e |
+        absl::FormatConversionCharSet::f>;
+using IntFormat = absl::ParsedFormat<
+    absl::FormatConversionCharSet::kStar, absl::FormatConversionCharSet::kStar,
+    absl::FormatConversionCharSet::u | absl::FormatConversionCharSet::d>;
 using StrFormat = absl::ParsedFormat<absl::FormatConversionCharSet::kStar,
                                      absl::FormatConversionCharSet::kStar,
                                      absl::FormatConversionCharSet::s>;
@@ -107,18 +103,21 @@ class AsStringOp : public OpKernel {
             DataTypeString(dtype)));
       }
       if (precision_ >= 0) {
-        return absl::InvalidArgumentError(absl::StrCat("precision not supported for datatype ",
-                                 DataTypeString(dtype)));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "precision not supported for datatype ", DataTypeString(dtype)));
       }
     }
     if (fill.size() > 1) {
-      return absl::InvalidArgumentError("Fill string must be one or fewer characters");
+      return absl::InvalidArgumentError(
+          "Fill string must be one or fewer characters");
     }
     if (scientific && shortest) {
-      return absl::InvalidArgumentError("Cannot select both scientific and shortest notation");
+      return absl::InvalidArgumentError(
+          "Cannot select both scientific and shortest notation");
     }
     if (!fill.empty() && !absl::StrContains(" +-0#", fill[0])) {
-      return absl::InvalidArgumentError(absl::StrCat("Fill argument not supported: \"", fill, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Fill argument not supported: \"", fill, "\""));
     }
     if (width_ <= -1) width_ = 0;
     if (dtype == DT_STRING && width_ <= 0) return absl::OkStatus();
@@ -134,10 +133,11 @@ class AsStringOp : public OpKernel {
     } else if (dtype == DT_BOOL) {
       return absl::OkStatus();
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("Type not supported: ", DataTypeString(dtype)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Type not supported: ", DataTypeString(dtype)));
     }
-    const std::string format = absl::StrCat("%", fill, "*.*",
-                                            std::string(1, conversion));
+    const std::string format =
+        absl::StrCat("%", fill, "*.*", std::string(1, conversion));
     bool ok = true;
     if (conversion == 's') {
       str_format_ = StrFormat::New(format);
@@ -149,12 +149,13 @@ class AsStringOp : public OpKernel {
       float_format_ = FloatFormat::New(format);
       ok = float_format_ != nullptr;
     }
-    if (!ok) return absl::InvalidArgumentError(absl::StrCat("Invalid format: ", format));
+    if (!ok)
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid format: ", format));
     return absl::OkStatus();
   }
 
  public:
-
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     if (in.dtype() == DT_STRING && str_format_ == nullptr) {
@@ -167,8 +168,8 @@ class AsStringOp : public OpKernel {
     const int64_t n = in.NumElements();
     auto ints = [&]<typename T>() {
       for (int64_t i = 0; i < n; ++i) {
-        o[i] = absl::StrFormat(*int_format_, width_, precision_,
-                               in.data<T>()[i]);
+        o[i] =
+            absl::StrFormat(*int_format_, width_, precision_, in.data<T>()[i]);
       }
     };
     auto floats = [&]<typename T>() {
@@ -194,20 +195,48 @@ class AsStringOp : public OpKernel {
                                  in.data<std::string>()[i]);
         }
         break;
-      case DT_UINT8: ints.operator()<uint8_t>(); break;
-      case DT_UINT16: ints.operator()<uint16_t>(); break;
-      case DT_UINT32: ints.operator()<uint32_t>(); break;
-      case DT_UINT64: ints.operator()<uint64_t>(); break;
-      case DT_INT8: ints.operator()<int8_t>(); break;
-      case DT_INT16: ints.operator()<int16_t>(); break;
-      case DT_INT32: ints.operator()<int32_t>(); break;
-      case DT_INT64: ints.operator()<int64_t>(); break;
-      case DT_FLOAT: floats.operator()<float>(); break;
-      case DT_DOUBLE: floats.operator()<double>(); break;
-      case DT_HALF: floats.operator()<Eigen::half>(); break;
-      case DT_BFLOAT16: floats.operator()<Eigen::bfloat16>(); break;
-      case DT_COMPLEX64: complexes.operator()<std::complex<float>>(); break;
-      case DT_COMPLEX128: complexes.operator()<std::complex<double>>(); break;
+      case DT_UINT8:
+        ints.operator()<uint8_t>();
+        break;
+      case DT_UINT16:
+        ints.operator()<uint16_t>();
+        break;
+      case DT_UINT32:
+        ints.operator()<uint32_t>();
+        break;
+      case DT_UINT64:
+        ints.operator()<uint64_t>();
+        break;
+      case DT_INT8:
+        ints.operator()<int8_t>();
+        break;
+      case DT_INT16:
+        ints.operator()<int16_t>();
+        break;
+      case DT_INT32:
+        ints.operator()<int32_t>();
+        break;
+      case DT_INT64:
+        ints.operator()<int64_t>();
+        break;
+      case DT_FLOAT:
+        floats.operator()<float>();
+        break;
+      case DT_DOUBLE:
+        floats.operator()<double>();
+        break;
+      case DT_HALF:
+        floats.operator()<Eigen::half>();
+        break;
+      case DT_BFLOAT16:
+        floats.operator()<Eigen::bfloat16>();
+        break;
+      case DT_COMPLEX64:
+        complexes.operator()<std::complex<float>>();
+        break;
+      case DT_COMPLEX128:
+        complexes.operator()<std::complex<double>>();
+        break;
       default:
         ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
             "Cannot encode input of type ", DataTypeString(in.dtype()))));
@@ -256,11 +285,12 @@ void RegisterStringConvertKernels(KernelRegistry* registry) {
       KernelDefBuilder("StringToNumber").TypeConstraint<uint64_t>("out_type"));
   // Every type of the OpDef but variant.
   RegisterKernel<AsStringOp>(
-      registry,
-      KernelDefBuilder("AsString").TypeConstraint(
-          "T", {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8,
-                DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32,
-                DT_UINT64, DT_COMPLEX64, DT_COMPLEX128, DT_BOOL, DT_STRING}));
+      registry, KernelDefBuilder("AsString")
+                    .TypeConstraint(
+                        "T", {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16,
+                              DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16,
+                              DT_HALF, DT_UINT32, DT_UINT64, DT_COMPLEX64,
+                              DT_COMPLEX128, DT_BOOL, DT_STRING}));
 }
 
 }  // namespace dfx::strings

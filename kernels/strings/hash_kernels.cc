@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/eigen_util.h"
 #include "kernels/strings/string_util.h"
 
 namespace dfx::strings {
@@ -32,7 +33,9 @@ uint32_t Load32(const char* p) {
   std::memcpy(&v, p, 4);
   return v;
 }
-uint64_t Rot(uint64_t v, int s) { return s == 0 ? v : (v >> s) | (v << (64 - s)); }
+uint64_t Rot(uint64_t v, int s) {
+  return s == 0 ? v : (v >> s) | (v << (64 - s));
+}
 uint64_t Mix47(uint64_t v) { return v ^ (v >> 47); }
 
 uint64_t Combine16(uint64_t u, uint64_t v, uint64_t mul) {
@@ -61,8 +64,10 @@ uint64_t Short0To16(const char* s, size_t n) {
     const uint8_t a = static_cast<uint8_t>(s[0]);
     const uint8_t b = static_cast<uint8_t>(s[n >> 1]);
     const uint8_t c = static_cast<uint8_t>(s[n - 1]);
-    const uint32_t y = static_cast<uint32_t>(a) + (static_cast<uint32_t>(b) << 8);
-    const uint32_t z = static_cast<uint32_t>(n) + (static_cast<uint32_t>(c) << 2);
+    const uint32_t y =
+        static_cast<uint32_t>(a) + (static_cast<uint32_t>(b) << 8);
+    const uint32_t z =
+        static_cast<uint32_t>(n) + (static_cast<uint32_t>(c) << 2);
     return Mix47(y * kK2 ^ z * kK0) * kK2;
   }
   return kK2;
@@ -155,10 +160,20 @@ uint64_t SipHash24(uint64_t k0, uint64_t k1, const char* s, size_t n) {
   uint64_t v2 = k0 ^ 0x6c7967656e657261ULL;
   uint64_t v3 = k1 ^ 0x7465646279746573ULL;
   auto round = [&] {
-    v0 += v1; v1 = Rot(v1, 64 - 13); v1 ^= v0; v0 = Rot(v0, 64 - 32);
-    v2 += v3; v3 = Rot(v3, 64 - 16); v3 ^= v2;
-    v0 += v3; v3 = Rot(v3, 64 - 21); v3 ^= v0;
-    v2 += v1; v1 = Rot(v1, 64 - 17); v1 ^= v2; v2 = Rot(v2, 64 - 32);
+    v0 += v1;
+    v1 = Rot(v1, 64 - 13);
+    v1 ^= v0;
+    v0 = Rot(v0, 64 - 32);
+    v2 += v3;
+    v3 = Rot(v3, 64 - 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = Rot(v3, 64 - 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = Rot(v1, 64 - 17);
+    v1 ^= v2;
+    v2 = Rot(v2, 64 - 32);
   };
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -182,6 +197,9 @@ uint64_t SipHash24(uint64_t k0, uint64_t k1, const char* s, size_t n) {
   return v0 ^ v1 ^ v2 ^ v3;
 }
 
+// Per string: its bytes read, 8 written, a few cycles a byte.
+const Eigen::TensorOpCost kHashCost(32, 8, 64);
+
 class HashBucketFastOp : public OpKernel {
  public:
   explicit HashBucketFastOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -193,10 +211,14 @@ class HashBucketFastOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     const std::string* s = in.data<std::string>();
     int64_t* o = out->data<int64_t>();
-    for (int64_t i = 0; i < in.NumElements(); ++i) {
-      o[i] = static_cast<int64_t>(Fingerprint64(s[i].data(), s[i].size()) %
-                                  static_cast<uint64_t>(num_buckets_));
-    }
+    ParallelFor(*ctx->device(), in.NumElements(), kHashCost,
+                [&](int64_t first, int64_t last) {
+                  for (int64_t i = first; i < last; ++i) {
+                    o[i] = static_cast<int64_t>(
+                        Fingerprint64(s[i].data(), s[i].size()) %
+                        static_cast<uint64_t>(num_buckets_));
+                  }
+                });
   }
 
  private:
@@ -224,11 +246,14 @@ class HashBucketStrongOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     const std::string* s = in.data<std::string>();
     int64_t* o = out->data<int64_t>();
-    for (int64_t i = 0; i < in.NumElements(); ++i) {
-      o[i] = static_cast<int64_t>(SipHash24(k0_, k1_, s[i].data(),
-                                            s[i].size()) %
-                                  static_cast<uint64_t>(num_buckets_));
-    }
+    ParallelFor(*ctx->device(), in.NumElements(), kHashCost,
+                [&](int64_t first, int64_t last) {
+                  for (int64_t i = first; i < last; ++i) {
+                    o[i] = static_cast<int64_t>(
+                        SipHash24(k0_, k1_, s[i].data(), s[i].size()) %
+                        static_cast<uint64_t>(num_buckets_));
+                  }
+                });
   }
 
  private:

@@ -31,11 +31,10 @@ class ReduceJoinOp : public OpKernel {
     for (int64_t k = 0; k < indices.NumElements(); ++k) {
       const int32_t index = indices.data<int32_t>()[k];
       // TensorFlow reports an index out of range as OutOfRange.
-      DFX_OP_REQUIRES(
-          ctx, index >= -rank && index < rank,
-          absl::OutOfRangeError(absl::StrCat(
-              "Invalid reduction dimension ", index, " for input with ", rank,
-              " dimension(s)")));
+      DFX_OP_REQUIRES(ctx, index >= -rank && index < rank,
+                      absl::OutOfRangeError(absl::StrCat(
+                          "Invalid reduction dimension ", index,
+                          " for input with ", rank, " dimension(s)")));
       const int dim = index < 0 ? index + rank : index;
       DFX_OP_REQUIRES(ctx, !reduced[dim],
                       absl::InvalidArgumentError(absl::StrCat(
@@ -142,25 +141,25 @@ class StringSplitV2Op : public OpKernel {
     const Tensor& input = ctx->input(0);
     const Tensor& sep = ctx->input(1);
     DFX_OP_REQUIRES(ctx, input.dims() == 1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "input must be a vector, got shape: ",
-                        input.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, sep.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "sep must be a scalar, got shape: ",
-                        sep.shape().DebugString())));
+                    absl::InvalidArgumentError(
+                        absl::StrCat("input must be a vector, got shape: ",
+                                     input.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, sep.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "sep must be a scalar, got shape: ", sep.shape().DebugString())));
     const int64_t n = input.NumElements();
     std::vector<std::vector<absl::string_view>> pieces(n);
     int64_t total = 0, widest = 0;
     for (int64_t i = 0; i < n; ++i) {
-      Split(input.data<std::string>()[i], sep.scalar<std::string>(),
-            maxsplit_, &pieces[i]);
+      Split(input.data<std::string>()[i], sep.scalar<std::string>(), maxsplit_,
+            &pieces[i]);
       total += static_cast<int64_t>(pieces[i].size());
       widest = std::max<int64_t>(widest, pieces[i].size());
     }
     Tensor *indices = nullptr, *values = nullptr, *shape = nullptr;
-    DFX_OP_REQUIRES_OK(ctx,
-                       ctx->allocate_output(0, TensorShape({total, 2}), &indices));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, TensorShape({total, 2}), &indices));
     DFX_OP_REQUIRES_OK(ctx,
                        ctx->allocate_output(1, TensorShape({total}), &values));
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({2}), &shape));

@@ -16,8 +16,8 @@ absl::StatusOr<std::unique_ptr<RE2>> Compile(const std::string& pattern,
                                              const std::string& rewrite) {
   auto re = std::make_unique<RE2>(pattern, RE2::Quiet);
   if (!re->ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Invalid pattern: ", pattern, ", error: ", re->error()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid pattern: ", pattern, ", error: ", re->error()));
   }
   // As in TensorFlow, a rewrite naming a group the pattern lacks is not an
   // error: RE2 then replaces nothing.
@@ -76,9 +76,9 @@ class RegexReplaceOp : public OpKernel {
     const Tensor& pattern = ctx->input(1);
     const Tensor& rewrite = ctx->input(2);
     DFX_OP_REQUIRES(ctx, pattern.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Pattern must be scalar, but received ",
-                        pattern.shape().DebugString())));
+                    absl::InvalidArgumentError(
+                        absl::StrCat("Pattern must be scalar, but received ",
+                                     pattern.shape().DebugString())));
     DFX_OP_REQUIRES(ctx, rewrite.dims() == 0,
                     absl::InvalidArgumentError(absl::StrCat(
                         "Replacement rewrite must be scalar, but received ",
@@ -203,8 +203,8 @@ class DecodeBase64Op : public OpKernel {
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     for (int64_t i = 0; i < in.NumElements(); ++i) {
-      DFX_OP_REQUIRES_OK(ctx, Decode(in.data<std::string>()[i],
-                                     &out->data<std::string>()[i]));
+      DFX_OP_REQUIRES_OK(
+          ctx, Decode(in.data<std::string>()[i], &out->data<std::string>()[i]));
     }
   }
 };

@@ -49,17 +49,16 @@ void CheckOpDefs(const std::string& file, int count) {
     std::string want_bytes, got_bytes;
     REQUIRE(theirs.SerializeToString(&want_bytes));
     REQUIRE(got->op_def.SerializeToString(&got_bytes));
-    INFO("dfx:\n" << got->op_def.DebugString() << "TensorFlow:\n"
-                  << theirs.DebugString());
+    INFO("dfx:\n"
+         << got->op_def.DebugString() << "TensorFlow:\n"
+         << theirs.DebugString());
     CHECK(got_bytes == want_bytes);
     CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
   }
 }
 
-TEST_CASE("Every lookup-table op has TensorFlow 2.21's signature",
-          "[lookup]") {
-  CheckOpDefs(DFX_TEST_DATA_DIR "/../golden/data/lookup/tf_op_defs.pbtxt",
-              20);
+TEST_CASE("Every lookup-table op has TensorFlow 2.21's signature", "[lookup]") {
+  CheckOpDefs(DFX_TEST_DATA_DIR "/../golden/data/lookup/tf_op_defs.pbtxt", 20);
 }
 
 Tensor Table(const char* op, DataType key, DataType value) {
@@ -90,24 +89,23 @@ TEST_CASE("A HashTable finds only once initialized, then is read-only",
           "[lookup]") {
   const Tensor t = Table("HashTableV2", DT_STRING, DT_INT64);
   const Tensor dflt = Tensor::FromVector<int64_t>({-1}, TensorShape());
-  CHECK_THAT(RunError(Find(DT_STRING, DT_INT64),
-                      {t, Strings({"a"}), dflt}),
-             StatusIs(StatusCode::kFailedPrecondition,
-                      "Table not initialized."));
+  CHECK_THAT(
+      RunError(Find(DT_STRING, DT_INT64), {t, Strings({"a"}), dflt}),
+      StatusIs(StatusCode::kFailedPrecondition, "Table not initialized."));
   NodeDef init = TestNodeBuilder("init", "InitializeTableV2", 3)
                      .Attr("Tkey", DT_STRING)
                      .Attr("Tval", DT_INT64)
                      .Build();
-  REQUIRE_OK(RunKernel(init, {t, Strings({"a", "b"}),
-                              MakeVector<int64_t>({7, 8})}));
-  auto found = RunKernel(Find(DT_STRING, DT_INT64),
-                         {t, Strings({"b", "x", "a"}), dflt});
+  REQUIRE_OK(
+      RunKernel(init, {t, Strings({"a", "b"}), MakeVector<int64_t>({7, 8})}));
+  auto found =
+      RunKernel(Find(DT_STRING, DT_INT64), {t, Strings({"b", "x", "a"}), dflt});
   REQUIRE_OK(found);
   CHECK(Values<int64_t>((*found)[0]) == std::vector<int64_t>{8, -1, 7});
   // Keys of another dtype than the table's.
-  CHECK_THAT(RunError(Find(DT_INT64, DT_INT64),
-                      {t, MakeVector<int64_t>({1}), dflt}),
-             StatusIs(StatusCode::kInvalidArgument, "Signature mismatch"));
+  CHECK_THAT(
+      RunError(Find(DT_INT64, DT_INT64), {t, MakeVector<int64_t>({1}), dflt}),
+      StatusIs(StatusCode::kInvalidArgument, "Signature mismatch"));
   NodeDef insert = TestNodeBuilder("insert", "LookupTableInsertV2", 3)
                        .Attr("Tin", DT_STRING)
                        .Attr("Tout", DT_INT64)
@@ -122,15 +120,15 @@ TEST_CASE("A MutableHashTable checks value shapes on insert", "[lookup]") {
                        .Attr("Tin", DT_INT64)
                        .Attr("Tout", DT_FLOAT)
                        .Build();
-  CHECK_THAT(RunError(insert, {t, MakeVector<int64_t>({1, 2}),
-                               MakeVector<float>({1})}),
+  CHECK_THAT(RunError(insert,
+                      {t, MakeVector<int64_t>({1, 2}), MakeVector<float>({1})}),
              StatusIs(StatusCode::kInvalidArgument,
                       "Expected shape [2] for value, got [1]"));
   REQUIRE_OK(RunKernel(insert, {t, MakeVector<int64_t>({1, 2}),
                                 MakeVector<float>({0.5f, 1.5f})}));
-  auto found = RunKernel(
-      Find(DT_INT64, DT_FLOAT),
-      {t, MakeVector<int64_t>({2, 3}), MakeVector<float>({-1, -2})});
+  auto found =
+      RunKernel(Find(DT_INT64, DT_FLOAT),
+                {t, MakeVector<int64_t>({2, 3}), MakeVector<float>({-1, -2})});
   REQUIRE_OK(found);
   CHECK(Values<float>((*found)[0]) == std::vector<float>{1.5f, -2.0f});
 }
@@ -162,15 +160,14 @@ TEST_CASE("InitializeTableFromTextFileV2 rejects bad attrs and files",
   CHECK_THAT(RunError(node("ab"), {t, name}),
              StatusIs(StatusCode::kInvalidArgument,
                       "delimiter should be only 1 char"));
-  CHECK_THAT(RunError(node("\t"), {t, name}),
-             StatusIs(StatusCode::kNotFound));
+  CHECK_THAT(RunError(node("\t"), {t, name}), StatusIs(StatusCode::kNotFound));
   CHECK_THAT(RunError(node("\t"), {t, Strings({"a", "b"})}),
              StatusIs(StatusCode::kInvalidArgument,
                       "filename should be a single string"));
-  CHECK_THAT(RunError(node("\t"), {t, Tensor::FromVector<std::string>(
-                                          {""}, TensorShape())}),
-             StatusIs(StatusCode::kInvalidArgument,
-                      "filename cannot be empty."));
+  CHECK_THAT(
+      RunError(node("\t"),
+               {t, Tensor::FromVector<std::string>({""}, TensorShape())}),
+      StatusIs(StatusCode::kInvalidArgument, "filename cannot be empty."));
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ using testing::TypedNode;
 using testing::Values;
 
 TEST_CASE("Every string op has TensorFlow 2.21's signature", "[strings]") {
-  std::ifstream in(DFX_TEST_DATA_DIR "/../golden/data/strings/tf_op_defs.pbtxt");
+  std::ifstream in(DFX_TEST_DATA_DIR
+                   "/../golden/data/strings/tf_op_defs.pbtxt");
   std::stringstream text;
   text << in.rdbuf();
   OpList tf_ops;
@@ -49,8 +50,9 @@ TEST_CASE("Every string op has TensorFlow 2.21's signature", "[strings]") {
     std::string want_bytes, got_bytes;
     REQUIRE(theirs.SerializeToString(&want_bytes));
     REQUIRE(got->op_def.SerializeToString(&got_bytes));
-    INFO("dfx:\n" << got->op_def.DebugString() << "TensorFlow:\n"
-                  << theirs.DebugString());
+    INFO("dfx:\n"
+         << got->op_def.DebugString() << "TensorFlow:\n"
+         << theirs.DebugString());
     CHECK(got_bytes == want_bytes);
     CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
   }
@@ -69,25 +71,23 @@ std::vector<std::string> StringValues(const Tensor& t) {
   return Values<std::string>(t);
 }
 
-TEST_CASE("Equal and NotEqual compare strings with broadcasting",
-          "[strings]") {
+TEST_CASE("Equal and NotEqual compare strings with broadcasting", "[strings]") {
   const Tensor x = Strings({"a", "b", "c", "a"}, TensorShape({2, 2}));
   const Tensor y = Strings({"a", "c"});
-  const Tensor eq = RunOne(TypedNode("eq", "Equal", DT_STRING, 2).Build(),
-                           {x, y});
+  const Tensor eq =
+      RunOne(TypedNode("eq", "Equal", DT_STRING, 2).Build(), {x, y});
   CHECK(eq.shape() == TensorShape({2, 2}));
   CHECK(Values<bool>(eq) == std::vector<bool>{true, false, false, false});
-  const Tensor ne = RunOne(TypedNode("ne", "NotEqual", DT_STRING, 2).Build(),
-                           {x, y});
+  const Tensor ne =
+      RunOne(TypedNode("ne", "NotEqual", DT_STRING, 2).Build(), {x, y});
   CHECK(Values<bool>(ne) == std::vector<bool>{false, true, true, true});
   CHECK_THAT(RunError(TypedNode("eq", "Equal", DT_STRING, 2).Build(),
                       {Strings({"a", "b", "c"}), y}),
              StatusIs(StatusCode::kInvalidArgument, "Incompatible shapes"));
-  const Tensor scalar =
-      RunOne(TypedNode("ne", "NotEqual", DT_STRING, 2)
-                 .Attr("incompatible_shape_error", false)
-                 .Build(),
-             {Strings({"a", "b", "c"}), y});
+  const Tensor scalar = RunOne(TypedNode("ne", "NotEqual", DT_STRING, 2)
+                                   .Attr("incompatible_shape_error", false)
+                                   .Build(),
+                               {Strings({"a", "b", "c"}), y});
   CHECK(scalar.dims() == 0);
   CHECK(Values<bool>(scalar) == std::vector<bool>{true});
 }
@@ -142,9 +142,9 @@ TEST_CASE("AsString rejects attrs TensorFlow rejects", "[strings]") {
 
 TEST_CASE("StringSplitV2 and ReduceJoin check their ranks", "[strings]") {
   NodeDef split = TestNodeBuilder("s", "StringSplitV2", 2).Build();
-  CHECK_THAT(RunError(split, {Strings({"a b"}, TensorShape({1, 1})),
-                              Strings({""})}),
-             StatusIs(StatusCode::kInvalidArgument, "input must be a vector"));
+  CHECK_THAT(
+      RunError(split, {Strings({"a b"}, TensorShape({1, 1})), Strings({""})}),
+      StatusIs(StatusCode::kInvalidArgument, "input must be a vector"));
   NodeDef join = TestNodeBuilder("j", "ReduceJoin", 2).Build();
   CHECK_THAT(RunError(join, {Strings({"a", "b"}), MakeVector<int32_t>({1})}),
              StatusIs(StatusCode::kOutOfRange,
@@ -162,6 +162,48 @@ TEST_CASE("DecodeBase64 rejects what TensorFlow rejects", "[strings]") {
                       "Base64 string length cannot be 1 modulo 4."));
   CHECK(StringValues(RunOne(node, {Strings({"Zm9vYg", "Zm9vYg=="})})) ==
         std::vector<std::string>{"foob", "foob"});
+}
+
+}  // namespace
+}  // namespace dfx
+
+namespace dfx {
+namespace {
+
+// Over kParallelEvalThreshold elements the kernels split the work on the
+// intra-op pool; each element must come out as it does alone.
+TEST_CASE("Hash buckets and case mapping of many strings equal each alone",
+          "[strings]") {
+  const std::vector<std::string> few = {"", "a", "Hello \xc3\x89t\xc3\xa9",
+                                        std::string(100, 'x')};
+  constexpr int64_t kMany = 40000;
+  Tensor many(DT_STRING, TensorShape({kMany}));
+  for (int64_t i = 0; i < kMany; ++i) {
+    many.data<std::string>()[i] = few[i % few.size()];
+  }
+  const Tensor small = Strings(few);
+  for (const NodeDef& node :
+       {TestNodeBuilder("h", "StringToHashBucketFast", 1)
+            .Attr("num_buckets", int64_t{1} << 40)
+            .Build(),
+        TestNodeBuilder("h", "StringToHashBucketStrong", 1)
+            .Attr("num_buckets", int64_t{1} << 40)
+            .Attr("key", std::vector<int64_t>{3, 4})
+            .Build()}) {
+    const std::vector<int64_t> alone = Values<int64_t>(RunOne(node, {small}));
+    const std::vector<int64_t> all = Values<int64_t>(RunOne(node, {many}));
+    for (int64_t i = 0; i < kMany; ++i) {
+      REQUIRE(all[i] == alone[i % few.size()]);
+    }
+  }
+  NodeDef upper = TestNodeBuilder("u", "StringUpper", 1)
+                      .Attr("encoding", "utf-8")
+                      .Build();
+  const std::vector<std::string> alone = StringValues(RunOne(upper, {small}));
+  const std::vector<std::string> all = StringValues(RunOne(upper, {many}));
+  for (int64_t i = 0; i < kMany; ++i) {
+    REQUIRE(all[i] == alone[i % few.size()]);
+  }
 }
 
 }  // namespace
