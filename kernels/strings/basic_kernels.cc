@@ -4,6 +4,7 @@
 // cwise_op_equal_to_1.cc).
 #include <locale.h>
 
+#include <algorithm>
 #include <clocale>
 #include <cstdint>
 #include <cwctype>
@@ -330,12 +331,21 @@ bool Utf8PosAndLen(absl::string_view in, T* pos, T* len) {
     *len = end - start;
     return true;
   }
-  T end = static_cast<T>(in.size());
-  T skip = -*pos - *len;
+  // In 128 bits, so that -pos and -pos - len cannot overflow; counts past
+  // the string's length fail alike, so they are clamped to fit T.
+  using Wide = __int128;
+  const Wide back = -static_cast<Wide>(*pos);
+  Wide skip = back - static_cast<Wide>(*len);
   if (skip < 0) skip = 0;
-  if (!BackChars(in, skip, &end)) return false;
+  const Wide limit = static_cast<Wide>(in.size()) + 1;
+  T end = static_cast<T>(in.size());
+  if (!BackChars(in, static_cast<T>(std::min(skip, limit)), &end)) {
+    return false;
+  }
   T start = end;
-  if (!BackChars(in, -*pos - skip, &start)) return false;
+  if (!BackChars(in, static_cast<T>(std::min(back - skip, limit)), &start)) {
+    return false;
+  }
   *pos = start;
   *len = end - start;
   return true;

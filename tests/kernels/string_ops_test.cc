@@ -3,6 +3,7 @@
 // codes and messages rather than crashing. Results are compared with
 // TensorFlow's by the "strings" golden family (gen_strings.py).
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -109,6 +110,23 @@ TEST_CASE("Substr rejects out-of-range positions with TensorFlow's message",
                     Tensor::FromVector<int32_t>({-2}, TensorShape()),
                     Tensor::FromVector<int32_t>({5}, TensorShape())});
   CHECK(StringValues(out) == std::vector<std::string>{"lo", "bc"});
+  // Extreme positions and lengths are out of range or clamp, never overflow.
+  NodeDef utf8 =
+      TypedNode("s", "Substr", DT_INT64, 3).Attr("unit", "UTF8_CHAR").Build();
+  const auto scalar = [](int64_t v) {
+    return Tensor::FromVector<int64_t>({v}, TensorShape());
+  };
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  const int64_t hi = std::numeric_limits<int64_t>::max();
+  CHECK_THAT(RunError(utf8, {Strings({"abc"}), scalar(lo), scalar(1)}),
+             StatusIs(StatusCode::kInvalidArgument, "out of range"));
+  CHECK(
+      StringValues(RunOne(utf8, {Strings({"abc"}), scalar(-2), scalar(hi)})) ==
+      std::vector<std::string>{"bc"});
+  CHECK_THAT(RunError(utf8, {Strings({"abc"}), scalar(-1), scalar(lo)}),
+             StatusIs(StatusCode::kInvalidArgument, "out of range"));
+  CHECK(StringValues(RunOne(utf8, {Strings({"abc"}), scalar(1), scalar(lo)})) ==
+        std::vector<std::string>{""});
 }
 
 TEST_CASE("StringToNumber names the string it cannot convert", "[strings]") {
@@ -196,9 +214,8 @@ TEST_CASE("Hash buckets and case mapping of many strings equal each alone",
       REQUIRE(all[i] == alone[i % few.size()]);
     }
   }
-  NodeDef upper = TestNodeBuilder("u", "StringUpper", 1)
-                      .Attr("encoding", "utf-8")
-                      .Build();
+  NodeDef upper =
+      TestNodeBuilder("u", "StringUpper", 1).Attr("encoding", "utf-8").Build();
   const std::vector<std::string> alone = StringValues(RunOne(upper, {small}));
   const std::vector<std::string> all = StringValues(RunOne(upper, {many}));
   for (int64_t i = 0; i < kMany; ++i) {
