@@ -132,71 +132,130 @@ std::string Utf8Lower(const std::string& s, locale_t l) {
   return out;
 }
 
-// Unicode's full uppercasing (ICU's root-locale toUpper): the
-// unconditional special cases of SpecialCasing.txt outside Greek Extended
-// and Armenian ligatures other than U+0587 (sharp s, Latin ligatures,
-// ʼn, ǰ, ΐ, ΰ, և, ẖ..ẚ), simple mappings elsewhere. (The Greek Extended
-// forms with iota subscripts and U+FB13..U+FB17 keep their simple
-// mappings: a known difference from TensorFlow.)
+// The code points whose uppercase is more than one code point: the
+// unconditional entries of Unicode's SpecialCasing.txt (sharp s,
+// ligatures, Greek with iota subscripts, ...), UTF-8 encoded, sorted.
+struct MultiUpper {
+  char32_t cp;
+  const char* upper;
+};
+constexpr MultiUpper kMultiUpper[] = {
+    {0x00DF, "\x53\x53"},
+    {0x0149, "\xCA\xBC\x4E"},
+    {0x01F0, "\x4A\xCC\x8C"},
+    {0x0390, "\xCE\x99\xCC\x88\xCC\x81"},
+    {0x03B0, "\xCE\xA5\xCC\x88\xCC\x81"},
+    {0x0587, "\xD4\xB5\xD5\x92"},
+    {0x1E96, "\x48\xCC\xB1"},
+    {0x1E97, "\x54\xCC\x88"},
+    {0x1E98, "\x57\xCC\x8A"},
+    {0x1E99, "\x59\xCC\x8A"},
+    {0x1E9A, "\x41\xCA\xBE"},
+    {0x1F50, "\xCE\xA5\xCC\x93"},
+    {0x1F52, "\xCE\xA5\xCC\x93\xCC\x80"},
+    {0x1F54, "\xCE\xA5\xCC\x93\xCC\x81"},
+    {0x1F56, "\xCE\xA5\xCC\x93\xCD\x82"},
+    {0x1F80, "\xE1\xBC\x88\xCE\x99"},
+    {0x1F81, "\xE1\xBC\x89\xCE\x99"},
+    {0x1F82, "\xE1\xBC\x8A\xCE\x99"},
+    {0x1F83, "\xE1\xBC\x8B\xCE\x99"},
+    {0x1F84, "\xE1\xBC\x8C\xCE\x99"},
+    {0x1F85, "\xE1\xBC\x8D\xCE\x99"},
+    {0x1F86, "\xE1\xBC\x8E\xCE\x99"},
+    {0x1F87, "\xE1\xBC\x8F\xCE\x99"},
+    {0x1F88, "\xE1\xBC\x88\xCE\x99"},
+    {0x1F89, "\xE1\xBC\x89\xCE\x99"},
+    {0x1F8A, "\xE1\xBC\x8A\xCE\x99"},
+    {0x1F8B, "\xE1\xBC\x8B\xCE\x99"},
+    {0x1F8C, "\xE1\xBC\x8C\xCE\x99"},
+    {0x1F8D, "\xE1\xBC\x8D\xCE\x99"},
+    {0x1F8E, "\xE1\xBC\x8E\xCE\x99"},
+    {0x1F8F, "\xE1\xBC\x8F\xCE\x99"},
+    {0x1F90, "\xE1\xBC\xA8\xCE\x99"},
+    {0x1F91, "\xE1\xBC\xA9\xCE\x99"},
+    {0x1F92, "\xE1\xBC\xAA\xCE\x99"},
+    {0x1F93, "\xE1\xBC\xAB\xCE\x99"},
+    {0x1F94, "\xE1\xBC\xAC\xCE\x99"},
+    {0x1F95, "\xE1\xBC\xAD\xCE\x99"},
+    {0x1F96, "\xE1\xBC\xAE\xCE\x99"},
+    {0x1F97, "\xE1\xBC\xAF\xCE\x99"},
+    {0x1F98, "\xE1\xBC\xA8\xCE\x99"},
+    {0x1F99, "\xE1\xBC\xA9\xCE\x99"},
+    {0x1F9A, "\xE1\xBC\xAA\xCE\x99"},
+    {0x1F9B, "\xE1\xBC\xAB\xCE\x99"},
+    {0x1F9C, "\xE1\xBC\xAC\xCE\x99"},
+    {0x1F9D, "\xE1\xBC\xAD\xCE\x99"},
+    {0x1F9E, "\xE1\xBC\xAE\xCE\x99"},
+    {0x1F9F, "\xE1\xBC\xAF\xCE\x99"},
+    {0x1FA0, "\xE1\xBD\xA8\xCE\x99"},
+    {0x1FA1, "\xE1\xBD\xA9\xCE\x99"},
+    {0x1FA2, "\xE1\xBD\xAA\xCE\x99"},
+    {0x1FA3, "\xE1\xBD\xAB\xCE\x99"},
+    {0x1FA4, "\xE1\xBD\xAC\xCE\x99"},
+    {0x1FA5, "\xE1\xBD\xAD\xCE\x99"},
+    {0x1FA6, "\xE1\xBD\xAE\xCE\x99"},
+    {0x1FA7, "\xE1\xBD\xAF\xCE\x99"},
+    {0x1FA8, "\xE1\xBD\xA8\xCE\x99"},
+    {0x1FA9, "\xE1\xBD\xA9\xCE\x99"},
+    {0x1FAA, "\xE1\xBD\xAA\xCE\x99"},
+    {0x1FAB, "\xE1\xBD\xAB\xCE\x99"},
+    {0x1FAC, "\xE1\xBD\xAC\xCE\x99"},
+    {0x1FAD, "\xE1\xBD\xAD\xCE\x99"},
+    {0x1FAE, "\xE1\xBD\xAE\xCE\x99"},
+    {0x1FAF, "\xE1\xBD\xAF\xCE\x99"},
+    {0x1FB2, "\xE1\xBE\xBA\xCE\x99"},
+    {0x1FB3, "\xCE\x91\xCE\x99"},
+    {0x1FB4, "\xCE\x86\xCE\x99"},
+    {0x1FB6, "\xCE\x91\xCD\x82"},
+    {0x1FB7, "\xCE\x91\xCD\x82\xCE\x99"},
+    {0x1FBC, "\xCE\x91\xCE\x99"},
+    {0x1FC2, "\xE1\xBF\x8A\xCE\x99"},
+    {0x1FC3, "\xCE\x97\xCE\x99"},
+    {0x1FC4, "\xCE\x89\xCE\x99"},
+    {0x1FC6, "\xCE\x97\xCD\x82"},
+    {0x1FC7, "\xCE\x97\xCD\x82\xCE\x99"},
+    {0x1FCC, "\xCE\x97\xCE\x99"},
+    {0x1FD2, "\xCE\x99\xCC\x88\xCC\x80"},
+    {0x1FD3, "\xCE\x99\xCC\x88\xCC\x81"},
+    {0x1FD6, "\xCE\x99\xCD\x82"},
+    {0x1FD7, "\xCE\x99\xCC\x88\xCD\x82"},
+    {0x1FE2, "\xCE\xA5\xCC\x88\xCC\x80"},
+    {0x1FE3, "\xCE\xA5\xCC\x88\xCC\x81"},
+    {0x1FE4, "\xCE\xA1\xCC\x93"},
+    {0x1FE6, "\xCE\xA5\xCD\x82"},
+    {0x1FE7, "\xCE\xA5\xCC\x88\xCD\x82"},
+    {0x1FF2, "\xE1\xBF\xBA\xCE\x99"},
+    {0x1FF3, "\xCE\xA9\xCE\x99"},
+    {0x1FF4, "\xCE\x8F\xCE\x99"},
+    {0x1FF6, "\xCE\xA9\xCD\x82"},
+    {0x1FF7, "\xCE\xA9\xCD\x82\xCE\x99"},
+    {0x1FFC, "\xCE\xA9\xCE\x99"},
+    {0xFB00, "\x46\x46"},
+    {0xFB01, "\x46\x49"},
+    {0xFB02, "\x46\x4C"},
+    {0xFB03, "\x46\x46\x49"},
+    {0xFB04, "\x46\x46\x4C"},
+    {0xFB05, "\x53\x54"},
+    {0xFB06, "\x53\x54"},
+    {0xFB13, "\xD5\x84\xD5\x86"},
+    {0xFB14, "\xD5\x84\xD4\xB5"},
+    {0xFB15, "\xD5\x84\xD4\xBB"},
+    {0xFB16, "\xD5\x8E\xD5\x86"},
+    {0xFB17, "\xD5\x84\xD4\xBD"},
+};
+
+// Unicode's full uppercasing (ICU's root-locale toUpper): kMultiUpper, and
+// simple mappings elsewhere.
 std::string Utf8Upper(const std::string& s, locale_t l) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
     const char32_t cp = DecodeUtf8(s, &i);
-    switch (cp) {
-      case 0xDF:
-        out += "SS";
-        continue;
-      case 0xFB00:
-        out += "FF";
-        continue;
-      case 0xFB01:
-        out += "FI";
-        continue;
-      case 0xFB02:
-        out += "FL";
-        continue;
-      case 0xFB03:
-        out += "FFI";
-        continue;
-      case 0xFB04:
-        out += "FFL";
-        continue;
-      case 0xFB05:
-      case 0xFB06:
-        out += "ST";
-        continue;
-      case 0x149:
-        out += "\xCA\xBCN";
-        continue;  // ʼN
-      case 0x1F0:
-        out += "J\xCC\x8C";
-        continue;  // J + caron
-      case 0x390:
-        out += "\xCE\x99\xCC\x88\xCC\x81";
-        continue;
-      case 0x3B0:
-        out += "\xCE\xA5\xCC\x88\xCC\x81";
-        continue;
-      case 0x587:
-        out += "\xD4\xB5\xD5\x92";
-        continue;  // ԵՒ
-      case 0x1E96:
-        out += "H\xCC\xB1";
-        continue;
-      case 0x1E97:
-        out += "T\xCC\x88";
-        continue;
-      case 0x1E98:
-        out += "W\xCC\x8A";
-        continue;
-      case 0x1E99:
-        out += "Y\xCC\x8A";
-        continue;
-      case 0x1E9A:
-        out += "A\xCA\xBE";
-        continue;
-      default:
-        break;
+    const MultiUpper* it = std::lower_bound(
+        std::begin(kMultiUpper), std::end(kMultiUpper), cp,
+        [](const MultiUpper& m, char32_t c) { return m.cp < c; });
+    if (it != std::end(kMultiUpper) && it->cp == cp) {
+      out += it->upper;
+      continue;
     }
     AppendUtf8(static_cast<char32_t>(towupper_l(cp, l)), &out);
   }

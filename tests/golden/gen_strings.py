@@ -63,7 +63,8 @@ TEXT = ["Hello, World", "", "  padded\t\n", "MiXeD 123 _-", "\xe9t\xe9 \xc9T\xc9
         "\u0386\u0388\u0389 \u03ac\u03ad", "\u01c5 \u01c4 \u01c6",
         "\u0587 \u0149 \u01f0 \u0390", "\u1e9e \u00b5 \u00ff \u0131 i",
         "\u03a3 \u0391\u03a3. A\u03a3b", "\u2160\u2170 \u24b6\u24d0",
-        "\U00010400\U00010428"]
+        "\U00010400\U00010428", "\u1fb3 \u1fbc \u1f80 \u1ffc \u1fb7",
+        "\ufb13\ufb17 \u1f50\u1fe4 \u0587\u1e9a"]
 RAW_BYTES = [b"\xff\xfeab", b"a\x80b", b"\xc3", b"ok\x00zero"]
 
 
@@ -105,7 +106,7 @@ def case_cases():
 
 def length_strip_cases():
     def build():
-        x, xv = sph([TEXT[:9], TEXT[9:18]])
+        x, xv = sph([TEXT[:10], TEXT[10:20]])
         b = tf.constant(RAW_BYTES)
         return [raw.StringLength(input=x), raw.StringLength(input=x,
                                                             unit="UTF8_CHAR"),

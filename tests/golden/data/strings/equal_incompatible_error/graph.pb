@@ -1,13 +1,13 @@
 
 6
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 8
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 S
-EqualEqualPlaceholderPlaceholder_1*
-incompatible_shape_error(*
-T0"ª
+EqualEqualPlaceholderPlaceholder_1*
+T0*
+incompatible_shape_error("ª

@@ -1,10 +1,10 @@
 
 8
-PlaceholderPlaceholder*
-shape:[*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:[
 h
-StringToHashBucketStrongStringToHashBucketStrongPlaceholder*
+StringToHashBucketStrongStringToHashBucketStrongPlaceholder*
+num_buckets€€€€€ *
 key
-*
-num_buckets€€€€€ "ª
+"ª

@@ -4,7 +4,7 @@
 valueBBa*
 dtype0
 \
-StringToHashBucketStrongStringToHashBucketStrongConst*
+StringToHashBucketStrongStringToHashBucketStrongConst*
+num_buckets*
 key
-*
-num_buckets"ª
+"ª

@@ -1,9 +1,9 @@
 
 ?
-ConstConst*"
+ConstConst*
+dtype0*"
 valueBB1B
-2147483648*
-dtype0
+2147483648
 7
 StringToNumberStringToNumberConst*
 out_type0"ª

@@ -1,17 +1,17 @@
 
 6
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 8
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 5
-ConstConst*
-valueBBabc*
-dtype0
+ConstConst*
+dtype0*
+valueBBabc
 L
-SubstrSubstrConstPlaceholderPlaceholder_1*
-T0*
-unitBYTE"ª
+SubstrSubstrConstPlaceholderPlaceholder_1*
+unitBYTE*
+T0"ª
