@@ -123,6 +123,11 @@ absl::Status RegisterStringOps(OpRegistry* r) {
                                       .Output("output: int64")
                                       .Attr("num_buckets: int >= 1")
                                       .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("StringToHashBucket")
+                                      .Input("string_tensor: string")
+                                      .Output("output: int64")
+                                      .Attr("num_buckets: int >= 1")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("StringToHashBucketStrong")
                                       .Input("input: string")
                                       .Output("output: int64")

@@ -1,9 +1,9 @@
 // StringToHashBucketFast (FarmHash's Fingerprint64, which TensorFlow's
-// Fingerprint64 is, modulo num_buckets) and StringToHashBucketStrong
-// (SipHash-2-4 keyed by `key`, TensorFlow's StrongKeyedHash). Both hashes
-// are fixed by their published algorithms: a bucket must equal
-// TensorFlow's for the same string on every machine, which is what
-// trained embeddings index by.
+// Fingerprint64 is, modulo num_buckets), StringToHashBucket (TensorFlow's
+// Hash64) and StringToHashBucketStrong (SipHash-2-4 keyed by `key`,
+// TensorFlow's StrongKeyedHash). The hashes are fixed by their algorithms: a
+// bucket must equal TensorFlow's for the same string on every machine, which is
+// what trained embeddings index by.
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -152,6 +152,35 @@ uint64_t Fingerprint64(const char* s, size_t n) {
                    Combine16(v.second, w.second, mul) + x, mul);
 }
 
+// --- TensorFlow's own Hash64 (a MurmurHash2-64A variant, seed
+// 0xDECAFCAFFE), which the deprecated StringToHashBucket uses.
+
+uint64_t TfHash64(const char* s, size_t n) {
+  constexpr uint64_t kMul = 0xc6a4a7935bd1e995ULL;
+  constexpr int kShift = 47;
+  uint64_t h = 0xDECAFCAFFEULL ^ (n * kMul);
+  while (n >= 8) {
+    uint64_t k = Load64(s);
+    s += 8;
+    n -= 8;
+    k *= kMul;
+    k ^= k >> kShift;
+    k *= kMul;
+    h ^= k;
+    h *= kMul;
+  }
+  if (n > 0) {
+    for (size_t i = n; i-- > 0;) {
+      h ^= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    }
+    h *= kMul;
+  }
+  h ^= h >> kShift;
+  h *= kMul;
+  h ^= h >> kShift;
+  return h;
+}
+
 // --- SipHash-2-4 with a 128-bit key (k0, k1).
 
 uint64_t SipHash24(uint64_t k0, uint64_t k1, const char* s, size_t n) {
@@ -200,6 +229,8 @@ uint64_t SipHash24(uint64_t k0, uint64_t k1, const char* s, size_t n) {
 // Per string: its bytes read, 8 written, a few cycles a byte.
 const Eigen::TensorOpCost kHashCost(32, 8, 64);
 
+// StringToHashBucketFast (Fingerprint64) and StringToHashBucket (Hash64).
+template <uint64_t (*kHash)(const char*, size_t)>
 class HashBucketFastOp : public OpKernel {
  public:
   explicit HashBucketFastOp(OpKernelConstruction* c) : OpKernel(c) {
@@ -211,14 +242,14 @@ class HashBucketFastOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     const std::string* s = in.data<std::string>();
     int64_t* o = out->data<int64_t>();
-    ParallelFor(*ctx->device(), in.NumElements(), kHashCost,
-                [&](int64_t first, int64_t last) {
-                  for (int64_t i = first; i < last; ++i) {
-                    o[i] = static_cast<int64_t>(
-                        Fingerprint64(s[i].data(), s[i].size()) %
-                        static_cast<uint64_t>(num_buckets_));
-                  }
-                });
+    ParallelFor(
+        *ctx->device(), in.NumElements(), kHashCost,
+        [&](int64_t first, int64_t last) {
+          for (int64_t i = first; i < last; ++i) {
+            o[i] = static_cast<int64_t>(kHash(s[i].data(), s[i].size()) %
+                                        static_cast<uint64_t>(num_buckets_));
+          }
+        });
   }
 
  private:
@@ -264,8 +295,10 @@ class HashBucketStrongOp : public OpKernel {
 }  // namespace
 
 void RegisterStringHashKernels(KernelRegistry* registry) {
-  RegisterKernel<HashBucketFastOp>(registry,
-                                   KernelDefBuilder("StringToHashBucketFast"));
+  RegisterKernel<HashBucketFastOp<Fingerprint64>>(
+      registry, KernelDefBuilder("StringToHashBucketFast"));
+  RegisterKernel<HashBucketFastOp<TfHash64>>(
+      registry, KernelDefBuilder("StringToHashBucket"));
   RegisterKernel<HashBucketStrongOp>(
       registry, KernelDefBuilder("StringToHashBucketStrong"));
 }

@@ -27,7 +27,8 @@ raw = tf.raw_ops
 OPS = ["StringLower", "StringUpper", "StringLength", "Substr", "StringStrip",
        "StringToNumber", "AsString", "ReduceJoin", "StringSplitV2",
        "StaticRegexReplace", "RegexReplace", "EncodeBase64", "DecodeBase64",
-       "StringToHashBucketFast", "StringToHashBucketStrong"]
+       "StringToHashBucketFast", "StringToHashBucketStrong",
+       "StringToHashBucket"]
 
 
 def write_op_defs():
@@ -345,6 +346,12 @@ def hash_cases():
             return raw.StringToHashBucketFast(input=t,
                                               num_buckets=buckets), {t: tv}
         case(f"hash_bucket_fast_{buckets}", fast)
+    for buckets in [3, 2**40]:
+        def legacy(buckets=buckets):
+            t, tv = sph(strings)
+            return raw.StringToHashBucket(string_tensor=t,
+                                          num_buckets=buckets), {t: tv}
+        case(f"hash_bucket_legacy_{buckets}", legacy)
     for key in [[0, 0], [1, 2], [-1, 2**62]]:
         def strong(key=key):
             t, tv = sph(strings)

@@ -1,9 +1,9 @@
 
 <
-PlaceholderPlaceholder*
-dtype0*
+PlaceholderPlaceholder*
 shape
-:	
+:	*
+dtype0
 4
 EncodeBase64EncodeBase64Placeholder*	
 pad(

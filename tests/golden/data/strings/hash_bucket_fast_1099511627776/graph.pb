@@ -1,8 +1,8 @@
 
 8
-PlaceholderPlaceholder*
-dtype0*
-shape:[
+PlaceholderPlaceholder*
+shape:[*
+dtype0
 U
 StringToHashBucketFastStringToHashBucketFastPlaceholder*
 num_buckets€€€€€ "ª

@@ -1,12 +1,12 @@
 
 6
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 8
-Placeholder_1Placeholder*
-dtype0*
-shape:
+Placeholder_1Placeholder*
+shape:*
+dtype0
 Y
 NotEqualNotEqualPlaceholderPlaceholder_1*
 T0*

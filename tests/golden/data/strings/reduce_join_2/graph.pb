@@ -1,8 +1,8 @@
 
 @
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 3
 ConstConst*
 valueB:*

@@ -1,8 +1,8 @@
 
 [
-ConstConst*
-dtype0*>
-value5B3B9223372036854775807B-9223372036854775808
+ConstConst*>
+value5B3B9223372036854775807B-9223372036854775808*
+dtype0
 7
 StringToNumberStringToNumberConst*
 out_type0	"ª

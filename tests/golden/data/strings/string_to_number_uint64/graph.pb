@@ -1,8 +1,8 @@
 
 C
-ConstConst*
-dtype0*&
-valueBB0B7B 4294967295
+ConstConst*&
+valueBB0B7B 4294967295*
+dtype0
 7
 StringToNumberStringToNumberConst*
 out_type0"ª

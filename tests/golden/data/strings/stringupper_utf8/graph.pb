@@ -1,8 +1,8 @@
 
 8
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 <
 StringUpperStringUpperPlaceholder*
 encodingutf-8"ª

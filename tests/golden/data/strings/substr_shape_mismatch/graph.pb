@@ -1,17 +1,17 @@
 
 6
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 8
-Placeholder_1Placeholder*
-dtype0*
-shape:
+Placeholder_1Placeholder*
+shape:*
+dtype0
 5
-ConstConst*
-dtype0*
-valueBBabc
+ConstConst*
+valueBBabc*
+dtype0
 L
-SubstrSubstrConstPlaceholderPlaceholder_1*
-unitBYTE*
-T0"ª
+SubstrSubstrConstPlaceholderPlaceholder_1*
+T0*
+unitBYTE"ª
