@@ -29,6 +29,12 @@ void RegisterIoKernels(KernelRegistry* registry);
 // conditional accumulators (shared across steps).
 void RegisterDataFlowKernels(KernelRegistry* registry);
 
+// Lookup tables: HashTableV2, MutableHashTableV2 and the LookupTable*V2 and
+// InitializeTable*V2 ops (kernels/lookup/).
+void RegisterLookupKernels(KernelRegistry* registry);
+// String ops (kernels/strings/), and Equal/NotEqual on strings.
+void RegisterStringKernels(KernelRegistry* registry);
+
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
 

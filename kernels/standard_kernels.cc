@@ -32,6 +32,8 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterControlFlowKernels(registry);
   RegisterDataFlowKernels(registry);
   RegisterListKernels(registry);
+  RegisterLookupKernels(registry);
+  RegisterStringKernels(registry);
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);

@@ -43,6 +43,13 @@ absl::Status RegisterQueueOps(OpRegistry* registry);
 // TensorList ops (EmptyTensorList, TensorListPushBack, ...) on DT_VARIANT.
 absl::Status RegisterListOps(OpRegistry* registry);
 
+// Lookup tables: HashTableV2, MutableHashTableV2, LookupTable*V2,
+// InitializeTable*V2.
+absl::Status RegisterLookupOps(OpRegistry* registry);
+// String ops: StringLower, Substr, StringToNumber, AsString, ReduceJoin,
+// StringSplitV2, RegexReplace, EncodeBase64, StringToHashBucketFast, ...
+absl::Status RegisterStringOps(OpRegistry* registry);
+
 // OptionalFromValue, OptionalNone, OptionalHasValue, OptionalGetValue.
 absl::Status RegisterOptionalOps(OpRegistry* registry);
 

@@ -22,6 +22,8 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDataFlowOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQueueOps(registry));
   DFX_RETURN_IF_ERROR(RegisterListOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterLookupOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterStringOps(registry));
   DFX_RETURN_IF_ERROR(RegisterOptionalOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));

@@ -11,6 +11,11 @@ runs exactly the graph it exported) and written to
         feed_<i>.npy    one per feed, in case.json order
         out_<i>.npy     one per fetch, in case.json order
 
+String tensors (dtype "string" in case.json), which .npy files cannot hold
+without pickle, are written as feed_<i>.json / out_<i>.json instead:
+{"shape": [dims], "base64": [each element's bytes, base64, row-major]}
+(golden_util.cc's ReadTensorFile reads both kinds).
+
 tests/golden/golden_test.cc runs every case through a dfx local session and
 compares. Run the generators with the TensorFlow virtualenv:
 
@@ -22,6 +27,7 @@ Keep cases small (feeds and outputs of a few KiB); large-reduction cases build
 their big inputs inside the graph (tf.ones, tf.range) instead of feeding them.
 """
 
+import base64
 import json
 import os
 import re
@@ -114,6 +120,31 @@ def _to_npy(value):
     return np.ascontiguousarray(value).reshape(value.shape), name
 
 
+def _is_string(value):
+    value = np.asarray(value)
+    return value.dtype == object or value.dtype.kind in ("S", "U")
+
+
+def save_value(out_dir, stem, value):
+    """Writes `value` as out_dir/stem.npy, or stem.json for a string tensor;
+    returns (file name, dtype name for case.json)."""
+    if _is_string(value):
+        value = np.asarray(value, dtype=object)
+        items = []
+        for v in value.reshape(-1):
+            if isinstance(v, str):
+                v = v.encode("utf-8")
+            items.append(base64.b64encode(bytes(v)).decode("ascii"))
+        fname = stem + ".json"
+        with open(os.path.join(out_dir, fname), "w") as f:
+            json.dump({"shape": list(value.shape), "base64": items}, f)
+        return fname, "string"
+    arr, dtype = _to_npy(value)
+    fname = stem + ".npy"
+    np.save(os.path.join(out_dir, fname), arr)
+    return fname, dtype
+
+
 def case(family, name, build, rtol=None, atol=None, note=""):
     """Builds, runs and writes one case.
 
@@ -150,9 +181,7 @@ def case(family, name, build, rtol=None, atol=None, note=""):
     with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
         f.write(graph_def.SerializeToString())
     for i, (tensor, value) in enumerate(feed_dict.items()):
-        arr, dtype = _to_npy(value)
-        fname = f"feed_{i}.npy"
-        np.save(os.path.join(out_dir, fname), arr)
+        fname, dtype = save_value(out_dir, f"feed_{i}", value)
         spec["feeds"].append({"name": tensor.name, "file": fname,
                               "dtype": dtype})
     if error is not None:
@@ -162,9 +191,7 @@ def case(family, name, build, rtol=None, atol=None, note=""):
     else:
         spec["outputs"] = []
         for i, value in enumerate(results):
-            arr, dtype = _to_npy(value)
-            fname = f"out_{i}.npy"
-            np.save(os.path.join(out_dir, fname), arr)
+            fname, dtype = save_value(out_dir, f"out_{i}", value)
             d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
             spec["outputs"].append({
                 "file": fname,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "catch2/catch.hpp"
@@ -40,7 +42,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "linalg",   "random",       "models",
                                  "training", "control_flow", "data_flow",
                                  "list",     "pool_argmax",  "unsigned",
-                                 "dataset",  "queues"};
+                                 "dataset",  "queues",       "lookup",
+                                 "strings"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -94,7 +97,7 @@ std::string CheckResult(const fs::path& dir, const nlohmann::json& spec,
   const auto& specs = spec["outputs"];
   for (size_t i = 0; i < specs.size(); ++i) {
     absl::StatusOr<Tensor> want =
-        cli::ReadNpyFile((dir / specs[i]["file"].get<std::string>()).string());
+        golden::ReadTensorFile(dir / specs[i]["file"].get<std::string>());
     if (!want.ok()) return want.status().ToString();
     const std::string diff =
         Compare(outputs[i], *want, specs[i]["dtype"].get<std::string>(),
@@ -123,8 +126,26 @@ std::string RunSteps(const fs::path& dir, const nlohmann::json& spec,
   for (const auto& step : spec["steps"]) {
     std::vector<std::string> fetches = step["fetches"];
     std::vector<std::string> targets = step["targets"];
+    // Feeds of the step (gen_lookup.py); a string "@CASE_DIR@/..." names a
+    // file of the case's folder.
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    if (step.contains("feeds")) {
+      for (const auto& feed : step["feeds"]) {
+        absl::StatusOr<Tensor> value =
+            golden::ReadTensorFile(dir / feed["file"].get<std::string>());
+        if (!value.ok()) return value.status().ToString();
+        if (value->dtype() == DT_STRING) {
+          for (std::string& v : value->span<std::string>()) {
+            if (absl::StartsWith(v, "@CASE_DIR@")) {
+              v = dir.string() + v.substr(std::strlen("@CASE_DIR@"));
+            }
+          }
+        }
+        feeds.emplace_back(feed["name"].get<std::string>(), *std::move(value));
+      }
+    }
     std::vector<Tensor> outputs;
-    s = (*session)->Run({}, fetches, targets, &outputs);
+    s = (*session)->Run(feeds, fetches, targets, &outputs);
     const std::string problem = CheckResult(dir, step, fetches, s, outputs);
     if (!problem.empty()) {
       problems.push_back(absl::StrCat("step ", index, ": ", problem));
@@ -147,7 +168,7 @@ std::string RunCase(const fs::path& dir, bool spread = false) {
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const auto& feed : (*spec)["feeds"]) {
     absl::StatusOr<Tensor> value =
-        cli::ReadNpyFile((dir / feed["file"].get<std::string>()).string());
+        golden::ReadTensorFile(dir / feed["file"].get<std::string>());
     if (!value.ok()) return value.status().ToString();
     if (feed["dtype"] == "bfloat16") {
       // NumPy has no bfloat16: golden_lib stores such feeds as float32.
@@ -252,6 +273,12 @@ TEST_CASE("golden: queues and conditional accumulators equal TensorFlow") {
   // queues; accumulator means and sums, stale gradients dropped.
   RunFamily("queues");
 }
+TEST_CASE("golden: lookup tables equal TensorFlow") {
+  // Multi-step cases: StaticHashTable, Keras StringLookup/IntegerLookup,
+  // MutableHashTable insert/remove/import/export, text-file initializers.
+  RunFamily("lookup");
+}
+TEST_CASE("golden: string ops equal TensorFlow") { RunFamily("strings"); }
 TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
   RunFamily("pool_argmax");
 }

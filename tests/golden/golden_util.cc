@@ -4,9 +4,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
 #include "runtime/types.h"
+#include "tools/cli/npy.h"
 
 namespace dfx::golden {
 
@@ -20,6 +22,31 @@ absl::StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
     return absl::InvalidArgumentError(absl::StrCat("bad JSON in ", path.string()));
   }
   return j;
+}
+
+absl::StatusOr<Tensor> ReadTensorFile(const fs::path& path) {
+  if (path.extension() != ".json") return cli::ReadNpyFile(path.string());
+  absl::StatusOr<nlohmann::json> j = ReadJson(path);
+  if (!j.ok()) return j.status();
+  const auto& items = (*j)["base64"];
+  TensorShape shape;
+  for (int64_t d : (*j)["shape"].get<std::vector<int64_t>>()) {
+    if (absl::Status s = shape.AddDim(d); !s.ok()) return s;
+  }
+  if (static_cast<int64_t>(items.size()) != shape.num_elements()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path.string(), ": ", items.size(),
+                     " strings for shape ", shape.DebugString()));
+  }
+  Tensor t(DT_STRING, shape);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!absl::Base64Unescape(items[i].get<std::string>(),
+                              &t.data<std::string>()[i])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path.string(), ": bad base64 in element ", i));
+    }
+  }
+  return t;
 }
 
 double ElementAsDouble(const Tensor& t, int64_t i) {
@@ -46,6 +73,7 @@ std::string NumpyName(DataType dtype) {
     case DT_UINT32: return "uint32";
     case DT_UINT64: return "uint64";
     case DT_BOOL: return "bool";
+    case DT_STRING: return "string";
     default: return DataTypeString(dtype);
   }
 }
@@ -62,6 +90,20 @@ std::string Compare(const Tensor& got, const Tensor& want,
   }
   int64_t bad = 0;
   std::string first;
+  if (want.dtype() == DT_STRING) {
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      const std::string& g = got.data<std::string>()[i];
+      const std::string& w = want.data<std::string>()[i];
+      if (g == w) continue;
+      if (bad++ == 0) {
+        first = absl::StrCat("element ", i, ": dfx \"", absl::CHexEscape(g),
+                             "\", TensorFlow \"", absl::CHexEscape(w), "\"");
+      }
+    }
+    if (bad == 0) return "";
+    return absl::StrCat(bad, " of ", want.NumElements(),
+                        " strings differ; first ", first);
+  }
   for (int64_t i = 0; i < want.NumElements(); ++i) {
     const double g = ElementAsDouble(got, i);
     const double w = ElementAsDouble(want, i);

@@ -17,6 +17,10 @@ inline constexpr const char* kGoldenDir = DFX_TEST_DATA_DIR "/../golden/data";
 
 absl::StatusOr<nlohmann::json> ReadJson(const std::filesystem::path& path);
 
+// A tensor golden_lib.py wrote: a .npy file, or a string tensor's .json
+// ({"shape": [...], "base64": [...]}).
+absl::StatusOr<Tensor> ReadTensorFile(const std::filesystem::path& path);
+
 // Element i of a numeric tensor as a double (bool as 0/1).
 double ElementAsDouble(const Tensor& t, int64_t i);
 
@@ -25,7 +29,7 @@ std::string NumpyName(DataType dtype);
 
 // Compares dfx's output with TensorFlow's; empty when equal within
 // tolerance (|got - want| <= atol + rtol * |want|, NaN matches NaN), else
-// what differs.
+// what differs. String tensors ("string") must be equal byte for byte.
 std::string Compare(const Tensor& got, const Tensor& want,
                     const std::string& want_dtype, double rtol, double atol);
 

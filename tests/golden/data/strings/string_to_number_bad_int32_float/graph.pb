@@ -1,0 +1,8 @@
+
+8
+ConstConst*
+valueBB1B1.5*
+dtype0
+7
+StringToNumberStringToNumberConst*
+out_type0"ª

@@ -1,0 +1,9 @@
+
+?
+ConstConst*"
+valueBB1B
+2147483648*
+dtype0
+7
+StringToNumberStringToNumberConst*
+out_type0"ª

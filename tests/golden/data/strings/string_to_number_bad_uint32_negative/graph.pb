@@ -1,0 +1,8 @@
+
+7
+ConstConst*
+valueBB1B-1*
+dtype0
+7
+StringToNumberStringToNumberConst*
+out_type0"ª
