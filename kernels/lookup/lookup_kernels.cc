@@ -476,11 +476,13 @@ absl::Status MatchSignature(OpKernelContext* ctx, DataTypeVector want,
       " expected: ", names(want), "->", names(want_out)));
 }
 
-// keys.shape + the table's value shape: the shape of the values of `keys`.
-TensorShape ValuesShape(const LookupTable& t, const Tensor& keys) {
+// keys.shape + the table's value shape: the shape of the values of `keys`;
+// InvalidArgument when it holds more elements than a shape can.
+absl::StatusOr<TensorShape> ValuesShape(const LookupTable& t,
+                                        const Tensor& keys) {
   TensorShape shape = keys.shape();
   for (int64_t d : t.value_shape().dim_sizes()) {
-    DFX_CHECK_OK(shape.AddDim(d));
+    DFX_RETURN_IF_ERROR(shape.AddDim(d));
   }
   return shape;
 }
@@ -488,7 +490,7 @@ TensorShape ValuesShape(const LookupTable& t, const Tensor& keys) {
 // Keys of any shape; values of keys.shape + value_shape.
 absl::Status CheckKeysAndValues(const LookupTable& t, const Tensor& keys,
                                 const Tensor& values) {
-  const TensorShape want = ValuesShape(t, keys);
+  DFX_ASSIGN_OR_RETURN(const TensorShape want, ValuesShape(t, keys));
   if (values.shape() != want) {
     return absl::InvalidArgumentError(
         absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
@@ -509,7 +511,9 @@ class FindOp : public OpKernel {
                             {t.value_dtype()}));
     const Tensor& keys = ctx->input(1);
     const Tensor& dflt = ctx->input(2);
-    const TensorShape out_shape = ValuesShape(t, keys);
+    absl::StatusOr<TensorShape> values_shape = ValuesShape(t, keys);
+    DFX_OP_REQUIRES_OK(ctx, values_shape.status());
+    const TensorShape& out_shape = *values_shape;
     DFX_OP_REQUIRES(
         ctx, dflt.shape() == t.value_shape() || dflt.shape() == out_shape,
         absl::InvalidArgumentError(absl::StrCat(
