@@ -32,6 +32,10 @@ void RegisterDataFlowKernels(KernelRegistry* registry);
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
 
+// Image resizing and its gradients, depth/space and batch/space
+// rearrangement (kernels/image/).
+void RegisterImageKernels(KernelRegistry* registry);
+
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape
 // arithmetic on the host (kernels/array/device_host_kernels.cc).

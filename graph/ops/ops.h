@@ -57,6 +57,9 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry);
 // seed generators and iterators.
 absl::Status RegisterDatasetOps(OpRegistry* registry);
 
+// Image resizing, depth/space and batch/space rearrangement.
+absl::Status RegisterImageOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 
