@@ -1,12 +1,16 @@
 // Image ops: resizing (bilinear, nearest neighbor, bicubic, area) and the
-// resize gradients, with their shape functions. Signatures follow
+// resize gradients, DepthToSpace, SpaceToDepth, SpaceToBatchND and
+// BatchToSpaceND, with their shape functions. Signatures follow
 // TensorFlow 2.21's image_ops.cc; the shape functions reject at import only
 // what TensorFlow's reject.
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/node_def_util.h"
 #include "graph/ops/ops.h"
 
 namespace dfx {
@@ -52,6 +56,144 @@ absl::Status ResizeGradShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// DepthToSpace and SpaceToDepth: NHWC dims rearranged when known; other
+// layouts (no CPU kernel) leave the output of rank 4 unknown.
+absl::Status SpaceDepthShapeImpl(InferenceContext* c, bool to_space) {
+  // A NodeDef may leave data_format to its default.
+  std::string format = "NHWC";
+  if (FindNodeAttr(c->node_def(), "data_format") != nullptr) {
+    DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "data_format", &format));
+  }
+  int64_t block = 2;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "block_size", &block));
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(in, format == "NCHW_VECT_C" ? 5 : 4));
+  if (format != "NHWC" || !in.RankKnown() || block < 2) {
+    c->set_output(0, UnknownDims(format == "NCHW_VECT_C" ? 5 : 4));
+    return absl::OkStatus();
+  }
+  auto divide = [&](int64_t d, int64_t by, int64_t* out) -> absl::Status {
+    if (d < 0) {
+      *out = -1;
+      return absl::OkStatus();
+    }
+    if (d % by != 0) {
+      return c->Error(absl::StrCat(
+          "Dimension size must be evenly divisible by ", by, " but is ", d));
+    }
+    *out = d / by;
+    return absl::OkStatus();
+  };
+  auto times = [](int64_t d, int64_t by) { return d < 0 ? d : d * by; };
+  std::vector<int64_t> out = in.dims;
+  if (to_space) {
+    out[1] = times(in.dims[1], block);
+    out[2] = times(in.dims[2], block);
+    DFX_RETURN_IF_ERROR(divide(in.dims[3], block * block, &out[3]));
+  } else {
+    DFX_RETURN_IF_ERROR(divide(in.dims[1], block, &out[1]));
+    DFX_RETURN_IF_ERROR(divide(in.dims[2], block, &out[2]));
+    out[3] = times(in.dims[3], block * block);
+  }
+  c->set_output(0, PartialShape::Known(std::move(out)));
+  return absl::OkStatus();
+}
+
+absl::Status DepthToSpaceShapeFn(InferenceContext* c) {
+  return SpaceDepthShapeImpl(c, true);
+}
+absl::Status SpaceToDepthShapeFn(InferenceContext* c) {
+  return SpaceDepthShapeImpl(c, false);
+}
+
+// SpaceToBatchND (to_batch) and BatchToSpaceND: ranks checked; the output
+// computed when block_shape and paddings/crops are constants, else the
+// rank of the input with the dims after the block dims kept.
+absl::Status BatchSpaceShapeImpl(InferenceContext* c, bool to_batch) {
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 2));
+  const PartialShape& block_shape = c->input(1);
+  int64_t m = -1;
+  if (block_shape.RankKnown()) m = block_shape.dims[0];
+  if (m >= 0 && in.RankKnown() && in.rank() < 1 + m) {
+    return c->Error(absl::StrCat("Shape must be at least rank ", 1 + m,
+                                 " but is rank ", in.rank()));
+  }
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> block, pads;
+  if (m < 0 || !ConstantInts(c->input_tensor(1), &block) ||
+      !ConstantInts(c->input_tensor(2), &pads) ||
+      static_cast<int64_t>(block.size()) != m ||
+      static_cast<int64_t>(pads.size()) != 2 * m) {
+    std::vector<int64_t> out = in.dims;
+    for (int64_t i = 0; i <= std::max<int64_t>(m, 0) && i < in.rank(); ++i) {
+      out[i] = -1;
+    }
+    if (m < 0) out = std::vector<int64_t>(in.rank(), -1);
+    c->set_output(0, PartialShape::Known(std::move(out)));
+    return absl::OkStatus();
+  }
+  int64_t product = 1;
+  for (int64_t b : block) product *= b;
+  std::vector<int64_t> out = in.dims;
+  if (product <= 0) {
+    c->set_output(0, UnknownDims(in.rank()));
+    return absl::OkStatus();
+  }
+  if (to_batch) {
+    out[0] = in.dims[0] < 0 ? -1 : in.dims[0] * product;
+  } else if (in.dims[0] >= 0) {
+    if (in.dims[0] % product != 0) {
+      return c->Error(
+          absl::StrCat("Dimension size must be evenly divisible by ", product,
+                       " but is ", in.dims[0]));
+    }
+    out[0] = in.dims[0] / product;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t d = in.dims[i + 1];
+    const int64_t lo = pads[2 * i];
+    const int64_t hi = pads[2 * i + 1];
+    if (lo < 0 || hi < 0 || block[i] < 1) {
+      return c->Error(to_batch ? "Paddings must be non-negative"
+                               : "Crops must be non-negative");
+    }
+    if (d < 0) {
+      out[i + 1] = -1;
+    } else if (to_batch) {
+      if ((d + lo + hi) % block[i] != 0) {
+        return c->Error(
+            absl::StrCat("Dimension size must be evenly divisible by ",
+                         block[i], " but is ", d + lo + hi));
+      }
+      out[i + 1] = (d + lo + hi) / block[i];
+    } else {
+      out[i + 1] = d * block[i] - lo - hi;
+      if (out[i + 1] < 0) {
+        return c->Error(
+            absl::StrCat("Negative dimension size caused by "
+                         "subtracting ",
+                         lo + hi, " from ", d * block[i]));
+      }
+    }
+  }
+  c->set_output(0, PartialShape::Known(std::move(out)));
+  return absl::OkStatus();
+}
+
+absl::Status SpaceToBatchNdShapeFn(InferenceContext* c) {
+  return BatchSpaceShapeImpl(c, true);
+}
+absl::Status BatchToSpaceNdShapeFn(InferenceContext* c) {
+  return BatchSpaceShapeImpl(c, false);
+}
+
+constexpr char kSpaceDepthFormat[] =
+    "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'";
 constexpr char kAlignCorners[] = "align_corners: bool = false";
 constexpr char kHalfPixelCenters[] = "half_pixel_centers: bool = false";
 
@@ -115,6 +257,40 @@ absl::Status RegisterImageOps(OpRegistry* r) {
           .Attr(kAlignCorners)
           .Attr(kHalfPixelCenters)
           .SetShapeFn(ResizeShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DepthToSpace")
+                                      .Input("input: T")
+                                      .Output("output: T")
+                                      .Attr("T: type")
+                                      .Attr("block_size: int >= 2")
+                                      .Attr(kSpaceDepthFormat)
+                                      .SetShapeFn(DepthToSpaceShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SpaceToDepth")
+                                      .Input("input: T")
+                                      .Output("output: T")
+                                      .Attr("T: type")
+                                      .Attr("block_size: int >= 2")
+                                      .Attr(kSpaceDepthFormat)
+                                      .SetShapeFn(SpaceToDepthShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SpaceToBatchND")
+                      .Input("input: T")
+                      .Input("block_shape: Tblock_shape")
+                      .Input("paddings: Tpaddings")
+                      .Output("output: T")
+                      .Attr("T: type")
+                      .Attr("Tblock_shape: {int32, int64} = DT_INT32")
+                      .Attr("Tpaddings: {int32, int64} = DT_INT32")
+                      .SetShapeFn(SpaceToBatchNdShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("BatchToSpaceND")
+                      .Input("input: T")
+                      .Input("block_shape: Tblock_shape")
+                      .Input("crops: Tcrops")
+                      .Output("output: T")
+                      .Attr("T: type")
+                      .Attr("Tblock_shape: {int32, int64} = DT_INT32")
+                      .Attr("Tcrops: {int32, int64} = DT_INT32")
+                      .SetShapeFn(BatchToSpaceNdShapeFn)));
   return absl::OkStatus();
 }
 

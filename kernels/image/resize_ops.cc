@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/eigen_util.h"
+#include "kernels/image/image_kernels.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
 
@@ -655,6 +656,7 @@ void RegisterImageKernels(KernelRegistry* registry) {
       registry, "ResizeBilinearGrad");
   RegisterAll<ResizeNearestNeighborGradOp, uint8_t, int8_t, int32_t, half,
               float, double, bfloat16>(registry, "ResizeNearestNeighborGrad");
+  RegisterSpaceDepthKernels(registry);
 }
 
 }  // namespace dfx

@@ -2,8 +2,11 @@
 ResizeBicubic and ResizeArea for every allowed align_corners /
 half_pixel_centers combination, up and down, over the dtypes TensorFlow's
 CPU kernels register; the gradients ResizeBilinearGrad and
-ResizeNearestNeighborGrad; run-time errors; and a frozen Keras model with
-Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs them.
+ResizeNearestNeighborGrad; DepthToSpace and SpaceToDepth (NHWC),
+SpaceToBatchND and BatchToSpaceND (1 to 3 block dims, int32 and int64
+block shapes, tf.nn.atrous_conv2d); run-time errors; and a frozen Keras
+model with Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs
+them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_image.py
 
@@ -54,8 +57,9 @@ if len(sys.argv) == 3 and sys.argv[1] == "--freeze-keras":
     sys.exit(0)
 
 import tensorflow as tf  # noqa: E402
-from tensorflow.python.ops import gen_image_ops  # noqa: E402
+from tensorflow.python.ops import gen_array_ops, gen_image_ops  # noqa: E402
 
+import golden_lib  # noqa: E402
 from golden_lib import case, case_graph_def, rng, tf1  # noqa: E402
 
 BF16 = tf.bfloat16.as_numpy_dtype
@@ -267,11 +271,189 @@ def keras_case():
                    note="ops: " + ", ".join(ops))
 
 
+def space_depth_cases():
+    for op, fn, shape in (
+            ("depth_to_space", tf.nn.depth_to_space, (2, 2, 3, 8)),
+            ("space_to_depth", tf.nn.space_to_depth, (2, 4, 6, 2))):
+        for block in (2,):
+            for dt in (np.float32, np.float64, np.float16, BF16, np.int32,
+                       np.uint8, np.int64, np.int8):
+                xv = values(shape, dt, 12)
+
+                def build(fn=fn, dt=dt, xv=xv, block=block):
+                    x, ph, val = feed(xv, dt)
+                    return fn(x, block), {ph: val}
+                case(FAMILY, f"{op}_b{block}_{dtype_name(dt)}", build)
+        big = (1, 3, 3, 18) if op == "depth_to_space" else (1, 6, 9, 2)
+        xv = values(big, np.float32, 13)
+
+        def build3(fn=fn, xv=xv):
+            x, ph, val = feed(xv, np.float32)
+            return fn(x, 3), {ph: val}
+        case(FAMILY, f"{op}_b3", build3)
+
+        def build_bool(fn=fn, shape=shape):
+            x = tf1.placeholder(tf.bool, shape)
+            return fn(x, 2), {x: rng(14).integers(0, 2, shape).astype(bool)}
+        case(FAMILY, f"{op}_bool", build_bool)
+
+        def build_empty(fn=fn, shape=shape):
+            x = tf1.placeholder(tf.float32, None)
+            return fn(x, 2), {x: np.zeros((0,) + shape[1:], np.float32)}
+        case(FAMILY, f"{op}_empty_batch", build_empty)
+    # Run-time errors, shapes unknown to the shape functions.
+    for name, fn, xv in (
+            ("depth_to_space_error_depth", tf.nn.depth_to_space,
+             np.zeros((1, 2, 2, 6), np.float32)),
+            ("depth_to_space_error_rank", tf.nn.depth_to_space,
+             np.zeros((2, 2, 8), np.float32)),
+            ("space_to_depth_error_width", tf.nn.space_to_depth,
+             np.zeros((1, 4, 5, 2), np.float32)),
+            ("space_to_depth_error_rank", tf.nn.space_to_depth,
+             np.zeros((4, 4, 2), np.float32))):
+        def build_err(fn=fn, xv=xv):
+            x = tf1.placeholder(tf.float32, None)
+            return fn(x, 2), {x: xv}
+        case(FAMILY, name, build_err)
+
+
+def batch_space_case(name, op, xv, dt, block, pads, idx=np.int32,
+                     fed=False):
+    def build():
+        x, ph, val = feed(xv, dt, shape=None if fed else "same")
+        feeds = {ph: val}
+        if fed:
+            # TensorFlow's shape functions need the ranks and the number
+            # of block dims; only the values are left to the kernel.
+            bv = np.asarray(block, idx)
+            pv = np.asarray(pads, idx).reshape(-1, 2)
+            b = tf1.placeholder(tf.as_dtype(idx), bv.shape)
+            p = tf1.placeholder(tf.as_dtype(idx), pv.shape)
+            feeds[b] = bv
+            feeds[p] = pv
+        else:
+            b = tf.constant(block, tf.as_dtype(idx))
+            p = tf.constant(np.asarray(pads, idx).reshape(-1, 2))
+        f = (gen_array_ops.space_to_batch_nd if op == "s2b" else
+             gen_array_ops.batch_to_space_nd)
+        return f(x, b, p), feeds
+    case(FAMILY, name, build)
+
+
+def batch_space_cases():
+    for dt in (np.float32, np.float64, np.float16, BF16, np.int32, np.uint8,
+               np.int64, np.int16):
+        batch_space_case(f"s2b_2d_{dtype_name(dt)}", "s2b",
+                         values((2, 5, 4, 3), dt, 15), dt, [2, 2],
+                         [[1, 0], [1, 3]])
+        batch_space_case(f"b2s_2d_{dtype_name(dt)}", "b2s",
+                         values((8, 3, 4, 2), dt, 16), dt, [2, 2],
+                         [[1, 2], [0, 3]])
+    batch_space_case("s2b_1d_int64_idx", "s2b", values((3, 7, 2), np.float32,
+                                                       17), np.float32, [3],
+                     [[2, 0]], idx=np.int64)
+    batch_space_case("b2s_1d_int64_idx", "b2s", values((6, 3, 2), np.float32,
+                                                       18), np.float32, [3],
+                     [[1, 1]], idx=np.int64)
+    batch_space_case("s2b_3d_rest", "s2b", values((2, 2, 3, 4, 2, 2),
+                                                  np.float32, 19),
+                     np.float32, [2, 1, 2], [[0, 0], [1, 1], [0, 2]])
+    batch_space_case("b2s_3d_rest", "b2s", values((8, 2, 3, 2, 2),
+                                                  np.float32, 20),
+                     np.float32, [2, 1, 4], [[1, 0], [0, 2], [3, 1]])
+    batch_space_case("s2b_no_block_dims", "s2b", values((2, 3), np.float32,
+                                                        21), np.float32,
+                     np.zeros([0], np.int32), np.zeros([0, 2], np.int32))
+    batch_space_case("b2s_empty_batch", "b2s",
+                     np.zeros((0, 2, 2, 1), np.float32), np.float32, [2, 2],
+                     [[0, 0], [0, 0]], fed=True)
+    batch_space_case("s2b_fed_shapes", "s2b", values((1, 4, 4, 1),
+                                                     np.float32, 22),
+                     np.float32, [2, 2], [[0, 2], [2, 0]], fed=True)
+    for name, op, shape, block, pads in (
+            ("s2b_error_not_divisible", "s2b", (1, 4, 4, 1), [2, 3],
+             [[0, 0], [0, 0]]),
+            ("s2b_error_zero_block", "s2b", (1, 4, 4, 1), [2, 0],
+             [[0, 0], [0, 0]]),
+            ("s2b_error_negative_pad", "s2b", (1, 4, 4, 1), [2, 2],
+             [[0, -1], [0, 1]]),
+            ("b2s_error_batch", "b2s", (1, 4, 4, 1), [2, 2],
+             [[0, 0], [0, 0]]),
+            ("b2s_error_negative_crop", "b2s", (4, 2, 2, 1), [2, 2],
+             [[0, -1], [0, 0]]),
+            ("b2s_error_crop_too_big", "b2s", (4, 2, 2, 1), [2, 2],
+             [[3, 2], [0, 0]]),
+            ("b2s_error_zero_block", "b2s", (4, 2, 2, 1), [2, 0],
+             [[0, 0], [0, 0]])):
+        batch_space_case(name, op, np.zeros(shape, np.float32), np.float32,
+                         block, pads, fed=True)
+
+    # What atrous (dilated) convolutions built with tf.nn ops emit.
+    xv = values((1, 9, 10, 2), np.float32, 23)
+    wv = values((3, 3, 2, 3), np.float32, 24)
+
+    def build_atrous():
+        x = tf1.placeholder(tf.float32, xv.shape)
+        w = tf.constant(wv)
+        y = tf.nn.atrous_conv2d(x, w, rate=2, padding="SAME")
+        s = tf.space_to_batch(x, [2, 2], [[1, 2], [0, 2]])
+        z = tf.nn.conv2d(s, w, strides=1, padding="VALID")
+        return [y, tf.batch_to_space(z, [2, 2], [[0, 1], [1, 1]])], {x: xv}
+    case(FAMILY, "atrous_conv2d", build_atrous, rtol=1e-5, atol=1e-5)
+
+
+OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
+            "ResizeArea", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
+            "DepthToSpace", "SpaceToDepth", "SpaceToBatchND",
+            "BatchToSpaceND"]
+
+
+def write_op_defs():
+    """TensorFlow's OpDefs of this family's ops, and the T of their CPU
+    kernels that the OpDef allows (as DataType numbers; resource, variant
+    and quantized types left out: dfx has no kernels for them)."""
+    from google.protobuf import text_format
+    from tensorflow.core.framework import op_def_pb2
+    from tensorflow.python.framework import kernels, op_def_registry
+    ops = op_def_pb2.OpList()
+    for n in OP_NAMES:
+        ops.op.add().CopyFrom(op_def_registry.get(n))
+    folder = os.path.join(golden_lib.DATA_DIR, FAMILY)
+    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
+        f.write("# TensorFlow 2.21's OpDefs of the image ops, written by "
+                "gen_image.py.\n")
+        f.write(text_format.MessageToString(ops))
+    with open(os.path.join(folder, "tf_cpu_kernels.txt"), "w") as f:
+        f.write("# op: the T (DataType numbers) of TensorFlow 2.21's CPU "
+                "kernels that its OpDef allows, written by gen_image.py.\n")
+        for op in ops.op:
+            allowed = None
+            for a in op.attr:
+                if a.name == "T" and a.allowed_values.list.type:
+                    allowed = set(a.allowed_values.list.type)
+            types = set()
+            for k in kernels.get_registered_kernels_for_op(op.name).kernel:
+                if k.device_type != "CPU":
+                    continue
+                for c in k.constraint:
+                    if c.name == "T":
+                        types.update(c.allowed_values.list.type)
+            if allowed is not None:
+                types &= allowed
+            types = sorted(t for t in types
+                           if not tf.as_dtype(t).is_quantized and
+                           tf.as_dtype(t) not in (tf.resource, tf.variant))
+            f.write(f"{op.name} {' '.join(str(t) for t in types)}\n")
+
+
 def main():
     resize_cases()
     grad_cases()
     tf_image_resize_cases()
     keras_case()
+    space_depth_cases()
+    batch_space_cases()
+    write_op_defs()
 
 
 if __name__ == "__main__":

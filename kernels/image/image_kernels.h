@@ -1,0 +1,15 @@
+// Registration of the image kernels' parts; RegisterImageKernels
+// (kernels/kernels.h) calls each.
+#ifndef DFX_KERNELS_IMAGE_IMAGE_KERNELS_H_
+#define DFX_KERNELS_IMAGE_IMAGE_KERNELS_H_
+
+#include "runtime/op_kernel.h"
+
+namespace dfx {
+
+// DepthToSpace, SpaceToDepth, SpaceToBatchND, BatchToSpaceND.
+void RegisterSpaceDepthKernels(KernelRegistry* registry);
+
+}  // namespace dfx
+
+#endif  // DFX_KERNELS_IMAGE_IMAGE_KERNELS_H_

@@ -1,0 +1,19 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+:
+Placeholder_1Placeholder*
+dtype0*
+shape:
+>
+Placeholder_2Placeholder*
+dtype0*
+shape
+:
+v
+BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
+Tblock_shape0*
+T0*
+Tcrops0"ª
