@@ -192,6 +192,44 @@ absl::Status BatchToSpaceNdShapeFn(InferenceContext* c) {
   return BatchSpaceShapeImpl(c, false);
 }
 
+// NonMaxSuppressionV3/V4/V5: boxes [n, 4], scores [n], scalar max size and
+// thresholds; selected indices (and V5's scores) of [max_output_size] when
+// padded and the size is a constant, else of unknown length.
+absl::Status NmsShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  for (int i = 2; i < c->num_inputs(); ++i) {
+    DFX_RETURN_IF_ERROR(c->WithRank(c->input(i), 0));
+  }
+  const PartialShape& boxes = c->input(0);
+  const PartialShape& scores = c->input(1);
+  if (boxes.RankKnown()) {
+    int64_t four = 0;
+    DFX_RETURN_IF_ERROR(c->MergeDim(boxes.dims[1], 4, &four));
+    if (scores.RankKnown()) {
+      int64_t n = 0;
+      DFX_RETURN_IF_ERROR(c->MergeDim(boxes.dims[0], scores.dims[0], &n));
+    }
+  }
+  bool pad = false;
+  if (const AttrValue* v =
+          FindNodeAttr(c->node_def(), "pad_to_max_output_size")) {
+    pad = v->b();
+  }
+  int64_t length = -1;
+  std::vector<int64_t> max_size;
+  if (pad && ConstantInts(c->input_tensor(2), &max_size) &&
+      max_size.size() == 1 && max_size[0] >= 0) {
+    length = max_size[0];
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    const bool valid_count = c->num_outputs() > 1 && i == c->num_outputs() - 1;
+    c->set_output(i, valid_count ? PartialShape::Scalar()
+                                 : PartialShape::Known({length}));
+  }
+  return absl::OkStatus();
+}
+
 constexpr char kSpaceDepthFormat[] =
     "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'";
 constexpr char kAlignCorners[] = "align_corners: bool = false";
@@ -291,6 +329,44 @@ absl::Status RegisterImageOps(OpRegistry* r) {
                       .Attr("Tblock_shape: {int32, int64} = DT_INT32")
                       .Attr("Tcrops: {int32, int64} = DT_INT32")
                       .SetShapeFn(BatchToSpaceNdShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("NonMaxSuppressionV3")
+                      .Input("boxes: T")
+                      .Input("scores: T")
+                      .Input("max_output_size: int32")
+                      .Input("iou_threshold: T_threshold")
+                      .Input("score_threshold: T_threshold")
+                      .Output("selected_indices: int32")
+                      .Attr("T: {half, float} = DT_FLOAT")
+                      .Attr("T_threshold: {half, float} = DT_FLOAT")
+                      .SetShapeFn(NmsShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("NonMaxSuppressionV4")
+                      .Input("boxes: T")
+                      .Input("scores: T")
+                      .Input("max_output_size: int32")
+                      .Input("iou_threshold: T_threshold")
+                      .Input("score_threshold: T_threshold")
+                      .Output("selected_indices: int32")
+                      .Output("valid_outputs: int32")
+                      .Attr("T: {half, float} = DT_FLOAT")
+                      .Attr("T_threshold: {half, float} = DT_FLOAT")
+                      .Attr("pad_to_max_output_size: bool = false")
+                      .SetShapeFn(NmsShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("NonMaxSuppressionV5")
+                      .Input("boxes: T")
+                      .Input("scores: T")
+                      .Input("max_output_size: int32")
+                      .Input("iou_threshold: T")
+                      .Input("score_threshold: T")
+                      .Input("soft_nms_sigma: T")
+                      .Output("selected_indices: int32")
+                      .Output("selected_scores: T")
+                      .Output("valid_outputs: int32")
+                      .Attr("T: {half, float} = DT_FLOAT")
+                      .Attr("pad_to_max_output_size: bool = false")
+                      .SetShapeFn(NmsShapeFn)));
   return absl::OkStatus();
 }
 

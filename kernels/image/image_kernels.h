@@ -9,6 +9,8 @@ namespace dfx {
 
 // DepthToSpace, SpaceToDepth, SpaceToBatchND, BatchToSpaceND.
 void RegisterSpaceDepthKernels(KernelRegistry* registry);
+// NonMaxSuppressionV3, V4, V5.
+void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);
 
 }  // namespace dfx
 

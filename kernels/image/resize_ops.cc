@@ -657,6 +657,7 @@ void RegisterImageKernels(KernelRegistry* registry) {
   RegisterAll<ResizeNearestNeighborGradOp, uint8_t, int8_t, int32_t, half,
               float, double, bfloat16>(registry, "ResizeNearestNeighborGrad");
   RegisterSpaceDepthKernels(registry);
+  RegisterNonMaxSuppressionKernels(registry);
 }
 
 }  // namespace dfx

@@ -4,7 +4,8 @@ half_pixel_centers combination, up and down, over the dtypes TensorFlow's
 CPU kernels register; the gradients ResizeBilinearGrad and
 ResizeNearestNeighborGrad; DepthToSpace and SpaceToDepth (NHWC),
 SpaceToBatchND and BatchToSpaceND (1 to 3 block dims, int32 and int64
-block shapes, tf.nn.atrous_conv2d); run-time errors; and a frozen Keras
+block shapes, tf.nn.atrous_conv2d); NonMaxSuppressionV3/V4/V5 (hard and
+soft, padded, half, the tf.image wrappers); run-time errors; and a frozen Keras
 model with Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs
 them.
 
@@ -402,10 +403,100 @@ def batch_space_cases():
     case(FAMILY, "atrous_conv2d", build_atrous, rtol=1e-5, atol=1e-5)
 
 
+def nms_boxes(n, seed):
+    """n boxes in clusters (so many overlap), some with corners flipped,
+    one of zero area; scores with ties."""
+    r = rng(seed)
+    centers = r.uniform(0, 10, size=(4, 2))
+    c = centers[r.integers(0, 4, size=n)] + r.normal(0, 0.4, size=(n, 2))
+    hw = r.uniform(0.5, 2.0, size=(n, 2))
+    boxes = np.concatenate([c - hw / 2, c + hw / 2], axis=1)
+    flip = r.random(n) < 0.2
+    boxes[flip] = boxes[flip][:, [2, 3, 0, 1]]
+    boxes[3] = [1, 1, 1, 2]
+    scores = np.round(r.uniform(0, 1, size=n), 2)
+    scores[5] = scores[6]
+    return boxes.astype(np.float32), scores.astype(np.float32)
+
+
+def nms_case(name, version, n=40, max_size=10, iou=0.5, score=-np.inf,
+             sigma=0.0, pad=False, dt=np.float32, seed=30, fed=False,
+             boxes=None, scores=None):
+    def build():
+        bv, sv = nms_boxes(n, seed)
+        if boxes is not None:
+            bv, sv = boxes, scores
+        b, bph, bval = feed(bv, dt)
+        s, sph, sval = feed(sv, dt)
+        feeds = {bph: bval, sph: sval}
+        tdt = tf.as_dtype(dt) if dt is not BF16 else tf.bfloat16
+        if fed:
+            m = tf1.placeholder(tf.int32, [])
+            i = tf1.placeholder(tdt, [])
+            feeds[m] = np.int32(max_size)
+            feeds[i] = np.asarray(iou, dt)
+        else:
+            m = tf.constant(max_size, tf.int32)
+            i = tf.constant(iou, tdt)
+        st = tf.constant(score, tdt)
+        if version == 3:
+            out = gen_image_ops.non_max_suppression_v3(b, s, m, i, st)
+        elif version == 4:
+            out = list(gen_image_ops.non_max_suppression_v4(
+                b, s, m, i, st, pad_to_max_output_size=pad))
+        else:
+            out = list(gen_image_ops.non_max_suppression_v5(
+                b, s, m, i, st, tf.constant(sigma, tdt),
+                pad_to_max_output_size=pad))
+        return out, feeds
+    case(FAMILY, name, build)
+
+
+def nms_cases():
+    for iou in (0.0, 0.3, 0.5, 1.0):
+        nms_case(f"nms_v3_iou{iou}", 3, iou=iou, max_size=40)
+    nms_case("nms_v3_score_threshold", 3, score=0.4, max_size=40)
+    nms_case("nms_v3_max3", 3, max_size=3)
+    nms_case("nms_v3_max0", 3, max_size=0)
+    nms_case("nms_v3_half", 3, dt=np.float16, max_size=40)
+    nms_case("nms_v3_empty", 3, boxes=np.zeros((0, 4), np.float32),
+             scores=np.zeros((0,), np.float32))
+    for pad in (False, True):
+        nms_case(f"nms_v4_pad{int(pad)}", 4, pad=pad, score=0.3,
+                 max_size=30)
+        nms_case(f"nms_v4_pad{int(pad)}_fed", 4, pad=pad, max_size=7,
+                 fed=True)
+        nms_case(f"nms_v5_pad{int(pad)}_hard", 5, pad=pad, max_size=25)
+        nms_case(f"nms_v5_pad{int(pad)}_soft", 5, pad=pad, sigma=0.5,
+                 score=0.05, max_size=40)
+    nms_case("nms_v4_half", 4, dt=np.float16, pad=True, max_size=20)
+    nms_case("nms_v5_soft_half", 5, dt=np.float16, sigma=0.5, score=0.1,
+             max_size=40)
+    nms_case("nms_v5_soft_iou1", 5, sigma=1.0, iou=1.0, max_size=40)
+    nms_case("nms_v3_error_iou", 3, iou=1.5, fed=True)
+    nms_case("nms_v4_error_negative_max", 4, max_size=-1, fed=True)
+    nms_case("nms_v5_error_sigma", 5, sigma=-1.0)
+
+    # The public wrappers, as detection models call them.
+    bv, sv = nms_boxes(40, 31)
+
+    def build_public():
+        b = tf1.placeholder(tf.float32, bv.shape)
+        s = tf1.placeholder(tf.float32, sv.shape)
+        sel = tf.image.non_max_suppression(b, s, 8, iou_threshold=0.4)
+        idx, scores = tf.image.non_max_suppression_with_scores(
+            b, s, 12, soft_nms_sigma=0.3)
+        pidx, valid = tf.image.non_max_suppression_padded(
+            b, s, 9, iou_threshold=0.5, pad_to_max_output_size=True)
+        return [tf.gather(b, sel), idx, scores, pidx, valid], {b: bv, s: sv}
+    case(FAMILY, "nms_public_wrappers", build_public)
+
+
 OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "ResizeArea", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
             "DepthToSpace", "SpaceToDepth", "SpaceToBatchND",
-            "BatchToSpaceND"]
+            "BatchToSpaceND", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
+            "NonMaxSuppressionV5"]
 
 
 def write_op_defs():
@@ -453,6 +544,7 @@ def main():
     keras_case()
     space_depth_cases()
     batch_space_cases()
+    nms_cases()
     write_op_defs()
 
 

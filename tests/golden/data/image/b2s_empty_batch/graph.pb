@@ -14,6 +14,6 @@
 :
 v
 BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
-Tblock_shape0*
-T0*
-Tcrops0"ª
+Tblock_shape0*
+Tcrops0*
+T0"ª

@@ -14,6 +14,6 @@
 :
 y
 SpaceToBatchNDSpaceToBatchNDPlaceholderPlaceholder_1Placeholder_2*
-Tblock_shape0*
-T0*
-	Tpaddings0"ª
+Tblock_shape0*
+	Tpaddings0*
+T0"ª
