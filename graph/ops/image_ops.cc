@@ -230,6 +230,23 @@ absl::Status NmsShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// CropAndResize: [num_boxes, crop_size[0], crop_size[1], depth].
+absl::Status CropAndResizeShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  int64_t num_boxes = -1;
+  if (c->input(1).RankKnown()) num_boxes = c->input(1).dims[0];
+  if (c->input(2).RankKnown()) {
+    DFX_RETURN_IF_ERROR(
+        c->MergeDim(num_boxes, c->input(2).dims[0], &num_boxes));
+  }
+  DFX_RETURN_IF_ERROR(ResizeShapeImpl(c, 3));
+  PartialShape out = c->output(0);
+  out.dims[0] = num_boxes;
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 constexpr char kSpaceDepthFormat[] =
     "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'";
 constexpr char kAlignCorners[] = "align_corners: bool = false";
@@ -367,6 +384,18 @@ absl::Status RegisterImageOps(OpRegistry* r) {
                       .Attr("T: {half, float} = DT_FLOAT")
                       .Attr("pad_to_max_output_size: bool = false")
                       .SetShapeFn(NmsShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("CropAndResize")
+          .Input("image: T")
+          .Input("boxes: float")
+          .Input("box_ind: int32")
+          .Input("crop_size: int32")
+          .Output("crops: float")
+          .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, "
+                "double}")
+          .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
+          .Attr("extrapolation_value: float = 0")
+          .SetShapeFn(CropAndResizeShapeFn)));
   return absl::OkStatus();
 }
 

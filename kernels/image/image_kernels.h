@@ -11,6 +11,8 @@ namespace dfx {
 void RegisterSpaceDepthKernels(KernelRegistry* registry);
 // NonMaxSuppressionV3, V4, V5.
 void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);
+// CropAndResize.
+void RegisterCropAndResizeKernels(KernelRegistry* registry);
 
 }  // namespace dfx
 

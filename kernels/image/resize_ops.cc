@@ -658,6 +658,7 @@ void RegisterImageKernels(KernelRegistry* registry) {
               float, double, bfloat16>(registry, "ResizeNearestNeighborGrad");
   RegisterSpaceDepthKernels(registry);
   RegisterNonMaxSuppressionKernels(registry);
+  RegisterCropAndResizeKernels(registry);
 }
 
 }  // namespace dfx

@@ -5,7 +5,9 @@ CPU kernels register; the gradients ResizeBilinearGrad and
 ResizeNearestNeighborGrad; DepthToSpace and SpaceToDepth (NHWC),
 SpaceToBatchND and BatchToSpaceND (1 to 3 block dims, int32 and int64
 block shapes, tf.nn.atrous_conv2d); NonMaxSuppressionV3/V4/V5 (hard and
-soft, padded, half, the tf.image wrappers); run-time errors; and a frozen Keras
+soft, padded, half, the tf.image wrappers); CropAndResize (bilinear and
+nearest, boxes flipped or outside the image, extrapolation_value, one-pixel
+crops); run-time errors; and a frozen Keras
 model with Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs
 them.
 
@@ -492,11 +494,78 @@ def nms_cases():
     case(FAMILY, "nms_public_wrappers", build_public)
 
 
+CROP_BOXES = np.array([
+    [0.1, 0.2, 0.8, 0.9],      # inside
+    [0.0, 0.0, 1.0, 1.0],      # the whole image
+    [0.9, 0.8, 0.2, 0.1],      # flipped
+    [-0.3, 0.5, 0.6, 1.4],     # partly outside: extrapolated
+    [0.25, 0.25, 0.25, 0.75],  # zero height
+    [0.4, 0.3, 0.55, 0.45],    # small
+], np.float32)
+
+
+def crop_case(name, image, dt, boxes, box_ind, crop, method="bilinear",
+              extrapolation=0.0, fed=False, **kw):
+    def build():
+        x, ph, val = feed(image, dt)
+        feeds = {ph: val}
+        if fed:
+            b = tf1.placeholder(tf.float32, [None, 4])
+            i = tf1.placeholder(tf.int32, [None])
+            c = tf1.placeholder(tf.int32, [2])
+            feeds.update({b: np.asarray(boxes, np.float32),
+                          i: np.asarray(box_ind, np.int32),
+                          c: np.asarray(crop, np.int32)})
+        else:
+            b = tf.constant(boxes, tf.float32)
+            i = tf.constant(box_ind, tf.int32)
+            c = tf.constant(crop, tf.int32)
+        return gen_image_ops.crop_and_resize(
+            x, b, i, c, method=method,
+            extrapolation_value=extrapolation), feeds
+    case(FAMILY, name, build, **kw)
+
+
+def crop_and_resize_cases():
+    ind = [0, 1, 1, 0, 1, 0]
+    for method in ("bilinear", "nearest"):
+        for crop in ([3, 4], [1, 1], [1, 5], [7, 2]):
+            crop_case(f"crop_{method}_{crop[0]}x{crop[1]}",
+                      values((2, 5, 6, 3), np.float32, 40), np.float32,
+                      CROP_BOXES, ind, crop, method, rtol=1e-5, atol=1e-5)
+        crop_case(f"crop_{method}_extrapolate",
+                  values((2, 5, 6, 3), np.float32, 41), np.float32,
+                  CROP_BOXES, ind, [4, 4], method, extrapolation=-7.5,
+                  rtol=1e-5, atol=1e-5)
+        for dt in (np.float64, np.float16, np.uint8, np.uint16, np.int8,
+                   np.int16, np.int32, np.int64):
+            crop_case(f"crop_{method}_{dtype_name(dt)}",
+                      values((2, 4, 5, 2), dt, 42), dt, CROP_BOXES, ind,
+                      [3, 3], method, rtol=1e-5, atol=1e-3)
+    crop_case("crop_no_boxes", values((1, 4, 5, 2), np.float32, 43),
+              np.float32, np.zeros((0, 4), np.float32),
+              np.zeros((0,), np.int32), [3, 3], fed=True)
+    crop_case("crop_error_box_index", values((2, 4, 5, 2), np.float32, 44),
+              np.float32, CROP_BOXES[:2], [0, 2], [3, 3], fed=True)
+    crop_case("crop_error_zero_crop", values((2, 4, 5, 2), np.float32, 44),
+              np.float32, CROP_BOXES[:2], [0, 1], [0, 3], fed=True)
+    crop_case("crop_error_index_count", values((2, 4, 5, 2), np.float32, 44),
+              np.float32, CROP_BOXES[:2], [0, 1, 1], [2, 3], fed=True)
+
+    xv = values((2, 6, 7, 3), np.float32, 45)
+
+    def build_public():
+        x = tf1.placeholder(tf.float32, xv.shape)
+        return tf.image.crop_and_resize(x, CROP_BOXES, [0, 1, 1, 0, 1, 1],
+                                        [4, 3]), {x: xv}
+    case(FAMILY, "crop_public", build_public, rtol=1e-5, atol=1e-5)
+
+
 OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "ResizeArea", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
             "DepthToSpace", "SpaceToDepth", "SpaceToBatchND",
             "BatchToSpaceND", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
-            "NonMaxSuppressionV5"]
+            "NonMaxSuppressionV5", "CropAndResize"]
 
 
 def write_op_defs():
@@ -545,6 +614,7 @@ def main():
     space_depth_cases()
     batch_space_cases()
     nms_cases()
+    crop_and_resize_cases()
     write_op_defs()
 
 

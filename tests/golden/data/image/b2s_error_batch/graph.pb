@@ -8,12 +8,12 @@
 dtype0*
 shape:
 >
-Placeholder_2Placeholder*
-dtype0*
+Placeholder_2Placeholder*
 shape
-:
+:*
+dtype0
 v
-BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
-Tblock_shape0*
-Tcrops0*
-T0"ª
+BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
+T0*
+Tcrops0*
+Tblock_shape0"ª

@@ -1,13 +1,13 @@
 
 D
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+shape:*
 dtype0
-*
-shape:
+
 [
-DepthToSpaceDepthToSpacePlaceholder*
-data_formatNHWC*
+DepthToSpaceDepthToSpacePlaceholder*
 T0
-*
+*
+data_formatNHWC*
 
 block_size"ª

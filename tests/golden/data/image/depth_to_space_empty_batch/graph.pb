@@ -4,8 +4,8 @@
 dtype0*
 shape:
 [
-DepthToSpaceDepthToSpacePlaceholder*
-data_formatNHWC*
-T0*
+DepthToSpaceDepthToSpacePlaceholder*
+T0*
+data_formatNHWC*
 
 block_size"ª

@@ -1,8 +1,8 @@
 
 6
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 :
 Placeholder_1Placeholder*
 dtype0*
@@ -13,7 +13,7 @@
 shape
 :
 y
-SpaceToBatchNDSpaceToBatchNDPlaceholderPlaceholder_1Placeholder_2*
-Tblock_shape0*
-	Tpaddings0*
-T0"ª
+SpaceToBatchNDSpaceToBatchNDPlaceholderPlaceholder_1Placeholder_2*
+T0*
+	Tpaddings0*
+Tblock_shape0"ª

@@ -1,13 +1,13 @@
 
 D
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+shape:*
 dtype0
-*
-shape:
+
 [
-SpaceToDepthSpaceToDepthPlaceholder*
-data_formatNHWC*
+SpaceToDepthSpaceToDepthPlaceholder*
 T0
-*
+*
+data_formatNHWC*
 
 block_size"ª

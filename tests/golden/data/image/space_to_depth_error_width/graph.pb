@@ -4,8 +4,8 @@
 dtype0*
 shape:
 [
-SpaceToDepthSpaceToDepthPlaceholder*
-data_formatNHWC*
-T0*
+SpaceToDepthSpaceToDepthPlaceholder*
+T0*
+data_formatNHWC*
 
 block_size"ª
