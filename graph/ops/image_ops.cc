@@ -303,6 +303,14 @@ absl::Status RegisterImageOps(OpRegistry* r) {
                       .Attr(kAlignCorners)
                       .Attr(kHalfPixelCenters)
                       .SetShapeFn(ResizeGradShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ResizeBicubicGrad")
+                                      .Input("grads: float")
+                                      .Input("original_image: T")
+                                      .Output("output: T")
+                                      .Attr("T: {float, double}")
+                                      .Attr(kAlignCorners)
+                                      .Attr(kHalfPixelCenters)
+                                      .SetShapeFn(ResizeGradShapeFn)));
   DFX_RETURN_IF_ERROR(r->Register(
       OpDefBuilder("ResizeNearestNeighborGrad")
           .Input("grads: T")

@@ -1,5 +1,6 @@
 // ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea and the
-// gradients ResizeBilinearGrad and ResizeNearestNeighborGrad on CPU, NHWC.
+// gradients ResizeBilinearGrad, ResizeNearestNeighborGrad and
+// ResizeBicubicGrad on CPU, NHWC.
 //
 // The coordinate math is TensorFlow's, in float as TensorFlow computes it
 // (image_resizer_state.h): scale = in / out, or (in - 1) / (out - 1) with
@@ -215,6 +216,55 @@ class ResizeBilinearOp : public OpKernel {
   bool half_pixel_centers_ = false;
 };
 
+// The geometry of a resize gradient: grads [batch, resized_h, resized_w,
+// channels] back to the original image's [orig_h, orig_w].
+struct GradGeom {
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t resized_h = 0;
+  int64_t resized_w = 0;
+  int64_t orig_h = 0;
+  int64_t orig_w = 0;
+};
+
+// TensorFlow's ImageResizerGradientState::ValidateAndCreateOutput checks,
+// in its order, with its messages.
+absl::Status ValidateResizeGrad(const Tensor& grads, const Tensor& original,
+                                bool align_corners, bool half_pixel_centers,
+                                GradGeom* g) {
+  if (half_pixel_centers && align_corners) {
+    return absl::InvalidArgumentError(
+        "If half_pixel_centers is True, align_corners must be False.");
+  }
+  if (grads.dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input_grad must be 4-dimensional", grads.shape().DebugString()));
+  }
+  if (original.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("original_image must be 4-dimensional",
+                     original.shape().DebugString()));
+  }
+  g->batch = grads.dim_size(0);
+  g->channels = grads.dim_size(3);
+  g->resized_h = grads.dim_size(1);
+  g->resized_w = grads.dim_size(2);
+  g->orig_h = original.dim_size(1);
+  g->orig_w = original.dim_size(2);
+  if (g->resized_h <= 0 || g->resized_w <= 0) {
+    return absl::InvalidArgumentError("resized dimensions must be positive");
+  }
+  if (g->orig_h <= 0 || g->orig_w <= 0) {
+    return absl::InvalidArgumentError("original dimensions must be positive");
+  }
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+  if (g->orig_h >= kInt32Max || g->orig_w >= kInt32Max) {
+    return absl::InvalidArgumentError(
+        "original sizes must be between 0 and max int32");
+  }
+  return absl::OkStatus();
+}
+
 template <typename T>
 class ResizeBilinearGradOp : public OpKernel {
  public:
@@ -225,34 +275,15 @@ class ResizeBilinearGradOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& grads = ctx->input(0);
     const Tensor& original = ctx->input(1);
-    DFX_OP_REQUIRES(
-        ctx, !(half_pixel_centers_ && align_corners_),
-        absl::InvalidArgumentError(
-            "If half_pixel_centers is True, align_corners must be False."));
-    DFX_OP_REQUIRES(
-        ctx, grads.dims() == 4,
-        absl::InvalidArgumentError(absl::StrCat(
-            "input_grad must be 4-dimensional", grads.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, original.dims() == 4,
-                    absl::InvalidArgumentError(
-                        absl::StrCat("original_image must be 4-dimensional",
-                                     original.shape().DebugString())));
-    const int64_t batch = grads.dim_size(0);
-    const int64_t channels = grads.dim_size(3);
-    const int64_t resized_h = grads.dim_size(1);
-    const int64_t resized_w = grads.dim_size(2);
-    const int64_t orig_h = original.dim_size(1);
-    const int64_t orig_w = original.dim_size(2);
-    DFX_OP_REQUIRES(
-        ctx, resized_h > 0 && resized_w > 0,
-        absl::InvalidArgumentError("resized dimensions must be positive"));
-    DFX_OP_REQUIRES(
-        ctx, orig_h > 0 && orig_w > 0,
-        absl::InvalidArgumentError("original dimensions must be positive"));
-    constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-    DFX_OP_REQUIRES(ctx, orig_h < kInt32Max && orig_w < kInt32Max,
-                    absl::InvalidArgumentError(
-                        "original sizes must be between 0 and max int32"));
+    GradGeom g;
+    DFX_OP_REQUIRES_OK(ctx, ValidateResizeGrad(grads, original, align_corners_,
+                                               half_pixel_centers_, &g));
+    const int64_t batch = g.batch;
+    const int64_t channels = g.channels;
+    const int64_t resized_h = g.resized_h;
+    const int64_t resized_w = g.resized_w;
+    const int64_t orig_h = g.orig_h;
+    const int64_t orig_w = g.orig_w;
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(
         ctx, ctx->allocate_output(
@@ -551,6 +582,73 @@ class ResizeBicubicOp : public OpKernel {
   bool half_pixel_centers_ = false;
 };
 
+// Each resized pixel was a weighted sum of 4 x 4 source pixels: the
+// gradient flows back to each with the same weight, in TensorFlow's order
+// (source rows, then columns) and in T.
+template <typename T>
+class ResizeBicubicGradOp : public OpKernel {
+ public:
+  explicit ResizeBicubicGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ReadResizeAttrs(ctx, true, &align_corners_, &half_pixel_centers_);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grads = ctx->input(0);
+    GradGeom g;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ValidateResizeGrad(grads, ctx->input(1), align_corners_,
+                                          half_pixel_centers_, &g));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ctx->allocate_output(
+            0, TensorShape({g.batch, g.orig_h, g.orig_w, g.channels}), &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), T(0));
+    if (out->NumElements() == 0 || grads.NumElements() == 0) return;
+    const float h_scale = ResizeScale(g.orig_h, g.resized_h, align_corners_);
+    const float w_scale = ResizeScale(g.orig_w, g.resized_w, align_corners_);
+    std::vector<CubicTap> xs(g.resized_w);
+    for (int64_t x = 0; x < g.resized_w; ++x) {
+      xs[x] = CubicWeights(x, w_scale, g.orig_w, half_pixel_centers_);
+    }
+    const float* in = grads.data<float>();
+    const int64_t c_n = g.channels;
+    const int64_t image_work = g.resized_h * g.resized_w * c_n;
+    ParallelFor(
+        *ctx->device(), g.batch,
+        Eigen::TensorOpCost(4 * image_work, 64 * image_work, 48 * image_work),
+        [&](int64_t first, int64_t last) {
+          for (int64_t b = first; b < last; ++b) {
+            T* ob = o + b * g.orig_h * g.orig_w * c_n;
+            for (int64_t y = 0; y < g.resized_h; ++y) {
+              const CubicTap ty =
+                  CubicWeights(y, h_scale, g.orig_h, half_pixel_centers_);
+              for (int64_t x = 0; x < g.resized_w; ++x) {
+                const CubicTap& tx = xs[x];
+                const float* gp =
+                    in + ((b * g.resized_h + y) * g.resized_w + x) * c_n;
+                for (int64_t c = 0; c < c_n; ++c) {
+                  const T grad = static_cast<T>(gp[c]);
+                  for (int i = 0; i < 4; ++i) {
+                    T* row = ob + ty.index[i] * g.orig_w * c_n;
+                    for (int j = 0; j < 4; ++j) {
+                      row[tx.index[j] * c_n + c] +=
+                          static_cast<T>(grad * ty.weight[i] * tx.weight[j]);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        });
+  }
+
+ private:
+  bool align_corners_ = false;
+  bool half_pixel_centers_ = false;
+};
+
 // --------------------------------------------------------------------- area
 
 // The source cells one output cell covers along one axis, with the length
@@ -652,6 +750,8 @@ void RegisterImageKernels(KernelRegistry* registry) {
                                                       "ResizeBicubic");
   RegisterAll<ResizeAreaOp, int8_t, uint8_t, int16_t, uint16_t, int32_t,
               int64_t, half, float, double, bfloat16>(registry, "ResizeArea");
+  RegisterAll<ResizeBicubicGradOp, float, double>(registry,
+                                                  "ResizeBicubicGrad");
   RegisterAll<ResizeBilinearGradOp, float, bfloat16, half, double>(
       registry, "ResizeBilinearGrad");
   RegisterAll<ResizeNearestNeighborGradOp, uint8_t, int8_t, int32_t, half,

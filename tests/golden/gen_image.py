@@ -1,8 +1,9 @@
 """Golden cases of the image family: ResizeBilinear, ResizeNearestNeighbor,
 ResizeBicubic and ResizeArea for every allowed align_corners /
 half_pixel_centers combination, up and down, over the dtypes TensorFlow's
-CPU kernels register; the gradients ResizeBilinearGrad and
-ResizeNearestNeighborGrad; DepthToSpace and SpaceToDepth (NHWC),
+CPU kernels register; the gradients ResizeBilinearGrad,
+ResizeNearestNeighborGrad and ResizeBicubicGrad; DepthToSpace and
+SpaceToDepth (NHWC),
 SpaceToBatchND and BatchToSpaceND (1 to 3 block dims, int32 and int64
 block shapes, tf.nn.atrous_conv2d); NonMaxSuppressionV3/V4/V5 (hard and
 soft, padded, half, the tf.image wrappers); CropAndResize (bilinear and
@@ -222,6 +223,22 @@ def grad_cases():
                         align_corners=align, half_pixel_centers=half)
                 grad_case(f"nearest_grad_{mode}_{tag}_{dtype_name(dt)}",
                           nearest, gvt, dt)
+    for align, half in MODES:
+        mode = f"a{int(align)}h{int(half)}"
+        for orig, tag in (((2, 3, 4, 2), "up"), ((2, 9, 11, 2), "down")):
+            gv = values((2, 5, 7, 2), np.float32, 9)
+            for dt in (np.float32, np.float64):
+                def bicubic(g, dt=dt, orig=orig, align=align, half=half):
+                    o = tf.zeros(orig, tf.as_dtype(dt))
+                    return gen_image_ops.resize_bicubic_grad(
+                        g, o, align_corners=align, half_pixel_centers=half)
+                grad_case(f"bicubic_grad_{mode}_{tag}_{dtype_name(dt)}",
+                          bicubic, gv, np.float32, rtol=1e-5, atol=1e-5)
+    grad_case("bicubic_grad_error_align_and_half",
+              lambda g: gen_image_ops.resize_bicubic_grad(
+                  g, tf.zeros((1, 3, 3, 2)), align_corners=True,
+                  half_pixel_centers=True),
+              values((1, 2, 2, 2), np.float32, 1), np.float32)
     # tf.gradients of the forward ops build the grad ops as training does.
     xv = values((1, 4, 5, 3), np.float32, 9)
 
@@ -229,7 +246,9 @@ def grad_cases():
         x = tf1.placeholder(tf.float32, xv.shape)
         y1 = tf.image.resize(x, [7, 6], method="bilinear")
         y2 = tf.image.resize(x, [9, 11], method="nearest")
-        loss = tf.reduce_sum(y1 * y1) + tf.reduce_sum(y2 * tf.sin(y2))
+        y3 = tf.image.resize(x, [3, 8], method="bicubic")
+        loss = (tf.reduce_sum(y1 * y1) + tf.reduce_sum(y2 * tf.sin(y2)) +
+                tf.reduce_sum(y3 * tf.cos(y3)))
         return tf.gradients(loss, x), {x: xv}
     case(FAMILY, "tf_gradients_resize", build_tf_grad, rtol=1e-5, atol=1e-5)
     grad_case("bilinear_grad_error_align_and_half",
@@ -563,6 +582,7 @@ def crop_and_resize_cases():
 
 OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "ResizeArea", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
+            "ResizeBicubicGrad",
             "DepthToSpace", "SpaceToDepth", "SpaceToBatchND",
             "BatchToSpaceND", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
             "NonMaxSuppressionV5", "CropAndResize"]

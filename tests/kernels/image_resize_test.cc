@@ -1,8 +1,10 @@
 // ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea and the
 // resize gradients: TensorFlow's coordinate math in each mode, worked by
 // hand on small images, and its errors.
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -215,6 +217,34 @@ TEST_CASE("ResizeBilinearGrad spreads each gradient over four sources",
       RunError(Resize("ResizeBilinearGrad", DT_FLOAT, true, true), {g, orig}),
       StatusIs(absl::StatusCode::kInvalidArgument,
                "If half_pixel_centers is True"));
+}
+
+TEST_CASE("ResizeBicubicGrad is the adjoint of ResizeBicubic", "[image]") {
+  // <ResizeBicubic(x), g> == <x, ResizeBicubicGrad(g)> in every mode.
+  std::vector<float> xv(3 * 4 * 2), gv(5 * 7 * 2);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::sin(1.0f + i);
+  for (size_t i = 0; i < gv.size(); ++i) gv[i] = std::cos(2.0f * i);
+  const Tensor x = Tensor::FromVector<float>(xv, TensorShape({1, 3, 4, 2}));
+  const Tensor g = Tensor::FromVector<float>(gv, TensorShape({1, 5, 7, 2}));
+  const Tensor orig(DT_DOUBLE, TensorShape({1, 3, 4, 2}));
+  for (auto [align, half] : {std::pair{false, false}, std::pair{true, false},
+                             std::pair{false, true}}) {
+    INFO("align " << align << " half " << half);
+    const std::vector<float> y = Values<float>(RunOne(
+        Resize("ResizeBicubic", DT_FLOAT, align, half), {x, Size(5, 7)}));
+    const Tensor dx =
+        RunOne(Resize("ResizeBicubicGrad", DT_DOUBLE, align, half), {g, orig});
+    REQUIRE(dx.shape() == orig.shape());
+    const std::vector<double> d = Values<double>(dx);
+    double lhs = 0, rhs = 0;
+    for (size_t i = 0; i < y.size(); ++i) lhs += double(y[i]) * gv[i];
+    for (size_t i = 0; i < d.size(); ++i) rhs += d[i] * xv[i];
+    CHECK(lhs == Approx(rhs).epsilon(1e-5));
+  }
+  REQUIRE_THAT(RunError(Resize("ResizeBicubicGrad", DT_FLOAT),
+                        {g, Tensor(DT_FLOAT, TensorShape({1, 0, 4, 2}))}),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "original dimensions must be positive"));
 }
 
 }  // namespace

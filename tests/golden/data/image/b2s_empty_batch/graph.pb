@@ -4,16 +4,16 @@
 shape:*
 dtype0
 :
-Placeholder_1Placeholder*
-dtype0*
-shape:
+Placeholder_1Placeholder*
+shape:*
+dtype0
 >
 Placeholder_2Placeholder*
 shape
 :*
 dtype0
 v
-BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
-T0*
+BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
 Tcrops0*
-Tblock_shape0"ª
+Tblock_shape0*
+T0"ª

@@ -13,7 +13,7 @@
 :*
 dtype0
 v
-BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
-T0*
+BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
 Tcrops0*
-Tblock_shape0"ª
+Tblock_shape0*
+T0"ª

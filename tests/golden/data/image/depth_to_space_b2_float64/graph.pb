@@ -4,8 +4,8 @@ D
 shape:*
 dtype0
 [
-DepthToSpaceDepthToSpacePlaceholder*
-T0*
-data_formatNHWC*
+DepthToSpaceDepthToSpacePlaceholder*
+data_formatNHWC*
+T0*
 
 block_size"ª

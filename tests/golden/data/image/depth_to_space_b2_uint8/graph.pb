@@ -1,11 +1,11 @@
 
 D
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 [
-DepthToSpaceDepthToSpacePlaceholder*
-T0*
+DepthToSpaceDepthToSpacePlaceholder*
 data_formatNHWC*
 
-block_size"ª
+block_size*
+T0"ª

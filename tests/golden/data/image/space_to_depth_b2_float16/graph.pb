@@ -4,8 +4,8 @@ D
 shape:*
 dtype0
 [
-SpaceToDepthSpaceToDepthPlaceholder*
-T0*
-data_formatNHWC*
+SpaceToDepthSpaceToDepthPlaceholder*
+data_formatNHWC*
+T0*
 
 block_size"ª

@@ -4,8 +4,8 @@ D
 shape:*
 dtype0
 [
-SpaceToDepthSpaceToDepthPlaceholder*
-T0*
+SpaceToDepthSpaceToDepthPlaceholder*
 data_formatNHWC*
 
-block_size"ª
+block_size*
+T0"ª
