@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -247,6 +248,36 @@ absl::Status CropAndResizeShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// RGBToHSV and HSVToRGB: rank >= 1 with 3 channels; the input's shape.
+absl::Status ColorShapeFn(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (in.RankKnown()) {
+    if (in.rank() < 1) {
+      return c->Error(absl::StrCat("Shape must be at least rank 1 but is rank ",
+                                   in.rank()));
+    }
+    if (in.dims.back() >= 0 && in.dims.back() != 3) {
+      return c->Error(
+          absl::StrCat("Dimension must be 3 but is ", in.dims.back()));
+    }
+  }
+  c->set_output(0, in);
+  return absl::OkStatus();
+}
+
+// AdjustContrastv2, AdjustSaturation, AdjustHue: rank >= 3 images and a
+// scalar; the images' shape.
+absl::Status AdjustShapeFn(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (in.RankKnown() && in.rank() < 3) {
+    return c->Error(
+        absl::StrCat("Shape must be at least rank 3 but is rank ", in.rank()));
+  }
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+  c->set_output(0, in);
+  return absl::OkStatus();
+}
+
 constexpr char kSpaceDepthFormat[] =
     "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'";
 constexpr char kAlignCorners[] = "align_corners: bool = false";
@@ -404,6 +435,25 @@ absl::Status RegisterImageOps(OpRegistry* r) {
           .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
           .Attr("extrapolation_value: float = 0")
           .SetShapeFn(CropAndResizeShapeFn)));
+  for (const char* name : {"RGBToHSV", "HSVToRGB"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("images: T")
+                        .Output("output: T")
+                        .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+                        .SetShapeFn(ColorShapeFn)));
+  }
+  for (const auto& [name, arg] :
+       {std::pair{"AdjustContrastv2", "contrast_factor: float"},
+        std::pair{"AdjustSaturation", "scale: float"},
+        std::pair{"AdjustHue", "delta: float"}}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Input("images: T")
+                                        .Input(arg)
+                                        .Output("output: T")
+                                        .Attr("T: {half, float} = DT_FLOAT")
+                                        .SetShapeFn(AdjustShapeFn)));
+  }
   return absl::OkStatus();
 }
 

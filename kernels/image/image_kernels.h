@@ -13,6 +13,8 @@ void RegisterSpaceDepthKernels(KernelRegistry* registry);
 void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);
 // CropAndResize.
 void RegisterCropAndResizeKernels(KernelRegistry* registry);
+// RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation, AdjustHue.
+void RegisterColorKernels(KernelRegistry* registry);
 
 }  // namespace dfx
 

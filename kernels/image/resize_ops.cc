@@ -759,6 +759,7 @@ void RegisterImageKernels(KernelRegistry* registry) {
   RegisterSpaceDepthKernels(registry);
   RegisterNonMaxSuppressionKernels(registry);
   RegisterCropAndResizeKernels(registry);
+  RegisterColorKernels(registry);
 }
 
 }  // namespace dfx

@@ -8,7 +8,8 @@ SpaceToBatchND and BatchToSpaceND (1 to 3 block dims, int32 and int64
 block shapes, tf.nn.atrous_conv2d); NonMaxSuppressionV3/V4/V5 (hard and
 soft, padded, half, the tf.image wrappers); CropAndResize (bilinear and
 nearest, boxes flipped or outside the image, extrapolation_value, one-pixel
-crops); run-time errors; and a frozen Keras
+crops); RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation and
+AdjustHue; run-time errors; and a frozen Keras
 model with Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs
 them.
 
@@ -580,12 +581,95 @@ def crop_and_resize_cases():
     case(FAMILY, "crop_public", build_public, rtol=1e-5, atol=1e-5)
 
 
+def color_pixels(shape, seed):
+    """RGB values in [0, 1] with gray, black, white, pure and tied pixels
+    among them."""
+    v = rng(seed).uniform(0, 1, size=shape).reshape(-1, 3)
+    special = np.array([[0, 0, 0], [1, 1, 1], [0.5, 0.5, 0.5], [1, 0, 0],
+                        [0, 1, 0], [0, 0, 1], [0.3, 0.3, 0.1],
+                        [0.2, 0.7, 0.7], [0.9, 0.1, 0.9], [0.25, 0.5, 0.0]])
+    v[:len(special)] = special
+    return v.reshape(shape)
+
+
+def color_case(name, fn, xv, dt, shape="same", **kw):
+    def build():
+        x, ph, val = feed(xv, dt, shape)
+        return fn(x), {ph: val}
+    case(FAMILY, name, build, **kw)
+
+
+def color_cases():
+    for dt in (np.float32, np.float64, np.float16, BF16):
+        xv = color_pixels((2, 4, 5, 3), 50)
+        if dt in (np.float16, BF16):
+            xv = (np.round(xv * 64) / 64).astype(np.float32)
+        color_case(f"rgb_to_hsv_{dtype_name(dt)}", tf.image.rgb_to_hsv, xv,
+                   dt)
+        color_case(f"hsv_to_rgb_{dtype_name(dt)}", tf.image.hsv_to_rgb, xv,
+                   dt)
+    # Out-of-range values, a round trip, one pixel, no pixels.
+    wild = rng(51).uniform(-1.5, 2.5, size=(7, 3)).astype(np.float32)
+    color_case("rgb_to_hsv_out_of_range", tf.image.rgb_to_hsv, wild,
+               np.float32)
+    color_case("hsv_to_rgb_out_of_range", tf.image.hsv_to_rgb, wild,
+               np.float32)
+    color_case("hsv_round_trip", lambda x: tf.image.hsv_to_rgb(
+        tf.image.rgb_to_hsv(x)), color_pixels((12, 3), 52), np.float64)
+    color_case("rgb_to_hsv_one_pixel", tf.image.rgb_to_hsv,
+               np.array([0.2, 0.4, 0.9], np.float32), np.float32)
+    color_case("rgb_to_hsv_empty", tf.image.rgb_to_hsv,
+               np.zeros((0, 3), np.float32), np.float32)
+    color_case("rgb_to_hsv_error_channels", gen_image_ops.rgb_to_hsv,
+               np.zeros((2, 4), np.float32), np.float32, shape=None)
+
+    for shape, tag in (((5, 7, 3), "hw"), ((2, 5, 7, 3), "batch"),
+                       ((2, 2, 1, 1, 3), "rank5"), ((1, 4, 6, 2), "c2"),
+                       ((3, 1, 1, 4), "one_pixel")):
+        xv = rng(53).uniform(0, 1, size=shape).astype(np.float32)
+        for factor in (0.5, 2.0, -1.0):
+            color_case(f"adjust_contrast_{tag}_{factor}",
+                       lambda x, f=factor: gen_image_ops.adjust_contrastv2(
+                           x, tf.constant(f)), xv, np.float32,
+                       rtol=1e-5, atol=1e-6)
+    big = rng(54).uniform(0, 1, size=(1, 37, 29, 3)).astype(np.float32)
+    color_case("adjust_contrast_odd_sizes", lambda x: tf.image.adjust_contrast(
+        x, 1.7), big, np.float32, rtol=1e-5, atol=1e-6)
+    xv = color_pixels((2, 4, 5, 3), 55).astype(np.float32)
+    for scale in (0.0, 0.4, 1.0, 2.5):
+        color_case(f"adjust_saturation_{scale}",
+                   lambda x, s=scale: tf.image.adjust_saturation(x, s), xv,
+                   np.float32)
+    for delta in (-0.9, -0.25, 0.0, 0.1, 0.5, 1.0):
+        color_case(f"adjust_hue_{delta}",
+                   lambda x, d=delta: tf.image.adjust_hue(x, d), xv,
+                   np.float32)
+    color_case("adjust_hue_out_of_range_values",
+               lambda x: tf.image.adjust_hue(x, 0.3), wild.reshape(7, 1, 3),
+               np.float32)
+    color_case("adjust_saturation_out_of_range_values",
+               lambda x: tf.image.adjust_saturation(x, 1.5),
+               wild.reshape(7, 1, 3), np.float32)
+    for name, fn, xv in (
+            ("adjust_contrast_error_rank",
+             lambda x: gen_image_ops.adjust_contrastv2(x, tf.constant(2.0)),
+             np.zeros((4, 3), np.float32)),
+            ("adjust_hue_error_channels",
+             lambda x: gen_image_ops.adjust_hue(x, tf.constant(0.2)),
+             np.zeros((2, 2, 4), np.float32)),
+            ("adjust_saturation_error_channels",
+             lambda x: gen_image_ops.adjust_saturation(x, tf.constant(0.2)),
+             np.zeros((2, 2, 2), np.float32))):
+        color_case(name, fn, xv, np.float32, shape=None)
+
+
 OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "ResizeArea", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
             "ResizeBicubicGrad",
             "DepthToSpace", "SpaceToDepth", "SpaceToBatchND",
             "BatchToSpaceND", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
-            "NonMaxSuppressionV5", "CropAndResize"]
+            "NonMaxSuppressionV5", "CropAndResize", "RGBToHSV", "HSVToRGB",
+            "AdjustContrastv2", "AdjustSaturation", "AdjustHue"]
 
 
 def write_op_defs():
@@ -635,6 +719,7 @@ def main():
     batch_space_cases()
     nms_cases()
     crop_and_resize_cases()
+    color_cases()
     write_op_defs()
 
 

@@ -1,11 +1,11 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 [
 DepthToSpaceDepthToSpacePlaceholder*
-data_formatNHWC*
+data_formatNHWC*
+T0*
 
-block_size*
-T0"ª
+block_size"ª

@@ -1,13 +1,13 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
+PlaceholderPlaceholder*
 dtype0
-
+*
+shape:
 [
 DepthToSpaceDepthToSpacePlaceholder*
-data_formatNHWC*
-
-block_size*
+data_formatNHWC*
 T0
-"ª
+*
+
+block_size"ª

@@ -1,11 +1,11 @@
 
 6
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 [
-DepthToSpaceDepthToSpacePlaceholder*
-data_formatNHWC*
-T0*
+DepthToSpaceDepthToSpacePlaceholder*
+T0*
+data_formatNHWC*
 
 block_size"ª

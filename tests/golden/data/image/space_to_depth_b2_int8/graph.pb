@@ -1,11 +1,11 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 [
-SpaceToDepthSpaceToDepthPlaceholder*
+SpaceToDepthSpaceToDepthPlaceholder*
+T0*
 data_formatNHWC*
 
-block_size*
-T0"ª
+block_size"ª

@@ -1,9 +1,9 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
+PlaceholderPlaceholder*
 dtype0
-
+*
+shape:
 [
 SpaceToDepthSpaceToDepthPlaceholder*
 data_formatNHWC*

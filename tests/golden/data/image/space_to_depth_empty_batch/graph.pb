@@ -1,11 +1,11 @@
 
 6
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 [
-SpaceToDepthSpaceToDepthPlaceholder*
-data_formatNHWC*
-T0*
+SpaceToDepthSpaceToDepthPlaceholder*
+T0*
+data_formatNHWC*
 
 block_size"ª

@@ -1,0 +1,12 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+*
+RGBToHSVRGBToHSVPlaceholder*
+T0
+'
+HSVToRGBHSVToRGBRGBToHSV*
+T0"ª
