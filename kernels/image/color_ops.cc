@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/eigen_util.h"
 #include "kernels/image/image_kernels.h"
+#include "kernels/image/image_util.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
@@ -27,7 +28,7 @@ Eigen::TensorOpCost PixelCost() { return Eigen::TensorOpCost(12, 12, 30); }
 // Runs fn(first, last) over pixel ranges of `pixels` in parallel.
 template <typename Fn>
 void ForPixels(OpKernelContext* ctx, int64_t pixels, Fn&& fn) {
-  ParallelFor(*ctx->device(), pixels, PixelCost(), std::forward<Fn>(fn));
+  ImageParallelFor(*ctx->device(), pixels, PixelCost(), std::forward<Fn>(fn));
 }
 
 // RGBToHSV and HSVToRGB: last dim 3, TensorFlow's FailedPrecondition
@@ -148,44 +149,45 @@ class AdjustContrastV2Op : public OpKernel {
     const float f = factor.data<float>()[0];
     const float* in = input.data<float>();
     float* o = out->data<float>();
-    ParallelFor(*ctx->device(), batch,
-                Eigen::TensorOpCost(8 * plane, 4 * plane, 4 * plane),
-                [&](int64_t first, int64_t last) {
-                  std::vector<float> sum(plane);
-                  for (int64_t b = first; b < last; ++b) {
-                    const float* x = in + b * plane;
-                    int64_t remaining = image_size;
-                    bool first_round = true;
-                    do {
-                      const int64_t right = remaining / 2;
-                      const int64_t left = remaining - right;
-                      if (first_round) {
-                        for (int64_t k = 0; k < right * channels; ++k) {
-                          sum[k] = x[left * channels + k] + x[k];
-                        }
-                        if (left > right) {
-                          std::copy(x + right * channels, x + left * channels,
-                                    sum.begin() + right * channels);
-                        }
-                      } else {
-                        for (int64_t k = 0; k < right * channels; ++k) {
-                          sum[k] += sum[left * channels + k];
-                        }
-                      }
-                      remaining = left;
-                      first_round = false;
-                    } while (remaining > 1);
-                    const float scale = 1.0f / static_cast<float>(image_size);
-                    float* y = o + b * plane;
-                    for (int64_t c = 0; c < channels; ++c) {
-                      const float mean = sum[c] * scale;
-                      for (int64_t p = 0; p < image_size; ++p) {
-                        const int64_t k = p * channels + c;
-                        y[k] = mean + f * (x[k] - mean);
-                      }
-                    }
-                  }
-                });
+    ImageParallelFor(
+        *ctx->device(), batch,
+        Eigen::TensorOpCost(8 * plane, 4 * plane, 4 * plane),
+        [&](int64_t first, int64_t last) {
+          std::vector<float> sum(plane);
+          for (int64_t b = first; b < last; ++b) {
+            const float* x = in + b * plane;
+            int64_t remaining = image_size;
+            bool first_round = true;
+            do {
+              const int64_t right = remaining / 2;
+              const int64_t left = remaining - right;
+              if (first_round) {
+                for (int64_t k = 0; k < right * channels; ++k) {
+                  sum[k] = x[left * channels + k] + x[k];
+                }
+                if (left > right) {
+                  std::copy(x + right * channels, x + left * channels,
+                            sum.begin() + right * channels);
+                }
+              } else {
+                for (int64_t k = 0; k < right * channels; ++k) {
+                  sum[k] += sum[left * channels + k];
+                }
+              }
+              remaining = left;
+              first_round = false;
+            } while (remaining > 1);
+            const float scale = 1.0f / static_cast<float>(image_size);
+            float* y = o + b * plane;
+            for (int64_t c = 0; c < channels; ++c) {
+              const float mean = sum[c] * scale;
+              for (int64_t p = 0; p < image_size; ++p) {
+                const int64_t k = p * channels + c;
+                y[k] = mean + f * (x[k] - mean);
+              }
+            }
+          }
+        });
   }
 };
 

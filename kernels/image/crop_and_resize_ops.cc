@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "kernels/eigen_util.h"
 #include "kernels/image/image_kernels.h"
+#include "kernels/image/image_util.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
@@ -108,7 +109,7 @@ class CropAndResizeOp : public OpKernel {
     const float extrapolation = extrapolation_;
     const bool nearest = nearest_;
     const int64_t box_work = crop_h * crop_w * depth;
-    ParallelFor(
+    ImageParallelFor(
         *ctx->device(), num_boxes,
         Eigen::TensorOpCost(16 * box_work, 4 * box_work, 10 * box_work),
         [&](int64_t first, int64_t last) {

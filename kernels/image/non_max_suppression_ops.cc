@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/eigen_util.h"
 #include "kernels/image/image_kernels.h"
+#include "kernels/image/image_util.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {

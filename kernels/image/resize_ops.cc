@@ -19,6 +19,7 @@
 #include "base/status_macros.h"
 #include "kernels/eigen_util.h"
 #include "kernels/image/image_kernels.h"
+#include "kernels/image/image_util.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
 
@@ -135,12 +136,13 @@ void ReadResizeAttrs(OpKernelConstruction* ctx, bool half_pixel_attr,
 template <typename Fn>
 void ForEachRow(OpKernelContext* ctx, int64_t batch, int64_t rows,
                 int64_t row_elements, Fn&& fn) {
-  ParallelFor(*ctx->device(), batch * rows,
-              Eigen::TensorOpCost(16 * row_elements, 4 * row_elements,
-                                  8 * row_elements),
-              [&](int64_t first, int64_t last) {
-                for (int64_t r = first; r < last; ++r) fn(r / rows, r % rows);
-              });
+  ImageParallelFor(*ctx->device(), batch * rows,
+                   Eigen::TensorOpCost(16 * row_elements, 4 * row_elements,
+                                       8 * row_elements),
+                   [&](int64_t first, int64_t last) {
+                     for (int64_t r = first; r < last; ++r)
+                       fn(r / rows, r % rows);
+                   });
 }
 
 // ---------------------------------------------------------------- bilinear
@@ -300,7 +302,7 @@ class ResizeBilinearGradOp : public OpKernel {
     const float* in = grads.data<float>();
     // Each image scatters into its own output image: parallel over batch.
     const int64_t image_work = resized_h * resized_w * channels;
-    ParallelFor(
+    ImageParallelFor(
         *ctx->device(), batch,
         Eigen::TensorOpCost(4 * image_work, 16 * image_work, 12 * image_work),
         [&](int64_t first, int64_t last) {
@@ -431,24 +433,24 @@ class ResizeNearestNeighborGradOp : public OpKernel {
     }
     const T* in = grads.data<T>();
     const int64_t image_work = in_h * in_w * channels;
-    ParallelFor(*ctx->device(), batch,
-                Eigen::TensorOpCost(2 * image_work, 2 * image_work, image_work),
-                [&](int64_t first, int64_t last) {
-                  for (int64_t b = first; b < last; ++b) {
-                    for (int64_t y = 0; y < in_h; ++y) {
-                      const int64_t out_y =
-                          NearestIndex(y, h_scale, out_h, align_corners_,
-                                       half_pixel_centers_);
-                      T* dst = o + (b * out_h + out_y) * out_w * channels;
-                      const T* src = in + (b * in_h + y) * in_w * channels;
-                      for (int64_t x = 0; x < in_w; ++x) {
-                        for (int64_t c = 0; c < channels; ++c) {
-                          dst[xs[x] + c] += src[x * channels + c];
-                        }
-                      }
-                    }
-                  }
-                });
+    ImageParallelFor(
+        *ctx->device(), batch,
+        Eigen::TensorOpCost(2 * image_work, 2 * image_work, image_work),
+        [&](int64_t first, int64_t last) {
+          for (int64_t b = first; b < last; ++b) {
+            for (int64_t y = 0; y < in_h; ++y) {
+              const int64_t out_y = NearestIndex(
+                  y, h_scale, out_h, align_corners_, half_pixel_centers_);
+              T* dst = o + (b * out_h + out_y) * out_w * channels;
+              const T* src = in + (b * in_h + y) * in_w * channels;
+              for (int64_t x = 0; x < in_w; ++x) {
+                for (int64_t c = 0; c < channels; ++c) {
+                  dst[xs[x] + c] += src[x * channels + c];
+                }
+              }
+            }
+          }
+        });
   }
 
  private:
@@ -615,7 +617,7 @@ class ResizeBicubicGradOp : public OpKernel {
     const float* in = grads.data<float>();
     const int64_t c_n = g.channels;
     const int64_t image_work = g.resized_h * g.resized_w * c_n;
-    ParallelFor(
+    ImageParallelFor(
         *ctx->device(), g.batch,
         Eigen::TensorOpCost(4 * image_work, 64 * image_work, 48 * image_work),
         [&](int64_t first, int64_t last) {

@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "kernels/eigen_util.h"
 #include "kernels/image/image_kernels.h"
+#include "kernels/image/image_util.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
 
@@ -82,7 +83,7 @@ class DepthToSpaceOp : public OpKernel {
     // One output row (b, y) takes, for each x, out_d contiguous depths of
     // input pixel (y / block, x / block) at depth offset
     // ((y % block) * block + x % block) * out_d.
-    ParallelFor(
+    ImageParallelFor(
         *ctx->device(), batch * out_h, CopyCost<T>(out_w * out_d),
         [&](int64_t first, int64_t last) {
           for (int64_t r = first; r < last; ++r) {
@@ -135,21 +136,21 @@ class SpaceToDepthOp : public OpKernel {
     T* o = out->data<T>();
     // Input row (b, y) scatters pixel x's in_d depths to output pixel
     // (y / block, x / block) at depth ((y % block) * block + x % block) * in_d.
-    ParallelFor(*ctx->device(), batch * in_h, CopyCost<T>(in_w * in_d),
-                [&](int64_t first, int64_t last) {
-                  for (int64_t r = first; r < last; ++r) {
-                    const int64_t b = r / in_h;
-                    const int64_t y = r % in_h;
-                    const T* src = in + r * in_w * in_d;
-                    T* dst = o + ((b * out_h + y / block_) * out_w) * out_d +
-                             (y % block_) * block_ * in_d;
-                    for (int64_t x = 0; x < in_w; ++x) {
-                      std::copy(
-                          src + x * in_d, src + (x + 1) * in_d,
-                          dst + (x / block_) * out_d + (x % block_) * in_d);
-                    }
-                  }
-                });
+    ImageParallelFor(
+        *ctx->device(), batch * in_h, CopyCost<T>(in_w * in_d),
+        [&](int64_t first, int64_t last) {
+          for (int64_t r = first; r < last; ++r) {
+            const int64_t b = r / in_h;
+            const int64_t y = r % in_h;
+            const T* src = in + r * in_w * in_d;
+            T* dst = o + ((b * out_h + y / block_) * out_w) * out_d +
+                     (y % block_) * block_ * in_d;
+            for (int64_t x = 0; x < in_w; ++x) {
+              std::copy(src + x * in_d, src + (x + 1) * in_d,
+                        dst + (x / block_) * out_d + (x % block_) * in_d);
+            }
+          }
+        });
   }
 
  private:
@@ -211,32 +212,33 @@ void ForEachBatchRun(const Device& device, const BatchSpaceGeom& g,
   int64_t block_product = 1;
   for (int64_t b : g.block) block_product *= b;
   const int64_t rows = block_product * g.space_batch * rows_per_batch;
-  ParallelFor(device, rows, Eigen::TensorOpCost(cost_bytes, cost_bytes, g.run),
-              [&](int64_t first, int64_t last) {
-                std::vector<int64_t> pos(m);
-                for (int64_t row = first; row < last; ++row) {
-                  int64_t rest = row % rows_per_batch;
-                  const int64_t ob = row / rows_per_batch;
-                  for (size_t i = m; i-- > 0;) {
-                    pos[i] = rest % g.batch_side[i];
-                    rest /= g.batch_side[i];
-                  }
-                  const int64_t b = ob % g.space_batch;
-                  int64_t offset = ob / g.space_batch;
-                  int64_t index = 0;
-                  int64_t stride = 1;
-                  bool inside = true;
-                  for (size_t i = m; i-- > 0;) {
-                    const int64_t off = offset % g.block[i];
-                    offset /= g.block[i];
-                    const int64_t s = pos[i] * g.block[i] + off - g.start[i];
-                    if (s < 0 || s >= g.space[i]) inside = false;
-                    index += s * stride;
-                    stride *= g.space[i];
-                  }
-                  fn(row, inside ? b * stride + index : int64_t{-1});
-                }
-              });
+  ImageParallelFor(
+      device, rows, Eigen::TensorOpCost(cost_bytes, cost_bytes, g.run),
+      [&](int64_t first, int64_t last) {
+        std::vector<int64_t> pos(m);
+        for (int64_t row = first; row < last; ++row) {
+          int64_t rest = row % rows_per_batch;
+          const int64_t ob = row / rows_per_batch;
+          for (size_t i = m; i-- > 0;) {
+            pos[i] = rest % g.batch_side[i];
+            rest /= g.batch_side[i];
+          }
+          const int64_t b = ob % g.space_batch;
+          int64_t offset = ob / g.space_batch;
+          int64_t index = 0;
+          int64_t stride = 1;
+          bool inside = true;
+          for (size_t i = m; i-- > 0;) {
+            const int64_t off = offset % g.block[i];
+            offset /= g.block[i];
+            const int64_t s = pos[i] * g.block[i] + off - g.start[i];
+            if (s < 0 || s >= g.space[i]) inside = false;
+            index += s * stride;
+            stride *= g.space[i];
+          }
+          fn(row, inside ? b * stride + index : int64_t{-1});
+        }
+      });
 }
 
 template <typename T>

@@ -663,6 +663,54 @@ def color_cases():
         color_case(name, fn, xv, np.float32, shape=None)
 
 
+def large_cases():
+    """Inputs built in the graph, large enough that dfx splits the work
+    over its intra-op pool; strided samples of the outputs are fetched."""
+    def image(shape):
+        n = int(np.prod(shape))
+        return tf.reshape(tf.sin(tf.range(n, dtype=tf.float32) * 0.37),
+                          shape)
+
+    def sample(y):
+        return y[:, ::17, ::13, :]
+
+    for name, fn in (
+            ("large_bilinear", lambda x: tf.image.resize(x, [300, 310])),
+            ("large_nearest", lambda x: gen_image_ops.resize_nearest_neighbor(
+                x, [300, 310], half_pixel_centers=True)),
+            ("large_bicubic", lambda x: gen_image_ops.resize_bicubic(
+                x, [290, 330], align_corners=True)),
+            ("large_area", lambda x: gen_image_ops.resize_area(x, [70, 90])),
+            ("large_bilinear_grad",
+             lambda x: gen_image_ops.resize_bilinear_grad(
+                 x, tf.zeros([3, 140, 150, 3]), half_pixel_centers=True)),
+            ("large_bicubic_grad",
+             lambda x: gen_image_ops.resize_bicubic_grad(
+                 x, tf.zeros([3, 140, 150, 3]))),
+            ("large_nearest_grad",
+             lambda x: gen_image_ops.resize_nearest_neighbor_grad(
+                 x, [140, 150])),
+            ("large_depth_to_space",
+             lambda x: tf.nn.depth_to_space(x, 3)[..., :3]),
+            ("large_space_to_batch",
+             lambda x: tf.space_to_batch(x, [2, 3], [[1, 0], [2, 0]])),
+            ("large_crop_and_resize",
+             lambda x: tf.image.crop_and_resize(
+                 x, tf.constant([[0.1, 0.1, 0.9, 0.8], [0.5, -0.2, 1.2, 0.9],
+                                 [0.0, 0.0, 1.0, 1.0]]), [0, 1, 2],
+                 [200, 210])),
+            ("large_adjust_contrast",
+             lambda x: tf.image.adjust_contrast(x, 1.3)),
+            ("large_adjust_hue", lambda x: tf.image.adjust_hue(x, 0.2)),
+            ("large_rgb_to_hsv", tf.image.rgb_to_hsv)):
+        def build(fn=fn, name=name):
+            x = image([3, 211, 223, 9] if "depth" in name else
+                      [3, 211, 223, 3])
+            y = fn(x)
+            return [sample(y), tf.reduce_sum(y), tf.shape(y)], {}
+        case(FAMILY, name, build, rtol=1e-4, atol=1e-4)
+
+
 OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "ResizeArea", "ResizeBilinearGrad", "ResizeNearestNeighborGrad",
             "ResizeBicubicGrad",
@@ -720,6 +768,7 @@ def main():
     nms_cases()
     crop_and_resize_cases()
     color_cases()
+    large_cases()
     write_op_defs()
 
 

@@ -1,17 +1,17 @@
 
 6
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 :
-Placeholder_1Placeholder*
-dtype0*
-shape:
+Placeholder_1Placeholder*
+shape:*
+dtype0
 >
-Placeholder_2Placeholder*
-dtype0*
+Placeholder_2Placeholder*
 shape
-:
+:*
+dtype0
 v
 BatchToSpaceNDBatchToSpaceNDPlaceholderPlaceholder_1Placeholder_2*
 Tblock_shape0*

@@ -1,13 +1,13 @@
 
 D
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+shape:*
 dtype0
-*
-shape:
+
 [
-DepthToSpaceDepthToSpacePlaceholder*
+DepthToSpaceDepthToSpacePlaceholder*
+
+block_size*
 data_formatNHWC*
 T0
-*
-
-block_size"ª
+"ª

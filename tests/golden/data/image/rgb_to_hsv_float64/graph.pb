@@ -1,8 +1,8 @@
 
 D
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 *
 RGBToHSVRGBToHSVPlaceholder*
 T0"ª

@@ -1,11 +1,11 @@
 
 D
-PlaceholderPlaceholder*
-dtype0	*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0	
 [
-SpaceToDepthSpaceToDepthPlaceholder*
-T0	*
-data_formatNHWC*
+SpaceToDepthSpaceToDepthPlaceholder*
 
-block_size"ª
+block_size*
+T0	*
+data_formatNHWC"ª

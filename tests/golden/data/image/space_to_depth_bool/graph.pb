@@ -1,13 +1,13 @@
 
 D
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+shape:*
 dtype0
-*
-shape:
+
 [
-SpaceToDepthSpaceToDepthPlaceholder*
+SpaceToDepthSpaceToDepthPlaceholder*
+
+block_size*
 data_formatNHWC*
 T0
-*
-
-block_size"ª
+"ª
