@@ -94,8 +94,8 @@ class CropAndResizeOp : public OpKernel {
         absl::InvalidArgumentError("crop dimensions must be positive"));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, TensorShape({num_boxes, crop_h, crop_w, depth}), &out));
+        ctx,
+        AllocateImageOutput(ctx, 0, {num_boxes, crop_h, crop_w, depth}, &out));
     const int32_t* bi = box_index.data<int32_t>();
     for (int64_t b = 0; b < num_boxes; ++b) {
       DFX_OP_REQUIRES(ctx, bi[b] >= 0 && bi[b] < batch,

@@ -4,9 +4,14 @@
 #define DFX_KERNELS_IMAGE_IMAGE_UTIL_H_
 
 #include <cstdint>
+#include <initializer_list>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/eigen_util.h"
 #include "runtime/device.h"
+#include "runtime/op_kernel.h"
 
 namespace dfx {
 
@@ -30,6 +35,28 @@ void ImageParallelFor(const Device& device, int64_t n,
       n, cost_per_unit, [&fn](Eigen::Index first, Eigen::Index last) {
         fn(static_cast<int64_t>(first), static_cast<int64_t>(last));
       });
+}
+
+// Allocates output `index` of shape `dims`, which come from inputs or
+// attrs: InvalidArgument (not a crash) when a dim is negative or the
+// element count is too large.
+inline absl::Status AllocateImageOutput(OpKernelContext* ctx, int index,
+                                        std::initializer_list<int64_t> dims,
+                                        Tensor** out) {
+  DFX_ASSIGN_OR_RETURN(
+      TensorShape shape,
+      TensorShape::Build(absl::Span<const int64_t>(dims.begin(), dims.size())));
+  return ctx->allocate_output(index, shape, out);
+}
+
+// a * b for sizes from inputs or attrs (both >= 0); InvalidArgument when
+// the product overflows int64.
+inline absl::Status CheckedMul(int64_t a, int64_t b, int64_t* product) {
+  if (__builtin_mul_overflow(a, b, product)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("size ", a, " * ", b, " overflows int64"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace dfx

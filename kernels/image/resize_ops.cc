@@ -117,8 +117,8 @@ absl::Status ValidateResize(const Tensor& images, const Tensor& size,
 absl::StatusOr<Tensor*> AllocateResized(OpKernelContext* ctx,
                                         const ResizeGeom& g) {
   Tensor* out = nullptr;
-  DFX_RETURN_IF_ERROR(ctx->allocate_output(
-      0, TensorShape({g.batch, g.out_h, g.out_w, g.channels}), &out));
+  DFX_RETURN_IF_ERROR(AllocateImageOutput(
+      ctx, 0, {g.batch, g.out_h, g.out_w, g.channels}, &out));
   return out;
 }
 
@@ -288,8 +288,8 @@ class ResizeBilinearGradOp : public OpKernel {
     const int64_t orig_w = g.orig_w;
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, TensorShape({batch, orig_h, orig_w, channels}), &out));
+        ctx,
+        AllocateImageOutput(ctx, 0, {batch, orig_h, orig_w, channels}, &out));
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), T(0));
     if (out->NumElements() == 0 || grads.NumElements() == 0) return;
@@ -417,9 +417,8 @@ class ResizeNearestNeighborGradOp : public OpKernel {
     const int64_t in_w = grads.dim_size(2);
     const int64_t channels = grads.dim_size(3);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, TensorShape({batch, out_h, out_w, channels}), &out));
+    DFX_OP_REQUIRES_OK(ctx, AllocateImageOutput(
+                                ctx, 0, {batch, out_h, out_w, channels}, &out));
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), T(0));
     if (out->NumElements() == 0) return;
@@ -602,9 +601,8 @@ class ResizeBicubicGradOp : public OpKernel {
                                           half_pixel_centers_, &g));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(
-        ctx,
-        ctx->allocate_output(
-            0, TensorShape({g.batch, g.orig_h, g.orig_w, g.channels}), &out));
+        ctx, AllocateImageOutput(
+                 ctx, 0, {g.batch, g.orig_h, g.orig_w, g.channels}, &out));
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), T(0));
     if (out->NumElements() == 0 || grads.NumElements() == 0) return;

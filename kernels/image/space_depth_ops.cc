@@ -65,18 +65,20 @@ class DepthToSpaceOp : public OpKernel {
     const int64_t in_h = input.dim_size(1);
     const int64_t in_w = input.dim_size(2);
     const int64_t in_d = input.dim_size(3);
-    const int64_t block_sq = block_ * block_;
+    int64_t block_sq = 0;
+    DFX_OP_REQUIRES_OK(ctx, CheckedMul(block_, block_, &block_sq));
     DFX_OP_REQUIRES(ctx, in_d % block_sq == 0,
                     absl::InvalidArgumentError(
                         absl::StrCat("Input depth dimension ", in_d,
                                      " should be divisible by: ", block_sq)));
     const int64_t out_d = in_d / block_sq;
-    const int64_t out_h = in_h * block_;
-    const int64_t out_w = in_w * block_;
+    int64_t out_h = 0;
+    int64_t out_w = 0;
+    DFX_OP_REQUIRES_OK(ctx, CheckedMul(in_h, block_, &out_h));
+    DFX_OP_REQUIRES_OK(ctx, CheckedMul(in_w, block_, &out_w));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({batch, out_h, out_w, out_d}),
-                                  &out));
+        ctx, AllocateImageOutput(ctx, 0, {batch, out_h, out_w, out_d}, &out));
     if (out->NumElements() == 0) return;
     const T* in = input.data<T>();
     T* o = out->data<T>();
@@ -126,11 +128,13 @@ class SpaceToDepthOp : public OpKernel {
                         " should be divisible by block_size: ", block_)));
     const int64_t out_h = in_h / block_;
     const int64_t out_w = in_w / block_;
-    const int64_t out_d = in_d * block_ * block_;
+    int64_t block_sq = 0;
+    int64_t out_d = 0;
+    DFX_OP_REQUIRES_OK(ctx, CheckedMul(block_, block_, &block_sq));
+    DFX_OP_REQUIRES_OK(ctx, CheckedMul(in_d, block_sq, &out_d));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({batch, out_h, out_w, out_d}),
-                                  &out));
+        ctx, AllocateImageOutput(ctx, 0, {batch, out_h, out_w, out_d}, &out));
     if (out->NumElements() == 0) return;
     const T* in = input.data<T>();
     T* o = out->data<T>();
@@ -260,13 +264,15 @@ class SpaceToBatchNdOp : public OpKernel {
                           "All values in block_shape must be positive, got "
                           "value, ",
                           block[i], " at index ", i, ".")));
-      product *= block[i];
+      DFX_OP_REQUIRES_OK(ctx, CheckedMul(product, block[i], &product));
     }
     BatchSpaceGeom g;
     g.block = block;
     g.space_batch = input.dim_size(0);
     TensorShape out_shape;
-    DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(g.space_batch * product));
+    int64_t out_batch = 0;
+    DFX_OP_REQUIRES_OK(ctx, CheckedMul(g.space_batch, product, &out_batch));
+    DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(out_batch));
     for (int i = 0; i < m; ++i) {
       const int64_t pad_start = pads[2 * i];
       const int64_t pad_end = pads[2 * i + 1];
@@ -274,7 +280,12 @@ class SpaceToBatchNdOp : public OpKernel {
           ctx, pad_start >= 0 && pad_end >= 0,
           absl::InvalidArgumentError("Paddings must be non-negative"));
       const int64_t size = input.dim_size(i + 1);
-      const int64_t padded = size + pad_start + pad_end;
+      int64_t padded = 0;
+      DFX_OP_REQUIRES(
+          ctx,
+          !__builtin_add_overflow(size, pad_start, &padded) &&
+              !__builtin_add_overflow(padded, pad_end, &padded),
+          absl::InvalidArgumentError("Padded size overflows int64"));
       DFX_OP_REQUIRES(
           ctx, padded % block[i] == 0,
           absl::InvalidArgumentError(absl::StrCat(
@@ -320,7 +331,13 @@ class BatchToSpaceNdOp : public OpKernel {
     const std::vector<int64_t> crops = IntValues(ctx->input(2));
     const int m = static_cast<int>(block.size());
     int64_t product = 1;
-    for (int i = 0; i < m; ++i) product *= block[i];
+    for (int i = 0; i < m; ++i) {
+      // Block sizes of either sign: only an overflowing product is refused
+      // here.
+      DFX_OP_REQUIRES(
+          ctx, !__builtin_mul_overflow(product, block[i], &product),
+          absl::InvalidArgumentError("Product of block sizes overflows int64"));
+    }
     DFX_OP_REQUIRES(
         ctx, product > 0,
         absl::InvalidArgumentError(absl::StrCat(
@@ -342,7 +359,13 @@ class BatchToSpaceNdOp : public OpKernel {
       DFX_OP_REQUIRES(ctx, crop_start >= 0 && crop_end >= 0,
                       absl::InvalidArgumentError("Crops must be non-negative"));
       const int64_t size = input.dim_size(i + 1);
-      const int64_t cropped = size * block[i] - crop_start - crop_end;
+      int64_t cropped = 0;
+      DFX_OP_REQUIRES(
+          ctx,
+          !__builtin_mul_overflow(size, block[i], &cropped) &&
+              !__builtin_sub_overflow(cropped, crop_start, &cropped) &&
+              !__builtin_sub_overflow(cropped, crop_end, &cropped),
+          absl::InvalidArgumentError("Uncropped size overflows int64"));
       DFX_OP_REQUIRES(
           ctx, cropped >= 0,
           absl::InvalidArgumentError(absl::StrCat(

@@ -247,5 +247,19 @@ TEST_CASE("ResizeBicubicGrad is the adjoint of ResizeBicubic", "[image]") {
                         "original dimensions must be positive"));
 }
 
+TEST_CASE("Resize sizes too large to hold fail without crashing", "[image]") {
+  const Tensor x(DT_FLOAT, TensorShape({1, 1, 1, 2}));
+  const int32_t big = 2147483647;
+  for (const char* op : {"ResizeBilinear", "ResizeNearestNeighbor",
+                         "ResizeBicubic", "ResizeArea"}) {
+    INFO(op);
+    REQUIRE_THAT(RunError(Resize(op, DT_FLOAT), {x, Size(big, big)}),
+                 StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+  REQUIRE_THAT(RunError(Resize("ResizeNearestNeighborGrad", DT_FLOAT),
+                        {x, Size(big, big)}),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 }  // namespace
 }  // namespace dfx

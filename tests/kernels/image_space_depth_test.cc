@@ -195,5 +195,30 @@ TEST_CASE("SpaceToBatchND and BatchToSpaceND reject what TensorFlow's rejects",
                         "cropped_shape[0]=-4 must be non-negative"));
 }
 
+TEST_CASE("Space and depth sizes that overflow fail without crashing",
+          "[image]") {
+  const Tensor x(DT_FLOAT, TensorShape({1, 2, 2, 4}));
+  REQUIRE_THAT(RunError(Block("DepthToSpace", DT_FLOAT, int64_t{1} << 40), {x}),
+               StatusIs(absl::StatusCode::kInvalidArgument, "overflows"));
+  REQUIRE_THAT(RunError(Block("SpaceToDepth", DT_FLOAT, int64_t{1} << 40), {x}),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+  const int64_t huge = int64_t{1} << 62;
+  REQUIRE_THAT(
+      RunError(BatchSpace("SpaceToBatchND", DT_FLOAT, DT_INT64),
+               {x, MakeVector<int64_t>({2, 2}),
+                MakeTensor<int64_t>({huge, huge, 0, 0}, TensorShape({2, 2}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "overflows"));
+  REQUIRE_THAT(
+      RunError(BatchSpace("SpaceToBatchND", DT_FLOAT, DT_INT64),
+               {x, MakeVector<int64_t>({huge, huge}),
+                MakeTensor<int64_t>({0, 0, 0, 0}, TensorShape({2, 2}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "overflows"));
+  REQUIRE_THAT(
+      RunError(BatchSpace("BatchToSpaceND", DT_FLOAT, DT_INT64),
+               {x, MakeVector<int64_t>({huge, huge}),
+                MakeTensor<int64_t>({0, 0, 0, 0}, TensorShape({2, 2}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "overflows"));
+}
+
 }  // namespace
 }  // namespace dfx
