@@ -454,6 +454,28 @@ absl::Status RegisterImageOps(OpRegistry* r) {
                                         .Attr("T: {half, float} = DT_FLOAT")
                                         .SetShapeFn(AdjustShapeFn)));
   }
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("ScaleAndTranslate")
+          .Input("images: T")
+          .Input("size: int32")
+          .Input("scale: float")
+          .Input("translation: float")
+          .Output("resized_images: float")
+          .Attr("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, "
+                "half, float, double}")
+          .Attr("kernel_type: string = 'lanczos3'")
+          .Attr("antialias: bool = true")
+          .SetShapeFn(ResizeShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ScaleAndTranslateGrad")
+                                      .Input("grads: T")
+                                      .Input("original_image: T")
+                                      .Input("scale: float")
+                                      .Input("translation: float")
+                                      .Output("output: T")
+                                      .Attr("T: {float}")
+                                      .Attr("kernel_type: string = 'lanczos3'")
+                                      .Attr("antialias: bool = true")
+                                      .SetShapeFn(ResizeGradShapeFn)));
   return absl::OkStatus();
 }
 

@@ -15,6 +15,8 @@ void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);
 void RegisterCropAndResizeKernels(KernelRegistry* registry);
 // RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation, AdjustHue.
 void RegisterColorKernels(KernelRegistry* registry);
+// ScaleAndTranslate, ScaleAndTranslateGrad.
+void RegisterScaleAndTranslateKernels(KernelRegistry* registry);
 
 }  // namespace dfx
 

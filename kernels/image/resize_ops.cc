@@ -760,6 +760,7 @@ void RegisterImageKernels(KernelRegistry* registry) {
   RegisterNonMaxSuppressionKernels(registry);
   RegisterCropAndResizeKernels(registry);
   RegisterColorKernels(registry);
+  RegisterScaleAndTranslateKernels(registry);
 }
 
 }  // namespace dfx

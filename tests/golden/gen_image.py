@@ -9,7 +9,9 @@ block shapes, tf.nn.atrous_conv2d); NonMaxSuppressionV3/V4/V5 (hard and
 soft, padded, half, the tf.image wrappers); CropAndResize (bilinear and
 nearest, boxes flipped or outside the image, extrapolation_value, one-pixel
 crops); RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation and
-AdjustHue; run-time errors; and a frozen Keras
+AdjustHue; ScaleAndTranslate and its gradient (every kernel type, with and
+without antialias, tf.image.resize's antialiased methods); run-time
+errors; and a frozen Keras
 model with Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs
 them.
 
@@ -663,6 +665,79 @@ def color_cases():
         color_case(name, fn, xv, np.float32, shape=None)
 
 
+SAMPLING_KERNELS = ["lanczos1", "lanczos3", "lanczos5", "gaussian", "box",
+                    "triangle", "keyscubic", "mitchellcubic"]
+
+
+def scale_translate_case(name, xv, dt, size, scale, translation, kernel,
+                         antialias, fed=False, **kw):
+    def build():
+        x, ph, val = feed(xv, dt, shape=None if fed else "same")
+        feeds = {ph: val}
+        if fed:
+            s = tf1.placeholder(tf.float32, [2])
+            feeds[s] = np.asarray(scale, np.float32)
+        else:
+            s = tf.constant(scale, tf.float32)
+        return gen_image_ops.scale_and_translate(
+            x, tf.constant(size, tf.int32), s,
+            tf.constant(translation, tf.float32), kernel_type=kernel,
+            antialias=antialias), feeds
+    case(FAMILY, name, build, **kw)
+
+
+def scale_and_translate_cases():
+    xv = values((2, 6, 7, 3), np.float32, 60)
+    for kernel in SAMPLING_KERNELS:
+        for antialias in (True, False):
+            tag = f"{kernel}_aa{int(antialias)}"
+            scale_translate_case(f"sat_{tag}_down", xv, np.float32, [4, 3],
+                                 [4 / 6, 3 / 7], [0.0, 0.0], kernel,
+                                 antialias, rtol=1e-5, atol=1e-5)
+            scale_translate_case(f"sat_{tag}_up_shift", xv, np.float32,
+                                 [9, 11], [1.5, 11 / 7], [0.7, -1.3], kernel,
+                                 antialias, rtol=1e-5, atol=1e-5)
+    for dt in (np.float64, np.float16, BF16, np.uint8, np.int32, np.int16):
+        scale_translate_case(f"sat_{dtype_name(dt)}",
+                             values((1, 5, 6, 2), dt, 61), dt, [3, 8],
+                             [0.6, 8 / 6], [0.0, 0.5], "lanczos3", True,
+                             rtol=1e-5, atol=1e-3)
+    scale_translate_case("sat_error_scale", xv, np.float32, [3, 3],
+                         [0.0, 1.0], [0.0, 0.0], "lanczos3", True, fed=True)
+    scale_translate_case("sat_error_kernel", xv, np.float32, [3, 3],
+                         [1.0, 1.0], [0.0, 0.0], "bogus", True, fed=True)
+
+    # tf.image.resize's antialiased and kernel methods, and their gradient.
+    for method, antialias in (("bilinear", True), ("bicubic", True),
+                              ("lanczos3", False), ("lanczos5", True),
+                              ("gaussian", False), ("mitchellcubic", True),
+                              ("area", True)):
+        def build(method=method, antialias=antialias):
+            x = tf1.placeholder(tf.float32, xv.shape)
+            return tf.image.resize(x, [4, 10], method=method,
+                                   antialias=antialias), {x: xv}
+        case(FAMILY, f"tf_image_resize_{method}_aa{int(antialias)}", build,
+             rtol=1e-5, atol=1e-5)
+    for kernel in ("lanczos3", "triangle", "keyscubic"):
+        for antialias in (True, False):
+            def build_grad(kernel=kernel, antialias=antialias):
+                g = tf1.placeholder(tf.float32, None)
+                return gen_image_ops.scale_and_translate_grad(
+                    g, tf.zeros([2, 6, 7, 3]), tf.constant([4 / 6, 1.5]),
+                    tf.constant([0.3, 0.0]), kernel_type=kernel,
+                    antialias=antialias), {g: values((2, 4, 9, 3),
+                                                     np.float32, 62)}
+            case(FAMILY, f"sat_grad_{kernel}_aa{int(antialias)}",
+                 build_grad, rtol=1e-5, atol=1e-5)
+
+    def build_tf_grad():
+        x = tf1.placeholder(tf.float32, xv.shape)
+        y = tf.image.resize(x, [4, 10], method="lanczos3", antialias=True)
+        return tf.gradients(tf.reduce_sum(y * y), x), {x: xv}
+    case(FAMILY, "tf_gradients_scale_and_translate", build_tf_grad,
+         rtol=1e-5, atol=1e-5)
+
+
 def large_cases():
     """Inputs built in the graph, large enough that dfx splits the work
     over its intra-op pool; strided samples of the outputs are fetched."""
@@ -717,7 +792,8 @@ OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "DepthToSpace", "SpaceToDepth", "SpaceToBatchND",
             "BatchToSpaceND", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
             "NonMaxSuppressionV5", "CropAndResize", "RGBToHSV", "HSVToRGB",
-            "AdjustContrastv2", "AdjustSaturation", "AdjustHue"]
+            "AdjustContrastv2", "AdjustSaturation", "AdjustHue",
+            "ScaleAndTranslate", "ScaleAndTranslateGrad"]
 
 
 def write_op_defs():
@@ -768,6 +844,7 @@ def main():
     nms_cases()
     crop_and_resize_cases()
     color_cases()
+    scale_and_translate_cases()
     large_cases()
     write_op_defs()
 

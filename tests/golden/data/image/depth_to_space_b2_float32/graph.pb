@@ -4,8 +4,8 @@ D
 shape:*
 dtype0
 [
-DepthToSpaceDepthToSpacePlaceholder*
+DepthToSpaceDepthToSpacePlaceholder*
+data_formatNHWC*
 
 block_size*
-T0*
-data_formatNHWC"ª
+T0"ª

@@ -5,9 +5,9 @@ D
 dtype0
 
 [
-DepthToSpaceDepthToSpacePlaceholder*
+DepthToSpaceDepthToSpacePlaceholder*
+data_formatNHWC*
 
-block_size*
-data_formatNHWC*
+block_size*
 T0
 "ª

@@ -13,7 +13,7 @@
 :*
 dtype0
 y
-SpaceToBatchNDSpaceToBatchNDPlaceholderPlaceholder_1Placeholder_2*
-	Tpaddings0*
-Tblock_shape0*
+SpaceToBatchNDSpaceToBatchNDPlaceholderPlaceholder_1Placeholder_2*
+Tblock_shape0*
+	Tpaddings0*
 T0"ª

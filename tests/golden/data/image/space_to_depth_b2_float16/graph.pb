@@ -4,8 +4,8 @@ D
 shape:*
 dtype0
 [
-SpaceToDepthSpaceToDepthPlaceholder*
+SpaceToDepthSpaceToDepthPlaceholder*
+data_formatNHWC*
 
 block_size*
-T0*
-data_formatNHWC"ª
+T0"ª

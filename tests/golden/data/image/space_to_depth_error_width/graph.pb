@@ -4,8 +4,8 @@
 shape:*
 dtype0
 [
-SpaceToDepthSpaceToDepthPlaceholder*
+SpaceToDepthSpaceToDepthPlaceholder*
+data_formatNHWC*
 
-block_size*
-data_formatNHWC*
+block_size*
 T0"ª
