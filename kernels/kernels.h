@@ -32,8 +32,9 @@ void RegisterDataFlowKernels(KernelRegistry* registry);
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
 
-// Image resizing and its gradients, depth/space and batch/space
-// rearrangement (kernels/image/).
+// Image ops (kernels/image/): resizing and its gradients,
+// ScaleAndTranslate, depth/space and batch/space rearrangement,
+// NonMaxSuppressionV3-V5, CropAndResize, color conversions and adjustments.
 void RegisterImageKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host

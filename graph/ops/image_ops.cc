@@ -1,8 +1,10 @@
-// Image ops: resizing (bilinear, nearest neighbor, bicubic, area) and the
-// resize gradients, DepthToSpace, SpaceToDepth, SpaceToBatchND and
-// BatchToSpaceND, with their shape functions. Signatures follow
-// TensorFlow 2.21's image_ops.cc; the shape functions reject at import only
-// what TensorFlow's reject.
+// Image ops with their shape functions: resizing (bilinear, nearest
+// neighbor, bicubic, area) and the resize gradients, ScaleAndTranslate and
+// its gradient, DepthToSpace, SpaceToDepth, SpaceToBatchND,
+// BatchToSpaceND, NonMaxSuppressionV3/V4/V5, CropAndResize, RGBToHSV,
+// HSVToRGB, AdjustContrastv2, AdjustSaturation and AdjustHue. Signatures
+// follow TensorFlow 2.21's image_ops.cc and array_ops.cc; the shape
+// functions reject at import only what TensorFlow's reject.
 #include <algorithm>
 #include <cstdint>
 #include <string>

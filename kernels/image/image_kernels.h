@@ -7,6 +7,10 @@
 
 namespace dfx {
 
+// ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea and the
+// gradients ResizeBilinearGrad, ResizeNearestNeighborGrad,
+// ResizeBicubicGrad.
+void RegisterResizeKernels(KernelRegistry* registry);
 // DepthToSpace, SpaceToDepth, SpaceToBatchND, BatchToSpaceND.
 void RegisterSpaceDepthKernels(KernelRegistry* registry);
 // NonMaxSuppressionV3, V4, V5.

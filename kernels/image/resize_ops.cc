@@ -738,7 +738,7 @@ void RegisterAll(KernelRegistry* registry, const char* name) {
 
 }  // namespace
 
-void RegisterImageKernels(KernelRegistry* registry) {
+void RegisterResizeKernels(KernelRegistry* registry) {
   RegisterAll<ResizeBilinearOp, int8_t, uint8_t, int16_t, uint16_t, int32_t,
               int64_t, half, float, double, bfloat16>(registry,
                                                       "ResizeBilinear");
@@ -756,11 +756,6 @@ void RegisterImageKernels(KernelRegistry* registry) {
       registry, "ResizeBilinearGrad");
   RegisterAll<ResizeNearestNeighborGradOp, uint8_t, int8_t, int32_t, half,
               float, double, bfloat16>(registry, "ResizeNearestNeighborGrad");
-  RegisterSpaceDepthKernels(registry);
-  RegisterNonMaxSuppressionKernels(registry);
-  RegisterCropAndResizeKernels(registry);
-  RegisterColorKernels(registry);
-  RegisterScaleAndTranslateKernels(registry);
 }
 
 }  // namespace dfx
