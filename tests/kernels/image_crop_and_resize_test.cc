@@ -99,11 +99,11 @@ TEST_CASE("CropAndResize rejects what TensorFlow's rejects", "[image]") {
       StatusIs(absl::StatusCode::kInvalidArgument,
                "input image must be 4-D[2,2,1]"));
   // Too many elements to hold: an error, not a crash.
-  REQUIRE_THAT(RunError(Crop(DT_FLOAT),
-                        {Tensor(DT_FLOAT, TensorShape({1, 1, 1, 4})), box,
-                         MakeVector<int32_t>({0}),
-                         MakeVector<int32_t>({2147483647, 2147483647})}),
-               StatusIs(absl::StatusCode::kInvalidArgument));
+  REQUIRE_THAT(
+      RunError(Crop(DT_FLOAT), {Tensor(DT_FLOAT, TensorShape({1, 1, 1, 4})),
+                                box, MakeVector<int32_t>({0}),
+                                MakeVector<int32_t>({2147483647, 2147483647})}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace
