@@ -38,6 +38,11 @@ void RegisterStringKernels(KernelRegistry* registry);
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
 
+// Image ops (kernels/image/): resizing and its gradients,
+// ScaleAndTranslate, depth/space and batch/space rearrangement,
+// NonMaxSuppressionV3-V5, CropAndResize, color conversions and adjustments.
+void RegisterImageKernels(KernelRegistry* registry);
+
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape
 // arithmetic on the host (kernels/array/device_host_kernels.cc).

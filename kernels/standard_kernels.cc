@@ -37,6 +37,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);
+  RegisterImageKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

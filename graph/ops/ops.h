@@ -64,6 +64,11 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry);
 // seed generators and iterators.
 absl::Status RegisterDatasetOps(OpRegistry* registry);
 
+// Image ops: resizing and its gradients, ScaleAndTranslate, depth/space and
+// batch/space rearrangement, NonMaxSuppressionV3-V5, CropAndResize, color
+// conversions and adjustments.
+absl::Status RegisterImageOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

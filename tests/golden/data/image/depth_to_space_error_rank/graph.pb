@@ -1,0 +1,11 @@
+
+6
+PlaceholderPlaceholder*
+shape:*
+dtype0
+[
+DepthToSpaceDepthToSpacePlaceholder*
+data_formatNHWC*
+
+block_size*
+T0"ª

@@ -1,0 +1,8 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0
+*
+RGBToHSVRGBToHSVPlaceholder*
+T0"ª

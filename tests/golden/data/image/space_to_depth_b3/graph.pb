@@ -1,0 +1,11 @@
+
+D
+PlaceholderPlaceholder*
+shape:	*
+dtype0
+[
+SpaceToDepthSpaceToDepthPlaceholder*
+data_formatNHWC*
+
+block_size*
+T0"ª

@@ -1,0 +1,178 @@
+// The image ops' signatures and kernel types (graph/ops/image_ops.cc,
+// kernels/image/): every op equals TensorFlow 2.21's OpDef and has CPU
+// kernels for exactly the types TensorFlow's CPU kernels serve; and their
+// shape functions.
+#include <cstdint>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "base/status_macros.h"
+#include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "proto/op_def.pb.h"
+#include "runtime/tensor.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+
+const char* const kDataDir = DFX_TEST_DATA_DIR "/../golden/data/image/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_CASE("Every image op has TensorFlow 2.21's signature", "[image]") {
+  OpList tf_ops;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+      ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
+  REQUIRE(tf_ops.op_size() == 22);
+  for (const OpDef& want : tf_ops.op()) {
+    INFO(want.name());
+    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
+    REQUIRE(got != nullptr);
+    std::string want_bytes, got_bytes;
+    REQUIRE(want.SerializeToString(&want_bytes));
+    REQUIRE(got->op_def.SerializeToString(&got_bytes));
+    INFO("dfx:\n"
+         << got->op_def.DebugString() << "TensorFlow:\n"
+         << want.DebugString());
+    CHECK(got_bytes == want_bytes);
+  }
+}
+
+TEST_CASE("Every image op has CPU kernels for TensorFlow's CPU types",
+          "[image]") {
+  std::istringstream lines(
+      ReadFile(std::string(kDataDir) + "tf_cpu_kernels.txt"));
+  int ops = 0;
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> words = absl::StrSplit(line, ' ');
+    const std::string op = words[0];
+    INFO(op);
+    std::set<int> want;
+    for (size_t i = 1; i < words.size(); ++i) want.insert(std::stoi(words[i]));
+    std::set<int> got;
+    for (const KernelDefBuilder& def :
+         StandardKernelRegistry()->KernelDefsOf(op)) {
+      for (const auto& c : def.constraints()) {
+        if (c.attr == "T") got.insert(static_cast<int>(c.allowed.at(0)));
+      }
+    }
+    CHECK(got == want);
+    ++ops;
+  }
+  CHECK(ops == 22);
+}
+
+// Runs the op's shape function on `node` (defaults added); `consts[i]`,
+// when initialized, is the constant value of input i.
+absl::StatusOr<std::vector<PartialShape>> Infer(
+    const NodeDef& node_in, std::vector<PartialShape> inputs,
+    const std::vector<Tensor>& consts = {}) {
+  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
+  if (op == nullptr) return absl::NotFoundError(node_in.op());
+  NodeDef node = node_in;
+  AddDefaultAttrs(op->op_def, &node);
+  std::vector<TensorProto> protos(consts.size());
+  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
+  for (size_t i = 0; i < consts.size(); ++i) {
+    if (consts[i].IsInitialized()) {
+      consts[i].AsProtoTensorContent(&protos[i]);
+      ptrs[i] = &protos[i];
+    }
+  }
+  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
+                     op->op_def.output_arg_size());
+  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
+  std::vector<PartialShape> out;
+  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
+  return out;
+}
+
+std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r) {
+  if (!r.ok()) return r.status().ToString();
+  return (*r)[0].DebugString();
+}
+
+PartialShape S(std::vector<int64_t> dims) {
+  return PartialShape::Known(std::move(dims));
+}
+
+Tensor Ints(std::vector<int32_t> v, TensorShape shape) {
+  return Tensor::FromVector<int32_t>(v, shape);
+}
+
+TEST_CASE("Image op shape functions", "[image]") {
+  const NodeDef resize =
+      TestNodeBuilder("r", "ResizeBilinear", 2).Attr("T", DT_FLOAT).Build();
+  CHECK(Str(Infer(resize, {S({2, 4, 5, 3}), S({2})},
+                  {Tensor(), Ints({7, 9}, TensorShape({2}))})) == "[2,7,9,3]");
+  CHECK(Str(Infer(resize, {S({2, -1, 5, 3}), S({2})})) == "[2,?,?,3]");
+  CHECK_THAT(Infer(resize, {S({4, 5, 3}), S({2})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK_THAT(Infer(resize, {S({1, 4, 5, 3}), S({3})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  const NodeDef grad = TestNodeBuilder("g", "ResizeBilinearGrad", 2)
+                           .Attr("T", DT_DOUBLE)
+                           .Build();
+  CHECK(Str(Infer(grad, {S({2, 7, 9, 3}), S({2, 4, 5, 3})})) == "[2,4,5,3]");
+
+  const NodeDef d2s = TestNodeBuilder("d", "DepthToSpace", 1)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("block_size", 2)
+                          .Build();
+  CHECK(Str(Infer(d2s, {S({1, 2, -1, 8})})) == "[1,4,?,2]");
+  CHECK_THAT(Infer(d2s, {S({1, 2, 2, 6})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "evenly divisible by 4 but is 6"));
+  const NodeDef s2d = TestNodeBuilder("d", "SpaceToDepth", 1)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("block_size", 3)
+                          .Build();
+  CHECK(Str(Infer(s2d, {S({1, 6, 9, 2})})) == "[1,2,3,18]");
+
+  const NodeDef s2b = TestNodeBuilder("s", "SpaceToBatchND", 3)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("Tblock_shape", DT_INT32)
+                          .Attr("Tpaddings", DT_INT32)
+                          .Build();
+  const Tensor block = Ints({2, 3}, TensorShape({2}));
+  const Tensor pads = Ints({1, 1, 0, 3}, TensorShape({2, 2}));
+  CHECK(Str(Infer(s2b, {S({2, 4, 6, 5}), S({2}), S({2, 2})},
+                  {Tensor(), block, pads})) == "[12,3,3,5]");
+  CHECK(Str(Infer(s2b, {S({2, 4, 6, 5}), S({2}), S({2, 2})})) == "[?,?,?,5]");
+  CHECK_THAT(Infer(s2b, {S({2, 4}), S({2}), S({2, 2})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  const NodeDef b2s = TestNodeBuilder("b", "BatchToSpaceND", 3)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("Tblock_shape", DT_INT32)
+                          .Attr("Tcrops", DT_INT32)
+                          .Build();
+  CHECK(Str(Infer(b2s, {S({12, 3, 3, 5}), S({2}), S({2, 2})},
+                  {Tensor(), block, pads})) == "[2,4,6,5]");
+  CHECK_THAT(
+      Infer(b2s, {S({5, 3, 3, 5}), S({2}), S({2, 2})}, {Tensor(), block, pads})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "evenly divisible by 6 but is 5"));
+}
+
+}  // namespace
+}  // namespace dfx
