@@ -31,6 +31,8 @@ void RegisterDataFlowKernels(KernelRegistry* registry);
 
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
+// Sparse tensors (kernels/sparse/).
+void RegisterSparseKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

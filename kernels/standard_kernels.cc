@@ -32,6 +32,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterControlFlowKernels(registry);
   RegisterDataFlowKernels(registry);
   RegisterListKernels(registry);
+  RegisterSparseKernels(registry);
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);

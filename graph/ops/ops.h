@@ -57,6 +57,10 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry);
 // seed generators and iterators.
 absl::Status RegisterDatasetOps(OpRegistry* registry);
 
+// Sparse tensors: sparse segment reductions and their gradients,
+// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows.
+absl::Status RegisterSparseOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

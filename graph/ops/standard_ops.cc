@@ -25,6 +25,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterOptionalOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));
   return absl::OkStatus();
 }
 

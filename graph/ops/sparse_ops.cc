@@ -1,0 +1,177 @@
+// Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
+// SqrtN, their WithNumSegments forms and gradients) with their shape
+// functions. Signatures follow TensorFlow 2.21; shape functions reject at
+// import only what TensorFlow's reject, and leave unknown what depends on
+// values not known then.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+namespace {
+
+// TensorFlow's type sets, spelled as its OpDefs list them.
+constexpr char kRealTypes[] =
+    "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
+    "uint32, uint64}";
+constexpr char kFloatTypes[] = "{bfloat16, half, float, double}";
+
+// InvalidArgument when the rank of `shape` is known and below `rank`.
+absl::Status WithRankAtLeast(InferenceContext* c, const PartialShape& shape,
+                             int rank) {
+  if (shape.RankKnown() && shape.rank() < rank) {
+    return c->Error(absl::StrCat("Shape must be at least rank ", rank,
+                                 " but is rank ", shape.rank()));
+  }
+  return absl::OkStatus();
+}
+
+// Dim 0 of a vector shape, -1 when unknown.
+int64_t VectorLength(const PartialShape& s) {
+  return s.RankKnown() && s.rank() >= 1 ? s.dims[0] : -1;
+}
+
+// The value of a scalar constant integer input, or -1 when not known.
+int64_t ConstantScalarOr(InferenceContext* c, int input) {
+  std::vector<int64_t> v;
+  if (!ConstantInts(c->input_tensor(input), &v) || v.size() != 1) return -1;
+  return v[0];
+}
+
+// [dim0] + data.shape[1:], unknown when data's rank is.
+PartialShape WithDim0(const PartialShape& data, int64_t dim0) {
+  if (!data.RankKnown()) return PartialShape::Unknown();
+  PartialShape out = data;
+  out.dims[0] = dim0;
+  return out;
+}
+
+// SparseSegment{Sum,Mean,SqrtN}[WithNumSegments]: data [N, ...], indices and
+// segment_ids vectors of one length, num_segments a scalar when present.
+absl::Status SparseSegmentShapeFn(InferenceContext* c, bool has_num_segments) {
+  const PartialShape& data = c->input(0);
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, data, 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  int64_t merged = 0;
+  DFX_RETURN_IF_ERROR(c->MergeDim(VectorLength(c->input(1)),
+                                  VectorLength(c->input(2)), &merged));
+  int64_t dim0 = -1;
+  if (has_num_segments) {
+    DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+    dim0 = ConstantScalarOr(c, 3);
+  }
+  c->set_output(0, WithDim0(data, dim0));
+  return absl::OkStatus();
+}
+
+// SparseSegment{Sum,Mean,SqrtN}Grad: grad [S, ...] gives [output_dim0, ...].
+absl::Status SparseSegmentGradShapeFn(InferenceContext* c) {
+  const PartialShape& grad = c->input(0);
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, grad, 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  int64_t merged = 0;
+  DFX_RETURN_IF_ERROR(c->MergeDim(VectorLength(c->input(1)),
+                                  VectorLength(c->input(2)), &merged));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+  c->set_output(0, WithDim0(grad, ConstantScalarOr(c, 3)));
+  return absl::OkStatus();
+}
+
+// SparseSegment{Sum,Mean,SqrtN}GradV2: one row per distinct index.
+absl::Status SparseSegmentGradV2ShapeFn(InferenceContext* c) {
+  const PartialShape& grad = c->input(0);
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, grad, 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  int64_t merged = 0;
+  DFX_RETURN_IF_ERROR(c->MergeDim(VectorLength(c->input(1)),
+                                  VectorLength(c->input(2)), &merged));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+  c->set_output(0, WithDim0(grad, -1));
+  c->set_output(1, PartialShape::Known({-1}));
+  return absl::OkStatus();
+}
+
+absl::Status RegisterSparseSegmentOps(OpRegistry* r) {
+  struct Reduction {
+    const char* name;
+    const char* types;
+  };
+  for (const Reduction& op : {Reduction{"SparseSegmentSum", kRealTypes},
+                              Reduction{"SparseSegmentMean", kFloatTypes},
+                              Reduction{"SparseSegmentSqrtN", kFloatTypes}}) {
+    DFX_RETURN_IF_ERROR(r->Register(
+        OpDefBuilder(op.name)
+            .Input("data: T")
+            .Input("indices: Tidx")
+            .Input("segment_ids: Tsegmentids")
+            .Output("output: T")
+            .Attr(absl::StrCat("T: ", op.types))
+            .Attr("Tidx: {int32, int64} = DT_INT32")
+            .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+            .Attr("sparse_gradient: bool = false")
+            .SetShapeFn([](InferenceContext* c) {
+              return SparseSegmentShapeFn(c, /*has_num_segments=*/false);
+            })));
+    DFX_RETURN_IF_ERROR(r->Register(
+        OpDefBuilder(absl::StrCat(op.name, "WithNumSegments"))
+            .Input("data: T")
+            .Input("indices: Tidx")
+            .Input("segment_ids: Tsegmentids")
+            .Input("num_segments: Tnumsegments")
+            .Output("output: T")
+            .Attr(absl::StrCat("T: ", op.types))
+            .Attr("Tidx: {int32, int64} = DT_INT32")
+            .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+            .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+            .Attr("sparse_gradient: bool = false")
+            .SetShapeFn([](InferenceContext* c) {
+              return SparseSegmentShapeFn(c, /*has_num_segments=*/true);
+            })));
+  }
+  for (const char* name : {"SparseSegmentSumGrad", "SparseSegmentMeanGrad",
+                           "SparseSegmentSqrtNGrad"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("grad: T")
+                        .Input("indices: Tidx")
+                        .Input("segment_ids: Tsegmentids")
+                        .Input("output_dim0: int32")
+                        .Output("output: T")
+                        .Attr(absl::StrCat("T: ", kFloatTypes))
+                        .Attr("Tidx: {int32, int64} = DT_INT32")
+                        .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+                        .SetShapeFn(SparseSegmentGradShapeFn)));
+  }
+  for (const char* name : {"SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
+                           "SparseSegmentSqrtNGradV2"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("grad: T")
+                        .Input("indices: Tidx")
+                        .Input("segment_ids: Tsegmentids")
+                        .Input("dense_output_dim0: int32")
+                        .Output("output: T")
+                        .Output("sorted_unique_indices: Tidx")
+                        .Attr(absl::StrCat("T: ", kFloatTypes))
+                        .Attr("Tidx: {int32, int64} = DT_INT32")
+                        .Attr("Tsegmentids: {int32, int64} = DT_INT32")
+                        .SetShapeFn(SparseSegmentGradV2ShapeFn)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RegisterSparseOps(OpRegistry* r) {
+  DFX_RETURN_IF_ERROR(RegisterSparseSegmentOps(r));
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

@@ -1,0 +1,11 @@
+// RegisterSparseKernels: the kernels of kernels/sparse/.
+#include "kernels/kernels.h"
+#include "kernels/sparse/sparse_util.h"
+
+namespace dfx {
+
+void RegisterSparseKernels(KernelRegistry* registry) {
+  sparse_internal::RegisterSparseSegmentKernels(registry);
+}
+
+}  // namespace dfx
