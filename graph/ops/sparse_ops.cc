@@ -1,6 +1,7 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
-// SqrtN, their WithNumSegments forms and gradients) with their shape
-// functions. Signatures follow TensorFlow 2.21; shape functions reject at
+// SqrtN, their WithNumSegments forms and gradients), SparseToDense,
+// SparseTensorDenseMatMul, SparseReshape and SparseFillEmptyRows (and its
+// gradient), with their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
 // import only what TensorFlow's reject, and leave unknown what depends on
 // values not known then.
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/node_def_util.h"
 #include "graph/ops/ops.h"
 
 namespace dfx {
@@ -167,10 +169,148 @@ absl::Status RegisterSparseSegmentOps(OpRegistry* r) {
   return absl::OkStatus();
 }
 
+// The values of a constant integer vector input, or false.
+bool ConstantVector(InferenceContext* c, int input, std::vector<int64_t>* v) {
+  return ConstantInts(c->input_tensor(input), v);
+}
+
+absl::Status SparseToDenseShapeFn(InferenceContext* c) {
+  std::vector<int64_t> dims;
+  if (ConstantVector(c, 1, &dims) && c->input(1).RankKnown() &&
+      c->input(1).rank() == 1) {
+    c->set_output(0, PartialShape::Known(dims));
+    return absl::OkStatus();
+  }
+  const int64_t rank = VectorLength(c->input(1));
+  c->set_output(0, rank >= 0 ? UnknownDims(static_cast<int>(rank))
+                             : PartialShape::Unknown());
+  return absl::OkStatus();
+}
+
+absl::Status SparseTensorDenseMatMulShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  const PartialShape& b = c->input(3);
+  DFX_RETURN_IF_ERROR(c->WithRank(b, 2));
+  const AttrValue* adj_a = FindNodeAttr(c->node_def(), "adjoint_a");
+  const AttrValue* adj_b = FindNodeAttr(c->node_def(), "adjoint_b");
+  const bool adjoint_a = adj_a != nullptr && adj_a->b();
+  const bool adjoint_b = adj_b != nullptr && adj_b->b();
+  int64_t rows = -1;
+  std::vector<int64_t> a_shape;
+  if (ConstantVector(c, 2, &a_shape) && a_shape.size() == 2) {
+    rows = a_shape[adjoint_a ? 1 : 0];
+    const int64_t inner = a_shape[adjoint_a ? 0 : 1];
+    const int64_t b_inner = b.RankKnown() ? b.dims[adjoint_b ? 1 : 0] : -1;
+    int64_t merged = 0;
+    DFX_RETURN_IF_ERROR(c->MergeDim(inner, b_inner, &merged));
+  }
+  const int64_t cols = b.RankKnown() ? b.dims[adjoint_b ? 0 : 1] : -1;
+  c->set_output(0, PartialShape::Known({rows, cols}));
+  return absl::OkStatus();
+}
+
+absl::Status SparseReshapeShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  const int64_t nnz = c->input(0).RankKnown() ? c->input(0).dims[0] : -1;
+  const int64_t rank = VectorLength(c->input(2));
+  c->set_output(0, PartialShape::Known({nnz, rank}));
+  c->set_output(1, PartialShape::Known({rank}));
+  return absl::OkStatus();
+}
+
+absl::Status SparseFillEmptyRowsShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+  const PartialShape& indices = c->input(0);
+  const int64_t nnz = indices.RankKnown() ? indices.dims[0] : -1;
+  const int64_t rank = indices.RankKnown() ? indices.dims[1] : -1;
+  int64_t merged = 0;
+  DFX_RETURN_IF_ERROR(c->MergeDim(nnz, VectorLength(c->input(1)), &merged));
+  DFX_RETURN_IF_ERROR(c->MergeDim(rank, VectorLength(c->input(2)), &merged));
+  std::vector<int64_t> dense;
+  int64_t rows = -1;
+  if (ConstantVector(c, 2, &dense) && !dense.empty()) rows = dense[0];
+  c->set_output(0, PartialShape::Known({-1, rank}));
+  c->set_output(1, PartialShape::Known({-1}));
+  c->set_output(2, PartialShape::Known({rows}));
+  c->set_output(3, PartialShape::Known({nnz}));
+  return absl::OkStatus();
+}
+
+absl::Status SparseFillEmptyRowsGradShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  c->set_output(0, PartialShape::Known({VectorLength(c->input(0))}));
+  c->set_output(1, PartialShape::Known({}));
+  return absl::OkStatus();
+}
+
+absl::Status RegisterSparseTensorOps(OpRegistry* r) {
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseToDense")
+                      .Input("sparse_indices: Tindices")
+                      .Input("output_shape: Tindices")
+                      .Input("sparse_values: T")
+                      .Input("default_value: T")
+                      .Output("dense: T")
+                      .Attr("validate_indices: bool = true")
+                      .Attr("T: type")
+                      .Attr("Tindices: {int32, int64}")
+                      .SetShapeFn(SparseToDenseShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseTensorDenseMatMul")
+                      .Input("a_indices: Tindices")
+                      .Input("a_values: T")
+                      .Input("a_shape: int64")
+                      .Input("b: T")
+                      .Output("product: T")
+                      .Attr("T: type")
+                      .Attr("Tindices: {int32, int64} = DT_INT64")
+                      .Attr("adjoint_a: bool = false")
+                      .Attr("adjoint_b: bool = false")
+                      .SetShapeFn(SparseTensorDenseMatMulShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseReshape")
+                      .Input("input_indices: int64")
+                      .Input("input_shape: int64")
+                      .Input("new_shape: int64")
+                      .Output("output_indices: int64")
+                      .Output("output_shape: int64")
+                      .SetShapeFn(SparseReshapeShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseFillEmptyRows")
+                      .Input("indices: int64")
+                      .Input("values: T")
+                      .Input("dense_shape: int64")
+                      .Input("default_value: T")
+                      .Output("output_indices: int64")
+                      .Output("output_values: T")
+                      .Output("empty_row_indicator: bool")
+                      .Output("reverse_index_map: int64")
+                      .Attr("T: type")
+                      .SetShapeFn(SparseFillEmptyRowsShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseFillEmptyRowsGrad")
+                      .Input("reverse_index_map: int64")
+                      .Input("grad_values: T")
+                      .Output("d_values: T")
+                      .Output("d_default_value: T")
+                      .Attr("T: type")
+                      .SetShapeFn(SparseFillEmptyRowsGradShapeFn)));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterSparseOps(OpRegistry* r) {
   DFX_RETURN_IF_ERROR(RegisterSparseSegmentOps(r));
+  DFX_RETURN_IF_ERROR(RegisterSparseTensorOps(r));
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@ namespace dfx {
 
 void RegisterSparseKernels(KernelRegistry* registry) {
   sparse_internal::RegisterSparseSegmentKernels(registry);
+  sparse_internal::RegisterSparseTensorKernels(registry);
 }
 
 }  // namespace dfx

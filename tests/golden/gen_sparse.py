@@ -170,8 +170,170 @@ def segment_cases():
     err("segment_error_negative_id", "sqrtn", [0, 1], [-1, 0])
 
 
+def sparse_to_dense_cases():
+    for dt in (np.float32, np.int32, np.int64, np.float16, np.bool_):
+        def build(dt=dt):
+            vals = (values((4,), dt, 8) if dt != np.bool_
+                    else np.array([True, False, True, True]))
+            v, ph, fed = feed(vals, dt)
+            return tf.raw_ops.SparseToDense(
+                sparse_indices=tf.constant([[0, 1, 0], [0, 2, 3], [1, 0, 1],
+                                            [2, 3, 3]], tf.int64),
+                output_shape=tf.constant([3, 4, 5], tf.int64),
+                sparse_values=v, default_value=tf.constant(
+                    np.array(1 if dt != np.bool_ else False).astype(dt))), {
+                        ph: fed}
+        case(FAMILY, f"sparse_to_dense_{np.dtype(dt).name}", build, **EXACT)
+
+    def scalar_value():
+        return [tf.raw_ops.SparseToDense(
+                    sparse_indices=tf.constant([0, 2, 5]),
+                    output_shape=tf.constant([6]),
+                    sparse_values=tf.constant(7.5),
+                    default_value=tf.constant(-1.0)),
+                tf.raw_ops.SparseToDense(
+                    sparse_indices=tf.constant(3), output_shape=tf.constant([4]),
+                    sparse_values=tf.constant(2), default_value=tf.constant(0)),
+                # Unvalidated, out of order and repeated: the last one wins.
+                tf.raw_ops.SparseToDense(
+                    sparse_indices=tf.constant([[1, 1], [0, 0], [1, 1]]),
+                    output_shape=tf.constant([2, 2]),
+                    sparse_values=tf.constant([1.0, 2.0, 3.0]),
+                    default_value=tf.constant(0.0), validate_indices=False)], {}
+    case(FAMILY, "sparse_to_dense_scalar_and_unvalidated", scalar_value,
+         **EXACT)
+
+    def std_err(name, idx, shape, validate=True):
+        def build():
+            return tf.raw_ops.SparseToDense(
+                sparse_indices=tf.constant(idx), output_shape=tf.constant(shape),
+                sparse_values=tf.constant(1.0), default_value=tf.constant(0.0),
+                validate_indices=validate), {}
+        case(FAMILY, name, build)
+    std_err("sparse_to_dense_error_unsorted", [[1], [0]], [2])
+    std_err("sparse_to_dense_error_repeated", [[1], [1]], [2])
+    std_err("sparse_to_dense_error_out_of_bounds", [[0, 1], [1, 5]], [2, 3])
+    std_err("sparse_to_dense_error_out_of_bounds_unvalidated",
+            [[0, 1], [1, 5]], [2, 3], validate=False)
+
+
+def sparse_matmul_cases():
+    r = rng(9)
+    entries = sorted({(int(a), int(b)) for a, b in zip(r.integers(0, 5, 12),
+                                                     r.integers(0, 6, 12))})
+    entries.append(entries[0])  # a repeated entry adds twice
+    idx = np.array(entries)
+    # int64 has no CPU kernel in TensorFlow: those cases record its error.
+    # complex64 is covered by unit tests (.npy feeds here are real).
+    for dt in (np.float32, np.float64, np.float16, BF16, np.int32, np.int64):
+        for adj_a in (False, True):
+            for adj_b in (False, True):
+                for n in ((3, 40) if dt in (np.float32, np.float16, BF16) else (3,)):
+                    def build(dt=dt, adj_a=adj_a, adj_b=adj_b, n=n):
+                        av = values((len(idx),), dt, 10)
+                        bv = values((6, n), dt, 12)
+                        a_shape = [5, 6]
+                        ind = idx
+                        if adj_a:
+                            ind = idx[:, ::-1]
+                            a_shape = [6, 5]
+                        if adj_b:
+                            bv = bv.T
+                        a, aph, afed = feed(av, dt)
+                        b, bph, bfed = feed(bv, dt)
+                        y = tf.raw_ops.SparseTensorDenseMatMul(
+                            a_indices=tf.constant(np.ascontiguousarray(ind)),
+                            a_values=a, a_shape=tf.constant(a_shape, tf.int64),
+                            b=b, adjoint_a=adj_a, adjoint_b=adj_b)
+                        return y, {aph: afed, bph: bfed}
+                    case(FAMILY, f"sparse_matmul_{dtype_name(dt)}_a{int(adj_a)}"
+                         f"_b{int(adj_b)}_n{n}", build, **EXACT)
+
+    def mm_err():
+        return tf.raw_ops.SparseTensorDenseMatMul(
+            a_indices=tf.constant([[0, 5]], tf.int64),
+            a_values=tf.constant([1.0]), a_shape=tf.constant([2, 1], tf.int64),
+            b=tf.constant([[1.0, 2.0]])), {}
+    case(FAMILY, "sparse_matmul_error_out_of_bounds", mm_err)
+
+
+def reshape_fill_cases():
+    def reshape():
+        ind = tf.constant([[0, 0, 1], [0, 2, 3], [1, 1, 0], [1, 2, 2]],
+                          tf.int64)
+        shape = tf.constant([2, 3, 4], tf.int64)
+        outs = []
+        for new in ([6, 4], [-1, 2], [24], [4, -1, 3], [2, 3, 4]):
+            o = tf.raw_ops.SparseReshape(input_indices=ind, input_shape=shape,
+                                         new_shape=tf.constant(new, tf.int64))
+            outs += list(o)
+        return outs, {}
+    case(FAMILY, "sparse_reshape", reshape, **EXACT)
+
+    def reshape_err():
+        return list(tf.raw_ops.SparseReshape(
+            input_indices=tf.constant([[1]], tf.int64),
+            input_shape=tf.constant([5], tf.int64),
+            new_shape=tf.constant([-1, 2], tf.int64))), {}
+    case(FAMILY, "sparse_reshape_error_not_multiple", reshape_err)
+
+    def fill(name, ind, dense_shape, dt=np.float32):
+        def build():
+            v, ph, fed = feed(values((len(ind),), dt, 14), dt)
+            out = tf.raw_ops.SparseFillEmptyRows(
+                indices=tf.constant(np.array(ind, np.int64).reshape(
+                    len(ind), len(dense_shape))),
+                values=v, dense_shape=tf.constant(dense_shape, tf.int64),
+                default_value=tf.constant(np.array(-3).astype(dt)))
+            grad = tf.raw_ops.SparseFillEmptyRowsGrad(
+                reverse_index_map=out[3], grad_values=tf.cast(
+                    tf.range(tf.shape(out[1])[0]) * 3 + 1, v.dtype))
+            return list(out) + list(grad), {ph: fed}
+        case(FAMILY, name, build, **EXACT)
+    fill("fill_empty_rows_gaps", [[1, 0], [1, 3], [3, 2], [5, 1]], [7, 4])
+    fill("fill_empty_rows_full_ordered", [[0, 0], [1, 3], [2, 2]], [3, 4],
+         np.int64)
+    fill("fill_empty_rows_unordered", [[2, 1], [0, 3], [2, 0]], [4, 4],
+         np.float64)
+    fill("fill_empty_rows_rank3", [[1, 0, 2], [1, 0, 1]], [3, 2, 3], np.int32)
+    fill("fill_empty_rows_empty", [], [3, 2])
+
+    def fill_err():
+        return list(tf.raw_ops.SparseFillEmptyRows(
+            indices=tf.constant([[3, 0]], tf.int64),
+            values=tf.constant([1.0]),
+            dense_shape=tf.constant([2, 2], tf.int64),
+            default_value=tf.constant(0.0))), {}
+    case(FAMILY, "fill_empty_rows_error_row", fill_err)
+
+    # What Keras and feature columns build for a weighted, combined
+    # embedding of a SparseTensor with empty rows, and its gradient.
+    def safe_embedding():
+        params, ph, v = feed(values((10, 4), np.float32, 15), np.float32)
+        ids = tf.sparse.SparseTensor(
+            indices=[[0, 0], [0, 1], [2, 0], [2, 1], [2, 2], [4, 0]],
+            values=tf.constant([3, 7, 1, 3, 9, 0], tf.int64),
+            dense_shape=[5, 3])
+        weights = tf.sparse.SparseTensor(
+            indices=ids.indices,
+            values=tf.constant([0.5, 1.0, 2.0, 1.0, 0.25, 1.0]),
+            dense_shape=ids.dense_shape)
+        outs = []
+        for combiner in ("sum", "mean", "sqrtn"):
+            y = tf.nn.safe_embedding_lookup_sparse(params, ids, weights,
+                                                   combiner=combiner)
+            outs += [y, tf.gradients(tf.reduce_sum(y * y), params)[0]]
+        outs.append(tf.sparse.to_dense(tf.sparse.reshape(ids, [3, 5])))
+        return [tf.convert_to_tensor(o) for o in outs], {ph: v}
+    case(FAMILY, "safe_embedding_lookup_sparse", safe_embedding,
+         rtol=1e-6, atol=1e-7)
+
+
 def main():
     segment_cases()
+    sparse_to_dense_cases()
+    sparse_matmul_cases()
+    reshape_fill_cases()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,686 @@
+// Kernels over SparseTensors held as (indices, values, dense_shape):
+// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows
+// and SparseFillEmptyRowsGrad. Checks and their messages follow
+// TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
+// gets TensorFlow's first error; arithmetic follows TensorFlow's order of
+// operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
+// of the entries), so results are bitwise TensorFlow's.
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/sparse/sparse_util.h"
+
+namespace dfx::sparse_internal {
+namespace {
+
+// "[a,b,c]" as TensorFlow prints an index tuple or shape.
+std::string Bracketed(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
+
+// Calls fn.template operator()<E>() with a type that copies elements of
+// `dtype`: std::string for strings, else an unsigned integer (or a pair of
+// uint64) of the element's size. False when there is none.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+template <typename Fn>
+bool VisitCopyType(DataType dtype, Fn&& fn) {
+  if (dtype == DT_STRING) {
+    fn.template operator()<std::string>();
+    return true;
+  }
+  switch (DataTypeSize(dtype)) {
+    case 1: fn.template operator()<uint8_t>(); return true;
+    case 2: fn.template operator()<uint16_t>(); return true;
+    case 4: fn.template operator()<uint32_t>(); return true;
+    case 8: fn.template operator()<uint64_t>(); return true;
+    case 16: fn.template operator()<Bytes16>(); return true;
+    default: return false;
+  }
+}
+
+template <typename E>
+const E* Elements(const Tensor& t) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return t.data<std::string>();
+  } else {
+    return static_cast<const E*>(t.raw_data());
+  }
+}
+template <typename E>
+E* Elements(Tensor* t) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return t->data<std::string>();
+  } else {
+    return static_cast<E*>(t->raw_data());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// SparseToDense
+
+class SparseToDenseOp : public OpKernel {
+ public:
+  explicit SparseToDenseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("validate_indices", &validate_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    DFX_OP_REQUIRES(
+        ctx, indices.dims() <= 2,
+        absl::InvalidArgumentError(absl::StrCat(
+            "sparse_indices should be a scalar, vector, or matrix, got shape ",
+            indices.shape().DebugString())));
+    const int64_t num_elems = indices.dims() > 0 ? indices.dim_size(0) : 1;
+    const int64_t num_dims = indices.dims() > 1 ? indices.dim_size(1) : 1;
+    const Tensor& shape_t = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, shape_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "output_shape must be rank 1, got shape ",
+                        shape_t.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, shape_t.NumElements() == num_dims,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "output_shape has incorrect number of elements: ",
+                        shape_t.NumElements(), " should be: ", num_dims)));
+    const Tensor& values = ctx->input(2);
+    const int64_t num_values = values.NumElements();
+    DFX_OP_REQUIRES(
+        ctx,
+        values.dims() == 0 || (values.dims() == 1 && num_values == num_elems),
+        absl::InvalidArgumentError(absl::StrCat(
+            "sparse_values has incorrect shape ", values.shape().DebugString(),
+            ", should be [] or [", num_elems, "]")));
+    const Tensor& default_value = ctx->input(3);
+    DFX_OP_REQUIRES(
+        ctx, default_value.dims() == 0,
+        absl::InvalidArgumentError("default_value should be a scalar."));
+
+    TensorShape out_shape;
+    std::vector<int64_t> dims(static_cast<size_t>(num_dims));
+    for (int64_t d = 0; d < num_dims; ++d) {
+      dims[d] = IndexAt(shape_t, d);
+      DFX_OP_REQUIRES(ctx, dims[d] >= 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Dimension ", dims[d], " must be >= 0")));
+      DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(dims[d]));
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+
+    auto index = [&](int64_t i, int64_t d) {
+      return IndexAt(indices, i * num_dims + d);
+    };
+    auto tuple = [&](int64_t i) {
+      std::vector<int64_t> t(static_cast<size_t>(num_dims));
+      for (int64_t d = 0; d < num_dims; ++d) t[d] = index(i, d);
+      return t;
+    };
+    if (validate_) {
+      // TensorFlow's SparseTensor::IndicesValid: each entry in bounds, then
+      // strictly after the one before it in row-major order.
+      for (int64_t i = 0; i < num_elems; ++i) {
+        bool in_bounds = true;
+        for (int64_t d = 0; d < num_dims; ++d) {
+          const int64_t v = index(i, d);
+          in_bounds = in_bounds && v >= 0 && v < dims[d];
+        }
+        DFX_OP_REQUIRES(ctx, in_bounds,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "indices[", i, "] = ", Bracketed(tuple(i)),
+                            " is out of bounds: need 0 <= index < ",
+                            Bracketed(dims))));
+        if (i == 0) continue;
+        int order = 0;  // <0: out of order, 0: repeated, >0: increasing
+        for (int64_t d = 0; d < num_dims && order == 0; ++d) {
+          const int64_t prev = index(i - 1, d), cur = index(i, d);
+          if (cur != prev) order = cur > prev ? 1 : -1;
+        }
+        DFX_OP_REQUIRES(
+            ctx, order >= 0,
+            absl::InvalidArgumentError(absl::StrCat(
+                "indices[", i, "] = ", Bracketed(tuple(i)),
+                " is out of order. Many sparse ops require sorted indices.\n"
+                "    Use `tf.sparse.reorder` to create a correctly ordered "
+                "copy.\n\n")));
+        DFX_OP_REQUIRES(ctx, order > 0,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "indices[", i, "] = ", Bracketed(tuple(i)),
+                            " is repeated")));
+      }
+    }
+    // Flat offsets first, so a bad index fails before anything is written.
+    std::vector<int64_t> offsets(static_cast<size_t>(num_elems));
+    for (int64_t i = 0; i < num_elems; ++i) {
+      int64_t offset = 0;
+      bool in_bounds = true;
+      for (int64_t d = 0; d < num_dims; ++d) {
+        const int64_t v = index(i, d);
+        in_bounds = in_bounds && v >= 0 && v < dims[d];
+        offset = offset * dims[d] + v;
+      }
+      DFX_OP_REQUIRES(ctx, in_bounds,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Indices are not valid (out of bounds).  Shape: ",
+                          out_shape.DebugString())));
+      offsets[i] = offset;
+    }
+    const bool known = VisitCopyType(out->dtype(), [&]<typename E>() {
+      E* o = Elements<E>(out);
+      const E fill = Elements<E>(default_value)[0];
+      std::fill(o, o + out->NumElements(), fill);
+      const E* v = Elements<E>(values);
+      for (int64_t i = 0; i < num_elems; ++i) {
+        o[offsets[i]] = values.dims() == 0 ? v[0] : v[i];
+      }
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseToDense: unsupported dtype"));
+  }
+
+ private:
+  bool validate_ = true;
+};
+
+// ---------------------------------------------------------------------------
+// SparseTensorDenseMatMul
+
+template <typename T>
+T Conj(const T& v) {
+  return v;
+}
+template <typename R>
+std::complex<R> Conj(const std::complex<R>& v) {
+  return std::conj(v);
+}
+
+class SparseTensorDenseMatMulOp : public OpKernel {
+ public:
+  explicit SparseTensorDenseMatMulOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("adjoint_a", &adjoint_a_));
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("adjoint_b", &adjoint_b_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a_indices = ctx->input(0);
+    const Tensor& a_values = ctx->input(1);
+    const Tensor& a_shape = ctx->input(2);
+    const Tensor& b = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, b.dims() == 2,
+                    absl::InvalidArgumentError("Tensor 'b' is not a matrix"));
+    DFX_OP_REQUIRES(
+        ctx, a_shape.dims() == 1,
+        absl::InvalidArgumentError("Tensor 'a_shape' is not a vector"));
+    DFX_OP_REQUIRES(
+        ctx, a_shape.NumElements() == 2,
+        absl::InvalidArgumentError("Tensor 'a_shape' must have 2 elements"));
+    DFX_OP_REQUIRES(
+        ctx, a_values.dims() == 1,
+        absl::InvalidArgumentError("Tensor 'a_values' is not a vector"));
+    DFX_OP_REQUIRES(
+        ctx, a_indices.dims() == 2,
+        absl::InvalidArgumentError("Tensor 'a_indices' is not a matrix"));
+    const int64_t nnz = a_indices.dim_size(0);
+    DFX_OP_REQUIRES(ctx, nnz == a_values.NumElements(),
+                    absl::InvalidArgumentError(
+                        "Number of rows of a_indices does not match number of "
+                        "entries in a_values"));
+    DFX_OP_REQUIRES(ctx, a_indices.dim_size(1) == a_shape.NumElements(),
+                    absl::InvalidArgumentError(
+                        "Number of columns of a_indices does not match number "
+                        "of entries in a_shape"));
+    const int64_t a0 = a_shape.data<int64_t>()[0];
+    const int64_t a1 = a_shape.data<int64_t>()[1];
+    const int64_t outer_left = adjoint_a_ ? a1 : a0;
+    const int64_t inner_left = adjoint_a_ ? a0 : a1;
+    const int64_t outer_right = adjoint_b_ ? b.dim_size(0) : b.dim_size(1);
+    const int64_t inner_right = adjoint_b_ ? b.dim_size(1) : b.dim_size(0);
+    DFX_OP_REQUIRES(
+        ctx, inner_left == inner_right,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Cannot multiply A and B because inner dimension does not match: ",
+            inner_left, " vs. ", inner_right,
+            ".  Did you forget a transpose?  Dimensions of A: [", a0, ", ", a1,
+            ").  Dimensions of B: ", b.shape().DebugString())));
+    // TensorFlow aborts the process on a negative a_shape; an error here.
+    DFX_OP_REQUIRES(ctx, a0 >= 0 && a1 >= 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected shape dimensions to be non-negative, got ",
+                        a0 < 0 ? a0 : a1)));
+    TensorShape out_shape;
+    DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(outer_left));
+    DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(outer_right));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    std::memset(out->raw_data(), 0,
+                static_cast<size_t>(out->NumElements()) *
+                    DataTypeSize(out->dtype()));
+    if (nnz == 0 || b.NumElements() == 0) return;
+
+    const int lhs_col = adjoint_a_ ? 1 : 0;  // column of a_indices giving m
+    const int rhs_col = adjoint_a_ ? 0 : 1;  // column giving k
+    for (int64_t i = 0; i < nnz; ++i) {
+      const int64_t m = IndexAt(a_indices, 2 * i + lhs_col);
+      const int64_t k = IndexAt(a_indices, 2 * i + rhs_col);
+      DFX_OP_REQUIRES(ctx, k >= 0 && k < inner_right,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "k (", k, ") from index[", i, ",", rhs_col,
+                          "] out of bounds (>=", inner_right, ")")));
+      DFX_OP_REQUIRES(ctx, m >= 0 && m < outer_left,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "m (", m, ") from index[", i, ",", lhs_col,
+                          "] out of bounds (>=", outer_left, ")")));
+    }
+    bool known = false;
+    auto run = [&]<typename T>() {
+      known = true;
+      Multiply<T>(ctx, a_indices, a_values, b, lhs_col, rhs_col, outer_right,
+                  out);
+    };
+    switch (b.dtype()) {
+      case DT_FLOAT: run.template operator()<float>(); break;
+      case DT_DOUBLE: run.template operator()<double>(); break;
+      case DT_HALF: run.template operator()<Eigen::half>(); break;
+      case DT_BFLOAT16: run.template operator()<Eigen::bfloat16>(); break;
+      case DT_INT32: run.template operator()<int32_t>(); break;
+      case DT_COMPLEX64: run.template operator()<std::complex<float>>(); break;
+      case DT_COMPLEX128: run.template operator()<std::complex<double>>(); break;
+      default: break;
+    }
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseTensorDenseMatMul: unsupported dtype"));
+  }
+
+ private:
+  // out[m, :] += a * op(b)[k, :] for each entry in order. Output columns
+  // are split over the pool: each column sees the entries in order, so the
+  // result does not depend on the split. TensorFlow 2.21 accumulates half
+  // in float and rounds once at the end; bfloat16 and the rest in T.
+  template <typename T>
+  void Multiply(OpKernelContext* ctx, const Tensor& a_indices,
+                const Tensor& a_values, const Tensor& b, int lhs_col,
+                int rhs_col, int64_t n, Tensor* out) const {
+    using A = std::conditional_t<std::is_same_v<T, Eigen::half>, float, T>;
+    const int64_t nnz = a_values.NumElements();
+    const int64_t size = out->NumElements();
+    const T* av = a_values.data<T>();
+    const T* bv = b.data<T>();
+    std::vector<A> wide;
+    A* o = nullptr;
+    if constexpr (std::is_same_v<A, T>) {
+      o = out->data<T>();
+    } else {
+      wide.assign(static_cast<size_t>(size), A(0));
+      o = wide.data();
+    }
+    const int64_t b_cols = b.dim_size(1);
+    const bool adj_a = adjoint_a_, adj_b = adjoint_b_;
+    ParallelFor(
+        *ctx->device(), n,
+        Eigen::TensorOpCost(static_cast<double>(nnz * sizeof(T)),
+                            static_cast<double>(nnz * sizeof(T)),
+                            static_cast<double>(2 * nnz)),
+        [&](int64_t c0, int64_t c1) {
+          for (int64_t i = 0; i < nnz; ++i) {
+            const int64_t m = IndexAt(a_indices, 2 * i + lhs_col);
+            const int64_t k = IndexAt(a_indices, 2 * i + rhs_col);
+            const A a = A(adj_a ? Conj(av[i]) : av[i]);
+            A* orow = o + m * n;
+            for (int64_t c = c0; c < c1; ++c) {
+              const A bk =
+                  A(adj_b ? Conj(bv[c * b_cols + k]) : bv[k * b_cols + c]);
+              orow[c] = A(orow[c] + A(bk * a));
+            }
+          }
+        });
+    if constexpr (!std::is_same_v<A, T>) {
+      T* dst = out->data<T>();
+      for (int64_t j = 0; j < size; ++j) dst[j] = T(wide[j]);
+    }
+  }
+
+  bool adjoint_a_ = false;
+  bool adjoint_b_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// SparseReshape
+
+class SparseReshapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& in_shape_t = ctx->input(1);
+    const Tensor& target_t = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, indices.dims() == 2,
+                    absl::InvalidArgumentError("Input must be a matrix."));
+    DFX_OP_REQUIRES(ctx, in_shape_t.dims() == 1,
+                    absl::InvalidArgumentError("Input shape must be a vector."));
+    DFX_OP_REQUIRES(ctx, target_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Target shape should be a vector but received shape ",
+                        target_t.shape().DebugString())));
+    const int64_t nnz = indices.dim_size(0);
+    const int64_t in_rank = in_shape_t.NumElements();
+    const int64_t out_rank = target_t.NumElements();
+    DFX_OP_REQUIRES(ctx, indices.dim_size(1) == in_rank,
+                    absl::InvalidArgumentError(
+                        "Input tensor rank must match input shape length."));
+    const int64_t* in_dims = in_shape_t.data<int64_t>();
+    const int64_t* target = target_t.data<int64_t>();
+    TensorShape in_shape;
+    for (int64_t d = 0; d < in_rank; ++d) {
+      DFX_OP_REQUIRES(ctx, in_dims[d] >= 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Expected shape dimensions to be non-negative, got ",
+                          in_dims[d])));
+      DFX_OP_REQUIRES_OK(ctx, in_shape.AddDim(in_dims[d]));
+    }
+    const int64_t dense_size = in_shape.num_elements();
+
+    std::vector<int64_t> out_dims(static_cast<size_t>(out_rank));
+    int64_t product = 1;
+    int64_t unknown = -1;
+    for (int64_t d = 0; d < out_rank; ++d) {
+      const int64_t size = target[d];
+      if (size == -1) {
+        DFX_OP_REQUIRES(ctx, unknown == -1,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "only one output dimension may be -1, not both ",
+                            unknown, " and ", d)));
+        unknown = d;
+      } else {
+        DFX_OP_REQUIRES(ctx, size >= 0,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "size ", d, " must be non-negative, not ", size)));
+        DFX_OP_REQUIRES(
+            ctx, size == 0 || product <= TensorShape::kMaxElements / size,
+            absl::InvalidArgumentError("requested shape is too large"));
+        product *= size;
+        out_dims[d] = size;
+      }
+    }
+    if (unknown != -1) {
+      DFX_OP_REQUIRES(
+          ctx, product > 0,
+          absl::InvalidArgumentError(
+              "reshape cannot infer the missing input size for an empty "
+              "tensor unless all specified input sizes are non-zero"));
+      const int64_t missing = dense_size / product;
+      DFX_OP_REQUIRES(
+          ctx, product * missing == dense_size,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Input to reshape is a SparseTensor with ", dense_size,
+              " dense values, but the requested shape requires a multiple of ",
+              product, ".")));
+      out_dims[unknown] = missing;
+      product *= missing;
+    }
+    DFX_OP_REQUIRES(
+        ctx, product == dense_size,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Input to reshape is a tensor with ", dense_size,
+            " dense values, but the requested shape has ", product,
+            ". input_shape=", in_shape.DebugString(),
+            " output_shape=", Bracketed(out_dims))));
+
+    Tensor* out_indices = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({nnz, out_rank}),
+                                                 &out_indices));
+    Tensor* out_shape = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(1, TensorShape({out_rank}), &out_shape));
+    std::copy(out_dims.begin(), out_dims.end(), out_shape->data<int64_t>());
+    const int64_t* in = indices.data<int64_t>();
+    int64_t* o = out_indices->data<int64_t>();
+    // Row-major linear position of each entry, re-split by the new dims.
+    // Like TensorFlow, entries outside the input shape are not rejected.
+    for (int64_t i = 0; i < nnz; ++i) {
+      int64_t linear = 0;
+      int64_t stride = 1;
+      for (int64_t d = in_rank - 1; d >= 0; --d) {
+        linear += in[i * in_rank + d] * stride;
+        stride *= in_dims[d];
+      }
+      // The first output coordinate takes what is left, so an entry outside
+      // the input shape lands outside the output shape, as in TensorFlow.
+      for (int64_t d = out_rank - 1; d >= 1; --d) {
+        const int64_t size = out_dims[d];
+        o[i * out_rank + d] = size == 0 ? 0 : linear % size;
+        linear = size == 0 ? 0 : linear / size;
+      }
+      if (out_rank > 0) o[i * out_rank] = linear;
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// SparseFillEmptyRows and its gradient
+
+class SparseFillEmptyRowsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& dense_shape = ctx->input(2);
+    const Tensor& default_value = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, default_value.dims() == 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "default_value must be a scalar, saw: ",
+                        default_value.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "indices must be a matrix, saw: ",
+                        indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, values.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "values must be a vector, saw: ",
+                        values.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, dense_shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "dense_shape must be a vector, saw: ",
+                        dense_shape.shape().DebugString())));
+    const int64_t n = indices.dim_size(0);
+    const int64_t rank = indices.dim_size(1);
+    DFX_OP_REQUIRES(ctx, values.dim_size(0) == n,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The length of `values` (", values.dim_size(0),
+                        ") must match the first dimension of `indices` (", n,
+                        ").")));
+    DFX_OP_REQUIRES(ctx, dense_shape.dim_size(0) == rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The length of `dense_shape` (", dense_shape.dim_size(0),
+                        ") must match the second dimension of `indices` (",
+                        rank, ").")));
+    DFX_OP_REQUIRES(ctx, rank > 0,
+                    absl::InvalidArgumentError("Dense shape cannot be empty."));
+    const int64_t dense_rows = dense_shape.data<int64_t>()[0];
+    const int64_t* in = indices.data<int64_t>();
+
+    Tensor* empty_rows = nullptr;
+    DFX_OP_REQUIRES(ctx, dense_rows >= 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected shape dimensions to be non-negative, got ",
+                        dense_rows)));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(2, TensorShape({dense_rows}), &empty_rows));
+    Tensor* reverse = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(3, TensorShape({n}), &reverse));
+    int64_t* rev = reverse->data<int64_t>();
+    if (dense_rows == 0) {
+      DFX_OP_REQUIRES(ctx, n == 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Received SparseTensor with dense_shape[0] = 0 but "
+                          "indices.shape[0] = ",
+                          n)));
+      Tensor* unused = nullptr;
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(0, TensorShape({0, rank}), &unused));
+      DFX_OP_REQUIRES_OK(ctx,
+                         ctx->allocate_output(1, TensorShape({0}), &unused));
+      return;
+    }
+
+    // Entries per row, then each row's end offset in the output (every row
+    // holding at least one entry).
+    bool ordered = true;
+    int64_t last_row = 0;
+    std::vector<int64_t> end(static_cast<size_t>(dense_rows), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t row = in[i * rank];
+      DFX_OP_REQUIRES(ctx, row >= 0 && row < dense_rows,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "indices(", i, ", 0) is invalid: ", row, " >= ",
+                          dense_rows)));
+      ++end[row];
+      ordered = ordered && row >= last_row;
+      last_row = row;
+    }
+    bool all_full = true;
+    bool* empty = empty_rows->data<bool>();
+    for (int64_t row = 0; row < dense_rows; ++row) {
+      empty[row] = end[row] == 0;
+      all_full = all_full && end[row] != 0;
+      end[row] = std::max<int64_t>(end[row], 1);
+      if (row > 0) end[row] += end[row - 1];
+    }
+    if (all_full && ordered) {
+      ctx->set_output(0, indices);
+      ctx->set_output(1, values);
+      for (int64_t i = 0; i < n; ++i) rev[i] = i;
+      return;
+    }
+    const int64_t full = end[dense_rows - 1];
+    Tensor* out_indices = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({full, rank}),
+                                                 &out_indices));
+    Tensor* out_values = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(1, TensorShape({full}), &out_values));
+    int64_t* oi = out_indices->data<int64_t>();
+    std::vector<int64_t> filled(static_cast<size_t>(dense_rows), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t row = in[i * rank];
+      const int64_t pos = (row == 0 ? 0 : end[row - 1]) + filled[row]++;
+      std::copy(in + i * rank, in + (i + 1) * rank, oi + pos * rank);
+      rev[i] = pos;
+    }
+    for (int64_t row = 0; row < dense_rows; ++row) {
+      if (filled[row] != 0) continue;
+      const int64_t pos = row == 0 ? 0 : end[row - 1];
+      oi[pos * rank] = row;
+      std::fill(oi + pos * rank + 1, oi + (pos + 1) * rank, 0);
+    }
+    const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+      const E* v = Elements<E>(values);
+      E* ov = Elements<E>(out_values);
+      for (int64_t i = 0; i < n; ++i) ov[rev[i]] = v[i];
+      const E fill = Elements<E>(default_value)[0];
+      for (int64_t row = 0; row < dense_rows; ++row) {
+        if (filled[row] == 0) ov[row == 0 ? 0 : end[row - 1]] = fill;
+      }
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseFillEmptyRows: unsupported dtype"));
+  }
+};
+
+class SparseFillEmptyRowsGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& reverse = ctx->input(0);
+    const Tensor& grad = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, reverse.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "reverse_index_map must be a vector, saw: ",
+                        reverse.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, grad.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "grad_values must be a vector, saw: ",
+                        grad.shape().DebugString())));
+    const int64_t n = reverse.dim_size(0);
+    const int64_t full = grad.dim_size(0);
+    Tensor* d_values = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, TensorShape({n}), &d_values));
+    Tensor* d_default = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape(), &d_default));
+    const int64_t* rev = reverse.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      DFX_OP_REQUIRES(ctx, rev[i] >= 0 && rev[i] < full,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Elements in reverse index must be in [0, ", full,
+                          ") but got ", rev[i])));
+    }
+    const bool known = VisitNumberType(grad.dtype(), [&]<typename T>() {
+      const T* g = grad.data<T>();
+      T* dv = d_values->data<T>();
+      std::vector<bool> visited(static_cast<size_t>(full), false);
+      for (int64_t i = 0; i < n; ++i) {
+        dv[i] = g[rev[i]];
+        visited[rev[i]] = true;
+      }
+      // The default value filled every slot no entry reached.
+      T acc = T(0);
+      for (int64_t j = 0; j < full; ++j) {
+        if (!visited[j]) acc = T(acc + g[j]);
+      }
+      d_default->data<T>()[0] = acc;
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseFillEmptyRowsGrad: unsupported dtype"));
+  }
+};
+
+}  // namespace
+
+void RegisterSparseTensorKernels(KernelRegistry* registry) {
+  const DataTypeVector index_types = {DT_INT32, DT_INT64};
+  const DataTypeVector numbers = {
+      DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT8,      DT_INT16,
+      DT_INT32, DT_INT64,  DT_UINT8,  DT_UINT16,   DT_UINT32,    DT_UINT64,
+      DT_COMPLEX64, DT_COMPLEX128};
+  DataTypeVector dense_types = numbers;
+  dense_types.push_back(DT_BOOL);
+  dense_types.push_back(DT_STRING);
+  RegisterKernel<SparseToDenseOp>(registry,
+                                  KernelDefBuilder("SparseToDense")
+                                      .TypeConstraint("T", dense_types)
+                                      .TypeConstraint("Tindices", index_types));
+  RegisterKernel<SparseTensorDenseMatMulOp>(
+      registry, KernelDefBuilder("SparseTensorDenseMatMul")
+                    .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE, DT_HALF,
+                                          DT_BFLOAT16, DT_INT32, DT_COMPLEX64,
+                                          DT_COMPLEX128})
+                    .TypeConstraint("Tindices", index_types));
+  RegisterKernel<SparseReshapeOp>(registry, KernelDefBuilder("SparseReshape"));
+  RegisterKernel<SparseFillEmptyRowsOp>(
+      registry,
+      KernelDefBuilder("SparseFillEmptyRows").TypeConstraint("T", dense_types));
+  RegisterKernel<SparseFillEmptyRowsGradOp>(
+      registry,
+      KernelDefBuilder("SparseFillEmptyRowsGrad").TypeConstraint("T", numbers));
+}
+
+}  // namespace dfx::sparse_internal

@@ -1,0 +1,265 @@
+// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows
+// and its gradient (kernels/sparse/sparse_tensor_ops.cc): the dtypes the
+// "sparse" golden family cannot carry (strings, complex) and every error
+// path, with TensorFlow's messages.
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "tests/kernels/math_test_util.h"
+
+namespace dfx {
+namespace {
+
+using testing::MakeTensor;
+using testing::MakeVector;
+using testing::RunError;
+using testing::RunKernel;
+using testing::RunOne;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+using testing::Values;
+
+constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+
+Tensor I64(std::initializer_list<int64_t> v, TensorShape shape) {
+  return MakeTensor<int64_t>(v, shape);
+}
+
+NodeDef ToDense(DataType t, bool validate = true) {
+  return TestNodeBuilder("d", "SparseToDense", 4)
+      .Attr("T", t)
+      .Attr("Tindices", DT_INT64)
+      .Attr("validate_indices", validate)
+      .Build();
+}
+
+TEST_CASE("SparseToDense fills strings around the given entries", "[sparse]") {
+  Tensor values(DT_STRING, TensorShape({2}));
+  values.data<std::string>()[0] = "a";
+  values.data<std::string>()[1] = "bc";
+  Tensor out = RunOne(ToDense(DT_STRING),
+                      {I64({0, 1, 1, 0}, TensorShape({2, 2})),
+                       MakeVector<int64_t>({2, 2}), values,
+                       Tensor::Scalar<std::string>("-")});
+  REQUIRE(Values<std::string>(out) ==
+          std::vector<std::string>({"-", "a", "bc", "-"}));
+}
+
+TEST_CASE("SparseToDense rejects bad entries with TensorFlow's messages",
+          "[sparse]") {
+  const Tensor one = Tensor::Scalar<float>(1), zero = Tensor::Scalar<float>(0);
+  const Tensor shape = MakeVector<int64_t>({2});
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({1, 0}, TensorShape({2, 1})),
+                                            shape, one, zero}),
+               StatusIs(kInvalid, "indices[1] = [0] is out of order"));
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({1, 1}, TensorShape({2, 1})),
+                                            shape, one, zero}),
+               StatusIs(kInvalid, "indices[1] = [1] is repeated"));
+  REQUIRE_THAT(
+      RunError(ToDense(DT_FLOAT), {I64({0, 1, 1, 5}, TensorShape({2, 2})),
+                                   MakeVector<int64_t>({2, 3}), one, zero}),
+      StatusIs(kInvalid,
+               "indices[1] = [1,5] is out of bounds: need 0 <= index < [2,3]"));
+  REQUIRE_THAT(
+      RunError(ToDense(DT_FLOAT, false),
+               {I64({0, 1, 1, 5}, TensorShape({2, 2})),
+                MakeVector<int64_t>({2, 3}), one, zero}),
+      StatusIs(kInvalid, "Indices are not valid (out of bounds).  Shape: [2,3]"));
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({0}, TensorShape({1, 1, 1})),
+                                            shape, one, zero}),
+               StatusIs(kInvalid, "should be a scalar, vector, or matrix"));
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({0}, TensorShape({1, 1})),
+                                            MakeVector<int64_t>({2, 2}), one,
+                                            zero}),
+               StatusIs(kInvalid, "output_shape has incorrect number of "
+                                  "elements: 2 should be: 1"));
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({0}, TensorShape({1, 1})),
+                                            shape, MakeVector<float>({1, 2}),
+                                            zero}),
+               StatusIs(kInvalid, "sparse_values has incorrect shape [2], "
+                                  "should be [] or [1]"));
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({0}, TensorShape({1, 1})),
+                                            shape, one, MakeVector<float>({0})}),
+               StatusIs(kInvalid, "default_value should be a scalar."));
+  REQUIRE_THAT(RunError(ToDense(DT_FLOAT), {I64({0}, TensorShape({1, 1})),
+                                            MakeVector<int64_t>({-2}), one,
+                                            zero}),
+               StatusIs(kInvalid, "Dimension -2 must be >= 0"));
+}
+
+NodeDef MatMul(DataType t, bool adj_a, bool adj_b) {
+  return TestNodeBuilder("m", "SparseTensorDenseMatMul", 4)
+      .Attr("T", t)
+      .Attr("adjoint_a", adj_a)
+      .Attr("adjoint_b", adj_b)
+      .Build();
+}
+
+TEST_CASE("SparseTensorDenseMatMul conjugates complex adjoints", "[sparse]") {
+  using C = std::complex<float>;
+  // A = [[0, i], [2, 0]] as entries (0,1)=i, (1,0)=2; B = [[1], [1+i]].
+  const Tensor ind = I64({0, 1, 1, 0}, TensorShape({2, 2}));
+  const Tensor av = MakeVector<C>({C(0, 1), C(2, 0)});
+  const Tensor shape = MakeVector<int64_t>({2, 2});
+  Tensor plain = RunOne(MatMul(DT_COMPLEX64, false, false),
+                        {ind, av, shape,
+                         MakeTensor<C>({C(1, 0), C(1, 1)}, TensorShape({2, 1}))});
+  REQUIRE(Values<C>(plain) == std::vector<C>({C(-1, 1), C(2, 0)}));
+  // A^H = [[0, 2], [-i, 0]]; B^H of [[1, 1+i]] is [[1], [1-i]].
+  Tensor adj = RunOne(MatMul(DT_COMPLEX64, true, true),
+                      {ind, av, shape,
+                       MakeTensor<C>({C(1, 0), C(1, 1)}, TensorShape({1, 2}))});
+  REQUIRE(Values<C>(adj) == std::vector<C>({C(2, -2), C(0, -1)}));
+}
+
+TEST_CASE("SparseTensorDenseMatMul rejects bad inputs as TensorFlow",
+          "[sparse]") {
+  const NodeDef node = MatMul(DT_FLOAT, false, false);
+  const Tensor b = MakeTensor<float>({1, 2}, TensorShape({1, 2}));
+  REQUIRE_THAT(RunError(node, {I64({0, 5}, TensorShape({1, 2})),
+                               MakeVector<float>({1}),
+                               MakeVector<int64_t>({2, 1}), b}),
+               StatusIs(kInvalid, "k (5) from index[0,1] out of bounds (>=1)"));
+  REQUIRE_THAT(RunError(node, {I64({4, 0}, TensorShape({1, 2})),
+                               MakeVector<float>({1}),
+                               MakeVector<int64_t>({2, 1}), b}),
+               StatusIs(kInvalid, "m (4) from index[0,0] out of bounds (>=2)"));
+  REQUIRE_THAT(RunError(MatMul(DT_FLOAT, true, false),
+                        {I64({0, 4}, TensorShape({1, 2})),
+                         MakeVector<float>({1}), MakeVector<int64_t>({1, 2}), b}),
+               StatusIs(kInvalid, "m (4) from index[0,1] out of bounds (>=2)"));
+  REQUIRE_THAT(RunError(node, {I64({0, 0}, TensorShape({1, 2})),
+                               MakeVector<float>({1}),
+                               MakeVector<int64_t>({2, 3}), b}),
+               StatusIs(kInvalid, "inner dimension does not match: 3 vs. 1"));
+  REQUIRE_THAT(RunError(node, {I64({0, 0}, TensorShape({1, 2})),
+                               MakeVector<float>({1}),
+                               MakeVector<int64_t>({-2, 1}), b}),
+               StatusIs(kInvalid, "non-negative"));
+  REQUIRE_THAT(RunError(node, {I64({0, 0}, TensorShape({1, 2})),
+                               MakeVector<float>({1, 2}),
+                               MakeVector<int64_t>({2, 1}), b}),
+               StatusIs(kInvalid, "Number of rows of a_indices does not match"));
+  REQUIRE_THAT(RunError(node, {I64({0, 0}, TensorShape({1, 2})),
+                               MakeVector<float>({1}),
+                               MakeVector<int64_t>({2, 1}),
+                               MakeVector<float>({1, 2})}),
+               StatusIs(kInvalid, "Tensor 'b' is not a matrix"));
+  REQUIRE_THAT(RunError(node, {I64({0, 0}, TensorShape({1, 2})),
+                               MakeVector<float>({1}),
+                               MakeVector<int64_t>({2, 1, 1}), b}),
+               StatusIs(kInvalid, "Tensor 'a_shape' must have 2 elements"));
+}
+
+NodeDef Reshape() {
+  return TestNodeBuilder("r", "SparseReshape", 3).Build();
+}
+
+TEST_CASE("SparseReshape moves entries and checks the new shape", "[sparse]") {
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunKernel(Reshape(), {I64({1, 2, 0, 1}, TensorShape({2, 2})),
+                            MakeVector<int64_t>({2, 3}),
+                            MakeVector<int64_t>({3, -1})});
+  REQUIRE(out.ok());
+  REQUIRE(Values<int64_t>((*out)[0]) == std::vector<int64_t>({2, 1, 0, 1}));
+  REQUIRE(Values<int64_t>((*out)[1]) == std::vector<int64_t>({3, 2}));
+  const Tensor ind = I64({1}, TensorShape({1, 1}));
+  REQUIRE_THAT(RunError(Reshape(), {ind, MakeVector<int64_t>({4}),
+                                    MakeVector<int64_t>({-1, -1})}),
+               StatusIs(kInvalid, "only one output dimension may be -1, not "
+                                  "both 0 and 1"));
+  REQUIRE_THAT(RunError(Reshape(), {ind, MakeVector<int64_t>({4}),
+                                    MakeVector<int64_t>({-2, 2})}),
+               StatusIs(kInvalid, "size 0 must be non-negative, not -2"));
+  REQUIRE_THAT(RunError(Reshape(), {ind, MakeVector<int64_t>({5}),
+                                    MakeVector<int64_t>({-1, 2})}),
+               StatusIs(kInvalid, "requires a multiple of 2"));
+  REQUIRE_THAT(RunError(Reshape(), {ind, MakeVector<int64_t>({5}),
+                                    MakeVector<int64_t>({-1, 0})}),
+               StatusIs(kInvalid, "reshape cannot infer the missing input"));
+  REQUIRE_THAT(RunError(Reshape(), {ind, MakeVector<int64_t>({5}),
+                                    MakeVector<int64_t>({2, 2})}),
+               StatusIs(kInvalid, "Input to reshape is a tensor with 5 dense "
+                                  "values, but the requested shape has 4. "
+                                  "input_shape=[5] output_shape=[2,2]"));
+  REQUIRE_THAT(RunError(Reshape(), {I64({1, 0}, TensorShape({1, 2})),
+                                    MakeVector<int64_t>({2}),
+                                    MakeVector<int64_t>({2})}),
+               StatusIs(kInvalid, "Input tensor rank must match input shape "
+                                  "length."));
+  REQUIRE_THAT(RunError(Reshape(), {MakeVector<int64_t>({1}),
+                                    MakeVector<int64_t>({2}),
+                                    MakeVector<int64_t>({2})}),
+               StatusIs(kInvalid, "Input must be a matrix."));
+  REQUIRE_THAT(RunError(Reshape(), {I64({1, 1}, TensorShape({1, 2})),
+                                    MakeVector<int64_t>({-2, -3}),
+                                    MakeVector<int64_t>({6})}),
+               StatusIs(kInvalid, "non-negative, got -2"));
+}
+
+NodeDef Fill(DataType t) {
+  return TestNodeBuilder("f", "SparseFillEmptyRows", 4).Attr("T", t).Build();
+}
+
+TEST_CASE("SparseFillEmptyRows fills string rows and groups unordered rows",
+          "[sparse]") {
+  Tensor values(DT_STRING, TensorShape({3}));
+  values.data<std::string>()[0] = "x";
+  values.data<std::string>()[1] = "y";
+  values.data<std::string>()[2] = "z";
+  absl::StatusOr<std::vector<Tensor>> out = RunKernel(
+      Fill(DT_STRING), {I64({2, 1, 0, 3, 2, 0}, TensorShape({3, 2})), values,
+                        MakeVector<int64_t>({4, 4}),
+                        Tensor::Scalar<std::string>("")});
+  REQUIRE(out.ok());
+  REQUIRE(Values<int64_t>((*out)[0]) ==
+          std::vector<int64_t>({0, 3, 1, 0, 2, 1, 2, 0, 3, 0}));
+  REQUIRE(Values<std::string>((*out)[1]) ==
+          std::vector<std::string>({"y", "", "x", "z", ""}));
+  REQUIRE(Values<bool>((*out)[2]) ==
+          std::vector<bool>({false, true, false, true}));
+  REQUIRE(Values<int64_t>((*out)[3]) == std::vector<int64_t>({2, 0, 3}));
+}
+
+TEST_CASE("SparseFillEmptyRows and its gradient reject bad inputs",
+          "[sparse]") {
+  const Tensor v = MakeVector<float>({1});
+  const Tensor zero = Tensor::Scalar<float>(0);
+  REQUIRE_THAT(RunError(Fill(DT_FLOAT), {I64({3, 0}, TensorShape({1, 2})), v,
+                                         MakeVector<int64_t>({2, 2}), zero}),
+               StatusIs(kInvalid, "indices(0, 0) is invalid: 3 >= 2"));
+  REQUIRE_THAT(RunError(Fill(DT_FLOAT), {I64({0, 0}, TensorShape({1, 2})), v,
+                                         MakeVector<int64_t>({0, 2}), zero}),
+               StatusIs(kInvalid, "dense_shape[0] = 0 but indices.shape[0] = 1"));
+  REQUIRE_THAT(RunError(Fill(DT_FLOAT), {I64({0, 0}, TensorShape({1, 2})),
+                                         MakeVector<float>({1, 2}),
+                                         MakeVector<int64_t>({2, 2}), zero}),
+               StatusIs(kInvalid, "The length of `values` (2) must match the "
+                                  "first dimension of `indices` (1)."));
+  REQUIRE_THAT(RunError(Fill(DT_FLOAT), {I64({0, 0}, TensorShape({1, 2})), v,
+                                         MakeVector<int64_t>({2, 2, 2}), zero}),
+               StatusIs(kInvalid, "The length of `dense_shape` (3) must match"));
+  REQUIRE_THAT(RunError(Fill(DT_FLOAT), {I64({}, TensorShape({0, 0})),
+                                         MakeVector<float>({}),
+                                         MakeVector<int64_t>({}), zero}),
+               StatusIs(kInvalid, "Dense shape cannot be empty."));
+  REQUIRE_THAT(RunError(Fill(DT_FLOAT), {I64({0, 0}, TensorShape({1, 2})), v,
+                                         MakeVector<int64_t>({2, 2}), v}),
+               StatusIs(kInvalid, "default_value must be a scalar, saw: [1]"));
+  NodeDef grad = TestNodeBuilder("g", "SparseFillEmptyRowsGrad", 2)
+                     .Attr("T", DT_FLOAT)
+                     .Build();
+  REQUIRE_THAT(RunError(grad, {MakeVector<int64_t>({0, 5}),
+                               MakeVector<float>({1, 2, 3})}),
+               StatusIs(kInvalid, "Elements in reverse index must be in [0, 3) "
+                                  "but got 5"));
+  REQUIRE_THAT(RunError(grad, {MakeVector<int64_t>({0}),
+                               MakeTensor<float>({1, 2, 3}, TensorShape({1, 3}))}),
+               StatusIs(kInvalid, "grad_values must be a vector, saw: [1,3]"));
+}
+
+}  // namespace
+}  // namespace dfx
