@@ -1,7 +1,8 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
 // SparseTensorDenseMatMul, SparseReshape and SparseFillEmptyRows (and its
-// gradient), with their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
+// gradient), and the tf.Example parsers ParseExample and ParseSingleExample,
+// with their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
 // import only what TensorFlow's reject, and leave unknown what depends on
 // values not known then.
 #include <cstdint>
@@ -306,11 +307,87 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
   return absl::OkStatus();
 }
 
+// ParseExample / ParseSingleExample: outputs sparse indices [?, rank],
+// values [?], shapes [rank] per sparse key, then each dense value of
+// [batch] + dense_shape (rank is 2 batched, 1 single).
+absl::Status ParseExampleShapeFn(InferenceContext* c, bool single) {
+  const AttrValue* types = FindNodeAttr(c->node_def(), "sparse_types");
+  const AttrValue* shapes = FindNodeAttr(c->node_def(), "dense_shapes");
+  const int ns = types == nullptr ? 0 : types->list().type_size();
+  const int nd = shapes == nullptr ? 0 : shapes->list().shape_size();
+  const PartialShape& serialized = c->input(0);
+  if (single) DFX_RETURN_IF_ERROR(c->WithRank(serialized, 0));
+  const int64_t batch =
+      single || !serialized.RankKnown() || serialized.rank() != 1
+          ? -1
+          : serialized.dims[0];
+  const int64_t rank = single ? 1 : 2;
+  if (c->num_outputs() != 3 * ns + nd) return shape_fn::Unknown(c);
+  for (int k = 0; k < ns; ++k) {
+    c->set_output(k, PartialShape::Known({-1, rank}));
+    c->set_output(ns + k, PartialShape::Known({-1}));
+    c->set_output(2 * ns + k, PartialShape::Known({rank}));
+  }
+  for (int k = 0; k < nd; ++k) {
+    const TensorShapeProto& p = shapes->list().shape(k);
+    if (p.unknown_rank()) {
+      c->set_output(3 * ns + k, PartialShape::Unknown());
+      continue;
+    }
+    std::vector<int64_t> dims;
+    if (!single) dims.push_back(batch);
+    for (const auto& d : p.dim()) dims.push_back(d.size());
+    c->set_output(3 * ns + k, PartialShape::Known(dims));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RegisterParseExampleOps(OpRegistry* r) {
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("ParseExample")
+          .Input("serialized: string")
+          .Input("names: string")
+          .Input("sparse_keys: Nsparse * string")
+          .Input("dense_keys: Ndense * string")
+          .Input("dense_defaults: Tdense")
+          .Output("sparse_indices: Nsparse * int64")
+          .Output("sparse_values: sparse_types")
+          .Output("sparse_shapes: Nsparse * int64")
+          .Output("dense_values: Tdense")
+          .Attr("Nsparse: int >= 0")
+          .Attr("Ndense: int >= 0")
+          .Attr("sparse_types: list({float,int64,string}) >= 0")
+          .Attr("Tdense: list({float,int64,string}) >= 0")
+          .Attr("dense_shapes: list(shape) >= 0")
+          .SetShapeFn([](InferenceContext* c) {
+            return ParseExampleShapeFn(c, /*single=*/false);
+          })));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("ParseSingleExample")
+          .Input("serialized: string")
+          .Input("dense_defaults: Tdense")
+          .Output("sparse_indices: num_sparse * int64")
+          .Output("sparse_values: sparse_types")
+          .Output("sparse_shapes: num_sparse * int64")
+          .Output("dense_values: Tdense")
+          .Attr("num_sparse: int >= 0")
+          .Attr("sparse_keys: list(string) >= 0")
+          .Attr("dense_keys: list(string) >= 0")
+          .Attr("sparse_types: list({float,int64,string}) >= 0")
+          .Attr("Tdense: list({float,int64,string}) >= 0")
+          .Attr("dense_shapes: list(shape) >= 0")
+          .SetShapeFn([](InferenceContext* c) {
+            return ParseExampleShapeFn(c, /*single=*/true);
+          })));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterSparseOps(OpRegistry* r) {
   DFX_RETURN_IF_ERROR(RegisterSparseSegmentOps(r));
   DFX_RETURN_IF_ERROR(RegisterSparseTensorOps(r));
+  DFX_RETURN_IF_ERROR(RegisterParseExampleOps(r));
   return absl::OkStatus();
 }
 

@@ -7,6 +7,7 @@ namespace dfx {
 void RegisterSparseKernels(KernelRegistry* registry) {
   sparse_internal::RegisterSparseSegmentKernels(registry);
   sparse_internal::RegisterSparseTensorKernels(registry);
+  sparse_internal::RegisterParseExampleKernels(registry);
 }
 
 }  // namespace dfx

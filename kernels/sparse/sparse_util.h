@@ -18,6 +18,7 @@ namespace dfx::sparse_internal {
 // One per kernel file; RegisterSparseKernels calls them all.
 void RegisterSparseSegmentKernels(KernelRegistry* registry);
 void RegisterSparseTensorKernels(KernelRegistry* registry);
+void RegisterParseExampleKernels(KernelRegistry* registry);
 
 // Calls fn.template operator()<T>() with the C++ type of `dtype` when it is
 // bfloat16, half, float or double; false otherwise.

@@ -4,8 +4,12 @@ V1 and V2)
 over every dtype TensorFlow's CPU kernels take, short and long segments
 (TensorFlow sums a segment as a head of up to 9 rows and then blocks of 8,
 and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
-run-time errors for unsorted or out-of-range ids; as TensorFlow 2.21 runs
-them.
+run-time errors for unsorted or out-of-range ids; SparseToDense,
+SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
+(with the embedding lookups Keras and feature columns build from them); and
+tf.Example parsing with ParseExample and ParseSingleExample (serialized
+Examples held in Const nodes; golden cases fetch no strings), alone and in a
+tf.data map; as TensorFlow 2.21 runs them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_sparse.py
 
@@ -329,11 +333,108 @@ def reshape_fill_cases():
          rtol=1e-6, atol=1e-7)
 
 
+def example(**features):
+    """A serialized tf.train.Example: lists of floats, ints or bytes."""
+    feats = {}
+    for k, v in features.items():
+        if v is None:  # a Feature with no list set
+            feats[k] = tf.train.Feature()
+        elif isinstance(v[0], float):
+            feats[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        elif isinstance(v[0], int):
+            feats[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+        else:
+            feats[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+    return tf.train.Example(features=tf.train.Features(
+        feature=feats)).SerializeToString()
+
+
+EXAMPLES = [
+    example(x=[1.5, -2.0], ids=[3, 1, 4], w=[0.25, 0.5, 1.0],
+            m=[1, 2, 3, 4], tag=[b"a"]),
+    example(x=[0.125, 8.0], m=[5, 6, 7, 8], w=None, tag=[b"b", b"c"]),
+    example(m=[9, 10, 11, 12], ids=[2], x=None),
+]
+
+
+def parse_v1(serialized, names=()):
+    """ParseExample (tf.compat.v1's op): sparse ids (int64), w (float);
+    dense x (float [2], default), m (int64 [2, 2], required)."""
+    out = tf.raw_ops.ParseExample(
+        serialized=serialized, names=tf.constant(list(names), tf.string),
+        sparse_keys=[tf.constant("ids"), tf.constant("w")],
+        dense_keys=[tf.constant("x"), tf.constant("m")],
+        dense_defaults=[tf.constant([-1.0, -2.0]),
+                        tf.zeros([0], tf.int64)],
+        sparse_types=[tf.int64, tf.float32], dense_shapes=[[2], [2, 2]])
+    return tf.nest.flatten(tuple(out))
+
+
+def parse_single(serialized):
+    return tf.nest.flatten(tuple(tf.raw_ops.ParseSingleExample(
+        serialized=serialized,
+        dense_defaults=[tf.constant([-1.0, -2.0]), tf.zeros([0], tf.int64)],
+        num_sparse=2, sparse_keys=["ids", "w"], dense_keys=["x", "m"],
+        sparse_types=[tf.int64, tf.float32], dense_shapes=[[2], [2, 2]])))
+
+
+def parse_cases():
+    def batch():
+        return parse_v1(tf.constant(EXAMPLES), names=["e0", "e1", "e2"]), {}
+    case(FAMILY, "parse_example", batch, **EXACT)
+
+    def empty_batch():
+        return parse_v1(tf.constant([], tf.string)), {}
+    case(FAMILY, "parse_example_empty_batch", empty_batch, **EXACT)
+
+    for i in range(3):
+        def single(i=i):
+            return parse_single(tf.constant(EXAMPLES[i])), {}
+        case(FAMILY, f"parse_single_example_{i}", single, **EXACT)
+
+    def err(name, serialized, fn=parse_v1):
+        def build():
+            return fn(tf.constant(serialized)), {}
+        case(FAMILY, name, build)
+    err("parse_example_error_malformed", [EXAMPLES[0], b"\x0a\x05garbage"])
+    err("parse_example_error_missing", [example(x=[1.0, 2.0])])
+    err("parse_example_error_type", [example(m=[1.0, 2.0, 3.0, 4.0])])
+    err("parse_example_error_count", [example(m=[1, 2, 3])])
+    err("parse_example_error_sparse_type",
+        [example(m=[1, 2, 3, 4], w=[b"x"])])
+    err("parse_single_example_error_malformed", b"\x0a\x05garbage",
+        parse_single)
+
+    # The classic TF1 input pipeline: records -> map(parse) -> batch, and
+    # batch -> map(parse a batch), through an initializable iterator.
+    def pipeline():
+        ds = tf.data.Dataset.from_tensor_slices(tf.constant(EXAMPLES))
+        def single_fixed(s):
+            # The sparse outputs vary in length: batch their sums.
+            out = parse_single(s)
+            return (tf.reduce_sum(out[2]), tf.reduce_sum(out[3]), out[4][0],
+                    out[6], out[7])
+        singles = ds.map(single_fixed).batch(3)
+        batches = ds.batch(2).map(lambda s: tuple(parse_v1(s)))
+        fetches = []
+        for d, k in ((singles, 1), (batches, 2)):
+            it = tf1.data.make_initializable_iterator(d)
+            deps = [it.initializer]
+            for _ in range(k):
+                with tf.control_dependencies(deps):
+                    flat = tf.nest.flatten(it.get_next())
+                fetches.extend(flat)
+                deps = flat
+        return fetches, {}
+    case(FAMILY, "parse_in_dataset_map", pipeline, **EXACT)
+
+
 def main():
     segment_cases()
     sparse_to_dense_cases()
     sparse_matmul_cases()
     reshape_fill_cases()
+    parse_cases()
 
 
 if __name__ == "__main__":
