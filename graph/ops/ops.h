@@ -58,7 +58,8 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry);
 absl::Status RegisterDatasetOps(OpRegistry* registry);
 
 // Sparse tensors: sparse segment reductions and their gradients,
-// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows.
+// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows;
+// tf.Example parsing (ParseExample, ParseSingleExample); ragged tensors.
 absl::Status RegisterSparseOps(OpRegistry* registry);
 
 // All of the above.

@@ -1,8 +1,9 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
 // SparseTensorDenseMatMul, SparseReshape and SparseFillEmptyRows (and its
-// gradient), and the tf.Example parsers ParseExample and ParseSingleExample,
-// with their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
+// gradient), the tf.Example parsers ParseExample and ParseSingleExample, and
+// the ragged RaggedTensorToTensor, RaggedRange and RaggedTensorToSparse, with
+// their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
 // import only what TensorFlow's reject, and leave unknown what depends on
 // values not known then.
 #include <cstdint>
@@ -382,12 +383,92 @@ absl::Status RegisterParseExampleOps(OpRegistry* r) {
   return absl::OkStatus();
 }
 
+// RaggedTensorToTensor: the requested shape where constant (-1 unknown),
+// else ragged_rank + rank(values) unknown dims.
+absl::Status RaggedTensorToTensorShapeFn(InferenceContext* c) {
+  const AttrValue* types = FindNodeAttr(c->node_def(), "row_partition_types");
+  int ragged_rank = types == nullptr ? 0 : types->list().s_size();
+  if (ragged_rank > 0 && types->list().s(0) == "FIRST_DIM_SIZE") --ragged_rank;
+  std::vector<int64_t> dims;
+  if (ConstantVector(c, 0, &dims) && c->input(0).RankKnown() &&
+      c->input(0).rank() == 1) {
+    for (int64_t& d : dims) d = d < 0 ? -1 : d;
+    c->set_output(0, PartialShape::Known(dims));
+    return absl::OkStatus();
+  }
+  const PartialShape& values = c->input(1);
+  c->set_output(0, values.RankKnown()
+                       ? UnknownDims(ragged_rank + values.rank())
+                       : PartialShape::Unknown());
+  return absl::OkStatus();
+}
+
+absl::Status RaggedRangeShapeFn(InferenceContext* c) {
+  for (int i = 0; i < 3; ++i) {
+    if (c->input(i).RankKnown() && c->input(i).rank() > 1) {
+      return c->Error("starts, limits and deltas must be scalars or vectors");
+    }
+  }
+  c->set_output(0, PartialShape::Known({-1}));
+  c->set_output(1, PartialShape::Known({-1}));
+  return absl::OkStatus();
+}
+
+absl::Status RaggedTensorToSparseShapeFn(InferenceContext* c) {
+  const int levels = c->num_inputs() - 1;
+  const PartialShape& values = c->input(levels);
+  const int64_t rank = values.RankKnown() ? levels + values.rank() : -1;
+  c->set_output(0, PartialShape::Known({-1, rank}));
+  c->set_output(1, PartialShape::Known({-1}));
+  c->set_output(2, PartialShape::Known({rank}));
+  return absl::OkStatus();
+}
+
+absl::Status RegisterRaggedOps(OpRegistry* r) {
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("RaggedTensorToTensor")
+          .Input("shape: Tshape")
+          .Input("values: T")
+          .Input("default_value: T")
+          .Input("row_partition_tensors: num_row_partition_tensors * Tindex")
+          .Output("result: T")
+          .Attr("T: type")
+          .Attr("Tindex: {int64, int32}")
+          .Attr("Tshape: {int64, int32}")
+          .Attr("num_row_partition_tensors: int >= 1")
+          .Attr("row_partition_types: list(string)")
+          .SetShapeFn(RaggedTensorToTensorShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("RaggedRange")
+          .Input("starts: T")
+          .Input("limits: T")
+          .Input("deltas: T")
+          .Output("rt_nested_splits: Tsplits")
+          .Output("rt_dense_values: T")
+          .Attr("T: {bfloat16, float, double, int32, int64} = DT_INT32")
+          .Attr("Tsplits: {int32, int64} = DT_INT64")
+          .SetShapeFn(RaggedRangeShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("RaggedTensorToSparse")
+          .Input("rt_nested_splits: RAGGED_RANK * Tsplits")
+          .Input("rt_dense_values: T")
+          .Output("sparse_indices: int64")
+          .Output("sparse_values: T")
+          .Output("sparse_dense_shape: int64")
+          .Attr("RAGGED_RANK: int >= 1")
+          .Attr("T: type")
+          .Attr("Tsplits: {int32, int64} = DT_INT64")
+          .SetShapeFn(RaggedTensorToSparseShapeFn)));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterSparseOps(OpRegistry* r) {
   DFX_RETURN_IF_ERROR(RegisterSparseSegmentOps(r));
   DFX_RETURN_IF_ERROR(RegisterSparseTensorOps(r));
   DFX_RETURN_IF_ERROR(RegisterParseExampleOps(r));
+  DFX_RETURN_IF_ERROR(RegisterRaggedOps(r));
   return absl::OkStatus();
 }
 

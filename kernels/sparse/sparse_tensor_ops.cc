@@ -25,46 +25,6 @@ std::string Bracketed(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ","), "]");
 }
 
-// Calls fn.template operator()<E>() with a type that copies elements of
-// `dtype`: std::string for strings, else an unsigned integer (or a pair of
-// uint64) of the element's size. False when there is none.
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
-template <typename Fn>
-bool VisitCopyType(DataType dtype, Fn&& fn) {
-  if (dtype == DT_STRING) {
-    fn.template operator()<std::string>();
-    return true;
-  }
-  switch (DataTypeSize(dtype)) {
-    case 1: fn.template operator()<uint8_t>(); return true;
-    case 2: fn.template operator()<uint16_t>(); return true;
-    case 4: fn.template operator()<uint32_t>(); return true;
-    case 8: fn.template operator()<uint64_t>(); return true;
-    case 16: fn.template operator()<Bytes16>(); return true;
-    default: return false;
-  }
-}
-
-template <typename E>
-const E* Elements(const Tensor& t) {
-  if constexpr (std::is_same_v<E, std::string>) {
-    return t.data<std::string>();
-  } else {
-    return static_cast<const E*>(t.raw_data());
-  }
-}
-template <typename E>
-E* Elements(Tensor* t) {
-  if constexpr (std::is_same_v<E, std::string>) {
-    return t->data<std::string>();
-  } else {
-    return static_cast<E*>(t->raw_data());
-  }
-}
-
 // ---------------------------------------------------------------------------
 // SparseToDense
 

@@ -9,7 +9,9 @@ SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
-tf.data map; as TensorFlow 2.21 runs them.
+tf.data map; and ragged tensors (RaggedTensorToTensor with ROW_SPLITS and
+with FIRST_DIM_SIZE + VALUE_ROWIDS, shapes that pad or cut, broadcast
+defaults; RaggedRange; RaggedTensorToSparse); as TensorFlow 2.21 runs them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_sparse.py
 
@@ -429,12 +431,106 @@ def parse_cases():
     case(FAMILY, "parse_in_dataset_map", pipeline, **EXACT)
 
 
+def ragged_cases():
+    def rt(values, *splits):
+        r = tf.RaggedTensor.from_row_splits(values, splits[-1], validate=False)
+        for sp in reversed(splits[:-1]):
+            r = tf.RaggedTensor.from_row_splits(r, sp, validate=False)
+        return r
+
+    def to_tensor():
+        v, ph, fed = feed(values((9,), np.float32, 16), np.float32)
+        v2, ph2, fed2 = feed(values((5, 2), np.float32, 17), np.float32)
+        splits = tf.constant([0, 2, 2, 5, 9], tf.int64)
+        r = rt(v, splits)
+        r2 = rt(v2, tf.constant([0, 2, 2, 5], tf.int32))
+        nested = rt(v, tf.constant([0, 1, 3, 4], tf.int64),
+                    tf.constant([0, 2, 2, 5, 9], tf.int64))
+        outs = [r.to_tensor(), r.to_tensor(default_value=-1.0),
+                r.to_tensor(shape=[2, 3]), r.to_tensor(shape=[6, 5]),
+                r.to_tensor(shape=[None, 2]),
+                r2.to_tensor(), r2.to_tensor(default_value=[7.0, 8.0]),
+                r2.to_tensor(shape=[5, 4, 2]),
+                nested.to_tensor(), nested.to_tensor(shape=[2, 1, 3])]
+        # FIRST_DIM_SIZE + VALUE_ROWIDS, as from_value_rowids graphs give.
+        outs.append(tf.raw_ops.RaggedTensorToTensor(
+            shape=tf.constant(-1, tf.int64), values=v,
+            default_value=tf.constant(0.5),
+            row_partition_tensors=[tf.constant(5, tf.int64),
+                                   tf.constant([0, 0, 1, 1, 1, 3, 3, 4, 4],
+                                               tf.int64)],
+            row_partition_types=["FIRST_DIM_SIZE", "VALUE_ROWIDS"]))
+        outs.append(tf.raw_ops.RaggedTensorToTensor(
+            shape=tf.constant([3, 2], tf.int32), values=v,
+            default_value=tf.constant(0.5),
+            row_partition_tensors=[tf.constant(5, tf.int32),
+                                   tf.constant([0, 0, 1, 1, 1, 3, 3, 4, 4],
+                                               tf.int32)],
+            row_partition_types=["FIRST_DIM_SIZE", "VALUE_ROWIDS"]))
+        return outs, {ph: fed, ph2: fed2}
+    case(FAMILY, "ragged_to_tensor", to_tensor, **EXACT)
+
+    def to_tensor_ints():
+        r = rt(tf.constant([1, 2, 3, 4, 5], tf.int64),
+               tf.constant([0, 3, 3, 5], tf.int64))
+        return [r.to_tensor(), r.to_tensor(default_value=9),
+                rt(tf.constant([True, False, True]),
+                   tf.constant([0, 1, 3], tf.int64)).to_tensor()], {}
+    case(FAMILY, "ragged_to_tensor_ints", to_tensor_ints, **EXACT)
+
+    def rt_err(name, parts, types, vals=(1.0, 2.0, 3.0, 4.0, 5.0), shape=-1):
+        def build():
+            return tf.raw_ops.RaggedTensorToTensor(
+                shape=tf.constant(shape, tf.int64),
+                values=tf.constant(vals, tf.float32),
+                default_value=tf.constant(0.0),
+                row_partition_tensors=[tf.constant(p, tf.int64) for p in parts],
+                row_partition_types=types), {}
+        case(FAMILY, name, build)
+    rt_err("ragged_to_tensor_error_splits", [[0, 3, 2, 5]], ["ROW_SPLITS"])
+    rt_err("ragged_to_tensor_error_rowids", [2, [0, 0, 2, 2, 2]],
+           ["FIRST_DIM_SIZE", "VALUE_ROWIDS"])
+
+    def ragged_range():
+        outs = []
+        for dt, s, l, d in (
+                (tf.int32, [0, 5, 2, 10], [3, 5, 10, 0], [1, 1, 3, -3]),
+                (tf.int64, 0, [3, 1, 0], 1),
+                (tf.float32, [0.1, 1.0], [5.0, 0.0], [0.3, -0.25]),
+                (tf.float64, [0.1], [1.0], 0.1)):
+            for splits in (tf.int32, tf.int64):
+                outs += list(tf.raw_ops.RaggedRange(
+                    starts=tf.constant(s, dt), limits=tf.constant(l, dt),
+                    deltas=tf.constant(d, dt), Tsplits=splits))
+        return outs, {}
+    case(FAMILY, "ragged_range", ragged_range, **EXACT)
+
+    def ragged_range_err():
+        return list(tf.raw_ops.RaggedRange(starts=[0], limits=[3],
+                                           deltas=[0])), {}
+    case(FAMILY, "ragged_range_error_zero_delta", ragged_range_err)
+
+    def to_sparse():
+        v, ph, fed = feed(values((9,), np.float32, 18), np.float32)
+        v2, ph2, fed2 = feed(values((5, 2), np.float32, 19), np.float32)
+        nested = rt(v, tf.constant([0, 1, 3, 4], tf.int64),
+                    tf.constant([0, 2, 2, 5, 9], tf.int64))
+        r2 = rt(v2, tf.constant([0, 2, 2, 5], tf.int32))
+        outs = []
+        for r in (nested, r2):
+            s = r.to_sparse()
+            outs += [s.indices, s.values, s.dense_shape]
+        return outs, {ph: fed, ph2: fed2}
+    case(FAMILY, "ragged_to_sparse", to_sparse, **EXACT)
+
+
 def main():
     segment_cases()
     sparse_to_dense_cases()
     sparse_matmul_cases()
     reshape_fill_cases()
     parse_cases()
+    ragged_cases()
 
 
 if __name__ == "__main__":
