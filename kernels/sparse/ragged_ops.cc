@@ -183,10 +183,16 @@ class RaggedTensorToTensorOp : public OpKernel {
     for (int level = ragged_rank_ - 1; level >= 0; --level) {
       multiplier[level] = multiplier[level + 1] * shape[level + 1];
     }
-    std::vector<int64_t> parent(static_cast<size_t>(first_dim));
-    for (int64_t r = 0; r < first_dim; ++r) {
-      parent[r] = r < shape[0] ? r * multiplier[0] : -1;
-    }
+    // The rows' positions are not materialized (FIRST_DIM_SIZE may be far
+    // larger than anything else): row r lands at r * multiplier[0] when
+    // r < shape[0].
+    std::vector<int64_t> parent;
+    int64_t parent_count = first_dim;
+    bool rows_level = true;
+    auto parent_at = [&](int64_t r) -> int64_t {
+      if (!rows_level) return parent[r];
+      return r < shape[0] ? r * multiplier[0] : -1;
+    };
     for (int level = 1; level <= ragged_rank_; ++level) {
       const Tensor& p = partition(level - 1 + first_level);
       const int64_t size = shape[level];
@@ -218,15 +224,15 @@ class RaggedTensorToTensorOp : public OpKernel {
                             "Row splits of level ", level, " address more "
                             "than the ", next_items, " items below them")));
         DFX_OP_REQUIRES(
-            ctx, p.NumElements() == static_cast<int64_t>(parent.size()) + 1,
+            ctx, p.NumElements() == parent_count + 1,
             absl::InvalidArgumentError(absl::StrCat(
-                "Row splits of level ", level, " must hold ", parent.size() + 1,
+                "Row splits of level ", level, " must hold ", parent_count + 1,
                 " values, got ", p.NumElements())));
-        for (size_t r = 0; r < parent.size(); ++r) {
+        for (int64_t r = 0; r < parent_count; ++r) {
           const int64_t length = IndexAt(p, r + 1) - IndexAt(p, r);
+          const int64_t base = parent_at(r);
           for (int64_t j = 0; j < length; ++j) {
-            child.push_back(parent[r] < 0 || j >= size ? -1
-                                                       : parent[r] + j * mult);
+            child.push_back(base < 0 || j >= size ? -1 : base + j * mult);
           }
         }
         DFX_OP_REQUIRES(
@@ -247,21 +253,23 @@ class RaggedTensorToTensorOp : public OpKernel {
             }
           } else {
             DFX_OP_REQUIRES(
-                ctx, row >= 0 && row < static_cast<int64_t>(parent.size()),
+                ctx, row >= 0 && row < parent_count,
                 absl::InvalidArgumentError(absl::StrCat(
                     "Got next_value_rowid=", row, " which is not less than ",
-                    parent.size())));
+                    parent_count)));
             column = 0;
             current = row;
-            index = parent[row];
+            index = parent_at(row);
             if (index >= 0 && size == 0) index = -1;
           }
           child.push_back(index);
         }
       }
       parent = std::move(child);
+      parent_count = static_cast<int64_t>(parent.size());
+      rows_level = false;
     }
-    const int64_t items = static_cast<int64_t>(parent.size());
+    const int64_t items = parent_count;
     DFX_OP_REQUIRES(ctx, items <= values.dim_size(0),
                     absl::InvalidArgumentError(absl::StrCat(
                         "The row partitions address ", items,
@@ -297,8 +305,9 @@ class RaggedTensorToTensorOp : public OpKernel {
         for (int64_t i = 0; i < total; ++i) o[i] = d[def_index[i % elem]];
       }
       for (int64_t i = 0; i < items; ++i) {
-        if (parent[i] < 0) continue;
-        std::copy_n(v + i * elem, elem, o + parent[i] * elem);
+        const int64_t at = parent_at(i);
+        if (at < 0) continue;
+        std::copy_n(v + i * elem, elem, o + at * elem);
       }
     });
     DFX_OP_REQUIRES(ctx, known,
@@ -364,9 +373,18 @@ class RaggedRangeOp : public OpKernel {
         if ((delta > T(0) && limit < start) || (delta < T(0) && limit > start)) {
           size = 0;
         } else if constexpr (std::is_integral_v<T>) {
-          const T span = limit > start ? T(limit - start) : T(start - limit);
-          const T step = delta > T(0) ? delta : T(-delta);
-          size = static_cast<int64_t>((span + step - 1) / step);
+          // In unsigned 64-bit arithmetic: no int overflow at the extremes.
+          const uint64_t span =
+              limit > start ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
+                            : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
+          const uint64_t step = delta > T(0)
+                                    ? static_cast<uint64_t>(delta)
+                                    : uint64_t{0} - static_cast<uint64_t>(delta);
+          const uint64_t count = span / step + (span % step != 0 ? 1 : 0);
+          DFX_OP_REQUIRES(ctx, count <= static_cast<uint64_t>(TensorShape::kMaxElements),
+                          absl::InvalidArgumentError(
+                              "The total range size overflowed"));
+          size = static_cast<int64_t>(count);
         } else {
           const double q = std::ceil(std::fabs(
               static_cast<double>(T((limit - start) / delta))));
@@ -406,7 +424,7 @@ class RaggedRangeOp : public OpKernel {
         const T delta = at(d, broadcast_deltas, r);
         for (int64_t j = 0; j < sizes[r]; ++j) {
           o[k++] = value;
-          value = T(value + delta);
+          if (j + 1 < sizes[r]) value = T(value + delta);  // no step past the end
         }
       }
     });

@@ -2,6 +2,7 @@
 // (kernels/sparse/ragged_ops.cc): strings, and every error path with
 // TensorFlow's messages (the "sparse" golden family checks the values).
 #include <cstdint>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,16 @@ TEST_CASE("RaggedTensorToTensor rejects bad partitions and shapes",
                                   "dimension."));
 }
 
+TEST_CASE("RaggedTensorToTensor takes a huge FIRST_DIM_SIZE of empty rows",
+          "[sparse]") {
+  NodeDef rowids = ToTensor(DT_FLOAT, {"FIRST_DIM_SIZE", "VALUE_ROWIDS"});
+  Tensor out = RunOne(rowids, {Tensor::Scalar<int64_t>(-1),
+                               MakeVector<float>({}), Tensor::Scalar<float>(0),
+                               Tensor::Scalar<int64_t>(int64_t{1} << 40),
+                               MakeVector<int64_t>({})});
+  REQUIRE(out.shape() == TensorShape({int64_t{1} << 40, 0}));
+}
+
 TEST_CASE("RaggedRange rejects zero deltas and mismatched lengths",
           "[sparse]") {
   NodeDef node = TestNodeBuilder("r", "RaggedRange", 3)
@@ -117,6 +128,13 @@ TEST_CASE("RaggedRange rejects zero deltas and mismatched lengths",
   REQUIRE_THAT(RunError(node, {MakeTensor<int32_t>({0}, TensorShape({1, 1})),
                                MakeVector<int32_t>({3}), MakeVector<int32_t>({1})}),
                StatusIs(kInvalid, "starts must be a scalar or vector"));
+  // The full int32 span, counted without overflow: 2^32 - 1 steps of 1.
+  REQUIRE_THAT(
+      RunKernel(node, {Tensor::Scalar<int32_t>(INT32_MIN),
+                       Tensor::Scalar<int32_t>(INT32_MAX),
+                       Tensor::Scalar<int32_t>(65536)})
+          .status(),
+      testing::IsOk());
   absl::StatusOr<std::vector<Tensor>> out = RunKernel(
       node, {Tensor::Scalar<int32_t>(10), MakeVector<int32_t>({0, 11}),
              Tensor::Scalar<int32_t>(-3)});
