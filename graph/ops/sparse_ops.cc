@@ -1,7 +1,7 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
-// SparseTensorDenseMatMul, SparseReshape and SparseFillEmptyRows (and its
-// gradient), the tf.Example parsers ParseExample and ParseSingleExample, and
+// SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
+// gradient), SparseAdd, the tf.Example parsers ParseExample and ParseSingleExample, and
 // the ragged RaggedTensorToTensor, RaggedRange and RaggedTensorToSparse, with
 // their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
 // import only what TensorFlow's reject, and leave unknown what depends on
@@ -23,6 +23,10 @@ constexpr char kRealTypes[] =
     "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
     "uint32, uint64}";
 constexpr char kFloatTypes[] = "{bfloat16, half, float, double}";
+constexpr char kNumberTypes[] =
+    "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
+    "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
+    "uint32, uint64}";
 
 // InvalidArgument when the rank of `shape` is known and below `rank`.
 absl::Status WithRankAtLeast(InferenceContext* c, const PartialShape& shape,
@@ -297,6 +301,29 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                       .Output("reverse_index_map: int64")
                       .Attr("T: type")
                       .SetShapeFn(SparseFillEmptyRowsShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseAdd")
+                      .Input("a_indices: int64")
+                      .Input("a_values: T")
+                      .Input("a_shape: int64")
+                      .Input("b_indices: int64")
+                      .Input("b_values: T")
+                      .Input("b_shape: int64")
+                      .Input("thresh: Treal")
+                      .Output("sum_indices: int64")
+                      .Output("sum_values: T")
+                      .Output("sum_shape: int64")
+                      .Attr(absl::StrCat("T: ", kNumberTypes))
+                      .Attr(absl::StrCat("Treal: ", kRealTypes))
+                      .SetShapeFn([](InferenceContext* c) {
+                        const PartialShape& a = c->input(0);
+                        DFX_RETURN_IF_ERROR(c->WithRank(a, 2));
+                        const int64_t rank = a.RankKnown() ? a.dims[1] : -1;
+                        c->set_output(0, PartialShape::Known({-1, rank}));
+                        c->set_output(1, PartialShape::Known({-1}));
+                        c->set_output(2, c->input(2));
+                        return absl::OkStatus();
+                      })));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseFillEmptyRowsGrad")
                       .Input("reverse_index_map: int64")

@@ -1,16 +1,18 @@
 // Kernels over SparseTensors held as (indices, values, dense_shape):
-// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows
-// and SparseFillEmptyRowsGrad. Checks and their messages follow
+// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
+// SparseFillEmptyRowsGrad and SparseAdd. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
 // of the entries), so results are bitwise TensorFlow's.
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -613,6 +615,163 @@ class SparseFillEmptyRowsGradOp : public OpKernel {
   }
 };
 
+// ---------------------------------------------------------------------------
+// SparseAdd
+
+// |v| in the real type R of T.
+template <typename T>
+auto Magnitude(const T& v) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return v;
+  } else {
+    return std::abs(v);
+  }
+}
+
+class SparseAddOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a_indices = ctx->input(0);
+    const Tensor& a_values = ctx->input(1);
+    const Tensor& a_shape = ctx->input(2);
+    const Tensor& b_indices = ctx->input(3);
+    const Tensor& b_values = ctx->input(4);
+    const Tensor& b_shape = ctx->input(5);
+    const Tensor& thresh = ctx->input(6);
+    DFX_OP_REQUIRES(ctx, a_indices.dims() == 2 && b_indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input indices should be matrices but received "
+                        "shapes: ",
+                        a_indices.shape().DebugString(), " and ",
+                        b_indices.shape().DebugString())));
+    const int64_t a_nnz = a_indices.dim_size(0);
+    const int64_t b_nnz = b_indices.dim_size(0);
+    const int64_t num_dims = a_indices.dim_size(1);
+    DFX_OP_REQUIRES(ctx, b_indices.dim_size(1) == num_dims,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input indices must have the same dimension, got ",
+                        num_dims, " and ", b_indices.dim_size(1))));
+    DFX_OP_REQUIRES(ctx, a_values.dims() == 1 && b_values.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input values should be vectors but received shapes: ",
+                        a_values.shape().DebugString(), " and ",
+                        b_values.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, a_values.dim_size(0) == a_nnz && b_values.dim_size(0) == b_nnz,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Expected ", a_nnz, " and ", b_nnz,
+            " non-empty input values, got ", a_values.dim_size(0), " and ",
+            b_values.dim_size(0))));
+    DFX_OP_REQUIRES(ctx, a_shape.dims() == 1 && b_shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input shapes should be a vector but received shapes ",
+                        a_shape.shape().DebugString(), " and ",
+                        b_shape.shape().DebugString())));
+    const int64_t* as = a_shape.data<int64_t>();
+    const int64_t* bs = b_shape.data<int64_t>();
+    std::vector<int64_t> av(as, as + a_shape.NumElements());
+    std::vector<int64_t> bv(bs, bs + b_shape.NumElements());
+    DFX_OP_REQUIRES(ctx, av.size() == bv.size(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Operands do not have the same ranks; got shapes: ",
+                        absl::StrJoin(av, " "), " and ",
+                        absl::StrJoin(bv, " "))));
+    for (size_t d = 0; d < av.size(); ++d) {
+      DFX_OP_REQUIRES(ctx, av[d] == bv[d],
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Operands' shapes do not match: got ", av[d],
+                          " and ", bv[d], " for dimension ", d)));
+    }
+    DFX_OP_REQUIRES(ctx, thresh.dims() == 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The magnitude threshold must be a scalar: got shape ",
+                        thresh.shape().DebugString())));
+
+    const int64_t* ai = a_indices.data<int64_t>();
+    const int64_t* bi = b_indices.data<int64_t>();
+    // Lexicographic order of a's entry i against b's entry j.
+    auto compare = [&](int64_t i, int64_t j) {
+      for (int64_t d = 0; d < num_dims; ++d) {
+        const int64_t x = ai[i * num_dims + d], y = bi[j * num_dims + d];
+        if (x != y) return x < y ? -1 : 1;
+      }
+      return 0;
+    };
+    bool known = false;
+    auto run = [&]<typename T, typename R>() {
+      known = true;
+      const T* a = a_values.data<T>();
+      const T* b = b_values.data<T>();
+      const R limit = thresh.data<R>()[0];
+      // (from a?, index) of each output entry, and its value. Entries on
+      // one side only are kept whatever their size; a sum is kept when
+      // |sum| >= thresh.
+      std::vector<std::pair<bool, int64_t>> from;
+      std::vector<T> values;
+      int64_t i = 0, j = 0;
+      while (i < a_nnz && j < b_nnz) {
+        const int c = compare(i, j);
+        if (c < 0) {
+          from.emplace_back(true, i);
+          values.push_back(a[i++]);
+        } else if (c > 0) {
+          from.emplace_back(false, j);
+          values.push_back(b[j++]);
+        } else {
+          const T sum = T(a[i] + b[j]);
+          if (limit <= Magnitude(sum)) {
+            from.emplace_back(true, i);
+            values.push_back(sum);
+          }
+          ++i;
+          ++j;
+        }
+      }
+      for (; i < a_nnz; ++i) {
+        from.emplace_back(true, i);
+        values.push_back(a[i]);
+      }
+      for (; j < b_nnz; ++j) {
+        from.emplace_back(false, j);
+        values.push_back(b[j]);
+      }
+      const int64_t n = static_cast<int64_t>(values.size());
+      Tensor* out_indices = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                                  0, TensorShape({n, num_dims}), &out_indices));
+      int64_t* oi = out_indices->data<int64_t>();
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t* src = (from[k].first ? ai : bi) + from[k].second * num_dims;
+        std::copy(src, src + num_dims, oi + k * num_dims);
+      }
+      Tensor* out_values = nullptr;
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(1, TensorShape({n}), &out_values));
+      std::copy(values.begin(), values.end(), out_values->data<T>());
+      ctx->set_output(2, a_shape);
+    };
+    switch (a_values.dtype()) {
+      case DT_FLOAT: run.template operator()<float, float>(); break;
+      case DT_DOUBLE: run.template operator()<double, double>(); break;
+      case DT_INT8: run.template operator()<int8_t, int8_t>(); break;
+      case DT_INT16: run.template operator()<int16_t, int16_t>(); break;
+      case DT_INT32: run.template operator()<int32_t, int32_t>(); break;
+      case DT_INT64: run.template operator()<int64_t, int64_t>(); break;
+      case DT_COMPLEX64:
+        run.template operator()<std::complex<float>, float>();
+        break;
+      case DT_COMPLEX128:
+        run.template operator()<std::complex<double>, double>();
+        break;
+      default: break;
+    }
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseAdd: unsupported dtype"));
+  }
+};
+
 }  // namespace
 
 void RegisterSparseTensorKernels(KernelRegistry* registry) {
@@ -635,6 +794,10 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
                                           DT_COMPLEX128})
                     .TypeConstraint("Tindices", index_types));
   RegisterKernel<SparseReshapeOp>(registry, KernelDefBuilder("SparseReshape"));
+  RegisterKernel<SparseAddOp>(
+      registry, KernelDefBuilder("SparseAdd").TypeConstraint(
+                    "T", {DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,
+                          DT_INT64, DT_COMPLEX64, DT_COMPLEX128}));
   RegisterKernel<SparseFillEmptyRowsOp>(
       registry,
       KernelDefBuilder("SparseFillEmptyRows").TypeConstraint("T", dense_types));

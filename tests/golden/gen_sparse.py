@@ -6,7 +6,8 @@ over every dtype TensorFlow's CPU kernels take, short and long segments
 and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
 run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
-(with the embedding lookups Keras and feature columns build from them); and
+(with the embedding lookups Keras and feature columns build from them),
+SparseAdd; and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
 tf.data map; and ragged tensors (RaggedTensorToTensor with ROW_SPLITS and
@@ -524,11 +525,51 @@ def ragged_cases():
     case(FAMILY, "ragged_to_sparse", to_sparse, **EXACT)
 
 
+def sparse_add_cases():
+    def build():
+        outs = []
+        a_ind = tf.constant([[0, 1], [1, 0], [1, 2], [3, 3]], tf.int64)
+        b_ind = tf.constant([[0, 0], [0, 1], [1, 2], [2, 1], [3, 3]],
+                            tf.int64)
+        shape = tf.constant([4, 4], tf.int64)
+        for dt, av, bv in (
+                (tf.float32, [1.0, 2.0, 0.25, -1.5], [4.0, -1.0, -0.125, 3.0,
+                                                      1.0]),
+                (tf.float64, [1.0, 2.0, 0.25, -1.5], [4.0, -1.0, -0.125, 3.0,
+                                                      1.0]),
+                (tf.int32, [1, 2, 3, -4], [5, -1, -2, 7, 4]),
+                (tf.int64, [1, 2, 3, -4], [5, -1, -2, 7, 4])):
+            for th in (0, 1):
+                out = tf.raw_ops.SparseAdd(
+                    a_indices=a_ind, a_values=tf.constant(av, dt),
+                    a_shape=shape, b_indices=b_ind,
+                    b_values=tf.constant(bv, dt), b_shape=shape,
+                    thresh=tf.constant(th, dt))
+                outs += list(out)
+        # tf.sparse.add of two SparseTensors, as graphs build it.
+        sa = tf.sparse.SparseTensor([[0, 0], [2, 1]], [1.0, 2.0], [3, 2])
+        sb = tf.sparse.SparseTensor([[1, 1], [2, 1]], [5.0, -2.0], [3, 2])
+        s = tf.sparse.add(sa, sb, threshold=0.5)
+        outs += [s.indices, s.values, s.dense_shape]
+        return outs, {}
+    case(FAMILY, "sparse_add", build, **EXACT)
+
+    def err():
+        return list(tf.raw_ops.SparseAdd(
+            a_indices=tf.constant([[0, 1]], tf.int64),
+            a_values=tf.constant([1.0]), a_shape=tf.constant([2, 2], tf.int64),
+            b_indices=tf.constant([[0, 1]], tf.int64),
+            b_values=tf.constant([1.0]), b_shape=tf.constant([2, 3], tf.int64),
+            thresh=tf.constant(0.0))), {}
+    case(FAMILY, "sparse_add_error_shapes", err)
+
+
 def main():
     segment_cases()
     sparse_to_dense_cases()
     sparse_matmul_cases()
     reshape_fill_cases()
+    sparse_add_cases()
     parse_cases()
     ragged_cases()
 

@@ -261,5 +261,56 @@ TEST_CASE("SparseFillEmptyRows and its gradient reject bad inputs",
                StatusIs(kInvalid, "grad_values must be a vector, saw: [1,3]"));
 }
 
+NodeDef Add(DataType t, DataType treal) {
+  return TestNodeBuilder("a", "SparseAdd", 7)
+      .Attr("T", t)
+      .Attr("Treal", treal)
+      .Build();
+}
+
+TEST_CASE("SparseAdd merges entries and drops small complex sums", "[sparse]") {
+  using C = std::complex<float>;
+  const Tensor shape = MakeVector<int64_t>({4});
+  absl::StatusOr<std::vector<Tensor>> out = RunKernel(
+      Add(DT_COMPLEX64, DT_FLOAT),
+      {I64({0, 2}, TensorShape({2, 1})), MakeVector<C>({C(1, 1), C(3, 4)}),
+       shape, I64({2, 3}, TensorShape({2, 1})),
+       MakeVector<C>({C(-3, -3.5f), C(0, 0.25f)}), shape,
+       Tensor::Scalar<float>(0.6f)});
+  REQUIRE(out.ok());
+  // |(3+4i) + (-3-3.5i)| = 0.5 < 0.6: dropped. One-sided entries stay.
+  REQUIRE(Values<int64_t>((*out)[0]) == std::vector<int64_t>({0, 3}));
+  REQUIRE(Values<C>((*out)[1]) == std::vector<C>({C(1, 1), C(0, 0.25f)}));
+  REQUIRE(Values<int64_t>((*out)[2]) == std::vector<int64_t>({4}));
+}
+
+TEST_CASE("SparseAdd rejects mismatched operands as TensorFlow", "[sparse]") {
+  const NodeDef node = Add(DT_FLOAT, DT_FLOAT);
+  const Tensor ind = I64({0, 1}, TensorShape({1, 2}));
+  const Tensor v = MakeVector<float>({1});
+  const Tensor shape = MakeVector<int64_t>({2, 2});
+  const Tensor th = Tensor::Scalar<float>(0);
+  REQUIRE_THAT(RunError(node, {ind, v, shape, ind, v,
+                               MakeVector<int64_t>({2, 3}), th}),
+               StatusIs(kInvalid, "Operands' shapes do not match: got 2 and 3 "
+                                  "for dimension 1"));
+  REQUIRE_THAT(RunError(node, {ind, v, shape, I64({0, 1, 0}, TensorShape({1, 3})),
+                               v, MakeVector<int64_t>({2, 2, 2}), th}),
+               StatusIs(kInvalid, "Input indices must have the same dimension, "
+                                  "got 2 and 3"));
+  REQUIRE_THAT(RunError(node, {MakeVector<int64_t>({0, 1}), v, shape, ind, v,
+                               shape, th}),
+               StatusIs(kInvalid, "Input indices should be matrices but "
+                                  "received shapes: [2] and [1,2]"));
+  REQUIRE_THAT(RunError(node, {ind, MakeVector<float>({1, 2}), shape, ind, v,
+                               shape, th}),
+               StatusIs(kInvalid, "Expected 1 and 1 non-empty input values, "
+                                  "got 2 and 1"));
+  REQUIRE_THAT(RunError(node, {ind, v, shape, ind, v, shape,
+                               MakeVector<float>({0})}),
+               StatusIs(kInvalid, "The magnitude threshold must be a scalar: "
+                                  "got shape [1]"));
+}
+
 }  // namespace
 }  // namespace dfx
