@@ -4,6 +4,7 @@
 // semantics and every error path.
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,56 @@ TEST_CASE("SparseSegment GradV2 gives one row per distinct index", "[sparse]") {
                    .status(),
                testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                  "Index 9 out of range [0, 9)."));
+}
+
+}  // namespace
+}  // namespace dfx
+
+namespace dfx {
+namespace {
+
+TEST_CASE("Large sparse segment sums and gradients match a plain loop",
+          "[sparse]") {
+  // Enough segments and columns for the intra-op pool to split the work.
+  std::mt19937 gen(5);
+  const int64_t rows = 1000, n = 120000, segments = 50000;
+  std::vector<int32_t> data(rows * 2), idx(n), seg(n);
+  for (auto& v : data) v = static_cast<int32_t>(gen() % 100) - 50;
+  for (int64_t i = 0; i < n; ++i) {
+    idx[i] = static_cast<int32_t>(gen() % rows);
+    seg[i] = static_cast<int32_t>(i * segments / n);
+  }
+  Tensor out = testing::RunOne(
+      Segment("SparseSegmentSum", DT_INT32, 3),
+      {Tensor::FromVector<int32_t>(data, TensorShape({rows, 2})),
+       Tensor::FromVector<int32_t>(idx, TensorShape({n})),
+       Tensor::FromVector<int32_t>(seg, TensorShape({n}))});
+  std::vector<int32_t> want(segments * 2, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    want[seg[i] * 2] += data[idx[i] * 2];
+    want[seg[i] * 2 + 1] += data[idx[i] * 2 + 1];
+  }
+  REQUIRE(testing::Values<int32_t>(out) == want);
+
+  // The gradient with wide rows (split over columns): every output row is
+  // the sum of its gradient rows, exact in small integers.
+  const int64_t cols = 40000, grad_rows = 4, m = 3;
+  std::vector<float> grad(grad_rows * cols);
+  for (auto& v : grad) v = static_cast<float>(gen() % 17);
+  std::vector<int32_t> gidx = {0, 2, 2, 1, 0}, gseg = {0, 0, 1, 2, 3};
+  Tensor g = testing::RunOne(
+      Segment("SparseSegmentSumGrad", DT_FLOAT, 4),
+      {Tensor::FromVector<float>(grad, TensorShape({grad_rows, cols})),
+       Tensor::FromVector<int32_t>(gidx, TensorShape({5})),
+       Tensor::FromVector<int32_t>(gseg, TensorShape({5})),
+       Tensor::Scalar<int32_t>(static_cast<int32_t>(m))});
+  std::vector<float> gwant(m * cols, 0.0f);
+  for (int i = 0; i < 5; ++i) {
+    for (int64_t c = 0; c < cols; ++c) {
+      gwant[gidx[i] * cols + c] += grad[gseg[i] * cols + c];
+    }
+  }
+  REQUIRE(testing::Values<float>(g) == gwant);
 }
 
 }  // namespace

@@ -261,6 +261,27 @@ TEST_CASE("SparseFillEmptyRows and its gradient reject bad inputs",
                StatusIs(kInvalid, "grad_values must be a vector, saw: [1,3]"));
 }
 
+TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
+  // 40000 output columns: split over the intra-op pool.
+  const int64_t k = 3, n = 40000;
+  std::vector<int32_t> b(k * n);
+  for (int64_t i = 0; i < k * n; ++i) b[i] = static_cast<int32_t>(i % 23) - 11;
+  Tensor out = RunOne(
+      TestNodeBuilder("m", "SparseTensorDenseMatMul", 4)
+          .Attr("T", DT_INT32)
+          .Attr("Tindices", DT_INT32)
+          .Build(),
+      {MakeTensor<int32_t>({0, 2, 1, 0, 0, 0, 0, 2}, TensorShape({4, 2})),
+       MakeVector<int32_t>({2, -1, 3, 5}), MakeVector<int64_t>({2, k}),
+       Tensor::FromVector<int32_t>(b, TensorShape({k, n}))});
+  std::vector<int32_t> want(2 * n, 0);
+  for (int64_t c = 0; c < n; ++c) {
+    want[c] = 2 * b[2 * n + c] + 3 * b[c] + 5 * b[2 * n + c];
+    want[n + c] = -1 * b[c];
+  }
+  REQUIRE(Values<int32_t>(out) == want);
+}
+
 NodeDef Add(DataType t, DataType treal) {
   return TestNodeBuilder("a", "SparseAdd", 7)
       .Attr("T", t)
