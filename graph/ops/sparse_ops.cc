@@ -1,7 +1,7 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
-// gradient), SparseAdd, the tf.Example parsers ParseExample and ParseSingleExample, and
+// gradient), SparseReorder, SparseAdd, the tf.Example parsers ParseExample and ParseSingleExample, and
 // the ragged RaggedTensorToTensor, RaggedRange and RaggedTensorToSparse, with
 // their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
 // import only what TensorFlow's reject, and leave unknown what depends on
@@ -301,6 +301,22 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                       .Output("reverse_index_map: int64")
                       .Attr("T: type")
                       .SetShapeFn(SparseFillEmptyRowsShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseReorder")
+                      .Input("input_indices: int64")
+                      .Input("input_values: T")
+                      .Input("input_shape: int64")
+                      .Output("output_indices: int64")
+                      .Output("output_values: T")
+                      .Attr("T: type")
+                      .SetShapeFn([](InferenceContext* c) {
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+                        c->set_output(0, c->input(0));
+                        c->set_output(1, c->input(1));
+                        return absl::OkStatus();
+                      })));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseAdd")
                       .Input("a_indices: int64")

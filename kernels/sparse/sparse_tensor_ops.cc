@@ -1,6 +1,6 @@
 // Kernels over SparseTensors held as (indices, values, dense_shape):
 // SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
-// SparseFillEmptyRowsGrad and SparseAdd. Checks and their messages follow
+// SparseFillEmptyRowsGrad, SparseReorder and SparseAdd. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
@@ -616,6 +616,71 @@ class SparseFillEmptyRowsGradOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// SparseReorder
+
+class SparseReorderOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    // TensorFlow's SparseTensor::Create checks; indices are not bounds
+    // checked (TensorFlow sorts out-of-range ones too).
+    DFX_OP_REQUIRES(ctx, indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Sparse indices must be rank 2 but is rank ",
+                        indices.dims())));
+    DFX_OP_REQUIRES(ctx, values.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Sparse values must be rank 1 but is rank ",
+                        values.dims())));
+    DFX_OP_REQUIRES(ctx, shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Sparse shape must be rank 1 but is rank ",
+                        shape.dims())));
+    const int64_t n = indices.dim_size(0);
+    const int64_t rank = indices.dim_size(1);
+    DFX_OP_REQUIRES(ctx, n == values.dim_size(0),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Number of elements in indices (", n,
+                        ") and values (", values.dim_size(0),
+                        ") do not match")));
+    DFX_OP_REQUIRES(ctx, rank == shape.dim_size(0),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Index rank (", rank, ") and shape rank (",
+                        shape.dim_size(0), ") do not match")));
+    const int64_t* in = indices.data<int64_t>();
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    // Row-major order; equal indices keep their input order.
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      return std::lexicographical_compare(in + x * rank, in + (x + 1) * rank,
+                                          in + y * rank, in + (y + 1) * rank);
+    });
+    Tensor* out_indices = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, indices.shape(), &out_indices));
+    Tensor* out_values = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(1, values.shape(), &out_values));
+    int64_t* oi = out_indices->data<int64_t>();
+    for (int64_t k = 0; k < n; ++k) {
+      std::copy(in + order[k] * rank, in + (order[k] + 1) * rank, oi + k * rank);
+    }
+    const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+      const E* v = Elements<E>(values);
+      E* o = Elements<E>(out_values);
+      for (int64_t k = 0; k < n; ++k) o[k] = v[order[k]];
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseReorder: unsupported dtype"));
+  }
+};
+
+// ---------------------------------------------------------------------------
 // SparseAdd
 
 // |v| in the real type R of T.
@@ -794,6 +859,7 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
                                           DT_COMPLEX128})
                     .TypeConstraint("Tindices", index_types));
   RegisterKernel<SparseReshapeOp>(registry, KernelDefBuilder("SparseReshape"));
+  RegisterKernel<SparseReorderOp>(registry, KernelDefBuilder("SparseReorder"));
   RegisterKernel<SparseAddOp>(
       registry, KernelDefBuilder("SparseAdd").TypeConstraint(
                     "T", {DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,

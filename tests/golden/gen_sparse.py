@@ -7,7 +7,7 @@ and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
 run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
-SparseAdd; and
+SparseAdd, SparseReorder; and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
 tf.data map; and ragged tensors (RaggedTensorToTensor with ROW_SPLITS and
@@ -553,6 +553,22 @@ def sparse_add_cases():
         outs += [s.indices, s.values, s.dense_shape]
         return outs, {}
     case(FAMILY, "sparse_add", build, **EXACT)
+
+    def reorder():
+        outs = []
+        for dt in (tf.float32, tf.int64, tf.bool):
+            vals = tf.cast(tf.constant([1, 2, 3, 4, 0]), dt)
+            out = tf.raw_ops.SparseReorder(
+                input_indices=tf.constant([[1, 0, 2], [0, 2, 0], [1, 0, 1],
+                                           [0, 1, 1], [0, 0, 3]], tf.int64),
+                input_values=vals, input_shape=tf.constant([2, 3, 4],
+                                                           tf.int64))
+            outs += list(out)
+        s = tf.sparse.reorder(tf.sparse.SparseTensor(
+            [[2, 1], [0, 3], [1, 1]], [1.5, 2.5, 3.5], [3, 4]))
+        outs += [s.indices, s.values, s.dense_shape]
+        return outs, {}
+    case(FAMILY, "sparse_reorder", reorder, **EXACT)
 
     def err():
         return list(tf.raw_ops.SparseAdd(

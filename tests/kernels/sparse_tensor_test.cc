@@ -261,6 +261,38 @@ TEST_CASE("SparseFillEmptyRows and its gradient reject bad inputs",
                StatusIs(kInvalid, "grad_values must be a vector, saw: [1,3]"));
 }
 
+TEST_CASE("SparseReorder sorts string entries and checks its operands",
+          "[sparse]") {
+  NodeDef node =
+      TestNodeBuilder("r", "SparseReorder", 3).Attr("T", DT_STRING).Build();
+  Tensor values(DT_STRING, TensorShape({3}));
+  values.data<std::string>()[0] = "c";
+  values.data<std::string>()[1] = "a";
+  values.data<std::string>()[2] = "b";
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunKernel(node, {I64({1, 0, 0, 0, 0, 1}, TensorShape({3, 2})), values,
+                       MakeVector<int64_t>({2, 2})});
+  REQUIRE(out.ok());
+  REQUIRE(Values<int64_t>((*out)[0]) ==
+          std::vector<int64_t>({0, 0, 0, 1, 1, 0}));
+  REQUIRE(Values<std::string>((*out)[1]) ==
+          std::vector<std::string>({"a", "b", "c"}));
+  REQUIRE_THAT(RunKernel(node, {I64({1, 0}, TensorShape({1, 2})), values,
+                                MakeVector<int64_t>({2, 2})})
+                   .status(),
+               StatusIs(kInvalid, "Number of elements in indices (1) and "
+                                  "values (3) do not match"));
+  REQUIRE_THAT(RunKernel(node, {I64({1, 0, 0, 0, 0, 1}, TensorShape({3, 2})),
+                                values, MakeVector<int64_t>({2, 2, 2})})
+                   .status(),
+               StatusIs(kInvalid, "Index rank (2) and shape rank (3) do not "
+                                  "match"));
+  REQUIRE_THAT(RunKernel(node, {MakeVector<int64_t>({1, 0, 0}), values,
+                                MakeVector<int64_t>({2})})
+                   .status(),
+               StatusIs(kInvalid, "Sparse indices must be rank 2 but is rank 1"));
+}
+
 TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
   // 40000 output columns: split over the intra-op pool.
   const int64_t k = 3, n = 40000;
