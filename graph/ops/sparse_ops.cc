@@ -1,7 +1,7 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
-// gradient), SparseReorder, SparseAdd, the tf.Example parsers ParseExample and ParseSingleExample, and
+// gradient), SparseReorder, SparseAdd, SparseCross, the tf.Example parsers ParseExample and ParseSingleExample, and
 // the ragged RaggedTensorToTensor, RaggedRange and RaggedTensorToSparse, with
 // their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
 // import only what TensorFlow's reject, and leave unknown what depends on
@@ -301,6 +301,29 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                       .Output("reverse_index_map: int64")
                       .Attr("T: type")
                       .SetShapeFn(SparseFillEmptyRowsShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseCross")
+                      .Input("indices: N * int64")
+                      .Input("values: sparse_types")
+                      .Input("shapes: N * int64")
+                      .Input("dense_inputs: dense_types")
+                      .Output("output_indices: int64")
+                      .Output("output_values: out_type")
+                      .Output("output_shape: int64")
+                      .Attr("N: int >= 0")
+                      .Attr("hashed_output: bool")
+                      .Attr("num_buckets: int >= 0")
+                      .Attr("hash_key: int")
+                      .Attr("sparse_types: list({int64, string}) >= 0")
+                      .Attr("dense_types: list({int64, string}) >= 0")
+                      .Attr("out_type: {int64, string}")
+                      .Attr("internal_type: {int64, string}")
+                      .SetShapeFn([](InferenceContext* c) {
+                        c->set_output(0, PartialShape::Known({-1, 2}));
+                        c->set_output(1, PartialShape::Known({-1}));
+                        c->set_output(2, PartialShape::Known({2}));
+                        return absl::OkStatus();
+                      })));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseReorder")
                       .Input("input_indices: int64")

@@ -9,6 +9,7 @@ void RegisterSparseKernels(KernelRegistry* registry) {
   sparse_internal::RegisterSparseTensorKernels(registry);
   sparse_internal::RegisterParseExampleKernels(registry);
   sparse_internal::RegisterRaggedKernels(registry);
+  sparse_internal::RegisterSparseCrossKernels(registry);
 }
 
 }  // namespace dfx

@@ -22,6 +22,7 @@ void RegisterSparseSegmentKernels(KernelRegistry* registry);
 void RegisterSparseTensorKernels(KernelRegistry* registry);
 void RegisterParseExampleKernels(KernelRegistry* registry);
 void RegisterRaggedKernels(KernelRegistry* registry);
+void RegisterSparseCrossKernels(KernelRegistry* registry);
 
 // Calls fn.template operator()<T>() with the C++ type of `dtype` when it is
 // bfloat16, half, float or double; false otherwise.

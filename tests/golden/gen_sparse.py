@@ -7,7 +7,8 @@ and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
 run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
-SparseAdd, SparseReorder; and
+SparseAdd, SparseReorder, SparseCross (hashed, as crossed feature columns
+use it); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
 tf.data map; and ragged tensors (RaggedTensorToTensor with ROW_SPLITS and
@@ -569,6 +570,47 @@ def sparse_add_cases():
         outs += [s.indices, s.values, s.dense_shape]
         return outs, {}
     case(FAMILY, "sparse_reorder", reorder, **EXACT)
+
+    # SparseCross as crossed feature columns build it: hashed crosses of
+    # string and int64 sparse columns and a dense column (ids fetched; the
+    # string cross is checked by unit tests).
+    def cross():
+        words = tf.sparse.SparseTensor(
+            [[0, 0], [0, 1], [2, 0], [3, 0]],
+            tf.constant(["cat", "a longer token of more than sixty-four bytes"
+                         " to take FarmHash's long path, really", "dog",
+                         "x"]), [4, 2])
+        ids = tf.sparse.SparseTensor([[0, 0], [1, 0], [2, 0], [2, 1]],
+                                     tf.constant([3, 7, -1, 12], tf.int64),
+                                     [4, 2])
+        dense = tf.constant([[5, 6], [7, 8], [9, 10], [11, 12]], tf.int64)
+        outs = []
+        for buckets, key in ((0, 0), (100, 0), (1000, 12345)):
+            out = tf.raw_ops.SparseCross(
+                indices=[words.indices, ids.indices],
+                values=[words.values, ids.values],
+                shapes=[words.dense_shape, ids.dense_shape],
+                dense_inputs=[dense], hashed_output=True,
+                num_buckets=buckets, hash_key=key, out_type=tf.int64,
+                internal_type=tf.int64)
+            outs += list(out)
+        return outs, {}
+    case(FAMILY, "sparse_cross_hashed", cross, **EXACT)
+
+    def feature_column_cross():
+        ser = tf.constant([
+            example(ids=[3, 1], tok=[b"red", b"blue"]),
+            example(ids=[9], tok=[b"green"]),
+            example(ids=[4], tok=[b"red"]),
+        ])
+        ids = tf.feature_column.categorical_column_with_identity("ids", 10)
+        crossed = tf.feature_column.crossed_column([ids, "tok"], 50)
+        ind = tf.feature_column.indicator_column(crossed)
+        feats = tf1.io.parse_example(
+            ser, tf.feature_column.make_parse_example_spec([ind]))
+        return tf1.feature_column.input_layer(feats, [ind]), {}
+    case(FAMILY, "feature_column_crossed_indicator", feature_column_cross,
+         **EXACT)
 
     def err():
         return list(tf.raw_ops.SparseAdd(
