@@ -1,11 +1,12 @@
 // Sparse-tensor ops: the sparse segment reductions (SparseSegmentSum, Mean,
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
-// gradient), SparseReorder, SparseAdd, SparseCross, the tf.Example parsers ParseExample and ParseSingleExample, and
-// the ragged RaggedTensorToTensor, RaggedRange and RaggedTensorToSparse, with
-// their shape functions. Signatures follow TensorFlow 2.21; shape functions reject at
-// import only what TensorFlow's reject, and leave unknown what depends on
-// values not known then.
+// gradient), SparseReorder, SparseSlice, SparseConcat, SparseSplit,
+// SparseAdd, SparseCross; the tf.Example parsers ParseExample and
+// ParseSingleExample; and the ragged RaggedTensorToTensor, RaggedRange and
+// RaggedTensorToSparse; with their shape functions. Signatures follow
+// TensorFlow 2.21; shape functions reject at import only what TensorFlow's
+// reject, and leave unknown what depends on values not known then.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -322,6 +323,64 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                         c->set_output(0, PartialShape::Known({-1, 2}));
                         c->set_output(1, PartialShape::Known({-1}));
                         c->set_output(2, PartialShape::Known({2}));
+                        return absl::OkStatus();
+                      })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseSlice")
+                      .Input("indices: int64")
+                      .Input("values: T")
+                      .Input("shape: int64")
+                      .Input("start: int64")
+                      .Input("size: int64")
+                      .Output("output_indices: int64")
+                      .Output("output_values: T")
+                      .Output("output_shape: int64")
+                      .Attr("T: type")
+                      .SetShapeFn([](InferenceContext* c) {
+                        const int64_t rank = VectorLength(c->input(2));
+                        c->set_output(0, PartialShape::Known({-1, rank}));
+                        c->set_output(1, PartialShape::Known({-1}));
+                        c->set_output(2, PartialShape::Known({rank}));
+                        return absl::OkStatus();
+                      })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseConcat")
+                      .Input("indices: N * int64")
+                      .Input("values: N * T")
+                      .Input("shapes: N * int64")
+                      .Output("output_indices: int64")
+                      .Output("output_values: T")
+                      .Output("output_shape: int64")
+                      .Attr("concat_dim: int")
+                      .Attr("N: int >= 2")
+                      .Attr("T: type")
+                      .SetShapeFn([](InferenceContext* c) {
+                        const int64_t rank =
+                            VectorLength(c->input(c->num_inputs() - 1));
+                        c->set_output(0, PartialShape::Known({-1, rank}));
+                        c->set_output(1, PartialShape::Known({-1}));
+                        c->set_output(2, PartialShape::Known({rank}));
+                        return absl::OkStatus();
+                      })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseSplit")
+                      .Input("split_dim: int64")
+                      .Input("indices: int64")
+                      .Input("values: T")
+                      .Input("shape: int64")
+                      .Output("output_indices: num_split * int64")
+                      .Output("output_values: num_split * T")
+                      .Output("output_shape: num_split * int64")
+                      .Attr("num_split: int >= 1")
+                      .Attr("T: type")
+                      .SetShapeFn([](InferenceContext* c) {
+                        const int n = c->num_outputs() / 3;
+                        const int64_t rank = VectorLength(c->input(3));
+                        for (int p = 0; p < n; ++p) {
+                          c->set_output(p, PartialShape::Known({-1, rank}));
+                          c->set_output(n + p, PartialShape::Known({-1}));
+                          c->set_output(2 * n + p, PartialShape::Known({rank}));
+                        }
                         return absl::OkStatus();
                       })));
   DFX_RETURN_IF_ERROR(

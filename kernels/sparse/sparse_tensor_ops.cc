@@ -1,6 +1,7 @@
 // Kernels over SparseTensors held as (indices, values, dense_shape):
 // SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
-// SparseFillEmptyRowsGrad, SparseReorder and SparseAdd. Checks and their messages follow
+// SparseFillEmptyRowsGrad, SparseReorder, SparseSlice, SparseConcat,
+// SparseSplit and SparseAdd. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
@@ -681,6 +682,305 @@ class SparseReorderOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// SparseSlice, SparseConcat and SparseSplit
+
+// TensorFlow's SparseTensor::Create checks of one (indices, values, shape).
+absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
+                               const Tensor& shape) {
+  if (indices.dims() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Sparse indices must be rank 2 but is rank ", indices.dims()));
+  }
+  if (values.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Sparse values must be rank 1 but is rank ", values.dims()));
+  }
+  if (shape.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Sparse shape must be rank 1 but is rank ", shape.dims()));
+  }
+  if (indices.dim_size(0) != values.dim_size(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Number of elements in indices (", indices.dim_size(0),
+        ") and values (", values.dim_size(0), ") do not match"));
+  }
+  if (indices.dim_size(1) != shape.dim_size(0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Index rank (", indices.dim_size(1), ") and shape rank (",
+                     shape.dim_size(0), ") do not match"));
+  }
+  return absl::OkStatus();
+}
+
+class SparseSliceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    const Tensor& start = ctx->input(3);
+    const Tensor& size = ctx->input(4);
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(indices, values, shape));
+    const int64_t rank = shape.NumElements();
+    for (const auto& [t, what] : {std::pair<const Tensor*, const char*>{&start, "start"},
+                                  {&size, "size"}}) {
+      DFX_OP_REQUIRES(ctx, t->dims() == 1,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Input ", what, " should be a vector but received "
+                          "shape ",
+                          t->shape().DebugString())));
+      DFX_OP_REQUIRES(ctx, t->NumElements() == rank,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Expected ", what, " to be a vector of length ",
+                          rank, " but got length ", t->NumElements())));
+    }
+    const int64_t* st = start.data<int64_t>();
+    const int64_t* sz = size.data<int64_t>();
+    const int64_t* dims = shape.data<int64_t>();
+    std::vector<int64_t> out_dims(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) {
+      DFX_OP_REQUIRES(ctx, sz[d] >= 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Expected a non-negative size, got ", sz[d])));
+      DFX_OP_REQUIRES(ctx, dims[d] >= 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Expected shape dimensions to be non-negative, got ",
+                          dims[d])));
+      // The slice is cut to the shape; an empty one has size 0.
+      const int64_t end = st[d] > dims[d] - sz[d] ? dims[d] : st[d] + sz[d];
+      out_dims[d] = std::max<int64_t>(end - st[d], 0);
+    }
+    const int64_t n = indices.dim_size(0);
+    const int64_t* in = indices.data<int64_t>();
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < n; ++i) {
+      bool inside = true;
+      for (int64_t d = 0; d < rank && inside; ++d) {
+        const int64_t v = in[i * rank + d];
+        inside = v >= st[d] && v - st[d] < sz[d];
+      }
+      if (inside) kept.push_back(i);
+    }
+    const int64_t m = static_cast<int64_t>(kept.size());
+    Tensor* out_indices = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, TensorShape({m, rank}), &out_indices));
+    Tensor* out_values = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(1, TensorShape({m}), &out_values));
+    int64_t* oi = out_indices->data<int64_t>();
+    for (int64_t k = 0; k < m; ++k) {
+      for (int64_t d = 0; d < rank; ++d) {
+        oi[k * rank + d] = in[kept[k] * rank + d] - st[d];
+      }
+    }
+    const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+      const E* v = Elements<E>(values);
+      E* o = Elements<E>(out_values);
+      for (int64_t k = 0; k < m; ++k) o[k] = v[kept[k]];
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseSlice: unsupported dtype"));
+    ctx->set_output(2, Tensor::FromVector<int64_t>(out_dims));
+  }
+};
+
+class SparseConcatOp : public OpKernel {
+ public:
+  explicit SparseConcatOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("concat_dim", &concat_dim_));
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("N", &n_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const int64_t n = n_;
+    auto indices = [&](int64_t i) -> const Tensor& { return ctx->input(i); };
+    auto values = [&](int64_t i) -> const Tensor& { return ctx->input(n + i); };
+    auto shape = [&](int64_t i) -> const Tensor& {
+      return ctx->input(2 * n + i);
+    };
+    for (int64_t i = 0; i < n; ++i) {
+      DFX_OP_REQUIRES(ctx, indices(i).dims() == 2,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Input indices should be a matrix but received "
+                          "shape ",
+                          indices(i).shape().DebugString(), " at position ",
+                          i)));
+      DFX_OP_REQUIRES(ctx, values(i).dims() == 1,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Input values should be a vector but received shape ",
+                          values(i).shape().DebugString(), " at position ",
+                          i)));
+      DFX_OP_REQUIRES(ctx, shape(i).dims() == 1,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Input shapes should be a vector but received shape ",
+                          shape(i).shape().DebugString(), " at position ",
+                          i)));
+    }
+    const int64_t rank = shape(0).NumElements();
+    DFX_OP_REQUIRES(ctx, concat_dim_ >= -rank && concat_dim_ < rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Concat dimension must be in range [", -rank, ", ",
+                        rank, "), got ", concat_dim_)));
+    const int64_t cd = concat_dim_ < 0 ? concat_dim_ + rank : concat_dim_;
+    const int64_t* dims0 = shape(0).data<int64_t>();
+    for (int64_t i = 1; i < n; ++i) {
+      DFX_OP_REQUIRES(ctx, shape(i).NumElements() == rank,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Ranks of all input tensors must match: expected ",
+                          rank, " but got ", shape(i).NumElements(),
+                          " at position ", i)));
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t got = shape(i).data<int64_t>()[d];
+        DFX_OP_REQUIRES(ctx, d == cd || got == dims0[d],
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "Input shapes must match: expected ", dims0[d],
+                            " for dimension ", d, " but got ", got,
+                            " at position ", i)));
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      DFX_OP_REQUIRES_OK(ctx,
+                         CheckSparseTensor(indices(i), values(i), shape(i)));
+    }
+    // Entries with their inputs' offsets along concat_dim, then sorted
+    // row-major as TensorFlow's final Reorder leaves them.
+    std::vector<int64_t> all;  // flat indices, rank per entry
+    std::vector<std::pair<int64_t, int64_t>> source;  // (input, entry)
+    std::vector<int64_t> out_dims(dims0, dims0 + rank);
+    out_dims[cd] = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t* in = indices(i).data<int64_t>();
+      for (int64_t e = 0; e < indices(i).dim_size(0); ++e) {
+        for (int64_t d = 0; d < rank; ++d) {
+          all.push_back(in[e * rank + d] + (d == cd ? out_dims[cd] : 0));
+        }
+        source.emplace_back(i, e);
+      }
+      out_dims[cd] += shape(i).data<int64_t>()[cd];
+    }
+    const int64_t total = static_cast<int64_t>(source.size());
+    std::vector<int64_t> order(static_cast<size_t>(total));
+    for (int64_t k = 0; k < total; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      return std::lexicographical_compare(
+          all.begin() + x * rank, all.begin() + (x + 1) * rank,
+          all.begin() + y * rank, all.begin() + (y + 1) * rank);
+    });
+    Tensor* out_indices = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({total, rank}),
+                                                 &out_indices));
+    Tensor* out_values = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(1, TensorShape({total}), &out_values));
+    int64_t* oi = out_indices->data<int64_t>();
+    for (int64_t k = 0; k < total; ++k) {
+      std::copy(all.begin() + order[k] * rank,
+                all.begin() + (order[k] + 1) * rank, oi + k * rank);
+    }
+    const bool known = VisitCopyType(out_values->dtype(), [&]<typename E>() {
+      E* o = Elements<E>(out_values);
+      for (int64_t k = 0; k < total; ++k) {
+        const auto& [input, entry] = source[order[k]];
+        o[k] = Elements<E>(values(input))[entry];
+      }
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseConcat: unsupported dtype"));
+    ctx->set_output(2, Tensor::FromVector<int64_t>(out_dims));
+  }
+
+ private:
+  int64_t concat_dim_ = 0;
+  int64_t n_ = 0;
+};
+
+class SparseSplitOp : public OpKernel {
+ public:
+  explicit SparseSplitOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("num_split", &num_split_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& axis_t = ctx->input(0);
+    const Tensor& indices = ctx->input(1);
+    const Tensor& values = ctx->input(2);
+    const Tensor& shape = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, axis_t.dims() == 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input axis should be a scalar but received shape ",
+                        axis_t.shape().DebugString())));
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(indices, values, shape));
+    const int64_t rank = shape.NumElements();
+    int64_t axis = axis_t.data<int64_t>()[0];
+    DFX_OP_REQUIRES(ctx, axis >= -rank && axis < rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input axis should be in range [", -rank, ", ", rank,
+                        "), got ", axis)));
+    if (axis < 0) axis += rank;
+    const int64_t* dims = shape.data<int64_t>();
+    const int64_t dim = dims[axis];
+    DFX_OP_REQUIRES(ctx, num_split_ >= 1 && num_split_ <= dim,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input num_split should be between 1 and the splitting "
+                        "dimension size (",
+                        dim, "), got ", num_split_)));
+    // Piece p covers [begin[p], begin[p + 1]); the first dim % num_split
+    // pieces are one longer.
+    const int64_t base = dim / num_split_, extra = dim % num_split_;
+    std::vector<int64_t> begin(static_cast<size_t>(num_split_ + 1), 0);
+    for (int64_t p = 0; p < num_split_; ++p) {
+      begin[p + 1] = begin[p] + base + (p < extra ? 1 : 0);
+    }
+    const int64_t n = indices.dim_size(0);
+    const int64_t* in = indices.data<int64_t>();
+    std::vector<std::vector<int64_t>> members(static_cast<size_t>(num_split_));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = in[i * rank + axis];
+      DFX_OP_REQUIRES(ctx, v >= 0 && v < dim,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Index ", v, " of entry ", i,
+                          " is outside the splitting dimension of size ",
+                          dim)));
+      const int64_t p =
+          std::upper_bound(begin.begin(), begin.end(), v) - begin.begin() - 1;
+      members[p].push_back(i);
+    }
+    for (int64_t p = 0; p < num_split_; ++p) {
+      const int64_t m = static_cast<int64_t>(members[p].size());
+      Tensor* out_indices = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                                  p, TensorShape({m, rank}), &out_indices));
+      int64_t* oi = out_indices->data<int64_t>();
+      for (int64_t k = 0; k < m; ++k) {
+        std::copy(in + members[p][k] * rank, in + (members[p][k] + 1) * rank,
+                  oi + k * rank);
+        oi[k * rank + axis] -= begin[p];
+      }
+      Tensor* out_values = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(num_split_ + p,
+                                                   TensorShape({m}),
+                                                   &out_values));
+      const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+        const E* v = Elements<E>(values);
+        E* o = Elements<E>(out_values);
+        for (int64_t k = 0; k < m; ++k) o[k] = v[members[p][k]];
+      });
+      DFX_OP_REQUIRES(ctx, known, absl::InvalidArgumentError(
+                                      "SparseSplit: unsupported dtype"));
+      std::vector<int64_t> piece(dims, dims + rank);
+      piece[axis] = begin[p + 1] - begin[p];
+      ctx->set_output(2 * num_split_ + p, Tensor::FromVector<int64_t>(piece));
+    }
+  }
+
+ private:
+  int64_t num_split_ = 1;
+};
+
+// ---------------------------------------------------------------------------
 // SparseAdd
 
 // |v| in the real type R of T.
@@ -860,6 +1160,9 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
                     .TypeConstraint("Tindices", index_types));
   RegisterKernel<SparseReshapeOp>(registry, KernelDefBuilder("SparseReshape"));
   RegisterKernel<SparseReorderOp>(registry, KernelDefBuilder("SparseReorder"));
+  RegisterKernel<SparseSliceOp>(registry, KernelDefBuilder("SparseSlice"));
+  RegisterKernel<SparseConcatOp>(registry, KernelDefBuilder("SparseConcat"));
+  RegisterKernel<SparseSplitOp>(registry, KernelDefBuilder("SparseSplit"));
   RegisterKernel<SparseAddOp>(
       registry, KernelDefBuilder("SparseAdd").TypeConstraint(
                     "T", {DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,

@@ -7,7 +7,8 @@ and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
 run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
-SparseAdd, SparseReorder, SparseCross (hashed, as crossed feature columns
+SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseCross
+(hashed, as crossed feature columns
 use it); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
@@ -570,6 +571,32 @@ def sparse_add_cases():
         outs += [s.indices, s.values, s.dense_shape]
         return outs, {}
     case(FAMILY, "sparse_reorder", reorder, **EXACT)
+
+    def slice_concat():
+        ind = tf.constant([[0, 0], [0, 3], [1, 1], [2, 2], [3, 0]], tf.int64)
+        val = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0])
+        shape = tf.constant([4, 4], tf.int64)
+        outs = []
+        for start, size in (([0, 1], [3, 3]), ([2, 0], [10, 10]),
+                            ([5, 0], [1, 1]), ([-1, 0], [2, 2])):
+            outs += list(tf.raw_ops.SparseSlice(
+                indices=ind, values=val, shape=shape,
+                start=tf.constant(start, tf.int64),
+                size=tf.constant(size, tf.int64)))
+        a = tf.sparse.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3])
+        b = tf.sparse.SparseTensor([[0, 0], [1, 2]], [3, 4], [2, 4])
+        c = tf.sparse.SparseTensor([[1, 1], [0, 0]], [5, 6], [2, 1])
+        for axis in (1, -1):
+            s = tf.sparse.concat(axis, [a, b, c])
+            outs += [s.indices, s.values, s.dense_shape]
+        s = tf.sparse.concat(0, [a, a])
+        outs += [s.indices, s.values, s.dense_shape]
+        for k, axis in ((2, 1), (3, 0), (3, -1)):
+            for piece in tf.sparse.split(sp_input=tf.sparse.SparseTensor(
+                    ind, val, shape), num_split=k, axis=axis):
+                outs += [piece.indices, piece.values, piece.dense_shape]
+        return outs, {}
+    case(FAMILY, "sparse_slice_concat", slice_concat, **EXACT)
 
     # SparseCross as crossed feature columns build it: hashed crosses of
     # string and int64 sparse columns and a dense column (ids fetched; the

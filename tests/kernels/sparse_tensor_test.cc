@@ -293,6 +293,44 @@ TEST_CASE("SparseReorder sorts string entries and checks its operands",
                StatusIs(kInvalid, "Sparse indices must be rank 2 but is rank 1"));
 }
 
+TEST_CASE("SparseSlice, SparseConcat and SparseSplit reject bad operands",
+          "[sparse]") {
+  const Tensor ind = I64({0, 0, 1, 1}, TensorShape({2, 2}));
+  const Tensor val = MakeVector<float>({1, 2});
+  const Tensor shape = MakeVector<int64_t>({2, 2});
+  NodeDef slice =
+      TestNodeBuilder("s", "SparseSlice", 5).Attr("T", DT_FLOAT).Build();
+  REQUIRE_THAT(RunError(slice, {ind, val, shape, MakeVector<int64_t>({0, 0}),
+                                MakeVector<int64_t>({-1, 2})}),
+               StatusIs(kInvalid, "Expected a non-negative size, got -1"));
+  REQUIRE_THAT(RunError(slice, {ind, val, shape, MakeVector<int64_t>({0}),
+                                MakeVector<int64_t>({1, 1})}),
+               StatusIs(kInvalid, "Expected start to be a vector of length 2 "
+                                  "but got length 1"));
+  NodeDef concat = TestNodeBuilder("c", "SparseConcat", 6)
+                       .Attr("T", DT_FLOAT)
+                       .Attr("N", 2)
+                       .Attr("concat_dim", 2)
+                       .Build();
+  REQUIRE_THAT(RunError(concat, {ind, ind, val, val, shape, shape}),
+               StatusIs(kInvalid, "Concat dimension must be in range [-2, 2), "
+                                  "got 2"));
+  (*concat.mutable_attr())["concat_dim"].set_i(0);
+  REQUIRE_THAT(RunError(concat, {ind, ind, val, val, shape,
+                                 MakeVector<int64_t>({2, 3})}),
+               StatusIs(kInvalid, "Input shapes must match: expected 2 for "
+                                  "dimension 1 but got 3 at position 1"));
+  NodeDef split = TestNodeBuilder("p", "SparseSplit", 4)
+                      .Attr("T", DT_FLOAT)
+                      .Attr("num_split", 3)
+                      .Build();
+  REQUIRE_THAT(RunError(split, {Tensor::Scalar<int64_t>(0), ind, val, shape}),
+               StatusIs(kInvalid, "Input num_split should be between 1 and the "
+                                  "splitting dimension size (2), got 3"));
+  REQUIRE_THAT(RunError(split, {Tensor::Scalar<int64_t>(2), ind, val, shape}),
+               StatusIs(kInvalid, "Input axis should be in range [-2, 2), got 2"));
+}
+
 TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
   // 40000 output columns: split over the intra-op pool.
   const int64_t k = 3, n = 40000;
