@@ -2,7 +2,8 @@
 // SqrtN, their WithNumSegments forms and gradients), SparseToDense,
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
 // gradient), SparseReorder, SparseSlice, SparseConcat, SparseSplit,
-// SparseAdd, SparseCross; the tf.Example parsers ParseExample and
+// SparseAdd, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
+// SparseCross; the tf.Example parsers ParseExample and
 // ParseSingleExample; and the ragged RaggedTensorToTensor, RaggedRange and
 // RaggedTensorToSparse; with their shape functions. Signatures follow
 // TensorFlow 2.21; shape functions reject at import only what TensorFlow's
@@ -383,6 +384,35 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                         }
                         return absl::OkStatus();
                       })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseTensorDenseAdd")
+                      .Input("a_indices: Tindices")
+                      .Input("a_values: T")
+                      .Input("a_shape: Tindices")
+                      .Input("b: T")
+                      .Output("output: T")
+                      .Attr(absl::StrCat("T: ", kNumberTypes))
+                      .Attr("Tindices: {int32, int64}")
+                      .SetShapeFn([](InferenceContext* c) {
+                        c->set_output(0, c->input(3));
+                        return absl::OkStatus();
+                      })));
+  for (const char* name : {"SparseDenseCwiseAdd", "SparseDenseCwiseMul",
+                           "SparseDenseCwiseDiv"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("sp_indices: int64")
+                        .Input("sp_values: T")
+                        .Input("sp_shape: int64")
+                        .Input("dense: T")
+                        .Output("output: T")
+                        .Attr(absl::StrCat("T: ", kNumberTypes))
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(
+                              0, PartialShape::Known({VectorLength(c->input(1))}));
+                          return absl::OkStatus();
+                        })));
+  }
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseReorder")
                       .Input("input_indices: int64")

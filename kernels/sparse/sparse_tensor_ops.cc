@@ -1,7 +1,8 @@
 // Kernels over SparseTensors held as (indices, values, dense_shape):
 // SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
 // SparseFillEmptyRowsGrad, SparseReorder, SparseSlice, SparseConcat,
-// SparseSplit and SparseAdd. Checks and their messages follow
+// SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div} and
+// SparseAdd. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
@@ -981,6 +982,178 @@ class SparseSplitOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// SparseTensorDenseAdd and SparseDenseCwise{Add,Mul,Div}
+
+class SparseTensorDenseAddOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a_indices = ctx->input(0);
+    const Tensor& a_values = ctx->input(1);
+    const Tensor& a_shape = ctx->input(2);
+    const Tensor& b = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, a_indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input a_indices should be a matrix but received "
+                        "shape: ",
+                        a_indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, a_values.dims() == 1 && a_shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Inputs a_values and a_shape should be vectors but "
+                        "received shapes: ",
+                        a_values.shape().DebugString(), " and ",
+                        a_shape.shape().DebugString())));
+    const int64_t rank = a_shape.NumElements();
+    DFX_OP_REQUIRES(ctx, rank == b.dims(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Two operands have different ranks; received: ", rank,
+                        " and ", b.dims())));
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t a = IndexAt(a_shape, d);
+      DFX_OP_REQUIRES(ctx, a == b.dim_size(static_cast<int>(d)),
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Dimension ", d,
+                          " does not equal (no broadcasting is supported): "
+                          "sparse side ",
+                          a, " vs dense side ", b.dim_size(static_cast<int>(d)))));
+    }
+    const int64_t nnz = a_indices.dim_size(0);
+    DFX_OP_REQUIRES(ctx, a_values.dim_size(0) == nnz && a_indices.dim_size(1) == rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "a_indices of shape ", a_indices.shape().DebugString(),
+                        " does not match a_values of shape ",
+                        a_values.shape().DebugString(), " and rank ", rank)));
+    std::vector<int64_t> offsets(static_cast<size_t>(nnz));
+    for (int64_t i = 0; i < nnz; ++i) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t v = IndexAt(a_indices, i * rank + d);
+        const int64_t size = b.dim_size(static_cast<int>(d));
+        DFX_OP_REQUIRES(ctx, v >= 0 && v < size,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "Sparse tensor has an invalid index on dimension ",
+                            d, ": a_indices(", i, ",", d, ") = ", v,
+                            ", dense tensor shape: ",
+                            absl::StrJoin(b.shape().dim_sizes(), " "))));
+        offset = offset * size + v;
+      }
+      offsets[i] = offset;
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, b.shape(), &out));
+    const bool known = VisitNumberType(b.dtype(), [&]<typename T>() {
+      const T* src = b.data<T>();
+      T* o = out->data<T>();
+      std::copy(src, src + b.NumElements(), o);
+      const T* v = a_values.data<T>();
+      // In entry order, each add rounded to T as TensorFlow's loop does.
+      for (int64_t i = 0; i < nnz; ++i) o[offsets[i]] = T(o[offsets[i]] + v[i]);
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseTensorDenseAdd: unsupported dtype"));
+  }
+};
+
+enum class CwiseOp { kAdd, kMul, kDiv };
+
+template <CwiseOp kOp>
+class SparseDenseCwiseOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    const Tensor& dense = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input sp_indices should be a matrix but received "
+                        "shape: ",
+                        indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, values.dims() == 1 && shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Inputs sp_values and sp_shape should be vectors but "
+                        "received shapes: ",
+                        values.shape().DebugString(), " and ",
+                        shape.shape().DebugString())));
+    const int64_t nnz = indices.dim_size(0);
+    const int64_t rank = shape.NumElements();
+    DFX_OP_REQUIRES(ctx, values.dim_size(0) == nnz && indices.dim_size(1) == rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sp_indices of shape ", indices.shape().DebugString(),
+                        " does not match sp_values of shape ",
+                        values.shape().DebugString(), " and rank ", rank)));
+    const int64_t* dims = shape.data<int64_t>();
+    // dense broadcasts to the sparse shape: dims aligned on the right, each
+    // 1 or equal.
+    bool compatible = dense.dims() <= rank;
+    for (int i = 1; compatible && i <= dense.dims(); ++i) {
+      const int64_t d = dense.dim_size(dense.dims() - i);
+      compatible = d == 1 || d == dims[rank - i];
+    }
+    DFX_OP_REQUIRES(
+        ctx, compatible,
+        absl::InvalidArgumentError(absl::StrCat(
+            "SparseDenseBinaryOpShared broadcasts dense to sparse only; got "
+            "incompatible shapes: ",
+            Bracketed(std::vector<int64_t>(dims, dims + rank)), " vs. ",
+            dense.shape().DebugString())));
+    // Each entry's position in dense, its index clamped to 0 on broadcast
+    // dims; an index outside the sparse shape is an error.
+    std::vector<int64_t> at(static_cast<size_t>(nnz));
+    const int64_t* in = indices.data<int64_t>();
+    const int64_t lead = rank - dense.dims();
+    for (int64_t i = 0; i < nnz; ++i) {
+      int64_t offset = 0;
+      bool ok = true;
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t v = in[i * rank + d];
+        ok = ok && v >= 0 && v < dims[d];
+        if (d < lead) continue;
+        const int64_t size = dense.dim_size(static_cast<int>(d - lead));
+        offset = offset * size + (size == 1 ? 0 : v);
+      }
+      DFX_OP_REQUIRES(ctx, ok,
+                      absl::InvalidArgumentError(
+                          "Provided indices are out-of-bounds w.r.t. dense "
+                          "side with broadcasted shape"));
+      at[i] = offset;
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({nnz}), &out));
+    absl::Status status;
+    const bool known = VisitRealType(values.dtype(), [&]<typename T>() {
+      const T* v = values.data<T>();
+      const T* dv = dense.data<T>();
+      T* o = out->data<T>();
+      for (int64_t i = 0; i < nnz; ++i) {
+        const T x = v[i], y = dv[at[i]];
+        if constexpr (kOp == CwiseOp::kAdd) {
+          o[i] = T(x + y);
+        } else if constexpr (kOp == CwiseOp::kMul) {
+          o[i] = T(x * y);
+        } else {
+          if constexpr (std::is_integral_v<T>) {
+            if (y == T(0)) {
+              status = absl::InvalidArgumentError("Integer division by zero");
+              return;
+            }
+          }
+          o[i] = T(x / y);
+        }
+      }
+    });
+    DFX_OP_REQUIRES_OK(ctx, status);
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseDenseCwise: unsupported dtype"));
+  }
+};
+
+// ---------------------------------------------------------------------------
 // SparseAdd
 
 // |v| in the real type R of T.
@@ -1163,6 +1336,23 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
   RegisterKernel<SparseSliceOp>(registry, KernelDefBuilder("SparseSlice"));
   RegisterKernel<SparseConcatOp>(registry, KernelDefBuilder("SparseConcat"));
   RegisterKernel<SparseSplitOp>(registry, KernelDefBuilder("SparseSplit"));
+  DataTypeVector dense_add_types = numbers;
+  RegisterKernel<SparseTensorDenseAddOp>(
+      registry, KernelDefBuilder("SparseTensorDenseAdd")
+                    .TypeConstraint("T", dense_add_types)
+                    .TypeConstraint("Tindices", index_types));
+  const DataTypeVector reals = {DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16,
+                                DT_INT8,  DT_INT16,  DT_INT32,  DT_INT64,
+                                DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64};
+  RegisterKernel<SparseDenseCwiseOp<CwiseOp::kAdd>>(
+      registry,
+      KernelDefBuilder("SparseDenseCwiseAdd").TypeConstraint("T", reals));
+  RegisterKernel<SparseDenseCwiseOp<CwiseOp::kMul>>(
+      registry,
+      KernelDefBuilder("SparseDenseCwiseMul").TypeConstraint("T", reals));
+  RegisterKernel<SparseDenseCwiseOp<CwiseOp::kDiv>>(
+      registry,
+      KernelDefBuilder("SparseDenseCwiseDiv").TypeConstraint("T", reals));
   RegisterKernel<SparseAddOp>(
       registry, KernelDefBuilder("SparseAdd").TypeConstraint(
                     "T", {DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,

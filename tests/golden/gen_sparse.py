@@ -7,8 +7,8 @@ and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
 run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
-SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseCross
-(hashed, as crossed feature columns
+SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseTensorDenseAdd,
+SparseDenseCwise{Add,Mul,Div}, SparseCross (hashed, as crossed feature columns
 use it); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
@@ -597,6 +597,33 @@ def sparse_add_cases():
                 outs += [piece.indices, piece.values, piece.dense_shape]
         return outs, {}
     case(FAMILY, "sparse_slice_concat", slice_concat, **EXACT)
+
+    def dense_ops():
+        outs = []
+        for dt in (np.float32, np.float64, np.float16, np.int32, np.int64):
+            ind = tf.constant([[0, 1], [1, 2], [0, 1], [1, 0]], tf.int64)
+            sv = tf.constant(values((4,), dt, 20).astype(dt))
+            dense = tf.constant(values((2, 3), dt, 21).astype(dt))
+            if dt in (np.int32, np.int64):
+                divisor = tf.constant(np.array([[3, -2, 5]], dt))
+            else:
+                divisor = tf.constant(values((1, 3), dt, 22).astype(dt) + 8)
+            shape = tf.constant([2, 3], tf.int64)
+            outs.append(tf.raw_ops.SparseTensorDenseAdd(
+                a_indices=ind, a_values=sv, a_shape=shape, b=dense))
+            outs.append(tf.raw_ops.SparseDenseCwiseMul(
+                sp_indices=ind, sp_values=sv, sp_shape=shape, dense=dense))
+            outs.append(tf.raw_ops.SparseDenseCwiseAdd(
+                sp_indices=ind, sp_values=sv, sp_shape=shape,
+                dense=dense[:, :1]))
+            outs.append(tf.raw_ops.SparseDenseCwiseDiv(
+                sp_indices=ind, sp_values=sv, sp_shape=shape, dense=divisor))
+        # What tf.sparse.add(sparse, dense) and sparse * dense build.
+        sp = tf.sparse.SparseTensor([[0, 0], [1, 2]], [1.5, -2.0], [2, 3])
+        d = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        outs += [tf.sparse.add(sp, d), (sp * d).values, (sp / d[0]).values]
+        return outs, {}
+    case(FAMILY, "sparse_dense_ops", dense_ops, **EXACT)
 
     # SparseCross as crossed feature columns build it: hashed crosses of
     # string and int64 sparse columns and a dense column (ids fetched; the

@@ -331,6 +331,45 @@ TEST_CASE("SparseSlice, SparseConcat and SparseSplit reject bad operands",
                StatusIs(kInvalid, "Input axis should be in range [-2, 2), got 2"));
 }
 
+TEST_CASE("Sparse-dense ops reject bad indices and shapes", "[sparse]") {
+  NodeDef add = TestNodeBuilder("a", "SparseTensorDenseAdd", 4)
+                    .Attr("T", DT_FLOAT)
+                    .Attr("Tindices", DT_INT64)
+                    .Build();
+  const Tensor b = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  REQUIRE_THAT(RunError(add, {I64({0, 1, 1, 3}, TensorShape({2, 2})),
+                              MakeVector<float>({1, 2}),
+                              MakeVector<int64_t>({2, 3}), b}),
+               StatusIs(kInvalid, "Sparse tensor has an invalid index on "
+                                  "dimension 1: a_indices(1,1) = 3, dense "
+                                  "tensor shape: 2 3"));
+  REQUIRE_THAT(RunError(add, {I64({0, 1}, TensorShape({1, 2})),
+                              MakeVector<float>({1}),
+                              MakeVector<int64_t>({2, 4}), b}),
+               StatusIs(kInvalid, "Dimension 1 does not equal (no broadcasting "
+                                  "is supported): sparse side 4 vs dense side "
+                                  "3"));
+  NodeDef mul =
+      TestNodeBuilder("m", "SparseDenseCwiseMul", 4).Attr("T", DT_FLOAT).Build();
+  REQUIRE_THAT(RunError(mul, {I64({0, 1}, TensorShape({1, 2})),
+                              MakeVector<float>({1}),
+                              MakeVector<int64_t>({2, 3}),
+                              MakeVector<float>({1, 2})}),
+               StatusIs(kInvalid, "broadcasts dense to sparse only; got "
+                                  "incompatible shapes: [2,3] vs. [2]"));
+  REQUIRE_THAT(RunError(mul, {I64({0, 5}, TensorShape({1, 2})),
+                              MakeVector<float>({1}),
+                              MakeVector<int64_t>({2, 3}), b}),
+               StatusIs(kInvalid, "Provided indices are out-of-bounds"));
+  NodeDef div =
+      TestNodeBuilder("d", "SparseDenseCwiseDiv", 4).Attr("T", DT_INT32).Build();
+  REQUIRE_THAT(RunError(div, {I64({0, 1}, TensorShape({1, 2})),
+                              MakeVector<int32_t>({7}),
+                              MakeVector<int64_t>({2, 3}),
+                              MakeTensor<int32_t>({1, 0, 1}, TensorShape({1, 3}))}),
+               StatusIs(kInvalid, "Integer division by zero"));
+}
+
 TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
   // 40000 output columns: split over the intra-op pool.
   const int64_t k = 3, n = 40000;
