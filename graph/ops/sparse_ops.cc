@@ -3,7 +3,7 @@
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
 // gradient), SparseReorder, SparseSlice, SparseConcat, SparseSplit,
 // SparseAdd, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
-// SparseCross; the tf.Example parsers ParseExample and
+// SparseReduceSum, SparseReduceMax, SparseCross; the tf.Example parsers ParseExample and
 // ParseSingleExample; and the ragged RaggedTensorToTensor, RaggedRange and
 // RaggedTensorToSparse; with their shape functions. Signatures follow
 // TensorFlow 2.21; shape functions reject at import only what TensorFlow's
@@ -412,6 +412,23 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                               0, PartialShape::Known({VectorLength(c->input(1))}));
                           return absl::OkStatus();
                         })));
+  }
+  struct Reduce {
+    const char* name;
+    const char* types;
+  };
+  for (const Reduce& op : {Reduce{"SparseReduceSum", kNumberTypes},
+                           Reduce{"SparseReduceMax", kRealTypes}}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(op.name)
+                        .Input("input_indices: int64")
+                        .Input("input_values: T")
+                        .Input("input_shape: int64")
+                        .Input("reduction_axes: int32")
+                        .Output("output: T")
+                        .Attr("keep_dims: bool = false")
+                        .Attr(absl::StrCat("T: ", op.types))
+                        .SetShapeFn(shape_fn::Unknown)));
   }
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseReorder")

@@ -1,8 +1,8 @@
 // Kernels over SparseTensors held as (indices, values, dense_shape):
 // SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
 // SparseFillEmptyRowsGrad, SparseReorder, SparseSlice, SparseConcat,
-// SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div} and
-// SparseAdd. Checks and their messages follow
+// SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
+// SparseReduceSum, SparseReduceMax and SparseAdd. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
@@ -1154,6 +1154,116 @@ class SparseDenseCwiseOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// SparseReduceSum and SparseReduceMax (dense outputs)
+
+template <bool kMax>
+class SparseReduceOp : public OpKernel {
+ public:
+  explicit SparseReduceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    const Tensor& axes_t = ctx->input(3);
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(indices, values, shape));
+    DFX_OP_REQUIRES(ctx, axes_t.dims() <= 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "reduction_axes must be a scalar or a vector, got "
+                        "shape ",
+                        axes_t.shape().DebugString())));
+    const int64_t rank = shape.NumElements();
+    const int64_t* dims = shape.data<int64_t>();
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    for (int64_t i = 0; i < axes_t.NumElements(); ++i) {
+      int64_t axis = axes_t.data<int32_t>()[i];
+      DFX_OP_REQUIRES(ctx, axis >= -rank && axis < rank,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Invalid reduction dimension ", axis,
+                          ", for input with ", rank, " dimensions.")));
+      reduced[axis < 0 ? axis + rank : axis] = true;
+    }
+    TensorShape out_shape;
+    std::vector<int64_t> kept;  // the dims the output keeps
+    for (int64_t d = 0; d < rank; ++d) {
+      DFX_OP_REQUIRES(ctx, dims[d] >= 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Expected shape dimensions to be non-negative, got ",
+                          dims[d])));
+      if (!reduced[d]) {
+        kept.push_back(d);
+        DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(dims[d]));
+      } else if (keep_dims_) {
+        DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(1));
+      }
+    }
+    // Each entry's output cell from its kept coordinates (which must be in
+    // the shape; reduced coordinates are not checked, as in TensorFlow).
+    const int64_t n = indices.dim_size(0);
+    const int64_t* in = indices.data<int64_t>();
+    std::vector<int64_t> cell(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t offset = 0;
+      for (int64_t d : kept) {
+        const int64_t v = in[i * rank + d];
+        DFX_OP_REQUIRES(ctx, v >= 0 && v < dims[d],
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "indices[", i, "] is out of bounds on dimension ",
+                            d, ": ", v, " not in [0, ", dims[d], ")")));
+        offset = offset * dims[d] + v;
+      }
+      cell[i] = offset;
+    }
+    // Entries in TensorFlow's order: by cell, then by reduced coordinates.
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      if (cell[x] != cell[y]) return cell[x] < cell[y];
+      for (int64_t d = 0; d < rank; ++d) {
+        if (!reduced[d]) continue;
+        const int64_t a = in[x * rank + d], b = in[y * rank + d];
+        if (a != b) return a < b;
+      }
+      return false;
+    });
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    auto reduce = [&]<typename T>() {
+      T* o = out->data<T>();
+      std::fill(o, o + out->NumElements(), T(0));  // cells with no entries
+      const T* v = values.data<T>();
+      for (int64_t k = 0; k < n;) {
+        const int64_t c = cell[order[k]];
+        T acc = v[order[k]];
+        int64_t j = k + 1;
+        for (; j < n && cell[order[j]] == c; ++j) {
+          if constexpr (kMax) {
+            acc = v[order[j]] > acc ? v[order[j]] : acc;
+          } else {
+            acc = T(acc + v[order[j]]);
+          }
+        }
+        o[c] = acc;
+        k = j;
+      }
+    };
+    bool known = false;
+    if constexpr (kMax) {
+      known = VisitRealType(values.dtype(), reduce);
+    } else {
+      known = VisitNumberType(values.dtype(), reduce);
+    }
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseReduce: unsupported dtype"));
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
+
+// ---------------------------------------------------------------------------
 // SparseAdd
 
 // |v| in the real type R of T.
@@ -1344,6 +1454,10 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
   const DataTypeVector reals = {DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16,
                                 DT_INT8,  DT_INT16,  DT_INT32,  DT_INT64,
                                 DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64};
+  RegisterKernel<SparseReduceOp<false>>(
+      registry, KernelDefBuilder("SparseReduceSum").TypeConstraint("T", numbers));
+  RegisterKernel<SparseReduceOp<true>>(
+      registry, KernelDefBuilder("SparseReduceMax").TypeConstraint("T", reals));
   RegisterKernel<SparseDenseCwiseOp<CwiseOp::kAdd>>(
       registry,
       KernelDefBuilder("SparseDenseCwiseAdd").TypeConstraint("T", reals));

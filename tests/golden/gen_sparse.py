@@ -8,7 +8,7 @@ run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
 SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseTensorDenseAdd,
-SparseDenseCwise{Add,Mul,Div}, SparseCross (hashed, as crossed feature columns
+SparseDenseCwise{Add,Mul,Div}, SparseReduceSum/Max, SparseCross (hashed, as crossed feature columns
 use it); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
@@ -624,6 +624,27 @@ def sparse_add_cases():
         outs += [tf.sparse.add(sp, d), (sp * d).values, (sp / d[0]).values]
         return outs, {}
     case(FAMILY, "sparse_dense_ops", dense_ops, **EXACT)
+
+    def reductions():
+        outs = []
+        ind = tf.constant([[0, 1, 2], [1, 2, 0], [0, 0, 1], [0, 1, 0],
+                           [1, 0, 3], [0, 1, 2]], tf.int64)
+        shape = tf.constant([2, 3, 4], tf.int64)
+        for dt in (np.float32, np.float64, np.int32, np.int64, np.float16):
+            v = tf.constant(values((6,), dt, 23).astype(dt))
+            for op in (tf.raw_ops.SparseReduceSum, tf.raw_ops.SparseReduceMax):
+                for axes in ([1], [0, 2], [-1, 2], [], [0, 1, 2]):
+                    for keep in (False, True):
+                        outs.append(op(input_indices=ind, input_values=v,
+                                       input_shape=shape,
+                                       reduction_axes=tf.constant(axes,
+                                                                  tf.int32),
+                                       keep_dims=keep))
+        sp = tf.sparse.SparseTensor([[0, 0], [1, 2], [1, 0]], [1.5, -2.0, 4.0],
+                                    [2, 3])
+        outs += [tf.sparse.reduce_sum(sp, axis=1), tf.sparse.reduce_max(sp)]
+        return outs, {}
+    case(FAMILY, "sparse_reduce", reductions)
 
     # SparseCross as crossed feature columns build it: hashed crosses of
     # string and int64 sparse columns and a dense column (ids fetched; the

@@ -370,6 +370,29 @@ TEST_CASE("Sparse-dense ops reject bad indices and shapes", "[sparse]") {
                StatusIs(kInvalid, "Integer division by zero"));
 }
 
+TEST_CASE("SparseReduceSum and SparseReduceMax check their axes", "[sparse]") {
+  NodeDef sum =
+      TestNodeBuilder("s", "SparseReduceSum", 4).Attr("T", DT_FLOAT).Build();
+  const Tensor ind = I64({0, 1, 1, 2, 0, 0}, TensorShape({3, 2}));
+  const Tensor val = MakeVector<float>({1, -2, 3});
+  const Tensor shape = MakeVector<int64_t>({2, 3});
+  REQUIRE_THAT(RunError(sum, {ind, val, shape, MakeVector<int32_t>({2})}),
+               StatusIs(kInvalid, "Invalid reduction dimension 2, for input "
+                                  "with 2 dimensions."));
+  // Kept coordinates outside the shape would write past the output.
+  REQUIRE_THAT(RunError(sum, {I64({5, 0}, TensorShape({1, 2})),
+                              MakeVector<float>({1}), shape,
+                              MakeVector<int32_t>({1})}),
+               StatusIs(kInvalid, "out of bounds on dimension 0"));
+  NodeDef max =
+      TestNodeBuilder("m", "SparseReduceMax", 4).Attr("T", DT_FLOAT).Build();
+  // Cells with no entries are 0; others the max of their entries only.
+  REQUIRE(Values<float>(RunOne(max, {I64({1, 0}, TensorShape({1, 2})),
+                                     MakeVector<float>({-5}), shape,
+                                     MakeVector<int32_t>({1})})) ==
+          std::vector<float>({0, -5}));
+}
+
 TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
   // 40000 output columns: split over the intra-op pool.
   const int64_t k = 3, n = 40000;
