@@ -3,7 +3,8 @@
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
 // gradient), SparseReorder, SparseSlice, SparseConcat, SparseSplit,
 // SparseAdd, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
-// SparseReduceSum, SparseReduceMax, SparseCross; the tf.Example parsers ParseExample and
+// SparseReduceSum, SparseReduceMax, SparseSoftmax, SparseSparseMaximum,
+// SparseSparseMinimum, SparseCross; the tf.Example parsers ParseExample and
 // ParseSingleExample; and the ragged RaggedTensorToTensor, RaggedRange and
 // RaggedTensorToSparse; with their shape functions. Signatures follow
 // TensorFlow 2.21; shape functions reject at import only what TensorFlow's
@@ -429,6 +430,37 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                         .Attr("keep_dims: bool = false")
                         .Attr(absl::StrCat("T: ", op.types))
                         .SetShapeFn(shape_fn::Unknown)));
+  }
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseSoftmax")
+                      .Input("sp_indices: int64")
+                      .Input("sp_values: T")
+                      .Input("sp_shape: int64")
+                      .Output("output: T")
+                      .Attr("T: {half, float, double}")
+                      .SetShapeFn([](InferenceContext* c) {
+                        c->set_output(
+                            0, PartialShape::Known({VectorLength(c->input(1))}));
+                        return absl::OkStatus();
+                      })));
+  for (const char* name : {"SparseSparseMaximum", "SparseSparseMinimum"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("a_indices: int64")
+                        .Input("a_values: T")
+                        .Input("a_shape: int64")
+                        .Input("b_indices: int64")
+                        .Input("b_values: T")
+                        .Input("b_shape: int64")
+                        .Output("output_indices: int64")
+                        .Output("output_values: T")
+                        .Attr(absl::StrCat("T: ", kRealTypes))
+                        .SetShapeFn([](InferenceContext* c) {
+                          const int64_t rank = VectorLength(c->input(2));
+                          c->set_output(0, PartialShape::Known({-1, rank}));
+                          c->set_output(1, PartialShape::Known({-1}));
+                          return absl::OkStatus();
+                        })));
   }
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseReorder")

@@ -2,7 +2,8 @@
 // SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
 // SparseFillEmptyRowsGrad, SparseReorder, SparseSlice, SparseConcat,
 // SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
-// SparseReduceSum, SparseReduceMax and SparseAdd. Checks and their messages follow
+// SparseReduceSum, SparseReduceMax, SparseSoftmax, SparseSparseMaximum/
+// Minimum and SparseAdd. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
@@ -1264,6 +1265,190 @@ class SparseReduceOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// SparseSoftmax and SparseSparseMaximum/Minimum
+
+class SparseSoftmaxOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input sp_indices should be a matrix but received "
+                        "shape: ",
+                        indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, values.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input sp_values should be a vector but received "
+                        "shape: ",
+                        values.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input sp_shape should be a vector but received "
+                        "shape: ",
+                        shape.shape().DebugString())));
+    const int64_t n = indices.dim_size(0);
+    const int64_t rank = indices.dim_size(1);
+    DFX_OP_REQUIRES(ctx, values.dim_size(0) == n,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "indices and values rows (indexing dimension) must "
+                        "match. (indices = ",
+                        n, ", values = ", values.dim_size(0), ")")));
+    DFX_OP_REQUIRES(ctx, shape.NumElements() >= 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input should have rank >= 2, but received shape: ",
+                        absl::StrJoin(std::vector<int64_t>(
+                                          shape.data<int64_t>(),
+                                          shape.data<int64_t>() +
+                                              shape.NumElements()),
+                                      " "))));
+    DFX_OP_REQUIRES(ctx, rank == shape.NumElements(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Index rank (", rank, ") and shape rank (",
+                        shape.NumElements(), ") do not match")));
+    // TensorFlow sorts the entries row-major and writes the output in that
+    // order; each softmax runs over one row of the last dim.
+    const int64_t* in = indices.data<int64_t>();
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+      return std::lexicographical_compare(in + x * rank, in + (x + 1) * rank,
+                                          in + y * rank, in + (y + 1) * rank);
+    });
+    auto same_group = [&](int64_t x, int64_t y) {
+      return std::equal(in + x * rank, in + x * rank + rank - 1, in + y * rank);
+    };
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({n}), &out));
+    auto run = [&]<typename T>() {
+      using A = typename AccumType<T>::type;
+      const T* v = values.data<T>();
+      T* o = out->data<T>();
+      std::vector<A> e;
+      for (int64_t k = 0; k < n;) {
+        int64_t j = k + 1;
+        while (j < n && same_group(order[k], order[j])) ++j;
+        A max = A(v[order[k]]);
+        for (int64_t i = k + 1; i < j; ++i) max = std::max(max, A(v[order[i]]));
+        e.assign(static_cast<size_t>(j - k), A(0));
+        A sum = A(0);
+        for (int64_t i = k; i < j; ++i) {
+          e[i - k] = std::exp(A(v[order[i]]) - max);
+          sum += e[i - k];
+        }
+        for (int64_t i = k; i < j; ++i) o[i] = T(e[i - k] / sum);
+        k = j;
+      }
+    };
+    bool known = true;
+    switch (values.dtype()) {
+      case DT_FLOAT: run.template operator()<float>(); break;
+      case DT_DOUBLE: run.template operator()<double>(); break;
+      case DT_HALF: run.template operator()<Eigen::half>(); break;
+      default: known = false;
+    }
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseSoftmax: unsupported dtype"));
+  }
+};
+
+template <bool kMax>
+class SparseSparseMinOrMaxOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a_indices = ctx->input(0);
+    const Tensor& a_values = ctx->input(1);
+    const Tensor& a_shape = ctx->input(2);
+    const Tensor& b_indices = ctx->input(3);
+    const Tensor& b_values = ctx->input(4);
+    const Tensor& b_shape = ctx->input(5);
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(a_indices, a_values, a_shape));
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(b_indices, b_values, b_shape));
+    const int64_t rank = a_shape.NumElements();
+    DFX_OP_REQUIRES(ctx, b_shape.NumElements() == rank,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Operands do not have the same ranks; got ", rank,
+                        " and ", b_shape.NumElements())));
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t x = a_shape.data<int64_t>()[d];
+      const int64_t y = b_shape.data<int64_t>()[d];
+      DFX_OP_REQUIRES(ctx, x == y,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Operands' shapes do not match: got ", x, " and ", y,
+                          " for dimension ", d)));
+    }
+    const int64_t na = a_indices.dim_size(0), nb = b_indices.dim_size(0);
+    const int64_t* ai = a_indices.data<int64_t>();
+    const int64_t* bi = b_indices.data<int64_t>();
+    auto compare = [&](int64_t i, int64_t j) {
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t x = ai[i * rank + d], y = bi[j * rank + d];
+        if (x != y) return x < y ? -1 : 1;
+      }
+      return 0;
+    };
+    // The union of the entries in merge order; a side without the entry
+    // counts as 0.
+    struct Entry {
+      const int64_t* index;
+      int64_t a;  // entry of a, or -1
+      int64_t b;  // entry of b, or -1
+    };
+    std::vector<Entry> merged;
+    int64_t i = 0, j = 0;
+    while (i < na && j < nb) {
+      const int c = compare(i, j);
+      if (c < 0) {
+        merged.push_back({ai + i * rank, i, -1});
+        ++i;
+      } else if (c > 0) {
+        merged.push_back({bi + j * rank, -1, j});
+        ++j;
+      } else {
+        merged.push_back({ai + i * rank, i, j});
+        ++i;
+        ++j;
+      }
+    }
+    for (; i < na; ++i) merged.push_back({ai + i * rank, i, -1});
+    for (; j < nb; ++j) merged.push_back({bi + j * rank, -1, j});
+    const int64_t n = static_cast<int64_t>(merged.size());
+    Tensor* out_indices = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, TensorShape({n, rank}), &out_indices));
+    Tensor* out_values = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(1, TensorShape({n}), &out_values));
+    int64_t* oi = out_indices->data<int64_t>();
+    for (int64_t k = 0; k < n; ++k) {
+      std::copy(merged[k].index, merged[k].index + rank, oi + k * rank);
+    }
+    const bool known = VisitRealType(a_values.dtype(), [&]<typename T>() {
+      const T* av = a_values.data<T>();
+      const T* bv = b_values.data<T>();
+      T* o = out_values->data<T>();
+      for (int64_t k = 0; k < n; ++k) {
+        const T x = merged[k].a >= 0 ? av[merged[k].a] : T(0);
+        const T y = merged[k].b >= 0 ? bv[merged[k].b] : T(0);
+        if constexpr (kMax) {
+          o[k] = x < y ? y : x;
+        } else {
+          o[k] = y < x ? y : x;
+        }
+      }
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError(
+                        "SparseSparseMinOrMax: unsupported dtype"));
+  }
+};
+
+// ---------------------------------------------------------------------------
 // SparseAdd
 
 // |v| in the real type R of T.
@@ -1454,6 +1639,15 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
   const DataTypeVector reals = {DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16,
                                 DT_INT8,  DT_INT16,  DT_INT32,  DT_INT64,
                                 DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64};
+  RegisterKernel<SparseSoftmaxOp>(
+      registry, KernelDefBuilder("SparseSoftmax")
+                    .TypeConstraint("T", {DT_HALF, DT_FLOAT, DT_DOUBLE}));
+  RegisterKernel<SparseSparseMinOrMaxOp<true>>(
+      registry,
+      KernelDefBuilder("SparseSparseMaximum").TypeConstraint("T", reals));
+  RegisterKernel<SparseSparseMinOrMaxOp<false>>(
+      registry,
+      KernelDefBuilder("SparseSparseMinimum").TypeConstraint("T", reals));
   RegisterKernel<SparseReduceOp<false>>(
       registry, KernelDefBuilder("SparseReduceSum").TypeConstraint("T", numbers));
   RegisterKernel<SparseReduceOp<true>>(

@@ -8,7 +8,8 @@ run-time errors for unsorted or out-of-range ids; SparseToDense,
 SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
 SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseTensorDenseAdd,
-SparseDenseCwise{Add,Mul,Div}, SparseReduceSum/Max, SparseCross (hashed, as crossed feature columns
+SparseDenseCwise{Add,Mul,Div}, SparseReduceSum/Max,
+SparseSoftmax, SparseSparseMaximum/Minimum, SparseCross (hashed, as crossed feature columns
 use it); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
@@ -649,6 +650,33 @@ def sparse_add_cases():
         outs += [tf.sparse.reduce_sum(sp, axis=1), tf.sparse.reduce_max(sp)]
         return outs, {}
     case(FAMILY, "sparse_reduce", reductions)
+
+    def softmax_minmax():
+        outs = []
+        ind = tf.constant([[0, 0], [0, 2], [1, 1], [0, 1], [2, 0], [2, 3]],
+                          tf.int64)
+        shape = tf.constant([3, 4], tf.int64)
+        for dt in (np.float32, np.float64, np.float16):
+            v = tf.constant(values((6,), dt, 24).astype(dt))
+            outs.append(tf.raw_ops.SparseSoftmax(sp_indices=ind, sp_values=v,
+                                                 sp_shape=shape))
+        a_ind = tf.constant([[0, 0], [1, 1], [2, 3]], tf.int64)
+        b_ind = tf.constant([[0, 1], [1, 1], [2, 0], [2, 3]], tf.int64)
+        for dt in (np.float32, np.int32, np.int64, np.float16):
+            av = tf.constant(values((3,), dt, 25).astype(dt))
+            bv = tf.constant(values((4,), dt, 26).astype(dt))
+            for op in (tf.raw_ops.SparseSparseMaximum,
+                       tf.raw_ops.SparseSparseMinimum):
+                outs += list(op(a_indices=a_ind, a_values=av, a_shape=shape,
+                                b_indices=b_ind, b_values=bv, b_shape=shape))
+        sp = tf.sparse.SparseTensor([[0, 0], [0, 1], [1, 2]], [1.0, 2.0, 0.5],
+                                    [2, 3])
+        outs.append(tf.sparse.softmax(sp).values)
+        m = tf.sparse.maximum(sp, tf.sparse.SparseTensor([[0, 1]], [3.0],
+                                                         [2, 3]))
+        outs += [m.indices, m.values]
+        return outs, {}
+    case(FAMILY, "sparse_softmax_min_max", softmax_minmax)
 
     # SparseCross as crossed feature columns build it: hashed crosses of
     # string and int64 sparse columns and a dense column (ids fetched; the

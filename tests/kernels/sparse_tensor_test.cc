@@ -2,6 +2,7 @@
 // and its gradient (kernels/sparse/sparse_tensor_ops.cc): the dtypes the
 // "sparse" golden family cannot carry (strings, complex) and every error
 // path, with TensorFlow's messages.
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -391,6 +392,26 @@ TEST_CASE("SparseReduceSum and SparseReduceMax check their axes", "[sparse]") {
                                      MakeVector<float>({-5}), shape,
                                      MakeVector<int32_t>({1})})) ==
           std::vector<float>({0, -5}));
+}
+
+TEST_CASE("SparseSoftmax works per row in sorted order and checks its rank",
+          "[sparse]") {
+  NodeDef node =
+      TestNodeBuilder("s", "SparseSoftmax", 3).Attr("T", DT_DOUBLE).Build();
+  // Row 0 holds 0 and log(3) (given out of order): softmax 1/4, 3/4.
+  Tensor out = RunOne(node, {I64({0, 2, 1, 1, 0, 0}, TensorShape({3, 2})),
+                             MakeVector<double>({std::log(3.0), 5, 0}),
+                             MakeVector<int64_t>({2, 3})});
+  const std::vector<double> got = Values<double>(out);
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == Approx(0.25));
+  CHECK(got[1] == Approx(0.75));
+  CHECK(got[2] == 1.0);
+  REQUIRE_THAT(RunError(node, {I64({0, 2}, TensorShape({2, 1})),
+                               MakeVector<double>({1, 2}),
+                               MakeVector<int64_t>({3})}),
+               StatusIs(kInvalid, "Input should have rank >= 2, but received "
+                                  "shape: 3"));
 }
 
 TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
