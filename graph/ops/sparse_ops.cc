@@ -4,7 +4,8 @@
 // gradient), SparseReorder, SparseSlice, SparseConcat, SparseSplit,
 // SparseAdd, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
 // SparseReduceSum, SparseReduceMax, SparseSoftmax, SparseSparseMaximum,
-// SparseSparseMinimum, SparseCross; the tf.Example parsers ParseExample and
+// SparseSparseMinimum, SparseCross, the gradients SparseAddGrad and
+// SparseSliceGrad; the tf.Example parsers ParseExample and
 // ParseSingleExample; and the ragged RaggedTensorToTensor, RaggedRange and
 // RaggedTensorToSparse; with their shape functions. Signatures follow
 // TensorFlow 2.21; shape functions reject at import only what TensorFlow's
@@ -462,6 +463,40 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                           return absl::OkStatus();
                         })));
   }
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseAddGrad")
+                      .Input("backprop_val_grad: T")
+                      .Input("a_indices: int64")
+                      .Input("b_indices: int64")
+                      .Input("sum_indices: int64")
+                      .Output("a_val_grad: T")
+                      .Output("b_val_grad: T")
+                      .Attr(absl::StrCat("T: ", kNumberTypes))
+                      .SetShapeFn([](InferenceContext* c) {
+                        auto rows = [&](int i) {
+                          const PartialShape& s = c->input(i);
+                          return s.RankKnown() && s.rank() >= 1 ? s.dims[0] : -1;
+                        };
+                        c->set_output(0, PartialShape::Known({rows(1)}));
+                        c->set_output(1, PartialShape::Known({rows(2)}));
+                        return absl::OkStatus();
+                      })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseSliceGrad")
+                      .Input("backprop_val_grad: T")
+                      .Input("input_indices: int64")
+                      .Input("input_start: int64")
+                      .Input("output_indices: int64")
+                      .Output("val_grad: T")
+                      .Attr(absl::StrCat("T: ", kNumberTypes))
+                      .SetShapeFn([](InferenceContext* c) {
+                        const PartialShape& s = c->input(1);
+                        c->set_output(0, PartialShape::Known(
+                                             {s.RankKnown() && s.rank() >= 1
+                                                  ? s.dims[0]
+                                                  : -1}));
+                        return absl::OkStatus();
+                      })));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("SparseReorder")
                       .Input("input_indices: int64")

@@ -3,7 +3,7 @@
 // SparseFillEmptyRowsGrad, SparseReorder, SparseSlice, SparseConcat,
 // SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
 // SparseReduceSum, SparseReduceMax, SparseSoftmax, SparseSparseMaximum/
-// Minimum and SparseAdd. Checks and their messages follow
+// Minimum, SparseAdd and the gradients SparseAddGrad and SparseSliceGrad. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
 // operations (SparseTensorDenseMatMul adds a[i] * b row by row in the order
@@ -1449,6 +1449,169 @@ class SparseSparseMinOrMaxOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// SparseAddGrad and SparseSliceGrad
+
+class SparseAddGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grad = ctx->input(0);
+    const Tensor& a_indices = ctx->input(1);
+    const Tensor& b_indices = ctx->input(2);
+    const Tensor& sum_indices = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, grad.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input backprop_val_grad should be a vector but "
+                        "received shape: ",
+                        grad.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx,
+        a_indices.dims() == 2 && b_indices.dims() == 2 &&
+            sum_indices.dims() == 2,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Input indices should be matrices but received shapes: ",
+            a_indices.shape().DebugString(), ", ",
+            b_indices.shape().DebugString(), ", ",
+            sum_indices.shape().DebugString())));
+    const int64_t rank = a_indices.dim_size(1);
+    DFX_OP_REQUIRES(
+        ctx, b_indices.dim_size(1) == rank && sum_indices.dim_size(1) == rank,
+        absl::InvalidArgumentError(absl::StrCat(
+            "The densified operands should have the same ndims; for A, B, sum "
+            "got: ",
+            rank, b_indices.dim_size(1), sum_indices.dim_size(1))));
+    const int64_t na = a_indices.dim_size(0), nb = b_indices.dim_size(0);
+    const int64_t ns = sum_indices.dim_size(0);
+    DFX_OP_REQUIRES(ctx, grad.dim_size(0) == ns,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "# elements of backprop_val_grad and # rows of "
+                        "sum_indices should match (#nnz of sum): got ",
+                        grad.dim_size(0), " and ", ns)));
+    const int64_t* ai = a_indices.data<int64_t>();
+    const int64_t* bi = b_indices.data<int64_t>();
+    const int64_t* si = sum_indices.data<int64_t>();
+    auto cmp = [rank](const int64_t* x, const int64_t* y) {
+      for (int64_t d = 0; d < rank; ++d) {
+        if (x[d] != y[d]) return x[d] < y[d] ? -1 : 1;
+      }
+      return 0;
+    };
+    // Which sum entry each operand entry became, walking the three sorted
+    // lists together as TensorFlow does; -1: none (dropped by thresh).
+    std::vector<int64_t> a_from(static_cast<size_t>(na), -1);
+    std::vector<int64_t> b_from(static_cast<size_t>(nb), -1);
+    int64_t i = 0, j = 0, k = 0;
+    auto match = [&](const int64_t* x, std::vector<int64_t>& from, int64_t at) {
+      if (k < ns && cmp(x, si + k * rank) == 0) from[at] = k++;
+    };
+    while (i < na && j < nb && k < ns) {
+      const int c = cmp(ai + i * rank, bi + j * rank);
+      if (c < 0) {
+        match(ai + i * rank, a_from, i);
+        ++i;
+      } else if (c > 0) {
+        match(bi + j * rank, b_from, j);
+        ++j;
+      } else {
+        if (cmp(ai + i * rank, si + k * rank) == 0) {
+          a_from[i] = k;
+          b_from[j] = k;
+          ++k;
+        }
+        ++i;
+        ++j;
+      }
+    }
+    for (; i < na && k < ns; ++i) match(ai + i * rank, a_from, i);
+    for (; j < nb && k < ns; ++j) match(bi + j * rank, b_from, j);
+    Tensor* a_grad = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({na}), &a_grad));
+    Tensor* b_grad = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({nb}), &b_grad));
+    const bool known = VisitNumberType(grad.dtype(), [&]<typename T>() {
+      const T* g = grad.data<T>();
+      T* oa = a_grad->data<T>();
+      T* ob = b_grad->data<T>();
+      for (int64_t x = 0; x < na; ++x) oa[x] = a_from[x] < 0 ? T(0) : g[a_from[x]];
+      for (int64_t x = 0; x < nb; ++x) ob[x] = b_from[x] < 0 ? T(0) : g[b_from[x]];
+    });
+    DFX_OP_REQUIRES(ctx, known,
+                    absl::InvalidArgumentError("SparseAddGrad: unsupported dtype"));
+  }
+};
+
+class SparseSliceGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grad = ctx->input(0);
+    const Tensor& in_indices = ctx->input(1);
+    const Tensor& start = ctx->input(2);
+    const Tensor& out_indices = ctx->input(3);
+    DFX_OP_REQUIRES(ctx, grad.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input backprop_val_grad should be a vector but "
+                        "received shape: ",
+                        grad.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, in_indices.dims() == 2 && out_indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input and output indices should be matrices but "
+                        "received shapes: ",
+                        in_indices.shape().DebugString(), " and ",
+                        out_indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, start.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The input_start should be a vector but received "
+                        "shape ",
+                        start.shape().DebugString())));
+    const int64_t rank = in_indices.dim_size(1);
+    DFX_OP_REQUIRES(
+        ctx, out_indices.dim_size(1) == rank && start.dim_size(0) == rank,
+        absl::InvalidArgumentError(absl::StrCat(
+            "The input_indices, output_indices, and input_start should have "
+            "the same number of dimensions: ",
+            rank, ", ", out_indices.dim_size(1), ", ", start.dim_size(0))));
+    const int64_t n_out = out_indices.dim_size(0);
+    DFX_OP_REQUIRES(ctx, grad.dim_size(0) == n_out,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "# elements of backprop_val_grad and # rows of "
+                        "output_indices should match (#nnz of sum): got ",
+                        grad.dim_size(0), " and ", n_out)));
+    const int64_t n_in = in_indices.dim_size(0);
+    const int64_t* in = in_indices.data<int64_t>();
+    const int64_t* out = out_indices.data<int64_t>();
+    const int64_t* st = start.data<int64_t>();
+    // Both lists are in the same order: walk them together.
+    std::vector<int64_t> from(static_cast<size_t>(n_in), -1);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n_in && k < n_out; ++i) {
+      bool same = true;
+      for (int64_t d = 0; d < rank && same; ++d) {
+        same = in[i * rank + d] - st[d] == out[k * rank + d];
+      }
+      if (same) from[i] = k++;
+    }
+    DFX_OP_REQUIRES(ctx, k == n_out,
+                    absl::InternalError(absl::StrCat(
+                        "Elements of backprop_val_grad aren't all propagated. "
+                        "Num elements:",
+                        n_out, ", used: ", k)));
+    Tensor* val_grad = nullptr;
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, TensorShape({n_in}), &val_grad));
+    const bool known = VisitNumberType(grad.dtype(), [&]<typename T>() {
+      const T* g = grad.data<T>();
+      T* o = val_grad->data<T>();
+      for (int64_t i = 0; i < n_in; ++i) o[i] = from[i] < 0 ? T(0) : g[from[i]];
+    });
+    DFX_OP_REQUIRES(ctx, known, absl::InvalidArgumentError(
+                                    "SparseSliceGrad: unsupported dtype"));
+  }
+};
+
+// ---------------------------------------------------------------------------
 // SparseAdd
 
 // |v| in the real type R of T.
@@ -1639,6 +1802,12 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
   const DataTypeVector reals = {DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16,
                                 DT_INT8,  DT_INT16,  DT_INT32,  DT_INT64,
                                 DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64};
+  RegisterKernel<SparseAddGradOp>(
+      registry, KernelDefBuilder("SparseAddGrad").TypeConstraint(
+                    "T", {DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,
+                          DT_INT64, DT_COMPLEX64, DT_COMPLEX128}));
+  RegisterKernel<SparseSliceGradOp>(
+      registry, KernelDefBuilder("SparseSliceGrad").TypeConstraint("T", numbers));
   RegisterKernel<SparseSoftmaxOp>(
       registry, KernelDefBuilder("SparseSoftmax")
                     .TypeConstraint("T", {DT_HALF, DT_FLOAT, DT_DOUBLE}));

@@ -9,7 +9,8 @@ SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
 (with the embedding lookups Keras and feature columns build from them),
 SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseTensorDenseAdd,
 SparseDenseCwise{Add,Mul,Div}, SparseReduceSum/Max,
-SparseSoftmax, SparseSparseMaximum/Minimum, SparseCross (hashed, as crossed feature columns
+SparseSoftmax, SparseSparseMaximum/Minimum, SparseAddGrad, SparseSliceGrad,
+SparseCross (hashed, as crossed feature columns
 use it); and
 tf.Example parsing with ParseExample and ParseSingleExample (serialized
 Examples held in Const nodes; golden cases fetch no strings), alone and in a
@@ -677,6 +678,23 @@ def sparse_add_cases():
         outs += [m.indices, m.values]
         return outs, {}
     case(FAMILY, "sparse_softmax_min_max", softmax_minmax)
+
+    # Gradients through tf.sparse.add (one sum dropped by the threshold)
+    # and tf.sparse.slice: SparseAddGrad and SparseSliceGrad.
+    def sparse_grads():
+        av, aph, afed = feed(np.array([1.0, 2.0, -3.0, 4.0], np.float32),
+                             np.float32)
+        bv, bph, bfed = feed(np.array([5.0, 3.0, 0.5], np.float32), np.float32)
+        a = tf.sparse.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 0]], av,
+                                   [3, 3])
+        b = tf.sparse.SparseTensor([[0, 1], [1, 1], [2, 2]], bv, [3, 3])
+        s = tf.sparse.add(a, b, threshold=0.25)
+        w = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])[:tf.size(s.values)]
+        ga, gb = tf.gradients(tf.reduce_sum(s.values * w), [av, bv])
+        sl = tf.sparse.slice(a, [0, 1], [2, 2])
+        (gs,) = tf.gradients(tf.reduce_sum(sl.values * 3.0), [av])
+        return [s.values, ga, gb, sl.values, gs], {aph: afed, bph: bfed}
+    case(FAMILY, "sparse_add_slice_grad", sparse_grads, **EXACT)
 
     # SparseCross as crossed feature columns build it: hashed crosses of
     # string and int64 sparse columns and a dense column (ids fetched; the

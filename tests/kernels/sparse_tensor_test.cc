@@ -414,6 +414,38 @@ TEST_CASE("SparseSoftmax works per row in sorted order and checks its rank",
                                   "shape: 3"));
 }
 
+TEST_CASE("SparseAddGrad and SparseSliceGrad route gradients and check "
+          "their inputs", "[sparse]") {
+  NodeDef add_grad =
+      TestNodeBuilder("g", "SparseAddGrad", 4).Attr("T", DT_FLOAT).Build();
+  // a[1,1] was dropped from the sum: its gradient is 0.
+  absl::StatusOr<std::vector<Tensor>> out = RunKernel(
+      add_grad, {MakeVector<float>({1, 2, 3, 4}),
+                 I64({0, 0, 0, 2, 1, 1}, TensorShape({3, 2})),
+                 I64({0, 1, 0, 2, 1, 0}, TensorShape({3, 2})),
+                 I64({0, 0, 0, 1, 0, 2, 1, 0}, TensorShape({4, 2}))});
+  REQUIRE(out.ok());
+  REQUIRE(Values<float>((*out)[0]) == std::vector<float>({1, 3, 0}));
+  REQUIRE(Values<float>((*out)[1]) == std::vector<float>({2, 3, 4}));
+  REQUIRE_THAT(RunError(add_grad, {MakeVector<float>({1, 2}),
+                                   I64({0, 0}, TensorShape({1, 2})),
+                                   I64({0, 1}, TensorShape({1, 2})),
+                                   I64({0, 0, 0, 1, 0, 2}, TensorShape({3, 2}))}),
+               StatusIs(kInvalid, "# elements of backprop_val_grad and # rows "
+                                  "of sum_indices should match (#nnz of sum): "
+                                  "got 2 and 3"));
+  NodeDef slice_grad =
+      TestNodeBuilder("g", "SparseSliceGrad", 4).Attr("T", DT_FLOAT).Build();
+  REQUIRE_THAT(RunKernel(slice_grad, {MakeVector<float>({10, 20}),
+                                      I64({0, 0, 0, 3}, TensorShape({2, 2})),
+                                      MakeVector<int64_t>({0, 1}),
+                                      I64({0, 2, 1, 0}, TensorShape({2, 2}))})
+                   .status(),
+               StatusIs(absl::StatusCode::kInternal,
+                        "Elements of backprop_val_grad aren't all propagated. "
+                        "Num elements:2, used: 1"));
+}
+
 TEST_CASE("A wide SparseTensorDenseMatMul matches a plain loop", "[sparse]") {
   // 40000 output columns: split over the intra-op pool.
   const int64_t k = 3, n = 40000;
