@@ -31,7 +31,7 @@ void RegisterDataFlowKernels(KernelRegistry* registry);
 
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
-// Sparse tensors (kernels/sparse/).
+// Sparse tensors, tf.Example parsing and ragged tensors (kernels/sparse/).
 void RegisterSparseKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host

@@ -57,9 +57,10 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry);
 // seed generators and iterators.
 absl::Status RegisterDatasetOps(OpRegistry* registry);
 
-// Sparse tensors: sparse segment reductions and their gradients,
-// SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows;
-// tf.Example parsing (ParseExample, ParseSingleExample); ragged tensors.
+// Sparse tensors (graph/ops/sparse_ops.cc): sparse segment reductions and
+// their gradients, SparseToDense, SparseTensorDenseMatMul and the other
+// SparseTensor ops; tf.Example parsing (ParseExample, ParseSingleExample);
+// ragged tensors (RaggedTensorToTensor, RaggedRange, RaggedTensorToSparse).
 absl::Status RegisterSparseOps(OpRegistry* registry);
 
 // All of the above.
