@@ -3,7 +3,7 @@
 // SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows (and its
 // gradient), SparseReorder, SparseSlice, SparseConcat, SparseSplit,
 // SparseAdd, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
-// SparseReduceSum, SparseReduceMax, SparseSoftmax, SparseSparseMaximum,
+// SparseReduceSum/Max (and *Sparse), SparseSoftmax, SparseSparseMaximum,
 // SparseSparseMinimum, SparseCross, the gradients SparseAddGrad and
 // SparseSliceGrad; the tf.Example parsers ParseExample and
 // ParseSingleExample; and the ragged RaggedTensorToTensor, RaggedRange and
@@ -428,6 +428,21 @@ absl::Status RegisterSparseTensorOps(OpRegistry* r) {
                         .Input("input_shape: int64")
                         .Input("reduction_axes: int32")
                         .Output("output: T")
+                        .Attr("keep_dims: bool = false")
+                        .Attr(absl::StrCat("T: ", op.types))
+                        .SetShapeFn(shape_fn::Unknown)));
+  }
+  for (const Reduce& op : {Reduce{"SparseReduceSumSparse", kNumberTypes},
+                           Reduce{"SparseReduceMaxSparse", kRealTypes}}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(op.name)
+                        .Input("input_indices: int64")
+                        .Input("input_values: T")
+                        .Input("input_shape: int64")
+                        .Input("reduction_axes: int32")
+                        .Output("output_indices: int64")
+                        .Output("output_values: T")
+                        .Output("output_shape: int64")
                         .Attr("keep_dims: bool = false")
                         .Attr(absl::StrCat("T: ", op.types))
                         .SetShapeFn(shape_fn::Unknown)));

@@ -2,7 +2,7 @@
 // SparseToDense, SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows,
 // SparseFillEmptyRowsGrad, SparseReorder, SparseSlice, SparseConcat,
 // SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,Div},
-// SparseReduceSum, SparseReduceMax, SparseSoftmax, SparseSparseMaximum/
+// SparseReduceSum/Max (and their *Sparse forms), SparseSoftmax, SparseSparseMaximum/
 // Minimum, SparseAdd and the gradients SparseAddGrad and SparseSliceGrad. Checks and their messages follow
 // TensorFlow's CPU kernels, in TensorFlow's order, so a bad GraphDef or feed
 // gets TensorFlow's first error; arithmetic follows TensorFlow's order of
@@ -1155,9 +1155,10 @@ class SparseDenseCwiseOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
-// SparseReduceSum and SparseReduceMax (dense outputs)
+// SparseReduceSum and SparseReduceMax (dense outputs) and their *Sparse forms
+// (the non-empty cells as a SparseTensor).
 
-template <bool kMax>
+template <bool kMax, bool kSparseOutput>
 class SparseReduceOp : public OpKernel {
  public:
   explicit SparseReduceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -1229,25 +1230,58 @@ class SparseReduceOp : public OpKernel {
       }
       return false;
     });
+    // The groups: [group_start[g], group_start[g + 1]) of `order`.
+    std::vector<int64_t> group_start;
+    for (int64_t k = 0; k < n; ++k) {
+      if (k == 0 || cell[order[k]] != cell[order[k - 1]]) group_start.push_back(k);
+    }
+    const int64_t groups = static_cast<int64_t>(group_start.size());
+    group_start.push_back(n);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if constexpr (kSparseOutput) {
+      // Each non-empty cell's output coordinates, then its value.
+      const int64_t out_rank = out_shape.dims();
+      Tensor* out_indices = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                                  0, TensorShape({groups, out_rank}),
+                                  &out_indices));
+      int64_t* oi = out_indices->data<int64_t>();
+      for (int64_t g = 0; g < groups; ++g) {
+        const int64_t first = order[group_start[g]];
+        int64_t at = 0;
+        for (int64_t d = 0; d < rank; ++d) {
+          if (!reduced[d]) {
+            oi[g * out_rank + at++] = in[first * rank + d];
+          } else if (keep_dims_) {
+            oi[g * out_rank + at++] = 0;
+          }
+        }
+      }
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(1, TensorShape({groups}), &out));
+      ctx->set_output(2, Tensor::FromVector<int64_t>(std::vector<int64_t>(
+                             out_shape.dim_sizes().begin(),
+                             out_shape.dim_sizes().end())));
+    } else {
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    }
     auto reduce = [&]<typename T>() {
       T* o = out->data<T>();
-      std::fill(o, o + out->NumElements(), T(0));  // cells with no entries
+      if constexpr (!kSparseOutput) {
+        std::fill(o, o + out->NumElements(), T(0));  // cells with no entries
+      }
       const T* v = values.data<T>();
-      for (int64_t k = 0; k < n;) {
-        const int64_t c = cell[order[k]];
+      for (int64_t g = 0; g < groups; ++g) {
+        const int64_t k = group_start[g];
         T acc = v[order[k]];
-        int64_t j = k + 1;
-        for (; j < n && cell[order[j]] == c; ++j) {
+        for (int64_t j = k + 1; j < group_start[g + 1]; ++j) {
           if constexpr (kMax) {
             acc = v[order[j]] > acc ? v[order[j]] : acc;
           } else {
             acc = T(acc + v[order[j]]);
           }
         }
-        o[c] = acc;
-        k = j;
+        o[kSparseOutput ? g : cell[order[k]]] = acc;
       }
     };
     bool known = false;
@@ -1817,10 +1851,16 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
   RegisterKernel<SparseSparseMinOrMaxOp<false>>(
       registry,
       KernelDefBuilder("SparseSparseMinimum").TypeConstraint("T", reals));
-  RegisterKernel<SparseReduceOp<false>>(
+  RegisterKernel<SparseReduceOp<false, false>>(
       registry, KernelDefBuilder("SparseReduceSum").TypeConstraint("T", numbers));
-  RegisterKernel<SparseReduceOp<true>>(
+  RegisterKernel<SparseReduceOp<true, false>>(
       registry, KernelDefBuilder("SparseReduceMax").TypeConstraint("T", reals));
+  RegisterKernel<SparseReduceOp<false, true>>(
+      registry,
+      KernelDefBuilder("SparseReduceSumSparse").TypeConstraint("T", numbers));
+  RegisterKernel<SparseReduceOp<true, true>>(
+      registry,
+      KernelDefBuilder("SparseReduceMaxSparse").TypeConstraint("T", reals));
   RegisterKernel<SparseDenseCwiseOp<CwiseOp::kAdd>>(
       registry,
       KernelDefBuilder("SparseDenseCwiseAdd").TypeConstraint("T", reals));

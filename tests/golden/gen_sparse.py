@@ -1,28 +1,32 @@
-"""Golden cases of the sparse family: the sparse segment reductions
-(SparseSegmentSum/Mean/SqrtN, their WithNumSegments forms and gradients,
-V1 and V2)
-over every dtype TensorFlow's CPU kernels take, short and long segments
-(TensorFlow sums a segment as a head of up to 9 rows and then blocks of 8,
-and scales by 1/n below 10 rows but divides at 10 and above), gaps, and the
-run-time errors for unsorted or out-of-range ids; SparseToDense,
-SparseTensorDenseMatMul, SparseReshape, SparseFillEmptyRows and its gradient
-(with the embedding lookups Keras and feature columns build from them),
-SparseAdd, SparseReorder, SparseSlice, SparseConcat, SparseSplit, SparseTensorDenseAdd,
-SparseDenseCwise{Add,Mul,Div}, SparseReduceSum/Max,
-SparseSoftmax, SparseSparseMaximum/Minimum, SparseAddGrad, SparseSliceGrad,
-SparseCross (hashed, as crossed feature columns
-use it); and
-tf.Example parsing with ParseExample and ParseSingleExample (serialized
-Examples held in Const nodes; golden cases fetch no strings), alone and in a
-tf.data map; and ragged tensors (RaggedTensorToTensor with ROW_SPLITS and
-with FIRST_DIM_SIZE + VALUE_ROWIDS, shapes that pad or cut, broadcast
-defaults; RaggedRange; RaggedTensorToSparse); as TensorFlow 2.21 runs them.
+"""Golden cases of the sparse family, as TensorFlow 2.21 runs them:
+
+- the sparse segment reductions (SparseSegmentSum/Mean/SqrtN, their
+  WithNumSegments forms and gradients, V1 and V2) over every dtype
+  TensorFlow's CPU kernels take, short and long segments (TensorFlow sums a
+  segment as a head of up to 9 rows and then blocks of 8, and scales by 1/n
+  below 10 rows but divides at 10 and above), gaps, and the run-time errors
+  for unsorted or out-of-range ids;
+- SparseTensor ops: SparseToDense, SparseTensorDenseMatMul, SparseReshape,
+  SparseFillEmptyRows and its gradient (with the embedding lookups Keras and
+  feature columns build from them), SparseAdd, SparseReorder, SparseSlice,
+  SparseConcat, SparseSplit, SparseTensorDenseAdd, SparseDenseCwise{Add,Mul,
+  Div}, SparseReduceSum/Max (and their *Sparse forms), SparseSoftmax,
+  SparseSparseMaximum/Minimum, SparseAddGrad, SparseSliceGrad and SparseCross
+  (hashed, as crossed feature columns use it);
+- tf.Example parsing with ParseExample and ParseSingleExample (serialized
+  Examples held in Const nodes; golden cases fetch no strings), alone and in
+  a tf.data map;
+- ragged tensors: RaggedTensorToTensor (ROW_SPLITS, FIRST_DIM_SIZE +
+  VALUE_ROWIDS, shapes that pad or cut, broadcast defaults), RaggedRange and
+  RaggedTensorToSparse.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_sparse.py
 
-dfx follows TensorFlow's order of operations, so outputs must match exactly
-(rtol = atol = 0) for every dtype. bfloat16 is fed as float32 and cast in
-the graph (.npy has no bfloat16).
+dfx follows TensorFlow's order of operations, so most cases must match
+exactly (EXACT: rtol = atol = 0) for every dtype. SparseSoftmax, the sparse
+reductions and the embedding-lookup models keep the dtype tolerances:
+TensorFlow evaluates exp and long sums with vectorized Eigen there. bfloat16
+is fed as float32 and cast in the graph (.npy has no bfloat16).
 """
 
 import numpy as np
@@ -646,9 +650,20 @@ def sparse_add_cases():
                                        reduction_axes=tf.constant(axes,
                                                                   tf.int32),
                                        keep_dims=keep))
+        v = tf.constant(values((6,), np.float32, 23))
+        for op in (tf.raw_ops.SparseReduceSumSparse,
+                   tf.raw_ops.SparseReduceMaxSparse):
+            for axes in ([1], [0, 2], [], [0, 1, 2]):
+                for keep in (False, True):
+                    outs += list(op(input_indices=ind, input_values=v,
+                                    input_shape=shape,
+                                    reduction_axes=tf.constant(axes, tf.int32),
+                                    keep_dims=keep))
         sp = tf.sparse.SparseTensor([[0, 0], [1, 2], [1, 0]], [1.5, -2.0, 4.0],
                                     [2, 3])
         outs += [tf.sparse.reduce_sum(sp, axis=1), tf.sparse.reduce_max(sp)]
+        s = tf.sparse.reduce_sum(sp, axis=0, output_is_sparse=True)
+        outs += [s.indices, s.values, s.dense_shape]
         return outs, {}
     case(FAMILY, "sparse_reduce", reductions)
 
