@@ -2,9 +2,9 @@
 // tf.train.Example protos (DT_STRING scalars) into dense features
 // (FixedLenFeature: fixed shape, default used when the key is absent) and
 // sparse features (VarLenFeature: SparseTensor of each example's values).
-// Checks and messages follow TensorFlow's example parsing; dense features of
-// variable length (FixedLenSequenceFeature, a dense shape with an unknown
-// dim) are not supported and fail at kernel construction.
+// Dense features of variable length (FixedLenSequenceFeature: a dense shape
+// whose first dim is unknown) become [batch, longest, ...] padded with their
+// default. Checks and messages follow TensorFlow's example parsing.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -78,7 +78,10 @@ struct ParseConfig {
   DataTypeVector sparse_types;
   std::vector<std::string> dense_keys;
   DataTypeVector dense_types;
+  // Per dense key: its shape, or for a variable-length feature
+  // (FixedLenSequenceFeature: first dim unknown) the shape of one row.
   std::vector<TensorShape> dense_shapes;
+  std::vector<bool> variable;
 };
 
 class ParseExampleBase : public OpKernel {
@@ -132,17 +135,18 @@ class ParseExampleBase : public OpKernel {
     for (const TensorShapeProto& p : shapes->list().shape()) {
       TensorShape s;
       DFX_OP_REQUIRES(ctx, !p.unknown_rank(),
-                      absl::UnimplementedError(
-                          "dense features of unknown rank are not supported"));
-      for (const auto& d : p.dim()) {
+                      absl::InvalidArgumentError(
+                          "dense_shapes must have a known rank"));
+      const bool variable = p.dim_size() > 0 && p.dim(0).size() < 0;
+      for (int d = variable ? 1 : 0; d < p.dim_size(); ++d) {
         DFX_OP_REQUIRES(
-            ctx, d.size() >= 0,
-            absl::UnimplementedError(
-                "dense features of variable length (FixedLenSequenceFeature) "
-                "are not supported by dfx's ParseExample/ParseSingleExample"));
-        DFX_OP_REQUIRES_OK(ctx, s.AddDim(d.size()));
+            ctx, p.dim(d).size() >= 0,
+            absl::InvalidArgumentError(
+                "only the first dim of a dense shape may be unknown"));
+        DFX_OP_REQUIRES_OK(ctx, s.AddDim(p.dim(d).size()));
       }
       config_.dense_shapes.push_back(s);
+      config_.variable.push_back(variable);
     }
   }
 
@@ -162,6 +166,18 @@ class ParseExampleBase : public OpKernel {
     const int64_t batch = static_cast<int64_t>(serialized.size());
     for (int k = 0; k < nd; ++k) {
       const Tensor& def = *defaults[k];
+      if (config_.variable[k]) {
+        DFX_OP_REQUIRES(
+            ctx, def.NumElements() == 1,
+            absl::InvalidArgumentError(absl::StrCat(
+                "dense_shape[", k, "] is a variable length shape: ",
+                VariableShapeString(k),
+                ", therefore def_value[", k,
+                "] must contain a single element (the padding element).  But "
+                "its shape is: ",
+                def.shape().DebugString())));
+        continue;
+      }
       DFX_OP_REQUIRES(
           ctx, def.NumElements() == 0 || def.shape() == config_.dense_shapes[k],
           absl::InvalidArgumentError(absl::StrCat(
@@ -170,7 +186,13 @@ class ParseExampleBase : public OpKernel {
               config_.dense_shapes[k].DebugString())));
     }
     std::vector<Tensor*> dense(nd);
+    // Each variable-length feature's values per example (empty if absent).
+    std::vector<std::vector<Feature>> rows_of(nd);
     for (int k = 0; k < nd; ++k) {
+      if (config_.variable[k]) {
+        rows_of[k].resize(static_cast<size_t>(batch));
+        continue;  // allocated once the longest example is known
+      }
       TensorShape shape;
       if (batched) DFX_OP_REQUIRES_OK(ctx, shape.AddDim(batch));
       for (int64_t d : config_.dense_shapes[k].dim_sizes()) {
@@ -205,6 +227,24 @@ class ParseExampleBase : public OpKernel {
         auto it = features.find(key);
         const DataType got =
             it == features.end() ? DT_INVALID : FeatureType(it->second);
+        if (config_.variable[k]) {
+          if (got == DT_INVALID) continue;  // no rows
+          DFX_OP_REQUIRES(ctx, got == dtype,
+                          absl::InvalidArgumentError(absl::StrCat(
+                              where(key),
+                              "  Data types don't match. Data type: ",
+                              DataTypeString(got), " but expected type: ",
+                              DataTypeString(dtype))));
+          const int size = ListSize(it->second, dtype);
+          DFX_OP_REQUIRES(
+              ctx, per == 0 ? size == 0 : size % per == 0,
+              absl::InvalidArgumentError(absl::StrCat(
+                  where(key), "  Number of ", DataTypeString(dtype),
+                  " values is not a multiple of stride length. Saw ", size,
+                  " values but output shape is: ", VariableShapeString(k))));
+          rows_of[k][b] = it->second;
+          continue;
+        }
         if (got == DT_INVALID) {
           const Tensor& def = *defaults[k];
           DFX_OP_REQUIRES(
@@ -244,6 +284,33 @@ class ParseExampleBase : public OpKernel {
                 DataTypeString(config_.sparse_types[k]),
                 ", Actual type: ", DataTypeString(got))));
         sparse[k][b] = it->second;
+      }
+    }
+    // Variable-length features: [batch, longest, row shape...] (no batch
+    // dim for a single example), padded with the default.
+    for (int k = 0; k < nd; ++k) {
+      if (!config_.variable[k]) continue;
+      const DataType dtype = config_.dense_types[k];
+      const int64_t per = config_.dense_shapes[k].num_elements();
+      int64_t longest = 0;
+      for (const Feature& f : rows_of[k]) {
+        if (per > 0) longest = std::max<int64_t>(longest, ListSize(f, dtype) / per);
+      }
+      TensorShape shape;
+      if (batched) DFX_OP_REQUIRES_OK(ctx, shape.AddDim(batch));
+      DFX_OP_REQUIRES_OK(ctx, shape.AddDim(longest));
+      for (int64_t d : config_.dense_shapes[k].dim_sizes()) {
+        DFX_OP_REQUIRES_OK(ctx, shape.AddDim(d));
+      }
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(3 * ns + k, shape, &dense[k]));
+      const int64_t stride = longest * per;  // elements per example
+      for (int64_t i = 0; i < dense[k]->NumElements(); ++i) {
+        CopyFrom(*defaults[k], 0, dense[k], i, 1);
+      }
+      for (int64_t b = 0; b < batch; ++b) {
+        if (ListSize(rows_of[k][b], dtype) > 0) {
+          CopyValues(rows_of[k][b], dtype, dense[k], b * stride);
+        }
       }
     }
     for (int k = 0; k < ns; ++k) {
@@ -290,6 +357,15 @@ class ParseExampleBase : public OpKernel {
   }
 
   const ParseConfig& config() const { return config_; }
+
+  // "[?,2]": a variable-length dense shape as TensorFlow prints it.
+  std::string VariableShapeString(int k) const {
+    std::string s = "[?";
+    for (int64_t d : config_.dense_shapes[k].dim_sizes()) {
+      absl::StrAppend(&s, ",", d);
+    }
+    return s + "]";
+  }
 
  private:
   const bool single_;

@@ -13,9 +13,9 @@
   Div}, SparseReduceSum/Max (and their *Sparse forms), SparseSoftmax,
   SparseSparseMaximum/Minimum, SparseAddGrad, SparseSliceGrad and SparseCross
   (hashed, as crossed feature columns use it);
-- tf.Example parsing with ParseExample and ParseSingleExample (serialized
-  Examples held in Const nodes; golden cases fetch no strings), alone and in
-  a tf.data map;
+- tf.Example parsing with ParseExample and ParseSingleExample (fixed and
+  variable-length dense features, sparse features; serialized Examples held
+  in Const nodes; golden cases fetch no strings), alone and in a tf.data map;
 - ragged tensors: RaggedTensorToTensor (ROW_SPLITS, FIRST_DIM_SIZE +
   VALUE_ROWIDS, shapes that pad or cut, broadcast defaults), RaggedRange and
   RaggedTensorToSparse.
@@ -411,6 +411,31 @@ def parse_cases():
         def build():
             return fn(tf.constant(serialized)), {}
         case(FAMILY, name, build)
+    # FixedLenSequenceFeature: dense shapes with an unknown first dim.
+    def sequences():
+        ser = tf.constant([example(x=[1.0, 2.0, 3.0, 4.0], m=[1, 2, 3]),
+                           example(x=[5.0, 6.0]), example(m=[7])])
+        dense = tf.raw_ops.ParseExample(
+            serialized=ser, names=tf.constant([], tf.string), sparse_keys=[],
+            dense_keys=[tf.constant("x"), tf.constant("m")],
+            dense_defaults=[tf.constant(-1.0), tf.constant(0, tf.int64)],
+            sparse_types=[], dense_shapes=[[None, 2], [None]]).dense_values
+        single = tf.raw_ops.ParseSingleExample(
+            serialized=tf.constant(EXAMPLES[0]),
+            dense_defaults=[tf.constant(-1.0), tf.constant(9, tf.int64)],
+            num_sparse=0, sparse_keys=[], dense_keys=["x", "m"],
+            sparse_types=[], dense_shapes=[[None], [None, 2]]).dense_values
+        return list(dense) + list(single), {}
+    case(FAMILY, "parse_example_sequence_features", sequences, **EXACT)
+
+    def sequence_err():
+        return list(tf.raw_ops.ParseExample(
+            serialized=tf.constant([example(x=[1.0, 2.0, 3.0])]),
+            names=tf.constant([], tf.string), sparse_keys=[],
+            dense_keys=[tf.constant("x")], dense_defaults=[tf.constant(-1.0)],
+            sparse_types=[], dense_shapes=[[None, 2]]).dense_values), {}
+    case(FAMILY, "parse_example_error_sequence_stride", sequence_err)
+
     err("parse_example_error_malformed", [EXAMPLES[0], b"\x0a\x05garbage"])
     err("parse_example_error_missing", [example(x=[1.0, 2.0])])
     err("parse_example_error_type", [example(m=[1.0, 2.0, 3.0, 4.0])])

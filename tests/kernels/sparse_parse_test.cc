@@ -155,21 +155,32 @@ TEST_CASE("ParseSingleExample parses one scalar Example", "[sparse]") {
                                   "but could not be found."));
 }
 
-TEST_CASE("ParseExample rejects variable-length dense features at "
-          "construction", "[sparse]") {
+TEST_CASE("ParseExample pads variable-length dense features with the "
+          "default", "[sparse]") {
   NodeDef node = BatchParser();
   (*node.mutable_attr())["dense_shapes"]
       .mutable_list()
       ->mutable_shape(0)
       ->mutable_dim(0)
-      ->set_size(-1);
-  REQUIRE_THAT(RunKernel(node, {Strings({}), Strings({}),
+      ->set_size(-1);  // x: [?] rows of one float
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunKernel(node, {Strings({Serialized({}, {1, 2, 3}), Serialized({}, {}),
+                                Serialized({}, {4})}),
+                       Strings({}), Tensor::Scalar<std::string>("tag"),
+                       Tensor::Scalar<std::string>("x"),
+                       Tensor::Scalar<float>(-1)});
+  REQUIRE(out.ok());
+  REQUIRE((*out)[3].shape() == TensorShape({3, 3}));
+  REQUIRE(Values<float>((*out)[3]) ==
+          std::vector<float>({1, 2, 3, -1, -1, -1, 4, -1, -1}));
+  REQUIRE_THAT(RunKernel(node, {Strings({Serialized({}, {1})}), Strings({}),
                                 Tensor::Scalar<std::string>("tag"),
                                 Tensor::Scalar<std::string>("x"),
                                 Tensor(DT_FLOAT, TensorShape({0}))})
                    .status(),
-               StatusIs(absl::StatusCode::kUnimplemented,
-                        "FixedLenSequenceFeature"));
+               StatusIs(kInvalid, "dense_shape[0] is a variable length shape: "
+                                  "[?], therefore def_value[0] must contain a "
+                                  "single element (the padding element)."));
 }
 
 }  // namespace
