@@ -37,6 +37,8 @@ void RegisterStringKernels(KernelRegistry* registry);
 
 // TensorList ops, and ZerosLike and AddN on the variants holding lists.
 void RegisterListKernels(KernelRegistry* registry);
+// Sparse tensors, tf.Example parsing and ragged tensors (kernels/sparse/).
+void RegisterSparseKernels(KernelRegistry* registry);
 
 // Image ops (kernels/image/): resizing and its gradients,
 // ScaleAndTranslate, depth/space and batch/space rearrangement,

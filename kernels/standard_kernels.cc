@@ -34,6 +34,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterListKernels(registry);
   RegisterLookupKernels(registry);
   RegisterStringKernels(registry);
+  RegisterSparseKernels(registry);
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);

@@ -68,6 +68,11 @@ absl::Status RegisterDatasetOps(OpRegistry* registry);
 // batch/space rearrangement, NonMaxSuppressionV3-V5, CropAndResize, color
 // conversions and adjustments.
 absl::Status RegisterImageOps(OpRegistry* registry);
+// Sparse tensors (graph/ops/sparse_ops.cc): sparse segment reductions and
+// their gradients, SparseToDense, SparseTensorDenseMatMul and the other
+// SparseTensor ops; tf.Example parsing (ParseExample, ParseSingleExample);
+// ragged tensors (RaggedTensorToTensor, RaggedRange, RaggedTensorToSparse).
+absl::Status RegisterSparseOps(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

@@ -43,7 +43,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "training", "control_flow", "data_flow",
                                  "list",     "pool_argmax",  "unsigned",
                                  "dataset",  "queues",       "lookup",
-                                 "strings",  "image"};
+                                 "strings",  "image",        "sparse"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -284,6 +284,9 @@ TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
 }
 TEST_CASE("golden: uint16/32/64 element-wise math equals TensorFlow") {
   RunFamily("unsigned");
+}
+TEST_CASE("golden: sparse tensor ops equal TensorFlow") {
+  RunFamily("sparse");
 }
 
 TEST_CASE("golden: image resizing and rearrangement ops equal TensorFlow") {

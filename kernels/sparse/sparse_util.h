@@ -1,0 +1,130 @@
+// Helpers shared by the sparse-tensor kernels (kernels/sparse/*.cc only):
+// dtype visitors, reading integer elements, and each file's registration
+// function.
+#ifndef DFX_KERNELS_SPARSE_SPARSE_UTIL_H_
+#define DFX_KERNELS_SPARSE_SPARSE_UTIL_H_
+
+#include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "runtime/op_kernel.h"
+#include "runtime/tensor.h"
+#include "runtime/types.h"
+
+namespace dfx::sparse_internal {
+
+// One per kernel file; RegisterSparseKernels calls them all.
+void RegisterSparseSegmentKernels(KernelRegistry* registry);
+void RegisterSparseTensorKernels(KernelRegistry* registry);
+void RegisterParseExampleKernels(KernelRegistry* registry);
+void RegisterRaggedKernels(KernelRegistry* registry);
+void RegisterSparseCrossKernels(KernelRegistry* registry);
+
+// Calls fn.template operator()<T>() with the C++ type of `dtype` when it is
+// bfloat16, half, float or double; false otherwise.
+template <typename Fn>
+bool VisitFloatType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_FLOAT: fn.template operator()<float>(); return true;
+    case DT_DOUBLE: fn.template operator()<double>(); return true;
+    case DT_HALF: fn.template operator()<Eigen::half>(); return true;
+    case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return true;
+    default: return false;
+  }
+}
+
+// As VisitFloatType, for TensorFlow's real number types (floats and the
+// 8- to 64-bit signed and unsigned integers).
+template <typename Fn>
+bool VisitRealType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_INT8: fn.template operator()<int8_t>(); return true;
+    case DT_INT16: fn.template operator()<int16_t>(); return true;
+    case DT_INT32: fn.template operator()<int32_t>(); return true;
+    case DT_INT64: fn.template operator()<int64_t>(); return true;
+    case DT_UINT8: fn.template operator()<uint8_t>(); return true;
+    case DT_UINT16: fn.template operator()<uint16_t>(); return true;
+    case DT_UINT32: fn.template operator()<uint32_t>(); return true;
+    case DT_UINT64: fn.template operator()<uint64_t>(); return true;
+    default: return VisitFloatType(dtype, fn);
+  }
+}
+
+// As VisitRealType, plus complex64 and complex128.
+template <typename Fn>
+bool VisitNumberType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_COMPLEX64: fn.template operator()<std::complex<float>>(); return true;
+    case DT_COMPLEX128: fn.template operator()<std::complex<double>>(); return true;
+    default: return VisitRealType(dtype, fn);
+  }
+}
+
+// Element i of an int32 or int64 tensor, widened. REQUIRES: one of those.
+inline int64_t IndexAt(const Tensor& t, int64_t i) {
+  return t.dtype() == DT_INT32 ? int64_t{t.data<int32_t>()[i]}
+                               : t.data<int64_t>()[i];
+}
+
+// The accumulation type of T: float for half and bfloat16 (as TensorFlow's
+// CPU kernels sum them), T otherwise.
+template <typename T>
+struct AccumType {
+  using type = T;
+};
+template <>
+struct AccumType<Eigen::half> {
+  using type = float;
+};
+template <>
+struct AccumType<Eigen::bfloat16> {
+  using type = float;
+};
+
+// Calls fn.template operator()<E>() with a type that copies elements of
+// `dtype`: std::string for strings, else an unsigned integer (or a pair of
+// uint64) of the element's size. False when there is none.
+struct Bytes16 {
+  uint64_t lo;
+  uint64_t hi;
+};
+template <typename Fn>
+bool VisitCopyType(DataType dtype, Fn&& fn) {
+  if (dtype == DT_STRING) {
+    fn.template operator()<std::string>();
+    return true;
+  }
+  switch (DataTypeSize(dtype)) {
+    case 1: fn.template operator()<uint8_t>(); return true;
+    case 2: fn.template operator()<uint16_t>(); return true;
+    case 4: fn.template operator()<uint32_t>(); return true;
+    case 8: fn.template operator()<uint64_t>(); return true;
+    case 16: fn.template operator()<Bytes16>(); return true;
+    default: return false;
+  }
+}
+
+template <typename E>
+const E* Elements(const Tensor& t) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return t.data<std::string>();
+  } else {
+    return static_cast<const E*>(t.raw_data());
+  }
+}
+template <typename E>
+E* Elements(Tensor* t) {
+  if constexpr (std::is_same_v<E, std::string>) {
+    return t->data<std::string>();
+  } else {
+    return static_cast<E*>(t->raw_data());
+  }
+}
+
+}  // namespace dfx::sparse_internal
+
+#endif  // DFX_KERNELS_SPARSE_SPARSE_UTIL_H_
