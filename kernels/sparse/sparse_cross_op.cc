@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/sparse/fingerprint.h"
+#include "kernels/fingerprint.h"
 #include "kernels/sparse/sparse_util.h"
 
 namespace dfx::sparse_internal {

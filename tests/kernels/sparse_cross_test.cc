@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "kernels/sparse/fingerprint.h"
+#include "kernels/fingerprint.h"
 #include "tests/kernels/math_test_util.h"
 
 namespace dfx {
@@ -69,7 +69,7 @@ TEST_CASE("Fingerprint64 equals TensorFlow's tf.fingerprint", "[sparse]") {
   for (size_t i = 0; i < inputs.size(); ++i) {
     INFO("string " << i << " of length " << inputs[i].size());
     REQUIRE(inputs[i].size() == want[i].length);
-    CHECK(sparse_internal::Fingerprint64(inputs[i]) == want[i].fingerprint);
+    CHECK(Fingerprint64(inputs[i]) == want[i].fingerprint);
   }
 }
 

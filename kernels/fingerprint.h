@@ -1,10 +1,12 @@
 // Fingerprint64 (FarmHash's 64-bit fingerprint, farmhashna::Hash64) and
-// FingerprintCat64, the string and combining hashes TensorFlow's
-// SparseCross uses, so crossed feature ids equal TensorFlow's. Written from
-// FarmHash's published algorithm; results are checked against
-// TensorFlow's tf.fingerprint in tests/kernels/sparse_cross_test.cc.
-#ifndef DFX_KERNELS_SPARSE_FINGERPRINT_H_
-#define DFX_KERNELS_SPARSE_FINGERPRINT_H_
+// FingerprintCat64: TensorFlow's string and combining hashes, which
+// StringToHashBucketFast and SparseCross use, so that hash buckets and
+// crossed feature ids equal TensorFlow's on every machine. Written from
+// FarmHash's published algorithm; results are checked against TensorFlow's
+// tf.fingerprint in tests/kernels/sparse_cross_test.cc and its
+// StringToHashBucketFast in the "strings" golden family.
+#ifndef DFX_KERNELS_FINGERPRINT_H_
+#define DFX_KERNELS_FINGERPRINT_H_
 
 #include <cstdint>
 #include <cstring>
@@ -12,7 +14,7 @@
 
 #include "absl/strings/string_view.h"
 
-namespace dfx::sparse_internal {
+namespace dfx {
 namespace fingerprint_internal {
 
 constexpr uint64_t kK0 = 0xc3a5c85c97cb3127ULL;
@@ -169,6 +171,6 @@ inline uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2) {
   return result;
 }
 
-}  // namespace dfx::sparse_internal
+}  // namespace dfx
 
-#endif  // DFX_KERNELS_SPARSE_FINGERPRINT_H_
+#endif  // DFX_KERNELS_FINGERPRINT_H_
