@@ -18,6 +18,8 @@ void RegisterArrayIndexKernels(KernelRegistry* registry);
 void RegisterGatherKernels(KernelRegistry* registry);
 void RegisterConvKernels(KernelRegistry* registry);
 void RegisterLinalgKernels(KernelRegistry* registry);
+// Matrix band/diagonal ops, decompositions and solvers (kernels/linalg/).
+void RegisterMatrixKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 // Variables: resource and reference forms.
 void RegisterStateKernels(KernelRegistry* registry);

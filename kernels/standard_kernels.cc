@@ -25,6 +25,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterGatherKernels(registry);
   RegisterConvKernels(registry);
   RegisterLinalgKernels(registry);
+  RegisterMatrixKernels(registry);
   RegisterRandomKernels(registry);
   RegisterIoKernels(registry);
   RegisterStateKernels(registry);

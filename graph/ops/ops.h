@@ -21,6 +21,8 @@ absl::Status RegisterGatherOps(OpRegistry* registry);
 absl::Status RegisterConvOps(OpRegistry* registry);
 // BatchMatMul and Einsum.
 absl::Status RegisterLinalgOps(OpRegistry* registry);
+// Matrix band/diagonal ops, decompositions and solvers.
+absl::Status RegisterMatrixOps(OpRegistry* registry);
 // Random number ops (stateful with seeds, and stateless), TensorFlow's
 // Philox streams.
 absl::Status RegisterRandomOps(OpRegistry* registry);

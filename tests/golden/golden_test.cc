@@ -40,7 +40,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "linalg",   "random",       "models",
                                  "training", "control_flow", "data_flow",
                                  "list",     "pool_argmax",  "unsigned",
-                                 "dataset",  "queues"};
+                                 "dataset",  "queues",       "matrix"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -257,6 +257,10 @@ TEST_CASE("golden: MaxPoolWithArgmax and its gradient equal TensorFlow") {
 }
 TEST_CASE("golden: uint16/32/64 element-wise math equals TensorFlow") {
   RunFamily("unsigned");
+}
+TEST_CASE("golden: matrix band, diagonal and decomposition ops equal "
+          "TensorFlow") {
+  RunFamily("matrix");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,13 @@
+
+<
+PlaceholderPlaceholder*
+shape
+:*
+dtype0
+
+.
+
+MatrixDiag
+MatrixDiagPlaceholder*
+T0
+"ª

@@ -1,0 +1,11 @@
+
+<
+PlaceholderPlaceholder*
+shape
+:*
+dtype0
+.
+
+MatrixDiag
+MatrixDiagPlaceholder*
+T0"ª

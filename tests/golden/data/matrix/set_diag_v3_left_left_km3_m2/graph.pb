@@ -1,0 +1,19 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+B
+Placeholder_1Placeholder*
+shape:*
+dtype0
+?
+
+set_diag/kConst*
+dtype0*
+valueB"ýÿÿÿþÿÿÿ
+b
+set_diagMatrixSetDiagV3PlaceholderPlaceholder_1
+set_diag/k*
+align	LEFT_LEFT*
+T0"ª

@@ -1,0 +1,233 @@
+"""Golden cases of the matrix family: MatrixBandPart, MatrixDiag /
+MatrixDiagPart / MatrixSetDiag in their V1, V2 and V3 forms (k ranges,
+every alignment, batch dims, dtypes, run-time errors), the dense
+decompositions and solvers, and a frozen Keras block with a causal
+MultiHeadAttention and LayerNormalization, as TensorFlow 2.21 runs them.
+
+Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_matrix.py
+
+Decompositions whose factors have a sign or basis freedom (Qr's Q and R up
+to signs of columns/rows, eigenvectors, singular vectors) are compared by
+what does not depend on the convention: the reconstructed input, the
+products Q^T Q / V^T V, and absolute values; each such case says so in its
+note. Values TensorFlow orders deterministically (eigenvalues ascending,
+singular values descending) are compared directly.
+"""
+
+import os
+
+os.environ["DFX_GOLDEN_EAGER"] = "1"
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.framework.convert_to_constants import (  # noqa: E402
+    convert_variables_to_constants_v2)
+
+import golden_lib  # noqa: E402
+from golden_lib import case, placeholder, rng, tf1  # noqa: E402
+
+FAMILY = "matrix"
+BF16 = tf.bfloat16.as_numpy_dtype
+ALIGNS = ("LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def ints(shape, seed, dt=np.int32):
+    return rng(seed).integers(-9, 10, size=shape).astype(dt)
+
+
+def floats(shape, seed, dt=np.float32):
+    return rng(seed).uniform(-1, 1, size=shape).astype(dt)
+
+
+def feed(value, dt=None):
+    """(graph tensor, placeholder, fed value); bfloat16 is fed as float32
+    and cast in the graph (.npy has no bfloat16)."""
+    value = np.asarray(value)
+    if dt is BF16:
+        ph = tf1.placeholder(tf.float32, value.shape)
+        return tf.cast(ph, tf.bfloat16), ph, value.astype(np.float32)
+    ph, v = placeholder(value if dt is None else value.astype(dt))
+    return ph, ph, v
+
+
+def band_cases():
+    for dt in (np.float32, np.float64, np.float16, BF16, np.int32, np.int64,
+               np.uint8, np.bool_):
+        name = "bfloat16" if dt is BF16 else np.dtype(dt).name
+        base = ints((2, 4, 5), 1)
+        if dt is np.bool_:
+            base = base > 0
+        elif dt is np.uint8:
+            base = np.abs(base)
+
+        def build(base=base, dt=dt):
+            x, ph, v = feed(base, dt)
+            outs = [tf.linalg.band_part(x, lo, up)
+                    for lo, up in ((-1, 0), (0, -1), (1, 2), (0, 0),
+                                   (-1, -1), (4, 5), (3, 1))]
+            return outs, {ph: v}
+        case(FAMILY, f"band_part_{name}", build)
+
+    def int32_bounds():
+        x, xv = placeholder(floats((3, 3), 2))
+        lo = tf1.placeholder(tf.int32, [])
+        up = tf1.placeholder(tf.int32, [])
+        return [tf.raw_ops.MatrixBandPart(input=x, num_lower=lo,
+                                          num_upper=up)], \
+            {x: xv, lo: np.int32(1), up: np.int32(0)}
+    case(FAMILY, "band_part_int32_bounds", int32_bounds)
+
+    def empty():
+        x, xv = placeholder(np.zeros((0, 3, 2), np.float32))
+        return [tf.linalg.band_part(x, 1, 0)], {x: xv}
+    case(FAMILY, "band_part_empty", empty)
+
+    def too_many_lower():
+        x, xv = placeholder(floats((3, 4), 3))
+        lo = tf1.placeholder(tf.int64, [])
+        return [tf.linalg.band_part(x, lo, tf.constant(0, tf.int64))], \
+            {x: xv, lo: np.int64(4)}
+    case(FAMILY, "band_part_error_num_lower", too_many_lower)
+
+
+def diag_part_cases():
+    x = ints((2, 4, 5), 4)
+    for align in ALIGNS:
+        for k in ((-2, 1), (1, 3), (-3, -1), (0, 0), (2, 2)):
+            def build(k=k, align=align):
+                p, v = placeholder(x)
+                return [tf.linalg.diag_part(p, k=k, padding_value=-7,
+                                            align=align)], {p: v}
+            case(FAMILY, f"diag_part_v3_{align.lower()}_k{k[0]}_{k[1]}", build)
+
+    def v1():
+        p, v = placeholder(floats((3, 2, 4), 5))
+        return [tf.raw_ops.MatrixDiagPart(input=p)], {p: v}
+    case(FAMILY, "diag_part_v1", v1)
+
+    def v2():
+        p, v = placeholder(floats((4, 3), 6, np.float64))
+        return [tf.raw_ops.MatrixDiagPartV2(input=p, k=[-1, 2],
+                                            padding_value=9.0)], {p: v}
+    case(FAMILY, "diag_part_v2", v2)
+
+    def error_k():
+        p, v = placeholder(floats((3, 3), 7))
+        k = tf1.placeholder(tf.int32, [2])
+        return [tf.raw_ops.MatrixDiagPartV3(input=p, k=k, padding_value=0.0)], \
+            {p: v, k: np.array([2, 1], np.int32)}
+    case(FAMILY, "diag_part_error_k_order", error_k)
+
+
+def diag_cases():
+    for align in ALIGNS:
+        for k, rows, cols in (((-1, 1), -1, -1), ((0, 2), 3, -1),
+                              ((-2, 0), -1, 4), ((1, 1), 4, 5),
+                              ((-2, 1), 4, 5)):
+            num = k[1] - k[0] + 1
+            max_len = 3
+            shape = (2, max_len) if num == 1 else (2, num, max_len)
+            if rows > 0 and cols > 0:
+                max_len = min(rows + min(k[1], 0), cols - max(k[0], 0))
+                shape = (2, max_len) if num == 1 else (2, num, max_len)
+
+            def build(k=k, rows=rows, cols=cols, align=align, shape=shape):
+                p, v = placeholder(ints(shape, 8))
+                return [tf.linalg.diag(p, k=k, num_rows=rows, num_cols=cols,
+                                       padding_value=5, align=align)], {p: v}
+            case(FAMILY, f"diag_v3_{align.lower()}_k{k[0]}_{k[1]}_"
+                 f"{rows}x{cols}".replace("-", "m"), build)
+
+    for dt in (np.float32, np.float16, np.int64, np.bool_):
+        def v1(dt=dt):
+            val = ints((2, 3), 9)
+            val = val > 0 if dt is np.bool_ else val.astype(dt)
+            p, v = placeholder(val)
+            return [tf.raw_ops.MatrixDiag(diagonal=p)], {p: v}
+        case(FAMILY, f"diag_v1_{np.dtype(dt).name}", v1)
+
+    def v2():
+        p, v = placeholder(floats((2, 3), 10))
+        return [tf.raw_ops.MatrixDiagV2(diagonal=p, k=[0, 1], num_rows=-1,
+                                        num_cols=-1, padding_value=1.0)], \
+            {p: v}
+    case(FAMILY, "diag_v2", v2)
+
+    def rows_error():
+        p, v = placeholder(floats((3,), 11))
+        r = tf1.placeholder(tf.int32, [])
+        return [tf.raw_ops.MatrixDiagV3(diagonal=p, k=0, num_rows=r,
+                                        num_cols=-1, padding_value=0.0)], \
+            {p: v, r: np.int32(2)}
+    case(FAMILY, "diag_error_rows_too_small", rows_error)
+
+
+def set_diag_cases():
+    x = ints((2, 4, 3), 12)
+    for align in ALIGNS:
+        for k in ((-1, 1), (0, 2), (-3, -2), (1, 1)):
+            num = k[1] - k[0] + 1
+            max_len = min(4 + min(k[1], 0), 3 - max(k[0], 0))
+            shape = (2, max_len) if num == 1 else (2, num, max_len)
+
+            def build(k=k, align=align, shape=shape):
+                p, v = placeholder(x)
+                d, dv = placeholder(ints(shape, 13) * 100)
+                return [tf.linalg.set_diag(p, d, k=k, align=align)], \
+                    {p: v, d: dv}
+            case(FAMILY, f"set_diag_v3_{align.lower()}_k{k[0]}_{k[1]}"
+                 .replace("-", "m"), build)
+
+    def v1():
+        p, v = placeholder(floats((2, 3, 3), 14, np.float64))
+        d, dv = placeholder(floats((2, 3), 15, np.float64))
+        return [tf.raw_ops.MatrixSetDiag(input=p, diagonal=d)], {p: v, d: dv}
+    case(FAMILY, "set_diag_v1", v1)
+
+    def v2():
+        p, v = placeholder(floats((3, 4), 16))
+        d, dv = placeholder(floats((2, 3), 17))
+        return [tf.raw_ops.MatrixSetDiagV2(input=p, diagonal=d, k=[0, 1])], \
+            {p: v, d: dv}
+    case(FAMILY, "set_diag_v2", v2)
+
+    def shape_error():
+        p, v = placeholder(floats((3, 4), 18), shape=(None, None))
+        d, dv = placeholder(floats((2,), 19), shape=(None,))
+        return [tf.linalg.set_diag(p, d)], {p: v, d: dv}
+    case(FAMILY, "set_diag_error_shape", shape_error)
+
+
+def causal_mha_model():
+    """A Transformer block: causal self-attention, residual, LayerNorm."""
+    keras = tf.keras
+    keras.utils.set_random_seed(3)
+    inp = keras.Input((5, 8))
+    att = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(
+        inp, inp, use_causal_mask=True)
+    out = keras.layers.LayerNormalization()(inp + att)
+    model = keras.Model(inp, out)
+    fn = tf.function(lambda x: model(x, training=False))
+    concrete = fn.get_concrete_function(tf.TensorSpec((2, 5, 8), tf.float32))
+    frozen = convert_variables_to_constants_v2(concrete)
+    graph_def = frozen.graph.as_graph_def()
+    ops = sorted({n.op for n in graph_def.node})
+    x = floats((2, 5, 8), 20)
+    golden_lib.case_graph_def(
+        FAMILY, "keras_causal_mha_layernorm", graph_def,
+        {frozen.inputs[0].name: x}, [t.name for t in frozen.outputs],
+        rtol=1e-4, atol=1e-5,
+        note="float32 matmuls summed in another order: 1e-4. ops: " +
+        ", ".join(ops))
+
+
+def main():
+    band_cases()
+    diag_part_cases()
+    diag_cases()
+    set_diag_cases()
+    causal_mha_model()
+
+
+if __name__ == "__main__":
+    main()
