@@ -198,6 +198,180 @@ def set_diag_cases():
     case(FAMILY, "set_diag_error_shape", shape_error)
 
 
+# Decompositions: float32 within 1e-4 relative (dfx and TensorFlow link
+# different Eigen versions, whose blocked kernels round differently);
+# float64 within 1e-10.
+def dtol(dt):
+    return dict(rtol=1e-4, atol=1e-5) if dt == np.float32 else \
+        dict(rtol=1e-10, atol=1e-12)
+
+
+def well_conditioned(shape, seed, dt):
+    """Random matrices plus n on the diagonal."""
+    n = shape[-1]
+    return (floats(shape, seed, np.float64) + n * np.eye(n)).astype(dt)
+
+
+def spd(shape, seed, dt):
+    a = floats(shape, seed, np.float64)
+    n = shape[-1]
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dt)
+
+
+def unary_case(name, fn, value, note="", **tol):
+    def build():
+        p, v = placeholder(value)
+        out = fn(p)
+        return (list(out) if isinstance(out, (list, tuple)) else [out]), \
+            {p: v}
+    case(FAMILY, name, build, note=note, **tol)
+
+
+def decomposition_cases():
+    raw = tf.raw_ops
+    for dt in (np.float32, np.float64):
+        dn = np.dtype(dt).name
+        unary_case(f"cholesky_{dn}", lambda x: raw.Cholesky(input=x),
+                   spd((2, 4, 4), 30, dt), **dtol(dt))
+        for adj in (False, True):
+            unary_case(f"inverse_{dn}_adj{int(adj)}",
+                       lambda x, adj=adj: raw.MatrixInverse(input=x,
+                                                            adjoint=adj),
+                       well_conditioned((2, 3, 3), 31, dt), **dtol(dt))
+        dets = np.concatenate([
+            well_conditioned((2, 3, 3), 32, dt),
+            np.array([[[0, 1, 0], [1, 0, 0], [0, 0, 2]],     # sign -1
+                      [[1, 2, 3], [2, 4, 6], [0, 1, 1]]],    # singular
+                     dt)])
+        unary_case(f"determinant_{dn}",
+                   lambda x: raw.MatrixDeterminant(input=x), dets,
+                   **dtol(dt))
+        unary_case(f"log_determinant_{dn}",
+                   lambda x: raw.LogMatrixDeterminant(input=x), dets,
+                   **dtol(dt))
+        for adj in (False, True):
+            def solve(adj=adj, dt=dt):
+                a, av = placeholder(well_conditioned((2, 3, 3), 33, dt))
+                b, bv = placeholder(floats((2, 3, 2), 34, dt))
+                return [raw.MatrixSolve(matrix=a, rhs=b, adjoint=adj)], \
+                    {a: av, b: bv}
+            case(FAMILY, f"solve_{dn}_adj{int(adj)}", solve, **dtol(dt))
+        for lower in (False, True):
+            for adj in (False, True):
+                def tri(lower=lower, adj=adj, dt=dt):
+                    # Batch dims [2, 1] and [4] broadcast to [2, 4]; the
+                    # unused triangle holds large values that must be
+                    # ignored.
+                    m = well_conditioned((2, 1, 3, 3), 35, dt)
+                    a, av = placeholder(m)
+                    b, bv = placeholder(floats((4, 3, 2), 36, dt))
+                    return [raw.MatrixTriangularSolve(
+                        matrix=a, rhs=b, lower=lower, adjoint=adj)], \
+                        {a: av, b: bv}
+                case(FAMILY, f"triangular_solve_{dn}_lower{int(lower)}_"
+                     f"adj{int(adj)}", tri, **dtol(dt))
+        for shape in ((4, 3), (3, 4), (2, 3, 3)):
+            for full in (False, True):
+                def qr(x, full=full):
+                    q, r = raw.Qr(input=x, full_matrices=full)
+                    qtq = tf.linalg.matmul(q, q, adjoint_a=True)
+                    return [tf.linalg.matmul(q, r), qtq, tf.abs(q),
+                            tf.abs(r)]
+                unary_case(
+                    f"qr_{dn}_{'x'.join(map(str, shape))}_full{int(full)}",
+                    qr, floats(shape, 37, dt),
+                    note="convention-free: Q R, Q^T Q, |Q|, |R| (Householder "
+                    "signs)", **dtol(dt))
+
+        def eig(x):
+            e, v = raw.SelfAdjointEigV2(input=x, compute_v=True)
+            recon = tf.linalg.matmul(v * e[..., None, :], v, adjoint_b=True)
+            return [e, recon, tf.abs(v)]
+        unary_case(f"eigh_{dn}", eig, spd((2, 4, 4), 38, dt),
+                   note="eigenvalues ascending as TF; vectors compared by "
+                   "V diag(e) V^T and |V| (sign convention)", **dtol(dt))
+        unary_case(f"eigh_{dn}_values_only",
+                   lambda x: raw.SelfAdjointEigV2(input=x,
+                                                  compute_v=False)[0],
+                   spd((3, 3), 39, dt), **dtol(dt))
+        for shape in ((4, 3), (3, 5), (2, 3, 3)):
+            for full in (False, True):
+                def svd(x, full=full):
+                    s, u, v = raw.Svd(input=x, compute_uv=True,
+                                      full_matrices=full)
+                    p = min(x.shape[-2], x.shape[-1])
+                    recon = tf.linalg.matmul(u[..., :p] * s[..., None, :],
+                                             v[..., :p], adjoint_b=True)
+                    return [s, recon,
+                            tf.linalg.matmul(u, u, adjoint_a=True),
+                            tf.linalg.matmul(v, v, adjoint_a=True),
+                            tf.abs(u[..., :p]), tf.abs(v[..., :p])]
+                unary_case(
+                    f"svd_{dn}_{'x'.join(map(str, shape))}_full{int(full)}",
+                    svd, floats(shape, 40, dt),
+                    note="singular values descending as TF; vectors compared "
+                    "by U S V^T, U^T U, V^T V and |U|, |V| of the first "
+                    "min(m, n) columns (sign convention)", **dtol(dt))
+        unary_case(f"svd_{dn}_values_only",
+                   lambda x: raw.Svd(input=x, compute_uv=False)[0],
+                   floats((2, 4, 3), 41, dt), **dtol(dt))
+
+    # Empty matrices and batches.
+    unary_case("cholesky_empty", lambda x: raw.Cholesky(input=x),
+               np.zeros((2, 0, 0), np.float32))
+    unary_case("determinant_empty",
+               lambda x: list(raw.LogMatrixDeterminant(input=x)) +
+               [raw.MatrixDeterminant(input=x)],
+               np.zeros((2, 0, 0), np.float32))
+    unary_case("qr_empty_full",
+               lambda x: list(raw.Qr(input=x, full_matrices=True)),
+               np.zeros((3, 0), np.float32))
+    unary_case("svd_empty_full",
+               lambda x: list(raw.Svd(input=x, full_matrices=True)),
+               np.zeros((3, 0), np.float32))
+    unary_case("determinant_nan",
+               lambda x: list(raw.LogMatrixDeterminant(input=x)) +
+               [raw.MatrixDeterminant(input=x)],
+               np.array([[[np.nan, 0], [0, 1]], [[0, 0], [0, 0]]],
+                        np.float32))
+
+    def solve_empty_rhs():
+        a, av = placeholder(well_conditioned((3, 3), 42, np.float32))
+        b, bv = placeholder(np.zeros((3, 0), np.float32))
+        return [raw.MatrixSolve(matrix=a, rhs=b),
+                raw.MatrixTriangularSolve(matrix=a, rhs=b)], {a: av, b: bv}
+    case(FAMILY, "solve_empty_rhs", solve_empty_rhs)
+
+    # TensorFlow's errors.
+    sing = np.array([[1, 2], [2, 4]], np.float32)
+    unary_case("inverse_error_singular",
+               lambda x: raw.MatrixInverse(input=x), sing)
+
+    def solve_singular():
+        a, av = placeholder(sing)
+        b, bv = placeholder(np.ones((2, 1), np.float32))
+        return [raw.MatrixSolve(matrix=a, rhs=b)], {a: av, b: bv}
+    case(FAMILY, "solve_error_singular", solve_singular)
+
+    def not_square():
+        a, av = placeholder(floats((2, 3), 43), shape=(None, None))
+        return [raw.Cholesky(input=a)], {a: av}
+    case(FAMILY, "cholesky_error_not_square", not_square)
+
+    def eig_nan():
+        a, av = placeholder(np.full((2, 2), np.nan, np.float32))
+        return [raw.SelfAdjointEigV2(input=a)[0]], {a: av}
+    case(FAMILY, "eigh_error_nan", eig_nan)
+
+    def tri_batch():
+        a, av = placeholder(np.ones((2, 2, 2), np.float32),
+                            shape=(None, None, None))
+        b, bv = placeholder(np.ones((3, 2, 1), np.float32),
+                            shape=(None, None, None))
+        return [raw.MatrixTriangularSolve(matrix=a, rhs=b)], {a: av, b: bv}
+    case(FAMILY, "triangular_solve_error_batch", tri_batch)
+
+
 def causal_mha_model():
     """A Transformer block: causal self-attention, residual, LayerNorm."""
     keras = tf.keras
@@ -226,6 +400,7 @@ def main():
     diag_part_cases()
     diag_cases()
     set_diag_cases()
+    decomposition_cases()
     causal_mha_model()
 
 

@@ -14,7 +14,7 @@ set_diag/kConst*
 dtype0
 c
 set_diagMatrixSetDiagV3PlaceholderPlaceholder_1
-set_diag/k*
+set_diag/k*
+T0*
 align
-LEFT_RIGHT*
-T0"ª
+LEFT_RIGHT"ª

@@ -9,12 +9,12 @@ B
 dtype0
 ?
 
-set_diag/kConst*
-dtype0*
-valueB"ýÿÿÿþÿÿÿ
+set_diag/kConst*
+valueB"ýÿÿÿþÿÿÿ*
+dtype0
 c
 set_diagMatrixSetDiagV3PlaceholderPlaceholder_1
-set_diag/k*
+set_diag/k*
+T0*
 align
-RIGHT_LEFT*
-T0"ª
+RIGHT_LEFT"ª

@@ -1,0 +1,8 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+*
+CholeskyCholeskyPlaceholder*
+T0"ª

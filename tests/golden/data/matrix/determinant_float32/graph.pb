@@ -1,0 +1,8 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+<
+MatrixDeterminantMatrixDeterminantPlaceholder*
+T0"ª

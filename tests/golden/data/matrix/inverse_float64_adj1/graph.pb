@@ -1,0 +1,9 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+C
+MatrixInverseMatrixInversePlaceholder*
+T0*
+adjoint("ª

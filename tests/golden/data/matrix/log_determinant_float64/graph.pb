@@ -1,0 +1,8 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+B
+LogMatrixDeterminantLogMatrixDeterminantPlaceholder*
+T0"ª

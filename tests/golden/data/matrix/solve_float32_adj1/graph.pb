@@ -1,0 +1,13 @@
+
+@
+PlaceholderPlaceholder*
+shape:*
+dtype0
+B
+Placeholder_1Placeholder*
+shape:*
+dtype0
+N
+MatrixSolveMatrixSolvePlaceholderPlaceholder_1*
+T0*
+adjoint("ª

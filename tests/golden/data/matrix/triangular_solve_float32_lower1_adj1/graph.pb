@@ -1,0 +1,14 @@
+
+D
+PlaceholderPlaceholder*
+shape:*
+dtype0
+B
+Placeholder_1Placeholder*
+shape:*
+dtype0
+o
+MatrixTriangularSolveMatrixTriangularSolvePlaceholderPlaceholder_1*
+lower(*
+T0*
+adjoint("ª
