@@ -20,6 +20,8 @@ void RegisterConvKernels(KernelRegistry* registry);
 void RegisterLinalgKernels(KernelRegistry* registry);
 // Matrix band/diagonal ops, decompositions and solvers (kernels/linalg/).
 void RegisterMatrixKernels(KernelRegistry* registry);
+// Lgamma, Digamma, Igamma, ... (kernels/math/special_math_ops.cc).
+void RegisterSpecialMathKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 // Variables: resource and reference forms.
 void RegisterStateKernels(KernelRegistry* registry);

@@ -26,6 +26,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConvKernels(registry);
   RegisterLinalgKernels(registry);
   RegisterMatrixKernels(registry);
+  RegisterSpecialMathKernels(registry);
   RegisterRandomKernels(registry);
   RegisterIoKernels(registry);
   RegisterStateKernels(registry);

@@ -23,6 +23,8 @@ absl::Status RegisterConvOps(OpRegistry* registry);
 absl::Status RegisterLinalgOps(OpRegistry* registry);
 // Matrix band/diagonal ops, decompositions and solvers.
 absl::Status RegisterMatrixOps(OpRegistry* registry);
+// Lgamma, Digamma, Igamma, Igammac, Betainc, Zeta, Polygamma, Erfinv, Ndtri.
+absl::Status RegisterSpecialMathOps(OpRegistry* registry);
 // Random number ops (stateful with seeds, and stateless), TensorFlow's
 // Philox streams.
 absl::Status RegisterRandomOps(OpRegistry* registry);

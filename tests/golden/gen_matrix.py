@@ -2,7 +2,10 @@
 MatrixDiagPart / MatrixSetDiag in their V1, V2 and V3 forms (k ranges,
 every alignment, batch dims, dtypes, run-time errors), the dense
 decompositions and solvers, and a frozen Keras block with a causal
-MultiHeadAttention and LayerNormalization, as TensorFlow 2.21 runs them.
+MultiHeadAttention and LayerNormalization, and the special functions
+(Lgamma, Digamma, Erfinv, Ndtri, Igamma, Igammac, Zeta, Polygamma,
+Betainc: poles, domain edges, NaN, broadcasting), as TensorFlow 2.21 runs
+them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_matrix.py
 
@@ -372,6 +375,76 @@ def decomposition_cases():
     case(FAMILY, "triangular_solve_error_batch", tri_batch)
 
 
+def special_cases():
+    """Special functions (Eigen's implementations in both), float32 within
+    1e-5 relative, float64 within 1e-12, half within 1e-3."""
+    raw = tf.raw_ops
+    r = rng(50)
+    for dt in (np.float32, np.float64, np.float16):
+        dn = np.dtype(dt).name
+        tol = {np.float32: dict(rtol=1e-5, atol=1e-6),
+               np.float64: dict(rtol=1e-12, atol=1e-14),
+               np.float16: dict(rtol=1e-3, atol=1e-3)}[dt]
+        x = np.concatenate([r.uniform(-6, 8, 40), [0, -1, -2, 1, 2, 0.5,
+                                                   -0.5, np.inf, np.nan]])
+        unary_case(f"special_lgamma_{dn}", lambda v: raw.Lgamma(x=v),
+                   x.astype(dt), **tol)
+        unary_case(f"special_digamma_{dn}", lambda v: raw.Digamma(x=v),
+                   x.astype(dt), **tol)
+        if dt == np.float16:
+            continue
+        p = np.concatenate([r.uniform(-1, 1, 40), [0, 1, -1, 0.999999,
+                                                   -0.999999, 1.5, np.nan]])
+        unary_case(f"special_erfinv_{dn}", lambda v: raw.Erfinv(x=v),
+                   p.astype(dt), **tol)
+        q = np.concatenate([r.uniform(0, 1, 40), [0, 1, 0.5, 1e-10, -0.5,
+                                                  1.5, np.nan]])
+        unary_case(f"special_ndtri_{dn}", lambda v: raw.Ndtri(x=v),
+                   q.astype(dt), **tol)
+
+        def binary(op, a, b, dt=dt, **kw):
+            def build():
+                pa, av = placeholder(np.asarray(a, dt))
+                pb, bv = placeholder(np.asarray(b, dt))
+                return [op(pa, pb)], {pa: av, pb: bv}
+            return build
+        a = r.uniform(0.1, 6, (4, 1))
+        xs = np.concatenate([r.uniform(0, 8, 6), [0, 0.5, np.inf, -1]])
+        case(FAMILY, f"special_igamma_{dn}",
+             binary(lambda u, v: raw.Igamma(a=u, x=v), a, xs), **tol)
+        case(FAMILY, f"special_igammac_{dn}",
+             binary(lambda u, v: raw.Igammac(a=u, x=v), a, xs), **tol)
+        case(FAMILY, f"special_igamma_edges_{dn}",
+             binary(lambda u, v: raw.Igamma(a=u, x=v),
+                    [0, -1, 1, np.nan, 2], [1, 1, 0, 1, np.nan]), **tol)
+        zx = np.array([[1.5], [2.0], [3.5], [1.0], [0.5]])
+        zq = np.array([0.5, 1.0, 2.0, -1.5, 3.0])
+        case(FAMILY, f"special_zeta_{dn}",
+             binary(lambda u, v: raw.Zeta(x=u, q=v), zx, zq), **tol)
+        pn = np.array([[0.0], [1.0], [2.0], [3.0], [1.5], [-1.0]])
+        px = np.array([0.5, 1.0, 2.5, 7.0, -1.5])
+        case(FAMILY, f"special_polygamma_{dn}",
+             binary(lambda u, v: raw.Polygamma(a=u, x=v), pn, px), **tol)
+
+        def betainc(dt=dt):
+            pa, av = placeholder(r.uniform(0.2, 5, (3, 4)).astype(dt))
+            pb, bv = placeholder(r.uniform(0.2, 5, (3, 4)).astype(dt))
+            px, xv = placeholder(np.linspace(0, 1, 12).reshape(3, 4)
+                                 .astype(dt))
+            ps, sv = placeholder(np.asarray(2.5, dt))
+            return [raw.Betainc(a=pa, b=pb, x=px),
+                    raw.Betainc(a=ps, b=pb, x=px),
+                    raw.Betainc(a=pa, b=ps, x=ps)], \
+                {pa: av, pb: bv, px: xv, ps: sv}
+        case(FAMILY, f"special_betainc_{dn}", betainc, **tol)
+
+    def betainc_error():
+        pa, av = placeholder(np.ones((2,), np.float32), shape=(None,))
+        pb, bv = placeholder(np.ones((3,), np.float32), shape=(None,))
+        return [raw.Betainc(a=pa, b=pb, x=tf.constant(0.5))], {pa: av, pb: bv}
+    case(FAMILY, "special_betainc_error_shapes", betainc_error)
+
+
 def causal_mha_model():
     """A Transformer block: causal self-attention, residual, LayerNorm."""
     keras = tf.keras
@@ -401,6 +474,7 @@ def main():
     diag_cases()
     set_diag_cases()
     decomposition_cases()
+    special_cases()
     causal_mha_model()
 
 

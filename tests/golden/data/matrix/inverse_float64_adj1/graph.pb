@@ -4,6 +4,6 @@
 shape:*
 dtype0
 C
-MatrixInverseMatrixInversePlaceholder*
-T0*
-adjoint("ª
+MatrixInverseMatrixInversePlaceholder*
+adjoint(*
+T0"ª

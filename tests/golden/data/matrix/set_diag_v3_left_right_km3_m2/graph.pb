@@ -9,12 +9,12 @@ B
 dtype0
 ?
 
-set_diag/kConst*
-valueB"ýÿÿÿþÿÿÿ*
-dtype0
+set_diag/kConst*
+dtype0*
+valueB"ýÿÿÿþÿÿÿ
 c
 set_diagMatrixSetDiagV3PlaceholderPlaceholder_1
-set_diag/k*
-T0*
+set_diag/k*
 align
-LEFT_RIGHT"ª
+LEFT_RIGHT*
+T0"ª

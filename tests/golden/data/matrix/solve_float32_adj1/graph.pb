@@ -8,6 +8,6 @@ B
 shape:*
 dtype0
 N
-MatrixSolveMatrixSolvePlaceholderPlaceholder_1*
-T0*
-adjoint("ª
+MatrixSolveMatrixSolvePlaceholderPlaceholder_1*
+adjoint(*
+T0"ª

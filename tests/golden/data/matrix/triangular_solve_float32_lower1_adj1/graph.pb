@@ -9,6 +9,6 @@ B
 dtype0
 o
 MatrixTriangularSolveMatrixTriangularSolvePlaceholderPlaceholder_1*
-lower(*
-T0*
-adjoint("ª
+lower(*
+adjoint(*
+T0"ª
