@@ -22,6 +22,8 @@ void RegisterLinalgKernels(KernelRegistry* registry);
 void RegisterMatrixKernels(KernelRegistry* registry);
 // Lgamma, Digamma, Igamma, ... (kernels/math/special_math_ops.cc).
 void RegisterSpecialMathKernels(KernelRegistry* registry);
+// Bincount, Bucketize, Roll, UniqueV2, ... (kernels/array/counting_ops.cc).
+void RegisterCountingKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 // Variables: resource and reference forms.
 void RegisterStateKernels(KernelRegistry* registry);

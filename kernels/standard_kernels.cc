@@ -27,6 +27,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLinalgKernels(registry);
   RegisterMatrixKernels(registry);
   RegisterSpecialMathKernels(registry);
+  RegisterCountingKernels(registry);
   RegisterRandomKernels(registry);
   RegisterIoKernels(registry);
   RegisterStateKernels(registry);

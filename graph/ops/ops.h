@@ -25,6 +25,9 @@ absl::Status RegisterLinalgOps(OpRegistry* registry);
 absl::Status RegisterMatrixOps(OpRegistry* registry);
 // Lgamma, Digamma, Igamma, Igammac, Betainc, Zeta, Polygamma, Erfinv, Ndtri.
 absl::Status RegisterSpecialMathOps(OpRegistry* registry);
+// Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
+// UniqueV2, UniqueWithCounts, UniqueWithCountsV2.
+absl::Status RegisterCountingOps(OpRegistry* registry);
 // Random number ops (stateful with seeds, and stateless), TensorFlow's
 // Philox streams.
 absl::Status RegisterRandomOps(OpRegistry* registry);

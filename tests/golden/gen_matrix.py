@@ -4,7 +4,9 @@ every alignment, batch dims, dtypes, run-time errors), the dense
 decompositions and solvers, and a frozen Keras block with a causal
 MultiHeadAttention and LayerNormalization, and the special functions
 (Lgamma, Digamma, Erfinv, Ndtri, Igamma, Igammac, Zeta, Polygamma,
-Betainc: poles, domain edges, NaN, broadcasting), as TensorFlow 2.21 runs
+Betainc: poles, domain edges, NaN, broadcasting), and the counting ops
+(Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
+UniqueV2, UniqueWithCounts, UniqueWithCountsV2), as TensorFlow 2.21 runs
 them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_matrix.py
@@ -445,6 +447,123 @@ def special_cases():
     case(FAMILY, "special_betainc_error_shapes", betainc_error)
 
 
+def counting_cases():
+    """Bincount, DenseBincount (Keras CategoryEncoding), Bucketize,
+    HistogramFixedWidth, InTopKV2, Roll, UniqueV2, UniqueWithCounts(V2):
+    integer outputs compared exactly."""
+    raw = tf.raw_ops
+    r = rng(60)
+    arr = r.integers(0, 7, 30).astype(np.int32)
+    for dt in (np.int32, np.int64, np.float32, np.float64):
+        dn = np.dtype(dt).name
+
+        def bincount(dt=dt):
+            a, av = placeholder(arr)
+            w, wv = placeholder(r.integers(-3, 4, 30).astype(dt))
+            return [raw.Bincount(arr=a, size=5, weights=w),
+                    raw.Bincount(arr=a, size=9,
+                                 weights=tf.constant([], dt))], {a: av, w: wv}
+        case(FAMILY, f"count_bincount_{dn}", bincount)
+        for tidx in (np.int32, np.int64):
+            for binary in (False, True):
+                def dense(dt=dt, tidx=tidx, binary=binary):
+                    a, av = placeholder(arr.reshape(5, 6).astype(tidx))
+                    w, wv = placeholder(r.integers(1, 4, (5, 6)).astype(dt))
+                    v, vv = placeholder(arr[:7].astype(tidx))
+                    return [raw.DenseBincount(input=a, size=tidx(6),
+                                              weights=w,
+                                              binary_output=binary),
+                            raw.DenseBincount(input=v, size=tidx(4),
+                                              weights=tf.constant([], dt),
+                                              binary_output=binary)], \
+                        {a: av, w: wv, v: vv}
+                case(FAMILY, f"count_dense_bincount_{dn}_"
+                     f"{np.dtype(tidx).name}_binary{int(binary)}", dense)
+
+        def bucketize(dt=dt):
+            x, xv = placeholder(np.array([-5, 0, 1, 2, 9, 10, 11, 99, 100,
+                                          1000], dt))
+            return [raw.Bucketize(input=x, boundaries=[0., 2.5, 10., 100.]),
+                    raw.Bucketize(input=x, boundaries=[])], {x: xv}
+        case(FAMILY, f"count_bucketize_{dn}", bucketize)
+        for out_dt in (tf.int32, tf.int64):
+            def hist(dt=dt, out_dt=out_dt):
+                vals = np.array([-3, 0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 40],
+                                dt)
+                x, xv = placeholder(vals)
+                return [raw.HistogramFixedWidth(
+                    values=x, value_range=np.array([0, 10], dt), nbins=4,
+                    dtype=out_dt)], {x: xv}
+            case(FAMILY, f"count_histogram_{dn}_{out_dt.name}", hist)
+
+    def in_top_k():
+        p, pv = placeholder(np.array(
+            [[1, 2, 3, 4], [4, 4, 4, 1], [0.5, 9, 3, 3], [1, 2, np.nan, 0],
+             [1, np.inf, 2, 0], [3, 1, 2, 0]], np.float32))
+        t, tv = placeholder(np.array([3, 1, 3, 0, 1, 9], np.int32))
+        return [raw.InTopKV2(predictions=p, targets=t, k=k)
+                for k in (0, 1, 2, 3)], {p: pv, t: tv}
+    case(FAMILY, "count_in_top_k", in_top_k)
+
+    def in_top_k64():
+        p, pv = placeholder(r.uniform(0, 1, (5, 6)).astype(np.float32))
+        t, tv = placeholder(np.array([0, 5, 2, -1, 4], np.int64))
+        return [raw.InTopKV2(predictions=p, targets=t, k=np.int64(2))], \
+            {p: pv, t: tv}
+    case(FAMILY, "count_in_top_k_int64", in_top_k64)
+
+    for dt in (np.float32, np.int64, np.bool_, np.float16):
+        def roll(dt=dt):
+            v = r.integers(-9, 10, (2, 3, 4))
+            v = v > 0 if dt is np.bool_ else v.astype(dt)
+            x, xv = placeholder(v)
+            return [raw.Roll(input=x, shift=2, axis=-1),
+                    raw.Roll(input=x, shift=[1, -5, 3], axis=[0, 2, 2]),
+                    raw.Roll(input=x, shift=np.array([7], np.int64),
+                             axis=np.array([1], np.int64)),
+                    raw.Roll(input=x, shift=[1, 1], axis=[0, 1])], {x: xv}
+        case(FAMILY, f"count_roll_{np.dtype(dt).name}", roll)
+
+    def roll_error():
+        x, xv = placeholder(np.ones((2, 3), np.float32))
+        a = tf1.placeholder(tf.int32, [])
+        return [raw.Roll(input=x, shift=1, axis=a)], {x: xv, a: np.int32(3)}
+    case(FAMILY, "count_roll_error_axis", roll_error)
+
+    for dt in (np.int32, np.float32, np.int64, np.uint8):
+        def unique(dt=dt):
+            m = r.integers(0, 3, (4, 6)).astype(dt)
+            m[:, 4] = m[:, 1]
+            m[2] = m[0]
+            x, xv = placeholder(m)
+            v, vv = placeholder(r.integers(0, 5, 12).astype(dt))
+            outs = []
+            for ax in (0, 1, -1):
+                outs += list(raw.UniqueV2(x=x, axis=[ax]))
+                outs += list(raw.UniqueWithCountsV2(
+                    x=x, axis=np.array([ax], np.int32), out_idx=tf.int64))
+            outs += list(raw.UniqueWithCounts(x=v))
+            outs += list(raw.UniqueV2(x=v, axis=tf.constant([], tf.int64)))
+            return outs, {x: xv, v: vv}
+        case(FAMILY, f"count_unique_{np.dtype(dt).name}", unique)
+
+    def unique_floats():
+        v, vv = placeholder(np.array([0., -0., 1., np.nan, 1., np.nan, 2.],
+                                     np.float32))
+        y, idx, cnt = raw.UniqueWithCounts(x=v)
+        return [tf.math.is_nan(y), tf.where(tf.math.is_nan(y), 0., y), idx,
+                cnt], {v: vv}
+    case(FAMILY, "count_unique_nan_zero", unique_floats,
+         note="NaNs compared through is_nan; -0 and 0 are one value")
+
+    def bincount_error():
+        a, av = placeholder(np.array([1, -1], np.int32))
+        return [raw.Bincount(arr=a, size=3, weights=tf.constant([],
+                                                                tf.float32))], \
+            {a: av}
+    case(FAMILY, "count_bincount_error_negative", bincount_error)
+
+
 def causal_mha_model():
     """A Transformer block: causal self-attention, residual, LayerNorm."""
     keras = tf.keras
@@ -475,6 +594,7 @@ def main():
     set_diag_cases()
     decomposition_cases()
     special_cases()
+    counting_cases()
     causal_mha_model()
 
 

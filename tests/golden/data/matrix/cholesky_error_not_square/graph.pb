@@ -1,8 +1,8 @@
 
 N
-PlaceholderPlaceholder*%
-shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
-dtype0
+PlaceholderPlaceholder*
+dtype0*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
 *
 CholeskyCholeskyPlaceholder*
 T0"ª

@@ -1,10 +1,10 @@
 
 <
-PlaceholderPlaceholder*
-shape
-:*
+PlaceholderPlaceholder*
 dtype0
-
+*
+shape
+:
 .
 
 MatrixDiag

@@ -1,9 +1,9 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 C
-MatrixInverseMatrixInversePlaceholder*
-T0*
-adjoint("ª
+MatrixInverseMatrixInversePlaceholder*
+adjoint(*
+T0"ª

@@ -1,13 +1,13 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 >
-Placeholder_1Placeholder*
+Placeholder_1Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 C
 MatrixSetDiagMatrixSetDiagPlaceholderPlaceholder_1*
 T0"ª

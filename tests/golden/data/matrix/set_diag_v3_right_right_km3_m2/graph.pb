@@ -1,17 +1,17 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 B
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 ?
 
-set_diag/kConst*
-dtype0*
-valueB"ýÿÿÿþÿÿÿ
+set_diag/kConst*
+valueB"ýÿÿÿþÿÿÿ*
+dtype0
 d
 set_diagMatrixSetDiagV3PlaceholderPlaceholder_1
 set_diag/k*

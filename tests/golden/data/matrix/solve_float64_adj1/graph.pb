@@ -1,12 +1,12 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 B
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 N
 MatrixSolveMatrixSolvePlaceholderPlaceholder_1*
 adjoint(*

@@ -1,8 +1,8 @@
 
 8
-PlaceholderPlaceholder*
-shape:/*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:/
 &
 ErfinvErfinvPlaceholder*
 T0"ª

@@ -1,14 +1,14 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 :
-Placeholder_1Placeholder*
+Placeholder_1Placeholder*
+dtype0*
 shape:
-*
-dtype0
+
 5
 IgammaIgammaPlaceholderPlaceholder_1*
 T0"ª

@@ -1,13 +1,13 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 :
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 ;
 	Polygamma	PolygammaPlaceholderPlaceholder_1*
 T0"ª

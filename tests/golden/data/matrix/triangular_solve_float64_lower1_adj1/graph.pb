@@ -1,12 +1,12 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 B
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 o
 MatrixTriangularSolveMatrixTriangularSolvePlaceholderPlaceholder_1*
 lower(*
