@@ -24,6 +24,9 @@ void RegisterMatrixKernels(KernelRegistry* registry);
 void RegisterSpecialMathKernels(KernelRegistry* registry);
 // Bincount, Bucketize, Roll, UniqueV2, ... (kernels/array/counting_ops.cc).
 void RegisterCountingKernels(KernelRegistry* registry);
+// Bitwise ops, shifts, PopulationCount, Bitcast, BroadcastArgs
+// (kernels/math/bitwise_ops.cc).
+void RegisterBitwiseKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 // Variables: resource and reference forms.
 void RegisterStateKernels(KernelRegistry* registry);

@@ -28,6 +28,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterMatrixKernels(registry);
   RegisterSpecialMathKernels(registry);
   RegisterCountingKernels(registry);
+  RegisterBitwiseKernels(registry);
   RegisterRandomKernels(registry);
   RegisterIoKernels(registry);
   RegisterStateKernels(registry);

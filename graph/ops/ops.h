@@ -28,6 +28,9 @@ absl::Status RegisterSpecialMathOps(OpRegistry* registry);
 // Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
 // UniqueV2, UniqueWithCounts, UniqueWithCountsV2.
 absl::Status RegisterCountingOps(OpRegistry* registry);
+// BitwiseAnd/Or/Xor, Invert, LeftShift, RightShift, PopulationCount,
+// Bitcast, BroadcastArgs.
+absl::Status RegisterBitwiseOps(OpRegistry* registry);
 // Random number ops (stateful with seeds, and stateless), TensorFlow's
 // Philox streams.
 absl::Status RegisterRandomOps(OpRegistry* registry);

@@ -6,8 +6,9 @@ MultiHeadAttention and LayerNormalization, and the special functions
 (Lgamma, Digamma, Erfinv, Ndtri, Igamma, Igammac, Zeta, Polygamma,
 Betainc: poles, domain edges, NaN, broadcasting), and the counting ops
 (Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
-UniqueV2, UniqueWithCounts, UniqueWithCountsV2), as TensorFlow 2.21 runs
-them.
+UniqueV2, UniqueWithCounts, UniqueWithCountsV2), and the bit ops
+(BitwiseAnd/Or/Xor, Invert, LeftShift, RightShift, PopulationCount,
+Bitcast, BroadcastArgs), as TensorFlow 2.21 runs them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_matrix.py
 
@@ -564,6 +565,74 @@ def counting_cases():
     case(FAMILY, "count_bincount_error_negative", bincount_error)
 
 
+def bit_cases():
+    """Bit ops on every integer type (exact), shifts past the width and
+    negative, Bitcast between sizes, BroadcastArgs."""
+    raw = tf.raw_ops
+    r = rng(70)
+    for dt in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+               np.uint32, np.uint64):
+        info = np.iinfo(dt)
+        bits = info.bits
+
+        def build(dt=dt, info=info, bits=bits):
+            xv = np.concatenate([r.integers(info.min, info.max, 10,
+                                            dtype=dt, endpoint=True),
+                                 np.array([0, 1, info.max, info.min], dt)])
+            sv = np.array(list(range(0, bits + 3, max(1, bits // 6)))[:14]
+                          + [0] * 14, dtype=np.int64)[:14]
+            if info.min < 0:
+                sv[-2:] = [-1, -bits]
+            sv = sv.astype(dt)
+            x, xa = placeholder(xv)
+            y, ya = placeholder(xv[::-1].copy())
+            s, sa = placeholder(sv)
+            row, rowa = placeholder(xv[:1].copy())
+            return [raw.BitwiseAnd(x=x, y=y), raw.BitwiseOr(x=x, y=y),
+                    raw.BitwiseXor(x=x, y=row), raw.Invert(x=x),
+                    raw.PopulationCount(x=x), raw.LeftShift(x=x, y=s),
+                    raw.RightShift(x=x, y=s)], \
+                {x: xa, y: ya, s: sa, row: rowa}
+        case(FAMILY, f"bit_ops_{np.dtype(dt).name}", build)
+
+    def bitcast():
+        f, fv = placeholder(np.array([[1.0, -2.5, np.inf]], np.float32))
+        b, bv = placeholder(np.arange(16, dtype=np.uint8).reshape(2, 8))
+        i, iv = placeholder(np.array([1, -1, 1 << 40], np.int64))
+        return [raw.Bitcast(input=f, type=tf.int32),
+                raw.Bitcast(input=f, type=tf.uint8),
+                raw.Bitcast(input=b, type=tf.float64),
+                raw.Bitcast(input=raw.Bitcast(
+                    input=tf.reshape(b, [2, 4, 2]), type=tf.uint16),
+                    type=tf.int16),
+                raw.Bitcast(input=i, type=tf.int32),
+                raw.Bitcast(input=f, type=tf.float16)], \
+            {f: fv, b: bv, i: iv}
+    case(FAMILY, "bit_bitcast", bitcast)
+
+    def bitcast_error():
+        b, bv = placeholder(np.arange(3, dtype=np.int8), shape=(None,))
+        return [raw.Bitcast(input=b, type=tf.int32)], {b: bv}
+    case(FAMILY, "bit_bitcast_error", bitcast_error)
+
+    for dt in (np.int32, np.int64):
+        def bargs(dt=dt):
+            a, av = placeholder(np.array([2, 1, 3], dt))
+            b, bv = placeholder(np.array([4, 1], dt))
+            e, ev = placeholder(np.array([], dt))
+            return [raw.BroadcastArgs(s0=a, s1=b),
+                    raw.BroadcastArgs(s0=b, s1=a),
+                    raw.BroadcastArgs(s0=e, s1=a),
+                    raw.BroadcastArgs(s0=e, s1=e)], {a: av, b: bv, e: ev}
+        case(FAMILY, f"bit_broadcast_args_{np.dtype(dt).name}", bargs)
+
+    def bargs_error():
+        a, av = placeholder(np.array([2, 3], np.int32))
+        b, bv = placeholder(np.array([4], np.int32))
+        return [raw.BroadcastArgs(s0=a, s1=b)], {a: av, b: bv}
+    case(FAMILY, "bit_broadcast_args_error", bargs_error)
+
+
 def causal_mha_model():
     """A Transformer block: causal self-attention, residual, LayerNorm."""
     keras = tf.keras
@@ -595,6 +664,7 @@ def main():
     decomposition_cases()
     special_cases()
     counting_cases()
+    bit_cases()
     causal_mha_model()
 
 

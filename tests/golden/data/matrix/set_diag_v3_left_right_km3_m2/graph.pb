@@ -9,9 +9,9 @@ B
 shape:
 ?
 
-set_diag/kConst*
-valueB"ýÿÿÿþÿÿÿ*
-dtype0
+set_diag/kConst*
+dtype0*
+valueB"ýÿÿÿþÿÿÿ
 c
 set_diagMatrixSetDiagV3PlaceholderPlaceholder_1
 set_diag/k*
