@@ -69,11 +69,8 @@ absl::Status RegisterBitwiseOps(OpRegistry* r) {
   for (const char* name :
        {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"}) {
     OpDefBuilder b(name);
-    b.Input("x: T")
-        .Input("y: T")
-        .Output("z: T")
-        .Attr(kIntTypes)
-        .SetShapeFn(shape_fn::BroadcastBinaryOp);
+    b.Input("x: T").Input("y: T").Output("z: T").Attr(kIntTypes).SetShapeFn(
+        shape_fn::BroadcastBinaryOp);
     if (std::string(name).rfind("Bitwise", 0) == 0) b.SetIsCommutative();
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
@@ -94,13 +91,12 @@ absl::Status RegisterBitwiseOps(OpRegistry* r) {
                       .Attr(absl::StrCat("T: ", kBitcastTypes))
                       .Attr(absl::StrCat("type: ", kBitcastTypes))
                       .SetShapeFn(BitcastShape)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("BroadcastArgs")
-                      .Input("s0: T")
-                      .Input("s1: T")
-                      .Output("r0: T")
-                      .Attr("T: {int32, int64} = DT_INT32")
-                      .SetShapeFn(BroadcastArgsShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("BroadcastArgs")
+                                      .Input("s0: T")
+                                      .Input("s1: T")
+                                      .Output("r0: T")
+                                      .Attr("T: {int32, int64} = DT_INT32")
+                                      .SetShapeFn(BroadcastArgsShape)));
   return absl::OkStatus();
 }
 

@@ -69,8 +69,8 @@ absl::Status InTopKShape(InferenceContext* c) {
 absl::Status UniqueWithCountsShape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
   c->set_output(0, PartialShape::Known({-1}));
-  c->set_output(1, c->input(0).RankKnown() ? c->input(0)
-                                           : PartialShape::Known({-1}));
+  c->set_output(
+      1, c->input(0).RankKnown() ? c->input(0) : PartialShape::Known({-1}));
   c->set_output(2, PartialShape::Known({-1}));
   return absl::OkStatus();
 }
@@ -79,8 +79,8 @@ absl::Status UniqueWithCountsShape(InferenceContext* c) {
 absl::Status UniqueAxisShape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
   const PartialShape& in = c->input(0);
-  c->set_output(0, in.RankKnown() ? UnknownDims(in.rank())
-                                  : PartialShape::Unknown());
+  c->set_output(
+      0, in.RankKnown() ? UnknownDims(in.rank()) : PartialShape::Unknown());
   for (int i = 1; i < c->num_outputs(); ++i) {
     c->set_output(i, PartialShape::Known({-1}));
   }
@@ -108,13 +108,12 @@ absl::Status RegisterCountingOps(OpRegistry* r) {
                       .Attr("T: {int32, int64, float32, float64}")
                       .Attr("binary_output: bool = false")
                       .SetShapeFn(DenseBincountShape)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("Bucketize")
-                      .Input("input: T")
-                      .Output("output: int32")
-                      .Attr("T: {int32, int64, float, double}")
-                      .Attr("boundaries: list(float)")
-                      .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Bucketize")
+                                      .Input("input: T")
+                                      .Output("output: int32")
+                                      .Attr("T: {int32, int64, float, double}")
+                                      .Attr("boundaries: list(float)")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("HistogramFixedWidth")
                       .Input("values: T")
@@ -124,24 +123,22 @@ absl::Status RegisterCountingOps(OpRegistry* r) {
                       .Attr("T: {int32, int64, float32, float64}")
                       .Attr("dtype: {int32, int64} = DT_INT32")
                       .SetShapeFn(HistogramShape)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("InTopKV2")
-                      .Input("predictions: float")
-                      .Input("targets: T")
-                      .Input("k: T")
-                      .Output("precision: bool")
-                      .Attr("T: {int32, int64} = DT_INT32")
-                      .SetShapeFn(InTopKShape)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("Roll")
-                      .Input("input: T")
-                      .Input("shift: Tshift")
-                      .Input("axis: Taxis")
-                      .Output("output: T")
-                      .Attr("T: type")
-                      .Attr("Tshift: {int32, int64}")
-                      .Attr("Taxis: {int32, int64}")
-                      .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("InTopKV2")
+                                      .Input("predictions: float")
+                                      .Input("targets: T")
+                                      .Input("k: T")
+                                      .Output("precision: bool")
+                                      .Attr("T: {int32, int64} = DT_INT32")
+                                      .SetShapeFn(InTopKShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Roll")
+                                      .Input("input: T")
+                                      .Input("shift: Tshift")
+                                      .Input("axis: Taxis")
+                                      .Output("output: T")
+                                      .Attr("T: type")
+                                      .Attr("Tshift: {int32, int64}")
+                                      .Attr("Taxis: {int32, int64}")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("UniqueV2")
                       .Input("x: T")

@@ -96,8 +96,7 @@ absl::Status MatrixSetDiagShape(InferenceContext* c) {
 // For an input of batches of square matrices [..., n, n]: its batch dims
 // and n (-1 unknown); *known is false when the rank is unknown.
 absl::Status SquareBatch(InferenceContext* c, const PartialShape& in,
-                         std::vector<int64_t>* batch, int64_t* n,
-                         bool* known) {
+                         std::vector<int64_t>* batch, int64_t* n, bool* known) {
   DFX_RETURN_IF_ERROR(WithRankAtLeast(c, in, 2, "input"));
   *known = in.RankKnown();
   if (!*known) return absl::OkStatus();
@@ -151,8 +150,7 @@ absl::Status MatrixSolveShape(InferenceContext* c) {
   PartialShape rhs_batch = PartialShape::Known(
       std::vector<int64_t>(rhs.dims.begin(), rhs.dims.end() - 2));
   PartialShape merged;
-  DFX_RETURN_IF_ERROR(
-      c->Merge(PartialShape::Known(batch), rhs_batch, &merged));
+  DFX_RETURN_IF_ERROR(c->Merge(PartialShape::Known(batch), rhs_batch, &merged));
   int64_t rows = -1;
   DFX_RETURN_IF_ERROR(c->MergeDim(n, rhs.dims[rhs.rank() - 2], &rows));
   c->set_output(0, WithInner(merged.dims, {rows, rhs.dims.back()}));
@@ -172,11 +170,11 @@ absl::Status MatrixTriangularSolveShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   PartialShape out;
-  DFX_RETURN_IF_ERROR(c->BroadcastBinary(
-      PartialShape::Known(batch),
-      PartialShape::Known(
-          std::vector<int64_t>(rhs.dims.begin(), rhs.dims.end() - 2)),
-      &out));
+  DFX_RETURN_IF_ERROR(
+      c->BroadcastBinary(PartialShape::Known(batch),
+                         PartialShape::Known(std::vector<int64_t>(
+                             rhs.dims.begin(), rhs.dims.end() - 2)),
+                         &out));
   int64_t rows = -1;
   DFX_RETURN_IF_ERROR(c->MergeDim(n, rhs.dims[rhs.rank() - 2], &rows));
   c->set_output(0, WithInner(out.dims, {rows, rhs.dims.back()}));
@@ -257,15 +255,14 @@ constexpr char kSolverTypes[] =
 }  // namespace
 
 absl::Status RegisterMatrixOps(OpRegistry* r) {
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("MatrixBandPart")
-                      .Input("input: T")
-                      .Input("num_lower: Tindex")
-                      .Input("num_upper: Tindex")
-                      .Output("band: T")
-                      .Attr("T: type")
-                      .Attr("Tindex: {int32, int64} = DT_INT64")
-                      .SetShapeFn(MatrixBandPartShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("MatrixBandPart")
+                                      .Input("input: T")
+                                      .Input("num_lower: Tindex")
+                                      .Input("num_upper: Tindex")
+                                      .Output("band: T")
+                                      .Attr("T: type")
+                                      .Attr("Tindex: {int32, int64} = DT_INT64")
+                                      .SetShapeFn(MatrixBandPartShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("MatrixDiag")
                                       .Input("diagonal: T")
                                       .Output("output: T")

@@ -66,12 +66,11 @@ class BincountOp : public OpKernel {
     DFX_OP_REQUIRES(ctx, size >= 0,
                     absl::InvalidArgumentError(absl::StrCat(
                         "size (", size, ") must be non-negative")));
-    DFX_OP_REQUIRES(
-        ctx,
-        weights.NumElements() == 0 ||
-            weights.NumElements() == arr.NumElements(),
-        absl::InvalidArgumentError(
-            "Input indices and weights must have the same size."));
+    DFX_OP_REQUIRES(ctx,
+                    weights.NumElements() == 0 ||
+                        weights.NumElements() == arr.NumElements(),
+                    absl::InvalidArgumentError(
+                        "Input indices and weights must have the same size."));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size}), &out));
     T* bins = out->data<T>();
@@ -95,10 +94,10 @@ class DenseBincountOp : public OpKernel {
     const Tensor& data = ctx->input(0);
     const Tensor& size_t_ = ctx->input(1);
     const Tensor& weights = ctx->input(2);
-    DFX_OP_REQUIRES(ctx, data.dims() <= 2,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Shape must be at most rank 2 but is rank ",
-                        data.dims())));
+    DFX_OP_REQUIRES(
+        ctx, data.dims() <= 2,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Shape must be at most rank 2 but is rank ", data.dims())));
     DFX_OP_REQUIRES(ctx, size_t_.dims() == 0,
                     absl::InvalidArgumentError(absl::StrCat(
                         "Shape must be rank 0 but is rank ", size_t_.dims())));
@@ -127,8 +126,8 @@ class DenseBincountOp : public OpKernel {
     const T* w = weights.NumElements() == 0 ? nullptr : weights.data<T>();
     for (int64_t r = 0; r < num_rows; ++r) {
       DFX_OP_REQUIRES_OK(
-          ctx, CountInto<Tidx, T>(arr, w, r * row_len, (r + 1) * row_len,
-                                  size, binary_, bins + r * size));
+          ctx, CountInto<Tidx, T>(arr, w, r * row_len, (r + 1) * row_len, size,
+                                  binary_, bins + r * size));
     }
   }
 
@@ -142,8 +141,8 @@ class BucketizeOp : public OpKernel {
   explicit BucketizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     const AttrValue* b = FindNodeAttr(ctx->def(), "boundaries");
     if (b == nullptr) {
-      ctx->SetStatus(absl::InvalidArgumentError(
-          "Bucketize requires the boundaries attr"));
+      ctx->SetStatus(
+          absl::InvalidArgumentError("Bucketize requires the boundaries attr"));
       return;
     }
     boundaries_.assign(b->list().f().begin(), b->list().f().end());
@@ -159,16 +158,15 @@ class BucketizeOp : public OpKernel {
     const T* v = in.data<T>();
     int32_t* o = out->data<int32_t>();
     // The number of boundaries <= the value, comparing as T < float does.
-    ParallelFor(*ctx->device(), in.NumElements(),
-                Eigen::TensorOpCost(sizeof(T), 4, 20),
-                [&](int64_t first, int64_t last) {
-                  for (int64_t i = first; i < last; ++i) {
-                    o[i] = static_cast<int32_t>(
-                        std::upper_bound(boundaries_.begin(),
-                                         boundaries_.end(), v[i]) -
-                        boundaries_.begin());
-                  }
-                });
+    ParallelFor(
+        *ctx->device(), in.NumElements(), Eigen::TensorOpCost(sizeof(T), 4, 20),
+        [&](int64_t first, int64_t last) {
+          for (int64_t i = first; i < last; ++i) {
+            o[i] = static_cast<int32_t>(
+                std::upper_bound(boundaries_.begin(), boundaries_.end(), v[i]) -
+                boundaries_.begin());
+          }
+        });
   }
 
  private:
@@ -184,18 +182,19 @@ class HistogramFixedWidthOp : public OpKernel {
     const Tensor& values = ctx->input(0);
     const Tensor& range = ctx->input(1);
     const Tensor& nbins_t = ctx->input(2);
-    DFX_OP_REQUIRES(ctx, range.dims() == 1,
-                    absl::InvalidArgumentError("value_range should be a vector."));
+    DFX_OP_REQUIRES(
+        ctx, range.dims() == 1,
+        absl::InvalidArgumentError("value_range should be a vector."));
     DFX_OP_REQUIRES(ctx, range.NumElements() == 2,
                     absl::InvalidArgumentError(
                         "value_range should be a vector of 2 elements."));
     DFX_OP_REQUIRES(ctx, nbins_t.dims() == 0,
                     absl::InvalidArgumentError("nbins should be a scalar."));
     const int32_t nbins = nbins_t.data<int32_t>()[0];
-    DFX_OP_REQUIRES(ctx, nbins > 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "nbins should be a positive number, but got '", nbins,
-                        "'")));
+    DFX_OP_REQUIRES(
+        ctx, nbins > 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "nbins should be a positive number, but got '", nbins, "'")));
     const T lo = range.data<T>()[0];
     const T hi = range.data<T>()[1];
     DFX_OP_REQUIRES(
@@ -205,7 +204,8 @@ class HistogramFixedWidthOp : public OpKernel {
             "but got '[",
             lo, ", ", hi, "]'")));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({nbins}), &out));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, TensorShape({nbins}), &out));
     Tout* o = out->data<Tout>();
     std::fill_n(o, nbins, Tout(0));
     // TensorFlow's bin: (max(x, lo) - lo) in T, over the step in double,
@@ -231,25 +231,27 @@ class InTopKOp : public OpKernel {
     const Tensor& pred = ctx->input(0);
     const Tensor& targets = ctx->input(1);
     const Tensor& k_t = ctx->input(2);
-    DFX_OP_REQUIRES(ctx, pred.dims() == 2,
-                    absl::InvalidArgumentError(
-                        "predictions must be 2-dimensional"));
-    DFX_OP_REQUIRES(ctx, targets.dims() == 1,
-                    absl::InvalidArgumentError("targets must be 1-dimensional"));
-    DFX_OP_REQUIRES(ctx, pred.dim_size(0) == targets.dim_size(0),
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "First dimension of predictions ", pred.dim_size(0),
-                        " must match length of targets ",
-                        targets.dim_size(0))));
-    DFX_OP_REQUIRES(ctx, k_t.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "k must be 0-D, got shape ",
-                        k_t.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, pred.dims() == 2,
+        absl::InvalidArgumentError("predictions must be 2-dimensional"));
+    DFX_OP_REQUIRES(
+        ctx, targets.dims() == 1,
+        absl::InvalidArgumentError("targets must be 1-dimensional"));
+    DFX_OP_REQUIRES(
+        ctx, pred.dim_size(0) == targets.dim_size(0),
+        absl::InvalidArgumentError(absl::StrCat(
+            "First dimension of predictions ", pred.dim_size(0),
+            " must match length of targets ", targets.dim_size(0))));
+    DFX_OP_REQUIRES(
+        ctx, k_t.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat("k must be 0-D, got shape ",
+                                                k_t.shape().DebugString())));
     const int64_t k = k_t.data<T>()[0];
     const int64_t batch = pred.dim_size(0);
     const int64_t classes = pred.dim_size(1);
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({batch}), &out));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(0, TensorShape({batch}), &out));
     const float* p = pred.data<float>();
     const T* t = targets.data<T>();
     bool* o = out->data<bool>();
@@ -257,8 +259,8 @@ class InTopKOp : public OpKernel {
       const float* row = p + b * classes;
       const T target = t[b];
       // Out-of-range targets and non-finite predictions say false.
-      bool cannot_say = target < 0 || target >= classes ||
-                        !std::isfinite(row[target]);
+      bool cannot_say =
+          target < 0 || target >= classes || !std::isfinite(row[target]);
       int64_t more_probable = 0;
       if (!cannot_say) {
         const float target_pred = row[target];
@@ -293,9 +295,9 @@ class RollOp : public OpKernel {
                     absl::InvalidArgumentError(absl::StrCat(
                         "axis must be a scalar or a 1-D vector. Found: ",
                         axis.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, shift.shape() == axis.shape(),
-                    absl::InvalidArgumentError(
-                        "shift and axis must have the same size"));
+    DFX_OP_REQUIRES(
+        ctx, shift.shape() == axis.shape(),
+        absl::InvalidArgumentError("shift and axis must have the same size"));
     const int rank = in.dims();
     std::vector<int64_t> total(rank, 0);
     for (int64_t i = 0; i < axis.NumElements(); ++i) {
@@ -383,8 +385,7 @@ void UniqueSlices(const T* x, int64_t outer, int64_t n, int64_t inner,
       2 * n, hash, eq);
   ids->resize(n);
   for (int64_t s = 0; s < n; ++s) {
-    auto [it, inserted] =
-        seen.emplace(s, static_cast<int64_t>(first->size()));
+    auto [it, inserted] = seen.emplace(s, static_cast<int64_t>(first->size()));
     if (inserted) first->push_back(s);
     (*ids)[s] = it->second;
   }
@@ -410,17 +411,18 @@ class UniqueOp : public OpKernel {
               "axis does not support input tensors larger than 1 elements"));
       if (a.NumElements() == 1) {
         int64_t v = IntAt(a, 0);
-        DFX_OP_REQUIRES(ctx, v >= -x.dims() && v < x.dims(),
-                        absl::InvalidArgumentError(absl::StrCat(
-                            "axis has to be between [", -x.dims(), ", ",
-                            x.dims(), ")")));
+        DFX_OP_REQUIRES(
+            ctx, v >= -x.dims() && v < x.dims(),
+            absl::InvalidArgumentError(absl::StrCat(
+                "axis has to be between [", -x.dims(), ", ", x.dims(), ")")));
         axis = static_cast<int>(v < 0 ? v + x.dims() : v);
         flat = false;
       }
     }
     if (flat) {
-      DFX_OP_REQUIRES(ctx, x.dims() == 1,
-                      absl::InvalidArgumentError("unique expects a 1D vector."));
+      DFX_OP_REQUIRES(
+          ctx, x.dims() == 1,
+          absl::InvalidArgumentError("unique expects a 1D vector."));
     }
     int64_t outer = 1;
     int64_t inner = 1;
@@ -528,9 +530,9 @@ void RegisterCountingKernels(KernelRegistry* r) {
   RegisterKernel<InTopKOp<int64_t>>(
       r, KernelDefBuilder("InTopKV2").TypeConstraint<int64_t>("T"));
   RegisterKernel<RollOp>(r, KernelDefBuilder("Roll"));
-  RegisterUnique<float, double, Eigen::half, Eigen::bfloat16, int8_t,
-                 uint8_t, int16_t, uint16_t, int32_t, int64_t, uint32_t,
-                 uint64_t, bool, std::string>(r);
+  RegisterUnique<float, double, Eigen::half, Eigen::bfloat16, int8_t, uint8_t,
+                 int16_t, uint16_t, int32_t, int64_t, uint32_t, uint64_t, bool,
+                 std::string>(r);
 }
 
 }  // namespace dfx

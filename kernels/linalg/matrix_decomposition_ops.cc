@@ -29,7 +29,8 @@ namespace dfx::linalg {
 namespace {
 
 template <typename T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Matrix =
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <typename T>
 using ConstMap = Eigen::Map<const Matrix<T>>;
 template <typename T>
@@ -40,8 +41,8 @@ using Map = Eigen::Map<Matrix<T>>;
 // worth splitting. Returns the error of the lowest failing b, so the
 // error does not depend on the thread schedule.
 template <typename Fn>
-absl::Status ForEachMatrix(const Device& device, int64_t batches,
-                           double flops, Fn&& fn) {
+absl::Status ForEachMatrix(const Device& device, int64_t batches, double flops,
+                           Fn&& fn) {
   if (batches <= 0) return absl::OkStatus();
   absl::Mutex mu;
   int64_t first_bad = batches;
@@ -121,26 +122,26 @@ class CholeskyOp : public OpKernel {
     const T* src = in.data<T>();
     T* dst = out->data<T>();
     DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in),
-                           static_cast<double>(n) * n * n / 3,
-                           [&](int64_t b) {
-                             ConstMap<T> a(src + b * n * n, n, n);
-                             Map<T> l(dst + b * n * n, n, n);
-                             // Reads the lower triangle only.
-                             Eigen::LLT<Matrix<T>, Eigen::Lower> llt(a);
-                             if (llt.info() == Eigen::Success) {
-                               l = llt.matrixL();
-                               return absl::OkStatus();
-                             }
-                             // TensorFlow 2.21 answers a matrix that is not
-                             // positive definite with NaN in its lower
-                             // triangle rather than an error (its upper
-                             // triangle is left unwritten; dfx writes 0).
-                             l.setZero();
-                             l.template triangularView<Eigen::Lower>().setConstant(
-                                 std::numeric_limits<T>::quiet_NaN());
-                             return absl::OkStatus();
-                           }));
+        ctx,
+        ForEachMatrix(*ctx->device(), NumMatrices(in),
+                      static_cast<double>(n) * n * n / 3, [&](int64_t b) {
+                        ConstMap<T> a(src + b * n * n, n, n);
+                        Map<T> l(dst + b * n * n, n, n);
+                        // Reads the lower triangle only.
+                        Eigen::LLT<Matrix<T>, Eigen::Lower> llt(a);
+                        if (llt.info() == Eigen::Success) {
+                          l = llt.matrixL();
+                          return absl::OkStatus();
+                        }
+                        // TensorFlow 2.21 answers a matrix that is not
+                        // positive definite with NaN in its lower
+                        // triangle rather than an error (its upper
+                        // triangle is left unwritten; dfx writes 0).
+                        l.setZero();
+                        l.template triangularView<Eigen::Lower>().setConstant(
+                            std::numeric_limits<T>::quiet_NaN());
+                        return absl::OkStatus();
+                      }));
   }
 };
 
@@ -161,26 +162,25 @@ class MatrixInverseOp : public OpKernel {
     const T* src = in.data<T>();
     T* dst = out->data<T>();
     DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in),
-                           static_cast<double>(n) * n * n,
-                           [&](int64_t b) {
-                             ConstMap<T> a(src + b * n * n, n, n);
-                             Eigen::PartialPivLU<Matrix<T>> lu(n);
-                             if (adjoint_) {
-                               lu.compute(a.adjoint());
-                             } else {
-                               lu.compute(a);
-                             }
-                             // Partial pivoting guarantees nothing, but an
-                             // exact zero pivot is surely singular.
-                             if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
-                                   T(0))) {
-                               return absl::InvalidArgumentError(
-                                   "Input is not invertible.");
-                             }
-                             Map<T>(dst + b * n * n, n, n) = lu.inverse();
-                             return absl::OkStatus();
-                           }));
+        ctx,
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(in), static_cast<double>(n) * n * n,
+            [&](int64_t b) {
+              ConstMap<T> a(src + b * n * n, n, n);
+              Eigen::PartialPivLU<Matrix<T>> lu(n);
+              if (adjoint_) {
+                lu.compute(a.adjoint());
+              } else {
+                lu.compute(a);
+              }
+              // Partial pivoting guarantees nothing, but an
+              // exact zero pivot is surely singular.
+              if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0))) {
+                return absl::InvalidArgumentError("Input is not invertible.");
+              }
+              Map<T>(dst + b * n * n, n, n) = lu.inverse();
+              return absl::OkStatus();
+            }));
   }
 
  private:
@@ -233,8 +233,7 @@ class DeterminantOp : public OpKernel {
     T* o1 = kLog ? out1->data<T>() : nullptr;
     DFX_OP_REQUIRES_OK(
         ctx, ForEachMatrix(*ctx->device(), out0->NumElements(),
-                           static_cast<double>(n) * n * n,
-                           [&](int64_t b) {
+                           static_cast<double>(n) * n * n, [&](int64_t b) {
                              ConstMap<T> a(src + b * n * n, n, n);
                              T sign;
                              const T log_abs_det = SignLogDet<T>(a, &sign);
@@ -265,9 +264,10 @@ class MatrixSolveOp : public OpKernel {
     for (int i = 0; same_outer && i < matrix.dims() - 2; ++i) {
       same_outer = matrix.dim_size(i) == rhs.dim_size(i);
     }
-    DFX_OP_REQUIRES(ctx, same_outer,
-                    absl::InvalidArgumentError(
-                        "All input tensors must have the same outer dimensions."));
+    DFX_OP_REQUIRES(
+        ctx, same_outer,
+        absl::InvalidArgumentError(
+            "All input tensors must have the same outer dimensions."));
     const int rank = matrix.dims();
     const int64_t n = matrix.dim_size(rank - 1);
     DFX_OP_REQUIRES(ctx, matrix.dim_size(rank - 2) == n,
@@ -283,25 +283,25 @@ class MatrixSolveOp : public OpKernel {
     const T* b_data = rhs.data<T>();
     T* dst = out->data<T>();
     DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(*ctx->device(), NumMatrices(matrix),
-                           static_cast<double>(n) * n * (n + k),
-                           [&](int64_t b) {
-                             ConstMap<T> a(a_data + b * n * n, n, n);
-                             ConstMap<T> r(b_data + b * n * k, n, k);
-                             Eigen::PartialPivLU<Matrix<T>> lu(n);
-                             if (adjoint_) {
-                               lu.compute(a.adjoint());
-                             } else {
-                               lu.compute(a);
-                             }
-                             if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
-                                   T(0))) {
-                               return absl::InvalidArgumentError(
-                                   "Input matrix is not invertible.");
-                             }
-                             Map<T>(dst + b * n * k, n, k) = lu.solve(r);
-                             return absl::OkStatus();
-                           }));
+        ctx,
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(matrix),
+            static_cast<double>(n) * n * (n + k), [&](int64_t b) {
+              ConstMap<T> a(a_data + b * n * n, n, n);
+              ConstMap<T> r(b_data + b * n * k, n, k);
+              Eigen::PartialPivLU<Matrix<T>> lu(n);
+              if (adjoint_) {
+                lu.compute(a.adjoint());
+              } else {
+                lu.compute(a);
+              }
+              if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0))) {
+                return absl::InvalidArgumentError(
+                    "Input matrix is not invertible.");
+              }
+              Map<T>(dst + b * n * k, n, k) = lu.solve(r);
+              return absl::OkStatus();
+            }));
   }
 
  private:
@@ -338,8 +338,7 @@ class MatrixTriangularSolveOp : public OpKernel {
       a_batch[i] = ia >= 0 ? matrix.dim_size(ia) : 1;
       b_batch[i] = ib >= 0 ? rhs.dim_size(ib) : 1;
       DFX_OP_REQUIRES(
-          ctx,
-          a_batch[i] == b_batch[i] || a_batch[i] == 1 || b_batch[i] == 1,
+          ctx, a_batch[i] == b_batch[i] || a_batch[i] == 1 || b_batch[i] == 1,
           absl::InvalidArgumentError(absl::StrCat(
               "In[0] and In[1] must have compatible batch dimensions: ",
               matrix.shape().DebugString(), " vs. ",
@@ -350,15 +349,14 @@ class MatrixTriangularSolveOp : public OpKernel {
     DFX_OP_REQUIRES(
         ctx, matrix.dim_size(ar - 2) == n,
         absl::InvalidArgumentError(absl::StrCat(
-            "In[0] matrices in the last dimensions must be square (",
-            n, " =/= ", matrix.dim_size(ar - 2), ")")));
+            "In[0] matrices in the last dimensions must be square (", n,
+            " =/= ", matrix.dim_size(ar - 2), ")")));
     DFX_OP_REQUIRES(
         ctx, rhs.dim_size(br - 2) == n,
         absl::InvalidArgumentError(absl::StrCat(
             "In[0] mismatch In[1] shape: ", n, " vs. ", rhs.dim_size(br - 2),
-            ": ", matrix.shape().DebugString(), " ",
-            rhs.shape().DebugString(), " ", lower_ ? 1 : 0, " ",
-            adjoint_ ? 1 : 0)));
+            ": ", matrix.shape().DebugString(), " ", rhs.shape().DebugString(),
+            " ", lower_ ? 1 : 0, " ", adjoint_ ? 1 : 0)));
     const int64_t k = rhs.dim_size(br - 1);
     TensorShape out_shape;
     for (int64_t d : out_batch) DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(d));
@@ -394,12 +392,14 @@ class MatrixTriangularSolveOp : public OpKernel {
                    if (lower_ && !adjoint_) {
                      a.template triangularView<Eigen::Lower>().solveInPlace(x);
                    } else if (lower_) {
-                     a.adjoint().template triangularView<Eigen::Upper>()
+                     a.adjoint()
+                         .template triangularView<Eigen::Upper>()
                          .solveInPlace(x);
                    } else if (!adjoint_) {
                      a.template triangularView<Eigen::Upper>().solveInPlace(x);
                    } else {
-                     a.adjoint().template triangularView<Eigen::Lower>()
+                     a.adjoint()
+                         .template triangularView<Eigen::Lower>()
                          .solveInPlace(x);
                    }
                    return absl::OkStatus();
@@ -437,8 +437,7 @@ class QrOp : public OpKernel {
     T* qd = q_out->data<T>();
     T* rd = r_out->data<T>();
     DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in),
-                           2.0 * m * n * n,
+        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in), 2.0 * m * n * n,
                            [&](int64_t b) {
                              Map<T> q(qd + b * m * q_cols, m, q_cols);
                              Map<T> r(rd + b * q_cols * n, q_cols, n);
@@ -490,27 +489,26 @@ class SelfAdjointEigV2Op : public OpKernel {
     T* ed = e_out->data<T>();
     T* vd = v_out->data<T>();
     DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(
-                 *ctx->device(), NumMatrices(in), 9.0 * n * n * n,
-                 [&](int64_t b) {
-                   // Reads the lower triangle only.
-                   Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
-                       Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
-                       compute_v_ ? Eigen::ComputeEigenvectors
-                                  : Eigen::EigenvaluesOnly);
-                   if (eig.info() != Eigen::Success) {
-                     return absl::InvalidArgumentError(
-                         "Self-adjoint eigen decomposition was not "
-                         "successful. The input might not be valid.");
-                   }
-                   Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(ed + b * n,
-                                                                   n) =
-                       eig.eigenvalues();
-                   if (compute_v_) {
-                     Map<T>(vd + b * n * n, n, n) = eig.eigenvectors();
-                   }
-                   return absl::OkStatus();
-                 }));
+        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in), 9.0 * n * n * n,
+                           [&](int64_t b) {
+                             // Reads the lower triangle only.
+                             Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
+                                 Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
+                                 compute_v_ ? Eigen::ComputeEigenvectors
+                                            : Eigen::EigenvaluesOnly);
+                             if (eig.info() != Eigen::Success) {
+                               return absl::InvalidArgumentError(
+                                   "Self-adjoint eigen decomposition was not "
+                                   "successful. The input might not be valid.");
+                             }
+                             Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(
+                                 ed + b * n, n) = eig.eigenvalues();
+                             if (compute_v_) {
+                               Map<T>(vd + b * n * n, n, n) =
+                                   eig.eigenvectors();
+                             }
+                             return absl::OkStatus();
+                           }));
   }
 
  private:
@@ -562,8 +560,7 @@ class SvdOp : public OpKernel {
         ctx,
         ForEachMatrix(
             *ctx->device(), NumMatrices(in),
-            4.0 * m * n * std::max<int64_t>(p, 1),
-            [&](int64_t b) {
+            4.0 * m * n * std::max<int64_t>(p, 1), [&](int64_t b) {
               Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> s(sd + b * p, p);
               Map<T> u(compute_uv_ ? ud + b * m * u_cols : nullptr,
                        compute_uv_ ? m : 0, compute_uv_ ? u_cols : 0);
@@ -580,9 +577,9 @@ class SvdOp : public OpKernel {
               const Matrix<T> a = ConstMap<T>(src + b * m * n, m, n);
               Eigen::BDCSVD<Matrix<T>> svd;
               if (compute_uv_) {
-                svd.compute(a, full_ ? Eigen::ComputeFullU | Eigen::ComputeFullV
-                                     : Eigen::ComputeThinU |
-                                           Eigen::ComputeThinV);
+                svd.compute(a, full_
+                                   ? Eigen::ComputeFullU | Eigen::ComputeFullV
+                                   : Eigen::ComputeThinU | Eigen::ComputeThinV);
               } else {
                 svd.compute(a);
               }
@@ -634,7 +631,8 @@ void RegisterAll(KernelRegistry* r) {
   (RegisterKernel<SelfAdjointEigV2Op<Ts>>(
        r, KernelDefBuilder("SelfAdjointEigV2").TypeConstraint<Ts>("T")),
    ...);
-  (RegisterKernel<SvdOp<Ts>>(r, KernelDefBuilder("Svd").TypeConstraint<Ts>("T")),
+  (RegisterKernel<SvdOp<Ts>>(r,
+                             KernelDefBuilder("Svd").TypeConstraint<Ts>("T")),
    ...);
 }
 

@@ -103,9 +103,8 @@ absl::Status CheckDiagBounds(int64_t lower, int64_t upper, int64_t rows,
 template <typename T>
 absl::Status ReadScalar(const Tensor& t, const char* name, T* value) {
   if (t.NumElements() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " must be a scalar, received shape: ",
-                     t.shape().DebugString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, " must be a scalar, received shape: ", t.shape().DebugString()));
   }
   *value = t.data<T>()[0];
   return absl::OkStatus();
@@ -116,9 +115,9 @@ template <typename Fn>
 void ForEachBatch(const Device& device, int64_t batches, int64_t elements,
                   int64_t bytes, Fn&& fn) {
   // ParallelFor splits by units; use matrices as units, costed by their size.
-  const Eigen::TensorOpCost cost(
-      static_cast<double>(elements * bytes), static_cast<double>(elements * bytes),
-      static_cast<double>(elements));
+  const Eigen::TensorOpCost cost(static_cast<double>(elements * bytes),
+                                 static_cast<double>(elements * bytes),
+                                 static_cast<double>(elements));
   if (batches * elements < kParallelEvalThreshold) {
     fn(int64_t{0}, batches);
     return;
@@ -150,11 +149,11 @@ class MatrixBandPartOp : public OpKernel {
         absl::InvalidArgumentError(absl::StrCat(
             "num_lower must be negative or less or equal to number of rows (",
             rows, ") got: ", num_lower)));
-    DFX_OP_REQUIRES(
-        ctx, num_upper <= cols,
-        absl::InvalidArgumentError(absl::StrCat(
-            "num_upper must be negative or less or equal to number of columns (",
-            cols, ") got: ", num_upper)));
+    DFX_OP_REQUIRES(ctx, num_upper <= cols,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("num_upper must be negative or less or "
+                                     "equal to number of columns (",
+                                     cols, ") got: ", num_upper)));
     if ((num_lower < 0 || num_lower >= rows - 1) &&
         (num_upper < 0 || num_upper >= cols - 1)) {
       // The band holds the whole matrix.
@@ -174,8 +173,9 @@ class MatrixBandPartOp : public OpKernel {
                      T* dst = o + b * rows * cols;
                      for (int64_t i = 0; i < rows; ++i) {
                        for (int64_t j = 0; j < cols; ++j) {
-                         const bool keep = (num_lower < 0 || i - j <= num_lower) &&
-                                           (num_upper < 0 || j - i <= num_upper);
+                         const bool keep =
+                             (num_lower < 0 || i - j <= num_lower) &&
+                             (num_upper < 0 || j - i <= num_upper);
                          dst[i * cols + j] = keep ? src[i * cols + j] : T(0);
                        }
                      }
@@ -190,7 +190,8 @@ class MatrixBandPartOp : public OpKernel {
       return absl::InvalidArgumentError(absl::StrCat(
           name, " must be scalar, got shape ", t.shape().DebugString()));
     }
-    *value = t.dtype() == DT_INT32 ? t.data<int32_t>()[0] : t.data<int64_t>()[0];
+    *value =
+        t.dtype() == DT_INT32 ? t.data<int32_t>()[0] : t.data<int64_t>()[0];
     return absl::OkStatus();
   }
 };
@@ -237,26 +238,25 @@ class MatrixDiagPartOp : public OpKernel {
     const T* in = input.data<T>();
     T* o = out->data<T>();
     const Alignment a = align_;
-    ForEachBatch(
-        *ctx->device(), batches, num_diags * max_len, sizeof(T),
-        [&](int64_t first, int64_t last) {
-          for (int64_t b = first; b < last; ++b) {
-            const T* m = in + b * rows * cols;
-            T* dst = o + b * num_diags * max_len;
-            for (int64_t r = 0; r < num_diags; ++r, dst += max_len) {
-              const int64_t d = upper - r;
-              const DiagPlacement p = Place(d, max_len, rows, cols, a);
-              const int64_t row0 = std::max<int64_t>(0, -d);
-              const int64_t col0 = std::max<int64_t>(0, d);
-              for (int64_t n = 0; n < max_len; ++n) {
-                const int64_t idx = n - p.offset;
-                dst[n] = (idx >= 0 && idx < p.len)
-                             ? m[(row0 + idx) * cols + col0 + idx]
-                             : padding;
-              }
-            }
-          }
-        });
+    ForEachBatch(*ctx->device(), batches, num_diags * max_len, sizeof(T),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t b = first; b < last; ++b) {
+                     const T* m = in + b * rows * cols;
+                     T* dst = o + b * num_diags * max_len;
+                     for (int64_t r = 0; r < num_diags; ++r, dst += max_len) {
+                       const int64_t d = upper - r;
+                       const DiagPlacement p = Place(d, max_len, rows, cols, a);
+                       const int64_t row0 = std::max<int64_t>(0, -d);
+                       const int64_t col0 = std::max<int64_t>(0, d);
+                       for (int64_t n = 0; n < max_len; ++n) {
+                         const int64_t idx = n - p.offset;
+                         dst[n] = (idx >= 0 && idx < p.len)
+                                      ? m[(row0 + idx) * cols + col0 + idx]
+                                      : padding;
+                       }
+                     }
+                   }
+                 });
   }
 
  private:
@@ -301,7 +301,8 @@ class MatrixDiagOp : public OpKernel {
     const int64_t num_diags = upper - lower + 1;
     DFX_OP_REQUIRES(
         ctx,
-        lower == upper || (rank >= 2 && diagonal.dim_size(rank - 2) == num_diags),
+        lower == upper ||
+            (rank >= 2 && diagonal.dim_size(rank - 2) == num_diags),
         absl::InvalidArgumentError(
             "The number of diagonals provided in the input does not match the "
             "lower_diag_index and upper_diag_index range."));
@@ -344,26 +345,27 @@ class MatrixDiagOp : public OpKernel {
     const T* in = diagonal.data<T>();
     T* o = out->data<T>();
     const Alignment a = align_;
-    ForEachBatch(
-        *ctx->device(), batches, rows * cols, sizeof(T),
-        [&](int64_t first, int64_t last) {
-          for (int64_t b = first; b < last; ++b) {
-            const T* diag = in + b * num_diags * max_len;
-            T* dst = o + b * rows * cols;
-            for (int64_t i = 0; i < rows; ++i) {
-              for (int64_t j = 0; j < cols; ++j) {
-                const int64_t d = j - i;
-                if (d < lower || d > upper) {
-                  dst[i * cols + j] = padding;
-                  continue;
-                }
-                const DiagPlacement p = Place(d, max_len, rows, cols, a);
-                const int64_t idx = i + std::min<int64_t>(d, 0);
-                dst[i * cols + j] = diag[(upper - d) * max_len + p.offset + idx];
-              }
-            }
-          }
-        });
+    ForEachBatch(*ctx->device(), batches, rows * cols, sizeof(T),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t b = first; b < last; ++b) {
+                     const T* diag = in + b * num_diags * max_len;
+                     T* dst = o + b * rows * cols;
+                     for (int64_t i = 0; i < rows; ++i) {
+                       for (int64_t j = 0; j < cols; ++j) {
+                         const int64_t d = j - i;
+                         if (d < lower || d > upper) {
+                           dst[i * cols + j] = padding;
+                           continue;
+                         }
+                         const DiagPlacement p =
+                             Place(d, max_len, rows, cols, a);
+                         const int64_t idx = i + std::min<int64_t>(d, 0);
+                         dst[i * cols + j] =
+                             diag[(upper - d) * max_len + p.offset + idx];
+                       }
+                     }
+                   }
+                 });
   }
 
  private:
@@ -385,9 +387,9 @@ class MatrixSetDiagOp : public OpKernel {
     int64_t upper = 0;
     if (ctx->num_inputs() > 2) {
       const Tensor& k = ctx->input(2);
-      DFX_OP_REQUIRES(
-          ctx, k.dims() > 0 || k.NumElements() > 0,
-          absl::InvalidArgumentError("diag_index must have at least one element"));
+      DFX_OP_REQUIRES(ctx, k.dims() > 0 || k.NumElements() > 0,
+                      absl::InvalidArgumentError(
+                          "diag_index must have at least one element"));
       DFX_OP_REQUIRES_OK(ctx, ReadDiagIndex(k, &lower, &upper));
     }
     DFX_OP_REQUIRES(ctx, input.dims() >= 2,
@@ -446,24 +448,24 @@ class MatrixSetDiagOp : public OpKernel {
     const T* dv = diag.data<T>();
     const int64_t batches = input.NumElements() / (rows * cols);
     const Alignment a = align_;
-    ForEachBatch(
-        *ctx->device(), batches, rows * cols, sizeof(T),
-        [&](int64_t first, int64_t last) {
-          for (int64_t b = first; b < last; ++b) {
-            T* dst = o + b * rows * cols;
-            if (o != in) std::copy_n(in + b * rows * cols, rows * cols, dst);
-            const T* src = dv + b * num_diags * max_len;
-            for (int64_t r = 0; r < num_diags; ++r, src += max_len) {
-              const int64_t d = upper - r;
-              const DiagPlacement p = Place(d, max_len, rows, cols, a);
-              const int64_t row0 = std::max<int64_t>(0, -d);
-              const int64_t col0 = std::max<int64_t>(0, d);
-              for (int64_t n = 0; n < p.len; ++n) {
-                dst[(row0 + n) * cols + col0 + n] = src[p.offset + n];
-              }
-            }
-          }
-        });
+    ForEachBatch(*ctx->device(), batches, rows * cols, sizeof(T),
+                 [&](int64_t first, int64_t last) {
+                   for (int64_t b = first; b < last; ++b) {
+                     T* dst = o + b * rows * cols;
+                     if (o != in)
+                       std::copy_n(in + b * rows * cols, rows * cols, dst);
+                     const T* src = dv + b * num_diags * max_len;
+                     for (int64_t r = 0; r < num_diags; ++r, src += max_len) {
+                       const int64_t d = upper - r;
+                       const DiagPlacement p = Place(d, max_len, rows, cols, a);
+                       const int64_t row0 = std::max<int64_t>(0, -d);
+                       const int64_t col0 = std::max<int64_t>(0, d);
+                       for (int64_t n = 0; n < p.len; ++n) {
+                         dst[(row0 + n) * cols + col0 + n] = src[p.offset + n];
+                       }
+                     }
+                   }
+                 });
   }
 
  private:

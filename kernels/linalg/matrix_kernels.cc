@@ -1,7 +1,8 @@
 // RegisterMatrixKernels: the matrix band/diagonal kernels and the dense
 // decompositions and solvers.
-#include "kernels/kernels.h"
 #include "kernels/linalg/matrix_kernels.h"
+
+#include "kernels/kernels.h"
 
 namespace dfx {
 

@@ -1,7 +1,7 @@
 // Bit ops on the integer types: BitwiseAnd/Or/Xor and the shifts
 // (broadcasting), Invert, PopulationCount; Bitcast (any fixed-size type to
 // another, TensorFlow's shape rules) and BroadcastArgs.
-#include "kernels/math/cwise_ops.h"
+#include "kernels/math/cwise_ops.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
 #include <bit>
@@ -76,14 +76,14 @@ class PopulationCountOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     const T* in = x.data<T>();
     uint8_t* o = out->data<uint8_t>();
-    ParallelFor(*ctx->device(), x.NumElements(),
-                Eigen::TensorOpCost(sizeof(T), 1, 2),
-                [&](int64_t first, int64_t last) {
-                  for (int64_t i = first; i < last; ++i) {
-                    o[i] = static_cast<uint8_t>(std::popcount(
-                        static_cast<std::make_unsigned_t<T>>(in[i])));
-                  }
-                });
+    ParallelFor(
+        *ctx->device(), x.NumElements(), Eigen::TensorOpCost(sizeof(T), 1, 2),
+        [&](int64_t first, int64_t last) {
+          for (int64_t i = first; i < last; ++i) {
+            o[i] = static_cast<uint8_t>(
+                std::popcount(static_cast<std::make_unsigned_t<T>>(in[i])));
+          }
+        });
   }
 };
 
@@ -97,9 +97,9 @@ class BitcastOp : public OpKernel {
     in_size_ = DataTypeSize(in_type_);
     out_size_ = DataTypeSize(out_type_);
     if (in_size_ <= 0 || out_size_ <= 0) {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "Cannot bitcast from ", DataTypeString(in_type_), " to ",
-          DataTypeString(out_type_))));
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("Cannot bitcast from ", DataTypeString(in_type_), " to ",
+                       DataTypeString(out_type_))));
     }
   }
 
@@ -144,10 +144,10 @@ class BroadcastArgsOp : public OpKernel {
     const Tensor& s1 = ctx->input(1);
     const Tensor* in[] = {&s0, &s1};
     for (int i = 0; i < 2; ++i) {
-      DFX_OP_REQUIRES(ctx, in[i]->dims() == 1,
-                      absl::InvalidArgumentError(absl::StrCat(
-                          "In[", i, "] must be a vector.",
-                          in[i]->shape().DebugString())));
+      DFX_OP_REQUIRES(
+          ctx, in[i]->dims() == 1,
+          absl::InvalidArgumentError(absl::StrCat(
+              "In[", i, "] must be a vector.", in[i]->shape().DebugString())));
     }
     const int64_t n0 = s0.NumElements();
     const int64_t n1 = s1.NumElements();
@@ -189,8 +189,8 @@ void RegisterIntOps(KernelRegistry* r) {
 }  // namespace
 
 void RegisterBitwiseKernels(KernelRegistry* registry) {
-  RegisterIntOps<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-                 uint32_t, uint64_t>(registry);
+  RegisterIntOps<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                 uint64_t>(registry);
   RegisterKernel<BitcastOp>(registry, KernelDefBuilder("Bitcast"));
   RegisterKernel<BroadcastArgsOp<int32_t>>(
       registry, KernelDefBuilder("BroadcastArgs").TypeConstraint<int32_t>("T"));

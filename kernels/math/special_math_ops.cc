@@ -1,7 +1,7 @@
 // Special functions with Eigen's implementations (the ones TensorFlow's
 // kernels call): Lgamma, Digamma, Erfinv, Ndtri, Igamma, Igammac, Zeta,
 // Polygamma and Betainc, for the dtypes TensorFlow's CPU kernels register.
-#include "kernels/math/cwise_ops.h"
+#include "kernels/math/cwise_ops.h"  // first: defines EIGEN_USE_THREADS
 
 #include <cmath>
 #include <limits>
@@ -47,14 +47,13 @@ class BetaincOp : public OpKernel {
     const char* names[] = {"a", "b", "x"};
     for (int i = 0; i < 3; ++i) {
       for (int j = i + 1; j < 3; ++j) {
-        DFX_OP_REQUIRES(
-            ctx,
-            in[i]->dims() == 0 || in[j]->dims() == 0 ||
-                in[i]->shape() == in[j]->shape(),
-            absl::InvalidArgumentError(absl::StrCat(
-                "Shapes of ", names[i], " and ", names[j],
-                " are inconsistent: ", in[i]->shape().DebugString(), " vs. ",
-                in[j]->shape().DebugString())));
+        DFX_OP_REQUIRES(ctx,
+                        in[i]->dims() == 0 || in[j]->dims() == 0 ||
+                            in[i]->shape() == in[j]->shape(),
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "Shapes of ", names[i], " and ", names[j],
+                            " are inconsistent: ", in[i]->shape().DebugString(),
+                            " vs. ", in[j]->shape().DebugString())));
       }
     }
     TensorShape shape = a.shape();
@@ -91,16 +90,14 @@ void RegisterSpecialMathKernels(KernelRegistry* registry) {
                    Eigen::half>(registry, "Lgamma");
   RegisterForTypes<Unary<ei::scalar_digamma_op>::Kernel, float, double,
                    Eigen::half>(registry, "Digamma");
-  RegisterForTypes<Unary<ErfinvOp>::Kernel, float, double>(registry,
-                                                           "Erfinv");
-  RegisterForTypes<Unary<NdtriOp>::Kernel, float, double>(
-      registry, "Ndtri");
+  RegisterForTypes<Unary<ErfinvOp>::Kernel, float, double>(registry, "Erfinv");
+  RegisterForTypes<Unary<NdtriOp>::Kernel, float, double>(registry, "Ndtri");
   RegisterForTypes<Binary<ei::scalar_igamma_op>::Kernel, float, double>(
       registry, "Igamma");
   RegisterForTypes<Binary<ei::scalar_igammac_op>::Kernel, float, double>(
       registry, "Igammac");
-  RegisterForTypes<Binary<ei::scalar_zeta_op>::Kernel, float, double>(
-      registry, "Zeta");
+  RegisterForTypes<Binary<ei::scalar_zeta_op>::Kernel, float, double>(registry,
+                                                                      "Zeta");
   RegisterForTypes<Binary<ei::scalar_polygamma_op>::Kernel, float, double>(
       registry, "Polygamma");
   RegisterKernel<BetaincOp<float>>(

@@ -25,8 +25,9 @@ using testing::Values;
 
 template <typename T>
 std::vector<T> Bin(const char* op, std::vector<T> x, std::vector<T> y) {
-  return Values<T>(RunOne(TypedNode("b", op, DataTypeToEnum<T>::value, 2).Build(),
-                          {Tensor::FromVector<T>(x), Tensor::FromVector<T>(y)}));
+  return Values<T>(
+      RunOne(TypedNode("b", op, DataTypeToEnum<T>::value, 2).Build(),
+             {Tensor::FromVector<T>(x), Tensor::FromVector<T>(y)}));
 }
 
 TEST_CASE("Bitwise ops and TensorFlow's shift clamping", "[bitwise]") {
@@ -60,14 +61,17 @@ TEST_CASE("Bitcast shapes and bytes", "[bitwise]") {
                      {MakeTensor<uint8_t>({1, 0, 0, 0}, TensorShape({1, 4}))});
   CHECK(up.shape() == TensorShape({1}));
   CHECK(Values<int32_t>(up) == std::vector<int32_t>{1});
-  Tensor down = RunOne(BitcastNode(DT_FLOAT, DT_UINT16), {MakeVector<float>({1.0f})});
+  Tensor down =
+      RunOne(BitcastNode(DT_FLOAT, DT_UINT16), {MakeVector<float>({1.0f})});
   CHECK(down.shape() == TensorShape({1, 2}));
   CHECK(Values<uint16_t>(down) == std::vector<uint16_t>{0, 16256});
-  Tensor same = RunOne(BitcastNode(DT_FLOAT, DT_INT32), {MakeVector<float>({1.0f})});
+  Tensor same =
+      RunOne(BitcastNode(DT_FLOAT, DT_INT32), {MakeVector<float>({1.0f})});
   CHECK(Values<int32_t>(same) == std::vector<int32_t>{0x3f800000});
-  CHECK_THAT(RunError(BitcastNode(DT_INT8, DT_INT32), {MakeVector<int8_t>({1, 2, 3})}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Cannot bitcast from 6 to 3"));
+  CHECK_THAT(
+      RunError(BitcastNode(DT_INT8, DT_INT32), {MakeVector<int8_t>({1, 2, 3})}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Cannot bitcast from 6 to 3"));
 }
 
 TEST_CASE("BroadcastArgs", "[bitwise]") {
@@ -78,9 +82,10 @@ TEST_CASE("BroadcastArgs", "[bitwise]") {
   CHECK(RunOne(node, {Tensor(DT_INT32, TensorShape({0})),
                       Tensor(DT_INT32, TensorShape({0}))})
             .NumElements() == 0);
-  CHECK_THAT(RunError(node, {MakeVector<int32_t>({2, 3}), MakeVector<int32_t>({4})}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Incompatible shapes: [2,3] vs. [4]"));
+  CHECK_THAT(
+      RunError(node, {MakeVector<int32_t>({2, 3}), MakeVector<int32_t>({4})}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Incompatible shapes: [2,3] vs. [4]"));
   CHECK_THAT(RunError(node, {MakeTensor<int32_t>({2, 3}, TensorShape({1, 2})),
                              MakeVector<int32_t>({4})}),
              StatusIs(absl::StatusCode::kInvalidArgument,

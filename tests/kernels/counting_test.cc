@@ -29,26 +29,27 @@ constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 
 TEST_CASE("Bincount counts and weighs", "[counting]") {
   const NodeDef f = TypedNode("b", "Bincount", DT_FLOAT, 3).Build();
-  CHECK(Values<float>(RunOne(f, {MakeVector<int32_t>({1, 2, 1, 5}),
-                                 Tensor::Scalar<int32_t>(3),
-                                 MakeVector<float>({1, 2, 3, 4})})) ==
+  CHECK(Values<float>(RunOne(
+            f, {MakeVector<int32_t>({1, 2, 1, 5}), Tensor::Scalar<int32_t>(3),
+                MakeVector<float>({1, 2, 3, 4})})) ==
         std::vector<float>{0, 4, 2});
   const NodeDef i = TypedNode("b", "Bincount", DT_INT32, 3).Build();
-  CHECK(Values<int32_t>(RunOne(
-            i, {MakeTensor<int32_t>({1, 2, 0, 0}, TensorShape({2, 2})),
-                Tensor::Scalar<int32_t>(3), Tensor(DT_INT32, TensorShape({0}))})) ==
+  CHECK(Values<int32_t>(
+            RunOne(i, {MakeTensor<int32_t>({1, 2, 0, 0}, TensorShape({2, 2})),
+                       Tensor::Scalar<int32_t>(3),
+                       Tensor(DT_INT32, TensorShape({0}))})) ==
         std::vector<int32_t>{2, 1, 1});
   const Tensor none(DT_FLOAT, TensorShape({0}));
   CHECK_THAT(RunError(f, {MakeVector<int32_t>({1, -1}),
                           Tensor::Scalar<int32_t>(3), none}),
              StatusIs(kInvalid, "Input arr must be non-negative!"));
-  CHECK_THAT(RunError(f, {MakeVector<int32_t>({1}),
-                          Tensor::Scalar<int32_t>(-1), none}),
+  CHECK_THAT(RunError(f, {MakeVector<int32_t>({1}), Tensor::Scalar<int32_t>(-1),
+                          none}),
              StatusIs(kInvalid, "size (-1) must be non-negative"));
-  CHECK_THAT(RunError(f, {MakeVector<int32_t>({1, 2}),
-                          Tensor::Scalar<int32_t>(3), MakeVector<float>({1})}),
-             StatusIs(kInvalid,
-                      "Input indices and weights must have the same size."));
+  CHECK_THAT(
+      RunError(f, {MakeVector<int32_t>({1, 2}), Tensor::Scalar<int32_t>(3),
+                   MakeVector<float>({1})}),
+      StatusIs(kInvalid, "Input indices and weights must have the same size."));
 }
 
 NodeDef DenseBincount(DataType t, bool binary) {
@@ -59,7 +60,8 @@ NodeDef DenseBincount(DataType t, bool binary) {
 }
 
 TEST_CASE("DenseBincount rows, weights and binary output", "[counting]") {
-  const Tensor in = MakeTensor<int32_t>({1, 1, 2, 0, 0, 5}, TensorShape({2, 3}));
+  const Tensor in =
+      MakeTensor<int32_t>({1, 1, 2, 0, 0, 5}, TensorShape({2, 3}));
   const Tensor w = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   Tensor out = RunOne(DenseBincount(DT_FLOAT, false),
                       {in, Tensor::Scalar<int32_t>(3), w});
@@ -68,12 +70,14 @@ TEST_CASE("DenseBincount rows, weights and binary output", "[counting]") {
   Tensor bin = RunOne(DenseBincount(DT_FLOAT, true),
                       {in, Tensor::Scalar<int32_t>(3), w});
   CHECK(Values<float>(bin) == std::vector<float>{0, 1, 1, 1, 0, 0});
-  CHECK_THAT(RunError(DenseBincount(DT_FLOAT, false),
-                      {in, Tensor::Scalar<int32_t>(3), MakeVector<float>({1, 2, 3})}),
-             StatusIs(kInvalid, "`weights` must be the same shape as `arr`"));
+  CHECK_THAT(
+      RunError(DenseBincount(DT_FLOAT, false),
+               {in, Tensor::Scalar<int32_t>(3), MakeVector<float>({1, 2, 3})}),
+      StatusIs(kInvalid, "`weights` must be the same shape as `arr`"));
   CHECK_THAT(RunError(DenseBincount(DT_FLOAT, false),
                       {Tensor(DT_INT32, TensorShape({1, 1, 1})),
-                       Tensor::Scalar<int32_t>(3), Tensor(DT_FLOAT, TensorShape({0}))}),
+                       Tensor::Scalar<int32_t>(3),
+                       Tensor(DT_FLOAT, TensorShape({0}))}),
              StatusIs(kInvalid, "Shape must be at most rank 2 but is rank 3"));
 }
 
@@ -81,7 +85,8 @@ TEST_CASE("Bucketize and HistogramFixedWidth", "[counting]") {
   NodeDef bucket = TypedNode("b", "Bucketize", DT_INT32, 1).Build();
   auto* list = (*bucket.mutable_attr())["boundaries"].mutable_list();
   for (float f : {0.f, 10.f, 100.f}) list->add_f(f);
-  CHECK(Values<int32_t>(RunOne(bucket, {MakeVector<int32_t>({-5, 0, 5, 10, 100})})) ==
+  CHECK(Values<int32_t>(
+            RunOne(bucket, {MakeVector<int32_t>({-5, 0, 5, 10, 100})})) ==
         std::vector<int32_t>{0, 1, 1, 2, 3});
   NodeDef unsorted = bucket;
   (*unsorted.mutable_attr())["boundaries"].mutable_list()->set_f(0, 1000.f);
@@ -89,37 +94,40 @@ TEST_CASE("Bucketize and HistogramFixedWidth", "[counting]") {
              StatusIs(kInvalid, "Expected sorted boundaries"));
 
   const NodeDef h = TypedNode("h", "HistogramFixedWidth", DT_FLOAT, 3).Build();
-  CHECK(Values<int32_t>(RunOne(h, {MakeVector<float>({-1, 0, 0.5, 1, 1.5, 2, 5}),
-                                   MakeVector<float>({0, 2}),
-                                   Tensor::Scalar<int32_t>(4)})) ==
+  CHECK(Values<int32_t>(RunOne(
+            h, {MakeVector<float>({-1, 0, 0.5, 1, 1.5, 2, 5}),
+                MakeVector<float>({0, 2}), Tensor::Scalar<int32_t>(4)})) ==
         std::vector<int32_t>{2, 1, 1, 3});
   CHECK_THAT(RunError(h, {MakeVector<float>({1}), MakeVector<float>({2, 2}),
                           Tensor::Scalar<int32_t>(4)}),
-             StatusIs(kInvalid, "value_range should satisfy value_range[0] < "
-                                "value_range[1], but got '[2, 2]'"));
-  CHECK_THAT(RunError(h, {MakeVector<float>({1}), MakeVector<float>({0, 2}),
-                          Tensor::Scalar<int32_t>(0)}),
-             StatusIs(kInvalid, "nbins should be a positive number, but got '0'"));
+             StatusIs(kInvalid,
+                      "value_range should satisfy value_range[0] < "
+                      "value_range[1], but got '[2, 2]'"));
+  CHECK_THAT(
+      RunError(h, {MakeVector<float>({1}), MakeVector<float>({0, 2}),
+                   Tensor::Scalar<int32_t>(0)}),
+      StatusIs(kInvalid, "nbins should be a positive number, but got '0'"));
 }
 
 TEST_CASE("InTopKV2 ties, out-of-range targets and errors", "[counting]") {
   const NodeDef node = TypedNode("k", "InTopKV2", DT_INT32, 3).Build();
   const float inf = std::numeric_limits<float>::infinity();
-  Tensor out = RunOne(node, {MakeTensor<float>({1, 2, 3, 3, 3, 1, 1, 2, 3,
-                                                1, inf, 0},
-                                               TensorShape({4, 3})),
-                             MakeVector<int32_t>({1, 1, 7, 0}),
-                             Tensor::Scalar<int32_t>(1)});
+  Tensor out = RunOne(
+      node, {MakeTensor<float>({1, 2, 3, 3, 3, 1, 1, 2, 3, 1, inf, 0},
+                               TensorShape({4, 3})),
+             MakeVector<int32_t>({1, 1, 7, 0}), Tensor::Scalar<int32_t>(1)});
   const std::vector<bool> want = {false, true, false, false};
   for (int i = 0; i < 4; ++i) CHECK(out.data<bool>()[i] == want[i]);
-  CHECK_THAT(RunError(node, {Tensor(DT_FLOAT, TensorShape({1, 3})),
-                             MakeVector<int32_t>({1, 1}),
-                             Tensor::Scalar<int32_t>(1)}),
-             StatusIs(kInvalid, "First dimension of predictions 1 must match "
-                                "length of targets 2"));
-  CHECK_THAT(RunError(node, {Tensor(DT_FLOAT, TensorShape({1, 3})),
-                             MakeVector<int32_t>({1}), MakeVector<int32_t>({1})}),
-             StatusIs(kInvalid, "k must be 0-D, got shape [1]"));
+  CHECK_THAT(
+      RunError(node, {Tensor(DT_FLOAT, TensorShape({1, 3})),
+                      MakeVector<int32_t>({1, 1}), Tensor::Scalar<int32_t>(1)}),
+      StatusIs(kInvalid,
+               "First dimension of predictions 1 must match "
+               "length of targets 2"));
+  CHECK_THAT(
+      RunError(node, {Tensor(DT_FLOAT, TensorShape({1, 3})),
+                      MakeVector<int32_t>({1}), MakeVector<int32_t>({1})}),
+      StatusIs(kInvalid, "k must be 0-D, got shape [1]"));
 }
 
 NodeDef RollNode(DataType t) {
@@ -130,15 +138,16 @@ NodeDef RollNode(DataType t) {
 }
 
 TEST_CASE("Roll over repeated and negative axes", "[counting]") {
-  const Tensor in = MakeTensor<int32_t>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
-  CHECK(Values<int32_t>(RunOne(RollNode(DT_INT32),
-                               {in, Tensor::Scalar<int32_t>(1),
-                                Tensor::Scalar<int32_t>(-1)})) ==
+  const Tensor in =
+      MakeTensor<int32_t>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  CHECK(Values<int32_t>(RunOne(
+            RollNode(DT_INT32),
+            {in, Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(-1)})) ==
         std::vector<int32_t>{3, 1, 2, 6, 4, 5});
   // Shifts on one axis add up: 2 + 2 = 4 = 1 (mod 3); axis 0 by -1.
-  CHECK(Values<int32_t>(RunOne(RollNode(DT_INT32),
-                               {in, MakeVector<int32_t>({2, 2, -1}),
-                                MakeVector<int32_t>({1, 1, 0})})) ==
+  CHECK(Values<int32_t>(
+            RunOne(RollNode(DT_INT32), {in, MakeVector<int32_t>({2, 2, -1}),
+                                        MakeVector<int32_t>({1, 1, 0})})) ==
         std::vector<int32_t>{6, 4, 5, 3, 1, 2});
   CHECK_THAT(RunError(RollNode(DT_INT32), {in, MakeVector<int32_t>({1, 2}),
                                            MakeVector<int32_t>({0})}),
@@ -146,15 +155,15 @@ TEST_CASE("Roll over repeated and negative axes", "[counting]") {
   CHECK_THAT(RunError(RollNode(DT_INT32), {in, Tensor::Scalar<int32_t>(1),
                                            Tensor::Scalar<int32_t>(2)}),
              StatusIs(kInvalid, "axis 2 is out of range"));
-  CHECK_THAT(RunError(RollNode(DT_INT32), {Tensor::Scalar<int32_t>(1),
-                                           Tensor::Scalar<int32_t>(1),
-                                           Tensor::Scalar<int32_t>(0)}),
+  CHECK_THAT(RunError(RollNode(DT_INT32),
+                      {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(1),
+                       Tensor::Scalar<int32_t>(0)}),
              StatusIs(kInvalid, "input must be 1-D or higher"));
 }
 
 TEST_CASE("Unique along an axis with counts", "[counting]") {
-  const Tensor in = MakeTensor<int32_t>({1, 2, 1, 3, 4, 3, 1, 2, 1},
-                                        TensorShape({3, 3}));
+  const Tensor in =
+      MakeTensor<int32_t>({1, 2, 1, 3, 4, 3, 1, 2, 1}, TensorShape({3, 3}));
   auto out = RunKernel(TypedNode("u", "UniqueWithCountsV2", DT_INT32, 2)
                            .Attr("Taxis", DT_INT64)
                            .Attr("out_idx", DT_INT64)
@@ -166,10 +175,9 @@ TEST_CASE("Unique along an axis with counts", "[counting]") {
   CHECK(Values<int32_t>((*out)[0]) == std::vector<int32_t>{1, 2, 3, 4, 1, 2});
   CHECK(Values<int64_t>((*out)[1]) == std::vector<int64_t>{0, 1, 0});
   CHECK(Values<int64_t>((*out)[2]) == std::vector<int64_t>{2, 1});
-  auto rows = RunKernel(TypedNode("u", "UniqueV2", DT_INT32, 2)
-                            .Attr("Taxis", DT_INT32)
-                            .Build(),
-                        {in, MakeVector<int32_t>({0})});
+  auto rows = RunKernel(
+      TypedNode("u", "UniqueV2", DT_INT32, 2).Attr("Taxis", DT_INT32).Build(),
+      {in, MakeVector<int32_t>({0})});
   REQUIRE_OK(rows);
   CHECK((*rows)[0].shape() == TensorShape({2, 3}));
   CHECK(Values<int32_t>((*rows)[1]) == std::vector<int32_t>{0, 1, 0});
@@ -180,9 +188,8 @@ TEST_CASE("Unique along an axis with counts", "[counting]") {
   // -0 equals 0; NaN equals nothing.
   CHECK((*f)[0].NumElements() == 4);
   CHECK(Values<int32_t>((*f)[2]) == std::vector<int32_t>{2, 1, 1, 1});
-  const NodeDef v2 = TypedNode("u", "UniqueV2", DT_INT32, 2)
-                         .Attr("Taxis", DT_INT32)
-                         .Build();
+  const NodeDef v2 =
+      TypedNode("u", "UniqueV2", DT_INT32, 2).Attr("Taxis", DT_INT32).Build();
   CHECK_THAT(RunError(v2, {in, MakeVector<int32_t>({2})}),
              StatusIs(kInvalid, "axis has to be between [-2, 2)"));
   CHECK_THAT(RunError(v2, {in, Tensor(DT_INT32, TensorShape({0}))}),

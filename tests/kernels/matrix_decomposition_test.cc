@@ -44,8 +44,8 @@ std::vector<double> Transpose(const std::vector<double>& a, int rows,
   return t;
 }
 
-void CheckNear(const std::vector<double>& got,
-               const std::vector<double>& want, double tol = 1e-10) {
+void CheckNear(const std::vector<double>& got, const std::vector<double>& want,
+               double tol = 1e-10) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     INFO("element " << i);
@@ -99,14 +99,14 @@ TEST_CASE("Cholesky errors", "[matrix_decomp]") {
 }
 
 TEST_CASE("MatrixInverse and its adjoint", "[matrix_decomp]") {
-  const Tensor a = MakeTensor<double>({2, 1, 0, 1, 3, 1, 0, 1, 4},
-                                      TensorShape({3, 3}));
+  const Tensor a =
+      MakeTensor<double>({2, 1, 0, 1, 3, 1, 0, 1, 4}, TensorShape({3, 3}));
   for (bool adjoint : {false, true}) {
-    Tensor inv = RunOne(TypedNode("i", "MatrixInverse", DT_DOUBLE, 1)
-                            .Attr("adjoint", adjoint)
-                            .Build(),
-                        {MakeTensor<double>({2, 1, 0, 5, 3, 1, 0, 1, 4},
-                                            TensorShape({3, 3}))});
+    Tensor inv = RunOne(
+        TypedNode("i", "MatrixInverse", DT_DOUBLE, 1)
+            .Attr("adjoint", adjoint)
+            .Build(),
+        {MakeTensor<double>({2, 1, 0, 5, 3, 1, 0, 1, 4}, TensorShape({3, 3}))});
     std::vector<double> m = {2, 1, 0, 5, 3, 1, 0, 1, 4};
     if (adjoint) m = Transpose(m, 3, 3);
     CheckNear(MatMul(m, Values<double>(inv), 3, 3, 3),
@@ -116,19 +116,19 @@ TEST_CASE("MatrixInverse and its adjoint", "[matrix_decomp]") {
   Tensor empty = RunOne(TypedNode("i", "MatrixInverse", DT_FLOAT, 1).Build(),
                         {Tensor(DT_FLOAT, TensorShape({2, 0, 0}))});
   CHECK(empty.shape() == TensorShape({2, 0, 0}));
-  CHECK_THAT(RunError(TypedNode("i", "MatrixInverse", DT_FLOAT, 1).Build(),
-                      {MakeTensor<float>({1, 2, 2, 4}, TensorShape({2, 2}))}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Input is not invertible."));
+  CHECK_THAT(
+      RunError(TypedNode("i", "MatrixInverse", DT_FLOAT, 1).Build(),
+               {MakeTensor<float>({1, 2, 2, 4}, TensorShape({2, 2}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "Input is not invertible."));
 }
 
 TEST_CASE("MatrixDeterminant and LogMatrixDeterminant", "[matrix_decomp]") {
-  const Tensor a = MakeTensor<double>({0, 1, 1, 0,    //
-                                       3, 1, 2, 4,    //
-                                       1, 2, 2, 4},   // singular
+  const Tensor a = MakeTensor<double>({0, 1, 1, 0,   //
+                                       3, 1, 2, 4,   //
+                                       1, 2, 2, 4},  // singular
                                       TensorShape({3, 2, 2}));
-  Tensor det = RunOne(TypedNode("d", "MatrixDeterminant", DT_DOUBLE, 1).Build(),
-                      {a});
+  Tensor det =
+      RunOne(TypedNode("d", "MatrixDeterminant", DT_DOUBLE, 1).Build(), {a});
   CHECK(det.shape() == TensorShape({3}));
   CheckNear(Values<double>(det), {-1, 10, 0});
   auto out = RunKernel(
@@ -151,31 +151,34 @@ TEST_CASE("MatrixDeterminant and LogMatrixDeterminant", "[matrix_decomp]") {
 
 TEST_CASE("MatrixSolve with adjoint and errors", "[matrix_decomp]") {
   const std::vector<double> m = {2, 1, 0, 5, 3, 1, 0, 1, 4};
-  const Tensor a = MakeTensor<double>({2, 1, 0, 5, 3, 1, 0, 1, 4},
-                                      TensorShape({3, 3}));
-  const Tensor rhs = MakeTensor<double>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  const Tensor a =
+      MakeTensor<double>({2, 1, 0, 5, 3, 1, 0, 1, 4}, TensorShape({3, 3}));
+  const Tensor rhs =
+      MakeTensor<double>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
   for (bool adjoint : {false, true}) {
     Tensor x = RunOne(TypedNode("s", "MatrixSolve", DT_DOUBLE, 2)
                           .Attr("adjoint", adjoint)
                           .Build(),
                       {a, rhs});
-    CheckNear(MatMul(adjoint ? Transpose(m, 3, 3) : m, Values<double>(x), 3, 3,
-                     2),
-              {1, 2, 3, 4, 5, 6});
+    CheckNear(
+        MatMul(adjoint ? Transpose(m, 3, 3) : m, Values<double>(x), 3, 3, 2),
+        {1, 2, 3, 4, 5, 6});
   }
   const NodeDef node = TypedNode("s", "MatrixSolve", DT_FLOAT, 2).Build();
-  CHECK_THAT(RunError(node, {MakeTensor<float>({1, 2, 2, 4}, TensorShape({2, 2})),
-                             Tensor(DT_FLOAT, TensorShape({2, 1}))}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Input matrix is not invertible."));
+  CHECK_THAT(
+      RunError(node, {MakeTensor<float>({1, 2, 2, 4}, TensorShape({2, 2})),
+                      Tensor(DT_FLOAT, TensorShape({2, 1}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Input matrix is not invertible."));
   CHECK_THAT(RunError(node, {Tensor(DT_FLOAT, TensorShape({2, 2})),
                              Tensor(DT_FLOAT, TensorShape({3, 1}))}),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "Input matrix and rhs are incompatible."));
-  CHECK_THAT(RunError(node, {Tensor(DT_FLOAT, TensorShape({2, 2, 2})),
-                             Tensor(DT_FLOAT, TensorShape({3, 2, 1}))}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "All input tensors must have the same outer dimensions."));
+  CHECK_THAT(
+      RunError(node, {Tensor(DT_FLOAT, TensorShape({2, 2, 2})),
+                      Tensor(DT_FLOAT, TensorShape({3, 2, 1}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "All input tensors must have the same outer dimensions."));
 }
 
 TEST_CASE("MatrixTriangularSolve reads one triangle and broadcasts",
@@ -183,14 +186,15 @@ TEST_CASE("MatrixTriangularSolve reads one triangle and broadcasts",
   // The upper triangle (9s) must be ignored with lower=true, and the lower
   // with lower=false.
   const Tensor a = MakeTensor<double>({2, 9, 1, 4}, TensorShape({1, 2, 2}));
-  const Tensor rhs = MakeTensor<double>({2, 6, 4, 8}, TensorShape({2, 1, 2, 1}));
+  const Tensor rhs =
+      MakeTensor<double>({2, 6, 4, 8}, TensorShape({2, 1, 2, 1}));
   auto solve = [&](bool lower, bool adjoint) {
-    return Values<double>(RunOne(TypedNode("t", "MatrixTriangularSolve",
-                                           DT_DOUBLE, 2)
-                                     .Attr("lower", lower)
-                                     .Attr("adjoint", adjoint)
-                                     .Build(),
-                                 {a, rhs}));
+    return Values<double>(
+        RunOne(TypedNode("t", "MatrixTriangularSolve", DT_DOUBLE, 2)
+                   .Attr("lower", lower)
+                   .Attr("adjoint", adjoint)
+                   .Build(),
+               {a, rhs}));
   };
   // L = [[2,0],[1,4]]: L x = [2,6] -> [1, 1.25].
   CheckNear(solve(true, false), {1, 1.25, 2, 1.5});
@@ -219,12 +223,10 @@ TEST_CASE("MatrixTriangularSolve reads one triangle and broadcasts",
 TEST_CASE("Qr reconstructs the input", "[matrix_decomp]") {
   const std::vector<double> av = {1, 2, 3, 4, 5, 6, 7, 8, 10, 1, 0, 2};
   for (bool full : {false, true}) {
-    auto out = RunKernel(TypedNode("q", "Qr", DT_DOUBLE, 1)
-                             .Attr("full_matrices", full)
-                             .Build(),
-                         {MakeTensor<double>({1, 2, 3, 4, 5, 6, 7, 8, 10, 1, 0,
-                                              2},
-                                             TensorShape({4, 3}))});
+    auto out = RunKernel(
+        TypedNode("q", "Qr", DT_DOUBLE, 1).Attr("full_matrices", full).Build(),
+        {MakeTensor<double>({1, 2, 3, 4, 5, 6, 7, 8, 10, 1, 0, 2},
+                            TensorShape({4, 3}))});
     REQUIRE_OK(out);
     const int qc = full ? 4 : 3;
     CHECK((*out)[0].shape() == TensorShape({4, qc}));
@@ -244,7 +246,8 @@ TEST_CASE("SelfAdjointEigV2 ascending eigenvalues", "[matrix_decomp]") {
                        {Spd()});
   REQUIRE_OK(out);
   const std::vector<double> e = Values<double>((*out)[0]);
-  // Eigenvalues of the second matrix (tridiagonal 2,-1): 2 - sqrt2, 2, 2 + sqrt2.
+  // Eigenvalues of the second matrix (tridiagonal 2,-1): 2 - sqrt2, 2, 2 +
+  // sqrt2.
   CheckNear(Slice(e, 3, 3), {2 - std::sqrt(2.0), 2, 2 + std::sqrt(2.0)});
   const std::vector<double> v = Values<double>((*out)[1]);
   const std::vector<double> a = Values<double>(Spd());
@@ -263,22 +266,21 @@ TEST_CASE("SelfAdjointEigV2 ascending eigenvalues", "[matrix_decomp]") {
   CheckNear(Values<double>((*no_v)[0]), e);
   CHECK((*no_v)[1].shape() == TensorShape({2}));
   const std::vector<float> nan_in(4, std::numeric_limits<float>::quiet_NaN());
-  CHECK_THAT(RunError(TypedNode("e", "SelfAdjointEigV2", DT_FLOAT, 1).Build(),
-                      {MakeTensor<float>({nan_in[0], nan_in[1], nan_in[2],
-                                          nan_in[3]},
-                                         TensorShape({2, 2}))}),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Self-adjoint eigen decomposition was not successful."));
+  CHECK_THAT(
+      RunError(TypedNode("e", "SelfAdjointEigV2", DT_FLOAT, 1).Build(),
+               {MakeTensor<float>({nan_in[0], nan_in[1], nan_in[2], nan_in[3]},
+                                  TensorShape({2, 2}))}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Self-adjoint eigen decomposition was not successful."));
 }
 
 TEST_CASE("Svd descending singular values and factors", "[matrix_decomp]") {
   const std::vector<double> av = {3, 0, 0, 0, 0, -5, 0, 1, 0};  // 3x3
   for (bool full : {false, true}) {
-    auto out = RunKernel(TypedNode("s", "Svd", DT_DOUBLE, 1)
-                             .Attr("full_matrices", full)
-                             .Build(),
-                         {MakeTensor<double>({3, 0, 0, 0, 0, -5, 0, 1, 0},
-                                             TensorShape({3, 3}))});
+    auto out = RunKernel(
+        TypedNode("s", "Svd", DT_DOUBLE, 1).Attr("full_matrices", full).Build(),
+        {MakeTensor<double>({3, 0, 0, 0, 0, -5, 0, 1, 0},
+                            TensorShape({3, 3}))});
     REQUIRE_OK(out);
     const std::vector<double> s = Values<double>((*out)[0]);
     CheckNear(s, {5, 3, 1});
@@ -294,10 +296,9 @@ TEST_CASE("Svd descending singular values and factors", "[matrix_decomp]") {
   CHECK((*wide)[0].shape() == TensorShape({2, 0}));
   CHECK((*wide)[1].shape() == TensorShape({2, 0, 0}));
   CHECK((*wide)[2].shape() == TensorShape({2, 3, 0}));
-  auto no_uv = RunKernel(TypedNode("s", "Svd", DT_FLOAT, 1)
-                             .Attr("compute_uv", false)
-                             .Build(),
-                         {MakeTensor<float>({3, 4}, TensorShape({1, 2}))});
+  auto no_uv = RunKernel(
+      TypedNode("s", "Svd", DT_FLOAT, 1).Attr("compute_uv", false).Build(),
+      {MakeTensor<float>({3, 4}, TensorShape({1, 2}))});
   REQUIRE_OK(no_uv);
   CHECK(Values<float>((*no_uv)[0]) == std::vector<float>{5});
   CHECK((*no_uv)[1].shape() == TensorShape({}));

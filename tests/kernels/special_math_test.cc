@@ -49,15 +49,15 @@ std::vector<double> Unary(const char* op, std::vector<double> x) {
 
 std::vector<double> Binary(const char* op, std::vector<double> a,
                            std::vector<double> b) {
-  return Values<double>(RunOne(TypedNode("b", op, DT_DOUBLE, 2).Build(),
-                               {Tensor::FromVector<double>(a),
-                                Tensor::FromVector<double>(b)}));
+  return Values<double>(
+      RunOne(TypedNode("b", op, DT_DOUBLE, 2).Build(),
+             {Tensor::FromVector<double>(a), Tensor::FromVector<double>(b)}));
 }
 
 TEST_CASE("Unary special functions equal TensorFlow", "[special_math]") {
-  CheckValues(Unary("Lgamma", {0.5, 3.0, -2.5, 0.0}),
-              {0.5723649429247001, 0.6931471805599453, -0.05624371649767407,
-               kInf});
+  CheckValues(
+      Unary("Lgamma", {0.5, 3.0, -2.5, 0.0}),
+      {0.5723649429247001, 0.6931471805599453, -0.05624371649767407, kInf});
   CheckValues(Unary("Digamma", {1.0, 0.5}),
               {-0.5772156649015323, -1.9635100260214227});
   CheckValues(Unary("Erfinv", {0.0, 0.5, 1.0, -1.0, 2.0}),
