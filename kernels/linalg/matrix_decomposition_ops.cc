@@ -2,11 +2,12 @@
 // dense algorithms (the ones TensorFlow's CPU kernels use, so results agree
 // to rounding): Cholesky, MatrixInverse, MatrixDeterminant,
 // LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve (broadcast batch
-// dims), Qr, SelfAdjointEigV2, Svd. float and double.
+// dims), Qr, SelfAdjointEigV2, Svd. float, double, complex64, complex128.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -35,6 +36,9 @@ template <typename T>
 using ConstMap = Eigen::Map<const Matrix<T>>;
 template <typename T>
 using Map = Eigen::Map<Matrix<T>>;
+// The real type of T's magnitude (T itself, or the complex's part).
+template <typename T>
+using Real = typename Eigen::NumTraits<T>::Real;
 
 // Runs fn(b) for b in [0, batches), each a matrix problem of about
 // `flops` operations, in parallel on the intra-op pool when the batch is
@@ -139,7 +143,7 @@ class CholeskyOp : public OpKernel {
                         // triangle is left unwritten; dfx writes 0).
                         l.setZero();
                         l.template triangularView<Eigen::Lower>().setConstant(
-                            std::numeric_limits<T>::quiet_NaN());
+                            T(std::numeric_limits<Real<T>>::quiet_NaN()));
                         return absl::OkStatus();
                       }));
   }
@@ -163,24 +167,25 @@ class MatrixInverseOp : public OpKernel {
     T* dst = out->data<T>();
     DFX_OP_REQUIRES_OK(
         ctx,
-        ForEachMatrix(
-            *ctx->device(), NumMatrices(in), static_cast<double>(n) * n * n,
-            [&](int64_t b) {
-              ConstMap<T> a(src + b * n * n, n, n);
-              Eigen::PartialPivLU<Matrix<T>> lu(n);
-              if (adjoint_) {
-                lu.compute(a.adjoint());
-              } else {
-                lu.compute(a);
-              }
-              // Partial pivoting guarantees nothing, but an
-              // exact zero pivot is surely singular.
-              if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0))) {
-                return absl::InvalidArgumentError("Input is not invertible.");
-              }
-              Map<T>(dst + b * n * n, n, n) = lu.inverse();
-              return absl::OkStatus();
-            }));
+        ForEachMatrix(*ctx->device(), NumMatrices(in),
+                      static_cast<double>(n) * n * n, [&](int64_t b) {
+                        ConstMap<T> a(src + b * n * n, n, n);
+                        Eigen::PartialPivLU<Matrix<T>> lu(n);
+                        if (adjoint_) {
+                          lu.compute(a.adjoint());
+                        } else {
+                          lu.compute(a);
+                        }
+                        // Partial pivoting guarantees nothing, but an
+                        // exact zero pivot is surely singular.
+                        if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
+                              Real<T>(0))) {
+                          return absl::InvalidArgumentError(
+                              "Input is not invertible.");
+                        }
+                        Map<T>(dst + b * n * n, n, n) = lu.inverse();
+                        return absl::OkStatus();
+                      }));
   }
 
  private:
@@ -191,24 +196,25 @@ class MatrixInverseOp : public OpKernel {
 // TensorFlow's SLogDet: an infinite log|det| (a zero pivot, or overflow)
 // gives sign 0 and -inf or +inf; NaN input gives NaN.
 template <typename T>
-T SignLogDet(const ConstMap<T>& a, T* sign) {
+Real<T> SignLogDet(const ConstMap<T>& a, T* sign) {
+  using R = Real<T>;
   *sign = T(1);
-  T log_abs_det = T(0);
+  R log_abs_det = R(0);
   if (a.rows() > 0) {
     // Column-major like TensorFlow's, so pivots agree exactly.
     using ColMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
     const ColMajor copy = a;
     Eigen::PartialPivLU<ColMajor> lu(copy);
-    *sign = lu.permutationP().determinant();
+    *sign = T(static_cast<R>(lu.permutationP().determinant()));
     const auto diag = lu.matrixLU().diagonal().array().eval();
     const auto abs_diag = diag.cwiseAbs().eval();
     log_abs_det += abs_diag.log().sum();
-    *sign *= (diag / abs_diag).prod();
+    *sign *= (diag / abs_diag.template cast<T>()).prod();
   }
   if (std::isinf(log_abs_det)) {
     *sign = T(0);
-    log_abs_det = log_abs_det > 0 ? std::numeric_limits<T>::infinity()
-                                  : -std::numeric_limits<T>::infinity();
+    log_abs_det = log_abs_det > 0 ? std::numeric_limits<R>::infinity()
+                                  : -std::numeric_limits<R>::infinity();
   }
   return log_abs_det;
 }
@@ -236,12 +242,13 @@ class DeterminantOp : public OpKernel {
                            static_cast<double>(n) * n * n, [&](int64_t b) {
                              ConstMap<T> a(src + b * n * n, n, n);
                              T sign;
-                             const T log_abs_det = SignLogDet<T>(a, &sign);
+                             const Real<T> log_abs_det =
+                                 SignLogDet<T>(a, &sign);
                              if (kLog) {
                                o0[b] = sign;
-                               o1[b] = log_abs_det;
+                               o1[b] = T(log_abs_det);
                              } else {
-                               o0[b] = sign * std::exp(log_abs_det);
+                               o0[b] = sign * T(std::exp(log_abs_det));
                              }
                              return absl::OkStatus();
                            }));
@@ -284,24 +291,24 @@ class MatrixSolveOp : public OpKernel {
     T* dst = out->data<T>();
     DFX_OP_REQUIRES_OK(
         ctx,
-        ForEachMatrix(
-            *ctx->device(), NumMatrices(matrix),
-            static_cast<double>(n) * n * (n + k), [&](int64_t b) {
-              ConstMap<T> a(a_data + b * n * n, n, n);
-              ConstMap<T> r(b_data + b * n * k, n, k);
-              Eigen::PartialPivLU<Matrix<T>> lu(n);
-              if (adjoint_) {
-                lu.compute(a.adjoint());
-              } else {
-                lu.compute(a);
-              }
-              if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0))) {
-                return absl::InvalidArgumentError(
-                    "Input matrix is not invertible.");
-              }
-              Map<T>(dst + b * n * k, n, k) = lu.solve(r);
-              return absl::OkStatus();
-            }));
+        ForEachMatrix(*ctx->device(), NumMatrices(matrix),
+                      static_cast<double>(n) * n * (n + k), [&](int64_t b) {
+                        ConstMap<T> a(a_data + b * n * n, n, n);
+                        ConstMap<T> r(b_data + b * n * k, n, k);
+                        Eigen::PartialPivLU<Matrix<T>> lu(n);
+                        if (adjoint_) {
+                          lu.compute(a.adjoint());
+                        } else {
+                          lu.compute(a);
+                        }
+                        if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
+                              Real<T>(0))) {
+                          return absl::InvalidArgumentError(
+                              "Input matrix is not invertible.");
+                        }
+                        Map<T>(dst + b * n * k, n, k) = lu.solve(r);
+                        return absl::OkStatus();
+                      }));
   }
 
  private:
@@ -489,26 +496,26 @@ class SelfAdjointEigV2Op : public OpKernel {
     T* ed = e_out->data<T>();
     T* vd = v_out->data<T>();
     DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in), 9.0 * n * n * n,
-                           [&](int64_t b) {
-                             // Reads the lower triangle only.
-                             Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
-                                 Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
-                                 compute_v_ ? Eigen::ComputeEigenvectors
-                                            : Eigen::EigenvaluesOnly);
-                             if (eig.info() != Eigen::Success) {
-                               return absl::InvalidArgumentError(
-                                   "Self-adjoint eigen decomposition was not "
-                                   "successful. The input might not be valid.");
-                             }
-                             Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(
-                                 ed + b * n, n) = eig.eigenvalues();
-                             if (compute_v_) {
-                               Map<T>(vd + b * n * n, n, n) =
-                                   eig.eigenvectors();
-                             }
-                             return absl::OkStatus();
-                           }));
+        ctx,
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(in), 9.0 * n * n * n, [&](int64_t b) {
+              // Reads the lower triangle only.
+              Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
+                  Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
+                  compute_v_ ? Eigen::ComputeEigenvectors
+                             : Eigen::EigenvaluesOnly);
+              if (eig.info() != Eigen::Success) {
+                return absl::InvalidArgumentError(
+                    "Self-adjoint eigen decomposition was not "
+                    "successful. The input might not be valid.");
+              }
+              Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(ed + b * n, n) =
+                  eig.eigenvalues().template cast<T>();
+              if (compute_v_) {
+                Map<T>(vd + b * n * n, n, n) = eig.eigenvectors();
+              }
+              return absl::OkStatus();
+            }));
   }
 
  private:
@@ -555,7 +562,7 @@ class SvdOp : public OpKernel {
     T* sd = s_out->data<T>();
     T* ud = u_out->data<T>();
     T* vd = v_out->data<T>();
-    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const T nan = T(std::numeric_limits<Real<T>>::quiet_NaN());
     DFX_OP_REQUIRES_OK(
         ctx,
         ForEachMatrix(
@@ -592,7 +599,7 @@ class SvdOp : public OpKernel {
                 }
                 return absl::OkStatus();
               }
-              s = svd.singularValues();
+              s = svd.singularValues().template cast<T>();
               if (compute_uv_) {
                 u = svd.matrixU();
                 v = svd.matrixV();
@@ -639,7 +646,8 @@ void RegisterAll(KernelRegistry* r) {
 }  // namespace
 
 void RegisterMatrixDecompositionKernels(KernelRegistry* registry) {
-  RegisterAll<float, double>(registry);
+  RegisterAll<float, double, std::complex<float>, std::complex<double>>(
+      registry);
 }
 
 }  // namespace dfx::linalg

@@ -5,6 +5,7 @@
 // descending, NaN for a matrix that is not positive definite), and its
 // errors for bad shapes and singular input.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -302,6 +303,79 @@ TEST_CASE("Svd descending singular values and factors", "[matrix_decomp]") {
   REQUIRE_OK(no_uv);
   CHECK(Values<float>((*no_uv)[0]) == std::vector<float>{5});
   CHECK((*no_uv)[1].shape() == TensorShape({}));
+}
+
+using C = std::complex<double>;
+
+void CheckComplex(const Tensor& t, const std::vector<C>& want) {
+  const std::vector<C> got = Values<C>(t);
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i);
+    CHECK(got[i].real() == Approx(want[i].real()).margin(1e-12));
+    CHECK(got[i].imag() == Approx(want[i].imag()).margin(1e-12));
+  }
+}
+
+TEST_CASE("complex128 decompositions equal TensorFlow", "[matrix_decomp]") {
+  // Hermitian positive definite a, general g, and TensorFlow 2.21's answers.
+  const Tensor a =
+      MakeTensor<C>({C(4, 0), C(1, 2), C(1, -2), C(5, 0)}, TensorShape({2, 2}));
+  const Tensor g =
+      MakeTensor<C>({C(1, 1), C(2, 0), C(0, 3), C(4, -1)}, TensorShape({2, 2}));
+  const Tensor b = MakeTensor<C>({C(1, 0), C(2, -1)}, TensorShape({2, 1}));
+  CheckComplex(
+      RunOne(TypedNode("c", "Cholesky", DT_COMPLEX128, 1).Build(), {a}),
+      {C(2, 0), C(0, 0), C(0.5, -1), C(1.9364916731037085, 0)});
+  CheckComplex(
+      RunOne(TypedNode("i", "MatrixInverse", DT_COMPLEX128, 1).Build(), {g}),
+      {C(0.676470588235294, 0.20588235294117654),
+       C(-0.2941176470588235, -0.17647058823529416),
+       C(0.26470588235294124, -0.4411764705882353),
+       C(0.05882352941176466, 0.23529411764705882)});
+  CheckComplex(
+      RunOne(TypedNode("d", "MatrixDeterminant", DT_COMPLEX128, 1).Build(),
+             {g}),
+      {C(5, -3)});
+  auto slogdet = RunKernel(
+      TypedNode("l", "LogMatrixDeterminant", DT_COMPLEX128, 1).Build(), {g});
+  REQUIRE_OK(slogdet);
+  CheckComplex((*slogdet)[0], {C(0.8574929257125441, -0.5144957554275266)});
+  CheckComplex((*slogdet)[1], {C(1.7631802623080808, 0)});
+  CheckComplex(RunOne(TypedNode("s", "MatrixSolve", DT_COMPLEX128, 2)
+                          .Attr("adjoint", true)
+                          .Build(),
+                      {g, b}),
+               {C(1.6470588235294117, 0.4117647058823528),
+                C(-0.4117647058823529, -0.3529411764705882)});
+  CheckComplex(RunOne(TypedNode("t", "MatrixTriangularSolve", DT_COMPLEX128, 2)
+                          .Attr("adjoint", true)
+                          .Build(),
+                      {g, b}),
+               {C(0.4117647058823528, 1.6470588235294117),
+                C(0.4117647058823529, -0.3529411764705882)});
+  auto eig = RunKernel(TypedNode("e", "SelfAdjointEigV2", DT_COMPLEX128, 1)
+                           .Attr("compute_v", false)
+                           .Build(),
+                       {a});
+  REQUIRE_OK(eig);
+  CheckComplex((*eig)[0], {C(2.2087121525220805, 0), C(6.79128784747792, 0)});
+  auto svd = RunKernel(
+      TypedNode("v", "Svd", DT_COMPLEX128, 1).Attr("compute_uv", false).Build(),
+      {g});
+  REQUIRE_OK(svd);
+  CheckComplex((*svd)[0], {C(5.558746659612338, 0), C(1.0489688147169391, 0)});
+  auto qr = RunKernel(TypedNode("q", "Qr", DT_COMPLEX128, 1).Build(), {g});
+  REQUIRE_OK(qr);
+  const std::vector<C> q = Values<C>((*qr)[0]);
+  const std::vector<C> r = Values<C>((*qr)[1]);
+  const std::vector<C> gv = Values<C>(g);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const C qr_ij = q[i * 2] * r[j] + q[i * 2 + 1] * r[2 + j];
+      CHECK(std::abs(qr_ij - gv[i * 2 + j]) < 1e-12);
+    }
+  }
 }
 
 }  // namespace
