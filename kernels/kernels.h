@@ -18,6 +18,15 @@ void RegisterArrayIndexKernels(KernelRegistry* registry);
 void RegisterGatherKernels(KernelRegistry* registry);
 void RegisterConvKernels(KernelRegistry* registry);
 void RegisterLinalgKernels(KernelRegistry* registry);
+// Matrix band/diagonal ops, decompositions and solvers (kernels/linalg/).
+void RegisterMatrixKernels(KernelRegistry* registry);
+// Lgamma, Digamma, Igamma, ... (kernels/math/special_math_ops.cc).
+void RegisterSpecialMathKernels(KernelRegistry* registry);
+// Bincount, Bucketize, Roll, UniqueV2, ... (kernels/array/counting_ops.cc).
+void RegisterCountingKernels(KernelRegistry* registry);
+// Bitwise ops, shifts, PopulationCount, Bitcast, BroadcastArgs
+// (kernels/math/bitwise_ops.cc).
+void RegisterBitwiseKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 // Variables: resource and reference forms.
 void RegisterStateKernels(KernelRegistry* registry);

@@ -25,6 +25,10 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterGatherKernels(registry);
   RegisterConvKernels(registry);
   RegisterLinalgKernels(registry);
+  RegisterMatrixKernels(registry);
+  RegisterSpecialMathKernels(registry);
+  RegisterCountingKernels(registry);
+  RegisterBitwiseKernels(registry);
   RegisterRandomKernels(registry);
   RegisterIoKernels(registry);
   RegisterStateKernels(registry);

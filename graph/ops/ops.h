@@ -21,6 +21,16 @@ absl::Status RegisterGatherOps(OpRegistry* registry);
 absl::Status RegisterConvOps(OpRegistry* registry);
 // BatchMatMul and Einsum.
 absl::Status RegisterLinalgOps(OpRegistry* registry);
+// Matrix band/diagonal ops, decompositions and solvers.
+absl::Status RegisterMatrixOps(OpRegistry* registry);
+// Lgamma, Digamma, Igamma, Igammac, Betainc, Zeta, Polygamma, Erfinv, Ndtri.
+absl::Status RegisterSpecialMathOps(OpRegistry* registry);
+// Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
+// UniqueV2, UniqueWithCounts, UniqueWithCountsV2.
+absl::Status RegisterCountingOps(OpRegistry* registry);
+// BitwiseAnd/Or/Xor, Invert, LeftShift, RightShift, PopulationCount,
+// Bitcast, BroadcastArgs.
+absl::Status RegisterBitwiseOps(OpRegistry* registry);
 // Random number ops (stateful with seeds, and stateless), TensorFlow's
 // Philox streams.
 absl::Status RegisterRandomOps(OpRegistry* registry);

@@ -12,6 +12,10 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterGatherOps(registry));
   DFX_RETURN_IF_ERROR(RegisterConvOps(registry));
   DFX_RETURN_IF_ERROR(RegisterLinalgOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterMatrixOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSpecialMathOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCountingOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterBitwiseOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRandomOps(registry));
   DFX_RETURN_IF_ERROR(RegisterFunctionOps(registry));
   DFX_RETURN_IF_ERROR(RegisterControlFlowOps(registry));

@@ -43,7 +43,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "training", "control_flow", "data_flow",
                                  "list",     "pool_argmax",  "unsigned",
                                  "dataset",  "queues",       "lookup",
-                                 "strings",  "image",        "sparse"};
+                                 "strings",  "image",        "sparse",
+                                 "matrix"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -291,6 +292,11 @@ TEST_CASE("golden: sparse tensor ops equal TensorFlow") {
 
 TEST_CASE("golden: image resizing and rearrangement ops equal TensorFlow") {
   RunFamily("image");
+}
+
+TEST_CASE("golden: matrix band, diagonal and decomposition ops equal "
+          "TensorFlow") {
+  RunFamily("matrix");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

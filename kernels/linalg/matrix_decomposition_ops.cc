@@ -1,0 +1,653 @@
+// Dense decompositions and solvers over batches of matrices, with Eigen's
+// dense algorithms (the ones TensorFlow's CPU kernels use, so results agree
+// to rounding): Cholesky, MatrixInverse, MatrixDeterminant,
+// LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve (broadcast batch
+// dims), Qr, SelfAdjointEigV2, Svd. float, double, complex64, complex128.
+#include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "Eigen/Cholesky"
+#include "Eigen/Dense"
+#include "Eigen/Eigenvalues"
+#include "Eigen/LU"
+#include "Eigen/QR"
+#include "Eigen/SVD"
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "base/status_macros.h"
+#include "graph/node_def_util.h"
+#include "kernels/linalg/matrix_kernels.h"
+#include "runtime/op_kernel.h"
+
+namespace dfx::linalg {
+namespace {
+
+template <typename T>
+using Matrix =
+    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ConstMap = Eigen::Map<const Matrix<T>>;
+template <typename T>
+using Map = Eigen::Map<Matrix<T>>;
+// The real type of T's magnitude (T itself, or the complex's part).
+template <typename T>
+using Real = typename Eigen::NumTraits<T>::Real;
+
+// Runs fn(b) for b in [0, batches), each a matrix problem of about
+// `flops` operations, in parallel on the intra-op pool when the batch is
+// worth splitting. Returns the error of the lowest failing b, so the
+// error does not depend on the thread schedule.
+template <typename Fn>
+absl::Status ForEachMatrix(const Device& device, int64_t batches, double flops,
+                           Fn&& fn) {
+  if (batches <= 0) return absl::OkStatus();
+  absl::Mutex mu;
+  int64_t first_bad = batches;
+  absl::Status error;
+  auto run = [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      absl::Status s = fn(b);
+      if (!s.ok()) {
+        absl::MutexLock lock(&mu);
+        if (b < first_bad) {
+          first_bad = b;
+          error = std::move(s);
+        }
+        return;
+      }
+    }
+  };
+  if (batches == 1 || batches * flops < 1e5) {
+    run(0, batches);
+  } else {
+    device.eigen_cpu_device().parallelFor(
+        batches, Eigen::TensorOpCost(flops, flops, flops),
+        [&run](Eigen::Index first, Eigen::Index last) { run(first, last); });
+  }
+  return error;
+}
+
+// TensorFlow's LinearAlgebraOp checks of one batch of square matrices.
+absl::Status CheckSquare(const Tensor& in, int index) {
+  if (in.dims() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input tensor ", index, " must have rank >= 2, got ", in.dims()));
+  }
+  if (in.dim_size(in.dims() - 1) != in.dim_size(in.dims() - 2)) {
+    return absl::InvalidArgumentError("Input matrix must be square.");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRank(const Tensor& in, int index) {
+  if (in.dims() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input tensor ", index, " must have rank >= 2, got ", in.dims()));
+  }
+  return absl::OkStatus();
+}
+
+// The batch dims of `in` followed by `inner`.
+absl::StatusOr<TensorShape> BatchShape(const Tensor& in,
+                                       std::initializer_list<int64_t> inner) {
+  TensorShape s;
+  for (int i = 0; i < in.dims() - 2; ++i) {
+    DFX_RETURN_IF_ERROR(s.AddDim(in.dim_size(i)));
+  }
+  for (int64_t d : inner) DFX_RETURN_IF_ERROR(s.AddDim(d));
+  return s;
+}
+
+int64_t NumMatrices(const Tensor& in) {
+  int64_t n = 1;
+  for (int i = 0; i < in.dims() - 2; ++i) n *= in.dim_size(i);
+  return n;
+}
+
+template <typename T>
+class CholeskyOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const int64_t n = in.dim_size(in.dims() - 1);
+    if (out->NumElements() == 0) return;
+    const T* src = in.data<T>();
+    T* dst = out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ForEachMatrix(*ctx->device(), NumMatrices(in),
+                      static_cast<double>(n) * n * n / 3, [&](int64_t b) {
+                        ConstMap<T> a(src + b * n * n, n, n);
+                        Map<T> l(dst + b * n * n, n, n);
+                        // Reads the lower triangle only.
+                        Eigen::LLT<Matrix<T>, Eigen::Lower> llt(a);
+                        if (llt.info() == Eigen::Success) {
+                          l = llt.matrixL();
+                          return absl::OkStatus();
+                        }
+                        // TensorFlow 2.21 answers a matrix that is not
+                        // positive definite with NaN in its lower
+                        // triangle rather than an error (its upper
+                        // triangle is left unwritten; dfx writes 0).
+                        l.setZero();
+                        l.template triangularView<Eigen::Lower>().setConstant(
+                            T(std::numeric_limits<Real<T>>::quiet_NaN()));
+                        return absl::OkStatus();
+                      }));
+  }
+};
+
+template <typename T>
+class MatrixInverseOp : public OpKernel {
+ public:
+  explicit MatrixInverseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "adjoint", &adjoint_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const int64_t n = in.dim_size(in.dims() - 1);
+    if (out->NumElements() == 0) return;
+    const T* src = in.data<T>();
+    T* dst = out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ForEachMatrix(*ctx->device(), NumMatrices(in),
+                      static_cast<double>(n) * n * n, [&](int64_t b) {
+                        ConstMap<T> a(src + b * n * n, n, n);
+                        Eigen::PartialPivLU<Matrix<T>> lu(n);
+                        if (adjoint_) {
+                          lu.compute(a.adjoint());
+                        } else {
+                          lu.compute(a);
+                        }
+                        // Partial pivoting guarantees nothing, but an
+                        // exact zero pivot is surely singular.
+                        if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
+                              Real<T>(0))) {
+                          return absl::InvalidArgumentError(
+                              "Input is not invertible.");
+                        }
+                        Map<T>(dst + b * n * n, n, n) = lu.inverse();
+                        return absl::OkStatus();
+                      }));
+  }
+
+ private:
+  bool adjoint_ = false;
+};
+
+// sign and log|det| of a square matrix from its partially pivoted LU, as
+// TensorFlow's SLogDet: an infinite log|det| (a zero pivot, or overflow)
+// gives sign 0 and -inf or +inf; NaN input gives NaN.
+template <typename T>
+Real<T> SignLogDet(const ConstMap<T>& a, T* sign) {
+  using R = Real<T>;
+  *sign = T(1);
+  R log_abs_det = R(0);
+  if (a.rows() > 0) {
+    // Column-major like TensorFlow's, so pivots agree exactly.
+    using ColMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+    const ColMajor copy = a;
+    Eigen::PartialPivLU<ColMajor> lu(copy);
+    *sign = T(static_cast<R>(lu.permutationP().determinant()));
+    const auto diag = lu.matrixLU().diagonal().array().eval();
+    const auto abs_diag = diag.cwiseAbs().eval();
+    log_abs_det += abs_diag.log().sum();
+    *sign *= (diag / abs_diag.template cast<T>()).prod();
+  }
+  if (std::isinf(log_abs_det)) {
+    *sign = T(0);
+    log_abs_det = log_abs_det > 0 ? std::numeric_limits<R>::infinity()
+                                  : -std::numeric_limits<R>::infinity();
+  }
+  return log_abs_det;
+}
+
+template <typename T, bool kLog>
+class DeterminantOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
+    absl::StatusOr<TensorShape> shape = BatchShape(in, {});
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* out0 = nullptr;
+    Tensor* out1 = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out0));
+    if (kLog) DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *shape, &out1));
+    const int64_t n = in.dim_size(in.dims() - 1);
+    const T* src = in.data<T>();
+    T* o0 = out0->data<T>();
+    T* o1 = kLog ? out1->data<T>() : nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ForEachMatrix(*ctx->device(), out0->NumElements(),
+                           static_cast<double>(n) * n * n, [&](int64_t b) {
+                             ConstMap<T> a(src + b * n * n, n, n);
+                             T sign;
+                             const Real<T> log_abs_det =
+                                 SignLogDet<T>(a, &sign);
+                             if (kLog) {
+                               o0[b] = sign;
+                               o1[b] = T(log_abs_det);
+                             } else {
+                               o0[b] = sign * T(std::exp(log_abs_det));
+                             }
+                             return absl::OkStatus();
+                           }));
+  }
+};
+
+template <typename T>
+class MatrixSolveOp : public OpKernel {
+ public:
+  explicit MatrixSolveOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "adjoint", &adjoint_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& matrix = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    DFX_OP_REQUIRES_OK(ctx, CheckRank(matrix, 0));
+    DFX_OP_REQUIRES_OK(ctx, CheckRank(rhs, 1));
+    bool same_outer = matrix.dims() == rhs.dims();
+    for (int i = 0; same_outer && i < matrix.dims() - 2; ++i) {
+      same_outer = matrix.dim_size(i) == rhs.dim_size(i);
+    }
+    DFX_OP_REQUIRES(
+        ctx, same_outer,
+        absl::InvalidArgumentError(
+            "All input tensors must have the same outer dimensions."));
+    const int rank = matrix.dims();
+    const int64_t n = matrix.dim_size(rank - 1);
+    DFX_OP_REQUIRES(ctx, matrix.dim_size(rank - 2) == n,
+                    absl::InvalidArgumentError("Input matrix must be square."));
+    DFX_OP_REQUIRES(
+        ctx, rhs.dim_size(rank - 2) == n,
+        absl::InvalidArgumentError("Input matrix and rhs are incompatible."));
+    const int64_t k = rhs.dim_size(rank - 1);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, rhs.shape(), &out));
+    if (out->NumElements() == 0) return;
+    const T* a_data = matrix.data<T>();
+    const T* b_data = rhs.data<T>();
+    T* dst = out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ForEachMatrix(*ctx->device(), NumMatrices(matrix),
+                      static_cast<double>(n) * n * (n + k), [&](int64_t b) {
+                        ConstMap<T> a(a_data + b * n * n, n, n);
+                        ConstMap<T> r(b_data + b * n * k, n, k);
+                        Eigen::PartialPivLU<Matrix<T>> lu(n);
+                        if (adjoint_) {
+                          lu.compute(a.adjoint());
+                        } else {
+                          lu.compute(a);
+                        }
+                        if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
+                              Real<T>(0))) {
+                          return absl::InvalidArgumentError(
+                              "Input matrix is not invertible.");
+                        }
+                        Map<T>(dst + b * n * k, n, k) = lu.solve(r);
+                        return absl::OkStatus();
+                      }));
+  }
+
+ private:
+  bool adjoint_ = false;
+};
+
+// Solves op(A) X = B with A triangular (only its `lower` or upper triangle
+// read), op the adjoint when `adjoint`; batch dims broadcast. A zero on
+// the diagonal gives inf/NaN, not an error, as in TensorFlow.
+template <typename T>
+class MatrixTriangularSolveOp : public OpKernel {
+ public:
+  explicit MatrixTriangularSolveOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "lower", &lower_));
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "adjoint", &adjoint_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& matrix = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, matrix.dims() >= 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "In[0] ndims must be >= 2: ", matrix.dims())));
+    DFX_OP_REQUIRES(ctx, rhs.dims() >= 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "In[1] ndims must be >= 2: ", rhs.dims())));
+    const int ar = matrix.dims();
+    const int br = rhs.dims();
+    const int rank = std::max(ar, br) - 2;
+    std::vector<int64_t> a_batch(rank), b_batch(rank), out_batch(rank);
+    for (int i = 0; i < rank; ++i) {
+      const int ia = ar - 2 - rank + i;
+      const int ib = br - 2 - rank + i;
+      a_batch[i] = ia >= 0 ? matrix.dim_size(ia) : 1;
+      b_batch[i] = ib >= 0 ? rhs.dim_size(ib) : 1;
+      DFX_OP_REQUIRES(
+          ctx, a_batch[i] == b_batch[i] || a_batch[i] == 1 || b_batch[i] == 1,
+          absl::InvalidArgumentError(absl::StrCat(
+              "In[0] and In[1] must have compatible batch dimensions: ",
+              matrix.shape().DebugString(), " vs. ",
+              rhs.shape().DebugString())));
+      out_batch[i] = a_batch[i] == 1 ? b_batch[i] : a_batch[i];
+    }
+    const int64_t n = matrix.dim_size(ar - 1);
+    DFX_OP_REQUIRES(
+        ctx, matrix.dim_size(ar - 2) == n,
+        absl::InvalidArgumentError(absl::StrCat(
+            "In[0] matrices in the last dimensions must be square (", n,
+            " =/= ", matrix.dim_size(ar - 2), ")")));
+    DFX_OP_REQUIRES(
+        ctx, rhs.dim_size(br - 2) == n,
+        absl::InvalidArgumentError(absl::StrCat(
+            "In[0] mismatch In[1] shape: ", n, " vs. ", rhs.dim_size(br - 2),
+            ": ", matrix.shape().DebugString(), " ", rhs.shape().DebugString(),
+            " ", lower_ ? 1 : 0, " ", adjoint_ ? 1 : 0)));
+    const int64_t k = rhs.dim_size(br - 1);
+    TensorShape out_shape;
+    for (int64_t d : out_batch) DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(d));
+    DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(n));
+    DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(k));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    int64_t batches = 1;
+    for (int64_t d : out_batch) batches *= d;
+    const T* a_data = matrix.data<T>();
+    const T* b_data = rhs.data<T>();
+    T* dst = out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx, ForEachMatrix(
+                 *ctx->device(), batches, static_cast<double>(n) * n * k,
+                 [&](int64_t b) {
+                   // Row-major batch index to each operand's index, with
+                   // broadcast dims of size 1 held at 0.
+                   int64_t ai = 0, bi = 0, rest = b;
+                   int64_t a_stride = 1, b_stride = 1;
+                   for (int i = rank - 1; i >= 0; --i) {
+                     const int64_t idx = rest % out_batch[i];
+                     rest /= out_batch[i];
+                     if (a_batch[i] != 1) ai += idx * a_stride;
+                     if (b_batch[i] != 1) bi += idx * b_stride;
+                     a_stride *= a_batch[i];
+                     b_stride *= b_batch[i];
+                   }
+                   ConstMap<T> a(a_data + ai * n * n, n, n);
+                   Map<T> x(dst + b * n * k, n, k);
+                   x = ConstMap<T>(b_data + bi * n * k, n, k);
+                   if (lower_ && !adjoint_) {
+                     a.template triangularView<Eigen::Lower>().solveInPlace(x);
+                   } else if (lower_) {
+                     a.adjoint()
+                         .template triangularView<Eigen::Upper>()
+                         .solveInPlace(x);
+                   } else if (!adjoint_) {
+                     a.template triangularView<Eigen::Upper>().solveInPlace(x);
+                   } else {
+                     a.adjoint()
+                         .template triangularView<Eigen::Lower>()
+                         .solveInPlace(x);
+                   }
+                   return absl::OkStatus();
+                 }));
+  }
+
+ private:
+  bool lower_ = true;
+  bool adjoint_ = false;
+};
+
+template <typename T>
+class QrOp : public OpKernel {
+ public:
+  explicit QrOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "full_matrices", &full_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckRank(in, 0));
+    const int64_t m = in.dim_size(in.dims() - 2);
+    const int64_t n = in.dim_size(in.dims() - 1);
+    const int64_t p = std::min(m, n);
+    const int64_t q_cols = full_ ? m : p;
+    absl::StatusOr<TensorShape> q_shape = BatchShape(in, {m, q_cols});
+    DFX_OP_REQUIRES_OK(ctx, q_shape.status());
+    absl::StatusOr<TensorShape> r_shape = BatchShape(in, {q_cols, n});
+    DFX_OP_REQUIRES_OK(ctx, r_shape.status());
+    Tensor* q_out = nullptr;
+    Tensor* r_out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *q_shape, &q_out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *r_shape, &r_out));
+    const T* src = in.data<T>();
+    T* qd = q_out->data<T>();
+    T* rd = r_out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in), 2.0 * m * n * n,
+                           [&](int64_t b) {
+                             Map<T> q(qd + b * m * q_cols, m, q_cols);
+                             Map<T> r(rd + b * q_cols * n, q_cols, n);
+                             if (p == 0) {
+                               q.setIdentity();
+                               r.setZero();
+                               return absl::OkStatus();
+                             }
+                             Eigen::HouseholderQR<Matrix<T>> qr(
+                                 ConstMap<T>(src + b * m * n, m, n));
+                             q = qr.householderQ() *
+                                 Matrix<T>::Identity(m, q_cols);
+                             r = qr.matrixQR()
+                                     .topRows(q_cols)
+                                     .template triangularView<Eigen::Upper>();
+                             return absl::OkStatus();
+                           }));
+  }
+
+ private:
+  bool full_ = false;
+};
+
+template <typename T>
+class SelfAdjointEigV2Op : public OpKernel {
+ public:
+  explicit SelfAdjointEigV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "compute_v", &compute_v_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
+    const int64_t n = in.dim_size(in.dims() - 1);
+    absl::StatusOr<TensorShape> e_shape = BatchShape(in, {n});
+    DFX_OP_REQUIRES_OK(ctx, e_shape.status());
+    // Without vectors TensorFlow's v has the batch shape (one unwritten
+    // element per matrix); dfx writes zeros there.
+    absl::StatusOr<TensorShape> v_shape =
+        compute_v_ ? BatchShape(in, {n, n}) : BatchShape(in, {});
+    DFX_OP_REQUIRES_OK(ctx, v_shape.status());
+    Tensor* e_out = nullptr;
+    Tensor* v_out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *e_shape, &e_out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *v_shape, &v_out));
+    if (!compute_v_) std::fill_n(v_out->data<T>(), v_out->NumElements(), T(0));
+    if (n == 0) return;
+    const T* src = in.data<T>();
+    T* ed = e_out->data<T>();
+    T* vd = v_out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(in), 9.0 * n * n * n, [&](int64_t b) {
+              // Reads the lower triangle only.
+              Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
+                  Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
+                  compute_v_ ? Eigen::ComputeEigenvectors
+                             : Eigen::EigenvaluesOnly);
+              if (eig.info() != Eigen::Success) {
+                return absl::InvalidArgumentError(
+                    "Self-adjoint eigen decomposition was not "
+                    "successful. The input might not be valid.");
+              }
+              Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(ed + b * n, n) =
+                  eig.eigenvalues().template cast<T>();
+              if (compute_v_) {
+                Map<T>(vd + b * n * n, n, n) = eig.eigenvectors();
+              }
+              return absl::OkStatus();
+            }));
+  }
+
+ private:
+  bool compute_v_ = true;
+};
+
+template <typename T>
+class SvdOp : public OpKernel {
+ public:
+  explicit SvdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "compute_uv", &compute_uv_));
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "full_matrices", &full_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckRank(in, 0));
+    const int64_t m = in.dim_size(in.dims() - 2);
+    const int64_t n = in.dim_size(in.dims() - 1);
+    const int64_t p = std::min(m, n);
+    const int64_t u_cols = full_ ? m : p;
+    const int64_t v_cols = full_ ? n : p;
+    absl::StatusOr<TensorShape> s_shape = BatchShape(in, {p});
+    DFX_OP_REQUIRES_OK(ctx, s_shape.status());
+    // Without vectors TensorFlow's u and v have the batch shape (one
+    // unwritten element per matrix); dfx writes zeros there.
+    absl::StatusOr<TensorShape> u_shape =
+        compute_uv_ ? BatchShape(in, {m, u_cols}) : BatchShape(in, {});
+    DFX_OP_REQUIRES_OK(ctx, u_shape.status());
+    absl::StatusOr<TensorShape> v_shape =
+        compute_uv_ ? BatchShape(in, {n, v_cols}) : BatchShape(in, {});
+    DFX_OP_REQUIRES_OK(ctx, v_shape.status());
+    Tensor* s_out = nullptr;
+    Tensor* u_out = nullptr;
+    Tensor* v_out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *s_shape, &s_out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *u_shape, &u_out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, *v_shape, &v_out));
+    if (!compute_uv_) {
+      std::fill_n(u_out->data<T>(), u_out->NumElements(), T(0));
+      std::fill_n(v_out->data<T>(), v_out->NumElements(), T(0));
+    }
+    const T* src = in.data<T>();
+    T* sd = s_out->data<T>();
+    T* ud = u_out->data<T>();
+    T* vd = v_out->data<T>();
+    const T nan = T(std::numeric_limits<Real<T>>::quiet_NaN());
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(in),
+            4.0 * m * n * std::max<int64_t>(p, 1), [&](int64_t b) {
+              Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> s(sd + b * p, p);
+              Map<T> u(compute_uv_ ? ud + b * m * u_cols : nullptr,
+                       compute_uv_ ? m : 0, compute_uv_ ? u_cols : 0);
+              Map<T> v(compute_uv_ ? vd + b * n * v_cols : nullptr,
+                       compute_uv_ ? n : 0, compute_uv_ ? v_cols : 0);
+              if (p == 0) {
+                // An empty matrix: full U and V are identities.
+                if (compute_uv_) {
+                  u.setIdentity();
+                  v.setIdentity();
+                }
+                return absl::OkStatus();
+              }
+              const Matrix<T> a = ConstMap<T>(src + b * m * n, m, n);
+              Eigen::BDCSVD<Matrix<T>> svd;
+              if (compute_uv_) {
+                svd.compute(a, full_
+                                   ? Eigen::ComputeFullU | Eigen::ComputeFullV
+                                   : Eigen::ComputeThinU | Eigen::ComputeThinV);
+              } else {
+                svd.compute(a);
+              }
+              if (svd.info() != Eigen::Success) {
+                // TensorFlow logs the failure and answers NaN.
+                s.setConstant(nan);
+                if (compute_uv_) {
+                  u.setConstant(nan);
+                  v.setConstant(nan);
+                }
+                return absl::OkStatus();
+              }
+              s = svd.singularValues().template cast<T>();
+              if (compute_uv_) {
+                u = svd.matrixU();
+                v = svd.matrixV();
+              }
+              return absl::OkStatus();
+            }));
+  }
+
+ private:
+  bool compute_uv_ = true;
+  bool full_ = false;
+};
+
+template <typename... Ts>
+void RegisterAll(KernelRegistry* r) {
+  (RegisterKernel<CholeskyOp<Ts>>(
+       r, KernelDefBuilder("Cholesky").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<MatrixInverseOp<Ts>>(
+       r, KernelDefBuilder("MatrixInverse").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<DeterminantOp<Ts, false>>(
+       r, KernelDefBuilder("MatrixDeterminant").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<DeterminantOp<Ts, true>>(
+       r, KernelDefBuilder("LogMatrixDeterminant").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<MatrixSolveOp<Ts>>(
+       r, KernelDefBuilder("MatrixSolve").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<MatrixTriangularSolveOp<Ts>>(
+       r, KernelDefBuilder("MatrixTriangularSolve").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<QrOp<Ts>>(r, KernelDefBuilder("Qr").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<SelfAdjointEigV2Op<Ts>>(
+       r, KernelDefBuilder("SelfAdjointEigV2").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<SvdOp<Ts>>(r,
+                             KernelDefBuilder("Svd").TypeConstraint<Ts>("T")),
+   ...);
+}
+
+}  // namespace
+
+void RegisterMatrixDecompositionKernels(KernelRegistry* registry) {
+  RegisterAll<float, double, std::complex<float>, std::complex<double>>(
+      registry);
+}
+
+}  // namespace dfx::linalg

@@ -1,0 +1,11 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+B
+LogMatrixDeterminantLogMatrixDeterminantPlaceholder*
+T0
+<
+MatrixDeterminantMatrixDeterminantPlaceholder*
+T0"ª

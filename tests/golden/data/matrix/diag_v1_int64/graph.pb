@@ -1,0 +1,11 @@
+
+<
+PlaceholderPlaceholder*
+dtype0	*
+shape
+:
+.
+
+MatrixDiag
+MatrixDiagPlaceholder*
+T0	"ª

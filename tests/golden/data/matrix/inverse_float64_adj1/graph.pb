@@ -1,0 +1,9 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+C
+MatrixInverseMatrixInversePlaceholder*
+adjoint(*
+T0"ª
