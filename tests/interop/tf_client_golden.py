@@ -13,6 +13,7 @@ Exit status: 0 when every case matches, 1 otherwise.
 """
 
 import argparse
+import base64
 import json
 import os
 import subprocess
@@ -85,6 +86,43 @@ def spread(graph_def):
     return out
 
 
+def load_value(case_dir, entry, feed=False):
+    """A feed's or output's value: an .npy file, or for a string tensor a
+    .json file of base64 elements (golden_lib.save_value); a string feed
+    "@CASE_DIR@/..." names a file of the case's folder. bfloat16 is stored
+    as float32: a feed is converted back, an output compared as float32."""
+    path = os.path.join(case_dir, entry["file"])
+    if entry["file"].endswith(".json"):
+        with open(path) as f:
+            data = json.load(f)
+        items = [base64.b64decode(b) for b in data["base64"]]
+        items = [case_dir.encode() + v[len(b"@CASE_DIR@"):]
+                 if v.startswith(b"@CASE_DIR@") else v for v in items]
+        value = np.empty(len(items), dtype=object)
+        value[:] = items
+        return value.reshape(data["shape"])
+    value = np.load(path)
+    if feed and entry.get("dtype") == "bfloat16":
+        value = value.astype(tf.bfloat16.as_numpy_dtype)
+    return value
+
+
+def same_values(got, want, out):
+    """Whether a fetched value equals TensorFlow's within the output's
+    tolerance (strings and integers exactly)."""
+    got = np.asarray(got)
+    if out["dtype"] == "bfloat16":
+        got = got.astype(np.float32)
+    if got.shape != want.shape:
+        return False
+    if want.dtype == object:
+        return [bytes(v) for v in got.reshape(-1)] == list(want.reshape(-1))
+    if want.dtype.kind in "fc":
+        return np.allclose(got.astype(np.float64), want.astype(np.float64),
+                           rtol=out["rtol"], atol=out["atol"], equal_nan=True)
+    return np.array_equal(got, want)
+
+
 def run_case(target, case_dir, spread_nodes):
     with open(os.path.join(case_dir, "case.json")) as f:
         spec = json.load(f)
@@ -98,10 +136,8 @@ def run_case(target, case_dir, spread_nodes):
         tf1.import_graph_def(graph_def, name="")
         feeds = {}
         for feed in spec["feeds"]:
-            value = np.load(os.path.join(case_dir, feed["file"]))
-            if feed["dtype"] == "bfloat16":
-                value = value.astype(tf.bfloat16.as_numpy_dtype)
-            feeds[graph.get_tensor_by_name(feed["name"])] = value
+            feeds[graph.get_tensor_by_name(feed["name"])] = load_value(
+                case_dir, feed, feed=True)
         fetches = [graph.get_tensor_by_name(n) for n in spec["fetches"]]
         config = tf1.ConfigProto(operation_timeout_in_ms=60000)
         with tf1.Session(target, graph=graph, config=config) as sess:
@@ -119,20 +155,11 @@ def run_case(target, case_dir, spread_nodes):
         return f"succeeded; TensorFlow failed with {spec['error']['code']}"
     problems = []
     for name, got, out in zip(spec["fetches"], results, spec["outputs"]):
-        want = np.load(os.path.join(case_dir, out["file"]))
-        got = np.asarray(got)
-        if out["dtype"] == "bfloat16":
-            got = got.astype(np.float32)
-        if got.shape != want.shape:
-            problems.append(f"{name}: shape {got.shape}, TF {want.shape}")
-            continue
-        if want.dtype.kind in "fc":
-            ok = np.allclose(got.astype(np.float64), want.astype(np.float64),
-                             rtol=out["rtol"], atol=out["atol"],
-                             equal_nan=True)
-        else:
-            ok = np.array_equal(got, want)
-        if not ok:
+        want = load_value(case_dir, out)
+        if np.asarray(got).shape != want.shape:
+            problems.append(f"{name}: shape {np.asarray(got).shape}, "
+                            f"TF {want.shape}")
+        elif not same_values(got, want, out):
             problems.append(f"{name}: values differ")
     return "; ".join(problems)
 
@@ -179,10 +206,13 @@ def run_stateful_case(target, case_dir):
 
 
 def run_steps_case(target, case_dir):
-    """A multi-step case (the queues family, gen_queues.py): the steps run
-    in order in one session on the cluster, each giving TensorFlow's
-    outputs or error code. Nodes stay together: a queue's or accumulator's
-    users must share its device."""
+    """A multi-step case (the queues and lookup families, gen_queues.py and
+    gen_lookup.py): the steps run in order in one session on the cluster,
+    each with its own feeds, giving TensorFlow's outputs or error code.
+    Nodes stay together: a queue's, accumulator's or table's users must
+    share its device. Tables outlive sessions on the servers, as
+    variables do, so the containers are reset first."""
+    tf1.Session.reset(target)
     with open(os.path.join(case_dir, "case.json")) as f:
         spec = json.load(f)
     graph_def = tf1.GraphDef()
@@ -199,8 +229,13 @@ def run_steps_case(target, case_dir):
                            for n in step["fetches"]]
                 targets = [graph.get_operation_by_name(n)
                            for n in step["targets"]]
+                feeds = {graph.get_tensor_by_name(feed["name"]):
+                         load_value(case_dir, feed, feed=True)
+                         for feed in spec.get("feeds", []) +
+                         step.get("feeds", [])}
                 try:
-                    results = sess.run([fetches, targets])[0]
+                    results = sess.run([fetches, targets],
+                                       feed_dict=feeds)[0]
                 except tf.errors.OpError as err:
                     code = _CODES.get(type(err).__name__, type(err).__name__)
                     want = step.get("error", {}).get("code")
@@ -214,11 +249,7 @@ def run_steps_case(target, case_dir):
                     continue
                 for name, got, out in zip(step["fetches"], results,
                                           step["outputs"]):
-                    want = np.load(os.path.join(case_dir, out["file"]))
-                    got = np.asarray(got)
-                    if got.shape != want.shape or not np.allclose(
-                            got.astype(np.float64), want.astype(np.float64),
-                            rtol=out["rtol"], atol=out["atol"]):
+                    if not same_values(got, load_value(case_dir, out), out):
                         problems.append(f"step {i}: {name} differs")
     return "; ".join(problems)
 
@@ -227,7 +258,8 @@ def run_steps_case(target, case_dir):
 # (None: not a graph case; run by its own C++ test only).
 _SPECIAL = {"train_graphs": run_training_case,
             "training": run_stateful_case,
-            "queues": run_steps_case}
+            "queues": run_steps_case,
+            "lookup": run_steps_case}
 
 
 def main():
