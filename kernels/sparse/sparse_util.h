@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
+#include "kernels/array/gather_util.h"
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
 #include "runtime/types.h"
@@ -70,59 +72,26 @@ inline int64_t IndexAt(const Tensor& t, int64_t i) {
                                : t.data<int64_t>()[i];
 }
 
-// The accumulation type of T: float for half and bfloat16 (as TensorFlow's
-// CPU kernels sum them), T otherwise.
-template <typename T>
-struct AccumType {
-  using type = T;
-};
-template <>
-struct AccumType<Eigen::half> {
-  using type = float;
-};
-template <>
-struct AccumType<Eigen::bfloat16> {
-  using type = float;
-};
+// The accumulation type of T (gather_util.h): float for half and bfloat16,
+// as TensorFlow's CPU kernels sum them; T otherwise.
+using gather_internal::AccumType;
 
-// Calls fn.template operator()<E>() with a type that copies elements of
-// `dtype`: std::string for strings, else an unsigned integer (or a pair of
-// uint64) of the element's size. False when there is none.
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
+// Element copies by value for any dtype (gather_util.h): VisitCopyType(dtype,
+// fn) calls fn.template operator()<E>() with std::string for strings, else
+// an unsigned integer (or Bytes16) of the element's size; Elements<E>(t)
+// views the tensor's elements as E.
+using gather_internal::Bytes16;
 template <typename Fn>
 bool VisitCopyType(DataType dtype, Fn&& fn) {
-  if (dtype == DT_STRING) {
-    fn.template operator()<std::string>();
-    return true;
-  }
-  switch (DataTypeSize(dtype)) {
-    case 1: fn.template operator()<uint8_t>(); return true;
-    case 2: fn.template operator()<uint16_t>(); return true;
-    case 4: fn.template operator()<uint32_t>(); return true;
-    case 8: fn.template operator()<uint64_t>(); return true;
-    case 16: fn.template operator()<Bytes16>(); return true;
-    default: return false;
-  }
+  return gather_internal::VisitMoveType(dtype, std::forward<Fn>(fn));
 }
-
 template <typename E>
 const E* Elements(const Tensor& t) {
-  if constexpr (std::is_same_v<E, std::string>) {
-    return t.data<std::string>();
-  } else {
-    return static_cast<const E*>(t.raw_data());
-  }
+  return gather_internal::MoveData<E>(t);
 }
 template <typename E>
 E* Elements(Tensor* t) {
-  if constexpr (std::is_same_v<E, std::string>) {
-    return t->data<std::string>();
-  } else {
-    return static_cast<E*>(t->raw_data());
-  }
+  return gather_internal::MoveData<E>(t);
 }
 
 }  // namespace dfx::sparse_internal
