@@ -805,6 +805,30 @@ int RunGrpcBench(int argc, char** argv) {
                 trace_path.c_str());
   }
 
+  // (c) A small tensor: RecvTensor of 4 KiB (its answer carries the bytes
+  // inline) against raw gRPC echo round trips of 16 bytes and of 4 KiB
+  // each way, medians of the same number of calls.
+  {
+    const int samples = std::min(steps, 1000);
+    const std::string echo_address = absl::StrCat("127.0.0.1:", echo_port);
+    absl::StatusOr<double> recv = RecvTensorSeconds(one.address(0), 4096,
+                                                    samples);
+    const double echo_16 = RawGrpcSeconds(echo_address, 16, samples) * 2;
+    const double echo_4k = RawGrpcSeconds(echo_address, 4096, samples) * 2;
+    if (!recv.ok() || echo_16 < 0 || echo_4k < 0) {
+      std::fprintf(stderr, "RecvTensor 4 KiB failed: %s\n",
+                   recv.status().ToString().c_str());
+      return 1;
+    }
+    std::printf("\nRecvTensor of 4 KiB, median of %d calls, against raw gRPC "
+                "echo round trips (median)\n", samples);
+    std::printf("  %12s %14s %14s %10s %10s\n", "RecvTensor", "echo 16 B",
+                "echo 4 KiB", "x echo 16", "x echo 4K");
+    std::printf("  %9.1f us %11.1f us %11.1f us %10.2f %10.2f\n", *recv * 1e6,
+                echo_16 * 1e6, echo_4k * 1e6, *recv / echo_16,
+                *recv / echo_4k);
+  }
+
   // (b) RecvTensor throughput against raw TCP loopback: from a server on
   // this host (its bulk plane's shared memory), and from one started with
   // --no-bulk-local (its bulk plane's TCP, as from another host).
