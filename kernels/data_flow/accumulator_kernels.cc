@@ -422,18 +422,8 @@ class AccumulatorOp : public OpKernel {
     ResourceMgr* rm = c->device()->resource_manager();
     container_ = container_.empty() ? rm->default_container() : container_;
     allocator_ = c->device()->GetAllocator();
-    if (resource_) {
-      resource_handle_ = Tensor(DT_RESOURCE, TensorShape());
-      ResourceHandle& h = resource_handle_.scalar<ResourceHandle>();
-      h.set_device(c->device()->name());
-      h.set_container(container_);
-      h.set_name(name_);
-      h.set_maybe_type_name(Accumulator::kTypeName);
-    } else {
-      ref_handle_ = Tensor(DT_STRING, TensorShape({2}));
-      ref_handle_.data<std::string>()[0] = container_;
-      ref_handle_.data<std::string>()[1] = name_;
-    }
+    (resource_ ? resource_handle_ : ref_handle_) = SharedResourceHandle(
+        *c->device(), !resource_, container_, name_, Accumulator::kTypeName);
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -111,6 +111,25 @@ void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
   }
 }
 
+Tensor SharedResourceHandle(const Device& device, bool ref,
+                            const std::string& container,
+                            const std::string& name,
+                            const std::string& type_name) {
+  if (ref) {
+    Tensor handle(DT_STRING, TensorShape({2}));
+    handle.data<std::string>()[0] = container;
+    handle.data<std::string>()[1] = name;
+    return handle;
+  }
+  Tensor handle(DT_RESOURCE, TensorShape());
+  ResourceHandle& h = handle.scalar<ResourceHandle>();
+  h.set_device(device.name());
+  h.set_container(container);
+  h.set_name(name);
+  h.set_maybe_type_name(type_name);
+  return handle;
+}
+
 absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
                                  std::string* container, std::string* name) {
   if (IsRefType(ctx->op_kernel().input_type(index))) {

@@ -48,6 +48,15 @@ absl::StatusOr<std::shared_ptr<T>> LookupHandle(OpKernelContext* ctx,
 absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
                                  std::string* container, std::string* name);
 
+// The handle a kernel that creates a shared resource (queue, accumulator,
+// lookup table) outputs: for TensorFlow's reference forms (`ref`) a [2]
+// string tensor (container, name), else a scalar DT_RESOURCE handle of
+// `device` naming it, typed `type_name`. HandleNameFromInput reads both.
+Tensor SharedResourceHandle(const Device& device, bool ref,
+                            const std::string& container,
+                            const std::string& name,
+                            const std::string& type_name);
+
 // --- Partial shapes of elements (TensorFlow's PartialTensorShape).
 
 PartialShape ToPartial(const TensorShape& shape);

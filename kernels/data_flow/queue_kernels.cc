@@ -115,18 +115,9 @@ class QueueOp : public OpKernel {
     }
     ResourceMgr* rm = c->device()->resource_manager();
     container_ = container_.empty() ? rm->default_container() : container_;
-    if (ref_) {
-      // FIFOQueue, PaddingFIFOQueue (TF1): a reference to [container, name].
-      handle_ = Tensor(DT_STRING, TensorShape({2}));
-      handle_.data<std::string>()[0] = container_;
-      handle_.data<std::string>()[1] = name_;
-      return;
-    }
-    ResourceHandle& h = handle_.scalar<ResourceHandle>();
-    h.set_device(c->device()->name());
-    h.set_container(container_);
-    h.set_name(name_);
-    h.set_maybe_type_name(Queue::kTypeName);
+    // FIFOQueue, PaddingFIFOQueue (TF1): a reference to [container, name].
+    handle_ = SharedResourceHandle(*c->device(), ref_, container_, name_,
+                                   Queue::kTypeName);
   }
 
   void Compute(OpKernelContext* ctx) override {
