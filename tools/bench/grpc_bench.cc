@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -85,6 +86,7 @@ class Child {
     ::waitpid(pid_, nullptr, 0);
   }
   bool ok() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = 0;
@@ -128,29 +130,94 @@ class BenchCluster {
   bool ok_ = true;
 };
 
-// The echo service: every call's request comes back as its response.
+// The echo service: every call's request comes back as its response; on
+// "/bench.Echo/Stream" every message of the stream comes back, in order,
+// until the client closes its side.
 class EchoService : public grpc::CallbackGenericService {
   class Reactor : public grpc::ServerGenericBidiReactor {
    public:
-    Reactor() { StartRead(&buffer_); }
+    explicit Reactor(bool stream) : stream_(stream) { StartRead(&buffer_); }
     void OnReadDone(bool ok) override {
       if (!ok) {
         Finish(grpc::Status::OK);
-        return;
+      } else if (stream_) {
+        StartWrite(&buffer_);
+      } else {
+        StartWriteAndFinish(&buffer_, grpc::WriteOptions(), grpc::Status::OK);
       }
-      StartWriteAndFinish(&buffer_, grpc::WriteOptions(), grpc::Status::OK);
+    }
+    void OnWriteDone(bool ok) override {
+      if (ok) {
+        StartRead(&buffer_);
+      } else {
+        Finish(grpc::Status::OK);
+      }
     }
     void OnDone() override { delete this; }
 
    private:
+    const bool stream_;
     grpc::ByteBuffer buffer_;
   };
 
  public:
   grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext* /*context*/) override {
-    return new Reactor();
+      grpc::GenericCallbackServerContext* context) override {
+    return new Reactor(context->method() == "/bench.Echo/Stream");
   }
+};
+
+// The same echo on gRPC's completion-queue API, driven by one thread of
+// its own: the baseline a server without the callback API's threads would
+// have. Every call is served as a stream (a unary call's one message comes
+// back before its status).
+class QueueEchoCall {
+ public:
+  QueueEchoCall(grpc::AsyncGenericService* service,
+                grpc::ServerCompletionQueue* queue)
+      : service_(service), queue_(queue) {
+    service_->RequestCall(&context_, &stream_, queue_, queue_, this);
+  }
+  // Advances the call by one completion; false once it is over.
+  void Proceed(bool ok) {
+    switch (state_) {
+      case State::kRequested:
+        if (!ok) return delete this;  // shutting down
+        new QueueEchoCall(service_, queue_);
+        state_ = State::kReading;
+        stream_.Read(&buffer_, this);
+        return;
+      case State::kReading:
+        if (!ok) {
+          state_ = State::kFinishing;
+          stream_.Finish(grpc::Status::OK, this);
+          return;
+        }
+        state_ = State::kWriting;
+        stream_.Write(buffer_, this);
+        return;
+      case State::kWriting:
+        state_ = ok ? State::kReading : State::kFinishing;
+        if (ok) {
+          stream_.Read(&buffer_, this);
+        } else {
+          stream_.Finish(grpc::Status::OK, this);
+        }
+        return;
+      case State::kFinishing:
+        delete this;
+        return;
+    }
+  }
+
+ private:
+  enum class State { kRequested, kReading, kWriting, kFinishing };
+  grpc::AsyncGenericService* const service_;
+  grpc::ServerCompletionQueue* const queue_;
+  grpc::GenericServerContext context_;
+  grpc::GenericServerAsyncReaderWriter stream_{&context_};
+  grpc::ByteBuffer buffer_;
+  State state_ = State::kRequested;
 };
 
 // Microseconds per round trip of a unary call carrying `payload` bytes.
@@ -179,6 +246,104 @@ double EchoRoundTrip(const std::string& address, int calls) {
     if (!once()) return -1;
   }
   return Micros(Clock::now() - start) / calls;
+}
+
+// CPU seconds (user + system) process `pid` has used so far; -1 if unknown.
+double ProcessCpuSeconds(pid_t pid) {
+  FILE* f = std::fopen(absl::StrCat("/proc/", pid, "/stat").c_str(), "r");
+  if (f == nullptr) return -1;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  // Fields after the command's closing parenthesis: utime is the 12th,
+  // stime the 13th.
+  const char* rest = std::strrchr(buf, ')');
+  if (rest == nullptr) return -1;
+  std::vector<absl::string_view> fields =
+      absl::StrSplit(rest + 1, ' ', absl::SkipEmpty());
+  int64_t user = 0, system = 0;
+  if (fields.size() < 13 || !absl::SimpleAtoi(fields[11], &user) ||
+      !absl::SimpleAtoi(fields[12], &system)) {
+    return -1;
+  }
+  return static_cast<double>(user + system) / ::sysconf(_SC_CLK_TCK);
+}
+
+// Microseconds per message of 16 bytes echoed over one stream to
+// `address`: one at a time (`pipelined` false: write, wait for its echo,
+// then the next) or with a write and a read always outstanding. Best of 3
+// rounds of `messages`; -1 on failure.
+double StreamEchoMicros(const std::string& address, int messages,
+                        bool pipelined) {
+  grpc::GenericStub stub(NewChannel(address));
+  std::string payload(16, 's');
+  grpc::Slice slice(payload);
+  const grpc::ByteBuffer request(&slice, 1);
+  double best = -1;
+  for (int round = 0; round < 3; ++round) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(60));
+    grpc::CompletionQueue queue;
+    std::unique_ptr<grpc::GenericClientAsyncReaderWriter> stream =
+        stub.PrepareCall(&context, "/bench.Echo/Stream", &queue);
+    void* tag = nullptr;
+    bool ok = false;
+    enum : intptr_t { kStart = 1, kWrite, kRead, kClose, kFinish };
+    auto next = [&]() { return queue.Next(&tag, &ok) && ok; };
+    stream->StartCall(reinterpret_cast<void*>(kStart));
+    if (!next()) return -1;
+    grpc::ByteBuffer response;
+    auto write = [&] {
+      stream->Write(request, reinterpret_cast<void*>(kWrite));
+    };
+    auto read = [&] {
+      stream->Read(&response, reinterpret_cast<void*>(kRead));
+    };
+    // 100 warm-up messages one at a time, then the timed ones.
+    for (int i = 0; i < 100; ++i) {
+      write();
+      if (!next()) return -1;
+      read();
+      if (!next()) return -1;
+    }
+    const Clock::time_point start = Clock::now();
+    if (!pipelined) {
+      for (int i = 0; i < messages; ++i) {
+        write();
+        if (!next()) return -1;
+        read();
+        if (!next()) return -1;
+      }
+    } else {
+      // gRPC allows one outstanding write and one outstanding read.
+      int written = 1, received = 0;
+      bool writing = true;
+      write();
+      read();
+      while (received < messages || writing) {
+        if (!next()) return -1;
+        if (tag == reinterpret_cast<void*>(kWrite)) {
+          writing = written < messages;
+          if (writing) {
+            ++written;
+            write();
+          }
+        } else if (++received < messages) {
+          read();
+        }
+      }
+    }
+    const double micros = Micros(Clock::now() - start) / messages;
+    stream->WritesDone(reinterpret_cast<void*>(kClose));
+    if (!next()) return -1;
+    grpc::Status status;
+    stream->Finish(&status, reinterpret_cast<void*>(kFinish));
+    if (!next() || !status.ok()) return -1;
+    if (best < 0 || micros < best) best = micros;
+  }
+  return best;
 }
 
 // Median seconds for a raw gRPC unary call to carry `bytes` one way: the
@@ -711,8 +876,16 @@ double MirroredStepSeconds(const std::string& target, int tasks, bool plain,
 
 int RunEchoServer(int argc, char** argv) {
   int port = 0;
+  bool queue_api = false;
   for (int i = 0; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--port") == 0) port = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--api") == 0) {
+      if (std::strcmp(argv[i + 1], "queue") == 0) {
+        queue_api = true;
+      } else if (std::strcmp(argv[i + 1], "callback") != 0) {
+        return 2;
+      }
+    }
   }
   if (port <= 0) return 2;
   sigset_t signals;
@@ -721,17 +894,37 @@ int RunEchoServer(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   EchoService service;
+  grpc::AsyncGenericService queue_service;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(absl::StrCat("127.0.0.1:", port),
                            grpc::InsecureServerCredentials());
   ConfigureServerBuilder(&builder);
-  builder.RegisterCallbackGenericService(&service);
+  std::unique_ptr<grpc::ServerCompletionQueue> queue;
+  if (queue_api) {
+    builder.RegisterAsyncGenericService(&queue_service);
+    queue = builder.AddCompletionQueue();
+  } else {
+    builder.RegisterCallbackGenericService(&service);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr) return 1;
+  std::thread poller;
+  if (queue_api) {
+    for (int i = 0; i < 4; ++i) new QueueEchoCall(&queue_service, queue.get());
+    poller = std::thread([q = queue.get()] {
+      void* tag = nullptr;
+      bool ok = false;
+      while (q->Next(&tag, &ok)) static_cast<QueueEchoCall*>(tag)->Proceed(ok);
+    });
+  }
   int signal = 0;
   sigwait(&signals, &signal);
   server->Shutdown(std::chrono::system_clock::now() +
                    std::chrono::seconds(1));
+  if (queue_api) {
+    queue->Shutdown();
+    poller.join();
+  }
   return 0;
 }
 
@@ -827,6 +1020,44 @@ int RunGrpcBench(int argc, char** argv) {
     std::printf("  %9.1f us %11.1f us %11.1f us %10.2f %10.2f\n", *recv * 1e6,
                 echo_16 * 1e6, echo_4k * 1e6, *recv / echo_16,
                 *recv / echo_4k);
+  }
+
+  // (d) The server API: 16-byte messages echoed over one stream by the
+  // same echo on gRPC's callback API (as dfx's services are written) and
+  // on its completion-queue API with one polling thread of its own, and
+  // the echo server's CPU per message.
+  {
+    const int queue_port = PickFreeLoopbackPort().value();
+    Child queue_echo({BinDir() + "/dfx_bench", "echo-server", "--port",
+                      std::to_string(queue_port), "--api", "queue"});
+    absl::SleepFor(absl::Milliseconds(300));
+    const int messages = std::max(steps, 1000);
+    std::printf("\nOne stream, 16-byte messages echoed (best of 3 rounds of "
+                "%d): callback API against completion-queue API\n",
+                messages);
+    std::printf("  %-44s %12s %14s\n", "server API, client", "us/message",
+                "server CPU us");
+    for (const auto& [name, child, port] :
+         {std::tuple<const char*, const Child*, int>{"callback", &echo,
+                                                     echo_port},
+          {"completion queue, 1 thread", &queue_echo, queue_port}}) {
+      for (bool pipelined : {false, true}) {
+        const double cpu0 = ProcessCpuSeconds(child->pid());
+        const double us = StreamEchoMicros(absl::StrCat("127.0.0.1:", port),
+                                           messages, pipelined);
+        const double cpu = ProcessCpuSeconds(child->pid()) - cpu0;
+        if (us < 0) {
+          std::fprintf(stderr, "stream echo (%s) failed\n", name);
+          return 1;
+        }
+        // Warm-up included: 3 rounds of 100 + `messages`.
+        std::printf("  %-44s %12.1f %14.1f\n",
+                    absl::StrCat(name, pipelined ? ", pipelined"
+                                                 : ", one at a time")
+                        .c_str(),
+                    us, cpu * 1e6 / (3 * (100 + messages)));
+      }
+    }
   }
 
   // (b) RecvTensor throughput against raw TCP loopback: from a server on
