@@ -10,7 +10,7 @@
 #include "rpc/grpc_util.h"
 #include "rpc/request_gate.h"
 #include "runtime/cancellation.h"
-#include "runtime/thread_pool.h"
+#include "runtime/elastic_thread_pool.h"
 
 namespace dfx {
 namespace {
@@ -48,7 +48,7 @@ class GrpcEagerService::Impl : public EagerServiceBase {
       : service_(service),
         gate_(std::move(auth_token)),
         max_calls_(std::max(1, num_threads) + std::max(0, max_queued)),
-        pool_(std::make_unique<ThreadPool>("eager_service",
+        pool_(std::make_unique<ElasticThreadPool>("eager_service",
                                            std::max(1, num_threads))) {}
 
   ~Impl() override { pool_.reset(); }
@@ -234,7 +234,7 @@ class GrpcEagerService::Impl : public EagerServiceBase {
   const RequestGate gate_;
   const int max_calls_;
   std::atomic<int> calls_{0};
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ElasticThreadPool> pool_;
 };
 
 GrpcEagerService::GrpcEagerService(EagerService* service, int num_threads,

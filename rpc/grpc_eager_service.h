@@ -27,7 +27,8 @@ namespace dfx {
 class GrpcEagerService {
  public:
   // Borrows the service. `num_threads` (at least 1): how many calls run at
-  // once; up to `max_queued` more wait, beyond that ResourceExhausted.
+  // once (threads start as calls need them and end when idle); up to
+  // `max_queued` more wait, beyond that ResourceExhausted.
   GrpcEagerService(EagerService* service, int num_threads,
                    int max_queued = 1024, std::string auth_token = "");
   // Waits for the calls running on the pool.

@@ -11,7 +11,7 @@
 #include "rpc/grpc_util.h"
 #include "rpc/rpc_metrics.h"
 #include "rpc/request_gate.h"
-#include "runtime/thread_pool.h"
+#include "runtime/elastic_thread_pool.h"
 #include "worker/worker_interface.h"
 
 namespace dfx {
@@ -55,7 +55,7 @@ class GrpcMasterService::Impl : public MasterServiceBase {
       : master_(master),
         gate_(std::move(auth_token)),
         max_calls_(std::max(1, num_threads) + std::max(0, max_queued)),
-        pool_(std::make_unique<ThreadPool>("master_service",
+        pool_(std::make_unique<ElasticThreadPool>("master_service",
                                            std::max(1, num_threads))) {}
 
   // The pool goes first: its destructor waits for the calls on it.
@@ -194,7 +194,7 @@ class GrpcMasterService::Impl : public MasterServiceBase {
   // Calls running or waiting for a pool thread, and their most.
   const int max_calls_;
   std::atomic<int> calls_{0};
-  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ElasticThreadPool> pool_;
 };
 
 GrpcMasterService::GrpcMasterService(Master* master, int num_threads,

@@ -26,7 +26,7 @@ namespace dfx {
 class GrpcMasterService {
  public:
   // Borrows the master. `num_threads`: how many calls run at once (at
-  // least 1); up to `max_queued` more wait for a thread, and calls beyond
+  // least 1; threads start as calls need them and end when idle); up to `max_queued` more wait for a thread, and calls beyond
   // those are answered ResourceExhausted at once (backpressure instead of
   // an unbounded queue). `auth_token` (empty: none): every call must
   // carry it, else Unauthenticated.
