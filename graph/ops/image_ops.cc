@@ -1,8 +1,9 @@
 // Image ops with their shape functions: resizing (bilinear, nearest
 // neighbor, bicubic, area) and the resize gradients, ScaleAndTranslate and
 // its gradient, DepthToSpace, SpaceToDepth, SpaceToBatchND,
-// BatchToSpaceND, NonMaxSuppressionV3/V4/V5, CropAndResize, RGBToHSV,
-// HSVToRGB, AdjustContrastv2, AdjustSaturation and AdjustHue. Signatures
+// BatchToSpaceND, NonMaxSuppressionV3/V4/V5, CropAndResize,
+// ImageProjectiveTransformV2/V3, RGBToHSV, HSVToRGB, AdjustContrastv2,
+// AdjustSaturation and AdjustHue. Signatures
 // follow TensorFlow 2.21's image_ops.cc and array_ops.cc; the shape
 // functions reject at import only what TensorFlow's reject.
 #include <algorithm>
@@ -437,6 +438,23 @@ absl::Status RegisterImageOps(OpRegistry* r) {
           .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
           .Attr("extrapolation_value: float = 0")
           .SetShapeFn(CropAndResizeShapeFn)));
+  // Output [batch, output_shape[0], output_shape[1], channels].
+  for (const bool v3 : {false, true}) {
+    OpDefBuilder b(v3 ? "ImageProjectiveTransformV3"
+                      : "ImageProjectiveTransformV2");
+    b.Input("images: dtype")
+        .Input("transforms: float")
+        .Input("output_shape: int32");
+    if (v3) b.Input("fill_value: float");
+    DFX_RETURN_IF_ERROR(r->Register(
+        b.Output("transformed_images: dtype")
+            .Attr("dtype: {uint8, int32, int64, half, bfloat16, float, "
+                  "double}")
+            .Attr("interpolation: string")
+            .Attr("fill_mode: string = 'CONSTANT'")
+            .SetShapeFn(
+                [](InferenceContext* c) { return ResizeShapeImpl(c, 2); })));
+  }
   for (const char* name : {"RGBToHSV", "HSVToRGB"}) {
     DFX_RETURN_IF_ERROR(
         r->Register(OpDefBuilder(name)

@@ -12,6 +12,7 @@ void RegisterImageKernels(KernelRegistry* registry) {
   RegisterNonMaxSuppressionKernels(registry);
   RegisterCropAndResizeKernels(registry);
   RegisterColorKernels(registry);
+  RegisterProjectiveTransformKernels(registry);
 }
 
 }  // namespace dfx

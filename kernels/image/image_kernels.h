@@ -21,6 +21,8 @@ void RegisterCropAndResizeKernels(KernelRegistry* registry);
 void RegisterColorKernels(KernelRegistry* registry);
 // ScaleAndTranslate, ScaleAndTranslateGrad.
 void RegisterScaleAndTranslateKernels(KernelRegistry* registry);
+// ImageProjectiveTransformV2, V3.
+void RegisterProjectiveTransformKernels(KernelRegistry* registry);
 
 }  // namespace dfx
 

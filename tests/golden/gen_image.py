@@ -10,8 +10,10 @@ soft, padded, half, the tf.image wrappers); CropAndResize (bilinear and
 nearest, boxes flipped or outside the image, extrapolation_value, one-pixel
 crops); RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation and
 AdjustHue; ScaleAndTranslate and its gradient (every kernel type, with and
-without antialias, tf.image.resize's antialiased methods); run-time
-errors; and a frozen Keras
+without antialias, tf.image.resize's antialiased methods);
+ImageProjectiveTransformV2/V3 (every dtype, interpolation and fill_mode;
+rotations, zooms, shears and projective rows); run-time errors; and a
+frozen Keras
 model with Resizing and UpSampling2D(bilinear), as TensorFlow 2.21 runs
 them.
 
@@ -738,6 +740,100 @@ def scale_and_translate_cases():
          rtol=1e-5, atol=1e-5)
 
 
+def rotation(angle, h, w, dx=0.0, dy=0.0):
+    """The row Keras's RandomRotation builds: output (x, y) samples the
+    input rotated by `angle` about the image centre, then shifted."""
+    c, s_ = np.cos(angle), np.sin(angle)
+    x_off = ((w - 1) - (c * (w - 1) - s_ * (h - 1))) / 2.0 + dx
+    y_off = ((h - 1) - (s_ * (w - 1) + c * (h - 1))) / 2.0 + dy
+    return [c, -s_, x_off, s_, c, y_off, 0.0, 0.0]
+
+
+def projective_case(name, xv, dt, transforms, out_shape, interpolation,
+                    fill_mode="CONSTANT", fill=0.0, v2=False, fed=False,
+                    **kw):
+    def build():
+        x, ph, val = feed(xv, dt, shape=None if fed else "same")
+        feeds = {ph: val}
+        if fed:
+            t = tf1.placeholder(tf.float32, None)
+            o = tf1.placeholder(tf.int32, None)
+            f = tf1.placeholder(tf.float32, None)
+            feeds.update({t: np.asarray(transforms, np.float32),
+                          o: np.asarray(out_shape, np.int32),
+                          f: np.asarray(fill, np.float32)})
+        else:
+            t = tf.constant(transforms, tf.float32)
+            o = tf.constant(out_shape, tf.int32)
+            f = tf.constant(fill, tf.float32)
+        if v2:
+            y = gen_image_ops.image_projective_transform_v2(
+                x, t, o, interpolation=interpolation, fill_mode=fill_mode)
+        else:
+            y = gen_image_ops.image_projective_transform_v3(
+                x, t, o, f, interpolation=interpolation,
+                fill_mode=fill_mode)
+        if dt is BF16:
+            y = tf.cast(y, tf.float32)
+        return y, feeds
+    case(FAMILY, name, build, **kw)
+
+
+def projective_transform_cases():
+    h, w = 5, 6
+    per_image = [rotation(0.6, h, w), rotation(-2.2, h, w, 1.5, -0.7)]
+    for dt in (np.float32, np.float64, np.float16, BF16, np.uint8,
+               np.int32, np.int64):
+        xv = values((2, h, w, 3), dt, 60)
+        for interpolation in ("NEAREST", "BILINEAR"):
+            for mode in ("REFLECT", "WRAP", "CONSTANT", "NEAREST"):
+                projective_case(
+                    f"projective_{dtype_name(dt)}_{interpolation.lower()}_"
+                    f"{mode.lower()}", xv, dt, per_image, [h, w],
+                    interpolation, mode, fill=3.0)
+    xv = values((2, h, w, 2), np.float32, 61)
+    # One row for both images; outputs larger and smaller than the input;
+    # zoom, shear and a true projective row (k crosses 0 on the output).
+    for tag, row, shape in (
+            ("zoom_out", [1.7, 0, -2.0, 0, 1.7, -1.5, 0, 0], [8, 9]),
+            ("zoom_in", [0.4, 0, 1.0, 0, 0.4, 0.5, 0, 0], [3, 4]),
+            ("shear", [1, 0.6, -1.0, 0.3, 1, 0, 0, 0], [h, w]),
+            ("perspective", [1.1, 0.2, -0.5, 0.1, 0.9, 0.3, 0.15, -0.25],
+             [7, 7]),
+            ("vanishing", [1, 0, 0, 0, 1, 0, -0.25, 0], [h, w])):
+        for interpolation in ("NEAREST", "BILINEAR"):
+            for mode in ("REFLECT", "WRAP", "CONSTANT", "NEAREST"):
+                projective_case(
+                    f"projective_{tag}_{interpolation.lower()}_"
+                    f"{mode.lower()}", xv, np.float32, [row], shape,
+                    interpolation, mode, fill=-1.25)
+    # One-pixel axes (the reflect and wrap maps' len <= 1 branch).
+    projective_case("projective_one_row_reflect",
+                    values((1, 1, 4, 1), np.float32, 62), np.float32,
+                    [rotation(0.3, 1, 4, 0.5, 2.0)], [3, 5], "BILINEAR",
+                    "REFLECT")
+    projective_case("projective_one_column_wrap",
+                    values((1, 4, 1, 1), np.float32, 63), np.float32,
+                    [rotation(1.0, 4, 1, -3.0, 0.0)], [5, 2], "NEAREST",
+                    "WRAP")
+    for mode in ("REFLECT", "CONSTANT"):
+        projective_case(f"projective_v2_{mode.lower()}", xv, np.float32,
+                        per_image, [h, w], "BILINEAR", mode, v2=True)
+    projective_case("projective_fed", xv, np.float32, per_image, [6, 4],
+                    "BILINEAR", "WRAP", fill=2.0, fed=True)
+    # Run-time errors, the inputs fed so that only the kernel sees them.
+    for tag, xv_e, t_e, o_e, f_e in (
+            ("rank", values((5, 6, 2), np.float32, 64), [rotation(0.1, 5, 6)],
+             [5, 6], 0.0),
+            ("transform_width", xv, [[1, 0, 0, 0, 1, 0, 0]], [5, 6], 0.0),
+            ("transform_rows", xv, [rotation(0.1, 5, 6)] * 3, [5, 6], 0.0),
+            ("output_shape_size", xv, per_image, [5, 6, 1], 0.0),
+            ("output_shape_zero", xv, per_image, [0, 6], 0.0),
+            ("fill_value_shape", xv, per_image, [5, 6], [1.0, 2.0])):
+        projective_case(f"projective_error_{tag}", xv_e, np.float32, t_e,
+                        o_e, "BILINEAR", fed=True, fill=f_e)
+
+
 def large_cases():
     """Inputs built in the graph, large enough that dfx splits the work
     over its intra-op pool; strided samples of the outputs are fetched."""
@@ -793,7 +889,8 @@ OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "BatchToSpaceND", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
             "NonMaxSuppressionV5", "CropAndResize", "RGBToHSV", "HSVToRGB",
             "AdjustContrastv2", "AdjustSaturation", "AdjustHue",
-            "ScaleAndTranslate", "ScaleAndTranslateGrad"]
+            "ScaleAndTranslate", "ScaleAndTranslateGrad",
+            "ImageProjectiveTransformV2", "ImageProjectiveTransformV3"]
 
 
 def write_op_defs():
@@ -815,16 +912,20 @@ def write_op_defs():
         f.write("# op: the T (DataType numbers) of TensorFlow 2.21's CPU "
                 "kernels that its OpDef allows, written by gen_image.py.\n")
         for op in ops.op:
+            # The op's type attr: T, or dtype for the projective
+            # transforms.
+            type_attr = "dtype" if op.name.startswith(
+                "ImageProjectiveTransform") else "T"
             allowed = None
             for a in op.attr:
-                if a.name == "T" and a.allowed_values.list.type:
+                if a.name == type_attr and a.allowed_values.list.type:
                     allowed = set(a.allowed_values.list.type)
             types = set()
             for k in kernels.get_registered_kernels_for_op(op.name).kernel:
                 if k.device_type != "CPU":
                     continue
                 for c in k.constraint:
-                    if c.name == "T":
+                    if c.name == type_attr:
                         types.update(c.allowed_values.list.type)
             if allowed is not None:
                 types &= allowed
@@ -845,6 +946,7 @@ def main():
     crop_and_resize_cases()
     color_cases()
     scale_and_translate_cases()
+    projective_transform_cases()
     large_cases()
     write_op_defs()
 

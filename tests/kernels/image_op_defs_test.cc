@@ -40,7 +40,7 @@ TEST_CASE("Every image op has TensorFlow 2.21's signature", "[image]") {
   OpList tf_ops;
   REQUIRE(google::protobuf::TextFormat::ParseFromString(
       ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
-  REQUIRE(tf_ops.op_size() == 22);
+  REQUIRE(tf_ops.op_size() == 24);
   for (const OpDef& want : tf_ops.op()) {
     INFO(want.name());
     const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
@@ -72,13 +72,16 @@ TEST_CASE("Every image op has CPU kernels for TensorFlow's CPU types",
     for (const KernelDefBuilder& def :
          StandardKernelRegistry()->KernelDefsOf(op)) {
       for (const auto& c : def.constraints()) {
-        if (c.attr == "T") got.insert(static_cast<int>(c.allowed.at(0)));
+        // The projective transforms' type attr is dtype.
+        if (c.attr == "T" || c.attr == "dtype") {
+          got.insert(static_cast<int>(c.allowed.at(0)));
+        }
       }
     }
     CHECK(got == want);
     ++ops;
   }
-  CHECK(ops == 22);
+  CHECK(ops == 24);
 }
 
 // Runs the op's shape function on `node` (defaults added); `consts[i]`,

@@ -1,0 +1,24 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+8
+Placeholder_2Placeholder*
+dtype0*
+shape:
+8
+Placeholder_3Placeholder*
+dtype0*
+shape:
+µ
+ImageProjectiveTransformV3ImageProjectiveTransformV3PlaceholderPlaceholder_1Placeholder_2Placeholder_3*
+dtype0*
+	fill_mode
+CONSTANT*
+interpolation
+BILINEAR"ª
