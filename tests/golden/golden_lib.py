@@ -179,7 +179,10 @@ def case(family, name, build, rtol=None, atol=None, note=""):
     out_dir = os.path.join(_family_dir(family), name)
     os.makedirs(out_dir)
     with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString())
+        # Deterministic: NodeDef attrs are a map, whose serialized order
+        # otherwise changes between runs, and a regenerated family would
+        # rewrite every graph.pb that did not change.
+        f.write(graph_def.SerializeToString(deterministic=True))
     for i, (tensor, value) in enumerate(feed_dict.items()):
         fname, dtype = save_value(out_dir, f"feed_{i}", value)
         spec["feeds"].append({"name": tensor.name, "file": fname,
