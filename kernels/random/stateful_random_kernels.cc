@@ -1,8 +1,10 @@
 // The stateful random kernels: RandomUniform, RandomStandardNormal,
-// TruncatedNormal, RandomUniformInt, RandomShuffle and Multinomial. Each
+// TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial and
+// RandomGamma. Each
 // kernel seeds a generator from its (seed, seed2) attrs when it is built and
 // keeps it: every Compute reserves the part of the stream it uses, so the
 // next step of the same graph draws new numbers, exactly as TensorFlow does.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -164,6 +166,101 @@ class MultinomialOp : public StatefulRandomKernel {
   }
 };
 
+// RandomGamma: samples of Gamma(alpha, 1), output shape `shape` + alpha's
+// shape, sample i of alpha j at [i, j]. TensorFlow's algorithm, draw for
+// draw: output k reads the stream 256 blocks after output k - 1's start;
+// alpha == 1 is -log1p(-u); otherwise Marsaglia and Tsang's rejection on
+// (normal, uniform) double pairs, each distribution taking a block for two
+// values and handing them out last first, and for alpha < 1 the sample of
+// alpha + 1 times u^(1 / alpha).
+template <typename T>
+class RandomGammaOp : public StatefulRandomKernel {
+ public:
+  using StatefulRandomKernel::StatefulRandomKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& alpha_t = ctx->input(1);
+    absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    const int64_t per_alpha = shape->num_elements();
+    for (int64_t d : alpha_t.shape().dim_sizes()) {
+      DFX_OP_REQUIRES_OK(ctx, shape->AddDim(d));
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    if (out->NumElements() == 0) return;
+    const int64_t num_alphas = alpha_t.NumElements();
+    const Philox base = generator_.ReserveForOutputs(out->NumElements());
+    const T* alphas = alpha_t.data<T>();
+    T* samples = out->data<T>();
+    // Outputs are numbered alpha-major (k = j * per_alpha + i); each reads
+    // its own part of the stream, so any split gives the same values.
+    ParallelFor(
+        *ctx->device(), out->NumElements(),
+        Eigen::TensorOpCost(0, sizeof(T), 600),
+        [&](int64_t first, int64_t last) {
+          for (int64_t k = first; k < last; ++k) {
+            const int64_t j = k / per_alpha;
+            const int64_t i = k % per_alpha;
+            Philox gen = base;
+            gen.Skip(kReservedBlocksPerOutput * static_cast<uint64_t>(k));
+            samples[i * num_alphas + j] =
+                static_cast<T>(SampleGamma(static_cast<double>(alphas[j]),
+                                           &gen));
+          }
+        });
+  }
+
+ private:
+  // Two doubles per block, handed out from the last.
+  template <class Dist>
+  class Pairs {
+   public:
+    double Next(Philox* gen) {
+      if (left_ == 0) {
+        Dist()(gen, values_);
+        left_ = 2;
+      }
+      return values_[--left_];
+    }
+
+   private:
+    double values_[2];
+    int left_ = 0;
+  };
+
+  static double SampleGamma(double alpha, Philox* gen) {
+    Pairs<UniformDist<double>> uniform;
+    if (alpha == 1.0) return -std::log1p(-uniform.Next(gen));
+    Pairs<NormalDist<double>> normal;
+    const bool below_one = alpha < 1;
+    const double d = alpha + (below_one ? 2.0 / 3 : -1.0 / 3);
+    const double c = 1.0 / 3 / std::sqrt(d);
+    for (;;) {
+      const double x = normal.Next(gen);
+      double v = 1 + c * x;
+      if (v <= 0) continue;
+      v = v * v * v;
+      const double u = uniform.Next(gen);
+      if (u < 1 - 0.0331 * (x * x) * (x * x) ||
+          std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v))) {
+        double result = d * v;
+        if (below_one) result *= std::pow(uniform.Next(gen), 1 / alpha);
+        return result;
+      }
+    }
+  }
+};
+
+template <typename... Ts>
+void RegisterRandomGamma(KernelRegistry* registry) {
+  (RegisterKernel<RandomGammaOp<Ts>>(
+       registry, KernelDefBuilder("RandomGamma")
+                     .TypeConstraint<Ts>("T")
+                     .TypeConstraint("S", {DT_INT32, DT_INT64})),
+   ...);
+}
+
 }  // namespace
 
 void RegisterStatefulRandomKernels(KernelRegistry* registry) {
@@ -195,6 +292,7 @@ void RegisterStatefulRandomKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("Multinomial")
                     .TypeConstraint("T", FloatTypes())
                     .TypeConstraint("output_dtype", {DT_INT32, DT_INT64}));
+  RegisterRandomGamma<Eigen::half, float, double>(registry);
 }
 
 }  // namespace dfx::random

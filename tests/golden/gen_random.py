@@ -18,6 +18,10 @@ runner runs each case once in a fresh session; what a stateful kernel does
 on its second run is tested in tests/kernels/random_ops_test.cc against
 values taken from TensorFlow.
 
+RandomGamma: each output reads its own stretch of the stream (256 blocks
+apart), so TensorFlow's sharding does not change its numbers; the samples
+are computed in double with the C library's log, log1p and pow.
+
 Multinomial: TensorFlow's CPU kernel gives row b of a shard the words after
 the shard's start, so its own numbers change with the sharding of large
 inputs; dfx gives the single-shard numbers for any thread count, and the
@@ -230,6 +234,43 @@ def multinomial_cases():
                                        10))[1]))
 
 
+def gamma_cases():
+    """RandomGamma: alpha of 1 (exponential), below 1 (the boosted sample)
+    and above it, per dtype; alpha's shape appended to `shape`; what
+    tf.random.gamma emits."""
+    alphas = [1.0, 0.3, 2.5, 0.05, 9.0, 1.0, 40.0]
+    for dt in (tf.float16, tf.float32, tf.float64):
+        add(f"gamma_{dt.name}", no_feeds(
+            lambda dt=dt: gen_random_ops.random_gamma(
+                tf.constant([6], tf.int32), tf.constant(alphas, dt), seed=5,
+                seed2=9)))
+    add("gamma_alpha_matrix_int64_shape", no_feeds(
+        lambda: gen_random_ops.random_gamma(
+            tf.constant([2, 3], tf.int64),
+            tf.constant([[0.5, 1.5], [3.0, 0.9]], tf.float32), seed=1,
+            seed2=2)))
+    add("gamma_scalar_shape_and_alpha", no_feeds(
+        lambda: gen_random_ops.random_gamma(
+            tf.constant([], tf.int32), tf.constant(0.7, tf.float64),
+            seed=3, seed2=0)))
+    add("gamma_empty", no_feeds(
+        lambda: gen_random_ops.random_gamma(
+            tf.constant([0, 4], tf.int32), tf.constant([2.0], tf.float32),
+            seed=3, seed2=4)))
+    add("gamma_large", no_feeds(
+        lambda: (lambda g: [g[::97], tf.reduce_mean(g)])(
+            tf.reshape(gen_random_ops.random_gamma(
+                tf.constant([40000], tf.int32),
+                tf.constant([0.25, 4.0], tf.float32), seed=8, seed2=1),
+                [-1]))),
+        rtol=1e-5, atol=0.0,
+        note="the mean is a sum: its order may differ")
+    add("api_gamma_graph_seed", no_feeds(
+        lambda: (tf1.set_random_seed(21),
+                 tf.random.gamma([5], [1.5, 0.5], beta=[2.0, 1.0],
+                                 seed=4))[1]))
+
+
 # --------------------------------------------------------------------------
 # Stateless ops: V1 (seed tensor), V2 (key/counter/alg), key/counter ops.
 
@@ -436,6 +477,7 @@ def main():
     uniform_int_cases()
     shuffle_cases()
     multinomial_cases()
+    gamma_cases()
     stateless_v1_cases()
     stateless_v2_cases()
     model_cases()

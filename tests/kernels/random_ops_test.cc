@@ -208,6 +208,14 @@ const char* const kTfOpDefs[] = {
     "DT_INT32 type: DT_INT64 } } }",
     "name: 'StatelessRandomGetAlg' output_arg { name: 'alg' type: "
     "DT_INT32 } is_stateful: true",
+    "name: 'RandomGamma' input_arg { name: 'shape' type_attr: 'S' } "
+    "input_arg { name: 'alpha' type_attr: 'T' } output_arg { name: "
+    "'output' type_attr: 'T' } attr { name: 'seed' type: 'int' "
+    "default_value { i: 0 } } attr { name: 'seed2' type: 'int' "
+    "default_value { i: 0 } } attr { name: 'S' type: 'type' "
+    "allowed_values { list { type: DT_INT32 type: DT_INT64 } } } attr { "
+    "name: 'T' type: 'type' allowed_values { list { type: DT_HALF type: "
+    "DT_FLOAT type: DT_DOUBLE } } } is_stateful: true",
 };
 
 TEST_CASE("Random ops have TensorFlow 2.21's signatures") {
@@ -509,6 +517,41 @@ TEST_CASE("Large random outputs do not depend on the number of threads") {
     REQUIRE_OK(y);
     CHECK(Bytes((*x)[0]) == Bytes((*y)[0]));
   }
+}
+
+TEST_CASE("RandomGamma gives TensorFlow's numbers, new ones each run, on "
+          "any number of threads") {
+  const NodeDef node = TestNodeBuilder("g", "RandomGamma", 2)
+                           .Attr("T", DT_FLOAT)
+                           .Attr("S", DT_INT32)
+                           .Attr("seed", int64_t{1})
+                           .Attr("seed2", int64_t{2})
+                           .Build();
+  const Tensor alpha = Tensor::FromVector<float>({0.5f, 2.0f});
+  KernelRunner r(node, OneThread());
+  REQUIRE_OK(r.status());
+  // tf.compat.v1: RandomGamma(shape=[3], alpha=[0.5, 2], seed=1, seed2=2),
+  // run twice in one session: [3, 2].
+  absl::StatusOr<std::vector<Tensor>> first = r.Run({Shape32({3}), alpha});
+  REQUIRE_OK(first);
+  CHECK((*first)[0].shape() == TensorShape({3, 2}));
+  CHECK(FloatBits((*first)[0]) ==
+        std::vector<uint32_t>{0x3c6c93e5, 0x3fa65bb5, 0x3e43a69f, 0x3ff6c720,
+                              0x3e44514a, 0x3f10c461});
+  absl::StatusOr<std::vector<Tensor>> second = r.Run({Shape32({3}), alpha});
+  REQUIRE_OK(second);
+  CHECK(FloatBits((*second)[0]) ==
+        std::vector<uint32_t>{0x3f10b99c, 0x3ee839b9, 0x3c2ad6f8, 0x3fb7705a,
+                              0x3d8ffe99, 0x3f3fac1e});
+  // Enough samples to split over four threads: the same values.
+  const Tensor alphas = Tensor::FromVector<float>({0.2f, 1.0f, 7.5f});
+  KernelRunner one(node, OneThread());
+  KernelRunner four(node, FourThreads());
+  absl::StatusOr<std::vector<Tensor>> x = one.Run({Shape32({20000}), alphas});
+  absl::StatusOr<std::vector<Tensor>> y = four.Run({Shape32({20000}), alphas});
+  REQUIRE_OK(x);
+  REQUIRE_OK(y);
+  CHECK(FloatBits((*x)[0]) == FloatBits((*y)[0]));
 }
 
 TEST_CASE("Multinomial does not depend on the number of threads") {

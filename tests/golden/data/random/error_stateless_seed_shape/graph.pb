@@ -9,6 +9,6 @@ J
 valueB:
 ~
 StatelessRandomUniformStatelessRandomUniformStatelessRandomUniform/shapePlaceholder*
-dtype0*
+Tseed0	*
 T0*
-Tseed0	"ª
+dtype0"ª

@@ -4,9 +4,9 @@
 dtype0*
 valueB:
 b
-RandomStandardNormalRandomStandardNormalConst*
+RandomStandardNormalRandomStandardNormalConst*
+T0*
 dtype0*
 seed2*
 
-seed*
-T0"ª
+seed"ª

@@ -4,9 +4,9 @@
 dtype0*
 valueB:
 X
-TruncatedNormalTruncatedNormalConst*
+TruncatedNormalTruncatedNormalConst*
+T0*
 dtype0*
 seed2*
 
-seed*
-T0"ª
+seed"ª

@@ -4,20 +4,20 @@ A
 dtype0*
 valueB:
 b
-RandomUniformRandomUniformRandomUniform/shape*
+RandomUniformRandomUniformRandomUniform/shape*
+T0*
 dtype0*
 seed2*
 
-seed*
-T0
+seed
 C
 RandomUniform_1/shapeConst*
 dtype0*
 valueB:
 f
-RandomUniform_1RandomUniformRandomUniform_1/shape*
+RandomUniform_1RandomUniformRandomUniform_1/shape*
+T0*
 dtype0*
 seed2*
 
-seed*
-T0"ª
+seed"ª
