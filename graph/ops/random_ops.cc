@@ -213,31 +213,42 @@ absl::Status RegisterRandomOps(OpRegistry* r) {
                       .Attr("output_dtype: {int32, int64} = DT_INT64")
                       .SetIsStateful()
                       .SetShapeFn(MultinomialShapeFn)));
+  // RandomGamma and RandomPoissonV2: `shape` followed by the parameter's
+  // shape.
+  auto per_parameter_shape = [](InferenceContext* c) {
+    PartialShape out;
+    DFX_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
+    const PartialShape& param = c->input(1);
+    if (!out.RankKnown() || !param.RankKnown()) {
+      c->set_output(0, PartialShape::Unknown());
+      return absl::OkStatus();
+    }
+    out.dims.insert(out.dims.end(), param.dims.begin(), param.dims.end());
+    c->set_output(0, std::move(out));
+    return absl::OkStatus();
+  };
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("RandomGamma")
+                                      .Input("shape: S")
+                                      .Input("alpha: T")
+                                      .Output("output: T")
+                                      .Attr("seed: int = 0")
+                                      .Attr("seed2: int = 0")
+                                      .Attr("S: {int32, int64}")
+                                      .Attr("T: {half, float, double}")
+                                      .SetIsStateful()
+                                      .SetShapeFn(per_parameter_shape)));
   DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("RandomGamma")
+      OpDefBuilder("RandomPoissonV2")
           .Input("shape: S")
-          .Input("alpha: T")
-          .Output("output: T")
+          .Input("rate: R")
+          .Output("output: dtype")
           .Attr("seed: int = 0")
           .Attr("seed2: int = 0")
           .Attr("S: {int32, int64}")
-          .Attr("T: {half, float, double}")
+          .Attr("R: {half, float, double, int32, int64} = DT_DOUBLE")
+          .Attr("dtype: {half, float, double, int32, int64} = DT_INT64")
           .SetIsStateful()
-          .SetShapeFn([](InferenceContext* c) {
-            // `shape` followed by alpha's shape.
-            PartialShape out;
-            DFX_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
-            const PartialShape& alpha = c->input(1);
-            if (!out.RankKnown() || !alpha.RankKnown()) {
-              c->set_output(0, PartialShape::Unknown());
-              return absl::OkStatus();
-            }
-            out.dims.insert(out.dims.end(), alpha.dims.begin(),
-                            alpha.dims.end());
-            c->set_output(0, std::move(out));
-            return absl::OkStatus();
-          })));
-
+          .SetShapeFn(per_parameter_shape)));
   // Stateless ops with a seed tensor of shape [2].
   for (const char* name : {"StatelessRandomUniform", "StatelessRandomNormal",
                            "StatelessTruncatedNormal"}) {

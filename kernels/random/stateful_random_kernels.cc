@@ -1,6 +1,6 @@
 // The stateful random kernels: RandomUniform, RandomStandardNormal,
-// TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial and
-// RandomGamma. Each
+// TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial,
+// RandomGamma and RandomPoissonV2. Each
 // kernel seeds a generator from its (seed, seed2) attrs when it is built and
 // keeps it: every Compute reserves the part of the stream it uses, so the
 // next step of the same graph draws new numbers, exactly as TensorFlow does.
@@ -166,12 +166,63 @@ class MultinomialOp : public StatefulRandomKernel {
   }
 };
 
-// RandomGamma: samples of Gamma(alpha, 1), output shape `shape` + alpha's
-// shape, sample i of alpha j at [i, j]. TensorFlow's algorithm, draw for
-// draw: output k reads the stream 256 blocks after output k - 1's start;
-// alpha == 1 is -log1p(-u); otherwise Marsaglia and Tsang's rejection on
-// (normal, uniform) double pairs, each distribution taking a block for two
-// values and handing them out last first, and for alpha < 1 the sample of
+// Doubles from one distribution two per block, handed out last first, as
+// TensorFlow's gamma and Poisson samplers take them.
+template <class Dist>
+class DoublePairs {
+ public:
+  double Next(Philox* gen) {
+    if (left_ == 0) {
+      Dist()(gen, values_);
+      left_ = 2;
+    }
+    return values_[--left_];
+  }
+
+ private:
+  double values_[2];
+  int left_ = 0;
+};
+
+// The kernels that draw `shape` samples of a distribution for each value of
+// a parameter tensor (input 1): output `shape` + the parameter's shape,
+// sample i of parameter j at [i, j]. Outputs are numbered parameter-major
+// (k = j * samples + i) and output k reads the stream from 256 blocks per
+// output after the reserved start, so any split over threads gives the
+// same values. `sample(parameter, gen)` returns one value in double.
+template <typename P, typename U, typename Sample>
+void SamplePerParameter(OpKernelContext* ctx, GuardedPhilox* generator,
+                        int cost, Sample sample) {
+  const Tensor& params = ctx->input(1);
+  absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
+  DFX_OP_REQUIRES_OK(ctx, shape.status());
+  const int64_t samples = shape->num_elements();
+  for (int64_t d : params.shape().dim_sizes()) {
+    DFX_OP_REQUIRES_OK(ctx, shape->AddDim(d));
+  }
+  Tensor* out = nullptr;
+  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+  if (out->NumElements() == 0) return;
+  const int64_t num_params = params.NumElements();
+  const Philox base = generator->ReserveForOutputs(out->NumElements());
+  const P* p = params.data<P>();
+  U* o = out->data<U>();
+  ParallelFor(*ctx->device(), out->NumElements(),
+              Eigen::TensorOpCost(0, sizeof(U), cost),
+              [&](int64_t first, int64_t last) {
+                for (int64_t k = first; k < last; ++k) {
+                  const int64_t j = k / samples;
+                  Philox gen = base;
+                  gen.Skip(kReservedBlocksPerOutput * static_cast<uint64_t>(k));
+                  o[(k % samples) * num_params + j] = static_cast<U>(
+                      sample(static_cast<double>(p[j]), &gen));
+                }
+              });
+}
+
+// RandomGamma: samples of Gamma(alpha, 1), TensorFlow's algorithm draw
+// for draw: alpha == 1 is -log1p(-u); otherwise Marsaglia and Tsang's
+// rejection on (normal, uniform) pairs, and for alpha < 1 the sample of
 // alpha + 1 times u^(1 / alpha).
 template <typename T>
 class RandomGammaOp : public StatefulRandomKernel {
@@ -179,60 +230,14 @@ class RandomGammaOp : public StatefulRandomKernel {
   using StatefulRandomKernel::StatefulRandomKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& alpha_t = ctx->input(1);
-    absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
-    DFX_OP_REQUIRES_OK(ctx, shape.status());
-    const int64_t per_alpha = shape->num_elements();
-    for (int64_t d : alpha_t.shape().dim_sizes()) {
-      DFX_OP_REQUIRES_OK(ctx, shape->AddDim(d));
-    }
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;
-    const int64_t num_alphas = alpha_t.NumElements();
-    const Philox base = generator_.ReserveForOutputs(out->NumElements());
-    const T* alphas = alpha_t.data<T>();
-    T* samples = out->data<T>();
-    // Outputs are numbered alpha-major (k = j * per_alpha + i); each reads
-    // its own part of the stream, so any split gives the same values.
-    ParallelFor(
-        *ctx->device(), out->NumElements(),
-        Eigen::TensorOpCost(0, sizeof(T), 600),
-        [&](int64_t first, int64_t last) {
-          for (int64_t k = first; k < last; ++k) {
-            const int64_t j = k / per_alpha;
-            const int64_t i = k % per_alpha;
-            Philox gen = base;
-            gen.Skip(kReservedBlocksPerOutput * static_cast<uint64_t>(k));
-            samples[i * num_alphas + j] =
-                static_cast<T>(SampleGamma(static_cast<double>(alphas[j]),
-                                           &gen));
-          }
-        });
+    SamplePerParameter<T, T>(ctx, &generator_, 600, SampleGamma);
   }
 
  private:
-  // Two doubles per block, handed out from the last.
-  template <class Dist>
-  class Pairs {
-   public:
-    double Next(Philox* gen) {
-      if (left_ == 0) {
-        Dist()(gen, values_);
-        left_ = 2;
-      }
-      return values_[--left_];
-    }
-
-   private:
-    double values_[2];
-    int left_ = 0;
-  };
-
   static double SampleGamma(double alpha, Philox* gen) {
-    Pairs<UniformDist<double>> uniform;
+    DoublePairs<UniformDist<double>> uniform;
     if (alpha == 1.0) return -std::log1p(-uniform.Next(gen));
-    Pairs<NormalDist<double>> normal;
+    DoublePairs<NormalDist<double>> normal;
     const bool below_one = alpha < 1;
     const double d = alpha + (below_one ? 2.0 / 3 : -1.0 / 3);
     const double c = 1.0 / 3 / std::sqrt(d);
@@ -252,12 +257,77 @@ class RandomGammaOp : public StatefulRandomKernel {
   }
 };
 
+// RandomPoissonV2: samples of Poisson(rate) as U, TensorFlow's algorithm
+// draw for draw: Knuth's product of uniforms below rate 10, Hormann's
+// transformed rejection from there; a count above U's largest value is
+// drawn again.
+template <typename R, typename U>
+class RandomPoissonOp : public StatefulRandomKernel {
+ public:
+  using StatefulRandomKernel::StatefulRandomKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    SamplePerParameter<R, U>(ctx, &generator_, 400, SamplePoisson);
+  }
+
+ private:
+  static double SamplePoisson(double rate, Philox* gen) {
+    const double highest =
+        static_cast<double>(Eigen::NumTraits<U>::highest());
+    DoublePairs<UniformDist<double>> uniform;
+    if (rate < 10) {
+      const double exp_neg_rate = std::exp(-rate);
+      double prod = 1;
+      double x = 0;
+      for (;;) {
+        prod = prod * uniform.Next(gen);
+        if (prod <= exp_neg_rate && x <= highest) return x;
+        x += 1;
+      }
+    }
+    const double log_rate = std::log(rate);
+    const double b = 0.931 + 2.53 * std::sqrt(rate);
+    const double a = -0.059 + 0.02483 * b;
+    const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+    for (;;) {
+      const double u = uniform.Next(gen) - 0.5;
+      const double v = uniform.Next(gen);
+      const double u_shifted = 0.5 - std::abs(u);
+      const double k = std::floor((2 * a / u_shifted + b) * u + rate + 0.43);
+      if (k > highest) continue;
+      if (u_shifted >= 0.07 && v <= 0.9277 - 3.6224 / (b - 2)) return k;
+      if (k < 0 || (u_shifted < 0.013 && v > u_shifted)) continue;
+      const double s = std::log(v * inv_alpha / (a / (u_shifted * u_shifted) + b));
+      const double t = -rate + k * log_rate - std::lgamma(k + 1);
+      if (s <= t) return k;
+    }
+  }
+};
+
 template <typename... Ts>
 void RegisterRandomGamma(KernelRegistry* registry) {
   (RegisterKernel<RandomGammaOp<Ts>>(
        registry, KernelDefBuilder("RandomGamma")
                      .TypeConstraint<Ts>("T")
                      .TypeConstraint("S", {DT_INT32, DT_INT64})),
+   ...);
+}
+
+// RandomPoissonV2 for rate type R and output types Us.
+template <typename R, typename... Us>
+void RegisterRandomPoisson(KernelRegistry* registry) {
+  (RegisterKernel<RandomPoissonOp<R, Us>>(
+       registry, KernelDefBuilder("RandomPoissonV2")
+                     .TypeConstraint("R", {DataTypeToEnum<R>::value})
+                     .TypeConstraint("dtype", {DataTypeToEnum<Us>::value})
+                     .TypeConstraint("S", {DT_INT32, DT_INT64})),
+   ...);
+}
+
+template <typename... Rs>
+void RegisterRandomPoissonForRate(KernelRegistry* registry) {
+  (RegisterRandomPoisson<Rs, Eigen::half, float, double, int32_t, int64_t>(
+       registry),
    ...);
 }
 
@@ -293,6 +363,8 @@ void RegisterStatefulRandomKernels(KernelRegistry* registry) {
                     .TypeConstraint("T", FloatTypes())
                     .TypeConstraint("output_dtype", {DT_INT32, DT_INT64}));
   RegisterRandomGamma<Eigen::half, float, double>(registry);
+  RegisterRandomPoissonForRate<Eigen::half, float, double, int32_t,
+                               int64_t>(registry);
 }
 
 }  // namespace dfx::random

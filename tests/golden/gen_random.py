@@ -18,9 +18,10 @@ runner runs each case once in a fresh session; what a stateful kernel does
 on its second run is tested in tests/kernels/random_ops_test.cc against
 values taken from TensorFlow.
 
-RandomGamma: each output reads its own stretch of the stream (256 blocks
-apart), so TensorFlow's sharding does not change its numbers; the samples
-are computed in double with the C library's log, log1p and pow.
+RandomGamma and RandomPoissonV2: each output reads its own stretch of the
+stream (256 blocks apart), so TensorFlow's sharding does not change their
+numbers; the samples are computed in double with the C library's log,
+log1p, pow, exp and lgamma.
 
 Multinomial: TensorFlow's CPU kernel gives row b of a shard the words after
 the shard's start, so its own numbers change with the sharding of large
@@ -271,6 +272,40 @@ def gamma_cases():
                                  seed=4))[1]))
 
 
+def poisson_cases():
+    """RandomPoissonV2: rates below 10 (Knuth's products) and from 10 up
+    (Hormann's rejection), every rate and output type, and what
+    tf.random.poisson emits."""
+    for r_dt in (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64):
+        rates = ([0.5, 3.0, 9.99, 10.0, 25.0, 300.0, 0.0]
+                 if r_dt.is_floating else [1, 3, 9, 10, 25, 300, 0])
+        for out in (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64):
+            add(f"poisson_{r_dt.name}_{out.name}", no_feeds(
+                lambda r_dt=r_dt, out=out, rates=rates:
+                gen_random_ops.random_poisson_v2(
+                    tf.constant([5], tf.int32), tf.constant(rates, r_dt),
+                    seed=6, seed2=2, dtype=out)))
+    add("poisson_rate_matrix_int64_shape", no_feeds(
+        lambda: gen_random_ops.random_poisson_v2(
+            tf.constant([2, 2], tf.int64),
+            tf.constant([[1.5, 12.0], [60.0, 4.0]], tf.float32), seed=3,
+            seed2=1, dtype=tf.int32)))
+    add("poisson_empty", no_feeds(
+        lambda: gen_random_ops.random_poisson_v2(
+            tf.constant([3, 0], tf.int32), tf.constant([2.0], tf.float32),
+            seed=3, seed2=4)))
+    add("poisson_large", no_feeds(
+        lambda: (lambda p: [p[::89], tf.reduce_sum(p)])(
+            tf.reshape(gen_random_ops.random_poisson_v2(
+                tf.constant([30000], tf.int32),
+                tf.constant([0.8, 40.0], tf.float64), seed=8, seed2=1),
+                [-1]))))
+    add("api_poisson_graph_seed", no_feeds(
+        lambda: (tf1.set_random_seed(13),
+                 tf.random.poisson([4], [2.0, 17.5], dtype=tf.float32,
+                                   seed=9))[1]))
+
+
 # --------------------------------------------------------------------------
 # Stateless ops: V1 (seed tensor), V2 (key/counter/alg), key/counter ops.
 
@@ -478,6 +513,7 @@ def main():
     shuffle_cases()
     multinomial_cases()
     gamma_cases()
+    poisson_cases()
     stateless_v1_cases()
     stateless_v2_cases()
     model_cases()

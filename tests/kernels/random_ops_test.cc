@@ -216,6 +216,18 @@ const char* const kTfOpDefs[] = {
     "allowed_values { list { type: DT_INT32 type: DT_INT64 } } } attr { "
     "name: 'T' type: 'type' allowed_values { list { type: DT_HALF type: "
     "DT_FLOAT type: DT_DOUBLE } } } is_stateful: true",
+    "name: 'RandomPoissonV2' input_arg { name: 'shape' type_attr: 'S' } "
+    "input_arg { name: 'rate' type_attr: 'R' } output_arg { name: "
+    "'output' type_attr: 'dtype' } attr { name: 'seed' type: 'int' "
+    "default_value { i: 0 } } attr { name: 'seed2' type: 'int' "
+    "default_value { i: 0 } } attr { name: 'S' type: 'type' "
+    "allowed_values { list { type: DT_INT32 type: DT_INT64 } } } attr { "
+    "name: 'R' type: 'type' default_value { type: DT_DOUBLE } "
+    "allowed_values { list { type: DT_HALF type: DT_FLOAT type: DT_DOUBLE "
+    "type: DT_INT32 type: DT_INT64 } } } attr { name: 'dtype' type: "
+    "'type' default_value { type: DT_INT64 } allowed_values { list { "
+    "type: DT_HALF type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: "
+    "DT_INT64 } } } is_stateful: true",
 };
 
 TEST_CASE("Random ops have TensorFlow 2.21's signatures") {
