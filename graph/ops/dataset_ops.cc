@@ -1,6 +1,8 @@
 // tf.data ops (TensorFlow's definitions): source datasets, transformations,
 // shuffling and its seed generators, and iterators. Every dataset is a
 // scalar DT_VARIANT; kernels are in kernels/data/.
+#include <string>
+
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
 
@@ -153,6 +155,96 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
   }
+  {
+    OpDefBuilder b("ParallelBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("num_parallel_calls: int64")
+        .Input("drop_remainder: bool")
+        .Attr("parallel_copy: bool = false")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("deterministic: string = 'default'")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RewriteDataset");
+    b.Input("input_dataset: variant").Input("rewrite_name: string");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("TakeWhileDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Attr("predicate: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("ScanDataset");
+    b.Input("input_dataset: variant")
+        .Input("initial_state: Tstate")
+        .Input("other_arguments: Targuments")
+        .Attr("f: func")
+        .Attr("Tstate: list(type) >= 1")
+        .Attr("Targuments: list(type) >= 0")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("preserve_cardinality: bool = false")
+        .Attr("use_default_device: bool = true")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  for (const char* name : {"UniqueDataset", "IgnoreErrorsDataset"}) {
+    OpDefBuilder b(name);
+    b.Input("input_dataset: variant");
+    // IgnoreErrorsDataset has log_warning instead of metadata.
+    const bool ignore = std::string(name) == "IgnoreErrorsDataset";
+    ElementAttrs(b, !ignore);
+    if (ignore) b.Attr("log_warning: bool = false");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("AssertCardinalityDataset");
+    b.Input("input_dataset: variant").Input("cardinality: int64");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("DirectedInterleaveDataset");
+    b.Input("selector_input_dataset: variant")
+        .Input("data_input_datasets: N * variant");
+    ElementAttrs(b, false)
+        .Attr("N: int >= 1")
+        .Attr("stop_on_empty_dataset: bool = false");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ReduceDataset")
+                                      .Input("input_dataset: variant")
+                                      .Input("initial_state: Tstate")
+                                      .Input("other_arguments: Targuments")
+                                      .Output("components: output_types")
+                                      .Attr("f: func")
+                                      .Attr("Tstate: list(type) >= 1")
+                                      .Attr("Targuments: list(type) >= 0")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .Attr("use_inter_op_parallelism: bool = "
+                                            "true")
+                                      .Attr("metadata: string = ''")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetToSingleElement")
+                                      .Input("dataset: variant")
+                                      .Output("components: output_types")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .Attr("metadata: string = ''")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
   for (const char* name : {"RepeatDataset", "TakeDataset", "SkipDataset"}) {
     OpDefBuilder b(name);
     b.Input("input_dataset: variant").Input("count: int64");

@@ -313,6 +313,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterNestedDatasetKernels(registry);
   RegisterFileDatasetKernels(registry);
   RegisterSparseSerializeKernels(registry);
+  RegisterScanKernels(registry);
 }
 
 }  // namespace dfx::data

@@ -98,6 +98,19 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
 
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
 
+// A dataset over one input dataset, whose options it carries.
+class UnaryDataset : public DatasetBase {
+ public:
+  UnaryDataset(DatasetPtr input, DataTypeVector dtypes)
+      : DatasetBase(std::move(dtypes)), input_(std::move(input)) {
+    set_options(input_->options());
+  }
+  const DatasetPtr& input() const { return input_; }
+
+ private:
+  const DatasetPtr input_;
+};
+
 // The variant value of a dataset tensor.
 class DatasetVariant final : public VariantValue {
  public:
@@ -237,6 +250,7 @@ void RegisterPrefetchKernels(KernelRegistry* registry);
 void RegisterNestedDatasetKernels(KernelRegistry* registry);
 void RegisterFileDatasetKernels(KernelRegistry* registry);
 void RegisterSparseSerializeKernels(KernelRegistry* registry);
+void RegisterScanKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

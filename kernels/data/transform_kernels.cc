@@ -1,5 +1,5 @@
 // Dataset transformations: map (and its parallel form, run in order),
-// filter, batch, repeat, take, skip, shard, zip, concatenate, and the ops
+// filter, batch (and its parallel form), repeat, take, skip, shard, zip, concatenate, and the ops
 // that only carry options or tuning (prefetch, options, model, optimize,
 // thread pools, finalize), which pass elements through unchanged.
 #include <algorithm>
@@ -14,19 +14,6 @@
 
 namespace dfx::data {
 namespace {
-
-// A dataset over one input dataset.
-class UnaryDataset : public DatasetBase {
- public:
-  UnaryDataset(DatasetPtr input, DataTypeVector dtypes)
-      : DatasetBase(std::move(dtypes)), input_(std::move(input)) {
-    set_options(input_->options());
-  }
-  const DatasetPtr& input() const { return input_; }
-
- private:
-  const DatasetPtr input_;
-};
 
 // The kernel of a dataset op whose input 0 is its input dataset.
 class UnaryDatasetOp : public DatasetOpKernel {
@@ -97,6 +84,32 @@ class GetOptionsOp final : public OpKernel {
     absl::StatusOr<DatasetPtr> d = DatasetFromInput(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, d.status());
     ctx->set_output(0, Tensor::Scalar<std::string>((*d)->options()));
+  }
+};
+
+// RewriteDataset: TensorFlow applies the named tf.data rewrite. The only
+// one its Python API names, "replicate_on_split" (choose_from_datasets and
+// Dataset.range emit it), changes how the tf.data service splits work, not
+// the elements: dfx passes them through.
+class RewriteDatasetOp final : public UnaryDatasetOp {
+ public:
+  using UnaryDatasetOp::UnaryDatasetOp;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    const Tensor& name = ctx->input(1);
+    if (name.dtype() != DT_STRING || name.dims() != 0) {
+      return absl::InvalidArgumentError("rewrite_name must be a scalar string");
+    }
+    if (name.scalar<std::string>() != "replicate_on_split") {
+      return absl::UnimplementedError(
+          absl::StrCat("RewriteDataset: the rewrite '",
+                       name.scalar<std::string>(),
+                       "' is not one dfx knows (it applies "
+                       "replicate_on_split only)"));
+    }
+    return input;
   }
 };
 
@@ -326,9 +339,15 @@ class BatchDataset final : public UnaryDataset {
   const bool drop_remainder_;
 };
 
+// BatchDatasetV2, and ParallelBatchDataset, whose drop_remainder comes
+// after num_parallel_calls (dfx stacks a batch on the thread that asks, in
+// order, which is every `deterministic` setting's order).
 class BatchDatasetOp final : public UnaryDatasetOp {
  public:
-  using UnaryDatasetOp::UnaryDatasetOp;
+  explicit BatchDatasetOp(OpKernelConstruction* ctx)
+      : UnaryDatasetOp(ctx),
+        drop_remainder_input_(ctx->def().op() == "ParallelBatchDataset" ? 3
+                                                                        : 2) {}
 
  private:
   absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
@@ -340,13 +359,16 @@ class BatchDatasetOp final : public UnaryDatasetOp {
           "Batch size must be greater than zero.");
     }
     bool drop_remainder = false;
-    if (ctx->num_inputs() > 2) {
-      DFX_ASSIGN_OR_RETURN(drop_remainder,
-                           ScalarBoolInput(ctx, 2, "drop_remainder"));
+    if (ctx->num_inputs() > drop_remainder_input_) {
+      DFX_ASSIGN_OR_RETURN(
+          drop_remainder,
+          ScalarBoolInput(ctx, drop_remainder_input_, "drop_remainder"));
     }
     return std::make_shared<BatchDataset>(std::move(input), batch_size,
                                           drop_remainder);
   }
+
+  const int drop_remainder_input_;
 };
 
 // ---------------------------------------------------------------------------
@@ -876,6 +898,7 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
         "PrivateThreadPoolDataset", "FinalizeDataset"}) {
     RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));
   }
+  RegisterKernel<RewriteDatasetOp>(registry, KernelDefBuilder("RewriteDataset"));
   RegisterKernel<OptionsDatasetOp>(registry, KernelDefBuilder("OptionsDataset"));
   RegisterKernel<GetOptionsOp>(registry, KernelDefBuilder("GetOptions"));
   RegisterKernel<MapDatasetOp>(registry, KernelDefBuilder("MapDataset"));
@@ -883,6 +906,8 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
                                KernelDefBuilder("ParallelMapDatasetV2"));
   RegisterKernel<FilterDatasetOp>(registry, KernelDefBuilder("FilterDataset"));
   RegisterKernel<BatchDatasetOp>(registry, KernelDefBuilder("BatchDatasetV2"));
+  RegisterKernel<BatchDatasetOp>(registry,
+                                 KernelDefBuilder("ParallelBatchDataset"));
   RegisterKernel<RepeatDatasetOp>(registry, KernelDefBuilder("RepeatDataset"));
   RegisterKernel<TakeSkipDatasetOp>(registry, KernelDefBuilder("TakeDataset"));
   RegisterKernel<TakeSkipDatasetOp>(registry, KernelDefBuilder("SkipDataset"));

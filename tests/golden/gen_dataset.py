@@ -20,7 +20,7 @@ FAMILY = "dataset"
 
 
 
-def pipeline(name, make, k, note=""):
+def pipeline(name, make, k, note="", family=FAMILY):
     def build():
         ds = make()
         it = tf1.data.make_initializable_iterator(ds)
@@ -32,7 +32,7 @@ def pipeline(name, make, k, note=""):
             fetches.extend(flat)
             deps = flat
         return fetches, None
-    case(FAMILY, name, build, note=note)
+    case(family, name, build, note=note)
 
 
 def one_shot(name, make, k, note=""):
@@ -51,7 +51,7 @@ def one_shot(name, make, k, note=""):
     case(FAMILY, name, build, note=note)
 
 
-def fn_pipeline(name, make, k, note=""):
+def fn_pipeline(name, make, k, note="", family=FAMILY):
     """The same pulled inside a tf.function (TensorFlow 2's dataset ops)."""
     def build():
         @tf.function
@@ -62,7 +62,7 @@ def fn_pipeline(name, make, k, note=""):
                 out.extend(tf.nest.flatten(next(it)))
             return out
         return pull(), None
-    case(FAMILY, name, build, note=note)
+    case(family, name, build, note=note)
 
 
 def main():

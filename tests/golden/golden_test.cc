@@ -44,7 +44,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "list",     "pool_argmax",  "unsigned",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
-                                 "matrix"};
+                                 "matrix",   "dataset_scan"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -268,6 +268,10 @@ TEST_CASE("golden: TensorArrays and stacks equal TensorFlow") {
 TEST_CASE("golden: TensorList ops equal TensorFlow") { RunFamily("list"); }
 TEST_CASE("golden: tf.data pipelines yield TensorFlow's elements in order") {
   RunFamily("dataset");
+}
+TEST_CASE("golden: tf.data scan, reduce, unique, choose_from_datasets and "
+          "their kin yield TensorFlow's elements") {
+  RunFamily("dataset_scan");
 }
 TEST_CASE("golden: queues and conditional accumulators equal TensorFlow") {
   // Multi-step cases: enqueue in one step, dequeue in later ones; closed
