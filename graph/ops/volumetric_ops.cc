@@ -1,0 +1,282 @@
+// 3-D convolution and pooling with their gradients, image and volume patch
+// extraction, and grayscale morphology (Dilation2D and its gradients).
+// Signatures follow TensorFlow 2.21's nn_ops.cc and array_ops.cc; the shape
+// functions follow its common_shape_fns.cc (Conv3DShape, Pool3DShape) and the
+// ops' own shape functions.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "graph/node_def_util.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+namespace {
+
+int64_t DimOr(const PartialShape& s, int i) {
+  return s.RankKnown() && i < s.rank() ? s.dims[i] : -1;
+}
+
+// The output size of one windowed dim as TensorFlow's
+// GetWindowedOutputSizeVerbose computes it (SAME or VALID); -1 when `in` or
+// `window` is unknown.
+absl::Status OutSize(InferenceContext* c, int64_t in, int64_t window,
+                     int64_t rate, int64_t stride, const std::string& padding,
+                     int64_t* out) {
+  if (stride <= 0) {
+    return c->Error(absl::StrCat("Stride must be > 0, but got ", stride));
+  }
+  if (rate < 1) {
+    return c->Error(absl::StrCat("Dilation rate must be >= 1, but got ", rate));
+  }
+  if (in < 0 || window < 0) {
+    *out = -1;
+    return absl::OkStatus();
+  }
+  const int64_t effective = (window - 1) * rate + 1;
+  *out = padding == "VALID" ? (in - effective + stride) / stride
+                            : (in + stride - 1) / stride;
+  if (*out < 0) {
+    return c->Error(absl::StrCat(
+        "Computed output size would be negative: ", *out,
+        " [input_size: ", in, ", effective_filter_size: ", effective,
+        ", stride: ", stride, "]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SizedList(InferenceContext* c, const char* attr, size_t size,
+                       std::vector<int64_t>* values) {
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), attr, values));
+  if (values->size() != size) {
+    return c->Error(absl::StrCat(c->node_def().op(), " requires the ", attr,
+                                 " attribute to contain ", size,
+                                 " values, but got: ", values->size()));
+  }
+  return absl::OkStatus();
+}
+
+// Positions of the channel dim and the first spatial dim of a 5-D tensor in
+// the node's data_format.
+void Layout5(InferenceContext* c, int* channel, int* first_spatial) {
+  std::string format = "NDHWC";
+  if (FindNodeAttr(c->node_def(), "data_format") != nullptr) {
+    GetNodeAttr(c->node_def(), "data_format", &format).IgnoreError();
+  }
+  const bool ncdhw = format == "NCDHW";
+  *channel = ncdhw ? 1 : 4;
+  *first_spatial = ncdhw ? 2 : 1;
+}
+
+// Conv3D: [N, D, H, W, C] x [KD, KH, KW, C, O] -> [N, OD, OH, OW, O].
+absl::Status Conv3DShape(InferenceContext* c) {
+  const PartialShape& input = c->input(0);
+  const PartialShape& filter = c->input(1);
+  DFX_RETURN_IF_ERROR(c->WithRank(input, 5));
+  DFX_RETURN_IF_ERROR(c->WithRank(filter, 5));
+  int ch, sp;
+  Layout5(c, &ch, &sp);
+  std::vector<int64_t> strides, dilations;
+  DFX_RETURN_IF_ERROR(SizedList(c, "strides", 5, &strides));
+  DFX_RETURN_IF_ERROR(SizedList(c, "dilations", 5, &dilations));
+  std::string padding;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "padding", &padding));
+  PartialShape out = UnknownDims(5);
+  out.dims[0] = DimOr(input, 0);
+  out.dims[ch] = DimOr(filter, 4);
+  for (int i = 0; i < 3; ++i) {
+    DFX_RETURN_IF_ERROR(OutSize(c, DimOr(input, sp + i), DimOr(filter, i),
+                                dilations[sp + i], strides[sp + i], padding,
+                                &out.dims[sp + i]));
+  }
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+// The output of a 3-D gradient op whose shape is the value of input `index`
+// when that is a constant.
+absl::Status ShapeFromInput5(InferenceContext* c, int index) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(index), 1));
+  std::vector<int64_t> values;
+  if (!ConstantInts(c->input_tensor(index), &values)) {
+    c->set_output(0, UnknownDims(5));
+    return absl::OkStatus();
+  }
+  if (values.size() != 5) {
+    return c->Error(absl::StrCat("Shape must have 5 values, but got ",
+                                 values.size()));
+  }
+  for (int64_t v : values) {
+    if (v < 0) {
+      return c->Error(
+          absl::StrCat("Dimension size must be non-negative, but got ", v));
+    }
+  }
+  c->set_output(0, PartialShape::Known(values));
+  return absl::OkStatus();
+}
+
+absl::Status Conv3DBackpropInputV2Shape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 5));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 5));
+  return ShapeFromInput5(c, 0);
+}
+
+absl::Status Conv3DBackpropFilterV2Shape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 5));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 5));
+  return ShapeFromInput5(c, 1);
+}
+
+// MaxPool3D, AvgPool3D.
+absl::Status Pool3DShape(InferenceContext* c) {
+  const PartialShape& input = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(input, 5));
+  int ch, sp;
+  Layout5(c, &ch, &sp);
+  std::vector<int64_t> ksize, strides;
+  DFX_RETURN_IF_ERROR(SizedList(c, "ksize", 5, &ksize));
+  DFX_RETURN_IF_ERROR(SizedList(c, "strides", 5, &strides));
+  std::string padding;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "padding", &padding));
+  PartialShape out = UnknownDims(5);
+  out.dims[0] = DimOr(input, 0);
+  out.dims[ch] = DimOr(input, ch);
+  for (int i = 0; i < 3; ++i) {
+    DFX_RETURN_IF_ERROR(OutSize(c, DimOr(input, sp + i), ksize[sp + i], 1,
+                                strides[sp + i], padding, &out.dims[sp + i]));
+  }
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+// MaxPool3DGrad: orig_input's shape. MaxPool3DGradGrad: orig_output's.
+absl::Status ShapeOfInput5(InferenceContext* c, int index) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(index), 5));
+  c->set_output(0, c->input(index));
+  return absl::OkStatus();
+}
+absl::Status MaxPool3DGradShape(InferenceContext* c) {
+  return ShapeOfInput5(c, 0);
+}
+absl::Status MaxPool3DGradGradShape(InferenceContext* c) {
+  return ShapeOfInput5(c, 1);
+}
+absl::Status AvgPool3DGradShape(InferenceContext* c) {
+  return ShapeFromInput5(c, 0);
+}
+
+
+constexpr char kPadding[] = "padding: {'SAME', 'VALID'}";
+constexpr char kFormat3D[] = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'";
+constexpr char kDilations3D[] = "dilations: list(int) = [1, 1, 1, 1, 1]";
+
+absl::Status RegisterVolumetricConvOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("Conv3D")
+          .Input("input: T")
+          .Input("filter: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr(kDilations3D)
+          .SetShapeFn(Conv3DShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("Conv3DBackpropInputV2")
+          .Input("input_sizes: Tshape")
+          .Input("filter: T")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr(kDilations3D)
+          .Attr("Tshape: {int32, int64} = DT_INT32")
+          .SetShapeFn(Conv3DBackpropInputV2Shape)));
+  return registry->Register(
+      OpDefBuilder("Conv3DBackpropFilterV2")
+          .Input("input: T")
+          .Input("filter_sizes: int32")
+          .Input("out_backprop: T")
+          .Output("output: T")
+          .Attr("T: {half, bfloat16, float, double}")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr(kDilations3D)
+          .SetShapeFn(Conv3DBackpropFilterV2Shape));
+}
+
+absl::Status RegisterVolumetricPoolOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPool3D")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr("T: {half, bfloat16, float}")
+          .SetShapeFn(Pool3DShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("AvgPool3D")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr("T: {half, bfloat16, float, double}")
+          .SetShapeFn(Pool3DShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPool3DGrad")
+          .Input("orig_input: TInput")
+          .Input("orig_output: TInput")
+          .Input("grad: T")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+          .Attr("TInput: {half, bfloat16, float} = DT_FLOAT")
+          .SetShapeFn(MaxPool3DGradShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("MaxPool3DGradGrad")
+          .Input("orig_input: T")
+          .Input("orig_output: T")
+          .Input("grad: T")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr("T: realnumbertype")
+          .SetShapeFn(MaxPool3DGradGradShape)));
+  return registry->Register(
+      OpDefBuilder("AvgPool3DGrad")
+          .Input("orig_input_shape: int32")
+          .Input("grad: T")
+          .Output("output: T")
+          .Attr("ksize: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr(kPadding)
+          .Attr(kFormat3D)
+          .Attr("T: {half, bfloat16, float, double}")
+          .SetShapeFn(AvgPool3DGradShape));
+}
+
+
+}  // namespace
+
+absl::Status RegisterVolumetricOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(RegisterVolumetricConvOps(registry));
+  return RegisterVolumetricPoolOps(registry);
+}
+
+}  // namespace dfx
