@@ -169,6 +169,47 @@ absl::Status AvgPool3DGradShape(InferenceContext* c) {
 }
 
 
+// ExtractImagePatches (rank 4, with rates) and ExtractVolumePatches (rank 5):
+// [N, spatial..., C] -> [N, out spatial..., prod(ksizes) * C].
+absl::Status PatchesShape(InferenceContext* c, int rank, bool has_rates) {
+  const PartialShape& input = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(input, rank));
+  std::vector<int64_t> ksizes, strides, rates(rank, 1);
+  DFX_RETURN_IF_ERROR(SizedList(c, "ksizes", rank, &ksizes));
+  DFX_RETURN_IF_ERROR(SizedList(c, "strides", rank, &strides));
+  if (has_rates) DFX_RETURN_IF_ERROR(SizedList(c, "rates", rank, &rates));
+  // Values the kernel rejects (windows across batch or depth, non-positive
+  // sizes) leave the shape unknown, so the kernel gives TensorFlow's error.
+  for (int i = 0; i < rank; ++i) {
+    const bool edge = i == 0 || i == rank - 1;
+    if ((edge && (ksizes[i] != 1 || strides[i] != 1 || rates[i] != 1)) ||
+        ksizes[i] <= 0 || strides[i] <= 0 || rates[i] <= 0) {
+      c->set_output(0, UnknownDims(rank));
+      return absl::OkStatus();
+    }
+  }
+  std::string padding;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "padding", &padding));
+  PartialShape out = UnknownDims(rank);
+  out.dims[0] = DimOr(input, 0);
+  int64_t taps = 1;
+  for (int i = 1; i < rank - 1; ++i) {
+    taps *= ksizes[i];
+    DFX_RETURN_IF_ERROR(OutSize(c, DimOr(input, i), ksizes[i], rates[i],
+                                strides[i], padding, &out.dims[i]));
+  }
+  const int64_t depth = DimOr(input, rank - 1);
+  out.dims[rank - 1] = depth < 0 ? -1 : depth * taps;
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+absl::Status ImagePatchesShape(InferenceContext* c) {
+  return PatchesShape(c, 4, true);
+}
+absl::Status VolumePatchesShape(InferenceContext* c) {
+  return PatchesShape(c, 5, false);
+}
+
 constexpr char kPadding[] = "padding: {'SAME', 'VALID'}";
 constexpr char kFormat3D[] = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'";
 constexpr char kDilations3D[] = "dilations: list(int) = [1, 1, 1, 1, 1]";
@@ -272,11 +313,35 @@ absl::Status RegisterVolumetricPoolOps(OpRegistry* registry) {
 }
 
 
+absl::Status RegisterPatchesOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("ExtractImagePatches")
+          .Input("images: T")
+          .Output("patches: T")
+          .Attr("ksizes: list(int) >= 4")
+          .Attr("strides: list(int) >= 4")
+          .Attr("rates: list(int) >= 4")
+          .Attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, "
+                "uint8, uint16, uint32, uint64, complex64, complex128, bool}")
+          .Attr(kPadding)
+          .SetShapeFn(ImagePatchesShape)));
+  return registry->Register(
+      OpDefBuilder("ExtractVolumePatches")
+          .Input("input: T")
+          .Output("patches: T")
+          .Attr("ksizes: list(int) >= 5")
+          .Attr("strides: list(int) >= 5")
+          .Attr("T: realnumbertype")
+          .Attr(kPadding)
+          .SetShapeFn(VolumePatchesShape));
+}
+
 }  // namespace
 
 absl::Status RegisterVolumetricOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterVolumetricConvOps(registry));
-  return RegisterVolumetricPoolOps(registry);
+  DFX_RETURN_IF_ERROR(RegisterVolumetricPoolOps(registry));
+  return RegisterPatchesOps(registry);
 }
 
 }  // namespace dfx

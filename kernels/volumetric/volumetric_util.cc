@@ -61,6 +61,7 @@ absl::Status ReadList5(const OpKernelConstruction& ctx, const char* attr,
 void RegisterVolumetricKernels(KernelRegistry* registry) {
   volumetric_internal::RegisterConv3DKernels(registry);
   volumetric_internal::RegisterPool3DKernels(registry);
+  volumetric_internal::RegisterPatchesKernels(registry);
 }
 
 }  // namespace dfx

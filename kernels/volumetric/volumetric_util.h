@@ -90,6 +90,7 @@ absl::Status ReadList5(const OpKernelConstruction& ctx, const char* attr,
 
 void RegisterConv3DKernels(KernelRegistry* registry);
 void RegisterPool3DKernels(KernelRegistry* registry);
+void RegisterPatchesKernels(KernelRegistry* registry);
 
 }  // namespace dfx::volumetric_internal
 

@@ -237,6 +237,90 @@ def pool3d_cases():
 
 
 # ---------------------------------------------------------------------------
+# ExtractImagePatches and ExtractVolumePatches.
+
+def patches_case(name, op, x_shape, ksizes, strides, padding, rates=None,
+                 dtype=np.float32, seed=0):
+    def build():
+        if np.issubdtype(np.dtype(dtype), np.integer):
+            xv0 = rng(seed).integers(0, 100, size=x_shape).astype(dtype)
+        else:
+            xv0 = values(x_shape, seed, dtype)
+        x, xv = placeholder(xv0, "x")
+        if op == "ExtractImagePatches":
+            y = raw.ExtractImagePatches(images=x, ksizes=ksizes,
+                                        strides=strides, rates=rates,
+                                        padding=padding)
+        else:
+            y = raw.ExtractVolumePatches(input=x, ksizes=ksizes,
+                                         strides=strides, padding=padding)
+        return y, {x: xv}
+    # Pure data movement: exact.
+    case(FAMILY, name, build, rtol=0.0, atol=0.0)
+
+
+def patches_error_case(name, op, x_shape, **attrs):
+    def build():
+        x, xv = placeholder(values(x_shape, 0), "x",
+                            shape=tf.TensorShape(None))
+        if op == "ExtractImagePatches":
+            return raw.ExtractImagePatches(images=x, **attrs), {x: xv}
+        return raw.ExtractVolumePatches(input=x, **attrs), {x: xv}
+    case(FAMILY, name, build)
+
+
+def patches_cases():
+    eip = "ExtractImagePatches"
+    patches_case("image_patches_valid_3x3", eip, (2, 5, 6, 2), [1, 3, 3, 1],
+                 [1, 1, 1, 1], "VALID", rates=[1, 1, 1, 1])
+    patches_case("image_patches_same_stride2", eip, (1, 7, 6, 3),
+                 [1, 3, 2, 1], [1, 2, 2, 1], "SAME", rates=[1, 1, 1, 1])
+    patches_case("image_patches_rates", eip, (1, 8, 9, 2), [1, 2, 3, 1],
+                 [1, 3, 2, 1], "SAME", rates=[1, 2, 3, 1])
+    patches_case("image_patches_rates_valid", eip, (1, 8, 9, 1),
+                 [1, 3, 2, 1], [1, 1, 2, 1], "VALID", rates=[1, 3, 2, 1])
+    patches_case("image_patches_window_bigger_same", eip, (1, 2, 3, 1),
+                 [1, 4, 4, 1], [1, 1, 1, 1], "SAME", rates=[1, 1, 1, 1])
+    patches_case("image_patches_empty_batch", eip, (0, 4, 4, 2),
+                 [1, 2, 2, 1], [1, 1, 1, 1], "VALID", rates=[1, 1, 1, 1])
+    for dtype in (np.float64, np.float16, BF16, np.int8, np.uint8, np.int16,
+                  np.uint16, np.int32, np.uint32, np.int64, np.uint64):
+        # complex64/128 too in TensorFlow; golden_util reads no complex .npy,
+        # so the unit tests cover those.
+        patches_case("image_patches_" + np.dtype(dtype).name, eip,
+                     (1, 4, 5, 2), [1, 2, 3, 1], [1, 2, 1, 1], "SAME",
+                     rates=[1, 1, 1, 1], dtype=dtype)
+    patches_error_case("image_patches_depth_window", eip, (1, 4, 4, 2),
+                       ksizes=[1, 2, 2, 2], strides=[1, 1, 1, 1],
+                       rates=[1, 1, 1, 1], padding="VALID")
+    patches_error_case("image_patches_zero_rate", eip, (1, 4, 4, 2),
+                       ksizes=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                       rates=[1, 0, 1, 1], padding="VALID")
+    patches_error_case("image_patches_rank3", eip, (4, 4, 2),
+                       ksizes=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                       rates=[1, 1, 1, 1], padding="VALID")
+
+    evp = "ExtractVolumePatches"
+    patches_case("volume_patches_valid", evp, (2, 3, 4, 4, 2),
+                 [1, 2, 2, 2, 1], [1, 1, 1, 1, 1], "VALID")
+    patches_case("volume_patches_same_strided", evp, (1, 5, 4, 6, 2),
+                 [1, 2, 3, 2, 1], [1, 2, 2, 3, 1], "SAME")
+    patches_case("volume_patches_window_bigger_same", evp, (1, 2, 2, 3, 1),
+                 [1, 3, 3, 2, 1], [1, 1, 2, 1, 1], "SAME")
+    for dtype in (np.float64, np.float16, BF16, np.int8, np.uint8, np.int16,
+                  np.uint16, np.int32, np.uint32, np.int64, np.uint64):
+        patches_case("volume_patches_" + np.dtype(dtype).name, evp,
+                     (1, 3, 3, 4, 1), [1, 2, 2, 2, 1], [1, 1, 2, 1, 1],
+                     "SAME", dtype=dtype)
+    patches_error_case("volume_patches_batch_stride", evp, (2, 3, 3, 3, 1),
+                       ksizes=[1, 2, 2, 2, 1], strides=[2, 1, 1, 1, 1],
+                       padding="VALID")
+    patches_error_case("volume_patches_zero_ksize", evp, (1, 3, 3, 3, 1),
+                       ksizes=[1, 0, 2, 2, 1], strides=[1, 1, 1, 1, 1],
+                       padding="VALID")
+
+
+# ---------------------------------------------------------------------------
 # A frozen Keras model and a training step.
 
 def keras_conv3d_model():
@@ -289,11 +373,54 @@ def training_step():
     case(FAMILY, "train_step_conv3d_pool3d", build, rtol=1e-4, atol=1e-6)
 
 
+OP_NAMES = ["Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
+            "MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad",
+            "MaxPool3DGradGrad", "ExtractImagePatches",
+            "ExtractVolumePatches"]
+
+
+def write_op_defs():
+    """TensorFlow's OpDefs of this family's ops, and the T of their CPU
+    kernels that the OpDef allows (as DataType numbers)."""
+    from google.protobuf import text_format
+    from tensorflow.core.framework import op_def_pb2
+    from tensorflow.python.framework import kernels, op_def_registry
+    ops = op_def_pb2.OpList()
+    for n in OP_NAMES:
+        ops.op.add().CopyFrom(op_def_registry.get(n))
+    folder = os.path.join(golden_lib.DATA_DIR, FAMILY)
+    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
+        f.write("# TensorFlow 2.21's OpDefs of the volumetric ops, written by "
+                "gen_volumetric.py.\n")
+        f.write(text_format.MessageToString(ops))
+    with open(os.path.join(folder, "tf_cpu_kernels.txt"), "w") as f:
+        f.write("# op: the T (DataType numbers) of TensorFlow 2.21's CPU "
+                "kernels that its OpDef allows, written by "
+                "gen_volumetric.py.\n")
+        for op in ops.op:
+            allowed = None
+            for a in op.attr:
+                if a.name == "T" and a.allowed_values.list.type:
+                    allowed = set(a.allowed_values.list.type)
+            types = set()
+            for k in kernels.get_registered_kernels_for_op(op.name).kernel:
+                if k.device_type != "CPU":
+                    continue
+                for c in k.constraint:
+                    if c.name == "T":
+                        types.update(c.allowed_values.list.type)
+            if allowed is not None:
+                types &= allowed
+            f.write(f"{op.name} {' '.join(str(t) for t in sorted(types))}\n")
+
+
 def main():
     conv3d_cases()
     pool3d_cases()
+    patches_cases()
     keras_conv3d_model()
     training_step()
+    write_op_defs()
 
 
 if __name__ == "__main__":
