@@ -210,6 +210,42 @@ absl::Status VolumePatchesShape(InferenceContext* c) {
   return PatchesShape(c, 5, false);
 }
 
+// Dilation2D: [N, H, W, C] with a [FH, FW, C] filter -> [N, OH, OW, C].
+absl::Status Dilation2DShape(InferenceContext* c) {
+  const PartialShape& input = c->input(0);
+  const PartialShape& filter = c->input(1);
+  DFX_RETURN_IF_ERROR(c->WithRank(input, 4));
+  DFX_RETURN_IF_ERROR(c->WithRank(filter, 3));
+  std::vector<int64_t> strides, rates;
+  DFX_RETURN_IF_ERROR(SizedList(c, "strides", 4, &strides));
+  DFX_RETURN_IF_ERROR(SizedList(c, "rates", 4, &rates));
+  std::string padding;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "padding", &padding));
+  int64_t depth = -1;
+  DFX_RETURN_IF_ERROR(c->MergeDim(DimOr(input, 3), DimOr(filter, 2), &depth));
+  PartialShape out = UnknownDims(4);
+  out.dims[0] = DimOr(input, 0);
+  out.dims[3] = depth;
+  for (int i = 0; i < 2; ++i) {
+    DFX_RETURN_IF_ERROR(OutSize(c, DimOr(input, 1 + i), DimOr(filter, i),
+                                rates[1 + i], strides[1 + i], padding,
+                                &out.dims[1 + i]));
+  }
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+// The gradients: the shape of input `index` (input or filter).
+absl::Status Dilation2DBackpropInputShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4));
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+absl::Status Dilation2DBackpropFilterShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 3));
+  c->set_output(0, c->input(1));
+  return absl::OkStatus();
+}
+
 constexpr char kPadding[] = "padding: {'SAME', 'VALID'}";
 constexpr char kFormat3D[] = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'";
 constexpr char kDilations3D[] = "dilations: list(int) = [1, 1, 1, 1, 1]";
@@ -336,12 +372,48 @@ absl::Status RegisterPatchesOps(OpRegistry* registry) {
           .SetShapeFn(VolumePatchesShape));
 }
 
+absl::Status RegisterDilationOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("Dilation2D")
+          .Input("input: T")
+          .Input("filter: T")
+          .Output("output: T")
+          .Attr("T: realnumbertype")
+          .Attr("strides: list(int) >= 4")
+          .Attr("rates: list(int) >= 4")
+          .Attr(kPadding)
+          .SetShapeFn(Dilation2DShape)));
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("Dilation2DBackpropInput")
+          .Input("input: T")
+          .Input("filter: T")
+          .Input("out_backprop: T")
+          .Output("in_backprop: T")
+          .Attr("T: realnumbertype")
+          .Attr("strides: list(int) >= 4")
+          .Attr("rates: list(int) >= 4")
+          .Attr(kPadding)
+          .SetShapeFn(Dilation2DBackpropInputShape)));
+  return registry->Register(
+      OpDefBuilder("Dilation2DBackpropFilter")
+          .Input("input: T")
+          .Input("filter: T")
+          .Input("out_backprop: T")
+          .Output("filter_backprop: T")
+          .Attr("T: realnumbertype")
+          .Attr("strides: list(int) >= 4")
+          .Attr("rates: list(int) >= 4")
+          .Attr(kPadding)
+          .SetShapeFn(Dilation2DBackpropFilterShape));
+}
+
 }  // namespace
 
 absl::Status RegisterVolumetricOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterVolumetricConvOps(registry));
   DFX_RETURN_IF_ERROR(RegisterVolumetricPoolOps(registry));
-  return RegisterPatchesOps(registry);
+  DFX_RETURN_IF_ERROR(RegisterPatchesOps(registry));
+  return RegisterDilationOps(registry);
 }
 
 }  // namespace dfx

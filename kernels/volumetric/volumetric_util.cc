@@ -62,6 +62,7 @@ void RegisterVolumetricKernels(KernelRegistry* registry) {
   volumetric_internal::RegisterConv3DKernels(registry);
   volumetric_internal::RegisterPool3DKernels(registry);
   volumetric_internal::RegisterPatchesKernels(registry);
+  volumetric_internal::RegisterDilationKernels(registry);
 }
 
 }  // namespace dfx

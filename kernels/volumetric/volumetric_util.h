@@ -91,6 +91,7 @@ absl::Status ReadList5(const OpKernelConstruction& ctx, const char* attr,
 void RegisterConv3DKernels(KernelRegistry* registry);
 void RegisterPool3DKernels(KernelRegistry* registry);
 void RegisterPatchesKernels(KernelRegistry* registry);
+void RegisterDilationKernels(KernelRegistry* registry);
 
 }  // namespace dfx::volumetric_internal
 

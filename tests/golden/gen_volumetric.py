@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Golden cases of the volumetric family: Conv3D and its gradients, 3-D max
-and average pooling with their gradients, a frozen Keras Conv3D model and a
-tf.compat.v1 training step of the same shape.
+and average pooling with their gradients, ExtractImagePatches and
+ExtractVolumePatches, Dilation2D and its gradients, a frozen Keras Conv3D
+model and a tf.compat.v1 training step of the same shape; and TensorFlow's
+OpDefs and CPU kernel types of these ops.
 
 Run with the TensorFlow virtualenv:
     $(tools/tf_env) tests/golden/gen_volumetric.py
@@ -321,6 +323,84 @@ def patches_cases():
 
 
 # ---------------------------------------------------------------------------
+# Dilation2D and its gradients.
+
+def dilation_case(name, x_shape, f_shape, strides, rates, padding,
+                  dtype=np.float32, seed=0, ints=False):
+    """Dilation2D and both gradients; `ints` draws small integers, so
+    windows hold tied maxima."""
+    def build():
+        if ints or np.issubdtype(np.dtype(dtype), np.integer):
+            xv0 = rng(seed).integers(0, 4, size=x_shape).astype(dtype)
+            fv0 = rng(seed + 1).integers(0, 3, size=f_shape).astype(dtype)
+        else:
+            xv0 = values(x_shape, seed, dtype)
+            fv0 = values(f_shape, seed + 1, dtype)
+        x, xv = placeholder(xv0, "x")
+        f, fv = placeholder(fv0, "f")
+        attrs = dict(strides=strides, rates=rates, padding=padding)
+        y = raw.Dilation2D(input=x, filter=f, **attrs)
+        dy = tf.cast(tf.reshape(tf.range(tf.size(y)) % 7 - 3, tf.shape(y)),
+                     dtype)
+        dx = raw.Dilation2DBackpropInput(input=x, filter=f, out_backprop=dy,
+                                         **attrs)
+        df = raw.Dilation2DBackpropFilter(input=x, filter=f, out_backprop=dy,
+                                          **attrs)
+        return [y, dx, df], {x: xv, f: fv}
+    # Maxima and sums of small integers: exact in every dtype.
+    case(FAMILY, name, build, **TOL.get(dtype, {}))
+
+
+def erosion_case():
+    def build():
+        x, xv = placeholder(values((1, 5, 6, 2), 3), "x")
+        f, fv = placeholder(values((2, 3, 2), 4), "f")
+        y = tf.nn.erosion2d(x, f, strides=[1, 2, 1, 1], padding="SAME",
+                            data_format="NHWC", dilations=[1, 1, 2, 1])
+        grads = tf.gradients(tf.reduce_sum(y * y), [x, f])
+        return [y] + grads, {x: xv, f: fv}
+    case(FAMILY, "erosion2d_with_gradients", build, rtol=1e-5, atol=1e-6)
+
+
+def dilation_error_case(name, x_shape, f_shape, **attrs):
+    def build():
+        x, xv = placeholder(values(x_shape, 0), "x",
+                            shape=tf.TensorShape(None))
+        f, fv = placeholder(values(f_shape, 1), "f",
+                            shape=tf.TensorShape(None))
+        return raw.Dilation2D(input=x, filter=f, **attrs), {x: xv, f: fv}
+    case(FAMILY, name, build)
+
+
+def dilation_cases():
+    one = [1, 1, 1, 1]
+    dilation_case("dilation2d_valid", (2, 5, 6, 3), (2, 3, 3), one, one,
+                  "VALID")
+    dilation_case("dilation2d_same_strided", (1, 7, 6, 2), (3, 2, 2),
+                  [1, 2, 3, 1], one, "SAME")
+    dilation_case("dilation2d_rates", (1, 8, 9, 2), (2, 3, 2), [1, 1, 2, 1],
+                  [1, 3, 2, 1], "SAME")
+    dilation_case("dilation2d_rates_valid", (1, 9, 8, 1), (3, 2, 1), one,
+                  [1, 2, 3, 1], "VALID")
+    dilation_case("dilation2d_ties", (1, 5, 5, 2), (3, 3, 2), one, one,
+                  "SAME", ints=True)
+    dilation_case("dilation2d_window_bigger_same", (1, 2, 3, 1), (4, 4, 1),
+                  one, one, "SAME")
+    for dtype in (np.float64, np.float16, BF16, np.int8, np.uint8, np.int16,
+                  np.uint16, np.int32, np.uint32, np.int64, np.uint64):
+        dilation_case("dilation2d_" + np.dtype(dtype).name, (1, 4, 5, 2),
+                      (2, 3, 2), [1, 2, 1, 1], one, "SAME", dtype=dtype)
+    erosion_case()
+    dilation_error_case("dilation2d_depth_mismatch", (1, 4, 4, 2), (2, 2, 3),
+                        strides=one, rates=one, padding="VALID")
+    dilation_error_case("dilation2d_batch_stride", (1, 4, 4, 2), (2, 2, 2),
+                        strides=[2, 1, 1, 1], rates=one, padding="VALID")
+    dilation_error_case("dilation2d_filter_rank4", (1, 4, 4, 2),
+                        (2, 2, 2, 1), strides=one, rates=one,
+                        padding="VALID")
+
+
+# ---------------------------------------------------------------------------
 # A frozen Keras model and a training step.
 
 def keras_conv3d_model():
@@ -376,7 +456,8 @@ def training_step():
 OP_NAMES = ["Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
             "MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad",
             "MaxPool3DGradGrad", "ExtractImagePatches",
-            "ExtractVolumePatches"]
+            "ExtractVolumePatches", "Dilation2D", "Dilation2DBackpropInput",
+            "Dilation2DBackpropFilter"]
 
 
 def write_op_defs():
@@ -418,6 +499,7 @@ def main():
     conv3d_cases()
     pool3d_cases()
     patches_cases()
+    dilation_cases()
     keras_conv3d_model()
     training_step()
     write_op_defs()

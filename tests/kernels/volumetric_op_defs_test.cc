@@ -28,7 +28,7 @@ using testing::StatusIs;
 using testing::TestNodeBuilder;
 
 const char* const kDataDir = DFX_TEST_DATA_DIR "/../golden/data/volumetric/";
-constexpr int kNumOps = 10;
+constexpr int kNumOps = 13;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -168,6 +168,16 @@ TEST_CASE("Volumetric op shape functions", "[volumetric]") {
                           .Attr("padding", "SAME")
                           .Build();
   CHECK(Str(Infer(evp, {S({1, 3, 4, 5, 2})})) == "[1,2,2,3,16]");
+
+  const NodeDef dil = TestNodeBuilder("d", "Dilation2D", 2)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("strides", std::vector<int64_t>{1, 2, 1, 1})
+                          .Attr("rates", std::vector<int64_t>{1, 1, 2, 1})
+                          .Attr("padding", "VALID")
+                          .Build();
+  CHECK(Str(Infer(dil, {S({2, 7, 9, -1}), S({3, 3, 4})})) == "[2,3,5,4]");
+  CHECK_THAT(Infer(dil, {S({2, 7, 9, 3}), S({3, 3, 4})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace
