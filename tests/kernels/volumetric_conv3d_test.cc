@@ -165,6 +165,8 @@ const Conv3DCase kCases[] = {
     {{1, 6, 6, 6, 2}, {3, 3, 2, 2, 2}, {1, 1, 1}, {2, 2, 1}},
     {{1, 7, 6, 5, 1}, {2, 2, 2, 1, 3}, {1, 2, 1}, {3, 1, 2}, "VALID"},
     {{1, 2, 2, 2, 1}, {3, 3, 3, 1, 2}},
+    // Large enough that every pass splits its work over the intra-op pool.
+    {{2, 8, 8, 8, 4}, {3, 3, 3, 4, 8}, {2, 1, 1}},
 };
 
 TEST_CASE("Conv3D matches the direct definition", "[volumetric]") {
