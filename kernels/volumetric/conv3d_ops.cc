@@ -3,15 +3,18 @@
 // checks and messages follow TensorFlow's conv_ops_3d.cc and
 // conv_grad_ops_3d.cc (ConvBackpropComputeDimensionsV2); TensorFlow 2.21's
 // CPU build (oneDNN) accepts NCDHW and dilations in all three ops, so these
-// do too. Each pass is written as a gather, so every output element is summed
-// by one thread and the loops parallelize without atomics.
+// do too. Each pass is a matrix product over patch matrices (im2col) on
+// Eigen, in blocks of output positions over the intra-op pool; every sum has
+// a fixed order, so results do not depend on the thread count.
+#include "kernels/volumetric/volumetric_util.h"  // first: Eigen threads
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "kernels/volumetric/volumetric_util.h"
 
 namespace dfx::volumetric_internal {
 namespace {
@@ -233,165 +236,217 @@ class Conv3DOp : public OpKernel {
                    output->data<T>());
   }
 
-  // One output position per unit: its out_channels sums over the window.
+  using Acc = AccT<T>;
+  using Matrix =
+      Eigen::Matrix<Acc, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using MatrixMap = Eigen::Map<Matrix>;
+  using ConstMatrixMap = Eigen::Map<const Matrix>;
+
+  // Output positions per GEMM block: big enough for an efficient product,
+  // small enough that a block's patch matrix stays in cache.
+  static constexpr int64_t kBlock = 128;
+
+  // The filter as a [taps * in_channels, out_channels] matrix in Acc.
+  static Matrix FilterMatrix(const Geom3& g, const T* f) {
+    const int64_t k = g.window[0] * g.window[1] * g.window[2] * g.in_channels;
+    Matrix m(k, g.out_channels);
+    const int64_t n = k * g.out_channels;
+    for (int64_t i = 0; i < n; ++i) m.data()[i] = static_cast<Acc>(f[i]);
+    return m;
+  }
+
+  // Decomposes a global output position u (over batch x out plane).
+  static void SplitOut(const Geom3& g, int64_t u, int64_t* n, int64_t* od,
+                       int64_t* oh, int64_t* ow) {
+    *n = u / g.OutPlane();
+    int64_t rem = u % g.OutPlane();
+    *od = rem / (g.out[1] * g.out[2]);
+    rem %= g.out[1] * g.out[2];
+    *oh = rem / g.out[2];
+    *ow = rem % g.out[2];
+  }
+
+  // im2col: row r of `cols` holds the window of output position begin + r,
+  // in (kd, kh, kw, channel) order (the filter's row order); positions in
+  // the padding are zero.
+  static void Patches(const Geom3& g, const T* x, int64_t begin, int64_t end,
+                      Matrix* cols) {
+    const Offsets5 xo = g.InOffsets();
+    const int64_t ci = g.in_channels;
+    cols->resize(end - begin,
+                 g.window[0] * g.window[1] * g.window[2] * ci);
+    for (int64_t u = begin; u < end; ++u) {
+      int64_t n, od, oh, ow;
+      SplitOut(g, u, &n, &od, &oh, &ow);
+      Acc* row = cols->data() + (u - begin) * cols->cols();
+      for (int64_t kd = 0; kd < g.window[0]; ++kd) {
+        const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+        for (int64_t kh = 0; kh < g.window[1]; ++kh) {
+          const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+          for (int64_t kw = 0; kw < g.window[2]; ++kw, row += ci) {
+            const int64_t iw =
+                ow * g.stride[2] - g.pad[2] + kw * g.dilation[2];
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] ||
+                iw < 0 || iw >= g.in[2]) {
+              std::fill(row, row + ci, Acc(0));
+              continue;
+            }
+            const int64_t base = xo.At(n, id, ih, iw, 0);
+            for (int64_t c = 0; c < ci; ++c) {
+              row[c] = static_cast<Acc>(x[base + c * xo.c]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // Rows [begin, end) of out_backprop as a [rows, out_channels] matrix.
+  static void GradRows(const Geom3& g, const T* dy, int64_t begin,
+                       int64_t end, Matrix* rows) {
+    const Offsets5 yo = g.OutOffsets();
+    rows->resize(end - begin, g.out_channels);
+    for (int64_t u = begin; u < end; ++u) {
+      int64_t n, od, oh, ow;
+      SplitOut(g, u, &n, &od, &oh, &ow);
+      const int64_t base = yo.At(n, od, oh, ow, 0);
+      Acc* row = rows->data() + (u - begin) * g.out_channels;
+      for (int64_t o = 0; o < g.out_channels; ++o) {
+        row[o] = static_cast<Acc>(dy[base + o * yo.c]);
+      }
+    }
+  }
+
+  static double UnitCost(const Geom3& g) {
+    return 2.0 * static_cast<double>(g.window[0] * g.window[1] * g.window[2] *
+                                     g.in_channels * g.out_channels);
+  }
+
+  // Blocks of output positions over the intra-op pool; each block is one
+  // patch matrix times the filter matrix.
   static void Forward(const Device& device, const Geom3& g, const T* x,
                       const T* f, T* y) {
-    using Acc = AccT<T>;
-    const Offsets5 xo = g.InOffsets(), yo = g.OutOffsets();
-    const int64_t ci = g.in_channels, co = g.out_channels;
-    const double cost = static_cast<double>(g.window[0] * g.window[1] *
-                                            g.window[2] * ci * co) * 2;
+    const Matrix filter = FilterMatrix(g, f);
+    const Offsets5 yo = g.OutOffsets();
+    const int64_t positions = g.batch * g.OutPlane();
+    const int64_t blocks = (positions + kBlock - 1) / kBlock;
     ParallelForCost(
-        device, g.batch * g.OutPlane(), cost, [&](int64_t begin, int64_t end) {
-          std::vector<Acc> acc(co);
-          for (int64_t u = begin; u < end; ++u) {
-            const int64_t n = u / g.OutPlane();
-            int64_t rem = u % g.OutPlane();
-            const int64_t od = rem / (g.out[1] * g.out[2]);
-            rem %= g.out[1] * g.out[2];
-            const int64_t oh = rem / g.out[2], ow = rem % g.out[2];
-            std::fill(acc.begin(), acc.end(), Acc(0));
-            for (int64_t kd = 0; kd < g.window[0]; ++kd) {
-              const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-              if (id < 0 || id >= g.in[0]) continue;
-              for (int64_t kh = 0; kh < g.window[1]; ++kh) {
-                const int64_t ih =
-                    oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
-                if (ih < 0 || ih >= g.in[1]) continue;
-                for (int64_t kw = 0; kw < g.window[2]; ++kw) {
-                  const int64_t iw =
-                      ow * g.stride[2] - g.pad[2] + kw * g.dilation[2];
-                  if (iw < 0 || iw >= g.in[2]) continue;
-                  const T* ftap =
-                      f + ((kd * g.window[1] + kh) * g.window[2] + kw) * ci * co;
-                  const int64_t base = xo.At(n, id, ih, iw, 0);
-                  for (int64_t c = 0; c < ci; ++c) {
-                    const Acc xv = static_cast<Acc>(x[base + c * xo.c]);
-                    const T* frow = ftap + c * co;
-                    for (int64_t o = 0; o < co; ++o) {
-                      acc[o] += xv * static_cast<Acc>(frow[o]);
-                    }
-                  }
-                }
+        device, blocks, UnitCost(g) * kBlock, [&](int64_t b0, int64_t b1) {
+          Matrix cols, out;
+          for (int64_t b = b0; b < b1; ++b) {
+            const int64_t begin = b * kBlock;
+            const int64_t end = std::min(positions, begin + kBlock);
+            Patches(g, x, begin, end, &cols);
+            out.noalias() = cols * filter;
+            for (int64_t u = begin; u < end; ++u) {
+              int64_t n, od, oh, ow;
+              SplitOut(g, u, &n, &od, &oh, &ow);
+              const int64_t base = yo.At(n, od, oh, ow, 0);
+              const Acc* row = out.data() + (u - begin) * g.out_channels;
+              for (int64_t o = 0; o < g.out_channels; ++o) {
+                y[base + o * yo.c] = static_cast<T>(row[o]);
               }
-            }
-            const int64_t out_base = yo.At(n, od, oh, ow, 0);
-            for (int64_t o = 0; o < co; ++o) {
-              y[out_base + o * yo.c] = static_cast<T>(acc[o]);
             }
           }
         });
   }
 
-  // One input position per unit: the sum over the output positions whose
-  // window covers it.
+  // Per batch: the patch gradients (out_backprop times the transposed
+  // filter) are computed in parallel blocks, then added into the input
+  // gradient window by window in one thread, so the sums are deterministic.
   static void BackpropInput(const Device& device, const Geom3& g, const T* f,
                             const T* dy, T* dx) {
-    using Acc = AccT<T>;
-    const Offsets5 xo = g.InOffsets(), yo = g.OutOffsets();
-    const int64_t ci = g.in_channels, co = g.out_channels;
-    const double cost = static_cast<double>(g.window[0] * g.window[1] *
-                                            g.window[2] * ci * co) * 2;
-    // The output index a window tap at `k` reaches from input index `i` in
-    // dim `dim`, or -1.
-    auto out_index = [&g](int dim, int64_t i, int64_t k) -> int64_t {
-      const int64_t t = i + g.pad[dim] - k * g.dilation[dim];
-      if (t < 0 || t % g.stride[dim] != 0) return -1;
-      const int64_t o = t / g.stride[dim];
-      return o < g.out[dim] ? o : -1;
-    };
-    ParallelForCost(
-        device, g.batch * g.InPlane(), cost, [&](int64_t begin, int64_t end) {
-          std::vector<Acc> acc(ci);
-          std::vector<Acc> grad(co);
-          for (int64_t u = begin; u < end; ++u) {
-            const int64_t n = u / g.InPlane();
-            int64_t rem = u % g.InPlane();
-            const int64_t id = rem / (g.in[1] * g.in[2]);
-            rem %= g.in[1] * g.in[2];
-            const int64_t ih = rem / g.in[2], iw = rem % g.in[2];
-            std::fill(acc.begin(), acc.end(), Acc(0));
-            for (int64_t kd = 0; kd < g.window[0]; ++kd) {
-              const int64_t od = out_index(0, id, kd);
-              if (od < 0) continue;
-              for (int64_t kh = 0; kh < g.window[1]; ++kh) {
-                const int64_t oh = out_index(1, ih, kh);
-                if (oh < 0) continue;
-                for (int64_t kw = 0; kw < g.window[2]; ++kw) {
-                  const int64_t ow = out_index(2, iw, kw);
-                  if (ow < 0) continue;
-                  const int64_t gbase = yo.At(n, od, oh, ow, 0);
-                  for (int64_t o = 0; o < co; ++o) {
-                    grad[o] = static_cast<Acc>(dy[gbase + o * yo.c]);
-                  }
-                  const T* ftap =
-                      f + ((kd * g.window[1] + kh) * g.window[2] + kw) * ci * co;
-                  for (int64_t c = 0; c < ci; ++c) {
-                    const T* frow = ftap + c * co;
-                    Acc s = 0;
-                    for (int64_t o = 0; o < co; ++o) {
-                      s += grad[o] * static_cast<Acc>(frow[o]);
-                    }
-                    acc[c] += s;
-                  }
-                }
+    const Matrix filter_t = FilterMatrix(g, f).transpose();
+    const Offsets5 xo = g.InOffsets();
+    const int64_t ci = g.in_channels;
+    const int64_t k = filter_t.cols();
+    const int64_t plane = g.OutPlane();
+    // Bounds the patch-gradient buffer to ~16 MiB.
+    const int64_t chunk = std::max<int64_t>(
+        kBlock, (int64_t{4} << 20) / std::max<int64_t>(k, 1) / kBlock * kBlock);
+    std::vector<Acc> acc(g.InPlane() * ci);
+    Matrix dcols;
+    for (int64_t n = 0; n < g.batch; ++n) {
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      for (int64_t c0 = 0; c0 < plane; c0 += chunk) {
+        const int64_t c1 = std::min(plane, c0 + chunk);
+        dcols.resize(c1 - c0, k);
+        const int64_t blocks = (c1 - c0 + kBlock - 1) / kBlock;
+        ParallelForCost(
+            device, blocks, UnitCost(g) * kBlock, [&](int64_t b0, int64_t b1) {
+              Matrix rows;
+              for (int64_t b = b0; b < b1; ++b) {
+                const int64_t begin = c0 + b * kBlock;
+                const int64_t end = std::min(c1, begin + kBlock);
+                GradRows(g, dy, n * plane + begin, n * plane + end, &rows);
+                dcols.middleRows(begin - c0, end - begin).noalias() =
+                    rows * filter_t;
               }
-            }
-            const int64_t xbase = xo.At(n, id, ih, iw, 0);
-            for (int64_t c = 0; c < ci; ++c) {
-              dx[xbase + c * xo.c] = static_cast<T>(acc[c]);
-            }
-          }
-        });
-  }
-
-  // One filter tap (kd, kh, kw) per unit: its ci x co block summed over the
-  // batch and every output position.
-  static void BackpropFilter(const Device& device, const Geom3& g, const T* x,
-                             const T* dy, T* df) {
-    using Acc = AccT<T>;
-    const Offsets5 xo = g.InOffsets(), yo = g.OutOffsets();
-    const int64_t ci = g.in_channels, co = g.out_channels;
-    const int64_t taps = g.window[0] * g.window[1] * g.window[2];
-    const double cost = static_cast<double>(g.batch * g.OutPlane() * ci * co) * 2;
-    ParallelForCost(device, taps, cost, [&](int64_t begin, int64_t end) {
-      std::vector<Acc> acc(ci * co);
-      std::vector<Acc> grad(co);
-      for (int64_t tap = begin; tap < end; ++tap) {
-        const int64_t kd = tap / (g.window[1] * g.window[2]);
-        const int64_t kh = (tap / g.window[2]) % g.window[1];
-        const int64_t kw = tap % g.window[2];
-        std::fill(acc.begin(), acc.end(), Acc(0));
-        for (int64_t n = 0; n < g.batch; ++n) {
-          for (int64_t od = 0; od < g.out[0]; ++od) {
+            });
+        // col2im.
+        for (int64_t p = c0; p < c1; ++p) {
+          int64_t nn, od, oh, ow;
+          SplitOut(g, n * plane + p, &nn, &od, &oh, &ow);
+          const Acc* row = dcols.data() + (p - c0) * k;
+          for (int64_t kd = 0; kd < g.window[0]; ++kd) {
             const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-            if (id < 0 || id >= g.in[0]) continue;
-            for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+            for (int64_t kh = 0; kh < g.window[1]; ++kh) {
               const int64_t ih =
                   oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
-              if (ih < 0 || ih >= g.in[1]) continue;
-              for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+              for (int64_t kw = 0; kw < g.window[2]; ++kw, row += ci) {
                 const int64_t iw =
                     ow * g.stride[2] - g.pad[2] + kw * g.dilation[2];
-                if (iw < 0 || iw >= g.in[2]) continue;
-                const int64_t gbase = yo.At(n, od, oh, ow, 0);
-                for (int64_t o = 0; o < co; ++o) {
-                  grad[o] = static_cast<Acc>(dy[gbase + o * yo.c]);
+                if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] ||
+                    iw < 0 || iw >= g.in[2]) {
+                  continue;
                 }
-                const int64_t xbase = xo.At(n, id, ih, iw, 0);
-                for (int64_t c = 0; c < ci; ++c) {
-                  const Acc xv = static_cast<Acc>(x[xbase + c * xo.c]);
-                  Acc* row = acc.data() + c * co;
-                  for (int64_t o = 0; o < co; ++o) row[o] += xv * grad[o];
-                }
+                Acc* target = acc.data() + ((id * g.in[1] + ih) * g.in[2] + iw) * ci;
+                for (int64_t c = 0; c < ci; ++c) target[c] += row[c];
               }
             }
           }
         }
-        T* out = df + tap * ci * co;
-        for (int64_t i = 0; i < ci * co; ++i) out[i] = static_cast<T>(acc[i]);
       }
-    });
+      for (int64_t id = 0; id < g.in[0]; ++id)
+        for (int64_t ih = 0; ih < g.in[1]; ++ih)
+          for (int64_t iw = 0; iw < g.in[2]; ++iw) {
+            const Acc* src = acc.data() + ((id * g.in[1] + ih) * g.in[2] + iw) * ci;
+            const int64_t base = xo.At(n, id, ih, iw, 0);
+            for (int64_t c = 0; c < ci; ++c) {
+              dx[base + c * xo.c] = static_cast<T>(src[c]);
+            }
+          }
+    }
+  }
+
+  // The filter gradient is patches^T times out_backprop summed over every
+  // output position: a fixed number of shards each sums its positions into
+  // its own matrix, and the shards are added in order (deterministic).
+  static void BackpropFilter(const Device& device, const Geom3& g,
+                             const T* x, const T* dy, T* df) {
+    const int64_t k = g.window[0] * g.window[1] * g.window[2] * g.in_channels;
+    const int64_t positions = g.batch * g.OutPlane();
+    const int64_t blocks = (positions + kBlock - 1) / kBlock;
+    const int64_t shards = std::max<int64_t>(1, std::min<int64_t>(blocks, 16));
+    std::vector<Matrix> partial(shards, Matrix::Zero(k, g.out_channels));
+    ParallelForCost(
+        device, shards, UnitCost(g) * kBlock * blocks / shards,
+        [&](int64_t s0, int64_t s1) {
+          Matrix cols, rows;
+          for (int64_t s = s0; s < s1; ++s) {
+            for (int64_t b = blocks * s / shards; b < blocks * (s + 1) / shards;
+                 ++b) {
+              const int64_t begin = b * kBlock;
+              const int64_t end = std::min(positions, begin + kBlock);
+              Patches(g, x, begin, end, &cols);
+              GradRows(g, dy, begin, end, &rows);
+              partial[s].noalias() += cols.transpose() * rows;
+            }
+          }
+        });
+    for (int64_t s = 1; s < shards; ++s) partial[0] += partial[s];
+    const int64_t n = k * g.out_channels;
+    for (int64_t i = 0; i < n; ++i) df[i] = static_cast<T>(partial[0].data()[i]);
   }
 
   const Conv3DPass pass_;
