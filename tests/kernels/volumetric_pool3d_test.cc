@@ -1,7 +1,9 @@
 // MaxPool3D, AvgPool3D, MaxPool3DGrad, AvgPool3DGrad and MaxPool3DGradGrad:
 // hand-checked windows (SAME padding excluded from max and mean), ties,
 // NCDHW, bfloat16, empty tensors and errors.
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,23 @@ TEST_CASE("MaxPool3D and AvgPool3D leave SAME padding out of the window",
   REQUIRE_OK(mn);
   REQUIRE(Floats((*mn)[0]) ==
           std::vector<double>{-1, -3, -7, -9, -19, -21, -25, -27});
+}
+
+TEST_CASE("MaxPool3D skips NaN and AvgPool3D propagates it", "[volumetric]") {
+  // TensorFlow's CPU kernels: a NaN never wins a max, but poisons a mean.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor in = Tensor::FromVector<float>({1, nan, 3, 2, 0, 1, 1, 1},
+                                              TensorShape({1, 2, 2, 2, 1}));
+  auto mx = RunKernel(Pool3DNode("MaxPool3D", DT_FLOAT, {1, 2, 2, 2, 1},
+                                 {1, 1, 1, 1, 1}, "VALID"),
+                      {in});
+  REQUIRE_OK(mx);
+  REQUIRE(Floats((*mx)[0]) == std::vector<double>{3});
+  auto av = RunKernel(Pool3DNode("AvgPool3D", DT_FLOAT, {1, 2, 2, 2, 1},
+                                 {1, 1, 1, 1, 1}, "VALID"),
+                      {in});
+  REQUIRE_OK(av);
+  REQUIRE(std::isnan((*av)[0].span<float>()[0]));
 }
 
 TEST_CASE("AvgPool3DGrad divides by the clipped window size",
