@@ -53,6 +53,9 @@ void RegisterSparseKernels(KernelRegistry* registry);
 // ScaleAndTranslate, depth/space and batch/space rearrangement,
 // NonMaxSuppressionV3-V5, CropAndResize, color conversions and adjustments.
 void RegisterImageKernels(KernelRegistry* registry);
+// 3-D convolution and pooling with their gradients, patch extraction and
+// grayscale morphology (kernels/volumetric/).
+void RegisterVolumetricKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

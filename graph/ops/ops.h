@@ -83,6 +83,9 @@ absl::Status RegisterImageOps(OpRegistry* registry);
 // SparseTensor ops; tf.Example parsing (ParseExample, ParseSingleExample);
 // ragged tensors (RaggedTensorToTensor, RaggedRange, RaggedTensorToSparse).
 absl::Status RegisterSparseOps(OpRegistry* registry);
+// 3-D convolution and pooling with their gradients, patch extraction and
+// grayscale morphology (graph/ops/volumetric_ops.cc).
+absl::Status RegisterVolumetricOps(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

@@ -1,0 +1,15 @@
+
+:
+xPlaceholder*
+shape:*
+dtype0
+…
+ExtractImagePatchesExtractImagePatchesx*
+ksizes
+*
+T0*
+paddingSAME*
+strides
+*
+rates
+"ª

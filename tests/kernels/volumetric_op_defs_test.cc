@@ -1,0 +1,184 @@
+// The volumetric ops' signatures and kernel types (graph/ops/volumetric_ops.cc,
+// kernels/volumetric/): every op equals TensorFlow 2.21's OpDef and has CPU
+// kernels for exactly the types TensorFlow's CPU kernels serve; and their
+// shape functions.
+#include <cstdint>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "base/status_macros.h"
+#include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "proto/op_def.pb.h"
+#include "runtime/tensor.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+
+const char* const kDataDir = DFX_TEST_DATA_DIR "/../golden/data/volumetric/";
+constexpr int kNumOps = 13;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_CASE("Every volumetric op has TensorFlow 2.21's signature",
+          "[volumetric]") {
+  OpList tf_ops;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+      ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
+  REQUIRE(tf_ops.op_size() == kNumOps);
+  for (const OpDef& want : tf_ops.op()) {
+    INFO(want.name());
+    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
+    REQUIRE(got != nullptr);
+    std::string want_bytes, got_bytes;
+    REQUIRE(want.SerializeToString(&want_bytes));
+    REQUIRE(got->op_def.SerializeToString(&got_bytes));
+    INFO("dfx:\n"
+         << got->op_def.DebugString() << "TensorFlow:\n"
+         << want.DebugString());
+    CHECK(got_bytes == want_bytes);
+  }
+}
+
+TEST_CASE("Every volumetric op has CPU kernels for TensorFlow's CPU types",
+          "[volumetric]") {
+  std::istringstream lines(
+      ReadFile(std::string(kDataDir) + "tf_cpu_kernels.txt"));
+  int ops = 0;
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> words = absl::StrSplit(line, ' ');
+    const std::string op = words[0];
+    INFO(op);
+    std::set<int> want;
+    for (size_t i = 1; i < words.size(); ++i) want.insert(std::stoi(words[i]));
+    std::set<int> got;
+    for (const KernelDefBuilder& def :
+         StandardKernelRegistry()->KernelDefsOf(op)) {
+      for (const auto& c : def.constraints()) {
+        if (c.attr != "T") continue;
+        for (DataType t : c.allowed) got.insert(static_cast<int>(t));
+      }
+    }
+    CHECK(got == want);
+    ++ops;
+  }
+  CHECK(ops == kNumOps);
+}
+
+absl::StatusOr<std::vector<PartialShape>> Infer(
+    const NodeDef& node_in, std::vector<PartialShape> inputs,
+    const std::vector<Tensor>& consts = {}) {
+  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
+  if (op == nullptr) return absl::NotFoundError(node_in.op());
+  NodeDef node = node_in;
+  AddDefaultAttrs(op->op_def, &node);
+  std::vector<TensorProto> protos(consts.size());
+  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
+  for (size_t i = 0; i < consts.size(); ++i) {
+    if (consts[i].IsInitialized()) {
+      consts[i].AsProtoTensorContent(&protos[i]);
+      ptrs[i] = &protos[i];
+    }
+  }
+  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
+                     op->op_def.output_arg_size());
+  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
+  std::vector<PartialShape> out;
+  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
+  return out;
+}
+
+std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r) {
+  if (!r.ok()) return r.status().ToString();
+  return (*r)[0].DebugString();
+}
+
+PartialShape S(std::vector<int64_t> dims) {
+  return PartialShape::Known(std::move(dims));
+}
+
+TEST_CASE("Volumetric op shape functions", "[volumetric]") {
+  const NodeDef conv = TestNodeBuilder("c", "Conv3D", 2)
+                           .Attr("T", DT_FLOAT)
+                           .Attr("strides", std::vector<int64_t>{1, 2, 1, 1, 1})
+                           .Attr("padding", "SAME")
+                           .Build();
+  CHECK(Str(Infer(conv, {S({2, 5, 4, -1, 3}), S({3, 3, 3, 3, 8})})) ==
+        "[2,3,4,?,8]");
+  CHECK_THAT(Infer(conv, {S({2, 5, 4, 3}), S({3, 3, 3, 3, 8})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  NodeDef ncdhw = conv;
+  (*ncdhw.mutable_attr())["data_format"].set_s("NCDHW");
+  (*ncdhw.mutable_attr())["strides"].mutable_list()->set_i(1, 1);
+  (*ncdhw.mutable_attr())["strides"].mutable_list()->set_i(2, 2);
+  CHECK(Str(Infer(ncdhw, {S({2, 3, 5, 4, 6}), S({3, 3, 3, 3, 8})})) ==
+        "[2,8,3,4,6]");
+
+  const NodeDef bpi = TestNodeBuilder("b", "Conv3DBackpropInputV2", 3)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("strides", std::vector<int64_t>{1, 1, 1, 1, 1})
+                          .Attr("padding", "VALID")
+                          .Build();
+  CHECK(Str(Infer(bpi, {S({5}), S({2, 2, 2, 3, 4}), S({1, 2, 2, 2, 4})},
+                  {Tensor::FromVector<int32_t>({1, 3, 3, 3, 3})})) ==
+        "[1,3,3,3,3]");
+  CHECK(Str(Infer(bpi, {S({5}), S({2, 2, 2, 3, 4}), S({1, 2, 2, 2, 4})})) ==
+        "[?,?,?,?,?]");
+
+  const NodeDef pool = TestNodeBuilder("p", "MaxPool3D", 1)
+                           .Attr("T", DT_FLOAT)
+                           .Attr("ksize", std::vector<int64_t>{1, 2, 2, 2, 1})
+                           .Attr("strides", std::vector<int64_t>{1, 2, 2, 2, 1})
+                           .Attr("padding", "SAME")
+                           .Build();
+  CHECK(Str(Infer(pool, {S({1, 5, 4, 3, 7})})) == "[1,3,2,2,7]");
+
+  const NodeDef eip = TestNodeBuilder("e", "ExtractImagePatches", 1)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("ksizes", std::vector<int64_t>{1, 3, 2, 1})
+                          .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+                          .Attr("rates", std::vector<int64_t>{1, 2, 1, 1})
+                          .Attr("padding", "VALID")
+                          .Build();
+  CHECK(Str(Infer(eip, {S({2, 8, 5, 3})})) == "[2,4,4,18]");
+  CHECK(Str(Infer(eip, {S({2, 8, 5, -1})})) == "[2,4,4,?]");
+  const NodeDef evp = TestNodeBuilder("e", "ExtractVolumePatches", 1)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("ksizes", std::vector<int64_t>{1, 2, 2, 2, 1})
+                          .Attr("strides", std::vector<int64_t>{1, 2, 2, 2, 1})
+                          .Attr("padding", "SAME")
+                          .Build();
+  CHECK(Str(Infer(evp, {S({1, 3, 4, 5, 2})})) == "[1,2,2,3,16]");
+
+  const NodeDef dil = TestNodeBuilder("d", "Dilation2D", 2)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("strides", std::vector<int64_t>{1, 2, 1, 1})
+                          .Attr("rates", std::vector<int64_t>{1, 1, 2, 1})
+                          .Attr("padding", "VALID")
+                          .Build();
+  CHECK(Str(Infer(dil, {S({2, 7, 9, -1}), S({3, 3, 4})})) == "[2,3,5,4]");
+  CHECK_THAT(Infer(dil, {S({2, 7, 9, 3}), S({3, 3, 4})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace dfx
