@@ -53,6 +53,9 @@ void RegisterSparseKernels(KernelRegistry* registry);
 // ScaleAndTranslate, depth/space and batch/space rearrangement,
 // NonMaxSuppressionV3-V5, CropAndResize, color conversions and adjustments.
 void RegisterImageKernels(KernelRegistry* registry);
+// Complex numbers and FFTs (kernels/fft/): Complex, Real, Imag, ComplexAbs,
+// Angle, Conj, complex arithmetic and Cast, FFT/IFFT/RFFT/IRFFT 1D-3D.
+void RegisterFftKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

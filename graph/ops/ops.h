@@ -83,6 +83,9 @@ absl::Status RegisterImageOps(OpRegistry* registry);
 // SparseTensor ops; tf.Example parsing (ParseExample, ParseSingleExample);
 // ragged tensors (RaggedTensorToTensor, RaggedRange, RaggedTensorToSparse).
 absl::Status RegisterSparseOps(OpRegistry* registry);
+// Complex numbers and FFTs (graph/ops/fft_ops.cc): Complex, Real, Imag,
+// ComplexAbs, Angle, Conj, and FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims.
+absl::Status RegisterFftOps(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

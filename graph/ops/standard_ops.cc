@@ -33,6 +33,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterFftOps(registry));
   return absl::OkStatus();
 }
 
