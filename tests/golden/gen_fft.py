@@ -1,6 +1,6 @@
 """Golden cases of the fft family: complex tensors through feeds, constants
 and fetches; Complex, Real, Imag, ComplexAbs, Angle, Conj; the complex
-kernels of the element-wise arithmetic and Cast to and from complex;
+kernels of the element-wise arithmetic Sum, Mean and Cast to and from complex;
 FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims (lengths with large prime factors,
 fft_length shorter and longer than the input, batch dims, empty inputs,
 TensorFlow's run-time errors); and tf.signal graphs (stft, inverse_stft,
@@ -131,6 +131,20 @@ def arithmetic_cases():
                     tf.sqrt(x), tf.math.rsqrt(x), tf.math.reciprocal(x)], \
                 {x: xv}
         case(FAMILY, f"unary_{name}", unary, **(tol or {}))
+
+    for dt in (C64, C128):
+        name = np.dtype(dt).name
+
+        def reductions(dt=dt):
+            x, xv = placeholder(cvalues((3, 4, 5), dt, 11), name="x")
+            e, ev = placeholder(np.zeros((2, 0), dt), name="e")
+            return [tf.reduce_sum(x), tf.reduce_sum(x, axis=1),
+                    tf.reduce_sum(x, axis=[0, 2], keepdims=True),
+                    tf.reduce_mean(x), tf.reduce_mean(x, axis=-1),
+                    tf.reduce_sum(e, axis=1), tf.reduce_mean(e, axis=1)], \
+                {x: xv, e: ev}
+        case(FAMILY, f"sum_mean_{name}", reductions,
+             **(dict(rtol=1e-5, atol=1e-5) if dt == C64 else {}))
 
     def casts():
         x, xv = placeholder(np.array([0j, 1j, 2.7 - 1j, -3.6 + 0.5j, 300.5j,

@@ -5,9 +5,9 @@
 shape
 :J
 =
-RFFT/fft_lengthConst*
-dtype0*
-valueB:J
+RFFT/fft_lengthConst*
+valueB:J*
+dtype0
 =
 RFFTRFFTxRFFT/fft_length*
 Tcomplex0*

@@ -16,10 +16,10 @@ n
 dtype0*
 shape:
 U
-PlaceholderWithDefault_2/inputConst*
-dtype0*
+PlaceholderWithDefault_2/inputConst*
 valueB:
-þÿÿÿÿÿÿÿÿ
+þÿÿÿÿÿÿÿÿ*
+dtype0
 n
 PlaceholderWithDefault_2PlaceholderWithDefaultPlaceholderWithDefault_2/input*
 dtype0*
