@@ -1,11 +1,13 @@
 // CPU kernels for complex numbers: Complex, Real, Imag, ComplexAbs, Angle,
 // Conj; the complex64/complex128 kernels of the element-wise arithmetic
 // (Add, AddV2, Sub, Mul, Div, RealDiv, Neg, Square, Reciprocal, Exp, Log,
-// Sqrt, Rsqrt) and Cast to and from the complex types.
+// Sqrt, Rsqrt), of Equal, NotEqual, ZerosLike and OnesLike, and Cast to and
+// from the complex types.
 //
 // The arithmetic reuses kernels/math's broadcasting kernel templates with
 // Eigen's complex functors, as TensorFlow's CPU kernels do; they live here
 // rather than in kernels/math so that the complex types stay one family.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -52,6 +54,30 @@ struct AngleOp {
   T operator()(const std::complex<T>& a) const { return std::arg(a); }
 };
 
+// Equal and NotEqual: both parts equal (NaN never is).
+template <typename C>
+struct EqualOp {
+  bool operator()(const C& a, const C& b) const { return a == b; }
+};
+template <typename C>
+struct NotEqualOp {
+  bool operator()(const C& a, const C& b) const { return a != b; }
+};
+
+// ZerosLike (kOne false) and OnesLike (kOne true) of a complex tensor.
+template <typename C, bool kOne>
+class ConstantLikeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    std::fill_n(out->data<C>(), out->NumElements(), C(kOne ? 1 : 0, 0));
+  }
+};
+
 // Eigen's complex functors, named with one parameter for math_internal's
 // templates.
 template <typename T>
@@ -73,6 +99,16 @@ struct ComplexUnary {
   template <typename C>
   using Kernel = UnaryOpKernel<F<C>, C>;
 };
+
+template <template <typename> class F>
+struct ComplexBinaryToBool {
+  template <typename C>
+  using Kernel = BinaryOpKernel<F<C>, C, bool>;
+};
+template <typename C>
+using ZerosLike = ConstantLikeOp<C, false>;
+template <typename C>
+using OnesLike = ConstantLikeOp<C, true>;
 
 // Registers UnaryOpKernel<F<T>, complex<T>, T> for op `name` (T of the
 // input complex<T>; Tout = T).
@@ -304,6 +340,13 @@ void RegisterComplexKernels(KernelRegistry* registry) {
                    complex128>(registry, "Sqrt");
   RegisterForTypes<ComplexUnary<ei::scalar_rsqrt_op>::Kernel, complex64,
                    complex128>(registry, "Rsqrt");
+
+  RegisterForTypes<ComplexBinaryToBool<EqualOp>::Kernel, complex64,
+                   complex128>(registry, "Equal");
+  RegisterForTypes<ComplexBinaryToBool<NotEqualOp>::Kernel, complex64,
+                   complex128>(registry, "NotEqual");
+  RegisterForTypes<ZerosLike, complex64, complex128>(registry, "ZerosLike");
+  RegisterForTypes<OnesLike, complex64, complex128>(registry, "OnesLike");
 
   const DataTypeVector complex_types = Enums(ComplexTypes());
   RegisterKernel<ComplexCastOp>(registry,

@@ -1,6 +1,7 @@
 """Golden cases of the fft family: complex tensors through feeds, constants
 and fetches; Complex, Real, Imag, ComplexAbs, Angle, Conj; the complex
-kernels of the element-wise arithmetic Sum, Mean and Cast to and from complex;
+kernels of the element-wise arithmetic Sum, Mean, AddN, Equal, NotEqual, ZerosLike,
+OnesLike and Cast to and from complex;
 FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims (lengths with large prime factors,
 fft_length shorter and longer than the input, batch dims, empty inputs,
 TensorFlow's run-time errors); and tf.signal graphs (stft, inverse_stft,
@@ -145,6 +146,18 @@ def arithmetic_cases():
                 {x: xv, e: ev}
         case(FAMILY, f"sum_mean_{name}", reductions,
              **(dict(rtol=1e-5, atol=1e-5) if dt == C64 else {}))
+
+    for dt in (C64, C128):
+        name = np.dtype(dt).name
+
+        def misc(dt=dt):
+            x, xv = placeholder(np.array([[1 + 2j, 3j], [np.nan, -1]], dt),
+                                name="x")
+            y, yv = placeholder(np.array([1 + 2j, 3 + 3j], dt), name="y")
+            return [tf.equal(x, y), tf.not_equal(x, y), tf.zeros_like(x),
+                    tf.ones_like(x), tf.add_n([x, y * 0 + x, x])], \
+                {x: xv, y: yv}
+        case(FAMILY, f"equal_like_addn_{name}", misc)
 
     def casts():
         x, xv = placeholder(np.array([0j, 1j, 2.7 - 1j, -3.6 + 0.5j, 300.5j,

@@ -164,6 +164,27 @@ TEST_CASE("Cast from complex takes the real part, to complex adds a zero "
   CHECK(Values<c128>(b) == std::vector<c128>{{-7, 0}, {1099511627776.0, 0}});
 }
 
+TEST_CASE("Equal, NotEqual, ZerosLike, OnesLike and AddN on complex",
+          "[fft]") {
+  const Tensor x = MakeVector<c64>({{1, 2}, {0, 3}, {NAN, 0}});
+  const Tensor y = MakeVector<c64>({{1, 2}, {0, -3}, {NAN, 0}});
+  CHECK(Values<bool>(RunOne(TypedNode("e", "Equal", DT_COMPLEX64, 2).Build(),
+                            {x, y})) == std::vector<bool>{true, false, false});
+  CHECK(Values<bool>(RunOne(
+            TypedNode("n", "NotEqual", DT_COMPLEX64, 2).Build(), {x, y})) ==
+        std::vector<bool>{false, true, true});
+  CHECK(Values<c64>(RunOne(TypedNode("o", "OnesLike", DT_COMPLEX64, 1).Build(),
+                           {x})) == std::vector<c64>(3, c64(1, 0)));
+  CHECK(Values<c64>(RunOne(
+            TypedNode("z", "ZerosLike", DT_COMPLEX64, 1).Build(), {x})) ==
+        std::vector<c64>(3, c64(0, 0)));
+  const Tensor sum = RunOne(TypedNode("a", "AddN", DT_COMPLEX64, 2)
+                                .Attr("N", 2)
+                                .Build(),
+                            {x, y});
+  CHECK(Values<c64>(sum)[1] == c64(0, 0));
+}
+
 NodeDef FftNode(const char* op, DataType tcomplex) {
   return TestNodeBuilder("f", op, 1).Attr("Tcomplex", tcomplex).Build();
 }

@@ -5,9 +5,9 @@
 shape
 :3
 >
-IRFFT/fft_lengthConst*
-valueB:d*
-dtype0
+IRFFT/fft_lengthConst*
+dtype0*
+valueB:d
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Treal0*

@@ -4,9 +4,9 @@
 dtype0*
 shape:
 >
-IRFFT/fft_lengthConst*
-valueB:*
-dtype0
+IRFFT/fft_lengthConst*
+dtype0*
+valueB:
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Treal0*

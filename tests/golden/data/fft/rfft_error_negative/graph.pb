@@ -16,15 +16,15 @@ n
 dtype0*
 shape:
 U
-PlaceholderWithDefault_2/inputConst*
+PlaceholderWithDefault_2/inputConst*
+dtype0*
 valueB:
-þÿÿÿÿÿÿÿÿ*
-dtype0
+þÿÿÿÿÿÿÿÿ
 n
 PlaceholderWithDefault_2PlaceholderWithDefaultPlaceholderWithDefault_2/input*
 dtype0*
 shape:
 [
-RFFTRFFTPlaceholderWithDefaultPlaceholderWithDefault_2*
-Tcomplex0*
-Treal0"ª
+RFFTRFFTPlaceholderWithDefaultPlaceholderWithDefault_2*
+Treal0*
+Tcomplex0"ª

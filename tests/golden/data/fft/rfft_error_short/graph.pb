@@ -24,6 +24,6 @@ n
 dtype0*
 shape:
 [
-RFFTRFFTPlaceholderWithDefaultPlaceholderWithDefault_2*
-Tcomplex0*
-Treal0"ª
+RFFTRFFTPlaceholderWithDefaultPlaceholderWithDefault_2*
+Treal0*
+Tcomplex0"ª
