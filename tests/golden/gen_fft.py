@@ -16,11 +16,48 @@ double, so they differ by about eps * log2(n) times the output's scale
 (sqrt(n) for the unit-range inputs used here).
 """
 
-import numpy as np
-import tensorflow as tf
-from tensorflow.python.ops import gen_math_ops, gen_spectral_ops
+import os
+import subprocess
+import sys
+import tempfile
 
-from golden_lib import case, placeholder, rng, tf1
+import numpy as np
+
+
+def freeze_log_mel(path):
+    """Runs in a fresh, eager interpreter: freezes (convert_variables_to_
+    constants_v2) a tf.function computing a Keras-style audio front end,
+    log-mel spectrogram of [batch, 4000] audio, with a trainable mel
+    matrix variable, into a GraphDef at `path`; prints the output name."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import (
+        convert_variables_to_constants_v2)
+    mel = tf.Variable(tf.signal.linear_to_mel_weight_matrix(
+        num_mel_bins=16, num_spectrogram_bins=129, sample_rate=8000,
+        lower_edge_hertz=80.0, upper_edge_hertz=3800.0))
+
+    @tf.function
+    def front_end(audio):
+        stft = tf.signal.stft(audio, frame_length=256, frame_step=128,
+                              fft_length=256)
+        power = tf.math.square(tf.abs(stft))
+        return tf.math.log(tf.tensordot(power, mel, 1) + 1e-6)
+    concrete = front_end.get_concrete_function(
+        tf.TensorSpec([2, 4000], tf.float32, name="audio"))
+    frozen = convert_variables_to_constants_v2(concrete)
+    with open(path, "wb") as f:
+        f.write(frozen.graph.as_graph_def().SerializeToString())
+    print(frozen.outputs[0].name)
+
+
+if len(sys.argv) == 3 and sys.argv[1] == "--freeze-log-mel":
+    freeze_log_mel(sys.argv[2])
+    sys.exit(0)
+
+import tensorflow as tf  # noqa: E402
+from tensorflow.python.ops import gen_math_ops, gen_spectral_ops  # noqa: E402
+
+from golden_lib import case, placeholder, rng, tf1  # noqa: E402
 
 FAMILY = "fft"
 
@@ -344,6 +381,31 @@ def signal_cases():
     case(FAMILY, "abs_rfft", abs_rfft, **fft_tol(np.float32, 100))
 
 
+def frozen_log_mel_case():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "log_mel.pb")
+        out = subprocess.run(
+            [sys.executable, __file__, "--freeze-log-mel", path], check=True,
+            capture_output=True, text=True)
+        output_name = out.stdout.strip().splitlines()[-1]
+        graph_def = tf1.GraphDef()
+        with open(path, "rb") as f:
+            graph_def.ParseFromString(f.read())
+
+    def build():
+        # Two tones built in the graph (a fed [2, 4000] would be 32 KB).
+        t = tf.range(4000, dtype=tf.float32) / 8000.0
+        audio = tf.stack([tf.sin(2 * np.pi * 300 * t),
+                          0.5 * tf.sin(2 * np.pi * 2100 * t)])
+        (y,) = tf.graph_util.import_graph_def(
+            graph_def, input_map={"audio:0": audio},
+            return_elements=[output_name], name="front_end")
+        return y, None
+    # log() of small powers magnifies float32 differences: absolute 1e-3.
+    case(FAMILY, "frozen_log_mel_spectrogram", build, rtol=1e-4, atol=1e-3,
+         note="ops: " + ", ".join(sorted({n.op for n in graph_def.node})))
+
+
 def main():
     roundtrip_cases()
     part_cases()
@@ -351,6 +413,7 @@ def main():
     complex_fft_cases()
     real_fft_cases()
     signal_cases()
+    frozen_log_mel_case()
 
 
 if __name__ == "__main__":

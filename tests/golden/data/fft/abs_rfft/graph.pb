@@ -6,17 +6,17 @@
 :d
 8
 
-rfft/ConstConst*
-dtype0*
-valueB:d
+rfft/ConstConst*
+valueB:d*
+dtype0
 =
-rfft/fft_lengthConst*
-dtype0*
-valueB:d
+rfft/fft_lengthConst*
+valueB:d*
+dtype0
 =
-rfftRFFTxrfft/fft_length*
-Treal0*
-Tcomplex0
+rfftRFFTxrfft/fft_length*
+Tcomplex0*
+Treal0
 ,
 Abs
 ComplexAbsrfft*

@@ -21,10 +21,10 @@ ComplexAbsx*
 Tout0*
 T0
 &
-AngleAnglex*
+AngleAnglex*
+T0*
 
-Tout0*
-T0
+Tout0
 
 ConjConjx*
 T0"ª

@@ -5,10 +5,10 @@
 shape:
 
 $
-RealRealx*
+RealRealx*
+T0*
 
-Tout0*
-T0
+Tout0
 $
 ImagImagx*
 
@@ -17,10 +17,10 @@ $
 0
 
 ComplexAbs
-ComplexAbsx*
+ComplexAbsx*
+T0*
 
-Tout0*
-T0
+Tout0
 &
 AngleAnglex*
 

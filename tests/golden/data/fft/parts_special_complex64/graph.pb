@@ -5,27 +5,27 @@
 shape:
 
 $
-RealRealx*
+RealRealx*
+T0*
 
-Tout0*
-T0
+Tout0
 $
-ImagImagx*
+ImagImagx*
+T0*
 
-Tout0*
-T0
+Tout0
 0
 
 ComplexAbs
-ComplexAbsx*
+ComplexAbsx*
+T0*
 
-Tout0*
-T0
+Tout0
 &
-AngleAnglex*
+AngleAnglex*
+T0*
 
-Tout0*
-T0
+Tout0
 
 ConjConjx*
 T0"ª
