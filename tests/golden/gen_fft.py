@@ -5,7 +5,8 @@ OnesLike and Cast to and from complex;
 FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims (lengths with large prime factors,
 fft_length shorter and longer than the input, batch dims, empty inputs,
 TensorFlow's run-time errors); and tf.signal graphs (stft, inverse_stft,
-|rfft|) as TensorFlow 2.21 runs them.
+|rfft|, dct/idct and mfccs, fftshift, a frozen log-mel front end) as
+TensorFlow 2.21 runs them.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_fft.py
 
@@ -381,6 +382,25 @@ def signal_cases():
     case(FAMILY, "abs_rfft", abs_rfft, **fft_tol(np.float32, 100))
 
 
+def signal_misc_cases():
+    def dct_mfcc():
+        x, v = placeholder(rvalues((3, 16), np.float32, 96), name="x")
+        log_mel = tf.abs(x) * 4 - 2
+        return [tf.signal.dct(x, type=2), tf.signal.dct(x, type=2,
+                                                        norm="ortho"),
+                tf.signal.idct(x, type=2), tf.signal.dct(x, type=3),
+                tf.signal.mfccs_from_log_mel_spectrograms(log_mel)], {x: v}
+    case(FAMILY, "dct_mfcc", dct_mfcc, **fft_tol(np.float32, 64))
+
+    def shifts():
+        z, zv = placeholder(cvalues((4, 5), C64, 97), name="z")
+        spectrum = tf.signal.fft(z)
+        return [tf.signal.fftshift(spectrum),
+                tf.signal.ifftshift(tf.signal.fftshift(spectrum, axes=1),
+                                    axes=1)], {z: zv}
+    case(FAMILY, "fftshift", shifts, **fft_tol(C64, 5))
+
+
 def frozen_log_mel_case():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "log_mel.pb")
@@ -413,6 +433,7 @@ def main():
     complex_fft_cases()
     real_fft_cases()
     signal_cases()
+    signal_misc_cases()
     frozen_log_mel_case()
 
 

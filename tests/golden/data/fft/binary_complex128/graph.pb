@@ -1,13 +1,13 @@
 
 2
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape
-:
+:*
+dtype0
 .
-yPlaceholder*
-dtype0*
-shape:
+yPlaceholder*
+shape:*
+dtype0
 
 AddAddV2xy*
 T0

@@ -1,14 +1,14 @@
 
 E
-rePlaceholder*
-dtype0*%
-shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
+rePlaceholder*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
+dtype0
 E
-imPlaceholder*
-dtype0*%
-shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
+imPlaceholder*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
+dtype0
 /
-ComplexComplexreim*
+ComplexComplexreim*
+T0*
 
-Tout0*
-T0"ª
+Tout0"ª

@@ -1,8 +1,8 @@
 
 6
-xPlaceholder*
-dtype0*
-shape:J
+xPlaceholder*
+shape:J*
+dtype0
 
 FFTFFTx*
 Tcomplex0

@@ -1,8 +1,8 @@
 
 6
-xPlaceholder*
-dtype0*
-shape:%
+xPlaceholder*
+shape:%*
+dtype0
 !
 FFT2DFFT2Dx*
 Tcomplex0

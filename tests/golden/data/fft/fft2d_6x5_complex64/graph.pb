@@ -1,9 +1,9 @@
 
 2
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape
-:
+:*
+dtype0
 !
 FFT2DFFT2Dx*
 Tcomplex0

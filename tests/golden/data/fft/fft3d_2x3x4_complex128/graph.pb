@@ -1,8 +1,8 @@
 
 6
-xPlaceholder*
-dtype0*
-shape:
+xPlaceholder*
+shape:*
+dtype0
 !
 FFT3DFFT3Dx*
 Tcomplex0

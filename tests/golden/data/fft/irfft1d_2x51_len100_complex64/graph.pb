@@ -1,13 +1,13 @@
 
 2
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape
-:3
+:3*
+dtype0
 >
-IRFFT/fft_lengthConst*
-valueB:d*
-dtype0
+IRFFT/fft_lengthConst*
+dtype0*
+valueB:d
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Tcomplex0*

@@ -1,13 +1,13 @@
 
 2
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape
-:
+:*
+dtype0
 >
-IRFFT/fft_lengthConst*
-valueB:*
-dtype0
+IRFFT/fft_lengthConst*
+dtype0*
+valueB:
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Tcomplex0*

@@ -1,19 +1,19 @@
 
 .
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape:
-
+*
+dtype0
 $
 RealRealx*
 T0*
 
 Tout0
 $
-ImagImagx*
+ImagImagx*
+T0*
 
-Tout0*
-T0
+Tout0
 0
 
 ComplexAbs
@@ -22,10 +22,10 @@ ComplexAbsx*
 
 Tout0
 &
-AngleAnglex*
+AngleAnglex*
+T0*
 
-Tout0*
-T0
+Tout0
 
 ConjConjx*
 T0"ª

@@ -1,9 +1,9 @@
 
 .
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape:
-
+*
+dtype0
 $
 RealRealx*
 T0*

@@ -1,13 +1,13 @@
 
 2
-xPlaceholder*
-dtype0*
+xPlaceholder*
 shape
-:J
+:J*
+dtype0
 =
-RFFT/fft_lengthConst*
-valueB:J*
-dtype0
+RFFT/fft_lengthConst*
+dtype0*
+valueB:J
 =
 RFFTRFFTxRFFT/fft_length*
 Tcomplex0*
