@@ -1,8 +1,7 @@
 """Golden cases of the fft family: complex tensors through feeds, constants
 and fetches; Complex, Real, Imag, ComplexAbs, Angle, Conj; the complex
-kernels of the element-wise arithmetic Sum, Mean, AddN, Equal, NotEqual, ZerosLike,
-OnesLike and Cast to and from complex;
-FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims (lengths with large prime factors,
+kernels of the element-wise arithmetic, Sum, Mean, AddN, Equal, NotEqual,
+ZerosLike, OnesLike and Cast to and from complex; FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims (lengths with large prime factors,
 fft_length shorter and longer than the input, batch dims, empty inputs,
 TensorFlow's run-time errors); and tf.signal graphs (stft, inverse_stft,
 |rfft|, dct/idct and mfccs, fftshift, a frozen log-mel front end) as
