@@ -248,7 +248,8 @@ class FftOp : public OpKernel {
     }
     // The transform lengths, and the output's shape.
     std::vector<int64_t> lengths(kRank);
-    TensorShape out_shape = in.shape();
+    std::vector<int64_t> out_dims(in.shape().dim_sizes().begin(),
+                                  in.shape().dim_sizes().end());
     if constexpr (kReal) {
       const Tensor& fft_length = ctx->input(1);
       DFX_OP_REQUIRES(
@@ -269,16 +270,21 @@ class FftOp : public OpKernel {
             absl::InvalidArgumentError(absl::StrCat(
                 "Input dimension ", index, " must have length of at least ",
                 need, " but got: ", in.dim_size(index))));
-        out_shape.set_dim(index,
-                          kForward && inner && v != 0 ? v / 2 + 1 : v);
+        out_dims[index] = kForward && inner && v != 0 ? v / 2 + 1 : v;
       }
     } else {
       for (int i = 0; i < kRank; ++i) {
         lengths[i] = in.dim_size(dims - kRank + i);
       }
     }
+    // An empty input with large fft_lengths may ask for more elements than
+    // a shape can hold.
+    absl::StatusOr<TensorShape> out_shape = TensorShape::Build(out_dims);
+    DFX_OP_REQUIRES(ctx, out_shape.ok(),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "FFT output shape: ", out_shape.status().message())));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
     if (out->NumElements() == 0) return;
     if (in.NumElements() == 0) {
       std::memset(out->raw_data(), 0, out->TotalBytes());

@@ -299,6 +299,13 @@ TEST_CASE("FFT ops reject bad ranks, fft_lengths and type pairs with "
   CHECK_THAT(RunError(RealFftNode("RFFT3D", DT_FLOAT, DT_COMPLEX64),
                       {x, MakeVector<int32_t>({1, 1, 1})}),
              StatusIs(kInvalid, "Input must have rank of at least 3"));
+  // An empty input passes every length check; an output shape of 2^92
+  // elements is an error, not a crash.
+  const Tensor empty3(DT_FLOAT, TensorShape({0, 0, 0}));
+  CHECK_THAT(RunError(RealFftNode("RFFT3D", DT_FLOAT, DT_COMPLEX64),
+                      {empty3, MakeVector<int32_t>({2147483647, 2147483647,
+                                                    2147483647})}),
+             StatusIs(kInvalid, "FFT output shape"));
 }
 
 }  // namespace
