@@ -99,7 +99,12 @@ def roundtrip_cases():
             c = tf.constant([[1 + 2j, -3.5 + 0.25j], [0j, -1e-3 - 7j]],
                             dtype=dt)
             scalar = tf.constant(2 - 1j, dtype=dt)
-            return [tf.identity(c), tf.identity(scalar)], None
+            # A splat (one scomplex_val/dcomplex_val pair for 12 elements)
+            # and a tensor_content constant.
+            splat = tf.constant(1.5 - 2j, dtype=dt, shape=[3, 4])
+            content = tf.constant(cvalues((5, 6), dt, 12))
+            return [tf.identity(c), tf.identity(scalar), tf.identity(splat),
+                    tf.identity(content)], None
         case(FAMILY, f"const_{name}", const)
 
 

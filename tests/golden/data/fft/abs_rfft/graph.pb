@@ -6,20 +6,20 @@
 dtype0
 8
 
-rfft/ConstConst*
-dtype0*
-valueB:d
+rfft/ConstConst*
+valueB:d*
+dtype0
 =
-rfft/fft_lengthConst*
-dtype0*
-valueB:d
+rfft/fft_lengthConst*
+valueB:d*
+dtype0
 =
 rfftRFFTxrfft/fft_length*
 Tcomplex0*
 Treal0
 ,
 Abs
-ComplexAbsrfft*
-T0*
+ComplexAbsrfft*
 
-Tout0"ª
+Tout0*
+T0"ª

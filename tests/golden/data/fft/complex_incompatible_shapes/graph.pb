@@ -8,7 +8,7 @@ E
 shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
 dtype0
 /
-ComplexComplexreim*
-T0*
+ComplexComplexreim*
 
-Tout0"ª
+Tout0*
+T0"ª

@@ -4,9 +4,9 @@
 shape:*
 dtype0
 i
-PlaceholderWithDefault/inputConst*
-dtype0*5
-value,B*J aEø‚Ω?Z0æ/3<?ó¡Pø—µ±æÑ¶=>ÂGø
+PlaceholderWithDefault/inputConst*5
+value,B*J aEø‚Ω?Z0æ/3<?ó¡Pø—µ±æÑ¶=>ÂGø*
+dtype0
 j
 PlaceholderWithDefaultPlaceholderWithDefaultPlaceholderWithDefault/input*
 shape:*

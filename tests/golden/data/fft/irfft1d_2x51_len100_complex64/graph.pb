@@ -5,10 +5,10 @@
 :3*
 dtype0
 >
-IRFFT/fft_lengthConst*
-dtype0*
-valueB:d
+IRFFT/fft_lengthConst*
+valueB:d*
+dtype0
 @
-IRFFTIRFFTxIRFFT/fft_length*
-Tcomplex0*
-Treal0"ª
+IRFFTIRFFTxIRFFT/fft_length*
+Treal0*
+Tcomplex0"ª

@@ -4,10 +4,10 @@
 shape:&*
 dtype0
 >
-IRFFT/fft_lengthConst*
-dtype0*
-valueB:J
+IRFFT/fft_lengthConst*
+valueB:J*
+dtype0
 @
-IRFFTIRFFTxIRFFT/fft_length*
-Tcomplex0*
-Treal0"ª
+IRFFTIRFFTxIRFFT/fft_length*
+Treal0*
+Tcomplex0"ª

@@ -5,9 +5,9 @@
 :*
 dtype0
 >
-IRFFT/fft_lengthConst*
-dtype0*
-valueB:
+IRFFT/fft_lengthConst*
+valueB:*
+dtype0
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Tcomplex0*

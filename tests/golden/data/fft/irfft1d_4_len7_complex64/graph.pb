@@ -4,9 +4,9 @@
 shape:*
 dtype0
 >
-IRFFT/fft_lengthConst*
-dtype0*
-valueB:
+IRFFT/fft_lengthConst*
+valueB:*
+dtype0
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Tcomplex0*

@@ -5,9 +5,9 @@
 :d*
 dtype0
 =
-RFFT/fft_lengthConst*
-dtype0*
-valueB:d
+RFFT/fft_lengthConst*
+valueB:d*
+dtype0
 =
 RFFTRFFTxRFFT/fft_length*
 Tcomplex0*

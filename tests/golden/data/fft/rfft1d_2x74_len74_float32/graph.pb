@@ -5,10 +5,10 @@
 :J*
 dtype0
 =
-RFFT/fft_lengthConst*
-dtype0*
-valueB:J
+RFFT/fft_lengthConst*
+valueB:J*
+dtype0
 =
-RFFTRFFTxRFFT/fft_length*
-Tcomplex0*
-Treal0"ª
+RFFTRFFTxRFFT/fft_length*
+Treal0*
+Tcomplex0"ª

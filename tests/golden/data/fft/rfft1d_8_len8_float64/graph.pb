@@ -4,9 +4,9 @@
 shape:*
 dtype0
 =
-RFFT/fft_lengthConst*
-dtype0*
-valueB:
+RFFT/fft_lengthConst*
+valueB:*
+dtype0
 =
 RFFTRFFTxRFFT/fft_length*
 Tcomplex0*

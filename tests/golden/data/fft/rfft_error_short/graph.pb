@@ -1,24 +1,24 @@
 
 }
-PlaceholderWithDefault/inputConst*
-dtype0*I
-value@B>"02»‚¾<Cº>XÅ=8'¾É>ÐÌ?¿¤Ì>qÚ6?¥Ü,¾àÎ¿£Ÿ<¿W¿,?
+PlaceholderWithDefault/inputConst*I
+value@B>"02»‚¾<Cº>XÅ=8'¾É>ÐÌ?¿¤Ì>qÚ6?¥Ü,¾àÎ¿£Ÿ<¿W¿,?*
+dtype0
 j
 PlaceholderWithDefaultPlaceholderWithDefaultPlaceholderWithDefault/input*
 shape:*
 dtype0
 
-PlaceholderWithDefault_1/inputConst*
-dtype0*Y
-valuePBNJ@zÞ¾/ P¾jR?z$>?}#?ÿó¿tÔ¾!!,?úq+?T=E?¼)O?Tó>½æðÜ¾vÆ=,<I?v¿
+PlaceholderWithDefault_1/inputConst*Y
+valuePBNJ@zÞ¾/ P¾jR?z$>?}#?ÿó¿tÔ¾!!,?úq+?T=E?¼)O?Tó>½æðÜ¾vÆ=,<I?v¿*
+dtype0
 n
 PlaceholderWithDefault_1PlaceholderWithDefaultPlaceholderWithDefault_1/input*
 shape:*
 dtype0
 L
-PlaceholderWithDefault_2/inputConst*
-dtype0*
-valueB:
+PlaceholderWithDefault_2/inputConst*
+valueB:*
+dtype0
 n
 PlaceholderWithDefault_2PlaceholderWithDefaultPlaceholderWithDefault_2/input*
 shape:*
