@@ -1,8 +1,8 @@
 // CPU kernels for complex numbers: Complex, Real, Imag, ComplexAbs, Angle,
 // Conj; the complex64/complex128 kernels of the element-wise arithmetic
 // (Add, AddV2, Sub, Mul, Div, RealDiv, Neg, Square, Reciprocal, Exp, Log,
-// Sqrt, Rsqrt), of Equal, NotEqual, ZerosLike and OnesLike, and Cast to and
-// from the complex types.
+// Sqrt, Rsqrt, DivNoNan, MulNoNan), of Equal, NotEqual, ZerosLike and
+// OnesLike, and Cast to and from the complex types.
 //
 // The arithmetic reuses kernels/math's broadcasting kernel templates with
 // Eigen's complex functors, as TensorFlow's CPU kernels do; they live here
@@ -62,6 +62,21 @@ struct EqualOp {
 template <typename C>
 struct NotEqualOp {
   bool operator()(const C& a, const C& b) const { return a != b; }
+};
+
+// DivNoNan and MulNoNan: 0 where b is 0 (both parts), whatever a is
+// (TensorFlow's gradient of ComplexAbs divides by the input this way).
+template <typename C>
+struct DivNoNanOp {
+  C operator()(const C& a, const C& b) const {
+    return b == C(0) ? C(0) : a / b;
+  }
+};
+template <typename C>
+struct MulNoNanOp {
+  C operator()(const C& a, const C& b) const {
+    return b == C(0) ? C(0) : a * b;
+  }
 };
 
 // ZerosLike (kOne false) and OnesLike (kOne true) of a complex tensor.
@@ -324,6 +339,10 @@ void RegisterComplexKernels(KernelRegistry* registry) {
     RegisterForTypes<ComplexBinary<QuotientOp>::Kernel, complex64,
                      complex128>(registry, name);
   }
+  RegisterForTypes<ComplexBinary<DivNoNanOp>::Kernel, complex64, complex128>(
+      registry, "DivNoNan");
+  RegisterForTypes<ComplexBinary<MulNoNanOp>::Kernel, complex64, complex128>(
+      registry, "MulNoNan");
   RegisterForTypes<ComplexUnary<ei::scalar_opposite_op>::Kernel, complex64,
                    complex128>(registry, "Neg");
   RegisterForTypes<ComplexUnary<ei::scalar_square_op>::Kernel, complex64,

@@ -163,9 +163,12 @@ def arithmetic_cases():
         def binary(dt=dt):
             x, xv = placeholder(cvalues((2, 3), dt, 7), name="x")
             y, yv = placeholder(cvalues((3,), dt, 8), name="y")
+            z, zv = placeholder(np.array([0j, 2 - 1j, 0j], dt), name="z")
             return [tf.add(x, y), gen_math_ops.add(x, y), tf.subtract(x, y),
                     tf.multiply(x, y), gen_math_ops.real_div(x, y),
-                    gen_math_ops.div(x, y), tf.add(x, x)], {x: xv, y: yv}
+                    gen_math_ops.div(x, y), tf.add(x, x),
+                    tf.math.divide_no_nan(x, z), tf.math.multiply_no_nan(x, z)
+                    ], {x: xv, y: yv, z: zv}
         case(FAMILY, f"binary_{name}", binary, **(tol or {}))
 
         def unary(dt=dt):
@@ -405,6 +408,32 @@ def signal_misc_cases():
     case(FAMILY, "fftshift", shifts, **fft_tol(C64, 5))
 
 
+def gradient_cases():
+    """tf.gradients through the transforms (TensorFlow's FFT gradients are
+    graphs of FFT ops, Complex/Real/Imag, complex Mul and Conj)."""
+    def rfft_power_grad():
+        x, v = placeholder(rvalues((2, 12), np.float32, 98), name="x")
+        loss = tf.reduce_sum(tf.square(tf.abs(tf.signal.rfft(x))))
+        return tf.gradients(loss, x), {x: v}
+    case(FAMILY, "gradient_rfft_power", rfft_power_grad,
+         **fft_tol(np.float32, 144))
+
+    def fft_grad():
+        z, v = placeholder(cvalues((3, 8), C128, 99), name="z")
+        w = tf.constant(cvalues((3, 8), C128, 100))
+        loss = tf.math.real(tf.reduce_sum(
+            tf.signal.ifft(tf.signal.fft2d(z) * w)))
+        return tf.gradients(loss, z), {z: v}
+    case(FAMILY, "gradient_fft_complex128", fft_grad,
+         **fft_tol(C128, 24))
+
+    def irfft_grad():
+        z, v = placeholder(cvalues((2, 5), C64, 101), name="z")
+        loss = tf.reduce_sum(tf.square(tf.signal.irfft(z, [8])))
+        return tf.gradients(loss, z), {z: v}
+    case(FAMILY, "gradient_irfft", irfft_grad, **fft_tol(C64, 8))
+
+
 def frozen_log_mel_case():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "log_mel.pb")
@@ -438,6 +467,7 @@ def main():
     real_fft_cases()
     signal_cases()
     signal_misc_cases()
+    gradient_cases()
     frozen_log_mel_case()
 
 

@@ -1,25 +1,25 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:d*
-dtype0
+:d
 8
 
-rfft/ConstConst*
-valueB:d*
-dtype0
+rfft/ConstConst*
+dtype0*
+valueB:d
 =
-rfft/fft_lengthConst*
-valueB:d*
-dtype0
+rfft/fft_lengthConst*
+dtype0*
+valueB:d
 =
-rfftRFFTxrfft/fft_length*
-Tcomplex0*
-Treal0
+rfftRFFTxrfft/fft_length*
+Treal0*
+Tcomplex0
 ,
 Abs
-ComplexAbsrfft*
+ComplexAbsrfft*
+T0*
 
-Tout0*
-T0"ª
+Tout0"ª

@@ -1,13 +1,17 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 .
-yPlaceholder*
-shape:*
-dtype0
+yPlaceholder*
+dtype0*
+shape:
+.
+zPlaceholder*
+dtype0*
+shape:
 
 AddAddV2xy*
 T0
@@ -28,4 +32,11 @@
 T0
 
 Add_2AddV2xx*
+T0
+%
+
+div_no_nanDivNoNanxz*
+T0
+*
+multiply_no_nanMulNoNanxz*
 T0"ª

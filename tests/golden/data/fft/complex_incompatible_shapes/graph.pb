@@ -1,14 +1,14 @@
 
 E
-rePlaceholder*%
-shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
-dtype0
+rePlaceholder*
+dtype0*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
 E
-imPlaceholder*%
-shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ*
-dtype0
+imPlaceholder*
+dtype0*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
 /
-ComplexComplexreim*
+ComplexComplexreim*
+T0*
 
-Tout0*
-T0"ª
+Tout0"ª

@@ -1,8 +1,8 @@
 
 6
-xPlaceholder*
-shape:J*
-dtype0
+xPlaceholder*
+dtype0*
+shape:J
 
 FFTFFTx*
 Tcomplex0

@@ -1,9 +1,9 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:@*
-dtype0
+:@
 
 FFTFFTx*
 Tcomplex0

@@ -1,9 +1,9 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:d*
-dtype0
+:d
 
 FFTFFTx*
 Tcomplex0

@@ -1,8 +1,8 @@
 
 .
-xPlaceholder*
-shape:a*
-dtype0
+xPlaceholder*
+dtype0*
+shape:a
 
 FFTFFTx*
 Tcomplex0

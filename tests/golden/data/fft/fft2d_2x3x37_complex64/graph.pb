@@ -1,8 +1,8 @@
 
 6
-xPlaceholder*
-shape:%*
-dtype0
+xPlaceholder*
+dtype0*
+shape:%
 !
 FFT2DFFT2Dx*
 Tcomplex0

@@ -1,8 +1,8 @@
 
 6
-xPlaceholder*
-shape:*
-dtype0
+xPlaceholder*
+dtype0*
+shape:
 !
 FFT3DFFT3Dx*
 Tcomplex0

@@ -1,13 +1,13 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:3*
-dtype0
+:3
 >
-IRFFT/fft_lengthConst*
-valueB:d*
-dtype0
+IRFFT/fft_lengthConst*
+dtype0*
+valueB:d
 @
 IRFFTIRFFTxIRFFT/fft_length*
 Treal0*

@@ -1,14 +1,14 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 >
-IRFFT/fft_lengthConst*
-valueB:*
-dtype0
+IRFFT/fft_lengthConst*
+dtype0*
+valueB:
 @
-IRFFTIRFFTxIRFFT/fft_length*
-Tcomplex0*
-Treal0"ª
+IRFFTIRFFTxIRFFT/fft_length*
+Treal0*
+Tcomplex0"ª

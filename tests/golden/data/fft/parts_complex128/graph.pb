@@ -1,30 +1,30 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 $
-RealRealx*
+RealRealx*
+T0*
 
-Tout0*
-T0
+Tout0
 $
-ImagImagx*
+ImagImagx*
+T0*
 
-Tout0*
-T0
+Tout0
 )
 Abs
-ComplexAbsx*
+ComplexAbsx*
+T0*
 
-Tout0*
-T0
+Tout0
 &
-AngleAnglex*
+AngleAnglex*
+T0*
 
-Tout0*
-T0
+Tout0
 
 ConjConjx*
 T0"ª

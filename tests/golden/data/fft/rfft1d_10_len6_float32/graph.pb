@@ -1,14 +1,14 @@
 
 .
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape:
-*
-dtype0
+
 =
-RFFT/fft_lengthConst*
-valueB:*
-dtype0
+RFFT/fft_lengthConst*
+dtype0*
+valueB:
 =
-RFFTRFFTxRFFT/fft_length*
-Tcomplex0*
-Treal0"ª
+RFFTRFFTxRFFT/fft_length*
+Treal0*
+Tcomplex0"ª

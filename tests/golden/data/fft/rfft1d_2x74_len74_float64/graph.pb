@@ -1,13 +1,13 @@
 
 2
-xPlaceholder*
+xPlaceholder*
+dtype0*
 shape
-:J*
-dtype0
+:J
 =
-RFFT/fft_lengthConst*
-valueB:J*
-dtype0
+RFFT/fft_lengthConst*
+dtype0*
+valueB:J
 =
 RFFTRFFTxRFFT/fft_length*
 Treal0*

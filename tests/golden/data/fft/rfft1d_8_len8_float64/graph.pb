@@ -1,13 +1,13 @@
 
 .
-xPlaceholder*
-shape:*
-dtype0
+xPlaceholder*
+dtype0*
+shape:
 =
-RFFT/fft_lengthConst*
-valueB:*
-dtype0
+RFFT/fft_lengthConst*
+dtype0*
+valueB:
 =
-RFFTRFFTxRFFT/fft_length*
-Tcomplex0*
-Treal0"ª
+RFFTRFFTxRFFT/fft_length*
+Treal0*
+Tcomplex0"ª
