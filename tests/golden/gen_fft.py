@@ -433,6 +433,14 @@ def gradient_cases():
         return tf.gradients(loss, z), {z: v}
     case(FAMILY, "gradient_irfft", irfft_grad, **fft_tol(C64, 8))
 
+    def stft_grad():
+        x, v = placeholder(rvalues((600,), np.float32, 102), name="x")
+        spec = tf.abs(tf.signal.stft(x, frame_length=64, frame_step=32))
+        loss = tf.reduce_mean(tf.math.log(spec + 1e-3))
+        return tf.gradients(loss, x), {x: v}
+    case(FAMILY, "gradient_stft_log_spectrogram", stft_grad, rtol=1e-4,
+         atol=1e-6)
+
 
 def frozen_log_mel_case():
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,12 +14,12 @@ rfft/ConstConst*
 dtype0*
 valueB:d
 =
-rfftRFFTxrfft/fft_length*
-Treal0*
-Tcomplex0
+rfftRFFTxrfft/fft_length*
+Tcomplex0*
+Treal0
 ,
 Abs
-ComplexAbsrfft*
-T0*
+ComplexAbsrfft*
 
-Tout0"ª
+Tout0*
+T0"ª

@@ -8,7 +8,7 @@ E
 dtype0*%
 shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
 /
-ComplexComplexreim*
-T0*
+ComplexComplexreim*
 
-Tout0"ª
+Tout0*
+T0"ª

@@ -9,6 +9,6 @@
 dtype0*
 valueB:d
 @
-IRFFTIRFFTxIRFFT/fft_length*
-Treal0*
-Tcomplex0"ª
+IRFFTIRFFTxIRFFT/fft_length*
+Tcomplex0*
+Treal0"ª

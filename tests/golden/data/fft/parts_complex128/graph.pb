@@ -5,26 +5,26 @@
 shape
 :
 $
-RealRealx*
-T0*
+RealRealx*
 
-Tout0
+Tout0*
+T0
 $
-ImagImagx*
-T0*
+ImagImagx*
 
-Tout0
+Tout0*
+T0
 )
 Abs
-ComplexAbsx*
-T0*
+ComplexAbsx*
 
-Tout0
+Tout0*
+T0
 &
-AngleAnglex*
-T0*
+AngleAnglex*
 
-Tout0
+Tout0*
+T0
 
 ConjConjx*
 T0"ª

@@ -8,6 +8,6 @@
 dtype0*
 valueB:
 =
-RFFTRFFTxRFFT/fft_length*
-Treal0*
-Tcomplex0"ª
+RFFTRFFTxRFFT/fft_length*
+Tcomplex0*
+Treal0"ª
