@@ -40,8 +40,8 @@ class FftPlan {
                  std::vector<std::complex<double>>* scratch) const;
 
  private:
-  // The mixed-radix transform of in[0], in[stride], ... (n_ / ... elements
-  // at the current level) into out; `len` the current length.
+  // out[0..len) <- the transform of the `len` elements in[0], in[stride],
+  // in[2 * stride], ...; factors_[level..] are len's prime factors.
   void Recurse(const std::complex<double>* in, int64_t stride,
                std::complex<double>* out, int64_t len, size_t level,
                bool forward) const;
