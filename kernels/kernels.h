@@ -56,6 +56,9 @@ void RegisterImageKernels(KernelRegistry* registry);
 // 3-D convolution and pooling with their gradients, patch extraction and
 // grayscale morphology (kernels/volumetric/).
 void RegisterVolumetricKernels(KernelRegistry* registry);
+// Complex numbers and FFTs (kernels/fft/): Complex, Real, Imag, ComplexAbs,
+// Angle, Conj, complex arithmetic and Cast, FFT/IFFT/RFFT/IRFFT 1D-3D.
+void RegisterFftKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

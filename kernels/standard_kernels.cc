@@ -44,6 +44,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   data::RegisterDatasetKernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
+  RegisterFftKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

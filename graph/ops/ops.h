@@ -86,6 +86,9 @@ absl::Status RegisterSparseOps(OpRegistry* registry);
 // 3-D convolution and pooling with their gradients, patch extraction and
 // grayscale morphology (graph/ops/volumetric_ops.cc).
 absl::Status RegisterVolumetricOps(OpRegistry* registry);
+// Complex numbers and FFTs (graph/ops/fft_ops.cc): Complex, Real, Imag,
+// ComplexAbs, Angle, Conj, and FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims.
+absl::Status RegisterFftOps(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

@@ -34,6 +34,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));
   DFX_RETURN_IF_ERROR(RegisterVolumetricOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterFftOps(registry));
   return absl::OkStatus();
 }
 

@@ -1,5 +1,6 @@
 // AddN: the element-wise sum of N tensors of one shape.
 #include <algorithm>
+#include <complex>
 
 #include "kernels/math/cwise_ops.h"
 
@@ -68,7 +69,8 @@ void RegisterAddN(KernelRegistry* registry) {
 
 void RegisterAddNKernels(KernelRegistry* registry) {
   RegisterAddN<float, double, Eigen::half, Eigen::bfloat16, int32_t, int64_t,
-               int8_t, uint8_t, int16_t, uint16_t>(registry);
+               int8_t, uint8_t, int16_t, uint16_t, std::complex<float>,
+               std::complex<double>>(registry);
 }
 
 }  // namespace dfx

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -61,6 +62,11 @@ constexpr int64_t kRowLeaf = 8;
 constexpr int64_t kColumnBlock = 512;
 // Elements below which a subtree is not worth a task of its own.
 constexpr int64_t kMinTaskElements = 16 * 1024;
+
+template <typename T>
+inline constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> ||
+    std::is_same_v<T, std::complex<double>>;
 
 template <typename T>
 inline constexpr bool kIsLowPrecisionFloat =
@@ -601,7 +607,9 @@ class ReductionOp : public OpKernel {
       // Some reduced dim is empty while the output is not: TensorFlow's
       // identities (NaN for a floating-point Mean, 0 for an integer one).
       T value;
-      if constexpr (K == ReduceKind::kMean && !std::is_integral_v<T>) {
+      if constexpr (K == ReduceKind::kMean && kIsComplex<T>) {
+        value = T(0);  // TensorFlow's complex Mean of nothing is 0, not NaN
+      } else if constexpr (K == ReduceKind::kMean && !std::is_integral_v<T>) {
         value = std::numeric_limits<T>::quiet_NaN();
       } else if constexpr (K == ReduceKind::kMean) {
         value = T(0);
@@ -730,6 +738,11 @@ void RegisterNumeric(KernelRegistry* registry, const char* op) {
 void RegisterReductionKernels(KernelRegistry* registry) {
   RegisterNumeric<ReduceKind::kSum>(registry, "Sum");
   RegisterNumeric<ReduceKind::kMean>(registry, "Mean");
+  // Complex sums and means (tf.signal graphs, spectra averaged over frames).
+  RegisterKind<ReduceKind::kSum, std::complex<float>, std::complex<double>>(
+      registry, "Sum");
+  RegisterKind<ReduceKind::kMean, std::complex<float>, std::complex<double>>(
+      registry, "Mean");
   RegisterNumeric<ReduceKind::kProd>(registry, "Prod");
   RegisterNumeric<ReduceKind::kMax>(registry, "Max");
   RegisterNumeric<ReduceKind::kMin>(registry, "Min");

@@ -11,6 +11,8 @@ runs exactly the graph it exported) and written to
         feed_<i>.npy    one per feed, in case.json order
         out_<i>.npy     one per fetch, in case.json order
 
+Complex tensors are stored as float32/float64 (real, imaginary) pairs in a
+trailing dimension of 2, with dtype "complex64"/"complex128" in case.json.
 String tensors (dtype "string" in case.json), which .npy files cannot hold
 without pickle, are written as feed_<i>.json / out_<i>.json instead:
 {"shape": [dims], "base64": [each element's bytes, base64, row-major]}
@@ -55,6 +57,8 @@ DEFAULT_TOL = {
     "float64": (1e-12, 1e-14),
     "float16": (1e-3, 1e-3),
     "bfloat16": (1e-2, 1e-2),
+    "complex64": (1e-5, 1e-6),
+    "complex128": (1e-12, 1e-14),
 }
 
 _families_started = set()
@@ -115,6 +119,12 @@ def _to_npy(value):
     name = value.dtype.name
     if name == "bfloat16" or str(value.dtype) == "bfloat16":
         return value.astype(np.float32), "bfloat16"
+    if value.dtype.kind == "c":
+        # dfx's npy reader has no complex dtypes: store (real, imaginary)
+        # pairs in a trailing dimension of 2 (golden_util's ComplexFromPairs).
+        part = np.float32 if value.dtype == np.complex64 else np.float64
+        pairs = np.stack([value.real, value.imag], axis=-1).astype(part)
+        return np.ascontiguousarray(pairs), name
     if value.dtype == object:
         raise ValueError("string tensors are not supported in golden cases")
     return np.ascontiguousarray(value).reshape(value.shape), name

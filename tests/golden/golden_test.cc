@@ -44,7 +44,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "list",     "pool_argmax",  "unsigned",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
-                                 "matrix",   "dataset_scan", "volumetric"};
+                                 "matrix",   "dataset_scan", "volumetric",
+                                 "fft"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -179,6 +180,10 @@ std::string RunCase(const fs::path& dir, bool spread = false) {
             Eigen::bfloat16(value->data<float>()[i]);
       }
       value = std::move(bf16);
+    } else if (feed["dtype"] == "complex64" || feed["dtype"] == "complex128") {
+      value = golden::ComplexFromPairs(
+          *value, feed["dtype"] == "complex64" ? DT_COMPLEX64 : DT_COMPLEX128);
+      if (!value.ok()) return value.status().ToString();
     }
     feeds.emplace_back(feed["name"].get<std::string>(), *std::move(value));
   }
@@ -306,6 +311,10 @@ TEST_CASE("golden: matrix band, diagonal and decomposition ops equal "
 TEST_CASE("golden: 3-D convolution and pooling, patches and morphology "
           "equal TensorFlow") {
   RunFamily("volumetric");
+}
+
+TEST_CASE("golden: complex numbers and FFTs equal TensorFlow") {
+  RunFamily("fft");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

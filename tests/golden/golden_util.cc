@@ -1,6 +1,7 @@
 #include "tests/golden/golden_util.h"
 
 #include <cmath>
+#include <complex>
 #include <fstream>
 #include <sstream>
 
@@ -78,15 +79,101 @@ std::string NumpyName(DataType dtype) {
   }
 }
 
+absl::StatusOr<Tensor> ComplexFromPairs(const Tensor& pairs,
+                                        DataType dtype) {
+  const int dims = pairs.dims();
+  if (dims == 0 || pairs.dim_size(dims - 1) != 2 ||
+      (pairs.dtype() != DT_FLOAT && pairs.dtype() != DT_DOUBLE)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "complex values must be stored as float pairs [..., 2], got ",
+        DataTypeString(pairs.dtype()), " ", pairs.shape().DebugString()));
+  }
+  TensorShape shape;
+  for (int i = 0; i + 1 < dims; ++i) {
+    if (absl::Status s = shape.AddDim(pairs.dim_size(i)); !s.ok()) return s;
+  }
+  Tensor t(dtype, shape);
+  for (int64_t i = 0; i < shape.num_elements(); ++i) {
+    const double re = ElementAsDouble(pairs, 2 * i);
+    const double im = ElementAsDouble(pairs, 2 * i + 1);
+    if (dtype == DT_COMPLEX64) {
+      t.data<std::complex<float>>()[i] = std::complex<float>(
+          static_cast<float>(re), static_cast<float>(im));
+    } else {
+      t.data<std::complex<double>>()[i] = std::complex<double>(re, im);
+    }
+  }
+  return t;
+}
+
+namespace {
+
+// got is complex; want holds its (real, imaginary) pairs. Each part must be
+// within atol + rtol * |want| of TensorFlow's (|want| the complex modulus,
+// so that a small part of a large value is judged on the value's scale).
+std::string CompareComplex(const Tensor& got, const Tensor& want, double rtol,
+                           double atol) {
+  int64_t bad = 0;
+  std::string first;
+  for (int64_t i = 0; i < got.NumElements(); ++i) {
+    std::complex<double> g;
+    if (got.dtype() == DT_COMPLEX64) {
+      g = std::complex<double>(got.data<std::complex<float>>()[i]);
+    } else {
+      g = got.data<std::complex<double>>()[i];
+    }
+    const std::complex<double> w(ElementAsDouble(want, 2 * i),
+                                 ElementAsDouble(want, 2 * i + 1));
+    // The scale of w from its finite parts, so that a NaN or infinite part
+    // does not make the other part's tolerance NaN or infinite.
+    const double re_scale = std::isfinite(w.real()) ? w.real() : 0.0;
+    const double im_scale = std::isfinite(w.imag()) ? w.imag() : 0.0;
+    const double limit = atol + rtol * std::hypot(re_scale, im_scale);
+    auto part_ok = [&](double gp, double wp) {
+      if (std::isnan(wp)) return std::isnan(gp);
+      if (std::isinf(wp)) return gp == wp;
+      return std::fabs(gp - wp) <= limit;
+    };
+    if (part_ok(g.real(), w.real()) && part_ok(g.imag(), w.imag())) continue;
+    if (bad++ == 0) {
+      std::ostringstream s;
+      s.precision(9);
+      s << "element " << i << ": dfx " << g << ", TensorFlow " << w;
+      first = s.str();
+    }
+  }
+  if (bad == 0) return "";
+  return absl::StrCat(bad, " of ", got.NumElements(),
+                      " complex elements differ (rtol ", rtol, ", atol ", atol,
+                      "); first ", first);
+}
+
+}  // namespace
+
 std::string Compare(const Tensor& got, const Tensor& want,
                     const std::string& want_dtype, double rtol, double atol) {
   if (NumpyName(got.dtype()) != want_dtype) {
     return absl::StrCat("dtype ", NumpyName(got.dtype()), ", TensorFlow ",
                         want_dtype);
   }
-  if (got.shape() != want.shape()) {
+  if (got.dtype() == DT_COMPLEX64 || got.dtype() == DT_COMPLEX128) {
+    // golden_lib stores complex values as (real, imaginary) pairs.
+    bool same = want.dims() == got.dims() + 1 &&
+                want.dim_size(got.dims()) == 2;
+    for (int i = 0; same && i < got.dims(); ++i) {
+      same = got.dim_size(i) == want.dim_size(i);
+    }
+    if (!same) {
+      return absl::StrCat("shape ", got.shape().DebugString(),
+                          ", TensorFlow (as pairs) ",
+                          want.shape().DebugString());
+    }
+  } else if (got.shape() != want.shape()) {
     return absl::StrCat("shape ", got.shape().DebugString(), ", TensorFlow ",
                         want.shape().DebugString());
+  }
+  if (got.dtype() == DT_COMPLEX64 || got.dtype() == DT_COMPLEX128) {
+    return CompareComplex(got, want, rtol, atol);
   }
   int64_t bad = 0;
   std::string first;

@@ -27,9 +27,16 @@ double ElementAsDouble(const Tensor& t, int64_t i);
 // The name of a dtype as NumPy spells it (what case.json records).
 std::string NumpyName(DataType dtype);
 
+// A complex64 or complex128 tensor from the float (real, imaginary) pairs
+// golden_lib.py stores complex values as (NumPy's complex .npy is not read
+// by dfx's npy reader): shape [..., 2] becomes [...].
+absl::StatusOr<Tensor> ComplexFromPairs(const Tensor& pairs, DataType dtype);
+
 // Compares dfx's output with TensorFlow's; empty when equal within
 // tolerance (|got - want| <= atol + rtol * |want|, NaN matches NaN), else
 // what differs. String tensors ("string") must be equal byte for byte.
+// A complex output is compared with its stored pairs, each part within
+// atol + rtol * |want| (the complex modulus).
 std::string Compare(const Tensor& got, const Tensor& want,
                     const std::string& want_dtype, double rtol, double atol);
 

@@ -1,0 +1,11 @@
+
+6
+xPlaceholder*
+dtype0*
+shape:J
+
+FFTFFTx*
+Tcomplex0
+
+IFFTIFFTx*
+Tcomplex0"ª

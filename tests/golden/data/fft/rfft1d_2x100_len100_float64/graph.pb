@@ -1,0 +1,14 @@
+
+2
+xPlaceholder*
+dtype0*
+shape
+:d
+=
+RFFT/fft_lengthConst*
+dtype0*
+valueB:d
+=
+RFFTRFFTxRFFT/fft_length*
+Tcomplex0*
+Treal0"ª
