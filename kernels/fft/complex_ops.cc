@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "kernels/fft/fft_kernels.h"
+#include "kernels/math/cast_op.h"
 #include "kernels/math/cwise_ops.h"
 
 namespace dfx {
@@ -211,9 +212,6 @@ void CastComplexRange(const void* in, void* out, int64_t first, int64_t last) {
   }
 }
 
-using CastFn = void (*)(const void* in, void* out, int64_t first,
-                        int64_t last);
-
 template <typename... Ts>
 struct TypeList {};
 using RealTypes =
@@ -262,48 +260,13 @@ CastFn FindCast(DataType src, DataType dst, TypeList<Ts...>) {
 
 bool IsComplex(DataType t) { return t == DT_COMPLEX64 || t == DT_COMPLEX128; }
 
-// Cast where the source or the destination (or both) is complex; the
+// The casts where the source or the destination (or both) is complex; the
 // other pairs are kernels/math/cast_op.cc's. Truncate changes nothing here:
 // TensorFlow truncates only between real floating-point types.
-class ComplexCastOp : public OpKernel {
- public:
-  explicit ComplexCastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DataType src, dst;
-    ctx->SetStatus(ctx->GetAttr("SrcT", &src));
-    ctx->SetStatus(ctx->GetAttr("DstT", &dst));
-    if (!ctx->status().ok()) return;
-    identity_ = src == dst;
-    if (identity_) return;
-    if (IsComplex(src) || IsComplex(dst)) cast_ = FindCast(src, dst, AllTypes());
-    if (cast_ == nullptr) {
-      ctx->SetStatus(absl::UnimplementedError(
-          absl::StrCat("Cast ", DataTypeString(src), " to ",
-                       DataTypeString(dst), " is not supported")));
-    }
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    if (identity_) {
-      ctx->set_output(0, x);
-      return;
-    }
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
-    const void* in = x.raw_data();
-    void* o = out->raw_data();
-    const Eigen::TensorOpCost cost(DataTypeSize(x.dtype()),
-                                   DataTypeSize(out->dtype()), 2);
-    ParallelFor(*ctx->device(), x.NumElements(), cost,
-                [&](int64_t first, int64_t last) {
-                  cast_(in, o, first, last);
-                });
-  }
-
- private:
-  bool identity_ = false;
-  CastFn cast_ = nullptr;
-};
+CastFn FindComplexCast(DataType src, DataType dst, bool /*truncate*/) {
+  if (!IsComplex(src) && !IsComplex(dst)) return nullptr;
+  return FindCast(src, dst, AllTypes());
+}
 
 }  // namespace
 
@@ -368,14 +331,10 @@ void RegisterComplexKernels(KernelRegistry* registry) {
   RegisterForTypes<OnesLike, complex64, complex128>(registry, "OnesLike");
 
   const DataTypeVector complex_types = Enums(ComplexTypes());
-  RegisterKernel<ComplexCastOp>(registry,
-                                KernelDefBuilder("Cast")
-                                    .TypeConstraint("SrcT", complex_types)
-                                    .TypeConstraint("DstT", Enums(AllTypes())));
-  RegisterKernel<ComplexCastOp>(registry,
-                                KernelDefBuilder("Cast")
-                                    .TypeConstraint("SrcT", Enums(RealTypes()))
-                                    .TypeConstraint("DstT", complex_types));
+  RegisterCastKernel(registry, FindComplexCast, complex_types,
+                     Enums(AllTypes()));
+  RegisterCastKernel(registry, FindComplexCast, Enums(RealTypes()),
+                     complex_types);
 }
 
 }  // namespace dfx

@@ -12,6 +12,8 @@
 // - Truncate=true drops the low mantissa bits instead of rounding to
 //   nearest even for float->half, double->half, float->bfloat16 and
 //   double->float, the pairs TensorFlow truncates (NaN stays NaN).
+#include "kernels/math/cast_op.h"
+
 #include <cstring>
 #include <limits>
 
@@ -22,10 +24,6 @@ namespace {
 
 using math_internal::ConstFlatMap;
 using math_internal::FlatMap;
-
-// Casts elements [first, last) of `in` into `out`.
-using CastFn = void (*)(const void* in, void* out, int64_t first,
-                        int64_t last);
 
 template <typename T>
 inline constexpr bool kIsFloat =
@@ -146,9 +144,16 @@ DataTypeVector CastTypeEnums() {
           DT_INT64, DT_UINT64, DT_BOOL};
 }
 
+// The real-to-real casts: truncated where asked and TensorFlow truncates,
+// else rounded (or converted) as the top of the file says.
+CastFn FindRealCast(DataType src, DataType dst, bool truncate) {
+  CastFn cast = truncate ? FindTruncatedCast(src, dst) : nullptr;
+  return cast != nullptr ? cast : FindCast(src, dst, CastTypes());
+}
+
 class CastOp : public OpKernel {
  public:
-  explicit CastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  CastOp(OpKernelConstruction* ctx, CastFinder find) : OpKernel(ctx) {
     DataType src, dst;
     bool truncate = false;
     ctx->SetStatus(ctx->GetAttr("SrcT", &src));
@@ -157,8 +162,7 @@ class CastOp : public OpKernel {
     if (!ctx->status().ok()) return;
     identity_ = src == dst;
     if (identity_) return;
-    if (truncate) cast_ = FindTruncatedCast(src, dst);
-    if (cast_ == nullptr) cast_ = FindCast(src, dst, CastTypes());
+    cast_ = find(src, dst, truncate);
     if (cast_ == nullptr) {
       ctx->SetStatus(absl::UnimplementedError(
           absl::StrCat("Cast ", DataTypeString(src), " to ",
@@ -191,10 +195,18 @@ class CastOp : public OpKernel {
 
 }  // namespace
 
+void RegisterCastKernel(KernelRegistry* registry, CastFinder find,
+                        const DataTypeVector& src, const DataTypeVector& dst) {
+  registry->Register(KernelDefBuilder("Cast")
+                         .TypeConstraint("SrcT", src)
+                         .TypeConstraint("DstT", dst),
+                     [find](OpKernelConstruction* ctx) {
+                       return std::unique_ptr<OpKernel>(new CastOp(ctx, find));
+                     });
+}
+
 void RegisterCastKernels(KernelRegistry* registry) {
-  RegisterKernel<CastOp>(registry, KernelDefBuilder("Cast")
-                                       .TypeConstraint("SrcT", CastTypeEnums())
-                                       .TypeConstraint("DstT", CastTypeEnums()));
+  RegisterCastKernel(registry, FindRealCast, CastTypeEnums(), CastTypeEnums());
 }
 
 }  // namespace dfx
