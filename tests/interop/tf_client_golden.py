@@ -90,7 +90,8 @@ def load_value(case_dir, entry, feed=False):
     """A feed's or output's value: an .npy file, or for a string tensor a
     .json file of base64 elements (golden_lib.save_value); a string feed
     "@CASE_DIR@/..." names a file of the case's folder. bfloat16 is stored
-    as float32: a feed is converted back, an output compared as float32."""
+    as float32: a feed is converted back, an output compared as float32;
+    complex as (real, imaginary) pairs, put back together."""
     path = os.path.join(case_dir, entry["file"])
     if entry["file"].endswith(".json"):
         with open(path) as f:
@@ -104,6 +105,13 @@ def load_value(case_dir, entry, feed=False):
     value = np.load(path)
     if feed and entry.get("dtype") == "bfloat16":
         value = value.astype(tf.bfloat16.as_numpy_dtype)
+    if entry.get("dtype") in ("complex64", "complex128"):
+        # Stored as (real, imaginary) pairs in a trailing dim of 2.
+        # (real + 1j * imag would turn an infinite part into NaNs.)
+        pairs = value
+        value = np.empty(pairs.shape[:-1], dtype=entry["dtype"])
+        value.real = pairs[..., 0]
+        value.imag = pairs[..., 1]
     return value
 
 
@@ -117,6 +125,10 @@ def same_values(got, want, out):
         return False
     if want.dtype == object:
         return [bytes(v) for v in got.reshape(-1)] == list(want.reshape(-1))
+    if want.dtype.kind == "c":
+        return np.allclose(got.astype(np.complex128),
+                           want.astype(np.complex128), rtol=out["rtol"],
+                           atol=out["atol"], equal_nan=True)
     if want.dtype.kind in "fc":
         return np.allclose(got.astype(np.float64), want.astype(np.float64),
                            rtol=out["rtol"], atol=out["atol"], equal_nan=True)
