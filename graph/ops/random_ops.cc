@@ -248,7 +248,51 @@ absl::Status RegisterRandomOps(OpRegistry* r) {
           .Attr("R: {half, float, double, int32, int64} = DT_DOUBLE")
           .Attr("dtype: {half, float, double, int32, int64} = DT_INT64")
           .SetIsStateful()
-          .SetShapeFn(per_parameter_shape)));
+          .SetShapeFn(per_parameter_shape)));  // The stateless gamma and Poisson samplers: output `shape`.
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("StatelessRandomGammaV2")
+          .Input("shape: T")
+          .Input("seed: Tseed")
+          .Input("alpha: dtype")
+          .Output("output: dtype")
+          .Attr("dtype: {half, float, double}")
+          .Attr("T: {int32, int64}")
+          .Attr("Tseed: {int32, int64} = DT_INT64")
+          .SetShapeFn([](InferenceContext* c) {
+            DFX_RETURN_IF_ERROR(WithVector(c, c->input(1), 2, "seed"));
+            return RandomShapeFn(c);
+          })));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("StatelessRandomGammaV3")
+          .Input("shape: shape_dtype")
+          .Input("key: uint64")
+          .Input("counter: uint64")
+          .Input("alg: int32")
+          .Input("alpha: dtype")
+          .Output("output: dtype")
+          .Attr("dtype: {half, float, double}")
+          .Attr("shape_dtype: {int32, int64} = DT_INT32")
+          .SetShapeFn([](InferenceContext* c) {
+            DFX_RETURN_IF_ERROR(WithVector(c, c->input(1), kKeySize, "key"));
+            DFX_RETURN_IF_ERROR(WithVector(c, c->input(2), -1, "counter"));
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+            return RandomShapeFn(c);
+          })));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("StatelessRandomPoisson")
+          .Input("shape: T")
+          .Input("seed: Tseed")
+          .Input("lam: Rtype")
+          .Output("output: dtype")
+          .Attr("Rtype: {half, float, double, int32, int64}")
+          .Attr("dtype: {half, float, double, int32, int64}")
+          .Attr("T: {int32, int64}")
+          .Attr("Tseed: {int32, int64} = DT_INT64")
+          .SetShapeFn([](InferenceContext* c) {
+            DFX_RETURN_IF_ERROR(WithVector(c, c->input(1), 2, "seed"));
+            return RandomShapeFn(c);
+          })));
+
   // Stateless ops with a seed tensor of shape [2].
   for (const char* name : {"StatelessRandomUniform", "StatelessRandomNormal",
                            "StatelessTruncatedNormal"}) {

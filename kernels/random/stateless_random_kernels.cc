@@ -1,12 +1,14 @@
 // The stateless random kernels: the V1 ops (a seed tensor of shape [2]), the
-// V2 ops (key, counter and algorithm inputs), StatelessMultinomial, and the
-// ops that turn a seed into a key, counter and algorithm. The same inputs
+// V2 ops (key, counter and algorithm inputs), StatelessMultinomial, the
+// stateless gamma (V2, V3) and Poisson samplers, and the ops that turn a
+// seed into a key, counter and algorithm. The same inputs
 // always give the same output; nothing is kept between calls.
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/kernels.h"
 #include "kernels/random/random_util.h"
+#include "kernels/random/sample_util.h"
 
 namespace dfx::random {
 namespace {
@@ -185,6 +187,122 @@ class GetAlgOp : public OpKernel {
   }
 };
 
+// The stateless gamma and Poisson ops: output `shape`, which must end with
+// the parameter's shape (tf.random.stateless_gamma broadcasts it there),
+// samples of each parameter as the stateful ops draw them, from `gen`.
+absl::Status CheckEndsWith(const TensorShape& shape, const Tensor& params) {
+  const int offset = shape.dims() - params.dims();
+  bool ends = offset >= 0;
+  for (int i = 0; ends && i < params.dims(); ++i) {
+    ends = shape.dim_size(offset + i) == params.dim_size(i);
+  }
+  return ends ? absl::OkStatus()
+              : absl::InvalidArgumentError(
+                    "Shape passed in must end with broadcasted shape.");
+}
+
+template <typename P, typename U, typename Sample>
+void FillStatelessPerParameter(OpKernelContext* ctx, const TensorShape& shape,
+                               const Tensor& params, const Philox& gen,
+                               int cost, Sample sample) {
+  Tensor* out = nullptr;
+  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  if (out->NumElements() == 0) return;
+  DFX_OP_REQUIRES_OK(ctx, CheckEndsWith(shape, params));
+  FillPerParameter<P, U>(*ctx->device(), params, gen,
+                         out->NumElements() / params.NumElements(), cost,
+                         sample, out);
+}
+
+// StatelessRandomGammaV2 (shape, seed, alpha) and StatelessRandomPoisson
+// (shape, seed, lam).
+template <typename P, typename U, bool kPoisson>
+class StatelessPerParameterOp : public OpKernel {
+ public:
+  explicit StatelessPerParameterOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    const Tensor& seed = ctx->input(1);
+    DFX_OP_REQUIRES(
+        ctx, seed.dims() == 1 && seed.dim_size(0) == 2,
+        absl::InvalidArgumentError(absl::StrCat(
+            "seed must have shape [2], not ", seed.shape().DebugString())));
+    if (shape->num_elements() == 0) {
+      Tensor* out = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+      return;
+    }
+    absl::StatusOr<Philox> gen = PhiloxFromSeedTensor(seed);
+    DFX_OP_REQUIRES_OK(ctx, gen.status());
+    if constexpr (kPoisson) {
+      FillStatelessPerParameter<P, U>(
+          ctx, *shape, ctx->input(2), *gen, 400,
+          [](double rate, Philox* g) {
+            return SamplePoisson(rate, HighestOf<U>(), g);
+          });
+    } else {
+      FillStatelessPerParameter<P, U>(ctx, *shape, ctx->input(2), *gen, 600,
+                                      SampleGamma);
+    }
+  }
+};
+
+// StatelessRandomGammaV3: shape, key, counter, alg, alpha; the shape is
+// checked against alpha's before anything is allocated, as TensorFlow does.
+template <typename T>
+class StatelessGammaV3Op : public OpKernel {
+ public:
+  explicit StatelessGammaV3Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<KeyCounterAlg> kca = KeyCounterAlgFromInputs(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, kca.status());
+    absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    const Tensor& alpha = ctx->input(4);
+    DFX_OP_REQUIRES_OK(ctx, CheckEndsWith(*shape, alpha));
+    if (shape->num_elements() == 0) {
+      Tensor* out = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+      return;
+    }
+    DFX_OP_REQUIRES(ctx, kca->alg == kAlgPhilox, UnsupportedAlg(kca->alg));
+    FillStatelessPerParameter<T, T>(ctx, *shape, alpha, kca->gen, 600,
+                                    SampleGamma);
+  }
+};
+
+template <typename... Ts>
+void RegisterStatelessGamma(KernelRegistry* registry) {
+  (RegisterKernel<StatelessPerParameterOp<Ts, Ts, false>>(
+       registry, KernelDefBuilder("StatelessRandomGammaV2")
+                     .TypeConstraint("dtype", {DataTypeToEnum<Ts>::value})),
+   ...);
+  (RegisterKernel<StatelessGammaV3Op<Ts>>(
+       registry, KernelDefBuilder("StatelessRandomGammaV3")
+                     .TypeConstraint("dtype", {DataTypeToEnum<Ts>::value})),
+   ...);
+}
+
+template <typename R, typename... Us>
+void RegisterStatelessPoisson(KernelRegistry* registry) {
+  (RegisterKernel<StatelessPerParameterOp<R, Us, true>>(
+       registry, KernelDefBuilder("StatelessRandomPoisson")
+                     .TypeConstraint("Rtype", {DataTypeToEnum<R>::value})
+                     .TypeConstraint("dtype", {DataTypeToEnum<Us>::value})),
+   ...);
+}
+
+template <typename... Rs>
+void RegisterStatelessPoissonForRate(KernelRegistry* registry) {
+  (RegisterStatelessPoisson<Rs, Eigen::half, float, double, int32_t,
+                            int64_t>(registry),
+   ...);
+}
+
 }  // namespace
 
 void RegisterStatelessRandomKernels(KernelRegistry* registry) {
@@ -236,6 +354,9 @@ void RegisterStatelessRandomKernels(KernelRegistry* registry) {
   RegisterKernel<GetKeyCounterOp<true>>(
       registry, KernelDefBuilder("StatelessRandomGetKeyCounterAlg"));
   RegisterKernel<GetAlgOp>(registry, KernelDefBuilder("StatelessRandomGetAlg"));
+  RegisterStatelessGamma<Eigen::half, float, double>(registry);
+  RegisterStatelessPoissonForRate<Eigen::half, float, double, int32_t,
+                                  int64_t>(registry);
 }
 
 }  // namespace dfx::random

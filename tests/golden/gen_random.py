@@ -35,6 +35,7 @@ through a placeholder so that TensorFlow fails at run time.
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.ops import gen_random_ops
+from tensorflow.python.ops import gen_stateless_random_ops
 from tensorflow.python.ops import gen_stateless_random_ops as sl1
 from tensorflow.python.ops import gen_stateless_random_ops_v2 as sl2
 
@@ -306,6 +307,46 @@ def poisson_cases():
                                    seed=9))[1]))
 
 
+def stateless_gamma_poisson_cases():
+    """tf.random.stateless_gamma (StatelessRandomGammaV3 from a key and
+    counter; V2 from a seed tensor) and tf.random.stateless_poisson
+    (StatelessRandomPoisson): the same samplers as the stateful ops, the
+    parameter broadcast to the end of `shape`."""
+    for dt in (tf.float16, tf.float32, tf.float64):
+        add(f"stateless_gamma_{dt.name}", no_feeds(
+            lambda dt=dt: tf.random.stateless_gamma(
+                [4, 3], seed=[7, 11], alpha=tf.constant([0.4, 1.0, 6.0], dt),
+                dtype=dt)))
+        add(f"stateless_gamma_v2_{dt.name}", no_feeds(
+            lambda dt=dt: gen_stateless_random_ops.stateless_random_gamma_v2(
+                tf.constant([5, 2], tf.int32), tf.constant([3, 4], tf.int64),
+                tf.constant([0.5, 2.5], dt))))
+    # TensorFlow's own API fails here (alpha broadcast against beta to
+    # [2, 1], which [2, 6] does not end with): dfx must fail the same way.
+    add("error_stateless_gamma_beta_shape", no_feeds(
+        lambda: tf.random.stateless_gamma([2, 6], seed=[1, 2], alpha=1.5,
+                                          beta=[[2.0], [0.5]])))
+    for lam_dt in (tf.float32, tf.float64, tf.int32, tf.int64, tf.float16):
+        for out in (tf.int32, tf.int64, tf.float32, tf.float64, tf.float16):
+            lam = ([0.7, 4.0, 15.0, 250.0] if lam_dt.is_floating
+                   else [1, 4, 15, 250])
+            add(f"stateless_poisson_{lam_dt.name}_{out.name}", no_feeds(
+                lambda lam_dt=lam_dt, out=out, lam=lam:
+                tf.random.stateless_poisson(
+                    [3, 4], seed=[5, 6], lam=tf.constant(lam, lam_dt),
+                    dtype=out)))
+    add("stateless_gamma_empty", no_feeds(
+        lambda: tf.random.stateless_gamma([0, 3], seed=[1, 2],
+                                          alpha=[1.0, 2.0, 3.0])))
+
+    def bad_shape():
+        ph = tf1.placeholder(tf.int32, [None])
+        return (gen_stateless_random_ops.stateless_random_gamma_v2(
+            ph, tf.constant([1, 2], tf.int64), tf.constant([1.0, 2.0])),
+            {ph: np.array([3, 4], np.int32)})
+    add("error_stateless_gamma_shape_end", bad_shape)
+
+
 # --------------------------------------------------------------------------
 # Stateless ops: V1 (seed tensor), V2 (key/counter/alg), key/counter ops.
 
@@ -514,6 +555,7 @@ def main():
     multinomial_cases()
     gamma_cases()
     poisson_cases()
+    stateless_gamma_poisson_cases()
     stateless_v1_cases()
     stateless_v2_cases()
     model_cases()

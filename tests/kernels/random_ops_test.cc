@@ -227,7 +227,36 @@ const char* const kTfOpDefs[] = {
     "type: DT_INT32 type: DT_INT64 } } } attr { name: 'dtype' type: "
     "'type' default_value { type: DT_INT64 } allowed_values { list { "
     "type: DT_HALF type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: "
-    "DT_INT64 } } } is_stateful: true",
+    "DT_INT64 } } } is_stateful: true",    "name: 'StatelessRandomGammaV2' input_arg { name: 'shape' "
+    "type_attr: 'T' } input_arg { name: 'seed' type_attr: 'Tseed' } "
+    "input_arg { name: 'alpha' type_attr: 'dtype' } output_arg { name: "
+    "'output' type_attr: 'dtype' } attr { name: 'dtype' type: 'type' "
+    "allowed_values { list { type: DT_HALF type: DT_FLOAT type: "
+    "DT_DOUBLE } } } attr { name: 'T' type: 'type' allowed_values { "
+    "list { type: DT_INT32 type: DT_INT64 } } } attr { name: 'Tseed' "
+    "type: 'type' default_value { type: DT_INT64 } allowed_values { "
+    "list { type: DT_INT32 type: DT_INT64 } } }",
+    "name: 'StatelessRandomGammaV3' input_arg { name: 'shape' "
+    "type_attr: 'shape_dtype' } input_arg { name: 'key' type: DT_UINT64"
+    " } input_arg { name: 'counter' type: DT_UINT64 } input_arg { name:"
+    " 'alg' type: DT_INT32 } input_arg { name: 'alpha' type_attr: "
+    "'dtype' } output_arg { name: 'output' type_attr: 'dtype' } attr { "
+    "name: 'dtype' type: 'type' allowed_values { list { type: DT_HALF "
+    "type: DT_FLOAT type: DT_DOUBLE } } } attr { name: 'shape_dtype' "
+    "type: 'type' default_value { type: DT_INT32 } allowed_values { "
+    "list { type: DT_INT32 type: DT_INT64 } } }",
+    "name: 'StatelessRandomPoisson' input_arg { name: 'shape' "
+    "type_attr: 'T' } input_arg { name: 'seed' type_attr: 'Tseed' } "
+    "input_arg { name: 'lam' type_attr: 'Rtype' } output_arg { name: "
+    "'output' type_attr: 'dtype' } attr { name: 'Rtype' type: 'type' "
+    "allowed_values { list { type: DT_HALF type: DT_FLOAT type: "
+    "DT_DOUBLE type: DT_INT32 type: DT_INT64 } } } attr { name: 'dtype'"
+    " type: 'type' allowed_values { list { type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE type: DT_INT32 type: DT_INT64 } } } attr { name: "
+    "'T' type: 'type' allowed_values { list { type: DT_INT32 type: "
+    "DT_INT64 } } } attr { name: 'Tseed' type: 'type' default_value { "
+    "type: DT_INT64 } allowed_values { list { type: DT_INT32 type: "
+    "DT_INT64 } } }",
 };
 
 TEST_CASE("Random ops have TensorFlow 2.21's signatures") {
