@@ -1,8 +1,10 @@
 // Special functions: Lgamma, Digamma, Erfinv, Ndtri (unary), Igamma,
-// Igammac, Zeta, Polygamma (broadcasting binary) and Betainc (scalars
+// Igammac, Zeta, Polygamma, IgammaGradA, RandomGammaGrad (broadcasting
+// binary) and Betainc (scalars
 // broadcast against one shared shape). Signatures follow TensorFlow 2.21's
 // math_ops.cc.
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -46,6 +48,19 @@ absl::Status RegisterSpecialMathOps(OpRegistry* r) {
                                         .Output("y: T")
                                         .Attr(kFloatTypes)
                                         .SetShapeFn(shape_fn::UnchangedShape)));
+  }
+  // The gradients of Igamma with respect to a, and of a gamma sample with
+  // respect to its alpha.
+  for (const auto& [name, a, x, z] :
+       {std::tuple{"IgammaGradA", "a: T", "x: T", "z: T"},
+        std::tuple{"RandomGammaGrad", "alpha: T", "sample: T", "output: T"}}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input(a)
+                        .Input(x)
+                        .Output(z)
+                        .Attr("T: {float, double}")
+                        .SetShapeFn(shape_fn::BroadcastBinaryOp)));
   }
   for (const char* name : {"Igamma", "Igammac"}) {
     DFX_RETURN_IF_ERROR(

@@ -1,6 +1,6 @@
 // Special functions with Eigen's implementations (the ones TensorFlow's
 // kernels call): Lgamma, Digamma, Erfinv, Ndtri, Igamma, Igammac, Zeta,
-// Polygamma and Betainc, for the dtypes TensorFlow's CPU kernels register.
+// Polygamma, Betainc, IgammaGradA and RandomGammaGrad, for the dtypes TensorFlow's CPU kernels register.
 #include "kernels/math/cwise_ops.h"  // first: defines EIGEN_USE_THREADS
 
 #include <cmath>
@@ -100,6 +100,12 @@ void RegisterSpecialMathKernels(KernelRegistry* registry) {
                                                                       "Zeta");
   RegisterForTypes<Binary<ei::scalar_polygamma_op>::Kernel, float, double>(
       registry, "Polygamma");
+  // The gradients of Igamma with respect to a, and of a gamma sample with
+  // respect to its alpha (tf.random.gamma's reparameterized gradient).
+  RegisterForTypes<Binary<ei::scalar_igamma_der_a_op>::Kernel, float,
+                   double>(registry, "IgammaGradA");
+  RegisterForTypes<Binary<ei::scalar_gamma_sample_der_alpha_op>::Kernel, float,
+                   double>(registry, "RandomGammaGrad");
   RegisterKernel<BetaincOp<float>>(
       registry, KernelDefBuilder("Betainc").TypeConstraint<float>("T"));
   RegisterKernel<BetaincOp<double>>(

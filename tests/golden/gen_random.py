@@ -307,6 +307,31 @@ def poisson_cases():
                                    seed=9))[1]))
 
 
+def gamma_grad_cases():
+    """RandomGammaGrad (what tf.random.gamma's gradient with respect to
+    alpha computes from the samples) and IgammaGradA, with the gradient
+    tf.gradients builds through a gamma sample."""
+    a = np.array([[0.3, 1.0, 2.5], [7.0, 0.05, 40.0]])
+    x = np.array([[0.1, 1.3, 2.0], [6.5, 1e-4, 38.0]])
+    for dt in (tf.float32, tf.float64):
+        add(f"random_gamma_grad_{dt.name}", no_feeds(
+            lambda dt=dt: gen_random_ops.random_gamma_grad(
+                tf.constant(a, dt), tf.constant(x, dt))),
+            rtol=1e-6 if dt == tf.float32 else 1e-12, atol=0.0,
+            note="Eigen's series and continued fractions, summed in order")
+        add(f"igamma_grad_a_{dt.name}", no_feeds(
+            lambda dt=dt: tf.raw_ops.IgammaGradA(
+                a=tf.constant(a, dt), x=tf.constant(x, dt))),
+            rtol=1e-6 if dt == tf.float32 else 1e-12, atol=0.0)
+
+    def through_sample():
+        alpha = tf.constant([0.5, 3.0], tf.float32)
+        g = tf.random.gamma([4], alpha, seed=3)
+        return [g, tf.gradients(tf.reduce_sum(g), alpha)[0]], None
+    add("gamma_sample_gradient", through_sample, rtol=1e-6, atol=0.0,
+        note="tf.gradients through a gamma sample: RandomGammaGrad")
+
+
 def stateless_gamma_poisson_cases():
     """tf.random.stateless_gamma (StatelessRandomGammaV3 from a key and
     counter; V2 from a seed tensor) and tf.random.stateless_poisson
@@ -556,6 +581,7 @@ def main():
     gamma_cases()
     poisson_cases()
     stateless_gamma_poisson_cases()
+    gamma_grad_cases()
     stateless_v1_cases()
     stateless_v2_cases()
     model_cases()

@@ -142,6 +142,14 @@ const char* const kTfOpDefs[] = {
     "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
     "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: "
     "DT_FLOAT type: DT_DOUBLE } } }",
+    "name: 'IgammaGradA' input_arg { name: 'a' type_attr: 'T' } "
+    "input_arg { name: 'x' type_attr: 'T' } output_arg { name: 'z' "
+    "type_attr: 'T' } attr { name: 'T' type: 'type' allowed_values { "
+    "list { type: DT_FLOAT type: DT_DOUBLE } } }",
+    "name: 'RandomGammaGrad' input_arg { name: 'alpha' type_attr: 'T' } "
+    "input_arg { name: 'sample' type_attr: 'T' } output_arg { name: "
+    "'output' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_FLOAT type: DT_DOUBLE } } }",
 };
 
 TEST_CASE("Special functions have TensorFlow 2.21's signatures",
