@@ -1,12 +1,15 @@
 // Quantization-aware-training ops: FakeQuantWithMinMaxArgs/Vars/
 // VarsPerChannel with their gradients, and QuantizeAndDequantizeV2/V3/V4
 // with V4's gradient. Signatures follow TensorFlow 2.21's array_ops.cc.
+// RegisterQuantizationOps also registers the rest of the misc family
+// (graph/ops/misc_ops.h).
 #include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/misc_ops.h"
 #include "graph/ops/ops.h"
 
 namespace dfx {
@@ -190,7 +193,8 @@ absl::Status RegisterQuantizationOps(OpRegistry* r) {
           .Attr(kQdqTypes)
           .Attr("axis: int = -1")
           .SetShapeFn([](InferenceContext* c) { return QdqShape(c, 1); })));
-  return absl::OkStatus();
+  // The rest of the misc family (see graph/ops/misc_ops.h).
+  return RegisterMiscMathOps(r);
 }
 
 }  // namespace dfx

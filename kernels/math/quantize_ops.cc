@@ -2,7 +2,8 @@
 // CPU kernels compute it: FakeQuantWithMinMaxArgs/Vars/VarsPerChannel and
 // their gradients (float), QuantizeAndDequantizeV2/V3/V4 and V4Grad (float,
 // double). The arithmetic is TensorFlow's, step by step and in the same
-// precision, so that results equal its bitwise.
+// precision, so that results equal its bitwise. RegisterQuantizationKernels
+// also registers the rest of the misc family (kernels/math/misc_kernels.h).
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/kernels.h"
+#include "kernels/math/misc_kernels.h"
 
 namespace dfx {
 namespace {
@@ -716,6 +718,10 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   // TensorFlow's CPU kernels: float and double only.
   RegisterQdq<float>(registry);
   RegisterQdq<double>(registry);
+  // The rest of the misc family (see kernels/math/misc_kernels.h).
+  misc_internal::RegisterBesselKernels(registry);
+  misc_internal::RegisterMiscScanKernels(registry);
+  misc_internal::RegisterLuTridiagonalKernels(registry);
 }
 
 }  // namespace dfx

@@ -315,7 +315,106 @@ def nth_cases():
     case(FAMILY, "nth_error_n", too_large)
 
 
+# Lu's eliminations and the tridiagonal products round in another order
+# than Eigen's vectorized loops; the pivots (int outputs) stay exact.
+LINALG_TOL = dict(float32=dict(rtol=1e-5, atol=1e-5),
+                  complex64=dict(rtol=1e-5, atol=1e-5),
+                  float64=dict(rtol=1e-12, atol=1e-12),
+                  complex128=dict(rtol=1e-12, atol=1e-12))
+
+
+def complex_feed(value):
+    """Golden .npy files hold no complex values: a complex tensor is fed as
+    float pairs [..., 2] and bitcast in the graph (dfx has no Complex op)."""
+    parts = np.stack([value.real, value.imag], axis=-1)
+    p, v = placeholder(np.ascontiguousarray(parts))
+    return tf.bitcast(p, tf.as_dtype(value.dtype)), {p: v}
+
+
+def split_complex(t):
+    """A complex output as float pairs [..., 2], by bitcast."""
+    if t.dtype.is_complex:
+        return [tf.bitcast(t, t.dtype.real_dtype)]
+    return [t]
+
+
+def linalg_cases():
+    from tensorflow.python.ops import gen_linalg_ops as gl
+    r = rng(10)
+    for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+        dn = np.dtype(dtype).name
+        is_complex = np.dtype(dtype).kind == "c"
+        real = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+
+        def feed(value):
+            if is_complex:
+                return complex_feed(value.astype(dtype))
+            p, v = placeholder(value.astype(dtype))
+            return p, {p: v}
+
+        a = r.standard_normal([2, 3, 4, 4])
+        if is_complex:
+            a = a + 1j * r.standard_normal([2, 3, 4, 4])
+        for idx in (tf.int32, tf.int64):
+            def build(a=a, idx=idx, feed=feed):
+                p, feeds = feed(a)
+                lu, perm = gl.lu(p, output_idx_type=idx)
+                return split_complex(lu) + [perm], feeds
+            case(FAMILY, f"lu_{dn}_{idx.name}", build, **LINALG_TOL[dn])
+        diags = [r.standard_normal([2, 1, 5]) for _ in range(3)]
+        rhs = r.standard_normal([2, 5, 3])
+        if is_complex:
+            diags = [d + 1j * r.standard_normal(d.shape) for d in diags]
+            rhs = rhs + 1j * r.standard_normal(rhs.shape)
+
+        def tmm(diags=diags, rhs=rhs, feed=feed):
+            feeds = {}
+            ins = []
+            for value in diags + [rhs]:
+                p, f = feed(value)
+                ins.append(p)
+                feeds.update(f)
+            return split_complex(gl.tridiagonal_mat_mul(*ins)), feeds
+        case(FAMILY, f"tridiagonal_matmul_{dn}", tmm, **LINALG_TOL[dn])
+        del real
+
+    def lu_singular():
+        p, v = placeholder(np.array([[1.0, 2.0], [2.0, 4.0]]))
+        return list(gl.lu(p)), {p: v}
+    case(FAMILY, "lu_error_singular", lu_singular)
+
+    def lu_empty():
+        p, v = placeholder(np.zeros([3, 0, 0], np.float32))
+        return list(gl.lu(p)), {p: v}
+    case(FAMILY, "lu_empty", lu_empty)
+
+    def lu_one():
+        p, v = placeholder(np.array([[[-2.5]]], np.float64))
+        return list(gl.lu(p)), {p: v}
+    case(FAMILY, "lu_1x1", lu_one)
+
+    def tmm_one_row():
+        ps = [placeholder(np.array([[v]], np.float32)) for v in (2.0, 3.0, 4.0)]
+        q, qv = placeholder(np.array([[1.0, -2.0]], np.float32))
+        feeds = {p: v for p, v in ps}
+        feeds[q] = qv
+        return gl.tridiagonal_mat_mul(*[p for p, _ in ps], q), feeds
+    case(FAMILY, "tridiagonal_matmul_one_row", tmm_one_row)
+
+    def tmm_bad():
+        ps = [tf1.placeholder(tf.float32, shape=None) for _ in range(3)]
+        q, qv = placeholder(np.ones([3, 2], np.float32))
+        feeds = {ps[0]: np.ones([1, 2], np.float32),
+                 ps[1]: np.ones([1, 3], np.float32),
+                 ps[2]: np.ones([1, 3], np.float32), q: qv}
+        return gl.tridiagonal_mat_mul(*ps, q), feeds
+    case(FAMILY, "tridiagonal_matmul_error_shape", tmm_bad)
+
+
 if __name__ == "__main__":
     fake_quant_cases()
     qdq_cases()
-
+    bessel_cases()
+    scan_cases()
+    nth_cases()
+    linalg_cases()

@@ -5,10 +5,10 @@
 shape
 :
 >
-Placeholder_1Placeholder*
-dtype0*
+Placeholder_1Placeholder*
 shape
-:
+:*
+dtype0
 :
 Placeholder_2Placeholder*
 dtype0*

@@ -1,0 +1,156 @@
+// Assorted math ops real graphs still needed: the Bessel functions
+// TensorFlow registers as ops, CumulativeLogsumexp, NthElement, Lu and
+// TridiagonalMatMul. Signatures follow TensorFlow 2.21's
+// special_math_ops.cc, math_ops.cc, nn_ops.cc and linalg_ops.cc.
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "graph/ops/misc_ops.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+namespace {
+
+constexpr char kFloatTypes[] = "T: {bfloat16, half, float, double}";
+constexpr char kRealTypes[] =
+    "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+    "half, uint32, uint64}";
+
+// NthElement: the input without its last dim; that dim must exceed n when
+// n is a constant.
+absl::Status NthElementShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (in.rank() < 1) {
+    return c->Error(
+        absl::StrCat("Shape must be at least rank 1 but is rank ", in.rank()));
+  }
+  std::vector<int64_t> n;
+  if (ConstantInts(c->input_tensor(1), &n) && n.size() == 1) {
+    if (n[0] < 0) {
+      return c->Error(absl::StrCat("n must be non-negative but is ", n[0]));
+    }
+    const int64_t last = in.dims.back();
+    if (last >= 0 && last <= n[0]) {
+      return c->Error(absl::StrCat("Input must have last dimension > n = ",
+                                   n[0]));
+    }
+  }
+  PartialShape out = in;
+  out.dims.pop_back();
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// Lu: lu has the input's shape (square matrices), p drops the last dim.
+absl::Status LuShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    c->set_output(1, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (in.rank() < 2) {
+    return c->Error(
+        absl::StrCat("Shape must be at least rank 2 but is rank ", in.rank()));
+  }
+  int64_t n = -1;
+  DFX_RETURN_IF_ERROR(
+      c->MergeDim(in.dims[in.rank() - 2], in.dims[in.rank() - 1], &n));
+  PartialShape lu = in;
+  lu.dims[in.rank() - 2] = n;
+  lu.dims[in.rank() - 1] = n;
+  PartialShape p = lu;
+  p.dims.pop_back();
+  c->set_output(0, std::move(lu));
+  c->set_output(1, std::move(p));
+  return absl::OkStatus();
+}
+
+// TridiagonalMatMul: the output has rhs's shape; each diagonal is [..., 1, M].
+absl::Status TridiagonalMatMulShape(InferenceContext* c) {
+  const PartialShape& rhs = c->input(3);
+  for (int i = 0; i < 4; ++i) {
+    const PartialShape& s = c->input(i);
+    if (s.RankKnown() && s.rank() < 2) {
+      return c->Error(absl::StrCat(
+          "Shape must be at least rank 2 but is rank ", s.rank()));
+    }
+  }
+  if (rhs.RankKnown()) {
+    const int64_t m = rhs.dims[rhs.rank() - 2];
+    for (int i = 0; i < 3; ++i) {
+      const PartialShape& s = c->input(i);
+      if (!s.RankKnown()) continue;
+      if (s.rank() != rhs.rank()) {
+        return c->Error("All input tensors must have the same rank.");
+      }
+      int64_t merged = 0;
+      DFX_RETURN_IF_ERROR(c->MergeDim(s.dims[s.rank() - 2], 1, &merged));
+      DFX_RETURN_IF_ERROR(c->MergeDim(s.dims[s.rank() - 1], m, &merged));
+    }
+  }
+  c->set_output(0, rhs);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RegisterMiscMathOps(OpRegistry* r) {
+  for (const char* name :
+       {"BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselK0",
+        "BesselK0e", "BesselK1", "BesselK1e", "BesselJ0", "BesselJ1",
+        "BesselY0", "BesselY1"}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Input("x: T")
+                                        .Output("y: T")
+                                        .Attr(kFloatTypes)
+                                        .SetShapeFn(shape_fn::UnchangedShape)));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("CumulativeLogsumexp")
+          .Input("x: T")
+          .Input("axis: Tidx")
+          .Output("out: T")
+          .Attr("exclusive: bool = false")
+          .Attr("reverse: bool = false")
+          .Attr(kFloatTypes)
+          .Attr("Tidx: {int32, int64} = DT_INT32")
+          .SetShapeFn([](InferenceContext* c) {
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+            return shape_fn::UnchangedShape(c);
+          })));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("NthElement")
+                                      .Input("input: T")
+                                      .Input("n: int32")
+                                      .Output("values: T")
+                                      .Attr("reverse: bool = false")
+                                      .Attr(kRealTypes)
+                                      .SetShapeFn(NthElementShape)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("Lu")
+          .Input("input: T")
+          .Output("lu: T")
+          .Output("p: output_idx_type")
+          .Attr("T: {double, float, half, complex64, complex128}")
+          .Attr("output_idx_type: {int32, int64} = DT_INT32")
+          .SetShapeFn(LuShape)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("TridiagonalMatMul")
+          .Input("superdiag: T")
+          .Input("maindiag: T")
+          .Input("subdiag: T")
+          .Input("rhs: T")
+          .Output("output: T")
+          .Attr("T: {double, float, complex64, complex128}")
+          .SetShapeFn(TridiagonalMatMulShape)));
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

@@ -1,0 +1,22 @@
+// Registration of the misc family's kernels beyond quantization (Bessel
+// functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul). Each
+// file registers its own; RegisterQuantizationKernels (the family's entry in
+// kernels/kernels.h) calls them all, so that adding them changed no shared
+// header.
+#ifndef DFX_KERNELS_MATH_MISC_KERNELS_H_
+#define DFX_KERNELS_MATH_MISC_KERNELS_H_
+
+#include "runtime/op_kernel.h"
+
+namespace dfx::misc_internal {
+
+// BesselI0 ... BesselY1 (kernels/math/bessel_ops.cc).
+void RegisterBesselKernels(KernelRegistry* registry);
+// CumulativeLogsumexp and NthElement (kernels/math/misc_scan_ops.cc).
+void RegisterMiscScanKernels(KernelRegistry* registry);
+// Lu and TridiagonalMatMul (kernels/linalg/lu_tridiagonal_ops.cc).
+void RegisterLuTridiagonalKernels(KernelRegistry* registry);
+
+}  // namespace dfx::misc_internal
+
+#endif  // DFX_KERNELS_MATH_MISC_KERNELS_H_

@@ -1,0 +1,271 @@
+// BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu and
+// TridiagonalMatMul: TensorFlow 2.21's values, its errors for bad axes, n
+// and shapes, and its OpDefs.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "graph/op_registry.h"
+#include "tests/kernels/math_test_util.h"
+
+namespace dfx {
+namespace {
+
+using absl::StatusCode;
+using testing::MakeTensor;
+using testing::MakeVector;
+using testing::RunError;
+using testing::RunOne;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+using testing::TypedNode;
+using testing::Values;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void CheckClose(const std::vector<double>& got,
+                const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i);
+    if (std::isinf(want[i])) {
+      CHECK(got[i] == want[i]);
+    } else {
+      CHECK(got[i] == Approx(want[i]).epsilon(1e-14).margin(1e-15));
+    }
+  }
+}
+
+TEST_CASE("Bessel functions equal TensorFlow", "[misc_math]") {
+  const Tensor x = MakeVector<double>({0.5, 2.0});
+  auto run = [&](const char* op) {
+    return Values<double>(RunOne(TypedNode("b", op, DT_DOUBLE, 1).Build(), {x}));
+  };
+  CheckClose(run("BesselI0e"), {0.6450352704491502, 0.308508322553671});
+  CheckClose(run("BesselI1e"), {0.15642080318487162, 0.2152692892489377});
+  CheckClose(run("BesselK0"), {0.9244190712276663, 0.1138938727495335});
+  CheckClose(run("BesselJ1"), {0.24226845767487387, 0.5767248077568734});
+  CheckClose(run("BesselY0"), {-0.4445187335067066, 0.5103756726497451});
+}
+
+NodeDef CumLse(bool exclusive, bool reverse) {
+  return TypedNode("c", "CumulativeLogsumexp", DT_DOUBLE, 2)
+      .Attr("exclusive", exclusive)
+      .Attr("reverse", reverse)
+      .Build();
+}
+
+TEST_CASE("CumulativeLogsumexp scans in log space", "[misc_math]") {
+  const Tensor x = MakeTensor<double>({0, 1, 2, 3}, TensorShape({2, 2}));
+  const Tensor axis0 = MakeTensor<int32_t>({0}, TensorShape({}));
+  const Tensor last = MakeTensor<int64_t>({-1}, TensorShape({}));
+  // Exclusive and reversed: the first value of a scan is -inf.
+  CheckClose(Values<double>(RunOne(CumLse(true, true), {x, axis0})),
+             {2.0, 3.0, -kInf, -kInf});
+  CheckClose(Values<double>(RunOne(CumLse(false, false), {x, last})),
+             {0.0, 1.3132616875182228, 2.0, 3.313261687518223});
+  // -inf plus -inf stays -inf (no NaN from inf - inf).
+  const Tensor neg = MakeVector<double>({-kInf, -kInf, 1.0});
+  CheckClose(Values<double>(RunOne(CumLse(false, false), {neg, axis0})),
+             {-kInf, -kInf, 1.0});
+  CHECK_THAT(RunError(CumLse(false, false), {x, MakeVector<int32_t>({0})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "ScanOp: axis must be a scalar, not [1]"));
+  CHECK_THAT(RunError(CumLse(false, false),
+                      {x, MakeTensor<int32_t>({-3}, TensorShape({}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "ScanOp: Expected scan axis in the range [-2, 2), but "
+                      "got -1"));
+}
+
+NodeDef Nth(DataType dtype, bool reverse) {
+  return TypedNode("n", "NthElement", dtype, 2)
+      .Attr("reverse", reverse)
+      .Build();
+}
+
+TEST_CASE("NthElement picks the n-th value of each row", "[misc_math]") {
+  const Tensor x =
+      MakeTensor<int32_t>({5, 1, 4, 2, 7, 7, 0, 3}, TensorShape({2, 4}));
+  const Tensor one = MakeTensor<int32_t>({1}, TensorShape({}));
+  Tensor out = RunOne(Nth(DT_INT32, false), {x, one});
+  CHECK(out.shape() == TensorShape({2}));
+  CHECK(Values<int32_t>(out) == std::vector<int32_t>({2, 3}));
+  CHECK(Values<int32_t>(RunOne(Nth(DT_INT32, true), {x, one})) ==
+        std::vector<int32_t>({4, 7}));
+  const Tensor h = MakeVector<Eigen::half>(
+      {Eigen::half(2.5f), Eigen::half(-1.0f), Eigen::half(0.5f)});
+  CHECK(static_cast<float>(Values<Eigen::half>(RunOne(
+            Nth(DT_HALF, false), {h, MakeTensor<int32_t>({2}, TensorShape({}))}))[0]) ==
+        2.5f);
+  CHECK_THAT(RunError(Nth(DT_INT32, false),
+                      {x, MakeTensor<int32_t>({4}, TensorShape({}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input must have last dimension > n = 4"));
+  CHECK_THAT(RunError(Nth(DT_INT32, false),
+                      {x, MakeTensor<int32_t>({-1}, TensorShape({}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "n must be non-negative but is -1"));
+  CHECK_THAT(RunError(Nth(DT_INT32, false),
+                      {MakeTensor<int32_t>({1}, TensorShape({})), one}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input must be at least rank 1 but is rank 0"));
+  CHECK_THAT(RunError(Nth(DT_INT32, false), {x, MakeVector<int32_t>({1})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "N must be scalar but has rank 1"));
+}
+
+TEST_CASE("Lu pivots rows as TensorFlow does", "[misc_math]") {
+  const Tensor a = MakeTensor<double>({0, 1, 2, 3, 4, 5, 6, 7, 9},
+                                      TensorShape({3, 3}));
+  NodeDef n = TypedNode("lu", "Lu", DT_DOUBLE, 1)
+                  .Attr("output_idx_type", DT_INT64)
+                  .Build();
+  auto out = testing::RunKernel(n, {a});
+  REQUIRE_OK(out);
+  // TensorFlow 2.21: rows 2, 0, 1 of the input, and L, U packed.
+  CheckClose(Values<double>((*out)[0]), {6, 7, 9, 0, 1, 2, 0.5, 0.5, -0.5});
+  CHECK((*out)[1].shape() == TensorShape({3}));
+  CHECK(Values<int64_t>((*out)[1]) == std::vector<int64_t>({2, 0, 1}));
+  NodeDef n32 = TypedNode("lu", "Lu", DT_DOUBLE, 1).Build();
+  CHECK_THAT(RunError(n32, {MakeTensor<double>({1, 2, 2, 4},
+                                               TensorShape({2, 2}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input is not invertible."));
+  CHECK_THAT(RunError(n32, {MakeTensor<double>({1, 2, 3, 4, 5, 6},
+                                               TensorShape({2, 3}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input matrix must be square."));
+  CHECK_THAT(RunError(n32, {MakeVector<double>({1, 2})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input tensor must have rank >= 2, got 1"));
+}
+
+TEST_CASE("TridiagonalMatMul multiplies by the three diagonals",
+          "[misc_math]") {
+  NodeDef n = TypedNode("t", "TridiagonalMatMul", DT_DOUBLE, 4).Build();
+  const Tensor sup = MakeTensor<double>({1, 2, 3}, TensorShape({1, 3}));
+  const Tensor mid = MakeTensor<double>({4, 5, 6}, TensorShape({1, 3}));
+  const Tensor sub = MakeTensor<double>({7, 8, 9}, TensorShape({1, 3}));
+  const Tensor rhs = MakeTensor<double>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  auto out = testing::RunKernel(n, {sup, mid, sub, rhs});
+  REQUIRE_OK(out);
+  CheckClose(Values<double>((*out)[0]), {7, 12, 33, 48, 57, 72});
+  CHECK_THAT(RunError(n, {MakeTensor<double>({1, 2}, TensorShape({1, 2})), mid,
+                          sub, rhs}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Invalid superdiagonal shape."));
+  CHECK_THAT(RunError(n, {sup, mid, sub, MakeVector<double>({1, 2, 3})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input tensor 3 must have rank >= 2, got 1"));
+  CHECK_THAT(RunError(n, {MakeTensor<double>({1, 2, 3}, TensorShape({1, 1, 3})),
+                          mid, sub, rhs}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "All input tensors must have the same rank."));
+}
+
+// TensorFlow 2.21's OpDefs, printed from its op registry.
+const char* const kTfOpDefs[] = {
+    "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselI0e' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselI1' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselI1e' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselK0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselK0e' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselK1' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselK1e' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselJ0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselJ1' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselY0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'BesselY1' input_arg { name: 'x' type_attr: 'T' } output_arg { "
+    "name: 'y' type_attr: 'T' } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_BFLOAT16 type: DT_HALF type: DT_FLOAT"
+    " type: DT_DOUBLE } } }",
+    "name: 'CumulativeLogsumexp' input_arg { name: 'x' type_attr: 'T' } "
+    "input_arg { name: 'axis' type_attr: 'Tidx' } output_arg { name: 'out' "
+    "type_attr: 'T' } attr { name: 'exclusive' type: 'bool' default_value {"
+    " b: false } } attr { name: 'reverse' type: 'bool' default_value { b: "
+    "false } } attr { name: 'T' type: 'type' allowed_values { list { type: "
+    "DT_BFLOAT16 type: DT_HALF type: DT_FLOAT type: DT_DOUBLE } } } attr { "
+    "name: 'Tidx' type: 'type' default_value { type: DT_INT32 } "
+    "allowed_values { list { type: DT_INT32 type: DT_INT64 } } }",
+    "name: 'NthElement' input_arg { name: 'input' type_attr: 'T' } "
+    "input_arg { name: 'n' type: DT_INT32 } output_arg { name: 'values' "
+    "type_attr: 'T' } attr { name: 'reverse' type: 'bool' default_value { "
+    "b: false } } attr { name: 'T' type: 'type' allowed_values { list { "
+    "type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: DT_UINT8 type: "
+    "DT_INT16 type: DT_INT8 type: DT_INT64 type: DT_BFLOAT16 type: "
+    "DT_UINT16 type: DT_HALF type: DT_UINT32 type: DT_UINT64 } } }",
+    "name: 'Lu' input_arg { name: 'input' type_attr: 'T' } output_arg { "
+    "name: 'lu' type_attr: 'T' } output_arg { name: 'p' type_attr: "
+    "'output_idx_type' } attr { name: 'T' type: 'type' allowed_values { "
+    "list { type: DT_DOUBLE type: DT_FLOAT type: DT_HALF type: DT_COMPLEX64"
+    " type: DT_COMPLEX128 } } } attr { name: 'output_idx_type' type: 'type'"
+    " default_value { type: DT_INT32 } allowed_values { list { type: "
+    "DT_INT32 type: DT_INT64 } } }",
+    "name: 'TridiagonalMatMul' input_arg { name: 'superdiag' type_attr: 'T'"
+    " } input_arg { name: 'maindiag' type_attr: 'T' } input_arg { name: "
+    "'subdiag' type_attr: 'T' } input_arg { name: 'rhs' type_attr: 'T' } "
+    "output_arg { name: 'output' type_attr: 'T' } attr { name: 'T' type: "
+    "'type' allowed_values { list { type: DT_DOUBLE type: DT_FLOAT type: "
+    "DT_COMPLEX64 type: DT_COMPLEX128 } } }",
+};
+
+TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu and "
+          "TridiagonalMatMul have TensorFlow 2.21's signatures",
+          "[misc_math]") {
+  for (const char* text : kTfOpDefs) {
+    OpDef want;
+    REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &want));
+    INFO(want.name());
+    const OpRegistrationData* op = OpRegistry::Global()->LookUp(want.name());
+    REQUIRE(op != nullptr);
+    std::string diff;
+    google::protobuf::util::MessageDifferencer differ;
+    differ.ReportDifferencesToString(&diff);
+    differ.Compare(want, op->op_def);
+    INFO(diff);
+    CHECK(diff.empty());
+  }
+}
+
+}  // namespace
+}  // namespace dfx
