@@ -48,6 +48,27 @@ absl::Status NthElementShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Square matrices [..., N, N] in, the same shape out.
+absl::Status SquareMatrixShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (in.rank() < 2) {
+    return c->Error(
+        absl::StrCat("Shape must be at least rank 2 but is rank ", in.rank()));
+  }
+  int64_t n = -1;
+  DFX_RETURN_IF_ERROR(
+      c->MergeDim(in.dims[in.rank() - 2], in.dims[in.rank() - 1], &n));
+  PartialShape out = in;
+  out.dims[in.rank() - 2] = n;
+  out.dims[in.rank() - 1] = n;
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 // Lu: lu has the input's shape (square matrices), p drops the last dim.
 absl::Status LuShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
@@ -94,6 +115,34 @@ absl::Status TridiagonalMatMulShape(InferenceContext* c) {
       int64_t merged = 0;
       DFX_RETURN_IF_ERROR(c->MergeDim(s.dims[s.rank() - 2], 1, &merged));
       DFX_RETURN_IF_ERROR(c->MergeDim(s.dims[s.rank() - 1], m, &merged));
+    }
+  }
+  c->set_output(0, rhs);
+  return absl::OkStatus();
+}
+
+// TridiagonalSolve: diagonals [..., 3, M], rhs [..., M, K]; the output has
+// rhs's shape.
+absl::Status TridiagonalSolveShape(InferenceContext* c) {
+  const PartialShape& diags = c->input(0);
+  const PartialShape& rhs = c->input(1);
+  for (int i = 0; i < 2; ++i) {
+    const PartialShape& s = c->input(i);
+    if (s.RankKnown() && s.rank() < 2) {
+      return c->Error(absl::StrCat(
+          "Shape must be at least rank 2 but is rank ", s.rank()));
+    }
+  }
+  if (diags.RankKnown()) {
+    int64_t three = 0;
+    DFX_RETURN_IF_ERROR(c->MergeDim(diags.dims[diags.rank() - 2], 3, &three));
+    if (rhs.RankKnown()) {
+      if (diags.rank() != rhs.rank()) {
+        return c->Error("All input tensors must have the same rank.");
+      }
+      int64_t m = 0;
+      DFX_RETURN_IF_ERROR(c->MergeDim(diags.dims[diags.rank() - 1],
+                                      rhs.dims[rhs.rank() - 2], &m));
     }
   }
   c->set_output(0, rhs);
@@ -150,6 +199,21 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
           .Output("output: T")
           .Attr("T: {double, float, complex64, complex128}")
           .SetShapeFn(TridiagonalMatMulShape)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("TridiagonalSolve")
+          .Input("diagonals: T")
+          .Input("rhs: T")
+          .Output("output: T")
+          .Attr("partial_pivoting: bool = true")
+          .Attr("perturb_singular: bool = false")
+          .Attr("T: {double, float, complex64, complex128}")
+          .SetShapeFn(TridiagonalSolveShape)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("MatrixSquareRoot")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("T: {double, float, half, complex64, complex128}")
+          .SetShapeFn(SquareMatrixShape)));
   return absl::OkStatus();
 }
 

@@ -10,7 +10,8 @@
 namespace dfx {
 
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
-// TridiagonalMatMul (graph/ops/misc_math_ops.cc).
+// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot
+// (graph/ops/misc_math_ops.cc).
 absl::Status RegisterMiscMathOps(OpRegistry* registry);
 
 }  // namespace dfx

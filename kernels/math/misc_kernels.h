@@ -1,5 +1,5 @@
 // Registration of the misc family's kernels beyond quantization (Bessel
-// functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul). Each
+// functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot). Each
 // file registers its own; RegisterQuantizationKernels (the family's entry in
 // kernels/kernels.h) calls them all, so that adding them changed no shared
 // header.
@@ -16,6 +16,10 @@ void RegisterBesselKernels(KernelRegistry* registry);
 void RegisterMiscScanKernels(KernelRegistry* registry);
 // Lu and TridiagonalMatMul (kernels/linalg/lu_tridiagonal_ops.cc).
 void RegisterLuTridiagonalKernels(KernelRegistry* registry);
+// TridiagonalSolve (kernels/linalg/tridiagonal_solve_op.cc).
+void RegisterTridiagonalSolveKernels(KernelRegistry* registry);
+// MatrixSquareRoot (kernels/linalg/matrix_square_root_op.cc).
+void RegisterMatrixSquareRootKernels(KernelRegistry* registry);
 
 }  // namespace dfx::misc_internal
 

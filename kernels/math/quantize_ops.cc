@@ -722,6 +722,8 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   misc_internal::RegisterBesselKernels(registry);
   misc_internal::RegisterMiscScanKernels(registry);
   misc_internal::RegisterLuTridiagonalKernels(registry);
+  misc_internal::RegisterTridiagonalSolveKernels(registry);
+  misc_internal::RegisterMatrixSquareRootKernels(registry);
 }
 
 }  // namespace dfx

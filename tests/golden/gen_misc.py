@@ -411,6 +411,107 @@ def linalg_cases():
     case(FAMILY, "tridiagonal_matmul_error_shape", tmm_bad)
 
 
+def tridiagonal_solve_cases():
+    from tensorflow.python.ops import gen_linalg_ops as gl
+    r = rng(11)
+    modes = [("pivot", dict(partial_pivoting=True)),
+             ("thomas", dict(partial_pivoting=False)),
+             ("perturb", dict(partial_pivoting=True, perturb_singular=True))]
+    for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+        dn = np.dtype(dtype).name
+        is_complex = np.dtype(dtype).kind == "c"
+        diags = r.standard_normal([2, 3, 6])
+        diags[:, 1, :] += 3.0  # diagonally dominant: stable without pivots
+        diags[1, 1, 2] = 0.1   # a small pivot: pivoting swaps rows
+        rhs = r.standard_normal([2, 6, 2])
+        if is_complex:
+            diags = diags + 1j * r.standard_normal(diags.shape)
+            rhs = rhs + 1j * r.standard_normal(rhs.shape)
+        for mode, kw in modes:
+            def build(diags=diags, rhs=rhs, kw=kw, dtype=dtype,
+                      is_complex=is_complex):
+                feeds = {}
+                ins = []
+                for value in (diags, rhs):
+                    if is_complex:
+                        p, f = complex_feed(value.astype(dtype))
+                    else:
+                        p, v = placeholder(value.astype(dtype))
+                        f = {p: v}
+                    ins.append(p)
+                    feeds.update(f)
+                return split_complex(gl.tridiagonal_solve(*ins, **kw)), feeds
+            case(FAMILY, f"tridiagonal_solve_{mode}_{dn}", build,
+                 **LINALG_TOL[dn])
+    # A zero pivot without row exchanges (Thomas gives NaN, pivoting solves
+    # it); one equation, with a zero (NaN, or a perturbed pivot).
+    zero_pivot = np.array([[[1.0, 1.0, 0.0], [1.0, 1.0, 1.0],
+                            [0.0, 1.0, 1.0]]])
+    for mode, kw in modes:
+        def build_singular(kw=kw):
+            d, dv = placeholder(zero_pivot)
+            b, bv = placeholder(np.array([[[1.0], [2.0], [3.0]]]))
+            return gl.tridiagonal_solve(d, b, **kw), {d: dv, b: bv}
+        case(FAMILY, f"tridiagonal_solve_zero_pivot_{mode}", build_singular,
+             rtol=1e-9, atol=1e-9)
+
+        def build_one(kw=kw):
+            d, dv = placeholder(np.array([[[5.0], [4.0], [7.0]],
+                                          [[5.0], [0.0], [7.0]]]))
+            b, bv = placeholder(np.array([[[2.0, -1.0]], [[1.0, 3.0]]]))
+            return gl.tridiagonal_solve(d, b, **kw), {d: dv, b: bv}
+        case(FAMILY, f"tridiagonal_solve_one_{mode}", build_one,
+             rtol=1e-12, atol=1e-12)
+
+    def bad_rows():
+        d = tf1.placeholder(tf.float64, shape=None)
+        b, bv = placeholder(np.ones([3, 1]))
+        return gl.tridiagonal_solve(d, b), {d: np.ones([2, 3]), b: bv}
+    case(FAMILY, "tridiagonal_solve_error_rows", bad_rows)
+
+
+def matrix_square_root_cases():
+    from tensorflow.python.ops import gen_linalg_ops as gl
+    r = rng(12)
+    for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+        dn = np.dtype(dtype).name
+        is_complex = np.dtype(dtype).kind == "c"
+        # Symmetric positive definite (real square roots) batches, and a
+        # general matrix for the complex types.
+        b = r.standard_normal([2, 4, 4])
+        a = b @ np.swapaxes(b, -1, -2) + 4 * np.eye(4)
+        if is_complex:
+            a = a + 1j * r.standard_normal([2, 4, 4])
+
+        def build(a=a, dtype=dtype, is_complex=is_complex):
+            if is_complex:
+                p, feeds = complex_feed(a.astype(dtype))
+            else:
+                p, v = placeholder(a.astype(dtype))
+                feeds = {p: v}
+            return split_complex(gl.matrix_square_root(p)), feeds
+        tol = dict(float32=dict(rtol=1e-4, atol=1e-5),
+                   complex64=dict(rtol=1e-4, atol=1e-5),
+                   float64=dict(rtol=1e-10, atol=1e-12),
+                   complex128=dict(rtol=1e-10, atol=1e-12))[dn]
+        case(FAMILY, f"matrix_square_root_{dn}", build, **tol)
+
+    def negative():
+        p, v = placeholder(np.array([[-4.0, 0.0], [0.0, 9.0]]))
+        return gl.matrix_square_root(p), {p: v}
+    case(FAMILY, "matrix_square_root_negative_eigenvalue", negative)
+
+    def empty():
+        p, v = placeholder(np.zeros([2, 0, 0]))
+        return gl.matrix_square_root(p), {p: v}
+    case(FAMILY, "matrix_square_root_empty", empty)
+
+    def not_square():
+        p = tf1.placeholder(tf.float64, shape=None)
+        return gl.matrix_square_root(p), {p: np.ones([2, 3])}
+    case(FAMILY, "matrix_square_root_error_not_square", not_square)
+
+
 if __name__ == "__main__":
     fake_quant_cases()
     qdq_cases()
@@ -418,3 +519,5 @@ if __name__ == "__main__":
     scan_cases()
     nth_cases()
     linalg_cases()
+    tridiagonal_solve_cases()
+    matrix_square_root_cases()

@@ -1,7 +1,8 @@
-// BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu and
-// TridiagonalMatMul: TensorFlow 2.21's values, its errors for bad axes, n
-// and shapes, and its OpDefs.
+// BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
+// TridiagonalMatMul, TridiagonalSolve and MatrixSquareRoot: TensorFlow
+// 2.21's values, its errors for bad axes, n and shapes, and its OpDefs.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -169,6 +170,82 @@ TEST_CASE("TridiagonalMatMul multiplies by the three diagonals",
                       "All input tensors must have the same rank."));
 }
 
+NodeDef TriSolve(bool pivoting, bool perturb) {
+  return TypedNode("s", "TridiagonalSolve", DT_DOUBLE, 2)
+      .Attr("partial_pivoting", pivoting)
+      .Attr("perturb_singular", perturb)
+      .Build();
+}
+
+TEST_CASE("TridiagonalSolve pivots, perturbs, or gives NaN as TensorFlow",
+          "[misc_math]") {
+  // [[1, 1, 0], [1, 1, 1], [0, 1, 1]] x = [1, 2, 3]: the second pivot is
+  // zero without a row exchange.
+  const Tensor diags = MakeTensor<double>({1, 1, 0, 1, 1, 1, 0, 1, 1},
+                                          TensorShape({3, 3}));
+  const Tensor rhs = MakeTensor<double>({1, 2, 3}, TensorShape({3, 1}));
+  CheckClose(Values<double>(RunOne(TriSolve(true, false), {diags, rhs})),
+             {-1, 2, 1});
+  CheckClose(Values<double>(RunOne(TriSolve(true, true), {diags, rhs})),
+             {-1, 2, 1});
+  for (double v : Values<double>(RunOne(TriSolve(false, false), {diags, rhs}))) {
+    CHECK(std::isnan(v));
+  }
+  // One equation with a zero coefficient: NaN, or (perturb_singular) the
+  // pivot moved to the smallest normal double.
+  const Tensor zero = MakeTensor<double>({5, 0, 7}, TensorShape({3, 1}));
+  const Tensor b = MakeTensor<double>({1, 3}, TensorShape({1, 2}));
+  for (double v : Values<double>(RunOne(TriSolve(true, false), {zero, b}))) {
+    CHECK(std::isnan(v));
+  }
+  CHECK(Values<double>(RunOne(TriSolve(true, true), {zero, b})) ==
+        std::vector<double>({1.4980776123852632e+307, 4.49423283715579e+307}));
+  CHECK_THAT(RunError(TriSolve(false, true), {diags, rhs}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Setting perturb_singular requires also setting "
+                      "partial_pivoting."));
+  CHECK_THAT(RunError(TriSolve(true, false),
+                      {MakeTensor<double>({1, 2, 3, 4}, TensorShape({2, 2})),
+                       MakeTensor<double>({1, 2}, TensorShape({2, 1}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Expected diagonals to be provided as a matrix with 3 "
+                      "rows, got 2 rows."));
+  CHECK_THAT(RunError(TriSolve(true, false),
+                      {diags, MakeTensor<double>({1, 2}, TensorShape({2, 1}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Expected the same number of left-hand sides and "
+                      "right-hand sides, got 3 and 2."));
+}
+
+TEST_CASE("MatrixSquareRoot takes the principal root of each matrix",
+          "[misc_math]") {
+  NodeDef n = TypedNode("r", "MatrixSquareRoot", DT_DOUBLE, 1).Build();
+  // [[5, 4], [4, 5]] = [[2, 1], [1, 2]]^2; a batch of two.
+  const Tensor a = MakeTensor<double>({5, 4, 4, 5, 4, 0, 0, 9},
+                                      TensorShape({2, 2, 2}));
+  CheckClose(Values<double>(RunOne(n, {a})), {2, 1, 1, 2, 2, 0, 0, 3});
+  // A negative eigenvalue has no real root: NaN everywhere, as TensorFlow.
+  for (double v : Values<double>(RunOne(
+           n, {MakeTensor<double>({-4, 0, 0, 9}, TensorShape({2, 2}))}))) {
+    CHECK(std::isnan(v));
+  }
+  NodeDef c = TypedNode("r", "MatrixSquareRoot", DT_COMPLEX128, 1).Build();
+  using C = std::complex<double>;
+  const std::vector<C> root = Values<C>(RunOne(
+      c, {MakeTensor<C>({C(-4, 0), C(0, 0), C(0, 0), C(9, 0)},
+                        TensorShape({2, 2}))}));
+  CHECK(root[0].real() == Approx(0).margin(1e-12));
+  CHECK(root[0].imag() == Approx(2).epsilon(1e-12));
+  CHECK(root[3].real() == Approx(3).epsilon(1e-12));
+  CHECK_THAT(RunError(n, {MakeTensor<double>({1, 2, 3, 4, 5, 6},
+                                             TensorShape({2, 3}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input matrix must be square."));
+  CHECK_THAT(RunError(n, {MakeVector<double>({1, 2})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input tensor 0 must have rank >= 2, got 1"));
+}
+
 // TensorFlow 2.21's OpDefs, printed from its op registry.
 const char* const kTfOpDefs[] = {
     "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
@@ -247,10 +324,22 @@ const char* const kTfOpDefs[] = {
     "output_arg { name: 'output' type_attr: 'T' } attr { name: 'T' type: "
     "'type' allowed_values { list { type: DT_DOUBLE type: DT_FLOAT type: "
     "DT_COMPLEX64 type: DT_COMPLEX128 } } }",
+    "name: 'TridiagonalSolve' input_arg { name: 'diagonals' type_attr: 'T' "
+    "} input_arg { name: 'rhs' type_attr: 'T' } output_arg { name: 'output'"
+    " type_attr: 'T' } attr { name: 'partial_pivoting' type: 'bool' "
+    "default_value { b: true } } attr { name: 'perturb_singular' type: "
+    "'bool' default_value { b: false } } attr { name: 'T' type: 'type' "
+    "allowed_values { list { type: DT_DOUBLE type: DT_FLOAT type: "
+    "DT_COMPLEX64 type: DT_COMPLEX128 } } }",
+    "name: 'MatrixSquareRoot' input_arg { name: 'input' type_attr: 'T' } "
+    "output_arg { name: 'output' type_attr: 'T' } attr { name: 'T' type: "
+    "'type' allowed_values { list { type: DT_DOUBLE type: DT_FLOAT type: "
+    "DT_HALF type: DT_COMPLEX64 type: DT_COMPLEX128 } } }",
 };
 
-TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu and "
-          "TridiagonalMatMul have TensorFlow 2.21's signatures",
+TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, "
+          "TridiagonalSolve and MatrixSquareRoot have TensorFlow 2.21's "
+          "signatures",
           "[misc_math]") {
   for (const char* text : kTfOpDefs) {
     OpDef want;

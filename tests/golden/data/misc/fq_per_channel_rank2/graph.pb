@@ -5,10 +5,10 @@
 shape
 :
 >
-Placeholder_1Placeholder*
+Placeholder_1Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 :
 Placeholder_2Placeholder*
 dtype0*
@@ -18,10 +18,10 @@
 dtype0*
 shape:
 •
-!FakeQuantWithMinMaxVarsPerChannel!FakeQuantWithMinMaxVarsPerChannelPlaceholderPlaceholder_2Placeholder_3*
-num_bits*
-narrow_range(
+!FakeQuantWithMinMaxVarsPerChannel!FakeQuantWithMinMaxVarsPerChannelPlaceholderPlaceholder_2Placeholder_3*
+narrow_range(*
+num_bits
 ´
-)FakeQuantWithMinMaxVarsPerChannelGradient)FakeQuantWithMinMaxVarsPerChannelGradientPlaceholder_1PlaceholderPlaceholder_2Placeholder_3*
-num_bits*
-narrow_range("ª
+)FakeQuantWithMinMaxVarsPerChannelGradient)FakeQuantWithMinMaxVarsPerChannelGradientPlaceholder_1PlaceholderPlaceholder_2Placeholder_3*
+narrow_range(*
+num_bits"ª

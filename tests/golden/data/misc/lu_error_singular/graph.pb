@@ -1,9 +1,9 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 5
 LuLuPlaceholder*
 T0*

@@ -1,8 +1,8 @@
 
 6
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 8
 Placeholder_1Placeholder*
 dtype0*

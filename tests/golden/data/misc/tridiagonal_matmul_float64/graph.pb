@@ -8,9 +8,9 @@ B
 dtype0*
 shape:
 B
-Placeholder_2Placeholder*
-shape:*
-dtype0
+Placeholder_2Placeholder*
+dtype0*
+shape:
 B
 Placeholder_3Placeholder*
 dtype0*
