@@ -149,6 +149,24 @@ absl::Status TridiagonalSolveShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// CTCGreedyDecoder: inputs [max_time, batch, classes], sequence_length
+// [batch]; the sparse outputs' sizes are known only when run.
+absl::Status CtcGreedyDecoderShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(in, 3));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  int64_t batch = -1;
+  if (in.RankKnown()) batch = in.dims[1];
+  if (c->input(1).RankKnown()) {
+    DFX_RETURN_IF_ERROR(c->MergeDim(batch, c->input(1).dims[0], &batch));
+  }
+  c->set_output(0, PartialShape::Known({-1, 2}));
+  c->set_output(1, PartialShape::Known({-1}));
+  c->set_output(2, PartialShape::Known({2}));
+  c->set_output(3, PartialShape::Known({batch, 1}));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterMiscMathOps(OpRegistry* r) {
@@ -214,6 +232,18 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
           .Output("output: T")
           .Attr("T: {double, float, half, complex64, complex128}")
           .SetShapeFn(SquareMatrixShape)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("CTCGreedyDecoder")
+          .Input("inputs: T")
+          .Input("sequence_length: int32")
+          .Output("decoded_indices: int64")
+          .Output("decoded_values: int64")
+          .Output("decoded_shape: int64")
+          .Output("log_probability: T")
+          .Attr("merge_repeated: bool = false")
+          .Attr("blank_index: int = -1")
+          .Attr("T: {float, double} = DT_FLOAT")
+          .SetShapeFn(CtcGreedyDecoderShape)));
   return absl::OkStatus();
 }
 

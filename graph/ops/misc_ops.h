@@ -10,8 +10,8 @@
 namespace dfx {
 
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
-// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot
-// (graph/ops/misc_math_ops.cc).
+// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
+// CTCGreedyDecoder (graph/ops/misc_math_ops.cc).
 absl::Status RegisterMiscMathOps(OpRegistry* registry);
 
 }  // namespace dfx

@@ -1,5 +1,6 @@
 // Registration of the misc family's kernels beyond quantization (Bessel
-// functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot). Each
+// functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
+// CTCGreedyDecoder). Each
 // file registers its own; RegisterQuantizationKernels (the family's entry in
 // kernels/kernels.h) calls them all, so that adding them changed no shared
 // header.
@@ -20,6 +21,8 @@ void RegisterLuTridiagonalKernels(KernelRegistry* registry);
 void RegisterTridiagonalSolveKernels(KernelRegistry* registry);
 // MatrixSquareRoot (kernels/linalg/matrix_square_root_op.cc).
 void RegisterMatrixSquareRootKernels(KernelRegistry* registry);
+// CTCGreedyDecoder (kernels/nn/ctc_greedy_decoder_op.cc).
+void RegisterCtcKernels(KernelRegistry* registry);
 
 }  // namespace dfx::misc_internal
 

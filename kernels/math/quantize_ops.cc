@@ -724,6 +724,7 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   misc_internal::RegisterLuTridiagonalKernels(registry);
   misc_internal::RegisterTridiagonalSolveKernels(registry);
   misc_internal::RegisterMatrixSquareRootKernels(registry);
+  misc_internal::RegisterCtcKernels(registry);
 }
 
 }  // namespace dfx

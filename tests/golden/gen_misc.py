@@ -512,6 +512,43 @@ def matrix_square_root_cases():
     case(FAMILY, "matrix_square_root_error_not_square", not_square)
 
 
+def ctc_greedy_cases():
+    from tensorflow.python.ops import gen_ctc_ops as gc
+    r = rng(13)
+    # Few classes and exact ties (values in steps of 0.5), so that repeats,
+    # blanks and first-largest choices all occur.
+    logits = r.integers(-4, 4, size=[7, 3, 4]).astype(np.float64) / 2
+    lengths = np.array([7, 4, 0], np.int32)
+    for dtype in (np.float32, np.float64):
+        for merge in (False, True):
+            for blank in (-1, 0, 2):
+                def build(dtype=dtype, merge=merge, blank=blank):
+                    p, v = placeholder(logits.astype(dtype))
+                    q, qv = placeholder(lengths)
+                    return (list(gc.ctc_greedy_decoder(
+                        p, q, merge_repeated=merge, blank_index=blank)),
+                        {p: v, q: qv})
+                case(FAMILY, f"ctc_greedy_{np.dtype(dtype).name}"
+                     f"{'_merge' if merge else ''}_blank{blank}", build,
+                     **EXACT)
+
+    def all_blank():
+        p, v = placeholder(np.tile(np.array([0.0, 0.0, 1.0], np.float32),
+                                   [3, 2, 1]))
+        q, qv = placeholder(np.array([3, 2], np.int32))
+        return list(gc.ctc_greedy_decoder(p, q)), {p: v, q: qv}
+    case(FAMILY, "ctc_greedy_all_blank", all_blank, **EXACT)
+
+    for name, lens, blank in [("length", [8, 1, 1], -1),
+                              ("blank_index", [1, 1, 1], 4)]:
+        def bad(lens=lens, blank=blank):
+            p, v = placeholder(logits.astype(np.float32))
+            q, qv = placeholder(np.array(lens, np.int32))
+            return (list(gc.ctc_greedy_decoder(p, q, blank_index=blank)),
+                    {p: v, q: qv})
+        case(FAMILY, f"ctc_greedy_error_{name}", bad)
+
+
 if __name__ == "__main__":
     fake_quant_cases()
     qdq_cases()
@@ -521,3 +558,4 @@ if __name__ == "__main__":
     linalg_cases()
     tridiagonal_solve_cases()
     matrix_square_root_cases()
+    ctc_greedy_cases()

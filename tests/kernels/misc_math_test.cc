@@ -1,6 +1,7 @@
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
-// TridiagonalMatMul, TridiagonalSolve and MatrixSquareRoot: TensorFlow
-// 2.21's values, its errors for bad axes, n and shapes, and its OpDefs.
+// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot and
+// CTCGreedyDecoder: TensorFlow 2.21's values, its errors for bad axes, n
+// and shapes, and its OpDefs.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -246,6 +247,55 @@ TEST_CASE("MatrixSquareRoot takes the principal root of each matrix",
                       "Input tensor 0 must have rank >= 2, got 1"));
 }
 
+TEST_CASE("CTCGreedyDecoder decodes best paths into a sparse tensor",
+          "[misc_math]") {
+  // max_time 4, batch 2, classes 3 (blank = 2 by default). Batch 0 picks
+  // 0, 0, 2, 1; batch 1 (length 2) picks 1, 1.
+  const Tensor logits = MakeTensor<float>(
+      {1, 0, 0, /**/ 0, 1, 0,    // t = 0
+       1, 0, 0, /**/ 0, 1, 0,    // t = 1
+       0, 0, 1, /**/ 1, 0, 0,    // t = 2 (beyond batch 1's length)
+       0, 1, 0, /**/ 1, 0, 0},   // t = 3
+      TensorShape({4, 2, 3}));
+  const Tensor lengths = MakeVector<int32_t>({4, 2});
+  auto run = [&](bool merge, int blank) {
+    NodeDef n = TypedNode("d", "CTCGreedyDecoder", DT_FLOAT, 2)
+                    .Attr("merge_repeated", merge)
+                    .Attr("blank_index", blank)
+                    .Build();
+    auto out = testing::RunKernel(n, {logits, lengths});
+    REQUIRE_OK(out);
+    return *out;
+  };
+  std::vector<Tensor> plain = run(false, -1);
+  CHECK(Values<int64_t>(plain[0]) ==
+        std::vector<int64_t>({0, 0, 0, 1, 0, 2, 1, 0, 1, 1}));
+  CHECK(Values<int64_t>(plain[1]) == std::vector<int64_t>({0, 0, 1, 1, 1}));
+  CHECK(Values<int64_t>(plain[2]) == std::vector<int64_t>({2, 3}));
+  CHECK(plain[3].shape() == TensorShape({2, 1}));
+  CHECK(Values<float>(plain[3]) == std::vector<float>({-4, -2}));
+  std::vector<Tensor> merged = run(true, 0);
+  // Blank 0: batch 0 keeps 2, 1; batch 1 merges its two 1s.
+  CHECK(Values<int64_t>(merged[1]) == std::vector<int64_t>({2, 1, 1}));
+  CHECK(Values<int64_t>(merged[2]) == std::vector<int64_t>({2, 2}));
+  NodeDef n = TypedNode("d", "CTCGreedyDecoder", DT_FLOAT, 2)
+                  .Attr("blank_index", 3)
+                  .Build();
+  CHECK_THAT(RunError(n, {logits, lengths}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "blank_index expected to be between -3 and 2 but was 3"));
+  NodeDef d = TypedNode("d", "CTCGreedyDecoder", DT_FLOAT, 2).Build();
+  CHECK_THAT(RunError(d, {logits, MakeVector<int32_t>({5, 1})}),
+             StatusIs(StatusCode::kFailedPrecondition,
+                      "sequence_length(0) <= 4"));
+  CHECK_THAT(RunError(d, {logits, MakeVector<int32_t>({1})}),
+             StatusIs(StatusCode::kFailedPrecondition,
+                      "len(sequence_length) != batch_size"));
+  CHECK_THAT(RunError(d, {MakeTensor<float>({1, 2}, TensorShape({1, 2})),
+                          lengths}),
+             StatusIs(StatusCode::kInvalidArgument, "inputs is not a 3-Tensor"));
+}
+
 // TensorFlow 2.21's OpDefs, printed from its op registry.
 const char* const kTfOpDefs[] = {
     "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
@@ -335,11 +385,20 @@ const char* const kTfOpDefs[] = {
     "output_arg { name: 'output' type_attr: 'T' } attr { name: 'T' type: "
     "'type' allowed_values { list { type: DT_DOUBLE type: DT_FLOAT type: "
     "DT_HALF type: DT_COMPLEX64 type: DT_COMPLEX128 } } }",
+    "name: 'CTCGreedyDecoder' input_arg { name: 'inputs' type_attr: 'T' } "
+    "input_arg { name: 'sequence_length' type: DT_INT32 } output_arg { "
+    "name: 'decoded_indices' type: DT_INT64 } output_arg { name: "
+    "'decoded_values' type: DT_INT64 } output_arg { name: 'decoded_shape' "
+    "type: DT_INT64 } output_arg { name: 'log_probability' type_attr: 'T' }"
+    " attr { name: 'merge_repeated' type: 'bool' default_value { b: false }"
+    " } attr { name: 'blank_index' type: 'int' default_value { i: -1 } } "
+    "attr { name: 'T' type: 'type' default_value { type: DT_FLOAT } "
+    "allowed_values { list { type: DT_FLOAT type: DT_DOUBLE } } }",
 };
 
 TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, "
-          "TridiagonalSolve and MatrixSquareRoot have TensorFlow 2.21's "
-          "signatures",
+          "TridiagonalSolve, MatrixSquareRoot and CTCGreedyDecoder have "
+          "TensorFlow 2.21's signatures",
           "[misc_math]") {
   for (const char* text : kTfOpDefs) {
     OpDef want;

@@ -1,22 +1,22 @@
 
 <
-PlaceholderPlaceholder*
-dtype0*
+PlaceholderPlaceholder*
 shape
-:
+:*
+dtype0
 >
-Placeholder_1Placeholder*
-dtype0*
+Placeholder_1Placeholder*
 shape
-:
+:*
+dtype0
 :
-Placeholder_2Placeholder*
-dtype0*
-shape:
+Placeholder_2Placeholder*
+shape:*
+dtype0
 :
-Placeholder_3Placeholder*
-dtype0*
-shape:
+Placeholder_3Placeholder*
+shape:*
+dtype0
 •
 !FakeQuantWithMinMaxVarsPerChannel!FakeQuantWithMinMaxVarsPerChannelPlaceholderPlaceholder_2Placeholder_3*
 narrow_range(*

@@ -1,8 +1,8 @@
 
 D
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 5
 LuLuPlaceholder*
 T0*

@@ -1,8 +1,8 @@
 
 6
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 :
 MatrixSquareRootMatrixSquareRootPlaceholder*
 T0"ª

@@ -1,9 +1,9 @@
 
 <
-PlaceholderPlaceholder*
-dtype0*
+PlaceholderPlaceholder*
 shape
-:
+:*
+dtype0
 :
 MatrixSquareRootMatrixSquareRootPlaceholder*
 T0"ª

@@ -1,14 +1,14 @@
 
 @
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 B
-Placeholder_1Placeholder*
-dtype0*
-shape:
+Placeholder_1Placeholder*
+shape:*
+dtype0
 y
-TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
-perturb_singular(*
+TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
 T0*
-partial_pivoting("ª
+partial_pivoting(*
+perturb_singular("ª

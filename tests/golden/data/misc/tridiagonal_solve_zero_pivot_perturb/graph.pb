@@ -1,14 +1,14 @@
 
 @
-PlaceholderPlaceholder*
-dtype0*
-shape:
+PlaceholderPlaceholder*
+shape:*
+dtype0
 B
-Placeholder_1Placeholder*
-dtype0*
-shape:
+Placeholder_1Placeholder*
+shape:*
+dtype0
 y
 TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
-perturb_singular(*
+partial_pivoting(*
 T0*
-partial_pivoting("ª
+perturb_singular("ª
