@@ -167,6 +167,30 @@ absl::Status CtcGreedyDecoderShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// CTCLoss: loss [batch], gradient the inputs' [max_time, batch, classes].
+absl::Status CtcLossShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(in, 3));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 1));
+  int64_t rows = -1;
+  if (c->input(1).RankKnown()) rows = c->input(1).dims[0];
+  if (c->input(2).RankKnown()) {
+    DFX_RETURN_IF_ERROR(c->MergeDim(rows, c->input(2).dims[0], &rows));
+  }
+  int64_t batch = -1;
+  if (in.RankKnown()) batch = in.dims[1];
+  if (c->input(3).RankKnown()) {
+    DFX_RETURN_IF_ERROR(c->MergeDim(batch, c->input(3).dims[0], &batch));
+  }
+  c->set_output(0, PartialShape::Known({batch}));
+  PartialShape grad = in.RankKnown() ? in : UnknownDims(3);
+  grad.dims[1] = batch;
+  c->set_output(1, std::move(grad));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterMiscMathOps(OpRegistry* r) {
@@ -244,6 +268,19 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
           .Attr("blank_index: int = -1")
           .Attr("T: {float, double} = DT_FLOAT")
           .SetShapeFn(CtcGreedyDecoderShape)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("CTCLoss")
+          .Input("inputs: T")
+          .Input("labels_indices: int64")
+          .Input("labels_values: int32")
+          .Input("sequence_length: int32")
+          .Output("loss: T")
+          .Output("gradient: T")
+          .Attr("preprocess_collapse_repeated: bool = false")
+          .Attr("ctc_merge_repeated: bool = true")
+          .Attr("ignore_longer_outputs_than_inputs: bool = false")
+          .Attr("T: {float, double} = DT_FLOAT")
+          .SetShapeFn(CtcLossShape)));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,6 @@
 // Registration of the misc family's kernels beyond quantization (Bessel
 // functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder). Each
+// CTCGreedyDecoder, CTCLoss). Each
 // file registers its own; RegisterQuantizationKernels (the family's entry in
 // kernels/kernels.h) calls them all, so that adding them changed no shared
 // header.
@@ -23,6 +23,8 @@ void RegisterTridiagonalSolveKernels(KernelRegistry* registry);
 void RegisterMatrixSquareRootKernels(KernelRegistry* registry);
 // CTCGreedyDecoder (kernels/nn/ctc_greedy_decoder_op.cc).
 void RegisterCtcKernels(KernelRegistry* registry);
+// CTCLoss (kernels/nn/ctc_loss_op.cc).
+void RegisterCtcLossKernels(KernelRegistry* registry);
 
 }  // namespace dfx::misc_internal
 

@@ -725,6 +725,7 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   misc_internal::RegisterTridiagonalSolveKernels(registry);
   misc_internal::RegisterMatrixSquareRootKernels(registry);
   misc_internal::RegisterCtcKernels(registry);
+  misc_internal::RegisterCtcLossKernels(registry);
 }
 
 }  // namespace dfx

@@ -549,6 +549,56 @@ def ctc_greedy_cases():
         case(FAMILY, f"ctc_greedy_error_{name}", bad)
 
 
+def ctc_loss_cases():
+    from tensorflow.python.ops import gen_ctc_ops as gc
+    r = rng(14)
+    logits = r.standard_normal([6, 4, 5])
+    # Batch 0: a repeat (1, 1); batch 1: a null label (4) ending the
+    # sequence; batch 2: longer than its input (3 steps for 4 labels);
+    # batch 3: a zero-length input.
+    labels = [[1, 1, 2], [3, 0, 4], [2, 3, 1, 0], [1]]
+    lengths = np.array([6, 5, 3, 0], np.int32)
+    indices = np.array([[b, j] for b, l in enumerate(labels)
+                        for j in range(len(l))], np.int64)
+    vals = np.array([v for l in labels for v in l], np.int32)
+    for dtype in (np.float32, np.float64):
+        for collapse in (False, True):
+            for merge in (True, False):
+                def build(dtype=dtype, collapse=collapse, merge=merge):
+                    p, v = placeholder(logits.astype(dtype))
+                    i, iv = placeholder(indices)
+                    q, qv = placeholder(vals)
+                    n, nv = placeholder(lengths)
+                    return (list(gc.ctc_loss(
+                        p, i, q, n, preprocess_collapse_repeated=collapse,
+                        ctc_merge_repeated=merge,
+                        ignore_longer_outputs_than_inputs=True)),
+                        {p: v, i: iv, q: qv, n: nv})
+                tol = (dict(rtol=1e-5, atol=1e-6) if dtype == np.float32
+                       else dict(rtol=1e-7, atol=1e-7))
+                case(FAMILY, f"ctc_loss_{np.dtype(dtype).name}"
+                     f"{'_collapse' if collapse else ''}"
+                     f"{'' if merge else '_nomerge'}", build, **tol)
+
+    def too_long():
+        p, v = placeholder(logits.astype(np.float32))
+        i, iv = placeholder(indices)
+        q, qv = placeholder(vals)
+        n, nv = placeholder(lengths)
+        return list(gc.ctc_loss(p, i, q, n)), {p: v, i: iv, q: qv, n: nv}
+    case(FAMILY, "ctc_loss_error_too_long", too_long)
+
+    def unordered():
+        p, v = placeholder(logits.astype(np.float32))
+        i, iv = placeholder(indices[::-1].copy())
+        q, qv = placeholder(vals)
+        n, nv = placeholder(lengths)
+        return (list(gc.ctc_loss(p, i, q, n,
+                                 ignore_longer_outputs_than_inputs=True)),
+                {p: v, i: iv, q: qv, n: nv})
+    case(FAMILY, "ctc_loss_error_unordered", unordered)
+
+
 if __name__ == "__main__":
     fake_quant_cases()
     qdq_cases()
@@ -559,3 +609,4 @@ if __name__ == "__main__":
     tridiagonal_solve_cases()
     matrix_square_root_cases()
     ctc_greedy_cases()
+    ctc_loss_cases()

@@ -1,7 +1,7 @@
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
-// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot and
-// CTCGreedyDecoder: TensorFlow 2.21's values, its errors for bad axes, n
-// and shapes, and its OpDefs.
+// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder
+// and CTCLoss: TensorFlow 2.21's values, its errors for bad axes, n, shapes
+// and labels, and its OpDefs.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -296,6 +296,65 @@ TEST_CASE("CTCGreedyDecoder decodes best paths into a sparse tensor",
              StatusIs(StatusCode::kInvalidArgument, "inputs is not a 3-Tensor"));
 }
 
+TEST_CASE("CTCLoss gives TensorFlow's loss and gradient", "[misc_math]") {
+  // Two steps of uniform logits over {0, 1, blank}, label [0]: the paths
+  // 00 (merged), 0b, b0 each have probability 1/9.
+  const Tensor logits = MakeTensor<double>({0, 0, 0, 0, 0, 0},
+                                           TensorShape({2, 1, 3}));
+  const Tensor indices = MakeTensor<int64_t>({0, 0}, TensorShape({1, 2}));
+  const Tensor values = MakeVector<int32_t>({0});
+  const Tensor lengths = MakeVector<int32_t>({2});
+  auto run = [&](bool merge) {
+    NodeDef n = TypedNode("c", "CTCLoss", DT_DOUBLE, 4)
+                    .Attr("ctc_merge_repeated", merge)
+                    .Build();
+    auto out = testing::RunKernel(n, {logits, indices, values, lengths});
+    REQUIRE_OK(out);
+    return *out;
+  };
+  std::vector<Tensor> merged = run(true);
+  CheckClose(Values<double>(merged[0]), {1.0986122986363447});
+  // TensorFlow's exp of the occupancy is a float even for double, which
+  // shows in the last digits.
+  CHECK(Values<double>(merged[1]) ==
+        std::vector<double>({-0.3333333532015483, 0.3333333333333333,
+                             1.986821490662649e-08, -0.3333333532015483,
+                             0.3333333333333333, 1.986821490662649e-08}));
+  // Without merging dfx's loss differs from TensorFlow's in the 8th digit
+  // (TensorFlow rounds part of its recursion to float differently here).
+  std::vector<Tensor> unmerged = run(false);
+  CHECK(Values<double>(unmerged[0])[0] ==
+        Approx(1.504077434539795).epsilon(1e-7));
+  NodeDef n = TypedNode("c", "CTCLoss", DT_DOUBLE, 4).Build();
+  CHECK_THAT(
+      RunError(n, {logits, MakeTensor<int64_t>({0, 0, 0, 1},
+                                               TensorShape({2, 2})),
+                   MakeVector<int32_t>({0, 1}), MakeVector<int32_t>({1})}),
+      StatusIs(StatusCode::kInvalidArgument,
+               "Not enough time for target transition sequence (required: 2, "
+               "available: 1)"));
+  CHECK_THAT(
+      RunError(n, {logits, MakeTensor<int64_t>({0, 0, 0, 0},
+                                               TensorShape({2, 2})),
+                   MakeVector<int32_t>({0, 1}), lengths}),
+      StatusIs(StatusCode::kInvalidArgument,
+               "label SparseTensor is not valid: indices[1] = [0,0] is "
+               "repeated"));
+  CHECK_THAT(
+      RunError(n, {logits, MakeTensor<int64_t>({1, 0}, TensorShape({1, 2})),
+                   values, lengths}),
+      StatusIs(StatusCode::kInvalidArgument,
+               "indices[0] = [1,0] is out of bounds: need 0 <= index < [1,1]"));
+  CHECK_THAT(RunError(n, {logits, indices, MakeVector<int32_t>({-1}),
+                          lengths}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "All labels must be nonnegative integers, batch: 0"));
+  CHECK_THAT(RunError(n, {logits, indices, values, MakeVector<int32_t>({-1})}),
+             StatusIs(StatusCode::kInvalidArgument, "seq_len(0) < 0"));
+  CHECK_THAT(RunError(n, {logits, indices, values, MakeVector<int32_t>({3})}),
+             StatusIs(StatusCode::kInvalidArgument, "sequence_length(0) <= 2"));
+}
+
 // TensorFlow 2.21's OpDefs, printed from its op registry.
 const char* const kTfOpDefs[] = {
     "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
@@ -394,11 +453,22 @@ const char* const kTfOpDefs[] = {
     " } attr { name: 'blank_index' type: 'int' default_value { i: -1 } } "
     "attr { name: 'T' type: 'type' default_value { type: DT_FLOAT } "
     "allowed_values { list { type: DT_FLOAT type: DT_DOUBLE } } }",
+    "name: 'CTCLoss' input_arg { name: 'inputs' type_attr: 'T' } input_arg "
+    "{ name: 'labels_indices' type: DT_INT64 } input_arg { name: "
+    "'labels_values' type: DT_INT32 } input_arg { name: 'sequence_length' "
+    "type: DT_INT32 } output_arg { name: 'loss' type_attr: 'T' } output_arg"
+    " { name: 'gradient' type_attr: 'T' } attr { name: "
+    "'preprocess_collapse_repeated' type: 'bool' default_value { b: false }"
+    " } attr { name: 'ctc_merge_repeated' type: 'bool' default_value { b: "
+    "true } } attr { name: 'ignore_longer_outputs_than_inputs' type: 'bool'"
+    " default_value { b: false } } attr { name: 'T' type: 'type' "
+    "default_value { type: DT_FLOAT } allowed_values { list { type: "
+    "DT_FLOAT type: DT_DOUBLE } } }",
 };
 
 TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, "
-          "TridiagonalSolve, MatrixSquareRoot and CTCGreedyDecoder have "
-          "TensorFlow 2.21's signatures",
+          "TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder and CTCLoss "
+          "have TensorFlow 2.21's signatures",
           "[misc_math]") {
   for (const char* text : kTfOpDefs) {
     OpDef want;

@@ -9,6 +9,6 @@
 dtype0
 r
 CTCGreedyDecoderCTCGreedyDecoderPlaceholderPlaceholder_1*
-merge_repeated(*
-T0*
-blank_index"ª
+merge_repeated(*
+blank_index*
+T0"ª

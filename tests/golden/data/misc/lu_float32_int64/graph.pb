@@ -4,6 +4,6 @@ D
 shape:*
 dtype0
 5
-LuLuPlaceholder*
-output_idx_type0	*
-T0"ª
+LuLuPlaceholder*
+T0*
+output_idx_type0	"ª

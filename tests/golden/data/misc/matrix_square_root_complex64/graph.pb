@@ -4,15 +4,15 @@ D
 shape:*
 dtype0
 4
-BitcastBitcastPlaceholder*
+BitcastBitcastPlaceholder*
+T0*
 
-type0*
-T0
+type0
 6
 MatrixSquareRootMatrixSquareRootBitcast*
 T0
 ;
-	Bitcast_1BitcastMatrixSquareRoot*
+	Bitcast_1BitcastMatrixSquareRoot*
+T0*
 
-type0*
-T0"ª
+type0"ª

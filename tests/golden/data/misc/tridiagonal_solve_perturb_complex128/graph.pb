@@ -4,26 +4,26 @@ D
 shape:*
 dtype0
 4
-BitcastBitcastPlaceholder*
+BitcastBitcastPlaceholder*
+T0*
 
-type0*
-T0
+type0
 F
 Placeholder_1Placeholder*
 shape:*
 dtype0
 8
-	Bitcast_1BitcastPlaceholder_1*
+	Bitcast_1BitcastPlaceholder_1*
+T0*
 
-type0*
-T0
+type0
 q
 TridiagonalSolveTridiagonalSolveBitcast	Bitcast_1*
-partial_pivoting(*
+perturb_singular(*
 T0*
-perturb_singular(
+partial_pivoting(
 ;
-	Bitcast_2BitcastTridiagonalSolve*
+	Bitcast_2BitcastTridiagonalSolve*
+T0*
 
-type0*
-T0"ª
+type0"ª

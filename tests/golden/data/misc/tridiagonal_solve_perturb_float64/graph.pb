@@ -8,7 +8,7 @@ B
 shape:*
 dtype0
 y
-TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
+TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
+perturb_singular(*
 T0*
-partial_pivoting(*
-perturb_singular("ª
+partial_pivoting("ª

@@ -9,6 +9,6 @@ B
 dtype0
 y
 TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
-partial_pivoting(*
+perturb_singular(*
 T0*
-perturb_singular("ª
+partial_pivoting("ª
