@@ -281,6 +281,14 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
           .Attr("ignore_longer_outputs_than_inputs: bool = false")
           .Attr("T: {float, double} = DT_FLOAT")
           .SetShapeFn(CtcLossShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("StringFormat")
+                                      .Input("inputs: T")
+                                      .Output("output: string")
+                                      .Attr("T: list(type) >= 0")
+                                      .Attr("template: string = '%s'")
+                                      .Attr("placeholder: string = '%s'")
+                                      .Attr("summarize: int = 3")
+                                      .SetShapeFn(shape_fn::Scalar)));
   return absl::OkStatus();
 }
 

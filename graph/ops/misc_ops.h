@@ -11,7 +11,7 @@ namespace dfx {
 
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
 // TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss (graph/ops/misc_math_ops.cc).
+// CTCGreedyDecoder, CTCLoss, StringFormat (graph/ops/misc_math_ops.cc).
 absl::Status RegisterMiscMathOps(OpRegistry* registry);
 
 }  // namespace dfx

@@ -1,6 +1,6 @@
 // Registration of the misc family's kernels beyond quantization (Bessel
 // functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss). Each
+// CTCGreedyDecoder, CTCLoss, StringFormat). Each
 // file registers its own; RegisterQuantizationKernels (the family's entry in
 // kernels/kernels.h) calls them all, so that adding them changed no shared
 // header.
@@ -25,6 +25,8 @@ void RegisterMatrixSquareRootKernels(KernelRegistry* registry);
 void RegisterCtcKernels(KernelRegistry* registry);
 // CTCLoss (kernels/nn/ctc_loss_op.cc).
 void RegisterCtcLossKernels(KernelRegistry* registry);
+// StringFormat (kernels/strings/string_format_op.cc).
+void RegisterStringFormatKernels(KernelRegistry* registry);
 
 }  // namespace dfx::misc_internal
 

@@ -726,6 +726,7 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   misc_internal::RegisterMatrixSquareRootKernels(registry);
   misc_internal::RegisterCtcKernels(registry);
   misc_internal::RegisterCtcLossKernels(registry);
+  misc_internal::RegisterStringFormatKernels(registry);
 }
 
 }  // namespace dfx

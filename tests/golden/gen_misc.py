@@ -599,6 +599,42 @@ def ctc_loss_cases():
     case(FAMILY, "ctc_loss_error_unordered", unordered)
 
 
+def string_format_cases():
+    from tensorflow.python.ops import gen_string_ops as gs
+    r = rng(15)
+    feeds_list = [
+        ("float32", np.array([1 / 3, 0.1, 1e10, np.nan, -np.inf, -0.0,
+                              2.5e-7], np.float32)),
+        ("float64", np.array([[1 / 3, 2.5], [1e300, -1e-300]], np.float64)),
+        ("float16", np.array([1 / 3, 65504.0, 0.5], np.float16)),
+        ("int32_matrix", r.integers(-50, 50, size=[4, 5]).astype(np.int32)),
+        ("int64_cube", np.arange(24, dtype=np.int64).reshape(2, 3, 4)),
+        ("uint8", np.array([0, 255, 7], np.uint8)),
+        ("bool", np.array([[True, False], [False, True]])),
+        ("string", np.array([b"a", b'b"c\n', b"\xff\x01"], dtype=object)),
+        ("scalar", np.float32(2.5)),
+        ("empty", np.zeros([2, 0], np.float32)),
+        ("empty_vector", np.zeros([0], np.int32)),
+    ]
+    for name, value in feeds_list:
+        for summarize in (3, 1, 0, -1):
+            def build(value=value, summarize=summarize):
+                p, v = placeholder(value)
+                return (gs.string_format([p], template="v={} end",
+                                         placeholder="{}",
+                                         summarize=summarize), {p: v})
+            case(FAMILY, f"string_format_{name}_s{summarize}".replace(
+                "-", "m"), build)
+
+    def two():
+        p, v = placeholder(np.array([1, 2, 3, 4, 5, 6, 7], np.int32))
+        q, qv = placeholder(np.array([[1.5]], np.float32))
+        return (gs.string_format([p, q], template="a %s b %s c"),
+                {p: v, q: qv})
+    case(FAMILY, "string_format_two_inputs", two)
+
+
+
 if __name__ == "__main__":
     fake_quant_cases()
     qdq_cases()
@@ -610,3 +646,4 @@ if __name__ == "__main__":
     matrix_square_root_cases()
     ctc_greedy_cases()
     ctc_loss_cases()
+    string_format_cases()

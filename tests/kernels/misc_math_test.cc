@@ -1,7 +1,7 @@
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
-// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder
-// and CTCLoss: TensorFlow 2.21's values, its errors for bad axes, n, shapes
-// and labels, and its OpDefs.
+// TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder,
+// CTCLoss and StringFormat: TensorFlow 2.21's values, its errors for bad
+// axes, n, shapes and labels, and its OpDefs.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -355,6 +355,41 @@ TEST_CASE("CTCLoss gives TensorFlow's loss and gradient", "[misc_math]") {
              StatusIs(StatusCode::kInvalidArgument, "sequence_length(0) <= 2"));
 }
 
+NodeDef Format(const char* tmpl, const DataTypeVector& types,
+               int summarize) {
+  return TestNodeBuilder("f", "StringFormat", static_cast<int>(types.size()))
+      .Attr("T", types)
+      .Attr("template", tmpl)
+      .Attr("placeholder", "{}")
+      .Attr("summarize", summarize)
+      .Build();
+}
+
+TEST_CASE("StringFormat prints tensors as TensorFlow does", "[misc_math]") {
+  const Tensor f = MakeVector<float>({1.0f / 3, 0.1f, 1e10f, -0.0f});
+  const Tensor m = MakeTensor<int32_t>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+                                       TensorShape({2, 5}));
+  auto run = [](const NodeDef& n, const std::vector<Tensor>& in) {
+    return RunOne(n, in).data<std::string>()[0];
+  };
+  CHECK(run(Format("x={} y={}!", {DT_FLOAT, DT_INT32}, 2), {f, m}) ==
+        "x=[0.333333343 0.1 1e+10 -0] y=[[1 2 ... 4 5]\n [6 7 ... 9 10]]!");
+  CHECK(run(Format("{}", {DT_DOUBLE}, 3), {MakeVector<double>({1.0 / 3})}) ==
+        "[0.33333333333333331]");
+  CHECK(run(Format("{}", {DT_INT32}, 0), {m}) == "[\n ...]");
+  CHECK(run(Format("{}", {DT_STRING}, 3),
+            {Tensor::FromVector<std::string>({"a", "b\"c\n\x01\xff"})}) ==
+        "[\"a\" \"b\\\"c\\n\\001\xff\"]");
+  CHECK(run(Format("{}", {DT_BOOL}, -1),
+            {MakeTensor<bool>({true, false}, TensorShape({2}))}) == "[1 0]");
+  CHECK(run(Format("<{}>", {DT_FLOAT}, 3),
+            {MakeTensor<float>({2.5f}, TensorShape({}))}) == "<2.5>");
+  CHECK_THAT(RunError(Format("{} and {}", {DT_FLOAT}, 3), {f}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "num placeholders in template and num inputs must "
+                      "match: 2 vs. 1"));
+}
+
 // TensorFlow 2.21's OpDefs, printed from its op registry.
 const char* const kTfOpDefs[] = {
     "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
@@ -464,11 +499,17 @@ const char* const kTfOpDefs[] = {
     " default_value { b: false } } attr { name: 'T' type: 'type' "
     "default_value { type: DT_FLOAT } allowed_values { list { type: "
     "DT_FLOAT type: DT_DOUBLE } } }",
+    "name: 'StringFormat' input_arg { name: 'inputs' type_list_attr: 'T' } "
+    "output_arg { name: 'output' type: DT_STRING } attr { name: 'T' type: "
+    "'list(type)' has_minimum: true } attr { name: 'template' type: "
+    "'string' default_value { s: '%s' } } attr { name: 'placeholder' type: "
+    "'string' default_value { s: '%s' } } attr { name: 'summarize' type: "
+    "'int' default_value { i: 3 } }",
 };
 
 TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, "
-          "TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder and CTCLoss "
-          "have TensorFlow 2.21's signatures",
+          "TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder, CTCLoss and "
+          "StringFormat have TensorFlow 2.21's signatures",
           "[misc_math]") {
   for (const char* text : kTfOpDefs) {
     OpDef want;

@@ -1,14 +1,14 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 :
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 {
 CTCGreedyDecoderCTCGreedyDecoderPlaceholderPlaceholder_1*
-merge_repeated(*
-T0*
-blank_indexÿÿÿÿÿÿÿÿÿ"ª
+merge_repeated(*
+blank_indexÿÿÿÿÿÿÿÿÿ*
+T0"ª

@@ -1,12 +1,12 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 :
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 r
 CTCGreedyDecoderCTCGreedyDecoderPlaceholderPlaceholder_1*
 merge_repeated(*

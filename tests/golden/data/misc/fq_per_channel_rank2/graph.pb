@@ -1,27 +1,27 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 >
-Placeholder_1Placeholder*
+Placeholder_1Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 :
-Placeholder_2Placeholder*
-shape:*
-dtype0
+Placeholder_2Placeholder*
+dtype0*
+shape:
 :
-Placeholder_3Placeholder*
-shape:*
-dtype0
+Placeholder_3Placeholder*
+dtype0*
+shape:
 •
-!FakeQuantWithMinMaxVarsPerChannel!FakeQuantWithMinMaxVarsPerChannelPlaceholderPlaceholder_2Placeholder_3*
-narrow_range(*
-num_bits
+!FakeQuantWithMinMaxVarsPerChannel!FakeQuantWithMinMaxVarsPerChannelPlaceholderPlaceholder_2Placeholder_3*
+num_bits*
+narrow_range(
 ´
-)FakeQuantWithMinMaxVarsPerChannelGradient)FakeQuantWithMinMaxVarsPerChannelGradientPlaceholder_1PlaceholderPlaceholder_2Placeholder_3*
-narrow_range(*
-num_bits"ª
+)FakeQuantWithMinMaxVarsPerChannelGradient)FakeQuantWithMinMaxVarsPerChannelGradientPlaceholder_1PlaceholderPlaceholder_2Placeholder_3*
+num_bits*
+narrow_range("ª

@@ -1,8 +1,8 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 5
 LuLuPlaceholder*
 T0*

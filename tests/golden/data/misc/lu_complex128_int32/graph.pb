@@ -1,19 +1,19 @@
 
 H
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 4
-BitcastBitcastPlaceholder*
-T0*
+BitcastBitcastPlaceholder*
 
-type0
+type0*
+T0
 1
-LuLuBitcast*
-T0*
-output_idx_type0
+LuLuBitcast*
+output_idx_type0*
+T0
 -
-	Bitcast_1BitcastLu*
-T0*
+	Bitcast_1BitcastLu*
 
-type0"ª
+type0*
+T0"ª

@@ -1,10 +1,10 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 5
-LuLuPlaceholder*
-T0*
-output_idx_type0"ª
+LuLuPlaceholder*
+output_idx_type0*
+T0"ª

@@ -1,9 +1,9 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 5
-LuLuPlaceholder*
-T0*
-output_idx_type0"ª
+LuLuPlaceholder*
+output_idx_type0*
+T0"ª

@@ -1,18 +1,18 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 4
-BitcastBitcastPlaceholder*
-T0*
+BitcastBitcastPlaceholder*
 
-type0
+type0*
+T0
 6
 MatrixSquareRootMatrixSquareRootBitcast*
 T0
 ;
-	Bitcast_1BitcastMatrixSquareRoot*
-T0*
+	Bitcast_1BitcastMatrixSquareRoot*
 
-type0"ª
+type0*
+T0"ª

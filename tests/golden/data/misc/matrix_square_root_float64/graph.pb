@@ -1,8 +1,8 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 :
 MatrixSquareRootMatrixSquareRootPlaceholder*
 T0"ª

@@ -1,9 +1,9 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 :
 MatrixSquareRootMatrixSquareRootPlaceholder*
 T0"ª

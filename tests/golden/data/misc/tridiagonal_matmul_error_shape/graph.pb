@@ -1,21 +1,21 @@
 
 6
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 8
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 8
-Placeholder_2Placeholder*
-shape:*
-dtype0
+Placeholder_2Placeholder*
+dtype0*
+shape:
 >
-Placeholder_3Placeholder*
+Placeholder_3Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 i
 TridiagonalMatMulTridiagonalMatMulPlaceholderPlaceholder_1Placeholder_2Placeholder_3*
 T0"ª

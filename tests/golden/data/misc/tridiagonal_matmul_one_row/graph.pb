@@ -1,24 +1,24 @@
 
 <
-PlaceholderPlaceholder*
+PlaceholderPlaceholder*
+dtype0*
 shape
-:*
-dtype0
+:
 >
-Placeholder_1Placeholder*
+Placeholder_1Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 >
-Placeholder_2Placeholder*
+Placeholder_2Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 >
-Placeholder_3Placeholder*
+Placeholder_3Placeholder*
+dtype0*
 shape
-:*
-dtype0
+:
 i
 TridiagonalMatMulTridiagonalMatMulPlaceholderPlaceholder_1Placeholder_2Placeholder_3*
 T0"ª

@@ -1,29 +1,29 @@
 
 D
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 4
-BitcastBitcastPlaceholder*
-T0*
+BitcastBitcastPlaceholder*
 
-type0
+type0*
+T0
 F
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 8
-	Bitcast_1BitcastPlaceholder_1*
-T0*
+	Bitcast_1BitcastPlaceholder_1*
 
-type0
+type0*
+T0
 q
 TridiagonalSolveTridiagonalSolveBitcast	Bitcast_1*
-perturb_singular(*
-T0*
-partial_pivoting(
+perturb_singular(*
+partial_pivoting(*
+T0
 ;
-	Bitcast_2BitcastTridiagonalSolve*
-T0*
+	Bitcast_2BitcastTridiagonalSolve*
 
-type0"ª
+type0*
+T0"ª

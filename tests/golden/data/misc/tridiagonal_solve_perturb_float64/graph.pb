@@ -1,14 +1,14 @@
 
 @
-PlaceholderPlaceholder*
-shape:*
-dtype0
+PlaceholderPlaceholder*
+dtype0*
+shape:
 B
-Placeholder_1Placeholder*
-shape:*
-dtype0
+Placeholder_1Placeholder*
+dtype0*
+shape:
 y
 TridiagonalSolveTridiagonalSolvePlaceholderPlaceholder_1*
-perturb_singular(*
-T0*
-partial_pivoting("ª
+perturb_singular(*
+partial_pivoting(*
+T0"ª
