@@ -289,6 +289,15 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
                                       .Attr("placeholder: string = '%s'")
                                       .Attr("summarize: int = 3")
                                       .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("PrintV2")
+          .Input("input: string")
+          .Attr("output_stream: string = 'stderr'")
+          .Attr("end: string = '\n'")
+          .SetIsStateful()
+          .SetShapeFn([](InferenceContext* c) {
+            return c->WithRank(c->input(0), 0);
+          })));
   return absl::OkStatus();
 }
 

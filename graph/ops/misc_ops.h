@@ -11,7 +11,8 @@ namespace dfx {
 
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
 // TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss, StringFormat (graph/ops/misc_math_ops.cc).
+// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2
+// (graph/ops/misc_math_ops.cc).
 absl::Status RegisterMiscMathOps(OpRegistry* registry);
 
 }  // namespace dfx

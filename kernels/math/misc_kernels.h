@@ -1,6 +1,6 @@
 // Registration of the misc family's kernels beyond quantization (Bessel
 // functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss, StringFormat). Each
+// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2). Each
 // file registers its own; RegisterQuantizationKernels (the family's entry in
 // kernels/kernels.h) calls them all, so that adding them changed no shared
 // header.
@@ -27,6 +27,8 @@ void RegisterCtcKernels(KernelRegistry* registry);
 void RegisterCtcLossKernels(KernelRegistry* registry);
 // StringFormat (kernels/strings/string_format_op.cc).
 void RegisterStringFormatKernels(KernelRegistry* registry);
+// PrintV2 (kernels/strings/print_v2_op.cc).
+void RegisterPrintV2Kernels(KernelRegistry* registry);
 
 }  // namespace dfx::misc_internal
 

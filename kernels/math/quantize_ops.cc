@@ -727,6 +727,7 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   misc_internal::RegisterCtcKernels(registry);
   misc_internal::RegisterCtcLossKernels(registry);
   misc_internal::RegisterStringFormatKernels(registry);
+  misc_internal::RegisterPrintV2Kernels(registry);
 }
 
 }  // namespace dfx

@@ -1,9 +1,11 @@
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
 // TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder,
-// CTCLoss and StringFormat: TensorFlow 2.21's values, its errors for bad
-// axes, n, shapes and labels, and its OpDefs.
+// CTCLoss, StringFormat and PrintV2: TensorFlow 2.21's values, its errors
+// for bad axes, n, shapes, labels and streams, and its OpDefs.
 #include <cmath>
 #include <complex>
+#include <iostream>
+#include <sstream>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -390,6 +392,39 @@ TEST_CASE("StringFormat prints tensors as TensorFlow does", "[misc_math]") {
                       "match: 2 vs. 1"));
 }
 
+TEST_CASE("PrintV2 writes its input and end to the chosen stream",
+          "[misc_math]") {
+  const Tensor hello = Tensor::FromVector<std::string>(
+      std::vector<std::string>{"hello"}, TensorShape({}));
+  std::ostringstream captured;
+  std::streambuf* saved = std::cerr.rdbuf(captured.rdbuf());
+  auto out = testing::RunKernel(
+      TestNodeBuilder("p", "PrintV2", 1).Attr("end", "!").Build(), {hello});
+  auto out2 =
+      testing::RunKernel(TestNodeBuilder("p", "PrintV2", 1).Build(), {hello});
+  std::cerr.rdbuf(saved);
+  REQUIRE_OK(out);
+  REQUIRE_OK(out2);
+  CHECK(out->empty());
+  CHECK(captured.str() == "hello!hello\n");
+  CHECK_THAT(RunError(TestNodeBuilder("p", "PrintV2", 1)
+                          .Attr("output_stream", "stdin")
+                          .Build(),
+                      {hello}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Unknown output stream: stdin, Valid streams are: "
+                      "stdout stderr log(info) log(warning) log(error)"));
+  CHECK_THAT(RunError(TestNodeBuilder("p", "PrintV2", 1)
+                          .Attr("output_stream", "file:///tmp/x")
+                          .Build(),
+                      {hello}),
+             StatusIs(StatusCode::kUnimplemented, "does not print to files"));
+  CHECK_THAT(RunError(TestNodeBuilder("p", "PrintV2", 1).Build(),
+                      {Tensor::FromVector<std::string>({"a", "b"})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input is expected to be scalar, but got [2]"));
+}
+
 // TensorFlow 2.21's OpDefs, printed from its op registry.
 const char* const kTfOpDefs[] = {
     "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
@@ -505,11 +540,15 @@ const char* const kTfOpDefs[] = {
     "'string' default_value { s: '%s' } } attr { name: 'placeholder' type: "
     "'string' default_value { s: '%s' } } attr { name: 'summarize' type: "
     "'int' default_value { i: 3 } }",
+    "name: 'PrintV2' input_arg { name: 'input' type: DT_STRING } attr { "
+    "name: 'output_stream' type: 'string' default_value { s: 'stderr' } } "
+    "attr { name: 'end' type: 'string' default_value { s: '\\n' } } "
+    "is_stateful: true",
 };
 
 TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, "
-          "TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder, CTCLoss and "
-          "StringFormat have TensorFlow 2.21's signatures",
+          "TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder, CTCLoss, "
+          "StringFormat and PrintV2 have TensorFlow 2.21's signatures",
           "[misc_math]") {
   for (const char* text : kTfOpDefs) {
     OpDef want;
