@@ -3,6 +3,7 @@
 // TridiagonalMatMul. Signatures follow TensorFlow 2.21's
 // special_math_ops.cc, math_ops.cc, nn_ops.cc and linalg_ops.cc.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -191,6 +192,34 @@ absl::Status CtcLossShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Segment*V2: [num_segments] + data's dims after the first.
+absl::Status SegmentV2Shape(InferenceContext* c) {
+  const PartialShape& data = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+  if (!data.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (data.rank() < 1) {
+    return c->Error(absl::StrCat(
+        "Shape must be at least rank 1 but is rank ", data.rank()));
+  }
+  std::vector<int64_t> n;
+  int64_t rows = -1;
+  if (ConstantInts(c->input_tensor(2), &n) && n.size() == 1) {
+    if (n[0] < 0) {
+      return c->Error(absl::StrCat("Input num_segments == ", n[0],
+                                   " must not be negative."));
+    }
+    rows = n[0];
+  }
+  PartialShape out = data;
+  out.dims[0] = rows;
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterMiscMathOps(OpRegistry* r) {
@@ -298,6 +327,26 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
           .SetShapeFn([](InferenceContext* c) {
             return c->WithRank(c->input(0), 0);
           })));
+  constexpr char kNumberTypes[] =
+      "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
+      "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
+      "uint32, uint64}";
+  for (const auto& [name, types] :
+       {std::pair<const char*, const char*>{"SegmentSumV2", kNumberTypes},
+        {"SegmentProdV2", kNumberTypes},
+        {"SegmentMaxV2", kRealTypes},
+        {"SegmentMinV2", kRealTypes}}) {
+    DFX_RETURN_IF_ERROR(r->Register(
+        OpDefBuilder(name)
+            .Input("data: T")
+            .Input("segment_ids: Tindices")
+            .Input("num_segments: Tnumsegments")
+            .Output("output: T")
+            .Attr(types)
+            .Attr("Tindices: {int32, int64}")
+            .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+            .SetShapeFn(SegmentV2Shape)));
+  }
   return absl::OkStatus();
 }
 

@@ -11,8 +11,8 @@ namespace dfx {
 
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
 // TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2
-// (graph/ops/misc_math_ops.cc).
+// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2, SegmentSumV2,
+// SegmentProdV2, SegmentMaxV2, SegmentMinV2 (graph/ops/misc_math_ops.cc).
 absl::Status RegisterMiscMathOps(OpRegistry* registry);
 
 }  // namespace dfx

@@ -1,6 +1,6 @@
 // Registration of the misc family's kernels beyond quantization (Bessel
 // functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2). Each
+// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2, Segment*V2). Each
 // file registers its own; RegisterQuantizationKernels (the family's entry in
 // kernels/kernels.h) calls them all, so that adding them changed no shared
 // header.
@@ -29,6 +29,9 @@ void RegisterCtcLossKernels(KernelRegistry* registry);
 void RegisterStringFormatKernels(KernelRegistry* registry);
 // PrintV2 (kernels/strings/print_v2_op.cc).
 void RegisterPrintV2Kernels(KernelRegistry* registry);
+// SegmentSumV2, SegmentProdV2, SegmentMaxV2, SegmentMinV2
+// (kernels/array/segment_v2_ops.cc).
+void RegisterSegmentV2Kernels(KernelRegistry* registry);
 
 }  // namespace dfx::misc_internal
 

@@ -728,6 +728,7 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   misc_internal::RegisterCtcLossKernels(registry);
   misc_internal::RegisterStringFormatKernels(registry);
   misc_internal::RegisterPrintV2Kernels(registry);
+  misc_internal::RegisterSegmentV2Kernels(registry);
 }
 
 }  // namespace dfx

@@ -1,7 +1,9 @@
 // BesselI0 ... BesselY1, CumulativeLogsumexp, NthElement, Lu,
 // TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder,
-// CTCLoss, StringFormat and PrintV2: TensorFlow 2.21's values, its errors
-// for bad axes, n, shapes, labels and streams, and its OpDefs.
+// CTCLoss, StringFormat, PrintV2 and Segment{Sum,Prod,Max,Min}V2:
+// TensorFlow 2.21's values (XLA's for the V2 segment ops, which TensorFlow
+// runs only through XLA), its errors for bad axes, n, shapes, labels and
+// streams, and its OpDefs.
 #include <cmath>
 #include <complex>
 #include <iostream>
@@ -425,6 +427,54 @@ TEST_CASE("PrintV2 writes its input and end to the chosen stream",
                       "Input is expected to be scalar, but got [2]"));
 }
 
+NodeDef SegmentV2(const char* op) {
+  return TypedNode("s", op, DT_FLOAT, 3)
+      .Attr("Tindices", DT_INT32)
+      .Attr("Tnumsegments", DT_INT32)
+      .Build();
+}
+
+// TensorFlow runs the V2 segment ops only through XLA; these are XLA's
+// answers (tf.function(jit_compile=True)) for the same inputs.
+TEST_CASE("Segment*V2 reduce into num_segments rows as XLA does",
+          "[misc_math]") {
+  const Tensor d = MakeTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  const float lo = std::numeric_limits<float>::lowest();
+  const float hi = std::numeric_limits<float>::max();
+  auto run = [&](const char* op, std::vector<int32_t> ids, int32_t n) {
+    Tensor out = RunOne(SegmentV2(op),
+                        {d, Tensor::FromVector<int32_t>(ids),
+                         MakeTensor<int32_t>({n}, TensorShape({}))});
+    CHECK(out.shape() == TensorShape({n, 2}));
+    return Values<float>(out);
+  };
+  CHECK(run("SegmentSumV2", {0, 0, 2}, 4) ==
+        std::vector<float>({4, 6, 0, 0, 5, 6, 0, 0}));
+  CHECK(run("SegmentMaxV2", {0, 0, 2}, 4) ==
+        std::vector<float>({3, 4, lo, lo, 5, 6, lo, lo}));
+  CHECK(run("SegmentMinV2", {0, 0, 2}, 4) ==
+        std::vector<float>({1, 2, hi, hi, 5, 6, hi, hi}));
+  CHECK(run("SegmentProdV2", {0, 0, 2}, 4) ==
+        std::vector<float>({3, 8, 1, 1, 5, 6, 1, 1}));
+  // Ids past num_segments or negative drop their rows; unsorted ids work.
+  CHECK(run("SegmentSumV2", {0, 0, 7}, 3) ==
+        std::vector<float>({4, 6, 0, 0, 0, 0}));
+  CHECK(run("SegmentSumV2", {2, 0, 1}, 3) ==
+        std::vector<float>({3, 4, 5, 6, 1, 2}));
+  CHECK(run("SegmentMaxV2", {-1, 0, 1}, 3) ==
+        std::vector<float>({3, 4, 5, 6, lo, lo}));
+  CHECK_THAT(RunError(SegmentV2("SegmentSumV2"),
+                      {d, Tensor::FromVector<int32_t>({0, 1}),
+                       MakeTensor<int32_t>({2}, TensorShape({}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "segment_ids should be the same size as dimension 0"));
+  CHECK_THAT(RunError(SegmentV2("SegmentSumV2"),
+                      {d, Tensor::FromVector<int32_t>({0, 1, 1}),
+                       MakeTensor<int32_t>({-1}, TensorShape({}))}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Input num_segments == -1 must not be negative."));
+}
+
 // TensorFlow 2.21's OpDefs, printed from its op registry.
 const char* const kTfOpDefs[] = {
     "name: 'BesselI0' input_arg { name: 'x' type_attr: 'T' } output_arg { "
@@ -544,11 +594,58 @@ const char* const kTfOpDefs[] = {
     "name: 'output_stream' type: 'string' default_value { s: 'stderr' } } "
     "attr { name: 'end' type: 'string' default_value { s: '\\n' } } "
     "is_stateful: true",
+    "name: 'SegmentSumV2' input_arg { name: 'data' type_attr: 'T' } "
+    "input_arg { name: 'segment_ids' type_attr: 'Tindices' } input_arg { "
+    "name: 'num_segments' type_attr: 'Tnumsegments' } output_arg { name: "
+    "'output' type_attr: 'T' } attr { name: 'T' type: 'type' allowed_values"
+    " { list { type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: DT_UINT8"
+    " type: DT_INT16 type: DT_INT8 type: DT_COMPLEX64 type: DT_INT64 type: "
+    "DT_QINT8 type: DT_QUINT8 type: DT_QINT32 type: DT_BFLOAT16 type: "
+    "DT_QINT16 type: DT_QUINT16 type: DT_UINT16 type: DT_COMPLEX128 type: "
+    "DT_HALF type: DT_UINT32 type: DT_UINT64 } } } attr { name: 'Tindices' "
+    "type: 'type' allowed_values { list { type: DT_INT32 type: DT_INT64 } }"
+    " } attr { name: 'Tnumsegments' type: 'type' default_value { type: "
+    "DT_INT32 } allowed_values { list { type: DT_INT32 type: DT_INT64 } } }",
+    "name: 'SegmentProdV2' input_arg { name: 'data' type_attr: 'T' } "
+    "input_arg { name: 'segment_ids' type_attr: 'Tindices' } input_arg { "
+    "name: 'num_segments' type_attr: 'Tnumsegments' } output_arg { name: "
+    "'output' type_attr: 'T' } attr { name: 'T' type: 'type' allowed_values"
+    " { list { type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: DT_UINT8"
+    " type: DT_INT16 type: DT_INT8 type: DT_COMPLEX64 type: DT_INT64 type: "
+    "DT_QINT8 type: DT_QUINT8 type: DT_QINT32 type: DT_BFLOAT16 type: "
+    "DT_QINT16 type: DT_QUINT16 type: DT_UINT16 type: DT_COMPLEX128 type: "
+    "DT_HALF type: DT_UINT32 type: DT_UINT64 } } } attr { name: 'Tindices' "
+    "type: 'type' allowed_values { list { type: DT_INT32 type: DT_INT64 } }"
+    " } attr { name: 'Tnumsegments' type: 'type' default_value { type: "
+    "DT_INT32 } allowed_values { list { type: DT_INT32 type: DT_INT64 } } }",
+    "name: 'SegmentMaxV2' input_arg { name: 'data' type_attr: 'T' } "
+    "input_arg { name: 'segment_ids' type_attr: 'Tindices' } input_arg { "
+    "name: 'num_segments' type_attr: 'Tnumsegments' } output_arg { name: "
+    "'output' type_attr: 'T' } attr { name: 'T' type: 'type' allowed_values"
+    " { list { type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: DT_UINT8"
+    " type: DT_INT16 type: DT_INT8 type: DT_INT64 type: DT_BFLOAT16 type: "
+    "DT_UINT16 type: DT_HALF type: DT_UINT32 type: DT_UINT64 } } } attr { "
+    "name: 'Tindices' type: 'type' allowed_values { list { type: DT_INT32 "
+    "type: DT_INT64 } } } attr { name: 'Tnumsegments' type: 'type' "
+    "default_value { type: DT_INT32 } allowed_values { list { type: "
+    "DT_INT32 type: DT_INT64 } } }",
+    "name: 'SegmentMinV2' input_arg { name: 'data' type_attr: 'T' } "
+    "input_arg { name: 'segment_ids' type_attr: 'Tindices' } input_arg { "
+    "name: 'num_segments' type_attr: 'Tnumsegments' } output_arg { name: "
+    "'output' type_attr: 'T' } attr { name: 'T' type: 'type' allowed_values"
+    " { list { type: DT_FLOAT type: DT_DOUBLE type: DT_INT32 type: DT_UINT8"
+    " type: DT_INT16 type: DT_INT8 type: DT_INT64 type: DT_BFLOAT16 type: "
+    "DT_UINT16 type: DT_HALF type: DT_UINT32 type: DT_UINT64 } } } attr { "
+    "name: 'Tindices' type: 'type' allowed_values { list { type: DT_INT32 "
+    "type: DT_INT64 } } } attr { name: 'Tnumsegments' type: 'type' "
+    "default_value { type: DT_INT32 } allowed_values { list { type: "
+    "DT_INT32 type: DT_INT64 } } }",
 };
 
 TEST_CASE("Bessel, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, "
           "TridiagonalSolve, MatrixSquareRoot, CTCGreedyDecoder, CTCLoss, "
-          "StringFormat and PrintV2 have TensorFlow 2.21's signatures",
+          "StringFormat, PrintV2 and Segment*V2 have TensorFlow 2.21's "
+          "signatures",
           "[misc_math]") {
   for (const char* text : kTfOpDefs) {
     OpDef want;
