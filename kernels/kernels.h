@@ -22,6 +22,8 @@ void RegisterLinalgKernels(KernelRegistry* registry);
 void RegisterMatrixKernels(KernelRegistry* registry);
 // Lgamma, Digamma, Igamma, ... (kernels/math/special_math_ops.cc).
 void RegisterSpecialMathKernels(KernelRegistry* registry);
+// FakeQuant* and QuantizeAndDequantizeV2/V3/V4 (kernels/math/quantize_ops.cc).
+void RegisterQuantizationKernels(KernelRegistry* registry);
 // Bincount, Bucketize, Roll, UniqueV2, ... (kernels/array/counting_ops.cc).
 void RegisterCountingKernels(KernelRegistry* registry);
 // Bitwise ops, shifts, PopulationCount, Bitcast, BroadcastArgs

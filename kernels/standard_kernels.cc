@@ -27,6 +27,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLinalgKernels(registry);
   RegisterMatrixKernels(registry);
   RegisterSpecialMathKernels(registry);
+  RegisterQuantizationKernels(registry);
   RegisterCountingKernels(registry);
   RegisterBitwiseKernels(registry);
   RegisterRandomKernels(registry);

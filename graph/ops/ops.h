@@ -25,6 +25,8 @@ absl::Status RegisterLinalgOps(OpRegistry* registry);
 absl::Status RegisterMatrixOps(OpRegistry* registry);
 // Lgamma, Digamma, Igamma, Igammac, Betainc, Zeta, Polygamma, Erfinv, Ndtri.
 absl::Status RegisterSpecialMathOps(OpRegistry* registry);
+// FakeQuantWithMinMax* and QuantizeAndDequantizeV2/V3/V4 with gradients.
+absl::Status RegisterQuantizationOps(OpRegistry* registry);
 // Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
 // UniqueV2, UniqueWithCounts, UniqueWithCountsV2.
 absl::Status RegisterCountingOps(OpRegistry* registry);

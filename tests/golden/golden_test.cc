@@ -45,7 +45,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
-                                 "fft"};
+                                 "fft",      "misc"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -315,6 +315,10 @@ TEST_CASE("golden: 3-D convolution and pooling, patches and morphology "
 
 TEST_CASE("golden: complex numbers and FFTs equal TensorFlow") {
   RunFamily("fft");
+}
+
+TEST_CASE("golden: fake quantization and assorted ops equal TensorFlow") {
+  RunFamily("misc");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,24 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+>
+Placeholder_1Placeholder*
+dtype0	*
+shape
+:
+:
+Placeholder_2Placeholder*
+dtype0*
+shape:
+:
+Placeholder_3Placeholder*
+dtype0*
+shape:
+¼
+CTCLossCTCLossPlaceholderPlaceholder_1Placeholder_2Placeholder_3*'
+!ignore_longer_outputs_than_inputs(*"
+preprocess_collapse_repeated(*
+T0*
+ctc_merge_repeated("ª
