@@ -22,8 +22,9 @@ void RegisterLinalgKernels(KernelRegistry* registry);
 void RegisterMatrixKernels(KernelRegistry* registry);
 // Lgamma, Digamma, Igamma, ... (kernels/math/special_math_ops.cc).
 void RegisterSpecialMathKernels(KernelRegistry* registry);
-// FakeQuant* and QuantizeAndDequantizeV2/V3/V4 (kernels/math/quantize_ops.cc).
-void RegisterQuantizationKernels(KernelRegistry* registry);
+// The misc family (kernels/math/misc_kernels.h): FakeQuant*,
+// QuantizeAndDequantizeV2/V3/V4, Bessel functions, CTC, StringFormat, ...
+void RegisterMiscKernels(KernelRegistry* registry);
 // Bincount, Bucketize, Roll, UniqueV2, ... (kernels/array/counting_ops.cc).
 void RegisterCountingKernels(KernelRegistry* registry);
 // Bitwise ops, shifts, PopulationCount, Bitcast, BroadcastArgs

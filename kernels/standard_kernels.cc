@@ -27,7 +27,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLinalgKernels(registry);
   RegisterMatrixKernels(registry);
   RegisterSpecialMathKernels(registry);
-  RegisterQuantizationKernels(registry);
+  RegisterMiscKernels(registry);
   RegisterCountingKernels(registry);
   RegisterBitwiseKernels(registry);
   RegisterRandomKernels(registry);

@@ -350,4 +350,9 @@ absl::Status RegisterMiscMathOps(OpRegistry* r) {
   return absl::OkStatus();
 }
 
+absl::Status RegisterMiscOps(OpRegistry* registry) {
+  DFX_RETURN_IF_ERROR(RegisterQuantizationOps(registry));
+  return RegisterMiscMathOps(registry);
+}
+
 }  // namespace dfx

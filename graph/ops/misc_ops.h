@@ -1,6 +1,5 @@
-// The misc family's op registrations beyond quantization. They are called
-// from RegisterQuantizationOps (graph/ops/quantization_ops.cc), the
-// family's entry in ops.h, so that adding them changed no shared header.
+// The parts of the misc family's op registrations; RegisterMiscOps
+// (graph/ops/ops.h, defined in misc_math_ops.cc) calls both.
 #ifndef DFX_GRAPH_OPS_MISC_OPS_H_
 #define DFX_GRAPH_OPS_MISC_OPS_H_
 
@@ -14,6 +13,9 @@ namespace dfx {
 // CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2, SegmentSumV2,
 // SegmentProdV2, SegmentMaxV2, SegmentMinV2 (graph/ops/misc_math_ops.cc).
 absl::Status RegisterMiscMathOps(OpRegistry* registry);
+// FakeQuantWithMinMax* and QuantizeAndDequantizeV2/V3/V4 with gradients
+// (graph/ops/quantization_ops.cc).
+absl::Status RegisterQuantizationOps(OpRegistry* registry);
 
 }  // namespace dfx
 

@@ -25,8 +25,11 @@ absl::Status RegisterLinalgOps(OpRegistry* registry);
 absl::Status RegisterMatrixOps(OpRegistry* registry);
 // Lgamma, Digamma, Igamma, Igammac, Betainc, Zeta, Polygamma, Erfinv, Ndtri.
 absl::Status RegisterSpecialMathOps(OpRegistry* registry);
-// FakeQuantWithMinMax* and QuantizeAndDequantizeV2/V3/V4 with gradients.
-absl::Status RegisterQuantizationOps(OpRegistry* registry);
+// The misc family (graph/ops/misc_ops.h): FakeQuantWithMinMax* and
+// QuantizeAndDequantizeV2/V3/V4 with gradients, Bessel functions,
+// CumulativeLogsumexp, NthElement, Lu, tridiagonal ops, MatrixSquareRoot,
+// CTC, StringFormat, PrintV2 and Segment*V2.
+absl::Status RegisterMiscOps(OpRegistry* registry);
 // Bincount, DenseBincount, Bucketize, HistogramFixedWidth, InTopKV2, Roll,
 // UniqueV2, UniqueWithCounts, UniqueWithCountsV2.
 absl::Status RegisterCountingOps(OpRegistry* registry);

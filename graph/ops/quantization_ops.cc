@@ -1,8 +1,6 @@
 // Quantization-aware-training ops: FakeQuantWithMinMaxArgs/Vars/
 // VarsPerChannel with their gradients, and QuantizeAndDequantizeV2/V3/V4
 // with V4's gradient. Signatures follow TensorFlow 2.21's array_ops.cc.
-// RegisterQuantizationOps also registers the rest of the misc family
-// (graph/ops/misc_ops.h).
 #include <cstdint>
 #include <string>
 
@@ -193,8 +191,7 @@ absl::Status RegisterQuantizationOps(OpRegistry* r) {
           .Attr(kQdqTypes)
           .Attr("axis: int = -1")
           .SetShapeFn([](InferenceContext* c) { return QdqShape(c, 1); })));
-  // The rest of the misc family (see graph/ops/misc_ops.h).
-  return RegisterMiscMathOps(r);
+  return absl::OkStatus();
 }
 
 }  // namespace dfx

@@ -14,7 +14,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterLinalgOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMatrixOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSpecialMathOps(registry));
-  DFX_RETURN_IF_ERROR(RegisterQuantizationOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterMiscOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCountingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBitwiseOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRandomOps(registry));

@@ -1,9 +1,6 @@
-// Registration of the misc family's kernels beyond quantization (Bessel
-// functions, CumulativeLogsumexp, NthElement, Lu, TridiagonalMatMul, TridiagonalSolve, MatrixSquareRoot,
-// CTCGreedyDecoder, CTCLoss, StringFormat, PrintV2, Segment*V2). Each
-// file registers its own; RegisterQuantizationKernels (the family's entry in
-// kernels/kernels.h) calls them all, so that adding them changed no shared
-// header.
+// Registration of the misc family's kernels, one function per file;
+// RegisterMiscKernels (kernels/kernels.h, defined in
+// kernels/math/quantize_ops.cc) calls them all.
 #ifndef DFX_KERNELS_MATH_MISC_KERNELS_H_
 #define DFX_KERNELS_MATH_MISC_KERNELS_H_
 
@@ -11,6 +8,8 @@
 
 namespace dfx::misc_internal {
 
+// FakeQuant* and QuantizeAndDequantizeV2/V3/V4 (kernels/math/quantize_ops.cc).
+void RegisterQuantizationKernels(KernelRegistry* registry);
 // BesselI0 ... BesselY1 (kernels/math/bessel_ops.cc).
 void RegisterBesselKernels(KernelRegistry* registry);
 // CumulativeLogsumexp and NthElement (kernels/math/misc_scan_ops.cc).

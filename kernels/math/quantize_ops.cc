@@ -2,8 +2,7 @@
 // CPU kernels compute it: FakeQuantWithMinMaxArgs/Vars/VarsPerChannel and
 // their gradients (float), QuantizeAndDequantizeV2/V3/V4 and V4Grad (float,
 // double). The arithmetic is TensorFlow's, step by step and in the same
-// precision, so that results equal its bitwise. RegisterQuantizationKernels
-// also registers the rest of the misc family (kernels/math/misc_kernels.h).
+// precision, so that results equal its bitwise.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
@@ -702,6 +701,8 @@ void RegisterQdq(KernelRegistry* registry) {
 
 }  // namespace
 
+namespace misc_internal {
+
 void RegisterQuantizationKernels(KernelRegistry* registry) {
   RegisterKernel<FakeQuantWithMinMaxArgsOp>(
       registry, KernelDefBuilder("FakeQuantWithMinMaxArgs"));
@@ -718,7 +719,12 @@ void RegisterQuantizationKernels(KernelRegistry* registry) {
   // TensorFlow's CPU kernels: float and double only.
   RegisterQdq<float>(registry);
   RegisterQdq<double>(registry);
-  // The rest of the misc family (see kernels/math/misc_kernels.h).
+}
+
+}  // namespace misc_internal
+
+void RegisterMiscKernels(KernelRegistry* registry) {
+  misc_internal::RegisterQuantizationKernels(registry);
   misc_internal::RegisterBesselKernels(registry);
   misc_internal::RegisterMiscScanKernels(registry);
   misc_internal::RegisterLuTridiagonalKernels(registry);
