@@ -53,6 +53,8 @@ void RegisterSparseKernels(KernelRegistry* registry);
 // ScaleAndTranslate, depth/space and batch/space rearrangement,
 // NonMaxSuppressionV3-V5, CropAndResize, color conversions and adjustments.
 void RegisterImageKernels(KernelRegistry* registry);
+// Image codecs (kernels/codec/): PNG, JPEG, BMP and GIF.
+void RegisterCodecKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

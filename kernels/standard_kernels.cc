@@ -43,6 +43,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);
   RegisterImageKernels(registry);
+  RegisterCodecKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

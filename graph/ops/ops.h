@@ -78,6 +78,9 @@ absl::Status RegisterDatasetOps(OpRegistry* registry);
 // batch/space rearrangement, NonMaxSuppressionV3-V5, CropAndResize, color
 // conversions and adjustments.
 absl::Status RegisterImageOps(OpRegistry* registry);
+// Image codecs (graph/ops/codec_ops.cc): PNG, JPEG, BMP and GIF decoding
+// and encoding.
+absl::Status RegisterCodecOps(OpRegistry* registry);
 // Sparse tensors (graph/ops/sparse_ops.cc): sparse segment reductions and
 // their gradients, SparseToDense, SparseTensorDenseMatMul and the other
 // SparseTensor ops; tf.Example parsing (ParseExample, ParseSingleExample);

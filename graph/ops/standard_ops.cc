@@ -32,6 +32,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCodecOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));
   return absl::OkStatus();
 }

@@ -44,7 +44,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "list",     "pool_argmax",  "unsigned",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
-                                 "matrix"};
+                                 "matrix",   "codec"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -297,6 +297,10 @@ TEST_CASE("golden: image resizing and rearrangement ops equal TensorFlow") {
 TEST_CASE("golden: matrix band, diagonal and decomposition ops equal "
           "TensorFlow") {
   RunFamily("matrix");
+}
+
+TEST_CASE("golden: image and audio codecs equal TensorFlow") {
+  RunFamily("codec");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,290 @@
+// Image codec ops (graph/ops/codec_ops.cc, kernels/codec/): signatures
+// equal TensorFlow 2.21's byte for byte; encode/decode round trips; and
+// corrupt, truncated or bit-flipped files of every format fail with
+// InvalidArgument (or decode, as libjpeg may) without crashing. Results
+// are compared with TensorFlow's by the "codec" golden family
+// (gen_codec.py).
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "catch2/catch.hpp"
+#include "google/protobuf/text_format.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "nlohmann/json.hpp"
+#include "proto/op_def.pb.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/math_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using absl::StatusCode;
+using testing::RunError;
+using testing::RunKernel;
+using testing::RunOne;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+using testing::Values;
+
+const char* const kDataDir = DFX_TEST_DATA_DIR "/../golden/data/codec/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The file a golden case fed (its first feed, a string scalar).
+std::string GoldenFile(const std::string& golden_case) {
+  const nlohmann::json j = nlohmann::json::parse(
+      ReadFile(std::string(kDataDir) + golden_case + "/feed_0.json"));
+  std::string bytes;
+  REQUIRE(absl::Base64Unescape(j["base64"][0].get<std::string>(), &bytes));
+  return bytes;
+}
+
+Tensor Scalar(const std::string& s) {
+  Tensor t(DT_STRING, TensorShape({}));
+  t.scalar<std::string>() = s;
+  return t;
+}
+
+// A gradient image of `shape` (h, w, c).
+template <typename T>
+Tensor Image(int64_t h, int64_t w, int64_t c, int seed = 0) {
+  Tensor t(DataTypeToEnum<T>::value, TensorShape({h, w, c}));
+  T* p = t.data<T>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    p[i] = static_cast<T>((i * 37 + seed * 11) * (sizeof(T) == 1 ? 1 : 251));
+  }
+  return t;
+}
+
+std::string EncodePng(const Tensor& image) {
+  return RunOne(TestNodeBuilder("e", "EncodePng", 1)
+                    .Attr("T", image.dtype())
+                    .Build(),
+                {image})
+      .scalar<std::string>();
+}
+
+std::string EncodeJpeg(const Tensor& image) {
+  return RunOne(TestNodeBuilder("e", "EncodeJpeg", 1).Build(), {image})
+      .scalar<std::string>();
+}
+
+NodeDef Decode(const std::string& op) {
+  return TestNodeBuilder("d", op, 1).Build();
+}
+
+TEST_CASE("Every codec op has TensorFlow 2.21's signature", "[codec]") {
+  OpList tf_ops;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(
+      ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
+  REQUIRE(tf_ops.op_size() == 9);
+  for (const OpDef& want : tf_ops.op()) {
+    INFO(want.name());
+    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
+    REQUIRE(got != nullptr);
+    OpDef theirs = want;
+    theirs.clear_summary();
+    theirs.clear_description();
+    for (auto& a : *theirs.mutable_input_arg()) a.clear_description();
+    for (auto& a : *theirs.mutable_output_arg()) a.clear_description();
+    for (auto& a : *theirs.mutable_attr()) a.clear_description();
+    std::string want_bytes, got_bytes;
+    REQUIRE(theirs.SerializeToString(&want_bytes));
+    REQUIRE(got->op_def.SerializeToString(&got_bytes));
+    INFO("dfx:\n"
+         << got->op_def.DebugString() << "TensorFlow:\n"
+         << theirs.DebugString());
+    CHECK(got_bytes == want_bytes);
+    CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
+  }
+}
+
+TEST_CASE("PNG round trips every channel count and depth", "[codec]") {
+  for (int c = 1; c <= 4; ++c) {
+    INFO("channels " << c);
+    const Tensor img8 = Image<uint8_t>(5, 7, c, c);
+    const Tensor back8 = RunOne(Decode("DecodePng"), {Scalar(EncodePng(img8))});
+    CHECK(back8.shape() == img8.shape());
+    CHECK(Values<uint8_t>(back8) == Values<uint8_t>(img8));
+    const Tensor img16 = Image<uint16_t>(4, 3, c, c);
+    const Tensor back16 = RunOne(TestNodeBuilder("d", "DecodePng", 1)
+                                     .Attr("dtype", DT_UINT16)
+                                     .Build(),
+                                 {Scalar(EncodePng(img16))});
+    CHECK(Values<uint16_t>(back16) == Values<uint16_t>(img16));
+  }
+  // 8-bit files read as uint16 scale v to v * 257.
+  const Tensor img = Image<uint8_t>(2, 3, 1);
+  const Tensor wide = RunOne(
+      TestNodeBuilder("d", "DecodePng", 1).Attr("dtype", DT_UINT16).Build(),
+      {Scalar(EncodePng(img))});
+  for (int64_t i = 0; i < img.NumElements(); ++i) {
+    CHECK(wide.data<uint16_t>()[i] == img.data<uint8_t>()[i] * 257);
+  }
+}
+
+TEST_CASE("EncodePng encodes each image of a batch", "[codec]") {
+  Tensor batch(DT_UINT8, TensorShape({2, 3, 4, 5, 1}));
+  for (int64_t i = 0; i < batch.NumElements(); ++i) {
+    batch.data<uint8_t>()[i] = static_cast<uint8_t>(i);
+  }
+  const Tensor files = RunOne(
+      TestNodeBuilder("e", "EncodePng", 1).Attr("T", DT_UINT8).Build(),
+      {batch});
+  REQUIRE(files.shape() == TensorShape({2, 3}));
+  const Tensor fifth =
+      RunOne(Decode("DecodePng"), {Scalar(files.data<std::string>()[5])});
+  REQUIRE(fifth.shape() == TensorShape({4, 5, 1}));
+  CHECK(fifth.data<uint8_t>()[0] == 5 * 20);
+}
+
+TEST_CASE("JPEG encodes and decodes close to the original", "[codec]") {
+  Tensor img(DT_UINT8, TensorShape({16, 16, 3}));
+  for (int64_t i = 0; i < img.NumElements(); ++i) img.data<uint8_t>()[i] = 128;
+  const std::string file = EncodeJpeg(img);
+  const Tensor back = RunOne(Decode("DecodeJpeg"), {Scalar(file)});
+  REQUIRE(back.shape() == img.shape());
+  for (uint8_t v : Values<uint8_t>(back)) CHECK(std::abs(v - 128) <= 1);
+  const Tensor shape = RunOne(Decode("ExtractJpegShape"), {Scalar(file)});
+  CHECK(Values<int32_t>(shape) == std::vector<int32_t>{16, 16, 3});
+  const Tensor half =
+      RunOne(TestNodeBuilder("d", "DecodeJpeg", 1).Attr("ratio", 2).Build(),
+             {Scalar(file)});
+  CHECK(half.shape() == TensorShape({8, 8, 3}));
+}
+
+TEST_CASE("Bad attrs and inputs fail with InvalidArgument", "[codec]") {
+  const std::string png = EncodePng(Image<uint8_t>(4, 4, 3));
+  CHECK_THAT(RunError(TestNodeBuilder("d", "DecodePng", 1)
+                          .Attr("channels", 2)
+                          .Build(),
+                      {Scalar(png)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "`channels` must be 0, 1, 3 or 4 but got 2"));
+  CHECK_THAT(
+      RunError(TestNodeBuilder("d", "DecodeJpeg", 1).Attr("ratio", 3).Build(),
+               {Scalar(png)}),
+      StatusIs(StatusCode::kInvalidArgument, "ratio must be 1, 2, 4, or 8"));
+  CHECK_THAT(RunError(TestNodeBuilder("d", "DecodeJpeg", 1)
+                          .Attr("dct_method", "FLOAT")
+                          .Build(),
+                      {Scalar(png)}),
+             StatusIs(StatusCode::kInvalidArgument, "dct_method must be"));
+  CHECK_THAT(RunError(TestNodeBuilder("e", "EncodePng", 1)
+                          .Attr("T", DT_UINT8)
+                          .Attr("compression", 10)
+                          .Build(),
+                      {Image<uint8_t>(2, 2, 3)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "compression should be in [-1,9], got 10"));
+  CHECK_THAT(RunError(TestNodeBuilder("e", "EncodeJpeg", 1)
+                          .Attr("quality", 101)
+                          .Build(),
+                      {Image<uint8_t>(2, 2, 3)}),
+             StatusIs(StatusCode::kInvalidArgument, "quality must be in"));
+  CHECK_THAT(RunError(TestNodeBuilder("e", "EncodeJpeg", 1).Build(),
+                      {Image<uint8_t>(2, 2, 4)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "image must have 1 or 3 channels"));
+  CHECK_THAT(RunError(TestNodeBuilder("e", "EncodeJpeg", 1)
+                          .Attr("format", "grayscale")
+                          .Build(),
+                      {Image<uint8_t>(2, 2, 3)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "format grayscale expects 1 channels"));
+  CHECK_THAT(RunError(TestNodeBuilder("e", "EncodePng", 1)
+                          .Attr("T", DT_UINT8)
+                          .Build(),
+                      {Image<uint8_t>(2, 2, 5)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "image must have 1, 2, 3, or 4 channels, got 5"));
+  Tensor two(DT_STRING, TensorShape({2}));
+  CHECK_THAT(RunError(Decode("DecodeImage"), {two}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "`contents` must be scalar"));
+  CHECK_THAT(RunError(Decode("ExtractJpegShape"), {two}),
+             StatusIs(StatusCode::kInvalidArgument, "contents must be scalar"));
+  CHECK_THAT(RunError(Decode("DecodeImage"), {Scalar("")}),
+             StatusIs(StatusCode::kInvalidArgument, "Input is empty."));
+  CHECK_THAT(RunError(Decode("DecodeImage"), {Scalar("GIF9 not really")}),
+             StatusIs(StatusCode::kInvalidArgument, "Unknown image file"));
+  CHECK_THAT(
+      RunError(Decode("DecodeBmp"), {Scalar(png)}),
+      StatusIs(StatusCode::kInvalidArgument,
+               "Trying to decode PNG format using DecodeBmp op"));
+  const std::string jpeg = EncodeJpeg(Image<uint8_t>(8, 8, 3));
+  CHECK_THAT(RunError(TestNodeBuilder("d", "DecodeJpeg", 1)
+                          .Attr("channels", 4)
+                          .Build(),
+                      {Scalar(jpeg)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "JPEG does not support 4 channels"));
+  const NodeDef crop = TestNodeBuilder("c", "DecodeAndCropJpeg", 2).Build();
+  CHECK_THAT(
+      RunError(crop, {Scalar(jpeg), Tensor::FromVector<int32_t>(
+                                        {0, 0, 4}, TensorShape({3}))}),
+      StatusIs(StatusCode::kInvalidArgument, "crop_size must have four"));
+  CHECK_THAT(
+      RunError(crop, {Scalar(jpeg), Tensor::FromVector<int32_t>(
+                                        {6, 0, 4, 4}, TensorShape({4}))}),
+      StatusIs(StatusCode::kInvalidArgument,
+               "Invalid JPEG data or crop window"));
+  const std::string gif = GoldenFile("decode_gif_animated");
+  CHECK_THAT(RunError(Decode("DecodePng"), {Scalar(gif)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Got 3 frames, but animated gifs"));
+}
+
+// Every prefix (at a stride) and single-bit flips of a file: each run
+// succeeds or fails with InvalidArgument; none crashes or hangs.
+void Fuzz(const std::string& op, const std::string& file) {
+  const NodeDef node = Decode(op);
+  auto check = [&](const std::string& data) {
+    absl::StatusOr<std::vector<Tensor>> out = RunKernel(node, {Scalar(data)});
+    if (!out.ok()) {
+      INFO(out.status().ToString());
+      CHECK(out.status().code() == StatusCode::kInvalidArgument);
+    }
+  };
+  int failures = 0;
+  for (size_t n = 0; n < file.size(); n += 1 + file.size() / 97) {
+    const std::string prefix = file.substr(0, n);
+    check(prefix);
+    failures += !RunKernel(node, {Scalar(prefix)}).ok();
+  }
+  // Most truncations are errors (the first bytes at least are).
+  CHECK(failures > 0);
+  for (size_t i = 0; i < file.size(); i += 1 + file.size() / 151) {
+    std::string flipped = file;
+    flipped[i] = static_cast<char>(flipped[i] ^ (1 << (i % 8)));
+    check(flipped);
+  }
+}
+
+TEST_CASE("Truncated and bit-flipped files never crash", "[codec]") {
+  SECTION("PNG") { Fuzz("DecodePng", EncodePng(Image<uint8_t>(9, 7, 4))); }
+  SECTION("JPEG") { Fuzz("DecodeJpeg", EncodeJpeg(Image<uint8_t>(24, 17, 3))); }
+  SECTION("JPEG shape") {
+    Fuzz("ExtractJpegShape", EncodeJpeg(Image<uint8_t>(9, 9, 1)));
+  }
+  SECTION("GIF") { Fuzz("DecodeGif", GoldenFile("decode_gif_animated")); }
+  SECTION("BMP") { Fuzz("DecodeBmp", GoldenFile("decode_bmp_bgra_c0")); }
+  SECTION("DecodeImage") {
+    Fuzz("DecodeImage", GoldenFile("decode_png_palette_trns_c0_uint8"));
+    Fuzz("DecodeImage", GoldenFile("decode_png_interlaced_c0_uint8"));
+  }
+}
+
+}  // namespace
+}  // namespace dfx
