@@ -53,7 +53,8 @@ void RegisterSparseKernels(KernelRegistry* registry);
 // ScaleAndTranslate, depth/space and batch/space rearrangement,
 // NonMaxSuppressionV3-V5, CropAndResize, color conversions and adjustments.
 void RegisterImageKernels(KernelRegistry* registry);
-// Image codecs (kernels/codec/): PNG, JPEG, BMP and GIF.
+// Codecs (kernels/codec/): PNG, JPEG, BMP, GIF, raw bytes, WAV audio,
+// spectrograms and MFCCs.
 void RegisterCodecKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host

@@ -1,8 +1,9 @@
-// Image codec ops with their shape functions: DecodePng, EncodePng,
+// Codec ops with their shape functions: images (DecodePng, EncodePng,
 // DecodeJpeg, EncodeJpeg, ExtractJpegShape, DecodeAndCropJpeg, DecodeBmp,
-// DecodeGif and DecodeImage. Signatures follow TensorFlow 2.21's
-// image_ops.cc; the shape functions reject at import only what
-// TensorFlow's reject.
+// DecodeGif, DecodeImage), raw bytes (DecodeRaw) and audio (DecodeWav,
+// EncodeWav, AudioSpectrogram, Mfcc). Signatures follow TensorFlow 2.21's
+// image_ops.cc, parsing_ops.cc and audio_ops.cc; the shape functions
+// reject at import only what TensorFlow's reject.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -127,6 +128,95 @@ absl::Status ExtractJpegShapeShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// DecodeRaw: the input's shape and one more dim, the elements per string.
+absl::Status DecodeRawShapeFn(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims = in.dims;
+  dims.push_back(-1);
+  c->set_output(0, PartialShape::Known(std::move(dims)));
+  return absl::OkStatus();
+}
+
+// DecodeWav: [desired_samples, desired_channels] (-1: unknown) and a
+// scalar sample rate.
+absl::Status DecodeWavShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 0));
+  int64_t channels = -1;
+  int64_t samples = -1;
+  DFX_RETURN_IF_ERROR(AttrOr<int64_t>(c, "desired_channels", -1, &channels));
+  DFX_RETURN_IF_ERROR(AttrOr<int64_t>(c, "desired_samples", -1, &samples));
+  if (channels < -1) {
+    return c->Error(
+        absl::StrCat("channels must be non-negative, got ", channels));
+  }
+  if (samples < -1) {
+    return c->Error(
+        absl::StrCat("samples must be non-negative, got ", samples));
+  }
+  c->set_output(0, PartialShape::Known({samples, channels}));
+  c->set_output(1, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
+absl::Status EncodeWavShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+  c->set_output(0, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
+// AudioSpectrogram: [channels, windows, 1 + fft_length / 2] for [samples,
+// channels] audio, the FFT as long as the next power of two >= the window.
+absl::Status AudioSpectrogramShapeFn(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(in, 2));
+  int64_t window = 0;
+  int64_t stride = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "window_size", &window));
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "stride", &stride));
+  if (window <= 1) {
+    return c->Error(absl::StrCat("window size must be > 1, got ", window));
+  }
+  if (stride <= 0) {
+    return c->Error(
+        absl::StrCat("stride must be strictly positive, got ", stride));
+  }
+  int64_t length = -1;
+  int64_t channels = -1;
+  if (in.RankKnown()) {
+    channels = in.dims[1];
+    if (in.dims[0] >= 0) {
+      length = in.dims[0] < window ? 0 : 1 + (in.dims[0] - window) / stride;
+    }
+  }
+  int64_t fft = 1;
+  while (fft < window) fft <<= 1;
+  c->set_output(0, PartialShape::Known({channels, length, 1 + fft / 2}));
+  return absl::OkStatus();
+}
+
+// Mfcc: [channels, windows, dct_coefficient_count].
+absl::Status MfccShapeFn(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  DFX_RETURN_IF_ERROR(c->WithRank(in, 3));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+  int64_t coefficients = 13;
+  DFX_RETURN_IF_ERROR(
+      AttrOr<int64_t>(c, "dct_coefficient_count", 13, &coefficients));
+  int64_t channels = -1;
+  int64_t length = -1;
+  if (in.RankKnown()) {
+    channels = in.dims[0];
+    length = in.dims[1];
+  }
+  c->set_output(0, PartialShape::Known({channels, length, coefficients}));
+  return absl::OkStatus();
+}
+
 // The attrs DecodeJpeg and DecodeAndCropJpeg share.
 OpDefBuilder& JpegDecodeAttrs(OpDefBuilder& b) {
   return b.Attr("channels: int = 0")
@@ -204,6 +294,45 @@ absl::Status RegisterCodecOps(OpRegistry* r) {
                       .Attr("dtype: {uint8, uint16, float} = DT_UINT8")
                       .Attr("expand_animations: bool = true")
                       .SetShapeFn(DecodeImageV2ShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("DecodeRaw")
+                      .Input("bytes: string")
+                      .Output("output: out_type")
+                      .Attr("out_type: {half, float, double, int32, uint16, "
+                            "uint8, int16, int8, int64, complex64, complex128, "
+                            "bool, bfloat16}")
+                      .Attr("little_endian: bool = true")
+                      .SetShapeFn(DecodeRawShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DecodeWav")
+                                      .Input("contents: string")
+                                      .Output("audio: float")
+                                      .Output("sample_rate: int32")
+                                      .Attr("desired_channels: int = -1")
+                                      .Attr("desired_samples: int = -1")
+                                      .SetShapeFn(DecodeWavShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("EncodeWav")
+                                      .Input("audio: float")
+                                      .Input("sample_rate: int32")
+                                      .Output("contents: string")
+                                      .SetShapeFn(EncodeWavShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("AudioSpectrogram")
+                      .Input("input: float")
+                      .Output("spectrogram: float")
+                      .Attr("window_size: int")
+                      .Attr("stride: int")
+                      .Attr("magnitude_squared: bool = false")
+                      .SetShapeFn(AudioSpectrogramShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("Mfcc")
+                      .Input("spectrogram: float")
+                      .Input("sample_rate: int32")
+                      .Output("output: float")
+                      .Attr("upper_frequency_limit: float = 4000")
+                      .Attr("lower_frequency_limit: float = 20")
+                      .Attr("filterbank_channel_count: int = 40")
+                      .Attr("dct_coefficient_count: int = 13")
+                      .SetShapeFn(MfccShapeFn)));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
 // DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp and DecodeImage, and
-// EncodePng, EncodeJpeg, ExtractJpegShape.
+// EncodePng, EncodeJpeg, ExtractJpegShape; and RegisterCodecKernels, which
+// also registers the raw and audio kernels of this folder.
 //
 // As in TensorFlow (kernels/image/decode_image_op.cc), every decode op
 // looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF
@@ -23,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "graph/types.h"
+#include "kernels/codec/codec_kernels.h"
 #include "kernels/codec/gif_codec.h"
 #include "kernels/codec/jpeg_codec.h"
 #include "kernels/codec/png_codec.h"
@@ -648,6 +650,8 @@ void RegisterCodecKernels(KernelRegistry* registry) {
   RegisterKernel<ExtractJpegShapeOp<int64_t>>(
       registry,
       KernelDefBuilder("ExtractJpegShape").TypeConstraint<int64_t>("output_type"));
+  RegisterDecodeRawKernels(registry);
+  RegisterAudioKernels(registry);
 }
 
 }  // namespace dfx

@@ -1,7 +1,8 @@
 """Golden cases of the codec family: DecodePng, EncodePng, DecodeJpeg,
-EncodeJpeg, ExtractJpegShape, DecodeAndCropJpeg, DecodeBmp, DecodeGif and
-DecodeImage as TensorFlow 2.21 computes them, including the errors it
-raises for corrupt, truncated or mismatched files. Also writes TensorFlow's
+EncodeJpeg, ExtractJpegShape, DecodeAndCropJpeg, DecodeBmp, DecodeGif,
+DecodeImage, DecodeRaw, DecodeWav, EncodeWav, AudioSpectrogram and Mfcc as
+TensorFlow 2.21 computes them, including the errors it raises for
+corrupt, truncated or mismatched files. Also writes TensorFlow's
 OpDefs of these ops (tests/golden/data/codec/tf_op_defs.pbtxt), which
 tests/kernels/codec_test.cc compares byte for byte with dfx's.
 
@@ -30,7 +31,8 @@ raw = tf.raw_ops
 
 OPS = ["DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg",
        "ExtractJpegShape", "DecodeAndCropJpeg", "DecodeBmp", "DecodeGif",
-       "DecodeImage"]
+       "DecodeImage", "DecodeRaw", "DecodeWav", "EncodeWav",
+       "AudioSpectrogram", "Mfcc"]
 
 
 def write_op_defs():
@@ -437,6 +439,163 @@ def main():
                 channels=1)
     decode_case("decode_image_bmp_c1", "DecodeImage", bmps["bgr"], channels=1)
     decode_case("decode_image_unknown", "DecodeImage", b"\x00\x01\x02\x03")
+
+    audio_cases()
+
+
+def wav_file(samples, rate=16000, fmt_size=16, extra_chunks=b"",
+             leading=b"", bits=16, audio_format=1, data_pad=b""):
+    """A PCM WAV of int16 `samples` [frames, channels]."""
+    samples = np.asarray(samples, np.int16)
+    frames, channels = samples.shape
+    data = samples.astype("<i2").tobytes() + data_pad
+    block = channels * bits // 8
+    fmt = struct.pack("<HHIIHH", audio_format, channels, rate, rate * block,
+                      block, bits)
+    if fmt_size == 18:
+        fmt += b"\x00\x00"
+    body = (b"WAVE" + leading + b"fmt " + struct.pack("<I", fmt_size) + fmt +
+            extra_chunks + b"data" + struct.pack("<I", len(data)) + data)
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def audio_cases():
+    # DecodeRaw: every out_type, both byte orders, batches, empty strings.
+    r = golden_lib.rng(20)
+    blob = [bytes(r.integers(0, 256, 16, dtype=np.uint8)) for _ in range(6)]
+    for t in (tf.half, tf.float32, tf.float64, tf.int32, tf.uint16, tf.uint8,
+              tf.int16, tf.int8, tf.int64, tf.complex64, tf.complex128,
+              tf.bool, tf.bfloat16):
+        for le in (True, False):
+            def build(t=t, le=le):
+                ph = tf1.placeholder(tf.string, shape=[2, 3])
+                out = raw.DecodeRaw(bytes=ph, out_type=t, little_endian=le)
+                if t in (tf.half, tf.float32, tf.float64, tf.bfloat16,
+                         tf.complex64, tf.complex128):
+                    # Random bytes hold NaNs: compare the bits.
+                    out = tf.strings.as_string(out) if t.is_complex else \
+                        tf.bitcast(out, {2: tf.int16, 4: tf.int32,
+                                         8: tf.int64}[t.size])
+                # bool: bytes other than 0 and 1 are no valid bools.
+                data = [bytes(b % 2 for b in x) for x in blob] \
+                    if t == tf.bool else blob
+                return [out], {ph: np.asarray(data, object).reshape(2, 3)}
+            case(f"decode_raw_{t.name}_{'le' if le else 'be'}", build)
+    def raw_case(name, strings, t=tf.int32, shape=None):
+        def build():
+            v = np.asarray(strings, object)
+            ph = tf1.placeholder(tf.string, shape=shape)
+            return [raw.DecodeRaw(bytes=ph, out_type=t)], {ph: v}
+        case(name, build)
+    raw_case("decode_raw_scalar", b"\x01\x00\x00\x00\x02\x00\x00\x00")
+    raw_case("decode_raw_empty_strings", [b"", b""])
+    raw_case("decode_raw_no_strings", np.zeros([0, 2], object), shape=[0, 2])
+    raw_case("decode_raw_ragged", [b"\x00" * 4, b"\x00" * 8])
+    raw_case("decode_raw_not_multiple", [b"\x00" * 6])
+
+    # WAV.
+    mono = (np.sin(np.arange(64) * 0.3) * 20000).astype(np.int16)[:, None]
+    stereo = np.stack([mono[:, 0], -mono[:, 0] // 3], axis=1)
+    wavs = {
+        "mono": wav_file(mono), "stereo": wav_file(stereo, rate=8000),
+        "fmt18": wav_file(mono[:10], fmt_size=18),
+        "junk": wav_file(mono[:12], leading=b"JUNK\x04\x00\x00\x00abcd",
+                         extra_chunks=b"LIST\x02\x00\x00\x00xy"),
+        "odd_data": wav_file(stereo[:5], data_pad=b"\x07"),
+    }
+    def wav_case(name, data, **attrs):
+        def build():
+            ph, v = sfeed(data)
+            audio, rate = raw.DecodeWav(contents=ph, **attrs)
+            return [audio, rate], {ph: v}
+        case(name, build)
+    for src, data in wavs.items():
+        wav_case(f"decode_wav_{src}", data)
+    wav_case("decode_wav_more_channels", wavs["stereo"], desired_channels=3)
+    wav_case("decode_wav_fewer_channels", wavs["stereo"], desired_channels=1)
+    wav_case("decode_wav_pad_samples", wavs["mono"], desired_samples=80)
+    wav_case("decode_wav_cut_samples", wavs["stereo"], desired_samples=7,
+             desired_channels=2)
+    wav_case("decode_wav_truncated", wavs["mono"][:100])
+    wav_case("decode_wav_header_only", wavs["mono"][:30])
+    wav_case("decode_wav_8bit", wav_file(mono[:4], bits=8))
+    wav_case("decode_wav_float_format", wav_file(mono[:4], audio_format=3))
+    wav_case("decode_wav_not_riff", b"RIFX" + wavs["mono"][4:])
+    wav_case("decode_wav_unknown_chunk",
+             wav_file(mono[:4], leading=b"abcd\x00\x00\x00\x00"))
+    wav_case("decode_wav_two_data",
+             wavs["mono"] + b"data\x02\x00\x00\x00\x01\x00")
+    wav_case("decode_wav_no_data", wavs["mono"][:36])
+
+    def enc_wav(name, audio, rate=16000):
+        def build():
+            a = tf1.placeholder(tf.float32, shape=None)
+            s = tf1.placeholder(tf.int32, shape=None)
+            out = raw.EncodeWav(audio=a, sample_rate=s)
+            return [out], {a: np.asarray(audio, np.float32),
+                           s: np.asarray(rate, np.int32)}
+        case(name, build)
+    r = golden_lib.rng(21)
+    enc_wav("encode_wav_stereo", r.uniform(-1.2, 1.2, [20, 2]), 44100)
+    enc_wav("encode_wav_rounding", np.asarray(
+        [[0.5 / 32768], [1.5 / 32768], [-0.5 / 32768], [-2.5 / 32768],
+         [1.0], [-1.0], [0.99999]]))
+    enc_wav("encode_wav_empty", np.zeros([0, 3]))
+    enc_wav("encode_wav_no_channels", np.zeros([4, 0]))
+    enc_wav("encode_wav_negative_rate", np.zeros([4, 1]), -5)
+    enc_wav("encode_wav_rank1", np.zeros([4]))
+    enc_wav("encode_wav_rate_vector", np.zeros([4, 1]), [8000])
+
+    # AudioSpectrogram and Mfcc: a chirp, mono and stereo.
+    t = np.arange(400) / 8000.0
+    chirp = np.sin(2 * np.pi * (200 + 1500 * t) * t)
+    audio = np.stack([chirp, 0.5 * np.cos(2 * np.pi * 700 * t)], 1)
+    def spec_case(name, x, window, stride, squared=False, tol=None):
+        def build():
+            ph = tf1.placeholder(tf.float32, shape=None)
+            out = raw.AudioSpectrogram(input=ph, window_size=window,
+                                       stride=stride,
+                                       magnitude_squared=squared)
+            return [out], {ph: np.asarray(x, np.float32)}
+        case(name, build, **(tol or {}))
+    spec_case("spectrogram_mono", audio[:, :1], 64, 32)
+    spec_case("spectrogram_stereo_squared", audio, 50, 40, squared=True)
+    spec_case("spectrogram_stride_over_window", audio[:, :1], 16, 37)
+    spec_case("spectrogram_short", audio[:10, :1], 16, 8)
+    spec_case("spectrogram_pow2_window", audio[:, 1:], 128, 100)
+    spec_case("spectrogram_rank1", audio[:, 0], 16, 8)
+
+    def mfcc_case(name, window, stride, rate=8000, channels_in=2, **attrs):
+        def build():
+            ph = tf1.placeholder(tf.float32, shape=None)
+            spec = raw.AudioSpectrogram(input=ph, window_size=window,
+                                        stride=stride, magnitude_squared=True)
+            s = tf1.placeholder(tf.int32, shape=[])
+            out = raw.Mfcc(spectrogram=spec, sample_rate=s, **attrs)
+            return [out], {ph: np.asarray(audio[:, :channels_in], np.float32),
+                           s: np.asarray(rate, np.int32)}
+        case(name, build, rtol=1e-5, atol=1e-4)
+    mfcc_case("mfcc_default", 128, 64)
+    mfcc_case("mfcc_attrs", 100, 50, rate=16000, channels_in=1,
+              upper_frequency_limit=6000.0, lower_frequency_limit=100.0,
+              filterbank_channel_count=20, dct_coefficient_count=20)
+    mfcc_case("mfcc_upper_above_nyquist", 64, 64, rate=4000,
+              upper_frequency_limit=3000.0)
+    mfcc_case("mfcc_too_many_coefficients", 64, 64,
+              filterbank_channel_count=10, dct_coefficient_count=11)
+    mfcc_case("mfcc_lower_above_upper", 64, 64, lower_frequency_limit=5000.0)
+    mfcc_case("mfcc_zero_rate", 64, 64, rate=0)
+    def mfcc_direct(name, spec, rate=16000, **attrs):
+        def build():
+            ph = tf1.placeholder(tf.float32, shape=None)
+            s = tf1.placeholder(tf.int32, shape=None)
+            out = raw.Mfcc(spectrogram=ph, sample_rate=s, **attrs)
+            return [out], {ph: np.asarray(spec, np.float32),
+                           s: np.asarray(rate, np.int32)}
+        case(name, build, rtol=1e-5, atol=1e-4)
+    mfcc_direct("mfcc_zeros", np.zeros([1, 3, 129]))
+    mfcc_direct("mfcc_rank2", np.ones([3, 129]))
+    mfcc_direct("mfcc_one_bin", np.ones([1, 2, 1]))
 
 
 if __name__ == "__main__":

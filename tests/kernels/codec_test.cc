@@ -4,6 +4,8 @@
 // InvalidArgument (or decode, as libjpeg may) without crashing. Results
 // are compared with TensorFlow's by the "codec" golden family
 // (gen_codec.py).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -13,7 +15,10 @@
 #include "absl/strings/escaping.h"
 #include "catch2/catch.hpp"
 #include "google/protobuf/text_format.h"
+#include "base/status_macros.h"
+#include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "graph/shape_inference.h"
 #include "kernels/kernels.h"
 #include "nlohmann/json.hpp"
 #include "proto/op_def.pb.h"
@@ -88,7 +93,7 @@ TEST_CASE("Every codec op has TensorFlow 2.21's signature", "[codec]") {
   OpList tf_ops;
   REQUIRE(google::protobuf::TextFormat::ParseFromString(
       ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
-  REQUIRE(tf_ops.op_size() == 9);
+  REQUIRE(tf_ops.op_size() == 14);
   for (const OpDef& want : tf_ops.op()) {
     INFO(want.name());
     const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
@@ -108,6 +113,78 @@ TEST_CASE("Every codec op has TensorFlow 2.21's signature", "[codec]") {
     CHECK(got_bytes == want_bytes);
     CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
   }
+}
+
+// The op's shape function on `node` (defaults added); `consts[i]`, when
+// initialized, is the constant value of input i. The first output's shape
+// as text, or the error.
+std::string Infer(const NodeDef& node_in, std::vector<PartialShape> inputs,
+                  const std::vector<Tensor>& consts = {}) {
+  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
+  if (op == nullptr) return "no op";
+  NodeDef node = node_in;
+  AddDefaultAttrs(op->op_def, &node);
+  std::vector<TensorProto> protos(consts.size());
+  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
+  for (size_t i = 0; i < consts.size(); ++i) {
+    if (consts[i].IsInitialized()) {
+      consts[i].AsProtoTensorContent(&protos[i]);
+      ptrs[i] = &protos[i];
+    }
+  }
+  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
+                     op->op_def.output_arg_size());
+  absl::Status s = op->shape_fn(&c);
+  if (!s.ok()) return s.ToString();
+  return c.output(0).DebugString();
+}
+
+PartialShape S(std::vector<int64_t> dims) {
+  return PartialShape::Known(std::move(dims));
+}
+
+TEST_CASE("Codec op shape functions", "[codec]") {
+  CHECK(Infer(TestNodeBuilder("d", "DecodePng", 1).Attr("channels", 3).Build(),
+              {S({})}) == "[?,?,3]");
+  CHECK(Infer(Decode("DecodeJpeg"), {S({})}) == "[?,?,?]");
+  CHECK(Infer(Decode("DecodeGif"), {S({})}) == "[?,?,?,3]");
+  CHECK(Infer(Decode("DecodeImage"), {S({})}) == "<unknown>");
+  CHECK(Infer(TestNodeBuilder("d", "DecodeImage", 1)
+                  .Attr("expand_animations", false)
+                  .Attr("channels", 1)
+                  .Build(),
+              {S({})}) == "[?,?,1]");
+  CHECK_THAT(Infer(Decode("DecodeBmp"), {S({2})}),
+             ::Catch::Matchers::Contains("INVALID_ARGUMENT"));
+  const NodeDef crop = TestNodeBuilder("c", "DecodeAndCropJpeg", 2).Build();
+  CHECK(Infer(crop, {S({}), S({4})},
+              {Tensor(), Tensor::FromVector<int32_t>({1, 2, 5, 7}, {4})}) ==
+        "[5,7,?]");
+  CHECK_THAT(Infer(crop, {S({}), S({3})}),
+             ::Catch::Matchers::Contains("Dimension must be 4 but is 3"));
+  const NodeDef png = TestNodeBuilder("e", "EncodePng", 1).Build();
+  CHECK(Infer(png, {S({2, 5, 4, 3, 1})}) == "[2,5]");
+  CHECK_THAT(Infer(png, {S({4, 3})}),
+             ::Catch::Matchers::Contains("at least rank 3"));
+  CHECK(Infer(TestNodeBuilder("e", "EncodeJpeg", 1).Build(), {S({4, 3, 3})}) ==
+        "[]");
+  CHECK(Infer(Decode("ExtractJpegShape"), {S({})}) == "[3]");
+  CHECK(Infer(TestNodeBuilder("r", "DecodeRaw", 1)
+                  .Attr("out_type", DT_FLOAT)
+                  .Build(),
+              {S({2, -1})}) == "[2,?,?]");
+  CHECK(Infer(TestNodeBuilder("w", "DecodeWav", 1)
+                  .Attr("desired_samples", 100)
+                  .Build(),
+              {S({})}) == "[100,?]");
+  const NodeDef spec = TestNodeBuilder("s", "AudioSpectrogram", 1)
+                           .Attr("window_size", 100)
+                           .Attr("stride", 30)
+                           .Build();
+  CHECK(Infer(spec, {S({400, 2})}) == "[2,11,65]");
+  CHECK(Infer(spec, {S({50, 2})}) == "[2,0,65]");
+  CHECK(Infer(TestNodeBuilder("m", "Mfcc", 2).Build(), {S({2, 11, 65}), S({})}) ==
+        "[2,11,13]");
 }
 
 TEST_CASE("PNG round trips every channel count and depth", "[codec]") {
@@ -284,6 +361,104 @@ TEST_CASE("Truncated and bit-flipped files never crash", "[codec]") {
     Fuzz("DecodeImage", GoldenFile("decode_png_palette_trns_c0_uint8"));
     Fuzz("DecodeImage", GoldenFile("decode_png_interlaced_c0_uint8"));
   }
+}
+
+TEST_CASE("DecodeRaw reads each string's elements in either byte order",
+          "[codec]") {
+  Tensor in(DT_STRING, TensorShape({2}));
+  in.data<std::string>()[0] = std::string("\x01\x02\x03\x04", 4);
+  in.data<std::string>()[1] = std::string("\xff\xff\x00\x80", 4);
+  const Tensor le = RunOne(TestNodeBuilder("r", "DecodeRaw", 1)
+                               .Attr("out_type", DT_INT16)
+                               .Build(),
+                           {in});
+  REQUIRE(le.shape() == TensorShape({2, 2}));
+  CHECK(Values<int16_t>(le) == std::vector<int16_t>{0x0201, 0x0403, -1,
+                                                     -32768});
+  const Tensor be = RunOne(TestNodeBuilder("r", "DecodeRaw", 1)
+                               .Attr("out_type", DT_INT32)
+                               .Attr("little_endian", false)
+                               .Build(),
+                           {in});
+  // ff ff 00 80 big-endian is 0xffff0080.
+  CHECK(Values<int32_t>(be) == std::vector<int32_t>{0x01020304, -65408});
+  in.data<std::string>()[1] = "abc";
+  CHECK_THAT(RunError(TestNodeBuilder("r", "DecodeRaw", 1)
+                          .Attr("out_type", DT_UINT8)
+                          .Build(),
+                      {in}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "element 1 has size 4 != 3"));
+}
+
+TEST_CASE("WAV round trips and rejects malformed files", "[codec]") {
+  Tensor audio(DT_FLOAT, TensorShape({5, 2}));
+  const std::vector<float> values = {0.5f, -0.25f, 1.0f, -1.0f, 0.0f,
+                                     0.125f, -0.5f, 0.75f, 0.0625f, -0.0625f};
+  std::copy(values.begin(), values.end(), audio.data<float>());
+  const NodeDef encode = TestNodeBuilder("e", "EncodeWav", 2).Build();
+  const Tensor wav =
+      RunOne(encode, {audio, Tensor::FromVector<int32_t>({22050}, {})});
+  const std::string file = wav.scalar<std::string>();
+  CHECK(file.size() == 44 + 5 * 2 * 2);
+  absl::StatusOr<std::vector<Tensor>> back =
+      RunKernel(TestNodeBuilder("d", "DecodeWav", 1).Build(), {Scalar(file)});
+  REQUIRE(back.ok());
+  // 1.0 clamps to 32767 / 32768.
+  std::vector<float> want = values;
+  want[2] = 32767.0f / 32768.0f;
+  CHECK(Values<float>((*back)[0]) == want);
+  CHECK((*back)[1].scalar<int32_t>() == 22050);
+  CHECK_THAT(
+      RunError(encode, {audio, Tensor::FromVector<int32_t>({0}, {})}),
+      StatusIs(StatusCode::kInvalidArgument, "sample_rate must be in"));
+  const NodeDef decode = TestNodeBuilder("d", "DecodeWav", 1).Build();
+  auto check_fails = [&](const std::string& data) {
+    absl::StatusOr<std::vector<Tensor>> out = RunKernel(decode, {Scalar(data)});
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.status().code() == StatusCode::kInvalidArgument);
+  };
+  for (size_t n = 0; n < file.size(); ++n) check_fails(file.substr(0, n));
+  std::string bad = file;
+  bad[34] = 8;  // 8 bits per sample
+  CHECK_THAT(RunError(decode, {Scalar(bad)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Can only read 16-bit WAV files"));
+}
+
+TEST_CASE("AudioSpectrogram finds a pure tone's bin", "[codec]") {
+  // 32 cycles in 256 samples: the tone sits in bin 32 of a 256-point FFT.
+  Tensor audio(DT_FLOAT, TensorShape({256, 1}));
+  for (int i = 0; i < 256; ++i) {
+    audio.data<float>()[i] =
+        static_cast<float>(std::sin(2 * 3.14159265358979 * 32 * i / 256));
+  }
+  const Tensor spec = RunOne(TestNodeBuilder("s", "AudioSpectrogram", 1)
+                                 .Attr("window_size", 256)
+                                 .Attr("stride", 128)
+                                 .Build(),
+                             {audio});
+  REQUIRE(spec.shape() == TensorShape({1, 1, 129}));
+  const std::vector<float> row = Values<float>(spec);
+  CHECK(std::max_element(row.begin(), row.end()) - row.begin() == 32);
+  // The Hann window halves the peak: 256 / 2 / 2.
+  CHECK(std::abs(row[32] - 64.0f) < 1e-3f);
+  CHECK_THAT(RunError(TestNodeBuilder("s", "AudioSpectrogram", 1)
+                          .Attr("window_size", 1)
+                          .Attr("stride", 1)
+                          .Build(),
+                      {audio}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "window_size must be > 1, got 1"));
+  const Tensor mfcc = RunOne(TestNodeBuilder("m", "Mfcc", 2).Build(),
+                             {spec, Tensor::FromVector<int32_t>({8000}, {})});
+  CHECK(mfcc.shape() == TensorShape({1, 1, 13}));
+  CHECK_THAT(RunError(TestNodeBuilder("m", "Mfcc", 2)
+                          .Attr("dct_coefficient_count", 41)
+                          .Build(),
+                      {spec, Tensor::FromVector<int32_t>({8000}, {})}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Mfcc initialization failed for channel count 129"));
 }
 
 }  // namespace
