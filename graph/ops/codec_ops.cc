@@ -1,9 +1,10 @@
 // Codec ops with their shape functions: images (DecodePng, EncodePng,
 // DecodeJpeg, EncodeJpeg, ExtractJpegShape, DecodeAndCropJpeg, DecodeBmp,
 // DecodeGif, DecodeImage), raw bytes (DecodeRaw) and audio (DecodeWav,
-// EncodeWav, AudioSpectrogram, Mfcc). Signatures follow TensorFlow 2.21's
-// image_ops.cc, parsing_ops.cc and audio_ops.cc; the shape functions
-// reject at import only what TensorFlow's reject.
+// EncodeWav, AudioSpectrogram, Mfcc), and ReadFile, which feeds decoders
+// in input pipelines. Signatures follow TensorFlow 2.21's image_ops.cc,
+// parsing_ops.cc, audio_ops.cc and io_ops.cc; the shape functions reject at
+// import only what TensorFlow's reject.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -217,6 +218,13 @@ absl::Status MfccShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// ReadFile: a scalar file name, a scalar file.
+absl::Status ReadFileShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 0));
+  c->set_output(0, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
 // The attrs DecodeJpeg and DecodeAndCropJpeg share.
 OpDefBuilder& JpegDecodeAttrs(OpDefBuilder& b) {
   return b.Attr("channels: int = 0")
@@ -333,6 +341,10 @@ absl::Status RegisterCodecOps(OpRegistry* r) {
                       .Attr("filterbank_channel_count: int = 40")
                       .Attr("dct_coefficient_count: int = 13")
                       .SetShapeFn(MfccShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ReadFile")
+                                      .Input("filename: string")
+                                      .Output("contents: string")
+                                      .SetShapeFn(ReadFileShapeFn)));
   return absl::OkStatus();
 }
 

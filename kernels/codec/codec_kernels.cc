@@ -1,7 +1,7 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
 // DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp and DecodeImage, and
 // EncodePng, EncodeJpeg, ExtractJpegShape; and RegisterCodecKernels, which
-// also registers the raw and audio kernels of this folder.
+// also registers the raw, audio and ReadFile kernels of this folder.
 //
 // As in TensorFlow (kernels/image/decode_image_op.cc), every decode op
 // looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF
@@ -652,6 +652,7 @@ void RegisterCodecKernels(KernelRegistry* registry) {
       KernelDefBuilder("ExtractJpegShape").TypeConstraint<int64_t>("output_type"));
   RegisterDecodeRawKernels(registry);
   RegisterAudioKernels(registry);
+  RegisterReadFileKernel(registry);
 }
 
 }  // namespace dfx

@@ -11,6 +11,8 @@ namespace dfx {
 void RegisterDecodeRawKernels(KernelRegistry* registry);
 // DecodeWav, EncodeWav, AudioSpectrogram, Mfcc.
 void RegisterAudioKernels(KernelRegistry* registry);
+// ReadFile.
+void RegisterReadFileKernel(KernelRegistry* registry);
 
 }  // namespace dfx
 

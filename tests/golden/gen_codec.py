@@ -32,7 +32,7 @@ raw = tf.raw_ops
 OPS = ["DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg",
        "ExtractJpegShape", "DecodeAndCropJpeg", "DecodeBmp", "DecodeGif",
        "DecodeImage", "DecodeRaw", "DecodeWav", "EncodeWav",
-       "AudioSpectrogram", "Mfcc"]
+       "AudioSpectrogram", "Mfcc", "ReadFile"]
 
 
 def write_op_defs():
@@ -441,6 +441,7 @@ def main():
     decode_case("decode_image_unknown", "DecodeImage", b"\x00\x01\x02\x03")
 
     audio_cases()
+    pipeline_cases()
 
 
 def wav_file(samples, rate=16000, fmt_size=16, extra_chunks=b"",
@@ -596,6 +597,33 @@ def audio_cases():
     mfcc_direct("mfcc_zeros", np.zeros([1, 3, 129]))
     mfcc_direct("mfcc_rank2", np.ones([3, 129]))
     mfcc_direct("mfcc_one_bin", np.ones([1, 2, 1]))
+
+
+def pipeline_cases():
+    """tf.io.read_file -> decode -> resize, as input pipelines run it: one
+    multi-step case reading files of its own folder (gen_lookup.py's
+    steps_case and its "@CASE_DIR@" file names)."""
+    from gen_lookup import CASE_DIR, steps_case
+    files = {"photo.jpg": tf_jpeg(gradient(20, 30, 3, seed=30), quality=85),
+             "icon.png": tf_png(gradient(9, 7, 4, seed=31))}
+
+    def build():
+        fname = tf1.placeholder(tf.string, shape=[], name="fname")
+        contents = raw.ReadFile(filename=fname)
+        jpeg = raw.DecodeJpeg(contents=contents, channels=3)
+        resized = tf.image.resize(jpeg[None], [10, 15])
+        image = raw.DecodeImage(contents=contents, channels=3,
+                                expand_animations=False)
+        return {"fname": fname, "contents": contents, "jpeg": jpeg,
+                "resized": resized, "image": image}
+    steps_case(golden_lib._family_dir(FAMILY), "pipeline_read_decode_resize",
+               build,
+               [(["contents", "jpeg", "resized"],
+                 {"fname": CASE_DIR + "/photo.jpg"}),
+                (["image"], {"fname": CASE_DIR + "/icon.png"}),
+                (["contents"], {"fname": CASE_DIR + "/missing.jpg"}),
+                (["contents"], {"fname": CASE_DIR})],
+               files=files)
 
 
 if __name__ == "__main__":
