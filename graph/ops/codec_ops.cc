@@ -1,6 +1,7 @@
 // Codec ops with their shape functions: images (DecodePng, EncodePng,
 // DecodeJpeg, EncodeJpeg, ExtractJpegShape, DecodeAndCropJpeg, DecodeBmp,
-// DecodeGif, DecodeImage), raw bytes (DecodeRaw) and audio (DecodeWav,
+// DecodeGif, DecodeImage), raw and compressed bytes (DecodeRaw,
+// DecodeCompressed) and audio (DecodeWav,
 // EncodeWav, AudioSpectrogram, Mfcc), and ReadFile, which feeds decoders
 // in input pipelines. Signatures follow TensorFlow 2.21's image_ops.cc,
 // parsing_ops.cc, audio_ops.cc and io_ops.cc; the shape functions reject at
@@ -218,6 +219,11 @@ absl::Status MfccShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status UnchangedShapeFn(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
 // ReadFile: a scalar file name, a scalar file.
 absl::Status ReadFileShapeFn(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 0));
@@ -341,6 +347,12 @@ absl::Status RegisterCodecOps(OpRegistry* r) {
                       .Attr("filterbank_channel_count: int = 40")
                       .Attr("dct_coefficient_count: int = 13")
                       .SetShapeFn(MfccShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("DecodeCompressed")
+                      .Input("bytes: string")
+                      .Output("output: string")
+                      .Attr("compression_type: string = ''")
+                      .SetShapeFn(UnchangedShapeFn)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ReadFile")
                                       .Input("filename: string")
                                       .Output("contents: string")

@@ -1,7 +1,8 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
 // DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp and DecodeImage, and
 // EncodePng, EncodeJpeg, ExtractJpegShape; and RegisterCodecKernels, which
-// also registers the raw, audio and ReadFile kernels of this folder.
+// also registers the raw, compressed, audio and ReadFile kernels of this
+// folder.
 //
 // As in TensorFlow (kernels/image/decode_image_op.cc), every decode op
 // looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF
@@ -653,6 +654,7 @@ void RegisterCodecKernels(KernelRegistry* registry) {
   RegisterDecodeRawKernels(registry);
   RegisterAudioKernels(registry);
   RegisterReadFileKernel(registry);
+  RegisterDecodeCompressedKernel(registry);
 }
 
 }  // namespace dfx

@@ -13,6 +13,8 @@ void RegisterDecodeRawKernels(KernelRegistry* registry);
 void RegisterAudioKernels(KernelRegistry* registry);
 // ReadFile.
 void RegisterReadFileKernel(KernelRegistry* registry);
+// DecodeCompressed.
+void RegisterDecodeCompressedKernel(KernelRegistry* registry);
 
 }  // namespace dfx
 

@@ -32,7 +32,7 @@ raw = tf.raw_ops
 OPS = ["DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg",
        "ExtractJpegShape", "DecodeAndCropJpeg", "DecodeBmp", "DecodeGif",
        "DecodeImage", "DecodeRaw", "DecodeWav", "EncodeWav",
-       "AudioSpectrogram", "Mfcc", "ReadFile"]
+       "AudioSpectrogram", "Mfcc", "ReadFile", "DecodeCompressed"]
 
 
 def write_op_defs():
@@ -441,6 +441,7 @@ def main():
     decode_case("decode_image_unknown", "DecodeImage", b"\x00\x01\x02\x03")
 
     audio_cases()
+    compressed_cases()
     pipeline_cases()
 
 
@@ -597,6 +598,55 @@ def audio_cases():
     mfcc_direct("mfcc_zeros", np.zeros([1, 3, 129]))
     mfcc_direct("mfcc_rank2", np.ones([3, 129]))
     mfcc_direct("mfcc_one_bin", np.ones([1, 2, 1]))
+
+
+def zstd(data, from_pipe=False):
+    """zstd's command line tool; from a pipe it cannot record the size."""
+    import subprocess
+    import tempfile
+    if from_pipe:
+        return subprocess.run(["zstd", "-q", "-c"], input=data, check=True,
+                              capture_output=True).stdout
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        return subprocess.run(["zstd", "-q", "-c", f.name], check=True,
+                              capture_output=True).stdout
+
+
+def compressed_cases():
+    import gzip
+    text = b"".join(b"line %d of some text\n" % i for i in range(60))
+    z = zlib.compress(text)
+    g = gzip.compress(text, mtime=0)
+    def dc(name, strings, ctype):
+        def build():
+            v = np.asarray(strings, object)
+            ph = tf1.placeholder(tf.string, shape=v.shape)
+            return [raw.DecodeCompressed(bytes=ph, compression_type=ctype)], \
+                {ph: v}
+        case(name, build)
+    dc("decompress_zlib", [z, zlib.compress(b"x"), zlib.compress(b"")], "ZLIB")
+    dc("decompress_gzip", [[g, gzip.compress(b"abc", mtime=0)]] * 2, "GZIP")
+    dc("decompress_none", [b"as is\x00", b""], "")
+    dc("decompress_zlib_truncated", [z[:len(z) // 2]], "ZLIB")
+    dc("decompress_zlib_trailing", [z + b"junk"], "ZLIB")
+    dc("decompress_zlib_twice", [z + z], "ZLIB")
+    corrupt = bytearray(z)
+    corrupt[12] ^= 0xff
+    dc("decompress_zlib_corrupt", [bytes(corrupt)], "ZLIB")
+    dc("decompress_gzip_members", [g + g], "GZIP")
+    dc("decompress_gzip_trailing", [g + b"junk"], "GZIP")
+    dc("decompress_gzip_no_trailer", [g[:-4]], "GZIP")
+    dc("decompress_gzip_as_zlib", [g], "ZLIB")
+    dc("decompress_zlib_as_gzip", [z], "GZIP")
+    dc("decompress_empty_input", [b""], "ZLIB")
+    dc("decompress_zstd", [zstd(text), zstd(b"")], "ZSTD")
+    dc("decompress_zstd_unknown_size", [zstd(text, from_pipe=True)], "ZSTD")
+    bad = bytearray(zstd(text))
+    bad[-5] ^= 0x55
+    dc("decompress_zstd_corrupt", [bytes(bad)], "ZSTD")
+    dc("decompress_bad_type", [z], "BZ2")
 
 
 def pipeline_cases():

@@ -93,7 +93,7 @@ TEST_CASE("Every codec op has TensorFlow 2.21's signature", "[codec]") {
   OpList tf_ops;
   REQUIRE(google::protobuf::TextFormat::ParseFromString(
       ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
-  REQUIRE(tf_ops.op_size() == 15);
+  REQUIRE(tf_ops.op_size() == 16);
   for (const OpDef& want : tf_ops.op()) {
     INFO(want.name());
     const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
@@ -389,6 +389,37 @@ TEST_CASE("DecodeRaw reads each string's elements in either byte order",
                       {in}),
              StatusIs(StatusCode::kInvalidArgument,
                       "element 1 has size 4 != 3"));
+}
+
+TEST_CASE("DecodeCompressed survives truncated and corrupt streams",
+          "[codec]") {
+  const std::string z = GoldenFile("decompress_zlib");
+  const NodeDef zlib = TestNodeBuilder("d", "DecodeCompressed", 1)
+                           .Attr("compression_type", "ZLIB")
+                           .Build();
+  const std::string text = RunOne(zlib, {Scalar(z)}).scalar<std::string>();
+  CHECK(text.substr(0, 20) == "line 0 of some text\n");
+  for (size_t n = 0; n < z.size(); ++n) {
+    // A prefix inflates to a prefix of the text, or fails as DataLoss.
+    absl::StatusOr<std::vector<Tensor>> out =
+        RunKernel(zlib, {Scalar(z.substr(0, n))});
+    if (out.ok()) {
+      const std::string& part = (*out)[0].scalar<std::string>();
+      CHECK(text.compare(0, part.size(), part) == 0);
+    } else {
+      CHECK(out.status().code() == StatusCode::kDataLoss);
+    }
+    std::string flipped = z;
+    flipped[n] = static_cast<char>(flipped[n] ^ 0x21);
+    out = RunKernel(zlib, {Scalar(flipped)});
+    if (!out.ok()) CHECK(out.status().code() == StatusCode::kDataLoss);
+  }
+  CHECK_THAT(RunError(TestNodeBuilder("d", "DecodeCompressed", 1)
+                          .Attr("compression_type", "BZ2")
+                          .Build(),
+                      {Scalar(z)}),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Only ZLIB, ZSTD, GZIP or NONE are supported"));
 }
 
 TEST_CASE("WAV round trips and rejects malformed files", "[codec]") {
