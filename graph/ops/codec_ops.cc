@@ -1,5 +1,6 @@
 // Codec ops with their shape functions: images (DecodePng, EncodePng,
-// DecodeJpeg, EncodeJpeg, ExtractJpegShape, DecodeAndCropJpeg, DecodeBmp,
+// DecodeJpeg, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape,
+// DecodeAndCropJpeg, DecodeBmp,
 // DecodeGif, DecodeImage), raw and compressed bytes (DecodeRaw,
 // DecodeCompressed) and audio (DecodeWav,
 // EncodeWav, AudioSpectrogram, Mfcc), and ReadFile, which feeds decoders
@@ -104,6 +105,15 @@ absl::Status DecodeGifShapeFn(InferenceContext* c) {
 // EncodeJpeg: a [height, width, channels] image, a scalar file.
 absl::Status EncodeImageShapeFn(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 3));
+  c->set_output(0, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
+// EncodeJpegVariableQuality: a [height, width, channels] image and a
+// scalar quality, a scalar file.
+absl::Status EncodeJpegVariableQualityShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 3));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
   c->set_output(0, PartialShape::Scalar());
   return absl::OkStatus();
 }
@@ -285,6 +295,12 @@ absl::Status RegisterCodecOps(OpRegistry* r) {
                       .Attr("y_density: int = 300")
                       .Attr("xmp_metadata: string = ''")
                       .SetShapeFn(EncodeImageShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("EncodeJpegVariableQuality")
+                      .Input("images: uint8")
+                      .Input("quality: int32")
+                      .Output("contents: string")
+                      .SetShapeFn(EncodeJpegVariableQualityShapeFn)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("ExtractJpegShape")
                       .Input("contents: string")

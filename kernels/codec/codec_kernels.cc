@@ -1,6 +1,7 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
 // DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp and DecodeImage, and
-// EncodePng, EncodeJpeg, ExtractJpegShape; and RegisterCodecKernels, which
+// EncodePng, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape; and
+// RegisterCodecKernels, which
 // also registers the raw, compressed, audio and ReadFile kernels of this
 // folder.
 //
@@ -606,6 +607,50 @@ class EncodeJpegOp : public OpKernel {
   codec::JpegEncodeOptions options_;
 };
 
+// EncodeJpegVariableQuality (tf.image.adjust_jpeg_quality): EncodeJpeg's
+// defaults with the quality an input and the format from the channels.
+class EncodeJpegVariableQualityOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& image = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, image.dims() == 3,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("image must be 3-dimensional",
+                                     image.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx,
+                    image.NumElements() < std::numeric_limits<int32_t>::max(),
+                    absl::InvalidArgumentError(
+                        "Cannot encode images with >= max int32 elements"));
+    const Tensor& quality = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, quality.dims() == 0,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("quality must be scalar: ",
+                                     quality.shape().DebugString())));
+    codec::JpegEncodeOptions options;
+    options.quality = quality.scalar<int32_t>();
+    DFX_OP_REQUIRES(ctx, options.quality >= 0 && options.quality <= 100,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "quality must be in [0,100], got ", options.quality)));
+    const int64_t channels = image.dim_size(2);
+    DFX_OP_REQUIRES(ctx, channels == 1 || channels == 3,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "image must have 1 or 3 channels, got ",
+                        image.shape().DebugString())));
+    options.channels = static_cast<int>(channels);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
+    DFX_OP_REQUIRES(
+        ctx,
+        codec::EncodeJpeg(image.data<uint8_t>(),
+                          static_cast<int>(image.dim_size(1)),
+                          static_cast<int>(image.dim_size(0)), options,
+                          &out->data<std::string>()[0]),
+        absl::InternalError("JPEG encoding failed"));
+  }
+};
+
 template <typename T>
 class ExtractJpegShapeOp : public OpKernel {
  public:
@@ -645,6 +690,8 @@ void RegisterCodecKernels(KernelRegistry* registry) {
   RegisterKernel<EncodePngOp<uint16_t>>(
       registry, KernelDefBuilder("EncodePng").TypeConstraint<uint16_t>("T"));
   RegisterKernel<EncodeJpegOp>(registry, KernelDefBuilder("EncodeJpeg"));
+  RegisterKernel<EncodeJpegVariableQualityOp>(
+      registry, KernelDefBuilder("EncodeJpegVariableQuality"));
   RegisterKernel<ExtractJpegShapeOp<int32_t>>(
       registry,
       KernelDefBuilder("ExtractJpegShape").TypeConstraint<int32_t>("output_type"));

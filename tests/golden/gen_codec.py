@@ -32,7 +32,8 @@ raw = tf.raw_ops
 OPS = ["DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg",
        "ExtractJpegShape", "DecodeAndCropJpeg", "DecodeBmp", "DecodeGif",
        "DecodeImage", "DecodeRaw", "DecodeWav", "EncodeWav",
-       "AudioSpectrogram", "Mfcc", "ReadFile", "DecodeCompressed"]
+       "AudioSpectrogram", "Mfcc", "ReadFile", "DecodeCompressed",
+       "EncodeJpegVariableQuality"]
 
 
 def write_op_defs():
@@ -361,6 +362,20 @@ def main():
     enc_jpeg("encode_jpeg_four_channels", rgba8)
     enc_jpeg("encode_jpeg_bad_quality", rgb8, quality=101)
     enc_jpeg("encode_jpeg_empty", np.zeros((0, 4, 3), np.uint8))
+
+    def enc_jpeg_q(name, img, quality):
+        def build():
+            ph = tf1.placeholder(tf.uint8, shape=None)
+            q = tf1.placeholder(tf.int32, shape=None)
+            out = raw.EncodeJpegVariableQuality(images=ph, quality=q)
+            return [out], {ph: img, q: np.asarray(quality, np.int32)}
+        case(name, build)
+    for q in (0, 30, 95, 100):
+        enc_jpeg_q(f"encode_jpeg_variable_quality{q}", rgb8, q)
+    enc_jpeg_q("encode_jpeg_variable_quality_gray", gray8, 60)
+    enc_jpeg_q("encode_jpeg_variable_quality_bad", rgb8, 101)
+    enc_jpeg_q("encode_jpeg_variable_quality_vector", rgb8, [50])
+    enc_jpeg_q("encode_jpeg_variable_quality_rgba", rgba8, 50)
 
     # ExtractJpegShape.
     for src in ("rgb420", "gray", "progressive"):
