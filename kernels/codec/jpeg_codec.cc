@@ -42,18 +42,36 @@ void InstallErrorManager(ErrorManager* err, j_common_ptr cinfo) {
 }
 
 // A source reading from memory that handles the end of the data as
-// TensorFlow's does, since that decides what a truncated file gives:
-// without recovery running out is an error; with it a fake end-of-image
-// marker is inserted once (libjpeg then fills the rest of the scan), and
-// running out again is an error.
+// TensorFlow's does (lib/jpeg/jpeg_handle.cc), since that decides the
+// pixels of a truncated file: libjpeg asks for more input once its copy of
+// the buffer is used up. An empty file is an error. If libjpeg has not yet
+// synced its position (bytes still show as unread), the answer is TRUE
+// with recovery (libjpeg reloads those bytes) and a suspension without
+// (TensorFlow's short image, black below, if acceptable_fraction allows).
+// Once the bytes are used up, recovery supplies a fake end-of-image marker
+// (libjpeg then finishes the scan with zeros or fails on the marker), and
+// without it the end is an error.
+//
+// Two guards TensorFlow's source lacks keep every input finite: asked
+// kMaxUnsyncedRepeats times in a row at the same unsynced position,
+// libjpeg is making no progress (libjpeg-turbo 2.1 does that on a file cut
+// inside a marker, forever), so the bytes count as used up; and the fake
+// markers are capped. (The entropy decoder legitimately asks again at one
+// position a few times, which must still be answered as TensorFlow does.)
 struct MemorySource {
   jpeg_source_mgr pub;
   const JOCTET* data;
   size_t size;
   bool try_recover_truncated;
+  int fake_eois;
+  const JOCTET* last_unsynced;  // position of the last unsynced request
+  int unsynced_repeats;         // requests in a row at that position
 };
 
 const JOCTET kFakeEoi[2] = {0xFF, JPEG_EOI};
+// More than a 64 KiB marker segment can swallow two bytes at a time.
+constexpr int kMaxFakeEois = 1 << 16;
+constexpr int kMaxUnsyncedRepeats = 1 << 12;
 
 void InitSource(j_decompress_ptr cinfo) {
   auto* src = reinterpret_cast<MemorySource*>(cinfo->src);
@@ -68,9 +86,19 @@ boolean FillInputBuffer(j_decompress_ptr cinfo) {
     return FALSE;
   }
   if (src->pub.bytes_in_buffer != 0) {
-    return src->try_recover_truncated ? TRUE : FALSE;
+    if (!src->try_recover_truncated) return FALSE;  // suspend
+    if (src->last_unsynced != src->pub.next_input_byte) {
+      src->last_unsynced = src->pub.next_input_byte;
+      src->unsynced_repeats = 0;
+    }
+    if (++src->unsynced_repeats <= kMaxUnsyncedRepeats) return TRUE;
+    // No progress in all those requests: the data is used up.
   }
-  if (src->pub.next_input_byte != kFakeEoi && src->try_recover_truncated) {
+  src->last_unsynced = nullptr;
+  src->unsynced_repeats = 0;
+  if (src->pub.next_input_byte != kFakeEoi && src->try_recover_truncated &&
+      src->fake_eois < kMaxFakeEois) {
+    ++src->fake_eois;
     WARNMS(cinfo, JWRN_JPEG_EOF);
     src->pub.next_input_byte = kFakeEoi;
     src->pub.bytes_in_buffer = 2;
@@ -106,6 +134,9 @@ void SetSource(j_decompress_ptr cinfo, MemorySource* src,
   src->data = reinterpret_cast<const JOCTET*>(data.data());
   src->size = data.size();
   src->try_recover_truncated = try_recover_truncated;
+  src->fake_eois = 0;
+  src->last_unsynced = nullptr;
+  src->unsynced_repeats = 0;
   cinfo->src = &src->pub;
 }
 

@@ -329,6 +329,15 @@ def main():
     decode_case("decode_jpeg_truncated_recover_fraction", "DecodeJpeg", trunc,
                 try_recover_truncated=True, acceptable_fraction=0.25)
     decode_case("decode_jpeg_header_only", "DecodeJpeg", big[:100])
+    # Cut inside a marker segment, with recovery: fake end markers fill the
+    # segment until libjpeg fails.
+    decode_case("decode_jpeg_header_only_recover", "DecodeJpeg", big[:100],
+                try_recover_truncated=True)
+    # (Not "\xff\xd8\xff" with recovery: TensorFlow 2.21 loops forever on
+    # it; dfx fails with InvalidArgument, see codec_test.cc.)
+    decode_case("decode_jpeg_cut_in_sos_recover", "DecodeJpeg",
+                big[:big.index(b"\xff\xda") + 6],
+                try_recover_truncated=True, acceptable_fraction=0.0)
     flipped = bytearray(big)
     flipped[len(big) // 2] ^= 0x10
     decode_case("decode_jpeg_bit_flip", "DecodeJpeg", bytes(flipped))
