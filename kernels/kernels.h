@@ -62,6 +62,9 @@ void RegisterVolumetricKernels(KernelRegistry* registry);
 // Complex numbers and FFTs (kernels/fft/): Complex, Real, Imag, ComplexAbs,
 // Angle, Conj, complex arithmetic and Cast, FFT/IFFT/RFFT/IRFFT 1D-3D.
 void RegisterFftKernels(KernelRegistry* registry);
+// Codecs (kernels/codec/): PNG, JPEG, BMP, GIF, raw bytes, WAV audio,
+// spectrograms and MFCCs.
+void RegisterCodecKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

@@ -46,6 +46,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);
+  RegisterCodecKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -83,6 +83,9 @@ absl::Status RegisterDatasetOps(OpRegistry* registry);
 // batch/space rearrangement, NonMaxSuppressionV3-V5, CropAndResize, color
 // conversions and adjustments.
 absl::Status RegisterImageOps(OpRegistry* registry);
+// Codecs (graph/ops/codec_ops.cc): PNG, JPEG, BMP and GIF decoding and
+// encoding, DecodeRaw, WAV decoding and encoding, spectrograms and MFCCs.
+absl::Status RegisterCodecOps(OpRegistry* registry);
 // Sparse tensors (graph/ops/sparse_ops.cc): sparse segment reductions and
 // their gradients, SparseToDense, SparseTensorDenseMatMul and the other
 // SparseTensor ops; tf.Example parsing (ParseExample, ParseSingleExample);

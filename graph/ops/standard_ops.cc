@@ -33,6 +33,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCodecOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));
   DFX_RETURN_IF_ERROR(RegisterVolumetricOps(registry));
   DFX_RETURN_IF_ERROR(RegisterFftOps(registry));

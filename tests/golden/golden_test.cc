@@ -45,7 +45,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
-                                 "fft",      "misc"};
+                                 "fft",      "misc",         "codec"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -319,6 +319,10 @@ TEST_CASE("golden: complex numbers and FFTs equal TensorFlow") {
 
 TEST_CASE("golden: fake quantization and assorted ops equal TensorFlow") {
   RunFamily("misc");
+}
+
+TEST_CASE("golden: image and audio codecs equal TensorFlow") {
+  RunFamily("codec");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

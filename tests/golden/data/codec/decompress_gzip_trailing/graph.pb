@@ -1,0 +1,8 @@
+
+8
+PlaceholderPlaceholder*
+shape:*
+dtype0
+M
+DecodeCompressedDecodeCompressedPlaceholder*
+compression_typeGZIP"ª

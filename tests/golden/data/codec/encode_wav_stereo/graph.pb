@@ -1,0 +1,11 @@
+
+6
+PlaceholderPlaceholder*
+shape:*
+dtype0
+8
+Placeholder_1Placeholder*
+shape:*
+dtype0
+2
+	EncodeWav	EncodeWavPlaceholderPlaceholder_1"ª
