@@ -111,13 +111,15 @@ def steps_case(folder, name, build, steps, files=None, note=""):
                                                       type(err).__name__)
                     step["error"] = {
                         "code": code,
+                        # The case's folder as the feeds name it, not
+                        # where this run wrote it.
                         "message": golden_lib._clean_message(
-                            err.message)[:300]}
+                            err.message).replace(out_dir, CASE_DIR)[:300]}
                     results.append(None)
                 step["_feeds"] = feeds
                 spec["steps"].append(step)
     with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString())
+        f.write(graph_def.SerializeToString(deterministic=True))
     for s, (step, out) in enumerate(zip(spec["steps"], results)):
         for i, (k, v) in enumerate(step.pop("_feeds").items()):
             fname, dtype = golden_lib.save_value(out_dir, f"feed_{s}_{i}",
