@@ -17,37 +17,6 @@
 namespace dfx::gather_internal {
 namespace {
 
-enum class Reduce { kSum, kProd, kMax, kMin };
-
-template <typename T, Reduce R>
-T Identity() {
-  if constexpr (R == Reduce::kSum) {
-    return T(0);
-  } else if constexpr (R == Reduce::kProd) {
-    return T(1);
-  } else if constexpr (R == Reduce::kMax) {
-    return std::numeric_limits<T>::lowest();
-  } else {
-    return std::numeric_limits<T>::max();
-  }
-}
-
-// acc (op)= v, with TensorFlow's NaN behaviour for max and min: the
-// comparison is std::max(v, acc) / std::min(v, acc), so a NaN replaces the
-// accumulator only when it comes first.
-template <typename T, Reduce R>
-inline void Combine(T& acc, const T& v) {
-  if constexpr (R == Reduce::kSum) {
-    acc += v;
-  } else if constexpr (R == Reduce::kProd) {
-    acc *= v;
-  } else if constexpr (R == Reduce::kMax) {
-    acc = (v < acc) ? acc : v;
-  } else {
-    acc = (acc < v) ? acc : v;
-  }
-}
-
 // Narrow rows: below this many columns the work is split over segments.
 constexpr int64_t kWideRow = 16;
 

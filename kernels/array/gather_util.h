@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -201,6 +202,39 @@ void ParallelForWork(const Device& device, int64_t n, int64_t bytes_per_unit,
       [&fn](Eigen::Index first, Eigen::Index last) {
         fn(static_cast<int64_t>(first), static_cast<int64_t>(last));
       });
+}
+
+// The segment reductions (SegmentSum/Prod/Max/Min, their unsorted and V2
+// forms): the identity a segment starts from, and acc (op)= v with
+// TensorFlow's NaN behaviour for max and min (std::max(v, acc) /
+// std::min(v, acc): a NaN replaces the accumulator only when it comes
+// first).
+enum class Reduce { kSum, kProd, kMax, kMin };
+
+template <typename T, Reduce R>
+T Identity() {
+  if constexpr (R == Reduce::kSum) {
+    return T(0);
+  } else if constexpr (R == Reduce::kProd) {
+    return T(1);
+  } else if constexpr (R == Reduce::kMax) {
+    return std::numeric_limits<T>::lowest();
+  } else {
+    return std::numeric_limits<T>::max();
+  }
+}
+
+template <typename T, Reduce R>
+inline void Combine(T& acc, const T& v) {
+  if constexpr (R == Reduce::kSum) {
+    acc += v;
+  } else if constexpr (R == Reduce::kProd) {
+    acc *= v;
+  } else if constexpr (R == Reduce::kMax) {
+    acc = (v < acc) ? acc : v;
+  } else {
+    acc = (acc < v) ? acc : v;
+  }
 }
 
 }  // namespace dfx::gather_internal

@@ -12,38 +12,15 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/array/gather_util.h"
 #include "kernels/math/misc_kernels.h"
 
 namespace dfx::misc_internal {
 namespace {
 
-enum class SegmentReduce { kSum, kProd, kMax, kMin };
-
-template <typename T, SegmentReduce R>
-T Identity() {
-  if constexpr (R == SegmentReduce::kSum) {
-    return T(0);
-  } else if constexpr (R == SegmentReduce::kProd) {
-    return T(1);
-  } else if constexpr (R == SegmentReduce::kMax) {
-    return std::numeric_limits<T>::lowest();
-  } else {
-    return std::numeric_limits<T>::max();
-  }
-}
-
-template <typename T, SegmentReduce R>
-void Combine(T& acc, const T& v) {
-  if constexpr (R == SegmentReduce::kSum) {
-    acc = acc + v;
-  } else if constexpr (R == SegmentReduce::kProd) {
-    acc = acc * v;
-  } else if constexpr (R == SegmentReduce::kMax) {
-    acc = (v < acc) ? acc : v;
-  } else {
-    acc = (acc < v) ? acc : v;
-  }
-}
+using gather_internal::Combine;
+using gather_internal::Identity;
+using SegmentReduce = gather_internal::Reduce;
 
 int64_t IntAt(const Tensor& t, int64_t i) {
   return t.dtype() == DT_INT64 ? t.data<int64_t>()[i]
