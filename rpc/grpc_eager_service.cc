@@ -49,7 +49,7 @@ class GrpcEagerService::Impl : public EagerServiceBase {
         gate_(std::move(auth_token)),
         max_calls_(std::max(1, num_threads) + std::max(0, max_queued)),
         pool_(std::make_unique<ElasticThreadPool>("eager_service",
-                                           std::max(1, num_threads))) {}
+                                                  std::max(1, num_threads))) {}
 
   ~Impl() override { pool_.reset(); }
 

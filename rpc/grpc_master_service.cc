@@ -56,7 +56,7 @@ class GrpcMasterService::Impl : public MasterServiceBase {
         gate_(std::move(auth_token)),
         max_calls_(std::max(1, num_threads) + std::max(0, max_queued)),
         pool_(std::make_unique<ElasticThreadPool>("master_service",
-                                           std::max(1, num_threads))) {}
+                                                  std::max(1, num_threads))) {}
 
   // The pool goes first: its destructor waits for the calls on it.
   ~Impl() override { pool_.reset(); }

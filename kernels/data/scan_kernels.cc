@@ -270,8 +270,10 @@ class UniqueDataset final : public UnaryDataset {
         } else {
           key.append(static_cast<const char*>(t.raw_data()), t.TotalBytes());
         }
-        held_ += static_cast<int64_t>(key.size()) + 64;
+        const int64_t bytes = static_cast<int64_t>(key.size()) + 64;
         if (seen_.insert(std::move(key)).second) {
+          // What the set of seen values holds, kept under the memory limit.
+          held_ += bytes;
           DFX_RETURN_IF_ERROR(CheckHeldElements(held_, "UniqueDataset"));
           *out = std::move(element);
           return absl::OkStatus();
