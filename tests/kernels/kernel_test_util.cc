@@ -1,8 +1,13 @@
 #include "tests/kernels/kernel_test_util.h"
 
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "google/protobuf/text_format.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
@@ -102,6 +107,37 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(
   std::vector<Tensor> outputs(ctx.mutable_outputs()->begin(),
                               ctx.mutable_outputs()->end());
   return outputs;
+}
+
+absl::StatusOr<std::string> DiffOpDefsWithTensorFlow(
+    const std::string& pbtxt_path, int* count) {
+  std::ifstream in(pbtxt_path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", pbtxt_path));
+  std::stringstream text;
+  text << in.rdbuf();
+  OpList tf_ops;
+  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &tf_ops)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(pbtxt_path, " is not a text OpList"));
+  }
+  *count = tf_ops.op_size();
+  std::string diff;
+  for (const OpDef& want : tf_ops.op()) {
+    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
+    if (got == nullptr) {
+      absl::StrAppend(&diff, want.name(), ": not registered\n");
+      continue;
+    }
+    std::string want_bytes, got_bytes;
+    want.SerializeToString(&want_bytes);
+    got->op_def.SerializeToString(&got_bytes);
+    if (got_bytes != want_bytes) {
+      absl::StrAppend(&diff, want.name(), " differs.\ndfx:\n",
+                      got->op_def.DebugString(), "TensorFlow:\n",
+                      want.DebugString());
+    }
+  }
+  return diff;
 }
 
 }  // namespace dfx::testing

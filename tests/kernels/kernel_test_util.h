@@ -47,6 +47,14 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(
 // A shared CPU device for tests.
 Device* TestCpuDevice();
 
+// Compares the OpDefs in `pbtxt_path` (an OpList of TensorFlow 2.21's, as a
+// golden generator writes it) with dfx's registrations, byte for byte.
+// Returns what differs (each op missing or different, with both OpDefs),
+// empty when everything matches, and sets *count to the ops read.
+// NotFound or InvalidArgument when the file is missing or not an OpList.
+absl::StatusOr<std::string> DiffOpDefsWithTensorFlow(
+    const std::string& pbtxt_path, int* count);
+
 }  // namespace dfx::testing
 
 #endif  // DFX_TESTS_KERNELS_KERNEL_TEST_UTIL_H_
