@@ -620,14 +620,14 @@ void RegisterAccumulatorKernels(KernelRegistry* r) {
   for (const char* op : {"AccumulatorApplyGradient",
                          "ResourceAccumulatorApplyGradient",
                          "SparseAccumulatorApplyGradient"}) {
-    RegisterKernel<ApplyGradientOp>(
-        r, KernelDefBuilder(op).TypeConstraint("dtype", types));
+    // Unconstrained, as TensorFlow's: the accumulator holds one of `types`
+    // and CheckDtype rejects any other dtype when the step runs.
+    RegisterKernel<ApplyGradientOp>(r, KernelDefBuilder(op));
   }
   for (const char* op : {"AccumulatorTakeGradient",
                          "ResourceAccumulatorTakeGradient",
                          "SparseAccumulatorTakeGradient"}) {
-    RegisterKernel<TakeGradientOp>(
-        r, KernelDefBuilder(op).TypeConstraint("dtype", types));
+    RegisterKernel<TakeGradientOp>(r, KernelDefBuilder(op));
   }
   for (const char* op :
        {"AccumulatorNumAccumulated", "ResourceAccumulatorNumAccumulated"}) {

@@ -14,14 +14,10 @@ BMPs and GIFs (which TensorFlow cannot write) built by the small writers
 below. Files are fed as string scalars (golden_lib's .json string files).
 """
 
-import os
 import struct
 import zlib
 
 import numpy as np
-from google.protobuf import text_format
-from tensorflow.core.framework import op_def_pb2
-from tensorflow.python.framework import op_def_registry
 
 import golden_lib
 from golden_lib import tf, tf1
@@ -34,18 +30,6 @@ OPS = ["DecodePng", "EncodePng", "DecodeJpeg", "EncodeJpeg",
        "DecodeImage", "DecodeRaw", "DecodeWav", "EncodeWav",
        "AudioSpectrogram", "Mfcc", "ReadFile", "DecodeCompressed",
        "EncodeJpegVariableQuality"]
-
-
-def write_op_defs():
-    golden_lib._family_dir(FAMILY)
-    ops = op_def_pb2.OpList()
-    for n in OPS:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    with open(os.path.join(golden_lib.DATA_DIR, FAMILY, "tf_op_defs.pbtxt"),
-              "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the codec ops, written by "
-                "gen_codec.py.\n")
-        f.write(text_format.MessageToString(ops))
 
 
 def case(name, build, **kw):
@@ -239,7 +223,7 @@ def decode_case(name, op, data, extra_inputs=None, **attrs):
 
 
 def main():
-    write_op_defs()
+    golden_lib.write_op_defs(FAMILY, OPS)
 
     rgb8 = gradient(12, 16, 3)
     rgba8 = gradient(6, 5, 4, seed=1)

@@ -893,48 +893,6 @@ OP_NAMES = ["ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic",
             "ImageProjectiveTransformV2", "ImageProjectiveTransformV3"]
 
 
-def write_op_defs():
-    """TensorFlow's OpDefs of this family's ops, and the T of their CPU
-    kernels that the OpDef allows (as DataType numbers; resource, variant
-    and quantized types left out: dfx has no kernels for them)."""
-    from google.protobuf import text_format
-    from tensorflow.core.framework import op_def_pb2
-    from tensorflow.python.framework import kernels, op_def_registry
-    ops = op_def_pb2.OpList()
-    for n in OP_NAMES:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    folder = os.path.join(golden_lib.DATA_DIR, FAMILY)
-    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the image ops, written by "
-                "gen_image.py.\n")
-        f.write(text_format.MessageToString(ops))
-    with open(os.path.join(folder, "tf_cpu_kernels.txt"), "w") as f:
-        f.write("# op: the T (DataType numbers) of TensorFlow 2.21's CPU "
-                "kernels that its OpDef allows, written by gen_image.py.\n")
-        for op in ops.op:
-            # The op's type attr: T, or dtype for the projective
-            # transforms.
-            type_attr = "dtype" if op.name.startswith(
-                "ImageProjectiveTransform") else "T"
-            allowed = None
-            for a in op.attr:
-                if a.name == type_attr and a.allowed_values.list.type:
-                    allowed = set(a.allowed_values.list.type)
-            types = set()
-            for k in kernels.get_registered_kernels_for_op(op.name).kernel:
-                if k.device_type != "CPU":
-                    continue
-                for c in k.constraint:
-                    if c.name == type_attr:
-                        types.update(c.allowed_values.list.type)
-            if allowed is not None:
-                types &= allowed
-            types = sorted(t for t in types
-                           if not tf.as_dtype(t).is_quantized and
-                           tf.as_dtype(t) not in (tf.resource, tf.variant))
-            f.write(f"{op.name} {' '.join(str(t) for t in types)}\n")
-
-
 def main():
     resize_cases()
     grad_cases()
@@ -948,7 +906,10 @@ def main():
     scale_and_translate_cases()
     projective_transform_cases()
     large_cases()
-    write_op_defs()
+    golden_lib.write_op_defs(
+        FAMILY, OP_NAMES,
+        type_attrs={n: "dtype" for n in OP_NAMES
+                    if n.startswith("ImageProjectiveTransform")})
 
 
 if __name__ == "__main__":

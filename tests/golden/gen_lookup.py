@@ -20,9 +20,6 @@ import shutil
 import sys
 
 import numpy as np
-from google.protobuf import text_format
-from tensorflow.core.framework import op_def_pb2
-from tensorflow.python.framework import op_def_registry
 
 import golden_lib
 from golden_lib import tf, tf1
@@ -48,16 +45,6 @@ def family_dir():
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
-
-
-def write_op_defs(folder):
-    ops = op_def_pb2.OpList()
-    for n in OPS:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the lookup-table ops, written "
-                "by gen_lookup.py.\n")
-        f.write(text_format.MessageToString(ops))
 
 
 def flat(t):
@@ -548,7 +535,7 @@ def tensor_cases(folder):
 
 def main():
     folder = family_dir()
-    write_op_defs(folder)
+    golden_lib.write_op_defs(FAMILY, OPS)
     static_cases(folder)
     hash_table_edge_cases(folder)
     mutable_cases(folder)

@@ -22,9 +22,6 @@ import shutil
 import sys
 
 import numpy as np
-from google.protobuf import text_format
-from tensorflow.core.framework import op_def_pb2
-from tensorflow.python.framework import op_def_registry
 
 import golden_lib
 from golden_lib import tf, tf1
@@ -52,16 +49,6 @@ def family_dir():
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
-
-
-def write_op_defs(folder):
-    ops = op_def_pb2.OpList()
-    for n in OPS:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the queue and accumulator "
-                "ops, written by gen_queues.py.\n")
-        f.write(text_format.MessageToString(ops))
 
 
 def flat(t):
@@ -438,7 +425,7 @@ def sparse_cases(folder):
 
 def main():
     folder = family_dir()
-    write_op_defs(folder)
+    golden_lib.write_op_defs(FAMILY, OPS)
     queue_cases(folder)
     dense_cases(folder)
     sparse_cases(folder)

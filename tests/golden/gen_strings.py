@@ -11,12 +11,8 @@ tests/kernels/string_ops_test.cc compares byte for byte with dfx's.
 String feeds and outputs are stored as golden_lib's .json string files.
 """
 
-import os
 
 import numpy as np
-from google.protobuf import text_format
-from tensorflow.core.framework import op_def_pb2
-from tensorflow.python.framework import op_def_registry
 
 import golden_lib
 from golden_lib import tf, tf1, placeholder
@@ -29,18 +25,6 @@ OPS = ["StringLower", "StringUpper", "StringLength", "Substr", "StringStrip",
        "StaticRegexReplace", "RegexReplace", "EncodeBase64", "DecodeBase64",
        "StringToHashBucketFast", "StringToHashBucketStrong",
        "StringToHashBucket"]
-
-
-def write_op_defs():
-    golden_lib._family_dir(FAMILY)
-    ops = op_def_pb2.OpList()
-    for n in OPS:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    with open(os.path.join(golden_lib.DATA_DIR, FAMILY, "tf_op_defs.pbtxt"),
-              "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the string ops, written by "
-                "gen_strings.py.\n")
-        f.write(text_format.MessageToString(ops))
 
 
 def S(v):
@@ -363,7 +347,7 @@ def hash_cases():
 
 
 def main():
-    write_op_defs()
+    golden_lib.write_op_defs(FAMILY, OPS)
     equality_cases()
     case_cases()
     length_strip_cases()

@@ -18,14 +18,9 @@ OpDef of every training op, which tests/kernels/training_ops_test.cc
 compares with dfx's registry.
 """
 
-import os
 
 import numpy as np
 import tensorflow as tf
-from google.protobuf import text_format
-from tensorflow.core.framework import op_def_pb2
-from tensorflow.python.framework import kernels
-from tensorflow.python.framework import op_def_registry
 
 import golden_lib
 from golden_lib import case, tf1
@@ -541,35 +536,14 @@ def error_cases():
     negative_lr("sres", "ProximalAdagrad")
 
 
+
 def write_op_defs():
     """TensorFlow's OpDefs of the training ops, and the variable types of
     their CPU kernels (complex left out: dfx has no complex optimizers)."""
-    ops = op_def_pb2.OpList()
     names = sorted(n for n in dir(RAW)
                    if "Apply" in n and "Accumulator" not in n)
-    for n in names:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    folder = os.path.join(golden_lib.DATA_DIR, FAMILY)
-    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the training ops, written by "
-                "gen_training.py.\n")
-        f.write(text_format.MessageToString(ops))
-    with open(os.path.join(folder, "tf_cpu_kernels.txt"), "w") as f:
-        f.write("# op: the T of TensorFlow 2.21's CPU kernels (complex "
-                "left out), written by gen_training.py.\n")
-        for n in names:
-            types = set()
-            for k in kernels.get_registered_kernels_for_op(n).kernel:
-                if k.device_type != "CPU":
-                    continue
-                for c in k.constraint:
-                    if c.name == "T":
-                        types.update(tf.as_dtype(t).name
-                                     for t in c.allowed_values.list.type)
-            types = sorted(t for t in types if "complex" not in t)
-            f.write(f"{n} {' '.join(types)}\n")
-
-
+    golden_lib.write_op_defs(FAMILY, names,
+                             drop_types=(tf.complex64, tf.complex128))
 if __name__ == "__main__":
     dense_cases()
     sparse_cases()

@@ -460,41 +460,6 @@ OP_NAMES = ["Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
             "Dilation2DBackpropFilter"]
 
 
-def write_op_defs():
-    """TensorFlow's OpDefs of this family's ops, and the T of their CPU
-    kernels that the OpDef allows (as DataType numbers)."""
-    from google.protobuf import text_format
-    from tensorflow.core.framework import op_def_pb2
-    from tensorflow.python.framework import kernels, op_def_registry
-    ops = op_def_pb2.OpList()
-    for n in OP_NAMES:
-        ops.op.add().CopyFrom(op_def_registry.get(n))
-    folder = os.path.join(golden_lib.DATA_DIR, FAMILY)
-    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
-        f.write("# TensorFlow 2.21's OpDefs of the volumetric ops, written by "
-                "gen_volumetric.py.\n")
-        f.write(text_format.MessageToString(ops))
-    with open(os.path.join(folder, "tf_cpu_kernels.txt"), "w") as f:
-        f.write("# op: the T (DataType numbers) of TensorFlow 2.21's CPU "
-                "kernels that its OpDef allows, written by "
-                "gen_volumetric.py.\n")
-        for op in ops.op:
-            allowed = None
-            for a in op.attr:
-                if a.name == "T" and a.allowed_values.list.type:
-                    allowed = set(a.allowed_values.list.type)
-            types = set()
-            for k in kernels.get_registered_kernels_for_op(op.name).kernel:
-                if k.device_type != "CPU":
-                    continue
-                for c in k.constraint:
-                    if c.name == "T":
-                        types.update(c.allowed_values.list.type)
-            if allowed is not None:
-                types &= allowed
-            f.write(f"{op.name} {' '.join(str(t) for t in sorted(types))}\n")
-
-
 def main():
     conv3d_cases()
     pool3d_cases()
@@ -502,7 +467,7 @@ def main():
     dilation_cases()
     keras_conv3d_model()
     training_step()
-    write_op_defs()
+    golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 
 if __name__ == "__main__":

@@ -245,3 +245,86 @@ def placeholder(value, name=None, shape=None):
 
 def rng(seed=0):
     return np.random.default_rng(seed)
+
+
+def write_op_defs(family, op_names, type_attrs=None, drop_types=()):
+    """Writes TensorFlow 2.21's signatures of a family's ops for its C++
+    signature test (testing::DiffOpDefsWithTensorFlow and
+    DiffCpuKernelTypesWithTensorFlow):
+
+        data/<family>/tf_op_defs.pbtxt    the OpDefs, as a text OpList
+        data/<family>/tf_cpu_kernels.txt  one line per op,
+            `<Op> <attr> <DataType numbers...>`: the types of TensorFlow's
+            CPU kernels for that type attr which the OpDef allows (all it
+            allows when a kernel does not constrain the attr; `*` when
+            neither limits it), or `<Op>` alone when the op has no type
+            attr.
+
+    The attr is type_attrs[op] when given, else "T", else the op's first
+    `type` attr. Quantized, resource, variant, float8, int4 and int2 types
+    are left out (dfx has no kernels for them), and so is every tf.DType
+    in drop_types.
+    """
+    from google.protobuf import text_format
+    from tensorflow.core.framework import op_def_pb2
+    from tensorflow.python.framework import kernels, op_def_registry
+    type_attrs = type_attrs or {}
+    generator = os.path.basename(sys.argv[0])
+    ops = op_def_pb2.OpList()
+    for n in op_names:
+        op = ops.op.add()
+        op.CopyFrom(op_def_registry.get(n))
+        # dfx's OpDef has no full-type annotations (TensorFlow's dataset and
+        # variant ops carry them; nothing on the wire depends on them).
+        for arg in list(op.input_arg) + list(op.output_arg):
+            arg.ClearField("experimental_full_type")
+    # Not _family_dir: writing the signatures alone must not wipe the cases.
+    folder = os.path.join(DATA_DIR, family)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "tf_op_defs.pbtxt"), "w") as f:
+        f.write(f"# TensorFlow 2.21's OpDefs of the {family} ops, written "
+                f"by {generator}.\n")
+        f.write(text_format.MessageToString(ops))
+    lines = []
+    for op in ops.op:
+        type_args = [a for a in op.attr if a.type == "type"]
+        names = [a.name for a in type_args]
+        attr = type_attrs.get(op.name) or ("T" if "T" in names else
+                                            (names[0] if names else None))
+        if attr is None:
+            lines.append(op.name)
+            continue
+        allowed = None
+        for a in type_args:
+            if a.name == attr and a.allowed_values.list.type:
+                allowed = set(a.allowed_values.list.type)
+        types = set()
+        unconstrained = False
+        for k in kernels.get_registered_kernels_for_op(op.name).kernel:
+            if k.device_type != "CPU":
+                continue
+            cs = [c for c in k.constraint if c.name == attr]
+            unconstrained |= not cs
+            for c in cs:
+                types.update(c.allowed_values.list.type)
+        if unconstrained:
+            # A kernel without a constraint serves every type the OpDef
+            # allows: '*' when the OpDef allows any.
+            if allowed is None:
+                lines.append(f"{op.name} {attr} *")
+                continue
+            types = set(allowed)
+        if allowed is not None:
+            types &= allowed
+        # 24..32: the float8, int4 and int2 types, which dfx's tensors do
+        # not hold.
+        types = sorted(t for t in types
+                       if not tf.as_dtype(t).is_quantized and
+                       tf.as_dtype(t) not in (tf.resource, tf.variant) and
+                       not 24 <= t <= 32 and
+                       tf.as_dtype(t) not in drop_types)
+        lines.append(" ".join([op.name, attr] + [str(t) for t in types]))
+    with open(os.path.join(folder, "tf_cpu_kernels.txt"), "w") as f:
+        f.write("# <Op> <type attr> <DataType numbers of TensorFlow 2.21's "
+                f"CPU kernels the OpDef allows>, written by {generator}.\n")
+        f.write("\n".join(lines) + "\n")

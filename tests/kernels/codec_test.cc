@@ -14,7 +14,6 @@
 
 #include "absl/strings/escaping.h"
 #include "catch2/catch.hpp"
-#include "google/protobuf/text_format.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
@@ -89,30 +88,9 @@ NodeDef Decode(const std::string& op) {
   return TestNodeBuilder("d", op, 1).Build();
 }
 
-TEST_CASE("Every codec op has TensorFlow 2.21's signature", "[codec]") {
-  OpList tf_ops;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(
-      ReadFile(std::string(kDataDir) + "tf_op_defs.pbtxt"), &tf_ops));
-  REQUIRE(tf_ops.op_size() == 17);
-  for (const OpDef& want : tf_ops.op()) {
-    INFO(want.name());
-    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
-    REQUIRE(got != nullptr);
-    OpDef theirs = want;
-    theirs.clear_summary();
-    theirs.clear_description();
-    for (auto& a : *theirs.mutable_input_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_output_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_attr()) a.clear_description();
-    std::string want_bytes, got_bytes;
-    REQUIRE(theirs.SerializeToString(&want_bytes));
-    REQUIRE(got->op_def.SerializeToString(&got_bytes));
-    INFO("dfx:\n"
-         << got->op_def.DebugString() << "TensorFlow:\n"
-         << theirs.DebugString());
-    CHECK(got_bytes == want_bytes);
-    CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
-  }
+TEST_CASE("Every codec op has TensorFlow 2.21's signature and CPU types",
+          "[codec]") {
+  testing::CheckSignaturesWithTensorFlow("codec", 17);
 }
 
 // The op's shape function on `node` (defaults added); `consts[i]`, when

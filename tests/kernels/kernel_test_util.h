@@ -55,6 +55,24 @@ Device* TestCpuDevice();
 absl::StatusOr<std::string> DiffOpDefsWithTensorFlow(
     const std::string& pbtxt_path, int* count);
 
+// Compares the CPU kernel types in `path` (a tf_cpu_kernels.txt written by
+// golden_lib.write_op_defs: `<Op> <attr> <DataType numbers...>`, `<Op>
+// <attr> *`, or `<Op>`) with dfx's CPU kernels in StandardKernelRegistry():
+// for each op, the types dfx's kernels serve for that attr (every type the
+// OpDef allows when a kernel does not constrain it; quantized, resource,
+// variant, float8, int4 and int2 types left out as the file leaves them
+// out) must equal the
+// listed ones; an `<Op>` line needs one CPU kernel. Returns what differs,
+// empty when everything matches, and sets *count to the ops read.
+absl::StatusOr<std::string> DiffCpuKernelTypesWithTensorFlow(
+    const std::string& path, int* count);
+
+// Inside a TEST_CASE: checks tests/golden/data/<family>/tf_op_defs.pbtxt
+// and tf_cpu_kernels.txt with the two functions above; each must hold
+// `num_ops` ops (so an op dropped from the generator is noticed) and
+// nothing may differ.
+void CheckSignaturesWithTensorFlow(const std::string& family, int num_ops);
+
 }  // namespace dfx::testing
 
 #endif  // DFX_TESTS_KERNELS_KERNEL_TEST_UTIL_H_

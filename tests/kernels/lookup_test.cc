@@ -2,13 +2,10 @@
 // TensorFlow 2.21's byte for byte, and bad arguments fail with TensorFlow's
 // codes. Their results across steps of a session are compared with
 // TensorFlow's by the "lookup" golden family (gen_lookup.py).
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "google/protobuf/text_format.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
 #include "proto/op_def.pb.h"
@@ -27,38 +24,9 @@ using testing::StatusIs;
 using testing::TestNodeBuilder;
 using testing::Values;
 
-// Compares dfx's OpDef of every op in `file` (an OpList TensorFlow wrote)
-// with TensorFlow's, documentation aside; each must have a kernel.
-void CheckOpDefs(const std::string& file, int count) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  OpList tf_ops;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text.str(), &tf_ops));
-  REQUIRE(tf_ops.op_size() == count);
-  for (const OpDef& want : tf_ops.op()) {
-    INFO(want.name());
-    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
-    REQUIRE(got != nullptr);
-    OpDef theirs = want;
-    theirs.clear_summary();
-    theirs.clear_description();
-    for (auto& a : *theirs.mutable_input_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_output_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_attr()) a.clear_description();
-    std::string want_bytes, got_bytes;
-    REQUIRE(theirs.SerializeToString(&want_bytes));
-    REQUIRE(got->op_def.SerializeToString(&got_bytes));
-    INFO("dfx:\n"
-         << got->op_def.DebugString() << "TensorFlow:\n"
-         << theirs.DebugString());
-    CHECK(got_bytes == want_bytes);
-    CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
-  }
-}
-
-TEST_CASE("Every lookup-table op has TensorFlow 2.21's signature", "[lookup]") {
-  CheckOpDefs(DFX_TEST_DATA_DIR "/../golden/data/lookup/tf_op_defs.pbtxt", 20);
+TEST_CASE("Every lookup-table op has TensorFlow 2.21's signature and CPU types",
+          "[lookup]") {
+  testing::CheckSignaturesWithTensorFlow("lookup", 20);
 }
 
 Tensor Table(const char* op, DataType key, DataType value) {

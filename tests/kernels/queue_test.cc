@@ -6,16 +6,13 @@
 // timeout_ms ends it; a take waits for num_required gradients. Waits are
 // observed by whether the kernel's done callback has run: the kernels that
 // end a wait run their callbacks before they return, so no test sleeps.
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "catch2/catch.hpp"
-#include "google/protobuf/text_format.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
@@ -36,37 +33,11 @@ using testing::StatusIs;
 using testing::TestCpuDevice;
 using testing::TestNodeBuilder;
 
-const char* const kOpDefs =
-    DFX_TEST_DATA_DIR "/../golden/data/queues/tf_op_defs.pbtxt";
-
-TEST_CASE("Every queue and accumulator op has TensorFlow 2.21's signature",
-          "[queue]") {
-  std::ifstream in(kOpDefs);
-  std::stringstream text;
-  text << in.rdbuf();
-  OpList tf_ops;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text.str(), &tf_ops));
-  REQUIRE(tf_ops.op_size() == 33);
-  for (const OpDef& want : tf_ops.op()) {
-    INFO(want.name());
-    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
-    REQUIRE(got != nullptr);
-    OpDef mine = got->op_def;
-    OpDef theirs = want;
-    // dfx keeps no documentation strings.
-    theirs.clear_summary();
-    theirs.clear_description();
-    for (auto& a : *theirs.mutable_input_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_output_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_attr()) a.clear_description();
-    std::string want_bytes, got_bytes;
-    REQUIRE(theirs.SerializeToString(&want_bytes));
-    REQUIRE(mine.SerializeToString(&got_bytes));
-    INFO("dfx:\n" << mine.DebugString() << "TensorFlow:\n"
-                  << theirs.DebugString());
-    CHECK(got_bytes == want_bytes);
-    CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
-  }
+TEST_CASE(
+    "Every queue and accumulator op has TensorFlow 2.21's signature and CPU "
+    "types",
+    "[queue]") {
+  testing::CheckSignaturesWithTensorFlow("queues", 33);
 }
 
 TensorShapeProto Shape(std::vector<int64_t> dims) {

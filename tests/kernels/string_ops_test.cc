@@ -2,14 +2,11 @@
 // TensorFlow 2.21's byte for byte, and bad input fails with TensorFlow's
 // codes and messages rather than crashing. Results are compared with
 // TensorFlow's by the "strings" golden family (gen_strings.py).
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
-#include "google/protobuf/text_format.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
 #include "proto/op_def.pb.h"
@@ -30,33 +27,9 @@ using testing::TestNodeBuilder;
 using testing::TypedNode;
 using testing::Values;
 
-TEST_CASE("Every string op has TensorFlow 2.21's signature", "[strings]") {
-  std::ifstream in(DFX_TEST_DATA_DIR
-                   "/../golden/data/strings/tf_op_defs.pbtxt");
-  std::stringstream text;
-  text << in.rdbuf();
-  OpList tf_ops;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(text.str(), &tf_ops));
-  REQUIRE(tf_ops.op_size() == 16);
-  for (const OpDef& want : tf_ops.op()) {
-    INFO(want.name());
-    const OpRegistrationData* got = OpRegistry::Global()->LookUp(want.name());
-    REQUIRE(got != nullptr);
-    OpDef theirs = want;
-    theirs.clear_summary();
-    theirs.clear_description();
-    for (auto& a : *theirs.mutable_input_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_output_arg()) a.clear_description();
-    for (auto& a : *theirs.mutable_attr()) a.clear_description();
-    std::string want_bytes, got_bytes;
-    REQUIRE(theirs.SerializeToString(&want_bytes));
-    REQUIRE(got->op_def.SerializeToString(&got_bytes));
-    INFO("dfx:\n"
-         << got->op_def.DebugString() << "TensorFlow:\n"
-         << theirs.DebugString());
-    CHECK(got_bytes == want_bytes);
-    CHECK_FALSE(StandardKernelRegistry()->KernelDefsOf(want.name()).empty());
-  }
+TEST_CASE("Every string op has TensorFlow 2.21's signature and CPU types",
+          "[strings]") {
+  testing::CheckSignaturesWithTensorFlow("strings", 16);
 }
 
 Tensor Strings(std::vector<std::string> v, TensorShape shape = {}) {

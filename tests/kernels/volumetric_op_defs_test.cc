@@ -3,16 +3,11 @@
 // kernels for exactly the types TensorFlow's CPU kernels serve; and their
 // shape functions.
 #include <cstdint>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
-#include "google/protobuf/text_format.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
@@ -27,51 +22,9 @@ namespace {
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
-const char* const kDataDir = DFX_TEST_DATA_DIR "/../golden/data/volumetric/";
-constexpr int kNumOps = 13;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-TEST_CASE("Every volumetric op has TensorFlow 2.21's signature",
+TEST_CASE("Every volumetric op has TensorFlow 2.21's signature and CPU types",
           "[volumetric]") {
-  int count = 0;
-  absl::StatusOr<std::string> diff = testing::DiffOpDefsWithTensorFlow(
-      std::string(kDataDir) + "tf_op_defs.pbtxt", &count);
-  REQUIRE(diff.ok());
-  CHECK(count == kNumOps);
-  CHECK(*diff == "");
-}
-
-TEST_CASE("Every volumetric op has CPU kernels for TensorFlow's CPU types",
-          "[volumetric]") {
-  std::istringstream lines(
-      ReadFile(std::string(kDataDir) + "tf_cpu_kernels.txt"));
-  int ops = 0;
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> words = absl::StrSplit(line, ' ');
-    const std::string op = words[0];
-    INFO(op);
-    std::set<int> want;
-    for (size_t i = 1; i < words.size(); ++i) want.insert(std::stoi(words[i]));
-    std::set<int> got;
-    for (const KernelDefBuilder& def :
-         StandardKernelRegistry()->KernelDefsOf(op)) {
-      for (const auto& c : def.constraints()) {
-        if (c.attr != "T") continue;
-        for (DataType t : c.allowed) got.insert(static_cast<int>(t));
-      }
-    }
-    CHECK(got == want);
-    ++ops;
-  }
-  CHECK(ops == kNumOps);
+  testing::CheckSignaturesWithTensorFlow("volumetric", 13);
 }
 
 absl::StatusOr<std::vector<PartialShape>> Infer(
