@@ -90,6 +90,30 @@ endfunction()
 
 # dfx_module_sources(OUT) lists the .cc files of the calling module's folder
 # and its subfolders (internal/, ops/, ...).
+# dfx_precompile_headers(TARGET HEADER...) precompiles HEADERs (paths from
+# the repository root, or <system/headers.h>) for TARGET's C++ files and includes them first in
+# each. GCC spends 3 to 6 s of a typical kernel or test file's compile
+# parsing Eigen's Tensor module, the kernel API and Catch, the same in every
+# file: precompiled, a file reads them in a fraction of a second. Only for
+# targets whose files all include those headers anyway (a forced include
+# must not change what a file means). The precompiled header names its
+# build folder, so ccache reuses such objects within one checkout, not
+# across checkouts; a file that compiles for minutes is better left out
+# (SKIP_PRECOMPILE_HEADERS). Off with -DDFX_PCH=OFF.
+function(dfx_precompile_headers TARGET)
+  if(NOT DFX_PCH)
+    return()
+  endif()
+  set(headers)
+  foreach(h ${ARGN})
+    if(NOT h MATCHES "^<")  # <system/header.h> stays as it is
+      set(h "${PROJECT_SOURCE_DIR}/${h}")
+    endif()
+    list(APPEND headers "$<$<COMPILE_LANGUAGE:CXX>:${h}>")
+  endforeach()
+  target_precompile_headers(${TARGET} PRIVATE ${headers})
+endfunction()
+
 function(dfx_module_sources OUT)
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   list(FILTER srcs EXCLUDE REGEX "_main\\.cc$")
