@@ -236,6 +236,35 @@ absl::Status MirrorPadGradShapeFn(InferenceContext* c) {
   return PaddedShape(c, -1);
 }
 
+absl::Status ReverseShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  const PartialShape& input = c->input(0);
+  const PartialShape& dims = c->input(1);
+  if (input.RankKnown() && dims.dims[0] >= 0 && dims.dims[0] != input.rank()) {
+    return c->Error(absl::StrCat(
+        "'dims' must have the same number of values as 'input' has "
+        "dimensions. 'input' has ",
+        input.rank(), "'dims' has ", dims.dims[0], " values"));
+  }
+  c->set_output(0, input);
+  return absl::OkStatus();
+}
+
+absl::Status ReverseSequenceShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  PartialShape out = c->input(0);
+  int64_t batch_dim = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "batch_dim", &batch_dim));
+  const PartialShape& lens = c->input(1);
+  if (out.RankKnown() && lens.RankKnown() && batch_dim >= 0 &&
+      batch_dim < out.rank()) {
+    DFX_RETURN_IF_ERROR(
+        c->MergeDim(out.dims[batch_dim], lens.dims[0], &out.dims[batch_dim]));
+  }
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status ReverseV2ShapeFn(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
   const PartialShape& input = c->input(0);
@@ -560,6 +589,25 @@ absl::Status RegisterArrayIndexOps(OpRegistry* r) {
                 "uint64, bool, bfloat16, half, float, double, complex64, "
                 "complex128, string}")
           .SetShapeFn(ReverseV2ShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("Reverse")
+          .Input("tensor: T")
+          .Input("dims: bool")
+          .Output("output: T")
+          .Attr("T: {uint8, int8, uint16, int16, uint32, int32, uint64, "
+                "int64, bool, bfloat16, half, float, double, complex64, "
+                "complex128, string}")
+          .SetShapeFn(ReverseShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("ReverseSequence")
+                      .Input("input: T")
+                      .Input("seq_lengths: Tlen")
+                      .Output("output: T")
+                      .Attr("seq_dim: int")
+                      .Attr("batch_dim: int = 0")
+                      .Attr("T: type")
+                      .Attr("Tlen: {int32, int64} = DT_INT64")
+                      .SetShapeFn(ReverseSequenceShapeFn)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("BroadcastTo")
                                       .Input("input: T")
                                       .Input("shape: Tidx")

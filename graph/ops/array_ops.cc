@@ -246,17 +246,20 @@ absl::Status TransposeShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-absl::Status ConcatV2ShapeFn(InferenceContext* c) {
+// ConcatV2 (axis last, axis_first false) and Concat (axis first).
+absl::Status ConcatShape(InferenceContext* c, bool axis_first) {
   const int n = c->num_inputs() - 1;
+  const int base = axis_first ? 1 : 0;  // input index of the first value
+  const int axis_input = axis_first ? 0 : n;
   int rank = -1;
   for (int i = 0; i < n; ++i) {
-    if (c->input(i).RankKnown()) {
-      if (rank >= 0 && c->input(i).rank() != rank) {
+    if (c->input(base + i).RankKnown()) {
+      if (rank >= 0 && c->input(base + i).rank() != rank) {
         return c->Error(absl::StrCat("input ", i, " has rank ",
-                                     c->input(i).rank(), " but input 0..", i - 1,
+                                     c->input(base + i).rank(), " but input 0..", i - 1,
                                      " have rank ", rank));
       }
-      rank = c->input(i).rank();
+      rank = c->input(base + i).rank();
     }
   }
   std::vector<int64_t> axis_value;
@@ -267,7 +270,7 @@ absl::Status ConcatV2ShapeFn(InferenceContext* c) {
   if (rank == 0) {
     return c->Error("cannot concatenate scalars (use Pack instead)");
   }
-  if (!ConstantInts(c->input_tensor(n), &axis_value) ||
+  if (!ConstantInts(c->input_tensor(axis_input), &axis_value) ||
       axis_value.size() != 1) {
     c->set_output(0, UnknownDims(rank));
     return absl::OkStatus();
@@ -281,7 +284,7 @@ absl::Status ConcatV2ShapeFn(InferenceContext* c) {
   PartialShape out = UnknownDims(rank);
   int64_t axis_size = 0;
   for (int i = 0; i < n; ++i) {
-    const PartialShape& s = c->input(i);
+    const PartialShape& s = c->input(base + i);
     if (!s.RankKnown()) {
       axis_size = -1;
       continue;
@@ -303,6 +306,46 @@ absl::Status ConcatV2ShapeFn(InferenceContext* c) {
   out.dims[axis] = axis_size;
   c->set_output(0, std::move(out));
   return absl::OkStatus();
+}
+
+// LowerBound and UpperBound: [batch, n] sorted rows and [batch, m] values
+// give [batch, m].
+absl::Status SearchSortedShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2));
+  const PartialShape& sorted = c->input(0);
+  PartialShape out = c->input(1);
+  if (sorted.RankKnown() && out.RankKnown()) {
+    DFX_RETURN_IF_ERROR(c->MergeDim(sorted.dims[0], out.dims[0], &out.dims[0]));
+  }
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// UnravelIndex: [len(dims)] for a scalar index, [len(dims), n] for n.
+absl::Status UnravelIndexShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  const PartialShape& indices = c->input(0);
+  const PartialShape& dims = c->input(1);
+  const int64_t rank = dims.RankKnown() ? dims.dims[0] : -1;
+  if (!indices.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+  } else if (indices.rank() == 0) {
+    c->set_output(0, PartialShape::Known({rank}));
+  } else if (indices.rank() == 1) {
+    c->set_output(0, PartialShape::Known({rank, indices.dims[0]}));
+  } else {
+    return c->Error("Indices must be a scalar or a vector");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ConcatV2ShapeFn(InferenceContext* c) {
+  return ConcatShape(c, /*axis_first=*/false);
+}
+
+absl::Status ConcatShapeFn(InferenceContext* c) {
+  return ConcatShape(c, /*axis_first=*/true);
 }
 
 absl::Status PackShapeFn(InferenceContext* c) {
@@ -501,6 +544,31 @@ absl::Status RegisterArrayOps(OpRegistry* r) {
                       .Attr("T: type")
                       .Attr("Tidx: {int32, int64} = DT_INT32")
                       .SetShapeFn(ConcatV2ShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("Concat")
+                      .Input("concat_dim: int32")
+                      .Input("values: N * T")
+                      .Output("output: T")
+                      .Attr("N: int >= 2")
+                      .Attr("T: type")
+                      .SetShapeFn(ConcatShapeFn)));
+  for (const char* name : {"LowerBound", "UpperBound"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("sorted_inputs: T")
+                        .Input("values: T")
+                        .Output("output: out_type")
+                        .Attr("T: type")
+                        .Attr("out_type: {int32, int64} = DT_INT32")
+                        .SetShapeFn(SearchSortedShapeFn)));
+  }
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("UnravelIndex")
+                      .Input("indices: Tidx")
+                      .Input("dims: Tidx")
+                      .Output("output: Tidx")
+                      .Attr("Tidx: {int32, int64} = DT_INT32")
+                      .SetShapeFn(UnravelIndexShapeFn)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Pack")
                                       .Input("values: N * T")
                                       .Output("output: T")

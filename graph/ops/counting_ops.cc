@@ -1,5 +1,5 @@
 // Counting and bucketing ops: Bincount, DenseBincount, Bucketize,
-// HistogramFixedWidth, InTopKV2, Roll, UniqueV2, UniqueWithCounts,
+// HistogramFixedWidth, InTopK, InTopKV2, Roll, UniqueV2, UniqueWithCounts,
 // UniqueWithCountsV2. Signatures follow TensorFlow 2.21's math_ops.cc,
 // array_ops.cc, manip_ops.cc and nn_ops.cc.
 #include <cstdint>
@@ -53,10 +53,13 @@ absl::Status HistogramShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// InTopKV2, and InTopK (v1: k an attr, no third input).
 absl::Status InTopKShape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 2));
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
-  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+  if (c->num_inputs() == 3) {
+    DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+  }
   int64_t batch = -1;
   const PartialShape& p = c->input(0);
   const PartialShape& t = c->input(1);
@@ -128,6 +131,13 @@ absl::Status RegisterCountingOps(OpRegistry* r) {
                                       .Input("targets: T")
                                       .Input("k: T")
                                       .Output("precision: bool")
+                                      .Attr("T: {int32, int64} = DT_INT32")
+                                      .SetShapeFn(InTopKShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("InTopK")
+                                      .Input("predictions: float")
+                                      .Input("targets: T")
+                                      .Output("precision: bool")
+                                      .Attr("k: int")
                                       .Attr("T: {int32, int64} = DT_INT32")
                                       .SetShapeFn(InTopKShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Roll")

@@ -597,13 +597,17 @@ absl::Status RegisterGatherOps(OpRegistry* r) {
                         .Attr("Tnumsegments: {int32, int64} = DT_INT32")
                         .SetShapeFn(UnsortedSegmentShapeFn)));
   }
-  for (const char* name : {"SegmentSum", "SegmentMean"}) {
+  for (const SegmentOp& op : {SegmentOp{"SegmentSum", kNumberTypes, ""},
+                              SegmentOp{"SegmentMean", kNumberTypes, ""},
+                              SegmentOp{"SegmentProd", kNumberTypes, ""},
+                              SegmentOp{"SegmentMax", kRealTypes, ""},
+                              SegmentOp{"SegmentMin", kRealTypes, ""}}) {
     DFX_RETURN_IF_ERROR(
-        r->Register(OpDefBuilder(name)
+        r->Register(OpDefBuilder(op.name)
                         .Input("data: T")
                         .Input("segment_ids: Tindices")
                         .Output("output: T")
-                        .Attr(absl::StrCat("T: ", kNumberTypes))
+                        .Attr(absl::StrCat("T: ", op.types))
                         .Attr("Tindices: {int32, int64}")
                         .SetShapeFn(SegmentShapeFn)));
   }

@@ -1,7 +1,7 @@
 // Image ops with their shape functions: resizing (bilinear, nearest
 // neighbor, bicubic, area) and the resize gradients, ScaleAndTranslate and
 // its gradient, DepthToSpace, SpaceToDepth, SpaceToBatchND,
-// BatchToSpaceND, NonMaxSuppressionV3/V4/V5, CropAndResize,
+// BatchToSpaceND, SpaceToBatch, BatchToSpace, NonMaxSuppressionV3/V4/V5, CropAndResize,
 // ImageProjectiveTransformV2/V3, RGBToHSV, HSVToRGB, AdjustContrastv2,
 // AdjustSaturation and AdjustHue. Signatures
 // follow TensorFlow 2.21's image_ops.cc and array_ops.cc; the shape
@@ -113,6 +113,38 @@ absl::Status SpaceToDepthShapeFn(InferenceContext* c) {
 // SpaceToBatchND (to_batch) and BatchToSpaceND: ranks checked; the output
 // computed when block_shape and paddings/crops are constants, else the
 // rank of the input with the dims after the block dims kept.
+// SpaceToBatch and BatchToSpace (v1): 4-D input, a square block_size
+// attr, paddings or crops [2, 2]; spatial dims computed when those are
+// constants.
+absl::Status BatchSpaceV1ShapeFn(InferenceContext* c) {
+  const bool to_batch = c->node_def().op() == "SpaceToBatch";
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2));
+  int64_t block = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "block_size", &block));
+  const PartialShape& in = c->input(0);
+  PartialShape out = PartialShape::Known({-1, -1, -1, -1});
+  if (!in.RankKnown()) {
+    c->set_output(0, std::move(out));
+    return absl::OkStatus();
+  }
+  const int64_t area = block * block;
+  const int64_t n = in.dims[0];
+  if (n >= 0) out.dims[0] = to_batch ? n * area : (n % area == 0 ? n / area : -1);
+  out.dims[3] = in.dims[3];
+  std::vector<int64_t> pads;
+  if (ConstantInts(c->input_tensor(1), &pads) && pads.size() == 4) {
+    for (int i = 0; i < 2; ++i) {
+      const int64_t size = in.dims[1 + i];
+      if (size < 0) continue;
+      out.dims[1 + i] = to_batch ? (size + pads[2 * i] + pads[2 * i + 1]) / block
+                                 : size * block - pads[2 * i] - pads[2 * i + 1];
+    }
+  }
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
 absl::Status BatchSpaceShapeImpl(InferenceContext* c, bool to_batch) {
   const PartialShape& in = c->input(0);
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
@@ -388,6 +420,24 @@ absl::Status RegisterImageOps(OpRegistry* r) {
                       .Attr("Tblock_shape: {int32, int64} = DT_INT32")
                       .Attr("Tcrops: {int32, int64} = DT_INT32")
                       .SetShapeFn(BatchToSpaceNdShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SpaceToBatch")
+                      .Input("input: T")
+                      .Input("paddings: Tpaddings")
+                      .Output("output: T")
+                      .Attr("T: type")
+                      .Attr("Tpaddings: {int32, int64} = DT_INT32")
+                      .Attr("block_size: int >= 2")
+                      .SetShapeFn(BatchSpaceV1ShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("BatchToSpace")
+                      .Input("input: T")
+                      .Input("crops: Tidx")
+                      .Output("output: T")
+                      .Attr("T: type")
+                      .Attr("block_size: int >= 2")
+                      .Attr("Tidx: {int32, int64} = DT_INT32")
+                      .SetShapeFn(BatchSpaceV1ShapeFn)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("NonMaxSuppressionV3")
                       .Input("boxes: T")

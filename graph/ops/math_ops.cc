@@ -322,7 +322,8 @@ absl::Status RegisterMathOps(OpRegistry* registry) {
         UnaryOp(name, "T: {bfloat16, half, float, double}")));
   }
   for (const char* name : {"Log1p", "Expm1", "Sin", "Cos", "Tan", "Asin",
-                           "Acos", "Atan", "Sinh", "Cosh"}) {
+                           "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                           "Atanh"}) {
     DFX_RETURN_IF_ERROR(registry->Register(UnaryOp(name, kUnaryComplex)));
   }
   for (const char* name : {"IsNan", "IsInf", "IsFinite"}) {

@@ -58,6 +58,7 @@ void RegisterArrayKernels(KernelRegistry* registry) {
   array_internal::RegisterShapeKernels(registry);
   array_internal::RegisterTransposeKernel(registry);
   array_internal::RegisterConcatKernels(registry);
+  array_internal::RegisterSearchKernels(registry);
   array_internal::RegisterFillKernels(registry);
 }
 

@@ -38,6 +38,7 @@ void RegisterIdentityKernels(KernelRegistry* registry);
 void RegisterShapeKernels(KernelRegistry* registry);
 void RegisterTransposeKernel(KernelRegistry* registry);
 void RegisterConcatKernels(KernelRegistry* registry);
+void RegisterSearchKernels(KernelRegistry* registry);
 void RegisterFillKernels(KernelRegistry* registry);
 
 }  // namespace dfx::array_internal

@@ -1,4 +1,5 @@
-// ConcatV2 (join along an existing axis) and Pack (stack along a new one).
+// ConcatV2 and Concat (join along an existing axis; the axis is ConcatV2's
+// last input, Concat's first) and Pack (stack along a new one).
 #include <cstdint>
 #include <vector>
 
@@ -21,13 +22,15 @@ void JoinRows(const std::vector<const Tensor*>& inputs,
   }
 }
 
-class ConcatV2Op : public OpKernel {
+class ConcatOp : public OpKernel {
  public:
-  explicit ConcatV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  explicit ConcatOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), axis_first_(ctx->def().op() == "Concat") {}
 
   void Compute(OpKernelContext* ctx) override {
     const int n = ctx->num_inputs() - 1;
-    const Tensor& axis_t = ctx->input(n);
+    const int base = axis_first_ ? 1 : 0;  // input index of the first value
+    const Tensor& axis_t = ctx->input(axis_first_ ? 0 : n);
     DFX_OP_REQUIRES(
         ctx, axis_t.dims() == 0,
         NodeError(*this, absl::StrCat("'axis' must be a scalar, got shape ",
@@ -35,7 +38,7 @@ class ConcatV2Op : public OpKernel {
     absl::StatusOr<std::vector<int64_t>> axis_v = ReadInts(axis_t);
     DFX_OP_REQUIRES(ctx, axis_v.ok(),
                     NodeError(*this, axis_v.status().message()));
-    const Tensor& first = ctx->input(0);
+    const Tensor& first = ctx->input(base);
     const int rank = first.dims();
     DFX_OP_REQUIRES(ctx, rank > 0,
                     NodeError(*this, "cannot concatenate scalars (use Pack "
@@ -54,7 +57,7 @@ class ConcatV2Op : public OpKernel {
     std::vector<int64_t> inner;
     int64_t axis_size = 0;
     for (int i = 0; i < n; ++i) {
-      const Tensor& t = ctx->input(i);
+      const Tensor& t = ctx->input(base + i);
       DFX_OP_REQUIRES(
           ctx, t.dims() == rank,
           NodeError(*this, absl::StrCat("input ", i, " has shape ",
@@ -83,6 +86,9 @@ class ConcatV2Op : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     JoinRows(inputs, inner, outer, out);
   }
+
+ private:
+  const bool axis_first_;
 };
 
 class PackOp : public OpKernel {
@@ -138,8 +144,10 @@ class PackOp : public OpKernel {
 }  // namespace
 
 void RegisterConcatKernels(KernelRegistry* registry) {
-  RegisterKernel<ConcatV2Op>(
-      registry, KernelDefBuilder("ConcatV2").TypeConstraint("T", MovableTypes()));
+  for (const char* op : {"ConcatV2", "Concat"}) {
+    RegisterKernel<ConcatOp>(
+        registry, KernelDefBuilder(op).TypeConstraint("T", MovableTypes()));
+  }
   RegisterKernel<PackOp>(
       registry, KernelDefBuilder("Pack").TypeConstraint("T", MovableTypes()));
 }

@@ -225,12 +225,14 @@ class HistogramFixedWidthOp : public OpKernel {
 template <typename T>
 class InTopKOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  // InTopK (v1) takes k as an attr, InTopKV2 as its third input.
+  explicit InTopKOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (ctx->def().op() == "InTopK") ctx->SetStatus(ctx->GetAttr("k", &k_attr_));
+  }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& pred = ctx->input(0);
     const Tensor& targets = ctx->input(1);
-    const Tensor& k_t = ctx->input(2);
     DFX_OP_REQUIRES(
         ctx, pred.dims() == 2,
         absl::InvalidArgumentError("predictions must be 2-dimensional"));
@@ -242,11 +244,15 @@ class InTopKOp : public OpKernel {
         absl::InvalidArgumentError(absl::StrCat(
             "First dimension of predictions ", pred.dim_size(0),
             " must match length of targets ", targets.dim_size(0))));
-    DFX_OP_REQUIRES(
-        ctx, k_t.dims() == 0,
-        absl::InvalidArgumentError(absl::StrCat("k must be 0-D, got shape ",
-                                                k_t.shape().DebugString())));
-    const int64_t k = k_t.data<T>()[0];
+    int64_t k = k_attr_;
+    if (ctx->num_inputs() == 3) {
+      const Tensor& k_t = ctx->input(2);
+      DFX_OP_REQUIRES(ctx, k_t.dims() == 0,
+                      absl::InvalidArgumentError(
+                          absl::StrCat("k must be 0-D, got shape ",
+                                       k_t.shape().DebugString())));
+      k = k_t.data<T>()[0];
+    }
     const int64_t batch = pred.dim_size(0);
     const int64_t classes = pred.dim_size(1);
     Tensor* out = nullptr;
@@ -275,6 +281,9 @@ class InTopKOp : public OpKernel {
       o[b] = !cannot_say && more_probable < k;
     }
   }
+
+ private:
+  int64_t k_attr_ = 0;
 };
 
 class RollOp : public OpKernel {
@@ -529,6 +538,10 @@ void RegisterCountingKernels(KernelRegistry* r) {
       r, KernelDefBuilder("InTopKV2").TypeConstraint<int32_t>("T"));
   RegisterKernel<InTopKOp<int64_t>>(
       r, KernelDefBuilder("InTopKV2").TypeConstraint<int64_t>("T"));
+  RegisterKernel<InTopKOp<int32_t>>(
+      r, KernelDefBuilder("InTopK").TypeConstraint<int32_t>("T"));
+  RegisterKernel<InTopKOp<int64_t>>(
+      r, KernelDefBuilder("InTopK").TypeConstraint<int64_t>("T"));
   RegisterKernel<RollOp>(r, KernelDefBuilder("Roll"));
   RegisterUnique<float, double, Eigen::half, Eigen::bfloat16, int8_t, uint8_t,
                  int16_t, uint16_t, int32_t, int64_t, uint32_t, uint64_t, bool,

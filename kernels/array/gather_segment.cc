@@ -1,4 +1,4 @@
-// UnsortedSegmentSum/Max/Min/Prod, SegmentSum and SegmentMean.
+// UnsortedSegmentSum/Max/Min/Prod and SegmentSum/Mean/Prod/Max/Min.
 //
 // Every output row is combined from its input rows in index order, so the
 // results do not depend on the number of threads. Unsorted reductions split
@@ -127,8 +127,12 @@ class UnsortedSegmentOp : public OpKernel {
   }
 };
 
-// SegmentSum (kMean false) and SegmentMean.
-template <bool kMean>
+// The sorted segment reductions: SegmentSum, SegmentMean (kMean), and
+// SegmentProd/Max/Min, whose rows without a segment are 0 (1 for
+// SegmentProd) as TensorFlow's v1 kernels make them.
+enum class Sorted { kSum, kMean, kProd, kMax, kMin };
+
+template <Sorted K>
 class SegmentOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -157,11 +161,6 @@ class SegmentOp : public OpKernel {
 
     // Segments as [start, end) runs of equal ids, checked as TensorFlow
     // checks them: increasing, and inside [0, output_rows).
-    struct Run {
-      int64_t id;
-      int64_t start;
-      int64_t end;
-    };
     std::vector<Run> runs;
     int64_t start = 0;
     while (start < n) {
@@ -190,36 +189,84 @@ class SegmentOp : public OpKernel {
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     const int64_t inner = DimProduct(data.shape(), 1, data.dims());
-    SetZero(out);  // rows of absent segments are 0
+    SetZero(out);  // rows of absent segments are 0 (1 for SegmentProd)
+    if constexpr (K == Sorted::kProd) FillOnes(out);
     if (runs.empty() || inner == 0) return;
-    const bool known = VisitNumberType(data.dtype(), [&]<typename T>() {
-      using A = typename AccumType<T>::type;
-      const T* in = data.data<T>();
-      T* dst = out->data<T>();
-      ParallelForWork(
-          *ctx->device(), static_cast<int64_t>(runs.size()),
-          std::max<int64_t>(1, n / static_cast<int64_t>(runs.size())) *
-              inner * static_cast<int64_t>(sizeof(T)),
-          [&](int64_t first, int64_t last) {
-            std::vector<A> acc(static_cast<size_t>(inner));
-            for (int64_t r = first; r < last; ++r) {
-              const Run& run = runs[r];
+    bool known = false;
+    if constexpr (K == Sorted::kMax || K == Sorted::kMin) {
+      known = VisitRealType(data.dtype(), [&]<typename T>() {
+        ReduceRuns<T, T>(*ctx->device(), data, runs, n, inner, out);
+      });
+    } else {
+      known = VisitNumberType(data.dtype(), [&]<typename T>() {
+        ReduceRuns<T, typename AccumType<T>::type>(*ctx->device(), data, runs,
+                                                   n, inner, out);
+      });
+    }
+    DFX_CHECK(known);
+  }
+
+ private:
+  struct Run {
+    int64_t id;
+    int64_t start;
+    int64_t end;
+  };
+
+  static void FillOnes(Tensor* out) {
+    VisitNumberType(out->dtype(), [&]<typename T>() {
+      std::fill(out->data<T>(), out->data<T>() + out->NumElements(), T(1));
+    });
+  }
+
+  // Each run's rows combined in index order, in A (the sum's and mean's
+  // accumulation type; T for max and min).
+  template <typename T, typename A>
+  static void ReduceRuns(const Device& device, const Tensor& data,
+                         const std::vector<Run>& runs, int64_t n,
+                         int64_t inner, Tensor* out) {
+    const T* in = data.data<T>();
+    T* dst = out->data<T>();
+    ParallelForWork(
+        device, static_cast<int64_t>(runs.size()),
+        std::max<int64_t>(1, n / static_cast<int64_t>(runs.size())) * inner *
+            static_cast<int64_t>(sizeof(T)),
+        [&](int64_t first, int64_t last) {
+          std::vector<A> acc(static_cast<size_t>(inner));
+          for (int64_t r = first; r < last; ++r) {
+            const Run& run = runs[r];
+            // Sums start from 0, as Eigen's reducer does (-0 + 0 is +0);
+            // the others from the first row.
+            int64_t row = run.start;
+            if constexpr (K == Sorted::kSum || K == Sorted::kMean) {
               std::fill(acc.begin(), acc.end(), A(0));
-              for (int64_t row = run.start; row < run.end; ++row) {
-                const T* src = in + row * inner;
-                for (int64_t c = 0; c < inner; ++c) acc[c] += A(src[c]);
-              }
-              T* o = dst + run.id * inner;
-              if constexpr (kMean) {
-                const A count = A(static_cast<float>(run.end - run.start));
-                for (int64_t c = 0; c < inner; ++c) o[c] = T(acc[c] / count);
-              } else {
-                for (int64_t c = 0; c < inner; ++c) o[c] = T(acc[c]);
+            } else {
+              const T* row0 = in + row++ * inner;
+              for (int64_t c = 0; c < inner; ++c) acc[c] = A(row0[c]);
+            }
+            for (; row < run.end; ++row) {
+              const T* src = in + row * inner;
+              for (int64_t c = 0; c < inner; ++c) {
+                if constexpr (K == Sorted::kProd) {
+                  acc[c] *= A(src[c]);
+                } else if constexpr (K == Sorted::kMax) {
+                  Combine<A, Reduce::kMax>(acc[c], A(src[c]));
+                } else if constexpr (K == Sorted::kMin) {
+                  Combine<A, Reduce::kMin>(acc[c], A(src[c]));
+                } else {
+                  acc[c] += A(src[c]);
+                }
               }
             }
-          });
-    });
-    DFX_CHECK(known);
+            T* o = dst + run.id * inner;
+            if constexpr (K == Sorted::kMean) {
+              const A count = A(static_cast<float>(run.end - run.start));
+              for (int64_t c = 0; c < inner; ++c) o[c] = T(acc[c] / count);
+            } else {
+              for (int64_t c = 0; c < inner; ++c) o[c] = T(acc[c]);
+            }
+          }
+        });
   }
 };
 
@@ -247,13 +294,25 @@ void RegisterSegmentKernels(KernelRegistry* registry) {
                     .TypeConstraint("T", RealTypes())
                     .TypeConstraint("Tindices", {DT_INT32, DT_INT64})
                     .TypeConstraint("Tnumsegments", {DT_INT32, DT_INT64}));
-  RegisterKernel<SegmentOp<false>>(
+  RegisterKernel<SegmentOp<Sorted::kSum>>(
       registry, KernelDefBuilder("SegmentSum")
                     .TypeConstraint("T", NumberTypes())
                     .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
-  RegisterKernel<SegmentOp<true>>(
+  RegisterKernel<SegmentOp<Sorted::kMean>>(
       registry, KernelDefBuilder("SegmentMean")
                     .TypeConstraint("T", NumberTypes())
+                    .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  RegisterKernel<SegmentOp<Sorted::kProd>>(
+      registry, KernelDefBuilder("SegmentProd")
+                    .TypeConstraint("T", NumberTypes())
+                    .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  RegisterKernel<SegmentOp<Sorted::kMax>>(
+      registry, KernelDefBuilder("SegmentMax")
+                    .TypeConstraint("T", RealTypes())
+                    .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  RegisterKernel<SegmentOp<Sorted::kMin>>(
+      registry, KernelDefBuilder("SegmentMin")
+                    .TypeConstraint("T", RealTypes())
                     .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
 }
 

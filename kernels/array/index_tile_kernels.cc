@@ -1,5 +1,6 @@
-// Tile, BroadcastTo and ReverseV2: each is one StridedCopy whose source
+// Tile, BroadcastTo, ReverseV2 and Reverse: each is one StridedCopy whose source
 // strides repeat (zero strides) or run backwards (negative strides).
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -119,9 +120,12 @@ class BroadcastToOp : public OpKernel {
   }
 };
 
-class ReverseV2Op : public OpKernel {
+// ReverseV2 (the axes to reverse as indices) and Reverse (v1: one bool per
+// dimension).
+class ReverseOp : public OpKernel {
  public:
-  explicit ReverseV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  explicit ReverseOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), v1_(ctx->def().op() == "Reverse") {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
@@ -135,10 +139,20 @@ class ReverseV2Op : public OpKernel {
     DFX_OP_REQUIRES(ctx, axis_t.dims() == 1,
                     absl::InvalidArgumentError(absl::StrCat(
                         "'dims' must be 1-dimension, not ", axis_t.dims())));
-    absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(axis_t);
-    DFX_OP_REQUIRES_OK(ctx, axes.status());
     const int rank = input.dims();
     std::vector<bool> reverse(rank, false);
+    if (v1_) {
+      DFX_OP_REQUIRES(
+          ctx, axis_t.NumElements() == rank,
+          absl::InvalidArgumentError(absl::StrCat(
+              "'dims' must have the same number of values as 'input' has "
+              "dimensions. 'input' has ",
+              rank, "'dims' has ", axis_t.NumElements(), " values")));
+      for (int d = 0; d < rank; ++d) reverse[d] = axis_t.data<bool>()[d];
+    }
+    absl::StatusOr<std::vector<int64_t>> axes =
+        v1_ ? std::vector<int64_t>{} : ReadIndexVector(axis_t);
+    DFX_OP_REQUIRES_OK(ctx, axes.status());
     for (size_t i = 0; i < axes->size(); ++i) {
       const int64_t a = (*axes)[i];
       const int64_t axis = a < 0 ? a + rank : a;
@@ -172,6 +186,82 @@ class ReverseV2Op : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
     StridedCopy(*ctx->device(), input, out, std::move(copy));
   }
+
+ private:
+  const bool v1_;
+};
+
+// ReverseSequence: along batch_dim, slice b has its first seq_lengths[b]
+// elements along seq_dim reversed; the rest is copied.
+class ReverseSequenceOp : public OpKernel {
+ public:
+  explicit ReverseSequenceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("seq_dim", &seq_dim_));
+    ctx->SetStatus(ctx->GetAttr("batch_dim", &batch_dim_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& lens_t = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, lens_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "seq_lengths must be 1-dim, not ", lens_t.dims())));
+    const int rank = input.dims();
+    DFX_OP_REQUIRES(ctx, batch_dim_ != seq_dim_,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("batch_dim == seq_dim == ", seq_dim_)));
+    DFX_OP_REQUIRES(ctx, seq_dim_ >= 0 && seq_dim_ < rank,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("seq_dim must be < input rank ( ",
+                                     seq_dim_, " vs. ", rank, ")")));
+    DFX_OP_REQUIRES(ctx, batch_dim_ >= 0 && batch_dim_ < rank,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("batch_dim must be < input rank ( ",
+                                     batch_dim_, " vs. ", rank, ")")));
+    const int64_t batch = input.dim_size(static_cast<int>(batch_dim_));
+    const int64_t max_len = input.dim_size(static_cast<int>(seq_dim_));
+    DFX_OP_REQUIRES(ctx, lens_t.NumElements() == batch,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Length of seq_lengths != input.dims(", batch_dim_,
+                        "), (", lens_t.NumElements(), " vs. ", batch, ")")));
+    absl::StatusOr<std::vector<int64_t>> lens = ReadIndexVector(lens_t);
+    DFX_OP_REQUIRES_OK(ctx, lens.status());
+    for (size_t d = 0; d < lens->size(); ++d) {
+      DFX_OP_REQUIRES(ctx, (*lens)[d] >= 0,
+                      absl::InvalidArgumentError(
+                          absl::StrCat("seq_lens(", d, ") < 0")));
+      DFX_OP_REQUIRES(ctx, (*lens)[d] <= max_len,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "seq_lens(", d, ") > input.dims(", seq_dim_, ")")));
+    }
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    if (input.NumElements() == 0) return;
+    // Blocks: the dims after both seq_dim and batch_dim are contiguous.
+    const int last = static_cast<int>(std::max(seq_dim_, batch_dim_));
+    int64_t inner = 1;
+    for (int d = last + 1; d < rank; ++d) inner *= input.dim_size(d);
+    const std::vector<int64_t> strides = RowMajorStrides(input.shape());
+    const int64_t blocks = input.NumElements() / inner;
+    std::vector<int64_t> coord(last + 1, 0);
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      int64_t rest = blk;
+      for (int d = last; d >= 0; --d) {
+        coord[d] = rest % input.dim_size(d);
+        rest /= input.dim_size(d);
+      }
+      const int64_t len = (*lens)[coord[batch_dim_]];
+      const int64_t s = coord[seq_dim_];
+      const int64_t src_s = s < len ? len - 1 - s : s;
+      const int64_t dst = blk * inner;
+      const int64_t src = dst + (src_s - s) * strides[seq_dim_];
+      CopyElements(input, src, out, dst, inner);
+    }
+  }
+
+ private:
+  int64_t seq_dim_ = 0;
+  int64_t batch_dim_ = 0;
 };
 
 }  // namespace
@@ -185,10 +275,17 @@ void RegisterTileKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("BroadcastTo")
                     .TypeConstraint("T", MovableTypes())
                     .TypeConstraint("Tidx", {DT_INT32, DT_INT64}));
-  RegisterKernel<ReverseV2Op>(
+  RegisterKernel<ReverseOp>(
       registry, KernelDefBuilder("ReverseV2")
                     .TypeConstraint("T", MovableTypes())
                     .TypeConstraint("Tidx", {DT_INT32, DT_INT64}));
+  RegisterKernel<ReverseOp>(
+      registry,
+      KernelDefBuilder("Reverse").TypeConstraint("T", MovableTypes()));
+  RegisterKernel<ReverseSequenceOp>(
+      registry, KernelDefBuilder("ReverseSequence")
+                    .TypeConstraint("T", MovableTypes())
+                    .TypeConstraint("Tlen", {DT_INT32, DT_INT64}));
 }
 
 }  // namespace dfx::array_internal

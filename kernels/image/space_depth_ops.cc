@@ -245,17 +245,48 @@ void ForEachBatchRun(const Device& device, const BatchSpaceGeom& g,
       });
 }
 
+// SpaceToBatch and BatchToSpace (v1) are the ND ops on 4-D input with a
+// square block: block_size (an attr) for them, 0 for the ND ops.
+int64_t V1BlockSize(OpKernelConstruction* ctx) {
+  int64_t b = 0;
+  const std::string& op = ctx->def().op();
+  if (op == "SpaceToBatch" || op == "BatchToSpace") {
+    ctx->SetStatus(ctx->GetAttr("block_size", &b));
+  }
+  return b;
+}
+
+// The block_shape and paddings (or crops) tensors: the ND ops' inputs 1 and
+// 2, or v1's [block_size, block_size] and input 1.
+absl::Status BlockInputs(OpKernelContext* ctx, int64_t v1_block, Tensor* block,
+                         Tensor* pads) {
+  if (v1_block == 0) {
+    *block = ctx->input(1);
+    *pads = ctx->input(2);
+    return absl::OkStatus();
+  }
+  if (ctx->input(0).dims() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input rank should be: 4 instead of: ", ctx->input(0).dims()));
+  }
+  *block = Tensor::FromVector<int64_t>({v1_block, v1_block});
+  *pads = ctx->input(1);
+  return absl::OkStatus();
+}
+
 template <typename T>
 class SpaceToBatchNdOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit SpaceToBatchNdOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), v1_block_(V1BlockSize(ctx)) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    DFX_OP_REQUIRES_OK(
-        ctx, CheckBlockArgs(input, ctx->input(1), ctx->input(2), "paddings"));
-    const std::vector<int64_t> block = IntValues(ctx->input(1));
-    const std::vector<int64_t> pads = IntValues(ctx->input(2));
+    Tensor block_t, paddings_t;
+    DFX_OP_REQUIRES_OK(ctx, BlockInputs(ctx, v1_block_, &block_t, &paddings_t));
+    DFX_OP_REQUIRES_OK(ctx, CheckBlockArgs(input, block_t, paddings_t, "paddings"));
+    const std::vector<int64_t> block = IntValues(block_t);
+    const std::vector<int64_t> pads = IntValues(paddings_t);
     const int m = static_cast<int>(block.size());
     int64_t product = 1;
     for (int i = 0; i < m; ++i) {
@@ -316,19 +347,24 @@ class SpaceToBatchNdOp : public OpKernel {
                       }
                     });
   }
+
+ private:
+  const int64_t v1_block_;  // 0 for the ND op
 };
 
 template <typename T>
 class BatchToSpaceNdOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit BatchToSpaceNdOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), v1_block_(V1BlockSize(ctx)) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    DFX_OP_REQUIRES_OK(
-        ctx, CheckBlockArgs(input, ctx->input(1), ctx->input(2), "crops"));
-    const std::vector<int64_t> block = IntValues(ctx->input(1));
-    const std::vector<int64_t> crops = IntValues(ctx->input(2));
+    Tensor block_t, crops_t;
+    DFX_OP_REQUIRES_OK(ctx, BlockInputs(ctx, v1_block_, &block_t, &crops_t));
+    DFX_OP_REQUIRES_OK(ctx, CheckBlockArgs(input, block_t, crops_t, "crops"));
+    const std::vector<int64_t> block = IntValues(block_t);
+    const std::vector<int64_t> crops = IntValues(crops_t);
     const int m = static_cast<int>(block.size());
     int64_t product = 1;
     for (int i = 0; i < m; ++i) {
@@ -402,6 +438,9 @@ class BatchToSpaceNdOp : public OpKernel {
           std::copy(in + row * run, in + (row + 1) * run, o + dst * run);
         });
   }
+
+ private:
+  const int64_t v1_block_;  // 0 for the ND op
 };
 
 template <template <typename> class Op, typename... Ts>
@@ -428,6 +467,12 @@ void RegisterSpaceDepthKernels(KernelRegistry* registry) {
   RegisterTyped<BatchToSpaceNdOp, float, double, half, bfloat16, int8_t,
                 uint8_t, int16_t, uint16_t, int32_t, int64_t, uint32_t,
                 uint64_t>(registry, "BatchToSpaceND");
+  RegisterTyped<SpaceToBatchNdOp, float, double, half, bfloat16, int8_t,
+                uint8_t, int16_t, uint16_t, int32_t, int64_t, uint32_t,
+                uint64_t>(registry, "SpaceToBatch");
+  RegisterTyped<BatchToSpaceNdOp, float, double, half, bfloat16, int8_t,
+                uint8_t, int16_t, uint16_t, int32_t, int64_t, uint32_t,
+                uint64_t>(registry, "BatchToSpace");
 }
 
 }  // namespace dfx

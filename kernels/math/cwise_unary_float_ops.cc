@@ -1,6 +1,8 @@
 // Unary element-wise kernels of the floating-point types only: Floor, Ceil,
 // Rint, Erf, Erfc, Log1p, Expm1, Sin, Cos, Tan, Asin, Acos, Atan, Sinh,
-// Cosh, and the classifications IsNan, IsInf, IsFinite (bool output).
+// Cosh, Asinh, Acosh, Atanh (these three for complex too), and the classifications IsNan, IsInf, IsFinite (bool output).
+#include <complex>
+
 #include "kernels/math/cwise_ops.h"
 
 namespace dfx {
@@ -43,6 +45,15 @@ void RegisterCwiseUnaryFloatKernels(KernelRegistry* registry) {
                    bfloat16>(registry, "Sinh");
   RegisterForTypes<Unary<ei::scalar_cosh_op>::Kernel, float, double, half,
                    bfloat16>(registry, "Cosh");
+  RegisterForTypes<Unary<ei::scalar_asinh_op>::Kernel, float, double, half,
+                   bfloat16, std::complex<float>, std::complex<double>>(
+      registry, "Asinh");
+  RegisterForTypes<Unary<ei::scalar_acosh_op>::Kernel, float, double, half,
+                   bfloat16, std::complex<float>, std::complex<double>>(
+      registry, "Acosh");
+  RegisterForTypes<Unary<ei::scalar_atanh_op>::Kernel, float, double, half,
+                   bfloat16, std::complex<float>, std::complex<double>>(
+      registry, "Atanh");
   RegisterForTypes<Unary<mi::IsNanOp>::BoolKernel, float, double, half,
                    bfloat16>(registry, "IsNan");
   RegisterForTypes<Unary<mi::IsInfOp>::BoolKernel, float, double, half,

@@ -45,7 +45,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
-                                 "fft",      "misc",         "codec"};
+                                 "fft",      "misc",         "codec",
+                                 "coverage"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -323,6 +324,11 @@ TEST_CASE("golden: fake quantization and assorted ops equal TensorFlow") {
 
 TEST_CASE("golden: image and audio codecs equal TensorFlow") {
   RunFamily("codec");
+}
+
+TEST_CASE("golden: v1 ops, searchsorted, ReverseSequence and inverse "
+          "hyperbolics equal TensorFlow") {
+  RunFamily("coverage");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
