@@ -42,9 +42,12 @@ namespace {
 using complex64 = std::complex<float>;
 using complex128 = std::complex<double>;
 
-// Spreads an engine pass over the device's intra-op pool (inline when the
-// pass is small, the pool has one thread, or the caller is one of its
-// threads).
+// Spreads an engine pass over the device's intra-op pool: inline when the
+// pool has one thread, the caller is one of its threads, or the pass is
+// under kMinParallelCycles (about 0.3 ms: below that, waking and waiting
+// for the other threads cost more than they save on a busy machine).
+constexpr double kMinParallelCycles = 1e6;
+
 ParallelRunner PoolRunner(const Device& device) {
   return [&device](int64_t n, double cost,
                    const std::function<void(int64_t, int64_t)>& fn) {
@@ -52,7 +55,7 @@ ParallelRunner PoolRunner(const Device& device) {
     const ThreadPool* pool = device.intra_op_pool();
     if (n == 1 || pool == nullptr || pool->NumThreads() <= 1 ||
         pool->CurrentThreadId() >= 0 ||
-        static_cast<double>(n) * cost < 50000.0) {
+        static_cast<double>(n) * cost < kMinParallelCycles) {
       fn(0, n);
       return;
     }
