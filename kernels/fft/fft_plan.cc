@@ -975,6 +975,29 @@ RealFftPlan<T>::RealFftPlan(int64_t n) : n_(n) {
   }
 }
 
+namespace {
+
+// Runs fn(g, nl, buf, extra) for each group g of W rows (nl of them real),
+// spread by `run`: buf has room for the plan's line and work, and `extra`
+// holds extra_size more CVs.
+template <typename T, typename Fn>
+void ForRowGroups(const LanePlan<T>& lanes, int64_t rows, int64_t extra_size,
+                  const ParallelRunner& run, Fn&& fn) {
+  constexpr int W = kLanes<T>;
+  const int64_t len = lanes.n;
+  run((rows + W - 1) / W, LaneCost<T>(len) * W,
+      [&](int64_t first, int64_t last) {
+        LaneBuffer<T> buf(len + lanes.WorkSize() + extra_size);
+        CV<T>* extra = buf.data() + len + lanes.WorkSize();
+        for (int64_t g = first; g < last; ++g) {
+          fn(g, static_cast<int>(std::min<int64_t>(W, rows - g * W)), buf,
+             extra);
+        }
+      });
+}
+
+}  // namespace
+
 template <typename T>
 void RealFftPlan<T>::Forward(const T* src, std::complex<T>* dst, int64_t rows,
                              const ParallelRunner& run) const {
@@ -986,45 +1009,39 @@ void RealFftPlan<T>::Forward(const T* src, std::complex<T>* dst, int64_t rows,
   const LanePlan<T>* lanes = complex_->lanes_.get();
   if (!complex_->PerLine(rows)) {
     const int64_t len = lanes->n;  // n/2 (even n) or n
-    run((rows + W - 1) / W, LaneCost<T>(len) * W,
-        [&](int64_t first, int64_t last) {
-          LaneBuffer<T> buf(len + lanes->WorkSize() + half);
-          CV<T>* out = buf.data() + len + lanes->WorkSize();
+    ForRowGroups(*lanes, rows, half, run,
+        [&](int64_t g, int nl, LaneBuffer<T>& buf, CV<T>* out) {
           std::complex<T>* out_base[W];
-          for (int64_t g = first; g < last; ++g) {
-            const int nl =
-                static_cast<int>(std::min<int64_t>(W, rows - g * W));
-            for (int l = 0; l < nl; ++l) out_base[l] = dst + (g * W + l) * half;
-            if (even) {
-              const std::complex<T>* base[W];
-              for (int l = 0; l < nl; ++l) {
-                base[l] = reinterpret_cast<const std::complex<T>*>(
-                    src + (g * W + l) * n);
-              }
-              LoadLanes(buf.data(), len, base, nl, 1);
-              const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, true);
-              const int64_t h = len;
-              for (int64_t k = 0; k <= h; ++k) {
-                const CV<T> zk = z[k == h ? 0 : k];
-                const CV<T> zc = Conj(z[k == 0 ? 0 : h - k]);
-                const CV<T> e = zk + zc;
-                const CV<T> d = zk - zc;
-                // E = e/2, O = -i d/2; X = E + w O.
-                const CV<T> o = {d.im, -d.re};
-                const CV<T> x = e + MulS(o, tw_re_[k], tw_im_[k]);
-                out[k] = {x.re * T(0.5), x.im * T(0.5)};
-              }
-            } else {
-              for (int64_t j = 0; j < len; ++j) {
-                CV<T> v = Zero<T>();
-                for (int l = 0; l < nl; ++l) v.re[l] = src[(g * W + l) * n + j];
-                buf[j] = v;
-              }
-              const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, true);
-              std::copy_n(z, half, out);
+          for (int l = 0; l < nl; ++l) out_base[l] = dst + (g * W + l) * half;
+          if (even) {
+            const std::complex<T>* base[W];
+            for (int l = 0; l < nl; ++l) {
+              base[l] = reinterpret_cast<const std::complex<T>*>(
+                  src + (g * W + l) * n);
             }
-            StoreLanes(out, half, out_base, nl, 1, T(1));
+            LoadLanes(buf.data(), len, base, nl, 1);
+            const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, true);
+            const int64_t h = len;
+            for (int64_t k = 0; k <= h; ++k) {
+              const CV<T> zk = z[k == h ? 0 : k];
+              const CV<T> zc = Conj(z[k == 0 ? 0 : h - k]);
+              const CV<T> e = zk + zc;
+              const CV<T> d = zk - zc;
+              // E = e/2, O = -i d/2; X = E + w O.
+              const CV<T> o = {d.im, -d.re};
+              const CV<T> x = e + MulS(o, tw_re_[k], tw_im_[k]);
+              out[k] = {x.re * T(0.5), x.im * T(0.5)};
+            }
+          } else {
+            for (int64_t j = 0; j < len; ++j) {
+              CV<T> v = Zero<T>();
+              for (int l = 0; l < nl; ++l) v.re[l] = src[(g * W + l) * n + j];
+              buf[j] = v;
+            }
+            const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, true);
+            std::copy_n(z, half, out);
           }
+          StoreLanes(out, half, out_base, nl, 1, T(1));
         });
     return;
   }
@@ -1071,47 +1088,41 @@ void RealFftPlan<T>::Inverse(const std::complex<T>* src, int64_t src_pitch,
   const bool even = n % 2 == 0;
   const LanePlan<T>* lanes = complex_->lanes_.get();
   if (!complex_->PerLine(rows)) {
-    const int64_t len = lanes->n;
-    run((rows + W - 1) / W, LaneCost<T>(len) * W,
-        [&](int64_t first, int64_t last) {
-          LaneBuffer<T> buf(len + lanes->WorkSize() + half);
-          CV<T>* in = buf.data() + len + lanes->WorkSize();
+    const int64_t len = lanes->n;  // n/2 (even n) or n
+    ForRowGroups(*lanes, rows, half, run,
+        [&](int64_t g, int nl, LaneBuffer<T>& buf, CV<T>* in) {
           const std::complex<T>* in_base[W];
-          for (int64_t g = first; g < last; ++g) {
-            const int nl =
-                static_cast<int>(std::min<int64_t>(W, rows - g * W));
-            for (int l = 0; l < nl; ++l) {
-              in_base[l] = src + (g * W + l) * src_pitch;
+          for (int l = 0; l < nl; ++l) {
+            in_base[l] = src + (g * W + l) * src_pitch;
+          }
+          LoadLanes(in, half, in_base, nl, 1);
+          in[0].im = typename CV<T>::V{};
+          if (even) {
+            const int64_t h = len;
+            in[h].im = typename CV<T>::V{};
+            for (int64_t k = 0; k < h; ++k) {
+              const CV<T> a = in[k], b = Conj(in[h - k]);
+              // Z = (a + b) + i conj(w) (a - b).
+              const CV<T> d = MulS(a - b, tw_re_[k], -tw_im_[k]);
+              buf[k] = (a + b) + CV<T>{-d.im, d.re};
             }
-            LoadLanes(in, half, in_base, nl, 1);
-            in[0].im = typename CV<T>::V{};
-            if (even) {
-              const int64_t h = len;
-              in[h].im = typename CV<T>::V{};
-              for (int64_t k = 0; k < h; ++k) {
-                const CV<T> a = in[k], b = Conj(in[h - k]);
-                // Z = (a + b) + i conj(w) (a - b).
-                const CV<T> d = MulS(a - b, tw_re_[k], -tw_im_[k]);
-                buf[k] = (a + b) + CV<T>{-d.im, d.re};
-              }
-              const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, false);
-              std::complex<T>* out_base[W];
-              for (int l = 0; l < nl; ++l) {
-                out_base[l] =
-                    reinterpret_cast<std::complex<T>*>(dst + (g * W + l) * n);
-              }
-              StoreLanes(z, h, out_base, nl, 1, scale);
-            } else {
-              buf[0] = in[0];
-              for (int64_t k = 1; k < half; ++k) {
-                buf[k] = in[k];
-                buf[n - k] = Conj(in[k]);
-              }
-              const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, false);
-              for (int64_t j = 0; j < n; ++j) {
-                const typename CV<T>::V v = z[j].re * scale;
-                for (int l = 0; l < nl; ++l) dst[(g * W + l) * n + j] = v[l];
-              }
+            const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, false);
+            std::complex<T>* out_base[W];
+            for (int l = 0; l < nl; ++l) {
+              out_base[l] =
+                  reinterpret_cast<std::complex<T>*>(dst + (g * W + l) * n);
+            }
+            StoreLanes(z, h, out_base, nl, 1, scale);
+          } else {
+            buf[0] = in[0];
+            for (int64_t k = 1; k < half; ++k) {
+              buf[k] = in[k];
+              buf[n - k] = Conj(in[k]);
+            }
+            const CV<T>* z = lanes->Run(buf.data(), buf.data() + len, false);
+            for (int64_t j = 0; j < n; ++j) {
+              const typename CV<T>::V v = z[j].re * scale;
+              for (int l = 0; l < nl; ++l) dst[(g * W + l) * n + j] = v[l];
             }
           }
         });
