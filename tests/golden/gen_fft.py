@@ -13,9 +13,9 @@ Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_fft.py
 
 Complex values are stored as (real, imaginary) float pairs (golden_lib).
 Transform outputs get an absolute tolerance scaled by the transform's
-length: TensorFlow (DUCC) computes complex64 transforms in float, dfx in
-double, so they differ by about eps * log2(n) times the output's scale
-(sqrt(n) for the unit-range inputs used here).
+length: TensorFlow (DUCC) and dfx both compute complex64 transforms in
+float, in different orders, so they differ by about eps * log2(n) times
+the output's scale (sqrt(n) for the unit-range inputs used here).
 """
 
 import os
