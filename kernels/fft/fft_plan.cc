@@ -1163,10 +1163,18 @@ void RealFftPlan<T>::Inverse(const std::complex<T>* src, int64_t src_pitch,
 
 namespace {
 
-// At most kMaxPlans plans of each kind and type stay cached (the least
-// recently used go first); a plan in use stays alive through its
-// shared_ptr.
+// At most kMaxPlans plans of each kind and type stay cached, holding about
+// kMaxPlanBytes at most (the least recently used go first; the newest
+// always stays); a plan in use stays alive through its shared_ptr.
 constexpr size_t kMaxPlans = 64;
+constexpr int64_t kMaxPlanBytes = int64_t{256} << 20;
+
+// A bound on a plan's tables: Bluestein's chirp and kernel (2 m <= 5 n
+// complex values) dominate; the other plans hold about n twiddles.
+template <typename Plan>
+int64_t PlanBytes(int64_t n) {
+  return 5 * n * static_cast<int64_t>(2 * sizeof(typename Plan::Real));
+}
 
 template <typename Plan>
 class PlanCache {
@@ -1188,7 +1196,12 @@ class PlanCache {
       if (size == n) return cached;
     }
     plans_.emplace_front(n, plan);
-    if (plans_.size() > kMaxPlans) plans_.pop_back();
+    bytes_ += PlanBytes<Plan>(n);
+    while (plans_.size() > 1 &&
+           (plans_.size() > kMaxPlans || bytes_ > kMaxPlanBytes)) {
+      bytes_ -= PlanBytes<Plan>(plans_.back().first);
+      plans_.pop_back();
+    }
     return plan;
   }
 
@@ -1196,6 +1209,7 @@ class PlanCache {
   absl::Mutex mu_;
   std::list<std::pair<int64_t, std::shared_ptr<const Plan>>> plans_
       ABSL_GUARDED_BY(mu_);
+  int64_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace

@@ -42,6 +42,7 @@ struct LanePlan;
 template <typename T>
 class FftPlan {
  public:
+  using Real = T;
   static constexpr int64_t kMaxRadix = 31;
 
   explicit FftPlan(int64_t n);
@@ -49,8 +50,9 @@ class FftPlan {
   FftPlan(const FftPlan&) = delete;
   FftPlan& operator=(const FftPlan&) = delete;
 
-  // The plan for length n from a process-wide cache (thread-safe, bounded:
-  // the least recently used plans are dropped).
+  // The plan for length n from a process-wide cache (thread-safe, bounded
+  // to 64 plans and about 256 MB of tables per type: the least recently
+  // used plans are dropped).
   static std::shared_ptr<const FftPlan<T>> Get(int64_t n);
 
   int64_t size() const { return n_; }
@@ -104,6 +106,7 @@ class FftPlan {
 template <typename T>
 class RealFftPlan {
  public:
+  using Real = T;
   explicit RealFftPlan(int64_t n);
 
   static std::shared_ptr<const RealFftPlan<T>> Get(int64_t n);
