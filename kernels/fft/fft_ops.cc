@@ -15,8 +15,11 @@
 //   gives it, and holds zeros where it is not itself empty (TensorFlow
 //   leaves such an output uninitialised).
 //
-// Everything is computed in double precision and rounded once to the output
-// type, so complex64 results are at least as accurate as TensorFlow's.
+// The transforms run in the tensors' own precision (float for complex64,
+// double for complex128), as TensorFlow's do, through kernels/fft/
+// fft_plan.h: each axis is one batched pass over the [outer, n, inner]
+// view of the buffer, the real transforms' last axis a real-to-complex or
+// complex-to-real pass, and the inverse's scale folds into the last pass.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
@@ -24,178 +27,51 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
-#include <numbers>
-#include <type_traits>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/fft/fft_kernels.h"
+#include "kernels/fft/fft_plan.h"
 #include "kernels/kernels.h"
 
 namespace dfx {
 namespace fft_internal {
 namespace {
 
-using cdouble = std::complex<double>;
-
-std::vector<int64_t> PrimeFactors(int64_t n) {
-  std::vector<int64_t> f;
-  for (int64_t p = 2; p * p <= n; ++p) {
-    while (n % p == 0) {
-      f.push_back(p);
-      n /= p;
-    }
-  }
-  if (n > 1) f.push_back(n);
-  return f;
-}
-
-}  // namespace
-
-FftPlan::FftPlan(int64_t n) : n_(n) {
-  if (n <= 1) return;
-  std::vector<int64_t> factors = PrimeFactors(n);
-  if (factors.back() <= kMaxDirectPrime) {
-    factors_ = std::move(factors);
-    roots_.resize(n);
-    for (int64_t j = 0; j < n; ++j) {
-      const double angle = -2.0 * std::numbers::pi * static_cast<double>(j) /
-                           static_cast<double>(n);
-      roots_[j] = cdouble(std::cos(angle), std::sin(angle));
-    }
-    return;
-  }
-  // Bluestein: jk = (j^2 + k^2 - (k-j)^2) / 2 turns the transform into a
-  // convolution with the chirp, done by a power-of-two transform of length
-  // m >= 2n - 1. j^2 is reduced mod 2n so the angle stays exact.
-  int64_t m = 1;
-  while (m < 2 * n - 1) m *= 2;
-  chirp_.resize(n);
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t sq = (j * j) % (2 * n);
-    const double angle =
-        -std::numbers::pi * static_cast<double>(sq) / static_cast<double>(n);
-    chirp_[j] = cdouble(std::cos(angle), std::sin(angle));
-  }
-  pow2_ = std::make_unique<FftPlan>(m);
-  chirp_fft_.assign(m, cdouble(0, 0));
-  chirp_fft_[0] = std::conj(chirp_[0]);
-  for (int64_t j = 1; j < n; ++j) {
-    chirp_fft_[j] = chirp_fft_[m - j] = std::conj(chirp_[j]);
-  }
-  std::vector<cdouble> scratch;
-  pow2_->Transform(chirp_fft_.data(), /*forward=*/true, &scratch);
-}
-
-void FftPlan::Transform(cdouble* data, bool forward,
-                        std::vector<cdouble>* scratch) const {
-  if (n_ <= 1) return;
-  if (pow2_ != nullptr) {
-    Bluestein(data, forward, scratch);
-    return;
-  }
-  scratch->assign(data, data + n_);
-  Recurse(scratch->data(), 1, data, n_, 0, forward);
-}
-
-void FftPlan::Recurse(const cdouble* in, int64_t stride, cdouble* out,
-                      int64_t len, size_t level, bool forward) const {
-  if (len == 1) {
-    out[0] = in[0];
-    return;
-  }
-  const int64_t p = factors_[level];
-  const int64_t m = len / p;
-  for (int64_t r = 0; r < p; ++r) {
-    Recurse(in + r * stride, stride * p, out + r * m, m, level + 1, forward);
-  }
-  // out[r*m + k] holds the length-m transform of the r-th decimated
-  // sequence; combine them with the twiddles W_len^(rk) and a length-p DFT.
-  const int64_t len_step = n_ / len;  // W_len^e = roots_[e * len_step]
-  const int64_t p_step = n_ / p;      // W_p^e = roots_[e * p_step]
-  auto root = [&](int64_t e) {
-    return forward ? roots_[e] : std::conj(roots_[e]);
-  };
-  cdouble t[kMaxDirectPrime];
-  for (int64_t k = 0; k < m; ++k) {
-    t[0] = out[k];
-    for (int64_t r = 1; r < p; ++r) {
-      t[r] = out[r * m + k] * root((r * k * len_step) % n_);
-    }
-    if (p == 2) {
-      out[k] = t[0] + t[1];
-      out[m + k] = t[0] - t[1];
-      continue;
-    }
-    for (int64_t q = 0; q < p; ++q) {
-      cdouble sum = t[0];
-      for (int64_t r = 1; r < p; ++r) {
-        sum += t[r] * root(((r * q) % p) * p_step);
-      }
-      out[q * m + k] = sum;
-    }
-  }
-}
-
-void FftPlan::Bluestein(cdouble* data, bool forward,
-                        std::vector<cdouble>* scratch) const {
-  const int64_t m = pow2_->size();
-  // The inverse uses the conjugate chirp; its convolution kernel's
-  // transform is conj(chirp_fft_[-k mod m]).
-  auto chirp = [&](int64_t j) {
-    return forward ? chirp_[j] : std::conj(chirp_[j]);
-  };
-  std::vector<cdouble> a(m, cdouble(0, 0));
-  for (int64_t j = 0; j < n_; ++j) a[j] = data[j] * chirp(j);
-  pow2_->Transform(a.data(), /*forward=*/true, scratch);
-  for (int64_t k = 0; k < m; ++k) {
-    a[k] *= forward ? chirp_fft_[k] : std::conj(chirp_fft_[(m - k) % m]);
-  }
-  pow2_->Transform(a.data(), /*forward=*/false, scratch);
-  const double scale = 1.0 / static_cast<double>(m);
-  for (int64_t k = 0; k < n_; ++k) data[k] = chirp(k) * a[k] * scale;
-}
-
-namespace {
-
 using complex64 = std::complex<float>;
 using complex128 = std::complex<double>;
 
-// Transforms `buf` (row-major, dims `dims`) along each axis in `axes`, each
-// line on its own, lines spread over the device's pool.
-void TransformAxes(const Device& device, cdouble* buf,
-                   const std::vector<int64_t>& dims,
-                   const std::vector<int>& axes, bool forward) {
-  int64_t total = 1;
-  for (int64_t d : dims) total *= d;
-  if (total == 0) return;
-  for (int axis : axes) {
-    const int64_t len = dims[axis];
-    if (len <= 1) continue;
-    int64_t stride = 1;
-    for (size_t i = axis + 1; i < dims.size(); ++i) stride *= dims[i];
-    const int64_t lines = total / len;
-    const FftPlan plan(len);
-    const double log_len = std::log2(static_cast<double>(len)) + 1;
-    const Eigen::TensorOpCost cost(len * sizeof(cdouble),
-                                   len * sizeof(cdouble), len * 8 * log_len);
-    ParallelFor(device, lines, cost, [&](int64_t first, int64_t last) {
-      std::vector<cdouble> line(len), scratch;
-      for (int64_t l = first; l < last; ++l) {
-        cdouble* base = buf + (l / stride) * len * stride + l % stride;
-        for (int64_t j = 0; j < len; ++j) line[j] = base[j * stride];
-        plan.Transform(line.data(), forward, &scratch);
-        for (int64_t j = 0; j < len; ++j) base[j * stride] = line[j];
-      }
-    });
-  }
+// Spreads an engine pass over the device's intra-op pool: inline when the
+// pool has one thread, the caller is one of its threads, or the pass is
+// under kMinParallelCycles (about 0.3 ms: below that, waking and waiting
+// for the other threads cost more than they save on a busy machine).
+constexpr double kMinParallelCycles = 1e6;
+
+ParallelRunner PoolRunner(const Device& device) {
+  return [&device](int64_t n, double cost,
+                   const std::function<void(int64_t, int64_t)>& fn) {
+    if (n <= 0) return;
+    const ThreadPool* pool = device.intra_op_pool();
+    if (n == 1 || pool == nullptr || pool->NumThreads() <= 1 ||
+        pool->CurrentThreadId() >= 0 ||
+        static_cast<double>(n) * cost < kMinParallelCycles) {
+      fn(0, n);
+      return;
+    }
+    device.eigen_cpu_device().parallelFor(
+        n, Eigen::TensorOpCost(0, 0, cost),
+        [&fn](Eigen::Index first, Eigen::Index last) {
+          fn(static_cast<int64_t>(first), static_cast<int64_t>(last));
+        });
+  };
 }
 
 // Copies the leading `to_dims` block of `in` (dims `in_dims`, each at least
-// the matching to_dims entry) into `out` (dims `to_dims`), as cdouble.
+// the matching to_dims entry) into `out` (dims `to_dims`).
 template <typename T>
 void CopyBlock(const T* in, const std::vector<int64_t>& in_dims,
-               const std::vector<int64_t>& to_dims, cdouble* out) {
+               const std::vector<int64_t>& to_dims, T* out) {
   const int rank = static_cast<int>(to_dims.size());
   int64_t total = 1;
   for (int64_t d : to_dims) total *= d;
@@ -209,14 +85,42 @@ void CopyBlock(const T* in, const std::vector<int64_t>& in_dims,
   for (int64_t o = 0; o < total; o += row) {
     int64_t in_off = 0;
     for (int i = 0; i < rank; ++i) in_off += index[i] * in_strides[i];
-    for (int64_t j = 0; j < row; ++j) {
-      out[o + j] = cdouble(in[in_off + j]);
-    }
+    std::copy_n(in + in_off, row, out + o);
     for (int i = rank - 2; i >= 0; --i) {
       if (++index[i] < to_dims[i]) break;
       index[i] = 0;
     }
   }
+}
+
+// Complex transforms of buf (dims `dims`: [batch, d1, ...]) along axes
+// first_axis..last_axis, innermost first, from src (same dims; may be
+// buf); the last pass multiplies by `scale`. Returns false when no axis
+// had length above 1 (nothing was written).
+template <typename T>
+bool TransformAxes(const std::complex<T>* src, std::complex<T>* buf,
+                   const std::vector<int64_t>& dims, int first_axis,
+                   int last_axis, bool forward, T scale,
+                   const ParallelRunner& run) {
+  int outermost = -1;  // the last axis to transform
+  for (int a = first_axis; a <= last_axis; ++a) {
+    if (dims[a] > 1) {
+      outermost = a;
+      break;
+    }
+  }
+  if (outermost < 0) return false;
+  const std::complex<T>* cur = src;
+  for (int a = last_axis; a >= outermost; --a) {
+    if (dims[a] <= 1) continue;
+    int64_t outer = 1, inner = 1;
+    for (int i = 0; i < a; ++i) outer *= dims[i];
+    for (size_t i = a + 1; i < dims.size(); ++i) inner *= dims[i];
+    FftPlan<T>::Get(dims[a])->Transform(cur, buf, outer, inner, forward,
+                                        a == outermost ? scale : T(1), run);
+    cur = buf;
+  }
+  return true;
 }
 
 template <bool kForward, bool kReal, int kRank>
@@ -290,108 +194,113 @@ class FftOp : public OpKernel {
       std::memset(out->raw_data(), 0, out->TotalBytes());
       return;
     }
-    switch (in.dtype()) {
-      case DT_COMPLEX64: Run<complex64>(ctx, in, lengths, out); break;
-      case DT_COMPLEX128: Run<complex128>(ctx, in, lengths, out); break;
-      case DT_FLOAT: Run<float>(ctx, in, lengths, out); break;
-      case DT_DOUBLE: Run<double>(ctx, in, lengths, out); break;
-      default:
-        ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-            "Wrong types for FFT: in=", static_cast<int>(in.dtype()))));
+    const ParallelRunner run = PoolRunner(*ctx->device());
+    const bool wide = in.dtype() == DT_COMPLEX128 || in.dtype() == DT_DOUBLE;
+    if constexpr (!kReal) {
+      DFX_OP_REQUIRES(
+          ctx, in.dtype() == DT_COMPLEX64 || in.dtype() == DT_COMPLEX128,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Wrong types for FFT: in=", static_cast<int>(in.dtype()))));
+      if (wide) {
+        RunComplex<double>(in, lengths, out, run);
+      } else {
+        RunComplex<float>(in, lengths, out, run);
+      }
+    } else if constexpr (kForward) {
+      if (wide) {
+        RunRealForward<double>(in, lengths, out, run);
+      } else {
+        RunRealForward<float>(in, lengths, out, run);
+      }
+    } else {
+      if (wide) {
+        RunRealInverse<double>(in, lengths, out, run);
+      } else {
+        RunRealInverse<float>(in, lengths, out, run);
+      }
     }
   }
 
  private:
-  template <typename Tin>
-  void Run(OpKernelContext* ctx, const Tensor& in,
-           const std::vector<int64_t>& lengths, Tensor* out) {
-    const int dims = in.dims();
-    // [batch, transformed dims...]
+  // [batch, the transformed dims of `t`].
+  static std::vector<int64_t> BatchDims(const Tensor& t) {
+    const int dims = t.dims();
     int64_t batch = 1;
-    for (int i = 0; i < dims - kRank; ++i) batch *= in.dim_size(i);
-    std::vector<int64_t> in_dims = {batch};
-    for (int i = dims - kRank; i < dims; ++i) in_dims.push_back(in.dim_size(i));
-    std::vector<int64_t> buf_dims = {batch};
-    buf_dims.insert(buf_dims.end(), lengths.begin(), lengths.end());
-    if constexpr (kReal && !kForward) buf_dims.back() = lengths.back() / 2 + 1;
-    int64_t buf_size = 1;
-    for (int64_t d : buf_dims) buf_size *= d;
-    std::vector<cdouble> buf(buf_size);
-    CopyBlock(in.data<Tin>(), in_dims, buf_dims, buf.data());
+    for (int i = 0; i < dims - kRank; ++i) batch *= t.dim_size(i);
+    std::vector<int64_t> out = {batch};
+    for (int i = dims - kRank; i < dims; ++i) out.push_back(t.dim_size(i));
+    return out;
+  }
 
+  static double InverseScale(const std::vector<int64_t>& lengths) {
     double scale = 1.0;
     for (int64_t n : lengths) scale /= static_cast<double>(n);
-    if constexpr (!kReal) {
-      std::vector<int> axes;
-      for (int i = 1; i <= kRank; ++i) axes.push_back(i);
-      TransformAxes(*ctx->device(), buf.data(), buf_dims, axes, kForward);
-      Store(buf.data(), buf_size, kForward ? 1.0 : scale, out);
-    } else if constexpr (kForward) {
-      std::vector<int> axes;
-      for (int i = 1; i <= kRank; ++i) axes.push_back(i);
-      TransformAxes(*ctx->device(), buf.data(), buf_dims, axes, true);
-      // Keep the first n/2+1 frequencies of each last-axis line.
-      const int64_t n = lengths.back();
-      const int64_t half = n / 2 + 1;
-      const int64_t rows = buf_size / n;
-      std::vector<cdouble> kept(rows * half);
-      for (int64_t r = 0; r < rows; ++r) {
-        std::copy_n(buf.data() + r * n, half, kept.data() + r * half);
-      }
-      Store(kept.data(), rows * half, 1.0, out);
-    } else {
-      std::vector<int> axes;
-      for (int i = 1; i < kRank; ++i) axes.push_back(i);
-      TransformAxes(*ctx->device(), buf.data(), buf_dims, axes, false);
-      ComplexToReal(*ctx->device(), buf.data(), buf_size / buf_dims.back(),
-                    buf_dims.back(), lengths.back(), scale, out);
+    return scale;
+  }
+
+  template <typename T>
+  static void RunComplex(const Tensor& in, const std::vector<int64_t>& lengths,
+                         Tensor* out, const ParallelRunner& run) {
+    const std::vector<int64_t> dims = BatchDims(in);
+    const T scale = kForward ? T(1) : static_cast<T>(InverseScale(lengths));
+    const auto* src = in.data<std::complex<T>>();
+    auto* dst = out->data<std::complex<T>>();
+    if (!TransformAxes<T>(src, dst, dims, 1, kRank, kForward, scale, run)) {
+      std::copy_n(src, in.NumElements(), dst);  // every length is 1
     }
   }
 
-  // out <- scale * buf, as out's type.
-  static void Store(const cdouble* buf, int64_t size, double scale,
-                    Tensor* out) {
-    if (out->dtype() == DT_COMPLEX64) {
-      complex64* o = out->data<complex64>();
-      for (int64_t i = 0; i < size; ++i) o[i] = complex64(buf[i] * scale);
-    } else {
-      complex128* o = out->data<complex128>();
-      for (int64_t i = 0; i < size; ++i) o[i] = buf[i] * scale;
+  template <typename T>
+  static void RunRealForward(const Tensor& in,
+                             const std::vector<int64_t>& lengths, Tensor* out,
+                             const ParallelRunner& run) {
+    const std::vector<int64_t> in_dims = BatchDims(in);
+    std::vector<int64_t> dims = {in_dims[0]};
+    dims.insert(dims.end(), lengths.begin(), lengths.end());
+    const T* src = in.data<T>();
+    std::vector<T> cropped;
+    if (dims != in_dims) {
+      int64_t size = 1;
+      for (int64_t d : dims) size *= d;
+      cropped.resize(size);
+      CopyBlock(src, in_dims, dims, cropped.data());
+      src = cropped.data();
     }
+    const int64_t n = lengths.back();
+    auto* dst = out->data<std::complex<T>>();
+    RealFftPlan<T>::Get(n)->Forward(src, dst, out->NumElements() / (n / 2 + 1),
+                                    run);
+    dims.back() = n / 2 + 1;
+    TransformAxes<T>(dst, dst, dims, 1, kRank - 1, true, T(1), run);
   }
 
-  // Each of `rows` rows of `half` = n/2+1 frequencies becomes n real
-  // values: the Hermitian-symmetric spectrum is completed, inverse
-  // transformed, and its real part scaled into out.
-  static void ComplexToReal(const Device& device, const cdouble* buf,
-                            int64_t rows, int64_t half, int64_t n,
-                            double scale, Tensor* out) {
-    const FftPlan plan(n);
-    const double log_n = std::log2(static_cast<double>(n)) + 1;
-    const Eigen::TensorOpCost cost(half * sizeof(cdouble), n * 8,
-                                   n * 8 * log_n);
-    ParallelFor(device, rows, cost, [&](int64_t first, int64_t last) {
-      std::vector<cdouble> line(n), scratch;
-      for (int64_t r = first; r < last; ++r) {
-        const cdouble* x = buf + r * half;
-        line[0] = cdouble(x[0].real(), 0);
-        for (int64_t k = 1; k < half && k < n; ++k) line[k] = x[k];
-        if (n % 2 == 0) line[n / 2] = cdouble(x[n / 2].real(), 0);
-        for (int64_t k = 1; k < (n + 1) / 2; ++k) {
-          line[n - k] = std::conj(x[k]);
-        }
-        plan.Transform(line.data(), /*forward=*/false, &scratch);
-        if (out->dtype() == DT_FLOAT) {
-          float* o = out->data<float>() + r * n;
-          for (int64_t j = 0; j < n; ++j) {
-            o[j] = static_cast<float>(line[j].real() * scale);
-          }
-        } else {
-          double* o = out->data<double>() + r * n;
-          for (int64_t j = 0; j < n; ++j) o[j] = line[j].real() * scale;
-        }
-      }
-    });
+  template <typename T>
+  static void RunRealInverse(const Tensor& in,
+                             const std::vector<int64_t>& lengths, Tensor* out,
+                             const ParallelRunner& run) {
+    const std::vector<int64_t> in_dims = BatchDims(in);
+    const int64_t n = lengths.back();
+    const int64_t half = n / 2 + 1;
+    std::vector<int64_t> dims = {in_dims[0]};
+    dims.insert(dims.end(), lengths.begin(), lengths.end());
+    dims.back() = half;
+    const T scale = static_cast<T>(InverseScale(lengths));
+    const auto* src = in.data<std::complex<T>>();
+    int64_t pitch = in_dims.back();
+    std::vector<std::complex<T>> buf;
+    if constexpr (kRank > 1) {
+      // The outer axes' inverse transforms first, on a cropped copy.
+      int64_t size = 1;
+      for (int64_t d : dims) size *= d;
+      buf.resize(size);
+      CopyBlock(src, in_dims, dims, buf.data());
+      TransformAxes<T>(buf.data(), buf.data(), dims, 1, kRank - 1, false,
+                       T(1), run);
+      src = buf.data();
+      pitch = half;
+    }
+    RealFftPlan<T>::Get(n)->Inverse(src, pitch, out->data<T>(),
+                                    out->NumElements() / n, scale, run);
   }
 };
 

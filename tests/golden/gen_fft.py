@@ -3,7 +3,9 @@ and fetches; Complex, Real, Imag, ComplexAbs, Angle, Conj; the complex
 kernels of the element-wise arithmetic, Sum, Mean, AddN, Equal, NotEqual,
 ZerosLike, OnesLike and Cast to and from complex; FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims (lengths with large prime factors,
 fft_length shorter and longer than the input, batch dims, empty inputs,
-TensorFlow's run-time errors); and tf.signal graphs (stft, inverse_stft,
+TensorFlow's run-time errors); the FFT engine's size classes (primes up to
+65537, large prime factors, factors 3/5/7, long powers of two, batches, 2D
+and 3D shapes) in each precision; and tf.signal graphs (stft, inverse_stft,
 |rfft|, dct/idct and mfccs, fftshift, a frozen log-mel front end) as
 TensorFlow 2.21 runs them.
 
@@ -11,9 +13,9 @@ Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_fft.py
 
 Complex values are stored as (real, imaginary) float pairs (golden_lib).
 Transform outputs get an absolute tolerance scaled by the transform's
-length: TensorFlow (DUCC) computes complex64 transforms in float, dfx in
-double, so they differ by about eps * log2(n) times the output's scale
-(sqrt(n) for the unit-range inputs used here).
+length: TensorFlow (DUCC) and dfx both compute complex64 transforms in
+float, in different orders, so they differ by about eps * log2(n) times
+the output's scale (sqrt(n) for the unit-range inputs used here).
 """
 
 import os
@@ -358,6 +360,108 @@ def real_fft_cases():
 
 
 # ---------------------------------------------------------------------------
+# The size classes of the FFT engine (kernels/fft/fft_plan.cc): prime
+# lengths (Bluestein, short and long), lengths with a large prime factor,
+# factors 3/5/7 and generic odd radices, long powers of two (the four-step
+# split), batches and strided axes. Inputs are made in the graph from
+# integers (exact in any implementation) to keep the cases small, and a
+# strided slice of each long output is fetched.
+
+def exact_signal(n, dtype, a):
+    """((j * a) mod 211) / 211 - 0.5 for j < n: the same bits everywhere."""
+    j = tf.range(n, dtype=tf.int64)
+    return tf.cast((j * a) % 211, dtype) / 211.0 - 0.5
+
+
+def exact_complex(n, dtype, a=7919, b=104729):
+    rt = tf.float32 if dtype == tf.complex64 else tf.float64
+    return tf.complex(exact_signal(n, rt, a), exact_signal(n, rt, b))
+
+
+def sampled(y, count=96):
+    """About `count` values of y, flattened, evenly spaced (an odd stride,
+    so that every position along each axis is visited)."""
+    flat = tf.reshape(y, [-1])
+    n = int(np.prod(y.shape))
+    stride = max(1, n // count) | 1
+    return flat[::stride]
+
+
+SIZE_CLASSES = [
+    # (label, length)
+    ("prime_1009", 1009),        # Bluestein in the SIMD lanes (m = 2025)
+    ("prime_4099", 4099),        # Bluestein over a whole line (m = 8748)
+    ("prime_65537", 65537),      # Fermat prime, m = 131220
+    ("factor_2x2053", 4106),     # a large prime factor
+    ("factor_7x11x13", 1001),    # generic odd radices
+    ("factors_1000", 1000),      # 2^3 5^3
+    ("factors_6000", 6000),      # 2^4 3 5^3, four-step
+    ("factors_44100", 44100),    # 2^2 3^2 5^2 7^2, four-step
+    ("pow2_4096", 4096),         # four-step
+    ("pow2_65536", 65536),
+]
+
+
+def size_class_cases():
+    for label, n in SIZE_CLASSES:
+        for ct in (tf.complex64, tf.complex128):
+            def build(n=n, ct=ct):
+                x = exact_complex(n, ct)
+                return [sampled(gen_spectral_ops.fft(x)),
+                        sampled(gen_spectral_ops.ifft(x))], None
+            case(FAMILY, f"size_fft_{label}_{ct.name}", build,
+                 **fft_tol(ct, n))
+        for rt, ct in ((tf.float32, tf.complex64), (tf.float64, tf.complex128)):
+            def build_real(n=n, rt=rt, ct=ct):
+                x = exact_signal(n, rt, 7919)
+                z = exact_complex(n // 2 + 1, ct, 613, 4513)
+                return [sampled(gen_spectral_ops.rfft(x, [n], Tcomplex=ct)),
+                        sampled(gen_spectral_ops.irfft(z, [n], Treal=rt))], None
+            case(FAMILY, f"size_rfft_{label}_{rt.name}", build_real,
+                 **fft_tol(rt, n))
+
+    # Even real lengths whose half has a large prime factor.
+    for rt, ct in ((tf.float32, tf.complex64), (tf.float64, tf.complex128)):
+        def half_prime(rt=rt, ct=ct):
+            x = exact_signal(8198, rt, 7919)
+            z = exact_complex(8198 // 2 + 1, ct, 613, 4513)
+            return [sampled(gen_spectral_ops.rfft(x, [8198], Tcomplex=ct)),
+                    sampled(gen_spectral_ops.irfft(z, [8198], Treal=rt))], None
+        case(FAMILY, f"size_rfft_half_prime_8198_{rt.name}", half_prime,
+             **fft_tol(rt, 8198))
+
+    # Batches of short transforms, 2D and 3D shapes (strided axes whose
+    # inner size is below, at and above the SIMD width).
+    shapes = [(1, (64, 256)), (1, (9, 1009)), (2, (64, 64)), (2, (33, 40)),
+              (2, (3, 100, 3)), (3, (16, 16, 16)), (3, (5, 7, 9)),
+              (3, (2, 12, 10, 6))]
+    ops = {1: (gen_spectral_ops.fft, gen_spectral_ops.ifft,
+               gen_spectral_ops.rfft, gen_spectral_ops.irfft),
+           2: (gen_spectral_ops.fft2d, gen_spectral_ops.ifft2d,
+               gen_spectral_ops.rfft2d, gen_spectral_ops.irfft2d),
+           3: (gen_spectral_ops.fft3d, gen_spectral_ops.ifft3d,
+               gen_spectral_ops.rfft3d, gen_spectral_ops.irfft3d)}
+    for rank, shape in shapes:
+        total = int(np.prod(shape))
+        n = int(np.prod(shape[-rank:]))
+        dims = "x".join(map(str, shape))
+        for ct, rt in ((tf.complex64, tf.float32), (tf.complex128, tf.float64)):
+            def build(rank=rank, shape=shape, total=total, ct=ct, rt=rt):
+                fwd, inv, rfwd, rinv = ops[rank]
+                x = tf.reshape(exact_complex(total, ct), shape)
+                r = tf.reshape(exact_signal(total, rt, 7919), shape)
+                lengths = list(shape[-rank:])
+                zshape = list(shape[:-1]) + [shape[-1] // 2 + 1]
+                z = tf.reshape(exact_complex(int(np.prod(zshape)), ct, 613,
+                                             4513), zshape)
+                return [sampled(fwd(x)), sampled(inv(x)),
+                        sampled(rfwd(r, lengths, Tcomplex=ct)),
+                        sampled(rinv(z, lengths, Treal=rt))], None
+            case(FAMILY, f"size_batch_{rank}d_{dims}_{ct.name}", build,
+                 **fft_tol(ct, n))
+
+
+# ---------------------------------------------------------------------------
 # tf.signal graphs.
 
 def signal_cases():
@@ -473,6 +577,7 @@ def main():
     arithmetic_cases()
     complex_fft_cases()
     real_fft_cases()
+    size_class_cases()
     signal_cases()
     signal_misc_cases()
     gradient_cases()

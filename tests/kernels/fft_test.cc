@@ -4,11 +4,14 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <numbers>
+#include <thread>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "kernels/fft/fft_kernels.h"
+#include "kernels/fft/fft_plan.h"
 #include "tests/kernels/math_test_util.h"
 
 namespace dfx {
@@ -30,15 +33,21 @@ constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 // The textbook O(n^2) DFT, in long double.
 std::vector<c128> Dft(const std::vector<c128>& x, bool forward) {
   const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<std::complex<long double>> root(n);
+  for (int64_t e = 0; e < n; ++e) {
+    const long double angle = (forward ? -2.0L : 2.0L) *
+                              std::numbers::pi_v<long double> *
+                              static_cast<long double>(e) / n;
+    root[e] = std::complex<long double>(std::cos(angle), std::sin(angle));
+  }
   std::vector<c128> out(n);
   for (int64_t k = 0; k < n; ++k) {
     std::complex<long double> sum = 0;
+    int64_t e = 0;  // j * k mod n
     for (int64_t j = 0; j < n; ++j) {
-      const long double angle = (forward ? -2.0L : 2.0L) *
-                                std::numbers::pi_v<long double> *
-                                static_cast<long double>((j * k) % n) / n;
-      sum += std::complex<long double>(x[j]) *
-             std::complex<long double>(std::cos(angle), std::sin(angle));
+      sum += std::complex<long double>(x[j]) * root[e];
+      e += k;
+      if (e >= n) e -= n;
     }
     out[k] = c128(sum);
   }
@@ -59,23 +68,148 @@ double MaxDiff(const std::vector<c128>& a, const std::vector<c128>& b) {
   return m;
 }
 
-TEST_CASE("FftPlan equals the direct DFT for every length up to 64 and "
-          "for lengths with large prime factors", "[fft]") {
-  std::vector<int64_t> lengths;
-  for (int64_t n = 1; n <= 64; ++n) lengths.push_back(n);
-  for (int64_t n : {74, 97, 100, 127, 128, 210, 257, 1009, 1024, 2 * 37 * 41}) {
-    lengths.push_back(n);
+// Runs each block on its own thread, so the plans run concurrently.
+void ThreadRunner(int64_t n, double /*cost*/,
+                  const std::function<void(int64_t, int64_t)>& fn) {
+  std::vector<std::thread> threads;
+  const int64_t parts = std::min<int64_t>(n, 3);
+  for (int64_t t = 0; t < parts; ++t) {
+    threads.emplace_back([&fn, n, t, parts] {
+      fn(n * t / parts, n * (t + 1) / parts);
+    });
   }
-  for (int64_t n : lengths) {
-    INFO("n = " << n);
-    const fft_internal::FftPlan plan(n);
-    std::vector<c128> scratch;
-    for (bool forward : {true, false}) {
-      std::vector<c128> x = Ramp(n);
-      const std::vector<c128> want = Dft(x, forward);
-      plan.Transform(x.data(), forward, &scratch);
-      CHECK(MaxDiff(x, want) < 1e-12 * n);
+  for (std::thread& t : threads) t.join();
+}
+
+// Plans cover: Stockham radix 4, 2, 3, 5, 7 and generic odd radices
+// (lengths up to 2048), the four-step split (longer smooth lengths),
+// Bluestein in the lanes (1009: m = 2025) and over whole lines (4099).
+const std::vector<int64_t>& PlanLengths() {
+  static const std::vector<int64_t>* lengths = [] {
+    auto* v = new std::vector<int64_t>;
+    for (int64_t n = 1; n <= 64; ++n) v->push_back(n);
+    for (int64_t n : {74, 97, 100, 121, 127, 128, 210, 257, 529, 1000, 1009,
+                      1024, 2048, 2 * 37 * 41, 4096, 6000, 4099}) {
+      v->push_back(n);
     }
+    return v;
+  }();
+  return *lengths;
+}
+
+TEST_CASE("FftPlan<double> equals the direct DFT for every length up to 64 "
+          "and for long, smooth and prime lengths", "[fft]") {
+  for (int64_t n : PlanLengths()) {
+    INFO("n = " << n);
+    const auto plan = fft_internal::FftPlan<double>::Get(n);
+    for (bool forward : {true, false}) {
+      const std::vector<c128> x = Ramp(n);
+      const std::vector<c128> want = Dft(x, forward);
+      std::vector<c128> got(n);
+      plan->Transform(x.data(), got.data(), 1, 1, forward, 1.0,
+                      fft_internal::RunInline);
+      CHECK(MaxDiff(got, want) < 1e-13 * std::sqrt(n) * std::log2(n + 1));
+    }
+  }
+}
+
+// The golden cases' bound for complex64 (gen_fft.py: fft_tol).
+TEST_CASE("FftPlan<float> is as accurate as float allows", "[fft]") {
+  for (int64_t n : PlanLengths()) {
+    INFO("n = " << n);
+    const auto plan = fft_internal::FftPlan<float>::Get(n);
+    const std::vector<c128> x = Ramp(n);
+    std::vector<c64> xf(x.begin(), x.end()), got(n);
+    const std::vector<c128> want =
+        Dft(std::vector<c128>(xf.begin(), xf.end()), true);
+    plan->Transform(xf.data(), got.data(), 1, 1, true, 1.0f,
+                    fft_internal::RunInline);
+    CHECK(MaxDiff(std::vector<c128>(got.begin(), got.end()), want) <
+          4e-7 * std::sqrt(n) * std::log2(n + 1));
+  }
+}
+
+TEST_CASE("FftPlan transforms the middle axis of [outer, n, inner], in "
+          "place or not, on several threads, with a scale", "[fft]") {
+  struct Shape {
+    int64_t outer, n, inner;
+  };
+  for (const Shape& s : {Shape{3, 12, 5}, Shape{2, 16, 9}, Shape{5, 7, 3},
+                         Shape{3, 97, 2}, Shape{1, 64, 17}, Shape{9, 3, 1},
+                         Shape{20, 256, 1}, Shape{1, 5000, 2},
+                         Shape{1, 1009, 40}, Shape{2, 1, 3}}) {
+    INFO("outer " << s.outer << " n " << s.n << " inner " << s.inner);
+    const int64_t total = s.outer * s.n * s.inner;
+    const std::vector<c128> x = Ramp(total);
+    const auto plan = fft_internal::FftPlan<double>::Get(s.n);
+    for (bool in_place : {false, true}) {
+      std::vector<c128> got(total);
+      if (in_place) {
+        got = x;
+        plan->Transform(got.data(), got.data(), s.outer, s.inner, false, 0.5,
+                        ThreadRunner);
+      } else {
+        plan->Transform(x.data(), got.data(), s.outer, s.inner, false, 0.5,
+                        ThreadRunner);
+      }
+      double worst = 0;
+      for (int64_t o = 0; o < s.outer; ++o) {
+        for (int64_t i = 0; i < s.inner; ++i) {
+          std::vector<c128> line(s.n), out(s.n);
+          for (int64_t j = 0; j < s.n; ++j) {
+            line[j] = x[(o * s.n + j) * s.inner + i];
+            out[j] = got[(o * s.n + j) * s.inner + i];
+          }
+          std::vector<c128> want = Dft(line, false);
+          for (c128& w : want) w *= 0.5;
+          worst = std::max(worst, MaxDiff(out, want));
+        }
+      }
+      CHECK(worst < 1e-12 * std::sqrt(s.n));
+    }
+  }
+}
+
+TEST_CASE("RealFftPlan keeps frequencies 0..n/2 and inverts a Hermitian "
+          "completion of them", "[fft]") {
+  for (int64_t n : {1, 2, 3, 4, 5, 6, 7, 8, 12, 15, 16, 100, 101, 1009, 4096,
+                    4098, 8191}) {
+    INFO("n = " << n);
+    const int64_t rows = n > 2000 ? 2 : 11;
+    const int64_t half = n / 2 + 1;
+    const auto plan = fft_internal::RealFftPlan<double>::Get(n);
+    std::vector<double> x(rows * n);
+    for (int64_t i = 0; i < rows * n; ++i) x[i] = std::sin(0.37 * i + 0.2);
+    std::vector<c128> spectrum(rows * half);
+    plan->Forward(x.data(), spectrum.data(), rows, ThreadRunner);
+    // Inverse input: pitch half + 2, not Hermitian.
+    const int64_t pitch = half + 2;
+    const std::vector<c128> z = Ramp(rows * pitch);
+    std::vector<double> back(rows * n);
+    plan->Inverse(z.data(), pitch, back.data(), rows, 0.25, ThreadRunner);
+    double worst_forward = 0, worst_inverse = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const std::vector<c128> want = Dft(
+          std::vector<c128>(x.begin() + r * n, x.begin() + (r + 1) * n), true);
+      for (int64_t k = 0; k < half; ++k) {
+        worst_forward =
+            std::max(worst_forward, std::abs(spectrum[r * half + k] - want[k]));
+      }
+      std::vector<c128> full(n);
+      for (int64_t k = 0; k < half; ++k) full[k] = z[r * pitch + k];
+      full[0] = full[0].real();
+      if (n % 2 == 0) full[n / 2] = full[n / 2].real();
+      for (int64_t k = 1; k < (n + 1) / 2; ++k) {
+        full[n - k] = std::conj(full[k]);
+      }
+      const std::vector<c128> inv = Dft(full, false);
+      for (int64_t j = 0; j < n; ++j) {
+        worst_inverse = std::max(
+            worst_inverse, std::abs(back[r * n + j] - 0.25 * inv[j].real()));
+      }
+    }
+    CHECK(worst_forward < 1e-12 * std::sqrt(n));
+    CHECK(worst_inverse < 1e-12 * std::sqrt(n));
   }
 }
 
