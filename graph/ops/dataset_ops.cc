@@ -619,6 +619,92 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
                                       .Attr("f: func")
                                       .SetIsStateful()
                                       .SetShapeFn(shape_fn::Unknown)));
+
+  // --- Random numbers, windows and groups, rebatching (window_kernels.cc,
+  // shuffle_kernels.cc).
+  {
+    OpDefBuilder b("RandomDataset");
+    b.Input("seed: int64").Input("seed2: int64");
+    ElementAttrs(b).SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RandomDatasetV2");
+    b.Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("seed_generator: resource")
+        .Attr("rerandomize_each_iteration: bool = false");
+    ElementAttrs(b).SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("WindowDataset");
+    b.Input("input_dataset: variant")
+        .Input("size: int64")
+        .Input("shift: int64")
+        .Input("stride: int64")
+        .Input("drop_remainder: bool");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("GroupByWindowDataset");
+    b.Input("input_dataset: variant")
+        .Input("key_func_other_arguments: Tkey_func_other_arguments")
+        .Input("reduce_func_other_arguments: Treduce_func_other_arguments")
+        .Input(
+            "window_size_func_other_arguments: "
+            "Twindow_size_func_other_arguments")
+        .Attr("key_func: func")
+        .Attr("reduce_func: func")
+        .Attr("window_size_func: func")
+        .Attr("Tkey_func_other_arguments: list(type) >= 0")
+        .Attr("Treduce_func_other_arguments: list(type) >= 0")
+        .Attr("Twindow_size_func_other_arguments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RebatchDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("batch_sizes: int64")
+        .Input("drop_remainder: bool");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RebatchDataset");
+    b.Input("input_dataset: variant").Input("num_replicas: int64");
+    ElementAttrs(b, false).Attr("use_fallback: bool = true");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+
+  // --- SparseTensors as dataset elements (sparse_serialize_kernels.cc).
+  {
+    OpDefBuilder b("SparseTensorSliceDataset");
+    b.Input("indices: int64")
+        .Input("values: Tvalues")
+        .Input("dense_shape: int64")
+        .Attr("Tvalues: type")
+        .SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("DenseToSparseBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("row_shape: int64");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SerializeManySparse")
+                                      .Input("sparse_indices: int64")
+                                      .Input("sparse_values: T")
+                                      .Input("sparse_shape: int64")
+                                      .Output("serialized_sparse: out_type")
+                                      .Attr("T: type")
+                                      .Attr("out_type: {string, variant} = DT_STRING")
+                                      .SetShapeFn(shape_fn::Unknown)));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,8 @@
 // Shuffling, in TensorFlow's order: ShuffleDataset (V1, V2, V3),
 // ShuffleAndRepeatDatasetV2 and the seed generators behind them
-// (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator).
+// (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator); and
+// Dataset.random (RandomDataset, RandomDatasetV2), which draws from the
+// same generators.
 //
 // The order follows TensorFlow's shuffle iterator exactly, so a seeded
 // pipeline yields TensorFlow's elements in TensorFlow's order:
@@ -310,6 +312,92 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
   bool reshuffle_ = true;
 };
 
+// ---------------------------------------------------------------------------
+// RandomDataset: an endless stream of TensorFlow's uniform 32-bit words as
+// int64 scalars, the Philox stream keyed by the iterator's (seed, seed2)
+// taken one word at a time. Each iterator asks the dataset's seed generator
+// for its seeds: the same ones every time, or (rerandomize_each_iteration)
+// a new pair per iterator, so each epoch of a repeat differs.
+
+class RandomDataset final : public DatasetBase {
+ public:
+  explicit RandomDataset(std::shared_ptr<SeedGenerator> seeds)
+      : DatasetBase({DT_INT64}), seeds_(std::move(seeds)) {}
+
+  int64_t Cardinality() const override { return kInfiniteCardinality; }
+  std::string DebugString() const override {
+    return absl::StrCat("RandomDataset(", seeds_->DebugString(), ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    int64_t seed = 0, seed2 = 0;
+    seeds_->GenerateSeeds(&seed, &seed2);
+    return std::unique_ptr<IteratorBase>(new Iterator(seed, seed2));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(int64_t seed, int64_t seed2)
+        : parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)),
+          words_(&parent_) {}
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      *end = false;
+      out->push_back(Tensor::Scalar<int64_t>(words_()));
+      return absl::OkStatus();
+    }
+
+   private:
+    random::Philox parent_;
+    random::PhiloxWords words_;  // draws from parent_
+  };
+
+  const std::shared_ptr<SeedGenerator> seeds_;
+};
+
+// RandomDataset (seeds; the same ones for every iterator) and
+// RandomDatasetV2 (seeds and a seed generator used when it exists, as
+// ShuffleDatasetV3's; TensorFlow passes a DummySeedGenerator, which never
+// does, and the dataset makes its own that follows
+// rerandomize_each_iteration).
+class RandomDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit RandomDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx), v2_(ctx->def().op() == "RandomDatasetV2") {
+    if (v2_) {
+      ctx->SetStatus(
+          ctx->GetAttr("rerandomize_each_iteration", &rerandomize_));
+    }
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(int64_t seed, ScalarInt64Input(ctx, 0, "seed"));
+    DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 1, "seed2"));
+    std::shared_ptr<SeedGenerator> generator;
+    if (v2_) {
+      DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 2));
+      absl::StatusOr<std::shared_ptr<SeedGenerator>> found =
+          ctx->resource_manager()->Lookup<SeedGenerator>(h->container(),
+                                                         h->name());
+      if (found.ok()) {
+        generator = *std::move(found);
+      } else if (!absl::IsNotFound(found.status())) {
+        return found.status();
+      }
+    }
+    if (generator == nullptr) {
+      auto [s1, s2] = ResolveSeeds(seed, seed2);
+      generator = std::make_shared<SeedGenerator>(s1, s2, rerandomize_);
+    }
+    return std::make_shared<RandomDataset>(std::move(generator));
+  }
+
+  const bool v2_;
+  bool rerandomize_ = false;
+};
+
 std::atomic<int64_t> next_seed_generator{0};
 
 Tensor SeedGeneratorHandle(OpKernelContext* ctx, const std::string& name) {
@@ -376,6 +464,9 @@ void RegisterShuffleKernels(KernelRegistry* registry) {
   for (const char* op : {"ShuffleDataset", "ShuffleDatasetV2",
                          "ShuffleDatasetV3", "ShuffleAndRepeatDatasetV2"}) {
     RegisterKernel<ShuffleDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op : {"RandomDataset", "RandomDatasetV2"}) {
+    RegisterKernel<RandomDatasetOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<DummySeedGeneratorOp>(registry,
                                        KernelDefBuilder("DummySeedGenerator"));
