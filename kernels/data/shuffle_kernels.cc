@@ -89,6 +89,18 @@ class SeedGenerator final : public ResourceBase {
   random::PhiloxWords words_ ABSL_GUARDED_BY(mu_);
 };
 
+// The seed generator the handle at input `index` names; null when it does
+// not exist (a DummySeedGenerator's handle): the dataset then makes its own.
+absl::StatusOr<std::shared_ptr<SeedGenerator>> SeedGeneratorOfInput(
+    OpKernelContext* ctx, int index) {
+  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, index));
+  absl::StatusOr<std::shared_ptr<SeedGenerator>> found =
+      ctx->resource_manager()->Lookup<SeedGenerator>(h->container(),
+                                                     h->name());
+  if (absl::IsNotFound(found.status())) return nullptr;
+  return found;
+}
+
 class ShuffleDataset final : public DatasetBase {
  public:
   // `count`: epochs of the input (-1: for ever); 1 for a plain shuffle.
@@ -285,16 +297,8 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
     }
     std::shared_ptr<SeedGenerator> generator;
     if (generator_input >= 0) {
-      DFX_ASSIGN_OR_RETURN(const ResourceHandle* h,
-                           HandleFromInput(ctx, generator_input));
-      absl::StatusOr<std::shared_ptr<SeedGenerator>> found =
-          ctx->resource_manager()->Lookup<SeedGenerator>(h->container(),
-                                                         h->name());
-      if (found.ok()) {
-        generator = *std::move(found);
-      } else if (!absl::IsNotFound(found.status())) {
-        return found.status();
-      }
+      DFX_ASSIGN_OR_RETURN(generator,
+                           SeedGeneratorOfInput(ctx, generator_input));
     }
     if (generator == nullptr) {
       // V2 without its generator: random seeds, reshuffled (TensorFlow's
@@ -377,15 +381,7 @@ class RandomDatasetOp final : public DatasetOpKernel {
     DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 1, "seed2"));
     std::shared_ptr<SeedGenerator> generator;
     if (v2_) {
-      DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, 2));
-      absl::StatusOr<std::shared_ptr<SeedGenerator>> found =
-          ctx->resource_manager()->Lookup<SeedGenerator>(h->container(),
-                                                         h->name());
-      if (found.ok()) {
-        generator = *std::move(found);
-      } else if (!absl::IsNotFound(found.status())) {
-        return found.status();
-      }
+      DFX_ASSIGN_OR_RETURN(generator, SeedGeneratorOfInput(ctx, 2));
     }
     if (generator == nullptr) {
       auto [s1, s2] = ResolveSeeds(seed, seed2);

@@ -62,6 +62,18 @@ absl::StatusOr<Tensor> Component(const Tensor& serialized, int64_t i) {
       ", not a tensor"));
 }
 
+// Sets element `i` of `out` (a string or variant tensor) to `t`: a
+// serialized TensorProto, or a variant holding it.
+void SetComponent(const Tensor& t, Tensor* out, int64_t i) {
+  if (out->dtype() == DT_STRING) {
+    TensorProto proto;
+    t.AsProtoTensorContent(&proto);
+    out->data<std::string>()[i] = proto.SerializeAsString();
+  } else {
+    out->data<Variant>()[i] = Variant::Make<TensorVariant>(t);
+  }
+}
+
 class SerializeSparseOp final : public OpKernel {
  public:
   explicit SerializeSparseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -82,15 +94,7 @@ class SerializeSparseOp final : public OpKernel {
             shape.shape().DebugString())));
     Tensor out(output_type(0), TensorShape({3}));
     const Tensor* parts[3] = {&indices, &values, &shape};
-    for (int i = 0; i < 3; ++i) {
-      if (output_type(0) == DT_STRING) {
-        TensorProto proto;
-        parts[i]->AsProtoTensorContent(&proto);
-        out.data<std::string>()[i] = proto.SerializeAsString();
-      } else {
-        out.data<Variant>()[i] = Variant::Make<TensorVariant>(*parts[i]);
-      }
-    }
+    for (int i = 0; i < 3; ++i) SetComponent(*parts[i], &out, i);
     ctx->set_output(0, std::move(out));
   }
 };
@@ -271,18 +275,6 @@ Tensor RowShape(const Tensor& shape) {
   return out;
 }
 
-Tensor EncodeComponent(const Tensor& t, DataType out_type) {
-  Tensor out(out_type, TensorShape({}));
-  if (out_type == DT_STRING) {
-    TensorProto proto;
-    t.AsProtoTensorContent(&proto);
-    out.data<std::string>()[0] = proto.SerializeAsString();
-  } else {
-    out.data<Variant>()[0] = Variant::Make<TensorVariant>(t);
-  }
-  return out;
-}
-
 // SerializeManySparse: row b of the output is the serialized SparseTensor
 // of the input's entries whose first index is b (empty ones included).
 class SerializeManySparseOp final : public OpKernel {
@@ -307,11 +299,10 @@ class SerializeManySparseOp final : public OpKernel {
                         "sparse values of type ",
                         DataTypeString(values.dtype()),
                         " are not supported")));
-    const DataType out_type = output_type(0);
     const int64_t rows = shape.data<int64_t>()[0];
     const int64_t rank = indices.dim_size(1);
     const int64_t n = indices.dim_size(0);
-    Tensor out(out_type, TensorShape({rows, 3}));
+    Tensor out(output_type(0), TensorShape({rows, 3}));
     const Tensor row_shape = RowShape(shape);
     int64_t at = 0;
     for (int64_t b = 0; b < rows; ++b) {
@@ -320,11 +311,9 @@ class SerializeManySparseOp final : public OpKernel {
       Tensor row_indices, row_values;
       RowEntries(indices, values, at, end, &row_indices, &row_values);
       at = end;
-      const Tensor parts[3] = {row_indices, row_values, row_shape};
-      for (int i = 0; i < 3; ++i) {
-        Tensor one = EncodeComponent(parts[i], out_type);
-        data_flow::CopyElements(one, 0, &out, b * 3 + i, 1);
-      }
+      SetComponent(row_indices, &out, b * 3);
+      SetComponent(row_values, &out, b * 3 + 1);
+      SetComponent(row_shape, &out, b * 3 + 2);
     }
     ctx->set_output(0, std::move(out));
   }
@@ -565,12 +554,9 @@ class DenseToSparseBatchDataset final : public UnaryDataset {
       }
       dense[0] = static_cast<int64_t>(batch.size());
       Tensor serialized(DT_VARIANT, TensorShape({3}));
-      serialized.data<Variant>()[0] =
-          Variant::Make<TensorVariant>(std::move(indices));
-      serialized.data<Variant>()[1] =
-          Variant::Make<TensorVariant>(std::move(values));
-      serialized.data<Variant>()[2] =
-          Variant::Make<TensorVariant>(Tensor::FromVector<int64_t>(dense));
+      SetComponent(indices, &serialized, 0);
+      SetComponent(values, &serialized, 1);
+      SetComponent(Tensor::FromVector<int64_t>(dense), &serialized, 2);
       out->push_back(std::move(serialized));
       return absl::OkStatus();
     }
