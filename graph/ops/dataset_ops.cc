@@ -435,6 +435,20 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
     DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
   }
   {
+    // The first form (tf.data.experimental.shuffle_and_repeat in TF1
+    // graphs): seeds only, not stateful.
+    OpDefBuilder b("ShuffleAndRepeatDataset");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("count: int64");
+    ElementAttrs(b, false)
+        .Attr("reshuffle_each_iteration: bool = true")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
     OpDefBuilder b("ShuffleAndRepeatDatasetV2");
     b.Input("input_dataset: variant")
         .Input("buffer_size: int64")

@@ -1,5 +1,5 @@
 // Shuffling, in TensorFlow's order: ShuffleDataset (V1, V2, V3),
-// ShuffleAndRepeatDatasetV2 and the seed generators behind them
+// ShuffleAndRepeatDataset (V1, V2) and the seed generators behind them
 // (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator); and
 // Dataset.random (RandomDataset, RandomDatasetV2), which draws from the
 // same generators.
@@ -252,18 +252,22 @@ class ShuffleDataset final : public DatasetBase {
   const std::shared_ptr<SeedGenerator> seeds_;
 };
 
-// ShuffleDataset (seeds as inputs), ShuffleDatasetV2 (a seed generator
-// resource), ShuffleDatasetV3 and ShuffleAndRepeatDatasetV2 (seeds, and a
-// seed generator that is used when it exists; TensorFlow 2 passes a
-// DummySeedGenerator, which never does).
+// ShuffleDataset and ShuffleAndRepeatDataset (seeds as inputs; a new pair
+// per epoch under reshuffle_each_iteration), ShuffleDatasetV2 (a seed
+// generator resource), ShuffleDatasetV3 and ShuffleAndRepeatDatasetV2
+// (seeds, and a seed generator that is used when it exists; TensorFlow 2
+// passes a DummySeedGenerator, which never does).
 class ShuffleDatasetOp final : public DatasetOpKernel {
  public:
   explicit ShuffleDatasetOp(OpKernelConstruction* ctx)
       : DatasetOpKernel(ctx),
-        version_(ctx->def().op() == "ShuffleDatasetV2"   ? 2
-                 : ctx->def().op() == "ShuffleDataset"   ? 1
-                                                          : 3),
-        repeat_(ctx->def().op() == "ShuffleAndRepeatDatasetV2") {
+        version_(ctx->def().op() == "ShuffleDatasetV2" ? 2
+                 : ctx->def().op() == "ShuffleDataset" ||
+                         ctx->def().op() == "ShuffleAndRepeatDataset"
+                     ? 1
+                     : 3),
+        repeat_(ctx->def().op() == "ShuffleAndRepeatDatasetV2" ||
+                ctx->def().op() == "ShuffleAndRepeatDataset") {
     if (FindNodeAttr(ctx->def(), "reshuffle_each_iteration") != nullptr) {
       ctx->SetStatus(
           ctx->GetAttr("reshuffle_each_iteration", &reshuffle_));
@@ -290,7 +294,7 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
       if (repeat_) {
         DFX_ASSIGN_OR_RETURN(count, ScalarInt64Input(ctx, 4, "count"));
         if (count < 0) count = -1;
-        generator_input = 5;
+        if (version_ == 3) generator_input = 5;
       } else if (version_ == 3) {
         generator_input = 4;
       }
@@ -457,8 +461,9 @@ class DeleteSeedGeneratorOp final : public OpKernel {
 }  // namespace
 
 void RegisterShuffleKernels(KernelRegistry* registry) {
-  for (const char* op : {"ShuffleDataset", "ShuffleDatasetV2",
-                         "ShuffleDatasetV3", "ShuffleAndRepeatDatasetV2"}) {
+  for (const char* op :
+       {"ShuffleDataset", "ShuffleDatasetV2", "ShuffleDatasetV3",
+        "ShuffleAndRepeatDataset", "ShuffleAndRepeatDatasetV2"}) {
     RegisterKernel<ShuffleDatasetOp>(registry, KernelDefBuilder(op));
   }
   for (const char* op : {"RandomDataset", "RandomDatasetV2"}) {

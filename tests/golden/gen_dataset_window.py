@@ -21,7 +21,7 @@ FAMILY = "dataset_window"
 OP_NAMES = ["RandomDataset", "RandomDatasetV2", "WindowDataset",
             "GroupByWindowDataset", "RebatchDatasetV2", "RebatchDataset",
             "SparseTensorSliceDataset", "DenseToSparseBatchDataset",
-            "SerializeManySparse"]
+            "SerializeManySparse", "ShuffleAndRepeatDataset"]
 
 
 def flat(x):
@@ -92,6 +92,15 @@ def main():
         return tf.data.Dataset.random().take(4)
     pipeline("random_graph_seed", graph_seed_random, 4)
     cardinality("random_cardinality", lambda: tf.data.Dataset.random(seed=1))
+
+    # tf.data.experimental.shuffle_and_repeat in a TF1 graph: the fused
+    # ShuffleAndRepeatDataset, reshuffled per epoch or not.
+    pipeline("shuffle_and_repeat",
+             lambda: r(6).apply(tf.data.experimental.shuffle_and_repeat(
+                 4, count=3, seed=5)), 18)
+    pipeline("shuffle_and_repeat_forever",
+             lambda: r(5).apply(tf.data.experimental.shuffle_and_repeat(
+                 5, seed=2)), 12)
 
     # sample_from_datasets: a RandomDataset batched in pairs into stateless
     # categorical draws, then a directed interleave.
