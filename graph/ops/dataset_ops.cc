@@ -693,6 +693,22 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
     DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
   }
 
+  {
+    // tf.data.experimental.map_and_batch: map, then batch, in one op.
+    OpDefBuilder b("MapAndBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("batch_size: int64")
+        .Input("num_parallel_calls: int64")
+        .Input("drop_remainder: bool")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b, false)
+        .Attr("preserve_cardinality: bool = false")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+
   // --- SparseTensors as dataset elements (sparse_serialize_kernels.cc).
   {
     OpDefBuilder b("SparseTensorSliceDataset");

@@ -21,7 +21,8 @@ FAMILY = "dataset_window"
 OP_NAMES = ["RandomDataset", "RandomDatasetV2", "WindowDataset",
             "GroupByWindowDataset", "RebatchDatasetV2", "RebatchDataset",
             "SparseTensorSliceDataset", "DenseToSparseBatchDataset",
-            "SerializeManySparse", "ShuffleAndRepeatDataset"]
+            "SerializeManySparse", "ShuffleAndRepeatDataset",
+            "MapAndBatchDataset"]
 
 
 def flat(x):
@@ -101,6 +102,24 @@ def main():
     pipeline("shuffle_and_repeat_forever",
              lambda: r(5).apply(tf.data.experimental.shuffle_and_repeat(
                  5, seed=2)), 12)
+
+    # tf.data.experimental.map_and_batch: the fused MapAndBatchDataset.
+    def map_and_batch():
+        scale = tf.constant(3, tf.int64)
+        return r(10).apply(tf.data.experimental.map_and_batch(
+            lambda v: (v * scale, tf.cast(v, tf.float32) / 2.0), 4,
+            num_parallel_calls=2))
+    pipeline("map_and_batch", map_and_batch, 3)
+    pipeline("map_and_batch_drop_remainder",
+             lambda: r(10).apply(tf.data.experimental.map_and_batch(
+                 lambda v: v + 1, 4, drop_remainder=True)), 3,
+             note="2 batches, then OutOfRange")
+    pipeline("map_and_batch_error",
+             lambda: tf.data.Dataset.from_tensor_slices(
+                 np.array([1.0, -1.0, 4.0], np.float32)).apply(
+                     tf.data.experimental.map_and_batch(
+                         lambda e: tf.debugging.check_numerics(
+                             tf.math.log(e), "bad"), 2)), 1)
 
     # sample_from_datasets: a RandomDataset batched in pairs into stateless
     # categorical draws, then a directed interleave.

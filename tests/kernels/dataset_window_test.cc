@@ -102,7 +102,7 @@ TEST_CASE("dataset_window: the OpDefs equal TensorFlow's and the CPU "
       testing::DiffOpDefsWithTensorFlow(kOpDefs, &count);
   REQUIRE(diff.ok());
   CHECK(*diff == "");
-  CHECK(count == 10);
+  CHECK(count == 11);
 }
 
 TEST_CASE("dataset_window: Dataset.random repeats its words for fixed seeds "
