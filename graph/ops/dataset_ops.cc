@@ -435,6 +435,20 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
     DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
   }
   {
+    // The first form (tf.data.experimental.shuffle_and_repeat in TF1
+    // graphs): seeds only, not stateful.
+    OpDefBuilder b("ShuffleAndRepeatDataset");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("count: int64");
+    ElementAttrs(b, false)
+        .Attr("reshuffle_each_iteration: bool = true")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
     OpDefBuilder b("ShuffleAndRepeatDatasetV2");
     b.Input("input_dataset: variant")
         .Input("buffer_size: int64")
@@ -618,6 +632,108 @@ absl::Status RegisterDatasetOps(OpRegistry* r) {
                                       .Attr("Tout: list(type) >= 1")
                                       .Attr("f: func")
                                       .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+
+  // --- Random numbers, windows and groups, rebatching (window_kernels.cc,
+  // shuffle_kernels.cc).
+  {
+    OpDefBuilder b("RandomDataset");
+    b.Input("seed: int64").Input("seed2: int64");
+    ElementAttrs(b).SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RandomDatasetV2");
+    b.Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("seed_generator: resource")
+        .Attr("rerandomize_each_iteration: bool = false");
+    ElementAttrs(b).SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("WindowDataset");
+    b.Input("input_dataset: variant")
+        .Input("size: int64")
+        .Input("shift: int64")
+        .Input("stride: int64")
+        .Input("drop_remainder: bool");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("GroupByWindowDataset");
+    b.Input("input_dataset: variant")
+        .Input("key_func_other_arguments: Tkey_func_other_arguments")
+        .Input("reduce_func_other_arguments: Treduce_func_other_arguments")
+        .Input(
+            "window_size_func_other_arguments: "
+            "Twindow_size_func_other_arguments")
+        .Attr("key_func: func")
+        .Attr("reduce_func: func")
+        .Attr("window_size_func: func")
+        .Attr("Tkey_func_other_arguments: list(type) >= 0")
+        .Attr("Treduce_func_other_arguments: list(type) >= 0")
+        .Attr("Twindow_size_func_other_arguments: list(type) >= 0");
+    ElementAttrs(b);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RebatchDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("batch_sizes: int64")
+        .Input("drop_remainder: bool");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("RebatchDataset");
+    b.Input("input_dataset: variant").Input("num_replicas: int64");
+    ElementAttrs(b, false).Attr("use_fallback: bool = true");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+
+  {
+    // tf.data.experimental.map_and_batch: map, then batch, in one op.
+    OpDefBuilder b("MapAndBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("batch_size: int64")
+        .Input("num_parallel_calls: int64")
+        .Input("drop_remainder: bool")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    ElementAttrs(b, false)
+        .Attr("preserve_cardinality: bool = false")
+        .Attr("metadata: string = ''");
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+
+  // --- SparseTensors as dataset elements (sparse_serialize_kernels.cc).
+  {
+    OpDefBuilder b("SparseTensorSliceDataset");
+    b.Input("indices: int64")
+        .Input("values: Tvalues")
+        .Input("dense_shape: int64")
+        .Attr("Tvalues: type")
+        .SetIsStateful();
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  {
+    OpDefBuilder b("DenseToSparseBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("row_shape: int64");
+    ElementAttrs(b, false);
+    DFX_RETURN_IF_ERROR(RegisterDataset(r, b));
+  }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SerializeManySparse")
+                                      .Input("sparse_indices: int64")
+                                      .Input("sparse_values: T")
+                                      .Input("sparse_shape: int64")
+                                      .Output("serialized_sparse: out_type")
+                                      .Attr("T: type")
+                                      .Attr("out_type: {string, variant} = DT_STRING")
                                       .SetShapeFn(shape_fn::Unknown)));
   return absl::OkStatus();
 }

@@ -314,6 +314,7 @@ void RegisterDatasetKernels(KernelRegistry* registry) {
   RegisterFileDatasetKernels(registry);
   RegisterSparseSerializeKernels(registry);
   RegisterScanKernels(registry);
+  RegisterWindowKernels(registry);
 }
 
 }  // namespace dfx::data

@@ -251,6 +251,7 @@ void RegisterNestedDatasetKernels(KernelRegistry* registry);
 void RegisterFileDatasetKernels(KernelRegistry* registry);
 void RegisterSparseSerializeKernels(KernelRegistry* registry);
 void RegisterScanKernels(KernelRegistry* registry);
+void RegisterWindowKernels(KernelRegistry* registry);
 void RegisterDatasetKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data

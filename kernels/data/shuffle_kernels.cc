@@ -1,6 +1,8 @@
 // Shuffling, in TensorFlow's order: ShuffleDataset (V1, V2, V3),
-// ShuffleAndRepeatDatasetV2 and the seed generators behind them
-// (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator).
+// ShuffleAndRepeatDataset (V1, V2) and the seed generators behind them
+// (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator); and
+// Dataset.random (RandomDataset, RandomDatasetV2), which draws from the
+// same generators.
 //
 // The order follows TensorFlow's shuffle iterator exactly, so a seeded
 // pipeline yields TensorFlow's elements in TensorFlow's order:
@@ -86,6 +88,18 @@ class SeedGenerator final : public ResourceBase {
   random::Philox parent_ ABSL_GUARDED_BY(mu_);
   random::PhiloxWords words_ ABSL_GUARDED_BY(mu_);
 };
+
+// The seed generator the handle at input `index` names; null when it does
+// not exist (a DummySeedGenerator's handle): the dataset then makes its own.
+absl::StatusOr<std::shared_ptr<SeedGenerator>> SeedGeneratorOfInput(
+    OpKernelContext* ctx, int index) {
+  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, index));
+  absl::StatusOr<std::shared_ptr<SeedGenerator>> found =
+      ctx->resource_manager()->Lookup<SeedGenerator>(h->container(),
+                                                     h->name());
+  if (absl::IsNotFound(found.status())) return nullptr;
+  return found;
+}
 
 class ShuffleDataset final : public DatasetBase {
  public:
@@ -238,18 +252,22 @@ class ShuffleDataset final : public DatasetBase {
   const std::shared_ptr<SeedGenerator> seeds_;
 };
 
-// ShuffleDataset (seeds as inputs), ShuffleDatasetV2 (a seed generator
-// resource), ShuffleDatasetV3 and ShuffleAndRepeatDatasetV2 (seeds, and a
-// seed generator that is used when it exists; TensorFlow 2 passes a
-// DummySeedGenerator, which never does).
+// ShuffleDataset and ShuffleAndRepeatDataset (seeds as inputs; a new pair
+// per epoch under reshuffle_each_iteration), ShuffleDatasetV2 (a seed
+// generator resource), ShuffleDatasetV3 and ShuffleAndRepeatDatasetV2
+// (seeds, and a seed generator that is used when it exists; TensorFlow 2
+// passes a DummySeedGenerator, which never does).
 class ShuffleDatasetOp final : public DatasetOpKernel {
  public:
   explicit ShuffleDatasetOp(OpKernelConstruction* ctx)
       : DatasetOpKernel(ctx),
-        version_(ctx->def().op() == "ShuffleDatasetV2"   ? 2
-                 : ctx->def().op() == "ShuffleDataset"   ? 1
-                                                          : 3),
-        repeat_(ctx->def().op() == "ShuffleAndRepeatDatasetV2") {
+        version_(ctx->def().op() == "ShuffleDatasetV2" ? 2
+                 : ctx->def().op() == "ShuffleDataset" ||
+                         ctx->def().op() == "ShuffleAndRepeatDataset"
+                     ? 1
+                     : 3),
+        repeat_(ctx->def().op() == "ShuffleAndRepeatDatasetV2" ||
+                ctx->def().op() == "ShuffleAndRepeatDataset") {
     if (FindNodeAttr(ctx->def(), "reshuffle_each_iteration") != nullptr) {
       ctx->SetStatus(
           ctx->GetAttr("reshuffle_each_iteration", &reshuffle_));
@@ -276,23 +294,15 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
       if (repeat_) {
         DFX_ASSIGN_OR_RETURN(count, ScalarInt64Input(ctx, 4, "count"));
         if (count < 0) count = -1;
-        generator_input = 5;
+        if (version_ == 3) generator_input = 5;
       } else if (version_ == 3) {
         generator_input = 4;
       }
     }
     std::shared_ptr<SeedGenerator> generator;
     if (generator_input >= 0) {
-      DFX_ASSIGN_OR_RETURN(const ResourceHandle* h,
-                           HandleFromInput(ctx, generator_input));
-      absl::StatusOr<std::shared_ptr<SeedGenerator>> found =
-          ctx->resource_manager()->Lookup<SeedGenerator>(h->container(),
-                                                         h->name());
-      if (found.ok()) {
-        generator = *std::move(found);
-      } else if (!absl::IsNotFound(found.status())) {
-        return found.status();
-      }
+      DFX_ASSIGN_OR_RETURN(generator,
+                           SeedGeneratorOfInput(ctx, generator_input));
     }
     if (generator == nullptr) {
       // V2 without its generator: random seeds, reshuffled (TensorFlow's
@@ -308,6 +318,84 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
   const int version_;
   const bool repeat_;
   bool reshuffle_ = true;
+};
+
+// ---------------------------------------------------------------------------
+// RandomDataset: an endless stream of TensorFlow's uniform 32-bit words as
+// int64 scalars, the Philox stream keyed by the iterator's (seed, seed2)
+// taken one word at a time. Each iterator asks the dataset's seed generator
+// for its seeds: the same ones every time, or (rerandomize_each_iteration)
+// a new pair per iterator, so each epoch of a repeat differs.
+
+class RandomDataset final : public DatasetBase {
+ public:
+  explicit RandomDataset(std::shared_ptr<SeedGenerator> seeds)
+      : DatasetBase({DT_INT64}), seeds_(std::move(seeds)) {}
+
+  int64_t Cardinality() const override { return kInfiniteCardinality; }
+  std::string DebugString() const override {
+    return absl::StrCat("RandomDataset(", seeds_->DebugString(), ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    int64_t seed = 0, seed2 = 0;
+    seeds_->GenerateSeeds(&seed, &seed2);
+    return std::unique_ptr<IteratorBase>(new Iterator(seed, seed2));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(int64_t seed, int64_t seed2)
+        : parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)),
+          words_(&parent_) {}
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      *end = false;
+      out->push_back(Tensor::Scalar<int64_t>(words_()));
+      return absl::OkStatus();
+    }
+
+   private:
+    random::Philox parent_;
+    random::PhiloxWords words_;  // draws from parent_
+  };
+
+  const std::shared_ptr<SeedGenerator> seeds_;
+};
+
+// RandomDataset (seeds; the same ones for every iterator) and
+// RandomDatasetV2 (seeds and a seed generator used when it exists, as
+// ShuffleDatasetV3's; TensorFlow passes a DummySeedGenerator, which never
+// does, and the dataset makes its own that follows
+// rerandomize_each_iteration).
+class RandomDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit RandomDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx), v2_(ctx->def().op() == "RandomDatasetV2") {
+    if (v2_) {
+      ctx->SetStatus(
+          ctx->GetAttr("rerandomize_each_iteration", &rerandomize_));
+    }
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(int64_t seed, ScalarInt64Input(ctx, 0, "seed"));
+    DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 1, "seed2"));
+    std::shared_ptr<SeedGenerator> generator;
+    if (v2_) {
+      DFX_ASSIGN_OR_RETURN(generator, SeedGeneratorOfInput(ctx, 2));
+    }
+    if (generator == nullptr) {
+      auto [s1, s2] = ResolveSeeds(seed, seed2);
+      generator = std::make_shared<SeedGenerator>(s1, s2, rerandomize_);
+    }
+    return std::make_shared<RandomDataset>(std::move(generator));
+  }
+
+  const bool v2_;
+  bool rerandomize_ = false;
 };
 
 std::atomic<int64_t> next_seed_generator{0};
@@ -373,9 +461,13 @@ class DeleteSeedGeneratorOp final : public OpKernel {
 }  // namespace
 
 void RegisterShuffleKernels(KernelRegistry* registry) {
-  for (const char* op : {"ShuffleDataset", "ShuffleDatasetV2",
-                         "ShuffleDatasetV3", "ShuffleAndRepeatDatasetV2"}) {
+  for (const char* op :
+       {"ShuffleDataset", "ShuffleDatasetV2", "ShuffleDatasetV3",
+        "ShuffleAndRepeatDataset", "ShuffleAndRepeatDatasetV2"}) {
     RegisterKernel<ShuffleDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op : {"RandomDataset", "RandomDatasetV2"}) {
+    RegisterKernel<RandomDatasetOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<DummySeedGeneratorOp>(registry,
                                        KernelDefBuilder("DummySeedGenerator"));

@@ -2,13 +2,19 @@
 // (a VarLenFeature's value) through a dataset: its indices, values and
 // shape as three variants (or three serialized TensorProtos), and back,
 // with the leading dimensions of a batch of them folded into the indices.
+// SerializeManySparse (each row of a SparseTensor so, for
+// from_tensor_slices), and the datasets of SparseTensors:
+// SparseTensorSliceDataset (the rows of one) and DenseToSparseBatchDataset
+// (a batch of dense elements as one).
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/element_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "proto/tensor.pb.h"
 #include "runtime/variant.h"
@@ -56,6 +62,18 @@ absl::StatusOr<Tensor> Component(const Tensor& serialized, int64_t i) {
       ", not a tensor"));
 }
 
+// Sets element `i` of `out` (a string or variant tensor) to `t`: a
+// serialized TensorProto, or a variant holding it.
+void SetComponent(const Tensor& t, Tensor* out, int64_t i) {
+  if (out->dtype() == DT_STRING) {
+    TensorProto proto;
+    t.AsProtoTensorContent(&proto);
+    out->data<std::string>()[i] = proto.SerializeAsString();
+  } else {
+    out->data<Variant>()[i] = Variant::Make<TensorVariant>(t);
+  }
+}
+
 class SerializeSparseOp final : public OpKernel {
  public:
   explicit SerializeSparseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -76,15 +94,7 @@ class SerializeSparseOp final : public OpKernel {
             shape.shape().DebugString())));
     Tensor out(output_type(0), TensorShape({3}));
     const Tensor* parts[3] = {&indices, &values, &shape};
-    for (int i = 0; i < 3; ++i) {
-      if (output_type(0) == DT_STRING) {
-        TensorProto proto;
-        parts[i]->AsProtoTensorContent(&proto);
-        out.data<std::string>()[i] = proto.SerializeAsString();
-      } else {
-        out.data<Variant>()[i] = Variant::Make<TensorVariant>(*parts[i]);
-      }
-    }
+    for (int i = 0; i < 3; ++i) SetComponent(*parts[i], &out, i);
     ctx->set_output(0, std::move(out));
   }
 };
@@ -174,6 +184,434 @@ class DeserializeSparseOp final : public OpKernel {
   DataType dtype_ = DT_INVALID;
 };
 
+// ---------------------------------------------------------------------------
+// Rows of a SparseTensor.
+
+// "[0,2]": row `n` of an indices matrix, for messages.
+std::string IndexString(const Tensor& indices, int64_t n) {
+  const int64_t rank = indices.dim_size(1);
+  const int64_t* row = indices.data<int64_t>() + n * rank;
+  return absl::StrCat("[", absl::StrJoin(row, row + rank, ","), "]");
+}
+
+// OK when (indices, values, shape) is a SparseTensor of rank >= 1 whose
+// indices are inside the shape and in row-major order, without repeats
+// (TensorFlow's SparseTensor::IndicesValid, and its messages).
+absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
+                               const Tensor& shape) {
+  if (indices.dims() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input indices should be a matrix but received shape ",
+        indices.shape().DebugString()));
+  }
+  if (values.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input values should be a vector but received shape ",
+        values.shape().DebugString()));
+  }
+  if (shape.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input shape should be a vector but received shape ",
+        shape.shape().DebugString()));
+  }
+  if (values.dim_size(0) != indices.dim_size(0) ||
+      shape.dim_size(0) != indices.dim_size(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Number of values and dimensions must match the indices: indices ",
+        indices.shape().DebugString(), ", values ",
+        values.shape().DebugString(), ", shape ",
+        shape.shape().DebugString()));
+  }
+  const int64_t n = indices.dim_size(0), rank = indices.dim_size(1);
+  const int64_t* dims = shape.data<int64_t>();
+  const int64_t* ix = indices.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t* row = ix + i * rank;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (row[d] < 0 || row[d] >= dims[d]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "indices[", i, "] = ", IndexString(indices, i),
+            " is out of bounds: need 0 <= index < [",
+            absl::StrJoin(dims, dims + rank, ","), "]"));
+      }
+    }
+    if (i == 0) continue;
+    const int64_t* prev = row - rank;
+    const bool increasing =
+        std::lexicographical_compare(prev, prev + rank, row, row + rank);
+    if (!increasing) {
+      const bool repeated = std::equal(prev, prev + rank, row);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "indices[", i, "] = ", IndexString(indices, i),
+          repeated ? " is repeated"
+                   : " is out of order. Many sparse ops require sorted "
+                     "indices.\n    Use `tf.sparse.reorder` to create a "
+                     "correctly ordered copy.\n\n"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The entries [begin, end) of a SparseTensor whose first index is one row:
+// their indices without the first column, and their values.
+void RowEntries(const Tensor& indices, const Tensor& values, int64_t begin,
+                int64_t end, Tensor* row_indices, Tensor* row_values) {
+  const int64_t rank = indices.dim_size(1);
+  *row_indices = Tensor(DT_INT64, TensorShape({end - begin, rank - 1}));
+  *row_values = Tensor(values.dtype(), TensorShape({end - begin}));
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t* from = indices.data<int64_t>() + i * rank + 1;
+    std::copy(from, from + rank - 1,
+              row_indices->data<int64_t>() + (i - begin) * (rank - 1));
+  }
+  data_flow::CopyElements(values, begin, row_values, 0, end - begin);
+}
+
+// The shape of each row: the SparseTensor's without its first dimension.
+Tensor RowShape(const Tensor& shape) {
+  Tensor out(DT_INT64, TensorShape({shape.dim_size(0) - 1}));
+  std::copy(shape.data<int64_t>() + 1,
+            shape.data<int64_t>() + shape.dim_size(0), out.data<int64_t>());
+  return out;
+}
+
+// SerializeManySparse: row b of the output is the serialized SparseTensor
+// of the input's entries whose first index is b (empty ones included).
+class SerializeManySparseOp final : public OpKernel {
+ public:
+  explicit SerializeManySparseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(indices, values, shape));
+    DFX_OP_REQUIRES(ctx, shape.NumElements() > 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Rank of input SparseTensor should be > 1, but saw "
+                        "rank: ",
+                        shape.NumElements())));
+    DFX_OP_REQUIRES(ctx,
+                    data_flow::CanMove(values.dtype()) ||
+                        values.dtype() == DT_VARIANT,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sparse values of type ",
+                        DataTypeString(values.dtype()),
+                        " are not supported")));
+    const int64_t rows = shape.data<int64_t>()[0];
+    const int64_t rank = indices.dim_size(1);
+    const int64_t n = indices.dim_size(0);
+    Tensor out(output_type(0), TensorShape({rows, 3}));
+    const Tensor row_shape = RowShape(shape);
+    int64_t at = 0;
+    for (int64_t b = 0; b < rows; ++b) {
+      int64_t end = at;
+      while (end < n && indices.data<int64_t>()[end * rank] == b) ++end;
+      Tensor row_indices, row_values;
+      RowEntries(indices, values, at, end, &row_indices, &row_values);
+      at = end;
+      SetComponent(row_indices, &out, b * 3);
+      SetComponent(row_values, &out, b * 3 + 1);
+      SetComponent(row_shape, &out, b * 3 + 2);
+    }
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+// SparseTensorSliceDataset: element b is (indices, values, dense_shape) of
+// the SparseTensor's row b, the first index column dropped.
+class SparseTensorSliceDataset final : public DatasetBase {
+ public:
+  SparseTensorSliceDataset(Tensor indices, Tensor values, Tensor shape)
+      : DatasetBase({DT_INT64, values.dtype(), DT_INT64}),
+        indices_(std::move(indices)),
+        values_(std::move(values)),
+        row_shape_(RowShape(shape)),
+        rows_(shape.data<int64_t>()[0]) {}
+
+  int64_t Cardinality() const override { return rows_; }
+  std::string DebugString() const override {
+    return absl::StrCat("SparseTensorSliceDataset(", rows_, " rows)");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<SparseTensorSliceDataset>()));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const SparseTensorSliceDataset> d)
+        : d_(std::move(d)) {}
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      const SparseTensorSliceDataset& d = *d_;
+      *end = row_ >= d.rows_;
+      if (*end) return absl::OkStatus();
+      const int64_t rank = d.indices_.dim_size(1);
+      const int64_t n = d.indices_.dim_size(0);
+      int64_t stop = next_;
+      while (stop < n && d.indices_.data<int64_t>()[stop * rank] == row_) {
+        ++stop;
+      }
+      Tensor row_indices, row_values;
+      RowEntries(d.indices_, d.values_, next_, stop, &row_indices,
+                 &row_values);
+      next_ = stop;
+      ++row_;
+      out->push_back(std::move(row_indices));
+      out->push_back(std::move(row_values));
+      out->push_back(d.row_shape_);
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const SparseTensorSliceDataset> d_;
+    int64_t row_ = 0;   // the next row to produce
+    int64_t next_ = 0;  // the first entry not yet produced
+  };
+
+  const Tensor indices_, values_, row_shape_;
+  const int64_t rows_;
+};
+
+class SparseTensorSliceDatasetOp final : public OpKernel {
+ public:
+  explicit SparseTensorSliceDatasetOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, indices.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input indices must be a matrix. Got: ",
+                        indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, values.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input values must be a vector. Got: ",
+                        values.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, shape.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Input shape must be a vector. Got: ",
+                        shape.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, values.dim_size(0) == indices.dim_size(0),
+        absl::InvalidArgumentError(absl::StrCat(
+            "Number of values must match first dimension of indices. Got ",
+            values.dim_size(0),
+            " values, indices shape: ", indices.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, shape.dim_size(0) == indices.dim_size(1),
+        absl::InvalidArgumentError(absl::StrCat(
+            "Number of dimensions must match second dimension of indices. "
+            "Got ",
+            shape.dim_size(0),
+            " dimensions, indices shape: ", indices.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, shape.NumElements() > 0,
+                    absl::InvalidArgumentError(
+                        "The shape argument requires at least one element."));
+    DFX_OP_REQUIRES(ctx,
+                    data_flow::CanMove(values.dtype()) ||
+                        values.dtype() == DT_VARIANT,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sparse values of type ",
+                        DataTypeString(values.dtype()),
+                        " are not supported")));
+    const int64_t rank = indices.dim_size(1);
+    int64_t previous = -1;
+    for (int64_t i = 0; i < indices.dim_size(0); ++i) {
+      const int64_t b = indices.data<int64_t>()[i * rank];
+      DFX_OP_REQUIRES(
+          ctx, b >= previous,
+          absl::UnimplementedError(
+              "The SparseTensor must be ordered in the batch dimension; "
+              "handling arbitrarily ordered input is not currently "
+              "supported."));
+      previous = b;
+    }
+    SetDatasetOutput(ctx, 0,
+                     std::make_shared<SparseTensorSliceDataset>(indices, values,
+                                                                shape));
+  }
+};
+
+// DenseToSparseBatchDataset: up to batch_size dense elements as one
+// SparseTensor of shape [batch] + row_shape (a -1 in row_shape: the
+// largest of the batch), every value of each element an entry, in
+// row-major order; the element is the SparseTensor as three variants.
+class DenseToSparseBatchDataset final : public UnaryDataset {
+ public:
+  DenseToSparseBatchDataset(DatasetPtr input, int64_t batch_size,
+                            std::vector<int64_t> row_shape)
+      : UnaryDataset(std::move(input), {DT_VARIANT}),
+        batch_size_(batch_size),
+        row_shape_(std::move(row_shape)) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (n < 0) return n;
+    return n / batch_size_ + (n % batch_size_ == 0 ? 0 : 1);
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("DenseToSparseBatchDataset(", batch_size_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<DenseToSparseBatchDataset>(), std::move(in)));
+  }
+
+ private:
+  // "[?,5]": row_shape as TensorFlow's PartialTensorShape prints it.
+  std::string RowShapeString() const {
+    std::vector<std::string> dims;
+    for (int64_t d : row_shape_) {
+      dims.push_back(d < 0 ? "?" : absl::StrCat(d));
+    }
+    return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+  }
+
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const DenseToSparseBatchDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      const DenseToSparseBatchDataset& d = *d_;
+      const int rank = static_cast<int>(d.row_shape_.size());
+      std::vector<int64_t> dense(rank + 1, 0);
+      for (int i = 0; i < rank; ++i) {
+        dense[i + 1] = std::max<int64_t>(d.row_shape_[i], 0);
+      }
+      std::vector<Tensor> batch;
+      int64_t total = 0, held = 0;
+      while (in_ != nullptr && static_cast<int64_t>(batch.size()) <
+                                   d.batch_size_) {
+        std::vector<Tensor> element;
+        bool input_end = false;
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, &input_end));
+        if (input_end) {
+          in_.reset();
+          break;
+        }
+        const Tensor& t = element[0];
+        if (t.dims() != rank) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Input element had shape (", t.shape().DebugString(),
+              ") that is incompatible with the row shape (",
+              d.RowShapeString(), ")."));
+        }
+        for (int j = 0; j < rank; ++j) {
+          if (d.row_shape_[j] == -1) {
+            dense[j + 1] = std::max(dense[j + 1], t.dim_size(j));
+          } else if (t.dim_size(j) > d.row_shape_[j]) {
+            return absl::DataLossError(absl::StrCat(
+                "Input element had shape (", t.shape().DebugString(),
+                ") that is larger than the row shape (", d.RowShapeString(),
+                ")."));
+          }
+        }
+        total += t.NumElements();
+        held += ElementBytes(element);
+        DFX_RETURN_IF_ERROR(CheckHeldElements(held, d.DebugString()));
+        batch.push_back(t);
+      }
+      if (batch.empty()) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      *end = false;
+      const DataType dtype = d.input()->output_dtypes()[0];
+      Tensor indices(DT_INT64, TensorShape({total, rank + 1}));
+      Tensor values(dtype, TensorShape({total}));
+      int64_t at = 0;
+      std::vector<int64_t> strides(rank, 1);
+      for (size_t b = 0; b < batch.size(); ++b) {
+        const Tensor& t = batch[b];
+        for (int k = rank - 2; k >= 0; --k) {
+          strides[k] = strides[k + 1] * t.dim_size(k + 1);
+        }
+        const int64_t n = t.NumElements();
+        data_flow::CopyElements(t, 0, &values, at, n);
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t* row = indices.data<int64_t>() + (at + j) * (rank + 1);
+          row[0] = static_cast<int64_t>(b);
+          int64_t rest = j;
+          for (int k = 0; k < rank; ++k) {
+            row[k + 1] = rest / strides[k];
+            rest %= strides[k];
+          }
+        }
+        at += n;
+      }
+      dense[0] = static_cast<int64_t>(batch.size());
+      Tensor serialized(DT_VARIANT, TensorShape({3}));
+      SetComponent(indices, &serialized, 0);
+      SetComponent(values, &serialized, 1);
+      SetComponent(Tensor::FromVector<int64_t>(dense), &serialized, 2);
+      out->push_back(std::move(serialized));
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const DenseToSparseBatchDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+  };
+
+  const int64_t batch_size_;
+  const std::vector<int64_t> row_shape_;
+};
+
+class DenseToSparseBatchDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(int64_t batch_size,
+                         ScalarInt64Input(ctx, 1, "batch_size"));
+    if (batch_size <= 0) {
+      return absl::InvalidArgumentError(
+          "Batch size must be greater than zero.");
+    }
+    const Tensor& row_shape = ctx->input(2);
+    if (row_shape.dims() != 1) {
+      return absl::InvalidArgumentError("row_shape must be a vector");
+    }
+    std::vector<int64_t> dims(row_shape.data<int64_t>(),
+                              row_shape.data<int64_t>() +
+                                  row_shape.NumElements());
+    for (int64_t d : dims) {
+      if (d < -1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Dimension ", d, " must be >= -1"));
+      }
+    }
+    if (input->output_dtypes().size() != 1) {
+      return absl::InvalidArgumentError(
+          "DenseToSparseBatchDataset only supports inputs with a single "
+          "component.");
+    }
+    const DataType dtype = input->output_dtypes()[0];
+    if (!data_flow::CanMove(dtype) || dtype == DT_RESOURCE) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "DenseToSparseBatchDataset unhandled data type: ",
+          DataTypeString(dtype)));
+    }
+    return std::make_shared<DenseToSparseBatchDataset>(
+        std::move(input), batch_size, std::move(dims));
+  }
+};
+
 }  // namespace
 
 void RegisterSparseSerializeKernels(KernelRegistry* registry) {
@@ -181,6 +619,20 @@ void RegisterSparseSerializeKernels(KernelRegistry* registry) {
                                     KernelDefBuilder("SerializeSparse"));
   RegisterKernel<DeserializeSparseOp>(registry,
                                       KernelDefBuilder("DeserializeSparse"));
+  // TensorFlow's CPU kernels of these two: every type but the quantized.
+  const DataTypeVector values = {
+      DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128, DT_FLOAT,  DT_DOUBLE,
+      DT_HALF,   DT_BFLOAT16,  DT_INT8,       DT_UINT8,  DT_INT16,
+      DT_UINT16, DT_INT32,     DT_UINT32,     DT_INT64,  DT_UINT64,
+      DT_STRING, DT_RESOURCE,  DT_VARIANT};
+  RegisterKernel<SerializeManySparseOp>(
+      registry,
+      KernelDefBuilder("SerializeManySparse").TypeConstraint("T", values));
+  RegisterKernel<SparseTensorSliceDatasetOp>(
+      registry, KernelDefBuilder("SparseTensorSliceDataset")
+                    .TypeConstraint("Tvalues", values));
+  RegisterKernel<DenseToSparseBatchDatasetOp>(
+      registry, KernelDefBuilder("DenseToSparseBatchDataset"));
 }
 
 }  // namespace dfx::data

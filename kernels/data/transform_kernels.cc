@@ -371,6 +371,46 @@ class BatchDatasetOp final : public UnaryDatasetOp {
   const int drop_remainder_input_;
 };
 
+// MapAndBatchDataset (tf.data.experimental.map_and_batch): a map, then a
+// batch of its elements; the calls run one at a time, in order, whatever
+// num_parallel_calls says.
+class MapAndBatchDatasetOp final : public UnaryDatasetOp {
+ public:
+  explicit MapAndBatchDatasetOp(OpKernelConstruction* ctx)
+      : UnaryDatasetOp(ctx), fn_(ReadDatasetOpFunction(ctx, "f")) {
+    ctx->SetStatus(
+        ctx->GetAttr("preserve_cardinality", &preserve_cardinality_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
+                                      DatasetPtr input) override {
+    const int n = fn_.num_captured;
+    DFX_ASSIGN_OR_RETURN(int64_t batch_size,
+                         ScalarInt64Input(ctx, 1 + n, "batch_size"));
+    if (batch_size <= 0) {
+      return absl::InvalidArgumentError(
+          "batch_size must be greater than zero.");
+    }
+    DFX_ASSIGN_OR_RETURN(int64_t parallel,
+                         ScalarInt64Input(ctx, 2 + n, "num_parallel_calls"));
+    if (parallel <= 0 && parallel != -1) {  // -1: AUTOTUNE
+      return absl::InvalidArgumentError(
+          "num_parallel_calls must be greater than zero.");
+    }
+    DFX_ASSIGN_OR_RETURN(bool drop_remainder,
+                         ScalarBoolInput(ctx, 3 + n, "drop_remainder"));
+    auto mapped = std::make_shared<MapDataset>(
+        std::move(input), output_types(), fn_.f, CapturedInputs(ctx, n),
+        preserve_cardinality_);
+    return std::make_shared<BatchDataset>(std::move(mapped), batch_size,
+                                          drop_remainder);
+  }
+
+  const DatasetOpFunction fn_;
+  bool preserve_cardinality_ = false;
+};
+
 // ---------------------------------------------------------------------------
 // Repeat, take, skip, shard.
 
@@ -906,6 +946,8 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
                                KernelDefBuilder("ParallelMapDatasetV2"));
   RegisterKernel<FilterDatasetOp>(registry, KernelDefBuilder("FilterDataset"));
   RegisterKernel<BatchDatasetOp>(registry, KernelDefBuilder("BatchDatasetV2"));
+  RegisterKernel<MapAndBatchDatasetOp>(registry,
+                                       KernelDefBuilder("MapAndBatchDataset"));
   RegisterKernel<BatchDatasetOp>(registry,
                                  KernelDefBuilder("ParallelBatchDataset"));
   RegisterKernel<RepeatDatasetOp>(registry, KernelDefBuilder("RepeatDataset"));

@@ -46,7 +46,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
-                                 "coverage"};
+                                 "coverage", "dataset_window"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -278,6 +278,11 @@ TEST_CASE("golden: tf.data pipelines yield TensorFlow's elements in order") {
 TEST_CASE("golden: tf.data scan, reduce, unique, choose_from_datasets and "
           "their kin yield TensorFlow's elements") {
   RunFamily("dataset_scan");
+}
+TEST_CASE("golden: tf.data random, sample_from_datasets, window, "
+          "group_by_window, sparse elements and rebatch yield TensorFlow's "
+          "elements") {
+  RunFamily("dataset_window");
 }
 TEST_CASE("golden: queues and conditional accumulators equal TensorFlow") {
   // Multi-step cases: enqueue in one step, dequeue in later ones; closed
