@@ -11,7 +11,9 @@ runs exactly the graph it exported) and written to
         feed_<i>.npy    one per feed, in case.json order
         out_<i>.npy     one per fetch, in case.json order
 
-Complex tensors are stored as float32/float64 (real, imaginary) pairs in a
+Quantized tensors (qint8, quint8, qint16, quint16, qint32) are stored as
+the integers they hold (int8, uint8, int16, uint16, int32), with the quantized
+dtype's name in case.json. Complex tensors are stored as float32/float64 (real, imaginary) pairs in a
 trailing dimension of 2, with dtype "complex64"/"complex128" in case.json.
 String tensors (dtype "string" in case.json), which .npy files cannot hold
 without pickle, are written as feed_<i>.json / out_<i>.json instead:
@@ -113,9 +115,19 @@ def _clean_message(message):
     return message.split("\n\t [[")[0].strip()
 
 
+# TensorFlow's quantized dtypes, which NumPy sees as one-field structured
+# types; golden cases store them as the integers of that field.
+_QUANTIZED = {"qint8": np.int8, "quint8": np.uint8, "qint16": np.int16,
+              "quint16": np.uint16, "qint32": np.int32}
+
+
 def _to_npy(value):
     """(array to save, dtype name recorded in case.json)."""
     value = np.asarray(value)
+    names = value.dtype.names
+    if names and len(names) == 1 and names[0] in _QUANTIZED:
+        storage = value.view(_QUANTIZED[names[0]]).reshape(value.shape)
+        return np.ascontiguousarray(storage), names[0]
     name = value.dtype.name
     if name == "bfloat16" or str(value.dtype) == "bfloat16":
         return value.astype(np.float32), "bfloat16"
