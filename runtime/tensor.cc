@@ -11,6 +11,7 @@
 #include "runtime/bfc_allocator.h"
 #include "runtime/internal/small_blocks.h"
 #include "runtime/memory_limit.h"
+#include "runtime/quantized_types.h"
 #include "runtime/variant.h"
 
 namespace dfx {

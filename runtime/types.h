@@ -15,22 +15,6 @@ namespace dfx {
 template <typename T>
 struct DataTypeToEnum;
 
-// A quantized element (TensorFlow's qint8, quint8, qint16, quint16, qint32):
-// integer storage under a type of its own, so that a tensor's elements are
-// read as its dtype says. The value is the stored integer; what it means in
-// real numbers is the concern of the ops that make and read it (QuantizeV2,
-// Dequantize).
-template <typename Storage, DataType kDtype>
-struct QuantizedInt {
-  using StorageType = Storage;
-  Storage value;
-};
-using qint8 = QuantizedInt<int8_t, DT_QINT8>;
-using quint8 = QuantizedInt<uint8_t, DT_QUINT8>;
-using qint16 = QuantizedInt<int16_t, DT_QINT16>;
-using quint16 = QuantizedInt<uint16_t, DT_QUINT16>;
-using qint32 = QuantizedInt<int32_t, DT_QINT32>;
-
 template <DataType D>
 struct EnumToDataType;
 
@@ -61,11 +45,6 @@ DFX_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 DFX_MATCH_TYPE_AND_ENUM(Eigen::half, DT_HALF);
 DFX_MATCH_TYPE_AND_ENUM(Eigen::bfloat16, DT_BFLOAT16);
 DFX_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
-DFX_MATCH_TYPE_AND_ENUM(qint8, DT_QINT8);
-DFX_MATCH_TYPE_AND_ENUM(quint8, DT_QUINT8);
-DFX_MATCH_TYPE_AND_ENUM(qint16, DT_QINT16);
-DFX_MATCH_TYPE_AND_ENUM(quint16, DT_QUINT16);
-DFX_MATCH_TYPE_AND_ENUM(qint32, DT_QINT32);
 
 #undef DFX_MATCH_TYPE_AND_ENUM
 
@@ -103,20 +82,6 @@ bool VisitNumericType(DataType dtype, Fn&& fn) {
     case DT_UINT32: fn.template operator()<uint32_t>(); return true;
     case DT_UINT64: fn.template operator()<uint64_t>(); return true;
     case DT_BOOL: fn.template operator()<bool>(); return true;
-    default: return false;
-  }
-}
-
-// Calls `fn.template operator()<Q>()` with the QuantizedInt type of a
-// quantized dtype; returns false for any other type.
-template <typename Fn>
-bool VisitQuantizedType(DataType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DT_QINT8: fn.template operator()<qint8>(); return true;
-    case DT_QUINT8: fn.template operator()<quint8>(); return true;
-    case DT_QINT16: fn.template operator()<qint16>(); return true;
-    case DT_QUINT16: fn.template operator()<quint16>(); return true;
-    case DT_QINT32: fn.template operator()<qint32>(); return true;
     default: return false;
   }
 }

@@ -147,9 +147,19 @@ def _is_string(value):
     return value.dtype == object or value.dtype.kind in ("S", "U")
 
 
-def save_value(out_dir, stem, value):
+def save_value(out_dir, stem, value, tf_dtype=None):
     """Writes `value` as out_dir/stem.npy, or stem.json for a string tensor;
-    returns (file name, dtype name for case.json)."""
+    returns (file name, dtype name for case.json). tf_dtype: the fetched
+    tensor's dtype, for quantized values (which Session.run returns as
+    plain integers)."""
+    if tf_dtype is not None and tf_dtype.is_quantized:
+        storage = _QUANTIZED[tf_dtype.name]
+        value = np.asarray(value)
+        value = value.view(storage) if value.dtype.names else value
+        fname = stem + ".npy"
+        np.save(os.path.join(out_dir, fname),
+                np.ascontiguousarray(value.astype(storage)))
+        return fname, tf_dtype.name
     if _is_string(value):
         value = np.asarray(value, dtype=object)
         items = []
@@ -216,7 +226,8 @@ def case(family, name, build, rtol=None, atol=None, note=""):
     else:
         spec["outputs"] = []
         for i, value in enumerate(results):
-            fname, dtype = save_value(out_dir, f"out_{i}", value)
+            fname, dtype = save_value(out_dir, f"out_{i}", value,
+                                      tf_dtype=fetches[i].dtype)
             d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
             spec["outputs"].append({
                 "file": fname,

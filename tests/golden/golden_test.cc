@@ -45,7 +45,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
-                                 "fft",      "misc",         "codec"};
+                                 "fft",      "misc",         "codec",
+                                 "nn2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -183,6 +184,15 @@ std::string RunCase(const fs::path& dir, bool spread = false) {
     } else if (feed["dtype"] == "complex64" || feed["dtype"] == "complex128") {
       value = golden::ComplexFromPairs(
           *value, feed["dtype"] == "complex64" ? DT_COMPLEX64 : DT_COMPLEX128);
+      if (!value.ok()) return value.status().ToString();
+    } else if (absl::StartsWith(feed["dtype"].get<std::string>(), "qint") ||
+               absl::StartsWith(feed["dtype"].get<std::string>(), "quint")) {
+      // golden_lib stores quantized feeds as integers of the same width.
+      DataType dtype;
+      if (!DataTypeFromString(feed["dtype"].get<std::string>(), &dtype)) {
+        return absl::StrCat("unknown dtype ", feed["dtype"].get<std::string>());
+      }
+      value = golden::QuantizedFromStorage(*value, dtype);
       if (!value.ok()) return value.status().ToString();
     }
     feeds.emplace_back(feed["name"].get<std::string>(), *std::move(value));
@@ -323,6 +333,11 @@ TEST_CASE("golden: fake quantization and assorted ops equal TensorFlow") {
 
 TEST_CASE("golden: image and audio codecs equal TensorFlow") {
   RunFamily("codec");
+}
+
+TEST_CASE("golden: quantization, truncated normals, fractional pooling "
+          "and CTC beam search equal TensorFlow") {
+  RunFamily("nn2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

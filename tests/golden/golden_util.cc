@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
+#include "runtime/quantized_types.h"
 #include "runtime/types.h"
 #include "tools/cli/npy.h"
 
