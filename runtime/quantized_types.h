@@ -18,7 +18,11 @@ namespace dfx {
 template <typename Storage, DataType kDtype>
 struct QuantizedInt {
   using StorageType = Storage;
-  Storage value;
+  constexpr QuantizedInt() = default;
+  // From an integer, converted to Storage (as static_cast would).
+  template <typename Int>
+  explicit constexpr QuantizedInt(Int v) : value(static_cast<Storage>(v)) {}
+  Storage value = 0;
 };
 using qint8 = QuantizedInt<int8_t, DT_QINT8>;
 using quint8 = QuantizedInt<uint8_t, DT_QUINT8>;

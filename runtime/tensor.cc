@@ -112,26 +112,6 @@ absl::Status FillFromField(const Field& field, Tensor* t) {
   return absl::OkStatus();
 }
 
-// As FillFromField, for a quantized type Q whose integers come in `field`.
-template <typename Q, typename Field>
-absl::Status FillQuantizedFromField(const Field& field, Tensor* t) {
-  const int64_t n = t->NumElements();
-  const int64_t have = field.size();
-  if (have > n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TensorProto has ", have, " values for shape ",
-                     t->shape().DebugString(), " (", n, " elements)"));
-  }
-  Q* out = t->data<Q>();
-  using Storage = typename Q::StorageType;
-  for (int64_t i = 0; i < have; ++i) {
-    out[i].value = static_cast<Storage>(field.Get(static_cast<int>(i)));
-  }
-  const Storage pad = have == 0 ? Storage{0} : out[have - 1].value;
-  for (int64_t i = have; i < n; ++i) out[i].value = pad;
-  return absl::OkStatus();
-}
-
 // Complex values come as (real, imaginary) pairs in scomplex_val or
 // dcomplex_val; a short list is padded with its last pair.
 template <typename T, typename Field>
@@ -458,7 +438,7 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
       // TensorFlow writes quantized values to int_val as their integers.
       absl::Status s;
       VisitQuantizedType(dtype, [&]<typename Q>() {
-        s = FillQuantizedFromField<Q>(proto.int_val(), &t);
+        s = FillFromField<Q>(proto.int_val(), &t);
       });
       DFX_RETURN_IF_ERROR(s);
       break;

@@ -18,7 +18,9 @@ namespace dfx {
 namespace {
 
 constexpr char kFractionalPoolTypes[] = "T: {float, double, int32, int64}";
-constexpr char kQuantizedTypes[] = "{qint8, quint8, qint32, qint16, quint16}";
+constexpr char kQuantizedT[] = "T: {qint8, quint8, qint32, qint16, quint16}";
+constexpr char kQuantizeMode[] =
+    "mode: {'MIN_COMBINED', 'MIN_FIRST', 'SCALED'} = 'MIN_COMBINED'";
 
 // QuantizeV2 and Dequantize: the output has the input's shape; min and max
 // are scalars, or vectors when `axis` names a dim of the input. Only
@@ -154,9 +156,8 @@ absl::Status RegisterNn2Ops(OpRegistry* r) {
           .Output("output: T")
           .Output("output_min: float")
           .Output("output_max: float")
-          .Attr(absl::StrCat("T: ", kQuantizedTypes))
-          .Attr("mode: {'MIN_COMBINED', 'MIN_FIRST', 'SCALED'} = "
-                "'MIN_COMBINED'")
+          .Attr(kQuantizedT)
+          .Attr(kQuantizeMode)
           .Attr("round_mode: {'HALF_AWAY_FROM_ZERO', 'HALF_TO_EVEN'} = "
                 "'HALF_AWAY_FROM_ZERO'")
           .Attr("narrow_range: bool = false")
@@ -171,9 +172,8 @@ absl::Status RegisterNn2Ops(OpRegistry* r) {
           .Input("min_range: float")
           .Input("max_range: float")
           .Output("output: dtype")
-          .Attr(absl::StrCat("T: ", kQuantizedTypes))
-          .Attr("mode: {'MIN_COMBINED', 'MIN_FIRST', 'SCALED'} = "
-                "'MIN_COMBINED'")
+          .Attr(kQuantizedT)
+          .Attr(kQuantizeMode)
           .Attr("narrow_range: bool = false")
           .Attr("axis: int = -1")
           .Attr("dtype: {bfloat16, float} = DT_FLOAT")
