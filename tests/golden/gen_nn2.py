@@ -725,7 +725,7 @@ def main():
     shuffle_queue_cases()
     if hasattr(golden_lib, "write_op_defs"):
         golden_lib.write_op_defs(FAMILY, OP_NAMES, TYPE_ATTRS)
-    else:  # TEMP until main's golden_lib.write_op_defs is merged
+    else:  # TEMP: main's golden_lib.write_op_defs, not merged here yet
         from google.protobuf import text_format
         from tensorflow.core.framework import op_def_pb2
         from tensorflow.python.framework import kernels, op_def_registry
