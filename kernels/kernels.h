@@ -65,6 +65,10 @@ void RegisterFftKernels(KernelRegistry* registry);
 // Codecs (kernels/codec/): PNG, JPEG, BMP, GIF, raw bytes, WAV audio,
 // spectrograms and MFCCs.
 void RegisterCodecKernels(KernelRegistry* registry);
+// The nn2 family (kernels/nn/nn2_kernels.h): QuantizeV2 and Dequantize,
+// ParameterizedTruncatedNormal, fractional pooling, CTCBeamSearchDecoder,
+// RandomShuffleQueueV2.
+void RegisterNn2Kernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

@@ -47,6 +47,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);
   RegisterCodecKernels(registry);
+  RegisterNn2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

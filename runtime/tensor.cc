@@ -11,6 +11,7 @@
 #include "runtime/bfc_allocator.h"
 #include "runtime/internal/small_blocks.h"
 #include "runtime/memory_limit.h"
+#include "runtime/quantized_types.h"
 #include "runtime/variant.h"
 
 namespace dfx {
@@ -429,6 +430,19 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
     case DT_UINT16:
       DFX_RETURN_IF_ERROR(FillFromField<uint16_t>(proto.int_val(), &t));
       break;
+    case DT_QINT8:
+    case DT_QUINT8:
+    case DT_QINT16:
+    case DT_QUINT16:
+    case DT_QINT32: {
+      // TensorFlow writes quantized values to int_val as their integers.
+      absl::Status s;
+      VisitQuantizedType(dtype, [&]<typename Q>() {
+        s = FillFromField<Q>(proto.int_val(), &t);
+      });
+      DFX_RETURN_IF_ERROR(s);
+      break;
+    }
     case DT_INT64:
       DFX_RETURN_IF_ERROR(FillFromField<int64_t>(proto.int64_val(), &t));
       break;
@@ -566,6 +580,16 @@ void Tensor::AsProtoField(TensorProto* proto) const {
     case DT_INT8: copy(proto->mutable_int_val(), int8_t{}); break;
     case DT_UINT8: copy(proto->mutable_int_val(), uint8_t{}); break;
     case DT_UINT16: copy(proto->mutable_int_val(), uint16_t{}); break;
+    case DT_QINT8:
+    case DT_QUINT8:
+    case DT_QINT16:
+    case DT_QUINT16:
+    case DT_QINT32:
+      VisitQuantizedType(dtype_, [&]<typename Q>() {
+        const Q* d = static_cast<const Q*>(data_);
+        for (int64_t i = 0; i < n; ++i) proto->add_int_val(d[i].value);
+      });
+      break;
     case DT_INT64: copy(proto->mutable_int64_val(), int64_t{}); break;
     case DT_UINT32: copy(proto->mutable_uint32_val(), uint32_t{}); break;
     case DT_UINT64: copy(proto->mutable_uint64_val(), uint64_t{}); break;
@@ -611,6 +635,23 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
     case DT_INT8: Summarize<int8_t>(*this, max_entries, &out); break;
     case DT_UINT8: Summarize<uint8_t>(*this, max_entries, &out); break;
     case DT_UINT16: Summarize<uint16_t>(*this, max_entries, &out); break;
+    case DT_QINT8:
+    case DT_QUINT8:
+    case DT_QINT16:
+    case DT_QUINT16:
+    case DT_QINT32: {
+      // As their integers, as TensorFlow prints them.
+      const int64_t k = std::min<int64_t>(NumElements(), max_entries);
+      VisitQuantizedType(dtype_, [&]<typename Q>() {
+        const Q* d = static_cast<const Q*>(data_);
+        for (int64_t i = 0; i < k; ++i) {
+          absl::StrAppend(&out, i == 0 ? "" : " ",
+                          static_cast<int64_t>(d[i].value));
+        }
+      });
+      if (k < NumElements()) absl::StrAppend(&out, "...");
+      break;
+    }
     case DT_UINT32: Summarize<uint32_t>(*this, max_entries, &out); break;
     case DT_UINT64: Summarize<uint64_t>(*this, max_entries, &out); break;
     case DT_BOOL: Summarize<bool>(*this, max_entries, &out); break;

@@ -97,6 +97,10 @@ absl::Status RegisterVolumetricOps(OpRegistry* registry);
 // Complex numbers and FFTs (graph/ops/fft_ops.cc): Complex, Real, Imag,
 // ComplexAbs, Angle, Conj, and FFT/IFFT/RFFT/IRFFT in 1, 2 and 3 dims.
 absl::Status RegisterFftOps(OpRegistry* registry);
+// QuantizeV2 and Dequantize, ParameterizedTruncatedNormal, fractional
+// pooling and its gradients, CTCBeamSearchDecoder, RandomShuffleQueueV2
+// (graph/ops/nn2_ops.cc).
+absl::Status RegisterNn2Ops(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

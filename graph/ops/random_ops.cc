@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
+#include "graph/ops/random_shape.h"
 
 namespace dfx {
 namespace {
@@ -63,13 +64,6 @@ absl::Status WithVector(InferenceContext* c, const PartialShape& shape,
     return c->Error(absl::StrCat(what, " must have shape [", size, "], not ",
                                  shape.DebugString()));
   }
-  return absl::OkStatus();
-}
-
-absl::Status RandomShapeFn(InferenceContext* c) {
-  PartialShape out;
-  DFX_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
-  c->set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -176,6 +170,13 @@ OpDefBuilder StatelessV2FloatOp(const char* name) {
 }
 
 }  // namespace
+
+absl::Status RandomShapeFn(InferenceContext* c) {
+  PartialShape out;
+  DFX_RETURN_IF_ERROR(ShapeFromShapeInput(c, 0, &out));
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
 
 absl::Status RegisterRandomOps(OpRegistry* r) {
   // Stateful ops: (seed, seed2) attrs seed a generator the kernel keeps.

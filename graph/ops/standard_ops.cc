@@ -37,6 +37,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));
   DFX_RETURN_IF_ERROR(RegisterVolumetricOps(registry));
   DFX_RETURN_IF_ERROR(RegisterFftOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterNn2Ops(registry));
   return absl::OkStatus();
 }
 

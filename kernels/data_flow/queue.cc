@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "runtime/device.h"
 #include "runtime/timer.h"
 
 namespace dfx::data_flow {
@@ -27,13 +28,26 @@ Timer& Timeouts() {
 }  // namespace
 
 Queue::Queue(std::string kind, std::string name, DataTypeVector types,
-             std::vector<PartialShape> shapes, int64_t capacity)
+             std::vector<PartialShape> shapes, int64_t capacity,
+             std::optional<Shuffle> shuffle)
     : kind_(std::move(kind)),
       name_(std::move(name)),
       types_(std::move(types)),
       shapes_(std::move(shapes)),
       capacity_(capacity < 0 ? std::numeric_limits<int32_t>::max()
-                             : capacity) {}
+                             : capacity),
+      shuffle_(shuffle) {
+  if (shuffle_.has_value()) {
+    uint64_t seed = static_cast<uint64_t>(shuffle_->seed);
+    uint64_t seed2 = static_cast<uint64_t>(shuffle_->seed2);
+    if (seed == 0 && seed2 == 0) {
+      seed = NewIncarnation();
+      seed2 = NewIncarnation();
+    }
+    absl::MutexLock lock(&mu_);
+    gen_ = random::Philox(seed, seed2);
+  }
+}
 
 std::string Queue::DebugString() const {
   absl::MutexLock lock(&mu_);
@@ -151,10 +165,15 @@ void Queue::RemoveLocked(int64_t id, absl::Status status,
 
 void Queue::Unwind(Attempt* a) {
   if (a->enqueue) return;  // elements already added stay
-  // A dequeue's taken elements go back to the front, in order.
+  // A dequeue's taken elements go back to the front, in order (a shuffle
+  // queue's to the back, last first, as TensorFlow's).
   for (auto it = a->elements.rbegin(); it != a->elements.rend(); ++it) {
     bytes_ += TupleBytes(*it);
-    elements_.push_front(std::move(*it));
+    if (shuffle_.has_value()) {
+      elements_.push_back(std::move(*it));
+    } else {
+      elements_.push_front(std::move(*it));
+    }
   }
   a->elements.clear();
 }
@@ -193,6 +212,14 @@ void Queue::FlushLocked(std::vector<Finished>* finished) {
     }
     while (!dequeues_.empty()) {
       Attempt* d = dequeues_.front().get();
+      if (shuffle_.has_value()) {
+        absl::Status status;
+        if (!ShuffleDequeueLocked(d, &status, &progress)) break;
+        finished->push_back({std::move(dequeues_.front()), status});
+        dequeues_.pop_front();
+        progress = true;
+        continue;
+      }
       while (static_cast<int64_t>(d->elements.size()) < d->n &&
              !elements_.empty()) {
         bytes_ -= TupleBytes(elements_.front());
@@ -220,6 +247,50 @@ void Queue::FlushLocked(std::vector<Finished>* finished) {
     }
     if (!progress) return;
   }
+}
+
+Queue::Tuple Queue::TakeRandomLocked() {
+  const size_t index = words_() % elements_.size();
+  Tuple t = std::move(elements_[index]);
+  if (index + 1 != elements_.size()) {
+    elements_[index] = std::move(elements_.back());
+  }
+  elements_.pop_back();
+  bytes_ -= TupleBytes(t);
+  return t;
+}
+
+bool Queue::ShuffleDequeueLocked(Attempt* d, absl::Status* status,
+                                 bool* progress) {
+  // Closed, with no enqueue still to add: TensorFlow's close takes effect
+  // after the enqueues before it, and a closed queue ignores
+  // min_after_dequeue.
+  const bool closed = closed_ && enqueues_.empty();
+  const int64_t size = static_cast<int64_t>(elements_.size());
+  const int64_t wanted = d->n - static_cast<int64_t>(d->elements.size());
+  if (closed && size < wanted) {
+    // The elements taken go back, last first; DequeueUpTo then takes
+    // whatever is there afresh.
+    Unwind(d);
+    if (d->up_to && !elements_.empty()) {
+      d->n = static_cast<int64_t>(elements_.size());
+    } else {
+      *status = absl::OutOfRangeError(absl::StrCat(
+          kind_, " '", name_, "' is closed and has insufficient elements "
+          "(requested ", wanted, ", current size ", size, ")"));
+      return true;
+    }
+  }
+  int64_t available = static_cast<int64_t>(elements_.size()) -
+                      (closed ? 0 : shuffle_->min_after_dequeue);
+  while (static_cast<int64_t>(d->elements.size()) < d->n && available > 0) {
+    d->elements.push_back(TakeRandomLocked());
+    --available;
+    *progress = true;
+  }
+  if (static_cast<int64_t>(d->elements.size()) < d->n) return false;
+  *status = absl::OkStatus();
+  return true;
 }
 
 void Queue::Finish(std::vector<Finished> finished) {

@@ -1,5 +1,5 @@
-// A queue resource (FIFOQueueV2, PaddingFIFOQueueV2) shared by the steps
-// and sessions that name it, and the waits on it.
+// A queue resource (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2)
+// shared by the steps and sessions that name it, and the waits on it.
 //
 // An enqueue into a full queue and a dequeue from a queue with too few
 // elements do not hold a thread: the attempt is stored in the queue with
@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "graph/shape_inference.h"
 #include "graph/types.h"
+#include "kernels/random/philox.h"
 #include "runtime/cancellation.h"
 #include "runtime/resource_mgr.h"
 #include "runtime/tensor.h"
@@ -41,10 +43,23 @@ class Queue : public ResourceBase,
   using EnqueueDone = std::function<void(absl::Status)>;
   using DequeueDone = std::function<void(absl::Status, std::vector<Tuple>)>;
 
-  // `kind`: "FIFOQueue" or "PaddingFIFOQueue" (for messages). `shapes`:
-  // empty (unconstrained) or one per component. capacity < 0: unbounded.
+  // A RandomShuffleQueue's order, as TensorFlow's: each dequeued element
+  // is drawn uniformly from those held (a 32-bit Philox word modulo the
+  // size, the last element moved into its place), and a dequeue waits
+  // while no more than min_after_dequeue elements are left, until the
+  // queue is closed. seed and seed2 both 0: random seeds.
+  struct Shuffle {
+    int64_t min_after_dequeue = 0;
+    int64_t seed = 0;
+    int64_t seed2 = 0;
+  };
+
+  // `kind`: "FIFOQueue", "PaddingFIFOQueue" or "RandomShuffleQueue" (for
+  // messages; the last needs `shuffle`). `shapes`: empty (unconstrained) or
+  // one per component. capacity < 0: unbounded.
   Queue(std::string kind, std::string name, DataTypeVector types,
-        std::vector<PartialShape> shapes, int64_t capacity);
+        std::vector<PartialShape> shapes, int64_t capacity,
+        std::optional<Shuffle> shuffle = std::nullopt);
 
   std::string TypeName() const override { return kTypeName; }
   std::string DebugString() const override;
@@ -56,6 +71,8 @@ class Queue : public ResourceBase,
   const std::vector<PartialShape>& shapes() const { return shapes_; }
   int64_t capacity() const { return capacity_; }
   bool padding() const { return kind_ == "PaddingFIFOQueue"; }
+  // The shuffle attrs as given (seeds as the node had them).
+  const std::optional<Shuffle>& shuffle() const { return shuffle_; }
 
   // Adds `elements` in order (waiting for room as needed). `done` runs
   // once: OK when all are in; Cancelled when the queue is (or gets, with
@@ -67,7 +84,8 @@ class Queue : public ResourceBase,
   // Takes `n` elements (fewer when `up_to` and the queue is closed with at
   // least one left). OutOfRange when the queue is closed with too few;
   // Cancelled / DeadlineExceeded as for Enqueue. Elements taken by an
-  // attempt that then fails go back to the front of the queue.
+  // attempt that then fails go back to the front of the queue (a shuffle
+  // queue: to the back, last first, as TensorFlow's).
   void Dequeue(int64_t n, bool up_to, CancellationManager* cm,
                int64_t timeout_ms, DequeueDone done);
 
@@ -107,6 +125,12 @@ class Queue : public ResourceBase,
   void FlushLocked(std::vector<Finished>* finished)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unwind(Attempt* a) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A shuffle queue's dequeue `d`: takes what it may; returns false while
+  // it waits, else true with its final status in *status.
+  bool ShuffleDequeueLocked(Attempt* d, absl::Status* status, bool* progress)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes and returns a uniformly drawn element. REQUIRES: not empty.
+  Tuple TakeRandomLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Finish(std::vector<Finished> finished);
   absl::Status ClosedError() const;
 
@@ -115,6 +139,7 @@ class Queue : public ResourceBase,
   const DataTypeVector types_;
   const std::vector<PartialShape> shapes_;
   const int64_t capacity_;
+  const std::optional<Shuffle> shuffle_;
 
   mutable absl::Mutex mu_;
   std::deque<Tuple> elements_ ABSL_GUARDED_BY(mu_);
@@ -123,6 +148,9 @@ class Queue : public ResourceBase,
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<std::unique_ptr<Attempt>> enqueues_ ABSL_GUARDED_BY(mu_);
   std::deque<std::unique_ptr<Attempt>> dequeues_ ABSL_GUARDED_BY(mu_);
+  // A shuffle queue's generator and its stream of words.
+  random::Philox gen_ ABSL_GUARDED_BY(mu_);
+  random::PhiloxWords words_ ABSL_GUARDED_BY(mu_){&gen_};
 };
 
 }  // namespace dfx::data_flow

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "kernels/data_flow/data_flow_util.h"
 #include "kernels/data_flow/queue.h"
 #include "kernels/kernels.h"
+#include "kernels/nn/nn2_kernels.h"
 #include "runtime/memory_limit.h"
 #include "runtime/resource_mgr.h"
 
@@ -58,8 +60,9 @@ class QueueOp : public OpKernel {
   explicit QueueOp(OpKernelConstruction* c) : OpKernel(c) {
     set_expensive(false);
     const std::string& op = c->def().op();
-    kind_ = absl::StartsWith(op, "Padding") ? "PaddingFIFOQueue"
-                                             : "FIFOQueue";
+    kind_ = absl::StartsWith(op, "Padding")         ? "PaddingFIFOQueue"
+            : absl::StartsWith(op, "RandomShuffle") ? "RandomShuffleQueue"
+                                                    : "FIFOQueue";
     ref_ = !absl::EndsWith(op, "V2");
     c->SetStatus(c->GetAttr("component_types", &types_));
     c->SetStatus(c->GetAttr("capacity", &capacity_));
@@ -107,6 +110,28 @@ class QueueOp : public OpKernel {
           "capacity must be positive or -1 (unbounded), got ", capacity_)));
       return;
     }
+    if (kind_ == "RandomShuffleQueue") {
+      Queue::Shuffle shuffle;
+      c->SetStatus(c->GetAttr("min_after_dequeue", &shuffle.min_after_dequeue));
+      c->SetStatus(c->GetAttr("seed", &shuffle.seed));
+      c->SetStatus(c->GetAttr("seed2", &shuffle.seed2));
+      if (!c->status().ok()) return;
+      const int64_t capacity =
+          capacity_ < 0 ? std::numeric_limits<int32_t>::max() : capacity_;
+      if (shuffle.min_after_dequeue < 0) {
+        c->SetStatus(absl::InvalidArgumentError(
+            absl::StrCat("min_after_dequeue ", shuffle.min_after_dequeue,
+                         " must be >= 0")));
+        return;
+      }
+      if (shuffle.min_after_dequeue >= capacity) {
+        c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+            "min_after_dequeue ", shuffle.min_after_dequeue,
+            " must be < capacity ", capacity)));
+        return;
+      }
+      shuffle_ = shuffle;
+    }
     // TensorFlow's queues without a shared_name belong to their kernel
     // (one per node and session), under a name of their own.
     if (name_.empty()) {
@@ -126,7 +151,7 @@ class QueueOp : public OpKernel {
         ctx->resource_manager()->LookupOrCreate<Queue>(
             container_, name_, [this] {
               return std::make_shared<Queue>(kind_, name_, types_, shapes_,
-                                             capacity_);
+                                             capacity_, shuffle_);
             });
     DFX_OP_REQUIRES_OK(ctx, q.status());
     const Queue& queue = **q;
@@ -143,6 +168,24 @@ class QueueOp : public OpKernel {
             ShapesString(queue.shapes()), " and capacity ", queue.capacity(),
             "; this node asks for a ", kind_, " of ", TypesString(types_),
             ", ", ShapesString(shapes_), " and ", capacity)));
+    if (shuffle_.has_value()) {
+      const Queue::Shuffle& have = *queue.shuffle();
+      DFX_OP_REQUIRES(
+          ctx, have.min_after_dequeue == shuffle_->min_after_dequeue,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Shared queue '", name_, "' has min_after_dequeue ",
+              have.min_after_dequeue, " but requested min_after_dequeue was ",
+              shuffle_->min_after_dequeue, ".")));
+      const bool seeded = shuffle_->seed != 0 || shuffle_->seed2 != 0;
+      DFX_OP_REQUIRES(
+          ctx,
+          !seeded || (have.seed == shuffle_->seed &&
+                      have.seed2 == shuffle_->seed2),
+          absl::InvalidArgumentError(absl::StrCat(
+              "Shared queue '", name_, "' has random seeds (", have.seed, ", ",
+              have.seed2, ") but requested seeds are (", shuffle_->seed, ", ",
+              shuffle_->seed2, ").")));
+    }
     if (ref_) {
       ctx->set_output_ref(0, TensorRef{&handle_, &handle_mu_});
     } else {
@@ -156,6 +199,7 @@ class QueueOp : public OpKernel {
   DataTypeVector types_;
   std::vector<PartialShape> shapes_;
   int64_t capacity_ = -1;
+  std::optional<Queue::Shuffle> shuffle_;
   std::string container_;
   std::string name_;
   Tensor handle_{DT_RESOURCE, TensorShape()};
@@ -361,13 +405,14 @@ class DequeueOp : public AsyncOpKernel {
               up_to_ ? "DequeueUpToOp" : "DequeueManyOp", " requested ", n,
               " < 0 elements")),
           done);
-      if (queue->kind() == "FIFOQueue") {
+      if (queue->kind() != "PaddingFIFOQueue") {
         bool specified = !queue->shapes().empty();
         DFX_OP_REQUIRES_ASYNC(
             ctx, specified,
             absl::InvalidArgumentError(absl::StrCat(
-                "FIFOQueue's DequeueMany and DequeueUpTo require the "
-                "components to have specified shapes (queue '",
+                queue->kind(),
+                "'s DequeueMany and DequeueUpTo require the components to "
+                "have specified shapes (queue '",
                 queue->name(), "')")),
             done);
       }
@@ -511,3 +556,12 @@ void RegisterQueueKernels(KernelRegistry* r) {
 }
 
 }  // namespace dfx::data_flow
+
+namespace dfx::nn2_internal {
+
+void RegisterRandomShuffleQueueKernels(KernelRegistry* r) {
+  RegisterKernel<data_flow::QueueOp>(
+      r, KernelDefBuilder("RandomShuffleQueueV2"));
+}
+
+}  // namespace dfx::nn2_internal

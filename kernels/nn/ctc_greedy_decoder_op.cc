@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/math/misc_kernels.h"
+#include "kernels/nn/ctc_util.h"
 
 namespace dfx::misc_internal {
 namespace {
@@ -26,30 +27,11 @@ class CTCGreedyDecoderOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& inputs = ctx->input(0);
     const Tensor& seq_len = ctx->input(1);
-    DFX_OP_REQUIRES(ctx, inputs.dims() == 3,
-                    absl::InvalidArgumentError("inputs is not a 3-Tensor"));
-    DFX_OP_REQUIRES(ctx, inputs.NumElements() > 0,
-                    absl::InvalidArgumentError("inputs must not be empty"));
+    DFX_OP_REQUIRES_OK(ctx, ctc::CheckDecoderInputs(inputs, seq_len));
     const int64_t max_time = inputs.dim_size(0);
     const int64_t batch_size = inputs.dim_size(1);
     const int64_t num_classes = inputs.dim_size(2);
-    DFX_OP_REQUIRES(ctx, seq_len.dims() == 1,
-                    absl::InvalidArgumentError(
-                        "sequence_length is not a vector"));
-    DFX_OP_REQUIRES(ctx, seq_len.dim_size(0) == batch_size,
-                    absl::FailedPreconditionError(absl::StrCat(
-                        "len(sequence_length) != batch_size.  "
-                        "len(sequence_length):  ",
-                        seq_len.dim_size(0), " batch_size: ", batch_size)));
     const int32_t* lengths = seq_len.data<int32_t>();
-    for (int64_t b = 0; b < batch_size; ++b) {
-      DFX_OP_REQUIRES(ctx, lengths[b] <= max_time,
-                      absl::FailedPreconditionError(absl::StrCat(
-                          "sequence_length(", b, ") <= ", max_time)));
-    }
-    DFX_OP_REQUIRES(ctx, num_classes <= std::numeric_limits<int>::max(),
-                    absl::InvalidArgumentError(
-                        "num_classes cannot exceed max int"));
     const int64_t blank =
         blank_index_ < 0 ? num_classes + blank_index_ : blank_index_;
     DFX_OP_REQUIRES(ctx, blank >= 0 && blank < num_classes,
@@ -62,7 +44,9 @@ class CTCGreedyDecoderOp : public OpKernel {
                                 3, TensorShape({batch_size, 1}), &log_prob));
     const T* in = inputs.data<T>();
     T* lp = log_prob->data<T>();
-    std::vector<std::vector<int64_t>> sequences(batch_size);
+    // One path per batch member.
+    std::vector<std::vector<std::vector<int>>> sequences(
+        batch_size, std::vector<std::vector<int>>(1));
     ParallelFor(
         *ctx->device(), batch_size,
         Eigen::TensorOpCost(max_time * num_classes * sizeof(T), 8,
@@ -83,39 +67,14 @@ class CTCGreedyDecoderOp : public OpKernel {
               }
               sum += -best_value;
               if (best != blank && !(merge_repeated_ && best == prev)) {
-                sequences[b].push_back(best);
+                sequences[b][0].push_back(static_cast<int>(best));
               }
               prev = best;
             }
             lp[b] = sum;
           }
         });
-    int64_t total = 0;
-    int64_t longest = 0;
-    for (const auto& s : sequences) {
-      total += static_cast<int64_t>(s.size());
-      longest = std::max<int64_t>(longest, static_cast<int64_t>(s.size()));
-    }
-    Tensor* indices = nullptr;
-    Tensor* values = nullptr;
-    Tensor* shape = nullptr;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({total, 2}), &indices));
-    DFX_OP_REQUIRES_OK(ctx,
-                       ctx->allocate_output(1, TensorShape({total}), &values));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({2}), &shape));
-    int64_t* ip = indices->data<int64_t>();
-    int64_t* vp = values->data<int64_t>();
-    int64_t k = 0;
-    for (int64_t b = 0; b < batch_size; ++b) {
-      for (size_t t = 0; t < sequences[b].size(); ++t, ++k) {
-        ip[2 * k] = b;
-        ip[2 * k + 1] = static_cast<int64_t>(t);
-        vp[k] = sequences[b][t];
-      }
-    }
-    shape->data<int64_t>()[0] = batch_size;
-    shape->data<int64_t>()[1] = longest;
+    DFX_OP_REQUIRES_OK(ctx, ctc::StoreDecodedSequences(sequences, 1, ctx));
   }
 
  private:

@@ -16,24 +16,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/math/misc_kernels.h"
+#include "kernels/nn/ctc_util.h"
 
 namespace dfx::misc_internal {
 namespace {
 
-template <typename T>
-constexpr T LogZero() {
-  return -std::numeric_limits<T>::infinity();
-}
-
-// log(exp(a) + exp(b)) as TensorFlow's CTC code computes it: the
-// correction term in float (log1pf(expf(.))), for double too.
-template <typename T>
-T LogSumExp(T a, T b) {
-  if (a == LogZero<T>()) return b;
-  if (b == LogZero<T>()) return a;
-  return a > b ? a + log1pf(expf(static_cast<float>(b - a)))
-               : b + log1pf(expf(static_cast<float>(a - b)));
-}
+using ctc::LogSumExp;
+using ctc::LogZero;
 
 // The label checks and l' (blanks around every label) of one batch member.
 absl::Status LPrime(const std::vector<int>& label, int b, int num_classes,

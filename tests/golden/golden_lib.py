@@ -11,7 +11,9 @@ runs exactly the graph it exported) and written to
         feed_<i>.npy    one per feed, in case.json order
         out_<i>.npy     one per fetch, in case.json order
 
-Complex tensors are stored as float32/float64 (real, imaginary) pairs in a
+Quantized tensors (qint8, quint8, qint16, quint16, qint32) are stored as
+the integers they hold (int8, uint8, int16, uint16, int32), with the quantized
+dtype's name in case.json. Complex tensors are stored as float32/float64 (real, imaginary) pairs in a
 trailing dimension of 2, with dtype "complex64"/"complex128" in case.json.
 String tensors (dtype "string" in case.json), which .npy files cannot hold
 without pickle, are written as feed_<i>.json / out_<i>.json instead:
@@ -113,9 +115,19 @@ def _clean_message(message):
     return message.split("\n\t [[")[0].strip()
 
 
+# TensorFlow's quantized dtypes, which NumPy sees as one-field structured
+# types; golden cases store them as the integers of that field.
+_QUANTIZED = {"qint8": np.int8, "quint8": np.uint8, "qint16": np.int16,
+              "quint16": np.uint16, "qint32": np.int32}
+
+
 def _to_npy(value):
     """(array to save, dtype name recorded in case.json)."""
     value = np.asarray(value)
+    names = value.dtype.names
+    if names and len(names) == 1 and names[0] in _QUANTIZED:
+        storage = value.view(_QUANTIZED[names[0]]).reshape(value.shape)
+        return np.ascontiguousarray(storage), names[0]
     name = value.dtype.name
     if name == "bfloat16" or str(value.dtype) == "bfloat16":
         return value.astype(np.float32), "bfloat16"
@@ -135,9 +147,19 @@ def _is_string(value):
     return value.dtype == object or value.dtype.kind in ("S", "U")
 
 
-def save_value(out_dir, stem, value):
+def save_value(out_dir, stem, value, tf_dtype=None):
     """Writes `value` as out_dir/stem.npy, or stem.json for a string tensor;
-    returns (file name, dtype name for case.json)."""
+    returns (file name, dtype name for case.json). tf_dtype: the fetched
+    tensor's dtype, for quantized values (which Session.run returns as
+    plain integers)."""
+    if tf_dtype is not None and tf_dtype.is_quantized:
+        storage = _QUANTIZED[tf_dtype.name]
+        value = np.asarray(value)
+        value = value.view(storage) if value.dtype.names else value
+        fname = stem + ".npy"
+        np.save(os.path.join(out_dir, fname),
+                np.ascontiguousarray(value.astype(storage)))
+        return fname, tf_dtype.name
     if _is_string(value):
         value = np.asarray(value, dtype=object)
         items = []
@@ -204,7 +226,8 @@ def case(family, name, build, rtol=None, atol=None, note=""):
     else:
         spec["outputs"] = []
         for i, value in enumerate(results):
-            fname, dtype = save_value(out_dir, f"out_{i}", value)
+            fname, dtype = save_value(out_dir, f"out_{i}", value,
+                                      tf_dtype=fetches[i].dtype)
             d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
             spec["outputs"].append({
                 "file": fname,
@@ -262,8 +285,9 @@ def write_op_defs(family, op_names, type_attrs=None, drop_types=()):
 
     The attr is type_attrs[op] when given, else "T", else the op's first
     `type` attr. Quantized, resource, variant, float8, int4 and int2 types
-    are left out (dfx has no kernels for them), and so is every tf.DType
-    in drop_types.
+    are left out (dfx has kernels for none of them but the quantized ones
+    of QuantizeV2 and Dequantize, which their golden cases check), and so
+    is every tf.DType in drop_types.
     """
     from google.protobuf import text_format
     from tensorflow.core.framework import op_def_pb2

@@ -46,7 +46,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
-                                 "coverage", "dataset_window"};
+                                 "coverage", "dataset_window", "nn2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -184,6 +184,15 @@ std::string RunCase(const fs::path& dir, bool spread = false) {
     } else if (feed["dtype"] == "complex64" || feed["dtype"] == "complex128") {
       value = golden::ComplexFromPairs(
           *value, feed["dtype"] == "complex64" ? DT_COMPLEX64 : DT_COMPLEX128);
+      if (!value.ok()) return value.status().ToString();
+    } else if (absl::StartsWith(feed["dtype"].get<std::string>(), "qint") ||
+               absl::StartsWith(feed["dtype"].get<std::string>(), "quint")) {
+      // golden_lib stores quantized feeds as integers of the same width.
+      DataType dtype;
+      if (!DataTypeFromString(feed["dtype"].get<std::string>(), &dtype)) {
+        return absl::StrCat("unknown dtype ", feed["dtype"].get<std::string>());
+      }
+      value = golden::QuantizedFromStorage(*value, dtype);
       if (!value.ok()) return value.status().ToString();
     }
     feeds.emplace_back(feed["name"].get<std::string>(), *std::move(value));
@@ -334,6 +343,11 @@ TEST_CASE("golden: image and audio codecs equal TensorFlow") {
 TEST_CASE("golden: v1 ops, searchsorted, ReverseSequence and inverse "
           "hyperbolics equal TensorFlow") {
   RunFamily("coverage");
+}
+
+TEST_CASE("golden: quantization, truncated normals, fractional pooling "
+          "and CTC beam search equal TensorFlow") {
+  RunFamily("nn2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
+#include "runtime/quantized_types.h"
 #include "runtime/types.h"
 #include "tools/cli/npy.h"
 
@@ -52,9 +54,14 @@ absl::StatusOr<Tensor> ReadTensorFile(const fs::path& path) {
 
 double ElementAsDouble(const Tensor& t, int64_t i) {
   double v = 0;
-  const bool known = VisitNumericType(t.dtype(), [&]<typename T>() {
+  bool known = VisitNumericType(t.dtype(), [&]<typename T>() {
     v = static_cast<double>(t.data<T>()[i]);
   });
+  if (!known) {
+    known = VisitQuantizedType(t.dtype(), [&]<typename Q>() {
+      v = static_cast<double>(t.data<Q>()[i].value);
+    });
+  }
   DFX_CHECK(known);
   return v;
 }
@@ -102,6 +109,26 @@ absl::StatusOr<Tensor> ComplexFromPairs(const Tensor& pairs,
     } else {
       t.data<std::complex<double>>()[i] = std::complex<double>(re, im);
     }
+  }
+  return t;
+}
+
+absl::StatusOr<Tensor> QuantizedFromStorage(const Tensor& storage,
+                                            DataType dtype) {
+  const DataType want = dtype == DT_QINT8    ? DT_INT8
+                        : dtype == DT_QUINT8  ? DT_UINT8
+                        : dtype == DT_QINT16  ? DT_INT16
+                        : dtype == DT_QUINT16 ? DT_UINT16
+                        : dtype == DT_QINT32  ? DT_INT32
+                                              : DT_INVALID;
+  if (want == DT_INVALID || storage.dtype() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DataTypeString(dtype), " values must be stored as ",
+        DataTypeString(want), ", got ", DataTypeString(storage.dtype())));
+  }
+  Tensor t(dtype, storage.shape());
+  if (t.TotalBytes() > 0) {
+    std::memcpy(t.raw_data(), storage.raw_data(), t.TotalBytes());
   }
   return t;
 }

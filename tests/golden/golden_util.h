@@ -32,6 +32,12 @@ std::string NumpyName(DataType dtype);
 // by dfx's npy reader): shape [..., 2] becomes [...].
 absl::StatusOr<Tensor> ComplexFromPairs(const Tensor& pairs, DataType dtype);
 
+// A quantized tensor (qint8, quint8, qint16, quint16, qint32) from the
+// integers golden_lib.py stores it as (int8, uint8, int16, uint16, int32 of
+// the same width): the same bytes under the quantized dtype.
+absl::StatusOr<Tensor> QuantizedFromStorage(const Tensor& storage,
+                                            DataType dtype);
+
 // Compares dfx's output with TensorFlow's; empty when equal within
 // tolerance (|got - want| <= atol + rtol * |want|, NaN matches NaN), else
 // what differs. String tensors ("string") must be equal byte for byte.

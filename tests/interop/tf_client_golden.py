@@ -86,6 +86,12 @@ def spread(graph_def):
     return out
 
 
+# Quantized tensors are stored as the integers they hold
+# (golden_lib._QUANTIZED).
+_QUANTIZED = {"qint8": np.int8, "quint8": np.uint8, "qint16": np.int16,
+              "quint16": np.uint16, "qint32": np.int32}
+
+
 def load_value(case_dir, entry, feed=False):
     """A feed's or output's value: an .npy file, or for a string tensor a
     .json file of base64 elements (golden_lib.save_value); a string feed
@@ -105,6 +111,8 @@ def load_value(case_dir, entry, feed=False):
     value = np.load(path)
     if feed and entry.get("dtype") == "bfloat16":
         value = value.astype(tf.bfloat16.as_numpy_dtype)
+    if feed and entry.get("dtype") in _QUANTIZED:
+        value = value.view(tf.as_dtype(entry["dtype"]).as_numpy_dtype)
     if entry.get("dtype") in ("complex64", "complex128"):
         # Stored as (real, imaginary) pairs in a trailing dim of 2.
         # (real + 1j * imag would turn an infinite part into NaNs.)
@@ -123,6 +131,8 @@ def same_values(got, want, out):
     got = np.asarray(got, dtype=object if want.dtype == object else None)
     if out["dtype"] == "bfloat16":
         got = got.astype(np.float32)
+    if out["dtype"] in _QUANTIZED:
+        got = got.view(_QUANTIZED[out["dtype"]]).reshape(got.shape)
     if got.shape != want.shape:
         return False
     if want.dtype == object:

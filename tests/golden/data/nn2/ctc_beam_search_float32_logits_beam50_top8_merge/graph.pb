@@ -1,0 +1,16 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+:
+Placeholder_1Placeholder*
+dtype0*
+shape:
+Š
+CTCBeamSearchDecoderCTCBeamSearchDecoderPlaceholderPlaceholder_1*
+T0*
+
+beam_width2*
+merge_repeated(*
+	top_paths"ª
