@@ -1,6 +1,6 @@
 // Unary element-wise kernels of the floating-point types only: Floor, Ceil,
 // Rint, Erf, Erfc, Log1p, Expm1, Sin, Cos, Tan, Asin, Acos, Atan, Sinh,
-// Cosh, and the classifications IsNan, IsInf, IsFinite (bool output).
+// Cosh, Asinh, Acosh, Atanh, and the classifications IsNan, IsInf, IsFinite (bool output).
 #include "kernels/math/cwise_ops.h"
 
 namespace dfx {
@@ -43,6 +43,12 @@ void RegisterCwiseUnaryFloatKernels(KernelRegistry* registry) {
                    bfloat16>(registry, "Sinh");
   RegisterForTypes<Unary<ei::scalar_cosh_op>::Kernel, float, double, half,
                    bfloat16>(registry, "Cosh");
+  RegisterForTypes<Unary<ei::scalar_asinh_op>::Kernel, float, double, half,
+                   bfloat16>(registry, "Asinh");
+  RegisterForTypes<Unary<ei::scalar_acosh_op>::Kernel, float, double, half,
+                   bfloat16>(registry, "Acosh");
+  RegisterForTypes<Unary<ei::scalar_atanh_op>::Kernel, float, double, half,
+                   bfloat16>(registry, "Atanh");
   RegisterForTypes<Unary<mi::IsNanOp>::BoolKernel, float, double, half,
                    bfloat16>(registry, "IsNan");
   RegisterForTypes<Unary<mi::IsInfOp>::BoolKernel, float, double, half,
