@@ -8,44 +8,20 @@
 // complex64 give complex64, double and complex128 give complex128; any
 // other Tout fails as in TensorFlow.
 //
-// Its own file: the Schur decompositions' instantiations are slow to
-// compile, and apart they build in parallel with the other linalg files.
+// The decompositions live in eig_real_decompose.cc and
+// eig_complex_decompose.cc: their Eigen instantiations are slow to compile,
+// and apart they build in parallel.
 #include <algorithm>
 #include <complex>
 #include <cstdint>
 
-#include "Eigen/Eigenvalues"
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
+#include "kernels/linalg/eig_decompose.h"
 #include "kernels/linalg/matrix_batch.h"
 
 namespace dfx::linalg {
 namespace {
-
-// The eigen decomposition of one matrix `a` (n x n, In) into e (n) and,
-// when v is not null, v (n x n); false when the solver did not converge.
-template <typename In, typename Out>
-bool Decompose(const Eigen::Map<const RowMatrix<In>>& a, Out* e, Out* v) {
-  const int64_t n = a.rows();
-  using Vector = Eigen::Matrix<Out, Eigen::Dynamic, 1>;
-  if constexpr (Eigen::NumTraits<In>::IsComplex) {
-    Eigen::ComplexEigenSolver<RowMatrix<Out>> solver(a, v != nullptr);
-    if (solver.info() != Eigen::Success) return false;
-    Eigen::Map<Vector>(e, n) = solver.eigenvalues();
-    if (v != nullptr) {
-      Eigen::Map<RowMatrix<Out>>(v, n, n) = solver.eigenvectors();
-    }
-  } else {
-    Eigen::EigenSolver<RowMatrix<In>> solver(a, v != nullptr);
-    if (solver.info() != Eigen::Success) return false;
-    Eigen::Map<Vector>(e, n) = solver.eigenvalues().template cast<Out>();
-    if (v != nullptr) {
-      Eigen::Map<RowMatrix<Out>>(v, n, n) =
-          solver.eigenvectors().template cast<Out>();
-    }
-  }
-  return true;
-}
 
 template <typename In, typename Out>
 class EigOp : public OpKernel {
@@ -67,14 +43,14 @@ class EigOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    DFX_OP_REQUIRES_OK(ctx, CheckSquareMatrices(in, 0));
+    DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
     const int64_t n = in.dim_size(in.dims() - 1);
-    absl::StatusOr<TensorShape> e_shape = BatchDimsWith(in, {n});
+    absl::StatusOr<TensorShape> e_shape = BatchShape(in, {n});
     DFX_OP_REQUIRES_OK(ctx, e_shape.status());
     // Without vectors TensorFlow's v is one unwritten element per matrix
     // (as SelfAdjointEigV2's); dfx writes zeros there.
     absl::StatusOr<TensorShape> v_shape =
-        compute_v_ ? BatchDimsWith(in, {n, n}) : BatchDimsWith(in, {});
+        compute_v_ ? BatchShape(in, {n, n}) : BatchShape(in, {});
     DFX_OP_REQUIRES_OK(ctx, v_shape.status());
     Tensor* e_out = nullptr;
     Tensor* v_out = nullptr;
@@ -89,12 +65,12 @@ class EigOp : public OpKernel {
     Out* v = v_out->data<Out>();
     DFX_OP_REQUIRES_OK(
         ctx,
-        ForEachSquareMatrix(
-            *ctx->device(), MatrixCount(in), 25.0 * n * n * n,
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(in), 25.0 * n * n * n,
             [&](int64_t b) {
               const Eigen::Map<const RowMatrix<In>> a(src + b * n * n, n,
                                                        n);
-              if (!Decompose<In, Out>(a, e + b * n,
+              if (!EigDecompose<In, Out>(a, e + b * n,
                                       compute_v_ ? v + b * n * n : nullptr)) {
                 return absl::InvalidArgumentError(
                     "Eigen decomposition was not successful. The input "

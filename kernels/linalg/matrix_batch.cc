@@ -5,18 +5,23 @@
 
 namespace dfx::linalg {
 
-absl::Status CheckSquareMatrices(const Tensor& in, int index) {
+absl::Status CheckRank(const Tensor& in, int index) {
   if (in.dims() < 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Input tensor ", index, " must have rank >= 2, got ", in.dims()));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSquare(const Tensor& in, int index) {
+  DFX_RETURN_IF_ERROR(CheckRank(in, index));
   if (in.dim_size(in.dims() - 1) != in.dim_size(in.dims() - 2)) {
     return absl::InvalidArgumentError("Input matrix must be square.");
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<TensorShape> BatchDimsWith(
+absl::StatusOr<TensorShape> BatchShape(
     const Tensor& in, std::initializer_list<int64_t> inner) {
   TensorShape shape;
   for (int d = 0; d + 2 < in.dims(); ++d) {
@@ -26,7 +31,7 @@ absl::StatusOr<TensorShape> BatchDimsWith(
   return shape;
 }
 
-int64_t MatrixCount(const Tensor& in) {
+int64_t NumMatrices(const Tensor& in) {
   int64_t count = 1;
   for (int d = 0; d + 2 < in.dims(); ++d) count *= in.dim_size(d);
   return count;

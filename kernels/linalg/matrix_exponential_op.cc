@@ -15,46 +15,26 @@
 namespace dfx::linalg {
 namespace {
 
-template <typename T>
-class MatrixExponentialOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    DFX_OP_REQUIRES_OK(ctx, CheckSquareMatrices(in, 0));
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
-    const int64_t n = in.dim_size(in.dims() - 1);
-    if (n == 0) return;
-    const T* src = in.data<T>();
-    T* dst = out->data<T>();
-    DFX_OP_REQUIRES_OK(
-        ctx, ForEachSquareMatrix(*ctx->device(), MatrixCount(in),
-                                 20.0 * n * n * n, [&](int64_t b) {
-                                   const RowMatrix<T> a =
-                                       Eigen::Map<const RowMatrix<T>>(
-                                           src + b * n * n, n, n);
-                                   Eigen::Map<RowMatrix<T>>(dst + b * n * n, n,
-                                                            n) = a.exp();
-                                   return absl::OkStatus();
-                                 }));
+struct ExpOf {
+  template <typename T>
+  RowMatrix<T> operator()(const RowMatrix<T>& x) const {
+    return x.exp();
   }
 };
 
 }  // namespace
 
 void RegisterMatrixExponentialKernels(KernelRegistry* registry) {
-  RegisterKernel<MatrixExponentialOp<float>>(
+  RegisterKernel<MatrixFunctionOp<float, ExpOf, 20>>(
       registry,
       KernelDefBuilder("MatrixExponential").TypeConstraint<float>("T"));
-  RegisterKernel<MatrixExponentialOp<double>>(
+  RegisterKernel<MatrixFunctionOp<double, ExpOf, 20>>(
       registry,
       KernelDefBuilder("MatrixExponential").TypeConstraint<double>("T"));
-  RegisterKernel<MatrixExponentialOp<std::complex<float>>>(
+  RegisterKernel<MatrixFunctionOp<std::complex<float>, ExpOf, 20>>(
       registry, KernelDefBuilder("MatrixExponential")
                     .TypeConstraint<std::complex<float>>("T"));
-  RegisterKernel<MatrixExponentialOp<std::complex<double>>>(
+  RegisterKernel<MatrixFunctionOp<std::complex<double>, ExpOf, 20>>(
       registry, KernelDefBuilder("MatrixExponential")
                     .TypeConstraint<std::complex<double>>("T"));
 }

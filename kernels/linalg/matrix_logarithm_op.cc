@@ -14,40 +14,20 @@
 namespace dfx::linalg {
 namespace {
 
-template <typename T>
-class MatrixLogarithmOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    DFX_OP_REQUIRES_OK(ctx, CheckSquareMatrices(in, 0));
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
-    const int64_t n = in.dim_size(in.dims() - 1);
-    if (n == 0) return;
-    const T* src = in.data<T>();
-    T* dst = out->data<T>();
-    DFX_OP_REQUIRES_OK(
-        ctx, ForEachSquareMatrix(*ctx->device(), MatrixCount(in),
-                                 40.0 * n * n * n, [&](int64_t b) {
-                                   const RowMatrix<T> a =
-                                       Eigen::Map<const RowMatrix<T>>(
-                                           src + b * n * n, n, n);
-                                   Eigen::Map<RowMatrix<T>>(dst + b * n * n, n,
-                                                            n) = a.log();
-                                   return absl::OkStatus();
-                                 }));
+struct LogOf {
+  template <typename T>
+  RowMatrix<T> operator()(const RowMatrix<T>& x) const {
+    return x.log();
   }
 };
 
 }  // namespace
 
 void RegisterMatrixLogarithmKernels(KernelRegistry* registry) {
-  RegisterKernel<MatrixLogarithmOp<std::complex<float>>>(
+  RegisterKernel<MatrixFunctionOp<std::complex<float>, LogOf, 40>>(
       registry, KernelDefBuilder("MatrixLogarithm")
                     .TypeConstraint<std::complex<float>>("T"));
-  RegisterKernel<MatrixLogarithmOp<std::complex<double>>>(
+  RegisterKernel<MatrixFunctionOp<std::complex<double>, LogOf, 40>>(
       registry, KernelDefBuilder("MatrixLogarithm")
                     .TypeConstraint<std::complex<double>>("T"));
 }
