@@ -45,7 +45,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "dataset",  "queues",       "lookup",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
-                                 "fft",      "misc",         "codec"};
+                                 "fft",      "misc",         "codec",
+                                 "complex"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -325,6 +326,10 @@ TEST_CASE("golden: image and audio codecs equal TensorFlow") {
   RunFamily("codec");
 }
 
+TEST_CASE("golden: complex products, functions and decompositions equal "
+          "TensorFlow") {
+  RunFamily("complex");
+}
 TEST_CASE("golden: every family folder is run by a test") {
   for (const auto& entry : fs::directory_iterator(kGoldenDir)) {
     if (!entry.is_directory()) continue;
