@@ -527,14 +527,17 @@ absl::Status RegisterArrayOps(OpRegistry* r) {
                       .Attr("T: type")
                       .Attr("squeeze_dims: list(int) >= 0 = []")
                       .SetShapeFn(SqueezeShapeFn)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("Transpose")
-                      .Input("x: T")
-                      .Input("perm: Tperm")
-                      .Output("y: T")
-                      .Attr("T: type")
-                      .Attr("Tperm: {int32, int64} = DT_INT32")
-                      .SetShapeFn(TransposeShapeFn)));
+  // ConjugateTranspose also conjugates complex elements.
+  for (const char* name : {"Transpose", "ConjugateTranspose"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("x: T")
+                        .Input("perm: Tperm")
+                        .Output("y: T")
+                        .Attr("T: type")
+                        .Attr("Tperm: {int32, int64} = DT_INT32")
+                        .SetShapeFn(TransposeShapeFn)));
+  }
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("ConcatV2")
                       .Input("values: N * T")

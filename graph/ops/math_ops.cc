@@ -321,9 +321,9 @@ absl::Status RegisterMathOps(OpRegistry* registry) {
     DFX_RETURN_IF_ERROR(registry->Register(
         UnaryOp(name, "T: {bfloat16, half, float, double}")));
   }
-  for (const char* name : {"Log1p", "Expm1", "Sin", "Cos", "Tan", "Asin",
-                           "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
-                           "Atanh"}) {
+  for (const char* name :
+       {"Log1p", "Expm1", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
+        "Cosh", "Asinh", "Acosh", "Atanh"}) {
     DFX_RETURN_IF_ERROR(registry->Register(UnaryOp(name, kUnaryComplex)));
   }
   for (const char* name : {"IsNan", "IsInf", "IsFinite"}) {

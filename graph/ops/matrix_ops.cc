@@ -1,11 +1,13 @@
 // Matrix band and diagonal ops (MatrixBandPart, MatrixDiag*, MatrixDiagPart*,
 // MatrixSetDiag*) and the dense decompositions and solvers (Cholesky,
 // MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve,
-// MatrixTriangularSolve, Qr, SelfAdjointEigV2, Svd). Signatures follow
-// TensorFlow 2.21's array_ops.cc and linalg_ops.cc.
+// MatrixTriangularSolve, Qr, SelfAdjointEigV2, Svd), Eig, MatrixExponential
+// and MatrixLogarithm. Signatures follow TensorFlow 2.21's array_ops.cc and
+// linalg_ops.cc.
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -206,6 +208,8 @@ absl::Status QrShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// SelfAdjointEigV2 and Eig: e [..., n]; v [..., n, n], or the batch shape
+// without vectors.
 absl::Status SelfAdjointEigV2Shape(InferenceContext* c) {
   std::vector<int64_t> batch;
   int64_t n = -1;
@@ -365,6 +369,33 @@ absl::Status RegisterMatrixOps(OpRegistry* r) {
                                       .Attr("compute_v: bool = true")
                                       .Attr(kSolverTypes)
                                       .SetShapeFn(SelfAdjointEigV2Shape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("Eig")
+                      .Input("input: T")
+                      .Output("e: Tout")
+                      .Output("v: Tout")
+                      .Attr("compute_v: bool = true")
+                      .Attr("T: {float, double, complex64, complex128}")
+                      .Attr("Tout: {complex64, complex128}")
+                      .SetShapeFn(SelfAdjointEigV2Shape)));
+  // Deprecated at GraphDef version 27 (tf.linalg.expm replaced it), a
+  // field OpDefBuilder has no setter for.
+  DFX_ASSIGN_OR_RETURN(OpRegistrationData expm,
+                       OpDefBuilder("MatrixExponential")
+                           .Input("input: T")
+                           .Output("output: T")
+                           .Attr(kSolverTypes)
+                           .SetShapeFn(SquareMatrixShape)
+                           .Finalize());
+  expm.op_def.mutable_deprecation()->set_version(27);
+  expm.op_def.mutable_deprecation()->set_explanation(
+      "Use Python implementation tf.linalg.matrix_exponential instead.");
+  DFX_RETURN_IF_ERROR(r->Register(std::move(expm)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("MatrixLogarithm")
+                                      .Input("input: T")
+                                      .Output("output: T")
+                                      .Attr("T: {complex64, complex128}")
+                                      .SetShapeFn(SquareMatrixShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Svd")
                                       .Input("input: T")
                                       .Output("s: T")

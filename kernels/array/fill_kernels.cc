@@ -1,5 +1,6 @@
 // Fill, ZerosLike and OnesLike: outputs with every element set to one value.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -87,11 +88,15 @@ class FillOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
     if (value.dtype() == DT_STRING) {
       SetAll(out, value.scalar<std::string>());
-      return;
+    } else if (value.dtype() == DT_COMPLEX64) {
+      SetAll(*ctx->device(), out, value.scalar<std::complex<float>>());
+    } else if (value.dtype() == DT_COMPLEX128) {
+      SetAll(*ctx->device(), out, value.scalar<std::complex<double>>());
+    } else {
+      VisitNumericType(value.dtype(), [&]<typename T>() {
+        SetAll(*ctx->device(), out, value.scalar<T>());
+      });
     }
-    VisitNumericType(value.dtype(), [&]<typename T>() {
-      SetAll(*ctx->device(), out, value.scalar<T>());
-    });
   }
 };
 
@@ -118,8 +123,13 @@ class ConstantLikeOp : public OpKernel {
 }  // namespace
 
 void RegisterFillKernels(KernelRegistry* registry) {
+  // Fill also serves complex (ZerosLike and OnesLike of complex are
+  // kernels/fft/complex_ops.cc's).
+  DataTypeVector fill_types = FillTypes();
+  fill_types.push_back(DT_COMPLEX64);
+  fill_types.push_back(DT_COMPLEX128);
   RegisterKernel<FillOp>(
-      registry, KernelDefBuilder("Fill").TypeConstraint("T", FillTypes()));
+      registry, KernelDefBuilder("Fill").TypeConstraint("T", fill_types));
   RegisterKernel<ConstantLikeOp<false>>(
       registry, KernelDefBuilder("ZerosLike").TypeConstraint("T", FillTypes()));
   RegisterKernel<ConstantLikeOp<true>>(

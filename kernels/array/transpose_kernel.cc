@@ -1,7 +1,11 @@
 // Transpose: y[i0, ..., in] = x[i_perm^-1...], i.e. y's dim i is x's dim
 // perm[i]. A permutation that only moves size-1 dims outputs a view.
+// ConjugateTranspose: the same, with complex elements conjugated (a copy,
+// never a view); for other types it is Transpose.
+#include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,9 +54,22 @@ void TransposeLoop(const T* in, T* out, const std::vector<int64_t>& out_dims,
   }
 }
 
+// Conjugates the complex elements of `t` in place; other types unchanged.
+void ConjugateInPlace(Tensor* t) {
+  const int64_t n = t->NumElements();
+  if (t->dtype() == DT_COMPLEX64) {
+    std::complex<float>* d = t->data<std::complex<float>>();
+    for (int64_t i = 0; i < n; ++i) d[i] = std::conj(d[i]);
+  } else if (t->dtype() == DT_COMPLEX128) {
+    std::complex<double>* d = t->data<std::complex<double>>();
+    for (int64_t i = 0; i < n; ++i) d[i] = std::conj(d[i]);
+  }
+}
+
 class TransposeOp : public OpKernel {
  public:
-  explicit TransposeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  TransposeOp(OpKernelConstruction* ctx, bool conjugate)
+      : OpKernel(ctx), conjugate_(conjugate) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
@@ -96,6 +113,16 @@ class TransposeOp : public OpKernel {
       if (out_dims[i] == 1) continue;
       order_kept = perm[i] > last;
       last = perm[i];
+    }
+    const bool conjugate = conjugate_ && (input.dtype() == DT_COMPLEX64 ||
+                                          input.dtype() == DT_COMPLEX128);
+    if (conjugate && order_kept && input.NumElements() != 0) {
+      Tensor* out = nullptr;
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+      std::memcpy(out->raw_data(), input.raw_data(),
+                  input.NumElements() * DataTypeSize(input.dtype()));
+      ConjugateInPlace(out);
+      return;
     }
     if (order_kept || input.NumElements() == 0) {
       if (input.NumElements() != 0) {
@@ -163,15 +190,26 @@ class TransposeOp : public OpKernel {
         ctx->SetStatus(NodeError(
             *this, absl::StrCat("unsupported dtype ",
                                 DataTypeString(input.dtype()))));
+        return;
     }
+    if (conjugate) ConjugateInPlace(out);
   }
+
+ private:
+  const bool conjugate_;
 };
 
 }  // namespace
 
 void RegisterTransposeKernel(KernelRegistry* registry) {
-  RegisterKernel<TransposeOp>(
-      registry, KernelDefBuilder("Transpose").TypeConstraint("T", MovableTypes()));
+  for (const bool conjugate : {false, true}) {
+    registry->Register(
+        KernelDefBuilder(conjugate ? "ConjugateTranspose" : "Transpose")
+            .TypeConstraint("T", MovableTypes()),
+        [conjugate](OpKernelConstruction* ctx) {
+          return std::unique_ptr<OpKernel>(new TransposeOp(ctx, conjugate));
+        });
+  }
 }
 
 }  // namespace dfx::array_internal

@@ -2,7 +2,11 @@
 // (V1) or broadcast (V2, V3), then one batched GEMM (kernels/linalg/gemm.h).
 // V3's mixed operand types are converted to the type the product is
 // computed in (float with a bfloat16 operand, int32 for 8-bit integers).
+// For complex operands adj_x/adj_y take the adjoint (conjugate transpose),
+// as TensorFlow does: the operand is conjugated into scratch and then
+// multiplied transposed.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +46,35 @@ absl::StatusOr<const C*> AsComputeType(OpKernelContext* ctx, const Tensor& t,
   }
 }
 
+template <typename T>
+inline constexpr bool kIsComplex = std::is_same_v<T, std::complex<float>> ||
+                                   std::is_same_v<T, std::complex<double>>;
+
+// For an adjoint of a complex operand: the conjugate of `data` (the
+// operand `t`'s elements) in `scratch`; otherwise `data` itself.
+template <typename C>
+absl::StatusOr<const C*> ConjugatedIfAdjoint(OpKernelContext* ctx,
+                                             const Tensor& t, const C* data,
+                                             bool adjoint, Tensor* scratch) {
+  if constexpr (kIsComplex<C>) {
+    if (adjoint) {
+      absl::Status s =
+          ctx->allocate_temp(DataTypeToEnum<C>::value, t.shape(), scratch);
+      if (!s.ok()) return s;
+      C* out = scratch->data<C>();
+      const int64_t n = t.NumElements();
+      ParallelFor(*ctx->device(), n, Eigen::TensorOpCost(sizeof(C), sizeof(C), 1),
+                  [&](int64_t first, int64_t last) {
+                    for (int64_t i = first; i < last; ++i) {
+                      out[i] = std::conj(data[i]);
+                    }
+                  });
+      return static_cast<const C*>(out);
+    }
+  }
+  return data;
+}
+
 template <typename Ta, typename Tb, typename Tout>
 class BatchMatMulOp : public OpKernel {
  public:
@@ -65,6 +98,11 @@ class BatchMatMulOp : public OpKernel {
     auto xc = AsComputeType<Ta, C>(ctx, x, &x_scratch);
     DFX_OP_REQUIRES_OK(ctx, xc.status());
     auto yc = AsComputeType<Tb, C>(ctx, y, &y_scratch);
+    DFX_OP_REQUIRES_OK(ctx, yc.status());
+    Tensor x_conj, y_conj;
+    xc = ConjugatedIfAdjoint<C>(ctx, x, *xc, adj_x_, &x_conj);
+    DFX_OP_REQUIRES_OK(ctx, xc.status());
+    yc = ConjugatedIfAdjoint<C>(ctx, y, *yc, adj_y_, &y_conj);
     DFX_OP_REQUIRES_OK(ctx, yc.status());
     C* result = nullptr;
     if constexpr (std::is_same_v<C, Tout>) {
@@ -137,6 +175,8 @@ void RegisterBatchMatMulKernels(KernelRegistry* registry) {
   RegisterSameType<int16_t>(registry, false, true);
   RegisterSameType<int32_t>(registry, true, true);
   RegisterSameType<int64_t>(registry, true, true);
+  RegisterSameType<std::complex<float>>(registry, true, true);
+  RegisterSameType<std::complex<double>>(registry, true, true);
   using bf16 = Eigen::bfloat16;
   const char* v3 = "BatchMatMulV3";
   RegisterOne<bf16, uint8_t, bf16>(registry, v3, Version::kV2);

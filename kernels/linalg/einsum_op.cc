@@ -5,6 +5,7 @@
 // contracts the two; the result is permuted into the output order when that
 // differs. Single-operand equations are one strided pass.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -319,6 +320,8 @@ void RegisterEinsumKernels(KernelRegistry* registry) {
   Register<Eigen::bfloat16>(registry);
   Register<int32_t>(registry);
   Register<int64_t>(registry);
+  Register<std::complex<float>>(registry);
+  Register<std::complex<double>>(registry);
 }
 
 }  // namespace dfx::linalg

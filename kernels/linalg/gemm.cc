@@ -19,6 +19,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -295,6 +296,8 @@ DFX_INSTANTIATE_GEMM(Eigen::bfloat16)
 DFX_INSTANTIATE_GEMM(int16_t)
 DFX_INSTANTIATE_GEMM(int32_t)
 DFX_INSTANTIATE_GEMM(int64_t)
+DFX_INSTANTIATE_GEMM(std::complex<float>)
+DFX_INSTANTIATE_GEMM(std::complex<double>)
 #undef DFX_INSTANTIATE_GEMM
 
 }  // namespace dfx::linalg

@@ -7,8 +7,9 @@
 // threads that ConfigProto.intra_op_parallelism_threads grants, and no OpenMP
 // team is started. half and bfloat16 are converted to float, multiplied with
 // float accumulation and rounded once. double and the integer types run
-// Eigen's matrix product per shard. docs/architecture.md gives the measured
-// reasons.
+// Eigen's matrix product per shard, as do complex64 and complex128 (Eigen's
+// complex GEMM, the product TensorFlow's CPU kernels compute with).
+// docs/architecture.md gives the measured reasons.
 #ifndef DFX_KERNELS_LINALG_GEMM_H_
 #define DFX_KERNELS_LINALG_GEMM_H_
 
@@ -43,7 +44,9 @@ struct MatrixBatch {
 // with k == 0 it is set to zeros. Runs on device.intra_op_pool() (at most
 // its NumThreads() threads, the caller's included) when the work is large
 // enough, inline otherwise or when called from an intra-op thread.
-// T: float, double, Eigen::half, Eigen::bfloat16, int16_t, int32_t, int64_t.
+// T: float, double, Eigen::half, Eigen::bfloat16, int16_t, int32_t, int64_t,
+// std::complex<float>, std::complex<double>. No operand is conjugated: a
+// caller wanting an adjoint conjugates a copy (BatchMatMul's adj_x/adj_y).
 // REQUIRES: batch, m, n, k >= 0; the leading dimensions fit the stored
 // shapes; C does not overlap A or B.
 template <typename T>

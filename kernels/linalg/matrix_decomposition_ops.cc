@@ -18,11 +18,10 @@
 #include "Eigen/LU"
 #include "Eigen/QR"
 #include "Eigen/SVD"
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "kernels/linalg/matrix_batch.h"
 #include "kernels/linalg/matrix_kernels.h"
 #include "runtime/op_kernel.h"
 
@@ -39,77 +38,6 @@ using Map = Eigen::Map<Matrix<T>>;
 // The real type of T's magnitude (T itself, or the complex's part).
 template <typename T>
 using Real = typename Eigen::NumTraits<T>::Real;
-
-// Runs fn(b) for b in [0, batches), each a matrix problem of about
-// `flops` operations, in parallel on the intra-op pool when the batch is
-// worth splitting. Returns the error of the lowest failing b, so the
-// error does not depend on the thread schedule.
-template <typename Fn>
-absl::Status ForEachMatrix(const Device& device, int64_t batches, double flops,
-                           Fn&& fn) {
-  if (batches <= 0) return absl::OkStatus();
-  absl::Mutex mu;
-  int64_t first_bad = batches;
-  absl::Status error;
-  auto run = [&](int64_t first, int64_t last) {
-    for (int64_t b = first; b < last; ++b) {
-      absl::Status s = fn(b);
-      if (!s.ok()) {
-        absl::MutexLock lock(&mu);
-        if (b < first_bad) {
-          first_bad = b;
-          error = std::move(s);
-        }
-        return;
-      }
-    }
-  };
-  if (batches == 1 || batches * flops < 1e5) {
-    run(0, batches);
-  } else {
-    device.eigen_cpu_device().parallelFor(
-        batches, Eigen::TensorOpCost(flops, flops, flops),
-        [&run](Eigen::Index first, Eigen::Index last) { run(first, last); });
-  }
-  return error;
-}
-
-// TensorFlow's LinearAlgebraOp checks of one batch of square matrices.
-absl::Status CheckSquare(const Tensor& in, int index) {
-  if (in.dims() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Input tensor ", index, " must have rank >= 2, got ", in.dims()));
-  }
-  if (in.dim_size(in.dims() - 1) != in.dim_size(in.dims() - 2)) {
-    return absl::InvalidArgumentError("Input matrix must be square.");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckRank(const Tensor& in, int index) {
-  if (in.dims() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Input tensor ", index, " must have rank >= 2, got ", in.dims()));
-  }
-  return absl::OkStatus();
-}
-
-// The batch dims of `in` followed by `inner`.
-absl::StatusOr<TensorShape> BatchShape(const Tensor& in,
-                                       std::initializer_list<int64_t> inner) {
-  TensorShape s;
-  for (int i = 0; i < in.dims() - 2; ++i) {
-    DFX_RETURN_IF_ERROR(s.AddDim(in.dim_size(i)));
-  }
-  for (int64_t d : inner) DFX_RETURN_IF_ERROR(s.AddDim(d));
-  return s;
-}
-
-int64_t NumMatrices(const Tensor& in) {
-  int64_t n = 1;
-  for (int i = 0; i < in.dims() - 2; ++i) n *= in.dim_size(i);
-  return n;
-}
 
 template <typename T>
 class CholeskyOp : public OpKernel {

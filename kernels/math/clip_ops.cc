@@ -1,12 +1,43 @@
-// ClipByValue (bounds that are scalars or of the input's shape) and
-// ApproximateEqual (inputs of one shape).
+// ClipByValue (bounds that are scalars or of the input's shape; complex
+// values clipped part by part) and ApproximateEqual (inputs of one shape).
 #include "kernels/math/cwise_ops.h"
+
+#include <algorithm>
+#include <complex>
 
 namespace dfx {
 namespace {
 
 using math_internal::BinaryRun;
 using math_internal::ComputeType;
+
+// Complex values clip their real and imaginary parts separately, as
+// TensorFlow's vectorised complex min and max do (its kernel's result).
+template <typename C>
+struct PartwiseMinOp {
+  C operator()(const C& a, const C& b) const {
+    using R = typename C::value_type;
+    return C(std::min<R>(a.real(), b.real()), std::min<R>(a.imag(), b.imag()));
+  }
+};
+template <typename C>
+struct PartwiseMaxOp {
+  C operator()(const C& a, const C& b) const {
+    using R = typename C::value_type;
+    return C(std::max<R>(a.real(), b.real()), std::max<R>(a.imag(), b.imag()));
+  }
+};
+
+template <typename T>
+struct ClipFunctors {
+  using Min = Eigen::internal::scalar_min_op<ComputeType<T>>;
+  using Max = Eigen::internal::scalar_max_op<ComputeType<T>>;
+};
+template <typename R>
+struct ClipFunctors<std::complex<R>> {
+  using Min = PartwiseMinOp<std::complex<R>>;
+  using Max = PartwiseMaxOp<std::complex<R>>;
+};
 
 // out = min(max(t, lo), hi) as TensorFlow computes it: max(min(t, hi), lo)
 // with std::min/std::max semantics, so a NaN in t stays NaN, a NaN bound is
@@ -39,8 +70,8 @@ class ClipByValueOp : public OpKernel {
     const T* lo_data = lo.data<T>();
     const T* hi_data = hi.data<T>();
     T* o = out->data<T>();
-    using MinOp = Eigen::internal::scalar_min_op<ComputeType<T>>;
-    using MaxOp = Eigen::internal::scalar_max_op<ComputeType<T>>;
+    using MinOp = typename ClipFunctors<T>::Min;
+    using MaxOp = typename ClipFunctors<T>::Max;
     ParallelFor(*ctx->device(), t.NumElements(),
                 Eigen::TensorOpCost(3 * sizeof(T), sizeof(T), 2),
                 [&](int64_t first, int64_t last) {
@@ -104,7 +135,9 @@ void RegisterClipKernels(KernelRegistry* registry) {
   using Eigen::half;
   math_internal::RegisterForTypes<ClipByValueOp, float, double, half,
                                   bfloat16, int8_t, int16_t, int32_t, int64_t,
-                                  uint8_t>(registry, "ClipByValue");
+                                  uint8_t, std::complex<float>,
+                                  std::complex<double>>(registry,
+                                                        "ClipByValue");
   math_internal::RegisterForTypes<ApproximateEqualOp, float, double>(
       registry, "ApproximateEqual");
 }

@@ -1,4 +1,5 @@
 #include "kernels/kernels.h"
+#include "kernels/math/cwise_complex_ops.h"
 #include "kernels/math/cwise_ops.h"
 #include "kernels/math/cwise_unsigned_ops.h"
 
@@ -13,6 +14,7 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseUnaryKernels(registry);
   RegisterCwiseUnaryFloatKernels(registry);
   RegisterCwiseGradKernels(registry);
+  RegisterCwiseComplexKernels(registry);
   RegisterClipKernels(registry);
   RegisterSelectKernels(registry);
   RegisterCastKernels(registry);

@@ -9,6 +9,7 @@
 #include "kernels/nn/packet_map.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -312,6 +313,12 @@ void RegisterFloating(KernelRegistry* registry) {
 }  // namespace
 
 void RegisterActivationGradKernels(KernelRegistry* registry) {
+  RegisterKernel<BiasAddGradOp<std::complex<float>>>(
+      registry,
+      KernelDefBuilder("BiasAddGrad").TypeConstraint<std::complex<float>>("T"));
+  RegisterKernel<BiasAddGradOp<std::complex<double>>>(
+      registry, KernelDefBuilder("BiasAddGrad")
+                    .TypeConstraint<std::complex<double>>("T"));
   RegisterNumeric<float>(registry);
   RegisterNumeric<double>(registry);
   RegisterNumeric<half>(registry);

@@ -11,6 +11,7 @@
 #include "kernels/nn/bias_add_shape.h"
 #include "kernels/nn/packet_map.h"
 
+#include <complex>
 #include <cstdint>
 #include <string>
 
@@ -252,6 +253,15 @@ void RegisterActivationKernels(KernelRegistry* registry) {
   RegisterNumeric<uint8_t>(registry);
   RegisterNumeric<int8_t>(registry);
   RegisterNumeric<int16_t>(registry);
+  // BiasAdd of complex values (TensorFlow's CPU kernels serve them too).
+  for (const char* op : {"BiasAdd", "BiasAddV1"}) {
+    RegisterKernel<BiasAddOp<std::complex<float>>>(
+        registry,
+        KernelDefBuilder(op).TypeConstraint<std::complex<float>>("T"));
+    RegisterKernel<BiasAddOp<std::complex<double>>>(
+        registry,
+        KernelDefBuilder(op).TypeConstraint<std::complex<double>>("T"));
+  }
   RegisterFloating<float>(registry);
   RegisterFloating<double>(registry);
   RegisterFloating<half>(registry);

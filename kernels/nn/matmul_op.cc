@@ -1,8 +1,10 @@
 // MatMul on CPU through the shared GEMM of kernels/linalg/gemm.h (oneDNN for
-// float, half and bfloat16; Eigen for double and the integers), on the
-// device's intra-op pool.
+// float, half and bfloat16; Eigen for double, the integers and complex64/
+// complex128), on the device's intra-op pool. MatMul transposes without
+// conjugating, complex operands included, as TensorFlow's does.
 #include "kernels/nn/nn_util.h"
 
+#include <complex>
 #include <cstdint>
 
 #include "kernels/linalg/gemm.h"
@@ -54,6 +56,8 @@ void RegisterMatMulKernels(KernelRegistry* registry) {
   Register<Eigen::bfloat16>(registry);
   Register<int32_t>(registry);
   Register<int64_t>(registry);
+  Register<std::complex<float>>(registry);
+  Register<std::complex<double>>(registry);
 }
 
 }  // namespace dfx::nn_internal

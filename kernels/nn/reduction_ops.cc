@@ -114,8 +114,11 @@ struct Reducer {
   }
   // What an input value contributes: its square for EuclideanNorm (in A,
   // so integers wrap as TensorFlow's do).
+  // A complex value contributes x * conj(x) = |x|^2, as in TensorFlow.
   static A Prepare(A x) {
-    if constexpr (K == ReduceKind::kEuclideanNorm) {
+    if constexpr (K == ReduceKind::kEuclideanNorm && kIsComplex<A>) {
+      return x * std::conj(x);
+    } else if constexpr (K == ReduceKind::kEuclideanNorm) {
       return static_cast<A>(x * x);
     } else {
       return x;
@@ -140,7 +143,9 @@ struct Reducer {
     }
   }
   static Packet PreparePacket(const Packet& x) {
-    if constexpr (K == ReduceKind::kEuclideanNorm) {
+    if constexpr (K == ReduceKind::kEuclideanNorm && kIsComplex<A>) {
+      return ei::pmul(x, ei::pconj(x));
+    } else if constexpr (K == ReduceKind::kEuclideanNorm) {
       return ei::pmul(x, x);
     } else {
       return x;
@@ -738,12 +743,17 @@ void RegisterNumeric(KernelRegistry* registry, const char* op) {
 void RegisterReductionKernels(KernelRegistry* registry) {
   RegisterNumeric<ReduceKind::kSum>(registry, "Sum");
   RegisterNumeric<ReduceKind::kMean>(registry, "Mean");
-  // Complex sums and means (tf.signal graphs, spectra averaged over frames).
+  // Complex sums and means (tf.signal graphs, spectra averaged over frames),
+  // products and norms.
   RegisterKind<ReduceKind::kSum, std::complex<float>, std::complex<double>>(
       registry, "Sum");
   RegisterKind<ReduceKind::kMean, std::complex<float>, std::complex<double>>(
       registry, "Mean");
   RegisterNumeric<ReduceKind::kProd>(registry, "Prod");
+  RegisterKind<ReduceKind::kProd, std::complex<float>, std::complex<double>>(
+      registry, "Prod");
+  RegisterKind<ReduceKind::kEuclideanNorm, std::complex<float>,
+               std::complex<double>>(registry, "EuclideanNorm");
   RegisterNumeric<ReduceKind::kMax>(registry, "Max");
   RegisterNumeric<ReduceKind::kMin>(registry, "Min");
   RegisterNumeric<ReduceKind::kEuclideanNorm>(registry, "EuclideanNorm");

@@ -46,7 +46,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "strings",  "image",        "sparse",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
-                                 "coverage", "dataset_window", "nn2"};
+                                 "coverage", "dataset_window", "nn2",
+                                 "complex"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -348,6 +349,11 @@ TEST_CASE("golden: v1 ops, searchsorted, ReverseSequence and inverse "
 TEST_CASE("golden: quantization, truncated normals, fractional pooling "
           "and CTC beam search equal TensorFlow") {
   RunFamily("nn2");
+}
+
+TEST_CASE("golden: complex products, functions and decompositions equal "
+          "TensorFlow") {
+  RunFamily("complex");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

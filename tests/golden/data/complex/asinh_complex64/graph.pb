@@ -1,0 +1,8 @@
+
+.
+xPlaceholder*
+dtype0*
+shape:
+
+AsinhAsinhx*
+T0"ª

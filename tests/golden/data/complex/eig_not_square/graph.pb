@@ -1,0 +1,11 @@
+
+D
+aPlaceholder*
+dtype0*%
+shape:ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
+3
+EigEiga*
+
+Tout0*
+T0*
+	compute_v("ª

@@ -1,0 +1,8 @@
+
+.
+xPlaceholder*
+dtype0*
+shape:
+
+TanTanx*
+T0"ª
