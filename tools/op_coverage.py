@@ -4,8 +4,8 @@ and CPU kernels against dfx's (`dfx ops --json`, a file given as argv[1]).
 Prints the op types TensorFlow has a CPU kernel for and dfx does not
 register (internal `_` ops and ops whose kernels are all on other devices
 left out), one per line, and with --types the dtypes dfx's CPU kernels of
-the ops it has lack against TensorFlow's (quantized, resource and variant
-types left out). --json prints both as one JSON object.
+the ops it has lack against TensorFlow's (quantized, resource, variant,
+float8, int4 and int2 types left out). --json prints both as one JSON object.
 """
 import json
 import sys
@@ -14,9 +14,12 @@ from tensorflow.core.framework import op_def_pb2, types_pb2
 from tensorflow.python.client import pywrap_tf_session
 from tensorflow.python.framework import kernels
 
+# Types dfx's tensors do not hold (float8, int4, int2: 24..32) and the
+# handle types, whose kernels are not per dtype.
 SKIPPED_TYPES = {types_pb2.DT_QINT8, types_pb2.DT_QUINT8, types_pb2.DT_QINT16,
                  types_pb2.DT_QUINT16, types_pb2.DT_QINT32,
-                 types_pb2.DT_RESOURCE, types_pb2.DT_VARIANT}
+                 types_pb2.DT_RESOURCE, types_pb2.DT_VARIANT} | set(
+                     range(24, 33))
 
 
 def type_name(enum):

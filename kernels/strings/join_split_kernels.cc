@@ -1,5 +1,6 @@
-// ReduceJoin and StringSplitV2 with TensorFlow 2.21's semantics
-// (reduce_join_op.cc, string_split_op.cc).
+// ReduceJoin, StringSplitV2 and Add of strings (concatenation, `a + b` on
+// string tensors) with TensorFlow 2.21's semantics (reduce_join_op.cc,
+// string_split_op.cc, cwise_op_add_1.cc).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/broadcast.h"
 #include "kernels/strings/string_util.h"
 
 namespace dfx::strings {
@@ -179,9 +181,39 @@ class StringSplitV2Op : public OpKernel {
   int64_t maxsplit_ = -1;
 };
 
+// Add for T=string: element-wise concatenation, broadcast as every binary
+// op is ("Incompatible shapes: [2] vs. [3]" otherwise).
+class StringAddOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    absl::StatusOr<Broadcast> bcast = Broadcast::Make(a.shape(), b.shape());
+    DFX_OP_REQUIRES_OK(ctx, bcast.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, bcast->output_shape(), &out));
+    const std::string* x = a.data<std::string>();
+    const std::string* y = b.data<std::string>();
+    std::string* z = out->data<std::string>();
+    bcast->ForEachRun(0, bcast->num_elements(),
+                      [&](int64_t at, int64_t length, const int64_t* in,
+                          const int64_t* step) {
+                        for (int64_t i = 0; i < length; ++i) {
+                          z[at + i] = absl::StrCat(x[in[0] + i * step[0]],
+                                                   y[in[1] + i * step[1]]);
+                        }
+                      });
+  }
+};
+
 }  // namespace
 
 void RegisterStringJoinSplitKernels(KernelRegistry* registry) {
+  RegisterKernel<StringAddOp>(
+      registry, KernelDefBuilder("Add").TypeConstraint<std::string>("T"));
   RegisterKernel<ReduceJoinOp>(registry, KernelDefBuilder("ReduceJoin"));
   RegisterKernel<StringSplitV2Op>(registry, KernelDefBuilder("StringSplitV2"));
 }

@@ -3,7 +3,8 @@ kernels for that real graphs use and dfx lacked (found with
 tools/op_coverage): the v1 forms older and tf.compat.v1 graphs still hold
 (Concat, InTopK, Reverse, SegmentMax/Min/Prod, SpaceToBatch,
 BatchToSpace), ReverseSequence (bidirectional RNNs), LowerBound and
-UpperBound (tf.searchsorted), UnravelIndex, and Asinh, Acosh, Atanh.
+UpperBound (tf.searchsorted), UnravelIndex, Asinh, Acosh, Atanh, and Add
+of strings.
 
 Run with the TensorFlow virtualenv: $(tools/tf_env) tests/golden/gen_coverage.py
 
@@ -250,7 +251,25 @@ def unravel_cases():
     case("unravel_index_zero_dim", build_u([0], [2, 0]))
 
 
+def string_add_cases():
+    """Add of strings: `prefix + tensor` in tf.strings code."""
+    def build_add(a, b, shape_b=None):
+        def build():
+            x, xv = placeholder(np.array(a, dtype=object).astype(bytes))
+            y, yv = placeholder(np.array(b, dtype=object).astype(bytes),
+                                name="b", shape=shape_b)
+            return RAW.Add(x=x, y=y), {x: xv, y: yv}
+        return build
+    case("add_strings", build_add([["a", "b"], ["c", ""]],
+                                  [["x", "y"], ["", "z"]]))
+    case("add_strings_broadcast", build_add([["pre-"], ["other/"]],
+                                            ["1", "2", "3"]))
+    case("add_strings_incompatible", build_add(["a", "b"], ["x", "y", "z"],
+                                               shape_b=(None,)))
+
+
 def main():
+    string_add_cases()
     inverse_hyperbolic_cases()
     v1_cases()
     segment_cases()

@@ -31,7 +31,7 @@ GraphDef Parse(const std::string& text) {
   return def;
 }
 
-// x: float placeholder; a MatMul of complex64 (no kernel), two nodes of an
+// x: float placeholder; a MatMul of uint8 (no kernel), two nodes of an
 // unknown op, and a float MatMul (fine).
 const char kLacking[] = R"pb(
   node {
@@ -42,14 +42,14 @@ const char kLacking[] = R"pb(
   node {
     name: "c"
     op: "Placeholder"
-    attr { key: "dtype" value { type: DT_COMPLEX64 } }
+    attr { key: "dtype" value { type: DT_UINT8 } }
   }
   node {
-    name: "mm_c"
+    name: "mm_u"
     op: "MatMul"
     input: "c"
     input: "c"
-    attr { key: "T" value { type: DT_COMPLEX64 } }
+    attr { key: "T" value { type: DT_UINT8 } }
   }
   node {
     name: "mm"
@@ -70,7 +70,7 @@ TEST_CASE("CheckGraphOps reports unregistered ops and nodes without a kernel") {
   CHECK(needs[0].nodes == 2);
   CHECK(needs[0].registered);
   CHECK(needs[0].nodes_without_kernel ==
-        std::vector<std::string>{"mm_c (T=complex64)"});
+        std::vector<std::string>{"mm_u (T=uint8)"});
   CHECK(needs[1].op == "Placeholder");
   CHECK(needs[1].ok());
   CHECK(needs[2].op == "Zorblax");
@@ -189,7 +189,7 @@ TEST_CASE("dfx ops --graph lists what a graph lacks and exits 1") {
   CHECK(r.exit_code == 1);
   CHECK(absl::StrContains(r.out, "Zorblax"));
   CHECK(absl::StrContains(r.out, "MISSING: op not registered"));
-  CHECK(absl::StrContains(r.out, "no kernel for mm_c (T=complex64)"));
+  CHECK(absl::StrContains(r.out, "no kernel for mm_u (T=uint8)"));
   CHECK(absl::StrContains(r.out, "dfx lacks 2 of 3 op types"));
 
   const auto j = RunDfx({"ops", "--graph", path, "--json"});

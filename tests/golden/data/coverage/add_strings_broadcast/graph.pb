@@ -1,0 +1,13 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+.
+bPlaceholder*
+dtype0*
+shape:
+#
+AddAddPlaceholderb*
+T0"ª
