@@ -219,8 +219,8 @@ class SegmentOp : public OpKernel {
     });
   }
 
-  // Each run's rows combined in index order, in A (the sum's and mean's
-  // accumulation type; T for max and min).
+  // Each run's rows combined in index order, in A (AccumType<T> for sums,
+  // means and products; T for max and min).
   template <typename T, typename A>
   static void ReduceRuns(const Device& device, const Tensor& data,
                          const std::vector<Run>& runs, int64_t n,
