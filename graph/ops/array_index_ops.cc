@@ -240,7 +240,8 @@ absl::Status ReverseShapeFn(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
   const PartialShape& input = c->input(0);
   const PartialShape& dims = c->input(1);
-  if (input.RankKnown() && dims.dims[0] >= 0 && dims.dims[0] != input.rank()) {
+  if (input.RankKnown() && dims.RankKnown() && dims.dims[0] >= 0 &&
+      dims.dims[0] != input.rank()) {
     return c->Error(absl::StrCat(
         "'dims' must have the same number of values as 'input' has "
         "dimensions. 'input' has ",

@@ -296,6 +296,11 @@ def main():
     parser.add_argument("--dfx", required=True, help="the dfx binary")
     parser.add_argument("--filter", default="",
                         help="run only cases whose family/name contains this")
+    parser.add_argument("--spread", choices=("alternate", "all", "none"),
+                        default="alternate",
+                        help="which single-step cases run with their nodes "
+                        "spread over both tasks: every other one (default), "
+                        "all or none")
     args = parser.parse_args()
 
     cases = []
@@ -328,8 +333,9 @@ def main():
                     # pipeline, say).
                     problem = run_steps_case(target, case_dir)
                 else:
-                    problem = run_case(target, case_dir,
-                                       spread_nodes=i % 2 == 1)
+                    spread_nodes = (args.spread == "all" or
+                                    (args.spread == "alternate" and i % 2))
+                    problem = run_case(target, case_dir, spread_nodes)
                 if problem:
                     failed += 1
                     print(f"FAIL {family}/{name}: {problem}", file=sys.stderr)
