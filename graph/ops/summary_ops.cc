@@ -15,13 +15,6 @@
 namespace dfx {
 namespace {
 
-absl::Status ScalarShapeFn(InferenceContext* c) {
-  c->set_output(0, PartialShape::Scalar());
-  return absl::OkStatus();
-}
-
-absl::Status NoOutputsShapeFn(InferenceContext*) { return absl::OkStatus(); }
-
 constexpr char kHistogramTypes[] =
     "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
     "half, uint32, uint64, bool} = DT_FLOAT";
@@ -42,13 +35,13 @@ absl::Status RegisterTf1SummaryOps(OpRegistry* r) {
                                       .Input("values: T")
                                       .Output("summary: string")
                                       .Attr("T: realnumbertype")
-                                      .SetShapeFn(ScalarShapeFn)));
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("HistogramSummary")
                                       .Input("tag: string")
                                       .Input("values: T")
                                       .Output("summary: string")
                                       .Attr("T: realnumbertype = DT_FLOAT")
-                                      .SetShapeFn(ScalarShapeFn)));
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("ImageSummary")
                       .Input("tag: string")
@@ -57,7 +50,7 @@ absl::Status RegisterTf1SummaryOps(OpRegistry* r) {
                       .Attr("max_images: int >= 1 = 3")
                       .Attr("T: {uint8, float, half, double} = DT_FLOAT")
                       .Attr(kBadColorDefault)
-                      .SetShapeFn(ScalarShapeFn)));
+                      .SetShapeFn(shape_fn::Scalar)));
   // Deprecated at GraphDef version 15 (AudioSummaryV2 replaced it), a
   // field OpDefBuilder has no setter for.
   DFX_ASSIGN_OR_RETURN(OpRegistrationData audio,
@@ -67,7 +60,7 @@ absl::Status RegisterTf1SummaryOps(OpRegistry* r) {
                            .Output("summary: string")
                            .Attr("sample_rate: float")
                            .Attr("max_outputs: int >= 1 = 3")
-                           .SetShapeFn(ScalarShapeFn)
+                           .SetShapeFn(shape_fn::Scalar)
                            .Finalize());
   audio.op_def.mutable_deprecation()->set_version(15);
   audio.op_def.mutable_deprecation()->set_explanation("Use AudioSummaryV2.");
@@ -78,7 +71,7 @@ absl::Status RegisterTf1SummaryOps(OpRegistry* r) {
                                       .Input("sample_rate: float")
                                       .Output("summary: string")
                                       .Attr("max_outputs: int >= 1 = 3")
-                                      .SetShapeFn(ScalarShapeFn)));
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("TensorSummary")
                                       .Input("tensor: T")
                                       .Output("summary: string")
@@ -86,7 +79,7 @@ absl::Status RegisterTf1SummaryOps(OpRegistry* r) {
                                       .Attr("description: string = ''")
                                       .Attr("labels: list(string) = []")
                                       .Attr("display_name: string = ''")
-                                      .SetShapeFn(ScalarShapeFn)));
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("TensorSummaryV2")
                       .Input("tag: string")
@@ -94,12 +87,12 @@ absl::Status RegisterTf1SummaryOps(OpRegistry* r) {
                       .Input("serialized_summary_metadata: string")
                       .Output("summary: string")
                       .Attr("T: type")
-                      .SetShapeFn(ScalarShapeFn)));
+                      .SetShapeFn(shape_fn::Scalar)));
   return r->Register(OpDefBuilder("MergeSummary")
                          .Input("inputs: N * string")
                          .Output("summary: string")
                          .Attr("N: int >= 1")
-                         .SetShapeFn(ScalarShapeFn));
+                         .SetShapeFn(shape_fn::Scalar));
 }
 
 absl::Status RegisterWriterOps(OpRegistry* r) {
@@ -108,7 +101,7 @@ absl::Status RegisterWriterOps(OpRegistry* r) {
                                       .Attr("shared_name: string = ''")
                                       .Attr("container: string = ''")
                                       .SetIsStateful()
-                                      .SetShapeFn(ScalarShapeFn)));
+                                      .SetShapeFn(shape_fn::Scalar)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("CreateSummaryFileWriter")
                                       .Input("writer: resource")
                                       .Input("logdir: string")
@@ -116,14 +109,14 @@ absl::Status RegisterWriterOps(OpRegistry* r) {
                                       .Input("flush_millis: int32")
                                       .Input("filename_suffix: string")
                                       .SetIsStateful()
-                                      .SetShapeFn(NoOutputsShapeFn)));
+                                      .SetShapeFn(shape_fn::Unknown)));
   {
     OpDefBuilder b = WriterOp("WriteSummary");
     b.Input("tensor: T")
         .Input("tag: string")
         .Input("summary_metadata: string")
         .Attr("T: type")
-        .SetShapeFn(NoOutputsShapeFn);
+        .SetShapeFn(shape_fn::Unknown);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   {
@@ -131,7 +124,7 @@ absl::Status RegisterWriterOps(OpRegistry* r) {
     b.Input("tag: string")
         .Input("value: T")
         .Attr("T: realnumbertype")
-        .SetShapeFn(NoOutputsShapeFn);
+        .SetShapeFn(shape_fn::Unknown);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   {
@@ -139,7 +132,7 @@ absl::Status RegisterWriterOps(OpRegistry* r) {
     b.Input("tag: string")
         .Input("values: T")
         .Attr(kHistogramTypes)
-        .SetShapeFn(NoOutputsShapeFn);
+        .SetShapeFn(shape_fn::Unknown);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   {
@@ -149,7 +142,7 @@ absl::Status RegisterWriterOps(OpRegistry* r) {
         .Input("bad_color: uint8")
         .Attr("max_images: int >= 1 = 3")
         .Attr("T: {uint8, double, float, half} = DT_FLOAT")
-        .SetShapeFn(NoOutputsShapeFn);
+        .SetShapeFn(shape_fn::Unknown);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   {
@@ -158,25 +151,25 @@ absl::Status RegisterWriterOps(OpRegistry* r) {
         .Input("tensor: float")
         .Input("sample_rate: float")
         .Attr("max_outputs: int >= 1 = 3")
-        .SetShapeFn(NoOutputsShapeFn);
+        .SetShapeFn(shape_fn::Unknown);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   for (const char* name : {"WriteRawProtoSummary", "WriteGraphSummary"}) {
     OpDefBuilder b = WriterOp(name);
-    b.Input("tensor: string").SetShapeFn(NoOutputsShapeFn);
+    b.Input("tensor: string").SetShapeFn(shape_fn::Unknown);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   for (const char* name : {"FlushSummaryWriter", "CloseSummaryWriter"}) {
     DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
                                         .Input("writer: resource")
                                         .SetIsStateful()
-                                        .SetShapeFn(NoOutputsShapeFn)));
+                                        .SetShapeFn(shape_fn::Unknown)));
   }
   return r->Register(OpDefBuilder("ImportEvent")
                          .Input("writer: resource")
                          .Input("event: string")
                          .SetIsStateful()
-                         .SetShapeFn(NoOutputsShapeFn));
+                         .SetShapeFn(shape_fn::Unknown));
 }
 
 }  // namespace
@@ -198,7 +191,7 @@ absl::Status RegisterSummaryOps(OpRegistry* r) {
   return r->Register(OpDefBuilder("Timestamp")
                          .Output("ts: double")
                          .SetIsStateful()
-                         .SetShapeFn(ScalarShapeFn));
+                         .SetShapeFn(shape_fn::Scalar));
 }
 
 }  // namespace dfx

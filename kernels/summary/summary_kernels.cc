@@ -27,10 +27,6 @@
 namespace dfx::summary {
 namespace {
 
-// TensorFlow's IsLegacyScalar, which TensorFlow 2.21's GraphDef versions
-// no longer stretch to [1] vectors: a scalar.
-bool IsLegacyScalar(const TensorShape& shape) { return shape.dims() == 0; }
-
 void SetSummaryOutput(OpKernelContext* ctx, const Summary& s) {
   Tensor* out = nullptr;
   DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
@@ -45,7 +41,7 @@ class ScalarSummaryOp : public OpKernel {
     const Tensor& values = ctx->input(1);
     DFX_OP_REQUIRES(
         ctx,
-        tags.shape() == values.shape() || (tags.dims() == 0 && values.dims() == 0),
+        tags.shape() == values.shape(),
         absl::InvalidArgumentError(absl::StrCat(
             "tags and values not the same shape: ", tags.shape().DebugString(),
             " != ", values.shape().DebugString(),
@@ -114,7 +110,9 @@ class ImageSummaryOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& tag = ctx->input(0);
-    DFX_OP_REQUIRES(ctx, IsLegacyScalar(tag.shape()),
+    // TensorFlow's IsLegacyScalar, which its 2.21 GraphDef versions no
+    // longer stretch to [1] vectors.
+    DFX_OP_REQUIRES(ctx, tag.dims() == 0,
                     absl::InvalidArgumentError("Tags must be a scalar"));
     Summary s;
     DFX_OP_REQUIRES_OK(ctx, AddImages(ctx->input(1), tag.data<std::string>()[0],
@@ -143,7 +141,7 @@ class AudioSummaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& tag = ctx->input(0);
     const Tensor& audio = ctx->input(1);
-    DFX_OP_REQUIRES(ctx, IsLegacyScalar(tag.shape()),
+    DFX_OP_REQUIRES(ctx, tag.dims() == 0,
                     absl::InvalidArgumentError("Tag must be a scalar"));
     DFX_OP_REQUIRES(ctx, audio.dims() >= 2 && audio.dims() <= 3,
                     absl::InvalidArgumentError(

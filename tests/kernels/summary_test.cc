@@ -1,5 +1,5 @@
-// The summary family beyond its golden cases: signatures, shape functions,
-// Print's stderr text, and the event files the summary writer writes —
+// The summary family beyond its golden cases: signatures, histogram
+// buckets, Print's stderr text, and the event files the summary writer writes —
 // their names, records and flushing, and that they hold the records
 // TensorFlow's own writer wrote (tests/golden/data/summary/tf_written.tfevents)
 // but for wall times.
@@ -17,9 +17,6 @@
 
 #include "absl/strings/match.h"
 #include "catch2/catch.hpp"
-#include "graph/node_def_util.h"
-#include "graph/op_registry.h"
-#include "graph/shape_inference.h"
 #include "kernels/summary/event_writer.h"
 #include "kernels/summary/summary_convert.h"
 #include "proto/event.pb.h"
@@ -111,47 +108,6 @@ absl::Status Run0(const char* op, const Tensor& writer) {
 TEST_CASE("Every summary op has TensorFlow 2.21's signature and CPU types",
           "[summary]") {
   testing::CheckSignaturesWithTensorFlow("summary", 22);
-}
-
-absl::StatusOr<PartialShape> Infer(const NodeDef& node_in,
-                                   std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     op->op_def.output_arg_size());
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  if (c.num_outputs() == 0) return PartialShape::Unknown();
-  return c.output(0);
-}
-
-TEST_CASE("Summary ops output a string scalar, Print its input's shape",
-          "[summary]") {
-  const NodeDef scalar =
-      TestNodeBuilder("s", "ScalarSummary", 2).Attr("T", DT_FLOAT).Build();
-  auto shape = Infer(scalar, {PartialShape::Known({3}), PartialShape::Known({3})});
-  REQUIRE_OK(shape);
-  CHECK(shape->DebugString() == PartialShape::Scalar().DebugString());
-  const NodeDef merge = TestNodeBuilder("m", "MergeSummary", 2)
-                            .Attr("N", int64_t{2})
-                            .Build();
-  shape = Infer(merge, {PartialShape::Unknown(), PartialShape::Known({4})});
-  REQUIRE_OK(shape);
-  CHECK(shape->DebugString() == PartialShape::Scalar().DebugString());
-  const NodeDef print = TestNodeBuilder("p", "Print", 2)
-                            .Attr("T", DT_INT32)
-                            .Attr("U", DataTypeVector{DT_FLOAT})
-                            .Build();
-  shape = Infer(print, {PartialShape::Known({2, -1}), PartialShape::Known({})});
-  REQUIRE_OK(shape);
-  CHECK(shape->DebugString() == PartialShape::Known({2, -1}).DebugString());
-  const NodeDef ts = TestNodeBuilder("t", "Timestamp", 0).Build();
-  shape = Infer(ts, {});
-  REQUIRE_OK(shape);
-  CHECK(shape->DebugString() == PartialShape::Scalar().DebugString());
 }
 
 TEST_CASE("The histogram has TensorFlow's default buckets", "[summary]") {
