@@ -20,6 +20,7 @@
 #include "kernels/summary/event_writer.h"
 #include "kernels/summary/summary_convert.h"
 #include "proto/event.pb.h"
+#include "runtime/file_policy.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/math_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -279,6 +280,31 @@ TEST_CASE("Summary writers refuse bad inputs with TensorFlow's codes",
   REQUIRE_OK(Run0("CloseSummaryWriter", w));
   fs::remove_all(dir);
   fs::remove(file);
+}
+
+TEST_CASE("A server's --data-dir confines the log directory", "[summary]") {
+  const fs::path data = TempDir("data_dir");
+  fs::create_directories(data);
+  REQUIRE_OK(SetDataDir(data.string()));
+  const Tensor w = RunOne(
+      TestNodeBuilder("w", "SummaryWriter", 0).Attr("shared_name", "confined")
+          .Build(),
+      {});
+  auto create = [&](const std::string& logdir) {
+    return RunKernel(TestNodeBuilder("c", "CreateSummaryFileWriter", 5).Build(),
+                     {w, Str(logdir), Scalar<int32_t>(10),
+                      Scalar<int32_t>(1000), Str("")})
+        .status();
+  };
+  const absl::Status outside = create((data.parent_path() / "elsewhere").string());
+  const absl::Status inside = create("logs/run1");
+  REQUIRE_OK(SetDataDir(""));
+  CHECK_THAT(outside, StatusIs(absl::StatusCode::kPermissionDenied));
+  CHECK(!fs::exists(data.parent_path() / "elsewhere"));
+  REQUIRE_OK(inside);
+  CHECK(ReadEvents(data / "logs" / "run1").size() == 1);
+  REQUIRE_OK(Run0("CloseSummaryWriter", w));
+  fs::remove_all(data);
 }
 
 // Writes what gen_summary.py's tf_event_file has TensorFlow write.
