@@ -187,6 +187,36 @@ TEST_CASE("Print writes TensorFlow's v1 text to stderr and passes its input",
   CHECK(captured.str() == line + line);
 }
 
+TEST_CASE("AudioSummary (rate attr) writes what AudioSummaryV2 does",
+          "[summary]") {
+  // TensorFlow 2.21 graphs cannot hold AudioSummary (deprecated at
+  // GraphDef version 15), so no golden case runs it.
+  const Tensor audio =
+      MakeTensor<float>({0.5f, -0.25f, 1.5f, 0.0f}, TensorShape({2, 2}));
+  const Tensor v1 = RunOne(TestNodeBuilder("snd", "AudioSummary", 2)
+                               .Attr("sample_rate", 8000.4f)
+                               .Attr("max_outputs", int64_t{1})
+                               .Build(),
+                           {Str("snd"), audio});
+  const Tensor v2 = RunOne(TestNodeBuilder("snd", "AudioSummaryV2", 3)
+                               .Attr("max_outputs", int64_t{1})
+                               .Build(),
+                           {Str("snd"), audio, Scalar<float>(8000.4f)});
+  CHECK(v1.scalar<std::string>() == v2.scalar<std::string>());
+  Summary s;
+  REQUIRE(s.ParseFromString(v1.scalar<std::string>()));
+  REQUIRE(s.value_size() == 1);
+  CHECK(s.value(0).tag() == "snd/audio");
+  CHECK(s.value(0).audio().length_frames() == 2);
+  CHECK(s.value(0).audio().content_type() == "audio/wav");
+  CHECK_THAT(RunError(TestNodeBuilder("snd", "AudioSummary", 2)
+                          .Attr("sample_rate", 0.0f)
+                          .Build(),
+                      {Str("snd"), audio}),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "sample_rate must be > 0"));
+}
+
 TEST_CASE("Timestamp is the time in seconds", "[summary]") {
   const Tensor t = RunOne(TestNodeBuilder("t", "Timestamp", 0).Build(), {});
   CHECK(t.scalar<double>() > 1.7e9);
