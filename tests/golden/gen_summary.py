@@ -405,6 +405,23 @@ def writer_cases(folder):
         "(an image of no pixels is left out: TensorFlow aborts on it)")
 
 
+def training_case(folder):
+    def build():
+        w = tf1.get_variable("w", initializer=tf.constant([0.5, -1.0, 2.0]))
+        target = tf.constant([1.0, 1.0, 1.0])
+        loss = tf.reduce_sum(tf.square(w - target))
+        train = tf1.train.GradientDescentOptimizer(0.125).minimize(loss)
+        tf1.summary.scalar("loss", loss)
+        tf1.summary.histogram("w", w)
+        tf1.summary.tensor_summary("w_raw", w)
+        return {"init": tf1.global_variables_initializer(), "train": train,
+                "merged": tf1.summary.merge_all()}
+    golden_lib.steps_case(
+        folder, "train_graph_with_summaries", build,
+        [["init"], ["merged"], ["train"], ["merged"], ["train"], ["merged"]],
+        note="a TF1 training graph's merge_all between steps")
+
+
 def tf_event_file(folder):
     """An event file written by TensorFlow's own summary writer, committed
     as data/summary/tf_written.tfevents: tests/kernels/summary_test.cc
@@ -458,6 +475,7 @@ def main():
     merge_cases()
     print_cases()
     writer_cases(golden_lib._family_dir(FAMILY))
+    training_case(golden_lib._family_dir(FAMILY))
     tf_event_file(golden_lib._family_dir(FAMILY))
     golden_lib.write_op_defs(FAMILY, OPS)
 

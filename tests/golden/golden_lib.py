@@ -406,9 +406,8 @@ def steps_case(folder, name, build, steps, note=""):
             continue
         step["outputs"] = []
         for i, value in enumerate(out):
-            arr, dtype = _to_npy(value)
-            fname = f"out_{s}_{i}.npy"
-            np.save(os.path.join(out_dir, fname), arr)
+            # .npy as before; strings as .json (save_value).
+            fname, dtype = save_value(out_dir, f"out_{s}_{i}", value)
             rtol, atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
             step["outputs"].append({"file": fname, "dtype": dtype,
                                     "rtol": rtol, "atol": atol})
