@@ -187,6 +187,33 @@ TEST_CASE("Print writes TensorFlow's v1 text to stderr and passes its input",
   CHECK(captured.str() == line + line);
 }
 
+TEST_CASE("Print formats numbers and other types as TensorFlow's v1 Print",
+          "[summary]") {
+  std::stringstream captured;
+  std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+  Tensor complex(DT_COMPLEX64, TensorShape({2}));
+  Tensor bf16(DT_BFLOAT16, TensorShape({1}));
+  bf16.data<Eigen::bfloat16>()[0] = Eigen::bfloat16(1.5f);
+  const NodeDef node =
+      TestNodeBuilder("p", "Print", 7)
+          .Attr("T", DT_INT32)
+          .Attr("U", DataTypeVector{DT_COMPLEX64, DT_UINT64, DT_FLOAT,
+                                    DT_DOUBLE, DT_BFLOAT16, DT_INT32})
+          .Attr("message", "c: ")
+          .Build();
+  auto out = RunKernel(
+      node, {Scalar<int32_t>(1), complex,
+             MakeVector<uint64_t>({(uint64_t{1} << 63) + 5}),
+             MakeVector<float>({-0.0f, std::nanf(""), 1e-5f, 123456789.0f}),
+             MakeVector<double>({1e100, 0.1}), bf16,
+             Tensor(DT_INT32, TensorShape({1, 0}))});
+  std::cerr.rdbuf(old);
+  REQUIRE_OK(out);
+  // TensorFlow 2.21's line for the same inputs.
+  CHECK(captured.str() ==
+        "c: [? ?][9223372036854775813][-0 nan 1e-05...][1e+100 0.1][1.5][]\n");
+}
+
 TEST_CASE("AudioSummary (rate attr) writes what AudioSummaryV2 does",
           "[summary]") {
   // TensorFlow 2.21 graphs cannot hold AudioSummary (deprecated at
