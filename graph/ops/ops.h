@@ -102,6 +102,9 @@ absl::Status RegisterFftOps(OpRegistry* registry);
 // (graph/ops/nn2_ops.cc).
 absl::Status RegisterNn2Ops(OpRegistry* registry);
 
+// Summaries, summary writers and event files, Print, Timestamp.
+absl::Status RegisterSummaryOps(OpRegistry* registry);
+
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);
 

@@ -294,6 +294,52 @@ void PutLe(std::string* out, int64_t at, uint32_t v, int bytes) {
   }
 }
 
+}  // namespace
+
+absl::Status EncodeWav(const float* samples, uint64_t frames,
+                       uint64_t channels, uint64_t rate, std::string* wav) {
+  if (rate == 0 || rate > 0xffffffffu) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sample_rate must be in (0, 2^32), got: ", rate));
+  }
+  if (channels == 0 || channels > 0xffffu) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_channels must be in (0, 2^16), got: ", channels));
+  }
+  constexpr uint64_t kHeader = 44;
+  const uint64_t count = frames * channels;
+  const uint64_t file_size = kHeader + 2 * count;
+  if (file_size > 0xffffffffu) {
+    return absl::InvalidArgumentError(
+        "Provided channels and frames cannot be encoded as a WAV.");
+  }
+  wav->assign(file_size, '\0');
+  std::memcpy(&(*wav)[0], "RIFF", 4);
+  PutLe(wav, 4, static_cast<uint32_t>(file_size - 8), 4);
+  std::memcpy(&(*wav)[8], "WAVEfmt ", 8);
+  PutLe(wav, 16, 16, 4);  // format chunk size
+  PutLe(wav, 20, 1, 2);   // PCM
+  PutLe(wav, 22, static_cast<uint32_t>(channels), 2);
+  PutLe(wav, 24, static_cast<uint32_t>(rate), 4);
+  PutLe(wav, 28, static_cast<uint32_t>(rate * 2 * channels), 4);
+  PutLe(wav, 32, static_cast<uint32_t>(2 * channels), 2);
+  PutLe(wav, 34, 16, 2);  // bits per sample
+  std::memcpy(&(*wav)[36], "data", 4);
+  PutLe(wav, 40, static_cast<uint32_t>(2 * count), 4);
+  for (uint64_t i = 0; i < count; ++i) {
+    // Rounded, clamped to int16; NaN (undefined in TensorFlow) as 0.
+    const float scaled = std::round(samples[i] * 32768.0f);
+    int16_t v = 0;
+    if (!std::isnan(scaled)) {
+      v = static_cast<int16_t>(std::min(std::max(scaled, -32768.0f), 32767.0f));
+    }
+    PutLe(wav, kHeader + 2 * i, static_cast<uint16_t>(v), 2);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
 class EncodeWavOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -317,48 +363,12 @@ class EncodeWavOp : public OpKernel {
     // reported as a huge number.
     const uint64_t rate = static_cast<uint64_t>(
         static_cast<int64_t>(rate_tensor.scalar<int32_t>()));
-    const uint64_t channels = audio.dim_size(1);
-    const uint64_t frames = audio.dim_size(0);
-    DFX_OP_REQUIRES(ctx, rate != 0 && rate <= 0xffffffffu,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "sample_rate must be in (0, 2^32), got: ", rate)));
-    DFX_OP_REQUIRES(ctx, channels != 0 && channels <= 0xffffu,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "num_channels must be in (0, 2^16), got: ",
-                        channels)));
-    constexpr uint64_t kHeader = 44;
-    const uint64_t count = frames * channels;
-    const uint64_t file_size = kHeader + 2 * count;
-    DFX_OP_REQUIRES(
-        ctx, file_size <= 0xffffffffu,
-        absl::InvalidArgumentError(
-            "Provided channels and frames cannot be encoded as a WAV."));
+    std::string wav;
+    DFX_OP_REQUIRES_OK(ctx, EncodeWav(audio.data<float>(), audio.dim_size(0),
+                                      audio.dim_size(1), rate, &wav));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
-    std::string& wav = out->scalar<std::string>();
-    wav.assign(file_size, '\0');
-    std::memcpy(&wav[0], "RIFF", 4);
-    PutLe(&wav, 4, static_cast<uint32_t>(file_size - 8), 4);
-    std::memcpy(&wav[8], "WAVEfmt ", 8);
-    PutLe(&wav, 16, 16, 4);  // format chunk size
-    PutLe(&wav, 20, 1, 2);   // PCM
-    PutLe(&wav, 22, static_cast<uint32_t>(channels), 2);
-    PutLe(&wav, 24, static_cast<uint32_t>(rate), 4);
-    PutLe(&wav, 28, static_cast<uint32_t>(rate * 2 * channels), 4);
-    PutLe(&wav, 32, static_cast<uint32_t>(2 * channels), 2);
-    PutLe(&wav, 34, 16, 2);  // bits per sample
-    std::memcpy(&wav[36], "data", 4);
-    PutLe(&wav, 40, static_cast<uint32_t>(2 * count), 4);
-    const float* in = audio.data<float>();
-    for (uint64_t i = 0; i < count; ++i) {
-      // Rounded, clamped to int16; NaN (undefined in TensorFlow) as 0.
-      const float scaled = std::round(in[i] * 32768.0f);
-      int16_t v = 0;
-      if (!std::isnan(scaled)) {
-        v = static_cast<int16_t>(std::min(std::max(scaled, -32768.0f), 32767.0f));
-      }
-      PutLe(&wav, kHeader + 2 * i, static_cast<uint16_t>(v), 2);
-    }
+    out->scalar<std::string>() = std::move(wav);
   }
 };
 
