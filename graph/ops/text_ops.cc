@@ -1,7 +1,7 @@
 // Text, set and parsing ops (TensorFlow 2.21's string_ops.cc, set_ops.cc,
 // parsing_ops.cc, array_ops.cc): RegexFullMatch, StringSplit, StringNGrams,
 // UnsortedSegmentJoin, UnicodeDecode(WithOffsets), UnicodeEncode,
-// UnicodeTranscode, DecodeCSV, ParseTensor, SerializeTensor, Fingerprint,
+// UnicodeTranscode, UnicodeScript, DecodeCSV, ParseTensor, SerializeTensor, Fingerprint,
 // EditDistance, SetSize, the three set operations and ListDiff. Signatures equal TensorFlow's byte for byte
 // (tests/kernels/text_test.cc compares them with
 // tests/golden/data/text/tf_op_defs.pbtxt, written by gen_text.py).
@@ -361,6 +361,10 @@ absl::Status RegisterTextOps(OpRegistry* r) {
           .Attr("replacement_char: int = 65533")
           .Attr("Tsplits: {int32, int64} = DT_INT64")
           .SetShapeFn(UnicodeEncodeShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("UnicodeScript")
+                                      .Input("input: int32")
+                                      .Output("output: int32")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
   DFX_RETURN_IF_ERROR(r->Register(
       OpDefBuilder("UnicodeTranscode")
           .Input("input: string")

@@ -9,6 +9,7 @@ void RegisterTextKernels(KernelRegistry* registry) {
   text::RegisterTextParseKernels(registry);
   text::RegisterTextSetKernels(registry);
   text::RegisterTextUnicodeKernels(registry);
+  text::RegisterTextUnicodeScriptKernel(registry);
 }
 
 }  // namespace dfx

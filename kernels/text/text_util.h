@@ -18,6 +18,8 @@ void RegisterTextSetKernels(KernelRegistry* registry);
 // UnicodeDecode, UnicodeDecodeWithOffsets, UnicodeEncode, UnicodeTranscode
 // (unicode_kernels.cc).
 void RegisterTextUnicodeKernels(KernelRegistry* registry);
+// UnicodeScript (unicode_script_kernel.cc, with ICU).
+void RegisterTextUnicodeScriptKernel(KernelRegistry* registry);
 
 }  // namespace dfx::text
 

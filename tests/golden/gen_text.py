@@ -1,7 +1,7 @@
 """Golden cases of the text family: text preprocessing, tf.sets and parsing
 ops that real graphs hold and dfx lacked: RegexFullMatch, StringSplit (v1),
 StringNGrams, UnsortedSegmentJoin, UnicodeDecode(WithOffsets),
-UnicodeEncode, UnicodeTranscode, Fingerprint, SerializeTensor,
+UnicodeEncode, UnicodeTranscode, UnicodeScript, Fingerprint, SerializeTensor,
 ParseTensor, DecodeCSV, EditDistance, SetSize, DenseToDenseSetOperation,
 DenseToSparseSetOperation, SparseToSparseSetOperation and ListDiff.
 
@@ -27,7 +27,7 @@ BF16 = tf.bfloat16.as_numpy_dtype
 
 OP_NAMES = ["RegexFullMatch", "StringSplit", "StringNGrams",
             "UnsortedSegmentJoin", "UnicodeDecode", "UnicodeDecodeWithOffsets",
-            "UnicodeEncode", "UnicodeTranscode", "DecodeCSV", "ParseTensor",
+            "UnicodeEncode", "UnicodeTranscode", "UnicodeScript", "DecodeCSV", "ParseTensor",
             "SerializeTensor", "Fingerprint", "EditDistance", "SetSize",
             "DenseToDenseSetOperation", "DenseToSparseSetOperation",
             "SparseToSparseSetOperation", "ListDiff"]
@@ -676,6 +676,19 @@ def unicode_cases():
     case("unicode_transcode_valid_strict",
          transcode([["ab€".encode(), b""]], "UTF-8", "UTF-32-BE",
                    errors="strict"))
+    def script(values):
+        def build():
+            x, xv = any_shape(np.array(values, np.int32))
+            return RAW.UnicodeScript(input=x), {x: xv}
+        return build
+    # Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari, Han, Hiragana,
+    # Katakana, Hangul, Thai, common punctuation and digits, inherited
+    # combining marks, unassigned, private use, out of range.
+    case("unicode_script", script(
+        [[ord("a"), 0x3B1, 0x416, 0x628, 0x5D0, 0x915, 0x4E2D, 0x3042],
+         [0x30A2, 0xAC00, 0xE01, ord("!"), ord("7"), 0x301, 0x378, 0xE000],
+         [0x10FFFF, 0x110000, -1, 0x1F600, 0x20, 0x10A0, 0x1200, 0x13A0]]))
+    case("unicode_script_empty", script(np.zeros((0,), np.int32)))
     case("unicode_transcode_surrogate_replacement",
          transcode([b"\xff", b"a"], "UTF-8", "UTF-8", replacement_char=0xD800))
 

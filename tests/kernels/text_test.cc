@@ -25,7 +25,7 @@ using testing::TestNodeBuilder;
 
 TEST_CASE("Every text op has TensorFlow 2.21's signature and CPU types",
           "[text]") {
-  testing::CheckSignaturesWithTensorFlow("text", 18);
+  testing::CheckSignaturesWithTensorFlow("text", 19);
 }
 
 // The op's shape function on `node` (defaults added); `consts[i]`, when
