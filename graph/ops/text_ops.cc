@@ -1,11 +1,11 @@
 // Text, set and parsing ops (TensorFlow 2.21's string_ops.cc, set_ops.cc,
 // parsing_ops.cc, array_ops.cc): RegexFullMatch, StringSplit, StringNGrams,
 // UnsortedSegmentJoin, UnicodeDecode(WithOffsets), UnicodeEncode,
-// UnicodeTranscode, UnicodeScript, DecodeCSV, ParseTensor, SerializeTensor, Fingerprint,
-// EditDistance, SetSize, the three set operations and ListDiff. Signatures equal TensorFlow's byte for byte
-// (tests/kernels/text_test.cc compares them with
-// tests/golden/data/text/tf_op_defs.pbtxt, written by gen_text.py).
-// Kernels: kernels/text/.
+// UnicodeTranscode, UnicodeScript, DecodeCSV, ParseTensor, SerializeTensor,
+// Fingerprint, EditDistance, SetSize, the three set operations and ListDiff.
+// Signatures equal TensorFlow's byte for byte (tests/kernels/text_test.cc
+// compares them with tests/golden/data/text/tf_op_defs.pbtxt, written by
+// gen_text.py). Kernels: kernels/text/.
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
+#include "graph/ops/string_ops.h"
 
 namespace dfx {
 namespace {
@@ -82,21 +83,12 @@ absl::Status RegexFullMatchShapeFn(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-absl::Status StringSplitShapeFn(InferenceContext* c) {
-  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
-  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
-  c->set_output(0, PartialShape::Known({-1, 2}));
-  c->set_output(1, PartialShape::Known({-1}));
-  c->set_output(2, PartialShape::Known({2}));
-  return absl::OkStatus();
-}
-
 absl::Status StringNGramsShapeFn(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
   c->set_output(0, PartialShape::Known({-1}));
-  c->set_output(1, c->input(1).RankKnown() ? c->input(1)
-                                           : PartialShape::Known({-1}));
+  c->set_output(
+      1, c->input(1).RankKnown() ? c->input(1) : PartialShape::Known({-1}));
   return absl::OkStatus();
 }
 
@@ -143,9 +135,9 @@ absl::Status EditDistanceShapeFn(InferenceContext* c) {
     return absl::OkStatus();
   }
   if (hyp.size() != truth.size()) {
-    return c->Error(absl::StrCat(
-        "Dimension 0 in both shapes must be equal, but are ", hyp.size(),
-        " and ", truth.size()));
+    return c->Error(
+        absl::StrCat("Dimension 0 in both shapes must be equal, but are ",
+                     hyp.size(), " and ", truth.size()));
   }
   std::vector<int64_t> dims;
   for (size_t d = 0; d + 1 < hyp.size(); ++d) {

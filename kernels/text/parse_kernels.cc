@@ -25,8 +25,8 @@ class DecodeCsvOp : public OpKernel {
     c->SetStatus(c->GetAttr("na_value", &na_value_));
     if (!c->status().ok()) return;
     if (!select_cols_.empty() && select_cols_.size() != out_types_.size()) {
-      c->SetStatus(absl::InvalidArgumentError(
-          "select_cols should match output size"));
+      c->SetStatus(
+          absl::InvalidArgumentError("select_cols should match output size"));
       return;
     }
     for (size_t i = 1; i < select_cols_.size(); ++i) {
@@ -79,18 +79,17 @@ class DecodeCsvOp : public OpKernel {
         const Tensor& def = ctx->input(1 + f);
         std::string& field = fields[f];
         if (field.empty() || field == na_value_) {
-          DFX_OP_REQUIRES(ctx, def.NumElements() == 1,
-                          absl::InvalidArgumentError(
-                              absl::StrCat("Field ", f,
-                                           " is required but missing in record ",
-                                           i, "!")));
+          DFX_OP_REQUIRES(
+              ctx, def.NumElements() == 1,
+              absl::InvalidArgumentError(absl::StrCat(
+                  "Field ", f, " is required but missing in record ", i, "!")));
           CopyDefault(def, outs[f], i);
           continue;
         }
         auto bad = [&](const char* type) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "Field ", f, " in record ", i, " is not a valid ", type, ": ",
-              field));
+          return absl::InvalidArgumentError(
+              absl::StrCat("Field ", f, " in record ", i, " is not a valid ",
+                           type, ": ", field));
         };
         switch (out_types_[f]) {
           case DT_INT32:
@@ -104,9 +103,9 @@ class DecodeCsvOp : public OpKernel {
                 bad("int64"));
             break;
           case DT_FLOAT:
-            DFX_OP_REQUIRES(
-                ctx, absl::SimpleAtof(field, &outs[f]->data<float>()[i]),
-                bad("float"));
+            DFX_OP_REQUIRES(ctx,
+                            absl::SimpleAtof(field, &outs[f]->data<float>()[i]),
+                            bad("float"));
             break;
           case DT_DOUBLE:
             DFX_OP_REQUIRES(
@@ -118,9 +117,9 @@ class DecodeCsvOp : public OpKernel {
             break;
           default:
             DFX_OP_REQUIRES(ctx, false,
-                            absl::InvalidArgumentError(absl::StrCat(
-                                "csv: data type ", out_types_[f],
-                                " not supported in field ", f)));
+                            absl::InvalidArgumentError(
+                                absl::StrCat("csv: data type ", out_types_[f],
+                                             " not supported in field ", f)));
         }
       }
     }
@@ -129,14 +128,23 @@ class DecodeCsvOp : public OpKernel {
  private:
   static void CopyDefault(const Tensor& def, Tensor* out, int64_t i) {
     switch (def.dtype()) {
-      case DT_INT32: out->data<int32_t>()[i] = def.data<int32_t>()[0]; break;
-      case DT_INT64: out->data<int64_t>()[i] = def.data<int64_t>()[0]; break;
-      case DT_FLOAT: out->data<float>()[i] = def.data<float>()[0]; break;
-      case DT_DOUBLE: out->data<double>()[i] = def.data<double>()[0]; break;
+      case DT_INT32:
+        out->data<int32_t>()[i] = def.data<int32_t>()[0];
+        break;
+      case DT_INT64:
+        out->data<int64_t>()[i] = def.data<int64_t>()[0];
+        break;
+      case DT_FLOAT:
+        out->data<float>()[i] = def.data<float>()[0];
+        break;
+      case DT_DOUBLE:
+        out->data<double>()[i] = def.data<double>()[0];
+        break;
       case DT_STRING:
         out->data<std::string>()[i] = def.data<std::string>()[0];
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -177,8 +185,7 @@ class DecodeCsvOp : public OpKernel {
         }
         ++at;
       } else {
-        while (at < in.size() - 1 &&
-               (in[at] != '"' || in[at + 1] != delim_)) {
+        while (at < in.size() - 1 && (in[at] != '"' || in[at + 1] != delim_)) {
           if (in[at] != '"') {
             if (include) field += in[at];
             ++at;
@@ -238,11 +245,11 @@ class ParseTensorOp : public OpKernel {
                         absl::Base64Escape(bytes))));
     absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
     DFX_OP_REQUIRES_OK(ctx, t.status());
-    DFX_OP_REQUIRES(ctx, t->dtype() == out_type_,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Type mismatch between parsed tensor (",
-                        DataTypeString(t->dtype()), ") and dtype (",
-                        DataTypeString(out_type_), ")")));
+    DFX_OP_REQUIRES(
+        ctx, t->dtype() == out_type_,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Type mismatch between parsed tensor (", DataTypeString(t->dtype()),
+            ") and dtype (", DataTypeString(out_type_), ")")));
     ctx->set_output(0, *std::move(t));
   }
 
@@ -274,12 +281,8 @@ void RegisterTextParseKernels(KernelRegistry* registry) {
   RegisterKernel<DecodeCsvOp>(registry, KernelDefBuilder("DecodeCSV"));
   RegisterKernel<ParseTensorOp>(registry, KernelDefBuilder("ParseTensor"));
   RegisterKernel<SerializeTensorOp>(
-      registry,
-      KernelDefBuilder("SerializeTensor")
-          .TypeConstraint(
-              "T", {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8,
-                    DT_STRING, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_BFLOAT16,
-                    DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64}));
+      registry, KernelDefBuilder("SerializeTensor")
+                    .TypeConstraint("T", PodAndStringTypes()));
 }
 
 }  // namespace dfx::text

@@ -36,12 +36,18 @@ K KeyAt(const Tensor& t, int64_t i);
 template <>
 int64_t KeyAt<int64_t>(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DT_INT8: return t.data<int8_t>()[i];
-    case DT_INT16: return t.data<int16_t>()[i];
-    case DT_INT32: return t.data<int32_t>()[i];
-    case DT_UINT8: return t.data<uint8_t>()[i];
-    case DT_UINT16: return t.data<uint16_t>()[i];
-    default: return t.data<int64_t>()[i];
+    case DT_INT8:
+      return t.data<int8_t>()[i];
+    case DT_INT16:
+      return t.data<int16_t>()[i];
+    case DT_INT32:
+      return t.data<int32_t>()[i];
+    case DT_UINT8:
+      return t.data<uint8_t>()[i];
+    case DT_UINT16:
+      return t.data<uint16_t>()[i];
+    default:
+      return t.data<int64_t>()[i];
   }
 }
 template <>
@@ -54,12 +60,24 @@ void PutKey(Tensor* t, int64_t i, const K& k);
 template <>
 void PutKey<int64_t>(Tensor* t, int64_t i, const int64_t& k) {
   switch (t->dtype()) {
-    case DT_INT8: t->data<int8_t>()[i] = static_cast<int8_t>(k); break;
-    case DT_INT16: t->data<int16_t>()[i] = static_cast<int16_t>(k); break;
-    case DT_INT32: t->data<int32_t>()[i] = static_cast<int32_t>(k); break;
-    case DT_UINT8: t->data<uint8_t>()[i] = static_cast<uint8_t>(k); break;
-    case DT_UINT16: t->data<uint16_t>()[i] = static_cast<uint16_t>(k); break;
-    default: t->data<int64_t>()[i] = k; break;
+    case DT_INT8:
+      t->data<int8_t>()[i] = static_cast<int8_t>(k);
+      break;
+    case DT_INT16:
+      t->data<int16_t>()[i] = static_cast<int16_t>(k);
+      break;
+    case DT_INT32:
+      t->data<int32_t>()[i] = static_cast<int32_t>(k);
+      break;
+    case DT_UINT8:
+      t->data<uint8_t>()[i] = static_cast<uint8_t>(k);
+      break;
+    case DT_UINT16:
+      t->data<uint16_t>()[i] = static_cast<uint16_t>(k);
+      break;
+    default:
+      t->data<int64_t>()[i] = k;
+      break;
   }
 }
 template <>
@@ -132,8 +150,7 @@ absl::Status ReadSparse(OpKernelContext* ctx, int base, bool validate,
   }
   if (ix.dim_size(1) != st->rank) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "Index and shapes rank mismatch: ", ix.dim_size(1), " vs. ",
-        st->rank));
+        "Index and shapes rank mismatch: ", ix.dim_size(1), " vs. ", st->rank));
   }
   st->rows = ix.dim_size(0);
   if (!validate) return absl::OkStatus();
@@ -198,9 +215,9 @@ absl::Status CheckRun(const SparseInput& st, int64_t begin, int64_t end) {
     }
     for (int64_t i = begin; i < end; ++i) {
       if (st.Index(i, d) >= st.shape[d]) {
-        return absl::InternalError(absl::StrCat(
-            "indices[", i - begin, ", ", d, "] expected < ", st.shape[d],
-            ", got ", st.Index(i, d), "."));
+        return absl::InternalError(absl::StrCat("indices[", i - begin, ", ", d,
+                                                "] expected < ", st.shape[d],
+                                                ", got ", st.Index(i, d), "."));
       }
     }
   }
@@ -508,8 +525,10 @@ bool ElementsEqual(const Tensor& a, int64_t i, const Tensor& b, int64_t j) {
   switch (a.dtype()) {
     case DT_STRING:
       return a.data<std::string>()[i] == b.data<std::string>()[j];
-    case DT_FLOAT: return a.data<float>()[i] == b.data<float>()[j];
-    case DT_DOUBLE: return a.data<double>()[i] == b.data<double>()[j];
+    case DT_FLOAT:
+      return a.data<float>()[i] == b.data<float>()[j];
+    case DT_DOUBLE:
+      return a.data<double>()[i] == b.data<double>()[j];
     case DT_COMPLEX64:
     case DT_COMPLEX128: {
       // Real and imaginary parts compared as floating point.
@@ -563,8 +582,8 @@ class ListDiffOp : public OpKernel {
                     absl::InvalidArgumentError("y should be a 1D vector."));
     std::vector<int64_t> keep;
     if (x.dtype() == DT_STRING) {
-      std::unordered_set<std::string> ys(y.data<std::string>(),
-                                         y.data<std::string>() + y.NumElements());
+      std::unordered_set<std::string> ys(
+          y.data<std::string>(), y.data<std::string>() + y.NumElements());
       for (int64_t i = 0; i < x.NumElements(); ++i) {
         if (!ys.count(x.data<std::string>()[i])) keep.push_back(i);
       }
@@ -595,13 +614,7 @@ class ListDiffOp : public OpKernel {
                     size);
       }
     }
-    for (int64_t k = 0; k < n; ++k) {
-      if (idx->dtype() == DT_INT32) {
-        idx->data<int32_t>()[k] = static_cast<int32_t>(keep[k]);
-      } else {
-        idx->data<int64_t>()[k] = keep[k];
-      }
-    }
+    for (int64_t k = 0; k < n; ++k) SetInt(idx, k, keep[k]);
   }
 };
 
@@ -750,9 +763,9 @@ class EditDistanceOp : public OpKernel {
     for (int s = 0; s < 2; ++s) {
       const Tensor& sh = ctx->input(3 * s + 2);
       if (sh.dims() != 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            names[s], "_shape should be a vector, but got shape: ",
-            sh.shape().DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(names[s], "_shape should be a vector, but got shape: ",
+                         sh.shape().DebugString()));
       }
     }
     for (int s = 0; s < 2; ++s) {
@@ -781,10 +794,10 @@ class EditDistanceOp : public OpKernel {
           ts.NumElements()));
     }
     if (hs.NumElements() < 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Input SparseTensors must have rank at least 2, but "
-          "hypothesis_shape rank is: ",
-          hs.NumElements()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Input SparseTensors must have rank at least 2, but "
+                       "hypothesis_shape rank is: ",
+                       hs.NumElements()));
     }
     if (ts.NumElements() != hs.NumElements()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -821,18 +834,14 @@ void RegisterTextSetKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("SparseToSparseSetOperation")
                     .TypeConstraint("T", set_types));
   RegisterKernel<ListDiffOp>(
-      registry,
-      KernelDefBuilder("ListDiff").TypeConstraint(
-          "T", {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8,
-                DT_STRING, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF,
-                DT_UINT32, DT_UINT64}));
-  RegisterKernel<EditDistanceOp>(
-      registry,
-      KernelDefBuilder("EditDistance")
-          .TypeConstraint(
-              "T", {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8,
-                    DT_STRING, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_BFLOAT16,
-                    DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64}));
+      registry, KernelDefBuilder("ListDiff")
+                    .TypeConstraint(
+                        "T", {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16,
+                              DT_INT8, DT_STRING, DT_INT64, DT_BFLOAT16,
+                              DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64}));
+  RegisterKernel<EditDistanceOp>(registry,
+                                 KernelDefBuilder("EditDistance")
+                                     .TypeConstraint("T", PodAndStringTypes()));
 }
 
 }  // namespace dfx::text

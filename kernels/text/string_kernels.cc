@@ -12,17 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
 #include "kernels/fingerprint.h"
+#include "kernels/strings/string_util.h"
 #include "kernels/text/text_util.h"
 #include "re2/re2.h"
 
 namespace dfx::text {
 namespace {
-
-// Element i of an int32 or int64 tensor, widened.
-int64_t IntAt(const Tensor& t, int64_t i) {
-  return t.dtype() == DT_INT32 ? int64_t{t.data<int32_t>()[i]}
-                               : t.data<int64_t>()[i];
-}
 
 class RegexFullMatchOp : public OpKernel {
  public:
@@ -72,28 +67,10 @@ class StringSplitOp : public OpKernel {
     const std::string& delim = delimiter.scalar<std::string>();
     const int64_t n = input.NumElements();
     std::vector<std::vector<absl::string_view>> tokens(n);
-    int64_t total = 0, widest = 0;
     for (int64_t i = 0; i < n; ++i) {
       Split(input.data<std::string>()[i], delim, &tokens[i]);
-      total += static_cast<int64_t>(tokens[i].size());
-      widest = std::max<int64_t>(widest, tokens[i].size());
     }
-    Tensor *indices = nullptr, *values = nullptr, *shape = nullptr;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({total, 2}), &indices));
-    DFX_OP_REQUIRES_OK(ctx,
-                       ctx->allocate_output(1, TensorShape({total}), &values));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({2}), &shape));
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < tokens[i].size(); ++j, ++k) {
-        indices->data<int64_t>()[2 * k] = i;
-        indices->data<int64_t>()[2 * k + 1] = static_cast<int64_t>(j);
-        values->data<std::string>()[k] = std::string(tokens[i][j]);
-      }
-    }
-    shape->data<int64_t>()[0] = n;
-    shape->data<int64_t>()[1] = widest;
+    strings::OutputSplitPieces(ctx, tokens);
   }
 
  private:
@@ -108,9 +85,9 @@ class StringSplitOp : public OpKernel {
     size_t start = 0;
     while (true) {
       const size_t at = s.find_first_of(delim, start);
-      const absl::string_view token =
-          s.substr(start, at == absl::string_view::npos ? absl::string_view::npos
-                                                        : at - start);
+      const absl::string_view token = s.substr(
+          start,
+          at == absl::string_view::npos ? absl::string_view::npos : at - start);
       if (!skip_empty_ || !token.empty()) out->push_back(token);
       if (at == absl::string_view::npos) return;
       start = at + 1;
@@ -150,8 +127,8 @@ class StringNGramsOp : public OpKernel {
         const int64_t cur = IntAt(splits, i);
         DFX_OP_REQUIRES(ctx, cur >= prev && cur <= data_size,
                         absl::InvalidArgumentError(absl::StrCat(
-                            "Invalid split value ", cur, ", must be in [",
-                            prev, ", ", data_size, "]")));
+                            "Invalid split value ", cur, ", must be in [", prev,
+                            ", ", data_size, "]")));
         prev = cur;
       }
       DFX_OP_REQUIRES(ctx, prev == data_size,
@@ -162,17 +139,10 @@ class StringNGramsOp : public OpKernel {
     Tensor* out_splits = nullptr;
     DFX_OP_REQUIRES_OK(ctx,
                        ctx->allocate_output(1, splits.shape(), &out_splits));
-    auto set_split = [&](int64_t i, int64_t v) {
-      if (out_splits->dtype() == DT_INT32) {
-        out_splits->data<int32_t>()[i] = static_cast<int32_t>(v);
-      } else {
-        out_splits->data<int64_t>()[i] = v;
-      }
-    };
     if (data_size == 0 || num_splits == 0) {
       Tensor* empty = nullptr;
       DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, data.shape(), &empty));
-      for (int64_t i = 0; i < num_splits; ++i) set_split(i, 0);
+      for (int64_t i = 0; i < num_splits; ++i) SetInt(out_splits, i, 0);
       return;
     }
     const int64_t batch = num_splits - 1;
@@ -184,10 +154,10 @@ class StringNGramsOp : public OpKernel {
       if (preserve_short_ && length > 0 && count == 0) count = 1;
       starts[i] = starts[i - 1] + count;
     }
-    for (int64_t i = 0; i <= batch; ++i) set_split(i, starts[i]);
+    for (int64_t i = 0; i <= batch; ++i) SetInt(out_splits, i, starts[i]);
     Tensor* ngrams = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                                0, TensorShape({starts[batch]}), &ngrams));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, TensorShape({starts[batch]}), &ngrams));
     const std::string* in = data.data<std::string>();
     std::string* out = ngrams->data<std::string>();
     for (int64_t i = 0; i < batch; ++i) {
@@ -231,7 +201,8 @@ class StringNGramsOp : public OpKernel {
       const int64_t num_tokens = width - (left + right);
       const int64_t first = left > 0 ? 0 : g - pad;
       std::string& s = out[g];
-      for (int64_t n = 0; n < left; ++n) absl::StrAppend(&s, left_pad_, separator_);
+      for (int64_t n = 0; n < left; ++n)
+        absl::StrAppend(&s, left_pad_, separator_);
       for (int64_t n = 0; n + 1 < num_tokens; ++n) {
         absl::StrAppend(&s, tokens[first + n], separator_);
       }
@@ -271,19 +242,20 @@ class UnsortedSegmentJoinOp : public OpKernel {
     const int64_t num_segments = IntAt(num_tensor, 0);
     const int input_dims = input.dims();
     const int id_dims = ids.dims();
-    DFX_OP_REQUIRES(ctx, id_dims != 0,
-                    absl::InvalidArgumentError("Segment_id cannot have rank 0"));
+    DFX_OP_REQUIRES(
+        ctx, id_dims != 0,
+        absl::InvalidArgumentError("Segment_id cannot have rank 0"));
     DFX_OP_REQUIRES(ctx, id_dims <= input_dims,
                     absl::OutOfRangeError(absl::StrCat(
                         "Invalid segment_id rank ", id_dims, " for input with ",
                         input_dims, " dimension(s)")));
     for (int d = 0; d < id_dims; ++d) {
       // TensorFlow's message names the input's rank, not dim d's size.
-      DFX_OP_REQUIRES(ctx, ids.dim_size(d) == input.dim_size(d),
-                      absl::InvalidArgumentError(absl::StrCat(
-                          "Segment dimension is ", ids.dim_size(d),
-                          " while input dimension is ", input_dims,
-                          " in rank ", d)));
+      DFX_OP_REQUIRES(
+          ctx, ids.dim_size(d) == input.dim_size(d),
+          absl::InvalidArgumentError(absl::StrCat(
+              "Segment dimension is ", ids.dim_size(d),
+              " while input dimension is ", input_dims, " in rank ", d)));
     }
     TensorShape out_shape;
     DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(num_segments));
@@ -338,9 +310,9 @@ class FingerprintOp : public OpKernel {
                         "`data` should have at least one dimension: ",
                         input.shape().DebugString())));
     DFX_OP_REQUIRES(ctx, method.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "`method` should be a scalar string: ",
-                        method.shape().DebugString())));
+                    absl::InvalidArgumentError(
+                        absl::StrCat("`method` should be a scalar string: ",
+                                     method.shape().DebugString())));
     const std::string& m = method.scalar<std::string>();
     DFX_OP_REQUIRES(ctx, m == "farmhash64",
                     absl::InvalidArgumentError(
@@ -374,9 +346,9 @@ class FingerprintOp : public OpKernel {
     const char* bytes = static_cast<const char*>(input.raw_data());
     const int64_t row_size = per_row * size;
     for (int64_t r = 0; r < rows; ++r) {
-      PutFingerprint(Fingerprint64(absl::string_view(bytes + r * row_size,
-                                                     row_size)),
-                     o + 8 * r);
+      PutFingerprint(
+          Fingerprint64(absl::string_view(bytes + r * row_size, row_size)),
+          o + 8 * r);
     }
   }
 };

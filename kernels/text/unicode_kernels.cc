@@ -18,6 +18,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kernels/strings/string_util.h"
 #include "kernels/text/text_util.h"
 
 namespace dfx::text {
@@ -64,9 +65,9 @@ absl::Status ParseOutputEncoding(const std::string& name, Encoding* out) {
   } else if (name == "UTF-32-BE") {
     *out = Encoding::kUtf32Be;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Invalid encoding \"", name,
-        "\": Should be one of: UTF-8, UTF-16-BE, UTF-32-BE"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid encoding \"", name,
+                     "\": Should be one of: UTF-8, UTF-16-BE, UTF-32-BE"));
   }
   return absl::OkStatus();
 }
@@ -194,9 +195,11 @@ bool NextUtf32Be(absl::string_view s, size_t* at, int32_t* cp) {
     return false;
   }
   uint32_t v = 0;
-  for (int k = 0; k < 4; ++k) v = v << 8 | static_cast<unsigned char>(s[*at + k]);
+  for (int k = 0; k < 4; ++k)
+    v = v << 8 | static_cast<unsigned char>(s[*at + k]);
   *at += 4;
-  if (v > static_cast<uint32_t>(kMaxCodePoint) || (v >= 0xD800 && v <= 0xDFFF)) {
+  if (v > static_cast<uint32_t>(kMaxCodePoint) ||
+      (v >= 0xD800 && v <= 0xDFFF)) {
     return false;
   }
   *cp = static_cast<int32_t>(v);
@@ -213,9 +216,15 @@ void Iterate(absl::string_view s, Encoding enc, Fn&& fn) {
     int32_t cp = 0;
     bool ok;
     switch (enc) {
-      case Encoding::kUtf8: ok = NextUtf8(s, &at, &cp); break;
-      case Encoding::kUtf16Be: ok = NextUtf16Be(s, &at, &cp); break;
-      default: ok = NextUtf32Be(s, &at, &cp); break;
+      case Encoding::kUtf8:
+        ok = NextUtf8(s, &at, &cp);
+        break;
+      case Encoding::kUtf16Be:
+        ok = NextUtf16Be(s, &at, &cp);
+        break;
+      default:
+        ok = NextUtf32Be(s, &at, &cp);
+        break;
     }
     fn(cp, static_cast<int>(at - start), !ok);
   }
@@ -233,24 +242,6 @@ void AppendCodePoint(int32_t cp, std::u16string* out) {
   cp -= 0x10000;
   out->push_back(static_cast<char16_t>(0xD800 + (cp >> 10)));
   out->push_back(static_cast<char16_t>(0xDC00 + (cp & 0x3FF)));
-}
-
-void PutUtf8(int32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 // TensorFlow's Encode of a UnicodeString: UTF-8 with lone surrogates as
@@ -274,7 +265,7 @@ std::string Encode(Encoding enc, const std::u16string& units) {
       ++i;
     }
     if (enc == Encoding::kUtf8) {
-      PutUtf8(cp >= 0xD800 && cp <= 0xDFFF ? 0xFFFD : cp, &out);
+      strings::AppendUtf8(cp >= 0xD800 && cp <= 0xDFFF ? 0xFFFD : cp, &out);
     } else {
       for (int shift = 24; shift >= 0; shift -= 8) {
         out.push_back(static_cast<char>((cp >> shift) & 0xFF));
@@ -324,15 +315,15 @@ class UnicodeDecodeOp : public OpKernel {
               });
       splits[i + 1] = static_cast<int64_t>(chars.size());
     }
-    DFX_OP_REQUIRES(ctx, !(options_.strict && malformed),
-                    absl::InvalidArgumentError(
-                        "Invalid formatting on input string"));
+    DFX_OP_REQUIRES(
+        ctx, !(options_.strict && malformed),
+        absl::InvalidArgumentError("Invalid formatting on input string"));
     const int64_t m = static_cast<int64_t>(chars.size());
     Tensor *row_splits = nullptr, *values = nullptr, *offsets = nullptr;
     DFX_OP_REQUIRES_OK(
         ctx, ctx->allocate_output(0, TensorShape({n + 1}), &row_splits));
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({m}), &values));
-    for (int64_t i = 0; i <= n; ++i) PutInt(row_splits, i, splits[i]);
+    for (int64_t i = 0; i <= n; ++i) SetInt(row_splits, i, splits[i]);
     for (int64_t k = 0; k < m; ++k) values->data<int32_t>()[k] = chars[k];
     if (offsets_) {
       DFX_OP_REQUIRES_OK(ctx,
@@ -342,14 +333,6 @@ class UnicodeDecodeOp : public OpKernel {
   }
 
  private:
-  static void PutInt(Tensor* t, int64_t i, int64_t v) {
-    if (t->dtype() == DT_INT32) {
-      t->data<int32_t>()[i] = static_cast<int32_t>(v);
-    } else {
-      t->data<int64_t>()[i] = v;
-    }
-  }
-
   const bool offsets_;
   ErrorOptions options_;
   Encoding encoding_ = Encoding::kUtf8;
@@ -374,10 +357,7 @@ class UnicodeEncodeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& values = ctx->input(0);
     const Tensor& splits = ctx->input(1);
-    auto split = [&](int64_t i) {
-      return splits.dtype() == DT_INT32 ? int64_t{splits.data<int32_t>()[i]}
-                                        : splits.data<int64_t>()[i];
-    };
+    auto split = [&](int64_t i) { return IntAt(splits, i); };
     const int64_t ns = splits.NumElements();
     DFX_OP_REQUIRES(ctx, ns > 0,
                     absl::InvalidArgumentError(
@@ -453,9 +433,9 @@ class UnicodeTranscodeOp : public OpKernel {
               });
       out->data<std::string>()[i] = Encode(output_, units);
     }
-    DFX_OP_REQUIRES(ctx, !(options_.strict && any_error),
-                    absl::InvalidArgumentError(
-                        "Invalid formatting on input string"));
+    DFX_OP_REQUIRES(
+        ctx, !(options_.strict && any_error),
+        absl::InvalidArgumentError("Invalid formatting on input string"));
   }
 
  private:

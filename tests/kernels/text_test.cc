@@ -75,8 +75,8 @@ TEST_CASE("Text ops' shape functions", "[text]") {
                          .Attr("T", DT_INT64)
                          .Attr("set_operation", "a-b")
                          .Build();
-  auto sso = Infer(ss, {K({-1, 3}), K({-1}), K({3}), K({-1, 3}), K({-1}),
-                        K({3})});
+  auto sso =
+      Infer(ss, {K({-1, 3}), K({-1}), K({3}), K({-1, 3}), K({-1}), K({3})});
   CHECK(Str(sso, 0) == K({-1, 3}).DebugString());
 
   // EditDistance: the elementwise maximum of the constant dense shapes
@@ -86,13 +86,13 @@ TEST_CASE("Text ops' shape functions", "[text]") {
   Tensor::FromVector<int64_t>({3, 1, 2}).AsProtoTensorContent(&truth);
   const NodeDef ed =
       TestNodeBuilder("e", "EditDistance", 6).Attr("T", DT_INT64).Build();
-  auto eds = Infer(ed, {K({-1, 3}), K({-1}), K({3}), K({-1, 3}), K({-1}),
-                        K({3})},
-                   {nullptr, nullptr, &hyp, nullptr, nullptr, &truth});
+  auto eds =
+      Infer(ed, {K({-1, 3}), K({-1}), K({3}), K({-1, 3}), K({-1}), K({3})},
+            {nullptr, nullptr, &hyp, nullptr, nullptr, &truth});
   CHECK(Str(eds, 0) == K({3, 5}).DebugString());
-  CHECK(Str(Infer(ed, {K({-1, 3}), K({-1}), K({3}), K({-1, 3}), K({-1}),
-                       K({3})}),
-            0) == PartialShape::Unknown().DebugString());
+  CHECK(
+      Str(Infer(ed, {K({-1, 3}), K({-1}), K({3}), K({-1, 3}), K({-1}), K({3})}),
+          0) == PartialShape::Unknown().DebugString());
 
   // Fingerprint: [rows, 8].
   const NodeDef fp =
@@ -119,8 +119,9 @@ TEST_CASE("Text ops' shape functions", "[text]") {
                           .Build();
   auto cs = Infer(csv, {K({4, 2}), K({1}), K({})});
   CHECK(Str(cs, 1) == K({4, 2}).DebugString());
-  CHECK_THAT(Infer(csv, {K({4}), K({2}), K({})}).status(),
-             StatusIs(absl::StatusCode::kInvalidArgument, "Shape of a default"));
+  CHECK_THAT(
+      Infer(csv, {K({4}), K({2}), K({})}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "Shape of a default"));
 
   // StringNGrams: the splits keep their shape.
   const NodeDef ng = TestNodeBuilder("n", "StringNGrams", 2)
@@ -155,13 +156,13 @@ TEST_CASE("Text kernels' errors carry TensorFlow's codes", "[text]") {
                               .Attr("T", DT_INT32)
                               .Attr("set_operation", "xor")
                               .Build();
-  CHECK_THAT(RunKernel(bad_set, {Tensor::FromVector<int32_t>(
-                                     {1, 2}, TensorShape({1, 2})),
-                                 Tensor::FromVector<int32_t>(
-                                     {1, 2}, TensorShape({1, 2}))})
-                 .status(),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Invalid set_operation xor."));
+  CHECK_THAT(
+      RunKernel(bad_set,
+                {Tensor::FromVector<int32_t>({1, 2}, TensorShape({1, 2})),
+                 Tensor::FromVector<int32_t>({1, 2}, TensorShape({1, 2}))})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Invalid set_operation xor."));
 
   const NodeDef usj = TestNodeBuilder("u", "UnsortedSegmentJoin", 3)
                           .Attr("Tindices", DT_INT32)
