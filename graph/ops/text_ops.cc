@@ -6,6 +6,7 @@
 // Signatures equal TensorFlow's byte for byte (tests/kernels/text_test.cc
 // compares them with tests/golden/data/text/tf_op_defs.pbtxt, written by
 // gen_text.py). Kernels: kernels/text/.
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,6 +197,21 @@ absl::Status ListDiffShapeFn(InferenceContext* c) {
 constexpr char kSetTypes[] =
     "T: {int8, int16, int32, int64, uint8, uint16, string}";
 
+// A set operation's OpDef: `inputs`, then the sparse result and the attrs
+// all three share.
+OpDefBuilder SetOperation(const char* name,
+                          std::initializer_list<const char*> inputs) {
+  OpDefBuilder b(name);
+  for (const char* in : inputs) b.Input(in);
+  b.Output("result_indices: int64")
+      .Output("result_values: T")
+      .Output("result_shape: int64")
+      .Attr("set_operation: string")
+      .Attr("validate_indices: bool = true")
+      .Attr(kSetTypes);
+  return b;
+}
+
 }  // namespace
 
 absl::Status RegisterTextOps(OpRegistry* r) {
@@ -282,42 +298,20 @@ absl::Status RegisterTextOps(OpRegistry* r) {
                                       .Attr("validate_indices: bool = true")
                                       .Attr(kSetTypes)
                                       .SetShapeFn(shape_fn::Unknown)));
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DenseToDenseSetOperation")
-                                      .Input("set1: T")
-                                      .Input("set2: T")
-                                      .Output("result_indices: int64")
-                                      .Output("result_values: T")
-                                      .Output("result_shape: int64")
-                                      .Attr("set_operation: string")
-                                      .Attr("validate_indices: bool = true")
-                                      .Attr(kSetTypes)
-                                      .SetShapeFn(DenseToDenseSetShapeFn)));
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DenseToSparseSetOperation")
-                                      .Input("set1: T")
-                                      .Input("set2_indices: int64")
-                                      .Input("set2_values: T")
-                                      .Input("set2_shape: int64")
-                                      .Output("result_indices: int64")
-                                      .Output("result_values: T")
-                                      .Output("result_shape: int64")
-                                      .Attr("set_operation: string")
-                                      .Attr("validate_indices: bool = true")
-                                      .Attr(kSetTypes)
-                                      .SetShapeFn(DenseToSparseSetShapeFn)));
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SparseToSparseSetOperation")
-                                      .Input("set1_indices: int64")
-                                      .Input("set1_values: T")
-                                      .Input("set1_shape: int64")
-                                      .Input("set2_indices: int64")
-                                      .Input("set2_values: T")
-                                      .Input("set2_shape: int64")
-                                      .Output("result_indices: int64")
-                                      .Output("result_values: T")
-                                      .Output("result_shape: int64")
-                                      .Attr("set_operation: string")
-                                      .Attr("validate_indices: bool = true")
-                                      .Attr(kSetTypes)
-                                      .SetShapeFn(SparseToSparseSetShapeFn)));
+  DFX_RETURN_IF_ERROR(r->Register(
+      SetOperation("DenseToDenseSetOperation", {"set1: T", "set2: T"})
+          .SetShapeFn(DenseToDenseSetShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(SetOperation("DenseToSparseSetOperation",
+                               {"set1: T", "set2_indices: int64",
+                                "set2_values: T", "set2_shape: int64"})
+                      .SetShapeFn(DenseToSparseSetShapeFn)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(SetOperation("SparseToSparseSetOperation",
+                               {"set1_indices: int64", "set1_values: T",
+                                "set1_shape: int64", "set2_indices: int64",
+                                "set2_values: T", "set2_shape: int64"})
+                      .SetShapeFn(SparseToSparseSetShapeFn)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("ListDiff")
                       .Input("x: T")
