@@ -1,8 +1,9 @@
 // UnicodeDecode, UnicodeDecodeWithOffsets, UnicodeEncode and
-// UnicodeTranscode with TensorFlow 2.21's semantics (unicode_ops.cc),
-// without ICU: TensorFlow reads input through ICU's converters, whose
-// handling of malformed input is reproduced here for the encodings
-// TensorFlow names (UTF-8, UTF-16-BE, UTF-32-BE):
+// UnicodeTranscode with TensorFlow 2.21's semantics (unicode_ops.cc).
+// TensorFlow reads input through ICU's converters; dfx reads the encodings
+// TensorFlow's documentation names (UTF-8, UTF-16-BE, UTF-32-BE) itself,
+// reproducing ICU's handling of malformed input, and any other encoding
+// through ICU (IcuReader):
 //   - each maximal ill-formed subpart (Unicode's "maximal subpart"
 //     practice, which ICU's UTF-8 converter follows) and each truncated
 //     sequence at the end of a string is one error, consuming its bytes;
@@ -12,7 +13,9 @@
 // surrogate code point kept as one unit, so that a lead and a trail given
 // as two code points pair up) and then encoded as TensorFlow's Encode does.
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -24,7 +27,8 @@
 namespace dfx::text {
 namespace {
 
-enum class Encoding { kUtf8, kUtf16Be, kUtf32Be };
+// kIcu: any other encoding, read through ICU (IcuReader).
+enum class Encoding { kUtf8, kUtf16Be, kUtf32Be, kIcu };
 
 constexpr int32_t kMaxCodePoint = 0x10FFFF;
 
@@ -38,9 +42,9 @@ std::string CanonicalName(absl::string_view name) {
   return out;
 }
 
-// The input encodings dfx reads. InvalidArgument with TensorFlow's text
-// for anything else (TensorFlow accepts every ICU converter; dfx only
-// these three).
+// The input encoding `name` names: dfx's own decoders for UTF-8, UTF-16-BE
+// and UTF-32-BE (ICU's names match ignoring case, '-' and '_'), ICU's
+// converter for any other name ICU knows; InvalidArgument otherwise.
 absl::Status ParseInputEncoding(const std::string& name, Encoding* out) {
   const std::string c = CanonicalName(name);
   if (c == "utf8") {
@@ -50,9 +54,9 @@ absl::Status ParseInputEncoding(const std::string& name, Encoding* out) {
   } else if (c == "utf32be") {
     *out = Encoding::kUtf32Be;
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Could not create converter for input encoding: ", name,
-                     " (dfx reads UTF-8, UTF-16-BE and UTF-32-BE)"));
+    absl::StatusOr<std::unique_ptr<IcuReader>> icu = IcuReader::Open(name);
+    if (!icu.ok()) return icu.status();
+    *out = Encoding::kIcu;
   }
   return absl::OkStatus();
 }
@@ -206,29 +210,52 @@ bool NextUtf32Be(absl::string_view s, size_t* at, int32_t* cp) {
   return true;
 }
 
-// Calls fn(code point, bytes consumed, format error) for each character
-// of `s`, as TensorFlow's IterateUnicodeString does.
-template <typename Fn>
-void Iterate(absl::string_view s, Encoding enc, Fn&& fn) {
-  size_t at = 0;
-  while (at < s.size()) {
-    const size_t start = at;
-    int32_t cp = 0;
-    bool ok;
-    switch (enc) {
-      case Encoding::kUtf8:
-        ok = NextUtf8(s, &at, &cp);
-        break;
-      case Encoding::kUtf16Be:
-        ok = NextUtf16Be(s, &at, &cp);
-        break;
-      default:
-        ok = NextUtf32Be(s, &at, &cp);
-        break;
+// Reads one step's strings in one encoding: calls fn(code point, bytes
+// consumed, format error) for each character of a string, as TensorFlow's
+// IterateUnicodeString does.
+class Reader {
+ public:
+  static absl::StatusOr<Reader> Open(Encoding enc, const std::string& name) {
+    Reader r;
+    r.enc_ = enc;
+    if (enc == Encoding::kIcu) {
+      absl::StatusOr<std::unique_ptr<IcuReader>> icu = IcuReader::Open(name);
+      if (!icu.ok()) return icu.status();
+      r.icu_ = *std::move(icu);
     }
-    fn(cp, static_cast<int>(at - start), !ok);
+    return r;
   }
-}
+
+  template <typename Fn>
+  void Iterate(absl::string_view s, Fn&& fn) {
+    if (icu_ != nullptr) {
+      icu_->Iterate(s, fn);
+      return;
+    }
+    size_t at = 0;
+    while (at < s.size()) {
+      const size_t start = at;
+      int32_t cp = 0;
+      bool ok;
+      switch (enc_) {
+        case Encoding::kUtf8:
+          ok = NextUtf8(s, &at, &cp);
+          break;
+        case Encoding::kUtf16Be:
+          ok = NextUtf16Be(s, &at, &cp);
+          break;
+        default:
+          ok = NextUtf32Be(s, &at, &cp);
+          break;
+      }
+      fn(cp, static_cast<int>(at - start), !ok);
+    }
+  }
+
+ private:
+  Encoding enc_ = Encoding::kUtf8;
+  std::unique_ptr<IcuReader> icu_;
+};
 
 // ICU's UnicodeString::append(UChar32): a BMP value (lone surrogates
 // included) as one unit, a supplementary one as a pair, anything else
@@ -284,9 +311,8 @@ class UnicodeDecodeOp : public OpKernel {
   UnicodeDecodeOp(OpKernelConstruction* c, bool offsets)
       : OpKernel(c), offsets_(offsets) {
     c->SetStatus(GetErrorOptions(c, &options_));
-    std::string name;
-    c->SetStatus(c->GetAttr("input_encoding", &name));
-    if (c->status().ok()) c->SetStatus(ParseInputEncoding(name, &encoding_));
+    c->SetStatus(c->GetAttr("input_encoding", &name_));
+    if (c->status().ok()) c->SetStatus(ParseInputEncoding(name_, &encoding_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -296,23 +322,25 @@ class UnicodeDecodeOp : public OpKernel {
     std::vector<int64_t> starts;
     std::vector<int64_t> splits(n + 1, 0);
     bool malformed = false;
+    absl::StatusOr<Reader> reader = Reader::Open(encoding_, name_);
+    DFX_OP_REQUIRES_OK(ctx, reader.status());
     for (int64_t i = 0; i < n; ++i) {
       int64_t offset = 0;
-      Iterate(input.data<std::string>()[i], encoding_,
-              [&](int32_t cp, int bytes, bool error) {
-                malformed |= error;
-                int32_t value = cp;
-                if (HandleAsError(options_, cp, error)) {
-                  if (options_.elide) {
-                    offset += bytes;
-                    return;
-                  }
-                  value = options_.subst;
-                }
-                chars.push_back(value);
-                starts.push_back(offset);
-                offset += bytes;
-              });
+      reader->Iterate(input.data<std::string>()[i],
+                      [&](int32_t cp, int bytes, bool error) {
+                        malformed |= error;
+                        int32_t value = cp;
+                        if (HandleAsError(options_, cp, error)) {
+                          if (options_.elide) {
+                            offset += bytes;
+                            return;
+                          }
+                          value = options_.subst;
+                        }
+                        chars.push_back(value);
+                        starts.push_back(offset);
+                        offset += bytes;
+                      });
       splits[i + 1] = static_cast<int64_t>(chars.size());
     }
     DFX_OP_REQUIRES(
@@ -335,6 +363,7 @@ class UnicodeDecodeOp : public OpKernel {
  private:
   const bool offsets_;
   ErrorOptions options_;
+  std::string name_;
   Encoding encoding_ = Encoding::kUtf8;
 };
 
@@ -406,13 +435,13 @@ class UnicodeTranscodeOp : public OpKernel {
  public:
   explicit UnicodeTranscodeOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(GetErrorOptions(c, &options_));
-    std::string out_name, in_name;
+    std::string out_name;
     c->SetStatus(c->GetAttr("output_encoding", &out_name));
-    c->SetStatus(c->GetAttr("input_encoding", &in_name));
+    c->SetStatus(c->GetAttr("input_encoding", &in_name_));
     if (c->status().ok()) {
       c->SetStatus(ParseOutputEncoding(out_name, &output_));
     }
-    if (c->status().ok()) c->SetStatus(ParseInputEncoding(in_name, &input_));
+    if (c->status().ok()) c->SetStatus(ParseInputEncoding(in_name_, &input_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -420,17 +449,19 @@ class UnicodeTranscodeOp : public OpKernel {
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
     bool any_error = false;
+    absl::StatusOr<Reader> reader = Reader::Open(input_, in_name_);
+    DFX_OP_REQUIRES_OK(ctx, reader.status());
     for (int64_t i = 0; i < input.NumElements(); ++i) {
       std::u16string units;
-      Iterate(input.data<std::string>()[i], input_,
-              [&](int32_t cp, int, bool error) {
-                if (HandleAsError(options_, cp, error)) {
-                  any_error = true;
-                  if (options_.elide) return;
-                  cp = options_.subst;
-                }
-                AppendCodePoint(cp, &units);
-              });
+      reader->Iterate(input.data<std::string>()[i],
+                      [&](int32_t cp, int, bool error) {
+                        if (HandleAsError(options_, cp, error)) {
+                          any_error = true;
+                          if (options_.elide) return;
+                          cp = options_.subst;
+                        }
+                        AppendCodePoint(cp, &units);
+                      });
       out->data<std::string>()[i] = Encode(output_, units);
     }
     DFX_OP_REQUIRES(
@@ -440,6 +471,7 @@ class UnicodeTranscodeOp : public OpKernel {
 
  private:
   ErrorOptions options_;
+  std::string in_name_;
   Encoding input_ = Encoding::kUtf8;
   Encoding output_ = Encoding::kUtf8;
 };

@@ -621,6 +621,24 @@ def unicode_cases():
          decode([[b"ab", "€".encode()], [b"", b"\xff"]], "UTF-8",
                 Tsplits=tf.int32))
     case("unicode_decode_encoding_alias", decode([b"ab"], "utf8"))
+    # Other encodings ICU has converters for (dfx reads them through ICU):
+    # a byte order mark read once per step, unassigned and illegal bytes.
+    other = {
+        "UTF-16": ["hé".encode("utf-16"), "x€".encode("utf-16-le"),
+                   b"\xfe\xff\x00a", b"\x00"],
+        "UTF-16LE": ["h€𝄞".encode("utf-16-le"), b"\x00\xd8a\x00", b"a"],
+        "ISO-8859-1": [b"caf\xe9", b"\x00\xff"],
+        "US-ASCII": [b"ab\x80c", b"\xff"],
+        "windows-1252": [b"\x80\x81\x9f", b"a\x8d"],
+        "Shift_JIS": ["日本".encode("shift_jis"), b"\x81", b"\xa0\x82"],
+    }
+    for enc, samples in other.items():
+        tag = enc.replace("-", "").replace("_", "").lower()
+        for errors in ("replace", "ignore", "strict"):
+            case(f"unicode_decode_icu_{tag}_{errors}",
+                 decode(samples, enc, True, errors=errors))
+    case("unicode_decode_unknown_encoding",
+         decode([b"ab"], "no-such-encoding"))
     case("unicode_decode_bad_replacement_char",
          decode([b"ab"], "UTF-8", replacement_char=0x110000))
 
@@ -689,6 +707,11 @@ def unicode_cases():
          [0x30A2, 0xAC00, 0xE01, ord("!"), ord("7"), 0x301, 0x378, 0xE000],
          [0x10FFFF, 0x110000, -1, 0x1F600, 0x20, 0x10A0, 0x1200, 0x13A0]]))
     case("unicode_script_empty", script(np.zeros((0,), np.int32)))
+    case("unicode_transcode_icu_windows1252",
+         transcode([b"\x80 \x81 \xe9", b"ok"], "windows-1252", "UTF-8"))
+    case("unicode_transcode_icu_utf16_strict",
+         transcode(["hé".encode("utf-16"), b"\x00\xd8"], "UTF-16",
+                   "UTF-32-BE", errors="strict"))
     case("unicode_transcode_surrogate_replacement",
          transcode([b"\xff", b"a"], "UTF-8", "UTF-8", replacement_char=0xD800))
 
