@@ -71,6 +71,8 @@ void RegisterCodecKernels(KernelRegistry* registry);
 void RegisterNn2Kernels(KernelRegistry* registry);
 // Summaries and event-file writers (kernels/summary/), Print, Timestamp.
 void RegisterSummaryKernels(KernelRegistry* registry);
+// The text family (kernels/text/): text, sets and parsing ops.
+void RegisterTextKernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

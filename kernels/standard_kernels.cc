@@ -49,6 +49,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCodecKernels(registry);
   RegisterNn2Kernels(registry);
   RegisterSummaryKernels(registry);
+  RegisterTextKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -101,6 +101,9 @@ absl::Status RegisterFftOps(OpRegistry* registry);
 // pooling and its gradients, CTCBeamSearchDecoder, RandomShuffleQueueV2
 // (graph/ops/nn2_ops.cc).
 absl::Status RegisterNn2Ops(OpRegistry* registry);
+// Text, sets and parsing: RegexFullMatch, StringSplit, StringNGrams,
+// DecodeCSV, Fingerprint, tf.sets' ops, ListDiff (graph/ops/text_ops.cc).
+absl::Status RegisterTextOps(OpRegistry* registry);
 
 // Summaries, summary writers and event files, Print, Timestamp.
 absl::Status RegisterSummaryOps(OpRegistry* registry);

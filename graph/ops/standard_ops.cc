@@ -39,6 +39,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterFftOps(registry));
   DFX_RETURN_IF_ERROR(RegisterNn2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterSummaryOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterTextOps(registry));
   return absl::OkStatus();
 }
 

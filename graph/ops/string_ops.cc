@@ -6,6 +6,7 @@
 // gen_strings.py). Kernels: kernels/strings/.
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
+#include "graph/ops/string_ops.h"
 
 namespace dfx {
 namespace {
@@ -17,17 +18,6 @@ absl::Status SubstrShapeFn(InferenceContext* c) {
   PartialShape out;
   DFX_RETURN_IF_ERROR(c->BroadcastBinary(c->input(0), pos_len, &out));
   c->set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// StringSplitV2: a vector of strings and a scalar separator give a sparse
-// tensor of rank 2.
-absl::Status StringSplitV2ShapeFn(InferenceContext* c) {
-  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
-  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
-  c->set_output(0, PartialShape::Known({-1, 2}));
-  c->set_output(1, PartialShape::Known({-1}));
-  c->set_output(2, PartialShape::Known({2}));
   return absl::OkStatus();
 }
 
@@ -47,6 +37,15 @@ OpDefBuilder StringToString(const char* name) {
 }
 
 }  // namespace
+
+absl::Status StringSplitShapeFn(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+  c->set_output(0, PartialShape::Known({-1, 2}));
+  c->set_output(1, PartialShape::Known({-1}));
+  c->set_output(2, PartialShape::Known({2}));
+  return absl::OkStatus();
+}
 
 absl::Status RegisterStringOps(OpRegistry* r) {
   DFX_RETURN_IF_ERROR(
@@ -103,7 +102,7 @@ absl::Status RegisterStringOps(OpRegistry* r) {
                                       .Output("values: string")
                                       .Output("shape: int64")
                                       .Attr("maxsplit: int = -1")
-                                      .SetShapeFn(StringSplitV2ShapeFn)));
+                                      .SetShapeFn(StringSplitShapeFn)));
   DFX_RETURN_IF_ERROR(r->Register(StringToString("StaticRegexReplace")
                                       .Attr("pattern: string")
                                       .Attr("rewrite: string")

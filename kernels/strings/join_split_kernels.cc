@@ -152,29 +152,11 @@ class StringSplitV2Op : public OpKernel {
             "sep must be a scalar, got shape: ", sep.shape().DebugString())));
     const int64_t n = input.NumElements();
     std::vector<std::vector<absl::string_view>> pieces(n);
-    int64_t total = 0, widest = 0;
     for (int64_t i = 0; i < n; ++i) {
       Split(input.data<std::string>()[i], sep.scalar<std::string>(), maxsplit_,
             &pieces[i]);
-      total += static_cast<int64_t>(pieces[i].size());
-      widest = std::max<int64_t>(widest, pieces[i].size());
     }
-    Tensor *indices = nullptr, *values = nullptr, *shape = nullptr;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({total, 2}), &indices));
-    DFX_OP_REQUIRES_OK(ctx,
-                       ctx->allocate_output(1, TensorShape({total}), &values));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({2}), &shape));
-    int64_t k = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < pieces[i].size(); ++j, ++k) {
-        indices->data<int64_t>()[2 * k] = i;
-        indices->data<int64_t>()[2 * k + 1] = static_cast<int64_t>(j);
-        values->data<std::string>()[k] = std::string(pieces[i][j]);
-      }
-    }
-    shape->data<int64_t>()[0] = n;
-    shape->data<int64_t>()[1] = widest;
+    OutputSplitPieces(ctx, pieces);
   }
 
  private:
@@ -210,6 +192,33 @@ class StringAddOp : public OpKernel {
 };
 
 }  // namespace
+
+void OutputSplitPieces(
+    OpKernelContext* ctx,
+    const std::vector<std::vector<absl::string_view>>& pieces) {
+  const int64_t n = static_cast<int64_t>(pieces.size());
+  int64_t total = 0, widest = 0;
+  for (const auto& p : pieces) {
+    total += static_cast<int64_t>(p.size());
+    widest = std::max<int64_t>(widest, p.size());
+  }
+  Tensor *indices = nullptr, *values = nullptr, *shape = nullptr;
+  DFX_OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(0, TensorShape({total, 2}), &indices));
+  DFX_OP_REQUIRES_OK(ctx,
+                     ctx->allocate_output(1, TensorShape({total}), &values));
+  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({2}), &shape));
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < pieces[i].size(); ++j, ++k) {
+      indices->data<int64_t>()[2 * k] = i;
+      indices->data<int64_t>()[2 * k + 1] = static_cast<int64_t>(j);
+      values->data<std::string>()[k] = std::string(pieces[i][j]);
+    }
+  }
+  shape->data<int64_t>()[0] = n;
+  shape->data<int64_t>()[1] = widest;
+}
 
 void RegisterStringJoinSplitKernels(KernelRegistry* registry) {
   RegisterKernel<StringAddOp>(

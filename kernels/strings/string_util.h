@@ -5,6 +5,8 @@
 #define DFX_KERNELS_STRINGS_STRING_UTIL_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "runtime/op_kernel.h"
@@ -21,6 +23,32 @@ inline int64_t Utf8Length(absl::string_view s) {
   for (char c : s) n += IsTrailByte(c) ? 0 : 1;
   return n;
 }
+
+// Appends code point `cp` (a Unicode scalar value) to `out` as UTF-8.
+inline void AppendUtf8(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Writes the sparse result of splitting n strings into `pieces[i]`:
+// outputs 0..2 are indices [total, 2] (string, piece), the pieces, and the
+// dense shape [n, most pieces], as StringSplit and StringSplitV2 give them.
+void OutputSplitPieces(
+    OpKernelContext* ctx,
+    const std::vector<std::vector<absl::string_view>>& pieces);
 
 // Case mapping, lengths, Substr, StringStrip, Equal/NotEqual on strings.
 void RegisterBasicStringKernels(KernelRegistry* registry);

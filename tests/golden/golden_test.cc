@@ -47,7 +47,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
-                                 "complex",  "summary"};
+                                 "complex",  "summary",     "text"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -359,6 +359,10 @@ TEST_CASE("golden: complex products, functions and decompositions equal "
 TEST_CASE("golden: summaries serialize as TensorFlow's, summary writers "
           "fail as TensorFlow's") {
   RunFamily("summary");
+}
+
+TEST_CASE("golden: text, sets, CSV and tensor parsing equal TensorFlow") {
+  RunFamily("text");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,15 @@
+
+1
+valuesPlaceholder*
+dtype0*
+shape:
+1
+splitsPlaceholder*
+dtype0	*
+shape:
+Œ
+UnicodeEncodeUnicodeEncodevaluessplits*
+Tsplits0	*
+errors	replace*
+output_encoding	UTF-16-BE*
+replacement_charýÿ"ª

@@ -1,0 +1,15 @@
+
+1
+valuesPlaceholder*
+dtype0*
+shape:
+1
+splitsPlaceholder*
+dtype0	*
+shape:
+‹
+UnicodeEncodeUnicodeEncodevaluessplits*
+Tsplits0	*
+errorsstrict*
+output_encoding	UTF-16-BE*
+replacement_charýÿ"ª

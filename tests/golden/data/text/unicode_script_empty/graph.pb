@@ -1,0 +1,7 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
++
+UnicodeScriptUnicodeScriptPlaceholder"ª
