@@ -111,6 +111,13 @@ absl::StatusOr<Tensor*> PrepareMultinomialOutput(OpKernelContext* ctx,
 void SampleMultinomial(const Device& device, const Tensor& logits,
                        int64_t num_samples, const Philox& gen, Tensor* out);
 
+// Sets output 0 of `ctx` to `input` with its rows (dim 0) permuted as
+// TensorFlow's RandomShuffle permutes them: a Fisher-Yates variant reading
+// exactly size - 1 words of `gen` (word i picks i + w % (size - i)).
+// REQUIRES: input.dim_size(0) > 1.
+absl::Status ShuffleRows(OpKernelContext* ctx, const Tensor& input,
+                         Philox gen);
+
 // The two halves of RegisterRandomKernels (kernels/kernels.h).
 void RegisterStatefulRandomKernels(KernelRegistry* registry);
 void RegisterStatelessRandomKernels(KernelRegistry* registry);
