@@ -69,6 +69,8 @@ void RegisterCodecKernels(KernelRegistry* registry);
 // ParameterizedTruncatedNormal, fractional pooling, CTCBeamSearchDecoder,
 // RandomShuffleQueueV2.
 void RegisterNn2Kernels(KernelRegistry* registry);
+// The rng2 family (kernels/random/rng2_kernels.h).
+void RegisterRng2Kernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

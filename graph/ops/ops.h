@@ -101,6 +101,9 @@ absl::Status RegisterFftOps(OpRegistry* registry);
 // pooling and its gradients, CTCBeamSearchDecoder, RandomShuffleQueueV2
 // (graph/ops/nn2_ops.cc).
 absl::Status RegisterNn2Ops(OpRegistry* registry);
+// The tf.random.Generator ops, binomial samplers, RandomPoisson (v1),
+// NonDeterministicInts (graph/ops/rng2_ops.cc).
+absl::Status RegisterRng2Ops(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

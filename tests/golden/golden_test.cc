@@ -47,7 +47,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
-                                 "complex"};
+                                 "complex",  "rng2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -354,6 +354,11 @@ TEST_CASE("golden: quantization, truncated normals, fractional pooling "
 TEST_CASE("golden: complex products, functions and decompositions equal "
           "TensorFlow") {
   RunFamily("complex");
+}
+
+TEST_CASE("golden: generator state ops, binomial samplers and candidate "
+          "samplers equal TensorFlow") {
+  RunFamily("rng2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
