@@ -2,14 +2,16 @@
 // holding the RNG state (StatefulUniform, StatefulUniformFullInt,
 // StatefulUniformInt, StatefulStandardNormalV2, StatefulTruncatedNormal,
 // StatefulRandomBinomial, RngSkip, RngReadAndSkip), StatelessRandomBinomial,
+// StatelessParameterizedTruncatedNormal,
 // RandomPoisson (v1), NonDeterministicInts, the candidate samplers and
 // ComputeAccidentalHits, SampleDistortedBoundingBox (V2, stateless),
-// StatelessShuffle and RandomIndexShuffle.
+// StatelessShuffle, RandomIndexShuffle and RandomCrop (v1).
 // Signatures and shape functions follow TensorFlow
 // 2.21's stateful_random_ops.cc, stateless_random_ops.cc, random_ops.cc and
 // candidate_sampling_ops.cc and image_ops.cc.
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -239,6 +241,22 @@ absl::Status RegisterRng2Ops(OpRegistry* r) {
             DFX_RETURN_IF_ERROR(CheckSeed(c, 1));
             return RandomShapeFn(c);
           })));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("StatelessParameterizedTruncatedNormal")
+          .Input("shape: S")
+          .Input("seed: Tseed")
+          .Input("means: dtype")
+          .Input("stddevs: dtype")
+          .Input("minvals: dtype")
+          .Input("maxvals: dtype")
+          .Output("output: dtype")
+          .Attr("S: {int32, int64}")
+          .Attr("Tseed: {int32, int64} = DT_INT64")
+          .Attr("dtype: {half, float, double}")
+          .SetShapeFn([](InferenceContext* c) {
+            DFX_RETURN_IF_ERROR(CheckSeed(c, 1));
+            return RandomShapeFn(c);
+          })));
   // RandomPoisson: `shape` followed by the rate's shape. Deprecated at
   // GraphDef version 25, a field OpDefBuilder has no setter for.
   DFX_ASSIGN_OR_RETURN(
@@ -270,6 +288,38 @@ absl::Status RegisterRng2Ops(OpRegistry* r) {
   poisson.op_def.mutable_deprecation()->set_explanation(
       "Replaced by RandomPoissonV2");
   DFX_RETURN_IF_ERROR(r->Register(std::move(poisson)));
+  // RandomCrop: [height, width] of an [H, W, C] image. Deprecated at
+  // GraphDef version 8.
+  DFX_ASSIGN_OR_RETURN(
+      OpRegistrationData crop,
+      OpDefBuilder("RandomCrop")
+          .Input("image: T")
+          .Input("size: int64")
+          .Output("output: T")
+          .Attr("T: {uint8, int8, int16, int32, int64, float, double}")
+          .Attr("seed: int = 0")
+          .Attr("seed2: int = 0")
+          .SetIsStateful()
+          .SetShapeFn([](InferenceContext* c) {
+            const PartialShape& image = c->input(0);
+            DFX_RETURN_IF_ERROR(c->WithRank(image, 3));
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+            const int64_t channels = image.RankKnown() ? image.dims[2] : -1;
+            std::vector<int64_t> size;
+            int64_t h = -1;
+            int64_t w = -1;
+            if (ConstantInts(c->input_tensor(1), &size) && size.size() == 2) {
+              h = size[0];
+              w = size[1];
+            }
+            c->set_output(0, PartialShape::Known({h, w, channels}));
+            return absl::OkStatus();
+          })
+          .Finalize());
+  crop.op_def.mutable_deprecation()->set_version(8);
+  crop.op_def.mutable_deprecation()->set_explanation(
+      "Random crop is now pure Python");
+  DFX_RETURN_IF_ERROR(r->Register(std::move(crop)));
 
   for (const char* name :
        {"UniformCandidateSampler", "LogUniformCandidateSampler",

@@ -6,9 +6,11 @@
 // lrintf) and a position, until the crop covers enough of one bounding box;
 // else the whole image. The stateful ops reserve 4 * max_attempts words of
 // their (seed, seed2) generator per run; the stateless one reads its seed.
-// The arithmetic is float and int as there.
+// The arithmetic is float and int as there. RandomCrop (v1), the other
+// image op with a generator, is here too.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -347,6 +349,77 @@ class StatelessSampleBoxOp : public SampleBoxBase {
   }
 };
 
+// RandomCrop (v1, deprecated at GraphDef version 8): a [height, width]
+// window of an [H, W, C] image at a random offset: two words of the
+// (seed, seed2) generator, w % (W - width + 1) then h % (H - height + 1),
+// each drawn only when that dim is cropped.
+class RandomCropOp : public OpKernel {
+ public:
+  explicit RandomCropOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(generator_.Init(*ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, input.dims() == 3,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("input must be 3-dimensional",
+                                     input.shape().DebugString())));
+    const Tensor& size = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, size.dims() == 1,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("shape_t must be 1-dimensional",
+                                     size.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, size.NumElements() == 2,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("shape_t must have two elements",
+                                     size.shape().DebugString())));
+    const int32_t target_height = static_cast<int32_t>(size.data<int64_t>()[0]);
+    const int32_t target_width = static_cast<int32_t>(size.data<int64_t>()[1]);
+    const int32_t height = static_cast<int32_t>(input.dim_size(0));
+    const int32_t width = static_cast<int32_t>(input.dim_size(1));
+    const int64_t channels = input.dim_size(2);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, TensorShape({target_height, target_width, channels}),
+                 &out));
+    DFX_OP_REQUIRES(ctx, width >= target_width,
+                    absl::FailedPreconditionError(absl::StrCat(
+                        "width must be >= target_width: width = ", width,
+                        ", target_width = ", target_width)));
+    DFX_OP_REQUIRES(ctx, height >= target_height,
+                    absl::FailedPreconditionError(absl::StrCat(
+                        "height must be >= target_height: height = ", height,
+                        ", target_height = ", target_height)));
+    Philox gen = generator_.ReserveWords(2);
+    SimplePhilox rnd(&gen);
+    int32_t offset_width = 0;
+    int32_t offset_height = 0;
+    if (width > target_width) {
+      offset_width = static_cast<int32_t>(
+          rnd.Rand32() % static_cast<uint32_t>(width - target_width + 1));
+    }
+    if (height > target_height) {
+      offset_height = static_cast<int32_t>(
+          rnd.Rand32() % static_cast<uint32_t>(height - target_height + 1));
+    }
+    const int64_t elem = DataTypeSize(input.dtype());
+    const int64_t row_bytes = target_width * channels * elem;
+    const char* in = static_cast<const char*>(input.raw_data());
+    char* o = static_cast<char*>(out->raw_data());
+    for (int64_t y = 0; y < target_height; ++y) {
+      std::memcpy(o + y * row_bytes,
+                  in + ((y + offset_height) * width + offset_width) *
+                           channels * elem,
+                  row_bytes);
+    }
+  }
+
+ private:
+  GuardedPhilox generator_;
+};
+
 }  // namespace
 
 void RegisterSampleDistortedBoundingBoxKernels(KernelRegistry* registry) {
@@ -361,6 +434,11 @@ void RegisterSampleDistortedBoundingBoxKernels(KernelRegistry* registry) {
   RegisterKernel<StatelessSampleBoxOp>(
       registry, KernelDefBuilder("StatelessSampleDistortedBoundingBox")
                     .TypeConstraint("T", types));
+  RegisterKernel<RandomCropOp>(
+      registry, KernelDefBuilder("RandomCrop")
+                    .TypeConstraint("T", {DT_UINT8, DT_INT8, DT_INT16,
+                                          DT_INT32, DT_INT64, DT_FLOAT,
+                                          DT_DOUBLE}));
 }
 
 }  // namespace dfx::random

@@ -6,10 +6,13 @@
 // (count * p >= 10), 42 for binomial inversion (a sum of geometric
 // variables) below that. p > 0.5 samples count - X(q) with q = 1 - p.
 // Uniform doubles are taken two per block, the second first.
+// StatelessParameterizedTruncatedNormal shares the layout of the output
+// (kernels/random/parameterized_truncated_normal_op.cc draws its batches).
 //
 // count * p and q are computed in the parameter type, as there.
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -105,33 +108,39 @@ double SampleBinomial(T count, T prob, const Philox& base, int64_t k) {
   return low ? x : dcount - x;
 }
 
-// The checked layout of a binomial op's output.
-struct BinomialLayout {
+// The checked layout of an output [samples..., batch...] whose batch
+// shape is the broadcast shape of the parameters.
+struct BatchLayout {
   TensorShape shape;
   int64_t samples_per_batch = 1;
   int64_t num_batches = 1;
-  // Per batch: the element of counts and of probs it reads.
-  std::vector<int64_t> count_index;
-  std::vector<int64_t> prob_index;
+  // Per parameter, per batch: the parameter's element the batch reads.
+  std::vector<std::vector<int64_t>> index;
 };
 
-// TensorFlow's checks of shape (input `shape_index`), counts and probs.
-absl::StatusOr<BinomialLayout> MakeLayout(const Tensor& shape_t,
-                                          const Tensor& counts,
-                                          const Tensor& probs) {
-  absl::StatusOr<Broadcast> bcast =
-      Broadcast::Make(counts.shape(), probs.shape());
+// TensorFlow's checks of the shape tensor and the parameters (which must
+// broadcast; else InvalidArgument `incompatible` followed by their shapes
+// joined by " vs. ").
+absl::StatusOr<BatchLayout> MakeLayout(const Tensor& shape_t,
+                                       std::vector<const Tensor*> params,
+                                       absl::string_view incompatible) {
+  std::vector<TensorShape> shapes;
+  std::string listed;
+  for (const Tensor* p : params) {
+    shapes.push_back(p->shape());
+    absl::StrAppend(&listed, listed.empty() ? "" : " vs. ",
+                    p->shape().DebugString());
+  }
+  absl::StatusOr<Broadcast> bcast = Broadcast::Make(shapes);
   if (!bcast.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "counts and probs must have compatible batch dimensions: ",
-        counts.shape().DebugString(), " vs. ", probs.shape().DebugString()));
+    return absl::InvalidArgumentError(absl::StrCat(incompatible, listed));
   }
   if (shape_t.dims() != 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("Input shape should be a vector, got shape: ",
                      shape_t.shape().DebugString()));
   }
-  BinomialLayout layout;
+  BatchLayout layout;
   DFX_ASSIGN_OR_RETURN(layout.shape, ShapeFromTensor(shape_t));
   const TensorShape& batch = bcast->output_shape();
   const int sample_dims = layout.shape.dims() - batch.dims();
@@ -147,21 +156,22 @@ absl::StatusOr<BinomialLayout> MakeLayout(const Tensor& shape_t,
     (i < sample_dims ? layout.samples_per_batch : layout.num_batches) *=
         layout.shape.dim_size(i);
   }
-  layout.count_index.resize(layout.num_batches);
-  layout.prob_index.resize(layout.num_batches);
+  layout.index.assign(params.size(),
+                      std::vector<int64_t>(layout.num_batches));
   bcast->ForEachRun(0, layout.num_batches,
                     [&](int64_t out, int64_t length, const int64_t* in,
                         const int64_t* step) {
-                      for (int64_t j = 0; j < length; ++j) {
-                        layout.count_index[out + j] = in[0] + j * step[0];
-                        layout.prob_index[out + j] = in[1] + j * step[1];
+                      for (size_t p = 0; p < params.size(); ++p) {
+                        for (int64_t j = 0; j < length; ++j) {
+                          layout.index[p][out + j] = in[p] + j * step[p];
+                        }
                       }
                     });
   return layout;
 }
 
 template <typename T>
-void FillBinomialFor(const Device& device, const BinomialLayout& layout,
+void FillBinomialFor(const Device& device, const BatchLayout& layout,
                      const Tensor& counts, const Tensor& probs,
                      const Philox& gen, Tensor* out) {
   const T* c = counts.data<T>();
@@ -175,7 +185,7 @@ void FillBinomialFor(const Device& device, const BinomialLayout& layout,
                 for (int64_t k = first; k < last; ++k) {
                   const int64_t b = k / spb;
                   const double x = SampleBinomial<T>(
-                      c[layout.count_index[b]], p[layout.prob_index[b]], gen,
+                      c[layout.index[0][b]], p[layout.index[1][b]], gen,
                       k);
                   const int64_t at = (k % spb) * nb + b;
                   switch (dtype) {
@@ -200,7 +210,7 @@ void FillBinomialFor(const Device& device, const BinomialLayout& layout,
               });
 }
 
-void FillBinomial(const Device& device, const BinomialLayout& layout,
+void FillBinomial(const Device& device, const BatchLayout& layout,
                   const Tensor& counts, const Tensor& probs, const Philox& gen,
                   Tensor* out) {
   switch (counts.dtype()) {
@@ -216,6 +226,9 @@ void FillBinomial(const Device& device, const BinomialLayout& layout,
   }
 }
 
+constexpr absl::string_view kIncompatible =
+    "counts and probs must have compatible batch dimensions: ";
+
 // (resource, algorithm, shape, counts, probs).
 class StatefulRandomBinomialOp : public OpKernel {
  public:
@@ -225,8 +238,8 @@ class StatefulRandomBinomialOp : public OpKernel {
     const Tensor& alg = ctx->input(1);
     const Tensor& counts = ctx->input(3);
     const Tensor& probs = ctx->input(4);
-    absl::StatusOr<BinomialLayout> layout =
-        MakeLayout(ctx->input(2), counts, probs);
+    absl::StatusOr<BatchLayout> layout =
+        MakeLayout(ctx->input(2), {&counts, &probs}, kIncompatible);
     DFX_OP_REQUIRES_OK(ctx, layout.status());
     DFX_OP_REQUIRES(ctx, alg.dims() == 0,
                     absl::InvalidArgumentError(
@@ -260,8 +273,8 @@ class StatelessRandomBinomialOp : public OpKernel {
                     absl::InvalidArgumentError(
                         absl::StrCat("seed must have shape [2], not ",
                                      seed.shape().DebugString())));
-    absl::StatusOr<BinomialLayout> layout =
-        MakeLayout(ctx->input(0), counts, probs);
+    absl::StatusOr<BatchLayout> layout =
+        MakeLayout(ctx->input(0), {&counts, &probs}, kIncompatible);
     DFX_OP_REQUIRES_OK(ctx, layout.status());
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, layout->shape, &out));
@@ -269,6 +282,64 @@ class StatelessRandomBinomialOp : public OpKernel {
     absl::StatusOr<Philox> gen = PhiloxFromSeedTensor(seed);
     DFX_OP_REQUIRES_OK(ctx, gen.status());
     FillBinomial(*ctx->device(), *layout, counts, probs, *gen, out);
+  }
+};
+
+// StatelessParameterizedTruncatedNormal: (shape, seed, means, stddevs,
+// minvals, maxvals). TensorFlow splits the outputs over its pool, each
+// shard starting 2000 words per output into the stream; dfx draws the
+// batches in order from the start, TensorFlow's numbers whenever it runs
+// one shard (small outputs: a few dozen values).
+class StatelessTruncatedNormalOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& seed = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, seed.dims() == 1 && seed.dim_size(0) == 2,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("seed must have shape [2], not ",
+                                     seed.shape().DebugString())));
+    std::vector<const Tensor*> params;
+    for (int i = 2; i < 6; ++i) params.push_back(&ctx->input(i));
+    absl::StatusOr<BatchLayout> layout = MakeLayout(
+        ctx->input(0), params,
+        "means, stddevs, minvals, maxvals must have compatible batch "
+        "dimensions: ");
+    DFX_OP_REQUIRES_OK(ctx, layout.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, layout->shape, &out));
+    absl::StatusOr<Philox> gen = PhiloxFromSeedTensor(seed);
+    DFX_OP_REQUIRES_OK(ctx, gen.status());
+    switch (out->dtype()) {
+      case DT_HALF:
+        DFX_OP_REQUIRES_OK(ctx, Fill<Eigen::half>(*layout, params, *gen, out));
+        break;
+      case DT_FLOAT:
+        DFX_OP_REQUIRES_OK(ctx, Fill<float>(*layout, params, *gen, out));
+        break;
+      default:
+        DFX_OP_REQUIRES_OK(ctx, Fill<double>(*layout, params, *gen, out));
+        break;
+    }
+  }
+
+ private:
+  template <typename T>
+  static absl::Status Fill(const BatchLayout& layout,
+                           const std::vector<const Tensor*>& params,
+                           Philox gen, Tensor* out) {
+    const int64_t nb = layout.num_batches;
+    T* o = out->data<T>();
+    for (int64_t b = 0; b < nb && layout.samples_per_batch > 0; ++b) {
+      auto param = [&](int i) {
+        return params[i]->data<T>()[layout.index[i][b]];
+      };
+      DFX_RETURN_IF_ERROR(SampleTruncatedNormalBatch(
+          param(0), param(1), param(2), param(3), &gen, 0,
+          layout.samples_per_batch, nb, o + b));
+    }
+    return absl::OkStatus();
   }
 };
 
@@ -286,6 +357,9 @@ void RegisterBinomialKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("StatelessRandomBinomial")
                     .TypeConstraint("T", params)
                     .TypeConstraint("dtype", outputs));
+  RegisterKernel<StatelessTruncatedNormalOp>(
+      registry, KernelDefBuilder("StatelessParameterizedTruncatedNormal")
+                    .TypeConstraint("dtype", params));
 }
 
 }  // namespace dfx::random

@@ -1,5 +1,6 @@
 // The rng2 family's kernels: the generator ops on an RNG state variable
 // (kernels/random/rng_state_kernels.cc), the binomial samplers
+// and StatelessParameterizedTruncatedNormal
 // (kernels/random/binomial_kernels.cc) and the candidate samplers
 // (kernels/random/candidate_sampler_kernels.cc). RegisterRng2Kernels
 // (kernels/kernels.h, in rng_state_kernels.cc) registers them all.
@@ -30,7 +31,29 @@ absl::StatusOr<Philox> AdvanceStateVariable(OpKernelContext* ctx, int64_t alg,
                                             uint64_t outputs,
                                             bool philox_only = false);
 
-// StatefulRandomBinomial and StatelessRandomBinomial.
+// One batch of ParameterizedTruncatedNormal's samples, TensorFlow's
+// rejection samplers (kernels/random/parameterized_truncated_normal_op.cc):
+// samples [first, limit) of N(mean, stddev) truncated to [minval, maxval],
+// sample i written to out[i * stride], drawn from `gen` in order.
+// InvalidArgument "Invalid parameters" for stddev <= 0, minval >= maxval or
+// both bounds infinite; Internal when a sampler gives up.
+absl::Status SampleTruncatedNormalBatch(Eigen::half mean, Eigen::half stddev,
+                                        Eigen::half minval, Eigen::half maxval,
+                                        Philox* gen, int64_t first,
+                                        int64_t limit, int64_t stride,
+                                        Eigen::half* out);
+absl::Status SampleTruncatedNormalBatch(float mean, float stddev, float minval,
+                                        float maxval, Philox* gen,
+                                        int64_t first, int64_t limit,
+                                        int64_t stride, float* out);
+absl::Status SampleTruncatedNormalBatch(double mean, double stddev,
+                                        double minval, double maxval,
+                                        Philox* gen, int64_t first,
+                                        int64_t limit, int64_t stride,
+                                        double* out);
+
+// StatefulRandomBinomial, StatelessRandomBinomial and
+// StatelessParameterizedTruncatedNormal.
 void RegisterBinomialKernels(KernelRegistry* registry);
 // The candidate samplers and ComputeAccidentalHits
 // (kernels/random/candidate_sampler_kernels.cc).

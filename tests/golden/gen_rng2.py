@@ -13,6 +13,7 @@ Run with the TensorFlow virtualenv:
     $(tools/tf_env) tests/golden/gen_rng2.py
 """
 
+import json
 import os
 import sys
 
@@ -301,6 +302,53 @@ def binomial_cases():
     err("seed", [4], 1.0, 0.5, seed=(1, 2, 3))
 
 
+def truncated_normal_cases():
+    """StatelessParameterizedTruncatedNormal on small outputs, which
+    TensorFlow draws in one shard (as dfx always does)."""
+    def tn(name, shape, means, stddevs, minvals, maxvals, dtype=np.float32,
+           seed=(4, 2), note=""):
+        def b():
+            c = lambda v: tf.constant(np.asarray(v, dtype))  # noqa: E731
+            return raw.StatelessParameterizedTruncatedNormal(
+                shape=tf.constant(shape, tf.int32),
+                seed=tf.constant(seed, tf.int64), means=c(means),
+                stddevs=c(stddevs), minvals=c(minvals),
+                maxvals=c(maxvals)), None
+        case(FAMILY, f"stateless_truncated_normal_{name}", b, note=note)
+    tn("randn", [8], 0.0, 1.0, -2.0, 2.0, note="the normal sampler")
+    tn("uniform", [3, 2], [0.0, 5.0], [1.0, 2.0], [0.5, 5.1], [0.9, 5.4],
+       note="narrow bounds: the uniform sampler, per batch")
+    tn("exponential", [6], 1.0, 0.5, 3.0, np.inf,
+       note="a far one-sided bound: the exponential sampler")
+    tn("flipped", [5], 0.0, 1.0, -np.inf, -2.5,
+       note="an upper bound only: mirrored")
+    tn("broadcast", [2, 2, 3], [[0.0], [10.0]], [1.0, 2.0, 3.0], -1.0,
+       [[1.0], [20.0]], note="parameters broadcast to [2, 3]")
+    tn("double", [4, 2], [0.0, 1.0], [1.0, 0.1], [-0.5, 1.2], [3.0, 1.3],
+       dtype=np.float64)
+    tn("half", [6], 0.5, 1.0, -1.0, 1.0, dtype=np.float16)
+    tn("empty", [0, 2], [0.0, 1.0], 1.0, -1.0, 2.0)
+
+    def err(name, shape, means, stddevs, minvals, maxvals, seed=(1, 2)):
+        def b():
+            ph = tf1.placeholder(tf.int32, shape=None)
+            ps = tf1.placeholder(tf.int64, shape=None)
+            c = lambda v: tf1.placeholder_with_default(  # noqa: E731
+                np.asarray(v, np.float32), shape=None)
+            return raw.StatelessParameterizedTruncatedNormal(
+                shape=ph, seed=ps, means=c(means), stddevs=c(stddevs),
+                minvals=c(minvals), maxvals=c(maxvals)), {
+                    ph: np.asarray(shape, np.int32),
+                    ps: np.asarray(seed, np.int64)}
+        case(FAMILY, f"stateless_truncated_normal_error_{name}", b)
+    err("stddev", [3], 0.0, -1.0, -1.0, 1.0)
+    err("bounds", [3], 0.0, 1.0, 1.0, 1.0)
+    err("both_infinite", [3], 0.0, 1.0, -np.inf, np.inf)
+    err("not_suffix", [3], [0.0, 1.0], 1.0, -1.0, 1.0)
+    err("incompatible", [2, 3], [0.0, 1.0, 2.0], [1.0, 1.0], -1.0, 1.0)
+    err("seed", [3], 0.0, 1.0, -1.0, 1.0, seed=(1,))
+
+
 def stateful_binomial_cases(folder):
     def b():
         v, init = state_var([11, 0, 5])
@@ -331,9 +379,7 @@ def stateful_binomial_cases(folder):
 
 
 # --------------------------------------------------------------------------
-# NonDeterministicInts (RandomPoisson v1 is deprecated since GraphDef
-# version 25, so TensorFlow 2.21 builds no graph of it: rng2_test.cc checks
-# that it gives RandomPoissonV2's values)
+# NonDeterministicInts
 
 
 def nondeterministic_cases():
@@ -663,18 +709,111 @@ def shuffle_cases():
     # No case of an odd or < 4 `rounds`: TensorFlow does not check it and
     # reads past its round keys (dfx refuses it: rng2_test.cc).
 
+# --------------------------------------------------------------------------
+# Ops deprecated long ago (RandomPoisson at GraphDef version 25, RandomCrop
+# at 8): TensorFlow 2.21 builds no graph of them but still runs one whose
+# GraphDef says it was produced before, with its old CPU kernels.
+
+LEGACY_PRODUCER = 7
+
+
+def legacy_case(name, build, fetches, note=""):
+    """build() makes a tf.Graph's nodes and returns a function that edits
+    the GraphDef (turning a stand-in node into the deprecated op); the case
+    runs the edited GraphDef, marked as produced at version 7."""
+    graph = tf.Graph()
+    with graph.as_default():
+        edit = build()
+    graph_def = graph.as_graph_def()
+    edit(graph_def)
+    graph_def.versions.producer = LEGACY_PRODUCER
+    run_graph = tf.Graph()
+    with run_graph.as_default():
+        tf1.import_graph_def(graph_def, name="")
+        with tf1.Session(graph=run_graph,
+                         config=golden_lib._session_config()) as sess:
+            results = sess.run(fetches)
+    out_dir = os.path.join(golden_lib.DATA_DIR, FAMILY, name)
+    os.makedirs(out_dir)
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
+    spec = {"name": name, "note": note, "feeds": [], "fetches": fetches,
+            "outputs": []}
+    for i, value in enumerate(results):
+        fname, dtype = golden_lib.save_value(out_dir, f"out_{i}", value)
+        rtol, atol = golden_lib.DEFAULT_TOL.get(dtype, (0.0, 0.0))
+        spec["outputs"].append({"file": fname, "dtype": dtype,
+                                "rtol": rtol, "atol": atol})
+    with open(os.path.join(out_dir, "case.json"), "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"{FAMILY}/{name}: ok", file=sys.stderr)
+
+
+def rename_node(op, drop_attrs=()):
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.name == "legacy":
+                node.op = op
+                for a in drop_attrs:
+                    del node.attr[a]
+    return edit
+
+
+def legacy_cases():
+    for tname, t in [("half", np.float16), ("float", np.float32),
+                     ("double", np.float64)]:
+        def b(t=t):
+            raw.RandomPoissonV2(
+                shape=tf.constant([3, 2]),
+                rate=tf.constant(np.asarray([0.5, 4.0, 30.0], t)),
+                seed=5, seed2=9, dtype=tf.as_dtype(t), name="legacy")
+            return rename_node("RandomPoisson", ["R"])
+        legacy_case(f"random_poisson_v1_{tname}", b, ["legacy:0"],
+                    note="RandomPoisson: RandomPoissonV2's stream with the "
+                    "rate's dtype")
+
+    image = np.arange(4 * 6 * 2, dtype=np.float32).reshape([4, 6, 2])
+    for name, size, t in [("both", [2, 3], np.float32),
+                          ("width_only", [4, 2], np.int32),
+                          ("height_only", [1, 6], np.uint8),
+                          ("same", [4, 6], np.float64)]:
+        def b(size=size, t=t):
+            img = tf.constant(image.astype(t))
+            sz = tf.constant(np.asarray(size, np.int64))
+            # A stand-in of the same inputs and attrs, renamed below.
+            raw.StatelessRandomUniformFullInt(
+                shape=tf.constant([1]), seed=tf.constant([1, 2], tf.int64),
+                name="legacy")
+
+            def edit(graph_def):
+                for node in graph_def.node:
+                    if node.name == "legacy":
+                        node.op = "RandomCrop"
+                        del node.input[:]
+                        node.input.extend([img.op.name, sz.op.name])
+                        node.attr.clear()
+                        node.attr["T"].type = tf.as_dtype(t).as_datatype_enum
+                        node.attr["seed"].i = 3
+                        node.attr["seed2"].i = 4
+            return edit
+        legacy_case(f"random_crop_{name}", b, ["legacy:0"] * 2,
+                    note="RandomCrop (v1): fetched twice in one run, one "
+                    "draw")
+
 
 OP_NAMES = ["StatefulUniform", "StatefulUniformFullInt", "StatefulUniformInt",
             "StatefulStandardNormalV2", "StatefulTruncatedNormal",
             "StatefulRandomBinomial", "RngSkip", "RngReadAndSkip",
             "NonDeterministicInts", "StatelessRandomBinomial",
+            "StatelessParameterizedTruncatedNormal",
             "RandomPoisson", "UniformCandidateSampler",
             "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
             "FixedUnigramCandidateSampler", "AllCandidateSampler",
             "ThreadUnsafeUnigramCandidateSampler", "ComputeAccidentalHits",
             "SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
             "StatelessSampleDistortedBoundingBox", "StatelessShuffle",
-            "RandomIndexShuffle"]
+            "RandomIndexShuffle", "RandomCrop"]
 TYPE_ATTRS = {"StatefulUniform": "dtype", "StatefulUniformFullInt": "dtype",
               "StatefulUniformInt": "dtype",
               "StatefulStandardNormalV2": "dtype",
@@ -682,7 +821,8 @@ TYPE_ATTRS = {"StatefulUniform": "dtype", "StatefulUniformFullInt": "dtype",
               "StatefulRandomBinomial": "dtype",
               "NonDeterministicInts": "dtype",
               "StatelessRandomBinomial": "dtype", "RandomPoisson": "dtype",
-              "RandomIndexShuffle": "dtype"}
+              "RandomIndexShuffle": "dtype",
+              "StatelessParameterizedTruncatedNormal": "dtype"}
 
 
 def main():
@@ -691,12 +831,14 @@ def main():
     generator_error_cases(folder)
     binomial_cases()
     stateful_binomial_cases(folder)
+    truncated_normal_cases()
     nondeterministic_cases()
     candidate_sampler_cases(folder)
     accidental_hits_cases()
     sampled_softmax_cases(folder)
     bounding_box_cases(folder)
     shuffle_cases()
+    legacy_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES, TYPE_ATTRS)
 
 
