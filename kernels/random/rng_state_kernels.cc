@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -181,42 +182,35 @@ class GeneratorUniformIntOp : public OpKernel {
   }
 };
 
-// RngSkip: advances the state by 256 * delta blocks.
+// RngSkip (int64 algorithm and delta) advances the state by 256 * delta
+// blocks; RngReadAndSkip (int32 alg, uint64 delta) returns the state's
+// first three words before it does the same.
+template <bool kRead>
 class RngSkipOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<int64_t> alg = ScalarInput<int64_t>(*ctx, 1);
+    using Alg = std::conditional_t<kRead, int32_t, int64_t>;
+    using Delta = std::conditional_t<kRead, uint64_t, int64_t>;
+    absl::StatusOr<Alg> alg = ScalarInput<Alg>(*ctx, 1);
     DFX_OP_REQUIRES_OK(ctx, alg.status());
-    absl::StatusOr<int64_t> delta = ScalarInput<int64_t>(*ctx, 2);
-    DFX_OP_REQUIRES_OK(ctx, delta.status());
-    DFX_OP_REQUIRES_OK(
-        ctx, AdvanceStateVariable(ctx, *alg, static_cast<uint64_t>(*delta))
-                 .status());
-  }
-};
-
-// RngReadAndSkip: the state's first three words, then advances it as
-// RngSkip does.
-class RngReadAndSkipOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<int32_t> alg = ScalarInput<int32_t>(*ctx, 1);
-    DFX_OP_REQUIRES_OK(ctx, alg.status());
-    absl::StatusOr<uint64_t> delta = ScalarInput<uint64_t>(*ctx, 2);
+    absl::StatusOr<Delta> delta = ScalarInput<Delta>(*ctx, 2);
     DFX_OP_REQUIRES_OK(ctx, delta.status());
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({kPhiloxStateSize}), &out));
-    absl::StatusOr<Philox> gen = AdvanceStateVariable(ctx, *alg, *delta);
+    if constexpr (kRead) {
+      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                                  0, TensorShape({kPhiloxStateSize}), &out));
+    }
+    absl::StatusOr<Philox> gen =
+        AdvanceStateVariable(ctx, *alg, static_cast<uint64_t>(*delta));
     DFX_OP_REQUIRES_OK(ctx, gen.status());
-    int64_t* o = out->data<int64_t>();
-    o[0] = static_cast<int64_t>(gen->counter_lo64());
-    o[1] = static_cast<int64_t>(gen->counter_hi64());
-    o[2] = static_cast<int64_t>(gen->key64());
+    if constexpr (kRead) {
+      int64_t* o = out->data<int64_t>();
+      o[0] = static_cast<int64_t>(gen->counter_lo64());
+      o[1] = static_cast<int64_t>(gen->counter_hi64());
+      o[2] = static_cast<int64_t>(gen->key64());
+    }
   }
 };
 
@@ -273,6 +267,15 @@ class RandomPoissonV1Op : public OpKernel {
   GuardedPhilox generator_;
 };
 
+template <typename... Ts>
+void RegisterRandomPoissonV1(KernelRegistry* registry) {
+  (RegisterKernel<RandomPoissonV1Op<Ts>>(
+       registry, KernelDefBuilder("RandomPoisson")
+                     .TypeConstraint<Ts>("dtype")
+                     .TypeConstraint("S", {DT_INT32, DT_INT64})),
+   ...);
+}
+
 }  // namespace
 
 absl::StatusOr<Philox> AdvanceStateVariable(OpKernelContext* ctx, int64_t alg,
@@ -320,25 +323,14 @@ void RegisterRng2Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("StatefulUniformInt")
                     .TypeConstraint("dtype", {DT_INT32, DT_INT64})
                     .TypeConstraint("shape_dtype", shapes));
-  RegisterKernel<RngSkipOp>(registry, KernelDefBuilder("RngSkip"));
-  RegisterKernel<RngReadAndSkipOp>(registry, KernelDefBuilder("RngReadAndSkip"));
+  RegisterKernel<RngSkipOp<false>>(registry, KernelDefBuilder("RngSkip"));
+  RegisterKernel<RngSkipOp<true>>(registry, KernelDefBuilder("RngReadAndSkip"));
   RegisterKernel<NonDeterministicIntsOp>(
       registry,
       KernelDefBuilder("NonDeterministicInts")
           .TypeConstraint("dtype", {DT_INT32, DT_INT64, DT_UINT32, DT_UINT64})
           .TypeConstraint("shape_dtype", shapes));
-  RegisterKernel<RandomPoissonV1Op<Eigen::half>>(
-      registry, KernelDefBuilder("RandomPoisson")
-                    .TypeConstraint<Eigen::half>("dtype")
-                    .TypeConstraint("S", shapes));
-  RegisterKernel<RandomPoissonV1Op<float>>(
-      registry, KernelDefBuilder("RandomPoisson")
-                    .TypeConstraint<float>("dtype")
-                    .TypeConstraint("S", shapes));
-  RegisterKernel<RandomPoissonV1Op<double>>(
-      registry, KernelDefBuilder("RandomPoisson")
-                    .TypeConstraint<double>("dtype")
-                    .TypeConstraint("S", shapes));
+  RegisterRandomPoissonV1<Eigen::half, float, double>(registry);
   RegisterBinomialKernels(registry);
   RegisterCandidateSamplerKernels(registry);
   RegisterSampleDistortedBoundingBoxKernels(registry);
