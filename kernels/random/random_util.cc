@@ -382,4 +382,26 @@ absl::Status ShuffleRows(OpKernelContext* ctx, const Tensor& input,
   return absl::OkStatus();
 }
 
+absl::Status ReadIntBounds(const Tensor& minval, const Tensor& maxval,
+                           int64_t* lo, int64_t* hi) {
+  if (minval.dims() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "minval must be 0-D, got shape ", minval.shape().DebugString()));
+  }
+  if (maxval.dims() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "maxval must be 0-D, got shape ", maxval.shape().DebugString()));
+  }
+  auto scalar = [](const Tensor& t) -> int64_t {
+    return t.dtype() == DT_INT32 ? t.data<int32_t>()[0] : t.data<int64_t>()[0];
+  };
+  *lo = scalar(minval);
+  *hi = scalar(maxval);
+  if (*lo >= *hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Need minval < maxval, got ", *lo, " >= ", *hi));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dfx::random

@@ -38,6 +38,12 @@ absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& shape);
 // have shape [2], not .." or "Invalid seed type: .." otherwise.
 absl::StatusOr<Philox> PhiloxFromSeedTensor(const Tensor& seed);
 
+// The bounds of the uniform-int ops: minval and maxval int32 or int64
+// scalars with minval < maxval. InvalidArgument "minval must be 0-D, got
+// shape .." (or maxval) or "Need minval < maxval, got lo >= hi".
+absl::Status ReadIntBounds(const Tensor& minval, const Tensor& maxval,
+                           int64_t* lo, int64_t* hi);
+
 // The Philox generator of a V2 stateless op from its key, counter and alg
 // inputs (inputs 1, 2 and 3 of `ctx`), with TensorFlow's checks and
 // messages. Only Philox (1) and auto-select (3, which is Philox on CPU) run;

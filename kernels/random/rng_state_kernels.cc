@@ -110,8 +110,16 @@ void SkipState(Philox gen, uint64_t outputs, int64_t* s) {
 }
 
 // StatefulUniform, StatefulStandardNormalV2, StatefulTruncatedNormal,
-// StatefulUniformFullInt: (resource, algorithm, shape).
-enum class GeneratorDist { kUniform, kNormal, kTruncatedNormal, kFullInt };
+// StatefulUniformFullInt: (resource, algorithm, shape); StatefulUniformInt:
+// (resource, algorithm, shape, minval, maxval), its bounds checked before
+// the shape, even for an empty output, as TensorFlow does.
+enum class GeneratorDist {
+  kUniform,
+  kNormal,
+  kTruncatedNormal,
+  kFullInt,
+  kUniformInt
+};
 
 template <GeneratorDist kDist>
 class GeneratorOp : public OpKernel {
@@ -121,6 +129,12 @@ class GeneratorOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<int64_t> alg = ScalarInput<int64_t>(*ctx, 1);
     DFX_OP_REQUIRES_OK(ctx, alg.status());
+    int64_t lo = 0;
+    int64_t hi = 0;
+    if constexpr (kDist == GeneratorDist::kUniformInt) {
+      DFX_OP_REQUIRES_OK(
+          ctx, ReadIntBounds(ctx->input(3), ctx->input(4), &lo, &hi));
+    }
     absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(2));
     DFX_OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out = nullptr;
@@ -141,44 +155,10 @@ class GeneratorOp : public OpKernel {
       case GeneratorDist::kFullInt:
         FillFullInt(*ctx->device(), *gen, out);
         break;
+      case GeneratorDist::kUniformInt:
+        FillUniformInt(*ctx->device(), *gen, lo, hi, out);
+        break;
     }
-  }
-};
-
-// StatefulUniformInt: (resource, algorithm, shape, minval, maxval). The
-// bounds are checked before the shape, even for an empty output, as
-// TensorFlow does.
-class GeneratorUniformIntOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<int64_t> alg = ScalarInput<int64_t>(*ctx, 1);
-    DFX_OP_REQUIRES_OK(ctx, alg.status());
-    const Tensor& minval = ctx->input(3);
-    const Tensor& maxval = ctx->input(4);
-    DFX_OP_REQUIRES(ctx, minval.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "minval must be 0-D, got shape ",
-                        minval.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, maxval.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "maxval must be 0-D, got shape ",
-                        maxval.shape().DebugString())));
-    const bool is32 = minval.dtype() == DT_INT32;
-    const int64_t lo = is32 ? minval.data<int32_t>()[0] : minval.data<int64_t>()[0];
-    const int64_t hi = is32 ? maxval.data<int32_t>()[0] : maxval.data<int64_t>()[0];
-    DFX_OP_REQUIRES(ctx, lo < hi,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Need minval < maxval, got ", lo, " >= ", hi)));
-    absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(2));
-    DFX_OP_REQUIRES_OK(ctx, shape.status());
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    absl::StatusOr<Philox> gen = AdvanceStateVariable(
-        ctx, *alg, static_cast<uint64_t>(out->NumElements()));
-    DFX_OP_REQUIRES_OK(ctx, gen.status());
-    FillUniformInt(*ctx->device(), *gen, lo, hi, out);
   }
 };
 
@@ -319,7 +299,7 @@ void RegisterRng2Kernels(KernelRegistry* registry) {
                     .TypeConstraint("dtype",
                                     {DT_INT32, DT_INT64, DT_UINT32, DT_UINT64})
                     .TypeConstraint("shape_dtype", shapes));
-  RegisterKernel<GeneratorUniformIntOp>(
+  RegisterKernel<GeneratorOp<GeneratorDist::kUniformInt>>(
       registry, KernelDefBuilder("StatefulUniformInt")
                     .TypeConstraint("dtype", {DT_INT32, DT_INT64})
                     .TypeConstraint("shape_dtype", shapes));

@@ -10,16 +10,16 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "base/status_macros.h"
 #include "catch2/catch.hpp"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
-#include "proto/tensor.pb.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -34,29 +34,15 @@ TEST_CASE("Every rng2 op has TensorFlow 2.21's signature and CPU types",
   testing::CheckSignaturesWithTensorFlow("rng2", 25);
 }
 
-// The shapes a node's shape function gives, inputs[i] constant where
+// The shapes a node's shape function gives, input i constant where
 // consts[i] is initialized.
-absl::StatusOr<std::string> Infer(const NodeDef& node_in,
+absl::StatusOr<std::string> Infer(const NodeDef& node,
                                   std::vector<PartialShape> inputs,
                                   const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     op->op_def.output_arg_size());
-  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
-  std::string s;
-  for (int i = 0; i < c.num_outputs(); ++i) s += c.output(i).DebugString();
-  return s;
+  absl::StatusOr<std::vector<PartialShape>> shapes =
+      testing::InferShapes(node, std::move(inputs), consts);
+  if (!shapes.ok()) return shapes.status();
+  return testing::ShapesString(shapes);
 }
 
 PartialShape S(std::vector<int64_t> dims) {
