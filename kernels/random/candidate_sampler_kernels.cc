@@ -50,6 +50,8 @@ class RangeSampler {
   virtual ~RangeSampler() = default;
 
   int64_t range() const { return range_; }
+  // How many values Sample() can return.
+  virtual int64_t PossibleValues() const { return range_; }
   virtual int64_t Sample(SimplePhilox* rnd) const = 0;
   virtual float Probability(int64_t value) const = 0;
   virtual bool NeedsUpdates() const { return false; }
@@ -300,6 +302,10 @@ class FixedUnigramSampler : public RangeSampler {
   int64_t Sample(SimplePhilox* rnd) const override {
     return table_->Sample(rnd);
   }
+  int64_t PossibleValues() const override {
+    return std::count_if(weights_.begin(), weights_.end(),
+                         [](float w) { return w != 0; });
+  }
   float Probability(int64_t value) const override {
     if (value < 0 || static_cast<size_t>(value) >= weights_.size()) return 0;
     return weights_[value] / total_;
@@ -388,6 +394,14 @@ class CandidateSamplerOp : public OpKernel {
     DFX_OP_REQUIRES(
         ctx, !unique_ || num_sampled_ <= range,
         absl::InvalidArgumentError("Sampler's range is too small."));
+    // Fewer values of nonzero weight than num_sampled: TensorFlow's unique
+    // loop draws until a CHECK on its tries aborts the process.
+    DFX_OP_REQUIRES(
+        ctx, !unique_ || num_sampled_ <= sampler_->PossibleValues(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "Sampler's range is too small: ", sampler_->PossibleValues(),
+            " values have a nonzero weight, ", num_sampled_,
+            " unique ones asked for.")));
     const int64_t batch_size = true_classes.dim_size(0);
     Tensor* sampled = nullptr;
     Tensor* true_expected = nullptr;

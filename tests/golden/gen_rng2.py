@@ -502,7 +502,8 @@ def candidate_sampler_cases(folder):
     sampler_error("fixed_no_weights", "FixedUnigramCandidateSampler",
                   [[0, 1]], range_max=4)
     # (unique with fewer values of nonzero weight than num_sampled loops
-    # until TensorFlow's CHECK on the number of tries aborts it: no case.)
+    # until TensorFlow's CHECK on the number of tries aborts it: no case;
+    # dfx refuses it, rng2_test.cc.)
     sampler_error("fixed_both", "FixedUnigramCandidateSampler", [[0, 1]],
                   range_max=3, unigrams=[1.0, 2.0, 3.0],
                   vocab_file="/nonexistent/vocab.csv")

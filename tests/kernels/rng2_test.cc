@@ -243,7 +243,7 @@ absl::StatusOr<std::vector<Tensor>> RunFixed(const std::string& vocab_file,
 }
 
 TEST_CASE("FixedUnigramCandidateSampler reads a vocabulary file's last "
-          "column",
+          "column, with TensorFlow's numbers",
           "[rng2]") {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / "dfx_rng2_vocab_test";
@@ -258,6 +258,18 @@ TEST_CASE("FixedUnigramCandidateSampler reads a vocabulary file's last "
   absl::StatusOr<std::vector<Tensor>> from_attr = RunFixed("", weights, 8);
   REQUIRE(from_file.ok());
   REQUIRE(from_attr.ok());
+  // TensorFlow 2.21's outputs for this file and these attrs.
+  auto values = [](const Tensor& t, auto zero) {
+    using T = decltype(zero);
+    return std::vector<T>(t.data<T>(), t.data<T>() + t.NumElements());
+  };
+  CHECK(values((*from_file)[0], int64_t{0}) ==
+        std::vector<int64_t>{5, 0, 1, 3, 2, 6});
+  CHECK(values((*from_file)[1], 0.0f) ==
+        std::vector<float>{0x1.cce2ap-1f, 0x1.c3d154p-2f});
+  CHECK(values((*from_file)[2], 0.0f) ==
+        std::vector<float>{0x1.f583a4p-1f, 0x1.ee727ap-1f, 0x1.cce2ap-1f,
+                           0x1.a33e6p-1f, 0x1.63da54p-1f, 0x1.d500f6p-1f});
   for (int i = 0; i < 3; ++i) {
     CHECK(std::memcmp((*from_file)[i].raw_data(), (*from_attr)[i].raw_data(),
                       (*from_file)[i].TotalBytes()) == 0);
@@ -265,10 +277,17 @@ TEST_CASE("FixedUnigramCandidateSampler reads a vocabulary file's last "
   // Reserved ids come first, with weight 0.
   absl::StatusOr<std::vector<Tensor>> reserved = RunFixed(path, {}, 10, 2);
   REQUIRE(reserved.ok());
-  for (int64_t c : std::vector<int64_t>((*reserved)[0].data<int64_t>(),
-                                        (*reserved)[0].data<int64_t>() + 6)) {
-    CHECK(c >= 2);
-  }
+  CHECK(values((*reserved)[0], int64_t{0}) ==
+        std::vector<int64_t>{2, 7, 6, 5, 9, 3});
+  CHECK(values((*reserved)[1], 0.0f) == std::vector<float>{0, 0x1.6fbcf4p-1f});
+  CHECK(values((*reserved)[2], 0.0f) ==
+        std::vector<float>{0x1.f1fb64p-1f, 0x1.f7e89cp-1f, 0x1.d997fep-2f,
+                           0x1.ad3a72p-1f, 0x1.2cbb14p-1f, 0x1.d429f8p-1f});
+  // Unique samples need as many values of nonzero weight (TensorFlow
+  // draws until it aborts).
+  CHECK_THAT(RunFixed("", {1, 0, 2, 0, 0, 3, 0, 1}, 8).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "4 values have a nonzero weight, 6 unique ones"));
   CHECK_THAT(RunFixed(path, {}, 9).status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "range is 9 must be equal to weights size  8"));
