@@ -356,8 +356,8 @@ TEST_CASE("golden: complex products, functions and decompositions equal "
   RunFamily("complex");
 }
 
-TEST_CASE("golden: generator state ops, binomial samplers and candidate "
-          "samplers equal TensorFlow") {
+TEST_CASE("golden: generator state ops, binomial, truncated normal and "
+          "candidate samplers, bounding boxes and shuffles equal TensorFlow") {
   RunFamily("rng2");
 }
 
