@@ -73,6 +73,8 @@ void RegisterNn2Kernels(KernelRegistry* registry);
 void RegisterSummaryKernels(KernelRegistry* registry);
 // The text family (kernels/text/): text, sets and parsing ops.
 void RegisterTextKernels(KernelRegistry* registry);
+// The rng2 family (kernels/random/rng2_kernels.h).
+void RegisterRng2Kernels(KernelRegistry* registry);
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

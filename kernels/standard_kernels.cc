@@ -50,6 +50,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterNn2Kernels(registry);
   RegisterSummaryKernels(registry);
   RegisterTextKernels(registry);
+  RegisterRng2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -107,6 +107,9 @@ absl::Status RegisterTextOps(OpRegistry* registry);
 
 // Summaries, summary writers and event files, Print, Timestamp.
 absl::Status RegisterSummaryOps(OpRegistry* registry);
+// The tf.random.Generator ops, binomial samplers, RandomPoisson (v1),
+// NonDeterministicInts (graph/ops/rng2_ops.cc).
+absl::Status RegisterRng2Ops(OpRegistry* registry);
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

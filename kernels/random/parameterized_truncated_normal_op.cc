@@ -21,6 +21,7 @@
 #include "kernels/nn/nn2_kernels.h"
 #include "kernels/random/philox.h"
 #include "kernels/random/random_util.h"
+#include "kernels/random/rng2_kernels.h"
 
 namespace dfx::nn2_internal {
 namespace {
@@ -43,11 +44,12 @@ struct Group {
   void Draw(Philox* gen) { Dist()(gen, v); }
 };
 
-// The samples [first, limit) of one batch. Returns an error status when a
-// sampler gives up, as TensorFlow's does.
+// The samples [first, limit) of one batch, sample i at out[i * stride].
+// Returns an error status when a sampler gives up, as TensorFlow's does.
 template <typename T>
 absl::Status SampleBatch(T mean, T stddev, T minval, T maxval, Philox* gen,
-                         int64_t first, int64_t limit, T* out) {
+                         int64_t first, int64_t limit, T* out,
+                         int64_t stride = 1) {
   using Eigen::numext::exp;
   using Eigen::numext::isfinite;
   using Eigen::numext::isinf;
@@ -80,7 +82,7 @@ absl::Status SampleBatch(T mean, T stddev, T minval, T maxval, Philox* gen,
       randn.Draw(gen);
       for (int i = 0; i < randn.kSize; ++i) {
         if (randn.v[i] >= norm_min && randn.v[i] <= norm_max) {
-          out[sample++] = randn.v[i] * stddev + mean;
+          out[stride * sample++] = randn.v[i] * stddev + mean;
           if (sample >= limit) break;
           iterations = 0;
         } else if (++iterations > kMaxIterations) {
@@ -111,7 +113,7 @@ absl::Status SampleBatch(T mean, T stddev, T minval, T maxval, Philox* gen,
                 "TruncatedNormal uniform rejection sampler failed to  accept "
                 "a sample.");
           }
-          out[sample++] = z[i] * stddev + mean;
+          out[stride * sample++] = z[i] * stddev + mean;
           if (sample >= limit) break;
           iterations = 0;
         } else {
@@ -139,7 +141,7 @@ absl::Status SampleBatch(T mean, T stddev, T minval, T maxval, Philox* gen,
                 "TruncatedNormal exponential distribution rejection sampler "
                 "failed to accept a sample.");
           }
-          out[sample++] = z * stddev + mean;
+          out[stride * sample++] = z * stddev + mean;
           if (sample >= limit) break;
           iterations = 0;
         } else {
@@ -256,3 +258,33 @@ void RegisterParameterizedTruncatedNormalKernels(KernelRegistry* registry) {
 }
 
 }  // namespace dfx::nn2_internal
+
+namespace dfx::random {
+
+absl::Status SampleTruncatedNormalBatch(Eigen::half mean, Eigen::half stddev,
+                                        Eigen::half minval, Eigen::half maxval,
+                                        Philox* gen, int64_t first,
+                                        int64_t limit, int64_t stride,
+                                        Eigen::half* out) {
+  return nn2_internal::SampleBatch(mean, stddev, minval, maxval, gen, first,
+                                   limit, out, stride);
+}
+
+absl::Status SampleTruncatedNormalBatch(float mean, float stddev, float minval,
+                                        float maxval, Philox* gen,
+                                        int64_t first, int64_t limit,
+                                        int64_t stride, float* out) {
+  return nn2_internal::SampleBatch(mean, stddev, minval, maxval, gen, first,
+                                   limit, out, stride);
+}
+
+absl::Status SampleTruncatedNormalBatch(double mean, double stddev,
+                                        double minval, double maxval,
+                                        Philox* gen, int64_t first,
+                                        int64_t limit, int64_t stride,
+                                        double* out) {
+  return nn2_internal::SampleBatch(mean, stddev, minval, maxval, gen, first,
+                                   limit, out, stride);
+}
+
+}  // namespace dfx::random

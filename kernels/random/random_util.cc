@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/types.h"
 #include "kernels/eigen_util.h"
 
@@ -340,6 +344,64 @@ void SampleMultinomial(const Device& device, const Tensor& logits,
       DFX_CHECK(false);
       break;
   }
+}
+
+absl::Status ShuffleRows(OpKernelContext* ctx, const Tensor& input,
+                         Philox gen) {
+  const int64_t size = input.dim_size(0);
+  PhiloxWords words(&gen);
+  std::vector<int64_t> perm(size);
+  std::iota(perm.begin(), perm.end(), int64_t{0});
+  for (int64_t i = 0; i + 1 < size; ++i) {
+    const uint32_t n = static_cast<uint32_t>(size - i);
+    std::swap(perm[i], perm[i + words() % n]);
+  }
+  Tensor* out = nullptr;
+  DFX_RETURN_IF_ERROR(ctx->allocate_output(0, input.shape(), &out));
+  const int64_t row = input.NumElements() / size;
+  if (input.dtype() == DT_STRING) {
+    const std::string* in = input.data<std::string>();
+    std::string* o = out->data<std::string>();
+    for (int64_t i = 0; i < size; ++i) {
+      std::copy(in + perm[i] * row, in + (perm[i] + 1) * row, o + i * row);
+    }
+    return absl::OkStatus();
+  }
+  const int64_t row_bytes = row * DataTypeSize(input.dtype());
+  const char* in = static_cast<const char*>(input.raw_data());
+  char* o = static_cast<char*>(out->raw_data());
+  ParallelFor(*ctx->device(), size,
+              Eigen::TensorOpCost(static_cast<double>(row_bytes),
+                                  static_cast<double>(row_bytes), 0),
+              [&](int64_t first, int64_t last) {
+                for (int64_t i = first; i < last; ++i) {
+                  std::memcpy(o + i * row_bytes, in + perm[i] * row_bytes,
+                              row_bytes);
+                }
+              });
+  return absl::OkStatus();
+}
+
+absl::Status ReadIntBounds(const Tensor& minval, const Tensor& maxval,
+                           int64_t* lo, int64_t* hi) {
+  if (minval.dims() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "minval must be 0-D, got shape ", minval.shape().DebugString()));
+  }
+  if (maxval.dims() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "maxval must be 0-D, got shape ", maxval.shape().DebugString()));
+  }
+  auto scalar = [](const Tensor& t) -> int64_t {
+    return t.dtype() == DT_INT32 ? t.data<int32_t>()[0] : t.data<int64_t>()[0];
+  };
+  *lo = scalar(minval);
+  *hi = scalar(maxval);
+  if (*lo >= *hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Need minval < maxval, got ", *lo, " >= ", *hi));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace dfx::random

@@ -38,6 +38,12 @@ absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& shape);
 // have shape [2], not .." or "Invalid seed type: .." otherwise.
 absl::StatusOr<Philox> PhiloxFromSeedTensor(const Tensor& seed);
 
+// The bounds of the uniform-int ops: minval and maxval int32 or int64
+// scalars with minval < maxval. InvalidArgument "minval must be 0-D, got
+// shape .." (or maxval) or "Need minval < maxval, got lo >= hi".
+absl::Status ReadIntBounds(const Tensor& minval, const Tensor& maxval,
+                           int64_t* lo, int64_t* hi);
+
 // The Philox generator of a V2 stateless op from its key, counter and alg
 // inputs (inputs 1, 2 and 3 of `ctx`), with TensorFlow's checks and
 // messages. Only Philox (1) and auto-select (3, which is Philox on CPU) run;
@@ -110,6 +116,13 @@ absl::StatusOr<Tensor*> PrepareMultinomialOutput(OpKernelContext* ctx,
 // REQUIRES: classes > 0, num_samples >= 0, shapes as above.
 void SampleMultinomial(const Device& device, const Tensor& logits,
                        int64_t num_samples, const Philox& gen, Tensor* out);
+
+// Sets output 0 of `ctx` to `input` with its rows (dim 0) permuted as
+// TensorFlow's RandomShuffle permutes them: a Fisher-Yates variant reading
+// exactly size - 1 words of `gen` (word i picks i + w % (size - i)).
+// REQUIRES: input.dim_size(0) > 1.
+absl::Status ShuffleRows(OpKernelContext* ctx, const Tensor& input,
+                         Philox gen);
 
 // The two halves of RegisterRandomKernels (kernels/kernels.h).
 void RegisterStatefulRandomKernels(KernelRegistry* registry);

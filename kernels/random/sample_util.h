@@ -13,6 +13,7 @@
 #include "kernels/random/philox.h"
 #include "kernels/random/random_util.h"
 #include "runtime/device.h"
+#include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
 
 namespace dfx::random {
@@ -118,6 +119,27 @@ void FillPerParameter(const Device& device, const Tensor& params,
                       sample(static_cast<double>(p[j]), &gen));
                 }
               });
+}
+
+// RandomGamma and RandomPoisson(V2): `shape` samples for each value of the
+// parameter tensor (input 1), drawn by sample(param, gen) from `generator`;
+// output 0 is `shape` + the parameter's shape.
+template <typename P, typename U, typename Sample>
+void SamplePerParameter(OpKernelContext* ctx, GuardedPhilox* generator,
+                        int cost, Sample sample) {
+  const Tensor& params = ctx->input(1);
+  absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
+  DFX_OP_REQUIRES_OK(ctx, shape.status());
+  const int64_t samples = shape->num_elements();
+  for (int64_t d : params.shape().dim_sizes()) {
+    DFX_OP_REQUIRES_OK(ctx, shape->AddDim(d));
+  }
+  Tensor* out = nullptr;
+  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+  if (out->NumElements() == 0) return;
+  FillPerParameter<P, U>(*ctx->device(), params,
+                         generator->ReserveForOutputs(out->NumElements()),
+                         samples, cost, sample, out);
 }
 
 // The largest value of U, as a double (the Poisson samplers' bound).

@@ -101,9 +101,7 @@ class RandomUniformIntOp : public StatefulRandomKernel {
   }
 };
 
-// Shuffles along dim 0 with TensorFlow's Fisher-Yates variant (exactly
-// size - 1 words, word i picks i + w % (size - i)), then moves whole rows:
-// one kernel for every dtype.
+// Shuffles along dim 0 (ShuffleRows): one kernel for every dtype.
 class RandomShuffleOp : public StatefulRandomKernel {
  public:
   using StatefulRandomKernel::StatefulRandomKernel;
@@ -114,38 +112,8 @@ class RandomShuffleOp : public StatefulRandomKernel {
       ctx->set_output(0, input);
       return;
     }
-    const int64_t size = input.dim_size(0);
-    Philox gen = generator_.ReserveWords(size - 1);
-    PhiloxWords words(&gen);
-    std::vector<int64_t> perm(size);
-    std::iota(perm.begin(), perm.end(), int64_t{0});
-    for (int64_t i = 0; i + 1 < size; ++i) {
-      const uint32_t n = static_cast<uint32_t>(size - i);
-      std::swap(perm[i], perm[i + words() % n]);
-    }
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
-    const int64_t row = input.NumElements() / size;
-    if (input.dtype() == DT_STRING) {
-      const std::string* in = input.data<std::string>();
-      std::string* o = out->data<std::string>();
-      for (int64_t i = 0; i < size; ++i) {
-        std::copy(in + perm[i] * row, in + (perm[i] + 1) * row, o + i * row);
-      }
-      return;
-    }
-    const int64_t row_bytes = row * DataTypeSize(input.dtype());
-    const char* in = static_cast<const char*>(input.raw_data());
-    char* o = static_cast<char*>(out->raw_data());
-    ParallelFor(*ctx->device(), size,
-                Eigen::TensorOpCost(static_cast<double>(row_bytes),
-                                    static_cast<double>(row_bytes), 0),
-                [&](int64_t first, int64_t last) {
-                  for (int64_t i = first; i < last; ++i) {
-                    std::memcpy(o + i * row_bytes, in + perm[i] * row_bytes,
-                                row_bytes);
-                  }
-                });
+    Philox gen = generator_.ReserveWords(input.dim_size(0) - 1);
+    DFX_OP_REQUIRES_OK(ctx, ShuffleRows(ctx, input, gen));
   }
 };
 
@@ -166,26 +134,6 @@ class MultinomialOp : public StatefulRandomKernel {
                       generator_.ReserveForOutputs(reserved), *out);
   }
 };
-
-// RandomGamma and RandomPoissonV2: `shape` samples for each value of the
-// parameter tensor (input 1); output `shape` + the parameter's shape.
-template <typename P, typename U, typename Sample>
-void SamplePerParameter(OpKernelContext* ctx, GuardedPhilox* generator,
-                        int cost, Sample sample) {
-  const Tensor& params = ctx->input(1);
-  absl::StatusOr<TensorShape> shape = ShapeFromTensor(ctx->input(0));
-  DFX_OP_REQUIRES_OK(ctx, shape.status());
-  const int64_t samples = shape->num_elements();
-  for (int64_t d : params.shape().dim_sizes()) {
-    DFX_OP_REQUIRES_OK(ctx, shape->AddDim(d));
-  }
-  Tensor* out = nullptr;
-  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-  if (out->NumElements() == 0) return;
-  FillPerParameter<P, U>(*ctx->device(), params,
-                         generator->ReserveForOutputs(out->NumElements()),
-                         samples, cost, sample, out);
-}
 
 template <typename T>
 class RandomGammaOp : public StatefulRandomKernel {

@@ -19,31 +19,6 @@ const DataTypeVector& FloatTypes() {
   return *types;
 }
 
-int64_t ScalarAsInt64(const Tensor& t) {
-  return t.dtype() == DT_INT32 ? t.data<int32_t>()[0] : t.data<int64_t>()[0];
-}
-
-// minval and maxval: scalars with lo < hi (checked only for a non-empty
-// output, as TensorFlow does).
-absl::Status ReadIntBounds(const Tensor& minval, const Tensor& maxval,
-                           int64_t* lo, int64_t* hi) {
-  if (minval.dims() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "minval must be 0-D, got shape ", minval.shape().DebugString()));
-  }
-  if (maxval.dims() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "maxval must be 0-D, got shape ", maxval.shape().DebugString()));
-  }
-  *lo = ScalarAsInt64(minval);
-  *hi = ScalarAsInt64(maxval);
-  if (*lo >= *hi) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Need minval < maxval, got ", *lo, " >= ", *hi));
-  }
-  return absl::OkStatus();
-}
-
 // What a V1 stateless op fills, once its generator and output exist.
 enum class Fill { kUniform, kNormal, kTruncatedNormal, kUniformInt, kFullInt };
 

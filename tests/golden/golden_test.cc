@@ -47,7 +47,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
-                                 "complex",  "summary",     "text"};
+                                 "complex",  "summary",      "text",
+                                 "rng2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -363,6 +364,11 @@ TEST_CASE("golden: summaries serialize as TensorFlow's, summary writers "
 
 TEST_CASE("golden: text, sets, CSV and tensor parsing equal TensorFlow") {
   RunFamily("text");
+}
+
+TEST_CASE("golden: generator state ops, binomial, truncated normal and "
+          "candidate samplers, bounding boxes and shuffles equal TensorFlow") {
+  RunFamily("rng2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

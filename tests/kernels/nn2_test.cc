@@ -3,6 +3,7 @@
 // error codes the golden cases cannot show; quantized tensors in protos.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status_macros.h"
@@ -14,6 +15,7 @@
 #include "runtime/quantized_types.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -33,36 +35,18 @@ TEST_CASE("Every nn2 op has TensorFlow 2.21's signature and CPU types",
 }
 
 absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
+    const NodeDef& node, std::vector<PartialShape> inputs,
     const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
+  // CTCBeamSearchDecoder's outputs are lists of top_paths tensors.
   const int num_outputs =
       node.op() == "CTCBeamSearchDecoder"
           ? 3 * static_cast<int>(node.attr().at("top_paths").i()) + 1
-          : op->op_def.output_arg_size();
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs, num_outputs);
-  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
+          : -1;
+  return testing::InferShapes(node, std::move(inputs), consts, num_outputs);
 }
 
 std::string Shapes(const absl::StatusOr<std::vector<PartialShape>>& r) {
-  if (!r.ok()) return r.status().ToString();
-  std::string s;
-  for (const PartialShape& p : *r) s += p.DebugString();
-  return s;
+  return testing::ShapesString(r);
 }
 
 PartialShape S(std::vector<int64_t> dims) {
