@@ -16,15 +16,13 @@ gen_array.py). No case names a shared_name: every queue and accumulator
 belongs to its session, so cases cannot see each other's.
 """
 
-import json
 import os
 import shutil
-import sys
 
 import numpy as np
 
 import golden_lib
-from golden_lib import tf, tf1
+from golden_lib import flat, steps_case, tf, tf1
 
 FAMILY = "queues"
 raw = tf.raw_ops
@@ -49,67 +47,6 @@ def family_dir():
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
-
-
-def flat(t):
-    """Scalars come back as [1]."""
-    if isinstance(t, tf.Tensor) and t.shape.rank == 0:
-        return tf.reshape(t, [1])
-    return t
-
-
-def steps_case(folder, name, build, steps, note=""):
-    """build() returns {key: tensor or op}; steps is a list of lists of keys
-    (a tensor key is fetched, an op key run as a target)."""
-    graph = tf.Graph()
-    with graph.as_default():
-        named = build()
-        named = {k: flat(v) for k, v in named.items()}
-        graph_def = graph.as_graph_def()
-        spec = {"name": name, "note": note, "feeds": [], "steps": []}
-        results = []
-        config = golden_lib._session_config()
-        config.operation_timeout_in_ms = 20000  # a wait is a bug here
-        with tf1.Session(graph=graph, config=config) as sess:
-            for keys in steps:
-                fetches = [named[k] for k in keys
-                           if isinstance(named[k], tf.Tensor)]
-                targets = [named[k] for k in keys
-                           if not isinstance(named[k], tf.Tensor)]
-                step = {"fetches": [t.name for t in fetches],
-                        "targets": [op.name for op in targets]}
-                try:
-                    out = sess.run([fetches, targets])[0]
-                    results.append(out)
-                except tf.errors.OpError as err:
-                    code = golden_lib._CODE_NAMES.get(type(err).__name__,
-                                                      type(err).__name__)
-                    step["error"] = {
-                        "code": code,
-                        "message": golden_lib._clean_message(
-                            err.message)[:300]}
-                    results.append(None)
-                spec["steps"].append(step)
-    out_dir = os.path.join(folder, name)
-    os.makedirs(out_dir)
-    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString())
-    for s, (step, out) in enumerate(zip(spec["steps"], results)):
-        if out is None:
-            continue
-        step["outputs"] = []
-        for i, value in enumerate(out):
-            arr, dtype = golden_lib._to_npy(value)
-            fname = f"out_{s}_{i}.npy"
-            np.save(os.path.join(out_dir, fname), arr)
-            rtol, atol = golden_lib.DEFAULT_TOL.get(dtype, (0.0, 0.0))
-            step["outputs"].append({"file": fname, "dtype": dtype,
-                                    "rtol": rtol, "atol": atol})
-    with open(os.path.join(out_dir, "case.json"), "w") as f:
-        json.dump(spec, f, indent=1, sort_keys=True)
-        f.write("\n")
-    codes = [s.get("error", {}).get("code", "ok") for s in spec["steps"]]
-    print(f"{FAMILY}/{name}: {' '.join(codes)}", file=sys.stderr)
 
 
 def f32(v):
