@@ -69,6 +69,7 @@ void RegisterCodecKernels(KernelRegistry* registry);
 // ParameterizedTruncatedNormal, fractional pooling, CTCBeamSearchDecoder,
 // RandomShuffleQueueV2.
 void RegisterNn2Kernels(KernelRegistry* registry);
+void RegisterState2Kernels(KernelRegistry* registry);  // kernels/state/state2_*.cc
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

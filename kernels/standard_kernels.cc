@@ -48,6 +48,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterFftKernels(registry);
   RegisterCodecKernels(registry);
   RegisterNn2Kernels(registry);
+  RegisterState2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

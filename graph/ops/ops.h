@@ -101,6 +101,7 @@ absl::Status RegisterFftOps(OpRegistry* registry);
 // pooling and its gradients, CTCBeamSearchDecoder, RandomShuffleQueueV2
 // (graph/ops/nn2_ops.cc).
 absl::Status RegisterNn2Ops(OpRegistry* registry);
+absl::Status RegisterState2Ops(OpRegistry* registry);  // graph/ops/state2_ops.cc
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

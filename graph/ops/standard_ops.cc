@@ -38,6 +38,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterVolumetricOps(registry));
   DFX_RETURN_IF_ERROR(RegisterFftOps(registry));
   DFX_RETURN_IF_ERROR(RegisterNn2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
   return absl::OkStatus();
 }
 

@@ -47,7 +47,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "matrix",   "dataset_scan", "volumetric",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
-                                 "complex"};
+                                 "complex",  "state2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -354,6 +354,13 @@ TEST_CASE("golden: quantization, truncated normals, fractional pooling "
 TEST_CASE("golden: complex products, functions and decompositions equal "
           "TensorFlow") {
   RunFamily("complex");
+}
+
+TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
+          "Inplace ops, CountUpTo and temporary variables equal TensorFlow") {
+  // Multi-step cases: updates applied over several steps and read back,
+  // CountUpTo reaching its limit.
+  RunFamily("state2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
