@@ -43,6 +43,11 @@ void ApplyRows(const int32_t* rows, int64_t n, int64_t num_rows,
   }
 }
 
+bool IsNumber(DataType dtype) {
+  return dtype == DT_COMPLEX64 || dtype == DT_COMPLEX128 ||
+         (dtype != DT_BOOL && VisitNumericType(dtype, []<typename T>() {}));
+}
+
 template <RowOp kOp>
 class InplaceOp : public OpKernel {
  public:
@@ -73,14 +78,13 @@ class InplaceOp : public OpKernel {
             "i and x shape doesn't match at index 0: ",
             i.shape().DebugString(), " vs. ", v.shape().DebugString())));
     const DataType dtype = x.dtype();
-    const bool moves_only = dtype == DT_STRING || dtype == DT_BOOL;
+    // TensorFlow's kernels: the number types, and bool and string for
+    // InplaceUpdate.
+    const bool supported =
+        IsNumber(dtype) ||
+        (kOp == RowOp::kUpdate && (dtype == DT_BOOL || dtype == DT_STRING));
     DFX_OP_REQUIRES(
-        ctx,
-        (kOp == RowOp::kUpdate &&
-         (moves_only || DataTypeCanMemcpy(dtype))) ||
-            (!moves_only && (VisitNumericType(dtype, [] <typename T>() {}) ||
-                             dtype == DT_COMPLEX64 ||
-                             dtype == DT_COMPLEX128)),
+        ctx, supported,
         absl::InvalidArgumentError(
             absl::StrCat("Unsupported data type: ", DataTypeString(dtype))));
     absl::StatusOr<Tensor> y = CopyTensor(ctx, x);

@@ -329,6 +329,19 @@ def non_aliasing_and_gather_cases():
         return g, {}
     case("resource_gather_nd_string", gather_strings)
 
+    def string_updates():
+        v = tf1.Variable(np.array([b"a", b"b", b"c", b"d"]),
+                         use_resource=True, name="str_upd")
+        with tf.control_dependencies([v.initializer]):
+            scatter = v.scatter_nd_update(ints([[3], [0]]),
+                                          tf.constant([b"x", b"y"]))
+        with tf.control_dependencies([scatter]):
+            assign = v[1:3].assign(tf.constant([b"p", b"q"]))
+        with tf.control_dependencies([assign]):
+            read = v.read_value()
+        return read, {}
+    case("resource_string_scatter_and_slice_assign", string_updates)
+
 
 # --------------------------------------------------------------------------
 # TensorScatterSub/Min/Max
