@@ -80,55 +80,54 @@ OpDefBuilder StridedSliceAttrs(OpDefBuilder b) {
 
 absl::Status RegisterState2Ops(OpRegistry* r) {
   // --- Strided-slice assignment.
-  DFX_RETURN_IF_ERROR(r->Register(
-      StridedSliceAttrs(OpDefBuilder("StridedSliceAssign")
-                            .Input("ref: Ref(T)")
-                            .Input("begin: Index")
-                            .Input("end: Index")
-                            .Input("strides: Index")
-                            .Input("value: T")
-                            .Output("output_ref: Ref(T)"))
-          .SetShapeFn(shape_fn::UnchangedShape)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      StridedSliceAttrs(OpDefBuilder("ResourceStridedSliceAssign")
-                            .Input("ref: resource")
-                            .Input("begin: Index")
-                            .Input("end: Index")
-                            .Input("strides: Index")
-                            .Input("value: T"))
-          .SetIsStateful()
-          .SetShapeFn(NoOutputs)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      StridedSliceAttrs(OpDefBuilder("TensorStridedSliceUpdate")
-                            .Input("input: T")
-                            .Input("begin: Index")
-                            .Input("end: Index")
-                            .Input("strides: Index")
-                            .Input("value: T")
-                            .Output("output: T"))
-          .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(StridedSliceAttrs(OpDefBuilder("StridedSliceAssign")
+                                        .Input("ref: Ref(T)")
+                                        .Input("begin: Index")
+                                        .Input("end: Index")
+                                        .Input("strides: Index")
+                                        .Input("value: T")
+                                        .Output("output_ref: Ref(T)"))
+                      .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(StridedSliceAttrs(OpDefBuilder("ResourceStridedSliceAssign")
+                                        .Input("ref: resource")
+                                        .Input("begin: Index")
+                                        .Input("end: Index")
+                                        .Input("strides: Index")
+                                        .Input("value: T"))
+                      .SetIsStateful()
+                      .SetShapeFn(NoOutputs)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(StridedSliceAttrs(OpDefBuilder("TensorStridedSliceUpdate")
+                                        .Input("input: T")
+                                        .Input("begin: Index")
+                                        .Input("end: Index")
+                                        .Input("strides: Index")
+                                        .Input("value: T")
+                                        .Output("output: T"))
+                      .SetShapeFn(shape_fn::UnchangedShape)));
 
   // --- N-d scatter into variables, and ResourceGatherNd.
   for (const char* op : {"ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub",
                          "ScatterNdMax", "ScatterNdMin"}) {
     const bool update = std::string(op) == "ScatterNdUpdate";
-    DFX_RETURN_IF_ERROR(r->Register(
-        OpDefBuilder(op)
-            .Input("ref: Ref(T)")
-            .Input("indices: Tindices")
-            .Input("updates: T")
-            .Output("output_ref: Ref(T)")
-            .Attr(update ? "T: type" : "T: numbertype")
-            .Attr(kIndices)
-            .Attr(update ? "use_locking: bool = true"
-                         : "use_locking: bool = false")
-            .Attr(kPolicy)
-            .SetShapeFn(ScatterNdUpdateShape)));
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(op)
+                        .Input("ref: Ref(T)")
+                        .Input("indices: Tindices")
+                        .Input("updates: T")
+                        .Output("output_ref: Ref(T)")
+                        .Attr(update ? "T: type" : "T: numbertype")
+                        .Attr(kIndices)
+                        .Attr(update ? "use_locking: bool = true"
+                                     : "use_locking: bool = false")
+                        .Attr(kPolicy)
+                        .SetShapeFn(ScatterNdUpdateShape)));
   }
-  for (const char* op :
-       {"ResourceScatterNdUpdate", "ResourceScatterNdAdd",
-        "ResourceScatterNdSub", "ResourceScatterNdMax",
-        "ResourceScatterNdMin"}) {
+  for (const char* op : {"ResourceScatterNdUpdate", "ResourceScatterNdAdd",
+                         "ResourceScatterNdSub", "ResourceScatterNdMax",
+                         "ResourceScatterNdMin"}) {
     DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(op)
                                         .Input("ref: resource")
                                         .Input("indices: Tindices")

@@ -35,8 +35,8 @@ absl::Status GatherNdToOutput(OpKernelContext* ctx, const Tensor& params,
 // InvalidArgument for `out` of rank 0 or k < 1 (`out` untouched), or for
 // an index tuple outside `out` ("indices[1] = [7] does not index into shape
 // [4]") unless `ignore_bad` skips such tuples: the updates before it are
-// applied then, as TensorFlow's loop applies them. Internal for a dtype the op has
-// no arithmetic for (TensorFlow registers none).
+// applied then, as TensorFlow's loop applies them. Internal for a dtype the op
+// has no arithmetic for (TensorFlow registers none).
 absl::Status ScatterNdInPlace(OpKernelContext* ctx, ScatterNdMode op,
                               const Tensor& indices, const Tensor& updates,
                               bool ignore_bad, Tensor* out);

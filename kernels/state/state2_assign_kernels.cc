@@ -165,10 +165,9 @@ absl::Status CheckScatterNd(const TensorShape& shape, const Tensor& indices,
     return absl::InvalidArgumentError(absl::StrCat(
         "Must have updates.shape = indices.shape[:batch_dim] + "
         "params_shape[slice_dim:], got updates.shape: ",
-        updates.shape().DebugString(),
-        ", indices.shape: ", indices.shape().DebugString(),
-        ", params_shape: ", shape.DebugString(), ", slice_dim: ", slice_dim,
-        ", and batch_dim: ", batch_dim));
+        updates.shape().DebugString(), ", indices.shape: ",
+        indices.shape().DebugString(), ", params_shape: ", shape.DebugString(),
+        ", slice_dim: ", slice_dim, ", and batch_dim: ", batch_dim));
   }
   return absl::OkStatus();
 }
@@ -188,8 +187,7 @@ absl::Status ScatterNdInto(OpKernelContext* ctx, ScatterNdMode op,
   if (indices.NumElements() == 0) return absl::OkStatus();
   if (indices.dims() == 1) {
     DFX_ASSIGN_OR_RETURN(
-        Tensor column,
-        indices.Reshaped(TensorShape({indices.dim_size(0), 1})));
+        Tensor column, indices.Reshaped(TensorShape({indices.dim_size(0), 1})));
     return ScatterNdInPlace(ctx, op, column, updates, ignore_bad, target);
   }
   return ScatterNdInPlace(ctx, op, indices, updates, ignore_bad, target);
@@ -271,9 +269,9 @@ DataTypeVector Concat(DataTypeVector a, const DataTypeVector& b) {
 
 void RegisterAssignKernels(KernelRegistry* r) {
   const DataTypeVector& movable = array_internal::MovableTypes();
-  const DataTypeVector real = {DT_FLOAT,  DT_DOUBLE, DT_HALF,   DT_BFLOAT16,
-                               DT_INT8,   DT_INT16,  DT_INT32,  DT_INT64,
-                               DT_UINT8,  DT_UINT16, DT_UINT32, DT_UINT64};
+  const DataTypeVector real = {DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16,
+                               DT_INT8,  DT_INT16,  DT_INT32,  DT_INT64,
+                               DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64};
   const DataTypeVector number = Concat(real, {DT_COMPLEX64, DT_COMPLEX128});
   const DataTypeVector number_bool = Concat(number, {DT_BOOL});
   const DataTypeVector indices = {DT_INT32, DT_INT64};
@@ -331,10 +329,10 @@ void RegisterAssignKernels(KernelRegistry* r) {
       r, KernelDefBuilder("ScatterNdNonAliasingAdd")
              .TypeConstraint("T", number_bool)
              .TypeConstraint("Tindices", indices));
-  RegisterKernel<ResourceGatherNdOp>(
-      r, KernelDefBuilder("ResourceGatherNd")
-             .TypeConstraint("dtype", movable)
-             .TypeConstraint("Tindices", indices));
+  RegisterKernel<ResourceGatherNdOp>(r,
+                                     KernelDefBuilder("ResourceGatherNd")
+                                         .TypeConstraint("dtype", movable)
+                                         .TypeConstraint("Tindices", indices));
 }
 
 }  // namespace dfx::state2_internal

@@ -5,6 +5,8 @@
 //
 // Inplace* return an updated copy of x: TensorFlow writes into x's buffer
 // even when others share it, which no graph can rely on.
+#include "kernels/state/state2_kernels.h"
+
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -16,7 +18,6 @@
 #include "kernels/array/array_util.h"
 #include "kernels/array/index_util.h"
 #include "kernels/kernels.h"
-#include "kernels/state/state2_kernels.h"
 #include "kernels/state/variable_util.h"
 #include "runtime/resource_mgr.h"
 
@@ -75,18 +76,17 @@ class InplaceOp : public OpKernel {
     DFX_OP_REQUIRES(
         ctx, x.dims() >= 1 && i.dim_size(0) == v.dim_size(0),
         absl::InvalidArgumentError(absl::StrCat(
-            "i and x shape doesn't match at index 0: ",
-            i.shape().DebugString(), " vs. ", v.shape().DebugString())));
+            "i and x shape doesn't match at index 0: ", i.shape().DebugString(),
+            " vs. ", v.shape().DebugString())));
     const DataType dtype = x.dtype();
     // TensorFlow's kernels: the number types, and bool and string for
     // InplaceUpdate.
     const bool supported =
         IsNumber(dtype) ||
         (kOp == RowOp::kUpdate && (dtype == DT_BOOL || dtype == DT_STRING));
-    DFX_OP_REQUIRES(
-        ctx, supported,
-        absl::InvalidArgumentError(
-            absl::StrCat("Unsupported data type: ", DataTypeString(dtype))));
+    DFX_OP_REQUIRES(ctx, supported,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Unsupported data type: ", DataTypeString(dtype))));
     absl::StatusOr<Tensor> y = CopyTensor(ctx, x);
     DFX_OP_REQUIRES_OK(ctx, y.status());
     if (x.NumElements() > 0 && v.NumElements() > 0) {
@@ -123,8 +123,8 @@ class InplaceOp : public OpKernel {
 template <typename T>
 absl::Status CheckCount(const Tensor& t, int64_t limit) {
   if (t.dims() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "input is not a scalar: ", t.shape().DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input is not a scalar: ", t.shape().DebugString()));
   }
   if (static_cast<int64_t>(t.scalar<T>()) >= limit) {
     return absl::OutOfRangeError(absl::StrCat("Reached limit of ", limit));
@@ -171,10 +171,10 @@ class ResourceCountUpToOp : public OpKernel {
     absl::StatusOr<std::shared_ptr<Var>> var = LookupVariable(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, var.status());
     absl::MutexLock lock((*var)->mu());
-    DFX_OP_REQUIRES(ctx, (*var)->is_initialized(),
-                    absl::FailedPreconditionError(absl::StrCat(
-                        "Attempting to use uninitialized value ",
-                        def().input(0))));
+    DFX_OP_REQUIRES(
+        ctx, (*var)->is_initialized(),
+        absl::FailedPreconditionError(absl::StrCat(
+            "Attempting to use uninitialized value ", def().input(0))));
     Tensor* t = (*var)->tensor();
     DFX_OP_REQUIRES(
         ctx, t->dtype() == DataTypeToEnum<T>::value,
@@ -202,11 +202,10 @@ class EmptyOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& shape_t = ctx->input(0);
-    DFX_OP_REQUIRES(
-        ctx, shape_t.dims() == 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "shape must be a vector of int32, got shape ",
-            shape_t.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, shape_t.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "shape must be a vector of int32, got shape ",
+                        shape_t.shape().DebugString())));
     TensorShape shape;
     for (int64_t k = 0; k < shape_t.NumElements(); ++k) {
       const int64_t d = shape_t.data<int32_t>()[k];
@@ -266,8 +265,8 @@ class TemporaryVariableOp : public OpKernel {
       *var->tensor() = *std::move(value);
       var->set_initialized();
     }
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Create(
-                                (*step)->name(), var_name_, var));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->resource_manager()->Create((*step)->name(), var_name_, var));
     // The step's container keeps the variable alive while the reference is
     // used.
     ctx->set_output_ref(0, TensorRef{var->tensor(), var->mu()});
@@ -284,8 +283,7 @@ class DestroyTemporaryVariableOp : public OpKernel {
   explicit DestroyTemporaryVariableOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("var_name", &var_name_));
     if (c->status().ok() && var_name_.empty()) {
-      c->SetStatus(
-          absl::InvalidArgumentError("Missing var_name attribute"));
+      c->SetStatus(absl::InvalidArgumentError("Missing var_name attribute"));
     }
   }
 
@@ -299,9 +297,9 @@ class DestroyTemporaryVariableOp : public OpKernel {
       value = *ref.tensor;
     }
     ctx->set_output(0, std::move(value));
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
-                                (*step)->name(), var_name_,
-                                LegacyVar::kTypeName));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->resource_manager()->Delete((*step)->name(), var_name_,
+                                             LegacyVar::kTypeName));
   }
 
  private:

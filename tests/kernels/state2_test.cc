@@ -46,9 +46,10 @@ TEST_CASE("Every state2 op has TensorFlow 2.21's signature and CPU types",
   testing::CheckSignaturesWithTensorFlow("state2", 26);
 }
 
-TEST_CASE("State2 shape functions keep the variable's shape and reject "
-          "updates that cannot fit",
-          "[state2]") {
+TEST_CASE(
+    "State2 shape functions keep the variable's shape and reject "
+    "updates that cannot fit",
+    "[state2]") {
   const NodeDef ssa = TestNodeBuilder("a", "StridedSliceAssign", 5)
                           .Attr("T", DT_FLOAT)
                           .Attr("Index", DT_INT32)
@@ -63,19 +64,18 @@ TEST_CASE("State2 shape functions keep the variable's shape and reject "
                           .Attr("Tindices", DT_INT32)
                           .Build();
   // indices [2, 1] name rows: updates [2, 3].
-  CHECK(Str(Infer(add, {PartialShape::Known({4, 3}),
-                        PartialShape::Known({2, 1}),
-                        PartialShape::Known({2, 3})})) ==
-        PartialShape::Known({4, 3}).DebugString());
-  CHECK_THAT(Infer(add, {PartialShape::Known({4, 3}),
-                         PartialShape::Known({2, 1}),
-                         PartialShape::Known({2, 2})})
-                 .status(),
-             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK(
+      Str(Infer(add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 1}),
+                      PartialShape::Known({2, 3})})) ==
+      PartialShape::Known({4, 3}).DebugString());
+  CHECK_THAT(
+      Infer(add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 1}),
+                  PartialShape::Known({2, 2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   // More index components than the variable has dimensions.
   CHECK_THAT(Infer(add, {PartialShape::Known({4, 3}),
-                         PartialShape::Known({2, 3}),
-                         PartialShape::Known({2})})
+                         PartialShape::Known({2, 3}), PartialShape::Known({2})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 
@@ -88,9 +88,8 @@ TEST_CASE("State2 shape functions keep the variable's shape and reject "
   CHECK_THAT(Infer(count, {PartialShape::Known({2})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 
-  const NodeDef empty = TestNodeBuilder("e", "Empty", 1)
-                            .Attr("dtype", DT_FLOAT)
-                            .Build();
+  const NodeDef empty =
+      TestNodeBuilder("e", "Empty", 1).Attr("dtype", DT_FLOAT).Build();
   // The shape's value is not a constant here: only its rank is known.
   CHECK(Str(Infer(empty, {PartialShape::Known({3})})) ==
         UnknownDims(3).DebugString());
@@ -98,21 +97,22 @@ TEST_CASE("State2 shape functions keep the variable's shape and reject "
              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-TEST_CASE("TensorStridedSliceUpdate broadcasts the value and names a value "
-          "that cannot broadcast",
-          "[state2]") {
+TEST_CASE(
+    "TensorStridedSliceUpdate broadcasts the value and names a value "
+    "that cannot broadcast",
+    "[state2]") {
   const NodeDef node = TestNodeBuilder("u", "TensorStridedSliceUpdate", 5)
                            .Attr("T", DT_INT32)
                            .Attr("Index", DT_INT32)
                            .Build();
-  const Tensor x = Tensor::FromVector<int32_t>({0, 1, 2, 3, 4, 5},
-                                               TensorShape({2, 3}));
+  const Tensor x =
+      Tensor::FromVector<int32_t>({0, 1, 2, 3, 4, 5}, TensorShape({2, 3}));
   const Tensor begin = Tensor::FromVector<int32_t>({0, 2});
   const Tensor end = Tensor::FromVector<int32_t>({2, 0});
   const Tensor strides = Tensor::FromVector<int32_t>({1, -2});
   // x[:, 2:0:-2] is column 2 ([2, 1]); a [1] value broadcasts into it.
-  auto out = RunKernel(node, {x, begin, end, strides,
-                              Tensor::FromVector<int32_t>({9})});
+  auto out = RunKernel(
+      node, {x, begin, end, strides, Tensor::FromVector<int32_t>({9})});
   REQUIRE(out.ok());
   CHECK(std::vector<int32_t>(out->at(0).span<int32_t>().begin(),
                              out->at(0).span<int32_t>().end()) ==
@@ -145,15 +145,16 @@ TEST_CASE("Inplace ops wrap row indices and reject arithmetic on strings",
   Tensor sv(DT_STRING, TensorShape({1}));
   const NodeDef sadd =
       TestNodeBuilder("s", "InplaceSub", 3).Attr("T", DT_STRING).Build();
-  CHECK_THAT(RunKernel(sadd, {s, Tensor::FromVector<int32_t>({0}), sv})
-                 .status(),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "Unsupported data type: string"));
+  CHECK_THAT(
+      RunKernel(sadd, {s, Tensor::FromVector<int32_t>({0}), sv}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Unsupported data type: string"));
 }
 
-TEST_CASE("TensorScatterMax and Min keep the larger and smaller, and name "
-          "an index outside the tensor",
-          "[state2]") {
+TEST_CASE(
+    "TensorScatterMax and Min keep the larger and smaller, and name "
+    "an index outside the tensor",
+    "[state2]") {
   const Tensor x = Tensor::FromVector<int64_t>({5, 1, 7});
   const Tensor idx =
       Tensor::FromVector<int32_t>({0, 1, 0}, TensorShape({3, 1}));
@@ -176,18 +177,18 @@ TEST_CASE("TensorScatterMax and Min keep the larger and smaller, and name "
   CHECK(std::vector<int64_t>(out->at(0).span<int64_t>().begin(),
                              out->at(0).span<int64_t>().end()) ==
         std::vector<int64_t>{3, 1, 7});
-  CHECK_THAT(RunKernel(min, {x,
-                             Tensor::FromVector<int32_t>({3},
-                                                         TensorShape({1, 1})),
-                             Tensor::FromVector<int64_t>({1})})
-                 .status(),
-             StatusIs(absl::StatusCode::kInvalidArgument,
-                      "indices[0] = [3] does not index into shape [3]"));
+  CHECK_THAT(
+      RunKernel(min, {x, Tensor::FromVector<int32_t>({3}, TensorShape({1, 1})),
+                      Tensor::FromVector<int64_t>({1})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "indices[0] = [3] does not index into shape [3]"));
 }
 
-TEST_CASE("Empty is zeros of the shape it is given and rejects negative "
-          "dims",
-          "[state2]") {
+TEST_CASE(
+    "Empty is zeros of the shape it is given and rejects negative "
+    "dims",
+    "[state2]") {
   const NodeDef node = TestNodeBuilder("e", "Empty", 1)
                            .Attr("dtype", DT_DOUBLE)
                            .Attr("init", true)
