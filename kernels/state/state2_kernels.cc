@@ -229,8 +229,17 @@ absl::StatusOr<ScopedStepContainer*> StepOf(OpKernelContext* ctx) {
   return ctx->step_container();
 }
 
+// The name of a temporary variable in the step's container: var_name and
+// the loop frame and iteration the node runs in, as TensorFlow names it, so
+// every iteration of a loop has a variable of its own.
+std::string TemporaryName(OpKernelContext* ctx, const std::string& var_name) {
+  const FrameAndIter at = ctx->frame_iter();
+  return absl::StrCat(var_name, "/frame:", at.frame_id, "/iter:", at.iter_id);
+}
+
 // A LegacyVar in the step's container, named by var_name (the node's name
-// when empty); it lives until DestroyTemporaryVariable or the step's end.
+// when empty) and the node's frame and iteration; it lives until
+// DestroyTemporaryVariable or the step's end.
 // Zeros, where TensorFlow leaves the memory as it finds it.
 class TemporaryVariableOp : public OpKernel {
  public:
@@ -266,7 +275,8 @@ class TemporaryVariableOp : public OpKernel {
       var->set_initialized();
     }
     DFX_OP_REQUIRES_OK(
-        ctx, ctx->resource_manager()->Create((*step)->name(), var_name_, var));
+        ctx, ctx->resource_manager()->Create(
+                 (*step)->name(), TemporaryName(ctx, var_name_), var));
     // The step's container keeps the variable alive while the reference is
     // used.
     ctx->set_output_ref(0, TensorRef{var->tensor(), var->mu()});
@@ -297,9 +307,9 @@ class DestroyTemporaryVariableOp : public OpKernel {
       value = *ref.tensor;
     }
     ctx->set_output(0, std::move(value));
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->resource_manager()->Delete((*step)->name(), var_name_,
-                                             LegacyVar::kTypeName));
+    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
+                                (*step)->name(), TemporaryName(ctx, var_name_),
+                                LegacyVar::kTypeName));
   }
 
  private:

@@ -514,6 +514,30 @@ def empty_and_temporary_cases():
     steps_case(folder(), "temporary_variable_default_name",
                temporary_slices, [["value"]])
 
+    def temporary_in_loop():
+        # A v1 while loop (frames and iterations): each iteration makes and
+        # destroys a variable of its own.
+        from tensorflow.python.ops import control_flow_util
+        saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+        try:
+            def body(i, acc):
+                t = RAW.TemporaryVariable(shape=[2], dtype=tf.float32,
+                                          var_name="loop_tmp")
+                a = tf1.assign(t, tf.fill([2], tf.cast(i, tf.float32)))
+                b = tf1.assign_add(a, np.ones(2, np.float32))
+                value = RAW.DestroyTemporaryVariable(ref=b,
+                                                     var_name="loop_tmp")
+                return i + 1, acc + value
+            _, total = tf1.while_loop(
+                lambda i, acc: i < 4, body,
+                [tf.constant(0), tf.zeros([2], tf.float32)])
+        finally:
+            control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+        return {"total": total}
+    steps_case(folder(), "temporary_variable_in_loop", temporary_in_loop,
+               [["total"]])
+
 
 def main():
     tensor_slice_update_cases()
