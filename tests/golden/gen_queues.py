@@ -22,7 +22,7 @@ import shutil
 import numpy as np
 
 import golden_lib
-from golden_lib import flat, steps_case, tf, tf1
+from golden_lib import tf, tf1
 
 FAMILY = "queues"
 raw = tf.raw_ops
@@ -47,6 +47,13 @@ def family_dir():
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
+
+
+flat = golden_lib.flat
+
+
+def steps_case(folder, name, build, steps, note=""):
+    golden_lib.steps_case(folder, name, build, steps, note=note)
 
 
 def f32(v):

@@ -75,6 +75,13 @@ def _family_dir(family):
     return path
 
 
+def family_folder(family):
+    """The family's data folder, emptied the first time it is asked for in
+    this run (as case() does): for steps_case in a generator that calls
+    case() too."""
+    return _family_dir(family)
+
+
 def _session_config():
     config = tf1.ConfigProto()
     rw = config.graph_options.rewrite_options
@@ -242,76 +249,6 @@ def case(family, name, build, rtol=None, atol=None, note=""):
     print(f"{family}/{name}: {status}", file=sys.stderr)
 
 
-def family_folder(family):
-    """The family's data folder, emptied the first time it is asked for in
-    this run (as case() does)."""
-    return _family_dir(family)
-
-
-def flat(t):
-    """Scalars come back as [1]."""
-    if isinstance(t, tf.Tensor) and t.shape.rank == 0:
-        return tf.reshape(t, [1])
-    return t
-
-
-def steps_case(folder, name, build, steps, note=""):
-    """A multi-step case in `folder` (family_folder(family)): one graph, then
-    steps run one after another in one session (golden_test.cc's RunSteps).
-    build() returns {key: tensor or op}; steps is a list of lists of keys
-    (a tensor key is fetched, an op key run as a target). Each step records
-    its outputs (out_<step>_<i>.npy; scalars come back as [1], see flat) or
-    TensorFlow's error."""
-    graph = tf.Graph()
-    with graph.as_default():
-        named = build()
-        named = {k: flat(v) for k, v in named.items()}
-        graph_def = graph.as_graph_def()
-        spec = {"name": name, "note": note, "feeds": [], "steps": []}
-        results = []
-        config = _session_config()
-        config.operation_timeout_in_ms = 20000  # a wait is a bug here
-        with tf1.Session(graph=graph, config=config) as sess:
-            for keys in steps:
-                fetches = [named[k] for k in keys
-                           if isinstance(named[k], tf.Tensor)]
-                targets = [named[k] for k in keys
-                           if not isinstance(named[k], tf.Tensor)]
-                step = {"fetches": [t.name for t in fetches],
-                        "targets": [op.name for op in targets]}
-                try:
-                    out = sess.run([fetches, targets])[0]
-                    results.append(out)
-                except tf.errors.OpError as err:
-                    code = _CODE_NAMES.get(type(err).__name__,
-                                           type(err).__name__)
-                    step["error"] = {
-                        "code": code,
-                        "message": _clean_message(err.message)[:300]}
-                    results.append(None)
-                spec["steps"].append(step)
-    out_dir = os.path.join(folder, name)
-    os.makedirs(out_dir)
-    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString(deterministic=True))  # see case()
-    for s, (step, out) in enumerate(zip(spec["steps"], results)):
-        if out is None:
-            continue
-        step["outputs"] = []
-        for i, value in enumerate(out):
-            arr, dtype = _to_npy(value)
-            fname = f"out_{s}_{i}.npy"
-            np.save(os.path.join(out_dir, fname), arr)
-            rtol, atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
-            step["outputs"].append({"file": fname, "dtype": dtype,
-                                    "rtol": rtol, "atol": atol})
-    with open(os.path.join(out_dir, "case.json"), "w") as f:
-        json.dump(spec, f, indent=1, sort_keys=True)
-        f.write("\n")
-    codes = [s.get("error", {}).get("code", "ok") for s in spec["steps"]]
-    print(f"{os.path.basename(folder)}/{name}: {' '.join(codes)}", file=sys.stderr)
-
-
 def case_graph_def(family, name, graph_def, feeds, fetches, rtol=None,
                    atol=None, note=""):
     """Writes a case for an existing GraphDef (a frozen Keras model, say).
@@ -422,3 +359,68 @@ def write_op_defs(family, op_names, type_attrs=None, drop_types=()):
         f.write("# <Op> <type attr> <DataType numbers of TensorFlow 2.21's "
                 f"CPU kernels the OpDef allows>, written by {generator}.\n")
         f.write("\n".join(lines) + "\n")
+
+
+def flat(t):
+    """Scalars come back as [1]."""
+    if isinstance(t, tf.Tensor) and t.shape.rank == 0:
+        return tf.reshape(t, [1])
+    return t
+
+
+def steps_case(folder, name, build, steps, note=""):
+    """A multi-step case (gen_queues.py, gen_summary.py): one graph, then
+    steps run one after another in one session. build() returns {key:
+    tensor or op}; steps is a list of lists of keys (a tensor key is
+    fetched, an op key run as a target). Writes folder/name/ with
+    case.json's "steps" (each step's fetches, targets and outputs
+    out_<step>_<i>.npy, or TensorFlow's error), which golden_test.cc runs
+    in order in one dfx session."""
+    graph = tf.Graph()
+    with graph.as_default():
+        named = build()
+        named = {k: flat(v) for k, v in named.items()}
+        graph_def = graph.as_graph_def()
+        spec = {"name": name, "note": note, "feeds": [], "steps": []}
+        results = []
+        config = _session_config()
+        config.operation_timeout_in_ms = 20000  # a wait is a bug here
+        with tf1.Session(graph=graph, config=config) as sess:
+            for keys in steps:
+                fetches = [named[k] for k in keys
+                           if isinstance(named[k], tf.Tensor)]
+                targets = [named[k] for k in keys
+                           if not isinstance(named[k], tf.Tensor)]
+                step = {"fetches": [t.name for t in fetches],
+                        "targets": [op.name for op in targets]}
+                try:
+                    out = sess.run([fetches, targets])[0]
+                    results.append(out)
+                except tf.errors.OpError as err:
+                    code = _CODE_NAMES.get(type(err).__name__,
+                                           type(err).__name__)
+                    step["error"] = {
+                        "code": code,
+                        "message": _clean_message(err.message)[:300]}
+                    results.append(None)
+                spec["steps"].append(step)
+    out_dir = os.path.join(folder, name)
+    os.makedirs(out_dir)
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    for s, (step, out) in enumerate(zip(spec["steps"], results)):
+        if out is None:
+            continue
+        step["outputs"] = []
+        for i, value in enumerate(out):
+            # .npy as before; strings as .json (save_value).
+            fname, dtype = save_value(out_dir, f"out_{s}_{i}", value)
+            rtol, atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
+            step["outputs"].append({"file": fname, "dtype": dtype,
+                                    "rtol": rtol, "atol": atol})
+    with open(os.path.join(out_dir, "case.json"), "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+    codes = [s.get("error", {}).get("code", "ok") for s in spec["steps"]]
+    print(f"{os.path.basename(folder)}/{name}: {' '.join(codes)}",
+          file=sys.stderr)
