@@ -51,6 +51,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterSummaryKernels(registry);
   RegisterTextKernels(registry);
   RegisterRng2Kernels(registry);
+  RegisterState2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
 #include "graph/ops/ops.h"
+#include "graph/ops/scatter_shape.h"
 
 namespace dfx {
 namespace {
@@ -168,48 +169,6 @@ absl::Status GatherNdShapeFn(InferenceContext* c) {
       0, Concat(PartialShape::Known(SubDims(indices, 0, indices.rank() - 1)),
                 PartialShape::Known(
                     SubDims(params, static_cast<int>(k), params.rank()))));
-  return absl::OkStatus();
-}
-
-// Checks updates.shape == indices.shape[:-1] + output.shape[K:] where all of
-// it is known, as TensorFlow's scatter shape helper does.
-absl::Status CheckScatterShapes(InferenceContext* c,
-                                const PartialShape& indices,
-                                const PartialShape& updates,
-                                const PartialShape& output) {
-  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, indices, 1));
-  if (!indices.RankKnown() || !updates.RankKnown() || !output.RankKnown()) {
-    return absl::OkStatus();
-  }
-  const int outer = indices.rank() - 1;
-  const int64_t k = indices.dims.back();
-  if (k >= 0 && k > output.rank()) {
-    return c->Error(absl::StrCat("the last dimension of indices (", k,
-                                 ") must be at most the rank of the output (",
-                                 output.rank(), ")"));
-  }
-  auto mismatch = [&] {
-    return c->Error(absl::StrCat(
-        "updates has shape ", updates.DebugString(), " but indices has shape ",
-        indices.DebugString(), " and the output has shape ",
-        output.DebugString(),
-        ": updates must have shape indices.shape[:-1] + "
-        "output.shape[indices.shape[-1]:]"));
-  };
-  if (updates.rank() < outer) return mismatch();
-  for (int i = 0; i < outer; ++i) {
-    if (updates.dims[i] >= 0 && indices.dims[i] >= 0 &&
-        updates.dims[i] != indices.dims[i]) {
-      return mismatch();
-    }
-  }
-  if (k < 0) return absl::OkStatus();
-  if (updates.rank() - outer != output.rank() - k) return mismatch();
-  for (int i = 0; i < updates.rank() - outer; ++i) {
-    const int64_t u = updates.dims[outer + i];
-    const int64_t o = output.dims[k + i];
-    if (u >= 0 && o >= 0 && u != o) return mismatch();
-  }
   return absl::OkStatus();
 }
 
@@ -452,6 +411,46 @@ constexpr char kNumberTypes[] =
 
 }  // namespace
 
+absl::Status CheckScatterShapes(InferenceContext* c,
+                                const PartialShape& indices,
+                                const PartialShape& updates,
+                                const PartialShape& output) {
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, indices, 1));
+  if (!indices.RankKnown() || !updates.RankKnown() || !output.RankKnown()) {
+    return absl::OkStatus();
+  }
+  const int outer = indices.rank() - 1;
+  const int64_t k = indices.dims.back();
+  if (k >= 0 && k > output.rank()) {
+    return c->Error(absl::StrCat("the last dimension of indices (", k,
+                                 ") must be at most the rank of the output (",
+                                 output.rank(), ")"));
+  }
+  auto mismatch = [&] {
+    return c->Error(absl::StrCat(
+        "updates has shape ", updates.DebugString(), " but indices has shape ",
+        indices.DebugString(), " and the output has shape ",
+        output.DebugString(),
+        ": updates must have shape indices.shape[:-1] + "
+        "output.shape[indices.shape[-1]:]"));
+  };
+  if (updates.rank() < outer) return mismatch();
+  for (int i = 0; i < outer; ++i) {
+    if (updates.dims[i] >= 0 && indices.dims[i] >= 0 &&
+        updates.dims[i] != indices.dims[i]) {
+      return mismatch();
+    }
+  }
+  if (k < 0) return absl::OkStatus();
+  if (updates.rank() - outer != output.rank() - k) return mismatch();
+  for (int i = 0; i < updates.rank() - outer; ++i) {
+    const int64_t u = updates.dims[outer + i];
+    const int64_t o = output.dims[k + i];
+    if (u >= 0 && o >= 0 && u != o) return mismatch();
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RegisterGatherOps(OpRegistry* r) {
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("GatherV2")
@@ -502,16 +501,19 @@ absl::Status RegisterGatherOps(OpRegistry* r) {
                       .Attr("Tindices: {int16, int32, int64, uint16}")
                       .Attr("bad_indices_policy: string = ''")
                       .SetShapeFn(TensorScatterShapeFn)));
-  DFX_RETURN_IF_ERROR(
-      r->Register(OpDefBuilder("TensorScatterAdd")
-                      .Input("tensor: T")
-                      .Input("indices: Tindices")
-                      .Input("updates: T")
-                      .Output("output: T")
-                      .Attr("T: type")
-                      .Attr("Tindices: {int32, int64}")
-                      .Attr("bad_indices_policy: string = ''")
-                      .SetShapeFn(TensorScatterShapeFn)));
+  for (const char* op : {"TensorScatterAdd", "TensorScatterSub",
+                         "TensorScatterMin", "TensorScatterMax"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(op)
+                        .Input("tensor: T")
+                        .Input("indices: Tindices")
+                        .Input("updates: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tindices: {int32, int64}")
+                        .Attr("bad_indices_policy: string = ''")
+                        .SetShapeFn(TensorScatterShapeFn)));
+  }
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("OneHot")
                       .Input("indices: TI")

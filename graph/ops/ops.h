@@ -110,6 +110,7 @@ absl::Status RegisterSummaryOps(OpRegistry* registry);
 // The tf.random.Generator ops, binomial samplers, RandomPoisson (v1),
 // NonDeterministicInts (graph/ops/rng2_ops.cc).
 absl::Status RegisterRng2Ops(OpRegistry* registry);
+absl::Status RegisterState2Ops(OpRegistry* registry);  // graph/ops/state2_ops.cc
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

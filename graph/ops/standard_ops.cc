@@ -41,6 +41,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSummaryOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTextOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRng2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
   return absl::OkStatus();
 }
 

@@ -190,11 +190,14 @@ absl::Status ComputeStridedSliceSpec(absl::Span<const int64_t> input_dims,
 
   // Step 4: the output shape: shrunk dims go, new axes come in as 1.
   spec->final_dims.clear();
+  spec->final_to_processing.clear();
   for (int64_t g : gather) {
     if (g >= 0) {
       spec->final_dims.push_back(spec->processing_dims[g]);
+      spec->final_to_processing.push_back(g);
     } else if (g == kNewAxis) {
       spec->final_dims.push_back(1);
+      spec->final_to_processing.push_back(-1);
     }
   }
   return absl::OkStatus();

@@ -37,6 +37,9 @@ struct StridedSliceSpec {
   // The output's dims (shrunk axes dropped, new axes added as 1); -1 where
   // unknown.
   std::vector<int64_t> final_dims;
+  // For each output dim, the input dimension it walks, or -1 for a new
+  // axis (shrunk input dims have no output dim).
+  std::vector<int64_t> final_to_processing;
   // Every dimension is taken whole with stride 1: the output holds the
   // input's elements in order.
   bool is_identity = false;

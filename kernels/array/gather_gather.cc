@@ -13,8 +13,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "kernels/array/array_util.h"
 #include "kernels/array/gather_util.h"
+#include "kernels/array/nd_index.h"
 
 namespace dfx::gather_internal {
 namespace {
@@ -175,91 +177,16 @@ class GatherOp : public OpKernel {
 
 class GatherNdOp : public OpKernel {
  public:
-  explicit GatherNdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string policy;
-    if (FindNodeAttr(ctx->def(), "bad_indices_policy") != nullptr) {
-      ctx->SetStatus(ctx->GetAttr("bad_indices_policy", &policy));
-    }
-    if (policy == "IGNORE") {
-      ignore_bad_indices_ = true;
-    } else if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR") {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "bad_indices_policy must be '', 'DEFAULT', 'ERROR' or 'IGNORE', "
-          "got '",
-          policy, "'")));
-    }
-  }
+  explicit GatherNdOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), ignore_bad_indices_(IgnoreBadIndices(ctx)) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& params = ctx->input(0);
-    const Tensor& indices = ctx->input(1);
-    DFX_OP_REQUIRES(ctx, params.dims() >= 1,
-                    absl::InvalidArgumentError(
-                        "params must be at least a vector"));
-    DFX_OP_REQUIRES(ctx, indices.dims() >= 1,
-                    absl::InvalidArgumentError(
-                        "indices must be at least a vector"));
-    const int64_t k = indices.dim_size(indices.dims() - 1);
-    DFX_OP_REQUIRES(
-        ctx, k <= params.dims(),
-        absl::InvalidArgumentError(absl::StrCat(
-            "index innermost dimension length must be <= params rank; saw: ",
-            k, " vs. ", params.dims())));
-    const int kk = static_cast<int>(k);
-    TensorShape out_shape;
-    for (int d = 0; d < indices.dims() - 1; ++d) {
-      DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(indices.dim_size(d)));
-    }
-    for (int d = kk; d < params.dims(); ++d) {
-      DFX_OP_REQUIRES_OK(ctx, out_shape.AddDim(params.dim_size(d)));
-    }
-    const int64_t n = DimProduct(indices.shape(), 0, indices.dims() - 1);
-    DFX_OP_REQUIRES(
-        ctx, n == 0 || params.NumElements() > 0,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Requested more than 0 entries, but params is empty.  Params "
-            "shape: ",
-            params.shape().DebugString())));
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    if (n == 0) return;
-    const int64_t slice = DimProduct(params.shape(), kk, params.dims());
-
-    absl::StatusOr<std::vector<int64_t>> offsets_or = SliceOffsets(
-        indices, params.shape(), ignore_bad_indices_, /*gather_style=*/true);
-    DFX_OP_REQUIRES_OK(ctx, offsets_or.status());
-    const std::vector<int64_t>& offsets = *offsets_or;
-    if (slice == 0) return;
-
-    VisitMoveType(params.dtype(), [&]<typename E>() {
-      const E* src = MoveData<E>(params);
-      E* dst = MoveData<E>(out);
-      ParallelForWork(
-          *ctx->device(), out->NumElements(), sizeof(E),
-          [&](int64_t first, int64_t last) {
-            if (slice == 1) {
-              for (int64_t o = first; o < last; ++o) {
-                dst[o] = offsets[o] < 0 ? E{} : src[offsets[o]];
-              }
-              return;
-            }
-            while (first < last) {
-              const int64_t row = first / slice;
-              const int64_t col = first - row * slice;
-              const int64_t len = std::min(slice - col, last - first);
-              if (offsets[row] < 0) {
-                std::fill(dst + first, dst + first + len, E{});
-              } else {
-                MoveElements(src + offsets[row] + col, dst + first, len);
-              }
-              first += len;
-            }
-          });
-    });
+    DFX_OP_REQUIRES_OK(ctx, GatherNdToOutput(ctx, ctx->input(0), ctx->input(1),
+                                             ignore_bad_indices_));
   }
 
  private:
-  bool ignore_bad_indices_ = false;
+  const bool ignore_bad_indices_;
 };
 
 }  // namespace
@@ -282,3 +209,74 @@ void RegisterGatherOpKernels(KernelRegistry* registry) {
 }
 
 }  // namespace dfx::gather_internal
+
+namespace dfx {
+
+absl::Status GatherNdToOutput(OpKernelContext* ctx, const Tensor& params,
+                              const Tensor& indices, bool ignore_bad) {
+  using namespace gather_internal;  // NOLINT: this file's own helpers
+  if (params.dims() < 1) {
+    return absl::InvalidArgumentError("params must be at least a vector");
+  }
+  if (indices.dims() < 1) {
+    return absl::InvalidArgumentError("indices must be at least a vector");
+  }
+  const int64_t k = indices.dim_size(indices.dims() - 1);
+  if (k > params.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "index innermost dimension length must be <= params rank; saw: ", k,
+        " vs. ", params.dims()));
+  }
+  const int kk = static_cast<int>(k);
+  TensorShape out_shape;
+  for (int d = 0; d < indices.dims() - 1; ++d) {
+    DFX_RETURN_IF_ERROR(out_shape.AddDim(indices.dim_size(d)));
+  }
+  for (int d = kk; d < params.dims(); ++d) {
+    DFX_RETURN_IF_ERROR(out_shape.AddDim(params.dim_size(d)));
+  }
+  const int64_t n = DimProduct(indices.shape(), 0, indices.dims() - 1);
+  if (n > 0 && params.NumElements() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Requested more than 0 entries, but params is empty.  Params shape: ",
+        params.shape().DebugString()));
+  }
+  Tensor* out = nullptr;
+  DFX_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+  if (n == 0) return absl::OkStatus();
+  const int64_t slice = DimProduct(params.shape(), kk, params.dims());
+
+  DFX_ASSIGN_OR_RETURN(
+      const std::vector<int64_t> offsets,
+      SliceOffsets(indices, params.shape(), ignore_bad, /*gather_style=*/true));
+  if (slice == 0) return absl::OkStatus();
+
+  VisitMoveType(params.dtype(), [&]<typename E>() {
+    const E* src = MoveData<E>(params);
+    E* dst = MoveData<E>(out);
+    ParallelForWork(
+        *ctx->device(), out->NumElements(), sizeof(E),
+        [&](int64_t first, int64_t last) {
+          if (slice == 1) {
+            for (int64_t o = first; o < last; ++o) {
+              dst[o] = offsets[o] < 0 ? E{} : src[offsets[o]];
+            }
+            return;
+          }
+          while (first < last) {
+            const int64_t row = first / slice;
+            const int64_t col = first - row * slice;
+            const int64_t len = std::min(slice - col, last - first);
+            if (offsets[row] < 0) {
+              std::fill(dst + first, dst + first + len, E{});
+            } else {
+              MoveElements(src + offsets[row] + col, dst + first, len);
+            }
+            first += len;
+          }
+        });
+  });
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

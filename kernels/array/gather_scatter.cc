@@ -1,28 +1,32 @@
-// ScatterNd, TensorScatterUpdate and TensorScatterAdd: write slices of
+// ScatterNd and TensorScatterUpdate/Add/Sub/Min/Max: write slices of
 // `updates` into a zero tensor of a given shape, or into a copy of `tensor`,
-// at the slices index tuples name.
+// at the slices index tuples name. ScatterNdInPlace (nd_index.h) serves the
+// variable forms (ScatterNdAdd, ResourceScatterNdUpdate, ...) too.
 //
-// Index tuples are checked (and turned into slice offsets) before anything is
-// written. The writes are then split over the columns of a slice: every task
+// Index tuples are turned into slice offsets before anything is written; an
+// update stops before the first tuple outside the tensor (those before it
+// are applied, as in TensorFlow, which only a variable's update shows: the
+// other ops drop their output on the error). The writes are split over the columns of a slice: every task
 // applies all updates, in order, to its own columns, so duplicate indices
 // never race, an add sums duplicates in index order and an assignment keeps
 // the last one, whatever the number of threads.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/array/array_util.h"
 #include "kernels/array/gather_util.h"
+#include "kernels/array/nd_index.h"
 
 namespace dfx::gather_internal {
 namespace {
 
-enum class UpdateKind { kAssign, kAdd };
-
 // out[offsets[i] + c] (op)= updates[i * slice + c] for every i with
 // offsets[i] >= 0 and c in [0, slice).
-template <typename T, UpdateKind kKind>
+template <typename T, ScatterNdMode kOp>
 void ApplyUpdates(const Device& device, const std::vector<int64_t>& offsets,
                   const T* updates, T* out, int64_t slice) {
   const int64_t n = static_cast<int64_t>(offsets.size());
@@ -34,31 +38,24 @@ void ApplyUpdates(const Device& device, const std::vector<int64_t>& offsets,
           T* dst = out + offsets[i];
           const T* src = updates + i * slice;
           for (int64_t c = first; c < last; ++c) {
-            if constexpr (kKind == UpdateKind::kAssign) {
+            if constexpr (kOp == ScatterNdMode::kAssign) {
               dst[c] = src[c];
             } else if constexpr (std::is_same_v<T, bool>) {
-              dst[c] = dst[c] || src[c];
-            } else {
+              // C++'s bool arithmetic, as TensorFlow's functors do it.
+              dst[c] = kOp == ScatterNdMode::kAdd ? (dst[c] || src[c])
+                                                : (dst[c] != src[c]);
+            } else if constexpr (kOp == ScatterNdMode::kAdd) {
               dst[c] += src[c];
+            } else if constexpr (kOp == ScatterNdMode::kSub) {
+              dst[c] -= src[c];
+            } else if constexpr (kOp == ScatterNdMode::kMin) {
+              if (src[c] < dst[c]) dst[c] = src[c];
+            } else {
+              if (dst[c] < src[c]) dst[c] = src[c];
             }
           }
         }
       });
-}
-
-// Reads bad_indices_policy: true for IGNORE; an error for unknown values.
-bool IgnoreBadIndices(OpKernelConstruction* ctx) {
-  std::string policy;
-  if (FindNodeAttr(ctx->def(), "bad_indices_policy") != nullptr) {
-    ctx->SetStatus(ctx->GetAttr("bad_indices_policy", &policy));
-  }
-  if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" &&
-      policy != "IGNORE") {
-    ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-        "bad_indices_policy must be '', 'DEFAULT', 'ERROR' or 'IGNORE', got '",
-        policy, "'")));
-  }
-  return policy == "IGNORE";
 }
 
 // TensorFlow's rule for empty tensors: indices and updates both empty, or
@@ -69,54 +66,43 @@ bool ValidEmptyOutputShape(int64_t num_output, int64_t num_indices,
   return num_output != 0 && num_indices != 0 && num_updates != 0;
 }
 
-// The part of the scatter common to every op once shapes are checked:
-// `out` holds the starting values; applies the updates.
-template <UpdateKind kKind>
-absl::Status DoScatter(OpKernelContext* ctx, const Tensor& indices,
-                       const Tensor& updates, bool ignore_bad, Tensor* out) {
-  if (out->dims() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Output must be at least 1-D, got shape: ",
-        out->shape().DebugString()));
-  }
-  if (out->NumElements() == 0) return absl::OkStatus();
-  const int64_t k = indices.dim_size(indices.dims() - 1);
-  if (k < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Only indices.shape[-1] values between 1 and ", out->dims(),
-        " are currently supported.  Requested rank: ", k));
-  }
-  absl::StatusOr<std::vector<int64_t>> offsets =
-      SliceOffsets(indices, out->shape(), ignore_bad, /*gather_style=*/false);
-  if (!offsets.ok()) return offsets.status();
-  const int64_t slice =
-      DimProduct(out->shape(), static_cast<int>(k), out->dims());
-  if (offsets->empty() || slice == 0) return absl::OkStatus();
+template <ScatterNdMode kOp>
+absl::Status ApplyOp(const Device& device, const std::vector<int64_t>& offsets,
+                     const Tensor& updates, Tensor* out, int64_t slice) {
+  const DataType dtype = out->dtype();
   bool handled = false;
-  if constexpr (kKind == UpdateKind::kAssign) {
-    handled = VisitMoveType(out->dtype(), [&]<typename E>() {
-      ApplyUpdates<E, kKind>(*ctx->device(), *offsets, MoveData<E>(updates),
-                             MoveData<E>(out), slice);
+  if constexpr (kOp == ScatterNdMode::kAssign) {
+    handled = VisitMoveType(dtype, [&]<typename E>() {
+      ApplyUpdates<E, kOp>(device, offsets, MoveData<E>(updates),
+                           MoveData<E>(out), slice);
+    });
+  } else if constexpr (kOp == ScatterNdMode::kMin || kOp == ScatterNdMode::kMax) {
+    handled = VisitRealType(dtype, [&]<typename T>() {
+      ApplyUpdates<T, kOp>(device, offsets, updates.data<T>(), out->data<T>(),
+                           slice);
     });
   } else {
-    handled = VisitNumberType(out->dtype(), [&]<typename T>() {
-      ApplyUpdates<T, kKind>(*ctx->device(), *offsets, updates.data<T>(),
-                             out->data<T>(), slice);
+    handled = VisitNumberType(dtype, [&]<typename T>() {
+      ApplyUpdates<T, kOp>(device, offsets, updates.data<T>(), out->data<T>(),
+                           slice);
     });
-    if (out->dtype() == DT_BOOL) {
-      ApplyUpdates<bool, kKind>(*ctx->device(), *offsets, updates.data<bool>(),
-                                out->data<bool>(), slice);
+    if (dtype == DT_BOOL) {
+      ApplyUpdates<bool, kOp>(device, offsets, updates.data<bool>(),
+                              out->data<bool>(), slice);
       handled = true;
-    } else if (out->dtype() == DT_STRING) {
-      ApplyUpdates<std::string, kKind>(*ctx->device(), *offsets,
+    }
+    if constexpr (kOp == ScatterNdMode::kAdd) {
+      if (dtype == DT_STRING) {  // ScatterNd of strings concatenates
+        ApplyUpdates<std::string, kOp>(device, offsets,
                                        updates.data<std::string>(),
                                        out->data<std::string>(), slice);
-      handled = true;
+        handled = true;
+      }
     }
   }
   if (!handled) {
-    return absl::InternalError(absl::StrCat(
-        "no scatter for dtype ", DataTypeString(out->dtype())));
+    return absl::InternalError(
+        absl::StrCat("no scatter for dtype ", DataTypeString(dtype)));
   }
   return absl::OkStatus();
 }
@@ -189,15 +175,15 @@ class ScatterNdOp : public OpKernel {
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     SetZero(out);
-    DFX_OP_REQUIRES_OK(ctx, DoScatter<UpdateKind::kAdd>(ctx, indices, updates,
-                                                        ignore_bad_, out));
+    DFX_OP_REQUIRES_OK(ctx, ScatterNdInPlace(ctx, ScatterNdMode::kAdd, indices, updates,
+                                             ignore_bad_, out));
   }
 
  private:
   const bool ignore_bad_;
 };
 
-template <UpdateKind kKind>
+template <ScatterNdMode kOp>
 class TensorScatterOp : public OpKernel {
  public:
   explicit TensorScatterOp(OpKernelConstruction* ctx)
@@ -258,7 +244,7 @@ class TensorScatterOp : public OpKernel {
                       });
     });
     DFX_OP_REQUIRES_OK(
-        ctx, DoScatter<kKind>(ctx, indices, updates, ignore_bad_, out));
+        ctx, ScatterNdInPlace(ctx, kOp, indices, updates, ignore_bad_, out));
   }
 
  private:
@@ -275,14 +261,113 @@ void RegisterScatterKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("ScatterNd")
                     .TypeConstraint("T", scatter_nd_types)
                     .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
-  RegisterKernel<TensorScatterOp<UpdateKind::kAssign>>(
+  RegisterKernel<TensorScatterOp<ScatterNdMode::kAssign>>(
       registry, KernelDefBuilder("TensorScatterUpdate")
                     .TypeConstraint("T", array_internal::MovableTypes())
                     .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
-  RegisterKernel<TensorScatterOp<UpdateKind::kAdd>>(
+  RegisterKernel<TensorScatterOp<ScatterNdMode::kAdd>>(
       registry, KernelDefBuilder("TensorScatterAdd")
                     .TypeConstraint("T", NumberTypes())
+                    .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  RegisterKernel<TensorScatterOp<ScatterNdMode::kSub>>(
+      registry, KernelDefBuilder("TensorScatterSub")
+                    .TypeConstraint("T", NumberTypes())
+                    .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  RegisterKernel<TensorScatterOp<ScatterNdMode::kMin>>(
+      registry, KernelDefBuilder("TensorScatterMin")
+                    .TypeConstraint("T", RealTypes())
+                    .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  RegisterKernel<TensorScatterOp<ScatterNdMode::kMax>>(
+      registry, KernelDefBuilder("TensorScatterMax")
+                    .TypeConstraint("T", RealTypes())
                     .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
 }
 
 }  // namespace dfx::gather_internal
+
+namespace dfx {
+
+bool IgnoreBadIndices(OpKernelConstruction* ctx) {
+  std::string policy;
+  if (FindNodeAttr(ctx->def(), "bad_indices_policy") != nullptr) {
+    ctx->SetStatus(ctx->GetAttr("bad_indices_policy", &policy));
+  }
+  if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR" &&
+      policy != "IGNORE") {
+    ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+        "bad_indices_policy must be '', 'DEFAULT', 'ERROR' or 'IGNORE', got '",
+        policy, "'")));
+  }
+  return policy == "IGNORE";
+}
+
+namespace {
+
+absl::Status ApplyScatter(const Device& device, ScatterNdMode op,
+                          const std::vector<int64_t>& offsets,
+                          const Tensor& updates, int64_t slice, Tensor* out) {
+  using gather_internal::ApplyOp;
+  switch (op) {
+    case ScatterNdMode::kAssign:
+      return ApplyOp<ScatterNdMode::kAssign>(device, offsets, updates, out,
+                                             slice);
+    case ScatterNdMode::kAdd:
+      return ApplyOp<ScatterNdMode::kAdd>(device, offsets, updates, out,
+                                          slice);
+    case ScatterNdMode::kSub:
+      return ApplyOp<ScatterNdMode::kSub>(device, offsets, updates, out,
+                                          slice);
+    case ScatterNdMode::kMin:
+      return ApplyOp<ScatterNdMode::kMin>(device, offsets, updates, out,
+                                          slice);
+    case ScatterNdMode::kMax:
+      return ApplyOp<ScatterNdMode::kMax>(device, offsets, updates, out,
+                                          slice);
+  }
+  return absl::InternalError("unknown ScatterNdMode");
+}
+
+}  // namespace
+
+absl::Status ScatterNdInPlace(OpKernelContext* ctx, ScatterNdMode op,
+                              const Tensor& indices, const Tensor& updates,
+                              bool ignore_bad, Tensor* out) {
+  using namespace gather_internal;  // NOLINT: this file's own helpers
+  if (out->dims() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Output must be at least 1-D, got shape: ",
+        out->shape().DebugString()));
+  }
+  if (out->NumElements() == 0) return absl::OkStatus();
+  const int64_t k = indices.dim_size(indices.dims() - 1);
+  if (k < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Only indices.shape[-1] values between 1 and ", out->dims(),
+        " are currently supported.  Requested rank: ", k));
+  }
+  // Bad tuples come back as -1; without ignore_bad the updates stop at
+  // the first, as TensorFlow's loop does, and its error is returned.
+  absl::StatusOr<std::vector<int64_t>> offsets =
+      SliceOffsets(indices, out->shape(), /*ignore_bad=*/true,
+                   /*gather_style=*/false);
+  if (!offsets.ok()) return offsets.status();
+  absl::Status bad_index;
+  if (!ignore_bad) {
+    const auto first_bad = std::find_if(offsets->begin(), offsets->end(),
+                                        [](int64_t o) { return o < 0; });
+    if (first_bad != offsets->end()) {
+      offsets->erase(first_bad, offsets->end());
+      bad_index = SliceOffsets(indices, out->shape(), /*ignore_bad=*/false,
+                               /*gather_style=*/false)
+                      .status();
+    }
+  }
+  const int64_t slice =
+      DimProduct(out->shape(), static_cast<int>(k), out->dims());
+  if (offsets->empty() || slice == 0) return bad_index;
+  DFX_RETURN_IF_ERROR(ApplyScatter(*ctx->device(), op, *offsets, updates,
+                                   slice, out));
+  return bad_index;
+}
+
+}  // namespace dfx

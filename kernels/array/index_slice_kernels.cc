@@ -11,9 +11,9 @@
 #include "kernels/array/index_util.h"
 
 namespace dfx::array_internal {
-namespace {
 
-absl::Status ReadMasks(OpKernelConstruction* ctx, StridedSliceMasks* masks) {
+absl::Status ReadStridedSliceMasks(OpKernelConstruction* ctx,
+                                   StridedSliceMasks* masks) {
   struct Field {
     const char* name;
     int32_t* value;
@@ -33,13 +33,12 @@ absl::Status ReadMasks(OpKernelConstruction* ctx, StridedSliceMasks* masks) {
   return absl::OkStatus();
 }
 
-// The strided slice of a tensor of `shape` that begin_t, end_t, strides_t
-// and `masks` select: its dense spec and the output's shape. Checks that
-// begin, end and strides are vectors of one length below 32.
-absl::Status SliceSpec(const TensorShape& shape, const Tensor& begin_t,
-                       const Tensor& end_t, const Tensor& strides_t,
-                       const StridedSliceMasks& masks, StridedSliceSpec* spec,
-                       TensorShape* out_shape) {
+absl::Status StridedSliceSpecOf(const TensorShape& shape,
+                                const Tensor& begin_t, const Tensor& end_t,
+                                const Tensor& strides_t,
+                                const StridedSliceMasks& masks,
+                                StridedSliceSpec* spec,
+                                TensorShape* out_shape) {
   const int64_t n = strides_t.NumElements();
   if (begin_t.dims() != 1 || end_t.dims() != 1 || strides_t.dims() != 1 ||
       begin_t.NumElements() != n || end_t.NumElements() != n || n >= 32) {
@@ -59,9 +58,7 @@ absl::Status SliceSpec(const TensorShape& shape, const Tensor& begin_t,
   return absl::OkStatus();
 }
 
-// The walk over the elements a slice selects from a tensor of `shape`, in
-// output order: per processing dim a stride (in elements), and the offset
-// of the first element. The other side of the copy is dense.
+// The other side of a slice's copy is dense.
 void SliceWalk(const StridedSliceSpec& spec, const TensorShape& shape,
                std::vector<int64_t>* strides, int64_t* offset) {
   const std::vector<int64_t> dense = RowMajorStrides(shape);
@@ -72,6 +69,8 @@ void SliceWalk(const StridedSliceSpec& spec, const TensorShape& shape,
     strides->push_back(spec.strides[d] * dense[d]);
   }
 }
+
+namespace {
 
 // Sets output 0 to rows [start, start + n) of dimension 0 of `input`,
 // viewed with `shape` (which holds as many elements); no copy.
@@ -92,7 +91,7 @@ void SetReshaped(OpKernelContext* ctx, const Tensor& input,
 class StridedSliceOp : public OpKernel {
  public:
   explicit StridedSliceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ReadMasks(ctx, &masks_));
+    ctx->SetStatus(ReadStridedSliceMasks(ctx, &masks_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -100,8 +99,9 @@ class StridedSliceOp : public OpKernel {
     StridedSliceSpec spec;
     TensorShape shape;
     DFX_OP_REQUIRES_OK(ctx,
-                       SliceSpec(input.shape(), ctx->input(1), ctx->input(2),
-                                 ctx->input(3), masks_, &spec, &shape));
+                       StridedSliceSpecOf(input.shape(), ctx->input(1),
+                                          ctx->input(2), ctx->input(3),
+                                          masks_, &spec, &shape));
     if (spec.is_identity) {
       SetReshaped(ctx, input, shape);
       return;
@@ -127,7 +127,7 @@ class StridedSliceOp : public OpKernel {
 class StridedSliceGradOp : public OpKernel {
  public:
   explicit StridedSliceGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ReadMasks(ctx, &masks_));
+    ctx->SetStatus(ReadStridedSliceMasks(ctx, &masks_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -144,8 +144,9 @@ class StridedSliceGradOp : public OpKernel {
     StridedSliceSpec spec;
     TensorShape final_shape;
     DFX_OP_REQUIRES_OK(ctx,
-                       SliceSpec(*input_shape, ctx->input(1), ctx->input(2),
-                                 ctx->input(3), masks_, &spec, &final_shape));
+                       StridedSliceSpecOf(*input_shape, ctx->input(1),
+                                          ctx->input(2), ctx->input(3),
+                                          masks_, &spec, &final_shape));
     DFX_OP_REQUIRES(ctx, dy.shape() == final_shape,
                     absl::InvalidArgumentError(absl::StrCat(
                         "shape of dy was ", dy.shape().DebugString(),

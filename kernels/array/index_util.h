@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/logging.h"
+#include "graph/ops/strided_slice_spec.h"
 #include "kernels/eigen_util.h"
 #include "runtime/device.h"
 #include "runtime/op_kernel.h"
@@ -21,6 +22,29 @@ namespace dfx::array_internal {
 // The elements of an int8, int16, int32 or int64 tensor, widened to int64.
 // InvalidArgument for any other dtype.
 absl::StatusOr<std::vector<int64_t>> ReadIndexVector(const Tensor& t);
+
+// StridedSlice's index arithmetic on tensors (index_slice_kernels.cc),
+// shared with the slice-assignment kernels (kernels/state/):
+//
+// Reads the five mask attrs that the node has (the others stay 0).
+absl::Status ReadStridedSliceMasks(OpKernelConstruction* ctx,
+                                   StridedSliceMasks* masks);
+// The strided slice of a tensor of `shape` that begin_t, end_t, strides_t
+// and `masks` select: its dense spec and the output's shape.
+// InvalidArgument (TensorFlow's wording) unless begin, end and strides are
+// vectors of one length below 32, or for what ComputeStridedSliceSpec
+// rejects.
+absl::Status StridedSliceSpecOf(const TensorShape& shape,
+                                const Tensor& begin_t, const Tensor& end_t,
+                                const Tensor& strides_t,
+                                const StridedSliceMasks& masks,
+                                StridedSliceSpec* spec,
+                                TensorShape* out_shape);
+// The walk over the elements a slice selects from a tensor of `shape`, one
+// entry per input (processing) dimension: strides in elements, and the
+// offset of the first element.
+void SliceWalk(const StridedSliceSpec& spec, const TensorShape& shape,
+               std::vector<int64_t>* strides, int64_t* offset);
 
 // Row-major element strides of `shape` (the last is 1).
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape);

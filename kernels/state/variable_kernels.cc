@@ -278,24 +278,10 @@ class ResourceGatherOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<Var>> var = LookupVariable(ctx, 0);
-    DFX_OP_REQUIRES_OK(ctx, var.status());
     const Tensor& indices = ctx->input(1);
-    Tensor params;
-    {
-      // A snapshot: the buffer stays ours even if an update replaces it.
-      absl::ReaderMutexLock lock((*var)->mu());
-      DFX_OP_REQUIRES(ctx, (*var)->is_initialized(),
-                      absl::FailedPreconditionError(absl::StrCat(
-                          "Attempting to use uninitialized value ",
-                          def().input(0))));
-      params = *(*var)->tensor();
-    }
-    DFX_OP_REQUIRES(ctx, params.dtype() == dtype_,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Trying to read variable with wrong dtype. Expected ",
-                        DataTypeString(params.dtype()), " got ",
-                        DataTypeString(dtype_))));
+    absl::StatusOr<Tensor> snapshot = ReadVariableSnapshot(ctx, 0, dtype_);
+    DFX_OP_REQUIRES_OK(ctx, snapshot.status());
+    const Tensor& params = *snapshot;
     DFX_OP_REQUIRES(ctx, params.dims() >= 1,
                     absl::InvalidArgumentError(absl::StrCat(
                         "params must be at least 1 dimensional, got shape ",

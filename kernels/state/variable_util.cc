@@ -45,6 +45,27 @@ absl::StatusOr<std::shared_ptr<Var>> LookupVariable(OpKernelContext* ctx,
   return var;
 }
 
+absl::StatusOr<Tensor> ReadVariableSnapshot(OpKernelContext* ctx, int index,
+                                            DataType dtype) {
+  DFX_ASSIGN_OR_RETURN(std::shared_ptr<Var> var, LookupVariable(ctx, index));
+  Tensor value;
+  {
+    absl::ReaderMutexLock lock(var->mu());
+    if (!var->is_initialized()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Attempting to use uninitialized value ",
+                       ctx->op_kernel().def().input(index)));
+    }
+    value = *var->tensor();
+  }
+  if (value.dtype() != dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Trying to read variable with wrong dtype. Expected ",
+        DataTypeString(value.dtype()), " got ", DataTypeString(dtype)));
+  }
+  return value;
+}
+
 absl::StatusOr<std::shared_ptr<Var>> LookupOrCreateVariable(
     OpKernelContext* ctx, int index, DataType dtype) {
   DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, index));

@@ -41,6 +41,14 @@ absl::StatusOr<const ResourceHandle*> HandleFromInput(OpKernelContext* ctx,
 absl::StatusOr<std::shared_ptr<Var>> LookupVariable(OpKernelContext* ctx,
                                                     int index);
 
+// A snapshot of the resource variable at input `index` (its tensor shares
+// the variable's buffer; an update copies the buffer first, so the
+// snapshot never changes). FailedPrecondition "Attempting to use
+// uninitialized value <input>" for an uninitialized variable,
+// InvalidArgument when it does not hold `dtype`, LookupVariable's errors.
+absl::StatusOr<Tensor> ReadVariableSnapshot(OpKernelContext* ctx, int index,
+                                            DataType dtype);
+
 // The Var the handle names, created (uninitialized, of `dtype`) if absent.
 // InvalidArgument when one of another dtype exists.
 absl::StatusOr<std::shared_ptr<Var>> LookupOrCreateVariable(

@@ -75,6 +75,13 @@ def _family_dir(family):
     return path
 
 
+def family_folder(family):
+    """The family's data folder, emptied the first time it is asked for in
+    this run (as case() does): for steps_case in a generator that calls
+    case() too."""
+    return _family_dir(family)
+
+
 def _session_config():
     config = tf1.ConfigProto()
     rw = config.graph_options.rewrite_options

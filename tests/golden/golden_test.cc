@@ -48,7 +48,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
-                                 "rng2"};
+                                 "rng2",     "state2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -369,6 +369,13 @@ TEST_CASE("golden: text, sets, CSV and tensor parsing equal TensorFlow") {
 TEST_CASE("golden: generator state ops, binomial, truncated normal and "
           "candidate samplers, bounding boxes and shuffles equal TensorFlow") {
   RunFamily("rng2");
+}
+
+TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
+          "Inplace ops, CountUpTo and temporary variables equal TensorFlow") {
+  // Multi-step cases: updates applied over several steps and read back,
+  // CountUpTo reaching its limit.
+  RunFamily("state2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
