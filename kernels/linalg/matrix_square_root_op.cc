@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <type_traits>
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,15 @@ namespace {
 template <typename T>
 using Matrix =
     Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The type the square root is computed in: double precision. Eigen's
+// MatrixFunctions (a Schur decomposition) cost a minute of compile per
+// scalar type; float and complex64 matrices are computed in double precision
+// and rounded, which halves that and is as accurate as TensorFlow's float
+// result or more.
+template <typename T>
+using SqrtScalar = std::conditional_t<Eigen::NumTraits<T>::IsComplex,
+                                      std::complex<double>, double>;
 
 template <typename T>
 class MatrixSquareRootOp : public OpKernel {
@@ -44,9 +54,13 @@ class MatrixSquareRootOp : public OpKernel {
                                     30.0 * n * n * n),
                 [&](int64_t first, int64_t last) {
                   for (int64_t b = first; b < last; ++b) {
-                    const Matrix<T> a =
-                        Eigen::Map<const Matrix<T>>(src + b * n * n, n, n);
-                    Eigen::Map<Matrix<T>>(dst + b * n * n, n, n) = a.sqrt();
+                    using W = SqrtScalar<T>;
+                    const Matrix<W> a =
+                        Eigen::Map<const Matrix<T>>(src + b * n * n, n, n)
+                            .template cast<W>();
+                    const Matrix<W> root = a.sqrt();
+                    Eigen::Map<Matrix<T>>(dst + b * n * n, n, n) =
+                        root.template cast<T>();
                   }
                 });
   }
