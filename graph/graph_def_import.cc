@@ -341,6 +341,12 @@ absl::StatusOr<std::unique_ptr<Graph>> Import(const GraphDef& def,
     const OpRegistrationData& op = *op_of[i];
     AddDefaultAttrs(op.op_def, &node_def);
     DFX_RETURN_IF_ERROR(ValidateNodeAttrs(node_def, op.op_def));
+    if (absl::Status s =
+            CheckOpDeprecation(op.op_def, graph->versions().producer());
+        !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat(NodePrefix(node_def), s.message()));
+    }
     absl::StatusOr<Node*> node = graph->AddNode(std::move(node_def), op);
     if (node.status().code() == absl::StatusCode::kAlreadyExists) {
       return NodeError(node_def, "duplicate node name");

@@ -96,6 +96,14 @@ const OpRegistry* TestOps() {
             .Input("x: float")
             .Output("y: float")
             .Attr("mode: {'REFLECT', 'SYMMETRIC'} = 'REFLECT'"));
+    {
+      // Removed at GraphDef version 8, as TensorFlow's RandomCrop.
+      auto old_op = OpDefBuilder("OldOp").Output("y: float").Finalize();
+      DFX_CHECK_OK(old_op.status());
+      old_op->op_def.mutable_deprecation()->set_version(8);
+      old_op->op_def.mutable_deprecation()->set_explanation("Use NewOp");
+      DFX_CHECK_OK(r->Register(*std::move(old_op)));
+    }
     reg(OpDefBuilder("Dims")
             .Output("y: float")
             .Attr("dims: list(int) >= 2")
@@ -210,6 +218,21 @@ TEST_CASE("ImportGraphDef names every unknown op at once") {
   REQUIRE(missing.size() == 2);
   CHECK(missing[1].op == "Zap");
   CHECK(missing[1].nodes == std::vector<std::string>{"b", "c", "d"});
+}
+
+TEST_CASE("ImportGraphDef refuses an op removed at the graph's version, as "
+          "TensorFlow does, and takes it in an older graph") {
+  const std::string node = "node { name: 'o' op: 'OldOp' }";
+  REQUIRE_OK(ImportGraphDef(Parse(node + "versions { producer: 7 }"),
+                            TestOps()));
+  // No versions: producer 0, as in TensorFlow.
+  REQUIRE_OK(ImportGraphDef(Parse(node), TestOps()));
+  REQUIRE_THAT(
+      ImportGraphDef(Parse(node + "versions { producer: 8 }"), TestOps())
+          .status(),
+      StatusIs(absl::StatusCode::kUnimplemented,
+               "node 'o' (op OldOp): Op OldOp is not available in GraphDef "
+               "version 8. It has been removed in version 8. Use NewOp."));
 }
 
 TEST_CASE("ImportGraphDef rejects a duplicate node name") {
