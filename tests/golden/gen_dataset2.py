@@ -226,26 +226,21 @@ def old_name_cases():
     def sloppy_inputs(graph_def, node, data):
         s = _const_node(graph_def, node.name + "/sloppy", False, tf.bool)
         return data[:-3] + [s] + buffers(graph_def, node, 1, 0)
+    forms = [("parallel_interleave_v2", "ParallelInterleaveDatasetV2",
+              v23_inputs),
+             ("parallel_interleave_v3", "ParallelInterleaveDatasetV3",
+              v23_inputs),
+             ("legacy_parallel_interleave_v2",
+              "LegacyParallelInterleaveDatasetV2", legacy_inputs),
+             ("parallel_interleave_v1", "ParallelInterleaveDataset",
+              sloppy_inputs),
+             ("experimental_parallel_interleave",
+              "ExperimentalParallelInterleaveDataset", sloppy_inputs)]
     for cycle, block in [(2, 1), (3, 2), (1, 1)]:
-        tag = f"c{cycle}_b{block}"
-        edited(f"parallel_interleave_v2_{tag}", interleave(cycle, block),
-               total, [rename("ParallelInterleaveDatasetV4",
-                              "ParallelInterleaveDatasetV2", v23_inputs)])
-        edited(f"parallel_interleave_v3_{tag}", interleave(cycle, block),
-               total, [rename("ParallelInterleaveDatasetV4",
-                              "ParallelInterleaveDatasetV3", v23_inputs)])
-        edited(f"legacy_parallel_interleave_v2_{tag}",
-               interleave(cycle, block), total,
-               [rename("ParallelInterleaveDatasetV4",
-                       "LegacyParallelInterleaveDatasetV2", legacy_inputs)])
-        edited(f"parallel_interleave_v1_{tag}", interleave(cycle, block),
-               total, [rename("ParallelInterleaveDatasetV4",
-                              "ParallelInterleaveDataset", sloppy_inputs)])
-        edited(f"experimental_parallel_interleave_{tag}",
-               interleave(cycle, block), total,
-               [rename("ParallelInterleaveDatasetV4",
-                       "ExperimentalParallelInterleaveDataset",
-                       sloppy_inputs)])
+        for prefix, old, inputs in forms:
+            edited(f"{prefix}_c{cycle}_b{block}", interleave(cycle, block),
+                   total, [rename("ParallelInterleaveDatasetV4", old,
+                                  inputs)])
     edited("parallel_interleave_v2_cycle_zero", interleave(2, 1), 1,
            [rename("ParallelInterleaveDatasetV4",
                    "ParallelInterleaveDatasetV2", v23_inputs),
