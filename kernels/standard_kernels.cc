@@ -14,6 +14,10 @@ void RegisterControlFlowKernels(KernelRegistry* registry);
 // OptionalFromValue, OptionalNone, OptionalHasValue, OptionalGetValue
 // (kernels/list/optional_kernels.cc).
 void RegisterOptionalKernels(KernelRegistry* registry);
+// Old names of tf.data ops, SleepDataset, SlidingWindowDataset
+// (kernels/data/dataset2_kernels.cc); declared here, not in kernels.h, so
+// adding them rebuilds one file.
+void RegisterDataset2Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -43,6 +47,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterOptionalKernels(registry);
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);
+  RegisterDataset2Kernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);

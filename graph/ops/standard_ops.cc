@@ -3,6 +3,10 @@
 
 namespace dfx {
 
+// Old names of tf.data ops and a few new datasets (dataset2_ops.cc);
+// declared here, not in ops.h, so adding them rebuilds one file.
+absl::Status RegisterDataset2Ops(OpRegistry* registry);
+
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
@@ -32,6 +36,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterOptionalOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataset2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCodecOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));

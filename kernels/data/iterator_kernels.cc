@@ -1,6 +1,7 @@
 // Iterators: the resource that holds one pass over a dataset (IteratorV2,
-// AnonymousIteratorV2/V3), MakeIterator, IteratorGetNext (and its Sync and
-// AsOptional forms), DeleteIterator.
+// AnonymousIteratorV2/V3 and the v1 Iterator and AnonymousIterator),
+// MakeIterator, IteratorGetNext (and its Sync and AsOptional forms),
+// DeleteIterator, IteratorToStringHandle and IteratorFromStringHandle(V2).
 #include <atomic>
 #include <utility>
 #include <vector>
@@ -284,6 +285,65 @@ class IteratorToStringHandleOp final : public OpKernel {
   }
 };
 
+// IteratorFromStringHandle(V2): the iterator a string handle names (from
+// IteratorToStringHandle), checked as TensorFlow checks it: a scalar that
+// parses, an iterator on this device that exists, and, when output_types
+// is set, the iterator's types.
+class IteratorFromStringHandleOp final : public OpKernel {
+ public:
+  explicit IteratorFromStringHandleOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    set_expensive(false);
+    ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& s = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, s.dtype() == DT_STRING && s.dims() == 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "string_handle must be a scalar, but got shape ",
+                        s.shape().DebugString())));
+    ResourceHandleProto proto;
+    DFX_OP_REQUIRES(
+        ctx, proto.ParseFromString(s.scalar<std::string>()),
+        absl::InvalidArgumentError(
+            "Could not parse string_handle as a valid ResourceHandle"));
+    ResourceHandle h;
+    h.FromProto(proto);
+    DFX_OP_REQUIRES(
+        ctx, h.device() == ctx->device()->name(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "Attempted create an iterator on device \"",
+            ctx->device()->name(), "\" from handle defined on device \"",
+            h.device(), "\"")));
+    absl::StatusOr<std::shared_ptr<IteratorResource>> r =
+        ctx->resource_manager()->Lookup<IteratorResource>(h.container(),
+                                                          h.name());
+    DFX_OP_REQUIRES_OK(ctx, r.status());
+    if (!output_types_.empty()) {
+      const DataTypeVector& have = (*r)->output_types();
+      DFX_OP_REQUIRES(
+          ctx, have.size() == output_types_.size(),
+          absl::InvalidArgumentError(absl::StrCat(
+              "Number of components does not match: expected ",
+              output_types_.size(), " types but got ", have.size(), ".")));
+      for (size_t i = 0; i < have.size(); ++i) {
+        DFX_OP_REQUIRES(
+            ctx, have[i] == output_types_[i],
+            absl::InvalidArgumentError(absl::StrCat(
+                "Data type mismatch at component ", i, ": expected ",
+                DataTypeString(output_types_[i]), " but got ",
+                DataTypeString(have[i]), ".")));
+      }
+    }
+    Tensor out(DT_RESOURCE, TensorShape({}));
+    out.scalar<ResourceHandle>() = h;
+    ctx->set_output(0, std::move(out));
+  }
+
+ private:
+  DataTypeVector output_types_;
+};
+
 class MakeIteratorOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -339,11 +399,18 @@ class IteratorGetNextAsOptionalOp final : public OpKernel {
 }  // namespace
 
 void RegisterIteratorKernels(KernelRegistry* registry) {
-  RegisterKernel<IteratorV2Op>(registry, KernelDefBuilder("IteratorV2"));
+  for (const char* op : {"IteratorV2", "Iterator"}) {
+    RegisterKernel<IteratorV2Op>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op :
+       {"IteratorFromStringHandle", "IteratorFromStringHandleV2"}) {
+    RegisterKernel<IteratorFromStringHandleOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<OneShotIteratorOp>(registry,
                                     KernelDefBuilder("OneShotIterator"));
-  RegisterKernel<AnonymousIteratorOp>(registry,
-                                      KernelDefBuilder("AnonymousIteratorV2"));
+  for (const char* op : {"AnonymousIterator", "AnonymousIteratorV2"}) {
+    RegisterKernel<AnonymousIteratorOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<AnonymousIteratorOp>(registry,
                                       KernelDefBuilder("AnonymousIteratorV3"));
   RegisterKernel<DeleteIteratorOp>(registry, KernelDefBuilder("DeleteIterator"));

@@ -1,6 +1,7 @@
 // Datasets of datasets and reshaping batches: flat_map, interleave (and its
 // parallel form, run in its deterministic order), unbatch, padded_batch.
 #include <algorithm>
+#include <deque>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -46,14 +47,16 @@ class InterleaveDataset final : public DatasetBase {
   InterleaveDataset(DatasetPtr input, DataTypeVector dtypes,
                     std::shared_ptr<const DatasetFunction> f,
                     std::vector<Tensor> captured, int64_t cycle_length,
-                    int64_t block_length, bool flat_map)
+                    int64_t block_length, bool flat_map,
+                    int64_t legacy_prefetch = -1)
       : DatasetBase(std::move(dtypes)),
         input_(std::move(input)),
         f_(std::move(f)),
         captured_(std::move(captured)),
         cycle_length_(cycle_length),
         block_length_(block_length),
-        flat_map_(flat_map) {
+        flat_map_(flat_map),
+        legacy_prefetch_(legacy_prefetch) {
     set_options(input_->options());
   }
 
@@ -65,11 +68,128 @@ class InterleaveDataset final : public DatasetBase {
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));
+    if (legacy_prefetch_ >= 0) {
+      return std::unique_ptr<IteratorBase>(
+          new LegacyIterator(Self<InterleaveDataset>(), std::move(in)));
+    }
     return std::unique_ptr<IteratorBase>(
         new Iterator(Self<InterleaveDataset>(), std::move(in)));
   }
 
  private:
+  // The legacy parallel interleave's deterministic order (TF 1.x's
+  // ParallelInterleaveDataset, LegacyParallelInterleaveDatasetV2): the
+  // first cycle_length + prefetch_input_elements input elements open at
+  // once, those past the cycle staged. An exhausted element's slot takes
+  // the oldest staged one and the turn passes to the next slot; with none
+  // staged the slot empties and the turn goes on without ending the block
+  // (as TensorFlow's block count, not reset there). The cycle is as long
+  // as the number of elements first opened.
+  class LegacyIterator final : public IteratorBase {
+   public:
+    LegacyIterator(std::shared_ptr<const InterleaveDataset> d,
+                   std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      if (!started_) {
+        started_ = true;
+        const int64_t workers = d_->cycle_length_ + d_->legacy_prefetch_;
+        for (int64_t i = 0; i < workers && in_ != nullptr; ++i) {
+          DFX_ASSIGN_OR_RETURN(int slot, OpenNext(ctx));
+          if (slot < 0) break;
+          if (i < d_->cycle_length_) {
+            cycle_.push_back(slot);
+          } else {
+            staged_.push_back(slot);
+          }
+        }
+      }
+      bool restart = true;
+      while (restart) {
+        restart = false;
+        const size_t n = cycle_.size();
+        for (size_t i = 0; i < n; ++i) {
+          const size_t index = (next_ + i) % n;
+          const int w = cycle_[index];
+          if (w < 0) continue;
+          bool element_end = false;
+          DFX_RETURN_IF_ERROR(
+              workers_[w]->GetNext(ctx, out, &element_end));
+          if (!element_end) {
+            next_ = index;
+            if (++block_count_ == d_->block_length_) {
+              next_ = (index + 1) % n;
+              block_count_ = 0;
+            }
+            *end = false;
+            return absl::OkStatus();
+          }
+          workers_[w].reset();
+          cycle_[index] = -1;
+          if (in_ != nullptr) {
+            DFX_ASSIGN_OR_RETURN(int slot, OpenNext(ctx));
+            if (slot >= 0) staged_.push_back(slot);
+          }
+          if (!staged_.empty()) {
+            cycle_[index] = staged_.front();
+            staged_.pop_front();
+            next_ = (index + 1) % n;
+            block_count_ = 0;
+            restart = true;
+            break;
+          }
+        }
+      }
+      *end = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    // Opens the input's next element in a free worker slot; -1 at the
+    // input's end (the input is then dropped).
+    absl::StatusOr<int> OpenNext(IteratorContext* ctx) {
+      std::vector<Tensor> element;
+      bool input_end = false;
+      DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, &input_end));
+      if (input_end) {
+        in_.reset();
+        return -1;
+      }
+      DFX_ASSIGN_OR_RETURN(
+          std::unique_ptr<IteratorBase> it,
+          OpenElement(ctx, *d_->f_, std::move(element), d_->captured_,
+                      d_->output_dtypes()));
+      for (size_t w = 0; w < workers_.size(); ++w) {
+        if (workers_[w] == nullptr && !InUse(static_cast<int>(w))) {
+          workers_[w] = std::move(it);
+          return static_cast<int>(w);
+        }
+      }
+      workers_.push_back(std::move(it));
+      return static_cast<int>(workers_.size() - 1);
+    }
+    bool InUse(int w) const {
+      for (int c : cycle_) {
+        if (c == w) return true;
+      }
+      for (int s : staged_) {
+        if (s == w) return true;
+      }
+      return false;
+    }
+
+    const std::shared_ptr<const InterleaveDataset> d_;
+    std::unique_ptr<IteratorBase> in_;  // Null after the input's end.
+    std::vector<std::unique_ptr<IteratorBase>> workers_;
+    std::vector<int> cycle_;   // Worker per slot; -1: empty.
+    std::deque<int> staged_;   // Opened, waiting for a slot.
+    size_t next_ = 0;
+    int64_t block_count_ = 0;
+    bool started_ = false;
+  };
+
   class Iterator final : public IteratorBase {
    public:
     Iterator(std::shared_ptr<const InterleaveDataset> d,
@@ -128,27 +248,45 @@ class InterleaveDataset final : public DatasetBase {
   const std::vector<Tensor> captured_;
   const int64_t cycle_length_, block_length_;
   const bool flat_map_;
+  const int64_t legacy_prefetch_;  // -1: not the legacy order.
 };
 
-// FlatMapDataset, InterleaveDataset, ParallelInterleaveDatasetV4 (its
+// FlatMapDataset, InterleaveDataset, the parallel interleaves (their
 // elements in the deterministic order; calls run one at a time).
 class InterleaveDatasetOp final : public DatasetOpKernel {
  public:
   explicit InterleaveDatasetOp(OpKernelConstruction* ctx)
       : DatasetOpKernel(ctx),
         flat_map_(ctx->def().op() == "FlatMapDataset"),
-        fn_(ReadDatasetOpFunction(ctx, "f")) {}
+        fn_(ReadDatasetOpFunction(ctx, "f")) {
+    // Where the inputs after block_length are, by op: the parallel
+    // interleaves' num_parallel_calls and the legacy ones' buffer sizes.
+    const std::string& op = ctx->def().op();
+    if (op == "ParallelInterleaveDatasetV2" ||
+        op == "ParallelInterleaveDatasetV3") {
+      parallel_calls_at_ = 2;
+    } else if (op == "ParallelInterleaveDatasetV4") {
+      parallel_calls_at_ = 4;
+    } else if (op == "LegacyParallelInterleaveDatasetV2") {
+      buffer_output_at_ = 2;
+    } else if (op == "ParallelInterleaveDataset" ||
+               op == "ExperimentalParallelInterleaveDataset") {
+      buffer_output_at_ = 3;  // After the `sloppy` input.
+    }
+  }
 
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
-    int64_t cycle_length = 1, block_length = 1;
+    int64_t cycle_length = 1, block_length = 1, legacy_prefetch = -1;
     if (!flat_map_) {
       const int at = 1 + fn_.num_captured;
       DFX_ASSIGN_OR_RETURN(cycle_length,
                            ScalarInt64Input(ctx, at, "cycle_length"));
       DFX_ASSIGN_OR_RETURN(block_length,
                            ScalarInt64Input(ctx, at + 1, "block_length"));
+      DFX_RETURN_IF_ERROR(
+          CheckParallelInputs(ctx, at, cycle_length, &legacy_prefetch));
       // AUTOTUNE: as many as the machine has cores, as TensorFlow does.
       if (cycle_length == -1) {
         cycle_length = std::max(1u, std::thread::hardware_concurrency());
@@ -165,11 +303,60 @@ class InterleaveDatasetOp final : public DatasetOpKernel {
     return std::make_shared<InterleaveDataset>(
         std::move(input), output_types(), fn_.f,
         CapturedInputs(ctx, fn_.num_captured), cycle_length, block_length,
-        flat_map_);
+        flat_map_, legacy_prefetch);
+  }
+
+  // TensorFlow's checks of the inputs past block_length (inputs from `at`,
+  // cycle_length's index, on): num_parallel_calls no more than a fixed
+  // cycle_length; the legacy forms' buffer_output_elements above zero and
+  // prefetch_input_elements not below.
+  // Sets `*legacy_prefetch` to prefetch_input_elements for the legacy forms.
+  absl::Status CheckParallelInputs(OpKernelContext* ctx, int at,
+                                   int64_t cycle_length,
+                                   int64_t* legacy_prefetch) const {
+    constexpr int64_t kAutotune = -1;
+    if (parallel_calls_at_ > 0) {
+      DFX_ASSIGN_OR_RETURN(
+          int64_t calls,
+          ScalarInt64Input(ctx, at + parallel_calls_at_, "num_parallel_calls"));
+      if (calls <= 0 && calls != kAutotune) {
+        return absl::InvalidArgumentError(
+            "num_parallel_calls must be greater than zero.");
+      }
+      if (cycle_length != kAutotune && calls != kAutotune &&
+          calls > cycle_length) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "If `cycle_length` is set to a fixed value, `num_parallel_calls` "
+            "must be either `tf.data.AUTOTUNE` or a value less than or equal "
+            "to `cycle_length`. However, `num_parallel_calls` is ",
+            calls, " and `cycle_length` is ", cycle_length));
+      }
+    }
+    if (buffer_output_at_ > 0) {
+      DFX_ASSIGN_OR_RETURN(int64_t buffer,
+                           ScalarInt64Input(ctx, at + buffer_output_at_,
+                                            "buffer_output_elements"));
+      if (buffer <= 0) {
+        return absl::InvalidArgumentError(
+            "`buffer_output_elements` must be > 0");
+      }
+      DFX_ASSIGN_OR_RETURN(int64_t prefetch,
+                           ScalarInt64Input(ctx, at + buffer_output_at_ + 1,
+                                            "prefetch_input_elements"));
+      if (prefetch < 0) {
+        return absl::InvalidArgumentError(
+            "`prefetch_input_elements` must be >= 0");
+      }
+      *legacy_prefetch = prefetch;
+    }
+    return absl::OkStatus();
   }
 
   const bool flat_map_;
   const DatasetOpFunction fn_;
+  // Offsets from cycle_length's input; 0: the op has no such input.
+  int parallel_calls_at_ = 0;
+  int buffer_output_at_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -434,8 +621,12 @@ class PaddedBatchDatasetOp final : public DatasetOpKernel {
       }
       values.push_back(v);
     }
-    DFX_ASSIGN_OR_RETURN(bool drop_remainder,
-                         ScalarBoolInput(ctx, 2 + 2 * n, "drop_remainder"));
+    // PaddedBatchDataset (v1) has no drop_remainder input.
+    bool drop_remainder = false;
+    if (ctx->num_inputs() > 2 + 2 * n) {
+      DFX_ASSIGN_OR_RETURN(drop_remainder, ScalarBoolInput(ctx, 2 + 2 * n,
+                                                           "drop_remainder"));
+    }
     return std::make_shared<PaddedBatchDataset>(
         std::move(input), batch_size, std::move(shapes), std::move(values),
         drop_remainder);
@@ -447,13 +638,23 @@ class PaddedBatchDatasetOp final : public DatasetOpKernel {
 }  // namespace
 
 void RegisterNestedDatasetKernels(KernelRegistry* registry) {
-  for (const char* op : {"FlatMapDataset", "InterleaveDataset",
-                         "ParallelInterleaveDatasetV4"}) {
+  // The older parallel interleaves (and ExperimentalParallelInterleave's
+  // sloppy input) read cycle_length and block_length at the same place;
+  // dfx interleaves deterministically, an order each of them may give.
+  for (const char* op :
+       {"FlatMapDataset", "InterleaveDataset", "ParallelInterleaveDatasetV4",
+        "ParallelInterleaveDatasetV3", "ParallelInterleaveDatasetV2",
+        "LegacyParallelInterleaveDatasetV2", "ParallelInterleaveDataset",
+        "ExperimentalParallelInterleaveDataset"}) {
     RegisterKernel<InterleaveDatasetOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<UnbatchDatasetOp>(registry, KernelDefBuilder("UnbatchDataset"));
+  RegisterKernel<UnbatchDatasetOp>(registry,
+                                   KernelDefBuilder("ExperimentalUnbatchDataset"));
   RegisterKernel<PaddedBatchDatasetOp>(registry,
                                        KernelDefBuilder("PaddedBatchDatasetV2"));
+  RegisterKernel<PaddedBatchDatasetOp>(registry,
+                                       KernelDefBuilder("PaddedBatchDataset"));
 }
 
 }  // namespace dfx::data

@@ -547,7 +547,10 @@ class DirectedInterleaveDatasetOp final : public DatasetOpKernel {
  public:
   explicit DirectedInterleaveDatasetOp(OpKernelConstruction* ctx)
       : DatasetOpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("stop_on_empty_dataset", &stop_on_empty_));
+    // ExperimentalDirectedInterleaveDataset has no such attr: false.
+    if (FindNodeAttr(ctx->def(), "stop_on_empty_dataset") != nullptr) {
+      ctx->SetStatus(ctx->GetAttr("stop_on_empty_dataset", &stop_on_empty_));
+    }
   }
 
  private:
@@ -665,16 +668,26 @@ class DatasetToSingleElementOp final : public OpKernel {
 }  // namespace
 
 void RegisterScanKernels(KernelRegistry* registry) {
-  RegisterKernel<ScanDatasetOp>(registry, KernelDefBuilder("ScanDataset"));
-  RegisterKernel<TakeWhileDatasetOp>(registry,
-                                     KernelDefBuilder("TakeWhileDataset"));
-  RegisterKernel<UniqueDatasetOp>(registry, KernelDefBuilder("UniqueDataset"));
-  RegisterKernel<IgnoreErrorsDatasetOp>(
-      registry, KernelDefBuilder("IgnoreErrorsDataset"));
+  // Each also under its TF 1.x name, Experimental<Name>.
+  for (const char* op : {"ScanDataset", "ExperimentalScanDataset"}) {
+    RegisterKernel<ScanDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op : {"TakeWhileDataset", "ExperimentalTakeWhileDataset"}) {
+    RegisterKernel<TakeWhileDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op : {"UniqueDataset", "ExperimentalUniqueDataset"}) {
+    RegisterKernel<UniqueDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op :
+       {"IgnoreErrorsDataset", "ExperimentalIgnoreErrorsDataset"}) {
+    RegisterKernel<IgnoreErrorsDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<AssertCardinalityDatasetOp>(
       registry, KernelDefBuilder("AssertCardinalityDataset"));
-  RegisterKernel<DirectedInterleaveDatasetOp>(
-      registry, KernelDefBuilder("DirectedInterleaveDataset"));
+  for (const char* op :
+       {"DirectedInterleaveDataset", "ExperimentalDirectedInterleaveDataset"}) {
+    RegisterKernel<DirectedInterleaveDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<ReduceDatasetOp>(registry, KernelDefBuilder("ReduceDataset"));
   RegisterKernel<DatasetToSingleElementOp>(
       registry, KernelDefBuilder("DatasetToSingleElement"));

@@ -466,7 +466,8 @@ void RegisterShuffleKernels(KernelRegistry* registry) {
         "ShuffleAndRepeatDataset", "ShuffleAndRepeatDatasetV2"}) {
     RegisterKernel<ShuffleDatasetOp>(registry, KernelDefBuilder(op));
   }
-  for (const char* op : {"RandomDataset", "RandomDatasetV2"}) {
+  for (const char* op :
+       {"RandomDataset", "RandomDatasetV2", "ExperimentalRandomDataset"}) {
     RegisterKernel<RandomDatasetOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<DummySeedGeneratorOp>(registry,

@@ -631,8 +631,10 @@ void RegisterSparseSerializeKernels(KernelRegistry* registry) {
   RegisterKernel<SparseTensorSliceDatasetOp>(
       registry, KernelDefBuilder("SparseTensorSliceDataset")
                     .TypeConstraint("Tvalues", values));
-  RegisterKernel<DenseToSparseBatchDatasetOp>(
-      registry, KernelDefBuilder("DenseToSparseBatchDataset"));
+  for (const char* op : {"DenseToSparseBatchDataset",
+                         "ExperimentalDenseToSparseBatchDataset"}) {
+    RegisterKernel<DenseToSparseBatchDatasetOp>(registry, KernelDefBuilder(op));
+  }
 }
 
 }  // namespace dfx::data

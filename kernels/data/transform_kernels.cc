@@ -933,21 +933,31 @@ class DatasetCardinalityOp final : public OpKernel {
 
 void RegisterDatasetTransformKernels(KernelRegistry* registry) {
   for (const char* op :
-       {"ModelDataset",
-        "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
-        "PrivateThreadPoolDataset", "FinalizeDataset"}) {
+       {"ModelDataset", "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
+        "ExperimentalMaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
+        "ExperimentalPrivateThreadPoolDataset", "FinalizeDataset",
+        // Statistics datasets: dfx keeps no tf.data statistics.
+        "LatencyStatsDataset", "ExperimentalLatencyStatsDataset",
+        "BytesProducedStatsDataset", "ExperimentalBytesProducedStatsDataset"}) {
     RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<RewriteDatasetOp>(registry, KernelDefBuilder("RewriteDataset"));
   RegisterKernel<OptionsDatasetOp>(registry, KernelDefBuilder("OptionsDataset"));
   RegisterKernel<GetOptionsOp>(registry, KernelDefBuilder("GetOptions"));
-  RegisterKernel<MapDatasetOp>(registry, KernelDefBuilder("MapDataset"));
-  RegisterKernel<MapDatasetOp>(registry,
-                               KernelDefBuilder("ParallelMapDatasetV2"));
+  // (TensorFlow 2.21 has no CPU kernel for ExperimentalMapDataset.)
+  for (const char* op :
+       {"MapDataset", "ParallelMapDataset", "ParallelMapDatasetV2"}) {
+    RegisterKernel<MapDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<FilterDatasetOp>(registry, KernelDefBuilder("FilterDataset"));
-  RegisterKernel<BatchDatasetOp>(registry, KernelDefBuilder("BatchDatasetV2"));
-  RegisterKernel<MapAndBatchDatasetOp>(registry,
-                                       KernelDefBuilder("MapAndBatchDataset"));
+  // BatchDataset (v1): no drop_remainder input, so never dropped.
+  for (const char* op : {"BatchDataset", "BatchDatasetV2"}) {
+    RegisterKernel<BatchDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op :
+       {"MapAndBatchDataset", "ExperimentalMapAndBatchDataset"}) {
+    RegisterKernel<MapAndBatchDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<BatchDatasetOp>(registry,
                                  KernelDefBuilder("ParallelBatchDataset"));
   RegisterKernel<RepeatDatasetOp>(registry, KernelDefBuilder("RepeatDataset"));
@@ -963,8 +973,10 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
                                       KernelDefBuilder("DummyMemoryCache"));
   RegisterKernel<MemoryCacheHandleOp>(
       registry, KernelDefBuilder("AnonymousMemoryCache"));
-  RegisterKernel<DatasetCardinalityOp>(registry,
-                                       KernelDefBuilder("DatasetCardinality"));
+  for (const char* op :
+       {"DatasetCardinality", "ExperimentalDatasetCardinality"}) {
+    RegisterKernel<DatasetCardinalityOp>(registry, KernelDefBuilder(op));
+  }
 }
 
 }  // namespace dfx::data

@@ -737,12 +737,15 @@ class RebatchDatasetOp final : public DatasetOpKernel {
 
 void RegisterWindowKernels(KernelRegistry* registry) {
   RegisterKernel<WindowDatasetOp>(registry, KernelDefBuilder("WindowDataset"));
-  RegisterKernel<GroupByWindowDatasetOp>(
-      registry, KernelDefBuilder("GroupByWindowDataset"));
+  for (const char* op :
+       {"GroupByWindowDataset", "ExperimentalGroupByWindowDataset"}) {
+    RegisterKernel<GroupByWindowDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<RebatchDatasetV2Op>(registry,
                                      KernelDefBuilder("RebatchDatasetV2"));
-  RegisterKernel<RebatchDatasetOp>(registry,
-                                   KernelDefBuilder("RebatchDataset"));
+  for (const char* op : {"RebatchDataset", "ExperimentalRebatchDataset"}) {
+    RegisterKernel<RebatchDatasetOp>(registry, KernelDefBuilder(op));
+  }
 }
 
 }  // namespace dfx::data

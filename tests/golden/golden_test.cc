@@ -48,7 +48,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
-                                 "rng2",     "state2"};
+                                 "rng2",     "state2",       "dataset2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -294,6 +294,10 @@ TEST_CASE("golden: tf.data random, sample_from_datasets, window, "
           "group_by_window, sparse elements and rebatch yield TensorFlow's "
           "elements") {
   RunFamily("dataset_window");
+}
+TEST_CASE("golden: tf.data old op names, sliding windows and pass-through "
+          "datasets yield TensorFlow's elements") {
+  RunFamily("dataset2");
 }
 TEST_CASE("golden: queues and conditional accumulators equal TensorFlow") {
   // Multi-step cases: enqueue in one step, dequeue in later ones; closed
