@@ -205,6 +205,22 @@ class CropAndResizeGradImageOp : public OpKernel {
   bool nearest_ = false;
 };
 
+// Adds the gradient `grad` at crop row (column) i to the box's two edges
+// along that axis, in TensorFlow's arithmetic (a double sum for one-sample
+// crops).
+void AddEdgeGradients(float grad, int64_t i, float ratio, int64_t size,
+                      int64_t crop, float* lo, float* hi) {
+  if (crop > 1) {
+    *lo +=
+        grad * (static_cast<float>(size - 1) - static_cast<float>(i) * ratio);
+    *hi += grad * (static_cast<float>(i) * ratio);
+    return;
+  }
+  const double half = grad * 0.5 * static_cast<double>(size - 1);
+  *lo = static_cast<float>(*lo + half);
+  *hi = static_cast<float>(*hi + half);
+}
+
 template <typename T>
 class CropAndResizeGradBoxesOp : public OpKernel {
  public:
@@ -291,27 +307,9 @@ class CropAndResizeGradBoxesOp : public OpKernel {
             float grad_x = (1 - y_lerp) * (tr - tl) + y_lerp * (br - bl);
             grad_y *= gp[d];
             grad_x *= gp[d];
-            if (crop_h > 1) {
-              ob[0] += grad_y * (static_cast<float>(height - 1) -
-                                 static_cast<float>(y) * h_ratio);
-              ob[2] += grad_y * (static_cast<float>(y) * h_ratio);
-            } else {
-              // TensorFlow adds a double here.
-              const double half_h =
-                  grad_y * 0.5 * static_cast<double>(height - 1);
-              ob[0] = static_cast<float>(ob[0] + half_h);
-              ob[2] = static_cast<float>(ob[2] + half_h);
-            }
-            if (crop_w > 1) {
-              ob[1] += grad_x * (static_cast<float>(width - 1) -
-                                 static_cast<float>(x) * w_ratio);
-              ob[3] += grad_x * (static_cast<float>(x) * w_ratio);
-            } else {
-              const double half_w =
-                  grad_x * 0.5 * static_cast<double>(width - 1);
-              ob[1] = static_cast<float>(ob[1] + half_w);
-              ob[3] = static_cast<float>(ob[3] + half_w);
-            }
+            AddEdgeGradients(grad_y, y, h_ratio, height, crop_h, &ob[0],
+                             &ob[2]);
+            AddEdgeGradients(grad_x, x, w_ratio, width, crop_w, &ob[1], &ob[3]);
           }
         }
       }

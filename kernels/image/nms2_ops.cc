@@ -64,14 +64,10 @@ class NonMaxSuppressionV1V2Op : public OpKernel {
         absl::InvalidArgumentError("output size must be non-negative"));
     std::vector<int32_t> selected;
     std::vector<T> selected_scores;
-    const T* box_data = boxes.data<T>();
-    GreedyNonMaxSuppression(
-        scores.data<T>(), scores.dim_size(0), output_size, threshold,
-        std::numeric_limits<T>::lowest(), T(0),
-        [box_data](int32_t i, int32_t j) {
-          return BoxIou(box_data, 4 * int64_t{i}, 4 * int64_t{j});
-        },
-        &selected, &selected_scores);
+    NonMaxSuppressionByIou(boxes.data<T>(), scores.data<T>(),
+                           scores.dim_size(0), output_size, threshold,
+                           std::numeric_limits<T>::lowest(), T(0), &selected,
+                           &selected_scores);
     WriteSelected(ctx, selected);
   }
 

@@ -115,6 +115,22 @@ void GreedyNonMaxSuppression(const T* scores, int64_t n, int32_t output_size,
   }
 }
 
+// GreedyNonMaxSuppression of boxes [n, 4] (corners in either order) by
+// their IoU.
+template <typename T>
+void NonMaxSuppressionByIou(const T* boxes, const T* scores, int64_t n,
+                            int32_t output_size, T iou_threshold,
+                            T score_threshold, T sigma,
+                            std::vector<int32_t>* selected,
+                            std::vector<T>* selected_scores) {
+  GreedyNonMaxSuppression(
+      scores, n, output_size, iou_threshold, score_threshold, sigma,
+      [boxes](int32_t i, int32_t j) {
+        return BoxIou(boxes, 4 * int64_t{i}, 4 * int64_t{j});
+      },
+      selected, selected_scores);
+}
+
 // A scalar input of float or half type as T.
 template <typename T>
 T NmsScalarAs(const Tensor& t) {

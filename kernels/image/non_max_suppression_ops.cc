@@ -62,14 +62,9 @@ class NonMaxSuppressionOp : public OpKernel {
 
     std::vector<int32_t> selected;
     std::vector<T> selected_scores;
-    const T* box_data = boxes.data<T>();
-    GreedyNonMaxSuppression(
-        scores.data<T>(), scores.dim_size(0), output_size, iou_threshold,
-        score_threshold, sigma,
-        [box_data](int32_t i, int32_t j) {
-          return BoxIou(box_data, 4 * int64_t{i}, 4 * int64_t{j});
-        },
-        &selected, &selected_scores);
+    NonMaxSuppressionByIou(boxes.data<T>(), scores.data<T>(),
+                           scores.dim_size(0), output_size, iou_threshold,
+                           score_threshold, sigma, &selected, &selected_scores);
     const int32_t valid = static_cast<int32_t>(selected.size());
     if (pad_) {
       selected.resize(output_size, 0);

@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import golden_lib  # noqa: E402
+from gen_image import nms_boxes  # noqa: E402
 from golden_lib import case, rng, tf1  # noqa: E402
 
 FAMILY = "image2"
@@ -41,22 +42,6 @@ def fed(value, shape="same"):
     ph = tf1.placeholder(tf.as_dtype(value.dtype),
                          value.shape if shape == "same" else shape)
     return ph, {ph: value}
-
-
-def nms_boxes(n, seed):
-    """n boxes in clusters (many overlap), some with corners flipped, one of
-    zero area; scores with ties."""
-    r = rng(seed)
-    centers = r.uniform(0, 10, size=(4, 2))
-    c = centers[r.integers(0, 4, size=n)] + r.normal(0, 0.4, size=(n, 2))
-    hw = r.uniform(0.5, 2.0, size=(n, 2))
-    boxes = np.concatenate([c - hw / 2, c + hw / 2], axis=1)
-    flip = r.random(n) < 0.2
-    boxes[flip] = boxes[flip][:, [2, 3, 0, 1]]
-    boxes[3] = [1, 1, 1, 2]
-    scores = np.round(r.uniform(0, 1, size=n), 2)
-    scores[5] = scores[6]
-    return boxes.astype(np.float32), scores.astype(np.float32)
 
 
 def nms_v1_v2_cases():
@@ -629,6 +614,31 @@ def glimpse_cases():
         noise="pink")
 
 
+def contrast_graph(img, lo, hi, factor):
+    """A build() for legacy_case: AdjustContrast (v1) of constant inputs,
+    from a stand-in AdjustContrastv2 node renamed and rewired."""
+    def build():
+        x = tf.constant(img)
+        f = tf.constant(factor, tf.float32)
+        mn = tf.constant(lo, tf.float32)
+        mx = tf.constant(hi, tf.float32)
+        raw.AdjustContrastv2(images=tf.cast(x, tf.float32),
+                             contrast_factor=f, name="legacy")
+
+        def edit(graph_def):
+            for node in graph_def.node:
+                if node.name == "legacy":
+                    node.op = "AdjustContrast"
+                    del node.input[:]
+                    node.input.extend([x.op.name, f.op.name, mn.op.name,
+                                       mx.op.name])
+                    node.attr.clear()
+                    node.attr["T"].type = tf.as_dtype(
+                        img.dtype).as_datatype_enum
+        return edit
+    return build
+
+
 def contrast_cases():
     r = rng(95)
     for tname, t in [("uint8", np.uint8), ("int8", np.int8),
@@ -643,26 +653,7 @@ def contrast_cases():
                              size=(2, 4, 5, 3)).astype(t)
             lo, hi, factor = -50.0, 150.0, 1.5
 
-        def b(img=img, lo=lo, hi=hi, factor=factor, t=t):
-            x = tf.constant(img)
-            f = tf.constant(factor, tf.float32)
-            mn = tf.constant(lo, tf.float32)
-            mx = tf.constant(hi, tf.float32)
-            # A stand-in of the same inputs, turned into AdjustContrast.
-            raw.AdjustContrastv2(images=tf.cast(x, tf.float32),
-                                 contrast_factor=f, name="legacy")
-
-            def edit(graph_def):
-                for node in graph_def.node:
-                    if node.name == "legacy":
-                        node.op = "AdjustContrast"
-                        del node.input[:]
-                        node.input.extend([x.op.name, f.op.name, mn.op.name,
-                                           mx.op.name])
-                        node.attr.clear()
-                        node.attr["T"].type = tf.as_dtype(
-                            t).as_datatype_enum
-            return edit
+        b = contrast_graph(img, lo, hi, factor)
         golden_lib.legacy_case(FAMILY, f"adjust_contrast_v1_{tname}", b,
                                ["legacy:0"],
                                note="AdjustContrast (v1): clamped to "
@@ -676,23 +667,7 @@ def contrast_cases():
             ("empty", (0, 3, 4, 3), 0.0, 1.0, 2.0)]:
         img = r.uniform(0, 1, size=shape).astype(np.float32)
 
-        def b(img=img, lo=lo, hi=hi, factor=factor):
-            x = tf.constant(img)
-            f = tf.constant(factor, tf.float32)
-            mn = tf.constant(lo, tf.float32)
-            mx = tf.constant(hi, tf.float32)
-            raw.AdjustContrastv2(images=x, contrast_factor=f, name="legacy")
-
-            def edit(graph_def):
-                for node in graph_def.node:
-                    if node.name == "legacy":
-                        node.op = "AdjustContrast"
-                        del node.input[:]
-                        node.input.extend([x.op.name, f.op.name, mn.op.name,
-                                           mx.op.name])
-                        node.attr.clear()
-                        node.attr["T"].type = tf.float32.as_datatype_enum
-            return edit
+        b = contrast_graph(img, lo, hi, factor)
         golden_lib.legacy_case(FAMILY, f"adjust_contrast_v1_{name}", b,
                                ["legacy:0"], producer=1)
 
