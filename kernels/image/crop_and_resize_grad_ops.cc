@@ -1,8 +1,8 @@
 // CropAndResizeGradImage (bilinear and nearest; T = half, float, double)
 // and CropAndResizeGradBoxes (bilinear; any real image type) on CPU: the
 // gradients of CropAndResize (crop_and_resize_ops.cc) with respect to the
-// image and the boxes. The sample positions are the forward op's, in
-// TensorFlow's float (and, for one-sample crops, double) arithmetic;
+// image and the boxes. The sample positions are the forward op's
+// (crop_sampling.h; NaN positions are skipped rather than read);
 // gradient image elements accumulate in T box after box, as TensorFlow's
 // single-threaded order does.
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/eigen_util.h"
+#include "kernels/image/crop_sampling.h"
 #include "kernels/image/image2_kernels.h"
 #include "kernels/image/image_util.h"
 #include "runtime/op_kernel.h"
@@ -58,23 +59,6 @@ absl::Status CheckBoxIndex(const Tensor& box_index, int64_t num_boxes,
     }
   }
   return absl::OkStatus();
-}
-
-// The float sample position of crop row (column) i, as the forward op.
-float Position(float lo, float hi, int64_t i, float scale, int64_t size,
-               int64_t crop) {
-  if (crop > 1) return lo * static_cast<float>(size - 1) + i * scale;
-  return static_cast<float>(0.5 * (lo + hi) * static_cast<double>(size - 1));
-}
-
-float Scale(float lo, float hi, int64_t size, int64_t crop) {
-  return crop > 1 ? (hi - lo) * static_cast<float>(size - 1) /
-                        static_cast<float>(crop - 1)
-                  : 0.0f;
-}
-
-bool Outside(float v, int64_t size) {
-  return v < 0 || v > static_cast<float>(size - 1);
 }
 
 absl::Status CheckGrads(const Tensor& grads) {
@@ -162,18 +146,20 @@ class CropAndResizeGradImageOp : public OpKernel {
     for (int64_t b = 0; b < grads.dim_size(0); ++b) {
       const float y1 = bx[4 * b], x1 = bx[4 * b + 1];
       const float y2 = bx[4 * b + 2], x2 = bx[4 * b + 3];
-      const float h_scale = Scale(y1, y2, height, crop_h);
-      const float w_scale = Scale(x1, x2, width, crop_w);
+      const float h_scale = CropScale(y1, y2, height, crop_h);
+      const float w_scale = CropScale(x1, x2, width, crop_w);
       T* img = o + bi[b] * height * width * depth;
       for (int64_t y = 0; y < crop_h; ++y) {
-        const float in_y = Position(y1, y2, y, h_scale, height, crop_h);
-        if (Outside(in_y, height)) continue;
-        const int64_t top = static_cast<int64_t>(std::floor(in_y));
-        const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
-        const float y_lerp = in_y - static_cast<float>(top);
+        const float in_y =
+            CropSamplePosition(y1, y2, y, h_scale, height, crop_h);
+        if (!CropInside(in_y, height)) continue;
+        const CropLerp ly = CropLerpAt(in_y);
+        const int64_t top = ly.lo, bottom = ly.hi;
+        const float y_lerp = ly.t;
         for (int64_t x = 0; x < crop_w; ++x) {
-          const float in_x = Position(x1, x2, x, w_scale, width, crop_w);
-          if (Outside(in_x, width)) continue;
+          const float in_x =
+              CropSamplePosition(x1, x2, x, w_scale, width, crop_w);
+          if (!CropInside(in_x, width)) continue;
           const float* gp = g + ((b * crop_h + y) * crop_w + x) * depth;
           if (nearest_) {
             const int64_t ny = static_cast<int64_t>(std::roundf(in_y));
@@ -182,9 +168,9 @@ class CropAndResizeGradImageOp : public OpKernel {
             for (int64_t d = 0; d < depth; ++d) dst[d] += static_cast<T>(gp[d]);
             continue;
           }
-          const int64_t left = static_cast<int64_t>(std::floor(in_x));
-          const int64_t right = static_cast<int64_t>(std::ceil(in_x));
-          const float x_lerp = in_x - static_cast<float>(left);
+          const CropLerp lx = CropLerpAt(in_x);
+          const int64_t left = lx.lo, right = lx.hi;
+          const float x_lerp = lx.t;
           T* tl = img + (top * width + left) * depth;
           T* tr = img + (top * width + right) * depth;
           T* bl = img + (bottom * width + left) * depth;
@@ -282,17 +268,19 @@ class CropAndResizeGradBoxesOp : public OpKernel {
       const T* img = image.data<T>() + bi[b] * height * width * depth;
       float* ob = o + 4 * b;
       for (int64_t y = 0; y < crop_h; ++y) {
-        const float in_y = Position(y1, y2, y, h_scale, height, crop_h);
-        if (Outside(in_y, height)) continue;
-        const int64_t top = static_cast<int64_t>(std::floor(in_y));
-        const int64_t bottom = static_cast<int64_t>(std::ceil(in_y));
-        const float y_lerp = in_y - static_cast<float>(top);
+        const float in_y =
+            CropSamplePosition(y1, y2, y, h_scale, height, crop_h);
+        if (!CropInside(in_y, height)) continue;
+        const CropLerp ly = CropLerpAt(in_y);
+        const int64_t top = ly.lo, bottom = ly.hi;
+        const float y_lerp = ly.t;
         for (int64_t x = 0; x < crop_w; ++x) {
-          const float in_x = Position(x1, x2, x, w_scale, width, crop_w);
-          if (Outside(in_x, width)) continue;
-          const int64_t left = static_cast<int64_t>(std::floor(in_x));
-          const int64_t right = static_cast<int64_t>(std::ceil(in_x));
-          const float x_lerp = in_x - static_cast<float>(left);
+          const float in_x =
+              CropSamplePosition(x1, x2, x, w_scale, width, crop_w);
+          if (!CropInside(in_x, width)) continue;
+          const CropLerp lx = CropLerpAt(in_x);
+          const int64_t left = lx.lo, right = lx.hi;
+          const float x_lerp = lx.t;
           const float* gp = g + ((b * crop_h + y) * crop_w + x) * depth;
           for (int64_t d = 0; d < depth; ++d) {
             const float tl =
