@@ -76,6 +76,7 @@ void RegisterTextKernels(KernelRegistry* registry);
 // The rng2 family (kernels/random/rng2_kernels.h).
 void RegisterRng2Kernels(KernelRegistry* registry);
 void RegisterState2Kernels(KernelRegistry* registry);  // kernels/state/state2_*.cc
+void RegisterImage2Kernels(KernelRegistry* registry);  // kernels/image/image2_kernels.h
 
 // The CPU kernels that `device` (a device type whose memory the host
 // cannot read: "GPU") runs as they are: shape-only ops, and int32 shape

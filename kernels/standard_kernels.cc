@@ -57,6 +57,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterTextKernels(registry);
   RegisterRng2Kernels(registry);
   RegisterState2Kernels(registry);
+  RegisterImage2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "kernels/eigen_util.h"
 #include "kernels/image/image_kernels.h"
+#include "kernels/image/crop_sampling.h"
 #include "kernels/image/image_util.h"
 #include "runtime/op_kernel.h"
 
@@ -17,21 +18,6 @@ namespace dfx {
 namespace {
 
 using Eigen::half;
-
-// The image coordinate of crop row (or column) i along an axis of `size`
-// pixels, for a box edge pair (lo, hi) and a crop of `crop` samples.
-float SamplePosition(float lo, float hi, int64_t i, float scale, int64_t size,
-                     int64_t crop) {
-  if (crop > 1) return lo * static_cast<float>(size - 1) + i * scale;
-  // TensorFlow centers a one-sample crop in double precision.
-  return static_cast<float>(0.5 * (lo + hi) * static_cast<double>(size - 1));
-}
-
-// Inside [0, size - 1]; NaN positions count as outside (TensorFlow's
-// behaviour for them is undefined).
-bool Inside(float v, int64_t size) {
-  return v >= 0 && v <= static_cast<float>(size - 1);
-}
 
 template <typename T>
 class CropAndResizeOp : public OpKernel {
@@ -119,20 +105,14 @@ class CropAndResizeOp : public OpKernel {
             const float y2 = bx[4 * b + 2];
             const float x2 = bx[4 * b + 3];
             const T* img = in + bi[b] * height * width * depth;
-            const float h_scale =
-                crop_h > 1 ? (y2 - y1) * static_cast<float>(height - 1) /
-                                 static_cast<float>(crop_h - 1)
-                           : 0.0f;
-            const float w_scale =
-                crop_w > 1 ? (x2 - x1) * static_cast<float>(width - 1) /
-                                 static_cast<float>(crop_w - 1)
-                           : 0.0f;
+            const float h_scale = CropScale(y1, y2, height, crop_h);
+            const float w_scale = CropScale(x1, x2, width, crop_w);
             float* ob = o + b * box_work;
             for (int64_t y = 0; y < crop_h; ++y) {
               float* row = ob + y * crop_w * depth;
               const float in_y =
-                  SamplePosition(y1, y2, y, h_scale, height, crop_h);
-              if (!Inside(in_y, height)) {
+                  CropSamplePosition(y1, y2, y, h_scale, height, crop_h);
+              if (!CropInside(in_y, height)) {
                 std::fill(row, row + crop_w * depth, extrapolation);
                 continue;
               }
@@ -143,8 +123,8 @@ class CropAndResizeOp : public OpKernel {
               for (int64_t x = 0; x < crop_w; ++x) {
                 float* px = row + x * depth;
                 const float in_x =
-                    SamplePosition(x1, x2, x, w_scale, width, crop_w);
-                if (!Inside(in_x, width)) {
+                    CropSamplePosition(x1, x2, x, w_scale, width, crop_w);
+                if (!CropInside(in_x, width)) {
                   std::fill(px, px + depth, extrapolation);
                   continue;
                 }

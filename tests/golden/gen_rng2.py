@@ -13,7 +13,6 @@ Run with the TensorFlow virtualenv:
     $(tools/tf_env) tests/golden/gen_rng2.py
 """
 
-import json
 import os
 import sys
 
@@ -715,40 +714,9 @@ def shuffle_cases():
 # at 8): TensorFlow 2.21 builds no graph of them but still runs one whose
 # GraphDef says it was produced before, with its old CPU kernels.
 
-LEGACY_PRODUCER = 7
-
-
 def legacy_case(name, build, fetches, note=""):
-    """build() makes a tf.Graph's nodes and returns a function that edits
-    the GraphDef (turning a stand-in node into the deprecated op); the case
-    runs the edited GraphDef, marked as produced at version 7."""
-    graph = tf.Graph()
-    with graph.as_default():
-        edit = build()
-    graph_def = graph.as_graph_def()
-    edit(graph_def)
-    graph_def.versions.producer = LEGACY_PRODUCER
-    run_graph = tf.Graph()
-    with run_graph.as_default():
-        tf1.import_graph_def(graph_def, name="")
-        with tf1.Session(graph=run_graph,
-                         config=golden_lib._session_config()) as sess:
-            results = sess.run(fetches)
-    out_dir = os.path.join(golden_lib.DATA_DIR, FAMILY, name)
-    os.makedirs(out_dir)
-    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString(deterministic=True))
-    spec = {"name": name, "note": note, "feeds": [], "fetches": fetches,
-            "outputs": []}
-    for i, value in enumerate(results):
-        fname, dtype = golden_lib.save_value(out_dir, f"out_{i}", value)
-        rtol, atol = golden_lib.DEFAULT_TOL.get(dtype, (0.0, 0.0))
-        spec["outputs"].append({"file": fname, "dtype": dtype,
-                                "rtol": rtol, "atol": atol})
-    with open(os.path.join(out_dir, "case.json"), "w") as f:
-        json.dump(spec, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"{FAMILY}/{name}: ok", file=sys.stderr)
+    """golden_lib.legacy_case in this family."""
+    golden_lib.legacy_case(FAMILY, name, build, fetches, note=note)
 
 
 def rename_node(op, drop_attrs=()):

@@ -424,3 +424,44 @@ def steps_case(folder, name, build, steps, note=""):
     codes = [s.get("error", {}).get("code", "ok") for s in spec["steps"]]
     print(f"{os.path.basename(folder)}/{name}: {' '.join(codes)}",
           file=sys.stderr)
+
+
+# Ops deprecated long ago: TensorFlow 2.21 builds no graph of them but still
+# runs one whose GraphDef says it was produced before, with their old CPU
+# kernels.
+LEGACY_PRODUCER = 7
+
+
+def legacy_case(family, name, build, fetches, note="",
+                producer=LEGACY_PRODUCER):
+    """build() makes a tf.Graph's nodes and returns a function that edits
+    the GraphDef (turning a stand-in node into the deprecated op); the case
+    runs the edited GraphDef, marked as produced at version `producer`
+    (an op deprecated at version N runs in GraphDefs produced before N)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        edit = build()
+    graph_def = graph.as_graph_def()
+    edit(graph_def)
+    graph_def.versions.producer = producer
+    run_graph = tf.Graph()
+    with run_graph.as_default():
+        tf1.import_graph_def(graph_def, name="")
+        with tf1.Session(graph=run_graph,
+                         config=_session_config()) as sess:
+            results = sess.run(fetches)
+    out_dir = os.path.join(_family_dir(family), name)
+    os.makedirs(out_dir)
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
+    spec = {"name": name, "note": note, "feeds": [], "fetches": fetches,
+            "outputs": []}
+    for i, value in enumerate(results):
+        fname, dtype = save_value(out_dir, f"out_{i}", value)
+        rtol, atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
+        spec["outputs"].append({"file": fname, "dtype": dtype,
+                                "rtol": rtol, "atol": atol})
+    with open(os.path.join(out_dir, "case.json"), "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"{family}/{name}: ok", file=sys.stderr)

@@ -48,7 +48,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
-                                 "rng2",     "state2",       "dataset2"};
+                                 "rng2",     "state2",       "dataset2",
+                                 "image2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -354,6 +355,11 @@ TEST_CASE("golden: v1 ops, searchsorted, ReverseSequence and inverse "
 TEST_CASE("golden: quantization, truncated normals, fractional pooling "
           "and CTC beam search equal TensorFlow") {
   RunFamily("nn2");
+}
+
+TEST_CASE("golden: detection NMS, CropAndResize gradients and bounding-box "
+          "drawing equal TensorFlow") {
+  RunFamily("image2");
 }
 
 TEST_CASE("golden: complex products, functions and decompositions equal "

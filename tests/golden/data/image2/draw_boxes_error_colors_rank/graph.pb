@@ -1,0 +1,16 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+8
+Placeholder_2Placeholder*
+dtype0*
+shape:
+^
+DrawBoundingBoxesV2DrawBoundingBoxesV2PlaceholderPlaceholder_1Placeholder_2*
+T0"ª
