@@ -43,6 +43,21 @@ absl::Status AsNodeError(const NodeDef& def, const absl::Status& s) {
   return NodeError(def, s.message());
 }
 
+// Unimplemented, in TensorFlow's words, when the op was removed at or
+// before GraphDef version `producer` (its OpDef's deprecation version): a
+// graph of that version cannot hold it. TensorFlow refuses such a graph at
+// import too; an older graph (a lower producer) may use the op.
+absl::Status CheckOpDeprecation(const OpDef& op_def, int producer) {
+  if (!op_def.has_deprecation() ||
+      producer < op_def.deprecation().version()) {
+    return absl::OkStatus();
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      "Op ", op_def.name(), " is not available in GraphDef version ", producer,
+      ". It has been removed in version ", op_def.deprecation().version(),
+      ". ", op_def.deprecation().explanation(), "."));
+}
+
 bool IsNameChar(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
          (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' ||

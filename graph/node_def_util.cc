@@ -219,17 +219,6 @@ absl::Status AddArgTypes(const NodeDef& node, const OpDef::ArgDef& arg,
 
 }  // namespace
 
-absl::Status CheckOpDeprecation(const OpDef& op_def, int producer) {
-  if (!op_def.has_deprecation() ||
-      producer < op_def.deprecation().version()) {
-    return absl::OkStatus();
-  }
-  return absl::UnimplementedError(absl::StrCat(
-      "Op ", op_def.name(), " is not available in GraphDef version ", producer,
-      ". It has been removed in version ", op_def.deprecation().version(),
-      ". ", op_def.deprecation().explanation(), "."));
-}
-
 absl::Status InOutTypesForNode(const NodeDef& node, const OpDef& op_def,
                                DataTypeVector* inputs,
                                DataTypeVector* outputs) {

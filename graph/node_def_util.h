@@ -58,12 +58,6 @@ void AddDefaultAttrs(const OpDef& op_def, NodeDef* node);
 // InvalidArgument naming the node and the attr.
 absl::Status ValidateNodeAttrs(const NodeDef& node, const OpDef& op_def);
 
-// Unimplemented, in TensorFlow's words, when the op was removed at or
-// before GraphDef version `producer` (its OpDef's deprecation version): a
-// graph of that version cannot hold it. TensorFlow refuses such a graph at
-// import too; an older graph (a lower producer) may use the op.
-absl::Status CheckOpDeprecation(const OpDef& op_def, int producer);
-
 // The node's input and output types from its op's signature and its attrs
 // (type attrs, number attrs, type-list attrs). InvalidArgument naming the node
 // when an attr it needs is missing or malformed.
