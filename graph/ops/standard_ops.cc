@@ -3,6 +3,10 @@
 
 namespace dfx {
 
+// graph/ops/readers_ops.cc. Declared here rather than in ops.h until main
+// merges the readers family (a new line in ops.h rebuilds every op file).
+absl::Status RegisterReadersOps(OpRegistry* registry);
+
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
@@ -42,6 +46,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterTextOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRng2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
   return absl::OkStatus();
 }
 
