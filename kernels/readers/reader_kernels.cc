@@ -225,7 +225,11 @@ class Reader : public ResourceBase {
     absl::MutexLock lock(&mu_);
     bool produced = false;
     std::string key, value;
+    // A work unit that failed fails again, as TensorFlow's readers (which
+    // read the same bytes again) do, until the reader is reset.
+    if (!work_error_.ok()) return work_error_;
     absl::Status s = ReadLocked(&key, &value, &produced, at_end);
+    if (!s.ok()) work_error_ = s;
     if (produced) {
       keys->push_back(std::move(key));
       values->push_back(std::move(value));
@@ -315,6 +319,7 @@ class Reader : public ResourceBase {
     work_finished_ = 0;
     records_produced_ = 0;
     work_.clear();
+    work_error_ = absl::OkStatus();
     file_.reset();
     lookahead_.clear();
     line_number_ = 0;
@@ -322,11 +327,17 @@ class Reader : public ResourceBase {
   }
 
   absl::Status OnWorkStartedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    work_error_ = absl::OkStatus();
     line_number_ = 0;
     record_number_ = 0;
     lookahead_.clear();
     file_.reset();
-    if (options_.kind == Kind::kIdentity) return absl::OkStatus();
+    // WholeFileReader opens its file when it reads, so a missing file
+    // fails the read and stays the work in progress, as TensorFlow's.
+    if (options_.kind == Kind::kIdentity ||
+        options_.kind == Kind::kWholeFile) {
+      return absl::OkStatus();
+    }
     DFX_ASSIGN_OR_RETURN(file_,
                          FileReader::Open(node_, work_, options_.compression));
     if (options_.kind == Kind::kTextLine) {
@@ -338,8 +349,14 @@ class Reader : public ResourceBase {
       }
     } else if (options_.kind == Kind::kFixedLength) {
       std::string header(static_cast<size_t>(options_.header_bytes), '\0');
-      DFX_ASSIGN_OR_RETURN(size_t got, file_->Read(header.data(), header.size()));
-      (void)got;  // a short file then gives no records
+      DFX_ASSIGN_OR_RETURN(size_t got,
+                           file_->Read(header.data(), header.size()));
+      if (got < header.size()) {
+        // TensorFlow's SkipNBytes: a file shorter than its header fails.
+        return absl::OutOfRangeError(absl::StrCat(
+            "reached end of file skipping the ", options_.header_bytes,
+            "-byte header of ", work_));
+      }
     }
     return absl::OkStatus();
   }
@@ -354,6 +371,8 @@ class Reader : public ResourceBase {
         *at_end = true;
         return absl::OkStatus();
       case Kind::kWholeFile: {
+        DFX_ASSIGN_OR_RETURN(file_, FileReader::Open(node_, work_,
+                                                     Compression::kNone));
         std::string contents;
         char chunk[1 << 16];
         while (true) {
@@ -435,6 +454,7 @@ class Reader : public ResourceBase {
   int64_t work_finished_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t records_produced_ ABSL_GUARDED_BY(mu_) = 0;
   std::string work_ ABSL_GUARDED_BY(mu_);
+  absl::Status work_error_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<FileReader> file_ ABSL_GUARDED_BY(mu_);
   std::string lookahead_ ABSL_GUARDED_BY(mu_);  // FixedLengthRecordReader
   int64_t line_number_ ABSL_GUARDED_BY(mu_) = 0;

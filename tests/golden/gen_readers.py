@@ -134,7 +134,7 @@ def pipeline_cases(folder):
 
 
 def read_steps_case(folder, name, make_reader, files, file_names, reads,
-                    up_to=None, note=""):
+                    up_to=None, note="", value_names=False):
     """A reader fed `file_names` by a queue, read `reads` times (ReadUpTo
     of `up_to` when given), then the queue closed and read once more."""
     def build():
@@ -147,7 +147,7 @@ def read_steps_case(folder, name, make_reader, files, file_names, reads,
                                         queue_handle=q.queue_ref,
                                         num_records=tf.constant(up_to, tf.int64))
         return {"fnames": fnames, "enq": enq, "close": close,
-                "key": base(k), "value": v,
+                "key": base(k), "value": base(v) if value_names else v,
                 "produced": raw.ReaderNumRecordsProducedV2(reader_handle=reader),
                 "units": raw.ReaderNumWorkUnitsCompletedV2(reader_handle=reader)}
     steps = [(["enq"], {"fnames": [CASE_DIR + "/" + f for f in file_names]})]
@@ -226,20 +226,9 @@ def fixed_cases(folder):
                     lambda: raw.FixedLengthRecordReaderV2(
                         header_bytes=2, record_bytes=3, footer_bytes=1),
                     files, ["f.bin", "tiny.bin"], 4)
-    read_steps_case(folder, "fixed_length_partial_record",
-                    lambda: raw.FixedLengthRecordReaderV2(
-                        header_bytes=2, record_bytes=3, footer_bytes=1),
-                    files, ["partial.bin"], 3)
-    read_steps_case(folder, "fixed_length_hop",
-                    lambda: raw.FixedLengthRecordReaderV2(
-                        header_bytes=2, record_bytes=3, footer_bytes=1,
-                        hop_bytes=2),
-                    files, ["f.bin"], 6)
-    read_steps_case(folder, "fixed_length_gzip",
-                    lambda: raw.FixedLengthRecordReaderV2(
-                        header_bytes=2, record_bytes=3, footer_bytes=1,
-                        encoding="GZIP"),
-                    files, ["f.bin.gz"], 4, up_to=3)
+    # A trailing partial record, hop_bytes and encoding="GZIP": TensorFlow
+    # 2.21's reader blocks on those files (the generator's steps hit their
+    # deadline), so they have no golden cases.
 
 
 def whole_file_cases(folder):
@@ -251,7 +240,8 @@ def whole_file_cases(folder):
                     lambda: raw.WholeFileReaderV2(), files,
                     ["nope.txt", "one.txt"], 2)
     read_steps_case(folder, "identity_read", lambda: raw.IdentityReaderV2(),
-                    {}, ["w1", "", "work/three"], 3, up_to=5)
+                    {}, ["w1", "", "work/three"], 3, up_to=5,
+                    value_names=True)
 
 
 def state_cases(folder):
@@ -307,8 +297,10 @@ def state_cases(folder):
         q, fnames, enq, close = files_queue()
         reader = raw.WholeFileReaderV2()
         k, v = raw.ReaderReadV2(reader_handle=reader, queue_handle=q.queue_ref)
+        # The state's counters: its current_work is the case's path.
+        save = raw.ReaderSerializeStateV2(reader_handle=reader)
         return {"fnames": fnames, "enq": enq, "key": base(k), "value": v,
-                "save": raw.ReaderSerializeStateV2(reader_handle=reader)}
+                "save": tf.strings.substr(save, 0, 6)}
     steps_case(folder, "whole_file_serialize", build_whole_file_state,
                [(["enq"], {"fnames": [CASE_DIR + "/x.txt"]}),
                 (["key", "value"], {}),
@@ -320,21 +312,21 @@ def queue_error_cases(folder):
     def build(types, shapes, value):
         def b():
             q = tf1.FIFOQueue(5, types, shapes=shapes)
-            enq = q.enqueue(value)
+            enq = q.enqueue(value())
             reader = raw.IdentityReaderV2()
             k, v = raw.ReaderReadV2(reader_handle=reader,
                                     queue_handle=q.queue_ref)
             return {"enq": enq, "key": k}
         return b
     steps_case(folder, "queue_of_ints", build([tf.int32], [[]],
-                                              [tf.constant(3)]),
+                                              lambda: [tf.constant(3)]),
                [(["enq"], {}), (["key"], {})])
     steps_case(folder, "queue_of_two_components",
                build([tf.string, tf.string], [[], []],
-                     [s("a"), s("b")]),
+                     lambda: [s("a"), s("b")]),
                [(["enq"], {}), (["key"], {})])
     steps_case(folder, "queue_of_string_vectors",
-               build([tf.string], [[2]], [s(["a", "b"])]),
+               build([tf.string], [[2]], lambda: [s(["a", "b"])]),
                [(["enq"], {}), (["key"], {})])
 
     def b_closed():
@@ -354,16 +346,16 @@ def v1_cases(folder):
     """The reference forms TensorFlow 2.21 still builds: WholeFileReader
     and the Reader* ops on reference handles."""
     def build():
-        q = tf1.FIFOQueue(5, [tf.string], shapes=[[]])
+        qref = raw.FIFOQueue(component_types=[tf.string], shapes=[[]],
+                             capacity=5)
         fnames = tf1.placeholder(tf.string, shape=[None], name="fnames")
-        enq = raw.QueueEnqueueMany(handle=q.queue_ref, components=[fnames]) \
-            if q.queue_ref.dtype == tf.string_ref else q.enqueue_many([fnames])
+        enq = raw.QueueEnqueueMany(handle=qref, components=[fnames])
         reader = raw.WholeFileReader()
-        qref = q.queue_ref
         k, v = raw.ReaderRead(reader_handle=reader, queue_handle=qref)
         ks, vs = raw.ReaderReadUpTo(reader_handle=reader, queue_handle=qref,
                                     num_records=tf.constant(2, tf.int64))
-        state = raw.ReaderSerializeState(reader_handle=reader)
+        state = tf.strings.substr(
+            raw.ReaderSerializeState(reader_handle=reader), 0, 6)
         return {"fnames": fnames, "enq": enq, "key": base(k), "value": v,
                 "keys": base(ks), "values": vs, "save": state,
                 "produced": raw.ReaderNumRecordsProduced(reader_handle=reader),
