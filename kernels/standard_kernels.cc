@@ -8,6 +8,10 @@
 
 namespace dfx {
 
+// kernels/readers/. Declared here rather than in kernels.h until main
+// merges the readers family (a new line in kernels.h rebuilds every kernel).
+void RegisterReadersKernels(KernelRegistry* registry);
+
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 // (kernels/control_flow/).
 void RegisterControlFlowKernels(KernelRegistry* registry);
@@ -58,6 +62,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterRng2Kernels(registry);
   RegisterState2Kernels(registry);
   RegisterImage2Kernels(registry);
+  RegisterReadersKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

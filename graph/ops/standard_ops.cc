@@ -6,6 +6,9 @@ namespace dfx {
 // Old names of tf.data ops and a few new datasets (dataset2_ops.cc);
 // declared here, not in ops.h, so adding them rebuilds one file.
 absl::Status RegisterDataset2Ops(OpRegistry* registry);
+// The TF1 readers (readers_ops.cc); declared here, not in ops.h, so adding
+// them rebuilds one file.
+absl::Status RegisterReadersOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -48,6 +51,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRng2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
   return absl::OkStatus();
 }
 

@@ -4,198 +4,21 @@
 // server's --data-dir as every file op is. And ParseExampleV2 for
 // tf.train.Example records (tf.io.parse_example and parse_single_example
 // with FixedLenFeature and VarLenFeature).
-#include <zlib.h>
-
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
-#include "checkpoint/crc32c.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/record_file.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "proto/example.pb.h"
-#include "runtime/file_policy.h"
-#include "runtime/memory_limit.h"
 
 namespace dfx::data {
 namespace {
-
-// How a file is compressed: TensorFlow's compression_type.
-enum class Compression { kNone, kZlib, kGzip };
-
-absl::StatusOr<Compression> ParseCompression(const std::string& type) {
-  if (type.empty()) return Compression::kNone;
-  if (type == "ZLIB") return Compression::kZlib;
-  if (type == "GZIP") return Compression::kGzip;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "compression_type must be \"\", \"ZLIB\" or \"GZIP\", not \"", type,
-      "\""));
-}
-
-// One file read record by record (or line by line), inflated on the way
-// when compressed.
-class FileReader {
- public:
-  static absl::StatusOr<std::unique_ptr<FileReader>> Open(
-      const std::string& node, const std::string& path,
-      Compression compression) {
-    DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node, path));
-    auto r = std::unique_ptr<FileReader>(new FileReader(path, compression));
-    r->in_.open(resolved, std::ios::binary);
-    if (!r->in_) {
-      return absl::NotFoundError(
-          absl::StrCat(path, "; No such file or directory (or unreadable)"));
-    }
-    if (compression != Compression::kNone) {
-      // 16 + MAX_WBITS: a gzip header and trailer around the stream.
-      const int bits = compression == Compression::kGzip ? 16 + MAX_WBITS
-                                                          : MAX_WBITS;
-      if (inflateInit2(&r->zs_, bits) != Z_OK) {
-        return absl::InternalError("zlib: inflateInit2 failed");
-      }
-      r->zs_open_ = true;
-    }
-    return r;
-  }
-  ~FileReader() {
-    if (zs_open_) inflateEnd(&zs_);
-  }
-  FileReader(const FileReader&) = delete;
-  FileReader& operator=(const FileReader&) = delete;
-
-  // The next record into `out`; false at the end of the file.
-  absl::StatusOr<bool> NextRecord(std::string* out) {
-    char header[12];
-    DFX_ASSIGN_OR_RETURN(size_t got, Read(header, sizeof(header)));
-    if (got == 0) return false;
-    if (got != sizeof(header)) return Truncated("header");
-    uint64_t length = 0;
-    uint32_t length_crc = 0;
-    std::memcpy(&length, header, 8);  // little-endian on dfx's hosts
-    std::memcpy(&length_crc, header + 8, 4);
-    if (crc32c::Mask(crc32c::Value(header, 8)) != length_crc) {
-      return Corrupted("length");
-    }
-    if (length > (uint64_t{1} << 31)) {
-      return absl::DataLossError(absl::StrCat(
-          "record of ", length, " bytes at offset ", offset_, " in ", path_,
-          ": longer than 2 GiB"));
-    }
-    // A hostile length must not make the server allocate what it lacks.
-    DFX_RETURN_IF_ERROR(CheckHostMemoryHeadroom(
-        static_cast<int64_t>(length),
-        absl::StrCat("a record at offset ", offset_, " of ", path_)));
-    out->resize(length);
-    DFX_ASSIGN_OR_RETURN(got, Read(out->data(), length));
-    if (got != length) return Truncated("data");
-    char footer[4];
-    DFX_ASSIGN_OR_RETURN(got, Read(footer, 4));
-    if (got != 4) return Truncated("footer");
-    uint32_t data_crc = 0;
-    std::memcpy(&data_crc, footer, 4);
-    if (crc32c::Mask(crc32c::Value(out->data(), out->size())) != data_crc) {
-      return Corrupted("data");
-    }
-    offset_ += 16 + length;
-    return true;
-  }
-
-  // The next line (without its "\n" or "\r\n"); false at the end.
-  absl::StatusOr<bool> NextLine(std::string* out) {
-    out->clear();
-    while (true) {
-      const size_t newline = pending_.find('\n', scanned_);
-      if (newline != std::string::npos) {
-        out->assign(pending_, 0, newline);
-        pending_.erase(0, newline + 1);
-        scanned_ = 0;
-        break;
-      }
-      scanned_ = pending_.size();
-      char chunk[1 << 14];
-      DFX_ASSIGN_OR_RETURN(size_t got, Read(chunk, sizeof(chunk)));
-      if (got == 0) {
-        if (pending_.empty()) return false;
-        out->swap(pending_);  // a last line without "\n"
-        pending_.clear();
-        scanned_ = 0;
-        break;
-      }
-      pending_.append(chunk, got);
-      DFX_RETURN_IF_ERROR(CheckHostMemoryHeadroom(
-          static_cast<int64_t>(pending_.size()),
-          absl::StrCat("a line of ", path_)));
-    }
-    if (!out->empty() && out->back() == '\r') out->pop_back();
-    return true;
-  }
-
- private:
-  FileReader(std::string path, Compression compression)
-      : path_(std::move(path)), compression_(compression) {}
-
-  // Up to `n` bytes of the (inflated) file; fewer only at its end.
-  absl::StatusOr<size_t> Read(char* buf, size_t n) {
-    if (compression_ == Compression::kNone) {
-      in_.read(buf, static_cast<std::streamsize>(n));
-      if (in_.bad()) {
-        return absl::DataLossError(absl::StrCat("cannot read ", path_));
-      }
-      return static_cast<size_t>(in_.gcount());
-    }
-    zs_.next_out = reinterpret_cast<Bytef*>(buf);
-    zs_.avail_out = static_cast<uInt>(n);
-    while (zs_.avail_out > 0 && !stream_end_) {
-      if (zs_.avail_in == 0) {
-        in_.read(compressed_.data(),
-                 static_cast<std::streamsize>(compressed_.size()));
-        const std::streamsize got = in_.gcount();
-        if (got <= 0) {
-          return absl::DataLossError(
-              absl::StrCat("truncated compressed data in ", path_));
-        }
-        zs_.next_in = reinterpret_cast<Bytef*>(compressed_.data());
-        zs_.avail_in = static_cast<uInt>(got);
-      }
-      const int ret = inflate(&zs_, Z_NO_FLUSH);
-      if (ret == Z_STREAM_END) {
-        stream_end_ = true;
-      } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-        return absl::DataLossError(absl::StrCat(
-            "corrupted compressed data in ", path_, " (zlib error ", ret,
-            ")"));
-      }
-    }
-    return n - zs_.avail_out;
-  }
-
-  absl::Status Truncated(const char* what) const {
-    return absl::DataLossError(absl::StrCat("truncated record ", what,
-                                            " at offset ", offset_, " in ",
-                                            path_));
-  }
-  absl::Status Corrupted(const char* what) const {
-    return absl::DataLossError(absl::StrCat("corrupted record ", what,
-                                            " at offset ", offset_, " in ",
-                                            path_, " (CRC32C mismatch)"));
-  }
-
-  const std::string path_;
-  const Compression compression_;
-  std::ifstream in_;
-  uint64_t offset_ = 0;
-  std::string pending_;  // read, not yet returned as a line
-  size_t scanned_ = 0;   // bytes of pending_ known to hold no newline
-  z_stream zs_{};
-  bool zs_open_ = false;
-  bool stream_end_ = false;
-  std::vector<char> compressed_ = std::vector<char>(1 << 16);
-};
 
 // The records (or lines) of `filenames`, file after file.
 class FileDataset final : public DatasetBase {

@@ -69,6 +69,8 @@ def steps_case(folder, name, build, steps, files=None, note=""):
     def real(v):
         if isinstance(v, str) and v.startswith(CASE_DIR):
             return out_dir + v[len(CASE_DIR):]
+        if isinstance(v, list):  # a vector of file names (gen_readers.py)
+            return [real(x) for x in v]
         return v
 
     graph = tf.Graph()

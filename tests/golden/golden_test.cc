@@ -49,7 +49,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
-                                 "image2"};
+                                 "image2",   "readers"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -386,6 +386,14 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: TF1 readers fed by queues, MatchingFiles and WriteFile "
+          "equal TensorFlow") {
+  // Multi-step cases: a string_input_producer -> TFRecordReader ->
+  // parse_single_example -> batch pipeline run step by step, and readers
+  // read over several steps from files of their case's folder.
+  RunFamily("readers");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,76 @@
+// Reading TensorFlow's input files record by record: TFRecord files (every
+// record's length and data checked against their masked CRC32C), text
+// lines and raw bytes, plain or ZLIB/GZIP, each file confined to the
+// server's --data-dir. TFRecordDataset and TextLineDataset
+// (kernels/data/file_kernels.cc) and the TF1 readers
+// (kernels/readers/reader_kernels.cc) share it.
+#ifndef DFX_KERNELS_DATA_RECORD_FILE_H_
+#define DFX_KERNELS_DATA_RECORD_FILE_H_
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace dfx::data {
+
+// How a file is compressed: TensorFlow's compression_type.
+enum class Compression { kNone, kZlib, kGzip };
+
+// "", "ZLIB" or "GZIP"; InvalidArgument otherwise.
+absl::StatusOr<Compression> ParseCompression(const std::string& type);
+
+// One file read record by record (or line by line, or byte range by byte
+// range), inflated on the way when compressed. Not thread-safe.
+class FileReader {
+ public:
+  // Opens `path` for node `node` (named in a --data-dir refusal): NotFound
+  // when it cannot be opened.
+  static absl::StatusOr<std::unique_ptr<FileReader>> Open(
+      const std::string& node, const std::string& path,
+      Compression compression);
+  ~FileReader();
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
+
+  // The next TFRecord into `out`; false at the end of the file. DataLoss
+  // for a truncated or corrupted record.
+  absl::StatusOr<bool> NextRecord(std::string* out);
+
+  // The next line (without its "\n" or "\r\n"); false at the end.
+  absl::StatusOr<bool> NextLine(std::string* out);
+
+  // Up to `n` bytes of the (inflated) file; fewer only at its end.
+  absl::StatusOr<size_t> Read(char* buf, size_t n);
+
+  // Where the next record starts in the (inflated) file: NextRecord's
+  // records so far (TFRecordReader's keys).
+  uint64_t record_offset() const { return offset_; }
+
+ private:
+  FileReader(std::string path, Compression compression);
+
+  absl::Status Truncated(const char* what) const;
+  absl::Status Corrupted(const char* what) const;
+
+  const std::string path_;
+  const Compression compression_;
+  std::ifstream in_;
+  uint64_t offset_ = 0;
+  std::string pending_;  // read, not yet returned as a line
+  size_t scanned_ = 0;   // bytes of pending_ known to hold no newline
+  z_stream zs_{};
+  bool zs_open_ = false;
+  bool stream_end_ = false;
+  std::vector<char> compressed_ = std::vector<char>(1 << 16);
+};
+
+}  // namespace dfx::data
+
+#endif  // DFX_KERNELS_DATA_RECORD_FILE_H_
