@@ -1,4 +1,5 @@
 #include "kernels/kernels.h"
+#include "kernels/array/legacy_kernels.h"
 
 #include "kernels/collective/collective_kernels.h"
 #include "kernels/data/dataset.h"
@@ -52,6 +53,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterTextKernels(registry);
   RegisterRng2Kernels(registry);
   RegisterState2Kernels(registry);
+  RegisterLegacyKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

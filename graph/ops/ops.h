@@ -111,6 +111,7 @@ absl::Status RegisterSummaryOps(OpRegistry* registry);
 // NonDeterministicInts (graph/ops/rng2_ops.cc).
 absl::Status RegisterRng2Ops(OpRegistry* registry);
 absl::Status RegisterState2Ops(OpRegistry* registry);  // graph/ops/state2_ops.cc
+absl::Status RegisterLegacyOps(OpRegistry* registry);  // graph/ops/legacy_ops.cc
 
 // All of the above.
 absl::Status RegisterStandardOps(OpRegistry* registry);

@@ -42,6 +42,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterTextOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRng2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
   return absl::OkStatus();
 }
 

@@ -424,3 +424,78 @@ def steps_case(folder, name, build, steps, note=""):
     codes = [s.get("error", {}).get("code", "ok") for s in spec["steps"]]
     print(f"{os.path.basename(folder)}/{name}: {' '.join(codes)}",
           file=sys.stderr)
+
+
+# GraphDef producer version of the cases legacy_case writes: older than
+# every deprecation (the oldest, BatchSelfAdjointEig's, is at version 11).
+LEGACY_PRODUCER = 7
+
+
+def legacy_case(family, name, build, rtol=None, atol=None, note=""):
+    """A case of a deprecated op TensorFlow 2.21 refuses in a new graph but
+    still runs from a GraphDef produced before the deprecation.
+
+    build() runs inside a fresh tf.Graph, makes a stand-in node in place of
+    the deprecated one, and returns (edit, fetches): edit(graph_def) turns
+    the stand-in into the deprecated op (see rename_node), fetches are
+    tensor names. The case runs the edited GraphDef, marked as produced at
+    LEGACY_PRODUCER; TensorFlow's error, if any, is recorded as case()
+    does.
+    """
+    graph = tf.Graph()
+    with graph.as_default():
+        edit, fetches = build()
+    graph_def = graph.as_graph_def()
+    edit(graph_def)
+    graph_def.versions.producer = LEGACY_PRODUCER
+    run_graph = tf.Graph()
+    with run_graph.as_default():
+        tf1.import_graph_def(graph_def, name="")
+        tensors = [run_graph.get_tensor_by_name(n) for n in fetches]
+        with tf1.Session(graph=run_graph, config=_session_config()) as sess:
+            try:
+                results, error = sess.run(tensors), None
+            except tf.errors.OpError as err:
+                results, error = None, err
+    out_dir = os.path.join(_family_dir(family), name)
+    os.makedirs(out_dir)
+    with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        # The edited GraphDef itself: its producer version is what lets
+        # TensorFlow run the deprecated op.
+        f.write(graph_def.SerializeToString(deterministic=True))
+    spec = {"name": name, "note": note, "feeds": [], "fetches": fetches}
+    if error is not None:
+        code = _CODE_NAMES.get(type(error).__name__, type(error).__name__)
+        spec["error"] = {"code": code,
+                         "message": _clean_message(error.message)[:300]}
+    else:
+        spec["outputs"] = []
+        for i, value in enumerate(results):
+            fname, dtype = save_value(out_dir, f"out_{i}", value,
+                                      tf_dtype=tensors[i].dtype)
+            d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
+            spec["outputs"].append({
+                "file": fname, "dtype": dtype,
+                "rtol": d_rtol if rtol is None else rtol,
+                "atol": d_atol if atol is None else atol})
+    with open(os.path.join(out_dir, "case.json"), "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+    status = "error " + spec["error"]["code"] if error is not None else "ok"
+    print(f"{family}/{name}: {status}", file=sys.stderr)
+
+
+def rename_node(node_name, op, drop_attrs=(), inputs=None):
+    """An edit for legacy_case: node `node_name` becomes an `op` node
+    without `drop_attrs`, with `inputs` (tensor names) when given."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.name == node_name:
+                node.op = op
+                for a in drop_attrs:
+                    if a in node.attr:
+                        del node.attr[a]
+                if inputs is not None:
+                    del node.input[:]
+                    node.input.extend(inputs)
+    return edit

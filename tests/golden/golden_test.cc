@@ -48,7 +48,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "fft",      "misc",         "codec",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
-                                 "rng2",     "state2"};
+                                 "rng2",     "state2",       "legacy"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -376,6 +376,11 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: deprecated Batch* matrix ops, v1 Conv3D backprops, Diag, "
+          "ToBool, NextAfter and DataFormat ops equal TensorFlow") {
+  RunFamily("legacy");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
