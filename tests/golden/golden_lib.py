@@ -226,6 +226,14 @@ def case(family, name, build, rtol=None, atol=None, note=""):
         fname, dtype = save_value(out_dir, f"feed_{i}", value)
         spec["feeds"].append({"name": tensor.name, "file": fname,
                               "dtype": dtype})
+    _write_answer(family, out_dir, spec, [t.dtype for t in fetches], results,
+                  error, rtol, atol)
+
+
+def _write_answer(family, out_dir, spec, dtypes, results, error, rtol,
+                  atol):
+    """Adds TensorFlow's answer to spec (the error, or the outputs saved
+    as out_<i> files) and writes case.json."""
     if error is not None:
         code = _CODE_NAMES.get(type(error).__name__, type(error).__name__)
         spec["error"] = {"code": code,
@@ -234,7 +242,7 @@ def case(family, name, build, rtol=None, atol=None, note=""):
         spec["outputs"] = []
         for i, value in enumerate(results):
             fname, dtype = save_value(out_dir, f"out_{i}", value,
-                                      tf_dtype=fetches[i].dtype)
+                                      tf_dtype=dtypes[i])
             d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
             spec["outputs"].append({
                 "file": fname,
@@ -246,7 +254,7 @@ def case(family, name, build, rtol=None, atol=None, note=""):
         json.dump(spec, f, indent=1, sort_keys=True)
         f.write("\n")
     status = "error " + spec["error"]["code"] if error is not None else "ok"
-    print(f"{family}/{name}: {status}", file=sys.stderr)
+    print(f"{family}/{spec['name']}: {status}", file=sys.stderr)
 
 
 def case_graph_def(family, name, graph_def, feeds, fetches, rtol=None,
@@ -464,25 +472,8 @@ def legacy_case(family, name, build, rtol=None, atol=None, note=""):
         # TensorFlow run the deprecated op.
         f.write(graph_def.SerializeToString(deterministic=True))
     spec = {"name": name, "note": note, "feeds": [], "fetches": fetches}
-    if error is not None:
-        code = _CODE_NAMES.get(type(error).__name__, type(error).__name__)
-        spec["error"] = {"code": code,
-                         "message": _clean_message(error.message)[:300]}
-    else:
-        spec["outputs"] = []
-        for i, value in enumerate(results):
-            fname, dtype = save_value(out_dir, f"out_{i}", value,
-                                      tf_dtype=tensors[i].dtype)
-            d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
-            spec["outputs"].append({
-                "file": fname, "dtype": dtype,
-                "rtol": d_rtol if rtol is None else rtol,
-                "atol": d_atol if atol is None else atol})
-    with open(os.path.join(out_dir, "case.json"), "w") as f:
-        json.dump(spec, f, indent=1, sort_keys=True)
-        f.write("\n")
-    status = "error " + spec["error"]["code"] if error is not None else "ok"
-    print(f"{family}/{name}: {status}", file=sys.stderr)
+    _write_answer(family, out_dir, spec, [t.dtype for t in tensors], results,
+                  error, rtol, atol)
 
 
 def rename_node(node_name, op, drop_attrs=(), inputs=None):
