@@ -378,8 +378,9 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   RunFamily("state2");
 }
 
-TEST_CASE("golden: deprecated Batch* matrix ops, v1 Conv3D backprops, Diag, "
-          "ToBool, NextAfter and DataFormat ops equal TensorFlow") {
+TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
+          "backprops, Diag, ToBool, NextAfter and DataFormat ops equal "
+          "TensorFlow") {
   RunFamily("legacy");
 }
 
