@@ -1,4 +1,5 @@
 #include "kernels/kernels.h"
+#include "kernels/array/legacy_kernels.h"
 
 #include "kernels/collective/collective_kernels.h"
 #include "kernels/data/dataset.h"
@@ -63,6 +64,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterState2Kernels(registry);
   RegisterImage2Kernels(registry);
   RegisterReadersKernels(registry);
+  RegisterLegacyKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -2,8 +2,9 @@
 // MatrixSetDiag*) and the dense decompositions and solvers (Cholesky,
 // MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve,
 // MatrixTriangularSolve, Qr, SelfAdjointEigV2, Svd), Eig, MatrixExponential
-// and MatrixLogarithm. Signatures follow TensorFlow 2.21's array_ops.cc and
-// linalg_ops.cc.
+// and MatrixLogarithm, CholeskyGrad, MatrixSolveLs, BandedTriangularSolve,
+// SelfAdjointEig (v1) and the deprecated Batch* names of some of them.
+// Signatures follow TensorFlow 2.21's array_ops.cc and linalg_ops.cc.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -256,6 +257,153 @@ absl::Status SvdShape(InferenceContext* c) {
 constexpr char kSolverTypes[] =
     "T: {double, float, half, complex64, complex128}";
 
+// MatrixSolveLs: matrix [..., m, n], rhs [..., m, k], a scalar
+// l2_regularizer -> [..., n, k].
+absl::Status MatrixSolveLsShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+  const PartialShape& a = c->input(0);
+  const PartialShape& rhs = c->input(1);
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, a, 2, "matrix"));
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, rhs, 2, "rhs"));
+  if (!a.RankKnown() || !rhs.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  PartialShape batch;
+  DFX_RETURN_IF_ERROR(
+      c->Merge(PartialShape::Known(std::vector<int64_t>(a.dims.begin(),
+                                                        a.dims.end() - 2)),
+               PartialShape::Known(std::vector<int64_t>(rhs.dims.begin(),
+                                                        rhs.dims.end() - 2)),
+               &batch));
+  int64_t m = -1;
+  DFX_RETURN_IF_ERROR(
+      c->MergeDim(a.dims[a.rank() - 2], rhs.dims[rhs.rank() - 2], &m));
+  c->set_output(0, WithInner(batch.dims, {a.dims.back(), rhs.dims.back()}));
+  return absl::OkStatus();
+}
+
+// BandedTriangularSolve: bands [..., b, n], rhs [..., n, k], batch dims
+// broadcast -> [..., n, k].
+absl::Status BandedTriangularSolveShape(InferenceContext* c) {
+  const PartialShape& a = c->input(0);
+  const PartialShape& rhs = c->input(1);
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, a, 2, "bands"));
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, rhs, 2, "rhs"));
+  if (!a.RankKnown() || !rhs.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  PartialShape out;
+  DFX_RETURN_IF_ERROR(c->BroadcastBinary(
+      PartialShape::Known(
+          std::vector<int64_t>(a.dims.begin(), a.dims.end() - 2)),
+      PartialShape::Known(
+          std::vector<int64_t>(rhs.dims.begin(), rhs.dims.end() - 2)),
+      &out));
+  int64_t n = -1;
+  DFX_RETURN_IF_ERROR(
+      c->MergeDim(a.dims.back(), rhs.dims[rhs.rank() - 2], &n));
+  c->set_output(0, WithInner(out.dims, {n, rhs.dims.back()}));
+  return absl::OkStatus();
+}
+
+// SelfAdjointEig (v1): [..., n, n] -> [..., n + 1, n].
+absl::Status SelfAdjointEigV1Shape(InferenceContext* c) {
+  std::vector<int64_t> batch;
+  int64_t n = -1;
+  bool known = false;
+  DFX_RETURN_IF_ERROR(SquareBatch(c, c->input(0), &batch, &n, &known));
+  c->set_output(0, known ? WithInner(batch, {n < 0 ? -1 : n + 1, n})
+                         : PartialShape::Unknown());
+  return absl::OkStatus();
+}
+
+// One deprecated op: its arg and attr specs, the GraphDef version that
+// deprecated it and TensorFlow's explanation.
+struct DeprecatedOp {
+  const char* name;
+  std::vector<const char*> inputs;
+  std::vector<const char*> outputs;
+  std::vector<const char*> attrs;
+  int version;
+  const char* explanation;
+};
+
+// TensorFlow 2.21's OpDefs of the Batch* ops (array_ops.cc, linalg_ops.cc):
+// the old names of MatrixBandPart, MatrixDiag*, MatrixSetDiag (deprecated at
+// version 14) and of the decompositions and solvers (version 13, 11 for
+// BatchSelfAdjointEig). The kernels are the current ops'
+// (kernels/linalg/).
+absl::Status RegisterBatchMatrixOps(OpRegistry* r) {
+  const char* kIn = "input: T";
+  const char* kOut = "output: T";
+  const char* kReal = "T: {double, float}";
+  const DeprecatedOp ops[] = {
+      {"BatchMatrixBandPart",
+       {kIn, "num_lower: int64", "num_upper: int64"},
+       {"band: T"},
+       {"T: type"},
+       14,
+       "Use MatrixBandPart"},
+      {"BatchMatrixDiag", {"diagonal: T"}, {kOut}, {"T: type"}, 14,
+       "Use MatrixDiag"},
+      {"BatchMatrixSetDiag", {kIn, "diagonal: T"}, {kOut}, {"T: type"}, 14,
+       "Use MatrixSetDiag"},
+      {"BatchMatrixDiagPart", {kIn}, {"diagonal: T"}, {"T: type"}, 14,
+       "Use MatrixDiagPart"},
+      {"BatchMatrixDeterminant", {kIn}, {kOut},
+       {"T: {float, double, complex64, complex128}"}, 13,
+       "Use MatrixDeterminant instead."},
+      {"BatchMatrixInverse", {kIn}, {kOut}, {"adjoint: bool = false", kReal},
+       13, "Use MatrixInverse instead."},
+      {"BatchCholesky", {kIn}, {kOut}, {kReal}, 13, "Use Cholesky instead."},
+      {"BatchCholeskyGrad", {"l: T", "grad: T"}, {kOut},
+       {"T: {float, double}"}, 13, "Use CholeskyGrad instead."},
+      {"BatchSelfAdjointEig", {kIn}, {kOut}, {kReal}, 11,
+       "Use SelfAdjointEigV2 instead."},
+      {"BatchSelfAdjointEigV2", {kIn}, {"e: T", "v: T"},
+       {"compute_v: bool = true", kReal}, 13,
+       "Use SelfAdjointEigV2 instead."},
+      {"BatchMatrixSolve", {"matrix: T", "rhs: T"}, {kOut},
+       {"adjoint: bool = false", kReal}, 13, "Use MatrixSolve instead."},
+      {"BatchMatrixTriangularSolve", {"matrix: T", "rhs: T"}, {kOut},
+       {"lower: bool = true", "adjoint: bool = false", kReal}, 13,
+       "Use MatrixTriangularSolve instead."},
+      {"BatchMatrixSolveLs", {"matrix: T", "rhs: T", "l2_regularizer: double"},
+       {kOut}, {kReal, "fast: bool = true"}, 13,
+       "Use MatrixSolveLs instead."},
+      {"BatchSvd", {kIn}, {"s: T", "u: T", "v: T"},
+       {"compute_uv: bool = true", "full_matrices: bool = false",
+        "T: {double, float, complex64, complex128}"},
+       13, "Use Svd instead."},
+  };
+  for (const DeprecatedOp& op : ops) {
+    OpDefBuilder b(op.name);
+    for (const char* in : op.inputs) b.Input(in);
+    for (const char* out : op.outputs) b.Output(out);
+    for (const char* attr : op.attrs) b.Attr(attr);
+    // TensorFlow gives them no shape function: every output unknown.
+    DFX_ASSIGN_OR_RETURN(OpRegistrationData data,
+                         b.SetShapeFn(shape_fn::Unknown).Finalize());
+    data.op_def.mutable_deprecation()->set_version(op.version);
+    data.op_def.mutable_deprecation()->set_explanation(op.explanation);
+    DFX_RETURN_IF_ERROR(r->Register(std::move(data)));
+  }
+  // SelfAdjointEig (v1) keeps a shape function.
+  DFX_ASSIGN_OR_RETURN(OpRegistrationData eig_v1,
+                       OpDefBuilder("SelfAdjointEig")
+                           .Input("input: T")
+                           .Output("output: T")
+                           .Attr("T: {double, float, half}")
+                           .SetShapeFn(SelfAdjointEigV1Shape)
+                           .Finalize());
+  eig_v1.op_def.mutable_deprecation()->set_version(11);
+  eig_v1.op_def.mutable_deprecation()->set_explanation(
+      "Use SelfAdjointEigV2 instead.");
+  return r->Register(std::move(eig_v1));
+}
+
 }  // namespace
 
 absl::Status RegisterMatrixOps(OpRegistry* r) {
@@ -405,7 +553,30 @@ absl::Status RegisterMatrixOps(OpRegistry* r) {
                                       .Attr("full_matrices: bool = false")
                                       .Attr(kSolverTypes)
                                       .SetShapeFn(SvdShape)));
-  return absl::OkStatus();
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("CholeskyGrad")
+                                      .Input("l: T")
+                                      .Input("grad: T")
+                                      .Output("output: T")
+                                      .Attr("T: {half, float, double}")
+                                      .SetShapeFn(SquareMatrixShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("MatrixSolveLs")
+                      .Input("matrix: T")
+                      .Input("rhs: T")
+                      .Input("l2_regularizer: double")
+                      .Output("output: T")
+                      .Attr("T: {double, float, half, complex64, complex128}")
+                      .Attr("fast: bool = true")
+                      .SetShapeFn(MatrixSolveLsShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("BandedTriangularSolve")
+                                      .Input("matrix: T")
+                                      .Input("rhs: T")
+                                      .Output("output: T")
+                                      .Attr("lower: bool = true")
+                                      .Attr("adjoint: bool = false")
+                                      .Attr(kSolverTypes)
+                                      .SetShapeFn(BandedTriangularSolveShape)));
+  return RegisterBatchMatrixOps(r);
 }
 
 }  // namespace dfx

@@ -263,6 +263,20 @@ absl::Status RegisterNnOps(OpRegistry* registry) {
           .Attr("grad_a: bool = false")
           .Attr("grad_b: bool = false")
           .SetShapeFn(MatMulShape)));
+  // SparseMatMul (old graphs; the legacy family's kernel): float or
+  // bfloat16 operands, a float product; the sparsity attrs are hints.
+  DFX_RETURN_IF_ERROR(registry->Register(
+      OpDefBuilder("SparseMatMul")
+          .Input("a: Ta")
+          .Input("b: Tb")
+          .Output("product: float")
+          .Attr("transpose_a: bool = false")
+          .Attr("transpose_b: bool = false")
+          .Attr("a_is_sparse: bool = false")
+          .Attr("b_is_sparse: bool = false")
+          .Attr("Ta: {float, bfloat16} = DT_FLOAT")
+          .Attr("Tb: {float, bfloat16} = DT_FLOAT")
+          .SetShapeFn(MatMulShape)));
   DFX_RETURN_IF_ERROR(registry->Register(
       OpDefBuilder("BiasAdd")
           .Input("value: T")

@@ -9,6 +9,8 @@ absl::Status RegisterDataset2Ops(OpRegistry* registry);
 // The TF1 readers (readers_ops.cc); declared here, not in ops.h, so adding
 // them rebuilds one file.
 absl::Status RegisterReadersOps(OpRegistry* registry);
+// Old TF1 graphs' ops (legacy_ops.cc), declared here for the same reason.
+absl::Status RegisterLegacyOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -52,6 +54,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
   return absl::OkStatus();
 }
 

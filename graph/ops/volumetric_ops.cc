@@ -5,6 +5,7 @@
 // ops' own shape functions.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -115,6 +116,15 @@ absl::Status ShapeFromInput5(InferenceContext* c, int index) {
     }
   }
   c->set_output(0, PartialShape::Known(values));
+  return absl::OkStatus();
+}
+
+// The v1 backprop ops: the gradient has the shape of input 0 (input) or
+// input 1 (filter), of rank 5.
+absl::Status Conv3DBackpropV1Shape(InferenceContext* c, int index) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(index), 5));
+  c->set_output(0, c->input(index).RankKnown() ? c->input(index)
+                                               : UnknownDims(5));
   return absl::OkStatus();
 }
 
@@ -275,6 +285,30 @@ absl::Status RegisterVolumetricConvOps(OpRegistry* registry) {
           .Attr(kDilations3D)
           .Attr("Tshape: {int32, int64} = DT_INT32")
           .SetShapeFn(Conv3DBackpropInputV2Shape)));
+  // Deprecated at GraphDef version 10: input and filter given as tensors,
+  // NDHWC only.
+  for (const char* name : {"Conv3DBackpropInput", "Conv3DBackpropFilter"}) {
+    const bool input_grad = std::string(name) == "Conv3DBackpropInput";
+    DFX_ASSIGN_OR_RETURN(
+        OpRegistrationData v1,
+        OpDefBuilder(name)
+            .Input("input: T")
+            .Input("filter: T")
+            .Input("out_backprop: T")
+            .Output("output: T")
+            .Attr("T: {half, float, double}")
+            .Attr("strides: list(int) >= 5")
+            .Attr(kPadding)
+            .Attr(kDilations3D)
+            .SetShapeFn([input_grad](InferenceContext* c) {
+              return Conv3DBackpropV1Shape(c, input_grad ? 0 : 1);
+            })
+            .Finalize());
+    v1.op_def.mutable_deprecation()->set_version(10);
+    v1.op_def.mutable_deprecation()->set_explanation(
+        input_grad ? "Use Conv3DBackpropInputV2" : "Use Conv3DBackpropFilterV2");
+    DFX_RETURN_IF_ERROR(registry->Register(std::move(v1)));
+  }
   return registry->Register(
       OpDefBuilder("Conv3DBackpropFilterV2")
           .Input("input: T")

@@ -1,7 +1,7 @@
 // Const, Placeholder, PlaceholderWithDefault, Identity and its aliases
-// (IdentityN, StopGradient, PreventGradient, Snapshot), EnsureShape,
-// CheckNumerics and NoOp: kernels that produce, check or forward a tensor
-// without changing its elements.
+// (IdentityN, StopGradient, PreventGradient, Snapshot, GuaranteeConst),
+// EnsureShape, CheckNumerics and NoOp: kernels that produce, check or
+// forward a tensor without changing its elements.
 #include <cmath>
 #include <string>
 
@@ -171,7 +171,8 @@ void RegisterIdentityKernels(KernelRegistry* registry) {
                                   KernelDefBuilder("PlaceholderWithDefault"));
   RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder("Identity"));
   RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder("IdentityN"));
-  for (const char* name : {"StopGradient", "PreventGradient", "Snapshot"}) {
+  for (const char* name :
+       {"StopGradient", "PreventGradient", "Snapshot", "GuaranteeConst"}) {
     RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder(name));
   }
   RegisterKernel<EnsureShapeOp>(registry, KernelDefBuilder("EnsureShape"));

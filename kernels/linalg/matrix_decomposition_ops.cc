@@ -3,6 +3,7 @@
 // to rounding): Cholesky, MatrixInverse, MatrixDeterminant,
 // LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve (broadcast batch
 // dims), Qr, SelfAdjointEigV2, Svd. float, double, complex64, complex128.
+// The deprecated Batch* names and SelfAdjointEig (v1) run the same kernels.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
@@ -408,14 +409,26 @@ class QrOp : public OpKernel {
 template <typename T>
 class SelfAdjointEigV2Op : public OpKernel {
  public:
-  explicit SelfAdjointEigV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(GetNodeAttr(ctx->def(), "compute_v", &compute_v_));
+  // SelfAdjointEig and BatchSelfAdjointEig (v1, deprecated at version 11)
+  // have one output, [..., n + 1, n]: the eigenvalues in row 0, the
+  // eigenvectors (as columns) below.
+  explicit SelfAdjointEigV2Op(OpKernelConstruction* ctx)
+      : OpKernel(ctx),
+        v1_(ctx->def().op() == "SelfAdjointEig" ||
+            ctx->def().op() == "BatchSelfAdjointEig") {
+    if (!v1_) {
+      ctx->SetStatus(GetNodeAttr(ctx->def(), "compute_v", &compute_v_));
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
     const int64_t n = in.dim_size(in.dims() - 1);
+    if (v1_) {
+      ComputeV1(ctx, n);
+      return;
+    }
     absl::StatusOr<TensorShape> e_shape = BatchShape(in, {n});
     DFX_OP_REQUIRES_OK(ctx, e_shape.status());
     // Without vectors TensorFlow's v has the batch shape (one unwritten
@@ -456,6 +469,36 @@ class SelfAdjointEigV2Op : public OpKernel {
   }
 
  private:
+  void ComputeV1(OpKernelContext* ctx, int64_t n) {
+    const Tensor& in = ctx->input(0);
+    absl::StatusOr<TensorShape> shape = BatchShape(in, {n + 1, n});
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    if (n == 0) return;
+    const T* src = in.data<T>();
+    T* dst = out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx, ForEachMatrix(
+                 *ctx->device(), NumMatrices(in), 9.0 * n * n * n,
+                 [&](int64_t b) {
+                   Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
+                       Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
+                       Eigen::ComputeEigenvectors);
+                   if (eig.info() != Eigen::Success) {
+                     return absl::InvalidArgumentError(
+                         "Self-adjoint eigen decomposition was not "
+                         "successful. The input might not be valid.");
+                   }
+                   Map<T> result(dst + b * (n + 1) * n, n + 1, n);
+                   result.row(0) =
+                       eig.eigenvalues().transpose().template cast<T>();
+                   result.bottomRows(n) = eig.eigenvectors();
+                   return absl::OkStatus();
+                 }));
+  }
+
+  const bool v1_;
   bool compute_v_ = true;
 };
 
@@ -582,11 +625,49 @@ void RegisterAll(KernelRegistry* r) {
    ...);
 }
 
+// The deprecated Batch* names (GraphDef version < 13) run the same kernels,
+// for the types TensorFlow 2.21 serves them: no new instantiations.
+template <typename... Ts>
+void RegisterBatchNames(KernelRegistry* r) {
+  (RegisterKernel<CholeskyOp<Ts>>(
+       r, KernelDefBuilder("BatchCholesky").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<MatrixInverseOp<Ts>>(
+       r, KernelDefBuilder("BatchMatrixInverse").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<MatrixSolveOp<Ts>>(
+       r, KernelDefBuilder("BatchMatrixSolve").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<MatrixTriangularSolveOp<Ts>>(
+       r,
+       KernelDefBuilder("BatchMatrixTriangularSolve").TypeConstraint<Ts>("T")),
+   ...);
+  for (const char* name :
+       {"BatchSelfAdjointEigV2", "SelfAdjointEig", "BatchSelfAdjointEig"}) {
+    (RegisterKernel<SelfAdjointEigV2Op<Ts>>(
+         r, KernelDefBuilder(name).TypeConstraint<Ts>("T")),
+     ...);
+  }
+}
+
+template <typename... Ts>
+void RegisterBatchNamesWithComplex(KernelRegistry* r) {
+  (RegisterKernel<DeterminantOp<Ts, false>>(
+       r, KernelDefBuilder("BatchMatrixDeterminant").TypeConstraint<Ts>("T")),
+   ...);
+  (RegisterKernel<SvdOp<Ts>>(r, KernelDefBuilder("BatchSvd")
+                                    .TypeConstraint<Ts>("T")),
+   ...);
+}
+
 }  // namespace
 
 void RegisterMatrixDecompositionKernels(KernelRegistry* registry) {
   RegisterAll<float, double, std::complex<float>, std::complex<double>>(
       registry);
+  RegisterBatchNames<float, double>(registry);
+  RegisterBatchNamesWithComplex<float, double, std::complex<float>,
+                                std::complex<double>>(registry);
 }
 
 }  // namespace dfx::linalg

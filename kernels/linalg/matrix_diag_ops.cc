@@ -477,32 +477,49 @@ void RegisterAll(KernelRegistry* r) {
   (RegisterKernel<MatrixBandPartOp<Ts>>(
        r, KernelDefBuilder("MatrixBandPart").TypeConstraint<Ts>("T")),
    ...);
-  for (const char* name : {"MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"}) {
+  for (const char* name :
+       {"MatrixDiag", "MatrixDiagV2", "MatrixDiagV3", "BatchMatrixDiag"}) {
     (RegisterKernel<MatrixDiagOp<Ts>>(
          r, KernelDefBuilder(name).TypeConstraint<Ts>("T")),
      ...);
   }
   for (const char* name :
-       {"MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"}) {
+       {"MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3",
+        "BatchMatrixDiagPart"}) {
     (RegisterKernel<MatrixDiagPartOp<Ts>>(
          r, KernelDefBuilder(name).TypeConstraint<Ts>("T")),
      ...);
   }
   for (const char* name :
-       {"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3"}) {
+       {"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3",
+        "BatchMatrixSetDiag"}) {
     (RegisterKernel<MatrixSetDiagOp<Ts>>(
          r, KernelDefBuilder(name).TypeConstraint<Ts>("T")),
      ...);
   }
 }
 
+template <typename... Ts>
+void RegisterBatchBandPart(KernelRegistry* r) {
+  (RegisterKernel<MatrixBandPartOp<Ts>>(
+       r, KernelDefBuilder("BatchMatrixBandPart").TypeConstraint<Ts>("T")),
+   ...);
+}
+
 }  // namespace
 
 // TensorFlow registers these for its POD types: every number type and bool.
+// BatchMatrixDiag, BatchMatrixDiagPart and BatchMatrixSetDiag (deprecated
+// at GraphDef version 14) are registered above with the V1 ops;
+// BatchMatrixBandPart, like TensorFlow's, serves every type but bool.
 void RegisterMatrixDiagKernels(KernelRegistry* registry) {
   RegisterAll<float, double, Eigen::half, Eigen::bfloat16, int8_t, uint8_t,
               int16_t, uint16_t, int32_t, int64_t, uint32_t, uint64_t, bool,
               std::complex<float>, std::complex<double>>(registry);
+  RegisterBatchBandPart<float, double, Eigen::half, Eigen::bfloat16, int8_t,
+                        uint8_t, int16_t, uint16_t, int32_t, int64_t,
+                        uint32_t, uint64_t, std::complex<float>,
+                        std::complex<double>>(registry);
 }
 
 }  // namespace dfx::linalg

@@ -32,9 +32,11 @@ struct Conv3DAttrs {
   Padding padding = Padding::kValid;
 };
 
-absl::Status ReadConv3DAttrs(const OpKernelConstruction& ctx,
+// The v1 backprop ops (Conv3DBackpropInput, Conv3DBackpropFilter) have no
+// data_format attr: NDHWC.
+absl::Status ReadConv3DAttrs(const OpKernelConstruction& ctx, bool v1,
                              Conv3DAttrs* attrs) {
-  DFX_RETURN_IF_ERROR(ReadFormat3D(ctx, &attrs->channels_first));
+  if (!v1) DFX_RETURN_IF_ERROR(ReadFormat3D(ctx, &attrs->channels_first));
   std::vector<int64_t> strides, dilations;
   DFX_RETURN_IF_ERROR(ReadList5(
       ctx, "strides", "Sliding window strides field must specify 5 dimensions",
@@ -93,8 +95,11 @@ template <typename T>
 class Conv3DOp : public OpKernel {
  public:
   Conv3DOp(OpKernelConstruction* ctx, Conv3DPass pass)
-      : OpKernel(ctx), pass_(pass) {
-    ctx->SetStatus(ReadConv3DAttrs(*ctx, &attrs_));
+      : OpKernel(ctx),
+        pass_(pass),
+        v1_(ctx->def().op() == "Conv3DBackpropInput" ||
+            ctx->def().op() == "Conv3DBackpropFilter") {
+    ctx->SetStatus(ReadConv3DAttrs(*ctx, v1_, &attrs_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -207,9 +212,12 @@ class Conv3DOp : public OpKernel {
   void ComputeBackpropInput(OpKernelContext* ctx) {
     const Tensor& filter = ctx->input(1);
     const Tensor& out_backprop = ctx->input(2);
-    TensorShape input_shape;
-    DFX_OP_REQUIRES_OK(
-        ctx, ShapeFromTensor(ctx->input(0), "input_sizes", &input_shape));
+    // v1 takes the input itself, V2 its shape.
+    TensorShape input_shape = ctx->input(0).shape();
+    if (!v1_) {
+      DFX_OP_REQUIRES_OK(
+          ctx, ShapeFromTensor(ctx->input(0), "input_sizes", &input_shape));
+    }
     Geom3 g;
     DFX_OP_REQUIRES_OK(ctx, MakeGeom(input_shape, filter.shape(), &g));
     DFX_OP_REQUIRES_OK(ctx, CheckOutBackprop(out_backprop.shape(), g));
@@ -223,9 +231,11 @@ class Conv3DOp : public OpKernel {
   void ComputeBackpropFilter(OpKernelContext* ctx) {
     const Tensor& input = ctx->input(0);
     const Tensor& out_backprop = ctx->input(2);
-    TensorShape filter_shape;
-    DFX_OP_REQUIRES_OK(
-        ctx, ShapeFromTensor(ctx->input(1), "filter_sizes", &filter_shape));
+    TensorShape filter_shape = ctx->input(1).shape();
+    if (!v1_) {
+      DFX_OP_REQUIRES_OK(
+          ctx, ShapeFromTensor(ctx->input(1), "filter_sizes", &filter_shape));
+    }
     Geom3 g;
     DFX_OP_REQUIRES_OK(ctx, MakeGeom(input.shape(), filter_shape, &g));
     DFX_OP_REQUIRES_OK(ctx, CheckOutBackprop(out_backprop.shape(), g));
@@ -450,6 +460,7 @@ class Conv3DOp : public OpKernel {
   }
 
   const Conv3DPass pass_;
+  const bool v1_;
   Conv3DAttrs attrs_;
 };
 
@@ -471,6 +482,17 @@ void RegisterForType(KernelRegistry* registry) {
       KernelDefBuilder("Conv3DBackpropFilterV2").TypeConstraint<T>("T"));
 }
 
+// The v1 backprop ops (deprecated at GraphDef version 10): TensorFlow 2.21
+// serves them for half, float and double.
+template <typename T>
+void RegisterV1ForType(KernelRegistry* registry) {
+  RegisterKernel<Conv3DPassOp<T, Conv3DPass::kBackpropInput>>(
+      registry, KernelDefBuilder("Conv3DBackpropInput").TypeConstraint<T>("T"));
+  RegisterKernel<Conv3DPassOp<T, Conv3DPass::kBackpropFilter>>(
+      registry,
+      KernelDefBuilder("Conv3DBackpropFilter").TypeConstraint<T>("T"));
+}
+
 }  // namespace
 
 void RegisterConv3DKernels(KernelRegistry* registry) {
@@ -478,6 +500,9 @@ void RegisterConv3DKernels(KernelRegistry* registry) {
   RegisterForType<double>(registry);
   RegisterForType<Eigen::half>(registry);
   RegisterForType<Eigen::bfloat16>(registry);
+  RegisterV1ForType<float>(registry);
+  RegisterV1ForType<double>(registry);
+  RegisterV1ForType<Eigen::half>(registry);
 }
 
 }  // namespace dfx::volumetric_internal

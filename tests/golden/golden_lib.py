@@ -226,6 +226,14 @@ def case(family, name, build, rtol=None, atol=None, note=""):
         fname, dtype = save_value(out_dir, f"feed_{i}", value)
         spec["feeds"].append({"name": tensor.name, "file": fname,
                               "dtype": dtype})
+    _write_answer(family, out_dir, spec, [t.dtype for t in fetches], results,
+                  error, rtol, atol)
+
+
+def _write_answer(family, out_dir, spec, dtypes, results, error, rtol,
+                  atol):
+    """Adds TensorFlow's answer to spec (the error, or the outputs saved
+    as out_<i> files) and writes case.json."""
     if error is not None:
         code = _CODE_NAMES.get(type(error).__name__, type(error).__name__)
         spec["error"] = {"code": code,
@@ -234,7 +242,7 @@ def case(family, name, build, rtol=None, atol=None, note=""):
         spec["outputs"] = []
         for i, value in enumerate(results):
             fname, dtype = save_value(out_dir, f"out_{i}", value,
-                                      tf_dtype=fetches[i].dtype)
+                                      tf_dtype=dtypes[i])
             d_rtol, d_atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
             spec["outputs"].append({
                 "file": fname,
@@ -246,7 +254,7 @@ def case(family, name, build, rtol=None, atol=None, note=""):
         json.dump(spec, f, indent=1, sort_keys=True)
         f.write("\n")
     status = "error " + spec["error"]["code"] if error is not None else "ok"
-    print(f"{family}/{name}: {status}", file=sys.stderr)
+    print(f"{family}/{spec['name']}: {status}", file=sys.stderr)
 
 
 def case_graph_def(family, name, graph_def, feeds, fetches, rtol=None,
@@ -426,42 +434,64 @@ def steps_case(folder, name, build, steps, note=""):
           file=sys.stderr)
 
 
-# Ops deprecated long ago: TensorFlow 2.21 builds no graph of them but still
-# runs one whose GraphDef says it was produced before, with their old CPU
-# kernels.
+# GraphDef producer version of the cases legacy_case writes: older than
+# every deprecation (the oldest, BatchSelfAdjointEig's, is at version 11).
 LEGACY_PRODUCER = 7
 
 
-def legacy_case(family, name, build, fetches, note="",
-                producer=LEGACY_PRODUCER):
-    """build() makes a tf.Graph's nodes and returns a function that edits
-    the GraphDef (turning a stand-in node into the deprecated op); the case
-    runs the edited GraphDef, marked as produced at version `producer`
-    (an op deprecated at version N runs in GraphDefs produced before N)."""
+def legacy_case(family, name, build, fetches=None, note="",
+                producer=LEGACY_PRODUCER, rtol=None, atol=None):
+    """A case of a deprecated op TensorFlow 2.21 refuses in a new graph but
+    still runs from a GraphDef produced before the deprecation.
+
+    build() runs inside a fresh tf.Graph, makes a stand-in node in place of
+    the deprecated one, and returns edit (then `fetches` names the tensors
+    to fetch) or (edit, fetches): edit(graph_def) turns the stand-in into
+    the deprecated op (see rename_node). The case runs the edited GraphDef,
+    marked as produced at version `producer` (an op deprecated at version N
+    runs in GraphDefs produced before N); TensorFlow's error, if any, is
+    recorded as case() does.
+    """
     graph = tf.Graph()
     with graph.as_default():
-        edit = build()
+        built = build()
+    edit = built
+    if isinstance(built, tuple):
+        edit, fetches = built
     graph_def = graph.as_graph_def()
     edit(graph_def)
     graph_def.versions.producer = producer
     run_graph = tf.Graph()
     with run_graph.as_default():
         tf1.import_graph_def(graph_def, name="")
-        with tf1.Session(graph=run_graph,
-                         config=_session_config()) as sess:
-            results = sess.run(fetches)
+        tensors = [run_graph.get_tensor_by_name(n) for n in fetches]
+        with tf1.Session(graph=run_graph, config=_session_config()) as sess:
+            try:
+                results, error = sess.run(tensors), None
+            except tf.errors.OpError as err:
+                results, error = None, err
     out_dir = os.path.join(_family_dir(family), name)
     os.makedirs(out_dir)
     with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+        # The edited GraphDef itself: its producer version is what lets
+        # TensorFlow run the deprecated op.
         f.write(graph_def.SerializeToString(deterministic=True))
-    spec = {"name": name, "note": note, "feeds": [], "fetches": fetches,
-            "outputs": []}
-    for i, value in enumerate(results):
-        fname, dtype = save_value(out_dir, f"out_{i}", value)
-        rtol, atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
-        spec["outputs"].append({"file": fname, "dtype": dtype,
-                                "rtol": rtol, "atol": atol})
-    with open(os.path.join(out_dir, "case.json"), "w") as f:
-        json.dump(spec, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"{family}/{name}: ok", file=sys.stderr)
+    spec = {"name": name, "note": note, "feeds": [], "fetches": fetches}
+    _write_answer(family, out_dir, spec, [t.dtype for t in tensors], results,
+                  error, rtol, atol)
+
+
+def rename_node(node_name, op, drop_attrs=(), inputs=None):
+    """An edit for legacy_case: node `node_name` becomes an `op` node
+    without `drop_attrs`, with `inputs` (tensor names) when given."""
+    def edit(graph_def):
+        for node in graph_def.node:
+            if node.name == node_name:
+                node.op = op
+                for a in drop_attrs:
+                    if a in node.attr:
+                        del node.attr[a]
+                if inputs is not None:
+                    del node.input[:]
+                    node.input.extend(inputs)
+    return edit

@@ -49,7 +49,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
-                                 "image2",   "readers"};
+                                 "image2",   "readers",
+                                 "legacy"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -394,6 +395,12 @@ TEST_CASE("golden: TF1 readers fed by queues, MatchingFiles and WriteFile "
   // parse_single_example -> batch pipeline run step by step, and readers
   // read over several steps from files of their case's folder.
   RunFamily("readers");
+}
+
+TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
+          "backprops, Diag, ToBool, NextAfter and DataFormat ops equal "
+          "TensorFlow") {
+  RunFamily("legacy");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,9 @@
+
+‚
+ConstConst*
+dtype0*e
+value\BZ"H*3l@fŞÉ¿®«>fŞÉ¿½ê@‘¢¥¿®«>‘¢¥¿•ï@:'AÔ1®?˜šò½Ô1®?ÌCA—yçÀ˜šò½—yçÀ¶A
+@
+legacyBatchSelfAdjointEigV2Const*
+T0*
+	compute_v("

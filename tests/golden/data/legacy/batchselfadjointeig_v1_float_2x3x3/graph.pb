@@ -1,0 +1,8 @@
+
+‚
+ConstConst*
+dtype0*e
+value\BZ"H*3l@fŞÉ¿®«>fŞÉ¿½ê@‘¢¥¿®«>‘¢¥¿•ï@:'AÔ1®?˜šò½Ô1®?ÌCA—yçÀ˜šò½—yçÀ¶A
+-
+legacyBatchSelfAdjointEigConst*
+T0"

@@ -1,0 +1,12 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+A
+CholeskyGradCholeskyGradPlaceholderPlaceholder_1*
+T0"ª

@@ -1,0 +1,14 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+>
+Placeholder_1Placeholder*
+dtype0*
+shape
+:
+3
+CrossCrossPlaceholderPlaceholder_1*
+T0"ª

@@ -1,0 +1,13 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+f
+DataFormatDimMapDataFormatDimMapPlaceholder*
+T0*
+
+dst_formatHWNC*
+
+src_formatNHWC"ª

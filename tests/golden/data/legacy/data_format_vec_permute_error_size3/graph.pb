@@ -1,0 +1,12 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+n
+DataFormatVecPermuteDataFormatVecPermutePlaceholder*
+T0*
+
+dst_formatNCHW*
+
+src_formatNHWC"ª

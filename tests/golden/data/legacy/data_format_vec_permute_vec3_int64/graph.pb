@@ -1,0 +1,12 @@
+
+8
+PlaceholderPlaceholder*
+dtype0	*
+shape:
+p
+DataFormatVecPermuteDataFormatVecPermutePlaceholder*
+T0	*
+
+dst_formatWHDCN*
+
+src_formatNDHWC"ª

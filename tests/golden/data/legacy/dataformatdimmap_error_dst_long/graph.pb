@@ -1,0 +1,12 @@
+
+8
+PlaceholderPlaceholder*
+dtype0*
+shape:
+h
+DataFormatDimMapDataFormatDimMapPlaceholder*
+T0*
+
+dst_formatNHWCDE*
+
+src_formatNHWC"ª

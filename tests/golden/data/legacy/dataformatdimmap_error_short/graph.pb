@@ -1,0 +1,12 @@
+
+8
+PlaceholderPlaceholder*
+dtype0*
+shape:
+d
+DataFormatDimMapDataFormatDimMapPlaceholder*
+T0*
+
+dst_formatNHW*
+
+src_formatNHW"ª

@@ -1,0 +1,12 @@
+
+8
+PlaceholderPlaceholder*
+dtype0*
+shape:
+n
+DataFormatVecPermuteDataFormatVecPermutePlaceholder*
+T0*
+
+dst_formatNHWW*
+
+src_formatNHWC"ª

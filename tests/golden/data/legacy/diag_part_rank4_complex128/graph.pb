@@ -1,0 +1,8 @@
+
+D
+PlaceholderPlaceholder*
+dtype0*
+shape:
+*
+DiagPartDiagPartPlaceholder*
+T0"ª
