@@ -23,6 +23,13 @@ namespace dfx::linalg {
 template <typename T>
 using RowMatrix =
     Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ConstRowMap = Eigen::Map<const RowMatrix<T>>;
+template <typename T>
+using RowMap = Eigen::Map<RowMatrix<T>>;
+// The real type of T's magnitude (T itself, or the complex's part).
+template <typename T>
+using RealOf = typename Eigen::NumTraits<T>::Real;
 
 // OK when `in` (input `index` of the op) has rank >= 2, else
 // InvalidArgument with TensorFlow's LinearAlgebraOp message.

@@ -2,8 +2,10 @@
 // dense algorithms (the ones TensorFlow's CPU kernels use, so results agree
 // to rounding): Cholesky, MatrixInverse, MatrixDeterminant,
 // LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve (broadcast batch
-// dims), Qr, SelfAdjointEigV2, Svd. float, double, complex64, complex128.
-// The deprecated Batch* names and SelfAdjointEig (v1) run the same kernels.
+// dims). float, double, complex64, complex128. The deprecated Batch* names
+// run the same kernels. Qr, SelfAdjointEigV2 and Svd are in files of their
+// own (qr_op.cc, self_adjoint_eig_op.cc, svd_op.cc): each is a minute or
+// more of Eigen templates to compile, and apart they compile side by side.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
@@ -11,15 +13,11 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "Eigen/Cholesky"
 #include "Eigen/Dense"
-#include "Eigen/Eigenvalues"
 #include "Eigen/LU"
-#include "Eigen/QR"
-#include "Eigen/SVD"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
@@ -29,25 +27,6 @@
 
 namespace dfx::linalg {
 namespace {
-
-template <typename T>
-using Matrix =
-    Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using ConstMap = Eigen::Map<const Matrix<T>>;
-template <typename T>
-using Map = Eigen::Map<Matrix<T>>;
-// The real type of T's magnitude (T itself, or the complex's part).
-template <typename T>
-using Real = typename Eigen::NumTraits<T>::Real;
-// The type an SVD of T runs in: double precision. Eigen's BDCSVD is the
-// costliest template in the build (a minute of compile per scalar type);
-// float and complex64 matrices are decomposed in double precision and the
-// results rounded, which halves it. The singular values and vectors are as
-// accurate as TensorFlow's float ones or more.
-template <typename T>
-using SvdScalar = std::conditional_t<Eigen::NumTraits<T>::IsComplex,
-                                     std::complex<double>, double>;
 
 template <typename T>
 class CholeskyOp : public OpKernel {
@@ -67,10 +46,10 @@ class CholeskyOp : public OpKernel {
         ctx,
         ForEachMatrix(*ctx->device(), NumMatrices(in),
                       static_cast<double>(n) * n * n / 3, [&](int64_t b) {
-                        ConstMap<T> a(src + b * n * n, n, n);
-                        Map<T> l(dst + b * n * n, n, n);
+                        ConstRowMap<T> a(src + b * n * n, n, n);
+                        RowMap<T> l(dst + b * n * n, n, n);
                         // Reads the lower triangle only.
-                        Eigen::LLT<Matrix<T>, Eigen::Lower> llt(a);
+                        Eigen::LLT<RowMatrix<T>, Eigen::Lower> llt(a);
                         if (llt.info() == Eigen::Success) {
                           l = llt.matrixL();
                           return absl::OkStatus();
@@ -81,7 +60,7 @@ class CholeskyOp : public OpKernel {
                         // triangle is left unwritten; dfx writes 0).
                         l.setZero();
                         l.template triangularView<Eigen::Lower>().setConstant(
-                            T(std::numeric_limits<Real<T>>::quiet_NaN()));
+                            T(std::numeric_limits<RealOf<T>>::quiet_NaN()));
                         return absl::OkStatus();
                       }));
   }
@@ -107,8 +86,8 @@ class MatrixInverseOp : public OpKernel {
         ctx,
         ForEachMatrix(*ctx->device(), NumMatrices(in),
                       static_cast<double>(n) * n * n, [&](int64_t b) {
-                        ConstMap<T> a(src + b * n * n, n, n);
-                        Eigen::PartialPivLU<Matrix<T>> lu(n);
+                        ConstRowMap<T> a(src + b * n * n, n, n);
+                        Eigen::PartialPivLU<RowMatrix<T>> lu(n);
                         if (adjoint_) {
                           lu.compute(a.adjoint());
                         } else {
@@ -117,11 +96,11 @@ class MatrixInverseOp : public OpKernel {
                         // Partial pivoting guarantees nothing, but an
                         // exact zero pivot is surely singular.
                         if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
-                              Real<T>(0))) {
+                              RealOf<T>(0))) {
                           return absl::InvalidArgumentError(
                               "Input is not invertible.");
                         }
-                        Map<T>(dst + b * n * n, n, n) = lu.inverse();
+                        RowMap<T>(dst + b * n * n, n, n) = lu.inverse();
                         return absl::OkStatus();
                       }));
   }
@@ -134,8 +113,8 @@ class MatrixInverseOp : public OpKernel {
 // TensorFlow's SLogDet: an infinite log|det| (a zero pivot, or overflow)
 // gives sign 0 and -inf or +inf; NaN input gives NaN.
 template <typename T>
-Real<T> SignLogDet(const ConstMap<T>& a, T* sign) {
-  using R = Real<T>;
+RealOf<T> SignLogDet(const ConstRowMap<T>& a, T* sign) {
+  using R = RealOf<T>;
   *sign = T(1);
   R log_abs_det = R(0);
   if (a.rows() > 0) {
@@ -178,9 +157,9 @@ class DeterminantOp : public OpKernel {
     DFX_OP_REQUIRES_OK(
         ctx, ForEachMatrix(*ctx->device(), out0->NumElements(),
                            static_cast<double>(n) * n * n, [&](int64_t b) {
-                             ConstMap<T> a(src + b * n * n, n, n);
+                             ConstRowMap<T> a(src + b * n * n, n, n);
                              T sign;
-                             const Real<T> log_abs_det =
+                             const RealOf<T> log_abs_det =
                                  SignLogDet<T>(a, &sign);
                              if (kLog) {
                                o0[b] = sign;
@@ -231,20 +210,20 @@ class MatrixSolveOp : public OpKernel {
         ctx,
         ForEachMatrix(*ctx->device(), NumMatrices(matrix),
                       static_cast<double>(n) * n * (n + k), [&](int64_t b) {
-                        ConstMap<T> a(a_data + b * n * n, n, n);
-                        ConstMap<T> r(b_data + b * n * k, n, k);
-                        Eigen::PartialPivLU<Matrix<T>> lu(n);
+                        ConstRowMap<T> a(a_data + b * n * n, n, n);
+                        ConstRowMap<T> r(b_data + b * n * k, n, k);
+                        Eigen::PartialPivLU<RowMatrix<T>> lu(n);
                         if (adjoint_) {
                           lu.compute(a.adjoint());
                         } else {
                           lu.compute(a);
                         }
                         if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
-                              Real<T>(0))) {
+                              RealOf<T>(0))) {
                           return absl::InvalidArgumentError(
                               "Input matrix is not invertible.");
                         }
-                        Map<T>(dst + b * n * k, n, k) = lu.solve(r);
+                        RowMap<T>(dst + b * n * k, n, k) = lu.solve(r);
                         return absl::OkStatus();
                       }));
   }
@@ -331,9 +310,9 @@ class MatrixTriangularSolveOp : public OpKernel {
                      a_stride *= a_batch[i];
                      b_stride *= b_batch[i];
                    }
-                   ConstMap<T> a(a_data + ai * n * n, n, n);
-                   Map<T> x(dst + b * n * k, n, k);
-                   x = ConstMap<T>(b_data + bi * n * k, n, k);
+                   ConstRowMap<T> a(a_data + ai * n * n, n, n);
+                   RowMap<T> x(dst + b * n * k, n, k);
+                   x = ConstRowMap<T>(b_data + bi * n * k, n, k);
                    if (lower_ && !adjoint_) {
                      a.template triangularView<Eigen::Lower>().solveInPlace(x);
                    } else if (lower_) {
@@ -356,245 +335,6 @@ class MatrixTriangularSolveOp : public OpKernel {
   bool adjoint_ = false;
 };
 
-template <typename T>
-class QrOp : public OpKernel {
- public:
-  explicit QrOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(GetNodeAttr(ctx->def(), "full_matrices", &full_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    DFX_OP_REQUIRES_OK(ctx, CheckRank(in, 0));
-    const int64_t m = in.dim_size(in.dims() - 2);
-    const int64_t n = in.dim_size(in.dims() - 1);
-    const int64_t p = std::min(m, n);
-    const int64_t q_cols = full_ ? m : p;
-    absl::StatusOr<TensorShape> q_shape = BatchShape(in, {m, q_cols});
-    DFX_OP_REQUIRES_OK(ctx, q_shape.status());
-    absl::StatusOr<TensorShape> r_shape = BatchShape(in, {q_cols, n});
-    DFX_OP_REQUIRES_OK(ctx, r_shape.status());
-    Tensor* q_out = nullptr;
-    Tensor* r_out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *q_shape, &q_out));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *r_shape, &r_out));
-    const T* src = in.data<T>();
-    T* qd = q_out->data<T>();
-    T* rd = r_out->data<T>();
-    DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in), 2.0 * m * n * n,
-                           [&](int64_t b) {
-                             Map<T> q(qd + b * m * q_cols, m, q_cols);
-                             Map<T> r(rd + b * q_cols * n, q_cols, n);
-                             if (p == 0) {
-                               q.setIdentity();
-                               r.setZero();
-                               return absl::OkStatus();
-                             }
-                             Eigen::HouseholderQR<Matrix<T>> qr(
-                                 ConstMap<T>(src + b * m * n, m, n));
-                             q = qr.householderQ() *
-                                 Matrix<T>::Identity(m, q_cols);
-                             r = qr.matrixQR()
-                                     .topRows(q_cols)
-                                     .template triangularView<Eigen::Upper>();
-                             return absl::OkStatus();
-                           }));
-  }
-
- private:
-  bool full_ = false;
-};
-
-template <typename T>
-class SelfAdjointEigV2Op : public OpKernel {
- public:
-  // SelfAdjointEig and BatchSelfAdjointEig (v1, deprecated at version 11)
-  // have one output, [..., n + 1, n]: the eigenvalues in row 0, the
-  // eigenvectors (as columns) below.
-  explicit SelfAdjointEigV2Op(OpKernelConstruction* ctx)
-      : OpKernel(ctx),
-        v1_(ctx->def().op() == "SelfAdjointEig" ||
-            ctx->def().op() == "BatchSelfAdjointEig") {
-    if (!v1_) {
-      ctx->SetStatus(GetNodeAttr(ctx->def(), "compute_v", &compute_v_));
-    }
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    DFX_OP_REQUIRES_OK(ctx, CheckSquare(in, 0));
-    const int64_t n = in.dim_size(in.dims() - 1);
-    if (v1_) {
-      ComputeV1(ctx, n);
-      return;
-    }
-    absl::StatusOr<TensorShape> e_shape = BatchShape(in, {n});
-    DFX_OP_REQUIRES_OK(ctx, e_shape.status());
-    // Without vectors TensorFlow's v has the batch shape (one unwritten
-    // element per matrix); dfx writes zeros there.
-    absl::StatusOr<TensorShape> v_shape =
-        compute_v_ ? BatchShape(in, {n, n}) : BatchShape(in, {});
-    DFX_OP_REQUIRES_OK(ctx, v_shape.status());
-    Tensor* e_out = nullptr;
-    Tensor* v_out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *e_shape, &e_out));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *v_shape, &v_out));
-    if (!compute_v_) std::fill_n(v_out->data<T>(), v_out->NumElements(), T(0));
-    if (n == 0) return;
-    const T* src = in.data<T>();
-    T* ed = e_out->data<T>();
-    T* vd = v_out->data<T>();
-    DFX_OP_REQUIRES_OK(
-        ctx,
-        ForEachMatrix(
-            *ctx->device(), NumMatrices(in), 9.0 * n * n * n, [&](int64_t b) {
-              // Reads the lower triangle only.
-              Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
-                  Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
-                  compute_v_ ? Eigen::ComputeEigenvectors
-                             : Eigen::EigenvaluesOnly);
-              if (eig.info() != Eigen::Success) {
-                return absl::InvalidArgumentError(
-                    "Self-adjoint eigen decomposition was not "
-                    "successful. The input might not be valid.");
-              }
-              Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(ed + b * n, n) =
-                  eig.eigenvalues().template cast<T>();
-              if (compute_v_) {
-                Map<T>(vd + b * n * n, n, n) = eig.eigenvectors();
-              }
-              return absl::OkStatus();
-            }));
-  }
-
- private:
-  void ComputeV1(OpKernelContext* ctx, int64_t n) {
-    const Tensor& in = ctx->input(0);
-    absl::StatusOr<TensorShape> shape = BatchShape(in, {n + 1, n});
-    DFX_OP_REQUIRES_OK(ctx, shape.status());
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (n == 0) return;
-    const T* src = in.data<T>();
-    T* dst = out->data<T>();
-    DFX_OP_REQUIRES_OK(
-        ctx, ForEachMatrix(
-                 *ctx->device(), NumMatrices(in), 9.0 * n * n * n,
-                 [&](int64_t b) {
-                   Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
-                       Matrix<T>(ConstMap<T>(src + b * n * n, n, n)),
-                       Eigen::ComputeEigenvectors);
-                   if (eig.info() != Eigen::Success) {
-                     return absl::InvalidArgumentError(
-                         "Self-adjoint eigen decomposition was not "
-                         "successful. The input might not be valid.");
-                   }
-                   Map<T> result(dst + b * (n + 1) * n, n + 1, n);
-                   result.row(0) =
-                       eig.eigenvalues().transpose().template cast<T>();
-                   result.bottomRows(n) = eig.eigenvectors();
-                   return absl::OkStatus();
-                 }));
-  }
-
-  const bool v1_;
-  bool compute_v_ = true;
-};
-
-template <typename T>
-class SvdOp : public OpKernel {
- public:
-  explicit SvdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(GetNodeAttr(ctx->def(), "compute_uv", &compute_uv_));
-    ctx->SetStatus(GetNodeAttr(ctx->def(), "full_matrices", &full_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    DFX_OP_REQUIRES_OK(ctx, CheckRank(in, 0));
-    const int64_t m = in.dim_size(in.dims() - 2);
-    const int64_t n = in.dim_size(in.dims() - 1);
-    const int64_t p = std::min(m, n);
-    const int64_t u_cols = full_ ? m : p;
-    const int64_t v_cols = full_ ? n : p;
-    absl::StatusOr<TensorShape> s_shape = BatchShape(in, {p});
-    DFX_OP_REQUIRES_OK(ctx, s_shape.status());
-    // Without vectors TensorFlow's u and v have the batch shape (one
-    // unwritten element per matrix); dfx writes zeros there.
-    absl::StatusOr<TensorShape> u_shape =
-        compute_uv_ ? BatchShape(in, {m, u_cols}) : BatchShape(in, {});
-    DFX_OP_REQUIRES_OK(ctx, u_shape.status());
-    absl::StatusOr<TensorShape> v_shape =
-        compute_uv_ ? BatchShape(in, {n, v_cols}) : BatchShape(in, {});
-    DFX_OP_REQUIRES_OK(ctx, v_shape.status());
-    Tensor* s_out = nullptr;
-    Tensor* u_out = nullptr;
-    Tensor* v_out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *s_shape, &s_out));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *u_shape, &u_out));
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, *v_shape, &v_out));
-    if (!compute_uv_) {
-      std::fill_n(u_out->data<T>(), u_out->NumElements(), T(0));
-      std::fill_n(v_out->data<T>(), v_out->NumElements(), T(0));
-    }
-    const T* src = in.data<T>();
-    T* sd = s_out->data<T>();
-    T* ud = u_out->data<T>();
-    T* vd = v_out->data<T>();
-    const T nan = T(std::numeric_limits<Real<T>>::quiet_NaN());
-    DFX_OP_REQUIRES_OK(
-        ctx,
-        ForEachMatrix(
-            *ctx->device(), NumMatrices(in),
-            4.0 * m * n * std::max<int64_t>(p, 1), [&](int64_t b) {
-              Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> s(sd + b * p, p);
-              Map<T> u(compute_uv_ ? ud + b * m * u_cols : nullptr,
-                       compute_uv_ ? m : 0, compute_uv_ ? u_cols : 0);
-              Map<T> v(compute_uv_ ? vd + b * n * v_cols : nullptr,
-                       compute_uv_ ? n : 0, compute_uv_ ? v_cols : 0);
-              if (p == 0) {
-                // An empty matrix: full U and V are identities.
-                if (compute_uv_) {
-                  u.setIdentity();
-                  v.setIdentity();
-                }
-                return absl::OkStatus();
-              }
-              using W = SvdScalar<T>;
-              const Matrix<W> a =
-                  ConstMap<T>(src + b * m * n, m, n).template cast<W>();
-              Eigen::BDCSVD<Matrix<W>> svd;
-              if (compute_uv_) {
-                svd.compute(a, full_
-                                   ? Eigen::ComputeFullU | Eigen::ComputeFullV
-                                   : Eigen::ComputeThinU | Eigen::ComputeThinV);
-              } else {
-                svd.compute(a);
-              }
-              if (svd.info() != Eigen::Success) {
-                // TensorFlow logs the failure and answers NaN.
-                s.setConstant(nan);
-                if (compute_uv_) {
-                  u.setConstant(nan);
-                  v.setConstant(nan);
-                }
-                return absl::OkStatus();
-              }
-              s = svd.singularValues().template cast<T>();
-              if (compute_uv_) {
-                u = svd.matrixU().template cast<T>();
-                v = svd.matrixV().template cast<T>();
-              }
-              return absl::OkStatus();
-            }));
-  }
-
- private:
-  bool compute_uv_ = true;
-  bool full_ = false;
-};
-
 template <typename... Ts>
 void RegisterAll(KernelRegistry* r) {
   (RegisterKernel<CholeskyOp<Ts>>(
@@ -615,14 +355,6 @@ void RegisterAll(KernelRegistry* r) {
   (RegisterKernel<MatrixTriangularSolveOp<Ts>>(
        r, KernelDefBuilder("MatrixTriangularSolve").TypeConstraint<Ts>("T")),
    ...);
-  (RegisterKernel<QrOp<Ts>>(r, KernelDefBuilder("Qr").TypeConstraint<Ts>("T")),
-   ...);
-  (RegisterKernel<SelfAdjointEigV2Op<Ts>>(
-       r, KernelDefBuilder("SelfAdjointEigV2").TypeConstraint<Ts>("T")),
-   ...);
-  (RegisterKernel<SvdOp<Ts>>(r,
-                             KernelDefBuilder("Svd").TypeConstraint<Ts>("T")),
-   ...);
 }
 
 // The deprecated Batch* names (GraphDef version < 13) run the same kernels,
@@ -642,21 +374,12 @@ void RegisterBatchNames(KernelRegistry* r) {
        r,
        KernelDefBuilder("BatchMatrixTriangularSolve").TypeConstraint<Ts>("T")),
    ...);
-  for (const char* name :
-       {"BatchSelfAdjointEigV2", "SelfAdjointEig", "BatchSelfAdjointEig"}) {
-    (RegisterKernel<SelfAdjointEigV2Op<Ts>>(
-         r, KernelDefBuilder(name).TypeConstraint<Ts>("T")),
-     ...);
-  }
 }
 
 template <typename... Ts>
 void RegisterBatchNamesWithComplex(KernelRegistry* r) {
   (RegisterKernel<DeterminantOp<Ts, false>>(
        r, KernelDefBuilder("BatchMatrixDeterminant").TypeConstraint<Ts>("T")),
-   ...);
-  (RegisterKernel<SvdOp<Ts>>(r, KernelDefBuilder("BatchSvd")
-                                    .TypeConstraint<Ts>("T")),
    ...);
 }
 
@@ -668,6 +391,9 @@ void RegisterMatrixDecompositionKernels(KernelRegistry* registry) {
   RegisterBatchNames<float, double>(registry);
   RegisterBatchNamesWithComplex<float, double, std::complex<float>,
                                 std::complex<double>>(registry);
+  RegisterQrKernels(registry);
+  RegisterSelfAdjointEigKernels(registry);
+  RegisterSvdKernels(registry);
 }
 
 }  // namespace dfx::linalg

@@ -1,0 +1,85 @@
+// Qr: the QR decomposition of each matrix (full or reduced), with Eigen's
+// HouseholderQR as TensorFlow's CPU kernel; float, double, complex64,
+// complex128.
+#include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+
+#include "Eigen/Core"
+#include "Eigen/QR"
+#include "graph/node_def_util.h"
+#include "kernels/linalg/matrix_batch.h"
+#include "kernels/linalg/matrix_kernels.h"
+#include "runtime/op_kernel.h"
+
+namespace dfx::linalg {
+namespace {
+
+template <typename T>
+class QrOp : public OpKernel {
+ public:
+  explicit QrOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetNodeAttr(ctx->def(), "full_matrices", &full_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckRank(in, 0));
+    const int64_t m = in.dim_size(in.dims() - 2);
+    const int64_t n = in.dim_size(in.dims() - 1);
+    const int64_t p = std::min(m, n);
+    const int64_t q_cols = full_ ? m : p;
+    absl::StatusOr<TensorShape> q_shape = BatchShape(in, {m, q_cols});
+    DFX_OP_REQUIRES_OK(ctx, q_shape.status());
+    absl::StatusOr<TensorShape> r_shape = BatchShape(in, {q_cols, n});
+    DFX_OP_REQUIRES_OK(ctx, r_shape.status());
+    Tensor* q_out = nullptr;
+    Tensor* r_out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *q_shape, &q_out));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, *r_shape, &r_out));
+    const T* src = in.data<T>();
+    T* qd = q_out->data<T>();
+    T* rd = r_out->data<T>();
+    DFX_OP_REQUIRES_OK(
+        ctx, ForEachMatrix(*ctx->device(), NumMatrices(in), 2.0 * m * n * n,
+                           [&](int64_t b) {
+                             RowMap<T> q(qd + b * m * q_cols, m, q_cols);
+                             RowMap<T> r(rd + b * q_cols * n, q_cols, n);
+                             if (p == 0) {
+                               q.setIdentity();
+                               r.setZero();
+                               return absl::OkStatus();
+                             }
+                             Eigen::HouseholderQR<RowMatrix<T>> qr(
+                                 ConstRowMap<T>(src + b * m * n, m, n));
+                             q = qr.householderQ() *
+                                 RowMatrix<T>::Identity(m, q_cols);
+                             r = qr.matrixQR()
+                                     .topRows(q_cols)
+                                     .template triangularView<Eigen::Upper>();
+                             return absl::OkStatus();
+                           }));
+  }
+
+ private:
+  bool full_ = false;
+};
+
+}  // namespace
+
+void RegisterQrKernels(KernelRegistry* registry) {
+  RegisterKernel<QrOp<float>>(
+      registry, KernelDefBuilder("Qr").TypeConstraint<float>("T"));
+  RegisterKernel<QrOp<double>>(
+      registry, KernelDefBuilder("Qr").TypeConstraint<double>("T"));
+  RegisterKernel<QrOp<std::complex<float>>>(
+      registry,
+      KernelDefBuilder("Qr").TypeConstraint<std::complex<float>>("T"));
+  RegisterKernel<QrOp<std::complex<double>>>(
+      registry,
+      KernelDefBuilder("Qr").TypeConstraint<std::complex<double>>("T"));
+}
+
+}  // namespace dfx::linalg
