@@ -94,9 +94,12 @@ endfunction()
 # the repository root, or <system/headers.h>) for TARGET's C++ files and includes them first in
 # each. GCC spends 3 to 6 s of a typical kernel or test file's compile
 # parsing Eigen's Tensor module, the kernel API and Catch, the same in every
-# file: precompiled, a file reads them in a fraction of a second. Only for
-# targets whose files all include those headers anyway (a forced include
-# must not change what a file means). The precompiled header names its
+# file: precompiled, a file reads them in a fraction of a second. Only
+# headers that nearly all of the target's files include anyway, and that
+# define no macro another file tests (a forced include must not change what
+# a file means). A file that forgets an include the precompiled header
+# supplies still compiles here and fails where DFX_PCH is off (sanitized
+# builds): include what you use. The precompiled header names its
 # build folder, so ccache reuses such objects within one checkout, not
 # across checkouts; a file that compiles for minutes is better left out
 # (SKIP_PRECOMPILE_HEADERS). Off with -DDFX_PCH=OFF.

@@ -73,14 +73,16 @@ NodeDef ClientEndpointDef(const std::string& name, const std::string& op,
   def.set_name(name);
   def.set_op(op);
   def.set_device(options.client_device);
+  // std::string keys: with a literal key, GCC 12 misreads protobuf's
+  // map insertion (a false -Warray-bounds, an error here).
   auto& attr = *def.mutable_attr();
   attr[op == "_Send" ? "T" : "tensor_type"].set_type(dtype);
-  attr["tensor_name"].set_s(tensor_name);
-  attr["send_device"].set_s(options.client_device);
-  attr["send_device_incarnation"].set_i(
+  attr[std::string("tensor_name")].set_s(tensor_name);
+  attr[std::string("send_device")].set_s(options.client_device);
+  attr[std::string("send_device_incarnation")].set_i(
       static_cast<int64_t>(options.client_device_incarnation));
-  attr["recv_device"].set_s(options.client_device);
-  attr["client_terminated"].set_b(true);
+  attr[std::string("recv_device")].set_s(options.client_device);
+  attr[std::string("client_terminated")].set_b(true);
   return def;
 }
 

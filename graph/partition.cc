@@ -61,12 +61,15 @@ std::string InputString(const Node& src, int output) {
 void SetSendRecvAttrs(const std::string& tensor_name,
                       const std::string& send_device, uint64_t incarnation,
                       const std::string& recv_device, NodeDef* def) {
+  // std::string keys: with a literal key, GCC 12 misreads protobuf's
+  // map insertion (a false -Warray-bounds, an error here).
   auto& attr = *def->mutable_attr();
-  attr["tensor_name"].set_s(tensor_name);
-  attr["send_device"].set_s(send_device);
-  attr["send_device_incarnation"].set_i(static_cast<int64_t>(incarnation));
-  attr["recv_device"].set_s(recv_device);
-  attr["client_terminated"].set_b(false);
+  attr[std::string("tensor_name")].set_s(tensor_name);
+  attr[std::string("send_device")].set_s(send_device);
+  attr[std::string("send_device_incarnation")].set_i(
+      static_cast<int64_t>(incarnation));
+  attr[std::string("recv_device")].set_s(recv_device);
+  attr[std::string("client_terminated")].set_b(false);
 }
 
 // The state of one Partition call.

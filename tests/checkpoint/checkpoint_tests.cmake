@@ -4,7 +4,8 @@
 # sessions, and checkpoints TensorFlow wrote (tests/checkpoint/data/tf,
 # from tests/golden/gen_checkpoint.py).
 dfx_test_folder(checkpoint DEPS dfx::checkpoint dfx::master
-                nlohmann_json::nlohmann_json)
+                nlohmann_json::nlohmann_json
+                PCH <catch2/catch.hpp> tests/testing/status_matchers.h)
 
 # TensorFlow 2.21 reads checkpoints dfx wrote (locally and through a dfx
 # cluster driven by a TensorFlow client): runs when the TensorFlow

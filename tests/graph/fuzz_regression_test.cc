@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "catch2/catch.hpp"
 #include "google/protobuf/text_format.h"
 #include "graph/graph_def_import.h"
@@ -17,7 +18,7 @@ namespace {
 using ::dfx::testing::StatusIs;
 
 const std::string kRegressions =
-    std::string(DFX_TEST_DATA_DIR) + "/../fuzz/regressions/graph_def/";
+    absl::StrCat(DFX_TEST_DATA_DIR, "/../fuzz/regressions/graph_def/");
 
 GraphDef FromText(const std::string& text) {
   GraphDef def;
@@ -26,7 +27,7 @@ GraphDef FromText(const std::string& text) {
 }
 
 GraphDef FromReproducer(const std::string& name) {
-  std::ifstream in(kRegressions + name, std::ios::binary);
+  std::ifstream in(absl::StrCat(kRegressions, name), std::ios::binary);
   REQUIRE(in.good());
   std::stringstream bytes;
   bytes << in.rdbuf();

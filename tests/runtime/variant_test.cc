@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "catch2/catch.hpp"
 #include "runtime/tensor.h"
 #include "runtime/tensor_list.h"
@@ -124,7 +125,7 @@ TEST_CASE("A variant tensor round trips through both proto encodings") {
 
 TEST_CASE("TensorList encodes exactly as TensorFlow 2.21 serializes it") {
   const std::string tf_bytes =
-      ReadFile(std::string(DFX_TEST_DATA_DIR) + "/tf_tensor_list.pb");
+      ReadFile(absl::StrCat(DFX_TEST_DATA_DIR, "/tf_tensor_list.pb"));
   TensorProto tf_proto;
   REQUIRE(tf_proto.ParseFromString(tf_bytes));
 
