@@ -8,8 +8,10 @@
 
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
+#include <complex>
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 #include <utility>
 
 #include "Eigen/Core"
@@ -30,6 +32,17 @@ using RowMap = Eigen::Map<RowMatrix<T>>;
 // The real type of T's magnitude (T itself, or the complex's part).
 template <typename T>
 using RealOf = typename Eigen::NumTraits<T>::Real;
+// The double-precision type of T: double for float, complex128 for
+// complex64, T itself otherwise. Kernels built on Eigen's heaviest
+// templates (BDCSVD, MatrixFunctions) compute float and complex64 matrices
+// in it and round the result: one instantiation per real and complex type
+// instead of two (each is 20 to 50 s of compile), and a result as accurate
+// as TensorFlow's single-precision one or more.
+template <typename T>
+using WideScalar = std::conditional_t<
+    std::is_same_v<T, float>, double,
+    std::conditional_t<std::is_same_v<T, std::complex<float>>,
+                       std::complex<double>, T>>;
 
 // OK when `in` (input `index` of the op) has rank >= 2, else
 // InvalidArgument with TensorFlow's LinearAlgebraOp message.
@@ -80,8 +93,9 @@ absl::Status ForEachMatrix(const Device& device, int64_t count, double flops,
 }
 
 // y = F()(x) for each square matrix x of the input: TensorFlow's kernels of
-// MatrixExponential and MatrixLogarithm. F maps a RowMatrix<T> to one (an
-// Eigen MatrixFunctions expression); kFlopsPerCube * n^3 estimates its cost.
+// MatrixExponential and MatrixLogarithm. F maps a RowMatrix<W> to one (an
+// Eigen MatrixFunctions expression), W = WideScalar<T>; kFlopsPerCube * n^3
+// estimates its cost.
 template <typename T, typename F, int kFlopsPerCube>
 class MatrixFunctionOp : public OpKernel {
  public:
@@ -99,11 +113,12 @@ class MatrixFunctionOp : public OpKernel {
     DFX_OP_REQUIRES_OK(
         ctx, ForEachMatrix(*ctx->device(), NumMatrices(in),
                            double{kFlopsPerCube} * n * n * n, [&](int64_t b) {
-                             const RowMatrix<T> x =
-                                 Eigen::Map<const RowMatrix<T>>(src + b * n * n,
-                                                                n, n);
-                             Eigen::Map<RowMatrix<T>>(dst + b * n * n, n, n) =
-                                 F()(x);
+                             using W = WideScalar<T>;
+                             const RowMatrix<W> x =
+                                 ConstRowMap<T>(src + b * n * n, n, n)
+                                     .template cast<W>();
+                             RowMap<T>(dst + b * n * n, n, n) =
+                                 F()(x).template cast<T>();
                              return absl::OkStatus();
                            }));
   }

@@ -5,7 +5,9 @@
 // op at GraphDef version 27 in favour of tf.linalg.expm (a Python function
 // of ordinary ops), so only old graphs hold it.
 //
-// Its own file: MatrixFunctions is slow to compile.
+// Its own file: MatrixFunctions is slow to compile. float and complex64
+// matrices are computed in double precision and rounded (MatrixFunctionOp,
+// WideScalar): two instantiations, not four.
 #include <complex>
 #include <cstdint>
 

@@ -4,7 +4,8 @@
 // complex64 and complex128 only, as in TensorFlow.
 //
 // Its own file: MatrixFunctions' complex instantiations are slow to
-// compile.
+// compile. complex64 matrices are computed in complex128 and rounded
+// (MatrixFunctionOp, WideScalar): one instantiation, not two.
 #include <complex>
 #include <cstdint>
 

@@ -8,7 +8,6 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 
 #include "Eigen/Core"
 #include "Eigen/SVD"
@@ -20,15 +19,10 @@
 namespace dfx::linalg {
 namespace {
 
-// The matrices an SVD of T runs on: column-major, in double precision.
-// Eigen's BDCSVD is the costliest template in the build (about 50 s of
-// compile per scalar type on a row-major matrix, 35 s on a column-major
-// one): float and complex64 matrices are decomposed in double precision and
-// the results rounded, which halves it; they are as accurate as
-// TensorFlow's float ones or more.
-template <typename T>
-using SvdScalar = std::conditional_t<Eigen::NumTraits<T>::IsComplex,
-                                     std::complex<double>, double>;
+// An SVD of T runs on a column-major copy in double precision
+// (WideScalar<T>). Eigen's BDCSVD is the costliest template in the build:
+// about 50 s of compile per scalar type on a row-major matrix, 35 s on a
+// column-major one.
 template <typename T>
 using ColMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 
@@ -91,7 +85,7 @@ class SvdOp : public OpKernel {
                 }
                 return absl::OkStatus();
               }
-              using W = SvdScalar<T>;
+              using W = WideScalar<T>;
               const ColMatrix<W> a =
                   ConstRowMap<T>(src + b * m * n, m, n).template cast<W>();
               Eigen::BDCSVD<ColMatrix<W>> svd;
