@@ -63,13 +63,8 @@ absl::StatusOr<T> ScalarInput(const OpKernelContext& ctx, int index) {
 template <typename Fn>
 absl::Status UpdateState(OpKernelContext* ctx, int64_t alg, bool philox_only,
                          Fn fn) {
-  // A missing variable is NotFound, as TensorFlow's LookupResource says
-  // (LookupVariable answers FailedPrecondition, as its ReadVariableOp does).
-  DFX_ASSIGN_OR_RETURN(const ResourceHandle* handle, HandleFromInput(ctx, 0));
-  DFX_ASSIGN_OR_RETURN(
-      std::shared_ptr<Var> var,
-      ctx->resource_manager()->Lookup<Var>(handle->container(),
-                                           handle->name()));
+  // A missing variable is NotFound, as TensorFlow's LookupResource says.
+  DFX_ASSIGN_OR_RETURN(std::shared_ptr<Var> var, LookupVariable(ctx, 0));
   absl::MutexLock lock(var->mu());
   Tensor* state = var->tensor();
   if (!var->is_initialized() || state->dtype() != DT_INT64) {

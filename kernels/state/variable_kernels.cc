@@ -79,7 +79,7 @@ class ReadVariableOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<Var>> var = LookupVariable(ctx, 0);
+    absl::StatusOr<std::shared_ptr<Var>> var = LookupVariableToRead(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, var.status());
     DFX_OP_REQUIRES(
         ctx, (*var)->dtype() == dtype_,

@@ -30,19 +30,22 @@ absl::StatusOr<const ResourceHandle*> HandleFromInput(OpKernelContext* ctx,
 absl::StatusOr<std::shared_ptr<Var>> LookupVariable(OpKernelContext* ctx,
                                                     int index) {
   DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, index));
-  absl::StatusOr<std::shared_ptr<Var>> var =
-      ctx->resource_manager()->Lookup<Var>(h->container(), h->name());
-  if (absl::IsNotFound(var.status())) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "Could not find variable ", h->name(),
-        ". This could mean that the variable has been deleted. In TF1, it "
-        "can also mean the variable is uninitialized. Debug info: "
-        "container=",
-        h->container().empty() ? ctx->resource_manager()->default_container()
-                               : h->container(),
-        ", status error message=", var.status().message()));
-  }
-  return var;
+  return ctx->resource_manager()->Lookup<Var>(h->container(), h->name());
+}
+
+absl::StatusOr<std::shared_ptr<Var>> LookupVariableToRead(
+    OpKernelContext* ctx, int index) {
+  absl::StatusOr<std::shared_ptr<Var>> var = LookupVariable(ctx, index);
+  if (!absl::IsNotFound(var.status())) return var;
+  const ResourceHandle& h = ctx->input(index).scalar<ResourceHandle>();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Could not find variable ", h.name(),
+      ". This could mean that the variable has been deleted. In TF1, it "
+      "can also mean the variable is uninitialized. Debug info: "
+      "container=",
+      h.container().empty() ? ctx->resource_manager()->default_container()
+                            : h.container(),
+      ", status error message=", var.status().message()));
 }
 
 absl::StatusOr<Tensor> ReadVariableSnapshot(OpKernelContext* ctx, int index,

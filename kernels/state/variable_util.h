@@ -35,11 +35,17 @@ namespace dfx {
 absl::StatusOr<const ResourceHandle*> HandleFromInput(OpKernelContext* ctx,
                                                       int index);
 
-// The Var named by the handle at input `index`. FailedPrecondition "Could
-// not find variable <name>..." when it does not exist (never created, or
-// its container was reset), as TensorFlow says it.
+// The Var named by the handle at input `index`. NotFound when it does not
+// exist (never assigned, destroyed, or its container was reset), as
+// TensorFlow's LookupResource answers every op but ReadVariableOp.
 absl::StatusOr<std::shared_ptr<Var>> LookupVariable(OpKernelContext* ctx,
                                                     int index);
+
+// LookupVariable for ReadVariableOp: FailedPrecondition "Could not find
+// variable <name>..." instead of NotFound, as TensorFlow's ReadVariableOp
+// says it.
+absl::StatusOr<std::shared_ptr<Var>> LookupVariableToRead(
+    OpKernelContext* ctx, int index);
 
 // A snapshot of the resource variable at input `index` (its tensor shares
 // the variable's buffer; an update copies the buffer first, so the

@@ -50,7 +50,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",
-                                 "legacy"};
+                                 "legacy",   "var_errors"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -387,6 +387,13 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: resource-variable ops on a variable never assigned, "
+          "destroyed, or of another dtype fail with TensorFlow's codes") {
+  // NotFound for every op but ReadVariableOp (FailedPrecondition);
+  // InvalidArgument for a dtype mismatch.
+  RunFamily("var_errors");
 }
 
 TEST_CASE("golden: TF1 readers fed by queues, MatchingFiles and WriteFile "

@@ -170,8 +170,8 @@ TEST_CASE(
 // --- Bad input.
 
 TEST_CASE(
-    "An uninitialized or missing variable fails the update with "
-    "FailedPrecondition",
+    "An uninitialized variable fails the update with FailedPrecondition, "
+    "a missing one with NotFound",
     "[training]") {
   Update u =
       MakeUpdate(FindOptimizer("Momentum"), "ApplyMomentum", DT_FLOAT, {2, 3});
@@ -182,8 +182,7 @@ TEST_CASE(
   u.op = "ResourceApplyMomentum";
   u.override_inputs["accum"] = VariableHandle("train_no_such_variable");
   CHECK_THAT(RunUpdate(u).status,
-             StatusIs(absl::StatusCode::kFailedPrecondition,
-                      "Could not find variable train_no_such_variable"));
+             StatusIs(absl::StatusCode::kNotFound, "train_no_such_variable"));
 }
 
 TEST_CASE(
