@@ -93,9 +93,6 @@ class StridedSliceAssignOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    if (num_outputs() == 0) {  // the resource form
-      DFX_OP_REQUIRES_OK(ctx, RequireVariable(ctx, 0));
-    }
     VariableInputs vars;
     DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0}, /*use_locking=*/true));
     DFX_OP_REQUIRES_OK(ctx, AssignStridedSlice(ctx, masks_, vars.tensor(0)));
@@ -206,9 +203,6 @@ class ScatterNdVariableOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    if (num_outputs() == 0) {  // the resource form
-      DFX_OP_REQUIRES_OK(ctx, RequireVariable(ctx, 0));
-    }
     VariableInputs vars;
     DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0}, use_locking_));
     absl::Status status;
@@ -249,7 +243,6 @@ class ResourceGatherNdOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    DFX_OP_REQUIRES_OK(ctx, RequireVariable(ctx, 0));
     absl::StatusOr<Tensor> params = ReadVariableSnapshot(ctx, 0, dtype_);
     DFX_OP_REQUIRES_OK(ctx, params.status());
     DFX_OP_REQUIRES_OK(ctx, GatherNdToOutput(ctx, *params, ctx->input(1),

@@ -167,7 +167,6 @@ class ResourceCountUpToOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    DFX_OP_REQUIRES_OK(ctx, RequireVariable(ctx, 0));
     absl::StatusOr<std::shared_ptr<Var>> var = LookupVariable(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, var.status());
     absl::MutexLock lock((*var)->mu());
@@ -317,13 +316,6 @@ class DestroyTemporaryVariableOp : public OpKernel {
 };
 
 }  // namespace
-
-absl::Status RequireVariable(OpKernelContext* ctx, int index) {
-  DFX_ASSIGN_OR_RETURN(const ResourceHandle* h, HandleFromInput(ctx, index));
-  return ctx->resource_manager()
-      ->Lookup<Var>(h->container(), h->name())
-      .status();
-}
 
 }  // namespace dfx::state2_internal
 

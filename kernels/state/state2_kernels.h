@@ -13,10 +13,6 @@ namespace dfx::state2_internal {
 // ScatterNdNonAliasingAdd and ResourceGatherNd (state2_assign_kernels.cc).
 void RegisterAssignKernels(KernelRegistry* registry);
 
-// OK when the resource variable the handle at input `index` names exists;
-// NotFound otherwise, the code TensorFlow's resource lookup gives (dfx's
-// LookupVariable says FailedPrecondition, as ReadVariableOp does).
-absl::Status RequireVariable(OpKernelContext* ctx, int index);
 
 }  // namespace dfx::state2_internal
 
