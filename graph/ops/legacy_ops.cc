@@ -1,6 +1,7 @@
 // The legacy family: ops old TF1 GraphDefs (and some new ones) hold that
 // belong to no other family: Diag, DiagPart, ToBool, GuaranteeConst,
-// DeepCopy, NextAfter, Spence, DataFormatDimMap, DataFormatVecPermute,
+// DeepCopy, NextAfter, Spence, Dawsn, Expint, FresnelCos, FresnelSin,
+// DataFormatDimMap, DataFormatVecPermute,
 // Cross and BatchNormWithGlobalNormalization (and its Grad, deprecated at
 // version 9).
 // Signatures follow TensorFlow 2.21's array_ops.cc, math_ops.cc, nn_ops.cc
@@ -138,12 +139,16 @@ absl::Status RegisterLegacyOps(OpRegistry* r) {
                                       .Output("output: T")
                                       .Attr("T: {float64, float32} = DT_FLOAT")
                                       .SetShapeFn(shape_fn::BroadcastBinaryOp)));
-  DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("Spence")
-          .Input("x: T")
-          .Output("y: T")
-          .Attr("T: {bfloat16, half, float, double}")
-          .SetShapeFn(shape_fn::UnchangedShape)));
+  // Cephes' special integrals (math_ops.cc in TensorFlow).
+  for (const char* name :
+       {"Spence", "Dawsn", "Expint", "FresnelCos", "FresnelSin"}) {
+    DFX_RETURN_IF_ERROR(
+        r->Register(OpDefBuilder(name)
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Attr("T: {bfloat16, half, float, double}")
+                        .SetShapeFn(shape_fn::UnchangedShape)));
+  }
   for (const char* name : {"DataFormatDimMap", "DataFormatVecPermute"}) {
     DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
                                         .Input("x: T")

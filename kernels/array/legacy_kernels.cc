@@ -1,7 +1,8 @@
 // The legacy family's small kernels (graph/ops/legacy_ops.cc): Diag,
 // DiagPart, ToBool, DeepCopy, NextAfter, DataFormatDimMap,
 // DataFormatVecPermute, Cross, BatchNormWithGlobalNormalization(Grad),
-// SparseMatMul and Spence; the linear-algebra ones are in linalg/legacy_linalg_ops.cc,
+// SparseMatMul and Spence (Dawsn, Expint and the Fresnel integrals are in
+// math/special_integrals.cc); the linear-algebra ones are in linalg/legacy_linalg_ops.cc,
 // with TensorFlow 2.21's checks and messages. GuaranteeConst forwards its
 // input (kernels/array/identity_kernels.cc). Element moves dispatch on the
 // dtype at run time; arithmetic is instantiated for the types TensorFlow's
@@ -685,6 +686,7 @@ void RegisterLegacyKernels(KernelRegistry* registry) {
   RegisterKernel<SpenceOp>(
       registry,
       KernelDefBuilder("Spence").TypeConstraint("T", {DT_FLOAT, DT_DOUBLE}));
+  RegisterSpecialIntegralKernels(registry);
   RegisterKernel<SparseMatMulOp>(
       registry, KernelDefBuilder("SparseMatMul")
                     .TypeConstraint("Ta", {DT_FLOAT, DT_BFLOAT16})

@@ -10,6 +10,10 @@ namespace dfx {
 
 void RegisterLegacyKernels(KernelRegistry* registry);
 
+// Dawsn, Expint, FresnelCos and FresnelSin (kernels/math/special_integrals.cc),
+// called by RegisterLegacyKernels.
+void RegisterSpecialIntegralKernels(KernelRegistry* registry);
+
 }  // namespace dfx
 
 #endif  // DFX_KERNELS_ARRAY_LEGACY_KERNELS_H_

@@ -39,7 +39,8 @@ OP_NAMES = [
     "Cross", "BatchNormWithGlobalNormalization",
     "BatchNormWithGlobalNormalizationGrad", "CholeskyGrad",
     "BatchCholeskyGrad", "MatrixSolveLs", "BatchMatrixSolveLs",
-    "BandedTriangularSolve", "SparseMatMul", "Spence"]
+    "BandedTriangularSolve", "SparseMatMul", "Spence", "Dawsn", "Expint",
+    "FresnelCos", "FresnelSin"]
 
 TNAME = {np.float32: "float", np.float64: "double", np.float16: "half",
          BF16: "bfloat16", np.complex64: "complex64",
@@ -776,6 +777,67 @@ def spence_cases():
     case("spence_empty", b)
 
 
+# --------------------------------------------------------------------------
+# Dawsn, Expint, FresnelCos, FresnelSin. TensorFlow evaluates Cephes'
+# rational approximations in the input's precision; dfx computes in double
+# and rounds, so float cases allow a few float ulps. Left out, where
+# TensorFlow's answer is an artefact of its method (kernels/math/
+# special_integrals.h): Expint(+inf) (TensorFlow: NaN), Expint between
+# 709.8 and 716.4 in double and 88.7 and 95 in float (TensorFlow's exp
+# overflows before Ei does), Fresnel past |x| = 36974 (TensorFlow: exactly
+# +-0.5) and Fresnel at large |x| (TensorFlow forms pi/2 x^2 in the input's
+# precision and loses the phase: 3e-13 off at x = 30000 in double).
+
+SPECIAL_TOL = {np.float32: dict(rtol=4e-6, atol=1e-7),
+               np.float64: dict(rtol=1e-13, atol=1e-16)}
+
+
+def special_integral_cases():
+    common = [-np.inf, -30.0, -7.5, -2.0, -0.5, -1e-3, -0.0, 0.0, 1e-6, 0.1,
+              0.2, 0.5, 1.0, 1.5, 1.8, 2.0, 3.25, 4.0, 6.25, 10.0, 25.0,
+              30.0, np.nan]
+    pts = {
+        "dawsn": (RAW.Dawsn, {
+            np.float32: common + [1e4, 1e10, np.inf],
+            np.float64: common + [1e4, 1e10, 1e300, np.inf]}),
+        "expint": (RAW.Expint, {
+            np.float32: [-3.0, -0.0, 0.0, 1e-6, 0.1, 0.3725, 0.5, 1.0, 2.0,
+                         3.0, 4.0, 7.9, 8.0, 12.0, 16.0, 31.0, 32.0, 50.0,
+                         64.0, 80.0, 88.0, np.nan],
+            np.float64: [-3.0, -0.0, 0.0, 1e-12, 0.1, 0.5, 1.0, 2.0, 3.0,
+                         4.0, 7.9, 8.0, 12.0, 16.0, 31.0, 32.0, 50.0, 64.0,
+                         80.0, 100.0, 300.0, 700.0, 800.0, np.nan]}),
+        "fresnel_cos": (RAW.FresnelCos, {
+            np.float32: common[:-4] + [4.0, 6.0, 9.5, 20.0, np.inf, np.nan],
+            np.float64: common + [100.25, 300.0, 1000.5, np.inf]}),
+        "fresnel_sin": (RAW.FresnelSin, {
+            np.float32: common[:-4] + [4.0, 6.0, 9.5, 20.0, np.inf, np.nan],
+            np.float64: common + [100.25, 300.0, 1000.5, np.inf]}),
+    }
+    for name, (op, by_type) in pts.items():
+        for t, xs in by_type.items():
+            def b(op=op, t=t, xs=xs):
+                x, v = placeholder(np.array(xs, t))
+                return op(x=x), {x: v}
+            case(f"{name}_{TNAME[t]}", b, **SPECIAL_TOL[t])
+            lo = 0.0 if name == "expint" else -6.0
+            def b(op=op, t=t, lo=lo):
+                x, v = placeholder(
+                    rng(91).uniform(lo, 6.0, size=[3, 7]).astype(t))
+                return op(x=x), {x: v}
+            case(f"{name}_random_{TNAME[t]}", b, **SPECIAL_TOL[t])
+
+    def b():
+        x, v = placeholder(np.zeros([2, 0], np.float64))
+        return RAW.FresnelSin(x=x), {x: v}
+    case("fresnel_sin_empty", b)
+
+    def b():
+        x, v = placeholder(np.ones([2], np.float16))
+        return RAW.Dawsn(x=x), {x: v}
+    case("dawsn_error_half", b)
+
+
 def main():
     batch_matrix_cases()
     conv3d_v1_cases()
@@ -788,6 +850,7 @@ def main():
     linalg_cases()
     sparse_matmul_cases()
     spence_cases()
+    special_integral_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 

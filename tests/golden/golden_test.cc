@@ -405,8 +405,8 @@ TEST_CASE("golden: TF1 readers fed by queues, MatchingFiles and WriteFile "
 }
 
 TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
-          "backprops, Diag, ToBool, NextAfter and DataFormat ops equal "
-          "TensorFlow") {
+          "backprops, Diag, ToBool, NextAfter, DataFormat ops and the "
+          "special integrals equal TensorFlow") {
   RunFamily("legacy");
 }
 

@@ -1,11 +1,13 @@
 // The legacy family's ops (tests/golden/gen_legacy.py): TensorFlow 2.21's
 // signatures and CPU kernel types, the shape functions, and the kernel
 // errors (with their codes) that golden cases show only as codes.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "kernels/math/special_integrals.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/math_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
@@ -24,7 +26,7 @@ using testing::Values;
 
 TEST_CASE("Every legacy op has TensorFlow 2.21's signature and CPU types",
           "[legacy]") {
-  testing::CheckSignaturesWithTensorFlow("legacy", 33);
+  testing::CheckSignaturesWithTensorFlow("legacy", 37);
 }
 
 TEST_CASE("Diag and DiagPart shape functions double and halve the dims",
@@ -137,6 +139,42 @@ TEST_CASE("BatchNormWithGlobalNormalization refuses vectors that are not "
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "var must have the same number of elements"));
   CHECK(RunKernel(bn, {t, v4, v4, v4, v4}).ok());
+}
+
+// Where TensorFlow's Cephes approximations give artefacts (its Expint(inf)
+// is NaN, its Expint overflows with exp before Ei does, its Fresnel
+// integrals past 36974 are exactly 0.5 and lose the phase before that),
+// dfx's values are the integrals' own (mpmath at 50 digits).
+TEST_CASE("Dawsn, Expint and the Fresnel integrals hold double precision "
+          "where TensorFlow's approximations stop",
+          "[legacy]") {
+  using Catch::Matchers::WithinRel;
+  CHECK_THAT(special::ExpIntegralEi(716.0),
+             WithinRel(1.2605029106040893e308, 1e-14));
+  CHECK(special::ExpIntegralEi(717.0) == HUGE_VAL);
+  CHECK(special::ExpIntegralEi(HUGE_VAL) == HUGE_VAL);
+  CHECK(std::isnan(special::ExpIntegralEi(-1.0)));
+  CHECK(special::ExpIntegralEi(-0.0) == -HUGE_VAL);
+  CHECK_THAT(special::Fresnel(30000.0).c,
+             WithinRel(0.4999999999999962, 1e-15));
+  CHECK_THAT(special::Fresnel(30000.0).s,
+             WithinRel(0.4999893896704605, 1e-15));
+  CHECK_THAT(special::Fresnel(-1e9 - 0.5).c,
+             WithinRel(-0.5000000001218119, 1e-15));
+  CHECK_THAT(special::Fresnel(1e9 + 0.5).s,
+             WithinRel(0.49999999970592, 1e-13));
+  CHECK_THAT(special::Dawson(2.5), WithinRel(0.2230837221674355, 1e-15));
+  CHECK_THAT(special::Dawson(-1e300), WithinRel(-5e-301, 1e-15));
+
+  // Float runs through the kernel: Ei(90) is 1.37e37, finite in float,
+  // where TensorFlow's float exp(90) overflows.
+  const NodeDef ei =
+      TestNodeBuilder("ei", "Expint", 1).Attr("T", DT_FLOAT).Build();
+  auto out = RunKernel(ei, {MakeVector<float>({90.0f, 0.0f})});
+  REQUIRE(out.ok());
+  CHECK_THAT(Values<float>((*out)[0])[0],
+             Catch::Matchers::WithinRel(1.371416869507252e37f, 1e-6f));
+  CHECK(Values<float>((*out)[0])[1] == -HUGE_VALF);
 }
 
 }  // namespace

@@ -1,0 +1,9 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+&
+ExpintExpintPlaceholder*
+T0"ª
