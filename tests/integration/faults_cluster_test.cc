@@ -236,14 +236,18 @@ absl::Duration CpuTime(pid_t pid) {
   return absl::Seconds(static_cast<double>(ticks) / ::sysconf(_SC_CLK_TCK));
 }
 
+// CPU time the cluster's worker processes have used so far.
+absl::Duration ClusterCpuTime(const TestCluster& cluster) {
+  absl::Duration total;
+  for (int t : {0, 1}) total += CpuTime(cluster.Pid("worker", t));
+  return total;
+}
+
 // CPU time the cluster's processes use over `window`, as a share of one core.
 double ClusterCpuShare(const TestCluster& cluster, absl::Duration window) {
-  absl::Duration before;
-  for (int t : {0, 1}) before += CpuTime(cluster.Pid("worker", t));
+  const absl::Duration before = ClusterCpuTime(cluster);
   absl::SleepFor(window);
-  absl::Duration after;
-  for (int t : {0, 1}) after += CpuTime(cluster.Pid("worker", t));
-  return (after - before) / window;
+  return (ClusterCpuTime(cluster) - before) / window;
 }
 
 // i = 0; while (i < n) i += 1, with the counting on task 1 and the
@@ -307,22 +311,26 @@ TEST_CASE("a client that cancels or passes its deadline stops the step on "
   }
   SECTION("the client cancels the call") {
     grpc::ClientContext ctx;
+    const absl::Duration cpu_before = ClusterCpuTime(cluster);
     auto step = std::async(std::launch::async, [&] {
       RunStepResponse out;
       return stub->RunStep(&ctx, run, &out);
     });
-    // The loop is running once the cluster works (on a busy machine that
-    // may take a while). The call is cancelled whatever happened, so that
-    // a failure here cannot leave the test waiting on the call for ever.
+    // The loop is running once the cluster has worked 0.3 s of CPU time
+    // since the call (a count, not a share of some window: on a machine
+    // busy with other tests the cluster may get a small share for a long
+    // while). The call is cancelled whatever happened, so that a failure
+    // here cannot leave the test waiting on the call for ever.
     const absl::Time start = absl::Now();
     bool running = false;
     while (!running && absl::Now() - start < absl::Seconds(60)) {
-      running = ClusterCpuShare(cluster, absl::Milliseconds(200)) >= 0.3;
+      absl::SleepFor(absl::Milliseconds(50));
+      running = ClusterCpuTime(cluster) - cpu_before >= absl::Seconds(0.3);
     }
     ctx.TryCancel();
     REQUIRE(step.wait_for(std::chrono::seconds(30)) ==
             std::future_status::ready);
-    INFO("the loop never kept the cluster busy within 60 s");
+    INFO("the loop never used 0.3 s of the cluster's CPU within 60 s");
     REQUIRE(running);
     CHECK(step.get().error_code() == grpc::StatusCode::CANCELLED);
   }
