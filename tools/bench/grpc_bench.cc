@@ -228,6 +228,11 @@ double EchoRoundTrip(const std::string& address, int calls) {
   grpc::ByteBuffer request(&slice, 1);
   auto once = [&]() -> bool {
     grpc::ClientContext context;
+    // The echo server is another process that may still be starting (on
+    // a loaded machine, for seconds): wait for it rather than fail.
+    context.set_wait_for_ready(true);
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
     grpc::ByteBuffer response;
     absl::Notification done;
     bool ok = false;
@@ -283,6 +288,7 @@ double StreamEchoMicros(const std::string& address, int messages,
   double best = -1;
   for (int round = 0; round < 3; ++round) {
     grpc::ClientContext context;
+    context.set_wait_for_ready(true);  // the server may still be starting
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::seconds(60));
     grpc::CompletionQueue queue;
@@ -959,13 +965,16 @@ int RunGrpcBench(int argc, char** argv) {
   const int echo_port = PickFreeLoopbackPort().value();
   Child echo({BinDir() + "/dfx_bench", "echo-server", "--port",
               std::to_string(echo_port)});
-  absl::SleepFor(absl::Milliseconds(300));
   const double echo_us =
       EchoRoundTrip(absl::StrCat("127.0.0.1:", echo_port), steps);
   BenchCluster one(1);
   BenchCluster two(2);
   if (echo_us < 0 || !one.ok() || !two.ok()) {
-    std::fprintf(stderr, "dfx_bench grpc: a server did not start\n");
+    std::fprintf(stderr,
+                 "dfx_bench grpc: a server did not start (echo server %s, "
+                 "one-task cluster %s, two-task cluster %s)\n",
+                 echo_us < 0 ? "failed" : "ok", one.ok() ? "ok" : "failed",
+                 two.ok() ? "ok" : "failed");
     return 1;
   }
   const double one_us = NullStep("grpc://" + one.address(0), "", steps);
@@ -1030,7 +1039,6 @@ int RunGrpcBench(int argc, char** argv) {
     const int queue_port = PickFreeLoopbackPort().value();
     Child queue_echo({BinDir() + "/dfx_bench", "echo-server", "--port",
                       std::to_string(queue_port), "--api", "queue"});
-    absl::SleepFor(absl::Milliseconds(300));
     const int messages = std::max(steps, 1000);
     std::printf("\nOne stream, 16-byte messages echoed (best of 3 rounds of "
                 "%d): callback API against completion-queue API\n",
