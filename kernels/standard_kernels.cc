@@ -12,6 +12,9 @@ namespace dfx {
 // kernels/readers/. Declared here rather than in kernels.h until main
 // merges the readers family (a new line in kernels.h rebuilds every kernel).
 void RegisterReadersKernels(KernelRegistry* registry);
+// The fused LSTM and GRU cells (kernels/nn/rnn_kernels.cc), declared here
+// for the same reason.
+void RegisterRnnKernels(KernelRegistry* registry);
 
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 // (kernels/control_flow/).
@@ -65,6 +68,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterImage2Kernels(registry);
   RegisterReadersKernels(registry);
   RegisterLegacyKernels(registry);
+  RegisterRnnKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -50,7 +50,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",
-                                 "legacy",   "var_errors"};
+                                 "legacy",   "var_errors",
+                                 "rnn_cells"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -402,6 +403,11 @@ TEST_CASE("golden: TF1 readers fed by queues, MatchingFiles and WriteFile "
   // parse_single_example -> batch pipeline run step by step, and readers
   // read over several steps from files of their case's folder.
   RunFamily("readers");
+}
+
+TEST_CASE("golden: fused LSTM and GRU cells, BlockLSTM and their gradients "
+          "equal TensorFlow") {
+  RunFamily("rnn_cells");
 }
 
 TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
