@@ -11,6 +11,9 @@ absl::Status RegisterDataset2Ops(OpRegistry* registry);
 absl::Status RegisterReadersOps(OpRegistry* registry);
 // Old TF1 graphs' ops (legacy_ops.cc), declared here for the same reason.
 absl::Status RegisterLegacyOps(OpRegistry* registry);
+// The eight-bit quantized inference ops (quantized_ops.cc), declared here
+// for the same reason.
+absl::Status RegisterQuantizedOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -55,6 +58,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
   DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   return absl::OkStatus();
 }
 

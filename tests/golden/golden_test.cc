@@ -50,7 +50,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",
-                                 "legacy",   "var_errors"};
+                                 "legacy",   "var_errors",
+                                 "quantized"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -408,6 +409,12 @@ TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
           "backprops, Diag, ToBool, NextAfter and DataFormat ops equal "
           "TensorFlow") {
   RunFamily("legacy");
+}
+
+TEST_CASE("golden: quantized inference ops: Requantize, QuantizedMatMul, "
+          "QuantizedConv2D, QuantizedBiasAdd, QuantizedRelu, QuantizedAdd, "
+          "pools, concat and reshape equal TensorFlow bit for bit") {
+  RunFamily("quantized");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
