@@ -26,6 +26,9 @@ void RegisterOptionalKernels(KernelRegistry* registry);
 // (kernels/data/dataset2_kernels.cc); declared here, not in kernels.h, so
 // adding them rebuilds one file.
 void RegisterDataset2Kernels(KernelRegistry* registry);
+// The eight-bit quantized inference kernels (kernels/quantized/); declared
+// here, not in kernels.h, so adding them rebuilds one file.
+void RegisterQuantizedKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -69,6 +72,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterReadersKernels(registry);
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
+  RegisterQuantizedKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -1,8 +1,9 @@
 // Quantization-aware-training ops: FakeQuantWithMinMaxArgs/Vars/
-// VarsPerChannel with their gradients, and QuantizeAndDequantizeV2/V3/V4
-// with V4's gradient. Signatures follow TensorFlow 2.21's array_ops.cc.
+// VarsPerChannel with their gradients, and QuantizeAndDequantize (v1,
+// deprecated), V2/V3/V4 with V4's gradient. Signatures follow TensorFlow 2.21's array_ops.cc.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -162,6 +163,24 @@ absl::Status RegisterQuantizationOps(OpRegistry* r) {
             .Attr("narrow_range: bool = false")
             .Attr("axis: int = -1")
             .SetShapeFn([](InferenceContext* c) { return QdqShape(c, 0); })));
+  }
+  {
+    // Deprecated at GraphDef version 22: older graphs still run it.
+    OpDefBuilder b("QuantizeAndDequantize");
+    b.Input("input: T")
+        .Output("output: T")
+        .Attr("signed_input: bool = true")
+        .Attr("num_bits: int = 8")
+        .Attr("range_given: bool = false")
+        .Attr("input_min: float = 0")
+        .Attr("input_max: float = 0")
+        .Attr(kQdqTypes)
+        .SetShapeFn(shape_fn::UnchangedShape);
+    DFX_ASSIGN_OR_RETURN(OpRegistrationData data, b.Finalize());
+    data.op_def.mutable_deprecation()->set_version(22);
+    data.op_def.mutable_deprecation()->set_explanation(
+        "Replaced by QuantizeAndDequantizeV2");
+    DFX_RETURN_IF_ERROR(r->Register(std::move(data)));
   }
   DFX_RETURN_IF_ERROR(r->Register(
       OpDefBuilder("QuantizeAndDequantizeV3")

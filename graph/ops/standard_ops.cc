@@ -14,6 +14,9 @@ absl::Status RegisterLegacyOps(OpRegistry* registry);
 // The fused LSTM and GRU cells (rnn_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterRnnOps(OpRegistry* registry);
+// The eight-bit quantized inference ops (quantized_ops.cc), declared here
+// for the same reason.
+absl::Status RegisterQuantizedOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -59,6 +62,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
   DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   return absl::OkStatus();
 }
 

@@ -1,7 +1,7 @@
 // Fake quantization for quantization-aware training, as TensorFlow 2.21's
 // CPU kernels compute it: FakeQuantWithMinMaxArgs/Vars/VarsPerChannel and
-// their gradients (float), QuantizeAndDequantizeV2/V3/V4 and V4Grad (float,
-// double). The arithmetic is TensorFlow's, step by step and in the same
+// their gradients (float), QuantizeAndDequantize (v1), V2/V3/V4 and V4Grad
+// (float, double). The arithmetic is TensorFlow's, step by step and in the same
 // precision, so that results equal its bitwise.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
@@ -384,18 +384,22 @@ enum class RangeCheck { kV2, kV3 };
 
 // The shared body of V2, V3 and V4 once num_bits is known: checks the given
 // range (or finds it) and writes output 0.
+// `given_min` and `given_max`, when set, are the range (QuantizeAndDequantize
+// v1's attrs) instead of inputs 1 and 2.
 template <typename T>
 void QuantizeAndDequantize(OpKernelContext* ctx, int axis, bool signed_input,
                            int num_bits, bool range_given, bool narrow_range,
-                           RoundMode mode, RangeCheck check) {
+                           RoundMode mode, RangeCheck check,
+                           const Tensor* given_min = nullptr,
+                           const Tensor* given_max = nullptr) {
   const Tensor& input = ctx->input(0);
   const AxisView v = ViewAround(input.shape(), axis);
   std::vector<T> min_range(v.depth);
   std::vector<T> max_range(v.depth);
   const T* in = input.data<T>();
   if (range_given) {
-    const Tensor& min_t = ctx->input(1);
-    const Tensor& max_t = ctx->input(2);
+    const Tensor& min_t = given_min != nullptr ? *given_min : ctx->input(1);
+    const Tensor& max_t = given_max != nullptr ? *given_max : ctx->input(2);
     if (check == RangeCheck::kV2) {
       DFX_OP_REQUIRES(ctx, axis == -1 || min_t.dims() == 1,
                       absl::InvalidArgumentError(
@@ -683,8 +687,58 @@ class QuantizeAndDequantizeV4GradOp : public OpKernel {
   int axis_ = -1;
 };
 
+// QuantizeAndDequantize (v1, deprecated at GraphDef version 22): V2 with
+// the range in float attrs (cast to T), no axis, half to even.
+template <typename T>
+class QuantizeAndDequantizeV1Op : public OpKernel {
+ public:
+  explicit QuantizeAndDequantizeV1Op(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    int64_t num_bits = 8;
+    ctx->SetStatus(ctx->GetAttr("signed_input", &signed_input_));
+    ctx->SetStatus(ctx->GetAttr("num_bits", &num_bits));
+    ctx->SetStatus(ctx->GetAttr("range_given", &range_given_));
+    ctx->SetStatus(ctx->GetAttr("input_min", &input_min_));
+    ctx->SetStatus(ctx->GetAttr("input_max", &input_max_));
+    if (!ctx->status().ok()) return;
+    if (num_bits <= 0 || num_bits >= (signed_input_ ? 62 : 63)) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("num_bits is out of range: ", num_bits,
+                       " with signed_input_ ", signed_input_ ? 1 : 0)));
+      return;
+    }
+    if (range_given_ && !(input_min_ <= input_max_)) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("Invalid range: input_min ", input_min_,
+                       " > input_max ", input_max_)));
+      return;
+    }
+    num_bits_ = static_cast<int>(num_bits);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    Tensor min_t(DataTypeToEnum<T>::value, TensorShape());
+    Tensor max_t(DataTypeToEnum<T>::value, TensorShape());
+    min_t.data<T>()[0] = static_cast<T>(input_min_);
+    max_t.data<T>()[0] = static_cast<T>(input_max_);
+    QuantizeAndDequantize<T>(ctx, -1, signed_input_, num_bits_, range_given_,
+                             /*narrow_range=*/false, RoundMode::kHalfToEven,
+                             RangeCheck::kV3, &min_t, &max_t);
+  }
+
+ private:
+  bool signed_input_ = true;
+  bool range_given_ = false;
+  int num_bits_ = 8;
+  float input_min_ = 0;
+  float input_max_ = 0;
+};
+
 template <typename T>
 void RegisterQdq(KernelRegistry* registry) {
+  RegisterKernel<QuantizeAndDequantizeV1Op<T>>(
+      registry,
+      KernelDefBuilder("QuantizeAndDequantize").TypeConstraint<T>("T"));
   RegisterKernel<QuantizeAndDequantizeV2Op<T>>(
       registry,
       KernelDefBuilder("QuantizeAndDequantizeV2").TypeConstraint<T>("T"));

@@ -51,7 +51,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",
                                  "legacy",   "var_errors",
-                                 "rnn_cells"};
+                                 "rnn_cells",  "quantized"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -414,6 +414,12 @@ TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
           "backprops, Diag, ToBool, NextAfter, DataFormat ops and the "
           "special integrals equal TensorFlow") {
   RunFamily("legacy");
+}
+
+TEST_CASE("golden: quantized inference ops: Requantize, QuantizedMatMul, "
+          "QuantizedConv2D, QuantizedBiasAdd, QuantizedRelu, QuantizedAdd, "
+          "pools, concat and reshape equal TensorFlow bit for bit") {
+  RunFamily("quantized");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
