@@ -415,6 +415,27 @@ absl::Status RegisterArrayOps(OpRegistry* r) {
                       .Attr("dtype: type")
                       .Attr("shape: shape = { unknown_rank: true }")
                       .SetShapeFn(PlaceholderShapeFn)));
+  {
+    // Placeholder before version 23, with a shape that must be given.
+    DFX_ASSIGN_OR_RETURN(OpRegistrationData data,
+                         OpDefBuilder("PlaceholderV2")
+                             .Output("output: dtype")
+                             .Attr("dtype: type")
+                             .Attr("shape: shape")
+                             .SetShapeFn(PlaceholderShapeFn)
+                             .Finalize());
+    data.op_def.mutable_deprecation()->set_version(23);
+    data.op_def.mutable_deprecation()->set_explanation(
+        "Placeholder now behaves the same as PlaceholderV2.");
+    DFX_RETURN_IF_ERROR(r->Register(std::move(data)));
+  }
+  // A Const whose output lives in host memory (what dfx's CPU tensors do
+  // anyway); no constant folding treats it as a Const.
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("HostConst")
+                                      .Output("output: dtype")
+                                      .Attr("value: tensor")
+                                      .Attr("dtype: type")
+                                      .SetShapeFn(ConstShapeFn)));
   DFX_RETURN_IF_ERROR(
       r->Register(OpDefBuilder("PlaceholderWithDefault")
                       .Input("input: dtype")

@@ -151,15 +151,18 @@ absl::Status RegisterStateOps(OpRegistry* r) {
             .SetShapeFn(NoOutputs)));
   }
 
-  // --- Reference variables.
-  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("VariableV2")
-                                      .Output("ref: Ref(dtype)")
-                                      .Attr("shape: shape")
-                                      .Attr("dtype: type")
-                                      .Attr("container: string = ''")
-                                      .Attr("shared_name: string = ''")
-                                      .SetIsStateful()
-                                      .SetShapeFn(VariableV2Shape)));
+  // --- Reference variables. "Variable" is the old name, still in
+  // TensorFlow's registry with the same signature and kernel.
+  for (const char* name : {"VariableV2", "Variable"}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Output("ref: Ref(dtype)")
+                                        .Attr("shape: shape")
+                                        .Attr("dtype: type")
+                                        .Attr("container: string = ''")
+                                        .Attr("shared_name: string = ''")
+                                        .SetIsStateful()
+                                        .SetShapeFn(VariableV2Shape)));
+  }
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Assign")
                                       .Input("ref: Ref(T)")
                                       .Input("value: T")

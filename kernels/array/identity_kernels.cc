@@ -167,6 +167,8 @@ void RegisterIdentityKernels(KernelRegistry* registry) {
     RegisterKernel<NoOp>(registry, KernelDefBuilder("NoOp").Device(device));
   }
   RegisterKernel<PlaceholderOp>(registry, KernelDefBuilder("Placeholder"));
+  RegisterKernel<PlaceholderOp>(registry, KernelDefBuilder("PlaceholderV2"));
+  RegisterKernel<ConstOp>(registry, KernelDefBuilder("HostConst"));
   RegisterKernel<ForwardInputsOp>(registry,
                                   KernelDefBuilder("PlaceholderWithDefault"));
   RegisterKernel<ForwardInputsOp>(registry, KernelDefBuilder("Identity"));

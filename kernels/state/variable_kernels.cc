@@ -497,6 +497,7 @@ void RegisterStateKernels(KernelRegistry* r) {
       r, KernelDefBuilder("ResourceScatterUpdate"));
 
   RegisterKernel<VariableV2Op>(r, KernelDefBuilder("VariableV2"));
+  RegisterKernel<VariableV2Op>(r, KernelDefBuilder("Variable"));
   RegisterKernel<AssignOp>(r, KernelDefBuilder("Assign"));
   RegisterKernel<AssignUpdateRefOp<UpdateOp::kAdd>>(
       r, KernelDefBuilder("AssignAdd"));

@@ -40,7 +40,7 @@ OP_NAMES = [
     "BatchNormWithGlobalNormalizationGrad", "CholeskyGrad",
     "BatchCholeskyGrad", "MatrixSolveLs", "BatchMatrixSolveLs",
     "BandedTriangularSolve", "SparseMatMul", "Spence", "Dawsn", "Expint",
-    "FresnelCos", "FresnelSin"]
+    "FresnelCos", "FresnelSin", "Variable", "PlaceholderV2", "HostConst"]
 
 TNAME = {np.float32: "float", np.float64: "double", np.float16: "half",
          BF16: "bfloat16", np.complex64: "complex64",
@@ -838,6 +838,42 @@ def special_integral_cases():
     case("dawsn_error_half", b)
 
 
+# --------------------------------------------------------------------------
+# Old names: Variable (VariableV2's), PlaceholderV2 (deprecated at 23),
+# HostConst. Not TopK (v1): TensorFlow 2.21 runs it in no graph (its kernel
+# constrains an index_type attr the op lacks), as TileGrad.
+
+def old_name_cases():
+    def b():
+        v = tf1.Variable([1.5, -2.0], use_resource=False, name="legacy")
+        with tf.control_dependencies([v.initializer]):
+            add = tf1.assign_add(v, [0.25, 1.0], name="add")
+        return rename_node("legacy", "Variable"), [add.name]
+    legacy("variable_v1_assign_add", b)
+
+    def b():
+        # Its own name: on a cluster, variables outlive sessions, and the
+        # case above initialized "legacy".
+        v = tf1.Variable([1.5], use_resource=False, name="never_assigned")
+        return (rename_node("never_assigned", "Variable"),
+                ["never_assigned:0"])
+    legacy("variable_v1_uninitialized", b)
+
+    def b():
+        p = tf1.placeholder(tf.float32, shape=[2], name="legacy")
+        tf.identity(p, name="out")
+        return rename_node("legacy", "PlaceholderV2"), ["out:0"]
+    legacy("placeholder_v2_unfed", b)
+
+    for tn, v in (("float", np.array([[1.5, -2.0]], np.float32)),
+                  ("int64", np.array([7, -9], np.int64)),
+                  ("string", np.array([b"a", b""], dtype=object))):
+        def b(v=v):
+            c = tf.constant(v, name="legacy")
+            return rename_node("legacy", "HostConst"), ["legacy:0"]
+        legacy(f"host_const_{tn}", b)
+
+
 def main():
     batch_matrix_cases()
     conv3d_v1_cases()
@@ -851,6 +887,7 @@ def main():
     sparse_matmul_cases()
     spence_cases()
     special_integral_cases()
+    old_name_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 
