@@ -23,6 +23,10 @@ void RegisterOptionalKernels(KernelRegistry* registry);
 // (kernels/data/dataset2_kernels.cc); declared here, not in kernels.h, so
 // adding them rebuilds one file.
 void RegisterDataset2Kernels(KernelRegistry* registry);
+// FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
+// pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
+// csv_dataset_kernels.cc); declared here for the same reason.
+void RegisterDataset3Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -53,6 +57,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);
   RegisterDataset2Kernels(registry);
+  RegisterDataset3Kernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);
