@@ -197,7 +197,7 @@ TEST_CASE(
     "reads",
     "[dataset3]") {
   const fs::path dir = TempDir("csv");
-  WriteFile(dir / "a.csv", "1,22\r\n333,\"4\"\"4\"\n\"5\n\",6");
+  WriteFile(dir / "a.csv", "1,22\r\n333,\"4\"\"4\"\n\"5\nx\",6");
   for (int64_t buffer : {1, 2, 3, 1000}) {
     INFO("buffer_size " << buffer);
     TestNodeBuilder b("csv", "CSVDatasetV2", 11);
@@ -211,7 +211,7 @@ TEST_CASE(
     REQUIRE_OK(ds.status());
     absl::StatusOr<std::vector<std::vector<Tensor>>> rows =
         Elements((*ds)[0], {DT_INT32, DT_STRING});
-    // "5\n" is not an int32: the third record fails, after the others.
+    // "5\nx" is not an int32: the third record fails, after the others.
     CHECK_THAT(rows.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                        "not a valid int32"));
   }
