@@ -1,6 +1,8 @@
 // tf.data's file sources beside TFRecordDataset and TextLineDataset
 // (FixedLengthRecordDataset, TFRecordDatasetV2, the CSV datasets,
 // MatchingFilesDataset), the thread-pool datasets, NonSerializableDataset,
+// OptimizeDataset (v1), ChooseFastestDataset, Wrap/UnwrapDatasetVariant,
+// ParallelFilterDataset (its kernel is FilterDataset's),
 // GroupByReducerDataset and DatasetToTFRecord, each under its current and
 // Experimental* names.
 // Every OpDef is TensorFlow 2.21's (tests/kernels/dataset3_test.cc compares
@@ -189,6 +191,47 @@ absl::Status RegisterDataset3Ops(OpRegistry* r) {
             .Attr(kShapes)
             .SetIsStateful()
             .SetShapeFn(shape_fn::Scalar)));
+  }
+
+  // --- filter with num_parallel_calls; tuning and wrapping ops that pass
+  // their input through in dfx.
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ParallelFilterDataset")
+                                      .Input("input_dataset: variant")
+                                      .Input("other_arguments: Targuments")
+                                      .Input("num_parallel_calls: int64")
+                                      .Output("handle: variant")
+                                      .Attr("predicate: func")
+                                      .Attr("deterministic: string = 'default'")
+                                      .Attr("Targuments: list(type) >= 0")
+                                      .Attr(kTypes)
+                                      .Attr(kShapes)
+                                      .Attr("metadata: string = ''")
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("OptimizeDataset")
+                      .Input("input_dataset: variant")
+                      .Input("optimizations: string")
+                      .Output("handle: variant")
+                      .Attr(kTypes)
+                      .Attr(kShapes)
+                      .Attr("optimization_configs: list(string) = []")
+                      .SetShapeFn(shape_fn::Scalar)));
+  for (const char* name :
+       {"ChooseFastestDataset", "ExperimentalChooseFastestDataset"}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Input("input_datasets: N * variant")
+                                        .Output("handle: variant")
+                                        .Attr("N: int >= 2")
+                                        .Attr("num_experiments: int")
+                                        .Attr(kTypes)
+                                        .Attr(kShapes)
+                                        .SetShapeFn(shape_fn::Scalar)));
+  }
+  for (const char* name : {"WrapDatasetVariant", "UnwrapDatasetVariant"}) {
+    DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder(name)
+                                        .Input("input_handle: variant")
+                                        .Output("output_handle: variant")
+                                        .SetShapeFn(shape_fn::Scalar)));
   }
 
   // --- Writing a dataset of strings as a TFRecord file.

@@ -18,6 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
@@ -495,25 +496,51 @@ class PassThroughDataset final : public UnaryDataset {
   const std::string kind_;
 };
 
+// Also OptimizeDataset (dfx applies no static optimizations) and
+// ChooseFastestDataset, whose inputs yield the same elements by contract:
+// dfx takes the first, without timing experiments.
 class PassThroughDatasetOp final : public DatasetOpKernel {
  public:
   explicit PassThroughDatasetOp(OpKernelConstruction* ctx)
       : DatasetOpKernel(ctx),
-        thread_pool_(absl::StrContains(ctx->def().op(), "ThreadPool")) {}
+        kind_(absl::StrContains(ctx->def().op(), "ThreadPool")
+                  ? "ThreadPoolDataset"
+                  : absl::StrReplaceAll(ctx->def().op(),
+                                        {{"Experimental", ""}})) {}
 
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
-    if (thread_pool_) {
+    if (kind_ == "ThreadPoolDataset") {
       DFX_RETURN_IF_ERROR(
           data_flow::LookupHandle<ThreadPoolResource>(ctx, 1).status());
     }
-    return std::make_shared<PassThroughDataset>(
-        std::move(input),
-        thread_pool_ ? "ThreadPoolDataset" : "NonSerializableDataset");
+    if (kind_ == "ChooseFastestDataset") {
+      for (int i = 1; i < ctx->num_inputs(); ++i) {
+        DFX_ASSIGN_OR_RETURN(DatasetPtr other, DatasetFromInput(ctx, i));
+        DFX_RETURN_IF_ERROR(CheckOutputTypes(input->output_dtypes(),
+                                             other->output_dtypes(),
+                                             "ChooseFastestDataset"));
+      }
+    }
+    return std::make_shared<PassThroughDataset>(std::move(input), kind_);
   }
 
-  const bool thread_pool_;
+  const std::string kind_;
+};
+
+// WrapDatasetVariant and UnwrapDatasetVariant: TensorFlow wraps a dataset
+// variant to carry it through a function boundary; dfx's variant travels
+// as it is.
+class DatasetVariantIdentityOp final : public OpKernel {
+ public:
+  explicit DatasetVariantIdentityOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    DFX_OP_REQUIRES_OK(ctx, DatasetFromInput(ctx, 0).status());
+    ctx->set_output(0, ctx->input(0));
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -734,6 +761,7 @@ namespace dfx {
 
 void RegisterDataset3Kernels(KernelRegistry* registry) {
   using data::DatasetToTFRecordOp;
+  using data::DatasetVariantIdentityOp;
   using data::FixedLengthRecordDatasetOp;
   using data::GroupByReducerDatasetOp;
   using data::MatchingFilesDatasetOp;
@@ -752,8 +780,13 @@ void RegisterDataset3Kernels(KernelRegistry* registry) {
   }
   for (const char* op :
        {"ThreadPoolDataset", "ExperimentalThreadPoolDataset",
-        "NonSerializableDataset", "ExperimentalNonSerializableDataset"}) {
+        "NonSerializableDataset", "ExperimentalNonSerializableDataset",
+        "OptimizeDataset", "ChooseFastestDataset",
+        "ExperimentalChooseFastestDataset"}) {
     RegisterKernel<PassThroughDatasetOp>(registry, KernelDefBuilder(op));
+  }
+  for (const char* op : {"WrapDatasetVariant", "UnwrapDatasetVariant"}) {
+    RegisterKernel<DatasetVariantIdentityOp>(registry, KernelDefBuilder(op));
   }
   for (const char* op :
        {"GroupByReducerDataset", "ExperimentalGroupByReducerDataset"}) {

@@ -2,8 +2,11 @@
 """Golden cases of the dataset3 family: tf.data's file sources beside
 TFRecordDataset and TextLineDataset (FixedLengthRecordDataset and V2,
 TFRecordDatasetV2's byte_offsets, the CSV datasets, MatchingFilesDataset),
-the thread-pool datasets, NonSerializableDataset and DatasetToTFRecord
-(tf.data.experimental.TFRecordWriter), as TensorFlow 2.21 runs them. Also
+the thread-pool datasets, NonSerializableDataset, OptimizeDataset (v1),
+ChooseFastestDataset, Wrap/UnwrapDatasetVariant, ParallelFilterDataset,
+GroupByReducerDataset (tf.data.experimental.group_by_reducer) and
+DatasetToTFRecord (tf.data.experimental.TFRecordWriter), as TensorFlow 2.21
+runs them. Also
 writes TensorFlow's OpDefs of those ops (tests/golden/data/dataset3/
 tf_op_defs.pbtxt), which tests/kernels/dataset3_test.cc compares byte for
 byte with dfx's.
@@ -24,8 +27,9 @@ Left out: AssertNextDataset and AssertPrevDataset (TensorFlow checks them
 against the pipeline after its own static rewrites, map parallelization,
 injected prefetches and no-op elimination, which dfx does not perform, so
 no assertion names the same transformation in both), AutoShardDataset
-(a graph rewrite of the pipeline's file sources), and the tf.data service
-and snapshot ops.
+(a graph rewrite of the pipeline's file sources), IteratorGetDevice (its
+answer is a device name, which differs between TensorFlow's session and a
+dfx cluster), and the tf.data service and snapshot ops.
 """
 
 import gzip
@@ -49,7 +53,10 @@ OPS = ["FixedLengthRecordDataset", "FixedLengthRecordDatasetV2",
        "ExperimentalThreadPoolDataset", "NonSerializableDataset",
        "ExperimentalNonSerializableDataset", "GroupByReducerDataset",
        "ExperimentalGroupByReducerDataset", "DatasetToTFRecord",
-       "ExperimentalDatasetToTFRecord"]
+       "ExperimentalDatasetToTFRecord", "ParallelFilterDataset",
+       "OptimizeDataset", "ChooseFastestDataset",
+       "ExperimentalChooseFastestDataset", "WrapDatasetVariant",
+       "UnwrapDatasetVariant"]
 
 # Where the DatasetToTFRecord cases write (outside the source tree).
 WRITE_PREFIX = "/tmp/dfx_golden_dataset3_"
@@ -154,7 +161,7 @@ def fixed_length_cases(folder):
     api_case(folder, "fixed_length_empty_file",
              lambda f: tf.data.FixedLengthRecordDataset(f, 4), 2,
              {"e.bin": b"", "r.bin": b"wxyz"}, ["e.bin", "r.bin"])
-    gz = {"f.bin.gz": gzip.compress(b"HH" + body + b"F"),
+    gz = {"f.bin.gz": gzip.compress(b"HH" + body + b"F", mtime=0),
           "f.bin.z": zlib.compress(b"HH" + body + b"F")}
     api_case(folder, "fixed_length_gzip",
              lambda f: tf.data.FixedLengthRecordDataset(
@@ -262,7 +269,7 @@ def csv_cases(folder):
             "4,2.5,\"two\nlines\"\n")
     files = {
         "t.csv": text,
-        "t.csv.gz": gzip.compress(text.encode()),
+        "t.csv.gz": gzip.compress(text.encode(), mtime=0),
         "plain.csv": "1,2,3\n4,5,6\n7,8,9",
         "na.csv": "1,NA,x\nNA,2,NA\n",
         "cols.csv": "1,2,3\n4,5\n6,7,8,9\n10,11,12\n",
@@ -470,6 +477,53 @@ def pass_through_cases(folder):
              lambda v, op=op: getattr(raw, op)(
                  input_dataset=v, output_types=[tf.int64],
                  output_shapes=[[]]), 4)
+
+    case("optimize_dataset_v1",
+         lambda v: raw.OptimizeDataset(
+             input_dataset=v, optimizations=tf.constant(["noop_elimination"]),
+             output_types=[tf.int64], output_shapes=[[]]), 4)
+    for name, op in [("choose_fastest", "ChooseFastestDataset"),
+                     ("choose_fastest_experimental",
+                      "ExperimentalChooseFastestDataset")]:
+        case(name,
+             lambda v, op=op: getattr(raw, op)(
+                 input_datasets=[v, v], num_experiments=2,
+                 output_types=[tf.int64], output_shapes=[[]]), 4)
+    case("wrap_unwrap_dataset_variant",
+         lambda v: raw.UnwrapDatasetVariant(
+             input_handle=raw.WrapDatasetVariant(input_handle=v)), 4)
+
+    # ParallelFilterDataset: no tf.data API emits it in a graph of its own
+    # (TensorFlow's filter_parallelization rewrite does), so a filter's
+    # FilterDataset node is turned into one, num_parallel_calls appended.
+    def filter_case(name, calls, pulls):
+        def build():
+            g = tf.Graph()
+            with g.as_default():
+                ph = tf1.placeholder(tf.int64, shape=[], name="n")
+                keep = tf.constant(3, tf.int64)  # a captured input
+                ds = plain_options(tf.data.Dataset.range(ph).filter(
+                    lambda x: tf.math.not_equal(x % keep, 0)))
+                tf.constant(calls, tf.int64, name="calls")
+                it = tf1.data.make_initializable_iterator(ds)
+                nxt = it.get_next()
+            gd = g.as_graph_def()
+            for node in gd.node:
+                if node.op == "FilterDataset":
+                    node.op = "ParallelFilterDataset"
+                    node.input.append("calls")
+                    node.attr["deterministic"].s = b"default"
+            tf1.import_graph_def(gd, name="")
+            cur = tf1.get_default_graph()
+            return {"n": cur.get_tensor_by_name("n:0"),
+                    "init": cur.get_operation_by_name(it.initializer.name),
+                    "c0": cur.get_tensor_by_name(nxt.name)}
+        steps_case(folder, name, build,
+                   [(["init"], {"n": 8})] + [(["c0"], {})] * pulls)
+    filter_case("parallel_filter", 2, 6)
+    filter_case("parallel_filter_autotune", -1, 6)
+    # (TensorFlow 2.21 accepts num_parallel_calls 0 when the dataset is
+    # made; what its iterator then does is not a case: it may never run.)
 
 
 # ---------------------------------------------------------------------------
