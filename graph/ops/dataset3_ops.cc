@@ -2,6 +2,7 @@
 // (FixedLengthRecordDataset, TFRecordDatasetV2, the CSV datasets,
 // MatchingFilesDataset), the thread-pool datasets, NonSerializableDataset,
 // OptimizeDataset (v1), ChooseFastestDataset, Wrap/UnwrapDatasetVariant,
+// ListDataset,
 // ParallelFilterDataset (its kernel is FilterDataset's),
 // GroupByReducerDataset and DatasetToTFRecord, each under its current and
 // Experimental* names.
@@ -166,6 +167,17 @@ absl::Status RegisterDataset3Ops(OpRegistry* r) {
                                         .Attr(kShapes)
                                         .SetShapeFn(shape_fn::Scalar)));
   }
+
+  // --- tf.data.experimental.from_list.
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("ListDataset")
+                                      .Input("tensors: Tinput_types")
+                                      .Output("handle: variant")
+                                      .Attr("Tinput_types: list(type) >= 1")
+                                      .Attr(kTypes)
+                                      .Attr(kShapes)
+                                      .Attr("metadata: string = ''")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
 
   // --- Per-key reductions (tf.data.experimental.group_by_reducer).
   for (const char* name :

@@ -544,6 +544,74 @@ class DatasetVariantIdentityOp final : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// ListDataset (tf.data.experimental.from_list): its inputs, a whole number
+// of elements of len(output_types) components each, one element after
+// another.
+
+class ListDataset final : public DatasetBase {
+ public:
+  ListDataset(DataTypeVector dtypes, std::vector<std::vector<Tensor>> elements)
+      : DatasetBase(std::move(dtypes)), elements_(std::move(elements)) {}
+
+  int64_t Cardinality() const override {
+    return static_cast<int64_t>(elements_.size());
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("ListDataset(", elements_.size(), " elements)");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    return std::unique_ptr<IteratorBase>(new Iterator(Self<ListDataset>()));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const ListDataset> d)
+        : d_(std::move(d)) {}
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      *end = next_ >= d_->elements_.size();
+      if (!*end) *out = d_->elements_[next_++];
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const ListDataset> d_;
+    size_t next_ = 0;
+  };
+
+  const std::vector<std::vector<Tensor>> elements_;
+};
+
+class ListDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    const DataTypeVector& types = output_types();
+    const size_t n = static_cast<size_t>(ctx->num_inputs());
+    if (types.empty() || n % types.size() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ListDataset: ", n, " tensors are not a whole number of elements of ",
+          types.size(), " components"));
+    }
+    std::vector<std::vector<Tensor>> elements(n / types.size());
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& t = ctx->input(static_cast<int>(i));
+      if (t.dtype() != types[i % types.size()]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "ListDataset: tensor ", i, " is ", DataTypeString(t.dtype()),
+            ", its component ", DataTypeString(types[i % types.size()])));
+      }
+      elements[i / types.size()].push_back(t);
+    }
+    return std::make_shared<ListDataset>(types, std::move(elements));
+  }
+};
+
+// ---------------------------------------------------------------------------
 // GroupByReducerDataset: reads its whole input first; key_func(element) picks
 // each element's group (a scalar int64), init_func(key) starts a group's
 // state, reduce_func(state..., element...) updates it; then one element per
@@ -764,6 +832,7 @@ void RegisterDataset3Kernels(KernelRegistry* registry) {
   using data::DatasetVariantIdentityOp;
   using data::FixedLengthRecordDatasetOp;
   using data::GroupByReducerDatasetOp;
+  using data::ListDatasetOp;
   using data::MatchingFilesDatasetOp;
   using data::PassThroughDatasetOp;
   using data::ThreadPoolHandleOp;
@@ -788,6 +857,7 @@ void RegisterDataset3Kernels(KernelRegistry* registry) {
   for (const char* op : {"WrapDatasetVariant", "UnwrapDatasetVariant"}) {
     RegisterKernel<DatasetVariantIdentityOp>(registry, KernelDefBuilder(op));
   }
+  RegisterKernel<ListDatasetOp>(registry, KernelDefBuilder("ListDataset"));
   for (const char* op :
        {"GroupByReducerDataset", "ExperimentalGroupByReducerDataset"}) {
     RegisterKernel<GroupByReducerDatasetOp>(registry, KernelDefBuilder(op));

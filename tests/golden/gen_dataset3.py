@@ -4,7 +4,7 @@ TFRecordDataset and TextLineDataset (FixedLengthRecordDataset and V2,
 TFRecordDatasetV2's byte_offsets, the CSV datasets, MatchingFilesDataset),
 the thread-pool datasets, NonSerializableDataset, OptimizeDataset (v1),
 ChooseFastestDataset, Wrap/UnwrapDatasetVariant, ParallelFilterDataset,
-GroupByReducerDataset (tf.data.experimental.group_by_reducer) and
+ListDataset (tf.data.experimental.from_list), GroupByReducerDataset (tf.data.experimental.group_by_reducer) and
 DatasetToTFRecord (tf.data.experimental.TFRecordWriter), as TensorFlow 2.21
 runs them. Also
 writes TensorFlow's OpDefs of those ops (tests/golden/data/dataset3/
@@ -56,7 +56,7 @@ OPS = ["FixedLengthRecordDataset", "FixedLengthRecordDatasetV2",
        "ExperimentalDatasetToTFRecord", "ParallelFilterDataset",
        "OptimizeDataset", "ChooseFastestDataset",
        "ExperimentalChooseFastestDataset", "WrapDatasetVariant",
-       "UnwrapDatasetVariant"]
+       "UnwrapDatasetVariant", "ListDataset"]
 
 # Where the DatasetToTFRecord cases write (outside the source tree).
 WRITE_PREFIX = "/tmp/dfx_golden_dataset3_"
@@ -492,6 +492,20 @@ def pass_through_cases(folder):
     case("wrap_unwrap_dataset_variant",
          lambda v: raw.UnwrapDatasetVariant(
              input_handle=raw.WrapDatasetVariant(input_handle=v)), 4)
+
+    # tf.data.experimental.from_list (ListDataset).
+    def build_list():
+        ph = tf1.placeholder(tf.int64, shape=[], name="n")
+        ds = tf.data.experimental.from_list(
+            [(ph, "a", [1.5, 2.5]), (ph + 1, "", [-1.0, 0.0]),
+             (ph * 2, "c", [3.0, 4.0])])
+        it = tf1.data.make_initializable_iterator(ds)
+        out = {"n": ph, "init": it.initializer}
+        for i, t in enumerate(tf.nest.flatten(it.get_next())):
+            out[f"c{i}"] = t
+        return out
+    steps_case(folder, "from_list", build_list,
+               [(["init"], {"n": 5})] + [(["c0", "c1", "c2"], {})] * 4)
 
     # ParallelFilterDataset: no tf.data API emits it in a graph of its own
     # (TensorFlow's filter_parallelization rewrite does), so a filter's
