@@ -29,6 +29,10 @@ void RegisterDataset2Kernels(KernelRegistry* registry);
 // The eight-bit quantized inference kernels (kernels/quantized/); declared
 // here, not in kernels.h, so adding them rebuilds one file.
 void RegisterQuantizedKernels(KernelRegistry* registry);
+// FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
+// pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
+// csv_dataset_kernels.cc); declared here for the same reason.
+void RegisterDataset3Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -59,6 +63,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCollectiveKernels(registry);
   data::RegisterDatasetKernels(registry);
   RegisterDataset2Kernels(registry);
+  RegisterDataset3Kernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);

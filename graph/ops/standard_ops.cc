@@ -6,6 +6,10 @@ namespace dfx {
 // Old names of tf.data ops and a few new datasets (dataset2_ops.cc);
 // declared here, not in ops.h, so adding them rebuilds one file.
 absl::Status RegisterDataset2Ops(OpRegistry* registry);
+// FixedLengthRecordDataset, the CSV datasets, TFRecordDatasetV2,
+// MatchingFilesDataset, thread pools, DatasetToTFRecord (dataset3_ops.cc);
+// declared here for the same reason.
+absl::Status RegisterDataset3Ops(OpRegistry* registry);
 // The TF1 readers (readers_ops.cc); declared here, not in ops.h, so adding
 // them rebuilds one file.
 absl::Status RegisterReadersOps(OpRegistry* registry);
@@ -48,6 +52,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCollectiveOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDatasetOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDataset2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataset3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCodecOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));

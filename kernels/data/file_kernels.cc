@@ -1,5 +1,6 @@
 // Input files: TFRecordDataset (TensorFlow's record format, every record's
-// length and data checked against their masked CRC32C) and TextLineDataset
+// length and data checked against their masked CRC32C; TFRecordDatasetV2's
+// byte_offsets say where each file's first record starts) and TextLineDataset
 // (one element per line), plain or ZLIB/GZIP, each file confined to the
 // server's --data-dir as every file op is. And ParseExampleV2 for
 // tf.train.Example records (tf.io.parse_example and parse_single_example
@@ -23,13 +24,17 @@ namespace {
 // The records (or lines) of `filenames`, file after file.
 class FileDataset final : public DatasetBase {
  public:
+  // `offsets`: empty, or where each file's first record starts
+  // (TFRecordDatasetV2's byte_offsets), one per file.
   FileDataset(std::string node, std::vector<std::string> filenames,
-              bool lines, Compression compression)
+              bool lines, Compression compression,
+              std::vector<int64_t> offsets = {})
       : DatasetBase({DT_STRING}),
         node_(std::move(node)),
         filenames_(std::move(filenames)),
         lines_(lines),
-        compression_(compression) {}
+        compression_(compression),
+        offsets_(std::move(offsets)) {}
 
   std::string DebugString() const override {
     return absl::StrCat(lines_ ? "TextLineDataset(" : "TFRecordDataset(",
@@ -56,8 +61,15 @@ class FileDataset final : public DatasetBase {
           }
           DFX_ASSIGN_OR_RETURN(
               reader_,
-              FileReader::Open(d_->node_, d_->filenames_[next_file_++],
+              FileReader::Open(d_->node_, d_->filenames_[next_file_],
                                d_->compression_));
+          if (!d_->offsets_.empty()) {
+            DFX_RETURN_IF_ERROR(
+                reader_
+                    ->Skip(static_cast<uint64_t>(d_->offsets_[next_file_]))
+                    .status());
+          }
+          ++next_file_;
         }
         DFX_ASSIGN_OR_RETURN(bool got, d_->lines_ ? reader_->NextLine(&value)
                                                   : reader_->NextRecord(&value));
@@ -79,6 +91,7 @@ class FileDataset final : public DatasetBase {
   const std::vector<std::string> filenames_;
   const bool lines_;
   const Compression compression_;
+  const std::vector<int64_t> offsets_;
 };
 
 class FileDatasetOp final : public OpKernel {
@@ -99,16 +112,44 @@ class FileDatasetOp final : public OpKernel {
     absl::StatusOr<Compression> kind =
         ParseCompression(compression.data<std::string>()[0]);
     DFX_OP_REQUIRES_OK(ctx, kind.status());
+    std::vector<int64_t> offsets;
+    if (v2_) {
+      // TFRecordDatasetV2: a scalar or vector of offsets, one per file (or
+      // none at all: no seeking).
+      const Tensor& t = ctx->input(3);
+      DFX_OP_REQUIRES(ctx, t.dtype() == DT_INT64 && t.dims() <= 1,
+                      absl::InvalidArgumentError(
+                          "`byte_offsets` must be a scalar or a vector."));
+      DFX_OP_REQUIRES(ctx, t.dims() == names.dims(),
+                      absl::InvalidArgumentError(
+                          "`byte_offsets` must be of same size as `filenames`"));
+      // TensorFlow checks only the ranks and reads past a shorter vector.
+      DFX_OP_REQUIRES(
+          ctx, t.NumElements() == 0 || t.NumElements() == names.NumElements(),
+          absl::InvalidArgumentError(absl::StrCat(
+              "`byte_offsets` must be of same size as `filenames`: ",
+              t.NumElements(), " offsets for ", names.NumElements(),
+              " files")));
+      for (int64_t i = 0; i < t.NumElements(); ++i) {
+        DFX_OP_REQUIRES(ctx, t.data<int64_t>()[i] >= 0,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "`byte_offsets` must be >= 0, not ",
+                            t.data<int64_t>()[i])));
+        offsets.push_back(t.data<int64_t>()[i]);
+      }
+    }
     std::vector<std::string> files(names.data<std::string>(),
                                    names.data<std::string>() +
                                        names.NumElements());
     SetDatasetOutput(ctx, 0,
                      std::make_shared<FileDataset>(name(), std::move(files),
-                                                   lines_, *kind));
+                                                   lines_, *kind,
+                                                   std::move(offsets)));
   }
 
  private:
   const bool lines_;
+  const bool v2_ = def().op() == "TFRecordDatasetV2";
 };
 
 // ---------------------------------------------------------------------------
@@ -400,6 +441,8 @@ class ParseExampleOp final : public OpKernel {
 
 void RegisterFileDatasetKernels(KernelRegistry* registry) {
   RegisterKernel<FileDatasetOp>(registry, KernelDefBuilder("TFRecordDataset"));
+  RegisterKernel<FileDatasetOp>(registry,
+                                KernelDefBuilder("TFRecordDatasetV2"));
   RegisterKernel<FileDatasetOp>(registry, KernelDefBuilder("TextLineDataset"));
   RegisterKernel<ParseExampleOp>(registry, KernelDefBuilder("ParseExampleV2"));
 }

@@ -3,6 +3,7 @@
 // CRC32C.
 #include "kernels/data/record_file.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -149,6 +150,19 @@ absl::StatusOr<size_t> FileReader::Read(char *buf, size_t n) {
   return n - zs_.avail_out;
 }
 
+absl::StatusOr<uint64_t> FileReader::Skip(uint64_t n) {
+  char scratch[1 << 14];
+  uint64_t skipped = 0;
+  while (skipped < n) {
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(n - skipped, sizeof(scratch)));
+    DFX_ASSIGN_OR_RETURN(size_t got, Read(scratch, want));
+    skipped += got;
+    if (got < want) break;
+  }
+  return skipped;
+}
+
 absl::Status FileReader::Truncated(const char *what) const {
   return absl::DataLossError(absl::StrCat(
       "truncated record ", what, " at offset ", offset_, " in ", path_));
@@ -157,6 +171,82 @@ absl::Status FileReader::Corrupted(const char *what) const {
   return absl::DataLossError(absl::StrCat("corrupted record ", what,
                                           " at offset ", offset_, " in ", path_,
                                           " (CRC32C mismatch)"));
+}
+
+absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Create(
+    const std::string &node, const std::string &path, Compression compression) {
+  DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node, path));
+  auto w = std::unique_ptr<RecordWriter>(new RecordWriter(path, compression));
+  w->out_.open(resolved, std::ios::binary | std::ios::trunc);
+  if (!w->out_) {
+    return absl::NotFoundError(
+        absl::StrCat(path, "; cannot create the file (a missing directory?)"));
+  }
+  if (compression != Compression::kNone) {
+    const int bits =
+        compression == Compression::kGzip ? 16 + MAX_WBITS : MAX_WBITS;
+    if (deflateInit2(&w->zs_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, bits, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+      return absl::InternalError("zlib: deflateInit2 failed");
+    }
+    w->zs_open_ = true;
+  }
+  return w;
+}
+
+RecordWriter::RecordWriter(std::string path, Compression compression)
+    : path_(std::move(path)), compression_(compression) {}
+
+RecordWriter::~RecordWriter() {
+  if (zs_open_) deflateEnd(&zs_);
+}
+
+absl::Status RecordWriter::Write(absl::string_view record) {
+  char header[12];
+  const uint64_t length = record.size();
+  std::memcpy(header, &length, 8);  // little-endian on dfx's hosts
+  const uint32_t length_crc = crc32c::Mask(crc32c::Value(header, 8));
+  std::memcpy(header + 8, &length_crc, 4);
+  const uint32_t data_crc =
+      crc32c::Mask(crc32c::Value(record.data(), record.size()));
+  char footer[4];
+  std::memcpy(footer, &data_crc, 4);
+  DFX_RETURN_IF_ERROR(Put(header, sizeof(header), false));
+  DFX_RETURN_IF_ERROR(Put(record.data(), record.size(), false));
+  return Put(footer, sizeof(footer), false);
+}
+
+absl::Status RecordWriter::Close() {
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  if (zs_open_) DFX_RETURN_IF_ERROR(Put(nullptr, 0, true));
+  out_.flush();
+  if (!out_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
+  out_.close();
+  return absl::OkStatus();
+}
+
+absl::Status RecordWriter::Put(const char *data, size_t n, bool finish) {
+  if (compression_ == Compression::kNone) {
+    out_.write(data, static_cast<std::streamsize>(n));
+  } else {
+    zs_.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data));
+    zs_.avail_in = static_cast<uInt>(n);
+    int ret = Z_OK;
+    do {
+      zs_.next_out = reinterpret_cast<Bytef *>(deflated_.data());
+      zs_.avail_out = static_cast<uInt>(deflated_.size());
+      ret = deflate(&zs_, finish ? Z_FINISH : Z_NO_FLUSH);
+      if (ret == Z_STREAM_ERROR) {
+        return absl::InternalError(
+            absl::StrCat("zlib: deflate failed writing ", path_));
+      }
+      out_.write(deflated_.data(), static_cast<std::streamsize>(
+                                       deflated_.size() - zs_.avail_out));
+    } while (zs_.avail_out == 0 || (finish && ret != Z_STREAM_END));
+  }
+  if (!out_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
+  return absl::OkStatus();
 }
 
 }  // namespace dfx::data

@@ -1,7 +1,8 @@
 // Reading TensorFlow's input files record by record: TFRecord files (every
 // record's length and data checked against their masked CRC32C), text
 // lines and raw bytes, plain or ZLIB/GZIP, each file confined to the
-// server's --data-dir. TFRecordDataset and TextLineDataset
+// server's --data-dir; and writing TFRecord files (RecordWriter).
+// TFRecordDataset and TextLineDataset
 // (kernels/data/file_kernels.cc) and the TF1 readers
 // (kernels/readers/reader_kernels.cc) share it.
 #ifndef DFX_KERNELS_DATA_RECORD_FILE_H_
@@ -17,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace dfx::data {
 
@@ -49,6 +51,10 @@ class FileReader {
   // Up to `n` bytes of the (inflated) file; fewer only at its end.
   absl::StatusOr<size_t> Read(char* buf, size_t n);
 
+  // Skips up to `n` bytes of the (inflated) file; returns how many were
+  // skipped (fewer only at its end).
+  absl::StatusOr<uint64_t> Skip(uint64_t n);
+
   // Where the next record starts in the (inflated) file: NextRecord's
   // records so far (TFRecordReader's keys).
   uint64_t record_offset() const { return offset_; }
@@ -69,6 +75,39 @@ class FileReader {
   bool zs_open_ = false;
   bool stream_end_ = false;
   std::vector<char> compressed_ = std::vector<char>(1 << 16);
+};
+
+// Writes TFRecords into one file (created or truncated), deflated on the
+// way when compressed: DatasetToTFRecord. Not thread-safe.
+class RecordWriter {
+ public:
+  // Opens `path` for node `node` (named in a --data-dir refusal): NotFound
+  // when it cannot be created (a missing directory).
+  static absl::StatusOr<std::unique_ptr<RecordWriter>> Create(
+      const std::string& node, const std::string& path,
+      Compression compression);
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  // Appends one record: its length, the length's masked CRC32C, the data
+  // and the data's masked CRC32C.
+  absl::Status Write(absl::string_view record);
+  // Finishes the compressed stream and flushes; DataLoss when the file
+  // cannot be written. Later calls do nothing.
+  absl::Status Close();
+
+ private:
+  RecordWriter(std::string path, Compression compression);
+  absl::Status Put(const char* data, size_t n, bool finish);
+
+  const std::string path_;
+  const Compression compression_;
+  std::ofstream out_;
+  z_stream zs_{};
+  bool zs_open_ = false;
+  bool closed_ = false;
+  std::vector<char> deflated_ = std::vector<char>(1 << 16);
 };
 
 }  // namespace dfx::data

@@ -1,7 +1,8 @@
 // Dataset transformations: map (and its parallel form, run in order),
-// filter, batch (and its parallel form), repeat, take, skip, shard, zip, concatenate, and the ops
-// that only carry options or tuning (prefetch, options, model, optimize,
-// thread pools, finalize), which pass elements through unchanged.
+// filter (and ParallelFilterDataset, run in order), batch (and its parallel
+// form), repeat, take, skip, shard, zip, concatenate, and the ops that only
+// carry options or tuning (prefetch, options, model, optimize, thread pools,
+// finalize), which pass elements through unchanged.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -272,11 +273,20 @@ class FilterDatasetOp final : public UnaryDatasetOp {
  private:
   absl::StatusOr<DatasetPtr> MakeFrom(OpKernelContext* ctx,
                                       DatasetPtr input) override {
+    if (parallel_) {
+      // ParallelFilterDataset: calls run one at a time, in order, as
+      // parallel map's do in dfx; num_parallel_calls is a hint (TensorFlow
+      // 2.21 checks no value of it when the dataset is made).
+      DFX_RETURN_IF_ERROR(
+          ScalarInt64Input(ctx, 1 + fn_.num_captured, "num_parallel_calls")
+              .status());
+    }
     return std::make_shared<FilterDataset>(
         std::move(input), fn_.f, CapturedInputs(ctx, fn_.num_captured));
   }
 
   const DatasetOpFunction fn_;
+  const bool parallel_ = def().op() == "ParallelFilterDataset";
 };
 
 // ---------------------------------------------------------------------------
@@ -950,6 +960,8 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
     RegisterKernel<MapDatasetOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<FilterDatasetOp>(registry, KernelDefBuilder("FilterDataset"));
+  RegisterKernel<FilterDatasetOp>(registry,
+                                  KernelDefBuilder("ParallelFilterDataset"));
   // BatchDataset (v1): no drop_remainder input, so never dropped.
   for (const char* op : {"BatchDataset", "BatchDatasetV2"}) {
     RegisterKernel<BatchDatasetOp>(registry, KernelDefBuilder(op));

@@ -49,9 +49,9 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
-                                 "image2",   "readers",
-                                 "legacy",   "var_errors",
-                                 "rnn_cells",  "quantized"};
+                                 "image2",   "readers",      "dataset3",
+                                 "legacy",   "var_errors",   "rnn_cells",
+                                 "quantized"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -408,6 +408,14 @@ TEST_CASE("golden: TF1 readers fed by queues, MatchingFiles and WriteFile "
 TEST_CASE("golden: fused LSTM and GRU cells, BlockLSTM and their gradients "
           "equal TensorFlow") {
   RunFamily("rnn_cells");
+}
+
+TEST_CASE("golden: fixed-length record, CSV and matching-files datasets, "
+          "TFRecordDatasetV2, thread pools and DatasetToTFRecord equal "
+          "TensorFlow") {
+  // Multi-step cases: an iterator made, then read element by element from
+  // files of the case's folder up to TensorFlow's OutOfRange or error.
+  RunFamily("dataset3");
 }
 
 TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
