@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
@@ -151,6 +152,18 @@ absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
   *container = (*h)->container();
   *name = (*h)->name();
   return absl::OkStatus();
+}
+
+std::string TypesString(const DataTypeVector& types) {
+  std::vector<std::string> names;
+  for (DataType t : types) names.push_back(DataTypeString(t));
+  return absl::StrCat("[", absl::StrJoin(names, ", "), "]");
+}
+
+int64_t TupleBytes(const std::vector<Tensor>& tuple) {
+  int64_t bytes = 0;
+  for (const Tensor& t : tuple) bytes += static_cast<int64_t>(t.TotalBytes());
+  return bytes;
 }
 
 }  // namespace data_flow

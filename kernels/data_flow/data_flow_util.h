@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -78,6 +79,12 @@ bool CanMove(DataType dtype);
 // values are shared), ranges inside both.
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
                   int64_t dst_offset, int64_t n);
+
+// "[float, int32]": a resource's component types, for messages.
+std::string TypesString(const DataTypeVector& types);
+
+// The bytes of a tuple's tensors (a queue's element, a staged tuple).
+int64_t TupleBytes(const std::vector<Tensor>& tuple);
 
 // One per kernel file; RegisterDataFlowKernels calls each.
 void RegisterStackKernels(KernelRegistry* registry);
