@@ -11,6 +11,9 @@ absl::Status RegisterDataset2Ops(OpRegistry* registry);
 absl::Status RegisterReadersOps(OpRegistry* registry);
 // Old TF1 graphs' ops (legacy_ops.cc), declared here for the same reason.
 absl::Status RegisterLegacyOps(OpRegistry* registry);
+// Staging areas and barriers (staging_ops.cc), declared here for the same
+// reason.
+absl::Status RegisterStagingOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -55,6 +58,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
   DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
   return absl::OkStatus();
 }
 

@@ -173,6 +173,8 @@ void RegisterDataFlowKernels(KernelRegistry* registry) {
   data_flow::RegisterTensorArrayKernels(registry);
   data_flow::RegisterQueueKernels(registry);
   data_flow::RegisterAccumulatorKernels(registry);
+  data_flow::RegisterStagingKernels(registry);
+  data_flow::RegisterBarrierKernels(registry);
 }
 
 }  // namespace dfx

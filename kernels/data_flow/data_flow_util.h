@@ -93,6 +93,10 @@ void RegisterTensorArrayKernels(KernelRegistry* registry);
 // (accumulator_kernels.cc).
 void RegisterQueueKernels(KernelRegistry* registry);
 void RegisterAccumulatorKernels(KernelRegistry* registry);
+// Staging areas and maps (staging_kernels.cc), barriers
+// (barrier_kernels.cc).
+void RegisterStagingKernels(KernelRegistry* registry);
+void RegisterBarrierKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data_flow
 

@@ -50,7 +50,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",
-                                 "legacy",   "var_errors"};
+                                 "legacy",   "var_errors",   "staging"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -408,6 +408,13 @@ TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
           "backprops, Diag, ToBool, NextAfter and DataFormat ops equal "
           "TensorFlow") {
   RunFamily("legacy");
+}
+
+TEST_CASE("golden: staging areas, staging maps and barriers equal "
+          "TensorFlow across steps") {
+  // Multi-step cases: Stage in one step, Unstage in later ones; map
+  // entries put component by component; barrier inserts then takes.
+  RunFamily("staging");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
