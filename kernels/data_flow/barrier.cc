@@ -189,19 +189,24 @@ void Barrier::TakeMany(int64_t n, bool allow_small_batch,
   auto taken = std::make_shared<std::vector<Element>>();
   StartWait(
       kTakes,
-      [this, taken, wanted](absl::Status* status) {
+      [this, taken, wanted, allow_small_batch](absl::Status* status) {
         mu_.AssertHeld();
         const int64_t size = static_cast<int64_t>(ready_.size());
+        int64_t n = wanted;
         if (size < wanted) {
           if (!ready_closed_) return false;
-          *status = absl::OutOfRangeError(
-              absl::StrCat("Barrier '", name_,
-                           "' is closed and has insufficient elements "
-                           "(requested ",
-                           wanted, ", current size ", size, ")"));
-          return true;
+          // Closed while it waited: a small batch takes what is ready.
+          if (size == 0 || !allow_small_batch) {
+            *status = absl::OutOfRangeError(
+                absl::StrCat("Barrier '", name_,
+                             "' is closed and has insufficient "
+                             "elements (requested ",
+                             wanted, ", current size ", size, ")"));
+            return true;
+          }
+          n = size;
         }
-        for (int64_t i = 0; i < wanted; ++i) {
+        for (int64_t i = 0; i < n; ++i) {
           bytes_ -= TupleBytes(ready_.top().values);
           taken->push_back(ready_.top());
           ready_.pop();
