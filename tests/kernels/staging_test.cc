@@ -196,11 +196,13 @@ TEST_CASE("A StagePeek waits until the area holds its index", "[staging]") {
 
 // `outputs`: how many components a get or peek takes (its dtypes); the
 // other ops name the map's two.
+// The map takes its capacity from the first node that reaches it.
 NodeDef MapOp(const std::string& op, const std::string& map, int inputs,
-              int outputs = 2) {
+              int outputs = 2, int64_t capacity = 0) {
   return TestNodeBuilder(op, op, inputs)
       .Attr("dtypes", DataTypeVector(outputs, DT_FLOAT))
       .Attr("shared_name", map.c_str())
+      .Attr("capacity", capacity)
       .Build();
 }
 NodeDef MapStage(const std::string& map, int n, bool ordered = false,
@@ -261,7 +263,8 @@ TEST_CASE(
     "[staging]") {
   const std::string map = "ordered_no_key";
   std::unique_ptr<Call> get =
-      Start(MapOp("OrderedMapUnstageNoKey", map, 1), {Indices({0, 1})});
+      Start(MapOp("OrderedMapUnstageNoKey", map, 1, 2, /*capacity=*/2),
+            {Indices({0, 1})});
   CHECK_FALSE(get->finished());
   RunNow(MapStage(map, 2, true, /*capacity=*/2),
          {I64(5), Indices({0, 1}), F({5}), F({50})});
@@ -432,6 +435,7 @@ TEST_CASE(
     "[staging]") {
   TestBarrier b = NewBarrier("close_wakes");
   std::unique_ptr<Call> take = Take(b, 3);
+  std::unique_ptr<Call> waiting_small = Take(b, 3, nullptr, -1, true);
   REQUIRE_OK(Insert(b, 0, {"a"}, F({1})));
   REQUIRE_OK(Insert(b, 1, {"a"},
                     Tensor::FromVector<float>({1, 1}, TensorShape({1, 2}))));
@@ -440,10 +444,13 @@ TEST_CASE(
          b.ref());
   REQUIRE(take->finished());
   CHECK_THAT(take->status(), StatusIs(StatusCode::kOutOfRange));
+  // The small batch waiting behind it takes the one ready element.
+  REQUIRE(waiting_small->finished());
+  REQUIRE_OK(waiting_small->status());
+  CHECK(waiting_small->output(1).NumElements() == 1);
   std::unique_ptr<Call> small = Take(b, 3, nullptr, -1, true);
   REQUIRE(small->finished());
-  REQUIRE_OK(small->status());
-  CHECK(small->output(1).NumElements() == 1);
+  CHECK_THAT(small->status(), StatusIs(StatusCode::kOutOfRange));
   CHECK_THAT(Insert(b, 0, {"new"}, F({1})),
              StatusIs(StatusCode::kCancelled, "is closed"));
 }
