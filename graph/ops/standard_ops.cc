@@ -21,6 +21,9 @@ absl::Status RegisterRnnOps(OpRegistry* registry);
 // The eight-bit quantized inference ops (quantized_ops.cc), declared here
 // for the same reason.
 absl::Status RegisterQuantizedOps(OpRegistry* registry);
+// Staging areas and barriers (staging_ops.cc), declared here for the same
+// reason.
+absl::Status RegisterStagingOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -68,6 +71,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
   return absl::OkStatus();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/str_join.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
@@ -153,6 +154,18 @@ absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
   return absl::OkStatus();
 }
 
+std::string TypesString(const DataTypeVector& types) {
+  std::vector<std::string> names;
+  for (DataType t : types) names.push_back(DataTypeString(t));
+  return absl::StrCat("[", absl::StrJoin(names, ", "), "]");
+}
+
+int64_t TupleBytes(const std::vector<Tensor>& tuple) {
+  int64_t bytes = 0;
+  for (const Tensor& t : tuple) bytes += static_cast<int64_t>(t.TotalBytes());
+  return bytes;
+}
+
 }  // namespace data_flow
 
 void RegisterDataFlowKernels(KernelRegistry* registry) {
@@ -160,6 +173,8 @@ void RegisterDataFlowKernels(KernelRegistry* registry) {
   data_flow::RegisterTensorArrayKernels(registry);
   data_flow::RegisterQueueKernels(registry);
   data_flow::RegisterAccumulatorKernels(registry);
+  data_flow::RegisterStagingKernels(registry);
+  data_flow::RegisterBarrierKernels(registry);
 }
 
 }  // namespace dfx

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -79,6 +80,12 @@ bool CanMove(DataType dtype);
 void CopyElements(const Tensor& src, int64_t src_offset, Tensor* dst,
                   int64_t dst_offset, int64_t n);
 
+// "[float, int32]": a resource's component types, for messages.
+std::string TypesString(const DataTypeVector& types);
+
+// The bytes of a tuple's tensors (a queue's element, a staged tuple).
+int64_t TupleBytes(const std::vector<Tensor>& tuple);
+
 // One per kernel file; RegisterDataFlowKernels calls each.
 void RegisterStackKernels(KernelRegistry* registry);
 void RegisterTensorArrayKernels(KernelRegistry* registry);
@@ -86,6 +93,10 @@ void RegisterTensorArrayKernels(KernelRegistry* registry);
 // (accumulator_kernels.cc).
 void RegisterQueueKernels(KernelRegistry* registry);
 void RegisterAccumulatorKernels(KernelRegistry* registry);
+// Staging areas and maps (staging_kernels.cc), barriers
+// (barrier_kernels.cc).
+void RegisterStagingKernels(KernelRegistry* registry);
+void RegisterBarrierKernels(KernelRegistry* registry);
 
 }  // namespace dfx::data_flow
 

@@ -5,25 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
+#include "kernels/data_flow/data_flow_util.h"
 #include "runtime/device.h"
-#include "runtime/timer.h"
 
 namespace dfx::data_flow {
 namespace {
-
-int64_t TupleBytes(const Queue::Tuple& t) {
-  int64_t bytes = 0;
-  for (const Tensor& c : t) bytes += static_cast<int64_t>(c.TotalBytes());
-  return bytes;
-}
-
-// The timer of the waiting attempts' timeout_ms, for the process (its
-// thread starts with the first timeout).
-Timer& Timeouts() {
-  static Timer* timer = new Timer();
-  return *timer;
-}
 
 }  // namespace
 
@@ -114,26 +100,18 @@ void Queue::Start(std::unique_ptr<Attempt> a, int64_t timeout_ms) {
         finished.begin(), finished.end(),
         [raw](const Finished& f) { return f.attempt.get() == raw; });
     // Still waiting: the step's cancellation and the timeout end it too.
-    std::weak_ptr<Queue> weak = weak_from_this();
-    if (waiting && raw->cm != nullptr) {
-      raw->token = raw->cm->get_cancellation_token();
-      const absl::Status cancelled =
-          absl::CancelledError(absl::StrCat(what, " was cancelled"));
-      if (!raw->cm->RegisterCallback(raw->token, [weak, id, cancelled] {
-            if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, cancelled);
-          })) {
-        // Cancelled already: end it now.
-        raw->token = -1;
-        RemoveLocked(id, cancelled, &finished);
-      }
-    }
-    if (waiting && timeout_ms >= 0) {
-      const absl::Status expired = absl::DeadlineExceededError(
-          absl::StrCat(what, " timed out after ", timeout_ms, " ms"));
-      raw->timer = Timeouts().Schedule(
-          absl::Milliseconds(timeout_ms), [weak, id, expired] {
-            if (std::shared_ptr<Queue> q = weak.lock()) q->Abort(id, expired);
-          });
+    if (waiting) {
+      std::weak_ptr<Queue> weak = weak_from_this();
+      absl::Status armed = ArmWait(
+          raw->cm, timeout_ms, what,
+          [weak, id](absl::Status status) {
+            if (std::shared_ptr<Queue> q = weak.lock()) {
+              q->Abort(id, std::move(status));
+            }
+          },
+          &raw->ends);
+      // Cancelled already: end it now.
+      if (!armed.ok()) RemoveLocked(id, std::move(armed), &finished);
     }
   }
   Finish(std::move(finished));
@@ -297,9 +275,7 @@ void Queue::Finish(std::vector<Finished> finished) {
   for (Finished& f : finished) {
     Attempt* a = f.attempt.get();
     // Before `done`: after it the step (and its manager) may be gone.
-    if (a->cm != nullptr && a->token >= 0) a->cm->DeregisterCallback(a->token);
-    // A long timeout_ms keeps nothing once the attempt is over.
-    if (a->timer != 0) Timeouts().Cancel(a->timer);
+    DisarmWait(&a->ends);
     if (a->enqueue) {
       a->enqueue_done(std::move(f.status));
     } else {

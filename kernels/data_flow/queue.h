@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "graph/shape_inference.h"
 #include "graph/types.h"
+#include "kernels/data_flow/wait.h"
 #include "kernels/random/philox.h"
 #include "runtime/cancellation.h"
 #include "runtime/resource_mgr.h"
@@ -102,10 +103,8 @@ class Queue : public ResourceBase,
     int64_t n = 0;                // dequeue: how many
     bool up_to = false;
     CancellationManager* cm = nullptr;
-    CancellationToken token = -1;
-    // The timeout_ms timer (a Timer::Id of the queues' process-wide timer,
-    // runtime/timer.h); 0 when none.
-    uint64_t timer = 0;
+    // The step's cancellation and timeout_ms (kernels/data_flow/wait.h).
+    WaitEnds ends;
     EnqueueDone enqueue_done;
     DequeueDone dequeue_done;
   };

@@ -32,12 +32,6 @@ namespace {
 
 std::atomic<int64_t> next_queue_id{0};
 
-std::string TypesString(const DataTypeVector& types) {
-  std::vector<std::string> names;
-  for (DataType t : types) names.push_back(DataTypeString(t));
-  return absl::StrCat("[", absl::StrJoin(names, ", "), "]");
-}
-
 std::string ShapesString(const std::vector<PartialShape>& shapes) {
   std::vector<std::string> s;
   for (const PartialShape& p : shapes) s.push_back(p.DebugString());

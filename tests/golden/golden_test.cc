@@ -51,7 +51,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
-                                 "quantized"};
+                                 "quantized", "staging"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -428,6 +428,13 @@ TEST_CASE("golden: quantized inference ops: Requantize, QuantizedMatMul, "
           "QuantizedConv2D, QuantizedBiasAdd, QuantizedRelu, QuantizedAdd, "
           "pools, concat and reshape equal TensorFlow bit for bit") {
   RunFamily("quantized");
+}
+
+TEST_CASE("golden: staging areas, staging maps and barriers equal "
+          "TensorFlow across steps") {
+  // Multi-step cases: Stage in one step, Unstage in later ones; map
+  // entries put component by component; barrier inserts then takes.
+  RunFamily("staging");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -22,6 +22,7 @@
 #include "runtime/memory_limit.h"
 #include "runtime/op_kernel.h"
 #include "runtime/resource_mgr.h"
+#include "tests/kernels/async_kernel_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/testing/status_matchers.h"
 
@@ -32,6 +33,9 @@ using absl::StatusCode;
 using testing::StatusIs;
 using testing::TestCpuDevice;
 using testing::TestNodeBuilder;
+using testing::Call;
+using testing::RunNow;
+using testing::Start;
 
 TEST_CASE(
     "Every queue and accumulator op has TensorFlow 2.21's signature and CPU "
@@ -44,65 +48,6 @@ TensorShapeProto Shape(std::vector<int64_t> dims) {
   TensorShapeProto p;
   for (int64_t d : dims) p.add_dim()->set_size(d);
   return p;
-}
-
-// One kernel call, possibly still waiting.
-struct Call {
-  std::unique_ptr<OpKernel> kernel;
-  std::vector<Tensor> inputs;
-  std::vector<TensorRef> refs;
-  OpKernelContext::Params params;
-  std::unique_ptr<OpKernelContext> ctx;
-  absl::Notification done;
-
-  bool finished() const { return done.HasBeenNotified(); }
-  absl::Status status() const { return ctx->status(); }
-  const Tensor& output(int i) const { return (*ctx->mutable_outputs())[i]; }
-};
-
-// Starts `node` on `inputs` (input 0 a reference when `ref` is valid).
-std::unique_ptr<Call> Start(const NodeDef& node_in, std::vector<Tensor> inputs,
-                            CancellationManager* cm = nullptr,
-                            TensorRef ref = {}) {
-  auto call = std::make_unique<Call>();
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  REQUIRE(op != nullptr);
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  auto kernel = StandardKernelRegistry()->CreateKernel(node, op->op_def,
-                                                       TestCpuDevice());
-  REQUIRE_OK(kernel.status());
-  call->kernel = *std::move(kernel);
-  call->inputs = std::move(inputs);
-  if (ref.valid()) {
-    call->refs.resize(call->inputs.size());
-    call->refs[0] = ref;
-    call->params.input_refs = call->refs;
-  }
-  call->params.step_id = 1;
-  call->params.op_kernel = call->kernel.get();
-  call->params.device = TestCpuDevice();
-  call->params.inputs = call->inputs;
-  call->params.cancellation_manager = cm;
-  call->ctx = std::make_unique<OpKernelContext>(&call->params);
-  Call* raw = call.get();
-  if (AsyncOpKernel* async = call->kernel->AsAsync()) {
-    async->ComputeAsync(raw->ctx.get(), [raw] { raw->done.Notify(); });
-  } else {
-    call->kernel->Compute(raw->ctx.get());
-    raw->done.Notify();
-  }
-  return call;
-}
-
-// Runs a kernel that must finish at once; its outputs.
-std::vector<Tensor> RunNow(const NodeDef& node, std::vector<Tensor> inputs,
-                           TensorRef ref = {}) {
-  std::unique_ptr<Call> c = Start(node, std::move(inputs), nullptr, ref);
-  REQUIRE(c->finished());
-  REQUIRE_OK(c->status());
-  return std::vector<Tensor>(c->ctx->mutable_outputs()->begin(),
-                             c->ctx->mutable_outputs()->end());
 }
 
 Tensor F(std::vector<float> v) { return Tensor::FromVector<float>(v); }
