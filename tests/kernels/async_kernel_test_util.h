@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "catch2/catch.hpp"
 #include "graph/node_def_util.h"
@@ -37,19 +38,22 @@ struct Call {
 };
 
 // Starts `node` on `inputs` (input 0 a reference when `ref` is valid) in a
-// step cancelled through `cm` (may be null).
-inline std::unique_ptr<Call> Start(const NodeDef& node_in,
-                                   std::vector<Tensor> inputs,
-                                   CancellationManager* cm = nullptr,
-                                   TensorRef ref = {}) {
+// step cancelled through `cm` (may be null). No Catch assertion: a thread
+// other than the test's may call it (Catch's assertions are not
+// thread-safe).
+inline absl::StatusOr<std::unique_ptr<Call>> TryStart(
+    const NodeDef& node_in, std::vector<Tensor> inputs,
+    CancellationManager* cm = nullptr, TensorRef ref = {}) {
   auto call = std::make_unique<Call>();
   const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  REQUIRE(op != nullptr);
+  if (op == nullptr) {
+    return absl::NotFoundError("no op " + node_in.op());
+  }
   NodeDef node = node_in;
   AddDefaultAttrs(op->op_def, &node);
   auto kernel =
       StandardKernelRegistry()->CreateKernel(node, op->op_def, TestCpuDevice());
-  REQUIRE_OK(kernel.status());
+  if (!kernel.ok()) return kernel.status();
   call->kernel = *std::move(kernel);
   call->inputs = std::move(inputs);
   if (ref.valid()) {
@@ -71,6 +75,17 @@ inline std::unique_ptr<Call> Start(const NodeDef& node_in,
     raw->done.Notify();
   }
   return call;
+}
+
+// TryStart, from the test's own thread: a failure to start fails the test.
+inline std::unique_ptr<Call> Start(const NodeDef& node,
+                                   std::vector<Tensor> inputs,
+                                   CancellationManager* cm = nullptr,
+                                   TensorRef ref = {}) {
+  absl::StatusOr<std::unique_ptr<Call>> call =
+      TryStart(node, std::move(inputs), cm, ref);
+  REQUIRE_OK(call.status());
+  return *std::move(call);
 }
 
 // Runs a kernel that must finish at once, successfully; its outputs.

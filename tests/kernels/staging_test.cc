@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "catch2/catch.hpp"
@@ -79,23 +81,52 @@ TEST_CASE(
   // consumer as often as the other way round.
   constexpr int kTuples = 200;
   std::vector<float> got;
-  std::thread consumer([&got] {
+  // Catch's assertions are not thread-safe: the consumer thread records
+  // what went wrong, and the test's own thread checks it after the join.
+  std::string consumer_error;
+  std::thread consumer([&got, &consumer_error] {
     for (int i = 0; i < kTuples; ++i) {
       CancellationManager step;
-      std::unique_ptr<Call> c = Start(Unstage("handover"), {}, &step);
-      REQUIRE(c->done.WaitForNotificationWithTimeout(absl::Seconds(60)));
-      REQUIRE_OK(c->status());
+      absl::StatusOr<std::unique_ptr<Call>> started =
+          testing::TryStart(Unstage("handover"), {}, &step);
+      if (!started.ok()) {
+        consumer_error = started.status().ToString();
+        return;
+      }
+      const std::unique_ptr<Call>& c = *started;
+      if (!c->done.WaitForNotificationWithTimeout(absl::Seconds(60))) {
+        consumer_error = absl::StrCat("Unstage ", i, " did not finish");
+        return;
+      }
+      if (!c->status().ok()) {
+        consumer_error =
+            absl::StrCat("Unstage ", i, ": ", c->status().ToString());
+        return;
+      }
       got.push_back(Values(c->output(0))[0]);
     }
   });
-  for (int i = 0; i < kTuples; ++i) {
+  // The producer side also asserts only after the join (a failed REQUIRE
+  // would leave the consumer thread unjoined).
+  std::string producer_error;
+  for (int i = 0; i < kTuples && producer_error.empty(); ++i) {
     CancellationManager step;
-    std::unique_ptr<Call> c =
-        Start(Stage("handover", /*capacity=*/2), {F({float(i)})}, &step);
-    REQUIRE(c->done.WaitForNotificationWithTimeout(absl::Seconds(60)));
-    REQUIRE_OK(c->status());
+    absl::StatusOr<std::unique_ptr<Call>> c = testing::TryStart(
+        Stage("handover", /*capacity=*/2), {F({float(i)})}, &step);
+    if (!c.ok()) {
+      producer_error = c.status().ToString();
+    } else if (!(*c)->done.WaitForNotificationWithTimeout(absl::Seconds(60))) {
+      producer_error = absl::StrCat("Stage ", i, " did not finish");
+    } else if (!(*c)->status().ok()) {
+      producer_error =
+          absl::StrCat("Stage ", i, ": ", (*c)->status().ToString());
+    }
   }
   consumer.join();
+  INFO(producer_error);
+  REQUIRE(producer_error.empty());
+  INFO(consumer_error);
+  REQUIRE(consumer_error.empty());
   REQUIRE(got.size() == kTuples);
   for (int i = 0; i < kTuples; ++i) CHECK(got[i] == float(i));
   CHECK(AreaSize("handover") == 0);
