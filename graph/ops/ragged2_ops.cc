@@ -1,0 +1,165 @@
+// The ragged2 family's ops: counting on sparse and ragged input as Keras
+// preprocessing layers and tf.sparse.bincount emit it (SparseBincount,
+// RaggedBincount, DenseCountSparseOutput, SparseCountSparseOutput,
+// RaggedCountSparseOutput) and feature crosses as Keras's HashedCrossing
+// and tf.sparse.cross emit them (SparseCrossV2, SparseCrossHashed).
+// Signatures follow TensorFlow 2.21's math_ops.cc, count_ops.cc and
+// sparse_ops.cc.
+#include <cstdint>
+#include <vector>
+
+#include "base/status_macros.h"
+#include "graph/ops/ops.h"
+#include "graph/ops/ragged2_ops.h"
+
+namespace dfx {
+namespace {
+
+// SparseBincount and RaggedBincount: TensorFlow leaves the output unknown.
+absl::Status BincountShape(InferenceContext* c) {
+  c->set_output(0, PartialShape::Unknown());
+  return absl::OkStatus();
+}
+
+// The outputs of a SparseTensor of `rank` dims (-1 unknown) and an unknown
+// number of values.
+void SetSparseOutputs(InferenceContext* c, int64_t rank) {
+  c->set_output(0, PartialShape::Known({-1, rank}));
+  c->set_output(1, PartialShape::Known({-1}));
+  c->set_output(2, PartialShape::Known({rank}));
+}
+
+absl::Status DenseCountShape(InferenceContext* c) {
+  const PartialShape& values = c->input(0);
+  const PartialShape& weights = c->input(1);
+  PartialShape merged = values;
+  bool no_weights = false;
+  if (weights.RankKnown()) {
+    int64_t n = 1;
+    for (int64_t d : weights.dims) n = (n < 0 || d < 0) ? -1 : n * d;
+    no_weights = n == 0;
+  }
+  if (!no_weights) DFX_RETURN_IF_ERROR(c->Merge(weights, values, &merged));
+  SetSparseOutputs(c, merged.RankKnown() ? merged.rank() : -1);
+  return absl::OkStatus();
+}
+
+absl::Status SparseCountShape(InferenceContext* c) {
+  const PartialShape& indices = c->input(0);
+  SetSparseOutputs(
+      c, indices.RankKnown() && indices.rank() >= 2 ? indices.dims[1] : -1);
+  return absl::OkStatus();
+}
+
+absl::Status RaggedCountShape(InferenceContext* c) {
+  const PartialShape& values = c->input(1);
+  int64_t rank = -1;
+  if (values.RankKnown()) rank = values.rank() > 0 ? values.rank() + 1 : 0;
+  SetSparseOutputs(c, rank);
+  return absl::OkStatus();
+}
+
+void CountAttrs(OpDefBuilder& b) {
+  b.Attr("T: {int32, int64}")
+      .Attr("minlength: int >= -1 = -1")
+      .Attr("maxlength: int >= -1 = -1")
+      .Attr("binary_output: bool")
+      .Attr("output_type: {int32, int64, float, double}");
+}
+
+// A cross's SparseTensor: [?, 2] indices, [?] values, [2] shape.
+absl::Status CrossShape(InferenceContext* c) {
+  SetSparseOutputs(c, 2);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RegisterRagged2Ops(OpRegistry* r) {
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseBincount")
+                      .Input("indices: int64")
+                      .Input("values: Tidx")
+                      .Input("dense_shape: int64")
+                      .Input("size: Tidx")
+                      .Input("weights: T")
+                      .Output("output: T")
+                      .Attr("Tidx: {int32, int64}")
+                      .Attr("T: {int32, int64, float32, float64}")
+                      .Attr("binary_output: bool = false")
+                      .SetShapeFn(BincountShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("RaggedBincount")
+                      .Input("splits: int64")
+                      .Input("values: Tidx")
+                      .Input("size: Tidx")
+                      .Input("weights: T")
+                      .Output("output: T")
+                      .Attr("Tidx: {int32, int64}")
+                      .Attr("T: {int32, int64, float32, float64}")
+                      .Attr("binary_output: bool = false")
+                      .SetShapeFn(BincountShape)));
+  {
+    OpDefBuilder b("DenseCountSparseOutput");
+    b.Input("values: T").Input("weights: output_type");
+    b.Output("output_indices: int64")
+        .Output("output_values: output_type")
+        .Output("output_dense_shape: int64");
+    CountAttrs(b);
+    DFX_RETURN_IF_ERROR(r->Register(b.SetShapeFn(DenseCountShape)));
+  }
+  {
+    OpDefBuilder b("SparseCountSparseOutput");
+    b.Input("indices: int64")
+        .Input("values: T")
+        .Input("dense_shape: int64")
+        .Input("weights: output_type");
+    b.Output("output_indices: int64")
+        .Output("output_values: output_type")
+        .Output("output_dense_shape: int64");
+    CountAttrs(b);
+    DFX_RETURN_IF_ERROR(r->Register(b.SetShapeFn(SparseCountShape)));
+  }
+  {
+    OpDefBuilder b("RaggedCountSparseOutput");
+    b.Input("splits: int64").Input("values: T").Input("weights: output_type");
+    b.Output("output_indices: int64")
+        .Output("output_values: output_type")
+        .Output("output_dense_shape: int64");
+    CountAttrs(b);
+    DFX_RETURN_IF_ERROR(r->Register(b.SetShapeFn(RaggedCountShape)));
+  }
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseCrossHashed")
+                      .Input("indices: N * int64")
+                      .Input("values: sparse_types")
+                      .Input("shapes: N * int64")
+                      .Input("dense_inputs: dense_types")
+                      .Input("num_buckets: int64")
+                      .Input("strong_hash: bool")
+                      .Input("salt: int64")
+                      .Output("output_indices: int64")
+                      .Output("output_values: int64")
+                      .Output("output_shape: int64")
+                      .Attr("N: int >= 0")
+                      .Attr("sparse_types: list({int64, string}) >= 0")
+                      .Attr("dense_types: list({int64, string}) >= 0")
+                      .SetShapeFn(CrossShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SparseCrossV2")
+                      .Input("indices: N * int64")
+                      .Input("values: sparse_types")
+                      .Input("shapes: N * int64")
+                      .Input("dense_inputs: dense_types")
+                      .Input("sep: string")
+                      .Output("output_indices: int64")
+                      .Output("output_values: string")
+                      .Output("output_shape: int64")
+                      .Attr("N: int >= 0")
+                      .Attr("sparse_types: list({int64, string}) >= 0")
+                      .Attr("dense_types: list({int64, string}) >= 0")
+                      .SetShapeFn(CrossShape)));
+  return absl::OkStatus();
+}
+
+}  // namespace dfx
