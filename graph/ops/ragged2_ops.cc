@@ -2,7 +2,8 @@
 // preprocessing layers and tf.sparse.bincount emit it (SparseBincount,
 // RaggedBincount, DenseCountSparseOutput, SparseCountSparseOutput,
 // RaggedCountSparseOutput) and feature crosses as Keras's HashedCrossing
-// and tf.sparse.cross emit them (SparseCrossV2, SparseCrossHashed).
+// and tf.sparse.cross / tf.ragged.cross emit them (SparseCrossV2,
+// SparseCrossHashed, RaggedCross).
 // Signatures follow TensorFlow 2.21's math_ops.cc, count_ops.cc and
 // sparse_ops.cc.
 #include <cstdint>
@@ -159,6 +160,32 @@ absl::Status RegisterRagged2Ops(OpRegistry* r) {
                       .Attr("sparse_types: list({int64, string}) >= 0")
                       .Attr("dense_types: list({int64, string}) >= 0")
                       .SetShapeFn(CrossShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("RaggedCross")
+                      .Input("ragged_values: ragged_values_types")
+                      .Input("ragged_row_splits: ragged_splits_types")
+                      .Input("sparse_indices: Nsparse * int64")
+                      .Input("sparse_values: sparse_values_types")
+                      .Input("sparse_shape: Nsparse * int64")
+                      .Input("dense_inputs: dense_types")
+                      .Output("output_values: out_values_type")
+                      .Output("output_row_splits: out_row_splits_type")
+                      .Attr("Nsparse: int >= 0")
+                      .Attr("input_order: string")
+                      .Attr("hashed_output: bool")
+                      .Attr("num_buckets: int >= 0")
+                      .Attr("hash_key: int")
+                      .Attr("ragged_values_types: list({int64, string}) >= 0")
+                      .Attr("ragged_splits_types: list({int32, int64}) >= 0")
+                      .Attr("sparse_values_types: list({int64, string}) >= 0")
+                      .Attr("dense_types: list({int64, string}) >= 0")
+                      .Attr("out_values_type: {int64, string}")
+                      .Attr("out_row_splits_type: {int32, int64}")
+                      .SetShapeFn([](InferenceContext* c) {
+                        c->set_output(0, PartialShape::Known({-1}));
+                        c->set_output(1, PartialShape::Known({-1}));
+                        return absl::OkStatus();
+                      })));
   return absl::OkStatus();
 }
 

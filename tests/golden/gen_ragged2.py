@@ -3,8 +3,9 @@ and feature crosses, as TensorFlow 2.21 runs them. SparseBincount and RaggedBinc
 row: tf.math.bincount on a SparseTensor or RaggedTensor, what Keras's
 CategoryEncoding emits) and DenseCountSparseOutput, SparseCountSparseOutput,
 RaggedCountSparseOutput (tf.sparse.bincount: a SparseTensor of counts),
-SparseCrossV2 (tf.sparse.cross) and SparseCrossHashed (Keras's
-HashedCrossing-style crosses: FarmHash fingerprints or keyed SipHash).
+SparseCrossV2 (tf.sparse.cross), SparseCrossHashed (Keras's
+HashedCrossing-style crosses: FarmHash fingerprints or keyed SipHash) and
+RaggedCross (tf.ragged.cross and cross_hashed).
 
     $(tools/tf_env) tests/golden/gen_ragged2.py
 
@@ -19,7 +20,11 @@ bounds (the results are garbage, not an error); dfx answers InvalidArgument
 int64 dense input: TensorFlow's kernel reads the int64 value as a pointer
 (a crash or garbage); dfx answers InvalidArgument. A non-scalar num_buckets
 or strong_hash: TensorFlow aborts on the scalar read; dfx answers
-InvalidArgument.
+InvalidArgument. RaggedCross with sparse indices of another length than the
+values: TensorFlow reads index rows past the end; with a ragged input whose
+row splits' dtype is not out_row_splits_type: TensorFlow aborts (it reads
+every input's splits as the output's type). dfx answers InvalidArgument to
+both.
 """
 
 import os
@@ -36,7 +41,7 @@ RAW = tf.raw_ops
 
 OP_NAMES = ["SparseBincount", "RaggedBincount", "DenseCountSparseOutput",
             "SparseCountSparseOutput", "RaggedCountSparseOutput",
-            "SparseCrossHashed", "SparseCrossV2"]
+            "SparseCrossHashed", "SparseCrossV2", "RaggedCross"]
 
 
 def case(name, build, **kw):
@@ -395,6 +400,72 @@ def cross_cases():
     case("cross_v2_sparse_cross", public_cross)
 
 
+def ragged_cross_cases():
+    def rc(name, ragged, sparse, dense, order, out=tf.string,
+           splits_out=tf.int64, num_buckets=0, hash_key=0, note=""):
+        def build():
+            fd = {}
+
+            def ph(v, nm):
+                v = np.asarray(v)
+                p = tf1.placeholder(tf.as_dtype(v.dtype), shape=None, name=nm)
+                fd[p] = v
+                return p
+            rv = [ph(v, f"rv{k}") for k, (v, _) in enumerate(ragged)]
+            rs = [ph(sp, f"rs{k}") for k, (_, sp) in enumerate(ragged)]
+            si = [ph(np.asarray(i, I64).reshape(-1, 2), f"si{k}")
+                  for k, (i, _, _) in enumerate(sparse)]
+            sv = [ph(v, f"sv{k}") for k, (_, v, _) in enumerate(sparse)]
+            ss = [ph(np.asarray(sh, I64), f"ss{k}")
+                  for k, (_, _, sh) in enumerate(sparse)]
+            dn = [ph(d, f"d{k}") for k, d in enumerate(dense)]
+            return list(RAW.RaggedCross(
+                ragged_values=rv, ragged_row_splits=rs, sparse_indices=si,
+                sparse_values=sv, sparse_shape=ss, dense_inputs=dn,
+                input_order=order, hashed_output=out == tf.int64,
+                num_buckets=num_buckets, hash_key=hash_key,
+                out_values_type=out, out_row_splits_type=splits_out)), fd
+        case("ragged_cross_" + name, build, note=note)
+
+    strs = (np.array([b"a", b"b", b"c"], object), np.array([0, 2, 2, 3], I64))
+    ints = (np.array([1, 2, 3, 4, 5], I64), np.array([0, 1, 3, 5], I64))
+    ints32 = (ints[0], ints[1].astype(I32))
+    strs32 = (strs[0], strs[1].astype(I32))
+    dstr = np.array([[b"x"], [b"y"], [b"z"]], object)
+    sp = ([[0, 0], [0, 1], [2, 0]], np.array([7, 8, 9], I64), [3, 2])
+    rc("strings", [strs, ints], [], [dstr], "RRD")
+    rc("order", [strs], [sp], [dstr], "DSR")
+    rc("hashed", [strs, ints], [sp], [dstr], "RSRD", out=tf.int64,
+       num_buckets=100, hash_key=7)
+    rc("hashed_no_buckets", [strs32], [], [dstr], "DR", out=tf.int64,
+       splits_out=tf.int32)
+    rc("int32_splits", [ints32, strs32], [], [], "RR", splits_out=tf.int32)
+    rc("no_inputs", [], [], [], "")
+    rc("empty_rows", [(np.array([], object), np.array([0, 0, 0], I64))], [],
+       [np.array([[b"x"], [b"y"]], object)], "RD")
+    rc("bad_splits_start", [(strs[0], np.array([1, 2, 2, 3], I64))], [], [],
+       "R")
+    rc("bad_splits_end", [(strs[0], np.array([0, 2, 2, 2], I64))], [], [],
+       "R")
+    rc("decreasing_splits", [(strs[0], np.array([0, 2, 1, 3], I64))], [], [],
+       "R")
+    rc("batch_mismatch", [strs], [], [np.array([[b"x"]], object)], "RD")
+    rc("dense_not_matrix", [], [], [np.array([b"x"], object)], "D")
+    rc("sparse_rank3", [], [([[0, 0]], np.array([1], I64), [3, 2, 1])], [],
+       "S")
+
+    def public():
+        rt = tf.RaggedTensor.from_row_splits(
+            tf1.placeholder_with_default(strs[0], shape=None), strs[1])
+        rt2 = tf.RaggedTensor.from_row_splits(
+            tf1.placeholder_with_default(ints[0], shape=None), ints[1])
+        out = tf.ragged.cross([rt, rt2, tf.constant(dstr)])
+        outh = tf.ragged.cross_hashed([rt, rt2, tf.constant(dstr)],
+                                      num_buckets=1000, hash_key=3)
+        return [out.flat_values, out.row_splits, outh.flat_values], {}
+    case("ragged_cross_public_api", public)
+
+
 def main():
     sparse_bincount_cases()
     ragged_bincount_cases()
@@ -402,6 +473,7 @@ def main():
     sparse_count_cases()
     ragged_count_cases()
     cross_cases()
+    ragged_cross_cases()
     # Last: the first case empties the family's folder.
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 

@@ -1,8 +1,8 @@
 // The ragged2 family's ops (tests/golden/gen_ragged2.py: SparseBincount,
-// RaggedBincount, the *CountSparseOutput ops, SparseCrossV2 and
-// SparseCrossHashed): TensorFlow 2.21's signatures and CPU kernel types, the
-// shape functions, and what the golden cases cannot show: inputs on which
-// TensorFlow's kernels read out of bounds or abort are refused.
+// RaggedBincount, the *CountSparseOutput ops, SparseCrossV2,
+// SparseCrossHashed and RaggedCross): TensorFlow 2.21's signatures and CPU
+// kernel types, the shape functions, and what the golden cases cannot show:
+// inputs on which TensorFlow's kernels read out of bounds or abort are refused.
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +45,7 @@ std::string Str(const absl::StatusOr<std::vector<PartialShape>>& s) {
 
 TEST_CASE("Every ragged2 op has TensorFlow 2.21's signature and CPU types",
           "[ragged2]") {
-  testing::CheckSignaturesWithTensorFlow("ragged2", 7);
+  testing::CheckSignaturesWithTensorFlow("ragged2", 8);
 }
 
 TEST_CASE("Count ops' shape functions give a SparseTensor of the input's rank",
@@ -164,6 +164,29 @@ TEST_CASE("SparseCrossHashed refuses a strong hash of int64 dense input",
                               Tensor::Scalar<bool>(false), salt})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE("RaggedCross refuses row splits of another type than its output's",
+          "[ragged2]") {
+  const NodeDef node =
+      TestNodeBuilder("rc", "RaggedCross", 2)
+          .Attr("Nsparse", int64_t{0})
+          .Attr("input_order", "R")
+          .Attr("hashed_output", false)
+          .Attr("num_buckets", int64_t{0})
+          .Attr("hash_key", int64_t{0})
+          .Attr("ragged_values_types", DataTypeVector{DT_INT64})
+          .Attr("ragged_splits_types", DataTypeVector{DT_INT32})
+          .Attr("sparse_values_types", DataTypeVector{})
+          .Attr("dense_types", DataTypeVector{})
+          .Attr("out_values_type", DT_STRING)
+          .Attr("out_row_splits_type", DT_INT64)
+          .Build();
+  CHECK_THAT(
+      RunKernel(node, {Tensor::FromVector<int64_t>({1, 2}),
+                       Tensor::FromVector<int32_t>({0, 2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "out_row_splits_type"));
 }
 
 }  // namespace
