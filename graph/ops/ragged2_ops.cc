@@ -74,6 +74,32 @@ absl::Status CrossShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// RaggedFillEmptyRows: value_rowids and values vectors, nrows and
+// default_value scalars; the filled count is known only at run time.
+absl::Status RaggedFillEmptyRowsShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+  int64_t n = -1;
+  DFX_RETURN_IF_ERROR(
+      c->MergeDim(c->input(0).RankKnown() ? c->input(0).dims[0] : -1,
+                  c->input(1).RankKnown() ? c->input(1).dims[0] : -1, &n));
+  c->set_output(0, PartialShape::Known({-1}));
+  c->set_output(1, PartialShape::Known({-1}));
+  c->set_output(2, PartialShape::Known({-1}));
+  c->set_output(3, PartialShape::Known({n}));
+  return absl::OkStatus();
+}
+
+absl::Status RaggedFillEmptyRowsGradShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  c->set_output(0, c->input(0));
+  c->set_output(1, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterRagged2Ops(OpRegistry* r) {
@@ -186,6 +212,25 @@ absl::Status RegisterRagged2Ops(OpRegistry* r) {
                         c->set_output(1, PartialShape::Known({-1}));
                         return absl::OkStatus();
                       })));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("RaggedFillEmptyRows")
+                                      .Input("value_rowids: int64")
+                                      .Input("values: T")
+                                      .Input("nrows: int64")
+                                      .Input("default_value: T")
+                                      .Output("output_value_rowids: int64")
+                                      .Output("output_values: T")
+                                      .Output("empty_row_indicator: bool")
+                                      .Output("reverse_index_map: int64")
+                                      .Attr("T: type")
+                                      .SetShapeFn(RaggedFillEmptyRowsShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("RaggedFillEmptyRowsGrad")
+                      .Input("reverse_index_map: int64")
+                      .Input("grad_values: T")
+                      .Output("d_values: T")
+                      .Output("d_default_value: T")
+                      .Attr("T: type")
+                      .SetShapeFn(RaggedFillEmptyRowsGradShape)));
   return absl::OkStatus();
 }
 

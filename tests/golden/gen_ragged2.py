@@ -5,7 +5,8 @@ CategoryEncoding emits) and DenseCountSparseOutput, SparseCountSparseOutput,
 RaggedCountSparseOutput (tf.sparse.bincount: a SparseTensor of counts),
 SparseCrossV2 (tf.sparse.cross), SparseCrossHashed (Keras's
 HashedCrossing-style crosses: FarmHash fingerprints or keyed SipHash) and
-RaggedCross (tf.ragged.cross and cross_hashed).
+RaggedCross (tf.ragged.cross and cross_hashed), RaggedFillEmptyRows and
+RaggedFillEmptyRowsGrad.
 
     $(tools/tf_env) tests/golden/gen_ragged2.py
 
@@ -41,7 +42,8 @@ RAW = tf.raw_ops
 
 OP_NAMES = ["SparseBincount", "RaggedBincount", "DenseCountSparseOutput",
             "SparseCountSparseOutput", "RaggedCountSparseOutput",
-            "SparseCrossHashed", "SparseCrossV2", "RaggedCross"]
+            "SparseCrossHashed", "SparseCrossV2", "RaggedCross",
+            "RaggedFillEmptyRows", "RaggedFillEmptyRowsGrad"]
 
 
 def case(name, build, **kw):
@@ -466,6 +468,49 @@ def ragged_cross_cases():
     case("ragged_cross_public_api", public)
 
 
+def fill_empty_rows_cases():
+    def fe(name, rowids, values, nrows, default, note=""):
+        def build():
+            p, fd = feeds(value_rowids=np.asarray(rowids, I64).reshape(
+                              np.shape(rowids)),
+                          values=values, nrows=np.asarray(nrows, I64),
+                          default_value=default)
+            return list(RAW.RaggedFillEmptyRows(**p)), fd
+        case("fill_empty_rows_" + name, build, note=note)
+
+    fe("float", [0, 0, 2], np.array([1, 2, 3], F32), 4, np.float32(-1))
+    fe("full", [0, 1], np.array([1, 2], I64), 2, np.int64(-1),
+       note="no empty row: the inputs come back")
+    fe("unordered", [2, 0], np.array([1, 2], np.float64), 3, np.float64(9))
+    fe("string", [1], np.array([b"a"], object), 2, np.array(b"z", object))
+    fe("bool", [1, 1], np.array([True, True]), 3, np.array(False))
+    fe("no_rows", np.zeros(0, I64), np.zeros(0, F32), 0, np.float32(-1),
+       note="TensorFlow's output value_rowids is [0, 1] here")
+    fe("all_empty", np.zeros(0, I64), np.zeros(0, I32), 3, np.int32(5))
+    fe("row_out_of_range", [0, 5], np.array([1, 2], F32), 3, np.float32(-1))
+    fe("negative_nrows", np.zeros(0, I64), np.zeros(0, F32), -1,
+       np.float32(-1))
+    fe("values_without_rows", [0], np.array([1], F32), 0, np.float32(-1))
+    fe("values_not_vector", [0], np.array([[1]], F32), 2, np.float32(-1))
+    fe("default_not_scalar", [0], np.array([1], F32), 2,
+       np.array([-1], F32))
+    fe("nrows_not_scalar", [0], np.array([1], F32), [2], np.float32(-1))
+    fe("rowids_not_vector", [[0]], np.array([1], F32), 2, np.float32(-1))
+    fe("length_mismatch", [0, 1], np.array([1], F32), 2, np.float32(-1))
+
+    def grad(name, rev, g, note=""):
+        def build():
+            p, fd = feeds(reverse_index_map=np.asarray(rev, I64),
+                          grad_values=g)
+            return list(RAW.RaggedFillEmptyRowsGrad(**p)), fd
+        case("fill_empty_rows_grad_" + name, build, note=note)
+
+    grad("float", [0, 1, 3], np.array([1, 2, 3, 4, 5], F32))
+    grad("int32", [0], np.array([1, 2], I32))
+    grad("double_empty", np.zeros(0, I64), np.array([1, 2], np.float64))
+    grad("out_of_range", [0, 9], np.array([1, 2, 3], F32))
+
+
 def main():
     sparse_bincount_cases()
     ragged_bincount_cases()
@@ -474,6 +519,7 @@ def main():
     ragged_count_cases()
     cross_cases()
     ragged_cross_cases()
+    fill_empty_rows_cases()
     # Last: the first case empties the family's folder.
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 

@@ -1,8 +1,9 @@
 // The ragged2 family's ops (tests/golden/gen_ragged2.py: SparseBincount,
 // RaggedBincount, the *CountSparseOutput ops, SparseCrossV2,
-// SparseCrossHashed and RaggedCross): TensorFlow 2.21's signatures and CPU
-// kernel types, the shape functions, and what the golden cases cannot show:
-// inputs on which TensorFlow's kernels read out of bounds or abort are refused.
+// SparseCrossHashed, RaggedCross, RaggedFillEmptyRows and its gradient):
+// TensorFlow 2.21's signatures and CPU kernel types, the shape functions,
+// and what the golden cases cannot show: inputs on which TensorFlow's
+// kernels read out of bounds or abort are refused.
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +46,7 @@ std::string Str(const absl::StatusOr<std::vector<PartialShape>>& s) {
 
 TEST_CASE("Every ragged2 op has TensorFlow 2.21's signature and CPU types",
           "[ragged2]") {
-  testing::CheckSignaturesWithTensorFlow("ragged2", 8);
+  testing::CheckSignaturesWithTensorFlow("ragged2", 10);
 }
 
 TEST_CASE("Count ops' shape functions give a SparseTensor of the input's rank",
