@@ -1,10 +1,10 @@
-// Fingerprint64 (FarmHash's 64-bit fingerprint, farmhashna::Hash64) and
-// FingerprintCat64: TensorFlow's string and combining hashes, which
-// StringToHashBucketFast and SparseCross use, so that hash buckets and
-// crossed feature ids equal TensorFlow's on every machine. Written from
-// FarmHash's published algorithm; results are checked against TensorFlow's
-// tf.fingerprint in tests/kernels/sparse_cross_test.cc and its
-// StringToHashBucketFast in the "strings" golden family.
+// Fingerprint64 (FarmHash's 64-bit fingerprint, farmhashna::Hash64),
+// FingerprintCat64 and SipHash24: TensorFlow's string, combining and keyed
+// hashes, which StringToHashBucketFast/Strong and the SparseCross ops use, so
+// that hash buckets and crossed feature ids equal TensorFlow's on every
+// machine. Written from FarmHash's published algorithm; results are checked
+// against TensorFlow's tf.fingerprint in tests/kernels/sparse_cross_test.cc and
+// its StringToHashBucketFast in the "strings" golden family.
 #ifndef DFX_KERNELS_FINGERPRINT_H_
 #define DFX_KERNELS_FINGERPRINT_H_
 
@@ -63,8 +63,10 @@ inline uint64_t HashLen0to16(const char* s, size_t len) {
     const uint8_t a = static_cast<uint8_t>(s[0]);
     const uint8_t b = static_cast<uint8_t>(s[len >> 1]);
     const uint8_t c = static_cast<uint8_t>(s[len - 1]);
-    const uint32_t y = static_cast<uint32_t>(a) + (static_cast<uint32_t>(b) << 8);
-    const uint32_t z = static_cast<uint32_t>(len) + (static_cast<uint32_t>(c) << 2);
+    const uint32_t y =
+        static_cast<uint32_t>(a) + (static_cast<uint32_t>(b) << 8);
+    const uint32_t z =
+        static_cast<uint32_t>(len) + (static_cast<uint32_t>(c) << 2);
     return ShiftMix(y * kK2 ^ z * kK0) * kK2;
   }
   return kK2;
@@ -169,6 +171,55 @@ inline uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2) {
   result = fingerprint_internal::ShiftMix(result) * kMul;
   result = fingerprint_internal::ShiftMix(result);
   return result;
+}
+
+// SipHash-2-4 with the 128-bit key (k0, k1): TensorFlow's StrongKeyedHash,
+// which StringToHashBucketStrong and SparseCrossHashed's strong_hash use.
+inline uint64_t SipHash24(uint64_t k0, uint64_t k1, absl::string_view str) {
+  using fingerprint_internal::Fetch64;
+  using fingerprint_internal::Rotate;
+  const char* s = str.data();
+  const size_t n = str.size();
+  uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
+  uint64_t v1 = k1 ^ 0x646f72616e646f6dULL;
+  uint64_t v2 = k0 ^ 0x6c7967656e657261ULL;
+  uint64_t v3 = k1 ^ 0x7465646279746573ULL;
+  auto round = [&] {
+    v0 += v1;
+    v1 = Rotate(v1, 64 - 13);
+    v1 ^= v0;
+    v0 = Rotate(v0, 64 - 32);
+    v2 += v3;
+    v3 = Rotate(v3, 64 - 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = Rotate(v3, 64 - 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = Rotate(v1, 64 - 17);
+    v1 ^= v2;
+    v2 = Rotate(v2, 64 - 32);
+  };
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint64_t m = Fetch64(s + i);
+    v3 ^= m;
+    round();
+    round();
+    v0 ^= m;
+  }
+  uint64_t last = static_cast<uint64_t>(n & 0xff) << 56;
+  for (size_t k = 0; i + k < n; ++k) {
+    last |= static_cast<uint64_t>(static_cast<unsigned char>(s[i + k]))
+            << (8 * k);
+  }
+  v3 ^= last;
+  round();
+  round();
+  v0 ^= last;
+  v2 ^= 0xff;
+  for (int r = 0; r < 4; ++r) round();
+  return v0 ^ v1 ^ v2 ^ v3;
 }
 
 }  // namespace dfx

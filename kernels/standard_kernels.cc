@@ -1,5 +1,6 @@
 #include "kernels/kernels.h"
 #include "kernels/array/legacy_kernels.h"
+#include "kernels/array/ragged2_kernels.h"
 
 #include "kernels/collective/collective_kernels.h"
 #include "kernels/data/dataset.h"
@@ -74,6 +75,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterRng2Kernels(registry);
   RegisterState2Kernels(registry);
   RegisterImage2Kernels(registry);
+  RegisterRagged2Kernels(registry);
   RegisterReadersKernels(registry);
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);

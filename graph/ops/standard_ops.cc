@@ -1,5 +1,6 @@
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
+#include "graph/ops/ragged2_ops.h"
 
 namespace dfx {
 
@@ -67,6 +68,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRng2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterRagged2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
   DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));

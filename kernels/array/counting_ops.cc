@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "kernels/array/bincount_util.h"
 #include "kernels/array/gather_util.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
@@ -28,26 +29,6 @@ using gather_internal::VisitMoveType;
 
 int64_t IntAt(const Tensor& t, int64_t i) {
   return t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-}
-
-// Adds weights (or 1) of each value of arr[first, last) below `size` into
-// bins; values >= size are dropped. InvalidArgument on a negative value.
-template <typename Tidx, typename T>
-absl::Status CountInto(const Tidx* arr, const T* weights, int64_t first,
-                       int64_t last, int64_t size, bool binary, T* bins) {
-  for (int64_t i = first; i < last; ++i) {
-    const Tidx v = arr[i];
-    if (v < 0) {
-      return absl::InvalidArgumentError("Input arr must be non-negative!");
-    }
-    if (v >= size) continue;
-    if (binary) {
-      bins[v] = T(1);
-    } else {
-      bins[v] += weights == nullptr ? T(1) : weights[i];
-    }
-  }
-  return absl::OkStatus();
 }
 
 template <typename T>

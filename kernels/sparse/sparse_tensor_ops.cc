@@ -434,21 +434,43 @@ class SparseReshapeOp : public OpKernel {
 };
 
 // ---------------------------------------------------------------------------
-// SparseFillEmptyRows and its gradient
+// SparseFillEmptyRows and its gradient, and their ragged forms
+// RaggedFillEmptyRows(Grad): value_rowids are the indices of a rank-1
+// SparseTensor of nrows rows, and the output value_rowids a vector (but
+// [0, 1] when nrows is 0, as TensorFlow's shares SparseFillEmptyRows' code).
 
 class SparseFillEmptyRowsOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  SparseFillEmptyRowsOp(OpKernelConstruction* ctx, bool ragged)
+      : OpKernel(ctx), ragged_(ragged) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& indices = ctx->input(0);
     const Tensor& values = ctx->input(1);
-    const Tensor& dense_shape = ctx->input(2);
     const Tensor& default_value = ctx->input(3);
     DFX_OP_REQUIRES(ctx, default_value.dims() == 0,
                     absl::InvalidArgumentError(absl::StrCat(
                         "default_value must be a scalar, saw: ",
                         default_value.shape().DebugString())));
+    Tensor indices = ctx->input(0);
+    Tensor dense_shape = ctx->input(2);
+    if (ragged_) {
+      DFX_OP_REQUIRES(ctx, indices.dims() == 1,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "value_rowids must be a vector, saw: ",
+                          indices.shape().DebugString())));
+      DFX_OP_REQUIRES(ctx, dense_shape.dims() == 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "nrows must be a scalar, saw: ",
+                          dense_shape.shape().DebugString())));
+      // Views: [n, 1] indices and a [1] dense shape, the same buffers.
+      absl::StatusOr<Tensor> as_matrix =
+          indices.Reshaped(TensorShape({indices.dim_size(0), 1}));
+      absl::StatusOr<Tensor> as_vector = dense_shape.Reshaped(TensorShape({1}));
+      DFX_OP_REQUIRES_OK(ctx, as_matrix.status());
+      DFX_OP_REQUIRES_OK(ctx, as_vector.status());
+      indices = *std::move(as_matrix);
+      dense_shape = *std::move(as_vector);
+    }
     DFX_OP_REQUIRES(ctx, indices.dims() == 2,
                     absl::InvalidArgumentError(absl::StrCat(
                         "indices must be a matrix, saw: ",
@@ -527,15 +549,17 @@ class SparseFillEmptyRowsOp : public OpKernel {
       if (row > 0) end[row] += end[row - 1];
     }
     if (all_full && ordered) {
-      ctx->set_output(0, indices);
+      ctx->set_output(0, ctx->input(0));
       ctx->set_output(1, values);
       for (int64_t i = 0; i < n; ++i) rev[i] = i;
       return;
     }
     const int64_t full = end[dense_rows - 1];
     Tensor* out_indices = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({full, rank}),
-                                                 &out_indices));
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, ragged_ ? TensorShape({full}) : TensorShape({full, rank}),
+                 &out_indices));
     Tensor* out_values = nullptr;
     DFX_OP_REQUIRES_OK(
         ctx, ctx->allocate_output(1, TensorShape({full}), &out_values));
@@ -566,6 +590,16 @@ class SparseFillEmptyRowsOp : public OpKernel {
                     absl::InvalidArgumentError(
                         "SparseFillEmptyRows: unsupported dtype"));
   }
+
+ private:
+  const bool ragged_;
+};
+
+template <bool kRagged>
+class FillEmptyRowsOp : public SparseFillEmptyRowsOp {
+ public:
+  explicit FillEmptyRowsOp(OpKernelConstruction* ctx)
+      : SparseFillEmptyRowsOp(ctx, kRagged) {}
 };
 
 class SparseFillEmptyRowsGradOp : public OpKernel {
@@ -1874,12 +1908,18 @@ void RegisterSparseTensorKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("SparseAdd").TypeConstraint(
                     "T", {DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,
                           DT_INT64, DT_COMPLEX64, DT_COMPLEX128}));
-  RegisterKernel<SparseFillEmptyRowsOp>(
+  RegisterKernel<FillEmptyRowsOp<false>>(
       registry,
       KernelDefBuilder("SparseFillEmptyRows").TypeConstraint("T", dense_types));
+  RegisterKernel<FillEmptyRowsOp<true>>(
+      registry,
+      KernelDefBuilder("RaggedFillEmptyRows").TypeConstraint("T", dense_types));
   RegisterKernel<SparseFillEmptyRowsGradOp>(
       registry,
       KernelDefBuilder("SparseFillEmptyRowsGrad").TypeConstraint("T", numbers));
+  RegisterKernel<SparseFillEmptyRowsGradOp>(
+      registry,
+      KernelDefBuilder("RaggedFillEmptyRowsGrad").TypeConstraint("T", numbers));
 }
 
 }  // namespace dfx::sparse_internal

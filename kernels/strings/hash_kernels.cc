@@ -24,10 +24,6 @@ uint64_t Load64(const char* p) {
   return v;  // little-endian hosts only (x86-64, aarch64)
 }
 
-uint64_t Rot(uint64_t v, int s) {
-  return s == 0 ? v : (v >> s) | (v << (64 - s));
-}
-
 // FarmHash's Fingerprint64 (kernels/fingerprint.h) as a hash of bytes.
 uint64_t FarmFingerprint64(const char* s, size_t n) {
   return Fingerprint64(absl::string_view(s, n));
@@ -60,51 +56,6 @@ uint64_t TfHash64(const char* s, size_t n) {
   h *= kMul;
   h ^= h >> kShift;
   return h;
-}
-
-// --- SipHash-2-4 with a 128-bit key (k0, k1).
-
-uint64_t SipHash24(uint64_t k0, uint64_t k1, const char* s, size_t n) {
-  uint64_t v0 = k0 ^ 0x736f6d6570736575ULL;
-  uint64_t v1 = k1 ^ 0x646f72616e646f6dULL;
-  uint64_t v2 = k0 ^ 0x6c7967656e657261ULL;
-  uint64_t v3 = k1 ^ 0x7465646279746573ULL;
-  auto round = [&] {
-    v0 += v1;
-    v1 = Rot(v1, 64 - 13);
-    v1 ^= v0;
-    v0 = Rot(v0, 64 - 32);
-    v2 += v3;
-    v3 = Rot(v3, 64 - 16);
-    v3 ^= v2;
-    v0 += v3;
-    v3 = Rot(v3, 64 - 21);
-    v3 ^= v0;
-    v2 += v1;
-    v1 = Rot(v1, 64 - 17);
-    v1 ^= v2;
-    v2 = Rot(v2, 64 - 32);
-  };
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const uint64_t m = Load64(s + i);
-    v3 ^= m;
-    round();
-    round();
-    v0 ^= m;
-  }
-  uint64_t last = static_cast<uint64_t>(n & 0xff) << 56;
-  for (size_t k = 0; i + k < n; ++k) {
-    last |= static_cast<uint64_t>(static_cast<unsigned char>(s[i + k]))
-            << (8 * k);
-  }
-  v3 ^= last;
-  round();
-  round();
-  v0 ^= last;
-  v2 ^= 0xff;
-  for (int r = 0; r < 4; ++r) round();
-  return v0 ^ v1 ^ v2 ^ v3;
 }
 
 // Per string: its bytes read, 8 written, a few cycles a byte.
@@ -158,14 +109,14 @@ class HashBucketStrongOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     const std::string* s = in.data<std::string>();
     int64_t* o = out->data<int64_t>();
-    ParallelFor(*ctx->device(), in.NumElements(), kHashCost,
-                [&](int64_t first, int64_t last) {
-                  for (int64_t i = first; i < last; ++i) {
-                    o[i] = static_cast<int64_t>(
-                        SipHash24(k0_, k1_, s[i].data(), s[i].size()) %
-                        static_cast<uint64_t>(num_buckets_));
-                  }
-                });
+    ParallelFor(
+        *ctx->device(), in.NumElements(), kHashCost,
+        [&](int64_t first, int64_t last) {
+          for (int64_t i = first; i < last; ++i) {
+            o[i] = static_cast<int64_t>(SipHash24(k0_, k1_, s[i]) %
+                                        static_cast<uint64_t>(num_buckets_));
+          }
+        });
   }
 
  private:

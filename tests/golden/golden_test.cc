@@ -51,7 +51,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
-                                 "quantized", "staging"};
+                                 "quantized", "staging",     "ragged2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -388,6 +388,11 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: bincount and count ops on sparse and ragged input "
+          "equal TensorFlow") {
+  RunFamily("ragged2");
 }
 
 TEST_CASE("golden: resource-variable ops on a variable never assigned, "

@@ -1,0 +1,49 @@
+
+/
+ind0Placeholder*
+dtype0	*
+shape:
+/
+val0Placeholder*
+dtype0*
+shape:
+1
+shape0Placeholder*
+dtype0	*
+shape:
+/
+ind1Placeholder*
+dtype0	*
+shape:
+/
+val1Placeholder*
+dtype0	*
+shape:
+1
+shape1Placeholder*
+dtype0	*
+shape:
+1
+dense0Placeholder*
+dtype0*
+shape:
+6
+num_bucketsPlaceholder*
+dtype0	*
+shape:
+6
+strong_hashPlaceholder*
+dtype0
+*
+shape:
+/
+saltPlaceholder*
+dtype0	*
+shape:
+­
+SparseCrossHashedSparseCrossHashedind0ind1val0val1shape0shape1dense0num_bucketsstrong_hashsalt*
+N*
+dense_types
+2*
+sparse_types
+2	"ª
