@@ -255,22 +255,26 @@ absl::Status RegisterNn2Ops(OpRegistry* r) {
           .SetShapeFn(CtcBeamSearchShape)));
   // Used with the queue ops of graph/ops/queue_ops.cc; the queue is
   // kernels/data_flow/queue.h's.
-  DFX_RETURN_IF_ERROR(r->Register(
-      OpDefBuilder("RandomShuffleQueueV2")
-          .Output("handle: resource")
-          .Attr("component_types: list(type) >= 1")
-          .Attr("shapes: list(shape) >= 0 = []")
-          .Attr("capacity: int = -1")
-          .Attr("min_after_dequeue: int = 0")
-          .Attr("seed: int = 0")
-          .Attr("seed2: int = 0")
-          .Attr("container: string = ''")
-          .Attr("shared_name: string = ''")
-          .SetIsStateful()
-          .SetShapeFn([](InferenceContext* c) {
-            c->set_output(0, PartialShape::Scalar());
-            return absl::OkStatus();
-          })));
+  // RandomShuffleQueue (TF1) hands out a reference to a [2] string handle.
+  for (const bool v1 : {false, true}) {
+    DFX_RETURN_IF_ERROR(r->Register(
+        OpDefBuilder(v1 ? "RandomShuffleQueue" : "RandomShuffleQueueV2")
+            .Output(v1 ? "handle: Ref(string)" : "handle: resource")
+            .Attr("component_types: list(type) >= 1")
+            .Attr("shapes: list(shape) >= 0 = []")
+            .Attr("capacity: int = -1")
+            .Attr("min_after_dequeue: int = 0")
+            .Attr("seed: int = 0")
+            .Attr("seed2: int = 0")
+            .Attr("container: string = ''")
+            .Attr("shared_name: string = ''")
+            .SetIsStateful()
+            .SetShapeFn([v1](InferenceContext* c) {
+              c->set_output(0, v1 ? PartialShape::Known({2})
+                                  : PartialShape::Scalar());
+              return absl::OkStatus();
+            })));
+  }
   return absl::OkStatus();
 }
 

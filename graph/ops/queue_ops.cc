@@ -165,6 +165,20 @@ absl::Status RegisterQueueOps(OpRegistry* r) {
       r->Register(QueueOp("PaddingFIFOQueue", "handle: Ref(string)")
                       .SetShapeFn(RefHandle)));
   DFX_RETURN_IF_ERROR(RegisterQueueUsers(r, /*v1=*/true));
+  // Priority queues: the first component an int64 scalar; shapes must be
+  // given (an empty list leaves them unconstrained).
+  for (const bool v1 : {false, true}) {
+    OpDefBuilder b(v1 ? "PriorityQueue" : "PriorityQueueV2");
+    b.Output(v1 ? "handle: Ref(string)" : "handle: resource")
+        .Attr("component_types: list(type) >= 0 = []")
+        .Attr("shapes: list(shape) >= 0")
+        .Attr("capacity: int = -1")
+        .Attr("container: string = ''")
+        .Attr("shared_name: string = ''")
+        .SetIsStateful()
+        .SetShapeFn(v1 ? RefHandle : ScalarHandle);
+    DFX_RETURN_IF_ERROR(r->Register(std::move(b)));
+  }
 
   // Accumulators. TensorFlow 2.21 marks the reference forms' consumers
   // stateless (they reach their state through the reference input) and

@@ -11,6 +11,14 @@
 namespace dfx::data_flow {
 namespace {
 
+// The heap order of a priority queue's elements: as TensorFlow's
+// std::priority_queue with its ComparePriorityTensorPair (a min-heap of the
+// int64 first component), so that equal priorities leave in the order
+// TensorFlow's heap gives them.
+bool PriorityAfter(const Queue::Tuple& a, const Queue::Tuple& b) {
+  return a[0].scalar<int64_t>() > b[0].scalar<int64_t>();
+}
+
 }  // namespace
 
 Queue::Queue(std::string kind, std::string name, DataTypeVector types,
@@ -144,10 +152,14 @@ void Queue::RemoveLocked(int64_t id, absl::Status status,
 void Queue::Unwind(Attempt* a) {
   if (a->enqueue) return;  // elements already added stay
   // A dequeue's taken elements go back to the front, in order (a shuffle
-  // queue's to the back, last first, as TensorFlow's).
+  // queue's to the back, last first, as TensorFlow's; a priority queue's
+  // into its heap, though its dequeues take all or nothing).
   for (auto it = a->elements.rbegin(); it != a->elements.rend(); ++it) {
     bytes_ += TupleBytes(*it);
-    if (shuffle_.has_value()) {
+    if (priority()) {
+      elements_.push_back(std::move(*it));
+      std::push_heap(elements_.begin(), elements_.end(), PriorityAfter);
+    } else if (shuffle_.has_value()) {
       elements_.push_back(std::move(*it));
     } else {
       elements_.push_front(std::move(*it));
@@ -181,6 +193,9 @@ void Queue::FlushLocked(std::vector<Finished>* finished) {
              static_cast<int64_t>(elements_.size()) < capacity_) {
         bytes_ += TupleBytes(a->elements[a->next]);
         elements_.push_back(std::move(a->elements[a->next++]));
+        if (priority()) {
+          std::push_heap(elements_.begin(), elements_.end(), PriorityAfter);
+        }
         progress = true;
       }
       if (a->next < a->elements.size()) break;
@@ -190,6 +205,14 @@ void Queue::FlushLocked(std::vector<Finished>* finished) {
     }
     while (!dequeues_.empty()) {
       Attempt* d = dequeues_.front().get();
+      if (priority()) {
+        absl::Status status;
+        if (!PriorityDequeueLocked(d, &status)) break;
+        finished->push_back({std::move(dequeues_.front()), status});
+        dequeues_.pop_front();
+        progress = true;
+        continue;
+      }
       if (shuffle_.has_value()) {
         absl::Status status;
         if (!ShuffleDequeueLocked(d, &status, &progress)) break;
@@ -236,6 +259,33 @@ Queue::Tuple Queue::TakeRandomLocked() {
   elements_.pop_back();
   bytes_ -= TupleBytes(t);
   return t;
+}
+
+bool Queue::PriorityDequeueLocked(Attempt* d, absl::Status* status) {
+  const int64_t size = static_cast<int64_t>(elements_.size());
+  int64_t take = d->n;
+  if (size < d->n) {
+    // TensorFlow's DequeueMany takes nothing until all n are there, so
+    // that a batch comes out sorted.
+    if (!(closed_ && enqueues_.empty())) return false;
+    if (!(d->up_to && size > 0)) {
+      *status = absl::OutOfRangeError(absl::StrCat(
+          kind_, " '", name_, "' is closed and has insufficient elements "
+          "(requested ", d->n, ", current size ", size, ")"));
+      return true;
+    }
+    // DequeueUpTo of a closed queue: what there is. (TensorFlow's takes
+    // those, then fails OutOfRange for the rest and loses them.)
+    take = size;
+  }
+  for (int64_t i = 0; i < take; ++i) {
+    std::pop_heap(elements_.begin(), elements_.end(), PriorityAfter);
+    bytes_ -= TupleBytes(elements_.back());
+    d->elements.push_back(std::move(elements_.back()));
+    elements_.pop_back();
+  }
+  *status = absl::OkStatus();
+  return true;
 }
 
 bool Queue::ShuffleDequeueLocked(Attempt* d, absl::Status* status,

@@ -1,4 +1,5 @@
-// A queue resource (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2)
+// A queue resource (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2,
+// PriorityQueueV2 and their TF1 forms)
 // shared by the steps and sessions that name it, and the waits on it.
 //
 // An enqueue into a full queue and a dequeue from a queue with too few
@@ -72,6 +73,8 @@ class Queue : public ResourceBase,
   const std::vector<PartialShape>& shapes() const { return shapes_; }
   int64_t capacity() const { return capacity_; }
   bool padding() const { return kind_ == "PaddingFIFOQueue"; }
+  // A PriorityQueue: elements leave lowest int64 first component first.
+  bool priority() const { return kind_ == "PriorityQueue"; }
   // The shuffle attrs as given (seeds as the node had them).
   const std::optional<Shuffle>& shuffle() const { return shuffle_; }
 
@@ -130,6 +133,11 @@ class Queue : public ResourceBase,
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes and returns a uniformly drawn element. REQUIRES: not empty.
   Tuple TakeRandomLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A priority queue's dequeue `d`: all n at once, lowest priority first,
+  // or (DequeueUpTo of a closed queue) all there are; returns false while
+  // it waits, else true with its final status in *status.
+  bool PriorityDequeueLocked(Attempt* d, absl::Status* status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Finish(std::vector<Finished> finished);
   absl::Status ClosedError() const;
 

@@ -56,6 +56,7 @@ class QueueOp : public OpKernel {
     const std::string& op = c->def().op();
     kind_ = absl::StartsWith(op, "Padding")         ? "PaddingFIFOQueue"
             : absl::StartsWith(op, "RandomShuffle") ? "RandomShuffleQueue"
+            : absl::StartsWith(op, "Priority")      ? "PriorityQueue"
                                                     : "FIFOQueue";
     ref_ = !absl::EndsWith(op, "V2");
     c->SetStatus(c->GetAttr("component_types", &types_));
@@ -93,10 +94,18 @@ class QueueOp : public OpKernel {
       for (const PartialShape& s : shapes_) {
         if (!s.FullyDefined()) {
           c->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-              "a FIFOQueue's shapes must be fully defined; got ",
+              "a ", kind_, "'s shapes must be fully defined; got ",
               ShapesString(shapes_))));
           return;
         }
+      }
+    }
+    if (kind_ == "PriorityQueue") {
+      // The attrs name the components after the priority, an int64 scalar
+      // the queue puts first (as TensorFlow's PriorityQueueOp does).
+      types_.insert(types_.begin(), DT_INT64);
+      if (!shapes_.empty()) {
+        shapes_.insert(shapes_.begin(), PartialShape::Scalar());
       }
     }
     if (capacity_ == 0 || capacity_ < -1) {
@@ -315,6 +324,19 @@ class EnqueueOp : public AsyncOpKernel {
           CopyElements(c, j * size, &*e, 0, size);
           elements[j].push_back(*std::move(e));
         }
+      }
+    }
+    // A priority queue orders by a scalar first component (unshaped
+    // queues take any shape, so this is checked per element).
+    if (queue.priority()) {
+      for (const Queue::Tuple& t : elements) {
+        DFX_OP_REQUIRES_ASYNC(
+            ctx, t[0].dims() == 0,
+            absl::InvalidArgumentError(absl::StrCat(
+                "Expected the priority element to be a scalar, but received "
+                "shape: ",
+                t[0].shape().DebugString())),
+            done);
       }
     }
     // What the queue would hold must fit under the host memory limit
@@ -539,6 +561,8 @@ void RegisterQueueKernels(KernelRegistry* r) {
   // TF1's forms, with a reference to a [2] string handle.
   RegisterKernel<QueueOp>(r, KernelDefBuilder("FIFOQueue"));
   RegisterKernel<QueueOp>(r, KernelDefBuilder("PaddingFIFOQueue"));
+  RegisterKernel<QueueOp>(r, KernelDefBuilder("PriorityQueueV2"));
+  RegisterKernel<QueueOp>(r, KernelDefBuilder("PriorityQueue"));
   RegisterKernel<EnqueueOp>(r, KernelDefBuilder("QueueEnqueue"));
   RegisterKernel<EnqueueOp>(r, KernelDefBuilder("QueueEnqueueMany"));
   RegisterKernel<DequeueOp>(r, KernelDefBuilder("QueueDequeue"));
@@ -556,6 +580,7 @@ namespace dfx::nn2_internal {
 void RegisterRandomShuffleQueueKernels(KernelRegistry* r) {
   RegisterKernel<data_flow::QueueOp>(
       r, KernelDefBuilder("RandomShuffleQueueV2"));
+  RegisterKernel<data_flow::QueueOp>(r, KernelDefBuilder("RandomShuffleQueue"));
 }
 
 }  // namespace dfx::nn2_internal

@@ -39,7 +39,8 @@ OPS = ["FIFOQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2",
        "ResourceAccumulatorSetGlobalStep", "ResourceAccumulatorTakeGradient",
        "FIFOQueue", "PaddingFIFOQueue", "QueueEnqueue", "QueueEnqueueMany",
        "QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo", "QueueClose",
-       "QueueSize", "QueueIsClosed"]
+       "QueueSize", "QueueIsClosed", "PriorityQueueV2", "PriorityQueue",
+       "RandomShuffleQueue"]
 
 
 def family_dir():
@@ -244,6 +245,87 @@ def queue_cases(folder):
 # Accumulators
 
 
+def priority_cases(folder):
+    def python_api():
+        q = tf1.PriorityQueue(capacity=-1, types=[tf.string], shapes=[[]])
+        enq = q.enqueue_many((i64([5, 1, 3, 1, 4, 2]),
+                              tf.constant([b"e", b"a", b"c", b"b", b"d",
+                                           b"x"])))
+        one = q.dequeue()
+        many = q.dequeue_many(3)
+        return {"enq": enq, "p": one[0], "v": one[1], "mp": many[0],
+                "mv": many[1], "size": q.size()}
+    steps_case(folder, "priority_python_order", python_api,
+               [["enq"], ["size"], ["p", "v"], ["mp", "mv"], ["size"],
+                ["p", "v"], ["p", "v"], ["size"]],
+               note="tf.compat.v1.PriorityQueue: lowest priority first")
+
+    def ties():
+        # component_types and shapes name the components after the int64
+        # priority, which the queue puts first.
+        q = raw.PriorityQueueV2(component_types=[tf.int32], shapes=[[]])
+        enq = raw.QueueEnqueueManyV2(handle=q, components=[
+            i64([2, 2, 1, 2, 2, 1, 2, 0]), i32([0, 1, 2, 3, 4, 5, 6, 7])])
+        one = raw.QueueEnqueueV2(handle=q, components=[i64(2), i32(8)])
+        deq = raw.QueueDequeueManyV2(handle=q, n=3,
+                                     component_types=[tf.int64, tf.int32])
+        return {"enq": enq, "one": one, "p": deq[0], "v": deq[1]}
+    steps_case(folder, "priority_ties", ties,
+               [["enq"], ["one"], ["p", "v"], ["p", "v"], ["p", "v"]],
+               note="equal priorities leave in the order of TensorFlow's "
+               "heap")
+
+    def closed():
+        q = raw.PriorityQueueV2(component_types=[tf.float32], shapes=[[2]],
+                                capacity=4)
+        enq = raw.QueueEnqueueManyV2(handle=q, components=[
+            i64([9, -3]), f32([[1, 2], [3, 4]])])
+        close = raw.QueueCloseV2(handle=q)
+        many = raw.QueueDequeueManyV2(handle=q, n=3,
+                                      component_types=[tf.int64, tf.float32])
+        one = raw.QueueDequeueV2(handle=q,
+                                 component_types=[tf.int64, tf.float32])
+        return {"enq": enq, "close": close, "mp": many[0], "mv": many[1],
+                "p": one[0], "v": one[1],
+                "size": raw.QueueSizeV2(handle=q)}
+    steps_case(folder, "priority_closed", closed,
+               [["enq"], ["close"], ["enq"], ["mp", "mv"], ["size"],
+                ["p", "v"], ["p", "v"], ["p", "v"]],
+               note="enqueue on a closed queue is Cancelled; a DequeueMany "
+               "of more than there is OutOfRange and takes nothing")
+
+    # Not a golden: TensorFlow 2.21's PriorityQueueV2 without shapes fails
+    # every use ("Shared queue ... has component shapes [] but requested
+    # component shapes were [[]]": its kernel adds the priority's shape to
+    # the attr's empty list, then compares with the list). dfx's takes any
+    # shapes, a scalar priority checked per element (queue_test.cc).
+
+    def tf1_ref():
+        q = raw.PriorityQueue(component_types=[tf.int32], shapes=[[]],
+                              capacity=2)
+        e1 = raw.QueueEnqueue(handle=q, components=[i64(7), i32(70)])
+        e2 = raw.QueueEnqueue(handle=q, components=[i64(-1), i32(-10)])
+        deq = raw.QueueDequeue(handle=q, component_types=[tf.int64, tf.int32])
+        return {"e1": e1, "e2": e2, "p": deq[0], "v": deq[1],
+                "size": raw.QueueSize(handle=q)}
+    steps_case(folder, "priority_tf1_ref_handle", tf1_ref,
+               [["e1"], ["e2"], ["size"], ["p", "v"], ["p", "v"]])
+
+    def shuffle_v1():
+        q = raw.RandomShuffleQueue(component_types=[tf.float32], shapes=[[]],
+                                   capacity=10, min_after_dequeue=2, seed=3,
+                                   seed2=7)
+        enq = raw.QueueEnqueueMany(handle=q,
+                                   components=[f32(np.arange(8))])
+        deq = raw.QueueDequeueMany(handle=q, n=3,
+                                   component_types=[tf.float32])
+        return {"enq": enq, "deq": deq[0],
+                "size": raw.QueueSize(handle=q)}
+    steps_case(folder, "random_shuffle_tf1_ref_handle", shuffle_v1,
+               [["enq"], ["deq"], ["deq"], ["size"]],
+               note="TF1's RandomShuffleQueue, seeded: TensorFlow's order")
+
+
 def dense_cases(folder):
     def ref_mean(reduction):
         def build():
@@ -371,6 +453,7 @@ def main():
     folder = family_dir()
     golden_lib.write_op_defs(FAMILY, OPS)
     queue_cases(folder)
+    priority_cases(folder)
     dense_cases(folder)
     sparse_cases(folder)
 

@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "absl/strings/match.h"
 #include "catch2/catch.hpp"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
@@ -41,7 +42,7 @@ TEST_CASE(
     "Every queue and accumulator op has TensorFlow 2.21's signature and CPU "
     "types",
     "[queue]") {
-  testing::CheckSignaturesWithTensorFlow("queues", 33);
+  testing::CheckSignaturesWithTensorFlow("queues", 36);
 }
 
 TensorShapeProto Shape(std::vector<int64_t> dims) {
@@ -442,6 +443,64 @@ TEST_CASE("Accumulator shape mismatches are InvalidArgument", "[accumulator]") {
   std::unique_ptr<Call> zero = Take(a, 0);
   CHECK_THAT(zero->status(), StatusIs(StatusCode::kInvalidArgument,
                                       "num_required"));
+}
+
+// A priority queue of (int64 priority, float) without shapes (TensorFlow
+// 2.21 cannot use one at all: see gen_queues.py) and with them.
+Tensor NewPriorityQueue(const std::string& name, bool shaped) {
+  TestNodeBuilder b("pq", "PriorityQueueV2", 0);
+  b.Attr("component_types", DataTypeVector{DT_FLOAT})
+      .Attr("shared_name", name.c_str());
+  NodeDef def = b.Build();
+  auto* shapes = (*def.mutable_attr())["shapes"].mutable_list();
+  if (shaped) *shapes->add_shape() = Shape({1});
+  return RunNow(def, {})[0];
+}
+NodeDef PriorityOp(const char* op, int inputs) {
+  return TestNodeBuilder(op, op, inputs)
+      .Attr(absl::StartsWith(op, "QueueEnqueue") ? "Tcomponents"
+                                                 : "component_types",
+            DataTypeVector{DT_INT64, DT_FLOAT})
+      .Build();
+}
+
+TEST_CASE("A priority queue's DequeueMany waits for all n, then takes the "
+          "lowest priorities in order",
+          "[queue]") {
+  Tensor q = NewPriorityQueue("priority_wait", /*shaped=*/true);
+  CancellationManager cm;
+  std::unique_ptr<Call> many =
+      Start(PriorityOp("QueueDequeueManyV2", 2), {q, I32(2)}, &cm);
+  RunNow(PriorityOp("QueueEnqueueV2", 3), {q, I64(5), F({50})});
+  // One element is there: a priority queue's batch waits for both, so
+  // that it comes out sorted.
+  CHECK_FALSE(many->finished());
+  CHECK(Size(q) == 1);
+  RunNow(PriorityOp("QueueEnqueueV2", 3), {q, I64(-1), F({-10})});
+  REQUIRE(many->finished());
+  REQUIRE_OK(many->status());
+  const Tensor& p = many->output(0);
+  CHECK(std::vector<int64_t>(p.data<int64_t>(), p.data<int64_t>() + 2) ==
+        std::vector<int64_t>{-1, 5});
+  CHECK(Values(many->output(1)) == std::vector<float>{-10, 50});
+}
+
+TEST_CASE("An unshaped priority queue takes any shape but a priority that "
+          "is not a scalar",
+          "[queue]") {
+  Tensor q = NewPriorityQueue("priority_unshaped", /*shaped=*/false);
+  std::unique_ptr<Call> bad = Start(PriorityOp("QueueEnqueueV2", 3),
+                                    {q, Tensor::FromVector<int64_t>({1, 2}),
+                                     F({1})});
+  REQUIRE(bad->finished());
+  CHECK_THAT(bad->status(),
+             StatusIs(StatusCode::kInvalidArgument,
+                      "Expected the priority element to be a scalar, but "
+                      "received shape: [2]"));
+  RunNow(PriorityOp("QueueEnqueueV2", 3), {q, I64(3), F({1, 2, 3})});
+  std::vector<Tensor> got = RunNow(PriorityOp("QueueDequeueV2", 1), {q});
+  CHECK(got[0].scalar<int64_t>() == 3);
+  CHECK(Values(got[1]) == std::vector<float>{1, 2, 3});
 }
 
 }  // namespace
