@@ -83,6 +83,29 @@ absl::Status SetTupleOutputs(OpKernelContext* ctx, int first,
   return absl::OkStatus();
 }
 
+// The callback of a Put: its status; `keep` holds the area or map until
+// then.
+template <typename Resource>
+auto StatusDone(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
+                std::shared_ptr<Resource> keep) {
+  return [ctx, done = std::move(done), keep = std::move(keep)](absl::Status s) {
+    if (!s.ok()) ctx->SetStatus(std::move(s));
+    done();
+  };
+}
+
+// The callback of a Get or Peek: the tuple to the outputs, or its error.
+template <typename Resource>
+auto TupleDone(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
+               std::shared_ptr<Resource> keep) {
+  return [ctx, done = std::move(done), keep = std::move(keep)](absl::Status s,
+                                                               StagedTuple t) {
+    if (s.ok()) s = SetTupleOutputs(ctx, 0, t);
+    if (!s.ok()) ctx->SetStatus(std::move(s));
+    done();
+  };
+}
+
 class StagingKernel : public AsyncOpKernel {
  public:
   explicit StagingKernel(OpKernelConstruction* c) : AsyncOpKernel(c) {
@@ -102,10 +125,7 @@ class StageOp : public StagingKernel {
     StagedTuple tuple;
     for (int i = 0; i < ctx->num_inputs(); ++i) tuple.push_back(ctx->input(i));
     (*area)->Put(std::move(tuple), ctx->cancellation_manager(),
-                 [ctx, done, keep = *area](absl::Status s) {
-                   if (!s.ok()) ctx->SetStatus(std::move(s));
-                   done();
-                 });
+                 StatusDone(ctx, done, *area));
   }
 };
 
@@ -115,12 +135,7 @@ class UnstageOp : public StagingKernel {
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     auto area = GetArea(ctx, attrs_);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, area.status(), done);
-    (*area)->Get(ctx->cancellation_manager(),
-                 [ctx, done, keep = *area](absl::Status s, StagedTuple t) {
-                   if (s.ok()) s = SetTupleOutputs(ctx, 0, t);
-                   if (!s.ok()) ctx->SetStatus(std::move(s));
-                   done();
-                 });
+    (*area)->Get(ctx->cancellation_manager(), TupleDone(ctx, done, *area));
   }
 };
 
@@ -141,12 +156,7 @@ class StagePeekOp : public StagingKernel {
             absl::StrCat("index must not be negative, got ", i,
                          " (TensorFlow's StagePeek waits for ever on it)")),
         done);
-    (*area)->Peek(i, ctx->cancellation_manager(),
-                  [ctx, done, keep = *area](absl::Status s, StagedTuple t) {
-                    if (s.ok()) s = SetTupleOutputs(ctx, 0, t);
-                    if (!s.ok()) ctx->SetStatus(std::move(s));
-                    done();
-                  });
+    (*area)->Peek(i, ctx->cancellation_manager(), TupleDone(ctx, done, *area));
   }
 };
 
@@ -215,11 +225,7 @@ class MapStageOp : public StagingKernel {
       values.push_back(ctx->input(i));
     }
     (*map)->Put(*key, IndicesInput(ctx, 1), std::move(values),
-                ctx->cancellation_manager(),
-                [ctx, done, keep = *map](absl::Status s) {
-                  if (!s.ok()) ctx->SetStatus(std::move(s));
-                  done();
-                });
+                ctx->cancellation_manager(), StatusDone(ctx, done, *map));
   }
 };
 
@@ -236,11 +242,7 @@ class MapGetOp : public StagingKernel {
     std::vector<int32_t> indices = IndicesInput(ctx, 1);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, CheckIndexCount(ctx, 0, indices), done);
     (*map)->Get(*key, std::move(indices), Remove, ctx->cancellation_manager(),
-                [ctx, done, keep = *map](absl::Status s, StagedTuple t) {
-                  if (s.ok()) s = SetTupleOutputs(ctx, 0, t);
-                  if (!s.ok()) ctx->SetStatus(std::move(s));
-                  done();
-                });
+                TupleDone(ctx, done, *map));
   }
 };
 

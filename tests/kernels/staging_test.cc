@@ -190,7 +190,7 @@ TEST_CASE("A Stage into a full area waits for an Unstage, then goes in",
 }
 
 TEST_CASE(
-    "memory_limit makes a Stage wait for room; a tuple larger than it "
+    "memory_limit makes a Stage wait for room, and a tuple larger than it "
     "is ResourceExhausted at once",
     "[staging]") {
   const std::string area = "memory_area";
@@ -290,7 +290,7 @@ TEST_CASE(
 
 TEST_CASE(
     "An OrderedMapUnstageNoKey waits for any key and takes the "
-    "smallest; a full map makes a MapStage wait",
+    "smallest, and a full map makes a MapStage wait",
     "[staging]") {
   const std::string map = "ordered_no_key";
   std::unique_ptr<Call> get =
@@ -462,7 +462,7 @@ TEST_CASE(
 
 TEST_CASE(
     "Closing a barrier with nothing incomplete ends a waiting "
-    "TakeMany with OutOfRange; small batches take what is ready",
+    "TakeMany with OutOfRange, and small batches take what is ready",
     "[staging]") {
   TestBarrier b = NewBarrier("close_wakes");
   std::unique_ptr<Call> take = Take(b, 3);
