@@ -49,7 +49,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "coverage", "dataset_window", "nn2",
                                  "complex",  "summary",      "text",
                                  "rng2",     "state2",       "dataset2",
-                                 "image2",   "readers",
+                                 "image2",   "readers",      "seqex",
                                  "legacy",   "var_errors"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
@@ -387,6 +387,12 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: SequenceExample parsing, the sparse-tensors map of "
+          "TF1 batching and DeserializeManySparse equal TensorFlow") {
+  // Multi-step cases: SparseTensors added in one step, taken in the next.
+  RunFamily("seqex");
 }
 
 TEST_CASE("golden: resource-variable ops on a variable never assigned, "
