@@ -837,8 +837,8 @@ class TakeManySparseFromTensorsMapOp final : public SparseTensorsMapOp {
           absl::InvalidArgumentError(absl::StrCat(
               "Inconsistent rank across SparseTensors: rank prior to "
               "SparseTensor[",
-              i, "] was: ", rank, " but rank of SparseTensor[", i,
-              "] is: ", r)));
+              i, "] was: ", rank + 1, " but rank of SparseTensor[", i,
+              "] is: ", r + 1)));
       rank = r;
       total += e.indices.dim_size(0);
     }
