@@ -405,9 +405,11 @@ def map_cases():
             a = RAW.AddSparseToTensorsMap(
                 sparse_indices=i64([[0, 1], [2, 0]]), sparse_values=v,
                 sparse_shape=i64([3, 4]), shared_name="m")
-            b = RAW.AddSparseToTensorsMap(
-                sparse_indices=i64([[1, 3]]), sparse_values=v[:1],
-                sparse_shape=i64([2, 5]), shared_name="m")
+            # After a: handles count in the order the adds run.
+            with tf.control_dependencies([a]):
+                b = RAW.AddSparseToTensorsMap(
+                    sparse_indices=i64([[1, 3]]), sparse_values=v[:1],
+                    sparse_shape=i64([2, 5]), shared_name="m")
             take = RAW.TakeManySparseFromTensorsMap(
                 sparse_handles=i64([1, 0]), dtype=dtype, shared_name="m")
             return {"a": a, "b": b, **parts("take", take)}
@@ -451,10 +453,11 @@ def map_cases():
         a1 = RAW.AddSparseToTensorsMap(sparse_indices=i64([[0]]),
                                        sparse_values=v, sparse_shape=i64([2]),
                                        shared_name="e")
-        a2 = RAW.AddSparseToTensorsMap(sparse_indices=i64([[0, 0]]),
-                                       sparse_values=v,
-                                       sparse_shape=i64([2, 2]),
-                                       shared_name="e")
+        with tf.control_dependencies([a1]):  # handles 0 then 1
+            a2 = RAW.AddSparseToTensorsMap(sparse_indices=i64([[0, 0]]),
+                                           sparse_values=v,
+                                           sparse_shape=i64([2, 2]),
+                                           shared_name="e")
         mixed = RAW.TakeManySparseFromTensorsMap(
             sparse_handles=i64([0, 1]), dtype=tf.float32, shared_name="e")
         a3 = RAW.AddSparseToTensorsMap(sparse_indices=i64([[0]]),
