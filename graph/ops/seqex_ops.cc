@@ -105,10 +105,10 @@ absl::Status RegisterSeqexOps(OpRegistry* r) {
           .Output("feature_list_dense_values: feature_list_dense_types")
           .Output("feature_list_dense_lengths: Nfeature_list_dense * int64")
           .Output("feature_list_ragged_values: feature_list_ragged_value_types")
-          .Output(
-              "feature_list_ragged_outer_splits: feature_list_ragged_split_types")
-          .Output(
-              "feature_list_ragged_inner_splits: feature_list_ragged_split_types")
+          .Output("feature_list_ragged_outer_splits: "
+                  "feature_list_ragged_split_types")
+          .Output("feature_list_ragged_inner_splits: "
+                  "feature_list_ragged_split_types")
           .Attr("Ncontext_sparse: int >= 0 = 0")
           .Attr(absl::StrCat("Tcontext_dense: ", kFeatureTypes, " = []"))
           .Attr(absl::StrCat("context_sparse_types: ", kFeatureTypes, " = []"))
@@ -123,8 +123,8 @@ absl::Status RegisterSeqexOps(OpRegistry* r) {
                              " = []"))
           .Attr(absl::StrCat("feature_list_sparse_types: ", kFeatureTypes,
                              " = []"))
-          .Attr(absl::StrCat("feature_list_ragged_value_types: ",
-                             kFeatureTypes, " = []"))
+          .Attr(absl::StrCat("feature_list_ragged_value_types: ", kFeatureTypes,
+                             " = []"))
           .Attr(absl::StrCat("feature_list_ragged_split_types: ", kSplitTypes,
                              " = []"))
           .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")

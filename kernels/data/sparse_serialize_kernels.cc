@@ -876,13 +876,18 @@ class TakeManySparseFromTensorsMapOp final : public SparseTensorsMapOp {
   DataType dtype_ = DT_INVALID;
 };
 
-void RegisterSparseTensorsMapKernels(KernelRegistry* registry) {
+// `types`: TensorFlow's types of AddMany's and Take's CPU kernels (Add's
+// and DeserializeManySparse's take any).
+void RegisterSparseTensorsMapKernels(KernelRegistry* registry,
+                                     const DataTypeVector& types) {
   RegisterKernel<AddSparseToTensorsMapOp>(
       registry, KernelDefBuilder("AddSparseToTensorsMap"));
   RegisterKernel<AddManySparseToTensorsMapOp>(
-      registry, KernelDefBuilder("AddManySparseToTensorsMap"));
+      registry,
+      KernelDefBuilder("AddManySparseToTensorsMap").TypeConstraint("T", types));
   RegisterKernel<TakeManySparseFromTensorsMapOp>(
-      registry, KernelDefBuilder("TakeManySparseFromTensorsMap"));
+      registry, KernelDefBuilder("TakeManySparseFromTensorsMap")
+                    .TypeConstraint("dtype", types));
   RegisterKernel<DeserializeSparseOp>(registry,
                                       KernelDefBuilder("DeserializeManySparse"));
 }
@@ -894,13 +899,15 @@ void RegisterSparseSerializeKernels(KernelRegistry* registry) {
                                     KernelDefBuilder("SerializeSparse"));
   RegisterKernel<DeserializeSparseOp>(registry,
                                       KernelDefBuilder("DeserializeSparse"));
-  RegisterSparseTensorsMapKernels(registry);
-  // TensorFlow's CPU kernels of these two: every type but the quantized.
+  // TensorFlow's CPU kernels of SerializeManySparse,
+  // SparseTensorSliceDataset, AddManySparseToTensorsMap and
+  // TakeManySparseFromTensorsMap: every type but the quantized.
   const DataTypeVector values = {
       DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128, DT_FLOAT,  DT_DOUBLE,
       DT_HALF,   DT_BFLOAT16,  DT_INT8,       DT_UINT8,  DT_INT16,
       DT_UINT16, DT_INT32,     DT_UINT32,     DT_INT64,  DT_UINT64,
       DT_STRING, DT_RESOURCE,  DT_VARIANT};
+  RegisterSparseTensorsMapKernels(registry, values);
   RegisterKernel<SerializeManySparseOp>(
       registry,
       KernelDefBuilder("SerializeManySparse").TypeConstraint("T", values));

@@ -46,8 +46,9 @@ absl::Status ReadShapes(OpKernelConstruction* ctx, const std::string& attr,
     if (!known) {
       std::string text = "[";
       for (int i = 0; i < p.dim_size(); ++i) {
-        absl::StrAppend(&text, i > 0 ? "," : "",
-                        p.dim(i).size() < 0 ? "?" : absl::StrCat(p.dim(i).size()));
+        absl::StrAppend(
+            &text, i > 0 ? "," : "",
+            p.dim(i).size() < 0 ? "?" : absl::StrCat(p.dim(i).size()));
       }
       return absl::InvalidArgumentError(
           absl::StrCat("Shape ", p.unknown_rank() ? "<unknown>" : text + "]",
@@ -65,9 +66,14 @@ std::string ShapeString(const TensorShape& s) { return s.DebugString(); }
 // Writes `n` zeros (empty strings) of dtype to out[at, at + n).
 void Zero(Tensor* out, int64_t at, int64_t n) {
   switch (out->dtype()) {
-    case DT_FLOAT: std::fill_n(out->data<float>() + at, n, 0.0f); break;
-    case DT_INT64: std::fill_n(out->data<int64_t>() + at, n, int64_t{0}); break;
-    default: std::fill_n(out->data<std::string>() + at, n, std::string());
+    case DT_FLOAT:
+      std::fill_n(out->data<float>() + at, n, 0.0f);
+      break;
+    case DT_INT64:
+      std::fill_n(out->data<int64_t>() + at, n, int64_t{0});
+      break;
+    default:
+      std::fill_n(out->data<std::string>() + at, n, std::string());
   }
 }
 
@@ -100,33 +106,36 @@ class ParseSequenceExampleOp : public OpKernel {
       : OpKernel(ctx), version_(version) {
     DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("context_sparse_types", &cs_.types));
     DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("Tcontext_dense", &cd_.types));
-    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("feature_list_sparse_types", &fs_.types));
-    DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("feature_list_dense_types", &fd_.types));
-    DFX_OP_REQUIRES_OK(ctx, ReadShapes(ctx, "context_dense_shapes", &cd_.shapes));
     DFX_OP_REQUIRES_OK(ctx,
-                       ReadShapes(ctx, "feature_list_dense_shapes", &fd_.shapes));
+                       ctx->GetAttr("feature_list_sparse_types", &fs_.types));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->GetAttr("feature_list_dense_types", &fd_.types));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ReadShapes(ctx, "context_dense_shapes", &cd_.shapes));
+    DFX_OP_REQUIRES_OK(
+        ctx, ReadShapes(ctx, "feature_list_dense_shapes", &fd_.shapes));
     int64_t ncs = 0, ncd = 0, nfs = 0, nfd = 0;
     DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("Ncontext_sparse", &ncs));
     DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("Nfeature_list_sparse", &nfs));
     DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("Nfeature_list_dense", &nfd));
     if (version_ == Version::kV2) {
       ncd = cd_.size();
-      DFX_OP_REQUIRES_OK(ctx,
-                         ctx->GetAttr("context_ragged_value_types", &cr_.types));
-      DFX_OP_REQUIRES_OK(ctx,
-                         ctx->GetAttr("context_ragged_split_types", &cr_.splits));
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->GetAttr("context_ragged_value_types", &cr_.types));
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->GetAttr("context_ragged_split_types", &cr_.splits));
       DFX_OP_REQUIRES_OK(
           ctx, ctx->GetAttr("feature_list_ragged_value_types", &fr_.types));
       DFX_OP_REQUIRES_OK(
           ctx, ctx->GetAttr("feature_list_ragged_split_types", &fr_.splits));
-      DFX_OP_REQUIRES(ctx, cr_.types.size() == cr_.splits.size(),
-                      absl::InvalidArgumentError(
-                          "len(context_ragged_value_types) != "
-                          "len(context_ragged_split_types)"));
-      DFX_OP_REQUIRES(ctx, fr_.types.size() == fr_.splits.size(),
-                      absl::InvalidArgumentError(
-                          "len(feature_list_ragged_value_types) != "
-                          "len(feature_list_ragged_split_types)"));
+      DFX_OP_REQUIRES(
+          ctx, cr_.types.size() == cr_.splits.size(),
+          absl::InvalidArgumentError("len(context_ragged_value_types) != "
+                                     "len(context_ragged_split_types)"));
+      DFX_OP_REQUIRES(
+          ctx, fr_.types.size() == fr_.splits.size(),
+          absl::InvalidArgumentError("len(feature_list_ragged_value_types) != "
+                                     "len(feature_list_ragged_split_types)"));
     } else {
       DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("Ncontext_dense", &ncd));
     }
@@ -135,10 +144,12 @@ class ParseSequenceExampleOp : public OpKernel {
       DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("context_dense_keys", &cd_.keys));
       DFX_OP_REQUIRES_OK(ctx,
                          ctx->GetAttr("feature_list_sparse_keys", &fs_.keys));
-      DFX_OP_REQUIRES_OK(ctx, ctx->GetAttr("feature_list_dense_keys", &fd_.keys));
+      DFX_OP_REQUIRES_OK(ctx,
+                         ctx->GetAttr("feature_list_dense_keys", &fd_.keys));
       std::vector<std::string> missing;
       DFX_OP_REQUIRES_OK(
-          ctx, ctx->GetAttr("feature_list_dense_missing_assumed_empty", &missing));
+          ctx,
+          ctx->GetAttr("feature_list_dense_missing_assumed_empty", &missing));
       missing_.insert(missing_.end(), missing.begin(), missing.end());
       DFX_OP_REQUIRES(
           ctx,
@@ -158,8 +169,8 @@ class ParseSequenceExampleOp : public OpKernel {
             ", len(Tcontext_dense) == ", cd_.size(),
             ", len(feature_list_sparse_types) == ", fs_.size(),
             ", len(feature_list_dense_types) == ", fd_.size(),
-            " do not match Ncontext_sparse == ", ncs, ", Ncontext_dense == ",
-            ncd, ", Nfeature_list_sparse == ", nfs,
+            " do not match Ncontext_sparse == ", ncs,
+            ", Ncontext_dense == ", ncd, ", Nfeature_list_sparse == ", nfs,
             ", Nfeature_list_dense == ", nfd)));
     DFX_OP_REQUIRES(
         ctx,
@@ -174,9 +185,12 @@ class ParseSequenceExampleOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     switch (version_) {
-      case Version::kSingle: return ComputeSingle(ctx);
-      case Version::kV1: return ComputeBatch(ctx, 2, cs_, cd_, fs_, fd_);
-      case Version::kV2: return ComputeV2(ctx);
+      case Version::kSingle:
+        return ComputeSingle(ctx);
+      case Version::kV1:
+        return ComputeBatch(ctx, 2, cs_, cd_, fs_, fd_);
+      case Version::kV2:
+        return ComputeV2(ctx);
     }
   }
 
@@ -194,10 +208,9 @@ class ParseSequenceExampleOp : public OpKernel {
       for (int k = 0; k < n; ++k, ++at) {
         const Tensor& key = ctx->input(at);
         if (key.dims() != 0) {
-          ctx->SetStatus(absl::InvalidArgumentError(
-              absl::StrCat("Expected ", what, "[", k,
-                           "] to be a scalar, got shape: ",
-                           key.shape().DebugString())));
+          ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+              "Expected ", what, "[", k,
+              "] to be a scalar, got shape: ", key.shape().DebugString())));
           return false;
         }
         g->keys.push_back(key.data<std::string>()[0]);
@@ -223,11 +236,11 @@ class ParseSequenceExampleOp : public OpKernel {
       }
     }
     const Tensor& debug_name = ctx->input(at + ncd);
-    DFX_OP_REQUIRES(
-        ctx, debug_name.NumElements() == 0 || debug_name.dims() == 0,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Expected debug_name to be a scalar, got shape: ",
-            debug_name.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx,
+                    debug_name.NumElements() == 0 || debug_name.dims() == 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected debug_name to be a scalar, got shape: ",
+                        debug_name.shape().DebugString())));
     const Tensor& serialized = ctx->input(0);
     DFX_OP_REQUIRES(ctx, serialized.dims() == 0,
                     absl::InvalidArgumentError(absl::StrCat(
@@ -307,15 +320,15 @@ class ParseSequenceExampleOp : public OpKernel {
     for (int i = 0; i < 6; ++i) {
       const Tensor& t = ctx->input(2 + i);
       Group* g = inputs[i].group;
-      DFX_OP_REQUIRES(ctx, t.dims() == 1,
-                      absl::InvalidArgumentError(absl::StrCat(
-                          "Expected ", inputs[i].name,
-                          " to be a vector, got shape: ",
-                          t.shape().DebugString())));
+      DFX_OP_REQUIRES(
+          ctx, t.dims() == 1,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Expected ", inputs[i].name,
+              " to be a vector, got shape: ", t.shape().DebugString())));
       DFX_OP_REQUIRES(ctx, t.NumElements() == g->size(),
-                      absl::InvalidArgumentError(absl::StrCat(
-                          "Expected len(", inputs[i].name, ") to match ",
-                          inputs[i].count)));
+                      absl::InvalidArgumentError(
+                          absl::StrCat("Expected len(", inputs[i].name,
+                                       ") to match ", inputs[i].count)));
       g->keys.assign(t.data<std::string>(),
                      t.data<std::string>() + t.NumElements());
     }
@@ -334,8 +347,8 @@ class ParseSequenceExampleOp : public OpKernel {
   void Parse(OpKernelContext* ctx,
              const std::vector<const std::string*>& serialized,
              const std::vector<std::string>& names, bool batched,
-             const Group& cs, const Group& cd, const Group& cr,
-             const Group& fs, const Group& fd, const Group& fr,
+             const Group& cs, const Group& cd, const Group& cr, const Group& fs,
+             const Group& fd, const Group& fr,
              const std::vector<bool>& missing_ok,
              const std::vector<const Tensor*>& defaults) {
     const bool single = version_ == Version::kSingle;
@@ -354,8 +367,9 @@ class ParseSequenceExampleOp : public OpKernel {
           ctx, def.shape() == cd.shapes[k],
           absl::InvalidArgumentError(absl::StrCat(
               "def_value[", k, "].shape() == ", def.shape().DebugString(),
-              single ? " != context_dense_shapes_[" : " is not compatible with "
-                                                       "dense_shapes_[",
+              single ? " != context_dense_shapes_["
+                     : " is not compatible with "
+                       "dense_shapes_[",
               k, "] == ", cd.shapes[k].DebugString())));
     }
     if (!single) {
@@ -412,10 +426,10 @@ class ParseSequenceExampleOp : public OpKernel {
         DFX_OP_REQUIRES_OK(ctx, CheckType(it->second, dtype, name_of(b),
                                           "Context feature: ", cd.keys[k], ""));
         if (!single && ListSize(it->second, dtype) != per) {
-          ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-              "Inconsistent max number of elements for feature ", cd.keys[k],
-              ": expected ", per, ", but found ",
-              ListSize(it->second, dtype))));
+          ctx->SetStatus(absl::InvalidArgumentError(
+              absl::StrCat("Inconsistent max number of elements for feature ",
+                           cd.keys[k], ": expected ", per, ", but found ",
+                           ListSize(it->second, dtype))));
           return;
         }
         DFX_OP_REQUIRES_OK(ctx, CheckCount(it->second, dtype, cd.shapes[k],
@@ -479,9 +493,10 @@ class ParseSequenceExampleOp : public OpKernel {
           ctx, ctx->allocate_output(o_cr + k, TensorShape({total}), &values));
       // TensorFlow leaves a single example's splits unset; dfx gives 0.
       DFX_OP_REQUIRES_OK(
-          ctx, ctx->allocate_output(
-                   o_cr + ncr + k,
-                   batched ? TensorShape({batch + 1}) : TensorShape(), &splits));
+          ctx,
+          ctx->allocate_output(
+              o_cr + ncr + k,
+              batched ? TensorShape({batch + 1}) : TensorShape(), &splits));
       int64_t at = 0;
       SetSplit(splits, 0, 0);
       for (int64_t b = 0; b < batch; ++b) {
@@ -521,9 +536,9 @@ class ParseSequenceExampleOp : public OpKernel {
         longest = std::max<int64_t>(longest, fl[b]->feature_size());
         for (int t = 0; t < fl[b]->feature_size(); ++t) {
           const Feature& f = fl[b]->feature(t);
-          DFX_OP_REQUIRES_OK(ctx, CheckType(f, dtype, name_of(b),
-                                            "Feature list: ", fd.keys[k],
-                                            absl::StrCat(", Index: ", t)));
+          DFX_OP_REQUIRES_OK(
+              ctx, CheckType(f, dtype, name_of(b), "Feature list: ", fd.keys[k],
+                             absl::StrCat(", Index: ", t)));
           DFX_OP_REQUIRES_OK(ctx, CheckCount(f, dtype, fd.shapes[k], name_of(b),
                                              fd.keys[k], t));
         }
@@ -574,12 +589,15 @@ class ParseSequenceExampleOp : public OpKernel {
       }
       const int64_t rank = batched ? 3 : 2;
       Tensor *indices, *values, *shape;
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                                  o_fs + k, TensorShape({total, rank}), &indices));
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(o_fs + nfs + k,
-                                                   TensorShape({total}), &values));
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(o_fs + 2 * nfs + k,
-                                                   TensorShape({rank}), &shape));
+      DFX_OP_REQUIRES_OK(
+          ctx,
+          ctx->allocate_output(o_fs + k, TensorShape({total, rank}), &indices));
+      DFX_OP_REQUIRES_OK(
+          ctx,
+          ctx->allocate_output(o_fs + nfs + k, TensorShape({total}), &values));
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(o_fs + 2 * nfs + k, TensorShape({rank}),
+                                    &shape));
       int64_t at = 0;
       int64_t* idx = indices->data<int64_t>();
       for (int64_t b = 0; b < batch; ++b) {
@@ -614,9 +632,9 @@ class ParseSequenceExampleOp : public OpKernel {
         for (int t = 0; t < fl[b]->feature_size(); ++t) {
           const Feature& f = fl[b]->feature(t);
           if (FeatureType(f) == DT_INVALID) continue;
-          DFX_OP_REQUIRES_OK(ctx, CheckType(f, dtype, name_of(b),
-                                            "Feature list: ", fr.keys[k],
-                                            absl::StrCat(", Index: ", t)));
+          DFX_OP_REQUIRES_OK(
+              ctx, CheckType(f, dtype, name_of(b), "Feature list: ", fr.keys[k],
+                             absl::StrCat(", Index: ", t)));
           total += ListSize(f, dtype);
         }
       }
@@ -628,9 +646,9 @@ class ParseSequenceExampleOp : public OpKernel {
           ctx, ctx->allocate_output(
                    o_fr + nfr + k,
                    batched ? TensorShape({batch + 1}) : TensorShape(), &outer));
-      DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(o_fr + 2 * nfr + k,
-                                                   TensorShape({steps + 1}),
-                                                   &inner));
+      DFX_OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(o_fr + 2 * nfr + k,
+                                    TensorShape({steps + 1}), &inner));
       int64_t at = 0, step = 0;
       SetSplit(outer, 0, 0);
       SetSplit(inner, 0, 0);
@@ -658,18 +676,18 @@ class ParseSequenceExampleOp : public OpKernel {
     };
     for (const std::string& key : dense.keys) {
       if (in(sparse, key)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, key, " cannot be both dense and sparse"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, key, " cannot be both dense and sparse"));
       }
       if (in(ragged, key)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, key, " cannot be both dense and ragged"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, key, " cannot be both dense and ragged"));
       }
     }
     for (const std::string& key : sparse.keys) {
       if (in(ragged, key)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, key, " cannot be both sparse and ragged"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, key, " cannot be both sparse and ragged"));
       }
     }
     return absl::OkStatus();
@@ -702,7 +720,8 @@ class ParseSequenceExampleOp : public OpKernel {
 
   const Version version_;
   Group cs_, cd_, cr_, fs_, fd_, fr_;
-  std::vector<std::string> missing_;  // V1's feature_list_dense_missing_assumed_empty
+  std::vector<std::string>
+      missing_;  // V1's feature_list_dense_missing_assumed_empty
 };
 
 class ParseSingleSequenceExampleOp : public ParseSequenceExampleOp {

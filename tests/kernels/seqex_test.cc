@@ -42,13 +42,13 @@ std::string Serialized(const std::vector<std::string>& c,
 // ParseSingleSequenceExample: dense context "c" (string [1]) and sparse
 // feature list "w" (string).
 NodeDef SingleParser() {
-  NodeDef node = TestNodeBuilder("pse", "ParseSingleSequenceExample", 6)
-                     .Attr("Ncontext_dense", 1)
-                     .Attr("Nfeature_list_sparse", 1)
-                     .Attr("Tcontext_dense", DataTypeVector{DT_STRING})
-                     .Attr("feature_list_sparse_types",
-                           DataTypeVector{DT_STRING})
-                     .Build();
+  NodeDef node =
+      TestNodeBuilder("pse", "ParseSingleSequenceExample", 6)
+          .Attr("Ncontext_dense", 1)
+          .Attr("Nfeature_list_sparse", 1)
+          .Attr("Tcontext_dense", DataTypeVector{DT_STRING})
+          .Attr("feature_list_sparse_types", DataTypeVector{DT_STRING})
+          .Build();
   (*node.mutable_attr())["context_dense_shapes"]
       .mutable_list()
       ->add_shape()
@@ -59,12 +59,11 @@ NodeDef SingleParser() {
 
 absl::StatusOr<std::vector<Tensor>> ParseSingle(const std::string& serialized,
                                                 Tensor c_default) {
-  return RunKernel(SingleParser(),
-                   {Tensor::Scalar<std::string>(serialized),
-                    Tensor(DT_STRING, TensorShape({0})),
-                    Tensor::Scalar<std::string>("c"),
-                    Tensor::Scalar<std::string>("w"), c_default,
-                    Tensor::Scalar<std::string>("ex7")});
+  return RunKernel(SingleParser(), {Tensor::Scalar<std::string>(serialized),
+                                    Tensor(DT_STRING, TensorShape({0})),
+                                    Tensor::Scalar<std::string>("c"),
+                                    Tensor::Scalar<std::string>("w"), c_default,
+                                    Tensor::Scalar<std::string>("ex7")});
 }
 
 TEST_CASE("Every seqex op has TensorFlow 2.21's signature and CPU types",
@@ -118,9 +117,10 @@ NodeDef MapNode(const char* op, const char* name, int inputs) {
   return b.Build();
 }
 
-TEST_CASE("Adds to one sparse-tensors map from many threads get distinct "
-          "handles, and Take removes what it returns",
-          "[seqex]") {
+TEST_CASE(
+    "Adds to one sparse-tensors map from many threads get distinct "
+    "handles, and Take removes what it returns",
+    "[seqex]") {
   const NodeDef add = MapNode("AddSparseToTensorsMap", "add", 3);
   Tensor indices(DT_INT64, TensorShape({1, 1}));
   indices.data<int64_t>()[0] = 0;
