@@ -111,6 +111,7 @@ absl::Status RegisterSummaryOps(OpRegistry* registry);
 // NonDeterministicInts (graph/ops/rng2_ops.cc).
 absl::Status RegisterRng2Ops(OpRegistry* registry);
 absl::Status RegisterState2Ops(OpRegistry* registry);  // graph/ops/state2_ops.cc
+absl::Status RegisterSeqexOps(OpRegistry* registry);  // graph/ops/seqex_ops.cc
 absl::Status RegisterImage2Ops(OpRegistry* registry);  // graph/ops/image2_ops.cc
 
 // All of the above.

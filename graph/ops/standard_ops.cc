@@ -67,6 +67,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterTextOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRng2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterState2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterSeqexOps(registry));
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterRagged2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));

@@ -7,16 +7,22 @@
 // SparseTensorSliceDataset (the rows of one) and DenseToSparseBatchDataset
 // (a batch of dense elements as one).
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "proto/tensor.pb.h"
+#include "runtime/resource_mgr.h"
 #include "runtime/variant.h"
 
 namespace dfx::data {
@@ -101,6 +107,7 @@ class SerializeSparseOp final : public OpKernel {
 
 class DeserializeSparseOp final : public OpKernel {
  public:
+  // Also DeserializeManySparse's kernel, as in TensorFlow.
   explicit DeserializeSparseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
   }
@@ -612,6 +619,279 @@ class DenseToSparseBatchDatasetOp final : public DatasetOpKernel {
   }
 };
 
+// ---------------------------------------------------------------------------
+// The sparse-tensors map of tf.compat.v1.train.batch on SparseTensors:
+// AddSparseToTensorsMap / AddManySparseToTensorsMap store SparseTensors
+// under int64 handles (counted from 0 per map); TakeManySparseFromTensorsMap
+// removes them and stacks them into one SparseTensor of rank + 1. The map is
+// a resource shared by container/shared_name; an Add op without a
+// shared_name uses its node name, as TensorFlow does.
+
+class SparseTensorsMap final : public ResourceBase {
+ public:
+  static constexpr const char* kTypeName = "SparseTensorsMap";
+  struct Entry {
+    Tensor indices;  // [n, rank]
+    Tensor values;   // [n]
+    Tensor shape;    // [rank]
+  };
+  explicit SparseTensorsMap(std::string name) : name_(std::move(name)) {}
+  std::string TypeName() const override { return kTypeName; }
+  std::string DebugString() const override {
+    return absl::StrCat("SparseTensorsMap ", name_);
+  }
+  const std::string& name() const { return name_; }
+
+  int64_t Add(Entry entry) {
+    absl::MutexLock lock(&mu_);
+    const int64_t handle = next_++;
+    entries_.emplace(handle, std::move(entry));
+    return handle;
+  }
+
+  // Removes the entries of `handles` in turn; NotFound-style
+  // InvalidArgument at the first one absent (those before it removed).
+  absl::Status Take(const int64_t* handles, int64_t n,
+                    std::vector<Entry>* out) {
+    absl::MutexLock lock(&mu_);
+    for (int64_t i = 0; i < n; ++i) {
+      auto it = entries_.find(handles[i]);
+      if (it == entries_.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Unable to find SparseTensor: ", handles[i],
+                         " in map: ", name_));
+      }
+      out->push_back(std::move(it->second));
+      entries_.erase(it);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::string name_;
+  absl::Mutex mu_;
+  int64_t next_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<int64_t, Entry> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+std::atomic<int64_t> next_anonymous_map{0};
+
+class SparseTensorsMapOp : public OpKernel {
+ public:
+  // adding: an Add op, whose empty shared_name means its node name.
+  SparseTensorsMapOp(OpKernelConstruction* ctx, bool adding) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("container", &container_));
+    ctx->SetStatus(ctx->GetAttr("shared_name", &name_));
+    if (name_.empty()) {
+      name_ = adding ? ctx->def().name()
+                     : absl::StrCat("_", next_anonymous_map.fetch_add(1), "_",
+                                    ctx->def().name());
+    }
+  }
+
+ protected:
+  absl::StatusOr<std::shared_ptr<SparseTensorsMap>> Map(OpKernelContext* ctx) {
+    ResourceMgr* rm = ctx->resource_manager();
+    return rm->LookupOrCreate<SparseTensorsMap>(
+        container_.empty() ? rm->default_container() : container_, name_,
+        [this] { return std::make_shared<SparseTensorsMap>(name_); });
+  }
+
+  std::string container_, name_;
+};
+
+// The shape checks of a SparseTensor's three parts.
+absl::Status CheckSparseParts(const Tensor& indices, const Tensor& values,
+                              const Tensor& shape) {
+  if (indices.dims() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input indices should be a matrix but received shape ",
+        indices.shape().DebugString()));
+  }
+  if (values.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input values should be a vector but received shape ",
+        values.shape().DebugString()));
+  }
+  if (shape.dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input shape should be a vector but received shape ",
+        shape.shape().DebugString()));
+  }
+  if (values.dim_size(0) != indices.dim_size(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "indices and values rows (indexing dimension) must match. (indices = ",
+        indices.dim_size(0), ", values = ", values.dim_size(0), ")"));
+  }
+  if (shape.dim_size(0) != indices.dim_size(1)) {
+    return absl::InvalidArgumentError("Order length must be SparseTensor rank.");
+  }
+  return absl::OkStatus();
+}
+
+class AddSparseToTensorsMapOp final : public SparseTensorsMapOp {
+ public:
+  explicit AddSparseToTensorsMapOp(OpKernelConstruction* ctx)
+      : SparseTensorsMapOp(ctx, /*adding=*/true) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseParts(indices, values, shape));
+    absl::StatusOr<std::shared_ptr<SparseTensorsMap>> map = Map(ctx);
+    DFX_OP_REQUIRES_OK(ctx, map.status());
+    const int64_t handle = (*map)->Add({indices, values, shape});
+    ctx->set_output(0, Tensor::FromVector<int64_t>({handle}, TensorShape({})));
+  }
+};
+
+class AddManySparseToTensorsMapOp final : public SparseTensorsMapOp {
+ public:
+  explicit AddManySparseToTensorsMapOp(OpKernelConstruction* ctx)
+      : SparseTensorsMapOp(ctx, /*adding=*/true) {}
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    const Tensor& shape = ctx->input(2);
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseParts(indices, values, shape));
+    DFX_OP_REQUIRES(ctx, shape.NumElements() > 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Rank of input SparseTensor should be > 1, but saw "
+                        "rank: ",
+                        shape.NumElements())));
+    DFX_OP_REQUIRES_OK(ctx, CheckSparseTensor(indices, values, shape));
+    DFX_OP_REQUIRES(ctx,
+                    data_flow::CanMove(values.dtype()) ||
+                        values.dtype() == DT_VARIANT,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sparse values of type ",
+                        DataTypeString(values.dtype()), " are not supported")));
+    absl::StatusOr<std::shared_ptr<SparseTensorsMap>> map = Map(ctx);
+    DFX_OP_REQUIRES_OK(ctx, map.status());
+    const int64_t rows = shape.data<int64_t>()[0];
+    const int64_t rank = indices.dim_size(1);
+    const int64_t n = indices.dim_size(0);
+    Tensor handles(DT_INT64, TensorShape({rows}));
+    const Tensor row_shape = RowShape(shape);
+    // The rows with entries get handles first, in order, then the empty
+    // ones, as TensorFlow's grouping of the entries does.
+    std::vector<bool> filled(static_cast<size_t>(rows), false);
+    int64_t at = 0;
+    while (at < n) {
+      const int64_t b = indices.data<int64_t>()[at * rank];
+      int64_t end = at;
+      while (end < n && indices.data<int64_t>()[end * rank] == b) ++end;
+      Tensor row_indices, row_values;
+      RowEntries(indices, values, at, end, &row_indices, &row_values);
+      at = end;
+      filled[b] = true;
+      handles.data<int64_t>()[b] =
+          (*map)->Add({std::move(row_indices), std::move(row_values),
+                       row_shape});
+    }
+    for (int64_t b = 0; b < rows; ++b) {
+      if (filled[b]) continue;
+      handles.data<int64_t>()[b] = (*map)->Add(
+          {Tensor(DT_INT64, TensorShape({0, rank - 1})),
+           Tensor(values.dtype(), TensorShape({0})), row_shape});
+    }
+    ctx->set_output(0, std::move(handles));
+  }
+};
+
+class TakeManySparseFromTensorsMapOp final : public SparseTensorsMapOp {
+ public:
+  explicit TakeManySparseFromTensorsMapOp(OpKernelConstruction* ctx)
+      : SparseTensorsMapOp(ctx, /*adding=*/false) {
+    ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& handles = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, handles.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sparse_handles should be a vector but received "
+                        "shape ",
+                        handles.shape().DebugString())));
+    const int64_t n = handles.NumElements();
+    DFX_OP_REQUIRES(ctx, n > 0,
+                    absl::InvalidArgumentError(
+                        "Must have at least 1 serialized SparseTensor, but "
+                        "input matrix has 0 rows"));
+    absl::StatusOr<std::shared_ptr<SparseTensorsMap>> map = Map(ctx);
+    DFX_OP_REQUIRES_OK(ctx, map.status());
+    std::vector<SparseTensorsMap::Entry> entries;
+    DFX_OP_REQUIRES_OK(
+        ctx, (*map)->Take(handles.data<int64_t>(), n, &entries));
+    int64_t rank = -1, total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const SparseTensorsMap::Entry& e = entries[i];
+      DFX_OP_REQUIRES(ctx, e.values.dtype() == dtype_,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Requested SparseTensor of type ",
+                          DataTypeString(dtype_), " but SparseTensor[", i,
+                          "].values.dtype() == ",
+                          DataTypeString(e.values.dtype()))));
+      const int64_t r = e.shape.NumElements();
+      DFX_OP_REQUIRES(
+          ctx, rank < 0 || r == rank,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Inconsistent rank across SparseTensors: rank prior to "
+              "SparseTensor[",
+              i, "] was: ", rank + 1, " but rank of SparseTensor[", i,
+              "] is: ", r + 1)));
+      rank = r;
+      total += e.indices.dim_size(0);
+    }
+    DFX_OP_REQUIRES(ctx,
+                    data_flow::CanMove(dtype_) || dtype_ == DT_VARIANT,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "sparse values of type ", DataTypeString(dtype_),
+                        " are not supported")));
+    Tensor out_indices(DT_INT64, TensorShape({total, rank + 1}));
+    Tensor out_values(dtype_, TensorShape({total}));
+    std::vector<int64_t> out_shape(static_cast<size_t>(rank + 1), 0);
+    out_shape[0] = n;
+    int64_t at = 0;
+    int64_t* ix = out_indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const SparseTensorsMap::Entry& e = entries[i];
+      for (int64_t d = 0; d < rank; ++d) {
+        out_shape[d + 1] = std::max(out_shape[d + 1], e.shape.data<int64_t>()[d]);
+      }
+      const int64_t m = e.indices.dim_size(0);
+      for (int64_t k = 0; k < m; ++k) {
+        *ix++ = i;
+        const int64_t* from = e.indices.data<int64_t>() + k * rank;
+        ix = std::copy(from, from + rank, ix);
+      }
+      data_flow::CopyElements(e.values, 0, &out_values, at, m);
+      at += m;
+    }
+    ctx->set_output(0, std::move(out_indices));
+    ctx->set_output(1, std::move(out_values));
+    ctx->set_output(2, Tensor::FromVector<int64_t>(out_shape));
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+};
+
+// `types`: TensorFlow's types of AddMany's and Take's CPU kernels (Add's
+// and DeserializeManySparse's take any).
+void RegisterSparseTensorsMapKernels(KernelRegistry* registry,
+                                     const DataTypeVector& types) {
+  RegisterKernel<AddSparseToTensorsMapOp>(
+      registry, KernelDefBuilder("AddSparseToTensorsMap"));
+  RegisterKernel<AddManySparseToTensorsMapOp>(
+      registry,
+      KernelDefBuilder("AddManySparseToTensorsMap").TypeConstraint("T", types));
+  RegisterKernel<TakeManySparseFromTensorsMapOp>(
+      registry, KernelDefBuilder("TakeManySparseFromTensorsMap")
+                    .TypeConstraint("dtype", types));
+  RegisterKernel<DeserializeSparseOp>(registry,
+                                      KernelDefBuilder("DeserializeManySparse"));
+}
+
 }  // namespace
 
 void RegisterSparseSerializeKernels(KernelRegistry* registry) {
@@ -619,12 +899,15 @@ void RegisterSparseSerializeKernels(KernelRegistry* registry) {
                                     KernelDefBuilder("SerializeSparse"));
   RegisterKernel<DeserializeSparseOp>(registry,
                                       KernelDefBuilder("DeserializeSparse"));
-  // TensorFlow's CPU kernels of these two: every type but the quantized.
+  // TensorFlow's CPU kernels of SerializeManySparse,
+  // SparseTensorSliceDataset, AddManySparseToTensorsMap and
+  // TakeManySparseFromTensorsMap: every type but the quantized.
   const DataTypeVector values = {
       DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128, DT_FLOAT,  DT_DOUBLE,
       DT_HALF,   DT_BFLOAT16,  DT_INT8,       DT_UINT8,  DT_INT16,
       DT_UINT16, DT_INT32,     DT_UINT32,     DT_INT64,  DT_UINT64,
       DT_STRING, DT_RESOURCE,  DT_VARIANT};
+  RegisterSparseTensorsMapKernels(registry, values);
   RegisterKernel<SerializeManySparseOp>(
       registry,
       KernelDefBuilder("SerializeManySparse").TypeConstraint("T", values));

@@ -13,13 +13,12 @@
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
 #include "graph/types.h"
+#include "kernels/sparse/example_util.h"
 #include "kernels/sparse/sparse_util.h"
 #include "proto/example.pb.h"
 
 namespace dfx::sparse_internal {
-namespace {
 
-// Feature lists of an Example by dtype.
 int ListSize(const Feature& f, DataType dtype) {
   switch (dtype) {
     case DT_FLOAT: return f.float_list().value_size();
@@ -28,7 +27,6 @@ int ListSize(const Feature& f, DataType dtype) {
   }
 }
 
-// The dtype a feature holds; DT_INVALID when its kind is not set.
 DataType FeatureType(const Feature& f) {
   switch (f.kind_case()) {
     case Feature::kFloatList: return DT_FLOAT;
@@ -38,7 +36,6 @@ DataType FeatureType(const Feature& f) {
   }
 }
 
-// Copies the values of `f` (of `dtype`) to out[at, at + size).
 void CopyValues(const Feature& f, DataType dtype, Tensor* out, int64_t at) {
   switch (dtype) {
     case DT_FLOAT:
@@ -54,6 +51,8 @@ void CopyValues(const Feature& f, DataType dtype, Tensor* out, int64_t at) {
                 out->data<std::string>() + at);
   }
 }
+
+namespace {
 
 // Copies n elements of a float, int64 or string tensor.
 void CopyFrom(const Tensor& from, int64_t from_at, Tensor* to, int64_t to_at,

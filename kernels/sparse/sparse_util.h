@@ -23,6 +23,7 @@ namespace dfx::sparse_internal {
 void RegisterSparseSegmentKernels(KernelRegistry* registry);
 void RegisterSparseTensorKernels(KernelRegistry* registry);
 void RegisterParseExampleKernels(KernelRegistry* registry);
+void RegisterParseSequenceExampleKernels(KernelRegistry* registry);
 void RegisterRaggedKernels(KernelRegistry* registry);
 void RegisterSparseCrossKernels(KernelRegistry* registry);
 

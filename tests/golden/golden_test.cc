@@ -51,7 +51,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "rng2",     "state2",       "dataset2",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
-                                 "quantized", "staging",     "ragged2"};
+                                 "quantized", "staging",     "ragged2",
+                                 "seqex"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -393,6 +394,12 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "
           "equal TensorFlow") {
   RunFamily("ragged2");
+}
+
+TEST_CASE("golden: SequenceExample parsing, the sparse-tensors map of "
+          "TF1 batching and DeserializeManySparse equal TensorFlow") {
+  // Multi-step cases: SparseTensors added in one step, taken in the next.
+  RunFamily("seqex");
 }
 
 TEST_CASE("golden: resource-variable ops on a variable never assigned, "
