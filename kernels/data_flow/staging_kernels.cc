@@ -86,8 +86,8 @@ absl::Status SetTupleOutputs(OpKernelContext* ctx, int first,
 // The callback of a Put: its status; `keep` holds the area or map until
 // then.
 template <typename Resource>
-auto StatusDone(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
-                std::shared_ptr<Resource> keep) {
+auto PutCallback(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
+                 std::shared_ptr<Resource> keep) {
   return [ctx, done = std::move(done), keep = std::move(keep)](absl::Status s) {
     if (!s.ok()) ctx->SetStatus(std::move(s));
     done();
@@ -96,8 +96,8 @@ auto StatusDone(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
 
 // The callback of a Get or Peek: the tuple to the outputs, or its error.
 template <typename Resource>
-auto TupleDone(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
-               std::shared_ptr<Resource> keep) {
+auto GetCallback(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
+                 std::shared_ptr<Resource> keep) {
   return [ctx, done = std::move(done), keep = std::move(keep)](absl::Status s,
                                                                StagedTuple t) {
     if (s.ok()) s = SetTupleOutputs(ctx, 0, t);
@@ -125,7 +125,7 @@ class StageOp : public StagingKernel {
     StagedTuple tuple;
     for (int i = 0; i < ctx->num_inputs(); ++i) tuple.push_back(ctx->input(i));
     (*area)->Put(std::move(tuple), ctx->cancellation_manager(),
-                 StatusDone(ctx, done, *area));
+                 PutCallback(ctx, done, *area));
   }
 };
 
@@ -135,7 +135,7 @@ class UnstageOp : public StagingKernel {
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     auto area = GetArea(ctx, attrs_);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, area.status(), done);
-    (*area)->Get(ctx->cancellation_manager(), TupleDone(ctx, done, *area));
+    (*area)->Get(ctx->cancellation_manager(), GetCallback(ctx, done, *area));
   }
 };
 
@@ -156,7 +156,8 @@ class StagePeekOp : public StagingKernel {
             absl::StrCat("index must not be negative, got ", i,
                          " (TensorFlow's StagePeek waits for ever on it)")),
         done);
-    (*area)->Peek(i, ctx->cancellation_manager(), TupleDone(ctx, done, *area));
+    (*area)->Peek(i, ctx->cancellation_manager(),
+                  GetCallback(ctx, done, *area));
   }
 };
 
@@ -225,7 +226,7 @@ class MapStageOp : public StagingKernel {
       values.push_back(ctx->input(i));
     }
     (*map)->Put(*key, IndicesInput(ctx, 1), std::move(values),
-                ctx->cancellation_manager(), StatusDone(ctx, done, *map));
+                ctx->cancellation_manager(), PutCallback(ctx, done, *map));
   }
 };
 
@@ -242,7 +243,7 @@ class MapGetOp : public StagingKernel {
     std::vector<int32_t> indices = IndicesInput(ctx, 1);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, CheckIndexCount(ctx, 0, indices), done);
     (*map)->Get(*key, std::move(indices), Remove, ctx->cancellation_manager(),
-                TupleDone(ctx, done, *map));
+                GetCallback(ctx, done, *map));
   }
 };
 
