@@ -22,6 +22,7 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
+#include "kernels/data/elements_dataset.h"
 #include "kernels/data/record_file.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "runtime/cancellation.h"
@@ -548,42 +549,6 @@ class DatasetVariantIdentityOp final : public OpKernel {
 // of elements of len(output_types) components each, one element after
 // another.
 
-class ListDataset final : public DatasetBase {
- public:
-  ListDataset(DataTypeVector dtypes, std::vector<std::vector<Tensor>> elements)
-      : DatasetBase(std::move(dtypes)), elements_(std::move(elements)) {}
-
-  int64_t Cardinality() const override {
-    return static_cast<int64_t>(elements_.size());
-  }
-  std::string DebugString() const override {
-    return absl::StrCat("ListDataset(", elements_.size(), " elements)");
-  }
-  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
-      IteratorContext*) const override {
-    return std::unique_ptr<IteratorBase>(new Iterator(Self<ListDataset>()));
-  }
-
- private:
-  class Iterator final : public IteratorBase {
-   public:
-    explicit Iterator(std::shared_ptr<const ListDataset> d)
-        : d_(std::move(d)) {}
-    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
-                         bool* end) override {
-      *end = next_ >= d_->elements_.size();
-      if (!*end) *out = d_->elements_[next_++];
-      return absl::OkStatus();
-    }
-
-   private:
-    const std::shared_ptr<const ListDataset> d_;
-    size_t next_ = 0;
-  };
-
-  const std::vector<std::vector<Tensor>> elements_;
-};
-
 class ListDatasetOp final : public DatasetOpKernel {
  public:
   using DatasetOpKernel::DatasetOpKernel;
@@ -607,7 +572,8 @@ class ListDatasetOp final : public DatasetOpKernel {
       }
       elements[i / types.size()].push_back(t);
     }
-    return std::make_shared<ListDataset>(types, std::move(elements));
+    return std::make_shared<ElementsDataset>("ListDataset", types,
+                                             std::move(elements));
   }
 };
 

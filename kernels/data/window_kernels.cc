@@ -14,50 +14,12 @@
 #include "graph/node_def_util.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
+#include "kernels/data/elements_dataset.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "runtime/cancellation.h"
 
 namespace dfx::data {
 namespace {
-
-// A dataset of elements held in memory: one window, one group.
-class ElementsDataset final : public DatasetBase {
- public:
-  ElementsDataset(DataTypeVector dtypes,
-                  std::vector<std::vector<Tensor>> elements)
-      : DatasetBase(std::move(dtypes)), elements_(std::move(elements)) {}
-
-  int64_t Cardinality() const override {
-    return static_cast<int64_t>(elements_.size());
-  }
-  std::string DebugString() const override {
-    return absl::StrCat("WindowDataset::Window(", elements_.size(), ")");
-  }
-  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
-      IteratorContext*) const override {
-    return std::unique_ptr<IteratorBase>(
-        new Iterator(Self<ElementsDataset>()));
-  }
-
- private:
-  class Iterator final : public IteratorBase {
-   public:
-    explicit Iterator(std::shared_ptr<const ElementsDataset> d)
-        : d_(std::move(d)) {}
-    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
-                         bool* end) override {
-      *end = next_ >= d_->elements_.size();
-      if (!*end) *out = d_->elements_[next_++];
-      return absl::OkStatus();
-    }
-
-   private:
-    const std::shared_ptr<const ElementsDataset> d_;
-    size_t next_ = 0;
-  };
-
-  const std::vector<std::vector<Tensor>> elements_;
-};
 
 // Cancelled once the asking kernel's call is: the loops below that may read
 // input without end (a long shift, groups that never fill) check it per
@@ -190,6 +152,7 @@ class WindowDataset final : public UnaryDataset {
           elements.push_back({e[c]});
         }
         out->push_back(DatasetTensor(std::make_shared<ElementsDataset>(
+            "WindowDataset::Window",
             DataTypeVector{d.input()->output_dtypes()[c]},
             std::move(elements))));
       }
@@ -364,7 +327,8 @@ class GroupByWindowDataset final : public UnaryDataset {
       auto it = groups_.find(key);
       for (const std::vector<Tensor>& e : it->second) held_ -= ElementBytes(e);
       auto window = std::make_shared<ElementsDataset>(
-          d_->input()->output_dtypes(), std::move(it->second));
+          "GroupByWindowDataset::Group", d_->input()->output_dtypes(),
+          std::move(it->second));
       groups_.erase(it);
       DFX_ASSIGN_OR_RETURN(
           std::vector<Tensor> reduced,
