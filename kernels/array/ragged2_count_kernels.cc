@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "kernels/array/bincount_util.h"
 #include "kernels/array/ragged2_kernels.h"
+#include "kernels/sparse/sparse_util.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
@@ -37,30 +38,10 @@ absl::Status ScalarSize(const Tensor& t, int64_t* size) {
 // order).
 absl::Status ValidateSparse(const Tensor& indices, const Tensor& values,
                             const Tensor& shape) {
-  if (indices.dims() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Sparse indices must be rank 2 but is rank ", indices.dims()));
-  }
-  if (values.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Sparse values must be rank 1 but is rank ", values.dims()));
-  }
-  if (shape.dims() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Sparse shape must be rank 1 but is rank ", shape.dims()));
-  }
+  DFX_RETURN_IF_ERROR(
+      sparse_internal::CheckSparseTensor(indices, values, shape));
   const int64_t nnz = indices.dim_size(0);
   const int64_t rank = indices.dim_size(1);
-  if (nnz != values.dim_size(0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Number of elements in indices (", nnz, ") and values (",
-                     values.dim_size(0), ") do not match"));
-  }
-  if (rank != shape.dim_size(0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Index rank (", rank, ") and shape rank (",
-                     shape.dim_size(0), ") do not match"));
-  }
   const int64_t* ix = indices.data<int64_t>();
   const int64_t* dims = shape.data<int64_t>();
   for (int64_t i = 0; i < nnz; ++i) {

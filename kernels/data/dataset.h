@@ -229,6 +229,19 @@ class DatasetFunction {
   std::unique_ptr<Executor> executor_;
 };
 
+// A dataset function with the captured inputs it takes after its arguments
+// (group_by_window's and group_by_reducer's functions).
+struct CapturedFunction {
+  std::shared_ptr<const DatasetFunction> f;
+  std::vector<Tensor> captured;
+
+  absl::StatusOr<std::vector<Tensor>> Run(IteratorContext* ctx,
+                                          std::vector<Tensor> args) const {
+    args.insert(args.end(), captured.begin(), captured.end());
+    return f->Run(ctx, std::move(args));
+  }
+};
+
 // The function func attr `attr` names, instantiated for a dataset op's
 // kernel, and how many captured inputs (attr Targuments) the op takes after
 // its input dataset. On error, sets the construction's status and returns

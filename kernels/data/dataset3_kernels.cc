@@ -583,19 +583,6 @@ class ListDatasetOp final : public DatasetOpKernel {
 // state, reduce_func(state..., element...) updates it; then one element per
 // group, finalize_func(state...), smallest key first.
 
-// A function of the dataset and the captured inputs it takes after its
-// arguments.
-struct CapturedFunction {
-  std::shared_ptr<const DatasetFunction> f;
-  std::vector<Tensor> captured;
-
-  absl::StatusOr<std::vector<Tensor>> Run(IteratorContext* ctx,
-                                          std::vector<Tensor> args) const {
-    args.insert(args.end(), captured.begin(), captured.end());
-    return f->Run(ctx, std::move(args));
-  }
-};
-
 class GroupByReducerDataset final : public UnaryDataset {
  public:
   GroupByReducerDataset(DatasetPtr input, DataTypeVector dtypes,

@@ -201,11 +201,9 @@ std::string IndexString(const Tensor& indices, int64_t n) {
   return absl::StrCat("[", absl::StrJoin(row, row + rank, ","), "]");
 }
 
-// OK when (indices, values, shape) is a SparseTensor of rank >= 1 whose
-// indices are inside the shape and in row-major order, without repeats
-// (TensorFlow's SparseTensor::IndicesValid, and its messages).
-absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
-                               const Tensor& shape) {
+// The ranks of a SparseTensor's three parts: a matrix, a vector, a vector.
+absl::Status CheckSparseRanks(const Tensor& indices, const Tensor& values,
+                              const Tensor& shape) {
   if (indices.dims() != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Input indices should be a matrix but received shape ",
@@ -221,6 +219,15 @@ absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
         "Input shape should be a vector but received shape ",
         shape.shape().DebugString()));
   }
+  return absl::OkStatus();
+}
+
+// OK when (indices, values, shape) is a SparseTensor of rank >= 1 whose
+// indices are inside the shape and in row-major order, without repeats
+// (TensorFlow's SparseTensor::IndicesValid, and its messages).
+absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
+                               const Tensor& shape) {
+  DFX_RETURN_IF_ERROR(CheckSparseRanks(indices, values, shape));
   if (values.dim_size(0) != indices.dim_size(0) ||
       shape.dim_size(0) != indices.dim_size(1)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -703,21 +710,7 @@ class SparseTensorsMapOp : public OpKernel {
 // The shape checks of a SparseTensor's three parts.
 absl::Status CheckSparseParts(const Tensor& indices, const Tensor& values,
                               const Tensor& shape) {
-  if (indices.dims() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Input indices should be a matrix but received shape ",
-        indices.shape().DebugString()));
-  }
-  if (values.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Input values should be a vector but received shape ",
-        values.shape().DebugString()));
-  }
-  if (shape.dims() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Input shape should be a vector but received shape ",
-        shape.shape().DebugString()));
-  }
+  DFX_RETURN_IF_ERROR(CheckSparseRanks(indices, values, shape));
   if (values.dim_size(0) != indices.dim_size(0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "indices and values rows (indexing dimension) must match. (indices = ",

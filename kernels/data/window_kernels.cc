@@ -211,23 +211,11 @@ class WindowDatasetOp final : public DatasetOpKernel {
 // dataset's elements are produced before more input is read; at the input's
 // end the groups left are flushed smallest key first.
 
-// A function of a GroupByWindow and the captured inputs it takes.
-struct GroupFunction {
-  std::shared_ptr<const DatasetFunction> f;
-  std::vector<Tensor> captured;
-
-  absl::StatusOr<std::vector<Tensor>> Run(IteratorContext* ctx,
-                                          std::vector<Tensor> args) const {
-    args.insert(args.end(), captured.begin(), captured.end());
-    return f->Run(ctx, std::move(args));
-  }
-};
-
 class GroupByWindowDataset final : public UnaryDataset {
  public:
   GroupByWindowDataset(DatasetPtr input, DataTypeVector dtypes,
-                       GroupFunction key_func, GroupFunction reduce_func,
-                       GroupFunction window_size_func)
+                       CapturedFunction key_func, CapturedFunction reduce_func,
+                       CapturedFunction window_size_func)
       : UnaryDataset(std::move(input), std::move(dtypes)),
         key_func_(std::move(key_func)),
         reduce_func_(std::move(reduce_func)),
@@ -359,7 +347,7 @@ class GroupByWindowDataset final : public UnaryDataset {
     int64_t held_ = 0;  // ElementBytes of the groups' elements
   };
 
-  const GroupFunction key_func_, reduce_func_, window_size_func_;
+  const CapturedFunction key_func_, reduce_func_, window_size_func_;
 };
 
 class GroupByWindowDatasetOp final : public DatasetOpKernel {
@@ -388,7 +376,7 @@ class GroupByWindowDatasetOp final : public DatasetOpKernel {
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
-    GroupFunction funcs[3];
+    CapturedFunction funcs[3];
     int next = 1;
     for (int i = 0; i < 3; ++i) {
       funcs[i].f = f_[i];

@@ -720,7 +720,8 @@ class SparseReorderOp : public OpKernel {
 // ---------------------------------------------------------------------------
 // SparseSlice, SparseConcat and SparseSplit
 
-// TensorFlow's SparseTensor::Create checks of one (indices, values, shape).
+}  // namespace
+
 absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
                                const Tensor& shape) {
   if (indices.dims() != 2) {
@@ -747,6 +748,8 @@ absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 class SparseSliceOp : public OpKernel {
  public:

@@ -19,6 +19,12 @@
 
 namespace dfx::sparse_internal {
 
+// TensorFlow's SparseTensor::Create checks of one (indices, values, shape):
+// ranks and matching sizes, with its messages; not the index bounds.
+// (sparse_tensor_ops.cc; the ragged2 counting kernels use it too.)
+absl::Status CheckSparseTensor(const Tensor& indices, const Tensor& values,
+                               const Tensor& shape);
+
 // One per kernel file; RegisterSparseKernels calls them all.
 void RegisterSparseSegmentKernels(KernelRegistry* registry);
 void RegisterSparseTensorKernels(KernelRegistry* registry);
