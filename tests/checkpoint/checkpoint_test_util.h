@@ -20,43 +20,9 @@
 #include "proto/graph.pb.h"
 #include "runtime/session.h"
 #include "runtime/tensor.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx::testing {
-
-// A new empty directory under the system's temporary directory, removed
-// with everything in it when the object goes.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "dfx-ckpt-XXXXXX").string();
-    DFX_CHECK(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const {
-    return path_ + "/" + name;
-  }
-  // The names in the directory (recursively, relative), sorted.
-  std::vector<std::string> Files() const {
-    std::vector<std::string> out;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(path_)) {
-      out.push_back(std::filesystem::relative(e.path(), path_).string());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::string path_;
-};
 
 inline std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

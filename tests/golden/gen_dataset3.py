@@ -34,13 +34,14 @@ dfx cluster), and the tf.data service and snapshot ops.
 
 import gzip
 import os
+import tempfile
 import zlib
 
 import numpy as np
 
 import golden_lib
 from golden_lib import tf, tf1
-from gen_lookup import CASE_DIR, steps_case
+from gen_lookup import CASE_DIR, SCRATCH_DIR, steps_case
 
 FAMILY = "dataset3"
 raw = tf.raw_ops
@@ -58,22 +59,17 @@ OPS = ["FixedLengthRecordDataset", "FixedLengthRecordDatasetV2",
        "ExperimentalChooseFastestDataset", "WrapDatasetVariant",
        "UnwrapDatasetVariant", "ListDataset"]
 
-# Where the DatasetToTFRecord cases write (outside the source tree).
-WRITE_PREFIX = "/tmp/dfx_golden_dataset3_"
-
-
 def records(rs, compression=""):
     """The bytes of a TFRecord file of `rs`, as TensorFlow writes them."""
-    path = "/tmp/dfx_gen_dataset3.tfrecord"
-    with tf.io.TFRecordWriter(
-            path, options=tf.io.TFRecordOptions(
-                compression_type=compression)) as w:
-        for r in rs:
-            w.write(r)
-    with open(path, "rb") as f:
-        data = f.read()
-    os.remove(path)
-    return data
+    with tempfile.TemporaryDirectory(prefix="dfx_gen_") as tmp:
+        path = os.path.join(tmp, "records.tfrecord")
+        with tf.io.TFRecordWriter(
+                path, options=tf.io.TFRecordOptions(
+                    compression_type=compression)) as w:
+            for r in rs:
+                w.write(r)
+        with open(path, "rb") as f:
+            return f.read()
 
 
 def only(files, names):
@@ -590,51 +586,47 @@ def group_by_reducer_cases(folder):
 # DatasetToTFRecord: written, then read back in the same session.
 
 def to_tfrecord_cases(folder):
-    def build_for(op, path, compression, dataset):
+    # The file's path is fed ("path"): a fresh directory of each run
+    # (@SCRATCH_DIR@), so runs of the case never share a file.
+    def build_for(op, compression, dataset):
         def build():
             ds = dataset()
+            path = tf1.placeholder(tf.string, shape=[], name="path")
             write = getattr(raw, op)(input_dataset=ds._variant_tensor,
-                                     filename=tf.constant(path),
+                                     filename=path,
                                      compression_type=tf.constant(
                                          compression))
             back = tf.data.TFRecordDataset(path, compression_type=compression)
             it = tf1.data.make_initializable_iterator(back)
-            return {"write": write, "init": it.initializer,
+            return {"path": path, "write": write, "init": it.initializer,
                     "c0": it.get_next()}
         return build
     strings = lambda: tf.data.Dataset.from_tensor_slices(  # noqa: E731
         tf.constant(["one", "", "three"]))
+    at = {"path": SCRATCH_DIR + "/out.tfrecord"}
     for name, op, compression in [
             ("to_tfrecord", "DatasetToTFRecord", ""),
             ("to_tfrecord_gzip", "ExperimentalDatasetToTFRecord", "GZIP"),
             ("to_tfrecord_zlib", "DatasetToTFRecord", "ZLIB")]:
-        path = WRITE_PREFIX + name + ".tfrecord"
-        steps_case(folder, name, build_for(op, path, compression, strings),
-                   [(["write"], {}), (["init"], {})] + [(["c0"], {})] * 4)
-        os.remove(path)
-    path = WRITE_PREFIX + "twice.tfrecord"
+        steps_case(folder, name, build_for(op, compression, strings),
+                   [(["write"], at), (["init"], at)] + [(["c0"], {})] * 4)
     steps_case(folder, "to_tfrecord_rewrite",
-               build_for("DatasetToTFRecord", path, "", strings),
-               [(["write"], {}), (["write"], {}), (["init"], {})] +
+               build_for("DatasetToTFRecord", "", strings),
+               [(["write"], at), (["write"], at), (["init"], at)] +
                [(["c0"], {})] * 4,
                note="a second write replaces the file")
-    os.remove(path)
     steps_case(folder, "to_tfrecord_not_strings",
-               build_for("DatasetToTFRecord", WRITE_PREFIX + "ints.tfrecord",
-                         "", lambda: tf.data.Dataset.range(2)),
-               [(["write"], {})])
-    os.remove(WRITE_PREFIX + "ints.tfrecord")
+               build_for("DatasetToTFRecord", "",
+                         lambda: tf.data.Dataset.range(2)),
+               [(["write"], at)])
     steps_case(folder, "to_tfrecord_two_components",
-               build_for("DatasetToTFRecord", WRITE_PREFIX + "two.tfrecord",
-                         "", lambda: tf.data.Dataset.from_tensor_slices(
+               build_for("DatasetToTFRecord", "",
+                         lambda: tf.data.Dataset.from_tensor_slices(
                              (["a"], ["b"]))),
-               [(["write"], {})])
-    os.remove(WRITE_PREFIX + "two.tfrecord")
+               [(["write"], at)])
     steps_case(folder, "to_tfrecord_missing_dir",
-               build_for("DatasetToTFRecord",
-                         "/tmp/dfx_golden_no_such_dir/x.tfrecord", "",
-                         strings),
-               [(["write"], {})])
+               build_for("DatasetToTFRecord", "", strings),
+               [(["write"], {"path": SCRATCH_DIR + "/no_such_dir/x.tfrecord"})])
 
 
 def main():

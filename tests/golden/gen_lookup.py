@@ -12,12 +12,15 @@ gen_queues.py): one graph, then steps run one after another in one session,
 each with its feeds, fetches and targets and TensorFlow's outputs or error
 code. A string feed value "@CASE_DIR@/..." names a file of the case's
 folder (a vocabulary file); golden_test.cc puts the folder's path in.
+"@SCRATCH_DIR@/..." names a file in a fresh directory of each run of the
+case, for what a case writes.
 """
 
 import json
 import os
 import shutil
 import sys
+import tempfile
 
 import numpy as np
 
@@ -29,6 +32,7 @@ import keras
 FAMILY = "lookup"
 raw = tf.raw_ops
 CASE_DIR = "@CASE_DIR@"
+SCRATCH_DIR = "@SCRATCH_DIR@"
 
 OPS = ["HashTableV2", "MutableHashTableV2", "LookupTableImportV2",
        "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2",
@@ -59,9 +63,11 @@ def steps_case(folder, name, build, steps, files=None, note=""):
     """build() returns {key: tensor or op}; steps is a list of (keys, feeds):
     a tensor key is fetched, an op key run as a target; feeds maps a
     placeholder key to its value. files: {name: text} written into the
-    case's folder before TensorFlow runs (feed "@CASE_DIR@/name")."""
+    case's folder before TensorFlow runs (feed "@CASE_DIR@/name"); a feed
+    "@SCRATCH_DIR@/name" names a file in a fresh temporary directory."""
     out_dir = os.path.join(folder, name)
     os.makedirs(out_dir)
+    scratch = tempfile.mkdtemp(prefix="dfx_gen_")
     for fname, text in (files or {}).items():
         with open(os.path.join(out_dir, fname), "wb") as f:
             f.write(text.encode("utf-8") if isinstance(text, str) else text)
@@ -69,6 +75,8 @@ def steps_case(folder, name, build, steps, files=None, note=""):
     def real(v):
         if isinstance(v, str) and v.startswith(CASE_DIR):
             return out_dir + v[len(CASE_DIR):]
+        if isinstance(v, str) and v.startswith(SCRATCH_DIR):
+            return scratch + v[len(SCRATCH_DIR):]
         if isinstance(v, list):  # a vector of file names (gen_readers.py)
             return [real(x) for x in v]
         return v
@@ -103,10 +111,12 @@ def steps_case(folder, name, build, steps, files=None, note=""):
                         # The case's folder as the feeds name it, not
                         # where this run wrote it.
                         "message": golden_lib._clean_message(
-                            err.message).replace(out_dir, CASE_DIR)[:300]}
+                            err.message).replace(out_dir, CASE_DIR)
+                        .replace(scratch, SCRATCH_DIR)[:300]}
                     results.append(None)
                 step["_feeds"] = feeds
                 spec["steps"].append(step)
+    shutil.rmtree(scratch)
     with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
         f.write(graph_def.SerializeToString(deterministic=True))
     for s, (step, out) in enumerate(zip(spec["steps"], results)):
@@ -128,7 +138,8 @@ def steps_case(folder, name, build, steps, files=None, note=""):
         json.dump(spec, f, indent=1, sort_keys=True)
         f.write("\n")
     codes = [s.get("error", {}).get("code", "ok") for s in spec["steps"]]
-    print(f"{FAMILY}/{name}: {' '.join(codes)}", file=sys.stderr)
+    family = os.path.basename(folder)
+    print(f"{family}/{name}: {' '.join(codes)}", file=sys.stderr)
 
 
 def const(v, dtype):

@@ -20,13 +20,13 @@ cases use the V2 kernels, which are the same in dfx and TensorFlow.
 
 import gzip
 import os
-import shutil
+import tempfile
 
 import numpy as np
 
 import golden_lib
 from golden_lib import tf, tf1
-from gen_lookup import CASE_DIR, steps_case
+from gen_lookup import CASE_DIR, SCRATCH_DIR, steps_case
 
 FAMILY = "readers"
 raw = tf.raw_ops
@@ -42,20 +42,15 @@ OPS = ["TFRecordReaderV2", "TFRecordReader", "TextLineReaderV2",
        "ReaderRestoreStateV2", "ReaderRestoreState", "MatchingFiles",
        "WriteFile"]
 
-# Where the WriteFile case writes (outside the source tree); removed after.
-WRITE_DIR = "/tmp/dfx_golden_readers_write"
-
-
 def tfrecords(records):
     """The bytes of a TFRecord file of `records`, as TensorFlow writes."""
-    path = "/tmp/dfx_gen_readers.tfrecord"
-    with tf.io.TFRecordWriter(path) as w:
-        for r in records:
-            w.write(r)
-    with open(path, "rb") as f:
-        data = f.read()
-    os.remove(path)
-    return data
+    with tempfile.TemporaryDirectory(prefix="dfx_gen_") as tmp:
+        path = os.path.join(tmp, "records.tfrecord")
+        with tf.io.TFRecordWriter(path) as w:
+            for r in records:
+                w.write(r)
+        with open(path, "rb") as f:
+            return f.read()
 
 
 def example(i, name):
@@ -393,15 +388,13 @@ def file_op_cases(folder):
                       "data_2.bin": "2", "dxta_3.bin": "3",
                       "data_x.bin": "x"})
 
-    shutil.rmtree(WRITE_DIR, ignore_errors=True)
-
     def build_write():
         name = tf1.placeholder(tf.string, shape=None, name="name")
         contents = tf1.placeholder(tf.string, shape=None, name="contents")
         write = raw.WriteFile(filename=name, contents=contents)
         return {"name": name, "contents": contents, "write": write,
                 "read": raw.ReadFile(filename=name)}
-    path = WRITE_DIR + "/a/b/c.txt"
+    path = SCRATCH_DIR + "/a/b/c.txt"
     steps_case(folder, "write_file", build_write,
                [(["write"], {"name": path, "contents": "hello\x00world"}),
                 (["read"], {"name": path}),
@@ -409,7 +402,6 @@ def file_op_cases(folder):
                 (["read"], {"name": path}),
                 (["write"], {"name": [path], "contents": "x"}),
                 (["write"], {"name": path, "contents": ["x"]})])
-    shutil.rmtree(WRITE_DIR, ignore_errors=True)
 
 
 def _session_config_with_timeout():

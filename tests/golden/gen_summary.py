@@ -10,7 +10,8 @@ TensorFlow's OpDefs of these ops for tests/kernels/summary_test.cc.
 
     $(tools/tf_env) tests/golden/gen_summary.py
 
-The writer cases write their event files under /tmp/dfx_golden_summary/.
+The writer cases write their event files into a fresh directory of each
+run ("@SCRATCH_DIR@", fed as the log directory).
 """
 
 import os
@@ -19,11 +20,11 @@ import numpy as np
 
 import golden_lib
 from golden_lib import tf, tf1
+from gen_lookup import SCRATCH_DIR, steps_case
 from tensorflow.core.framework import summary_pb2
 
 FAMILY = "summary"
 raw = tf.raw_ops
-LOGDIR = "/tmp/dfx_golden_summary"
 
 OPS = ["ScalarSummary", "HistogramSummary", "ImageSummary", "AudioSummary",
        "AudioSummaryV2", "TensorSummary", "TensorSummaryV2", "MergeSummary",
@@ -308,24 +309,30 @@ def print_cases():
 
 
 def writer_cases(folder):
+    # The log directory is fed ("logdir") at each create step.
     def writer_graph(name):
-        logdir = os.path.join(LOGDIR, name)
+        logdir = tf1.placeholder(tf.string, shape=[], name="logdir")
         w = raw.SummaryWriter(shared_name=name)
         create = raw.CreateSummaryFileWriter(
-            writer=w, logdir=s(logdir), max_queue=const(10, tf.int32),
+            writer=w, logdir=logdir, max_queue=const(10, tf.int32),
             flush_millis=const(100000, tf.int32), filename_suffix=s(".v2"))
-        return w, create
+        return w, create, logdir
+
+    def run(steps):
+        at = {"logdir": SCRATCH_DIR + "/logs"}
+        return [(keys, at if "create" in keys else {}) for keys in steps]
 
     def step(v):
         return const(v, tf.int64)
 
     def all_ops():
-        w, create = writer_graph("all_ops")
+        w, create, logdir = writer_graph("all_ops")
         graph_def = tf.Graph().as_graph_def()
         event = tf1.Event(step=9, summary=summary_pb2.Summary(
             value=[summary_pb2.Summary.Value(tag="imported",
                                              simple_value=2.0)]))
         return {
+            "logdir": logdir,
             "create": create,
             "tensor": raw.WriteSummary(
                 writer=w, step=step(1), tensor=const([1.0, 2.0]), tag=s("t"),
@@ -356,17 +363,18 @@ def writer_cases(folder):
             "flush": raw.FlushSummaryWriter(writer=w),
             "close": raw.CloseSummaryWriter(writer=w),
         }
-    golden_lib.steps_case(
+    steps_case(
         folder, "writer_all_ops", all_ops,
-        [["create"], ["tensor"], ["scalar"], ["hist"], ["image"], ["audio"],
-         ["raw"], ["graph"], ["import"], ["flush"], ["create"], ["scalar"],
-         ["close"], ["scalar"], ["flush"], ["close"]],
+        run([["create"], ["tensor"], ["scalar"], ["hist"], ["image"],
+             ["audio"], ["raw"], ["graph"], ["import"], ["flush"], ["create"],
+             ["scalar"], ["close"], ["scalar"], ["flush"], ["close"]]),
         note="every write op; a second create is a no-op; writes, flushes "
         "and a second close after close are NotFound")
 
     def errors():
-        w, create = writer_graph("errors")
+        w, create, logdir = writer_graph("errors")
         return {
+            "logdir": logdir,
             "create": create,
             "nan": raw.WriteHistogramSummary(writer=w, step=step(1),
                                              tag=s("h"),
@@ -396,11 +404,11 @@ def writer_cases(folder):
                 writer=w, step=const([1, 2], tf.int64), tensor=s([])),
             "close": raw.CloseSummaryWriter(writer=w),
         }
-    golden_lib.steps_case(
+    steps_case(
         folder, "writer_errors", errors,
-        [["nan"], ["create"], ["nan"], ["bad_raw"], ["bad_graph"],
-         ["bad_event"], ["bad_image"], ["bad_color_matrix"], ["short_color"],
-         ["bad_rate"], ["bad_step"], ["close"]],
+        run([["nan"], ["create"], ["nan"], ["bad_raw"], ["bad_graph"],
+             ["bad_event"], ["bad_image"], ["bad_color_matrix"],
+             ["short_color"], ["bad_rate"], ["bad_step"], ["close"]]),
         note="a write before create is NotFound; then each op's own error "
         "(an image of no pixels is left out: TensorFlow aborts on it)")
 

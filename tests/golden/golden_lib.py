@@ -20,6 +20,12 @@ without pickle, are written as feed_<i>.json / out_<i>.json instead:
 {"shape": [dims], "base64": [each element's bytes, base64, row-major]}
 (golden_util.cc's ReadTensorFile reads both kinds).
 
+Multi-step cases (gen_lookup.py's steps_case) feed file names: a string
+"@CASE_DIR@/name" is a file of the case's own folder (what the case reads),
+"@SCRATCH_DIR@/name" one in a fresh temporary directory that golden_test.cc
+and the interop client make for each run of the case (what it writes). No
+case names a fixed path outside its folder, so runs never share files.
+
 tests/golden/golden_test.cc runs every case through a dfx local session and
 compares. Run the generators with the TensorFlow virtualenv:
 

@@ -24,6 +24,7 @@
 #include "runtime/session.h"
 #include "runtime/types.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 #include "tools/cli/npy.h"
 #include "tests/golden/golden_util.h"
 
@@ -130,13 +131,15 @@ std::string RunSteps(const fs::path& dir, const nlohmann::json& spec,
   if (!session.ok()) return session.status().ToString();
   absl::Status s = (*session)->Extend(graph);
   if (!s.ok()) return s.ToString();
+  const testing::TempDir scratch("dfx_golden_");
   std::vector<std::string> problems;
   int index = 0;
   for (const auto& step : spec["steps"]) {
     std::vector<std::string> fetches = step["fetches"];
     std::vector<std::string> targets = step["targets"];
     // Feeds of the step (gen_lookup.py); a string "@CASE_DIR@/..." names a
-    // file of the case's folder.
+    // file of the case's folder, "@SCRATCH_DIR@/..." a file in a fresh
+    // directory of this run of the case (where it writes).
     std::vector<std::pair<std::string, Tensor>> feeds;
     if (step.contains("feeds")) {
       for (const auto& feed : step["feeds"]) {
@@ -147,6 +150,8 @@ std::string RunSteps(const fs::path& dir, const nlohmann::json& spec,
           for (std::string& v : value->span<std::string>()) {
             if (absl::StartsWith(v, "@CASE_DIR@")) {
               v = dir.string() + v.substr(std::strlen("@CASE_DIR@"));
+            } else if (absl::StartsWith(v, "@SCRATCH_DIR@")) {
+              v = scratch.path() + v.substr(std::strlen("@SCRATCH_DIR@"));
             }
           }
         }

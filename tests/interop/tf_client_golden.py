@@ -92,10 +92,11 @@ _QUANTIZED = {"qint8": np.int8, "quint8": np.uint8, "qint16": np.int16,
               "quint16": np.uint16, "qint32": np.int32}
 
 
-def load_value(case_dir, entry, feed=False):
+def load_value(case_dir, entry, feed=False, scratch_dir=None):
     """A feed's or output's value: an .npy file, or for a string tensor a
     .json file of base64 elements (golden_lib.save_value); a string feed
-    "@CASE_DIR@/..." names a file of the case's folder. bfloat16 is stored
+    "@CASE_DIR@/..." names a file of the case's folder, "@SCRATCH_DIR@/..."
+    one in `scratch_dir`, the case's own fresh directory. bfloat16 is stored
     as float32: a feed is converted back, an output compared as float32;
     complex as (real, imaginary) pairs, put back together."""
     path = os.path.join(case_dir, entry["file"])
@@ -103,8 +104,12 @@ def load_value(case_dir, entry, feed=False):
         with open(path) as f:
             data = json.load(f)
         items = [base64.b64decode(b) for b in data["base64"]]
-        items = [case_dir.encode() + v[len(b"@CASE_DIR@"):]
-                 if v.startswith(b"@CASE_DIR@") else v for v in items]
+        roots = {b"@CASE_DIR@": case_dir}
+        if scratch_dir is not None:
+            roots[b"@SCRATCH_DIR@"] = scratch_dir
+        for token, root in roots.items():
+            items = [root.encode() + v[len(token):]
+                     if v.startswith(token) else v for v in items]
         value = np.empty(len(items), dtype=object)
         value[:] = items
         return value.reshape(data["shape"])
@@ -244,7 +249,8 @@ def run_steps_case(target, case_dir):
         graph_def.ParseFromString(f.read())
     graph = tf.Graph()
     problems = []
-    with graph.as_default():
+    with graph.as_default(), \
+            tempfile.TemporaryDirectory(prefix="dfx_interop_") as scratch:
         tf1.import_graph_def(graph_def, name="")
         config = tf1.ConfigProto(operation_timeout_in_ms=60000)
         with tf1.Session(target, graph=graph, config=config) as sess:
@@ -254,7 +260,8 @@ def run_steps_case(target, case_dir):
                 targets = [graph.get_operation_by_name(n)
                            for n in step["targets"]]
                 feeds = {graph.get_tensor_by_name(feed["name"]):
-                         load_value(case_dir, feed, feed=True)
+                         load_value(case_dir, feed, feed=True,
+                                    scratch_dir=scratch)
                          for feed in spec.get("feeds", []) +
                          step.get("feeds", [])}
                 try:

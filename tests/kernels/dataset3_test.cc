@@ -17,6 +17,7 @@
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -25,14 +26,6 @@ namespace fs = std::filesystem;
 using testing::RunKernel;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
-
-fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("dfx_dataset3_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 void WriteFile(const fs::path& path, const std::string& contents) {
   std::ofstream(path, std::ios::binary) << contents;
@@ -145,8 +138,10 @@ TEST_CASE(
 
 TEST_CASE("File datasets refuse files outside the server's data directory",
           "[dataset3]") {
-  const fs::path dir = TempDir("data_dir");
-  const fs::path outside = TempDir("outside");
+  const testing::TempDir tmp_dir;
+  const testing::TempDir tmp_outside;
+  const fs::path dir = tmp_dir.path();
+  const fs::path outside = tmp_outside.path();
   WriteFile(dir / "in.bin", "abcd");
   WriteFile(outside / "out.bin", "abcd");
   REQUIRE_OK(SetDataDir(dir.string()));
@@ -196,7 +191,8 @@ TEST_CASE(
     "CSV fields and quoted line breaks read the same across one-byte "
     "reads",
     "[dataset3]") {
-  const fs::path dir = TempDir("csv");
+  const testing::TempDir tmp;
+  const fs::path dir = tmp.path();
   WriteFile(dir / "a.csv", "1,22\r\n333,\"4\"\"4\"\n\"5\nx\",6");
   for (int64_t buffer : {1, 2, 3, 1000}) {
     INFO("buffer_size " << buffer);
@@ -239,7 +235,8 @@ TEST_CASE(
 
 TEST_CASE("MatchingFilesDataset searches nested directories in sorted order",
           "[dataset3]") {
-  const fs::path dir = TempDir("match");
+  const testing::TempDir tmp;
+  const fs::path dir = tmp.path();
   fs::create_directories(dir / "b" / "deep");
   fs::create_directories(dir / "a");
   WriteFile(dir / "b" / "x1.txt", "");
@@ -266,7 +263,8 @@ TEST_CASE(
     "DatasetToTFRecord refuses elements that are not one string "
     "scalar, and round-trips GZIP records",
     "[dataset3]") {
-  const fs::path dir = TempDir("to_tfrecord");
+  const testing::TempDir tmp;
+  const fs::path dir = tmp.path();
   absl::StatusOr<std::vector<Tensor>> rows =
       RunKernel(TestNodeBuilder("s", "TensorDataset", 1)
                     .Attr("Toutput_types", DataTypeVector{DT_STRING})

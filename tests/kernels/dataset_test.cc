@@ -17,6 +17,7 @@
 #include "runtime/variant.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -415,9 +416,8 @@ TEST_CASE("dataset: a corrupted or truncated record is DataLoss") {
   std::string bytes((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());
   REQUIRE(bytes.size() > 40);
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "dfx_tfrecord_XXXXXX").string();
-  REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  const testing::TempDir tmp("dfx_tfrecord_");
+  const std::string& dir = tmp.path();
   auto read_all = [](const std::string& file) {
     return ReadRecords("TFRecordDataset", file).status();
   };
@@ -432,7 +432,6 @@ TEST_CASE("dataset: a corrupted or truncated record is DataLoss") {
              StatusIs(absl::StatusCode::kDataLoss, "truncated"));
   CHECK_THAT(read_all(dir + "/none.tfrecord"),
              StatusIs(absl::StatusCode::kNotFound));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("dataset: bad arguments are InvalidArgument naming the problem") {

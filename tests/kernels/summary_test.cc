@@ -24,6 +24,7 @@
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/math_test_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -70,14 +71,6 @@ std::vector<Event> ReadEvents(const fs::path& dir, std::string* name = nullptr) 
     events.push_back(e);
   }
   return events;
-}
-
-// A fresh directory under the system's temporary directory.
-fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("dfx_summary_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  return dir;
 }
 
 // A writer resource `name` writing into `dir`; returns its handle.
@@ -251,7 +244,8 @@ TEST_CASE("Timestamp is the time in seconds", "[summary]") {
 }
 
 TEST_CASE("The event file is named and begun as TensorFlow's", "[summary]") {
-  const fs::path dir = TempDir("name") / "sub";
+  const testing::TempDir tmp;
+  const fs::path dir = fs::path(tmp.path()) / "name" / "sub";
   const Tensor w = CreateWriter("name_test", dir, 10, 1000000, ".v2");
   std::string name;
   std::vector<Event> events = ReadEvents(dir, &name);
@@ -270,7 +264,8 @@ TEST_CASE("The event file is named and begun as TensorFlow's", "[summary]") {
 
 TEST_CASE("Events wait for a flush, a full queue or the writer's close",
           "[summary]") {
-  const fs::path dir = TempDir("queue");
+  const testing::TempDir tmp;
+  const fs::path dir = fs::path(tmp.path()) / "queue";
   const Tensor w = CreateWriter("queue_test", dir, /*max_queue=*/2);
   REQUIRE_OK(WriteScalar(w, 1, 0.5f));
   REQUIRE_OK(WriteScalar(w, 2, 0.25f));
@@ -296,7 +291,8 @@ TEST_CASE("Events wait for a flush, a full queue or the writer's close",
 
 TEST_CASE("Summary writers refuse bad inputs with TensorFlow's codes",
           "[summary]") {
-  const fs::path dir = TempDir("errors");
+  const testing::TempDir tmp;
+  const fs::path dir = fs::path(tmp.path()) / "errors";
   const Tensor w = CreateWriter("errors_test", dir);
   CHECK_THAT(
       RunKernel(TestNodeBuilder("s", "WriteScalarSummary", 4)
@@ -321,7 +317,7 @@ TEST_CASE("Summary writers refuse bad inputs with TensorFlow's codes",
       StatusIs(absl::StatusCode::kInvalidArgument,
                "Nan in summary histogram for: hist"));
   // A log directory that is a file.
-  const fs::path file = TempDir("errors_file");
+  const fs::path file = fs::path(tmp.path()) / "errors_file";
   std::ofstream(file) << "x";
   const Tensor other = RunOne(
       TestNodeBuilder("w", "SummaryWriter", 0).Attr("shared_name", "file_test")
@@ -340,7 +336,8 @@ TEST_CASE("Summary writers refuse bad inputs with TensorFlow's codes",
 }
 
 TEST_CASE("A server's --data-dir confines the log directory", "[summary]") {
-  const fs::path data = TempDir("data_dir");
+  const testing::TempDir tmp;
+  const fs::path data = fs::path(tmp.path()) / "data_dir";
   fs::create_directories(data);
   REQUIRE_OK(SetDataDir(data.string()));
   const Tensor w = RunOne(
@@ -410,7 +407,8 @@ TEST_CASE("dfx writes the event records TensorFlow wrote, but for times",
   CHECK(tf_events[4].summary().value(0).metadata().plugin_data().plugin_name() ==
         "tensors");
 
-  const fs::path dir = TempDir("same");
+  const testing::TempDir tmp;
+  const fs::path dir = fs::path(tmp.path()) / "same";
   const Tensor w = CreateWriter("same_test", dir);
   WriteSameEvents(w);
   REQUIRE_OK(Run0("CloseSummaryWriter", w));

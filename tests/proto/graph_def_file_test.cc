@@ -18,6 +18,7 @@
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -28,32 +29,7 @@ namespace fs = std::filesystem;
 
 const std::string kMlp = std::string(DFX_TEST_DATA_DIR) + "/tf_mlp.pbtxt";
 
-// A fresh directory for this test's files, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            absl::StrCat("dfx_graph_def_file_test_", getpid(), "_", counter++);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name, const std::string& content) const {
-    const std::string p = (path_ / name).string();
-    std::ofstream out(p, std::ios::binary);
-    out << content;
-    return p;
-  }
-  std::string Path(const std::string& name) const {
-    return (path_ / name).string();
-  }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 const NodeDef& Node(const GraphDef& def, const std::string& name) {
   for (const NodeDef& n : def.node()) {
@@ -121,7 +97,7 @@ TEST_CASE("A text GraphDef survives binary serialization unchanged") {
 
   // Through a .pb file too.
   TempDir dir;
-  auto from_file = ReadGraphDefFile(dir.File("mlp.pb", bytes));
+  auto from_file = ReadGraphDefFile(dir.Write("mlp.pb", bytes));
   REQUIRE_OK(from_file);
   REQUIRE(google::protobuf::util::MessageDifferencer::Equals(*def, *from_file));
 }
@@ -139,7 +115,7 @@ TEST_CASE("A binary GraphDef keeps fields dfx does not declare") {
   const std::string bytes = Deterministic(*def);
 
   TempDir dir;
-  auto read = ReadGraphDefFile(dir.File("tf_mlp.pb", bytes));
+  auto read = ReadGraphDefFile(dir.Write("tf_mlp.pb", bytes));
   REQUIRE_OK(read);
   REQUIRE(read->node(0).GetReflection()->GetUnknownFields(read->node(0))
               .field_count() == 1);
@@ -161,16 +137,16 @@ TEST_CASE("A text GraphDef under another name is read as text") {
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
   TempDir dir;
-  auto def = ReadGraphDefFile(dir.File("graph.pb", text));
+  auto def = ReadGraphDefFile(dir.Write("graph.pb", text));
   REQUIRE_OK(def);
   REQUIRE(def->node_size() == 7);
 }
 
 TEST_CASE("A missing GraphDef file is NotFound") {
   TempDir dir;
-  REQUIRE_THAT(ReadGraphDefFile(dir.Path("nope.pb")).status(),
+  REQUIRE_THAT(ReadGraphDefFile(dir.File("nope.pb")).status(),
                StatusIs(absl::StatusCode::kNotFound, "nope.pb"));
-  REQUIRE_THAT(ReadGraphDefFile(dir.Path("missing_dir/g.pbtxt")).status(),
+  REQUIRE_THAT(ReadGraphDefFile(dir.File("missing_dir/g.pbtxt")).status(),
                StatusIs(absl::StatusCode::kNotFound, "g.pbtxt"));
 }
 
@@ -178,18 +154,18 @@ TEST_CASE("Garbage bytes are InvalidArgument naming the file") {
   TempDir dir;
   // Field 0 with wire type 7: invalid as binary, and not text either.
   const std::string garbage("\x07\xff\xfe\x00\x01garbage\x80", 12);
-  const std::string path = dir.File("garbage.pb", garbage);
+  const std::string path = dir.Write("garbage.pb", garbage);
   REQUIRE_THAT(ReadGraphDefFile(path).status(),
                StatusIs(absl::StatusCode::kInvalidArgument,
                         "GraphDef file '" + path + "'"));
   // A directory is not a GraphDef.
-  REQUIRE_THAT(ReadGraphDefFile(dir.Path("")).status(),
+  REQUIRE_THAT(ReadGraphDefFile(dir.File("")).status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "directory"));
 }
 
 TEST_CASE("Corrupt text says where the parser stopped") {
   TempDir dir;
-  const std::string path = dir.File(
+  const std::string path = dir.Write(
       "bad.pbtxt", "node {\n  name: \"a\"\n  op: \"NoOp\"\n  input: [[[\n}\n");
   REQUIRE_THAT(ReadGraphDefFile(path).status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "line 4 column"));
@@ -218,7 +194,7 @@ TEST_CASE("Random bytes never crash the reader") {
       }
     }
     const std::string name = i % 4 == 1 ? "r.pbtxt" : "r.pb";
-    auto def = ReadGraphDefFile(dir.File(name, bytes));
+    auto def = ReadGraphDefFile(dir.Write(name, bytes));
     if (!def.ok()) {
       REQUIRE(def.status().code() == absl::StatusCode::kInvalidArgument);
     }

@@ -2,14 +2,13 @@
 // and which ones are refused.
 #include "runtime/file_policy.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "catch2/catch.hpp"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -23,22 +22,17 @@ using ::dfx::testing::StatusIs;
 class DataDirFixture {
  public:
   DataDirFixture() {
-    std::string tmpl = (fs::temp_directory_path() / "dfx-policy-XXXXXX");
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    root_ = fs::canonical(tmpl);
+    root_ = fs::canonical(tmp_.path());
     fs::create_directories(root_ / "data" / "sub");
     fs::create_directories(root_ / "outside");
     REQUIRE_THAT(SetDataDir((root_ / "data").string()), IsOk());
   }
-  ~DataDirFixture() {
-    SetDataDir("").IgnoreError();
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
+  ~DataDirFixture() { SetDataDir("").IgnoreError(); }
   std::string data() const { return (root_ / "data").string(); }
   std::string outside() const { return (root_ / "outside").string(); }
 
  private:
+  testing::TempDir tmp_{"dfx-policy-"};
   fs::path root_;
 };
 

@@ -1,6 +1,6 @@
 // Running the built `dfx` binary from tests: RunDfx spawns it with a time
-// limit and collects its output; TempDir is a scratch folder removed at the
-// end of the test.
+// limit and collects its output. TempDir (tests/testing/temp_dir.h) is the
+// scratch folder a test writes into.
 #ifndef DFX_TESTS_TOOLS_CLI_TEST_UTIL_H_
 #define DFX_TESTS_TOOLS_CLI_TEST_UTIL_H_
 
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "tests/testing/temp_dir.h"
 #include "tests/testing/time_scale.h"
 
 extern char** environ;
@@ -107,32 +108,6 @@ inline std::string Describe(const ProcessResult& r) {
          (r.timed_out ? " (timed out)" : "") + "\nstdout: " + r.out +
          "\nstderr: " + r.err;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "dfx_cli_test_XXXXXX")
-            .string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const {
-    return (std::filesystem::path(path_) / name).string();
-  }
-  void Write(const std::string& name, const std::string& bytes) const {
-    std::ofstream f(File(name), std::ios::binary);
-    f << bytes;
-    REQUIRE(f.good());
-  }
-
- private:
-  std::string path_;
-};
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -1,7 +1,5 @@
 #include "tools/cli/npy.h"
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -12,33 +10,13 @@
 #include "absl/strings/str_cat.h"
 #include "catch2/catch.hpp"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx::cli {
 namespace {
 
 using testing::StatusIs;
-
-// A fresh directory under the system temp dir, removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "dfx_npy_test_XXXXXX")
-            .string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const {
-    return (std::filesystem::path(path_) / name).string();
-  }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // The bytes NumPy's np.save writes: magic, version 1.0, little-endian
 // uint16 header length, the dict padded with spaces so that the whole
