@@ -9,6 +9,7 @@
 #include "runtime/tensor.h"
 #include "tests/kernels/array_index_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -16,6 +17,7 @@ namespace {
 
 using testing::I32;
 using testing::I64;
+using testing::InferShapes;
 using testing::Paddings;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
@@ -25,35 +27,6 @@ PartialShape S(std::vector<int64_t> dims) {
 }
 const PartialShape kUnknown = PartialShape::Unknown();
 const Tensor kNone;  // an input whose value is not known
-
-// Runs the op's shape function on `node` (defaults added); `consts[i]`, when
-// initialized, is the constant value of input i.
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  DataTypeVector in_types, out_types;
-  absl::Status s = InOutTypesForNode(node, op->op_def, &in_types, &out_types);
-  if (!s.ok()) return s;
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     static_cast<int>(out_types.size()));
-  s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
 
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r, int i = 0) {
   if (!r.ok()) return r.status().ToString();
@@ -104,34 +77,34 @@ NodeDef SS(int64_t begin_mask = 0, int64_t end_mask = 0,
 
 TEST_CASE("StridedSlice shape function") {
   // x[1:3, ::-1] of [5, 4]
-  auto r = Infer(SS(), {S({5, 4}), S({2}), S({2}), S({2})},
-                 {kNone, I32({1, 0}), I32({3, 0}), I32({1, -1})});
+  auto r = InferShapes(SS(), {S({5, 4}), S({2}), S({2}), S({2})},
+                       {kNone, I32({1, 0}), I32({3, 0}), I32({1, -1})});
   // end_mask unset: x[1:3, 0:0:-1] is empty along dim 1
   REQUIRE(Str(r) == "[2,0]");
   // x[1:3, 0::-1]: one element of dim 1
-  r = Infer(SS(0, 2), {S({5, 4}), S({2}), S({2}), S({2})},
-            {kNone, I32({1, 0}), I32({3, 0}), I32({1, -1})});
+  r = InferShapes(SS(0, 2), {S({5, 4}), S({2}), S({2}), S({2})},
+                  {kNone, I32({1, 0}), I32({3, 0}), I32({1, -1})});
   REQUIRE(Str(r) == "[2,1]");
   // x[1:3, ::-1]
-  r = Infer(SS(2, 2), {S({5, 4}), S({2}), S({2}), S({2})},
-            {kNone, I32({1, 0}), I32({3, 0}), I32({1, -1})});
+  r = InferShapes(SS(2, 2), {S({5, 4}), S({2}), S({2}), S({2})},
+                  {kNone, I32({1, 0}), I32({3, 0}), I32({1, -1})});
   REQUIRE(Str(r) == "[2,4]");
   // x[..., None, 2] of [?, 3, 4]
-  r = Infer(SS(0, 0, 1, 2, 4), {S({-1, 3, 4}), S({3}), S({3}), S({3})},
-            {kNone, I32({0, 0, 2}), I32({0, 0, 3}), I32({1, 1, 1})});
+  r = InferShapes(SS(0, 0, 1, 2, 4), {S({-1, 3, 4}), S({3}), S({3}), S({3})},
+                  {kNone, I32({0, 0, 2}), I32({0, 0, 3}), I32({1, 1, 1})});
   REQUIRE(Str(r) == "[?,3,1]");
   // Begin and end unknown: masked dims are known, others not.
-  r = Infer(SS(1, 1), {S({5, 4}), S({2}), S({2}), S({2})},
-            {kNone, kNone, kNone, I32({1, 1})});
+  r = InferShapes(SS(1, 1), {S({5, 4}), S({2}), S({2}), S({2})},
+                  {kNone, kNone, kNone, I32({1, 1})});
   REQUIRE(Str(r) == "[5,?]");
   // Strides unknown: nothing is known.
-  r = Infer(SS(), {S({5, 4}), S({2}), S({2}), S({2})});
+  r = InferShapes(SS(), {S({5, 4}), S({2}), S({2}), S({2})});
   REQUIRE(Str(r) == "<unknown>");
-  r = Infer(SS(0, 0, 0, 0, 1), {S({5, 4}), S({1}), S({1}), S({1})},
-            {kNone, I32({7}), I32({8}), I32({1})});
+  r = InferShapes(SS(0, 0, 0, 0, 1), {S({5, 4}), S({1}), S({1}), S({1})},
+                  {kNone, I32({7}), I32({8}), I32({1})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "slice index 7 of dimension 0"));
-  r = Infer(SS(), {S({5, 4}), S({1}), S({2}), S({2})});
+  r = InferShapes(SS(), {S({5, 4}), S({1}), S({2}), S({2})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
@@ -140,52 +113,53 @@ TEST_CASE("Slice, Tile and BroadcastTo shape functions") {
                       .Attr("T", DT_FLOAT)
                       .Attr("Index", DT_INT32)
                       .Build();
-  auto r = Infer(slice, {S({5, 4}), S({2}), S({2})},
-                 {kNone, I32({1, 1}), I32({2, -1})});
+  auto r = InferShapes(slice, {S({5, 4}), S({2}), S({2})},
+                       {kNone, I32({1, 1}), I32({2, -1})});
   REQUIRE(Str(r) == "[2,3]");
-  r = Infer(slice, {S({5, 4}), S({2}), S({2})});
+  r = InferShapes(slice, {S({5, 4}), S({2}), S({2})});
   REQUIRE(Str(r) == "[?,?]");
-  r = Infer(slice, {S({5, 4, 3}), S({2}), S({2})});
+  r = InferShapes(slice, {S({5, 4, 3}), S({2}), S({2})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument));
 
   NodeDef tile = TestNodeBuilder("t", "Tile", 2).Attr("T", DT_FLOAT).Build();
-  r = Infer(tile, {S({2, -1, 3}), S({3})}, {kNone, I32({3, 2, 0})});
+  r = InferShapes(tile, {S({2, -1, 3}), S({3})}, {kNone, I32({3, 2, 0})});
   REQUIRE(Str(r) == "[6,?,0]");
-  r = Infer(tile, {S({2, 3}), S({3})});
+  r = InferShapes(tile, {S({2, 3}), S({3})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "vector of length 2 but got length 3"));
 
   NodeDef bcast =
       TestNodeBuilder("b", "BroadcastTo", 2).Attr("T", DT_FLOAT).Build();
-  r = Infer(bcast, {S({3, 1}), S({3})}, {kNone, I32({2, -1, 5})});
+  r = InferShapes(bcast, {S({3, 1}), S({3})}, {kNone, I32({2, -1, 5})});
   REQUIRE(Str(r) == "[2,3,5]");
-  r = Infer(bcast, {S({3}), S({2})}, {kNone, I32({2, 4})});
+  r = InferShapes(bcast, {S({3}), S({2})}, {kNone, I32({2, 4})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "Incompatible shapes"));
   // Shape unknown: its length gives the rank, the input a known dim.
-  r = Infer(bcast, {S({3}), S({2})});
+  r = InferShapes(bcast, {S({3}), S({2})});
   REQUIRE(Str(r) == "[?,3]");
 }
 
 TEST_CASE("Pad, MirrorPad and MirrorPadGrad shape functions") {
   NodeDef pad = TestNodeBuilder("p", "Pad", 2).Attr("T", DT_FLOAT).Build();
-  auto r =
-      Infer(pad, {S({2, -1}), S({2, 2})}, {kNone, Paddings({{1, 2}, {3, 4}})});
+  auto r = InferShapes(pad, {S({2, -1}), S({2, 2})},
+                       {kNone, Paddings({{1, 2}, {3, 4}})});
   REQUIRE(Str(r) == "[5,?]");
-  r = Infer(pad, {kUnknown, S({3, 2})});
+  r = InferShapes(pad, {kUnknown, S({3, 2})});
   REQUIRE(Str(r) == "[?,?,?]");
-  r = Infer(pad, {S({2}), S({2, 2})});
+  r = InferShapes(pad, {S({2}), S({2, 2})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument));
-  r = Infer(pad, {S({2}), S({1, 2})}, {kNone, Paddings({{-1, 0}})});
+  r = InferShapes(pad, {S({2}), S({1, 2})}, {kNone, Paddings({{-1, 0}})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "Paddings must be non-negative"));
   NodeDef grad = TestNodeBuilder("g", "MirrorPadGrad", 2)
                      .Attr("T", DT_FLOAT)
                      .Attr("mode", "REFLECT")
                      .Build();
-  r = Infer(grad, {S({7, 3}), S({2, 2})}, {kNone, Paddings({{2, 1}, {0, 0}})});
+  r = InferShapes(grad, {S({7, 3}), S({2, 2})},
+                  {kNone, Paddings({{2, 1}, {0, 0}})});
   REQUIRE(Str(r) == "[4,3]");
-  r = Infer(grad, {kUnknown, S({-1, 2})});
+  r = InferShapes(grad, {kUnknown, S({-1, 2})});
   REQUIRE(Str(r) == "<unknown>");
 }
 
@@ -194,30 +168,31 @@ TEST_CASE("Split, SplitV and Unpack shape functions") {
                       .Attr("T", DT_FLOAT)
                       .Attr("num_split", 3)
                       .Build();
-  auto r = Infer(split, {S({}), S({4, 6})}, {Tensor::Scalar<int32_t>(-1)});
+  auto r =
+      InferShapes(split, {S({}), S({4, 6})}, {Tensor::Scalar<int32_t>(-1)});
   REQUIRE(r.ok());
   REQUIRE(r->size() == 3u);
   REQUIRE(Str(r, 2) == "[4,2]");
-  r = Infer(split, {S({}), S({4, 5})}, {Tensor::Scalar<int32_t>(1)});
+  r = InferShapes(split, {S({}), S({4, 5})}, {Tensor::Scalar<int32_t>(1)});
   REQUIRE_THAT(r.status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "evenly divide"));
-  r = Infer(split, {S({}), S({4, 6})});
+  r = InferShapes(split, {S({}), S({4, 6})});
   REQUIRE(Str(r) == "[?,?]");
 
   NodeDef splitv = TestNodeBuilder("v", "SplitV", 3)
                        .Attr("T", DT_FLOAT)
                        .Attr("num_split", 3)
                        .Build();
-  r = Infer(splitv, {S({4, 6}), S({3}), S({})},
-            {kNone, I64({1, -1, 2}), Tensor::Scalar<int32_t>(1)});
+  r = InferShapes(splitv, {S({4, 6}), S({3}), S({})},
+                  {kNone, I64({1, -1, 2}), Tensor::Scalar<int32_t>(1)});
   REQUIRE(r.ok());
   REQUIRE(Str(r, 1) == "[4,3]");
-  r = Infer(splitv, {S({4, 6}), S({3}), S({})},
-            {kNone, I64({1, 1, 2}), Tensor::Scalar<int32_t>(1)});
+  r = InferShapes(splitv, {S({4, 6}), S({3}), S({})},
+                  {kNone, I64({1, 1, 2}), Tensor::Scalar<int32_t>(1)});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "can't split axis of size 6"));
-  r = Infer(splitv, {S({4, 6}), S({3}), S({})},
-            {kNone, kNone, Tensor::Scalar<int32_t>(0)});
+  r = InferShapes(splitv, {S({4, 6}), S({3}), S({})},
+                  {kNone, kNone, Tensor::Scalar<int32_t>(0)});
   REQUIRE(Str(r, 0) == "[?,6]");
 
   NodeDef unpack = TestNodeBuilder("u", "Unpack", 1)
@@ -225,40 +200,40 @@ TEST_CASE("Split, SplitV and Unpack shape functions") {
                        .Attr("num", 3)
                        .Attr("axis", -1)
                        .Build();
-  r = Infer(unpack, {S({2, 3})});
+  r = InferShapes(unpack, {S({2, 3})});
   REQUIRE(Str(r, 2) == "[2]");
-  r = Infer(unpack, {S({2, 4})});
+  r = InferShapes(unpack, {S({2, 4})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_CASE("Range, LinSpace, ReverseV2, Size and Rank shape functions") {
   NodeDef range = TestNodeBuilder("r", "Range", 3).Build();
-  auto r = Infer(range, {S({}), S({}), S({})},
-                 {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(10),
-                  Tensor::Scalar<int32_t>(4)});
+  auto r = InferShapes(range, {S({}), S({}), S({})},
+                       {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(10),
+                        Tensor::Scalar<int32_t>(4)});
   REQUIRE(Str(r) == "[3]");
-  r = Infer(range, {S({}), S({}), S({})},
-            {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(10),
-             Tensor::Scalar<int32_t>(0)});
+  r = InferShapes(range, {S({}), S({}), S({})},
+                  {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(10),
+                   Tensor::Scalar<int32_t>(0)});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "Requires delta != 0"));
-  r = Infer(range, {S({}), S({}), S({})});
+  r = InferShapes(range, {S({}), S({}), S({})});
   REQUIRE(Str(r) == "[?]");
   NodeDef lin = TestNodeBuilder("l", "LinSpace", 3).Attr("T", DT_FLOAT).Build();
-  r = Infer(lin, {S({}), S({}), S({})},
-            {kNone, kNone, Tensor::Scalar<int32_t>(7)});
+  r = InferShapes(lin, {S({}), S({}), S({})},
+                  {kNone, kNone, Tensor::Scalar<int32_t>(7)});
   REQUIRE(Str(r) == "[7]");
   NodeDef rev =
       TestNodeBuilder("v", "ReverseV2", 2).Attr("T", DT_FLOAT).Build();
-  r = Infer(rev, {S({2, 3}), S({1})}, {kNone, I32({-1})});
+  r = InferShapes(rev, {S({2, 3}), S({1})}, {kNone, I32({-1})});
   REQUIRE(Str(r) == "[2,3]");
-  r = Infer(rev, {S({2, 3}), S({2})}, {kNone, I32({1, -1})});
+  r = InferShapes(rev, {S({2, 3}), S({2})}, {kNone, I32({1, -1})});
   REQUIRE_THAT(r.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                     "specified more than once"));
   NodeDef size = TestNodeBuilder("s", "Size", 1).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(size, {kUnknown})) == "[]");
+  REQUIRE(Str(InferShapes(size, {kUnknown})) == "[]");
   NodeDef rank = TestNodeBuilder("k", "Rank", 1).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(rank, {S({2})})) == "[]");
+  REQUIRE(Str(InferShapes(rank, {S({2})})) == "[]");
 }
 
 }  // namespace

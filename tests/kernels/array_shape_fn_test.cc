@@ -7,11 +7,13 @@
 #include "graph/op_registry.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
@@ -19,35 +21,6 @@ PartialShape S(std::vector<int64_t> dims) {
   return PartialShape::Known(std::move(dims));
 }
 const PartialShape kUnknown = PartialShape::Unknown();
-
-// Runs the op's shape function on `node` (defaults added); `consts[i]`, when
-// initialized, is the constant value of input i.
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  DataTypeVector in_types, out_types;
-  absl::Status s = InOutTypesForNode(node, op->op_def, &in_types, &out_types);
-  if (!s.ok()) return s;
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     static_cast<int>(out_types.size()));
-  s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
 
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r,
                 int i = 0) {
@@ -83,95 +56,98 @@ TEST_CASE("Every array op is registered with TensorFlow's signature") {
 }
 
 TEST_CASE("Const, Placeholder and PlaceholderWithDefault shapes") {
-  auto c = Infer(TestNodeBuilder("c", "Const", 0)
-                     .Attr("dtype", DT_FLOAT)
-                     .Attr("value", Tensor(DT_FLOAT, TensorShape({2, 3})))
-                     .Build(),
-                 {});
+  auto c = InferShapes(TestNodeBuilder("c", "Const", 0)
+                           .Attr("dtype", DT_FLOAT)
+                           .Attr("value", Tensor(DT_FLOAT, TensorShape({2, 3})))
+                           .Build(),
+                       {});
   REQUIRE(Str(c) == "[2,3]");
   TensorShapeProto shape;
   shape.add_dim()->set_size(-1);
   shape.add_dim()->set_size(3);
-  REQUIRE(Str(Infer(TestNodeBuilder("p", "Placeholder", 0)
-                        .Attr("dtype", DT_FLOAT)
-                        .Attr("shape", shape)
-                        .Build(),
-                    {})) == "[?,3]");
-  REQUIRE(Str(Infer(TestNodeBuilder("p", "Placeholder", 0)
-                        .Attr("dtype", DT_FLOAT)
-                        .Build(),
-                    {})) == "<unknown>");
+  REQUIRE(Str(InferShapes(TestNodeBuilder("p", "Placeholder", 0)
+                              .Attr("dtype", DT_FLOAT)
+                              .Attr("shape", shape)
+                              .Build(),
+                          {})) == "[?,3]");
+  REQUIRE(Str(InferShapes(TestNodeBuilder("p", "Placeholder", 0)
+                              .Attr("dtype", DT_FLOAT)
+                              .Build(),
+                          {})) == "<unknown>");
   NodeDef pwd = TestNodeBuilder("p", "PlaceholderWithDefault", 1)
                     .Attr("dtype", DT_FLOAT)
                     .Attr("shape", shape)
                     .Build();
-  REQUIRE(Str(Infer(pwd, {S({5, 3})})) == "[?,3]");
-  REQUIRE_THAT(Infer(pwd, {S({5, 4})}).status(),
+  REQUIRE(Str(InferShapes(pwd, {S({5, 3})})) == "[?,3]");
+  REQUIRE_THAT(InferShapes(pwd, {S({5, 4})}).status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "node 'p'"));
 }
 
 TEST_CASE("Identity and IdentityN pass shapes through") {
-  REQUIRE(Str(Infer(TestNodeBuilder("i", "Identity", 1).Attr("T", DT_FLOAT).Build(),
-                    {S({2, -1})})) == "[2,?]");
-  auto n = Infer(TestNodeBuilder("i", "IdentityN", 2)
-                     .Attr("T", DataTypeVector{DT_FLOAT, DT_INT32})
-                     .Build(),
-                 {S({1}), kUnknown});
+  REQUIRE(Str(InferShapes(
+              TestNodeBuilder("i", "Identity", 1).Attr("T", DT_FLOAT).Build(),
+              {S({2, -1})})) == "[2,?]");
+  auto n = InferShapes(TestNodeBuilder("i", "IdentityN", 2)
+                           .Attr("T", DataTypeVector{DT_FLOAT, DT_INT32})
+                           .Build(),
+                       {S({1}), kUnknown});
   REQUIRE(Str(n, 0) == "[1]");
   REQUIRE(Str(n, 1) == "<unknown>");
 }
 
 TEST_CASE("Reshape shape function uses a constant shape input") {
   NodeDef node = TestNodeBuilder("r", "Reshape", 2).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(node, {S({2, 6}), S({2})},
-                    {Tensor(), Tensor::FromVector<int32_t>({-1, 3})})) ==
+  REQUIRE(Str(InferShapes(node, {S({2, 6}), S({2})},
+                          {Tensor(), Tensor::FromVector<int32_t>({-1, 3})})) ==
           "[4,3]");
-  REQUIRE(Str(Infer(node, {S({-1, 6}), S({2})},
-                    {Tensor(), Tensor::FromVector<int32_t>({-1, 3})})) ==
+  REQUIRE(Str(InferShapes(node, {S({-1, 6}), S({2})},
+                          {Tensor(), Tensor::FromVector<int32_t>({-1, 3})})) ==
           "[?,3]");
-  REQUIRE(Str(Infer(node, {kUnknown, S({3})})) == "[?,?,?]");
-  REQUIRE(Str(Infer(node, {kUnknown, kUnknown})) == "<unknown>");
-  REQUIRE_THAT(Infer(node, {S({2, 6}), S({1})},
-                     {Tensor(), Tensor::FromVector<int32_t>({5})})
+  REQUIRE(Str(InferShapes(node, {kUnknown, S({3})})) == "[?,?,?]");
+  REQUIRE(Str(InferShapes(node, {kUnknown, kUnknown})) == "<unknown>");
+  REQUIRE_THAT(InferShapes(node, {S({2, 6}), S({1})},
+                           {Tensor(), Tensor::FromVector<int32_t>({5})})
                    .status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "node 'r'"));
 }
 
 TEST_CASE("Shape, ExpandDims, Squeeze shape functions") {
   NodeDef shape = TestNodeBuilder("s", "Shape", 1).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(shape, {S({2, -1, 4})})) == "[3]");
-  REQUIRE(Str(Infer(shape, {kUnknown})) == "[?]");
+  REQUIRE(Str(InferShapes(shape, {S({2, -1, 4})})) == "[3]");
+  REQUIRE(Str(InferShapes(shape, {kUnknown})) == "[?]");
 
   NodeDef ed = TestNodeBuilder("e", "ExpandDims", 2).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(ed, {S({2, 3}), S({})},
-                    {Tensor(), Tensor::Scalar<int32_t>(-1)})) == "[2,3,1]");
-  REQUIRE(Str(Infer(ed, {S({2, 3}), S({})})) == "[?,?,?]");
-  REQUIRE_THAT(Infer(ed, {S({2, 3}), S({})},
-                     {Tensor(), Tensor::Scalar<int32_t>(5)})
+  REQUIRE(Str(InferShapes(ed, {S({2, 3}), S({})},
+                          {Tensor(), Tensor::Scalar<int32_t>(-1)})) ==
+          "[2,3,1]");
+  REQUIRE(Str(InferShapes(ed, {S({2, 3}), S({})})) == "[?,?,?]");
+  REQUIRE_THAT(InferShapes(ed, {S({2, 3}), S({})},
+                           {Tensor(), Tensor::Scalar<int32_t>(5)})
                    .status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "out of range"));
 
   NodeDef sq = TestNodeBuilder("q", "Squeeze", 1).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(sq, {S({1, 2, 1})})) == "[2]");
-  REQUIRE(Str(Infer(sq, {S({1, -1})})) == "<unknown>");
+  REQUIRE(Str(InferShapes(sq, {S({1, 2, 1})})) == "[2]");
+  REQUIRE(Str(InferShapes(sq, {S({1, -1})})) == "<unknown>");
   NodeDef sq1 = TestNodeBuilder("q", "Squeeze", 1)
                     .Attr("T", DT_FLOAT)
                     .Attr("squeeze_dims", std::vector<int64_t>{-1})
                     .Build();
-  REQUIRE(Str(Infer(sq1, {S({1, -1, -1})})) == "[1,?]");
-  REQUIRE_THAT(Infer(sq1, {S({1, 3})}).status(),
+  REQUIRE(Str(InferShapes(sq1, {S({1, -1, -1})})) == "[1,?]");
+  REQUIRE_THAT(InferShapes(sq1, {S({1, 3})}).status(),
                StatusIs(absl::StatusCode::kInvalidArgument,
                         "expected a dimension of 1, got 3"));
 }
 
 TEST_CASE("Transpose, ConcatV2, Pack, Fill shape functions") {
   NodeDef tr = TestNodeBuilder("t", "Transpose", 2).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(tr, {S({2, -1, 4}), S({3})},
-                    {Tensor(), Tensor::FromVector<int32_t>({2, 0, 1})})) ==
-          "[4,2,?]");
-  REQUIRE(Str(Infer(tr, {S({2, 3}), S({2})})) == "[?,?]");
-  REQUIRE_THAT(Infer(tr, {S({2, 3}), S({2})},
-                     {Tensor(), Tensor::FromVector<int32_t>({0, 0})})
+  REQUIRE(
+      Str(InferShapes(tr, {S({2, -1, 4}), S({3})},
+                      {Tensor(), Tensor::FromVector<int32_t>({2, 0, 1})})) ==
+      "[4,2,?]");
+  REQUIRE(Str(InferShapes(tr, {S({2, 3}), S({2})})) == "[?,?]");
+  REQUIRE_THAT(InferShapes(tr, {S({2, 3}), S({2})},
+                           {Tensor(), Tensor::FromVector<int32_t>({0, 0})})
                    .status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "permutation"));
 
@@ -179,15 +155,15 @@ TEST_CASE("Transpose, ConcatV2, Pack, Fill shape functions") {
                     .Attr("T", DT_FLOAT)
                     .Attr("N", 2)
                     .Build();
-  REQUIRE(Str(Infer(cat, {S({2, 3}), S({-1, 4}), S({})},
-                    {Tensor(), Tensor(), Tensor::Scalar<int32_t>(-1)})) ==
+  REQUIRE(Str(InferShapes(cat, {S({2, 3}), S({-1, 4}), S({})},
+                          {Tensor(), Tensor(), Tensor::Scalar<int32_t>(-1)})) ==
           "[2,7]");
-  REQUIRE(Str(Infer(cat, {S({2, 3}), kUnknown, S({})},
-                    {Tensor(), Tensor(), Tensor::Scalar<int32_t>(0)})) ==
+  REQUIRE(Str(InferShapes(cat, {S({2, 3}), kUnknown, S({})},
+                          {Tensor(), Tensor(), Tensor::Scalar<int32_t>(0)})) ==
           "[?,3]");
-  REQUIRE(Str(Infer(cat, {S({2, 3}), S({2, 5}), S({})})) == "[?,?]");
-  REQUIRE_THAT(Infer(cat, {S({2, 3}), S({3, 3}), S({})},
-                     {Tensor(), Tensor(), Tensor::Scalar<int32_t>(1)})
+  REQUIRE(Str(InferShapes(cat, {S({2, 3}), S({2, 5}), S({})})) == "[?,?]");
+  REQUIRE_THAT(InferShapes(cat, {S({2, 3}), S({3, 3}), S({})},
+                           {Tensor(), Tensor(), Tensor::Scalar<int32_t>(1)})
                    .status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "input 1"));
 
@@ -196,15 +172,15 @@ TEST_CASE("Transpose, ConcatV2, Pack, Fill shape functions") {
                      .Attr("N", 2)
                      .Attr("axis", -1)
                      .Build();
-  REQUIRE(Str(Infer(pack, {S({2, -1}), S({-1, 3})})) == "[2,3,2]");
-  REQUIRE(Str(Infer(pack, {kUnknown, kUnknown})) == "<unknown>");
-  REQUIRE_THAT(Infer(pack, {S({2}), S({3})}).status(),
+  REQUIRE(Str(InferShapes(pack, {S({2, -1}), S({-1, 3})})) == "[2,3,2]");
+  REQUIRE(Str(InferShapes(pack, {kUnknown, kUnknown})) == "<unknown>");
+  REQUIRE_THAT(InferShapes(pack, {S({2}), S({3})}).status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "input 1"));
 
   NodeDef fill = TestNodeBuilder("f", "Fill", 2).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(fill, {S({2}), S({})},
-                    {Tensor::FromVector<int32_t>({4, 5})})) == "[4,5]");
-  REQUIRE(Str(Infer(fill, {S({3}), S({})})) == "[?,?,?]");
+  REQUIRE(Str(InferShapes(fill, {S({2}), S({})},
+                          {Tensor::FromVector<int32_t>({4, 5})})) == "[4,5]");
+  REQUIRE(Str(InferShapes(fill, {S({3}), S({})})) == "[?,?,?]");
 }
 
 }  // namespace

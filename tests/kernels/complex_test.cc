@@ -17,6 +17,7 @@
 #include "graph/op_registry.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/math_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 
 namespace dfx {
 namespace {
@@ -30,6 +31,7 @@ using testing::TypedNode;
 using testing::Values;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
+using testing::InferShapes;
 
 TEST_CASE("Every complex-family op has TensorFlow 2.21's signature and CPU "
           "types",
@@ -37,38 +39,23 @@ TEST_CASE("Every complex-family op has TensorFlow 2.21's signature and CPU "
   testing::CheckSignaturesWithTensorFlow("complex", 7);
 }
 
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     op->op_def.output_arg_size());
-  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
-
 TEST_CASE("Eig and MatrixLogarithm shape functions", "[complex]") {
   const NodeDef eig = TestNodeBuilder("e", "Eig", 1)
                           .Attr("T", DT_FLOAT)
                           .Attr("Tout", DT_COMPLEX64)
                           .Build();
-  auto shapes = Infer(eig, {PartialShape::Known({2, -1, 3})});
+  auto shapes = InferShapes(eig, {PartialShape::Known({2, -1, 3})});
   REQUIRE(shapes.ok());
   CHECK((*shapes)[0].DebugString() == "[2,3]");
   CHECK((*shapes)[1].DebugString() == "[2,3,3]");
-  CHECK_THAT(Infer(eig, {PartialShape::Known({2, 3, 4})}).status(),
+  CHECK_THAT(InferShapes(eig, {PartialShape::Known({2, 3, 4})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
-  CHECK_THAT(Infer(eig, {PartialShape::Known({3})}).status(),
+  CHECK_THAT(InferShapes(eig, {PartialShape::Known({3})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   const NodeDef log = TestNodeBuilder("l", "MatrixLogarithm", 1)
                           .Attr("T", DT_COMPLEX128)
                           .Build();
-  auto log_shape = Infer(log, {PartialShape::Known({-1, 4})});
+  auto log_shape = InferShapes(log, {PartialShape::Known({-1, 4})});
   REQUIRE(log_shape.ok());
   CHECK((*log_shape)[0].DebugString() == "[4,4]");
 }

@@ -10,32 +10,19 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShape;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
 TEST_CASE("Every coverage op has TensorFlow 2.21's signature and CPU types",
           "[coverage]") {
   testing::CheckSignaturesWithTensorFlow("coverage", 15);
-}
-
-// The op's shape function on `node` (defaults added), first output.
-absl::StatusOr<PartialShape> Infer(const NodeDef& node_in,
-                                   std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     op->op_def.output_arg_size());
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  return c.output(0);
 }
 
 TEST_CASE("Coverage ops' shape functions reject what TensorFlow's reject",
@@ -46,21 +33,22 @@ TEST_CASE("Coverage ops' shape functions reject what TensorFlow's reject",
                          .Attr("batch_dim", int64_t{0})
                          .Build();
   // seq_lengths has one entry per batch row.
-  CHECK(Infer(rs, {PartialShape::Known({3, 5}), PartialShape::Known({3})})
+  CHECK(InferShape(rs, {PartialShape::Known({3, 5}), PartialShape::Known({3})})
             ->DebugString() == PartialShape::Known({3, 5}).DebugString());
-  CHECK_THAT(Infer(rs, {PartialShape::Known({3, 5}), PartialShape::Known({2})})
-                 .status(),
-             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK_THAT(
+      InferShape(rs, {PartialShape::Known({3, 5}), PartialShape::Known({2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   // Reverse: one bool per dimension.
   const NodeDef rev =
       TestNodeBuilder("r", "Reverse", 2).Attr("T", DT_FLOAT).Build();
   CHECK_THAT(
-      Infer(rev, {PartialShape::Known({2, 3}), PartialShape::Known({3})})
+      InferShape(rev, {PartialShape::Known({2, 3}), PartialShape::Known({3})})
           .status(),
       StatusIs(absl::StatusCode::kInvalidArgument, "'dims' must have"));
   // UnravelIndex: [len(dims), n].
   const NodeDef ui = TestNodeBuilder("u", "UnravelIndex", 2).Build();
-  CHECK(Infer(ui, {PartialShape::Known({4}), PartialShape::Known({3})})
+  CHECK(InferShape(ui, {PartialShape::Known({4}), PartialShape::Known({3})})
             ->DebugString() == PartialShape::Known({3, 4}).DebugString());
   // SpaceToBatch: [N*b*b, H/b, W/b, C] (paddings not constant: H, W
   // unknown).
@@ -68,12 +56,12 @@ TEST_CASE("Coverage ops' shape functions reject what TensorFlow's reject",
                           .Attr("T", DT_FLOAT)
                           .Attr("block_size", int64_t{2})
                           .Build();
-  CHECK(Infer(stb, {PartialShape::Known({2, 4, 6, 3}),
-                    PartialShape::Known({2, 2})})
-            ->DebugString() ==
-        PartialShape::Known({8, -1, -1, 3}).DebugString());
-  CHECK_THAT(Infer(stb, {PartialShape::Known({2, 4, 6}),
-                         PartialShape::Known({2, 2})})
+  CHECK(
+      InferShape(
+          stb, {PartialShape::Known({2, 4, 6, 3}), PartialShape::Known({2, 2})})
+          ->DebugString() == PartialShape::Known({8, -1, -1, 3}).DebugString());
+  CHECK_THAT(InferShape(stb, {PartialShape::Known({2, 4, 6}),
+                              PartialShape::Known({2, 2})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 }

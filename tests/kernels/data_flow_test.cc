@@ -15,12 +15,14 @@
 #include "runtime/resource_mgr.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
 using absl::StatusCode;
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestCpuDevice;
 using testing::TestNodeBuilder;
@@ -884,25 +886,6 @@ TEST_CASE("Stack: pushes and pops of another dtype fail") {
 // ---------------------------------------------------------------------------
 // Op signatures and shape functions
 
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  DataTypeVector in_types, out_types;
-  absl::Status s = InOutTypesForNode(node, op->op_def, &in_types, &out_types);
-  if (!s.ok()) return s;
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     static_cast<int>(out_types.size()));
-  s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
-
 PartialShape S(std::vector<int64_t> dims) {
   return PartialShape::Known(std::move(dims));
 }
@@ -938,17 +921,16 @@ TEST_CASE("Data-flow ops have TensorFlow's signatures") {
 
 TEST_CASE("Data-flow shape functions check ranks and infer what they can") {
   const PartialShape unknown = PartialShape::Unknown();
-  auto ta = Infer(TestNodeBuilder("ta", "TensorArrayV3", 1)
-                      .Attr("dtype", DT_FLOAT)
-                      .Build(),
-                  {S({})});
+  auto ta = InferShapes(
+      TestNodeBuilder("ta", "TensorArrayV3", 1).Attr("dtype", DT_FLOAT).Build(),
+      {S({})});
   REQUIRE_OK(ta);
   REQUIRE(ta->at(0).DebugString() == "[2]");
   REQUIRE(ta->at(1).DebugString() == "[]");
-  REQUIRE_THAT(Infer(TestNodeBuilder("ta", "TensorArrayV3", 1)
-                         .Attr("dtype", DT_FLOAT)
-                         .Build(),
-                     {S({2})})
+  REQUIRE_THAT(InferShapes(TestNodeBuilder("ta", "TensorArrayV3", 1)
+                               .Attr("dtype", DT_FLOAT)
+                               .Build(),
+                           {S({2})})
                    .status(),
                StatusIs(StatusCode::kInvalidArgument, "node 'ta'"));
 
@@ -956,38 +938,38 @@ TEST_CASE("Data-flow shape functions check ranks and infer what they can") {
                      .Attr("dtype", DT_FLOAT)
                      .Build();
   // dfx's scalar handles and TensorFlow's [2] are both accepted.
-  REQUIRE_OK(Infer(read, {S({}), S({}), S({})}));
-  REQUIRE_OK(Infer(read, {S({2}), S({}), S({})}));
-  REQUIRE_THAT(Infer(read, {S({3}), S({}), S({})}).status(),
+  REQUIRE_OK(InferShapes(read, {S({}), S({}), S({})}));
+  REQUIRE_OK(InferShapes(read, {S({2}), S({}), S({})}));
+  REQUIRE_THAT(InferShapes(read, {S({3}), S({}), S({})}).status(),
                StatusIs(StatusCode::kInvalidArgument, "handle"));
-  REQUIRE_THAT(Infer(read, {S({2}), S({2}), S({})}).status(),
+  REQUIRE_THAT(InferShapes(read, {S({2}), S({2}), S({})}).status(),
                StatusIs(StatusCode::kInvalidArgument, "rank 0"));
 
-  auto gather = Infer(TestNodeBuilder("g", "TensorArrayGatherV3", 3)
-                          .Attr("dtype", DT_FLOAT)
-                          .Attr("element_shape", ShapeProto({-1, 3}))
-                          .Build(),
-                      {S({2}), S({5}), S({})});
+  auto gather = InferShapes(TestNodeBuilder("g", "TensorArrayGatherV3", 3)
+                                .Attr("dtype", DT_FLOAT)
+                                .Attr("element_shape", ShapeProto({-1, 3}))
+                                .Build(),
+                            {S({2}), S({5}), S({})});
   REQUIRE_OK(gather);
   REQUIRE(gather->at(0).DebugString() == "[5,?,3]");
 
   NodeDef scatter = TestNodeBuilder("s", "TensorArrayScatterV3", 4)
                         .Attr("T", DT_FLOAT)
                         .Build();
-  REQUIRE_OK(Infer(scatter, {S({2}), S({4}), S({4, 3}), S({})}));
-  REQUIRE_THAT(Infer(scatter, {S({2}), S({4}), S({5, 3}), S({})}).status(),
-               StatusIs(StatusCode::kInvalidArgument, "node 's'"));
+  REQUIRE_OK(InferShapes(scatter, {S({2}), S({4}), S({4, 3}), S({})}));
+  REQUIRE_THAT(
+      InferShapes(scatter, {S({2}), S({4}), S({5, 3}), S({})}).status(),
+      StatusIs(StatusCode::kInvalidArgument, "node 's'"));
 
-  auto push = Infer(TestNodeBuilder("p", "StackPushV2", 2)
-                        .Attr("T", DT_FLOAT)
-                        .Build(),
-                    {S({2}), S({7, 2})});
+  auto push = InferShapes(
+      TestNodeBuilder("p", "StackPushV2", 2).Attr("T", DT_FLOAT).Build(),
+      {S({2}), S({7, 2})});
   REQUIRE_OK(push);
   REQUIRE(push->at(0).DebugString() == "[7,2]");
-  auto concat = Infer(TestNodeBuilder("c", "TensorArrayConcatV3", 2)
-                          .Attr("dtype", DT_FLOAT)
-                          .Build(),
-                      {unknown, S({})});
+  auto concat = InferShapes(TestNodeBuilder("c", "TensorArrayConcatV3", 2)
+                                .Attr("dtype", DT_FLOAT)
+                                .Build(),
+                            {unknown, S({})});
   REQUIRE_OK(concat);
   REQUIRE(concat->at(1).DebugString() == "[?]");
 }

@@ -11,6 +11,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "tests/kernels/gather_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 
 namespace dfx {
 namespace {
@@ -20,6 +21,7 @@ using gather_test::Make;
 using gather_test::Run;
 using gather_test::RunStatus;
 using gather_test::Scalar;
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
@@ -143,35 +145,6 @@ TEST_CASE("BroadcastGradientArgs gives the dims each side must reduce") {
                StatusIs(absl::StatusCode::kInvalidArgument, "Incompatible shapes: [2,3] vs. [4]"));
 }
 
-// Runs the op's shape function; consts[i], when initialized, is input i's
-// constant value.
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  DataTypeVector in_types, out_types;
-  absl::Status s = InOutTypesForNode(node, op->op_def, &in_types, &out_types);
-  if (!s.ok()) return s;
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     static_cast<int>(out_types.size()));
-  s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
-
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r, int i = 0) {
   if (!r.ok()) return r.status().ToString();
   return (*r)[i].DebugString();
@@ -185,63 +158,82 @@ TEST_CASE("Shape functions of the gather family") {
                   .Attr("Tindices", DT_INT32)
                   .Attr("Taxis", DT_INT32)
                   .Build();
-  REQUIRE(Str(Infer(g, {S({5, 6, 7}), S({2, 3}), S({})}, {Tensor(), Tensor(), Scalar<int32_t>(-2)})) ==
+  REQUIRE(Str(InferShapes(g, {S({5, 6, 7}), S({2, 3}), S({})},
+                          {Tensor(), Tensor(), Scalar<int32_t>(-2)})) ==
           "[5,2,3,7]");
-  REQUIRE(Str(Infer(g, {S({5, 6, 7}), S({2, 3}), S({})})) == "[?,?,?,?]");
-  REQUIRE_THAT(Infer(g, {S({5}), S({2}), S({})}, {Tensor(), Tensor(), Scalar<int32_t>(1)}).status(),
+  REQUIRE(Str(InferShapes(g, {S({5, 6, 7}), S({2, 3}), S({})})) == "[?,?,?,?]");
+  REQUIRE_THAT(InferShapes(g, {S({5}), S({2}), S({})},
+                           {Tensor(), Tensor(), Scalar<int32_t>(1)})
+                   .status(),
                StatusIs(absl::StatusCode::kInvalidArgument, "at least rank 2"));
   NodeDef gb = g;
   (*gb.mutable_attr())["batch_dims"].set_i(1);
-  REQUIRE(Str(Infer(gb, {S({4, 6, 7}), S({4, 3}), S({})}, {Tensor(), Tensor(), Scalar<int32_t>(2)})) ==
+  REQUIRE(Str(InferShapes(gb, {S({4, 6, 7}), S({4, 3}), S({})},
+                          {Tensor(), Tensor(), Scalar<int32_t>(2)})) ==
           "[4,6,3]");
 
   NodeDef nd = TestNodeBuilder("n", "GatherNd", 2).Attr("Tparams", DT_FLOAT).Attr("Tindices", DT_INT32).Build();
-  REQUIRE(Str(Infer(nd, {S({4, 5, 6}), S({2, 3, 2})})) == "[2,3,6]");
-  REQUIRE_THAT(Infer(nd, {S({4}), S({2, 3})}).status(),
-               StatusIs(absl::StatusCode::kInvalidArgument, "indices.shape[-1] must be <= params.rank"));
+  REQUIRE(Str(InferShapes(nd, {S({4, 5, 6}), S({2, 3, 2})})) == "[2,3,6]");
+  REQUIRE_THAT(InferShapes(nd, {S({4}), S({2, 3})}).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument,
+                        "indices.shape[-1] must be <= params.rank"));
 
   NodeDef sn = TestNodeBuilder("s", "ScatterNd", 3).Attr("T", DT_FLOAT).Attr("Tindices", DT_INT32).Build();
-  REQUIRE(Str(Infer(sn, {S({3, 1}), S({3, 4}), S({2})}, {Tensor(), Tensor(), Make<int32_t>({8, 4})})) ==
+  REQUIRE(Str(InferShapes(sn, {S({3, 1}), S({3, 4}), S({2})},
+                          {Tensor(), Tensor(), Make<int32_t>({8, 4})})) ==
           "[8,4]");
-  REQUIRE_THAT(Infer(sn, {S({3, 1}), S({2, 4}), S({2})}, {Tensor(), Tensor(), Make<int32_t>({8, 4})}).status(),
-               StatusIs(absl::StatusCode::kInvalidArgument, "updates has shape"));
+  REQUIRE_THAT(
+      InferShapes(sn, {S({3, 1}), S({2, 4}), S({2})},
+                  {Tensor(), Tensor(), Make<int32_t>({8, 4})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "updates has shape"));
 
   NodeDef oh = TestNodeBuilder("o", "OneHot", 4).Attr("T", DT_FLOAT).Attr("TI", DT_INT32).Attr("axis", 0).Build();
-  REQUIRE(Str(Infer(oh, {S({2, 3}), S({}), S({}), S({})}, {Tensor(), Scalar<int32_t>(4)})) == "[4,2,3]");
+  REQUIRE(Str(InferShapes(oh, {S({2, 3}), S({}), S({}), S({})},
+                          {Tensor(), Scalar<int32_t>(4)})) == "[4,2,3]");
 
   NodeDef w = TestNodeBuilder("w", "Where", 1).Build();
-  REQUIRE(Str(Infer(w, {S({2, 3})})) == "[?,2]");
+  REQUIRE(Str(InferShapes(w, {S({2, 3})})) == "[?,2]");
 
   NodeDef tk = TestNodeBuilder("t", "TopKV2", 2).Attr("T", DT_FLOAT).Build();
-  auto tko = Infer(tk, {S({2, 9}), S({})}, {Tensor(), Scalar<int32_t>(4)});
+  auto tko =
+      InferShapes(tk, {S({2, 9}), S({})}, {Tensor(), Scalar<int32_t>(4)});
   REQUIRE(Str(tko, 0) == "[2,4]");
   REQUIRE(Str(tko, 1) == "[2,4]");
-  REQUIRE_THAT(Infer(tk, {S({2, 3}), S({})}, {Tensor(), Scalar<int32_t>(4)}).status(),
-               StatusIs(absl::StatusCode::kInvalidArgument, "last dimension >= k"));
+  REQUIRE_THAT(
+      InferShapes(tk, {S({2, 3}), S({})}, {Tensor(), Scalar<int32_t>(4)})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "last dimension >= k"));
 
   NodeDef am = TestNodeBuilder("a", "ArgMax", 2).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(am, {S({2, 3, 4}), S({})}, {Tensor(), Scalar<int32_t>(-2)})) == "[2,4]");
-  REQUIRE(Str(Infer(am, {S({2, 3, 4}), S({})})) == "[?,?]");
+  REQUIRE(Str(InferShapes(am, {S({2, 3, 4}), S({})},
+                          {Tensor(), Scalar<int32_t>(-2)})) == "[2,4]");
+  REQUIRE(Str(InferShapes(am, {S({2, 3, 4}), S({})})) == "[?,?]");
 
   NodeDef us = TestNodeBuilder("u", "UnsortedSegmentSum", 3).Attr("T", DT_FLOAT).Attr("Tindices", DT_INT32).Build();
-  REQUIRE(Str(Infer(us, {S({5, 2, 3}), S({5, 2}), S({})}, {Tensor(), Tensor(), Scalar<int32_t>(7)})) ==
+  REQUIRE(Str(InferShapes(us, {S({5, 2, 3}), S({5, 2}), S({})},
+                          {Tensor(), Tensor(), Scalar<int32_t>(7)})) ==
           "[7,3]");
-  REQUIRE_THAT(Infer(us, {S({5, 2, 3}), S({4}), S({})}).status(),
-               StatusIs(absl::StatusCode::kInvalidArgument, "does not start with"));
+  REQUIRE_THAT(
+      InferShapes(us, {S({5, 2, 3}), S({4}), S({})}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "does not start with"));
 
   NodeDef ds = Stitch("DynamicStitch", 2, DT_FLOAT);
-  REQUIRE(Str(Infer(ds, {S({2}), S({3}), S({2, 4}), S({3, 4})}, {Make<int32_t>({0, 7})})) == "[?,4]");
-  REQUIRE(Str(Infer(ds, {S({2}), S({1}), S({2, 4}), S({1, 4})},
-                    {Make<int32_t>({0, 7}), Make<int32_t>({3})})) == "[8,4]");
+  REQUIRE(Str(InferShapes(ds, {S({2}), S({3}), S({2, 4}), S({3, 4})},
+                          {Make<int32_t>({0, 7})})) == "[?,4]");
+  REQUIRE(Str(InferShapes(ds, {S({2}), S({1}), S({2, 4}), S({1, 4})},
+                          {Make<int32_t>({0, 7}), Make<int32_t>({3})})) ==
+          "[8,4]");
 
   NodeDef dp = TestNodeBuilder("p", "DynamicPartition", 2).Attr("T", DT_FLOAT).Attr("num_partitions", 2).Build();
-  auto dpo = Infer(dp, {S({5, 3}), S({5})});
+  auto dpo = InferShapes(dp, {S({5, 3}), S({5})});
   REQUIRE(Str(dpo, 0) == "[?,3]");
   REQUIRE(Str(dpo, 1) == "[?,3]");
 
   NodeDef un = TestNodeBuilder("u", "Unique", 1).Attr("T", DT_FLOAT).Build();
-  REQUIRE(Str(Infer(un, {S({6})}), 1) == "[6]");
-  REQUIRE_THAT(Infer(un, {S({2, 3})}).status(), StatusIs(absl::StatusCode::kInvalidArgument));
+  REQUIRE(Str(InferShapes(un, {S({6})}), 1) == "[6]");
+  REQUIRE_THAT(InferShapes(un, {S({2, 3})}).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace

@@ -14,42 +14,19 @@
 #include "proto/op_def.pb.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
 TEST_CASE("Every image op has TensorFlow 2.21's signature and CPU types",
           "[image]") {
   testing::CheckSignaturesWithTensorFlow("image", 24);
-}
-
-// Runs the op's shape function on `node` (defaults added); `consts[i]`,
-// when initialized, is the constant value of input i.
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     op->op_def.output_arg_size());
-  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
 }
 
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r) {
@@ -68,31 +45,33 @@ Tensor Ints(std::vector<int32_t> v, TensorShape shape) {
 TEST_CASE("Image op shape functions", "[image]") {
   const NodeDef resize =
       TestNodeBuilder("r", "ResizeBilinear", 2).Attr("T", DT_FLOAT).Build();
-  CHECK(Str(Infer(resize, {S({2, 4, 5, 3}), S({2})},
-                  {Tensor(), Ints({7, 9}, TensorShape({2}))})) == "[2,7,9,3]");
-  CHECK(Str(Infer(resize, {S({2, -1, 5, 3}), S({2})})) == "[2,?,?,3]");
-  CHECK_THAT(Infer(resize, {S({4, 5, 3}), S({2})}).status(),
+  CHECK(Str(InferShapes(resize, {S({2, 4, 5, 3}), S({2})},
+                        {Tensor(), Ints({7, 9}, TensorShape({2}))})) ==
+        "[2,7,9,3]");
+  CHECK(Str(InferShapes(resize, {S({2, -1, 5, 3}), S({2})})) == "[2,?,?,3]");
+  CHECK_THAT(InferShapes(resize, {S({4, 5, 3}), S({2})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
-  CHECK_THAT(Infer(resize, {S({1, 4, 5, 3}), S({3})}).status(),
+  CHECK_THAT(InferShapes(resize, {S({1, 4, 5, 3}), S({3})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   const NodeDef grad = TestNodeBuilder("g", "ResizeBilinearGrad", 2)
                            .Attr("T", DT_DOUBLE)
                            .Build();
-  CHECK(Str(Infer(grad, {S({2, 7, 9, 3}), S({2, 4, 5, 3})})) == "[2,4,5,3]");
+  CHECK(Str(InferShapes(grad, {S({2, 7, 9, 3}), S({2, 4, 5, 3})})) ==
+        "[2,4,5,3]");
 
   const NodeDef d2s = TestNodeBuilder("d", "DepthToSpace", 1)
                           .Attr("T", DT_FLOAT)
                           .Attr("block_size", 2)
                           .Build();
-  CHECK(Str(Infer(d2s, {S({1, 2, -1, 8})})) == "[1,4,?,2]");
-  CHECK_THAT(Infer(d2s, {S({1, 2, 2, 6})}).status(),
+  CHECK(Str(InferShapes(d2s, {S({1, 2, -1, 8})})) == "[1,4,?,2]");
+  CHECK_THAT(InferShapes(d2s, {S({1, 2, 2, 6})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "evenly divisible by 4 but is 6"));
   const NodeDef s2d = TestNodeBuilder("d", "SpaceToDepth", 1)
                           .Attr("T", DT_FLOAT)
                           .Attr("block_size", 3)
                           .Build();
-  CHECK(Str(Infer(s2d, {S({1, 6, 9, 2})})) == "[1,2,3,18]");
+  CHECK(Str(InferShapes(s2d, {S({1, 6, 9, 2})})) == "[1,2,3,18]");
 
   const NodeDef s2b = TestNodeBuilder("s", "SpaceToBatchND", 3)
                           .Attr("T", DT_FLOAT)
@@ -101,23 +80,24 @@ TEST_CASE("Image op shape functions", "[image]") {
                           .Build();
   const Tensor block = Ints({2, 3}, TensorShape({2}));
   const Tensor pads = Ints({1, 1, 0, 3}, TensorShape({2, 2}));
-  CHECK(Str(Infer(s2b, {S({2, 4, 6, 5}), S({2}), S({2, 2})},
-                  {Tensor(), block, pads})) == "[12,3,3,5]");
-  CHECK(Str(Infer(s2b, {S({2, 4, 6, 5}), S({2}), S({2, 2})})) == "[?,?,?,5]");
-  CHECK_THAT(Infer(s2b, {S({2, 4}), S({2}), S({2, 2})}).status(),
+  CHECK(Str(InferShapes(s2b, {S({2, 4, 6, 5}), S({2}), S({2, 2})},
+                        {Tensor(), block, pads})) == "[12,3,3,5]");
+  CHECK(Str(InferShapes(s2b, {S({2, 4, 6, 5}), S({2}), S({2, 2})})) ==
+        "[?,?,?,5]");
+  CHECK_THAT(InferShapes(s2b, {S({2, 4}), S({2}), S({2, 2})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   const NodeDef b2s = TestNodeBuilder("b", "BatchToSpaceND", 3)
                           .Attr("T", DT_FLOAT)
                           .Attr("Tblock_shape", DT_INT32)
                           .Attr("Tcrops", DT_INT32)
                           .Build();
-  CHECK(Str(Infer(b2s, {S({12, 3, 3, 5}), S({2}), S({2, 2})},
-                  {Tensor(), block, pads})) == "[2,4,6,5]");
-  CHECK_THAT(
-      Infer(b2s, {S({5, 3, 3, 5}), S({2}), S({2, 2})}, {Tensor(), block, pads})
-          .status(),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               "evenly divisible by 6 but is 5"));
+  CHECK(Str(InferShapes(b2s, {S({12, 3, 3, 5}), S({2}), S({2, 2})},
+                        {Tensor(), block, pads})) == "[2,4,6,5]");
+  CHECK_THAT(InferShapes(b2s, {S({5, 3, 3, 5}), S({2}), S({2, 2})},
+                         {Tensor(), block, pads})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "evenly divisible by 6 but is 5"));
 }
 
 }  // namespace

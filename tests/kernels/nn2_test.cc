@@ -21,6 +21,7 @@
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::RunKernel;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
@@ -34,17 +35,6 @@ TEST_CASE("Every nn2 op has TensorFlow 2.21's signature and CPU types",
   testing::CheckSignaturesWithTensorFlow("nn2", 9);
 }
 
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  // CTCBeamSearchDecoder's outputs are lists of top_paths tensors.
-  const int num_outputs =
-      node.op() == "CTCBeamSearchDecoder"
-          ? 3 * static_cast<int>(node.attr().at("top_paths").i()) + 1
-          : -1;
-  return testing::InferShapes(node, std::move(inputs), consts, num_outputs);
-}
-
 std::string Shapes(const absl::StatusOr<std::vector<PartialShape>>& r) {
   return testing::ShapesString(r);
 }
@@ -55,32 +45,33 @@ PartialShape S(std::vector<int64_t> dims) {
 
 TEST_CASE("nn2 shape functions", "[nn2]") {
   NodeDef q = TestNodeBuilder("q", "QuantizeV2", 3).Attr("T", DT_QINT8).Build();
-  CHECK(Shapes(Infer(q, {S({2, 3}), S({}), S({})})) == "[2,3][][]");
-  CHECK_THAT(Infer(q, {S({2, 3}), S({1}), S({})}).status(),
+  CHECK(Shapes(InferShapes(q, {S({2, 3}), S({}), S({})})) == "[2,3][][]");
+  CHECK_THAT(InferShapes(q, {S({2, 3}), S({1}), S({})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   (*q.mutable_attr())["axis"].set_i(1);
   // TensorFlow merges only max_range's length with the axis dim.
-  CHECK(Shapes(Infer(q, {S({2, 3}), S({4}), S({3})})) == "[2,3][3][3]");
-  CHECK_THAT(Infer(q, {S({2, 3}), S({3}), S({4})}).status(),
+  CHECK(Shapes(InferShapes(q, {S({2, 3}), S({4}), S({3})})) == "[2,3][3][3]");
+  CHECK_THAT(InferShapes(q, {S({2, 3}), S({3}), S({4})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   (*q.mutable_attr())["axis"].set_i(2);
-  CHECK_THAT(Infer(q, {S({2, 3}), S({3}), S({3})}).status(),
+  CHECK_THAT(InferShapes(q, {S({2, 3}), S({3}), S({3})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "at least rank 3"));
   (*q.mutable_attr())["axis"].set_i(-2);
-  CHECK_THAT(Infer(q, {S({2, 3}), S({}), S({})}).status(),
+  CHECK_THAT(InferShapes(q, {S({2, 3}), S({}), S({})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "at least -1"));
 
   NodeDef d = TestNodeBuilder("d", "Dequantize", 3).Attr("T", DT_QUINT8).Build();
-  CHECK(Shapes(Infer(d, {S({4}), S({}), S({})})) == "[4]");
+  CHECK(Shapes(InferShapes(d, {S({4}), S({}), S({})})) == "[4]");
   (*d.mutable_attr())["axis"].set_i(0);
   // TensorFlow counts an unknown rank as -1 and refuses any axis; dfx
   // leaves it to the kernel.
-  CHECK(Shapes(Infer(d, {PartialShape::Unknown(), S({4}), S({4})})) ==
+  CHECK(Shapes(InferShapes(d, {PartialShape::Unknown(), S({4}), S({4})})) ==
         "<unknown>");
-  CHECK(Shapes(Infer(d, {S({4, 2}), S({4}), S({4})})) == "[4,2]");
-  CHECK_THAT(Infer(d, {S({4, 2}), S({4}), S({4})}).status(), testing::IsOk());
+  CHECK(Shapes(InferShapes(d, {S({4, 2}), S({4}), S({4})})) == "[4,2]");
+  CHECK_THAT(InferShapes(d, {S({4, 2}), S({4}), S({4})}).status(),
+             testing::IsOk());
   (*d.mutable_attr())["axis"].set_i(3);
-  CHECK_THAT(Infer(d, {S({4, 2}), S({4}), S({4})}).status(),
+  CHECK_THAT(InferShapes(d, {S({4, 2}), S({4}), S({4})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "Axis must be less than input dimension(2)"));
 
@@ -88,10 +79,11 @@ TEST_CASE("nn2 shape functions", "[nn2]") {
                     .Attr("dtype", DT_FLOAT)
                     .Attr("T", DT_INT32)
                     .Build();
-  CHECK(Shapes(Infer(ptn, {S({2}), S({}), S({3}), S({}), S({})},
-                     {Tensor::FromVector<int32_t>({3, 4})})) == "[3,4]");
-  CHECK_THAT(Infer(ptn, {S({2}), S({1, 1}), S({}), S({}), S({})}).status(),
-             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK(Shapes(InferShapes(ptn, {S({2}), S({}), S({3}), S({}), S({})},
+                           {Tensor::FromVector<int32_t>({3, 4})})) == "[3,4]");
+  CHECK_THAT(
+      InferShapes(ptn, {S({2}), S({1, 1}), S({}), S({}), S({})}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 
   NodeDef fmp = TestNodeBuilder("f", "FractionalMaxPool", 1)
                     .Attr("T", DT_FLOAT)
@@ -101,27 +93,28 @@ TEST_CASE("nn2 shape functions", "[nn2]") {
   }
   // The sequences have one more value than the pooled dim (TensorFlow's
   // shape function says as many).
-  CHECK(Shapes(Infer(fmp, {S({2, 7, 9, 3})})) == "[2,4,5,3][5][6]");
-  CHECK(Shapes(Infer(fmp, {S({-1, 7, -1, 3})})) == "[?,4,?,3][5][?]");
-  CHECK_THAT(Infer(fmp, {S({7, 9, 3})}).status(),
+  CHECK(Shapes(InferShapes(fmp, {S({2, 7, 9, 3})})) == "[2,4,5,3][5][6]");
+  CHECK(Shapes(InferShapes(fmp, {S({-1, 7, -1, 3})})) == "[?,4,?,3][5][?]");
+  CHECK_THAT(InferShapes(fmp, {S({7, 9, 3})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 
   NodeDef fapg = TestNodeBuilder("g", "FractionalAvgPoolGrad", 4)
                      .Attr("T", DT_FLOAT)
                      .Build();
-  CHECK(Shapes(Infer(fapg, {S({4}), S({}), S({}), S({})},
-                     {Tensor::FromVector<int64_t>({1, 6, 5, 2})})) ==
+  CHECK(Shapes(InferShapes(fapg, {S({4}), S({}), S({}), S({})},
+                           {Tensor::FromVector<int64_t>({1, 6, 5, 2})})) ==
         "[1,6,5,2]");
-  CHECK(Shapes(Infer(fapg, {S({4}), S({}), S({}), S({})})) == "[?,?,?,?]");
+  CHECK(Shapes(InferShapes(fapg, {S({4}), S({}), S({}), S({})})) ==
+        "[?,?,?,?]");
 
   NodeDef ctc = TestNodeBuilder("c", "CTCBeamSearchDecoder", 2)
                     .Attr("T", DT_FLOAT)
                     .Attr("beam_width", 4)
                     .Attr("top_paths", 2)
                     .Build();
-  CHECK(Shapes(Infer(ctc, {S({5, 3, 6}), S({-1})})) ==
+  CHECK(Shapes(InferShapes(ctc, {S({5, 3, 6}), S({-1})})) ==
         "[?,2][?,2][?][?][2][2][3,2]");
-  CHECK_THAT(Infer(ctc, {S({5, 3, 6}), S({4})}).status(),
+  CHECK_THAT(InferShapes(ctc, {S({5, 3, 6}), S({4})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

@@ -24,29 +24,16 @@
 #include "kernels/kernels.h"
 #include "runtime/quantized_types.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShape;
 using testing::RunKernel;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
-
-absl::StatusOr<PartialShape> Infer(const NodeDef& node_in,
-                                   std::vector<PartialShape> inputs,
-                                   int output = 0) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     op->op_def.output_arg_size());
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  return c.output(output);
-}
 
 std::string Str(const absl::StatusOr<PartialShape>& s) {
   return s.ok() ? s->DebugString() : s.status().ToString();
@@ -136,14 +123,14 @@ TEST_CASE("Quantized shape functions are the float ops' with scalar ranges",
                          .Attr("transpose_b", true)
                          .Build();
   const PartialShape s = PartialShape::Scalar();
-  CHECK(Str(Infer(mm, {S({2, 3}), S({4, 3}), s, s, s, s})) ==
+  CHECK(Str(InferShape(mm, {S({2, 3}), S({4, 3}), s, s, s, s})) ==
         S({2, 4}).DebugString());
-  CHECK(Str(Infer(mm, {S({2, 3}), S({4, 3}), s, s, s, s}, 1)) ==
+  CHECK(Str(InferShape(mm, {S({2, 3}), S({4, 3}), s, s, s, s}, 1)) ==
         s.DebugString());
-  CHECK_THAT(Infer(mm, {S({2, 3}), S({3, 4}), s, s, s, s}).status(),
+  CHECK_THAT(InferShape(mm, {S({2, 3}), S({3, 4}), s, s, s, s}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   // A range of rank 1 fails at graph construction, as in TensorFlow.
-  CHECK_THAT(Infer(mm, {S({2, 3}), S({4, 3}), S({1}), s, s, s}).status(),
+  CHECK_THAT(InferShape(mm, {S({2, 3}), S({4, 3}), S({1}), s, s, s}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 
   const NodeDef conv = TestNodeBuilder("c", "QuantizedConv2D", 6)
@@ -152,7 +139,7 @@ TEST_CASE("Quantized shape functions are the float ops' with scalar ranges",
                            .Attr("strides", std::vector<int64_t>{1, 2, 2, 1})
                            .Attr("padding", "SAME")
                            .Build();
-  CHECK(Str(Infer(conv, {S({1, 5, 5, 2}), S({3, 3, 2, 4}), s, s, s, s})) ==
+  CHECK(Str(InferShape(conv, {S({1, 5, 5, 2}), S({3, 3, 2, 4}), s, s, s, s})) ==
         S({1, 3, 3, 4}).DebugString());
 
   const NodeDef pool = TestNodeBuilder("p", "QuantizedAvgPool", 3)
@@ -161,14 +148,14 @@ TEST_CASE("Quantized shape functions are the float ops' with scalar ranges",
                            .Attr("strides", std::vector<int64_t>{1, 2, 2, 1})
                            .Attr("padding", "VALID")
                            .Build();
-  CHECK(Str(Infer(pool, {S({2, 5, 4, 3}), s, s})) ==
+  CHECK(Str(InferShape(pool, {S({2, 5, 4, 3}), s, s})) ==
         S({2, 2, 2, 3}).DebugString());
 
   const NodeDef add = TestNodeBuilder("a", "QuantizedAdd", 6)
                           .Attr("T1", DT_QUINT8)
                           .Attr("T2", DT_QUINT8)
                           .Build();
-  CHECK(Str(Infer(add, {S({2, 1}), S({3}), s, s, s, s})) ==
+  CHECK(Str(InferShape(add, {S({2, 1}), S({3}), s, s, s, s})) ==
         S({2, 3}).DebugString());
 
   const NodeDef concat = TestNodeBuilder("cc", "QuantizedConcat", 7)
@@ -176,18 +163,19 @@ TEST_CASE("Quantized shape functions are the float ops' with scalar ranges",
                              .Attr("T", DT_QUINT8)
                              .Build();
   // The axis is not a constant here: rank 2, dims unknown.
-  CHECK(Str(Infer(concat, {s, S({2, 3}), S({2, 5}), s, s, s, s})) ==
+  CHECK(Str(InferShape(concat, {s, S({2, 3}), S({2, 5}), s, s, s, s})) ==
         PartialShape::Known({-1, -1}).DebugString());
-  CHECK(Str(Infer(concat, {s, S({2, 3}), S({2, 5}), s, s, s, s}, 2)) ==
+  CHECK(Str(InferShape(concat, {s, S({2, 3}), S({2, 5}), s, s, s, s}, 2)) ==
         s.DebugString());
-  CHECK_THAT(Infer(concat, {s, S({2, 3}), S({2, 5}), S({2}), s, s, s}).status(),
-             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK_THAT(
+      InferShape(concat, {s, S({2, 3}), S({2, 5}), S({2}), s, s, s}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 
   const NodeDef relu = TestNodeBuilder("r", "QuantizedRelu6", 3)
                            .Attr("Tinput", DT_QINT32)
                            .Attr("out_type", DT_QINT32)
                            .Build();
-  CHECK(Str(Infer(relu, {S({7}), s, s})) == S({7}).DebugString());
+  CHECK(Str(InferShape(relu, {S({7}), s, s})) == S({7}).DebugString());
 }
 
 TEST_CASE(

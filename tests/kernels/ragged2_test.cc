@@ -11,31 +11,16 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::RunKernel;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
-
-// The op's shape function on `node` (defaults added): every output.
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     op->op_def.output_arg_size());
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
 
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& s) {
   if (!s.ok()) return s.status().ToString();
@@ -59,23 +44,28 @@ TEST_CASE("Count ops' shape functions give a SparseTensor of the input's rank",
         .Build();
   };
   const NodeDef dense = count("DenseCountSparseOutput", 2);
-  CHECK(Str(Infer(dense, {PartialShape::Known({4, 3}),
-                          PartialShape::Known({0})})) == "[?,2] [?] [2] ");
-  CHECK(Str(Infer(dense, {PartialShape::Known({4, 3}),
-                          PartialShape::Known({4, 3})})) == "[?,2] [?] [2] ");
-  CHECK_THAT(
-      Infer(dense, {PartialShape::Known({4, 3}), PartialShape::Known({4, 2})})
-          .status(),
-      StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK(Str(InferShapes(
+            dense, {PartialShape::Known({4, 3}), PartialShape::Known({0})})) ==
+        "[?,2] [?] [2] ");
+  CHECK(Str(InferShapes(dense, {PartialShape::Known({4, 3}),
+                                PartialShape::Known({4, 3})})) ==
+        "[?,2] [?] [2] ");
+  CHECK_THAT(InferShapes(dense, {PartialShape::Known({4, 3}),
+                                 PartialShape::Known({4, 2})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
   const NodeDef sparse = count("SparseCountSparseOutput", 4);
-  CHECK(Str(Infer(sparse, {PartialShape::Known({-1, 3}),
-                           PartialShape::Known({-1}), PartialShape::Known({3}),
-                           PartialShape::Known({0})})) == "[?,3] [?] [3] ");
+  CHECK(Str(InferShapes(
+            sparse, {PartialShape::Known({-1, 3}), PartialShape::Known({-1}),
+                     PartialShape::Known({3}), PartialShape::Known({0})})) ==
+        "[?,3] [?] [3] ");
   const NodeDef ragged = count("RaggedCountSparseOutput", 3);
-  CHECK(Str(Infer(ragged, {PartialShape::Known({-1}), PartialShape::Known({-1}),
-                           PartialShape::Known({0})})) == "[?,2] [?] [2] ");
-  CHECK(Str(Infer(ragged, {PartialShape::Known({-1}), PartialShape::Unknown(),
-                           PartialShape::Known({0})})) == "[?,?] [?] [?] ");
+  CHECK(Str(InferShapes(ragged,
+                        {PartialShape::Known({-1}), PartialShape::Known({-1}),
+                         PartialShape::Known({0})})) == "[?,2] [?] [2] ");
+  CHECK(Str(InferShapes(ragged,
+                        {PartialShape::Known({-1}), PartialShape::Unknown(),
+                         PartialShape::Known({0})})) == "[?,?] [?] [?] ");
 }
 
 TEST_CASE("Bincount on sparse and ragged input refuses weights of another size",

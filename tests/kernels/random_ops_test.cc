@@ -22,11 +22,13 @@
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
@@ -864,30 +866,6 @@ TEST_CASE("RandomShuffle moves whole rows of any dtype") {
 
 // ---- Shape functions --------------------------------------------------------
 
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     op->op_def.output_arg_size());
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
-
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r, int i = 0) {
   if (!r.ok()) return r.status().ToString();
   return (*r)[i].DebugString();
@@ -899,47 +877,49 @@ PartialShape S(std::vector<int64_t> dims) {
 
 TEST_CASE("Random shape functions read constant shapes") {
   const NodeDef uniform = Stateful("RandomUniform", DT_FLOAT, 1, 1);
-  CHECK(Str(Infer(uniform, {S({3})}, {Shape32({2, -1, 4})})) == "[2,?,4]");
-  CHECK(Str(Infer(uniform, {S({3})})) == "[?,?,?]");
-  CHECK(Str(Infer(uniform, {PartialShape::Unknown()})) == "<unknown>");
-  CHECK_THAT(Infer(uniform, {S({})}).status(), StatusIs(kInvalid));
-  CHECK_THAT(Infer(uniform, {S({2})}, {Shape32({2, -3})}).status(),
+  CHECK(Str(InferShapes(uniform, {S({3})}, {Shape32({2, -1, 4})})) ==
+        "[2,?,4]");
+  CHECK(Str(InferShapes(uniform, {S({3})})) == "[?,?,?]");
+  CHECK(Str(InferShapes(uniform, {PartialShape::Unknown()})) == "<unknown>");
+  CHECK_THAT(InferShapes(uniform, {S({})}).status(), StatusIs(kInvalid));
+  CHECK_THAT(InferShapes(uniform, {S({2})}, {Shape32({2, -3})}).status(),
              StatusIs(kInvalid, "must be >= -1"));
 
   const NodeDef v1 = TestNodeBuilder("u", "StatelessRandomUniformInt", 4)
                          .Attr("dtype", DT_INT32)
                          .Attr("T", DT_INT32)
                          .Build();
-  CHECK(Str(Infer(v1, {S({2}), S({2}), S({}), S({})}, {Shape32({5, 6})})) ==
-        "[5,6]");
-  CHECK_THAT(Infer(v1, {S({2}), S({3}), S({}), S({})}).status(),
+  CHECK(Str(InferShapes(v1, {S({2}), S({2}), S({}), S({})},
+                        {Shape32({5, 6})})) == "[5,6]");
+  CHECK_THAT(InferShapes(v1, {S({2}), S({3}), S({}), S({})}).status(),
              StatusIs(kInvalid, "seed must have shape [2]"));
-  CHECK_THAT(Infer(v1, {S({2}), S({2}), S({1}), S({})}).status(),
+  CHECK_THAT(InferShapes(v1, {S({2}), S({2}), S({1}), S({})}).status(),
              StatusIs(kInvalid));
 
   const NodeDef v2 = TestNodeBuilder("u", "StatelessRandomNormalV2", 4).Build();
-  CHECK(Str(Infer(v2, {S({1}), S({1}), S({2}), S({})})) == "[?]");
-  CHECK_THAT(Infer(v2, {S({1}), S({2}), S({2}), S({})}).status(),
+  CHECK(Str(InferShapes(v2, {S({1}), S({1}), S({2}), S({})})) == "[?]");
+  CHECK_THAT(InferShapes(v2, {S({1}), S({2}), S({2}), S({})}).status(),
              StatusIs(kInvalid, "key must have shape [1]"));
-  CHECK_THAT(Infer(v2, {S({1}), S({1}), S({2}), S({1})}).status(),
+  CHECK_THAT(InferShapes(v2, {S({1}), S({1}), S({2}), S({1})}).status(),
              StatusIs(kInvalid));
 
   const NodeDef multinomial =
       TestNodeBuilder("m", "Multinomial", 2).Attr("T", DT_FLOAT).Build();
-  CHECK(Str(Infer(multinomial, {S({4, 3}), S({})},
-                  {Tensor(), Tensor::Scalar<int32_t>(7)})) == "[4,7]");
-  CHECK(Str(Infer(multinomial, {S({-1, 3}), S({})})) == "[?,?]");
-  CHECK_THAT(Infer(multinomial, {S({3}), S({})}).status(), StatusIs(kInvalid));
+  CHECK(Str(InferShapes(multinomial, {S({4, 3}), S({})},
+                        {Tensor(), Tensor::Scalar<int32_t>(7)})) == "[4,7]");
+  CHECK(Str(InferShapes(multinomial, {S({-1, 3}), S({})})) == "[?,?]");
+  CHECK_THAT(InferShapes(multinomial, {S({3}), S({})}).status(),
+             StatusIs(kInvalid));
 
   const NodeDef kc =
       TestNodeBuilder("k", "StatelessRandomGetKeyCounterAlg", 1).Build();
-  absl::StatusOr<std::vector<PartialShape>> kc_out = Infer(kc, {S({2})});
+  absl::StatusOr<std::vector<PartialShape>> kc_out = InferShapes(kc, {S({2})});
   CHECK(Str(kc_out, 0) == "[1]");
   CHECK(Str(kc_out, 1) == "[2]");
   CHECK(Str(kc_out, 2) == "[]");
   const NodeDef shuffle =
       TestNodeBuilder("s", "RandomShuffle", 1).Attr("T", DT_FLOAT).Build();
-  CHECK(Str(Infer(shuffle, {S({5, 2})})) == "[5,2]");
+  CHECK(Str(InferShapes(shuffle, {S({5, 2})})) == "[5,2]");
 }
 
 }  // namespace

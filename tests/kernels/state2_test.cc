@@ -11,31 +11,16 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShape;
 using testing::RunKernel;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
-
-// The op's shape function on `node` (defaults added), first output (an
-// empty shape for an op without outputs).
-absl::StatusOr<PartialShape> Infer(const NodeDef& node_in,
-                                   std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts,
-                     op->op_def.output_arg_size());
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  if (c.num_outputs() == 0) return PartialShape::Known({});
-  return c.output(0);
-}
 
 std::string Str(const absl::StatusOr<PartialShape>& s) {
   return s.ok() ? s->DebugString() : s.status().ToString();
@@ -54,7 +39,8 @@ TEST_CASE(
                           .Attr("T", DT_FLOAT)
                           .Attr("Index", DT_INT32)
                           .Build();
-  CHECK(Str(Infer(ssa, {PartialShape::Known({4, 5}), PartialShape::Known({2}),
+  CHECK(Str(InferShape(ssa,
+                       {PartialShape::Known({4, 5}), PartialShape::Known({2}),
                         PartialShape::Known({2}), PartialShape::Known({2}),
                         PartialShape::Known({2, 3})})) ==
         PartialShape::Known({4, 5}).DebugString());
@@ -64,36 +50,37 @@ TEST_CASE(
                           .Attr("Tindices", DT_INT32)
                           .Build();
   // indices [2, 1] name rows: updates [2, 3].
-  CHECK(
-      Str(Infer(add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 1}),
-                      PartialShape::Known({2, 3})})) ==
-      PartialShape::Known({4, 3}).DebugString());
+  CHECK(Str(InferShape(
+            add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 1}),
+                  PartialShape::Known({2, 3})})) ==
+        PartialShape::Known({4, 3}).DebugString());
   CHECK_THAT(
-      Infer(add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 1}),
-                  PartialShape::Known({2, 2})})
+      InferShape(add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 1}),
+                       PartialShape::Known({2, 2})})
           .status(),
       StatusIs(absl::StatusCode::kInvalidArgument));
   // More index components than the variable has dimensions.
-  CHECK_THAT(Infer(add, {PartialShape::Known({4, 3}),
-                         PartialShape::Known({2, 3}), PartialShape::Known({2})})
-                 .status(),
-             StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK_THAT(
+      InferShape(add, {PartialShape::Known({4, 3}), PartialShape::Known({2, 3}),
+                       PartialShape::Known({2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 
   const NodeDef count = TestNodeBuilder("c", "CountUpTo", 1)
                             .Attr("T", DT_INT64)
                             .Attr("limit", int64_t{3})
                             .Build();
-  CHECK(Str(Infer(count, {PartialShape::Known({})})) ==
+  CHECK(Str(InferShape(count, {PartialShape::Known({})})) ==
         PartialShape::Known({}).DebugString());
-  CHECK_THAT(Infer(count, {PartialShape::Known({2})}).status(),
+  CHECK_THAT(InferShape(count, {PartialShape::Known({2})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 
   const NodeDef empty =
       TestNodeBuilder("e", "Empty", 1).Attr("dtype", DT_FLOAT).Build();
   // The shape's value is not a constant here: only its rank is known.
-  CHECK(Str(Infer(empty, {PartialShape::Known({3})})) ==
+  CHECK(Str(InferShape(empty, {PartialShape::Known({3})})) ==
         UnknownDims(3).DebugString());
-  CHECK_THAT(Infer(empty, {PartialShape::Known({1, 3})}).status(),
+  CHECK_THAT(InferShape(empty, {PartialShape::Known({1, 3})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

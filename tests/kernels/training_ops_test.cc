@@ -15,11 +15,13 @@
 #include "kernels/kernels.h"
 #include "proto/op_def.pb.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
@@ -75,23 +77,6 @@ PartialShape S(std::vector<int64_t> dims) {
 }
 const PartialShape kScalar = PartialShape::Scalar();
 
-// Runs the op's shape function (defaults added); the output shapes.
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  const int num_outputs = op->op_def.output_arg_size();
-  std::vector<const TensorProto*> consts(inputs.size(), nullptr);
-  InferenceContext c(node, op->op_def, std::move(inputs), consts, num_outputs);
-  absl::Status s = op->shape_fn(&c);
-  if (!s.ok()) return s;
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
-}
-
 NodeDef Node(const std::string& op, int inputs) {
   return TestNodeBuilder("opt", op, inputs).Attr("T", DT_FLOAT).Build();
 }
@@ -105,23 +90,24 @@ NodeDef SparseNode(const std::string& op, int inputs) {
 
 TEST_CASE("ApplyAdam's output has the merged shape of var, m, v and grad",
           "[training]") {
-  auto out = Infer(Node("ApplyAdam", 10),
-                   {S({2, -1}), S({-1, 3}), PartialShape::Unknown(), kScalar,
-                    kScalar, kScalar, kScalar, kScalar, kScalar, S({2, 3})});
+  auto out =
+      InferShapes(Node("ApplyAdam", 10),
+                  {S({2, -1}), S({-1, 3}), PartialShape::Unknown(), kScalar,
+                   kScalar, kScalar, kScalar, kScalar, kScalar, S({2, 3})});
   REQUIRE_OK(out);
   CHECK((*out)[0].DebugString() == S({2, 3}).DebugString());
 }
 
 TEST_CASE("Training shape functions reject a gradient of another shape",
           "[training]") {
-  CHECK_THAT(Infer(Node("ApplyMomentum", 5),
-                   {S({2, 3}), S({2, 3}), kScalar, S({3, 2}), kScalar})
+  CHECK_THAT(InferShapes(Node("ApplyMomentum", 5),
+                         {S({2, 3}), S({2, 3}), kScalar, S({3, 2}), kScalar})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
-  CHECK_THAT(
-      Infer(Node("ApplyAdagrad", 4), {S({2, 3}), S({2, 4}), kScalar, S({2, 3})})
-          .status(),
-      StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK_THAT(InferShapes(Node("ApplyAdagrad", 4),
+                         {S({2, 3}), S({2, 4}), kScalar, S({2, 3})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_CASE(
@@ -129,11 +115,12 @@ TEST_CASE(
     "a scalar",
     "[training]") {
   CHECK_THAT(
-      Infer(Node("ApplyGradientDescent", 3), {S({2}), S({1}), S({2})}).status(),
+      InferShapes(Node("ApplyGradientDescent", 3), {S({2}), S({1}), S({2})})
+          .status(),
       StatusIs(absl::StatusCode::kInvalidArgument, "alpha"));
-  CHECK_THAT(Infer(Node("ResourceApplyAdam", 10),
-                   {kScalar, kScalar, kScalar, kScalar, kScalar, S({2}),
-                    kScalar, kScalar, kScalar, S({2, 3})})
+  CHECK_THAT(InferShapes(Node("ResourceApplyAdam", 10),
+                         {kScalar, kScalar, kScalar, kScalar, kScalar, S({2}),
+                          kScalar, kScalar, kScalar, S({2, 3})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "lr"));
 }
@@ -141,45 +128,45 @@ TEST_CASE(
 TEST_CASE("Resource forms have no outputs and accept any gradient shape",
           "[training]") {
   // The handles carry no shapes here, so nothing is known of the variables.
-  auto out = Infer(Node("ResourceApplyMomentum", 5),
-                   {kScalar, kScalar, kScalar, S({7, 2}), kScalar});
+  auto out = InferShapes(Node("ResourceApplyMomentum", 5),
+                         {kScalar, kScalar, kScalar, S({7, 2}), kScalar});
   REQUIRE_OK(out);
   CHECK(out->empty());
 }
 
 TEST_CASE("Sparse shape functions: grad is indices' length + var's rows",
           "[training]") {
-  auto out = Infer(SparseNode("SparseApplyAdagrad", 5),
-                   {S({5, 3}), S({5, -1}), kScalar, S({2, 3}), S({2})});
+  auto out = InferShapes(SparseNode("SparseApplyAdagrad", 5),
+                         {S({5, 3}), S({5, -1}), kScalar, S({2, 3}), S({2})});
   REQUIRE_OK(out);
   CHECK((*out)[0].DebugString() == S({5, 3}).DebugString());
 
   // Row width differs from var's.
-  CHECK_THAT(Infer(SparseNode("SparseApplyAdagrad", 5),
-                   {S({5, 3}), S({5, 3}), kScalar, S({2, 4}), S({2})})
+  CHECK_THAT(InferShapes(SparseNode("SparseApplyAdagrad", 5),
+                         {S({5, 3}), S({5, 3}), kScalar, S({2, 4}), S({2})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   // Indices not a vector.
-  CHECK_THAT(Infer(SparseNode("SparseApplyAdagrad", 5),
-                   {S({5, 3}), S({5, 3}), kScalar, S({2, 3}), S({2, 1})})
+  CHECK_THAT(InferShapes(SparseNode("SparseApplyAdagrad", 5),
+                         {S({5, 3}), S({5, 3}), kScalar, S({2, 3}), S({2, 1})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "indices"));
   // As many gradient rows as indices.
-  CHECK_THAT(Infer(SparseNode("SparseApplyAdagrad", 5),
-                   {S({5, 3}), S({5, 3}), kScalar, S({2, 3}), S({3})})
+  CHECK_THAT(InferShapes(SparseNode("SparseApplyAdagrad", 5),
+                         {S({5, 3}), S({5, 3}), kScalar, S({2, 3}), S({3})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   // A scalar gradient.
-  CHECK_THAT(Infer(SparseNode("ResourceSparseApplyFtrl", 9),
-                   {kScalar, kScalar, kScalar, kScalar, S({1}), kScalar,
-                    kScalar, kScalar, kScalar})
+  CHECK_THAT(InferShapes(SparseNode("ResourceSparseApplyFtrl", 9),
+                         {kScalar, kScalar, kScalar, kScalar, S({1}), kScalar,
+                          kScalar, kScalar, kScalar})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "grad must not be a scalar"));
   // global_step must be a scalar too.
-  CHECK_THAT(Infer(SparseNode("SparseApplyAdagradDA", 9),
-                   {S({5, 3}), S({5, 3}), S({5, 3}), S({2, 3}), S({2}), kScalar,
-                    kScalar, kScalar, S({1})})
+  CHECK_THAT(InferShapes(SparseNode("SparseApplyAdagradDA", 9),
+                         {S({5, 3}), S({5, 3}), S({5, 3}), S({2, 3}), S({2}),
+                          kScalar, kScalar, kScalar, S({1})})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "global_step"));
 }

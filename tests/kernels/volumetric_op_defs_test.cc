@@ -14,40 +14,19 @@
 #include "proto/op_def.pb.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using testing::InferShapes;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
 
 TEST_CASE("Every volumetric op has TensorFlow 2.21's signature and CPU types",
           "[volumetric]") {
   testing::CheckSignaturesWithTensorFlow("volumetric", 13);
-}
-
-absl::StatusOr<std::vector<PartialShape>> Infer(
-    const NodeDef& node_in, std::vector<PartialShape> inputs,
-    const std::vector<Tensor>& consts = {}) {
-  const OpRegistrationData* op = OpRegistry::Global()->LookUp(node_in.op());
-  if (op == nullptr) return absl::NotFoundError(node_in.op());
-  NodeDef node = node_in;
-  AddDefaultAttrs(op->op_def, &node);
-  std::vector<TensorProto> protos(consts.size());
-  std::vector<const TensorProto*> ptrs(inputs.size(), nullptr);
-  for (size_t i = 0; i < consts.size(); ++i) {
-    if (consts[i].IsInitialized()) {
-      consts[i].AsProtoTensorContent(&protos[i]);
-      ptrs[i] = &protos[i];
-    }
-  }
-  InferenceContext c(node, op->op_def, std::move(inputs), ptrs,
-                     op->op_def.output_arg_size());
-  DFX_RETURN_IF_ERROR(op->shape_fn(&c));
-  std::vector<PartialShape> out;
-  for (int i = 0; i < c.num_outputs(); ++i) out.push_back(c.output(i));
-  return out;
 }
 
 std::string Str(const absl::StatusOr<std::vector<PartialShape>>& r) {
@@ -65,15 +44,15 @@ TEST_CASE("Volumetric op shape functions", "[volumetric]") {
                            .Attr("strides", std::vector<int64_t>{1, 2, 1, 1, 1})
                            .Attr("padding", "SAME")
                            .Build();
-  CHECK(Str(Infer(conv, {S({2, 5, 4, -1, 3}), S({3, 3, 3, 3, 8})})) ==
+  CHECK(Str(InferShapes(conv, {S({2, 5, 4, -1, 3}), S({3, 3, 3, 3, 8})})) ==
         "[2,3,4,?,8]");
-  CHECK_THAT(Infer(conv, {S({2, 5, 4, 3}), S({3, 3, 3, 3, 8})}).status(),
+  CHECK_THAT(InferShapes(conv, {S({2, 5, 4, 3}), S({3, 3, 3, 3, 8})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
   NodeDef ncdhw = conv;
   (*ncdhw.mutable_attr())["data_format"].set_s("NCDHW");
   (*ncdhw.mutable_attr())["strides"].mutable_list()->set_i(1, 1);
   (*ncdhw.mutable_attr())["strides"].mutable_list()->set_i(2, 2);
-  CHECK(Str(Infer(ncdhw, {S({2, 3, 5, 4, 6}), S({3, 3, 3, 3, 8})})) ==
+  CHECK(Str(InferShapes(ncdhw, {S({2, 3, 5, 4, 6}), S({3, 3, 3, 3, 8})})) ==
         "[2,8,3,4,6]");
 
   const NodeDef bpi = TestNodeBuilder("b", "Conv3DBackpropInputV2", 3)
@@ -81,11 +60,11 @@ TEST_CASE("Volumetric op shape functions", "[volumetric]") {
                           .Attr("strides", std::vector<int64_t>{1, 1, 1, 1, 1})
                           .Attr("padding", "VALID")
                           .Build();
-  CHECK(Str(Infer(bpi, {S({5}), S({2, 2, 2, 3, 4}), S({1, 2, 2, 2, 4})},
-                  {Tensor::FromVector<int32_t>({1, 3, 3, 3, 3})})) ==
+  CHECK(Str(InferShapes(bpi, {S({5}), S({2, 2, 2, 3, 4}), S({1, 2, 2, 2, 4})},
+                        {Tensor::FromVector<int32_t>({1, 3, 3, 3, 3})})) ==
         "[1,3,3,3,3]");
-  CHECK(Str(Infer(bpi, {S({5}), S({2, 2, 2, 3, 4}), S({1, 2, 2, 2, 4})})) ==
-        "[?,?,?,?,?]");
+  CHECK(Str(InferShapes(bpi, {S({5}), S({2, 2, 2, 3, 4}),
+                              S({1, 2, 2, 2, 4})})) == "[?,?,?,?,?]");
 
   const NodeDef pool = TestNodeBuilder("p", "MaxPool3D", 1)
                            .Attr("T", DT_FLOAT)
@@ -93,7 +72,7 @@ TEST_CASE("Volumetric op shape functions", "[volumetric]") {
                            .Attr("strides", std::vector<int64_t>{1, 2, 2, 2, 1})
                            .Attr("padding", "SAME")
                            .Build();
-  CHECK(Str(Infer(pool, {S({1, 5, 4, 3, 7})})) == "[1,3,2,2,7]");
+  CHECK(Str(InferShapes(pool, {S({1, 5, 4, 3, 7})})) == "[1,3,2,2,7]");
 
   const NodeDef eip = TestNodeBuilder("e", "ExtractImagePatches", 1)
                           .Attr("T", DT_FLOAT)
@@ -102,15 +81,15 @@ TEST_CASE("Volumetric op shape functions", "[volumetric]") {
                           .Attr("rates", std::vector<int64_t>{1, 2, 1, 1})
                           .Attr("padding", "VALID")
                           .Build();
-  CHECK(Str(Infer(eip, {S({2, 8, 5, 3})})) == "[2,4,4,18]");
-  CHECK(Str(Infer(eip, {S({2, 8, 5, -1})})) == "[2,4,4,?]");
+  CHECK(Str(InferShapes(eip, {S({2, 8, 5, 3})})) == "[2,4,4,18]");
+  CHECK(Str(InferShapes(eip, {S({2, 8, 5, -1})})) == "[2,4,4,?]");
   const NodeDef evp = TestNodeBuilder("e", "ExtractVolumePatches", 1)
                           .Attr("T", DT_FLOAT)
                           .Attr("ksizes", std::vector<int64_t>{1, 2, 2, 2, 1})
                           .Attr("strides", std::vector<int64_t>{1, 2, 2, 2, 1})
                           .Attr("padding", "SAME")
                           .Build();
-  CHECK(Str(Infer(evp, {S({1, 3, 4, 5, 2})})) == "[1,2,2,3,16]");
+  CHECK(Str(InferShapes(evp, {S({1, 3, 4, 5, 2})})) == "[1,2,2,3,16]");
 
   const NodeDef dil = TestNodeBuilder("d", "Dilation2D", 2)
                           .Attr("T", DT_FLOAT)
@@ -118,8 +97,8 @@ TEST_CASE("Volumetric op shape functions", "[volumetric]") {
                           .Attr("rates", std::vector<int64_t>{1, 1, 2, 1})
                           .Attr("padding", "VALID")
                           .Build();
-  CHECK(Str(Infer(dil, {S({2, 7, 9, -1}), S({3, 3, 4})})) == "[2,3,5,4]");
-  CHECK_THAT(Infer(dil, {S({2, 7, 9, 3}), S({3, 3, 4})}).status(),
+  CHECK(Str(InferShapes(dil, {S({2, 7, 9, -1}), S({3, 3, 4})})) == "[2,3,5,4]");
+  CHECK_THAT(InferShapes(dil, {S({2, 7, 9, 3}), S({3, 3, 4})}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
