@@ -27,10 +27,6 @@ namespace {
 using gather_internal::MoveData;
 using gather_internal::VisitMoveType;
 
-int64_t IntAt(const Tensor& t, int64_t i) {
-  return t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
-}
-
 template <typename T>
 class BincountOp : public OpKernel {
  public:

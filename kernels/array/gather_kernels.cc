@@ -38,20 +38,6 @@ void SetZero(Tensor* t) {
   if (t->NumElements() > 0) std::memset(t->raw_data(), 0, t->TotalBytes());
 }
 
-int64_t IntAt(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DT_INT8: return t.data<int8_t>()[i];
-    case DT_UINT8: return t.data<uint8_t>()[i];
-    case DT_INT16: return t.data<int16_t>()[i];
-    case DT_UINT16: return t.data<uint16_t>()[i];
-    case DT_INT32: return t.data<int32_t>()[i];
-    case DT_INT64: return t.data<int64_t>()[i];
-    default:
-      DFX_CHECK_MSG(false, "IntAt on a non-integer tensor");
-      return 0;
-  }
-}
-
 absl::StatusOr<int64_t> ScalarIndex(const Tensor& t, absl::string_view what) {
   if (t.dims() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(

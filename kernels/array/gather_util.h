@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kernels/int_elements.h"
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
 #include "runtime/types.h"
@@ -140,10 +141,6 @@ inline void MoveElements(const E* src, E* dst, int64_t n) {
 // Sets every element of `t` to zero (empty strings). REQUIRES: a dtype of
 // array_internal::MovableTypes().
 void SetZero(Tensor* t);
-
-// Reads element i of an integer tensor of VisitIndexType's types (or int8/
-// uint8) widened to int64.
-int64_t IntAt(const Tensor& t, int64_t i);
 
 // The one element of a scalar index tensor; InvalidArgument "<what> must be a
 // scalar, got shape [..]" otherwise.

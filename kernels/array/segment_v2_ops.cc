@@ -22,11 +22,6 @@ using gather_internal::Combine;
 using gather_internal::Identity;
 using SegmentReduce = gather_internal::Reduce;
 
-int64_t IntAt(const Tensor& t, int64_t i) {
-  return t.dtype() == DT_INT64 ? t.data<int64_t>()[i]
-                               : static_cast<int64_t>(t.data<int32_t>()[i]);
-}
-
 template <typename T, SegmentReduce R>
 class SegmentV2Op : public OpKernel {
  public:

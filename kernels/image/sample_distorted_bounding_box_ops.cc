@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "kernels/int_elements.h"
 #include "kernels/random/random_util.h"
 #include "kernels/random/rng2_kernels.h"
 #include "kernels/random/simple_philox.h"
@@ -100,41 +101,6 @@ bool RandomCrop(int width, int height, float min_rel, float max_rel,
   if (w < width) x = rnd->Uniform(width - w);
   *crop = Rect{x, y, x + w, y + h};
   return true;
-}
-
-int64_t IntAt(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DT_UINT8:
-      return t.data<uint8_t>()[i];
-    case DT_INT8:
-      return t.data<int8_t>()[i];
-    case DT_INT16:
-      return t.data<int16_t>()[i];
-    case DT_INT32:
-      return t.data<int32_t>()[i];
-    default:
-      return t.data<int64_t>()[i];
-  }
-}
-
-void SetIntAt(Tensor* t, int64_t i, int64_t v) {
-  switch (t->dtype()) {
-    case DT_UINT8:
-      t->data<uint8_t>()[i] = static_cast<uint8_t>(v);
-      break;
-    case DT_INT8:
-      t->data<int8_t>()[i] = static_cast<int8_t>(v);
-      break;
-    case DT_INT16:
-      t->data<int16_t>()[i] = static_cast<int16_t>(v);
-      break;
-    case DT_INT32:
-      t->data<int32_t>()[i] = static_cast<int32_t>(v);
-      break;
-    default:
-      t->data<int64_t>()[i] = v;
-      break;
-  }
 }
 
 std::vector<float> FloatList(const OpKernelConstruction& ctx,

@@ -35,20 +35,7 @@ template <typename K>
 K KeyAt(const Tensor& t, int64_t i);
 template <>
 int64_t KeyAt<int64_t>(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DT_INT8:
-      return t.data<int8_t>()[i];
-    case DT_INT16:
-      return t.data<int16_t>()[i];
-    case DT_INT32:
-      return t.data<int32_t>()[i];
-    case DT_UINT8:
-      return t.data<uint8_t>()[i];
-    case DT_UINT16:
-      return t.data<uint16_t>()[i];
-    default:
-      return t.data<int64_t>()[i];
-  }
+  return IntAt(t, i);
 }
 template <>
 std::string KeyAt<std::string>(const Tensor& t, int64_t i) {
@@ -59,26 +46,7 @@ template <typename K>
 void PutKey(Tensor* t, int64_t i, const K& k);
 template <>
 void PutKey<int64_t>(Tensor* t, int64_t i, const int64_t& k) {
-  switch (t->dtype()) {
-    case DT_INT8:
-      t->data<int8_t>()[i] = static_cast<int8_t>(k);
-      break;
-    case DT_INT16:
-      t->data<int16_t>()[i] = static_cast<int16_t>(k);
-      break;
-    case DT_INT32:
-      t->data<int32_t>()[i] = static_cast<int32_t>(k);
-      break;
-    case DT_UINT8:
-      t->data<uint8_t>()[i] = static_cast<uint8_t>(k);
-      break;
-    case DT_UINT16:
-      t->data<uint16_t>()[i] = static_cast<uint16_t>(k);
-      break;
-    default:
-      t->data<int64_t>()[i] = k;
-      break;
-  }
+  SetIntAt(t, i, k);
 }
 template <>
 void PutKey<std::string>(Tensor* t, int64_t i, const std::string& k) {

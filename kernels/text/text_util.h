@@ -10,17 +10,13 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kernels/int_elements.h"
 #include "runtime/op_kernel.h"
 
 struct UConverter;  // ICU's
 
 namespace dfx::text {
 
-// Element i of an int32 or int64 tensor, widened.
-inline int64_t IntAt(const Tensor& t, int64_t i) {
-  return t.dtype() == DT_INT32 ? int64_t{t.data<int32_t>()[i]}
-                               : t.data<int64_t>()[i];
-}
 // Sets element i of an int32 or int64 tensor.
 inline void SetInt(Tensor* t, int64_t i, int64_t v) {
   if (t->dtype() == DT_INT32) {
