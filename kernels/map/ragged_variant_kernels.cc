@@ -6,7 +6,9 @@
 //
 // - RaggedGather with an OUTPUT_RAGGED_RANK other than the indices' rank
 //   less one plus PARAMS_RAGGED_RANK: TensorFlow aborts; dfx answers
-//   InvalidArgument. Ragged splits that are not vectors: InvalidArgument.
+//   InvalidArgument. Ragged splits that are not vectors, and inner splits
+//   that end at the next level's splits count (TensorFlow then reads past
+//   them): InvalidArgument.
 // - RaggedTensorFromVariant of a variant tensor of rank 3 or more:
 //   TensorFlow builds uniform outer splits of the wrong length (it strides
 //   by each dim's own size rather than the product of the dims before it);
@@ -576,8 +578,11 @@ class RaggedGatherOp : public OpKernel {
                           t.shape().DebugString())));
       splits.push_back(ReadSplits(t));
       const std::vector<int64_t>& s = splits.back();
+      // An inner level's splits index the next level's rows, one fewer
+      // than its splits. (TensorFlow allows the splits count itself and
+      // then reads past the next level's splits.)
       const int64_t last = level + 1 < rank
-                               ? ctx->input(level + 1).NumElements()
+                               ? ctx->input(level + 1).NumElements() - 1
                                : values.dim_size(0);
       DFX_OP_REQUIRES(
           ctx, !s.empty(),

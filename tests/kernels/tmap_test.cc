@@ -251,6 +251,24 @@ TEST_CASE("Bad inputs TensorFlow crashes on are InvalidArgument", "[tmap]") {
       RunKernel(gather, {I64({0, 1, 3}), F32({1, 2, 3}), I64({1})}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument, "OUTPUT_RAGGED_RANK"));
 
+  // Inner splits ending at the next level's splits count, not its row
+  // count (TensorFlow reads past the inner splits).
+  const NodeDef gather2 = TestNodeBuilder("g", "RaggedGather", 4)
+                              .Attr("Tvalues", DT_FLOAT)
+                              .Attr("Tindices", DT_INT64)
+                              .Attr("PARAMS_RAGGED_RANK", 2)
+                              .Attr("OUTPUT_RAGGED_RANK", 2)
+                              .Build();
+  CHECK_THAT(
+      RunKernel(gather2, {I64({0, 3}), I64({0, 1, 2}), F32({1, 2}), I64({0})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "Ragged splits must not point past values"));
+  auto fine =
+      RunKernel(gather2, {I64({0, 2}), I64({0, 1, 2}), F32({1, 2}), I64({0})});
+  REQUIRE(fine.ok());
+  CHECK(Values<float>(fine->at(2)) == std::vector<float>{1, 2});
+
   // The gradient's pieces must fill dense_values_shape (TensorFlow returns
   // uninitialized memory).
   const NodeDef grad = TestNodeBuilder("vg", "RaggedTensorToVariantGradient", 3)
