@@ -597,6 +597,50 @@ def dataset_cases():
          note="the second get_next is past the end: OutOfRange")
 
 
+def wire_cases():
+    """Variants serialized by SerializeTensor (TensorFlow's bytes) and
+    parsed back by ParseTensor (a variant dfx's runtime holds as opaque
+    until a kernel reads it)."""
+    def ragged_bytes():
+        v = to_variant([tf.constant([0, 2, 3], tf.int64),
+                        tf.constant([0, 1, 1, 4], tf.int64)],
+                       tf.constant([1.0, 2.0, 3.0, 4.0]), False)
+        return tf.io.serialize_tensor(v), None
+    case("wire_serialize_ragged", ragged_bytes)
+
+    def batched_bytes():
+        v = to_variant([tf.constant([0, 2, 2, 3], tf.int32)],
+                       tf.constant(["a", "b", "c"]), True)
+        return tf.io.serialize_tensor(v), None
+    case("wire_serialize_ragged_batched", batched_bytes)
+
+    def map_bytes():
+        m = RAW.TensorMapInsert(input_handle=RAW.EmptyTensorMap(),
+                                key=tf.constant("k"),
+                                value=tf.constant([[1, 2]], tf.int64))
+        return tf.io.serialize_tensor(m), None
+    case("wire_serialize_map", map_bytes)
+
+    def ragged_round_trip():
+        v = to_variant([tf.constant([0, 1, 3], tf.int64)],
+                       tf.constant([[1, 2], [3, 4], [5, 6]], tf.int16), True)
+        parsed = tf.io.parse_tensor(tf.io.serialize_tensor(v), tf.variant)
+        return from_variant(parsed, 1, tf.int16), None
+    case("wire_parse_ragged", ragged_round_trip)
+
+    def map_round_trip():
+        m = insert_all(RAW.EmptyTensorMap(),
+                       [(tf.constant(1), tf.constant([1.0, 2.0])),
+                        (tf.constant(2), tf.constant(3.0))])
+        parsed = tf.io.parse_tensor(tf.io.serialize_tensor(m), tf.variant)
+        m2 = RAW.TensorMapInsert(input_handle=parsed, key=tf.constant(3),
+                                 value=tf.constant(4.0))
+        return [lookup(parsed, tf.constant(1), tf.float32),
+                RAW.TensorMapSize(input_handle=m2),
+                lookup(m2, tf.constant(2), tf.float32)], None
+    case("wire_parse_map", map_round_trip)
+
+
 def write_wire_samples():
     """Variant tensors as TensorFlow serializes them (SerializeTensor of a
     DT_VARIANT scalar), for tests/kernels/tmap_test.cc."""
@@ -625,6 +669,7 @@ def main():
     gather_cases()
     variant_cases()
     dataset_cases()
+    wire_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES, type_attrs={
         "TensorMapInsert": "key_dtype", "TensorMapLookup": "key_dtype",
         "TensorMapErase": "key_dtype", "TensorMapHasKey": "key_dtype",
