@@ -346,5 +346,42 @@ TEST_CASE("TensorMap ops build new maps and keep the input's", "[tmap]") {
   CHECK(Values<float>(one->at(0)) == std::vector<float>{2, 4});
 }
 
+TEST_CASE(
+    "TensorMapInsert takes over a map nobody else holds and copies "
+    "one someone else does",
+    "[tmap]") {
+  const NodeDef insert = TestNodeBuilder("i", "TensorMapInsert", 3)
+                             .Attr("key_dtype", DT_INT32)
+                             .Attr("value_dtype", DT_FLOAT)
+                             .Build();
+  const Tensor one = Tensor::Scalar<int32_t>(1);
+  auto map_of = [](const Tensor& t) -> const TensorMap& {
+    const TensorMap* m = t.scalar<Variant>().get<TensorMap>();
+    REQUIRE(m != nullptr);
+    return *m;
+  };
+  TensorMap start;
+  start.tensors.emplace(one, F32({1}));
+  // Held only by the input: the output map is the input's (its entries
+  // stay where they were).
+  {
+    std::vector<Tensor> inputs = {
+        VariantScalar(Variant::Make<TensorMap>(start)),
+        Tensor::Scalar<int32_t>(2), F32({2})};
+    const Tensor* entry = &map_of(inputs[0]).tensors.find(one)->second;
+    auto out = RunKernel(insert, inputs);
+    REQUIRE(out.ok());
+    CHECK(map_of(out->at(0)).tensors.size() == 2);
+    CHECK(&map_of(out->at(0)).tensors.find(one)->second == entry);
+  }
+  // Held elsewhere too: the input keeps its one key.
+  const Tensor held = VariantScalar(Variant::Make<TensorMap>(start));
+  const Tensor also = held;
+  auto out = RunKernel(insert, {held, Tensor::Scalar<int32_t>(2), F32({2})});
+  REQUIRE(out.ok());
+  CHECK(map_of(out->at(0)).tensors.size() == 2);
+  CHECK(map_of(also).tensors.size() == 1);
+}
+
 }  // namespace
 }  // namespace dfx
