@@ -451,6 +451,9 @@ def variant_cases():
     rt("rr0_batched_matrix", [], vals(F32, 3, (2,)), True, out_rr=1)
     rt("rr0_batched_to_dense", [], vals(I32, 3, (2,)), True, out_rr=0,
        note="output_ragged_rank 0: the rows stacked back")
+    rt("rr0_batched_empty", [], vals(F32, 0, (2,)), True, out_rr=1,
+       note="no rows: values of shape [0], whatever the inner shape")
+    rt("rr0_batched_scalar", [], np.float32(1), True, out_rr=1)
     rt("empty_batched", [[0]], vals(F32, 0), True)
     rt("empty_rows_batched", [[0, 0, 0]], vals(F32, 0, (3,)), True)
     rt("empty_unbatched", [[0]], vals(F32, 0), False)
