@@ -16,6 +16,9 @@ void RegisterReadersKernels(KernelRegistry* registry);
 // The fused LSTM and GRU cells (kernels/nn/rnn_kernels.cc), declared here
 // for the same reason.
 void RegisterRnnKernels(KernelRegistry* registry);
+// TensorMap and the ragged variant kernels (kernels/map/), declared here for
+// the same reason.
+void RegisterTmapKernels(KernelRegistry* registry);
 
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 // (kernels/control_flow/).
@@ -80,6 +83,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
+  RegisterTmapKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

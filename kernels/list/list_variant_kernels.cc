@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/list/list_util.h"
+#include "kernels/map/tensor_map.h"
 
 namespace dfx::list_internal {
 namespace {
@@ -33,11 +34,18 @@ absl::StatusOr<Tensor> ZerosLikeTensor(OpKernelContext* ctx, const Tensor& t) {
 absl::StatusOr<Variant> ZerosLikeVariant(OpKernelContext* ctx,
                                          const Variant& v) {
   if (v.is_empty()) return Variant();
+  if (const auto* rt = v.get<RaggedTensorVariant>()) {
+    DFX_ASSIGN_OR_RETURN(Tensor zeros, ZerosLikeTensor(ctx, rt->values));
+    return Variant::Make<RaggedTensorVariant>(rt->nested_splits,
+                                              std::move(zeros));
+  }
+  if (v.get<TensorMap>() != nullptr) return Variant::Make<TensorMap>();
   const TensorList* list = v.get<TensorList>();
   if (list == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "ZerosLike of a variant of type '", v.TypeName(),
-        "' is not supported; only TensorLists are"));
+        "' is not supported; only TensorLists, ragged tensors and TensorMaps "
+        "are"));
   }
   TensorList zeros(list->element_dtype, list->element_shape,
                    list->max_num_elements);
@@ -102,12 +110,39 @@ absl::StatusOr<Variant> AddVariants(OpKernelContext* ctx, const Variant& a,
                                     const Variant& b) {
   if (a.is_empty()) return b;
   if (b.is_empty()) return a;
+  const auto* ra = a.get<RaggedTensorVariant>();
+  const auto* rb = b.get<RaggedTensorVariant>();
+  if (ra != nullptr && rb != nullptr) {
+    if (ra->ragged_rank() != rb->ragged_rank()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Trying to add two RaggedTensors of different ragged ranks: ",
+          ra->ragged_rank(), " and ", rb->ragged_rank()));
+    }
+    DFX_ASSIGN_OR_RETURN(Tensor sum, AddTensors(ctx, ra->values, rb->values));
+    return Variant::Make<RaggedTensorVariant>(ra->nested_splits,
+                                              std::move(sum));
+  }
+  const auto* ma = a.get<TensorMap>();
+  const auto* mb = b.get<TensorMap>();
+  if (ma != nullptr && mb != nullptr) {
+    TensorMap sum = *ma;
+    for (const auto& [key, value] : mb->tensors) {
+      auto it = sum.tensors.find(key);
+      if (it == sum.tensors.end()) {
+        sum.tensors.emplace(key, value);
+        continue;
+      }
+      DFX_ASSIGN_OR_RETURN(it->second, AddTensors(ctx, it->second, value));
+    }
+    return Variant::Make<TensorMap>(std::move(sum));
+  }
   const TensorList* la = a.get<TensorList>();
   const TensorList* lb = b.get<TensorList>();
   if (la == nullptr || lb == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "AddN of variants of types '", a.TypeName(), "' and '", b.TypeName(),
-        "' is not supported; only TensorLists are"));
+        "' is not supported; only TensorLists, ragged tensors and TensorMaps "
+        "are"));
   }
   if (la->element_dtype != lb->element_dtype) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -2,6 +2,7 @@
 // semantics and errors (decode_csv_op.cc, parse_tensor_op.cc).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -280,9 +281,13 @@ class SerializeTensorOp : public OpKernel {
 void RegisterTextParseKernels(KernelRegistry* registry) {
   RegisterKernel<DecodeCsvOp>(registry, KernelDefBuilder("DecodeCSV"));
   RegisterKernel<ParseTensorOp>(registry, KernelDefBuilder("ParseTensor"));
+  // Variants too (TensorLists, TensorMaps, ragged tensors), as in
+  // TensorFlow: each element's VariantTensorDataProto in tensor_content.
+  DataTypeVector serializable = PodAndStringTypes();
+  serializable.push_back(DT_VARIANT);
   RegisterKernel<SerializeTensorOp>(
       registry, KernelDefBuilder("SerializeTensor")
-                    .TypeConstraint("T", PodAndStringTypes()));
+                    .TypeConstraint("T", std::move(serializable)));
 }
 
 }  // namespace dfx::text

@@ -53,7 +53,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
                                  "quantized", "staging",     "ragged2",
-                                 "seqex"};
+                                 "seqex",    "tmap"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -399,6 +399,11 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "
           "equal TensorFlow") {
   RunFamily("ragged2");
+}
+
+TEST_CASE("golden: TensorMap ops, RaggedGather and ragged tensors through "
+          "variants, tf.map_fn and tf.data equal TensorFlow") {
+  RunFamily("tmap");
 }
 
 TEST_CASE("golden: SequenceExample parsing, the sparse-tensors map of "
