@@ -17,8 +17,10 @@ dtype TensorFlow's CPU kernels serve; dynamic_size growth; the gradient
 TensorArray (writes to one index summed, one array per source); errors
 (read of an unwritten index, out of range, a second write, a second read
 with clear_after_read, a closed array, bad sizes, lengths and shapes); an
-unrolled dynamic_rnn loop body; stacks pushed and popped in order, popped
-empty, with swap_memory.
+unrolled dynamic_rnn loop body; a control-flow-v1 while_loop over
+TensorArrays and its tf.gradients (v1 stacks in the backward loop), built
+with the V3 ops and turned into the older ones as TensorFlow 1.x wrote
+them; stacks pushed and popped in order, popped empty, with swap_memory.
 
     $(tools/tf_env) tests/golden/gen_tarray.py
 
@@ -34,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import golden_lib  # noqa: E402
-from golden_lib import tf  # noqa: E402
+from golden_lib import tf, tf1  # noqa: E402
 from tensorflow.core.framework import attr_value_pb2, node_def_pb2  # noqa: E402
 
 FAMILY = "tarray"
@@ -620,6 +622,117 @@ def rnn_cases():
                            build_rnn(body_v2, "V2"), producer=V2_PRODUCER)
 
 
+# A dynamic_rnn-style while_loop as TensorFlow 1.x exported it: built with
+# control flow v1 and TensorArrayV3, then turned into the older ops. The
+# handles enter the loop frame by Enter (RefEnter for the v1 reference
+# handles); creation ops lose their flow output (a constant flow instead).
+
+V3_NAMES = ["Read", "Write", "Gather", "Scatter", "Concat", "Split", "Size",
+            "Close", "Grad"]
+
+
+def to_old_tensor_arrays(graph_def, v):
+    """The TensorArrayV3 ops of graph_def as TensorArray<v> ops, its stacks
+    (StackV2, ...) as the v1 ones, which take no max_size."""
+    flows = {}
+    ops = {n.name: n for n in graph_def.node}
+    stacks = set()
+    for node in graph_def.node:
+        if node.op in ("StackV2", "StackPushV2", "StackPopV2",
+                       "StackCloseV2"):
+            node.op = node.op[:-2]
+            if node.op == "Stack":
+                stacks.add(node.name)
+                del node.input[0]  # max_size
+    for node in graph_def.node:
+        if node.op == "Enter" and node.attr["T"].type == tf.resource:
+            source = node.input[0].split(":")[0]
+            while ops[source].op == "Enter":
+                source = ops[source].input[0].split(":")[0]
+            node.attr["T"].type = tf.string.as_datatype_enum
+            if not v or source in stacks:
+                node.op = "RefEnter"
+        elif node.op == "TensorArrayV3":
+            node.op = "TensorArray" + v
+            del node.attr["identical_element_shapes"]
+            flows[node.name + ":1"] = node.name + "_flow"
+        elif node.op.startswith("TensorArray") and node.op.endswith("V3"):
+            base = node.op[len("TensorArray"):-2]
+            assert base in V3_NAMES, node.op
+            node.op = "TensorArray" + base + v
+            if base == "Grad":
+                flows[node.name + ":1"] = node.name + "_flow"
+    for node in graph_def.node:
+        for i, inp in enumerate(node.input):
+            if inp in flows:
+                node.input[i] = flows[inp]
+    for flow in sorted(set(flows.values())):
+        const = graph_def.node.add(name=flow, op="Const")
+        const.attr["dtype"].type = tf.float32.as_datatype_enum
+        const.attr["value"].tensor.CopyFrom(
+            tf.make_tensor_proto(np.float32(0)))
+
+
+def loop_cases():
+    from tensorflow.python.ops import control_flow_util
+    steps, batch, units = 4, 2, 3
+    r = golden_lib.rng(11)
+    x = r.uniform(-1, 1, [steps, batch, units]).astype(np.float32)
+    w = r.uniform(-1, 1, [units, units]).astype(np.float32)
+
+    for v in ("", "V2"):
+        def build(v=v):
+            old = control_flow_util.ENABLE_CONTROL_FLOW_V2
+            control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+            try:
+                inputs = tf.TensorArray(tf.float32, size=steps).unstack(x)
+                outputs = tf.TensorArray(tf.float32, size=0,
+                                         dynamic_size=True)
+
+                def body(t, h, out):
+                    h = tf.tanh(tf.matmul(inputs.read(t), w) + h)
+                    return t + 1, h, out.write(t, h)
+                _, h, out = tf1.while_loop(
+                    lambda t, h, out: t < steps, body,
+                    [tf.constant(0), tf.zeros([batch, units]), outputs])
+                fetches = [out.stack().name, out.size().name, h.name]
+            finally:
+                control_flow_util.ENABLE_CONTROL_FLOW_V2 = old
+            return (lambda gd: to_old_tensor_arrays(gd, v)), fetches
+        golden_lib.legacy_case(
+            FAMILY, f"while_loop_dynamic_rnn{v}", build,
+            producer=V2_PRODUCER if v else V1_PRODUCER)
+
+        # Its gradient, as tf.gradients of TensorFlow 1.x built it: the
+        # backward loop pops the forward loop's values from v1 stacks and
+        # reads the outputs' gradients from the gradient TensorArray.
+        def build_grad(v=v):
+            old = control_flow_util.ENABLE_CONTROL_FLOW_V2
+            control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+            try:
+                wt = tf.constant(w)
+                xt = tf.constant(x)
+                inputs = tf.TensorArray(tf.float32, size=steps).unstack(xt)
+                outputs = tf.TensorArray(tf.float32, size=steps)
+
+                def body(t, h, out):
+                    h = tf.tanh(tf.matmul(inputs.read(t), wt) + h)
+                    return t + 1, h, out.write(t, h)
+                _, h, out = tf1.while_loop(
+                    lambda t, h, out: t < steps, body,
+                    [tf.constant(0), tf.zeros([batch, units]), outputs])
+                stacked = out.stack()
+                loss = tf.reduce_sum(stacked * stacked)
+                dw, dx = tf.gradients(loss, [wt, xt])
+                fetches = [loss.name, dw.name, dx.name]
+            finally:
+                control_flow_util.ENABLE_CONTROL_FLOW_V2 = old
+            return (lambda gd: to_old_tensor_arrays(gd, v)), fetches
+        golden_lib.legacy_case(
+            FAMILY, f"while_loop_gradient{v}", build_grad,
+            producer=V2_PRODUCER if v else V1_PRODUCER)
+
+
 # ---------------------------------------------------------------------------
 # The v1 stacks.
 
@@ -707,6 +820,7 @@ def main():
     error_cases()
     grad_cases()
     rnn_cases()
+    loop_cases()
     stack_cases()
     # Last: the first case empties the family's folder.
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
