@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch2/catch.hpp"
@@ -316,6 +317,69 @@ TEST_CASE("The v1 Stack pops what was pushed, last first, with no bound",
           .status());
   CHECK_THAT(step.Run(pop, {Tensor()}, {h}).status(),
              StatusIs(StatusCode::kInvalidArgument, "has already been closed"));
+}
+
+TEST_CASE("Writes through one string handle from many threads all land",
+          "[tarray]") {
+  Step step;
+  constexpr int kThreads = 8;
+  auto made = step.Run(
+      TestNodeBuilder("ta", "TensorArrayV2", 1).Attr("dtype", DT_INT32).Build(),
+      {I32(kThreads)});
+  REQUIRE_OK(made);
+  const Tensor h = made->outputs[0];
+  const NodeDef write =
+      TestNodeBuilder("w", "TensorArrayWriteV2", 4).Attr("T", DT_INT32).Build();
+  std::vector<absl::Status> statuses(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      // Each thread writes its index, then tries the next thread's too:
+      // exactly one write of every index succeeds.
+      statuses[i] = step.Run(write, {h, I32(i), I32(i * 10), Flow()}).status();
+      step.Run(write, {h, I32((i + 1) % kThreads), I32(-1), Flow()})
+          .IgnoreError();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<int32_t> indices(kThreads);
+  for (int i = 0; i < kThreads; ++i) indices[i] = i;
+  auto gathered = step.Run(TestNodeBuilder("g", "TensorArrayGatherV2", 3)
+                               .Attr("dtype", DT_INT32)
+                               .Build(),
+                           {h, Tensor::FromVector<int32_t>(indices), Flow()});
+  REQUIRE_OK(gathered);
+  int own = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    const int32_t v = gathered->outputs[0].data<int32_t>()[i];
+    CHECK((v == i * 10 || v == -1));
+    own += statuses[i].ok() ? 1 : 0;
+  }
+  // A thread's own write failed only where its neighbour got there first.
+  int neighbours = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    neighbours += gathered->outputs[0].data<int32_t>()[i] == -1 ? 1 : 0;
+  }
+  CHECK(own + neighbours == kThreads);
+}
+
+TEST_CASE("A TensorArray or stack op outside a step fails without a crash",
+          "[tarray]") {
+  // The arrays and stacks live in the step's container; a kernel run
+  // without one (not through an executor) gets Internal. (The executor
+  // puts the node's name in front of a kernel's error.)
+  CHECK_THAT(testing::RunKernel(TestNodeBuilder("arr", "TensorArrayV2", 1)
+                                    .Attr("dtype", DT_FLOAT)
+                                    .Build(),
+                                {I32(2)})
+                 .status(),
+             StatusIs(StatusCode::kInternal, "no per-step container"));
+  CHECK_THAT(
+      testing::RunKernel(
+          TestNodeBuilder("st", "Stack", 0).Attr("elem_type", DT_FLOAT).Build(),
+          {})
+          .status(),
+      StatusIs(StatusCode::kInternal, "no per-step container"));
 }
 
 }  // namespace
