@@ -37,7 +37,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import golden_lib  # noqa: E402
 from golden_lib import tf, tf1  # noqa: E402
-from tensorflow.core.framework import attr_value_pb2, node_def_pb2  # noqa: E402
+from tensorflow.core.framework import (  # noqa: E402
+    attr_value_pb2, node_def_pb2)
 
 FAMILY = "tarray"
 V1_PRODUCER = 15  # before 16, where most v1 TensorArray ops were removed
@@ -86,6 +87,8 @@ class G:
         self.v = v
         self.nodes = []
         self.count = 0
+        # (node, tensor): stand-in nodes whose input the edit replaces.
+        self.pending = []
 
     def const(self, value, dtype=None):
         t = tf.constant(value, dtype=dtype)
@@ -571,8 +574,8 @@ def rnn_cases():
         wt, ut = tf.constant(w), tf.constant(u)
         for t in range(steps):
             xt = g.read(inputs, t, fin, tf.float32)
-            # The read's output exists only after the edit: refer to it by
-            # name through a stand-in placeholder renamed below.
+            # The read exists only in the edited GraphDef: the cell reads
+            # a stand-in Identity whose input the edit points at it.
             xt_in = tf.raw_ops.Identity(input=tf.zeros([batch, units]),
                                         name=f"x_{t}")
             h = tf.tanh(tf.matmul(xt_in, wt) + tf.matmul(h, ut))
@@ -584,7 +587,6 @@ def rnn_cases():
     def build_rnn(g_body, v):
         def build():
             g = G(v)
-            g.pending = []
             fetches = [out(n) for n in g_body(g)]
 
             def edit(graph_def):
