@@ -28,6 +28,9 @@ absl::Status RegisterStagingOps(OpRegistry* registry);
 // TensorMap and the ragged variant ops (tmap_ops.cc), declared here for the
 // same reason.
 absl::Status RegisterTmapOps(OpRegistry* registry);
+// TensorFlow's TensorArray ops before V3 and stacks before V2
+// (tarray_ops.cc), declared here for the same reason.
+absl::Status RegisterTarrayOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -79,6 +82,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTmapOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterTarrayOps(registry));
   return absl::OkStatus();
 }
 

@@ -131,21 +131,84 @@ Tensor SharedResourceHandle(const Device& device, bool ref,
   return handle;
 }
 
+namespace {
+
+absl::Status StringHandleName(const Tensor& h, int index,
+                              std::string* container, std::string* name) {
+  if (h.dtype() != DT_STRING || h.NumElements() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input ", index, " must be a handle of 2 strings (container, name), "
+        "got a ", DataTypeString(h.dtype()), " tensor of shape ",
+        h.shape().DebugString()));
+  }
+  *container = h.data<std::string>()[0];
+  *name = h.data<std::string>()[1];
+  return absl::OkStatus();
+}
+
+// The referenced [2] string handle of a v1 TensorArray or Stack: the
+// reference output's tensor, kept in the step's container until the step
+// ends (the consumers of the reference run within the step).
+class StringHandleRef : public ResourceBase {
+ public:
+  static constexpr const char* kTypeName = "StringHandleRef";
+  explicit StringHandleRef(Tensor handle) : handle_(std::move(handle)) {}
+  std::string TypeName() const override { return kTypeName; }
+  std::string DebugString() const override {
+    return absl::StrCat("StringHandleRef[", handle_.data<std::string>()[1],
+                        "]");
+  }
+  TensorRef ref() { return TensorRef{&handle_, &mu_}; }
+
+ private:
+  absl::Mutex mu_;
+  Tensor handle_;  // written before the resource is shared, never after
+};
+
+}  // namespace
+
+absl::Status SetStepHandleOutput(OpKernelContext* ctx,
+                                 const std::string& prefix,
+                                 const std::string& name,
+                                 const std::string& type_name) {
+  const DataType out = ctx->op_kernel().output_type(0);
+  const std::string key = absl::StrCat(prefix, name);
+  if (out == DT_RESOURCE) {
+    DFX_ASSIGN_OR_RETURN(Tensor handle, MakeStepHandle(ctx, key, type_name));
+    ctx->set_output(0, std::move(handle));
+    return absl::OkStatus();
+  }
+  Tensor handle(DT_STRING, TensorShape({2}));
+  handle.data<std::string>()[0] = prefix;
+  handle.data<std::string>()[1] = name;
+  if (!IsRefType(out)) {
+    ctx->set_output(0, std::move(handle));
+    return absl::OkStatus();
+  }
+  DFX_ASSIGN_OR_RETURN(ScopedStepContainer * step, StepContainer(ctx));
+  // A gradient array's kernel runs once per gradient op of one array: the
+  // first makes the tensor, the later ones refer to it too.
+  DFX_ASSIGN_OR_RETURN(
+      std::shared_ptr<StringHandleRef> holder,
+      ctx->resource_manager()->LookupOrCreate<StringHandleRef>(
+          step->name(), absl::StrCat(key, "/ref_handle"),
+          [&handle]() -> std::shared_ptr<StringHandleRef> {
+            return std::make_shared<StringHandleRef>(handle);
+          }));
+  ctx->set_output_ref(0, holder->ref());
+  return absl::OkStatus();
+}
+
 absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
                                  std::string* container, std::string* name) {
-  if (IsRefType(ctx->op_kernel().input_type(index))) {
+  const DataType type = ctx->op_kernel().input_type(index);
+  if (IsRefType(type)) {
     const TensorRef ref = ctx->input_ref(index);
     absl::ReaderMutexLock lock(ref.mu);
-    const Tensor& h = *ref.tensor;
-    if (h.dtype() != DT_STRING || h.NumElements() != 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input ", index, " must be a reference to a handle of 2 strings "
-          "(container, name), got a ", DataTypeString(h.dtype()),
-          " tensor of shape ", h.shape().DebugString()));
-    }
-    *container = h.data<std::string>()[0];
-    *name = h.data<std::string>()[1];
-    return absl::OkStatus();
+    return StringHandleName(*ref.tensor, index, container, name);
+  }
+  if (type == DT_STRING) {
+    return StringHandleName(ctx->input(index), index, container, name);
   }
   absl::StatusOr<const ResourceHandle*> h = HandleFromInput(ctx, index);
   if (!h.ok()) return h.status();

@@ -42,12 +42,44 @@ absl::StatusOr<std::shared_ptr<T>> LookupHandle(OpKernelContext* ctx,
   return ctx->resource_manager()->Lookup<T>((*h)->container(), (*h)->name());
 }
 
-// The (container, name) of the resource that input `index` names: a
-// reference to TensorFlow's [2] string handle (ConditionalAccumulator,
-// FIFOQueue) or a DT_RESOURCE handle of this device. InvalidArgument for a
-// malformed handle or one of another device.
+// The (container, name) of the resource that input `index` names:
+// TensorFlow's [2] string handle, by reference (ConditionalAccumulator,
+// FIFOQueue, the v1 TensorArray and Stack) or by value (TensorArrayV2), or a
+// DT_RESOURCE handle of this device. InvalidArgument for a malformed handle
+// or one of another device.
 absl::Status HandleNameFromInput(OpKernelContext* ctx, int index,
                                  std::string* container, std::string* name);
+
+// The per-step resource of type T (a TensorArray, a stack) that input
+// `index` names: a DT_RESOURCE handle, or TensorFlow's older [2] string
+// handle (prefix, name), by reference or by value, which names resource
+// `prefix + name` in the step's container, where the creating kernel keeps
+// it under that key whichever handle it outputs (SetStepHandleOutput).
+// LookupHandle's errors, and InvalidArgument for a malformed string handle.
+template <typename T>
+absl::StatusOr<std::shared_ptr<T>> LookupStepResource(OpKernelContext* ctx,
+                                                      int index) {
+  if (ctx->op_kernel().input_type(index) == DT_RESOURCE) {
+    return LookupHandle<T>(ctx, index);
+  }
+  std::string prefix, name;
+  absl::Status s = HandleNameFromInput(ctx, index, &prefix, &name);
+  if (!s.ok()) return s;
+  absl::StatusOr<ScopedStepContainer*> step = StepContainer(ctx);
+  if (!step.ok()) return step.status();
+  return ctx->resource_manager()->Lookup<T>((*step)->name(),
+                                            absl::StrCat(prefix, name));
+}
+
+// Sets output 0 of a kernel that made the per-step resource kept under key
+// `prefix + name` in the step's container: a DT_RESOURCE handle (typed
+// `type_name`) when the output is one, else TensorFlow's [2] string handle
+// (prefix, name), by reference for a reference output (the referenced
+// tensor then lives in the step's container beside the resource).
+absl::Status SetStepHandleOutput(OpKernelContext* ctx,
+                                 const std::string& prefix,
+                                 const std::string& name,
+                                 const std::string& type_name);
 
 // The handle a kernel that creates a shared resource (queue, accumulator,
 // lookup table) outputs: for TensorFlow's reference forms (`ref`) a [2]

@@ -3,6 +3,10 @@
 // forward loop and pops them in the backward loop. A stack lives in the
 // step's container and goes away with the step, as in TensorFlow.
 //
+// The same kernels serve the v1 ops (Stack, StackPush, StackPop,
+// StackClose), whose handle is a reference to a [2] string tensor
+// ("_stacks", name) and whose Stack has no max_size input (no bound).
+//
 // TensorFlow's swap_memory (moving pushed GPU tensors to host memory) has
 // no effect here: dfx's stacks hold tensors where they are.
 #include <atomic>
@@ -93,6 +97,8 @@ class Stack : public ResourceBase {
 // two runs of one StackV2 node in a step (a loop) get two stacks.
 std::atomic<int64_t> stack_counter{0};
 
+constexpr char kStackPrefix[] = "_stacks";
+
 class StackV2Op : public OpKernel {
  public:
   explicit StackV2Op(OpKernelConstruction* c) : OpKernel(c) {
@@ -103,27 +109,28 @@ class StackV2Op : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& size = ctx->input(0);
-    DFX_OP_REQUIRES(ctx, size.dims() == 0,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Stack size must be a scalar, but had shape: ",
-                        size.shape().DebugString())));
-    // A negative max_size means no bound.
-    const int32_t value = size.scalar<int32_t>();
-    const int64_t max_size =
-        value >= 0 ? value : std::numeric_limits<int64_t>::max();
+    // A negative max_size means no bound; the v1 Stack has none.
+    int64_t max_size = std::numeric_limits<int64_t>::max();
+    if (num_inputs() > 0) {
+      const Tensor& size = ctx->input(0);
+      DFX_OP_REQUIRES(ctx, size.dims() == 0,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Stack size must be a scalar, but had shape: ",
+                          size.shape().DebugString())));
+      const int32_t value = size.scalar<int32_t>();
+      if (value >= 0) max_size = value;
+    }
     const std::string name =
         absl::StrCat(stack_name_, "_", stack_counter.fetch_add(1));
-    const std::string key = absl::StrCat("_stacks", name);
+    const std::string key = absl::StrCat(kStackPrefix, name);
     absl::StatusOr<ScopedStepContainer*> step = StepContainer(ctx);
     DFX_OP_REQUIRES_OK(ctx, step.status());
-    absl::StatusOr<Tensor> handle = MakeStepHandle(ctx, key, Stack::kTypeName);
-    DFX_OP_REQUIRES_OK(ctx, handle.status());
     DFX_OP_REQUIRES_OK(
         ctx, ctx->resource_manager()->Create(
                  (*step)->name(), key,
                  std::make_shared<Stack>(elem_type_, name, max_size)));
-    ctx->set_output(0, *std::move(handle));
+    DFX_OP_REQUIRES_OK(
+        ctx, SetStepHandleOutput(ctx, kStackPrefix, name, Stack::kTypeName));
   }
 
  private:
@@ -138,7 +145,8 @@ class StackPushV2Op : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<Stack>> stack = LookupHandle<Stack>(ctx, 0);
+    absl::StatusOr<std::shared_ptr<Stack>> stack =
+        LookupStepResource<Stack>(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, stack.status());
     const Tensor& value = ctx->input(1);
     DFX_OP_REQUIRES(
@@ -160,7 +168,8 @@ class StackPopV2Op : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<Stack>> stack = LookupHandle<Stack>(ctx, 0);
+    absl::StatusOr<std::shared_ptr<Stack>> stack =
+        LookupStepResource<Stack>(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, stack.status());
     // TensorFlow fails this in the executor's output type check, with
     // Internal; so does dfx, with a message that says what happened.
@@ -169,7 +178,7 @@ class StackPopV2Op : public OpKernel {
         absl::InternalError(absl::StrCat(
             "Stack[", (*stack)->name(), "] holds ",
             DataTypeString((*stack)->elem_type()),
-            " tensors, but this StackPopV2 declares elem_type ",
+            " tensors, but this ", type_string(), " declares elem_type ",
             DataTypeString(elem_type_))));
     absl::StatusOr<Tensor> value = (*stack)->Pop();
     DFX_OP_REQUIRES_OK(ctx, value.status());
@@ -187,7 +196,8 @@ class StackCloseV2Op : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<std::shared_ptr<Stack>> stack = LookupHandle<Stack>(ctx, 0);
+    absl::StatusOr<std::shared_ptr<Stack>> stack =
+        LookupStepResource<Stack>(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, stack.status());
     (*stack)->Close();
   }
@@ -200,6 +210,10 @@ void RegisterStackKernels(KernelRegistry* registry) {
   RegisterKernel<StackPushV2Op>(registry, KernelDefBuilder("StackPushV2"));
   RegisterKernel<StackPopV2Op>(registry, KernelDefBuilder("StackPopV2"));
   RegisterKernel<StackCloseV2Op>(registry, KernelDefBuilder("StackCloseV2"));
+  RegisterKernel<StackV2Op>(registry, KernelDefBuilder("Stack"));
+  RegisterKernel<StackPushV2Op>(registry, KernelDefBuilder("StackPush"));
+  RegisterKernel<StackPopV2Op>(registry, KernelDefBuilder("StackPop"));
+  RegisterKernel<StackCloseV2Op>(registry, KernelDefBuilder("StackClose"));
 }
 
 }  // namespace dfx::data_flow

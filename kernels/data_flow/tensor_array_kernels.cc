@@ -6,6 +6,13 @@
 // ops pass along carries no value: it orders the ops of one array in the
 // graph (and through loops), as in TensorFlow.
 //
+// The same kernels serve TensorFlow's older names, as TensorFlow's do: the
+// v1 ops (TensorArray, TensorArrayWrite, ...), whose handle is a reference
+// to a [2] string tensor ("_tensor_arrays", name), and the V2 ops, which
+// pass that tensor by value (LookupStepResource reads all three handles).
+// Neither creation op outputs a flow. TensorArrayPack and
+// TensorArrayUnpack are the v1 gather and scatter of every index.
+//
 // Scatter and split store views of their input (Tensor::Slice), not copies:
 // an element shares the buffer of the value it came from.
 #include <algorithm>
@@ -32,7 +39,7 @@ constexpr char kGradContainerPrefix[] = "_tensor_array_grads";
 std::atomic<int64_t> tensor_array_counter{0};
 
 absl::StatusOr<std::shared_ptr<TensorArray>> LookupArray(OpKernelContext* ctx) {
-  return LookupHandle<TensorArray>(ctx, 0);
+  return LookupStepResource<TensorArray>(ctx, 0);
 }
 
 absl::Status CheckScalar(const Tensor& t, const char* what) {
@@ -81,8 +88,11 @@ class TensorArrayV3Op : public OpKernel {
     options_.element_shape = ShapeAttr(c, "element_shape");
     c->SetStatus(c->GetAttr("dynamic_size", &options_.dynamic_size));
     c->SetStatus(c->GetAttr("clear_after_read", &options_.clear_after_read));
-    c->SetStatus(c->GetAttr("identical_element_shapes",
-                            &options_.identical_element_shapes));
+    // The v1 and V2 ops have no such attr.
+    if (c->def().attr().contains("identical_element_shapes")) {
+      c->SetStatus(c->GetAttr("identical_element_shapes",
+                              &options_.identical_element_shapes));
+    }
     c->SetStatus(c->GetAttr("tensor_array_name", &name_));
     if (name_.empty()) name_ = c->def().name();
   }
@@ -100,13 +110,11 @@ class TensorArrayV3Op : public OpKernel {
         TensorArray::Create(name, std::move(options));
     DFX_OP_REQUIRES_OK(ctx, ta.status());
     const std::string key = absl::StrCat(kContainerPrefix, name);
-    absl::StatusOr<Tensor> handle =
-        MakeStepHandle(ctx, key, TensorArray::kTypeName);
-    DFX_OP_REQUIRES_OK(ctx, handle.status());
     DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Create((*step)->name(),
                                                             key, *ta));
-    ctx->set_output(0, *std::move(handle));
-    ctx->set_output(1, ZeroFlow());
+    DFX_OP_REQUIRES_OK(ctx, SetStepHandleOutput(ctx, kContainerPrefix, name,
+                                                TensorArray::kTypeName));
+    if (ctx->num_outputs() > 1) ctx->set_output(1, ZeroFlow());
   }
 
  private:
@@ -128,6 +136,16 @@ class TensorArrayGradOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<ScopedStepContainer*> step = StepContainer(ctx);
     DFX_OP_REQUIRES_OK(ctx, step.status());
+    if (input_type(0) != DT_RESOURCE) {
+      // TensorFlow's string handles name the forward array's container.
+      std::string prefix, forward_name;
+      DFX_OP_REQUIRES_OK(
+          ctx, HandleNameFromInput(ctx, 0, &prefix, &forward_name));
+      DFX_OP_REQUIRES(ctx, prefix == kContainerPrefix,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Input container should be '", kContainerPrefix,
+                          "',  but received '", prefix, "'")));
+    }
     absl::StatusOr<std::shared_ptr<TensorArray>> forward = LookupArray(ctx);
     DFX_OP_REQUIRES_OK(ctx, forward.status());
     const TensorArray& fwd = **forward;
@@ -184,11 +202,9 @@ class TensorArrayGradOp : public OpKernel {
             (*step)->name(), key,
             [&fresh]() -> std::shared_ptr<TensorArray> { return *fresh; });
     DFX_OP_REQUIRES_OK(ctx, grad.status());
-    absl::StatusOr<Tensor> handle =
-        MakeStepHandle(ctx, key, TensorArray::kTypeName);
-    DFX_OP_REQUIRES_OK(ctx, handle.status());
-    ctx->set_output(0, *std::move(handle));
-    ctx->set_output(1, ZeroFlow());
+    DFX_OP_REQUIRES_OK(ctx, SetStepHandleOutput(ctx, kGradContainerPrefix,
+                                                name, TensorArray::kTypeName));
+    if (ctx->num_outputs() > 1) ctx->set_output(1, ZeroFlow());
   }
 
  private:
@@ -262,9 +278,12 @@ class TensorArrayReadOp : public OpKernel {
 // ---------------------------------------------------------------------------
 // Gather and concat: many elements into one tensor
 
+// TensorArrayGather*, and TensorArrayPack: the gather of indices 0..n-1,
+// n the array's size (its forward array's split size for a gradient array).
 class TensorArrayGatherOp : public OpKernel {
  public:
-  explicit TensorArrayGatherOp(OpKernelConstruction* c) : OpKernel(c) {
+  explicit TensorArrayGatherOp(OpKernelConstruction* c)
+      : OpKernel(c), pack_(c->def().op() == "TensorArrayPack") {
     c->SetStatus(c->GetAttr("dtype", &dtype_));
     element_shape_ = ShapeAttr(c, "element_shape");
   }
@@ -279,13 +298,23 @@ class TensorArrayGatherOp : public OpKernel {
                         "TensorArray ", (*ta)->name(),
                         ": element_shape does not match the array's: ",
                         merged.message())));
-    const Tensor& indices = ctx->input(1);
-    DFX_OP_REQUIRES(
-        ctx, indices.dims() == 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Expected indices to be a vector, but received shape: ",
-            indices.shape().DebugString())));
-    const int64_t n = indices.NumElements();
+    std::vector<int64_t> index;
+    if (pack_) {
+      absl::StatusOr<int64_t> size = (*ta)->ConcatSize();
+      DFX_OP_REQUIRES_OK(ctx, size.status());
+      index.resize(static_cast<size_t>(*size));
+      for (int64_t i = 0; i < *size; ++i) index[i] = i;
+    } else {
+      const Tensor& indices = ctx->input(1);
+      DFX_OP_REQUIRES(
+          ctx, indices.dims() == 1,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Expected indices to be a vector, but received shape: ",
+              indices.shape().DebugString())));
+      index.assign(indices.data<int32_t>(),
+                   indices.data<int32_t>() + indices.NumElements());
+    }
+    const int64_t n = static_cast<int64_t>(index.size());
     if (n == 0) {
       // TensorFlow takes the shape from this op's attr only.
       DFX_OP_REQUIRES(
@@ -304,8 +333,6 @@ class TensorArrayGatherOp : public OpKernel {
       return;
     }
     DFX_OP_REQUIRES_OK(ctx, CheckMovable(*this, dtype_));
-    std::vector<int64_t> index(indices.data<int32_t>(),
-                               indices.data<int32_t>() + n);
     std::vector<Tensor> values;
     DFX_OP_REQUIRES_OK(ctx,
                        (*ta)->ReadMany(ctx->allocator(), index, &values));
@@ -336,6 +363,7 @@ class TensorArrayGatherOp : public OpKernel {
   }
 
  private:
+  const bool pack_;
   DataType dtype_ = DT_INVALID;
   PartialShape element_shape_;
 };
@@ -434,14 +462,17 @@ class TensorArrayConcatOp : public OpKernel {
 // ---------------------------------------------------------------------------
 // Scatter and split: one tensor into many elements
 
+// TensorArrayScatter*, and TensorArrayUnpack: the scatter to indices
+// 0..n-1 of a value of n rows, n the array's size, which it marks.
 class TensorArrayScatterOp : public OpKernel {
  public:
-  explicit TensorArrayScatterOp(OpKernelConstruction* c) : OpKernel(c) {}
+  explicit TensorArrayScatterOp(OpKernelConstruction* c)
+      : OpKernel(c), unpack_(c->def().op() == "TensorArrayUnpack") {}
 
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<std::shared_ptr<TensorArray>> ta = LookupArray(ctx);
     DFX_OP_REQUIRES_OK(ctx, ta.status());
-    const Tensor& value = ctx->input(2);
+    const Tensor& value = ctx->input(unpack_ ? 1 : 2);
     DFX_OP_REQUIRES_OK(ctx, CheckWriteDtype(**ta, value.dtype()));
     DFX_OP_REQUIRES(
         ctx, value.dims() >= 1,
@@ -451,30 +482,45 @@ class TensorArrayScatterOp : public OpKernel {
             value.shape().DebugString())));
     absl::StatusOr<int64_t> size = (*ta)->Size();
     DFX_OP_REQUIRES_OK(ctx, size.status());
-    const Tensor& indices = ctx->input(1);
-    DFX_OP_REQUIRES(
-        ctx, indices.dims() == 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Expected indices to be a vector, but received shape: ",
-            indices.shape().DebugString())));
-    const int64_t n = indices.NumElements();
-    DFX_OP_REQUIRES(
-        ctx, n == value.dim_size(0),
-        absl::InvalidArgumentError(absl::StrCat(
-            "Expected len(indices) == values.shape[0], but saw: ", n, " vs. ",
-            value.dim_size(0))));
-    const int32_t* idx = indices.data<int32_t>();
-    std::vector<int64_t> index(idx, idx + n);
+    std::vector<int64_t> index;
+    if (unpack_) {
+      index.resize(static_cast<size_t>(value.dim_size(0)));
+      for (int64_t i = 0; i < value.dim_size(0); ++i) index[i] = i;
+    } else {
+      const Tensor& indices = ctx->input(1);
+      DFX_OP_REQUIRES(
+          ctx, indices.dims() == 1,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Expected indices to be a vector, but received shape: ",
+              indices.shape().DebugString())));
+      DFX_OP_REQUIRES(
+          ctx, indices.NumElements() == value.dim_size(0),
+          absl::InvalidArgumentError(absl::StrCat(
+              "Expected len(indices) == values.shape[0], but saw: ",
+              indices.NumElements(), " vs. ", value.dim_size(0))));
+      index.assign(indices.data<int32_t>(),
+                   indices.data<int32_t>() + indices.NumElements());
+    }
+    const int64_t n = static_cast<int64_t>(index.size());
     const int64_t max_index =
         n == 0 ? -1 : *std::max_element(index.begin(), index.end());
     int64_t array_size = *size;
     if ((*ta)->HasDynamicSize() && array_size < max_index + 1) {
       array_size = max_index + 1;
     }
-    DFX_OP_REQUIRES(ctx, max_index < array_size,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Max scatter index must be < array size (", max_index,
-                        " vs. ", array_size, ")")));
+    if (unpack_) {
+      DFX_OP_REQUIRES(
+          ctx, n == array_size,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Input value must have first dimension equal to the array size "
+              "(",
+              n, " vs. ", array_size, ")")));
+    } else {
+      DFX_OP_REQUIRES(ctx, max_index < array_size,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "Max scatter index must be < array size (",
+                          max_index, " vs. ", array_size, ")")));
+    }
     TensorShape element = value.shape();
     element.RemoveDim(0);
     std::vector<Tensor> elements;
@@ -484,10 +530,14 @@ class TensorArrayScatterOp : public OpKernel {
       DFX_OP_REQUIRES_OK(ctx, e.status());
       elements.push_back(*std::move(e));
     }
+    if (unpack_) DFX_OP_REQUIRES_OK(ctx, (*ta)->SetMarkedSize(array_size));
     DFX_OP_REQUIRES_OK(ctx,
                        (*ta)->WriteMany(ctx->allocator(), index, elements));
-    ctx->set_output(0, ctx->input(3));
+    ctx->set_output(0, ctx->input(num_inputs() - 1));
   }
+
+ private:
+  const bool unpack_;
 };
 
 class TensorArraySplitOp : public OpKernel {
@@ -604,6 +654,59 @@ class TensorArrayCloseOp : public OpKernel {
   }
 };
 
+// The v1 and V2 names, with the dtypes TensorFlow's CPU kernels serve:
+// every type for the ops that move whole elements, the plain (and
+// quantized) types for the ones that copy into one tensor, as in
+// TensorFlow. (The V3 kernels stay registered for every dtype.)
+void RegisterLegacyTensorArrayKernels(KernelRegistry* registry) {
+  const DataTypeVector plain = {
+      DT_STRING, DT_BOOL,   DT_COMPLEX128, DT_COMPLEX64, DT_DOUBLE, DT_FLOAT,
+      DT_BFLOAT16, DT_HALF, DT_INT32,      DT_INT8,      DT_UINT8,  DT_INT16,
+      DT_UINT16, DT_UINT32, DT_INT64,      DT_UINT64};
+  DataTypeVector all = plain;  // TensorFlow's TF_CALL_ALL_TYPES
+  all.push_back(DT_VARIANT);
+  all.push_back(DT_RESOURCE);
+  // Gather, pack and concat copy into one tensor: dfx cannot copy variant
+  // elements there (CheckMovable), so it serves the quantized types only.
+  DataTypeVector copied = plain;
+  for (DataType t : {DT_QINT32, DT_QINT8, DT_QUINT8}) copied.push_back(t);
+  for (const char* v : {"", "V2"}) {
+    const auto name = [v](const char* op) { return absl::StrCat(op, v); };
+    RegisterKernel<TensorArrayV3Op>(registry,
+                                    KernelDefBuilder(name("TensorArray")));
+    RegisterKernel<TensorArrayGradOp>(
+        registry, KernelDefBuilder(name("TensorArrayGrad")));
+    RegisterKernel<TensorArrayWriteOp>(
+        registry,
+        KernelDefBuilder(name("TensorArrayWrite")).TypeConstraint("T", all));
+    RegisterKernel<TensorArrayReadOp>(
+        registry, KernelDefBuilder(name("TensorArrayRead"))
+                      .TypeConstraint("dtype", all));
+    RegisterKernel<TensorArrayGatherOp>(
+        registry, KernelDefBuilder(name("TensorArrayGather"))
+                      .TypeConstraint("dtype", copied));
+    RegisterKernel<TensorArrayScatterOp>(
+        registry,
+        KernelDefBuilder(name("TensorArrayScatter")).TypeConstraint("T", all));
+    RegisterKernel<TensorArrayConcatOp>(
+        registry, KernelDefBuilder(name("TensorArrayConcat"))
+                      .TypeConstraint("dtype", copied));
+    RegisterKernel<TensorArraySplitOp>(
+        registry,
+        KernelDefBuilder(name("TensorArraySplit")).TypeConstraint("T", all));
+    RegisterKernel<TensorArraySizeOp>(
+        registry, KernelDefBuilder(name("TensorArraySize")));
+    RegisterKernel<TensorArrayCloseOp>(
+        registry, KernelDefBuilder(name("TensorArrayClose")));
+  }
+  RegisterKernel<TensorArrayGatherOp>(
+      registry,
+      KernelDefBuilder("TensorArrayPack").TypeConstraint("dtype", copied));
+  RegisterKernel<TensorArrayScatterOp>(
+      registry,
+      KernelDefBuilder("TensorArrayUnpack").TypeConstraint("T", all));
+}
+
 }  // namespace
 
 void RegisterTensorArrayKernels(KernelRegistry* registry) {
@@ -628,6 +731,7 @@ void RegisterTensorArrayKernels(KernelRegistry* registry) {
                                     KernelDefBuilder("TensorArraySizeV3"));
   RegisterKernel<TensorArrayCloseOp>(registry,
                                      KernelDefBuilder("TensorArrayCloseV3"));
+  RegisterLegacyTensorArrayKernels(registry);
 }
 
 }  // namespace dfx::data_flow

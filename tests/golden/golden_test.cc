@@ -53,7 +53,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
                                  "quantized", "staging",     "ragged2",
-                                 "seqex",    "tmap"};
+                                 "seqex",    "tmap",         "tarray"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -438,6 +438,17 @@ TEST_CASE("golden: fixed-length record, CSV and matching-files datasets, "
   // Multi-step cases: an iterator made, then read element by element from
   // files of the case's folder up to TensorFlow's OutOfRange or error.
   RunFamily("dataset3");
+}
+
+TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
+          "equal TensorFlow") {
+  // From GraphDefs produced before the ops' deprecation: the v1 ops' Ref
+  // string handles, the V2 ops' string handles, gradient arrays, an
+  // unrolled dynamic_rnn body, stacks in push and pop order. Split over two
+  // devices too: the arrays and stacks stay on one, their inputs come from
+  // the other.
+  RunFamily("tarray");
+  RunFamily("tarray", /*spread=*/true);
 }
 
 TEST_CASE("golden: legacy ops: deprecated Batch matrix ops, v1 Conv3D "
