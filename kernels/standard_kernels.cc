@@ -34,6 +34,12 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
 void RegisterDataset3Kernels(KernelRegistry* registry);
+// tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
+// (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
+void RegisterMutexKernels(KernelRegistry* registry);
+// DecodePaddedRaw, IsotonicRegression, ParallelConcat
+// (kernels/array/small_kernels.cc); declared here for the same reason.
+void RegisterSmallKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -80,6 +86,8 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
+  RegisterMutexKernels(registry);
+  RegisterSmallKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -1,0 +1,281 @@
+"""Golden cases of the mutex family, as TensorFlow 2.21 runs them:
+tf.CriticalSection's ops (MutexV2, MutexLock, ConsumeMutexLock) and a few
+small ops (DecodePaddedRaw, IsotonicRegression, ParallelConcat).
+
+A critical section holds state across steps, so its cases are multi-step
+(golden_lib.steps_case): one graph, then steps run one after another in one
+session. The lock is a DT_VARIANT no case fetches (TensorFlow does not
+encode it); a step that leaves its lock unconsumed releases it when the
+step ends, so the next step gets the mutex again.
+
+    $(tools/tf_env) tests/golden/gen_mutex.py
+
+Besides the cases the generator writes the ops' signatures
+(tf_op_defs.pbtxt, tf_cpu_kernels.txt), which tests/kernels/mutex_test.cc
+compares with dfx's registry.
+
+Left out of the family: StochasticCastToInt, whose TensorFlow CPU kernel
+draws one Philox sample per Eigen packet and shares it between the packet's
+lanes, from one generator the kernel's threads share: its bits depend on the
+build's SIMD width and on thread scheduling, so no kernel can match them.
+SobolSample: TensorFlow's table of direction numbers (21201 dimensions) is
+not in dfx, and a partial table would not match it bit for bit.
+
+Cases TensorFlow cannot answer are left out: DecodePaddedRaw with
+little_endian=false on a string shorter than fixed_length (TensorFlow reads
+past the string's end; dfx pads with zeros, tests/kernels/mutex_test.cc),
+and ParallelConcat with fewer inputs than its shape's first dim (TensorFlow
+leaves the other rows uninitialized; dfx writes zeros).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_lib  # noqa: E402
+from golden_lib import placeholder, steps_case, tf, tf1  # noqa: E402
+
+FAMILY = "mutex"
+RAW = tf.raw_ops
+
+OP_NAMES = ["MutexV2", "MutexLock", "ConsumeMutexLock", "DecodePaddedRaw",
+            "IsotonicRegression", "ParallelConcat"]
+
+
+def case(name, build, **kw):
+    golden_lib.case(FAMILY, name, build, **kw)
+
+
+def folder():
+    return golden_lib.family_folder(FAMILY)
+
+
+# --------------------------------------------------------------------------
+# tf.CriticalSection
+
+
+def resource_var(value, name):
+    return tf1.get_variable(name, initializer=np.asarray(value),
+                            use_resource=True)
+
+
+def critical_section_cases():
+    def increments():
+        v = resource_var(np.int32(0), "v")
+        cs = tf.CriticalSection(shared_name="cs")
+        out = cs.execute(lambda: v.assign_add(1).read_value())
+        return {"init": v.initializer, "out": out, "read": v.read_value()}
+    steps_case(folder(), "execute_increments", increments,
+               [["init"], ["out"], ["out"], ["out"], ["read"]])
+
+    def concurrent():
+        # Two executes of one section in one step: they take turns, so the
+        # variable sees both updates whatever their order.
+        v = resource_var(np.float32(1), "v")
+        cs = tf.CriticalSection(shared_name="cs2")
+        a = cs.execute(lambda: v.assign(v.read_value() * 2.0).read_value())
+        b = cs.execute(lambda: v.assign(v.read_value() * 3.0).read_value())
+        both = tf.group(a, b)
+        return {"init": v.initializer, "both": both, "read": v.read_value()}
+    steps_case(folder(), "execute_concurrent", concurrent,
+               [["init"], ["both"], ["read"], ["both"], ["read"]])
+
+    def two_sections():
+        # Two sections, each with its own variable, and a section's output
+        # feeding the other's function.
+        v = resource_var(np.int64(5), "v")
+        w = resource_var(np.int64(0), "w")
+        cs1 = tf.CriticalSection(shared_name="one")
+        cs2 = tf.CriticalSection(shared_name="two")
+        x = cs1.execute(lambda: v.assign_add(2).read_value())
+        y = cs2.execute(lambda: w.assign_add(x).read_value())
+        return {"init": tf.group(v.initializer, w.initializer), "y": y,
+                "x": x, "read": w.read_value()}
+    steps_case(folder(), "execute_chained", two_sections,
+               [["init"], ["y"], ["y"], ["read"]])
+
+    def unconsumed():
+        # A lock nothing consumes lives until its step ends.
+        m = RAW.MutexV2(shared_name="held")
+        lock = RAW.MutexLock(mutex=m)
+        with tf.control_dependencies([lock]):
+            out = tf.identity(tf.constant([1.5, 2.5]))
+        return {"out": out}
+    steps_case(folder(), "lock_released_at_step_end", unconsumed,
+               [["out"], ["out"], ["out"]])
+
+    def bad_consume():
+        # ConsumeMutexLock of a variant that is not a lock.
+        lst = RAW.EmptyTensorList(element_shape=tf.constant([], tf.int32),
+                                  max_num_elements=-1,
+                                  element_dtype=tf.float32)
+        return {"consume": RAW.ConsumeMutexLock(mutex_lock=lst)}
+    steps_case(folder(), "consume_not_a_lock", bad_consume, [["consume"]])
+
+    def lock_of_variable():
+        # MutexLock of a variable's handle makes a mutex of that name: the
+        # resource manager keeps a variable and a mutex apart.
+        v = resource_var(np.float32(3), "shared")
+        lock = RAW.MutexLock(mutex=v.handle)
+        with tf.control_dependencies([RAW.ConsumeMutexLock(mutex_lock=lock)]):
+            out = v.read_value() + 1.0
+        return {"init": v.initializer, "out": out}
+    steps_case(folder(), "lock_variable_handle", lock_of_variable,
+               [["init"], ["out"], ["out"]])
+
+
+# --------------------------------------------------------------------------
+# DecodePaddedRaw
+
+
+def decode_padded_raw_cases():
+    def decode(name, strings, length, out_type, little_endian=True,
+               shape=None, length_feed=False):
+        def build():
+            arr = np.array(strings, dtype=object)
+            if shape is not None:
+                arr = arr.reshape(shape)
+            sp, sv = placeholder(arr.astype(bytes) if arr.size else
+                                 np.zeros(arr.shape, dtype=object))
+            feeds = {sp: sv}
+            if length_feed:
+                lp, lv = placeholder(np.asarray(length, np.int32),
+                                     name="length", shape=None)
+                feeds[lp] = lv
+                length_t = lp
+            else:
+                length_t = tf.constant(length, tf.int32)
+            out = RAW.DecodePaddedRaw(input_bytes=sp, fixed_length=length_t,
+                                      out_type=out_type,
+                                      little_endian=little_endian)
+            return out, feeds
+        case("decode_padded_raw_" + name, build)
+
+    words = [b"abcdefgh", b"ijklmnop", b"qrstuvwx"]
+    for dt in [tf.float32, tf.float64, tf.int32, tf.uint16, tf.uint8,
+               tf.int16, tf.int8, tf.int64, tf.bfloat16]:
+        decode(dt.name, words, 8, dt)
+        # Big-endian only with strings at least fixed_length long:
+        # TensorFlow's byte-swapping path reads fixed_length bytes of every
+        # string, past the end of a shorter one.
+        if dt.size > 1:
+            decode(dt.name + "_big_endian", words, 8, dt, little_endian=False)
+    decode("short_strings_padded", [b"ab", b"", b"abcdefghij"], 4, tf.int16)
+    decode("short_strings_uint8", [b"xyz", b"q"], 5, tf.uint8)
+    decode("long_strings_cut_big_endian", [b"abcdefgh", b"ijklmnopqr"], 4,
+           tf.uint16, little_endian=False)
+    decode("matrix", [b"aaaa", b"bbbb", b"cccc", b"dddd", b"ee", b"f"], 4,
+           tf.int32, shape=(2, 3))
+    decode("scalar", b"\x01\x00\x00\x00\x02\x00", 8, tf.int32, shape=())
+    decode("empty", [], 4, tf.int32)
+    # Fed lengths: the shape function rejects these constants.
+    decode("error_not_multiple", words, 6, tf.int32, length_feed=True)
+    decode("error_zero", words, 0, tf.int16, length_feed=True)
+    decode("error_negative", words, -4, tf.int32, length_feed=True)
+    decode("error_length_not_scalar", words, [4, 4], tf.int32,
+           length_feed=True)
+
+
+# --------------------------------------------------------------------------
+# IsotonicRegression
+
+
+def isotonic_cases():
+    def iso(name, value, output_dtype=None, rtol=None, atol=None):
+        def build():
+            xp, xv = placeholder(value)
+            kw = {} if output_dtype is None else {"output_dtype": output_dtype}
+            out, seg = RAW.IsotonicRegression(input=xp, **kw)
+            return [out, seg], {xp: xv}
+        case("isotonic_" + name, build, rtol=rtol, atol=atol)
+
+    rng = golden_lib.rng(3)
+    base = rng.normal(size=(3, 7))
+    iso("float", base.astype(np.float32), tf.float32)
+    iso("double", base, tf.float64)
+    iso("half", (base * 10).astype(np.float16), tf.float16, rtol=0, atol=0)
+    iso("int8", rng.integers(-100, 100, size=(2, 9)).astype(np.int8))
+    iso("int16", rng.integers(-3000, 3000, size=(2, 9)).astype(np.int16))
+    iso("int32", rng.integers(-10**6, 10**6, size=(2, 9)).astype(np.int32),
+        tf.float64)
+    iso("int64", np.array([[2**60 + 1, 3, 2**61, -5, 7]], np.int64),
+        tf.float64)
+    iso("vector", np.array([1., 3., 2., 4., 3.5, 5.], np.float32))
+    iso("decreasing", np.array([5., 4., 3., 2., 1.], np.float32))
+    iso("increasing", np.array([1., 2., 3., 4., 5.], np.float32))
+    iso("ties", np.array([[2., 2., 2., 3., 3., 1.]], np.float32))
+    iso("rank3", rng.normal(size=(2, 3, 4)).astype(np.float32))
+    iso("scalar", np.float32(4.5))
+    iso("nan", np.array([1., np.nan, 3., 2.], np.float32))
+    iso("empty_rows", np.zeros((0, 4), np.float32))
+    iso("empty_cols", np.zeros((3, 0), np.float32))
+    iso("error_float_to_double", base.astype(np.float32), tf.float64)
+
+
+def isotonic_bfloat16_case():
+    def build():
+        x = tf.cast(tf.constant(np.linspace(-3, 3, 12).reshape(2, 6)[:, ::-1]
+                                * np.array([1, -1] * 6).reshape(2, 6),
+                                tf.float32), tf.bfloat16)
+        out, seg = RAW.IsotonicRegression(input=x, output_dtype=tf.bfloat16)
+        return [tf.cast(out, tf.float32), seg], None
+    case("isotonic_bfloat16_kernel", build, rtol=0, atol=0)
+
+
+# --------------------------------------------------------------------------
+# ParallelConcat (tf.parallel_stack)
+
+
+def parallel_concat_cases():
+    def pc(name, values, shape):
+        def build():
+            feeds = {}
+            ins = []
+            for i, v in enumerate(values):
+                p, pv = placeholder(v, name=f"v{i}")
+                feeds[p] = pv
+                ins.append(p)
+            return RAW.ParallelConcat(values=ins, shape=shape), feeds
+        case("parallel_concat_" + name, build)
+
+    pc("float", [np.array([[1., 2.]], np.float32),
+                 np.array([[3., 4.]], np.float32)], [2, 2])
+    for dt in [np.float64, np.int32, np.int64, np.uint8, np.int8, np.int16,
+               np.uint16, np.uint32, np.uint64, np.float16, np.bool_,
+               np.complex64, np.complex128]:
+        pc(np.dtype(dt).name, [np.ones((1, 3), dt), np.zeros((1, 3), dt),
+                               np.ones((1, 3), dt)], [3, 3])
+    pc("string", [np.array([[b"a", b"bc"]]), np.array([[b"", b"d"]])],
+       [2, 2])
+    pc("rank3", [np.arange(6, dtype=np.float32).reshape(1, 2, 3),
+                 -np.arange(6, dtype=np.float32).reshape(1, 2, 3)], [2, 2, 3])
+    pc("one", [np.array([7], np.int32)], [1])
+    pc("empty_rows", [np.zeros((1, 0), np.float32),
+                      np.zeros((1, 0), np.float32)], [2, 0])
+    pc("error_too_many", [np.array([[1.]], np.float32),
+                          np.array([[2.]], np.float32)], [1, 1])
+
+    def stack():
+        # What tf.parallel_stack emits: an ExpandDims per input.
+        a = tf.constant([1, 2, 3])
+        b = tf.constant([4, 5, 6])
+        return tf.parallel_stack([a, b]), None
+    case("parallel_stack", stack)
+
+
+def main():
+    golden_lib.family_folder(FAMILY)
+    critical_section_cases()
+    decode_padded_raw_cases()
+    isotonic_cases()
+    isotonic_bfloat16_case()
+    parallel_concat_cases()
+    golden_lib.write_op_defs(FAMILY, OP_NAMES,
+                             type_attrs={"DecodePaddedRaw": "out_type",
+                                         "IsotonicRegression": "T"})
+
+
+if __name__ == "__main__":
+    main()
