@@ -37,8 +37,8 @@ void RegisterDataset3Kernels(KernelRegistry* registry);
 // tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
 // (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
 void RegisterMutexKernels(KernelRegistry* registry);
-// DecodePaddedRaw, IsotonicRegression, ParallelConcat
-// (kernels/array/small_kernels.cc); declared here for the same reason.
+// DecodePaddedRaw, IsotonicRegression, ParallelConcat, StatefulStandardNormal
+// v1 (kernels/array/small_kernels.cc); declared here for the same reason.
 void RegisterSmallKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {

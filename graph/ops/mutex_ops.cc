@@ -1,8 +1,9 @@
 // The mutex family's ops: the mutex behind tf.CriticalSection (MutexV2,
 // MutexLock, ConsumeMutexLock), and a few small ops TensorFlow graphs
-// contain (DecodePaddedRaw, IsotonicRegression, ParallelConcat).
+// contain (DecodePaddedRaw, IsotonicRegression, ParallelConcat,
+// StatefulStandardNormal v1).
 // Signatures follow TensorFlow 2.21's resource_variable_ops.cc,
-// parsing_ops.cc, nn_ops.cc and array_ops.cc.
+// parsing_ops.cc, nn_ops.cc, array_ops.cc and stateful_random_ops.cc.
 #include <cstdint>
 #include <vector>
 
@@ -88,6 +89,21 @@ absl::Status ParallelConcatShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// StatefulStandardNormal (v1): the shape input's value when it is a
+// constant.
+absl::Status ShapeFromInput1(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  std::vector<int64_t> dims;
+  if (ConstantInts(c->input_tensor(1), &dims)) {
+    c->set_output(0, PartialShape::Known(std::move(dims)));
+  } else if (c->input(1).RankKnown() && c->input(1).dims[0] >= 0) {
+    c->set_output(0, UnknownDims(static_cast<int>(c->input(1).dims[0])));
+  } else {
+    c->set_output(0, PartialShape::Unknown());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterMutexOps(OpRegistry* r) {
@@ -134,6 +150,22 @@ absl::Status RegisterMutexOps(OpRegistry* r) {
                                       .Attr("T: type")
                                       .Attr("shape: shape")
                                       .SetShapeFn(ParallelConcatShape)));
+  // StatefulStandardNormal (v1): the algorithm is the state's first word.
+  // Deprecated at GraphDef version 29.
+  DFX_ASSIGN_OR_RETURN(OpRegistrationData normal_v1,
+                       OpDefBuilder("StatefulStandardNormal")
+                           .Input("resource: resource")
+                           .Input("shape: shape_dtype")
+                           .Output("output: dtype")
+                           .Attr("dtype: type = DT_FLOAT")
+                           .Attr("shape_dtype: type = DT_INT64")
+                           .SetIsStateful()
+                           .SetShapeFn(ShapeFromInput1)
+                           .Finalize());
+  normal_v1.op_def.mutable_deprecation()->set_version(29);
+  normal_v1.op_def.mutable_deprecation()->set_explanation(
+      "Use StatefulStandardNormalV2 instead");
+  DFX_RETURN_IF_ERROR(r->Register(std::move(normal_v1)));
   return absl::OkStatus();
 }
 

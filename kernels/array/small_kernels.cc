@@ -1,17 +1,24 @@
 // Small kernels of the mutex family's second group: DecodePaddedRaw
 // (tf.io.decode_raw with fixed_length), IsotonicRegression
 // (tf.nn.isotonic_regression, pool-adjacent violators) and ParallelConcat
-// (tf.parallel_stack). Plain loops over typed pointers.
+// (tf.parallel_stack), and StatefulStandardNormal (v1). Plain loops over
+// typed pointers.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "graph/types.h"
 #include "kernels/array/array_util.h"
+#include "kernels/random/philox.h"
+#include "kernels/random/random_util.h"
+#include "kernels/state/variable_util.h"
+#include "runtime/resource_mgr.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
@@ -208,6 +215,76 @@ class ParallelConcatOp : public OpKernel {
   TensorShape shape_;
 };
 
+// ---------------------------------------------------------------------------
+// StatefulStandardNormal (v1)
+
+// The V2 op's normal values, the algorithm read from the state variable's
+// first word and the Philox counter and key from the three after it, in
+// TensorFlow's order of checks (the shape first).
+class StatefulStandardNormalV1Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<TensorShape> shape = random::ShapeFromTensor(ctx->input(1));
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    absl::StatusOr<random::Philox> gen =
+        Advance(ctx, static_cast<uint64_t>(out->NumElements()));
+    DFX_OP_REQUIRES_OK(ctx, gen.status());
+    random::FillFloat(*ctx->device(), random::FloatDist::kNormal, *gen, out);
+  }
+
+ private:
+  static absl::StatusOr<random::Philox> Advance(OpKernelContext* ctx,
+                                                uint64_t outputs) {
+    // A missing variable is NotFound, as TensorFlow's LookupResource says.
+    DFX_ASSIGN_OR_RETURN(std::shared_ptr<Var> var, LookupVariable(ctx, 0));
+    absl::MutexLock lock(var->mu());
+    Tensor* state = var->tensor();
+    if (!var->is_initialized() || state->dtype() != DT_INT64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dtype of RNG state variable must be int64, not ",
+                       DataTypeString(var->is_initialized() ? state->dtype()
+                                                            : var->dtype())));
+    }
+    if (state->dims() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RNG state must have one and only one dimension, not ",
+                       state->dims()));
+    }
+    if (state->NumElements() < 1) {
+      return absl::InvalidArgumentError("Size of tensor must be at least 1");
+    }
+    const int64_t alg = state->data<int64_t>()[0];
+    if (alg == random::kAlgThreeFry) {
+      return absl::UnimplementedError(
+          "Non-XLA devices don't support the ThreeFry algorithm.");
+    }
+    if (alg != random::kAlgPhilox && alg != random::kAlgAutoSelect) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Unsupported algorithm id: ", alg));
+    }
+    if (state->NumElements() < 4) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "For the Philox algorithm, the size of state must be at least 4; "
+          "got ",
+          state->NumElements()));
+    }
+    DFX_RETURN_IF_ERROR(EnsureUnshared(ctx, state));
+    int64_t* s = state->data<int64_t>() + 1;
+    const random::Philox gen = random::Philox::FromKeyCounter(
+        static_cast<uint64_t>(s[2]), static_cast<uint64_t>(s[0]),
+        static_cast<uint64_t>(s[1]));
+    random::Philox next = gen;
+    next.Skip(outputs * random::kReservedBlocksPerOutput);
+    s[0] = static_cast<int64_t>(next.counter_lo64());
+    s[1] = static_cast<int64_t>(next.counter_hi64());
+    return gen;
+  }
+};
+
 template <typename T>
 void RegisterDecodePaddedRaw(KernelRegistry* r) {
   RegisterKernel<DecodePaddedRawOp<T>>(
@@ -245,6 +322,10 @@ void RegisterSmallKernels(KernelRegistry* r) {
   RegisterIsotonic<int16_t, float>(r);
   RegisterIsotonic<int32_t, double>(r);
   RegisterIsotonic<int64_t, double>(r);
+  RegisterKernel<StatefulStandardNormalV1Op>(
+      r, KernelDefBuilder("StatefulStandardNormal")
+             .TypeConstraint("dtype",
+                             {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE}));
   RegisterKernel<ParallelConcatOp>(
       r,
       KernelDefBuilder("ParallelConcat")

@@ -1,6 +1,7 @@
 """Golden cases of the mutex family, as TensorFlow 2.21 runs them:
 tf.CriticalSection's ops (MutexV2, MutexLock, ConsumeMutexLock) and a few
-small ops (DecodePaddedRaw, IsotonicRegression, ParallelConcat).
+small ops (DecodePaddedRaw, IsotonicRegression, ParallelConcat, and
+StatefulStandardNormal v1 from a GraphDef older than its deprecation).
 
 A critical section holds state across steps, so its cases are multi-step
 (golden_lib.steps_case): one graph, then steps run one after another in one
@@ -41,7 +42,7 @@ FAMILY = "mutex"
 RAW = tf.raw_ops
 
 OP_NAMES = ["MutexV2", "MutexLock", "ConsumeMutexLock", "DecodePaddedRaw",
-            "IsotonicRegression", "ParallelConcat"]
+            "IsotonicRegression", "ParallelConcat", "StatefulStandardNormal"]
 
 
 def case(name, build, **kw):
@@ -265,6 +266,67 @@ def parallel_concat_cases():
     case("parallel_stack", stack)
 
 
+# --------------------------------------------------------------------------
+# StatefulStandardNormal (v1): TensorFlow 2.21 runs it only from a GraphDef
+# produced before version 29 (golden_lib.legacy_case). The case graph
+# builds StatefulStandardNormalV2 nodes and turns them into v1 ones (the
+# algorithm input dropped: v1 reads it from the state's first word).
+
+
+def normal_v1_cases():
+    def normal(name, state, dtype=tf.float32, shape=(2, 3),
+               state_dtype=np.int64, draws=2):
+        def build():
+            st = np.asarray(state, state_dtype)
+            handle = RAW.VarHandleOp(dtype=tf.as_dtype(st.dtype),
+                                     shape=st.shape, shared_name="rng_" + name,
+                                     name="state")
+            assign = RAW.AssignVariableOp(resource=handle,
+                                          value=tf.constant(st))
+            outs = []
+            deps = [assign]
+            for i in range(draws):
+                with tf.control_dependencies(deps):
+                    out = RAW.StatefulStandardNormalV2(
+                        resource=handle, algorithm=tf.constant(1, tf.int64),
+                        shape=tf.constant(shape, tf.int64), dtype=dtype,
+                        name=f"draw{i}")
+                outs.append(out)
+                deps = [out]
+            fetches = [o.name for o in outs]
+            if st.dtype == np.int64:
+                with tf.control_dependencies(deps):
+                    read = RAW.ReadVariableOp(resource=handle,
+                                              dtype=tf.int64, name="read")
+                fetches.append(read.name)
+
+            def edit(graph_def):
+                for node in graph_def.node:
+                    if node.op == "StatefulStandardNormalV2":
+                        node.op = "StatefulStandardNormal"
+                        inputs = list(node.input)
+                        del node.input[:]
+                        node.input.extend(inputs[:1] + inputs[2:])
+            return edit, fetches
+        golden_lib.legacy_case(FAMILY, "normal_v1_" + name, build,
+                               producer=28)
+
+    normal("float", [1, 7, 0, 42])
+    normal("double", [1, 2**40, 3, 9], dtype=tf.float64)
+    normal("half", [1, 0, 0, 5], dtype=tf.float16)
+    normal("bfloat16", [1, 11, 0, 5], dtype=tf.bfloat16)
+    normal("auto_select", [3, 100, 1, 77], shape=(5,))
+    normal("long_state", [1, 4, 5, 6, 99, 98], shape=(3,))
+    normal("empty", [1, 0, 0, 3], shape=(0, 2))
+    normal("counter_carry", [1, -1, 0, 1], shape=(4,))
+    normal("error_threefry", [2, 0, 0, 1], draws=1)
+    normal("error_bad_alg", [7, 0, 0, 1], draws=1)
+    normal("error_short_state", [1, 0, 0], draws=1)
+    normal("error_empty_state", np.zeros((0,), np.int64), draws=1)
+    normal("error_int32_state", [1, 0, 0, 1], state_dtype=np.int32, draws=1)
+    normal("error_rank2_state", [[1, 0, 0, 1]], draws=1)
+
+
 def main():
     golden_lib.family_folder(FAMILY)
     critical_section_cases()
@@ -272,9 +334,11 @@ def main():
     isotonic_cases()
     isotonic_bfloat16_case()
     parallel_concat_cases()
+    normal_v1_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"DecodePaddedRaw": "out_type",
-                                         "IsotonicRegression": "T"})
+                                         "IsotonicRegression": "T",
+                                         "StatefulStandardNormal": "dtype"})
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ TEST_CASE(
     "Every mutex family op has TensorFlow 2.21's signature and CPU "
     "types",
     "[mutex]") {
-  testing::CheckSignaturesWithTensorFlow("mutex", 6);
+  testing::CheckSignaturesWithTensorFlow("mutex", 7);
 }
 
 // A handle of the mutex `name`, shared by every call of one test.
