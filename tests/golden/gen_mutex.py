@@ -19,8 +19,9 @@ Left out of the family: StochasticCastToInt, whose TensorFlow CPU kernel
 draws one Philox sample per Eigen packet and shares it between the packet's
 lanes, from one generator the kernel's threads share: its bits depend on the
 build's SIMD width and on thread scheduling, so no kernel can match them.
-SobolSample: TensorFlow's table of direction numbers (21201 dimensions) is
-not in dfx, and a partial table would not match it bit for bit.
+SobolSample: TensorFlow takes its direction numbers from an external table
+(Joe and Kuo's, 21201 dimensions, the sobol_data repository), which dfx
+does not carry; matching TensorFlow needs that whole table.
 
 Cases TensorFlow cannot answer are left out: DecodePaddedRaw with
 little_endian=false on a string shorter than fixed_length (TensorFlow reads
