@@ -1,9 +1,10 @@
 // The mutex family's ops: the mutex behind tf.CriticalSection (MutexV2,
 // MutexLock, ConsumeMutexLock), and a few small ops TensorFlow graphs
 // contain (DecodePaddedRaw, IsotonicRegression, ParallelConcat,
-// StatefulStandardNormal v1).
+// StochasticCastToInt, StatefulStandardNormal v1).
 // Signatures follow TensorFlow 2.21's resource_variable_ops.cc,
-// parsing_ops.cc, nn_ops.cc, array_ops.cc and stateful_random_ops.cc.
+// parsing_ops.cc, nn_ops.cc, array_ops.cc, stochastic_cast_op.cc and
+// stateful_random_ops.cc.
 #include <cstdint>
 #include <vector>
 
@@ -104,6 +105,20 @@ absl::Status ShapeFromInput1(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// StochasticCastToInt: the input's shape; key a vector of 1, counter a
+// vector, alg a scalar.
+absl::Status StochasticCastShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+  const PartialShape& key = c->input(1);
+  if (key.RankKnown() && key.dims[0] >= 0 && key.dims[0] != 1) {
+    return c->Error(absl::StrCat("Dimension must be 1 but is ", key.dims[0]));
+  }
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RegisterMutexOps(OpRegistry* r) {
@@ -150,6 +165,16 @@ absl::Status RegisterMutexOps(OpRegistry* r) {
                                       .Attr("T: type")
                                       .Attr("shape: shape")
                                       .SetShapeFn(ParallelConcatShape)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("StochasticCastToInt")
+                      .Input("input: Tin")
+                      .Input("key: uint64")
+                      .Input("counter: uint64")
+                      .Input("alg: int32")
+                      .Output("output: Tout")
+                      .Attr("Tin: {half, bfloat16, float, double}")
+                      .Attr("Tout: {int8, int16, int32}")
+                      .SetShapeFn(StochasticCastShape)));
   // StatefulStandardNormal (v1): the algorithm is the state's first word.
   // Deprecated at GraphDef version 29.
   DFX_ASSIGN_OR_RETURN(OpRegistrationData normal_v1,

@@ -1,14 +1,16 @@
 // Small kernels of the mutex family's second group: DecodePaddedRaw
 // (tf.io.decode_raw with fixed_length), IsotonicRegression
 // (tf.nn.isotonic_regression, pool-adjacent violators) and ParallelConcat
-// (tf.parallel_stack), and StatefulStandardNormal (v1). Plain loops over
-// typed pointers.
+// (tf.parallel_stack), StochasticCastToInt and StatefulStandardNormal (v1).
+// Plain loops over typed pointers.
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -285,6 +287,165 @@ class StatefulStandardNormalV1Op : public OpKernel {
   }
 };
 
+// ---------------------------------------------------------------------------
+// StochasticCastToInt
+
+// The uniform draws of one Philox block as TensorFlow's
+// UniformDistribution<PhiloxRandom, In> makes them: four per block (two
+// for double).
+template <typename In>
+struct Draws {
+  static constexpr int kCount = 4;
+  static void Make(const random::PhiloxBlock& w, In* out) {
+    for (int k = 0; k < 4; ++k) {
+      if constexpr (std::is_same_v<In, float>) {
+        out[k] = random::Uint32ToFloat(w[k]);
+      } else if constexpr (std::is_same_v<In, Eigen::half>) {
+        out[k] = random::Uint16ToHalf(static_cast<uint16_t>(w[k]));
+      } else {
+        out[k] = random::Uint16ToBfloat16(static_cast<uint16_t>(w[k]));
+      }
+    }
+  }
+};
+template <>
+struct Draws<double> {
+  static constexpr int kCount = 2;
+  static void Make(const random::PhiloxBlock& w, double* out) {
+    out[0] = random::Uint64ToDouble(w[0], w[1]);
+    out[1] = random::Uint64ToDouble(w[2], w[3]);
+  }
+};
+
+// Rounds each element down or up at random, up with probability its
+// fractional part, saturating at Out's range (NaN is 0). The random bits
+// are TensorFlow 2.21's (x86 build) bit for bit: its kernel is one Eigen
+// expression evaluated on one thread, which draws one block per SIMD
+// packet (its lanes reusing the block's draws in turn) wherever it
+// vectorizes and one block per non-integer element elsewhere. It
+// vectorizes only into int32: packets of 8 floats, and of 4 doubles two at
+// a time (8 int32s); the last elements short of a whole unit go one by
+// one. Values beyond int32's range TensorFlow converts with undefined
+// behaviour (INT_MIN on x86); dfx saturates them.
+template <typename In, typename Out>
+class StochasticCastToIntOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<int> alg = CheckKeyCounterAlg(*ctx);
+    DFX_OP_REQUIRES_OK(ctx, alg.status());
+    const Tensor& input = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    DFX_OP_REQUIRES_OK(ctx, *alg == random::kAlgPhilox
+                                ? absl::OkStatus()
+                                : random::UnsupportedAlg(*alg));
+    // TensorFlow seeds PhiloxRandom(counter[0], key[0]): the counter word
+    // is the key, the key the counter's high half.
+    random::Philox gen(ctx->input(2).data<uint64_t>()[0],
+                       ctx->input(1).data<uint64_t>()[0]);
+    const In* x = input.data<In>();
+    Out* y = out->data<Out>();
+    const int64_t n = input.NumElements();
+    constexpr bool kInt32 = std::is_same_v<Out, int32_t>;
+    constexpr bool kFloat = std::is_same_v<In, float>;
+    constexpr bool kDouble = std::is_same_v<In, double>;
+    constexpr int64_t kPacket =
+        kInt32 && kFloat ? 8 : (kInt32 && kDouble ? 4 : 1);
+    constexpr int64_t kUnit = kInt32 && (kFloat || kDouble) ? 8 : 1;
+    In draws[Draws<In>::kCount];
+    int64_t i = 0;
+    if constexpr (kPacket > 1) {
+      for (const int64_t end = n / kUnit * kUnit; i < end; i += kPacket) {
+        Draws<In>::Make(gen.Next(), draws);
+        for (int64_t j = 0; j < kPacket; ++j) {
+          y[i + j] = Round(x[i + j], draws[j % Draws<In>::kCount]);
+        }
+      }
+    }
+    for (; i < n; ++i) {
+      const In v = x[i];
+      if (Eigen::numext::isnan(v) ||
+          v >= static_cast<In>(std::numeric_limits<Out>::max()) ||
+          v <= static_cast<In>(std::numeric_limits<Out>::min()) ||
+          Eigen::numext::floor(v) == v) {
+        y[i] = Round(v, In(0));  // no draw
+        continue;
+      }
+      Draws<In>::Make(gen.Next(), draws);
+      y[i] = Round(v, draws[0]);
+    }
+  }
+
+ private:
+  // TensorFlow's checks of key, counter and alg (GetKeyCounterAlgFromInputs,
+  // which compares the counter's length with the algorithm id): the
+  // algorithm, auto-select as Philox. Only counter[0] is read, so one
+  // word will do.
+  static absl::StatusOr<int> CheckKeyCounterAlg(const OpKernelContext& ctx) {
+    const Tensor& key = ctx.input(1);
+    const Tensor& counter = ctx.input(2);
+    const Tensor& alg_t = ctx.input(3);
+    if (alg_t.dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input 3 (0-based) must have shape [], not ",
+                       alg_t.shape().DebugString()));
+    }
+    int alg = alg_t.data<int32_t>()[0];
+    if (alg == random::kAlgAutoSelect) alg = random::kAlgPhilox;
+    if (key.dims() != 1 || key.dim_size(0) != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "key must have shape [1], not ", key.shape().DebugString(),
+          ". (Note that batched keys are not supported yet.)"));
+    }
+    if (counter.dims() != 1 || counter.dim_size(0) < std::max(alg, 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "counter must be a vector with length at least ", alg,
+          "; got shape: ", counter.shape().DebugString(),
+          ". (Note that batched counters are not supported yet.)"));
+    }
+    return alg;
+  }
+
+  // TensorFlow's arithmetic in In (a half's sum rounds to half), then a
+  // saturating conversion.
+  static Out Round(In v, In r) {
+    if (Eigen::numext::isnan(v)) return Out(0);
+    const In hi = static_cast<In>(std::numeric_limits<Out>::max());
+    const In lo = static_cast<In>(std::numeric_limits<Out>::min());
+    In rounded;
+    if (v >= hi) {
+      rounded = hi;
+    } else if (v <= lo) {
+      rounded = lo;
+    } else if (Eigen::numext::floor(v) == v) {
+      rounded = v;
+    } else if (v < In(0)) {
+      rounded = Eigen::numext::floor(static_cast<In>(v + r));
+    } else {
+      rounded = Eigen::numext::floor(static_cast<In>(v + In(1)) - r);
+    }
+    const double d = static_cast<double>(rounded);
+    if (d >= static_cast<double>(std::numeric_limits<Out>::max())) {
+      return std::numeric_limits<Out>::max();
+    }
+    if (d <= static_cast<double>(std::numeric_limits<Out>::min())) {
+      return std::numeric_limits<Out>::min();
+    }
+    return static_cast<Out>(d);
+  }
+};
+
+template <typename In, typename... Outs>
+void RegisterStochasticCast(KernelRegistry* r) {
+  (RegisterKernel<StochasticCastToIntOp<In, Outs>>(
+       r, KernelDefBuilder("StochasticCastToInt")
+              .TypeConstraint("Tin", {DataTypeToEnum<In>::value})
+              .TypeConstraint("Tout", {DataTypeToEnum<Outs>::value})),
+   ...);
+}
+
 template <typename T>
 void RegisterDecodePaddedRaw(KernelRegistry* r) {
   RegisterKernel<DecodePaddedRawOp<T>>(
@@ -322,6 +483,10 @@ void RegisterSmallKernels(KernelRegistry* r) {
   RegisterIsotonic<int16_t, float>(r);
   RegisterIsotonic<int32_t, double>(r);
   RegisterIsotonic<int64_t, double>(r);
+  RegisterStochasticCast<Eigen::half, int8_t, int16_t, int32_t>(r);
+  RegisterStochasticCast<Eigen::bfloat16, int8_t, int16_t, int32_t>(r);
+  RegisterStochasticCast<float, int8_t, int16_t, int32_t>(r);
+  RegisterStochasticCast<double, int8_t, int16_t, int32_t>(r);
   RegisterKernel<StatefulStandardNormalV1Op>(
       r, KernelDefBuilder("StatefulStandardNormal")
              .TypeConstraint("dtype",

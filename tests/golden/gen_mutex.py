@@ -1,7 +1,8 @@
 """Golden cases of the mutex family, as TensorFlow 2.21 runs them:
 tf.CriticalSection's ops (MutexV2, MutexLock, ConsumeMutexLock) and a few
-small ops (DecodePaddedRaw, IsotonicRegression, ParallelConcat, and
-StatefulStandardNormal v1 from a GraphDef older than its deprecation).
+small ops (DecodePaddedRaw, IsotonicRegression, ParallelConcat,
+StochasticCastToInt, and StatefulStandardNormal v1 from a GraphDef older
+than its deprecation).
 
 A critical section holds state across steps, so its cases are multi-step
 (golden_lib.steps_case): one graph, then steps run one after another in one
@@ -15,13 +16,16 @@ Besides the cases the generator writes the ops' signatures
 (tf_op_defs.pbtxt, tf_cpu_kernels.txt), which tests/kernels/mutex_test.cc
 compares with dfx's registry.
 
-Left out of the family: StochasticCastToInt, whose TensorFlow CPU kernel
-draws one Philox sample per Eigen packet and shares it between the packet's
-lanes, from one generator the kernel's threads share: its bits depend on the
-build's SIMD width and on thread scheduling, so no kernel can match them.
-SobolSample: TensorFlow takes its direction numbers from an external table
-(Joe and Kuo's, 21201 dimensions, the sobol_data repository), which dfx
-does not carry; matching TensorFlow needs that whole table.
+StochasticCastToInt's random bits follow TensorFlow's x86 build, which
+draws one Philox block per SIMD packet where its Eigen expression
+vectorizes (float and double into int32) and one per element elsewhere;
+kernels/array/small_kernels.cc says how, and the cases below cover packets
+and the elements left over.
+
+Left out of the family: SobolSample. TensorFlow takes its direction
+numbers from an external table (Joe and Kuo's, 21201 dimensions, the
+sobol_data repository), which dfx does not carry; matching TensorFlow needs
+that whole table.
 
 Cases TensorFlow cannot answer are left out: DecodePaddedRaw with
 little_endian=false on a string shorter than fixed_length (TensorFlow reads
@@ -43,7 +47,8 @@ FAMILY = "mutex"
 RAW = tf.raw_ops
 
 OP_NAMES = ["MutexV2", "MutexLock", "ConsumeMutexLock", "DecodePaddedRaw",
-            "IsotonicRegression", "ParallelConcat", "StatefulStandardNormal"]
+            "IsotonicRegression", "ParallelConcat", "StatefulStandardNormal",
+            "StochasticCastToInt"]
 
 
 def case(name, build, **kw):
@@ -268,6 +273,84 @@ def parallel_concat_cases():
 
 
 # --------------------------------------------------------------------------
+# StochasticCastToInt (no tf.raw_ops wrapper in 2.21: built from its OpDef)
+
+
+def stochastic_cast(x, key, counter, alg, tout):
+    from tensorflow.python.framework import op_def_library
+    op = op_def_library._apply_op_helper(
+        "StochasticCastToInt", input=x, key=key, counter=counter, alg=alg,
+        Tout=tout)[2]
+    return op.outputs[0]
+
+
+def stochastic_cast_cases():
+    def cast(name, values, tin, tout, key=(9,), counter=(5, 0), alg=1,
+             feed_alg=False):
+        def build():
+            v = np.asarray(values, np.float64)
+            if tin == tf.bfloat16:
+                # No bfloat16 feeds: a float feed cast in the graph.
+                xp, xv = placeholder(v.astype(np.float32))
+                x = tf.cast(xp, tf.bfloat16)
+            else:
+                xp, xv = placeholder(v.astype(tin.as_numpy_dtype))
+                x = xp
+            feeds = {xp: xv}
+            k = tf.constant(np.asarray(key, np.uint64))
+            c = tf.constant(np.asarray(counter, np.uint64))
+            if feed_alg:
+                # Unknown shape: the shape function would reject it.
+                ap = tf1.placeholder(tf.int32, shape=None, name="alg")
+                feeds[ap] = np.asarray(alg, np.int32)
+                a = ap
+            else:
+                a = tf.constant(alg, tf.int32)
+            return stochastic_cast(x, k, c, a, tout), feeds
+        case("stochastic_cast_" + name, build)
+
+    rng = golden_lib.rng(7)
+    # Values inside every Tout's range. Beyond int32's, TensorFlow converts
+    # with undefined behaviour (INT_MIN on x86) where dfx saturates: float,
+    # half and bfloat16 to int32 at or past 2^31, and half or bfloat16 to
+    # int16 at 32767 (which rounds to 32768 in them) are left out.
+    mixed = np.concatenate([rng.uniform(-60, 60, size=37),
+                            [0.5, -0.5, 3.0, -7.0, np.nan, 0.25, -0.75]])
+    for tin in [tf.float32, tf.float64, tf.float16, tf.bfloat16]:
+        for tout in [tf.int8, tf.int16, tf.int32]:
+            cast(f"{tin.name}_{tout.name}", mixed, tin, tout)
+    # Packets of 8 floats (or 2 x 4 doubles) and the elements left over.
+    for n in [1, 7, 8, 9, 33, 64]:
+        vals = rng.uniform(-5, 5, size=n)
+        cast(f"float32_int32_n{n}", vals, tf.float32, tf.int32,
+             key=(2**40 + 3,), counter=(2**33 + 5, 77))
+        cast(f"float64_int32_n{n}", vals, tf.float64, tf.int32,
+             key=(12345,), counter=(99, 1))
+    cast("saturate_int8", [300.0, -300.0, 127.0, -128.0, 126.5, -127.5,
+                           np.inf, -np.inf], tf.float32, tf.int8)
+    cast("saturate_int16_float", [1e6, -1e6, 32767.0, -32768.0, 32766.5],
+         tf.float32, tf.int16)
+    cast("saturate_int32_double", [3e9, -3e9, 2147483647.0, -2147483648.0,
+                                   2147483646.5, -2147483647.5, np.inf,
+                                   -np.inf, 1.5, 2.5, 3.5, 4.5],
+         tf.float64, tf.int32)
+    cast("half_int32_range", [60000.0, -60000.0, 65504.0, 1000.5, -3.25],
+         tf.float16, tf.int32)
+    cast("integers", np.arange(-20, 20, dtype=np.float64), tf.float32,
+         tf.int32)
+    cast("matrix", rng.uniform(-3, 3, size=(4, 5)), tf.float32, tf.int16)
+    cast("scalar", 2.75, tf.float64, tf.int8)
+    cast("empty", np.zeros((0, 3)), tf.float32, tf.int32)
+    cast("auto_select", mixed, tf.float32, tf.int32, alg=3)
+    cast("one_word_counter", mixed[:10], tf.float64, tf.int16, counter=(8,))
+    cast("error_threefry", mixed, tf.float32, tf.int32, alg=2)
+    cast("error_bad_alg", mixed, tf.float32, tf.int32, alg=0)
+    cast("error_empty_counter", mixed, tf.float32, tf.int32, counter=())
+    cast("error_alg_not_scalar", mixed, tf.float32, tf.int32, alg=[1, 1],
+         feed_alg=True)
+
+
+# --------------------------------------------------------------------------
 # StatefulStandardNormal (v1): TensorFlow 2.21 runs it only from a GraphDef
 # produced before version 29 (golden_lib.legacy_case). The case graph
 # builds StatefulStandardNormalV2 nodes and turns them into v1 ones (the
@@ -336,6 +419,7 @@ def main():
     isotonic_bfloat16_case()
     parallel_concat_cases()
     normal_v1_cases()
+    stochastic_cast_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"DecodePaddedRaw": "out_type",
                                          "IsotonicRegression": "T",

@@ -7,6 +7,7 @@
 // while it waits ends with Cancelled and the mutex goes on to the next;
 // ConsumeMutexLock refuses a lock another tensor still shares. Shape
 // functions name the node in their errors.
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ TEST_CASE(
     "Every mutex family op has TensorFlow 2.21's signature and CPU "
     "types",
     "[mutex]") {
-  testing::CheckSignaturesWithTensorFlow("mutex", 7);
+  testing::CheckSignaturesWithTensorFlow("mutex", 8);
 }
 
 // A handle of the mutex `name`, shared by every call of one test.
@@ -250,6 +251,62 @@ TEST_CASE(
   CHECK(v[1] == 0x0300);
   CHECK(v[2] == 0);
   CHECK(v[3] == 0);
+}
+
+TEST_CASE(
+    "StochasticCastToInt saturates past int32 where TensorFlow's "
+    "conversion is undefined",
+    "[mutex]") {
+  // TensorFlow's x86 build gives INT_MIN for these (golden cases leave
+  // them out).
+  const NodeDef cast = TestNodeBuilder("cast", "StochasticCastToInt", 4)
+                           .Attr("Tin", DT_FLOAT)
+                           .Attr("Tout", DT_INT32)
+                           .Build();
+  const Tensor x = Tensor::FromVector<float>(
+      {3e9f, 2147483648.0f, -3e9f, std::numeric_limits<float>::infinity()});
+  auto out = RunKernel(
+      cast, {x, Tensor::FromVector<uint64_t>({1}),
+             Tensor::FromVector<uint64_t>({2, 0}), Tensor::Scalar<int32_t>(1)});
+  REQUIRE_OK(out.status());
+  const int32_t* y = (*out)[0].data<int32_t>();
+  CHECK(y[0] == std::numeric_limits<int32_t>::max());
+  CHECK(y[1] == std::numeric_limits<int32_t>::max());
+  CHECK(y[2] == std::numeric_limits<int32_t>::min());
+  CHECK(y[3] == std::numeric_limits<int32_t>::max());
+
+  const NodeDef half = TestNodeBuilder("cast", "StochasticCastToInt", 4)
+                           .Attr("Tin", DT_HALF)
+                           .Attr("Tout", DT_INT16)
+                           .Build();
+  Tensor h(DT_HALF, TensorShape({1}));
+  h.data<Eigen::half>()[0] = Eigen::half(40000.0f);
+  out = RunKernel(
+      half, {h, Tensor::FromVector<uint64_t>({1}),
+             Tensor::FromVector<uint64_t>({2}), Tensor::Scalar<int32_t>(3)});
+  REQUIRE_OK(out.status());
+  CHECK((*out)[0].data<int16_t>()[0] == 32767);
+}
+
+TEST_CASE(
+    "StochasticCastToInt's shape function checks key, counter and "
+    "alg",
+    "[mutex]") {
+  const NodeDef cast = TestNodeBuilder("sc", "StochasticCastToInt", 4)
+                           .Attr("Tin", DT_FLOAT)
+                           .Attr("Tout", DT_INT8)
+                           .Build();
+  CHECK(Str(Infer(cast, {PartialShape::Known({2, 3}), PartialShape::Known({1}),
+                         PartialShape::Known({2}), PartialShape::Scalar()})) ==
+        PartialShape::Known({2, 3}).DebugString());
+  CHECK_THAT(Infer(cast, {PartialShape::Known({2}), PartialShape::Known({2}),
+                          PartialShape::Known({2}), PartialShape::Scalar()})
+                 .status(),
+             StatusIs(StatusCode::kInvalidArgument, "sc"));
+  CHECK_THAT(Infer(cast, {PartialShape::Known({2}), PartialShape::Known({1}),
+                          PartialShape::Known({2}), PartialShape::Known({1})})
+                 .status(),
+             StatusIs(StatusCode::kInvalidArgument));
 }
 
 }  // namespace
