@@ -25,9 +25,10 @@ absl::Status RegisterQuantizedOps(OpRegistry* registry);
 // Staging areas and barriers (staging_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterStagingOps(OpRegistry* registry);
-// tf.CriticalSection's mutex and a few small ops (mutex_ops.cc), declared
-// here for the same reason.
+// tf.CriticalSection's mutex (mutex_ops.cc) and the mutex family's small
+// ops (small_ops.cc), declared here for the same reason.
 absl::Status RegisterMutexOps(OpRegistry* registry);
+absl::Status RegisterSmallOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -79,6 +80,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMutexOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSmallOps(registry));
   return absl::OkStatus();
 }
 
