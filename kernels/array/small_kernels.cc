@@ -1,6 +1,6 @@
-// Small kernels of the mutex family's second group: DecodePaddedRaw
-// (tf.io.decode_raw with fixed_length), IsotonicRegression
-// (tf.nn.isotonic_regression, pool-adjacent violators) and ParallelConcat
+// The mutex family's small kernels (ops in graph/ops/small_ops.cc):
+// DecodePaddedRaw (tf.io.decode_raw with fixed_length), IsotonicRegression
+// (tf.nn.isotonic_regression, pool-adjacent violators), ParallelConcat
 // (tf.parallel_stack), StochasticCastToInt and StatefulStandardNormal (v1).
 // Plain loops over typed pointers.
 #include <algorithm>
