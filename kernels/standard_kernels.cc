@@ -37,6 +37,12 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
 void RegisterDataset3Kernels(KernelRegistry* registry);
+// tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
+// (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
+void RegisterMutexKernels(KernelRegistry* registry);
+// DecodePaddedRaw, IsotonicRegression, ParallelConcat, StatefulStandardNormal
+// v1 (kernels/array/small_kernels.cc); declared here for the same reason.
+void RegisterSmallKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -84,6 +90,8 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
   RegisterTmapKernels(registry);
+  RegisterMutexKernels(registry);
+  RegisterSmallKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -31,6 +31,10 @@ absl::Status RegisterTmapOps(OpRegistry* registry);
 // TensorFlow's TensorArray ops before V3 and stacks before V2
 // (tarray_ops.cc), declared here for the same reason.
 absl::Status RegisterTarrayOps(OpRegistry* registry);
+// tf.CriticalSection's mutex (mutex_ops.cc) and the mutex family's small
+// ops (small_ops.cc), declared here for the same reason.
+absl::Status RegisterMutexOps(OpRegistry* registry);
+absl::Status RegisterSmallOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -83,6 +87,8 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTmapOps(registry));
   DFX_RETURN_IF_ERROR(RegisterTarrayOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterMutexOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSmallOps(registry));
   return absl::OkStatus();
 }
 

@@ -53,7 +53,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
                                  "quantized", "staging",     "ragged2",
-                                 "seqex",    "tmap",         "tarray"};
+                                 "seqex",    "tmap",         "tarray",
+                                 "mutex"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -394,6 +395,13 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: tf.CriticalSection's mutex ops, DecodePaddedRaw, "
+          "IsotonicRegression and ParallelConcat equal TensorFlow") {
+  // Multi-step cases: critical sections executed over several steps, two
+  // executes contending in one step, a lock released as its step ends.
+  RunFamily("mutex");
 }
 
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "
