@@ -35,6 +35,11 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // csv_dataset_kernels.cc); declared here for the same reason.
 void RegisterDataset3Kernels(KernelRegistry* registry);
 
+// TensorFlow's V1 checkpoint kernels Save, SaveSlices, Restore,
+// RestoreSlice (kernels/io/ckptv1_kernels.cc), declared here for the same
+// reason.
+void RegisterCkptV1Kernels(KernelRegistry* registry);
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -80,6 +85,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
+  RegisterCkptV1Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -25,6 +25,9 @@ absl::Status RegisterQuantizedOps(OpRegistry* registry);
 // Staging areas and barriers (staging_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterStagingOps(OpRegistry* registry);
+// TensorFlow's V1 checkpoint ops Save, SaveSlices, Restore, RestoreSlice
+// (ckptv1_ops.cc), declared here for the same reason.
+absl::Status RegisterCkptV1Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -75,6 +78,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   return absl::OkStatus();
 }
 
