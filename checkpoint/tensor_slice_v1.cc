@@ -585,7 +585,8 @@ absl::Status TensorSliceWriterV1::Finish() {
 struct TensorSliceReaderV1::File {
   std::string path;
   bool loaded = false;
-  table::Table table;
+  std::unique_ptr<ci::RandomAccessFile> file;
+  std::unique_ptr<table::TableReader> table;
 };
 
 TensorSliceReaderV1::TensorSliceReaderV1() = default;
@@ -640,8 +641,17 @@ absl::Status TensorSliceReaderV1::LoadAll() {
 absl::Status TensorSliceReaderV1::LoadFile(int index) {
   File& file = *files_[index];
   if (file.loaded) return absl::OkStatus();
-  DFX_ASSIGN_OR_RETURN(std::string contents, ci::ReadFileToString(file.path));
-  absl::StatusOr<table::Table> table = table::Table::Parse(contents, file.path);
+  // The table is read block by block (a checkpoint may not fit in
+  // memory): the footer and index now, the metadata record, and later only
+  // the blocks of the slices restored.
+  DFX_ASSIGN_OR_RETURN(file.file, ci::RandomAccessFile::Open(file.path));
+  const ci::RandomAccessFile* f = file.file.get();
+  absl::StatusOr<std::unique_ptr<table::TableReader>> table =
+      table::TableReader::Open(
+          [f](uint64_t offset, size_t n, char* dst) {
+            return f->ReadExactly(offset, n, dst);
+          },
+          f->size(), file.path);
   if (!table.ok()) {
     return absl::Status(
         table.status().code(),
@@ -652,13 +662,16 @@ absl::Status TensorSliceReaderV1::LoadFile(int index) {
   }
   file.table = *std::move(table);
   file.loaded = true;
-  const std::string* value = file.table.Find("");
-  if (value == nullptr) {
+  absl::StatusOr<std::string> value = file.table->Get("");
+  if (absl::IsNotFound(value.status())) {
     return absl::InternalError(absl::StrCat(
         "Failed to find the saved tensor slices at the beginning of the "
         "checkpoint file: ",
         file.path));
   }
+  // A damaged block: DataLoss (TensorFlow's lazy reader misses the record
+  // and answers Internal as above).
+  DFX_RETURN_IF_ERROR(value.status());
   SavedTensorSlices record;
   if (!record.ParseFromString(*value)) {
     return absl::InternalError(absl::StrCat(
@@ -763,9 +776,10 @@ absl::Status TensorSliceReaderV1::CopySliceData(const std::string& name,
   }
   for (const SavedSlice& s : info->slices) {
     if (!Overlap(s.slice, slice)) continue;
-    const std::string* value =
-        files_[s.file]->table.Find(EncodeTensorNameSliceV1(name, s.slice));
-    if (value == nullptr) return CopyError();
+    absl::StatusOr<std::string> value =
+        files_[s.file]->table->Get(EncodeTensorNameSliceV1(name, s.slice));
+    if (absl::IsNotFound(value.status())) return CopyError();
+    DFX_RETURN_IF_ERROR(value.status());
     SavedTensorSlices record;
     if (!record.ParseFromString(*value)) return CopyError();
     absl::StatusOr<TensorShape> shape = SliceShapeV1(s.slice, info->shape);

@@ -125,7 +125,8 @@ class TensorSliceReaderV1 {
   // it names one of several files; the rest when a tensor is not there).
   // NotFound "Unsuccessful TensorSliceReader constructor: Failed to find
   // any matching files for P"; DataLoss naming the file for a file that is
-  // not a table or whose table is damaged (a checksum mismatch, truncation);
+  // not a table or whose footer, index or metadata block is damaged (a
+  // checksum mismatch, truncation);
   // Internal for a table without V1 metadata; InvalidArgument for a
   // version this code cannot read or overlapping slices.
   // `check_path`, when set, is called on each matching path before it is
@@ -144,9 +145,10 @@ class TensorSliceReaderV1 {
                                  DataType* dtype);
 
   // Copies `slice` of tensor `name` into `out` (whose shape is the slice's
-  // shape and dtype the tensor's). InvalidArgument "Error copying slice
-  // data" when the saved slices do not cover it or a record is missing or
-  // malformed, as TensorFlow.
+  // shape and dtype the tensor's), reading only the records of the saved
+  // slices it overlaps. InvalidArgument "Error copying slice data" when the
+  // saved slices do not cover it or a record is missing or malformed, as
+  // TensorFlow; DataLoss naming the file for a damaged block.
   absl::Status CopySliceData(const std::string& name,
                              const TensorSliceV1& slice, Tensor* out);
 

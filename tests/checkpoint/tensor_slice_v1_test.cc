@@ -6,6 +6,7 @@
 // (tests/golden/gen_ckptv1.py).
 #include "checkpoint/tensor_slice_v1.h"
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -228,7 +229,9 @@ TEST_CASE("V1 readers glob shards and load the preferred one first") {
                  IsOk());
     REQUIRE_THAT(writer.Finish(), IsOk());
   }
-  const std::string pattern = tmp / "m-?????" "-of-00002";
+  const std::string pattern = tmp /
+                              "m-?????"
+                              "-of-00002";
   for (int preferred : {-1, 0, 1, 7}) {
     absl::StatusOr<Tensor> t1 = Restore(pattern, "t1", DT_FLOAT, "", preferred);
     REQUIRE_THAT(t1.status(), IsOk());
@@ -273,6 +276,75 @@ TEST_CASE("V1 readers refuse damaged files with DataLoss") {
   CHECK_THAT(Restore(tmp / "bad", "t", DT_FLOAT).status(),
              StatusIs(absl::StatusCode::kInternal,
                       "Failed to find the saved tensor slices"));
+}
+
+TEST_CASE("Table readers read only the blocks a key needs") {
+  table::TableBuilder builder(table::TableOptions{.block_size = 64});
+  for (int i = 0; i < 100; ++i) {
+    REQUIRE_THAT(builder.Add(absl::StrCat("key", 1000 + i),
+                             std::string(20, static_cast<char>('a' + i % 26))),
+                 IsOk());
+  }
+  std::string file = builder.Finish();
+  size_t bytes_read = 0;
+  auto read = [&file, &bytes_read](uint64_t offset, size_t n, char* dst) {
+    bytes_read += n;
+    std::memcpy(dst, file.data() + offset, n);
+    return absl::OkStatus();
+  };
+  absl::StatusOr<std::unique_ptr<table::TableReader>> reader =
+      table::TableReader::Open(read, file.size(), "t");
+  REQUIRE_THAT(reader.status(), IsOk());
+  bytes_read = 0;
+  absl::StatusOr<std::string> v = (*reader)->Get("key1042");
+  REQUIRE_THAT(v.status(), IsOk());
+  CHECK(*v == std::string(20, 'q'));
+  CHECK(bytes_read < 200);  // one small block, not the file
+  CHECK_THAT((*reader)->Get("key0").status(),
+             StatusIs(absl::StatusCode::kNotFound));
+  CHECK_THAT((*reader)->Get("zzz").status(),
+             StatusIs(absl::StatusCode::kNotFound));
+  // Damage the blocks of the 'q' values (key1016, key1042, ...): those
+  // keys are DataLoss, the others read.
+  for (size_t at = file.find(std::string(20, 'q')); at != std::string::npos;
+       at = file.find(std::string(20, 'q'), at + 1)) {
+    file[at] = 'Q';
+  }
+  CHECK_THAT((*reader)->Get("key1042").status(),
+             StatusIs(absl::StatusCode::kDataLoss, "checksum mismatch"));
+  CHECK_THAT((*reader)->Get("key1000").status(), IsOk());
+  CHECK_THAT(table::TableReader::Open(read, 47, "t").status(),
+             StatusIs(absl::StatusCode::kDataLoss, "too short"));
+}
+
+TEST_CASE("V1 files of several blocks restore each tensor from its block") {
+  TempDir tmp;
+  const std::string path = tmp / "big";
+  TensorSliceWriterV1 writer(path);
+  // Three tensors of 400 KB: each record is larger than a block.
+  std::vector<Tensor> saved;
+  for (int i = 0; i < 3; ++i) {
+    Tensor t = PatternTensor(DT_DOUBLE, TensorShape({50000}), 100 + i);
+    REQUIRE_THAT(
+        writer.Add(absl::StrCat("t", i), t.shape(), TensorSliceV1::Full(1), t),
+        IsOk());
+    saved.push_back(t);
+  }
+  REQUIRE_THAT(writer.Finish(), IsOk());
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<Tensor> got =
+        Restore(path, absl::StrCat("t", i), DT_DOUBLE, "50000 10,20");
+    REQUIRE_THAT(got.status(), IsOk());
+    CHECK(std::memcmp(got->raw_data(), saved[i].data<double>() + 10,
+                      20 * sizeof(double)) == 0);
+  }
+  // A flipped byte in t2's record: t2 is DataLoss, t0 still restores.
+  std::string bytes = ReadBytes(path);
+  bytes[bytes.size() - 48 - 5 - 1000] ^= 1;  // before the index block
+  WriteBytes(path, bytes);
+  CHECK_THAT(Restore(path, "t2", DT_DOUBLE).status(),
+             StatusIs(absl::StatusCode::kDataLoss, "checksum mismatch"));
+  CHECK_THAT(Restore(path, "t0", DT_DOUBLE).status(), IsOk());
 }
 
 TEST_CASE("V1 writers refuse what TensorFlow's Save refuses") {
