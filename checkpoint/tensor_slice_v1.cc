@@ -312,24 +312,28 @@ void CopyOverlap(const TensorShape& shape, const TensorSliceV1& src_slice,
     ss *= Length(src_slice, shape, d);
     ds *= Length(dst_slice, shape, d);
   }
+  // Runs along the last dimension are contiguous in both: one copy each.
+  const int64_t run = rank == 0 ? 1 : count[rank - 1];
+  const int outer_rank = std::max(rank - 1, 0);
   const bool is_string = src.dtype() == DT_STRING;
   const size_t elem =
       is_string ? 0 : static_cast<size_t>(DataTypeSize(src.dtype()));
   const char* sp = static_cast<const char*>(src.raw_data());
   char* dp = static_cast<char*>(dst->raw_data());
   std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < total; ++i) {
+  for (int64_t i = 0; i < total; i += run) {
     int64_t so = 0, dof = 0;
     for (int d = 0; d < rank; ++d) {
       so += (lo[d] + index[d] - Start(src_slice, d)) * src_stride[d];
       dof += (lo[d] + index[d] - Start(dst_slice, d)) * dst_stride[d];
     }
     if (is_string) {
-      dst->data<std::string>()[dof] = src.data<std::string>()[so];
+      const std::string* from = src.data<std::string>() + so;
+      std::copy(from, from + run, dst->data<std::string>() + dof);
     } else {
-      std::memcpy(dp + dof * elem, sp + so * elem, elem);
+      std::memcpy(dp + dof * elem, sp + so * elem, run * elem);
     }
-    for (int d = rank - 1; d >= 0; --d) {
+    for (int d = outer_rank - 1; d >= 0; --d) {
       if (++index[d] < count[d]) break;
       index[d] = 0;
     }
