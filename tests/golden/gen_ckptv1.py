@@ -27,7 +27,9 @@ compares with dfx's registry.
 """
 
 import glob
+import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -100,6 +102,18 @@ def dir_case(name, body, steps, note=""):
         return named
     steps_case(folder(), name, build, [["init"], ["mkdir"]] + steps,
                note=note)
+    # The directory differs from run to run; the messages name it.
+    spec_path = os.path.join(folder(), name, "case.json")
+    with open(spec_path) as f:
+        spec = json.load(f)
+    for step in spec["steps"]:
+        if "error" in step:
+            step["error"]["message"] = re.sub(
+                re.escape(TMP_PREFIX) + r"\d+_\d+/", "<dir>/",
+                step["error"]["message"])
+    with open(spec_path, "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def read(path, file_name):
