@@ -108,9 +108,10 @@ def dir_case(name, body, steps, note=""):
         spec = json.load(f)
     for step in spec["steps"]:
         if "error" in step:
-            step["error"]["message"] = re.sub(
-                re.escape(TMP_PREFIX) + r"\d+_\d+/", "<dir>/",
-                step["error"]["message"])
+            message = re.sub(re.escape(TMP_PREFIX) + r"\d+_\d+/", "<dir>/",
+                             step["error"]["message"])
+            step["error"]["message"] = re.sub(r"\.tempstate\d+",
+                                              ".tempstate<id>", message)
     with open(spec_path, "w") as f:
         json.dump(spec, f, indent=1, sort_keys=True)
         f.write("\n")
