@@ -3,6 +3,8 @@
 // types, the shape checks a graph meets at import, and the inputs on which
 // TensorFlow's kernels crash (an empty name or spec vector, a negative
 // dimension), which dfx refuses with InvalidArgument.
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
