@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/logging.h"
@@ -210,18 +211,32 @@ class Parser {
     return absl::OkStatus();
   }
 
+  // OK when the block at [offset, offset + size) and its trailer lie
+  // before the footer of a file of `file_size` bytes.
+  absl::Status CheckBlockBounds(uint64_t offset, uint64_t size,
+                                uint64_t file_size) const {
+    const uint64_t limit = file_size - kFooterSize;
+    if (offset > limit || size > limit - offset ||
+        kBlockTrailerSize > limit - offset - size) {
+      return Corrupt(absl::StrCat("block [", offset, ", +", size,
+                                  ") lies outside the file (", file_size,
+                                  " bytes); truncated?"));
+    }
+    return absl::OkStatus();
+  }
+
   // The contents of the block at [offset, offset + size), its trailer
   // checked.
   absl::StatusOr<absl::string_view> ReadBlock(uint64_t offset,
                                               uint64_t size) const {
-    const uint64_t limit = contents_.size() - kFooterSize;
-    if (offset > limit || size > limit - offset ||
-        kBlockTrailerSize > limit - offset - size) {
-      return Corrupt(absl::StrCat("block [", offset, ", +", size,
-                                  ") lies outside the file (", contents_.size(),
-                                  " bytes); truncated?"));
-    }
-    const char* data = contents_.data() + offset;
+    DFX_RETURN_IF_ERROR(CheckBlockBounds(offset, size, contents_.size()));
+    return CheckBlock(contents_.data() + offset, size, offset);
+  }
+
+  // The `size` bytes at `data` (a block at `offset` in the file, followed
+  // by its trailer), the trailer's checksum and type checked.
+  absl::StatusOr<absl::string_view> CheckBlock(const char* data, uint64_t size,
+                                               uint64_t offset) const {
     const uint32_t stored = crc32c::Unmask(DecodeFixed32(data + size + 1));
     const uint32_t actual = crc32c::Value(data, size + 1);
     if (stored != actual) {
@@ -279,16 +294,18 @@ class Parser {
   const absl::string_view filename_;
 };
 
-}  // namespace
+struct Footer {
+  uint64_t meta_offset, meta_size, index_offset, index_size;
+};
 
-absl::StatusOr<Table> Table::Parse(absl::string_view contents,
-                                   absl::string_view filename) {
-  Parser parser(contents, filename);
-  if (contents.size() < kFooterSize) {
-    return parser.Corrupt(absl::StrCat("file too short to be a table (",
-                                       contents.size(), " bytes)"));
+// The footer (the last kFooterSize bytes of a file of `file_size` bytes).
+absl::StatusOr<Footer> ParseFooter(const Parser& parser,
+                                   absl::string_view footer,
+                                   uint64_t file_size) {
+  if (file_size < kFooterSize) {
+    return parser.Corrupt(
+        absl::StrCat("file too short to be a table (", file_size, " bytes)"));
   }
-  absl::string_view footer = contents.substr(contents.size() - kFooterSize);
   const uint64_t magic =
       static_cast<uint64_t>(DecodeFixed32(footer.data() + kFooterSize - 8)) |
       (static_cast<uint64_t>(DecodeFixed32(footer.data() + kFooterSize - 4))
@@ -296,9 +313,30 @@ absl::StatusOr<Table> Table::Parse(absl::string_view contents,
   if (magic != kTableMagicNumber) {
     return parser.Corrupt("not an sstable (bad magic number)");
   }
-  uint64_t meta_offset, meta_size, index_offset, index_size;
-  DFX_RETURN_IF_ERROR(parser.DecodeHandle(&footer, &meta_offset, &meta_size));
-  DFX_RETURN_IF_ERROR(parser.DecodeHandle(&footer, &index_offset, &index_size));
+  Footer f;
+  DFX_RETURN_IF_ERROR(
+      parser.DecodeHandle(&footer, &f.meta_offset, &f.meta_size));
+  DFX_RETURN_IF_ERROR(
+      parser.DecodeHandle(&footer, &f.index_offset, &f.index_size));
+  return f;
+}
+
+}  // namespace
+
+absl::StatusOr<Table> Table::Parse(absl::string_view contents,
+                                   absl::string_view filename) {
+  Parser parser(contents, filename);
+  DFX_ASSIGN_OR_RETURN(
+      const Footer footer,
+      ParseFooter(parser,
+                  contents.size() < kFooterSize
+                      ? absl::string_view()
+                      : contents.substr(contents.size() - kFooterSize),
+                  contents.size()));
+  const uint64_t meta_offset = footer.meta_offset;
+  const uint64_t meta_size = footer.meta_size;
+  const uint64_t index_offset = footer.index_offset;
+  const uint64_t index_size = footer.index_size;
   // The metaindex block (empty: bundles have no filter) is read only to
   // check it, so that damage to its handle is not silently accepted.
   DFX_ASSIGN_OR_RETURN(absl::string_view metaindex,
@@ -353,6 +391,98 @@ const std::string* Table::Find(absl::string_view key) const {
       });
   if (it == entries_.end() || it->first != key) return nullptr;
   return &it->second;
+}
+
+// ---------------------------------------------------------------------------
+// Reading block by block.
+
+absl::StatusOr<std::unique_ptr<TableReader>> TableReader::Open(
+    ReadFn read, uint64_t file_size, std::string filename) {
+  std::unique_ptr<TableReader> reader(
+      new TableReader(std::move(read), file_size, std::move(filename)));
+  const Parser parser("", reader->filename_);
+  std::string footer_bytes;
+  if (file_size >= kFooterSize) {
+    footer_bytes.resize(kFooterSize);
+    DFX_RETURN_IF_ERROR(reader->read_(file_size - kFooterSize, kFooterSize,
+                                      footer_bytes.data()));
+  }
+  DFX_ASSIGN_OR_RETURN(const Footer footer,
+                       ParseFooter(parser, footer_bytes, file_size));
+  // The metaindex block is checked only, as Table::Parse does.
+  std::string buffer;
+  DFX_ASSIGN_OR_RETURN(
+      absl::string_view metaindex,
+      reader->ReadBlock(footer.meta_offset, footer.meta_size, &buffer));
+  DFX_RETURN_IF_ERROR(parser.ForEachEntry(
+      metaindex,
+      [](const std::string&, absl::string_view) { return absl::OkStatus(); }));
+  DFX_ASSIGN_OR_RETURN(
+      absl::string_view index,
+      reader->ReadBlock(footer.index_offset, footer.index_size, &buffer));
+  DFX_RETURN_IF_ERROR(parser.ForEachEntry(
+      index,
+      [&](const std::string& separator,
+          absl::string_view handle) -> absl::Status {
+        if (!reader->index_.empty() &&
+            separator <= reader->index_.back().separator) {
+          return parser.Corrupt("index keys out of order");
+        }
+        IndexEntry e{separator, 0, 0};
+        DFX_RETURN_IF_ERROR(parser.DecodeHandle(&handle, &e.offset, &e.size));
+        DFX_RETURN_IF_ERROR(
+            parser.CheckBlockBounds(e.offset, e.size, reader->file_size_));
+        reader->index_.push_back(std::move(e));
+        return absl::OkStatus();
+      }));
+  return reader;
+}
+
+absl::StatusOr<absl::string_view> TableReader::ReadBlock(
+    uint64_t offset, uint64_t size, std::string* buffer) const {
+  const Parser parser("", filename_);
+  DFX_RETURN_IF_ERROR(parser.CheckBlockBounds(offset, size, file_size_));
+  buffer->resize(size + kBlockTrailerSize);
+  DFX_RETURN_IF_ERROR(read_(offset, buffer->size(), buffer->data()));
+  return parser.CheckBlock(buffer->data(), size, offset);
+}
+
+absl::StatusOr<std::string> TableReader::Get(absl::string_view key) const {
+  // The first block whose index key is >= key is the only one that can
+  // hold it.
+  auto it = std::lower_bound(index_.begin(), index_.end(), key,
+                             [](const IndexEntry& e, absl::string_view k) {
+                               return absl::string_view(e.separator) < k;
+                             });
+  if (it == index_.end()) {
+    return absl::NotFoundError(absl::StrCat("key not in table ", filename_));
+  }
+  std::string buffer;
+  DFX_ASSIGN_OR_RETURN(absl::string_view block,
+                       ReadBlock(it->offset, it->size, &buffer));
+  const Parser parser("", filename_);
+  std::string previous;
+  bool first = true;
+  std::optional<std::string> found;
+  DFX_RETURN_IF_ERROR(parser.ForEachEntry(
+      block,
+      [&](const std::string& k, absl::string_view value) -> absl::Status {
+        if (!first && k <= previous) {
+          return parser.Corrupt(absl::StrCat("keys out of order at '", k, "'"));
+        }
+        if (k > it->separator) {
+          return parser.Corrupt(
+              absl::StrCat("key '", k, "' lies beyond its block's index key"));
+        }
+        first = false;
+        previous = k;
+        if (k == key) found.emplace(value);
+        return absl::OkStatus();
+      }));
+  if (!found.has_value()) {
+    return absl::NotFoundError(absl::StrCat("key not in table ", filename_));
+  }
+  return *std::move(found);
 }
 
 }  // namespace dfx::table

@@ -1,6 +1,7 @@
 // LevelDB-format sorted string tables, the format of a tensor bundle's .index
 // file (TensorFlow's lib/io/table is a fork of LevelDB's with the same bytes):
-// TableBuilder writes one in memory, Table parses and checks one.
+// TableBuilder writes one in memory, Table parses and checks one whole,
+// TableReader reads one from a file block by block.
 //
 // Layout: data blocks of prefix-compressed entries with restart points, an
 // empty metaindex block, an index block mapping a separator key per data
@@ -13,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,6 +115,48 @@ class Table {
 
  private:
   std::vector<std::pair<std::string, std::string>> entries_;
+};
+
+// A table read block by block from a file, for tables too large to hold
+// whole (V1 checkpoints, whose values are the tensors): Open reads and
+// checks the footer and the index block, Get reads and checks only the
+// data block that may hold a key. Thread-safe when `read` is.
+class TableReader {
+ public:
+  // Reads exactly `n` bytes at `offset` into `dst`, or fails.
+  using ReadFn =
+      std::function<absl::Status(uint64_t offset, size_t n, char* dst)>;
+
+  // The table of a file of `file_size` bytes read through `read`. DataLoss
+  // naming `filename` (used only in messages) for a short file, a bad
+  // magic number or a damaged metaindex or index block; Unimplemented for
+  // a compressed block; `read`'s errors.
+  static absl::StatusOr<std::unique_ptr<TableReader>> Open(
+      ReadFn read, uint64_t file_size, std::string filename);
+
+  // The value of `key`. NotFound when absent; DataLoss naming the file
+  // when the block that would hold it is damaged; `read`'s errors.
+  absl::StatusOr<std::string> Get(absl::string_view key) const;
+
+ private:
+  struct IndexEntry {
+    std::string separator;
+    uint64_t offset;
+    uint64_t size;
+  };
+  TableReader(ReadFn read, uint64_t file_size, std::string filename)
+      : read_(std::move(read)),
+        file_size_(file_size),
+        filename_(std::move(filename)) {}
+  // The checked contents of the block at [offset, offset + size), read
+  // into `*buffer`.
+  absl::StatusOr<absl::string_view> ReadBlock(uint64_t offset, uint64_t size,
+                                              std::string* buffer) const;
+
+  const ReadFn read_;
+  const uint64_t file_size_;
+  const std::string filename_;
+  std::vector<IndexEntry> index_;  // in key order
 };
 
 // Varint and fixed-width little-endian coding shared with the bundle code.

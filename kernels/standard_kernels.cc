@@ -44,6 +44,11 @@ void RegisterMutexKernels(KernelRegistry* registry);
 // v1 (kernels/array/small_kernels.cc); declared here for the same reason.
 void RegisterSmallKernels(KernelRegistry* registry);
 
+// TensorFlow's V1 checkpoint kernels Save, SaveSlices, Restore,
+// RestoreSlice (kernels/io/ckptv1_kernels.cc), declared here for the same
+// reason.
+void RegisterCkptV1Kernels(KernelRegistry* registry);
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -92,6 +97,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterTmapKernels(registry);
   RegisterMutexKernels(registry);
   RegisterSmallKernels(registry);
+  RegisterCkptV1Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

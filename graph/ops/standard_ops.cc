@@ -35,6 +35,9 @@ absl::Status RegisterTarrayOps(OpRegistry* registry);
 // ops (small_ops.cc), declared here for the same reason.
 absl::Status RegisterMutexOps(OpRegistry* registry);
 absl::Status RegisterSmallOps(OpRegistry* registry);
+// TensorFlow's V1 checkpoint ops Save, SaveSlices, Restore, RestoreSlice
+// (ckptv1_ops.cc), declared here for the same reason.
+absl::Status RegisterCkptV1Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -89,6 +92,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterTarrayOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMutexOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSmallOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   return absl::OkStatus();
 }
 

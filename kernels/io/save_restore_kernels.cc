@@ -1,5 +1,6 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints over the tensor bundle of
-// checkpoint/tensor_bundle.h. The files are written and read by the process
+// checkpoint/tensor_bundle.h; RestoreV2 reads a V1 checkpoint
+// (checkpoint/tensor_slice_v1.h) when the prefix has no V2 index. The files are written and read by the process
 // that runs the kernel, so a Saver run from a client against a cluster
 // writes them on the servers, as in TensorFlow. Every prefix goes through
 // the process's file policy first (runtime/file_policy.h: dfx server
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/tensor_bundle.h"
+#include "checkpoint/tensor_slice_v1.h"
 #include "kernels/io/string_kernels.h"
 #include "kernels/kernels.h"
 #include "runtime/file_policy.h"
@@ -111,12 +113,18 @@ class RestoreV2Op : public OpKernel {
     const std::string* names = names_tensor.data<std::string>();
     const std::string* specs = ctx->input(2).data<std::string>();
     const int n = num_outputs();
+    absl::StatusOr<std::string> path = ResolveDataPrefix(name(), prefix);
+    DFX_OP_REQUIRES_OK(ctx, path.status());
+    // As TensorFlow: without a V2 index, the prefix is a V1 checkpoint's
+    // file pattern (what tf.compat.v1.train.Saver restores old models with).
+    if (!MatchesBundleIndex(*path)) {
+      RestoreV1(ctx, *path, prefix, names, specs);
+      return;
+    }
     for (int i = 0; i < n; ++i) {
       DFX_OP_REQUIRES_OK(ctx,
                          RequireWholeTensor("RestoreV2", names[i], specs[i]));
     }
-    absl::StatusOr<std::string> path = ResolveDataPrefix(name(), prefix);
-    DFX_OP_REQUIRES_OK(ctx, path.status());
     absl::StatusOr<std::unique_ptr<BundleReader>> reader =
         BundleReader::Open(*std::move(path));
     DFX_OP_REQUIRES_OK(ctx, reader.status());
@@ -147,6 +155,27 @@ class RestoreV2Op : public OpKernel {
       Tensor* out = nullptr;
       DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(i, *shape, &out));
       DFX_OP_REQUIRES_OK(ctx, (*reader)->LookupInto(names[i], out));
+    }
+  }
+
+ private:
+  // Each tensor (or the slice its spec names) from the V1 checkpoint files
+  // matching `path` (the resolved `prefix`), each matched file checked
+  // against the file policy.
+  void RestoreV1(OpKernelContext* ctx, const std::string& path,
+                 const std::string& prefix, const std::string* names,
+                 const std::string* specs) {
+    auto check_path = [this](const std::string& p) {
+      return ResolveDataPath(name(), p).status();
+    };
+    absl::StatusOr<std::unique_ptr<TensorSliceReaderV1>> reader =
+        TensorSliceReaderV1::Open(path, /*preferred_shard=*/-1, check_path);
+    DFX_OP_REQUIRES_OK(ctx, reader.status());
+    for (int i = 0; i < num_outputs(); ++i) {
+      absl::StatusOr<Tensor> t = RestoreTensorV1(
+          reader->get(), prefix, names[i], specs[i], output_type(i));
+      DFX_OP_REQUIRES_OK(ctx, t.status());
+      ctx->set_output(i, *std::move(t));
     }
   }
 };
