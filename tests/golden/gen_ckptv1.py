@@ -3,13 +3,11 @@ SaveSlices, Restore and RestoreSlice, and RestoreV2 reading a V1 checkpoint
 (what tf.compat.v1.train.Saver(write_version=V1) graphs and TF1 models
 before 1.0 run), as TensorFlow 2.21 runs them.
 
-Every case is multi-step (golden_lib.steps_case): the graph first makes a
-directory of its own and then saves into it in one step and restores in a
-later one. The directory's name is made when the case runs, from the time
-and a random number ("/tmp/dfx_ckptv1_<microseconds>_<random>/", held in a
-string variable), so that the golden test and the TF-client interop run,
-which run the same graphs at once, never share files; the directory is
-made by WriteFile (TensorFlow's Save does not create directories).
+Every case is multi-step (gen_lookup.py's steps_case): it saves into a
+directory in one step and restores in a later one. The directory is fed as
+"@SCRATCH_DIR@/" at the "init" step (into a string variable the paths are
+built from): a fresh directory of each run of the case, which golden_test.cc
+and the TF-client interop run make, so runs never share files.
 
 Both directions of the format are covered:
 - dfx writes, TensorFlow reads: the save cases fetch the written file's
@@ -26,25 +24,24 @@ Besides the cases the generator writes the ops' signatures
 compares with dfx's registry.
 """
 
-import glob
 import json
 import os
 import re
 import shutil
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import golden_lib  # noqa: E402
-from golden_lib import steps_case, tf, tf1  # noqa: E402
+import gen_lookup  # noqa: E402
+from gen_lookup import SCRATCH_DIR  # noqa: E402
+from golden_lib import tf, tf1  # noqa: E402
 
 FAMILY = "ckptv1"
 RAW = tf.raw_ops
 OP_NAMES = ["Save", "SaveSlices", "Restore", "RestoreSlice"]
-TMP_PREFIX = "/tmp/dfx_ckptv1_"
 
 STRINGS = np.array([b"", b"a\x00b", b"\xff\xfe", b"x" * 40], dtype=object)
 
@@ -81,37 +78,35 @@ def const(value, dtype):
 
 
 def dir_case(name, body, steps, note=""):
-    """A case whose graph owns a fresh directory (see the module doc).
-    body(path) returns {key: tensor or op}; path(name) is the string
-    tensor of a file in the directory. Steps "init" and "mkdir" come
-    first."""
+    """A case whose files live in the run's scratch directory (see the
+    module doc). body(path) returns {key: tensor or op}; path(name) is the
+    string tensor of a file in the directory. Steps "init" (which takes the
+    directory) and "mkdir" come first."""
     def build():
-        ts = tf.cast(tf.timestamp() * 1e6, tf.int64)
-        rnd = tf.random.uniform([], maxval=2 ** 62, dtype=tf.int64)
-        unique = tf.strings.join([TMP_PREFIX, tf.strings.as_string(ts), "_",
-                                  tf.strings.as_string(rnd), "/"])
-        var = tf1.Variable(unique, trainable=False, use_resource=False,
+        scratch = tf1.placeholder(tf.string, shape=[], name="scratch")
+        var = tf1.Variable(scratch, trainable=False, use_resource=False,
                            name="dir")
         d = tf.identity(var)
 
         def path(file_name):
             return tf.strings.join([d, file_name])
         named = body(path)
+        named["scratch"] = scratch
         named["init"] = var.initializer
         named["mkdir"] = tf.io.write_file(path("made"), "")
         return named
-    steps_case(folder(), name, build, [["init"], ["mkdir"]] + steps,
-               note=note)
-    # The directory differs from run to run; the messages name it.
+    at = {"scratch": SCRATCH_DIR + "/"}
+    gen_lookup.steps_case(folder(), name, build,
+                          [(["init"], at), (["mkdir"], {})] +
+                          [(keys, {}) for keys in steps], note=note)
+    # Temporary files' names differ from run to run; the messages name them.
     spec_path = os.path.join(folder(), name, "case.json")
     with open(spec_path) as f:
         spec = json.load(f)
     for step in spec["steps"]:
         if "error" in step:
-            message = re.sub(re.escape(TMP_PREFIX) + r"\d+_\d+/", "<dir>/",
-                             step["error"]["message"])
-            step["error"]["message"] = re.sub(r"\.tempstate\d+",
-                                              ".tempstate<id>", message)
+            step["error"]["message"] = re.sub(
+                r"\.tempstate\d+", ".tempstate<id>", step["error"]["message"])
     with open(spec_path, "w") as f:
         json.dump(spec, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -535,20 +530,13 @@ def tf_file_cases():
 
 
 def main():
-    start = time.time()
-    try:
-        save_restore_cases()
-        slice_cases()
-        restore_cases()
-        saver_cases()
-        tf_file_cases()
-        # Last: the first case empties the family's folder.
-        golden_lib.write_op_defs(FAMILY, OP_NAMES)
-    finally:
-        # The directories the cases made when TensorFlow ran them.
-        for d in glob.glob(TMP_PREFIX + "*"):
-            if os.path.getmtime(d) >= start - 1:
-                shutil.rmtree(d, ignore_errors=True)
+    save_restore_cases()
+    slice_cases()
+    restore_cases()
+    saver_cases()
+    tf_file_cases()
+    # Last: the first case empties the family's folder.
+    golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 
 if __name__ == "__main__":

@@ -402,21 +402,13 @@ TEST_CASE("golden: tf.CriticalSection's mutex ops, DecodePaddedRaw, "
   // Multi-step cases: critical sections executed over several steps, two
   // executes contending in one step, a lock released as its step ends.
   RunFamily("mutex");
+}
+
 TEST_CASE("golden: V1 checkpoints (Save, SaveSlices, Restore, RestoreSlice, "
           "RestoreV2 on a V1 file) equal TensorFlow, byte for byte") {
-  // Multi-step cases in a directory each graph makes: save, then restore;
+  // Multi-step cases in the run's scratch directory: save, then restore;
   // files TensorFlow wrote, written back and restored.
   RunFamily("ckptv1");
-  // Those directories (/tmp/dfx_ckptv1_<time>_<random>/) of runs over an
-  // hour old go; newer ones may be in use by this test or the interop test.
-  std::error_code ec;
-  const auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
-  for (const auto& e : fs::directory_iterator("/tmp", ec)) {
-    if (e.path().filename().string().rfind("dfx_ckptv1_", 0) == 0 &&
-        fs::last_write_time(e.path(), ec) < cutoff) {
-      fs::remove_all(e.path(), ec);
-    }
-  }
 }
 
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "
