@@ -34,6 +34,11 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
 void RegisterDataset3Kernels(KernelRegistry* registry);
+// MutableDenseHashTable(V2) (kernels/lookup/dense_hash_table.cc) and
+// InitializeTableFromDataset (table_from_dataset.cc); declared here for the
+// same reason.
+void RegisterDenseHashTableKernels(KernelRegistry* registry);
+void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -80,6 +85,8 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
+  RegisterDenseHashTableKernels(registry);
+  RegisterTableFromDatasetKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -25,6 +25,10 @@ absl::Status RegisterQuantizedOps(OpRegistry* registry);
 // Staging areas and barriers (staging_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterStagingOps(OpRegistry* registry);
+// Dense hash tables, MutableHashTableOfTensors and
+// InitializeTableFromDataset (dhash_ops.cc), declared here for the same
+// reason.
+absl::Status RegisterDhashOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -75,6 +79,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
   return absl::OkStatus();
 }
 

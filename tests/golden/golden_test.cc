@@ -52,7 +52,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "image2",   "readers",      "dataset3",
                                  "legacy",   "var_errors",   "rnn_cells",
                                  "quantized", "staging",     "ragged2",
-                                 "seqex"};
+                                 "seqex",    "dhash"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -389,6 +389,13 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   // Multi-step cases: updates applied over several steps and read back,
   // CountUpTo reaching its limit.
   RunFamily("state2");
+}
+
+TEST_CASE("golden: dense hash tables, MutableHashTableOfTensors and "
+          "InitializeTableFromDataset equal TensorFlow") {
+  // Multi-step cases: inserts, removes, growth and imports over several
+  // steps, the dense tables' bucket arrays exported bit for bit.
+  RunFamily("dhash");
 }
 
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "
