@@ -17,6 +17,9 @@
 // probes and growth, LookupTableExport gives the bucket arrays exactly as
 // TensorFlow does.
 //
+// AnonymousMutableDenseHashTable makes a new table on every run, which
+// lives as long as the step (lookup_table.h: CreateAnonymousTable).
+//
 // The v1 MutableDenseHashTable has no deleted_key input, which TensorFlow's
 // kernel asks for, so it always fails with TensorFlow's InvalidArgument.
 #include <atomic>
@@ -473,19 +476,23 @@ absl::StatusOr<std::shared_ptr<LookupTable>> MakeDenseTable(
 
 // MutableDenseHashTableV2: the table's handle; the table made (from the
 // empty_key and deleted_key inputs) on first use and again after its
-// container is reset.
+// container is reset. AnonymousMutableDenseHashTable: a new table of the
+// step on every run.
 class DenseTableOp : public OpKernel {
  public:
   explicit DenseTableOp(OpKernelConstruction* c) : OpKernel(c) {
     set_expensive(false);
     ref_ = c->def().op() == "MutableDenseHashTable";
+    anonymous_ = c->def().op() == "AnonymousMutableDenseHashTable";
     bool use_node_name_sharing = false;
     TensorShapeProto proto;
     c->SetStatus(c->GetAttr("key_dtype", &key_dtype_));
     c->SetStatus(c->GetAttr("value_dtype", &value_dtype_));
-    c->SetStatus(c->GetAttr("container", &container_));
-    c->SetStatus(c->GetAttr("shared_name", &name_));
-    c->SetStatus(c->GetAttr("use_node_name_sharing", &use_node_name_sharing));
+    if (!anonymous_) {
+      c->SetStatus(c->GetAttr("container", &container_));
+      c->SetStatus(c->GetAttr("shared_name", &name_));
+      c->SetStatus(c->GetAttr("use_node_name_sharing", &use_node_name_sharing));
+    }
     c->SetStatus(c->GetAttr("max_load_factor", &max_load_factor_));
     c->SetStatus(c->GetAttr("initial_num_buckets", &initial_num_buckets_));
     c->SetStatus(GetNodeAttr(c->def(), "value_shape", &proto));
@@ -498,6 +505,7 @@ class DenseTableOp : public OpKernel {
       }
       c->SetStatus(value_shape_.AddDim(d.size()));
     }
+    if (anonymous_) return;
     if (name_.empty()) {
       name_ = use_node_name_sharing
                   ? c->def().name()
@@ -515,6 +523,16 @@ class DenseTableOp : public OpKernel {
     DFX_OP_REQUIRES(
         ctx, !ref_,
         absl::InvalidArgumentError("Unknown input name: deleted_key"));
+    if (anonymous_) {
+      absl::StatusOr<std::shared_ptr<LookupTable>> t = MakeDenseTable(
+          {key_dtype_, value_dtype_, value_shape_, max_load_factor_,
+           initial_num_buckets_, ctx->input(0), ctx->input(1)});
+      DFX_OP_REQUIRES_OK(ctx, t.status());
+      absl::StatusOr<Tensor> handle = CreateAnonymousTable(ctx, *std::move(t));
+      DFX_OP_REQUIRES_OK(ctx, handle.status());
+      ctx->set_output(0, *std::move(handle));
+      return;
+    }
     absl::Status made = absl::OkStatus();
     absl::StatusOr<std::shared_ptr<LookupTable>> table =
         ctx->resource_manager()->LookupOrCreate<LookupTable>(
@@ -540,6 +558,7 @@ class DenseTableOp : public OpKernel {
 
  private:
   bool ref_ = false;
+  bool anonymous_ = false;  // a new table of the step on every run
   DataType key_dtype_ = DT_INVALID;
   DataType value_dtype_ = DT_INVALID;
   float max_load_factor_ = 0.8f;
@@ -563,7 +582,8 @@ constexpr std::pair<DataType, DataType> kDenseTableTypes[] = {
 }  // namespace
 
 void RegisterDenseHashTableKernels(KernelRegistry* registry) {
-  for (const char* op : {"MutableDenseHashTableV2", "MutableDenseHashTable"}) {
+  for (const char* op : {"MutableDenseHashTableV2", "MutableDenseHashTable",
+                         "AnonymousMutableDenseHashTable"}) {
     for (const auto& [k, v] : kDenseTableTypes) {
       RegisterKernel<DenseTableOp>(registry,
                                    KernelDefBuilder(op)

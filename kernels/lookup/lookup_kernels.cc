@@ -302,9 +302,12 @@ class TableOp : public OpKernel {
  public:
   explicit TableOp(OpKernelConstruction* c) : OpKernel(c) {
     set_expensive(false);
-    initializable_ = absl::StartsWith(c->def().op(), "HashTable");
-    ref_ = !absl::EndsWith(c->def().op(), "V2");
-    tensors_ = absl::StartsWith(c->def().op(), "MutableHashTableOfTensors");
+    // The Anonymous* forms: a new table of the step on every run.
+    absl::string_view kind = c->def().op();
+    anonymous_ = absl::ConsumePrefix(&kind, "Anonymous");
+    initializable_ = absl::StartsWith(kind, "HashTable");
+    ref_ = !anonymous_ && !absl::EndsWith(kind, "V2");
+    tensors_ = absl::StartsWith(kind, "MutableHashTableOfTensors");
     if (tensors_) {
       TensorShapeProto proto;
       c->SetStatus(GetNodeAttr(c->def(), "value_shape", &proto));
@@ -325,6 +328,7 @@ class TableOp : public OpKernel {
     bool use_node_name_sharing = false;
     c->SetStatus(c->GetAttr("key_dtype", &key_dtype_));
     c->SetStatus(c->GetAttr("value_dtype", &value_dtype_));
+    if (anonymous_) return;
     c->SetStatus(c->GetAttr("container", &container_));
     c->SetStatus(c->GetAttr("shared_name", &name_));
     c->SetStatus(c->GetAttr("use_node_name_sharing", &use_node_name_sharing));
@@ -342,6 +346,14 @@ class TableOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
+    if (anonymous_) {
+      absl::StatusOr<Tensor> handle = CreateAnonymousTable(
+          ctx, MakeTable(key_dtype_, value_dtype_, initializable_, tensors_,
+                         value_shape_));
+      DFX_OP_REQUIRES_OK(ctx, handle.status());
+      ctx->set_output(0, *std::move(handle));
+      return;
+    }
     absl::StatusOr<std::shared_ptr<LookupTable>> table =
         ctx->resource_manager()->LookupOrCreate<LookupTable>(
             container_, name_, [this] {
@@ -368,6 +380,7 @@ class TableOp : public OpKernel {
   }
 
  private:
+  bool anonymous_ = false;
   bool initializable_ = false;
   bool ref_ = false;
   bool tensors_ = false;
@@ -850,6 +863,19 @@ absl::StatusOr<std::shared_ptr<LookupTable>> GetInitializableTable(
   return t;
 }
 
+absl::StatusOr<Tensor> CreateAnonymousTable(
+    OpKernelContext* ctx, std::shared_ptr<LookupTable> table) {
+  DFX_ASSIGN_OR_RETURN(ScopedStepContainer * step,
+                       data_flow::StepContainer(ctx));
+  const std::string name =
+      absl::StrCat("_AnonymousTable_", next_table_id.fetch_add(1));
+  DFX_ASSIGN_OR_RETURN(Tensor handle, data_flow::MakeStepHandle(
+                                          ctx, name, LookupTable::kTypeName));
+  DFX_RETURN_IF_ERROR(
+      ctx->resource_manager()->Create(step->name(), name, std::move(table)));
+  return handle;
+}
+
 void RegisterLookupKernels(KernelRegistry* registry) {
   for (const auto& [k, v] : kHashTableTypes) {
     RegisterKernel<TableOp>(registry, KernelDefBuilder("HashTableV2")
@@ -871,8 +897,20 @@ void RegisterLookupKernels(KernelRegistry* registry) {
                                           .TypeConstraint("key_dtype", {k})
                                           .TypeConstraint("value_dtype", {v}));
   }
+  for (const auto& [k, v] : kHashTableTypes) {
+    RegisterKernel<TableOp>(registry, KernelDefBuilder("AnonymousHashTable")
+                                          .TypeConstraint("key_dtype", {k})
+                                          .TypeConstraint("value_dtype", {v}));
+  }
+  for (const auto& [k, v] : kMutableHashTableTypes) {
+    RegisterKernel<TableOp>(registry,
+                            KernelDefBuilder("AnonymousMutableHashTable")
+                                .TypeConstraint("key_dtype", {k})
+                                .TypeConstraint("value_dtype", {v}));
+  }
   for (const char* op :
-       {"MutableHashTableOfTensorsV2", "MutableHashTableOfTensors"}) {
+       {"MutableHashTableOfTensorsV2", "MutableHashTableOfTensors",
+        "AnonymousMutableHashTableOfTensors"}) {
     for (const auto& [k, v] : kMutableHashTableOfTensorsTypes) {
       RegisterKernel<TableOp>(registry,
                               KernelDefBuilder(op)

@@ -107,6 +107,12 @@ class LookupTable : public ResourceBase {
 absl::StatusOr<std::shared_ptr<LookupTable>> GetInitializableTable(
     OpKernelContext* ctx);
 
+// The Anonymous* table ops: `table` kept in the step's container (it lives
+// as long as the step, as TensorFlow's lives as long as its handles within
+// a step), and its handle.
+absl::StatusOr<Tensor> CreateAnonymousTable(OpKernelContext* ctx,
+                                            std::shared_ptr<LookupTable> table);
+
 }  // namespace dfx
 
 #endif  // DFX_KERNELS_LOOKUP_LOOKUP_TABLE_H_

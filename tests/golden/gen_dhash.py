@@ -2,7 +2,9 @@
 (MutableDenseHashTableV2, tf.lookup.experimental.DenseHashTable) driven by
 the LookupTable*V2 ops, MutableHashTableOfTensors (the v1 form of
 MutableHashTableOfTensorsV2) and InitializeTableFromDataset
-(tf.data.experimental.DatasetInitializer), as TensorFlow 2.21 runs them.
+(tf.data.experimental.DatasetInitializer), and the Anonymous* table ops (a
+new table on every run, living as long as its handle: within a step), as
+TensorFlow 2.21 runs them.
 
     $(tools/tf_env) tests/golden/gen_dhash.py
 
@@ -40,7 +42,10 @@ FAMILY = "dhash"
 RAW = tf.raw_ops
 
 OP_NAMES = ["MutableDenseHashTableV2", "MutableDenseHashTable",
-            "MutableHashTableOfTensors", "InitializeTableFromDataset"]
+            "MutableHashTableOfTensors", "InitializeTableFromDataset",
+            "AnonymousHashTable", "AnonymousMutableHashTable",
+            "AnonymousMutableHashTableOfTensors",
+            "AnonymousMutableDenseHashTable"]
 
 
 def folder():
@@ -443,6 +448,67 @@ def dataset_cases():
                [["init"], ["find", "size"]])
 
 
+def anonymous_cases():
+    """Each run makes a new table: filled and read within one step (control
+    dependencies order it), empty again in the next."""
+    def case(name, make, fill, kt, vt, query, default):
+        def build():
+            t = make()
+            f = fill(t)
+            with tf.control_dependencies([f]):
+                found = find(t, query, default, kt, vt)
+                n = size(t)
+            return {"find": found, "size": n, "fresh_size": size(t)}
+        steps_case(folder(), name, build,
+                   [["find", "size"], ["fresh_size"], ["find", "size"]])
+
+    case("anonymous_hash_table",
+         lambda: RAW.AnonymousHashTable(key_dtype=tf.string,
+                                        value_dtype=tf.int64),
+         lambda t: RAW.InitializeTableV2(table_handle=t,
+                                         keys=const(["a", "b"], tf.string),
+                                         values=const([1, 2], tf.int64)),
+         tf.string, tf.int64, ["b", "z"], -1)
+    case("anonymous_mutable_hash_table",
+         lambda: RAW.AnonymousMutableHashTable(key_dtype=tf.int64,
+                                               value_dtype=tf.float32),
+         lambda t: insert(t, [3, 4], [0.5, 1.5], tf.int64, tf.float32),
+         tf.int64, tf.float32, [4, 5], 0.0)
+    case("anonymous_mutable_hash_table_of_tensors",
+         lambda: RAW.AnonymousMutableHashTableOfTensors(
+             key_dtype=tf.string, value_dtype=tf.float64, value_shape=[2]),
+         lambda t: insert(t, ["x"], [[1, 2]], tf.string, tf.float64),
+         tf.string, tf.float64, ["x", "y"], [0, 0])
+    case("anonymous_mutable_dense_hash_table",
+         lambda: RAW.AnonymousMutableDenseHashTable(
+             empty_key=const(-1, tf.int32), deleted_key=const(-2, tf.int32),
+             value_dtype=tf.int32, initial_num_buckets=4),
+         lambda t: insert(t, [5, 6, 7], [50, 60, 70], tf.int32, tf.int32),
+         tf.int32, tf.int32, [7, 8], 0)
+
+    def dense_export():
+        t = RAW.AnonymousMutableDenseHashTable(
+            empty_key=const("", tf.string), deleted_key=const("-", tf.string),
+            value_dtype=tf.bool, value_shape=[2], initial_num_buckets=4)
+        ins = insert(t, ["p", "q", "r"], [[True, False], [False, True],
+                                          [True, True]], tf.string, tf.bool)
+        with tf.control_dependencies([ins]):
+            rm = remove(t, ["q"], tf.string)
+        with tf.control_dependencies([rm]):
+            ek, ev = export(t, tf.string, tf.bool)
+        return {"ek": ek, "ev": ev}
+    steps_case(folder(), "anonymous_dense_export", dense_export,
+               [["ek", "ev"]])
+
+    def bad_buckets():
+        t = RAW.AnonymousMutableDenseHashTable(
+            empty_key=const(-1, tf.int64), deleted_key=const(-2, tf.int64),
+            value_dtype=tf.float32, initial_num_buckets=6)
+        return {"size": size(t)}
+    steps_case(folder(), "anonymous_dense_bad_buckets", bad_buckets,
+               [["size"]])
+
+
 def main():
     dtype_cases()
     vector_cases()
@@ -452,6 +518,7 @@ def main():
     error_cases()
     tensors_v1_cases()
     dataset_cases()
+    anonymous_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 

@@ -391,10 +391,11 @@ TEST_CASE("golden: strided-slice and N-d scatter updates of variables, "
   RunFamily("state2");
 }
 
-TEST_CASE("golden: dense hash tables, MutableHashTableOfTensors and "
-          "InitializeTableFromDataset equal TensorFlow") {
+TEST_CASE("golden: dense hash tables, MutableHashTableOfTensors, "
+          "InitializeTableFromDataset and anonymous tables equal TensorFlow") {
   // Multi-step cases: inserts, removes, growth and imports over several
-  // steps, the dense tables' bucket arrays exported bit for bit.
+  // steps, the dense tables' bucket arrays exported bit for bit; anonymous
+  // tables new in every step.
   RunFamily("dhash");
 }
 

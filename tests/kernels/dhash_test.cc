@@ -30,7 +30,7 @@ using testing::Values;
 
 TEST_CASE("Every dhash op has TensorFlow 2.21's signature and CPU types",
           "[dhash]") {
-  testing::CheckSignaturesWithTensorFlow("dhash", 4);
+  testing::CheckSignaturesWithTensorFlow("dhash", 8);
 }
 
 absl::StatusOr<PartialShape> Infer(const NodeDef& node_in,
