@@ -384,7 +384,39 @@ class DenseHashTable final : public LookupTable {
   Tensor value_buckets_ ABSL_GUARDED_BY(mu_);
 };
 
-// A dense table for spec's dtypes (those of kDenseTableTypes); checked as
+template <typename K, typename V>
+absl::StatusOr<std::shared_ptr<LookupTable>> NewDenseTable(
+    const DenseTableSpec& spec) {
+  auto t = std::make_shared<DenseHashTable<K, V>>(spec);
+  DFX_RETURN_IF_ERROR(t->Init(spec.initial_num_buckets));
+  return t;
+}
+
+// The (key, value) dtypes of TensorFlow 2.21's CPU registrations but for
+// int64 -> variant and string -> resource values, which dfx's tables do not
+// hold: one instantiation each.
+struct DenseTableKind {
+  DataType key;
+  DataType value;
+  absl::StatusOr<std::shared_ptr<LookupTable>> (*make)(const DenseTableSpec&);
+};
+constexpr DenseTableKind kDenseTableKinds[] = {
+    {DT_INT32, DT_DOUBLE, &NewDenseTable<int32_t, double>},
+    {DT_INT32, DT_FLOAT, &NewDenseTable<int32_t, float>},
+    {DT_INT32, DT_INT32, &NewDenseTable<int32_t, int32_t>},
+    {DT_INT64, DT_BOOL, &NewDenseTable<int64_t, bool>},
+    {DT_INT64, DT_DOUBLE, &NewDenseTable<int64_t, double>},
+    {DT_INT64, DT_FLOAT, &NewDenseTable<int64_t, float>},
+    {DT_INT64, DT_INT32, &NewDenseTable<int64_t, int32_t>},
+    {DT_INT64, DT_INT64, &NewDenseTable<int64_t, int64_t>},
+    {DT_STRING, DT_BOOL, &NewDenseTable<std::string, bool>},
+    {DT_STRING, DT_DOUBLE, &NewDenseTable<std::string, double>},
+    {DT_STRING, DT_FLOAT, &NewDenseTable<std::string, float>},
+    {DT_STRING, DT_INT32, &NewDenseTable<std::string, int32_t>},
+    {DT_STRING, DT_INT64, &NewDenseTable<std::string, int64_t>},
+};
+
+// A dense table for spec's dtypes (one of kDenseTableKinds); checked as
 // TensorFlow's constructor checks.
 absl::StatusOr<std::shared_ptr<LookupTable>> MakeDenseTable(
     const DenseTableSpec& spec) {
@@ -410,64 +442,10 @@ absl::StatusOr<std::shared_ptr<LookupTable>> MakeDenseTable(
         key_shape.DebugString(), " and ",
         spec.deleted_key.shape().DebugString()));
   }
-  auto init = [&]<typename K, typename V>()
-      -> absl::StatusOr<std::shared_ptr<LookupTable>> {
-    auto t = std::make_shared<DenseHashTable<K, V>>(spec);
-    DFX_RETURN_IF_ERROR(t->Init(spec.initial_num_buckets));
-    return t;
-  };
-  // TensorFlow 2.21's CPU registrations but for int64 -> variant and
-  // string -> resource values, which dfx's tables do not hold.
-  switch (spec.key_dtype) {
-    case DT_INT32:
-      switch (spec.value_dtype) {
-        case DT_INT32:
-          return init.template operator()<int32_t, int32_t>();
-        case DT_FLOAT:
-          return init.template operator()<int32_t, float>();
-        case DT_DOUBLE:
-          return init.template operator()<int32_t, double>();
-        default:
-          break;
-      }
-      break;
-    case DT_INT64:
-    case DT_STRING:
-      // The same value types for both key types.
-      if (spec.key_dtype == DT_INT64) {
-        switch (spec.value_dtype) {
-          case DT_BOOL:
-            return init.template operator()<int64_t, bool>();
-          case DT_INT32:
-            return init.template operator()<int64_t, int32_t>();
-          case DT_INT64:
-            return init.template operator()<int64_t, int64_t>();
-          case DT_FLOAT:
-            return init.template operator()<int64_t, float>();
-          case DT_DOUBLE:
-            return init.template operator()<int64_t, double>();
-          default:
-            break;
-        }
-      } else {
-        switch (spec.value_dtype) {
-          case DT_BOOL:
-            return init.template operator()<std::string, bool>();
-          case DT_INT32:
-            return init.template operator()<std::string, int32_t>();
-          case DT_INT64:
-            return init.template operator()<std::string, int64_t>();
-          case DT_FLOAT:
-            return init.template operator()<std::string, float>();
-          case DT_DOUBLE:
-            return init.template operator()<std::string, double>();
-          default:
-            break;
-        }
-      }
-      break;
-    default:
-      break;
+  for (const DenseTableKind& kind : kDenseTableKinds) {
+    if (kind.key == spec.key_dtype && kind.value == spec.value_dtype) {
+      return kind.make(spec);
+    }
   }
   return absl::UnimplementedError(
       absl::StrCat("No dense table of ", DataTypeString(spec.key_dtype), " to ",
@@ -569,26 +547,16 @@ class DenseTableOp : public OpKernel {
   Tensor handle_{DT_RESOURCE, TensorShape()};
 };
 
-// TensorFlow 2.21's CPU registrations, (key, value), less int64 -> variant
-// and string -> resource.
-constexpr std::pair<DataType, DataType> kDenseTableTypes[] = {
-    {DT_INT32, DT_DOUBLE},  {DT_INT32, DT_FLOAT},  {DT_INT32, DT_INT32},
-    {DT_INT64, DT_BOOL},    {DT_INT64, DT_DOUBLE}, {DT_INT64, DT_FLOAT},
-    {DT_INT64, DT_INT32},   {DT_INT64, DT_INT64},  {DT_STRING, DT_BOOL},
-    {DT_STRING, DT_DOUBLE}, {DT_STRING, DT_FLOAT}, {DT_STRING, DT_INT32},
-    {DT_STRING, DT_INT64},
-};
-
 }  // namespace
 
 void RegisterDenseHashTableKernels(KernelRegistry* registry) {
   for (const char* op : {"MutableDenseHashTableV2", "MutableDenseHashTable",
                          "AnonymousMutableDenseHashTable"}) {
-    for (const auto& [k, v] : kDenseTableTypes) {
-      RegisterKernel<DenseTableOp>(registry,
-                                   KernelDefBuilder(op)
-                                       .TypeConstraint("key_dtype", {k})
-                                       .TypeConstraint("value_dtype", {v}));
+    for (const DenseTableKind& kind : kDenseTableKinds) {
+      RegisterKernel<DenseTableOp>(
+          registry, KernelDefBuilder(op)
+                        .TypeConstraint("key_dtype", {kind.key})
+                        .TypeConstraint("value_dtype", {kind.value}));
     }
   }
 }
