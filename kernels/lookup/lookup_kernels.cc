@@ -13,6 +13,9 @@
 //   Remove and Import (clear, then insert) change at any time.
 //
 // - MutableHashTableOfTensors(V2) maps each key to a vector of value_shape.
+// - AnonymousHashTable, AnonymousMutableHashTable and
+//   AnonymousMutableHashTableOfTensors make a new table of the step on
+//   every run (CreateAnonymousTable).
 // - The table resource (kernels/lookup/lookup_table.h) is shared with
 //   MutableDenseHashTable (dense_hash_table.cc), which these kernels drive
 //   as well.

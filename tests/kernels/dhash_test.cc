@@ -122,6 +122,21 @@ TEST_CASE(
              StatusIs(StatusCode::kInvalidArgument,
                       "Number of buckets must be at least 4 and a power of "
                       "2, got: 12"));
+  // A value_shape that is not fully defined (a construction error, which
+  // names the node; the executor names it for the others).
+  TensorShapeProto partial;
+  partial.add_dim()->set_size(-1);
+  CHECK_THAT(
+      RunKernel(TestNodeBuilder("dense", "MutableDenseHashTableV2", 2)
+                    .Attr("key_dtype", DT_INT64)
+                    .Attr("value_dtype", DT_FLOAT)
+                    .Attr("value_shape", partial)
+                    .Build(),
+                {Int64(-1), Int64(-2)})
+          .status(),
+      StatusIs(StatusCode::kInvalidArgument,
+               "node 'dense' (op MutableDenseHashTableV2): value_shape must "
+               "be fully defined"));
   CHECK_THAT(make(8, 1.0f, Int64(-1), Int64(-2)),
              StatusIs(StatusCode::kInvalidArgument,
                       "max_load_factor must be between 0 and 1, got: 1"));
