@@ -218,6 +218,23 @@ def growth_cases():
                [["insert"], ["find", "size"]])
 
 
+def python_api_cases():
+    def api():
+        # What tf.lookup.experimental.DenseHashTable builds.
+        table = tf.lookup.experimental.DenseHashTable(
+            key_dtype=tf.int64, value_dtype=tf.float32, default_value=-1.0,
+            empty_key=0, deleted_key=-1, initial_num_buckets=8)
+        keys, values = table.export()
+        return {"insert": table.insert(const([11, 22, 33], tf.int64),
+                                       const([1.5, 2.5, 3.5], tf.float32)),
+                "erase": table.erase(const([22], tf.int64)),
+                "find": table.lookup(const([11, 22, 33, 44], tf.int64)),
+                "size": table.size(), "keys": keys, "values": values}
+    steps_case(folder(), "python_dense_hash_table", api,
+               [["insert"], ["find", "size"], ["erase"],
+                ["find", "size", "keys", "values"]])
+
+
 def remove_cases():
     def remove_reinsert():
         t = dense(tf.int32, tf.float32, -1, -2, buckets=8)
@@ -513,6 +530,7 @@ def main():
     dtype_cases()
     vector_cases()
     growth_cases()
+    python_api_cases()
     remove_cases()
     import_cases()
     error_cases()
