@@ -1,10 +1,11 @@
 // Fingerprint64 (FarmHash's 64-bit fingerprint, farmhashna::Hash64),
-// FingerprintCat64 and SipHash24: TensorFlow's string, combining and keyed
-// hashes, which StringToHashBucketFast/Strong and the SparseCross ops use, so
-// that hash buckets and crossed feature ids equal TensorFlow's on every
-// machine. Written from FarmHash's published algorithm; results are checked
-// against TensorFlow's tf.fingerprint in tests/kernels/sparse_cross_test.cc and
-// its StringToHashBucketFast in the "strings" golden family.
+// FingerprintCat64, SipHash24 and TfHash64: TensorFlow's string, combining,
+// keyed and own hashes, which StringToHashBucketFast/Strong and the SparseCross
+// ops use, so that hash buckets and crossed feature ids equal TensorFlow's on
+// every machine. Written from FarmHash's published algorithm; results are
+// checked against TensorFlow's tf.fingerprint in
+// tests/kernels/sparse_cross_test.cc and its StringToHashBucketFast in the
+// "strings" golden family.
 #ifndef DFX_KERNELS_FINGERPRINT_H_
 #define DFX_KERNELS_FINGERPRINT_H_
 
@@ -220,6 +221,37 @@ inline uint64_t SipHash24(uint64_t k0, uint64_t k1, absl::string_view str) {
   v2 ^= 0xff;
   for (int r = 0; r < 4; ++r) round();
   return v0 ^ v1 ^ v2 ^ v3;
+}
+
+// TensorFlow's own Hash64 (a MurmurHash2-64A variant, seed 0xDECAFCAFFE):
+// StringToHashBucket's hash and the string-key hash of
+// MutableDenseHashTable, whose bucket order LookupTableExport shows.
+inline uint64_t TfHash64(absl::string_view str) {
+  constexpr uint64_t kMul = 0xc6a4a7935bd1e995ULL;
+  constexpr int kShift = 47;
+  const char* s = str.data();
+  size_t n = str.size();
+  uint64_t h = 0xDECAFCAFFEULL ^ (n * kMul);
+  while (n >= 8) {
+    uint64_t k = fingerprint_internal::Fetch64(s);
+    s += 8;
+    n -= 8;
+    k *= kMul;
+    k ^= k >> kShift;
+    k *= kMul;
+    h ^= k;
+    h *= kMul;
+  }
+  if (n > 0) {
+    for (size_t i = n; i-- > 0;) {
+      h ^= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    }
+    h *= kMul;
+  }
+  h ^= h >> kShift;
+  h *= kMul;
+  h ^= h >> kShift;
+  return h;
 }
 
 }  // namespace dfx

@@ -48,6 +48,11 @@ void RegisterSmallKernels(KernelRegistry* registry);
 // RestoreSlice (kernels/io/ckptv1_kernels.cc), declared here for the same
 // reason.
 void RegisterCkptV1Kernels(KernelRegistry* registry);
+// MutableDenseHashTable(V2) (kernels/lookup/dense_hash_table.cc) and
+// InitializeTableFromDataset (table_from_dataset.cc); declared here for the
+// same reason.
+void RegisterDenseHashTableKernels(KernelRegistry* registry);
+void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -98,6 +103,8 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterMutexKernels(registry);
   RegisterSmallKernels(registry);
   RegisterCkptV1Kernels(registry);
+  RegisterDenseHashTableKernels(registry);
+  RegisterTableFromDatasetKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

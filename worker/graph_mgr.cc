@@ -267,10 +267,14 @@ absl::StatusOr<std::shared_ptr<OpKernel>> GraphMgr::CreateKernel(
   const std::string key = absl::StrCat(device->name(), ";", node.name());
   absl::MutexLock lock(&kernels_mu_);
   auto it = stateful_kernels_.find(key);
-  // Compared as messages: attr maps serialize in no fixed order.
+  // Compared as messages: attr maps serialize in no fixed order. Inputs do
+  // not count: partitioning names a node's cross-device inputs after the
+  // _Recv nodes of each step's graph, and the kernel (a dense table made
+  // from its empty_key input, say) must not restart for that.
+  google::protobuf::util::MessageDifferencer same_node;
+  same_node.IgnoreField(NodeDef::descriptor()->FindFieldByName("input"));
   if (it != stateful_kernels_.end() &&
-      google::protobuf::util::MessageDifferencer::Equals(it->second.def,
-                                                          node.def())) {
+      same_node.Compare(it->second.def, node.def())) {
     return it->second.kernel;
   }
   // New, or a node of the same name that differs (a new graph version):

@@ -38,6 +38,10 @@ absl::Status RegisterSmallOps(OpRegistry* registry);
 // TensorFlow's V1 checkpoint ops Save, SaveSlices, Restore, RestoreSlice
 // (ckptv1_ops.cc), declared here for the same reason.
 absl::Status RegisterCkptV1Ops(OpRegistry* registry);
+// Dense hash tables, MutableHashTableOfTensors and
+// InitializeTableFromDataset (dhash_ops.cc), declared here for the same
+// reason.
+absl::Status RegisterDhashOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -93,6 +97,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterMutexOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSmallOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
   return absl::OkStatus();
 }
 

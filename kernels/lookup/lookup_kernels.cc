@@ -12,6 +12,14 @@
 // - MutableHashTableV2 makes a table that Insert (insert or overwrite),
 //   Remove and Import (clear, then insert) change at any time.
 //
+// - MutableHashTableOfTensors(V2) maps each key to a vector of value_shape.
+// - AnonymousHashTable, AnonymousMutableHashTable and
+//   AnonymousMutableHashTableOfTensors make a new table of the step on
+//   every run (CreateAnonymousTable).
+// - The table resource (kernels/lookup/lookup_table.h) is shared with
+//   MutableDenseHashTable (dense_hash_table.cc), which these kernels drive
+//   as well.
+//
 // The TF1 forms (HashTable, MutableHashTable, LookupTableFind, ...) name
 // the same tables through a reference to a [2] string handle (container,
 // name) instead of a DT_RESOURCE handle.
@@ -41,6 +49,7 @@
 #include "graph/node_def_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "kernels/kernels.h"
+#include "kernels/lookup/lookup_table.h"
 #include "kernels/state/variable_util.h"
 #include "runtime/resource_mgr.h"
 
@@ -48,89 +57,6 @@ namespace dfx {
 namespace {
 
 std::atomic<int64_t> next_table_id{0};
-
-// A table's contents and the operations every kind of table has. Tables
-// hold scalar keys and scalar values (TensorFlow's key_shape and
-// value_shape are [] for these kinds). Thread-safe.
-class LookupTable : public ResourceBase {
- public:
-  static constexpr const char* kTypeName = "LookupTable";
-
-  LookupTable(DataType key_dtype, DataType value_dtype, bool initializable)
-      : key_dtype_(key_dtype),
-        value_dtype_(value_dtype),
-        initializable_(initializable) {}
-  LookupTable(DataType key_dtype, DataType value_dtype,
-              const TensorShape& value_shape)
-      : key_dtype_(key_dtype),
-        value_dtype_(value_dtype),
-        initializable_(false),
-        value_shape_(value_shape) {}
-
-  std::string TypeName() const override { return kTypeName; }
-  std::string DebugString() const override {
-    return absl::StrCat(initializable_ ? "HashTable" : "MutableHashTable",
-                        " of ", DataTypeString(key_dtype_), " to ",
-                        DataTypeString(value_dtype_), ", ", size(), " entries");
-  }
-
-  DataType key_dtype() const { return key_dtype_; }
-  DataType value_dtype() const { return value_dtype_; }
-  // Each key's value: [] for HashTable and MutableHashTable, a vector for
-  // MutableHashTableOfTensors.
-  const TensorShape& value_shape() const { return value_shape_; }
-  // A HashTable: filled once, then read-only.
-  bool initializable() const { return initializable_; }
-  bool is_initialized() const {
-    return initialized_.load(std::memory_order_acquire);
-  }
-
-  virtual int64_t size() const = 0;
-  // out[i] = table[keys[i]], or else dflt[0]; a MutableHashTable takes
-  // dflt[i] when dflt has as many elements as out (TensorFlow's per-key
-  // defaults, which its HashTable accepts but ignores). For vector values
-  // "element" is a row of value_shape()[0].
-  virtual void Find(const Tensor& keys, const Tensor& dflt,
-                    Tensor* out) const = 0;
-  // Inserts each pair; `overwrite` replaces an existing key's value,
-  // otherwise a key already present with another value is
-  // FailedPrecondition (HashTable). `clear` empties the table first.
-  virtual absl::Status Insert(const Tensor& keys, const Tensor& values,
-                              bool clear, bool overwrite) = 0;
-  virtual void Remove(const Tensor& keys) = 0;
-  virtual void Clear() = 0;
-  // Every entry, in the table's order: keys [n], values [n] + value_shape.
-  virtual void Export(Tensor* keys, Tensor* values) const = 0;
-
-  // HashTable's one initialization from `keys` and `values` (vectors).
-  // An initialized table stays as it is when `keys` has as many entries as
-  // it (TensorFlow compares only the sizes), else FailedPrecondition.
-  absl::Status Initialize(const Tensor& keys, const Tensor& values) {
-    absl::MutexLock lock(&init_mu_);
-    if (is_initialized()) {
-      if (keys.NumElements() == size()) return absl::OkStatus();
-      return absl::FailedPreconditionError(
-          "Table was already initialized with different data.");
-    }
-    absl::Status s = Insert(keys, values, /*clear=*/false,
-                            /*overwrite=*/false);
-    if (!s.ok()) {
-      // An uninitialized table holds nothing (TensorFlow's size() is 0).
-      Clear();
-      return s;
-    }
-    initialized_.store(true, std::memory_order_release);
-    return absl::OkStatus();
-  }
-
- private:
-  const DataType key_dtype_;
-  const DataType value_dtype_;
-  const bool initializable_;
-  TensorShape value_shape_;  // fixed at construction
-  absl::Mutex init_mu_;      // one initialization at a time
-  std::atomic<bool> initialized_{false};
-};
 
 template <typename T>
 std::string ToText(const T& v) {
@@ -146,13 +72,20 @@ class TypedTable final : public LookupTable {
  public:
   using LookupTable::LookupTable;
 
+  std::string DebugString() const override {
+    return absl::StrCat(initializable() ? "HashTable" : "MutableHashTable",
+                        " of ", DataTypeString(key_dtype()), " to ",
+                        DataTypeString(value_dtype()), ", ", size(),
+                        " entries");
+  }
+
   int64_t size() const override {
     absl::ReaderMutexLock lock(&mu_);
     return static_cast<int64_t>(map_.size());
   }
 
-  void Find(const Tensor& keys, const Tensor& dflt,
-            Tensor* out) const override {
+  absl::Status Find(const Tensor& keys, const Tensor& dflt,
+                    Tensor* out) const override {
     const K* k = keys.data<K>();
     const V* d = dflt.data<V>();
     V* o = out->data<V>();
@@ -164,6 +97,7 @@ class TypedTable final : public LookupTable {
       auto it = map_.find(k[i]);
       o[i] = it != map_.end() ? it->second : d[per_key ? i : 0];
     }
+    return absl::OkStatus();
   }
 
   absl::Status Insert(const Tensor& keys, const Tensor& values, bool clear,
@@ -188,10 +122,11 @@ class TypedTable final : public LookupTable {
     return absl::OkStatus();
   }
 
-  void Remove(const Tensor& keys) override {
+  absl::Status Remove(const Tensor& keys) override {
     const K* k = keys.data<K>();
     absl::MutexLock lock(&mu_);
     for (int64_t i = 0; i < keys.NumElements(); ++i) map_.erase(k[i]);
+    return absl::OkStatus();
   }
 
   void Clear() override {
@@ -199,7 +134,7 @@ class TypedTable final : public LookupTable {
     map_.clear();
   }
 
-  void Export(Tensor* keys, Tensor* values) const override {
+  absl::Status Export(Tensor* keys, Tensor* values) const override {
     absl::ReaderMutexLock lock(&mu_);
     *keys =
         Tensor(key_dtype(), TensorShape({static_cast<int64_t>(map_.size())}));
@@ -211,6 +146,7 @@ class TypedTable final : public LookupTable {
       values->data<V>()[i] = value;
       ++i;
     }
+    return absl::OkStatus();
   }
 
  private:
@@ -224,16 +160,23 @@ class TypedTensorTable final : public LookupTable {
  public:
   TypedTensorTable(DataType key_dtype, DataType value_dtype,
                    TensorShape value_shape)
-      : LookupTable(key_dtype, value_dtype, value_shape),
+      : LookupTable(key_dtype, value_dtype, /*initializable=*/false,
+                    TensorShape(), value_shape),
         dim_(value_shape.dim_size(0)) {}
+
+  std::string DebugString() const override {
+    return absl::StrCat(
+        "MutableHashTableOfTensors of ", DataTypeString(key_dtype()), " to ",
+        DataTypeString(value_dtype()), ", ", size(), " entries");
+  }
 
   int64_t size() const override {
     absl::ReaderMutexLock lock(&mu_);
     return static_cast<int64_t>(map_.size());
   }
 
-  void Find(const Tensor& keys, const Tensor& dflt,
-            Tensor* out) const override {
+  absl::Status Find(const Tensor& keys, const Tensor& dflt,
+                    Tensor* out) const override {
     const K* k = keys.data<K>();
     const V* d = dflt.data<V>();
     V* o = out->data<V>();
@@ -245,6 +188,7 @@ class TypedTensorTable final : public LookupTable {
           it != map_.end() ? it->second.data() : d + (per_key ? i * dim_ : 0);
       std::copy(src, src + dim_, o + i * dim_);
     }
+    return absl::OkStatus();
   }
 
   absl::Status Insert(const Tensor& keys, const Tensor& values, bool clear,
@@ -259,10 +203,11 @@ class TypedTensorTable final : public LookupTable {
     return absl::OkStatus();
   }
 
-  void Remove(const Tensor& keys) override {
+  absl::Status Remove(const Tensor& keys) override {
     const K* k = keys.data<K>();
     absl::MutexLock lock(&mu_);
     for (int64_t i = 0; i < keys.NumElements(); ++i) map_.erase(k[i]);
+    return absl::OkStatus();
   }
 
   void Clear() override {
@@ -270,7 +215,7 @@ class TypedTensorTable final : public LookupTable {
     map_.clear();
   }
 
-  void Export(Tensor* keys, Tensor* values) const override {
+  absl::Status Export(Tensor* keys, Tensor* values) const override {
     absl::ReaderMutexLock lock(&mu_);
     const int64_t n = static_cast<int64_t>(map_.size());
     *keys = Tensor(key_dtype(), TensorShape({n}));
@@ -281,6 +226,7 @@ class TypedTensorTable final : public LookupTable {
       std::copy(value.begin(), value.end(), values->data<V>() + i * dim_);
       ++i;
     }
+    return absl::OkStatus();
   }
 
  private:
@@ -359,9 +305,12 @@ class TableOp : public OpKernel {
  public:
   explicit TableOp(OpKernelConstruction* c) : OpKernel(c) {
     set_expensive(false);
-    initializable_ = absl::StartsWith(c->def().op(), "HashTable");
-    ref_ = !absl::EndsWith(c->def().op(), "V2");
-    tensors_ = absl::StartsWith(c->def().op(), "MutableHashTableOfTensors");
+    // The Anonymous* forms: a new table of the step on every run.
+    absl::string_view kind = c->def().op();
+    anonymous_ = absl::ConsumePrefix(&kind, "Anonymous");
+    initializable_ = absl::StartsWith(kind, "HashTable");
+    ref_ = !anonymous_ && !absl::EndsWith(kind, "V2");
+    tensors_ = absl::StartsWith(kind, "MutableHashTableOfTensors");
     if (tensors_) {
       TensorShapeProto proto;
       c->SetStatus(GetNodeAttr(c->def(), "value_shape", &proto));
@@ -382,6 +331,7 @@ class TableOp : public OpKernel {
     bool use_node_name_sharing = false;
     c->SetStatus(c->GetAttr("key_dtype", &key_dtype_));
     c->SetStatus(c->GetAttr("value_dtype", &value_dtype_));
+    if (anonymous_) return;
     c->SetStatus(c->GetAttr("container", &container_));
     c->SetStatus(c->GetAttr("shared_name", &name_));
     c->SetStatus(c->GetAttr("use_node_name_sharing", &use_node_name_sharing));
@@ -395,10 +345,18 @@ class TableOp : public OpKernel {
     ResourceMgr* rm = c->device()->resource_manager();
     container_ = container_.empty() ? rm->default_container() : container_;
     handle_ = data_flow::SharedResourceHandle(*c->device(), ref_, container_,
-                                             name_, LookupTable::kTypeName);
+                                              name_, LookupTable::kTypeName);
   }
 
   void Compute(OpKernelContext* ctx) override {
+    if (anonymous_) {
+      absl::StatusOr<Tensor> handle = CreateAnonymousTable(
+          ctx, MakeTable(key_dtype_, value_dtype_, initializable_, tensors_,
+                         value_shape_));
+      DFX_OP_REQUIRES_OK(ctx, handle.status());
+      ctx->set_output(0, *std::move(handle));
+      return;
+    }
     absl::StatusOr<std::shared_ptr<LookupTable>> table =
         ctx->resource_manager()->LookupOrCreate<LookupTable>(
             container_, name_, [this] {
@@ -425,6 +383,7 @@ class TableOp : public OpKernel {
   }
 
  private:
+  bool anonymous_ = false;
   bool initializable_ = false;
   bool ref_ = false;
   bool tensors_ = false;
@@ -467,29 +426,6 @@ absl::Status MatchSignature(OpKernelContext* ctx, DataTypeVector want,
       " expected: ", names(want), "->", names(want_out)));
 }
 
-// keys.shape + the table's value shape: the shape of the values of `keys`;
-// InvalidArgument when it holds more elements than a shape can.
-absl::StatusOr<TensorShape> ValuesShape(const LookupTable& t,
-                                        const Tensor& keys) {
-  TensorShape shape = keys.shape();
-  for (int64_t d : t.value_shape().dim_sizes()) {
-    DFX_RETURN_IF_ERROR(shape.AddDim(d));
-  }
-  return shape;
-}
-
-// Keys of any shape; values of keys.shape + value_shape.
-absl::Status CheckKeysAndValues(const LookupTable& t, const Tensor& keys,
-                                const Tensor& values) {
-  DFX_ASSIGN_OR_RETURN(const TensorShape want, ValuesShape(t, keys));
-  if (values.shape() != want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
-                     values.shape().DebugString()));
-  }
-  return absl::OkStatus();
-}
-
 class FindOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -502,20 +438,14 @@ class FindOp : public OpKernel {
                             {t.value_dtype()}));
     const Tensor& keys = ctx->input(1);
     const Tensor& dflt = ctx->input(2);
-    absl::StatusOr<TensorShape> values_shape = ValuesShape(t, keys);
-    DFX_OP_REQUIRES_OK(ctx, values_shape.status());
-    const TensorShape& out_shape = *values_shape;
-    DFX_OP_REQUIRES(
-        ctx, dflt.shape() == t.value_shape() || dflt.shape() == out_shape,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Expected shape ", t.value_shape().DebugString(), " or ",
-            out_shape.DebugString(), " for default value, got ",
-            dflt.shape().DebugString())));
+    DFX_OP_REQUIRES_OK(ctx, t.CheckFind(keys, dflt));
+    absl::StatusOr<TensorShape> out_shape = t.ValuesShape(keys.shape());
+    DFX_OP_REQUIRES_OK(ctx, out_shape.status());
     DFX_OP_REQUIRES(ctx, !t.initializable() || t.is_initialized(),
                     absl::FailedPreconditionError("Table not initialized."));
     Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    t.Find(keys, dflt, out);
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    DFX_OP_REQUIRES_OK(ctx, t.Find(keys, dflt, out));
   }
 };
 
@@ -534,7 +464,8 @@ class InsertOp : public OpKernel {
         MatchSignature(ctx, {DT_RESOURCE, t.key_dtype(), t.value_dtype()}, {}));
     const Tensor& keys = ctx->input(1);
     const Tensor& values = ctx->input(2);
-    DFX_OP_REQUIRES_OK(ctx, CheckKeysAndValues(t, keys, values));
+    DFX_OP_REQUIRES_OK(ctx, import_ ? t.CheckImport(keys, values)
+                                    : t.CheckInsert(keys, values));
     if (t.initializable()) {
       DFX_OP_REQUIRES(ctx, import_,
                       absl::UnimplementedError(
@@ -544,8 +475,9 @@ class InsertOp : public OpKernel {
       DFX_OP_REQUIRES_OK(ctx, t.Initialize(keys, values));
       return;
     }
-    DFX_OP_REQUIRES_OK(
-        ctx, t.Insert(keys, values, /*clear=*/import_, /*overwrite=*/true));
+    DFX_OP_REQUIRES_OK(ctx, import_ ? t.Import(keys, values)
+                                    : t.Insert(keys, values, /*clear=*/false,
+                                               /*overwrite=*/true));
   }
 
  private:
@@ -561,11 +493,13 @@ class RemoveOp : public OpKernel {
     LookupTable& t = **table;
     DFX_OP_REQUIRES_OK(ctx,
                        MatchSignature(ctx, {DT_RESOURCE, t.key_dtype()}, {}));
+    const Tensor& keys = ctx->input(1);
+    DFX_OP_REQUIRES_OK(ctx, t.CheckKeyShape(keys.shape()));
     DFX_OP_REQUIRES(ctx, !t.initializable(),
                     absl::UnimplementedError(
                         "Remove not supported by InitializableLookupTable "
                         "implementations"));
-    t.Remove(ctx->input(1));
+    DFX_OP_REQUIRES_OK(ctx, t.Remove(keys));
   }
 };
 
@@ -591,26 +525,11 @@ class ExportOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, MatchSignature(ctx, {DT_RESOURCE},
                                            {t.key_dtype(), t.value_dtype()}));
     Tensor keys, values;
-    t.Export(&keys, &values);
+    DFX_OP_REQUIRES_OK(ctx, t.Export(&keys, &values));
     ctx->set_output(0, std::move(keys));
     ctx->set_output(1, std::move(values));
   }
 };
-
-absl::StatusOr<std::shared_ptr<LookupTable>> GetInitializableTable(
-    OpKernelContext* ctx) {
-  std::string container, name;
-  DFX_RETURN_IF_ERROR(
-      data_flow::HandleNameFromInput(ctx, 0, &container, &name));
-  DFX_ASSIGN_OR_RETURN(
-      std::shared_ptr<LookupTable> t,
-      ctx->resource_manager()->Lookup<LookupTable>(container, name));
-  if (!t->initializable()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Table ", container, " ", name, " is not initializable"));
-  }
-  return t;
-}
 
 class InitializeTableOp : public OpKernel {
  public:
@@ -866,6 +785,100 @@ constexpr std::pair<DataType, DataType> kMutableHashTableOfTensorsTypes[] = {
 
 }  // namespace
 
+absl::Status LookupTable::CheckKeyShape(const TensorShape& keys) const {
+  const int n = key_shape_.dims();
+  bool ends_with = keys.dims() >= n;
+  for (int i = 0; ends_with && i < n; ++i) {
+    ends_with = keys.dim_size(keys.dims() - n + i) == key_shape_.dim_size(i);
+  }
+  if (!ends_with) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Input key shape ", keys.DebugString(),
+        " must end with the table's key shape ", key_shape_.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TensorShape> LookupTable::ValuesShape(
+    const TensorShape& keys) const {
+  TensorShape shape = keys;
+  for (int i = 0; i < key_shape_.dims(); ++i) shape.RemoveDim(shape.dims() - 1);
+  for (int64_t d : value_shape_.dim_sizes()) {
+    DFX_RETURN_IF_ERROR(shape.AddDim(d));
+  }
+  return shape;
+}
+
+absl::Status LookupTable::CheckInsert(const Tensor& keys,
+                                      const Tensor& values) const {
+  DFX_RETURN_IF_ERROR(CheckKeyShape(keys.shape()));
+  DFX_ASSIGN_OR_RETURN(const TensorShape want, ValuesShape(keys.shape()));
+  if (values.shape() != want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
+                     values.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LookupTable::CheckFind(const Tensor& keys,
+                                    const Tensor& dflt) const {
+  DFX_RETURN_IF_ERROR(CheckKeyShape(keys.shape()));
+  DFX_ASSIGN_OR_RETURN(const TensorShape full, ValuesShape(keys.shape()));
+  if (dflt.shape() != value_shape_ && dflt.shape() != full) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected shape ", value_shape_.DebugString(), " or ",
+                     full.DebugString(), " for default value, got ",
+                     dflt.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LookupTable::Initialize(const Tensor& keys, const Tensor& values) {
+  absl::MutexLock lock(&init_mu_);
+  if (is_initialized()) {
+    if (keys.NumElements() == size()) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        "Table was already initialized with different data.");
+  }
+  absl::Status s = Insert(keys, values, /*clear=*/false, /*overwrite=*/false);
+  if (!s.ok()) {
+    // An uninitialized table holds nothing (TensorFlow's size() is 0).
+    Clear();
+    return s;
+  }
+  initialized_.store(true, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<LookupTable>> GetInitializableTable(
+    OpKernelContext* ctx) {
+  std::string container, name;
+  DFX_RETURN_IF_ERROR(
+      data_flow::HandleNameFromInput(ctx, 0, &container, &name));
+  DFX_ASSIGN_OR_RETURN(
+      std::shared_ptr<LookupTable> t,
+      ctx->resource_manager()->Lookup<LookupTable>(container, name));
+  if (!t->initializable()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Table ", container, " ", name, " is not initializable"));
+  }
+  return t;
+}
+
+absl::StatusOr<Tensor> CreateAnonymousTable(
+    OpKernelContext* ctx, std::shared_ptr<LookupTable> table) {
+  DFX_ASSIGN_OR_RETURN(ScopedStepContainer * step,
+                       data_flow::StepContainer(ctx));
+  const std::string name =
+      absl::StrCat("_AnonymousTable_", next_table_id.fetch_add(1));
+  DFX_ASSIGN_OR_RETURN(Tensor handle, data_flow::MakeStepHandle(
+                                          ctx, name, LookupTable::kTypeName));
+  DFX_RETURN_IF_ERROR(
+      ctx->resource_manager()->Create(step->name(), name, std::move(table)));
+  return handle;
+}
+
 void RegisterLookupKernels(KernelRegistry* registry) {
   for (const auto& [k, v] : kHashTableTypes) {
     RegisterKernel<TableOp>(registry, KernelDefBuilder("HashTableV2")
@@ -887,11 +900,26 @@ void RegisterLookupKernels(KernelRegistry* registry) {
                                           .TypeConstraint("key_dtype", {k})
                                           .TypeConstraint("value_dtype", {v}));
   }
-  for (const auto& [k, v] : kMutableHashTableOfTensorsTypes) {
+  for (const auto& [k, v] : kHashTableTypes) {
+    RegisterKernel<TableOp>(registry, KernelDefBuilder("AnonymousHashTable")
+                                          .TypeConstraint("key_dtype", {k})
+                                          .TypeConstraint("value_dtype", {v}));
+  }
+  for (const auto& [k, v] : kMutableHashTableTypes) {
     RegisterKernel<TableOp>(registry,
-                            KernelDefBuilder("MutableHashTableOfTensorsV2")
+                            KernelDefBuilder("AnonymousMutableHashTable")
                                 .TypeConstraint("key_dtype", {k})
                                 .TypeConstraint("value_dtype", {v}));
+  }
+  for (const char* op :
+       {"MutableHashTableOfTensorsV2", "MutableHashTableOfTensors",
+        "AnonymousMutableHashTableOfTensors"}) {
+    for (const auto& [k, v] : kMutableHashTableOfTensorsTypes) {
+      RegisterKernel<TableOp>(registry,
+                              KernelDefBuilder(op)
+                                  .TypeConstraint("key_dtype", {k})
+                                  .TypeConstraint("value_dtype", {v}));
+    }
   }
   RegisterKernel<FindOp>(registry, KernelDefBuilder("LookupTableFind"));
   RegisterKernel<InsertOp>(registry, KernelDefBuilder("LookupTableInsert"));

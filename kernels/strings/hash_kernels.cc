@@ -18,44 +18,15 @@
 namespace dfx::strings {
 namespace {
 
-uint64_t Load64(const char* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;  // little-endian hosts only (x86-64, aarch64)
-}
-
 // FarmHash's Fingerprint64 (kernels/fingerprint.h) as a hash of bytes.
 uint64_t FarmFingerprint64(const char* s, size_t n) {
   return Fingerprint64(absl::string_view(s, n));
 }
 
-// --- TensorFlow's own Hash64 (a MurmurHash2-64A variant, seed
-// 0xDECAFCAFFE), which the deprecated StringToHashBucket uses.
-
-uint64_t TfHash64(const char* s, size_t n) {
-  constexpr uint64_t kMul = 0xc6a4a7935bd1e995ULL;
-  constexpr int kShift = 47;
-  uint64_t h = 0xDECAFCAFFEULL ^ (n * kMul);
-  while (n >= 8) {
-    uint64_t k = Load64(s);
-    s += 8;
-    n -= 8;
-    k *= kMul;
-    k ^= k >> kShift;
-    k *= kMul;
-    h ^= k;
-    h *= kMul;
-  }
-  if (n > 0) {
-    for (size_t i = n; i-- > 0;) {
-      h ^= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
-    }
-    h *= kMul;
-  }
-  h ^= h >> kShift;
-  h *= kMul;
-  h ^= h >> kShift;
-  return h;
+// TensorFlow's own Hash64 (kernels/fingerprint.h), which the deprecated
+// StringToHashBucket uses.
+uint64_t TfHash64Bytes(const char* s, size_t n) {
+  return TfHash64(absl::string_view(s, n));
 }
 
 // Per string: its bytes read, 8 written, a few cycles a byte.
@@ -129,7 +100,7 @@ class HashBucketStrongOp : public OpKernel {
 void RegisterStringHashKernels(KernelRegistry* registry) {
   RegisterKernel<HashBucketFastOp<FarmFingerprint64>>(
       registry, KernelDefBuilder("StringToHashBucketFast"));
-  RegisterKernel<HashBucketFastOp<TfHash64>>(
+  RegisterKernel<HashBucketFastOp<TfHash64Bytes>>(
       registry, KernelDefBuilder("StringToHashBucket"));
   RegisterKernel<HashBucketStrongOp>(
       registry, KernelDefBuilder("StringToHashBucketStrong"));

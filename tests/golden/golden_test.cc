@@ -54,7 +54,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "legacy",   "var_errors",   "rnn_cells",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
-                                 "mutex",    "ckptv1"};
+                                 "mutex",    "ckptv1",       "dhash"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -409,6 +409,14 @@ TEST_CASE("golden: V1 checkpoints (Save, SaveSlices, Restore, RestoreSlice, "
   // Multi-step cases in the run's scratch directory: save, then restore;
   // files TensorFlow wrote, written back and restored.
   RunFamily("ckptv1");
+}
+
+TEST_CASE("golden: dense hash tables, MutableHashTableOfTensors, "
+          "InitializeTableFromDataset and anonymous tables equal TensorFlow") {
+  // Multi-step cases: inserts, removes, growth and imports over several
+  // steps, the dense tables' bucket arrays exported bit for bit; anonymous
+  // tables new in every step.
+  RunFamily("dhash");
 }
 
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "

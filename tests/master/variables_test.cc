@@ -442,5 +442,37 @@ TEST_CASE("a stateful random op keeps its stream across fetch signatures") {
   CHECK(b2 == a2);
 }
 
+TEST_CASE(
+    "a stateful op fed from another device keeps its kernel across "
+    "fetch signatures") {
+  // The shape comes from CPU:1, so r's input is a _Recv whose name
+  // depends on the step's graph (the other cross-device edge, c -> x,
+  // comes first in the second signature): the kernel must not restart.
+  const std::string cpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
+  const std::string cpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
+  G g;
+  g.FloatConst("c", {5}, cpu1);
+  G::Type(g.Add("x", "Identity", {"c"}, cpu0), "T", DT_FLOAT);
+  NodeDef* shape = g.Add("shape", "Const", {}, cpu1);
+  G::Type(shape, "dtype", DT_INT32);
+  Tensor::FromVector<int32_t>({4}).AsProtoTensorContent(
+      (*shape->mutable_attr())["value"].mutable_tensor());
+  NodeDef* r = g.Add("r", "RandomUniform", {"shape"}, cpu0);
+  G::Type(r, "dtype", DT_FLOAT);
+  G::Type(r, "T", DT_INT32);
+  (*r->mutable_attr())["seed"].set_i(7);
+  (*r->mutable_attr())["seed2"].set_i(3);
+
+  auto a = Open(g.def(), 2);
+  const std::vector<float> a1 = Fetch(a.get(), "r");
+  const std::vector<float> a2 = Fetch(a.get(), "r");
+  auto b = Open(g.def(), 2);
+  CHECK(Fetch(b.get(), "r") == a1);
+  std::vector<Tensor> out;
+  REQUIRE(b->Run({}, {"x", "r"}, {}, &out).ok());
+  auto second = out[1].span<float>();
+  CHECK(std::vector<float>(second.begin(), second.end()) == a2);
+}
+
 }  // namespace
 }  // namespace dfx
