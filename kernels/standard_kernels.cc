@@ -17,6 +17,10 @@ void RegisterReadersKernels(KernelRegistry* registry);
 // for the same reason.
 void RegisterRnnKernels(KernelRegistry* registry);
 
+// tfdbg's Copy and Debug* kernels (kernels/debug/), declared here for the
+// same reason.
+void RegisterDebugKernels(KernelRegistry* registry);
+
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 // (kernels/control_flow/).
 void RegisterControlFlowKernels(KernelRegistry* registry);
@@ -80,6 +84,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
+  RegisterDebugKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

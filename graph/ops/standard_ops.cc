@@ -26,6 +26,10 @@ absl::Status RegisterQuantizedOps(OpRegistry* registry);
 // reason.
 absl::Status RegisterStagingOps(OpRegistry* registry);
 
+// tfdbg's Copy and Debug* ops (debug_ops.cc), declared here for the same
+// reason.
+absl::Status RegisterDebugOps(OpRegistry* registry);
+
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
@@ -75,6 +79,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStagingOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
   return absl::OkStatus();
 }
 
