@@ -125,4 +125,42 @@ absl::StatusOr<std::string> DumpTensorToDir(const DebugWatchKey& key,
   return path;
 }
 
+absl::Status DumpGraphToDir(const std::string& device_name,
+                            const GraphDef& graph, uint64_t wall_time_us,
+                            const std::string& dump_root) {
+  if (dump_root.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "graph of ", device_name, ": the file:// debug URL has no dump root"));
+  }
+  Event event;
+  event.set_wall_time(static_cast<double>(wall_time_us));
+  graph.SerializeToString(event.mutable_graph_def());
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : event.graph_def()) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  const fs::path dir =
+      fs::path(dump_root) / DeviceNameToDevicePath(device_name);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("graph of ", device_name, ": failed to create directory ",
+                     dir.string(), ": ", ec.message()));
+  }
+  const std::string path =
+      (dir / absl::StrCat("_tfdbg_graph_hash", hash, "_", wall_time_us))
+          .string();
+  std::string bytes;
+  event.SerializeToString(&bytes);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("graph of ", device_name, ": failed to write ", path));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dfx::debug

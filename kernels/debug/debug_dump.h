@@ -3,7 +3,8 @@
 // value with the tensor, at
 //   <dump_root>/_tfdbg_device_<device, ':'->'_', '/'->','>/<node scopes>/
 //       <node base name>_<output slot>_<debug op>_<wall time in us>[-<i>]
-// which tensorflow.python.debug.lib.debug_data.DebugDumpDir reads.
+// which tensorflow.python.debug.lib.debug_data.DebugDumpDir reads; and the
+// graph files beside them.
 #ifndef DFX_KERNELS_DEBUG_DEBUG_DUMP_H_
 #define DFX_KERNELS_DEBUG_DEBUG_DUMP_H_
 
@@ -12,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/event.pb.h"
+#include "proto/graph.pb.h"
 #include "runtime/tensor.h"
 
 namespace dfx::debug {
@@ -48,6 +50,16 @@ absl::StatusOr<std::string> DumpTensorToDir(const DebugWatchKey& key,
                                             const Tensor& tensor,
                                             uint64_t wall_time_us,
                                             const std::string& dump_root);
+
+// Writes `graph` (the partition of one device) as tfdbg's graph file,
+// <dump_root>/_tfdbg_device_<device>/_tfdbg_graph_hash<hash>_<wall time
+// in us>: one Event whose graph_def holds the serialized GraphDef, which
+// DebugDumpDir reads for the devices' nodes. The hash is FNV-1a of the
+// bytes (TensorFlow's is its own Hash64; nothing reads it back). Errors as
+// DumpTensorToDir's, naming the device.
+absl::Status DumpGraphToDir(const std::string& device_name,
+                            const GraphDef& graph, uint64_t wall_time_us,
+                            const std::string& dump_root);
 
 }  // namespace dfx::debug
 

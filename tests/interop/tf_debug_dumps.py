@@ -29,6 +29,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.util import event_pb2  # noqa: E402
 from tensorflow.python.debug.lib import debug_data  # noqa: E402
+from tensorflow.python.debug.lib import debug_utils  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
@@ -71,12 +72,48 @@ def run(dump_root, target=None, device=None):
             return sess.run(outs, feed_dict={x: X})
 
 
+def config():
+    """No graph rewrites, in TensorFlow or dfx: the watched nodes stay."""
+    c = tf1.ConfigProto()
+    c.graph_options.rewrite_options.disable_meta_optimizer = True
+    c.graph_options.optimizer_options.opt_level = tf1.OptimizerOptions.L0
+    c.graph_options.optimizer_options.do_constant_folding = False
+    return c
+
+
+def run_watched(dump_root, target=None, device=None):
+    """tfdbg's own way: a run whose RunOptions.debug_options watch every
+    node of a plain graph (debug_utils.watch_graph, what tfdbg's session
+    wrappers do), with a reference variable among them. Returns the
+    fetched value."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf1.placeholder(tf.float32, [2, 3], name="x")
+        with tf.device(device):
+            v = tf1.Variable(np.full([2, 3], 0.5, np.float32),
+                             use_resource=False, name="v")
+            with tf.name_scope("net"):
+                y = tf.add(tf.multiply(x, 3.0, name="scaled"), v, name="y")
+                z = tf.math.log(y, name="log")
+        with tf1.Session(target or "", graph=graph, config=config()) as sess:
+            sess.run(v.initializer)
+            options = tf1.RunOptions()
+            debug_utils.watch_graph(
+                options, graph,
+                debug_ops=["DebugIdentity",
+                           "DebugNumericSummary(mute_if_healthy=false)"],
+                debug_urls=["file://" + dump_root])
+            return sess.run(z, feed_dict={x: X}, options=options)
+
+
 def events(dump_root):
     """{file path relative to the root, with the timestamp cut off:
     (timestamp in the name, Event without its wall_time)}."""
     out = {}
     for folder, _, files in os.walk(dump_root):
         for f in files:
+            if f.startswith("_tfdbg_"):
+                continue  # TensorFlow's graph and run metadata files
             path = os.path.join(folder, f)
             rel = os.path.relpath(path, dump_root)
             stem, stamp = rel.rsplit("_", 1)
@@ -102,6 +139,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dfx-debug-interop-") as work:
         tf_root = os.path.join(work, "tf")
         tf_out = run(tf_root)
+        tf_watched_root = os.path.join(work, "tf_watched")
+        tf_watched = run_watched(tf_watched_root)
 
         cluster_dir = os.path.join(work, "cluster")
         up = subprocess.run([args.dfx, "cluster", "up", "--workers", "2",
@@ -114,6 +153,9 @@ def main():
         try:
             dfx_root = os.path.join(work, "dfx")
             dfx_out = run(dfx_root, target, "/job:worker/task:1")
+            dfx_watched_root = os.path.join(work, "dfx_watched")
+            dfx_watched = run_watched(dfx_watched_root, target,
+                                      "/job:worker/task:1")
         finally:
             subprocess.run([args.dfx, "cluster", "down", "--dir",
                             cluster_dir], capture_output=True, timeout=60)
@@ -154,10 +196,53 @@ def main():
                 problems.append(f"{stem} differs:\n{event}\nTensorFlow:\n"
                                 f"{tf_events[stem][2]}")
 
+        # RunOptions.debug_options: the dfx master's workers insert the
+        # watches TensorFlow's would (devices differ: no comparison).
+        if not same(dfx_watched, tf_watched):
+            problems.append(f"watched run: {dfx_watched} != TensorFlow's "
+                            f"{tf_watched}")
+        tf_w = debug_data.DebugDumpDir(tf_watched_root, validate=False)
+        dfx_w = debug_data.DebugDumpDir(dfx_watched_root, validate=False)
+
+        def watched(dump):
+            # Not the fed placeholder: TensorFlow's local session watches
+            # the _Arg it becomes; a master's workers receive it instead.
+            return [d for d in dump.dumped_tensor_data
+                    if not d.node_name.startswith("_arg_")]
+
+        def keys(dump):
+            return sorted((d.node_name, d.output_slot, d.debug_op)
+                          for d in watched(dump))
+        if keys(dfx_w) != keys(tf_w):
+            problems.append(f"watched run dumps {keys(dfx_w)} != "
+                            f"TensorFlow's {keys(tf_w)}")
+        for d in watched(tf_w):
+            try:
+                ours = dfx_w.get_tensors(d.node_name, d.output_slot,
+                                         d.debug_op)
+            except (ValueError, debug_data.
+                    WatchKeyDoesNotExistInDebugDumpDirError):
+                ours = []
+            theirs = d.get_tensor()
+            if len(ours) != 1 or not same(ours[0], theirs):
+                problems.append(f"watched {d.watch_key}: {ours} != "
+                                f"TensorFlow's {theirs}")
+        num_watched = len(watched(tf_w))
+        # With the graph files dfx's workers write, tfdbg's reader checks
+        # the dumps against the partition graphs (each node's inputs dumped
+        # before it) and knows every watched node's op.
+        try:
+            checked = debug_data.DebugDumpDir(dfx_watched_root)
+            if checked.node_op_type("net/log") != "Log":
+                problems.append("the dump's graph does not hold net/log")
+        except Exception as e:  # noqa: BLE001 - any failure is the finding
+            problems.append(f"DebugDumpDir(validate=True) failed: {e!r}")
+
     for p in problems:
         print("FAIL", p, file=sys.stderr)
     print(f"{len(tf_events)} dump files of TensorFlow's and dfx's compared; "
-          f"{len(problems)} problems")
+          f"{num_watched} tensors of a run watched through "
+          f"RunOptions.debug_options compared; {len(problems)} problems")
     return 1 if problems else 0
 
 
