@@ -12,6 +12,14 @@ tensors must come back; every dump file's name must be TensorFlow's, and
 its Event must equal TensorFlow's but for the wall time (which the file
 name carries).
 
+Then tfdbg's own way: a plain graph (a reference variable among its nodes)
+run with RunOptions.debug_options watching every node
+(debug_utils.watch_graph, what tfdbg's session wrappers do), in
+TensorFlow and on the dfx cluster, where the workers insert the watch
+nodes. The same watches and tensors must come back, and DebugDumpDir with
+its checks against the partition graphs dfx's workers wrote must load
+dfx's folder.
+
     $(tools/tf_env) tests/interop/tf_debug_dumps.py --dfx build/bin/dfx
 
 Exit status: 0 when everything matches, 1 otherwise.
