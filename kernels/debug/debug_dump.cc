@@ -69,7 +69,12 @@ Event MakeDebugEvent(const DebugWatchKey& key, const Tensor& tensor,
                                    ",\"numChunks\":1,\"chunkIndex\":0}"));
   // Strings go in string_val so that tensor_util.MakeNdarray reads them;
   // everything else in tensor_content, as TensorFlow's WrapTensorAsEvents.
-  if (tensor.dtype() == DT_STRING) {
+  if (!tensor.IsInitialized()) {
+    // No value to write: the type and shape, as tfdbg's reader expects of
+    // an uninitialized tensor.
+    value->mutable_tensor()->set_dtype(tensor.dtype());
+    tensor.shape().AsProto(value->mutable_tensor()->mutable_tensor_shape());
+  } else if (tensor.dtype() == DT_STRING) {
     tensor.AsProtoField(value->mutable_tensor());
   } else {
     tensor.AsProtoTensorContent(value->mutable_tensor());
