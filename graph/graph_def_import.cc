@@ -76,7 +76,14 @@ absl::Status ValidateNodeName(const NodeDef& def, bool allow_internal) {
   const bool first_ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
                         (c >= '0' && c <= '9') || c == '.' ||
                         (allow_internal && c == '_');
-  if (!first_ok || !std::all_of(name.begin(), name.end(), IsNameChar)) {
+  // tfdbg's watch nodes (graph/debug_watches.h) keep TensorFlow's names,
+  // "__dbg_<node>:<slot>_<i>_<op>", which tfdbg's reader parses; only
+  // control inputs name them (ParseNodeInput).
+  const bool debug_node = allow_internal && absl::StartsWith(name, "__dbg_");
+  if (!first_ok ||
+      !std::all_of(name.begin(), name.end(), [&](char ch) {
+        return IsNameChar(ch) || (debug_node && ch == ':');
+      })) {
     return NodeError(def, "node name is not valid: it must match "
                           "[A-Za-z0-9.][A-Za-z0-9_./>-]*");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 
@@ -243,7 +244,10 @@ absl::Status ParseNodeInput(absl::string_view input, ParsedInput* parsed) {
     parsed->node = input.substr(1);
     parsed->index = -1;
     if (parsed->node.empty()) return bad("empty control input");
-    if (parsed->node.find(':') != absl::string_view::npos) {
+    // tfdbg's watch nodes (graph/debug_watches.h) have TensorFlow's names,
+    // "__dbg_<node>:<slot>_<i>_<op>", and only control inputs name them.
+    if (parsed->node.find(':') != absl::string_view::npos &&
+        !absl::StartsWith(parsed->node, "__dbg_")) {
       return bad("control input with an output index");
     }
     return absl::OkStatus();

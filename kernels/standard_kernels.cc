@@ -20,6 +20,10 @@ void RegisterRnnKernels(KernelRegistry* registry);
 // the same reason.
 void RegisterTmapKernels(KernelRegistry* registry);
 
+// tfdbg's Copy and Debug* kernels (kernels/debug/), declared here for the
+// same reason.
+void RegisterDebugKernels(KernelRegistry* registry);
+
 // Switch, Merge, Enter, Exit, NextIteration, LoopCond, ControlTrigger
 // (kernels/control_flow/).
 void RegisterControlFlowKernels(KernelRegistry* registry);
@@ -105,6 +109,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCkptV1Kernels(registry);
   RegisterDenseHashTableKernels(registry);
   RegisterTableFromDatasetKernels(registry);
+  RegisterDebugKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

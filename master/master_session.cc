@@ -814,6 +814,7 @@ MasterSession::BuildClientGraph(const GraphState& state,
     call->request.set_create_worker_session_called(true);
     call->request.mutable_graph_def()->Swap(&def);
     *call->request.mutable_graph_options() = options_.config.graph_options();
+    *call->request.mutable_debug_options() = signature.debug_options;
     calls.push_back(call);
   }
   tracker_->Add(static_cast<int>(calls.size()));
@@ -863,9 +864,15 @@ MasterSession::BuildClientGraph(const GraphState& state,
 }
 
 std::string MasterSession::SignatureKey(const StepSignature& signature) {
-  return absl::StrCat(absl::StrJoin(signature.feeds, ","), "\n",
-                      absl::StrJoin(signature.fetches, ","), "\n",
-                      absl::StrJoin(signature.targets, ","));
+  std::string key = absl::StrCat(absl::StrJoin(signature.feeds, ","), "\n",
+                                 absl::StrJoin(signature.fetches, ","), "\n",
+                                 absl::StrJoin(signature.targets, ","));
+  // Runs with other tfdbg watches run other partitions.
+  if (signature.debug_options.debug_tensor_watch_opts_size() > 0) {
+    // (No map fields: the bytes are deterministic.)
+    absl::StrAppend(&key, "\n", signature.debug_options.SerializeAsString());
+  }
+  return key;
 }
 
 std::shared_ptr<const MasterSession::ClientGraph>
@@ -1148,6 +1155,8 @@ absl::Status MasterSession::PrepareRun(RunCall* call) {
   }
   signature.fetches = call->fetches;
   signature.targets = call->targets;
+  *signature.debug_options.mutable_debug_tensor_watch_opts() =
+      call->run_options.debug_options().debug_tensor_watch_opts();
   std::sort(signature.targets.begin(), signature.targets.end());
   signature.targets.erase(
       std::unique(signature.targets.begin(), signature.targets.end()),

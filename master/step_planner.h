@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
 #include "master/graph_optimizer.h"
+#include "proto/debug.pb.h"
 #include "proto/device_attributes.pb.h"
 #include "runtime/op_kernel.h"
 
@@ -48,6 +49,9 @@ struct StepSignature {
   std::vector<std::string> feeds;
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
+  // The run's tfdbg watches (RunOptions.debug_options' tensor watches),
+  // which the workers insert into their partitions; not read by PlanStep.
+  DebugOptions debug_options;
 };
 
 struct StepPlan {

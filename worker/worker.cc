@@ -3,16 +3,21 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "base/log.h"
 #include "base/logging.h"
 #include "base/metrics.h"
+#include "base/status_macros.h"
+#include "graph/debug_watches.h"
 #include "graph/device_name.h"
+#include "kernels/debug/debug_dump.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellation.h"
 #include "runtime/rendezvous.h"
@@ -240,6 +245,40 @@ void Worker::TakeAndRegisterGraphAsync(RegisterGraphRequest* request,
                 std::move(done));
 }
 
+namespace {
+
+// tfdbg's graph files: each device's nodes of `def`, written to every
+// file:// URL the watches name (TensorFlow's GraphMgr publishes each
+// device's partition so), for DebugDumpDir.
+absl::Status PublishDebugGraphs(const DebugOptions& options,
+                                const GraphDef& def) {
+  std::set<std::string> roots;
+  for (const DebugTensorWatch& w : options.debug_tensor_watch_opts()) {
+    for (const std::string& url : w.debug_urls()) {
+      if (absl::StartsWith(url, "file://")) roots.insert(url.substr(7));
+    }
+  }
+  if (roots.empty()) return absl::OkStatus();
+  std::map<std::string, GraphDef> by_device;
+  for (const NodeDef& node : def.node()) {
+    GraphDef& g = by_device[node.device()];
+    if (g.node_size() == 0) {
+      *g.mutable_versions() = def.versions();
+      *g.mutable_library() = def.library();
+    }
+    *g.add_node() = node;
+  }
+  const auto now_us = static_cast<uint64_t>(absl::ToUnixMicros(absl::Now()));
+  for (const std::string& root : roots) {
+    for (const auto& [device, graph] : by_device) {
+      DFX_RETURN_IF_ERROR(debug::DumpGraphToDir(device, graph, now_us, root));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 void Worker::RegisterGraph(const RegisterGraphRequest* request,
                            GraphDef* movable, RegisterGraphResponse* response,
                            StatusCallback done) {
@@ -250,6 +289,28 @@ void Worker::RegisterGraph(const RegisterGraphRequest* request,
     return;
   }
   GraphMgr* graphs = (*session)->graph_mgr();
+  // A run's RunOptions.debug_options: tfdbg's watch ops go into the
+  // partition before it is imported, as TensorFlow's GraphMgr adds them.
+  GraphDef watched;
+  if (request->debug_options().debug_tensor_watch_opts_size() > 0) {
+    if (movable != nullptr) {
+      watched.Swap(movable);
+    } else {
+      watched = request->graph_def();
+    }
+    if (absl::Status s = InsertDebugWatches(request->debug_options(),
+                                            *env_.ops, &watched);
+        !s.ok()) {
+      done(std::move(s));
+      return;
+    }
+    if (absl::Status s = PublishDebugGraphs(request->debug_options(), watched);
+        !s.ok()) {
+      done(std::move(s));
+      return;
+    }
+    movable = &watched;
+  }
   absl::StatusOr<std::string> handle =
       movable != nullptr
           ? graphs->Register(std::move(*movable), request->graph_options())

@@ -43,6 +43,10 @@ absl::Status RegisterCkptV1Ops(OpRegistry* registry);
 // reason.
 absl::Status RegisterDhashOps(OpRegistry* registry);
 
+// tfdbg's Copy and Debug* ops (debug_ops.cc), declared here for the same
+// reason.
+absl::Status RegisterDebugOps(OpRegistry* registry);
+
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
@@ -98,6 +102,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSmallOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
   return absl::OkStatus();
 }
 

@@ -54,7 +54,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "legacy",   "var_errors",   "rnn_cells",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
-                                 "mutex",    "ckptv1",       "dhash"};
+                                 "mutex",    "ckptv1",       "dhash",
+                                 "debug"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -491,6 +492,12 @@ TEST_CASE("golden: staging areas, staging maps and barriers equal "
   // Multi-step cases: Stage in one step, Unstage in later ones; map
   // entries put component by component; barrier inserts then takes.
   RunFamily("staging");
+}
+
+TEST_CASE("golden: tfdbg's Copy and Debug ops, their NaN counts and "
+          "numeric summaries in every mode equal TensorFlow bit for bit") {
+  // One multi-step case: a reference passed on by DebugGradientRefIdentity.
+  RunFamily("debug");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
