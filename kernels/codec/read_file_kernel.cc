@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/codec/codec_kernels.h"
+#include "runtime/file_policy.h"
 #include "runtime/op_kernel.h"
 
 namespace dfx {
@@ -79,8 +80,11 @@ class ReadFileOp : public OpKernel {
                         filename.shape().DebugString())));
     Tensor* out = nullptr;
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
-    DFX_OP_REQUIRES_OK(ctx, ReadWholeFile(filename.scalar<std::string>(),
-                                          &out->scalar<std::string>()));
+    // Inside the server's --data-dir when it has one.
+    absl::StatusOr<std::string> path =
+        ResolveDataPath(name(), filename.scalar<std::string>());
+    DFX_OP_REQUIRES_OK(ctx, path.status());
+    DFX_OP_REQUIRES_OK(ctx, ReadWholeFile(*path, &out->scalar<std::string>()));
   }
 };
 

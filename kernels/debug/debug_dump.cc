@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "runtime/file_policy.h"
 
 namespace dfx::debug {
 namespace fs = std::filesystem;
@@ -101,7 +102,10 @@ absl::StatusOr<std::string> DumpTensorToDir(const DebugWatchKey& key,
           "\" cannot name a dump file inside the dump root ", dump_root));
     }
   }
-  fs::path dir = fs::path(dump_root) / DeviceNameToDevicePath(key.device_name);
+  // A server's --data-dir confines the dump root, as it does checkpoints.
+  absl::StatusOr<std::string> root = ResolveDataPath(watch, dump_root);
+  if (!root.ok()) return root.status();
+  fs::path dir = fs::path(*root) / DeviceNameToDevicePath(key.device_name);
   for (size_t i = 0; i + 1 < parts.size(); ++i) dir /= parts[i];
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -144,8 +148,10 @@ absl::Status DumpGraphToDir(const std::string& device_name,
   for (char c : event.graph_def()) {
     hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   }
-  const fs::path dir =
-      fs::path(dump_root) / DeviceNameToDevicePath(device_name);
+  absl::StatusOr<std::string> root =
+      ResolveDataPath(absl::StrCat("graph of ", device_name), dump_root);
+  if (!root.ok()) return root.status();
+  const fs::path dir = fs::path(*root) / DeviceNameToDevicePath(device_name);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {

@@ -51,6 +51,7 @@
 #include "kernels/kernels.h"
 #include "kernels/lookup/lookup_table.h"
 #include "kernels/state/variable_util.h"
+#include "runtime/file_policy.h"
 #include "runtime/resource_mgr.h"
 
 namespace dfx {
@@ -694,7 +695,10 @@ class InitializeTableFromTextFileOp : public OpKernel {
   // vocab_size of them, as `keys` and `values` vectors.
   absl::Status ReadFile(const std::string& filename, const LookupTable& t,
                         Tensor* keys, Tensor* values) const {
-    std::ifstream in(filename, std::ios::binary);
+    // Inside the server's --data-dir when it has one.
+    DFX_ASSIGN_OR_RETURN(const std::string path,
+                         ResolveDataPath(name(), filename));
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
       return absl::NotFoundError(
           absl::StrCat(filename, "; No such file or directory"));

@@ -31,6 +31,7 @@
 #include "kernels/random/random_util.h"
 #include "kernels/random/rng2_kernels.h"
 #include "kernels/random/simple_philox.h"
+#include "runtime/file_policy.h"
 
 namespace dfx::random {
 namespace {
@@ -467,8 +468,14 @@ class CandidateSamplerOp : public OpKernel {
     DFX_RETURN_IF_ERROR(ctx->GetAttr("shard", &shard));
     auto fixed = std::make_unique<FixedUnigramSampler>(
         range_max, distortion, num_reserved_ids, num_shards, shard);
-    DFX_RETURN_IF_ERROR(vocab_file.empty() ? fixed->LoadUnigrams(unigrams)
-                                           : fixed->LoadFile(vocab_file));
+    if (vocab_file.empty()) {
+      DFX_RETURN_IF_ERROR(fixed->LoadUnigrams(unigrams));
+    } else {
+      // Inside the server's --data-dir when it has one.
+      DFX_ASSIGN_OR_RETURN(const std::string path,
+                           ResolveDataPath(ctx->def().name(), vocab_file));
+      DFX_RETURN_IF_ERROR(fixed->LoadFile(path));
+    }
     sampler_ = std::move(fixed);
     return absl::OkStatus();
   }

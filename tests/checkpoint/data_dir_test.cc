@@ -1,6 +1,6 @@
-// SaveV2, RestoreV2 and MergeV2Checkpoints under a data directory
-// (runtime/file_policy.h, `dfx server --data-dir`), run as a user runs
-// them: GraphDefs in a local session.
+// SaveV2, RestoreV2, MergeV2Checkpoints and the ops that read files under a
+// data directory (runtime/file_policy.h, `dfx server --data-dir`), run as a
+// user runs them: GraphDefs in a local session.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,11 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 using ::dfx::testing::BoolAttr;
 using ::dfx::testing::GraphBuilder;
+using ::dfx::testing::IntAttr;
 using ::dfx::testing::IsOk;
 using ::dfx::testing::RunGraph;
 using ::dfx::testing::SameTensor;
 using ::dfx::testing::StatusIs;
+using ::dfx::testing::StringAttr;
 using ::dfx::testing::TempDir;
+using ::dfx::testing::TypeAttr;
 using ::dfx::testing::TypeListAttr;
 
 // Sets the data directory to `dir` for the object's life.
@@ -130,6 +133,57 @@ TEST_CASE("data dir: file ops outside it fail with PermissionDenied") {
   std::sort(outside.begin(), outside.end());
   CHECK(outside == std::vector<std::string>{"real.data-00000-of-00001",
                                             "real.index"});
+}
+
+TEST_CASE("data dir: ReadFile, text-file tables and vocabulary samplers "
+          "read only inside it") {
+  TempDir tmp;
+  fs::create_directories(tmp / "data");
+  fs::create_directories(tmp / "outside");
+  tmp.Write("outside/secret.txt", "a\nb\n");
+  tmp.Write("data/vocab.txt", "a\nb\n");
+  tmp.Write("data/counts.csv", "a,1\nb,2\n");
+  ScopedDataDir data(tmp / "data");
+  auto read = [](const std::string& path) {
+    GraphBuilder g;
+    g.Node("read", "ReadFile", {g.ScalarString("name", path)});
+    return RunGraph(g.graph(), {"read:0"}).status();
+  };
+  auto table = [](const std::string& path) {
+    GraphBuilder g;
+    const std::string t =
+        g.Node("table", "HashTableV2", {},
+               {{"key_dtype", TypeAttr(DT_STRING)},
+                {"value_dtype", TypeAttr(DT_INT64)}});
+    g.Node("init", "InitializeTableFromTextFileV2",
+           {t, g.ScalarString("name", path)},
+           {{"key_index", IntAttr(-2)}, {"value_index", IntAttr(-1)}});
+    return RunGraph(g.graph(), {}, {"init"}).status();
+  };
+  auto sampler = [](const std::string& path) {
+    GraphBuilder g;
+    g.Node("sample", "FixedUnigramCandidateSampler",
+           {g.Const("true", Tensor::FromVector<int64_t>({0}, TensorShape({1, 1})))},
+           {{"num_true", IntAttr(1)},
+            {"num_sampled", IntAttr(1)},
+            {"unique", BoolAttr(true)},
+            {"range_max", IntAttr(2)},
+            {"vocab_file", StringAttr(path)}});
+    return RunGraph(g.graph(), {"sample:0"}).status();
+  };
+  CHECK_THAT(read("vocab.txt"), IsOk());
+  CHECK_THAT(read(tmp / "outside/secret.txt"),
+             StatusIs(absl::StatusCode::kPermissionDenied,
+                      "node 'read': path '" + (tmp / "outside/secret.txt")));
+  CHECK_THAT(read("/etc/passwd"),
+             StatusIs(absl::StatusCode::kPermissionDenied, "/etc/passwd"));
+  CHECK_THAT(table("vocab.txt"), IsOk());
+  CHECK_THAT(table("../outside/secret.txt"),
+             StatusIs(absl::StatusCode::kPermissionDenied,
+                      "node 'init': path '../outside/secret.txt'"));
+  CHECK_THAT(sampler("counts.csv"), IsOk());
+  CHECK_THAT(sampler(tmp / "outside/secret.txt"),
+             StatusIs(absl::StatusCode::kPermissionDenied, "node 'sample'"));
 }
 
 }  // namespace

@@ -15,8 +15,10 @@
 #include "catch2/catch.hpp"
 #include "kernels/debug/debug_dump.h"
 #include "proto/event.pb.h"
+#include "runtime/file_policy.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -29,14 +31,6 @@ using testing::TestNodeBuilder;
 constexpr char kDevice[] = "/job:localhost/replica:0/task:0/device:CPU:0";
 constexpr char kDevicePath[] =
     "_tfdbg_device_,job_localhost,replica_0,task_0,device_CPU_0";
-
-fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("dfx_debug_test_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 // Every regular file under `dir`, relative to it.
 std::vector<std::string> FilesUnder(const fs::path& dir) {
@@ -78,7 +72,8 @@ TEST_CASE(
     "DebugIdentity writes TensorFlow's tfdbg v1 dump file under the "
     "device's folder and the node's scopes",
     "[debug]") {
-  const fs::path root = TempDir("identity");
+  const testing::TempDir tmp;
+  const fs::path root = tmp.path();
   const Tensor x = Tensor::FromVector<float>({1.5f, -2.0f, 0.0f});
   const NodeDef node = DebugNode("DebugIdentity", DT_FLOAT, "outer/inner/x:1",
                                  {"file://" + root.string()});
@@ -110,14 +105,14 @@ TEST_CASE(
   // A second run writes a second file.
   REQUIRE(RunKernel(node, {x}).ok());
   CHECK(FilesUnder(root).size() == 2);
-  fs::remove_all(root);
 }
 
 TEST_CASE(
     "DebugNanCount and DebugNumericSummary dump their outputs, and "
     "mute_if_healthy writes nothing for a healthy tensor",
     "[debug]") {
-  const fs::path root = TempDir("summary");
+  const testing::TempDir tmp;
+  const fs::path root = tmp.path();
   const std::string url = "file://" + root.string();
   const Tensor with_nan = Tensor::FromVector<double>({1.0, NAN, 2.0, NAN});
   auto nan =
@@ -144,12 +139,12 @@ TEST_CASE(
   files = FilesUnder(root);
   REQUIRE(files.size() == 1);
   CHECK(files[0].find("/s_0_DebugNumericSummary_") != std::string::npos);
-  fs::remove_all(root);
 }
 
 TEST_CASE("A dump file whose path is taken gets TensorFlow's -1, -2 suffix",
           "[debug]") {
-  const fs::path root = TempDir("collide");
+  const testing::TempDir tmp;
+  const fs::path root = tmp.path();
   debug::DebugWatchKey key{kDevice, "a/b", 0, "DebugIdentity"};
   const Tensor x = Tensor::FromVector<int32_t>({7});
   auto first = debug::DumpTensorToDir(key, x, 123, root.string());
@@ -163,7 +158,6 @@ TEST_CASE("A dump file whose path is taken gets TensorFlow's -1, -2 suffix",
   CHECK(*first == stem);
   CHECK(*second == stem + "-1");
   CHECK(*third == stem + "-2");
-  fs::remove_all(root);
 }
 
 TEST_CASE("String tensors are dumped in string_val, as TensorFlow does",
@@ -183,7 +177,8 @@ TEST_CASE(
     "A node name that would leave the dump root is refused, naming the "
     "watch, and nothing is written",
     "[debug]") {
-  const fs::path root = TempDir("escape");
+  const testing::TempDir tmp;
+  const fs::path root = tmp.path();
   const fs::path sub = root / "dump";
   fs::create_directories(sub);
   for (const char* name :
@@ -203,7 +198,31 @@ TEST_CASE(
                              Tensor::FromVector<float>({1}), 1, "");
   CHECK_THAT(empty_root.status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "no dump root"));
-  fs::remove_all(root);
+}
+
+TEST_CASE("A server's --data-dir confines the dump root", "[debug]") {
+  const testing::TempDir tmp;
+  const fs::path data = fs::path(tmp.path()) / "data";
+  const fs::path outside = fs::path(tmp.path()) / "outside";
+  fs::create_directories(data);
+  REQUIRE_OK(SetDataDir(data.string()));
+  const Tensor x = Tensor::FromVector<float>({1});
+  auto refused = RunKernel(DebugNode("DebugIdentity", DT_FLOAT, "x:0",
+                                     {"file://" + outside.string()}),
+                           {x});
+  auto inside = RunKernel(DebugNode("DebugIdentity", DT_FLOAT, "y:0",
+                                    {"file://" + (data / "dump").string()}),
+                          {x});
+  auto graph = debug::DumpGraphToDir(kDevice, GraphDef(), 1, outside.string());
+  REQUIRE_OK(SetDataDir(""));
+  CHECK_THAT(refused.status(),
+             StatusIs(absl::StatusCode::kInternal,
+                      "'x:0:DebugIdentity': path '" + outside.string() +
+                          "' is outside the data directory"));
+  CHECK_FALSE(fs::exists(outside));
+  REQUIRE_OK(inside);
+  CHECK(FilesUnder(data / "dump").size() == 1);
+  CHECK_THAT(graph, StatusIs(absl::StatusCode::kPermissionDenied, "graph of"));
 }
 
 TEST_CASE(
