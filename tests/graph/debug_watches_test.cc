@@ -129,7 +129,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Debug op attributes in parentheses are set by their type; gated_grpc "
+    "Debug op attributes in parentheses are set by their type, and gated_grpc "
     "goes into the Copy node's spec") {
   GraphDef def = TestGraph();
   REQUIRE(InsertDebugWatches(Watch("src", 0,

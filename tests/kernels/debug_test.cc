@@ -258,7 +258,8 @@ TEST_CASE(
                       "Unsupported debug URL schema in: grpc://h:1"));
 }
 
-TEST_CASE("Copy makes a buffer of its own; strings are passed on", "[debug]") {
+TEST_CASE("Copy makes a buffer of its own, and strings are passed on",
+          "[debug]") {
   const Tensor x = Tensor::FromVector<float>({1, 2, 3});
   for (const char* op : {"Copy", "CopyHost"}) {
     const NodeDef node =
