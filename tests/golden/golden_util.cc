@@ -218,6 +218,30 @@ std::string Compare(const Tensor& got, const Tensor& want,
     return absl::StrCat(bad, " of ", want.NumElements(),
                         " strings differ; first ", first);
   }
+  // 64-bit integers exactly: as doubles, values past 2^53 would merge.
+  if ((want.dtype() == DT_INT64 || want.dtype() == DT_UINT64) && rtol == 0 &&
+      atol == 0) {
+    auto exact = [&](auto tag) {
+      using T = decltype(tag);
+      const T* g = got.data<T>();
+      const T* w = want.data<T>();
+      for (int64_t i = 0; i < want.NumElements(); ++i) {
+        if (g[i] == w[i]) continue;
+        if (bad++ == 0) {
+          first = absl::StrCat("element ", i, ": dfx ", g[i], ", TensorFlow ",
+                               w[i]);
+        }
+      }
+    };
+    if (want.dtype() == DT_INT64) {
+      exact(int64_t{});
+    } else {
+      exact(uint64_t{});
+    }
+    if (bad == 0) return "";
+    return absl::StrCat(bad, " of ", want.NumElements(),
+                        " elements differ; first ", first);
+  }
   for (int64_t i = 0; i < want.NumElements(); ++i) {
     const double g = ElementAsDouble(got, i);
     const double w = ElementAsDouble(want, i);
