@@ -1,0 +1,540 @@
+// The estimator family's kernels: TF1 estimators' k-means clustering
+// (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
+// warm-starting's GenerateVocabRemapping, and the SDCA optimizer's
+// SdcaFprint and SdcaShrinkL1, as TensorFlow 2.21's CPU kernels compute
+// them (clustering_ops.cc, generate_vocab_remapping_op.cc, sdca_ops.cc).
+//
+// The random ones draw from TensorFlow's Philox stream seeded by the seed
+// input (key = seed, counter 0) through SimplePhilox, so the same seed
+// samples the same points as TensorFlow. Distances are plain float loops;
+// TensorFlow's Eigen products may round differently in the last bits,
+// which only matters for ties that rounding decides.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "kernels/fingerprint.h"
+#include "kernels/kernels.h"
+#include "kernels/random/philox.h"
+#include "kernels/random/simple_philox.h"
+#include "kernels/state/variable_util.h"
+#include "runtime/file_policy.h"
+
+namespace dfx {
+namespace {
+
+using random::Philox;
+using random::SimplePhilox;
+
+absl::Status RequireScalar(const Tensor& t, const char* what) {
+  if (t.dims() == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("Input ", what, " should be a scalar."));
+}
+
+// Half the squared Euclidean norm of each row of the row-major n x d `x`.
+std::vector<float> HalfSquaredNorms(const float* x, int64_t n, int64_t d) {
+  std::vector<float> out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    float s = 0.0f;
+    for (int64_t j = 0; j < d; ++j) s += x[i * d + j] * x[i * d + j];
+    out[i] = 0.5f * s;
+  }
+  return out;
+}
+
+float Dot(const float* a, const float* b, int64_t d) {
+  float s = 0.0f;
+  for (int64_t j = 0; j < d; ++j) s += a[j] * b[j];
+  return s;
+}
+
+// TensorFlow's loop redraws until it finds a point not sampled yet, which
+// never ends when only sampled points carry weight (rounding can leave a
+// sampled point a tiny positive distance from itself); dfx gives up after
+// this many draws for one sample.
+constexpr int64_t kMaxDraws = int64_t{1} << 22;
+
+class KmeansPlusPlusInitializationOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& points = ctx->input(0);
+    DFX_OP_REQUIRES(
+        ctx, points.dims() == 2,
+        absl::InvalidArgumentError("Input points should be a matrix."));
+    DFX_OP_REQUIRES_OK(ctx, RequireScalar(ctx->input(1), "num_to_sample"));
+    DFX_OP_REQUIRES_OK(ctx, RequireScalar(ctx->input(2), "seed"));
+    DFX_OP_REQUIRES_OK(ctx,
+                       RequireScalar(ctx->input(3), "num_retries_per_sample"));
+    const int64_t n = points.dim_size(0);
+    const int64_t d = points.dim_size(1);
+    const int64_t num_to_sample = ctx->input(1).scalar<int64_t>();
+    const int64_t seed = ctx->input(2).scalar<int64_t>();
+    int64_t retries = ctx->input(3).scalar<int64_t>();
+    if (retries < 0) {
+      retries = 2 + static_cast<int64_t>(
+                        std::log(static_cast<double>(num_to_sample)));
+    }
+    DFX_OP_REQUIRES(ctx, n > 0,
+                    absl::InvalidArgumentError("Expected points.rows() > 0."));
+    DFX_OP_REQUIRES(ctx, num_to_sample > 0,
+                    absl::InvalidArgumentError("Expected num_to_sample > 0."));
+    DFX_OP_REQUIRES(ctx, num_to_sample <= n,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected num_to_sample <= points.rows(). ",
+                        num_to_sample, " vs ", n, ".")));
+
+    const float* x = points.data<float>();
+    Tensor out(DT_FLOAT, TensorShape({num_to_sample, d}));
+    float* samples = out.data<float>();
+    const std::vector<float> half_norm = HalfSquaredNorms(x, n, d);
+    absl::flat_hash_set<int64_t> sampled;
+    Philox gen(static_cast<uint64_t>(seed), 0);
+    SimplePhilox rng(&gen);
+
+    std::vector<float> min_dist(n, std::numeric_limits<float>::infinity());
+    std::vector<float> cumsum(n);
+    // Half squared distances from every point to point `y`, folded into
+    // `base` by minimum.
+    auto fold = [&](const std::vector<float>& base, int64_t y,
+                    std::vector<float>* result) {
+      result->resize(n);
+      const float* py = x + y * d;
+      for (int64_t i = 0; i < n; ++i) {
+        const float dist =
+            (half_norm[i] - Dot(x + i * d, py, d)) + half_norm[y];
+        (*result)[i] = std::min(base[i], dist);
+      }
+    };
+    // TensorFlow 2.21's draw: a point by the cumulative distances, again
+    // while it is one sampled already. When no weight is left (all
+    // distances 0, or NaN) upper_bound gives n, which TensorFlow clamps to
+    // the last point for the output but indexes unclamped (past the end)
+    // for the distances; dfx clamps both.
+    auto draw = [&](int64_t* index) -> absl::Status {
+      if (sampled.empty()) {
+        *index = static_cast<int64_t>(rng.Uniform64(n));
+        return absl::OkStatus();
+      }
+      for (int64_t tries = 0; tries < kMaxDraws; ++tries) {
+        const float v = rng.RandFloat() * cumsum[n - 1];
+        const int64_t i =
+            std::upper_bound(cumsum.begin(), cumsum.end(), v) - cumsum.begin();
+        if (!sampled.contains(i)) {
+          *index = std::min(i, n - 1);
+          return absl::OkStatus();
+        }
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "No point left to sample after ", kMaxDraws,
+          " draws: only already sampled points have a positive distance"));
+    };
+
+    std::vector<float> candidate, best;
+    for (int64_t s = 0; s < num_to_sample; ++s) {
+      if (s > 0)
+        std::partial_sum(min_dist.begin(), min_dist.end(), cumsum.begin());
+      int64_t chosen = 0;
+      if (retries == 0) {
+        DFX_OP_REQUIRES_OK(ctx, draw(&chosen));
+        fold(min_dist, chosen, &candidate);
+        min_dist.swap(candidate);
+      } else {
+        float best_potential = std::numeric_limits<float>::infinity();
+        best.assign(n, 0.0f);
+        for (int64_t r = 1 + retries; r > 0; --r) {
+          int64_t index = 0;
+          DFX_OP_REQUIRES_OK(ctx, draw(&index));
+          fold(min_dist, index, &candidate);
+          float potential = 0.0f;
+          for (float v : candidate) potential += v;
+          if (potential < best_potential) {
+            best_potential = potential;
+            chosen = index;
+            best.swap(candidate);
+          }
+        }
+        min_dist.swap(best);
+      }
+      std::copy(x + chosen * d, x + (chosen + 1) * d, samples + s * d);
+      sampled.insert(chosen);
+    }
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+// One Markov chain of k-MC^2: the chain moves to candidate i with
+// probability min(1, distances[i] / distances[current]).
+class Kmc2ChainInitializationOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& distances = ctx->input(0);
+    DFX_OP_REQUIRES(
+        ctx, distances.dims() == 1,
+        absl::InvalidArgumentError("Input distances should be a vector."));
+    DFX_OP_REQUIRES_OK(ctx, RequireScalar(ctx->input(1), "seed"));
+    const int64_t n = distances.dim_size(0);
+    const int64_t seed = ctx->input(1).scalar<int64_t>();
+    DFX_OP_REQUIRES(
+        ctx, n > 0,
+        absl::InvalidArgumentError("Expected distances_tensor.size() > 0."));
+    Philox gen(static_cast<uint64_t>(seed), 0);
+    SimplePhilox rng(&gen);
+    const float* dist = distances.data<float>();
+    int64_t selected = 0;
+    float selected_distance = dist[0];
+    for (int64_t i = 1; i < n; ++i) {
+      if (dist[i] > rng.RandFloat() * selected_distance) {
+        selected = i;
+        selected_distance = dist[i];
+      }
+    }
+    ctx->set_output(0, Tensor::Scalar<int64_t>(selected));
+  }
+};
+
+// The k nearest centers of each point by Euclidean distance, nearest first
+// (ties to the lower center index), and their squared distances.
+class NearestNeighborsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& points = ctx->input(0);
+    const Tensor& centers = ctx->input(1);
+    DFX_OP_REQUIRES(
+        ctx, points.dims() == 2,
+        absl::InvalidArgumentError("Input points should be a matrix."));
+    DFX_OP_REQUIRES(
+        ctx, centers.dims() == 2,
+        absl::InvalidArgumentError("Input centers should be a matrix."));
+    DFX_OP_REQUIRES_OK(ctx, RequireScalar(ctx->input(2), "k"));
+    const int64_t n = points.dim_size(0);
+    const int64_t d = points.dim_size(1);
+    const int64_t m = centers.dim_size(0);
+    DFX_OP_REQUIRES(ctx, n > 0,
+                    absl::InvalidArgumentError("Expected points.rows() > 0."));
+    DFX_OP_REQUIRES(ctx, d == centers.dim_size(1),
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Expected point_dimensions == center_dimensions: ", d,
+                        " vs ", centers.dim_size(1), ".")));
+    const int64_t k_in = ctx->input(2).scalar<int64_t>();
+    DFX_OP_REQUIRES(ctx, k_in >= 0,
+                    absl::InvalidArgumentError("Expected k >= 0."));
+    const int64_t k = std::min(m, k_in);
+    Tensor indices(DT_INT64, TensorShape({n, k}));
+    Tensor distances(DT_FLOAT, TensorShape({n, k}));
+    if (k > 0) {
+      const float* p = points.data<float>();
+      const float* c = centers.data<float>();
+      const std::vector<float> point_half = HalfSquaredNorms(p, n, d);
+      const std::vector<float> center_half = HalfSquaredNorms(c, m, d);
+      int64_t* out_i = indices.data<int64_t>();
+      float* out_d = distances.data<float>();
+      std::vector<std::pair<float, int64_t>> partial(m);
+      for (int64_t i = 0; i < n; ++i) {
+        // TensorFlow ranks centers by half the squared distance less the
+        // point's own term, then adds it back.
+        for (int64_t j = 0; j < m; ++j) {
+          partial[j] = {center_half[j] - Dot(p + i * d, c + j * d, d), j};
+        }
+        std::partial_sort(partial.begin(), partial.begin() + k, partial.end());
+        for (int64_t j = 0; j < k; ++j) {
+          out_i[i * k + j] = partial[j].second;
+          out_d[i * k + j] = 2.0f * (point_half[i] + partial[j].first);
+        }
+      }
+    }
+    ctx->set_output(0, std::move(indices));
+    ctx->set_output(1, std::move(distances));
+  }
+};
+
+// The lines of a vocabulary file, as TensorFlow's text-file table
+// initializer reads them: at most `limit` (all when -1), "\n" or "\r\n"
+// removed; an empty line or fewer lines than `limit` is InvalidArgument.
+absl::StatusOr<std::vector<std::string>> ReadVocab(absl::string_view node,
+                                                   const std::string& filename,
+                                                   int64_t limit) {
+  DFX_ASSIGN_OR_RETURN(const std::string path, ResolveDataPath(node, filename));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(filename, "; No such file or directory"));
+  }
+  std::vector<std::string> lines;
+  std::string line;
+  int64_t pos = 0;
+  while ((limit < 0 || static_cast<int64_t>(lines.size()) < limit) &&
+         std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    pos += static_cast<int64_t>(line.size()) + 1;
+    if (line.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid content in ", filename,
+                       ": empty line found at position ", pos, "."));
+    }
+    lines.push_back(line);
+  }
+  if (lines.empty() && limit != 0) {
+    if (limit > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid vocab_size in ",
+                                                     filename, ": expected ",
+                                                     limit, " but got 0"));
+    }
+    return absl::OutOfRangeError(absl::StrCat("End of file ", filename));
+  }
+  if (limit > 0 && static_cast<int64_t>(lines.size()) != limit) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid vocab_size in ", filename, ": expected ", limit,
+                     " but got ", lines.size()));
+  }
+  return lines;
+}
+
+absl::StatusOr<std::string> VocabFileName(const Tensor& t, const char* which) {
+  if (t.dims() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(which, "_vocab_file should be a single string, but got ",
+                     t.shape().DebugString()));
+  }
+  const std::string& name = t.scalar<std::string>();
+  // TensorFlow's message says "new" for both files.
+  if (name.empty()) {
+    return absl::InvalidArgumentError("new vocab filename cannot be empty.");
+  }
+  return name;
+}
+
+// GenerateVocabRemapping: for each of lines [offset, offset + num) of the
+// new vocabulary, the line number of the same token in the old one, or -1.
+class GenerateVocabRemappingOp : public OpKernel {
+ public:
+  explicit GenerateVocabRemappingOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("new_vocab_offset", &offset_));
+    c->SetStatus(c->GetAttr("num_new_vocab", &num_new_));
+    c->SetStatus(c->GetAttr("old_vocab_size", &old_size_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::string> new_name = VocabFileName(ctx->input(0), "new");
+    DFX_OP_REQUIRES_OK(ctx, new_name.status());
+    absl::StatusOr<std::vector<std::string>> new_vocab =
+        ReadVocab(name(), *new_name, -1);
+    DFX_OP_REQUIRES_OK(ctx, new_vocab.status());
+    DFX_OP_REQUIRES(
+        ctx, offset_ + num_new_ <= static_cast<int64_t>(new_vocab->size()),
+        absl::InvalidArgumentError(
+            "lookup table size must be larger than last new "
+            "vocab entry's line"));
+    absl::StatusOr<std::string> old_name = VocabFileName(ctx->input(1), "old");
+    DFX_OP_REQUIRES_OK(ctx, old_name.status());
+    absl::StatusOr<std::vector<std::string>> old_vocab =
+        ReadVocab(name(), *old_name, old_size_);
+    DFX_OP_REQUIRES_OK(ctx, old_vocab.status());
+    absl::flat_hash_map<std::string, int64_t> old_ids;
+    for (int64_t i = 0; i < static_cast<int64_t>(old_vocab->size()); ++i) {
+      auto [it, inserted] = old_ids.try_emplace((*old_vocab)[i], i);
+      DFX_OP_REQUIRES(ctx, inserted,
+                      absl::FailedPreconditionError(absl::StrCat(
+                          "HashTable has different value for same key. Key ",
+                          (*old_vocab)[i], " has ", it->second,
+                          " and trying to add value ", i)));
+    }
+    Tensor remapping(DT_INT64, TensorShape({num_new_}));
+    int64_t* out = remapping.data<int64_t>();
+    int32_t present = 0;
+    for (int64_t i = 0; i < num_new_; ++i) {
+      auto it = old_ids.find((*new_vocab)[offset_ + i]);
+      out[i] = it == old_ids.end() ? -1 : it->second;
+      if (out[i] != -1) ++present;
+    }
+    ctx->set_output(0, std::move(remapping));
+    ctx->set_output(1, Tensor::Scalar<int32_t>(present));
+  }
+
+ private:
+  int64_t offset_ = 0;
+  int64_t num_new_ = 0;
+  int64_t old_size_ = -1;
+};
+
+// farmhashcc's 128-bit fingerprint (CityHash128 v1.1), TensorFlow's
+// Fingerprint128, from the published algorithm; low word first.
+namespace fp128 {
+using namespace fingerprint_internal;  // NOLINT: FarmHash's primitives
+
+uint64_t Hash16(uint64_t u, uint64_t v) {
+  return HashLen16(u, v, 0x9ddfea08eb382d69ULL);
+}
+
+std::pair<uint64_t, uint64_t> Murmur(const char* s, size_t len,
+                                     std::pair<uint64_t, uint64_t> seed) {
+  uint64_t a = seed.first, b = seed.second, c = 0, d = 0;
+  int64_t l = static_cast<int64_t>(len) - 16;
+  if (l <= 0) {
+    a = ShiftMix(a * kK1) * kK1;
+    c = b * kK1 + HashLen0to16(s, len);
+    d = ShiftMix(a + (len >= 8 ? Fetch64(s) : c));
+  } else {
+    c = Hash16(Fetch64(s + len - 8) + kK1, a);
+    d = Hash16(b + len, c + Fetch64(s + len - 16));
+    a += d;
+    do {
+      a ^= ShiftMix(Fetch64(s) * kK1) * kK1;
+      a *= kK1;
+      b ^= a;
+      c ^= ShiftMix(Fetch64(s + 8) * kK1) * kK1;
+      c *= kK1;
+      d ^= c;
+      s += 16;
+      l -= 16;
+    } while (l > 0);
+  }
+  a = Hash16(a, c);
+  b = Hash16(d, b);
+  return {a ^ b, Hash16(b, a)};
+}
+
+std::pair<uint64_t, uint64_t> WithSeed(const char* s, size_t len,
+                                       std::pair<uint64_t, uint64_t> seed) {
+  if (len < 128) return Murmur(s, len, seed);
+  std::pair<uint64_t, uint64_t> v, w;
+  uint64_t x = seed.first, y = seed.second, z = len * kK1;
+  v.first = Rotate(y ^ kK1, 49) * kK1 + Fetch64(s);
+  v.second = Rotate(v.first, 42) * kK1 + Fetch64(s + 8);
+  w.first = Rotate(y + z, 35) * kK1 + x;
+  w.second = Rotate(x + Fetch64(s + 88), 53) * kK1;
+  do {
+    for (int half = 0; half < 2; ++half) {
+      x = Rotate(x + y + v.first + Fetch64(s + 8), 37) * kK1;
+      y = Rotate(y + v.second + Fetch64(s + 48), 42) * kK1;
+      x ^= w.second;
+      y += v.first + Fetch64(s + 40);
+      z = Rotate(z + w.first, 33) * kK1;
+      v = WeakHashLen32WithSeeds(s, v.second * kK1, x + w.first);
+      w = WeakHashLen32WithSeeds(s + 32, z + w.second, y + Fetch64(s + 16));
+      std::swap(z, x);
+      s += 64;
+    }
+    len -= 128;
+  } while (len >= 128);
+  x += Rotate(v.first + z, 49) * kK0;
+  y = y * kK0 + Rotate(w.second, 37);
+  z = z * kK0 + Rotate(w.first, 27);
+  w.first *= 9;
+  v.first *= kK0;
+  for (size_t done = 0; done < len;) {
+    done += 32;
+    y = Rotate(x + y, 42) * kK0 + v.second;
+    w.first += Fetch64(s + len - done + 16);
+    x = x * kK0 + w.first;
+    z += w.second + Fetch64(s + len - done);
+    w.second += v.first;
+    v = WeakHashLen32WithSeeds(s + len - done, v.first + z, v.second);
+    v.first *= kK0;
+  }
+  x = Hash16(x, v.first);
+  y = Hash16(y + z, w.first);
+  return {Hash16(x + v.second, w.second) + y,
+          Hash16(x + w.second, y + v.second)};
+}
+
+std::pair<uint64_t, uint64_t> Fingerprint128(absl::string_view str) {
+  const char* s = str.data();
+  const size_t len = str.size();
+  if (len >= 16) {
+    return WithSeed(s + 16, len - 16, {Fetch64(s), Fetch64(s + 8) + kK0});
+  }
+  return WithSeed(s, len, {kK0, kK1});
+}
+}  // namespace fp128
+
+// SdcaFprint: each example id's 128-bit fingerprint as two int64s; the
+// first never 0 or 1 (sentinels for hash tables): those become -2 and -1.
+class SdcaFprintOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, input.dims() == 1,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("Input must be a vector, got shape ",
+                                     input.shape().DebugString())));
+    const int64_t n = input.NumElements();
+    Tensor out(DT_INT64, TensorShape({n, 2}));
+    const std::string* in = input.data<std::string>();
+    int64_t* o = out.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const auto [low, high] = fp128::Fingerprint128(in[i]);
+      const uint64_t first = low >= 2 ? low : low + ~uint64_t{1};
+      o[2 * i] = static_cast<int64_t>(first);
+      o[2 * i + 1] = static_cast<int64_t>(high);
+    }
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+// SdcaShrinkL1: w = sign(w) * max(|w| - l1 / l2, 0) on every weight
+// variable, in place and unlocked, as TensorFlow does.
+class SdcaShrinkL1Op : public OpKernel {
+ public:
+  explicit SdcaShrinkL1Op(OpKernelConstruction* c) : OpKernel(c) {
+    float l1 = 0, l2 = 0;
+    c->SetStatus(c->GetAttr("l1", &l1));
+    c->SetStatus(c->GetAttr("l2", &l2));
+    // TensorFlow keeps the float quotient in a double and converts it back
+    // to float for the vector arithmetic.
+    shrinkage_ = static_cast<float>(static_cast<double>(l1 / l2));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    std::vector<int> ids(ctx->num_inputs());
+    std::iota(ids.begin(), ids.end(), 0);
+    VariableInputs vars;
+    DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, ids, /*use_locking=*/false));
+    for (size_t k = 0; k < ids.size(); ++k) {
+      Tensor* t = vars.tensor(static_cast<int>(k));
+      float* w = t->data<float>();
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        const float v = w[i];
+        const float sign = v > 0.0f ? 1.0f : (v < 0.0f ? -1.0f : v);
+        w[i] = sign * std::max(std::abs(v) - shrinkage_, 0.0f);
+      }
+    }
+  }
+
+ private:
+  float shrinkage_ = 0.0f;
+};
+
+}  // namespace
+
+void RegisterEstimatorKernels(KernelRegistry* r) {
+  RegisterKernel<KmeansPlusPlusInitializationOp>(
+      r, KernelDefBuilder("KmeansPlusPlusInitialization"));
+  RegisterKernel<Kmc2ChainInitializationOp>(
+      r, KernelDefBuilder("KMC2ChainInitialization"));
+  RegisterKernel<NearestNeighborsOp>(r, KernelDefBuilder("NearestNeighbors"));
+  RegisterKernel<GenerateVocabRemappingOp>(
+      r, KernelDefBuilder("GenerateVocabRemapping"));
+  RegisterKernel<SdcaFprintOp>(r, KernelDefBuilder("SdcaFprint"));
+  RegisterKernel<SdcaShrinkL1Op>(r, KernelDefBuilder("SdcaShrinkL1"));
+}
+
+}  // namespace dfx

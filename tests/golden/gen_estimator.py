@@ -1,0 +1,248 @@
+"""Golden cases of the estimator family: the ops of TF1 estimators'
+k-means clustering (KmeansPlusPlusInitialization, KMC2ChainInitialization,
+NearestNeighbors: tf.compat.v1.estimator.experimental.KMeans), warm-starting
+(GenerateVocabRemapping: tf.compat.v1.train.warm_start) and the SDCA linear
+optimizer's helpers (SdcaFprint, SdcaShrinkL1), as TensorFlow 2.21 runs
+them.
+
+    $(tools/tf_env) tests/golden/gen_estimator.py
+
+The random ops draw from TensorFlow's Philox stream with the seed input, so
+the cases pin the sampled points and indices exactly. GenerateVocabRemapping
+reads vocabulary files of the case's folder (gen_lookup.py's steps_case,
+feeds "@CASE_DIR@/name"); SdcaShrinkL1 updates reference variables in place
+(multi-step cases).
+
+Not here: LoadAndRemapMatrix, SdcaOptimizer and SdcaOptimizerV2 (not
+implemented in dfx yet), Skipgram and NegTrain (deprecated at GraphDef
+version 19: TensorFlow 2.21 refuses them in a graph it builds).
+NearestNeighbors with k < 0 is left out: TensorFlow 2.21's kernel aborts
+the process (dfx says InvalidArgument, tests/kernels/estimator_test.cc).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_lib  # noqa: E402
+from golden_lib import tf, tf1  # noqa: E402
+from gen_lookup import CASE_DIR, steps_case  # noqa: E402
+
+FAMILY = "estimator"
+RAW = tf.raw_ops
+
+OP_NAMES = ["KmeansPlusPlusInitialization", "KMC2ChainInitialization",
+            "NearestNeighbors", "GenerateVocabRemapping", "SdcaFprint",
+            "SdcaShrinkL1"]
+
+
+def case(name, fn, *inputs, **kw):
+    """fn applied to placeholders of unknown shape fed `inputs`, so that
+    TensorFlow's kernel (not its Python shape check) judges bad shapes."""
+    def build():
+        feeds = {}
+        for i, v in enumerate(inputs):
+            v = np.asarray(v)
+            feeds[tf1.placeholder(tf.as_dtype(v.dtype), None,
+                                  name=f"in{i}")] = v
+        out = fn(*feeds.keys())
+        return list(out) if isinstance(out, (list, tuple)) else out, feeds
+    golden_lib.case(FAMILY, name, build, **kw)
+
+
+def folder():
+    return golden_lib.family_folder(FAMILY)
+
+
+def f32(v):
+    return np.asarray(v, np.float32)
+
+
+def i64(v):
+    return np.asarray(v, np.int64)
+
+
+# Small integer coordinates: every distance is exact in float.
+POINTS = np.array([[0, 0], [1, 0], [0, 1], [5, 5], [6, 5], [5, 6],
+                   [-4, 3], [-5, 4], [10, -2], [2, 2]], np.float32)
+
+
+def kmeans_cases():
+    def kmpp_op(p, n, s, r):
+        return RAW.KmeansPlusPlusInitialization(
+            points=p, num_to_sample=n, seed=s, num_retries_per_sample=r)
+
+    def kmpp(points, num, seed, retries):
+        return (kmpp_op, f32(points), i64(num), i64(seed), i64(retries))
+    case("kmpp_default_retries", *kmpp(POINTS, 3, 7, -1))
+    case("kmpp_no_retries", *kmpp(POINTS, 4, 11, 0))
+    case("kmpp_two_retries", *kmpp(POINTS, 5, 123456789, 2))
+    case("kmpp_negative_seed", *kmpp(POINTS, 3, -5, 1))
+    case("kmpp_every_point", *kmpp(POINTS, 10, 3, 0),
+         note="all ten points, each once")
+    case("kmpp_one_point", *kmpp(POINTS[:1], 1, 1, -1))
+    case("kmpp_identical_points", *kmpp(np.ones((6, 3), np.float32), 4, 2, 0),
+         note="zero distances: uniform draws among the points left")
+    case("kmpp_zero_weight_left",
+         *kmpp([[0], [0], [0], [0], [5]], 3, 0, 0),
+         note="the third draw finds no weight left: TensorFlow takes the "
+         "last point again")
+    case("kmpp_zero_dims", *kmpp(np.zeros((5, 0), np.float32), 2, 9, 1))
+    rng = golden_lib.rng(1)
+    grid = rng.integers(-8, 8, size=(24, 3)).astype(np.float32)
+    case("kmpp_random_grid", *kmpp(grid, 6, 42, -1))
+    case("kmpp_not_matrix", *kmpp(POINTS[0], 1, 1, 0))
+    case("kmpp_no_points", *kmpp(np.zeros((0, 2), np.float32), 1, 1, 0))
+    case("kmpp_zero_samples", *kmpp(POINTS, 0, 1, 0))
+    case("kmpp_too_many_samples", *kmpp(POINTS, 11, 1, 0))
+    case("kmpp_seed_not_scalar", *kmpp(POINTS, 2, [1, 2], 0))
+
+    def kmc2_op(d, s):
+        return RAW.KMC2ChainInitialization(distances=d, seed=s)
+
+    def kmc2(distances, seed):
+        return (kmc2_op, f32(distances), i64(seed))
+    case("kmc2_chain", *kmc2([1, 4, 2, 8, 0.5, 3, 9, 1, 2, 7], 5))
+    case("kmc2_chain_other_seed", *kmc2([1, 4, 2, 8, 0.5, 3, 9, 1, 2, 7], 77))
+    case("kmc2_long_chain",
+         *kmc2(golden_lib.rng(2).random(64).astype(np.float32), 1234))
+    case("kmc2_zeros", *kmc2([0, 0, 0, 0], 3))
+    case("kmc2_single", *kmc2([2.5], 3))
+    case("kmc2_empty", *kmc2(np.zeros(0, np.float32), 3))
+    case("kmc2_not_vector", *kmc2([[1, 2]], 3))
+
+    def nn_op(p, c, k):
+        return RAW.NearestNeighbors(points=p, centers=c, k=k)
+
+    def nn(points, centers, k):
+        return (nn_op, f32(points), f32(centers), i64(k))
+    centers = POINTS[[0, 3, 6, 8]]
+    case("nn_k1", *nn(POINTS, centers, 1))
+    case("nn_k2", *nn(POINTS, centers, 2))
+    case("nn_k_all", *nn(POINTS, centers, 4))
+    case("nn_k_clamped", *nn(POINTS, centers, 9),
+         note="k above the number of centers gives every center")
+    case("nn_k0", *nn(POINTS, centers, 0))
+    case("nn_no_centers", *nn(POINTS, np.zeros((0, 2), np.float32), 3))
+    case("nn_ties", *nn([[0, 0], [1, 1]], [[1, 0], [0, 1], [-1, 0], [2, 2]], 3),
+         note="equal distances: the lower center index first")
+    case("nn_three_dims", *nn(grid, grid[:5], 2))
+    case("nn_dims_mismatch", *nn(POINTS, np.zeros((2, 3), np.float32), 1))
+    # No k < 0 case: TensorFlow 2.21's kernel aborts the process (a
+    # negative output dimension); dfx says InvalidArgument "Expected k >=
+    # 0." (tests/kernels/estimator_test.cc).
+    case("nn_no_points", *nn(np.zeros((0, 2), np.float32), centers, 1))
+    case("nn_points_not_matrix", *nn(POINTS[0], centers, 1))
+    case("nn_centers_not_matrix", *nn(POINTS, centers[0], 1))
+
+
+NEW_VOCAB = "apple\nbanana\ncherry\ndate\nelder\nfig\n"
+OLD_VOCAB = "fig\ncherry\nzucchini\napple\ngrape\n"
+
+
+def vocab_cases():
+    def remap(offset, num, old_size=-1):
+        def build():
+            new = tf1.placeholder(tf.string, [], name="new_vocab")
+            old = tf1.placeholder(tf.string, [], name="old_vocab")
+            r, n = RAW.GenerateVocabRemapping(
+                new_vocab_file=new, old_vocab_file=old,
+                new_vocab_offset=offset, num_new_vocab=num,
+                old_vocab_size=old_size)
+            return {"new": new, "old": old, "remapping": r, "num_present": n}
+        return build
+
+    def run(name, build, new="new.txt", old="old.txt", files=None,
+            note=""):
+        files = files or {"new.txt": NEW_VOCAB, "old.txt": OLD_VOCAB}
+        feeds = {"new": new if new == "" else CASE_DIR + "/" + new,
+                 "old": old if old == "" else CASE_DIR + "/" + old}
+        steps_case(folder(), name, build,
+                   [(["remapping", "num_present"], feeds)], files=files,
+                   note=note)
+
+    run("vocab_all", remap(0, 6))
+    run("vocab_partition", remap(2, 3), note="lines 2..4 of the new vocab")
+    run("vocab_empty_partition", remap(6, 0))
+    run("vocab_old_size", remap(0, 6, old_size=3),
+        note="only the old vocab's first 3 lines count")
+    run("vocab_old_size_too_big", remap(0, 6, old_size=9))
+    run("vocab_past_end", remap(4, 3))
+    run("vocab_crlf", remap(0, 3),
+        files={"new.txt": "a\r\nb\r\nc\r\n", "old.txt": "c\r\nb\r\n"})
+    run("vocab_no_final_newline", remap(0, 3),
+        files={"new.txt": "x\ny\nz", "old.txt": "z\nx"})
+    run("vocab_duplicate_old", remap(0, 2),
+        files={"new.txt": "a\nb\n", "old.txt": "b\na\nb\n"})
+    run("vocab_duplicate_new", remap(0, 3),
+        files={"new.txt": "a\na\nb\n", "old.txt": "a\n"})
+    run("vocab_empty_line", remap(0, 2),
+        files={"new.txt": "a\n\nb\n", "old.txt": "a\n"})
+    run("vocab_missing_new", remap(0, 2), new="missing.txt")
+    run("vocab_missing_old", remap(0, 2), old="missing.txt")
+    run("vocab_empty_new_name", remap(0, 2), new="")
+    run("vocab_empty_old_name", remap(0, 2), old="")
+    run("vocab_empty_old_file", remap(0, 2),
+        files={"new.txt": "a\nb\n", "old.txt": ""})
+
+
+def fprint_cases():
+    words = ["", "a", "ab", "abc", "abcd", "hello", "example_7", "12345678",
+             "x" * 15, "y" * 16, "z" * 17, "example id 0042", "q" * 31,
+             "r" * 32, "s" * 33, "t" * 64, "u" * 100, "v" * 127, "w" * 128,
+             "w" * 129, "".join(chr(65 + i % 50) for i in range(200)),
+             "k" * 255, "m" * 256, "n" * 300, "caf\u00e9 \u65e5\u672c"]
+    def fp(x):
+        return RAW.SdcaFprint(input=x)
+    case("fprint_lengths", fp, np.array([w.encode() for w in words], object),
+         note="every branch of the 128-bit fingerprint: lengths 0..300")
+    case("fprint_empty", fp, np.array([], object))
+    case("fprint_matrix", fp, np.array([[b"a", b"b"]], object))
+    case("fprint_scalar", fp, np.array(b"a", object))
+
+
+def shrink_cases():
+    def build(l1, l2):
+        def b():
+            v1 = tf1.Variable(np.array([-3, -0.5, 0, 0.25, 2, 7], np.float32),
+                              use_resource=False, name="w1")
+            v2 = tf1.Variable(np.array([[1.5, -1.5], [0.1, -4]], np.float32),
+                              use_resource=False, name="w2")
+            shrink = RAW.SdcaShrinkL1(weights=[v1, v2], l1=l1, l2=l2)
+            return {"init": tf1.group(v1.initializer, v2.initializer),
+                    "shrink": shrink, "w1": v1.read_value(),
+                    "w2": v2.read_value()}
+        return b
+    steps = [["init"], ["shrink"], ["w1", "w2"], ["shrink"], ["w1", "w2"]]
+    golden_lib.steps_case(folder(), "shrink_two_steps", build(1.0, 2.0),
+                          steps, note="|w| - l1/l2, twice")
+    golden_lib.steps_case(folder(), "shrink_uneven_ratio", build(0.3, 0.7),
+                          steps)
+    golden_lib.steps_case(folder(), "shrink_zero_l1", build(0.0, 1.0), steps)
+    golden_lib.steps_case(folder(), "shrink_zero_l2", build(1.0, 0.0), steps,
+                          note="l1/l2 infinite: every weight becomes 0")
+
+    def uninitialized():
+        v = tf1.Variable(np.ones(3, np.float32), use_resource=False,
+                         name="w_uninit")
+        return {"shrink": RAW.SdcaShrinkL1(weights=[v], l1=1.0, l2=1.0)}
+    golden_lib.steps_case(folder(), "shrink_uninitialized", uninitialized,
+                          [["shrink"]])
+
+    def none():
+        return {"shrink": RAW.SdcaShrinkL1(weights=[], l1=1.0, l2=1.0)}
+    golden_lib.steps_case(folder(), "shrink_no_weights", none, [["shrink"]])
+
+
+def main():
+    kmeans_cases()
+    vocab_cases()
+    fprint_cases()
+    shrink_cases()
+    golden_lib.write_op_defs(FAMILY, OP_NAMES)
+
+
+if __name__ == "__main__":
+    main()
