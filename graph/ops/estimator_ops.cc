@@ -1,8 +1,8 @@
 // The estimator family: the ops of TF1 estimators' k-means clustering
 // (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
-// warm-starting (GenerateVocabRemapping) and the SDCA linear optimizer's
-// helpers (SdcaFprint, SdcaShrinkL1). Signatures follow TensorFlow 2.21's
-// clustering_ops.cc, checkpoint_ops.cc and sdca_ops.cc.
+// warm-starting (GenerateVocabRemapping, LoadAndRemapMatrix) and the SDCA
+// linear optimizer's helpers (SdcaFprint, SdcaShrinkL1). Signatures follow
+// TensorFlow 2.21's clustering_ops.cc, checkpoint_ops.cc and sdca_ops.cc.
 #include <vector>
 
 #include "base/status_macros.h"
@@ -55,6 +55,17 @@ absl::Status VocabRemappingShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status LoadAndRemapShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(Scalars(c, {0, 1}));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 1));
+  int64_t num_rows = 0, num_cols = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "num_rows", &num_rows));
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "num_cols", &num_cols));
+  c->set_output(0, PartialShape::Known({num_rows, num_cols}));
+  return absl::OkStatus();
+}
+
 absl::Status FprintShape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 1));
   c->set_output(0, PartialShape::Known({DimOf(c->input(0), 0), 2}));
@@ -98,6 +109,19 @@ absl::Status RegisterEstimatorOps(OpRegistry* r) {
                                       .Attr("num_new_vocab: int >= 0")
                                       .Attr("old_vocab_size: int >= -1 = -1")
                                       .SetShapeFn(VocabRemappingShape)));
+
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("LoadAndRemapMatrix")
+                                      .Input("ckpt_path: string")
+                                      .Input("old_tensor_name: string")
+                                      .Input("row_remapping: int64")
+                                      .Input("col_remapping: int64")
+                                      .Input("initializing_values: float")
+                                      .Output("output_matrix: float")
+                                      .Attr("num_rows: int >= 0")
+                                      .Attr("num_cols: int >= 1")
+                                      .Attr("max_rows_in_memory: int = -1")
+                                      .SetIsStateful()
+                                      .SetShapeFn(LoadAndRemapShape)));
 
   // --- SDCA helpers.
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SdcaFprint")

@@ -1,8 +1,9 @@
 // The estimator family's kernels: TF1 estimators' k-means clustering
 // (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
-// warm-starting's GenerateVocabRemapping, and the SDCA optimizer's
-// SdcaFprint and SdcaShrinkL1, as TensorFlow 2.21's CPU kernels compute
-// them (clustering_ops.cc, generate_vocab_remapping_op.cc, sdca_ops.cc).
+// warm-starting's GenerateVocabRemapping and LoadAndRemapMatrix, and the SDCA
+// optimizer's SdcaFprint and SdcaShrinkL1, as TensorFlow 2.21's CPU kernels
+// compute them (clustering_ops.cc, generate_vocab_remapping_op.cc,
+// load_and_remap_matrix_op.cc, sdca_ops.cc).
 //
 // The random ones draw from TensorFlow's Philox stream seeded by the seed
 // input (key = seed, counter 0) through SimplePhilox, so the same seed
@@ -23,6 +24,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "checkpoint/tensor_bundle.h"
 #include "kernels/fingerprint.h"
 #include "kernels/kernels.h"
 #include "kernels/random/philox.h"
@@ -373,6 +375,174 @@ class GenerateVocabRemappingOp : public OpKernel {
   int64_t old_size_ = -1;
 };
 
+// The inverse of a remapping vector (new id -> old id, or < 0 for none):
+// old id -> new id, and which new ids have an old one. Unimplemented when
+// two new ids share an old one, as in TensorFlow.
+absl::Status InvertRemapping(const Tensor& remapping,
+                             std::vector<bool>* present,
+                             absl::flat_hash_map<int64_t, int64_t>* inverse) {
+  const int64_t* r = remapping.data<int64_t>();
+  const int64_t n = remapping.NumElements();
+  present->assign(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    if (r[i] < 0) continue;
+    (*present)[i] = true;
+    auto [it, inserted] = inverse->try_emplace(r[i], i);
+    if (!inserted) {
+      return absl::UnimplementedError(
+          absl::StrCat("Old ID ", r[i], " is mapped to both new ID ",
+                       it->second, " and ", i, ", which is not supported."));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// LoadAndRemapMatrix: a float matrix of a V2 checkpoint with its rows (and
+// columns, when col_remapping is not empty) moved to their new ids; the
+// cells of new rows or columns without an old one are filled from
+// initializing_values in row-major order, which must hold exactly as many.
+// TensorFlow reads the old rows in chunks of max_rows_in_memory, which
+// changes nothing it returns; dfx reads the tensor whole. A remapped
+// column past the old matrix's columns is left unwritten by TensorFlow
+// (whatever the buffer held); dfx leaves it 0.
+class LoadAndRemapMatrixOp : public OpKernel {
+ public:
+  explicit LoadAndRemapMatrixOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("num_rows", &num_rows_));
+    c->SetStatus(c->GetAttr("num_cols", &num_cols_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& rows = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, rows.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The `row_remapping` tensor must be 1-D, got a tensor "
+                        "of shape ",
+                        rows.shape().DebugString())));
+    DFX_OP_REQUIRES(ctx, rows.NumElements() == num_rows_,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Size of row_remapping is ", rows.NumElements(),
+                        " instead of being equal to num_rows=", num_rows_)));
+    std::vector<bool> row_present, col_present;
+    absl::flat_hash_map<int64_t, int64_t> new_row, new_col;
+    DFX_OP_REQUIRES_OK(ctx, InvertRemapping(rows, &row_present, &new_row));
+    int64_t max_old_row = -1;
+    for (const auto& [old_row, unused] : new_row) {
+      max_old_row = std::max(max_old_row, old_row);
+    }
+    const Tensor& cols = ctx->input(3);
+    // TensorFlow checks neither this rank nor old_tensor_name's and aborts
+    // on a wrong one.
+    DFX_OP_REQUIRES(ctx, cols.dims() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The `col_remapping` tensor must be 1-D, got a tensor "
+                        "of shape ",
+                        cols.shape().DebugString())));
+    const bool remap_cols = cols.NumElements() > 0;
+    if (remap_cols) {
+      DFX_OP_REQUIRES(
+          ctx, cols.NumElements() == num_cols_,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Provided col_remapping, but its size is ", cols.NumElements(),
+              " instead of being equal to num_cols=", num_cols_)));
+      DFX_OP_REQUIRES_OK(ctx, InvertRemapping(cols, &col_present, &new_col));
+    } else {
+      col_present.assign(num_cols_, true);
+    }
+    const Tensor& ckpt = ctx->input(0);
+    DFX_OP_REQUIRES(ctx, ckpt.NumElements() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The `ckpt_path` tensor must have exactly one "
+                        "element, got tensor of shape ",
+                        ckpt.shape().DebugString())));
+    const Tensor& name_t = ctx->input(1);
+    DFX_OP_REQUIRES(ctx, name_t.NumElements() == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "The `old_tensor_name` tensor must have exactly one "
+                        "element, got tensor of shape ",
+                        name_t.shape().DebugString())));
+    const std::string& key = name_t.data<std::string>()[0];
+    absl::StatusOr<std::string> prefix =
+        ResolveDataPrefix(name(), ckpt.data<std::string>()[0]);
+    DFX_OP_REQUIRES_OK(ctx, prefix.status());
+    absl::StatusOr<std::unique_ptr<BundleReader>> reader =
+        BundleReader::Open(*std::move(prefix));
+    DFX_OP_REQUIRES_OK(ctx, reader.status());
+    DataType dtype;
+    TensorShape shape;
+    DFX_OP_REQUIRES_OK(ctx,
+                       (*reader)->LookupDtypeAndShape(key, &dtype, &shape));
+    DFX_OP_REQUIRES(
+        ctx, dtype == DT_FLOAT,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Tensor ", key, " has invalid type ", DataTypeString(dtype),
+            " instead of expected type float")));
+    DFX_OP_REQUIRES(ctx, shape.dims() == 2,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Tensor ", key, " has shape ", shape.DebugString(),
+                        " of invalid rank ", shape.dims(),
+                        " instead of expected shape of rank 2.")));
+    const int64_t old_rows = shape.dim_size(0);
+    const int64_t old_cols = shape.dim_size(1);
+    DFX_OP_REQUIRES(ctx, remap_cols || num_cols_ == old_cols,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Tensor ", key, " has shape ", shape.DebugString(),
+                        ", where the size of its 2nd dimension is ", old_cols,
+                        " instead of being equal to num_cols=", num_cols_)));
+    // TensorFlow's slice read of rows past the end.
+    DFX_OP_REQUIRES(ctx, max_old_row < old_rows,
+                    absl::InternalError(absl::StrCat(
+                        "Extent in dimension 0 out of bounds: shape = ",
+                        shape.DebugString(), ", old row ", max_old_row)));
+    Tensor out(DT_FLOAT, TensorShape({num_rows_, num_cols_}));
+    float* o = out.data<float>();
+    std::fill(o, o + out.NumElements(), 0.0f);
+    if (!new_row.empty()) {
+      absl::StatusOr<Tensor> old = (*reader)->Lookup(key);
+      DFX_OP_REQUIRES_OK(ctx, old.status());
+      const float* src = old->data<float>();
+      const int64_t* r = rows.data<int64_t>();
+      for (int64_t i = 0; i < num_rows_; ++i) {
+        if (r[i] < 0) continue;
+        const float* old_row = src + r[i] * old_cols;
+        for (int64_t c = 0; c < old_cols; ++c) {
+          int64_t j = c;
+          if (remap_cols) {
+            auto it = new_col.find(c);
+            if (it == new_col.end()) continue;
+            j = it->second;
+          }
+          o[i * num_cols_ + j] = old_row[c];
+        }
+      }
+    }
+    const Tensor& init = ctx->input(4);
+    const float* v = init.data<float>();
+    const int64_t num_init = init.NumElements();
+    int64_t used = 0;
+    for (int64_t i = 0; i < num_rows_; ++i) {
+      for (int64_t j = 0; j < num_cols_; ++j) {
+        if (row_present[i] && col_present[j]) continue;
+        DFX_OP_REQUIRES(ctx, used < num_init,
+                        absl::InvalidArgumentError(absl::StrCat(
+                            "initializing_values contained ", num_init,
+                            " elements, but more missing values remain.")));
+        o[i * num_cols_ + j] = v[used++];
+      }
+    }
+    DFX_OP_REQUIRES(
+        ctx, used == num_init,
+        absl::InvalidArgumentError(absl::StrCat(
+            "initializing_values contained ", num_init, " elements, but only ",
+            used, " elements were used to fill in missing values.")));
+    ctx->set_output(0, std::move(out));
+  }
+
+ private:
+  int64_t num_rows_ = 0;
+  int64_t num_cols_ = 1;
+};
+
 // farmhashcc's 128-bit fingerprint (CityHash128 v1.1), TensorFlow's
 // Fingerprint128, from the published algorithm; low word first.
 namespace fp128 {
@@ -533,6 +703,8 @@ void RegisterEstimatorKernels(KernelRegistry* r) {
   RegisterKernel<NearestNeighborsOp>(r, KernelDefBuilder("NearestNeighbors"));
   RegisterKernel<GenerateVocabRemappingOp>(
       r, KernelDefBuilder("GenerateVocabRemapping"));
+  RegisterKernel<LoadAndRemapMatrixOp>(r,
+                                       KernelDefBuilder("LoadAndRemapMatrix"));
   RegisterKernel<SdcaFprintOp>(r, KernelDefBuilder("SdcaFprint"));
   RegisterKernel<SdcaShrinkL1Op>(r, KernelDefBuilder("SdcaShrinkL1"));
 }

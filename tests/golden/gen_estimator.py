@@ -1,7 +1,8 @@
 """Golden cases of the estimator family: the ops of TF1 estimators'
 k-means clustering (KmeansPlusPlusInitialization, KMC2ChainInitialization,
 NearestNeighbors: tf.compat.v1.estimator.experimental.KMeans), warm-starting
-(GenerateVocabRemapping: tf.compat.v1.train.warm_start) and the SDCA linear
+(GenerateVocabRemapping, LoadAndRemapMatrix:
+tf.compat.v1.train.warm_start) and the SDCA linear
 optimizer's helpers (SdcaFprint, SdcaShrinkL1), as TensorFlow 2.21 runs
 them.
 
@@ -13,15 +14,21 @@ reads vocabulary files of the case's folder (gen_lookup.py's steps_case,
 feeds "@CASE_DIR@/name"); SdcaShrinkL1 updates reference variables in place
 (multi-step cases).
 
-Not here: LoadAndRemapMatrix, SdcaOptimizer and SdcaOptimizerV2 (not
+LoadAndRemapMatrix reads checkpoints TensorFlow writes (SaveV2) into the
+case's folder ("@CASE_DIR@/ckpt").
+
+Not here: SdcaOptimizer and SdcaOptimizerV2 (not
 implemented in dfx yet), Skipgram and NegTrain (deprecated at GraphDef
-version 19: TensorFlow 2.21 refuses them in a graph it builds).
+version 19: TensorFlow 2.21 runs them only in older GraphDefs; not
+implemented in dfx yet).
 NearestNeighbors with k < 0 is left out: TensorFlow 2.21's kernel aborts
 the process (dfx says InvalidArgument, tests/kernels/estimator_test.cc).
 """
 
 import os
+import shutil
 import sys
+import tempfile
 
 import numpy as np
 
@@ -34,8 +41,8 @@ FAMILY = "estimator"
 RAW = tf.raw_ops
 
 OP_NAMES = ["KmeansPlusPlusInitialization", "KMC2ChainInitialization",
-            "NearestNeighbors", "GenerateVocabRemapping", "SdcaFprint",
-            "SdcaShrinkL1"]
+            "NearestNeighbors", "GenerateVocabRemapping",
+            "LoadAndRemapMatrix", "SdcaFprint", "SdcaShrinkL1"]
 
 
 def case(name, fn, *inputs, **kw):
@@ -188,6 +195,83 @@ def vocab_cases():
         files={"new.txt": "a\nb\n", "old.txt": ""})
 
 
+def checkpoint_files(tensors):
+    """The files of a V2 checkpoint "ckpt" TensorFlow writes of `tensors`
+    ({name: numpy value}), as {file name: bytes}."""
+    tmp = tempfile.mkdtemp(prefix="dfx_gen_")
+    prefix = os.path.join(tmp, "ckpt")
+    with tf.Graph().as_default(), tf1.Session() as sess:
+        names = sorted(tensors)
+        sess.run(RAW.SaveV2(prefix=prefix, tensor_names=names,
+                            shape_and_slices=[""] * len(names),
+                            tensors=[tf.constant(tensors[n]) for n in names]))
+    files = {}
+    for f in os.listdir(tmp):
+        with open(os.path.join(tmp, f), "rb") as fh:
+            files[f] = fh.read()
+    shutil.rmtree(tmp)
+    return files
+
+
+def remap_matrix_cases():
+    ckpt = checkpoint_files({
+        "m": np.arange(20, dtype=np.float32).reshape(5, 4),
+        "vec": np.ones(3, np.float32),
+        "ints": np.ones((2, 2), np.int32),
+        "empty": np.zeros((0, 4), np.float32)})
+
+    def run(name, rows, cols, init, num_rows, num_cols, tensor="m",
+            path=CASE_DIR + "/ckpt", max_rows=-1, note=""):
+        def build():
+            ph = {k: tf1.placeholder(d, None, name=k) for k, d in
+                  [("path", tf.string), ("tensor", tf.string),
+                   ("rows", tf.int64), ("cols", tf.int64),
+                   ("init", tf.float32)]}
+            out = RAW.LoadAndRemapMatrix(
+                ckpt_path=ph["path"], old_tensor_name=ph["tensor"],
+                row_remapping=ph["rows"], col_remapping=ph["cols"],
+                initializing_values=ph["init"], num_rows=num_rows,
+                num_cols=num_cols, max_rows_in_memory=max_rows)
+            return dict(ph, out=out)
+        feeds = {"path": path, "tensor": tensor,
+                 "rows": np.asarray(rows, np.int64),
+                 "cols": np.asarray(cols, np.int64),
+                 "init": np.asarray(init, np.float32)}
+        steps_case(folder(), name, build, [(["out"], feeds)], files=ckpt,
+                   note=note)
+
+    run("remap_rows", [3, 0, -1, 4], [], [-1, -2, -3, -4], 4, 4,
+        note="new row 2 has no old row: filled from initializing_values")
+    run("remap_rows_and_cols", [-1, 4, 1], [2, -1, 0], [1, 2, 3, 4, 5],
+        3, 3, note="row 0 and column 1 missing: 5 cells initialized")
+    run("remap_chunked", [4, 2, 0, 3], [], [], 4, 4, max_rows=2,
+        note="old rows read two at a time")
+    run("remap_all_missing", [-1, -1], [], list(range(8)), 2, 4)
+    run("remap_no_rows", [], [], [], 0, 4)
+    run("remap_path_vector", [1], [], [], 1, 4,
+        path=[CASE_DIR + "/ckpt"], note="ckpt_path of shape [1] is taken")
+    run("remap_empty_tensor", [-1], [], [0, 0, 0, 0], 1, 4, tensor="empty")
+    run("remap_row_past_end", [5, 0], [], [], 2, 4)
+    run("remap_duplicate_row", [1, 1], [], [], 2, 4)
+    run("remap_duplicate_col", [1], [0, 0], [], 1, 2)
+    run("remap_rows_size", [1, 2], [], [], 3, 4)
+    run("remap_rows_rank", [[1]], [], [], 1, 4)
+    run("remap_cols_size", [1], [0, 1], [], 1, 3)
+    run("remap_cols_mismatch", [1], [], [], 1, 3,
+        note="without col_remapping num_cols must be the old columns")
+    run("remap_too_few_values", [-1], [], [1, 2], 1, 4)
+    run("remap_too_many_values", [0], [], [1], 1, 4)
+    run("remap_not_float", [0], [], [], 1, 2, tensor="ints")
+    run("remap_not_matrix", [0], [], [], 1, 3, tensor="vec")
+    run("remap_missing_tensor", [0], [], [], 1, 4, tensor="nope")
+    run("remap_missing_checkpoint", [0], [], [], 1, 4,
+        path=CASE_DIR + "/none")
+    run("remap_two_paths", [0], [], [], 1, 4,
+        path=[CASE_DIR + "/ckpt", CASE_DIR + "/ckpt"])
+    # No old_tensor_name or col_remapping of another shape: TensorFlow's
+    # kernel aborts on them (dfx: InvalidArgument).
+
+
 def fprint_cases():
     words = ["", "a", "ab", "abc", "abcd", "hello", "example_7", "12345678",
              "x" * 15, "y" * 16, "z" * 17, "example id 0042", "q" * 31,
@@ -239,6 +323,7 @@ def shrink_cases():
 def main():
     kmeans_cases()
     vocab_cases()
+    remap_matrix_cases()
     fprint_cases()
     shrink_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)

@@ -35,7 +35,7 @@ std::vector<float> Floats(const Tensor& t) {
 
 TEST_CASE("Every estimator op has TensorFlow 2.21's signature and CPU types",
           "[estimator]") {
-  testing::CheckSignaturesWithTensorFlow("estimator", 6);
+  testing::CheckSignaturesWithTensorFlow("estimator", 7);
 }
 
 TEST_CASE("Estimator shape functions", "[estimator]") {
@@ -74,6 +74,50 @@ TEST_CASE("Estimator shape functions", "[estimator]") {
         PartialShape::Known({5}).DebugString());
   CHECK_THAT(InferShape(remap, {PartialShape::Known({1}), scalar}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE(
+    "LoadAndRemapMatrix gives a num_rows x num_cols matrix and rejects the "
+    "inputs TensorFlow aborts on",
+    "[estimator]") {
+  const PartialShape scalar = PartialShape::Known({});
+  const NodeDef load = TestNodeBuilder("load", "LoadAndRemapMatrix", 5)
+                           .Attr("num_rows", int64_t{3})
+                           .Attr("num_cols", int64_t{2})
+                           .Build();
+  const PartialShape vec = PartialShape::Known({-1});
+  CHECK(Str(InferShape(load, {scalar, scalar, vec, vec, vec})) ==
+        PartialShape::Known({3, 2}).DebugString());
+  CHECK_THAT(
+      InferShape(load, {scalar, scalar, PartialShape::Known({1, 3}), vec, vec})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+  const Tensor rows = Tensor::FromVector<int64_t>({0, 1, 2});
+  const Tensor init = Tensor::FromVector<float>({});
+  // A matrix of column ids and a vector of tensor names: TensorFlow's
+  // kernel reads both without checking their shapes.
+  CHECK_THAT(
+      RunKernel(load, {Tensor::Scalar<std::string>("ckpt"),
+                       Tensor::Scalar<std::string>("m"), rows,
+                       Tensor::FromVector<int64_t>({0, 1}, TensorShape({1, 2})),
+                       init})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "col_remapping"));
+  CHECK_THAT(RunKernel(load, {Tensor::Scalar<std::string>("ckpt"),
+                              Tensor::FromVector<std::string>({"m", "n"}), rows,
+                              Tensor::FromVector<int64_t>({}), init})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "old_tensor_name"));
+  // A checkpoint outside the server's data directory.
+  const testing::TempDir data, other;
+  REQUIRE(SetDataDir(data.path()).ok());
+  const absl::Status outside =
+      RunKernel(load, {Tensor::Scalar<std::string>(other.File("ckpt")),
+                       Tensor::Scalar<std::string>("m"), rows,
+                       Tensor::FromVector<int64_t>({}), init})
+          .status();
+  REQUIRE(SetDataDir("").ok());
+  CHECK_THAT(outside, StatusIs(absl::StatusCode::kPermissionDenied, "load"));
 }
 
 TEST_CASE("NearestNeighbors rejects a negative k that TensorFlow aborts on",
