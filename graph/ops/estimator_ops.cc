@@ -1,6 +1,7 @@
 // The estimator family: the ops of TF1 estimators' k-means clustering
 // (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
-// warm-starting (GenerateVocabRemapping, LoadAndRemapMatrix) and the SDCA
+// warm-starting (GenerateVocabRemapping, LoadAndRemapMatrix), word2vec's
+// NegTrain and the SDCA
 // linear optimizer's helpers (SdcaFprint, SdcaShrinkL1). Signatures follow
 // TensorFlow 2.21's clustering_ops.cc, checkpoint_ops.cc and sdca_ops.cc.
 #include <vector>
@@ -122,6 +123,25 @@ absl::Status RegisterEstimatorOps(OpRegistry* r) {
                                       .Attr("max_rows_in_memory: int = -1")
                                       .SetIsStateful()
                                       .SetShapeFn(LoadAndRemapShape)));
+
+  // --- word2vec, deprecated at GraphDef version 19.
+  DFX_ASSIGN_OR_RETURN(OpRegistrationData neg_train,
+                       OpDefBuilder("NegTrain")
+                           .Input("w_in: Ref(float)")
+                           .Input("w_out: Ref(float)")
+                           .Input("examples: int32")
+                           .Input("labels: int32")
+                           .Input("lr: float")
+                           .Attr("vocab_count: list(int)")
+                           .Attr("num_negative_samples: int")
+                           .SetIsStateful()
+                           .SetShapeFn(NoOutputs)
+                           .Finalize());
+  neg_train.op_def.mutable_deprecation()->set_version(19);
+  neg_train.op_def.mutable_deprecation()->set_explanation(
+      "Moving word2vec into tensorflow_models/tutorials and deprecating its "
+      "ops here as a result");
+  DFX_RETURN_IF_ERROR(r->Register(std::move(neg_train)));
 
   // --- SDCA helpers.
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SdcaFprint")

@@ -1,6 +1,7 @@
 // The estimator family's kernels: TF1 estimators' k-means clustering
 // (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
-// warm-starting's GenerateVocabRemapping and LoadAndRemapMatrix, and the SDCA
+// warm-starting's GenerateVocabRemapping and LoadAndRemapMatrix, word2vec's
+// NegTrain, and the SDCA
 // optimizer's SdcaFprint and SdcaShrinkL1, as TensorFlow 2.21's CPU kernels
 // compute them (clustering_ops.cc, generate_vocab_remapping_op.cc,
 // load_and_remap_matrix_op.cc, sdca_ops.cc).
@@ -23,6 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "checkpoint/tensor_bundle.h"
 #include "kernels/fingerprint.h"
@@ -30,6 +32,7 @@
 #include "kernels/random/philox.h"
 #include "kernels/random/simple_philox.h"
 #include "kernels/state/variable_util.h"
+#include "runtime/device.h"
 #include "runtime/file_policy.h"
 
 namespace dfx {
@@ -543,6 +546,146 @@ class LoadAndRemapMatrixOp : public OpKernel {
   int64_t num_cols_ = 1;
 };
 
+// Draws index i with probability weights[i] / sum(weights) by Walker's
+// alias method: one uniform bucket and one uniform float per draw, as
+// TensorFlow's DistributionSampler. REQUIRES: weights not empty.
+class AliasSampler {
+ public:
+  explicit AliasSampler(const std::vector<float>& weights)
+      : prob_(weights.size(), 1.0f), alias_(weights.size()) {
+    const int n = static_cast<int>(weights.size());
+    double sum = 0;
+    for (float w : weights) sum += w;
+    std::vector<double> scaled(n);
+    std::vector<int> small, large;
+    for (int i = 0; i < n; ++i) {
+      alias_[i] = i;
+      scaled[i] = sum > 0 ? weights[i] * n / sum : 1.0;
+      (scaled[i] < 1.0 ? small : large).push_back(i);
+    }
+    while (!small.empty() && !large.empty()) {
+      const int s = small.back(), l = large.back();
+      small.pop_back();
+      prob_[s] = static_cast<float>(scaled[s]);
+      alias_[s] = l;
+      scaled[l] -= 1.0 - scaled[s];
+      if (scaled[l] < 1.0) {
+        large.pop_back();
+        small.push_back(l);
+      }
+    }
+  }
+  int num() const { return static_cast<int>(prob_.size()); }
+  int Sample(SimplePhilox* rng) const {
+    const float r = rng->RandFloat();
+    const int i = static_cast<int>(rng->Uniform(num()));
+    return r < prob_[i] ? i : alias_[i];
+  }
+
+ private:
+  std::vector<float> prob_;
+  std::vector<int> alias_;
+};
+
+// NegTrain (word2vec): one step of skip-gram training with negative
+// sampling on the w_in and w_out reference variables, in place and
+// unlocked as in TensorFlow. Negative samples are drawn with probability
+// proportional to vocab_count^0.75 from a stream with fresh random seeds
+// (TensorFlow's too), so only runs without negatives repeat exactly.
+// An example or label outside the vocabulary is InvalidArgument
+// (TensorFlow's kernel writes outside the matrix).
+class NegTrainOp : public OpKernel {
+ public:
+  explicit NegTrainOp(OpKernelConstruction* c)
+      : OpKernel(c), gen_(NewIncarnation(), NewIncarnation()) {
+    std::vector<int64_t> counts;
+    c->SetStatus(c->GetAttr("num_negative_samples", &num_samples_));
+    c->SetStatus(c->GetAttr("vocab_count", &counts));
+    if (!c->status().ok()) return;
+    std::vector<float> weights;
+    for (int64_t n : counts) {
+      weights.push_back(std::pow(static_cast<float>(n), 0.75f));
+    }
+    if (!weights.empty()) sampler_ = std::make_unique<AliasSampler>(weights);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    VariableInputs vars;
+    DFX_OP_REQUIRES_OK(ctx, vars.Init(ctx, {0, 1}, /*use_locking=*/false));
+    Tensor* w_in = vars.tensor(0);
+    Tensor* w_out = vars.tensor(1);
+    DFX_OP_REQUIRES(ctx, w_in->dims() == 2,
+                    absl::InvalidArgumentError("Must be a matrix"));
+    DFX_OP_REQUIRES(ctx, w_in->shape() == w_out->shape(),
+                    absl::InvalidArgumentError("w_in.shape == w_out.shape"));
+    const Tensor& examples = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, examples.dims() == 1,
+                    absl::InvalidArgumentError("Must be a vector"));
+    const Tensor& labels = ctx->input(3);
+    DFX_OP_REQUIRES(
+        ctx, examples.shape() == labels.shape(),
+        absl::InvalidArgumentError("examples.shape == labels.shape"));
+    DFX_OP_REQUIRES(ctx, ctx->input(4).dims() == 0,
+                    absl::InvalidArgumentError("Must be a scalar"));
+    const float lr = ctx->input(4).scalar<float>();
+    const int64_t vocab = w_in->dim_size(0);
+    const int64_t dims = w_in->dim_size(1);
+    const int64_t num = sampler_ == nullptr ? 0 : sampler_->num();
+    DFX_OP_REQUIRES(ctx, vocab == num,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "vocab_size mismatches: ", vocab, " vs. ", num)));
+    const int64_t batch = examples.NumElements();
+    const int32_t* ex = examples.data<int32_t>();
+    const int32_t* lb = labels.data<int32_t>();
+    for (int64_t i = 0; i < batch; ++i) {
+      DFX_OP_REQUIRES(
+          ctx, ex[i] >= 0 && ex[i] < vocab && lb[i] >= 0 && lb[i] < vocab,
+          absl::InvalidArgumentError(absl::StrCat(
+              "examples[", i, "] = ", ex[i], " and labels[", i, "] = ", lb[i],
+              " must be in [0, ", vocab, ")")));
+    }
+    // TensorFlow reserves 8 words per negative sample and uses 2.
+    Philox gen;
+    {
+      absl::MutexLock lock(&mu_);
+      gen = gen_;
+      gen_.Skip((static_cast<uint64_t>(batch * num_samples_) * 8 + 3) / 4);
+    }
+    SimplePhilox rng(&gen);
+    float* in = w_in->data<float>();
+    float* out = w_out->data<float>();
+    std::vector<float> buf(dims);
+    for (int64_t i = 0; i < batch; ++i) {
+      float* v_in = in + ex[i] * dims;
+      // Positive: g = sigmoid(-v_in . v_out).
+      float* v_out = out + lb[i] * dims;
+      float g = 1.0f / (std::exp(Dot(v_in, v_out, dims)) + 1.0f);
+      for (int64_t d = 0; d < dims; ++d) {
+        buf[d] = v_out[d] * (g * lr);
+        v_out[d] += v_in[d] * (g * lr);
+      }
+      // Negatives: g = -sigmoid(v_in . v_sample).
+      for (int64_t j = 0; j < num_samples_; ++j) {
+        const int sample = sampler_->Sample(&rng);
+        if (sample == lb[i]) continue;
+        float* v_s = out + int64_t{sample} * dims;
+        g = -1.0f / (std::exp(-Dot(v_in, v_s, dims)) + 1.0f);
+        for (int64_t d = 0; d < dims; ++d) {
+          buf[d] += v_s[d] * (g * lr);
+          v_s[d] += v_in[d] * (g * lr);
+        }
+      }
+      for (int64_t d = 0; d < dims; ++d) v_in[d] += buf[d];
+    }
+  }
+
+ private:
+  int64_t num_samples_ = 0;
+  std::unique_ptr<AliasSampler> sampler_;
+  absl::Mutex mu_;
+  Philox gen_ ABSL_GUARDED_BY(mu_);
+};
+
 // farmhashcc's 128-bit fingerprint (CityHash128 v1.1), TensorFlow's
 // Fingerprint128, from the published algorithm; low word first.
 namespace fp128 {
@@ -705,6 +848,7 @@ void RegisterEstimatorKernels(KernelRegistry* r) {
       r, KernelDefBuilder("GenerateVocabRemapping"));
   RegisterKernel<LoadAndRemapMatrixOp>(r,
                                        KernelDefBuilder("LoadAndRemapMatrix"));
+  RegisterKernel<NegTrainOp>(r, KernelDefBuilder("NegTrain"));
   RegisterKernel<SdcaFprintOp>(r, KernelDefBuilder("SdcaFprint"));
   RegisterKernel<SdcaShrinkL1Op>(r, KernelDefBuilder("SdcaShrinkL1"));
 }

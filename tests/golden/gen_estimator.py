@@ -18,9 +18,9 @@ LoadAndRemapMatrix reads checkpoints TensorFlow writes (SaveV2) into the
 case's folder ("@CASE_DIR@/ckpt").
 
 Not here: SdcaOptimizer and SdcaOptimizerV2 (not
-implemented in dfx yet), Skipgram and NegTrain (deprecated at GraphDef
-version 19: TensorFlow 2.21 runs them only in older GraphDefs; not
-implemented in dfx yet).
+implemented in dfx yet), Skipgram (not implemented in dfx yet; like
+NegTrain deprecated at GraphDef version 19, so TensorFlow 2.21 runs it
+only in older GraphDefs).
 NearestNeighbors with k < 0 is left out: TensorFlow 2.21's kernel aborts
 the process (dfx says InvalidArgument, tests/kernels/estimator_test.cc).
 """
@@ -42,7 +42,7 @@ RAW = tf.raw_ops
 
 OP_NAMES = ["KmeansPlusPlusInitialization", "KMC2ChainInitialization",
             "NearestNeighbors", "GenerateVocabRemapping",
-            "LoadAndRemapMatrix", "SdcaFprint", "SdcaShrinkL1"]
+            "LoadAndRemapMatrix", "NegTrain", "SdcaFprint", "SdcaShrinkL1"]
 
 
 def case(name, fn, *inputs, **kw):
@@ -272,6 +272,74 @@ def remap_matrix_cases():
     # kernel aborts on them (dfx: InvalidArgument).
 
 
+def neg_train_cases():
+    """NegTrain is deprecated at GraphDef version 19 (tf.raw_ops has no
+    NegTrain): each case builds a NoOp stand-in, which the edit turns into
+    NegTrain in a GraphDef produced at version 7 (golden_lib.legacy_case).
+    One step: the variables are assigned, trained and read back (the reads
+    wait on NegTrain). Only num_negative_samples=0 repeats: TensorFlow
+    draws the negatives from fresh random seeds (estimator_test.cc checks
+    where they land)."""
+    def neg(name, w_in, w_out, examples, labels, lr, vocab_count, note="",
+            negatives=0):
+        def build():
+            win = tf1.Variable(np.zeros_like(w_in), use_resource=False,
+                               name="w_in")
+            wout = tf1.Variable(np.zeros_like(w_out), use_resource=False,
+                                name="w_out")
+            a_in = tf1.assign(win, w_in, validate_shape=False)
+            a_out = tf1.assign(wout, w_out, validate_shape=False)
+            ex = tf.constant(np.asarray(examples, np.int32), name="examples")
+            lb = tf.constant(np.asarray(labels, np.int32), name="labels")
+            rate = tf.constant(np.asarray(lr, np.float32), name="lr")
+            stand_in = tf1.no_op(name="neg_train")
+            with tf.control_dependencies([stand_in]):
+                r_in = tf.identity(a_in, name="read_in")
+                r_out = tf.identity(a_out, name="read_out")
+
+            def edit(graph_def):
+                for node in graph_def.node:
+                    # Colocated with the variables, as ops built under
+                    # colocate_with(variable) are: a reference must not
+                    # cross tasks when the interop client spreads nodes.
+                    if node.name in ("neg_train", "read_in", "read_out"):
+                        node.attr["_class"].list.s.append(b"loc:@w_in")
+                    if node.name == "neg_train":
+                        node.op = "NegTrain"
+                        node.input.extend([a_in.op.name, a_out.op.name,
+                                           ex.op.name, lb.op.name,
+                                           rate.op.name])
+                        node.attr["vocab_count"].list.i.extend(vocab_count)
+                        node.attr["num_negative_samples"].i = negatives
+            return edit, [r_in.name, r_out.name]
+        golden_lib.legacy_case(FAMILY, name, build, note=note)
+
+    rng = golden_lib.rng(3)
+    w_in = rng.uniform(-1, 1, size=(5, 3)).astype(np.float32)
+    w_out = rng.uniform(-1, 1, size=(5, 3)).astype(np.float32)
+    neg("negtrain_positive", w_in, w_out, [0, 1, 4], [2, 3, 0], 0.5,
+        [3, 1, 4, 1, 5])
+    neg("negtrain_shared_rows", w_in, w_out, [1, 1, 2, 1], [2, 2, 1, 1], 0.25,
+        [3, 1, 4, 1, 5], note="rows updated by several examples in turn")
+    neg("negtrain_one_negative_word", w_in, w_out, [0, 1, 4, 3],
+        [2, 3, 0, 2], 0.5, [0, 0, 9, 0, 0], negatives=3,
+        note="three negatives of word 2 per example, skipped where the "
+        "label is 2")
+    neg("negtrain_empty_batch", w_in, w_out, [], [], 0.5, [3, 1, 4, 1, 5])
+    neg("negtrain_vocab_mismatch", w_in, w_out, [0], [1], 0.5, [1, 2, 3])
+    neg("negtrain_not_matrix", w_in[0], w_out[0], [0], [1], 0.5, [1, 2, 3])
+    neg("negtrain_shapes_differ", w_in, w_out[:4], [0], [1], 0.5,
+        [3, 1, 4, 1, 5])
+    neg("negtrain_examples_not_vector", w_in, w_out, [[0]], [[1]], 0.5,
+        [3, 1, 4, 1, 5])
+    neg("negtrain_labels_shape", w_in, w_out, [0, 1], [1], 0.5,
+        [3, 1, 4, 1, 5])
+    neg("negtrain_lr_not_scalar", w_in, w_out, [0], [1], [0.5],
+        [3, 1, 4, 1, 5])
+    # No example or label outside the vocabulary: TensorFlow's kernel
+    # writes outside the matrices (dfx: InvalidArgument).
+
+
 def fprint_cases():
     words = ["", "a", "ab", "abc", "abcd", "hello", "example_7", "12345678",
              "x" * 15, "y" * 16, "z" * 17, "example id 0042", "q" * 31,
@@ -324,6 +392,7 @@ def main():
     kmeans_cases()
     vocab_cases()
     remap_matrix_cases()
+    neg_train_cases()
     fprint_cases()
     shrink_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
