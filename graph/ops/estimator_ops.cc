@@ -1,7 +1,7 @@
 // The estimator family: the ops of TF1 estimators' k-means clustering
 // (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
 // warm-starting (GenerateVocabRemapping, LoadAndRemapMatrix), word2vec's
-// NegTrain and the SDCA
+// Skipgram and NegTrain and the SDCA
 // linear optimizer's helpers (SdcaFprint, SdcaShrinkL1). Signatures follow
 // TensorFlow 2.21's clustering_ops.cc, checkpoint_ops.cc and sdca_ops.cc.
 #include <vector>
@@ -125,6 +125,29 @@ absl::Status RegisterEstimatorOps(OpRegistry* r) {
                                       .SetShapeFn(LoadAndRemapShape)));
 
   // --- word2vec, deprecated at GraphDef version 19.
+  constexpr char kWord2vec[] =
+      "Moving word2vec into tensorflow_models/tutorials and deprecating its "
+      "ops here as a result";
+  DFX_ASSIGN_OR_RETURN(OpRegistrationData skipgram,
+                       OpDefBuilder("Skipgram")
+                           .Output("vocab_word: string")
+                           .Output("vocab_freq: int32")
+                           .Output("words_per_epoch: int64")
+                           .Output("current_epoch: int32")
+                           .Output("total_words_processed: int64")
+                           .Output("examples: int32")
+                           .Output("labels: int32")
+                           .Attr("filename: string")
+                           .Attr("batch_size: int")
+                           .Attr("window_size: int = 5")
+                           .Attr("min_count: int = 5")
+                           .Attr("subsample: float = 0.001")
+                           .SetIsStateful()
+                           .SetShapeFn(shape_fn::Unknown)
+                           .Finalize());
+  skipgram.op_def.mutable_deprecation()->set_version(19);
+  skipgram.op_def.mutable_deprecation()->set_explanation(kWord2vec);
+  DFX_RETURN_IF_ERROR(r->Register(std::move(skipgram)));
   DFX_ASSIGN_OR_RETURN(OpRegistrationData neg_train,
                        OpDefBuilder("NegTrain")
                            .Input("w_in: Ref(float)")
@@ -138,9 +161,7 @@ absl::Status RegisterEstimatorOps(OpRegistry* r) {
                            .SetShapeFn(NoOutputs)
                            .Finalize());
   neg_train.op_def.mutable_deprecation()->set_version(19);
-  neg_train.op_def.mutable_deprecation()->set_explanation(
-      "Moving word2vec into tensorflow_models/tutorials and deprecating its "
-      "ops here as a result");
+  neg_train.op_def.mutable_deprecation()->set_explanation(kWord2vec);
   DFX_RETURN_IF_ERROR(r->Register(std::move(neg_train)));
 
   // --- SDCA helpers.

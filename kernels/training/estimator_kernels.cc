@@ -1,7 +1,7 @@
 // The estimator family's kernels: TF1 estimators' k-means clustering
 // (KmeansPlusPlusInitialization, KMC2ChainInitialization, NearestNeighbors),
 // warm-starting's GenerateVocabRemapping and LoadAndRemapMatrix, word2vec's
-// NegTrain, and the SDCA
+// Skipgram and NegTrain, and the SDCA
 // optimizer's SdcaFprint and SdcaShrinkL1, as TensorFlow 2.21's CPU kernels
 // compute them (clustering_ops.cc, generate_vocab_remapping_op.cc,
 // load_and_remap_matrix_op.cc, sdca_ops.cc).
@@ -18,6 +18,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -546,6 +547,225 @@ class LoadAndRemapMatrixOp : public OpKernel {
   int64_t num_cols_ = 1;
 };
 
+// Skipgram (word2vec): reads a text file once, at construction, into a
+// vocabulary (words seen at least min_count times, most frequent first,
+// "UNK" first of all) and a corpus of word ids, then hands out batches of
+// (example, label) pairs: each word with the words up to a random window
+// around it, words dropped at random by their frequency (subsample).
+// Randomness from TensorFlow's unseeded Philox stream (key and counter 0),
+// so the batches repeat TensorFlow's for the same file. The vocabulary's
+// order among words of equal count is TensorFlow's too: the same
+// std::unordered_map iteration and std::sort (libstdc++).
+class SkipgramOp : public OpKernel {
+ public:
+  explicit SkipgramOp(OpKernelConstruction* c) : OpKernel(c), rng_(&philox_) {
+    std::string filename;
+    int64_t batch_size = 0, window_size = 5, min_count = 5;
+    c->SetStatus(c->GetAttr("filename", &filename));
+    c->SetStatus(c->GetAttr("batch_size", &batch_size));
+    c->SetStatus(c->GetAttr("window_size", &window_size));
+    c->SetStatus(c->GetAttr("min_count", &min_count));
+    c->SetStatus(c->GetAttr("subsample", &subsample_));
+    if (!c->status().ok()) return;
+    // TensorFlow aborts on a negative batch (a negative output dimension).
+    if (batch_size < 0) {
+      c->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("batch_size must be >= 0, got ", batch_size)));
+      return;
+    }
+    batch_size_ = static_cast<int32_t>(batch_size);
+    window_size_ = static_cast<int32_t>(window_size);
+    min_count_ = static_cast<int32_t>(min_count);
+    c->SetStatus(Init(c->def().name(), filename));
+    if (!c->status().ok()) return;
+    absl::MutexLock lock(&mu_);
+    example_pos_ = static_cast<int32_t>(corpus_size_);
+    label_pos_ = static_cast<int32_t>(corpus_size_);
+    label_limit_ = static_cast<int32_t>(corpus_size_);
+    sentence_index_ = kSentenceSize;
+    for (Example& e : precalc_) NextExample(&e);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    Tensor examples(DT_INT32, TensorShape({batch_size_}));
+    Tensor labels(DT_INT32, TensorShape({batch_size_}));
+    int32_t* ex = examples.data<int32_t>();
+    int32_t* lb = labels.data<int32_t>();
+    int64_t words = 0, processed = 0;
+    int32_t epoch = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      for (int32_t i = 0; i < batch_size_; ++i) {
+        ex[i] = precalc_[precalc_index_].input;
+        lb[i] = precalc_[precalc_index_].label;
+        if (++precalc_index_ >= kPrecalc) {
+          precalc_index_ = 0;
+          for (Example& e : precalc_) NextExample(&e);
+        }
+      }
+      words = corpus_size_;
+      epoch = current_epoch_;
+      processed = total_words_processed_;
+    }
+    ctx->set_output(0, word_);
+    ctx->set_output(1, freq_);
+    ctx->set_output(2, Tensor::Scalar<int64_t>(words));
+    ctx->set_output(3, Tensor::Scalar<int32_t>(epoch));
+    ctx->set_output(4, Tensor::Scalar<int64_t>(processed));
+    ctx->set_output(5, std::move(examples));
+    ctx->set_output(6, std::move(labels));
+  }
+
+ private:
+  static constexpr int kPrecalc = 3000;
+  static constexpr int kSentenceSize = 1000;
+  struct Example {
+    int32_t input = 0;
+    int32_t label = 0;
+  };
+
+  static bool IsSpace(char ch) {
+    return ch == ' ' || (ch >= '\t' && ch <= '\r');
+  }
+
+  // The next whitespace-separated word of `data` from `*pos`.
+  static bool ScanWord(const std::string& data, size_t* pos,
+                       std::string* word) {
+    size_t i = *pos;
+    while (i < data.size() && IsSpace(data[i])) ++i;
+    size_t j = i;
+    while (j < data.size() && !IsSpace(data[j])) ++j;
+    *pos = j;
+    if (j == i) return false;
+    word->assign(data, i, j - i);
+    return true;
+  }
+
+  absl::Status Init(const std::string& node, const std::string& filename) {
+    DFX_ASSIGN_OR_RETURN(const std::string path,
+                         ResolveDataPath(node, filename));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      return absl::NotFoundError(
+          absl::StrCat(filename, "; No such file or directory"));
+    }
+    const std::string data((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    // std::unordered_map as TensorFlow's: its iteration order decides the
+    // order of words of equal count.
+    std::unordered_map<std::string, int32_t> word_freq;
+    std::string w;
+    size_t pos = 0;
+    while (ScanWord(data, &pos, &w)) {
+      ++word_freq[w];
+      ++corpus_size_;
+    }
+    if (corpus_size_ < int64_t{window_size_} * 10) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("The text file ", filename,
+                       " contains too little data: ", corpus_size_, " words"));
+    }
+    using WordFreq = std::pair<std::string, int32_t>;
+    std::vector<WordFreq> ordered;
+    for (const auto& p : word_freq) {
+      if (p.second >= min_count_) ordered.push_back(p);
+    }
+    word_freq.clear();
+    std::sort(ordered.begin(), ordered.end(),
+              [](const WordFreq& x, const WordFreq& y) {
+                return x.second > y.second;
+              });
+    const int64_t vocab = 1 + static_cast<int64_t>(ordered.size());
+    word_ = Tensor(DT_STRING, TensorShape({vocab}));
+    freq_ = Tensor(DT_INT32, TensorShape({vocab}));
+    std::string* words = word_.data<std::string>();
+    int32_t* freq = freq_.data<int32_t>();
+    words[0] = "UNK";
+    std::unordered_map<std::string, int32_t> word_id;
+    int64_t counted = 0;
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      const int32_t id = static_cast<int32_t>(i + 1);
+      words[id] = ordered[i].first;
+      freq[id] = ordered[i].second;
+      counted += ordered[i].second;
+      word_id[ordered[i].first] = id;
+    }
+    freq[0] = static_cast<int32_t>(corpus_size_ - counted);
+    corpus_.reserve(corpus_size_);
+    pos = 0;
+    while (ScanWord(data, &pos, &w)) {
+      auto it = word_id.find(w);
+      corpus_.push_back(it == word_id.end() ? 0 : it->second);
+    }
+    precalc_.resize(kPrecalc);
+    sentence_.resize(kSentenceSize);
+    return absl::OkStatus();
+  }
+
+  // TensorFlow's cursor: a sentence of kSentenceSize kept words is refilled
+  // from the corpus (wrapping around, counting epochs) when used up; each
+  // word gets labels from a window of random radius 1..window_size.
+  void NextExample(Example* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const int32_t* freq = freq_.data<int32_t>();
+    while (true) {
+      if (label_pos_ >= label_limit_) {
+        ++total_words_processed_;
+        if (++sentence_index_ >= kSentenceSize) {
+          sentence_index_ = 0;
+          for (int i = 0; i < kSentenceSize; ++i, ++example_pos_) {
+            if (example_pos_ >= corpus_size_) {
+              ++current_epoch_;
+              example_pos_ = 0;
+            }
+            if (subsample_ > 0) {
+              const int32_t f = freq[corpus_[example_pos_]];
+              const float scale = subsample_ * corpus_size_;
+              const float keep = (std::sqrt(f / scale) + 1) * scale / f;
+              if (rng_.RandFloat() > keep) {
+                --i;  // the loop's increment moves on in the corpus only
+                continue;
+              }
+            }
+            sentence_[i] = corpus_[example_pos_];
+          }
+        }
+        const int32_t skip = 1 + static_cast<int32_t>(rng_.Uniform(
+                                     static_cast<uint32_t>(window_size_)));
+        label_pos_ = std::max<int32_t>(0, sentence_index_ - skip);
+        label_limit_ =
+            std::min<int32_t>(kSentenceSize, sentence_index_ + skip + 1);
+      }
+      if (sentence_index_ != label_pos_) break;
+      ++label_pos_;
+    }
+    e->input = sentence_[sentence_index_];
+    e->label = sentence_[label_pos_++];
+  }
+
+  int32_t batch_size_ = 0;
+  int32_t window_size_ = 5;
+  int32_t min_count_ = 5;
+  float subsample_ = 1e-3f;
+  // Fixed after construction.
+  Tensor word_;
+  Tensor freq_;
+  int64_t corpus_size_ = 0;
+  std::vector<int32_t> corpus_;
+
+  absl::Mutex mu_;
+  std::vector<Example> precalc_ ABSL_GUARDED_BY(mu_);
+  int precalc_index_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<int32_t> sentence_ ABSL_GUARDED_BY(mu_);
+  int32_t sentence_index_ ABSL_GUARDED_BY(mu_) = 0;
+  Philox philox_ ABSL_GUARDED_BY(mu_);
+  SimplePhilox rng_ ABSL_GUARDED_BY(mu_);
+  int32_t current_epoch_ ABSL_GUARDED_BY(mu_) = -1;
+  int64_t total_words_processed_ ABSL_GUARDED_BY(mu_) = 0;
+  int32_t example_pos_ ABSL_GUARDED_BY(mu_) = 0;
+  int32_t label_pos_ ABSL_GUARDED_BY(mu_) = 0;
+  int32_t label_limit_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // Draws index i with probability weights[i] / sum(weights) by Walker's
 // alias method: one uniform bucket and one uniform float per draw, as
 // TensorFlow's DistributionSampler. REQUIRES: weights not empty.
@@ -640,9 +860,9 @@ class NegTrainOp : public OpKernel {
     for (int64_t i = 0; i < batch; ++i) {
       DFX_OP_REQUIRES(
           ctx, ex[i] >= 0 && ex[i] < vocab && lb[i] >= 0 && lb[i] < vocab,
-          absl::InvalidArgumentError(absl::StrCat(
-              "examples[", i, "] = ", ex[i], " and labels[", i, "] = ", lb[i],
-              " must be in [0, ", vocab, ")")));
+          absl::InvalidArgumentError(
+              absl::StrCat("examples[", i, "] = ", ex[i], " and labels[", i,
+                           "] = ", lb[i], " must be in [0, ", vocab, ")")));
     }
     // TensorFlow reserves 8 words per negative sample and uses 2.
     Philox gen;
@@ -848,6 +1068,7 @@ void RegisterEstimatorKernels(KernelRegistry* r) {
       r, KernelDefBuilder("GenerateVocabRemapping"));
   RegisterKernel<LoadAndRemapMatrixOp>(r,
                                        KernelDefBuilder("LoadAndRemapMatrix"));
+  RegisterKernel<SkipgramOp>(r, KernelDefBuilder("Skipgram"));
   RegisterKernel<NegTrainOp>(r, KernelDefBuilder("NegTrain"));
   RegisterKernel<SdcaFprintOp>(r, KernelDefBuilder("SdcaFprint"));
   RegisterKernel<SdcaShrinkL1Op>(r, KernelDefBuilder("SdcaShrinkL1"));

@@ -17,10 +17,11 @@ feeds "@CASE_DIR@/name"); SdcaShrinkL1 updates reference variables in place
 LoadAndRemapMatrix reads checkpoints TensorFlow writes (SaveV2) into the
 case's folder ("@CASE_DIR@/ckpt").
 
-Not here: SdcaOptimizer and SdcaOptimizerV2 (not
-implemented in dfx yet), Skipgram (not implemented in dfx yet; like
-NegTrain deprecated at GraphDef version 19, so TensorFlow 2.21 runs it
-only in older GraphDefs).
+Skipgram and NegTrain are deprecated at GraphDef version 19: their cases
+are GraphDefs produced at version 7 (golden_lib.legacy_case).
+
+Not here: SdcaOptimizer and SdcaOptimizerV2 (not implemented in dfx
+yet).
 NearestNeighbors with k < 0 is left out: TensorFlow 2.21's kernel aborts
 the process (dfx says InvalidArgument, tests/kernels/estimator_test.cc).
 """
@@ -42,7 +43,8 @@ RAW = tf.raw_ops
 
 OP_NAMES = ["KmeansPlusPlusInitialization", "KMC2ChainInitialization",
             "NearestNeighbors", "GenerateVocabRemapping",
-            "LoadAndRemapMatrix", "NegTrain", "SdcaFprint", "SdcaShrinkL1"]
+            "LoadAndRemapMatrix", "Skipgram", "NegTrain", "SdcaFprint",
+            "SdcaShrinkL1"]
 
 
 def case(name, fn, *inputs, **kw):
@@ -340,6 +342,76 @@ def neg_train_cases():
     # writes outside the matrices (dfx: InvalidArgument).
 
 
+def skipgram_graph(filename, **attrs):
+    """A GraphDef at version 7 of one Skipgram node "skipgram" (a NoOp
+    stand-in renamed: tf.raw_ops has no Skipgram)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf1.no_op(name="skipgram")
+    graph_def = graph.as_graph_def()
+    node = graph_def.node[0]
+    node.op = "Skipgram"
+    node.attr["filename"].s = filename.encode()
+    for k, v in attrs.items():
+        if isinstance(v, float):
+            node.attr[k].f = v
+        else:
+            node.attr[k].i = v
+    graph_def.versions.producer = golden_lib.LEGACY_PRODUCER
+    return graph_def
+
+
+def skipgram_checksum(values):
+    return int(sum((i + 1) * int(v) for i, v in enumerate(values)))
+
+
+def skipgram_cases():
+    """Skipgram reads the file its `filename` attr names when its kernel is
+    built, which a golden case cannot point into its folder (only feeds
+    are rewritten). So TensorFlow's batches for a corpus in the family
+    folder (skipgram_corpus.txt) go to skipgram_tf.txt, which
+    tests/kernels/estimator_test.cc compares with dfx's: three steps of
+    1100 pairs (past the 3000 TensorFlow precomputes), the vocabulary, the
+    counters, the first pairs and a checksum of all of them. The golden
+    case here is a missing file."""
+    rng = golden_lib.rng(5)
+    words = [f"w{int(z)}" for z in np.minimum(rng.zipf(1.6, size=600), 40)]
+    text = " ".join(words[:300]) + "\n\t" + " ".join(words[300:]) + "\n"
+    corpus = os.path.join(folder(), "skipgram_corpus.txt")
+    with open(corpus, "w") as f:
+        f.write(text)
+    attrs = dict(batch_size=1100, window_size=3, min_count=2, subsample=0.01)
+    run_graph = tf.Graph()
+    with run_graph.as_default():
+        tf1.import_graph_def(skipgram_graph(corpus, **attrs), name="")
+        outs = [run_graph.get_tensor_by_name(f"skipgram:{i}")
+                for i in range(7)]
+        with tf1.Session(graph=run_graph) as sess:
+            steps = [sess.run(outs) for _ in range(3)]
+    lines = ["# TensorFlow 2.21's Skipgram on skipgram_corpus.txt with " +
+             " ".join(f"{k}={v}" for k, v in attrs.items()) +
+             " (gen_estimator.py): the vocabulary, then per step the",
+             "# counters, checksums (sum of (i + 1) * value) and first 24 "
+             "examples and labels.",
+             "vocab_word " + " ".join(w.decode() for w in steps[0][0]),
+             "vocab_freq " + " ".join(str(v) for v in steps[0][1])]
+    for out in steps:
+        lines.append(f"step {int(out[2])} {int(out[3])} {int(out[4])} "
+                     f"{skipgram_checksum(out[5])} "
+                     f"{skipgram_checksum(out[6])}")
+        lines.append("examples " + " ".join(str(v) for v in out[5][:24]))
+        lines.append("labels " + " ".join(str(v) for v in out[6][:24]))
+    with open(os.path.join(folder(), "skipgram_tf.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+    def missing():
+        def edit(graph_def):
+            graph_def.CopyFrom(skipgram_graph(
+                "/nonexistent/dfx_skipgram_corpus.txt", batch_size=4))
+        return edit, ["skipgram:5"]
+    golden_lib.legacy_case(FAMILY, "skipgram_missing_file", missing)
+
+
 def fprint_cases():
     words = ["", "a", "ab", "abc", "abcd", "hello", "example_7", "12345678",
              "x" * 15, "y" * 16, "z" * 17, "example id 0042", "q" * 31,
@@ -393,6 +465,7 @@ def main():
     vocab_cases()
     remap_matrix_cases()
     neg_train_cases()
+    skipgram_cases()
     fprint_cases()
     shrink_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)

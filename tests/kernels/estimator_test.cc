@@ -1,18 +1,24 @@
 // The estimator family's ops (tests/golden/gen_estimator.py: k-means
 // sampling and nearest centers, GenerateVocabRemapping, SdcaFprint,
-// SdcaShrinkL1): TensorFlow 2.21's signatures and CPU kernel types, shape
-// functions, the bad inputs TensorFlow's own kernels abort on, and the
-// vocabulary files kept inside a server's --data-dir.
+// SdcaShrinkL1, LoadAndRemapMatrix, Skipgram, NegTrain): TensorFlow 2.21's
+// signatures and CPU kernel types, shape functions, the bad inputs TensorFlow's
+// own kernels abort on, and the vocabulary files kept inside a server's
+// --data-dir.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
 #include "runtime/file_policy.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
+#include "tests/kernels/training_test_util.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -35,7 +41,7 @@ std::vector<float> Floats(const Tensor& t) {
 
 TEST_CASE("Every estimator op has TensorFlow 2.21's signature and CPU types",
           "[estimator]") {
-  testing::CheckSignaturesWithTensorFlow("estimator", 8);
+  testing::CheckSignaturesWithTensorFlow("estimator", 9);
 }
 
 TEST_CASE("Estimator shape functions", "[estimator]") {
@@ -171,6 +177,131 @@ TEST_CASE("SdcaFprint equals TensorFlow's 128-bit fingerprint bit for bit",
       -6504320636626125149LL, -5725835774456939679LL};
   CHECK(std::vector<int64_t>(out->at(0).span<int64_t>().begin(),
                              out->at(0).span<int64_t>().end()) == want);
+}
+
+int64_t Checksum(const Tensor& t) {
+  int64_t sum = 0;
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    sum += (i + 1) * int64_t{t.data<int32_t>()[i]};
+  }
+  return sum;
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t, size_t n) {
+  const T* p = t.data<T>();
+  return std::vector<T>(p, p + std::min<size_t>(n, t.NumElements()));
+}
+
+TEST_CASE("Skipgram's batches equal TensorFlow's for the same corpus",
+          "[estimator]") {
+  // skipgram_tf.txt holds TensorFlow's answer (gen_estimator.py): a
+  // golden case cannot name its corpus, which the filename attr holds.
+  const std::string dir =
+      std::string(DFX_TEST_DATA_DIR) + "/../golden/data/estimator/";
+  std::ifstream ref(dir + "skipgram_tf.txt");
+  REQUIRE(ref.good());
+  std::vector<std::string> words;
+  std::vector<int32_t> freqs;
+  struct Step {
+    int64_t words, epoch, processed, ex_sum, lb_sum;
+    std::vector<int32_t> ex, lb;
+  };
+  std::vector<Step> steps;
+  std::string line;
+  while (std::getline(ref, line)) {
+    std::istringstream in(line);
+    std::string key;
+    in >> key;
+    if (key == "vocab_word") {
+      for (std::string w; in >> w;) words.push_back(w);
+    } else if (key == "vocab_freq") {
+      for (int32_t v; in >> v;) freqs.push_back(v);
+    } else if (key == "step") {
+      Step s;
+      in >> s.words >> s.epoch >> s.processed >> s.ex_sum >> s.lb_sum;
+      steps.push_back(s);
+    } else if (key == "examples" || key == "labels") {
+      REQUIRE(!steps.empty());
+      auto& v = key == "examples" ? steps.back().ex : steps.back().lb;
+      for (int32_t x; in >> x;) v.push_back(x);
+    }
+  }
+  REQUIRE(steps.size() == 3);
+
+  const NodeDef node =
+      TestNodeBuilder("skipgram", "Skipgram", 0)
+          .Attr("filename", (dir + "skipgram_corpus.txt").c_str())
+          .Attr("batch_size", int64_t{1100})
+          .Attr("window_size", int64_t{3})
+          .Attr("min_count", int64_t{2})
+          .Attr("subsample", 0.01f)
+          .Build();
+  const OpRegistrationData* op = OpRegistry::Global()->LookUp("Skipgram");
+  REQUIRE(op != nullptr);
+  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+      StandardKernelRegistry()->CreateKernel(node, op->op_def,
+                                             testing::TestCpuDevice());
+  REQUIRE(kernel.ok());
+  for (const Step& want : steps) {
+    OpKernelContext::Params params;
+    params.op_kernel = kernel->get();
+    params.device = testing::TestCpuDevice();
+    OpKernelContext ctx(&params);
+    (*kernel)->Compute(&ctx);
+    REQUIRE(ctx.status().ok());
+    const auto& out = *ctx.mutable_outputs();
+    CHECK(Values<std::string>(out[0], words.size() + 1) == words);
+    CHECK(Values<int32_t>(out[1], freqs.size() + 1) == freqs);
+    CHECK(out[2].scalar<int64_t>() == want.words);
+    CHECK(out[3].scalar<int32_t>() == want.epoch);
+    CHECK(out[4].scalar<int64_t>() == want.processed);
+    CHECK(Values<int32_t>(out[5], want.ex.size()) == want.ex);
+    CHECK(Values<int32_t>(out[6], want.lb.size()) == want.lb);
+    CHECK(Checksum(out[5]) == want.ex_sum);
+    CHECK(Checksum(out[6]) == want.lb_sum);
+  }
+}
+
+TEST_CASE(
+    "NegTrain draws negatives only among counted words and rejects ids "
+    "outside the vocabulary",
+    "[estimator]") {
+  const NodeDef node =
+      TestNodeBuilder("neg", "NegTrain", 5)
+          .Attr("vocab_count", std::vector<int64_t>{0, 5, 0, 5})
+          .Attr("num_negative_samples", int64_t{16})
+          .Build();
+  std::vector<float> init(8);
+  for (int i = 0; i < 8; ++i) init[i] = 0.1f * static_cast<float>(i + 1);
+  testing::RefVariable w_in(
+      Tensor::FromVector<float>(init, TensorShape({4, 2})));
+  testing::RefVariable w_out(
+      Tensor::FromVector<float>(init, TensorShape({4, 2})));
+  const Tensor lr = Tensor::Scalar<float>(0.5f);
+  testing::TrainingRun run = testing::RunTraining(
+      node,
+      {Tensor(), Tensor(), Tensor::FromVector<int32_t>({0, 2}),
+       Tensor::FromVector<int32_t>({1, 1}), lr},
+      {w_in.ref(), w_out.ref(), TensorRef{}, TensorRef{}, TensorRef{}});
+  REQUIRE(run.status.ok());
+  const std::vector<float> out = Floats(w_out.tensor);
+  // Words 0 and 2 have no count: never drawn, never labels, unchanged.
+  CHECK(out[0] == init[0]);
+  CHECK(out[1] == init[1]);
+  CHECK(out[4] == init[4]);
+  CHECK(out[5] == init[5]);
+  // Word 3 is drawn (word 1, the label, is skipped when drawn).
+  CHECK(out[6] != init[6]);
+  CHECK(Floats(w_in.tensor)[0] != init[0]);
+
+  run = testing::RunTraining(
+      node,
+      {Tensor(), Tensor(), Tensor::FromVector<int32_t>({4}),
+       Tensor::FromVector<int32_t>({1}), lr},
+      {w_in.ref(), w_out.ref(), TensorRef{}, TensorRef{}, TensorRef{}});
+  CHECK_THAT(run.status,
+             StatusIs(absl::StatusCode::kInvalidArgument, "must be in [0, 4)"));
 }
 
 void WriteFile(const fs::path& path, const std::string& text) {
