@@ -330,6 +330,7 @@ absl::StatusOr<std::string> VocabFileName(const Tensor& t, const char* which) {
 // new vocabulary, the line number of the same token in the old one, or -1.
 class GenerateVocabRemappingOp : public OpKernel {
  public:
+  // TensorFlow reads the attrs into ints: InvalidArgument past int32.
   explicit GenerateVocabRemappingOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(c->GetAttr("new_vocab_offset", &offset_));
     c->SetStatus(c->GetAttr("num_new_vocab", &num_new_));
@@ -343,7 +344,8 @@ class GenerateVocabRemappingOp : public OpKernel {
         ReadVocab(name(), *new_name, -1);
     DFX_OP_REQUIRES_OK(ctx, new_vocab.status());
     DFX_OP_REQUIRES(
-        ctx, offset_ + num_new_ <= static_cast<int64_t>(new_vocab->size()),
+        ctx,
+        int64_t{offset_} + num_new_ <= static_cast<int64_t>(new_vocab->size()),
         absl::InvalidArgumentError(
             "lookup table size must be larger than last new "
             "vocab entry's line"));
@@ -365,7 +367,7 @@ class GenerateVocabRemappingOp : public OpKernel {
     int64_t* out = remapping.data<int64_t>();
     int32_t present = 0;
     for (int64_t i = 0; i < num_new_; ++i) {
-      auto it = old_ids.find((*new_vocab)[offset_ + i]);
+      auto it = old_ids.find((*new_vocab)[int64_t{offset_} + i]);
       out[i] = it == old_ids.end() ? -1 : it->second;
       if (out[i] != -1) ++present;
     }
@@ -374,9 +376,9 @@ class GenerateVocabRemappingOp : public OpKernel {
   }
 
  private:
-  int64_t offset_ = 0;
-  int64_t num_new_ = 0;
-  int64_t old_size_ = -1;
+  int32_t offset_ = 0;
+  int32_t num_new_ = 0;
+  int32_t old_size_ = -1;
 };
 
 // The inverse of a remapping vector (new id -> old id, or < 0 for none):
@@ -560,22 +562,19 @@ class SkipgramOp : public OpKernel {
  public:
   explicit SkipgramOp(OpKernelConstruction* c) : OpKernel(c), rng_(&philox_) {
     std::string filename;
-    int64_t batch_size = 0, window_size = 5, min_count = 5;
+    // int32 attrs, as TensorFlow reads them.
     c->SetStatus(c->GetAttr("filename", &filename));
-    c->SetStatus(c->GetAttr("batch_size", &batch_size));
-    c->SetStatus(c->GetAttr("window_size", &window_size));
-    c->SetStatus(c->GetAttr("min_count", &min_count));
+    c->SetStatus(c->GetAttr("batch_size", &batch_size_));
+    c->SetStatus(c->GetAttr("window_size", &window_size_));
+    c->SetStatus(c->GetAttr("min_count", &min_count_));
     c->SetStatus(c->GetAttr("subsample", &subsample_));
     if (!c->status().ok()) return;
     // TensorFlow aborts on a negative batch (a negative output dimension).
-    if (batch_size < 0) {
+    if (batch_size_ < 0) {
       c->SetStatus(absl::InvalidArgumentError(
-          absl::StrCat("batch_size must be >= 0, got ", batch_size)));
+          absl::StrCat("batch_size must be >= 0, got ", batch_size_)));
       return;
     }
-    batch_size_ = static_cast<int32_t>(batch_size);
-    window_size_ = static_cast<int32_t>(window_size);
-    min_count_ = static_cast<int32_t>(min_count);
     c->SetStatus(Init(c->def().name(), filename));
     if (!c->status().ok()) return;
     absl::MutexLock lock(&mu_);
@@ -660,7 +659,9 @@ class SkipgramOp : public OpKernel {
       ++word_freq[w];
       ++corpus_size_;
     }
-    if (corpus_size_ < int64_t{window_size_} * 10) {
+    // An empty corpus passes TensorFlow's check when window_size <= 0, and
+    // its kernel then reads past the corpus; dfx refuses it.
+    if (corpus_size_ < int64_t{window_size_} * 10 || corpus_size_ == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("The text file ", filename,
                        " contains too little data: ", corpus_size_, " words"));
@@ -869,7 +870,9 @@ class NegTrainOp : public OpKernel {
     {
       absl::MutexLock lock(&mu_);
       gen = gen_;
-      gen_.Skip((static_cast<uint64_t>(batch * num_samples_) * 8 + 3) / 4);
+      gen_.Skip(
+          (static_cast<uint64_t>(batch * std::max(num_samples_, 0)) * 8 + 3) /
+          4);
     }
     SimplePhilox rng(&gen);
     float* in = w_in->data<float>();
@@ -900,7 +903,7 @@ class NegTrainOp : public OpKernel {
   }
 
  private:
-  int64_t num_samples_ = 0;
+  int32_t num_samples_ = 0;
   std::unique_ptr<AliasSampler> sampler_;
   absl::Mutex mu_;
   Philox gen_ ABSL_GUARDED_BY(mu_);

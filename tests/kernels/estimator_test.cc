@@ -179,6 +179,10 @@ TEST_CASE("SdcaFprint equals TensorFlow's 128-bit fingerprint bit for bit",
                              out->at(0).span<int64_t>().end()) == want);
 }
 
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 int64_t Checksum(const Tensor& t) {
   int64_t sum = 0;
   for (int64_t i = 0; i < t.NumElements(); ++i) {
@@ -263,6 +267,26 @@ TEST_CASE("Skipgram's batches equal TensorFlow's for the same corpus",
   }
 }
 
+TEST_CASE("Skipgram refuses an empty corpus that TensorFlow reads past",
+          "[estimator]") {
+  const testing::TempDir tmp;
+  WriteFile(tmp.File("empty.txt"), " \n\t ");
+  const NodeDef node = TestNodeBuilder("skipgram", "Skipgram", 0)
+                           .Attr("filename", tmp.File("empty.txt").c_str())
+                           .Attr("batch_size", int64_t{4})
+                           .Attr("window_size", int64_t{0})
+                           .Build();
+  const OpRegistrationData* op = OpRegistry::Global()->LookUp("Skipgram");
+  REQUIRE(op != nullptr);
+  NodeDef full = node;
+  AddDefaultAttrs(op->op_def, &full);
+  CHECK_THAT(StandardKernelRegistry()
+                 ->CreateKernel(full, op->op_def, testing::TestCpuDevice())
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "contains too little data: 0 words"));
+}
+
 TEST_CASE(
     "NegTrain draws negatives only among counted words and rejects ids "
     "outside the vocabulary",
@@ -302,10 +326,6 @@ TEST_CASE(
       {w_in.ref(), w_out.ref(), TensorRef{}, TensorRef{}, TensorRef{}});
   CHECK_THAT(run.status,
              StatusIs(absl::StatusCode::kInvalidArgument, "must be in [0, 4)"));
-}
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
 }
 
 TEST_CASE("GenerateVocabRemapping reads vocabularies only inside --data-dir",
