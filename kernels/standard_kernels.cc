@@ -57,6 +57,10 @@ void RegisterCkptV1Kernels(KernelRegistry* registry);
 // same reason.
 void RegisterDenseHashTableKernels(KernelRegistry* registry);
 void RegisterTableFromDatasetKernels(KernelRegistry* registry);
+// K-means clustering, GenerateVocabRemapping, SdcaFprint and SdcaShrinkL1
+// (kernels/training/estimator_kernels.cc); declared here for the same
+// reason.
+void RegisterEstimatorKernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -110,6 +114,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDenseHashTableKernels(registry);
   RegisterTableFromDatasetKernels(registry);
   RegisterDebugKernels(registry);
+  RegisterEstimatorKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

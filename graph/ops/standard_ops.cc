@@ -46,6 +46,9 @@ absl::Status RegisterDhashOps(OpRegistry* registry);
 // tfdbg's Copy and Debug* ops (debug_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterDebugOps(OpRegistry* registry);
+// The ops of TF1 estimators' clustering, warm-starting and SDCA helpers
+// (estimator_ops.cc), declared here for the same reason.
+absl::Status RegisterEstimatorOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -103,6 +106,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   return absl::OkStatus();
 }
 

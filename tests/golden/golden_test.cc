@@ -55,7 +55,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
-                                 "debug"};
+                                 "debug",    "estimator"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -498,6 +498,14 @@ TEST_CASE("golden: tfdbg's Copy and Debug ops, their NaN counts and "
           "numeric summaries in every mode equal TensorFlow bit for bit") {
   // One multi-step case: a reference passed on by DebugGradientRefIdentity.
   RunFamily("debug");
+}
+
+TEST_CASE("golden: k-means sampling, vocabulary remapping and the SDCA "
+          "fingerprint and L1 shrink equal TensorFlow") {
+  // The samplers draw from TensorFlow's Philox stream: the same points and
+  // indices bit for bit. Vocabulary files lie in the case folders;
+  // SdcaShrinkL1 runs twice on reference variables read back.
+  RunFamily("estimator");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
