@@ -58,6 +58,12 @@ void RegisterCkptV1Kernels(KernelRegistry* registry);
 void RegisterDenseHashTableKernels(KernelRegistry* registry);
 void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 
+// BatchFunction, Batch, Unbatch, UnbatchGrad (kernels/batching/);
+// declared here for the same reason.
+namespace batching {
+void RegisterBatchingKernels(KernelRegistry* registry);
+}
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -110,6 +116,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDenseHashTableKernels(registry);
   RegisterTableFromDatasetKernels(registry);
   RegisterDebugKernels(registry);
+  batching::RegisterBatchingKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);
