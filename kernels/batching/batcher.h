@@ -36,6 +36,10 @@
 #include "runtime/resource_mgr.h"
 #include "runtime/tensor.h"
 
+namespace dfx::data {
+class DatasetFunction;
+}
+
 namespace dfx::batching {
 
 // The attrs that shape batches.
@@ -69,6 +73,9 @@ struct Request {
   int64_t rows = 0;
   // Batch's id output for this request.
   int64_t id = 0;
+  // BatchFunction's function, of the request's own kernel, and its device.
+  std::shared_ptr<const data::DatasetFunction> f;
+  Device* device = nullptr;
   CancellationManager* cm = nullptr;
   CancellationToken token = -1;
 

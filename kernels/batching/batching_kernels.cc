@@ -14,14 +14,16 @@
 // Ignored attrs: the low_priority_* attrs, mixed_priority_policy and
 // batch_padding_policy (every request is of one priority and pads up), and
 // Batch's grad_timeout_micros, which TensorFlow's kernel ignores as well.
-#include <atomic>
 #include <map>
+#include <random>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
 #include "kernels/batching/batcher.h"
@@ -34,13 +36,74 @@
 namespace dfx::batching {
 namespace {
 
-// container and shared_name, as the staging ops read them.
+// container and shared_name, the node's name when empty (Unbatch and
+// UnbatchGrad, as TensorFlow's).
 absl::Status ReadResourceName(OpKernelConstruction* c, std::string* container,
                               std::string* name) {
   DFX_RETURN_IF_ERROR(c->GetAttr("container", container));
   DFX_RETURN_IF_ERROR(c->GetAttr("shared_name", name));
   if (name->empty()) *name = c->def().name();
   return absl::OkStatus();
+}
+
+// The batcher of a BatchFunction or Batch node. With a shared_name, the one
+// of that name in the device's resource manager, which every node naming
+// it shares, made with the attrs of the first to come. Without one, the
+// node's own, made with its kernel and gone with it: TensorFlow names it
+// after the node in the resource manager, where the node of another graph
+// of the same name (every golden case's "BatchFunction" on one cluster)
+// would find it, with that graph's attrs.
+class BatcherRef {
+ public:
+  absl::Status Init(OpKernelConstruction* c, const BatchOptions& options,
+                    Batcher::Runner runner) {
+    DFX_RETURN_IF_ERROR(c->GetAttr("container", &container_));
+    DFX_RETURN_IF_ERROR(c->GetAttr("shared_name", &name_));
+    DFX_RETURN_IF_ERROR(c->GetAttr("batching_queue", &queue_));
+    options_ = options;
+    runner_ = std::move(runner);
+    if (name_.empty()) own_ = std::make_shared<Batcher>(options_, runner_);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::shared_ptr<Batcher>> Get(OpKernelContext* ctx) const {
+    if (own_ != nullptr) return own_;
+    return ctx->resource_manager()->LookupOrCreate<Batcher>(
+        container_, name_,
+        [this] { return std::make_shared<Batcher>(options_, runner_); });
+  }
+
+  const std::string& queue() const { return queue_; }
+
+ private:
+  std::string container_;
+  std::string name_;
+  std::string queue_;
+  BatchOptions options_;
+  Batcher::Runner runner_;
+  std::shared_ptr<Batcher> own_;
+};
+
+// Queues `request` in its node's batcher; ends it on failure.
+void Submit(const BatcherRef& ref, OpKernelContext* ctx,
+            std::shared_ptr<Request> request) {
+  absl::StatusOr<std::shared_ptr<Batcher>> batcher = ref.Get(ctx);
+  if (!batcher.ok()) {
+    ctx->SetStatus(batcher.status());
+    request->done();
+    return;
+  }
+  (*batcher)->Submit(ref.queue(), std::move(request));
+}
+
+// Batch's ids: random, as TensorFlow's, so that ids of batches from
+// different processes, or fed to Unbatch by hand, do not meet.
+int64_t NewBatchId() {
+  static absl::Mutex mu(absl::kConstInit);
+  static std::mt19937_64* gen = nullptr;
+  absl::MutexLock lock(&mu);
+  if (gen == nullptr) gen = new std::mt19937_64(std::random_device()());
+  return static_cast<int64_t>((*gen)() >> 1);
 }
 
 // The batched inputs of one request: rank >= 1, one dim 0 for all.
@@ -89,18 +152,18 @@ void FailBatch(const Batch& batch, const absl::Status& status) {
 }
 
 // Runs one BatchFunction batch (on a batch thread).
-void RunFunctionBatch(const std::shared_ptr<const data::DatasetFunction>& f,
-                      Device* device, const BatchOptions& options,
-                      Batch batch) {
+void RunFunctionBatch(const BatchOptions& options, Batch batch) {
   int64_t padded = 0;
   absl::StatusOr<std::vector<Tensor>> args =
       ConcatBatch(options, batch, &padded);
   if (!args.ok()) return FailBatch(batch, args.status());
-  const std::vector<Tensor>& captured = batch.tasks.back().request->captured;
-  args->insert(args->end(), captured.begin(), captured.end());
+  // The last request's function and captured tensors, as TensorFlow's.
+  const Request& last = *batch.tasks.back().request;
+  args->insert(args->end(), last.captured.begin(), last.captured.end());
   data::IteratorContext ictx;
-  ictx.device = device;
-  absl::StatusOr<std::vector<Tensor>> results = f->Run(&ictx, *std::move(args));
+  ictx.device = last.device;
+  absl::StatusOr<std::vector<Tensor>> results =
+      last.f->Run(&ictx, *std::move(args));
   if (!results.ok()) return FailBatch(batch, results.status());
   for (const Tensor& r : *results) {
     if (r.dims() < 1) {
@@ -132,9 +195,8 @@ class BatchFunctionOp : public AsyncOpKernel {
     DataTypeVector tin;
     c->SetStatus(c->GetAttr("Tin", &tin));
     c->SetStatus(c->GetAttr("Tout", &tout_));
-    c->SetStatus(options_.Read(c));
-    c->SetStatus(ReadResourceName(c, &container_, &name_));
-    c->SetStatus(c->GetAttr("batching_queue", &queue_));
+    BatchOptions options;
+    c->SetStatus(options.Read(c));
     num_batched_ = static_cast<int>(tin.size());
     if (!c->status().ok()) return;
     absl::StatusOr<std::shared_ptr<const data::DatasetFunction>> f =
@@ -144,6 +206,9 @@ class BatchFunctionOp : public AsyncOpKernel {
       return;
     }
     f_ = *std::move(f);
+    c->SetStatus(batcher_.Init(c, options, [options](Batch batch) {
+      RunFunctionBatch(options, std::move(batch));
+    }));
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
@@ -167,33 +232,16 @@ class BatchFunctionOp : public AsyncOpKernel {
     request->ctx = ctx;
     request->done = std::move(done);
     request->cm = ctx->cancellation_manager();
-    std::shared_ptr<const data::DatasetFunction> f = f_;
-    Device* device = ctx->device();
-    const BatchOptions options = options_;
-    absl::StatusOr<std::shared_ptr<Batcher>> batcher =
-        ctx->resource_manager()->LookupOrCreate<Batcher>(
-            container_, name_, [&]() {
-              return std::make_shared<Batcher>(
-                  options, [f, device, options](Batch batch) {
-                    RunFunctionBatch(f, device, options, std::move(batch));
-                  });
-            });
-    if (!batcher.ok()) {
-      ctx->SetStatus(batcher.status());
-      request->done();
-      return;
-    }
-    (*batcher)->Submit(queue_, std::move(request));
+    request->f = f_;
+    request->device = ctx->device();
+    Submit(batcher_, ctx, std::move(request));
   }
 
  private:
-  BatchOptions options_;
-  std::string container_;
-  std::string name_;
-  std::string queue_;
   int num_batched_ = 0;
   DataTypeVector tout_;
   std::shared_ptr<const data::DatasetFunction> f_;
+  BatcherRef batcher_;
 };
 
 // Runs one Batch batch: the whole batch to the last request, empty
@@ -235,44 +283,30 @@ void RunPlainBatch(const BatchOptions& options, Batch batch) {
 class BatchOp : public AsyncOpKernel {
  public:
   explicit BatchOp(OpKernelConstruction* c) : AsyncOpKernel(c) {
-    c->SetStatus(options_.Read(c));
-    c->SetStatus(ReadResourceName(c, &container_, &name_));
-    c->SetStatus(c->GetAttr("batching_queue", &queue_));
+    BatchOptions options;
+    c->SetStatus(options.Read(c));
+    if (!c->status().ok()) return;
+    c->SetStatus(batcher_.Init(c, options, [options](Batch b) {
+      RunPlainBatch(options, std::move(b));
+    }));
   }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    static std::atomic<int64_t> next_id{1};
     auto request = std::make_shared<Request>();
     for (int i = 0; i < ctx->num_inputs(); ++i) {
       request->inputs.push_back(ctx->input(i));
     }
     DFX_OP_REQUIRES_OK_ASYNC(ctx, CheckBatchedInputs(request->inputs), done);
     request->rows = request->inputs[0].shape().dim_size(0);
-    request->id = next_id.fetch_add(1);
+    request->id = NewBatchId();
     request->ctx = ctx;
     request->done = std::move(done);
     request->cm = ctx->cancellation_manager();
-    const BatchOptions options = options_;
-    absl::StatusOr<std::shared_ptr<Batcher>> batcher =
-        ctx->resource_manager()->LookupOrCreate<Batcher>(
-            container_, name_, [&]() {
-              return std::make_shared<Batcher>(options, [options](Batch b) {
-                RunPlainBatch(options, std::move(b));
-              });
-            });
-    if (!batcher.ok()) {
-      ctx->SetStatus(batcher.status());
-      request->done();
-      return;
-    }
-    (*batcher)->Submit(queue_, std::move(request));
+    Submit(batcher_, ctx, std::move(request));
   }
 
  private:
-  BatchOptions options_;
-  std::string container_;
-  std::string name_;
-  std::string queue_;
+  BatcherRef batcher_;
 };
 
 // ---------------------------------------------------------------------------
@@ -380,8 +414,14 @@ class UnbatchResource : public ResourceBase,
     std::vector<Finished> finished;
     Tensor mine;
     bool found = false;
+    const absl::Time now = absl::Now();
     {
       absl::MutexLock lock(&mu_);
+      // Rows nobody came for within their call's timeout are dropped, as
+      // TensorFlow drops them.
+      for (auto a = arrived_.begin(); a != arrived_.end();) {
+        a = a->second.expires < now ? arrived_.erase(a) : std::next(a);
+      }
       const int64_t* v = index.data<int64_t>();
       int64_t at = 0;
       for (int64_t i = 0; i < index.shape().dim_size(0); ++i) {
@@ -396,12 +436,13 @@ class UnbatchResource : public ResourceBase,
               {std::move(w->second), absl::OkStatus(), std::move(rows)});
           waiting_.erase(w);
         } else {
-          arrived_[v[3 * i]] = std::move(rows);
+          arrived_[v[3 * i]] = {std::move(rows),
+                                now + absl::Microseconds(timeout_micros)};
         }
       }
       if (!found) {
         if (auto a = arrived_.find(*id); a != arrived_.end()) {
-          mine = std::move(a->second);
+          mine = std::move(a->second.rows);
           arrived_.erase(a);
           found = true;
         }
@@ -456,8 +497,13 @@ class UnbatchResource : public ResourceBase,
     RunFinished(std::move(finished));
   }
 
+  struct Arrived {
+    Tensor rows;
+    absl::Time expires;
+  };
+
   absl::Mutex mu_;
-  std::map<int64_t, Tensor> arrived_ ABSL_GUARDED_BY(mu_);
+  std::map<int64_t, Arrived> arrived_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, IdWaiter> waiting_ ABSL_GUARDED_BY(mu_);
   uint64_t next_serial_ ABSL_GUARDED_BY(mu_) = 1;
 };
