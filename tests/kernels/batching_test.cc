@@ -14,6 +14,8 @@
 #include "tests/kernels/async_kernel_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
+#include "runtime/device.h"
+#include "runtime/resource_mgr.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -163,6 +165,65 @@ TEST_CASE(
   REQUIRE(owner->finished());
   REQUIRE_OK(owner->status());
   CHECK(Values(owner->output(0)) == std::vector<float>{10, 20, 30});
+}
+
+NodeDef Batch(const std::string& shared_name) {
+  return TestNodeBuilder("batch", "Batch", 1)
+      .Attr("T", DataTypeVector{DT_FLOAT})
+      .Attr("num_batch_threads", 1)
+      .Attr("max_batch_size", 3)
+      .Attr("batch_timeout_micros", int64_t{60000000})
+      .Attr("grad_timeout_micros", 0)
+      .Attr("shared_name", shared_name.c_str())
+      .Build();
+}
+
+TEST_CASE(
+    "Batch: calls meet in one batch, which goes out whole through the "
+    "last, with batch_index saying whose rows are where",
+    "[batching]") {
+  auto first = Start(Batch("meet"), {Floats({1, 2})});
+  CHECK_FALSE(first->finished());
+  auto second = Start(Batch("meet"), {Floats({3})});
+  first->done.WaitForNotification();
+  second->done.WaitForNotification();
+  REQUIRE_OK(first->status());
+  REQUIRE_OK(second->status());
+  CHECK(first->output(0).NumElements() == 0);
+  CHECK(first->output(1).shape() == TensorShape({0, 3}));
+  CHECK(Values(second->output(0)) == std::vector<float>{1, 2, 3});
+  const int64_t* index = second->output(1).data<int64_t>();
+  REQUIRE(second->output(1).shape() == TensorShape({2, 3}));
+  CHECK(index[0] == first->output(2).scalar<int64_t>());
+  CHECK((index[1] == 0 && index[2] == 2));
+  CHECK(index[3] == second->output(2).scalar<int64_t>());
+  CHECK((index[4] == 2 && index[5] == 3));
+}
+
+TEST_CASE(
+    "Batch: a request waiting for its batch ends Cancelled when the "
+    "batcher resource goes, or its step is cancelled",
+    "[batching]") {
+  auto waiting = Start(Batch("gone"), {Floats({1})});
+  CHECK_FALSE(waiting->finished());
+  ResourceMgr* rm = testing::TestCpuDevice()->resource_manager();
+  REQUIRE_OK(rm->Delete("", "gone", "BatchResource"));
+  waiting->done.WaitForNotification();
+  CHECK_THAT(waiting->status(), StatusIs(absl::StatusCode::kCancelled));
+
+  CancellationManager cm;
+  auto cancelled = Start(Batch("cancel"), {Floats({1})}, &cm);
+  CHECK_FALSE(cancelled->finished());
+  cm.StartCancel();
+  REQUIRE(cancelled->finished());
+  CHECK_THAT(cancelled->status(), StatusIs(absl::StatusCode::kCancelled));
+  // The cancelled request left the batch: two more rows do not fill it.
+  auto a = Start(Batch("cancel"), {Floats({2, 3})});
+  CHECK_FALSE(a->finished());
+  auto b = Start(Batch("cancel"), {Floats({4})});
+  a->done.WaitForNotification();
+  b->done.WaitForNotification();
+  CHECK(Values(b->output(0)) == std::vector<float>{2, 3, 4});
 }
 
 }  // namespace
