@@ -34,6 +34,10 @@ Timer& BatchTimer() {
 
 }  // namespace
 
+void RunOnBatchThread(std::function<void()> fn) {
+  BatchThreads().Schedule(std::move(fn));
+}
+
 absl::Status BatchOptions::Read(OpKernelConstruction* c) {
   DFX_RETURN_IF_ERROR(c->GetAttr("num_batch_threads", &num_batch_threads));
   DFX_RETURN_IF_ERROR(c->GetAttr("max_batch_size", &max_batch_size));

@@ -155,6 +155,10 @@ class Batcher : public ResourceBase,
   uint64_t next_batch_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
+// Runs `fn` on one of the process's batch threads, later: for callbacks
+// that must not run where a resource goes away (under its manager's lock).
+void RunOnBatchThread(std::function<void()> fn);
+
 // Rows [start, start + rows) of `t` (dims() >= 1): shares t's buffer for
 // fixed-size types, a copy for the others.
 Tensor RowsOf(const Tensor& t, int64_t start, int64_t rows);

@@ -392,7 +392,10 @@ class UnbatchResource : public ResourceBase,
                                                "deleted while a call waited"),
                           Tensor()});
     }
-    RunFinished(std::move(finished));
+    // Not here: the resource manager may hold its lock.
+    if (finished.empty()) return;
+    auto shared = std::make_shared<std::vector<Finished>>(std::move(finished));
+    RunOnBatchThread([shared] { RunFinished(std::move(*shared)); });
   }
 
   void Compute(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done,
@@ -549,7 +552,10 @@ class UnbatchGradResource
                                                "deleted while a call waited"),
                           Tensor()});
     }
-    RunFinished(std::move(finished));
+    // Not here: the resource manager may hold its lock.
+    if (finished.empty()) return;
+    auto shared = std::make_shared<std::vector<Finished>>(std::move(finished));
+    RunOnBatchThread([shared] { RunFinished(std::move(*shared)); });
   }
 
   void Compute(OpKernelContext* ctx, AsyncOpKernel::DoneCallback done) {

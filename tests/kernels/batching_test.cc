@@ -111,8 +111,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Unbatch: a waiting call ends at its timeout or its step's "
-    "cancellation",
+    "Unbatch: a waiting call ends at its timeout, its step's "
+    "cancellation, or when its resource goes",
     "[batching]") {
   auto timed = Start(Unbatch("timeouts", 1000),
                      {Floats({}), Index({}), Tensor::Scalar<int64_t>(1)});
@@ -127,6 +127,14 @@ TEST_CASE(
   cm.StartCancel();
   REQUIRE(cancelled->finished());
   CHECK_THAT(cancelled->status(), StatusIs(absl::StatusCode::kCancelled));
+
+  auto orphan = Start(Unbatch("deleted", 60000000),
+                      {Floats({}), Index({}), Tensor::Scalar<int64_t>(1)});
+  CHECK_FALSE(orphan->finished());
+  REQUIRE_OK(testing::TestCpuDevice()->resource_manager()->Delete(
+      "", "deleted", "UnbatchResource"));
+  orphan->done.WaitForNotification();
+  CHECK_THAT(orphan->status(), StatusIs(absl::StatusCode::kCancelled));
 }
 
 TEST_CASE(
