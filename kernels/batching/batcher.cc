@@ -215,7 +215,9 @@ void Batcher::Submit(const std::string& queue,
     return;
   }
   std::vector<Batch> start;
-  std::vector<Task> tasks;
+  // Not read from the request's context once the lock is let go: a batch
+  // may have ended the request (and its step) by then.
+  bool refused = false;
   {
     absl::MutexLock lock(&mu_);
     Queue& q = queues_[queue];
@@ -264,9 +266,8 @@ void Batcher::Submit(const std::string& queue,
             "the step was cancelled before its request was batched"));
       }
     }
-    if (!request->ctx->status().ok()) {
-      // Ends below, without the lock.
-    } else {
+    refused = !request->ctx->status().ok();
+    if (!refused) {
       {
         absl::MutexLock request_lock(&request->mu);
         request->remaining = static_cast<int>(sizes.size());
@@ -312,7 +313,7 @@ void Batcher::Submit(const std::string& queue,
       TakeStartableLocked(&q, &start);
     }
   }
-  if (!request->ctx->status().ok()) {
+  if (refused) {
     request->done();
     return;
   }

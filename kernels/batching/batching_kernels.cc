@@ -1,9 +1,9 @@
 // Kernels of the batching family (graph/ops/batching_ops.cc).
 //
 // BatchFunction and Batch find (or make) their Batcher (batcher.h) in the
-// device's resource manager under container and shared_name (the node's
-// name when empty), so the calls of concurrent steps meet there, and queue
-// one request each. A BatchFunction batch concatenates its requests'
+// device's resource manager under container and shared_name (a batcher of
+// the kernel's own when shared_name is empty; see BatcherRef), so the calls
+// of concurrent steps meet there, and queue one request each. A BatchFunction batch concatenates its requests'
 // inputs, pads them with the first row up to the next allowed batch size,
 // runs `f` once with the last request's captured tensors, and hands each
 // request its rows of every output. A Batch batch goes out whole through
