@@ -61,11 +61,6 @@ absl::Status BatchOptions::Read(OpKernelConstruction* c) {
         absl::StrCat("batch_timeout_micros must be non-negative; was ",
                      batch_timeout_micros));
   }
-  if (max_enqueued_batches < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_enqueued_batches must be non-negative; was ",
-                     max_enqueued_batches));
-  }
   int64_t last = 0;
   for (size_t i = 0; i < allowed_batch_sizes.size(); ++i) {
     const int64_t size = allowed_batch_sizes[i];
@@ -247,7 +242,9 @@ void Batcher::Submit(const std::string& queue,
     }
     const int64_t enqueued =
         static_cast<int64_t>(q.ready.size()) + (q.open.tasks.empty() ? 0 : 1);
-    if (new_batches > 0 &&
+    // max_enqueued_batches <= 0 limits nothing: TensorFlow runs such
+    // batchers too.
+    if (new_batches > 0 && options_.max_enqueued_batches > 0 &&
         enqueued + new_batches > options_.max_enqueued_batches) {
       request->ctx->SetStatus(absl::UnavailableError(
           "The batch scheduling queue to which this task was submitted is "

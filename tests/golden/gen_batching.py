@@ -128,6 +128,14 @@ pad_case("allowed_not_increasing", np.float32, F32,
          allowed_batch_sizes=[4, 2])
 pad_case("allowed_last_not_max", np.float32, F32, allowed_batch_sizes=[2, 3])
 pad_case("allowed_duplicate", np.float32, F32, allowed_batch_sizes=[4, 4])
+pad_case("max_batch_size_0", np.float32, F32, max_batch_size=0)
+pad_case("negative_timeout", np.float32, F32, batch_timeout_micros=-1)
+# Accepted: no thread count (TensorFlow's adaptive scheduler), no limit on
+# enqueued batches.
+pad_case("num_batch_threads_0", np.float32, F32, num_batch_threads=0)
+pad_case("max_enqueued_batches_0", np.float32, F32, max_enqueued_batches=0)
+pad_case("max_enqueued_batches_negative", np.float32, F32,
+         max_enqueued_batches=-1)
 
 
 # --- Several inputs and outputs, captured tensors.
