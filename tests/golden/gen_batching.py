@@ -111,6 +111,12 @@ pad_case("split_5_into_2s", np.float32,
 pad_case("split_no_allowed_sizes", np.float32,
          np.arange(3, dtype=np.float32).reshape(3, 1), max_batch_size=8,
          enable_large_batch_splitting=True)
+# Splitting: the last allowed size may be below max_batch_size, not above.
+pad_case("split_allowed_above_max", np.float32, F32,
+         enable_large_batch_splitting=True, allowed_batch_sizes=[2, 8])
+pad_case("split_allowed_below_max", np.float32,
+         np.arange(4, dtype=np.float32).reshape(4, 1),
+         enable_large_batch_splitting=True, allowed_batch_sizes=[2, 3])
 # Accepted and ignored: the low-priority queue's attrs.
 pad_case("low_priority_attrs", np.float32, F32, allowed_batch_sizes=[2, 4],
          low_priority_max_batch_size=8, low_priority_batch_timeout_micros=5,
