@@ -62,6 +62,12 @@ void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 // reason.
 void RegisterEstimatorKernels(KernelRegistry* registry);
 
+// BatchFunction, Batch, Unbatch, UnbatchGrad (kernels/batching/);
+// declared here for the same reason.
+namespace batching {
+void RegisterBatchingKernels(KernelRegistry* registry);
+}
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -115,6 +121,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterTableFromDatasetKernels(registry);
   RegisterDebugKernels(registry);
   RegisterEstimatorKernels(registry);
+  batching::RegisterBatchingKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -49,6 +49,9 @@ absl::Status RegisterDebugOps(OpRegistry* registry);
 // The ops of TF1 estimators' clustering, warm-starting and SDCA helpers
 // (estimator_ops.cc), declared here for the same reason.
 absl::Status RegisterEstimatorOps(OpRegistry* registry);
+// In-graph batching: BatchFunction, Batch, Unbatch, UnbatchGrad
+// (batching_ops.cc), declared here for the same reason.
+absl::Status RegisterBatchingOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -107,6 +110,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   return absl::OkStatus();
 }
 

@@ -55,7 +55,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
-                                 "debug",    "estimator"};
+                                 "debug",    "estimator",    "batching"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -506,6 +506,13 @@ TEST_CASE("golden: k-means sampling, vocabulary remapping and the SDCA "
   // indices bit for bit. Vocabulary files lie in the case folders;
   // SdcaShrinkL1 runs twice on reference variables read back.
   RunFamily("estimator");
+}
+
+TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
+          "request equal TensorFlow") {
+  // One step, so one request per batch: padding to allowed_batch_sizes,
+  // splits, bad attrs and inputs, the function's errors.
+  RunFamily("batching");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
