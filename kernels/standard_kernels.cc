@@ -58,6 +58,9 @@ void RegisterCkptV1Kernels(KernelRegistry* registry);
 void RegisterDenseHashTableKernels(KernelRegistry* registry);
 void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 
+// The CSR sparse matrix kernels (sparse/csr_kernels.cc, csr_eigen_kernels.cc).
+void RegisterCsrKernels(KernelRegistry* registry);
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -110,6 +113,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDenseHashTableKernels(registry);
   RegisterTableFromDatasetKernels(registry);
   RegisterDebugKernels(registry);
+  RegisterCsrKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);
