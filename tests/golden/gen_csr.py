@@ -470,12 +470,13 @@ def errors():
 
 
 def main():
-    golden_lib.write_op_defs(FAMILY, OP_NAMES)
     conversions()
     matmul()
     sparse_matmul()
     ordering_and_cholesky()
     errors()
+    # After the cases: the first case clears the family's folder.
+    golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 
 if __name__ == "__main__":
