@@ -14,6 +14,7 @@
 #include "Eigen/SparseCholesky"
 #include "Eigen/SparseCore"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
 #include "kernels/sparse/csr_matrix.h"
@@ -124,6 +125,13 @@ class SparseMatMulOp : public OpKernel {
             "Inner product dimensions of A and B do not agree.  Shapes are: ",
             Shape(a, ta), " vs. ", Shape(b, tb))));
     const int64_t batch = a.batch_size();
+    DFX_OP_REQUIRES(
+        ctx,
+        a_rows < INT32_MAX && a_cols < INT32_MAX && b_cols < INT32_MAX &&
+            (a_rows + 1) * batch <= INT32_MAX,
+        absl::InvalidArgumentError(absl::StrCat(
+            "the product of dense shape [", a_rows, ", ", b_cols, "] in ",
+            batch, " batches is too large for int32 indices")));
     std::vector<SpMat> parts(batch);
     for (int64_t i = 0; i < batch; ++i) {
       // Like TensorFlow: a transposed or adjoint operand is evaluated into a
@@ -146,7 +154,7 @@ class SparseMatMulOp : public OpKernel {
     std::vector<int64_t> d(m.dense_shape().span<int64_t>().begin(),
                            m.dense_shape().span<int64_t>().end());
     if (transposed) std::swap(d[d.size() - 2], d[d.size() - 1]);
-    return TensorShape::Build(d)->DebugString();
+    return absl::StrCat("[", absl::StrJoin(d, ","), "]");
   }
 
   static SpMat Operand(const CsrSparseMatrix& m, int64_t b, bool transpose,

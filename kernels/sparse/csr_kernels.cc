@@ -140,7 +140,8 @@ absl::Status CheckPointers(const Tensor& dense_shape,
   const int64_t batch = rank == 2 ? 1 : shape[0];
   const int64_t rows = shape[rank - 2];
   const int64_t cols = shape[rank - 1];
-  if ((rows + 1) * batch > kInt32Max ||
+  if (rows >= kInt32Max || batch >= kInt32Max ||
+      (rows + 1) * batch > kInt32Max ||
       row_pointers.NumElements() != batch * (rows + 1)) {
     return Malformed(
         absl::StrCat("row_pointers has ", row_pointers.NumElements(),
@@ -303,7 +304,8 @@ absl::StatusOr<CsrSparseMatrix> FromCoo(DataType dtype,
   const int rank = static_cast<int>(dims.size());
   const int64_t batch = rank == 2 ? 1 : dims[0];
   const int64_t rows = dims[rank - 2];
-  if (batch >= kInt32Max || nnz > kInt32Max || (rows + 1) * batch > kInt32Max) {
+  if (batch >= kInt32Max || rows >= kInt32Max || nnz > kInt32Max ||
+      (rows + 1) * batch > kInt32Max) {
     return absl::InvalidArgumentError(absl::StrCat(
         "The CSR matrix of dense shape [", absl::StrJoin(dims, ","), "] with ",
         nnz, " entries does not fit int32 pointers"));
@@ -657,6 +659,13 @@ class SparseMatrixTransposeOp : public OpKernel {
                         "dtype of input is not equal to 'type': ",
                         DataTypeString(m.dtype()), " vs. ",
                         DataTypeString(DataTypeToEnum<T>::value))));
+    DFX_OP_REQUIRES(
+        ctx,
+        m.cols() < kInt32Max && (m.cols() + 1) * m.batch_size() <= kInt32Max,
+        absl::InvalidArgumentError(
+            absl::StrCat("the transpose of a matrix of dense shape ",
+                         m.dense_shape().SummarizeValue(3), " needs more than ",
+                         kInt32Max, " row pointers")));
     DFX_OP_REQUIRES_OK(ctx,
                        SetCsrOutput(ctx, 0, TransposeCsr<T>(m, conjugate_)));
   }

@@ -230,6 +230,34 @@ TEST_CASE(
           StatusIs(absl::StatusCode::kInvalidArgument, "is not a permutation"));
     }
   }
+  SECTION("dense shapes too large for int32 pointers") {
+    auto from_shape = [](std::vector<int64_t> shape) {
+      return RunKernel(TestNodeBuilder("s", "SparseTensorToCSRSparseMatrix", 3)
+                           .Attr("T", DT_FLOAT)
+                           .Build(),
+                       {Tensor(DT_INT64, TensorShape({0, 2})),
+                        Tensor(DT_FLOAT, TensorShape({0})),
+                        Tensor::FromVector<int64_t>(shape)});
+    };
+    CHECK_THAT(from_shape({3000000000, 2}).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+    // Many columns are fine (TensorFlow takes them too), but not as rows.
+    absl::StatusOr<std::vector<Tensor>> wide = from_shape({2, 5000000000});
+    REQUIRE(wide.ok());
+    CHECK_THAT(RunKernel(TestNodeBuilder("t", "SparseMatrixTranspose", 1)
+                             .Attr("type", DT_FLOAT)
+                             .Build(),
+                         {(*wide)[0]})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+    CHECK_THAT(RunKernel(TestNodeBuilder("p", "SparseMatrixSparseMatMul", 2)
+                             .Attr("type", DT_FLOAT)
+                             .Attr("transpose_a", true)
+                             .Build(),
+                         {(*wide)[0], (*wide)[0]})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+  }
   SECTION("transpose_a and adjoint_a both set, at kernel construction") {
     const NodeDef mm = TestNodeBuilder("m", "SparseMatrixMatMul", 2)
                            .Attr("T", DT_FLOAT)
