@@ -30,6 +30,14 @@ absl::Status RankTwoOrThree(InferenceContext* c, const PartialShape& s,
 absl::Status DenseToCsrShape(InferenceContext* c) {
   DFX_RETURN_IF_ERROR(RankTwoOrThree(c, c->input(0), "dense_input"));
   DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 2));
+  const PartialShape& dense = c->input(0);
+  const PartialShape& indices = c->input(1);
+  if (dense.RankKnown() && indices.RankKnown() && indices.dims[1] >= 0 &&
+      indices.dims[1] != dense.rank()) {
+    return c->Error(absl::StrCat(
+        "indices.shape[1] must match rank of dense; saw: ", indices.dims[1],
+        " vs. ", dense.rank()));
+  }
   c->set_output(0, PartialShape::Scalar());
   return absl::OkStatus();
 }

@@ -88,6 +88,9 @@ TEST_CASE("CSR shape functions reject what TensorFlow's reject at import",
   CHECK_FALSE(
       InferShape(dense, {PartialShape::Known({2, 3}), PartialShape::Known({3})})
           .ok());
+  CHECK_FALSE(InferShape(dense, {PartialShape::Known({2, 3}),
+                                 PartialShape::Known({-1, 3})})
+                  .ok());
 
   for (const char* x : {"a", "b"}) {
     INFO(x);
