@@ -27,7 +27,12 @@ Left out, because TensorFlow trusts its input and reads out of bounds
 where dfx answers InvalidArgument (tests/kernels/csr_test.cc): batched
 indices whose batches are not ascending (TensorFlow builds a matrix whose
 pointers disagree), and a SparseMatrixSparseCholesky permutation that is
-not a permutation.
+not a permutation. Also left out: errors TensorFlow's shape functions
+raise while the graph is built (a dense input of rank 1, indices of the
+wrong width, both transpose_x and adjoint_x, a CSR matrix and a dense
+operand of different ranks), which the same test checks in dfx's shape
+functions. Inputs are fed through placeholders without static dims so
+that the shape errors TensorFlow's kernels raise show at run time.
 """
 
 import os
