@@ -68,6 +68,9 @@ namespace batching {
 void RegisterBatchingKernels(KernelRegistry* registry);
 }
 
+// The CSR sparse matrix kernels (sparse/csr_kernels.cc, csr_eigen_kernels.cc).
+void RegisterCsrKernels(KernelRegistry* registry);
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -122,6 +125,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDebugKernels(registry);
   RegisterEstimatorKernels(registry);
   batching::RegisterBatchingKernels(registry);
+  RegisterCsrKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

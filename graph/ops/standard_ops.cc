@@ -52,6 +52,8 @@ absl::Status RegisterEstimatorOps(OpRegistry* registry);
 // In-graph batching: BatchFunction, Batch, Unbatch, UnbatchGrad
 // (batching_ops.cc), declared here for the same reason.
 absl::Status RegisterBatchingOps(OpRegistry* registry);
+// The CSR sparse matrix ops (csr_ops.cc), declared here for the same reason.
+absl::Status RegisterCsrOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -111,6 +113,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
   return absl::OkStatus();
 }
 

@@ -55,7 +55,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
-                                 "debug",    "estimator",    "batching"};
+                                 "debug",    "estimator",    "batching",
+                                 "csr"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -423,6 +424,12 @@ TEST_CASE("golden: dense hash tables, MutableHashTableOfTensors, "
 TEST_CASE("golden: bincount and count ops on sparse and ragged input "
           "equal TensorFlow") {
   RunFamily("ragged2");
+}
+
+TEST_CASE("golden: CSR sparse matrices (tf.linalg.experimental.sparse): "
+          "conversions, products, AMD ordering and sparse Cholesky equal "
+          "TensorFlow") {
+  RunFamily("csr");
 }
 
 TEST_CASE("golden: TensorMap ops, RaggedGather and ragged tensors through "

@@ -1,0 +1,14 @@
+
+[
+PlaceholderPlaceholder*
+dtype0*2
+shape):'ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
+G
+Placeholder_1Placeholder*
+dtype0	*
+shape:ÿÿÿÿÿÿÿÿÿ
+U
+DenseToCSRSparseMatrixDenseToCSRSparseMatrixPlaceholderPlaceholder_1*
+T0
+J
+SparseMatrixOrderingAMDSparseMatrixOrderingAMDDenseToCSRSparseMatrix"ª
