@@ -1,0 +1,170 @@
+// The uquant family: TensorFlow's uniform quantized ops, whose levels mean
+// (level - zero_point) * scale with a scale and zero point per tensor or
+// per slice along one axis: UniformQuantize, UniformDequantize,
+// UniformRequantize, UniformQuantizedAdd, UniformQuantizedClipByValue,
+// UniformQuantizedDot and UniformQuantizedDotHybrid. Signatures follow
+// TensorFlow 2.21's uniform_quant_ops.cc; each shape function gives the
+// output's shape and checks the ranks TensorFlow's do.
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+
+namespace dfx {
+namespace {
+
+// Scales and zero points are scalars or vectors of the same rank.
+absl::Status ScalesAndZeroPoints(InferenceContext* c, int scales) {
+  const PartialShape& s = c->input(scales);
+  const PartialShape& z = c->input(scales + 1);
+  for (const PartialShape* p : {&s, &z}) {
+    if (p->RankKnown() && p->rank() > 1) {
+      return c->Error(
+          absl::StrCat("Shape must be at most rank 1 but is rank ", p->rank()));
+    }
+  }
+  if (s.RankKnown() && z.RankKnown() && s.rank() != z.rank()) {
+    return c->Error("scales and zero_points must have same rank.");
+  }
+  return absl::OkStatus();
+}
+
+// Output 0 has input 0's shape; scales and zero points from `scales` on.
+ShapeFn Unchanged(std::initializer_list<int> scale_inputs) {
+  std::vector<int> inputs(scale_inputs);
+  return [inputs](InferenceContext* c) {
+    for (int i : inputs) DFX_RETURN_IF_ERROR(ScalesAndZeroPoints(c, i));
+    c->set_output(0, c->input(0));
+    return absl::OkStatus();
+  };
+}
+
+// [lhs rows, rhs columns] of two matrices whose inner dims agree.
+absl::Status DotShape(InferenceContext* c) {
+  const PartialShape& lhs = c->input(0);
+  const PartialShape& rhs = c->input(1);
+  DFX_RETURN_IF_ERROR(c->WithRank(lhs, 2));
+  DFX_RETURN_IF_ERROR(c->WithRank(rhs, 2));
+  int64_t inner = -1;
+  DFX_RETURN_IF_ERROR(c->MergeDim(lhs.RankKnown() ? lhs.dims[1] : -1,
+                                  rhs.RankKnown() ? rhs.dims[0] : -1, &inner));
+  for (int i = 2; i + 1 < c->num_inputs(); i += 2) {
+    DFX_RETURN_IF_ERROR(ScalesAndZeroPoints(c, i));
+  }
+  c->set_output(0, PartialShape::Known({lhs.RankKnown() ? lhs.dims[0] : -1,
+                                        rhs.RankKnown() ? rhs.dims[1] : -1}));
+  return absl::OkStatus();
+}
+
+// The three attrs of one quantized operand: `<prefix>quantization_axis`
+// (default -1, per tensor) and its level range.
+OpDefBuilder& QuantizationAttrs(OpDefBuilder& b, const std::string& prefix,
+                                bool axis = true) {
+  if (axis) b.Attr(absl::StrCat(prefix, "quantization_axis: int = -1"));
+  return b.Attr(absl::StrCat(prefix, "quantization_min_val: int"))
+      .Attr(absl::StrCat(prefix, "quantization_max_val: int"));
+}
+
+}  // namespace
+
+absl::Status RegisterUquantOps(OpRegistry* r) {
+  {
+    OpDefBuilder b("UniformQuantize");
+    b.Input("input: Tin")
+        .Input("scales: float")
+        .Input("zero_points: int32")
+        .Output("output: Tout")
+        .Attr("Tin: {float}")
+        .Attr("Tout: {qint8, quint8, qint32}");
+    QuantizationAttrs(b, "").SetShapeFn(Unchanged({1}));
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("UniformDequantize");
+    b.Input("input: Tin")
+        .Input("scales: float")
+        .Input("zero_points: int32")
+        .Output("output: Tout")
+        .Attr("Tin: {qint8, quint8, qint32}")
+        .Attr("Tout: {float}");
+    QuantizationAttrs(b, "").SetShapeFn(Unchanged({1}));
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("UniformRequantize");
+    b.Input("input: Tin")
+        .Input("input_scales: float")
+        .Input("input_zero_points: int32")
+        .Input("output_scales: float")
+        .Input("output_zero_points: int32")
+        .Output("output: Tout")
+        .Attr("Tin: {qint8, qint32}")
+        .Attr("Tout: {qint8, qint32}");
+    QuantizationAttrs(b, "input_");
+    QuantizationAttrs(b, "output_").SetShapeFn(Unchanged({1, 3}));
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("UniformQuantizedAdd");
+    b.Input("lhs: T").Input("rhs: T");
+    for (const char* side : {"lhs", "rhs", "output"}) {
+      b.Input(absl::StrCat(side, "_scales: float"))
+          .Input(absl::StrCat(side, "_zero_points: int32"));
+    }
+    b.Output("output: T");
+    for (const char* side : {"lhs_", "rhs_", "output_"}) {
+      QuantizationAttrs(b, side);
+    }
+    b.Attr("T: {qint32}").SetShapeFn([](InferenceContext* c) {
+      for (int i : {2, 4, 6}) DFX_RETURN_IF_ERROR(ScalesAndZeroPoints(c, i));
+      return shape_fn::BroadcastBinaryOp(c);
+    });
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("UniformQuantizedClipByValue");
+    b.Input("operand: T")
+        .Input("min: T")
+        .Input("max: T")
+        .Input("scales: float")
+        .Input("zero_points: int32")
+        .Output("output: T")
+        .Attr("T: {qint32}");
+    QuantizationAttrs(b, "").SetShapeFn(Unchanged({3}));
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("UniformQuantizedDot");
+    b.Input("lhs: Tin").Input("rhs: Tin");
+    for (const char* side : {"lhs", "rhs", "output"}) {
+      b.Input(absl::StrCat(side, "_scales: float"))
+          .Input(absl::StrCat(side, "_zero_points: int32"));
+    }
+    b.Output("output: Tout").Attr("Tin: {qint8}").Attr("Tout: {qint32}");
+    for (const char* side : {"lhs_", "rhs_", "output_"}) {
+      QuantizationAttrs(b, side);
+    }
+    b.SetShapeFn(DotShape);
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("UniformQuantizedDotHybrid");
+    b.Input("lhs: Tlhs")
+        .Input("rhs: Trhs")
+        .Input("rhs_scales: float")
+        .Input("rhs_zero_points: int32")
+        .Output("output: Tout")
+        .Attr("Tlhs: {float}")
+        .Attr("Trhs: {qint8}")
+        .Attr("Tout: {float}");
+    QuantizationAttrs(b, "rhs_").SetShapeFn(DotShape);
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

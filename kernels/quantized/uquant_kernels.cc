@@ -1,0 +1,818 @@
+// The uquant family's kernels: TensorFlow's uniform quantized ops
+// (UniformQuantize, UniformDequantize, UniformRequantize,
+// UniformQuantizedAdd, UniformQuantizedClipByValue, UniformQuantizedDot,
+// UniformQuantizedDotHybrid) for the dtypes TensorFlow 2.21's CPU kernels
+// serve, with its checks and its arithmetic step by step: quantization as
+// floor(x * (1 / scale) + 0.5) + zero_point in float, requantization by a
+// fixed-point multiplier and shift with one rounding, and the places where
+// TensorFlow's code reads a qint32 level through float (Eigen's QInt32
+// converts only to float) or accumulates a product in float.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "runtime/op_kernel.h"
+#include "runtime/quantized_types.h"
+
+namespace dfx {
+namespace {
+
+// x86's float -> int32 conversion (cvttss2si): toward zero, INT32_MIN for
+// NaN and for values out of range.
+int32_t TruncToInt32(float v) {
+  if (!(v >= -2147483648.0f && v < 2147483648.0f)) {
+    return std::numeric_limits<int32_t>::min();
+  }
+  return static_cast<int32_t>(v);
+}
+
+// Two's complement int32 arithmetic (TensorFlow's overflowing int32 sums
+// wrap on x86).
+int32_t WrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) +
+                              static_cast<uint32_t>(b));
+}
+int32_t WrapSub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) -
+                              static_cast<uint32_t>(b));
+}
+int32_t WrapMul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) *
+                              static_cast<uint32_t>(b));
+}
+
+// A level as TensorFlow's static_cast<int32_t> reads it: exact for the
+// eight-bit types, through float for qint32.
+template <typename Q>
+int32_t Level(Q q) {
+  if constexpr (std::is_same_v<Q, qint32>) {
+    return TruncToInt32(static_cast<float>(q.value));
+  } else {
+    return q.value;
+  }
+}
+
+std::string ShapeString(const TensorShape& s) { return s.DebugString(); }
+
+// TensorFlow's QuantizationAxisAndShapeValid.
+absl::Status AxisAndShapeValid(const TensorShape& data,
+                               const TensorShape& scales,
+                               const TensorShape& zero_points, int axis) {
+  if (!scales.IsSameSize(zero_points)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "scales and zero_points shape must be same, but given scales shape ",
+        ShapeString(scales), " and zero_points shape ",
+        ShapeString(zero_points)));
+  }
+  if (axis < -1 || axis >= data.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "quantization_axis must be -1 or in range [0, input.rank), but given ",
+        axis));
+  }
+  if (axis == -1) {
+    if (scales.dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "If quantization_axis is -1, scales and zero_points must be scalar "
+          "tensors, but given scales shape ",
+          ShapeString(scales), " and zero_points shape ",
+          ShapeString(zero_points)));
+    }
+  } else if (!(scales.dims() == 1 &&
+               scales.dim_size(0) == data.dim_size(axis))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "If quantization_axis is not -1, scales and zero_points must be a "
+        "tensor of rank 1 and the size must be equal to the "
+        "input.dim_size(quantization_axis), but given quantization_axis ",
+        axis, ", scales shape ", ShapeString(scales), " and zero_points shape ",
+        ShapeString(zero_points)));
+  }
+  return absl::OkStatus();
+}
+
+bool AllPositive(const Tensor& t) {
+  const float* s = t.data<float>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    if (!(s[i] > 0)) return false;
+  }
+  return true;
+}
+
+// The elements of a tensor as [outer, channels, inner] around `axis`
+// (channels 1 for -1): element i belongs to channel (i / inner) % channels.
+struct AxisLayout {
+  int64_t channels = 1;
+  int64_t inner = 1;
+  AxisLayout(const TensorShape& shape, int axis) {
+    if (axis < 0) {
+      inner = std::max<int64_t>(shape.num_elements(), 1);
+      return;
+    }
+    channels = shape.dim_size(axis);
+    for (int d = axis + 1; d < shape.dims(); ++d) inner *= shape.dim_size(d);
+  }
+  int64_t Channel(int64_t i) const {
+    return inner == 0 || channels == 0 ? 0 : (i / inner) % channels;
+  }
+};
+
+// TensorFlow's QuantizeMultiplier: `m` as a 31-bit fixed-point multiplier
+// and a shift.
+absl::Status QuantizeMultiplier(double m, int32_t* multiplier, int* shift) {
+  if (!std::isfinite(m) || m <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "double_multiplier must be a poisitive finite number. Given ", m));
+  }
+  const double q = std::frexp(m, shift);
+  int64_t fixed = static_cast<int64_t>(std::round(q * (int64_t{1} << 31)));
+  if (fixed == (int64_t{1} << 31)) {
+    fixed /= 2;
+    ++*shift;
+  }
+  if (*shift < -31) {
+    *shift = 0;
+    fixed = 0;
+  }
+  if (*shift > 30) {
+    *shift = 30;
+    fixed = (int64_t{1} << 31) - 1;
+  }
+  *multiplier = static_cast<int32_t>(fixed);
+  return absl::OkStatus();
+}
+
+struct Multiplier {
+  int32_t multiplier = 0;
+  int shift = 0;
+  // x * multiplier * 2^(shift - 31), rounded half up once, saturated.
+  int32_t Apply(int32_t x) const {
+    const int total_shift = 31 - shift;
+    const int64_t round = int64_t{1} << (total_shift - 1);
+    int64_t r = (static_cast<int64_t>(x) * multiplier + round) >> total_shift;
+    r = std::clamp<int64_t>(r, std::numeric_limits<int32_t>::min(),
+                            std::numeric_limits<int32_t>::max());
+    return static_cast<int32_t>(r);
+  }
+};
+
+// (level - input_zp) rescaled, + output_zp, clamped to [lo, hi] (min then
+// max, as TensorFlow's std::max(std::min(..)) does).
+int32_t Requantize(int32_t level, const Multiplier& m, int32_t in_zp,
+                   int32_t out_zp, int32_t lo, int32_t hi) {
+  const int32_t v = WrapAdd(m.Apply(WrapSub(level, in_zp)), out_zp);
+  return std::max(std::min(v, hi), lo);
+}
+
+// TensorFlow's EvalRequantize of levels `in` (read by Level) of `shape` into
+// int32 results: per tensor when both axes are -1, else along the axis
+// given (the input's, else the output's), each side per axis when its
+// scales are a vector. REQUIRES: the scales were checked against `shape`
+// (or, for UniformQuantizedAdd's operands, against the sum's shape: the
+// checks below catch what TensorFlow would read out of bounds).
+template <typename In>
+absl::Status RequantizeLevels(const In* in, const TensorShape& shape,
+                              const Tensor& in_scales, const Tensor& in_zps,
+                              const Tensor& out_scales, const Tensor& out_zps,
+                              int in_axis, int out_axis, int32_t lo, int32_t hi,
+                              std::vector<int32_t>* out) {
+  const int64_t n = shape.num_elements();
+  out->resize(n);
+  const float* is = in_scales.data<float>();
+  const int32_t* iz = in_zps.data<int32_t>();
+  const float* os = out_scales.data<float>();
+  const int32_t* oz = out_zps.data<int32_t>();
+  if (in_axis == -1 && out_axis == -1) {
+    if (in_scales.dims() != 0 || out_scales.dims() != 0) {
+      // TensorFlow reads a vector as a scalar here and aborts.
+      return absl::InvalidArgumentError(
+          "per-tensor requantization of an operand whose output is "
+          "quantized per axis is not supported (TensorFlow aborts)");
+    }
+    Multiplier m;
+    DFX_RETURN_IF_ERROR(QuantizeMultiplier(static_cast<double>(is[0]) / os[0],
+                                           &m.multiplier, &m.shift));
+    for (int64_t i = 0; i < n; ++i) {
+      (*out)[i] = Requantize(Level(in[i]), m, iz[0], oz[0], lo, hi);
+    }
+    return absl::OkStatus();
+  }
+  const int axis = in_axis >= 0 ? in_axis : out_axis;
+  const bool in_per_axis = in_scales.dims() == 1;
+  const bool out_per_axis = out_scales.dims() == 1;
+  if (axis >= shape.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "quantization axis ", axis, " is out of range for an operand of shape ",
+        shape.DebugString(), " (TensorFlow reads out of bounds)"));
+  }
+  const AxisLayout layout(shape, axis);
+  if ((in_per_axis && layout.channels > in_scales.NumElements()) ||
+      (out_per_axis && layout.channels > out_scales.NumElements())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an operand of shape ", shape.DebugString(), " has more slices along ",
+        "axis ", axis, " than there are scales (TensorFlow reads out of ",
+        "bounds)"));
+  }
+  std::vector<Multiplier> ms(layout.channels);
+  for (int64_t c = 0; c < layout.channels; ++c) {
+    const double m =
+        static_cast<double>(is[in_per_axis ? c : 0]) / os[out_per_axis ? c : 0];
+    DFX_RETURN_IF_ERROR(QuantizeMultiplier(m, &ms[c].multiplier, &ms[c].shift));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t c = layout.Channel(i);
+    (*out)[i] = Requantize(Level(in[i]), ms[c], iz[in_per_axis ? c : 0],
+                           oz[out_per_axis ? c : 0], lo, hi);
+  }
+  return absl::OkStatus();
+}
+
+// An int attr as TensorFlow's GetAttr into an int32 reads it.
+absl::Status GetInt(OpKernelConstruction* ctx, const char* name, int32_t* v) {
+  return ctx->GetAttr(name, v);
+}
+
+// UniformQuantize: float -> Out.
+template <typename Out>
+class UniformQuantizeOp : public OpKernel {
+ public:
+  explicit UniformQuantizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "quantization_min_val", &min_));
+    ctx->SetStatus(GetInt(ctx, "quantization_max_val", &max_));
+    ctx->SetStatus(GetInt(ctx, "quantization_axis", &axis_));
+    if (ctx->status().ok() && axis_ < -1) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("quantization_axis must be >= -1, given: ", axis_)));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& scales = ctx->input(1);
+    const Tensor& zps = ctx->input(2);
+    DFX_OP_REQUIRES_OK(ctx, AxisAndShapeValid(input.shape(), scales.shape(),
+                                              zps.shape(), axis_));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+    const AxisLayout layout(input.shape(), axis_);
+    std::vector<float> inv(layout.channels);
+    for (int64_t c = 0; c < layout.channels; ++c) {
+      inv[c] = 1.0f / scales.data<float>()[c];
+    }
+    const int32_t* zp = zps.data<int32_t>();
+    const float* in = input.data<float>();
+    Out* out = output->data<Out>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      const int64_t c = layout.Channel(i);
+      const float scaled = in[i] * inv[c];
+      const int32_t q = WrapAdd(TruncToInt32(std::floor(scaled + 0.5f)), zp[c]);
+      out[i] = Out(std::max(std::min(q, max_), min_));
+    }
+  }
+
+ private:
+  int32_t min_ = 0;
+  int32_t max_ = 0;
+  int32_t axis_ = -1;
+};
+
+// UniformDequantize: In -> float.
+template <typename In>
+class UniformDequantizeOp : public OpKernel {
+ public:
+  explicit UniformDequantizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "quantization_axis", &axis_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& scales = ctx->input(1);
+    const Tensor& zps = ctx->input(2);
+    DFX_OP_REQUIRES_OK(ctx, AxisAndShapeValid(input.shape(), scales.shape(),
+                                              zps.shape(), axis_));
+    DFX_OP_REQUIRES(ctx, AllPositive(scales),
+                    absl::InvalidArgumentError(
+                        "rhs scales elements must be all positive."));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+    const AxisLayout layout(input.shape(), axis_);
+    const float* s = scales.data<float>();
+    const int32_t* zp = zps.data<int32_t>();
+    const In* in = input.data<In>();
+    float* out = output->data<float>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      const int64_t c = layout.Channel(i);
+      out[i] = static_cast<float>(WrapSub(Level(in[i]), zp[c])) * s[c];
+    }
+  }
+
+ private:
+  int32_t axis_ = -1;
+};
+
+// UniformRequantize: In -> qint8.
+template <typename In>
+class UniformRequantizeOp : public OpKernel {
+ public:
+  explicit UniformRequantizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "output_quantization_min_val", &min_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_max_val", &max_));
+    ctx->SetStatus(GetInt(ctx, "input_quantization_axis", &in_axis_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_axis", &out_axis_));
+    if (!ctx->status().ok()) return;
+    if (in_axis_ < -1) {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "input_quantization_axis must be >= -1, given: ", in_axis_)));
+    } else if (out_axis_ < -1) {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "output_quantization_axis must be >= -1, given: ", out_axis_)));
+    } else if (in_axis_ >= 0 && out_axis_ >= 0 && in_axis_ != out_axis_) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "If input and output is both per-axis quantized, the quantization "
+          "axis must be same."));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    for (int i : {1, 3}) {
+      DFX_OP_REQUIRES_OK(ctx,
+                         AxisAndShapeValid(input.shape(), ctx->input(i).shape(),
+                                           ctx->input(i + 1).shape(),
+                                           i == 1 ? in_axis_ : out_axis_));
+    }
+    DFX_OP_REQUIRES(ctx,
+                    AllPositive(ctx->input(1)) && AllPositive(ctx->input(3)),
+                    absl::InvalidArgumentError(
+                        "input/output scales elements must be all positive."));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+    std::vector<int32_t> levels;
+    DFX_OP_REQUIRES_OK(
+        ctx, RequantizeLevels(input.data<In>(), input.shape(), ctx->input(1),
+                              ctx->input(2), ctx->input(3), ctx->input(4),
+                              in_axis_, out_axis_, min_, max_, &levels));
+    qint8* out = output->data<qint8>();
+    for (size_t i = 0; i < levels.size(); ++i) out[i] = qint8(levels[i]);
+  }
+
+ private:
+  int32_t min_ = 0;
+  int32_t max_ = 0;
+  int32_t in_axis_ = -1;
+  int32_t out_axis_ = -1;
+};
+
+// The broadcast shape of UniformQuantizedAdd's operands (a scalar takes the
+// other's shape).
+absl::StatusOr<TensorShape> AddShape(const TensorShape& l,
+                                     const TensorShape& r) {
+  if (l.dims() == 0) return r;
+  if (r.dims() == 0) return l;
+  const int rank = std::max(l.dims(), r.dims());
+  std::vector<int64_t> dims(rank);
+  for (int k = 0; k < rank; ++k) {
+    const int li = l.dims() - rank + k;
+    const int ri = r.dims() - rank + k;
+    const int64_t ld = li >= 0 ? l.dim_size(li) : 1;
+    const int64_t rd = ri >= 0 ? r.dim_size(ri) : 1;
+    if (ld != 1 && rd != 1 && ld != rd) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Cannot Add tensors of shapes: ", l.DebugString(), r.DebugString()));
+    }
+    dims[k] = ld == 1 ? rd : ld;
+  }
+  return TensorShape::Build(dims);
+}
+
+class UniformQuantizedAddOp : public OpKernel {
+ public:
+  explicit UniformQuantizedAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "output_quantization_min_val", &min_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_max_val", &max_));
+    ctx->SetStatus(GetInt(ctx, "lhs_quantization_axis", &lhs_axis_));
+    ctx->SetStatus(GetInt(ctx, "rhs_quantization_axis", &rhs_axis_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_axis", &out_axis_));
+    if (ctx->status().ok() &&
+        (lhs_axis_ < -1 || rhs_axis_ < -1 || out_axis_ < -1)) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "lhs, rhs and output quantization_axis must be -1 or within [0, "
+          "dims)"));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& lhs = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    DFX_OP_REQUIRES_OK(ctx,
+                       AxisAndShapeValid(lhs.shape(), ctx->input(2).shape(),
+                                         ctx->input(3).shape(), lhs_axis_));
+    DFX_OP_REQUIRES_OK(ctx,
+                       AxisAndShapeValid(rhs.shape(), ctx->input(4).shape(),
+                                         ctx->input(5).shape(), rhs_axis_));
+    absl::StatusOr<TensorShape> shape = AddShape(lhs.shape(), rhs.shape());
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    const int out_rank = shape->dims();
+    DFX_OP_REQUIRES_OK(ctx,
+                       AxisAndShapeValid(*shape, ctx->input(6).shape(),
+                                         ctx->input(7).shape(), out_axis_));
+    DFX_OP_REQUIRES(
+        ctx,
+        !(lhs_axis_ >= 0 && out_axis_ >= 0) ||
+            lhs.dims() - lhs_axis_ == out_rank - out_axis_,
+        absl::InvalidArgumentError("If lhs and output is both per-axis "
+                                   "quantized, the quantization axis must "
+                                   "match."));
+    DFX_OP_REQUIRES(
+        ctx,
+        !(rhs_axis_ >= 0 && out_axis_ >= 0) ||
+            rhs.dims() - rhs_axis_ == out_rank - out_axis_,
+        absl::InvalidArgumentError("If rhs and output is both per-axis "
+                                   "quantized, the quantization axis must "
+                                   "match."));
+    DFX_OP_REQUIRES(
+        ctx,
+        AllPositive(ctx->input(2)) && AllPositive(ctx->input(4)) &&
+            AllPositive(ctx->input(6)),
+        absl::InvalidArgumentError(
+            "lhs/rhs/output scales elements must be all positive."));
+    // Both operands are requantized to the output's scales with zero
+    // points of 0 (TensorFlow's order of axes, including its use of the
+    // output's axis on the rhs's own dims), then summed with the output's
+    // zero point.
+    const Tensor& out_scales = ctx->input(6);
+    Tensor zeros(DT_INT32, out_scales.shape());
+    std::fill_n(zeros.data<int32_t>(), zeros.NumElements(), 0);
+    constexpr int32_t kLo = std::numeric_limits<int32_t>::min();
+    constexpr int32_t kHi = std::numeric_limits<int32_t>::max();
+    std::vector<int32_t> l, r;
+    DFX_OP_REQUIRES_OK(
+        ctx, RequantizeLevels(lhs.data<qint32>(), lhs.shape(), ctx->input(2),
+                              ctx->input(3), out_scales, zeros, lhs_axis_,
+                              out_axis_ == -1 ? -1 : lhs_axis_, kLo, kHi, &l));
+    DFX_OP_REQUIRES_OK(
+        ctx, RequantizeLevels(rhs.data<qint32>(), rhs.shape(), ctx->input(4),
+                              ctx->input(5), out_scales, zeros, rhs_axis_,
+                              out_axis_, kLo, kHi, &r));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &output));
+    const int32_t* zp = ctx->input(7).data<int32_t>();
+    qint32* out = output->data<qint32>();
+    const int64_t n = output->NumElements();
+    std::vector<int64_t> index(out_rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      // Row-major index of element i in each operand (size-1 dims repeat).
+      int64_t rem = i, li = 0, ri = 0, lstride = 1, rstride = 1, zi = 0;
+      for (int d = out_rank - 1; d >= 0; --d) {
+        const int64_t k = rem % shape->dim_size(d);
+        rem /= shape->dim_size(d);
+        if (d == out_axis_) zi = k;
+        const int ld = d - (out_rank - lhs.dims());
+        if (ld >= 0) {
+          li += (lhs.dim_size(ld) == 1 ? 0 : k) * lstride;
+          lstride *= lhs.dim_size(ld);
+        }
+        const int rd = d - (out_rank - rhs.dims());
+        if (rd >= 0) {
+          ri += (rhs.dim_size(rd) == 1 ? 0 : k) * rstride;
+          rstride *= rhs.dim_size(rd);
+        }
+      }
+      // The requantized levels are qint32 again: read through float.
+      const int32_t sum =
+          WrapAdd(WrapAdd(Level(qint32(l[li])), Level(qint32(r[ri]))), zp[zi]);
+      out[i] = qint32(sum < min_ ? min_ : (max_ < sum ? max_ : sum));
+    }
+  }
+
+ private:
+  int32_t min_ = 0;
+  int32_t max_ = 0;
+  int32_t lhs_axis_ = -1;
+  int32_t rhs_axis_ = -1;
+  int32_t out_axis_ = -1;
+};
+
+class UniformQuantizedClipByValueOp : public OpKernel {
+ public:
+  explicit UniformQuantizedClipByValueOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "quantization_axis", &axis_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& operand = ctx->input(0);
+    const Tensor& min = ctx->input(1);
+    const Tensor& max = ctx->input(2);
+    const Tensor& scales = ctx->input(3);
+    DFX_OP_REQUIRES_OK(ctx, AxisAndShapeValid(operand.shape(), scales.shape(),
+                                              ctx->input(4).shape(), axis_));
+    for (const Tensor* t : {&min, &max}) {
+      DFX_OP_REQUIRES(
+          ctx, t->shape().IsSameSize(scales.shape()),
+          absl::InvalidArgumentError(absl::StrCat(
+              "Input ", t == &min ? "min" : "max",
+              " shape must be same as scales/zero_points. Given ",
+              t == &min ? "min" : "max", " of shape ", t->shape().DebugString(),
+              " and scales/zero_points of shape ",
+              scales.shape().DebugString())));
+    }
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, operand.shape(), &output));
+    const AxisLayout layout(operand.shape(), axis_);
+    const qint32* in = operand.data<qint32>();
+    const qint32* lo = min.data<qint32>();
+    const qint32* hi = max.data<qint32>();
+    qint32* out = output->data<qint32>();
+    for (int64_t i = 0; i < operand.NumElements(); ++i) {
+      const int64_t c = layout.Channel(i);
+      out[i] =
+          qint32(std::min(std::max(in[i].value, lo[c].value), hi[c].value));
+    }
+  }
+
+ private:
+  int32_t axis_ = -1;
+};
+
+absl::Status DotShapesValid(const TensorShape& l, const TensorShape& r) {
+  if (l.dims() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lhs rank must be 2, but given lhs shape ", l.DebugString()));
+  }
+  if (r.dims() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rhs rank must be 2, but given rhs shape ", r.DebugString()));
+  }
+  if (l.dim_size(1) != r.dim_size(0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lhs.dim_size(1) and rhs.dim_size(0) must be equal, but "
+                     "given lhs shape ",
+                     l.DebugString(), " and rhs shape ", r.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckAxisAttr(OpKernelConstruction* ctx, const char* name,
+                           bool allow_one) {
+  int32_t axis = 0;
+  DFX_RETURN_IF_ERROR(GetInt(ctx, name, &axis));
+  if (axis == -1 || (allow_one && axis == 1)) return absl::OkStatus();
+  if (!allow_one) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " Attr must be -1 (per-tensor)."));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, " Attr must be 1 (per-channel) or -1 (per-tensor)."));
+}
+
+class UniformQuantizedDotOp : public OpKernel {
+ public:
+  explicit UniformQuantizedDotOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "output_quantization_min_val", &min_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_max_val", &max_));
+    ctx->SetStatus(CheckAxisAttr(ctx, "lhs_quantization_axis", false));
+    ctx->SetStatus(CheckAxisAttr(ctx, "rhs_quantization_axis", true));
+    ctx->SetStatus(CheckAxisAttr(ctx, "output_quantization_axis", true));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& lhs = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    const Tensor& lhs_scales = ctx->input(2);
+    const Tensor& rhs_scales = ctx->input(4);
+    const Tensor& out_scales = ctx->input(6);
+    static constexpr const char* kSides[] = {"lhs", "rhs", "output"};
+    for (int k = 0; k < 3; ++k) {
+      DFX_OP_REQUIRES(
+          ctx, AllPositive(ctx->input(2 + 2 * k)),
+          absl::InvalidArgumentError(absl::StrCat(
+              kSides[k], " scales elements must be all positive.")));
+    }
+    DFX_OP_REQUIRES_OK(ctx, DotShapesValid(lhs.shape(), rhs.shape()));
+    DFX_OP_REQUIRES(
+        ctx,
+        lhs_scales.shape().IsSameSize(ctx->input(3).shape()) &&
+            lhs_scales.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "lhs scales/zero_points must be all scalar tensors. Given: ",
+            lhs_scales.shape().DebugString(),
+            ctx->input(3).shape().DebugString())));
+    DFX_OP_REQUIRES_OK(ctx, AxisAndShapeValid(rhs.shape(), rhs_scales.shape(),
+                                              ctx->input(5).shape(),
+                                              rhs_scales.dims() == 0 ? -1 : 1));
+    const TensorShape out_shape({lhs.dim_size(0), rhs.dim_size(1)});
+    DFX_OP_REQUIRES_OK(ctx, AxisAndShapeValid(out_shape, out_scales.shape(),
+                                              ctx->input(7).shape(),
+                                              out_scales.dims() == 0 ? -1 : 1));
+    DFX_OP_REQUIRES(
+        ctx, rhs_scales.dims() > 0 || out_scales.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "If rhs is per-tensor quantized, output must be also per-tensor "
+            "quantized. Given rhs scales and zero_points of shape ",
+            rhs_scales.shape().DebugString(),
+            " but given output scales and zero_points of shape ",
+            out_scales.shape().DebugString())));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
+
+    const int64_t rows = lhs.dim_size(0);
+    const int64_t depth = lhs.dim_size(1);
+    const int64_t cols = rhs.dim_size(1);
+    const float lhs_scale = lhs_scales.data<float>()[0];
+    const int32_t lhs_zp = ctx->input(3).data<int32_t>()[0];
+    const float* rs = rhs_scales.data<float>();
+    const int32_t* rz = ctx->input(5).data<int32_t>();
+    const float* os = out_scales.data<float>();
+    const int32_t* oz = ctx->input(7).data<int32_t>();
+    const bool rhs_per_channel = rhs_scales.dims() != 0;
+    const bool out_per_channel = out_scales.dims() != 0;
+    std::vector<Multiplier> ms(rhs_per_channel ? cols : 1);
+    for (size_t c = 0; c < ms.size(); ++c) {
+      const double m = static_cast<double>(lhs_scale) *
+                       rs[rhs_per_channel ? c : 0] /
+                       os[out_per_channel ? c : 0];
+      DFX_OP_REQUIRES_OK(
+          ctx, QuantizeMultiplier(m, &ms[c].multiplier, &ms[c].shift));
+    }
+    const qint8* a = lhs.data<qint8>();
+    const qint8* b = rhs.data<qint8>();
+    qint32* out = output->data<qint32>();
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        const int64_t c = rhs_per_channel ? j : 0;
+        int32_t acc = 0;
+        for (int64_t d = 0; d < depth; ++d) {
+          const int32_t p = WrapMul(WrapSub(a[i * depth + d].value, lhs_zp),
+                                    WrapSub(b[d * cols + j].value, rz[c]));
+          // Per tensor, TensorFlow's products are qint32 and `acc += p`
+          // adds them in float; per channel, in int32.
+          acc = rhs_per_channel ? WrapAdd(acc, p)
+                                : TruncToInt32(static_cast<float>(acc) +
+                                               static_cast<float>(p));
+        }
+        out[i * cols + j] = qint32(
+            Requantize(acc, ms[c], 0, oz[out_per_channel ? j : 0], min_, max_));
+      }
+    }
+  }
+
+ private:
+  int32_t min_ = 0;
+  int32_t max_ = 0;
+};
+
+// TensorFlow's AsymmetricQuantize of one row of floats to qint8 levels in
+// [-128, 127]: the row's range widened to hold 0, the zero point that errs
+// least, and the scale; a row of zeros (or an infinite inverse scale) gives
+// levels 0, scale 1 and zero point 0.
+void AsymmetricQuantizeRow(const float* x, int64_t n, int32_t* levels,
+                           float* scale, int32_t* zero_point) {
+  constexpr int32_t kMin = -128, kMax = 127;
+  float lo = std::numeric_limits<float>::max();
+  float hi = std::numeric_limits<float>::lowest();
+  for (int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  const double rmin = static_cast<double>(std::min(0.0f, lo));
+  const double rmax = static_cast<double>(std::max(0.0f, hi));
+  const double qmin = kMin, qmax = kMax;
+  float inv_scale = 0;
+  *scale = static_cast<float>((rmax - rmin) / (qmax - qmin));
+  if (rmax - rmin != 0) {
+    inv_scale = static_cast<float>((qmax - qmin) / (rmax - rmin));
+  }
+  if (*scale == 0 || !std::isfinite(inv_scale)) {
+    std::fill_n(levels, n, 0);
+    *scale = 1.0f;
+    *zero_point = 0;
+    return;
+  }
+  const double from_min = qmin - rmin / *scale;
+  const double from_max = qmax - rmax / *scale;
+  const double err_min = std::abs(qmin) + std::abs(rmin / *scale);
+  const double err_max = std::abs(qmax) + std::abs(rmax / *scale);
+  const double zp = err_min < err_max ? from_min : from_max;
+  int8_t nudged = 0;
+  if (zp <= qmin) {
+    nudged = kMin;
+  } else if (zp >= qmax) {
+    nudged = kMax;
+  } else {
+    nudged = static_cast<int8_t>(std::round(zp));
+  }
+  *zero_point = nudged;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t q =
+        WrapAdd(TruncToInt32(std::floor(x[i] * inv_scale + 0.5f)), *zero_point);
+    levels[i] = static_cast<int8_t>(std::max(std::min(q, kMax), kMin));
+  }
+}
+
+class UniformQuantizedDotHybridOp : public OpKernel {
+ public:
+  explicit UniformQuantizedDotHybridOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(CheckAxisAttr(ctx, "rhs_quantization_axis", true));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& lhs = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    const Tensor& rhs_scales = ctx->input(2);
+    DFX_OP_REQUIRES_OK(ctx, DotShapesValid(lhs.shape(), rhs.shape()));
+    DFX_OP_REQUIRES_OK(ctx, AxisAndShapeValid(rhs.shape(), rhs_scales.shape(),
+                                              ctx->input(3).shape(),
+                                              rhs_scales.dims() == 0 ? -1 : 1));
+    DFX_OP_REQUIRES(ctx, AllPositive(rhs_scales),
+                    absl::InvalidArgumentError(
+                        "rhs scales elements must be all positive."));
+    const int64_t rows = lhs.dim_size(0);
+    const int64_t depth = lhs.dim_size(1);
+    const int64_t cols = rhs.dim_size(1);
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, TensorShape({rows, cols}), &output));
+    const bool per_channel = rhs_scales.dims() != 0;
+    const float* rs = rhs_scales.data<float>();
+    const int32_t* rz = ctx->input(3).data<int32_t>();
+    const qint8* b = rhs.data<qint8>();
+    float* out = output->data<float>();
+    std::vector<int32_t> levels(depth);
+    for (int64_t i = 0; i < rows; ++i) {
+      float scale = 0;
+      int32_t zp = 0;
+      AsymmetricQuantizeRow(lhs.data<float>() + i * depth, depth, levels.data(),
+                            &scale, &zp);
+      for (int64_t j = 0; j < cols; ++j) {
+        const int64_t c = per_channel ? j : 0;
+        int32_t acc = 0;
+        for (int64_t d = 0; d < depth; ++d) {
+          acc = WrapAdd(acc, WrapMul(WrapSub(levels[d], zp),
+                                     WrapSub(b[d * cols + j].value, rz[c])));
+        }
+        out[i * cols + j] = static_cast<float>(acc) * scale * rs[c];
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void RegisterUquantKernels(KernelRegistry* registry) {
+  RegisterKernel<UniformQuantizeOp<qint8>>(registry,
+                                           KernelDefBuilder("UniformQuantize")
+                                               .TypeConstraint<float>("Tin")
+                                               .TypeConstraint<qint8>("Tout"));
+  RegisterKernel<UniformQuantizeOp<quint8>>(
+      registry, KernelDefBuilder("UniformQuantize")
+                    .TypeConstraint<float>("Tin")
+                    .TypeConstraint<quint8>("Tout"));
+  RegisterKernel<UniformQuantizeOp<qint32>>(
+      registry, KernelDefBuilder("UniformQuantize")
+                    .TypeConstraint<float>("Tin")
+                    .TypeConstraint<qint32>("Tout"));
+  RegisterKernel<UniformDequantizeOp<qint8>>(
+      registry, KernelDefBuilder("UniformDequantize")
+                    .TypeConstraint<qint8>("Tin")
+                    .TypeConstraint<float>("Tout"));
+  RegisterKernel<UniformDequantizeOp<quint8>>(
+      registry, KernelDefBuilder("UniformDequantize")
+                    .TypeConstraint<quint8>("Tin")
+                    .TypeConstraint<float>("Tout"));
+  RegisterKernel<UniformDequantizeOp<qint32>>(
+      registry, KernelDefBuilder("UniformDequantize")
+                    .TypeConstraint<qint32>("Tin")
+                    .TypeConstraint<float>("Tout"));
+  RegisterKernel<UniformRequantizeOp<qint8>>(
+      registry, KernelDefBuilder("UniformRequantize")
+                    .TypeConstraint<qint8>("Tin")
+                    .TypeConstraint<qint8>("Tout"));
+  RegisterKernel<UniformRequantizeOp<qint32>>(
+      registry, KernelDefBuilder("UniformRequantize")
+                    .TypeConstraint<qint32>("Tin")
+                    .TypeConstraint<qint8>("Tout"));
+  RegisterKernel<UniformQuantizedAddOp>(
+      registry,
+      KernelDefBuilder("UniformQuantizedAdd").TypeConstraint<qint32>("T"));
+  RegisterKernel<UniformQuantizedClipByValueOp>(
+      registry, KernelDefBuilder("UniformQuantizedClipByValue")
+                    .TypeConstraint<qint32>("T"));
+  RegisterKernel<UniformQuantizedDotOp>(registry,
+                                        KernelDefBuilder("UniformQuantizedDot")
+                                            .TypeConstraint<qint8>("Tin")
+                                            .TypeConstraint<qint32>("Tout"));
+  RegisterKernel<UniformQuantizedDotHybridOp>(
+      registry, KernelDefBuilder("UniformQuantizedDotHybrid")
+                    .TypeConstraint<float>("Tlhs")
+                    .TypeConstraint<qint8>("Trhs")
+                    .TypeConstraint<float>("Tout"));
+}
+
+}  // namespace dfx
