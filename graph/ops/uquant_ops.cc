@@ -2,8 +2,10 @@
 // (level - zero_point) * scale with a scale and zero point per tensor or
 // per slice along one axis: UniformQuantize, UniformDequantize,
 // UniformRequantize, UniformQuantizedAdd, UniformQuantizedClipByValue,
-// UniformQuantizedDot and UniformQuantizedDotHybrid. Signatures follow
-// TensorFlow 2.21's uniform_quant_ops.cc; each shape function gives the
+// UniformQuantizedDot and UniformQuantizedDotHybrid; and the per-channel
+// requantization of qint32 NHWC tensors, RequantizePerChannel and
+// RequantizationRangePerChannel. Signatures follow TensorFlow 2.21's
+// uniform_quant_ops.cc and array_ops.cc; each shape function gives the
 // output's shape and checks the ranks TensorFlow's do.
 #include <initializer_list>
 #include <string>
@@ -162,6 +164,49 @@ absl::Status RegisterUquantOps(OpRegistry* r) {
         .Attr("Trhs: {qint8}")
         .Attr("Tout: {float}");
     QuantizationAttrs(b, "rhs_").SetShapeFn(DotShape);
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  constexpr char kQuantizedTypes[] = "{qint8, quint8, qint32, qint16, quint16}";
+  {
+    OpDefBuilder b("RequantizePerChannel");
+    b.Input("input: T")
+        .Input("input_min: float")
+        .Input("input_max: float")
+        .Input("requested_output_min: float")
+        .Input("requested_output_max: float")
+        .Output("output: out_type")
+        .Output("output_min: float")
+        .Output("output_max: float")
+        .Attr(absl::StrCat("T: ", kQuantizedTypes, " = DT_QINT32"))
+        .Attr(absl::StrCat("out_type: ", kQuantizedTypes, " = DT_QUINT8"))
+        .SetShapeFn([](InferenceContext* c) {
+          c->set_output(0, c->input(0));
+          DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+          DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+          DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+          DFX_RETURN_IF_ERROR(c->WithRank(c->input(4), 0));
+          c->set_output(1, PartialShape::Scalar());
+          c->set_output(2, PartialShape::Scalar());
+          return absl::OkStatus();
+        });
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("RequantizationRangePerChannel");
+    b.Input("input: T")
+        .Input("input_min: float")
+        .Input("input_max: float")
+        .Output("output_min: float")
+        .Output("output_max: float")
+        .Attr(absl::StrCat("T: ", kQuantizedTypes, " = DT_QINT32"))
+        .Attr("clip_value_max: float")
+        .SetShapeFn([](InferenceContext* c) {
+          DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+          DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
+          c->set_output(0, PartialShape::Scalar());
+          c->set_output(1, PartialShape::Scalar());
+          return absl::OkStatus();
+        });
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   return absl::OkStatus();

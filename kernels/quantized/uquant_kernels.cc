@@ -1,9 +1,11 @@
 // The uquant family's kernels: TensorFlow's uniform quantized ops
 // (UniformQuantize, UniformDequantize, UniformRequantize,
 // UniformQuantizedAdd, UniformQuantizedClipByValue, UniformQuantizedDot,
-// UniformQuantizedDotHybrid) for the dtypes TensorFlow 2.21's CPU kernels
-// serve, with its checks and its arithmetic step by step: quantization as
-// floor(x * (1 / scale) + 0.5) + zero_point in float, requantization by a
+// UniformQuantizedDotHybrid) and the per-channel requantization of qint32
+// NHWC tensors (RequantizePerChannel, RequantizationRangePerChannel, whose
+// TensorFlow kernels are oneDNN's) for the dtypes TensorFlow 2.21's CPU
+// kernels serve, with its checks and its arithmetic step by step: quantization
+// as floor(x * (1 / scale) + 0.5) + zero_point in float, requantization by a
 // fixed-point multiplier and shift with one rounding, and the places where
 // TensorFlow's code reads a qint32 level through float (Eigen's QInt32
 // converts only to float) or accumulates a product in float.
@@ -763,6 +765,165 @@ class UniformQuantizedDotHybridOp : public OpKernel {
   }
 };
 
+// RequantizePerChannel: qint32 levels of an NHWC tensor whose channel c
+// spans [-m_c, m_c] (m_c the larger magnitude of its min and max) to Out
+// levels of the requested range, as oneDNN's reorder with per-channel
+// scales computes them: float(level) * scale_c, saturated, rounded half to
+// even.
+template <typename Out>
+class RequantizePerChannelOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& mins = ctx->input(1);
+    const Tensor& maxs = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, input.dims() == 4,
+                    absl::InvalidArgumentError(
+                        "Current RequantizePerChannel operatorsupports 4D "
+                        "tensors only."));
+    const int64_t depth = mins.NumElements();
+    DFX_OP_REQUIRES(ctx, maxs.NumElements() == depth,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("input_max has incorrect size, expected ",
+                                     depth, " was ", maxs.NumElements())));
+    DFX_OP_REQUIRES(
+        ctx, ctx->input(3).NumElements() == 1,
+        absl::InvalidArgumentError("requested_output_min must be a scalar"));
+    // TensorFlow checks requested_output_min twice and reads
+    // requested_output_max unchecked.
+    DFX_OP_REQUIRES(
+        ctx, ctx->input(4).NumElements() == 1,
+        absl::InvalidArgumentError("requested_output_max must be a scalar"));
+    const float req_min = ctx->input(3).data<float>()[0];
+    const float req_max = ctx->input(4).data<float>()[0];
+    constexpr bool kSigned = std::is_same_v<Out, qint8>;
+    if (kSigned) {
+      DFX_OP_REQUIRES(
+          ctx, req_min < 0.0f,
+          absl::InvalidArgumentError(absl::StrCat(
+              "If out_type is QINT8, requested_output_max must be non "
+              "negative, got ",
+              req_min)));
+    }
+    // TensorFlow reads a scale for each of the input's channels (past the
+    // end when there are more channels than scales) and aborts on an empty
+    // input.
+    DFX_OP_REQUIRES(
+        ctx, input.dim_size(3) <= depth && input.NumElements() > 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "RequantizePerChannel needs a non-empty input with at most ", depth,
+            " channels, got shape ", input.shape().DebugString(),
+            " (TensorFlow reads out of bounds or aborts)")));
+    const float factor = kSigned ? 127.0f : 255.0f;
+    const float requested = std::max(std::abs(req_min), std::abs(req_max));
+    std::vector<float> scales(depth);
+    for (int64_t c = 0; c < depth; ++c) {
+      const float m = std::max(std::abs(mins.data<float>()[c]),
+                               std::abs(maxs.data<float>()[c]));
+      scales[c] = factor * (m / requested / 2147483648.0f);
+    }
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+    const float lo = kSigned ? -128.0f : 0.0f;
+    const float hi = kSigned ? 127.0f : 255.0f;
+    const int64_t channels = input.dim_size(3);
+    const qint32* in = input.data<qint32>();
+    Out* out = output->data<Out>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      float v = static_cast<float>(in[i].value) * scales[i % channels];
+      // NaN (an infinite scale times 0) saturates to the lowest level.
+      v = std::isnan(v) ? lo : std::min(std::max(v, lo), hi);
+      out[i] = Out(static_cast<int32_t>(std::nearbyint(v)));
+    }
+    Tensor* t = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape(), &t));
+    t->data<float>()[0] = req_min;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape(), &t));
+    t->data<float>()[0] = req_max;
+  }
+};
+
+// RequantizationRangePerChannel: the range of a qint32 NHWC tensor whose
+// channel c spans [-m_c, m_c]: the largest m_c * max|level| / 2^31 (at
+// least FLT_MIN, at most clip_value_max), symmetric unless no level is
+// negative.
+class RequantizationRangePerChannelOp : public OpKernel {
+ public:
+  explicit RequantizationRangePerChannelOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("clip_value_max", &clip_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& mins = ctx->input(1);
+    const Tensor& maxs = ctx->input(2);
+    const int64_t depth = maxs.NumElements();
+    DFX_OP_REQUIRES(ctx, mins.dims() >= 1 && mins.dim_size(0) == depth,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "input_min has incorrect size, expected ", depth,
+                        " was ", mins.dims() >= 1 ? mins.dim_size(0) : 0)));
+    DFX_OP_REQUIRES(ctx, maxs.dims() >= 1 && maxs.dim_size(0) == depth,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "input_max has incorrect size, expected ", depth,
+                        " was ", maxs.dims() >= 1 ? maxs.dim_size(0) : 0)));
+    DFX_OP_REQUIRES(
+        ctx, mins.NumElements() == depth,
+        absl::InvalidArgumentError(absl::StrCat(
+            "input_min must have the same number of elements as input_max, "
+            "got ",
+            mins.NumElements(), " and ", depth)));
+    DFX_OP_REQUIRES(ctx, input.NumElements() > 0,
+                    absl::InvalidArgumentError("input must not be empty"));
+    DFX_OP_REQUIRES(ctx, input.dims() == 4,
+                    absl::InvalidArgumentError("input must be in NHWC format"));
+    DFX_OP_REQUIRES(ctx, input.dim_size(3) == depth,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "input must have same number of channels as length of "
+                        "input_min: ",
+                        input.dim_size(3), " vs ", depth)));
+    std::vector<int32_t> lo(depth, std::numeric_limits<int32_t>::max());
+    std::vector<int32_t> hi(depth, std::numeric_limits<int32_t>::min());
+    const qint32* in = input.data<qint32>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      const int64_t c = i % depth;
+      lo[c] = std::min(lo[c], in[i].value);
+      hi[c] = std::max(hi[c], in[i].value);
+    }
+    // TensorFlow reads each channel's extreme levels through float (from
+    // 2^31 - 64 up they become INT32_MIN), takes |INT32_MIN| as INT32_MIN
+    // and the larger magnitude as an unsigned maximum (so INT32_MIN wins
+    // and makes the range negative).
+    auto abs32 = [](int32_t v) {
+      return v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+    };
+    float out = std::numeric_limits<float>::min();
+    bool non_negative = true;
+    for (int64_t c = 0; c < depth; ++c) {
+      const int32_t min_level = Level(qint32(lo[c]));
+      const int32_t max_level = Level(qint32(hi[c]));
+      const int32_t abs_max =
+          static_cast<int32_t>(std::max(abs32(min_level), abs32(max_level)));
+      const float scale = std::max(std::abs(mins.data<float>()[c]),
+                                   std::abs(maxs.data<float>()[c]));
+      const float range = scale * static_cast<float>(abs_max) / 2147483648.0f;
+      if (min_level < 0) non_negative = false;
+      out = std::max(out, range);
+    }
+    if (out > clip_) out = clip_;
+    Tensor* t = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &t));
+    t->data<float>()[0] = non_negative ? 0.0f : -out;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape(), &t));
+    t->data<float>()[0] = out;
+  }
+
+ private:
+  float clip_ = std::numeric_limits<float>::infinity();
+};
+
 }  // namespace
 
 void RegisterUquantKernels(KernelRegistry* registry) {
@@ -813,6 +974,17 @@ void RegisterUquantKernels(KernelRegistry* registry) {
                     .TypeConstraint<float>("Tlhs")
                     .TypeConstraint<qint8>("Trhs")
                     .TypeConstraint<float>("Tout"));
+  RegisterKernel<RequantizePerChannelOp<qint8>>(
+      registry, KernelDefBuilder("RequantizePerChannel")
+                    .TypeConstraint<qint32>("T")
+                    .TypeConstraint<qint8>("out_type"));
+  RegisterKernel<RequantizePerChannelOp<quint8>>(
+      registry, KernelDefBuilder("RequantizePerChannel")
+                    .TypeConstraint<qint32>("T")
+                    .TypeConstraint<quint8>("out_type"));
+  RegisterKernel<RequantizationRangePerChannelOp>(
+      registry, KernelDefBuilder("RequantizationRangePerChannel")
+                    .TypeConstraint<qint32>("T"));
 }
 
 }  // namespace dfx

@@ -4,7 +4,10 @@ whose levels mean (level - zero_point) * scale with one scale and zero
 point per tensor or per slice along `quantization_axis` --
 UniformQuantize, UniformDequantize, UniformRequantize, UniformQuantizedAdd,
 UniformQuantizedClipByValue, UniformQuantizedDot and
-UniformQuantizedDotHybrid -- and their OpDefs.
+UniformQuantizedDotHybrid -- and the per-channel requantization of qint32
+NHWC tensors, RequantizePerChannel and RequantizationRangePerChannel
+(oneDNN's kernels in TensorFlow: rounding half to even, saturating) --
+and their OpDefs.
 
 Cases cover every dtype TensorFlow 2.21's CPU kernels serve, per-tensor and
 per-axis parameters on each axis, halves (quantization rounds
@@ -23,8 +26,11 @@ vector as a scalar: a failed CHECK), and with a per-tensor rhs whose rank
 is too small for the output's axis or whose size along it exceeds the
 output's scales.
 
+Left out of the cases because TensorFlow aborts or reads out of bounds
+(dfx: InvalidArgument): RequantizePerChannel of an empty input or of one
+with more channels than scales, and with an empty requested_output_max.
+
 Not in this family, left for later: UniformQuantizedConvolution(Hybrid),
-RequantizePerChannel, RequantizationRangePerChannel (oneDNN kernels),
 QuantizedInstanceNorm, QuantizedResizeBilinear, QuantizedConcatV2.
 
     $(tools/tf_env) tests/golden/gen_uquant.py
@@ -46,7 +52,8 @@ RAW = tf.raw_ops
 
 OP_NAMES = ["UniformQuantize", "UniformDequantize", "UniformRequantize",
             "UniformQuantizedAdd", "UniformQuantizedClipByValue",
-            "UniformQuantizedDot", "UniformQuantizedDotHybrid"]
+            "UniformQuantizedDot", "UniformQuantizedDotHybrid",
+            "RequantizePerChannel", "RequantizationRangePerChannel"]
 
 QTYPES = {
     "qint8": (tf.qint8, np.int8, -128, 127),
@@ -666,6 +673,125 @@ def hybrid_cases():
         case(f"hybrid_error_{name}", build)
 
 
+# --------------------------------------------------------------------------
+# RequantizePerChannel and RequantizationRangePerChannel
+
+PER_CHANNEL_LEVELS = np.array(
+    [0, 1, -1, 2**31 - 1, -2**31, 2**30, 3 * 2**23, 5 * 2**23, -3 * 2**23,
+     16777217 * 64, 100, -100, 7 * 2**22, -7 * 2**22, 9 * 2**21, 2**29,
+     -2**29, 12345678, -87654321, 1000000, 2**31 - 2, -2**31 + 1, 64, -64],
+    np.int32).reshape([2, 2, 2, 3])
+
+
+def rpc(f, x, mins, maxs, rmin, rmax, out_type, known=True):
+    return RAW.RequantizePerChannel(
+        input=f.levels(x, "qint32", known),
+        input_min=f.value(np.asarray(mins, np.float32), known=known),
+        input_max=f.value(np.asarray(maxs, np.float32), known=known),
+        requested_output_min=f.value(np.float32(rmin), known=known),
+        requested_output_max=f.value(np.float32(rmax), known=known),
+        out_type=QTYPES[out_type][0])
+
+
+def rrpc(f, x, mins, maxs, clip, known=True):
+    return RAW.RequantizationRangePerChannel(
+        input=f.levels(x, "qint32", known),
+        input_min=f.value(np.asarray(mins, np.float32), known=known),
+        input_max=f.value(np.asarray(maxs, np.float32), known=known),
+        clip_value_max=clip)
+
+
+def per_channel_cases():
+    x = PER_CHANNEL_LEVELS
+    for out_type in ("qint8", "quint8"):
+        for name, mins, maxs, rmin, rmax in (
+                ("unit", [-1, -2, -4], [1, 2, 4], -1.0, 1.0),
+                ("asymmetric", [-0.5, 0, -3], [2, 1, 1], -6.0, 2.5),
+                ("narrow_request", [-1, -1, -1], [1, 1, 1], -1e-3, 1e-3),
+                ("saturating", [-1e9, -1, -1], [1e9, 1, 1], -1.0, 1.0)):
+            def build(mins=mins, maxs=maxs, rmin=rmin, rmax=rmax,
+                      out_type=out_type):
+                f = Feeds()
+                return list(rpc(f, x, mins, maxs, rmin, rmax,
+                                out_type)), f.feed
+            case(f"requantize_per_channel_{out_type}_{name}", build)
+
+    # Products exactly halfway between two levels round to even.
+    def halves():
+        f = Feeds()
+        s = np.float32(127.0) * (np.float32(2048.0) / np.float32(255.0) /
+                                 np.float32(2.0**31))
+        v = [int(round((k + 0.5) / float(s))) for k in range(-6, 6)]
+        return list(rpc(f, np.array(v).reshape([1, 1, 12, 1]), [-2048.0],
+                        [2048.0], -255.0, 255.0, "qint8")), f.feed
+    case("requantize_per_channel_halves", halves)
+
+    def fewer_channels():
+        f = Feeds()
+        return list(rpc(f, x[..., :2], [-1, -2, -4], [1, 2, 4], -1.0, 1.0,
+                        "qint8")), f.feed
+    case("requantize_per_channel_fewer_channels_than_scales",
+         fewer_channels)
+
+    def zero_request():
+        f = Feeds()
+        return list(rpc(f, x, [-1, -2, -4], [1, 2, 4], 0.0, 0.0,
+                        "quint8")), f.feed
+    case("requantize_per_channel_zero_request", zero_request)
+
+    for name, xv, mins, maxs, rmin, out_type in (
+            ("rank3", x[0], [-1, -1, -1], [1, 1, 1], -1.0, "qint8"),
+            ("max_size", x, [-1, -1, -1], [1, 1], -1.0, "qint8"),
+            ("request_min_not_scalar", x, [-1, -1, -1], [1, 1, 1],
+             [-1.0, 0.0], "qint8"),
+            ("qint8_request_min_zero", x, [-1, -1, -1], [1, 1, 1], 0.0,
+             "qint8")):
+        def build(xv=xv, mins=mins, maxs=maxs, rmin=rmin, out_type=out_type):
+            f = Feeds()
+            return list(rpc(f, xv, mins, maxs, rmin, 1.0, out_type,
+                            known=False)), f.feed
+        case(f"requantize_per_channel_error_{name}", build)
+
+    for name, xv, mins, maxs, clip in (
+            ("mixed", x, [-1, -2, -4], [1, 2, 4], 6.0),
+            ("clipped", x, [-1, -2, -4], [1, 2, 4], 0.5),
+            ("non_negative", np.abs(x) % 2**30, [-1, -2, -4], [1, 2, 4],
+             100.0),
+            ("int32_min_channel", np.full([1, 1, 2, 3], -2**31),
+             [-1, -2, -4], [1, 2, 4], 100.0),
+            ("all_zero", np.zeros([1, 2, 1, 3]), [-1, -2, -4], [1, 2, 4],
+             6.0),
+            ("negative_range", x, [-3, 0.5, -0.25], [-1, -8, 0.125], 6.0)):
+        def build(xv=xv, mins=mins, maxs=maxs, clip=clip):
+            f = Feeds()
+            return list(rrpc(f, xv, mins, maxs, clip)), f.feed
+        case(f"requantization_range_per_channel_{name}", build)
+
+    # TensorFlow reads a channel's extreme levels through float (from
+    # 2^31 - 64 up they become INT32_MIN) and INT32_MIN's magnitude wins.
+    for name, levels in (("near_int32_max", [2**31 - 2, 2**31 - 2]),
+                         ("int32_min_wins", [-25165824, 2**31 - 2]),
+                         ("below_2e31", [2**31 - 129, -100]),
+                         ("beyond_2e24", [16777219, -3])):
+        def build(levels=levels):
+            f = Feeds()
+            return list(rrpc(f, np.array(levels).reshape([1, 1, 2, 1]),
+                             [-1.0], [1.0], 1e9)), f.feed
+        case(f"requantization_range_per_channel_{name}", build)
+
+    for name, xv, mins, maxs in (
+            ("min_size", x, [-1, -1], [1, 1, 1]),
+            ("min_scalar", x, -1.0, [1, 1, 1]),
+            ("min_rank2", x, [[-1, -1, -1]], [1, 1, 1]),
+            ("empty", np.zeros([0, 1, 1, 3]), [-1, -1, -1], [1, 1, 1]),
+            ("rank2", x.reshape([8, 3]), [-1, -1, -1], [1, 1, 1]),
+            ("channels", x.reshape([2, 2, 3, 2]), [-1, -1, -1], [1, 1, 1])):
+        def build(xv=xv, mins=mins, maxs=maxs):
+            f = Feeds()
+            return list(rrpc(f, xv, mins, maxs, 6.0, known=False)), f.feed
+        case(f"requantization_range_per_channel_error_{name}", build)
+
+
 def main():
     quantize_cases()
     dequantize_cases()
@@ -674,6 +800,7 @@ def main():
     clip_cases()
     dot_cases()
     hybrid_cases()
+    per_channel_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"UniformQuantize": "Tin",
                                          "UniformDequantize": "Tout",

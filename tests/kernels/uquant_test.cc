@@ -54,7 +54,7 @@ NodeDef AddNode(int lhs_axis, int rhs_axis, int out_axis) {
 
 TEST_CASE("Every uquant op has TensorFlow 2.21's signature and CPU types",
           "[uquant]") {
-  testing::CheckSignaturesWithTensorFlow("uquant", 7);
+  testing::CheckSignaturesWithTensorFlow("uquant", 9);
 }
 
 TEST_CASE(
@@ -183,6 +183,42 @@ TEST_CASE(
   const qint32* s = (*sum)[0].data<qint32>();
   CHECK(s[0].value == 2);
   CHECK(s[5].value == 9);
+}
+
+TEST_CASE(
+    "RequantizePerChannel is InvalidArgument where TensorFlow aborts or "
+    "reads out of bounds",
+    "[uquant]") {
+  const NodeDef node = TestNodeBuilder("rpc", "RequantizePerChannel", 5)
+                           .Attr("T", DT_QINT32)
+                           .Attr("out_type", DT_QUINT8)
+                           .Build();
+  const Tensor mins = Floats({-1, -1});
+  const Tensor maxs = Floats({1, 1});
+  const Tensor lo = Tensor::Scalar<float>(-1.0f);
+  const Tensor hi = Tensor::Scalar<float>(1.0f);
+  // An empty input (TensorFlow's oneDNN reorder aborts).
+  CHECK_THAT(RunKernel(node, {Qint32({}, TensorShape({0, 1, 1, 2})), mins, maxs,
+                              lo, hi})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "TensorFlow"));
+  // More channels than scales (TensorFlow reads past them).
+  CHECK_THAT(RunKernel(node, {Qint32({1, 2, 3}, TensorShape({1, 1, 1, 3})),
+                              mins, maxs, lo, hi})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "TensorFlow"));
+  // An empty requested_output_max, which TensorFlow reads unchecked.
+  CHECK_THAT(RunKernel(node, {Qint32({1, 2}, TensorShape({1, 1, 1, 2})), mins,
+                              maxs, lo, Floats({})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "requested_output_max must be a scalar"));
+  // Two channels: levels times 255 / 2^31, rounded half to even.
+  auto out = RunKernel(node, {Qint32({1 << 30, -5}, TensorShape({1, 1, 1, 2})),
+                              mins, maxs, lo, hi});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].data<quint8>()[0].value == 128);
+  CHECK((*out)[0].data<quint8>()[1].value == 0);
 }
 
 }  // namespace
