@@ -4,9 +4,9 @@
 // UniformRequantize, UniformQuantizedAdd, UniformQuantizedClipByValue,
 // UniformQuantizedDot and UniformQuantizedDotHybrid; and the per-channel
 // requantization of qint32 NHWC tensors, RequantizePerChannel and
-// RequantizationRangePerChannel. Signatures follow TensorFlow 2.21's
-// uniform_quant_ops.cc and array_ops.cc; each shape function gives the
-// output's shape and checks the ranks TensorFlow's do.
+// RequantizationRangePerChannel, and oneDNN's QuantizedConcatV2. Signatures
+// follow TensorFlow 2.21's uniform_quant_ops.cc and array_ops.cc; each shape
+// function gives the output's shape and checks the ranks TensorFlow's do.
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -205,6 +205,46 @@ absl::Status RegisterUquantOps(OpRegistry* r) {
           DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 1));
           c->set_output(0, PartialShape::Scalar());
           c->set_output(1, PartialShape::Scalar());
+          return absl::OkStatus();
+        });
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  {
+    OpDefBuilder b("QuantizedConcatV2");
+    b.Input("values: N * T")
+        .Input("axis: Tidx")
+        .Input("input_mins: N * float")
+        .Input("input_maxes: N * float")
+        .Output("output: T")
+        .Output("output_min: float")
+        .Output("output_max: float")
+        .Attr("N: int >= 2")
+        .Attr("T: type")
+        .Attr("Tidx: {int32, int64} = DT_INT32")
+        .SetShapeFn([](InferenceContext* c) {
+          // ConcatV2's shape of the values and the axis; scalar ranges.
+          const int n = (c->num_inputs() - 1) / 3;
+          const OpRegistrationData* concat =
+              OpRegistry::Global()->LookUp("ConcatV2");
+          if (concat != nullptr && concat->shape_fn) {
+            std::vector<PartialShape> shapes;
+            std::vector<const TensorProto*> tensors;
+            for (int i = 0; i <= n; ++i) {
+              shapes.push_back(c->input(i));
+              tensors.push_back(c->input_tensor(i));
+            }
+            InferenceContext inner(c->node_def(), concat->op_def,
+                                   std::move(shapes), std::move(tensors), 1);
+            DFX_RETURN_IF_ERROR(concat->shape_fn(&inner));
+            c->set_output(0, inner.output(0));
+          } else {
+            c->set_output(0, PartialShape::Unknown());
+          }
+          for (int i = n + 1; i < c->num_inputs(); ++i) {
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(i), 0));
+          }
+          c->set_output(1, PartialShape::Scalar());
+          c->set_output(2, PartialShape::Scalar());
           return absl::OkStatus();
         });
     DFX_RETURN_IF_ERROR(r->Register(b));

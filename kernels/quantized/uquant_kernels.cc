@@ -2,13 +2,13 @@
 // (UniformQuantize, UniformDequantize, UniformRequantize,
 // UniformQuantizedAdd, UniformQuantizedClipByValue, UniformQuantizedDot,
 // UniformQuantizedDotHybrid) and the per-channel requantization of qint32
-// NHWC tensors (RequantizePerChannel, RequantizationRangePerChannel, whose
-// TensorFlow kernels are oneDNN's) for the dtypes TensorFlow 2.21's CPU
-// kernels serve, with its checks and its arithmetic step by step: quantization
-// as floor(x * (1 / scale) + 0.5) + zero_point in float, requantization by a
-// fixed-point multiplier and shift with one rounding, and the places where
-// TensorFlow's code reads a qint32 level through float (Eigen's QInt32
-// converts only to float) or accumulates a product in float.
+// NHWC tensors (RequantizePerChannel, RequantizationRangePerChannel) and
+// QuantizedConcatV2, whose TensorFlow kernels are oneDNN's, for the dtypes
+// TensorFlow 2.21's CPU kernels serve, with its checks and its arithmetic step
+// by step: quantization as floor(x * (1 / scale) + 0.5) + zero_point in float,
+// requantization by a fixed-point multiplier and shift with one rounding, and
+// the places where TensorFlow's code reads a qint32 level through float
+// (Eigen's QInt32 converts only to float) or accumulates a product in float.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kernels/quantized/quantized_math.h"
 #include "runtime/op_kernel.h"
 #include "runtime/quantized_types.h"
 
@@ -924,6 +925,140 @@ class RequantizationRangePerChannelOp : public OpKernel {
   float clip_ = std::numeric_limits<float>::infinity();
 };
 
+// QuantizedConcatV2 as TensorFlow's oneDNN kernel computes it: 4-D inputs
+// whose ranges agree within 1e-6 are copied and keep the first input's
+// range; otherwise every input is requantized (in float, as QuantizedConcat
+// does) into a range symmetric around zero for qint8 and [0, largest max]
+// for quint8. As in TensorFlow, the k-th non-empty input is requantized
+// from input k's range.
+template <typename T>
+class QuantizedConcatV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const int n = (ctx->num_inputs() - 1) / 3;
+    const Tensor& axis_t = ctx->input(n);
+    DFX_OP_REQUIRES(ctx, axis_t.dims() == 0,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "axis tensor should be a scalar integer, but got "
+                        "shape ",
+                        axis_t.shape().DebugString())));
+    // TensorFlow's kernel reads the axis as int32 only and, given an int64
+    // one, ends the step with Internal "Missing 0-th output".
+    DFX_OP_REQUIRES(
+        ctx, axis_t.dtype() == DT_INT32,
+        absl::InternalError(
+            "QuantizedConcatV2 with an int64 axis produces no "
+            "output (as TensorFlow's kernel: Missing 0-th output)"));
+    const int64_t axis_value = axis_t.data<int32_t>()[0];
+    const Tensor& first = ctx->input(0);
+    const int rank = first.dims();
+    const int64_t axis = axis_value < 0 ? axis_value + rank : axis_value;
+    DFX_OP_REQUIRES(
+        ctx, axis >= 0 && axis < rank,
+        absl::InvalidArgumentError(absl::StrCat(
+            "ConcatOp : Expected concatenating dimensions in the range [",
+            -rank, ", ", rank, "), but got ", axis_value)));
+    int64_t concat_size = 0;
+    int empty = 0;
+    for (int i = 0; i < n; ++i) {
+      const Tensor& in = ctx->input(i);
+      DFX_OP_REQUIRES(
+          ctx, in.dims() == rank,
+          absl::InvalidArgumentError(absl::StrCat(
+              "ConcatOp : Ranks of all input tensors should match: shape[0] "
+              "= ",
+              first.shape().DebugString(), " vs. shape[", i,
+              "] = ", in.shape().DebugString())));
+      for (int d = 0; d < rank; ++d) {
+        if (d == axis) continue;
+        DFX_OP_REQUIRES(
+            ctx, in.dim_size(d) == first.dim_size(d),
+            absl::InvalidArgumentError(absl::StrCat(
+                "_MklConcatOp : Dimensions of inputs should match: shape[0][",
+                d, "]= ", first.dim_size(d), " vs. shape[", i, "][", d,
+                "] = ", in.dim_size(d))));
+      }
+      concat_size += in.dim_size(static_cast<int>(axis));
+      if (in.NumElements() == 0) ++empty;
+    }
+    std::vector<std::pair<float, float>> ranges;
+    for (int i = 0; i < n; ++i) {
+      const Tensor& lo = ctx->input(n + 1 + i);
+      const Tensor& hi = ctx->input(2 * n + 1 + i);
+      DFX_OP_REQUIRES(
+          ctx, lo.NumElements() > 0 && hi.NumElements() > 0,
+          absl::InvalidArgumentError(absl::StrCat(
+              "QuantizedConcatV2: input ", i, "'s range must not be empty")));
+      ranges.emplace_back(lo.data<float>()[0], hi.data<float>()[0]);
+    }
+    bool copy = rank == 4 && empty < n;
+    for (int i = 1; i < n && copy; ++i) {
+      if (std::fabs(ranges[0].first - ranges[i].first) > 1.0e-6f ||
+          std::fabs(ranges[0].second - ranges[i].second) > 1.0e-6f) {
+        copy = false;
+      }
+    }
+    float out_min = ranges[0].first;
+    float out_max = ranges[0].second;
+    if (!copy) {
+      float lo = std::numeric_limits<float>::max();
+      float hi = std::numeric_limits<float>::lowest();
+      for (const auto& [a, b] : ranges) {
+        lo = std::min(lo, a);
+        hi = std::max(hi, b);
+      }
+      if (std::is_same_v<T, qint8>) {
+        const float largest = std::max(std::abs(lo), std::abs(hi));
+        out_min = -largest;
+        out_max = largest;
+      } else {
+        out_min = 0.0f;
+        out_max = hi;
+      }
+    }
+    std::vector<int64_t> dims(first.shape().dim_sizes().begin(),
+                              first.shape().dim_sizes().end());
+    dims[axis] = concat_size;
+    absl::StatusOr<TensorShape> shape = TensorShape::Build(dims);
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &output));
+    int64_t outer = 1;
+    for (int d = 0; d < axis; ++d) outer *= first.dim_size(d);
+    T* out = output->data<T>();
+    const int64_t out_row = outer == 0 ? 0 : output->NumElements() / outer;
+    int64_t col = 0;
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+      const Tensor& in = ctx->input(i);
+      if (in.NumElements() == 0) continue;
+      const std::pair<float, float>& range = ranges[k++];
+      const bool same =
+          copy || (range.first == out_min && range.second == out_max);
+      const int64_t row = in.NumElements() / outer;
+      const T* src = in.data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        T* dst = out + o * out_row + col;
+        if (same) {
+          std::copy(src + o * row, src + (o + 1) * row, dst);
+        } else {
+          quantized::RequantizeTensor<T, T>(src + o * row, row, range.first,
+                                            range.second, out_min, out_max,
+                                            dst);
+        }
+      }
+      col += row;
+    }
+    Tensor* t = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape(), &t));
+    t->data<float>()[0] = out_min;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape(), &t));
+    t->data<float>()[0] = out_max;
+  }
+};
+
 }  // namespace
 
 void RegisterUquantKernels(KernelRegistry* registry) {
@@ -982,6 +1117,18 @@ void RegisterUquantKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("RequantizePerChannel")
                     .TypeConstraint<qint32>("T")
                     .TypeConstraint<quint8>("out_type"));
+  for (DataType idx : {DT_INT32, DT_INT64}) {
+    RegisterKernel<QuantizedConcatV2Op<qint8>>(
+        registry, KernelDefBuilder("QuantizedConcatV2")
+                      .TypeConstraint<qint8>("T")
+                      .TypeConstraint("Tidx", {idx})
+                      .HostMemory("axis"));
+    RegisterKernel<QuantizedConcatV2Op<quint8>>(
+        registry, KernelDefBuilder("QuantizedConcatV2")
+                      .TypeConstraint<quint8>("T")
+                      .TypeConstraint("Tidx", {idx})
+                      .HostMemory("axis"));
+  }
   RegisterKernel<RequantizationRangePerChannelOp>(
       registry, KernelDefBuilder("RequantizationRangePerChannel")
                     .TypeConstraint<qint32>("T"));

@@ -6,8 +6,9 @@ UniformQuantize, UniformDequantize, UniformRequantize, UniformQuantizedAdd,
 UniformQuantizedClipByValue, UniformQuantizedDot and
 UniformQuantizedDotHybrid -- and the per-channel requantization of qint32
 NHWC tensors, RequantizePerChannel and RequantizationRangePerChannel
-(oneDNN's kernels in TensorFlow: rounding half to even, saturating) --
-and their OpDefs.
+(oneDNN's kernels in TensorFlow: rounding half to even, saturating), and
+QuantizedConcatV2 (oneDNN's kernel: 4-D inputs of one range are copied,
+others requantized into a common range) -- and their OpDefs.
 
 Cases cover every dtype TensorFlow 2.21's CPU kernels serve, per-tensor and
 per-axis parameters on each axis, halves (quantization rounds
@@ -31,7 +32,7 @@ Left out of the cases because TensorFlow aborts or reads out of bounds
 with more channels than scales, and with an empty requested_output_max.
 
 Not in this family, left for later: UniformQuantizedConvolution(Hybrid),
-QuantizedInstanceNorm, QuantizedResizeBilinear, QuantizedConcatV2.
+QuantizedInstanceNorm, QuantizedResizeBilinear.
 
     $(tools/tf_env) tests/golden/gen_uquant.py
 """
@@ -53,7 +54,8 @@ RAW = tf.raw_ops
 OP_NAMES = ["UniformQuantize", "UniformDequantize", "UniformRequantize",
             "UniformQuantizedAdd", "UniformQuantizedClipByValue",
             "UniformQuantizedDot", "UniformQuantizedDotHybrid",
-            "RequantizePerChannel", "RequantizationRangePerChannel"]
+            "RequantizePerChannel", "RequantizationRangePerChannel",
+            "QuantizedConcatV2"]
 
 QTYPES = {
     "qint8": (tf.qint8, np.int8, -128, 127),
@@ -792,6 +794,66 @@ def per_channel_cases():
         case(f"requantization_range_per_channel_error_{name}", build)
 
 
+# --------------------------------------------------------------------------
+# QuantizedConcatV2 (not in tf.raw_ops: built with _apply_op_helper)
+
+
+def qconcat(f, values, qtype, axis, mins, maxs, known=True, axis_dtype=None):
+    from tensorflow.python.framework import op_def_library
+    vals = [f.levels(v, qtype, known) for v in values]
+    ax = f.value(np.asarray(axis, axis_dtype or np.int32), known=known)
+    op = op_def_library._apply_op_helper(
+        "QuantizedConcatV2", values=vals, axis=ax,
+        input_mins=[f.value(np.float32(m), known=known) for m in mins],
+        input_maxes=[f.value(np.float32(m), known=known) for m in maxs])[2]
+    return list(op.outputs)
+
+
+def concat_cases():
+    a4 = ints([1, 2, 2, 2], 0, 120, 51)
+    b4 = ints([1, 2, 2, 3], 0, 120, 52)
+    a2 = ints([2, 4], 0, 120, 53)
+    b2 = ints([3, 4], 0, 120, 54)
+    for qtype in ("qint8", "quint8"):
+        for name, values, axis, mins, maxs in (
+                ("rank4_same_range", [a4, b4], 3, [-1, -1], [2, 2]),
+                ("rank4_same_range_neg_axis", [a4, b4], -1, [0, 0], [2, 2]),
+                ("rank4_within_eps", [a4, b4], 3, [-1, -1.0000005],
+                 [2, 2.0000005]),
+                ("rank4_ranges_differ", [a4, b4], 3, [-1, 0.5], [2, 3]),
+                ("rank2_same_range", [a2, b2], 0, [-1, -1], [2, 2]),
+                ("rank2_ranges_differ", [a2, b2], 0, [-3, 0], [1, 6]),
+                ("rank3_three_inputs", [a2[None], b2[None], a2[None]], 1,
+                 [-2, -1, 0], [2, 1, 4]),
+                ("rank2_empty_input", [a2, np.zeros([0, 4]), b2], 0,
+                 [-1, -5, 0.5], [1, 5, 2]),
+                ("rank4_all_empty", [np.zeros([1, 0, 2, 2]),
+                                     np.zeros([1, 0, 2, 2])], 1, [0, 0],
+                 [1, 1]),
+                ("rank2_output_range", [a2, b2], 1 - 1, [-4, -4], [4, 4])):
+            def build(values=values, axis=axis, mins=mins, maxs=maxs,
+                      qtype=qtype):
+                f = Feeds()
+                return qconcat(f, values, qtype, axis, mins, maxs), f.feed
+            case(f"concat_v2_{qtype}_{name}", build)
+
+    def int64_axis():
+        f = Feeds()
+        return qconcat(f, [a4, a4], "quint8", 1, [0, 0], [1, 1],
+                       axis_dtype=np.int64), f.feed
+    case("concat_v2_int64_axis", int64_axis)
+
+    for name, values, axis in (("axis_out_of_range", [a2, b2], 2),
+                               ("ranks_differ", [a2, a4], 0),
+                               ("dims_differ", [a2, b2], 1),
+                               ("axis_not_scalar", [a2, b2], [0])):
+        def build(values=values, axis=axis):
+            f = Feeds()
+            return qconcat(f, values, "quint8", axis, [0, 0], [1, 1],
+                           known=False), f.feed
+        case(f"concat_v2_error_{name}", build)
+
+
 def main():
     quantize_cases()
     dequantize_cases()
@@ -801,6 +863,7 @@ def main():
     dot_cases()
     hybrid_cases()
     per_channel_cases()
+    concat_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"UniformQuantize": "Tin",
                                          "UniformDequantize": "Tout",

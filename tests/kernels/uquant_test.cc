@@ -54,7 +54,7 @@ NodeDef AddNode(int lhs_axis, int rhs_axis, int out_axis) {
 
 TEST_CASE("Every uquant op has TensorFlow 2.21's signature and CPU types",
           "[uquant]") {
-  testing::CheckSignaturesWithTensorFlow("uquant", 9);
+  testing::CheckSignaturesWithTensorFlow("uquant", 10);
 }
 
 TEST_CASE(
