@@ -2,7 +2,8 @@
 // (level - zero_point) * scale with a scale and zero point per tensor or
 // per slice along one axis: UniformQuantize, UniformDequantize,
 // UniformRequantize, UniformQuantizedAdd, UniformQuantizedClipByValue,
-// UniformQuantizedDot and UniformQuantizedDotHybrid; and the per-channel
+// UniformQuantizedDot, UniformQuantizedDotHybrid,
+// UniformQuantizedConvolution(Hybrid); and the per-channel
 // requantization of qint32 NHWC tensors, RequantizePerChannel and
 // RequantizationRangePerChannel, and oneDNN's QuantizedConcatV2. Signatures
 // follow TensorFlow 2.21's uniform_quant_ops.cc and array_ops.cc; each shape
@@ -164,6 +165,54 @@ absl::Status RegisterUquantOps(OpRegistry* r) {
         .Attr("Trhs: {qint8}")
         .Attr("Tout: {float}");
     QuantizationAttrs(b, "rhs_").SetShapeFn(DotShape);
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  for (bool hybrid : {false, true}) {
+    OpDefBuilder b(hybrid ? "UniformQuantizedConvolutionHybrid"
+                          : "UniformQuantizedConvolution");
+    if (hybrid) {
+      b.Input("lhs: Tlhs")
+          .Input("rhs: Trhs")
+          .Input("rhs_scales: float")
+          .Input("rhs_zero_points: int32")
+          .Output("output: Tout")
+          .Attr("Tlhs: {float}")
+          .Attr("Trhs: {qint8}")
+          .Attr("Tout: {float}");
+    } else {
+      b.Input("lhs: Tin").Input("rhs: Tin");
+      for (const char* side : {"lhs", "rhs", "output"}) {
+        b.Input(absl::StrCat(side, "_scales: float"))
+            .Input(absl::StrCat(side, "_zero_points: int32"));
+      }
+      b.Output("output: Tout").Attr("Tin: {qint8}").Attr("Tout: {qint32}");
+    }
+    b.Attr("window_strides: list(int) = []")
+        .Attr("padding: string")
+        .Attr("explicit_padding: list(int) = []")
+        .Attr("lhs_dilation: list(int) = []")
+        .Attr("rhs_dilation: list(int) = []")
+        .Attr("batch_group_count: int = 1")
+        .Attr("feature_group_count: int = 1")
+        .Attr("dimension_numbers: string = ''");
+    if (!hybrid) QuantizationAttrs(b, "lhs_");
+    QuantizationAttrs(b, "rhs_");
+    if (!hybrid) QuantizationAttrs(b, "output_");
+    // The output has the operands' rank; its dims depend on every attr
+    // and are left to the kernel.
+    b.SetShapeFn([](InferenceContext* c) {
+      const PartialShape& lhs = c->input(0);
+      const PartialShape& rhs = c->input(1);
+      if (lhs.RankKnown() && rhs.RankKnown() && lhs.rank() != rhs.rank()) {
+        return c->Error(absl::StrCat(
+            "lhs and rhs must have same dims. Given lhs and rhs of shapes: ",
+            lhs.DebugString(), rhs.DebugString()));
+      }
+      c->set_output(0, lhs.RankKnown()   ? UnknownDims(lhs.rank())
+                       : rhs.RankKnown() ? UnknownDims(rhs.rank())
+                                         : PartialShape::Unknown());
+      return absl::OkStatus();
+    });
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
   constexpr char kQuantizedTypes[] = "{qint8, quint8, qint32, qint16, quint16}";

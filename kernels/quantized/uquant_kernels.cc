@@ -1,24 +1,27 @@
 // The uquant family's kernels: TensorFlow's uniform quantized ops
 // (UniformQuantize, UniformDequantize, UniformRequantize,
 // UniformQuantizedAdd, UniformQuantizedClipByValue, UniformQuantizedDot,
-// UniformQuantizedDotHybrid) and the per-channel requantization of qint32
-// NHWC tensors (RequantizePerChannel, RequantizationRangePerChannel) and
-// QuantizedConcatV2, whose TensorFlow kernels are oneDNN's, for the dtypes
-// TensorFlow 2.21's CPU kernels serve, with its checks and its arithmetic step
-// by step: quantization as floor(x * (1 / scale) + 0.5) + zero_point in float,
-// requantization by a fixed-point multiplier and shift with one rounding, and
-// the places where TensorFlow's code reads a qint32 level through float
-// (Eigen's QInt32 converts only to float) or accumulates a product in float.
+// UniformQuantizedDotHybrid, UniformQuantizedConvolution(Hybrid)) and the
+// per-channel requantization of qint32 NHWC tensors (RequantizePerChannel,
+// RequantizationRangePerChannel) and QuantizedConcatV2, whose TensorFlow
+// kernels are oneDNN's, for the dtypes TensorFlow 2.21's CPU kernels serve,
+// with its checks and its arithmetic step by step: quantization as floor(x * (1
+// / scale) + 0.5) + zero_point in float, requantization by a fixed-point
+// multiplier and shift with one rounding, and the places where TensorFlow's
+// code reads a qint32 level through float (Eigen's QInt32 converts only to
+// float) or accumulates a product in float.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "kernels/quantized/quantized_math.h"
 #include "runtime/op_kernel.h"
@@ -766,6 +769,605 @@ class UniformQuantizedDotHybridOp : public OpKernel {
   }
 };
 
+// UniformQuantizedConvolution(Hybrid)'s dimension numbers, the serialized
+// UniformQuantizedConvolutionDimensionNumbersAttr of the `dimension_numbers`
+// attr (proto3: int64 fields 1, 2, 4, 5, 7, 8; repeated int64 3, 6, 9).
+struct ConvDims {
+  int64_t in_batch = 0, in_feature = 0;
+  std::vector<int64_t> in_spatial;
+  int64_t k_in_feature = 0, k_out_feature = 0;
+  std::vector<int64_t> k_spatial;
+  int64_t out_batch = 0, out_feature = 0;
+  std::vector<int64_t> out_spatial;
+};
+
+bool ReadVarint(const std::string& s, size_t* pos, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= s.size()) return false;
+    const uint8_t b = static_cast<uint8_t>(s[(*pos)++]);
+    *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool ParseConvDims(const std::string& s, ConvDims* d) {
+  size_t pos = 0;
+  while (pos < s.size()) {
+    uint64_t key = 0;
+    if (!ReadVarint(s, &pos, &key)) return false;
+    const uint64_t field = key >> 3;
+    const int wire = static_cast<int>(key & 7);
+    int64_t* scalar = nullptr;
+    std::vector<int64_t>* list = nullptr;
+    switch (field) {
+      case 1:
+        scalar = &d->in_batch;
+        break;
+      case 2:
+        scalar = &d->in_feature;
+        break;
+      case 3:
+        list = &d->in_spatial;
+        break;
+      case 4:
+        scalar = &d->k_in_feature;
+        break;
+      case 5:
+        scalar = &d->k_out_feature;
+        break;
+      case 6:
+        list = &d->k_spatial;
+        break;
+      case 7:
+        scalar = &d->out_batch;
+        break;
+      case 8:
+        scalar = &d->out_feature;
+        break;
+      case 9:
+        list = &d->out_spatial;
+        break;
+      default:
+        break;
+    }
+    if (wire == 0) {
+      uint64_t v = 0;
+      if (!ReadVarint(s, &pos, &v)) return false;
+      if (scalar != nullptr) *scalar = static_cast<int64_t>(v);
+      if (list != nullptr) list->push_back(static_cast<int64_t>(v));
+    } else if (wire == 2) {
+      uint64_t len = 0;
+      if (!ReadVarint(s, &pos, &len) || len > s.size() - pos) return false;
+      if (scalar != nullptr) return false;
+      const size_t end = pos + len;
+      if (list != nullptr) {
+        while (pos < end) {
+          uint64_t v = 0;
+          if (!ReadVarint(s, &pos, &v) || pos > end) return false;
+          list->push_back(static_cast<int64_t>(v));
+        }
+      }
+      pos = end;
+    } else if (wire == 1 || wire == 5) {
+      if (scalar != nullptr || list != nullptr) return false;
+      const size_t n = wire == 1 ? 8 : 4;
+      if (n > s.size() - pos) return false;
+      pos += n;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The convolution attrs, as TensorFlow's UniformQuantizedConvolutionParams
+// loads them, validated and completed for one pair of operand shapes.
+struct ConvParams {
+  std::vector<int32_t> strides, lhs_dilation, rhs_dilation, padding_list;
+  int32_t feature_groups = 1, batch_groups = 1;
+  std::string padding;
+  bool have_dims = false;
+  ConvDims dims;
+
+  absl::Status Load(OpKernelConstruction* ctx) {
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("window_strides", &strides));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("lhs_dilation", &lhs_dilation));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("rhs_dilation", &rhs_dilation));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("batch_group_count", &batch_groups));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("feature_group_count", &feature_groups));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("padding", &padding));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("explicit_padding", &padding_list));
+    if (padding != "EXPLICIT" && padding != "SAME" && padding != "VALID") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "padding Attr must be one of [EXPLICIT | SAME | VALID], but given: ",
+          padding));
+    }
+    if (padding != "EXPLICIT" && !padding_list.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "If padding Attr is not 'EXPLICIT', explicit_padding Attr must be "
+          "empty. Given padding ",
+          padding, " and explicit_padding of size ", padding_list.size()));
+    }
+    std::string s;
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("dimension_numbers", &s));
+    if (!s.empty()) {
+      if (!ParseConvDims(s, &dims)) {
+        return absl::InvalidArgumentError(
+            "Error parsing convolution dimension numbers.");
+      }
+      have_dims = !dims.in_spatial.empty();
+    }
+    return absl::OkStatus();
+  }
+
+  static int64_t Dilated(int64_t size, int64_t dilation) {
+    return size == 0 ? 0 : size + (dilation - 1) * (size - 1);
+  }
+
+  // TensorFlow's ValidateOrFillParamsAndValidateShape, then the output
+  // shape. Beyond TensorFlow (which reads out of bounds or divides by zero
+  // there): dimension numbers must be permutations, and the rhs's input
+  // feature dimension must not be empty.
+  absl::StatusOr<TensorShape> Prepare(const TensorShape& lhs,
+                                      const TensorShape& rhs) {
+    if (lhs.dims() != rhs.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "lhs and rhs must have same dims. Given lhs and rhs of shapes: ",
+          lhs.DebugString(), rhs.DebugString()));
+    }
+    const int rank = lhs.dims();
+    if (rank <= 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "lhs and rhs shape dims must be at least 3. Given: ", rank));
+    }
+    const size_t n = rank - 2;
+    struct ListAttr {
+      std::vector<int32_t>* v;
+      const char* name;
+    };
+    for (const ListAttr& a : {ListAttr{&strides, "window_strides"},
+                              ListAttr{&lhs_dilation, "lhs_dilation"},
+                              ListAttr{&rhs_dilation, "rhs_dilation"}}) {
+      if (a.v->empty()) {
+        a.v->assign(n, 1);
+      } else if (a.v->size() != n) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Size of ", a.name, " Attr must be dims - 2."));
+      } else {
+        for (int32_t x : *a.v) {
+          if (x < 1) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "All elements of ", a.name, " must be >= 1. Given ",
+                absl::StrJoin(*a.v, ", ")));
+          }
+        }
+      }
+    }
+    if (!have_dims) {
+      dims = ConvDims{};
+      dims.in_batch = 0;
+      dims.in_feature = 1;
+      dims.k_out_feature = 0;
+      dims.k_in_feature = 1;
+      dims.out_batch = 0;
+      dims.out_feature = 1;
+      for (size_t i = 0; i < n; ++i) {
+        dims.in_spatial.push_back(2 + i);
+        dims.k_spatial.push_back(2 + i);
+        dims.out_spatial.push_back(2 + i);
+      }
+    } else {
+      auto valid = [rank](int64_t d) -> absl::Status {
+        if (d < 0 || d >= rank) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Each dimension number must be in region [0, rank). Given rank ",
+              rank, " and dimension number value ", d));
+        }
+        return absl::OkStatus();
+      };
+      auto valid_spatial = [&](const std::vector<int64_t>& sp) -> absl::Status {
+        if (sp.size() != n) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Spatial dimensions size must be rank - 2. Given rank ", rank,
+              " and spatial dimensions size ", sp.size()));
+        }
+        for (int64_t d : sp) DFX_RETURN_IF_ERROR(valid(d));
+        return absl::OkStatus();
+      };
+      DFX_RETURN_IF_ERROR(valid(dims.in_batch));
+      DFX_RETURN_IF_ERROR(valid(dims.in_feature));
+      DFX_RETURN_IF_ERROR(valid_spatial(dims.in_spatial));
+      DFX_RETURN_IF_ERROR(valid(dims.k_in_feature));
+      DFX_RETURN_IF_ERROR(valid(dims.k_out_feature));
+      DFX_RETURN_IF_ERROR(valid_spatial(dims.k_spatial));
+      DFX_RETURN_IF_ERROR(valid(dims.out_batch));
+      DFX_RETURN_IF_ERROR(valid_spatial(dims.out_spatial));
+      // TensorFlow checks output_batch_dimension twice and never
+      // output_feature_dimension.
+      for (const auto& [a, b, sp] :
+           {std::tuple{dims.in_batch, dims.in_feature, &dims.in_spatial},
+            std::tuple{dims.k_out_feature, dims.k_in_feature, &dims.k_spatial},
+            std::tuple{dims.out_batch, dims.out_feature, &dims.out_spatial}}) {
+        std::vector<bool> seen(rank, false);
+        bool ok = true;
+        for (int64_t d : {a, b}) {
+          if (d < 0 || d >= rank || seen[d]) ok = false;
+          if (ok) seen[d] = true;
+        }
+        for (int64_t d : *sp) {
+          if (!ok || seen[d]) ok = false;
+          if (ok) seen[d] = true;
+        }
+        if (!ok) {
+          return absl::InvalidArgumentError(
+              "dimension_numbers must name each dimension of lhs, rhs and "
+              "output once (TensorFlow reads out of bounds otherwise)");
+        }
+      }
+    }
+    if (feature_groups <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feature_group_count must be a positive integer, given: ",
+          feature_groups));
+    }
+    const int64_t lhs_features = lhs.dim_size(dims.in_feature);
+    if (lhs_features % feature_groups) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feature_group_count must divide lhs feature dimension size, but ",
+          feature_groups, " does not divide ", lhs_features));
+    }
+    const int64_t rhs_in = rhs.dim_size(dims.k_in_feature);
+    if (rhs_in == 0) {
+      return absl::InvalidArgumentError(
+          "rhs input feature dimension must not be empty (TensorFlow divides "
+          "by it)");
+    }
+    if (lhs_features % rhs_in) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rhs input feature dimension must divide lhs feature dimension "
+          "size, but ",
+          rhs_in, " does not divide ", lhs_features));
+    }
+    if (lhs_features / feature_groups != rhs_in) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "lhs feature dimension size divided by feature_group_count must "
+          "equal the rhs input feature dimension size, but ",
+          lhs_features, " / ", feature_groups, " != ", rhs_in));
+    }
+    const int64_t rhs_out = rhs.dim_size(dims.k_out_feature);
+    if (rhs_out % feature_groups) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("rhs output dimension size must be a multiple of "
+                       "feature_group_count, but ",
+                       rhs_out, " is not a multiple of ", feature_groups));
+    }
+    if (batch_groups <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "batch_group_count Attr must be a positive integer. Given: ",
+          batch_groups));
+    }
+    const int64_t lhs_batch = lhs.dim_size(dims.in_batch);
+    if (lhs_batch % batch_groups) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "batch_group_count must divide lhs batch dimension size, but ",
+          batch_groups, " does not divide ", lhs_batch));
+    }
+    if (rhs_out % batch_groups) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rhs output dimension size must be a multiple of batch_group_count, "
+          "but ",
+          rhs_out, " is not a multiple of ", batch_groups));
+    }
+    if (padding == "EXPLICIT") {
+      if (padding_list.size() != 2 * n) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Size of explicit_padding Attr must be 2 * (rank - 2). Given "
+            "rank ",
+            rank, " and explicit_padding of size ", padding_list.size()));
+      }
+      for (int32_t p : padding_list) {
+        if (p < 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("All explicit_padding elems must be >= 0, Given ",
+                           absl::StrJoin(padding_list, ", ")));
+        }
+      }
+    } else if (padding == "VALID") {
+      padding_list.assign(2 * n, 0);
+    } else {
+      padding_list.assign(2 * n, 0);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t stride = strides[i];
+        const int64_t l =
+            Dilated(lhs.dim_size(dims.in_spatial[i]), lhs_dilation[i]);
+        const int64_t r =
+            Dilated(rhs.dim_size(dims.k_spatial[i]), rhs_dilation[i]);
+        const int64_t out = (l + stride - 1) / stride;
+        const int64_t total = std::max<int64_t>((out - 1) * stride + r - l, 0);
+        padding_list[2 * i] = static_cast<int32_t>(total / 2);
+        padding_list[2 * i + 1] = static_cast<int32_t>(total - total / 2);
+      }
+    }
+    std::vector<int64_t> out(rank);
+    out[dims.out_batch] = lhs_batch / batch_groups;
+    out[dims.out_feature] = rhs_out;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t l =
+          Dilated(lhs.dim_size(dims.in_spatial[i]), lhs_dilation[i]);
+      const int64_t r =
+          Dilated(rhs.dim_size(dims.k_spatial[i]), rhs_dilation[i]);
+      const int64_t num =
+          l + padding_list[2 * i] + padding_list[2 * i + 1] - r + 1;
+      out[dims.out_spatial[i]] = (num + strides[i] - 1) / strides[i];
+    }
+    return TensorShape::Build(out);
+  }
+};
+
+std::vector<int64_t> Strides(const TensorShape& s) {
+  std::vector<int64_t> st(s.dims(), 1);
+  for (int d = s.dims() - 2; d >= 0; --d) st[d] = st[d + 1] * s.dim_size(d + 1);
+  return st;
+}
+
+// The convolution of levels `lhs` (lhs_zp(b) at padded and dilated
+// positions) with `rhs`, as TensorFlow's reference loops compute it:
+// calls out(offset, acc, lhs batch, output feature) for each output
+// element with the int32 sum of (lhs - lhs_zp(b)) * (rhs - rhs_zp(f)).
+template <typename LhsAt, typename LhsZp, typename RhsZp, typename Out>
+void Convolve(const ConvParams& p, const TensorShape& lhs_shape,
+              const TensorShape& rhs_shape, const TensorShape& out_shape,
+              const LhsAt& lhs_at, const qint8* rhs, const LhsZp& lhs_zp,
+              const RhsZp& rhs_zp, const Out& out) {
+  const ConvDims& d = p.dims;
+  const size_t n = d.in_spatial.size();
+  const std::vector<int64_t> ls = Strides(lhs_shape);
+  const std::vector<int64_t> rs = Strides(rhs_shape);
+  const std::vector<int64_t> os = Strides(out_shape);
+  const int64_t out_batches = out_shape.dim_size(d.out_batch);
+  const int64_t out_features = out_shape.dim_size(d.out_feature);
+  const int64_t rhs_in = rhs_shape.dim_size(d.k_in_feature);
+  const int64_t per_feature_group = out_features / p.feature_groups;
+  const int64_t per_batch_group = out_features / p.batch_groups;
+  int64_t out_spatial = 1, rhs_spatial = 1;
+  for (size_t i = 0; i < n; ++i) {
+    out_spatial *= out_shape.dim_size(d.out_spatial[i]);
+    rhs_spatial *= rhs_shape.dim_size(d.k_spatial[i]);
+  }
+  std::vector<int64_t> oi(n), ki(n);
+  for (int64_t ob = 0; ob < out_batches; ++ob) {
+    for (int64_t of = 0; of < out_features; ++of) {
+      const int64_t lb = (of / per_batch_group) * out_batches + ob;
+      const int32_t lzp = lhs_zp(lb);
+      const int32_t rzp = rhs_zp(of);
+      for (int64_t o = 0; o < out_spatial; ++o) {
+        int64_t rem = o,
+                out_off = ob * os[d.out_batch] + of * os[d.out_feature];
+        for (size_t i = n; i-- > 0;) {
+          const int64_t size = out_shape.dim_size(d.out_spatial[i]);
+          oi[i] = rem % size;
+          rem /= size;
+          out_off += oi[i] * os[d.out_spatial[i]];
+        }
+        int32_t acc = 0;
+        for (int64_t r = 0; r < rhs_in; ++r) {
+          const int64_t lf = (of / per_feature_group) * rhs_in + r;
+          for (int64_t k = 0; k < rhs_spatial; ++k) {
+            int64_t krem = k;
+            int64_t rhs_off = of * rs[d.k_out_feature] + r * rs[d.k_in_feature];
+            int64_t lhs_off = lb * ls[d.in_batch] + lf * ls[d.in_feature];
+            bool real = true;
+            for (size_t i = n; i-- > 0;) {
+              const int64_t size = rhs_shape.dim_size(d.k_spatial[i]);
+              ki[i] = krem % size;
+              krem /= size;
+              rhs_off += ki[i] * rs[d.k_spatial[i]];
+              // Position in the padded, dilated lhs, then in the lhs.
+              const int64_t pos = oi[i] * p.strides[i] +
+                                  ki[i] * p.rhs_dilation[i] -
+                                  p.padding_list[2 * i];
+              if (pos < 0 || pos % p.lhs_dilation[i] != 0 ||
+                  pos / p.lhs_dilation[i] >=
+                      lhs_shape.dim_size(d.in_spatial[i])) {
+                real = false;
+              } else {
+                lhs_off += (pos / p.lhs_dilation[i]) * ls[d.in_spatial[i]];
+              }
+            }
+            const int32_t l = real ? lhs_at(lhs_off) : lzp;
+            acc = WrapAdd(acc, WrapMul(WrapSub(l, lzp),
+                                       WrapSub(rhs[rhs_off].value, rzp)));
+          }
+        }
+        out(out_off, acc, lb, of);
+      }
+    }
+  }
+}
+
+absl::Status CheckAxisIs(int32_t axis, int64_t dim, const char* what) {
+  if (axis == -1 || axis == dim) return absl::OkStatus();
+  return absl::InvalidArgumentError(what);
+}
+
+class UniformQuantizedConvolutionOp : public OpKernel {
+ public:
+  explicit UniformQuantizedConvolutionOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(params_.Load(ctx));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_min_val", &min_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_max_val", &max_));
+    ctx->SetStatus(CheckAxisAttr(ctx, "lhs_quantization_axis", false));
+    ctx->SetStatus(GetInt(ctx, "rhs_quantization_axis", &rhs_axis_));
+    ctx->SetStatus(GetInt(ctx, "output_quantization_axis", &out_axis_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& lhs = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    const Tensor& lhs_scales = ctx->input(2);
+    const Tensor& rhs_scales = ctx->input(4);
+    const Tensor& out_scales = ctx->input(6);
+    static constexpr const char* kSides[] = {"lhs", "rhs", "output"};
+    for (int k = 0; k < 3; ++k) {
+      DFX_OP_REQUIRES(
+          ctx, AllPositive(ctx->input(2 + 2 * k)),
+          absl::InvalidArgumentError(absl::StrCat(
+              kSides[k], " scales elements must be all positive.")));
+    }
+    ConvParams p = params_;
+    absl::StatusOr<TensorShape> out_shape = p.Prepare(lhs.shape(), rhs.shape());
+    DFX_OP_REQUIRES_OK(ctx, out_shape.status());
+    DFX_OP_REQUIRES(
+        ctx,
+        lhs_scales.shape().IsSameSize(ctx->input(3).shape()) &&
+            lhs_scales.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "lhs scales/zero_points must be all scalar tensors. Given: ",
+            lhs_scales.shape().DebugString(),
+            ctx->input(3).shape().DebugString())));
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckAxisIs(rhs_axis_, p.dims.k_out_feature,
+                         "rhs_quantization_axis Attr must be -1 (per-tensor) "
+                         "or dimension_numbers.kernel_output_feature_dimension "
+                         "(per-channel)."));
+    DFX_OP_REQUIRES_OK(ctx,
+                       AxisAndShapeValid(rhs.shape(), rhs_scales.shape(),
+                                         ctx->input(5).shape(), rhs_axis_));
+    DFX_OP_REQUIRES_OK(ctx,
+                       CheckAxisIs(out_axis_, p.dims.out_feature,
+                                   "output_quantization_axis Attr must be -1 "
+                                   "(per-tensor) or "
+                                   "dimension_numbers.output_feature_dimension "
+                                   "(per-channel)."));
+    DFX_OP_REQUIRES_OK(ctx,
+                       AxisAndShapeValid(*out_shape, out_scales.shape(),
+                                         ctx->input(7).shape(), out_axis_));
+    DFX_OP_REQUIRES(
+        ctx, rhs_scales.dims() > 0 || out_scales.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "If rhs is per-tensor quantized, output must be also per-tensor "
+            "quantized. Given output scales/zero_points of rank ",
+            out_scales.dims())));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
+    const int64_t features = out_shape->dim_size(p.dims.out_feature);
+    const bool rhs_per_channel = rhs_scales.dims() != 0;
+    const bool out_per_channel = out_scales.dims() != 0;
+    const float lhs_scale = lhs_scales.data<float>()[0];
+    const float* rs = rhs_scales.data<float>();
+    const float* os = out_scales.data<float>();
+    std::vector<Multiplier> ms(rhs_per_channel ? features : 1);
+    for (size_t c = 0; c < ms.size(); ++c) {
+      const double m = static_cast<double>(lhs_scale) *
+                       rs[rhs_per_channel ? c : 0] /
+                       os[out_per_channel ? c : 0];
+      DFX_OP_REQUIRES_OK(
+          ctx, QuantizeMultiplier(m, &ms[c].multiplier, &ms[c].shift));
+    }
+    const int32_t lzp = ctx->input(3).data<int32_t>()[0];
+    const int32_t* rz = ctx->input(5).data<int32_t>();
+    const int32_t* oz = ctx->input(7).data<int32_t>();
+    const qint8* l = lhs.data<qint8>();
+    qint32* out = output->data<qint32>();
+    Convolve(
+        p, lhs.shape(), rhs.shape(), *out_shape,
+        [l](int64_t off) { return static_cast<int32_t>(l[off].value); },
+        rhs.data<qint8>(), [lzp](int64_t) { return lzp; },
+        [rz, rhs_per_channel](int64_t f) {
+          return rz[rhs_per_channel ? f : 0];
+        },
+        [&](int64_t off, int32_t acc, int64_t, int64_t f) {
+          const int64_t c = rhs_per_channel ? f : 0;
+          out[off] = qint32(Requantize(
+              acc, ms[c], 0, oz[out_per_channel ? f : 0], min_, max_));
+        });
+  }
+
+ private:
+  ConvParams params_;
+  int32_t min_ = 0;
+  int32_t max_ = 0;
+  int32_t rhs_axis_ = -1;
+  int32_t out_axis_ = -1;
+};
+
+class UniformQuantizedConvolutionHybridOp : public OpKernel {
+ public:
+  explicit UniformQuantizedConvolutionHybridOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(GetInt(ctx, "rhs_quantization_axis", &rhs_axis_));
+    ctx->SetStatus(params_.Load(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& lhs = ctx->input(0);
+    const Tensor& rhs = ctx->input(1);
+    const Tensor& rhs_scales = ctx->input(2);
+    DFX_OP_REQUIRES(ctx, AllPositive(rhs_scales),
+                    absl::InvalidArgumentError(
+                        "rhs scales elements must be all positive."));
+    ConvParams p = params_;
+    absl::StatusOr<TensorShape> out_shape = p.Prepare(lhs.shape(), rhs.shape());
+    DFX_OP_REQUIRES_OK(ctx, out_shape.status());
+    DFX_OP_REQUIRES_OK(
+        ctx, CheckAxisIs(rhs_axis_, p.dims.k_out_feature,
+                         "rhs_quantization_axis Attr must be -1 (per-tensor) "
+                         "or dimension_numbers.kernel_output_feature_dimension "
+                         "(per-channel)."));
+    DFX_OP_REQUIRES_OK(ctx,
+                       AxisAndShapeValid(rhs.shape(), rhs_scales.shape(),
+                                         ctx->input(3).shape(), rhs_axis_));
+    Tensor* output = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
+    // Each lhs batch quantized on its own (TensorFlow's AsymmetricQuantize
+    // of the batch's elements).
+    const int64_t batches = lhs.dim_size(p.dims.in_batch);
+    const std::vector<int64_t> ls = Strides(lhs.shape());
+    const int64_t batch_stride = ls[p.dims.in_batch];
+    const int64_t per_batch = batches == 0 ? 0 : lhs.NumElements() / batches;
+    std::vector<float> chunk(per_batch);
+    std::vector<int32_t> chunk_levels(per_batch);
+    std::vector<int32_t> levels(lhs.NumElements());
+    std::vector<float> scales(batches);
+    std::vector<int32_t> zps(batches);
+    const float* x = lhs.data<float>();
+    for (int64_t b = 0; b < batches; ++b) {
+      // The batch's elements: every offset whose batch coordinate is b.
+      std::vector<int64_t> offsets;
+      offsets.reserve(per_batch);
+      for (int64_t i = 0; i < lhs.NumElements(); ++i) {
+        if ((i / batch_stride) % batches == b) offsets.push_back(i);
+      }
+      for (size_t j = 0; j < offsets.size(); ++j) chunk[j] = x[offsets[j]];
+      AsymmetricQuantizeRow(chunk.data(), static_cast<int64_t>(offsets.size()),
+                            chunk_levels.data(), &scales[b], &zps[b]);
+      for (size_t j = 0; j < offsets.size(); ++j) {
+        levels[offsets[j]] = chunk_levels[j];
+      }
+    }
+    const bool per_channel = rhs_scales.dims() != 0;
+    const float* rs = rhs_scales.data<float>();
+    const int32_t* rz = ctx->input(3).data<int32_t>();
+    float* out = output->data<float>();
+    Convolve(
+        p, lhs.shape(), rhs.shape(), *out_shape,
+        [&levels](int64_t off) { return levels[off]; }, rhs.data<qint8>(),
+        [&zps](int64_t b) { return zps[b]; },
+        [rz, per_channel](int64_t f) { return rz[per_channel ? f : 0]; },
+        [&](int64_t off, int32_t acc, int64_t b, int64_t f) {
+          out[off] =
+              static_cast<float>(acc) * scales[b] * rs[per_channel ? f : 0];
+        });
+  }
+
+ private:
+  ConvParams params_;
+  int32_t rhs_axis_ = -1;
+};
+
 // RequantizePerChannel: qint32 levels of an NHWC tensor whose channel c
 // spans [-m_c, m_c] (m_c the larger magnitude of its min and max) to Out
 // levels of the requested range, as oneDNN's reorder with per-channel
@@ -1104,6 +1706,15 @@ void RegisterUquantKernels(KernelRegistry* registry) {
                                         KernelDefBuilder("UniformQuantizedDot")
                                             .TypeConstraint<qint8>("Tin")
                                             .TypeConstraint<qint32>("Tout"));
+  RegisterKernel<UniformQuantizedConvolutionOp>(
+      registry, KernelDefBuilder("UniformQuantizedConvolution")
+                    .TypeConstraint<qint8>("Tin")
+                    .TypeConstraint<qint32>("Tout"));
+  RegisterKernel<UniformQuantizedConvolutionHybridOp>(
+      registry, KernelDefBuilder("UniformQuantizedConvolutionHybrid")
+                    .TypeConstraint<float>("Tlhs")
+                    .TypeConstraint<qint8>("Trhs")
+                    .TypeConstraint<float>("Tout"));
   RegisterKernel<UniformQuantizedDotHybridOp>(
       registry, KernelDefBuilder("UniformQuantizedDotHybrid")
                     .TypeConstraint<float>("Tlhs")

@@ -3,8 +3,11 @@
 whose levels mean (level - zero_point) * scale with one scale and zero
 point per tensor or per slice along `quantization_axis` --
 UniformQuantize, UniformDequantize, UniformRequantize, UniformQuantizedAdd,
-UniformQuantizedClipByValue, UniformQuantizedDot and
-UniformQuantizedDotHybrid -- and the per-channel requantization of qint32
+UniformQuantizedClipByValue, UniformQuantizedDot,
+UniformQuantizedDotHybrid, UniformQuantizedConvolution and
+UniformQuantizedConvolutionHybrid (every attr: strides, SAME, VALID and
+EXPLICIT padding, lhs and rhs dilation, feature and batch groups, and
+dimension_numbers, a serialized proto) -- and the per-channel requantization of qint32
 NHWC tensors, RequantizePerChannel and RequantizationRangePerChannel
 (oneDNN's kernels in TensorFlow: rounding half to even, saturating), and
 QuantizedConcatV2 (oneDNN's kernel: 4-D inputs of one range are copied,
@@ -31,8 +34,12 @@ Left out of the cases because TensorFlow aborts or reads out of bounds
 (dfx: InvalidArgument): RequantizePerChannel of an empty input or of one
 with more channels than scales, and with an empty requested_output_max.
 
-Not in this family, left for later: UniformQuantizedConvolution(Hybrid),
-QuantizedInstanceNorm, QuantizedResizeBilinear.
+Left out of the cases for the same reason: convolutions whose
+dimension_numbers name a dimension twice, or whose rhs input feature
+dimension is empty (TensorFlow divides by it).
+
+Not in this family, left for later: QuantizedInstanceNorm,
+QuantizedResizeBilinear.
 
     $(tools/tf_env) tests/golden/gen_uquant.py
 """
@@ -55,7 +62,8 @@ OP_NAMES = ["UniformQuantize", "UniformDequantize", "UniformRequantize",
             "UniformQuantizedAdd", "UniformQuantizedClipByValue",
             "UniformQuantizedDot", "UniformQuantizedDotHybrid",
             "RequantizePerChannel", "RequantizationRangePerChannel",
-            "QuantizedConcatV2"]
+            "QuantizedConcatV2", "UniformQuantizedConvolution",
+            "UniformQuantizedConvolutionHybrid"]
 
 QTYPES = {
     "qint8": (tf.qint8, np.int8, -128, 127),
@@ -854,6 +862,216 @@ def concat_cases():
         case(f"concat_v2_error_{name}", build)
 
 
+# --------------------------------------------------------------------------
+# UniformQuantizedConvolution and UniformQuantizedConvolutionHybrid
+
+
+def dimension_numbers(lhs, rhs, out):
+    """(batch, feature, spatial...) of lhs, (out feature, in feature,
+    spatial...) of rhs, (batch, feature, spatial...) of the output, as the
+    serialized proto the attr holds."""
+    from tensorflow.core.util.quantization import uniform_quant_ops_attr_pb2
+    d = uniform_quant_ops_attr_pb2.UniformQuantizedConvolutionDimensionNumbersAttr()
+    d.input_batch_dimension, d.input_feature_dimension = lhs[:2]
+    d.input_spatial_dimensions.extend(lhs[2:])
+    d.kernel_output_feature_dimension, d.kernel_input_feature_dimension = \
+        rhs[:2]
+    d.kernel_spatial_dimensions.extend(rhs[2:])
+    d.output_batch_dimension, d.output_feature_dimension = out[:2]
+    d.output_spatial_dimensions.extend(out[2:])
+    return d.SerializeToString()
+
+
+NHWC = dimension_numbers([0, 3, 1, 2], [3, 2, 0, 1], [0, 3, 1, 2])
+
+
+def conv(f, lhs, rhs, ls=0.5, lz=1, rs=0.25, rz=-2, os_=0.1, oz=3, ra=-1,
+         oa=-1, lo=I32[0], hi=I32[1], known=True, **attrs):
+    attrs.setdefault("padding", "VALID")
+    return RAW.UniformQuantizedConvolution(
+        lhs=f.levels(lhs, "qint8", known), rhs=f.levels(rhs, "qint8", known),
+        lhs_scales=f.scales(ls, known), lhs_zero_points=f.zps(lz, known),
+        rhs_scales=f.scales(rs, known), rhs_zero_points=f.zps(rz, known),
+        output_scales=f.scales(os_, known),
+        output_zero_points=f.zps(oz, known), Tout=tf.qint32,
+        lhs_quantization_min_val=-128, lhs_quantization_max_val=127,
+        rhs_quantization_axis=ra, rhs_quantization_min_val=-128,
+        rhs_quantization_max_val=127, output_quantization_axis=oa,
+        output_quantization_min_val=lo, output_quantization_max_val=hi,
+        **attrs)
+
+
+def hconv(f, lhs, rhs, rs=0.25, rz=-2, ra=-1, known=True, **attrs):
+    attrs.setdefault("padding", "VALID")
+    return RAW.UniformQuantizedConvolutionHybrid(
+        lhs=f.value(np.asarray(lhs, np.float32), known=known),
+        rhs=f.levels(rhs, "qint8", known), rhs_scales=f.scales(rs, known),
+        rhs_zero_points=f.zps(rz, known), Tout=tf.float32,
+        rhs_quantization_axis=ra, rhs_quantization_min_val=-128,
+        rhs_quantization_max_val=127, **attrs)
+
+
+def conv_cases():
+    lhs = ints([2, 3, 5, 5], -128, 127, 61)
+    rhs = ints([4, 3, 2, 2], -128, 127, 62)
+    for name, attrs in (
+            ("valid", {}),
+            ("same", {"padding": "SAME"}),
+            ("same_strided", {"padding": "SAME", "window_strides": [2, 3]}),
+            ("explicit", {"padding": "EXPLICIT",
+                          "explicit_padding": [1, 0, 2, 1]}),
+            ("lhs_dilation", {"lhs_dilation": [2, 1], "padding": "SAME"}),
+            ("rhs_dilation", {"rhs_dilation": [1, 2]}),
+            ("both_dilations_strided", {"lhs_dilation": [2, 2],
+                                        "rhs_dilation": [2, 1],
+                                        "window_strides": [2, 1],
+                                        "padding": "EXPLICIT",
+                                        "explicit_padding": [0, 1, 1, 0]})):
+        def build(attrs=attrs):
+            f = Feeds()
+            return conv(f, lhs, rhs, **attrs), f.feed
+        case(f"conv_{name}", build)
+
+    def groups(kind):
+        def build():
+            f = Feeds()
+            if kind == "feature":
+                return conv(f, ints([1, 6, 4, 4], -128, 127, 63),
+                            ints([6, 2, 2, 2], -128, 127, 64),
+                            feature_group_count=3), f.feed
+            return conv(f, ints([4, 2, 4, 3], -128, 127, 65),
+                        ints([6, 2, 2, 2], -128, 127, 66),
+                        batch_group_count=2), f.feed
+        return build
+    case("conv_feature_groups", groups("feature"))
+    case("conv_batch_groups", groups("batch"))
+
+    def nhwc(ra, oa):
+        def build():
+            f = Feeds()
+            rs = [0.1, 0.2, 0.3, 0.4] if ra >= 0 else 0.25
+            rz = [0, 1, -1, 127] if ra >= 0 else -2
+            os_ = [0.05, 0.1, 0.2, 0.3] if oa >= 0 else 0.1
+            oz = [1, 2, 3, -128] if oa >= 0 else 3
+            return conv(f, ints([2, 4, 5, 3], -128, 127, 67),
+                        ints([2, 3, 3, 4], -128, 127, 68), rs=rs, rz=rz,
+                        os_=os_, oz=oz, ra=ra, oa=oa, padding="SAME",
+                        dimension_numbers=NHWC), f.feed
+        return build
+    case("conv_nhwc", nhwc(-1, -1))
+    case("conv_nhwc_rhs_channel", nhwc(3, -1))
+    case("conv_nhwc_rhs_and_output_channel", nhwc(3, 3))
+
+    def channel_default_dims():
+        f = Feeds()
+        return conv(f, lhs, rhs, rs=[0.1, 0.2, 0.3, 0.4], rz=[0, 1, 2, 3],
+                    os_=[0.3, 0.2, 0.1, 0.05], oz=[0, -1, 5, 7], ra=0, oa=1,
+                    lo=-128, hi=127), f.feed
+    case("conv_channel_narrow_output", channel_default_dims)
+
+    def rank(r):
+        def build():
+            f = Feeds()
+            if r == 3:
+                return conv(f, ints([2, 2, 7], -128, 127, 69),
+                            ints([3, 2, 3], -128, 127, 70), padding="SAME",
+                            window_strides=[2]), f.feed
+            return conv(f, ints([1, 2, 3, 3, 3], -128, 127, 71),
+                        ints([2, 2, 2, 2, 2], -128, 127, 72),
+                        padding="SAME"), f.feed
+        return build
+    case("conv_rank3", rank(3))
+    case("conv_rank5", rank(5))
+
+    def empty_batch():
+        f = Feeds()
+        return conv(f, np.zeros([0, 3, 5, 5]), rhs), f.feed
+    case("conv_empty_batch", empty_batch)
+
+    for name, attrs, kw in (
+            ("hybrid_valid", {}, {}),
+            ("hybrid_same_strided", {"padding": "SAME",
+                                     "window_strides": [2, 2]}, {}),
+            ("hybrid_channel_nhwc", {"padding": "SAME",
+                                     "dimension_numbers": NHWC},
+             {"rs": [0.1, 0.2], "rz": [3, -3], "ra": 3}),
+            ("hybrid_batch_groups", {"batch_group_count": 2}, {}),
+            ("hybrid_dilated", {"lhs_dilation": [2, 1],
+                                "rhs_dilation": [1, 2],
+                                "padding": "EXPLICIT",
+                                "explicit_padding": [1, 1, 0, 2]}, {})):
+        def build(name=name, attrs=attrs, kw=kw):
+            f = Feeds()
+            if "nhwc" in name:
+                x = floats([2, 4, 4, 3], -2, 5, 73)
+                w = ints([2, 2, 3, 2], -128, 127, 74)
+            else:
+                x = floats([2, 3, 4, 4], -2, 5, 75)
+                x[1] = np.abs(x[1])
+                w = ints([4, 3, 2, 2], -128, 127, 76)
+            return hconv(f, x, w, **kw, **attrs), f.feed
+        case(f"conv_{name}", build)
+
+    for name, kw in (
+            ("bad_padding", {"padding": "FULL"}),
+            ("explicit_with_valid", {"explicit_padding": [0, 0, 0, 0]}),
+            ("explicit_size", {"padding": "EXPLICIT",
+                               "explicit_padding": [1, 1]}),
+            ("explicit_negative", {"padding": "EXPLICIT",
+                                   "explicit_padding": [1, -1, 0, 0]}),
+            ("bad_dimension_numbers", {"dimension_numbers": b"\xff\xff"}),
+            ("dimension_out_of_range",
+             {"dimension_numbers": dimension_numbers([0, 4, 2, 3],
+                                                     [0, 1, 2, 3],
+                                                     [0, 1, 2, 3])}),
+            ("spatial_size", {"dimension_numbers": dimension_numbers(
+                [0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3])}),
+            ("strides_size", {"window_strides": [1]}),
+            ("zero_stride", {"window_strides": [1, 0]}),
+            ("zero_dilation", {"rhs_dilation": [0, 1]}),
+            ("feature_groups", {"feature_group_count": 2}),
+            ("batch_groups_zero", {"batch_group_count": 0}),
+            ("batch_groups", {"batch_group_count": 3}),
+            ("rhs_axis", {"ra": 1, "rs": [1.0, 1.0, 1.0],
+                          "rz": [0, 0, 0]}),
+            ("output_axis", {"oa": 0, "os_": [1.0, 1.0], "oz": [0, 0],
+                             "rs": [1.0] * 4, "rz": [0] * 4, "ra": 0}),
+            ("rhs_tensor_output_channel", {"oa": 1, "os_": [1.0] * 4,
+                                           "oz": [0] * 4}),
+            ("lhs_vector_scales", {"ls": [0.5], "lz": [1]}),
+            ("zero_rhs_scale", {"rs": 0.0}),
+            ("kernel_larger_than_input", {"rhs": np.zeros([4, 3, 7, 2])}),
+            ("ranks_differ", {"rhs": np.zeros([4, 3, 2])})):
+        def build(kw=kw):
+            f = Feeds()
+            kw = dict(kw)
+            w = kw.pop("rhs", rhs)
+            return conv(f, lhs, w, known=False, **kw), f.feed
+        case(f"conv_error_{name}", build)
+
+    def lhs_axis():
+        f = Feeds()
+        return RAW.UniformQuantizedConvolution(
+            lhs=f.levels(lhs, "qint8", False), rhs=f.levels(rhs, "qint8", False),
+            lhs_scales=f.scales([1.0, 1.0], False),
+            lhs_zero_points=f.zps([0, 0], False),
+            rhs_scales=f.scales(1.0, False), rhs_zero_points=f.zps(0, False),
+            output_scales=f.scales(1.0, False),
+            output_zero_points=f.zps(0, False), Tout=tf.qint32,
+            padding="VALID", lhs_quantization_axis=0,
+            lhs_quantization_min_val=-128, lhs_quantization_max_val=127,
+            rhs_quantization_min_val=-128, rhs_quantization_max_val=127,
+            output_quantization_min_val=I32[0],
+            output_quantization_max_val=I32[1]), f.feed
+    case("conv_error_lhs_axis", lhs_axis)
+
+    def hybrid_error():
+        f = Feeds()
+        return hconv(f, floats([2, 3, 4, 4], -1, 1, 77), rhs, known=False,
+                     rs=[1.0, 1.0, 1.0], rz=[0, 0, 0], ra=1), f.feed
+    case("conv_error_hybrid_rhs_axis", hybrid_error)
+
+
 def main():
     quantize_cases()
     dequantize_cases()
@@ -864,12 +1082,16 @@ def main():
     hybrid_cases()
     per_channel_cases()
     concat_cases()
+    conv_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"UniformQuantize": "Tin",
                                          "UniformDequantize": "Tout",
                                          "UniformRequantize": "Tin",
                                          "UniformQuantizedDot": "Tin",
                                          "UniformQuantizedDotHybrid":
+                                             "Tlhs",
+                                         "UniformQuantizedConvolution": "Tin",
+                                         "UniformQuantizedConvolutionHybrid":
                                              "Tlhs"})
 
 

@@ -54,7 +54,7 @@ NodeDef AddNode(int lhs_axis, int rhs_axis, int out_axis) {
 
 TEST_CASE("Every uquant op has TensorFlow 2.21's signature and CPU types",
           "[uquant]") {
-  testing::CheckSignaturesWithTensorFlow("uquant", 10);
+  testing::CheckSignaturesWithTensorFlow("uquant", 12);
 }
 
 TEST_CASE(
@@ -219,6 +219,56 @@ TEST_CASE(
   REQUIRE(out.ok());
   CHECK((*out)[0].data<quint8>()[0].value == 128);
   CHECK((*out)[0].data<quint8>()[1].value == 0);
+}
+
+TEST_CASE(
+    "UniformQuantizedConvolution is InvalidArgument for dimension numbers "
+    "that repeat a dimension and an empty rhs input feature dimension",
+    "[uquant]") {
+  auto node = [](const std::string& dims) {
+    TestNodeBuilder b("conv", "UniformQuantizedConvolution", 8);
+    b.Attr("Tin", DT_QINT8).Attr("Tout", DT_QINT32).Attr("padding", "VALID");
+    for (const char* side : {"lhs", "rhs", "output"}) {
+      b.Attr(std::string(side) + "_quantization_min_val", -128)
+          .Attr(std::string(side) + "_quantization_max_val", 127);
+    }
+    NodeDef def = b.Build();
+    (*def.mutable_attr())["dimension_numbers"].set_s(dims);
+    return def;
+  };
+  auto levels = [](const TensorShape& shape) {
+    Tensor t(DT_QINT8, shape);
+    for (int64_t i = 0; i < t.NumElements(); ++i) t.data<qint8>()[i] = qint8(1);
+    return t;
+  };
+  const Tensor one = Tensor::Scalar<float>(1.0f);
+  const Tensor zero = Tensor::Scalar<int32_t>(0);
+  // input_batch_dimension 0 and input_feature_dimension 0 (field 1 unset,
+  // field 2 = 0), spatial 2, 3 (field 3, packed); kernel and output spatial
+  // 2, 3 (fields 6 and 9).
+  const std::string repeated(
+      "\x10\x00\x1a\x02\x02\x03\x28\x00\x20\x01"
+      "\x32\x02\x02\x03\x38\x00\x40\x01"
+      "\x4a\x02\x02\x03",
+      22);
+  CHECK_THAT(RunKernel(node(repeated), {levels(TensorShape({1, 1, 3, 3})),
+                                        levels(TensorShape({1, 1, 2, 2})), one,
+                                        zero, one, zero, one, zero})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "TensorFlow"));
+  // Default dimension numbers, an rhs with no input features.
+  CHECK_THAT(RunKernel(node(""), {levels(TensorShape({1, 0, 3, 3})),
+                                  levels(TensorShape({1, 0, 2, 2})), one, zero,
+                                  one, zero, one, zero})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "divides"));
+  // The same convolution with a feature: 4 ones summed, scale 1.
+  auto out = RunKernel(node(""), {levels(TensorShape({1, 1, 3, 3})),
+                                  levels(TensorShape({1, 1, 2, 2})), one, zero,
+                                  one, zero, one, zero});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].shape() == TensorShape({1, 1, 2, 2}));
+  CHECK((*out)[0].data<qint32>()[3].value == 4);
 }
 
 }  // namespace
