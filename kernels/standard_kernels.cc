@@ -37,6 +37,9 @@ void RegisterDataset2Kernels(KernelRegistry* registry);
 // The eight-bit quantized inference kernels (kernels/quantized/); declared
 // here, not in kernels.h, so adding them rebuilds one file.
 void RegisterQuantizedKernels(KernelRegistry* registry);
+// TensorFlow's uniform quantized kernels (kernels/quantized/uquant_kernels.cc);
+// declared here for the same reason.
+void RegisterUquantKernels(KernelRegistry* registry);
 // FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
@@ -116,6 +119,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
+  RegisterUquantKernels(registry);
   RegisterTmapKernels(registry);
   RegisterMutexKernels(registry);
   RegisterSmallKernels(registry);

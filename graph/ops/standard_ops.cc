@@ -42,6 +42,9 @@ absl::Status RegisterCkptV1Ops(OpRegistry* registry);
 // InitializeTableFromDataset (dhash_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterDhashOps(OpRegistry* registry);
+// TensorFlow's uniform quantized ops (uquant_ops.cc), declared here for the
+// same reason.
+absl::Status RegisterUquantOps(OpRegistry* registry);
 
 // tfdbg's Copy and Debug* ops (debug_ops.cc), declared here for the same
 // reason.
@@ -110,6 +113,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSmallOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterUquantOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));

@@ -140,7 +140,8 @@ def _to_npy(value):
     names = value.dtype.names
     if names and len(names) == 1 and names[0] in _QUANTIZED:
         storage = value.view(_QUANTIZED[names[0]]).reshape(value.shape)
-        return np.ascontiguousarray(storage), names[0]
+        # ascontiguousarray makes a 0-d array 1-d: reshape back.
+        return np.ascontiguousarray(storage).reshape(value.shape), names[0]
     name = value.dtype.name
     if name == "bfloat16" or str(value.dtype) == "bfloat16":
         return value.astype(np.float32), "bfloat16"

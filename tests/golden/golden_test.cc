@@ -56,7 +56,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
                                  "debug",    "estimator",    "batching",
-                                 "csr"};
+                                 "csr",      "uquant"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -520,6 +520,11 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
   // One step, so one request per batch: padding to allowed_batch_sizes,
   // splits, bad attrs and inputs, the function's errors.
   RunFamily("batching");
+}
+
+TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "
+          "TensorFlow bit for bit") {
+  RunFamily("uquant");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,28 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+8
+Placeholder_2Placeholder*
+dtype0*
+shape:
+8
+Placeholder_3Placeholder*
+dtype0*
+shape:
+ú
+UniformQuantizedDotHybridUniformQuantizedDotHybridPlaceholderPlaceholder_1Placeholder_2Placeholder_3*
+
+Tlhs0*
+
+Tout0*
+
+Trhs0*
+rhs_quantization_axis*
+rhs_quantization_max_val*'
+rhs_quantization_min_val€ÿÿÿÿÿÿÿÿ"ª

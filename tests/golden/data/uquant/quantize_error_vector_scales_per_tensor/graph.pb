@@ -1,0 +1,21 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+8
+Placeholder_2Placeholder*
+dtype0*
+shape:
+Ç
+UniformQuantizeUniformQuantizePlaceholderPlaceholder_1Placeholder_2*	
+Tin0*
+
+Tout0* 
+quantization_axisÿÿÿÿÿÿÿÿÿ*
+quantization_max_val*#
+quantization_min_val€ÿÿÿÿÿÿÿÿ"ª
