@@ -46,6 +46,8 @@ absl::Status RegisterDhashOps(OpRegistry* registry);
 // tfdbg's Copy and Debug* ops (debug_ops.cc), declared here for the same
 // reason.
 absl::Status RegisterDebugOps(OpRegistry* registry);
+// SerializeIterator and DeserializeIterator (itckpt_ops.cc).
+absl::Status RegisterItckptOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -103,6 +105,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   return absl::OkStatus();
 }
 

@@ -175,9 +175,18 @@ class MapDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const MapDataset> d_;
-    const std::unique_ptr<IteratorBase> in_;
+    std::unique_ptr<IteratorBase> in_;
   };
 
   const std::shared_ptr<const DatasetFunction> f_;
@@ -256,9 +265,18 @@ class FilterDataset final : public UnaryDataset {
       }
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const FilterDataset> d_;
-    const std::unique_ptr<IteratorBase> in_;
+    std::unique_ptr<IteratorBase> in_;
   };
 
   const std::shared_ptr<const DatasetFunction> f_;
@@ -338,6 +356,15 @@ class BatchDataset final : public UnaryDataset {
         out->push_back(std::move(t));
       }
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:
@@ -471,6 +498,20 @@ class RepeatDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "epoch", epoch_);
+      state->WriteInt(prefix, "produced", produced_this_epoch_);
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(epoch_, state.ReadInt(prefix, "epoch"));
+      DFX_ASSIGN_OR_RETURN(int64_t produced, state.ReadInt(prefix, "produced"));
+      produced_this_epoch_ = produced != 0;
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const RepeatDataset> d_;
     std::unique_ptr<IteratorBase> in_;
@@ -542,6 +583,17 @@ class TakeSkipDataset final : public UnaryDataset {
       }
       if (*end) in_.reset();
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "seen", seen_);
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(seen_, state.ReadInt(prefix, "seen"));
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:
@@ -701,6 +753,32 @@ class ZipDataset final : public DatasetBase {
       *out = std::move(all);
       return absl::OkStatus();
     }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "exhausted", inputs.empty());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        DFX_RETURN_IF_ERROR(SaveIterator(*d->inputs_[i], *inputs[i],
+                                         absl::StrCat(prefix, "/input[", i,
+                                                      "]"),
+                                         state));
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t exhausted,
+                           state.ReadInt(prefix, "exhausted"));
+      if (exhausted != 0) {
+        inputs.clear();
+        return absl::OkStatus();
+      }
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        DFX_RETURN_IF_ERROR(RestoreIterator(
+            *d->inputs_[i], *inputs[i], ctx,
+            absl::StrCat(prefix, "/input[", i, "]"), state));
+      }
+      return absl::OkStatus();
+    }
     const std::shared_ptr<const ZipDataset> d;
     std::vector<std::unique_ptr<IteratorBase>> inputs;
   };
@@ -770,6 +848,20 @@ class ConcatenateDataset final : public DatasetBase {
       }
       *end = true;
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "on_second", on_second_);
+      return SaveInput(on_second_ ? *d_->second_ : *d_->first_, in_.get(),
+                       prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t second, state.ReadInt(prefix, "on_second"));
+      on_second_ = second != 0;
+      return RestoreInput(ctx, on_second_ ? *d_->second_ : *d_->first_, &in_,
+                          prefix + "/input", state);
     }
 
    private:

@@ -55,7 +55,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
-                                 "debug"};
+                                 "debug",    "itckpt"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -498,6 +498,15 @@ TEST_CASE("golden: tfdbg's Copy and Debug ops, their NaN counts and "
           "numeric summaries in every mode equal TensorFlow bit for bit") {
   // One multi-step case: a reference passed on by DebugGradientRefIdentity.
   RunFamily("debug");
+}
+
+TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
+          "DeserializeIterator, a TF1 Saver checkpoint) continue as "
+          "TensorFlow's") {
+  // Multi-step cases: k elements, the state restored into a fresh
+  // iterator (or through SaveV2/RestoreV2 in the run's scratch directory),
+  // then the rest of the sequence.
+  RunFamily("itckpt");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
