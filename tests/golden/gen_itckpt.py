@@ -192,10 +192,10 @@ def saver_cases():
 
 
 def main():
-    golden_lib.write_op_defs(FAMILY, OP_NAMES)
     round_trip_cases()
     error_cases()
     saver_cases()
+    golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 
 if __name__ == "__main__":
