@@ -932,6 +932,24 @@ class CacheDataset final : public UnaryDataset {
       if (!*end) *out = (*elements_)[next_++];
       return absl::OkStatus();
     }
+    // Either kind of cache iterator restores the other's state: the
+    // position is the number of elements read.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "writing", 0);
+      state->WriteInt(prefix, "count", static_cast<int64_t>(next_));
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t count, state.ReadInt(prefix, "count"));
+      if (count < 0 || count > static_cast<int64_t>(elements_->size())) {
+        return absl::InvalidArgumentError(
+            "the cache iterator's saved position is past the cached elements");
+      }
+      next_ = static_cast<size_t>(count);
+      return absl::OkStatus();
+    }
 
    private:
     const std::shared_ptr<const CacheDataset> d_;
@@ -963,6 +981,41 @@ class CacheDataset final : public UnaryDataset {
       DFX_RETURN_IF_ERROR(CheckHeldElements(held_, d_->DebugString()));
       kept_.push_back(*out);
       return absl::OkStatus();
+    }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "writing", 1);
+      state->WriteInt(prefix, "count", static_cast<int64_t>(kept_.size()));
+      for (size_t i = 0; i < kept_.size(); ++i) {
+        state->WriteElement(prefix, absl::StrCat("kept[", i, "]"), kept_[i]);
+      }
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    // A writer's state: its elements and input. A reader's (the cache was
+    // filled where it was saved, not here): its elements read again.
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t writing, state.ReadInt(prefix, "writing"));
+      DFX_ASSIGN_OR_RETURN(int64_t count, state.ReadInt(prefix, "count"));
+      kept_.clear();
+      held_ = 0;
+      if (writing == 0) {
+        std::vector<Tensor> element;
+        for (int64_t i = 0; i < count; ++i) {
+          bool end = false;
+          DFX_RETURN_IF_ERROR(GetNext(ctx, &element, &end));
+          if (end) break;
+        }
+        return absl::OkStatus();
+      }
+      for (int64_t i = 0; i < count; ++i) {
+        DFX_ASSIGN_OR_RETURN(
+            std::vector<Tensor> e,
+            state.ReadElement(prefix, absl::StrCat("kept[", i, "]")));
+        held_ += ElementBytes(e);
+        kept_.push_back(std::move(e));
+      }
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:

@@ -43,12 +43,17 @@ def folder():
     return golden_lib.family_folder(FAMILY)
 
 
-def round_trip(name, make_dataset, k, rest, note=""):
+def round_trip(name, make_dataset, k, rest, note="", files=None):
     """k elements of a first iterator, its state into a second, then `rest`
     reads of the second (one past its end gives OutOfRange) and one more of
-    the first."""
+    the first. With `files` ({name: bytes}, written into the case folder),
+    make_dataset takes the string vector of their paths."""
     def build():
-        ds = make_dataset()
+        if files:
+            paths = tf1.placeholder(tf.string, shape=[None], name="paths")
+            ds = make_dataset(paths)
+        else:
+            ds = make_dataset()
         first = tf1.data.make_initializable_iterator(ds)
         second = tf1.data.make_initializable_iterator(ds)
         state = RAW.SerializeIterator(
@@ -57,20 +62,74 @@ def round_trip(name, make_dataset, k, rest, note=""):
             resource_handle=second._iterator_resource, serialized=state)
         named = {"init1": first.initializer, "init2": second.initializer,
                  "copy": copy}
+        if files:
+            named["paths"] = paths
         for key, it in (("next1", first), ("next2", second)):
             for i, t in enumerate(tf.nest.flatten(it.get_next())):
                 named[f"{key}_{i}"] = t
         return named
 
     with tf.Graph().as_default():
-        n = len(tf.nest.flatten(tf1.data.get_output_types(make_dataset())))
+        probe = (make_dataset(tf.constant([""])) if files else make_dataset())
+        n = len(tf.nest.flatten(tf1.data.get_output_types(probe)))
     next1 = [f"next1_{i}" for i in range(n)]
     next2 = [f"next2_{i}" for i in range(n)]
     # One iterator made per step: a shuffle's seed generator hands each new
     # iterator the next seeds, so the order of the two MakeIterators counts.
-    steps = ([(["init1"], {}), (["init2"], {})] + [(next1, {})] * k +
+    feeds = ({"paths": [gen_lookup.CASE_DIR + "/" + f for f in sorted(files)]}
+             if files else {})
+    steps = ([(["init1"], feeds), (["init2"], feeds)] + [(next1, {})] * k +
              [(["copy"], {})] + [(next2, {})] * rest + [(next1, {})])
-    gen_lookup.steps_case(folder(), name, build, steps, note=note)
+    gen_lookup.steps_case(folder(), name, build, steps, files=files,
+                          note=note)
+
+
+def tfrecords(records):
+    """The bytes of a TFRecord file of `records`."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.tfrecord")
+        with tf.io.TFRecordWriter(path) as w:
+            for r in records:
+                w.write(r)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def nested_and_file_cases():
+    d = tf.data.Dataset
+    round_trip("padded_batch", lambda: d.range(1, 7).map(
+        lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None]),
+        1, 3)
+    round_trip("padded_batch_drop", lambda: d.range(1, 8).map(
+        lambda x: tf.fill([x % 3], x)).padded_batch(
+            3, padded_shapes=[4], padding_values=tf.constant(-1, tf.int64),
+            drop_remainder=True), 1, 2)
+    round_trip("flat_map", lambda: d.range(1, 5).flat_map(
+        lambda x: d.range(x)), 4, 7)
+    round_trip("interleave", lambda: d.range(1, 6).interleave(
+        lambda x: d.range(x * 10, x * 10 + x), cycle_length=2,
+        block_length=2), 5, 11)
+    round_trip("interleave_at_start", lambda: d.range(3).interleave(
+        lambda x: d.from_tensors(x).repeat(2), cycle_length=3), 0, 7)
+    round_trip("cache_first_pass", lambda: d.range(5).map(
+        lambda x: x * 3).cache(), 2, 4)
+    round_trip("cache_repeat", lambda: d.range(4).cache().repeat(2), 6, 3)
+    text = {"a.txt": b"one\ntwo\r\nthree\n", "b.txt": b"four\n\nsix"}
+    round_trip("text_line", lambda p: tf1.data.TextLineDataset(p), 2, 5,
+               files=text)
+    round_trip("text_line_file_boundary",
+               lambda p: tf1.data.TextLineDataset(p), 3, 4, files=text)
+    recs = {"a.tfrecord": tfrecords([b"r0", b"", b"r2" * 5]),
+            "b.tfrecord": tfrecords([b"r3", b"r4"])}
+    round_trip("tfrecord", lambda p: tf1.data.TFRecordDataset(p), 1, 5,
+               files=recs)
+    round_trip("tfrecord_second_file", lambda p: tf1.data.TFRecordDataset(p),
+               4, 2, files=recs)
+    fixed = {"a.bin": b"HH" + b"abcdefghij" + b"F",
+             "b.bin": b"HH" + b"klmnop" + b"F"}
+    round_trip("fixed_length", lambda p: tf1.data.FixedLengthRecordDataset(
+        p, 2, header_bytes=2, footer_bytes=1), 3, 6, files=fixed)
 
 
 def round_trip_cases():
@@ -193,6 +252,7 @@ def saver_cases():
 
 def main():
     round_trip_cases()
+    nested_and_file_cases()
     error_cases()
     saver_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
