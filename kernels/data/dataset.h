@@ -73,8 +73,8 @@ class IteratorState {
                                          absl::string_view name) const;
   absl::StatusOr<Tensor> ReadTensor(absl::string_view prefix,
                                     absl::string_view name) const;
-  absl::StatusOr<std::vector<Tensor>> ReadElement(
-      absl::string_view prefix, absl::string_view name) const;
+  absl::StatusOr<std::vector<Tensor>> ReadElement(absl::string_view prefix,
+                                                  absl::string_view name) const;
 
   // Every entry, by key: what SerializeIterator encodes.
   const std::map<std::string, Tensor>& entries() const { return entries_; }

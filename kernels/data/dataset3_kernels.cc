@@ -187,8 +187,8 @@ class FixedLengthRecordDataset final : public DatasetBase {
       DFX_ASSIGN_OR_RETURN(int64_t file, state.ReadInt(prefix, "file"));
       DFX_ASSIGN_OR_RETURN(int64_t read, state.ReadInt(prefix, "read_in_file"));
       if (file < 0 || file > static_cast<int64_t>(d_->files_.size()) ||
-          read < 0 || (read > 0 && file == static_cast<int64_t>(
-                                               d_->files_.size()))) {
+          read < 0 ||
+          (read > 0 && file == static_cast<int64_t>(d_->files_.size()))) {
         return absl::InvalidArgumentError(
             "the FixedLengthRecordDataset iterator's saved state is "
             "malformed");

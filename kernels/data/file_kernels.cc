@@ -113,10 +113,9 @@ class FileDataset final : public DatasetBase {
 
    private:
     absl::Status OpenNextFile() {
-      DFX_ASSIGN_OR_RETURN(reader_,
-                           FileReader::Open(d_->node_,
-                                            d_->filenames_[next_file_],
-                                            d_->compression_));
+      DFX_ASSIGN_OR_RETURN(
+          reader_, FileReader::Open(d_->node_, d_->filenames_[next_file_],
+                                    d_->compression_));
       if (!d_->offsets_.empty()) {
         DFX_RETURN_IF_ERROR(
             reader_->Skip(static_cast<uint64_t>(d_->offsets_[next_file_]))

@@ -475,9 +475,10 @@ absl::StatusOr<IteratorState> StateFromTensor(const Tensor& t) {
         absl::StrCat("serialized is not an iterator state: ", what));
   };
   if (t.dtype() != DT_VARIANT || t.dims() != 1 || t.NumElements() != 1) {
-    return malformed(absl::StrCat("expected a variant vector of one element, "
-                                  "got shape ",
-                                  t.shape().DebugString()));
+    return malformed(
+        absl::StrCat("expected a variant vector of one element, "
+                     "got shape ",
+                     t.shape().DebugString()));
   }
   const OpaqueVariant* value = t.data<Variant>()[0].get<OpaqueVariant>();
   if (value == nullptr ||
@@ -494,8 +495,7 @@ absl::StatusOr<IteratorState> StateFromTensor(const Tensor& t) {
   }
   IteratorState state;
   for (int64_t i = 0; i < keys.NumElements(); ++i) {
-    DFX_ASSIGN_OR_RETURN(Tensor value,
-                         Tensor::FromProto(proto.tensors(i + 1)));
+    DFX_ASSIGN_OR_RETURN(Tensor value, Tensor::FromProto(proto.tensors(i + 1)));
     state.mutable_entries()[keys.data<std::string>()[i]] = std::move(value);
   }
   return state;

@@ -42,9 +42,8 @@ absl::StatusOr<DatasetPtr> DatasetOfElement(IteratorContext* ctx,
 
 // `f` applied to one input element: the dataset it returns, iterated.
 absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
-    IteratorContext* ctx, const DatasetFunction& f,
-    std::vector<Tensor> element, const std::vector<Tensor>& captured,
-    const DataTypeVector& dtypes) {
+    IteratorContext* ctx, const DatasetFunction& f, std::vector<Tensor> element,
+    const std::vector<Tensor>& captured, const DataTypeVector& dtypes) {
   DFX_ASSIGN_OR_RETURN(
       DatasetPtr d,
       DatasetOfElement(ctx, f, std::move(element), captured, dtypes));

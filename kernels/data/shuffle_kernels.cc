@@ -91,8 +91,8 @@ class SeedGenerator final : public ResourceBase {
   }
   void SetDraws(int64_t draws) {
     absl::MutexLock lock(&mu_);
-    parent_ =
-        random::Philox(static_cast<uint64_t>(seed_), static_cast<uint64_t>(seed2_));
+    parent_ = random::Philox(static_cast<uint64_t>(seed_),
+                             static_cast<uint64_t>(seed2_));
     words_.emplace(&parent_);
     words_->Skip(static_cast<uint64_t>(draws));
     draws_ = draws;
@@ -197,8 +197,9 @@ class ShuffleDataset final : public DatasetBase {
         bounds.push_back(slice.start);
         bounds.push_back(slice.end);
       }
-      state->WriteTensor(prefix, "slices",
-                         Tensor::FromVector<int64_t>(absl::MakeConstSpan(bounds)));
+      state->WriteTensor(
+          prefix, "slices",
+          Tensor::FromVector<int64_t>(absl::MakeConstSpan(bounds)));
       // The live slots: each slice's [start, end), modulo the buffer.
       for (const Slice& slice : slices_) {
         for (int64_t i = slice.start; i < slice.end; ++i) {

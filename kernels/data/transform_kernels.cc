@@ -757,10 +757,9 @@ class ZipDataset final : public DatasetBase {
                       IteratorState* state) override {
       state->WriteInt(prefix, "exhausted", inputs.empty());
       for (size_t i = 0; i < inputs.size(); ++i) {
-        DFX_RETURN_IF_ERROR(SaveIterator(*d->inputs_[i], *inputs[i],
-                                         absl::StrCat(prefix, "/input[", i,
-                                                      "]"),
-                                         state));
+        DFX_RETURN_IF_ERROR(
+            SaveIterator(*d->inputs_[i], *inputs[i],
+                         absl::StrCat(prefix, "/input[", i, "]"), state));
       }
       return absl::OkStatus();
     }
@@ -773,9 +772,9 @@ class ZipDataset final : public DatasetBase {
         return absl::OkStatus();
       }
       for (size_t i = 0; i < inputs.size(); ++i) {
-        DFX_RETURN_IF_ERROR(RestoreIterator(
-            *d->inputs_[i], *inputs[i], ctx,
-            absl::StrCat(prefix, "/input[", i, "]"), state));
+        DFX_RETURN_IF_ERROR(
+            RestoreIterator(*d->inputs_[i], *inputs[i], ctx,
+                            absl::StrCat(prefix, "/input[", i, "]"), state));
       }
       return absl::OkStatus();
     }
