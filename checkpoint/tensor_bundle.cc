@@ -95,8 +95,8 @@ namespace {
 
 // A variant tensor's bytes, as TensorFlow writes them: per element the
 // varint64 length of its serialized VariantTensorDataProto, the proto, and
-// the unmasked CRC32C of the proto. `*crc` covers each length as a uint64,
-// the proto and its checksum.
+// the masked running checksum so far. `*crc` covers each length as a
+// uint64, the proto and the checksum written after it.
 std::string EncodeVariantTensor(const Tensor& tensor, uint32_t* crc) {
   std::string out;
   const Variant* values = tensor.data<Variant>();
@@ -109,9 +109,9 @@ std::string EncodeVariantTensor(const Tensor& tensor, uint32_t* crc) {
     *crc = crc32c::Extend(*crc, &len, sizeof(len));
     out.append(elem);
     *crc = crc32c::Extend(*crc, elem.data(), elem.size());
-    const uint32_t elem_crc = crc32c::Value(elem.data(), elem.size());
+    const uint32_t running = crc32c::Mask(*crc);
     char raw[4];
-    std::memcpy(raw, &elem_crc, 4);
+    std::memcpy(raw, &running, 4);
     out.append(raw, 4);
     *crc = crc32c::Extend(*crc, raw, 4);
   }
@@ -579,7 +579,7 @@ absl::Status BundleReader::ReadInto(absl::string_view key,
       const absl::string_view elem = in.substr(0, static_cast<size_t>(len));
       crc = crc32c::Extend(crc, elem.data(), elem.size());
       const uint32_t stored = table::DecodeFixed32(elem.data() + elem.size());
-      if (stored != crc32c::Value(elem.data(), elem.size())) {
+      if (crc32c::Unmask(stored) != crc) {
         return corrupt("an element's checksum does not match");
       }
       crc = crc32c::Extend(crc, elem.data() + elem.size(), 4);

@@ -243,6 +243,37 @@ def saver_case(name, make_dataset, k, rest):
     gen_lookup.steps_case(folder(), name, build, steps)
 
 
+def bundle_variant_case():
+    """A DT_VARIANT tensor in a V2 checkpoint, in TensorFlow's bytes: a
+    TensorList (a variant kind both know) saved, the data file's bytes
+    fetched (dfx's must equal TensorFlow's), restored and stacked."""
+    def build():
+        prefix = tf1.placeholder(tf.string, shape=[], name="prefix")
+        full = RAW.TensorListFromTensor(
+            tensor=tf.constant([[1.5, 2.5], [3.5, 4.5]]),
+            element_shape=tf.constant([2]))
+        empty = RAW.EmptyTensorList(element_shape=tf.constant([-1]),
+                                    max_num_elements=-1,
+                                    element_dtype=tf.float32)
+        save = RAW.SaveV2(prefix=prefix, tensor_names=["empty", "full"],
+                          shape_and_slices=["", ""], tensors=[empty, full])
+        restored = RAW.RestoreV2(prefix=prefix, tensor_names=["full", "empty"],
+                                 shape_and_slices=["", ""],
+                                 dtypes=[tf.variant, tf.variant])
+        first = RAW.TensorListStack(
+            input_handle=restored[0], element_shape=tf.constant([2]),
+            element_dtype=tf.float32)
+        length = RAW.TensorListLength(input_handle=restored[1])
+        data = tf.io.read_file(
+            tf.strings.join([prefix, ".data-00000-of-00001"]))
+        return {"prefix": FedName(prefix.name), "save": save,
+                "data": data, "first": first, "length": length}
+    at = {"prefix": SCRATCH_DIR + "/ckpt"}
+    gen_lookup.steps_case(folder(), "bundle_variant_tensor_list", build,
+                          [(["save"], at), (["data"], at),
+                           (["first", "length"], at)])
+
+
 def saver_cases():
     d = tf.data.Dataset
     saver_case("saver_range", lambda: d.range(8), 3, 6)
@@ -255,6 +286,7 @@ def main():
     nested_and_file_cases()
     error_cases()
     saver_cases()
+    bundle_variant_case()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 

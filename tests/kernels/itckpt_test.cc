@@ -3,13 +3,18 @@
 // with a dataset that cannot save gets, malformed states, and a save that
 // pauses a prefetch thread while the consumer keeps reading.
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "checkpoint/tensor_bundle.h"
+#include "runtime/variant.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -164,6 +169,54 @@ TEST_CASE(
   for (size_t i = 0; i < seen.size(); ++i) {
     CHECK(seen[i] == static_cast<int64_t>(i));
   }
+}
+
+TEST_CASE(
+    "A variant tensor survives a checkpoint, and a damaged one is "
+    "DataLoss",
+    "[itckpt]") {
+  testing::TempDir dir;
+  VariantTensorDataProto proto;
+  proto.set_type_name("tensorflow::Iterator");
+  proto.set_metadata("position");
+  Tensor::Scalar<int64_t>(7).AsProtoTensorContent(proto.add_tensors());
+  Tensor t(DT_VARIANT, TensorShape({2}));
+  t.data<Variant>()[0] = Variant::Make<OpaqueVariant>(proto);  // [1]: empty
+  const std::string prefix = dir / "ckpt";
+  {
+    absl::StatusOr<std::unique_ptr<BundleWriter>> w =
+        BundleWriter::Create(prefix);
+    REQUIRE(w.ok());
+    REQUIRE((*w)->Add("state", t).ok());
+    REQUIRE((*w)->Finish().ok());
+  }
+  {
+    absl::StatusOr<std::unique_ptr<BundleReader>> r =
+        BundleReader::Open(prefix);
+    REQUIRE(r.ok());
+    absl::StatusOr<Tensor> back = (*r)->Lookup("state");
+    REQUIRE(back.ok());
+    REQUIRE(back->shape() == TensorShape({2}));
+    const OpaqueVariant* v = back->data<Variant>()[0].get<OpaqueVariant>();
+    REQUIRE(v != nullptr);
+    CHECK(v->proto().SerializeAsString() == proto.SerializeAsString());
+    CHECK(back->data<Variant>()[1].is_empty());
+  }
+  // One byte of the serialized proto changed.
+  const std::string data = DataFilename(prefix, 0, 1);
+  std::string bytes;
+  {
+    std::ifstream in(data, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = bytes.find("position");
+  REQUIRE(at != std::string::npos);
+  bytes[at] = 'P';
+  dir.Write("ckpt.data-00000-of-00001", bytes);
+  absl::StatusOr<std::unique_ptr<BundleReader>> r = BundleReader::Open(prefix);
+  REQUIRE(r.ok());
+  CHECK_THAT((*r)->Lookup("state").status(),
+             StatusIs(absl::StatusCode::kDataLoss, "checksum"));
 }
 
 }  // namespace
