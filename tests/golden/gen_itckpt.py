@@ -132,6 +132,22 @@ def nested_and_file_cases():
         p, 2, header_bytes=2, footer_bytes=1), 3, 6, files=fixed)
 
 
+def shuffle_and_repeat():
+    """The fused ShuffleAndRepeatDatasetV2 (what tf.data's optimizations
+    make of shuffle().repeat(); Grappler is off in the cases, so built
+    raw)."""
+    from tensorflow.python.data.ops import dataset_ops
+    ds = tf.data.Dataset.range(5)
+    fused = RAW.ShuffleAndRepeatDatasetV2(
+        input_dataset=ds._variant_tensor,
+        buffer_size=tf.constant(3, tf.int64), seed=tf.constant(4, tf.int64),
+        seed2=tf.constant(9, tf.int64), count=tf.constant(3, tf.int64),
+        seed_generator=RAW.DummySeedGenerator(),
+        output_types=[tf.int64], output_shapes=[[]],
+        reshuffle_each_iteration=True)
+    return dataset_ops._VariantDataset(fused, ds.element_spec)
+
+
 def round_trip_cases():
     d = tf.data.Dataset
     round_trip("range", lambda: d.range(7), 3, 5)
@@ -169,6 +185,7 @@ def round_trip_cases():
         3, seed=11, reshuffle_each_iteration=True).repeat(3), 7, 9)
     round_trip("shuffle_repeat_same", lambda: d.range(5).shuffle(
         4, seed=5, reshuffle_each_iteration=False).repeat(2), 6, 5)
+    round_trip("shuffle_and_repeat_fused", shuffle_and_repeat, 8, 8)
     round_trip("prefetch", lambda: d.range(8).map(
         lambda x: x * 10).prefetch(3), 3, 6)
     round_trip("prefetch_autotune", lambda: d.range(5).prefetch(
