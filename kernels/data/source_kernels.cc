@@ -112,7 +112,13 @@ class TensorSliceDataset final : public DatasetBase {
     }
     absl::Status Restore(IteratorContext*, const std::string& prefix,
                          const IteratorState& state) override {
-      DFX_ASSIGN_OR_RETURN(next_, state.ReadInt(prefix, "i"));
+      DFX_ASSIGN_OR_RETURN(int64_t i, state.ReadInt(prefix, "i"));
+      if (i < 0 || i > d_->rows_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the saved position ", i, " is outside the ", d_->rows_,
+            " rows of the TensorSliceDataset"));
+      }
+      next_ = i;
       return absl::OkStatus();
     }
 
