@@ -669,6 +669,22 @@ class ShardDataset final : public UnaryDataset {
       }
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next", next_);
+      return SaveIterator(*d_->input(), *in_, prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(next_, state.ReadInt(prefix, "next"));
+      if (next_ < 0) {
+        return absl::InvalidArgumentError(
+            "the shard iterator's saved position is negative");
+      }
+      return RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input",
+                             state);
+    }
+
    private:
     const std::shared_ptr<const ShardDataset> d_;
     const std::unique_ptr<IteratorBase> in_;

@@ -178,6 +178,7 @@ def round_trip_cases():
                lambda: d.range(2).repeat().take(5), 3, 3)
     round_trip("skip_take", lambda: d.range(10).skip(2).take(5), 2, 4)
     round_trip("take_all", lambda: d.range(4).take(-1), 2, 3)
+    round_trip("shard", lambda: d.range(11).shard(3, 1), 2, 3)
     round_trip("shuffle", lambda: d.range(12).shuffle(5, seed=7), 4, 9)
     round_trip("shuffle_buffer_larger",
                lambda: d.range(6).shuffle(100, seed=3), 2, 5)
