@@ -12,6 +12,7 @@
 #include "checkpoint/crc32c.h"
 #include "checkpoint/internal/file.h"
 #include "graph/types.h"
+#include "runtime/variant.h"
 
 namespace dfx {
 
@@ -87,8 +88,37 @@ std::string DataFilename(absl::string_view prefix, int shard, int num_shards) {
 
 bool IsSavableDataType(DataType dtype) {
   if (IsRefType(dtype)) return false;
-  return dtype == DT_STRING || DataTypeSize(dtype) > 0;
+  return dtype == DT_STRING || dtype == DT_VARIANT || DataTypeSize(dtype) > 0;
 }
+
+namespace {
+
+// A variant tensor's bytes, as TensorFlow writes them: per element the
+// varint64 length of its serialized VariantTensorDataProto, the proto, and
+// the masked running checksum so far. `*crc` covers each length as a
+// uint64, the proto and the checksum written after it.
+std::string EncodeVariantTensor(const Tensor& tensor, uint32_t* crc) {
+  std::string out;
+  const Variant* values = tensor.data<Variant>();
+  for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+    VariantTensorDataProto proto;
+    values[i].Encode(&proto);
+    const std::string elem = proto.SerializeAsString();
+    const uint64_t len = elem.size();
+    table::PutVarint64(&out, len);
+    *crc = crc32c::Extend(*crc, &len, sizeof(len));
+    out.append(elem);
+    *crc = crc32c::Extend(*crc, elem.data(), elem.size());
+    const uint32_t running = crc32c::Mask(*crc);
+    char raw[4];
+    std::memcpy(raw, &running, 4);
+    out.append(raw, 4);
+    *crc = crc32c::Extend(*crc, raw, 4);
+  }
+  return out;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------
 // BundleWriter.
@@ -222,6 +252,10 @@ absl::Status BundleWriter::Add(absl::string_view key, const Tensor& tensor) {
   absl::Status s;
   if (tensor.dtype() == DT_STRING) {
     s = WriteStringTensor(tensor, &crc, &size);
+  } else if (tensor.dtype() == DT_VARIANT) {
+    const std::string bytes = EncodeVariantTensor(tensor, &crc);
+    size = bytes.size();
+    s = Append(bytes.data(), bytes.size(), nullptr);
   } else {
     size = tensor.TotalBytes();
     s = Append(tensor.raw_data(), size, &crc);
@@ -407,7 +441,9 @@ absl::StatusOr<BundleEntryProto> BundleReader::GetEntry(
     }
     const uint64_t size = static_cast<uint64_t>(entry.size());
     const uint64_t n = static_cast<uint64_t>(shape->num_elements());
-    if (entry.dtype() == DT_STRING) {
+    if (entry.dtype() == DT_VARIANT) {
+      // Checked element by element when read.
+    } else if (entry.dtype() == DT_STRING) {
       // Each element takes at least a one-byte length; then the 4-byte
       // checksum of the lengths.
       if (n > 0 ? (size < 4 || size - 4 < n) : (size != 0 && size != 4)) {
@@ -522,6 +558,42 @@ absl::Status BundleReader::ReadInto(absl::string_view key,
   };
   const int64_t n = out->NumElements();
   uint32_t crc = 0;
+
+  if (entry.dtype() == DT_VARIANT) {
+    std::string buf(static_cast<size_t>(size), '\0');
+    DFX_RETURN_IF_ERROR(file.ReadExactly(offset, buf.size(), buf.data()));
+    auto corrupt = [&](absl::string_view what) {
+      return absl::DataLossError(
+          absl::StrCat("variant tensor '", key, "' in checkpoint data file ",
+                       file.path(), " is corrupt: ", what));
+    };
+    absl::string_view in(buf);
+    Variant* values = out->data<Variant>();
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t len = 0;
+      if (!table::GetVarint64(&in, &len)) return corrupt("bad element length");
+      crc = crc32c::Extend(crc, &len, sizeof(len));
+      if (len > in.size() || in.size() - len < 4) {
+        return corrupt("an element runs past its entry");
+      }
+      const absl::string_view elem = in.substr(0, static_cast<size_t>(len));
+      crc = crc32c::Extend(crc, elem.data(), elem.size());
+      const uint32_t stored = table::DecodeFixed32(elem.data() + elem.size());
+      if (crc32c::Unmask(stored) != crc) {
+        return corrupt("an element's checksum does not match");
+      }
+      crc = crc32c::Extend(crc, elem.data() + elem.size(), 4);
+      in.remove_prefix(elem.size() + 4);
+      VariantTensorDataProto proto;
+      if (!proto.ParseFromArray(elem.data(), static_cast<int>(elem.size()))) {
+        return corrupt("an element does not parse");
+      }
+      DFX_ASSIGN_OR_RETURN(values[i], Variant::Decode(proto));
+    }
+    if (!in.empty()) return corrupt("bytes left over after the last element");
+    if (crc32c::Unmask(entry.crc32c()) != crc) return mismatch(crc);
+    return absl::OkStatus();
+  }
 
   if (entry.dtype() != DT_STRING) {
     DFX_CHECK(size == out->TotalBytes());  // GetEntry checked the size

@@ -57,6 +57,8 @@ absl::Status RegisterEstimatorOps(OpRegistry* registry);
 absl::Status RegisterBatchingOps(OpRegistry* registry);
 // The CSR sparse matrix ops (csr_ops.cc), declared here for the same reason.
 absl::Status RegisterCsrOps(OpRegistry* registry);
+// SerializeIterator and DeserializeIterator (itckpt_ops.cc).
+absl::Status RegisterItckptOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -118,6 +120,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   return absl::OkStatus();
 }
 

@@ -17,6 +17,7 @@
 #define DFX_KERNELS_DATA_DATASET_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,43 @@ struct IteratorContext {
   CancellationManager* cancellation_manager = nullptr;
 };
 
+// The saved position of an iterator (SerializeIterator's state, as
+// TensorFlow's IteratorStateWriter/Reader): named scalars and tensors, each
+// key the writing iterator's prefix, '/', and a name of its own. An
+// iterator over inputs saves each input under a longer prefix
+// ("<prefix>/input", "<prefix>/input[1]").
+class IteratorState {
+ public:
+  void WriteInt(absl::string_view prefix, absl::string_view name,
+                int64_t value);
+  void WriteString(absl::string_view prefix, absl::string_view name,
+                   std::string value);
+  void WriteTensor(absl::string_view prefix, absl::string_view name,
+                   Tensor value);
+  // An element: its component count and components.
+  void WriteElement(absl::string_view prefix, absl::string_view name,
+                    const std::vector<Tensor>& element);
+
+  bool Contains(absl::string_view prefix, absl::string_view name) const;
+  // The value written under the key; InvalidArgument naming the key when
+  // there is none, or it has another type (a state from another pipeline).
+  absl::StatusOr<int64_t> ReadInt(absl::string_view prefix,
+                                  absl::string_view name) const;
+  absl::StatusOr<std::string> ReadString(absl::string_view prefix,
+                                         absl::string_view name) const;
+  absl::StatusOr<Tensor> ReadTensor(absl::string_view prefix,
+                                    absl::string_view name) const;
+  absl::StatusOr<std::vector<Tensor>> ReadElement(absl::string_view prefix,
+                                                  absl::string_view name) const;
+
+  // Every entry, by key: what SerializeIterator encodes.
+  const std::map<std::string, Tensor>& entries() const { return entries_; }
+  std::map<std::string, Tensor>& mutable_entries() { return entries_; }
+
+ private:
+  std::map<std::string, Tensor> entries_;
+};
+
 // The state of one pass over a dataset. Not thread-safe: the iterator
 // resource serializes calls.
 class IteratorBase {
@@ -56,6 +94,18 @@ class IteratorBase {
   // leaves the iterator in an unspecified but safe state.
   virtual absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                                bool* end) = 0;
+
+  // Writes this iterator's position under `prefix`, so that Restore on a
+  // fresh iterator of the same dataset continues with the elements this one
+  // would produce next. May pause background work (prefetching), which the
+  // next GetNext resumes. The default answers that saving is not supported
+  // (SaveIterator turns that into an error naming the dataset op): datasets
+  // that do not save still compile and fail clearly.
+  virtual absl::Status Save(const std::string& prefix, IteratorState* state);
+  // Sets this iterator, made by its dataset's MakeIterator and not yet
+  // read, to the position Save wrote under `prefix`.
+  virtual absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                               const IteratorState& state);
 };
 
 // An immutable, shareable description of a sequence of elements. Held by
@@ -110,6 +160,28 @@ class UnaryDataset : public DatasetBase {
  private:
   const DatasetPtr input_;
 };
+
+// Saves `it`, an iterator of `dataset`, under `prefix`. Unimplemented
+// "Saving iterators of <op> is not supported" when the innermost iterator
+// that cannot save is `it`.
+absl::Status SaveIterator(const DatasetBase& dataset, IteratorBase& it,
+                          const std::string& prefix, IteratorState* state);
+// Restores `it`, a fresh iterator of `dataset`, from `prefix`; errors as
+// SaveIterator's ("Restoring iterators of <op> ...").
+absl::Status RestoreIterator(const DatasetBase& dataset, IteratorBase& it,
+                             IteratorContext* ctx, const std::string& prefix,
+                             const IteratorState& state);
+
+// An input iterator that may be gone (exhausted) or not made yet: saved
+// under `prefix` when `it` is set, else marked absent there. RestoreInput
+// makes a fresh iterator of `input` and restores it when one was saved, and
+// resets `*it` when none was.
+absl::Status SaveInput(const DatasetBase& input, IteratorBase* it,
+                       const std::string& prefix, IteratorState* state);
+absl::Status RestoreInput(IteratorContext* ctx, const DatasetBase& input,
+                          std::unique_ptr<IteratorBase>* it,
+                          const std::string& prefix,
+                          const IteratorState& state);
 
 // The variant value of a dataset tensor.
 class DatasetVariant final : public VariantValue {

@@ -104,6 +104,7 @@ class FixedLengthRecordDataset final : public DatasetBase {
           std::string record;
           DFX_ASSIGN_OR_RETURN(bool got, NextRecord(&record));
           if (got) {
+            ++read_in_file_;
             *end = false;
             out->assign(1, Tensor::Scalar<std::string>(std::move(record)));
             return absl::OkStatus();
@@ -142,6 +143,7 @@ class FixedLengthRecordDataset final : public DatasetBase {
         }
         DFX_ASSIGN_OR_RETURN(reader_,
                              FileReader::Open(d_->node_, file, o.compression));
+        read_in_file_ = 0;
         DFX_ASSIGN_OR_RETURN(uint64_t skipped,
                              reader_->Skip(static_cast<uint64_t>(o.header)));
         pos_ = static_cast<int64_t>(skipped);
@@ -169,6 +171,41 @@ class FixedLengthRecordDataset final : public DatasetBase {
           }
         }
       }
+    }
+
+    // The file being read and how many of its records were read; a restore
+    // reopens it and reads past them (compressed files cannot seek).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "file", static_cast<int64_t>(next_file_));
+      state->WriteInt(prefix, "read_in_file",
+                      reader_ != nullptr ? read_in_file_ : 0);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t file, state.ReadInt(prefix, "file"));
+      DFX_ASSIGN_OR_RETURN(int64_t read, state.ReadInt(prefix, "read_in_file"));
+      if (file < 0 || file > static_cast<int64_t>(d_->files_.size()) ||
+          read < 0 ||
+          (read > 0 && file == static_cast<int64_t>(d_->files_.size()))) {
+        return absl::InvalidArgumentError(
+            "the FixedLengthRecordDataset iterator's saved state is "
+            "malformed");
+      }
+      reader_.reset();
+      next_file_ = static_cast<size_t>(file);
+      std::vector<Tensor> skipped;
+      for (int64_t i = 0; i < read; ++i) {
+        bool end = false;
+        DFX_RETURN_IF_ERROR(GetNext(ctx, &skipped, &end));
+        if (end || next_file_ != static_cast<size_t>(file)) {
+          return absl::DataLossError(absl::StrCat(
+              d_->files_[file], " has fewer than ", read,
+              " records now: it changed since the iterator was saved"));
+        }
+      }
+      return absl::OkStatus();
     }
 
    private:
@@ -210,6 +247,7 @@ class FixedLengthRecordDataset final : public DatasetBase {
     const std::shared_ptr<const FixedLengthRecordDataset> d_;
     std::unique_ptr<FileReader> reader_;
     size_t next_file_ = 0;
+    int64_t read_in_file_ = 0;  // records of the open file read
     int64_t pos_ = 0;    // bytes of the (inflated) file read so far
     int64_t limit_ = 0;  // uncompressed: where the footer starts
     std::string lookahead_;

@@ -59,32 +59,80 @@ class FileDataset final : public DatasetBase {
             *end = true;
             return absl::OkStatus();
           }
-          DFX_ASSIGN_OR_RETURN(
-              reader_,
-              FileReader::Open(d_->node_, d_->filenames_[next_file_],
-                               d_->compression_));
-          if (!d_->offsets_.empty()) {
-            DFX_RETURN_IF_ERROR(
-                reader_
-                    ->Skip(static_cast<uint64_t>(d_->offsets_[next_file_]))
-                    .status());
-          }
-          ++next_file_;
+          DFX_RETURN_IF_ERROR(OpenNextFile());
         }
-        DFX_ASSIGN_OR_RETURN(bool got, d_->lines_ ? reader_->NextLine(&value)
-                                                  : reader_->NextRecord(&value));
+        DFX_ASSIGN_OR_RETURN(bool got, Next(&value));
         if (got) break;
         reader_.reset();
       }
+      ++read_in_file_;
       *end = false;
       out->assign(1, Tensor::Scalar<std::string>(std::move(value)));
       return absl::OkStatus();
     }
 
+    // The file being read and how many of its elements were read; a
+    // restore reopens the file and reads past them (compressed files
+    // cannot seek).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next_file", static_cast<int64_t>(next_file_));
+      state->WriteInt(prefix, "open", reader_ != nullptr);
+      state->WriteInt(prefix, "read_in_file", read_in_file_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t next_file,
+                           state.ReadInt(prefix, "next_file"));
+      DFX_ASSIGN_OR_RETURN(int64_t open, state.ReadInt(prefix, "open"));
+      DFX_ASSIGN_OR_RETURN(int64_t read, state.ReadInt(prefix, "read_in_file"));
+      const int64_t files = static_cast<int64_t>(d_->filenames_.size());
+      if (next_file < 0 || next_file > files || (open != 0 && next_file < 1) ||
+          read < 0) {
+        return absl::InvalidArgumentError(
+            "the file dataset iterator's saved state is malformed");
+      }
+      reader_.reset();
+      next_file_ = static_cast<size_t>(next_file);
+      read_in_file_ = 0;
+      if (open == 0) return absl::OkStatus();
+      --next_file_;
+      DFX_RETURN_IF_ERROR(OpenNextFile());
+      std::string value;
+      for (; read_in_file_ < read; ++read_in_file_) {
+        DFX_ASSIGN_OR_RETURN(bool got, Next(&value));
+        if (!got) {
+          return absl::DataLossError(absl::StrCat(
+              d_->filenames_[next_file_ - 1], " has fewer than ", read,
+              " elements now: it changed since the iterator was saved"));
+        }
+      }
+      return absl::OkStatus();
+    }
+
    private:
+    absl::Status OpenNextFile() {
+      DFX_ASSIGN_OR_RETURN(
+          reader_, FileReader::Open(d_->node_, d_->filenames_[next_file_],
+                                    d_->compression_));
+      if (!d_->offsets_.empty()) {
+        DFX_RETURN_IF_ERROR(
+            reader_->Skip(static_cast<uint64_t>(d_->offsets_[next_file_]))
+                .status());
+      }
+      ++next_file_;
+      read_in_file_ = 0;
+      return absl::OkStatus();
+    }
+    absl::StatusOr<bool> Next(std::string* value) {
+      return d_->lines_ ? reader_->NextLine(value) : reader_->NextRecord(value);
+    }
+
     const std::shared_ptr<const FileDataset> d_;
     std::unique_ptr<FileReader> reader_;
     size_t next_file_ = 0;
+    int64_t read_in_file_ = 0;  // elements of the open file read
   };
 
   const std::string node_;

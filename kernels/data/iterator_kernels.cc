@@ -1,7 +1,9 @@
 // Iterators: the resource that holds one pass over a dataset (IteratorV2,
 // AnonymousIteratorV2/V3 and the v1 Iterator and AnonymousIterator),
 // MakeIterator, IteratorGetNext (and its Sync and AsOptional forms),
-// DeleteIterator, IteratorToStringHandle and IteratorFromStringHandle(V2).
+// DeleteIterator, IteratorToStringHandle and IteratorFromStringHandle(V2);
+// SerializeIterator and DeserializeIterator, which save and restore an
+// iterator's position.
 #include <atomic>
 #include <utility>
 #include <vector>
@@ -80,7 +82,45 @@ class IteratorResource final : public ResourceBase {
     return absl::OkStatus();
   }
 
+  // The position of the current pass, under the prefix "Iterator".
+  absl::Status Save(IteratorState* state) {
+    absl::MutexLock lock(&mu_);
+    if (iterator_ == nullptr) {
+      return absl::FailedPreconditionError(
+          "Save() failed because the iterator has not been initialized. "
+          "Ensure that you have run the initializer operation for this "
+          "iterator before saving it.");
+    }
+    return SaveIterator(*dataset_, *iterator_, kStatePrefix, state);
+  }
+
+  // A fresh pass over the current dataset, set to the saved position; the
+  // current pass is kept when that fails.
+  absl::Status Restore(IteratorContext* ctx, const IteratorState& state) {
+    DatasetPtr dataset;
+    {
+      absl::MutexLock lock(&mu_);
+      dataset = dataset_;
+    }
+    if (dataset == nullptr) {
+      return absl::FailedPreconditionError(
+          "Restore() failed because the iterator has not been initialized. "
+          "Ensure that you have run the initializer operation for this "
+          "iterator before restoring it.");
+    }
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
+                         dataset->MakeIterator(ctx));
+    DFX_RETURN_IF_ERROR(
+        RestoreIterator(*dataset, *it, ctx, kStatePrefix, state));
+    absl::MutexLock lock(&mu_);
+    dataset_ = std::move(dataset);
+    iterator_ = std::move(it);
+    return absl::OkStatus();
+  }
+
  private:
+  static constexpr char kStatePrefix[] = "Iterator";
+
   const DataTypeVector output_types_;
   mutable absl::Mutex mu_;
   DatasetPtr dataset_ ABSL_GUARDED_BY(mu_);
@@ -396,6 +436,85 @@ class IteratorGetNextAsOptionalOp final : public OpKernel {
   }
 };
 
+// The variant an iterator's state travels in (through SaveV2/RestoreV2 in
+// a checkpoint): TensorFlow's type name; as tensors a string vector of the
+// state's keys, then one tensor per key.
+constexpr char kIteratorStateTypeName[] = "tensorflow::Iterator";
+
+// SerializeIterator: the iterator's state as a one-element variant vector.
+// external_state_policy is accepted and has no effect: dfx datasets hold
+// no external state that the policy would warn about or ignore.
+class SerializeIteratorOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
+        LookupIterator(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, it.status());
+    IteratorState state;
+    DFX_OP_REQUIRES_OK(ctx, (*it)->Save(&state));
+    VariantTensorDataProto proto;
+    proto.set_type_name(kIteratorStateTypeName);
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : state.entries()) keys.push_back(key);
+    Tensor::FromVector<std::string>(absl::MakeConstSpan(keys))
+        .AsProtoTensorContent(proto.add_tensors());
+    for (const auto& [key, value] : state.entries()) {
+      value.AsProtoTensorContent(proto.add_tensors());
+    }
+    Tensor out(DT_VARIANT, TensorShape({1}));
+    out.data<Variant>()[0] = Variant::Make<OpaqueVariant>(std::move(proto));
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+// The state SerializeIterator wrote into `t`.
+absl::StatusOr<IteratorState> StateFromTensor(const Tensor& t) {
+  const auto malformed = [](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("serialized is not an iterator state: ", what));
+  };
+  if (t.dtype() != DT_VARIANT || t.dims() != 1 || t.NumElements() != 1) {
+    return malformed(
+        absl::StrCat("expected a variant vector of one element, "
+                     "got shape ",
+                     t.shape().DebugString()));
+  }
+  const OpaqueVariant* value = t.data<Variant>()[0].get<OpaqueVariant>();
+  if (value == nullptr ||
+      value->proto().type_name() != kIteratorStateTypeName) {
+    return malformed(
+        absl::StrCat("it holds ", t.data<Variant>()[0].DebugString()));
+  }
+  const VariantTensorDataProto& proto = value->proto();
+  if (proto.tensors_size() < 1) return malformed("no keys");
+  DFX_ASSIGN_OR_RETURN(Tensor keys, Tensor::FromProto(proto.tensors(0)));
+  if (keys.dtype() != DT_STRING || keys.dims() != 1 ||
+      keys.NumElements() != proto.tensors_size() - 1) {
+    return malformed("its keys do not match its values");
+  }
+  IteratorState state;
+  for (int64_t i = 0; i < keys.NumElements(); ++i) {
+    DFX_ASSIGN_OR_RETURN(Tensor value, Tensor::FromProto(proto.tensors(i + 1)));
+    state.mutable_entries()[keys.data<std::string>()[i]] = std::move(value);
+  }
+  return state;
+}
+
+class DeserializeIteratorOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
+        LookupIterator(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, it.status());
+    absl::StatusOr<IteratorState> state = StateFromTensor(ctx->input(1));
+    DFX_OP_REQUIRES_OK(ctx, state.status());
+    IteratorContext ictx = IteratorContextOf(ctx);
+    DFX_OP_REQUIRES_OK(ctx, (*it)->Restore(&ictx, *state));
+  }
+};
+
 }  // namespace
 
 void RegisterIteratorKernels(KernelRegistry* registry) {
@@ -425,6 +544,10 @@ void RegisterIteratorKernels(KernelRegistry* registry) {
                                     KernelDefBuilder("IteratorGetNextSync"));
   RegisterKernel<IteratorGetNextAsOptionalOp>(
       registry, KernelDefBuilder("IteratorGetNextAsOptional"));
+  RegisterKernel<SerializeIteratorOp>(registry,
+                                      KernelDefBuilder("SerializeIterator"));
+  RegisterKernel<DeserializeIteratorOp>(
+      registry, KernelDefBuilder("DeserializeIterator"));
 }
 
 }  // namespace dfx::data

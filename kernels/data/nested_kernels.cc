@@ -15,11 +15,12 @@
 namespace dfx::data {
 namespace {
 
-// `f` applied to one input element: the dataset it returns, iterated.
-absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
-    IteratorContext* ctx, const DatasetFunction& f,
-    std::vector<Tensor> element, const std::vector<Tensor>& captured,
-    const DataTypeVector& dtypes) {
+// `f` applied to one input element: the dataset it returns.
+absl::StatusOr<DatasetPtr> DatasetOfElement(IteratorContext* ctx,
+                                            const DatasetFunction& f,
+                                            std::vector<Tensor> element,
+                                            const std::vector<Tensor>& captured,
+                                            const DataTypeVector& dtypes) {
   element.insert(element.end(), captured.begin(), captured.end());
   DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out, f.Run(ctx, std::move(element)));
   if (out.size() != 1) {
@@ -36,6 +37,16 @@ absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
         "the dataset '", f.name(),
         "' returned does not have the op's output_types"));
   }
+  return d;
+}
+
+// `f` applied to one input element: the dataset it returns, iterated.
+absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
+    IteratorContext* ctx, const DatasetFunction& f, std::vector<Tensor> element,
+    const std::vector<Tensor>& captured, const DataTypeVector& dtypes) {
+  DFX_ASSIGN_OR_RETURN(
+      DatasetPtr d,
+      DatasetOfElement(ctx, f, std::move(element), captured, dtypes));
   return d->MakeIterator(ctx);
 }
 
@@ -194,7 +205,11 @@ class InterleaveDataset final : public DatasetBase {
    public:
     Iterator(std::shared_ptr<const InterleaveDataset> d,
              std::unique_ptr<IteratorBase> in)
-        : d_(std::move(d)), in_(std::move(in)), open_(d_->cycle_length_) {}
+        : d_(std::move(d)),
+          in_(std::move(in)),
+          open_(d_->cycle_length_),
+          opened_from_(d_->cycle_length_),
+          open_datasets_(d_->cycle_length_) {}
 
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
@@ -215,16 +230,60 @@ class InterleaveDataset final : public DatasetBase {
           std::vector<Tensor> element;
           DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, &input_end_));
           if (input_end_) continue;
-          DFX_ASSIGN_OR_RETURN(current,
-                               OpenElement(ctx, *d_->f_, std::move(element),
-                                           d_->captured_,
-                                           d_->output_dtypes()));
-          ++num_open_;
+          DFX_RETURN_IF_ERROR(Open(ctx, cycle_index_, std::move(element)));
         } else {
           Advance();
         }
       }
       *end = true;
+      return absl::OkStatus();
+    }
+
+    // As TensorFlow: the input's position, and per open slot the input
+    // element it was opened from (f runs again on restore) and its
+    // iterator's position.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "cycle_index", cycle_index_);
+      state->WriteInt(prefix, "block_index", block_index_);
+      state->WriteInt(prefix, "input_end", input_end_);
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*d_->input_, *in_, prefix + "/input", state));
+      for (size_t i = 0; i < open_.size(); ++i) {
+        if (open_[i] == nullptr) continue;
+        const std::string slot = absl::StrCat(prefix, "/slot[", i, "]");
+        state->WriteElement(slot, "args", opened_from_[i]);
+        DFX_RETURN_IF_ERROR(
+            SaveIterator(*open_datasets_[i], *open_[i], slot, state));
+      }
+      return absl::OkStatus();
+    }
+
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(cycle_index_, state.ReadInt(prefix, "cycle_index"));
+      DFX_ASSIGN_OR_RETURN(block_index_, state.ReadInt(prefix, "block_index"));
+      DFX_ASSIGN_OR_RETURN(int64_t input_end,
+                           state.ReadInt(prefix, "input_end"));
+      if (cycle_index_ < 0 || cycle_index_ >= d_->cycle_length_ ||
+          block_index_ < 0) {
+        return absl::InvalidArgumentError(
+            "the interleave iterator's saved state is malformed");
+      }
+      input_end_ = input_end != 0;
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input_, *in_, ctx, prefix + "/input", state));
+      num_open_ = 0;
+      for (size_t i = 0; i < open_.size(); ++i) {
+        const std::string slot = absl::StrCat(prefix, "/slot[", i, "]");
+        open_[i].reset();
+        if (!state.Contains(slot, "args/size")) continue;
+        DFX_ASSIGN_OR_RETURN(std::vector<Tensor> args,
+                             state.ReadElement(slot, "args"));
+        DFX_RETURN_IF_ERROR(Open(ctx, i, std::move(args)));
+        DFX_RETURN_IF_ERROR(
+            RestoreIterator(*open_datasets_[i], *open_[i], ctx, slot, state));
+      }
       return absl::OkStatus();
     }
 
@@ -234,9 +293,24 @@ class InterleaveDataset final : public DatasetBase {
       cycle_index_ = (cycle_index_ + 1) % d_->cycle_length_;
     }
 
+    // Opens slot `i` on the dataset `f` makes of `element`.
+    absl::Status Open(IteratorContext* ctx, size_t i,
+                      std::vector<Tensor> element) {
+      opened_from_[i] = element;
+      DFX_ASSIGN_OR_RETURN(
+          open_datasets_[i],
+          DatasetOfElement(ctx, *d_->f_, std::move(element), d_->captured_,
+                           d_->output_dtypes()));
+      DFX_ASSIGN_OR_RETURN(open_[i], open_datasets_[i]->MakeIterator(ctx));
+      ++num_open_;
+      return absl::OkStatus();
+    }
+
     const std::shared_ptr<const InterleaveDataset> d_;
     const std::unique_ptr<IteratorBase> in_;
     std::vector<std::unique_ptr<IteratorBase>> open_;
+    std::vector<std::vector<Tensor>> opened_from_;  // per slot
+    std::vector<DatasetPtr> open_datasets_;         // per slot
     int64_t cycle_index_ = 0;
     int64_t block_index_ = 0;
     int64_t num_open_ = 0;
@@ -566,6 +640,15 @@ class PaddedBatchDataset final : public DatasetBase {
         out->push_back(std::move(t));
       }
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input_, in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input_, &in_, prefix + "/input", state);
     }
 
    private:

@@ -114,6 +114,60 @@ class PrefetchDataset final : public DatasetBase {
       return absl::OkStatus();
     }
 
+    // Stops the producer once the element it is making is in the buffer;
+    // the next GetNext starts it again. Then saves the buffer and the input.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      {
+        absl::MutexLock lock(&mu_);
+        pausing_ = true;
+        space_.SignalAll();
+      }
+      if (producer_.joinable()) producer_.join();
+      absl::MutexLock lock(&mu_);
+      pausing_ = false;
+      producer_ = std::thread();
+      state->WriteInt(prefix, "buffer_size",
+                      static_cast<int64_t>(buffer_.size()));
+      for (size_t i = 0; i < buffer_.size(); ++i) {
+        const Item& item = buffer_[i];
+        const std::string key = absl::StrCat(prefix, "/buffer[", i, "]");
+        state->WriteInt(key, "end", item.end);
+        state->WriteInt(key, "code", static_cast<int64_t>(item.status.code()));
+        state->WriteString(key, "message", std::string(item.status.message()));
+        state->WriteElement(key, "element", item.element);
+      }
+      return SaveIterator(*d_->input_, *in_, prefix + "/input", state);
+    }
+
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t n, state.ReadInt(prefix, "buffer_size"));
+      std::deque<Item> items;
+      for (int64_t i = 0; i < n; ++i) {
+        const std::string key = absl::StrCat(prefix, "/buffer[", i, "]");
+        Item item;
+        DFX_ASSIGN_OR_RETURN(int64_t end, state.ReadInt(key, "end"));
+        DFX_ASSIGN_OR_RETURN(int64_t code, state.ReadInt(key, "code"));
+        DFX_ASSIGN_OR_RETURN(std::string message,
+                             state.ReadString(key, "message"));
+        DFX_ASSIGN_OR_RETURN(item.element, state.ReadElement(key, "element"));
+        item.end = end != 0;
+        if (code < 0 || code > 16) {
+          return absl::InvalidArgumentError(
+              "the prefetch iterator's saved state is malformed");
+        }
+        item.status =
+            absl::Status(static_cast<absl::StatusCode>(code), message);
+        items.push_back(std::move(item));
+      }
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input_, *in_, ctx, prefix + "/input", state));
+      absl::MutexLock lock(&mu_);
+      buffer_ = std::move(items);
+      return absl::OkStatus();
+    }
+
    private:
     int64_t Capacity() const {
       return d_->buffer_size_ < 0 ? kAutotuneBufferSize : d_->buffer_size_;
@@ -129,11 +183,11 @@ class PrefetchDataset final : public DatasetBase {
       while (true) {
         {
           absl::MutexLock lock(&mu_);
-          while (!stopping_ &&
+          while (!stopping_ && !pausing_ &&
                  static_cast<int64_t>(buffer_.size()) >= Capacity()) {
             space_.Wait(&mu_);
           }
-          if (stopping_) return;
+          if (stopping_ || pausing_) return;
         }
         Item item;
         item.status = in_->GetNext(&ctx, &item.element, &item.end);
@@ -156,6 +210,7 @@ class PrefetchDataset final : public DatasetBase {
     Device* device_ ABSL_GUARDED_BY(mu_) = nullptr;
     std::deque<Item> buffer_ ABSL_GUARDED_BY(mu_);
     bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+    bool pausing_ ABSL_GUARDED_BY(mu_) = false;  // Save stops the producer
   };
 
   const DatasetPtr input_;

@@ -59,8 +59,9 @@ class SeedGenerator final : public ResourceBase {
       : seed_(seed),
         seed2_(seed2),
         reshuffle_(reshuffle),
-        parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)),
-        words_(&parent_) {}
+        parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)) {
+    words_.emplace(&parent_);
+  }
   SeedGenerator(const SeedGenerator&) = delete;
   SeedGenerator& operator=(const SeedGenerator&) = delete;
 
@@ -77,16 +78,33 @@ class SeedGenerator final : public ResourceBase {
       *seed2 = seed2_;
       return;
     }
-    *seed = words_();
-    *seed2 = words_();
+    *seed = (*words_)();
+    *seed2 = (*words_)();
+    draws_ += 2;
+  }
+
+  // How many words the generator has handed out, and setting it back to
+  // that position (an iterator restored from a checkpoint).
+  int64_t draws() const {
+    absl::MutexLock lock(&mu_);
+    return draws_;
+  }
+  void SetDraws(int64_t draws) {
+    absl::MutexLock lock(&mu_);
+    parent_ = random::Philox(static_cast<uint64_t>(seed_),
+                             static_cast<uint64_t>(seed2_));
+    words_.emplace(&parent_);
+    words_->Skip(static_cast<uint64_t>(draws));
+    draws_ = draws;
   }
 
  private:
   const int64_t seed_, seed2_;
   const bool reshuffle_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   random::Philox parent_ ABSL_GUARDED_BY(mu_);
-  random::PhiloxWords words_ ABSL_GUARDED_BY(mu_);
+  std::optional<random::PhiloxWords> words_ ABSL_GUARDED_BY(mu_);
+  int64_t draws_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // The seed generator the handle at input `index` names; null when it does
@@ -164,6 +182,79 @@ class ShuffleDataset final : public DatasetBase {
       ++front.start;
       --num_elements_;
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "seed", seed_);
+      state->WriteInt(prefix, "seed2", seed2_);
+      state->WriteInt(prefix, "num_random_samples", num_random_samples_);
+      state->WriteInt(prefix, "generator_draws", d_->seeds_->draws());
+      state->WriteInt(prefix, "epoch", epoch_);
+      state->WriteInt(prefix, "data_produced", data_produced_);
+      std::vector<int64_t> bounds;
+      for (const Slice& slice : slices_) {
+        bounds.push_back(slice.start);
+        bounds.push_back(slice.end);
+      }
+      state->WriteTensor(
+          prefix, "slices",
+          Tensor::FromVector<int64_t>(absl::MakeConstSpan(bounds)));
+      // The live slots: each slice's [start, end), modulo the buffer.
+      for (const Slice& slice : slices_) {
+        for (int64_t i = slice.start; i < slice.end; ++i) {
+          const int64_t index = i % d_->buffer_size_;
+          state->WriteElement(prefix, absl::StrCat("buffer[", index, "]"),
+                              Slot(index));
+        }
+      }
+      return SaveInput(*d_->input_, in_.get(), prefix + "/input", state);
+    }
+
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(seed_, state.ReadInt(prefix, "seed"));
+      DFX_ASSIGN_OR_RETURN(seed2_, state.ReadInt(prefix, "seed2"));
+      DFX_ASSIGN_OR_RETURN(num_random_samples_,
+                           state.ReadInt(prefix, "num_random_samples"));
+      DFX_ASSIGN_OR_RETURN(int64_t draws,
+                           state.ReadInt(prefix, "generator_draws"));
+      DFX_ASSIGN_OR_RETURN(epoch_, state.ReadInt(prefix, "epoch"));
+      DFX_ASSIGN_OR_RETURN(int64_t produced,
+                           state.ReadInt(prefix, "data_produced"));
+      data_produced_ = produced != 0;
+      DFX_ASSIGN_OR_RETURN(Tensor bounds, state.ReadTensor(prefix, "slices"));
+      if (bounds.dtype() != DT_INT64 || bounds.dims() != 1 ||
+          bounds.NumElements() % 2 != 0 || draws < 0 ||
+          num_random_samples_ < 0) {
+        return absl::InvalidArgumentError(
+            "the shuffle iterator's saved state is malformed");
+      }
+      slices_.clear();
+      buffer_.clear();
+      num_elements_ = 0;
+      held_bytes_ = 0;
+      const int64_t* b = bounds.data<int64_t>();
+      for (int64_t i = 0; i < bounds.NumElements(); i += 2) {
+        const int64_t start = b[i], end = b[i + 1];
+        if (start < 0 || end < start ||
+            num_elements_ + (end - start) > d_->buffer_size_) {
+          return absl::InvalidArgumentError(
+              "the shuffle iterator's saved buffer is malformed");
+        }
+        slices_.push_back({start, end});
+        for (int64_t j = start; j < end; ++j) {
+          const int64_t index = j % d_->buffer_size_;
+          DFX_ASSIGN_OR_RETURN(
+              Slot(index),
+              state.ReadElement(prefix, absl::StrCat("buffer[", index, "]")));
+          held_bytes_ += ElementBytes(Slot(index));
+        }
+        num_elements_ += end - start;
+      }
+      d_->seeds_->SetDraws(draws);
+      ResetRngs();
+      return RestoreInput(ctx, *d_->input_, &in_, prefix + "/input", state);
     }
 
    private:

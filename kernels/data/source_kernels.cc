@@ -36,6 +36,17 @@ class TensorDataset final : public DatasetBase {
       done_ = true;
       return absl::OkStatus();
     }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "done", done_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t done, state.ReadInt(prefix, "done"));
+      done_ = done != 0;
+      return absl::OkStatus();
+    }
 
    private:
     const std::shared_ptr<const TensorDataset> d_;
@@ -92,6 +103,22 @@ class TensorSliceDataset final : public DatasetBase {
         out->push_back(std::move(row));
       }
       ++next_;
+      return absl::OkStatus();
+    }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "i", next_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t i, state.ReadInt(prefix, "i"));
+      if (i < 0 || i > d_->rows_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the saved position ", i, " is outside the ", d_->rows_,
+            " rows of the TensorSliceDataset"));
+      }
+      next_ = i;
       return absl::OkStatus();
     }
 
@@ -167,6 +194,16 @@ class RangeDataset final : public DatasetBase {
                            ScalarOfType(d_->output_dtypes()[0], next_));
       out->assign(1, std::move(value));
       next_ += d_->step_;
+      return absl::OkStatus();
+    }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next", next_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(next_, state.ReadInt(prefix, "next"));
       return absl::OkStatus();
     }
 

@@ -175,9 +175,18 @@ class MapDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const MapDataset> d_;
-    const std::unique_ptr<IteratorBase> in_;
+    std::unique_ptr<IteratorBase> in_;
   };
 
   const std::shared_ptr<const DatasetFunction> f_;
@@ -256,9 +265,18 @@ class FilterDataset final : public UnaryDataset {
       }
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const FilterDataset> d_;
-    const std::unique_ptr<IteratorBase> in_;
+    std::unique_ptr<IteratorBase> in_;
   };
 
   const std::shared_ptr<const DatasetFunction> f_;
@@ -338,6 +356,15 @@ class BatchDataset final : public UnaryDataset {
         out->push_back(std::move(t));
       }
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:
@@ -471,6 +498,20 @@ class RepeatDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "epoch", epoch_);
+      state->WriteInt(prefix, "produced", produced_this_epoch_);
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(epoch_, state.ReadInt(prefix, "epoch"));
+      DFX_ASSIGN_OR_RETURN(int64_t produced, state.ReadInt(prefix, "produced"));
+      produced_this_epoch_ = produced != 0;
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const RepeatDataset> d_;
     std::unique_ptr<IteratorBase> in_;
@@ -544,6 +585,17 @@ class TakeSkipDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "seen", seen_);
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(seen_, state.ReadInt(prefix, "seen"));
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const TakeSkipDataset> d_;
     std::unique_ptr<IteratorBase> in_;
@@ -615,6 +667,22 @@ class ShardDataset final : public UnaryDataset {
         if (*end) return absl::OkStatus();
         if (next_++ % d_->num_shards_ == d_->index_) return absl::OkStatus();
       }
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next", next_);
+      return SaveIterator(*d_->input(), *in_, prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(next_, state.ReadInt(prefix, "next"));
+      if (next_ < 0) {
+        return absl::InvalidArgumentError(
+            "the shard iterator's saved position is negative");
+      }
+      return RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input",
+                             state);
     }
 
    private:
@@ -701,6 +769,31 @@ class ZipDataset final : public DatasetBase {
       *out = std::move(all);
       return absl::OkStatus();
     }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "exhausted", inputs.empty());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        DFX_RETURN_IF_ERROR(
+            SaveIterator(*d->inputs_[i], *inputs[i],
+                         absl::StrCat(prefix, "/input[", i, "]"), state));
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t exhausted,
+                           state.ReadInt(prefix, "exhausted"));
+      if (exhausted != 0) {
+        inputs.clear();
+        return absl::OkStatus();
+      }
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        DFX_RETURN_IF_ERROR(
+            RestoreIterator(*d->inputs_[i], *inputs[i], ctx,
+                            absl::StrCat(prefix, "/input[", i, "]"), state));
+      }
+      return absl::OkStatus();
+    }
     const std::shared_ptr<const ZipDataset> d;
     std::vector<std::unique_ptr<IteratorBase>> inputs;
   };
@@ -772,6 +865,20 @@ class ConcatenateDataset final : public DatasetBase {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "on_second", on_second_);
+      return SaveInput(on_second_ ? *d_->second_ : *d_->first_, in_.get(),
+                       prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t second, state.ReadInt(prefix, "on_second"));
+      on_second_ = second != 0;
+      return RestoreInput(ctx, on_second_ ? *d_->second_ : *d_->first_, &in_,
+                          prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const ConcatenateDataset> d_;
     std::unique_ptr<IteratorBase> in_;
@@ -840,6 +947,24 @@ class CacheDataset final : public UnaryDataset {
       if (!*end) *out = (*elements_)[next_++];
       return absl::OkStatus();
     }
+    // Either kind of cache iterator restores the other's state: the
+    // position is the number of elements read.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "writing", 0);
+      state->WriteInt(prefix, "count", static_cast<int64_t>(next_));
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t count, state.ReadInt(prefix, "count"));
+      if (count < 0 || count > static_cast<int64_t>(elements_->size())) {
+        return absl::InvalidArgumentError(
+            "the cache iterator's saved position is past the cached elements");
+      }
+      next_ = static_cast<size_t>(count);
+      return absl::OkStatus();
+    }
 
    private:
     const std::shared_ptr<const CacheDataset> d_;
@@ -871,6 +996,41 @@ class CacheDataset final : public UnaryDataset {
       DFX_RETURN_IF_ERROR(CheckHeldElements(held_, d_->DebugString()));
       kept_.push_back(*out);
       return absl::OkStatus();
+    }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "writing", 1);
+      state->WriteInt(prefix, "count", static_cast<int64_t>(kept_.size()));
+      for (size_t i = 0; i < kept_.size(); ++i) {
+        state->WriteElement(prefix, absl::StrCat("kept[", i, "]"), kept_[i]);
+      }
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    // A writer's state: its elements and input. A reader's (the cache was
+    // filled where it was saved, not here): its elements read again.
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t writing, state.ReadInt(prefix, "writing"));
+      DFX_ASSIGN_OR_RETURN(int64_t count, state.ReadInt(prefix, "count"));
+      kept_.clear();
+      held_ = 0;
+      if (writing == 0) {
+        std::vector<Tensor> element;
+        for (int64_t i = 0; i < count; ++i) {
+          bool end = false;
+          DFX_RETURN_IF_ERROR(GetNext(ctx, &element, &end));
+          if (end) break;
+        }
+        return absl::OkStatus();
+      }
+      for (int64_t i = 0; i < count; ++i) {
+        DFX_ASSIGN_OR_RETURN(
+            std::vector<Tensor> e,
+            state.ReadElement(prefix, absl::StrCat("kept[", i, "]")));
+        held_ += ElementBytes(e);
+        kept_.push_back(std::move(e));
+      }
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:

@@ -56,7 +56,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
                                  "debug",    "estimator",    "batching",
-                                 "csr",      "uquant"};
+                                 "csr",      "uquant",       "itckpt"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -525,6 +525,15 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
 TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "
           "TensorFlow bit for bit") {
   RunFamily("uquant");
+}
+
+TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
+          "DeserializeIterator, a TF1 Saver checkpoint) continue as "
+          "TensorFlow's") {
+  // Multi-step cases: k elements, the state restored into a fresh
+  // iterator (or through SaveV2/RestoreV2 in the run's scratch directory),
+  // then the rest of the sequence.
+  RunFamily("itckpt");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

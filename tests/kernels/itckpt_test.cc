@@ -1,0 +1,223 @@
+// The itckpt family (tests/golden/gen_itckpt.py: SerializeIterator and
+// DeserializeIterator): TensorFlow 2.21's signatures, the error a pipeline
+// with a dataset that cannot save gets, malformed states, and a save that
+// pauses a prefetch thread while the consumer keeps reading.
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "checkpoint/tensor_bundle.h"
+#include "runtime/variant.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace dfx {
+namespace {
+
+using testing::InferShape;
+using testing::RunKernel;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+
+Tensor Run1(const NodeDef& node, const std::vector<Tensor>& inputs) {
+  absl::StatusOr<std::vector<Tensor>> out = RunKernel(node, inputs);
+  REQUIRE(out.status().ok());
+  REQUIRE(!out->empty());
+  return (*out)[0];
+}
+
+Tensor Range(int64_t n) {
+  return Run1(TestNodeBuilder("range", "RangeDataset", 3)
+                  .Attr("output_types", DataTypeVector{DT_INT64})
+                  .Build(),
+              {Tensor::Scalar<int64_t>(0), Tensor::Scalar<int64_t>(n),
+               Tensor::Scalar<int64_t>(1)});
+}
+
+Tensor Unary(const std::string& op, const Tensor& input,
+             std::vector<Tensor> args) {
+  args.insert(args.begin(), input);
+  return Run1(TestNodeBuilder(op, op, static_cast<int>(args.size()))
+                  .Attr("output_types", DataTypeVector{DT_INT64})
+                  .Build(),
+              args);
+}
+
+// An anonymous iterator, deleted (its prefetch thread joined) on scope exit.
+class ScopedIterator {
+ public:
+  explicit ScopedIterator(const Tensor& dataset)
+      : handle_(Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                         .Attr("output_types", DataTypeVector{DT_INT64})
+                         .Build(),
+                     {})) {
+    REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
+                      {dataset, handle_})
+                .ok());
+  }
+  ScopedIterator(const ScopedIterator&) = delete;
+  ScopedIterator& operator=(const ScopedIterator&) = delete;
+  ~ScopedIterator() {
+    (void)RunKernel(TestNodeBuilder("del", "DeleteIterator", 2).Build(),
+                    {handle_, Tensor(DT_VARIANT, TensorShape({}))});
+  }
+  const Tensor& handle() const { return handle_; }
+
+ private:
+  Tensor handle_;
+};
+
+absl::StatusOr<std::vector<Tensor>> Serialize(const Tensor& it) {
+  return RunKernel(TestNodeBuilder("save", "SerializeIterator", 1).Build(),
+                   {it});
+}
+
+absl::Status Deserialize(const Tensor& it, const Tensor& state) {
+  return RunKernel(TestNodeBuilder("restore", "DeserializeIterator", 2).Build(),
+                   {it, state})
+      .status();
+}
+
+int64_t Next(const Tensor& it) {
+  absl::StatusOr<std::vector<Tensor>> e =
+      RunKernel(TestNodeBuilder("next", "IteratorGetNext", 1)
+                    .Attr("output_types", DataTypeVector{DT_INT64})
+                    .Build(),
+                {it});
+  REQUIRE(e.status().ok());
+  return (*e)[0].scalar<int64_t>();
+}
+
+TEST_CASE("Every itckpt op has TensorFlow 2.21's signature and CPU types",
+          "[itckpt]") {
+  testing::CheckSignaturesWithTensorFlow("itckpt", 2);
+}
+
+TEST_CASE("SerializeIterator's state is a vector of unknown length",
+          "[itckpt]") {
+  absl::StatusOr<PartialShape> s =
+      InferShape(TestNodeBuilder("s", "SerializeIterator", 1).Build(),
+                 {PartialShape::Known({})});
+  REQUIRE(s.ok());
+  CHECK(s->DebugString() == UnknownDims(1).DebugString());
+}
+
+TEST_CASE(
+    "A pipeline with a dataset that cannot save fails naming it, and "
+    "its iterator goes on",
+    "[itckpt]") {
+  // UniqueDataset has no saved state in dfx; the take above it does.
+  Tensor ds = Unary("TakeDataset", Unary("UniqueDataset", Range(5), {}),
+                    {Tensor::Scalar<int64_t>(4)});
+  ScopedIterator it(ds);
+  CHECK(Next(it.handle()) == 0);
+  CHECK_THAT(Serialize(it.handle()).status(),
+             StatusIs(absl::StatusCode::kUnimplemented,
+                      "Saving iterators of UniqueDataset is not supported"));
+  CHECK(Next(it.handle()) == 1);
+}
+
+TEST_CASE("DeserializeIterator rejects what is not an iterator state",
+          "[itckpt]") {
+  ScopedIterator it(Range(3));
+  // A default (empty) variant, and a vector of two.
+  CHECK_THAT(
+      Deserialize(it.handle(), Tensor(DT_VARIANT, TensorShape({1}))),
+      StatusIs(absl::StatusCode::kInvalidArgument, "not an iterator state"));
+  CHECK_THAT(Deserialize(it.handle(), Tensor(DT_VARIANT, TensorShape({2}))),
+             StatusIs(absl::StatusCode::kInvalidArgument, "shape [2]"));
+  // The state of another pipeline (a range under a take) lacks this one's
+  // entries.
+  Tensor other = Unary("TakeDataset", Range(3), {Tensor::Scalar<int64_t>(2)});
+  ScopedIterator other_it(other);
+  absl::StatusOr<std::vector<Tensor>> state = Serialize(other_it.handle());
+  REQUIRE(state.ok());
+  Tensor filter_like =
+      Unary("SkipDataset", Range(3), {Tensor::Scalar<int64_t>(1)});
+  ScopedIterator skip_it(filter_like);
+  CHECK(Deserialize(skip_it.handle(), (*state)[0]).ok());  // same entries
+  ScopedIterator zip_it(Range(3));
+  CHECK_THAT(Deserialize(zip_it.handle(), (*state)[0]),
+             StatusIs(absl::StatusCode::kInvalidArgument, "no entry"));
+  // The failed restore left the iterator where it was.
+  CHECK(Next(zip_it.handle()) == 0);
+}
+
+TEST_CASE(
+    "Saving a prefetching iterator pauses its thread; both the saved "
+    "and the restored iterator continue the sequence",
+    "[itckpt]") {
+  Tensor ds = Unary("PrefetchDataset", Range(50), {Tensor::Scalar<int64_t>(4)});
+  ScopedIterator a(ds);
+  ScopedIterator b(ds);
+  std::vector<int64_t> seen;
+  for (int round = 0; round < 5; ++round) {
+    seen.push_back(Next(a.handle()));
+    absl::StatusOr<std::vector<Tensor>> state = Serialize(a.handle());
+    REQUIRE(state.ok());
+    REQUIRE(Deserialize(b.handle(), (*state)[0]).ok());
+    const int64_t from_a = Next(a.handle());
+    const int64_t from_b = Next(b.handle());
+    CHECK(from_a == from_b);
+    seen.push_back(from_a);
+  }
+  for (size_t i = 0; i < seen.size(); ++i) {
+    CHECK(seen[i] == static_cast<int64_t>(i));
+  }
+}
+
+TEST_CASE(
+    "A variant tensor survives a checkpoint, and a damaged one is "
+    "DataLoss",
+    "[itckpt]") {
+  testing::TempDir dir;
+  VariantTensorDataProto proto;
+  proto.set_type_name("tensorflow::Iterator");
+  proto.set_metadata("position");
+  Tensor::Scalar<int64_t>(7).AsProtoTensorContent(proto.add_tensors());
+  Tensor t(DT_VARIANT, TensorShape({2}));
+  t.data<Variant>()[0] = Variant::Make<OpaqueVariant>(proto);  // [1]: empty
+  const std::string prefix = dir / "ckpt";
+  {
+    absl::StatusOr<std::unique_ptr<BundleWriter>> w =
+        BundleWriter::Create(prefix);
+    REQUIRE(w.ok());
+    REQUIRE((*w)->Add("state", t).ok());
+    REQUIRE((*w)->Finish().ok());
+  }
+  {
+    absl::StatusOr<std::unique_ptr<BundleReader>> r =
+        BundleReader::Open(prefix);
+    REQUIRE(r.ok());
+    absl::StatusOr<Tensor> back = (*r)->Lookup("state");
+    REQUIRE(back.ok());
+    REQUIRE(back->shape() == TensorShape({2}));
+    const OpaqueVariant* v = back->data<Variant>()[0].get<OpaqueVariant>();
+    REQUIRE(v != nullptr);
+    CHECK(v->proto().SerializeAsString() == proto.SerializeAsString());
+    CHECK(back->data<Variant>()[1].is_empty());
+  }
+  // One byte of the serialized proto changed.
+  const std::string data = DataFilename(prefix, 0, 1);
+  std::string bytes;
+  {
+    std::ifstream in(data, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = bytes.find("position");
+  REQUIRE(at != std::string::npos);
+  bytes[at] = 'P';
+  dir.Write("ckpt.data-00000-of-00001", bytes);
+  absl::StatusOr<std::unique_ptr<BundleReader>> r = BundleReader::Open(prefix);
+  REQUIRE(r.ok());
+  CHECK_THAT((*r)->Lookup("state").status(),
+             StatusIs(absl::StatusCode::kDataLoss, "checksum"));
+}
+
+}  // namespace
+}  // namespace dfx
