@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -54,9 +55,24 @@ std::shared_ptr<const CollectiveGroup> WithIncarnations(
 // group and the instance, then call Run.
 class CollectiveOpBase : public AsyncOpKernel {
  public:
+  // The keys come from inputs first_key_input..+2 (the V2 ops) or, when
+  // first_key_input is kKeysFromAttrs, from the attrs group_size, group_key
+  // and instance_key (the v1 ops, which TensorFlow 1 graphs hold).
+  static constexpr int kKeysFromAttrs = -1;
+
   CollectiveOpBase(OpKernelConstruction* ctx, CollectiveType type,
                    int first_key_input)
-      : AsyncOpKernel(ctx), type_(type), first_key_input_(first_key_input) {}
+      : AsyncOpKernel(ctx), type_(type), first_key_input_(first_key_input) {
+    if (first_key_input_ != kKeysFromAttrs) return;
+    absl::Status s = ctx->GetAttr("group_size", &attr_group_size_);
+    if (s.ok()) s = ctx->GetAttr("group_key", &attr_group_key_);
+    if (s.ok()) s = ctx->GetAttr("instance_key", &attr_instance_key_);
+    if (s.ok() && attr_group_size_ <= 0) {
+      s = absl::InvalidArgumentError(absl::StrCat(
+          "group_size must be positive integer but got ", attr_group_size_));
+    }
+    if (!s.ok()) ctx->SetStatus(s);
+  }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) final {
     DFX_OP_REQUIRES_ASYNC(
@@ -64,19 +80,23 @@ class CollectiveOpBase : public AsyncOpKernel {
         absl::FailedPreconditionError(
             "a collective runs only in a step with a rendezvous"),
         done);
-    absl::StatusOr<int32_t> group_size =
-        ScalarInt32(ctx->input(first_key_input_), "group_size");
-    DFX_OP_REQUIRES_OK_ASYNC(ctx, group_size.status(), done);
-    absl::StatusOr<int32_t> group_key =
-        ScalarInt32(ctx->input(first_key_input_ + 1), "group_key");
-    DFX_OP_REQUIRES_OK_ASYNC(ctx, group_key.status(), done);
-    absl::StatusOr<int32_t> instance_key =
-        ScalarInt32(ctx->input(first_key_input_ + 2), "instance_key");
-    DFX_OP_REQUIRES_OK_ASYNC(ctx, instance_key.status(), done);
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, Check(*ctx), done);
+    absl::StatusOr<int32_t> group_size = attr_group_size_;
+    absl::StatusOr<int32_t> group_key = attr_group_key_;
+    absl::StatusOr<int32_t> instance_key = attr_instance_key_;
+    if (first_key_input_ != kKeysFromAttrs) {
+      group_size = ScalarInt32(ctx->input(first_key_input_), "group_size");
+      DFX_OP_REQUIRES_OK_ASYNC(ctx, group_size.status(), done);
+      group_key = ScalarInt32(ctx->input(first_key_input_ + 1), "group_key");
+      DFX_OP_REQUIRES_OK_ASYNC(ctx, group_key.status(), done);
+      instance_key =
+          ScalarInt32(ctx->input(first_key_input_ + 2), "instance_key");
+      DFX_OP_REQUIRES_OK_ASYNC(ctx, instance_key.status(), done);
+    }
     DFX_OP_REQUIRES_ASYNC(
         ctx, *group_size >= 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "group_size must be positive, got ", *group_size)),
+        absl::InvalidArgumentError(
+            absl::StrCat("group_size must be positive, got ", *group_size)),
         done);
 
     CollectiveResolver* resolver = CollectiveResolverFor(ctx->device());
@@ -152,6 +172,11 @@ class CollectiveOpBase : public AsyncOpKernel {
     return ctx.input(0).shape();
   }
   virtual bool IsSource() const { return false; }
+  // Checks this member's inputs before it joins the group (an error ends
+  // only this member's kernel).
+  virtual absl::Status Check(const OpKernelContext&) const {
+    return absl::OkStatus();
+  }
   // Moves the data; `run.group` lives until `done`.
   virtual void Run(OpKernelContext* ctx, const CollectiveRun& run,
                    int source_rank, CollectiveDone done) = 0;
@@ -159,6 +184,9 @@ class CollectiveOpBase : public AsyncOpKernel {
  private:
   const CollectiveType type_;
   const int first_key_input_;
+  int32_t attr_group_size_ = 0;
+  int32_t attr_group_key_ = 0;
+  int32_t attr_instance_key_ = 0;
 };
 
 // merge_op and final_op of the reducing ops.
@@ -273,16 +301,15 @@ class CollectiveBcastRecvV2Op : public CollectiveOpBase {
 
   // The shape input, checked in Run (ShapeOf cannot fail).
   static absl::StatusOr<TensorShape> ShapeInput(const Tensor& t) {
-    if (t.dims() != 1 ||
-        (t.dtype() != DT_INT32 && t.dtype() != DT_INT64)) {
+    if (t.dims() != 1 || (t.dtype() != DT_INT32 && t.dtype() != DT_INT64)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "shape must be an int32 or int64 vector, got ",
           DataTypeString(t.dtype()), " ", t.shape().DebugString()));
     }
     TensorShape shape;
     for (int64_t i = 0; i < t.NumElements(); ++i) {
-      const int64_t d = t.dtype() == DT_INT32 ? t.data<int32_t>()[i]
-                                              : t.data<int64_t>()[i];
+      const int64_t d =
+          t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
       if (d < 0) {
         return absl::InvalidArgumentError(
             absl::StrCat("shape has a negative dimension: ", d));
@@ -313,6 +340,195 @@ class CollectiveBcastRecvV2Op : public CollectiveOpBase {
   }
 };
 
+// The v1 ops (TensorFlow 1's CollectiveAllReduceStrategy and
+// cross_device_ops in graph mode): the V2 kernels with their keys from
+// attrs. subdiv_offsets and wait_for only steer TensorFlow's own ring
+// subdivisions and NCCL ordering; dfx's ring cuts pieces itself and
+// ignores them, as it ignores communication_hint. timeout_seconds is not
+// enforced per op: the step's deadline (RunOptions.timeout_in_ms or the
+// session's operation_timeout_in_ms) cancels a collective whose members
+// never all come, as for the V2 ops.
+class CollectiveReduceOp : public CollectiveOpBase {
+ public:
+  explicit CollectiveReduceOp(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kReductionCollective, kKeysFromAttrs) {
+    std::vector<int32_t> unused;
+    absl::Status s = ReadReduction(ctx, &op_, &divide_);
+    if (s.ok()) s = ctx->GetAttr("subdiv_offsets", &unused);
+    if (s.ok()) s = ctx->GetAttr("wait_for", &unused);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    RingAllReduce(run, ctx->input(0), op_, divide_, std::move(done));
+  }
+
+  ReduceOp op_ = ReduceOp::kAdd;
+  bool divide_ = false;
+};
+
+// CollectiveGather: the members' inputs (rank >= 1, equal shapes)
+// concatenated along dim 0 in rank order. The `shape` attr is not read,
+// as in TensorFlow's kernel.
+class CollectiveGatherOp : public CollectiveOpBase {
+ public:
+  explicit CollectiveGatherOp(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kGatherCollective, kKeysFromAttrs) {}
+
+ private:
+  absl::Status Check(const OpKernelContext& ctx) const override {
+    if (ctx.input(0).dims() == 0) {
+      return absl::InvalidArgumentError(
+          "the input of CollectiveGather must have rank >= 1, got a scalar");
+    }
+    return absl::OkStatus();
+  }
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    RingAllGather(run, ctx->input(0), std::move(done));
+  }
+};
+
+// The `shape` attr of the v1 broadcasts, which must be fully defined.
+absl::Status ReadShapeAttr(OpKernelConstruction* ctx, TensorShape* shape) {
+  TensorShapeProto proto;
+  DFX_RETURN_IF_ERROR(ctx->GetAttr("shape", &proto));
+  if (proto.unknown_rank()) {
+    return absl::InvalidArgumentError(
+        "the shape attr of a broadcast must be fully defined, got an unknown "
+        "rank");
+  }
+  for (const auto& dim : proto.dim()) {
+    if (dim.size() < 0) {
+      return absl::InvalidArgumentError(
+          "the shape attr of a broadcast must be fully defined, got an "
+          "unknown dimension");
+    }
+    DFX_RETURN_IF_ERROR(shape->AddDim(dim.size()));
+  }
+  return absl::OkStatus();
+}
+
+class CollectiveBcastSendOp : public CollectiveOpBase {
+ public:
+  explicit CollectiveBcastSendOp(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kBroadcastCollective, kKeysFromAttrs) {
+    if (absl::Status s = ReadShapeAttr(ctx, &shape_); !s.ok()) {
+      ctx->SetStatus(s);
+    }
+  }
+
+ private:
+  bool IsSource() const override { return true; }
+  // TensorFlow's kernel: Internal when the input is not the declared shape.
+  absl::Status Check(const OpKernelContext& ctx) const override {
+    if (ctx.input(0).shape() != shape_) {
+      return absl::InternalError(
+          absl::StrCat("Declared shape of op ", name(), ": Broadcast(1) ",
+                       shape_.DebugString(), " does not match shape of input ",
+                       ctx.input(0).shape().DebugString()));
+    }
+    return absl::OkStatus();
+  }
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int source_rank,
+           CollectiveDone done) override {
+    const Tensor& in = ctx->input(0);
+    Broadcast(run, source_rank, in, in.dtype(), in.shape(), std::move(done));
+  }
+
+  TensorShape shape_;
+};
+
+class CollectiveBcastRecvOp : public CollectiveOpBase {
+ public:
+  explicit CollectiveBcastRecvOp(OpKernelConstruction* ctx)
+      : CollectiveOpBase(ctx, kBroadcastCollective, kKeysFromAttrs) {
+    if (absl::Status s = ReadShapeAttr(ctx, &shape_); !s.ok()) {
+      ctx->SetStatus(s);
+    }
+  }
+
+ private:
+  DataType DataTypeOf(const OpKernelContext&) const override {
+    return output_type(0);
+  }
+  TensorShape ShapeOf(const OpKernelContext&) const override { return shape_; }
+  void Run(OpKernelContext*, const CollectiveRun& run, int source_rank,
+           CollectiveDone done) override {
+    Broadcast(run, source_rank, Tensor(), output_type(0), shape_,
+              std::move(done));
+  }
+
+  TensorShape shape_;
+};
+
+// CollectiveAssignGroupV2: the group (row of group_assignment) that holds
+// device_index; group_size is the row length and group_key base_key + the
+// row's index, wrapping as TensorFlow's unsigned sum does. Rows are
+// searched in order and every entry up to the match must be within [0,
+// number of entries).
+class CollectiveAssignGroupV2Op : public OpKernel {
+ public:
+  explicit CollectiveAssignGroupV2Op(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& assignment = ctx->input(0);
+    const Tensor& device_index = ctx->input(1);
+    const Tensor& base_key = ctx->input(2);
+    DFX_OP_REQUIRES(
+        ctx, device_index.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "device_index must be a scalar, but received tensor of shape: ",
+            device_index.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, assignment.dims() == 2,
+        absl::InvalidArgumentError(absl::StrCat(
+            "group_assignment must be a 2-d Tensor, but received tensor of "
+            "shape: ",
+            assignment.shape().DebugString())));
+    DFX_OP_REQUIRES(
+        ctx, base_key.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "base_key must be a scalar, but received tensor of shape: ",
+            base_key.shape().DebugString())));
+    const int64_t rows = assignment.shape().dim_size(0);
+    const int64_t cols = assignment.shape().dim_size(1);
+    const int64_t count = assignment.NumElements();
+    const int32_t* a = assignment.data<int32_t>();
+    const int32_t device = device_index.data<int32_t>()[0];
+    const uint32_t base = static_cast<uint32_t>(base_key.data<int32_t>()[0]);
+    for (int64_t row = 0; row < rows; ++row) {
+      const int32_t key =
+          static_cast<int32_t>(base + static_cast<uint32_t>(row));
+      DFX_OP_REQUIRES(
+          ctx, key != 0,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Using the reserved group_key = 0 is not allowed: group_id = ",
+              row, ", base_key = ", static_cast<int32_t>(base))));
+      for (int64_t col = 0; col < cols; ++col) {
+        const int32_t index = a[row * cols + col];
+        DFX_OP_REQUIRES(
+            ctx, index >= 0 && index < count,
+            absl::InvalidArgumentError(absl::StrCat(
+                "Not all items in group_assignment ", assignment.DebugString(),
+                " is within [0, number of devices)")));
+        if (index == device) {
+          ctx->set_output(0,
+                          Tensor::Scalar<int32_t>(static_cast<int32_t>(cols)));
+          ctx->set_output(1, Tensor::Scalar<int32_t>(key));
+          return;
+        }
+      }
+    }
+    ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+        "device_index ", device, " is not found in group_assignment ",
+        assignment.DebugString())));
+  }
+};
+
 }  // namespace
 
 void RegisterCollectiveKernels(KernelRegistry* registry) {
@@ -328,6 +544,16 @@ void RegisterCollectiveKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("CollectiveBcastSendV2").Device("CPU"));
   RegisterKernel<CollectiveBcastRecvV2Op>(
       registry, KernelDefBuilder("CollectiveBcastRecvV2").Device("CPU"));
+  RegisterKernel<CollectiveReduceOp>(
+      registry, KernelDefBuilder("CollectiveReduce").Device("CPU"));
+  RegisterKernel<CollectiveGatherOp>(
+      registry, KernelDefBuilder("CollectiveGather").Device("CPU"));
+  RegisterKernel<CollectiveBcastSendOp>(
+      registry, KernelDefBuilder("CollectiveBcastSend").Device("CPU"));
+  RegisterKernel<CollectiveBcastRecvOp>(
+      registry, KernelDefBuilder("CollectiveBcastRecv").Device("CPU"));
+  RegisterKernel<CollectiveAssignGroupV2Op>(
+      registry, KernelDefBuilder("CollectiveAssignGroupV2").Device("CPU"));
 }
 
 }  // namespace dfx

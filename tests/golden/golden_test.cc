@@ -55,7 +55,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "quantized", "staging",     "ragged2",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
-                                 "debug"};
+                                 "debug",    "collective2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -498,6 +498,12 @@ TEST_CASE("golden: tfdbg's Copy and Debug ops, their NaN counts and "
           "numeric summaries in every mode equal TensorFlow bit for bit") {
   // One multi-step case: a reference passed on by DebugGradientRefIdentity.
   RunFamily("debug");
+}
+
+TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs) and "
+          "CollectiveAssignGroupV2 equal TensorFlow") {
+  // Groups of one member; a multi-step case runs one instance per step.
+  RunFamily("collective2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,0 +1,229 @@
+"""Golden cases of the collective2 family: TensorFlow 1's collective ops,
+whose group_size, group_key and instance_key are attrs (CollectiveReduce,
+CollectiveGather, CollectiveBcastSend, CollectiveBcastRecv: what
+CollectiveAllReduceStrategy and cross_device_ops write in graph mode), and
+CollectiveAssignGroupV2, which picks a device's group out of a
+group_assignment matrix.
+
+One process runs these cases, so the collectives are groups of one member
+(group_size 1): every dtype, shapes, empty tensors, several steps of one
+instance, and the errors TensorFlow's kernels raise. Groups of several
+devices and tasks are in tests/master/collective2_session_test.cc and
+tests/integration/collective_cluster_test.cc. Group keys are unique per
+case: dfx's in-process leader (and a cluster's) keeps a group for the life
+of the process.
+
+Left out:
+- A lone CollectiveBcastRecv (group_size 1, no sender): TensorFlow fails
+  with Internal "found no source for broadcast", dfx's leader with
+  InvalidArgument (not exactly one source); tests/kernels/collective2_test.cc
+  has it.
+- CollectiveInitializeCommunicator, CollectiveReduceV3 and
+  CollectiveAllToAllV3: TensorFlow 2.21 crashes (SIGSEGV) running
+  CollectiveInitializeCommunicator in a graph-mode session (it runs only
+  eagerly), so dfx does not register them.
+
+    $(tools/tf_env) tests/golden/gen_collective2.py
+
+Besides the cases the generator writes the ops' signatures (tf_op_defs.pbtxt,
+tf_cpu_kernels.txt), which tests/kernels/collective2_test.cc compares with
+dfx's registry.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_lib  # noqa: E402
+from golden_lib import placeholder, steps_case, tf  # noqa: E402
+
+FAMILY = "collective2"
+RAW = tf.raw_ops
+
+OP_NAMES = ["CollectiveReduce", "CollectiveGather", "CollectiveBcastSend",
+            "CollectiveBcastRecv", "CollectiveAssignGroupV2"]
+
+_next_key = [7100]
+
+
+def key():
+    """A group key no other case uses."""
+    _next_key[0] += 1
+    return _next_key[0]
+
+
+def case(name, build, **kw):
+    golden_lib.case(FAMILY, name, build, **kw)
+
+
+def values(dtype, shape, seed=0):
+    r = golden_lib.rng(seed)
+    if dtype == np.bool_:
+        return r.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        return r.integers(-50, 50, size=shape).astype(dtype)
+    return (r.standard_normal(shape) * 4).astype(dtype)
+
+
+def fed(dtype, shape, seed=0):
+    """A placeholder of dtype (bfloat16: a float32 feed cast) and its
+    feed."""
+    if dtype == "bfloat16":
+        p, v = placeholder(values(np.float32, shape, seed))
+        return tf.cast(p, tf.bfloat16), {p: v}
+    p, v = placeholder(values(dtype, shape, seed))
+    return p, {p: v}
+
+
+def reduce_cases():
+    dtypes = [("bfloat16", "bfloat16"), (np.float32, "float"),
+              (np.float16, "half"), (np.float64, "double"),
+              (np.int32, "int32"), (np.int64, "int64")]
+    for dtype, dname in dtypes:
+        for merge in ("Add", "Mul", "Min", "Max"):
+            for final in ("Id", "Div"):
+                if final == "Div" and merge != "Add":
+                    continue
+
+                def build(dtype=dtype, merge=merge, final=final):
+                    x, feeds = fed(dtype, [2, 3])
+                    out = RAW.CollectiveReduce(
+                        input=x, group_size=1, group_key=key(),
+                        instance_key=1, merge_op=merge, final_op=final,
+                        subdiv_offsets=[0])
+                    return out, feeds
+                case(f"reduce_{dname}_{merge}_{final}".lower(), build)
+
+    # No empty input: TensorFlow 2.21's CollectiveReduce crashes (SIGSEGV)
+    # on one; dfx returns an empty result (collective2_session_test.cc).
+
+    def scalar():
+        x, feeds = fed(np.float64, [])
+        return RAW.CollectiveReduce(
+            input=x, group_size=1, group_key=key(), instance_key=3,
+            merge_op="Max", final_op="Id", subdiv_offsets=[0, 1],
+            wait_for=[1, 2], communication_hint="ring",
+            timeout_seconds=30.0), feeds
+    case("reduce_scalar_attrs", scalar)
+
+    def bad_group_size():
+        x, feeds = fed(np.float32, [3])
+        return RAW.CollectiveReduce(
+            input=x, group_size=0, group_key=key(), instance_key=1,
+            merge_op="Add", final_op="Id", subdiv_offsets=[0]), feeds
+    case("reduce_group_size_0", bad_group_size)
+
+    def two_reductions():
+        # Two instances of one group in one step.
+        gk = key()
+        x, feeds = fed(np.float32, [5])
+        a = RAW.CollectiveReduce(input=x, group_size=1, group_key=gk,
+                                 instance_key=1, merge_op="Add",
+                                 final_op="Id", subdiv_offsets=[0])
+        b = RAW.CollectiveReduce(input=a * 2, group_size=1, group_key=gk,
+                                 instance_key=2, merge_op="Mul",
+                                 final_op="Id", subdiv_offsets=[0])
+        return [a, b], feeds
+    case("reduce_two_instances", two_reductions)
+
+    def steps():
+        gk = key()
+        v = tf.compat.v1.Variable(np.arange(4, dtype=np.float32), name="v")
+        r = RAW.CollectiveReduce(input=v.read_value(), group_size=1,
+                                 group_key=gk, instance_key=5,
+                                 merge_op="Add", final_op="Div",
+                                 subdiv_offsets=[0])
+        return {"init": v.initializer, "reduce": r,
+                "add": v.assign_add(r)}
+    steps_case(golden_lib.family_folder(FAMILY), "reduce_steps", steps,
+               [["init"], ["reduce"], ["add"], ["reduce"], ["add"],
+                ["reduce"]])
+
+
+def gather_cases():
+    for dtype, dname in [(np.float32, "float"), (np.float16, "half"),
+                         (np.float64, "double"), (np.int32, "int32"),
+                         (np.int64, "int64")]:
+        def build(dtype=dtype):
+            x, feeds = fed(dtype, [2, 3], seed=1)
+            return RAW.CollectiveGather(
+                input=x, group_size=1, group_key=key(), instance_key=1,
+                shape=[2, 3]), feeds
+        case(f"gather_{dname}", build)
+
+    # No empty input: TensorFlow 2.21's CollectiveGather crashes (SIGSEGV)
+    # on one.
+
+    def vector():
+        # The shape attr is not checked against the input.
+        x, feeds = fed(np.float32, [4], seed=2)
+        return RAW.CollectiveGather(input=x, group_size=1, group_key=key(),
+                                    instance_key=7, shape=[9]), feeds
+    case("gather_vector_other_shape_attr", vector)
+
+
+def bcast_cases():
+    for dtype, dname in [(np.bool_, "bool"), (np.float32, "float"),
+                         (np.float16, "half"), (np.float64, "double"),
+                         (np.int32, "int32"), (np.int64, "int64")]:
+        def build(dtype=dtype):
+            x, feeds = fed(dtype, [3, 2], seed=3)
+            return RAW.CollectiveBcastSend(
+                input=x, group_size=1, group_key=key(), instance_key=1,
+                shape=[3, 2]), feeds
+        case(f"bcast_send_{dname}", build)
+
+    # No empty input: TensorFlow 2.21's CollectiveBcastSend crashes
+    # (SIGSEGV) on one.
+
+    def mismatch():
+        x, feeds = fed(np.float32, [3])
+        return RAW.CollectiveBcastSend(input=x, group_size=1,
+                                       group_key=key(), instance_key=1,
+                                       shape=[4]), feeds
+    case("bcast_send_shape_mismatch", mismatch)
+
+
+def assign_group_cases():
+    def build_case(name, assignment, device, base):
+        def build():
+            a, av = placeholder(np.asarray(assignment, np.int32),
+                                name="group_assignment")
+            d, dv = placeholder(np.asarray(device, np.int32),
+                                name="device_index")
+            b, bv = placeholder(np.asarray(base, np.int32), name="base_key")
+            out = RAW.CollectiveAssignGroupV2(group_assignment=a,
+                                              device_index=d, base_key=b)
+            return list(out), {a: av, d: dv, b: bv}
+        case("assign_group_" + name, build)
+
+    grid = [[0, 1], [2, 3]]
+    build_case("first_row", grid, 1, 5)
+    build_case("second_row", grid, 2, 5)
+    build_case("negative_base", grid, 3, -9)
+    build_case("wrapping_base", [[3, 2, 1, 0], [4, 5, 6, 7]], 6,
+               2147483647)
+    build_case("single", [[0]], 0, 1)
+    build_case("column", [[0], [1], [2]], 2, 100)
+    build_case("one_row", [[2, 0, 1]], 1, -1)
+    build_case("not_found", grid, 7, 5)
+    build_case("reserved_key", grid, 0, 0)
+    build_case("reserved_key_second_row", grid, 3, -1)
+    build_case("out_of_range", [[0, 9], [1, 2]], 2, 5)
+    build_case("negative_entry", [[0, -1], [1, 2]], 0, 5)
+    build_case("found_before_bad_entry", [[0, 1], [2, 99]], 1, 5)
+    build_case("empty_rows", np.zeros([0, 2]), 0, 5)
+    build_case("empty_cols", np.zeros([2, 0]), 0, 5)
+    build_case("vector_assignment", [0, 1], 0, 5)
+    build_case("vector_device_index", grid, [0], 5)
+    build_case("vector_base_key", grid, 0, [5])
+
+
+if __name__ == "__main__":
+    reduce_cases()
+    gather_cases()
+    bcast_cases()
+    assign_group_cases()
+    golden_lib.write_op_defs(FAMILY, OP_NAMES)
