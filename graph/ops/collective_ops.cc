@@ -3,7 +3,9 @@
 // CollectiveReduceV2, CollectiveReduceScatterV2, CollectiveGatherV2,
 // CollectiveAllToAllV2, CollectiveBcastSendV2 and CollectiveBcastRecvV2;
 // the v1 forms whose keys are attrs (CollectiveReduce, CollectiveGather,
-// CollectiveBcastSend, CollectiveBcastRecv) and CollectiveAssignGroupV2
+// CollectiveBcastSend, CollectiveBcastRecv), CollectiveAssignGroupV2,
+// CollectiveInitializeCommunicator and the V3 ops that take its
+// communicator, CollectiveReduceV3 and CollectiveAllToAllV3
 // (tests/kernels/collective2_test.cc).
 // Their kernels are in kernels/collective/.
 #include "base/status_macros.h"
@@ -271,6 +273,39 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry) {
                                        .Output("group_key: int32")
                                        .SetIsStateful()
                                        .SetShapeFn(TwoScalars)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry, OpDefBuilder("CollectiveInitializeCommunicator")
+                    .Input("group_key: int32")
+                    .Input("rank: int32")
+                    .Input("group_size: int32")
+                    .Output("communicator: resource")
+                    .Attr("communication_hint: string = 'auto'")
+                    .Attr("timeout_seconds: float = 0")
+                    .SetIsStateful()
+                    .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry,
+      OpDefBuilder("CollectiveReduceV3")
+          .Input("input: T")
+          .Input("communicator: resource")
+          .Input("group_assignment: int32")
+          .Output("data: T")
+          .Attr("T: {bfloat16, float, half, double, int32, int64}")
+          .Attr("reduction: {'Min', 'Max', 'Mul', 'Add'}")
+          .Attr("timeout_seconds: float = 0")
+          .SetIsStateful()
+          .SetShapeFn(SameAsInput)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry,
+      OpDefBuilder("CollectiveAllToAllV3")
+          .Input("input: T")
+          .Input("communicator: resource")
+          .Input("group_assignment: int32")
+          .Output("data: T")
+          .Attr("T: {bfloat16, float, half, double, int32, int64}")
+          .Attr("timeout_seconds: float = 0")
+          .SetIsStateful()
+          .SetShapeFn(SameAsInput)));
   return absl::OkStatus();
 }
 

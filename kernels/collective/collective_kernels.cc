@@ -4,18 +4,21 @@
 // (runtime/collective_ring.h); no thread waits at any point.
 #include "kernels/collective/collective_kernels.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
 #include "runtime/collective.h"
 #include "runtime/collective_ring.h"
 #include "runtime/device.h"
 #include "runtime/rendezvous.h"
+#include "runtime/resource_mgr.h"
 
 namespace dfx {
 namespace {
@@ -60,10 +63,11 @@ class CollectiveOpBase : public AsyncOpKernel {
   // and instance_key (the v1 ops, which TensorFlow 1 graphs hold).
   static constexpr int kKeysFromAttrs = -1;
 
+  // read_attrs false: the keys come from elsewhere (ReadKeys overridden).
   CollectiveOpBase(OpKernelConstruction* ctx, CollectiveType type,
-                   int first_key_input)
+                   int first_key_input, bool read_attrs = true)
       : AsyncOpKernel(ctx), type_(type), first_key_input_(first_key_input) {
-    if (first_key_input_ != kKeysFromAttrs) return;
+    if (first_key_input_ != kKeysFromAttrs || !read_attrs) return;
     absl::Status s = ctx->GetAttr("group_size", &attr_group_size_);
     if (s.ok()) s = ctx->GetAttr("group_key", &attr_group_key_);
     if (s.ok()) s = ctx->GetAttr("instance_key", &attr_instance_key_);
@@ -81,18 +85,11 @@ class CollectiveOpBase : public AsyncOpKernel {
             "a collective runs only in a step with a rendezvous"),
         done);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, Check(*ctx), done);
-    absl::StatusOr<int32_t> group_size = attr_group_size_;
-    absl::StatusOr<int32_t> group_key = attr_group_key_;
-    absl::StatusOr<int32_t> instance_key = attr_instance_key_;
-    if (first_key_input_ != kKeysFromAttrs) {
-      group_size = ScalarInt32(ctx->input(first_key_input_), "group_size");
-      DFX_OP_REQUIRES_OK_ASYNC(ctx, group_size.status(), done);
-      group_key = ScalarInt32(ctx->input(first_key_input_ + 1), "group_key");
-      DFX_OP_REQUIRES_OK_ASYNC(ctx, group_key.status(), done);
-      instance_key =
-          ScalarInt32(ctx->input(first_key_input_ + 2), "instance_key");
-      DFX_OP_REQUIRES_OK_ASYNC(ctx, instance_key.status(), done);
-    }
+    absl::StatusOr<Keys> keys = ReadKeys(ctx);
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, keys.status(), done);
+    const int32_t* group_size = &keys->group_size;
+    const int32_t* group_key = &keys->group_key;
+    const int32_t* instance_key = &keys->instance_key;
     DFX_OP_REQUIRES_ASYNC(
         ctx, *group_size >= 1,
         absl::InvalidArgumentError(
@@ -172,6 +169,28 @@ class CollectiveOpBase : public AsyncOpKernel {
     return ctx.input(0).shape();
   }
   virtual bool IsSource() const { return false; }
+  struct Keys {
+    int32_t group_size = 0;
+    int32_t group_key = 0;
+    int32_t instance_key = 0;
+  };
+  // This execution's keys: from the inputs or attrs (see kKeysFromAttrs).
+  virtual absl::StatusOr<Keys> ReadKeys(OpKernelContext* ctx) {
+    if (first_key_input_ == kKeysFromAttrs) {
+      return Keys{attr_group_size_, attr_group_key_, attr_instance_key_};
+    }
+    Keys keys;
+    DFX_ASSIGN_OR_RETURN(
+        keys.group_size,
+        ScalarInt32(ctx->input(first_key_input_), "group_size"));
+    DFX_ASSIGN_OR_RETURN(
+        keys.group_key,
+        ScalarInt32(ctx->input(first_key_input_ + 1), "group_key"));
+    DFX_ASSIGN_OR_RETURN(
+        keys.instance_key,
+        ScalarInt32(ctx->input(first_key_input_ + 2), "instance_key"));
+    return keys;
+  }
   // Checks this member's inputs before it joins the group (an error ends
   // only this member's kernel).
   virtual absl::Status Check(const OpKernelContext&) const {
@@ -529,6 +548,197 @@ class CollectiveAssignGroupV2Op : public OpKernel {
   }
 };
 
+// The communicator CollectiveInitializeCommunicator makes (TensorFlow's
+// CollectiveGroupResource): a group key, this member's rank and the group
+// size, and the instance keys its V3 collectives take one after another.
+class CollectiveCommunicator : public ResourceBase {
+ public:
+  static constexpr const char* kTypeName = "CollectiveGroupResource";
+  CollectiveCommunicator(int32_t group_key, int32_t rank, int32_t group_size)
+      : group_key_(group_key), rank_(rank), group_size_(group_size) {}
+
+  std::string TypeName() const override { return kTypeName; }
+  std::string DebugString() const override {
+    return absl::StrCat("Collective Group with group_key = ", group_key_,
+                        ", group_size = ", group_size_, ", rank = ", rank_);
+  }
+  int32_t group_key() const { return group_key_; }
+  int32_t group_size() const { return group_size_; }
+  int32_t NextInstanceKey() { return next_instance_key_.fetch_add(1); }
+
+ private:
+  const int32_t group_key_;
+  const int32_t rank_;
+  const int32_t group_size_;
+  std::atomic<int32_t> next_instance_key_{0};
+};
+
+// CollectiveInitializeCommunicator: makes the communicator (container
+// collective_op_group, name "<group_key>:r<rank, 4 digits>" as in
+// TensorFlow; AlreadyExists when this device made it before, so a graph
+// runs it once per session) and completes its group. The rank is kept for
+// TensorFlow's debug string only: dfx orders a group's members itself
+// (by task, then device), as for the V2 ops.
+class CollectiveInitializeCommunicatorOp : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    const Tensor& key_t = ctx->input(0);
+    const Tensor& rank_t = ctx->input(1);
+    const Tensor& size_t_ = ctx->input(2);
+    DFX_OP_REQUIRES_ASYNC(
+        ctx, size_t_.dims() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Unexpected dimensions on input group_size. It shoulbe a scalar, "
+            "got tensor with shape ",
+            size_t_.shape().DebugString())),
+        done);
+    DFX_OP_REQUIRES_ASYNC(ctx, key_t.dims() == 0,
+                          absl::InvalidArgumentError(absl::StrCat(
+                              "Unexpected dimensions on input group_key, got ",
+                              key_t.shape().DebugString())),
+                          done);
+    DFX_OP_REQUIRES_ASYNC(ctx, rank_t.NumElements() >= 1,
+                          absl::InvalidArgumentError(
+                              absl::StrCat("rank must hold a value, got shape ",
+                                           rank_t.shape().DebugString())),
+                          done);
+    const int32_t group_size = size_t_.data<int32_t>()[0];
+    const int32_t group_key = key_t.data<int32_t>()[0];
+    const int32_t rank = rank_t.data<int32_t>()[0];
+    DFX_OP_REQUIRES_ASYNC(
+        ctx, group_size > 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "group_size must be positive integer but got ", group_size)),
+        done);
+    ResourceMgr* rm = ctx->resource_manager();
+    const std::string name = absl::StrFormat("%d:r%04d", group_key, rank);
+    DFX_OP_REQUIRES_OK_ASYNC(
+        ctx,
+        rm->Create(kContainer, name,
+                   std::make_shared<CollectiveCommunicator>(group_key, rank,
+                                                            group_size)),
+        done);
+    // TensorFlow checks the rank when the group completes, after making the
+    // communicator; a negative rank is "unspecified" there.
+    DFX_OP_REQUIRES_ASYNC(ctx, rank < group_size,
+                          absl::InvalidArgumentError(absl::StrCat(
+                              "rank must be less than group size but got ",
+                              rank, " >= ", group_size)),
+                          done);
+    Tensor handle(DT_RESOURCE, TensorShape());
+    ResourceHandle& h = handle.scalar<ResourceHandle>();
+    h.set_device(ctx->device()->name());
+    h.set_container(kContainer);
+    h.set_name(name);
+    h.set_maybe_type_name(CollectiveCommunicator::kTypeName);
+    ctx->set_output(0, std::move(handle));
+
+    CompleteGroupRequest request;
+    request.set_group_key(group_key);
+    request.set_group_size(group_size);
+    request.set_device_type(ctx->device()->device_type());
+    request.set_collective_type(kReductionCollective);
+    *request.mutable_device_attributes() = ctx->device()->attributes();
+    CollectiveResolverFor(ctx->device())
+        ->CompleteGroupAsync(
+            request, ctx->cancellation_manager(),
+            [ctx, done = std::move(done)](
+                absl::StatusOr<std::shared_ptr<const CollectiveGroup>> group) {
+              if (!group.ok()) ctx->SetStatus(group.status());
+              done();
+            });
+  }
+
+  static constexpr const char* kContainer = "collective_op_group";
+};
+
+// The V3 ops: group and instance from the communicator (input 1), one new
+// instance key per execution; group_assignment (input 2) must be empty, as
+// TensorFlow 2.21 supports no other.
+class CollectiveV3OpBase : public CollectiveOpBase {
+ public:
+  CollectiveV3OpBase(OpKernelConstruction* ctx, CollectiveType type)
+      : CollectiveOpBase(ctx, type, kKeysFromAttrs, /*read_attrs=*/false) {}
+
+ protected:
+  absl::StatusOr<Keys> ReadKeys(OpKernelContext* ctx) override {
+    const Tensor& t = ctx->input(1);
+    if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("communicator must be a scalar resource handle, got ",
+                       t.shape().DebugString()));
+    }
+    const ResourceHandle& h = t.scalar<ResourceHandle>();
+    DFX_ASSIGN_OR_RETURN(
+        std::shared_ptr<CollectiveCommunicator> communicator,
+        ctx->resource_manager()->Lookup<CollectiveCommunicator>(h.container(),
+                                                                h.name()));
+    if (ctx->input(2).NumElements() != 0) {
+      return absl::UnimplementedError(
+          "Group assignments are not supported yet.");
+    }
+    // TensorFlow's <11 bits of group id (0)><21 bits of instance>.
+    return Keys{communicator->group_size(), communicator->group_key(),
+                communicator->NextInstanceKey()};
+  }
+};
+
+class CollectiveReduceV3Op : public CollectiveV3OpBase {
+ public:
+  explicit CollectiveReduceV3Op(OpKernelConstruction* ctx)
+      : CollectiveV3OpBase(ctx, kReductionCollective) {
+    std::string reduction;
+    absl::Status s = ctx->GetAttr("reduction", &reduction);
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+    } else if (reduction == "Add") {
+      op_ = ReduceOp::kAdd;
+    } else if (reduction == "Mul") {
+      op_ = ReduceOp::kMul;
+    } else if (reduction == "Min") {
+      op_ = ReduceOp::kMin;
+    } else if (reduction == "Max") {
+      op_ = ReduceOp::kMax;
+    } else {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "reduction must be Add, Mul, Min or Max, got '", reduction, "'")));
+    }
+  }
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    RingAllReduce(run, ctx->input(0), op_, /*divide=*/false, std::move(done));
+  }
+
+  ReduceOp op_ = ReduceOp::kAdd;
+};
+
+// CollectiveAllToAllV3: as TensorFlow's all-to-all, dim 0 of the input
+// must equal the group size (one row to each member).
+class CollectiveAllToAllV3Op : public CollectiveV3OpBase {
+ public:
+  explicit CollectiveAllToAllV3Op(OpKernelConstruction* ctx)
+      : CollectiveV3OpBase(ctx, kAllToAllCollective) {}
+
+ private:
+  void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
+           CollectiveDone done) override {
+    const Tensor& in = ctx->input(0);
+    const int64_t n = static_cast<int64_t>(run.group->members.size());
+    if (in.dims() == 0 || in.shape().dim_size(0) != n) {
+      done(absl::InvalidArgumentError(
+          absl::StrCat("input to all-to-all first dimension size (",
+                       in.dims() == 0 ? int64_t{0} : in.shape().dim_size(0),
+                       ") must be the same as the group size (", n, ")")));
+      return;
+    }
+    AllToAll(run, in, std::move(done));
+  }
+};
+
 }  // namespace
 
 void RegisterCollectiveKernels(KernelRegistry* registry) {
@@ -554,6 +764,13 @@ void RegisterCollectiveKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("CollectiveBcastRecv").Device("CPU"));
   RegisterKernel<CollectiveAssignGroupV2Op>(
       registry, KernelDefBuilder("CollectiveAssignGroupV2").Device("CPU"));
+  RegisterKernel<CollectiveInitializeCommunicatorOp>(
+      registry,
+      KernelDefBuilder("CollectiveInitializeCommunicator").Device("CPU"));
+  RegisterKernel<CollectiveReduceV3Op>(
+      registry, KernelDefBuilder("CollectiveReduceV3").Device("CPU"));
+  RegisterKernel<CollectiveAllToAllV3Op>(
+      registry, KernelDefBuilder("CollectiveAllToAllV3").Device("CPU"));
 }
 
 }  // namespace dfx

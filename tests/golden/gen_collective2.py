@@ -1,13 +1,14 @@
 """Golden cases of the collective2 family: TensorFlow 1's collective ops,
 whose group_size, group_key and instance_key are attrs (CollectiveReduce,
 CollectiveGather, CollectiveBcastSend, CollectiveBcastRecv: what
-CollectiveAllReduceStrategy and cross_device_ops write in graph mode), and
+CollectiveAllReduceStrategy and cross_device_ops write in graph mode),
 CollectiveAssignGroupV2, which picks a device's group out of a
-group_assignment matrix.
+group_assignment matrix, and CollectiveInitializeCommunicator with the V3
+ops that take its communicator (CollectiveReduceV3, CollectiveAllToAllV3).
 
 One process runs these cases, so the collectives are groups of one member
-(group_size 1): every dtype, shapes, empty tensors, several steps of one
-instance, and the errors TensorFlow's kernels raise. Groups of several
+(group_size 1): every dtype, shapes, several steps of one instance, and
+the errors TensorFlow's kernels raise. Groups of several
 devices and tasks are in tests/master/collective2_session_test.cc and
 tests/integration/collective_cluster_test.cc. Group keys are unique per
 case: dfx's in-process leader (and a cluster's) keeps a group for the life
@@ -16,12 +17,17 @@ of the process.
 Left out:
 - A lone CollectiveBcastRecv (group_size 1, no sender): TensorFlow fails
   with Internal "found no source for broadcast", dfx's leader with
-  InvalidArgument (not exactly one source); tests/kernels/collective2_test.cc
-  has it.
-- CollectiveInitializeCommunicator, CollectiveReduceV3 and
-  CollectiveAllToAllV3: TensorFlow 2.21 crashes (SIGSEGV) running
-  CollectiveInitializeCommunicator in a graph-mode session (it runs only
-  eagerly), so dfx does not register them.
+  InvalidArgument (not exactly one source);
+  tests/master/collective2_session_test.cc has it.
+- Empty inputs: TensorFlow 2.21's v1 kernels crash (SIGSEGV) on them.
+
+The V3 cases hold a CollectiveReduceV2 of a group of its own beside
+CollectiveInitializeCommunicator: TensorFlow's graph-mode session gives a
+step a collective executor only when its graph holds one of the v1/V2
+collective ops, and CollectiveInitializeCommunicator crashes (SIGSEGV)
+without one. A communicator is made once per session: running
+CollectiveInitializeCommunicator again (which every step that runs a V3
+op does) is AlreadyExists, in TensorFlow as in dfx.
 
     $(tools/tf_env) tests/golden/gen_collective2.py
 
@@ -43,7 +49,9 @@ FAMILY = "collective2"
 RAW = tf.raw_ops
 
 OP_NAMES = ["CollectiveReduce", "CollectiveGather", "CollectiveBcastSend",
-            "CollectiveBcastRecv", "CollectiveAssignGroupV2"]
+            "CollectiveBcastRecv", "CollectiveAssignGroupV2",
+            "CollectiveInitializeCommunicator", "CollectiveReduceV3",
+            "CollectiveAllToAllV3"]
 
 _next_key = [7100]
 
@@ -122,9 +130,12 @@ def reduce_cases():
         a = RAW.CollectiveReduce(input=x, group_size=1, group_key=gk,
                                  instance_key=1, merge_op="Add",
                                  final_op="Id", subdiv_offsets=[0])
-        b = RAW.CollectiveReduce(input=a * 2, group_size=1, group_key=gk,
-                                 instance_key=2, merge_op="Mul",
-                                 final_op="Id", subdiv_offsets=[0])
+        # One member, so one device: colocated (the interop client's
+        # spread keeps colocated nodes together).
+        with tf.compat.v1.colocate_with(a):
+            b = RAW.CollectiveReduce(input=a * 2, group_size=1, group_key=gk,
+                                     instance_key=2, merge_op="Mul",
+                                     final_op="Id", subdiv_offsets=[0])
         return [a, b], feeds
     case("reduce_two_instances", two_reductions)
 
@@ -221,9 +232,116 @@ def assign_group_cases():
     build_case("vector_base_key", grid, 0, [5])
 
 
+def v3_cases():
+    def with_communicator(body, group_size=1, rank=0):
+        gk = key()
+        c = RAW.CollectiveInitializeCommunicator(
+            group_key=gk, rank=rank, group_size=group_size)
+        # The V2 collective that gives TensorFlow's step a collective
+        # executor (see the docstring).
+        anchor = RAW.CollectiveReduceV2(
+            input=tf.constant([1.0]), group_size=1, group_key=key(),
+            instance_key=1, merge_op="Add", final_op="Id",
+            ordering_token=[])
+        # The V3 op on the communicator's device, as TensorFlow's placer
+        # puts a resource's users.
+        with tf.compat.v1.colocate_with(c):
+            out, feeds = body(c)
+        return [out, anchor], feeds
+
+    none = lambda: tf.zeros([0], tf.int32)  # noqa: E731
+    for dtype, dname in [("bfloat16", "bfloat16"), (np.float32, "float"),
+                         (np.float16, "half"), (np.float64, "double"),
+                         (np.int32, "int32"), (np.int64, "int64")]:
+        for reduction in ("Add", "Max"):
+            def reduce_build(dtype=dtype, reduction=reduction):
+                def body(c):
+                    x, feeds = fed(dtype, [2, 2], seed=4)
+                    return RAW.CollectiveReduceV3(
+                        input=x, communicator=c, group_assignment=none(),
+                        reduction=reduction), feeds
+                return with_communicator(body)
+            case(f"reduce_v3_{dname}_{reduction}".lower(), reduce_build)
+
+        def a2a_build(dtype=dtype):
+            def body(c):
+                x, feeds = fed(dtype, [1, 3], seed=5)
+                return RAW.CollectiveAllToAllV3(
+                    input=x, communicator=c, group_assignment=none()), feeds
+            return with_communicator(body)
+        case(f"all_to_all_v3_{dname}", a2a_build)
+
+    def a2a_rows():
+        def body(c):
+            x, feeds = fed(np.float32, [2, 3])
+            return RAW.CollectiveAllToAllV3(
+                input=x, communicator=c, group_assignment=none()), feeds
+        return with_communicator(body)
+    case("all_to_all_v3_rows_not_group_size", a2a_rows)
+
+    def assigned():
+        def body(c):
+            x, feeds = fed(np.float32, [3])
+            return RAW.CollectiveReduceV3(
+                input=x, communicator=c,
+                group_assignment=tf.constant([[0]]), reduction="Add"), feeds
+        return with_communicator(body)
+    case("reduce_v3_group_assignment", assigned)
+
+    def mul_rank():
+        def body(c):
+            x, feeds = fed(np.int32, [4])
+            return RAW.CollectiveReduceV3(
+                input=x, communicator=c, group_assignment=none(),
+                reduction="Mul", timeout_seconds=5.0), feeds
+        return with_communicator(body, rank=7)
+    case("reduce_v3_mul_rank_7", mul_rank)
+
+    def bad_size():
+        def body(c):
+            x, feeds = fed(np.float32, [3])
+            return RAW.CollectiveReduceV3(
+                input=x, communicator=c, group_assignment=none(),
+                reduction="Min"), feeds
+        return with_communicator(body, group_size=0)
+    case("init_group_size_0", bad_size)
+
+    def vector_key():
+        anchor = RAW.CollectiveReduceV2(
+            input=tf.constant([1.0]), group_size=1, group_key=key(),
+            instance_key=1, merge_op="Add", final_op="Id", ordering_token=[])
+        c = RAW.CollectiveInitializeCommunicator(
+            group_key=[key()], rank=0, group_size=1)
+        x, feeds = fed(np.float32, [3])
+        with tf.compat.v1.colocate_with(c):
+            out = RAW.CollectiveReduceV3(input=x, communicator=c,
+                                         group_assignment=none(),
+                                         reduction="Min")
+        return [out, anchor], feeds
+    case("init_vector_group_key", vector_key)
+
+    def steps():
+        gk = key()
+        c = RAW.CollectiveInitializeCommunicator(group_key=gk, rank=0,
+                                                 group_size=1)
+        anchor = RAW.CollectiveReduceV2(
+            input=tf.constant([2.0]), group_size=1, group_key=key(),
+            instance_key=1, merge_op="Add", final_op="Id", ordering_token=[])
+        x = tf.constant([[1.5, -2.0]])
+        with tf.compat.v1.colocate_with(c):
+            r = RAW.CollectiveReduceV3(input=x, communicator=c,
+                                       group_assignment=none(),
+                                       reduction="Add")
+        return {"anchor": anchor, "reduce": r}
+    # The second step runs CollectiveInitializeCommunicator again.
+    steps_case(golden_lib.family_folder(FAMILY), "reduce_v3_steps", steps,
+               [["anchor", "reduce"], ["anchor", "reduce"], ["anchor"]])
+
+
 if __name__ == "__main__":
     reduce_cases()
     gather_cases()
     bcast_cases()
     assign_group_cases()
+    v3_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)

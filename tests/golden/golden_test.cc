@@ -500,9 +500,11 @@ TEST_CASE("golden: tfdbg's Copy and Debug ops, their NaN counts and "
   RunFamily("debug");
 }
 
-TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs) and "
-          "CollectiveAssignGroupV2 equal TensorFlow") {
-  // Groups of one member; a multi-step case runs one instance per step.
+TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "
+          "CollectiveAssignGroupV2 and the communicator's V3 ops equal "
+          "TensorFlow") {
+  // Groups of one member; multi-step cases run one instance per step and
+  // make a communicator twice.
   RunFamily("collective2");
 }
 

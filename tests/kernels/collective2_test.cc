@@ -1,5 +1,6 @@
 // The collective2 family (tests/golden/gen_collective2.py): TensorFlow 1's
-// collective ops whose keys are attrs and CollectiveAssignGroupV2.
+// collective ops whose keys are attrs, CollectiveAssignGroupV2,
+// CollectiveInitializeCommunicator and the V3 ops.
 // TensorFlow 2.21's signatures and CPU kernel types, the shapes a graph
 // meets at import, and the errors of a bad attr, which name the node.
 // Groups of several devices: tests/master/collective2_session_test.cc.
@@ -31,7 +32,7 @@ TensorShapeProto ShapeProto(const std::vector<int64_t>& dims) {
 
 TEST_CASE("Every collective2 op has TensorFlow 2.21's signature and CPU types",
           "[collective2]") {
-  testing::CheckSignaturesWithTensorFlow("collective2", 5);
+  testing::CheckSignaturesWithTensorFlow("collective2", 8);
 }
 
 TEST_CASE(
@@ -73,6 +74,19 @@ TEST_CASE(
                              .Build();
   CHECK(Str(InferShape(reduce, {PartialShape::Known({3, -1})})) ==
         PartialShape::Known({3, -1}).DebugString());
+
+  const NodeDef init =
+      TestNodeBuilder("i", "CollectiveInitializeCommunicator", 3).Build();
+  CHECK(Str(InferShape(init, {PartialShape::Scalar(), PartialShape::Scalar(),
+                              PartialShape::Scalar()})) ==
+        PartialShape::Scalar().DebugString());
+  const NodeDef a2a = TestNodeBuilder("t", "CollectiveAllToAllV3", 3)
+                          .Attr("T", DT_INT64)
+                          .Build();
+  CHECK(
+      Str(InferShape(a2a, {PartialShape::Known({4, -1}), PartialShape::Scalar(),
+                           PartialShape::Known({0})})) ==
+      PartialShape::Known({4, -1}).DebugString());
 
   const NodeDef assign =
       TestNodeBuilder("a", "CollectiveAssignGroupV2", 3).Build();
