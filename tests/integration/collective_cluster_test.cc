@@ -154,7 +154,9 @@ TEST_CASE(
                             {"x1", Tensor::FromVector<float>({3, 4})}},
                            {"c0", "c1"}, {}, &out),
                IsOk());
-  for (const Tensor& t : out) CHECK(Values(t) == std::vector<float>{1, 2, 3, 4});
+  for (const Tensor& t : out) {
+    CHECK(Values(t) == std::vector<float>{1, 2, 3, 4});
+  }
   auto bcast = Open(cluster, CollectiveV1Graph(Devs(2), "Bcast", 33, 1, "",
                                                "", "DT_FLOAT", {3}));
   REQUIRE_THAT(bcast->Run({{"x0", Tensor::FromVector<float>({5, 6, 7})}},
@@ -213,6 +215,35 @@ Tensor Rows(int i, int64_t rows, int64_t cols) {
   std::vector<float> v(rows * cols);
   for (int64_t e = 0; e < rows * cols; ++e) v[e] = i * 1000.f + e;
   return *Tensor::FromVector<float>(v).Reshaped(TensorShape({rows, cols}));
+}
+
+TEST_CASE(
+    "CollectiveInitializeCommunicator and the V3 ops across 2 server "
+    "processes",
+    "[collective]") {
+  using ::dfx::testing::CommunicatorGraph;
+  TestCluster cluster({{"worker", 2}});
+  std::vector<Tensor> out;
+  auto reduce = Open(cluster, CommunicatorGraph(Devs(2), "CollectiveReduceV3",
+                                                41, "Add"));
+  REQUIRE_THAT(reduce->Run({{"x0", Input(0, 1001)}, {"x1", Input(1, 1001)}},
+                           {"c0", "c1"}, {}, &out),
+               IsOk());
+  for (const Tensor& t : out) {
+    CHECK(t.span<float>()[9] == Input(0, 1001).span<float>()[9] +
+                                    Input(1, 1001).span<float>()[9]);
+  }
+  // A communicator is made once per session.
+  CHECK_THAT(reduce->Run({{"x0", Input(0, 3)}, {"x1", Input(1, 3)}},
+                         {"c0", "c1"}, {}, &out),
+             StatusIs(absl::StatusCode::kAlreadyExists));
+  auto a2a = Open(cluster,
+                  CommunicatorGraph(Devs(2), "CollectiveAllToAllV3", 42));
+  REQUIRE_THAT(a2a->Run({{"x0", Rows(0, 2, 3)}, {"x1", Rows(1, 2, 3)}},
+                        {"c0", "c1"}, {}, &out),
+               IsOk());
+  CHECK(Values(out[0]) == std::vector<float>{0, 1, 2, 1000, 1001, 1002});
+  CHECK(Values(out[1]) == std::vector<float>{3, 4, 5, 1003, 1004, 1005});
 }
 
 TEST_CASE("Reduce-scatter and all-to-all across 2 and 3 server processes",

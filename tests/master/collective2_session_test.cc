@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/text_format.h"
 #include "catch2/catch.hpp"
 #include "master/local_session.h"
 #include "tests/master/session_test_util.h"
@@ -20,6 +19,7 @@ namespace dfx {
 namespace {
 
 using ::dfx::testing::CollectiveV1Graph;
+using ::dfx::testing::CommunicatorGraph;
 using ::dfx::testing::IsOk;
 using ::dfx::testing::Registries;
 using ::dfx::testing::StatusIs;
@@ -138,49 +138,13 @@ TEST_CASE(
              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-// Per member i of `n` devices: x<i> (Placeholder), comm<i>
-// (CollectiveInitializeCommunicator: group_key, rank i, n) and c<i> (`op`,
-// CollectiveReduceV3 with `reduction` or CollectiveAllToAllV3).
-GraphDef V3Graph(int n, const std::string& op, int group_key,
-                 const std::string& reduction = "Add") {
-  std::string text;
-  for (int i = 0; i < n; ++i) {
-    const std::string d = Dev(i);
-    const std::string s = absl::StrCat(i);
-    text += testing::IntConst("gk" + s, d, group_key);
-    text += testing::IntConst("rank" + s, d, i);
-    text += testing::IntConst("gs" + s, d, n);
-    text += absl::StrCat(
-        "node { name: 'none", s, "' op: 'Const' device: '", d,
-        "' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: "
-        "'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: "
-        "0 } } } } } }\n");
-    text +=
-        absl::StrCat("node { name: 'x", s, "' op: 'Placeholder' device: '", d,
-                     "' attr { key: 'dtype' value { type: DT_FLOAT } } }\n");
-    text += absl::StrCat("node { name: 'comm", s,
-                         "' op: 'CollectiveInitializeCommunicator' device: '",
-                         d, "' input: 'gk", s, "' input: 'rank", s,
-                         "' input: 'gs", s, "' }\n");
-    std::string attrs = "attr { key: 'T' value { type: DT_FLOAT } }";
-    if (op == "CollectiveReduceV3") {
-      attrs += absl::StrCat(" attr { key: 'reduction' value { s: '", reduction,
-                            "' } }");
-    }
-    text += absl::StrCat("node { name: 'c", s, "' op: '", op, "' device: '", d,
-                         "' input: 'x", s, "' input: 'comm", s,
-                         "' input: 'none", s, "' ", attrs, " }\n");
-  }
-  GraphDef def;
-  google::protobuf::TextFormat::ParseFromString(text, &def);
-  return def;
-}
-
 TEST_CASE(
     "CollectiveInitializeCommunicator and the V3 ops over three devices, "
     "a communicator is made once per session",
     "[collective2]") {
-  auto reduce = NewSession(3, V3Graph(3, "CollectiveReduceV3", 207, "Max"));
+  auto reduce =
+      NewSession(3, CommunicatorGraph({Dev(0), Dev(1), Dev(2)},
+                                      "CollectiveReduceV3", 207, "Max"));
   std::vector<Tensor> out;
   REQUIRE_THAT(reduce->Run({{"x0", Tensor::FromVector<float>({1, 9})},
                             {"x1", Tensor::FromVector<float>({4, -2})},
@@ -196,7 +160,8 @@ TEST_CASE(
                          {"c0", "c1", "c2"}, {}, &out),
              StatusIs(absl::StatusCode::kAlreadyExists));
 
-  auto a2a = NewSession(2, V3Graph(2, "CollectiveAllToAllV3", 208));
+  auto a2a = NewSession(
+      2, CommunicatorGraph({Dev(0), Dev(1)}, "CollectiveAllToAllV3", 208));
   auto rows = [](std::vector<float> v) {
     return *Tensor::FromVector<float>(v).Reshaped(TensorShape({2, 2}));
   };
@@ -208,7 +173,8 @@ TEST_CASE(
   CHECK(Values(out[1]) == std::vector<float>{3, 4, 7, 8});
 
   // Dim 0 must equal the group size (TensorFlow's all-to-all).
-  auto bad = NewSession(2, V3Graph(2, "CollectiveAllToAllV3", 209));
+  auto bad = NewSession(
+      2, CommunicatorGraph({Dev(0), Dev(1)}, "CollectiveAllToAllV3", 209));
   CHECK_THAT(bad->Run({{"x0", Tensor::FromVector<float>({1, 2, 3, 4})},
                        {"x1", Tensor::FromVector<float>({5, 6, 7, 8})}},
                       {"c0", "c1"}, {}, &out),

@@ -124,13 +124,55 @@ inline GraphDef CollectiveV1Graph(const std::vector<std::string>& devices,
     }
     std::string input;
     if (!recv) {
-      text += absl::StrCat("node { name: 'x", s, "' op: 'Placeholder' device: '",
-                           d, "' attr { key: 'dtype' value { type: ", dtype,
+      text += absl::StrCat("node { name: 'x", s,
+                           "' op: 'Placeholder' device: '", d,
+                           "' attr { key: 'dtype' value { type: ", dtype,
                            " } } }\n");
       input = absl::StrCat("input: 'x", s, "' ");
     }
     text += absl::StrCat("node { name: 'c", s, "' op: '", real_op,
                          "' device: '", d, "' ", input, attrs, " }\n");
+  }
+  GraphDef def;
+  google::protobuf::TextFormat::ParseFromString(text, &def);
+  return def;
+}
+
+// The communicator ops: per member i, x<i> (Placeholder), comm<i>
+// (CollectiveInitializeCommunicator of `group_key`, rank i, the group size)
+// and c<i> (`op`: CollectiveReduceV3 with `reduction`, or
+// CollectiveAllToAllV3) with an empty group_assignment.
+inline GraphDef CommunicatorGraph(const std::vector<std::string>& devices,
+                                  const std::string& op, int group_key,
+                                  const std::string& reduction = "Add") {
+  std::string text;
+  const int n = static_cast<int>(devices.size());
+  for (int i = 0; i < n; ++i) {
+    const std::string& d = devices[i];
+    const std::string s = absl::StrCat(i);
+    text += IntConst("gk" + s, d, group_key);
+    text += IntConst("rank" + s, d, i);
+    text += IntConst("gs" + s, d, n);
+    text += absl::StrCat(
+        "node { name: 'none", s, "' op: 'Const' device: '", d,
+        "' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: "
+        "'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: "
+        "0 } } } } } }\n");
+    text += absl::StrCat(
+        "node { name: 'x", s, "' op: 'Placeholder' device: '", d,
+        "' attr { key: 'dtype' value { type: DT_FLOAT } } }\n");
+    text += absl::StrCat(
+        "node { name: 'comm", s,
+        "' op: 'CollectiveInitializeCommunicator' device: '", d,
+        "' input: 'gk", s, "' input: 'rank", s, "' input: 'gs", s, "' }\n");
+    std::string attrs = "attr { key: 'T' value { type: DT_FLOAT } }";
+    if (op == "CollectiveReduceV3") {
+      attrs += absl::StrCat(" attr { key: 'reduction' value { s: '", reduction,
+                            "' } }");
+    }
+    text += absl::StrCat("node { name: 'c", s, "' op: '", op, "' device: '", d,
+                         "' input: 'x", s, "' input: 'comm", s,
+                         "' input: 'none", s, "' ", attrs, " }\n");
   }
   GraphDef def;
   google::protobuf::TextFormat::ParseFromString(text, &def);
