@@ -12,13 +12,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
+#include "runtime/cancellation.h"
 #include "runtime/collective.h"
 #include "runtime/collective_ring.h"
 #include "runtime/device.h"
 #include "runtime/rendezvous.h"
 #include "runtime/resource_mgr.h"
+#include "runtime/timer.h"
 
 namespace dfx {
 namespace {
@@ -53,6 +56,38 @@ std::shared_ptr<const CollectiveGroup> WithIncarnations(
   return updated;
 }
 
+// The process-wide timer of the collectives' timeout_seconds (its thread
+// starts with the first timeout).
+Timer& CollectiveTimeouts() {
+  static Timer* timer = new Timer();
+  return *timer;
+}
+
+// One execution's own deadline (timeout_seconds > 0): a cancellation
+// manager for this collective alone, cancelled when the step's is or when
+// the timeout passes (on the timer's thread). Shared by the callbacks that
+// may still run; Disarm when the kernel is done.
+struct CollectiveDeadline {
+  CancellationManager cm;
+  std::atomic<bool> expired{false};
+  CancellationManager* step = nullptr;
+  CancellationToken token = -1;
+  Timer::Id timer = 0;
+
+  // DeadlineExceeded, as TensorFlow words it, for an error after the
+  // timeout passed; `s` otherwise.
+  absl::Status Map(absl::Status s, bool running) const {
+    if (s.ok() || !expired.load()) return s;
+    return absl::DeadlineExceededError(
+        running ? "Collective has timed out during execution."
+                : "Collective has timed out waiting for other workers.");
+  }
+  void Disarm() {
+    if (timer != 0) CollectiveTimeouts().Cancel(timer);
+    if (step != nullptr && token >= 0) step->TryDeregisterCallback(token);
+  }
+};
+
 // What every collective kernel does before moving data: read group_size,
 // group_key and instance_key (inputs `first_key_input`..+2), complete the
 // group and the instance, then call Run.
@@ -67,6 +102,10 @@ class CollectiveOpBase : public AsyncOpKernel {
   CollectiveOpBase(OpKernelConstruction* ctx, CollectiveType type,
                    int first_key_input, bool read_attrs = true)
       : AsyncOpKernel(ctx), type_(type), first_key_input_(first_key_input) {
+    // Every collective op has timeout_seconds (0: none).
+    if (!ctx->GetAttr("timeout_seconds", &timeout_seconds_).ok()) {
+      timeout_seconds_ = 0;
+    }
     if (first_key_input_ != kKeysFromAttrs || !read_attrs) return;
     absl::Status s = ctx->GetAttr("group_size", &attr_group_size_);
     if (s.ok()) s = ctx->GetAttr("group_key", &attr_group_key_);
@@ -96,6 +135,37 @@ class CollectiveOpBase : public AsyncOpKernel {
             absl::StrCat("group_size must be positive, got ", *group_size)),
         done);
 
+    // timeout_seconds > 0: the collective ends with DeadlineExceeded when
+    // its group, its instance or its data have not all come in time (a
+    // member that never runs its op), as in TensorFlow.
+    CancellationManager* cm = ctx->cancellation_manager();
+    std::shared_ptr<CollectiveDeadline> deadline;
+    if (timeout_seconds_ > 0) {
+      deadline = std::make_shared<CollectiveDeadline>();
+      if (cm != nullptr) {
+        deadline->step = cm;
+        deadline->token = cm->get_cancellation_token();
+        DFX_OP_REQUIRES_ASYNC(
+            ctx,
+            cm->RegisterCallback(deadline->token,
+                                 [deadline] { deadline->cm.StartCancel(); }),
+            absl::CancelledError("the step was cancelled"), done);
+      }
+      deadline->timer = CollectiveTimeouts().Schedule(
+          absl::Seconds(timeout_seconds_), [deadline] {
+            deadline->expired = true;
+            deadline->cm.StartCancel();
+          });
+      cm = &deadline->cm;
+      done = [deadline, done = std::move(done)] {
+        deadline->Disarm();
+        done();
+      };
+    }
+    auto fail = [ctx, deadline](absl::Status s, bool running) {
+      ctx->SetStatus(deadline ? deadline->Map(std::move(s), running) : s);
+    };
+
     CollectiveResolver* resolver = CollectiveResolverFor(ctx->device());
     CompleteGroupRequest group_request;
     group_request.set_group_key(*group_key);
@@ -118,22 +188,22 @@ class CollectiveOpBase : public AsyncOpKernel {
     instance.set_step_id(ctx->step_id());
 
     resolver->CompleteGroupAsync(
-        group_request, ctx->cancellation_manager(),
-        [this, ctx, resolver, instance = std::move(instance),
+        group_request, cm,
+        [this, ctx, resolver, cm, fail, instance = std::move(instance),
          done = std::move(done)](
             absl::StatusOr<std::shared_ptr<const CollectiveGroup>> group) {
           if (!group.ok()) {
-            ctx->SetStatus(group.status());
+            fail(group.status(), false);
             done();
             return;
           }
           resolver->CompleteInstanceAsync(
-              instance, ctx->cancellation_manager(),
-              [this, ctx, group = *std::move(group),
+              instance, cm,
+              [this, ctx, cm, fail, group = *std::move(group),
                instance_key = instance.instance_key(),
                done](absl::StatusOr<CompleteInstanceResponse> resolved) {
                 if (!resolved.ok()) {
-                  ctx->SetStatus(resolved.status());
+                  fail(resolved.status(), false);
                   done();
                   return;
                 }
@@ -141,18 +211,18 @@ class CollectiveOpBase : public AsyncOpKernel {
                     WithIncarnations(group, *resolved);
                 CollectiveRun run;
                 run.rendezvous = ctx->rendezvous();
-                run.cancellation = ctx->cancellation_manager();
+                run.cancellation = cm;
                 run.group = current.get();
                 run.rank = group->RankOf(ctx->device()->name());
                 run.instance_key = instance_key;
                 // Reductions run on the device's intra-op pool.
                 run.pool = ctx->device()->intra_op_pool();
                 Run(ctx, run, resolved->source_rank(),
-                    [ctx, current, done](absl::StatusOr<Tensor> out) {
+                    [ctx, current, fail, done](absl::StatusOr<Tensor> out) {
                       if (out.ok()) {
                         ctx->set_output(0, *std::move(out));
                       } else {
-                        ctx->SetStatus(out.status());
+                        fail(out.status(), true);
                       }
                       done();
                     });
@@ -203,6 +273,7 @@ class CollectiveOpBase : public AsyncOpKernel {
  private:
   const CollectiveType type_;
   const int first_key_input_;
+  float timeout_seconds_ = 0;
   int32_t attr_group_size_ = 0;
   int32_t attr_group_key_ = 0;
   int32_t attr_instance_key_ = 0;
@@ -363,10 +434,8 @@ class CollectiveBcastRecvV2Op : public CollectiveOpBase {
 // cross_device_ops in graph mode): the V2 kernels with their keys from
 // attrs. subdiv_offsets and wait_for only steer TensorFlow's own ring
 // subdivisions and NCCL ordering; dfx's ring cuts pieces itself and
-// ignores them, as it ignores communication_hint. timeout_seconds is not
-// enforced per op: the step's deadline (RunOptions.timeout_in_ms or the
-// session's operation_timeout_in_ms) cancels a collective whose members
-// never all come, as for the V2 ops.
+// ignores them, as it ignores communication_hint. timeout_seconds is
+// CollectiveOpBase's, as for the V2 ops.
 class CollectiveReduceOp : public CollectiveOpBase {
  public:
   explicit CollectiveReduceOp(OpKernelConstruction* ctx)
@@ -578,7 +647,9 @@ class CollectiveCommunicator : public ResourceBase {
 // TensorFlow; AlreadyExists when this device made it before, so a graph
 // runs it once per session) and completes its group. The rank is kept for
 // TensorFlow's debug string only: dfx orders a group's members itself
-// (by task, then device), as for the V2 ops.
+// (by task, then device), as for the V2 ops. Its timeout_seconds and
+// communication_hint are not used: the step's deadline ends a group that
+// never completes.
 class CollectiveInitializeCommunicatorOp : public AsyncOpKernel {
  public:
   using AsyncOpKernel::AsyncOpKernel;

@@ -123,6 +123,23 @@ def reduce_cases():
             merge_op="Add", final_op="Id", subdiv_offsets=[0]), feeds
     case("reduce_group_size_0", bad_group_size)
 
+    def timeout():
+        # A group of two whose second member never comes: DeadlineExceeded
+        # after timeout_seconds.
+        x, feeds = fed(np.float32, [3])
+        return RAW.CollectiveReduce(
+            input=x, group_size=2, group_key=key(), instance_key=1,
+            merge_op="Add", final_op="Id", subdiv_offsets=[0],
+            timeout_seconds=0.3), feeds
+    case("reduce_timeout_lone_member", timeout)
+
+    def gather_timeout():
+        x, feeds = fed(np.int64, [2])
+        return RAW.CollectiveGather(
+            input=x, group_size=3, group_key=key(), instance_key=1,
+            shape=[2], timeout_seconds=0.3), feeds
+    case("gather_timeout_lone_member", gather_timeout)
+
     def two_reductions():
         # Two instances of one group in one step.
         gk = key()

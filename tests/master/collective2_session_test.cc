@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "catch2/catch.hpp"
 #include "master/local_session.h"
 #include "tests/master/session_test_util.h"
@@ -103,7 +104,8 @@ TEST_CASE("CollectiveGather and the v1 broadcasts over two devices",
 
 TEST_CASE(
     "A v1 collective whose other members never come ends at the step's "
-    "deadline, and the session runs the next step",
+    "deadline or its own timeout_seconds, and the session runs the next "
+    "step",
     "[collective2]") {
   // Two members declared, one device: the group never completes.
   GraphDef g = CollectiveV1Graph({Dev(0), Dev(1)}, "CollectiveReduce", 204, 1,
@@ -120,6 +122,35 @@ TEST_CASE(
     CHECK_THAT(session->Run(options, {{"x0", Tensor::FromVector<float>({1})}},
                             {"c0"}, {}, &out, nullptr),
                StatusIs(absl::StatusCode::kDeadlineExceeded));
+  }
+
+  // timeout_seconds (here without a step deadline): DeadlineExceeded as
+  // TensorFlow words it, for the v1 and the V2 ops alike.
+  for (const char* op : {"CollectiveReduce", "CollectiveReduceV2"}) {
+    INFO(op);
+    const std::string op_name = op;
+    GraphDef timed;
+    const GraphDef full =
+        op_name == "CollectiveReduce"
+            ? CollectiveV1Graph({Dev(0), Dev(1)}, op_name, 210, 1)
+            : testing::CollectiveGraph({Dev(0), Dev(1)}, op_name, 211, 1);
+    for (const NodeDef& n : full.node()) {
+      if (n.name() == "x0" || n.name() == "c0" ||
+          (n.name().size() == 3 && n.name()[2] == '0')) {
+        NodeDef copy = n;
+        if (n.name() == "c0") {
+          (*copy.mutable_attr())["timeout_seconds"].set_f(0.2f);
+        }
+        *timed.add_node() = copy;
+      }
+    }
+    auto session = NewSession(1, timed);
+    const absl::Time start = absl::Now();
+    CHECK_THAT(session->Run({{"x0", Tensor::FromVector<float>({1})}}, {"c0"},
+                            {}, &out),
+               StatusIs(absl::StatusCode::kDeadlineExceeded,
+                        "Collective has timed out waiting for other workers"));
+    CHECK(absl::Now() - start < absl::Seconds(30));
   }
 
   // A lone receiver (no sender in the group of one) fails at once.
