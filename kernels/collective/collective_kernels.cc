@@ -126,14 +126,13 @@ class CollectiveOpBase : public AsyncOpKernel {
     DFX_OP_REQUIRES_OK_ASYNC(ctx, Check(*ctx), done);
     absl::StatusOr<Keys> keys = ReadKeys(ctx);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, keys.status(), done);
-    const int32_t* group_size = &keys->group_size;
-    const int32_t* group_key = &keys->group_key;
-    const int32_t* instance_key = &keys->instance_key;
-    DFX_OP_REQUIRES_ASYNC(
-        ctx, *group_size >= 1,
-        absl::InvalidArgumentError(
-            absl::StrCat("group_size must be positive, got ", *group_size)),
-        done);
+    const int32_t group_size = keys->group_size;
+    const int32_t group_key = keys->group_key;
+    const int32_t instance_key = keys->instance_key;
+    DFX_OP_REQUIRES_ASYNC(ctx, group_size >= 1,
+                          absl::InvalidArgumentError(absl::StrCat(
+                              "group_size must be positive, got ", group_size)),
+                          done);
 
     // timeout_seconds > 0: the collective ends with DeadlineExceeded when
     // its group, its instance or its data have not all come in time (a
@@ -168,8 +167,8 @@ class CollectiveOpBase : public AsyncOpKernel {
 
     CollectiveResolver* resolver = CollectiveResolverFor(ctx->device());
     CompleteGroupRequest group_request;
-    group_request.set_group_key(*group_key);
-    group_request.set_group_size(*group_size);
+    group_request.set_group_key(group_key);
+    group_request.set_group_size(group_size);
     group_request.set_device_type(ctx->device()->device_type());
     group_request.set_collective_type(type_);
     *group_request.mutable_device_attributes() = ctx->device()->attributes();
@@ -179,9 +178,9 @@ class CollectiveOpBase : public AsyncOpKernel {
     instance.set_type(type_);
     instance.set_data_type(DataType(DataTypeOf(*ctx)));
     ShapeOf(*ctx).AsProto(instance.mutable_shape());
-    instance.set_group_key(*group_key);
-    instance.set_group_size(*group_size);
-    instance.set_instance_key(*instance_key);
+    instance.set_group_key(group_key);
+    instance.set_group_size(group_size);
+    instance.set_instance_key(instance_key);
     instance.set_device_type(ctx->device()->device_type());
     instance.set_device(ctx->device()->name());
     instance.set_is_source(type_ == kBroadcastCollective && IsSource());
