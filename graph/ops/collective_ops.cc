@@ -1,9 +1,15 @@
 // The collective ops of TensorFlow 2.21 that dfx runs (signatures equal to
 // TensorFlow's, checked by tests/kernels/collective_ops_test.cc):
 // CollectiveReduceV2, CollectiveReduceScatterV2, CollectiveGatherV2,
-// CollectiveAllToAllV2, CollectiveBcastSendV2 and CollectiveBcastRecvV2.
+// CollectiveAllToAllV2, CollectiveBcastSendV2 and CollectiveBcastRecvV2;
+// the v1 forms whose keys are attrs (CollectiveReduce, CollectiveGather,
+// CollectiveBcastSend, CollectiveBcastRecv), CollectiveAssignGroupV2,
+// CollectiveInitializeCommunicator and the V3 ops that take its
+// communicator, CollectiveReduceV3 and CollectiveAllToAllV3
+// (tests/kernels/collective2_test.cc).
 // Their kernels are in kernels/collective/.
 #include "base/status_macros.h"
+#include "graph/node_def_util.h"
 #include "graph/ops/ops.h"
 
 namespace dfx {
@@ -68,6 +74,39 @@ absl::Status BcastRecvShape(InferenceContext* c) {
   } else {
     c->set_output(0, PartialShape::Unknown());
   }
+  return absl::OkStatus();
+}
+
+// TensorFlow's ExplicitShape: output 0 is the `shape` attr (v1 broadcast).
+absl::Status ShapeAttr(InferenceContext* c) {
+  TensorShapeProto proto;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "shape", &proto));
+  c->set_output(0, PartialShape::FromProto(proto));
+  return absl::OkStatus();
+}
+
+// The v1 gather: the input's shape with dim 0 times the group_size attr.
+absl::Status GatherV1Shape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (!in.RankKnown()) {
+    c->set_output(0, PartialShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (in.rank() == 0) {
+    return c->Error("Shape must be at least rank 1 but is rank 0");
+  }
+  int64_t group_size = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "group_size", &group_size));
+  PartialShape out = in;
+  if (out.dims[0] >= 0) out.dims[0] *= group_size;
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+// CollectiveAssignGroupV2: two scalars.
+absl::Status TwoScalars(InferenceContext* c) {
+  c->set_output(0, PartialShape::Scalar());
+  c->set_output(1, PartialShape::Scalar());
   return absl::OkStatus();
 }
 
@@ -171,6 +210,102 @@ absl::Status RegisterCollectiveOps(OpRegistry* registry) {
           .Attr("timeout_seconds: float = 0")
           .SetIsStateful()
           .SetShapeFn(BcastRecvShape)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry, OpDefBuilder("CollectiveReduce")
+                    .Input("input: T")
+                    .Output("data: T")
+                    .Attr("T: {bfloat16, float, half, double, int32, int64}")
+                    .Attr("group_size: int")
+                    .Attr("group_key: int")
+                    .Attr("instance_key: int")
+                    .Attr("merge_op: {'Min', 'Max', 'Mul', 'Add'}")
+                    .Attr("final_op: {'Id', 'Div'}")
+                    .Attr("subdiv_offsets: list(int)")
+                    .Attr("wait_for: list(int) = []")
+                    .Attr("communication_hint: string = 'auto'")
+                    .Attr("timeout_seconds: float = 0")
+                    .SetIsStateful()
+                    .SetShapeFn(SameAsInput)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry, OpDefBuilder("CollectiveGather")
+                    .Input("input: T")
+                    .Output("data: T")
+                    .Attr("T: {float, half, double, int32, int64}")
+                    .Attr("group_size: int")
+                    .Attr("group_key: int")
+                    .Attr("instance_key: int")
+                    .Attr("shape: shape")
+                    .Attr("communication_hint: string = 'auto'")
+                    .Attr("timeout_seconds: float = 0")
+                    .SetIsStateful()
+                    .SetShapeFn(GatherV1Shape)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry, OpDefBuilder("CollectiveBcastSend")
+                    .Input("input: T")
+                    .Output("data: T")
+                    .Attr("T: {bool, float, half, double, int32, int64}")
+                    .Attr("group_size: int")
+                    .Attr("group_key: int")
+                    .Attr("instance_key: int")
+                    .Attr("shape: shape")
+                    .Attr("communication_hint: string = 'auto'")
+                    .Attr("timeout_seconds: float = 0")
+                    .SetIsStateful()
+                    .SetShapeFn(ShapeAttr)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry, OpDefBuilder("CollectiveBcastRecv")
+                    .Output("data: T")
+                    .Attr("T: {bool, float, half, double, int32, int64}")
+                    .Attr("group_size: int")
+                    .Attr("group_key: int")
+                    .Attr("instance_key: int")
+                    .Attr("shape: shape")
+                    .Attr("communication_hint: string = 'auto'")
+                    .Attr("timeout_seconds: float = 0")
+                    .SetIsStateful()
+                    .SetShapeFn(ShapeAttr)));
+  DFX_RETURN_IF_ERROR(
+      RegisterCollective(registry, OpDefBuilder("CollectiveAssignGroupV2")
+                                       .Input("group_assignment: int32")
+                                       .Input("device_index: int32")
+                                       .Input("base_key: int32")
+                                       .Output("group_size: int32")
+                                       .Output("group_key: int32")
+                                       .SetIsStateful()
+                                       .SetShapeFn(TwoScalars)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry, OpDefBuilder("CollectiveInitializeCommunicator")
+                    .Input("group_key: int32")
+                    .Input("rank: int32")
+                    .Input("group_size: int32")
+                    .Output("communicator: resource")
+                    .Attr("communication_hint: string = 'auto'")
+                    .Attr("timeout_seconds: float = 0")
+                    .SetIsStateful()
+                    .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry,
+      OpDefBuilder("CollectiveReduceV3")
+          .Input("input: T")
+          .Input("communicator: resource")
+          .Input("group_assignment: int32")
+          .Output("data: T")
+          .Attr("T: {bfloat16, float, half, double, int32, int64}")
+          .Attr("reduction: {'Min', 'Max', 'Mul', 'Add'}")
+          .Attr("timeout_seconds: float = 0")
+          .SetIsStateful()
+          .SetShapeFn(SameAsInput)));
+  DFX_RETURN_IF_ERROR(RegisterCollective(
+      registry,
+      OpDefBuilder("CollectiveAllToAllV3")
+          .Input("input: T")
+          .Input("communicator: resource")
+          .Input("group_assignment: int32")
+          .Output("data: T")
+          .Attr("T: {bfloat16, float, half, double, int32, int64}")
+          .Attr("timeout_seconds: float = 0")
+          .SetIsStateful()
+          .SetShapeFn(SameAsInput)));
   return absl::OkStatus();
 }
 

@@ -116,6 +116,7 @@ _CODE_NAMES = {
     "DataLossError": "DATA_LOSS",
     "CancelledError": "CANCELLED",
     "DeadlineExceededError": "DEADLINE_EXCEEDED",
+    "AlreadyExistsError": "ALREADY_EXISTS",
 }
 
 

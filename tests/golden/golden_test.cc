@@ -56,7 +56,8 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "seqex",    "tmap",         "tarray",
                                  "mutex",    "ckptv1",       "dhash",
                                  "debug",    "estimator",    "batching",
-                                 "csr",      "uquant",       "itckpt"};
+                                 "csr",      "uquant",       "itckpt",
+                                 "collective2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -534,6 +535,14 @@ TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
   // iterator (or through SaveV2/RestoreV2 in the run's scratch directory),
   // then the rest of the sequence.
   RunFamily("itckpt");
+}
+
+TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "
+          "CollectiveAssignGroupV2 and the communicator's V3 ops equal "
+          "TensorFlow") {
+  // Groups of one member; multi-step cases run one instance per step and
+  // make a communicator twice.
+  RunFamily("collective2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -1,4 +1,5 @@
-// Collectives on clusters of real `dfx server` processes: the members'
+// Collectives on clusters of real `dfx server` processes (the V2 ops and
+// TensorFlow 1's, keys as attrs): the members'
 // kernels resolve their group at the leader (task 0) over CompleteGroup /
 // CompleteInstance and move data over RecvTensor (the bulk plane for big
 // pieces); members that disagree get InvalidArgument naming the instance
@@ -124,6 +125,67 @@ TEST_CASE("All-reduce, gather and broadcast across 2 and 3 server processes",
   }
 }
 
+TEST_CASE(
+    "TensorFlow 1's collective ops (keys as attrs) across 2 server "
+    "processes, and a member that never comes ends at the deadline",
+    "[collective]") {
+  using ::dfx::testing::CollectiveV1Graph;
+  TestCluster cluster({{"worker", 2}});
+  std::vector<Tensor> out;
+  // All-reduce of a size the bulk plane moves, then a small one.
+  for (int64_t size : {int64_t{3} << 20, int64_t{5}}) {
+    INFO(size << " floats");
+    auto reduce = Open(cluster, CollectiveV1Graph(Devs(2), "CollectiveReduce",
+                                                  31, 1, "Max", "Id"));
+    REQUIRE_THAT(reduce->Run({{"x0", Input(0, size)}, {"x1", Input(1, size)}},
+                             {"c0", "c1"}, {}, &out),
+                 IsOk());
+    for (const Tensor& t : out) {
+      CHECK(t.NumElements() == size);
+      CHECK(t.span<float>()[0] == 1);
+      CHECK(t.span<float>()[size - 1] ==
+            Input(1, size).span<float>()[size - 1]);
+    }
+  }
+  auto gather = Open(cluster, CollectiveV1Graph(Devs(2), "CollectiveGather",
+                                                32, 1, "", "", "DT_FLOAT",
+                                                {2}));
+  REQUIRE_THAT(gather->Run({{"x0", Tensor::FromVector<float>({1, 2})},
+                            {"x1", Tensor::FromVector<float>({3, 4})}},
+                           {"c0", "c1"}, {}, &out),
+               IsOk());
+  for (const Tensor& t : out) {
+    CHECK(Values(t) == std::vector<float>{1, 2, 3, 4});
+  }
+  auto bcast = Open(cluster, CollectiveV1Graph(Devs(2), "Bcast", 33, 1, "",
+                                               "", "DT_FLOAT", {3}));
+  REQUIRE_THAT(bcast->Run({{"x0", Tensor::FromVector<float>({5, 6, 7})}},
+                          {"c0", "c1"}, {}, &out),
+               IsOk());
+  for (const Tensor& t : out) CHECK(Values(t) == std::vector<float>{5, 6, 7});
+
+  // Task 1's member is not in the graph: task 0's waits for it until the
+  // step's deadline, then the session runs a full step.
+  GraphDef lone;
+  const GraphDef both = CollectiveV1Graph(Devs(2), "CollectiveReduce", 34, 1);
+  for (const NodeDef& n : both.node()) {
+    if (n.name() == "x0" || n.name() == "c0") *lone.add_node() = n;
+  }
+  auto waiting = Open(cluster, lone);
+  RunOptions options;
+  options.set_timeout_in_ms(500);
+  const absl::Time start = absl::Now();
+  CHECK_THAT(waiting->Run(options, {{"x0", Tensor::FromVector<float>({1})}},
+                          {"c0"}, {}, &out, nullptr),
+             StatusIs(absl::StatusCode::kDeadlineExceeded));
+  CHECK(absl::Now() - start < absl::Seconds(20));
+  REQUIRE_THAT(gather->Run({{"x0", Tensor::FromVector<float>({0, 1})},
+                            {"x1", Tensor::FromVector<float>({2, 3})}},
+                           {"c0", "c1"}, {}, &out),
+               IsOk());
+  CHECK(Values(out[0]) == std::vector<float>{0, 1, 2, 3});
+}
+
 TEST_CASE("Members with mismatched shapes fail naming the instance and task",
           "[collective]") {
   TestCluster cluster({{"worker", 2}});
@@ -153,6 +215,35 @@ Tensor Rows(int i, int64_t rows, int64_t cols) {
   std::vector<float> v(rows * cols);
   for (int64_t e = 0; e < rows * cols; ++e) v[e] = i * 1000.f + e;
   return *Tensor::FromVector<float>(v).Reshaped(TensorShape({rows, cols}));
+}
+
+TEST_CASE(
+    "CollectiveInitializeCommunicator and the V3 ops across 2 server "
+    "processes",
+    "[collective]") {
+  using ::dfx::testing::CommunicatorGraph;
+  TestCluster cluster({{"worker", 2}});
+  std::vector<Tensor> out;
+  auto reduce = Open(cluster, CommunicatorGraph(Devs(2), "CollectiveReduceV3",
+                                                41, "Add"));
+  REQUIRE_THAT(reduce->Run({{"x0", Input(0, 1001)}, {"x1", Input(1, 1001)}},
+                           {"c0", "c1"}, {}, &out),
+               IsOk());
+  for (const Tensor& t : out) {
+    CHECK(t.span<float>()[9] == Input(0, 1001).span<float>()[9] +
+                                    Input(1, 1001).span<float>()[9]);
+  }
+  // A communicator is made once per session.
+  CHECK_THAT(reduce->Run({{"x0", Input(0, 3)}, {"x1", Input(1, 3)}},
+                         {"c0", "c1"}, {}, &out),
+             StatusIs(absl::StatusCode::kAlreadyExists));
+  auto a2a = Open(cluster,
+                  CommunicatorGraph(Devs(2), "CollectiveAllToAllV3", 42));
+  REQUIRE_THAT(a2a->Run({{"x0", Rows(0, 2, 3)}, {"x1", Rows(1, 2, 3)}},
+                        {"c0", "c1"}, {}, &out),
+               IsOk());
+  CHECK(Values(out[0]) == std::vector<float>{0, 1, 2, 1000, 1001, 1002});
+  CHECK(Values(out[1]) == std::vector<float>{3, 4, 5, 1003, 1004, 1005});
 }
 
 TEST_CASE("Reduce-scatter and all-to-all across 2 and 3 server processes",

@@ -2,8 +2,9 @@
 gives TensorFlow's numbers.
 
 The same tf.compat.v1 graph — collective_ops.all_reduce_v2 (sum, mean,
-max, prod), all_gather_v2 and broadcast_send_v2/broadcast_recv_v2, one op
-per member — is built twice: once on /job:worker/task:0 and task:1 and run
+max, prod), all_gather_v2 and broadcast_send_v2/broadcast_recv_v2, and
+TensorFlow 1's all_reduce, all_gather and broadcast_send/broadcast_recv
+(keys as attrs), one op per member — is built twice: once on /job:worker/task:0 and task:1 and run
 on the dfx cluster, once on two CPU devices of an in-process TensorFlow
 session (TensorFlow's own collective runtime), which gives the expected
 values. Inputs have a size not divisible by the group.
@@ -57,6 +58,21 @@ def build(devices):
                     fetches["bcast_%d" % i] = collective_ops.broadcast_recv_v2(
                         [7], tf.float32, group_size=n, group_key=1,
                         instance_key=20)
+                # TensorFlow 1's forms (keys as attrs), in a group of their
+                # own.
+                fetches["v1_reduce_%d" % i] = collective_ops.all_reduce(
+                    x, n, 2, 30, merge_op="Add", final_op="Div")
+                fetches["v1_reduce_max_%d" % i] = collective_ops.all_reduce(
+                    x, n, 2, 31, merge_op="Max", final_op="Id",
+                    subdiv_offsets=(0, 1))
+                fetches["v1_gather_%d" % i] = collective_ops.all_gather(
+                    x, n, 2, 32)
+                if i == 0:
+                    fetches["v1_bcast_%d" % i] = collective_ops.broadcast_send(
+                        x, [7], tf.float32, n, 2, 33)
+                else:
+                    fetches["v1_bcast_%d" % i] = collective_ops.broadcast_recv(
+                        [7], tf.float32, n, 2, 33)
     return graph, xs, fetches
 
 

@@ -46,6 +46,7 @@ _CODES = {
     "UnavailableError": "UNAVAILABLE",
     "DeadlineExceededError": "DEADLINE_EXCEEDED",
     "DataLossError": "DATA_LOSS",
+    "AlreadyExistsError": "ALREADY_EXISTS",
 }
 
 # Ops that stay on task 0 when nodes are spread: feeds and fetches go
