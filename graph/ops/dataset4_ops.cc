@@ -1,0 +1,48 @@
+// tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
+// SaveDatasetV2 and LoadDataset. Every OpDef is TensorFlow 2.21's
+// (tests/kernels/dataset4_test.cc compares them with
+// tests/golden/data/dataset4/tf_op_defs.pbtxt, written by gen_dataset4.py);
+// the kernels are in kernels/data/save_load_kernels.cc.
+#include "base/status_macros.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+
+absl::Status RegisterDataset4Ops(OpRegistry* r) {
+  for (const bool v2 : {false, true}) {
+    OpDefBuilder b(v2 ? "SaveDatasetV2" : "SaveDataset");
+    b.Input("input_dataset: variant")
+        .Input("path: string")
+        .Input("shard_func_other_args: Tshard_func_args");
+    if (v2) b.Output("handle: variant");
+    b.Attr("compression: string = ''")
+        .Attr("shard_func: func")
+        .Attr("use_shard_func: bool = true")
+        .Attr("Tshard_func_args: list(type) >= 0");
+    if (v2) {
+      b.Attr("output_types: list(type) >= 1")
+          .Attr("output_shapes: list(shape) >= 1");
+    }
+    b.SetIsStateful().SetShapeFn([v2](InferenceContext* c) {
+      DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+      return v2 ? shape_fn::Scalar(c) : absl::OkStatus();
+    });
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
+  return r->Register(OpDefBuilder("LoadDataset")
+                         .Input("path: string")
+                         .Input("reader_func_other_args: Treader_func_args")
+                         .Output("handle: variant")
+                         .Attr("output_types: list(type) >= 1")
+                         .Attr("output_shapes: list(shape) >= 1")
+                         .Attr("compression: string = ''")
+                         .Attr("reader_func: func")
+                         .Attr("Treader_func_args: list(type) >= 0")
+                         .SetIsStateful()
+                         .SetShapeFn([](InferenceContext* c) {
+                           DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 0));
+                           return shape_fn::Scalar(c);
+                         }));
+}
+
+}  // namespace dfx

@@ -1,0 +1,753 @@
+// tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
+// SaveDatasetV2 and LoadDataset, in TensorFlow's on-disk format (its
+// snapshot format, version 2), so that a directory either one writes the
+// other reads:
+//
+//   <path>/snapshot.metadata   a binary tensorflow.data.experimental.
+//                              SnapshotMetadataRecord (run_id, version 2,
+//                              dtypes, num_elements, finalized)
+//   <path>/<run_id>/<shard %08u>.shard/<checkpoint %08u>.snapshot
+//                              a TFRecord file ("", GZIP or ZLIB), one
+//                              record per component of each element: the
+//                              component as a serialized TensorProto
+//                              (tensor_content)
+//
+// An element goes to the shard its shard_func returns (a scalar int64);
+// without one (use_shard_func false) round robin over the CPUs as
+// TensorFlow does. LoadDataset hands reader_func a dataset of one dataset
+// per shard directory (in name order) and iterates what it returns. Every
+// path is confined to the server's --data-dir (runtime/file_policy.h).
+// SNAPPY, which TensorFlow's record writer also offers, is Unimplemented:
+// dfx links no snappy.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "kernels/data/dataset.h"
+#include "kernels/data/elements_dataset.h"
+#include "kernels/data/record_file.h"
+#include "runtime/cancellation.h"
+#include "runtime/file_policy.h"
+
+namespace dfx::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kFileFormatVersion = 2;
+constexpr char kMetadataFile[] = "snapshot.metadata";
+
+// --- The metadata record, in protobuf's wire format (the few fields of
+// SnapshotMetadataRecord; unknown ones are skipped when read).
+
+struct SnapshotMetadata {
+  std::string run_id;
+  int64_t creation_timestamp = 0;
+  int64_t version = 0;
+  std::vector<int> dtypes;
+  int64_t num_elements = 0;
+  bool finalized = false;
+};
+
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void PutTag(int field, int wire_type, std::string* out) {
+  PutVarint((static_cast<uint64_t>(field) << 3) | wire_type, out);
+}
+
+std::string EncodeMetadata(const SnapshotMetadata& m) {
+  std::string out;
+  PutTag(2, 2, &out);
+  PutVarint(m.run_id.size(), &out);
+  out += m.run_id;
+  PutTag(3, 0, &out);
+  PutVarint(static_cast<uint64_t>(m.creation_timestamp), &out);
+  PutTag(4, 0, &out);
+  PutVarint(static_cast<uint64_t>(m.version), &out);
+  if (!m.dtypes.empty()) {  // packed, as proto3 writes a repeated enum
+    std::string packed;
+    for (int d : m.dtypes) PutVarint(static_cast<uint64_t>(d), &packed);
+    PutTag(5, 2, &out);
+    PutVarint(packed.size(), &out);
+    out += packed;
+  }
+  if (m.num_elements != 0) {
+    PutTag(6, 0, &out);
+    PutVarint(static_cast<uint64_t>(m.num_elements), &out);
+  }
+  if (m.finalized) {
+    PutTag(1000, 0, &out);
+    PutVarint(1, &out);
+  }
+  return out;
+}
+
+bool GetVarint(absl::string_view* in, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
+    const uint8_t b = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// False for bytes that are not a well-formed message.
+bool DecodeMetadata(absl::string_view in, SnapshotMetadata* m) {
+  while (!in.empty()) {
+    uint64_t tag = 0, v = 0;
+    if (!GetVarint(&in, &tag)) return false;
+    const uint64_t field = tag >> 3;
+    switch (tag & 7) {
+      case 0:
+        if (!GetVarint(&in, &v)) return false;
+        if (field == 3) m->creation_timestamp = static_cast<int64_t>(v);
+        if (field == 4) m->version = static_cast<int64_t>(v);
+        if (field == 5) m->dtypes.push_back(static_cast<int>(v));
+        if (field == 6) m->num_elements = static_cast<int64_t>(v);
+        if (field == 1000) m->finalized = v != 0;
+        break;
+      case 1:
+        if (in.size() < 8) return false;
+        in.remove_prefix(8);
+        break;
+      case 5:
+        if (in.size() < 4) return false;
+        in.remove_prefix(4);
+        break;
+      case 2: {
+        if (!GetVarint(&in, &v) || v > in.size()) return false;
+        absl::string_view bytes = in.substr(0, v);
+        in.remove_prefix(v);
+        if (field == 2) m->run_id = std::string(bytes);
+        if (field == 5) {
+          while (!bytes.empty()) {
+            if (!GetVarint(&bytes, &v)) return false;
+            m->dtypes.push_back(static_cast<int>(v));
+          }
+        }
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// --- Paths and files.
+
+std::string JoinPath(absl::string_view dir, absl::string_view name) {
+  if (dir.empty()) return std::string(name);
+  if (dir.back() == '/') return absl::StrCat(dir, name);
+  return absl::StrCat(dir, "/", name);
+}
+
+std::string ShardDirectory(const std::string& run_dir, int64_t shard) {
+  return JoinPath(run_dir,
+                  absl::StrFormat("%08u.shard", static_cast<uint64_t>(shard)));
+}
+
+std::string CheckpointFile(const std::string& shard_dir, int64_t checkpoint) {
+  return JoinPath(
+      shard_dir,
+      absl::StrFormat("%08u.snapshot", static_cast<uint64_t>(checkpoint)));
+}
+
+// Creates directory `dir` and its parents for node `node`.
+absl::Status CreateDirs(const std::string& node, const std::string& dir) {
+  DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node, dir));
+  std::error_code ec;
+  fs::create_directories(resolved, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("could not create directory ", dir, ": ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+// Writes <path>/snapshot.metadata through a temporary file and a rename,
+// as TensorFlow does, so a reader never sees half of it.
+absl::Status WriteMetadata(const std::string& node, const std::string& path,
+                           const SnapshotMetadata& m) {
+  DFX_RETURN_IF_ERROR(CreateDirs(node, path));
+  DFX_ASSIGN_OR_RETURN(std::string file,
+                       ResolveDataPath(node, JoinPath(path, kMetadataFile)));
+  const std::string tmp = absl::StrCat(file, "-tmp-dfx");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    const std::string bytes = EncodeMetadata(m);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.good()) {
+      return absl::DataLossError(absl::StrCat("could not write ", tmp));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    return absl::DataLossError(absl::StrCat("could not rename ", tmp, " to ",
+                                            file, ": ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+int64_t MicrosNow() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint64_t NewRunId() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+// TensorFlow's writer and reader map an unknown compression to none.
+absl::StatusOr<Compression> SnapshotCompression(const std::string& type) {
+  if (type == "SNAPPY") {
+    return absl::UnimplementedError(
+        "SNAPPY compression of saved datasets is not supported by dfx; use "
+        "GZIP or none");
+  }
+  return ParseCompression(type).value_or(Compression::kNone);
+}
+
+// The writers of one save: one TFRecord file per shard, made on the
+// shard's first element.
+class ShardWriters {
+ public:
+  ShardWriters(std::string node, std::string run_dir, Compression compression)
+      : node_(std::move(node)),
+        run_dir_(std::move(run_dir)),
+        compression_(compression) {}
+
+  absl::Status Write(int64_t shard, const std::vector<Tensor>& element) {
+    std::unique_ptr<RecordWriter>& w = writers_[shard];
+    if (w == nullptr) {
+      const std::string dir = ShardDirectory(run_dir_, shard);
+      DFX_RETURN_IF_ERROR(CreateDirs(node_, dir));
+      DFX_ASSIGN_OR_RETURN(
+          w, RecordWriter::Create(node_, CheckpointFile(dir, 0), compression_));
+    }
+    for (const Tensor& t : element) {
+      if (t.dtype() == DT_VARIANT) {
+        return absl::InvalidArgumentError(
+            "saving a dataset whose elements hold variant tensors is not "
+            "supported by dfx");
+      }
+      TensorProto proto;
+      t.AsProtoTensorContent(&proto);
+      DFX_RETURN_IF_ERROR(w->Write(proto.SerializeAsString()));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() {
+    absl::Status status;
+    for (auto& [shard, w] : writers_) status.Update(w->Close());
+    writers_.clear();
+    return status;
+  }
+
+ private:
+  const std::string node_;
+  const std::string run_dir_;
+  const Compression compression_;
+  std::map<int64_t, std::unique_ptr<RecordWriter>> writers_;
+};
+
+int64_t CpuBudget() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int64_t>(n);
+}
+
+// What both save ops read from their node: the shard function and its
+// captured inputs' count, the compression.
+struct SaveOptions {
+  std::shared_ptr<const DatasetFunction> shard_func;
+  int num_captured = 0;
+  bool use_shard_func = true;
+  std::string compression;
+};
+
+absl::Status ReadSaveOptions(OpKernelConstruction* ctx, SaveOptions* o) {
+  DFX_RETURN_IF_ERROR(ctx->GetAttr("compression", &o->compression));
+  DFX_RETURN_IF_ERROR(ctx->GetAttr("use_shard_func", &o->use_shard_func));
+  DataTypeVector captured;
+  DFX_RETURN_IF_ERROR(ctx->GetAttr("Tshard_func_args", &captured));
+  o->num_captured = static_cast<int>(captured.size());
+  DFX_ASSIGN_OR_RETURN(o->shard_func,
+                       DatasetFunction::Create(ctx, "shard_func"));
+  return absl::OkStatus();
+}
+
+// The shard of `element`: the shard function's scalar int64, or (without
+// one) the next of `*shard` round robin over the CPUs.
+absl::Status ShardIndex(IteratorContext* ictx, const SaveOptions& o,
+                        const std::vector<Tensor>& captured,
+                        const std::vector<Tensor>& element, int64_t* shard) {
+  if (!o.use_shard_func) {
+    *shard = (*shard + 1) % CpuBudget();
+    return absl::OkStatus();
+  }
+  std::vector<Tensor> args = element;
+  args.insert(args.end(), captured.begin(), captured.end());
+  DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                       o.shard_func->Run(ictx, std::move(args)));
+  if (out.size() != 1 || out[0].dtype() != DT_INT64 ||
+      out[0].NumElements() != 1) {
+    return absl::InvalidArgumentError(
+        "`shard_func` must return a scalar int64.");
+  }
+  *shard = out[0].data<int64_t>()[0];
+  return absl::OkStatus();
+}
+
+SnapshotMetadata MakeMetadata(uint64_t run_id, const DataTypeVector& dtypes,
+                              int64_t num_elements, bool finalized) {
+  SnapshotMetadata m;
+  m.run_id = absl::StrCat(run_id);
+  m.creation_timestamp = MicrosNow();
+  m.version = kFileFormatVersion;
+  for (DataType d : dtypes) m.dtypes.push_back(static_cast<int>(d));
+  m.num_elements = num_elements;
+  m.finalized = finalized;
+  return m;
+}
+
+absl::StatusOr<std::string> PathInput(OpKernelContext* ctx, int index) {
+  const Tensor& t = ctx->input(index);
+  if (t.dtype() != DT_STRING || t.dims() != 0) {
+    return absl::InvalidArgumentError("path must be a scalar");
+  }
+  return t.data<std::string>()[0];
+}
+
+// ---------------------------------------------------------------------------
+// SaveDataset: iterates its input to the end, writing every element.
+
+class SaveDatasetOp final : public OpKernel {
+ public:
+  explicit SaveDatasetOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ReadSaveOptions(ctx, &options_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    DFX_OP_REQUIRES_OK(ctx, Save(ctx));
+  }
+
+ private:
+  absl::Status Save(OpKernelContext* ctx) {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(std::string path, PathInput(ctx, 1));
+    DFX_ASSIGN_OR_RETURN(Compression compression,
+                         SnapshotCompression(options_.compression));
+    const std::vector<Tensor> captured =
+        CapturedInputs(ctx, options_.num_captured + 1);
+    const std::vector<Tensor> shard_args(captured.begin() + 1, captured.end());
+    const uint64_t run_id = NewRunId();
+    const std::string run_dir = JoinPath(path, absl::StrCat(run_id));
+    DFX_RETURN_IF_ERROR(CreateDirs(name(), run_dir));
+    const DataTypeVector& dtypes = dataset->output_dtypes();
+    DFX_RETURN_IF_ERROR(
+        WriteMetadata(name(), path, MakeMetadata(run_id, dtypes, 0, false)));
+    IteratorContext ictx = IteratorContextOf(ctx);
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
+                         dataset->MakeIterator(&ictx));
+    ShardWriters writers(name(), run_dir, compression);
+    int64_t num_elements = 0;
+    int64_t shard = -1;
+    while (true) {
+      if (ctx->cancellation_manager() != nullptr &&
+          ctx->cancellation_manager()->IsCancelled()) {
+        return absl::CancelledError("Operation was cancelled");
+      }
+      std::vector<Tensor> element;
+      bool end = false;
+      DFX_RETURN_IF_ERROR(it->GetNext(&ictx, &element, &end));
+      if (end) break;
+      ++num_elements;
+      DFX_RETURN_IF_ERROR(
+          ShardIndex(&ictx, options_, shard_args, element, &shard));
+      DFX_RETURN_IF_ERROR(writers.Write(shard, element));
+    }
+    DFX_RETURN_IF_ERROR(writers.Close());
+    return WriteMetadata(name(), path,
+                         MakeMetadata(run_id, dtypes, num_elements, true));
+  }
+
+  SaveOptions options_;
+};
+
+// ---------------------------------------------------------------------------
+// SaveDatasetV2: its input's elements, each written as it passes; the
+// metadata is finalized when the input ends.
+
+class SaveDataset final : public UnaryDataset {
+ public:
+  SaveDataset(std::string node, DatasetPtr input, std::string path,
+              Compression compression, const SaveOptions* options,
+              std::vector<Tensor> captured)
+      : UnaryDataset(input, input->output_dtypes()),
+        node_(std::move(node)),
+        path_(std::move(path)),
+        compression_(compression),
+        options_(*options),
+        captured_(std::move(captured)) {}
+
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+  std::string DebugString() const override { return "SaveDatasetV2Dataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    const uint64_t run_id = NewRunId();
+    const std::string run_dir = JoinPath(path_, absl::StrCat(run_id));
+    DFX_RETURN_IF_ERROR(CreateDirs(node_, run_dir));
+    DFX_RETURN_IF_ERROR(WriteMetadata(
+        node_, path_, MakeMetadata(run_id, output_dtypes(), 0, false)));
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
+                         input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<SaveDataset>(), std::move(in), run_id, run_dir));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const SaveDataset> d,
+             std::unique_ptr<IteratorBase> in, uint64_t run_id,
+             const std::string& run_dir)
+        : d_(std::move(d)),
+          in_(std::move(in)),
+          run_id_(run_id),
+          writers_(d_->node_, run_dir, d_->compression_) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      if (!status_.ok() || closed_) {
+        *end = true;
+        return status_;
+      }
+      status_ = Next(ctx, out, end);
+      return status_;
+    }
+
+   private:
+    absl::Status Next(IteratorContext* ctx, std::vector<Tensor>* out,
+                      bool* end) {
+      DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+      if (*end) {
+        closed_ = true;
+        DFX_RETURN_IF_ERROR(writers_.Close());
+        // TensorFlow records the dataset's cardinality, not the count.
+        return WriteMetadata(d_->node_, d_->path_,
+                             MakeMetadata(run_id_, d_->output_dtypes(),
+                                          d_->Cardinality(), true));
+      }
+      // TensorFlow starts each element's round robin afresh.
+      int64_t shard = 0;
+      DFX_RETURN_IF_ERROR(
+          ShardIndex(ctx, d_->options_, d_->captured_, *out, &shard));
+      return writers_.Write(shard, *out);
+    }
+
+    const std::shared_ptr<const SaveDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+    const uint64_t run_id_;
+    ShardWriters writers_;
+    absl::Status status_;
+    bool closed_ = false;
+  };
+
+  const std::string node_;
+  const std::string path_;
+  const Compression compression_;
+  const SaveOptions options_;
+  const std::vector<Tensor> captured_;
+};
+
+class SaveDatasetV2Op final : public DatasetOpKernel {
+ public:
+  explicit SaveDatasetV2Op(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
+    ctx->SetStatus(ReadSaveOptions(ctx, &options_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(std::string path, PathInput(ctx, 1));
+    DFX_ASSIGN_OR_RETURN(Compression compression,
+                         SnapshotCompression(options_.compression));
+    std::vector<Tensor> captured =
+        CapturedInputs(ctx, options_.num_captured + 1);
+    captured.erase(captured.begin());
+    return std::make_shared<SaveDataset>(name(), std::move(input),
+                                         std::move(path), compression,
+                                         &options_, std::move(captured));
+  }
+
+  SaveOptions options_;
+};
+
+// ---------------------------------------------------------------------------
+// LoadDataset. One shard's elements: its checkpoint files in turn, each
+// element one record per component.
+
+class ShardReaderDataset final : public DatasetBase {
+ public:
+  ShardReaderDataset(std::string node, std::string shard_dir,
+                     Compression compression, DataTypeVector dtypes)
+      : DatasetBase(std::move(dtypes)),
+        node_(std::move(node)),
+        shard_dir_(std::move(shard_dir)),
+        compression_(compression) {}
+
+  std::string DebugString() const override { return "SnapshotDatasetReader"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    auto it = std::make_unique<Iterator>(Self<ShardReaderDataset>());
+    DFX_RETURN_IF_ERROR(it->Open());
+    return std::unique_ptr<IteratorBase>(std::move(it));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const ShardReaderDataset> d)
+        : d_(std::move(d)) {}
+
+    // Opens the current checkpoint file; NotFound when there is none.
+    absl::Status Open() {
+      const std::string file = CheckpointFile(d_->shard_dir_, checkpoint_);
+      DFX_ASSIGN_OR_RETURN(std::string resolved,
+                           ResolveDataPath(d_->node_, file));
+      std::error_code ec;
+      if (!fs::is_regular_file(resolved, ec)) {
+        return absl::NotFoundError(absl::StrCat(file, " not found"));
+      }
+      DFX_ASSIGN_OR_RETURN(reader_,
+                           FileReader::Open(d_->node_, file, d_->compression_));
+      return absl::OkStatus();
+    }
+
+    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+                         bool* end) override {
+      const DataTypeVector& dtypes = d_->output_dtypes();
+      while (reader_ != nullptr) {
+        out->clear();
+        bool complete = true;
+        for (size_t i = 0; i < dtypes.size(); ++i) {
+          std::string record;
+          DFX_ASSIGN_OR_RETURN(bool got, reader_->NextRecord(&record));
+          if (!got) {
+            complete = false;
+            break;
+          }
+          TensorProto proto;
+          if (!proto.ParseFromString(record)) {
+            return absl::DataLossError(
+                "Unable to parse tensor from stored proto.");
+          }
+          absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
+          if (!t.ok()) {
+            return absl::DataLossError(
+                "Unable to parse tensor from stored proto.");
+          }
+          if (t->dtype() != dtypes[i]) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("component ", i, " of a saved element is ",
+                             DataTypeString(t->dtype()),
+                             ", but the dataset's element "
+                             "spec says ",
+                             DataTypeString(dtypes[i])));
+          }
+          out->push_back(*std::move(t));
+        }
+        if (complete) {
+          *end = false;
+          return absl::OkStatus();
+        }
+        // The file's end (TensorFlow drops a partial element there too):
+        // on to the next checkpoint file, if any.
+        reader_.reset();
+        ++checkpoint_;
+        absl::Status opened = Open();
+        if (absl::IsNotFound(opened)) break;
+        DFX_RETURN_IF_ERROR(opened);
+      }
+      out->clear();
+      *end = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const ShardReaderDataset> d_;
+    int64_t checkpoint_ = 0;
+    std::unique_ptr<FileReader> reader_;
+  };
+
+  const std::string node_;
+  const std::string shard_dir_;
+  const Compression compression_;
+};
+
+Tensor DatasetTensor(DatasetPtr d) {
+  Tensor out(DT_VARIANT, TensorShape({}));
+  out.data<Variant>()[0] = Variant::Make<DatasetVariant>(std::move(d));
+  return out;
+}
+
+class LoadDataset final : public DatasetBase {
+ public:
+  LoadDataset(std::string node, std::string path, SnapshotMetadata metadata,
+              Compression compression, DataTypeVector dtypes,
+              std::shared_ptr<const DatasetFunction> reader_func,
+              std::vector<Tensor> captured)
+      : DatasetBase(std::move(dtypes)),
+        node_(std::move(node)),
+        path_(std::move(path)),
+        metadata_(std::move(metadata)),
+        compression_(compression),
+        reader_func_(std::move(reader_func)),
+        captured_(std::move(captured)) {}
+
+  int64_t Cardinality() const override { return metadata_.num_elements; }
+  std::string DebugString() const override { return "LoadDataset"; }
+
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    const std::string run_dir = JoinPath(path_, metadata_.run_id);
+    DFX_ASSIGN_OR_RETURN(std::string resolved, ResolveDataPath(node_, run_dir));
+    std::vector<std::string> shards;
+    std::error_code ec;
+    for (fs::directory_iterator it(resolved, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, ".shard") == 0) {
+        shards.push_back(name);
+      }
+    }
+    std::sort(shards.begin(), shards.end());
+    std::vector<std::vector<Tensor>> shard_datasets;
+    for (const std::string& name : shards) {
+      shard_datasets.push_back(
+          {DatasetTensor(std::make_shared<ShardReaderDataset>(
+              node_, JoinPath(run_dir, name), compression_, output_dtypes()))});
+    }
+    DatasetPtr nested = std::make_shared<ElementsDataset>(
+        "SnapshotNestedDatasetReader", DataTypeVector{DT_VARIANT},
+        std::move(shard_datasets));
+    std::vector<Tensor> args = {DatasetTensor(std::move(nested))};
+    args.insert(args.end(), captured_.begin(), captured_.end());
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                         reader_func_->Run(ctx, std::move(args)));
+    if (out.size() != 1) {
+      return absl::InvalidArgumentError(
+          "reader_func returns more than one argument.");
+    }
+    DFX_ASSIGN_OR_RETURN(DatasetPtr read,
+                         DatasetFromTensor(out[0], "reader_func's result"));
+    DFX_RETURN_IF_ERROR(CheckOutputTypes(output_dtypes(), read->output_dtypes(),
+                                         "LoadDataset's reader_func"));
+    return read->MakeIterator(ctx);
+  }
+
+ private:
+  const std::string node_;
+  const std::string path_;
+  const SnapshotMetadata metadata_;
+  const Compression compression_;
+  const std::shared_ptr<const DatasetFunction> reader_func_;
+  const std::vector<Tensor> captured_;
+};
+
+class LoadDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit LoadDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
+    ctx->SetStatus(Init(ctx));
+  }
+
+ private:
+  absl::Status Init(OpKernelConstruction* ctx) {
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("compression", &compression_));
+    DataTypeVector captured;
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("Treader_func_args", &captured));
+    num_captured_ = static_cast<int>(captured.size());
+    DFX_ASSIGN_OR_RETURN(reader_func_,
+                         DatasetFunction::Create(ctx, "reader_func"));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(std::string path, PathInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(Compression compression,
+                         SnapshotCompression(compression_));
+    DFX_ASSIGN_OR_RETURN(
+        std::string file,
+        ResolveDataPath(name(), JoinPath(path, kMetadataFile)));
+    std::ifstream in(file, std::ios::binary);
+    if (!in.is_open()) {
+      return absl::NotFoundError(
+          absl::StrCat("Could not find metadata file [", path, "]"));
+    }
+    const std::string bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    SnapshotMetadata metadata;
+    if (!DecodeMetadata(bytes, &metadata)) {
+      // TensorFlow's code: its file stream's, which has read to the end.
+      return absl::OutOfRangeError(
+          absl::StrCat("Can't parse ", JoinPath(path, kMetadataFile),
+                       " as binary proto: Read less bytes than requested"));
+    }
+    if (metadata.version != kFileFormatVersion) {
+      // Versions 0 and 1 (the custom format of SnapshotDataset v1) are
+      // not read by dfx.
+      return absl::UnimplementedError(
+          absl::StrCat("dfx reads saved datasets of version 2 only; ", path,
+                       " holds version ", metadata.version));
+    }
+    std::vector<Tensor> captured = CapturedInputs(ctx, num_captured_);
+    return std::make_shared<LoadDataset>(
+        name(), std::move(path), std::move(metadata), compression,
+        output_types(), reader_func_, std::move(captured));
+  }
+
+  std::string compression_;
+  int num_captured_ = 0;
+  std::shared_ptr<const DatasetFunction> reader_func_;
+};
+
+}  // namespace
+}  // namespace dfx::data
+
+namespace dfx {
+
+void RegisterDataset4Kernels(KernelRegistry* registry) {
+  RegisterKernel<data::SaveDatasetOp>(registry,
+                                      KernelDefBuilder("SaveDataset"));
+  RegisterKernel<data::SaveDatasetV2Op>(registry,
+                                        KernelDefBuilder("SaveDatasetV2"));
+  RegisterKernel<data::LoadDatasetOp>(registry,
+                                      KernelDefBuilder("LoadDataset"));
+}
+
+}  // namespace dfx

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Golden cases of the dataset4 family: tf.data's save and load
+(tf.data.Dataset.save / tf.data.Dataset.load: SaveDataset, SaveDatasetV2,
+LoadDataset) in TensorFlow's on-disk snapshot format, as TensorFlow 2.21
+runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
+dataset4/tf_op_defs.pbtxt), which tests/kernels/dataset4_test.cc compares
+byte for byte with dfx's.
+
+    $(tools/tf_env) tests/golden/gen_dataset4.py
+
+Every case is multi-step (gen_lookup.py's steps_case). A save writes
+under "@SCRATCH_DIR@/saved" (a fresh directory of each run) and a load
+in the same graph reads it back, so each runtime reads what it wrote.
+Directories TensorFlow saved are also written into case folders
+("@CASE_DIR@/saved/...": snapshot.metadata and the shard files), so dfx
+loads what TensorFlow wrote; tests/golden/dataset4_dfx_saved/ holds
+directories dfx saved, which the load_dfx_saved cases give to TensorFlow,
+so TensorFlow reads what dfx wrote. Those are written (replaced) first
+when a dfx binary is named: this script then starts a local dfx cluster
+and runs the save graphs on it through a TensorFlow client:
+
+    $(tools/tf_env) tests/golden/gen_dataset4.py --dfx build/bin/dfx
+
+Loads use a reader_func that reads the shards in order
+(datasets.flat_map(lambda d: d)) and saves a shard_func, so the order of
+elements does not depend on the machine: without a shard_func TensorFlow
+spreads elements round robin over as many shards as the machine has CPUs
+(the cases without one save a single element). Left out: SNAPPY
+compression (dfx links no snappy; Unimplemented), the distributed
+snapshot format (tf.data service), and checkpointing a save's iterator.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+import golden_lib
+from golden_lib import tf, tf1
+from gen_lookup import CASE_DIR, SCRATCH_DIR, steps_case
+from tensorflow.python.data.ops import load_op
+from tensorflow.python.data.ops import structured_function
+from tensorflow.python.ops import gen_experimental_dataset_ops as ged_ops
+
+FAMILY = "dataset4"
+OPS = ["SaveDataset", "SaveDatasetV2", "LoadDataset"]
+DFX_SAVED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "dataset4_dfx_saved")
+
+
+def shard_function(ds, fn):
+    """fn as the graph function a save op's shard_func attr names."""
+    wrapped = structured_function.StructuredFunctionWrapper(
+        fn if fn is not None else (lambda *x: None), "save()",
+        input_structure=ds.element_spec, add_to_graph=False)
+    f = wrapped.function
+    f.add_to_graph(tf1.get_default_graph())
+    return f
+
+
+def in_order(datasets):
+    return datasets.flat_map(lambda d: d)
+
+
+def save_op(ds, path, fn, compression=""):
+    f = shard_function(ds, fn)
+    return ged_ops.save_dataset(
+        ds._variant_tensor, path=path,
+        shard_func_other_args=f.captured_inputs, compression=compression,
+        shard_func=f, use_shard_func=fn is not None)
+
+
+def save_v2(ds, path, fn, compression=""):
+    f = shard_function(ds, fn)
+    spec = ds.element_spec
+    variant = ged_ops.save_dataset_v2(
+        ds._variant_tensor, path=path,
+        shard_func_other_args=f.captured_inputs, shard_func=f,
+        use_shard_func=fn is not None, compression=compression,
+        output_types=[s.dtype for s in tf.nest.flatten(spec)],
+        output_shapes=[s.shape for s in tf.nest.flatten(spec)])
+    return tf.data.experimental.from_variant(variant, spec)
+
+
+def iterate(ds, prefix, out):
+    """An initializable iterator of ds: out[prefix + "init"] and one key per
+    component; returns the component keys."""
+    it = tf1.data.make_initializable_iterator(ds)
+    out[prefix + "init"] = it.initializer
+    keys = []
+    for i, t in enumerate(tf.nest.flatten(it.get_next())):
+        out[f"{prefix}c{i}"] = t
+        keys.append(f"{prefix}c{i}")
+    return keys
+
+
+def load(path, spec, compression="", reader=in_order):
+    return load_op._LoadDataset(path, spec, compression, reader)
+
+
+def mixed():
+    return tf.data.Dataset.from_tensor_slices(
+        (tf.constant([0, 1, 2, 3, 4], tf.int64),
+         tf.constant(["zero", "", "two", "three", "four"]),
+         tf.reshape(tf.range(10, dtype=tf.float32) / 4, [5, 2]),
+         tf.constant([True, False, True, True, False])))
+
+
+AT = {"path": SCRATCH_DIR + "/saved"}
+
+
+def save_load_cases(folder):
+    for name, compression in [("save_load", ""), ("save_load_gzip", "GZIP"),
+                              ("save_load_zlib", "ZLIB"),
+                              ("save_load_unknown_compression", "LZ4")]:
+        def build(compression=compression):
+            path = tf1.placeholder(tf.string, shape=[], name="path")
+            ds = mixed()
+            out = {"path": path,
+                   "save": save_op(ds, path, lambda a, b, c, d: a % 2,
+                                   compression)}
+            keys = iterate(load(path, ds.element_spec, compression), "", out)
+            return out
+        keys = ["c0", "c1", "c2", "c3"]
+        steps_case(folder, name, build,
+                   [(["save"], AT), (["init"], AT)] + [(keys, {})] * 6,
+                   note="shards 0 (even) and 1 (odd), read in order")
+
+    def typed(make, fn, name, pulls, note=""):
+        def build():
+            path = tf1.placeholder(tf.string, shape=[], name="path")
+            ds = make()
+            out = {"path": path, "save": save_op(ds, path, fn)}
+            iterate(load(path, ds.element_spec), "", out)
+            return out
+        g = tf.Graph()
+        with g.as_default():
+            n = len(tf.nest.flatten(make().element_spec))
+        keys = [f"c{i}" for i in range(n)]
+        steps_case(folder, name, build,
+                   [(["save"], AT), (["init"], AT)] + [(keys, {})] * pulls,
+                   note=note)
+
+    typed(lambda: tf.data.Dataset.from_tensor_slices(
+        tf.constant([[1, 2, 3], [4, 5, 6]], tf.int32)),
+        lambda x: tf.cast(x[0], tf.int64) * 3, "int32_rows", 3,
+        note="shards 3 and 12")
+    typed(lambda: tf.data.Dataset.from_tensors(
+        (tf.constant(np.arange(6).reshape(2, 3), tf.float64),
+         tf.constant([b"\x00\xff", b"a"]), tf.constant(7, tf.uint8),
+         tf.constant([1.5, -2], tf.half), tf.constant([3 + 4j],
+                                                      tf.complex64))),
+        lambda *x: tf.constant(0, tf.int64), "dtypes", 2)
+    typed(lambda: tf.data.Dataset.from_tensors(
+        tf.zeros([0, 3], tf.int64)),
+        lambda x: tf.constant(5, tf.int64), "empty_tensor", 2)
+    typed(lambda: tf.data.Dataset.range(0),
+          lambda x: x, "empty_dataset", 1,
+          note="no shard directory at all")
+    typed(lambda: tf.data.Dataset.range(3),
+          lambda x: -x, "negative_shard", 4,
+          note="shard -1 is directory 18446744073709551615.shard")
+    typed(lambda: tf.data.Dataset.range(41, 42), None, "no_shard_func", 2,
+          note="round robin from shard 0")
+    typed(lambda: tf.data.Dataset.range(2),
+          lambda x: tf.cast(x, tf.int32), "shard_func_int32", 0)
+    typed(lambda: tf.data.Dataset.range(2),
+          lambda x: tf.stack([x, x]), "shard_func_vector", 0)
+
+    # A second save into the same path: the metadata names the new run.
+    def twice():
+        path = tf1.placeholder(tf.string, shape=[], name="path")
+        out = {"path": path,
+               "save1": save_op(tf.data.Dataset.range(3), path,
+                                lambda x: x),
+               "save2": save_op(tf.data.Dataset.range(10, 12), path,
+                                lambda x: x)}
+        iterate(load(path, tf.data.Dataset.range(1).element_spec), "", out)
+        return out
+    steps_case(folder, "save_twice", twice,
+               [(["save1"], AT), (["save2"], AT), (["init"], AT)] +
+               [(["c0"], {})] * 3)
+
+    # reader_func with a captured input, and one that reorders.
+    def reader(name, make_fn, pulls):
+        def build():
+            fn = make_fn()
+            path = tf1.placeholder(tf.string, shape=[], name="path")
+            ds = tf.data.Dataset.range(6)
+            out = {"path": path, "save": save_op(ds, path, lambda x: x % 3)}
+            iterate(load(path, ds.element_spec, reader=fn), "", out)
+            return out
+        steps_case(folder, name, build,
+                   [(["save"], AT), (["init"], AT)] + [(["c0"], {})] * pulls)
+    def skipping():
+        skip = tf.constant(1, tf.int64)
+        return lambda dss: dss.skip(skip).flat_map(lambda d: d)
+    reader("reader_captured", skipping, 5)
+    reader("reader_interleave", lambda: lambda dss: dss.interleave(
+        lambda d: d, cycle_length=3), 7)
+    reader("reader_take",
+           lambda: lambda dss: dss.take(1).flat_map(lambda d: d), 3)
+
+    # Errors of the load itself.
+    def load_only(name, path, compression="", files=None):
+        def build():
+            p = tf1.placeholder(tf.string, shape=[], name="path")
+            out = {"path": p}
+            iterate(load(p, tf.data.Dataset.range(1).element_spec,
+                         compression), "", out)
+            return out
+        steps_case(folder, name, build,
+                   [(["init"], {"path": path}), (["c0"], {})], files=files)
+    load_only("load_missing", SCRATCH_DIR + "/none")
+    # A malformed metadata file: OutOfRange "Read less bytes than
+    # requested", the status of TensorFlow's file stream, read to its end.
+    load_only("load_bad_metadata", CASE_DIR + "/saved",
+              files={"saved/snapshot.metadata": b"\xff\xff\xff"})
+
+
+def save_v2_cases(folder):
+    for name, compression, fn, pulls in [
+            ("save_v2", "", lambda x: x % 2, 5),
+            ("save_v2_gzip", "GZIP", lambda x: x % 2, 5),
+            ("save_v2_no_shard_func", "", None, 1)]:
+        def build(compression=compression, fn=fn, pulls=pulls):
+            path = tf1.placeholder(tf.string, shape=[], name="path")
+            ds = tf.data.Dataset.range(pulls)
+            out = {"path": path}
+            iterate(save_v2(ds, path, fn, compression), "w", out)
+            iterate(load(path, ds.element_spec, compression), "r", out)
+            return out
+        steps_case(folder, name, build,
+                   [(["winit"], AT)] + [(["wc0"], {})] * (pulls + 1) +
+                   [(["rinit"], AT)] + [(["rc0"], {})] * (pulls + 1),
+                   note="the elements pass, then are read back")
+    # Read before the save's iterator ends: the metadata is not finalized,
+    # and the shard file holds what was flushed (nothing is asserted
+    # about it: TensorFlow writes on threads). Only the pass-through.
+    def partial():
+        path = tf1.placeholder(tf.string, shape=[], name="path")
+        out = {"path": path}
+        iterate(save_v2(tf.data.Dataset.range(3), path, lambda x: x), "w",
+                out)
+        return out
+    steps_case(folder, "save_v2_partial", partial,
+               [(["winit"], AT)] + [(["wc0"], {})] * 2)
+
+
+def tf_saved_files(make, fn, compression):
+    """The files of a directory TensorFlow saved, by relative name under
+    "saved/"."""
+    files = {}
+    with tempfile.TemporaryDirectory(prefix="dfx_gen_") as tmp:
+        path = os.path.join(tmp, "saved")
+        g = tf.Graph()
+        with g.as_default():
+            op = save_op(make(), tf.constant(path), fn, compression)
+            with tf1.Session(graph=g) as sess:
+                sess.run(op)
+        for root, _, names in os.walk(path):
+            for n in names:
+                full = os.path.join(root, n)
+                with open(full, "rb") as f:
+                    files[os.path.join("saved", os.path.relpath(full, path))] = \
+                        f.read()
+    return files
+
+
+def loaded_case(folder, name, make, compression, files, pulls):
+    def build():
+        p = tf1.placeholder(tf.string, shape=[], name="path")
+        out = {"path": p}
+        iterate(load(p, make().element_spec, compression), "", out)
+        return out
+    g = tf.Graph()
+    with g.as_default():
+        n = len(tf.nest.flatten(make().element_spec))
+    keys = [f"c{i}" for i in range(n)]
+    steps_case(folder, name, build,
+               [(["init"], {"path": CASE_DIR + "/saved"})] +
+               [(keys, {})] * pulls, files=files)
+
+
+def cross_cases(folder):
+    """dfx reads TensorFlow's directories; TensorFlow reads dfx's."""
+    for name, compression in [("load_tf_saved", ""),
+                              ("load_tf_saved_gzip", "GZIP")]:
+        files = tf_saved_files(mixed, lambda a, b, c, d: a % 2, compression)
+        loaded_case(folder, name, mixed, compression, files, 6)
+    if not os.path.isdir(DFX_SAVED):
+        print("no", DFX_SAVED, "- the load_dfx_saved cases are skipped")
+        return
+    for name, compression in DFX_SAVES:
+        d = os.path.join(DFX_SAVED, name)
+        files = {}
+        for root, _, names in os.walk(d):
+            for n in names:
+                full = os.path.join(root, n)
+                with open(full, "rb") as f:
+                    files[os.path.join("saved", os.path.relpath(full, d))] = \
+                        f.read()
+        loaded_case(folder, name, mixed, compression, files, 6)
+
+
+DFX_SAVES = [("load_dfx_saved", ""), ("load_dfx_saved_gzip", "GZIP")]
+
+
+def write_dfx_saved(dfx):
+    """Saves mixed() (shard_func a % 2) on a local dfx cluster into
+    DFX_SAVED/<case name>, one directory per compression."""
+    shutil.rmtree(DFX_SAVED, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="dfx_gen_") as cluster_dir:
+        up = subprocess.run([dfx, "cluster", "up", "--workers", "1",
+                             "--dir", cluster_dir],
+                            capture_output=True, text=True, timeout=120)
+        if up.returncode != 0:
+            raise RuntimeError("dfx cluster up failed: " + up.stderr)
+        target = up.stdout.strip().splitlines()[-1]
+        try:
+            for name, compression in DFX_SAVES:
+                g = tf.Graph()
+                with g.as_default():
+                    path = os.path.join(DFX_SAVED, name)
+                    op = save_op(mixed(), tf.constant(path),
+                                 lambda a, b, c, d: a % 2, compression)
+                    with tf1.Session(target, graph=g) as sess:
+                        sess.run(op)
+        finally:
+            subprocess.run([dfx, "cluster", "down", "--dir", cluster_dir],
+                           capture_output=True, timeout=60)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dfx", help="a dfx binary: first rewrite "
+                        "tests/golden/dataset4_dfx_saved/ with it")
+    args = parser.parse_args()
+    if args.dfx:
+        write_dfx_saved(os.path.abspath(args.dfx))
+    folder = golden_lib.family_folder(FAMILY)
+    golden_lib.write_op_defs(FAMILY, OPS)
+    save_load_cases(folder)
+    save_v2_cases(folder)
+    cross_cases(folder)
+
+
+if __name__ == "__main__":
+    main()
