@@ -41,7 +41,7 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
 void RegisterDataset3Kernels(KernelRegistry* registry);
-// tf.data's save and load (kernels/data/save_load_kernels.cc).
+// tf.data's save and load (kernels/data/dataset4_kernels.cc).
 void RegisterDataset4Kernels(KernelRegistry* registry);
 // tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
 // (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.

@@ -1,8 +1,10 @@
 // tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
-// SaveDatasetV2 and LoadDataset. Every OpDef is TensorFlow 2.21's
+// SaveDatasetV2 and LoadDataset; DummyIterationCounter and
+// DeleteMemoryCache.
+// Every OpDef is TensorFlow 2.21's
 // (tests/kernels/dataset4_test.cc compares them with
 // tests/golden/data/dataset4/tf_op_defs.pbtxt, written by gen_dataset4.py);
-// the kernels are in kernels/data/save_load_kernels.cc.
+// the kernels are in kernels/data/dataset4_kernels.cc.
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
 
@@ -29,6 +31,15 @@ absl::Status RegisterDataset4Ops(OpRegistry* r) {
     });
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DeleteMemoryCache")
+                                      .Input("handle: resource")
+                                      .Input("deleter: variant")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DummyIterationCounter")
+                                      .Output("handle: resource")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Scalar)));
   return r->Register(OpDefBuilder("LoadDataset")
                          .Input("path: string")
                          .Input("reader_func_other_args: Treader_func_args")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Golden cases of the dataset4 family: tf.data's save and load
 (tf.data.Dataset.save / tf.data.Dataset.load: SaveDataset, SaveDatasetV2,
-LoadDataset) in TensorFlow's on-disk snapshot format, as TensorFlow 2.21
-runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
+LoadDataset) in TensorFlow's on-disk snapshot format, and
+DummyIterationCounter and DeleteMemoryCache, as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
 dataset4/tf_op_defs.pbtxt), which tests/kernels/dataset4_test.cc compares
 byte for byte with dfx's.
 
@@ -27,7 +27,10 @@ elements does not depend on the machine: without a shard_func TensorFlow
 spreads elements round robin over as many shards as the machine has CPUs
 (the cases without one save a single element). Left out: SNAPPY
 compression (dfx links no snappy; Unimplemented), the distributed
-snapshot format (tf.data service), and checkpointing a save's iterator.
+snapshot format (tf.data service), and checkpointing a save's iterator;
+AnonymousRandomSeedGenerator and DeleteRandomSeedGenerator, which
+TensorFlow 2.21 cannot run (the generator's kernel asks for a `reshuffle`
+input the op does not have: "Unknown input name: reshuffle").
 """
 
 import argparse
@@ -46,7 +49,9 @@ from tensorflow.python.data.ops import structured_function
 from tensorflow.python.ops import gen_experimental_dataset_ops as ged_ops
 
 FAMILY = "dataset4"
-OPS = ["SaveDataset", "SaveDatasetV2", "LoadDataset"]
+OPS = ["SaveDataset", "SaveDatasetV2", "LoadDataset",
+       "DummyIterationCounter", "DeleteMemoryCache"]
+raw = tf.raw_ops
 DFX_SAVED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "dataset4_dfx_saved")
 
@@ -334,6 +339,47 @@ def write_dfx_saved(dfx):
                            capture_output=True, timeout=60)
 
 
+def plain(ds):
+    """ds without TensorFlow's static rewrites (which dfx does not make)."""
+    o = tf.data.Options()
+    o.experimental_optimization.apply_default_optimizations = False
+    o.experimental_optimization.inject_prefetch = False
+    o.autotune.enabled = False
+    return ds.with_options(o)
+
+
+def resource_cases(folder):
+    spec = tf.TensorSpec([], tf.int64)
+
+    def cache(anonymous):
+        def build():
+            if anonymous:
+                handle, deleter = raw.AnonymousMemoryCache()
+            else:
+                handle = raw.DummyMemoryCache()
+                deleter = tf.data.Dataset.range(1)._variant_tensor
+            v = raw.CacheDatasetV2(
+                input_dataset=tf.data.Dataset.range(3)._variant_tensor,
+                filename="", cache=handle, output_types=[tf.int64],
+                output_shapes=[[]])
+            out = {"delete": raw.DeleteMemoryCache(handle=handle,
+                                                   deleter=deleter),
+                   "counter": raw.DummyIterationCounter().op}
+            iterate(plain(tf.data.experimental.from_variant(v, spec)), "",
+                    out)
+            return out
+        return build
+    # TensorFlow 2.21 refuses to delete AnonymousMemoryCache's handle
+    # (Internal: "Cannot delete an unowned Resource"); DummyMemoryCache's
+    # deletes.
+    steps_case(folder, "memory_cache", cache(True),
+               [(["init"], {})] + [(["c0"], {})] * 4 +
+               [(["delete"], {}), (["counter"], {})])
+    steps_case(folder, "memory_cache_dummy", cache(False),
+               [(["init"], {})] + [(["c0"], {})] * 4 +
+               [(["delete"], {}), (["counter"], {})])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dfx", help="a dfx binary: first rewrite "
@@ -346,6 +392,7 @@ def main():
     save_load_cases(folder)
     save_v2_cases(folder)
     cross_cases(folder)
+    resource_cases(folder)
 
 
 if __name__ == "__main__":

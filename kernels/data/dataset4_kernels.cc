@@ -736,6 +736,49 @@ class LoadDatasetOp final : public DatasetOpKernel {
   std::shared_ptr<const DatasetFunction> reader_func_;
 };
 
+// ---------------------------------------------------------------------------
+// DummyIterationCounter: a handle to nothing (dfx counts no iterations).
+// DeleteMemoryCache: the memory cache handles name no resource (the cache
+// is its dataset's own), so there is nothing to delete; but as in
+// TensorFlow 2.21, whose AnonymousMemoryCache hands out a ref-counting
+// handle that its DeleteMemoryCache refuses, deleting AnonymousMemoryCache's
+// handle is Internal (DummyMemoryCache's deletes).
+
+class DummyIterationCounterOp final : public OpKernel {
+ public:
+  explicit DummyIterationCounterOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor out(DT_RESOURCE, TensorShape({}));
+    ResourceHandle& h = out.scalar<ResourceHandle>();
+    h.set_device(ctx->device()->name());
+    h.set_name("_DummyIterationCounter");
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+class DeleteMemoryCacheOp final : public OpKernel {
+ public:
+  explicit DeleteMemoryCacheOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& handle = ctx->input(0);
+    if (handle.dtype() != DT_RESOURCE || handle.dims() != 0) {
+      ctx->SetStatus(
+          absl::InvalidArgumentError("handle must be a scalar resource"));
+      return;
+    }
+    if (handle.scalar<ResourceHandle>().name() == "_AnonymousMemoryCache") {
+      ctx->SetStatus(absl::InternalError(
+          "Cannot delete an unowned Resource _AnonymousMemoryCache from "
+          "ResourceMgr (TensorFlow 2.21 refuses AnonymousMemoryCache's "
+          "ref-counting handle too)"));
+    }
+  }
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -748,6 +791,10 @@ void RegisterDataset4Kernels(KernelRegistry* registry) {
                                         KernelDefBuilder("SaveDatasetV2"));
   RegisterKernel<data::LoadDatasetOp>(registry,
                                       KernelDefBuilder("LoadDataset"));
+  RegisterKernel<data::DummyIterationCounterOp>(
+      registry, KernelDefBuilder("DummyIterationCounter"));
+  RegisterKernel<data::DeleteMemoryCacheOp>(
+      registry, KernelDefBuilder("DeleteMemoryCache"));
 }
 
 }  // namespace dfx
