@@ -1,6 +1,6 @@
 // tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
 // SaveDatasetV2 and LoadDataset; DummyIterationCounter and
-// DeleteMemoryCache.
+// DeleteMemoryCache; CompressElement and UncompressElement.
 // Every OpDef is TensorFlow 2.21's
 // (tests/kernels/dataset4_test.cc compares them with
 // tests/golden/data/dataset4/tf_op_defs.pbtxt, written by gen_dataset4.py);
@@ -40,6 +40,21 @@ absl::Status RegisterDataset4Ops(OpRegistry* r) {
                                       .Output("handle: resource")
                                       .SetIsStateful()
                                       .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("CompressElement")
+                                      .Input("components: input_types")
+                                      .Output("compressed: variant")
+                                      .Attr("input_types: list(type) >= 1")
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("UncompressElement")
+                                      .Input("compressed: variant")
+                                      .Output("components: output_types")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetShapeFn([](InferenceContext* c) {
+                                        DFX_RETURN_IF_ERROR(
+                                            c->WithRank(c->input(0), 0));
+                                        return shape_fn::Unknown(c);
+                                      })));
   return r->Register(OpDefBuilder("LoadDataset")
                          .Input("path: string")
                          .Input("reader_func_other_args: Treader_func_args")

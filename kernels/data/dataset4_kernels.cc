@@ -779,6 +779,114 @@ class DeleteMemoryCacheOp final : public OpKernel {
   }
 };
 
+// ---------------------------------------------------------------------------
+// CompressElement / UncompressElement: an element's components in one
+// scalar variant and back. dfx keeps the tensors as they are (TensorFlow
+// snappy-compresses them, which changes nothing a graph can see); the
+// value travels between dfx tasks as its tensors, not in TensorFlow's
+// CompressedElement encoding.
+
+class CompressedElementVariant final : public VariantValue {
+ public:
+  static constexpr char kTypeName[] = "dfx.data.CompressedElement";
+  explicit CompressedElementVariant(std::vector<Tensor> components)
+      : components_(std::move(components)) {}
+  std::string TypeName() const override { return kTypeName; }
+  void Encode(VariantTensorDataProto* proto) const override {
+    for (const Tensor& t : components_) {
+      t.AsProtoTensorContent(proto->add_tensors());
+    }
+  }
+  std::string DebugString() const override {
+    return absl::StrCat("CompressedElement(", components_.size(),
+                        " components)");
+  }
+  const std::vector<Tensor>& components() const { return components_; }
+
+ private:
+  const std::vector<Tensor> components_;
+};
+
+class CompressElementOp final : public OpKernel {
+ public:
+  explicit CompressElementOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    std::vector<Tensor> components;
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      if (ctx->input(i).dtype() == DT_VARIANT) {
+        ctx->SetStatus(absl::InvalidArgumentError(
+            "CompressElement: dfx does not compress variant components"));
+        return;
+      }
+      components.push_back(ctx->input(i));
+    }
+    Tensor out(DT_VARIANT, TensorShape({}));
+    out.data<Variant>()[0] =
+        Variant::Make<CompressedElementVariant>(std::move(components));
+    ctx->set_output(0, std::move(out));
+  }
+};
+
+class UncompressElementOp final : public OpKernel {
+ public:
+  explicit UncompressElementOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+    ctx->SetStatus(ctx->GetAttr("output_types", &output_types_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    DFX_OP_REQUIRES_OK(ctx, Uncompress(ctx));
+  }
+
+ private:
+  absl::Status Uncompress(OpKernelContext* ctx) {
+    const Tensor& t = ctx->input(0);
+    if (t.dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "UncompressElement requires its input to be a scalar, but "
+          "encountered an input with ",
+          t.dims(), " dimensions."));
+    }
+    const Variant& v = t.data<Variant>()[0];
+    std::vector<Tensor> components;
+    if (const auto* c = v.get<CompressedElementVariant>(); c != nullptr) {
+      components = c->components();
+    } else if (const auto* o = v.get<OpaqueVariant>();
+               o != nullptr &&
+               o->TypeName() == CompressedElementVariant::kTypeName) {
+      // From another task: its tensors.
+      for (const TensorProto& p : o->proto().tensors()) {
+        DFX_ASSIGN_OR_RETURN(Tensor c, Tensor::FromProto(p));
+        components.push_back(std::move(c));
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Input does not contain a compressed element. Instead got tensor ",
+          v.DebugString()));
+    }
+    if (components.size() != output_types_.size()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Expected ", output_types_.size(),
+          " outputs from uncompress, but got ", components.size()));
+    }
+    for (size_t i = 0; i < components.size(); ++i) {
+      if (components[i].dtype() != output_types_[i]) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "Expected a tensor of type ", DataTypeString(output_types_[i]),
+            " but got a tensor of type ",
+            DataTypeString(components[i].dtype())));
+      }
+    }
+    for (size_t i = 0; i < components.size(); ++i) {
+      ctx->set_output(static_cast<int>(i), std::move(components[i]));
+    }
+    return absl::OkStatus();
+  }
+
+  DataTypeVector output_types_;
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -795,6 +903,10 @@ void RegisterDataset4Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("DummyIterationCounter"));
   RegisterKernel<data::DeleteMemoryCacheOp>(
       registry, KernelDefBuilder("DeleteMemoryCache"));
+  RegisterKernel<data::CompressElementOp>(registry,
+                                          KernelDefBuilder("CompressElement"));
+  RegisterKernel<data::UncompressElementOp>(
+      registry, KernelDefBuilder("UncompressElement"));
 }
 
 }  // namespace dfx

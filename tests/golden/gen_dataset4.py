@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Golden cases of the dataset4 family: tf.data's save and load
 (tf.data.Dataset.save / tf.data.Dataset.load: SaveDataset, SaveDatasetV2,
-LoadDataset) in TensorFlow's on-disk snapshot format, and
-DummyIterationCounter and DeleteMemoryCache, as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
+LoadDataset) in TensorFlow's on-disk snapshot format,
+DummyIterationCounter and DeleteMemoryCache, CompressElement and
+UncompressElement, as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
 dataset4/tf_op_defs.pbtxt), which tests/kernels/dataset4_test.cc compares
 byte for byte with dfx's.
 
@@ -50,7 +51,8 @@ from tensorflow.python.ops import gen_experimental_dataset_ops as ged_ops
 
 FAMILY = "dataset4"
 OPS = ["SaveDataset", "SaveDatasetV2", "LoadDataset",
-       "DummyIterationCounter", "DeleteMemoryCache"]
+       "DummyIterationCounter", "DeleteMemoryCache", "CompressElement",
+       "UncompressElement"]
 raw = tf.raw_ops
 DFX_SAVED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "dataset4_dfx_saved")
@@ -380,6 +382,37 @@ def resource_cases(folder):
                [(["delete"], {}), (["counter"], {})])
 
 
+def compress_cases(folder):
+    def case(name, values, types=None, uncompress_input=None):
+        def build():
+            comps = [tf.constant(v) for v in values]
+            c = raw.CompressElement(components=comps)
+            if uncompress_input == "dataset":
+                c = tf.data.Dataset.range(1)._variant_tensor
+            elif uncompress_input == "vector":
+                c = tf1.placeholder_with_default(tf.reshape(c, [1]),
+                                                 shape=None)
+            ts = types or [t.dtype for t in comps]
+            out = raw.UncompressElement(
+                compressed=c, output_types=ts,
+                output_shapes=[tf.TensorShape(None)] * len(ts))
+            return {f"c{i}": t for i, t in enumerate(out)}
+        n = len(types or values)
+        steps_case(folder, name, build, [([f"c{i}" for i in range(n)], {})])
+    mixed_values = [np.arange(6, dtype=np.int32).reshape(2, 3),
+                    np.array([b"a", b"", b"\xff\x00"]),
+                    np.float64(2.5), np.zeros([0, 2], np.float16),
+                    np.array([True, False]),
+                    np.array([1 - 2j], np.complex128)]
+    case("compress", mixed_values)
+    case("compress_one", [np.array([[7]], np.uint16)])
+    case("uncompress_too_many_types", [np.int64(1)], types=[tf.int64] * 2)
+    case("uncompress_wrong_type", [np.int64(1)], types=[tf.int32])
+    case("uncompress_not_compressed", [np.int64(1)],
+         uncompress_input="dataset")
+    case("uncompress_vector", [np.int64(1)], uncompress_input="vector")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dfx", help="a dfx binary: first rewrite "
@@ -393,6 +426,7 @@ def main():
     save_v2_cases(folder)
     cross_cases(folder)
     resource_cases(folder)
+    compress_cases(folder)
 
 
 if __name__ == "__main__":
