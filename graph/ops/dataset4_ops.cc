@@ -1,6 +1,7 @@
 // tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
 // SaveDatasetV2 and LoadDataset; DummyIterationCounter and
-// DeleteMemoryCache; CompressElement and UncompressElement.
+// DeleteMemoryCache; CompressElement and UncompressElement;
+// SamplingDataset.
 // Every OpDef is TensorFlow 2.21's
 // (tests/kernels/dataset4_test.cc compares them with
 // tests/golden/data/dataset4/tf_op_defs.pbtxt, written by gen_dataset4.py);
@@ -54,6 +55,21 @@ absl::Status RegisterDataset4Ops(OpRegistry* r) {
                                         DFX_RETURN_IF_ERROR(
                                             c->WithRank(c->input(0), 0));
                                         return shape_fn::Unknown(c);
+                                      })));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SamplingDataset")
+                                      .Input("input_dataset: variant")
+                                      .Input("rate: float")
+                                      .Input("seed: int64")
+                                      .Input("seed2: int64")
+                                      .Output("handle: variant")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetShapeFn([](InferenceContext* c) {
+                                        for (int i = 1; i <= 3; ++i) {
+                                          DFX_RETURN_IF_ERROR(
+                                              c->WithRank(c->input(i), 0));
+                                        }
+                                        return shape_fn::Scalar(c);
                                       })));
   return r->Register(OpDefBuilder("LoadDataset")
                          .Input("path: string")

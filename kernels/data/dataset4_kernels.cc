@@ -39,6 +39,7 @@
 #include "kernels/data/dataset.h"
 #include "kernels/data/elements_dataset.h"
 #include "kernels/data/record_file.h"
+#include "kernels/random/simple_philox.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
 
@@ -887,6 +888,91 @@ class UncompressElementOp final : public OpKernel {
   DataTypeVector output_types_;
 };
 
+// ---------------------------------------------------------------------------
+// SamplingDataset: keeps each input element when a uniform float of
+// TensorFlow's Philox stream (seed, seed2; both 0: random) is below
+// `rate`, drawing one float per element.
+
+class SamplingDataset final : public UnaryDataset {
+ public:
+  SamplingDataset(DatasetPtr input, float rate, uint64_t seed, uint64_t seed2)
+      : UnaryDataset(input, input->output_dtypes()),
+        rate_(rate),
+        seed_(seed),
+        seed2_(seed2) {}
+
+  std::string DebugString() const override {
+    return absl::StrCat("SamplingDataset(rate=", rate_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
+                         input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<SamplingDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const SamplingDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)),
+          in_(std::move(in)),
+          philox_(d_->seed_, d_->seed2_),
+          words_(&philox_) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      while (in_ != nullptr) {
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+        if (*end) {
+          in_.reset();
+          break;
+        }
+        if (words_.RandFloat() < d_->rate_) return absl::OkStatus();
+        out->clear();
+      }
+      *end = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const SamplingDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    random::Philox philox_;
+    random::SimplePhilox words_;  // draws from philox_
+  };
+
+  const float rate_;
+  const uint64_t seed_;
+  const uint64_t seed2_;
+};
+
+class SamplingDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    const Tensor& rate = ctx->input(1);
+    if (rate.dtype() != DT_FLOAT || rate.dims() != 0) {
+      return absl::InvalidArgumentError("rate must be a scalar");
+    }
+    DFX_ASSIGN_OR_RETURN(int64_t seed, ScalarInt64Input(ctx, 2, "seed"));
+    DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 3, "seed2"));
+    uint64_t s1 = static_cast<uint64_t>(seed);
+    uint64_t s2 = static_cast<uint64_t>(seed2);
+    if (s1 == 0 && s2 == 0) {
+      s1 = NewRunId();
+      s2 = NewRunId();
+    }
+    return std::make_shared<SamplingDataset>(std::move(input),
+                                             rate.data<float>()[0], s1, s2);
+  }
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -903,6 +989,8 @@ void RegisterDataset4Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("DummyIterationCounter"));
   RegisterKernel<data::DeleteMemoryCacheOp>(
       registry, KernelDefBuilder("DeleteMemoryCache"));
+  RegisterKernel<data::SamplingDatasetOp>(registry,
+                                          KernelDefBuilder("SamplingDataset"));
   RegisterKernel<data::CompressElementOp>(registry,
                                           KernelDefBuilder("CompressElement"));
   RegisterKernel<data::UncompressElementOp>(

@@ -3,7 +3,7 @@
 (tf.data.Dataset.save / tf.data.Dataset.load: SaveDataset, SaveDatasetV2,
 LoadDataset) in TensorFlow's on-disk snapshot format,
 DummyIterationCounter and DeleteMemoryCache, CompressElement and
-UncompressElement, as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
+UncompressElement, and SamplingDataset, as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
 dataset4/tf_op_defs.pbtxt), which tests/kernels/dataset4_test.cc compares
 byte for byte with dfx's.
 
@@ -52,7 +52,7 @@ from tensorflow.python.ops import gen_experimental_dataset_ops as ged_ops
 FAMILY = "dataset4"
 OPS = ["SaveDataset", "SaveDatasetV2", "LoadDataset",
        "DummyIterationCounter", "DeleteMemoryCache", "CompressElement",
-       "UncompressElement"]
+       "UncompressElement", "SamplingDataset"]
 raw = tf.raw_ops
 DFX_SAVED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "dataset4_dfx_saved")
@@ -413,6 +413,36 @@ def compress_cases(folder):
     case("uncompress_vector", [np.int64(1)], uncompress_input="vector")
 
 
+def sampling_cases(folder):
+    def case(name, rate, seed, seed2, n=12, pulls=13, reinit=0):
+        def build():
+            ds = tf.data.Dataset.range(n)
+            ds = tf.data.Dataset.zip((ds, ds.map(tf.strings.as_string)))
+            r = rate
+            if isinstance(rate, np.ndarray):  # past the shape function
+                r = tf1.placeholder_with_default(rate, shape=None)
+            v = raw.SamplingDataset(
+                input_dataset=ds._variant_tensor, rate=r, seed=seed,
+                seed2=seed2, output_types=[tf.int64, tf.string],
+                output_shapes=[[], []])
+            out = {}
+            iterate(plain(tf.data.experimental.from_variant(
+                v, ds.element_spec)), "", out)
+            return out
+        steps = [(["init"], {})] + [(["c0", "c1"], {})] * pulls
+        if reinit:
+            steps += [(["init"], {})] + [(["c0", "c1"], {})] * reinit
+        steps_case(folder, name, build, steps)
+    case("sampling", 0.5, 3, 4, pulls=6, reinit=3)
+    case("sampling_other_seeds", 0.3, -7, 123456789012, pulls=4)
+    case("sampling_rate_zero", 0.0, 1, 2, pulls=1)
+    case("sampling_rate_one", 1.0, 1, 2)
+    case("sampling_random_seeds", 1.5, 0, 0, n=3, pulls=4)
+    case("sampling_nan_rate", float("nan"), 1, 2, n=3, pulls=1)
+    case("sampling_rate_vector", np.array([0.5], np.float32), 1, 2,
+         pulls=0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dfx", help="a dfx binary: first rewrite "
@@ -427,6 +457,7 @@ def main():
     cross_cases(folder)
     resource_cases(folder)
     compress_cases(folder)
+    sampling_cases(folder)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ using testing::TestNodeBuilder;
 
 TEST_CASE("Every dataset4 op has TensorFlow 2.21's signature and CPU types",
           "[dataset4]") {
-  testing::CheckSignaturesWithTensorFlow("dataset4", 7);
+  testing::CheckSignaturesWithTensorFlow("dataset4", 8);
 }
 
 TEST_CASE("Save and load take a scalar path", "[dataset4]") {
