@@ -1,17 +1,28 @@
 // The dataset4 family (graph/ops/dataset4_ops.cc, kernels/data/
 // dataset4_kernels.cc): TensorFlow 2.21's signatures, the shape checks a
 // graph meets at import, and what the golden cases (tests/golden/
-// gen_dataset4.py) cannot show: a save or load node whose function is
-// missing from the graph's library fails when its kernel is built; a
-// compressed element that crossed tasks (encoded, decoded) uncompresses.
+// gen_dataset4.py) cannot show: save and load confined to the server's
+// --data-dir; a save or load node whose function is missing from the
+// graph's library fails when its kernel is built; a compressed element
+// that crossed tasks (encoded, decoded) uncompresses.
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "catch2/catch.hpp"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "proto/graph.pb.h"
+#include "runtime/file_policy.h"
 #include "runtime/variant.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx {
 namespace {
@@ -20,6 +31,120 @@ using testing::InferShape;
 using testing::RunKernel;
 using testing::StatusIs;
 using testing::TestNodeBuilder;
+
+namespace fs = std::filesystem;
+
+Tensor Str(const std::string& s) { return Tensor::Scalar<std::string>(s); }
+Tensor I64(int64_t v) { return Tensor::Scalar<int64_t>(v); }
+
+// The graph of golden case `name` (its nodes and function library).
+GraphDef GoldenGraph(const std::string& name) {
+  GraphDef g;
+  std::ifstream in(std::string(DFX_TEST_DATA_DIR) +
+                       "/../golden/data/dataset4/" + name + "/graph.pb",
+                   std::ios::binary);
+  REQUIRE(g.ParseFromIstream(&in));
+  return g;
+}
+
+// Runs the first node of op `op` in `graph`, its functions from the
+// graph's library, on `inputs`.
+absl::StatusOr<std::vector<Tensor>> RunGraphNode(
+    const GraphDef& graph, const std::string& op,
+    const std::vector<Tensor>& inputs) {
+  const NodeDef* found = nullptr;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == op) found = &n;
+  }
+  if (found == nullptr) return absl::NotFoundError(op);
+  NodeDef node = *found;
+  node.clear_input();
+  DFX_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
+                       OpRegistry::Global()->LookUpOrError(op));
+  AddDefaultAttrs(reg->op_def, &node);
+  DFX_ASSIGN_OR_RETURN(
+      std::unique_ptr<OpKernel> kernel,
+      StandardKernelRegistry()->CreateKernel(
+          node, reg->op_def, testing::TestCpuDevice(), &graph.library()));
+  OpKernelContext::Params params;
+  params.op_kernel = kernel.get();
+  params.device = testing::TestCpuDevice();
+  params.inputs = inputs;
+  OpKernelContext ctx(&params);
+  kernel->Compute(&ctx);
+  DFX_RETURN_IF_ERROR(ctx.status());
+  return std::vector<Tensor>(ctx.mutable_outputs()->begin(),
+                             ctx.mutable_outputs()->end());
+}
+
+// The int64 scalars a one-component dataset yields, or the first error.
+absl::StatusOr<std::vector<int64_t>> Int64Elements(const Tensor& ds) {
+  DFX_ASSIGN_OR_RETURN(
+      std::vector<Tensor> it,
+      RunKernel(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
+                    .Attr("output_types", DataTypeVector{DT_INT64})
+                    .Build(),
+                {}));
+  DFX_RETURN_IF_ERROR(
+      RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(), {ds, it[0]})
+          .status());
+  std::vector<int64_t> out;
+  while (true) {
+    absl::StatusOr<std::vector<Tensor>> e =
+        RunKernel(TestNodeBuilder("next", "IteratorGetNext", 1)
+                      .Attr("output_types", DataTypeVector{DT_INT64})
+                      .Build(),
+                  {it[0]});
+    if (absl::IsOutOfRange(e.status())) return out;
+    if (!e.ok()) return e.status();
+    out.push_back((*e)[0].data<int64_t>()[0]);
+  }
+}
+
+TEST_CASE("Save and load stay inside the server's --data-dir", "[dataset4]") {
+  const testing::TempDir data_tmp;
+  const testing::TempDir outside_tmp;
+  const fs::path data = data_tmp.path();
+  const fs::path outside = outside_tmp.path();
+  // The no_shard_func case: SaveDataset of one int64 per element, and a
+  // LoadDataset whose reader_func reads the shards in order.
+  const GraphDef graph = GoldenGraph("no_shard_func");
+  absl::StatusOr<std::vector<Tensor>> range =
+      RunKernel(TestNodeBuilder("r", "RangeDataset", 3)
+                    .Attr("output_types", DataTypeVector{DT_INT64})
+                    .Build(),
+                {I64(41), I64(43), I64(1)});
+  REQUIRE(range.ok());
+  REQUIRE(SetDataDir(data.string()).ok());
+  CHECK_THAT(RunGraphNode(graph, "SaveDataset",
+                          {(*range)[0], Str((outside / "saved").string())})
+                 .status(),
+             StatusIs(absl::StatusCode::kPermissionDenied));
+  CHECK_THAT(RunGraphNode(graph, "SaveDataset",
+                          {(*range)[0],
+                           Str("../" + outside.filename().string() + "/saved")})
+                 .status(),
+             StatusIs(absl::StatusCode::kPermissionDenied));
+  CHECK(fs::is_empty(outside));
+  // A relative path is under the data directory.
+  absl::Status saved =
+      RunGraphNode(graph, "SaveDataset", {(*range)[0], Str("saved")}).status();
+  CHECK(saved.ok());
+  CHECK(fs::exists(data / "saved" / "snapshot.metadata"));
+  CHECK_THAT(
+      RunGraphNode(graph, "LoadDataset", {Str((outside / "saved").string())})
+          .status(),
+      StatusIs(absl::StatusCode::kPermissionDenied));
+  absl::StatusOr<std::vector<Tensor>> loaded =
+      RunGraphNode(graph, "LoadDataset", {Str("saved")});
+  // The shards are read (under the data directory) while iterating.
+  absl::StatusOr<std::vector<int64_t>> elements =
+      loaded.ok() ? Int64Elements((*loaded)[0])
+                  : absl::StatusOr<std::vector<int64_t>>(loaded.status());
+  REQUIRE(SetDataDir("").ok());
+  REQUIRE(elements.ok());
+  CHECK(*elements == std::vector<int64_t>{41, 42});
+}
 
 TEST_CASE("Every dataset4 op has TensorFlow 2.21's signature and CPU types",
           "[dataset4]") {
