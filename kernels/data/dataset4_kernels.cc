@@ -19,9 +19,12 @@
 // path is confined to the server's --data-dir (runtime/file_policy.h).
 // SNAPPY, which TensorFlow's record writer also offers, is Unimplemented:
 // dfx links no snappy.
+//
+// Also the family's small ops: DummyIterationCounter, DeleteMemoryCache,
+// CompressElement / UncompressElement and SamplingDataset (below).
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
