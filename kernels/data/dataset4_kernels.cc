@@ -567,7 +567,7 @@ class ShardReaderDataset final : public DatasetBase {
             break;
           }
           TensorProto proto;
-          if (!proto.ParseFromString(record)) {
+          if (!proto.ParseFromString(record) || !Plausible(proto)) {
             return absl::DataLossError(
                 "Unable to parse tensor from stored proto.");
           }
@@ -604,6 +604,25 @@ class ShardReaderDataset final : public DatasetBase {
     }
 
    private:
+    // Whether a stored proto's shape fits its tensor_content: a writer
+    // puts every element there, each at least one byte, so a corrupted
+    // shape cannot make the reader allocate more than the record holds.
+    static bool Plausible(const TensorProto& proto) {
+      const auto& dims = proto.tensor_shape().dim();
+      for (const auto& d : dims) {
+        if (d.size() < 0) return false;
+        if (d.size() == 0) return true;  // no elements
+      }
+      uint64_t n = 1;
+      const uint64_t limit = proto.tensor_content().size();
+      for (const auto& d : dims) {
+        if (static_cast<uint64_t>(d.size()) > limit) return false;
+        n *= static_cast<uint64_t>(d.size());
+        if (n > limit) return false;
+      }
+      return true;
+    }
+
     const std::shared_ptr<const ShardReaderDataset> d_;
     int64_t checkpoint_ = 0;
     std::unique_ptr<FileReader> reader_;

@@ -15,6 +15,7 @@
 #include "catch2/catch.hpp"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "kernels/data/record_file.h"
 #include "kernels/kernels.h"
 #include "proto/graph.pb.h"
 #include "runtime/file_policy.h"
@@ -144,6 +145,29 @@ TEST_CASE("Save and load stay inside the server's --data-dir", "[dataset4]") {
   REQUIRE(SetDataDir("").ok());
   REQUIRE(elements.ok());
   CHECK(*elements == std::vector<int64_t>{41, 42});
+
+  // A shard whose record claims 2^40 elements in a few bytes is DataLoss,
+  // not an allocation of 8 TiB.
+  TensorProto huge;
+  huge.set_dtype(DT_INT64);
+  huge.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 40);
+  huge.set_tensor_content(std::string(8, '\0'));
+  for (const auto& run : fs::directory_iterator(data / "saved")) {
+    if (!run.is_directory()) continue;
+    for (const auto& shard : fs::directory_iterator(run.path())) {
+      absl::StatusOr<std::unique_ptr<data::RecordWriter>> w =
+          data::RecordWriter::Create(
+              "test", (shard.path() / "00000000.snapshot").string(),
+              data::Compression::kNone);
+      REQUIRE(w.ok());
+      REQUIRE((*w)->Write(huge.SerializeAsString()).ok());
+      REQUIRE((*w)->Close().ok());
+    }
+  }
+  REQUIRE(SetDataDir(data.string()).ok());
+  elements = Int64Elements((*loaded)[0]);
+  REQUIRE(SetDataDir("").ok());
+  CHECK_THAT(elements.status(), StatusIs(absl::StatusCode::kDataLoss));
 }
 
 TEST_CASE("Every dataset4 op has TensorFlow 2.21's signature and CPU types",
