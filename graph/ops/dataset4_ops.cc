@@ -1,11 +1,13 @@
 // tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
 // SaveDatasetV2 and LoadDataset; DummyIterationCounter and
 // DeleteMemoryCache; CompressElement and UncompressElement;
-// SamplingDataset.
+// SamplingDataset; ParseExampleDataset (V2 and Experimental).
 // Every OpDef is TensorFlow 2.21's
 // (tests/kernels/dataset4_test.cc compares them with
 // tests/golden/data/dataset4/tf_op_defs.pbtxt, written by gen_dataset4.py);
 // the kernels are in kernels/data/dataset4_kernels.cc.
+#include <string>
+
 #include "base/status_macros.h"
 #include "graph/ops/ops.h"
 
@@ -71,6 +73,34 @@ absl::Status RegisterDataset4Ops(OpRegistry* r) {
                                         }
                                         return shape_fn::Scalar(c);
                                       })));
+  for (const char* name : {"ExperimentalParseExampleDataset",
+                           "ParseExampleDataset", "ParseExampleDatasetV2"}) {
+    const std::string op = name;
+    OpDefBuilder b(op);
+    b.Input("input_dataset: variant")
+        .Input("num_parallel_calls: int64")
+        .Input("dense_defaults: Tdense")
+        .Output("handle: variant")
+        .Attr("sparse_keys: list(string) >= 0")
+        .Attr("dense_keys: list(string) >= 0")
+        .Attr("sparse_types: list({float,int64,string}) >= 0")
+        .Attr("Tdense: list({float,int64,string}) >= 0")
+        .Attr("dense_shapes: list(shape) >= 0")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1");
+    if (op == "ParseExampleDatasetV2") {
+      b.Attr("deterministic: string = 'default'");
+    } else {
+      b.Attr("sloppy: bool = false");
+    }
+    if (op != "ExperimentalParseExampleDataset") {
+      b.Attr("ragged_keys: list(string) >= 0 = []")
+          .Attr("ragged_value_types: list({float,int64,string}) >= 0 = []")
+          .Attr("ragged_split_types: list({int32,int64}) >= 0 = []");
+    }
+    b.SetShapeFn(shape_fn::Scalar);
+    DFX_RETURN_IF_ERROR(r->Register(b));
+  }
   return r->Register(OpDefBuilder("LoadDataset")
                          .Input("path: string")
                          .Input("reader_func_other_args: Treader_func_args")

@@ -21,7 +21,8 @@
 // dfx links no snappy.
 //
 // Also the family's small ops: DummyIterationCounter, DeleteMemoryCache,
-// CompressElement / UncompressElement and SamplingDataset (below).
+// CompressElement / UncompressElement, SamplingDataset and the
+// parse_example datasets (below).
 #include <algorithm>
 #include <cstdint>
 #include <chrono>
@@ -41,7 +42,10 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/elements_dataset.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
 #include "kernels/data/record_file.h"
+#include "kernels/kernels.h"
 #include "kernels/random/simple_philox.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
@@ -995,6 +999,319 @@ class SamplingDatasetOp final : public DatasetOpKernel {
   }
 };
 
+// ---------------------------------------------------------------------------
+// ParseExampleDataset (V2, Experimental): each element's strings (every
+// component, flattened, one batch) parsed as tf.train.Examples by dfx's
+// ParseExample kernel, run inline; the features come out in the order of
+// their keys' names (dense, sparse and ragged keys sorted together), a
+// sparse feature as a variant vector of its indices, values and shape.
+// Elements are parsed in order (num_parallel_calls and determinism change
+// nothing dfx shows). RaggedFeature is Unimplemented, as in dfx's
+// ParseExampleV2.
+
+// A variant holding one tensor, in the encoding DeserializeSparse reads
+// (TensorFlow's "tensorflow::Tensor" kind).
+Variant TensorAsVariant(const Tensor& t) {
+  VariantTensorDataProto proto;
+  proto.set_type_name("tensorflow::Tensor");
+  t.AsProtoTensorContent(proto.add_tensors());
+  return Variant::Make<OpaqueVariant>(std::move(proto));
+}
+
+struct ParseExampleSpec {
+  std::vector<std::string> sparse_keys, dense_keys;
+  std::shared_ptr<const OpKernel> parse;  // ParseExample
+  std::vector<Tensor> dense_defaults;
+  // Output index of each dense, then each sparse key.
+  std::vector<int> dense_out, sparse_out;
+  std::vector<TensorShapeProto> output_shapes;
+  DataTypeVector output_types;
+};
+
+// Whether `shape` fits `proto` (a partial shape: unknown rank or dims -1).
+bool ShapeFits(const TensorShape& shape, const TensorShapeProto& proto) {
+  if (proto.unknown_rank()) return true;
+  if (proto.dim_size() != shape.dims()) return false;
+  for (int d = 0; d < shape.dims(); ++d) {
+    if (proto.dim(d).size() >= 0 && proto.dim(d).size() != shape.dim_size(d)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+class ParseExampleDataset final : public UnaryDataset {
+ public:
+  ParseExampleDataset(DatasetPtr input,
+                      std::shared_ptr<const ParseExampleSpec> spec)
+      : UnaryDataset(input, spec->output_types), spec_(std::move(spec)) {}
+
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+  std::string DebugString() const override { return "ParseExampleDataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
+                         input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<ParseExampleDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const ParseExampleDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      std::vector<Tensor> element;
+      DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, end));
+      if (*end) return absl::OkStatus();
+      absl::Status s = Parse(ctx, element, out);
+      if (absl::IsOutOfRange(s)) {
+        // As TensorFlow: OutOfRange would read as the end of the input.
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Function invocation produced OutOfRangeError: ", s.message()));
+      }
+      return s;
+    }
+
+   private:
+    absl::Status Parse(IteratorContext* ctx, const std::vector<Tensor>& element,
+                       std::vector<Tensor>* out) const {
+      const ParseExampleSpec& spec = *d_->spec_;
+      int64_t n = 0;
+      for (const Tensor& t : element) {
+        if (t.dtype() != DT_STRING) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "ParseExampleDataset: the input's elements must be strings, "
+              "not ",
+              DataTypeString(t.dtype())));
+        }
+        n += t.NumElements();
+      }
+      Tensor serialized(DT_STRING, TensorShape({n}));
+      int64_t at = 0;
+      for (const Tensor& t : element) {
+        for (int64_t i = 0; i < t.NumElements(); ++i) {
+          serialized.data<std::string>()[at++] = t.data<std::string>()[i];
+        }
+      }
+      std::vector<Tensor> inputs = {serialized,
+                                    Tensor(DT_STRING, TensorShape({0}))};
+      for (const std::string& k : spec.sparse_keys) {
+        inputs.push_back(Tensor::Scalar<std::string>(k));
+      }
+      for (const std::string& k : spec.dense_keys) {
+        inputs.push_back(Tensor::Scalar<std::string>(k));
+      }
+      inputs.insert(inputs.end(), spec.dense_defaults.begin(),
+                    spec.dense_defaults.end());
+      OpKernelContext::Params params;
+      params.op_kernel = const_cast<OpKernel*>(spec.parse.get());
+      params.device = ctx->device;
+      params.inputs = inputs;
+      OpKernelContext pctx(&params);
+      params.op_kernel->Compute(&pctx);
+      DFX_RETURN_IF_ERROR(pctx.status());
+      const std::vector<Tensor> parsed(pctx.mutable_outputs()->begin(),
+                                       pctx.mutable_outputs()->end());
+      const size_t ns = spec.sparse_keys.size();
+      out->assign(spec.output_types.size(), Tensor());
+      auto check = [&](const Tensor& t, size_t value, int index) {
+        if (t.dtype() != spec.output_types[index]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Got wrong type for FastParseExample return value ", value,
+              " (expected ", DataTypeString(spec.output_types[index]), ", got ",
+              DataTypeString(t.dtype()), ")."));
+        }
+        if (!ShapeFits(t.shape(), spec.output_shapes[index])) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Got wrong shape for FastParseExample return value ", value,
+              " (expected another shape, got ", t.shape().DebugString(), ")."));
+        }
+        return absl::OkStatus();
+      };
+      for (size_t k = 0; k < spec.dense_keys.size(); ++k) {
+        const Tensor& t = parsed[3 * ns + k];
+        DFX_RETURN_IF_ERROR(check(t, k, spec.dense_out[k]));
+        (*out)[spec.dense_out[k]] = t;
+      }
+      for (size_t k = 0; k < ns; ++k) {
+        Tensor v(DT_VARIANT, TensorShape({3}));
+        for (int p = 0; p < 3; ++p) {
+          v.data<Variant>()[p] = TensorAsVariant(parsed[p * ns + k]);
+        }
+        DFX_RETURN_IF_ERROR(check(v, k, spec.sparse_out[k]));
+        (*out)[spec.sparse_out[k]] = std::move(v);
+      }
+      return absl::OkStatus();
+    }
+
+    const std::shared_ptr<const ParseExampleDataset> d_;
+    const std::unique_ptr<IteratorBase> in_;
+  };
+
+  const std::shared_ptr<const ParseExampleSpec> spec_;
+};
+
+class ParseExampleDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit ParseExampleDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(Init(ctx));
+  }
+
+ private:
+  absl::Status Init(OpKernelConstruction* ctx) {
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("sparse_keys", &sparse_keys_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("dense_keys", &dense_keys_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("Tdense", &dense_types_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("output_types", &output_types_));
+    std::vector<std::string> ragged;
+    if (FindNodeAttr(ctx->def(), "ragged_keys") != nullptr) {
+      DFX_RETURN_IF_ERROR(ctx->GetAttr("ragged_keys", &ragged));
+    }
+    if (!ragged.empty()) {
+      return absl::UnimplementedError(
+          "ParseExampleDataset: dfx parses FixedLenFeature, "
+          "FixedLenSequenceFeature and VarLenFeature; RaggedFeature is not "
+          "supported yet");
+    }
+    const AttrValue* shapes = FindNodeAttr(ctx->def(), "output_shapes");
+    if (shapes != nullptr) {
+      output_shapes_.assign(shapes->list().shape().begin(),
+                            shapes->list().shape().end());
+    }
+    const AttrValue* dense_shapes = FindNodeAttr(ctx->def(), "dense_shapes");
+    if (dense_shapes == nullptr || dense_shapes->list().shape_size() !=
+                                       static_cast<int>(dense_keys_.size())) {
+      return absl::InvalidArgumentError(
+          "dense_shapes must have one shape per dense key");
+    }
+    for (int i = 0; i < dense_shapes->list().shape_size(); ++i) {
+      const TensorShapeProto& p = dense_shapes->list().shape(i);
+      bool ok = !p.unknown_rank();
+      for (int d = 1; ok && d < p.dim_size(); ++d) ok = p.dim(d).size() >= 0;
+      if (!ok) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("dense_shapes[", i,
+                         "] has unknown rank or unknown inner dimensions"));
+      }
+      variable_.push_back(p.dim_size() > 0 && p.dim(0).size() < 0);
+      TensorShape s;
+      for (int d = 0; d < p.dim_size(); ++d) {
+        if (p.dim(d).size() >= 0)
+          DFX_RETURN_IF_ERROR(s.AddDim(p.dim(d).size()));
+      }
+      dense_shapes_.push_back(s);
+    }
+    // dfx's ParseExample kernel does the parsing.
+    NodeDef node;
+    node.set_name(absl::StrCat(name(), "/ParseExample"));
+    node.set_op("ParseExample");
+    AttrValue v;
+    v.set_i(static_cast<int64_t>(sparse_keys_.size()));
+    (*node.mutable_attr())["Nsparse"] = v;
+    v.set_i(static_cast<int64_t>(dense_keys_.size()));
+    (*node.mutable_attr())["Ndense"] = v;
+    for (const char* attr : {"sparse_types", "Tdense", "dense_shapes"}) {
+      const AttrValue* a = FindNodeAttr(ctx->def(), attr);
+      if (a == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("missing attr ", attr));
+      }
+      (*node.mutable_attr())[attr] = *a;
+    }
+    DFX_ASSIGN_OR_RETURN(const OpRegistrationData* op,
+                         OpRegistry::Global()->LookUpOrError("ParseExample"));
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> parse,
+                         StandardKernelRegistry()->CreateKernel(
+                             node, op->op_def, ctx->device()));
+    parse_ = std::move(parse);
+    // Outputs in the order of the keys' names.
+    std::map<std::string, int> index;
+    for (const auto& k : dense_keys_) {
+      if (!index.emplace(k, 0).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Duplicate key not allowed: ", k));
+      }
+    }
+    for (const auto& k : sparse_keys_) {
+      if (!index.emplace(k, 0).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Duplicate key not allowed: ", k));
+      }
+    }
+    int i = 0;
+    for (auto& [k, at] : index) at = i++;
+    for (const auto& k : dense_keys_) dense_out_.push_back(index[k]);
+    for (const auto& k : sparse_keys_) sparse_out_.push_back(index[k]);
+    if (index.size() != output_types_.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("output_types has ", output_types_.size(), " types for ",
+                       index.size(), " features"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(int64_t calls,
+                         ScalarInt64Input(ctx, 1, "num_parallel_calls"));
+    if (calls <= 0 && calls != -1) {  // -1: AUTOTUNE
+      return absl::InvalidArgumentError(
+          "num_parallel_calls must be greater than zero.");
+    }
+    auto spec = std::make_shared<ParseExampleSpec>();
+    for (size_t d = 0; d < dense_keys_.size(); ++d) {
+      const Tensor& def = ctx->input(2 + static_cast<int>(d));
+      if (variable_[d]) {
+        if (def.NumElements() != 1) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "dense_shape[", d,
+              "] is a variable length shape, therefore def_value[", d,
+              "] must contain a single element (the padding element).  But "
+              "its shape is: ",
+              def.shape().DebugString()));
+        }
+      } else if (def.NumElements() > 0 && def.shape() != dense_shapes_[d]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "def_value[", d, "].shape() == ", def.shape().DebugString(),
+            " is not compatible with dense_shapes_[", d,
+            "] == ", dense_shapes_[d].DebugString()));
+      }
+      if (def.dtype() != dense_types_[d]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "dense_defaults[", d, "].dtype() == ", DataTypeString(def.dtype()),
+            " != dense_types_[", d, "] == ", DataTypeString(dense_types_[d])));
+      }
+      spec->dense_defaults.push_back(def);
+    }
+    spec->sparse_keys = sparse_keys_;
+    spec->dense_keys = dense_keys_;
+    spec->parse = parse_;
+    spec->dense_out = dense_out_;
+    spec->sparse_out = sparse_out_;
+    spec->output_types = output_types_;
+    spec->output_shapes = output_shapes_;
+    if (spec->output_shapes.size() != output_types_.size()) {
+      spec->output_shapes.assign(output_types_.size(), TensorShapeProto());
+      for (auto& p : spec->output_shapes) p.set_unknown_rank(true);
+    }
+    return std::make_shared<ParseExampleDataset>(std::move(input),
+                                                 std::move(spec));
+  }
+
+  std::vector<std::string> sparse_keys_, dense_keys_;
+  DataTypeVector dense_types_, output_types_;
+  std::vector<TensorShapeProto> output_shapes_;
+  std::vector<TensorShape> dense_shapes_;
+  std::vector<bool> variable_;
+  std::vector<int> dense_out_, sparse_out_;
+  std::shared_ptr<const OpKernel> parse_;
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -1013,6 +1330,10 @@ void RegisterDataset4Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("DeleteMemoryCache"));
   RegisterKernel<data::SamplingDatasetOp>(registry,
                                           KernelDefBuilder("SamplingDataset"));
+  for (const char* op : {"ParseExampleDataset", "ParseExampleDatasetV2",
+                         "ExperimentalParseExampleDataset"}) {
+    RegisterKernel<data::ParseExampleDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<data::CompressElementOp>(registry,
                                           KernelDefBuilder("CompressElement"));
   RegisterKernel<data::UncompressElementOp>(

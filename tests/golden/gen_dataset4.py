@@ -3,7 +3,10 @@
 (tf.data.Dataset.save / tf.data.Dataset.load: SaveDataset, SaveDatasetV2,
 LoadDataset) in TensorFlow's on-disk snapshot format,
 DummyIterationCounter and DeleteMemoryCache, CompressElement and
-UncompressElement, and SamplingDataset, as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
+UncompressElement, SamplingDataset, and the parse_example datasets
+(tf.data.experimental.parse_example_dataset: ParseExampleDatasetV2,
+ParseExampleDataset, ExperimentalParseExampleDataset), as TensorFlow 2.21
+runs them. Also writes TensorFlow's OpDefs of those ops (tests/golden/data/
 dataset4/tf_op_defs.pbtxt), which tests/kernels/dataset4_test.cc compares
 byte for byte with dfx's.
 
@@ -31,7 +34,9 @@ compression (dfx links no snappy; Unimplemented), the distributed
 snapshot format (tf.data service), and checkpointing a save's iterator;
 AnonymousRandomSeedGenerator and DeleteRandomSeedGenerator, which
 TensorFlow 2.21 cannot run (the generator's kernel asks for a `reshuffle`
-input the op does not have: "Unknown input name: reshuffle").
+input the op does not have: "Unknown input name: reshuffle");
+RaggedFeature in the parse_example datasets (dfx's example parser has no
+ragged features yet: Unimplemented).
 """
 
 import argparse
@@ -52,7 +57,8 @@ from tensorflow.python.ops import gen_experimental_dataset_ops as ged_ops
 FAMILY = "dataset4"
 OPS = ["SaveDataset", "SaveDatasetV2", "LoadDataset",
        "DummyIterationCounter", "DeleteMemoryCache", "CompressElement",
-       "UncompressElement", "SamplingDataset"]
+       "UncompressElement", "SamplingDataset", "ParseExampleDataset",
+       "ParseExampleDatasetV2", "ExperimentalParseExampleDataset"]
 raw = tf.raw_ops
 DFX_SAVED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "dataset4_dfx_saved")
@@ -98,7 +104,8 @@ def iterate(ds, prefix, out):
     it = tf1.data.make_initializable_iterator(ds)
     out[prefix + "init"] = it.initializer
     keys = []
-    for i, t in enumerate(tf.nest.flatten(it.get_next())):
+    for i, t in enumerate(tf.nest.flatten(it.get_next(),
+                                          expand_composites=True)):
         out[f"{prefix}c{i}"] = t
         keys.append(f"{prefix}c{i}")
     return keys
@@ -443,6 +450,106 @@ def sampling_cases(folder):
          pulls=0)
 
 
+def example(**features):
+    f = {}
+    for k, v in features.items():
+        if isinstance(v, bytes) or (isinstance(v, list) and v and
+                                    isinstance(v[0], bytes)):
+            f[k] = tf.train.Feature(bytes_list=tf.train.BytesList(
+                value=v if isinstance(v, list) else [v]))
+        elif isinstance(v, list) and v and isinstance(v[0], float):
+            f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        elif isinstance(v, float):
+            f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=[v]))
+        else:
+            f[k] = tf.train.Feature(int64_list=tf.train.Int64List(
+                value=v if isinstance(v, list) else [v]))
+    return tf.train.Example(
+        features=tf.train.Features(feature=f)).SerializeToString()
+
+
+def parse_example_cases(folder):
+    ex = [example(age=30, name=b"ann", scores=[1.5, 2.0], pair=[1.0, 2.0],
+                  seq=[1, 2, 3, 4]),
+          example(age=7, name=b"bo", scores=[0.5]),
+          example(name=b"cy", pair=[3.0, 4.0], seq=[5, 6]),
+          example(age=99, name=b"", scores=[3.0, 4.0, 5.0])]
+    features = {
+        "age": tf.io.FixedLenFeature([], tf.int64, default_value=-1),
+        "name": tf.io.FixedLenFeature([], tf.string),
+        "scores": tf.io.VarLenFeature(tf.float32),
+        "pair": tf.io.FixedLenFeature([2], tf.float32,
+                                      default_value=[0.0, 0.0]),
+        "seq": tf.io.FixedLenSequenceFeature([2], tf.int64,
+                                             allow_missing=True,
+                                             default_value=0)}
+
+    def api_case(name, batches, feats, pulls, parallel=1):
+        def make():
+            return batches() if callable(batches) else batches
+
+        def build():
+            ds = tf.data.Dataset.from_tensor_slices(make())
+            ds = ds.apply(tf.data.experimental.parse_example_dataset(
+                feats, num_parallel_calls=parallel))
+            out = {}
+            iterate(plain(ds), "", out)
+            return out
+        g = tf.Graph()
+        with g.as_default():
+            ds = tf.data.Dataset.from_tensor_slices(make()).apply(
+                tf.data.experimental.parse_example_dataset(feats))
+            n = len(tf.nest.flatten(ds.element_spec, expand_composites=True))
+        keys = [f"c{i}" for i in range(n)]
+        steps_case(folder, name, build,
+                   [(["init"], {})] + [(keys, {})] * pulls)
+    api_case("parse_example", [ex[:2], ex[2:]], features, 3)
+    api_case("parse_example_one_per_batch", [[e] for e in ex], features, 5,
+             parallel=2)
+    api_case("parse_example_dense_only", [ex[:2], ex[2:]],
+             {"age": features["age"], "pair": features["pair"]}, 3)
+    api_case("parse_example_missing_required", [ex[:2], ex[2:]],
+             {"age": tf.io.FixedLenFeature([], tf.int64)}, 2,
+             )
+    api_case("parse_example_wrong_type", [ex[:2]],
+             {"name": tf.io.FixedLenFeature([], tf.int64)}, 1)
+    api_case("parse_example_malformed", [[b"not an example"]],
+             {"age": features["age"]}, 1)
+    api_case("parse_example_empty_batch",
+             lambda: tf.zeros([2, 0], tf.string), features, 3)
+
+    def raw_case(name, op, parallel=1, extra=None):
+        def build():
+            ds = tf.data.Dataset.from_tensor_slices([ex[:2], ex[2:]])
+            attrs = dict(
+                input_dataset=ds._variant_tensor,
+                num_parallel_calls=tf.constant(parallel, tf.int64),
+                dense_defaults=[tf.constant(-1, tf.int64),
+                                tf.constant([0.0, 0.0])],
+                sparse_keys=["scores"], dense_keys=["age", "pair"],
+                sparse_types=[tf.float32], dense_shapes=[[], [2]],
+                output_types=[tf.int64, tf.float32, tf.variant],
+                output_shapes=[[None], [None, 2], [3]])
+            attrs.update(extra or {})
+            v = getattr(raw, op)(**attrs)
+            spec = {"age": tf.TensorSpec([None], tf.int64),
+                    "pair": tf.TensorSpec([None, 2], tf.float32),
+                    "scores": tf.SparseTensorSpec([None, None], tf.float32)}
+            out = {}
+            iterate(plain(tf.data.experimental.from_variant(v, spec)), "",
+                    out)
+            return out
+        keys = [f"c{i}" for i in range(5)]
+        steps_case(folder, name, build, [(["init"], {})] + [(keys, {})] * 3)
+    raw_case("parse_example_v1", "ParseExampleDataset",
+             extra={"sloppy": False})
+    raw_case("parse_example_experimental", "ExperimentalParseExampleDataset")
+    raw_case("parse_example_v2_nondeterministic", "ParseExampleDatasetV2",
+             extra={"deterministic": "false"})
+    raw_case("parse_example_zero_calls", "ParseExampleDatasetV2",
+             parallel=0)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dfx", help="a dfx binary: first rewrite "
@@ -458,6 +565,7 @@ def main():
     resource_cases(folder)
     compress_cases(folder)
     sampling_cases(folder)
+    parse_example_cases(folder)
 
 
 if __name__ == "__main__":
