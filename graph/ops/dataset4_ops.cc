@@ -1,7 +1,8 @@
 // tf.data's save and load (Dataset.save / Dataset.load): SaveDataset,
 // SaveDatasetV2 and LoadDataset; DummyIterationCounter and
 // DeleteMemoryCache; CompressElement and UncompressElement;
-// SamplingDataset; ParseExampleDataset (V2 and Experimental).
+// SamplingDataset; ParseExampleDataset (V2 and Experimental);
+// SnapshotDatasetReader.
 // Every OpDef is TensorFlow 2.21's
 // (tests/kernels/dataset4_test.cc compares them with
 // tests/golden/data/dataset4/tf_op_defs.pbtxt, written by gen_dataset4.py);
@@ -101,6 +102,15 @@ absl::Status RegisterDataset4Ops(OpRegistry* r) {
     b.SetShapeFn(shape_fn::Scalar);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("SnapshotDatasetReader")
+                                      .Input("shard_dir: string")
+                                      .Input("start_index: int64")
+                                      .Output("handle: variant")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .Attr("compression: string = ''")
+                                      .Attr("version: int")
+                                      .SetShapeFn(shape_fn::Scalar)));
   return r->Register(OpDefBuilder("LoadDataset")
                          .Input("path: string")
                          .Input("reader_func_other_args: Treader_func_args")

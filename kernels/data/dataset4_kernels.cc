@@ -522,18 +522,24 @@ class SaveDatasetV2Op final : public DatasetOpKernel {
 
 class ShardReaderDataset final : public DatasetBase {
  public:
+  // start_index: elements of the first file skipped when an iterator is
+  // made (SnapshotDatasetReader's input; OutOfRange past the file's end,
+  // as TensorFlow).
   ShardReaderDataset(std::string node, std::string shard_dir,
-                     Compression compression, DataTypeVector dtypes)
+                     Compression compression, DataTypeVector dtypes,
+                     int64_t start_index = 0)
       : DatasetBase(std::move(dtypes)),
         node_(std::move(node)),
         shard_dir_(std::move(shard_dir)),
-        compression_(compression) {}
+        compression_(compression),
+        start_index_(start_index) {}
 
   std::string DebugString() const override { return "SnapshotDatasetReader"; }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext*) const override {
     auto it = std::make_unique<Iterator>(Self<ShardReaderDataset>());
     DFX_RETURN_IF_ERROR(it->Open());
+    DFX_RETURN_IF_ERROR(it->Skip(start_index_));
     return std::unique_ptr<IteratorBase>(std::move(it));
   }
 
@@ -554,6 +560,19 @@ class ShardReaderDataset final : public DatasetBase {
       }
       DFX_ASSIGN_OR_RETURN(reader_,
                            FileReader::Open(d_->node_, file, d_->compression_));
+      return absl::OkStatus();
+    }
+
+    // Skips `n` elements of the open file.
+    absl::Status Skip(int64_t n) {
+      std::string record;
+      const size_t records = d_->output_dtypes().size();
+      for (int64_t i = 0; i < n; ++i) {
+        for (size_t c = 0; c < records; ++c) {
+          DFX_ASSIGN_OR_RETURN(bool got, reader_->NextRecord(&record));
+          if (!got) return absl::OutOfRangeError("End of file");
+        }
+      }
       return absl::OkStatus();
     }
 
@@ -635,6 +654,7 @@ class ShardReaderDataset final : public DatasetBase {
   const std::string node_;
   const std::string shard_dir_;
   const Compression compression_;
+  const int64_t start_index_;
 };
 
 Tensor DatasetTensor(DatasetPtr d) {
@@ -761,6 +781,44 @@ class LoadDatasetOp final : public DatasetOpKernel {
   std::string compression_;
   int num_captured_ = 0;
   std::shared_ptr<const DatasetFunction> reader_func_;
+};
+
+// ---------------------------------------------------------------------------
+// SnapshotDatasetReader: one shard directory of a saved dataset (version 2
+// files only; versions 0 and 1, SnapshotDataset v1's custom format, are
+// Unimplemented). (SnapshotNestedDatasetReader is not served: TensorFlow
+// 2.21 crashes making its iterator.)
+
+class SnapshotDatasetReaderOp final : public DatasetOpKernel {
+ public:
+  explicit SnapshotDatasetReaderOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("compression", &compression_));
+    ctx->SetStatus(ctx->GetAttr("version", &version_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    const Tensor& dir = ctx->input(0);
+    if (dir.dtype() != DT_STRING || dir.dims() != 0) {
+      return absl::InvalidArgumentError("shard_dir must be a scalar");
+    }
+    DFX_ASSIGN_OR_RETURN(int64_t start,
+                         ScalarInt64Input(ctx, 1, "start_index"));
+    if (version_ != kFileFormatVersion) {
+      return absl::UnimplementedError(absl::StrCat(
+          "SnapshotDatasetReader: dfx reads snapshot files of version 2 "
+          "only, not ",
+          version_));
+    }
+    DFX_ASSIGN_OR_RETURN(Compression compression,
+                         SnapshotCompression(compression_));
+    return std::make_shared<ShardReaderDataset>(
+        name(), dir.data<std::string>()[0], compression, output_types(), start);
+  }
+
+  std::string compression_;
+  int64_t version_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -1324,6 +1382,8 @@ void RegisterDataset4Kernels(KernelRegistry* registry) {
                                         KernelDefBuilder("SaveDatasetV2"));
   RegisterKernel<data::LoadDatasetOp>(registry,
                                       KernelDefBuilder("LoadDataset"));
+  RegisterKernel<data::SnapshotDatasetReaderOp>(
+      registry, KernelDefBuilder("SnapshotDatasetReader"));
   RegisterKernel<data::DummyIterationCounterOp>(
       registry, KernelDefBuilder("DummyIterationCounter"));
   RegisterKernel<data::DeleteMemoryCacheOp>(

@@ -172,7 +172,7 @@ TEST_CASE("Save and load stay inside the server's --data-dir", "[dataset4]") {
 
 TEST_CASE("Every dataset4 op has TensorFlow 2.21's signature and CPU types",
           "[dataset4]") {
-  testing::CheckSignaturesWithTensorFlow("dataset4", 11);
+  testing::CheckSignaturesWithTensorFlow("dataset4", 12);
 }
 
 TEST_CASE("Save and load take a scalar path", "[dataset4]") {
