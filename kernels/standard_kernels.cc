@@ -44,6 +44,8 @@ void RegisterUquantKernels(KernelRegistry* registry);
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
 void RegisterDataset3Kernels(KernelRegistry* registry);
+// tf.data's save and load (kernels/data/dataset4_kernels.cc).
+void RegisterDataset4Kernels(KernelRegistry* registry);
 // tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
 // (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
 void RegisterMutexKernels(KernelRegistry* registry);
@@ -104,6 +106,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   data::RegisterDatasetKernels(registry);
   RegisterDataset2Kernels(registry);
   RegisterDataset3Kernels(registry);
+  RegisterDataset4Kernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);

@@ -1079,7 +1079,8 @@ class MemoryCacheHandleOp final : public OpKernel {
     Tensor out(DT_RESOURCE, TensorShape({}));
     ResourceHandle& h = out.scalar<ResourceHandle>();
     h.set_device(ctx->device()->name());
-    h.set_name("_MemoryCache");
+    // DeleteMemoryCache tells the two apart (dataset4_kernels.cc).
+    h.set_name(num_outputs() > 1 ? "_AnonymousMemoryCache" : "_MemoryCache");
     ctx->set_output(0, std::move(out));
     if (num_outputs() > 1) {
       ctx->set_output(1, Tensor(DT_VARIANT, TensorShape({})));

@@ -69,6 +69,9 @@ def steps_case(folder, name, build, steps, files=None, note=""):
     os.makedirs(out_dir)
     scratch = tempfile.mkdtemp(prefix="dfx_gen_")
     for fname, text in (files or {}).items():
+        # A name may hold folders ("saved/<run>/00000000.shard/...").
+        os.makedirs(os.path.dirname(os.path.join(out_dir, fname)),
+                    exist_ok=True)
         with open(os.path.join(out_dir, fname), "wb") as f:
             f.write(text.encode("utf-8") if isinstance(text, str) else text)
 

@@ -57,7 +57,7 @@ const char* const kFamilies[] = {"array",    "gather",       "math",
                                  "mutex",    "ckptv1",       "dhash",
                                  "debug",    "estimator",    "batching",
                                  "csr",      "uquant",       "itckpt",
-                                 "collective2"};
+                                 "collective2", "dataset4"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -470,6 +470,12 @@ TEST_CASE("golden: fixed-length record, CSV and matching-files datasets, "
   // Multi-step cases: an iterator made, then read element by element from
   // files of the case's folder up to TensorFlow's OutOfRange or error.
   RunFamily("dataset3");
+}
+
+TEST_CASE("golden: tf.data save and load equal TensorFlow") {
+  // Multi-step cases: a save into a fresh directory, then a load of it;
+  // directories TensorFlow saved (in the case's folder) loaded by dfx.
+  RunFamily("dataset4");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
