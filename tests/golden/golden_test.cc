@@ -38,26 +38,19 @@ using golden::ReadJson;
 
 // The families a generator writes; a folder not listed here fails the
 // "no unknown families" case so it cannot be skipped silently.
-const char* const kFamilies[] = {"array",    "gather",       "math",
-                                 "numerics", "nn",           "conv",
-                                 "linalg",   "random",       "models",
-                                 "training", "control_flow", "data_flow",
-                                 "list",     "pool_argmax",  "unsigned",
-                                 "dataset",  "queues",       "lookup",
-                                 "strings",  "image",        "sparse",
-                                 "matrix",   "dataset_scan", "volumetric",
-                                 "fft",      "misc",         "codec",
-                                 "coverage", "dataset_window", "nn2",
-                                 "complex",  "summary",      "text",
-                                 "rng2",     "state2",       "dataset2",
-                                 "image2",   "readers",      "dataset3",
-                                 "legacy",   "var_errors",   "rnn_cells",
-                                 "quantized", "staging",     "ragged2",
-                                 "seqex",    "tmap",         "tarray",
-                                 "mutex",    "ckptv1",       "dhash",
-                                 "debug",    "estimator",    "batching",
-                                 "csr",      "uquant",       "itckpt",
-                                 "collective2", "dataset4"};
+const char* const kFamilies[] = {
+    "array",        "gather",    "math",         "numerics",       "nn",
+    "conv",         "linalg",    "random",       "models",         "training",
+    "control_flow", "data_flow", "list",         "pool_argmax",    "unsigned",
+    "dataset",      "queues",    "lookup",       "strings",        "image",
+    "sparse",       "matrix",    "dataset_scan", "volumetric",     "fft",
+    "misc",         "codec",     "coverage",     "dataset_window", "nn2",
+    "complex",      "summary",   "text",         "rng2",           "state2",
+    "dataset2",     "image2",    "readers",      "dataset3",       "legacy",
+    "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
+    "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
+    "dhash",        "debug",     "estimator",    "batching",       "csr",
+    "uquant",       "itckpt",    "collective2",  "dataset4"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
