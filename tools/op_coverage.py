@@ -59,6 +59,7 @@ def main():
     op_defs = {op.name: op for op in all_ops.op}
     names = sorted(op_defs)
     missing, lacking = [], {}
+    with_cpu = 0  # TensorFlow's op types with a CPU kernel
     name_to_enum = {type_name(v): v for v in types_pb2.DataType.values()}
     for name in names:
         if name.startswith("_"):
@@ -67,6 +68,7 @@ def main():
             name).kernel if k.device_type == "CPU"]
         if not tf_kernels:
             continue
+        with_cpu += 1
         if name not in dfx:
             missing.append(name)
             continue
@@ -91,11 +93,12 @@ def main():
                 lacking.setdefault(name, {})[attr] = sorted(
                     type_name(t) for t in lack)
     if as_json:
-        print(json.dumps({"missing": missing, "lacking_types": lacking},
-                         indent=1))
+        print(json.dumps({"missing": missing, "lacking_types": lacking,
+                          "tf_cpu_op_types": with_cpu}, indent=1))
         return
-    print(f"# {len(missing)} TensorFlow op types with CPU kernels that dfx "
-          f"does not register ({len(dfx)} registered in dfx)")
+    print(f"# {len(missing)} of TensorFlow's {with_cpu} op types with CPU "
+          f"kernels that dfx does not register ({len(dfx)} registered in "
+          f"dfx)")
     for name in missing:
         print(name)
     if want_types:
