@@ -149,7 +149,7 @@ TEST_CASE("DeserializeIterator rejects what is not an iterator state",
 }
 
 TEST_CASE(
-    "Saving a prefetching iterator pauses its thread; both the saved "
+    "Saving a prefetching iterator pauses its thread, and both the saved "
     "and the restored iterator continue the sequence",
     "[itckpt]") {
   Tensor ds = Unary("PrefetchDataset", Range(50), {Tensor::Scalar<int64_t>(4)});
