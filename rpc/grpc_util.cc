@@ -217,24 +217,39 @@ void SetTimeout(grpc::ClientContext* context, absl::Duration timeout) {
                         absl::ToChronoMicroseconds(timeout));
 }
 
+absl::StatusOr<std::vector<int>> PickFreeLoopbackPorts(int n) {
+  std::vector<int> fds;
+  std::vector<int> ports;
+  absl::Status status;
+  for (int i = 0; i < n && status.ok(); ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      status = absl::UnavailableError(
+          absl::StrCat("socket(): ", std::strerror(errno)));
+      break;
+    }
+    fds.push_back(fd);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof(addr);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      status = absl::UnavailableError("cannot find a free port on 127.0.0.1");
+      break;
+    }
+    ports.push_back(static_cast<int>(ntohs(addr.sin_port)));
+  }
+  for (int fd : fds) ::close(fd);
+  if (!status.ok()) return status;
+  return ports;
+}
+
 absl::StatusOr<int> PickFreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("socket(): ", std::strerror(errno)));
-  }
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    return absl::UnavailableError("cannot find a free port on 127.0.0.1");
-  }
-  ::close(fd);
-  return static_cast<int>(ntohs(addr.sin_port));
+  absl::StatusOr<std::vector<int>> ports = PickFreeLoopbackPorts(1);
+  if (!ports.ok()) return ports.status();
+  return ports->front();
 }
 
 absl::Status WaitForWorkerReady(const std::string& address,

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -60,6 +61,10 @@ void SetTimeout(grpc::ClientContext* context, absl::Duration timeout);
 // another program may take it before the caller binds it. Unavailable when
 // none can be had.
 absl::StatusOr<int> PickFreeLoopbackPort();
+
+// `n` distinct such ports (all bound at once, then released: ports picked
+// one after another may repeat, since a released port is free again).
+absl::StatusOr<std::vector<int>> PickFreeLoopbackPorts(int n);
 
 // Calls GetStatus on the worker at `address` ("host:port") until it
 // answers OK (each try waits at most 500 ms for the connection), or

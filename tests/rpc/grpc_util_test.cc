@@ -1,7 +1,9 @@
 // Tests of rpc/grpc_util.h's status conversion.
 #include "rpc/grpc_util.h"
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "base/task_status.h"
@@ -72,6 +74,18 @@ TEST_CASE("grpc status: a message past 4 KiB on the wire is cut") {
   s = ToGrpcStatus(absl::InternalError(binary));
   CHECK(s.error_message().size() < 1400);
   CHECK(absl::EndsWith(s.error_message(), "... (1635 more bytes)"));
+}
+
+TEST_CASE("free loopback ports: several picked at once are distinct") {
+  absl::StatusOr<std::vector<int>> ports = PickFreeLoopbackPorts(32);
+  REQUIRE(ports.ok());
+  REQUIRE(ports->size() == 32);
+  const std::set<int> distinct(ports->begin(), ports->end());
+  CHECK(distinct.size() == 32);
+  for (int port : *ports) CHECK((port > 0 && port < 65536));
+  absl::StatusOr<int> one = PickFreeLoopbackPort();
+  REQUIRE(one.ok());
+  CHECK(*one > 0);
 }
 
 }  // namespace

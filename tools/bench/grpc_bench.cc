@@ -102,9 +102,9 @@ class BenchCluster {
  public:
   explicit BenchCluster(int n, const std::vector<std::string>& flags = {}) {
     std::string json = "{\"worker\": [";
+    const std::vector<int> ports = PickFreeLoopbackPorts(n).value();
     for (int i = 0; i < n; ++i) {
-      addresses_.push_back(
-          absl::StrCat("127.0.0.1:", PickFreeLoopbackPort().value()));
+      addresses_.push_back(absl::StrCat("127.0.0.1:", ports[i]));
       absl::StrAppend(&json, i > 0 ? ", " : "", "\"", addresses_.back(),
                       "\"");
     }

@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -303,23 +302,16 @@ absl::StatusOr<std::string> StartCluster(int workers, int ps,
   std::error_code ec;
   std::string json = "{";
   std::vector<std::pair<std::string, int>> tasks;
-  // A port picked is free again once picked (nothing holds it), so the
-  // next pick may return it too: each task's must differ from the others'.
-  std::set<int> picked;
-  auto pick_port = [&picked]() -> absl::StatusOr<int> {
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      DFX_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
-      if (picked.insert(port).second) return port;
-    }
-    return absl::UnavailableError(
-        "cannot find distinct free ports on 127.0.0.1");
-  };
+  // Distinct ports (picked one by one, a released port may come again).
+  DFX_ASSIGN_OR_RETURN(std::vector<int> ports,
+                       PickFreeLoopbackPorts(workers + ps));
+  size_t next_port = 0;
   auto add_job = [&](const std::string& job, int n) -> absl::Status {
     if (n == 0) return absl::OkStatus();
     if (json.size() > 1) json += ", ";
     absl::StrAppend(&json, "\"", job, "\": [");
     for (int i = 0; i < n; ++i) {
-      DFX_ASSIGN_OR_RETURN(int port, pick_port());
+      const int port = ports[next_port++];
       absl::StrAppend(&json, i > 0 ? ", " : "", "\"127.0.0.1:", port, "\"");
       tasks.emplace_back(job, i);
     }

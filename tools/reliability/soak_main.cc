@@ -66,10 +66,10 @@ class Cluster {
     char tmpl[] = "/tmp/dfx_soak_XXXXXX";
     dir_ = ::mkdtemp(tmpl);
     json_ = "{\"worker\": [";
+    absl::StatusOr<std::vector<int>> ports = PickFreeLoopbackPorts(kTasks);
+    if (!ports.ok()) Die(ports.status().ToString());
     for (int i = 0; i < kTasks; ++i) {
-      absl::StatusOr<int> port = PickFreeLoopbackPort();
-      if (!port.ok()) Die(port.status().ToString());
-      addresses_.push_back(absl::StrCat("127.0.0.1:", *port));
+      addresses_.push_back(absl::StrCat("127.0.0.1:", (*ports)[i]));
       absl::StrAppend(&json_, i > 0 ? ", " : "", "\"", addresses_.back(),
                       "\"");
     }
