@@ -144,13 +144,13 @@ TEST_CASE(
         *timed.add_node() = copy;
       }
     }
+    // The message says the attr ended the wait, not the session's 60 s
+    // operation timeout (which words its DeadlineExceeded otherwise).
     auto session = NewSession(1, timed);
-    const absl::Time start = absl::Now();
     CHECK_THAT(session->Run({{"x0", Tensor::FromVector<float>({1})}}, {"c0"},
                             {}, &out),
                StatusIs(absl::StatusCode::kDeadlineExceeded,
                         "Collective has timed out waiting for other workers"));
-    CHECK(absl::Now() - start < absl::Seconds(30));
   }
 
   // A lone receiver (no sender in the group of one) fails at once.
