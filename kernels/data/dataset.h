@@ -80,8 +80,15 @@ class IteratorState {
   const std::map<std::string, Tensor>& entries() const { return entries_; }
   std::map<std::string, Tensor>& mutable_entries() { return entries_; }
 
+  // The saving step's (SerializeIterator's kernel); may be null. A Save
+  // that waits (for a prefetch thread to pause) ends the wait with
+  // Cancelled when the step is cancelled, leaving the iterator as it was.
+  CancellationManager* cancellation_manager() const { return cm_; }
+  void set_cancellation_manager(CancellationManager* cm) { cm_ = cm; }
+
  private:
   std::map<std::string, Tensor> entries_;
+  CancellationManager* cm_ = nullptr;
 };
 
 // The state of one pass over a dataset. Not thread-safe: the iterator

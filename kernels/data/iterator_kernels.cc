@@ -452,6 +452,7 @@ class SerializeIteratorOp final : public OpKernel {
         LookupIterator(ctx, 0);
     DFX_OP_REQUIRES_OK(ctx, it.status());
     IteratorState state;
+    state.set_cancellation_manager(ctx->cancellation_manager());
     DFX_OP_REQUIRES_OK(ctx, (*it)->Save(&state));
     VariantTensorDataProto proto;
     proto.set_type_name(kIteratorStateTypeName);

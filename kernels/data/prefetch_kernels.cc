@@ -70,6 +70,7 @@ class PrefetchDataset final : public DatasetBase {
         absl::MutexLock lock(&mu_);
         if (!producer_.joinable()) {
           device_ = ctx->device;
+          producing_ = true;
           producer_ = std::thread([this] { Produce(); });
         }
       }
@@ -116,14 +117,40 @@ class PrefetchDataset final : public DatasetBase {
 
     // Stops the producer once the element it is making is in the buffer;
     // the next GetNext starts it again. Then saves the buffer and the input.
+    // The producer may be blocked in its input (a slow source): the saving
+    // step's cancellation ends the wait, and the producer goes on.
     absl::Status Save(const std::string& prefix,
                       IteratorState* state) override {
+      bool cancelled = false;
+      CancellationManager* cm = state->cancellation_manager();
+      CancellationToken token = 0;
+      if (cm != nullptr) {
+        token = cm->get_cancellation_token();
+        if (!cm->RegisterCallback(token, [this, &cancelled] {
+              absl::MutexLock lock(&mu_);
+              cancelled = true;
+              paused_.SignalAll();
+            })) {
+          return absl::CancelledError(
+              "the step saving the prefetch iterator ended");
+        }
+      }
+      bool stopped = false;
       {
         absl::MutexLock lock(&mu_);
         pausing_ = true;
         space_.SignalAll();
+        while (producing_ && !cancelled) paused_.Wait(&mu_);
+        stopped = !producing_;
+        if (!stopped) pausing_ = false;  // cancelled: the producer goes on
       }
-      if (producer_.joinable()) producer_.join();
+      if (cm != nullptr) cm->DeregisterCallback(token);
+      if (!stopped) {
+        return absl::CancelledError(
+            "the step saving the prefetch iterator ended while its producer "
+            "was still reading its input");
+      }
+      if (producer_.joinable()) producer_.join();  // it has returned
       absl::MutexLock lock(&mu_);
       pausing_ = false;
       producer_ = std::thread();
@@ -174,6 +201,13 @@ class PrefetchDataset final : public DatasetBase {
     }
 
     void Produce() {
+      ProduceLoop();
+      absl::MutexLock lock(&mu_);
+      producing_ = false;
+      paused_.SignalAll();
+    }
+
+    void ProduceLoop() {
       IteratorContext ctx;
       {
         absl::MutexLock lock(&mu_);
@@ -207,10 +241,12 @@ class PrefetchDataset final : public DatasetBase {
     absl::Mutex mu_;
     absl::CondVar ready_;  // an item was added (or the consumer cancelled)
     absl::CondVar space_;  // an item was taken (or stopping)
+    absl::CondVar paused_;  // the producer returned (or Save cancelled)
     Device* device_ ABSL_GUARDED_BY(mu_) = nullptr;
     std::deque<Item> buffer_ ABSL_GUARDED_BY(mu_);
     bool stopping_ ABSL_GUARDED_BY(mu_) = false;
     bool pausing_ ABSL_GUARDED_BY(mu_) = false;  // Save stops the producer
+    bool producing_ ABSL_GUARDED_BY(mu_) = false;  // Produce has not returned
   };
 
   const DatasetPtr input_;

@@ -2,15 +2,24 @@
 // DeserializeIterator): TensorFlow 2.21's signatures, the error a pipeline
 // with a dataset that cannot save gets, malformed states, and a save that
 // pauses a prefetch thread while the consumer keeps reading.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "checkpoint/tensor_bundle.h"
+#include "runtime/cancellation.h"
 #include "runtime/variant.h"
+#include "tests/kernels/async_kernel_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -51,9 +60,9 @@ Tensor Unary(const std::string& op, const Tensor& input,
 // An anonymous iterator, deleted (its prefetch thread joined) on scope exit.
 class ScopedIterator {
  public:
-  explicit ScopedIterator(const Tensor& dataset)
+  explicit ScopedIterator(const Tensor& dataset, DataType dtype = DT_INT64)
       : handle_(Run1(TestNodeBuilder("it", "AnonymousIteratorV3", 0)
-                         .Attr("output_types", DataTypeVector{DT_INT64})
+                         .Attr("output_types", DataTypeVector{dtype})
                          .Build(),
                      {})) {
     REQUIRE(RunKernel(TestNodeBuilder("make", "MakeIterator", 2).Build(),
@@ -169,6 +178,66 @@ TEST_CASE(
   for (size_t i = 0; i < seen.size(); ++i) {
     CHECK(seen[i] == static_cast<int64_t>(i));
   }
+}
+
+TEST_CASE(
+    "Saving a prefetching iterator whose thread is blocked reading its input "
+    "ends with the saving step's cancellation, and the iterator goes on",
+    "[itckpt]") {
+  testing::TempDir dir;
+  const std::string fifo = dir / "lines";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // The writing end, opened read-write so that neither open waits.
+  const int writer = open(fifo.c_str(), O_RDWR);
+  REQUIRE(writer >= 0);
+  const Tensor lines =
+      Run1(TestNodeBuilder("lines", "TextLineDataset", 3).Build(),
+           {Tensor::Scalar<std::string>(fifo), Tensor::Scalar<std::string>(""),
+            Tensor::Scalar<int64_t>(256)});
+  const Tensor ds = Run1(TestNodeBuilder("prefetch", "PrefetchDataset", 2)
+                             .Attr("output_types", DataTypeVector{DT_STRING})
+                             .Build(),
+                         {lines, Tensor::Scalar<int64_t>(2)});
+  ScopedIterator it(ds, DT_STRING);
+  auto next = [&it] {
+    return RunKernel(TestNodeBuilder("next", "IteratorGetNext", 1)
+                         .Attr("output_types", DataTypeVector{DT_STRING})
+                         .Build(),
+                     {it.handle()});
+  };
+  // "a" and a line without its end, one read chunk of the line reader
+  // (16 KiB): after "a" the prefetch thread, with room for another
+  // element, goes on reading and waits in read() for the rest.
+  const std::string chunk = "a\n" + std::string((1 << 14) - 2, 'b');
+  REQUIRE(write(writer, chunk.data(), chunk.size()) ==
+          static_cast<ssize_t>(chunk.size()));
+  absl::StatusOr<std::vector<Tensor>> a = next();
+  REQUIRE(a.ok());
+  CHECK((*a)[0].scalar<std::string>() == "a");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CancellationManager cm;
+  absl::Status saved;
+  std::atomic<bool> returned{false};
+  std::thread saver([&] {
+    absl::StatusOr<std::unique_ptr<testing::Call>> call = testing::TryStart(
+        TestNodeBuilder("save", "SerializeIterator", 1).Build(), {it.handle()},
+        &cm);
+    saved = call.ok() ? (*call)->status() : call.status();
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK_FALSE(returned.load());  // waiting for the thread to pause
+  cm.StartCancel();
+  saver.join();
+  CHECK_THAT(saved, StatusIs(absl::StatusCode::kCancelled, "prefetch"));
+  // Nothing was lost: the line ended now comes next, then the end.
+  REQUIRE(write(writer, "\n", 1) == 1);
+  REQUIRE(close(writer) == 0);
+  absl::StatusOr<std::vector<Tensor>> b = next();
+  REQUIRE(b.ok());
+  CHECK((*b)[0].scalar<std::string>() == chunk.substr(2));
+  CHECK(Serialize(it.handle()).ok());  // the thread reached the end
+  CHECK_THAT(next().status(), StatusIs(absl::StatusCode::kOutOfRange));
 }
 
 TEST_CASE(
