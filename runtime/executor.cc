@@ -94,6 +94,10 @@ struct NodeItem {
   // Some input of a plain type is fed by a reference output: the executor
   // reads the referenced tensor when the node runs.
   bool derefs_input = false;
+  // The op may read a reference input whose variable is not initialized
+  // yet (Assign, IsVariableInitialized, the tfdbg watches): it gets an
+  // uninitialized tensor rather than the step failing.
+  bool allows_uninitialized_input = false;
   // Some input is of a reference type: the kernel gets the references.
   bool takes_ref_input = false;
   // The device's memory is not the host's: inputs in the other memory than
@@ -247,7 +251,10 @@ absl::Status CheckOutputs(const NodeItem& item, OpKernelContext* ctx) {
     const Tensor& t = outputs[i];
     const DataType want = BaseType(item.kernel->output_type(i));
     if (!t.IsInitialized()) {
-      if (item.may_skip_outputs) continue;
+      // A switch leaves an output dead; an op that may read an
+      // uninitialized variable (a tfdbg watch) may pass it on, and its
+      // consumers see the output dead.
+      if (item.may_skip_outputs || item.allows_uninitialized_input) continue;
       return PrefixWithNode(item, absl::InternalError(absl::StrCat(
                                       "kernel did not produce output ", i)));
     }
@@ -274,7 +281,7 @@ absl::Status DerefInputs(const NodeItem& item, Tensor* tensors,
       absl::ReaderMutexLock lock(ref.mu);
       value = *ref.tensor;
     }
-    if (!value.IsInitialized()) {
+    if (!value.IsInitialized() && !item.allows_uninitialized_input) {
       std::string source = "?";
       for (const Edge* e : item.node->in_edges()) {
         if (e->dst_input == i) source = e->src->name();
@@ -1968,6 +1975,8 @@ absl::Status ExecutorImpl::Initialize() {
     item.num_outputs = node->num_outputs();
     item.is_async = kernel->AsAsync() != nullptr;
     item.expensive = kernel->IsExpensive();
+    item.allows_uninitialized_input =
+        node->op_def().allows_uninitialized_input();
     const std::string& op = node->type_string();
     // _Send takes its input from either memory (it copies a device tensor
     // out itself), so a host tensor is not moved in only to be moved out.

@@ -218,6 +218,43 @@ TEST_CASE("ResourceGather and ResourceScatterAdd work on rows") {
   CHECK_THAT(std::string(st.message()), Catch::Contains("indices[0] = 6"));
 }
 
+TEST_CASE(
+    "tfdbg watches of an uninitialized reference variable run, as "
+    "TensorFlow's do, and its plain readers still fail") {
+  G g;
+  g.RefVar("w", {1, 2});
+  for (const auto& [name, op] : {std::pair{"w/nans", "DebugNanCount"},
+                                 {"w/summary", "DebugNumericSummary"},
+                                 {"w/watch", "DebugIdentity"}}) {
+    NodeDef* n = g.Add(name, op, {"w"});
+    G::Type(n, "T", DT_FLOAT);
+    G::Str(n, "tensor_name", "w:0");
+  }
+  G::Type(g.Add("w/seen", "Identity", {"w/watch"}), "T", DT_FLOAT);
+  auto s = Open(g.def());
+
+  // Running the initializer with its variable watched (tfdbg's
+  // watch_graph watches every node) works.
+  std::vector<Tensor> out;
+  REQUIRE(s->Run({}, {"w/nans", "w/summary"}, {"w/watch"}, &out).ok());
+  CHECK(out[0].data<int64_t>()[0] == 0);
+  CHECK(out[1].data<double>()[0] == 0.0);  // not initialized
+  // What the watch passes on is dead: its reader does not run on it.
+  out.clear();
+  CHECK_FALSE(s->Run({}, {"w/seen"}, {}, &out).ok());
+  out.clear();
+  CHECK_THAT(
+      s->Run({}, {"w/read"}, {}, &out),
+      StatusIs(absl::StatusCode::kFailedPrecondition, "uninitialized value w"));
+
+  out.clear();
+  REQUIRE(s->Run({}, {"w/Assign"}, {}, &out).ok());
+  out.clear();
+  REQUIRE(s->Run({}, {"w/summary", "w/seen"}, {}, &out).ok());
+  CHECK(out[0].data<double>()[0] == 1.0);  // initialized
+  CHECK(out[1].data<float>()[1] == 2);
+}
+
 TEST_CASE("a reference variable is assigned, read and updated in place") {
   G g;
   g.RefVar("w", {1, 2});
