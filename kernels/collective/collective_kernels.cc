@@ -344,7 +344,22 @@ class CollectiveReduceScatterV2Op : public CollectiveOpBase {
   bool divide_ = false;
 };
 
-// TensorFlow's CollectiveAllToAllV2: block j of dim 0 to member j.
+// TensorFlow's all-to-all: row j of the input (dim 0 must equal the group
+// size, as TensorFlow's AllToAll requires) to member j. dfx's AllToAll
+// would take blocks of several rows; the ops keep TensorFlow's contract.
+void AllToAllOneRowEach(const CollectiveRun& run, const Tensor& in,
+                        CollectiveDone done) {
+  const int64_t n = static_cast<int64_t>(run.group->members.size());
+  if (in.dims() == 0 || in.shape().dim_size(0) != n) {
+    done(absl::InvalidArgumentError(
+        absl::StrCat("input to all-to-all first dimension size (",
+                     in.dims() == 0 ? int64_t{0} : in.shape().dim_size(0),
+                     ") must be the same as the group size (", n, ")")));
+    return;
+  }
+  AllToAll(run, in, std::move(done));
+}
+
 class CollectiveAllToAllV2Op : public CollectiveOpBase {
  public:
   explicit CollectiveAllToAllV2Op(OpKernelConstruction* ctx)
@@ -353,7 +368,7 @@ class CollectiveAllToAllV2Op : public CollectiveOpBase {
  private:
   void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
            CollectiveDone done) override {
-    AllToAll(run, ctx->input(0), std::move(done));
+    AllToAllOneRowEach(run, ctx->input(0), std::move(done));
   }
 };
 
@@ -786,8 +801,7 @@ class CollectiveReduceV3Op : public CollectiveV3OpBase {
   ReduceOp op_ = ReduceOp::kAdd;
 };
 
-// CollectiveAllToAllV3: as TensorFlow's all-to-all, dim 0 of the input
-// must equal the group size (one row to each member).
+// CollectiveAllToAllV3: as CollectiveAllToAllV2, on a communicator.
 class CollectiveAllToAllV3Op : public CollectiveV3OpBase {
  public:
   explicit CollectiveAllToAllV3Op(OpKernelConstruction* ctx)
@@ -796,16 +810,7 @@ class CollectiveAllToAllV3Op : public CollectiveV3OpBase {
  private:
   void Run(OpKernelContext* ctx, const CollectiveRun& run, int,
            CollectiveDone done) override {
-    const Tensor& in = ctx->input(0);
-    const int64_t n = static_cast<int64_t>(run.group->members.size());
-    if (in.dims() == 0 || in.shape().dim_size(0) != n) {
-      done(absl::InvalidArgumentError(
-          absl::StrCat("input to all-to-all first dimension size (",
-                       in.dims() == 0 ? int64_t{0} : in.shape().dim_size(0),
-                       ") must be the same as the group size (", n, ")")));
-      return;
-    }
-    AllToAll(run, in, std::move(done));
+    AllToAllOneRowEach(run, ctx->input(0), std::move(done));
   }
 };
 

@@ -290,14 +290,15 @@ TEST_CASE("Reduce-scatter and all-to-all across 2 and 3 server processes",
                                                "CollectiveAllToAllV2", 1, 3));
       std::vector<std::pair<std::string, Tensor>> feeds;
       std::vector<std::string> fetches;
+      // One row per member (TensorFlow's contract) of k rows' elements.
       for (int i = 0; i < tasks; ++i) {
-        feeds.emplace_back(absl::StrCat("x", i), Rows(i, rows, cols));
+        feeds.emplace_back(absl::StrCat("x", i), Rows(i, tasks, k * cols));
         fetches.push_back(absl::StrCat("c", i));
       }
       std::vector<Tensor> out;
       REQUIRE_THAT(a2a->Run(feeds, fetches, {}, &out), IsOk());
       for (int i = 0; i < tasks; ++i) {
-        REQUIRE(out[i].shape() == TensorShape({rows, cols}));
+        REQUIRE(out[i].shape() == TensorShape({tasks, k * cols}));
         auto got = out[i].span<float>();
         int64_t wrong = 0;
         for (int j = 0; j < tasks; ++j) {
@@ -330,14 +331,17 @@ TEST_CASE("Reduce-scatter and all-to-all with bad shapes fail naming the node",
     CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'c"));
     CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
                            "/job:worker/replica:0/task:"));
-    // Every member the same shape, but dim 0 (4) does not divide by 3.
+    // Every member the same shape, but dim 0 (4) does not divide by 3
+    // (all-to-all, as TensorFlow's, wants dim 0 equal to the group size).
     s = session->Run({{"x0", Rows(0, 4, 2)},
                       {"x1", Rows(1, 4, 2)},
                       {"x2", Rows(2, 4, 2)}},
                      {"c0", "c1", "c2"}, {}, &out);
     INFO(s);
     CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                           "divides by the group size 3"));
+                           std::string(op) == "CollectiveAllToAllV2"
+                               ? "must be the same as the group size (3)"
+                               : "divides by the group size 3"));
     CHECK_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument, "node 'c"));
     // The session still works.
     REQUIRE_THAT(session->Run({{"x0", Rows(0, 3, 2)},
