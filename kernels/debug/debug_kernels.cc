@@ -269,7 +269,8 @@ class DebugNumericSummaryOp : public BaseDebugOp {
     o[9] = max;
     o[10] = mean;
     o[11] = variance;
-    o[12] = static_cast<double>(in.dtype());
+    // The declared type: an uninitialized variable's tensor has none.
+    o[12] = static_cast<double>(BaseType(input_type(0)));
     o[13] = static_cast<double>(rank);
     for (int d = 0; d < rank; ++d) {
       o[14 + d] = static_cast<double>(in.dim_size(d));

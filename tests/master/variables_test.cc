@@ -239,6 +239,7 @@ TEST_CASE(
   REQUIRE(s->Run({}, {"w/nans", "w/summary"}, {"w/watch"}, &out).ok());
   CHECK(out[0].data<int64_t>()[0] == 0);
   CHECK(out[1].data<double>()[0] == 0.0);  // not initialized
+  CHECK(out[1].data<double>()[12] == static_cast<double>(DT_FLOAT));
   // What the watch passes on is dead: its reader does not run on it.
   out.clear();
   CHECK_FALSE(s->Run({}, {"w/seen"}, {}, &out).ok());
