@@ -403,6 +403,9 @@ bool ReadScalar(FieldDescriptor::Type type, pb::io::CodedInputStream* in,
 absl::Status ParseMessage(absl::string_view buf,
                           const std::vector<DecodeField>& fields,
                           std::vector<FieldValues>* values) {
+  if (buf.size() > static_cast<size_t>(INT32_MAX)) {
+    return DataLoss("serialized message larger than 2 GiB");
+  }
   pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(buf.data()),
                               static_cast<int>(buf.size()));
   in.SetRecursionLimit(100);
