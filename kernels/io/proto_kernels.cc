@@ -410,6 +410,7 @@ absl::Status ParseMessage(absl::string_view buf,
                               static_cast<int>(buf.size()));
   in.SetRecursionLimit(100);
   while (true) {
+    const int tag_start = in.CurrentPosition();
     const uint32_t tag = in.ReadTag();
     if (tag == 0) break;
     const auto wire = WireFormatLite::GetTagWireType(tag);
@@ -496,17 +497,12 @@ absl::Status ParseMessage(absl::string_view buf,
       }
       v.bytes = buf.substr(start, length);
     } else if (wire == WireFormatLite::WIRETYPE_START_GROUP) {
-      // The group's contents, without its end tag.
-      const int start = in.CurrentPosition();
+      // The group as TensorFlow gives it: its start tag, contents and end
+      // tag (EncodeProto adds tags around the value again).
       if (!WireFormatLite::SkipField(&in, tag)) {
         return DataLoss("ReadValue: Failed skipping field when counting");
       }
-      const uint32_t end_tag =
-          WireFormatLite::MakeTag(number, WireFormatLite::WIRETYPE_END_GROUP);
-      const int end =
-          in.CurrentPosition() -
-          static_cast<int>(pb::io::CodedOutputStream::VarintSize32(end_tag));
-      v.bytes = buf.substr(start, end - start);
+      v.bytes = buf.substr(tag_start, in.CurrentPosition() - tag_start);
     } else if (!ReadScalar(f.type, &in, &v.bits)) {
       return DataLoss("ReadValue: Failed skipping field when counting");
     }

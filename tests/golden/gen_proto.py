@@ -5,7 +5,8 @@ tf.io.encode_proto (EncodeProto), and their OpDefs.
 
 The messages are those of a small proto2 file, dfxtest.proto, built here
 with descriptor_pb2 (no protoc): one field of every scalar type, proto2
-defaults, an enum, a nested message, and repeated fields packed and not.
+defaults, an enum, a nested message, a group, and repeated fields packed
+and not.
 Its FileDescriptorSet travels in the graphs as a "bytes://" descriptor_source
 attr (a few hundred bytes). "local://" cases decode tf.train.Example, which
 TensorFlow's generated pool holds as tensorflow.Example (dfx resolves the
@@ -107,6 +108,10 @@ def _file():
     add("r_sint32", 31, F.TYPE_SINT32, rep, packed=True)
     add("r_sfixed32", 32, F.TYPE_SFIXED32, rep, packed=True)
     add("r_uint32", 33, F.TYPE_UINT32, rep, packed=True)
+    # A proto2 group: its contents between start and end tags.
+    m.nested_type.add(name="Grp").field.add(
+        name="gx", number=41, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
+    add("grp", 40, F.TYPE_GROUP, type_name=".dfxtest.All.Grp")
     return fd
 
 
@@ -246,6 +251,13 @@ def decode_cases():
                 list(REPEATED.values()))
     decode_case("repeated_padded_2d", rep, ["r_int32", "r_string", "r_msg"],
                 [tf.int64, tf.string, tf.string], shape=[2, 2])
+    gm = All()
+    gm.grp.gx = 77
+    gm.f_int32 = 4
+    decode_case("group", [gm.SerializeToString(), b""], ["grp", "f_int32"],
+                [tf.string, tf.int32])
+    decode_case("group_unterminated", [b"\xc3\x02\xc8\x02\x01"], ["grp"],
+                [tf.string])
     decode_case("repeated_all_empty", [b"", b""],
                 ["r_int32", "r_string"], [tf.int32, tf.string])
 
@@ -483,6 +495,9 @@ def encode_cases():
                  a([[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [1, 1, 1]]],
                    np.int32)],
                 ["f_int32", "r_int32"], decode_types=[tf.int32, tf.int64])
+    encode_case("group", [[1, 1]], [strings([[b"\xc8\x02\x05"]]),
+                                    a([[3]], np.int32)],
+                ["grp", "f_int32"], decode_types=[tf.string, tf.int32])
     encode_case("order_by_number", [[1, 1]],
                 [strings([[b"s"]]), a([[5]], np.int32)],
                 ["f_string", "f_int32"])
