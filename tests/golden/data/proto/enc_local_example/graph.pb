@@ -1,0 +1,19 @@
+
+0
+sizesPlaceholder*
+dtype0*
+shape:
+-
+v0Placeholder*
+dtype0*
+shape:
+ 
+EncodeProtoEncodeProtosizesv0*
+Tinput_types
+2*
+descriptor_source
+local://*
+field_names
+
+features*$
+message_typetensorflow.Example"ª

@@ -1,0 +1,7 @@
+
+/
+jsonPlaceholder*
+dtype0*
+shape:
+,
+DecodeJSONExampleDecodeJSONExamplejson"ª
