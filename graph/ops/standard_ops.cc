@@ -61,6 +61,8 @@ absl::Status RegisterBatchingOps(OpRegistry* registry);
 absl::Status RegisterCsrOps(OpRegistry* registry);
 // SerializeIterator and DeserializeIterator (itckpt_ops.cc).
 absl::Status RegisterItckptOps(OpRegistry* registry);
+// TensorFlow's XLA reduce, sort and while ops (xla2_ops.cc).
+absl::Status RegisterXla2Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -123,6 +125,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterXla2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   return absl::OkStatus();
 }

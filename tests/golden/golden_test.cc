@@ -50,7 +50,7 @@ const char* const kFamilies[] = {
     "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
-    "uquant",       "itckpt",    "collective2",  "dataset4"};
+    "uquant",       "itckpt",    "collective2",  "dataset4",       "xla2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -469,6 +469,11 @@ TEST_CASE("golden: tf.data save and load equal TensorFlow") {
   // Multi-step cases: a save into a fresh directory, then a load of it;
   // directories TensorFlow saved (in the case's folder) loaded by dfx.
   RunFamily("dataset4");
+}
+
+TEST_CASE("golden: XLA reduce, reduce-window, select-and-scatter, sort and "
+          "while ops equal TensorFlow's") {
+  RunFamily("xla2");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
