@@ -1,7 +1,8 @@
 // The xla2 family: TensorFlow's XLA reduction, sort and loop ops of
 // tensorflow/compiler/tf2xla/ops/xla_ops.cc, as jax2tf exports them
 // (XlaReduce, XlaVariadicReduce, XlaVariadicReduceV2, XlaReduceWindow,
-// XlaSelectAndScatter, XlaSort, XlaKeyValueSort, XlaVariadicSort, XlaWhile).
+// XlaSelectAndScatter, XlaSort, XlaKeyValueSort, XlaVariadicSort, XlaWhile,
+// XlaRngBitGenerator).
 // Signatures and shape functions follow TensorFlow 2.21. XlaWhile is
 // lowered as While (graph/lower_functional_ops.h).
 #include <set>
@@ -69,6 +70,26 @@ absl::Status ReduceShape(InferenceContext* c, int n, const char* op,
     }
   }
   for (int i = 0; i < n; ++i) c->set_output(i, out);
+  return absl::OkStatus();
+}
+
+// XlaRngBitGenerator: the key has the initial state's shape; the output the
+// shape the shape input holds, when it is a constant.
+absl::Status RngBitGeneratorShape(InferenceContext* c) {
+  c->set_output(0, c->input(1));
+  std::vector<int64_t> dims;
+  if (ConstantInts(c->input_tensor(2), &dims)) {
+    for (int64_t d : dims) {
+      if (d < 0)
+        return c->Error(absl::StrCat("Dimension ", d, " must be >= 0"));
+    }
+    c->set_output(1, PartialShape::Known(std::move(dims)));
+  } else if (c->input(2).RankKnown() && c->input(2).rank() == 1 &&
+             c->input(2).dims[0] >= 0) {
+    c->set_output(1, UnknownDims(static_cast<int>(c->input(2).dims[0])));
+  } else {
+    c->set_output(1, PartialShape::Unknown());
+  }
   return absl::OkStatus();
 }
 
@@ -175,6 +196,17 @@ absl::Status RegisterXla2Ops(OpRegistry* r) {
                                         }
                                         return absl::OkStatus();
                                       })));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("XlaRngBitGenerator")
+          .Input("algorithm: int32")
+          .Input("initial_state: uint64")
+          .Input("shape: Tshape")
+          .Output("output_key: uint64")
+          .Output("output: dtype")
+          .Attr("dtype: {uint8, int8, int32, int64, uint32, uint64} = "
+                "DT_UINT64")
+          .Attr("Tshape: {int32, int64} = DT_INT32")
+          .SetShapeFn(RngBitGeneratorShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaWhile")
                                       .Input("input: T")
                                       .Output("output: T")

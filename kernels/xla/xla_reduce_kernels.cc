@@ -445,6 +445,7 @@ class XlaWhileOp : public OpKernel {
 }  // namespace
 
 void RegisterXla2SortKernels(KernelRegistry* registry);
+void RegisterXla2RngKernels(KernelRegistry* registry);
 
 }  // namespace dfx::xla2
 
@@ -462,6 +463,7 @@ void RegisterXla2Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("XlaSelectAndScatter"));
   RegisterKernel<xla2::XlaWhileOp>(registry, KernelDefBuilder("XlaWhile"));
   xla2::RegisterXla2SortKernels(registry);
+  xla2::RegisterXla2RngKernels(registry);
 }
 
 }  // namespace dfx

@@ -4,8 +4,10 @@ ops (tensorflow/compiler/tf2xla/ops/xla_ops.cc), which TensorFlow 2.21 runs
 on the CPU by compiling each with XLA -- XlaReduce, XlaVariadicReduce,
 XlaVariadicReduceV2, XlaReduceWindow (window sizes, strides, base and window
 dilations, padding), XlaSelectAndScatter, XlaSort, XlaKeyValueSort,
-XlaVariadicSort (comparator, dimension, is_stable) and XlaWhile -- and their
-OpDefs.
+XlaVariadicSort (comparator, dimension, is_stable), XlaWhile and
+XlaRngBitGenerator (Philox, the one algorithm TensorFlow 2.21's CPU runs:
+1, and 3 which picks it; bit for bit, uint8, uint32 and uint64, the 128-bit
+counter carrying) -- and their OpDefs.
 
 Functions are TF1 Defuns. Most bodies are one op of the two arguments (dfx's
 fast path); the others (a tuple reducer, a lexicographic comparator, a body
@@ -15,9 +17,8 @@ answer bit for bit. Unstable sorts with ties fetch the keys only (ties may
 come out in either order); stable ones fetch everything.
 
 Left out: XlaIf (TensorFlow 2.21 cannot run it on the CPU: "No attr named
-'output_shapes' in NodeDef"), XlaRngBitGenerator (only the Philox algorithm
-runs in TensorFlow 2.21; not done yet), XlaCallModule (StableHLO, out of
-scope), XlaReplicaId (crashes TensorFlow).
+'output_shapes' in NodeDef"), XlaCallModule (StableHLO, out of scope),
+XlaReplicaId (crashes TensorFlow).
 
     $(tools/tf_env) tests/golden/gen_xla2.py
 """
@@ -39,7 +40,7 @@ FAMILY = "xla2"
 OP_NAMES = [
     "XlaReduce", "XlaVariadicReduce", "XlaVariadicReduceV2",
     "XlaReduceWindow", "XlaSelectAndScatter", "XlaSort", "XlaKeyValueSort",
-    "XlaVariadicSort", "XlaWhile",
+    "XlaVariadicSort", "XlaWhile", "XlaRngBitGenerator",
 ]
 
 
@@ -385,13 +386,68 @@ def while_cases():
 tf1 = golden_lib.tf1
 
 
+def rng_cases():
+    def gen(name, state, shape, dtype=tf.uint32, alg=1, tshape=tf.int32):
+        def build():
+            st = tf.constant(np.array(state, np.uint64))
+            key, out = xla.xla_rng_bit_generator(
+                alg, st, tf.constant(np.array(shape, np.int64), tshape),
+                dtype=dtype)
+            return [key, out], {}
+        case("rng_bit_generator_" + name, build)
+
+    gen("u32", [1, 2, 3], [9])
+    gen("u64", [7, 11, 13], [3], tf.uint64)
+    gen("u8", [0x1234567890, 5, 0], [6], tf.uint8)
+    gen("u32_2d_int64_shape", [3, 0, 0], [2, 3], tshape=tf.int64)
+    gen("state_of_two", [1, 2], [5])
+    gen("state_of_two_carries", [3, 2**64 - 2], [12])
+    gen("counter_carries", [9, 2**64 - 1, 2**64 - 1], [8])
+    gen("low_counter_carries", [0xFFFFFFFFFFFF, 2**64 - 1, 7], [6],
+        tf.uint64)
+    gen("auto_select_is_philox", [1, 2, 3], [4], alg=3)
+    gen("empty", [1, 2, 3], [2, 0, 3])
+    gen("scalar", [4, 5, 6], [], tf.uint64)
+    # TensorFlow 2.21's codes: ThreeFry fails in XLA's expander (Internal),
+    # other algorithms are unknown (Unknown), the signed types have no
+    # XLA CPU kernel (InvalidArgument), a state of 4 values fails in XLA
+    # (Internal).
+    gen("error_threefry", [1, 2, 3], [4], alg=2)
+    gen("error_default_algorithm", [1, 2, 3], [4], alg=0)
+    gen("error_algorithm_7", [1, 2, 3], [4], alg=7)
+    gen("error_int32", [1, 2, 3], [4], tf.int32)
+    gen("error_int64", [1, 2, 3], [4], tf.int64)
+    gen("error_state_of_one", [1], [4])
+    gen("error_state_of_four", [1, 2, 3, 4], [4])
+
+    def chained():
+        # The key one call returns seeds the next.
+        key, a = xla.xla_rng_bit_generator(
+            1, tf.constant(np.array([5, 6, 7], np.uint64)), [5],
+            dtype=tf.uint32)
+        key2, b = xla.xla_rng_bit_generator(1, key, [3], dtype=tf.uint64)
+        return [a, key2, b], {}
+    case("rng_bit_generator_chained", chained)
+
+    def negative_dim():
+        sh = tf1.placeholder(tf.int32, [None])
+        _, out = xla.xla_rng_bit_generator(
+            1, tf.constant(np.array([1, 2, 3], np.uint64)), sh,
+            dtype=tf.uint32)
+        return out, {sh: np.array([2, -1], np.int32)}
+    case("rng_bit_generator_error_negative_dim", negative_dim)
+
+
+
 def main():
     reduce_cases()
     window_cases()
     sort_cases()
     while_cases()
+    rng_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
-                             type_attrs={"XlaKeyValueSort": "K"})
+                             type_attrs={"XlaKeyValueSort": "K",
+                                         "XlaRngBitGenerator": "dtype"})
 
 
 if __name__ == "__main__":

@@ -143,7 +143,7 @@ Tensor Floats(const std::vector<float>& v, const TensorShape& shape) {
 
 TEST_CASE("Every xla2 op has TensorFlow 2.21's signature and CPU types",
           "[xla2]") {
-  testing::CheckSignaturesWithTensorFlow("xla2", 9);
+  testing::CheckSignaturesWithTensorFlow("xla2", 10);
 }
 
 TEST_CASE("Xla2 shape functions drop reduced dims and keep ranks", "[xla2]") {
@@ -281,6 +281,37 @@ TEST_CASE("XlaSort of NaNs finishes and keeps every element", "[xla2]") {
   CHECK(nans == 2);
   CHECK_THAT(RunKernel(sort, {Tensor::Scalar<float>(1)}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "scalar"));
+}
+
+}  // namespace
+}  // namespace dfx
+
+namespace dfx {
+namespace {
+
+TEST_CASE(
+    "XlaRngBitGenerator's shapes come from the state and the shape "
+    "input, and a state that is not a vector is InvalidArgument",
+    "[xla2]") {
+  const NodeDef rng = testing::TestNodeBuilder("rng", "XlaRngBitGenerator", 3)
+                          .Attr("dtype", DT_UINT32)
+                          .Build();
+  CHECK(testing::ShapesString(testing::InferShapes(
+            rng,
+            {PartialShape::Scalar(), PartialShape::Known({3}),
+             PartialShape::Known({2})},
+            {Tensor(), Tensor(), Tensor::FromVector<int32_t>({4, 5})})) ==
+        "[3][4,5]");
+  CHECK(testing::ShapesString(testing::InferShapes(
+            rng, {PartialShape::Scalar(), PartialShape::Known({2}),
+                  PartialShape::Known({3})})) == "[2][?,?,?]");
+  const Tensor state =
+      Tensor::FromVector<uint64_t>({1, 2, 3}, TensorShape({1, 3}));
+  CHECK_THAT(
+      testing::RunKernel(rng, {Tensor::Scalar<int32_t>(1), state,
+                               Tensor::FromVector<int32_t>({4})})
+          .status(),
+      testing::StatusIs(absl::StatusCode::kInvalidArgument, "initial_state"));
 }
 
 }  // namespace
