@@ -27,7 +27,7 @@ bool IsCaseOp(absl::string_view op) {
   return op == "Case" || op == "StatelessCase";
 }
 bool IsWhileOp(absl::string_view op) {
-  return op == "While" || op == "StatelessWhile";
+  return op == "While" || op == "StatelessWhile" || op == "XlaWhile";
 }
 
 std::string NodePrefix(absl::string_view name, absl::string_view op) {

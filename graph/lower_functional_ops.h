@@ -1,8 +1,9 @@
 // LowerFunctionalOps: rewrites function calls and functional control flow
 // (PartitionedCall, StatefulPartitionedCall, calls by function name, If,
-// StatelessIf, Case, StatelessCase, While, StatelessWhile) into inlined
-// function bodies and the TF1 control-flow primitives (Switch, Merge, Enter,
-// Exit, NextIteration, LoopCond), as TensorFlow's default lowering does.
+// StatelessIf, Case, StatelessCase, While, StatelessWhile, XlaWhile) into
+// inlined function bodies and the TF1 control-flow primitives (Switch,
+// Merge, Enter, Exit, NextIteration, LoopCond), as TensorFlow's default
+// lowering does.
 #ifndef DFX_GRAPH_LOWER_FUNCTIONAL_OPS_H_
 #define DFX_GRAPH_LOWER_FUNCTIONAL_OPS_H_
 
@@ -41,8 +42,8 @@ bool IsFunctionalNode(const FunctionLibrary& library, const Node& node);
 // - Case / StatelessCase: the same with _SwitchN on the branch index
 //   ("<case>/branch_index", pivots "<case>/pivot_k", branches
 //   "<case>/branch_k"); an index out of range runs the last branch.
-// - While / StatelessWhile: per loop variable Enter (frame = the While's
-//   name, its parallel_iterations), Merge, Switch on "<while>/LoopCond"
+// - While / StatelessWhile / XlaWhile: per loop variable Enter (frame = the
+//   While's name, its parallel_iterations), Merge, Switch on "<while>/LoopCond"
 //   (the inlined cond "<while>/cond"), the body inlined as "<while>/body",
 //   NextIteration and Exit; DT_RESOURCE variables enter once as constants
 //   (is_constant) and are read from outside after the loop, as TensorFlow

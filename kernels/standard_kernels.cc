@@ -77,6 +77,8 @@ void RegisterBatchingKernels(KernelRegistry* registry);
 void RegisterCsrKernels(KernelRegistry* registry);
 // DecodeJSONExample, DecodeProtoV2, EncodeProto (io/proto_kernels.cc).
 void RegisterProtoKernels(KernelRegistry* registry);
+// TensorFlow's XLA reduce and sort ops (kernels/xla/xla_reduce_*.cc).
+void RegisterXla2Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -136,6 +138,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   batching::RegisterBatchingKernels(registry);
   RegisterCsrKernels(registry);
   RegisterProtoKernels(registry);
+  RegisterXla2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -63,6 +63,8 @@ absl::Status RegisterCsrOps(OpRegistry* registry);
 absl::Status RegisterItckptOps(OpRegistry* registry);
 // DecodeJSONExample, DecodeProtoV2, EncodeProto (proto_ops.cc).
 absl::Status RegisterProtoOps(OpRegistry* registry);
+// TensorFlow's XLA reduce, sort and while ops (xla2_ops.cc).
+absl::Status RegisterXla2Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -125,6 +127,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterXla2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   DFX_RETURN_IF_ERROR(RegisterProtoOps(registry));
   return absl::OkStatus();

@@ -51,7 +51,7 @@ const char* const kFamilies[] = {
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
-    "proto"};
+    "proto",        "xla2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -478,6 +478,11 @@ TEST_CASE("golden: DecodeJSONExample, DecodeProtoV2 and EncodeProto equal "
   // hand-written wire bytes, text format, round trips; the descriptors
   // travel as bytes:// attrs or come from the local pool.
   RunFamily("proto");
+}
+
+TEST_CASE("golden: XLA reduce, reduce-window, select-and-scatter, sort and "
+          "while ops equal TensorFlow's") {
+  RunFamily("xla2");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
