@@ -61,6 +61,8 @@ absl::Status RegisterBatchingOps(OpRegistry* registry);
 absl::Status RegisterCsrOps(OpRegistry* registry);
 // SerializeIterator and DeserializeIterator (itckpt_ops.cc).
 absl::Status RegisterItckptOps(OpRegistry* registry);
+// The fused quantized convolutions and matmuls (qfused_ops.cc).
+absl::Status RegisterQfusedOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -124,6 +126,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
   return absl::OkStatus();
 }
 
