@@ -124,7 +124,7 @@ OpDefBuilder ConvOp(const ConvSpec& spec, bool depthwise) {
   if (spec.summand == 2) b.Attr(QAttr("Tsummand"));
   b.Attr(QAttr("out_type", spec.out_default))
       .Attr("strides: list(int)")
-      .Attr("padding: string")
+      .Attr("padding: {'SAME', 'VALID'}")
       .Attr("dilations: list(int) = [1, 1, 1, 1]");
   if (spec.padding_list) b.Attr("padding_list: list(int) = []");
   if (depthwise) {

@@ -145,12 +145,7 @@ class QfusedConvOp : public OpKernel {
     }
     std::string padding;
     DFX_RETURN_IF_ERROR(ctx.GetAttr("padding", &padding));
-    if (padding != "SAME" && padding != "VALID") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Padding ", padding,
-                       " is not supported by the fused quantized convolution"));
-    }
-    same_ = padding == "SAME";
+    same_ = padding == "SAME";  // the OpDef allows SAME and VALID only
     return absl::OkStatus();
   }
 
@@ -159,7 +154,7 @@ class QfusedConvOp : public OpKernel {
     const Tensor& filter = ctx->input(1);
     if (input.dims() != 4) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "input must be 4-dimensional", input.shape().DebugString()));
+          "input must be 4-dimensional: ", input.shape().DebugString()));
     }
     if (filter.dims() != 4) {
       return absl::InvalidArgumentError(absl::StrCat(
