@@ -32,12 +32,15 @@ namespace dfx {
 namespace {
 
 // oneDNN's float -> integer store: round half to even, saturate to
-// [lo, hi] (for int32 the highest float below 2^31).
+// [lo, hi] (for int32 the highest float below 2^31). NaN becomes the upper
+// bound of an unsigned type (oneDNN clamps only from above there, and x86's
+// minps answers its second operand for NaN) and the lower bound of a
+// signed one (clamped from below first).
 int64_t RoundSaturate(float v, int64_t lo, int64_t hi) {
   const float flo = static_cast<float>(lo);
   const float fhi =
       hi > (int64_t{1} << 24) ? 2147483520.0f : static_cast<float>(hi);
-  if (std::isnan(v)) return lo;
+  if (std::isnan(v)) return lo == 0 ? hi : lo;
   v = std::min(std::max(v, flo), fhi);
   return static_cast<int64_t>(std::nearbyint(v));
 }

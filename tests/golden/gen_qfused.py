@@ -290,6 +290,23 @@ def conv_cases():
               f_shape=(2, 2, 2, 3), x_shape=(1, 5, 6, 2),
               strides=(1, 2, 2, 1), padding="VALID")
 
+    # Degenerate ranges: zero scales make infinite or NaN products, which
+    # saturate.
+    conv_case("conv_b_req_zero_input_range",
+              "QuantizedConv2DWithBiasAndRequantize", out_type="qint8",
+              in_range=(0.0, 0.0))
+    conv_case("conv_b_zero_filter_range", "QuantizedConv2DWithBias",
+              f_range=(0.0, 0.0))
+    conv_case("conv_b_relu_req_zero_freezed_range",
+              "QuantizedConv2DWithBiasAndReluAndRequantize",
+              out_type="quint8", freezed=(0.0, 0.0))
+    conv_case("conv_req_nan_qint8", "QuantizedConv2DAndRequantize",
+              out_type="qint8", in_range=(0.0, 0.0), freezed=(0.0, 0.0))
+    conv_case("conv_relu_nan_qint32", "QuantizedConv2DAndRelu",
+              out_type="qint32", in_range=(0.0, 0.0))
+    conv_case("conv_b_inverted_ranges", "QuantizedConv2DWithBias",
+              in_range=(6.0, 0.0), f_range=(1.5, -1.5))
+
     # Errors.
     # No kernel for a quint8 summand of the signed sum.
     conv_case("err_conv_ssum_quint8_summand",
@@ -366,6 +383,12 @@ def matmul_cases():
         matmul_case(f"{short}_wide", op, a_shape=(2, 40), b_shape=(40, 6),
                     a_range=(-5.0, 5.0), b_range=(-2.0, 1.0), seed=4)
         matmul_case(f"{short}_empty_rows", op, a_shape=(0, 5))
+    matmul_case("mm_b_req_zero_freezed_range",
+                "QuantizedMatMulWithBiasAndRequantize", freezed=(0.0, 0.0))
+    matmul_case("mm_b_inverted_input_range", "QuantizedMatMulWithBias",
+                a_range=(3.0, -1.0))
+    matmul_case("mm_b_deq_zero_weight_range",
+                "QuantizedMatMulWithBiasAndDequantize", b_range=(0.0, 0.0))
     # The transpose attrs change the shape function's answer only.
     matmul_case("mm_b_transposes_ignored", "QuantizedMatMulWithBias",
                 a_shape=(4, 4), b_shape=(4, 4), transpose=(True, True))
