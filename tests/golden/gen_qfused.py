@@ -405,7 +405,17 @@ def matmul_cases():
 def main():
     conv_cases()
     matmul_cases()
-    golden_lib.write_op_defs(FAMILY, OP_NAMES)
+    # The type attrs with non-quantized types: Tbias (float or qint32),
+    # the dequantized matmul's Toutput (float).
+    from tensorflow.python.framework import op_def_registry
+    type_attrs = {}
+    for op in OP_NAMES:
+        names = [a.name for a in op_def_registry.get(op).attr]
+        if op == "QuantizedMatMulWithBiasAndDequantize":
+            type_attrs[op] = "Toutput"
+        elif "Tbias" in names:
+            type_attrs[op] = "Tbias"
+    golden_lib.write_op_defs(FAMILY, OP_NAMES, type_attrs=type_attrs)
 
 
 if __name__ == "__main__":
