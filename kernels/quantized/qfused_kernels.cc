@@ -107,6 +107,10 @@ struct ConvFusion {
   bool depthwise = false;
 };
 
+// Every fused convolution: NHWC input levels (quint8, or qint8 where
+// TensorFlow registers it) with an HWIO qint8 filter (HW, input channels,
+// multiplier for the depthwise ops), SAME or VALID, strides and dilations;
+// `fusion` says which inputs follow and what is applied to the sums.
 class QfusedConvOp : public OpKernel {
  public:
   QfusedConvOp(OpKernelConstruction* ctx, ConvFusion fusion)
@@ -211,8 +215,6 @@ class QfusedConvOp : public OpKernel {
     std::vector<float> bias(out_depth, 0.0f);
     const float input_range = AbsMax(min_input, max_input);
     const bool u8_input = input.dtype() == DT_QUINT8;
-    const float min_f0 = min_filter.data<float>()[0];
-    const float max_f0 = max_filter.data<float>()[0];
     auto filter_range = [&](int64_t c) {
       const int64_t k = channels == 1 ? 0 : c;
       return AbsMax(min_filter.data<float>()[k], max_filter.data<float>()[k]);
@@ -269,7 +271,8 @@ class QfusedConvOp : public OpKernel {
       const float limit = output_type(0) == DT_QUINT8 ? 255.0f : 127.0f;
       dst_scale = AbsMax(min_freezed, max_freezed) / limit;
     } else {
-      float min_min = min_f0, max_max = max_f0;
+      float min_min = min_filter.data<float>()[0];
+      float max_max = max_filter.data<float>()[0];
       for (int64_t k = 0; k < channels; ++k) {
         min_min = std::min(min_min, min_filter.data<float>()[k]);
         max_max = std::max(max_max, max_filter.data<float>()[k]);
@@ -284,7 +287,7 @@ class QfusedConvOp : public OpKernel {
     Tensor* output = nullptr;
     DFX_RETURN_IF_ERROR(ctx->allocate_output(
         0, out_shape.num_elements() == 0 ? input.shape() : out_shape, &output));
-    const bool q8_filter = filter.dtype() == DT_QINT8;
+    const qint8* wv = filter.data<qint8>();  // every kernel's Tfilter
     const bool signed_sum =
         fusion_.summand == 2 && summand->dtype() == DT_QINT8;
     for (int64_t n = 0; n < batch; ++n) {
@@ -308,9 +311,8 @@ class QfusedConvOp : public OpKernel {
                       fusion_.depthwise
                           ? (f_base + ic) * multiplier + oc % multiplier
                           : (f_base + ic) * out_depth + oc;
-                  const int32_t w = q8_filter ? filter.data<qint8>()[fi].value
-                                              : Level8(filter, fi);
-                  acc += static_cast<int64_t>(Level8(input, in_base + ic)) * w;
+                  acc += static_cast<int64_t>(Level8(input, in_base + ic)) *
+                         wv[fi].value;
                 }
               }
             }

@@ -15,10 +15,12 @@ Cases cover every type combination TensorFlow 2.21's CPU kernels serve
 (quint8 and qint8 inputs, float and qint32 biases, quint8 and qint8
 summands), SAME and VALID padding, strides, dilations, per-tensor and
 per-channel filter ranges, depthwise multipliers, Relu cutting negative
-sums, saturation of requantized outputs, MatMul's input_quant_mode (which
-TensorFlow's rewrite does not pass on: both modes give MIN_FIRST's
-results), the transpose attrs (which oneDNN's kernel ignores), empty
-batches, and bad inputs with TensorFlow's codes.
+sums, saturation of requantized outputs, degenerate (zero, inverted)
+ranges whose infinite or NaN products saturate, MatMul's input_quant_mode
+(which TensorFlow's rewrite passes on to the dequantizing op alone: the
+others give MIN_FIRST's results in both modes), the transpose attrs (which
+oneDNN's kernel ignores), empty batches, and bad inputs with TensorFlow's
+codes. Every output equals TensorFlow's bit for bit.
 
 TensorFlow requires the filter to be a Const node ("QuantizedConv: filter
 must be a constant"), so every case's filter is one; dfx computes with any
@@ -28,10 +30,16 @@ Left out because TensorFlow 2.21 aborts (a failed CHECK reading a
 non-scalar as a scalar, or a dimension index of a rank-3 input; dfx:
 InvalidArgument, tests/kernels/qfused_test.cc): convolutions whose
 min_input, max_input or min/max_freezed_output is not a scalar, or whose
-input is not 4-D. Left out because TensorFlow writes past its buffers: a summand
-whose shape is not the output's (TensorFlow makes the summand's buffer the
-output), per-channel filter ranges whose length is not the output depth
-(dfx: InvalidArgument).
+input is not 4-D. Left out because TensorFlow writes past its buffers: a
+summand whose shape is not the output's (TensorFlow makes the summand's
+buffer the output), per-channel filter ranges whose length is not the
+output depth (dfx: InvalidArgument). A fed summand crashes TensorFlow (it
+cannot take over the fed buffer), so the cases compute theirs. A VALID
+window larger than the input gives, in TensorFlow, a tensor of the input's
+shape holding uninitialized memory (dfx: zeros), so no case has one.
+Matmuls whose inner dimensions or bias length do not match are Aborted in
+TensorFlow; golden_lib records no Aborted code, so the unit test checks
+them.
 
 The signed-sum op's result saturates at 127: TensorFlow hands oneDNN the
 qint8 summand's buffer as the output, so the quint8 result is stored as an
