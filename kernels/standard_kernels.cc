@@ -40,6 +40,9 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // TensorFlow's uniform quantized kernels (kernels/quantized/uquant_kernels.cc);
 // declared here for the same reason.
 void RegisterUquantKernels(KernelRegistry* registry);
+// The fused quantized convolutions and matmuls
+// (kernels/quantized/qfused_kernels.cc).
+void RegisterQfusedKernels(KernelRegistry* registry);
 // FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
@@ -127,6 +130,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
   RegisterUquantKernels(registry);
+  RegisterQfusedKernels(registry);
   RegisterTmapKernels(registry);
   RegisterMutexKernels(registry);
   RegisterSmallKernels(registry);

@@ -65,6 +65,8 @@ absl::Status RegisterItckptOps(OpRegistry* registry);
 absl::Status RegisterProtoOps(OpRegistry* registry);
 // TensorFlow's XLA reduce, sort and while ops (xla2_ops.cc).
 absl::Status RegisterXla2Ops(OpRegistry* registry);
+// The fused quantized convolutions and matmuls (qfused_ops.cc).
+absl::Status RegisterQfusedOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -130,6 +132,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterXla2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   DFX_RETURN_IF_ERROR(RegisterProtoOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
   return absl::OkStatus();
 }
 

@@ -51,7 +51,7 @@ const char* const kFamilies[] = {
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
-    "proto",        "xla2"};
+    "proto",        "xla2",      "qfused"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -539,6 +539,12 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
 TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "
           "TensorFlow bit for bit") {
   RunFamily("uquant");
+}
+
+TEST_CASE("golden: fused quantized convolutions and matmuls (oneDNN's "
+          "QuantizedConv2DWith*, QuantizedDepthwiseConv2D*, "
+          "QuantizedMatMulWithBias*) equal TensorFlow") {
+  RunFamily("qfused");
 }
 
 TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
