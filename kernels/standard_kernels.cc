@@ -75,6 +75,8 @@ void RegisterBatchingKernels(KernelRegistry* registry);
 
 // The CSR sparse matrix kernels (sparse/csr_kernels.cc, csr_eigen_kernels.cc).
 void RegisterCsrKernels(KernelRegistry* registry);
+// The misc2 family's small kernels (kernels/misc2/misc2_kernels.cc).
+void RegisterMisc2Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -133,6 +135,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterEstimatorKernels(registry);
   batching::RegisterBatchingKernels(registry);
   RegisterCsrKernels(registry);
+  RegisterMisc2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

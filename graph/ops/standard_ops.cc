@@ -61,6 +61,8 @@ absl::Status RegisterBatchingOps(OpRegistry* registry);
 absl::Status RegisterCsrOps(OpRegistry* registry);
 // SerializeIterator and DeserializeIterator (itckpt_ops.cc).
 absl::Status RegisterItckptOps(OpRegistry* registry);
+// The misc2 family's small ops (misc2_ops.cc).
+absl::Status RegisterMisc2Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -124,6 +126,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   return absl::OkStatus();
 }
 

@@ -1,0 +1,318 @@
+"""Golden cases of the misc2 family: small ops TensorFlow graphs carry that
+fit no other family, as TensorFlow 2.21 runs them.
+
+    $(tools/tf_env) tests/golden/gen_misc2.py
+
+TensorListPushBackBatch (row b of a tensor appended to list b of a vector
+of lists) across dtypes and element shapes; DeviceIndex;
+IsTensorFloat32Enabled; CheckPinned (TensorFlow's CPU kernel only fails);
+DisableCopyOnRead, IsResourceHandleRefCounting and MakeWeakResourceHandle
+on resource variables; the user-level Send and Recv in one graph; and the
+errors of each.
+
+Not here, and why (tests/kernels/misc2_test.cc covers them):
+- DevicePlacementOp, IteratorGetDevice, ExperimentalIteratorGetDevice:
+  their output is the device's full name, which differs between an
+  in-process session and the cluster the interop client runs the cases on.
+- ImmutableConst: its file is an attr, not a feed, so a case cannot point
+  it at the case's folder.
+- Abort: TensorFlow's kernel ends the process (LOG(FATAL)); dfx fails the
+  step with Aborted instead.
+
+Besides the cases the generator writes the ops' signatures
+(tf_op_defs.pbtxt, tf_cpu_kernels.txt), which tests/kernels/misc2_test.cc
+compares with dfx's registry.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_lib  # noqa: E402
+from golden_lib import placeholder, steps_case, tf, tf1  # noqa: E402
+from tensorflow.python.framework import op_def_library  # noqa: E402
+
+FAMILY = "misc2"
+RAW = tf.raw_ops
+
+OP_NAMES = ["TensorListPushBackBatch", "DeviceIndex", "DevicePlacementOp",
+            "IsTensorFloat32Enabled", "CheckPinned", "DisableCopyOnRead",
+            "IsResourceHandleRefCounting", "MakeWeakResourceHandle",
+            "ImmutableConst", "Send", "Recv", "IteratorGetDevice",
+            "ExperimentalIteratorGetDevice", "Abort"]
+
+DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def case(name, build, **kw):
+    golden_lib.case(FAMILY, name, build, **kw)
+
+
+def folder():
+    return golden_lib.family_folder(FAMILY)
+
+
+def op(op_type, **kw):
+    """An op tf.raw_ops does not export; its first output (or the op)."""
+    _, _, o, _ = op_def_library._apply_op_helper(op_type, **kw)
+    return o.outputs[0] if o.outputs else o
+
+
+def ints(v, dtype=np.int32):
+    return tf.constant(np.asarray(v, dtype))
+
+
+# --------------------------------------------------------------------------
+# TensorListPushBackBatch
+
+
+def empty_list(dtype, shape):
+    return RAW.EmptyTensorList(element_shape=ints(shape),
+                               max_num_elements=-1, element_dtype=dtype)
+
+
+def stack(handle, dtype, shape):
+    return RAW.TensorListStack(input_handle=handle, element_shape=ints(shape),
+                               element_dtype=dtype)
+
+
+def vector_of(handles):
+    """A vector of list handles. Built as a list of lists stacked (the
+    variant ops both TensorFlow and dfx serve; dfx's Pack and Unpack do not
+    take variants)."""
+    outer = RAW.EmptyTensorList(element_shape=ints([]), max_num_elements=-1,
+                                element_dtype=tf.variant)
+    for h in handles:
+        outer = RAW.TensorListPushBack(input_handle=outer, tensor=h)
+    return RAW.TensorListStack(input_handle=outer, element_shape=ints([]),
+                               element_dtype=tf.variant,
+                               num_elements=len(handles))
+
+
+def item(vector, i):
+    """Element i of a vector of list handles."""
+    outer = RAW.TensorListFromTensor(tensor=vector, element_shape=ints([]))
+    return RAW.TensorListGetItem(input_handle=outer, index=ints(i),
+                                 element_shape=ints([]),
+                                 element_dtype=tf.variant)
+
+
+def push_back_batch_cases():
+    def push(name, value, batch_lists=None, list_shape=None, pushes=1):
+        """Pushes `value` (row b onto list b) `pushes` times onto a vector of
+        empty lists, then stacks each list."""
+        value = np.asarray(value)
+        dtype = tf.as_dtype(value.dtype)
+        batch = value.shape[0]
+        shape = list(value.shape[1:]) if list_shape is None else list_shape
+
+        def build():
+            vp, vv = placeholder(value)
+            lists = vector_of([empty_list(dtype, shape)
+                               for _ in range(batch)])
+            for _ in range(pushes):
+                lists = RAW.TensorListPushBackBatch(input_handles=lists,
+                                                    tensor=vp)
+            outs = [stack(item(lists, b), dtype, shape)
+                    for b in range(batch)]
+            return outs + [RAW.Shape(input=lists)], {vp: vv}
+        case("push_back_batch_" + name, build)
+
+    r = golden_lib.rng(1)
+    push("float", r.standard_normal((3, 2)).astype(np.float32))
+    push("float_twice", r.standard_normal((2, 3)).astype(np.float32),
+         pushes=2)
+    push("double_matrix_rows", r.standard_normal((2, 2, 3)))
+    push("int32", np.arange(6, dtype=np.int32).reshape(3, 2))
+    push("int64_vector", np.array([5, -7], np.int64))
+    for dt in (np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.uint64):
+        push(np.dtype(dt).name, np.arange(4, dtype=dt).reshape(2, 2))
+    push("half", np.array([[0.5, 1.5], [2.5, -1]], np.float16))
+    push("bool", np.array([[True, False], [False, False]]))
+    push("complex64", np.array([[1 + 2j], [3 - 1j]], np.complex64))
+    push("complex128", np.array([[1 + 2j, 0], [3 - 1j, 2j]], np.complex128))
+    push("string", np.array([[b"a", b"bc"], [b"", b"def"]], object))
+    push("unknown_element_shape", np.ones((2, 3), np.float32),
+         list_shape=[-1])
+    push("empty_elements", np.zeros((2, 0), np.float32))
+    push("empty_batch", np.zeros((0, 2), np.float32))
+
+    def push_error(name, value, list_shape, batch=None, handles=None,
+                   list_dtype=None):
+        value = np.asarray(value)
+        dtype = tf.as_dtype(value.dtype)
+
+        def build():
+            vp, vv = placeholder(value, shape=[None] * value.ndim)
+            if handles is not None:
+                lists = handles()
+            else:
+                n = value.shape[0] if batch is None else batch
+                lists = vector_of([empty_list(list_dtype or dtype,
+                                              list_shape)
+                                   for _ in range(n)])
+                # Hides the lists' dtype and shape from TensorFlow's shape
+                # function, so the kernel meets the mismatch.
+                lists = tf1.placeholder_with_default(lists, [None])
+            out = RAW.TensorListPushBackBatch(input_handles=lists, tensor=vp)
+            return RAW.Shape(input=out), {vp: vv}
+        case("push_back_batch_error_" + name, build)
+
+    push_error("batch_mismatch", np.ones((3, 2), np.float32), [2], batch=2)
+    push_error("shape_mismatch", np.ones((2, 3), np.float32), [2])
+    push_error("dtype_mismatch", np.ones((2, 2), np.float32), [2],
+               list_dtype=tf.int32)
+    def scalar_tensor():
+        vp = tf1.placeholder(tf.float32, shape=None)
+        lists = vector_of([empty_list(tf.float32, [-1])])
+        out = RAW.TensorListPushBackBatch(input_handles=lists, tensor=vp)
+        return RAW.Shape(input=out), {vp: np.float32(1)}
+    case("push_back_batch_error_scalar_tensor", scalar_tensor)
+    push_error("not_a_list", np.ones((1, 2), np.float32), [2],
+               handles=lambda: vector_of(
+                   [tf.data.Dataset.range(2)._variant_tensor]))
+
+    # The pushed lists live on: a second push through a loop-like chain, then
+    # one list popped.
+    def pop_after_push():
+        vp, vv = placeholder(np.array([[1, 2], [3, 4]], np.float32))
+        lists = vector_of([empty_list(tf.float32, [2]) for _ in range(2)])
+        lists = RAW.TensorListPushBackBatch(input_handles=lists, tensor=vp)
+        lists = RAW.TensorListPushBackBatch(input_handles=lists,
+                                            tensor=vp * 10)
+        first = item(lists, 1)
+        _, popped = RAW.TensorListPopBack(input_handle=first,
+                                        element_shape=ints([2]),
+                                        element_dtype=tf.float32)
+        return [popped, RAW.TensorListLength(input_handle=first)], {vp: vv}
+    case("push_back_batch_then_pop", pop_after_push)
+
+
+# --------------------------------------------------------------------------
+# Device and runtime queries
+
+
+def query_cases():
+    def device_index(name, names):
+        case("device_index_" + name,
+             lambda: (op("DeviceIndex", device_names=names), None))
+    device_index("cpu_second", ["GPU", "CPU"])
+    device_index("cpu_first", ["CPU", "GPU", "TPU"])
+    device_index("absent", ["GPU", "TPU"])
+    device_index("none", [])
+    device_index("case_sensitive", ["cpu", "CPU"])
+    device_index("repeated", ["CPU", "CPU"])
+
+    case("is_tensor_float32_enabled",
+         lambda: (op("IsTensorFloat32Enabled"), None))
+
+    for dt in (np.float32, np.int32, np.bool_):
+        value = np.ones([2], dt)
+
+        def pinned(value=value):
+            vp, vv = placeholder(value)
+            return RAW.CheckPinned(tensor=vp), {vp: vv}
+        case("check_pinned_" + np.dtype(dt).name, pinned)
+
+
+# --------------------------------------------------------------------------
+# Resource handles
+
+
+def handle_cases():
+    def var(name="v", dtype=tf.float32, shape=(2,)):
+        return RAW.VarHandleOp(dtype=dtype, shape=list(shape),
+                               shared_name=name)
+
+    def copy_on_read():
+        v = var()
+        assign = RAW.AssignVariableOp(resource=v,
+                                      value=tf.constant([1., 2.]))
+        disable = RAW.DisableCopyOnRead(resource=v)
+        add = RAW.AssignAddVariableOp(resource=v, value=tf.constant([1., 1.]))
+        read = RAW.ReadVariableOp(resource=v, dtype=tf.float32)
+        return {"assign": assign, "disable": disable, "add": add,
+                "read": read}
+    steps_case(folder(), "disable_copy_on_read", copy_on_read,
+               [["assign"], ["disable"], ["read"], ["add"], ["read"]])
+    def disable_missing():
+        disable = RAW.DisableCopyOnRead(resource=var("missing"))
+        with tf.control_dependencies([disable]):
+            return tf.identity(tf.constant(0)), None
+    case("disable_copy_on_read_missing_variable", disable_missing)
+
+    def ref_counting(dtype=tf.float32):
+        def build():
+            return op("IsResourceHandleRefCounting",
+                      handle=var("r", dtype)), None
+        return build
+    case("is_ref_counting_variable", ref_counting())
+    case("is_ref_counting_int_variable", ref_counting(tf.int32))
+
+    def weak():
+        v = var("w")
+        w = op("MakeWeakResourceHandle", handle=v)
+        assign = RAW.AssignVariableOp(resource=w, value=tf.constant([3., 4.]))
+        read = RAW.ReadVariableOp(resource=v, dtype=tf.float32)
+        read_weak = RAW.ReadVariableOp(resource=w, dtype=tf.float32)
+        counting = op("IsResourceHandleRefCounting", handle=w)
+        return {"assign": assign, "read": read, "read_weak": read_weak,
+                "counting": counting}
+    steps_case(folder(), "make_weak_resource_handle", weak,
+               [["read_weak"], ["assign"], ["read", "read_weak",
+                                            "counting"]])
+
+
+# --------------------------------------------------------------------------
+# Send and Recv
+
+
+def send_recv_cases():
+    def pair(name, value, tensor_name="x", recv_name=None, recv_dtype=None):
+        value = np.asarray(value)
+        dtype = tf.as_dtype(value.dtype)
+
+        def build():
+            vp, vv = placeholder(value)
+            # Colocated: the interop client keeps the group on one task,
+            # where the two ops meet in that task's rendezvous.
+            with tf1.colocate_with(vp):
+                send = RAW.Send(tensor=vp, tensor_name=tensor_name,
+                                send_device=DEVICE,
+                                send_device_incarnation=1,
+                                recv_device=DEVICE)
+                recv = RAW.Recv(tensor_type=recv_dtype or dtype,
+                                tensor_name=recv_name or tensor_name,
+                                send_device=DEVICE,
+                                send_device_incarnation=1,
+                                recv_device=DEVICE)
+                with tf.control_dependencies([send]):
+                    out = tf.identity(recv)
+            return [out], {vp: vv}
+        case("send_recv_" + name, build)
+
+    pair("float", np.array([1.5, -2], np.float32))
+    pair("int64_matrix", np.arange(6, dtype=np.int64).reshape(2, 3))
+    pair("string", np.array([b"a", b"bcd"], object))
+    pair("bool_scalar", np.bool_(True))
+    pair("empty", np.zeros([0, 3], np.float32))
+    pair("dtype_mismatch", np.array([1, 2], np.int32),
+         recv_dtype=tf.float32)
+
+
+def main():
+    folder()  # the family folder, emptied
+    push_back_batch_cases()
+    query_cases()
+    handle_cases()
+    send_recv_cases()
+    golden_lib.write_op_defs(
+        FAMILY, OP_NAMES,
+        type_attrs={"TensorListPushBackBatch": "element_dtype",
+                    "Recv": "tensor_type", "ImmutableConst": "dtype"})
+
+
+if __name__ == "__main__":
+    main()
