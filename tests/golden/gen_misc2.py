@@ -7,8 +7,7 @@ TensorListPushBackBatch (row b of a tensor appended to list b of a vector
 of lists) across dtypes and element shapes; DeviceIndex;
 IsTensorFloat32Enabled; CheckPinned (TensorFlow's CPU kernel only fails);
 DisableCopyOnRead, IsResourceHandleRefCounting and MakeWeakResourceHandle
-on resource variables; the user-level Send and Recv in one graph; and the
-errors of each.
+on resource variables; and the errors of each.
 
 Not here, and why (tests/kernels/misc2_test.cc covers them):
 - DevicePlacementOp, IteratorGetDevice, ExperimentalIteratorGetDevice:
@@ -17,7 +16,11 @@ Not here, and why (tests/kernels/misc2_test.cc covers them):
 - ImmutableConst: its file is an attr, not a feed, so a case cannot point
   it at the case's folder.
 - Abort: TensorFlow's kernel ends the process (LOG(FATAL)); dfx fails the
-  step with Aborted instead.
+  step with Aborted instead (tests/golden/misc2_session_test.cc).
+- Send and Recv: their attrs name devices, "/job:localhost/..." in a local
+  session, which a cluster's task refuses as another task's (TensorFlow's
+  workers do too); tests/golden/misc2_session_test.cc runs them in a local
+  dfx session.
 
 Besides the cases the generator writes the ops' signatures
 (tf_op_defs.pbtxt, tf_cpu_kernels.txt), which tests/kernels/misc2_test.cc
@@ -42,9 +45,6 @@ OP_NAMES = ["TensorListPushBackBatch", "DeviceIndex", "DevicePlacementOp",
             "IsResourceHandleRefCounting", "MakeWeakResourceHandle",
             "ImmutableConst", "Send", "Recv", "IteratorGetDevice",
             "ExperimentalIteratorGetDevice", "Abort"]
-
-DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
-
 
 def case(name, build, **kw):
     golden_lib.case(FAMILY, name, build, **kw)
@@ -265,49 +265,11 @@ def handle_cases():
                                             "counting"]])
 
 
-# --------------------------------------------------------------------------
-# Send and Recv
-
-
-def send_recv_cases():
-    def pair(name, value, tensor_name="x", recv_name=None, recv_dtype=None):
-        value = np.asarray(value)
-        dtype = tf.as_dtype(value.dtype)
-
-        def build():
-            vp, vv = placeholder(value)
-            # Colocated: the interop client keeps the group on one task,
-            # where the two ops meet in that task's rendezvous.
-            with tf1.colocate_with(vp):
-                send = RAW.Send(tensor=vp, tensor_name=tensor_name,
-                                send_device=DEVICE,
-                                send_device_incarnation=1,
-                                recv_device=DEVICE)
-                recv = RAW.Recv(tensor_type=recv_dtype or dtype,
-                                tensor_name=recv_name or tensor_name,
-                                send_device=DEVICE,
-                                send_device_incarnation=1,
-                                recv_device=DEVICE)
-                with tf.control_dependencies([send]):
-                    out = tf.identity(recv)
-            return [out], {vp: vv}
-        case("send_recv_" + name, build)
-
-    pair("float", np.array([1.5, -2], np.float32))
-    pair("int64_matrix", np.arange(6, dtype=np.int64).reshape(2, 3))
-    pair("string", np.array([b"a", b"bcd"], object))
-    pair("bool_scalar", np.bool_(True))
-    pair("empty", np.zeros([0, 3], np.float32))
-    pair("dtype_mismatch", np.array([1, 2], np.int32),
-         recv_dtype=tf.float32)
-
-
 def main():
     folder()  # the family folder, emptied
     push_back_batch_cases()
     query_cases()
     handle_cases()
-    send_recv_cases()
     golden_lib.write_op_defs(
         FAMILY, OP_NAMES,
         type_attrs={"TensorListPushBackBatch": "element_dtype",
