@@ -1,6 +1,7 @@
 // The misc2 family: small ops TensorFlow graphs carry that fit no other
 // family. TensorListPushBackBatch; the device and runtime queries
-// DeviceIndex, DevicePlacementOp, IsTensorFloat32Enabled and CheckPinned;
+// DeviceIndex, DevicePlacementOp, IsTensorFloat32Enabled, GraphDefVersion
+// and CheckPinned;
 // the resource-handle ops DisableCopyOnRead, IsResourceHandleRefCounting
 // and MakeWeakResourceHandle; ImmutableConst (a tensor read from a file);
 // the user-level Send and Recv; IteratorGetDevice and its Experimental
@@ -65,6 +66,7 @@ absl::Status RegisterMisc2Ops(OpRegistry* r) {
       ScalarOutputOnly(r, "DevicePlacementOp", "device: string"));
   DFX_RETURN_IF_ERROR(
       ScalarOutputOnly(r, "IsTensorFloat32Enabled", "enabled: bool"));
+  DFX_RETURN_IF_ERROR(ScalarOutputOnly(r, "GraphDefVersion", "version: int32"));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("CheckPinned")
                                       .Input("tensor: T")
                                       .Output("output: T")

@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/node_def_util.h"
 #include "kernels/list/list_util.h"
 #include "kernels/state/variable_util.h"
 #include "runtime/device.h"
@@ -158,6 +159,30 @@ class IsTensorFloat32EnabledOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     ctx->set_output(0, Tensor::Scalar<bool>(true));
   }
+};
+
+// The producer version of the GraphDef the node came in: graph import
+// (graph/graph_def_import.cc) stamps it on the node as _graph_def_version.
+// A node that did not come through import (a kernel test) answers
+// TensorFlow 2.21's own version, what a graph it builds is stamped with.
+class GraphDefVersionOp : public OpKernel {
+ public:
+  static constexpr int32_t kTensorFlowGraphDefVersion = 2474;
+
+  explicit GraphDefVersionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    set_expensive(false);
+    int64_t v = kTensorFlowGraphDefVersion;
+    if (FindNodeAttr(ctx->def(), "_graph_def_version") != nullptr) {
+      ctx->SetStatus(ctx->GetAttr("_graph_def_version", &v));
+    }
+    version_ = static_cast<int32_t>(v);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, Tensor::Scalar<int32_t>(version_));
+  }
+
+ private:
+  int32_t version_ = kTensorFlowGraphDefVersion;
 };
 
 // On CPU, TensorFlow's kernel only fails: pinned host memory is a CUDA
@@ -384,6 +409,7 @@ void RegisterMisc2Kernels(KernelRegistry* r) {
   RegisterKernel<DevicePlacementOp>(r, KernelDefBuilder("DevicePlacementOp"));
   RegisterKernel<IsTensorFloat32EnabledOp>(
       r, KernelDefBuilder("IsTensorFloat32Enabled"));
+  RegisterKernel<GraphDefVersionOp>(r, KernelDefBuilder("GraphDefVersion"));
   RegisterKernel<CheckPinnedOp>(r, KernelDefBuilder("CheckPinned"));
   RegisterKernel<DisableCopyOnReadOp>(r, KernelDefBuilder("DisableCopyOnRead"));
   RegisterKernel<IsResourceHandleRefCountingOp>(

@@ -5,7 +5,8 @@ fit no other family, as TensorFlow 2.21 runs them.
 
 TensorListPushBackBatch (row b of a tensor appended to list b of a vector
 of lists) across dtypes and element shapes; DeviceIndex;
-IsTensorFloat32Enabled; CheckPinned (TensorFlow's CPU kernel only fails);
+IsTensorFloat32Enabled; GraphDefVersion (of TensorFlow's graphs and of older
+GraphDefs); CheckPinned (TensorFlow's CPU kernel only fails);
 DisableCopyOnRead, IsResourceHandleRefCounting and MakeWeakResourceHandle
 on resource variables; and the errors of each.
 
@@ -44,6 +45,7 @@ OP_NAMES = ["TensorListPushBackBatch", "DeviceIndex", "DevicePlacementOp",
             "IsTensorFloat32Enabled", "CheckPinned", "DisableCopyOnRead",
             "IsResourceHandleRefCounting", "MakeWeakResourceHandle",
             "ImmutableConst", "Send", "Recv", "IteratorGetDevice",
+            "GraphDefVersion",
             "ExperimentalIteratorGetDevice", "Abort"]
 
 def case(name, build, **kw):
@@ -207,6 +209,17 @@ def query_cases():
 
     case("is_tensor_float32_enabled",
          lambda: (op("IsTensorFloat32Enabled"), None))
+
+    # The producer version of the GraphDef: TensorFlow 2.21's own for a
+    # graph it builds, the GraphDef's for an older one.
+    case("graph_def_version", lambda: (op("GraphDefVersion"), None))
+
+    def old_graph():
+        op("GraphDefVersion", name="version")
+        return lambda graph_def: None, ["version:0"]
+    for producer in (7, 1200):
+        golden_lib.legacy_case(FAMILY, f"graph_def_version_{producer}",
+                               old_graph, producer=producer)
 
     for dt in (np.float32, np.int32, np.bool_):
         value = np.ones([2], dt)
