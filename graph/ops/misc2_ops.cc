@@ -5,10 +5,10 @@
 // the resource-handle ops DisableCopyOnRead, IsResourceHandleRefCounting
 // and MakeWeakResourceHandle; ImmutableConst (a tensor read from a file);
 // the user-level Send and Recv; IteratorGetDevice and its Experimental
-// twin; Abort. Signatures follow TensorFlow 2.21's list_ops.cc,
+// twin; DecodeWebP; Abort. Signatures follow TensorFlow 2.21's list_ops.cc,
 // array_ops.cc, math_ops.cc, resource_variable_ops.cc, sendrecv_ops.cc,
-// dataset_ops.cc and control_flow_ops.cc. Kernels: kernels/misc2/ and
-// kernels/sendrecv/.
+// dataset_ops.cc, image_ops.cc and control_flow_ops.cc. Kernels: kernels/misc2/
+// and kernels/sendrecv/.
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
 #include "graph/ops/ops.h"
@@ -32,6 +32,17 @@ absl::Status PushBackBatchShape(InferenceContext* c) {
     DFX_RETURN_IF_ERROR(c->MergeDim(out.dims[0], tensor.dims[0], &out.dims[0]));
   }
   c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// DecodeWebP: [frames, height, width, channels] (channels from the attr
+// when set).
+absl::Status DecodeWebPShape(InferenceContext* c) {
+  DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 0));
+  int64_t channels = 0;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "channels", &channels));
+  c->set_output(
+      0, PartialShape::Known({-1, -1, -1, channels == 0 ? -1 : channels}));
   return absl::OkStatus();
 }
 
@@ -128,6 +139,13 @@ absl::Status RegisterMisc2Ops(OpRegistry* r) {
                                         .SetIsStateful()
                                         .SetShapeFn(shape_fn::Scalar)));
   }
+  // Its kernel is the codec family's decode kernel (kernels/codec/).
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DecodeWebP")
+                                      .Input("contents: string")
+                                      .Output("image: dtype")
+                                      .Attr("channels: int = 0")
+                                      .Attr("dtype: {uint8} = DT_UINT8")
+                                      .SetShapeFn(DecodeWebPShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Abort")
                                       .Attr("error_msg: string = ''")
                                       .Attr("exit_without_error: bool = false")

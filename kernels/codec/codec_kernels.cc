@@ -1,13 +1,15 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
-// DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp and DecodeImage, and
+// DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp, DecodeWebP and
+// DecodeImage, and
 // EncodePng, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape; and
 // RegisterCodecKernels, which
 // also registers the raw, compressed, audio and ReadFile kernels of this
 // folder.
 //
 // As in TensorFlow (kernels/image/decode_image_op.cc), every decode op
-// looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF
-// and BMP it holds: decode_png of a JPEG file works. The op only decides
+// looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF,
+// BMP and WebP (libwebp; still images) it holds: decode_png of a JPEG file
+// works. The op only decides
 // the attrs, the output rank (DecodeGif: 4-D) and the combinations
 // TensorFlow refuses (DecodeBmp of anything but BMP, DecodeAndCropJpeg of
 // anything but JPEG, an animated GIF through DecodeJpeg or DecodePng).
@@ -33,6 +35,7 @@
 #include "kernels/eigen_util.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
+#include "webp/decode.h"
 
 namespace dfx {
 namespace {
@@ -117,7 +120,7 @@ class DecodeImageOp : public OpKernel {
       // quality.
       jpeg_.integer_fast_dct = dct != "INTEGER_ACCURATE";
     }
-    if (op_ == "DecodePng" || op_ == "DecodeImage") {
+    if (op_ == "DecodePng" || op_ == "DecodeImage" || op_ == "DecodeWebP") {
       ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
     }
     if (op_ == "DecodeImage") {
@@ -164,8 +167,7 @@ class DecodeImageOp : public OpKernel {
         DecodeBmp(ctx, input);
         return;
       case FileFormat::kWebp:
-        ctx->SetStatus(absl::UnimplementedError(
-            absl::StrCat(op_, ": WebP images are not supported by dfx")));
+        DecodeWebp(ctx, input);
         return;
       case FileFormat::kUnknown:
         ctx->SetStatus(absl::InvalidArgumentError(
@@ -441,6 +443,47 @@ class DecodeImageOp : public OpKernel {
     FinishWide(ctx, staging, out);
   }
 
+  // WebP, as TensorFlow decodes it through any decode op: uint8 only, the
+  // file's own channels (3, or 4 with alpha), a frame dimension unless
+  // DecodeImage's expand_animations is off. Animations (TensorFlow's
+  // WebPAnimDecoder path) are Unimplemented.
+  void DecodeWebp(OpKernelContext* ctx, absl::string_view input) {
+    DFX_OP_REQUIRES(
+        ctx, channels_ == 0 || channels_ == 3 || channels_ == 4,
+        absl::InvalidArgumentError("WebP only supports 3 or 4 channels"));
+    DFX_OP_REQUIRES(
+        ctx, dtype_ == DT_UINT8,
+        absl::InvalidArgumentError("WebP only supports uint8 for dtype"));
+    const auto* data = reinterpret_cast<const uint8_t*>(input.data());
+    WebPBitstreamFeatures features;
+    DFX_OP_REQUIRES(
+        ctx, WebPGetFeatures(data, input.size(), &features) == VP8_STATUS_OK,
+        absl::InvalidArgumentError("Failed to decode WebP header."));
+    DFX_OP_REQUIRES(ctx, !features.has_animation,
+                    absl::UnimplementedError(absl::StrCat(
+                        op_, ": animated WebP images are not decoded by dfx")));
+    const int file_channels = features.has_alpha ? 4 : 3;
+    DFX_OP_REQUIRES(ctx, channels_ == 0 || channels_ == file_channels,
+                    absl::InvalidArgumentError(
+                        "Number of channels requested does not match input"));
+    const int64_t h = features.height;
+    const int64_t w = features.width;
+    const bool frames = op_ != "DecodeImage" || expand_animations_;
+    const TensorShape shape = frames ? TensorShape({1, h, w, file_channels})
+                                     : TensorShape({h, w, file_channels});
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    uint8_t* o = out->data<uint8_t>();
+    const size_t size = static_cast<size_t>(out->NumElements());
+    const int stride = static_cast<int>(w * file_channels);
+    const uint8_t* done =
+        file_channels == 4
+            ? WebPDecodeRGBAInto(data, input.size(), o, size, stride)
+            : WebPDecodeRGBInto(data, input.size(), o, size, stride);
+    DFX_OP_REQUIRES(ctx, done != nullptr,
+                    absl::InvalidArgumentError("Failed to decode WebP image."));
+  }
+
   std::string op_;
   int channels_ = 0;
   DataType dtype_ = DT_UINT8;
@@ -682,7 +725,8 @@ class ExtractJpegShapeOp : public OpKernel {
 
 void RegisterCodecKernels(KernelRegistry* registry) {
   for (const char* op : {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng",
-                         "DecodeGif", "DecodeBmp", "DecodeImage"}) {
+                         "DecodeGif", "DecodeBmp", "DecodeWebP",
+                         "DecodeImage"}) {
     RegisterKernel<DecodeImageOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<EncodePngOp<uint8_t>>(

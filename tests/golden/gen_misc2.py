@@ -8,7 +8,9 @@ of lists) across dtypes and element shapes; DeviceIndex;
 IsTensorFloat32Enabled; GraphDefVersion (of TensorFlow's graphs and of older
 GraphDefs); CheckPinned (TensorFlow's CPU kernel only fails);
 DisableCopyOnRead, IsResourceHandleRefCounting and MakeWeakResourceHandle
-on resource variables; and the errors of each.
+on resource variables; DecodeWebP and the WebP path of DecodeImage and the
+other decode ops (WebP files made with the system's libwebp through ctypes:
+TensorFlow has no WebP encoder); and the errors of each.
 
 Not here, and why (tests/kernels/misc2_test.cc covers them):
 - DevicePlacementOp, IteratorGetDevice, ExperimentalIteratorGetDevice:
@@ -45,7 +47,7 @@ OP_NAMES = ["TensorListPushBackBatch", "DeviceIndex", "DevicePlacementOp",
             "IsTensorFloat32Enabled", "CheckPinned", "DisableCopyOnRead",
             "IsResourceHandleRefCounting", "MakeWeakResourceHandle",
             "ImmutableConst", "Send", "Recv", "IteratorGetDevice",
-            "GraphDefVersion",
+            "GraphDefVersion", "DecodeWebP",
             "ExperimentalIteratorGetDevice", "Abort"]
 
 def case(name, build, **kw):
@@ -278,11 +280,104 @@ def handle_cases():
                                             "counting"]])
 
 
+# --------------------------------------------------------------------------
+# DecodeWebP and the WebP path of the other decode ops
+
+_LIBWEBP = None
+
+
+def webp(image, lossless=True, quality=75.0):
+    """image encoded as WebP by the system's libwebp (ctypes: TensorFlow has
+    no WebP encoder)."""
+    global _LIBWEBP
+    import ctypes
+    if _LIBWEBP is None:
+        _LIBWEBP = ctypes.CDLL("libwebp.so.7")
+    lib = _LIBWEBP
+    h, w, c = image.shape
+    buf = np.ascontiguousarray(image, np.uint8)
+    pixels = buf.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))
+    out = ctypes.POINTER(ctypes.c_uint8)()
+    if lossless:
+        f = lib.WebPEncodeLosslessRGB if c == 3 else lib.WebPEncodeLosslessRGBA
+        f.restype = ctypes.c_size_t
+        n = f(pixels, w, h, w * c, ctypes.byref(out))
+    else:
+        f = lib.WebPEncodeRGB if c == 3 else lib.WebPEncodeRGBA
+        f.restype = ctypes.c_size_t
+        n = f(pixels, w, h, w * c, ctypes.c_float(quality), ctypes.byref(out))
+    assert n > 0
+    data = ctypes.string_at(out, n)
+    lib.WebPFree(out)
+    return data
+
+
+def webp_cases():
+    r = golden_lib.rng(2)
+    rgb = r.integers(0, 256, (6, 7, 3), dtype=np.uint8)
+    rgba = r.integers(0, 256, (5, 4, 4), dtype=np.uint8)
+    files = {
+        "rgb": webp(rgb),
+        "rgba": webp(rgba),
+        "rgb_lossy": webp(rgb, lossless=False),
+        "rgba_lossy": webp(rgba, lossless=False),
+        "one_pixel": webp(np.array([[[1, 2, 3]]], np.uint8)),
+    }
+
+    def decode(name, contents, op_type="DecodeWebP", **attrs):
+        def build():
+            cp, cv = placeholder(np.array(contents, dtype=object))
+            out = getattr(RAW, op_type)(contents=cp, **attrs)
+            return out, {cp: cv}
+        case("decode_webp_" + name, build)
+
+    for f in ("rgb", "rgba", "rgb_lossy", "rgba_lossy", "one_pixel"):
+        decode(f, files[f])
+    decode("rgb_channels_3", files["rgb"], channels=3)
+    decode("rgba_channels_4", files["rgba"], channels=4)
+    decode("rgba_lossy_channels_4", files["rgba_lossy"], channels=4)
+    # decode_image and the format-specific ops decode WebP too.
+    decode("decode_image", files["rgb"], op_type="DecodeImage")
+    decode("decode_image_no_expand", files["rgba"], op_type="DecodeImage",
+           expand_animations=False)
+    decode("decode_image_channels_4", files["rgba"], op_type="DecodeImage",
+           channels=4)
+    decode("via_decode_png", files["rgb"], op_type="DecodePng")
+    decode("via_decode_jpeg", files["rgb"], op_type="DecodeJpeg")
+    decode("via_decode_bmp", files["rgba"], op_type="DecodeBmp")
+    decode("via_decode_gif", files["rgb"], op_type="DecodeGif")
+    # DecodeWebP decodes the other formats as decode_image does.
+    decode("png_through_decode_webp", _png_bytes(rgb))
+    # Errors.
+    decode("error_channels_1", files["rgb"], channels=1)
+    decode("error_channels_2", files["rgb"], channels=2)
+    decode("error_rgb_channels_4", files["rgb"], channels=4)
+    decode("error_rgba_channels_3", files["rgba"], channels=3)
+    decode("error_rgba_decode_image_channels_3", files["rgba"],
+           op_type="DecodeImage", channels=3)
+    decode("error_float_dtype", files["rgb"], op_type="DecodeImage",
+           dtype=tf.float32)
+    decode("error_uint16_decode_png", files["rgb"], op_type="DecodePng",
+           dtype=tf.uint16)
+    decode("error_truncated", files["rgb"][:len(files["rgb"]) // 2])
+    decode("error_bad_header", b"RIFF1234WEBPVP8 garbage")
+    decode("error_empty", b"")
+    decode("error_unknown_format", b"not an image")
+    decode("error_bmp_through_decode_webp", b"BM" + b"\0" * 60)
+
+
+def _png_bytes(image):
+    g = tf.Graph()
+    with g.as_default(), tf1.Session(graph=g) as sess:
+        return sess.run(tf.io.encode_png(image))
+
+
 def main():
     folder()  # the family folder, emptied
     push_back_batch_cases()
     query_cases()
     handle_cases()
+    webp_cases()
     golden_lib.write_op_defs(
         FAMILY, OP_NAMES,
         type_attrs={"TensorListPushBackBatch": "element_dtype",
