@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
 #include "webp/decode.h"
+#include "webp/demux.h"
 
 namespace dfx {
 namespace {
@@ -444,9 +446,9 @@ class DecodeImageOp : public OpKernel {
   }
 
   // WebP, as TensorFlow decodes it through any decode op: uint8 only, the
-  // file's own channels (3, or 4 with alpha), a frame dimension unless
-  // DecodeImage's expand_animations is off. Animations (TensorFlow's
-  // WebPAnimDecoder path) are Unimplemented.
+  // file's own channels (3, or 4 with alpha; an animation is always RGBA),
+  // a frame dimension unless DecodeImage's expand_animations is off (then
+  // an animation's first frame).
   void DecodeWebp(OpKernelContext* ctx, absl::string_view input) {
     DFX_OP_REQUIRES(
         ctx, channels_ == 0 || channels_ == 3 || channels_ == 4,
@@ -459,13 +461,15 @@ class DecodeImageOp : public OpKernel {
     DFX_OP_REQUIRES(
         ctx, WebPGetFeatures(data, input.size(), &features) == VP8_STATUS_OK,
         absl::InvalidArgumentError("Failed to decode WebP header."));
-    DFX_OP_REQUIRES(ctx, !features.has_animation,
-                    absl::UnimplementedError(absl::StrCat(
-                        op_, ": animated WebP images are not decoded by dfx")));
-    const int file_channels = features.has_alpha ? 4 : 3;
+    const int file_channels =
+        features.has_alpha || features.has_animation ? 4 : 3;
     DFX_OP_REQUIRES(ctx, channels_ == 0 || channels_ == file_channels,
                     absl::InvalidArgumentError(
                         "Number of channels requested does not match input"));
+    if (features.has_animation) {
+      DecodeWebpAnimation(ctx, input);
+      return;
+    }
     const int64_t h = features.height;
     const int64_t w = features.width;
     const bool frames = op_ != "DecodeImage" || expand_animations_;
@@ -482,6 +486,46 @@ class DecodeImageOp : public OpKernel {
             : WebPDecodeRGBInto(data, input.size(), o, size, stride);
     DFX_OP_REQUIRES(ctx, done != nullptr,
                     absl::InvalidArgumentError("Failed to decode WebP image."));
+  }
+
+  // Every frame composited onto the canvas (libwebpdemux's
+  // WebPAnimDecoder), RGBA.
+  void DecodeWebpAnimation(OpKernelContext* ctx, absl::string_view input) {
+    WebPData data;
+    data.bytes = reinterpret_cast<const uint8_t*>(input.data());
+    data.size = input.size();
+    WebPAnimDecoderOptions options;
+    DFX_OP_REQUIRES(ctx, WebPAnimDecoderOptionsInit(&options),
+                    absl::InternalError("libwebp version mismatch"));
+    options.color_mode = MODE_RGBA;
+    options.use_threads = 0;
+    std::unique_ptr<WebPAnimDecoder, void (*)(WebPAnimDecoder*)> decoder(
+        WebPAnimDecoderNew(&data, &options), WebPAnimDecoderDelete);
+    WebPAnimInfo info;
+    DFX_OP_REQUIRES(
+        ctx,
+        decoder != nullptr && WebPAnimDecoderGetInfo(decoder.get(), &info),
+        absl::InvalidArgumentError("Failed to decode WebP image."));
+    const int64_t h = info.canvas_height;
+    const int64_t w = info.canvas_width;
+    const bool frames = op_ != "DecodeImage" || expand_animations_;
+    const int64_t count = frames ? info.frame_count : 1;
+    const TensorShape shape = frames ? TensorShape({count, h, w, 4})
+                                     : TensorShape({h, w, 4});
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const size_t frame_bytes = static_cast<size_t>(h * w * 4);
+    uint8_t* o = out->data<uint8_t>();
+    for (int64_t i = 0; i < count; ++i, o += frame_bytes) {
+      uint8_t* pixels = nullptr;
+      int timestamp = 0;
+      DFX_OP_REQUIRES(
+          ctx,
+          WebPAnimDecoderHasMoreFrames(decoder.get()) &&
+              WebPAnimDecoderGetNext(decoder.get(), &pixels, &timestamp),
+          absl::InvalidArgumentError("Failed to decode WebP image."));
+      std::memcpy(o, pixels, frame_bytes);
+    }
   }
 
   std::string op_;

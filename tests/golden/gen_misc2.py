@@ -312,6 +312,36 @@ def webp(image, lossless=True, quality=75.0):
     return data
 
 
+def animated_webp(frames, offsets=None, blend=True, dispose=False):
+    """An animated WebP (RIFF: VP8X, ANIM, one ANMF per frame holding the
+    frame's lossless still bitstream), put together by hand: TensorFlow has
+    no encoder and ctypes reaches libwebpmux's only through its structs."""
+    import struct
+
+    def chunk(tag, payload):
+        pad = b"\0" if len(payload) % 2 else b""
+        return tag + struct.pack("<I", len(payload)) + payload + pad
+
+    def u24(v):
+        return struct.pack("<I", v)[:3]
+
+    h, w = frames[0].shape[:2]
+    body = b""
+    for i, f in enumerate(frames):
+        still = webp(f)
+        assert still[12:16] == b"VP8L"
+        fh, fw = f.shape[:2]
+        x, y = offsets[i] if offsets else (0, 0)
+        flags = (0 if blend else 2) | (1 if dispose else 0)
+        body += chunk(b"ANMF", u24(x // 2) + u24(y // 2) + u24(fw - 1) +
+                      u24(fh - 1) + u24(100) + bytes([flags]) + still[12:])
+    vp8x = chunk(b"VP8X", bytes([0x12]) + b"\0\0\0" + u24(w - 1) +
+                 u24(h - 1))
+    anim = chunk(b"ANIM", struct.pack("<IH", 0x00000000, 0))
+    payload = b"WEBP" + vp8x + anim + body
+    return b"RIFF" + struct.pack("<I", len(payload)) + payload
+
+
 def webp_cases():
     r = golden_lib.rng(2)
     rgb = r.integers(0, 256, (6, 7, 3), dtype=np.uint8)
@@ -348,6 +378,26 @@ def webp_cases():
     decode("via_decode_gif", files["rgb"], op_type="DecodeGif")
     # DecodeWebP decodes the other formats as decode_image does.
     decode("png_through_decode_webp", _png_bytes(rgb))
+    # Animations: every frame composited onto the canvas, RGBA.
+    frames = [r.integers(0, 256, (4, 6, 4), dtype=np.uint8)
+              for _ in range(3)]
+    anim = animated_webp(frames)
+    decode("animation", anim)
+    decode("animation_channels_4", anim, channels=4)
+    decode("animation_decode_image", anim, op_type="DecodeImage")
+    decode("animation_first_frame", anim, op_type="DecodeImage",
+           expand_animations=False)
+    decode("animation_via_decode_png", anim, op_type="DecodePng")
+    small = [frames[0], r.integers(0, 256, (2, 2, 4), dtype=np.uint8),
+             r.integers(0, 256, (2, 4, 4), dtype=np.uint8)]
+    decode("animation_offsets_no_blend",
+           animated_webp(small, offsets=[(0, 0), (2, 2), (2, 0)],
+                         blend=False))
+    decode("animation_offsets_dispose",
+           animated_webp(small, offsets=[(0, 0), (4, 2), (0, 2)],
+                         dispose=True))
+    decode("error_animation_channels_3", anim, channels=3)
+    decode("error_animation_truncated", anim[:len(anim) - 20])
     # Errors.
     decode("error_channels_1", files["rgb"], channels=1)
     decode("error_channels_2", files["rgb"], channels=2)
