@@ -203,6 +203,36 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "GraphDefVersion answers the version graph import stamped on the "
+    "node, else TensorFlow 2.21's",
+    "[misc2]") {
+  NodeDef node = TestNodeBuilder("version", "GraphDefVersion", 0).Build();
+  absl::StatusOr<std::vector<Tensor>> out = RunKernel(node, {});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].scalar<int32_t>() == 2474);
+  (*node.mutable_attr())["_graph_def_version"].set_i(7);
+  out = RunKernel(node, {});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].scalar<int32_t>() == 7);
+}
+
+TEST_CASE(
+    "DecodeWebP's shape function: a scalar in, frames of the attr's "
+    "channels out",
+    "[misc2]") {
+  const NodeDef any = TestNodeBuilder("d", "DecodeWebP", 1).Build();
+  absl::StatusOr<PartialShape> s = InferShape(any, {PartialShape::Known({})});
+  REQUIRE(s.ok());
+  CHECK(s->DebugString() == "[?,?,?,?]");
+  const NodeDef rgba =
+      TestNodeBuilder("d", "DecodeWebP", 1).Attr("channels", 4).Build();
+  s = InferShape(rgba, {PartialShape::Unknown()});
+  REQUIRE(s.ok());
+  CHECK(s->DebugString() == "[?,?,?,4]");
+  CHECK_FALSE(InferShape(any, {PartialShape::Known({2})}).ok());
+}
+
+TEST_CASE(
     "IsResourceHandleRefCounting is false and MakeWeakResourceHandle "
     "passes the handle through",
     "[misc2]") {
