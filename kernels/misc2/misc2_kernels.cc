@@ -381,7 +381,10 @@ class ImmutableConstOp : public OpKernel {
     DFX_OP_REQUIRES(ctx, data != MAP_FAILED,
                     absl::InternalError(absl::StrCat(
                         "mmap of ", *path, " failed: ", std::strerror(err))));
-    // A page-aligned mapping meets every dtype's alignment.
+    // A page-aligned mapping meets every dtype's alignment. As in
+    // TensorFlow, the pages are the file's: a file cut short while a
+    // tensor still maps it faults on the next read (SIGBUS), so such files
+    // must not change while a graph uses them.
     ctx->set_output(
         0, Tensor::FromExternal(dtype_, shape_, data, length,
                                 [data, length] { ::munmap(data, length); }));
