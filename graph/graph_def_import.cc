@@ -363,6 +363,12 @@ absl::StatusOr<std::unique_ptr<Graph>> Import(const GraphDef& def,
     const OpRegistrationData& op = *op_of[i];
     AddDefaultAttrs(op.op_def, &node_def);
     DFX_RETURN_IF_ERROR(ValidateNodeAttrs(node_def, op.op_def));
+    if (node_def.op() == "GraphDefVersion") {
+      // The kernel answers the producer version of the graph it came in
+      // (kernels/misc2/misc2_kernels.cc); partitions carry the attr along.
+      (*node_def.mutable_attr())["_graph_def_version"].set_i(
+          graph->versions().producer());
+    }
     if (absl::Status s =
             CheckOpDeprecation(op.op_def, graph->versions().producer());
         !s.ok()) {

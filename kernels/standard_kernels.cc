@@ -82,6 +82,8 @@ void RegisterCsrKernels(KernelRegistry* registry);
 void RegisterProtoKernels(KernelRegistry* registry);
 // TensorFlow's XLA reduce and sort ops (kernels/xla/xla_reduce_*.cc).
 void RegisterXla2Kernels(KernelRegistry* registry);
+// The misc2 family's small kernels (kernels/misc2/misc2_kernels.cc).
+void RegisterMisc2Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -143,6 +145,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCsrKernels(registry);
   RegisterProtoKernels(registry);
   RegisterXla2Kernels(registry);
+  RegisterMisc2Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

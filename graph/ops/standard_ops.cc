@@ -67,6 +67,8 @@ absl::Status RegisterProtoOps(OpRegistry* registry);
 absl::Status RegisterXla2Ops(OpRegistry* registry);
 // The fused quantized convolutions and matmuls (qfused_ops.cc).
 absl::Status RegisterQfusedOps(OpRegistry* registry);
+// The misc2 family's small ops (misc2_ops.cc).
+absl::Status RegisterMisc2Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -133,6 +135,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   DFX_RETURN_IF_ERROR(RegisterProtoOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   return absl::OkStatus();
 }
 

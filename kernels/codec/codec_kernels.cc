@@ -1,13 +1,15 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
-// DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp and DecodeImage, and
+// DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp, DecodeWebP and
+// DecodeImage, and
 // EncodePng, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape; and
 // RegisterCodecKernels, which
 // also registers the raw, compressed, audio and ReadFile kernels of this
 // folder.
 //
 // As in TensorFlow (kernels/image/decode_image_op.cc), every decode op
-// looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF
-// and BMP it holds: decode_png of a JPEG file works. The op only decides
+// looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF,
+// BMP and WebP (libwebp; still images) it holds: decode_png of a JPEG file
+// works. The op only decides
 // the attrs, the output rank (DecodeGif: 4-D) and the combinations
 // TensorFlow refuses (DecodeBmp of anything but BMP, DecodeAndCropJpeg of
 // anything but JPEG, an animated GIF through DecodeJpeg or DecodePng).
@@ -18,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,8 @@
 #include "kernels/eigen_util.h"
 #include "kernels/kernels.h"
 #include "runtime/op_kernel.h"
+#include "webp/decode.h"
+#include "webp/demux.h"
 
 namespace dfx {
 namespace {
@@ -117,7 +122,7 @@ class DecodeImageOp : public OpKernel {
       // quality.
       jpeg_.integer_fast_dct = dct != "INTEGER_ACCURATE";
     }
-    if (op_ == "DecodePng" || op_ == "DecodeImage") {
+    if (op_ == "DecodePng" || op_ == "DecodeImage" || op_ == "DecodeWebP") {
       ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
     }
     if (op_ == "DecodeImage") {
@@ -164,8 +169,7 @@ class DecodeImageOp : public OpKernel {
         DecodeBmp(ctx, input);
         return;
       case FileFormat::kWebp:
-        ctx->SetStatus(absl::UnimplementedError(
-            absl::StrCat(op_, ": WebP images are not supported by dfx")));
+        DecodeWebp(ctx, input);
         return;
       case FileFormat::kUnknown:
         ctx->SetStatus(absl::InvalidArgumentError(
@@ -441,6 +445,89 @@ class DecodeImageOp : public OpKernel {
     FinishWide(ctx, staging, out);
   }
 
+  // WebP, as TensorFlow decodes it through any decode op: uint8 only, the
+  // file's own channels (3, or 4 with alpha; an animation is always RGBA),
+  // a frame dimension unless DecodeImage's expand_animations is off (then
+  // an animation's first frame).
+  void DecodeWebp(OpKernelContext* ctx, absl::string_view input) {
+    DFX_OP_REQUIRES(
+        ctx, channels_ == 0 || channels_ == 3 || channels_ == 4,
+        absl::InvalidArgumentError("WebP only supports 3 or 4 channels"));
+    DFX_OP_REQUIRES(
+        ctx, dtype_ == DT_UINT8,
+        absl::InvalidArgumentError("WebP only supports uint8 for dtype"));
+    const auto* data = reinterpret_cast<const uint8_t*>(input.data());
+    WebPBitstreamFeatures features;
+    DFX_OP_REQUIRES(
+        ctx, WebPGetFeatures(data, input.size(), &features) == VP8_STATUS_OK,
+        absl::InvalidArgumentError("Failed to decode WebP header."));
+    const int file_channels =
+        features.has_alpha || features.has_animation ? 4 : 3;
+    DFX_OP_REQUIRES(ctx, channels_ == 0 || channels_ == file_channels,
+                    absl::InvalidArgumentError(
+                        "Number of channels requested does not match input"));
+    if (features.has_animation) {
+      DecodeWebpAnimation(ctx, input);
+      return;
+    }
+    const int64_t h = features.height;
+    const int64_t w = features.width;
+    const bool frames = op_ != "DecodeImage" || expand_animations_;
+    const TensorShape shape = frames ? TensorShape({1, h, w, file_channels})
+                                     : TensorShape({h, w, file_channels});
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    uint8_t* o = out->data<uint8_t>();
+    const size_t size = static_cast<size_t>(out->NumElements());
+    const int stride = static_cast<int>(w * file_channels);
+    const uint8_t* done =
+        file_channels == 4
+            ? WebPDecodeRGBAInto(data, input.size(), o, size, stride)
+            : WebPDecodeRGBInto(data, input.size(), o, size, stride);
+    DFX_OP_REQUIRES(ctx, done != nullptr,
+                    absl::InvalidArgumentError("Failed to decode WebP image."));
+  }
+
+  // Every frame composited onto the canvas (libwebpdemux's
+  // WebPAnimDecoder), RGBA.
+  void DecodeWebpAnimation(OpKernelContext* ctx, absl::string_view input) {
+    WebPData data;
+    data.bytes = reinterpret_cast<const uint8_t*>(input.data());
+    data.size = input.size();
+    WebPAnimDecoderOptions options;
+    DFX_OP_REQUIRES(ctx, WebPAnimDecoderOptionsInit(&options),
+                    absl::InternalError("libwebp version mismatch"));
+    options.color_mode = MODE_RGBA;
+    options.use_threads = 0;
+    std::unique_ptr<WebPAnimDecoder, void (*)(WebPAnimDecoder*)> decoder(
+        WebPAnimDecoderNew(&data, &options), WebPAnimDecoderDelete);
+    WebPAnimInfo info;
+    DFX_OP_REQUIRES(
+        ctx,
+        decoder != nullptr && WebPAnimDecoderGetInfo(decoder.get(), &info),
+        absl::InvalidArgumentError("Failed to decode WebP image."));
+    const int64_t h = info.canvas_height;
+    const int64_t w = info.canvas_width;
+    const bool frames = op_ != "DecodeImage" || expand_animations_;
+    const int64_t count = frames ? info.frame_count : 1;
+    const TensorShape shape = frames ? TensorShape({count, h, w, 4})
+                                     : TensorShape({h, w, 4});
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const size_t frame_bytes = static_cast<size_t>(h * w * 4);
+    uint8_t* o = out->data<uint8_t>();
+    for (int64_t i = 0; i < count; ++i, o += frame_bytes) {
+      uint8_t* pixels = nullptr;
+      int timestamp = 0;
+      DFX_OP_REQUIRES(
+          ctx,
+          WebPAnimDecoderHasMoreFrames(decoder.get()) &&
+              WebPAnimDecoderGetNext(decoder.get(), &pixels, &timestamp),
+          absl::InvalidArgumentError("Failed to decode WebP image."));
+      std::memcpy(o, pixels, frame_bytes);
+    }
+  }
+
   std::string op_;
   int channels_ = 0;
   DataType dtype_ = DT_UINT8;
@@ -682,7 +769,8 @@ class ExtractJpegShapeOp : public OpKernel {
 
 void RegisterCodecKernels(KernelRegistry* registry) {
   for (const char* op : {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng",
-                         "DecodeGif", "DecodeBmp", "DecodeImage"}) {
+                         "DecodeGif", "DecodeBmp", "DecodeWebP",
+                         "DecodeImage"}) {
     RegisterKernel<DecodeImageOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<EncodePngOp<uint8_t>>(

@@ -1,4 +1,5 @@
-// _Send and _Recv: put a tensor into the step's rendezvous, and take it out.
+// _Send and _Recv (and the user-level Send and Recv): put a tensor into the
+// step's rendezvous, and take it out.
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -134,9 +135,12 @@ class RecvOp : public AsyncOpKernel {
           } else if (is_dead) {
             ctx->set_is_output_dead(true);
           } else if (value.dtype() != want) {
-            ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-                "received a ", DataTypeString(value.dtype()),
-                " tensor, expected ", DataTypeString(want))));
+            // Internal, as TensorFlow's executor reports an output of
+            // another type than the kernel declares.
+            ctx->SetStatus(absl::InternalError(absl::StrCat(
+                "Output 0 of type ", DataTypeString(value.dtype()),
+                " does not match declared output type ",
+                DataTypeString(want))));
           } else if (device == nullptr && !value.OnHost()) {
             ctx->SetStatus(absl::InternalError(
                 "received a tensor in another device's memory where host "
@@ -172,6 +176,10 @@ void RegisterSendRecvKernels(KernelRegistry* registry) {
         registry, KernelDefBuilder("_HostSend").Device(device).HostMemory(
                       "tensor"));
     RegisterKernel<RecvOp>(registry, KernelDefBuilder("_Recv").Device(device));
+    // The user-level Send and Recv (tf.raw_ops; the misc2 family's ops in
+    // graph/ops/misc2_ops.cc) have _Send's and _Recv's attrs and meaning.
+    RegisterKernel<SendOp>(registry, KernelDefBuilder("Send").Device(device));
+    RegisterKernel<RecvOp>(registry, KernelDefBuilder("Recv").Device(device));
     RegisterKernel<RecvOp>(
         registry, KernelDefBuilder("_HostRecv").Device(device).HostMemory(
                       "tensor"));

@@ -51,7 +51,7 @@ const char* const kFamilies[] = {
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
-    "proto",        "xla2",      "qfused"};
+    "proto",        "xla2",      "qfused",       "misc2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -554,6 +554,14 @@ TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
   // iterator (or through SaveV2/RestoreV2 in the run's scratch directory),
   // then the rest of the sequence.
   RunFamily("itckpt");
+}
+
+TEST_CASE("golden: misc2 TensorListPushBackBatch, DeviceIndex, resource "
+          "handle queries, GraphDefVersion and DecodeWebP "
+          "equal TensorFlow") {
+  // Multi-step cases: a variable read around DisableCopyOnRead, one
+  // assigned through its weak handle.
+  RunFamily("misc2");
 }
 
 TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "

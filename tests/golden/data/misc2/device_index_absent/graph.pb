@@ -1,0 +1,6 @@
+
+8
+DeviceIndexDeviceIndex*
+device_names
+
+GPUTPU"ª

@@ -1,0 +1,5 @@
+
+=
+DeviceIndexDeviceIndex*!
+device_names
+CPUGPUTPU"ª

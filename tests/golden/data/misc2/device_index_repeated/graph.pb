@@ -1,0 +1,6 @@
+
+8
+DeviceIndexDeviceIndex*
+device_names
+
+CPUCPU"ª

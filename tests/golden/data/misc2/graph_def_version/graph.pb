@@ -1,0 +1,3 @@
+
+"
+GraphDefVersionGraphDefVersion"ª

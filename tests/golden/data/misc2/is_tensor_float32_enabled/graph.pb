@@ -1,0 +1,3 @@
+
+0
+IsTensorFloat32EnabledIsTensorFloat32Enabled"ª
