@@ -75,6 +75,9 @@ void RegisterBatchingKernels(KernelRegistry* registry);
 
 // The CSR sparse matrix kernels (sparse/csr_kernels.cc, csr_eigen_kernels.cc).
 void RegisterCsrKernels(KernelRegistry* registry);
+// Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
+// (kernels/conv/conv3_kernels.cc); declared here for the same reason.
+void RegisterConv3Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -133,6 +136,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterEstimatorKernels(registry);
   batching::RegisterBatchingKernels(registry);
   RegisterCsrKernels(registry);
+  RegisterConv3Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -61,6 +61,9 @@ absl::Status RegisterBatchingOps(OpRegistry* registry);
 absl::Status RegisterCsrOps(OpRegistry* registry);
 // SerializeIterator and DeserializeIterator (itckpt_ops.cc).
 absl::Status RegisterItckptOps(OpRegistry* registry);
+// Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
+// (conv3_ops.cc).
+absl::Status RegisterConv3Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -124,6 +127,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   return absl::OkStatus();
 }
 
