@@ -2,7 +2,8 @@
 // mirror-pad (and bilinear resize) convolutions FusedPadConv2D and
 // FusedResizeAndPadConv2D that graph_transforms' fuse_pad_and_conv and
 // fuse_resize_pad_and_conv write, ApproxTopK (exact on CPU), RefSelect and
-// the test op Fact. Signatures follow TensorFlow 2.21's nn_ops.cc,
+// the test op Fact, and the quantized QuantizedResizeBilinear and
+// QuantizedInstanceNorm. Signatures follow TensorFlow 2.21's nn_ops.cc,
 // array_ops.cc, control_flow_ops.cc and user_ops.cc; the shape functions
 // give the output shapes and reject what TensorFlow's reject at graph
 // construction.
@@ -271,6 +272,53 @@ absl::Status RegisterConv3Ops(OpRegistry* r) {
                           }
                         }
                         c->set_output(0, first);
+                        return absl::OkStatus();
+                      })));
+  DFX_RETURN_IF_ERROR(r->Register(
+      OpDefBuilder("QuantizedResizeBilinear")
+          .Input("images: T")
+          .Input("size: int32")
+          .Input("min: float")
+          .Input("max: float")
+          .Output("resized_images: T")
+          .Output("out_min: float")
+          .Output("out_max: float")
+          .Attr("T: {quint8, qint32, float}")
+          .Attr("align_corners: bool = false")
+          .Attr("half_pixel_centers: bool = false")
+          .SetShapeFn([](InferenceContext* c) {
+            const PartialShape& input = c->input(0);
+            DFX_RETURN_IF_ERROR(c->WithRank(input, 4));
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 1));
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+            DFX_RETURN_IF_ERROR(c->WithRank(c->input(3), 0));
+            c->set_output(0, PartialShape::Known(
+                                 {DimAt(input, 0), -1, -1, DimAt(input, 3)}));
+            c->set_output(1, PartialShape::Scalar());
+            c->set_output(2, PartialShape::Scalar());
+            return absl::OkStatus();
+          })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("QuantizedInstanceNorm")
+                      .Input("x: T")
+                      .Input("x_min: float")
+                      .Input("x_max: float")
+                      .Output("y: T")
+                      .Output("y_min: float")
+                      .Output("y_max: float")
+                      .Attr("T: {qint8, quint8, qint32, qint16, quint16}")
+                      .Attr("output_range_given: bool = false")
+                      .Attr("given_y_min: float = 0")
+                      .Attr("given_y_max: float = 0")
+                      .Attr("variance_epsilon: float = 1e-05")
+                      .Attr("min_separation: float = 0.001")
+                      .SetShapeFn([](InferenceContext* c) {
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(0), 4));
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(2), 0));
+                        c->set_output(0, c->input(0));
+                        c->set_output(1, PartialShape::Scalar());
+                        c->set_output(2, PartialShape::Scalar());
                         return absl::OkStatus();
                       })));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("Fact")

@@ -3,7 +3,8 @@
 // Conv3D's CuboidConvolution does), FusedPadConv2D and
 // FusedResizeAndPadConv2D (mirror padding, and TensorFlow's legacy
 // bilinear resize, folded into the convolution's patches), ApproxTopK
-// (exact on CPU, as TensorFlow's kernel), RefSelect and Fact.
+// (exact on CPU, as TensorFlow's kernel), RefSelect and Fact; with the
+// quantized two of kernels/quantized/conv3_quantized_kernels.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,6 +22,9 @@
 namespace dfx {
 
 void RegisterConv3Kernels(KernelRegistry* registry);
+// QuantizedResizeBilinear, QuantizedInstanceNorm
+// (kernels/quantized/conv3_quantized_kernels.cc).
+void RegisterConv3QuantizedKernels(KernelRegistry* registry);
 
 namespace {
 
@@ -869,6 +873,7 @@ void RegisterConv3Kernels(KernelRegistry* r) {
                        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF,
                        DT_UINT32, DT_UINT64, DT_RESOURCE, DT_VARIANT}));
   RegisterKernel<FactOp>(r, KernelDefBuilder("Fact"));
+  RegisterConv3QuantizedKernels(r);
 }
 
 }  // namespace dfx

@@ -19,6 +19,14 @@
   InvalidArgument, no kernel).
 - RefSelect (multi-step: variables initialised, then the selected one read
   and assigned through the selection) and Fact.
+- QuantizedResizeBilinear: quint8 (TensorFlow's 7-bit fixed point in
+  16-bit sums), qint32 (30 bits in 64-bit sums, levels read through float)
+  and float, with align_corners and half_pixel_centers (both at once too:
+  TensorFlow's resizer state ignores half-pixel centers, so it allows
+  them), up, down, the same size, one pixel; equal bit for bit.
+- QuantizedInstanceNorm (quint8): the normalized range, a given one,
+  min_separation, variance_epsilon; levels within one of TensorFlow's
+  (its vectorized rsqrt is an approximation refined once, not 1/sqrt).
 
 Shape errors TensorFlow raises at graph construction are the unit test's
 (tests/kernels/conv3_test.cc); cases that reach the kernel's checks feed
@@ -26,8 +34,9 @@ inputs of unknown shape.
 
 Left out: TileGrad (TensorFlow 2.21 refuses to build it: removed at
 GraphDef version 3, and its CPU kernels constrain an attr the op lacks);
-QuantizedResizeBilinear and QuantizedInstanceNorm (not done in this
-session); TensorFlow's pure test ops (Old and the like).
+TensorFlow's pure test ops (Old and the like). QuantizedInstanceNorm of a
+non-4-D input is not a case: TensorFlow's kernel aborts (dfx:
+InvalidArgument, tests/kernels/conv3_test.cc).
 
     $(tools/tf_env) tests/golden/gen_conv3.py
 """
@@ -47,7 +56,8 @@ FAMILY = "conv3"
 RAW = tf.raw_ops
 
 OP_NAMES = ["Conv", "FusedPadConv2D", "FusedResizeAndPadConv2D",
-            "ApproxTopK", "RefSelect", "Fact"]
+            "ApproxTopK", "RefSelect", "Fact", "QuantizedResizeBilinear",
+            "QuantizedInstanceNorm"]
 
 # Sums of products: looser than an element-wise op's defaults.
 TOL = {tf.float32: (1e-4, 1e-4), tf.float64: (1e-10, 1e-10),
@@ -359,10 +369,121 @@ def small_cases():
     steps_case(folder, "ref_select_uninitialized", uninitialized, [["read"]])
 
 
+# --------------------------------------------------------------------------
+# QuantizedResizeBilinear and QuantizedInstanceNorm
+
+
+def levels(shape, tf_type, seed, lo=None, hi=None):
+    storage = {tf.quint8: np.uint8, tf.qint32: np.int32}[tf_type]
+    info = np.iinfo(storage)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    v = rng(seed).integers(lo, hi, size=shape, endpoint=True).astype(storage)
+    return v.view(tf_type.as_numpy_dtype)
+
+
+def qfeed(v, tf_type, known=True):
+    p = tf1.placeholder(tf_type, shape=np.shape(v) if known else None)
+    return p, v
+
+
+def resize_case(name, images, tf_type, size, known=True, mn=-1.0, mx=2.0,
+                **attrs):
+    def build():
+        x, xv = qfeed(images, tf_type, known)
+        s, sv = feed(np.asarray(size, np.int32), known)
+        lo, lov = feed(np.float32(mn))
+        hi, hiv = feed(np.float32(mx))
+        out = RAW.QuantizedResizeBilinear(images=x, size=s, min=lo, max=hi,
+                                          **attrs)
+        return list(out), {x: xv, s: sv, lo: lov, hi: hiv}
+    tol = (1e-5, 1e-5) if tf_type == tf.float32 else (0.0, 0.0)
+    case(name, build, rtol=tol[0], atol=tol[1])
+
+
+def quantized_cases():
+    types = [("quint8", tf.quint8), ("qint32", tf.qint32),
+             ("float", tf.float32)]
+    for tag, tt in types:
+        if tt == tf.float32:
+            def img(shape, seed):
+                return values(shape, tf.float32, seed)
+        else:
+            def img(shape, seed, tt=tt):
+                # qint32 levels well inside int32: TensorFlow's 64-bit sums
+                # of 2^30-scaled levels overflow near its ends.
+                return levels(shape, tt, seed,
+                              *((-2**28, 2**28) if tt == tf.qint32
+                                else (None, None)))
+        for ac, hp in ((False, False), (True, False), (False, True)):
+            sfx = f"ac{int(ac)}_hp{int(hp)}_{tag}"
+            resize_case(f"qresize_up_{sfx}", img([2, 3, 4, 3], 11), tt,
+                        [7, 9], align_corners=ac, half_pixel_centers=hp)
+            resize_case(f"qresize_down_{sfx}", img([1, 8, 7, 1], 12), tt,
+                        [3, 5], align_corners=ac, half_pixel_centers=hp)
+        resize_case(f"qresize_wide_channels_{tag}", img([1, 2, 20, 2], 13),
+                    tt, [3, 17])
+        resize_case(f"qresize_same_size_{tag}", img([1, 3, 3, 2], 14), tt,
+                    [3, 3])
+        resize_case(f"qresize_to_one_{tag}", img([1, 4, 5, 1], 15), tt,
+                    [1, 1], align_corners=True)
+    resize_case("qresize_ac_and_hp", levels([1, 3, 3, 1], tf.quint8, 16),
+                tf.quint8, [5, 5], align_corners=True,
+                half_pixel_centers=True)
+    resize_case("qresize_extreme_levels",
+                np.array([0, 255, 255, 0, 0, 255, 128, 1, 254],
+                         np.uint8).reshape([1, 3, 3, 1]).view(
+                             tf.quint8.as_numpy_dtype),
+                tf.quint8, [8, 7])
+    resize_case("error_qresize_zero_size", levels([1, 3, 3, 1], tf.quint8, 17),
+                tf.quint8, [0, 4])
+    resize_case("error_qresize_empty_image",
+                levels([1, 0, 3, 1], tf.quint8, 17), tf.quint8, [2, 4])
+    resize_case("error_qresize_size_length",
+                levels([1, 3, 3, 1], tf.quint8, 17), tf.quint8, [2, 4, 4],
+                known=False)
+    resize_case("error_qresize_rank", levels([3, 3, 1], tf.quint8, 17),
+                tf.quint8, [2, 4], known=False)
+    # TensorFlow returns before setting the range outputs of an empty
+    # image: fetching them fails.
+    resize_case("qresize_empty_batch", levels([0, 3, 3, 1], tf.quint8, 18),
+                tf.quint8, [2, 4])
+    resize_case("error_qresize_no_channels",
+                levels([1, 3, 3, 0], tf.quint8, 17), tf.quint8, [2, 4])
+
+    def norm_case(name, x, known=True, mn=-1.0, mx=3.0, **attrs):
+        def build():
+            p, v = qfeed(x, tf.quint8, known)
+            lo, lov = feed(np.float32(mn))
+            hi, hiv = feed(np.float32(mx))
+            out = RAW.QuantizedInstanceNorm(x=p, x_min=lo, x_max=hi, **attrs)
+            return list(out), {p: v, lo: lov, hi: hiv}
+        # Levels may differ by one where TensorFlow's vectorized rsqrt
+        # (an approximation refined once) and 1/sqrt part in the last bit.
+        case(name, build, rtol=1e-5, atol=1.0)
+
+    norm_case("qnorm_basic", levels([2, 4, 5, 3], tf.quint8, 21))
+    norm_case("qnorm_single_channel", levels([1, 6, 6, 1], tf.quint8, 22))
+    norm_case("qnorm_given_range", levels([1, 4, 4, 2], tf.quint8, 23),
+              output_range_given=True, given_y_min=-2.0, given_y_max=2.5)
+    norm_case("qnorm_min_separation",
+              np.full([1, 3, 3, 2], 7, np.uint8).view(
+                  tf.quint8.as_numpy_dtype), min_separation=0.5)
+    norm_case("qnorm_epsilon", levels([1, 3, 4, 2], tf.quint8, 24, 100, 104),
+              variance_epsilon=0.25)
+    norm_case("qnorm_sixteen_channels", levels([1, 2, 3, 16], tf.quint8, 25))
+    norm_case("error_qnorm_given_range_inverted",
+              levels([1, 2, 2, 1], tf.quint8, 26), output_range_given=True,
+              given_y_min=1.0, given_y_max=1.0)
+    norm_case("error_qnorm_input_range", levels([1, 2, 2, 1], tf.quint8, 26),
+              mn=2.0, mx=2.0)
+
+
 def main():
     conv_cases()
     fused_cases()
     small_cases()
+    quantized_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 

@@ -524,8 +524,8 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
 }
 
 TEST_CASE("golden: conv3 family (Conv and the fused pad and resize "
-          "convolutions with ApproxTopK and RefSelect and Fact) equals "
-          "TensorFlow") {
+          "convolutions with ApproxTopK and RefSelect and Fact and the "
+          "quantized resize and instance norm) equals TensorFlow") {
   RunFamily("conv3");
 }
 

@@ -44,7 +44,7 @@ NodeDef ConvNode(std::vector<int64_t> strides, const char* padding,
 
 TEST_CASE("Every conv3 op has TensorFlow 2.21's signature and CPU types",
           "[conv3]") {
-  testing::CheckSignaturesWithTensorFlow("conv3", 6);
+  testing::CheckSignaturesWithTensorFlow("conv3", 8);
 }
 
 TEST_CASE(
@@ -187,6 +187,39 @@ TEST_CASE("RefSelect and ApproxTopK refuse what TensorFlow's kernels do",
   auto plain = RunKernel(TestNodeBuilder("f", "Fact", 0).Build(), {});
   REQUIRE(plain.ok());
   CHECK((*plain)[0].data<std::string>()[0] == "0! == 1");
+}
+
+TEST_CASE(
+    "The quantized conv3 ops' shape functions, and an input "
+    "TensorFlow's QuantizedInstanceNorm would abort on",
+    "[conv3]") {
+  const NodeDef norm = TestNodeBuilder("norm", "QuantizedInstanceNorm", 3)
+                           .Attr("T", DT_QUINT8)
+                           .Build();
+  auto shapes = testing::InferShapes(
+      norm, {K({2, 3, 4, 5}), PartialShape::Scalar(), PartialShape::Scalar()});
+  CHECK(testing::ShapesString(shapes) == "[2,3,4,5][][]");
+  CHECK_THAT(InferShape(norm, {K({3, 4, 5}), PartialShape::Scalar(),
+                               PartialShape::Scalar()})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "node 'norm'"));
+  // TensorFlow's kernel reads x as 4-D without a check (a failed CHECK).
+  Tensor x(DT_QUINT8, TensorShape({2, 2}));
+  CHECK_THAT(
+      RunKernel(norm, {x, Tensor::Scalar<float>(0), Tensor::Scalar<float>(1)})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "x must be 4-dimensional"));
+  const NodeDef resize = TestNodeBuilder("resize", "QuantizedResizeBilinear", 4)
+                             .Attr("T", DT_QUINT8)
+                             .Build();
+  shapes = testing::InferShapes(
+      resize, {K({2, 3, 4, 5}), K({2}), PartialShape::Scalar(),
+               PartialShape::Scalar()});
+  CHECK(testing::ShapesString(shapes) == "[2,?,?,5][][]");
+  CHECK_THAT(InferShape(resize, {K({2, 3, 4, 5}), K({2}), K({1}),
+                                 PartialShape::Scalar()})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "node 'resize'"));
 }
 
 }  // namespace
