@@ -29,6 +29,13 @@ absl::Status WindowOut(InferenceContext* c, int64_t in, int64_t window,
                        const std::string& padding, int64_t before,
                        int64_t after, int64_t* out) {
   *out = -1;
+  if (stride < 1) {
+    return c->Error(absl::StrCat("Stride must be > 0, but got ", stride));
+  }
+  if (dilation < 1) {
+    return c->Error(
+        absl::StrCat("Dilation rate must be >= 1, but got ", dilation));
+  }
   if (in < 0 || window < 0) return absl::OkStatus();
   const int64_t effective = (window - 1) * dilation + 1;
   if (padding == "VALID") {
