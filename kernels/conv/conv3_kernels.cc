@@ -151,6 +151,13 @@ class ConvOp : public OpKernel {
         ctx, filter.dims() == 4 || filter.dims() == 5,
         absl::InvalidArgumentError(absl::StrCat(
             "The filter must be rank 4 or 5 but got ", filter.dims())));
+    // TensorFlow reads a filter of the other rank at shifted positions (its
+    // shape function refuses one at graph construction).
+    DFX_OP_REQUIRES(
+        ctx, filter.dims() == spatial + 2,
+        absl::InvalidArgumentError(absl::StrCat(
+            "The filter must be rank ", spatial + 2, " for an input with ",
+            spatial, " spatial dimensions, but got ", filter.dims())));
     for (int i = 0; i < spatial; ++i) {
       DFX_OP_REQUIRES(ctx, filter.dim_size(i) < kIntMax,
                       absl::InvalidArgumentError("filter too large"));
@@ -399,7 +406,10 @@ void FusedConv(const Device& device, const T* in, int64_t batch, int64_t in_h,
   auto sample = [&mirror](int64_t pos, int64_t resized, float scale,
                           int64_t in_size) {
     const float v = mirror(static_cast<float>(pos), resized) * scale;
-    const int64_t lo = static_cast<int64_t>(std::floor(v));
+    // Clamped: TensorFlow's float positions stay inside the image but for
+    // sizes past float's precision, where it would read outside.
+    const int64_t lo = std::clamp(static_cast<int64_t>(std::floor(v)),
+                                  int64_t{0}, in_size - 1);
     return Sample{lo, std::min(static_cast<int64_t>(std::ceil(v)), in_size - 1),
                   static_cast<T>(v - static_cast<float>(lo))};
   };
@@ -618,7 +628,10 @@ class FusedPadConvOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, conv_internal::WindowedOutputSize(
                                 padded[2], filter.dim_size(1), 1, strides_[2],
                                 padding, 0, 0, &cols, &unused0, &unused1));
-    const TensorShape out_shape({padded[0], rows, cols, filter.dim_size(3)});
+    auto built =
+        TensorShape::Build({padded[0], rows, cols, filter.dim_size(3)});
+    DFX_OP_REQUIRES_OK(ctx, built.status());
+    const TensorShape& out_shape = *built;
     DFX_OP_REQUIRES(ctx, out_shape.num_elements() > 0,
                     absl::InvalidArgumentError("Output tensor can't be empty"));
     // TensorFlow's buffers: the im2col chunk and the resize cache.

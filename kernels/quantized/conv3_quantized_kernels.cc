@@ -25,39 +25,38 @@ namespace {
 
 constexpr int64_t kIntMax = 2147483647;
 
-// One dim's interpolation: source positions already multiplied by
-// `step`, the float fraction and its fixed-point form.
-struct Lerps {
-  std::vector<int64_t> lower, upper;
-  std::vector<float> lerp;
-  std::vector<int64_t> ilerp;
+// One output position's interpolation: source positions multiplied by
+// `step`, the float fraction and its fixed-point form. Computed per
+// position rather than cached, so a huge requested size costs no memory
+// beyond the output's.
+struct Lerp {
+  int64_t lower, upper;
+  float lerp;
+  int64_t ilerp;
 };
 
-Lerps MakeLerps(int64_t out_size, int64_t in_size, float scale, int64_t step,
-                int resolution, bool half_pixel) {
-  Lerps l;
-  l.lower.resize(out_size);
-  l.upper.resize(out_size);
-  l.lerp.resize(out_size);
-  l.ilerp.resize(out_size);
-  for (int64_t i = 0; i < out_size; ++i) {
+struct LerpDim {
+  int64_t in_size;
+  float scale;
+  int64_t step;
+  int resolution;
+  bool half_pixel;
+
+  Lerp operator()(int64_t i) const {
     const float in = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
                                 : static_cast<float>(i) * scale;
     const float in_f = std::floor(in);
-    const int64_t upper =
-        std::min(static_cast<int64_t>(std::ceil(in)), in_size - 1);
+    const int64_t upper = std::max(
+        std::min(static_cast<int64_t>(std::ceil(in)), in_size - 1), int64_t{0});
     const int64_t lower =
         std::min(std::max(static_cast<int64_t>(in_f), int64_t{0}), upper);
-    l.lower[i] = lower * step;
-    l.upper[i] = upper * step;
-    l.lerp[i] = in - in_f;
     // TensorFlow truncates the scaled fraction to its int16 or int32.
-    l.ilerp[i] = resolution == 7
-                     ? static_cast<int16_t>((in - in_f) * (1 << resolution))
-                     : static_cast<int32_t>((in - in_f) * (1 << resolution));
+    const int64_t ilerp =
+        resolution == 7 ? static_cast<int16_t>((in - in_f) * (1 << resolution))
+                        : static_cast<int32_t>((in - in_f) * (1 << resolution));
+    return Lerp{lower * step, upper * step, in - in_f, ilerp};
   }
-  return l;
-}
+};
 
 // quint8: every step in 16 bits, as TensorFlow's ComputeLerp<7, quint8,
 // int16, int16> stores them.
@@ -156,10 +155,10 @@ class QuantizedResizeBilinearOp : public OpKernel {
     };
     const float height_scale = scale(in_h, out_h);
     const float width_scale = scale(in_w, out_w);
+    auto out_shape = TensorShape::Build({batch, out_h, out_w, channels});
+    DFX_OP_REQUIRES_OK(ctx, out_shape.status());
     Tensor* output = nullptr;
-    DFX_OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, TensorShape({batch, out_h, out_w, channels}), &output));
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     // TensorFlow returns here without its range outputs, which a fetch of
     // them then misses.
     if (output->NumElements() == 0) return;
@@ -171,45 +170,41 @@ class QuantizedResizeBilinearOp : public OpKernel {
       const int resolution = input.dtype() == DT_QUINT8   ? 7
                              : input.dtype() == DT_QINT32 ? 30
                                                           : 0;
-      const Lerps xs = MakeLerps(out_w, in_w, width_scale, channels, resolution,
-                                 half_pixel_);
-      const Lerps ys =
-          MakeLerps(out_h, in_h, height_scale, 1, resolution, half_pixel_);
+      const LerpDim xs{in_w, width_scale, channels, resolution, half_pixel_};
+      const LerpDim ys{in_h, height_scale, 1, resolution, half_pixel_};
       switch (input.dtype()) {
         case DT_QUINT8:
-          Resize<quint8>(
-              input, xs, ys, batch, out_h, out_w, channels, output,
-              [&](const quint8* lo, const quint8* hi, int64_t x, int64_t c,
-                  int64_t y) {
-                return quint8(LerpQuint8(
-                    lo[xs.lower[x] + c].value, lo[xs.upper[x] + c].value,
-                    hi[xs.lower[x] + c].value, hi[xs.upper[x] + c].value,
-                    static_cast<int16_t>(xs.ilerp[x]),
-                    static_cast<int16_t>(ys.ilerp[y])));
-              });
+          Resize<quint8>(input, xs, ys, batch, out_h, out_w, channels, output,
+                         [](const quint8* lo, const quint8* hi, const Lerp& x,
+                            int64_t c, const Lerp& y) {
+                           return quint8(LerpQuint8(
+                               lo[x.lower + c].value, lo[x.upper + c].value,
+                               hi[x.lower + c].value, hi[x.upper + c].value,
+                               static_cast<int16_t>(x.ilerp),
+                               static_cast<int16_t>(y.ilerp)));
+                         });
           break;
         case DT_QINT32:
           Resize<qint32>(input, xs, ys, batch, out_h, out_w, channels, output,
-                         [&](const qint32* lo, const qint32* hi, int64_t x,
-                             int64_t c, int64_t y) {
-                           return qint32(LerpQint32(lo[xs.lower[x] + c].value,
-                                                    lo[xs.upper[x] + c].value,
-                                                    hi[xs.lower[x] + c].value,
-                                                    hi[xs.upper[x] + c].value,
-                                                    xs.ilerp[x], ys.ilerp[y]));
+                         [](const qint32* lo, const qint32* hi, const Lerp& x,
+                            int64_t c, const Lerp& y) {
+                           return qint32(LerpQint32(
+                               lo[x.lower + c].value, lo[x.upper + c].value,
+                               hi[x.lower + c].value, hi[x.upper + c].value,
+                               x.ilerp, y.ilerp));
                          });
           break;
         default:
           Resize<float>(input, xs, ys, batch, out_h, out_w, channels, output,
-                        [&](const float* lo, const float* hi, int64_t x,
-                            int64_t c, int64_t y) {
-                          const float tl = lo[xs.lower[x] + c];
-                          const float tr = lo[xs.upper[x] + c];
-                          const float bl = hi[xs.lower[x] + c];
-                          const float br = hi[xs.upper[x] + c];
-                          const float top = tl + (tr - tl) * xs.lerp[x];
-                          const float bottom = bl + (br - bl) * xs.lerp[x];
-                          return top + (bottom - top) * ys.lerp[y];
+                        [](const float* lo, const float* hi, const Lerp& x,
+                           int64_t c, const Lerp& y) {
+                          const float tl = lo[x.lower + c];
+                          const float tr = lo[x.upper + c];
+                          const float bl = hi[x.lower + c];
+                          const float br = hi[x.upper + c];
+                          const float top = tl + (tr - tl) * x.lerp;
+                          const float bottom = bl + (br - bl) * x.lerp;
+                          return top + (bottom - top) * y.lerp;
                         });
       }
     }
@@ -223,7 +218,7 @@ class QuantizedResizeBilinearOp : public OpKernel {
 
  private:
   template <typename T, typename Fn>
-  static void Resize(const Tensor& input, const Lerps& xs, const Lerps& ys,
+  static void Resize(const Tensor& input, const LerpDim& xs, const LerpDim& ys,
                      int64_t batch, int64_t out_h, int64_t out_w,
                      int64_t channels, Tensor* output, Fn&& lerp) {
     const int64_t row = input.dim_size(2) * channels;
@@ -232,11 +227,13 @@ class QuantizedResizeBilinearOp : public OpKernel {
     T* out = output->data<T>();
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t y = 0; y < out_h; ++y) {
-        const T* lo = in + b * image + ys.lower[y] * row;
-        const T* hi = in + b * image + ys.upper[y] * row;
+        const Lerp ly = ys(y);
+        const T* lo = in + b * image + ly.lower * row;
+        const T* hi = in + b * image + ly.upper * row;
         for (int64_t x = 0; x < out_w; ++x) {
+          const Lerp lx = xs(x);
           for (int64_t c = 0; c < channels; ++c) {
-            *out++ = lerp(lo, hi, x, c, y);
+            *out++ = lerp(lo, hi, lx, c, ly);
           }
         }
       }

@@ -148,6 +148,13 @@ TEST_CASE(
   CHECK_THAT(RunKernel(grouped, {input, filter}).status(),
              StatusIs(absl::StatusCode::kUnimplemented,
                       "Grouped/Depthwise Convolutions are not supported"));
+  // A 5-D input (three spatial dims) with a 4-D filter: TensorFlow's
+  // kernel would read the filter's dims at shifted positions.
+  Tensor volume(DT_FLOAT, TensorShape({1, 3, 3, 3, 1}));
+  CHECK_THAT(
+      RunKernel(ConvNode({1, 1, 1, 1, 1}, "VALID"), {volume, filter}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "The filter must be rank 5"));
   auto ok = RunKernel(ConvNode({1, 1, 1, 1}, "VALID"), {input, filter});
   REQUIRE(ok.ok());
   CHECK((*ok)[0].shape() == TensorShape({1, 2, 2, 1}));
