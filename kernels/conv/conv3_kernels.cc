@@ -35,11 +35,13 @@ using conv_internal::Padding;
 
 constexpr int64_t kIntMax = 2147483647;
 
-// Sums in double for double, int32 for int32, float otherwise.
+// Sums in double for double, float for the floating types, and for int32
+// in uint32: products and sums wrap modulo 2^32 as TensorFlow's int32
+// contraction does in practice, without signed overflow.
 template <typename T>
 using Acc = std::conditional_t<
     std::is_same_v<T, double>, double,
-    std::conditional_t<std::is_same_v<T, int32_t>, int32_t, float>>;
+    std::conditional_t<std::is_same_v<T, int32_t>, uint32_t, float>>;
 
 // ---------------------------------------------------------------------------
 // Conv

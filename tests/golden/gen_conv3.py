@@ -135,6 +135,15 @@ def conv_cases():
               strides=[1, 1, 1, 1], padding="VALID", batch_dims=0)
     conv_case("conv3d_batch_dims_2", [2, 2, 3, 4, 3, 1], [2, 2, 2, 1, 2],
               strides=[1, 1, 1, 1, 1], padding="SAME", batch_dims=2)
+    def wrapping():
+        # int32 sums past 2^31 wrap in TensorFlow's contraction.
+        xv = np.full([1, 2, 2, 2, 2], 2**20 + 7, np.int32)
+        fv = np.full([2, 2, 2, 2, 1], 2**12 + 3, np.int32)
+        x, _ = feed(xv)
+        f, _ = feed(fv)
+        return RAW.Conv(input=x, filter=f, strides=[1, 1, 1, 1, 1],
+                        padding="VALID"), {x: xv, f: fv}
+    case("conv3d_i32_wrapping", wrapping, tf.int32)
     conv_case("conv2d_filter_1x1", [1, 3, 3, 4], [1, 1, 4, 5],
               strides=[1, 1, 1, 1], padding="VALID")
     conv_case("conv2d_empty_batch", [0, 4, 4, 2], [2, 2, 2, 3],
