@@ -84,6 +84,9 @@ void RegisterProtoKernels(KernelRegistry* registry);
 void RegisterXla2Kernels(KernelRegistry* registry);
 // The misc2 family's small kernels (kernels/misc2/misc2_kernels.cc).
 void RegisterMisc2Kernels(KernelRegistry* registry);
+// Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
+// (kernels/conv/conv3_kernels.cc); declared here for the same reason.
+void RegisterConv3Kernels(KernelRegistry* registry);
 
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
@@ -146,6 +149,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterProtoKernels(registry);
   RegisterXla2Kernels(registry);
   RegisterMisc2Kernels(registry);
+  RegisterConv3Kernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -69,6 +69,9 @@ absl::Status RegisterXla2Ops(OpRegistry* registry);
 absl::Status RegisterQfusedOps(OpRegistry* registry);
 // The misc2 family's small ops (misc2_ops.cc).
 absl::Status RegisterMisc2Ops(OpRegistry* registry);
+// Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
+// (conv3_ops.cc).
+absl::Status RegisterConv3Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -136,6 +139,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterProtoOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   return absl::OkStatus();
 }
 

@@ -51,7 +51,7 @@ const char* const kFamilies[] = {
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
-    "proto",        "xla2",      "qfused",       "misc2"};
+    "proto",        "xla2",      "qfused",       "misc2",          "conv3"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -534,6 +534,12 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
   // One step, so one request per batch: padding to allowed_batch_sizes,
   // splits, bad attrs and inputs, the function's errors.
   RunFamily("batching");
+}
+
+TEST_CASE("golden: conv3 family (Conv and the fused pad and resize "
+          "convolutions with ApproxTopK and RefSelect and Fact and the "
+          "quantized resize and instance norm) equals TensorFlow") {
+  RunFamily("conv3");
 }
 
 TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "

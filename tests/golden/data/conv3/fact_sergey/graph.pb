@@ -1,0 +1,4 @@
+
+!
+FactFact*
+_kernelSergey"ª
