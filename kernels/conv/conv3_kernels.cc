@@ -373,12 +373,12 @@ class ConvOp : public OpKernel {
 // first row when the stride leaves rows over.
 //
 // The resized, padded rows pass through a cache of 8 Mi elements / (line
-// width x depth) rows, indexed by row modulo its height, which TensorFlow
-// refills only below the last row it filled -- and that mark is not reset
-// between the images of a batch. So a later image reads the rows an
-// earlier one left in the cache: when the cache holds every row, every
-// image's output is the first image's. dfx keeps the same cache and gives
-// the same numbers.
+// width x depth) rows, indexed by row modulo its height, refilled only
+// below the last row filled. TensorFlow does not reset that mark between
+// the images of a batch, so a later image reads the rows an earlier one
+// left (when the cache holds every row, every image's output is the
+// first image's): a bug, since the unfused resize, pad and Conv2D give
+// each image its own. dfx resets it per image.
 template <typename T>
 void FusedConv(const Device& device, const T* in, int64_t batch, int64_t in_h,
                int64_t in_w, int64_t depth, int64_t resized_h,
@@ -468,10 +468,10 @@ void FusedConv(const Device& device, const T* in, int64_t batch, int64_t in_h,
       }
     }
   };
-  int64_t end_cached = std::numeric_limits<int64_t>::min();
   const double cost = static_cast<double>(f_h * f_w * depth * out_c) + 1;
   for (int64_t b = 0; b < batch; ++b) {
     const T* img = in + b * in_h * in_w * depth;
+    int64_t end_cached = std::numeric_limits<int64_t>::min();
     for (int64_t oy = 0; oy < out_h; ++oy) {
       const int64_t y_origin = oy * stride_h - row_offset;
       if (end_cached < y_origin + f_h) {

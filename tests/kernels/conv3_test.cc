@@ -3,7 +3,9 @@
 // TensorFlow's refuse at graph construction, which goldens cannot show),
 // and kernel errors (the executor adds the node to their messages; the
 // golden cases run them through sessions).
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -227,6 +229,57 @@ TEST_CASE(
                                  PartialShape::Scalar()})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "node 'resize'"));
+}
+
+// Values that differ between images, so that an image computed from
+// another's rows shows.
+Tensor Ramp(std::initializer_list<int64_t> dims, float start) {
+  Tensor t(DT_FLOAT, TensorShape(dims));
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    t.data<float>()[i] = start + 0.25f * static_cast<float>(i % 37);
+  }
+  return t;
+}
+
+TEST_CASE(
+    "The fused pad and resize convolutions compute every image of a batch "
+    "from its own rows (TensorFlow's reuse the first image's)",
+    "[conv3]") {
+  for (bool resize : {false, true}) {
+    INFO((resize ? "FusedResizeAndPadConv2D" : "FusedPadConv2D"));
+    TestNodeBuilder b("fused",
+                      resize ? "FusedResizeAndPadConv2D" : "FusedPadConv2D",
+                      resize ? 4 : 3);
+    b.Attr("T", DT_FLOAT)
+        .Attr("mode", "REFLECT")
+        .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+        .Attr("padding", "VALID");
+    const NodeDef node = b.Build();
+    Tensor paddings(DT_INT32, TensorShape({4, 2}));
+    const int32_t pads[] = {0, 0, 1, 1, 2, 1, 0, 0};
+    std::copy(pads, pads + 8, paddings.data<int32_t>());
+    const Tensor filter = Ramp({2, 3, 2, 3}, -1.0f);
+    auto run = [&](const Tensor& images) {
+      std::vector<Tensor> in = {images};
+      if (resize) in.push_back(Tensor::FromVector<int32_t>({6, 7}));
+      in.push_back(paddings);
+      in.push_back(filter);
+      absl::StatusOr<std::vector<Tensor>> out = RunKernel(node, in);
+      REQUIRE(out.ok());
+      return (*out)[0];
+    };
+    const Tensor both = Ramp({2, 4, 5, 2}, 0.5f);
+    const Tensor second = both.Slice(1, 2);
+    const Tensor together = run(both);
+    const Tensor alone = run(second);
+    const int64_t n = alone.NumElements();
+    REQUIRE(together.NumElements() == 2 * n);
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      differ += together.data<float>()[n + i] != alone.data<float>()[i];
+    }
+    CHECK(differ == 0);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 D
 PlaceholderPlaceholder*
 dtype0*
-shape:
+shape:
 F
 Placeholder_1Placeholder*
 dtype0*
