@@ -40,6 +40,8 @@ void RegisterQuantizedKernels(KernelRegistry* registry);
 // TensorFlow's uniform quantized kernels (kernels/quantized/uquant_kernels.cc);
 // declared here for the same reason.
 void RegisterUquantKernels(KernelRegistry* registry);
+// Session handles (kernels/state/session_handle_kernels.cc).
+void RegisterSessKernels(KernelRegistry* registry);
 // FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
@@ -123,6 +125,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);
   RegisterUquantKernels(registry);
+  RegisterSessKernels(registry);
   RegisterTmapKernels(registry);
   RegisterMutexKernels(registry);
   RegisterSmallKernels(registry);

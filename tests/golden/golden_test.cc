@@ -50,7 +50,8 @@ const char* const kFamilies[] = {
     "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
-    "uquant",       "itckpt",    "collective2",  "dataset4"};
+    "uquant",       "itckpt",    "collective2",  "dataset4",
+    "sess"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -525,6 +526,10 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
 TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "
           "TensorFlow bit for bit") {
   RunFamily("uquant");
+}
+
+TEST_CASE("golden: session handles store tensors and fail as TensorFlow") {
+  RunFamily("sess");
 }
 
 TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
