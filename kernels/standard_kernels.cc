@@ -43,6 +43,8 @@ void RegisterUquantKernels(KernelRegistry* registry);
 // The fused quantized convolutions and matmuls
 // (kernels/quantized/qfused_kernels.cc).
 void RegisterQfusedKernels(KernelRegistry* registry);
+// Session handles (kernels/state/session_handle_kernels.cc).
+void RegisterSessKernels(KernelRegistry* registry);
 // FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
 // pools, DatasetToTFRecord (kernels/data/dataset3_kernels.cc and
 // csv_dataset_kernels.cc); declared here for the same reason.
@@ -136,6 +138,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterQuantizedKernels(registry);
   RegisterUquantKernels(registry);
   RegisterQfusedKernels(registry);
+  RegisterSessKernels(registry);
   RegisterTmapKernels(registry);
   RegisterMutexKernels(registry);
   RegisterSmallKernels(registry);

@@ -33,6 +33,15 @@ bool IsDerived(const absl::Status& s) {
   return s.code() == absl::StatusCode::kCancelled;
 }
 
+bool IsSessionHandleOp(absl::string_view op) {
+  return op == "GetSessionHandle" || op == "GetSessionHandleV2";
+}
+
+bool UsesSessionState(absl::string_view op) {
+  return IsSessionHandleOp(op) || op == "GetSessionTensor" ||
+         op == "DeleteSessionTensor";
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> CanonicalRendezvousKey(absl::string_view key) {
@@ -51,12 +60,16 @@ class GraphMgr::StepRun : public std::enable_shared_from_this<StepRun> {
   StepRun(std::shared_ptr<const Item> item, int64_t step_id,
           RunGraphCall* call, std::shared_ptr<Rendezvous> rendezvous,
           std::vector<Rendezvous::ParsedKey> fetch_keys,
+          std::shared_ptr<SessionState> session_state,
+          std::vector<std::string> handle_nodes,
           CancellationManager* caller_cm, DoneCallback done)
       : item_(std::move(item)),
         step_id_(step_id),
         call_(call),
         rendezvous_(std::move(rendezvous)),
         fetch_keys_(std::move(fetch_keys)),
+        session_state_(std::move(session_state)),
+        handle_nodes_(std::move(handle_nodes)),
         caller_cm_(caller_cm),
         done_(std::move(done)) {}
 
@@ -88,6 +101,7 @@ class GraphMgr::StepRun : public std::enable_shared_from_this<StepRun> {
     // that would only wait (RunGraphCall::caller_runs_inline).
     const bool inline_last = call_->caller_runs_inline;
     const size_t n = item_->units.size();
+    if (session_state_ != nullptr) AttachSessionState();
     for (size_t i = 0; i < n; ++i) {
       const Unit& unit = item_->units[i];
       Executor::Args args;
@@ -217,7 +231,46 @@ class GraphMgr::StepRun : public std::enable_shared_from_this<StepRun> {
     }
   }
 
-  void Complete(const absl::Status& status) {
+  // The session's state and the step's tensor store, where this step's
+  // kernels look for them: each device's resource manager, in the step's
+  // own container (step ids are random 63-bit numbers, so steps of other
+  // sessions never share it).
+  void AttachSessionState() {
+    tensor_store_ = std::make_shared<TensorStore>();
+    auto resource =
+        std::make_shared<SessionStepResource>(session_state_, tensor_store_);
+    const std::string container = SessionStepContainer(step_id_);
+    for (const Unit& unit : item_->units) {
+      // A second graph of this step on the device (never made by dfx's
+      // master) shares the first one's.
+      absl::StatusOr<std::shared_ptr<SessionStepResource>> r =
+          unit.device->resource_manager()->LookupOrCreate<SessionStepResource>(
+              container, kSessionStepName, [&resource] { return resource; });
+      if (r.ok()) attached_.push_back(unit.device);
+    }
+  }
+
+  // Saves the fetched handles' tensors (after a good step) and takes the
+  // step's state out of the devices' resource managers.
+  absl::Status DetachSessionState(absl::Status status) {
+    if (tensor_store_ == nullptr) return status;
+    if (status.ok()) {
+      status = tensor_store_->SaveTensors(handle_nodes_, session_state_.get());
+      if (!status.ok()) call_->recv.clear();
+    }
+    const std::string container = SessionStepContainer(step_id_);
+    for (Device* device : attached_) {
+      device->resource_manager()
+          ->Delete(container, kSessionStepName, SessionStepResource::kTypeName)
+          .IgnoreError();
+    }
+    attached_.clear();
+    tensor_store_.reset();
+    return status;
+  }
+
+  void Complete(absl::Status status) {
+    status = DetachSessionState(std::move(status));
     Unlink();
     DoneCallback done = std::move(done_);
     done(status);
@@ -228,6 +281,12 @@ class GraphMgr::StepRun : public std::enable_shared_from_this<StepRun> {
   RunGraphCall* const call_;
   const std::shared_ptr<Rendezvous> rendezvous_;
   const std::vector<Rendezvous::ParsedKey> fetch_keys_;
+  // Null when the graph has no session-handle op.
+  const std::shared_ptr<SessionState> session_state_;
+  // The GetSessionHandle nodes whose handles this step fetches.
+  const std::vector<std::string> handle_nodes_;
+  std::shared_ptr<TensorStore> tensor_store_;
+  std::vector<Device*> attached_;
   CancellationManager* const caller_cm_;
   DoneCallback done_;
 
@@ -325,6 +384,21 @@ absl::Status GraphMgr::BuildUnits(std::unique_ptr<Graph> graph,
     if (!seen) devices.push_back(*device);
   }
 
+  for (const Node* graph_node : graph->nodes()) {
+    if (UsesSessionState(graph_node->type_string())) {
+      item->uses_session_state = true;
+    }
+    if (IsSendOp(graph_node->type_string()) &&
+        !IsClientTerminated(graph_node->def())) {
+      for (const Edge* e : graph_node->in_edges()) {
+        if (!e->IsControlEdge() && e->src_output == 0 &&
+            IsSessionHandleOp(e->src->type_string())) {
+          item->handles_sent_away.push_back(e->src->name());
+        }
+      }
+    }
+  }
+
   // The keys of the client's feeds (client-terminated _Recv) and fetches
   // (client-terminated _Send).
   for (const Node* graph_node : graph->nodes()) {
@@ -344,8 +418,18 @@ absl::Status GraphMgr::BuildUnits(std::unique_ptr<Graph> graph,
                        "): bad rendezvous key: ", parsed.status().message()));
     }
     auto& table = send ? item->fetches : item->feeds;
-    auto [it, inserted] =
-        table.try_emplace(*key, ClientKey{*std::move(parsed), node.name()});
+    std::string handle_node;
+    if (send) {
+      for (const Edge* e : graph_node->in_edges()) {
+        if (!e->IsControlEdge() && e->dst_input == 0 && e->src_output == 0 &&
+            IsSessionHandleOp(e->src->type_string())) {
+          handle_node = e->src->name();
+        }
+      }
+    }
+    auto [it, inserted] = table.try_emplace(
+        *key,
+        ClientKey{*std::move(parsed), node.name(), std::move(handle_node)});
     if (!inserted) {
       return absl::InvalidArgumentError(absl::StrCat(
           "node '", node.name(), "' (op ", node.op(), ") uses rendezvous key '",
@@ -439,6 +523,7 @@ absl::Status GraphMgr::Deregister(absl::string_view handle) {
 }
 
 void GraphMgr::DeregisterAll() {
+  session_state_->Clear();
   absl::flat_hash_map<std::string, std::shared_ptr<const Item>> items;
   absl::MutexLock lock(&mu_);
   items.swap(items_);
@@ -509,6 +594,7 @@ void GraphMgr::ExecuteAsync(absl::string_view handle, int64_t step_id,
   }
   std::vector<Rendezvous::ParsedKey> fetch_keys;
   fetch_keys.reserve(call->request.recv_key_size());
+  std::vector<std::string> handle_nodes = item->handles_sent_away;
   absl::flat_hash_set<std::string> fetched;
   for (const std::string& name : call->request.recv_key()) {
     absl::StatusOr<std::string> key = CanonicalRendezvousKey(name);
@@ -530,12 +616,17 @@ void GraphMgr::ExecuteAsync(absl::string_view handle, int64_t step_id,
       return;
     }
     fetch_keys.push_back(it->second.key);
+    if (!it->second.handle_node.empty()) {
+      handle_nodes.push_back(it->second.handle_node);
+    }
   }
 
   std::shared_ptr<Rendezvous> rendezvous = env_.rendezvous_mgr->Find(step_id);
-  auto run = std::make_shared<StepRun>(item, step_id, call, rendezvous,
-                                       std::move(fetch_keys), cm,
-                                       std::move(done));
+  const bool uses_state = item->uses_session_state;
+  auto run = std::make_shared<StepRun>(
+      item, step_id, call, rendezvous, std::move(fetch_keys),
+      uses_state ? session_state_ : nullptr, std::move(handle_nodes), cm,
+      std::move(done));
   if (!run->LinkCancellation()) {
     run->FailEarly(absl::CancelledError(
         absl::StrCat("step ", step_id, " was cancelled before it started")));

@@ -23,6 +23,7 @@
 #include "runtime/executor.h"
 #include "runtime/op_kernel.h"
 #include "runtime/rendezvous.h"
+#include "runtime/session_state.h"
 #include "runtime/step_stats_collector.h"
 #include "worker/worker_interface.h"
 
@@ -70,8 +71,15 @@ class GraphMgr {
   // Forgets the graph; running steps of it finish normally.
   // Aborted "Graph handle is not found: <h>..." for an unknown handle.
   absl::Status Deregister(absl::string_view handle);
-  // Forgets every graph.
+  // Forgets every graph and frees every tensor the session stored by
+  // handle (the session is deleted).
   void DeregisterAll();
+
+  // The tensors this session keeps by handle (GetSessionHandle): a step of
+  // a graph with session-handle ops gives its kernels this state and a
+  // tensor store of its own; when the step ends well, the stored tensors
+  // whose handles it fetched move into the state. Never null.
+  SessionState* session_state() const { return session_state_.get(); }
 
   using DoneCallback = std::function<void(const absl::Status&)>;
 
@@ -83,6 +91,10 @@ class GraphMgr {
   // - on success, receives every call->request.recv_key (sent by the
   //   graph's client-terminated _Sends) into call->recv, in that order,
   //   each named by the key as the request spelled it;
+  // - then saves the tensors its GetSessionHandle nodes stored whose
+  //   handles it fetched, or sent to another task (where the master's
+  //   client-terminated _Send is), into session_state() (an error there, a
+  //   handle stored twice, fails the step);
   // - with request.exec_opts().record_partition_graphs, puts each device's
   //   graph into call->partition_graphs.
   // On the first error of any executor (or of the feeds) the rendezvous is
@@ -111,6 +123,8 @@ class GraphMgr {
   struct ClientKey {
     Rendezvous::ParsedKey key;
     std::string node;  // the _Send or _Recv that uses it
+    // For a fetch of a GetSessionHandle(V2)'s handle: that node's name.
+    std::string handle_node;
   };
   struct Unit {
     Device* device = nullptr;
@@ -123,6 +137,13 @@ class GraphMgr {
     // By canonical key (Rendezvous::CreateKey spelling).
     absl::flat_hash_map<std::string, ClientKey> feeds;
     absl::flat_hash_map<std::string, ClientKey> fetches;
+    // Whether a node reaches the session state (a session-handle op): only
+    // then does a step give its devices the session's state.
+    bool uses_session_state = false;
+    // GetSessionHandle(V2) nodes whose handle goes to another task through
+    // a _Send: the master fetches it there (the client's _Send sits on the
+    // client's device), so every good step of the graph keeps its tensor.
+    std::vector<std::string> handles_sent_away;
   };
   class StepRun;
 
@@ -142,6 +163,8 @@ class GraphMgr {
 
   const Env env_;
   const uint32_t tag_;  // random per manager; part of every handle
+  const std::shared_ptr<SessionState> session_state_ =
+      std::make_shared<SessionState>();
   mutable absl::Mutex mu_;
   uint32_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<const Item>> items_

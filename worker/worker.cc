@@ -468,6 +468,9 @@ void Worker::CleanupAllAsync(const CleanupAllRequest* request,
   std::vector<std::string> containers(request->container().begin(),
                                       request->container().end());
   env_.device_mgr->ClearContainers(containers);
+  // Tensors kept by handle in the legacy session (a master's own sessions
+  // free theirs when the Reset closes them).
+  legacy_session_->graph_mgr()->session_state()->Clear();
   done(absl::OkStatus());
 }
 

@@ -117,8 +117,9 @@ class Worker {
   // Aborts (with Cancelled) and forgets the step's rendezvous.
   void CleanupGraphAsync(const CleanupGraphRequest* request,
                          CleanupGraphResponse* response, StatusCallback done);
-  // Clears the named resource containers of every device. dfx devices hold
-  // no resource containers yet, so this succeeds and changes nothing.
+  // Clears the named resource containers of every device (each device's
+  // default container when none is named) and the tensors the legacy
+  // session keeps by handle (GetSessionHandle).
   void CleanupAllAsync(const CleanupAllRequest* request,
                        CleanupAllResponse* response, StatusCallback done);
   // Waits for the tensor of request.rendezvous_key in the step's rendezvous

@@ -47,6 +47,8 @@ absl::Status RegisterDhashOps(OpRegistry* registry);
 // TensorFlow's uniform quantized ops (uquant_ops.cc), declared here for the
 // same reason.
 absl::Status RegisterUquantOps(OpRegistry* registry);
+// Session handles (sess_ops.cc), declared here for the same reason.
+absl::Status RegisterSessOps(OpRegistry* registry);
 
 // tfdbg's Copy and Debug* ops (debug_ops.cc), declared here for the same
 // reason.
@@ -130,6 +132,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCkptV1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDhashOps(registry));
   DFX_RETURN_IF_ERROR(RegisterUquantOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSessOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDebugOps(registry));
   DFX_RETURN_IF_ERROR(RegisterEstimatorOps(registry));
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));

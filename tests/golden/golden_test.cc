@@ -51,7 +51,8 @@ const char* const kFamilies[] = {
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
-    "proto",        "xla2",      "qfused",       "misc2",          "conv3"};
+    "proto",        "xla2",      "qfused",       "misc2",          "conv3",
+    "sess"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -551,6 +552,10 @@ TEST_CASE("golden: fused quantized convolutions and matmuls (oneDNN's "
           "QuantizedConv2DWith*, QuantizedDepthwiseConv2D*, "
           "QuantizedMatMulWithBias*) equal TensorFlow") {
   RunFamily("qfused");
+}
+
+TEST_CASE("golden: session handles store tensors and fail as TensorFlow") {
+  RunFamily("sess");
 }
 
 TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "

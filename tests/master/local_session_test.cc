@@ -466,5 +466,49 @@ TEST_CASE("local session: gpu_options are checked on every build, and the GPUs "
   }
 }
 
+TEST_CASE("A local session keeps a tensor by handle across runs, for itself "
+          "alone") {
+  const GraphDef def = Parse(R"pb(
+    node {
+      name: "x" op: "Placeholder"
+      attr { key: "dtype" value { type: DT_INT64 } }
+    }
+    node {
+      name: "h" op: "GetSessionHandle" input: "x"
+      attr { key: "T" value { type: DT_INT64 } }
+    }
+    node {
+      name: "p" op: "Placeholder"
+      attr { key: "dtype" value { type: DT_STRING } }
+    }
+    node {
+      name: "v" op: "GetSessionTensor" input: "p"
+      attr { key: "dtype" value { type: DT_INT64 } }
+    }
+    node { name: "d" op: "DeleteSessionTensor" input: "p" }
+  )pb");
+  auto a = NewLocal();
+  auto b = NewLocal();
+  REQUIRE_OK(a->Extend(def));
+  REQUIRE_OK(b->Extend(def));
+  std::vector<Tensor> out;
+  REQUIRE_OK(
+      a->Run({{"x", Tensor::FromVector<int64_t>({4, 5})}}, {"h"}, {}, &out));
+  const std::string handle = out[0].scalar<std::string>();
+  CHECK(handle == "h;0;/job:localhost/replica:0/task:0/device:CPU:0");
+  Tensor fed(DT_STRING, TensorShape());
+  fed.scalar<std::string>() = handle;
+  REQUIRE_OK(a->Run({{"p", fed}}, {"v"}, {}, &out));
+  CHECK(out[0].span<int64_t>()[1] == 5);
+  // Session b stores its own "h;0;..." only when it stores something.
+  CHECK_THAT(b->Run({{"p", fed}}, {"v"}, {}, &out),
+             StatusIs(absl::StatusCode::kInvalidArgument, handle));
+  REQUIRE_OK(a->Run({{"p", fed}}, {}, {"d"}, &out));
+  CHECK_THAT(a->Run({{"p", fed}}, {"v"}, {}, &out),
+             StatusIs(absl::StatusCode::kInvalidArgument, handle));
+  REQUIRE_OK(a->Close());
+  REQUIRE_OK(b->Close());
+}
+
 }  // namespace
 }  // namespace dfx

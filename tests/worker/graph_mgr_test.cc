@@ -196,5 +196,152 @@ TEST_CASE("GraphMgr: a dead fetched tensor is an error naming its key") {
   f.w.rendezvous_mgr()->Cleanup(8);
 }
 
+// Session handles: a graph that stores x (fed) by handle on DEV1, one that
+// reads a fed handle back on DEV1, and one that deletes it.
+constexpr char kSessionGraph[] = R"pb(
+  node {
+    name: "x" op: "Placeholder" device: DEV1
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "h" op: "GetSessionHandle" input: "x" device: DEV1
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "unfetched" op: "GetSessionHandle" input: "x" device: DEV1
+    attr { key: "T" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "p" op: "Placeholder" device: DEV1
+    attr { key: "dtype" value { type: DT_STRING } }
+  }
+  node {
+    name: "v" op: "GetSessionTensor" input: "p" device: DEV1
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node { name: "d" op: "DeleteSessionTensor" input: "p" device: DEV1 }
+)pb";
+
+// One step of `def` on `mgr` with `feeds`, fetching `fetches` and running
+// `targets`: the fetched tensors, or the step's error.
+absl::StatusOr<std::vector<Tensor>> RunStep(
+    Fixture& f, GraphMgr& mgr, const GraphDef& def,
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, int64_t step_id) {
+  auto graph = ImportGraphDef(def, OpRegistry::Global());
+  REQUIRE_OK(graph);
+  ClientGraphOptions options;
+  for (const auto& [name, value] : feeds) options.feeds.push_back(name);
+  options.fetches = fetches;
+  options.targets = targets;
+  options.client_device = Dev(0);
+  options.client_device_incarnation = f.w.Incarnation(Dev(0));
+  auto step = RewriteForStep(**graph, options);
+  REQUIRE_OK(step);
+  auto keys = ClientStepRendezvousKeys(options);
+  REQUIRE_OK(keys);
+  auto h = mgr.Register(ToGraphDef(**step));
+  if (!h.ok()) return h.status();
+  RunGraphCall call;
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    call.send.emplace_back(keys->feed_keys[i], feeds[i].second);
+  }
+  for (const std::string& key : keys->fetch_keys) {
+    call.request.add_recv_key(key);
+  }
+  Pending p;
+  mgr.ExecuteAsync(*h, step_id, &call, nullptr, nullptr, p.Callback());
+  absl::Status s = p.Wait();
+  f.w.rendezvous_mgr()->Cleanup(step_id);
+  REQUIRE_OK(mgr.Deregister(*h));
+  if (!s.ok()) return s;
+  std::vector<Tensor> out;
+  for (auto& [key, value] : call.recv) out.push_back(value);
+  return out;
+}
+
+Tensor StringScalar(const std::string& s) {
+  Tensor t(DT_STRING, TensorShape());
+  t.scalar<std::string>() = s;
+  return t;
+}
+
+Tensor FloatScalar(float v) {
+  Tensor t(DT_FLOAT, TensorShape());
+  t.scalar<float>() = v;
+  return t;
+}
+
+TEST_CASE(
+    "GraphMgr keeps a fetched session handle's tensor until it is deleted "
+    "and frees the rest with the session") {
+  Fixture f;
+  const GraphDef def = ParseGraph(kSessionGraph);
+  auto stored = RunStep(f, f.mgr, def, {{"x", FloatScalar(2.5f)}},
+                        {"h:0"}, {"unfetched"}, 11);
+  REQUIRE_OK(stored);
+  const std::string handle = (*stored)[0].scalar<std::string>();
+  // Node name, the session's first id, the device: TensorFlow's spelling.
+  // The unfetched handle took id 0 or 1 and was not kept.
+  CHECK((handle == absl::StrCat("h;0;", Dev(1)) ||
+         handle == absl::StrCat("h;1;", Dev(1))));
+  CHECK(f.mgr.session_state()->size() == 1);
+
+  auto read = RunStep(f, f.mgr, def, {{"p", StringScalar(handle)}}, {"v:0"},
+                      {}, 12);
+  REQUIRE_OK(read);
+  CHECK((*read)[0].scalar<float>() == 2.5f);
+
+  // Another session (another manager on the same devices) never sees it.
+  GraphMgr other(f.MakeEnv());
+  CHECK_THAT(RunStep(f, other, def, {{"p", StringScalar(handle)}}, {"v:0"},
+                     {}, 13)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      absl::StrCat("The tensor with handle '", handle,
+                                   "' is not in the session store.")));
+
+  REQUIRE_OK(
+      RunStep(f, f.mgr, def, {{"p", StringScalar(handle)}}, {}, {"d"}, 14));
+  CHECK(f.mgr.session_state()->size() == 0);
+  CHECK_THAT(RunStep(f, f.mgr, def, {{"p", StringScalar(handle)}}, {"v:0"},
+                     {}, 15)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      absl::StrCat("node 'v' (op GetSessionTensor)")));
+  CHECK_THAT(
+      RunStep(f, f.mgr, def, {{"p", StringScalar(handle)}}, {}, {"d"}, 16)
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               absl::StrCat("Failed to delete a tensor with handle '", handle,
+                            "' in the session store.")));
+
+  // A handle of another task says where its tensor lives.
+  const std::string remote = absl::StrCat("h;0;", kRemote);
+  CHECK_THAT(RunStep(f, f.mgr, def, {{"p", StringScalar(remote)}}, {"v:0"},
+                     {}, 17)
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      absl::StrCat("It was stored on ", kRemote)));
+
+  // A failed step keeps nothing; DeregisterAll (the session's deletion)
+  // frees what is kept. No step leaves its state in a device.
+  REQUIRE_OK(RunStep(f, f.mgr, def, {{"x", FloatScalar(1)}}, {"h:0"}, {}, 18));
+  CHECK(f.mgr.session_state()->size() == 1);
+  f.mgr.DeregisterAll();
+  CHECK(f.mgr.session_state()->size() == 0);
+  auto d1 = f.w.devices()->LookupDevice(Dev(1));
+  REQUIRE_OK(d1);
+  for (int64_t step = 11; step <= 18; ++step) {
+    CHECK_THAT((*d1)
+                   ->resource_manager()
+                   ->Lookup<SessionStepResource>(SessionStepContainer(step),
+                                                 kSessionStepName)
+                   .status(),
+               StatusIs(absl::StatusCode::kNotFound));
+  }
+}
+
 }  // namespace
 }  // namespace dfx

@@ -287,6 +287,80 @@ TEST_CASE("A failing node ends its step with its error and wakes the "
   }
 }
 
+TEST_CASE("Session handles live in their worker session: CleanupAll frees "
+          "the legacy session's, DeleteWorkerSession a session's") {
+  TestWorker w(1);
+  const GraphDef def = ParseGraph(R"pb(
+    node {
+      name: "x" op: "Placeholder" device: DEV0
+      attr { key: "dtype" value { type: DT_FLOAT } }
+    }
+    node {
+      name: "h" op: "GetSessionHandle" input: "x" device: DEV0
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    node {
+      name: "p" op: "Placeholder" device: DEV0
+      attr { key: "dtype" value { type: DT_STRING } }
+    }
+    node {
+      name: "v" op: "GetSessionTensor" input: "p" device: DEV0
+      attr { key: "dtype" value { type: DT_FLOAT } }
+    }
+  )pb");
+  StepGraph store = w.Prepare(def, {"x:0"}, {"h:0"});
+  StepGraph read = w.Prepare(def, {"p:0"}, {"v:0"});
+  int64_t step_id = 40;
+  // Stores 1.5 in `session`; returns the handle.
+  auto stored = [&](const std::string& session) {
+    auto handle = w.Register(store.whole, session);
+    REQUIRE_OK(handle);
+    auto call = TestWorker::MakeCall(
+        *handle, ++step_id,
+        {{store.feed_keys[0], Tensor::FromVector<float>({1.5f})}},
+        store.fetch_keys, session);
+    Pending pending;
+    w.wi()->RunGraphAsync(nullptr, call.get(), pending.Callback());
+    REQUIRE_OK(pending.Wait());
+    REQUIRE_OK(w.CleanupGraph(step_id));
+    return call->recv[0].second.scalar<std::string>();
+  };
+  auto reads = [&](const std::string& session, const std::string& h) {
+    auto handle = w.Register(read.whole, session);
+    REQUIRE_OK(handle);
+    Tensor fed(DT_STRING, TensorShape());
+    fed.scalar<std::string>() = h;
+    auto call = TestWorker::MakeCall(*handle, ++step_id,
+                                     {{read.feed_keys[0], fed}},
+                                     read.fetch_keys, session);
+    Pending pending;
+    w.wi()->RunGraphAsync(nullptr, call.get(), pending.Callback());
+    absl::Status s = pending.Wait();
+    REQUIRE_OK(w.CleanupGraph(step_id));
+    return s;
+  };
+
+  const std::string legacy = stored("");
+  REQUIRE_OK(reads("", legacy));
+  REQUIRE_OK(w.CreateSession("s1"));
+  CHECK_THAT(reads("s1", legacy),
+             StatusIs(absl::StatusCode::kInvalidArgument, legacy));
+  CleanupAllRequest cleanup;
+  CleanupAllResponse cleanup_response;
+  Pending cleaned;
+  w.wi()->CleanupAllAsync(&cleanup, &cleanup_response, cleaned.Callback());
+  REQUIRE_OK(cleaned.Wait());
+  CHECK_THAT(reads("", legacy),
+             StatusIs(absl::StatusCode::kInvalidArgument, legacy));
+
+  const std::string kept = stored("s1");
+  REQUIRE_OK(reads("s1", kept));
+  REQUIRE_OK(w.DeleteSession("s1"));
+  REQUIRE_OK(w.CreateSession("s1"));
+  CHECK_THAT(reads("s1", kept),
+             StatusIs(absl::StatusCode::kInvalidArgument, kept));
+}
+
 TEST_CASE("One registered graph spanning devices keeps the root cause") {
   TestWorker w(2);
   StepGraph step = w.Prepare(ParseGraph(kDivGraph), {"z:0"}, {"e:0"});
