@@ -126,6 +126,7 @@ class RecvOp : public AsyncOpKernel {
     ctx->rendezvous()->RecvAsync(
         key, args,
         [ctx, done = std::move(done), want = output_type(0),
+         feed = client_terminated_,
          // A device the host cannot read gets its own copy of the value,
          // unless the output is in host memory (_HostRecv, int32).
          device = output_on_host(0) ? nullptr : ctx->device()](
@@ -134,6 +135,11 @@ class RecvOp : public AsyncOpKernel {
             ctx->SetStatus(s);
           } else if (is_dead) {
             ctx->set_is_output_dead(true);
+          } else if (value.dtype() != want && feed) {
+            // The client's input: its error.
+            ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+                "received a ", DataTypeString(value.dtype()),
+                " tensor, expected ", DataTypeString(want))));
           } else if (value.dtype() != want) {
             // Internal, as TensorFlow's executor reports an output of
             // another type than the kernel declares.

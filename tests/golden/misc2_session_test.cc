@@ -147,7 +147,7 @@ std::unique_ptr<Session> NewSession() {
 }
 
 TEST_CASE(
-    "misc2: Send and Recv meet in the step's rendezvous; a Recv of "
+    "misc2: Send and Recv meet in the step's rendezvous, and a Recv of "
     "another dtype is Internal",
     "[misc2]") {
   std::unique_ptr<Session> s = NewSession();
@@ -163,7 +163,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "misc2: Abort fails its step with Aborted naming the node; the "
+    "misc2: Abort fails its step with Aborted naming the node, and the "
     "session runs the next step",
     "[misc2]") {
   std::unique_ptr<Session> s = NewSession();

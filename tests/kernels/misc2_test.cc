@@ -55,7 +55,7 @@ TEST_CASE("DeviceIndex and DevicePlacementOp name the kernel's device",
 }
 
 TEST_CASE(
-    "IteratorGetDevice names the iterator's device; NotFound without "
+    "IteratorGetDevice names the iterator's device, and NotFound without "
     "an iterator",
     "[misc2]") {
   absl::StatusOr<std::vector<Tensor>> it =
@@ -81,7 +81,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Abort fails the step with Aborted and its message; the process "
+    "Abort fails the step with Aborted and its message, and the process "
     "lives on",
     "[misc2]") {
   const NodeDef abort = TestNodeBuilder("abort", "Abort", 0)
@@ -112,7 +112,7 @@ NodeDef ImmutableConst(const std::string& path, DataType dtype,
 }
 
 TEST_CASE(
-    "ImmutableConst maps a file's bytes as a tensor; TensorFlow's "
+    "ImmutableConst maps a file's bytes as a tensor, with TensorFlow's "
     "errors for short files, strings, resources and missing files",
     "[misc2]") {
   testing::TempDir dir;
