@@ -76,6 +76,11 @@ void RegisterBatchingKernels(KernelRegistry* registry);
 // The CSR sparse matrix kernels (sparse/csr_kernels.cc, csr_eigen_kernels.cc).
 void RegisterCsrKernels(KernelRegistry* registry);
 
+// TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
+namespace xla_array {
+void RegisterXlaArrayKernels(KernelRegistry* registry);
+}
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -133,6 +138,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterEstimatorKernels(registry);
   batching::RegisterBatchingKernels(registry);
   RegisterCsrKernels(registry);
+  xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

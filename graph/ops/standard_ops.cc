@@ -61,6 +61,8 @@ absl::Status RegisterBatchingOps(OpRegistry* registry);
 absl::Status RegisterCsrOps(OpRegistry* registry);
 // SerializeIterator and DeserializeIterator (itckpt_ops.cc).
 absl::Status RegisterItckptOps(OpRegistry* registry);
+// TensorFlow's XLA array ops that run on CPU (xla1_ops.cc).
+absl::Status RegisterXla1Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -124,6 +126,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterBatchingOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCsrOps(registry));
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   return absl::OkStatus();
 }
 

@@ -50,7 +50,8 @@ const char* const kFamilies[] = {
     "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
-    "uquant",       "itckpt",    "collective2",  "dataset4"};
+    "uquant",       "itckpt",    "collective2",  "dataset4",
+    "xla1"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -520,6 +521,11 @@ TEST_CASE("golden: BatchFunction, Batch, Unbatch and UnbatchGrad of one "
   // One step, so one request per batch: padding to allowed_batch_sizes,
   // splits, bad attrs and inputs, the function's errors.
   RunFamily("batching");
+}
+
+TEST_CASE("golden: XLA array ops (XlaDot, XlaPad, XlaGather, ...) equal "
+          "TensorFlow's CPU kernels") {
+  RunFamily("xla1");
 }
 
 TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "

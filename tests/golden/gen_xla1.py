@@ -1,0 +1,468 @@
+#!/usr/bin/env python3
+"""Golden cases of the xla1 family: TensorFlow's XLA array ops
+(tensorflow/compiler/tf2xla/ops/xla_ops.cc) that TensorFlow 2.21 runs on
+CPU in a plain session -- XlaDot and XlaDotV2 (DotGeneral: batch,
+contracting and free dims in any layout, mixed operand types converted to
+preferred_element_type), XlaPad (negative and interior padding), XlaDynamicSlice
+and XlaDynamicUpdateSlice (start indices clamped into the operand),
+XlaGather (index_vector_dim anywhere, collapsed and offset dims, batching
+dims, clamped starts), XlaBroadcastHelper, XlaReducePrecision (bit exact),
+XlaSharding and XlaOptimizationBarrier -- and their OpDefs.
+
+The dimension numbers are serialized xla protos, built here with
+TensorFlow's own xla_data_pb2.
+
+Left out of the cases: malformed dimension_numbers or precision_config
+bytes, and dot dimension numbers beyond an operand's rank (TensorFlow
+2.21 segfaults). TensorFlow's MLIR bridge answers them with Unknown ("Failure to
+legalize XlaDot"); dfx answers InvalidArgument naming the node and the attr
+(tests/kernels/xla1_test.cc). String tensors: TensorFlow's XLA kernels
+serve no string type ("OpKernel was found, but attributes didn't match",
+InvalidArgument), which the cases show once.
+
+Not in this family (TensorFlow 2.21 runs them on CPU, but dfx has no kernel
+yet): XlaConv, XlaConvV2, XlaScatter, XlaEinsum, XlaSelfAdjointEig, XlaSvd,
+XlaDequantize, XlaSpmdShardToFullShape; XlaSpmdFullToShardShape has no CPU
+kernel in TensorFlow 2.21.
+
+    $(tools/tf_env) tests/golden/gen_xla1.py
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tensorflow.compiler.tf2xla.ops import gen_xla_ops as X  # noqa: E402
+from tensorflow.compiler.xla import xla_data_pb2 as xd  # noqa: E402
+
+import golden_lib  # noqa: E402
+from golden_lib import rng, tf1  # noqa: E402
+
+FAMILY = "xla1"
+
+OP_NAMES = ["XlaDot", "XlaDotV2", "XlaPad", "XlaDynamicSlice",
+            "XlaDynamicUpdateSlice", "XlaGather", "XlaBroadcastHelper",
+            "XlaReducePrecision", "XlaSharding", "XlaOptimizationBarrier"]
+
+
+def case(name, build, **kw):
+    golden_lib.case(FAMILY, name, build, **kw)
+
+
+class Feeds:
+    """Collects placeholders and their values for one case."""
+
+    def __init__(self):
+        self.feed = {}
+
+    def __call__(self, v, dtype=None, known=True):
+        v = np.asarray(v) if dtype is None else np.asarray(v, dtype)
+        p = tf1.placeholder(tf.as_dtype(v.dtype),
+                            shape=v.shape if known else None)
+        self.feed[p] = v
+        return p
+
+
+def vals(shape, dtype, seed=0, lo=-4, hi=5):
+    """Small integers as `dtype`: exact in every type."""
+    v = rng(seed).integers(lo, hi, size=shape)
+    if np.issubdtype(np.dtype(dtype), np.unsignedinteger):
+        v = np.abs(v)
+    if dtype in (np.complex64, np.complex128):
+        w = rng(seed + 1).integers(lo, hi, size=shape)
+        return (v + 1j * w).astype(dtype)
+    return v.astype(dtype)
+
+
+def dot_dims(lc, rc, lb=(), rb=()):
+    return xd.DotDimensionNumbers(
+        lhs_contracting_dimensions=list(lc),
+        rhs_contracting_dimensions=list(rc), lhs_batch_dimensions=list(lb),
+        rhs_batch_dimensions=list(rb)).SerializeToString()
+
+
+PRECISION = xd.PrecisionConfig(
+    operand_precision=[xd.PrecisionConfig.HIGHEST,
+                       xd.PrecisionConfig.HIGHEST]).SerializeToString()
+
+BF16 = tf.bfloat16.as_numpy_dtype
+
+DTYPES = [np.float32, np.float64, np.float16, BF16, np.int8, np.int16,
+          np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+          np.complex64, np.complex128]
+
+
+def dot_cases():
+    def dot(name, lshape, rshape, dims, dtype=np.float32, known=True,
+            seed=1, precision=b"", **kw):
+        def build():
+            f = Feeds()
+            return X.xla_dot(f(vals(lshape, dtype, seed), known=known),
+                             f(vals(rshape, dtype, seed + 7), known=known),
+                             dims, precision), f.feed
+        case(name, build, **kw)
+
+    mm = dot_dims([1], [0])
+    for dt in DTYPES:
+        dot(f"dot_matmul_{np.dtype(dt).name}", [2, 3], [3, 4], mm, dt)
+    dot("dot_precision_highest", [2, 3], [3, 4], mm, precision=PRECISION)
+    dot("dot_unknown_shapes", [2, 3], [3, 4], mm, known=False)
+    dot("dot_batch", [2, 3, 4], [2, 4, 5], dot_dims([2], [1], [0], [0]))
+    dot("dot_transposed", [3, 2], [4, 3], dot_dims([0], [1]))
+    dot("dot_batch_in_middle", [3, 2, 4], [4, 2, 5],
+        dot_dims([2], [0], [1], [1]))
+    dot("dot_two_batch_dims_swapped", [2, 3, 4, 5], [3, 5, 2, 6],
+        dot_dims([3], [1], [0, 1], [2, 0]))
+    dot("dot_two_contracting", [2, 3, 4], [4, 3, 5], dot_dims([1, 2], [1, 0]))
+    dot("dot_outer", [2], [3], dot_dims([], []))
+    dot("dot_scalar_operands", [], [], dot_dims([], []))
+    dot("dot_vector_vector", [5], [5], dot_dims([0], [0]))
+    dot("dot_empty_free", [0, 3], [3, 2], mm)
+    dot("dot_empty_contracting", [2, 0], [0, 3], mm)
+    dot("dot_empty_batch", [0, 2, 3], [0, 3, 1], dot_dims([2], [1], [0], [0]))
+
+    def wraps():
+        f = Feeds()
+        a = np.full([1, 4], 100, np.int8)
+        b = np.full([4, 1], 3, np.int8)
+        return X.xla_dot(f(a), f(b), mm, b""), f.feed
+    case("dot_int8_overflow_wraps", wraps)
+
+    def long_f32():
+        f = Feeds()
+        a = rng(3).uniform(-1, 1, size=[3, 64]).astype(np.float32)
+        b = rng(4).uniform(-1, 1, size=[64, 2]).astype(np.float32)
+        return X.xla_dot(f(a), f(b), mm, b""), f.feed
+    case("dot_f32_long_contraction", long_f32, rtol=1e-5, atol=1e-5)
+
+    # Errors (unknown shapes, so the shape function cannot catch them).
+    dot("dot_error_contracting_size", [2, 3], [4, 4], mm, known=False)
+    dot("dot_error_contracting_count", [2, 3], [3, 4], dot_dims([1], []),
+        known=False)
+    dot("dot_error_batch_count", [2, 3], [3, 4], dot_dims([1], [0], [0], []),
+        known=False)
+    # Left out: a dimension number beyond the operand's rank (TensorFlow
+    # 2.21 segfaults; dfx: InvalidArgument, tests/kernels/xla1_test.cc).
+    dot("dot_error_batch_size", [2, 3, 4], [3, 4, 5],
+        dot_dims([2], [1], [0], [0]), known=False)
+    dot("dot_error_dim_repeated", [3, 3], [3, 3], dot_dims([1], [0], [1], [1]),
+        known=False)
+
+
+def dot_v2_cases():
+    def dot2(name, lshape, ldt, rshape, rdt, out, dims=None, **kw):
+        dims = dims or dot_dims([1], [0])
+
+        def build():
+            f = Feeds()
+            return X.xla_dot_v2(f(vals(lshape, ldt, 2)),
+                                f(vals(rshape, rdt, 5)), dims, b"",
+                                preferred_element_type=out), f.feed
+        case(name, build, **kw)
+
+    dot2("dotv2_int8_to_int32", [2, 3], np.int8, [3, 2], np.int8, tf.int32)
+    dot2("dotv2_bf16_to_f32", [2, 3], BF16, [3, 2], BF16, tf.float32)
+    dot2("dotv2_f16_to_f32", [2, 3], np.float16, [3, 2], np.float16,
+         tf.float32)
+    dot2("dotv2_int8_f32_to_f32", [2, 3], np.int8, [3, 2], np.float32,
+         tf.float32)
+    dot2("dotv2_uint8_int8_to_int32", [2, 3], np.uint8, [3, 2], np.int8,
+         tf.int32)
+    dot2("dotv2_f32_to_f64", [2, 3], np.float32, [3, 2], np.float32,
+         tf.float64)
+    dot2("dotv2_complex_real", [2, 3], np.complex64, [3, 2], np.float32,
+         tf.complex64)
+    dot2("dotv2_int32_to_f32", [2, 3], np.int32, [3, 2], np.int32, tf.float32)
+    dot2("dotv2_same_types", [2, 3, 4], np.float32, [2, 4, 2], np.float32,
+         tf.float32, dims=dot_dims([2], [1], [0], [0]))
+    dot2("dotv2_int16_to_int64", [2, 3], np.int16, [3, 2], np.uint16,
+         tf.int64)
+
+    def wide():
+        f = Feeds()
+        a = np.full([1, 4], 100, np.int8)
+        b = np.full([4, 1], 100, np.int8)
+        return X.xla_dot_v2(f(a), f(b), dot_dims([1], [0]), b"",
+                            preferred_element_type=tf.int32), f.feed
+    case("dotv2_int8_no_wrap_in_int32", wide)
+
+
+def pad_cases():
+    def pad(name, x, value, low, high, interior, idx=np.int32, known=True,
+            **kw):
+        def build():
+            f = Feeds()
+            xv = np.asarray(x)
+            return X.xla_pad(f(xv, known=known),
+                             f(np.asarray(value, xv.dtype), known=known),
+                             f(np.asarray(low, idx)), f(np.asarray(high, idx)),
+                             f(np.asarray(interior, idx))), f.feed
+        case(name, build, **kw)
+
+    x = vals([2, 3], np.float32, 3)
+    pad("pad_f32_low_high", x, -1, [1, 0], [0, 2], [0, 0])
+    pad("pad_f32_interior", x, 9, [0, 0], [0, 0], [1, 2])
+    pad("pad_f32_negative", x, 9, [-1, 1], [0, -2], [0, 0])
+    pad("pad_negative_and_interior", vals([4], np.int32, 1), 0, [-1], [2],
+        [1])
+    pad("pad_negative_into_interior", vals([4], np.int32, 1), 0, [-2], [-3],
+        [2])
+    pad("pad_all_three_3d", vals([2, 2, 3], np.float32, 4), 7, [1, -1, 0],
+        [0, 1, -1], [1, 0, 1], idx=np.int64)
+    pad("pad_unknown_shapes", x, 5, [1, 1], [1, 1], [1, 1], known=False)
+    for dt in [np.float64, np.float16, BF16, np.int8, np.uint8, np.int64,
+               np.uint64, np.complex64, np.complex128]:
+        pad(f"pad_{np.dtype(dt).name}", vals([2, 2], dt, 5), 1, [1, 0],
+            [0, 1], [1, 1])
+    pad("pad_bool", np.array([[True, False], [False, True]]), True, [0, 1],
+        [1, 0], [1, 0])
+    pad("pad_scalar", np.float32(3), 0, [], [], [])
+    pad("pad_empty_input", np.zeros([0, 2], np.float32), 4, [1, 0], [1, 1],
+        [2, 0])
+    pad("pad_to_empty", x, 0, [-1, 0], [-1, 0], [0, 0])
+    pad("pad_error_negative_size", x, 0, [-2, 0], [-1, 0], [0, 0],
+        known=False)
+    pad("pad_error_negative_interior", x, 0, [0, 0], [0, 0], [-1, 0],
+        known=False)
+    pad("pad_error_short_padding", x, 0, [0], [0], [0], known=False)
+    pad("pad_error_value_not_scalar", x, [0, 0], [0, 0], [0, 0], [0, 0],
+        known=False)
+    pad("pad_error_string", np.array([b"a", b"b"]), b"z", [1], [1], [1],
+        known=False)
+
+
+def dynamic_slice_cases():
+    def ds(name, x, start, size, idx=np.int32, **kw):
+        def build():
+            f = Feeds()
+            return X.xla_dynamic_slice(f(np.asarray(x)),
+                                       f(np.asarray(start, idx)),
+                                       f(np.asarray(size, idx),
+                                         known=False)), f.feed
+        case(name, build, **kw)
+
+    x = vals([4, 5], np.float32, 6)
+    ds("dslice_f32", x, [1, 2], [2, 2])
+    ds("dslice_clamped_high", x, [3, 4], [2, 3])
+    ds("dslice_clamped_negative", x, [-5, -1], [3, 2])
+    ds("dslice_int64_indices", x, [2, 1], [1, 4], idx=np.int64)
+    ds("dslice_whole", x, [7, 7], [4, 5])
+    ds("dslice_zero_size", x, [1, 1], [0, 2])
+    ds("dslice_scalar", np.float32(2.5), [], [])
+    for dt in [np.bool_, np.complex128, np.float16, np.uint16, np.int64]:
+        ds(f"dslice_{np.dtype(dt).name}", vals([3, 3], dt, 7), [1, 5], [2, 2])
+    ds("dslice_error_size_too_big", x, [0, 0], [5, 1])
+    ds("dslice_error_start_length", x, [0], [1, 1])
+    ds("dslice_error_string", np.array([b"a", b"b"]), [0], [1])
+
+    def ds_const_sizes():
+        f = Feeds()
+        return X.xla_dynamic_slice(f(x), f(np.array([1, 1], np.int32)),
+                                   tf.constant([2, 3])), f.feed
+    case("dslice_constant_sizes", ds_const_sizes)
+
+
+def dynamic_update_slice_cases():
+    def dus(name, x, update, start, idx=np.int32, known=True, **kw):
+        def build():
+            f = Feeds()
+            return X.xla_dynamic_update_slice(
+                f(np.asarray(x), known=known), f(np.asarray(update),
+                                                  known=known),
+                f(np.asarray(start, idx))), f.feed
+        case(name, build, **kw)
+
+    x = vals([4, 5], np.float32, 8)
+    u = vals([2, 3], np.float32, 9) + 100
+    dus("dus_f32", x, u, [1, 1])
+    dus("dus_clamped_high", x, u, [3, 4])
+    dus("dus_clamped_negative", x, u, [-2, -9], idx=np.int64)
+    dus("dus_empty_update", x, np.zeros([0, 3], np.float32), [1, 1])
+    dus("dus_whole", x, vals([4, 5], np.float32, 10), [1, 1])
+    dus("dus_scalar", np.float32(1), np.float32(2), [])
+    for dt in [np.bool_, np.float16, BF16, np.int8, np.complex64]:
+        dus(f"dus_{np.dtype(dt).name}", vals([3, 3], dt, 11),
+            vals([1, 2], dt, 12), [2, 2])
+    dus("dus_error_update_too_big", x, vals([5, 1], np.float32), [0, 0],
+        known=False)
+    dus("dus_error_rank", x, vals([2], np.float32), [0, 0], known=False)
+    dus("dus_error_indices_length", x, u, [0], known=False)
+
+
+def gather_dims(offset, collapsed, start_map, ivd, op_batch=(),
+                idx_batch=()):
+    return xd.GatherDimensionNumbers(
+        offset_dims=list(offset), collapsed_slice_dims=list(collapsed),
+        start_index_map=list(start_map), index_vector_dim=ivd,
+        operand_batching_dims=list(op_batch),
+        start_indices_batching_dims=list(idx_batch)).SerializeToString()
+
+
+def gather_cases():
+    def gather(name, operand, indices, sizes, dims, idx=np.int32, **kw):
+        def build():
+            f = Feeds()
+            return X.xla_gather(f(np.asarray(operand), known=False),
+                                f(np.asarray(indices, idx), known=False),
+                                f(np.asarray(sizes, idx)), dims,
+                                False), f.feed
+        case(name, build, **kw)
+
+    op = vals([5, 3], np.float32, 13)
+    # jnp.take(op, idx, axis=0): rows.
+    gather("gather_rows", op, [[4], [0], [2]], [1, 3],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_rows_implicit_index_dim", op, [4, 0, 2], [1, 3],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_rows_offset_first", op, [[4], [1]], [1, 3],
+           gather_dims([0], [0], [0], 1))
+    gather("gather_columns", op, [[2], [0]], [5, 1],
+           gather_dims([0], [1], [1], 1))
+    gather("gather_index_dim_first", op, [[1, 3, 4]], [1, 3],
+           gather_dims([1], [0], [0], 0))
+    gather("gather_points", op, [[0, 1], [4, 2], [3, 0]], [1, 1],
+           gather_dims([], [0, 1], [0, 1], 1))
+    gather("gather_points_swapped_map", op, [[1, 0], [2, 4]], [1, 1],
+           gather_dims([], [0, 1], [1, 0], 1))
+    gather("gather_windows_not_collapsed", op, [[1, 1], [3, 0]], [2, 2],
+           gather_dims([1, 2], [], [0, 1], 1))
+    gather("gather_clamped", op, [[7], [-3]], [2, 3],
+           gather_dims([1, 2], [], [0], 1), idx=np.int64)
+    gather("gather_batched_indices", vals([4, 3, 2], np.int32, 14),
+           [[[0], [3]], [[2], [2]]], [1, 3, 2],
+           gather_dims([2, 3], [0], [0], 2))
+    gather("gather_batching_dims", vals([2, 4, 3], np.float32, 15),
+           [[3, 0], [1, 2]], [1, 1, 3],
+           gather_dims([2], [1], [1], 2, [0], [0]))
+    for dt in [np.bool_, np.float64, np.int8, np.uint32, np.complex64, BF16]:
+        gather(f"gather_{np.dtype(dt).name}", vals([4, 2], dt, 16),
+               [[1], [3]], [1, 2], gather_dims([1], [0], [0], 1))
+    gather("gather_empty_indices", op, np.zeros([0, 1], np.int32), [1, 3],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_zero_slice", op, [[1]], [1, 0],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_error_slice_too_big", op, [[1]], [6, 3],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_error_collapsed_size", op, [[1]], [2, 3],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_error_start_map_length", op, [[1, 2]], [1, 3],
+           gather_dims([1], [0], [0], 1))
+    gather("gather_error_dims_dont_cover", op, [[1]], [1, 3],
+           gather_dims([], [0], [0], 1))
+    gather("gather_error_index_dim", op, [[1]], [1, 3],
+           gather_dims([1], [0], [0], 3))
+    gather("gather_error_slice_sizes_length", op, [[1]], [1],
+           gather_dims([1], [0], [0], 1))
+
+
+def broadcast_helper_cases():
+    def bh(name, lhs, rhs, dims, idx=np.int32, **kw):
+        def build():
+            f = Feeds()
+            lv = np.asarray(lhs)
+            out = X.xla_broadcast_helper(f(lv, known=False),
+                                         f(np.asarray(rhs, lv.dtype),
+                                           known=False),
+                                         f(np.asarray(dims, idx)))
+            return list(out), f.feed
+        case(name, build, **kw)
+
+    m = vals([2, 3], np.int32, 17)
+    bh("bhelper_rhs_dim0", m, [10, 20], [0])
+    bh("bhelper_lhs_dim1", [10, 20, 30], m, [1], idx=np.int64)
+    bh("bhelper_3d", vals([2, 3, 4], np.float32, 18),
+       vals([2, 4], np.float32, 19), [0, 2])
+    bh("bhelper_scalar", vals([2, 2], np.float64, 20), np.float64(3), [])
+    bh("bhelper_equal_rank", m, m + 1, [])
+    bh("bhelper_complex", vals([2], np.complex64, 21),
+       vals([3, 2], np.complex64, 22), [1])
+    bh("bhelper_error_dims_length", m, [10, 20], [0, 1])
+    bh("bhelper_error_dim_range", m, [10, 20], [2])
+    bh("bhelper_error_rank_mismatch_empty", m, [10, 20], [])
+    bh("bhelper_error_not_increasing", vals([2, 3, 4], np.float32, 18),
+       vals([4, 2], np.float32, 19), [2, 0])
+
+
+def reduce_precision_cases():
+    specials32 = np.array(
+        [0.0, -0.0, 1.0, 1.0 + 2**-10, 1.0 + 2**-11, 1.0 + 3 * 2**-11, 1.5,
+         2.5, -2.5, 3.3e38, 1e30, 65504.0, 65520.0, 6.1e-5, 6.0e-5, 3e-8,
+         1e-40, -1e-40, 3.0e-39, np.inf, -np.inf, np.nan, 0.1, -0.3,
+         1.17549435e-38, 123456.789], np.float32)
+
+    def rp(name, x, e, m, **kw):
+        def build():
+            f = Feeds()
+            return X.xla_reduce_precision(f(x), exponent_bits=e,
+                                          mantissa_bits=m), f.feed
+        case(name, build, rtol=0.0, atol=0.0, **kw)
+
+    for e, m in [(5, 10), (8, 7), (5, 2), (4, 3), (8, 23), (11, 52), (3, 0),
+                 (2, 1), (8, 0), (1, 5)]:
+        rp(f"reduce_precision_f32_e{e}m{m}", specials32, e, m)
+    r = rng(23).normal(size=[64]).astype(np.float32) * 1000
+    rp("reduce_precision_f32_random_e5m10", r, 5, 10)
+    r64 = np.concatenate([specials32.astype(np.float64),
+                          [1e300, 1e-300, 1.0 + 2**-40, np.pi]])
+    for e, m in [(8, 23), (5, 10), (11, 30)]:
+        rp(f"reduce_precision_f64_e{e}m{m}", r64, e, m)
+    h = specials32[np.isfinite(specials32) & (np.abs(specials32) < 6e4)]
+    h = np.concatenate([h, [np.inf, np.nan]]).astype(np.float16)
+    for e, m in [(5, 10), (4, 3), (5, 2), (3, 7)]:
+        rp(f"reduce_precision_f16_e{e}m{m}", h, e, m)
+    b = specials32.astype(BF16)
+    for e, m in [(8, 7), (5, 2), (6, 3)]:
+        rp(f"reduce_precision_bf16_e{e}m{m}", b, e, m)
+    rp("reduce_precision_empty", np.zeros([0, 3], np.float32), 5, 10)
+    rp("reduce_precision_error_exponent_0", specials32, 0, 2)
+
+
+def identity_cases():
+    def sharding(name, x, **attrs):
+        def build():
+            f = Feeds()
+            return X.xla_sharding(f(np.asarray(x)), **attrs), f.feed
+        case(name, build)
+
+    replicated = xd.OpSharding(type=xd.OpSharding.REPLICATED)
+    sharding("sharding_f32", vals([2, 3], np.float32, 24))
+    sharding("sharding_replicated_attr", vals([2, 3], np.int64, 25),
+             sharding=replicated.SerializeToString(), unspecified_dims=[1])
+    sharding("sharding_bool", np.array([True, False]))
+    sharding("sharding_empty", np.zeros([0], np.complex64))
+    sharding("sharding_error_string", np.array([b"a"]))
+
+    def barrier():
+        f = Feeds()
+        return X.xla_optimization_barrier(
+            [f(vals([2], np.float32, 26)), f(vals([3, 1], np.int32, 27)),
+             f(np.array(True))]), f.feed
+    case("barrier_three", barrier)
+
+    def barrier_error():
+        f = Feeds()
+        return X.xla_optimization_barrier(
+            [f(np.array([b"s"])), f(np.int32(1))]), f.feed
+    case("barrier_error_string", barrier_error)
+
+
+def main():
+    golden_lib.family_folder(FAMILY)
+    dot_cases()
+    dot_v2_cases()
+    pad_cases()
+    dynamic_slice_cases()
+    dynamic_update_slice_cases()
+    gather_cases()
+    broadcast_helper_cases()
+    reduce_precision_cases()
+    identity_cases()
+    golden_lib.write_op_defs(FAMILY, OP_NAMES,
+                             type_attrs={"XlaDotV2": "preferred_element_type"})
+
+
+if __name__ == "__main__":
+    main()

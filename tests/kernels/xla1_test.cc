@@ -1,0 +1,173 @@
+// The xla1 family's ops (tests/golden/gen_xla1.py: TensorFlow's XLA array
+// ops on CPU): TensorFlow 2.21's signatures and CPU kernel types, the shape
+// functions, and the inputs the goldens cannot show -- malformed proto
+// attrs and dimension numbers on which TensorFlow crashes, where dfx says
+// InvalidArgument naming the node.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catch2/catch.hpp"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "proto/xla_data.pb.h"
+#include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx {
+namespace {
+
+using testing::InferShape;
+using testing::RunKernel;
+using testing::StatusIs;
+using testing::TestNodeBuilder;
+
+std::string Str(const absl::StatusOr<PartialShape>& s) {
+  return s.ok() ? s->DebugString() : s.status().ToString();
+}
+
+Tensor Floats(const std::vector<float>& v, const TensorShape& shape) {
+  return Tensor::FromVector<float>(v, shape);
+}
+
+Tensor Ints(const std::vector<int32_t>& v) {
+  return Tensor::FromVector<int32_t>(v);
+}
+
+std::string DotDims(std::vector<int64_t> lc, std::vector<int64_t> rc,
+                    std::vector<int64_t> lb = {},
+                    std::vector<int64_t> rb = {}) {
+  xla::DotDimensionNumbers dn;
+  for (int64_t d : lc) dn.add_lhs_contracting_dimensions(d);
+  for (int64_t d : rc) dn.add_rhs_contracting_dimensions(d);
+  for (int64_t d : lb) dn.add_lhs_batch_dimensions(d);
+  for (int64_t d : rb) dn.add_rhs_batch_dimensions(d);
+  return dn.SerializeAsString();
+}
+
+NodeDef DotNode(const std::string& dims, const std::string& precision = "") {
+  NodeDef node =
+      TestNodeBuilder("dot", "XlaDot", 2).Attr("T", DT_FLOAT).Build();
+  (*node.mutable_attr())["dimension_numbers"].set_s(dims);
+  (*node.mutable_attr())["precision_config"].set_s(precision);
+  return node;
+}
+
+TEST_CASE("Every xla1 op has TensorFlow 2.21's signature and CPU types",
+          "[xla1]") {
+  testing::CheckSignaturesWithTensorFlow("xla1", 10);
+}
+
+TEST_CASE("XlaDot's shape function puts batch, lhs and rhs dims in order",
+          "[xla1]") {
+  const NodeDef dot = DotNode(DotDims({2}, {1}, {0}, {0}));
+  CHECK(Str(InferShape(dot, {PartialShape::Known({2, 3, 4}),
+                             PartialShape::Known({2, 4, 5})})) == "[2,3,5]");
+  CHECK(Str(InferShape(dot, {PartialShape::Known({-1, 3, 4}),
+                             PartialShape::Known({2, 4, -1})})) == "[2,3,?]");
+  CHECK(Str(InferShape(dot, {PartialShape::Unknown(),
+                             PartialShape::Known({2, 4, 5})})) == "<unknown>");
+  CHECK_THAT(InferShape(dot, {PartialShape::Known({2, 3, 4}),
+                              PartialShape::Known({2, 3, 5})})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "node 'dot'"));
+  // A dimension number beyond the rank: TensorFlow's shape function
+  // reads out of bounds; dfx's refuses it.
+  CHECK_THAT(
+      InferShape(DotNode(DotDims({3}, {1})),
+                 {PartialShape::Known({2, 3}), PartialShape::Known({3, 2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE("XlaPad and XlaDynamicSlice shapes come from constant inputs",
+          "[xla1]") {
+  const NodeDef pad = TestNodeBuilder("pad", "XlaPad", 5)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("Tindices", DT_INT32)
+                          .Build();
+  auto shapes = testing::InferShapes(
+      pad,
+      {PartialShape::Known({2, 3}), PartialShape::Scalar(),
+       PartialShape::Known({2}), PartialShape::Known({2}),
+       PartialShape::Known({2})},
+      {Tensor(), Tensor(), Ints({1, -1}), Ints({0, 2}), Ints({1, 0})});
+  REQUIRE(shapes.ok());
+  CHECK((*shapes)[0].DebugString() == "[4,4]");
+  // Paddings not constant: the rank only.
+  CHECK(
+      Str(InferShape(pad, {PartialShape::Known({2, 3}), PartialShape::Scalar(),
+                           PartialShape::Known({2}), PartialShape::Known({2}),
+                           PartialShape::Known({2})})) == "[?,?]");
+  CHECK_THAT(
+      InferShape(pad, {PartialShape::Known({2, 3}), PartialShape::Known({1}),
+                       PartialShape::Known({2}), PartialShape::Known({2}),
+                       PartialShape::Known({2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "scalar"));
+
+  const NodeDef ds = TestNodeBuilder("ds", "XlaDynamicSlice", 3)
+                         .Attr("T", DT_FLOAT)
+                         .Attr("Tindices", DT_INT32)
+                         .Build();
+  auto sliced =
+      testing::InferShapes(ds,
+                           {PartialShape::Known({4, 5}),
+                            PartialShape::Known({2}), PartialShape::Known({2})},
+                           {Tensor(), Tensor(), Ints({2, 3})});
+  REQUIRE(sliced.ok());
+  CHECK((*sliced)[0].DebugString() == "[2,3]");
+  CHECK(
+      Str(InferShape(ds, {PartialShape::Known({4, 5}), PartialShape::Known({2}),
+                          PartialShape::Known({2})})) == "[?,?]");
+  CHECK_THAT(
+      InferShape(ds, {PartialShape::Known({4, 5}), PartialShape::Known({2}),
+                      PartialShape::Known({2, 1})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "1D"));
+}
+
+TEST_CASE("Malformed xla proto attrs are InvalidArgument naming the node",
+          "[xla1]") {
+  const Tensor a = Floats({1, 2}, TensorShape({1, 2}));
+  const Tensor b = Floats({3, 4}, TensorShape({2, 1}));
+  auto good = RunKernel(DotNode(DotDims({1}, {0})), {a, b});
+  REQUIRE(good.ok());
+  CHECK((*good)[0].data<float>()[0] == 11.0f);
+  // TensorFlow answers Unknown from its MLIR bridge for these.
+  CHECK_THAT(RunKernel(DotNode(std::string("\xff\xff", 2)), {a, b}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "node 'dot' (op XlaDot): attr 'dimension_numbers'"));
+  CHECK_THAT(
+      RunKernel(DotNode(DotDims({1}, {0}), std::string("\xff\xff", 2)), {a, b})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "precision_config"));
+
+  NodeDef gather = TestNodeBuilder("g", "XlaGather", 3)
+                       .Attr("T", DT_FLOAT)
+                       .Attr("Tindices", DT_INT32)
+                       .Attr("indices_are_sorted", false)
+                       .Build();
+  (*gather.mutable_attr())["dimension_numbers"].set_s(
+      std::string("\x0a\x05", 2));  // a packed field cut short
+  CHECK_THAT(RunKernel(gather, {a, Ints({0}), Ints({1, 2})}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "node 'g'"));
+}
+
+TEST_CASE("XlaDot refuses dimension numbers on which TensorFlow crashes",
+          "[xla1]") {
+  const Tensor a = Floats({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  const Tensor b = Floats({1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  // TensorFlow 2.21 segfaults on a contracting dimension beyond the rank.
+  CHECK_THAT(RunKernel(DotNode(DotDims({2}, {0})), {a, b}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "out of range for an operand of rank 2"));
+  CHECK_THAT(
+      RunKernel(DotNode(DotDims({-1}, {0})), {a, b}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "lhs dimension number -1"));
+  // The executor puts the node's name before a kernel's compute errors.
+}
+
+}  // namespace
+}  // namespace dfx
