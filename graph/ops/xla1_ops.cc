@@ -1,5 +1,6 @@
 // The xla1 family: TensorFlow's XLA array ops (tf2xla/ops/xla_ops.cc) that
-// TensorFlow 2.21 also runs on CPU: XlaDot, XlaDotV2, XlaPad,
+// TensorFlow 2.21 also runs on CPU: XlaDot, XlaDotV2, XlaConv, XlaConvV2,
+// XlaEinsum, XlaPad,
 // XlaDynamicSlice, XlaDynamicUpdateSlice, XlaGather, XlaBroadcastHelper,
 // XlaReducePrecision, XlaSharding and XlaOptimizationBarrier. Signatures
 // and shape functions follow TensorFlow 2.21's; the dimension numbers are
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/einsum_equation.h"
 #include "graph/ops/ops.h"
 #include "proto/xla_data.pb.h"
 
@@ -179,6 +181,58 @@ absl::Status XlaDynamicSliceShape(InferenceContext* c) {
   return UnchangedRank(c);
 }
 
+// XlaEinsum: TensorFlow's checks one ',' and then infers as Einsum does:
+// each label's size, broadcast labels NumPy's way.
+absl::Status XlaEinsumShape(InferenceContext* c) {
+  std::string equation;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "equation", &equation));
+  if (absl::c_count(equation, ',') != 1) {
+    return c->Error(
+        absl::StrCat("Expected one \",\" in equation. Got: ", equation));
+  }
+  auto eq = ParseEinsumEquation(equation, 2);
+  if (!eq.ok()) return c->Error(eq.status().message());
+  if (!c->input(0).RankKnown() || !c->input(1).RankKnown()) {
+    if (!EinsumEquation::HasEllipsis(eq->output)) {
+      c->set_output(0, UnknownDims(static_cast<int>(eq->output.size())));
+    } else {
+      c->set_output(0, PartialShape::Unknown());
+    }
+    return absl::OkStatus();
+  }
+  auto r = ResolveEinsum(*eq, {c->input(0).rank(), c->input(1).rank()});
+  if (!r.ok()) return c->Error(r.status().message());
+  std::vector<int64_t> size(r->num_labels, -2);  // -2: not seen
+  for (int i = 0; i < 2; ++i) {
+    const PartialShape& s = c->input(i);
+    for (int d = 0; d < s.rank(); ++d) {
+      const int label = r->inputs[i][d];
+      const int64_t dim = s.dims[d];
+      const bool broadcast = label >= r->num_named;
+      if (dim < 0) {
+        if (size[label] == -2) size[label] = -1;
+        continue;
+      }
+      if (broadcast && dim == 1) {
+        if (size[label] == -2) size[label] = 1;
+        continue;
+      }
+      if (size[label] >= 0 && size[label] != dim &&
+          !(broadcast && size[label] == 1)) {
+        return c->Error(absl::StrCat("Dimensions must be equal, but are ",
+                                     size[label], " and ", dim,
+                                     " in equation '", equation, "'"));
+      }
+      size[label] = dim;
+    }
+  }
+  std::vector<int64_t> dims;
+  for (int label : r->output)
+    dims.push_back(size[label] == -2 ? 1 : size[label]);
+  c->set_output(0, PartialShape::Known(std::move(dims)));
+  return absl::OkStatus();
+}
+
 // Each output has its input's shape.
 absl::Status ForwardEach(InferenceContext* c) {
   for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, c->input(i));
@@ -207,6 +261,45 @@ absl::Status RegisterXla1Ops(OpRegistry* r) {
                       .Attr("precision_config: string")
                       .Attr("preferred_element_type: numbertype")
                       .SetShapeFn(XlaDotShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaConv")
+                                      .Input("lhs: T")
+                                      .Input("rhs: T")
+                                      .Input("window_strides: Tindices")
+                                      .Input("padding: Tindices")
+                                      .Input("lhs_dilation: Tindices")
+                                      .Input("rhs_dilation: Tindices")
+                                      .Input("feature_group_count: Tindices")
+                                      .Output("output: T")
+                                      .Attr("T: numbertype")
+                                      .Attr("Tindices: {int32, int64}")
+                                      .Attr("dimension_numbers: string")
+                                      .Attr("precision_config: string")
+                                      .SetShapeFn(UnchangedRank)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("XlaConvV2")
+                      .Input("lhs: LhsT")
+                      .Input("rhs: RhsT")
+                      .Input("window_strides: Tindices")
+                      .Input("padding: Tindices")
+                      .Input("lhs_dilation: Tindices")
+                      .Input("rhs_dilation: Tindices")
+                      .Input("feature_group_count: Tindices")
+                      .Output("output: preferred_element_type")
+                      .Attr("LhsT: numbertype")
+                      .Attr("RhsT: numbertype")
+                      .Attr("Tindices: {int32, int64}")
+                      .Attr("dimension_numbers: string")
+                      .Attr("precision_config: string")
+                      .Attr("preferred_element_type: numbertype")
+                      .Attr("batch_group_count: int = 1")
+                      .SetShapeFn(UnchangedRank)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaEinsum")
+                                      .Input("a: T")
+                                      .Input("b: T")
+                                      .Output("product: T")
+                                      .Attr("equation: string")
+                                      .Attr("T: {complex64, bfloat16, float}")
+                                      .SetShapeFn(XlaEinsumShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaPad")
                                       .Input("input: T")
                                       .Input("padding_value: T")

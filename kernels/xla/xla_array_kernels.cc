@@ -452,6 +452,7 @@ void RegisterXlaArrayKernels(KernelRegistry* registry) {
   RegisterKernel<XlaReducePrecisionOp>(registry,
                                        KernelDefBuilder("XlaReducePrecision"));
   RegisterXlaDotKernels(registry);
+  RegisterXlaConvKernels(registry);
 }
 
 }  // namespace dfx::xla_array

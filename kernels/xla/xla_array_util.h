@@ -18,6 +18,9 @@ absl::Status CheckXlaType(DataType dtype);
 // XlaDot, XlaDotV2 and XlaGather (xla_array_dot.cc).
 void RegisterXlaDotKernels(KernelRegistry* registry);
 
+// XlaConv, XlaConvV2 and XlaEinsum (xla_array_conv.cc).
+void RegisterXlaConvKernels(KernelRegistry* registry);
+
 // Every xla1 kernel; kernels/standard_kernels.cc calls it.
 void RegisterXlaArrayKernels(KernelRegistry* registry);
 

@@ -13,15 +13,16 @@ The dimension numbers are serialized xla protos, built here with
 TensorFlow's own xla_data_pb2.
 
 Left out of the cases: malformed dimension_numbers or precision_config
-bytes, and dot dimension numbers beyond an operand's rank (TensorFlow
-2.21 segfaults). TensorFlow's MLIR bridge answers them with Unknown ("Failure to
+bytes, dot dimension numbers beyond an operand's rank and complex
+convolutions (TensorFlow 2.21 segfaults), and convolutions without spatial
+dims (TensorFlow: Unknown from its bridge). TensorFlow's MLIR bridge answers them with Unknown ("Failure to
 legalize XlaDot"); dfx answers InvalidArgument naming the node and the attr
 (tests/kernels/xla1_test.cc). String tensors: TensorFlow's XLA kernels
 serve no string type ("OpKernel was found, but attributes didn't match",
 InvalidArgument), which the cases show once.
 
 Not in this family (TensorFlow 2.21 runs them on CPU, but dfx has no kernel
-yet): XlaConv, XlaConvV2, XlaScatter, XlaEinsum, XlaSelfAdjointEig, XlaSvd,
+yet): XlaScatter, XlaSelfAdjointEig, XlaSvd,
 XlaDequantize, XlaSpmdShardToFullShape; XlaSpmdFullToShardShape has no CPU
 kernel in TensorFlow 2.21.
 
@@ -43,7 +44,8 @@ from golden_lib import rng, tf1  # noqa: E402
 
 FAMILY = "xla1"
 
-OP_NAMES = ["XlaDot", "XlaDotV2", "XlaPad", "XlaDynamicSlice",
+OP_NAMES = ["XlaDot", "XlaDotV2", "XlaConv", "XlaConvV2", "XlaEinsum",
+            "XlaPad", "XlaDynamicSlice",
             "XlaDynamicUpdateSlice", "XlaGather", "XlaBroadcastHelper",
             "XlaReducePrecision", "XlaSharding", "XlaOptimizationBarrier"]
 
@@ -188,6 +190,127 @@ def dot_v2_cases():
         return X.xla_dot_v2(f(a), f(b), dot_dims([1], [0]), b"",
                             preferred_element_type=tf.int32), f.feed
     case("dotv2_int8_no_wrap_in_int32", wide)
+
+
+def conv_dims(layout_in, layout_k, layout_out):
+    """Dimension numbers from layout strings: N batch, C feature and
+    spatial digits for the input/output; I, O and digits for the kernel."""
+    sp = lambda lay: [lay.index(c) for c in sorted(c for c in lay
+                                                    if c.isdigit())]
+    return xd.ConvolutionDimensionNumbers(
+        input_batch_dimension=layout_in.index("N"),
+        input_feature_dimension=layout_in.index("C"),
+        input_spatial_dimensions=sp(layout_in),
+        kernel_input_feature_dimension=layout_k.index("I"),
+        kernel_output_feature_dimension=layout_k.index("O"),
+        kernel_spatial_dimensions=sp(layout_k),
+        output_batch_dimension=layout_out.index("N"),
+        output_feature_dimension=layout_out.index("C"),
+        output_spatial_dimensions=sp(layout_out)).SerializeToString()
+
+
+NHWC = conv_dims("N01C", "01IO", "N01C")
+
+
+def conv_cases():
+    def conv(name, lshape, kshape, strides, padding, lhs_dil, rhs_dil,
+             groups=1, dims=NHWC, dtype=np.float32, idx=np.int32, v2=None,
+             batch_groups=1, known=True, **kw):
+        def build():
+            f = Feeds()
+            ldt, rdt, out = v2 or (dtype, dtype, None)
+            lhs = f(vals(lshape, ldt, 30), known=known)
+            rhs = f(vals(kshape, rdt, 31), known=known)
+            args = [f(np.asarray(strides, idx)),
+                    f(np.asarray(padding, idx).reshape([-1, 2])),
+                    f(np.asarray(lhs_dil, idx)), f(np.asarray(rhs_dil, idx)),
+                    f(np.asarray(groups, idx))]
+            if out is None and batch_groups == 1:
+                return X.xla_conv(lhs, rhs, *args, dims, b""), f.feed
+            return X.xla_conv_v2(lhs, rhs, *args, dims, b"",
+                                 preferred_element_type=out or dtype,
+                                 batch_group_count=batch_groups), f.feed
+        case(name, build, **kw)
+
+    conv("conv_nhwc_valid", [1, 4, 5, 2], [2, 2, 2, 3], [1, 1], [0, 0, 0, 0],
+         [1, 1], [1, 1])
+    conv("conv_strided_padded", [2, 5, 5, 2], [3, 3, 2, 2], [2, 1],
+         [1, 1, 0, 2], [1, 1], [1, 1])
+    conv("conv_negative_padding", [1, 6, 4, 1], [2, 2, 1, 2], [1, 1],
+         [-1, 0, 1, -1], [1, 1], [1, 1])
+    conv("conv_lhs_dilation", [1, 3, 3, 2], [2, 2, 2, 1], [1, 1],
+         [1, 1, 0, 0], [2, 3], [1, 1])
+    conv("conv_rhs_dilation", [1, 6, 6, 1], [2, 3, 1, 2], [1, 2],
+         [0, 0, 1, 1], [1, 1], [2, 2])
+    conv("conv_nchw_oihw", [2, 3, 4, 4], [2, 3, 2, 2], [1, 1], [0, 0, 0, 0],
+         [1, 1], [1, 1], dims=conv_dims("NC01", "OI01", "NC01"))
+    conv("conv_mixed_layouts", [4, 2, 3, 5], [2, 3, 2, 4], [1, 1],
+         [0, 1, 1, 0], [1, 1], [1, 1], dims=conv_dims("0NC1", "1IO0", "C01N"),
+         idx=np.int64)
+    conv("conv_1d", [2, 7, 3], [3, 3, 4], [2], [1, 1], [1], [1],
+         dims=conv_dims("N0C", "0IO", "N0C"))
+    conv("conv_3d", [1, 3, 3, 3, 1], [2, 2, 2, 1, 2], [1, 1, 1],
+         [0, 0, 0, 0, 0, 0], [1, 1, 1], [1, 1, 1],
+         dims=conv_dims("N012C", "012IO", "N012C"))
+    # Left out: a convolution without spatial dims (TensorFlow's bridge
+    # fails with Unknown; dfx computes the matmul it is).
+    conv("conv_feature_groups", [1, 3, 3, 4], [2, 2, 2, 6], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1], groups=2)
+    conv("conv_depthwise", [1, 4, 4, 3], [3, 3, 1, 6], [1, 1],
+         [1, 1, 1, 1], [1, 1], [1, 1], groups=3)
+    conv("conv_unknown_shapes", [1, 4, 5, 2], [2, 2, 2, 3], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1], known=False)
+    for dt in [np.float64, np.float16, BF16, np.int32, np.int8, np.uint8,
+               np.int64]:
+        # Left out: complex64 and complex128 (TensorFlow 2.21 segfaults).
+        conv(f"conv_{np.dtype(dt).name}", [1, 3, 3, 2], [2, 2, 2, 2],
+             [1, 1], [0, 1, 1, 0], [1, 1], [1, 1], dtype=dt)
+    conv("conv_empty_batch", [0, 3, 3, 2], [2, 2, 2, 2], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1])
+    conv("conv_window_larger_than_input", [1, 2, 2, 1], [3, 3, 1, 1],
+         [1, 1], [0, 0, 0, 0], [1, 1], [1, 1])
+    conv("convv2_int8_to_int32", [1, 3, 3, 2], [2, 2, 2, 2], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1], v2=(np.int8, np.int8, tf.int32))
+    conv("convv2_bf16_to_f32", [1, 3, 3, 2], [2, 2, 2, 2], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1], v2=(BF16, BF16, tf.float32))
+    conv("convv2_f32", [1, 3, 3, 2], [2, 2, 2, 2], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1], v2=(np.float32, np.float32,
+                                           tf.float32))
+    conv("convv2_batch_groups", [4, 3, 3, 2], [2, 2, 2, 6], [1, 1],
+         [0, 0, 0, 0], [1, 1], [1, 1], batch_groups=2)
+    # Left out: convolution shape errors. TensorFlow's bridge answers a
+    # feature or group count mismatch with Unknown ("Failure to legalize")
+    # and aborts on a window_strides of the wrong length; dfx answers
+    # InvalidArgument (tests/kernels/xla1_test.cc).
+
+
+def einsum_cases():
+    def einsum(name, eq, ashape, bshape, dtype=np.float32, known=True, **kw):
+        def build():
+            f = Feeds()
+            return X.xla_einsum(f(vals(ashape, dtype, 40), known=known),
+                                f(vals(bshape, dtype, 41), known=known),
+                                eq), f.feed
+        case(name, build, **kw)
+
+    einsum("einsum_matmul", "ab,bc->ac", [2, 3], [3, 4])
+    einsum("einsum_transposed_out", "ab,bc->ca", [2, 3], [3, 4])
+    einsum("einsum_full_contraction", "ab,ab->", [2, 3], [2, 3])
+    einsum("einsum_elementwise", "ab,ab->ba", [2, 3], [2, 3])
+    einsum("einsum_outer", "a,b->ab", [2], [3])
+    einsum("einsum_batch", "bij,bjk->bik", [2, 3, 4], [2, 4, 2])
+    einsum("einsum_ellipsis", "...ab,...bc->...ac", [5, 2, 3], [5, 3, 4])
+    einsum("einsum_ellipsis_broadcast", "...ab,...bc->...ac", [1, 2, 3],
+           [4, 3, 2])
+    einsum("einsum_diagonal", "aa,ab->b", [3, 3], [3, 2])
+    einsum("einsum_sum_lhs_label", "ab,c->c", [2, 3], [4])
+    einsum("einsum_bf16", "ab,bc->ac", [2, 3], [3, 4], BF16)
+    einsum("einsum_complex64", "ab,bc->ac", [2, 3], [3, 4], np.complex64)
+    einsum("einsum_empty", "ab,bc->ac", [0, 3], [3, 4])
+    einsum("einsum_unknown_shapes", "ab,bc->ac", [2, 3], [3, 4], known=False)
+    # Left out: contracted dims of different sizes. TensorFlow 2.21 does
+    # not check them and returns numbers read past the smaller one; dfx
+    # answers InvalidArgument (tests/kernels/xla1_test.cc).
 
 
 def pad_cases():
@@ -453,6 +576,8 @@ def main():
     golden_lib.family_folder(FAMILY)
     dot_cases()
     dot_v2_cases()
+    conv_cases()
+    einsum_cases()
     pad_cases()
     dynamic_slice_cases()
     dynamic_update_slice_cases()
@@ -461,7 +586,9 @@ def main():
     reduce_precision_cases()
     identity_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
-                             type_attrs={"XlaDotV2": "preferred_element_type"})
+                             type_attrs={"XlaDotV2": "preferred_element_type",
+                                         "XlaConvV2":
+                                             "preferred_element_type"})
 
 
 if __name__ == "__main__":

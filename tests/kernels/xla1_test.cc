@@ -56,7 +56,7 @@ NodeDef DotNode(const std::string& dims, const std::string& precision = "") {
 
 TEST_CASE("Every xla1 op has TensorFlow 2.21's signature and CPU types",
           "[xla1]") {
-  testing::CheckSignaturesWithTensorFlow("xla1", 10);
+  testing::CheckSignaturesWithTensorFlow("xla1", 13);
 }
 
 TEST_CASE("XlaDot's shape function puts batch, lhs and rhs dims in order",
@@ -167,6 +167,88 @@ TEST_CASE("XlaDot refuses dimension numbers on which TensorFlow crashes",
       RunKernel(DotNode(DotDims({-1}, {0})), {a, b}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument, "lhs dimension number -1"));
   // The executor puts the node's name before a kernel's compute errors.
+}
+
+std::string ConvDims2d() {
+  xla::ConvolutionDimensionNumbers dn;  // NHWC input and output, HWIO kernel
+  dn.set_input_batch_dimension(0);
+  dn.set_input_feature_dimension(3);
+  dn.add_input_spatial_dimensions(1);
+  dn.add_input_spatial_dimensions(2);
+  dn.set_kernel_input_feature_dimension(2);
+  dn.set_kernel_output_feature_dimension(3);
+  dn.add_kernel_spatial_dimensions(0);
+  dn.add_kernel_spatial_dimensions(1);
+  dn.set_output_batch_dimension(0);
+  dn.set_output_feature_dimension(3);
+  dn.add_output_spatial_dimensions(1);
+  dn.add_output_spatial_dimensions(2);
+  return dn.SerializeAsString();
+}
+
+absl::Status RunConv(const TensorShape& lhs, const TensorShape& rhs,
+                     const std::vector<int32_t>& strides, int32_t groups) {
+  NodeDef node = TestNodeBuilder("conv", "XlaConv", 7)
+                     .Attr("T", DT_FLOAT)
+                     .Attr("Tindices", DT_INT32)
+                     .Build();
+  (*node.mutable_attr())["dimension_numbers"].set_s(ConvDims2d());
+  (*node.mutable_attr())["precision_config"].set_s("");
+  Tensor l(DT_FLOAT, lhs);
+  Tensor r(DT_FLOAT, rhs);
+  for (int64_t i = 0; i < l.NumElements(); ++i) l.data<float>()[i] = 1;
+  for (int64_t i = 0; i < r.NumElements(); ++i) r.data<float>()[i] = 1;
+  Tensor padding =
+      Tensor::FromVector<int32_t>({0, 0, 0, 0}, TensorShape({2, 2}));
+  return RunKernel(node, {l, r, Ints(strides), padding, Ints({1, 1}),
+                          Ints({1, 1}), Tensor::Scalar<int32_t>(groups)})
+      .status();
+}
+
+TEST_CASE(
+    "XlaConv's shape errors are InvalidArgument where TensorFlow says "
+    "Unknown or aborts",
+    "[xla1]") {
+  CHECK(RunConv(TensorShape({1, 3, 3, 2}), TensorShape({2, 2, 2, 3}), {1, 1}, 1)
+            .ok());
+  // Input features 3, kernel input features 2 (TensorFlow: Unknown).
+  CHECK_THAT(
+      RunConv(TensorShape({1, 3, 3, 3}), TensorShape({2, 2, 2, 2}), {1, 1}, 1),
+      StatusIs(absl::StatusCode::kInvalidArgument, "features"));
+  // 3 output features in 2 groups (TensorFlow: Unknown).
+  CHECK_THAT(
+      RunConv(TensorShape({1, 3, 3, 4}), TensorShape({2, 2, 2, 3}), {1, 1}, 2),
+      StatusIs(absl::StatusCode::kInvalidArgument, "multiple"));
+  // One stride for two spatial dims (TensorFlow aborts).
+  CHECK_THAT(
+      RunConv(TensorShape({1, 3, 3, 2}), TensorShape({2, 2, 2, 3}), {1}, 1),
+      StatusIs(absl::StatusCode::kInvalidArgument, "window_strides"));
+  CHECK_THAT(
+      RunConv(TensorShape({1, 3, 3, 2}), TensorShape({2, 2, 2, 3}), {0, 1}, 1),
+      StatusIs(absl::StatusCode::kInvalidArgument, "positive"));
+}
+
+TEST_CASE("XlaEinsum checks the sizes TensorFlow does not", "[xla1]") {
+  NodeDef node = TestNodeBuilder("e", "XlaEinsum", 2)
+                     .Attr("T", DT_FLOAT)
+                     .Attr("equation", "ab,bc->ac")
+                     .Build();
+  // TensorFlow 2.21 returns numbers read past the smaller dim.
+  CHECK_THAT(
+      RunKernel(node, {Floats({1, 2, 3, 4, 5, 6}, TensorShape({2, 3})),
+                       Floats(std::vector<float>(16, 1), TensorShape({4, 4}))})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+  CHECK(Str(InferShape(node, {PartialShape::Known({2, 3}),
+                              PartialShape::Known({3, -1})})) == "[2,?]");
+  NodeDef three = TestNodeBuilder("e3", "XlaEinsum", 2)
+                      .Attr("T", DT_FLOAT)
+                      .Attr("equation", "a->a")
+                      .Build();
+  CHECK_THAT(
+      InferShape(three, {PartialShape::Known({2}), PartialShape::Known({2})})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "Expected one"));
 }
 
 }  // namespace
