@@ -1,6 +1,6 @@
 // The xla1 family: TensorFlow's XLA array ops (tf2xla/ops/xla_ops.cc) that
 // TensorFlow 2.21 also runs on CPU: XlaDot, XlaDotV2, XlaConv, XlaConvV2,
-// XlaEinsum, XlaPad,
+// XlaEinsum, XlaScatter, XlaPad,
 // XlaDynamicSlice, XlaDynamicUpdateSlice, XlaGather, XlaBroadcastHelper,
 // XlaReducePrecision, XlaSharding and XlaOptimizationBarrier. Signatures
 // and shape functions follow TensorFlow 2.21's; the dimension numbers are
@@ -20,7 +20,8 @@
 namespace dfx {
 namespace {
 
-// XlaGather's T: TensorFlow's {numbertype, bool}, in its order.
+// XlaGather's and XlaScatter's T: TensorFlow's {numbertype, bool}, in its
+// order.
 constexpr char kNumberOrBool[] =
     "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, "
     "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, half, "
@@ -336,6 +337,17 @@ absl::Status RegisterXla1Ops(OpRegistry* r) {
                                       .Attr(kNumberOrBool)
                                       .Attr("Tindices: {int32, int64}")
                                       .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaScatter")
+                                      .Input("operand: T")
+                                      .Input("scatter_indices: Tindices")
+                                      .Input("updates: T")
+                                      .Output("output: T")
+                                      .Attr("update_computation: func")
+                                      .Attr("dimension_numbers: string")
+                                      .Attr("indices_are_sorted: bool")
+                                      .Attr(kNumberOrBool)
+                                      .Attr("Tindices: {int32, int64}")
+                                      .SetShapeFn(shape_fn::UnchangedShape)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaBroadcastHelper")
                                       .Input("lhs: T")
                                       .Input("rhs: T")

@@ -453,6 +453,7 @@ void RegisterXlaArrayKernels(KernelRegistry* registry) {
                                        KernelDefBuilder("XlaReducePrecision"));
   RegisterXlaDotKernels(registry);
   RegisterXlaConvKernels(registry);
+  RegisterXlaScatterKernels(registry);
 }
 
 }  // namespace dfx::xla_array

@@ -21,6 +21,9 @@ void RegisterXlaDotKernels(KernelRegistry* registry);
 // XlaConv, XlaConvV2 and XlaEinsum (xla_array_conv.cc).
 void RegisterXlaConvKernels(KernelRegistry* registry);
 
+// XlaScatter (xla_array_scatter.cc).
+void RegisterXlaScatterKernels(KernelRegistry* registry);
+
 // Every xla1 kernel; kernels/standard_kernels.cc calls it.
 void RegisterXlaArrayKernels(KernelRegistry* registry);
 

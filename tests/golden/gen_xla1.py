@@ -22,7 +22,7 @@ serve no string type ("OpKernel was found, but attributes didn't match",
 InvalidArgument), which the cases show once.
 
 Not in this family (TensorFlow 2.21 runs them on CPU, but dfx has no kernel
-yet): XlaScatter, XlaSelfAdjointEig, XlaSvd,
+yet): XlaSelfAdjointEig, XlaSvd,
 XlaDequantize, XlaSpmdShardToFullShape; XlaSpmdFullToShardShape has no CPU
 kernel in TensorFlow 2.21.
 
@@ -45,7 +45,7 @@ from golden_lib import rng, tf1  # noqa: E402
 FAMILY = "xla1"
 
 OP_NAMES = ["XlaDot", "XlaDotV2", "XlaConv", "XlaConvV2", "XlaEinsum",
-            "XlaPad", "XlaDynamicSlice",
+            "XlaScatter", "XlaPad", "XlaDynamicSlice",
             "XlaDynamicUpdateSlice", "XlaGather", "XlaBroadcastHelper",
             "XlaReducePrecision", "XlaSharding", "XlaOptimizationBarrier"]
 
@@ -481,6 +481,83 @@ def gather_cases():
            gather_dims([1], [0], [0], 1))
 
 
+def scatter_dims(window, inserted, to_operand, ivd, in_batch=(),
+                 idx_batch=()):
+    return xd.ScatterDimensionNumbers(
+        update_window_dims=list(window), inserted_window_dims=list(inserted),
+        scatter_dims_to_operand_dims=list(to_operand), index_vector_dim=ivd,
+        input_batching_dims=list(in_batch),
+        scatter_indices_batching_dims=list(idx_batch)).SerializeToString()
+
+
+COMBINERS = {
+    "add": lambda a, b: a + b,
+    "max": tf.maximum,
+    "replace": lambda a, b: tf.identity(b),
+    "mul_add": lambda a, b: a * 2 + b,
+    "or": tf.logical_or,
+}
+
+
+def scatter_cases():
+    def scatter(name, operand, indices, updates, dims, combiner="add",
+                idx=np.int32, **kw):
+        def build():
+            f = Feeds()
+            op = np.asarray(operand)
+            spec = tf.TensorSpec([], tf.as_dtype(op.dtype))
+            fn = tf.function(COMBINERS[combiner]).get_concrete_function(
+                spec, spec)
+            fn.add_to_graph(tf1.get_default_graph())
+            return X.xla_scatter(f(op, known=False),
+                                 f(np.asarray(indices, idx), known=False),
+                                 f(np.asarray(updates, op.dtype),
+                                   known=False),
+                                 fn, dims, False), f.feed
+        case(name, build, **kw)
+
+    op = vals([5, 3], np.float32, 50)
+    rows = scatter_dims([1], [0], [0], 1)
+    upd = vals([3, 3], np.float32, 51)
+    scatter("scatter_add_rows", op, [[1], [3], [1]], upd, rows)
+    scatter("scatter_max_rows", op, [[1], [3], [1]], upd, rows, "max")
+    scatter("scatter_replace_rows", op, [[4], [0], [2]], upd, rows, "replace")
+    scatter("scatter_mul_add_repeated", op, [[2], [2], [2]], upd, rows,
+            "mul_add")
+    scatter("scatter_implicit_index_dim", op, [1, 3, 1], upd, rows)
+    scatter("scatter_out_of_bounds_skipped", op, [[1], [7], [-1]], upd, rows,
+            idx=np.int64)
+    scatter("scatter_points", op, [[0, 1], [4, 2], [0, 1]], [10, 20, 30],
+            scatter_dims([], [0, 1], [0, 1], 1))
+    scatter("scatter_windows", op, [[3, 1], [0, 0], [4, 1]],
+            vals([3, 2, 2], np.float32, 52),
+            scatter_dims([1, 2], [], [0, 1], 1))
+    scatter("scatter_columns_window_first", op, [[2], [0]],
+            vals([5, 2], np.float32, 53), scatter_dims([0], [1], [1], 1))
+    scatter("scatter_index_dim_first", op, [[1, 3]], vals([2, 3], np.float32,
+                                                        54),
+            scatter_dims([1], [0], [0], 0))
+    scatter("scatter_batching_dims", vals([2, 4, 3], np.float32, 55),
+            [[3, 0], [1, 1]], vals([2, 2, 3], np.float32, 56),
+            scatter_dims([2], [1], [1], 2, [0], [0]))
+    scatter("scatter_int32_add", vals([4], np.int32, 57), [[0], [3], [0]],
+            [5, 6, 7], scatter_dims([], [0], [0], 1))
+    scatter("scatter_bool_or", np.array([False, True, False]), [[0], [2]],
+            [True, False], scatter_dims([], [0], [0], 1), "or")
+    scatter("scatter_f64_max", vals([4], np.float64, 58), [[1], [1]],
+            [9.0, -9.0], scatter_dims([], [0], [0], 1), "max")
+    scatter("scatter_empty_updates", op, np.zeros([0, 1], np.int32),
+            np.zeros([0, 3], np.float32), rows)
+    scatter("scatter_error_updates_rank", op, [[1]], vals([3], np.float32),
+            rows)
+    scatter("scatter_error_window_too_big", op, [[1]],
+            vals([1, 4], np.float32), rows)
+    scatter("scatter_error_scatter_dim_size", op, [[1], [2]],
+            vals([3, 3], np.float32), rows)
+    scatter("scatter_error_to_operand_length", op, [[1, 2]],
+            vals([1, 3], np.float32), rows)
+
+
 def broadcast_helper_cases():
     def bh(name, lhs, rhs, dims, idx=np.int32, **kw):
         def build():
@@ -582,6 +659,7 @@ def main():
     dynamic_slice_cases()
     dynamic_update_slice_cases()
     gather_cases()
+    scatter_cases()
     broadcast_helper_cases()
     reduce_precision_cases()
     identity_cases()

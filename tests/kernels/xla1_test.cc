@@ -56,7 +56,7 @@ NodeDef DotNode(const std::string& dims, const std::string& precision = "") {
 
 TEST_CASE("Every xla1 op has TensorFlow 2.21's signature and CPU types",
           "[xla1]") {
-  testing::CheckSignaturesWithTensorFlow("xla1", 13);
+  testing::CheckSignaturesWithTensorFlow("xla1", 14);
 }
 
 TEST_CASE("XlaDot's shape function puts batch, lhs and rhs dims in order",
@@ -226,6 +226,21 @@ TEST_CASE(
   CHECK_THAT(
       RunConv(TensorShape({1, 3, 3, 2}), TensorShape({2, 2, 2, 3}), {0, 1}, 1),
       StatusIs(absl::StatusCode::kInvalidArgument, "positive"));
+}
+
+TEST_CASE("XlaScatter without its update_computation is InvalidArgument",
+          "[xla1]") {
+  NodeDef node = TestNodeBuilder("s", "XlaScatter", 3)
+                     .Attr("T", DT_FLOAT)
+                     .Attr("Tindices", DT_INT32)
+                     .Attr("indices_are_sorted", false)
+                     .Build();
+  (*node.mutable_attr())["dimension_numbers"].set_s("");
+  (*node.mutable_attr())["update_computation"].mutable_func()->set_name("add");
+  CHECK_THAT(RunKernel(node, {Floats({1, 2}, TensorShape({2})), Ints({0}),
+                              Floats({1}, TensorShape({}))})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "node 's'"));
 }
 
 TEST_CASE("XlaEinsum checks the sizes TensorFlow does not", "[xla1]") {
