@@ -2,7 +2,8 @@
 // TensorFlow 2.21 also runs on CPU: XlaDot, XlaDotV2, XlaConv, XlaConvV2,
 // XlaEinsum, XlaScatter, XlaPad,
 // XlaDynamicSlice, XlaDynamicUpdateSlice, XlaGather, XlaBroadcastHelper,
-// XlaReducePrecision, XlaSharding and XlaOptimizationBarrier. Signatures
+// XlaReducePrecision, XlaSharding, XlaSpmdShardToFullShape and
+// XlaOptimizationBarrier. Signatures
 // and shape functions follow TensorFlow 2.21's; the dimension numbers are
 // serialized xla protos (proto/xla_data.proto).
 #include <cstdint>
@@ -234,6 +235,19 @@ absl::Status XlaEinsumShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// XlaSpmdShardToFullShape: the full_shape attr.
+absl::Status FullShapeAttr(InferenceContext* c) {
+  TensorShapeProto proto;
+  DFX_RETURN_IF_ERROR(GetNodeAttr(c->node_def(), "full_shape", &proto));
+  PartialShape shape = PartialShape::FromProto(proto);
+  if (!shape.FullyDefined()) {
+    return c->Error(absl::StrCat("full_shape must be fully defined, got ",
+                                 shape.DebugString()));
+  }
+  c->set_output(0, std::move(shape));
+  return absl::OkStatus();
+}
+
 // Each output has its input's shape.
 absl::Status ForwardEach(InferenceContext* c) {
   for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, c->input(i));
@@ -372,6 +386,15 @@ absl::Status RegisterXla1Ops(OpRegistry* r) {
                                       .Attr("sharding: string = ''")
                                       .Attr("unspecified_dims: list(int) = []")
                                       .SetShapeFn(shape_fn::UnchangedShape)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaSpmdShardToFullShape")
+                                      .Input("input: T")
+                                      .Output("output: T")
+                                      .Attr("T: type")
+                                      .Attr("manual_sharding: string")
+                                      .Attr("full_shape: shape")
+                                      .Attr("dim: int = -1")
+                                      .Attr("unspecified_dims: list(int) = []")
+                                      .SetShapeFn(FullShapeAttr)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaOptimizationBarrier")
                                       .Input("input: T")
                                       .Output("output: T")

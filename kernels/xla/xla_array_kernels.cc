@@ -1,5 +1,6 @@
 // The xla1 family's data-movement kernels: XlaPad, XlaDynamicSlice,
 // XlaDynamicUpdateSlice, XlaBroadcastHelper, XlaSharding,
+// XlaSpmdShardToFullShape,
 // XlaOptimizationBarrier and XlaReducePrecision, with XLA's semantics (its
 // operation semantics page: negative and interior padding, start indices
 // clamped into the operand, ReducePrecision's rounding). TensorFlow runs
@@ -310,6 +311,38 @@ class XlaIdentityOp : public OpKernel {
   }
 };
 
+// XlaSpmdShardToFullShape on one device: the shard is the whole tensor,
+// so its shape must be full_shape. (TensorFlow fails with Internal from
+// its sharding remover when it is not.)
+class XlaShardToFullOp : public OpKernel {
+ public:
+  explicit XlaShardToFullOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    TensorShapeProto proto;
+    ctx->SetStatus(ctx->GetAttr("full_shape", &proto));
+    auto shape = TensorShape::FromProto(proto);
+    if (!shape.ok()) {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "full_shape must be fully defined: ", shape.status().message())));
+    } else {
+      full_shape_ = *shape;
+    }
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    DFX_OP_REQUIRES_OK(ctx, CheckXlaType(in.dtype()));
+    DFX_OP_REQUIRES(
+        ctx, in.shape() == full_shape_,
+        absl::InvalidArgumentError(absl::StrCat(
+            "on one device the shard is the full tensor, but its shape ",
+            in.shape().DebugString(), " is not full_shape ",
+            full_shape_.DebugString())));
+    ctx->set_output(0, in);
+  }
+
+ private:
+  TensorShape full_shape_;
+};
+
 // XLA's ReducePrecision on the bits of one element: round the mantissa to
 // `mb` bits (to nearest, ties to even), then turn exponents beyond an
 // `eb`-bit exponent's range into infinity or zero; NaNs stay as they are.
@@ -449,6 +482,8 @@ void RegisterXlaArrayKernels(KernelRegistry* registry) {
   RegisterKernel<XlaIdentityOp>(registry, KernelDefBuilder("XlaSharding"));
   RegisterKernel<XlaIdentityOp>(registry,
                                 KernelDefBuilder("XlaOptimizationBarrier"));
+  RegisterKernel<XlaShardToFullOp>(registry,
+                                   KernelDefBuilder("XlaSpmdShardToFullShape"));
   RegisterKernel<XlaReducePrecisionOp>(registry,
                                        KernelDefBuilder("XlaReducePrecision"));
   RegisterXlaDotKernels(registry);

@@ -56,7 +56,7 @@ NodeDef DotNode(const std::string& dims, const std::string& precision = "") {
 
 TEST_CASE("Every xla1 op has TensorFlow 2.21's signature and CPU types",
           "[xla1]") {
-  testing::CheckSignaturesWithTensorFlow("xla1", 14);
+  testing::CheckSignaturesWithTensorFlow("xla1", 15);
 }
 
 TEST_CASE("XlaDot's shape function puts batch, lhs and rhs dims in order",
@@ -241,6 +241,26 @@ TEST_CASE("XlaScatter without its update_computation is InvalidArgument",
                               Floats({1}, TensorShape({}))})
                  .status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "node 's'"));
+}
+
+TEST_CASE(
+    "XlaSpmdShardToFullShape on one device takes a shard that is the whole "
+    "tensor",
+    "[xla1]") {
+  TensorShapeProto full;
+  full.add_dim()->set_size(2);
+  full.add_dim()->set_size(3);
+  NodeDef node = TestNodeBuilder("s2f", "XlaSpmdShardToFullShape", 1)
+                     .Attr("T", DT_FLOAT)
+                     .Attr("manual_sharding", "")
+                     .Attr("full_shape", full)
+                     .Build();
+  CHECK(Str(InferShape(node, {PartialShape::Unknown()})) == "[2,3]");
+  CHECK(
+      RunKernel(node, {Floats({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))}).ok());
+  // TensorFlow: Internal from its sharding remover.
+  CHECK_THAT(RunKernel(node, {Floats({1, 2, 3}, TensorShape({1, 3}))}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "full_shape"));
 }
 
 TEST_CASE("XlaEinsum checks the sizes TensorFlow does not", "[xla1]") {
