@@ -2,7 +2,7 @@
 // TensorFlow 2.21 also runs on CPU: XlaDot, XlaDotV2, XlaConv, XlaConvV2,
 // XlaEinsum, XlaScatter, XlaPad,
 // XlaDynamicSlice, XlaDynamicUpdateSlice, XlaGather, XlaBroadcastHelper,
-// XlaReducePrecision, XlaSharding, XlaSpmdShardToFullShape and
+// XlaReducePrecision, XlaDequantize, XlaSharding, XlaSpmdShardToFullShape and
 // XlaOptimizationBarrier. Signatures
 // and shape functions follow TensorFlow 2.21's; the dimension numbers are
 // serialized xla protos (proto/xla_data.proto).
@@ -395,6 +395,15 @@ absl::Status RegisterXla1Ops(OpRegistry* r) {
                                       .Attr("dim: int = -1")
                                       .Attr("unspecified_dims: list(int) = []")
                                       .SetShapeFn(FullShapeAttr)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaDequantize")
+                                      .Input("input: uint32")
+                                      .Output("output: bfloat16")
+                                      .Attr("min_range: float")
+                                      .Attr("max_range: float")
+                                      .Attr("mode: string")
+                                      .Attr("transpose_output: bool")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaOptimizationBarrier")
                                       .Input("input: T")
                                       .Output("output: T")

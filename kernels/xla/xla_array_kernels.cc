@@ -1,6 +1,6 @@
 // The xla1 family's data-movement kernels: XlaPad, XlaDynamicSlice,
 // XlaDynamicUpdateSlice, XlaBroadcastHelper, XlaSharding,
-// XlaSpmdShardToFullShape,
+// XlaSpmdShardToFullShape, XlaDequantize,
 // XlaOptimizationBarrier and XlaReducePrecision, with XLA's semantics (its
 // operation semantics page: negative and interior padding, start indices
 // clamped into the operand, ReducePrecision's rounding). TensorFlow runs
@@ -343,6 +343,77 @@ class XlaShardToFullOp : public OpKernel {
   TensorShape full_shape_;
 };
 
+// XlaDequantize: each uint32 packs four uint8 levels, the most significant
+// byte first; MIN_COMBINED maps a level q to q * scale + min_range with
+// scale = bfloat16((max_range - min_range) / 255), every step rounded to
+// bfloat16 as XLA's bfloat16 arithmetic does. The output is [d0, ...,
+// dn * 4], or with transpose_output [dn * 4, dn-1, ..., d0].
+class XlaDequantizeOp : public OpKernel {
+ public:
+  explicit XlaDequantizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string mode;
+    ctx->SetStatus(ctx->GetAttr("min_range", &min_));
+    ctx->SetStatus(ctx->GetAttr("max_range", &max_));
+    ctx->SetStatus(ctx->GetAttr("mode", &mode));
+    ctx->SetStatus(ctx->GetAttr("transpose_output", &transpose_));
+    if (mode != "MIN_COMBINED") {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "Only MIN_COMBINED mode is supported in xla::Dequantize Op."));
+    }
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    // TensorFlow 2.21 crashes on a scalar.
+    DFX_OP_REQUIRES(ctx, in.dims() >= 1,
+                    absl::InvalidArgumentError(
+                        "XlaDequantize needs an input of rank 1 or more"));
+    const int rank = in.dims();
+    std::vector<int64_t> dims(in.shape().dim_sizes().begin(),
+                              in.shape().dim_sizes().end());
+    dims.back() *= 4;
+    if (transpose_) std::reverse(dims.begin(), dims.end());
+    auto shape = TensorShape::Build(dims);
+    DFX_OP_REQUIRES_OK(ctx, shape.status());
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
+    using bf16 = Eigen::bfloat16;
+    const bf16 scale = bf16((max_ - min_) / static_cast<float>(bf16(255.0f)));
+    const bf16 lo = bf16(min_);
+    const uint32_t* src = in.data<uint32_t>();
+    bf16* dst = out->data<bf16>();
+    const std::vector<int64_t> ost = RowMajorStrides(*shape);
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t f = 0; f < in.NumElements(); ++f) {
+      for (int p = 0; p < 4; ++p) {
+        const uint32_t q = (src[f] >> (8 * (3 - p))) & 0xff;
+        const bf16 product =
+            bf16(static_cast<float>(bf16(static_cast<float>(q))) *
+                 static_cast<float>(scale));
+        const bf16 v =
+            bf16(static_cast<float>(product) + static_cast<float>(lo));
+        int64_t o = 0;
+        if (!transpose_) {
+          o = f * 4 + p;
+        } else {
+          // Output dim 0 is the last input dim times 4, then the others
+          // reversed.
+          o = (idx[rank - 1] * 4 + p) * ost[0];
+          for (int d = 0; d < rank - 1; ++d) o += idx[d] * ost[rank - 1 - d];
+        }
+        dst[o] = v;
+      }
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < in.dim_size(d)) break;
+        idx[d] = 0;
+      }
+    }
+  }
+
+ private:
+  float min_ = 0, max_ = 0;
+  bool transpose_ = false;
+};
+
 // XLA's ReducePrecision on the bits of one element: round the mantissa to
 // `mb` bits (to nearest, ties to even), then turn exponents beyond an
 // `eb`-bit exponent's range into infinity or zero; NaNs stay as they are.
@@ -484,6 +555,7 @@ void RegisterXlaArrayKernels(KernelRegistry* registry) {
                                 KernelDefBuilder("XlaOptimizationBarrier"));
   RegisterKernel<XlaShardToFullOp>(registry,
                                    KernelDefBuilder("XlaSpmdShardToFullShape"));
+  RegisterKernel<XlaDequantizeOp>(registry, KernelDefBuilder("XlaDequantize"));
   RegisterKernel<XlaReducePrecisionOp>(registry,
                                        KernelDefBuilder("XlaReducePrecision"));
   RegisterXlaDotKernels(registry);

@@ -7,7 +7,7 @@ preferred_element_type), XlaPad (negative and interior padding), XlaDynamicSlice
 and XlaDynamicUpdateSlice (start indices clamped into the operand),
 XlaGather (index_vector_dim anywhere, collapsed and offset dims, batching
 dims, clamped starts), XlaBroadcastHelper, XlaReducePrecision (bit exact),
-XlaSharding, XlaSpmdShardToFullShape (one device: the shard is the whole
+XlaDequantize (every uint8 level, bit exact), XlaSharding, XlaSpmdShardToFullShape (one device: the shard is the whole
 tensor) and XlaOptimizationBarrier -- and their OpDefs.
 
 The dimension numbers are serialized xla protos, built here with
@@ -23,10 +23,7 @@ serve no string type ("OpKernel was found, but attributes didn't match",
 InvalidArgument), which the cases show once.
 
 Not in this family (TensorFlow 2.21 runs them on CPU, but dfx has no kernel
-yet): XlaSelfAdjointEig, XlaSvd and
-XlaDequantize (TensorFlow 2.21 segfaults on a scalar input, and its bfloat16
-results do not follow the MIN_COMBINED formula evaluated in float; not
-worked out yet). XlaSpmdFullToShardShape has no CPU kernel in TensorFlow
+yet): XlaSelfAdjointEig and XlaSvd. XlaSpmdFullToShardShape has no CPU kernel in TensorFlow
 2.21.
 
     $(tools/tf_env) tests/golden/gen_xla1.py
@@ -50,7 +47,7 @@ FAMILY = "xla1"
 OP_NAMES = ["XlaDot", "XlaDotV2", "XlaConv", "XlaConvV2", "XlaEinsum",
             "XlaScatter", "XlaPad", "XlaDynamicSlice",
             "XlaDynamicUpdateSlice", "XlaGather", "XlaBroadcastHelper",
-            "XlaReducePrecision", "XlaSharding", "XlaSpmdShardToFullShape",
+            "XlaReducePrecision", "XlaDequantize", "XlaSharding", "XlaSpmdShardToFullShape",
             "XlaOptimizationBarrier"]
 
 
@@ -624,6 +621,34 @@ def reduce_precision_cases():
     rp("reduce_precision_error_exponent_0", specials32, 0, 2)
 
 
+def dequantize_cases():
+    levels = np.arange(256, dtype=np.uint32).reshape(64, 4)
+    packed = (levels[:, 0] << 24 | levels[:, 1] << 16 | levels[:, 2] << 8 |
+              levels[:, 3]).astype(np.uint32)
+
+    def deq(name, x, lo, hi, transpose=False, mode="MIN_COMBINED"):
+        def build():
+            f = Feeds()
+            return X.xla_dequantize(f(np.asarray(x, np.uint32)), lo, hi,
+                                    mode, transpose), f.feed
+        case(name, build, rtol=0.0, atol=0.0)
+
+    deq("dequantize_all_levels_0_1", packed, 0.0, 1.0)
+    deq("dequantize_all_levels_minus1_1", packed, -1.0, 1.0)
+    deq("dequantize_all_levels_odd_range", packed, -3.7, 12.25)
+    deq("dequantize_all_levels_min_above_max", packed, 2.0, -1.0)
+    deq("dequantize_2d", packed.reshape(8, 8), -1.0, 1.0)
+    deq("dequantize_2d_transposed", packed.reshape(8, 8)[:3, :5], -1.0, 1.0,
+        True)
+    deq("dequantize_3d_transposed", packed[:12].reshape(2, 3, 2), 0.5, 2.0,
+        True)
+    deq("dequantize_1d_transposed", packed[:5], 0.0, 1.0, True)
+    deq("dequantize_empty", np.zeros([0, 2], np.uint32), 0.0, 1.0)
+    deq("dequantize_error_mode", packed[:2], 0.0, 1.0, mode="MIN_FIRST")
+    # Left out: a scalar input (TensorFlow 2.21 crashes; dfx:
+    # InvalidArgument).
+
+
 def identity_cases():
     def sharding(name, x, **attrs):
         def build():
@@ -688,6 +713,7 @@ def main():
     scatter_cases()
     broadcast_helper_cases()
     reduce_precision_cases()
+    dequantize_cases()
     identity_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"XlaDotV2": "preferred_element_type",

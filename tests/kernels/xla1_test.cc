@@ -56,7 +56,7 @@ NodeDef DotNode(const std::string& dims, const std::string& precision = "") {
 
 TEST_CASE("Every xla1 op has TensorFlow 2.21's signature and CPU types",
           "[xla1]") {
-  testing::CheckSignaturesWithTensorFlow("xla1", 15);
+  testing::CheckSignaturesWithTensorFlow("xla1", 16);
 }
 
 TEST_CASE("XlaDot's shape function puts batch, lhs and rhs dims in order",
@@ -261,6 +261,23 @@ TEST_CASE(
   // TensorFlow: Internal from its sharding remover.
   CHECK_THAT(RunKernel(node, {Floats({1, 2, 3}, TensorShape({1, 3}))}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "full_shape"));
+}
+
+TEST_CASE("XlaDequantize refuses a scalar, on which TensorFlow crashes",
+          "[xla1]") {
+  const NodeDef node = TestNodeBuilder("dq", "XlaDequantize", 1)
+                           .Attr("min_range", 0.0f)
+                           .Attr("max_range", 1.0f)
+                           .Attr("mode", "MIN_COMBINED")
+                           .Attr("transpose_output", false)
+                           .Build();
+  CHECK_THAT(RunKernel(node, {Tensor::Scalar<uint32_t>(5)}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "rank 1"));
+  auto out = RunKernel(node, {Tensor::FromVector<uint32_t>({0xff000100u})});
+  REQUIRE(out.ok());
+  REQUIRE((*out)[0].NumElements() == 4);
+  CHECK(static_cast<float>((*out)[0].data<Eigen::bfloat16>()[0]) == 1.0f);
+  CHECK(static_cast<float>((*out)[0].data<Eigen::bfloat16>()[1]) == 0.0f);
 }
 
 TEST_CASE("XlaEinsum checks the sizes TensorFlow does not", "[xla1]") {
