@@ -2,10 +2,10 @@
 // TensorFlow 2.21 also runs on CPU: XlaDot, XlaDotV2, XlaConv, XlaConvV2,
 // XlaEinsum, XlaScatter, XlaPad,
 // XlaDynamicSlice, XlaDynamicUpdateSlice, XlaGather, XlaBroadcastHelper,
-// XlaReducePrecision, XlaDequantize, XlaSharding, XlaSpmdShardToFullShape and
-// XlaOptimizationBarrier. Signatures
-// and shape functions follow TensorFlow 2.21's; the dimension numbers are
-// serialized xla protos (proto/xla_data.proto).
+// XlaReducePrecision, XlaDequantize, XlaSelfAdjointEig, XlaSvd, XlaSharding,
+// XlaSpmdShardToFullShape and XlaOptimizationBarrier. Signatures and shape
+// functions follow TensorFlow 2.21's; the dimension numbers are serialized xla
+// protos (proto/xla_data.proto).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -403,6 +403,25 @@ absl::Status RegisterXla1Ops(OpRegistry* r) {
                                       .Attr("mode: string")
                                       .Attr("transpose_output: bool")
                                       .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaSelfAdjointEig")
+                                      .Input("a: T")
+                                      .Output("w: T")
+                                      .Output("v: T")
+                                      .Attr("lower: bool")
+                                      .Attr("max_iter: int")
+                                      .Attr("epsilon: float")
+                                      .Attr("T: numbertype")
+                                      .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaSvd")
+                                      .Input("a: T")
+                                      .Output("s: T")
+                                      .Output("u: T")
+                                      .Output("v: T")
+                                      .Attr("max_iter: int")
+                                      .Attr("epsilon: float")
+                                      .Attr("precision_config: string")
+                                      .Attr("T: numbertype")
                                       .SetShapeFn(shape_fn::Unknown)));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("XlaOptimizationBarrier")
                                       .Input("input: T")

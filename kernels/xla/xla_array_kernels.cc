@@ -561,6 +561,7 @@ void RegisterXlaArrayKernels(KernelRegistry* registry) {
   RegisterXlaDotKernels(registry);
   RegisterXlaConvKernels(registry);
   RegisterXlaScatterKernels(registry);
+  RegisterXlaLinalgKernels(registry);
 }
 
 }  // namespace dfx::xla_array

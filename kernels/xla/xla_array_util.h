@@ -24,6 +24,9 @@ void RegisterXlaConvKernels(KernelRegistry* registry);
 // XlaScatter (xla_array_scatter.cc).
 void RegisterXlaScatterKernels(KernelRegistry* registry);
 
+// XlaSelfAdjointEig and XlaSvd (xla_array_linalg.cc).
+void RegisterXlaLinalgKernels(KernelRegistry* registry);
+
 // Every xla1 kernel; kernels/standard_kernels.cc calls it.
 void RegisterXlaArrayKernels(KernelRegistry* registry);
 

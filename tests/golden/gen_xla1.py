@@ -7,7 +7,8 @@ preferred_element_type), XlaPad (negative and interior padding), XlaDynamicSlice
 and XlaDynamicUpdateSlice (start indices clamped into the operand),
 XlaGather (index_vector_dim anywhere, collapsed and offset dims, batching
 dims, clamped starts), XlaBroadcastHelper, XlaReducePrecision (bit exact),
-XlaDequantize (every uint8 level, bit exact), XlaSharding, XlaSpmdShardToFullShape (one device: the shard is the whole
+XlaDequantize (every uint8 level, bit exact), XlaSelfAdjointEig and XlaSvd
+(values, reconstructions and Gram matrices, within tolerances), XlaSharding, XlaSpmdShardToFullShape (one device: the shard is the whole
 tensor) and XlaOptimizationBarrier -- and their OpDefs.
 
 The dimension numbers are serialized xla protos, built here with
@@ -23,7 +24,7 @@ serve no string type ("OpKernel was found, but attributes didn't match",
 InvalidArgument), which the cases show once.
 
 Not in this family (TensorFlow 2.21 runs them on CPU, but dfx has no kernel
-yet): XlaSelfAdjointEig and XlaSvd. XlaSpmdFullToShardShape has no CPU kernel in TensorFlow
+yet): none. XlaSpmdFullToShardShape has no CPU kernel in TensorFlow
 2.21.
 
     $(tools/tf_env) tests/golden/gen_xla1.py
@@ -47,7 +48,8 @@ FAMILY = "xla1"
 OP_NAMES = ["XlaDot", "XlaDotV2", "XlaConv", "XlaConvV2", "XlaEinsum",
             "XlaScatter", "XlaPad", "XlaDynamicSlice",
             "XlaDynamicUpdateSlice", "XlaGather", "XlaBroadcastHelper",
-            "XlaReducePrecision", "XlaDequantize", "XlaSharding", "XlaSpmdShardToFullShape",
+            "XlaReducePrecision", "XlaDequantize", "XlaSelfAdjointEig", "XlaSvd",
+            "XlaSharding", "XlaSpmdShardToFullShape",
             "XlaOptimizationBarrier"]
 
 
@@ -649,6 +651,85 @@ def dequantize_cases():
     # InvalidArgument).
 
 
+TOL = {np.float32: 2e-4, np.float64: 1e-9, np.float16: 3e-2, BF16: 1e-1}
+
+
+def linalg_cases():
+    """Eigenvectors and singular vectors are unique only up to sign (and
+    within repeated values), so the cases fetch what is unique: the values,
+    the reconstruction of the input and the vectors' Gram matrices, all in
+    float32 or float64."""
+    def wide(t):
+        return t if t.dtype == tf.float64 else tf.cast(t, tf.float32)
+
+    def eig(name, a, lower=True, max_iter=100, eps=1e-7, known=True):
+        a = np.asarray(a)
+        tol = TOL.get(a.dtype.type, 0.0)
+
+        def build():
+            f = Feeds()
+            w, v = X.xla_self_adjoint_eig(f(a, known=known), lower, max_iter,
+                                          eps)
+            w, v = wide(w), wide(v)
+            recon = tf.matmul(v * w[..., None, :], v, transpose_b=True)
+            gram = tf.matmul(v, v, transpose_a=True)
+            return [w, recon, gram], f.feed
+        case(name, build, rtol=tol, atol=tol)
+
+    def sym(shape, dtype, seed):
+        x = rng(seed).normal(size=shape)
+        return ((x + np.swapaxes(x, -1, -2)) / 2).astype(dtype)
+
+    eig("eig_f32", sym([4, 4], np.float32, 60))
+    eig("eig_f64_batch", sym([2, 3, 3], np.float64, 61))
+    eig("eig_upper", np.triu(sym([3, 3], np.float32, 62)), lower=False)
+    eig("eig_lower_ignores_upper",
+        np.tril(sym([3, 3], np.float32, 63)) + np.triu(np.full([3, 3], 9.0,
+                                                               np.float32),
+                                                       1))
+    eig("eig_repeated_values", np.eye(3, dtype=np.float32) * 2)
+    eig("eig_diagonal", np.diag([3.0, -1.0, 2.0]).astype(np.float64))
+    eig("eig_1x1", np.array([[5.0]], np.float32))
+    eig("eig_half", sym([3, 3], np.float16, 64))
+    eig("eig_bf16", sym([2, 2], BF16, 65))
+    eig("eig_empty", np.zeros([0, 0], np.float32))
+    eig("eig_unknown_shape", sym([3, 3], np.float32, 66), known=False)
+    eig("eig_error_not_square", np.ones([2, 3], np.float32), known=False)
+    eig("eig_error_int", np.eye(2, dtype=np.int32), known=False)
+    # Left out: complex inputs (TensorFlow 2.21 returns values that are not
+    # eigenvalues, [1+1j, 0] for the identity; dfx: InvalidArgument).
+
+    def svd(name, a, known=True):
+        a = np.asarray(a)
+        tol = TOL.get(a.dtype.type, 0.0)
+
+        def build():
+            f = Feeds()
+            s_, u, v = X.xla_svd(f(a, known=known), 100, 1e-7, b"")
+            s_, u, v = wide(s_), wide(u), wide(v)
+            k = min(a.shape[-2:])
+            recon = tf.matmul(u[..., :, :k] * s_[..., None, :],
+                              v[..., :, :k], transpose_b=True)
+            return [s_, recon, tf.matmul(u, u, transpose_a=True),
+                    tf.matmul(v, v, transpose_a=True)], f.feed
+        case(name, build, rtol=tol, atol=tol)
+
+    def mat(shape, dtype, seed):
+        return rng(seed).normal(size=shape).astype(dtype)
+
+    svd("svd_square_f32", mat([3, 3], np.float32, 70))
+    svd("svd_wide_f32", mat([3, 5], np.float32, 71))
+    svd("svd_tall_f64_batch", mat([2, 4, 2], np.float64, 72))
+    svd("svd_rank_deficient", np.outer([1.0, 2.0, 3.0], [1.0, -1.0]).astype(
+        np.float32))
+    svd("svd_zero", np.zeros([2, 3], np.float32))
+    svd("svd_half", mat([3, 2], np.float16, 73))
+    svd("svd_bf16", mat([2, 2], BF16, 74))
+    svd("svd_unknown_shape", mat([3, 3], np.float32, 75), known=False)
+    # Left out: a rank-1 input (TensorFlow 2.21 aborts; dfx:
+    # InvalidArgument, tests/kernels/xla1_test.cc).
+
+
 def identity_cases():
     def sharding(name, x, **attrs):
         def build():
@@ -714,6 +795,7 @@ def main():
     broadcast_helper_cases()
     reduce_precision_cases()
     dequantize_cases()
+    linalg_cases()
     identity_cases()
     golden_lib.write_op_defs(FAMILY, OP_NAMES,
                              type_attrs={"XlaDotV2": "preferred_element_type",

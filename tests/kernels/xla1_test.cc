@@ -56,7 +56,7 @@ NodeDef DotNode(const std::string& dims, const std::string& precision = "") {
 
 TEST_CASE("Every xla1 op has TensorFlow 2.21's signature and CPU types",
           "[xla1]") {
-  testing::CheckSignaturesWithTensorFlow("xla1", 16);
+  testing::CheckSignaturesWithTensorFlow("xla1", 18);
 }
 
 TEST_CASE("XlaDot's shape function puts batch, lhs and rhs dims in order",
@@ -278,6 +278,36 @@ TEST_CASE("XlaDequantize refuses a scalar, on which TensorFlow crashes",
   REQUIRE((*out)[0].NumElements() == 4);
   CHECK(static_cast<float>((*out)[0].data<Eigen::bfloat16>()[0]) == 1.0f);
   CHECK(static_cast<float>((*out)[0].data<Eigen::bfloat16>()[1]) == 0.0f);
+}
+
+TEST_CASE(
+    "XlaSvd and XlaSelfAdjointEig refuse what TensorFlow aborts on or gets "
+    "wrong",
+    "[xla1]") {
+  const NodeDef svd = TestNodeBuilder("svd", "XlaSvd", 1)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("max_iter", 100)
+                          .Attr("epsilon", 1e-6f)
+                          .Attr("precision_config", "")
+                          .Build();
+  // TensorFlow 2.21 aborts on a vector.
+  CHECK_THAT(RunKernel(svd, {Floats({1, 2, 3}, TensorShape({3}))}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "matrices"));
+  auto out = RunKernel(svd, {Floats({3, 0, 0, -2}, TensorShape({2, 2}))});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].data<float>()[0] == 3.0f);
+  CHECK((*out)[0].data<float>()[1] == 2.0f);
+  // TensorFlow's complex eigenvalues of the identity are [1+1j, 0].
+  const NodeDef eig = TestNodeBuilder("eig", "XlaSelfAdjointEig", 1)
+                          .Attr("T", DT_COMPLEX64)
+                          .Attr("lower", true)
+                          .Attr("max_iter", 100)
+                          .Attr("epsilon", 1e-6f)
+                          .Build();
+  Tensor c(DT_COMPLEX64, TensorShape({1, 1}));
+  c.data<std::complex<float>>()[0] = 1;
+  CHECK_THAT(RunKernel(eig, {c}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "real"));
 }
 
 TEST_CASE("XlaEinsum checks the sizes TensorFlow does not", "[xla1]") {
