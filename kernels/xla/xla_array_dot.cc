@@ -6,8 +6,9 @@
 // contracting dims. The kernel lists, per operand, the flat offsets of its
 // batch, free and contracting index combinations once, so the product is
 // three plain loops. XlaDotV2 first converts each operand to the output
-// type (preferred_element_type). Integers wrap as XLA's do; half and
-// bfloat16 accumulate in float.
+// type (preferred_element_type). float and double pack the operands and
+// run dfx's GEMM (kernels/linalg/gemm.h); other types run the loops.
+// Integers wrap as XLA's do; half and bfloat16 accumulate in float.
 #include <algorithm>
 #include <complex>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "kernels/array/array_util.h"
+#include "kernels/linalg/gemm.h"
 #include "kernels/xla/xla_array_util.h"
 #include "kernels/xla/xla_convert.h"
 #include "proto/xla_data.pb.h"
@@ -82,6 +84,45 @@ void RunDot(const DotPlan& p, const T* l, const T* r, T* out) {
         out[o++] = static_cast<T>(acc);
       }
     }
+  }
+}
+
+// float and double: each operand packed into [batch, m, k] and [batch, k,
+// n] row-major, then dfx's batched GEMM (oneDNN's sgemm for float, on the
+// intra-op pool). Other types run RunDot's loops.
+template <typename T>
+void RunDotGemm(const Device& device, const DotPlan& p, const T* l, const T* r,
+                T* out) {
+  const int64_t batch = static_cast<int64_t>(p.lb.size());
+  const int64_t m = static_cast<int64_t>(p.lf.size());
+  const int64_t n = static_cast<int64_t>(p.rf.size());
+  const int64_t k = static_cast<int64_t>(p.lk.size());
+  std::vector<T> a(batch * m * k), b(batch * k * n);
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    for (int64_t i = 0; i < m; ++i) {
+      const T* row = l + p.lb[bi] + p.lf[i];
+      T* dst = a.data() + (bi * m + i) * k;
+      for (int64_t c = 0; c < k; ++c) dst[c] = row[p.lk[c]];
+    }
+    for (int64_t c = 0; c < k; ++c) {
+      const T* row = r + p.rb[bi] + p.rk[c];
+      T* dst = b.data() + (bi * k + c) * n;
+      for (int64_t j = 0; j < n; ++j) dst[j] = row[p.rf[j]];
+    }
+  }
+  linalg::BatchedGemm<T>(device, batch, m, n, k, {a.data(), k, m * k, nullptr},
+                         false, {b.data(), n, k * n, nullptr}, false,
+                         {out, n, m * n, nullptr});
+}
+
+// Runs the product of `plan` on l and r into out.
+template <typename T>
+void Dot(const Device& device, const DotPlan& p, const T* l, const T* r,
+         T* out) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    RunDotGemm<T>(device, p, l, r, out);
+  } else {
+    RunDot<T>(p, l, r, out);
   }
 }
 
@@ -208,11 +249,12 @@ class XlaDotOp : public OpKernel {
     if (out->NumElements() == 0) return absl::OkStatus();
     bool served = VisitDotType(out->dtype(), [&]<typename T>() {
       if constexpr (!kV2) {
-        RunDot<T>(plan, lhs.data<T>(), rhs.data<T>(), out->data<T>());
+        Dot<T>(*ctx->device(), plan, lhs.data<T>(), rhs.data<T>(),
+               out->data<T>());
       } else {
         std::vector<T> l = ConvertTo<T>(lhs);
         std::vector<T> r = ConvertTo<T>(rhs);
-        RunDot<T>(plan, l.data(), r.data(), out->data<T>());
+        Dot<T>(*ctx->device(), plan, l.data(), r.data(), out->data<T>());
       }
     });
     if (!served) {

@@ -143,6 +143,19 @@ def dot_cases():
         return X.xla_dot(f(a), f(b), mm, b""), f.feed
     case("dot_f32_long_contraction", long_f32, rtol=1e-5, atol=1e-5)
 
+    def gemm_sized(dtype):
+        def build():
+            f = Feeds()
+            a = rng(5).uniform(-1, 1, size=[33, 2, 40]).astype(dtype)
+            b = rng(6).uniform(-1, 1, size=[2, 17, 40]).astype(dtype)
+            return X.xla_dot(f(a), f(b), dot_dims([2], [2], [1], [0]),
+                             b""), f.feed
+        return build
+    # Batch dim in the middle of lhs, rhs contracted on its last dim: the
+    # operands are packed for the GEMM.
+    case("dot_f32_packed_gemm", gemm_sized(np.float32), rtol=1e-5, atol=1e-5)
+    case("dot_f64_packed_gemm", gemm_sized(np.float64))
+
     # Errors (unknown shapes, so the shape function cannot catch them).
     dot("dot_error_contracting_size", [2, 3], [4, 4], mm, known=False)
     dot("dot_error_contracting_count", [2, 3], [3, 4], dot_dims([1], []),
