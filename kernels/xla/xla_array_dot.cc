@@ -25,7 +25,7 @@
 #include "kernels/array/array_util.h"
 #include "kernels/linalg/gemm.h"
 #include "kernels/xla/xla_array_util.h"
-#include "kernels/xla/xla_convert.h"
+#include "kernels/xla/xla_array_convert.h"
 #include "proto/xla_data.pb.h"
 #include "runtime/op_kernel.h"
 

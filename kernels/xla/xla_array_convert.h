@@ -2,8 +2,8 @@
 // contractions (kernels/xla/xla_array_dot.cc, xla_array_conv.cc): XlaDotV2
 // and XlaConvV2 convert each operand to preferred_element_type first.
 // Internal to kernels/xla/.
-#ifndef DFX_KERNELS_XLA_XLA_CONVERT_H_
-#define DFX_KERNELS_XLA_XLA_CONVERT_H_
+#ifndef DFX_KERNELS_XLA_XLA_ARRAY_CONVERT_H_
+#define DFX_KERNELS_XLA_XLA_ARRAY_CONVERT_H_
 
 #include <complex>
 #include <cstdint>
@@ -193,4 +193,4 @@ std::vector<T> ConvertTo(const Tensor& t) {
 
 }  // namespace dfx::xla_array
 
-#endif  // DFX_KERNELS_XLA_XLA_CONVERT_H_
+#endif  // DFX_KERNELS_XLA_XLA_ARRAY_CONVERT_H_
