@@ -13,6 +13,7 @@
 // XlaEinsum: two operands, any labels TensorFlow's Einsum accepts
 // (graph/ops/einsum_equation.h), summed over the labels the output lacks.
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,13 @@ absl::StatusOr<ConvPlan> PlanConv(const xla::ConvolutionDimensionNumbers& dn,
   for (int i = 0; i < n; ++i) {
     if (p.stride[i] < 1 || p.lhs_dil[i] < 1 || p.rhs_dil[i] < 1) {
       return BadConv("window strides and dilations must be positive");
+    }
+    // Beyond 2^40 the size arithmetic could overflow.
+    constexpr int64_t kLimit = int64_t{1} << 40;
+    if (p.lhs_dil[i] > kLimit || p.rhs_dil[i] > kLimit ||
+        std::abs(padding[2 * i]) > kLimit ||
+        std::abs(padding[2 * i + 1]) > kLimit) {
+      return BadConv("window dilations or padding too large");
     }
     p.in_size.push_back(lhs.dim_size(static_cast<int>(li[2 + i])));
     p.k_size.push_back(rhs.dim_size(static_cast<int>(ki[2 + i])));

@@ -11,6 +11,7 @@
 // type XLA serves has a fixed size, so the moves copy bytes.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -81,6 +82,14 @@ class XlaPadOp : public OpKernel {
         ReadIndexVector(ctx->input(4), "padding_interior", rank));
     std::vector<int64_t> out_dims(rank);
     for (int d = 0; d < rank; ++d) {
+      // Beyond 2^40 the size arithmetic could overflow; no tensor is that
+      // large anyway.
+      constexpr int64_t kLimit = int64_t{1} << 40;
+      DFX_XLA_REQUIRE(std::abs(low[d]) <= kLimit &&
+                          std::abs(high[d]) <= kLimit && interior[d] <= kLimit,
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "padding of dimension ", d, " is too large: ", low[d],
+                          ", ", high[d], ", ", interior[d])));
       DFX_XLA_REQUIRE(
           interior[d] >= 0,
           absl::InvalidArgumentError(absl::StrCat(

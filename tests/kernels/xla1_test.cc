@@ -310,6 +310,22 @@ TEST_CASE(
              StatusIs(absl::StatusCode::kInvalidArgument, "real"));
 }
 
+TEST_CASE("XlaPad refuses paddings whose sizes would overflow", "[xla1]") {
+  const NodeDef pad = TestNodeBuilder("pad", "XlaPad", 5)
+                          .Attr("T", DT_FLOAT)
+                          .Attr("Tindices", DT_INT64)
+                          .Build();
+  auto i64 = [](int64_t v) { return Tensor::FromVector<int64_t>({v}); };
+  const Tensor x = Floats({1, 2}, TensorShape({2}));
+  const Tensor zero = Tensor::Scalar<float>(0);
+  CHECK_THAT(
+      RunKernel(pad, {x, zero, i64(0), i64(0), i64(int64_t{1} << 62)}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "too large"));
+  auto out = RunKernel(pad, {x, zero, i64(-1), i64(1), i64(2)});
+  REQUIRE(out.ok());
+  CHECK((*out)[0].NumElements() == 4);  // 2 + 2 interior - 1 + 1
+}
+
 TEST_CASE("XlaEinsum checks the sizes TensorFlow does not", "[xla1]") {
   NodeDef node = TestNodeBuilder("e", "XlaEinsum", 2)
                      .Attr("T", DT_FLOAT)
