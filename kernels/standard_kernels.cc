@@ -90,6 +90,11 @@ void RegisterMisc2Kernels(KernelRegistry* registry);
 // (kernels/conv/conv3_kernels.cc); declared here for the same reason.
 void RegisterConv3Kernels(KernelRegistry* registry);
 
+// TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
+namespace xla_array {
+void RegisterXlaArrayKernels(KernelRegistry* registry);
+}
+
 void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterArrayKernels(registry);
   RegisterMathKernels(registry);
@@ -153,6 +158,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterXla2Kernels(registry);
   RegisterMisc2Kernels(registry);
   RegisterConv3Kernels(registry);
+  xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -74,6 +74,8 @@ absl::Status RegisterMisc2Ops(OpRegistry* registry);
 // Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
 // (conv3_ops.cc).
 absl::Status RegisterConv3Ops(OpRegistry* registry);
+// TensorFlow's XLA array ops that run on CPU (xla1_ops.cc).
+absl::Status RegisterXla1Ops(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -143,6 +145,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   return absl::OkStatus();
 }
 

@@ -52,7 +52,7 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess"};
+    "sess",         "xla1"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -541,6 +541,11 @@ TEST_CASE("golden: conv3 family (Conv and the fused pad and resize "
           "convolutions with ApproxTopK and RefSelect and Fact and the "
           "quantized resize and instance norm) equals TensorFlow") {
   RunFamily("conv3");
+}
+
+TEST_CASE("golden: XLA array ops (XlaDot, XlaPad, XlaGather, ...) equal "
+          "TensorFlow's CPU kernels") {
+  RunFamily("xla1");
 }
 
 TEST_CASE("golden: uniform quantized ops (per tensor and per axis) equal "

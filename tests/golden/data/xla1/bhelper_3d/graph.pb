@@ -1,0 +1,17 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+:
+Placeholder_2Placeholder*
+dtype0*
+shape:
+l
+XlaBroadcastHelperXlaBroadcastHelperPlaceholderPlaceholder_1Placeholder_2*
+Tindices0*
+T0"ª

@@ -1,0 +1,13 @@
+
+@
+PlaceholderPlaceholder*
+dtype0*
+shape:
+B
+Placeholder_1Placeholder*
+dtype0*
+shape:
+W
+	XlaEinsum	XlaEinsumPlaceholderPlaceholder_1*
+T0*
+equationbij,bjk->bik"ª

@@ -1,0 +1,16 @@
+
+<
+PlaceholderPlaceholder*
+dtype0*
+shape
+:
+>
+Placeholder_1Placeholder*
+dtype0*
+shape
+:
+S
+	XlaEinsum	XlaEinsumPlaceholderPlaceholder_1*
+T0*
+equation
+aa,ab->b"ª

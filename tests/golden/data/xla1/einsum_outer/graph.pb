@@ -1,0 +1,13 @@
+
+8
+PlaceholderPlaceholder*
+dtype0*
+shape:
+:
+Placeholder_1Placeholder*
+dtype0*
+shape:
+R
+	XlaEinsum	XlaEinsumPlaceholderPlaceholder_1*
+T0*
+equation	a,b->ab"ª

@@ -1,0 +1,13 @@
+
+6
+PlaceholderPlaceholder*
+dtype0*
+shape:
+8
+Placeholder_1Placeholder*
+dtype0*
+shape:
+T
+	XlaEinsum	XlaEinsumPlaceholderPlaceholder_1*
+T0*
+equation	ab,bc->ac"ª
