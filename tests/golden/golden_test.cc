@@ -50,7 +50,8 @@ const char* const kFamilies[] = {
     "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
-    "uquant",       "itckpt",    "collective2",  "dataset4"};
+    "uquant",       "itckpt",    "collective2",  "dataset4",
+    "dataset5"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -469,6 +470,13 @@ TEST_CASE("golden: tf.data save and load equal TensorFlow") {
   // Multi-step cases: a save into a fresh directory, then a load of it;
   // directories TensorFlow saved (in the case's folder) loaded by dfx.
   RunFamily("dataset4");
+}
+
+TEST_CASE("golden: tf.data assert_next, assert_prev and DatasetFingerprint "
+          "equal TensorFlow") {
+  // Multi-step cases: an iterator made (the assertions fail MakeIterator),
+  // then read element by element.
+  RunFamily("dataset5");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Golden cases of the dataset5 family: tf.data's pipeline assertions
+(tf.data.experimental.assert_next / assert_prev: AssertNextDataset,
+ExperimentalAssertNextDataset, AssertPrevDataset) and DatasetFingerprint,
+as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops
+(tests/golden/data/dataset5/tf_op_defs.pbtxt), which
+tests/kernels/dataset5_test.cc compares byte for byte with dfx's.
+
+    $(tools/tf_env) tests/golden/gen_dataset5.py
+
+Every case is multi-step (gen_lookup.py's steps_case): an iterator made,
+then read element by element. The pipelines turn TensorFlow's static
+rewrites off (plain()): TensorFlow checks an assertion against the pipeline
+it rewrote (map_parallelization and the like), and dfx rewrites nothing.
+
+DatasetFingerprint's value is TensorFlow's hash of the pipeline's
+serialized GraphDef, which dfx does not reproduce (dfx hashes its own
+record of the pipeline: the same in every dfx process): the cases compare
+fingerprints of two pipelines (equal or not), which both runtimes agree on
+for pipelines without functions. (Two maps with equal bodies but distinct
+functions fingerprint alike in TensorFlow, apart in dfx: left out.)
+
+Left out (not done in this family): SNAPPY compression, SnapshotDatasetV2
+and SnapshotDataset, AutoShardDataset and ExperimentalAutoShardDataset.
+"""
+
+import numpy as np
+
+import golden_lib
+from golden_lib import tf, tf1
+from gen_lookup import steps_case
+from tensorflow.python.data.experimental.ops import testing
+
+FAMILY = "dataset5"
+OPS = ["AssertNextDataset", "ExperimentalAssertNextDataset",
+       "AssertPrevDataset", "DatasetFingerprint"]
+raw = tf.raw_ops
+
+
+def plain(ds):
+    """ds without TensorFlow's static rewrites (which dfx does not make)."""
+    o = tf.data.Options()
+    o.experimental_optimization.apply_default_optimizations = False
+    o.experimental_optimization.inject_prefetch = False
+    o.autotune.enabled = False
+    return ds.with_options(o)
+
+
+def iterate(ds, out):
+    it = tf1.data.make_initializable_iterator(ds)
+    out["init"] = it.initializer
+    keys = []
+    for i, t in enumerate(tf.nest.flatten(it.get_next())):
+        out[f"c{i}"] = t
+        keys.append(f"c{i}")
+    return keys
+
+
+def pipeline_case(folder, name, make, pulls, note=""):
+    def build():
+        out = {}
+        iterate(plain(make()), out)
+        return out
+    g = tf.Graph()
+    with g.as_default():
+        n = len(tf.nest.flatten(make().element_spec))
+    keys = [f"c{i}" for i in range(n)]
+    steps_case(folder, name, build,
+               [(["init"], {})] + [(keys, {})] * pulls, note=note)
+
+
+def raw_assert(op, ds, transformations):
+    """ds followed by the assertion op `op` over `transformations` (a
+    tensor or a list of strings)."""
+    spec = ds.element_spec
+    v = getattr(raw, op)(
+        input_dataset=ds._variant_tensor, transformations=transformations,
+        output_types=[s.dtype for s in tf.nest.flatten(spec)],
+        output_shapes=[s.shape for s in tf.nest.flatten(spec)])
+    return tf.data.experimental.from_variant(v, spec)
+
+
+def r5():
+    return tf.data.Dataset.range(5)
+
+
+def inc(x):
+    return x + 1
+
+
+def assert_next_cases(folder):
+    nxt = testing.assert_next  # ExperimentalAssertNextDataset
+    pipeline_case(folder, "next_map",
+                  lambda: r5().apply(nxt(["Map"])).map(inc), 3)
+    pipeline_case(folder, "next_map_batch",
+                  lambda: r5().apply(nxt(["Map", "Batch"])).map(inc)
+                  .batch(2), 4, note="Batch matches BatchDatasetV2")
+    pipeline_case(folder, "next_map_batch_root",
+                  lambda: r5().apply(nxt(["Map", "Batch", "Root"])).map(inc)
+                  .batch(2), 1)
+    pipeline_case(folder, "next_root",
+                  lambda: r5().apply(nxt(["Root"])), 2)
+    pipeline_case(folder, "next_empty", lambda: r5().apply(nxt([])), 6)
+    # TensorFlow's own names: FiniteTake, FiniteSkip, FiniteRepeat[0] and
+    # ForeverRepeat[0], MemoryCacheImpl, Zip[i] and Concatenate[i].
+    pipeline_case(folder, "next_filter_take_repeat",
+                  lambda: r5().apply(nxt(["Filter", "FiniteTake",
+                                          "FiniteRepeat[0]"]))
+                  .filter(lambda x: x > 1).take(2).repeat(2), 2,
+                  note="the first pass only: TensorFlow names the second "
+                  "pass's input FiniteRepeat[1], dfx FiniteRepeat[0]")
+    pipeline_case(folder, "next_skip_cache_repeat",
+                  lambda: r5().apply(nxt(["FiniteSkip", "MemoryCacheImpl",
+                                          "ForeverRepeat[0]", "FiniteTake"]))
+                  .skip(3).cache().repeat().take(5), 6)
+    pipeline_case(folder, "next_concatenate",
+                  lambda: r5().apply(nxt(["Concatenate[0]"])).concatenate(
+                      tf.data.Dataset.range(7, 9)), 8)
+    pipeline_case(folder, "next_take_name",
+                  lambda: r5().apply(nxt(["Take"])).take(2), 1,
+                  note="TensorFlow names TakeDataset FiniteTake")
+    pipeline_case(folder, "next_parallel_map",
+                  lambda: r5().apply(nxt(["ParallelMap"]))
+                  .map(inc, num_parallel_calls=2), 2,
+                  note="ParallelMap matches ParallelMapDatasetV2")
+    pipeline_case(folder, "next_parallel_map_v2",
+                  lambda: r5().apply(nxt(["ParallelMapV2"]))
+                  .map(inc, num_parallel_calls=2), 2)
+    pipeline_case(folder, "next_two_assertions",
+                  lambda: r5().apply(nxt(["AssertNext", "Map"]))
+                  .apply(nxt(["Map"])).map(inc), 2)
+    pipeline_case(folder, "next_zip",
+                  lambda: tf.data.Dataset.zip(
+                      (r5(), r5().apply(nxt(["Zip[1]", "Batch"]))))
+                  .batch(3), 3)
+    pipeline_case(folder, "next_zip_name",
+                  lambda: tf.data.Dataset.zip(
+                      (r5().apply(nxt(["Zip"])), r5())), 1,
+                  note="zip's inputs are Zip[0], Zip[1]")
+    # Errors: MakeIterator fails with InvalidArgument.
+    pipeline_case(folder, "next_wrong",
+                  lambda: r5().apply(nxt(["Batch"])).map(inc), 1)
+    pipeline_case(folder, "next_map_prefix_only",
+                  lambda: r5().apply(nxt(["Ma"])).map(inc), 1,
+                  note="a prefix that is not a version does not match")
+    pipeline_case(folder, "next_too_many",
+                  lambda: r5().apply(nxt(["Map", "Batch"])).map(inc), 1,
+                  note="offset 1 is Root")
+    pipeline_case(folder, "next_past_root",
+                  lambda: r5().apply(nxt(["Map", "Root", "Map"])).map(inc),
+                  1)
+    # The raw AssertNextDataset, and a transformations input that is not
+    # a vector (fed past the shape function): InvalidArgument making it.
+    pipeline_case(folder, "next_raw_op",
+                  lambda: raw_assert("AssertNextDataset", r5(), ["Map"])
+                  .map(inc), 2)
+    pipeline_case(folder, "next_raw_op_wrong",
+                  lambda: raw_assert("AssertNextDataset", r5(), ["Filter"])
+                  .map(inc), 1)
+    pipeline_case(folder, "next_scalar_transformations",
+                  lambda: raw_assert("AssertNextDataset", r5(),
+                                     tf1.placeholder_with_default(
+                                         "Map", shape=None)).map(inc), 1)
+
+
+def assert_prev_cases(folder):
+    prev = testing.assert_prev
+    pipeline_case(folder, "prev_range",
+                  lambda: r5().apply(prev([("RangeDataset", {})])), 2)
+    pipeline_case(folder, "prev_map_range",
+                  lambda: r5().map(inc).apply(
+                      prev([("MapDataset", {}), ("RangeDataset", {})])), 2)
+    pipeline_case(folder, "prev_batch_version",
+                  lambda: r5().batch(2).apply(prev([("BatchDataset", {})])),
+                  2, note="BatchDataset matches BatchDatasetV2")
+    pipeline_case(folder, "prev_attrs",
+                  lambda: r5().batch(2, drop_remainder=True).apply(prev([(
+                      "BatchDatasetV2", {"parallel_copy": False})])), 3)
+    pipeline_case(folder, "prev_map_attrs",
+                  lambda: r5().map(inc).apply(prev([(
+                      "MapDataset", {"use_inter_op_parallelism": True,
+                                     "preserve_cardinality": True})])), 2)
+    pipeline_case(folder, "prev_zip_last_input",
+                  lambda: tf.data.Dataset.zip(
+                      (r5(), r5().map(inc))).apply(
+                      prev([("ZipDataset", {}), ("MapDataset", {})])), 2,
+                  note="a dataset's previous is its last input")
+    pipeline_case(folder, "prev_empty", lambda: r5().apply(prev([])), 2)
+    # Errors: MakeIterator fails with InvalidArgument.
+    pipeline_case(folder, "prev_wrong",
+                  lambda: r5().apply(prev([("MapDataset", {})])), 1)
+    pipeline_case(folder, "prev_attr_value",
+                  lambda: r5().batch(2, drop_remainder=True).apply(prev([(
+                      "BatchDatasetV2", {"parallel_copy": True})])), 1)
+    pipeline_case(folder, "prev_attr_missing",
+                  lambda: r5().apply(prev([("RangeDataset", {"foo": 1})])),
+                  1)
+    pipeline_case(folder, "prev_too_many",
+                  lambda: r5().apply(prev([("RangeDataset", {}),
+                                           ("RangeDataset", {})])), 1)
+    pipeline_case(folder, "prev_unparsable",
+                  lambda: raw_assert("AssertPrevDataset", r5(),
+                                     ["name: 'RangeDataset' {"]), 1)
+    pipeline_case(folder, "prev_scalar_transformations",
+                  lambda: raw_assert("AssertPrevDataset", r5(),
+                                     tf1.placeholder_with_default(
+                                         "name: 'RangeDataset'", shape=None)),
+                  1)
+
+
+def fingerprint_cases(folder):
+    def fp(ds):
+        return raw.DatasetFingerprint(input_dataset=ds._variant_tensor)
+
+    def build():
+        a = r5().batch(2)
+        same = r5().batch(2)
+        other_stop = tf.data.Dataset.range(6).batch(2)
+        other_attr = r5().batch(2, drop_remainder=True)
+        slices = tf.data.Dataset.from_tensor_slices(
+            (tf.constant([1, 2], tf.int32), tf.constant(["a", "b"])))
+        slices2 = tf.data.Dataset.from_tensor_slices(
+            (tf.constant([1, 2], tf.int32), tf.constant(["a", "b"])))
+        slices3 = tf.data.Dataset.from_tensor_slices(
+            (tf.constant([1, 2], tf.int32), tf.constant(["a", "c"])))
+        m1 = r5().map(inc)
+        m2 = r5().map(lambda x: x * 2)
+        f = fp(a)
+        return {
+            "same": tf.equal(f, fp(same)),
+            "stop": tf.equal(f, fp(other_stop)),
+            "attr": tf.equal(f, fp(other_attr)),
+            "slices_same": tf.equal(fp(slices), fp(slices2)),
+            "slices_other": tf.equal(fp(slices), fp(slices3)),
+            "map_other": tf.equal(fp(m1), fp(m2)),
+            "map_range": tf.equal(fp(m1), fp(r5())),
+            "twice": tf.equal(f, fp(a)),
+            "dtype": tf.constant(0, tf.uint64) + tf.zeros_like(f),
+        }
+    steps_case(folder, "fingerprint_compare", build,
+               [(["same", "stop", "attr", "slices_same", "slices_other",
+                  "map_other", "map_range", "twice", "dtype"], {})],
+               note="equal or not, as TensorFlow; values differ")
+
+    def not_dataset():
+        c = raw.CompressElement(components=[tf.constant(1, tf.int64)])
+        return {"fp": raw.DatasetFingerprint(input_dataset=c)}
+    steps_case(folder, "fingerprint_not_a_dataset", not_dataset,
+               [(["fp"], {})])
+
+
+def main():
+    folder = golden_lib.family_folder(FAMILY)
+    golden_lib.write_op_defs(FAMILY, OPS)
+    assert_next_cases(folder)
+    assert_prev_cases(folder)
+    fingerprint_cases(folder)
+
+
+if __name__ == "__main__":
+    main()
