@@ -1,5 +1,7 @@
-// tf.data's pipeline assertions and fingerprint: AssertNextDataset (and
-// ExperimentalAssertNextDataset), AssertPrevDataset and DatasetFingerprint.
+// tf.data's pipeline assertions, auto-sharding and fingerprint:
+// AssertNextDataset (and ExperimentalAssertNextDataset), AssertPrevDataset,
+// AutoShardDataset (and ExperimentalAutoShardDataset) and
+// DatasetFingerprint.
 // Every OpDef is TensorFlow 2.21's (tests/kernels/dataset5_test.cc compares
 // them with tests/golden/data/dataset5/tf_op_defs.pbtxt, written by
 // gen_dataset5.py); the kernels are in kernels/data/dataset5_kernels.cc.
@@ -23,6 +25,19 @@ absl::Status RegisterDataset5Ops(OpRegistry* r) {
                                               c->WithRank(c->input(1), 1));
                                           return shape_fn::Scalar(c);
                                         })));
+  }
+  for (const bool experimental : {false, true}) {
+    OpDefBuilder b(experimental ? "ExperimentalAutoShardDataset"
+                                : "AutoShardDataset");
+    b.Input("input_dataset: variant")
+        .Input("num_workers: int64")
+        .Input("index: int64")
+        .Output("handle: variant")
+        .Attr("auto_shard_policy: int = 0")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1");
+    if (!experimental) b.Attr("num_replicas: int = 0");
+    DFX_RETURN_IF_ERROR(r->Register(b.SetShapeFn(shape_fn::Scalar)));
   }
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetFingerprint")
                                       .Input("input_dataset: variant")

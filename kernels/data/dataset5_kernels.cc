@@ -6,7 +6,27 @@
 //   AssertPrevDataset      ... once those before them (upstream, nearest
 //                          first) match: each entry a text NameAttrList, an
 //                          op name and attrs the op's node must carry;
+//   AutoShardDataset,      the input's share for worker `index` of
+//   ExperimentalAuto-      `num_workers`, by auto_shard_policy (below);
+//   ShardDataset
 //   DatasetFingerprint     a uint64 hash of the dataset's pipeline.
+//
+// TensorFlow auto-shards by rewriting the input pipeline's graph. OFF
+// passes the input through; DATA keeps every num_workers-th element from
+// `index` on (TensorFlow puts its shard below the pipeline's trailing
+// prefetch and options, which yields the same elements), and, as
+// TensorFlow's ShardDataset with require_non_empty, fails with
+// InvalidArgument instead of the first element when the input ends after
+// `index` but before num_workers elements. FILE walks the pipeline from its end
+// as TensorFlow's rewrite does (pass-through ops, zip and concatenate) to a
+// flat_map or interleave whose function makes a reader dataset (a
+// TFRecordDataset of its argument): TensorFlow shards the file names
+// there; dfx does not rebuild pipelines and answers Unimplemented. Where
+// there is no such dataset (a range, tensor slices, a reader of a file
+// name tensor) FILE fails with TensorFlow's NotFound and AUTO shards by
+// DATA; any other policy is InvalidArgument. FILE with one worker, and
+// HINT, pass the input through (dfx's ShardDataset refuses SHARD_HINT when
+// it is made, so a pipeline holds no hint to replace).
 //
 // TensorFlow checks AssertNext against its iterator's prefix
 // ("Iterator::Root::Map::AssertNext"): the datasets between the assertion
@@ -33,11 +53,14 @@
 // own graph hash).
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -49,6 +72,7 @@
 #include "kernels/data/dataset.h"
 #include "kernels/kernels.h"
 #include "proto/attr_value.pb.h"
+#include "proto/function.pb.h"
 #include "proto/tensor.pb.h"
 
 namespace dfx::data {
@@ -301,6 +325,286 @@ class AssertPrevDatasetOp final : public DatasetOpKernel {
 };
 
 // ---------------------------------------------------------------------------
+// AutoShardDataset (and ExperimentalAutoShardDataset).
+
+// tf.data.experimental.AutoShardPolicy.
+constexpr int64_t kOff = -1, kFile = 1, kData = 2, kHint = 3;
+
+// The op lists of TensorFlow's auto-shard rewrite; an op is of a list when
+// it matches an entry in any version.
+constexpr const char* kReaderOps[] = {
+    "ArrayRecordDataset", "FixedLengthRecordDataset", "RecordIODataset",
+    "SSTableDataset",     "TextLineDataset",          "TFRecordDataset"};
+constexpr const char* kMultipleInputOps[] = {"ConcatenateDataset",
+                                             "ZipDataset"};
+constexpr const char* kPassThroughOps[] = {"AssertNextDataset",
+                                           "BatchDataset",
+                                           "CacheDataset",
+                                           "ExperimentalMapAndBatchDataset",
+                                           "ExperimentalParseExampleDataset",
+                                           "ExperimentalRebatchDataset",
+                                           "FilterDataset",
+                                           "FinalizeDataset",
+                                           "MapAndBatchDataset",
+                                           "MapDataset",
+                                           "MaxIntraOpParallelismDataset",
+                                           "ModelDataset",
+                                           "OptimizeDataset",
+                                           "OptionsDataset",
+                                           "PaddedBatchDataset",
+                                           "ParallelBatchDataset",
+                                           "ParallelMapDataset",
+                                           "ParseExampleDataset",
+                                           "PrefetchDataset",
+                                           "PrivateThreadPoolDataset",
+                                           "ReduceDataset",
+                                           "RebatchDataset",
+                                           "RepeatDataset",
+                                           "ShardDataset",
+                                           "ShuffleAndRepeatDataset",
+                                           "ShuffleDataset",
+                                           "SkipDataset",
+                                           "TakeDataset",
+                                           "WindowDataset"};
+constexpr const char* kFuncOps[] = {"ExperimentalParallelInterleaveDataset",
+                                    "FlatMapDataset", "InterleaveDataset",
+                                    "LegacyParallelInterleaveDataset",
+                                    "ParallelInterleaveDataset"};
+constexpr const char* kUnshardableSourceOps[] = {
+    "GeneratorDataset", "RangeDataset", "SparseTensorsSliceDataset",
+    "TensorDataset", "TensorSliceDataset"};
+
+template <size_t N>
+bool OpIn(absl::string_view op, const char* const (&list)[N]) {
+  for (const char* entry : list) {
+    if (MatchesAnyVersion(entry, op)) return true;
+  }
+  return false;
+}
+
+// The functions of `library` that make a reader dataset of their
+// arguments, directly or through a nested flat_map/interleave (TensorFlow's
+// ReaderOpInFunction).
+absl::flat_hash_set<std::string> ReaderFunctions(
+    const FunctionDefLibrary& library) {
+  absl::flat_hash_map<std::string, const FunctionDef*> by_name;
+  for (const FunctionDef& f : library.function()) {
+    by_name[f.signature().name()] = &f;
+  }
+  absl::flat_hash_map<std::string, bool> memo;
+  std::function<bool(const std::string&, int)> reads =
+      [&](const std::string& name, int depth) -> bool {
+    auto m = memo.find(name);
+    if (m != memo.end()) return m->second;
+    memo[name] = false;  // (a cycle reads nothing)
+    auto f = by_name.find(name);
+    bool result = false;
+    if (f != by_name.end() && depth < 100) {
+      for (const NodeDef& n : f->second->node_def()) {
+        if (OpIn(n.op(), kReaderOps) && n.input_size() > 0) result = true;
+        const AttrValue* fn = FindNodeAttr(n, "f");
+        if (!result && OpIn(n.op(), kFuncOps) && fn != nullptr &&
+            fn->has_func() && reads(fn->func().name(), depth + 1)) {
+          result = true;
+        }
+        if (result) break;
+      }
+    }
+    memo[name] = result;
+    return result;
+  };
+  absl::flat_hash_set<std::string> out;
+  for (const auto& [name, f] : by_name) {
+    if (reads(name, 0)) out.insert(name);
+  }
+  return out;
+}
+
+// TensorFlow's FILE sharding walk (RecursivelyHandleOp) over the nodes that
+// made `d`: OK when it reaches the dataset whose input it would shard (a
+// flat_map or interleave, or a pass-through, whose function reads files),
+// NotFound, with TensorFlow's reason, when there is none.
+absl::Status FindFileShard(const DatasetBase& d,
+                           const absl::flat_hash_set<std::string>& readers,
+                           int depth) {
+  std::shared_ptr<const DatasetBase::Node> node = d.node();
+  if (node == nullptr || depth > 10000) {
+    return absl::NotFoundError(absl::StrCat(
+        "Did not find a shardable source, walked to a node which is not a "
+        "dataset: ",
+        d.DebugString()));
+  }
+  const std::string& op = node->def->op();
+  if (op == "AssertCardinalityDataset" && !node->inputs.empty()) {
+    return FindFileShard(*node->inputs[0], readers, depth + 1);
+  }
+  if (OpIn(op, kUnshardableSourceOps)) {
+    return absl::NotFoundError(
+        absl::StrCat("Found an unshardable source dataset: ", op));
+  }
+  if (OpIn(op, kMultipleInputOps)) {
+    for (const auto& in : node->inputs) {
+      DFX_RETURN_IF_ERROR(FindFileShard(*in, readers, depth + 1));
+    }
+    return absl::OkStatus();
+  }
+  const bool func = OpIn(op, kFuncOps);
+  const bool pass = OpIn(op, kPassThroughOps);
+  const AttrValue* f = FindNodeAttr(*node->def, "f");
+  if ((func || pass) && f != nullptr && f->has_func() &&
+      readers.contains(f->func().name()) && !node->inputs.empty()) {
+    return absl::OkStatus();
+  }
+  if (OpIn(op, kReaderOps)) {
+    return absl::NotFoundError(
+        absl::StrCat("Unable to shard this input. You may need to wrap the "
+                     "inputs to your reader dataset in a TensorSliceDataset. "
+                     "Input node is the file names of ",
+                     op));
+  }
+  if ((!func && !pass) || node->inputs.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "Did not find a shardable source, walked to a node which is not a "
+        "dataset: ",
+        op,
+        ". Consider either turning off auto-sharding or switching the "
+        "auto_shard_policy to DATA to shard this dataset."));
+  }
+  return FindFileShard(*node->inputs[0], readers, depth + 1);
+}
+
+// Every num_workers-th element of the input from `index` on, as
+// TensorFlow's ShardDataset with require_non_empty (what its rewrite
+// inserts): when the input has more than `index` but fewer than
+// num_workers elements, InvalidArgument instead of the first element.
+class AutoShardedDataset final : public UnaryDataset {
+ public:
+  AutoShardedDataset(DatasetPtr input, int64_t num_workers, int64_t index)
+      : UnaryDataset(input, input->output_dtypes()),
+        num_workers_(num_workers),
+        index_(index) {}
+
+  std::string DebugString() const override {
+    return absl::StrCat("AutoShardDataset(", num_workers_, ", ", index_, ")");
+  }
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (n < 0) return n;
+    return n / num_workers_ + (index_ < n % num_workers_ ? 1 : 0);
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
+                         input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<AutoShardedDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const AutoShardedDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      *end = false;
+      while (in_ != nullptr) {
+        out->clear();
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
+        if (*end) {
+          in_.reset();
+          break;
+        }
+        const int64_t at = next_++;
+        if (at % d_->num_workers_ != d_->index_) continue;
+        // The first element: the input must reach num_workers elements.
+        std::vector<Tensor> skipped;
+        while (next_ < d_->num_workers_) {
+          bool skipped_end = false;
+          skipped.clear();
+          DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &skipped, &skipped_end));
+          if (skipped_end) {
+            in_.reset();
+            out->clear();
+            return absl::InvalidArgumentError(absl::StrCat(
+                "Could not apply FILE based sharding: the dataset only has ",
+                next_, " file(s), which is not enough for the required ",
+                d_->num_workers_, " shards/workers."));
+          }
+          ++next_;
+        }
+        return absl::OkStatus();
+      }
+      out->clear();
+      *end = true;
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const AutoShardedDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    int64_t next_ = 0;  // input elements read
+  };
+
+  const int64_t num_workers_;
+  const int64_t index_;
+};
+
+class AutoShardDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit AutoShardDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("auto_shard_policy", &policy_));
+    if (ctx->function_library() != nullptr) {
+      readers_ = ReaderFunctions(*ctx->function_library());
+    }
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(int64_t num_workers,
+                         ScalarInt64Input(ctx, 1, "num_workers"));
+    if (num_workers <= 0) {
+      return absl::InvalidArgumentError(
+          "num_workers must be greater than zero.");
+    }
+    DFX_ASSIGN_OR_RETURN(int64_t index, ScalarInt64Input(ctx, 2, "index"));
+    if (index < 0 || index >= num_workers) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("index must be between 0 and ", num_workers - 1));
+    }
+    if (policy_ < kOff || policy_ > kHint) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Unknown auto_shard_policy ", policy_));
+    }
+    // OFF; HINT (dfx's ShardDataset refuses SHARD_HINT when it is made, so
+    // no hint is left to replace); FILE over one worker.
+    if (policy_ == kOff || policy_ == kHint ||
+        (policy_ == kFile && num_workers == 1 && index == 0)) {
+      return input;
+    }
+    if (policy_ != kData) {  // FILE, or AUTO
+      absl::Status found = FindFileShard(*input, readers_, 0);
+      if (found.ok()) {
+        return absl::UnimplementedError(
+            "auto-sharding by FILE (the pipeline reads files in a flat_map "
+            "or interleave) is not supported by dfx; set the auto_shard_policy "
+            "to DATA or OFF");
+      }
+      if (policy_ == kFile || !absl::IsNotFound(found)) return found;
+    }
+    return std::make_shared<AutoShardedDataset>(std::move(input), num_workers,
+                                                index);
+  }
+
+  int64_t policy_ = 0;
+  absl::flat_hash_set<std::string> readers_;
+};
+
+// ---------------------------------------------------------------------------
 // DatasetFingerprint
 
 class Fnv64 {
@@ -389,6 +693,9 @@ void RegisterDataset5Kernels(KernelRegistry* registry) {
   }
   RegisterKernel<data::AssertPrevDatasetOp>(
       registry, KernelDefBuilder("AssertPrevDataset"));
+  for (const char* op : {"AutoShardDataset", "ExperimentalAutoShardDataset"}) {
+    RegisterKernel<data::AutoShardDatasetOp>(registry, KernelDefBuilder(op));
+  }
   RegisterKernel<data::DatasetFingerprintOp>(
       registry, KernelDefBuilder("DatasetFingerprint"));
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Golden cases of the dataset5 family: tf.data's pipeline assertions
 (tf.data.experimental.assert_next / assert_prev: AssertNextDataset,
-ExperimentalAssertNextDataset, AssertPrevDataset) and DatasetFingerprint,
-as TensorFlow 2.21 runs them. Also writes TensorFlow's OpDefs of those ops
+ExperimentalAssertNextDataset, AssertPrevDataset), auto-sharding
+(AutoShardDataset, ExperimentalAutoShardDataset: what tf.distribute puts
+at the end of a pipeline) and DatasetFingerprint, as TensorFlow 2.21 runs
+them. Also writes TensorFlow's OpDefs of those ops
 (tests/golden/data/dataset5/tf_op_defs.pbtxt), which
 tests/kernels/dataset5_test.cc compares byte for byte with dfx's.
 
@@ -20,20 +22,29 @@ fingerprints of two pipelines (equal or not), which both runtimes agree on
 for pipelines without functions. (Two maps with equal bodies but distinct
 functions fingerprint alike in TensorFlow, apart in dfx: left out.)
 
-Left out (not done in this family): SNAPPY compression, SnapshotDatasetV2
-and SnapshotDataset, AutoShardDataset and ExperimentalAutoShardDataset.
+Auto-sharding cases cover each policy on pipelines without files (AUTO
+falls back to DATA, FILE fails with NotFound) and DATA over TFRecord
+files (in the case folder). Left out: FILE sharding of a pipeline that
+reads files in a flat_map or interleave (TensorFlow shards the file names
+by rewriting the pipeline; dfx answers Unimplemented, see
+tests/kernels/dataset5_test.cc), and HINT over shard(SHARD_HINT) (dfx's
+ShardDataset refuses SHARD_HINT when it is made).
+
+Left out of the family: SNAPPY compression, SnapshotDatasetV2 and
+SnapshotDataset (not done in the time given).
 """
 
 import numpy as np
 
 import golden_lib
 from golden_lib import tf, tf1
-from gen_lookup import steps_case
+from gen_lookup import CASE_DIR, steps_case
 from tensorflow.python.data.experimental.ops import testing
 
 FAMILY = "dataset5"
 OPS = ["AssertNextDataset", "ExperimentalAssertNextDataset",
-       "AssertPrevDataset", "DatasetFingerprint"]
+       "AssertPrevDataset", "AutoShardDataset",
+       "ExperimentalAutoShardDataset", "DatasetFingerprint"]
 raw = tf.raw_ops
 
 
@@ -249,11 +260,121 @@ def fingerprint_cases(folder):
                [(["fp"], {})])
 
 
+def tfrecord_bytes(records):
+    """A TFRecord file of `records`, uncompressed."""
+    import tempfile
+    import os
+    with tempfile.TemporaryDirectory(prefix="dfx_gen_") as tmp:
+        path = os.path.join(tmp, "f")
+        with tf.io.TFRecordWriter(path) as w:
+            for r in records:
+                w.write(r)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def auto_shard_cases(folder):
+    OFF, AUTO, FILE, DATA, HINT = -1, 0, 1, 2, 3
+
+    def shard(ds, policy, workers, index, op="AutoShardDataset"):
+        spec = ds.element_spec
+        v = getattr(raw, op)(
+            input_dataset=ds._variant_tensor, num_workers=workers,
+            index=index, auto_shard_policy=policy,
+            output_types=[s.dtype for s in tf.nest.flatten(spec)],
+            output_shapes=[s.shape for s in tf.nest.flatten(spec)])
+        return tf.data.experimental.from_variant(v, spec)
+
+    def r10():
+        return tf.data.Dataset.range(10)
+
+    for name, policy in [("off", OFF), ("auto", AUTO), ("file", FILE),
+                         ("data", DATA), ("hint", HINT),
+                         ("unknown_policy", 7)]:
+        pipeline_case(folder, "shard_range_" + name,
+                      lambda policy=policy: shard(r10(), policy, 3, 1),
+                      11 if policy in (OFF, HINT) else 4,
+                      note="FILE: NotFound (an unshardable source); AUTO: "
+                      "DATA; 7: InvalidArgument")
+    pipeline_case(folder, "shard_experimental_op",
+                  lambda: shard(r10(), DATA, 4, 3,
+                                op="ExperimentalAutoShardDataset"), 3)
+    pipeline_case(folder, "shard_last_index",
+                  lambda: shard(r10(), AUTO, 3, 2), 4)
+    pipeline_case(folder, "shard_batch",
+                  lambda: shard(r10().batch(3), DATA, 2, 0), 3,
+                  note="batches are sharded")
+    pipeline_case(folder, "shard_prefetch",
+                  lambda: shard(r10().prefetch(1), DATA, 3, 1), 4)
+    pipeline_case(folder, "shard_options",
+                  lambda: shard(plain(r10().map(inc)), AUTO, 3, 0), 5)
+    pipeline_case(folder, "shard_zip",
+                  lambda: shard(tf.data.Dataset.zip((r10(), r10().skip(1))),
+                                AUTO, 4, 1), 4)
+    pipeline_case(folder, "shard_map_file",
+                  lambda: shard(r10().map(inc), FILE, 2, 0), 1,
+                  note="NotFound: the walk ends at RangeDataset")
+    pipeline_case(folder, "shard_one_worker_file",
+                  lambda: shard(r10(), FILE, 1, 0), 11,
+                  note="FILE with one worker is no rewrite at all")
+    pipeline_case(folder, "shard_fewer_elements",
+                  lambda: shard(tf.data.Dataset.range(2), DATA, 3, 2), 1,
+                  note="nothing from index on: no element, no error")
+    pipeline_case(folder, "shard_not_enough_elements",
+                  lambda: shard(tf.data.Dataset.range(2), DATA, 3, 0), 2,
+                  note="InvalidArgument for the first element: 2 "
+                  "elements for 3 workers")
+    pipeline_case(folder, "shard_empty",
+                  lambda: shard(tf.data.Dataset.range(0), AUTO, 2, 0), 1)
+    pipeline_case(folder, "shard_repeat_take",
+                  lambda: shard(tf.data.Dataset.range(3).repeat().take(11),
+                                DATA, 4, 1), 4)
+    for name, workers, index in [("zero_workers", 0, 0),
+                                 ("index_too_big", 3, 3),
+                                 ("negative_index", 3, -1)]:
+        pipeline_case(folder, "shard_" + name,
+                      lambda workers=workers, index=index:
+                      shard(r10(), DATA, workers, index), 1)
+    pipeline_case(folder, "shard_vector_workers",
+                  lambda: shard(r10(), DATA, tf1.placeholder_with_default(
+                      np.array([2], np.int64), shape=None), 0), 1)
+
+    # DATA and AUTO over TFRecord files read by a flat_map (AUTO here would
+    # shard the files in TensorFlow: only DATA, and a reader of a file name
+    # tensor, which FILE cannot shard, are compared).
+    files = {f"f{i}.tfrecord": tfrecord_bytes(
+        [f"{i}-{j}".encode() for j in range(3)]) for i in range(3)}
+    names = [CASE_DIR + "/" + n for n in sorted(files)]
+
+    def files_case(name, make, policy, workers, index, pulls):
+        def build():
+            p = tf1.placeholder(tf.string, [None], name="files")
+            out = {"files": p}
+            iterate(plain(shard(make(p), policy, workers, index)), out)
+            return out
+        steps_case(folder, name, build,
+                   [(["init"], {"files": names})] + [(["c0"], {})] * pulls,
+                   files=files)
+    files_case("shard_files_data", lambda p: tf.data.Dataset.from_tensor_slices(
+        p).flat_map(tf.data.TFRecordDataset), DATA, 2, 1, 5)
+    files_case("shard_tfrecord_auto",
+               lambda p: tf.data.experimental.from_variant(
+                   raw.TFRecordDataset(filenames=p, compression_type="",
+                                       buffer_size=tf.constant(0, tf.int64)),
+                   tf.TensorSpec([], tf.string)), AUTO, 4, 3, 3)
+    files_case("shard_tfrecord_file",
+               lambda p: tf.data.experimental.from_variant(
+                   raw.TFRecordDataset(filenames=p, compression_type="",
+                                       buffer_size=tf.constant(0, tf.int64)),
+                   tf.TensorSpec([], tf.string)), FILE, 4, 3, 1)
+
+
 def main():
     folder = golden_lib.family_folder(FAMILY)
     golden_lib.write_op_defs(FAMILY, OPS)
     assert_next_cases(folder)
     assert_prev_cases(folder)
+    auto_shard_cases(folder)
     fingerprint_cases(folder)
 
 

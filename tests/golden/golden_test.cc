@@ -472,8 +472,8 @@ TEST_CASE("golden: tf.data save and load equal TensorFlow") {
   RunFamily("dataset4");
 }
 
-TEST_CASE("golden: tf.data assert_next, assert_prev and DatasetFingerprint "
-          "equal TensorFlow") {
+TEST_CASE("golden: tf.data assert_next, assert_prev, auto-sharding and "
+          "DatasetFingerprint equal TensorFlow") {
   // Multi-step cases: an iterator made (the assertions fail MakeIterator),
   // then read element by element.
   RunFamily("dataset5");

@@ -3,13 +3,22 @@
 // graph meets at import, and what the golden cases (tests/golden/
 // gen_dataset5.py) cannot show: the assertions fail when the iterator is
 // made, not when the dataset is; an assertion iterated outside an iterator
-// resource sees no next transformations; DatasetFingerprint's values are
-// stable and tell pipelines apart.
+// resource sees no next transformations; auto-sharding by FILE of a
+// pipeline that reads files in a flat_map is Unimplemented (TensorFlow
+// rewrites the pipeline); DatasetFingerprint's values are stable and tell
+// pipelines apart.
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "catch2/catch.hpp"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
+#include "kernels/kernels.h"
+#include "proto/graph.pb.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -64,9 +73,88 @@ uint64_t Fingerprint(const Tensor& dataset) {
   return fp.data<uint64_t>()[0];
 }
 
+// The graph of golden case `name` (its nodes and function library).
+GraphDef GoldenGraph(const std::string& name) {
+  GraphDef g;
+  std::ifstream in(std::string(DFX_TEST_DATA_DIR) +
+                       "/../golden/data/dataset5/" + name + "/graph.pb",
+                   std::ios::binary);
+  REQUIRE(g.ParseFromIstream(&in));
+  return g;
+}
+
+// Runs the last node of op `op` in `graph` (attr `attr` set to `value`
+// when given), its functions from the graph's library, on `inputs`.
+absl::StatusOr<Tensor> RunGraphNode(const GraphDef& graph,
+                                    const std::string& op,
+                                    const std::vector<Tensor>& inputs,
+                                    const std::string& attr = "",
+                                    int64_t value = 0) {
+  const NodeDef* found = nullptr;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == op) found = &n;
+  }
+  if (found == nullptr) return absl::NotFoundError(op);
+  NodeDef node = *found;
+  node.clear_input();
+  if (!attr.empty()) (*node.mutable_attr())[attr].set_i(value);
+  DFX_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
+                       OpRegistry::Global()->LookUpOrError(op));
+  AddDefaultAttrs(reg->op_def, &node);
+  DFX_ASSIGN_OR_RETURN(
+      std::unique_ptr<OpKernel> kernel,
+      StandardKernelRegistry()->CreateKernel(
+          node, reg->op_def, testing::TestCpuDevice(), &graph.library()));
+  OpKernelContext::Params params;
+  params.op_kernel = kernel.get();
+  params.device = testing::TestCpuDevice();
+  params.inputs = inputs;
+  OpKernelContext ctx(&params);
+  kernel->Compute(&ctx);
+  DFX_RETURN_IF_ERROR(ctx.status());
+  return (*ctx.mutable_outputs())[0];
+}
+
 TEST_CASE("Every dataset5 op has TensorFlow 2.21's signature and CPU types",
           "[dataset5]") {
-  testing::CheckSignaturesWithTensorFlow("dataset5", 4);
+  testing::CheckSignaturesWithTensorFlow("dataset5", 6);
+}
+
+TEST_CASE(
+    "Auto-sharding by FILE a pipeline that reads files in a flat_map "
+    "is Unimplemented",
+    "[dataset5]") {
+  // from_tensor_slices(files).flat_map(TFRecordDataset): TensorFlow's FILE
+  // policy (and AUTO) shards the file names below the flat_map.
+  const GraphDef g = GoldenGraph("shard_files_data");
+  absl::StatusOr<Tensor> slices =
+      RunGraphNode(g, "TensorSliceDataset",
+                   {Tensor::FromVector<std::string>({"a", "b", "c"})});
+  REQUIRE(slices.ok());
+  absl::StatusOr<Tensor> flat_map =
+      RunGraphNode(g, "FlatMapDataset", {*slices});
+  REQUIRE(flat_map.ok());
+  for (const int64_t policy : {0, 1}) {
+    CHECK_THAT(RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(2), I64(1)},
+                            "auto_shard_policy", policy)
+                   .status(),
+               StatusIs(absl::StatusCode::kUnimplemented, "set the"));
+  }
+  // DATA and OFF shard by element or not at all; FILE over one worker is
+  // no rewrite.
+  for (const int64_t policy : {-1, 2, 3}) {
+    CHECK(RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(2), I64(1)},
+                       "auto_shard_policy", policy)
+              .ok());
+  }
+  CHECK(RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(1), I64(0)},
+                     "auto_shard_policy", 1)
+            .ok());
+  // Over the file names themselves FILE finds no reader: NotFound.
+  CHECK_THAT(RunGraphNode(g, "AutoShardDataset", {*slices, I64(2), I64(1)},
+                          "auto_shard_policy", 1)
+                 .status(),
+             StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_CASE("The assertions take a vector of transformations", "[dataset5]") {
