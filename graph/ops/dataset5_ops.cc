@@ -1,7 +1,7 @@
 // tf.data's pipeline assertions, auto-sharding and fingerprint:
 // AssertNextDataset (and ExperimentalAssertNextDataset), AssertPrevDataset,
-// AutoShardDataset (and ExperimentalAutoShardDataset) and
-// DatasetFingerprint.
+// AutoShardDataset (and ExperimentalAutoShardDataset), SnapshotDatasetV2
+// and DatasetFingerprint.
 // Every OpDef is TensorFlow 2.21's (tests/kernels/dataset5_test.cc compares
 // them with tests/golden/data/dataset5/tf_op_defs.pbtxt, written by
 // gen_dataset5.py); the kernels are in kernels/data/dataset5_kernels.cc.
@@ -39,6 +39,30 @@ absl::Status RegisterDataset5Ops(OpRegistry* r) {
     if (!experimental) b.Attr("num_replicas: int = 0");
     DFX_RETURN_IF_ERROR(r->Register(b.SetShapeFn(shape_fn::Scalar)));
   }
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SnapshotDatasetV2")
+                      .Input("input_dataset: variant")
+                      .Input("path: string")
+                      .Input("reader_func_other_args: Treader_func_args")
+                      .Input("shard_func_other_args: Tshard_func_args")
+                      .Output("handle: variant")
+                      .Attr("output_types: list(type) >= 1")
+                      .Attr("output_shapes: list(shape) >= 1")
+                      .Attr("compression: string = ''")
+                      .Attr("reader_prefix: string = ''")
+                      .Attr("writer_prefix: string = ''")
+                      .Attr("hash_valid: bool = false")
+                      .Attr("hash: int = 0")
+                      .Attr("reader_func: func")
+                      .Attr("shard_func: func")
+                      .Attr("Treader_func_args: list(type) >= 0")
+                      .Attr("Tshard_func_args: list(type) >= 0")
+                      .Attr("metadata: string = ''")
+                      .SetShapeFn([](InferenceContext* c) {
+                        // path is a scalar.
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+                        return shape_fn::Scalar(c);
+                      })));
   DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetFingerprint")
                                       .Input("input_dataset: variant")
                                       .Output("fingerprint: uint64")

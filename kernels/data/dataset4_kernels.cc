@@ -45,6 +45,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
 #include "kernels/random/simple_philox.h"
 #include "runtime/cancellation.h"
@@ -727,6 +728,29 @@ class LoadDataset final : public DatasetBase {
   const std::vector<Tensor> captured_;
 };
 
+// The metadata under `path`: NotFound when there is none, OutOfRange when
+// it does not parse.
+absl::StatusOr<SnapshotMetadata> ReadMetadata(const std::string& node,
+                                              const std::string& path) {
+  DFX_ASSIGN_OR_RETURN(std::string file,
+                       ResolveDataPath(node, JoinPath(path, kMetadataFile)));
+  std::ifstream in(file, std::ios::binary);
+  if (!in.is_open()) {
+    return absl::NotFoundError(
+        absl::StrCat("Could not find metadata file [", path, "]"));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  SnapshotMetadata metadata;
+  if (!DecodeMetadata(bytes, &metadata)) {
+    // TensorFlow's code: its file stream's, which has read to the end.
+    return absl::OutOfRangeError(
+        absl::StrCat("Can't parse ", JoinPath(path, kMetadataFile),
+                     " as binary proto: Read less bytes than requested"));
+  }
+  return metadata;
+}
+
 class LoadDatasetOp final : public DatasetOpKernel {
  public:
   explicit LoadDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
@@ -746,36 +770,8 @@ class LoadDatasetOp final : public DatasetOpKernel {
 
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(std::string path, PathInput(ctx, 0));
-    DFX_ASSIGN_OR_RETURN(Compression compression,
-                         SnapshotCompression(compression_));
-    DFX_ASSIGN_OR_RETURN(
-        std::string file,
-        ResolveDataPath(name(), JoinPath(path, kMetadataFile)));
-    std::ifstream in(file, std::ios::binary);
-    if (!in.is_open()) {
-      return absl::NotFoundError(
-          absl::StrCat("Could not find metadata file [", path, "]"));
-    }
-    const std::string bytes((std::istreambuf_iterator<char>(in)),
-                            std::istreambuf_iterator<char>());
-    SnapshotMetadata metadata;
-    if (!DecodeMetadata(bytes, &metadata)) {
-      // TensorFlow's code: its file stream's, which has read to the end.
-      return absl::OutOfRangeError(
-          absl::StrCat("Can't parse ", JoinPath(path, kMetadataFile),
-                       " as binary proto: Read less bytes than requested"));
-    }
-    if (metadata.version != kFileFormatVersion) {
-      // Versions 0 and 1 (the custom format of SnapshotDataset v1) are
-      // not read by dfx.
-      return absl::UnimplementedError(
-          absl::StrCat("dfx reads saved datasets of version 2 only; ", path,
-                       " holds version ", metadata.version));
-    }
-    std::vector<Tensor> captured = CapturedInputs(ctx, num_captured_);
-    return std::make_shared<LoadDataset>(
-        name(), std::move(path), std::move(metadata), compression,
-        output_types(), reader_func_, std::move(captured));
+    return MakeLoadDataset(name(), path, compression_, output_types(),
+                           reader_func_, CapturedInputs(ctx, num_captured_));
   }
 
   std::string compression_;
@@ -1371,6 +1367,45 @@ class ParseExampleDatasetOp final : public DatasetOpKernel {
 };
 
 }  // namespace
+
+absl::StatusOr<DatasetPtr> MakeSaveDataset(
+    const std::string& node, DatasetPtr input, const std::string& path,
+    const std::string& compression,
+    std::shared_ptr<const DatasetFunction> shard_func,
+    std::vector<Tensor> captured) {
+  DFX_ASSIGN_OR_RETURN(Compression c, SnapshotCompression(compression));
+  SaveOptions options;
+  options.shard_func = std::move(shard_func);
+  options.compression = compression;
+  return std::make_shared<SaveDataset>(node, std::move(input), path, c,
+                                       &options, std::move(captured));
+}
+
+absl::StatusOr<DatasetPtr> MakeLoadDataset(
+    const std::string& node, const std::string& path,
+    const std::string& compression, DataTypeVector dtypes,
+    std::shared_ptr<const DatasetFunction> reader_func,
+    std::vector<Tensor> captured) {
+  DFX_ASSIGN_OR_RETURN(Compression c, SnapshotCompression(compression));
+  DFX_ASSIGN_OR_RETURN(SnapshotMetadata metadata, ReadMetadata(node, path));
+  if (metadata.version != kFileFormatVersion) {
+    // Versions 0 and 1 (the custom format of SnapshotDataset v1) are
+    // not read by dfx.
+    return absl::UnimplementedError(
+        absl::StrCat("dfx reads saved datasets of version 2 only; ", path,
+                     " holds version ", metadata.version));
+  }
+  return std::make_shared<LoadDataset>(
+      node, path, std::move(metadata), c, std::move(dtypes),
+      std::move(reader_func), std::move(captured));
+}
+
+absl::StatusOr<bool> SaveFinalized(const std::string& node,
+                                   const std::string& path) {
+  DFX_ASSIGN_OR_RETURN(SnapshotMetadata metadata, ReadMetadata(node, path));
+  return metadata.finalized;
+}
+
 }  // namespace dfx::data
 
 namespace dfx {

@@ -9,7 +9,18 @@
 //   AutoShardDataset,      the input's share for worker `index` of
 //   ExperimentalAuto-      `num_workers`, by auto_shard_policy (below);
 //   ShardDataset
+//   SnapshotDatasetV2      Dataset.snapshot: the first pass writes the
+//                          input under <path>/<hash> in the save format
+//                          (kernels/data/save_format.h), later passes read
+//                          it back through reader_func, a pass while
+//                          another still writes passes the input through;
 //   DatasetFingerprint     a uint64 hash of the dataset's pipeline.
+//
+// <hash> is DatasetFingerprint's value (or the hash attr when hash_valid),
+// not TensorFlow's graph hash: dfx finds its own snapshots, and reads one
+// TensorFlow wrote through Dataset.load on its directory. AUTO compression
+// is SNAPPY in TensorFlow and none in dfx (no snappy is linked; SNAPPY is
+// Unimplemented).
 //
 // TensorFlow auto-shards by rewriting the input pipeline's graph. OFF
 // passes the input through; DATA keeps every num_workers-th element from
@@ -70,6 +81,7 @@
 #include "google/protobuf/text_format.h"
 #include "graph/node_def_util.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
 #include "proto/attr_value.pb.h"
 #include "proto/function.pb.h"
@@ -668,6 +680,130 @@ void HashDataset(const DatasetBase& d, Fnv64* h, int depth) {
   for (const auto& in : node->inputs) HashDataset(*in, h, depth + 1);
 }
 
+// ---------------------------------------------------------------------------
+// SnapshotDatasetV2 (Dataset.snapshot): the input's elements, saved under
+// <path>/<hash> in the save format on the first pass and read from there
+// on later ones.
+
+class SnapshotDataset final : public UnaryDataset {
+ public:
+  struct Functions {
+    std::shared_ptr<const DatasetFunction> reader, shard;
+    std::vector<Tensor> reader_captured, shard_captured;
+    std::string compression;
+  };
+
+  SnapshotDataset(std::string node, DatasetPtr input, std::string dir,
+                  std::shared_ptr<const Functions> f)
+      : UnaryDataset(input, input->output_dtypes()),
+        node_(std::move(node)),
+        dir_(std::move(dir)),
+        f_(std::move(f)) {}
+
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+  std::string DebugString() const override {
+    return absl::StrCat("SnapshotDatasetV2(", dir_, ")");
+  }
+
+  // As TensorFlow's, each iterator decides when it is made: no metadata,
+  // write; finalized, read; a save under way (another writer's), pass the
+  // input through.
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    absl::StatusOr<bool> finalized = SaveFinalized(node_, dir_);
+    if (absl::IsNotFound(finalized.status())) {
+      DFX_ASSIGN_OR_RETURN(
+          DatasetPtr write,
+          MakeSaveDataset(node_, input(), dir_, f_->compression, f_->shard,
+                          f_->shard_captured));
+      return write->MakeIterator(ctx);
+    }
+    DFX_RETURN_IF_ERROR(finalized.status());
+    if (!*finalized) return input()->MakeIterator(ctx);
+    DFX_ASSIGN_OR_RETURN(
+        DatasetPtr read,
+        MakeLoadDataset(node_, dir_, f_->compression, output_dtypes(),
+                        f_->reader, f_->reader_captured));
+    return read->MakeIterator(ctx);
+  }
+
+ private:
+  const std::string node_;
+  const std::string dir_;
+  const std::shared_ptr<const SnapshotDataset::Functions> f_;
+};
+
+class SnapshotDatasetV2Op final : public DatasetOpKernel {
+ public:
+  explicit SnapshotDatasetV2Op(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(Init(ctx));
+  }
+
+ private:
+  absl::Status Init(OpKernelConstruction* ctx) {
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("compression", &compression_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("hash_valid", &hash_valid_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("hash", &hash_));
+    DataTypeVector reader_args, shard_args;
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("Treader_func_args", &reader_args));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("Tshard_func_args", &shard_args));
+    num_reader_args_ = static_cast<int>(reader_args.size());
+    num_shard_args_ = static_cast<int>(shard_args.size());
+    DFX_ASSIGN_OR_RETURN(reader_, DatasetFunction::Create(ctx, "reader_func"));
+    DFX_ASSIGN_OR_RETURN(shard_, DatasetFunction::Create(ctx, "shard_func"));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    const Tensor& path = ctx->input(1);
+    if (path.dtype() != DT_STRING || path.dims() != 0) {
+      return absl::InvalidArgumentError("path must be a scalar");
+    }
+    // AUTO is SNAPPY in TensorFlow; dfx links no snappy and writes (and
+    // reads) AUTO snapshots uncompressed.
+    const std::string compression =
+        compression_ == "AUTO" ? std::string() : compression_;
+    if (compression == "SNAPPY") {
+      return absl::UnimplementedError(
+          "SNAPPY compression of snapshots is not supported by dfx; use "
+          "GZIP or none");
+    }
+    auto f = std::make_shared<SnapshotDataset::Functions>();
+    f->reader = reader_;
+    f->shard = shard_;
+    f->compression = compression;
+    for (int i = 0; i < num_reader_args_; ++i) {
+      f->reader_captured.push_back(ctx->input(2 + i));
+    }
+    for (int i = 0; i < num_shard_args_; ++i) {
+      f->shard_captured.push_back(ctx->input(2 + num_reader_args_ + i));
+    }
+    // The directory is named by the input's fingerprint (dfx's, not
+    // TensorFlow's graph hash: a directory TensorFlow wrote is read through
+    // its own path, by Dataset.load), or the hash attr when valid.
+    uint64_t hash = static_cast<uint64_t>(hash_);
+    if (!hash_valid_) {
+      Fnv64 h;
+      HashDataset(*input, &h, 0);
+      hash = h.value();
+    }
+    std::string dir = path.data<std::string>()[0];
+    if (!dir.empty() && dir.back() != '/') dir.push_back('/');
+    absl::StrAppend(&dir, hash);
+    return std::make_shared<SnapshotDataset>(name(), std::move(input),
+                                             std::move(dir), std::move(f));
+  }
+
+  std::string compression_;
+  bool hash_valid_ = false;
+  int64_t hash_ = 0;
+  int num_reader_args_ = 0;
+  int num_shard_args_ = 0;
+  std::shared_ptr<const DatasetFunction> reader_, shard_;
+};
+
 class DatasetFingerprintOp final : public OpKernel {
  public:
   explicit DatasetFingerprintOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
@@ -696,6 +832,8 @@ void RegisterDataset5Kernels(KernelRegistry* registry) {
   for (const char* op : {"AutoShardDataset", "ExperimentalAutoShardDataset"}) {
     RegisterKernel<data::AutoShardDatasetOp>(registry, KernelDefBuilder(op));
   }
+  RegisterKernel<data::SnapshotDatasetV2Op>(
+      registry, KernelDefBuilder("SnapshotDatasetV2"));
   RegisterKernel<data::DatasetFingerprintOp>(
       registry, KernelDefBuilder("DatasetFingerprint"));
 }

@@ -5,8 +5,8 @@
 // made, not when the dataset is; an assertion iterated outside an iterator
 // resource sees no next transformations; auto-sharding by FILE of a
 // pipeline that reads files in a flat_map is Unimplemented (TensorFlow
-// rewrites the pipeline); DatasetFingerprint's values are stable and tell
-// pipelines apart.
+// rewrites the pipeline); a SNAPPY snapshot is Unimplemented;
+// DatasetFingerprint's values are stable and tell pipelines apart.
 #include <fstream>
 #include <memory>
 #include <string>
@@ -89,7 +89,8 @@ absl::StatusOr<Tensor> RunGraphNode(const GraphDef& graph,
                                     const std::string& op,
                                     const std::vector<Tensor>& inputs,
                                     const std::string& attr = "",
-                                    int64_t value = 0) {
+                                    int64_t value = 0,
+                                    const std::string& string_value = "") {
   const NodeDef* found = nullptr;
   for (const NodeDef& n : graph.node()) {
     if (n.op() == op) found = &n;
@@ -97,7 +98,11 @@ absl::StatusOr<Tensor> RunGraphNode(const GraphDef& graph,
   if (found == nullptr) return absl::NotFoundError(op);
   NodeDef node = *found;
   node.clear_input();
-  if (!attr.empty()) (*node.mutable_attr())[attr].set_i(value);
+  if (!string_value.empty()) {
+    (*node.mutable_attr())[attr].set_s(string_value);
+  } else if (!attr.empty()) {
+    (*node.mutable_attr())[attr].set_i(value);
+  }
   DFX_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
                        OpRegistry::Global()->LookUpOrError(op));
   AddDefaultAttrs(reg->op_def, &node);
@@ -117,7 +122,7 @@ absl::StatusOr<Tensor> RunGraphNode(const GraphDef& graph,
 
 TEST_CASE("Every dataset5 op has TensorFlow 2.21's signature and CPU types",
           "[dataset5]") {
-  testing::CheckSignaturesWithTensorFlow("dataset5", 6);
+  testing::CheckSignaturesWithTensorFlow("dataset5", 7);
 }
 
 TEST_CASE(
@@ -171,6 +176,20 @@ TEST_CASE("The assertions take a vector of transformations", "[dataset5]") {
     CHECK_THAT(testing::InferShape(n, {scalar, scalar}).status(),
                StatusIs(absl::StatusCode::kInvalidArgument));
   }
+}
+
+TEST_CASE("A SNAPPY snapshot is Unimplemented, an AUTO one is made",
+          "[dataset5]") {
+  // TensorFlow writes AUTO as SNAPPY; dfx links no snappy.
+  const GraphDef g = GoldenGraph("snapshot_sharded");
+  const Tensor path = Tensor::Scalar<std::string>("/nowhere/snap");
+  CHECK_THAT(RunGraphNode(g, "SnapshotDatasetV2", {Range(3), path},
+                          "compression", 0, "SNAPPY")
+                 .status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "SNAPPY"));
+  CHECK(RunGraphNode(g, "SnapshotDatasetV2", {Range(3), path}, "compression", 0,
+                     "AUTO")
+            .ok());
 }
 
 TEST_CASE("An assertion fails when its iterator is made", "[dataset5]") {
