@@ -7,7 +7,8 @@
 //                              SnapshotMetadataRecord (run_id, version 2,
 //                              dtypes, num_elements, finalized)
 //   <path>/<run_id>/<shard %08u>.shard/<checkpoint %08u>.snapshot
-//                              a TFRecord file ("", GZIP or ZLIB), one
+//                              a TFRecord file ("", GZIP, ZLIB or
+//                              SNAPPY), one
 //                              record per component of each element: the
 //                              component as a serialized TensorProto
 //                              (tensor_content)
@@ -17,8 +18,7 @@
 // TensorFlow does. LoadDataset hands reader_func a dataset of one dataset
 // per shard directory (in name order) and iterates what it returns. Every
 // path is confined to the server's --data-dir (runtime/file_policy.h).
-// SNAPPY, which TensorFlow's record writer also offers, is Unimplemented:
-// dfx links no snappy.
+// SNAPPY files are framed as TensorFlow's (kernels/data/record_file.cc).
 //
 // Also the family's small ops: DummyIterationCounter, DeleteMemoryCache,
 // CompressElement / UncompressElement, SamplingDataset and the
@@ -233,11 +233,7 @@ uint64_t NewRunId() {
 
 // TensorFlow's writer and reader map an unknown compression to none.
 absl::StatusOr<Compression> SnapshotCompression(const std::string& type) {
-  if (type == "SNAPPY") {
-    return absl::UnimplementedError(
-        "SNAPPY compression of saved datasets is not supported by dfx; use "
-        "GZIP or none");
-  }
+  if (type == "SNAPPY") return Compression::kSnappy;
   return ParseCompression(type).value_or(Compression::kNone);
 }
 

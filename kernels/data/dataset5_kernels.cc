@@ -19,8 +19,7 @@
 // <hash> is DatasetFingerprint's value (or the hash attr when hash_valid),
 // not TensorFlow's graph hash: dfx finds its own snapshots, and reads one
 // TensorFlow wrote through Dataset.load on its directory. AUTO compression
-// is SNAPPY in TensorFlow and none in dfx (no snappy is linked; SNAPPY is
-// Unimplemented).
+// is SNAPPY, as in TensorFlow.
 //
 // TensorFlow auto-shards by rewriting the input pipeline's graph. OFF
 // passes the input through; DATA keeps every num_workers-th element from
@@ -761,15 +760,9 @@ class SnapshotDatasetV2Op final : public DatasetOpKernel {
     if (path.dtype() != DT_STRING || path.dims() != 0) {
       return absl::InvalidArgumentError("path must be a scalar");
     }
-    // AUTO is SNAPPY in TensorFlow; dfx links no snappy and writes (and
-    // reads) AUTO snapshots uncompressed.
+    // AUTO is SNAPPY, as in TensorFlow.
     const std::string compression =
-        compression_ == "AUTO" ? std::string() : compression_;
-    if (compression == "SNAPPY") {
-      return absl::UnimplementedError(
-          "SNAPPY compression of snapshots is not supported by dfx; use "
-          "GZIP or none");
-    }
+        compression_ == "AUTO" ? std::string("SNAPPY") : compression_;
     auto f = std::make_shared<SnapshotDataset::Functions>();
     f->reader = reader_;
     f->shard = shard_;

@@ -16,8 +16,8 @@ namespace dfx::data {
 // A dataset that passes `input`'s elements through and writes them under
 // `path` as SaveDatasetV2 does (a new run each iterator: metadata first,
 // finalized at the input's end). `shard_func`, run on each element and
-// `captured`, picks its shard. `compression`: "", GZIP, ZLIB (SNAPPY is
-// Unimplemented; others are none, as in TensorFlow). `node` names the op
+// `captured`, picks its shard. `compression`: "", GZIP, ZLIB or SNAPPY
+// (others are none, as in TensorFlow). `node` names the op
 // in errors; every path goes through ResolveDataPath.
 absl::StatusOr<DatasetPtr> MakeSaveDataset(
     const std::string& node, DatasetPtr input, const std::string& path,
