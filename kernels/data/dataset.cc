@@ -183,9 +183,11 @@ void DatasetOpKernel::Compute(OpKernelContext* ctx) {
             : nullptr;
     if (v == nullptr || v->dataset() == nullptr) {
       node->args.push_back(t);
+      node->dataset_input.push_back(false);
     } else if (v->dataset() != *dataset) {
       // (A kernel that passes its input through gives it no node.)
       node->inputs.push_back(v->dataset());
+      node->dataset_input.push_back(true);
     }
   }
   (*dataset)->SetNodeOnce(std::move(node));

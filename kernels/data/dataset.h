@@ -147,6 +147,9 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
     std::shared_ptr<const NodeDef> def;
     std::vector<std::shared_ptr<const DatasetBase>> inputs;
     std::vector<Tensor> args;
+    // For each input of the node in order: whether it is one of `inputs`
+    // (else the next of `args`).
+    std::vector<bool> dataset_input;
   };
   std::shared_ptr<const Node> node() const;
   void SetNodeOnce(std::shared_ptr<const Node> node) const;

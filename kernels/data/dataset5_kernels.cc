@@ -27,16 +27,20 @@
 // prefetch and options, which yields the same elements), and, as
 // TensorFlow's ShardDataset with require_non_empty, fails with
 // InvalidArgument instead of the first element when the input ends after
-// `index` but before num_workers elements. FILE walks the pipeline from its end
-// as TensorFlow's rewrite does (pass-through ops, zip and concatenate) to a
-// flat_map or interleave whose function makes a reader dataset (a
-// TFRecordDataset of its argument): TensorFlow shards the file names
-// there; dfx does not rebuild pipelines and answers Unimplemented. Where
-// there is no such dataset (a range, tensor slices, a reader of a file
-// name tensor) FILE fails with TensorFlow's NotFound and AUTO shards by
-// DATA; any other policy is InvalidArgument. FILE with one worker, and
-// HINT, pass the input through (dfx's ShardDataset refuses SHARD_HINT when
-// it is made, so a pipeline holds no hint to replace).
+// `index` but before num_workers elements. FILE walks the pipeline from
+// its end as TensorFlow's rewrite does (pass-through ops, zip and
+// concatenate) to a flat_map or interleave whose function makes a reader
+// dataset (a TFRecordDataset of its argument) and shards that dataset's
+// input (the file names): dfx makes the datasets from there to the end
+// again, each from its recorded NodeDef and inputs (DatasetBase::node),
+// over the sharded input, dropping assert_cardinality as TensorFlow does.
+// (A shuffle before the reader, which TensorFlow moves below the shard,
+// and files under a zip or concatenate are Unimplemented.) Where there is
+// no such dataset (a range, tensor slices, a reader of a file-name tensor)
+// FILE fails with TensorFlow's NotFound and AUTO shards by DATA; any other
+// policy is InvalidArgument. FILE with one worker, and HINT, pass the
+// input through (dfx's ShardDataset refuses SHARD_HINT when it is made, so
+// a pipeline holds no hint to replace).
 //
 // TensorFlow checks AssertNext against its iterator's prefix
 // ("Iterator::Root::Map::AssertNext"): the datasets between the assertion
@@ -79,6 +83,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "graph/node_def_util.h"
+#include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
@@ -434,20 +439,24 @@ absl::flat_hash_set<std::string> ReaderFunctions(
 // TensorFlow's FILE sharding walk (RecursivelyHandleOp) over the nodes that
 // made `d`: OK when it reaches the dataset whose input it would shard (a
 // flat_map or interleave, or a pass-through, whose function reads files),
-// NotFound, with TensorFlow's reason, when there is none.
+// NotFound, with TensorFlow's reason, when there is none. `*path` gets the
+// datasets from `d` down to that one; `*branches` counts the zip and
+// concatenate inputs walked (TensorFlow shards each).
 absl::Status FindFileShard(const DatasetBase& d,
                            const absl::flat_hash_set<std::string>& readers,
-                           int depth) {
+                           std::vector<const DatasetBase*>* path,
+                           int* branches) {
   std::shared_ptr<const DatasetBase::Node> node = d.node();
-  if (node == nullptr || depth > 10000) {
+  if (node == nullptr || path->size() > 10000) {
     return absl::NotFoundError(absl::StrCat(
         "Did not find a shardable source, walked to a node which is not a "
         "dataset: ",
         d.DebugString()));
   }
+  path->push_back(&d);
   const std::string& op = node->def->op();
   if (op == "AssertCardinalityDataset" && !node->inputs.empty()) {
-    return FindFileShard(*node->inputs[0], readers, depth + 1);
+    return FindFileShard(*node->inputs[0], readers, path, branches);
   }
   if (OpIn(op, kUnshardableSourceOps)) {
     return absl::NotFoundError(
@@ -455,7 +464,8 @@ absl::Status FindFileShard(const DatasetBase& d,
   }
   if (OpIn(op, kMultipleInputOps)) {
     for (const auto& in : node->inputs) {
-      DFX_RETURN_IF_ERROR(FindFileShard(*in, readers, depth + 1));
+      ++*branches;
+      DFX_RETURN_IF_ERROR(FindFileShard(*in, readers, path, branches));
     }
     return absl::OkStatus();
   }
@@ -481,7 +491,20 @@ absl::Status FindFileShard(const DatasetBase& d,
         ". Consider either turning off auto-sharding or switching the "
         "auto_shard_policy to DATA to shard this dataset."));
   }
-  return FindFileShard(*node->inputs[0], readers, depth + 1);
+  return FindFileShard(*node->inputs[0], readers, path, branches);
+}
+
+// Whether a shuffle made any dataset upstream of `d` (TensorFlow's FILE
+// rewrite moves it below the shard).
+bool ShuffledUpstream(const DatasetBase& d, int depth) {
+  std::shared_ptr<const DatasetBase::Node> node = d.node();
+  if (node == nullptr || depth > 10000) return false;
+  for (const auto& in : node->inputs) {
+    std::shared_ptr<const DatasetBase::Node> n = in->node();
+    if (n != nullptr && absl::StartsWith(n->def->op(), "Shuffle")) return true;
+    if (ShuffledUpstream(*in, depth + 1)) return true;
+  }
+  return false;
 }
 
 // Every num_workers-th element of the input from `index` on, as
@@ -570,6 +593,11 @@ class AutoShardDatasetOp final : public DatasetOpKernel {
     ctx->SetStatus(ctx->GetAttr("auto_shard_policy", &policy_));
     if (ctx->function_library() != nullptr) {
       readers_ = ReaderFunctions(*ctx->function_library());
+      // Kept for FILE sharding, which makes the datasets it rewrites again.
+      if (!readers_.empty()) {
+        library_ =
+            std::make_shared<FunctionDefLibrary>(*ctx->function_library());
+      }
     }
   }
 
@@ -598,12 +626,11 @@ class AutoShardDatasetOp final : public DatasetOpKernel {
       return input;
     }
     if (policy_ != kData) {  // FILE, or AUTO
-      absl::Status found = FindFileShard(*input, readers_, 0);
+      std::vector<const DatasetBase*> path;
+      int branches = 0;
+      absl::Status found = FindFileShard(*input, readers_, &path, &branches);
       if (found.ok()) {
-        return absl::UnimplementedError(
-            "auto-sharding by FILE (the pipeline reads files in a flat_map "
-            "or interleave) is not supported by dfx; set the auto_shard_policy "
-            "to DATA or OFF");
+        return ShardByFile(ctx, path, branches, num_workers, index);
       }
       if (policy_ == kFile || !absl::IsNotFound(found)) return found;
     }
@@ -611,8 +638,86 @@ class AutoShardDatasetOp final : public DatasetOpKernel {
                                                 index);
   }
 
+  // TensorFlow's FILE rewrite: a shard of num_workers from `index` between
+  // the last dataset of `path` and its first input, and every dataset of
+  // `path` made again over the new one (their kernels built from their
+  // NodeDefs, run on their other inputs as recorded); assert_cardinality
+  // is dropped, as TensorFlow drops it.
+  absl::StatusOr<DatasetPtr> ShardByFile(
+      OpKernelContext* ctx, const std::vector<const DatasetBase*>& path,
+      int branches, int64_t num_workers, int64_t index) {
+    auto unsupported = [](absl::string_view why) {
+      return absl::UnimplementedError(absl::StrCat(
+          "auto-sharding by FILE is not supported by dfx for this pipeline (",
+          why, "); set the auto_shard_policy to DATA or OFF"));
+    };
+    if (branches > 0) return unsupported("a zip or concatenate of files");
+    if (library_ == nullptr) return unsupported("no function library");
+    const DatasetBase& target = *path.back();
+    if (ShuffledUpstream(target, 0)) {
+      return unsupported("a shuffle before the file reader");
+    }
+    DatasetPtr child = std::make_shared<AutoShardedDataset>(
+        target.node()->inputs[0], num_workers, index);
+    const DatasetBase* replaced = target.node()->inputs[0].get();
+    for (size_t i = path.size(); i-- > 0;) {
+      std::shared_ptr<const DatasetBase::Node> node = path[i]->node();
+      if (node->def->op() == "AssertCardinalityDataset") {
+        replaced = path[i];
+        continue;
+      }
+      DFX_ASSIGN_OR_RETURN(DatasetPtr made,
+                           Remake(ctx, *node, replaced, child));
+      replaced = path[i];
+      child = std::move(made);
+    }
+    return child;
+  }
+
+  // The dataset `node`'s kernel makes with input dataset `old` replaced by
+  // `now`.
+  absl::StatusOr<DatasetPtr> Remake(OpKernelContext* ctx,
+                                    const DatasetBase::Node& node,
+                                    const DatasetBase* old, DatasetPtr now) {
+    std::vector<Tensor> inputs;
+    size_t next_input = 0, next_arg = 0;
+    for (const bool is_dataset : node.dataset_input) {
+      if (is_dataset) {
+        if (next_input >= node.inputs.size()) break;
+        const DatasetPtr& in = node.inputs[next_input++];
+        Tensor t(DT_VARIANT, TensorShape({}));
+        t.data<Variant>()[0] =
+            Variant::Make<DatasetVariant>(in.get() == old ? now : in);
+        inputs.push_back(std::move(t));
+      } else {
+        if (next_arg >= node.args.size()) break;
+        inputs.push_back(node.args[next_arg++]);
+      }
+    }
+    NodeDef def = *node.def;
+    def.clear_input();
+    DFX_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
+                         OpRegistry::Global()->LookUpOrError(def.op()));
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                         StandardKernelRegistry()->CreateKernel(
+                             def, reg->op_def, ctx->device(), library_.get()));
+    if (kernel->num_inputs() != static_cast<int>(inputs.size())) {
+      return absl::UnimplementedError(absl::StrCat(
+          "auto-sharding by FILE could not make ", def.op(), " again"));
+    }
+    OpKernelContext::Params params;
+    params.op_kernel = kernel.get();
+    params.device = ctx->device();
+    params.inputs = inputs;
+    OpKernelContext made(&params);
+    kernel->Compute(&made);
+    DFX_RETURN_IF_ERROR(made.status());
+    return DatasetFromTensor((*made.mutable_outputs())[0], def.op());
+  }
+
   int64_t policy_ = 0;
   absl::flat_hash_set<std::string> readers_;
+  std::shared_ptr<const FunctionDefLibrary> library_;
 };
 
 // ---------------------------------------------------------------------------

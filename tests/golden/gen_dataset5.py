@@ -23,12 +23,13 @@ for pipelines without functions. (Two maps with equal bodies but distinct
 functions fingerprint alike in TensorFlow, apart in dfx: left out.)
 
 Auto-sharding cases cover each policy on pipelines without files (AUTO
-falls back to DATA, FILE fails with NotFound) and DATA over TFRecord
-files (in the case folder). Left out: FILE sharding of a pipeline that
-reads files in a flat_map or interleave (TensorFlow shards the file names
-by rewriting the pipeline; dfx answers Unimplemented, see
-tests/kernels/dataset5_test.cc), and HINT over shard(SHARD_HINT) (dfx's
-ShardDataset refuses SHARD_HINT when it is made).
+falls back to DATA, FILE fails with NotFound), DATA over TFRecord files
+(in the case folder), and FILE and AUTO sharding the file names of
+TFRecordDataset (a flat_map) and of an interleave. Left out: FILE over
+files shuffled before they are read (TensorFlow moves the shuffle below
+the shard; dfx answers Unimplemented) or under a zip or concatenate
+(Unimplemented), and HINT over shard(SHARD_HINT) (dfx's ShardDataset
+refuses SHARD_HINT when it is made).
 
 SnapshotDatasetV2 (Dataset.snapshot) cases are multi-step: a first pass
 writes the snapshot under "@SCRATCH_DIR@/snap/<hash>", a second pass over
@@ -371,7 +372,7 @@ def auto_shard_cases(folder):
         [f"{i}-{j}".encode() for j in range(3)]) for i in range(3)}
     names = [CASE_DIR + "/" + n for n in sorted(files)]
 
-    def files_case(name, make, policy, workers, index, pulls):
+    def files_case(name, make, policy, workers, index, pulls, note=""):
         def build():
             p = tf1.placeholder(tf.string, [None], name="files")
             out = {"files": p}
@@ -379,9 +380,29 @@ def auto_shard_cases(folder):
             return out
         steps_case(folder, name, build,
                    [(["init"], {"files": names})] + [(["c0"], {})] * pulls,
-                   files=files)
+                   files=files, note=note)
     files_case("shard_files_data", lambda p: tf.data.Dataset.from_tensor_slices(
         p).flat_map(tf.data.TFRecordDataset), DATA, 2, 1, 5)
+    # FILE (and AUTO) shard the file names below the dataset that reads
+    # them: TFRecordDataset of several files (a flat_map), an interleave,
+    # with transformations after it.
+    files_case("shard_files_file", lambda p: tf.data.TFRecordDataset(p),
+               FILE, 2, 1, 4)
+    files_case("shard_files_auto", lambda p: tf.data.TFRecordDataset(p),
+               AUTO, 3, 2, 4)
+    files_case("shard_files_interleave_map_batch",
+               lambda p: tf.data.Dataset.from_tensor_slices(p).interleave(
+                   tf.data.TFRecordDataset, cycle_length=2)
+               .map(tf.strings.upper).batch(2), AUTO, 2, 0, 5)
+    files_case("shard_files_assert_cardinality",
+               lambda p: tf.data.TFRecordDataset(p).apply(
+                   tf.data.experimental.assert_cardinality(9)), FILE, 3, 0, 4,
+               )
+    files_case("shard_files_too_few", lambda p: tf.data.TFRecordDataset(p),
+               FILE, 4, 0, 2,
+               note="InvalidArgument: 3 files for 4 workers")
+    files_case("shard_files_none_left", lambda p: tf.data.TFRecordDataset(p),
+               FILE, 4, 3, 1)
     files_case("shard_tfrecord_auto",
                lambda p: tf.data.experimental.from_variant(
                    raw.TFRecordDataset(filenames=p, compression_type="",

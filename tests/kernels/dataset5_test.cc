@@ -3,10 +3,10 @@
 // graph meets at import, and what the golden cases (tests/golden/
 // gen_dataset5.py) cannot show: the assertions fail when the iterator is
 // made, not when the dataset is; an assertion iterated outside an iterator
-// resource sees no next transformations; auto-sharding by FILE of a
-// pipeline that reads files in a flat_map is Unimplemented (TensorFlow
-// rewrites the pipeline); dfx's SNAPPY files are framed as TensorFlow's;
-// DatasetFingerprint's values are stable and tell pipelines apart.
+// resource sees no next transformations; auto-sharding by FILE makes the
+// pipeline again over sharded file names; dfx's SNAPPY files are framed as
+// TensorFlow's; DatasetFingerprint's values are stable and tell pipelines
+// apart.
 #include <snappy.h>
 
 #include <filesystem>
@@ -132,8 +132,8 @@ TEST_CASE("Every dataset5 op has TensorFlow 2.21's signature and CPU types",
 }
 
 TEST_CASE(
-    "Auto-sharding by FILE a pipeline that reads files in a flat_map "
-    "is Unimplemented",
+    "Auto-sharding by FILE makes the flat_map again over sharded "
+    "file names",
     "[dataset5]") {
   // from_tensor_slices(files).flat_map(TFRecordDataset): TensorFlow's FILE
   // policy (and AUTO) shards the file names below the flat_map.
@@ -145,22 +145,24 @@ TEST_CASE(
   absl::StatusOr<Tensor> flat_map =
       RunGraphNode(g, "FlatMapDataset", {*slices});
   REQUIRE(flat_map.ok());
-  for (const int64_t policy : {0, 1}) {
-    CHECK_THAT(RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(2), I64(1)},
-                            "auto_shard_policy", policy)
-                   .status(),
-               StatusIs(absl::StatusCode::kUnimplemented, "set the"));
+  absl::StatusOr<data::DatasetPtr> original =
+      data::DatasetFromTensor(*flat_map, "flat_map");
+  REQUIRE(original.ok());
+  for (const int64_t policy : {-1, 0, 1, 2, 3}) {
+    absl::StatusOr<Tensor> sharded =
+        RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(2), I64(1)},
+                     "auto_shard_policy", policy);
+    REQUIRE(sharded.ok());
+    absl::StatusOr<data::DatasetPtr> d =
+        data::DatasetFromTensor(*sharded, "sharded");
+    REQUIRE(d.ok());
+    // FILE and AUTO: a new flat_map over the shard; DATA: a shard over the
+    // flat_map; OFF and HINT: the flat_map itself.
+    std::shared_ptr<const data::DatasetBase::Node> node = (*d)->node();
+    REQUIRE(node != nullptr);
+    CHECK((node->def->op() == "FlatMapDataset") == (policy != 2));
+    CHECK((*d == *original) == (policy == -1 || policy == 3));
   }
-  // DATA and OFF shard by element or not at all; FILE over one worker is
-  // no rewrite.
-  for (const int64_t policy : {-1, 2, 3}) {
-    CHECK(RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(2), I64(1)},
-                       "auto_shard_policy", policy)
-              .ok());
-  }
-  CHECK(RunGraphNode(g, "AutoShardDataset", {*flat_map, I64(1), I64(0)},
-                     "auto_shard_policy", 1)
-            .ok());
   // Over the file names themselves FILE finds no reader: NotFound.
   CHECK_THAT(RunGraphNode(g, "AutoShardDataset", {*slices, I64(2), I64(1)},
                           "auto_shard_policy", 1)
