@@ -34,13 +34,14 @@
 // input (the file names): dfx makes the datasets from there to the end
 // again, each from its recorded NodeDef and inputs (DatasetBase::node),
 // over the sharded input, dropping assert_cardinality as TensorFlow does.
-// (A shuffle before the reader, which TensorFlow moves below the shard,
-// and files under a zip or concatenate are Unimplemented.) Where there is
-// no such dataset (a range, tensor slices, a reader of a file-name tensor)
-// FILE fails with TensorFlow's NotFound and AUTO shards by DATA; any other
-// policy is InvalidArgument. FILE with one worker, and HINT, pass the
-// input through (dfx's ShardDataset refuses SHARD_HINT when it is made, so
-// a pipeline holds no hint to replace).
+// A shuffle of the file names before the reader moves below the shard, as
+// TensorFlow moves it (two such shuffles, and files under a zip or
+// concatenate, are Unimplemented). Where there is no such dataset (a
+// range, tensor slices, a reader of a file-name tensor) FILE fails with
+// TensorFlow's NotFound and AUTO shards by DATA; any other policy is
+// InvalidArgument. FILE with one worker, and HINT, pass the input through
+// (dfx's ShardDataset refuses SHARD_HINT when it is made, so a pipeline holds
+// no hint to replace).
 //
 // TensorFlow checks AssertNext against its iterator's prefix
 // ("Iterator::Root::Map::AssertNext"): the datasets between the assertion
@@ -386,6 +387,7 @@ constexpr const char* kFuncOps[] = {"ExperimentalParallelInterleaveDataset",
                                     "FlatMapDataset", "InterleaveDataset",
                                     "LegacyParallelInterleaveDataset",
                                     "ParallelInterleaveDataset"};
+constexpr const char* kShuffleOps[] = {"ShuffleDataset"};
 constexpr const char* kUnshardableSourceOps[] = {
     "GeneratorDataset", "RangeDataset", "SparseTensorsSliceDataset",
     "TensorDataset", "TensorSliceDataset"};
@@ -654,12 +656,46 @@ class AutoShardDatasetOp final : public DatasetOpKernel {
     if (branches > 0) return unsupported("a zip or concatenate of files");
     if (library_ == nullptr) return unsupported("no function library");
     const DatasetBase& target = *path.back();
-    if (ShuffledUpstream(target, 0)) {
-      return unsupported("a shuffle before the file reader");
+    // The datasets below the target along first inputs; TensorFlow moves
+    // a shuffle among them (the one supported here) below the shard.
+    std::vector<DatasetPtr> chain;
+    for (DatasetPtr d = target.node()->inputs[0]; d != nullptr;) {
+      chain.push_back(d);
+      std::shared_ptr<const DatasetBase::Node> n = d->node();
+      if (n == nullptr || n->inputs.empty()) break;
+      if (n->inputs.size() > 1 && ShuffledUpstream(*d, 0)) {
+        return unsupported("a shuffle under a zip or concatenate of files");
+      }
+      d = n->inputs[0];
     }
-    DatasetPtr child = std::make_shared<AutoShardedDataset>(
-        target.node()->inputs[0], num_workers, index);
-    const DatasetBase* replaced = target.node()->inputs[0].get();
+    int shuffle = -1;
+    for (size_t k = 0; k < chain.size(); ++k) {
+      std::shared_ptr<const DatasetBase::Node> n = chain[k]->node();
+      if (n != nullptr && OpIn(n->def->op(), kShuffleOps)) {
+        if (shuffle >= 0) return unsupported("two shuffles of the files");
+        shuffle = static_cast<int>(k);
+      }
+    }
+    DatasetPtr child;
+    if (shuffle < 0) {
+      child =
+          std::make_shared<AutoShardedDataset>(chain[0], num_workers, index);
+    } else {
+      // Below the shuffle as they were, without it; the shard; the
+      // shuffle again, over the shard.
+      const DatasetBase::Node& s = *chain[shuffle]->node();
+      if (s.inputs.empty()) return unsupported("a shuffle without input");
+      DatasetPtr base = s.inputs[0];
+      for (int j = shuffle - 1; j >= 0; --j) {
+        DFX_ASSIGN_OR_RETURN(
+            base, Remake(ctx, *chain[j]->node(), chain[j + 1].get(), base));
+      }
+      base = std::make_shared<AutoShardedDataset>(std::move(base), num_workers,
+                                                  index);
+      DFX_ASSIGN_OR_RETURN(child,
+                           Remake(ctx, s, s.inputs[0].get(), std::move(base)));
+    }
+    const DatasetBase* replaced = chain[0].get();
     for (size_t i = path.size(); i-- > 0;) {
       std::shared_ptr<const DatasetBase::Node> node = path[i]->node();
       if (node->def->op() == "AssertCardinalityDataset") {

@@ -25,11 +25,11 @@ functions fingerprint alike in TensorFlow, apart in dfx: left out.)
 Auto-sharding cases cover each policy on pipelines without files (AUTO
 falls back to DATA, FILE fails with NotFound), DATA over TFRecord files
 (in the case folder), and FILE and AUTO sharding the file names of
-TFRecordDataset (a flat_map) and of an interleave. Left out: FILE over
-files shuffled before they are read (TensorFlow moves the shuffle below
-the shard; dfx answers Unimplemented) or under a zip or concatenate
-(Unimplemented), and HINT over shard(SHARD_HINT) (dfx's ShardDataset
-refuses SHARD_HINT when it is made).
+TFRecordDataset (a flat_map) and of an interleave, a shuffle of the names
+moved below the shard (list_files). Left out: files under a zip or
+concatenate, and two shuffles of the names (dfx: Unimplemented), and HINT
+over shard(SHARD_HINT) (dfx's ShardDataset refuses SHARD_HINT when it is
+made).
 
 SnapshotDatasetV2 (Dataset.snapshot) cases are multi-step: a first pass
 writes the snapshot under "@SCRATCH_DIR@/snap/<hash>", a second pass over
@@ -403,6 +403,17 @@ def auto_shard_cases(folder):
                note="InvalidArgument: 3 files for 4 workers")
     files_case("shard_files_none_left", lambda p: tf.data.TFRecordDataset(p),
                FILE, 4, 3, 1)
+    # list_files' shuffle (seeded) moves below the shard.
+    files_case("shard_files_shuffled",
+               lambda p: tf.data.Dataset.from_tensor_slices(p).shuffle(
+                   3, seed=5).map(lambda f: f).flat_map(
+                       tf.data.TFRecordDataset), FILE, 2, 0, 7,
+               note="TensorFlow moves the shuffle below the shard")
+    files_case("shard_files_list_files",
+               lambda p: tf.data.Dataset.list_files(
+                   tf.strings.regex_replace(p[0], "f0.tfrecord$", "*.tfrecord"),
+                   seed=11).interleave(tf.data.TFRecordDataset,
+                                       cycle_length=2), AUTO, 2, 1, 4)
     files_case("shard_tfrecord_auto",
                lambda p: tf.data.experimental.from_variant(
                    raw.TFRecordDataset(filenames=p, compression_type="",
