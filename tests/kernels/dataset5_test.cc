@@ -4,7 +4,8 @@
 // gen_dataset5.py) cannot show: the assertions fail when the iterator is
 // made, not when the dataset is; an assertion iterated outside an iterator
 // resource sees no next transformations; auto-sharding by FILE makes the
-// pipeline again over sharded file names; dfx's SNAPPY files are framed as
+// pipeline again over sharded file names; a snapshot stays inside the
+// server's --data-dir; dfx's SNAPPY files are framed as
 // TensorFlow's; DatasetFingerprint's values are stable and tell pipelines
 // apart.
 #include <snappy.h>
@@ -24,6 +25,7 @@
 #include "kernels/data/record_file.h"
 #include "kernels/kernels.h"
 #include "proto/graph.pb.h"
+#include "runtime/file_policy.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -262,6 +264,25 @@ TEST_CASE("A snapshot's compression: SNAPPY and AUTO are made", "[dataset5]") {
                        0, compression)
               .ok());
   }
+}
+
+TEST_CASE("A snapshot stays inside the server's --data-dir", "[dataset5]") {
+  const testing::TempDir data_tmp;
+  const testing::TempDir outside_tmp;
+  const GraphDef g = GoldenGraph("snapshot_sharded");
+  REQUIRE(SetDataDir(data_tmp.path()).ok());
+  absl::Status outside;
+  absl::Status inside;
+  for (const std::string& dir : {outside_tmp.path(), data_tmp.path()}) {
+    absl::StatusOr<Tensor> snap =
+        RunGraphNode(g, "SnapshotDatasetV2",
+                     {Range(3), Tensor::Scalar<std::string>(dir + "/snap")});
+    (dir == data_tmp.path() ? inside : outside) =
+        snap.ok() ? MakeIterator(*snap) : snap.status();
+  }
+  REQUIRE(SetDataDir("").ok());
+  CHECK_THAT(outside, StatusIs(absl::StatusCode::kPermissionDenied));
+  CHECK(inside.ok());
 }
 
 TEST_CASE("An assertion fails when its iterator is made", "[dataset5]") {
