@@ -1,7 +1,7 @@
 // tf.data's pipeline assertions, auto-sharding and fingerprint:
 // AssertNextDataset (and ExperimentalAssertNextDataset), AssertPrevDataset,
-// AutoShardDataset (and ExperimentalAutoShardDataset), SnapshotDatasetV2
-// and DatasetFingerprint.
+// AutoShardDataset (and ExperimentalAutoShardDataset), SnapshotDatasetV2,
+// SnapshotDataset and DatasetFingerprint.
 // Every OpDef is TensorFlow 2.21's (tests/kernels/dataset5_test.cc compares
 // them with tests/golden/data/dataset5/tf_op_defs.pbtxt, written by
 // gen_dataset5.py); the kernels are in kernels/data/dataset5_kernels.cc.
@@ -58,6 +58,32 @@ absl::Status RegisterDataset5Ops(OpRegistry* r) {
                       .Attr("Treader_func_args: list(type) >= 0")
                       .Attr("Tshard_func_args: list(type) >= 0")
                       .Attr("metadata: string = ''")
+                      .SetShapeFn([](InferenceContext* c) {
+                        // path is a scalar.
+                        DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));
+                        return shape_fn::Scalar(c);
+                      })));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("SnapshotDataset")
+                      .Input("input_dataset: variant")
+                      .Input("path: string")
+                      .Output("handle: variant")
+                      .Attr("output_types: list(type) >= 1")
+                      .Attr("output_shapes: list(shape) >= 1")
+                      .Attr("compression: string = ''")
+                      .Attr("reader_path_prefix: string = ''")
+                      .Attr("writer_path_prefix: string = ''")
+                      .Attr("shard_size_bytes: int = 10737418240")
+                      .Attr("pending_snapshot_expiry_seconds: int = 86400")
+                      .Attr("num_reader_threads: int = 1")
+                      .Attr("reader_buffer_size: int = 1")
+                      .Attr("num_writer_threads: int = 1")
+                      .Attr("writer_buffer_size: int = 1")
+                      .Attr("shuffle_on_read: bool = false")
+                      .Attr("seed: int = 0")
+                      .Attr("seed2: int = 0")
+                      .Attr("mode: string = 'auto'")
+                      .Attr("snapshot_name: string = ''")
                       .SetShapeFn([](InferenceContext* c) {
                         // path is a scalar.
                         DFX_RETURN_IF_ERROR(c->WithRank(c->input(1), 0));

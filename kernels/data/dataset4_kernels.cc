@@ -315,6 +315,10 @@ absl::Status ShardIndex(IteratorContext* ictx, const SaveOptions& o,
     *shard = (*shard + 1) % CpuBudget();
     return absl::OkStatus();
   }
+  if (o.shard_func == nullptr) {  // (MakeSaveDataset's: one shard)
+    *shard = 0;
+    return absl::OkStatus();
+  }
   std::vector<Tensor> args = element;
   args.insert(args.end(), captured.begin(), captured.end());
   DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out,
@@ -660,6 +664,38 @@ Tensor DatasetTensor(DatasetPtr d) {
   return out;
 }
 
+// The elements of shard datasets (one-component elements holding each a
+// dataset), one shard after the other.
+class ShardsInOrder final : public IteratorBase {
+ public:
+  ShardsInOrder(IteratorContext*, std::vector<std::vector<Tensor>> shards)
+      : shards_(std::move(shards)) {}
+
+  absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                       bool* end) override {
+    while (true) {
+      if (current_ == nullptr) {
+        if (next_ >= shards_.size()) {
+          *end = true;
+          return absl::OkStatus();
+        }
+        DFX_ASSIGN_OR_RETURN(DatasetPtr d,
+                             DatasetFromTensor(shards_[next_++][0], "a shard"));
+        DFX_ASSIGN_OR_RETURN(current_, d->MakeIterator(ctx));
+      }
+      out->clear();
+      DFX_RETURN_IF_ERROR(current_->GetNext(ctx, out, end));
+      if (!*end) return absl::OkStatus();
+      current_.reset();
+    }
+  }
+
+ private:
+  const std::vector<std::vector<Tensor>> shards_;
+  size_t next_ = 0;
+  std::unique_ptr<IteratorBase> current_;
+};
+
 class LoadDataset final : public DatasetBase {
  public:
   LoadDataset(std::string node, std::string path, SnapshotMetadata metadata,
@@ -696,6 +732,10 @@ class LoadDataset final : public DatasetBase {
       shard_datasets.push_back(
           {DatasetTensor(std::make_shared<ShardReaderDataset>(
               node_, JoinPath(run_dir, name), compression_, output_dtypes()))});
+    }
+    if (reader_func_ == nullptr) {  // (MakeLoadDataset's: shards in order)
+      return std::unique_ptr<IteratorBase>(
+          new ShardsInOrder(ctx, std::move(shard_datasets)));
     }
     DatasetPtr nested = std::make_shared<ElementsDataset>(
         "SnapshotNestedDatasetReader", DataTypeVector{DT_VARIANT},
@@ -1396,10 +1436,19 @@ absl::StatusOr<DatasetPtr> MakeLoadDataset(
       std::move(reader_func), std::move(captured));
 }
 
+absl::StatusOr<SaveState> ReadSaveState(const std::string& node,
+                                        const std::string& path) {
+  DFX_ASSIGN_OR_RETURN(SnapshotMetadata metadata, ReadMetadata(node, path));
+  SaveState state;
+  state.finalized = metadata.finalized;
+  state.creation_micros = metadata.creation_timestamp;
+  return state;
+}
+
 absl::StatusOr<bool> SaveFinalized(const std::string& node,
                                    const std::string& path) {
-  DFX_ASSIGN_OR_RETURN(SnapshotMetadata metadata, ReadMetadata(node, path));
-  return metadata.finalized;
+  DFX_ASSIGN_OR_RETURN(SaveState state, ReadSaveState(node, path));
+  return state.finalized;
 }
 
 }  // namespace dfx::data

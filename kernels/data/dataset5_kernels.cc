@@ -14,6 +14,8 @@
 //                          (kernels/data/save_format.h), later passes read
 //                          it back through reader_func, a pass while
 //                          another still writes passes the input through;
+//   SnapshotDataset        v1 (mode auto/read/write/passthrough), the
+//                          same without functions;
 //   DatasetFingerprint     a uint64 hash of the dataset's pipeline.
 //
 // <hash> is DatasetFingerprint's value (or the hash attr when hash_valid),
@@ -67,6 +69,7 @@
 // the pipeline's serialized GraphDef, function bodies included, with its
 // own graph hash).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -873,6 +876,150 @@ class SnapshotDataset final : public UnaryDataset {
   const std::shared_ptr<const SnapshotDataset::Functions> f_;
 };
 
+// SnapshotDataset (v1): as SnapshotDatasetV2 without functions (every
+// element to one shard, read back in order), its mode ("auto", "read",
+// "write", "passthrough") decided at the iterator's first GetNext, as
+// TensorFlow; "auto" writes again over a save older than
+// pending_snapshot_expiry_seconds that never finished. Written in the save
+// format, not v1's own: a directory TensorFlow's v1 wrote is not read.
+class SnapshotV1Dataset final : public UnaryDataset {
+ public:
+  SnapshotV1Dataset(std::string node, DatasetPtr input, std::string dir,
+                    std::string compression, std::string mode,
+                    int64_t expiry_seconds)
+      : UnaryDataset(input, input->output_dtypes()),
+        node_(std::move(node)),
+        dir_(std::move(dir)),
+        compression_(std::move(compression)),
+        mode_(std::move(mode)),
+        expiry_seconds_(expiry_seconds) {}
+
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+  std::string DebugString() const override {
+    return absl::StrCat("SnapshotDataset(", dir_, ")");
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext*) const override {
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<SnapshotV1Dataset>()));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    explicit Iterator(std::shared_ptr<const SnapshotV1Dataset> d)
+        : d_(std::move(d)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      if (inner_ == nullptr) {
+        DFX_ASSIGN_OR_RETURN(inner_, d_->Start(ctx));
+      }
+      return inner_->GetNext(ctx, out, end);
+    }
+
+   private:
+    const std::shared_ptr<const SnapshotV1Dataset> d_;
+    std::unique_ptr<IteratorBase> inner_;
+  };
+
+  absl::StatusOr<std::unique_ptr<IteratorBase>> Start(
+      IteratorContext* ctx) const {
+    enum { kWrite, kRead, kPass } state = kWrite;
+    absl::StatusOr<SaveState> saved = ReadSaveState(node_, dir_);
+    if (!saved.ok() && !absl::IsNotFound(saved.status())) {
+      return saved.status();
+    }
+    if (mode_ == "read") {
+      DFX_RETURN_IF_ERROR(saved.status());
+      state = kRead;
+    } else if (mode_ == "passthrough") {
+      state = kPass;
+    } else if (mode_ == "auto" && saved.ok()) {
+      const int64_t age_micros =
+          std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count() -
+          saved->creation_micros;
+      state = saved->finalized                           ? kRead
+              : age_micros > expiry_seconds_ * 1000000LL ? kWrite
+                                                         : kPass;
+    }
+    DatasetPtr d = input();
+    if (state == kWrite) {
+      DFX_ASSIGN_OR_RETURN(
+          d, MakeSaveDataset(node_, input(), dir_, compression_, nullptr, {}));
+    } else if (state == kRead) {
+      DFX_ASSIGN_OR_RETURN(d, MakeLoadDataset(node_, dir_, compression_,
+                                              output_dtypes(), nullptr, {}));
+    }
+    return d->MakeIterator(ctx);
+  }
+
+  const std::string node_;
+  const std::string dir_;
+  const std::string compression_;
+  const std::string mode_;
+  const int64_t expiry_seconds_;
+};
+
+class SnapshotDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit SnapshotDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
+    ctx->SetStatus(Init(ctx));
+  }
+
+ private:
+  absl::Status Init(OpKernelConstruction* ctx) {
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("compression", &compression_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("mode", &mode_));
+    DFX_RETURN_IF_ERROR(ctx->GetAttr("snapshot_name", &name_));
+    DFX_RETURN_IF_ERROR(
+        ctx->GetAttr("pending_snapshot_expiry_seconds", &expiry_seconds_));
+    if (expiry_seconds_ == -1) expiry_seconds_ = 86400;
+    if (compression_ != "" && compression_ != "GZIP" &&
+        compression_ != "SNAPPY") {
+      return absl::InvalidArgumentError(
+          "compression must be either '', 'GZIP' or 'SNAPPY'.");
+    }
+    if (expiry_seconds_ < 1) {
+      return absl::InvalidArgumentError(
+          "pending_snapshot_expiry_seconds must be at least 1 second.");
+    }
+    if (mode_ != "auto" && mode_ != "read" && mode_ != "write" &&
+        mode_ != "passthrough") {
+      return absl::InvalidArgumentError(
+          "mode must be either 'auto', 'read', 'write', or 'passthrough'.");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    const Tensor& path = ctx->input(1);
+    if (path.dtype() != DT_STRING || path.dims() != 0) {
+      return absl::InvalidArgumentError("path must be a scalar");
+    }
+    // <path>/<hash> (dfx's fingerprint, 16 hex digits as TensorFlow prints
+    // its own), or <path>/custom-<snapshot_name>.
+    std::string dir = path.data<std::string>()[0];
+    if (!dir.empty() && dir.back() != '/') dir.push_back('/');
+    if (name_.empty()) {
+      Fnv64 h;
+      HashDataset(*input, &h, 0);
+      absl::StrAppend(&dir, absl::Hex(h.value(), absl::kZeroPad16));
+    } else {
+      absl::StrAppend(&dir, "custom-", name_);
+    }
+    return std::make_shared<SnapshotV1Dataset>(name(), std::move(input),
+                                               std::move(dir), compression_,
+                                               mode_, expiry_seconds_);
+  }
+
+  std::string compression_, mode_, name_;
+  int64_t expiry_seconds_ = 86400;
+};
+
 class SnapshotDatasetV2Op final : public DatasetOpKernel {
  public:
   explicit SnapshotDatasetV2Op(OpKernelConstruction* ctx)
@@ -968,6 +1115,8 @@ void RegisterDataset5Kernels(KernelRegistry* registry) {
   }
   RegisterKernel<data::SnapshotDatasetV2Op>(
       registry, KernelDefBuilder("SnapshotDatasetV2"));
+  RegisterKernel<data::SnapshotDatasetOp>(registry,
+                                          KernelDefBuilder("SnapshotDataset"));
   RegisterKernel<data::DatasetFingerprintOp>(
       registry, KernelDefBuilder("DatasetFingerprint"));
 }

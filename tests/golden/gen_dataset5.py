@@ -53,9 +53,12 @@ TFRecord files too: DatasetToTFRecord writes SNAPPY and TFRecordDataset
 reads it (TextLineDataset and FixedLengthRecordDataset refuse SNAPPY in
 TensorFlow, and in dfx).
 
-Left out of the family: SnapshotDataset (v1: its custom file format,
-which TensorFlow 2.21 still runs; not done in the time given) and
-SnapshotNestedDatasetReader (TensorFlow 2.21 crashes making its iterator,
+SnapshotDataset (v1) cases: two passes in each mode and with each
+compression, a named snapshot, an unfinished one, and bad attrs. dfx
+writes v1 snapshots in the save format, not v1's own files (only dfx
+reads what it wrote, as for v2).
+
+Left out of the family: SnapshotNestedDatasetReader (TensorFlow 2.21 crashes making its iterator,
 see gen_dataset4.py).
 """
 
@@ -70,7 +73,7 @@ FAMILY = "dataset5"
 OPS = ["AssertNextDataset", "ExperimentalAssertNextDataset",
        "AssertPrevDataset", "AutoShardDataset",
        "ExperimentalAutoShardDataset", "SnapshotDatasetV2",
-       "DatasetFingerprint"]
+       "SnapshotDataset", "DatasetFingerprint"]
 raw = tf.raw_ops
 
 
@@ -507,6 +510,53 @@ def snapshot_cases(folder):
                [(["init"], {}), (["c0"], {})])
 
 
+def snapshot_v1_cases(folder):
+    """SnapshotDataset (v1), as tf.raw_ops builds it."""
+    fname = {"fname": SCRATCH_DIR + "/in.txt"}
+    at = {"path": SCRATCH_DIR + "/snap"}
+
+    def v1(ds, path, **attrs):
+        v = raw.SnapshotDataset(input_dataset=ds._variant_tensor, path=path,
+                                output_types=[tf.string], output_shapes=[[]],
+                                **attrs)
+        return tf.data.experimental.from_variant(v, ds.element_spec)
+
+    def reread(**attrs):
+        def build():
+            path = tf1.placeholder(tf.string, [], name="path")
+            f = tf1.placeholder(tf.string, [], name="fname")
+            content = tf1.placeholder(tf.string, [], name="content")
+            out = {"path": path, "fname": f, "content": content,
+                   "write": tf.io.write_file(f, content)}
+            iterate(plain(v1(tf.data.TextLineDataset(f), path, **attrs)), out)
+            return out
+        return build
+
+    def two_passes(name, note="", pulls=4, **attrs):
+        steps_case(folder, name, reread(**attrs),
+                   [(["write"], dict(fname, content="a\nb\nc")),
+                    (["init"], dict(at, **fname))] + [(["c0"], {})] * pulls +
+                   [(["write"], dict(fname, content="x\ny")),
+                    (["init"], dict(at, **fname))] + [(["c0"], {})] * 4,
+                   note=note)
+    two_passes("snapshot_v1_reread",
+               note="the second pass reads the snapshot: a, b, c")
+    two_passes("snapshot_v1_gzip", compression="GZIP")
+    two_passes("snapshot_v1_snappy", compression="SNAPPY")
+    two_passes("snapshot_v1_named", snapshot_name="mine")
+    two_passes("snapshot_v1_write_mode", mode="write",
+               note="write mode: both passes read the input")
+    two_passes("snapshot_v1_passthrough_mode", mode="passthrough")
+    two_passes("snapshot_v1_unfinished", pulls=2,
+               note="the first pass stops early: the second passes through")
+    # Errors: read mode over nothing; bad attrs.
+    two_passes("snapshot_v1_read_mode_missing", pulls=1, mode="read")
+    two_passes("snapshot_v1_bad_compression", pulls=1, compression="ZLIB")
+    two_passes("snapshot_v1_bad_mode", pulls=1, mode="sometimes")
+    two_passes("snapshot_v1_bad_expiry", pulls=1,
+               pending_snapshot_expiry_seconds=0)
+
+
 def snappy_cases(folder):
     """SNAPPY saves and loads (TensorFlow's block framing), a directory
     TensorFlow saved with SNAPPY loaded by dfx, and a SNAPPY snapshot."""
@@ -588,6 +638,7 @@ def main():
     assert_prev_cases(folder)
     auto_shard_cases(folder)
     snapshot_cases(folder)
+    snapshot_v1_cases(folder)
     snappy_cases(folder)
     fingerprint_cases(folder)
 

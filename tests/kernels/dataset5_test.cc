@@ -130,7 +130,7 @@ absl::StatusOr<Tensor> RunGraphNode(const GraphDef& graph,
 
 TEST_CASE("Every dataset5 op has TensorFlow 2.21's signature and CPU types",
           "[dataset5]") {
-  testing::CheckSignaturesWithTensorFlow("dataset5", 7);
+  testing::CheckSignaturesWithTensorFlow("dataset5", 8);
 }
 
 TEST_CASE(
