@@ -58,8 +58,9 @@ compression, a named snapshot, an unfinished one, and bad attrs. dfx
 writes v1 snapshots in the save format, not v1's own files (only dfx
 reads what it wrote, as for v2).
 
-Left out of the family: SnapshotNestedDatasetReader (TensorFlow 2.21 crashes making its iterator,
-see gen_dataset4.py).
+Left out of the family: SnapshotNestedDatasetReader (TensorFlow 2.21
+crashes making its iterator, see gen_dataset4.py; Dataset.snapshot does
+not put it in graphs).
 """
 
 import numpy as np
@@ -384,8 +385,9 @@ def auto_shard_cases(folder):
         steps_case(folder, name, build,
                    [(["init"], {"files": names})] + [(["c0"], {})] * pulls,
                    files=files, note=note)
-    files_case("shard_files_data", lambda p: tf.data.Dataset.from_tensor_slices(
-        p).flat_map(tf.data.TFRecordDataset), DATA, 2, 1, 5)
+    files_case("shard_files_data",
+               lambda p: tf.data.Dataset.from_tensor_slices(p).flat_map(
+                   tf.data.TFRecordDataset), DATA, 2, 1, 5)
     # FILE (and AUTO) shard the file names below the dataset that reads
     # them: TFRecordDataset of several files (a flat_map), an interleave,
     # with transformations after it.
@@ -414,7 +416,8 @@ def auto_shard_cases(folder):
                note="TensorFlow moves the shuffle below the shard")
     files_case("shard_files_list_files",
                lambda p: tf.data.Dataset.list_files(
-                   tf.strings.regex_replace(p[0], "f0.tfrecord$", "*.tfrecord"),
+                   tf.strings.regex_replace(p[0], "f0.tfrecord$",
+                                            "*.tfrecord"),
                    seed=11).interleave(tf.data.TFRecordDataset,
                                        cycle_length=2), AUTO, 2, 1, 4)
     files_case("shard_tfrecord_auto",
