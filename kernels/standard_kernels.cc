@@ -51,6 +51,9 @@ void RegisterSessKernels(KernelRegistry* registry);
 void RegisterDataset3Kernels(KernelRegistry* registry);
 // tf.data's save and load (kernels/data/dataset4_kernels.cc).
 void RegisterDataset4Kernels(KernelRegistry* registry);
+// tf.data's pipeline assertions and fingerprint
+// (kernels/data/dataset5_kernels.cc).
+void RegisterDataset5Kernels(KernelRegistry* registry);
 // tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
 // (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
 void RegisterMutexKernels(KernelRegistry* registry);
@@ -126,6 +129,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDataset2Kernels(registry);
   RegisterDataset3Kernels(registry);
   RegisterDataset4Kernels(registry);
+  RegisterDataset5Kernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);

@@ -13,6 +13,8 @@ absl::Status RegisterDataset2Ops(OpRegistry* registry);
 absl::Status RegisterDataset3Ops(OpRegistry* registry);
 // tf.data's save and load (dataset4_ops.cc).
 absl::Status RegisterDataset4Ops(OpRegistry* registry);
+// tf.data's pipeline assertions and fingerprint (dataset5_ops.cc).
+absl::Status RegisterDataset5Ops(OpRegistry* registry);
 // The TF1 readers (readers_ops.cc); declared here, not in ops.h, so adding
 // them rebuilds one file.
 absl::Status RegisterReadersOps(OpRegistry* registry);
@@ -109,6 +111,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDataset2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDataset3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDataset4Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataset5Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCodecOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));

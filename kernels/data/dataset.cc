@@ -163,6 +163,8 @@ DatasetOpKernel::DatasetOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
                          ? "output_types"
                          : "Toutput_types";
   ctx->SetStatus(ctx->GetAttr(attr, &output_types_));
+  def_ = ctx->shared_def() != nullptr ? ctx->shared_def()
+                                      : std::make_shared<NodeDef>(ctx->def());
 }
 
 void DatasetOpKernel::Compute(OpKernelContext* ctx) {
@@ -171,7 +173,35 @@ void DatasetOpKernel::Compute(OpKernelContext* ctx) {
   DFX_OP_REQUIRES_OK(ctx, CheckOutputTypes(output_types_,
                                            (*dataset)->output_dtypes(),
                                            type_string()));
+  auto node = std::make_shared<DatasetBase::Node>();
+  node->def = def_;
+  for (int i = 0; i < ctx->num_inputs(); ++i) {
+    const Tensor& t = ctx->input(i);
+    const DatasetVariant* v =
+        t.dtype() == DT_VARIANT && t.NumElements() == 1
+            ? t.data<Variant>()[0].get<DatasetVariant>()
+            : nullptr;
+    if (v == nullptr || v->dataset() == nullptr) {
+      node->args.push_back(t);
+      node->dataset_input.push_back(false);
+    } else if (v->dataset() != *dataset) {
+      // (A kernel that passes its input through gives it no node.)
+      node->inputs.push_back(v->dataset());
+      node->dataset_input.push_back(true);
+    }
+  }
+  (*dataset)->SetNodeOnce(std::move(node));
   SetDatasetOutput(ctx, 0, *std::move(dataset));
+}
+
+std::shared_ptr<const DatasetBase::Node> DatasetBase::node() const {
+  absl::MutexLock lock(&node_mu_);
+  return node_;
+}
+
+void DatasetBase::SetNodeOnce(std::shared_ptr<const Node> node) const {
+  absl::MutexLock lock(&node_mu_);
+  if (node_ == nullptr) node_ = std::move(node);
 }
 
 // ---------------------------------------------------------------------------

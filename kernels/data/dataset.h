@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "graph/function_library.h"
 #include "graph/types.h"
 #include "runtime/executor.h"
@@ -40,11 +41,16 @@ constexpr int64_t kUnknownCardinality = -2;
 
 // What an iterator sees while it produces an element: borrowed for the
 // call.
+class DatasetBase;
+
 struct IteratorContext {
   // Where functions run.
   Device* device = nullptr;
   // The asking kernel's; may be null. Functions stop when it is cancelled.
   CancellationManager* cancellation_manager = nullptr;
+  // The dataset an iterator resource iterates (the pipeline's outermost),
+  // for AssertNextDataset; null outside an iterator resource's calls.
+  const DatasetBase* root = nullptr;
 };
 
 // The saved position of an iterator (SerializeIterator's state, as
@@ -139,6 +145,22 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
   // parsing merges them as TensorFlow does. Empty: defaults.
   const std::string& options() const { return options_; }
 
+  // How a graph made this dataset, for AssertPrevDataset, AssertNextDataset
+  // and DatasetFingerprint: the op's NodeDef, the datasets among its
+  // inputs and its other inputs' values. Set once, by the DatasetOpKernel
+  // that made it (a kernel that passes its input through leaves the
+  // input's); null for datasets made otherwise. Thread-safe.
+  struct Node {
+    std::shared_ptr<const NodeDef> def;
+    std::vector<std::shared_ptr<const DatasetBase>> inputs;
+    std::vector<Tensor> args;
+    // For each input of the node in order: whether it is one of `inputs`
+    // (else the next of `args`).
+    std::vector<bool> dataset_input;
+  };
+  std::shared_ptr<const Node> node() const;
+  void SetNodeOnce(std::shared_ptr<const Node> node) const;
+
  protected:
   void set_options(std::string options) { options_ = std::move(options); }
 
@@ -151,6 +173,8 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
  private:
   const DataTypeVector output_dtypes_;
   std::string options_;
+  mutable absl::Mutex node_mu_;
+  mutable std::shared_ptr<const Node> node_ ABSL_GUARDED_BY(node_mu_);
 };
 
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
@@ -272,6 +296,8 @@ class DatasetOpKernel : public OpKernel {
 
  private:
   DataTypeVector output_types_;
+  // This node's NodeDef, for the datasets it makes (DatasetBase::node).
+  std::shared_ptr<const NodeDef> def_;
 };
 
 // A function a dataset runs per element (map's `f`, filter's `predicate`):

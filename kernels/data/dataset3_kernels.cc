@@ -775,9 +775,10 @@ class DatasetToTFRecordOp final : public OpKernel {
     DFX_ASSIGN_OR_RETURN(std::string type,
                          ScalarStringInput(ctx, 2, "compression_type"));
     // TensorFlow's writer logs an unknown compression_type and writes the
-    // file uncompressed.
+    // file uncompressed; SNAPPY is TensorFlow's block framing.
     const Compression compression =
-        ParseCompression(type).value_or(Compression::kNone);
+        type == "SNAPPY" ? Compression::kSnappy
+                         : ParseCompression(type).value_or(Compression::kNone);
     DFX_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> writer,
                          RecordWriter::Create(name(), filename, compression));
     DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));

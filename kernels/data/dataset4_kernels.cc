@@ -7,7 +7,8 @@
 //                              SnapshotMetadataRecord (run_id, version 2,
 //                              dtypes, num_elements, finalized)
 //   <path>/<run_id>/<shard %08u>.shard/<checkpoint %08u>.snapshot
-//                              a TFRecord file ("", GZIP or ZLIB), one
+//                              a TFRecord file ("", GZIP, ZLIB or
+//                              SNAPPY), one
 //                              record per component of each element: the
 //                              component as a serialized TensorProto
 //                              (tensor_content)
@@ -17,8 +18,7 @@
 // TensorFlow does. LoadDataset hands reader_func a dataset of one dataset
 // per shard directory (in name order) and iterates what it returns. Every
 // path is confined to the server's --data-dir (runtime/file_policy.h).
-// SNAPPY, which TensorFlow's record writer also offers, is Unimplemented:
-// dfx links no snappy.
+// SNAPPY files are framed as TensorFlow's (kernels/data/record_file.cc).
 //
 // Also the family's small ops: DummyIterationCounter, DeleteMemoryCache,
 // CompressElement / UncompressElement, SamplingDataset and the
@@ -45,6 +45,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
 #include "kernels/random/simple_philox.h"
 #include "runtime/cancellation.h"
@@ -232,11 +233,7 @@ uint64_t NewRunId() {
 
 // TensorFlow's writer and reader map an unknown compression to none.
 absl::StatusOr<Compression> SnapshotCompression(const std::string& type) {
-  if (type == "SNAPPY") {
-    return absl::UnimplementedError(
-        "SNAPPY compression of saved datasets is not supported by dfx; use "
-        "GZIP or none");
-  }
+  if (type == "SNAPPY") return Compression::kSnappy;
   return ParseCompression(type).value_or(Compression::kNone);
 }
 
@@ -316,6 +313,10 @@ absl::Status ShardIndex(IteratorContext* ictx, const SaveOptions& o,
                         const std::vector<Tensor>& element, int64_t* shard) {
   if (!o.use_shard_func) {
     *shard = (*shard + 1) % CpuBudget();
+    return absl::OkStatus();
+  }
+  if (o.shard_func == nullptr) {  // (MakeSaveDataset's: one shard)
+    *shard = 0;
     return absl::OkStatus();
   }
   std::vector<Tensor> args = element;
@@ -663,6 +664,38 @@ Tensor DatasetTensor(DatasetPtr d) {
   return out;
 }
 
+// The elements of shard datasets (one-component elements holding each a
+// dataset), one shard after the other.
+class ShardsInOrder final : public IteratorBase {
+ public:
+  ShardsInOrder(IteratorContext*, std::vector<std::vector<Tensor>> shards)
+      : shards_(std::move(shards)) {}
+
+  absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                       bool* end) override {
+    while (true) {
+      if (current_ == nullptr) {
+        if (next_ >= shards_.size()) {
+          *end = true;
+          return absl::OkStatus();
+        }
+        DFX_ASSIGN_OR_RETURN(DatasetPtr d,
+                             DatasetFromTensor(shards_[next_++][0], "a shard"));
+        DFX_ASSIGN_OR_RETURN(current_, d->MakeIterator(ctx));
+      }
+      out->clear();
+      DFX_RETURN_IF_ERROR(current_->GetNext(ctx, out, end));
+      if (!*end) return absl::OkStatus();
+      current_.reset();
+    }
+  }
+
+ private:
+  const std::vector<std::vector<Tensor>> shards_;
+  size_t next_ = 0;
+  std::unique_ptr<IteratorBase> current_;
+};
+
 class LoadDataset final : public DatasetBase {
  public:
   LoadDataset(std::string node, std::string path, SnapshotMetadata metadata,
@@ -700,6 +733,10 @@ class LoadDataset final : public DatasetBase {
           {DatasetTensor(std::make_shared<ShardReaderDataset>(
               node_, JoinPath(run_dir, name), compression_, output_dtypes()))});
     }
+    if (reader_func_ == nullptr) {  // (MakeLoadDataset's: shards in order)
+      return std::unique_ptr<IteratorBase>(
+          new ShardsInOrder(ctx, std::move(shard_datasets)));
+    }
     DatasetPtr nested = std::make_shared<ElementsDataset>(
         "SnapshotNestedDatasetReader", DataTypeVector{DT_VARIANT},
         std::move(shard_datasets));
@@ -727,6 +764,29 @@ class LoadDataset final : public DatasetBase {
   const std::vector<Tensor> captured_;
 };
 
+// The metadata under `path`: NotFound when there is none, OutOfRange when
+// it does not parse.
+absl::StatusOr<SnapshotMetadata> ReadMetadata(const std::string& node,
+                                              const std::string& path) {
+  DFX_ASSIGN_OR_RETURN(std::string file,
+                       ResolveDataPath(node, JoinPath(path, kMetadataFile)));
+  std::ifstream in(file, std::ios::binary);
+  if (!in.is_open()) {
+    return absl::NotFoundError(
+        absl::StrCat("Could not find metadata file [", path, "]"));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  SnapshotMetadata metadata;
+  if (!DecodeMetadata(bytes, &metadata)) {
+    // TensorFlow's code: its file stream's, which has read to the end.
+    return absl::OutOfRangeError(
+        absl::StrCat("Can't parse ", JoinPath(path, kMetadataFile),
+                     " as binary proto: Read less bytes than requested"));
+  }
+  return metadata;
+}
+
 class LoadDatasetOp final : public DatasetOpKernel {
  public:
   explicit LoadDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
@@ -746,36 +806,8 @@ class LoadDatasetOp final : public DatasetOpKernel {
 
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(std::string path, PathInput(ctx, 0));
-    DFX_ASSIGN_OR_RETURN(Compression compression,
-                         SnapshotCompression(compression_));
-    DFX_ASSIGN_OR_RETURN(
-        std::string file,
-        ResolveDataPath(name(), JoinPath(path, kMetadataFile)));
-    std::ifstream in(file, std::ios::binary);
-    if (!in.is_open()) {
-      return absl::NotFoundError(
-          absl::StrCat("Could not find metadata file [", path, "]"));
-    }
-    const std::string bytes((std::istreambuf_iterator<char>(in)),
-                            std::istreambuf_iterator<char>());
-    SnapshotMetadata metadata;
-    if (!DecodeMetadata(bytes, &metadata)) {
-      // TensorFlow's code: its file stream's, which has read to the end.
-      return absl::OutOfRangeError(
-          absl::StrCat("Can't parse ", JoinPath(path, kMetadataFile),
-                       " as binary proto: Read less bytes than requested"));
-    }
-    if (metadata.version != kFileFormatVersion) {
-      // Versions 0 and 1 (the custom format of SnapshotDataset v1) are
-      // not read by dfx.
-      return absl::UnimplementedError(
-          absl::StrCat("dfx reads saved datasets of version 2 only; ", path,
-                       " holds version ", metadata.version));
-    }
-    std::vector<Tensor> captured = CapturedInputs(ctx, num_captured_);
-    return std::make_shared<LoadDataset>(
-        name(), std::move(path), std::move(metadata), compression,
-        output_types(), reader_func_, std::move(captured));
+    return MakeLoadDataset(name(), path, compression_, output_types(),
+                           reader_func_, CapturedInputs(ctx, num_captured_));
   }
 
   std::string compression_;
@@ -1371,6 +1403,54 @@ class ParseExampleDatasetOp final : public DatasetOpKernel {
 };
 
 }  // namespace
+
+absl::StatusOr<DatasetPtr> MakeSaveDataset(
+    const std::string& node, DatasetPtr input, const std::string& path,
+    const std::string& compression,
+    std::shared_ptr<const DatasetFunction> shard_func,
+    std::vector<Tensor> captured) {
+  DFX_ASSIGN_OR_RETURN(Compression c, SnapshotCompression(compression));
+  SaveOptions options;
+  options.shard_func = std::move(shard_func);
+  options.compression = compression;
+  return std::make_shared<SaveDataset>(node, std::move(input), path, c,
+                                       &options, std::move(captured));
+}
+
+absl::StatusOr<DatasetPtr> MakeLoadDataset(
+    const std::string& node, const std::string& path,
+    const std::string& compression, DataTypeVector dtypes,
+    std::shared_ptr<const DatasetFunction> reader_func,
+    std::vector<Tensor> captured) {
+  DFX_ASSIGN_OR_RETURN(Compression c, SnapshotCompression(compression));
+  DFX_ASSIGN_OR_RETURN(SnapshotMetadata metadata, ReadMetadata(node, path));
+  if (metadata.version != kFileFormatVersion) {
+    // Versions 0 and 1 (the custom format of SnapshotDataset v1) are
+    // not read by dfx.
+    return absl::UnimplementedError(
+        absl::StrCat("dfx reads saved datasets of version 2 only; ", path,
+                     " holds version ", metadata.version));
+  }
+  return std::make_shared<LoadDataset>(
+      node, path, std::move(metadata), c, std::move(dtypes),
+      std::move(reader_func), std::move(captured));
+}
+
+absl::StatusOr<SaveState> ReadSaveState(const std::string& node,
+                                        const std::string& path) {
+  DFX_ASSIGN_OR_RETURN(SnapshotMetadata metadata, ReadMetadata(node, path));
+  SaveState state;
+  state.finalized = metadata.finalized;
+  state.creation_micros = metadata.creation_timestamp;
+  return state;
+}
+
+absl::StatusOr<bool> SaveFinalized(const std::string& node,
+                                   const std::string& path) {
+  DFX_ASSIGN_OR_RETURN(SaveState state, ReadSaveState(node, path));
+  return state.finalized;
+}
+
 }  // namespace dfx::data
 
 namespace dfx {

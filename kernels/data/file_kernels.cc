@@ -157,8 +157,12 @@ class FileDatasetOp final : public OpKernel {
     DFX_OP_REQUIRES(
         ctx, compression.dtype() == DT_STRING && compression.NumElements() == 1,
         absl::InvalidArgumentError("compression_type must be a scalar string"));
+    const std::string& type = compression.data<std::string>()[0];
+    // TFRecordDataset also reads SNAPPY (TensorFlow's block framing);
+    // TextLineDataset does not.
     absl::StatusOr<Compression> kind =
-        ParseCompression(compression.data<std::string>()[0]);
+        !lines_ && type == "SNAPPY" ? Compression::kSnappy
+                                    : ParseCompression(type);
     DFX_OP_REQUIRES_OK(ctx, kind.status());
     std::vector<int64_t> offsets;
     if (v2_) {

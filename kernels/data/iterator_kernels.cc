@@ -51,6 +51,7 @@ class IteratorResource final : public ResourceBase {
           " do not match the dataset's ",
           TypesString(dataset->output_dtypes())));
     }
+    ctx->root = dataset.get();
     DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
                          dataset->MakeIterator(ctx));
     absl::MutexLock lock(&mu_);
@@ -74,6 +75,7 @@ class IteratorResource final : public ResourceBase {
           "iterator before getting the next element.");
     }
     out->clear();
+    ctx->root = dataset_.get();
     DFX_RETURN_IF_ERROR(iterator_->GetNext(ctx, out, end));
     if (!*end) {
       DFX_RETURN_IF_ERROR(
@@ -108,6 +110,7 @@ class IteratorResource final : public ResourceBase {
           "Ensure that you have run the initializer operation for this "
           "iterator before restoring it.");
     }
+    ctx->root = dataset.get();
     DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
                          dataset->MakeIterator(ctx));
     DFX_RETURN_IF_ERROR(

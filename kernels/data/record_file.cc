@@ -1,11 +1,22 @@
 // See record_file.h. The record format is TensorFlow's TFRecord: an 8-byte
 // little-endian length, its masked CRC32C, the data and the data's masked
 // CRC32C.
+//
+// SNAPPY files are TensorFlow's SnappyOutputBuffer's: blocks, each a 4-byte
+// big-endian length and that many bytes of raw snappy. The writer buffers
+// up to 256 KiB (TensorFlow's input_buffer_size) and compresses the buffer
+// as one block when a write does not fit (a write larger than the buffer
+// becomes a block of its own) and at Close, as TensorFlow does: the same
+// blocks holding the same bytes (each block's compressed bytes are those
+// of the snappy linked, Debian's 1.1.9; TensorFlow 2.21's picks other
+// matches at times, and each reads the other's).
 #include "kernels/data/record_file.h"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
+
+#include <snappy.h>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -33,7 +44,7 @@ absl::StatusOr<std::unique_ptr<FileReader>> FileReader::Open(
     return absl::NotFoundError(
         absl::StrCat(path, "; No such file or directory (or unreadable)"));
   }
-  if (compression != Compression::kNone) {
+  if (compression == Compression::kZlib || compression == Compression::kGzip) {
     // 16 + MAX_WBITS: a gzip header and trailer around the stream.
     const int bits =
         compression == Compression::kGzip ? 16 + MAX_WBITS : MAX_WBITS;
@@ -125,6 +136,52 @@ absl::StatusOr<size_t> FileReader::Read(char *buf, size_t n) {
     }
     return static_cast<size_t>(in_.gcount());
   }
+  if (compression_ == Compression::kSnappy) {
+    size_t done = 0;
+    while (done < n) {
+      if (block_pos_ == block_.size()) {
+        unsigned char len[4];
+        in_.read(reinterpret_cast<char *>(len), 4);
+        const std::streamsize got = in_.gcount();
+        if (got == 0) break;  // the end of the file
+        if (got != 4) {
+          return absl::DataLossError(
+              absl::StrCat("truncated snappy block length in ", path_));
+        }
+        const uint32_t size = (uint32_t{len[0]} << 24) |
+                              (uint32_t{len[1]} << 16) |
+                              (uint32_t{len[2]} << 8) | len[3];
+        DFX_RETURN_IF_ERROR(CheckHostMemoryHeadroom(
+            size, absl::StrCat("a snappy block of ", path_)));
+        std::string compressed(size, '\0');
+        in_.read(compressed.data(), size);
+        if (static_cast<uint32_t>(in_.gcount()) != size) {
+          return absl::DataLossError(
+              absl::StrCat("truncated snappy block in ", path_));
+        }
+        size_t length = 0;
+        if (!snappy::GetUncompressedLength(compressed.data(), size, &length)) {
+          return absl::DataLossError(
+              absl::StrCat("corrupted snappy block in ", path_));
+        }
+        DFX_RETURN_IF_ERROR(
+            CheckHostMemoryHeadroom(static_cast<int64_t>(length),
+                                    absl::StrCat("a snappy block of ", path_)));
+        block_.clear();
+        block_pos_ = 0;
+        if (!snappy::Uncompress(compressed.data(), size, &block_)) {
+          return absl::DataLossError(
+              absl::StrCat("corrupted snappy block in ", path_));
+        }
+        continue;
+      }
+      const size_t take = std::min(n - done, block_.size() - block_pos_);
+      std::memcpy(buf + done, block_.data() + block_pos_, take);
+      block_pos_ += take;
+      done += take;
+    }
+    return done;
+  }
   zs_.next_out = reinterpret_cast<Bytef *>(buf);
   zs_.avail_out = static_cast<uInt>(n);
   while (zs_.avail_out > 0 && !stream_end_) {
@@ -182,7 +239,7 @@ absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Create(
     return absl::NotFoundError(
         absl::StrCat(path, "; cannot create the file (a missing directory?)"));
   }
-  if (compression != Compression::kNone) {
+  if (compression == Compression::kZlib || compression == Compression::kGzip) {
     const int bits =
         compression == Compression::kGzip ? 16 + MAX_WBITS : MAX_WBITS;
     if (deflateInit2(&w->zs_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, bits, 8,
@@ -219,15 +276,42 @@ absl::Status RecordWriter::Write(absl::string_view record) {
 absl::Status RecordWriter::Close() {
   if (closed_) return absl::OkStatus();
   closed_ = true;
-  if (zs_open_) DFX_RETURN_IF_ERROR(Put(nullptr, 0, true));
+  if (zs_open_ || compression_ == Compression::kSnappy) {
+    DFX_RETURN_IF_ERROR(Put(nullptr, 0, true));
+  }
   out_.flush();
   if (!out_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
   out_.close();
   return absl::OkStatus();
 }
 
+absl::Status RecordWriter::PutBlock(const char *data, size_t n) {
+  std::string compressed;
+  snappy::Compress(data, n, &compressed);
+  const uint32_t size = static_cast<uint32_t>(compressed.size());
+  const char len[4] = {static_cast<char>(size >> 24),
+                       static_cast<char>(size >> 16),
+                       static_cast<char>(size >> 8), static_cast<char>(size)};
+  out_.write(len, 4);
+  out_.write(compressed.data(), static_cast<std::streamsize>(size));
+  return absl::OkStatus();
+}
+
 absl::Status RecordWriter::Put(const char *data, size_t n, bool finish) {
-  if (compression_ == Compression::kNone) {
+  constexpr size_t kSnappyBuffer = 256 << 10;
+  if (compression_ == Compression::kSnappy) {
+    if (n > kSnappyBuffer - pending_.size() || finish) {
+      if (!pending_.empty()) {
+        DFX_RETURN_IF_ERROR(PutBlock(pending_.data(), pending_.size()));
+        pending_.clear();
+      }
+    }
+    if (n > kSnappyBuffer) {
+      DFX_RETURN_IF_ERROR(PutBlock(data, n));
+    } else if (n > 0) {
+      pending_.append(data, n);
+    }
+  } else if (compression_ == Compression::kNone) {
     out_.write(data, static_cast<std::streamsize>(n));
   } else {
     zs_.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data));

@@ -23,9 +23,10 @@
 namespace dfx::data {
 
 // How a file is compressed: TensorFlow's compression_type.
-enum class Compression { kNone, kZlib, kGzip };
+enum class Compression { kNone, kZlib, kGzip, kSnappy };
 
-// "", "ZLIB" or "GZIP"; InvalidArgument otherwise.
+// "", "ZLIB" or "GZIP"; InvalidArgument otherwise. (kSnappy, TensorFlow's
+// SNAPPY block framing, is asked for by the save and snapshot ops only.)
 absl::StatusOr<Compression> ParseCompression(const std::string& type);
 
 // One file read record by record (or line by line, or byte range by byte
@@ -75,6 +76,9 @@ class FileReader {
   bool zs_open_ = false;
   bool stream_end_ = false;
   std::vector<char> compressed_ = std::vector<char>(1 << 16);
+  // SNAPPY: the current block, uncompressed, and how much of it was read.
+  std::string block_;
+  size_t block_pos_ = 0;
 };
 
 // Writes TFRecords into one file (created or truncated), deflated on the
@@ -100,6 +104,8 @@ class RecordWriter {
  private:
   RecordWriter(std::string path, Compression compression);
   absl::Status Put(const char* data, size_t n, bool finish);
+  // SNAPPY: writes `data` as one block.
+  absl::Status PutBlock(const char* data, size_t n);
 
   const std::string path_;
   const Compression compression_;
@@ -108,6 +114,7 @@ class RecordWriter {
   bool zs_open_ = false;
   bool closed_ = false;
   std::vector<char> deflated_ = std::vector<char>(1 << 16);
+  std::string pending_;  // SNAPPY: buffered, not yet compressed
 };
 
 }  // namespace dfx::data

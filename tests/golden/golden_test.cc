@@ -52,7 +52,7 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess",         "xla1"};
+    "sess",         "xla1",      "dataset5"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -484,6 +484,13 @@ TEST_CASE("golden: DecodeJSONExample, DecodeProtoV2 and EncodeProto equal "
 TEST_CASE("golden: XLA reduce, reduce-window, select-and-scatter, sort and "
           "while ops equal TensorFlow's") {
   RunFamily("xla2");
+}
+
+TEST_CASE("golden: tf.data assert_next, assert_prev, auto-sharding and "
+          "DatasetFingerprint equal TensorFlow") {
+  // Multi-step cases: an iterator made (the assertions fail MakeIterator),
+  // then read element by element.
+  RunFamily("dataset5");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
