@@ -489,6 +489,41 @@ class UnbatchDataset final : public DatasetBase {
       return absl::OkStatus();
     }
 
+    // The input's position and the batch being cut, with its next row.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*d_->input_, *in_, prefix + "/input", state));
+      state->WriteInt(prefix, "row", row_);
+      state->WriteInt(prefix, "rows", rows_);
+      if (row_ < rows_) state->WriteElement(prefix, "batch", batch_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input_, *in_, ctx, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(row_, state.ReadInt(prefix, "row"));
+      DFX_ASSIGN_OR_RETURN(rows_, state.ReadInt(prefix, "rows"));
+      batch_.clear();
+      if (row_ < 0 || rows_ < -1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entries ", prefix, "/row and ", prefix,
+            "/rows are ", row_, " and ", rows_));
+      }
+      if (row_ < rows_) {
+        DFX_ASSIGN_OR_RETURN(batch_, state.ReadElement(prefix, "batch"));
+        for (const Tensor& t : batch_) {
+          if (t.dims() == 0 || t.dim_size(0) != rows_) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "the iterator state's entry ", prefix, "/batch does not have ",
+                rows_, " rows in each component"));
+          }
+        }
+      }
+      return absl::OkStatus();
+    }
+
    private:
     const std::shared_ptr<const UnbatchDataset> d_;
     const std::unique_ptr<IteratorBase> in_;

@@ -50,7 +50,8 @@ const char* const kFamilies[] = {
     "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
-    "uquant",       "itckpt",    "collective2",  "dataset4"};
+    "uquant",       "itckpt",    "collective2",  "dataset4",
+    "itckpt2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -534,6 +535,12 @@ TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
   // iterator (or through SaveV2/RestoreV2 in the run's scratch directory),
   // then the rest of the sequence.
   RunFamily("itckpt");
+}
+
+TEST_CASE("golden: iterators of window, group_by_window, rebatch, unbatch, "
+          "scan and the other tf.data datasets saved and restored continue "
+          "as TensorFlow's") {
+  RunFamily("itckpt2");
 }
 
 TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "

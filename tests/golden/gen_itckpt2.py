@@ -1,0 +1,171 @@
+"""Golden cases of the itckpt2 family: saving and restoring the position of
+iterators over the tf.data datasets the itckpt family left out (window,
+group_by_window, rebatch, unbatch, scan, take_while, unique, ignore_errors,
+assert_cardinality, choose_from_datasets, from_list), with
+SerializeIterator and DeserializeIterator as TensorFlow 2.21 runs them.
+
+Each case is gen_itckpt.py's round trip: two iterators over one dataset, k
+elements read from the first, its state restored into the second, the
+second read one past its end (OutOfRange), then one more element of the
+first. The elements after the restore must be the uninterrupted
+sequence's rest.
+
+    $(tools/tf_env) tests/golden/gen_itckpt2.py
+
+No op signatures: the family adds no ops (SerializeIterator and
+DeserializeIterator are the itckpt family's, which checks theirs).
+
+Left out: a window's or a group's elements as datasets in the state (a
+flat_map over Dataset.window saves the window dataset it opened; dfx's
+SerializeIterator encodes its state and a dataset does not encode, as in
+TensorFlow, whose DatasetVariantWrapper has no Encode): the window cases
+reduce each window inside a map instead. sample_from_datasets (its
+RandomDataset selector is not saved by dfx yet).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import golden_lib  # noqa: E402
+import gen_itckpt  # noqa: E402
+from golden_lib import tf, tf1  # noqa: E402
+
+FAMILY = "itckpt2"
+# gen_itckpt.round_trip writes into the folder of gen_itckpt.FAMILY.
+gen_itckpt.FAMILY = FAMILY
+
+
+def round_trip(name, make_dataset, k):
+    """gen_itckpt.round_trip reading the second iterator one past its end
+    (the element count taken eagerly)."""
+    total = 0
+    with tf.Graph().as_default(), tf1.Session() as sess:
+        next_element = tf1.data.make_one_shot_iterator(
+            make_dataset()).get_next()
+        try:
+            while True:
+                sess.run(next_element)
+                total += 1
+        except tf.errors.OpError:  # the end, or an error at the end
+            pass
+    gen_itckpt.round_trip(name, make_dataset, k, max(total - k, 0) + 1)
+
+
+def digits(w):
+    """A window of int64 as one number: its elements as decimal digits."""
+    return w.reduce(np.int64(0), lambda s, x: s * 10 + x)
+
+
+def window_cases():
+    d = tf.data.Dataset
+    round_trip("window_overlapping",
+               lambda: d.range(10).window(3, 2).map(digits), 2)
+    round_trip("window_shift_one_mid_buffer",
+               lambda: d.range(1, 8).window(4, 1).map(digits), 3)
+    round_trip("window_shift_past_size",
+               lambda: d.range(1, 15).window(2, 5).map(digits), 1)
+    round_trip("window_stride_drop_remainder", lambda: d.range(1, 14).window(
+        3, shift=2, stride=2, drop_remainder=True).map(digits), 2)
+    round_trip("window_two_components", lambda: d.zip(
+        (d.range(1, 9), d.range(1, 9).map(lambda x: tf.cast(x, tf.float32))))
+        .window(3, 3).map(lambda a, b: (digits(a), b.reduce(0.0, tf.add))), 1)
+    round_trip("window_at_start",
+               lambda: d.range(5).window(2).map(digits), 0)
+
+    def group_by_window():
+        return d.range(20).group_by_window(
+            key_func=lambda x: x % 3, reduce_func=lambda k, w: w.batch(2),
+            window_size=4)
+    round_trip("group_by_window_mid_group", group_by_window, 3)
+    round_trip("group_by_window_flushing", group_by_window, 8)
+
+    def group_by_window_sizes():
+        return d.range(1, 16).group_by_window(
+            key_func=lambda x: x % 2,
+            reduce_func=lambda k, w: w.map(lambda x: x * 100 + k),
+            window_size_func=lambda k: k + 2)
+    round_trip("group_by_window_size_func", group_by_window_sizes, 4)
+    round_trip("bucket_by_sequence_length", lambda: d.range(1, 12).map(
+        lambda x: tf.fill([x % 4 + 1], x)).bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], bucket_boundaries=[2, 4],
+            bucket_batch_sizes=[2, 2, 2]), 2)
+
+
+def rebatch(ds, sizes, drop_remainder=False):
+    from tensorflow.python.data.ops import rebatch_op
+    return rebatch_op._RebatchDataset(ds, sizes, drop_remainder)
+
+
+def legacy_rebatch(ds, n):
+    from tensorflow.python.data.experimental.ops import distribute
+    return distribute._LegacyRebatchDataset(ds, n)
+
+
+def batch_cases():
+    d = tf.data.Dataset
+    round_trip("rebatch_mid_batch",
+               lambda: rebatch(d.range(14).batch(4), [3, 1, 2]), 2)
+    round_trip("rebatch_joined", lambda: rebatch(
+        d.range(12).map(lambda x: (x, tf.fill([2], x))).batch(5), [4]), 1)
+    round_trip("rebatch_drop_remainder", lambda: rebatch(
+        d.range(11).batch(3), [2, 2], drop_remainder=True), 3)
+    round_trip("legacy_rebatch",
+               lambda: legacy_rebatch(d.range(10).batch(4), 3), 4)
+    round_trip("unbatch_mid_batch", lambda: d.range(10).batch(4).unbatch(), 5)
+    round_trip("unbatch_two_components", lambda: d.from_tensor_slices(
+        (np.arange(12).reshape(6, 2), np.array([b"a", b"b", b"c", b"d",
+                                                b"e", b"f"]))).batch(4)
+        .unbatch(), 2)
+    round_trip("unbatch_batch_boundary",
+               lambda: d.range(9).batch(3).unbatch(), 3)
+
+
+def scan_cases():
+    d = tf.data.Dataset
+    round_trip("scan", lambda: d.range(8).scan(
+        np.int64(0), lambda s, x: (s + x, s * x)), 3)
+    round_trip("scan_two_state", lambda: d.range(1, 7).scan(
+        (np.int64(1), np.float32(0.5)),
+        lambda s, x: ((s[0] * x, s[1] + 1.0), s[1])), 2)
+    round_trip("take_while", lambda: d.range(10).take_while(
+        lambda x: x < 6), 3)
+    round_trip("take_while_ended", lambda: d.range(10).take_while(
+        lambda x: x < 3), 4)
+    round_trip("unique", lambda: d.from_tensor_slices(
+        np.array([1, 3, 1, 2, 3, 5, 2, 7], np.int32)).unique(), 2)
+    round_trip("unique_string", lambda: d.from_tensor_slices(
+        [b"b", b"a", b"b", b"", b"a", b"c", b""]).unique(), 3)
+    round_trip("ignore_errors", lambda: d.from_tensor_slices(
+        np.array([1., 2., 0., 4., 0., 8.], np.float32)).map(
+            lambda x: tf.debugging.check_numerics(1 / x, "x")).ignore_errors(),
+        2)
+    round_trip("assert_cardinality", lambda: d.range(5).apply(
+        tf.data.experimental.assert_cardinality(5)), 2)
+    # The restored iterator goes on counting: the end comes short.
+    round_trip("assert_cardinality_short", lambda: d.range(4).filter(
+        lambda x: x < 3).apply(tf.data.experimental.assert_cardinality(4)), 2)
+    round_trip("choose_from_datasets", lambda: d.choose_from_datasets(
+        [d.range(3), d.range(10, 15)],
+        d.from_tensor_slices(np.array([0, 1, 1, 0, 0, 0, 1, 0, 1],
+                                      np.int64))), 4)
+    round_trip("choose_from_datasets_stop_on_empty", lambda:
+               d.choose_from_datasets(
+                   [d.range(2), d.range(10, 15)],
+                   d.from_tensor_slices(np.array([1, 0, 1, 0, 1, 0, 1],
+                                                 np.int64)),
+                   stop_on_empty_dataset=True), 3)
+    round_trip("from_list", lambda: tf.data.experimental.from_list(
+        [(1, b"x"), (2, b"yy"), (3, b"")]), 1)
+
+
+def main():
+    window_cases()
+    batch_cases()
+    scan_cases()
+
+
+if __name__ == "__main__":
+    main()
