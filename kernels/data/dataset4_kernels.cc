@@ -28,6 +28,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -45,8 +46,9 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/state_util.h"
 #include "kernels/kernels.h"
-#include "kernels/random/simple_philox.h"
+#include "kernels/random/philox.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
 
@@ -572,8 +574,39 @@ class ShardReaderDataset final : public DatasetBase {
           DFX_ASSIGN_OR_RETURN(bool got, reader_->NextRecord(&record));
           if (!got) return absl::OutOfRangeError("End of file");
         }
+        ++read_;
       }
       return absl::OkStatus();
+    }
+
+    // The checkpoint file reached and the elements read from it (skipped
+    // again on restore); nothing more at the end.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "checkpoint", checkpoint_);
+      if (reader_ != nullptr) state->WriteInt(prefix, "read", read_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(
+          checkpoint_, ReadIntInRange(state, prefix, "checkpoint", 0,
+                                      std::numeric_limits<int64_t>::max()));
+      reader_.reset();
+      read_ = 0;
+      if (!state.Contains(prefix, "read")) return absl::OkStatus();
+      DFX_ASSIGN_OR_RETURN(
+          int64_t read, ReadIntInRange(state, prefix, "read", 0,
+                                       std::numeric_limits<int64_t>::max()));
+      DFX_RETURN_IF_ERROR(Open());
+      absl::Status skipped = Skip(read);
+      if (absl::IsOutOfRange(skipped)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entry ", prefix, "/read is ", read,
+            ": the shard's checkpoint file ", checkpoint_, " has ", read_,
+            " elements"));
+      }
+      return skipped;
     }
 
     absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
@@ -610,6 +643,7 @@ class ShardReaderDataset final : public DatasetBase {
           out->push_back(*std::move(t));
         }
         if (complete) {
+          ++read_;
           *end = false;
           return absl::OkStatus();
         }
@@ -617,6 +651,7 @@ class ShardReaderDataset final : public DatasetBase {
         // on to the next checkpoint file, if any.
         reader_.reset();
         ++checkpoint_;
+        read_ = 0;
         absl::Status opened = Open();
         if (absl::IsNotFound(opened)) break;
         DFX_RETURN_IF_ERROR(opened);
@@ -649,6 +684,7 @@ class ShardReaderDataset final : public DatasetBase {
     const std::shared_ptr<const ShardReaderDataset> d_;
     int64_t checkpoint_ = 0;
     std::unique_ptr<FileReader> reader_;
+    int64_t read_ = 0;  // elements of the open file read or skipped
   };
 
   const std::string node_;
@@ -1014,10 +1050,35 @@ class SamplingDataset final : public UnaryDataset {
           in_.reset();
           break;
         }
-        if (words_.RandFloat() < d_->rate_) return absl::OkStatus();
+        ++draws_;
+        if (random::Uint32ToFloat(words_()) < d_->rate_) {
+          return absl::OkStatus();
+        }
         out->clear();
       }
       *end = true;
+      return absl::OkStatus();
+    }
+
+    // The input's position and the floats drawn so far: a restore skips
+    // as many words of the dataset's Philox stream (its seeds are the
+    // dataset's, drawn once when both are 0).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input(), in_.get(), prefix + "/input", state));
+      state->WriteInt(prefix, "draws", draws_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(
+          draws_, ReadIntInRange(state, prefix, "draws", 0,
+                                 std::numeric_limits<int64_t>::max()));
+      // This iterator is fresh: its stream is at its start.
+      words_.Skip(static_cast<uint64_t>(draws_));
       return absl::OkStatus();
     }
 
@@ -1025,7 +1086,8 @@ class SamplingDataset final : public UnaryDataset {
     const std::shared_ptr<const SamplingDataset> d_;
     std::unique_ptr<IteratorBase> in_;
     random::Philox philox_;
-    random::SimplePhilox words_;  // draws from philox_
+    random::PhiloxWords words_;  // draws from philox_
+    int64_t draws_ = 0;          // words drawn, one per input element
   };
 
   const float rate_;
@@ -1133,6 +1195,16 @@ class ParseExampleDataset final : public UnaryDataset {
             "Function invocation produced OutOfRangeError: ", s.message()));
       }
       return s;
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveIterator(*d_->input(), *in_, prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input",
+                             state);
     }
 
    private:
