@@ -149,14 +149,13 @@ class CsvDataset final : public DatasetBase {
       src_.reset();
       records_ = 0;
       if (!state.Contains(prefix, "records")) return absl::OkStatus();
-      DFX_ASSIGN_OR_RETURN(
-          int64_t records,
-          ReadIntInRange(state, prefix, "records", 0,
-                         std::numeric_limits<int64_t>::max()));
+      DFX_ASSIGN_OR_RETURN(int64_t records,
+                           ReadIntInRange(state, prefix, "records", 0,
+                                          std::numeric_limits<int64_t>::max()));
       if (next_file_ >= d_->files_.size()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the iterator state's entry ", prefix, "/records is set past the "
-            "last file"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/records is set past the last file"));
       }
       // A header that fails failed a GetNext before the save already.
       absl::Status opened = OpenFile();
@@ -167,8 +166,7 @@ class CsvDataset final : public DatasetBase {
         if (eof) {
           return absl::InvalidArgumentError(absl::StrCat(
               "the iterator state's entry ", prefix, "/records is ", records,
-              ": ", d_->files_[next_file_], " has ", records_,
-              " records now"));
+              ": ", d_->files_[next_file_], " has ", records_, " records now"));
         }
         // A read error: a record that failed when it was read before.
         if (!s.ok() && !absl::IsInvalidArgument(s)) return s;

@@ -375,16 +375,15 @@ class MatchingFilesDataset final : public DatasetBase {
           int64_t next_pattern,
           ReadIntInRange(state, prefix, "next_pattern", 0,
                          static_cast<int64_t>(d_->patterns_.size())));
-      DFX_ASSIGN_OR_RETURN(Tensor matches,
-                           state.ReadTensor(prefix, "matches"));
+      DFX_ASSIGN_OR_RETURN(Tensor matches, state.ReadTensor(prefix, "matches"));
       if (matches.dtype() != DT_STRING || matches.dims() != 1) {
         return absl::InvalidArgumentError(
             absl::StrCat("the iterator state's entry ", prefix,
                          "/matches is not a string vector"));
       }
-      DFX_ASSIGN_OR_RETURN(int64_t next,
-                           ReadIntInRange(state, prefix, "next", 0,
-                                          matches.NumElements()));
+      DFX_ASSIGN_OR_RETURN(
+          int64_t next,
+          ReadIntInRange(state, prefix, "next", 0, matches.NumElements()));
       DFX_ASSIGN_OR_RETURN(int64_t any,
                            ReadIntInRange(state, prefix, "any", 0, 1));
       next_pattern_ = static_cast<size_t>(next_pattern);
@@ -754,8 +753,7 @@ class GroupByReducerDataset final : public UnaryDataset {
       state->WriteTensor(prefix, "keys", Tensor::FromVector<int64_t>(keys));
       WriteElements(state, prefix, "states", states);
       if (in_ == nullptr) {
-        state->WriteInt(prefix, "next",
-                        std::distance(states_.begin(), next_));
+        state->WriteInt(prefix, "next", std::distance(states_.begin(), next_));
       }
       return absl::OkStatus();
     }
@@ -780,9 +778,8 @@ class GroupByReducerDataset final : public UnaryDataset {
       next_ = states_.end();
       if (in_ == nullptr) {
         DFX_ASSIGN_OR_RETURN(
-            int64_t next,
-            ReadIntInRange(state, prefix, "next", 0,
-                           static_cast<int64_t>(states_.size())));
+            int64_t next, ReadIntInRange(state, prefix, "next", 0,
+                                         static_cast<int64_t>(states_.size())));
         next_ = std::next(states_.begin(), next);
       }
       return absl::OkStatus();

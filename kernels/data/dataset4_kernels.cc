@@ -589,22 +589,22 @@ class ShardReaderDataset final : public DatasetBase {
     }
     absl::Status Restore(IteratorContext*, const std::string& prefix,
                          const IteratorState& state) override {
-      DFX_ASSIGN_OR_RETURN(
-          checkpoint_, ReadIntInRange(state, prefix, "checkpoint", 0,
-                                      std::numeric_limits<int64_t>::max()));
+      DFX_ASSIGN_OR_RETURN(checkpoint_,
+                           ReadIntInRange(state, prefix, "checkpoint", 0,
+                                          std::numeric_limits<int64_t>::max()));
       reader_.reset();
       read_ = 0;
       if (!state.Contains(prefix, "read")) return absl::OkStatus();
-      DFX_ASSIGN_OR_RETURN(
-          int64_t read, ReadIntInRange(state, prefix, "read", 0,
-                                       std::numeric_limits<int64_t>::max()));
+      DFX_ASSIGN_OR_RETURN(int64_t read,
+                           ReadIntInRange(state, prefix, "read", 0,
+                                          std::numeric_limits<int64_t>::max()));
       DFX_RETURN_IF_ERROR(Open());
       absl::Status skipped = Skip(read);
       if (absl::IsOutOfRange(skipped)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the iterator state's entry ", prefix, "/read is ", read,
-            ": the shard's checkpoint file ", checkpoint_, " has ", read_,
-            " elements"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix, "/read is ",
+                         read, ": the shard's checkpoint file ", checkpoint_,
+                         " has ", read_, " elements"));
       }
       return skipped;
     }
@@ -1074,9 +1074,9 @@ class SamplingDataset final : public UnaryDataset {
                          const IteratorState& state) override {
       DFX_RETURN_IF_ERROR(
           RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
-      DFX_ASSIGN_OR_RETURN(
-          draws_, ReadIntInRange(state, prefix, "draws", 0,
-                                 std::numeric_limits<int64_t>::max()));
+      DFX_ASSIGN_OR_RETURN(draws_,
+                           ReadIntInRange(state, prefix, "draws", 0,
+                                          std::numeric_limits<int64_t>::max()));
       // This iterator is fresh: its stream is at its start.
       words_.Skip(static_cast<uint64_t>(draws_));
       return absl::OkStatus();
@@ -1203,8 +1203,7 @@ class ParseExampleDataset final : public UnaryDataset {
     }
     absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
                          const IteratorState& state) override {
-      return RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input",
-                             state);
+      return RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input", state);
     }
 
    private:

@@ -37,9 +37,7 @@ class ElementsDataset final : public DatasetBase {
       IteratorContext*) const override {
     return std::unique_ptr<IteratorBase>(new Iterator(Self<ElementsDataset>()));
   }
-  const std::vector<std::vector<Tensor>>& elements() const {
-    return elements_;
-  }
+  const std::vector<std::vector<Tensor>>& elements() const { return elements_; }
 
  private:
   class Iterator final : public IteratorBase {
@@ -59,9 +57,8 @@ class ElementsDataset final : public DatasetBase {
     }
     absl::Status Restore(IteratorContext*, const std::string& prefix,
                          const IteratorState& state) override {
-      absl::StatusOr<int64_t> next =
-          ReadIntInRange(state, prefix, "next", 0,
-                         static_cast<int64_t>(d_->elements_.size()));
+      absl::StatusOr<int64_t> next = ReadIntInRange(
+          state, prefix, "next", 0, static_cast<int64_t>(d_->elements_.size()));
       if (!next.ok()) return next.status();
       next_ = static_cast<size_t>(*next);
       return absl::OkStatus();

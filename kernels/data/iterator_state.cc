@@ -206,17 +206,21 @@ void WriteStatus(IteratorState* state, absl::string_view prefix,
                  absl::string_view name, const absl::Status& status) {
   const std::string key = Key(prefix, name);
   state->WriteInt(key, "code", static_cast<int64_t>(status.code()));
-  if (!status.ok()) state->WriteString(key, "message", std::string(status.message()));
+  if (!status.ok())
+    state->WriteString(key, "message", std::string(status.message()));
 }
 
-absl::StatusOr<absl::Status> ReadStatus(const IteratorState& state,
-                                        absl::string_view prefix,
-                                        absl::string_view name) {
+absl::Status ReadStatus(const IteratorState& state, absl::string_view prefix,
+                        absl::string_view name, absl::Status* status) {
   const std::string key = Key(prefix, name);
   DFX_ASSIGN_OR_RETURN(int64_t code, ReadIntInRange(state, key, "code", 0, 16));
-  if (code == 0) return absl::OkStatus();
+  if (code == 0) {
+    *status = absl::OkStatus();
+    return absl::OkStatus();
+  }
   DFX_ASSIGN_OR_RETURN(std::string message, state.ReadString(key, "message"));
-  return absl::Status(static_cast<absl::StatusCode>(code), message);
+  *status = absl::Status(static_cast<absl::StatusCode>(code), message);
+  return absl::OkStatus();
 }
 
 }  // namespace dfx::data

@@ -507,9 +507,9 @@ class UnbatchDataset final : public DatasetBase {
       DFX_ASSIGN_OR_RETURN(rows_, state.ReadInt(prefix, "rows"));
       batch_.clear();
       if (row_ < 0 || rows_ < -1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the iterator state's entries ", prefix, "/row and ", prefix,
-            "/rows are ", row_, " and ", rows_));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entries ", prefix, "/row and ",
+                         prefix, "/rows are ", row_, " and ", rows_));
       }
       if (row_ < rows_) {
         DFX_ASSIGN_OR_RETURN(batch_, state.ReadElement(prefix, "batch"));

@@ -132,9 +132,9 @@ class ScanDataset final : public UnaryDataset {
                            state.ReadElement(prefix, "state"));
       if (saved.size() != d_->state_types_.size() ||
           !CheckState(saved, d_->state_types_).ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the iterator state's entry ", prefix,
-            "/state does not match the scan's state types"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/state does not match the scan's state types"));
       }
       state_ = std::move(saved);
       return absl::OkStatus();
@@ -279,8 +279,7 @@ class UniqueDataset final : public UnaryDataset {
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
-    return std::unique_ptr<IteratorBase>(
-        new Iterator(input(), std::move(in)));
+    return std::unique_ptr<IteratorBase>(new Iterator(input(), std::move(in)));
   }
 
  private:
@@ -323,8 +322,7 @@ class UniqueDataset final : public UnaryDataset {
       DFX_RETURN_IF_ERROR(
           SaveIterator(*input_, *in_, prefix + "/input", state));
       std::vector<std::string> seen(seen_.begin(), seen_.end());
-      state->WriteTensor(prefix, "seen",
-                         Tensor::FromVector<std::string>(seen));
+      state->WriteTensor(prefix, "seen", Tensor::FromVector<std::string>(seen));
       return absl::OkStatus();
     }
     absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
@@ -517,9 +515,9 @@ class AssertCardinalityDataset final : public UnaryDataset {
                          const IteratorState& state) override {
       DFX_RETURN_IF_ERROR(
           RestoreIterator(*input_, *in_, ctx, prefix + "/input", state));
-      DFX_ASSIGN_OR_RETURN(
-          seen_, ReadIntInRange(state, prefix, "seen", 0,
-                                std::numeric_limits<int64_t>::max()));
+      DFX_ASSIGN_OR_RETURN(seen_,
+                           ReadIntInRange(state, prefix, "seen", 0,
+                                          std::numeric_limits<int64_t>::max()));
       return absl::OkStatus();
     }
 
@@ -574,9 +572,9 @@ class DirectedInterleaveDataset final : public DatasetBase {
       DFX_ASSIGN_OR_RETURN(auto in, d->MakeIterator(ctx));
       inputs.push_back(std::move(in));
     }
-    return std::unique_ptr<IteratorBase>(new Iterator(
-        Self<DirectedInterleaveDataset>(), std::move(selector),
-        std::move(inputs)));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<DirectedInterleaveDataset>(), std::move(selector),
+                     std::move(inputs)));
   }
 
  private:
@@ -645,15 +643,15 @@ class DirectedInterleaveDataset final : public DatasetBase {
                                        prefix + "/selector", state));
       active_ = 0;
       for (size_t i = 0; i < inputs_.size(); ++i) {
-        DFX_RETURN_IF_ERROR(RestoreInput(
-            ctx, *d_->inputs_[i], &inputs_[i],
-            absl::StrCat(prefix, "/input[", i, "]"), state));
+        DFX_RETURN_IF_ERROR(
+            RestoreInput(ctx, *d_->inputs_[i], &inputs_[i],
+                         absl::StrCat(prefix, "/input[", i, "]"), state));
         if (inputs_[i] != nullptr) ++active_;
       }
       if (selector_ != nullptr && active_ == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the iterator state under ", prefix,
-            " has a selector and no input left"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state under ", prefix,
+                         " has a selector and no input left"));
       }
       return absl::OkStatus();
     }

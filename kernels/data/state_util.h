@@ -31,9 +31,10 @@ absl::StatusOr<std::vector<std::vector<Tensor>>> ReadElements(
 // A status kept with a buffered element ("<name>/code", "<name>/message").
 void WriteStatus(IteratorState* state, absl::string_view prefix,
                  absl::string_view name, const absl::Status& status);
-absl::StatusOr<absl::Status> ReadStatus(const IteratorState& state,
-                                        absl::string_view prefix,
-                                        absl::string_view name);
+// Reads into `*status` what WriteStatus wrote (not a StatusOr<Status>,
+// whose error and value would mix).
+absl::Status ReadStatus(const IteratorState& state, absl::string_view prefix,
+                        absl::string_view name, absl::Status* status);
 
 }  // namespace dfx::data
 

@@ -180,16 +180,16 @@ class WindowDataset final : public UnaryDataset {
       DFX_RETURN_IF_ERROR(
           RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
       const int64_t target = (d_->size_ - 1) * d_->stride_ + 1;
-      DFX_ASSIGN_OR_RETURN(int64_t count, ReadIntInRange(state, prefix,
-                                                         "buffer/count", 0,
-                                                         target));
+      DFX_ASSIGN_OR_RETURN(
+          int64_t count,
+          ReadIntInRange(state, prefix, "buffer/count", 0, target));
       buffer_.clear();
       held_ = 0;
       for (int64_t i = 0; i < count; ++i) {
         const std::string at = absl::StrCat(prefix, "/buffer[", i, "]");
         Buffered b;
         DFX_ASSIGN_OR_RETURN(b.element, state.ReadElement(at, "element"));
-        DFX_ASSIGN_OR_RETURN(b.status, ReadStatus(state, at, "status"));
+        DFX_RETURN_IF_ERROR(ReadStatus(state, at, "status", &b.status));
         held_ += ElementBytes(b.element);
         buffer_.push_back(std::move(b));
       }
@@ -677,12 +677,11 @@ class RebatchDatasetV2 final : public UnaryDataset {
       }
       if (offset_ >= 0) {
         DFX_ASSIGN_OR_RETURN(current_, state.ReadElement(prefix, "current"));
-        if (current_.empty() ||
-            current_.size() != d_->output_dtypes().size() ||
+        if (current_.empty() || current_.size() != d_->output_dtypes().size() ||
             !Validate().ok() || offset_ >= current_[0].dim_size(0)) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "the iterator state's entry ", prefix,
-              "/current is not a batch that holds row ", offset_));
+          return absl::InvalidArgumentError(
+              absl::StrCat("the iterator state's entry ", prefix,
+                           "/current is not a batch that holds row ", offset_));
         }
       }
       return absl::OkStatus();
@@ -846,9 +845,9 @@ class RebatchDatasetV1 final : public UnaryDataset {
         DFX_ASSIGN_OR_RETURN(current_, state.ReadElement(prefix, "current"));
         for (const Tensor& t : current_) {
           if (t.dims() == 0) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                "the iterator state's entry ", prefix,
-                "/current has a scalar component"));
+            return absl::InvalidArgumentError(
+                absl::StrCat("the iterator state's entry ", prefix,
+                             "/current has a scalar component"));
           }
         }
       }

@@ -50,8 +50,7 @@ const char* const kFamilies[] = {
     "var_errors",   "rnn_cells", "quantized",    "staging",        "ragged2",
     "seqex",        "tmap",      "tarray",       "mutex",          "ckptv1",
     "dhash",        "debug",     "estimator",    "batching",       "csr",
-    "uquant",       "itckpt",    "collective2",  "dataset4",
-    "itckpt2"};
+    "uquant",       "itckpt",    "collective2",  "dataset4",       "itckpt2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -537,9 +536,10 @@ TEST_CASE("golden: tf.data iterators saved and restored (SerializeIterator, "
   RunFamily("itckpt");
 }
 
-TEST_CASE("golden: iterators of window, group_by_window, rebatch, unbatch, "
-          "scan and the other tf.data datasets saved and restored continue "
-          "as TensorFlow's") {
+TEST_CASE(
+    "golden: iterators of window, group_by_window, rebatch, unbatch, "
+    "scan and the other tf.data datasets saved and restored continue "
+    "as TensorFlow's") {
   RunFamily("itckpt2");
 }
 
