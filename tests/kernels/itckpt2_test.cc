@@ -438,6 +438,20 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "itckpt2: a state that would hold a dataset is Unimplemented "
+    "when saved, and the iterator goes on",
+    "[itckpt2]") {
+  // The outer window buffers the inner window's elements: datasets.
+  const Tensor windows =
+      Window(Window(Range(0, 6), 2, 1, 1, false), 2, 1, 1, false);
+  ScopedIterator it(windows, {DT_VARIANT});
+  REQUIRE(it.Next().ok());
+  CHECK_THAT(it.Save().status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "holds a dataset"));
+  CHECK(it.Next().ok());
+}
+
+TEST_CASE(
     "itckpt2: SlidingWindowDataset refuses to save, as TensorFlow "
     "2.21 fails to",
     "[itckpt2]") {
