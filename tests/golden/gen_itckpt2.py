@@ -1,6 +1,7 @@
 """Golden cases of the itckpt2 family: saving and restoring the position of
 iterators over the tf.data datasets the itckpt family left out (window,
-group_by_window, rebatch, unbatch, scan, take_while, unique, ignore_errors,
+group_by_window, rebatch, unbatch, the legacy parallel interleave, scan,
+take_while, unique, ignore_errors,
 assert_cardinality, choose_from_datasets, from_list), with
 SerializeIterator and DeserializeIterator as TensorFlow 2.21 runs them.
 
@@ -119,6 +120,20 @@ def rebatch(ds, sizes, drop_remainder=False):
 def legacy_rebatch(ds, n):
     from tensorflow.python.data.experimental.ops import distribute
     return distribute._LegacyRebatchDataset(ds, n)
+
+
+def interleave_cases():
+    d = tf.data.Dataset
+
+    def legacy(cycle, block, prefetch):
+        return lambda: d.range(1, 7).apply(
+            tf.data.experimental.parallel_interleave(
+                lambda x: d.range(x * 10, x * 10 + x), cycle_length=cycle,
+                block_length=block,
+                prefetch_input_elements=prefetch))
+    round_trip("legacy_parallel_interleave", legacy(2, 2, 1), 4)
+    round_trip("legacy_parallel_interleave_staged", legacy(2, 1, 2), 7)
+    round_trip("legacy_parallel_interleave_no_prefetch", legacy(3, 2, 0), 9)
 
 
 def batch_cases():
@@ -276,6 +291,7 @@ def other_cases():
 def main():
     window_cases()
     batch_cases()
+    interleave_cases()
     scan_cases()
     other_cases()
 
