@@ -161,8 +161,7 @@ class InterleaveDataset final : public DatasetBase {
       std::vector<int64_t> cycle(cycle_.begin(), cycle_.end());
       std::vector<int64_t> staged(staged_.begin(), staged_.end());
       state->WriteTensor(prefix, "cycle", Tensor::FromVector<int64_t>(cycle));
-      state->WriteTensor(prefix, "staged",
-                         Tensor::FromVector<int64_t>(staged));
+      state->WriteTensor(prefix, "staged", Tensor::FromVector<int64_t>(staged));
       state->WriteInt(prefix, "workers", static_cast<int64_t>(workers_.size()));
       for (size_t w = 0; w < workers_.size(); ++w) {
         if (workers_[w] == nullptr) continue;
@@ -180,9 +179,9 @@ class InterleaveDataset final : public DatasetBase {
           RestoreInput(ctx, *d_->input_, &in_, prefix + "/input", state));
       DFX_ASSIGN_OR_RETURN(int64_t started,
                            ReadIntInRange(state, prefix, "started", 0, 1));
-      DFX_ASSIGN_OR_RETURN(int64_t block_count,
-                           ReadIntInRange(state, prefix, "block_count", 0,
-                                          d_->block_length_));
+      DFX_ASSIGN_OR_RETURN(
+          int64_t block_count,
+          ReadIntInRange(state, prefix, "block_count", 0, d_->block_length_));
       DFX_ASSIGN_OR_RETURN(
           int64_t workers,
           ReadIntInRange(state, prefix, "workers", 0,
@@ -197,9 +196,9 @@ class InterleaveDataset final : public DatasetBase {
             "/staged are not int64 vectors of worker slots"));
       }
       DFX_ASSIGN_OR_RETURN(
-          int64_t next, ReadIntInRange(state, prefix, "next", 0,
-                                       std::max<int64_t>(
-                                           cycle.NumElements() - 1, 0)));
+          int64_t next,
+          ReadIntInRange(state, prefix, "next", 0,
+                         std::max<int64_t>(cycle.NumElements() - 1, 0)));
       started_ = started != 0;
       block_count_ = block_count;
       next_ = static_cast<size_t>(next);
@@ -221,21 +220,20 @@ class InterleaveDataset final : public DatasetBase {
       // Every slot the cycle or the stage names is an open worker.
       cycle_.clear();
       staged_.clear();
-      for (int64_t i = 0; i < cycle.NumElements() + staged.NumElements();
-           ++i) {
+      for (int64_t i = 0; i < cycle.NumElements() + staged.NumElements(); ++i) {
         const bool in_cycle = i < cycle.NumElements();
-        const int64_t w = in_cycle ? cycle.data<int64_t>()[i]
-                                   : staged.data<int64_t>()[i -
-                                                            cycle.NumElements()];
+        const int64_t w = in_cycle
+                              ? cycle.data<int64_t>()[i]
+                              : staged.data<int64_t>()[i - cycle.NumElements()];
         if ((w < 0 && !in_cycle) || w >= workers ||
             (w >= 0 && workers_[w] == nullptr)) {
           cycle_.clear();
           staged_.clear();
           workers_.clear();
-          return absl::InvalidArgumentError(absl::StrCat(
-              "the iterator state's entry ", prefix,
-              in_cycle ? "/cycle" : "/staged", " names worker ", w,
-              ", which is not open"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("the iterator state's entry ", prefix,
+                           in_cycle ? "/cycle" : "/staged", " names worker ", w,
+                           ", which is not open"));
         }
         if (in_cycle) {
           cycle_.push_back(static_cast<int>(w));
