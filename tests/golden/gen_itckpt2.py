@@ -23,7 +23,9 @@ TensorFlow, whose DatasetVariantWrapper has no Encode): the window cases
 reduce each window inside a map instead. sample_from_datasets (its
 RandomDataset selector is not saved by dfx yet). MatchingFilesDataset:
 TensorFlow 2.21's restored iterator gives other files than its uninterrupted
-one (tests/kernels/itckpt2_test.cc covers dfx's). A CSV restored mid-file
+one (tests/kernels/itckpt2_test.cc covers dfx's). SnapshotDatasetReader
+(TensorFlow constant-folds it here and fails; tests/kernels/itckpt2_test.cc
+restores it over the dataset4 family's shard). A CSV restored mid-file
 (TensorFlow's gives one record and ends; see csv_second_file).
 """
 
@@ -52,6 +54,8 @@ def round_trip(name, make_dataset, k, files=None):
             import tempfile
             tmp = tempfile.mkdtemp(prefix="dfx_gen_")
             for fname, data in files.items():
+                os.makedirs(os.path.dirname(os.path.join(tmp, fname)),
+                            exist_ok=True)
                 with open(os.path.join(tmp, fname), "wb") as f:
                     f.write(data)
             ds = make_dataset(tf.constant(

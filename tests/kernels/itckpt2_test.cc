@@ -419,6 +419,27 @@ TEST_CASE("itckpt2: CSV and matching-files iterators resume mid-file",
                "/next");
 }
 
+TEST_CASE("itckpt2: SnapshotDatasetReader resumes in its shard's file",
+          "[itckpt2]") {
+  // A shard TensorFlow saved (gen_dataset4.py): 1, 3, 5.
+  const std::string shard = DFX_TEST_DATA_DIR
+      "/../golden/data/dataset4/snapshot_reader/saved/15469498585996243087/"
+      "00000001.shard";
+  for (int64_t start : {0, 1}) {
+    const Tensor reader =
+        Run1(TestNodeBuilder("r", "SnapshotDatasetReader", 2)
+                 .Attr("output_types", DataTypeVector{DT_INT64})
+                 .Attr("compression", "")
+                 .Attr("version", int64_t{2})
+                 .Build(),
+             {Tensor::Scalar<std::string>(shard), I64(start)});
+    CheckResumesEverywhere(reader, {DT_INT64});
+    CheckRefused(reader, {DT_INT64},
+                 Damaged(SavedAfter(reader, {DT_INT64}, 1), "/read", I64(7)),
+                 "/read");
+  }
+}
+
 TEST_CASE(
     "itckpt2: a state from another pipeline is InvalidArgument "
     "naming the entry it lacks",
