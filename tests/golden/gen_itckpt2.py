@@ -2,7 +2,8 @@
 iterators over the tf.data datasets the itckpt family left out (window,
 group_by_window, rebatch, unbatch, the legacy parallel interleave, scan,
 take_while, unique, ignore_errors,
-assert_cardinality, choose_from_datasets, from_list), with
+assert_cardinality, choose_from_datasets, from_list, the file readers,
+sampling, SaveDatasetV2), with
 SerializeIterator and DeserializeIterator as TensorFlow 2.21 runs them.
 
 Each case is gen_itckpt.py's round trip: two iterators over one dataset, k
@@ -37,6 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import golden_lib  # noqa: E402
 import gen_itckpt  # noqa: E402
+import gen_lookup  # noqa: E402
 from golden_lib import tf, tf1  # noqa: E402
 
 FAMILY = "itckpt2"
@@ -292,12 +294,48 @@ def other_cases():
         p, [tf.int64, tf.constant(["-"])], header=True), 4, files=csv)
 
 
+def save_v2_cases():
+    """SaveDatasetV2 (Dataset.save's writing pass) saved after k elements:
+    the restored iterator writes the rest into the saved run, the next
+    checkpoint file of each shard; a load of the directory then reads
+    every element once (shard x % 2, the shards in order)."""
+    import gen_dataset4 as g4
+    from gen_lookup import SCRATCH_DIR
+
+    def case(name, n, k):
+        def build():
+            path = tf1.placeholder(tf.string, shape=[], name="path")
+            ds = tf.data.Dataset.range(n)
+            saved = g4.save_v2(ds, path, lambda x: x % 2)
+            first = tf1.data.make_initializable_iterator(saved)
+            second = tf1.data.make_initializable_iterator(saved)
+            state = RAW.SerializeIterator(
+                resource_handle=first._iterator_resource)
+            out = {"path": path, "init1": first.initializer,
+                   "init2": second.initializer, "next1": first.get_next(),
+                   "next2": second.get_next(),
+                   "copy": RAW.DeserializeIterator(
+                       resource_handle=second._iterator_resource,
+                       serialized=state)}
+            g4.iterate(g4.load(path, ds.element_spec), "r", out)
+            return out
+        at = {"path": SCRATCH_DIR + "/saved"}
+        steps = ([(["init1"], at)] + [(["next1"], {})] * k +
+                 [(["init2"], at), (["copy"], at)] +
+                 [(["next2"], {})] * (n - k + 1) + [(["rinit"], at)] +
+                 [(["rc0"], {})] * (n + 1))
+        gen_lookup.steps_case(gen_itckpt.folder(), name, build, steps)
+    case("save_v2", 7, 3)
+    case("save_v2_at_start", 4, 0)
+
+
 def main():
     window_cases()
     batch_cases()
     interleave_cases()
     scan_cases()
     other_cases()
+    save_v2_cases()
 
 
 if __name__ == "__main__":
