@@ -12,6 +12,7 @@
 // "Field i is required but missing in record!" when it has none).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/state_util.h"
 
 namespace dfx::data {
 namespace {
@@ -107,6 +109,7 @@ class CsvDataset final : public DatasetBase {
           bool eof = false;
           absl::Status s = ReadRecord(out, /*skip=*/false, &eof);
           if (!eof) {
+            ++records_;
             *end = false;
             if (s.ok() && out->size() != o.types.size()) {
               s = absl::InvalidArgumentError(
@@ -124,24 +127,75 @@ class CsvDataset final : public DatasetBase {
           *end = true;
           return absl::OkStatus();
         }
-        DFX_ASSIGN_OR_RETURN(
-            std::unique_ptr<FileReader> reader,
-            FileReader::Open(d_->node_, d_->files_[next_file_], o.compression));
-        src_ = std::make_unique<CharSource>(std::move(reader), o.chunk);
-        if (o.header) {
-          // Parsed as a record (its quoted fields may hold line breaks),
-          // nothing kept. On failure the file stays open past what was
-          // read, as in TensorFlow.
-          bool eof = false;
-          absl::Status s = ReadRecord(nullptr, /*skip=*/true, &eof);
-          if (!s.ok() || eof) {
-            return absl::InvalidArgumentError("Can't read header of file");
-          }
-        }
+        DFX_RETURN_IF_ERROR(OpenFile());
       }
     }
 
+    // The file reached and, while it is open, the records read from it
+    // (read again, unconverted, on restore).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next_file", static_cast<int64_t>(next_file_));
+      if (src_ != nullptr) state->WriteInt(prefix, "records", records_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(
+          int64_t next_file,
+          ReadIntInRange(state, prefix, "next_file", 0,
+                         static_cast<int64_t>(d_->files_.size())));
+      next_file_ = static_cast<size_t>(next_file);
+      src_.reset();
+      records_ = 0;
+      if (!state.Contains(prefix, "records")) return absl::OkStatus();
+      DFX_ASSIGN_OR_RETURN(int64_t records,
+                           ReadIntInRange(state, prefix, "records", 0,
+                                          std::numeric_limits<int64_t>::max()));
+      if (next_file_ >= d_->files_.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/records is set past the last file"));
+      }
+      // A header that fails failed a GetNext before the save already.
+      absl::Status opened = OpenFile();
+      if (src_ == nullptr) return opened;
+      for (; records_ < records; ++records_) {
+        bool eof = false;
+        absl::Status s = ReadRecord(nullptr, /*skip=*/true, &eof);
+        if (eof) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "the iterator state's entry ", prefix, "/records is ", records,
+              ": ", d_->files_[next_file_], " has ", records_, " records now"));
+        }
+        // A read error: a record that failed when it was read before.
+        if (!s.ok() && !absl::IsInvalidArgument(s)) return s;
+      }
+      return absl::OkStatus();
+    }
+
    private:
+    // Opens files_[next_file_] and reads its header, if any.
+    absl::Status OpenFile() {
+      const CsvOptions& o = d_->o_;
+      records_ = 0;
+      DFX_ASSIGN_OR_RETURN(
+          std::unique_ptr<FileReader> reader,
+          FileReader::Open(d_->node_, d_->files_[next_file_], o.compression));
+      src_ = std::make_unique<CharSource>(std::move(reader), o.chunk);
+      if (o.header) {
+        // Parsed as a record (its quoted fields may hold line breaks),
+        // nothing kept. On failure the file stays open past what was
+        // read, as in TensorFlow.
+        bool eof = false;
+        absl::Status s = ReadRecord(nullptr, /*skip=*/true, &eof);
+        if (!s.ok() || eof) {
+          return absl::InvalidArgumentError("Can't read header of file");
+        }
+      }
+      return absl::OkStatus();
+    }
+
     // Reads one record, converting its selected fields into `out` (none
     // when `skip`). `*eof` when the file has no record left. The first
     // error of its fields, once the whole record is read; a read error at
@@ -322,6 +376,7 @@ class CsvDataset final : public DatasetBase {
     const std::shared_ptr<const CsvDataset> d_;
     std::unique_ptr<CharSource> src_;
     size_t next_file_ = 0;
+    int64_t records_ = 0;  // read from src_, its header not counted
   };
 
   const std::string node_;

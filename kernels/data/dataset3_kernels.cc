@@ -24,6 +24,7 @@
 #include "kernels/data/element_util.h"
 #include "kernels/data/elements_dataset.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/state_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
@@ -354,6 +355,42 @@ class MatchingFilesDataset final : public DatasetBase {
       any_ = true;
       *end = false;
       out->assign(1, Tensor::Scalar<std::string>(matches_[next_++]));
+      return absl::OkStatus();
+    }
+
+    // The pattern reached and its matches (not matched again on restore).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next_pattern",
+                      static_cast<int64_t>(next_pattern_));
+      state->WriteTensor(prefix, "matches",
+                         Tensor::FromVector<std::string>(matches_));
+      state->WriteInt(prefix, "next", static_cast<int64_t>(next_));
+      state->WriteInt(prefix, "any", any_ ? 1 : 0);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(
+          int64_t next_pattern,
+          ReadIntInRange(state, prefix, "next_pattern", 0,
+                         static_cast<int64_t>(d_->patterns_.size())));
+      DFX_ASSIGN_OR_RETURN(Tensor matches, state.ReadTensor(prefix, "matches"));
+      if (matches.dtype() != DT_STRING || matches.dims() != 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/matches is not a string vector"));
+      }
+      DFX_ASSIGN_OR_RETURN(
+          int64_t next,
+          ReadIntInRange(state, prefix, "next", 0, matches.NumElements()));
+      DFX_ASSIGN_OR_RETURN(int64_t any,
+                           ReadIntInRange(state, prefix, "any", 0, 1));
+      next_pattern_ = static_cast<size_t>(next_pattern);
+      matches_.assign(matches.data<std::string>(),
+                      matches.data<std::string>() + matches.NumElements());
+      next_ = static_cast<size_t>(next);
+      any_ = any != 0;
       return absl::OkStatus();
     }
 
@@ -698,6 +735,53 @@ class GroupByReducerDataset final : public UnaryDataset {
       DFX_ASSIGN_OR_RETURN(*out, f[kFinalize].Run(ctx, next_->second));
       ++next_;
       *end = false;
+      return absl::OkStatus();
+    }
+
+    // The input's position and each group's state; once the input is
+    // read, the index of the next group to finalize.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input(), in_.get(), prefix + "/input", state));
+      std::vector<int64_t> keys;
+      std::vector<std::vector<Tensor>> states;
+      for (const auto& [key, value] : states_) {
+        keys.push_back(key);
+        states.push_back(value);
+      }
+      state->WriteTensor(prefix, "keys", Tensor::FromVector<int64_t>(keys));
+      WriteElements(state, prefix, "states", states);
+      if (in_ == nullptr) {
+        state->WriteInt(prefix, "next", std::distance(states_.begin(), next_));
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(Tensor keys, state.ReadTensor(prefix, "keys"));
+      DFX_ASSIGN_OR_RETURN(auto states, ReadElements(state, prefix, "states"));
+      if (keys.dtype() != DT_INT64 || keys.dims() != 1 ||
+          keys.NumElements() != static_cast<int64_t>(states.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/keys is not an int64 vector, one per state"));
+      }
+      states_.clear();
+      held_ = 0;
+      for (size_t i = 0; i < states.size(); ++i) {
+        held_ += ElementBytes(states[i]);
+        states_[keys.data<int64_t>()[i]] = std::move(states[i]);
+      }
+      next_ = states_.end();
+      if (in_ == nullptr) {
+        DFX_ASSIGN_OR_RETURN(
+            int64_t next, ReadIntInRange(state, prefix, "next", 0,
+                                         static_cast<int64_t>(states_.size())));
+        next_ = std::next(states_.begin(), next);
+      }
       return absl::OkStatus();
     }
 

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -46,8 +47,9 @@
 #include "graph/op_registry.h"
 #include "kernels/data/record_file.h"
 #include "kernels/data/save_format.h"
+#include "kernels/data/state_util.h"
 #include "kernels/kernels.h"
-#include "kernels/random/simple_philox.h"
+#include "kernels/random/philox.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
 
@@ -252,7 +254,8 @@ class ShardWriters {
       const std::string dir = ShardDirectory(run_dir_, shard);
       DFX_RETURN_IF_ERROR(CreateDirs(node_, dir));
       DFX_ASSIGN_OR_RETURN(
-          w, RecordWriter::Create(node_, CheckpointFile(dir, 0), compression_));
+          w, RecordWriter::Create(node_, CheckpointFile(dir, next_[shard]),
+                                  compression_));
     }
     for (const Tensor& t : element) {
       if (t.dtype() == DT_VARIANT) {
@@ -274,11 +277,31 @@ class ShardWriters {
     return status;
   }
 
+  // Closes the open files; later writes to their shards go to the next
+  // checkpoint file (what saving the writing iterator does, as
+  // TensorFlow's). A shard's checkpoint files stay numbered without gaps,
+  // as the reader wants them.
+  absl::Status NextCheckpoint() {
+    for (const auto& [shard, w] : writers_) ++next_[shard];
+    return Close();
+  }
+  // Per shard written so far, its next checkpoint file.
+  const std::map<int64_t, int64_t>& next_checkpoints() const { return next_; }
+
+  // Writes into `run_dir`'s shards from the checkpoint files `next` on (a
+  // restored iterator's), the open files dropped unwritten.
+  void Reset(std::string run_dir, std::map<int64_t, int64_t> next) {
+    writers_.clear();
+    run_dir_ = std::move(run_dir);
+    next_ = std::move(next);
+  }
+
  private:
   const std::string node_;
-  const std::string run_dir_;
+  std::string run_dir_;
   const Compression compression_;
   std::map<int64_t, std::unique_ptr<RecordWriter>> writers_;
+  std::map<int64_t, int64_t> next_;  // checkpoint file per shard (else 0)
 };
 
 int64_t CpuBudget() {
@@ -460,6 +483,70 @@ class SaveDataset final : public UnaryDataset {
       return status_;
     }
 
+    // As TensorFlow: the run and the next checkpoint file, the files
+    // written so far closed (later elements go to the next checkpoint
+    // file, in the saving and in a restored iterator), and the input's
+    // position. A restored iterator writes into the saved run.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      if (!closed_ && status_.ok()) {
+        DFX_RETURN_IF_ERROR(writers_.NextCheckpoint());
+      }
+      state->WriteInt(prefix, "run_id", static_cast<int64_t>(run_id_));
+      std::vector<int64_t> shards, checkpoints;
+      for (const auto& [shard, next] : writers_.next_checkpoints()) {
+        shards.push_back(shard);
+        checkpoints.push_back(next);
+      }
+      state->WriteTensor(prefix, "shards", Tensor::FromVector<int64_t>(shards));
+      state->WriteTensor(prefix, "checkpoints",
+                         Tensor::FromVector<int64_t>(checkpoints));
+      state->WriteInt(prefix, "closed", closed_ ? 1 : 0);
+      WriteStatus(state, prefix, "status", status_);
+      return SaveIterator(*d_->input(), *in_, prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t run_id, state.ReadInt(prefix, "run_id"));
+      DFX_ASSIGN_OR_RETURN(Tensor shards, state.ReadTensor(prefix, "shards"));
+      DFX_ASSIGN_OR_RETURN(Tensor checkpoints,
+                           state.ReadTensor(prefix, "checkpoints"));
+      if (shards.dtype() != DT_INT64 || shards.dims() != 1 ||
+          checkpoints.dtype() != DT_INT64 ||
+          checkpoints.shape() != shards.shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entries ", prefix, "/shards and ", prefix,
+            "/checkpoints are not int64 vectors of one length"));
+      }
+      std::map<int64_t, int64_t> next;
+      for (int64_t i = 0; i < shards.NumElements(); ++i) {
+        const int64_t c = checkpoints.data<int64_t>()[i];
+        if (c < 0 || c > std::numeric_limits<uint32_t>::max()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "the iterator state's entry ", prefix, "/checkpoints holds ", c));
+        }
+        next[shards.data<int64_t>()[i]] = c;
+      }
+      DFX_ASSIGN_OR_RETURN(int64_t closed,
+                           ReadIntInRange(state, prefix, "closed", 0, 1));
+      absl::Status status;
+      DFX_RETURN_IF_ERROR(ReadStatus(state, prefix, "status", &status));
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input", state));
+      run_id_ = static_cast<uint64_t>(run_id);
+      const std::string run_dir = JoinPath(d_->path_, absl::StrCat(run_id_));
+      closed_ = closed != 0;
+      status_ = status;
+      if (!closed_) {
+        DFX_RETURN_IF_ERROR(CreateDirs(d_->node_, run_dir));
+        DFX_RETURN_IF_ERROR(WriteMetadata(
+            d_->node_, d_->path_,
+            MakeMetadata(run_id_, d_->output_dtypes(), 0, false)));
+      }
+      writers_.Reset(run_dir, std::move(next));
+      return absl::OkStatus();
+    }
+
    private:
     absl::Status Next(IteratorContext* ctx, std::vector<Tensor>* out,
                       bool* end) {
@@ -481,7 +568,7 @@ class SaveDataset final : public UnaryDataset {
 
     const std::shared_ptr<const SaveDataset> d_;
     const std::unique_ptr<IteratorBase> in_;
-    const uint64_t run_id_;
+    uint64_t run_id_;
     ShardWriters writers_;
     absl::Status status_;
     bool closed_ = false;
@@ -573,8 +660,39 @@ class ShardReaderDataset final : public DatasetBase {
           DFX_ASSIGN_OR_RETURN(bool got, reader_->NextRecord(&record));
           if (!got) return absl::OutOfRangeError("End of file");
         }
+        ++read_;
       }
       return absl::OkStatus();
+    }
+
+    // The checkpoint file reached and the elements read from it (skipped
+    // again on restore); nothing more at the end.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "checkpoint", checkpoint_);
+      if (reader_ != nullptr) state->WriteInt(prefix, "read", read_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(checkpoint_,
+                           ReadIntInRange(state, prefix, "checkpoint", 0,
+                                          std::numeric_limits<int64_t>::max()));
+      reader_.reset();
+      read_ = 0;
+      if (!state.Contains(prefix, "read")) return absl::OkStatus();
+      DFX_ASSIGN_OR_RETURN(int64_t read,
+                           ReadIntInRange(state, prefix, "read", 0,
+                                          std::numeric_limits<int64_t>::max()));
+      DFX_RETURN_IF_ERROR(Open());
+      absl::Status skipped = Skip(read);
+      if (absl::IsOutOfRange(skipped)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix, "/read is ",
+                         read, ": the shard's checkpoint file ", checkpoint_,
+                         " has ", read_, " elements"));
+      }
+      return skipped;
     }
 
     absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
@@ -611,6 +729,7 @@ class ShardReaderDataset final : public DatasetBase {
           out->push_back(*std::move(t));
         }
         if (complete) {
+          ++read_;
           *end = false;
           return absl::OkStatus();
         }
@@ -618,6 +737,7 @@ class ShardReaderDataset final : public DatasetBase {
         // on to the next checkpoint file, if any.
         reader_.reset();
         ++checkpoint_;
+        read_ = 0;
         absl::Status opened = Open();
         if (absl::IsNotFound(opened)) break;
         DFX_RETURN_IF_ERROR(opened);
@@ -650,6 +770,7 @@ class ShardReaderDataset final : public DatasetBase {
     const std::shared_ptr<const ShardReaderDataset> d_;
     int64_t checkpoint_ = 0;
     std::unique_ptr<FileReader> reader_;
+    int64_t read_ = 0;  // elements of the open file read or skipped
   };
 
   const std::string node_;
@@ -1046,10 +1167,35 @@ class SamplingDataset final : public UnaryDataset {
           in_.reset();
           break;
         }
-        if (words_.RandFloat() < d_->rate_) return absl::OkStatus();
+        ++draws_;
+        if (random::Uint32ToFloat(words_()) < d_->rate_) {
+          return absl::OkStatus();
+        }
         out->clear();
       }
       *end = true;
+      return absl::OkStatus();
+    }
+
+    // The input's position and the floats drawn so far: a restore skips
+    // as many words of the dataset's Philox stream (its seeds are the
+    // dataset's, drawn once when both are 0).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input(), in_.get(), prefix + "/input", state));
+      state->WriteInt(prefix, "draws", draws_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(draws_,
+                           ReadIntInRange(state, prefix, "draws", 0,
+                                          std::numeric_limits<int64_t>::max()));
+      // This iterator is fresh: its stream is at its start.
+      words_.Skip(static_cast<uint64_t>(draws_));
       return absl::OkStatus();
     }
 
@@ -1057,7 +1203,8 @@ class SamplingDataset final : public UnaryDataset {
     const std::shared_ptr<const SamplingDataset> d_;
     std::unique_ptr<IteratorBase> in_;
     random::Philox philox_;
-    random::SimplePhilox words_;  // draws from philox_
+    random::PhiloxWords words_;  // draws from philox_
+    int64_t draws_ = 0;          // words drawn, one per input element
   };
 
   const float rate_;
@@ -1165,6 +1312,15 @@ class ParseExampleDataset final : public UnaryDataset {
             "Function invocation produced OutOfRangeError: ", s.message()));
       }
       return s;
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveIterator(*d_->input(), *in_, prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input", state);
     }
 
    private:

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/state_util.h"
 
 namespace dfx::data {
 
@@ -36,6 +37,7 @@ class ElementsDataset final : public DatasetBase {
       IteratorContext*) const override {
     return std::unique_ptr<IteratorBase>(new Iterator(Self<ElementsDataset>()));
   }
+  const std::vector<std::vector<Tensor>>& elements() const { return elements_; }
 
  private:
   class Iterator final : public IteratorBase {
@@ -46,6 +48,19 @@ class ElementsDataset final : public DatasetBase {
                          bool* end) override {
       *end = next_ >= d_->elements_.size();
       if (!*end) *out = d_->elements_[next_++];
+      return absl::OkStatus();
+    }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next", static_cast<int64_t>(next_));
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      absl::StatusOr<int64_t> next = ReadIntInRange(
+          state, prefix, "next", 0, static_cast<int64_t>(d_->elements_.size()));
+      if (!next.ok()) return next.status();
+      next_ = static_cast<size_t>(*next);
       return absl::OkStatus();
     }
 

@@ -444,6 +444,25 @@ class IteratorGetNextAsOptionalOp final : public OpKernel {
 // state's keys, then one tensor per key.
 constexpr char kIteratorStateTypeName[] = "tensorflow::Iterator";
 
+// A state that holds a dataset (an input element of flat_map over windows,
+// the interleave of LoadDataset's reader_func) cannot be encoded: a dataset
+// does not travel. Unimplemented then, rather than a state that fails to
+// restore.
+absl::Status CheckEncodable(const IteratorState& state) {
+  for (const auto& [key, value] : state.entries()) {
+    if (value.dtype() != DT_VARIANT) continue;
+    for (int64_t i = 0; i < value.NumElements(); ++i) {
+      if (value.data<Variant>()[i].get<DatasetVariant>() != nullptr) {
+        return absl::UnimplementedError(absl::StrCat(
+            "Saving iterators whose state holds a dataset is not supported "
+            "(the state's entry ",
+            key, "): dfx encodes the state, and a dataset does not encode"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // SerializeIterator: the iterator's state as a one-element variant vector.
 // external_state_policy is accepted and has no effect: dfx datasets hold
 // no external state that the policy would warn about or ignore.
@@ -457,6 +476,7 @@ class SerializeIteratorOp final : public OpKernel {
     IteratorState state;
     state.set_cancellation_manager(ctx->cancellation_manager());
     DFX_OP_REQUIRES_OK(ctx, (*it)->Save(&state));
+    DFX_OP_REQUIRES_OK(ctx, CheckEncodable(state));
     VariantTensorDataProto proto;
     proto.set_type_name(kIteratorStateTypeName);
     std::vector<std::string> keys;

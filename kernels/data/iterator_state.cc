@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/state_util.h"
 
 namespace dfx::data {
 namespace {
@@ -157,6 +158,69 @@ absl::Status RestoreInput(IteratorContext* ctx, const DatasetBase& input,
   // A fresh one: the iterator passed in may have been read or reset.
   DFX_ASSIGN_OR_RETURN(*it, input.MakeIterator(ctx));
   return RestoreIterator(input, **it, ctx, prefix, state);
+}
+
+absl::StatusOr<int64_t> ReadIntInRange(const IteratorState& state,
+                                       absl::string_view prefix,
+                                       absl::string_view name, int64_t lo,
+                                       int64_t hi) {
+  DFX_ASSIGN_OR_RETURN(int64_t value, state.ReadInt(prefix, name));
+  if (value < lo || value > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the iterator state's entry ", Key(prefix, name), " is ",
+                     value, ", outside [", lo, ", ", hi, "]"));
+  }
+  return value;
+}
+
+void WriteElements(IteratorState* state, absl::string_view prefix,
+                   absl::string_view name,
+                   const std::vector<std::vector<Tensor>>& elements) {
+  const std::string key = Key(prefix, name);
+  state->WriteInt(key, "count", static_cast<int64_t>(elements.size()));
+  for (size_t i = 0; i < elements.size(); ++i) {
+    state->WriteElement(key, absl::StrCat("[", i, "]"), elements[i]);
+  }
+}
+
+absl::StatusOr<std::vector<std::vector<Tensor>>> ReadElements(
+    const IteratorState& state, absl::string_view prefix,
+    absl::string_view name) {
+  const std::string key = Key(prefix, name);
+  // Each element takes at least one entry (its size).
+  DFX_ASSIGN_OR_RETURN(
+      int64_t count,
+      ReadIntInRange(state, key, "count", 0,
+                     static_cast<int64_t>(state.entries().size())));
+  std::vector<std::vector<Tensor>> elements;
+  elements.reserve(count);
+  for (int64_t i = 0; i < count; ++i) {
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> e,
+                         state.ReadElement(key, absl::StrCat("[", i, "]")));
+    elements.push_back(std::move(e));
+  }
+  return elements;
+}
+
+void WriteStatus(IteratorState* state, absl::string_view prefix,
+                 absl::string_view name, const absl::Status& status) {
+  const std::string key = Key(prefix, name);
+  state->WriteInt(key, "code", static_cast<int64_t>(status.code()));
+  if (!status.ok())
+    state->WriteString(key, "message", std::string(status.message()));
+}
+
+absl::Status ReadStatus(const IteratorState& state, absl::string_view prefix,
+                        absl::string_view name, absl::Status* status) {
+  const std::string key = Key(prefix, name);
+  DFX_ASSIGN_OR_RETURN(int64_t code, ReadIntInRange(state, key, "code", 0, 16));
+  if (code == 0) {
+    *status = absl::OkStatus();
+    return absl::OkStatus();
+  }
+  DFX_ASSIGN_OR_RETURN(std::string message, state.ReadString(key, "message"));
+  *status = absl::Status(static_cast<absl::StatusCode>(code), message);
+  return absl::OkStatus();
 }
 
 }  // namespace dfx::data

@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
+#include "kernels/data/state_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 
 namespace dfx::data {
@@ -38,16 +39,6 @@ absl::StatusOr<DatasetPtr> DatasetOfElement(IteratorContext* ctx,
         "' returned does not have the op's output_types"));
   }
   return d;
-}
-
-// `f` applied to one input element: the dataset it returns, iterated.
-absl::StatusOr<std::unique_ptr<IteratorBase>> OpenElement(
-    IteratorContext* ctx, const DatasetFunction& f, std::vector<Tensor> element,
-    const std::vector<Tensor>& captured, const DataTypeVector& dtypes) {
-  DFX_ASSIGN_OR_RETURN(
-      DatasetPtr d,
-      DatasetOfElement(ctx, f, std::move(element), captured, dtypes));
-  return d->MakeIterator(ctx);
 }
 
 // Interleave: `cycle_length` input elements open at once, `block_length`
@@ -157,6 +148,102 @@ class InterleaveDataset final : public DatasetBase {
       return absl::OkStatus();
     }
 
+    // The input's position, the cycle's and the staged worker slots, and
+    // per open worker the input element it was opened from (f runs again
+    // on restore) and its iterator's position.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input_, in_.get(), prefix + "/input", state));
+      state->WriteInt(prefix, "started", started_ ? 1 : 0);
+      state->WriteInt(prefix, "next", static_cast<int64_t>(next_));
+      state->WriteInt(prefix, "block_count", block_count_);
+      std::vector<int64_t> cycle(cycle_.begin(), cycle_.end());
+      std::vector<int64_t> staged(staged_.begin(), staged_.end());
+      state->WriteTensor(prefix, "cycle", Tensor::FromVector<int64_t>(cycle));
+      state->WriteTensor(prefix, "staged", Tensor::FromVector<int64_t>(staged));
+      state->WriteInt(prefix, "workers", static_cast<int64_t>(workers_.size()));
+      for (size_t w = 0; w < workers_.size(); ++w) {
+        if (workers_[w] == nullptr) continue;
+        const std::string at = absl::StrCat(prefix, "/worker[", w, "]");
+        state->WriteElement(at, "args", worker_args_[w]);
+        DFX_RETURN_IF_ERROR(
+            SaveIterator(*worker_datasets_[w], *workers_[w], at, state));
+      }
+      return absl::OkStatus();
+    }
+
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input_, &in_, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(int64_t started,
+                           ReadIntInRange(state, prefix, "started", 0, 1));
+      DFX_ASSIGN_OR_RETURN(
+          int64_t block_count,
+          ReadIntInRange(state, prefix, "block_count", 0, d_->block_length_));
+      DFX_ASSIGN_OR_RETURN(
+          int64_t workers,
+          ReadIntInRange(state, prefix, "workers", 0,
+                         static_cast<int64_t>(state.entries().size())));
+      DFX_ASSIGN_OR_RETURN(Tensor cycle, state.ReadTensor(prefix, "cycle"));
+      DFX_ASSIGN_OR_RETURN(Tensor staged, state.ReadTensor(prefix, "staged"));
+      if (cycle.dtype() != DT_INT64 || cycle.dims() != 1 ||
+          cycle.NumElements() > d_->cycle_length_ ||
+          staged.dtype() != DT_INT64 || staged.dims() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entries ", prefix, "/cycle and ", prefix,
+            "/staged are not int64 vectors of worker slots"));
+      }
+      DFX_ASSIGN_OR_RETURN(
+          int64_t next,
+          ReadIntInRange(state, prefix, "next", 0,
+                         std::max<int64_t>(cycle.NumElements() - 1, 0)));
+      started_ = started != 0;
+      block_count_ = block_count;
+      next_ = static_cast<size_t>(next);
+      workers_.clear();
+      worker_args_.clear();
+      worker_datasets_.clear();
+      workers_.resize(workers);
+      worker_args_.resize(workers);
+      worker_datasets_.resize(workers);
+      for (int64_t w = 0; w < workers; ++w) {
+        const std::string at = absl::StrCat(prefix, "/worker[", w, "]");
+        if (!state.Contains(at, "args/size")) continue;
+        DFX_ASSIGN_OR_RETURN(std::vector<Tensor> args,
+                             state.ReadElement(at, "args"));
+        DFX_RETURN_IF_ERROR(OpenWorker(ctx, w, std::move(args)));
+        DFX_RETURN_IF_ERROR(RestoreIterator(*worker_datasets_[w], *workers_[w],
+                                            ctx, at, state));
+      }
+      // Every slot the cycle or the stage names is an open worker.
+      cycle_.clear();
+      staged_.clear();
+      for (int64_t i = 0; i < cycle.NumElements() + staged.NumElements(); ++i) {
+        const bool in_cycle = i < cycle.NumElements();
+        const int64_t w = in_cycle
+                              ? cycle.data<int64_t>()[i]
+                              : staged.data<int64_t>()[i - cycle.NumElements()];
+        if ((w < 0 && !in_cycle) || w >= workers ||
+            (w >= 0 && workers_[w] == nullptr)) {
+          cycle_.clear();
+          staged_.clear();
+          workers_.clear();
+          return absl::InvalidArgumentError(
+              absl::StrCat("the iterator state's entry ", prefix,
+                           in_cycle ? "/cycle" : "/staged", " names worker ", w,
+                           ", which is not open"));
+        }
+        if (in_cycle) {
+          cycle_.push_back(static_cast<int>(w));
+        } else {
+          staged_.push_back(static_cast<int>(w));
+        }
+      }
+      return absl::OkStatus();
+    }
+
    private:
     // Opens the input's next element in a free worker slot; -1 at the
     // input's end (the input is then dropped).
@@ -168,18 +255,30 @@ class InterleaveDataset final : public DatasetBase {
         in_.reset();
         return -1;
       }
-      DFX_ASSIGN_OR_RETURN(
-          std::unique_ptr<IteratorBase> it,
-          OpenElement(ctx, *d_->f_, std::move(element), d_->captured_,
-                      d_->output_dtypes()));
       for (size_t w = 0; w < workers_.size(); ++w) {
         if (workers_[w] == nullptr && !InUse(static_cast<int>(w))) {
-          workers_[w] = std::move(it);
+          DFX_RETURN_IF_ERROR(OpenWorker(ctx, w, std::move(element)));
           return static_cast<int>(w);
         }
       }
-      workers_.push_back(std::move(it));
+      workers_.emplace_back();
+      worker_args_.emplace_back();
+      worker_datasets_.emplace_back();
+      DFX_RETURN_IF_ERROR(
+          OpenWorker(ctx, workers_.size() - 1, std::move(element)));
       return static_cast<int>(workers_.size() - 1);
+    }
+
+    // Opens worker slot `w` on the dataset f makes of `element`.
+    absl::Status OpenWorker(IteratorContext* ctx, size_t w,
+                            std::vector<Tensor> element) {
+      worker_args_[w] = element;
+      DFX_ASSIGN_OR_RETURN(
+          worker_datasets_[w],
+          DatasetOfElement(ctx, *d_->f_, std::move(element), d_->captured_,
+                           d_->output_dtypes()));
+      DFX_ASSIGN_OR_RETURN(workers_[w], worker_datasets_[w]->MakeIterator(ctx));
+      return absl::OkStatus();
     }
     bool InUse(int w) const {
       for (int c : cycle_) {
@@ -194,6 +293,9 @@ class InterleaveDataset final : public DatasetBase {
     const std::shared_ptr<const InterleaveDataset> d_;
     std::unique_ptr<IteratorBase> in_;  // Null after the input's end.
     std::vector<std::unique_ptr<IteratorBase>> workers_;
+    // Per worker: the input element it was opened from, and its dataset.
+    std::vector<std::vector<Tensor>> worker_args_;
+    std::vector<DatasetPtr> worker_datasets_;
     std::vector<int> cycle_;   // Worker per slot; -1: empty.
     std::deque<int> staged_;   // Opened, waiting for a slot.
     size_t next_ = 0;
@@ -486,6 +588,41 @@ class UnbatchDataset final : public DatasetBase {
       }
       ++row_;
       *end = false;
+      return absl::OkStatus();
+    }
+
+    // The input's position and the batch being cut, with its next row.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*d_->input_, *in_, prefix + "/input", state));
+      state->WriteInt(prefix, "row", row_);
+      state->WriteInt(prefix, "rows", rows_);
+      if (row_ < rows_) state->WriteElement(prefix, "batch", batch_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input_, *in_, ctx, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(row_, state.ReadInt(prefix, "row"));
+      DFX_ASSIGN_OR_RETURN(rows_, state.ReadInt(prefix, "rows"));
+      batch_.clear();
+      if (row_ < 0 || rows_ < -1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entries ", prefix, "/row and ",
+                         prefix, "/rows are ", row_, " and ", rows_));
+      }
+      if (row_ < rows_) {
+        DFX_ASSIGN_OR_RETURN(batch_, state.ReadElement(prefix, "batch"));
+        for (const Tensor& t : batch_) {
+          if (t.dims() == 0 || t.dim_size(0) != rows_) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "the iterator state's entry ", prefix, "/batch does not have ",
+                rows_, " rows in each component"));
+          }
+        }
+      }
       return absl::OkStatus();
     }
 

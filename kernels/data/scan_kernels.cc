@@ -5,6 +5,7 @@
 // get_single_element (ReduceDataset, DatasetToSingleElement). TensorFlow
 // 2.21's semantics and messages.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/state_util.h"
 #include "kernels/data/element_util.h"
 
 namespace dfx::data {
@@ -115,6 +117,29 @@ class ScanDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*d_->input(), *in_, prefix + "/input", state));
+      state->WriteElement(prefix, "state", state_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(std::vector<Tensor> saved,
+                           state.ReadElement(prefix, "state"));
+      if (saved.size() != d_->state_types_.size() ||
+          !CheckState(saved, d_->state_types_).ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/state does not match the scan's state types"));
+      }
+      state_ = std::move(saved);
+      return absl::OkStatus();
+    }
+
    private:
     const std::shared_ptr<const ScanDataset> d_;
     const std::unique_ptr<IteratorBase> in_;
@@ -208,6 +233,15 @@ class TakeWhileDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const TakeWhileDataset> d_;
     std::unique_ptr<IteratorBase> in_;
@@ -245,13 +279,14 @@ class UniqueDataset final : public UnaryDataset {
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
-    return std::unique_ptr<IteratorBase>(new Iterator(std::move(in)));
+    return std::unique_ptr<IteratorBase>(new Iterator(input(), std::move(in)));
   }
 
  private:
   class Iterator final : public IteratorBase {
    public:
-    explicit Iterator(std::unique_ptr<IteratorBase> in) : in_(std::move(in)) {}
+    Iterator(DatasetPtr input, std::unique_ptr<IteratorBase> in)
+        : input_(std::move(input)), in_(std::move(in)) {}
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       for (;;) {
@@ -281,7 +316,37 @@ class UniqueDataset final : public UnaryDataset {
       }
     }
 
+    // The input's position and the values seen (as their keys).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*input_, *in_, prefix + "/input", state));
+      std::vector<std::string> seen(seen_.begin(), seen_.end());
+      state->WriteTensor(prefix, "seen", Tensor::FromVector<std::string>(seen));
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*input_, *in_, ctx, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(Tensor seen, state.ReadTensor(prefix, "seen"));
+      if (seen.dtype() != DT_STRING || seen.dims() != 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state's entry ", prefix,
+                         "/seen is not a string vector"));
+      }
+      seen_.clear();
+      held_ = 0;
+      for (int64_t i = 0; i < seen.NumElements(); ++i) {
+        const std::string& key = seen.data<std::string>()[i];
+        held_ += static_cast<int64_t>(key.size()) + 64;
+        seen_.insert(key);
+      }
+      return absl::OkStatus();
+    }
+
    private:
+    const DatasetPtr input_;
     const std::unique_ptr<IteratorBase> in_;
     absl::flat_hash_set<std::string> seen_;
     int64_t held_ = 0;
@@ -352,6 +417,15 @@ class IgnoreErrorsDataset final : public UnaryDataset {
       return s;
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
+    }
+
    private:
     const std::shared_ptr<const IgnoreErrorsDataset> d_;
     std::unique_ptr<IteratorBase> in_;
@@ -400,14 +474,17 @@ class AssertCardinalityDataset final : public UnaryDataset {
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
     return std::unique_ptr<IteratorBase>(
-        new Iterator(cardinality_, std::move(in)));
+        new Iterator(cardinality_, input(), std::move(in)));
   }
 
  private:
   class Iterator final : public IteratorBase {
    public:
-    Iterator(int64_t cardinality, std::unique_ptr<IteratorBase> in)
-        : cardinality_(cardinality), in_(std::move(in)) {}
+    Iterator(int64_t cardinality, DatasetPtr input,
+             std::unique_ptr<IteratorBase> in)
+        : cardinality_(cardinality),
+          input_(std::move(input)),
+          in_(std::move(in)) {}
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       DFX_RETURN_IF_ERROR(in_->GetNext(ctx, out, end));
@@ -427,8 +504,26 @@ class AssertCardinalityDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*input_, *in_, prefix + "/input", state));
+      state->WriteInt(prefix, "seen", seen_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*input_, *in_, ctx, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(seen_,
+                           ReadIntInRange(state, prefix, "seen", 0,
+                                          std::numeric_limits<int64_t>::max()));
+      return absl::OkStatus();
+    }
+
    private:
     const int64_t cardinality_;
+    const DatasetPtr input_;
     const std::unique_ptr<IteratorBase> in_;
     int64_t seen_ = 0;
   };
@@ -477,16 +572,19 @@ class DirectedInterleaveDataset final : public DatasetBase {
       DFX_ASSIGN_OR_RETURN(auto in, d->MakeIterator(ctx));
       inputs.push_back(std::move(in));
     }
-    return std::unique_ptr<IteratorBase>(new Iterator(
-        stop_on_empty_, std::move(selector), std::move(inputs)));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<DirectedInterleaveDataset>(), std::move(selector),
+                     std::move(inputs)));
   }
 
  private:
   class Iterator final : public IteratorBase {
    public:
-    Iterator(bool stop_on_empty, std::unique_ptr<IteratorBase> selector,
+    Iterator(std::shared_ptr<const DirectedInterleaveDataset> d,
+             std::unique_ptr<IteratorBase> selector,
              std::vector<std::unique_ptr<IteratorBase>> inputs)
-        : stop_on_empty_(stop_on_empty),
+        : d_(std::move(d)),
+          stop_on_empty_(d_->stop_on_empty_),
           selector_(std::move(selector)),
           inputs_(std::move(inputs)),
           active_(static_cast<int64_t>(inputs_.size())) {}
@@ -526,12 +624,45 @@ class DirectedInterleaveDataset final : public DatasetBase {
       }
     }
 
+    // The selector's and each input's position (an exhausted one marked
+    // absent).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(SaveInput(*d_->selector_, selector_.get(),
+                                    prefix + "/selector", state));
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        DFX_RETURN_IF_ERROR(SaveInput(*d_->inputs_[i], inputs_[i].get(),
+                                      absl::StrCat(prefix, "/input[", i, "]"),
+                                      state));
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(RestoreInput(ctx, *d_->selector_, &selector_,
+                                       prefix + "/selector", state));
+      active_ = 0;
+      for (size_t i = 0; i < inputs_.size(); ++i) {
+        DFX_RETURN_IF_ERROR(
+            RestoreInput(ctx, *d_->inputs_[i], &inputs_[i],
+                         absl::StrCat(prefix, "/input[", i, "]"), state));
+        if (inputs_[i] != nullptr) ++active_;
+      }
+      if (selector_ != nullptr && active_ == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the iterator state under ", prefix,
+                         " has a selector and no input left"));
+      }
+      return absl::OkStatus();
+    }
+
    private:
     void Finish() {
       selector_.reset();
       for (auto& in : inputs_) in.reset();
     }
 
+    const std::shared_ptr<const DirectedInterleaveDataset> d_;
     const bool stop_on_empty_;
     std::unique_ptr<IteratorBase> selector_;
     std::vector<std::unique_ptr<IteratorBase>> inputs_;

@@ -20,6 +20,7 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
+#include "kernels/data/state_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "proto/tensor.pb.h"
 #include "runtime/resource_mgr.h"
@@ -381,6 +382,34 @@ class SparseTensorSliceDataset final : public DatasetBase {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "row", row_);
+      state->WriteInt(prefix, "next", next_);
+      return absl::OkStatus();
+    }
+    // The entry `next` must be the first of a row at or after `row`.
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      const SparseTensorSliceDataset& d = *d_;
+      const int64_t rank = d.indices_.dim_size(1);
+      const int64_t n = d.indices_.dim_size(0);
+      DFX_ASSIGN_OR_RETURN(int64_t row,
+                           ReadIntInRange(state, prefix, "row", 0, d.rows_));
+      DFX_ASSIGN_OR_RETURN(int64_t next,
+                           ReadIntInRange(state, prefix, "next", 0, n));
+      const int64_t* batch = d.indices_.data<int64_t>();
+      if ((next < n && batch[next * rank] < row) ||
+          (next > 0 && batch[(next - 1) * rank] >= row)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entries ", prefix, "/row and ", prefix,
+            "/next (", row, " and ", next, ") do not name one position"));
+      }
+      row_ = row;
+      next_ = next;
+      return absl::OkStatus();
+    }
+
    private:
     const std::shared_ptr<const SparseTensorSliceDataset> d_;
     int64_t row_ = 0;   // the next row to produce
@@ -573,6 +602,15 @@ class DenseToSparseBatchDataset final : public UnaryDataset {
       SetComponent(Tensor::FromVector<int64_t>(dense), &serialized, 2);
       out->push_back(std::move(serialized));
       return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:

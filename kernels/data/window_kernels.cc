@@ -15,6 +15,7 @@
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
 #include "kernels/data/elements_dataset.h"
+#include "kernels/data/state_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "runtime/cancellation.h"
 
@@ -155,6 +156,42 @@ class WindowDataset final : public UnaryDataset {
             "WindowDataset::Window",
             DataTypeVector{d.input()->output_dtypes()[c]},
             std::move(elements))));
+      }
+      return absl::OkStatus();
+    }
+
+    // The input's position and the buffered elements (with the input
+    // error each one holds, raised when it lands in a window).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input(), in_.get(), prefix + "/input", state));
+      state->WriteInt(prefix, "buffer/count",
+                      static_cast<int64_t>(buffer_.size()));
+      for (size_t i = 0; i < buffer_.size(); ++i) {
+        const std::string at = absl::StrCat(prefix, "/buffer[", i, "]");
+        state->WriteElement(at, "element", buffer_[i].element);
+        WriteStatus(state, at, "status", buffer_[i].status);
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
+      const int64_t target = (d_->size_ - 1) * d_->stride_ + 1;
+      DFX_ASSIGN_OR_RETURN(
+          int64_t count,
+          ReadIntInRange(state, prefix, "buffer/count", 0, target));
+      buffer_.clear();
+      held_ = 0;
+      for (int64_t i = 0; i < count; ++i) {
+        const std::string at = absl::StrCat(prefix, "/buffer[", i, "]");
+        Buffered b;
+        DFX_ASSIGN_OR_RETURN(b.element, state.ReadElement(at, "element"));
+        DFX_RETURN_IF_ERROR(ReadStatus(state, at, "status", &b.status));
+        held_ += ElementBytes(b.element);
+        buffer_.push_back(std::move(b));
       }
       return absl::OkStatus();
     }
@@ -308,16 +345,105 @@ class GroupByWindowDataset final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    // The input's position, the groups being filled, the window sizes
+    // asked so far, and the group being produced: its elements (reduce_func
+    // runs again on restore) and its iterator's position.
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input(), in_.get(), prefix + "/input", state));
+      state->WriteInt(prefix, "groups/count",
+                      static_cast<int64_t>(groups_.size()));
+      int64_t i = 0;
+      for (const auto& [key, elements] : groups_) {
+        const std::string at = absl::StrCat(prefix, "/groups[", i++, "]");
+        state->WriteInt(at, "key", key);
+        WriteElements(state, at, "elements", elements);
+      }
+      std::vector<int64_t> keys, sizes;
+      for (const auto& [key, size] : window_sizes_) {
+        keys.push_back(key);
+        sizes.push_back(size);
+      }
+      state->WriteTensor(prefix, "window_sizes/keys",
+                         Tensor::FromVector<int64_t>(keys));
+      state->WriteTensor(prefix, "window_sizes/sizes",
+                         Tensor::FromVector<int64_t>(sizes));
+      if (group_ != nullptr) {
+        const std::string at = prefix + "/group";
+        state->WriteInt(at, "key", group_key_);
+        WriteElements(state, at, "elements", group_window_->elements());
+        DFX_RETURN_IF_ERROR(
+            SaveIterator(*group_dataset_, *group_, at + "/iterator", state));
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
+      groups_.clear();
+      window_sizes_.clear();
+      held_ = 0;
+      group_.reset();
+      DFX_ASSIGN_OR_RETURN(
+          int64_t count,
+          ReadIntInRange(state, prefix, "groups/count", 0,
+                         static_cast<int64_t>(state.entries().size())));
+      for (int64_t i = 0; i < count; ++i) {
+        const std::string at = absl::StrCat(prefix, "/groups[", i, "]");
+        DFX_ASSIGN_OR_RETURN(int64_t key, state.ReadInt(at, "key"));
+        DFX_ASSIGN_OR_RETURN(auto elements,
+                             ReadElements(state, at, "elements"));
+        for (const std::vector<Tensor>& e : elements) held_ += ElementBytes(e);
+        groups_[key] = std::move(elements);
+      }
+      DFX_ASSIGN_OR_RETURN(Tensor keys,
+                           state.ReadTensor(prefix, "window_sizes/keys"));
+      DFX_ASSIGN_OR_RETURN(Tensor sizes,
+                           state.ReadTensor(prefix, "window_sizes/sizes"));
+      if (keys.dtype() != DT_INT64 || sizes.dtype() != DT_INT64 ||
+          keys.dims() != 1 || sizes.shape() != keys.shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entries ", prefix,
+            "/window_sizes/keys and sizes are not int64 vectors of one "
+            "length"));
+      }
+      for (int64_t i = 0; i < keys.NumElements(); ++i) {
+        window_sizes_[keys.data<int64_t>()[i]] = sizes.data<int64_t>()[i];
+      }
+      const std::string at = prefix + "/group";
+      if (state.Contains(at, "key")) {
+        DFX_ASSIGN_OR_RETURN(int64_t key, state.ReadInt(at, "key"));
+        DFX_ASSIGN_OR_RETURN(auto elements,
+                             ReadElements(state, at, "elements"));
+        DFX_RETURN_IF_ERROR(ReduceGroup(ctx, key, std::move(elements)));
+        DFX_RETURN_IF_ERROR(RestoreIterator(*group_dataset_, *group_, ctx,
+                                            at + "/iterator", state));
+      }
+      return absl::OkStatus();
+    }
+
    private:
     // Hands group `key` to reduce_func and starts iterating what it
     // returns.
     absl::Status StartGroup(IteratorContext* ctx, int64_t key) {
       auto it = groups_.find(key);
       for (const std::vector<Tensor>& e : it->second) held_ -= ElementBytes(e);
+      std::vector<std::vector<Tensor>> elements = std::move(it->second);
+      groups_.erase(it);
+      return ReduceGroup(ctx, key, std::move(elements));
+    }
+
+    // Runs reduce_func on group `key` of `elements` and starts iterating
+    // what it returns.
+    absl::Status ReduceGroup(IteratorContext* ctx, int64_t key,
+                             std::vector<std::vector<Tensor>> elements) {
       auto window = std::make_shared<ElementsDataset>(
           "GroupByWindowDataset::Group", d_->input()->output_dtypes(),
-          std::move(it->second));
-      groups_.erase(it);
+          std::move(elements));
+      group_key_ = key;
+      group_window_ = window;
       DFX_ASSIGN_OR_RETURN(
           std::vector<Tensor> reduced,
           d_->reduce_func_.Run(ctx, {Tensor::Scalar<int64_t>(key),
@@ -335,6 +461,7 @@ class GroupByWindowDataset final : public UnaryDataset {
                                 returned->output_dtypes(),
                                 "the dataset `reduce_func` returned");
       }
+      group_dataset_ = returned;
       DFX_ASSIGN_OR_RETURN(group_, returned->MakeIterator(ctx));
       return absl::OkStatus();
     }
@@ -342,6 +469,11 @@ class GroupByWindowDataset final : public UnaryDataset {
     const std::shared_ptr<const GroupByWindowDataset> d_;
     std::unique_ptr<IteratorBase> in_;
     std::unique_ptr<IteratorBase> group_;  // the group being produced
+    // While group_ is set: its key, the group reduce_func got (run again on
+    // restore) and the dataset it returned.
+    int64_t group_key_ = 0;
+    std::shared_ptr<const ElementsDataset> group_window_;
+    DatasetPtr group_dataset_;
     std::map<int64_t, std::vector<std::vector<Tensor>>> groups_;
     std::map<int64_t, int64_t> window_sizes_;
     int64_t held_ = 0;  // ElementBytes of the groups' elements
@@ -519,6 +651,42 @@ class RebatchDatasetV2 final : public UnaryDataset {
       return absl::OkStatus();
     }
 
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveInput(*d_->input(), in_.get(), prefix + "/input", state));
+      state->WriteInt(prefix, "next_size", static_cast<int64_t>(next_size_));
+      state->WriteInt(prefix, "offset", offset_);
+      if (offset_ >= 0) state->WriteElement(prefix, "current", current_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(
+          int64_t next_size,
+          ReadIntInRange(state, prefix, "next_size", 0,
+                         static_cast<int64_t>(d_->batch_sizes_.size()) - 1));
+      next_size_ = static_cast<size_t>(next_size);
+      current_.clear();
+      DFX_ASSIGN_OR_RETURN(offset_, state.ReadInt(prefix, "offset"));
+      if (offset_ < -1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the iterator state's entry ", prefix, "/offset is ", offset_));
+      }
+      if (offset_ >= 0) {
+        DFX_ASSIGN_OR_RETURN(current_, state.ReadElement(prefix, "current"));
+        if (current_.empty() || current_.size() != d_->output_dtypes().size() ||
+            !Validate().ok() || offset_ >= current_[0].dim_size(0)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("the iterator state's entry ", prefix,
+                           "/current is not a batch that holds row ", offset_));
+        }
+      }
+      return absl::OkStatus();
+    }
+
    private:
     absl::Status Validate() const {
       for (size_t i = 0; i < current_.size(); ++i) {
@@ -655,6 +823,34 @@ class RebatchDatasetV1 final : public UnaryDataset {
         out->push_back(RowsOf(t, start, stop));
       }
       slice_ = (slice_ + 1) % d_->num_replicas_;
+      return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      DFX_RETURN_IF_ERROR(
+          SaveIterator(*d_->input(), *in_, prefix + "/input", state));
+      state->WriteInt(prefix, "slice", slice_);
+      if (slice_ > 0) state->WriteElement(prefix, "current", current_);
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_RETURN_IF_ERROR(
+          RestoreIterator(*d_->input(), *in_, ctx, prefix + "/input", state));
+      DFX_ASSIGN_OR_RETURN(slice_, ReadIntInRange(state, prefix, "slice", 0,
+                                                  d_->num_replicas_ - 1));
+      current_.clear();
+      if (slice_ > 0) {
+        DFX_ASSIGN_OR_RETURN(current_, state.ReadElement(prefix, "current"));
+        for (const Tensor& t : current_) {
+          if (t.dims() == 0) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("the iterator state's entry ", prefix,
+                             "/current has a scalar component"));
+          }
+        }
+      }
       return absl::OkStatus();
     }
 

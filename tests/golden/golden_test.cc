@@ -52,7 +52,7 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess",         "xla1",      "dataset5"};
+    "sess",         "xla1",      "dataset5",     "itckpt2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -585,6 +585,13 @@ TEST_CASE("golden: misc2 TensorListPushBackBatch, DeviceIndex, resource "
   // Multi-step cases: a variable read around DisableCopyOnRead, one
   // assigned through its weak handle.
   RunFamily("misc2");
+}
+
+TEST_CASE(
+    "golden: iterators of window, group_by_window, rebatch, unbatch, "
+    "scan and the other tf.data datasets saved and restored continue "
+    "as TensorFlow's") {
+  RunFamily("itckpt2");
 }
 
 TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "
