@@ -431,25 +431,66 @@ class RandomDataset final : public DatasetBase {
       IteratorContext*) const override {
     int64_t seed = 0, seed2 = 0;
     seeds_->GenerateSeeds(&seed, &seed2);
-    return std::unique_ptr<IteratorBase>(new Iterator(seed, seed2));
+    return std::unique_ptr<IteratorBase>(new Iterator(seeds_, seed, seed2));
   }
 
  private:
+  // Saves its seeds, the words drawn and its seed generator's position
+  // (a repeat's later epochs draw new seeds from it), as shuffle does.
   class Iterator final : public IteratorBase {
    public:
-    Iterator(int64_t seed, int64_t seed2)
-        : parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)),
-          words_(&parent_) {}
+    Iterator(std::shared_ptr<SeedGenerator> generator, int64_t seed,
+             int64_t seed2)
+        : generator_(std::move(generator)), seed_(seed), seed2_(seed2) {
+      Reset(0);
+    }
     absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
                          bool* end) override {
       *end = false;
-      out->push_back(Tensor::Scalar<int64_t>(words_()));
+      out->push_back(Tensor::Scalar<int64_t>((*words_)()));
+      ++drawn_;
+      return absl::OkStatus();
+    }
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "seed", seed_);
+      state->WriteInt(prefix, "seed2", seed2_);
+      state->WriteInt(prefix, "drawn", drawn_);
+      state->WriteInt(prefix, "generator_draws", generator_->draws());
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t seed, state.ReadInt(prefix, "seed"));
+      DFX_ASSIGN_OR_RETURN(int64_t seed2, state.ReadInt(prefix, "seed2"));
+      DFX_ASSIGN_OR_RETURN(int64_t drawn, state.ReadInt(prefix, "drawn"));
+      DFX_ASSIGN_OR_RETURN(int64_t draws,
+                           state.ReadInt(prefix, "generator_draws"));
+      if (drawn < 0 || draws < 0) {
+        return absl::InvalidArgumentError(
+            "the random dataset iterator's saved state is malformed");
+      }
+      seed_ = seed;
+      seed2_ = seed2;
+      Reset(drawn);
+      generator_->SetDraws(draws);
       return absl::OkStatus();
     }
 
    private:
+    void Reset(int64_t drawn) {
+      parent_ = random::Philox(static_cast<uint64_t>(seed_),
+                               static_cast<uint64_t>(seed2_));
+      words_.emplace(&parent_);
+      words_->Skip(static_cast<uint64_t>(drawn));
+      drawn_ = drawn;
+    }
+
+    const std::shared_ptr<SeedGenerator> generator_;
+    int64_t seed_, seed2_;
+    int64_t drawn_ = 0;
     random::Philox parent_;
-    random::PhiloxWords words_;  // draws from parent_
+    std::optional<random::PhiloxWords> words_;  // draws from parent_
   };
 
   const std::shared_ptr<SeedGenerator> seeds_;

@@ -21,8 +21,7 @@ Left out: a window's or a group's elements as datasets in the state (a
 flat_map over Dataset.window saves the window dataset it opened; dfx's
 SerializeIterator encodes its state and a dataset does not encode, as in
 TensorFlow, whose DatasetVariantWrapper has no Encode): the window cases
-reduce each window inside a map instead. sample_from_datasets (its
-RandomDataset selector is not saved by dfx yet). MatchingFilesDataset:
+reduce each window inside a map instead. MatchingFilesDataset:
 TensorFlow 2.21's restored iterator gives other files than its uninterrupted
 one (tests/kernels/itckpt2_test.cc covers dfx's). SnapshotDatasetReader
 (TensorFlow constant-folds it here and fails; tests/kernels/itckpt2_test.cc
@@ -195,6 +194,10 @@ def scan_cases():
                    d.from_tensor_slices(np.array([1, 0, 1, 0, 1, 0, 1],
                                                  np.int64)),
                    stop_on_empty_dataset=True), 3)
+    # The selector is a RandomDataset: its Philox stream continues.
+    round_trip("sample_from_datasets", lambda: d.sample_from_datasets(
+        [d.range(10), d.range(100, 110)], weights=[0.3, 0.7], seed=11), 5)
+    round_trip("random", lambda: d.random(seed=4).take(6), 3)
     round_trip("from_list", lambda: tf.data.experimental.from_list(
         [(1, b"x"), (2, b"yy"), (3, b"")]), 1)
 

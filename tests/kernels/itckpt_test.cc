@@ -120,20 +120,48 @@ TEST_CASE(
     "A pipeline with a dataset that cannot save fails naming it, and "
     "its iterator goes on",
     "[itckpt]") {
-  // RandomDataset has no saved state in dfx; the take above it does.
-  Tensor random =
-      Run1(TestNodeBuilder("random", "RandomDataset", 2)
+  // AutoShardDataset has no saved state in dfx yet; the take above it does.
+  Tensor shard =
+      Run1(TestNodeBuilder("shard", "AutoShardDataset", 3)
                .Attr("output_types", DataTypeVector{DT_INT64})
                .Build(),
-           {Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(2)});
-  Tensor ds = Unary("TakeDataset", random, {Tensor::Scalar<int64_t>(4)});
+           {Range(8), Tensor::Scalar<int64_t>(2), Tensor::Scalar<int64_t>(0)});
+  Tensor ds = Unary("TakeDataset", shard, {Tensor::Scalar<int64_t>(4)});
   ScopedIterator it(ds);
   ScopedIterator same(ds);
   CHECK(Next(it.handle()) == Next(same.handle()));
   CHECK_THAT(Serialize(it.handle()).status(),
              StatusIs(absl::StatusCode::kUnimplemented,
-                      "Saving iterators of RandomDataset is not supported"));
+                      "Saving iterators of AutoShardDataset is not supported"));
   CHECK(Next(it.handle()) == Next(same.handle()));
+}
+
+TEST_CASE(
+    "A random dataset's iterator saved and restored continues its stream, "
+    "across the epochs of a repeat",
+    "[itckpt]") {
+  Tensor random =
+      Run1(TestNodeBuilder("random", "RandomDataset", 2)
+               .Attr("output_types", DataTypeVector{DT_INT64})
+               .Build(),
+           {Tensor::Scalar<int64_t>(5), Tensor::Scalar<int64_t>(7)});
+  Tensor epoch = Unary("TakeDataset", random, {Tensor::Scalar<int64_t>(3)});
+  Tensor ds = Unary("RepeatDataset", epoch, {Tensor::Scalar<int64_t>(3)});
+  ScopedIterator it(ds);
+  std::vector<int64_t> first;
+  for (int i = 0; i < 4; ++i) first.push_back(Next(it.handle()));
+  absl::StatusOr<std::vector<Tensor>> state = Serialize(it.handle());
+  REQUIRE(state.ok());
+  std::vector<int64_t> rest;
+  for (int i = 4; i < 9; ++i) rest.push_back(Next(it.handle()));
+  // The second epoch starts the stream again (seeds fixed by the op), and
+  // the words are not all equal.
+  CHECK(first[3] == first[0]);
+  CHECK(first[1] != first[0]);
+  REQUIRE(Deserialize(it.handle(), (*state)[0]).ok());
+  std::vector<int64_t> again;
+  for (int i = 4; i < 9; ++i) again.push_back(Next(it.handle()));
+  CHECK(again == rest);
 }
 
 TEST_CASE("DeserializeIterator rejects what is not an iterator state",
