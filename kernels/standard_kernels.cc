@@ -92,6 +92,8 @@ void RegisterMisc2Kernels(KernelRegistry* registry);
 // Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
 // (kernels/conv/conv3_kernels.cc); declared here for the same reason.
 void RegisterConv3Kernels(KernelRegistry* registry);
+// SdcaOptimizer(V2) (kernels/training/sdca_kernels.cc).
+void RegisterSdcaKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -162,6 +164,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterXla2Kernels(registry);
   RegisterMisc2Kernels(registry);
   RegisterConv3Kernels(registry);
+  RegisterSdcaKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA

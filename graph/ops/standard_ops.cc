@@ -76,6 +76,8 @@ absl::Status RegisterMisc2Ops(OpRegistry* registry);
 // Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
 // (conv3_ops.cc).
 absl::Status RegisterConv3Ops(OpRegistry* registry);
+// SdcaOptimizer and SdcaOptimizerV2 (sdca_ops.cc).
+absl::Status RegisterSdcaOps(OpRegistry* registry);
 // TensorFlow's XLA array ops that run on CPU (xla1_ops.cc).
 absl::Status RegisterXla1Ops(OpRegistry* registry);
 
@@ -148,6 +150,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   return absl::OkStatus();
 }

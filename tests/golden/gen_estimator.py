@@ -20,8 +20,7 @@ case's folder ("@CASE_DIR@/ckpt").
 Skipgram and NegTrain are deprecated at GraphDef version 19: their cases
 are GraphDefs produced at version 7 (golden_lib.legacy_case).
 
-Not here: SdcaOptimizer and SdcaOptimizerV2 (not implemented in dfx
-yet).
+SdcaOptimizer and SdcaOptimizerV2 are the sdca family's (gen_sdca.py).
 NearestNeighbors with k < 0 is left out: TensorFlow 2.21's kernel aborts
 the process (dfx says InvalidArgument, tests/kernels/estimator_test.cc).
 """

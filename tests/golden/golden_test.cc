@@ -52,7 +52,7 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess",         "xla1",      "dataset5",     "itckpt2"};
+    "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -585,6 +585,13 @@ TEST_CASE("golden: misc2 TensorListPushBackBatch, DeviceIndex, resource "
   // Multi-step cases: a variable read around DisableCopyOnRead, one
   // assigned through its weak handle.
   RunFamily("misc2");
+}
+
+TEST_CASE("golden: sdca SdcaOptimizer and SdcaOptimizerV2 equal "
+          "TensorFlow") {
+  // Multi-step cases: a linear model trained in reference variables,
+  // calls on shared weights one per step, then SdcaShrinkL1.
+  RunFamily("sdca");
 }
 
 TEST_CASE(
