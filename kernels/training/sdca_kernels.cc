@@ -197,7 +197,7 @@ struct DenseGroup {
 };
 
 // One example's entries of a sparse group: positions [begin, end) of the
-// group's index lists, each with its weight id.
+// group's index lists.
 struct SparseSpan {
   int64_t begin = 0;
   int64_t end = 0;
@@ -234,11 +234,17 @@ class SdcaOptimizerOp : public OpKernel {
           "Requires at least one feature to train."));
       return;
     }
-    if (s + d > std::numeric_limits<int>::max() ||
-        partitions > std::numeric_limits<int>::max()) {
+    if (s + d > std::numeric_limits<int>::max()) {
       c->SetStatus(absl::InvalidArgumentError(
           absl::StrCat("Too many feature groups: ", s + d, " > ",
                        std::numeric_limits<int>::max())));
+      return;
+    }
+    // TensorFlow reads the attr as an int32: larger is InvalidArgument.
+    if (partitions > std::numeric_limits<int>::max()) {
+      c->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("Attr num_loss_partitions has value ", partitions,
+                       " out of range for an int32")));
       return;
     }
     num_sparse_ = static_cast<int>(s);
