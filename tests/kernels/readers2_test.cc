@@ -160,6 +160,21 @@ TEST_CASE("SqlDataset does not create a missing database", "[readers2]") {
   CHECK_THAT(Rows(missing, "CREATE TABLE t(i) ").status(),
              StatusIs(absl::StatusCode::kPermissionDenied));
   CHECK(!std::filesystem::exists(missing));
+  // In a directory that does not exist TensorFlow cannot create it either.
+  CHECK_THAT(Rows(tmp.File("no/such/dir/x.sqlite"), "SELECT 7").status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "unable to open database file"));
+}
+
+TEST_CASE("A SqlDataset value is at most 256 MiB", "[readers2]") {
+  const testing::TempDir tmp;
+  const std::string db = CopyDatabase(tmp);
+  absl::StatusOr<std::vector<int64_t>> small =
+      Rows(db, "SELECT length(zeroblob(1000))");
+  REQUIRE(small.ok());
+  CHECK(*small == std::vector<int64_t>{1000});
+  CHECK_THAT(Rows(db, "SELECT length(zeroblob(300000000))").status(),
+             StatusIs(absl::StatusCode::kResourceExhausted, "too big"));
 }
 
 TEST_CASE("SqlDataset's database stays inside the server's --data-dir",
