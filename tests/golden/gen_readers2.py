@@ -29,7 +29,9 @@ read-write, creating a missing file); dfx refuses them with
 PermissionDenied when the query is prepared (tests/kernels/readers2_test.cc).
 A missing file is queried as an empty database, as TensorFlow does after
 creating it; its case names a file in the run's scratch directory so that
-TensorFlow's creation of the file leaves nothing behind.
+TensorFlow's creation of the file leaves nothing behind. A file in a
+missing directory: TensorFlow crashes (its iterator closes a connection that
+never opened); dfx answers InvalidArgument (tests/kernels/readers2_test.cc).
 
 LMDB: TensorFlow 2.21's kernels of all three ops answer Unimplemented ("LMDB
 support is removed from TensorFlow"); the cases check that dfx answers the
