@@ -13,6 +13,7 @@ namespace dfx {
 // kernels/readers/. Declared here rather than in kernels.h until main
 // merges the readers family (a new line in kernels.h rebuilds every kernel).
 void RegisterReadersKernels(KernelRegistry* registry);
+void RegisterReaders2Kernels(KernelRegistry* registry);
 // The fused LSTM and GRU cells (kernels/nn/rnn_kernels.cc), declared here
 // for the same reason.
 void RegisterRnnKernels(KernelRegistry* registry);
@@ -144,6 +145,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterImage2Kernels(registry);
   RegisterRagged2Kernels(registry);
   RegisterReadersKernels(registry);
+  RegisterReaders2Kernels(registry);
   RegisterLegacyKernels(registry);
   RegisterRnnKernels(registry);
   RegisterQuantizedKernels(registry);

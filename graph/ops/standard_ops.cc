@@ -18,6 +18,7 @@ absl::Status RegisterDataset5Ops(OpRegistry* registry);
 // The TF1 readers (readers_ops.cc); declared here, not in ops.h, so adding
 // them rebuilds one file.
 absl::Status RegisterReadersOps(OpRegistry* registry);
+absl::Status RegisterReaders2Ops(OpRegistry* registry);
 // Old TF1 graphs' ops (legacy_ops.cc), declared here for the same reason.
 absl::Status RegisterLegacyOps(OpRegistry* registry);
 // The fused LSTM and GRU cells (rnn_ops.cc), declared here for the same
@@ -128,6 +129,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterImage2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterRagged2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterReadersOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterReaders2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterLegacyOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRnnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQuantizedOps(registry));

@@ -52,7 +52,8 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca"};
+    "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
+    "readers2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -491,6 +492,13 @@ TEST_CASE("golden: tf.data assert_next, assert_prev, auto-sharding and "
   // Multi-step cases: an iterator made (the assertions fail MakeIterator),
   // then read element by element.
   RunFamily("dataset5");
+}
+
+TEST_CASE("golden: SqlDataset over SQLite files and the removed LMDB ops "
+          "equal TensorFlow") {
+  // Multi-step cases: the database in the case folder, an iterator made,
+  // then read row by row; iterator round trips; the LMDB ops' Unimplemented.
+  RunFamily("readers2");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
