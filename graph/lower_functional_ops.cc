@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/builder/symbolic_gradient.h"
 #include "graph/node_def_util.h"
 
 namespace dfx {
@@ -25,6 +26,9 @@ bool IsCallOp(absl::string_view op) {
 bool IsIfOp(absl::string_view op) { return op == "If" || op == "StatelessIf"; }
 bool IsCaseOp(absl::string_view op) {
   return op == "Case" || op == "StatelessCase";
+}
+bool IsSymbolicGradientOp(absl::string_view op) {
+  return op == "SymbolicGradient";
 }
 bool IsWhileOp(absl::string_view op) {
   return op == "While" || op == "StatelessWhile" || op == "XlaWhile";
@@ -436,7 +440,7 @@ DataTypeVector Slice(const DataTypeVector& v, size_t from) {
 absl::Status LowerCall(const FunctionLibrary& library, Graph* g, Node* n) {
   std::string function;
   FunctionAttrs attrs;
-  if (IsCallOp(n->type_string())) {
+  if (IsCallOp(n->type_string()) || IsSymbolicGradientOp(n->type_string())) {
     DFX_ASSIGN_OR_RETURN(const NameAttrList* f, FuncAttr(*n, "f"));
     function = f->name();
     attrs = f->attr();
@@ -446,6 +450,18 @@ absl::Status LowerCall(const FunctionLibrary& library, Graph* g, Node* n) {
   }
   DFX_ASSIGN_OR_RETURN(FunctionBody body,
                        InstantiateFor(library, *n, "the call", function, attrs));
+  if (IsSymbolicGradientOp(n->type_string())) {
+    // The call runs the gradient of `function` instead: built from the
+    // per-op gradients each time a graph is lowered (once per graph, so
+    // no cache is kept).
+    absl::StatusOr<FunctionBody> grad = SymbolicGradientBody(library, body);
+    if (!grad.ok()) {
+      return absl::Status(grad.status().code(),
+                          absl::StrCat(NodePrefix(n->name(), n->type_string()),
+                                       grad.status().message()));
+    }
+    body = *std::move(grad);
+  }
   DFX_RETURN_IF_ERROR(CheckTypes(*n, "the arguments", function,
                                  n->input_types(), body.arg_types));
   DFX_RETURN_IF_ERROR(CheckTypes(*n, "the results", function,
@@ -783,7 +799,7 @@ absl::Status LowerNode(const FunctionLibrary& library, Graph* g, Node* n) {
 bool IsFunctionalNode(const FunctionLibrary& library, const Node& node) {
   const std::string& op = node.type_string();
   return IsCallOp(op) || IsIfOp(op) || IsCaseOp(op) || IsWhileOp(op) ||
-         library.Contains(op);
+         IsSymbolicGradientOp(op) || library.Contains(op);
 }
 
 absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,

@@ -92,6 +92,9 @@ void RegisterMisc2Kernels(KernelRegistry* registry);
 // Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
 // (kernels/conv/conv3_kernels.cc); declared here for the same reason.
 void RegisterConv3Kernels(KernelRegistry* registry);
+// SymbolicGradient's kernel, which only fails: the op is lowered, and
+// the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
+void RegisterGraphfnKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -162,6 +165,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterXla2Kernels(registry);
   RegisterMisc2Kernels(registry);
   RegisterConv3Kernels(registry);
+  RegisterGraphfnKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA

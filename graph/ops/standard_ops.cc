@@ -78,6 +78,8 @@ absl::Status RegisterMisc2Ops(OpRegistry* registry);
 absl::Status RegisterConv3Ops(OpRegistry* registry);
 // TensorFlow's XLA array ops that run on CPU (xla1_ops.cc).
 absl::Status RegisterXla1Ops(OpRegistry* registry);
+// SymbolicGradient (graphfn_ops.cc).
+absl::Status RegisterGraphfnOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -149,6 +151,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
   return absl::OkStatus();
 }
 
