@@ -52,7 +52,7 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess",         "xla1",      "dataset5",     "itckpt2"};
+    "sess",         "xla1",      "dataset5",     "itckpt2",        "graphfn"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -585,6 +585,13 @@ TEST_CASE("golden: misc2 TensorListPushBackBatch, DeviceIndex, resource "
   // Multi-step cases: a variable read around DisableCopyOnRead, one
   // assigned through its weak handle.
   RunFamily("misc2");
+}
+
+TEST_CASE("golden: graphfn SymbolicGradient of TF1 Defun functions "
+          "equals TensorFlow") {
+  // tf.gradients through Defun calls: math, matmul, several results,
+  // nested calls, and an op without a gradient.
+  RunFamily("graphfn");
 }
 
 TEST_CASE(
