@@ -10,6 +10,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph/builder/symbolic_gradient.h"
 #include "graph/node_def_util.h"
 
 namespace dfx {
@@ -25,6 +28,9 @@ bool IsCallOp(absl::string_view op) {
 bool IsIfOp(absl::string_view op) { return op == "If" || op == "StatelessIf"; }
 bool IsCaseOp(absl::string_view op) {
   return op == "Case" || op == "StatelessCase";
+}
+bool IsSymbolicGradientOp(absl::string_view op) {
+  return op == "SymbolicGradient";
 }
 bool IsWhileOp(absl::string_view op) {
   return op == "While" || op == "StatelessWhile" || op == "XlaWhile";
@@ -433,10 +439,37 @@ DataTypeVector Slice(const DataTypeVector& v, size_t from) {
 
 // ---- Calls ----------------------------------------------------------------
 
-absl::Status LowerCall(const FunctionLibrary& library, Graph* g, Node* n) {
+// The gradient functions SymbolicGradient nodes of one lowering built, by
+// function and attrs: a function called several times in a graph has one
+// SymbolicGradient per call.
+using GradientCache = absl::flat_hash_map<std::string, FunctionBody>;
+
+// "name" and the attrs, serialized deterministically (sorted by name), as a
+// GradientCache key.
+std::string GradientKey(const std::string& function,
+                        const FunctionAttrs& attrs) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : attrs) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  std::string key = function;
+  for (const std::string& name : names) {
+    std::string bytes;
+    {
+      google::protobuf::io::StringOutputStream raw(&bytes);
+      google::protobuf::io::CodedOutputStream out(&raw);
+      out.SetSerializationDeterministic(true);
+      attrs.at(name).SerializeToCodedStream(&out);
+    }
+    absl::StrAppend(&key, "\n", name, "=", bytes.size(), ":", bytes);
+  }
+  return key;
+}
+
+absl::Status LowerCall(const FunctionLibrary& library, Graph* g, Node* n,
+                       GradientCache* gradients) {
   std::string function;
   FunctionAttrs attrs;
-  if (IsCallOp(n->type_string())) {
+  if (IsCallOp(n->type_string()) || IsSymbolicGradientOp(n->type_string())) {
     DFX_ASSIGN_OR_RETURN(const NameAttrList* f, FuncAttr(*n, "f"));
     function = f->name();
     attrs = f->attr();
@@ -444,8 +477,31 @@ absl::Status LowerCall(const FunctionLibrary& library, Graph* g, Node* n) {
     function = n->type_string();
     attrs = n->def().attr();
   }
-  DFX_ASSIGN_OR_RETURN(FunctionBody body,
-                       InstantiateFor(library, *n, "the call", function, attrs));
+  FunctionBody body;
+  if (IsSymbolicGradientOp(n->type_string())) {
+    // The call runs the gradient of `function` instead, built from the
+    // per-op gradients once per function and attrs in a lowering.
+    const std::string key = GradientKey(function, attrs);
+    auto it = gradients->find(key);
+    if (it == gradients->end()) {
+      DFX_ASSIGN_OR_RETURN(
+          FunctionBody forward,
+          InstantiateFor(library, *n, "the call", function, attrs));
+      absl::StatusOr<FunctionBody> grad =
+          SymbolicGradientBody(library, forward);
+      if (!grad.ok()) {
+        return absl::Status(
+            grad.status().code(),
+            absl::StrCat(NodePrefix(n->name(), n->type_string()),
+                         grad.status().message()));
+      }
+      it = gradients->emplace(key, *std::move(grad)).first;
+    }
+    body = it->second;
+  } else {
+    DFX_ASSIGN_OR_RETURN(
+        body, InstantiateFor(library, *n, "the call", function, attrs));
+  }
   DFX_RETURN_IF_ERROR(CheckTypes(*n, "the arguments", function,
                                  n->input_types(), body.arg_types));
   DFX_RETURN_IF_ERROR(CheckTypes(*n, "the results", function,
@@ -770,12 +826,13 @@ absl::Status LowerWhile(const FunctionLibrary& library, Graph* g, Node* n) {
   return absl::OkStatus();
 }
 
-absl::Status LowerNode(const FunctionLibrary& library, Graph* g, Node* n) {
+absl::Status LowerNode(const FunctionLibrary& library, Graph* g, Node* n,
+                       GradientCache* gradients) {
   const std::string& op = n->type_string();
   if (IsIfOp(op)) return LowerIf(library, g, n);
   if (IsCaseOp(op)) return LowerCase(library, g, n);
   if (IsWhileOp(op)) return LowerWhile(library, g, n);
-  return LowerCall(library, g, n);
+  return LowerCall(library, g, n, gradients);
 }
 
 }  // namespace
@@ -783,7 +840,7 @@ absl::Status LowerNode(const FunctionLibrary& library, Graph* g, Node* n) {
 bool IsFunctionalNode(const FunctionLibrary& library, const Node& node) {
   const std::string& op = node.type_string();
   return IsCallOp(op) || IsIfOp(op) || IsCaseOp(op) || IsWhileOp(op) ||
-         library.Contains(op);
+         IsSymbolicGradientOp(op) || library.Contains(op);
 }
 
 absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,
@@ -791,6 +848,7 @@ absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,
   // Each round lowers what the previous one inlined. The library has no
   // recursion, so nesting is at most one level per function.
   const int max_rounds = library.num_functions() + 2;
+  GradientCache gradients;
   for (int round = 0;; ++round) {
     std::vector<int> ids;
     for (Node* n : graph->nodes()) {
@@ -806,7 +864,7 @@ absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,
       Node* n = graph->FindNodeId(id);
       if (n == nullptr) continue;
       const std::string name = n->name();
-      DFX_RETURN_IF_ERROR(LowerNode(library, graph, n));
+      DFX_RETURN_IF_ERROR(LowerNode(library, graph, n, &gradients));
       // A function that calls another twice, nested, doubles the graph per
       // level: stop before memory runs out.
       if (graph->num_nodes() > options.max_nodes) {

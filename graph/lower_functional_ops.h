@@ -34,6 +34,11 @@ bool IsFunctionalNode(const FunctionLibrary& library, const Node& node);
 //   NoOp when there are none) runs after the results and the body's
 //   control outputs, so the call's name can still be fetched and its
 //   control consumers wait for its side effects.
+// - SymbolicGradient (the gradient of a call of function f, as TF1's
+//   function.Defun leaves in graphs) is lowered as a call of f's gradient
+//   function, built from the builder's per-op gradients
+//   (graph/builder/symbolic_gradient.h); an op on the path without a
+//   gradient fails with NotFound naming the op.
 // - If / StatelessIf: "<if>/switch_pred" (Switch of the predicate on
 //   itself) and pivots "<if>/pivot_t", "<if>/pivot_f"; a Switch per input;
 //   then_branch inlined as "<if>/then", else_branch as "<if>/else", each

@@ -95,6 +95,9 @@ void RegisterMisc2Kernels(KernelRegistry* registry);
 void RegisterConv3Kernels(KernelRegistry* registry);
 // SdcaOptimizer(V2) (kernels/training/sdca_kernels.cc).
 void RegisterSdcaKernels(KernelRegistry* registry);
+// SymbolicGradient's kernel, which only fails: the op is lowered, and
+// the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
+void RegisterGraphfnKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -167,6 +170,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterMisc2Kernels(registry);
   RegisterConv3Kernels(registry);
   RegisterSdcaKernels(registry);
+  RegisterGraphfnKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA

@@ -53,7 +53,7 @@ const char* const kFamilies[] = {
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
-    "readers2"};
+    "readers2",     "graphfn"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -600,6 +600,13 @@ TEST_CASE("golden: sdca SdcaOptimizer and SdcaOptimizerV2 equal "
   // Multi-step cases: a linear model trained in reference variables,
   // calls on shared weights one per step, then SdcaShrinkL1.
   RunFamily("sdca");
+}
+
+TEST_CASE("golden: graphfn SymbolicGradient of TF1 Defun functions "
+          "equals TensorFlow") {
+  // tf.gradients through Defun calls: math, matmul, several results,
+  // nested calls, and an op without a gradient.
+  RunFamily("graphfn");
 }
 
 TEST_CASE(

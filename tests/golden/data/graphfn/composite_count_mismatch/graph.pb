@@ -1,0 +1,32 @@
+
+/
+c0Placeholder*
+dtype0*
+shape:
+/
+c1Placeholder*
+dtype0	*
+shape:
+Å
+$CompositeTensorVariantFromComponents$CompositeTensorVariantFromComponentsc0c1*
+Tcomponents
+2	*X
+metadataLJ
+H0¢-
+úÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
+€
+`
+€	RaggedTensorSpec 
+Þ
+"CompositeTensorVariantToComponents"CompositeTensorVariantToComponents$CompositeTensorVariantFromComponents*
+Tcomponents
+2*X
+metadataLJ
+H0¢-
+úÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ
+€
+`
+€	RaggedTensorSpec 
+A
+IdentityIdentity"CompositeTensorVariantToComponents*
+T0"ª
