@@ -4,6 +4,7 @@
 // unknown what depends on values not known then.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ namespace {
 
 // InvalidArgument when the rank of `shape` is known and below `rank`.
 absl::Status WithRankAtLeast(InferenceContext* c, const PartialShape& shape,
-                             int rank) {
+                             int64_t rank) {
   if (shape.RankKnown() && shape.rank() < rank) {
     return c->Error(absl::StrCat("shape must be at least rank ", rank,
                                  " but is rank ", shape.rank(), " (",
@@ -107,8 +108,14 @@ absl::Status GatherV2ShapeFn(InferenceContext* c) {
     }
     return absl::OkStatus();
   }
-  DFX_RETURN_IF_ERROR(WithRankAtLeast(
-      c, params, static_cast<int>(axis < 0 ? -axis : axis + 1)));
+  // In int64: an axis near the int64 limits must not wrap to a small rank.
+  const int64_t need =
+      axis < 0 ? (axis == std::numeric_limits<int64_t>::min()
+                      ? std::numeric_limits<int64_t>::max()
+                      : -axis)
+               : (axis == std::numeric_limits<int64_t>::max() ? axis
+                                                              : axis + 1);
+  DFX_RETURN_IF_ERROR(WithRankAtLeast(c, params, need));
   if (batch_dims > 0 && params.RankKnown() && batch_dims >= params.rank()) {
     return c->Error(absl::StrCat("batch_dims (", batch_dims,
                                  ") must be less than rank(params) (",

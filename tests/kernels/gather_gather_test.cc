@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "tests/kernels/gather_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 
 namespace dfx {
 namespace {
@@ -45,6 +47,32 @@ TEST_CASE("GatherV2 picks rows along any axis, negative axes too") {
                 {2, 2, 3}, {4, 5, 6, 4, 5, 6, 1, 2, 3, 4, 5, 6});
   Expect<float>(Run(GatherV2(DT_FLOAT, DT_INT32), {params, Scalar<int32_t>(2), Scalar<int32_t>(1)})[0],
                 {2}, {3, 6});
+}
+
+TEST_CASE("GatherV2's shape function refuses a constant axis beyond the "
+          "rank, however large") {
+  NodeDef node = TestNodeBuilder("g", "GatherV2", 3)
+                     .Attr("Tparams", DT_FLOAT)
+                     .Attr("Tindices", DT_INT32)
+                     .Attr("Taxis", DT_INT64)
+                     .Build();
+  const std::vector<PartialShape> shapes = {
+      PartialShape::Known({7, 1, 1, 1, 2}), PartialShape::Known({1}),
+      PartialShape::Scalar()};
+  for (int64_t axis : {int64_t{5}, int64_t{-6}, int64_t{1} << 40,
+                       std::numeric_limits<int64_t>::max(),
+                       std::numeric_limits<int64_t>::min()}) {
+    INFO(axis);
+    CHECK_THAT(testing::InferShapes(node, shapes,
+                                    {Tensor(), Tensor(),
+                                     Tensor::Scalar<int64_t>(axis)})
+                   .status(),
+               StatusIs(absl::StatusCode::kInvalidArgument, "at least rank"));
+  }
+  absl::StatusOr<std::vector<PartialShape>> last = testing::InferShapes(
+      node, shapes, {Tensor(), Tensor(), Tensor::Scalar<int64_t>(-1)});
+  REQUIRE(last.ok());
+  CHECK((*last)[0].DebugString() == "[7,1,1,1,1]");
 }
 
 TEST_CASE("GatherV2 with batch_dims gathers within each batch") {
