@@ -409,6 +409,9 @@ absl::Status FusedBatchNormGradShape(InferenceContext* c) {
   PartialShape y_backprop = c->input(0);
   Layout layout;
   DFX_RETURN_IF_ERROR(BatchNormLayout(c, y_backprop, &layout));
+  // x of the same rank too: merged with an unknown y_backprop, a scalar x
+  // would leave no channel dim to set below.
+  DFX_RETURN_IF_ERROR(BatchNormLayout(c, c->input(1), &layout));
   PartialShape x;
   DFX_RETURN_IF_ERROR(c->Merge(y_backprop, c->input(1), &x));
   int64_t channels = DimOrUnknown(x, layout.channel());

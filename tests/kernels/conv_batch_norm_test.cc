@@ -10,6 +10,7 @@
 #include "catch2/catch.hpp"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
@@ -77,6 +78,22 @@ void Moments(const std::vector<float>& x, int64_t c, std::vector<double>* mean,
       (*var)[j] += d * d;
     }
   for (double& v : *var) v /= static_cast<double>(rest);
+}
+
+TEST_CASE("FusedBatchNormGrad's shape function wants x of rank 4 too, also "
+          "beside a y_backprop of unknown rank") {
+  const NodeDef node = BnNode("FusedBatchNormGradV3", DT_FLOAT, true);
+  const PartialShape v = PartialShape::Known({3});
+  CHECK_THAT(testing::InferShapes(node, {PartialShape::Unknown(),
+                                         PartialShape::Scalar(), v, v, v, v})
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  absl::StatusOr<std::vector<PartialShape>> ok =
+      testing::InferShapes(node, {PartialShape::Unknown(),
+                                  PartialShape::Known({2, 5, 5, -1}), v, v, v,
+                                  v});
+  REQUIRE(ok.ok());
+  CHECK((*ok)[0].DebugString() == "[2,5,5,3]");
 }
 
 TEST_CASE("FusedBatchNormV3 in training normalises with the batch moments") {
