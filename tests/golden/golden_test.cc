@@ -52,7 +52,8 @@ const char* const kFamilies[] = {
     "dhash",        "debug",     "estimator",    "batching",       "csr",
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
-    "sess",         "xla1",      "dataset5",     "itckpt2"};
+    "sess",         "xla1",      "dataset5",     "itckpt2",
+    "dataset6"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -491,6 +492,13 @@ TEST_CASE("golden: tf.data assert_next, assert_prev, auto-sharding and "
   // Multi-step cases: an iterator made (the assertions fail MakeIterator),
   // then read element by element.
   RunFamily("dataset5");
+}
+
+TEST_CASE("golden: tf.data DatasetToGraph, DatasetToGraphV2 and "
+          "DatasetFromGraph equal TensorFlow") {
+  // Multi-step cases: a pipeline written into a graph and made again,
+  // then read element by element; graphs TensorFlow wrote, loaded.
+  RunFamily("dataset6");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "

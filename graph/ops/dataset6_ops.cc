@@ -1,0 +1,43 @@
+// A dataset as a serialized GraphDef and back: DatasetToGraph,
+// DatasetToGraphV2 and DatasetFromGraph (what tf.distribute and the
+// tf.data service send between tasks); a dataset's element by its index,
+// GetElementAtIndex (tf.data.experimental.at). Every OpDef is TensorFlow 2.21's
+// (tests/kernels/dataset6_test.cc compares them with
+// tests/golden/data/dataset6/tf_op_defs.pbtxt, written by gen_dataset6.py);
+// the kernels are in kernels/data/dataset6_kernels.cc.
+#include "base/status_macros.h"
+#include "graph/ops/ops.h"
+
+namespace dfx {
+
+absl::Status RegisterDataset6Ops(OpRegistry* r) {
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("DatasetToGraph")
+                      .Input("input_dataset: variant")
+                      .Output("graph: string")
+                      .Attr("stateful_whitelist: list(string) >= 0 = []")
+                      .Attr("allow_stateful: bool = false")
+                      .Attr("strip_device_assignment: bool = false")
+                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("DatasetToGraphV2")
+                      .Input("input_dataset: variant")
+                      .Output("graph: string")
+                      .Attr("external_state_policy: int = 0")
+                      .Attr("strip_device_assignment: bool = false")
+                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DatasetFromGraph")
+                                      .Input("graph_def: string")
+                                      .Output("handle: variant")
+                                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("GetElementAtIndex")
+                                      .Input("dataset: variant")
+                                      .Input("index: int64")
+                                      .Output("components: output_types")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .SetShapeFn(shape_fn::Unknown)));
+  return absl::OkStatus();
+}
+
+}  // namespace dfx

@@ -1,0 +1,490 @@
+// A dataset as a serialized GraphDef and back (graph/ops/dataset6_ops.cc):
+//
+//   DatasetToGraph,     the GraphDef of the input dataset's pipeline, as
+//   DatasetToGraphV2    TensorFlow lays it out: each dataset's node (from
+//                       its record, DatasetBase::node) after its inputs,
+//                       named "<op>/_<n>" in that order, a Const node
+//                       "Const/_<n>" for each other input's recorded value,
+//                       a `_Retval` node "dataset" (index 0) over the
+//                       output dataset, and the functions the nodes' func
+//                       attrs reach, from the kernel's graph library;
+//   DatasetFromGraph    runs such a graph (TensorFlow's or dfx's) on the
+//                       kernel's device and outputs the dataset its
+//                       `_Retval` returns.
+//
+// A dataset without a record (made by dfx itself rather than by a node:
+// an auto-shard's inner shard) fails with FailedPrecondition naming the
+// dataset. Recorded inputs that are resource handles (a shuffle's seed
+// generator) go into the graph as Consts, as TensorFlow writes them (they
+// name resources of this process). Under external_state_policy FAIL (2),
+// and for DatasetToGraph unless allow_stateful, a stateful op in the
+// functions fails with TensorFlow's FailedPrecondition ("... RandomUniformInt
+// is stateful."). The functions come from the library of the graph the
+// DatasetToGraph node belongs to: a dataset whose function came from
+// elsewhere (a DatasetFromGraph of another graph) fails with NotFound
+// naming the function.
+//
+//   GetElementAtIndex   element `index` of a dataset whose pipeline is
+//                       made only of the datasets TensorFlow gives random
+//                       access (range, tensor slices, from_tensors, map,
+//                       batch, take, skip, concatenate, finite repeat, zip,
+//                       in-memory cache, prefetch, options,
+//                       assert_cardinality); others are TensorFlow's
+//                       Unimplemented, an infinite dataset its
+//                       FailedPrecondition, an index outside the
+//                       cardinality its OutOfRange.
+//
+// dfx's datasets have no random access of their own: GetElementAtIndex
+// reads a fresh iterator up to the element (index + 1 elements, each
+// function run on each). For these deterministic pipelines that is the
+// element TensorFlow's Get returns; a shuffle in the pipeline (whose Get
+// in TensorFlow is its input's, unshuffled) is Unimplemented in dfx, and
+// so is a map whose function is stateful only in that it runs once per
+// element read.
+#include <atomic>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph/graph_def_import.h"
+#include "graph/lower_functional_ops.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/data/dataset.h"
+#include "kernels/kernels.h"
+#include "proto/attr_value.pb.h"
+#include "proto/function.pb.h"
+#include "proto/graph.pb.h"
+#include "proto/tensor.pb.h"
+#include "runtime/cancellation.h"
+
+namespace dfx::data {
+namespace {
+
+// TensorFlow 2.21's GraphDef version (the producer of the graphs its
+// DatasetToGraphV2 writes).
+constexpr int kProducer = 2474;
+
+// The external_state_policy values that matter here (1, IGNORE, and any
+// other value write the graph as WARN does, as in TensorFlow).
+constexpr int64_t kPolicyWarn = 0;
+constexpr int64_t kPolicyFail = 2;
+
+// Builds the GraphDef of one pipeline.
+class PipelineWriter {
+ public:
+  explicit PipelineWriter(GraphDef* graph) : graph_(graph) {}
+
+  // Adds `d`'s node after its inputs' (each dataset once) and returns its
+  // name.
+  absl::StatusOr<std::string> Add(const DatasetBase& d, int depth) {
+    auto found = names_.find(&d);
+    if (found != names_.end()) return found->second;
+    if (depth > 10000) {
+      return absl::InvalidArgumentError("the pipeline is too deep to write");
+    }
+    std::shared_ptr<const DatasetBase::Node> node = d.node();
+    if (node == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot write ", d.DebugString(),
+          " into a graph: dfx keeps no record of the node that made it"));
+    }
+    const NodeDef& def = *node->def;
+    std::vector<std::string> inputs;
+    size_t next_input = 0, next_arg = 0;
+    for (const bool is_dataset : node->dataset_input) {
+      if (is_dataset) {
+        if (next_input >= node->inputs.size()) break;
+        DFX_ASSIGN_OR_RETURN(std::string in,
+                             Add(*node->inputs[next_input++], depth + 1));
+        inputs.push_back(std::move(in));
+      } else {
+        if (next_arg >= node->args.size()) break;
+        DFX_ASSIGN_OR_RETURN(std::string in,
+                             AddConst(def, node->args[next_arg++]));
+        inputs.push_back(std::move(in));
+      }
+    }
+    NodeDef* out = graph_->add_node();
+    *out = def;
+    out->clear_input();
+    out->clear_device();
+    // Internal attrs ("_class" colocations naming nodes of the writing
+    // graph) stay behind, as in TensorFlow's graphs.
+    for (auto it = out->mutable_attr()->begin();
+         it != out->mutable_attr()->end();) {
+      if (!it->first.empty() && it->first[0] == '_') {
+        it = out->mutable_attr()->erase(it);
+      } else {
+        ++it;
+      }
+    }
+    out->set_name(absl::StrCat(def.op(), "/_", next_id_++));
+    for (std::string& in : inputs) out->add_input(std::move(in));
+    for (const auto& [name, value] : def.attr()) AddFunctions(value);
+    names_[&d] = out->name();
+    return out->name();
+  }
+
+  // The names of the functions the nodes' func attrs name.
+  const std::vector<std::string>& functions() const { return functions_; }
+
+ private:
+  absl::StatusOr<std::string> AddConst(const NodeDef& def, const Tensor& t) {
+    if (t.dtype() == DT_VARIANT) {
+      const Variant* v = t.data<Variant>();
+      for (int64_t i = 0; i < t.NumElements(); ++i) {
+        if (v[i].get<DatasetVariant>() != nullptr) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "cannot write ", def.op(),
+              " into a graph: a dataset among its inputs is not one of its "
+              "input datasets"));
+        }
+      }
+    }
+    NodeDef* c = graph_->add_node();
+    c->set_name(absl::StrCat("Const/_", next_id_++));
+    c->set_op("Const");
+    (*c->mutable_attr())["dtype"].set_type(t.dtype());
+    TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+    if (t.dtype() == DT_STRING || t.dtype() == DT_RESOURCE ||
+        t.dtype() == DT_VARIANT) {
+      t.AsProtoField(value);
+    } else {
+      t.AsProtoTensorContent(value);
+    }
+    return c->name();
+  }
+
+  void AddFunctions(const AttrValue& value) {
+    if (value.has_func()) {
+      functions_.push_back(value.func().name());
+      for (const auto& [name, v] : value.func().attr()) AddFunctions(v);
+    }
+    for (const NameAttrList& f : value.list().func()) {
+      functions_.push_back(f.name());
+      for (const auto& [name, v] : f.attr()) AddFunctions(v);
+    }
+  }
+
+  GraphDef* const graph_;
+  int next_id_ = 0;
+  absl::flat_hash_map<const DatasetBase*, std::string> names_;
+  std::vector<std::string> functions_;
+};
+
+class DatasetToGraphOp final : public OpKernel {
+ public:
+  explicit DatasetToGraphOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (def().op() == "DatasetToGraph") {
+      bool allow_stateful = false;
+      ctx->SetStatus(ctx->GetAttr("allow_stateful", &allow_stateful));
+      policy_ = allow_stateful ? kPolicyWarn : kPolicyFail;
+    } else {
+      ctx->SetStatus(ctx->GetAttr("external_state_policy", &policy_));
+    }
+    ctx->SetStatus(
+        ctx->GetAttr("strip_device_assignment", &strip_device_assignment_));
+    if (ctx->function_library() != nullptr) {
+      library_ = std::make_shared<FunctionDefLibrary>(*ctx->function_library());
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::string> graph = Write(ctx);
+    DFX_OP_REQUIRES_OK(ctx, graph.status());
+    ctx->set_output(0, Tensor::Scalar<std::string>(*std::move(graph)));
+  }
+
+ private:
+  absl::StatusOr<std::string> Write(OpKernelContext* ctx) {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));
+    GraphDef graph;
+    PipelineWriter writer(&graph);
+    DFX_ASSIGN_OR_RETURN(std::string output, writer.Add(*dataset, 0));
+    NodeDef* ret = graph.add_node();
+    ret->set_name("dataset");
+    ret->set_op("_Retval");
+    ret->add_input(output);
+    (*ret->mutable_attr())["T"].set_type(DT_VARIANT);
+    (*ret->mutable_attr())["index"].set_i(0);
+    graph.mutable_versions()->set_producer(kProducer);
+
+    if (!writer.functions().empty()) {
+      // The functions named, and those they reach.
+      GraphDef reach;
+      if (library_ != nullptr) *reach.mutable_library() = *library_;
+      for (const std::string& f : writer.functions()) {
+        NodeDef* call = reach.add_node();
+        call->set_op(f);
+      }
+      *graph.mutable_library() = ReachableFunctions(reach);
+      for (const std::string& f : writer.functions()) {
+        bool present = false;
+        for (const FunctionDef& fd : graph.library().function()) {
+          present |= fd.signature().name() == f;
+        }
+        if (!present) {
+          return absl::NotFoundError(absl::StrCat(
+              "function '", f,
+              "' of the dataset is not in the graph's function library"));
+        }
+      }
+      if (policy_ == kPolicyFail) {
+        DFX_RETURN_IF_ERROR(CheckStateless(graph.library()));
+      }
+      if (strip_device_assignment_) {
+        for (FunctionDef& fd : *graph.mutable_library()->mutable_function()) {
+          for (NodeDef& n : *fd.mutable_node_def()) n.clear_device();
+        }
+      }
+    }
+    std::string bytes;
+    {
+      google::protobuf::io::StringOutputStream stream(&bytes);
+      google::protobuf::io::CodedOutputStream coded(&stream);
+      coded.SetSerializationDeterministic(true);
+      graph.SerializeToCodedStream(&coded);
+    }
+    return bytes;
+  }
+
+  // TensorFlow's external state check under FAIL: a function op that is
+  // stateful (but Assert, the functional If and While, whose branches are
+  // checked as functions of their own, and the dataset ops).
+  static absl::Status CheckStateless(const FunctionDefLibrary& library) {
+    for (const FunctionDef& f : library.function()) {
+      for (const NodeDef& n : f.node_def()) {
+        const OpRegistrationData* reg = OpRegistry::Global()->LookUp(n.op());
+        if (reg == nullptr || !reg->op_def.is_stateful()) continue;
+        const OpDef& op = reg->op_def;
+        if (op.name() == "Assert" || op.name() == "If" ||
+            op.name() == "While") {
+          continue;
+        }
+        if (op.output_arg_size() == 1 &&
+            op.output_arg(0).type() == DT_VARIANT &&
+            (absl::EndsWith(op.name(), "Dataset") ||
+             absl::EndsWith(op.name(), "DatasetV2"))) {
+          continue;
+        }
+        return absl::FailedPreconditionError(absl::StrCat(
+            "Failed to serialize the input pipeline graph: ", op.name(),
+            " is stateful."));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t policy_ = kPolicyWarn;
+  bool strip_device_assignment_ = false;
+  std::shared_ptr<const FunctionDefLibrary> library_;
+};
+
+class DatasetFromGraphOp final : public OpKernel {
+ public:
+  explicit DatasetFromGraphOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<DatasetPtr> dataset = Read(ctx);
+    DFX_OP_REQUIRES_OK(ctx, dataset.status());
+    SetDatasetOutput(ctx, 0, *std::move(dataset));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> Read(OpKernelContext* ctx) {
+    const Tensor& in = ctx->input(0);
+    if (in.dtype() != DT_STRING || in.NumElements() != 1 ||
+        in.shape().dims() != 0) {
+      return absl::InvalidArgumentError("graph_def must be a scalar string");
+    }
+    GraphDef graph;
+    if (!graph.ParseFromString(in.data<std::string>()[0])) {
+      return absl::InvalidArgumentError("Could not parse GraphDef");
+    }
+    // The graph's one return value is the dataset; dfx's executor takes it
+    // through a call frame of one return value.
+    int retvals = 0;
+    for (NodeDef& node : *graph.mutable_node()) {
+      if (node.op() == "_Retval") {
+        ++retvals;
+        (*node.mutable_attr())["index"].set_i(0);
+      } else if (node.op() == "_Arg") {
+        return absl::InvalidArgumentError(
+            "the dataset's graph must take no arguments (_Arg node '" +
+            node.name() + "')");
+      }
+      node.set_device(ctx->device()->name());
+    }
+    if (retvals == 0) {
+      // TensorFlow's words: it fetches the _Retval's input, here none.
+      return absl::NotFoundError("FetchOutputs node : not found");
+    }
+    if (retvals != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the dataset's graph must have one _Retval node, has ", retvals));
+    }
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<FunctionLibrary> library,
+                         FunctionLibrary::Create(ReachableFunctions(graph),
+                                                 OpRegistry::Global()));
+    ImportOptions import;
+    import.allow_internal_names = true;
+    import.validate_shapes = false;
+    DFX_ASSIGN_OR_RETURN(
+        std::unique_ptr<Graph> g,
+        ImportGraphDef(std::move(graph), library->op_registry(), import));
+    DFX_RETURN_IF_ERROR(LowerFunctionalOps(*library, g.get()));
+    ExecutorParams params;
+    params.device = ctx->device();
+    params.kernel_registry = StandardKernelRegistry();
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                         NewExecutor(params, std::move(g)));
+    // A step of its own, numbered apart from the masters' steps and the
+    // dataset functions'.
+    static std::atomic<int64_t> next_step{0};
+    SimpleCallFrame frame({}, 1);
+    Executor::Args run;
+    run.step_id = (int64_t{1} << 61) | next_step.fetch_add(1);
+    run.call_frame = &frame;
+    CancellationManager cancel;
+    run.cancellation_manager = &cancel;
+    DFX_RETURN_IF_ERROR(executor->Run(run));
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out, frame.ConsumeRetvals());
+    return DatasetFromTensor(out[0], "the graph's _Retval");
+  }
+};
+
+// The ops of the datasets GetElementAtIndex reads (TensorFlow 2.21's
+// datasets with random access that dfx reads the same by iterating).
+bool HasRandomAccess(absl::string_view op) {
+  static const absl::flat_hash_set<absl::string_view> kOps = {
+      "RangeDataset",
+      "TensorSliceDataset",
+      "TensorDataset",
+      "SparseTensorSliceDataset",
+      "MapDataset",
+      "ParallelMapDataset",
+      "ParallelMapDatasetV2",
+      "BatchDataset",
+      "BatchDatasetV2",
+      "TakeDataset",
+      "SkipDataset",
+      "ConcatenateDataset",
+      "RepeatDataset",
+      "ZipDataset",
+      "CacheDataset",
+      "CacheDatasetV2",
+      "PrefetchDataset",
+      "OptionsDataset",
+      "AssertCardinalityDataset",
+      "ExperimentalAssertCardinalityDataset",
+  };
+  return kOps.contains(op);
+}
+
+// OK when every dataset of `d`'s pipeline is one GetElementAtIndex reads;
+// TensorFlow's Unimplemented naming the first that is not.
+absl::Status CheckRandomAccess(const DatasetBase& d, int depth) {
+  std::shared_ptr<const DatasetBase::Node> node = d.node();
+  if (node == nullptr || !HasRandomAccess(node->def->op()) || depth > 10000) {
+    return absl::UnimplementedError(
+        absl::StrCat("Random access is not implemented for dataset ",
+                     node == nullptr ? d.DebugString() : node->def->op()));
+  }
+  if (node->def->op() == "CacheDataset" ||
+      node->def->op() == "CacheDatasetV2") {
+    // A cache to a file has no random access.
+    if (node->args.empty() || node->args[0].dtype() != DT_STRING ||
+        node->args[0].NumElements() != 1 ||
+        !node->args[0].data<std::string>()[0].empty()) {
+      return absl::UnimplementedError(
+          "Random access is not implemented for dataset CacheDataset (a "
+          "cache to files)");
+    }
+  }
+  for (const DatasetPtr& in : node->inputs) {
+    DFX_RETURN_IF_ERROR(CheckRandomAccess(*in, depth + 1));
+  }
+  return absl::OkStatus();
+}
+
+class GetElementAtIndexOp final : public OpKernel {
+ public:
+  explicit GetElementAtIndexOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::vector<Tensor>> element = Get(ctx);
+    DFX_OP_REQUIRES_OK(ctx, element.status());
+    DFX_OP_REQUIRES_OK(ctx, SetElementOutputs(ctx, *std::move(element), false));
+  }
+
+ private:
+  absl::StatusOr<std::vector<Tensor>> Get(OpKernelContext* ctx) {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));
+    DFX_ASSIGN_OR_RETURN(int64_t index, ScalarInt64Input(ctx, 1, "index"));
+    DFX_RETURN_IF_ERROR(CheckRandomAccess(*dataset, 0));
+    const int64_t n = dataset->Cardinality();
+    if (n == kInfiniteCardinality) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Dataset of type ", dataset->node()->def->op(),
+          " has infinite cardinality, which does not support random "
+          "access."));
+    }
+    if (n >= 0 && (index < 0 || index >= n)) {
+      return absl::OutOfRangeError(
+          absl::StrCat("Index out of range [0, ", n, "):", index));
+    }
+    if (index < 0) {
+      return absl::OutOfRangeError(absl::StrCat("Index out of range: ", index));
+    }
+    IteratorContext ictx = IteratorContextOf(ctx);
+    ictx.root = dataset.get();
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
+                         dataset->MakeIterator(&ictx));
+    std::vector<Tensor> element;
+    for (int64_t i = 0; i <= index; ++i) {
+      if (ctx->cancellation_manager() != nullptr &&
+          ctx->cancellation_manager()->IsCancelled()) {
+        return absl::CancelledError("GetElementAtIndex was cancelled");
+      }
+      element.clear();
+      bool end = false;
+      DFX_RETURN_IF_ERROR(it->GetNext(&ictx, &element, &end));
+      if (end) {
+        return absl::OutOfRangeError(
+            absl::StrCat("Index out of range [0, ", i, "):", index));
+      }
+    }
+    DataTypeVector types;
+    DFX_RETURN_IF_ERROR(GetNodeAttr(def(), "output_types", &types));
+    DataTypeVector actual;
+    for (const Tensor& t : element) actual.push_back(t.dtype());
+    DFX_RETURN_IF_ERROR(CheckOutputTypes(types, actual, "GetElementAtIndex"));
+    return element;
+  }
+};
+
+}  // namespace
+}  // namespace dfx::data
+
+namespace dfx {
+
+void RegisterDataset6Kernels(KernelRegistry* registry) {
+  for (const char* op : {"DatasetToGraph", "DatasetToGraphV2"}) {
+    RegisterKernel<data::DatasetToGraphOp>(registry, KernelDefBuilder(op));
+  }
+  RegisterKernel<data::DatasetFromGraphOp>(
+      registry, KernelDefBuilder("DatasetFromGraph"));
+  RegisterKernel<data::GetElementAtIndexOp>(
+      registry, KernelDefBuilder("GetElementAtIndex"));
+}
+
+}  // namespace dfx
