@@ -40,7 +40,8 @@
 // element TensorFlow's Get returns; a shuffle in the pipeline (whose Get
 // in TensorFlow is its input's, unshuffled) is Unimplemented in dfx, and
 // so is a map whose function is stateful only in that it runs once per
-// element read.
+// element read. An index of 2^24 or more is Unimplemented (where
+// TensorFlow's Get is immediate, dfx would read that many elements).
 #include <atomic>
 #include <memory>
 #include <string>
@@ -416,6 +417,10 @@ absl::Status CheckRandomAccess(const DatasetBase& d, int depth) {
   return absl::OkStatus();
 }
 
+// The most elements GetElementAtIndex reads before the one asked for (a
+// bound on the time a call takes, since dfx iterates to the element).
+constexpr int64_t kMaxIndexRead = int64_t{1} << 24;
+
 class GetElementAtIndexOp final : public OpKernel {
  public:
   explicit GetElementAtIndexOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
@@ -444,6 +449,11 @@ class GetElementAtIndexOp final : public OpKernel {
     }
     if (index < 0) {
       return absl::OutOfRangeError(absl::StrCat("Index out of range: ", index));
+    }
+    if (index >= kMaxIndexRead) {
+      return absl::UnimplementedError(absl::StrCat(
+          "GetElementAtIndex reads a dataset up to the element in dfx; index ",
+          index, " is beyond the ", kMaxIndexRead, " elements it reads"));
     }
     IteratorContext ictx = IteratorContextOf(ctx);
     ictx.root = dataset.get();

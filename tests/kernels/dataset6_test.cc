@@ -3,7 +3,7 @@
 // cases (tests/golden/gen_dataset6.py) cannot show: the GraphDef
 // DatasetToGraphV2 writes has TensorFlow's layout, a dataset without a node
 // record fails naming it, and DatasetFromGraph refuses graphs that do not
-// return one dataset.
+// return one dataset, and GetElementAtIndex does not read without bound.
 #include <memory>
 #include <string>
 #include <vector>
@@ -218,11 +218,43 @@ TEST_CASE("DatasetFromGraph refuses graphs that do not return one dataset",
       0);
   CHECK_THAT(FromGraph(g.SerializeAsString()).status(),
              StatusIs(absl::StatusCode::kInvalidArgument));
+  // A cycle (no node can run): an error, not a wait.
+  g = good;
+  g.mutable_node(3)->set_input(0, "dataset_cycle");
+  NodeDef* cycle = g.add_node();
+  cycle->set_name("dataset_cycle");
+  cycle->set_op("Identity");
+  cycle->add_input("RangeDataset/_3");
+  (*cycle->mutable_attr())["T"].set_type(DT_INT64);
+  CHECK(!FromGraph(g.SerializeAsString()).ok());
+  // A function attr naming no function of the graph's library.
+  g = good;
+  (*g.mutable_node(3)->mutable_attr())["f"].mutable_func()->set_name("nope");
+  CHECK(!FromGraph(g.SerializeAsString()).ok());
   // A string tensor that is not a scalar.
   absl::StatusOr<std::vector<Tensor>> out =
       RunKernel(TestNodeBuilder("from_graph", "DatasetFromGraph", 1).Build(),
                 {Tensor::FromVector<std::string>({"a", "b"})});
   CHECK_THAT(out.status(), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE("GetElementAtIndex refuses an index it would take long to read",
+          "[dataset6]") {
+  // dfx reads up to the element: range(2^40)[2^30] is Unimplemented at
+  // once instead of reading 2^30 elements; range(2^40)[1000] is read.
+  const Tensor r = Range(int64_t{1} << 40);
+  auto at = [&r](int64_t index) {
+    return RunKernel(TestNodeBuilder("at", "GetElementAtIndex", 2)
+                         .Attr("output_types", DataTypeVector{DT_INT64})
+                         .Build(),
+                     {r, I64(index)});
+  };
+  CHECK_THAT(at(int64_t{1} << 30).status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "dfx"));
+  absl::StatusOr<std::vector<Tensor>> got = at(1000);
+  REQUIRE(got.ok());
+  CHECK((*got)[0].data<int64_t>()[0] == 1000);
+  CHECK_THAT(at(-1).status(), StatusIs(absl::StatusCode::kOutOfRange));
 }
 
 }  // namespace
