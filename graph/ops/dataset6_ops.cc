@@ -1,8 +1,9 @@
 // A dataset as a serialized GraphDef and back: DatasetToGraph,
 // DatasetToGraphV2 and DatasetFromGraph (what tf.distribute and the
 // tf.data service send between tasks); a dataset's element by its index,
-// GetElementAtIndex (tf.data.experimental.at). Every OpDef is TensorFlow 2.21's
-// (tests/kernels/dataset6_test.cc compares them with
+// GetElementAtIndex (tf.data.experimental.at); GlobalShuffleDataset
+// (Dataset.shuffle's global form, TensorFlow's index shuffle). Every OpDef is
+// TensorFlow 2.21's (tests/kernels/dataset6_test.cc compares them with
 // tests/golden/data/dataset6/tf_op_defs.pbtxt, written by gen_dataset6.py);
 // the kernels are in kernels/data/dataset6_kernels.cc.
 #include "base/status_macros.h"
@@ -37,6 +38,19 @@ absl::Status RegisterDataset6Ops(OpRegistry* r) {
                                       .Attr("output_types: list(type) >= 1")
                                       .Attr("output_shapes: list(shape) >= 1")
                                       .SetShapeFn(shape_fn::Unknown)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("GlobalShuffleDataset")
+                      .Input("input_dataset: variant")
+                      .Input("seed: int64")
+                      .Input("seed2: int64")
+                      .Input("seed_generator: resource")
+                      .Output("handle: variant")
+                      .Attr("reshuffle_each_iteration: bool = true")
+                      .Attr("output_types: list(type) >= 1")
+                      .Attr("output_shapes: list(shape) >= 1")
+                      .Attr("metadata: string = ''")
+                      .SetIsStateful()
+                      .SetShapeFn(shape_fn::Scalar)));
   return absl::OkStatus();
 }
 

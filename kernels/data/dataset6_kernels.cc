@@ -1,4 +1,5 @@
-// A dataset as a serialized GraphDef and back (graph/ops/dataset6_ops.cc):
+// A dataset as a serialized GraphDef and back, random access and the
+// global shuffle (graph/ops/dataset6_ops.cc):
 //
 //   DatasetToGraph,     the GraphDef of the input dataset's pipeline, as
 //   DatasetToGraphV2    TensorFlow lays it out: each dataset's node (from
@@ -42,8 +43,20 @@
 // so is a map whose function is stateful only in that it runs once per
 // element read. An index of 2^24 or more is Unimplemented (where
 // TensorFlow's Get is immediate, dfx would read that many elements).
+//
+//   GlobalShuffleDataset  element i is the input's element at TensorFlow's
+//                         index shuffle of i (random::IndexShuffle, 8
+//                         rounds, keyed by three seeds of the dataset's
+//                         generator), over inputs of range, tensor slices,
+//                         map and prefetch; dfx reads the input whole at
+//                         the first element. The seed_generator handle is
+//                         not looked up: Python passes a dummy one, and
+//                         the dataset makes its own generator, as
+//                         TensorFlow does then.
+#include <array>
 #include <atomic>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +74,8 @@
 #include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
 #include "kernels/kernels.h"
+#include "kernels/random/philox.h"
+#include "kernels/random/rng2_kernels.h"
 #include "proto/attr_value.pb.h"
 #include "proto/function.pb.h"
 #include "proto/graph.pb.h"
@@ -482,6 +497,153 @@ class GetElementAtIndexOp final : public OpKernel {
   }
 };
 
+// ---------------------------------------------------------------------------
+// GlobalShuffleDataset
+
+// The datasets GlobalShuffleDataset shuffles over in dfx: those TensorFlow
+// accepts whose elements are one per input element.
+bool GlobalShuffleCompatible(const DatasetBase& d, int depth) {
+  static const absl::flat_hash_set<absl::string_view> kOps = {
+      "RangeDataset",       "TensorSliceDataset",   "MapDataset",
+      "ParallelMapDataset", "ParallelMapDatasetV2", "PrefetchDataset",
+      "OptionsDataset",
+  };
+  std::shared_ptr<const DatasetBase::Node> node = d.node();
+  if (node == nullptr || !kOps.contains(node->def->op()) || depth > 10000) {
+    return false;
+  }
+  for (const DatasetPtr& in : node->inputs) {
+    if (!GlobalShuffleCompatible(*in, depth + 1)) return false;
+  }
+  return true;
+}
+
+// TensorFlow's index shuffle rounds for a global shuffle.
+constexpr int kIndexShuffleRounds = 8;
+
+// Element i is the input's element IndexShuffle(i, seeds, n - 1): the
+// input is read whole into memory at the first element (dfx's datasets
+// have no random access), then handed out in the permuted order. Each
+// iterator takes three seeds from the dataset's generator, as TensorFlow's
+// (with reshuffle_each_iteration, words of Philox(seed, seed2); without,
+// seed, seed2, seed).
+class GlobalShuffleDataset final : public UnaryDataset {
+ public:
+  GlobalShuffleDataset(DatasetPtr input, int64_t seed, int64_t seed2,
+                       bool reshuffle)
+      : UnaryDataset(input, input->output_dtypes()),
+        seed_(seed),
+        seed2_(seed2),
+        reshuffle_(reshuffle),
+        parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)),
+        words_(&parent_) {}
+
+  std::string DebugString() const override { return "GlobalShuffleDataset"; }
+  int64_t Cardinality() const override { return input()->Cardinality(); }
+
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    std::array<uint32_t, 3> key;
+    {
+      absl::MutexLock lock(&mu_);
+      if (reshuffle_) {
+        for (uint32_t& k : key) k = words_();
+        words_();  // TensorFlow draws a fourth seed and drops it.
+      } else {
+        key = {static_cast<uint32_t>(seed_), static_cast<uint32_t>(seed2_),
+               static_cast<uint32_t>(seed_)};
+      }
+    }
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
+                         input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(new Iterator(std::move(in), key));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::unique_ptr<IteratorBase> in, std::array<uint32_t, 3> key)
+        : in_(std::move(in)), key_(key) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      out->clear();
+      *end = false;
+      while (in_ != nullptr) {
+        std::vector<Tensor> e;
+        bool in_end = false;
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &e, &in_end));
+        if (in_end) {
+          in_.reset();
+          break;
+        }
+        elements_.push_back(std::move(e));
+      }
+      if (next_ >= static_cast<int64_t>(elements_.size())) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      const uint64_t at =
+          random::IndexShuffle(static_cast<uint64_t>(next_++), key_,
+                               elements_.size() - 1, kIndexShuffleRounds);
+      *out = elements_[at];
+      return absl::OkStatus();
+    }
+
+   private:
+    std::unique_ptr<IteratorBase> in_;
+    const std::array<uint32_t, 3> key_;
+    std::vector<std::vector<Tensor>> elements_;
+    int64_t next_ = 0;
+  };
+
+  const int64_t seed_, seed2_;
+  const bool reshuffle_;
+  mutable absl::Mutex mu_;
+  mutable random::Philox parent_ ABSL_GUARDED_BY(mu_);
+  mutable random::PhiloxWords words_ ABSL_GUARDED_BY(mu_);
+};
+
+class GlobalShuffleDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit GlobalShuffleDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(
+        ctx->GetAttr("reshuffle_each_iteration", &reshuffle_each_iteration_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    if (!GlobalShuffleCompatible(*input, 0)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("`global_shuffle` requires all upstream "
+                       "transformations be compatible with random access "
+                       "(in dfx: range, tensor slices, map, prefetch). Got: ",
+                       input->DebugString()));
+    }
+    const int64_t n = input->Cardinality();
+    if (n <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`global_shuffle` requires the input dataset to have a non-empty "
+          "finite cardinality. Got cardinality ",
+          n, " for dataset ", input->DebugString()));
+    }
+    DFX_ASSIGN_OR_RETURN(int64_t seed, ScalarInt64Input(ctx, 1, "seed"));
+    DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 2, "seed2"));
+    if (seed == 0 && seed2 == 0) {
+      // TensorFlow's RandomSeeds: (0, 0) asks for random seeds.
+      std::random_device rd;
+      seed = static_cast<int64_t>((uint64_t{rd()} << 32) | rd());
+      seed2 = static_cast<int64_t>((uint64_t{rd()} << 32) | rd());
+    }
+    return std::make_shared<GlobalShuffleDataset>(std::move(input), seed, seed2,
+                                                  reshuffle_each_iteration_);
+  }
+
+  bool reshuffle_each_iteration_ = true;
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -495,6 +657,8 @@ void RegisterDataset6Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("DatasetFromGraph"));
   RegisterKernel<data::GetElementAtIndexOp>(
       registry, KernelDefBuilder("GetElementAtIndex"));
+  RegisterKernel<data::GlobalShuffleDatasetOp>(
+      registry, KernelDefBuilder("GlobalShuffleDataset"));
 }
 
 }  // namespace dfx

@@ -101,7 +101,7 @@ class UnrecordedDataset final : public data::DatasetBase {
 
 TEST_CASE("Every dataset6 op has TensorFlow 2.21's signature and CPU types",
           "[dataset6]") {
-  testing::CheckSignaturesWithTensorFlow("dataset6", 4);
+  testing::CheckSignaturesWithTensorFlow("dataset6", 5);
 }
 
 TEST_CASE("The dataset6 ops output scalars", "[dataset6]") {
