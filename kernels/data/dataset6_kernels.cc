@@ -49,7 +49,8 @@
 //                         rounds, keyed by three seeds of the dataset's
 //                         generator), over inputs of range, tensor slices,
 //                         map and prefetch; dfx reads the input whole at
-//                         the first element. The seed_generator handle is
+//                         the first element (Unimplemented past 2^24
+//                         elements). The seed_generator handle is
 //                         not looked up: Python passes a dummy one, and
 //                         the dataset makes its own generator, as
 //                         TensorFlow does then.
@@ -628,6 +629,11 @@ class GlobalShuffleDatasetOp final : public DatasetOpKernel {
           "`global_shuffle` requires the input dataset to have a non-empty "
           "finite cardinality. Got cardinality ",
           n, " for dataset ", input->DebugString()));
+    }
+    if (n > kMaxIndexRead) {
+      return absl::UnimplementedError(absl::StrCat(
+          "`global_shuffle` reads its input whole into memory in dfx; ", n,
+          " elements are more than the ", kMaxIndexRead, " it reads"));
     }
     DFX_ASSIGN_OR_RETURN(int64_t seed, ScalarInt64Input(ctx, 1, "seed"));
     DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 2, "seed2"));
