@@ -2,7 +2,8 @@
 // DatasetToGraphV2 and DatasetFromGraph (what tf.distribute and the
 // tf.data service send between tasks); a dataset's element by its index,
 // GetElementAtIndex (tf.data.experimental.at); GlobalShuffleDataset
-// (Dataset.shuffle's global form, TensorFlow's index shuffle). Every OpDef is
+// (Dataset.shuffle's global form, TensorFlow's index shuffle);
+// IndexFlatMapDataset. Every OpDef is
 // TensorFlow 2.21's (tests/kernels/dataset6_test.cc compares them with
 // tests/golden/data/dataset6/tf_op_defs.pbtxt, written by gen_dataset6.py);
 // the kernels are in kernels/data/dataset6_kernels.cc.
@@ -50,6 +51,21 @@ absl::Status RegisterDataset6Ops(OpRegistry* r) {
                       .Attr("output_shapes: list(shape) >= 1")
                       .Attr("metadata: string = ''")
                       .SetIsStateful()
+                      .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(
+      r->Register(OpDefBuilder("IndexFlatMapDataset")
+                      .Input("input_dataset: variant")
+                      .Input("map_func_other_args: Tmap_func_args")
+                      .Input("index_map_func_other_args: Tindex_map_func_args")
+                      .Input("output_cardinality: int64")
+                      .Output("handle: variant")
+                      .Attr("map_func: func")
+                      .Attr("index_map_func: func")
+                      .Attr("Tmap_func_args: list(type) >= 0")
+                      .Attr("Tindex_map_func_args: list(type) >= 0")
+                      .Attr("output_types: list(type) >= 1")
+                      .Attr("output_shapes: list(shape) >= 1")
+                      .Attr("metadata: string = ''")
                       .SetShapeFn(shape_fn::Scalar)));
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
-// A dataset as a serialized GraphDef and back, random access and the
-// global shuffle (graph/ops/dataset6_ops.cc):
+// A dataset as a serialized GraphDef and back, random access, the global
+// shuffle and IndexFlatMapDataset (graph/ops/dataset6_ops.cc):
 //
 //   DatasetToGraph,     the GraphDef of the input dataset's pipeline, as
 //   DatasetToGraphV2    TensorFlow lays it out: each dataset's node (from
@@ -74,6 +74,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/element_util.h"
 #include "kernels/kernels.h"
 #include "kernels/random/philox.h"
 #include "kernels/random/rng2_kernels.h"
@@ -650,6 +651,158 @@ class GlobalShuffleDatasetOp final : public DatasetOpKernel {
   bool reshuffle_each_iteration_ = true;
 };
 
+// ---------------------------------------------------------------------------
+// IndexFlatMapDataset
+
+// As TensorFlow's iterator outside a global shuffle: element k is
+// index_map_func(k) = (i, offset): when i is past the input element last
+// read (or none was), the next input element is read and map_func applied
+// to it; the output is row `offset` of each of map_func's results (a
+// scalar result as it is). TensorFlow aborts on an offset past a result's
+// rows; dfx fails with InvalidArgument.
+class IndexFlatMapDataset final : public UnaryDataset {
+ public:
+  IndexFlatMapDataset(DatasetPtr input, DataTypeVector dtypes,
+                      CapturedFunction map, CapturedFunction index_map)
+      : UnaryDataset(std::move(input), std::move(dtypes)),
+        map_(std::move(map)),
+        index_map_(std::move(index_map)) {}
+
+  std::string DebugString() const override { return "IndexFlatMapDataset"; }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
+                         input()->MakeIterator(ctx));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<IndexFlatMapDataset>(), std::move(in)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const IndexFlatMapDataset> d,
+             std::unique_ptr<IteratorBase> in)
+        : d_(std::move(d)), in_(std::move(in)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      out->clear();
+      *end = false;
+      if (in_ == nullptr) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      DFX_ASSIGN_OR_RETURN(
+          std::vector<Tensor> index,
+          d_->index_map_.Run(ctx, {Tensor::Scalar<int64_t>(count_)}));
+      int64_t at[2] = {0, 0};
+      if (index.size() != 2) {
+        return absl::InvalidArgumentError(
+            "The `index_map_fn` for `index_flat_map` is expected to return "
+            "two int values representing the element index and an offset "
+            "within the element.");
+      }
+      for (int i = 0; i < 2; ++i) {
+        const Tensor& t = index[i];
+        if (t.NumElements() != 1 ||
+            (t.dtype() != DT_INT32 && t.dtype() != DT_INT64)) {
+          return absl::InvalidArgumentError(
+              "The `index_map_fn` for `index_flat_map` is expected to return "
+              "two int32/int64 values representing the element index and an "
+              "offset within the element.");
+        }
+        at[i] =
+            t.dtype() == DT_INT32 ? t.data<int32_t>()[0] : t.data<int64_t>()[0];
+      }
+      if (at[1] < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("index_flat_map: offset ", at[1], " is negative"));
+      }
+      // TensorFlow compares the indices as size_t (a negative one is past
+      // every other).
+      if (static_cast<uint64_t>(at[0]) > input_index_ || mapped_.empty()) {
+        std::vector<Tensor> element;
+        bool in_end = false;
+        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &element, &in_end));
+        if (in_end) {
+          in_.reset();
+          mapped_.clear();
+          *end = true;
+          return absl::OkStatus();
+        }
+        DFX_ASSIGN_OR_RETURN(mapped_, d_->map_.Run(ctx, std::move(element)));
+        input_index_ = static_cast<uint64_t>(at[0]);
+      }
+      for (const Tensor& t : mapped_) {
+        if (t.dims() == 0) {
+          out->push_back(t);
+          continue;
+        }
+        if (at[1] >= t.dim_size(0)) {
+          out->clear();
+          return absl::InvalidArgumentError(
+              absl::StrCat("index_flat_map: offset ", at[1], " is past the ",
+                           t.dim_size(0), " rows of map_func's result"));
+        }
+        DFX_ASSIGN_OR_RETURN(Tensor row, RowOf(t, at[1]));
+        out->push_back(std::move(row));
+      }
+      ++count_;
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const IndexFlatMapDataset> d_;
+    std::unique_ptr<IteratorBase> in_;
+    int64_t count_ = 0;        // elements produced
+    uint64_t input_index_ = 0;  // the index of the input element in mapped_
+    std::vector<Tensor> mapped_;
+  };
+
+  const CapturedFunction map_;
+  const CapturedFunction index_map_;
+};
+
+class IndexFlatMapDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit IndexFlatMapDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    DataTypeVector map_args, index_args;
+    ctx->SetStatus(ctx->GetAttr("Tmap_func_args", &map_args));
+    ctx->SetStatus(ctx->GetAttr("Tindex_map_func_args", &index_args));
+    num_map_args_ = static_cast<int>(map_args.size());
+    num_index_args_ = static_cast<int>(index_args.size());
+    for (const char* attr : {"map_func", "index_map_func"}) {
+      absl::StatusOr<std::shared_ptr<const DatasetFunction>> f =
+          DatasetFunction::Create(ctx, attr);
+      if (!f.ok()) {
+        ctx->SetStatus(f.status());
+        return;
+      }
+      (attr[0] == 'm' ? map_ : index_map_) = *std::move(f);
+    }
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
+    CapturedFunction map{map_, {}}, index_map{index_map_, {}};
+    for (int i = 0; i < num_map_args_; ++i) {
+      map.captured.push_back(ctx->input(1 + i));
+    }
+    for (int i = 0; i < num_index_args_; ++i) {
+      index_map.captured.push_back(ctx->input(1 + num_map_args_ + i));
+    }
+    // output_cardinality is not used (TensorFlow's cardinality is unknown).
+    return std::make_shared<IndexFlatMapDataset>(
+        std::move(input), output_types(), std::move(map), std::move(index_map));
+  }
+
+  int num_map_args_ = 0;
+  int num_index_args_ = 0;
+  std::shared_ptr<const DatasetFunction> map_, index_map_;
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -665,6 +818,8 @@ void RegisterDataset6Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("GetElementAtIndex"));
   RegisterKernel<data::GlobalShuffleDatasetOp>(
       registry, KernelDefBuilder("GlobalShuffleDataset"));
+  RegisterKernel<data::IndexFlatMapDatasetOp>(
+      registry, KernelDefBuilder("IndexFlatMapDataset"));
 }
 
 }  // namespace dfx

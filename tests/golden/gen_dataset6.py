@@ -35,6 +35,12 @@ shuffle reproduced bit for bit: fixed seeds, reshuffled epochs of a
 repeat, a map over slices, a permutation past 2^16 elements, and its
 errors.
 
+ifm_* cases: IndexFlatMapDataset (raw op, Defun functions): rows of
+map_func's results by index_map_func's (element, offset), captured
+arguments, int32 indices, strings, indices that
+jump (one input element read per jump, as TensorFlow), and bad
+index_map_func results.
+
 save_* cases: iterator saves (SerializeIterator, DeserializeIterator) of
 the dataset5 family's AutoShardDataset (DATA and AUTO policies),
 AssertNextDataset and AssertPrevDataset, as gen_itckpt.py's round trips.
@@ -49,7 +55,7 @@ from gen_lookup import steps_case
 
 FAMILY = "dataset6"
 OPS = ["DatasetToGraph", "DatasetToGraphV2", "DatasetFromGraph",
-       "GetElementAtIndex", "GlobalShuffleDataset"]
+       "GetElementAtIndex", "GlobalShuffleDataset", "IndexFlatMapDataset"]
 raw = tf.raw_ops
 
 
@@ -391,6 +397,111 @@ def global_shuffle_cases(folder):
     # indices through them.
 
 
+def index_flat_map(ds, map_fn, index_map_fn, spec, map_args=(),
+                   index_args=(), cardinality=-2):
+    v = raw.IndexFlatMapDataset(
+        input_dataset=ds._variant_tensor, map_func_other_args=list(map_args),
+        index_map_func_other_args=list(index_args),
+        output_cardinality=tf.constant(cardinality, tf.int64),
+        map_func=map_fn, index_map_func=index_map_fn,
+        output_types=[s.dtype for s in tf.nest.flatten(spec)],
+        output_shapes=[s.shape for s in tf.nest.flatten(spec)])
+    return tf.data.experimental.from_variant(v, spec)
+
+
+def index_flat_map_cases(folder):
+    """IndexFlatMapDataset (no Python API in TensorFlow 2.21: the raw op
+    with Defun functions)."""
+    from tensorflow.python.framework import function
+    i64 = tf.TensorSpec([], tf.int64)
+
+    def case(name, make, pulls, note=""):
+        def build():
+            out = {}
+            iterate(make(), out)
+            return out
+        with tf.Graph().as_default():
+            n = len(tf.nest.flatten(make().element_spec))
+        keys = [f"c{i}" for i in range(n)]
+        steps_case(folder, name, build,
+                   [(["init"], {})] + [(keys, {})] * pulls)
+
+    def fill3():
+        @function.Defun(tf.int64)
+        def map_fn(x):
+            return tf.fill([3], x * 10)
+
+        @function.Defun(tf.int64)
+        def index_map(i):
+            return i // 3, i % 3
+        return index_flat_map(r(3), map_fn, index_map, i64, cardinality=9)
+    case("ifm_fill", fill3, 10)
+
+    def captured():
+        @function.Defun(tf.int64, tf.int64)
+        def map_fn(x, k):
+            return tf.range(k) + x * 100
+
+        @function.Defun(tf.int64, tf.int32)
+        def index_map(i, k):
+            k = tf.cast(k, tf.int64)
+            return tf.cast(i // k, tf.int32), i % k
+        return index_flat_map(r(3), map_fn, index_map, i64,
+                              map_args=[tf.constant(2, tf.int64)],
+                              index_args=[tf.constant(2, tf.int32)])
+    case("ifm_captured_int32_index", captured, 7)
+
+    def strings():
+        @function.Defun(tf.string)
+        def map_fn(s):
+            return tf.stack([s, s + "!"])
+
+        @function.Defun(tf.int64)
+        def index_map(i):
+            return i // 2, i % 2
+        return index_flat_map(
+            tf.data.Dataset.from_tensor_slices(["a", "bc"]), map_fn,
+            index_map, tf.TensorSpec([], tf.string))
+    case("ifm_strings", strings, 5)
+    # Left out: map_func with two results (TensorFlow 2.21 fails with
+    # Internal "Expected 2 components but got 1"; dfx slices each).
+
+    def skip_ahead():
+        @function.Defun(tf.int64)
+        def map_fn(x):
+            return tf.stack([x, -x])
+
+        @function.Defun(tf.int64)
+        def index_map(i):
+            return 2 * (i // 2), i % 2
+        return index_flat_map(r(4), map_fn, index_map, i64)
+    case("ifm_index_jumps", skip_ahead, 9)
+
+    def three_values():
+        @function.Defun(tf.int64)
+        def map_fn(x):
+            return tf.stack([x])
+
+        @function.Defun(tf.int64)
+        def index_map(i):
+            return i, i * 0, i
+        return index_flat_map(r(2), map_fn, index_map, i64)
+    case("ifm_index_map_three_values", three_values, 1)
+
+    def float_index():
+        @function.Defun(tf.int64)
+        def map_fn(x):
+            return tf.stack([x])
+
+        @function.Defun(tf.int64)
+        def index_map(i):
+            return tf.cast(i, tf.float32), i * 0
+        return index_flat_map(r(2), map_fn, index_map, i64)
+    case("ifm_index_map_float", float_index, 1)
+    # Left out: an offset past map_func's rows (TensorFlow aborts in
+    # Tensor::SubSlice; dfx fails with InvalidArgument).
+
+
 def main():
     folder = golden_lib.family_folder(FAMILY)
     golden_lib.write_op_defs(FAMILY, OPS)
@@ -401,6 +512,7 @@ def main():
     at_cases(folder)
     save_cases()
     global_shuffle_cases(folder)
+    index_flat_map_cases(folder)
 
 
 if __name__ == "__main__":
