@@ -3,7 +3,7 @@
 // tf.data service send between tasks); a dataset's element by its index,
 // GetElementAtIndex (tf.data.experimental.at); GlobalShuffleDataset
 // (Dataset.shuffle's global form, TensorFlow's index shuffle);
-// IndexFlatMapDataset. Every OpDef is
+// IndexFlatMapDataset and WeightedFlatMapDataset. Every OpDef is
 // TensorFlow 2.21's (tests/kernels/dataset6_test.cc compares them with
 // tests/golden/data/dataset6/tf_op_defs.pbtxt, written by gen_dataset6.py);
 // the kernels are in kernels/data/dataset6_kernels.cc.
@@ -67,6 +67,16 @@ absl::Status RegisterDataset6Ops(OpRegistry* r) {
                       .Attr("output_shapes: list(shape) >= 1")
                       .Attr("metadata: string = ''")
                       .SetShapeFn(shape_fn::Scalar)));
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("WeightedFlatMapDataset")
+                                      .Input("input_datasets: N * variant")
+                                      .Input("weights: M * double")
+                                      .Output("handle: variant")
+                                      .Attr("N: int >= 2")
+                                      .Attr("M: int >= 2")
+                                      .Attr("output_types: list(type) >= 1")
+                                      .Attr("output_shapes: list(shape) >= 1")
+                                      .Attr("metadata: string = ''")
+                                      .SetShapeFn(shape_fn::Scalar)));
   return absl::OkStatus();
 }
 

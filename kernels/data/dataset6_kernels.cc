@@ -1,5 +1,6 @@
 // A dataset as a serialized GraphDef and back, random access, the global
-// shuffle and IndexFlatMapDataset (graph/ops/dataset6_ops.cc):
+// shuffle, IndexFlatMapDataset and WeightedFlatMapDataset
+// (graph/ops/dataset6_ops.cc):
 //
 //   DatasetToGraph,     the GraphDef of the input dataset's pipeline, as
 //   DatasetToGraphV2    TensorFlow lays it out: each dataset's node (from
@@ -55,7 +56,9 @@
 //                         the dataset makes its own generator, as
 //                         TensorFlow does then.
 #include <array>
+#include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -754,7 +757,7 @@ class IndexFlatMapDataset final : public UnaryDataset {
    private:
     const std::shared_ptr<const IndexFlatMapDataset> d_;
     std::unique_ptr<IteratorBase> in_;
-    int64_t count_ = 0;        // elements produced
+    int64_t count_ = 0;         // elements produced
     uint64_t input_index_ = 0;  // the index of the input element in mapped_
     std::vector<Tensor> mapped_;
   };
@@ -803,6 +806,196 @@ class IndexFlatMapDatasetOp final : public DatasetOpKernel {
   std::shared_ptr<const DatasetFunction> map_, index_map_;
 };
 
+// ---------------------------------------------------------------------------
+// WeightedFlatMapDataset
+
+// TensorFlow's normalization: each input contributes as many elements as
+// its weight allows before the first input (relative to the weights) is
+// exhausted: {100, 100, 10} elements weighted {0.2, 0.3, 0.5} give
+// {4, 6, 10}.
+absl::StatusOr<std::vector<int64_t>> NormalizeCardinalities(
+    const std::vector<double>& weights, std::vector<int64_t> cardinalities) {
+  double max_weight = 0.0;
+  for (const double w : weights) max_weight = std::max(max_weight, w);
+  double min_cardinality = std::numeric_limits<double>::max();
+  size_t min_index = 0;
+  for (size_t i = 0; i < cardinalities.size(); ++i) {
+    const double c =
+        static_cast<double>(cardinalities[i]) * weights[i] / max_weight;
+    if (min_cardinality > c) {
+      min_cardinality = c;
+      min_index = i;
+    }
+  }
+  for (size_t i = 0; i < cardinalities.size(); ++i) {
+    const uint64_t c = static_cast<uint64_t>(min_cardinality * weights[i] /
+                                             weights[min_index]);
+    if (c > static_cast<uint64_t>(cardinalities[i])) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Input ", i, " needs to have at least ", c, " elements. It only has ",
+          cardinalities[i], " elements."));
+    }
+    cardinalities[i] = static_cast<int64_t>(c);
+  }
+  return cardinalities;
+}
+
+// The first counts[0] elements of input 0, then counts[1] of input 1, ...
+// (TensorFlow's order outside a global shuffle).
+class WeightedFlatMapDataset final : public DatasetBase {
+ public:
+  WeightedFlatMapDataset(std::vector<DatasetPtr> inputs,
+                         std::vector<int64_t> counts)
+      : DatasetBase(inputs[0]->output_dtypes()),
+        inputs_(std::move(inputs)),
+        counts_(std::move(counts)) {
+    set_options(inputs_[0]->options());
+  }
+
+  std::string DebugString() const override { return "WeightedFlatMapDataset"; }
+  int64_t Cardinality() const override {
+    int64_t n = 0;
+    for (const int64_t c : counts_) n += c;
+    return n;
+  }
+  absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
+      IteratorContext* ctx) const override {
+    std::vector<std::unique_ptr<IteratorBase>> its;
+    for (const DatasetPtr& in : inputs_) {
+      DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
+                           in->MakeIterator(ctx));
+      its.push_back(std::move(it));
+    }
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<WeightedFlatMapDataset>(), std::move(its)));
+  }
+
+ private:
+  class Iterator final : public IteratorBase {
+   public:
+    Iterator(std::shared_ptr<const WeightedFlatMapDataset> d,
+             std::vector<std::unique_ptr<IteratorBase>> its)
+        : d_(std::move(d)), its_(std::move(its)) {}
+
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                         bool* end) override {
+      out->clear();
+      *end = false;
+      // The input whose share holds element count_.
+      int64_t before = 0;
+      size_t i = 0;
+      while (i < d_->counts_.size() && count_ >= before + d_->counts_[i]) {
+        before += d_->counts_[i++];
+      }
+      if (i == d_->counts_.size()) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      if (its_[i] == nullptr) {
+        DFX_ASSIGN_OR_RETURN(its_[i], d_->inputs_[i]->MakeIterator(ctx));
+      }
+      DFX_RETURN_IF_ERROR(its_[i]->GetNext(ctx, out, end));
+      ++count_;
+      return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "count", count_);
+      for (size_t i = 0; i < its_.size(); ++i) {
+        DFX_RETURN_IF_ERROR(SaveInput(*d_->inputs_[i], its_[i].get(),
+                                      absl::StrCat(prefix, "/input[", i, "]"),
+                                      state));
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(count_, state.ReadInt(prefix, "count"));
+      for (size_t i = 0; i < its_.size(); ++i) {
+        DFX_RETURN_IF_ERROR(
+            RestoreInput(ctx, *d_->inputs_[i], &its_[i],
+                         absl::StrCat(prefix, "/input[", i, "]"), state));
+      }
+      return absl::OkStatus();
+    }
+
+   private:
+    const std::shared_ptr<const WeightedFlatMapDataset> d_;
+    std::vector<std::unique_ptr<IteratorBase>> its_;
+    int64_t count_ = 0;
+  };
+
+  const std::vector<DatasetPtr> inputs_;
+  const std::vector<int64_t> counts_;
+};
+
+class WeightedFlatMapDatasetOp final : public DatasetOpKernel {
+ public:
+  explicit WeightedFlatMapDatasetOp(OpKernelConstruction* ctx)
+      : DatasetOpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("N", &n_));
+    ctx->SetStatus(ctx->GetAttr("M", &m_));
+  }
+
+ private:
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    if (n_ != m_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`input_datasets` and `weights` of the WeightedFlatMap must have "
+          "the same size. Got ",
+          n_, " datasets and ", m_, " weights."));
+    }
+    std::vector<DatasetPtr> inputs;
+    for (int64_t i = 0; i < n_; ++i) {
+      DFX_ASSIGN_OR_RETURN(DatasetPtr in,
+                           DatasetFromInput(ctx, static_cast<int>(i)));
+      if (i > 0 && in->output_dtypes() != output_types()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "All inputs to WeightedFlatMap must have the same output types. "
+            "Input ",
+            i, " has output types: ", DataTypeVectorString(in->output_dtypes()),
+            ". Expected: ", DataTypeVectorString(output_types()), "."));
+      }
+      inputs.push_back(std::move(in));
+    }
+    std::vector<int64_t> cardinalities;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const int64_t c = inputs[i]->Cardinality();
+      if (c < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Cardinalities of the inputs must be known. Input ", i, " has ",
+            c == kInfiniteCardinality ? "INFINITE" : "UNKNOWN",
+            " cardinality."));
+      }
+      cardinalities.push_back(c);
+    }
+    std::vector<double> weights;
+    for (int64_t i = 0; i < m_; ++i) {
+      const Tensor& w = ctx->input(static_cast<int>(n_ + i));
+      // TensorFlow aborts on a weight that is not a scalar.
+      if (w.dtype() != DT_DOUBLE || w.dims() != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("weight ", i, " must be a scalar double"));
+      }
+      const double v = w.data<double>()[0];
+      if (!(v > 0.0)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("`weights` must be greater than 0.0. Input ", i,
+                         " has a weight of ", v));
+      }
+      weights.push_back(v);
+    }
+    DFX_ASSIGN_OR_RETURN(std::vector<int64_t> counts,
+                         NormalizeCardinalities(weights, cardinalities));
+    return std::make_shared<WeightedFlatMapDataset>(std::move(inputs),
+                                                    std::move(counts));
+  }
+
+  int64_t n_ = 0;
+  int64_t m_ = 0;
+};
+
 }  // namespace
 }  // namespace dfx::data
 
@@ -820,6 +1013,8 @@ void RegisterDataset6Kernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("GlobalShuffleDataset"));
   RegisterKernel<data::IndexFlatMapDatasetOp>(
       registry, KernelDefBuilder("IndexFlatMapDataset"));
+  RegisterKernel<data::WeightedFlatMapDatasetOp>(
+      registry, KernelDefBuilder("WeightedFlatMapDataset"));
 }
 
 }  // namespace dfx

@@ -41,6 +41,11 @@ arguments, int32 indices, strings, indices that
 jump (one input element read per jump, as TensorFlow), and bad
 index_map_func results.
 
+wfm_* cases: WeightedFlatMapDataset (raw op): each input's share by
+TensorFlow's normalization of the weights, in input order, and its errors
+(a weight not above 0, an input of unknown or infinite cardinality, other
+element types).
+
 save_* cases: iterator saves (SerializeIterator, DeserializeIterator) of
 the dataset5 family's AutoShardDataset (DATA and AUTO policies),
 AssertNextDataset and AssertPrevDataset, as gen_itckpt.py's round trips.
@@ -55,7 +60,8 @@ from gen_lookup import steps_case
 
 FAMILY = "dataset6"
 OPS = ["DatasetToGraph", "DatasetToGraphV2", "DatasetFromGraph",
-       "GetElementAtIndex", "GlobalShuffleDataset", "IndexFlatMapDataset"]
+       "GetElementAtIndex", "GlobalShuffleDataset", "IndexFlatMapDataset",
+       "WeightedFlatMapDataset"]
 raw = tf.raw_ops
 
 
@@ -502,6 +508,51 @@ def index_flat_map_cases(folder):
     # Tensor::SubSlice; dfx fails with InvalidArgument).
 
 
+def weighted_flat_map(datasets, weights):
+    spec = datasets[0].element_spec
+    v = raw.WeightedFlatMapDataset(
+        input_datasets=[d._variant_tensor for d in datasets],
+        weights=[tf.constant(w, tf.float64) for w in weights],
+        output_types=[s.dtype for s in tf.nest.flatten(spec)],
+        output_shapes=[s.shape for s in tf.nest.flatten(spec)])
+    return tf.data.experimental.from_variant(v, spec)
+
+
+def weighted_flat_map_cases(folder):
+    """WeightedFlatMapDataset (no Python API in TensorFlow 2.21: the raw
+    op)."""
+    def case(name, make, pulls):
+        def build():
+            out = {}
+            iterate(make(), out)
+            return out
+        with tf.Graph().as_default():
+            n = len(tf.nest.flatten(make().element_spec))
+        keys = [f"c{i}" for i in range(n)]
+        steps_case(folder, name, build,
+                   [(["init"], {})] + [(keys, {})] * pulls)
+    case("wfm_equal", lambda: weighted_flat_map(
+        [r(4), tf.data.Dataset.range(10, 14)], [0.5, 0.5]), 9)
+    case("wfm_normalized", lambda: weighted_flat_map(
+        [r(100), tf.data.Dataset.range(200, 300),
+         tf.data.Dataset.range(1000, 1010)], [0.2, 0.3, 0.5]), 21)
+    case("wfm_uneven", lambda: weighted_flat_map(
+        [r(3).map(lambda x: (x, tf.strings.as_string(x))),
+         tf.data.Dataset.range(50, 60).map(
+             lambda x: (x, tf.strings.as_string(x)))], [3.0, 1.0]), 5)
+    case("wfm_zero_weight", lambda: weighted_flat_map(
+        [r(3), r(3)], [1.0, 0.0]), 0)
+    case("wfm_unknown_cardinality", lambda: weighted_flat_map(
+        [r(3).filter(lambda x: x > 0), r(3)], [1.0, 1.0]), 0)
+    case("wfm_infinite", lambda: weighted_flat_map(
+        [r(3).repeat(), r(3)], [1.0, 1.0]), 0)
+    case("wfm_types_differ", lambda: weighted_flat_map(
+        [r(3), r(3).map(lambda x: tf.cast(x, tf.int32))], [1.0, 1.0]), 0)
+    gen_itckpt.FAMILY = FAMILY
+    gen_itckpt.round_trip("save_weighted_flat_map", lambda: weighted_flat_map(
+        [r(3), tf.data.Dataset.range(10, 13)], [1.0, 1.0]), 4, 3)
+
+
 def main():
     folder = golden_lib.family_folder(FAMILY)
     golden_lib.write_op_defs(FAMILY, OPS)
@@ -513,6 +564,7 @@ def main():
     save_cases()
     global_shuffle_cases(folder)
     index_flat_map_cases(folder)
+    weighted_flat_map_cases(folder)
 
 
 if __name__ == "__main__":
