@@ -5,12 +5,16 @@
 // record fails naming it, and DatasetFromGraph refuses graphs that do not
 // return one dataset, and GetElementAtIndex does not read without bound.
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
+#include "kernels/kernels.h"
+#include "proto/function.pb.h"
 #include "proto/graph.pb.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
@@ -278,6 +282,53 @@ TEST_CASE("GlobalShuffleDataset refuses an input it would take long to read",
   std::vector<int64_t> sorted = *got;
   std::sort(sorted.begin(), sorted.end());
   CHECK(sorted == std::vector<int64_t>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("IndexFlatMapDataset fails on an offset past map_func's rows",
+          "[dataset6]") {
+  // The ifm_fill golden graph: range(3), map_func fill([3], 10x),
+  // index_map_func (i // 3, i % 3). With fill([2], ...) offset 2 is past
+  // the rows: TensorFlow aborts, dfx fails with InvalidArgument.
+  GraphDef g;
+  std::ifstream in(std::string(DFX_TEST_DATA_DIR) +
+                       "/../golden/data/dataset6/ifm_fill/graph.pb",
+                   std::ios::binary);
+  REQUIRE(g.ParseFromIstream(&in));
+  bool edited = false;
+  for (FunctionDef& f : *g.mutable_library()->mutable_function()) {
+    for (NodeDef& n : *f.mutable_node_def()) {
+      if (n.name() == "Fill/dims") {
+        TensorProto* t = (*n.mutable_attr())["value"].mutable_tensor();
+        REQUIRE(t->int_val_size() == 1);
+        t->set_int_val(0, 2);
+        edited = true;
+      }
+    }
+  }
+  REQUIRE(edited);
+  const NodeDef* found = nullptr;
+  for (const NodeDef& n : g.node()) {
+    if (n.op() == "IndexFlatMapDataset") found = &n;
+  }
+  REQUIRE(found != nullptr);
+  NodeDef node = *found;
+  node.clear_input();
+  const OpRegistrationData* reg = OpRegistry::Global()->LookUp(node.op());
+  REQUIRE(reg != nullptr);
+  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+      StandardKernelRegistry()->CreateKernel(
+          node, reg->op_def, testing::TestCpuDevice(), &g.library());
+  REQUIRE(kernel.ok());
+  OpKernelContext::Params params;
+  params.op_kernel = kernel->get();
+  params.device = testing::TestCpuDevice();
+  const std::vector<Tensor> inputs = {Range(3), I64(9)};
+  params.inputs = inputs;
+  OpKernelContext ctx(&params);
+  (*kernel)->Compute(&ctx);
+  REQUIRE(ctx.status().ok());
+  CHECK_THAT(Elements((*ctx.mutable_outputs())[0]).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "offset 2"));
 }
 
 }  // namespace
