@@ -494,10 +494,12 @@ TEST_CASE("golden: tf.data assert_next, assert_prev, auto-sharding and "
   RunFamily("dataset5");
 }
 
-TEST_CASE("golden: tf.data DatasetToGraph, DatasetToGraphV2 and "
-          "DatasetFromGraph equal TensorFlow") {
+TEST_CASE("golden: tf.data DatasetToGraph, DatasetFromGraph, "
+          "GetElementAtIndex, global_shuffle, IndexFlatMap and WeightedFlatMap "
+          "equal TensorFlow") {
   // Multi-step cases: a pipeline written into a graph and made again,
-  // then read element by element; graphs TensorFlow wrote, loaded.
+  // then read element by element; graphs TensorFlow wrote, loaded; elements
+  // by index; shuffled and flat-mapped pipelines; iterator saves.
   RunFamily("dataset6");
 }
 
