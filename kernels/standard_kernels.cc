@@ -55,6 +55,8 @@ void RegisterDataset4Kernels(KernelRegistry* registry);
 // tf.data's pipeline assertions and fingerprint
 // (kernels/data/dataset5_kernels.cc).
 void RegisterDataset5Kernels(KernelRegistry* registry);
+// Datasets as graphs and random access (kernels/data/dataset6_kernels.cc).
+void RegisterDataset6Kernels(KernelRegistry* registry);
 // tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
 // (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
 void RegisterMutexKernels(KernelRegistry* registry);
@@ -136,6 +138,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDataset3Kernels(registry);
   RegisterDataset4Kernels(registry);
   RegisterDataset5Kernels(registry);
+  RegisterDataset6Kernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);

@@ -44,6 +44,8 @@
 // InvalidArgument. FILE with one worker, and HINT, pass the input through
 // (dfx's ShardDataset refuses SHARD_HINT when it is made, so a pipeline holds
 // no hint to replace).
+// An auto-shard's iterator saves the input elements it has read and the
+// input's position (FILE: the datasets made again save as any other).
 //
 // TensorFlow checks AssertNext against its iterator's prefix
 // ("Iterator::Root::Map::AssertNext"): the datasets between the assertion
@@ -579,6 +581,19 @@ class AutoShardedDataset final : public UnaryDataset {
       out->clear();
       *end = true;
       return absl::OkStatus();
+    }
+
+    // The input elements read and the input's position (none once it
+    // ended).
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next", next_);
+      return SaveInput(*d_->input(), in_.get(), prefix + "/input", state);
+    }
+    absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(next_, state.ReadInt(prefix, "next"));
+      return RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state);
     }
 
    private:

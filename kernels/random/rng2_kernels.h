@@ -7,6 +7,7 @@
 #ifndef DFX_KERNELS_RANDOM_RNG2_KERNELS_H_
 #define DFX_KERNELS_RANDOM_RNG2_KERNELS_H_
 
+#include <array>
 #include <cstdint>
 
 #include "absl/status/statusor.h"
@@ -61,6 +62,11 @@ void RegisterCandidateSamplerKernels(KernelRegistry* registry);
 // SampleDistortedBoundingBox, its V2 and its stateless form
 // (kernels/image/sample_distorted_bounding_box_ops.cc).
 void RegisterSampleDistortedBoundingBoxKernels(KernelRegistry* registry);
+// TensorFlow's random_index_shuffle: the image of `index` under the
+// permutation of [0, max_index] that `key` and `rounds` (even, >= 4) pick
+// (kernels/random/shuffle_kernels.cc; GlobalShuffleDataset's too).
+uint64_t IndexShuffle(uint64_t index, const std::array<uint32_t, 3>& key,
+                      uint64_t max_index, int rounds);
 // StatelessShuffle and RandomIndexShuffle
 // (kernels/random/shuffle_kernels.cc).
 void RegisterShuffleKernels(KernelRegistry* registry);

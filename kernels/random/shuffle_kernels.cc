@@ -81,6 +81,8 @@ class IndexCipher {
   std::vector<uint64_t> keys_;
 };
 
+}  // namespace
+
 uint64_t IndexShuffle(uint64_t index, const std::array<uint32_t, 3>& key,
                       uint64_t max_index, int rounds) {
   if (max_index == 0) return 0;
@@ -94,6 +96,8 @@ uint64_t IndexShuffle(uint64_t index, const std::array<uint32_t, 3>& key,
   } while (x > max_index);
   return x;
 }
+
+namespace {
 
 uint64_t UintAt(const Tensor& t, int64_t i) {
   switch (t.dtype()) {

@@ -53,7 +53,7 @@ const char* const kFamilies[] = {
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
-    "readers2",     "graphfn"};
+    "readers2",     "graphfn",   "dataset6"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -499,6 +499,13 @@ TEST_CASE("golden: SqlDataset over SQLite files and the removed LMDB ops "
   // Multi-step cases: the database in the case folder, an iterator made,
   // then read row by row; iterator round trips; the LMDB ops' Unimplemented.
   RunFamily("readers2");
+TEST_CASE("golden: tf.data DatasetToGraph, DatasetFromGraph, "
+          "GetElementAtIndex, global_shuffle, IndexFlatMap and WeightedFlatMap "
+          "equal TensorFlow") {
+  // Multi-step cases: a pipeline written into a graph and made again,
+  // then read element by element; graphs TensorFlow wrote, loaded; elements
+  // by index; shuffled and flat-mapped pipelines; iterator saves.
+  RunFamily("dataset6");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "

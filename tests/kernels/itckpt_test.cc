@@ -17,6 +17,11 @@
 
 #include "catch2/catch.hpp"
 #include "checkpoint/tensor_bundle.h"
+#include "google/protobuf/text_format.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "kernels/kernels.h"
+#include "proto/function.pb.h"
 #include "runtime/cancellation.h"
 #include "runtime/variant.h"
 #include "tests/kernels/async_kernel_test_util.h"
@@ -102,6 +107,82 @@ int64_t Next(const Tensor& it) {
   return (*e)[0].scalar<int64_t>();
 }
 
+// A GeneratorDataset whose state is 7 and whose next_func returns it,
+// forever.
+Tensor Generator() {
+  FunctionDefLibrary library;
+  const char* const kFunctions[] = {
+      R"pb(signature {
+             name: "init"
+             output_arg { name: "out" type: DT_INT64 }
+           }
+           node_def {
+             name: "c"
+             op: "Const"
+             attr {
+               key: "dtype"
+               value { type: DT_INT64 }
+             }
+             attr {
+               key: "value"
+               value {
+                 tensor {
+                   dtype: DT_INT64
+                   tensor_shape {}
+                   int64_val: 7
+                 }
+               }
+             }
+           }
+           ret { key: "out" value: "c:output:0" })pb",
+      R"pb(signature {
+             name: "next"
+             input_arg { name: "s" type: DT_INT64 }
+             output_arg { name: "out" type: DT_INT64 }
+           }
+           node_def {
+             name: "id"
+             op: "Identity"
+             input: "s"
+             attr {
+               key: "T"
+               value { type: DT_INT64 }
+             }
+           }
+           ret { key: "out" value: "id:output:0" })pb"};
+  for (const char* text : kFunctions) {
+    REQUIRE(google::protobuf::TextFormat::ParseFromString(
+        text, library.add_function()));
+  }
+  NameAttrList init, next;
+  init.set_name("init");
+  next.set_name("next");
+  NodeDef node = TestNodeBuilder("generator", "GeneratorDataset", 0)
+                     .Attr("output_types", DataTypeVector{DT_INT64})
+                     .Build();
+  (*node.mutable_attr())["init_func"].mutable_func()->CopyFrom(init);
+  (*node.mutable_attr())["next_func"].mutable_func()->CopyFrom(next);
+  (*node.mutable_attr())["finalize_func"].mutable_func()->CopyFrom(next);
+  for (const char* attr :
+       {"Tinit_func_args", "Tnext_func_args", "Tfinalize_func_args"}) {
+    (*node.mutable_attr())[attr].mutable_list();
+  }
+  const OpRegistrationData* reg = OpRegistry::Global()->LookUp(node.op());
+  REQUIRE(reg != nullptr);
+  AddDefaultAttrs(reg->op_def, &node);
+  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+      StandardKernelRegistry()->CreateKernel(
+          node, reg->op_def, testing::TestCpuDevice(), &library);
+  REQUIRE(kernel.ok());
+  OpKernelContext::Params params;
+  params.op_kernel = kernel->get();
+  params.device = testing::TestCpuDevice();
+  OpKernelContext ctx(&params);
+  (*kernel)->Compute(&ctx);
+  REQUIRE(ctx.status().ok());
+  return (*ctx.mutable_outputs())[0];
+}
+
 TEST_CASE("Every itckpt op has TensorFlow 2.21's signature and CPU types",
           "[itckpt]") {
   testing::CheckSignaturesWithTensorFlow("itckpt", 2);
@@ -120,19 +201,16 @@ TEST_CASE(
     "A pipeline with a dataset that cannot save fails naming it, and "
     "its iterator goes on",
     "[itckpt]") {
-  // AutoShardDataset has no saved state in dfx yet; the take above it does.
-  Tensor shard =
-      Run1(TestNodeBuilder("shard", "AutoShardDataset", 3)
-               .Attr("output_types", DataTypeVector{DT_INT64})
-               .Build(),
-           {Range(8), Tensor::Scalar<int64_t>(2), Tensor::Scalar<int64_t>(0)});
-  Tensor ds = Unary("TakeDataset", shard, {Tensor::Scalar<int64_t>(4)});
+  // GeneratorDataset (Dataset.from_generator's) cannot save, in dfx as in
+  // TensorFlow; the take above it can.
+  const Tensor generator = Generator();
+  Tensor ds = Unary("TakeDataset", generator, {Tensor::Scalar<int64_t>(4)});
   ScopedIterator it(ds);
   ScopedIterator same(ds);
   CHECK(Next(it.handle()) == Next(same.handle()));
   CHECK_THAT(Serialize(it.handle()).status(),
              StatusIs(absl::StatusCode::kUnimplemented,
-                      "Saving iterators of AutoShardDataset is not supported"));
+                      "Saving iterators of GeneratorDataset is not supported"));
   CHECK(Next(it.handle()) == Next(same.handle()));
 }
 
