@@ -499,6 +499,8 @@ TEST_CASE("golden: SqlDataset over SQLite files and the removed LMDB ops "
   // Multi-step cases: the database in the case folder, an iterator made,
   // then read row by row; iterator round trips; the LMDB ops' Unimplemented.
   RunFamily("readers2");
+}
+
 TEST_CASE("golden: tf.data DatasetToGraph, DatasetFromGraph, "
           "GetElementAtIndex, global_shuffle, IndexFlatMap and WeightedFlatMap "
           "equal TensorFlow") {
