@@ -48,6 +48,28 @@ std::pair<int64_t, int64_t> ResolveSeeds(int64_t seed, int64_t seed2) {
   return {a, draw()};
 }
 
+// The Philox stream keyed by (seed, seed2), one 32-bit word at a time, set
+// to a position by Reset (a restored iterator skips the words it drew).
+class WordStream {
+ public:
+  WordStream() { Reset(0, 0, 0); }
+  WordStream(int64_t seed, int64_t seed2) { Reset(seed, seed2, 0); }
+  WordStream(const WordStream&) = delete;
+  WordStream& operator=(const WordStream&) = delete;
+
+  void Reset(int64_t seed, int64_t seed2, int64_t skip) {
+    parent_ = random::Philox(static_cast<uint64_t>(seed),
+                             static_cast<uint64_t>(seed2));
+    words_.emplace(&parent_);
+    words_->Skip(static_cast<uint64_t>(skip));
+  }
+  uint32_t operator()() { return (*words_)(); }
+
+ private:
+  random::Philox parent_;
+  std::optional<random::PhiloxWords> words_;  // draws from parent_
+};
+
 // Hands out the seeds of each iterator of one shuffle dataset. A resource,
 // so that AnonymousSeedGenerator can make one that outlives the datasets
 // built from it.
@@ -56,12 +78,7 @@ class SeedGenerator final : public ResourceBase {
   static constexpr char kTypeName[] = "SeedGenerator";
 
   SeedGenerator(int64_t seed, int64_t seed2, bool reshuffle)
-      : seed_(seed),
-        seed2_(seed2),
-        reshuffle_(reshuffle),
-        parent_(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2)) {
-    words_.emplace(&parent_);
-  }
+      : seed_(seed), seed2_(seed2), reshuffle_(reshuffle), words_(seed, seed2) {}
   SeedGenerator(const SeedGenerator&) = delete;
   SeedGenerator& operator=(const SeedGenerator&) = delete;
 
@@ -78,8 +95,8 @@ class SeedGenerator final : public ResourceBase {
       *seed2 = seed2_;
       return;
     }
-    *seed = (*words_)();
-    *seed2 = (*words_)();
+    *seed = words_();
+    *seed2 = words_();
     draws_ += 2;
   }
 
@@ -91,10 +108,7 @@ class SeedGenerator final : public ResourceBase {
   }
   void SetDraws(int64_t draws) {
     absl::MutexLock lock(&mu_);
-    parent_ = random::Philox(static_cast<uint64_t>(seed_),
-                             static_cast<uint64_t>(seed2_));
-    words_.emplace(&parent_);
-    words_->Skip(static_cast<uint64_t>(draws));
+    words_.Reset(seed_, seed2_, draws);
     draws_ = draws;
   }
 
@@ -102,8 +116,7 @@ class SeedGenerator final : public ResourceBase {
   const int64_t seed_, seed2_;
   const bool reshuffle_;
   mutable absl::Mutex mu_;
-  random::Philox parent_ ABSL_GUARDED_BY(mu_);
-  std::optional<random::PhiloxWords> words_ ABSL_GUARDED_BY(mu_);
+  WordStream words_ ABSL_GUARDED_BY(mu_);
   int64_t draws_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
@@ -265,15 +278,10 @@ class ShuffleDataset final : public DatasetBase {
       int64_t end;
     };
 
-    void ResetRngs() {
-      parent_ = random::Philox(static_cast<uint64_t>(seed_),
-                               static_cast<uint64_t>(seed2_));
-      words_.emplace(&parent_);
-      words_->Skip(static_cast<uint64_t>(num_random_samples_));
-    }
+    void ResetRngs() { words_.Reset(seed_, seed2_, num_random_samples_); }
     uint32_t Random() {
       ++num_random_samples_;
-      return (*words_)();
+      return words_();
     }
     // The buffer grows as it fills, so a large buffer_size costs only what
     // it holds.
@@ -330,8 +338,7 @@ class ShuffleDataset final : public DatasetBase {
     int64_t epoch_ = 0;
     int64_t num_elements_ = 0;
     int64_t seed_ = 0, seed2_ = 0;
-    random::Philox parent_;
-    std::optional<random::PhiloxWords> words_;  // draws from parent_
+    WordStream words_;
     int64_t num_random_samples_ = 0;
     bool data_produced_ = false;
     int64_t held_bytes_ = 0;  // ElementBytes of the buffer's elements
@@ -447,7 +454,7 @@ class RandomDataset final : public DatasetBase {
     absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
                          bool* end) override {
       *end = false;
-      out->push_back(Tensor::Scalar<int64_t>((*words_)()));
+      out->push_back(Tensor::Scalar<int64_t>(words_()));
       ++drawn_;
       return absl::OkStatus();
     }
@@ -479,18 +486,14 @@ class RandomDataset final : public DatasetBase {
 
    private:
     void Reset(int64_t drawn) {
-      parent_ = random::Philox(static_cast<uint64_t>(seed_),
-                               static_cast<uint64_t>(seed2_));
-      words_.emplace(&parent_);
-      words_->Skip(static_cast<uint64_t>(drawn));
+      words_.Reset(seed_, seed2_, drawn);
       drawn_ = drawn;
     }
 
     const std::shared_ptr<SeedGenerator> generator_;
     int64_t seed_, seed2_;
     int64_t drawn_ = 0;
-    random::Philox parent_;
-    std::optional<random::PhiloxWords> words_;  // draws from parent_
+    WordStream words_;
   };
 
   const std::shared_ptr<SeedGenerator> seeds_;
