@@ -3,16 +3,21 @@ and CPU kernels against dfx's (`dfx ops --json`, a file given as argv[1]).
 
 Prints the op types TensorFlow has a CPU kernel for and dfx does not
 register (internal `_` ops and ops whose kernels are all on other devices
-left out), one per line, and with --types the dtypes dfx's CPU kernels of
+left out), one per line, then apart from them TensorFlow's own test ops
+(those `tensorflow/python/framework/test_ops.py` wraps: `Old`, `KernelLabel`,
+`SleepOp`, ...), which no model uses; and with --types the dtypes dfx's CPU kernels of
 the ops it has lack against TensorFlow's (quantized, resource, variant,
 float8, int4 and int2 types left out). --json prints both as one JSON object.
 """
 import json
+import os
+import re
 import sys
 
 from tensorflow.core.framework import op_def_pb2, types_pb2
 from tensorflow.python.client import pywrap_tf_session
 from tensorflow.python.framework import kernels
+import tensorflow.python.framework as tf_framework
 
 # Types dfx's tensors do not hold (float8, int4, int2: 24..32) and the
 # handle types, whose kernels are not per dtype.
@@ -47,6 +52,14 @@ def cpu_types(op_def, kernel_defs):
         served -= SKIPPED_TYPES
         out[attr.name] = served
     return out
+
+
+def test_op_names():
+    """The op types TensorFlow registers only for its own tests: those its
+    generated `test_ops.py` wraps."""
+    path = os.path.join(os.path.dirname(tf_framework.__file__), "test_ops.py")
+    with open(path) as f:
+        return set(re.findall(r'_apply_op_helper\(\s*"(\w+)"', f.read()))
 
 
 def main():
@@ -92,14 +105,22 @@ def main():
             if lack:
                 lacking.setdefault(name, {})[attr] = sorted(
                     type_name(t) for t in lack)
+    test_ops = test_op_names()
+    missing_test = [n for n in missing if n in test_ops]
+    missing = [n for n in missing if n not in test_ops]
     if as_json:
-        print(json.dumps({"missing": missing, "lacking_types": lacking,
+        print(json.dumps({"missing": missing, "missing_test_ops": missing_test,
+                          "lacking_types": lacking,
                           "tf_cpu_op_types": with_cpu}, indent=1))
         return
     print(f"# {len(missing)} of TensorFlow's {with_cpu} op types with CPU "
           f"kernels that dfx does not register ({len(dfx)} registered in "
-          f"dfx)")
+          f"dfx), TensorFlow's test ops apart")
     for name in missing:
+        print(name)
+    print(f"# {len(missing_test)} of TensorFlow's test ops (test_ops.py) "
+          "dfx does not register")
+    for name in missing_test:
         print(name)
     if want_types:
         print(f"# {len(lacking)} ops whose dfx CPU kernels lack dtypes "
