@@ -1,9 +1,11 @@
 // XlaScatter (XLA's Scatter): each element of `updates` is combined into
 // the operand element its scatter index and window offset name, by the
 // op's update_computation -- a function of two scalars, the operand's
-// current value and the update, run through dfx's function runtime (the
-// dataset functions' executor, kernels/data/dataset.h) once per update
-// element, in the updates' row-major order. A scatter index whose window
+// current value and the update: inline when it is one
+// xla2::RecogniseBody knows (set, add, mul, max, min, and, or), else
+// through dfx's function runtime (the dataset functions' executor,
+// kernels/data/dataset.h) once per update element; in the updates'
+// row-major order either way. A scatter index whose window
 // does not fit inside the operand is skipped whole, as XLA's CPU backend
 // does.
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include "kernels/array/array_util.h"
 #include "kernels/data/dataset.h"
 #include "kernels/xla/xla_array_util.h"
+#include "kernels/xla/xla_reduce_function.h"
 #include "proto/xla_data.pb.h"
 #include "runtime/op_kernel.h"
 
@@ -76,6 +79,10 @@ class XlaScatterOp : public OpKernel {
           absl::StrCat("update_computation '", fn_->name(), "' must take two ",
                        DataTypeString(t), " scalars and return one")));
     }
+    // The computations jax2tf emits (set, add, max, ...) run inline; any
+    // other runs through the function runtime once per update element.
+    combine_ =
+        xla2::FastCombine(xla2::RecogniseBody(ctx, "update_computation"), t);
   }
 
   void Compute(OpKernelContext* ctx) override { ctx->SetStatus(Run(ctx)); }
@@ -256,18 +263,12 @@ class XlaScatterOp : public OpKernel {
         for (int d = 0; d < urank; ++d) {
           if (urole[d] >= 0) off += ui[d] * ost[free_dims[urole[d]]];
         }
-        Tensor current(operand.dtype(), TensorShape());
-        Tensor update(operand.dtype(), TensorShape());
-        std::memcpy(current.raw_data(), dst + off * esize, esize);
-        std::memcpy(update.raw_data(), usrc + u * esize, esize);
-        DFX_ASSIGN_OR_RETURN(std::vector<Tensor> result,
-                             fn_->Run(&ictx, {current, update}));
-        if (result.size() != 1 || result[0].NumElements() != 1 ||
-            result[0].dtype() != operand.dtype()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "update_computation '", fn_->name(), "' must return one scalar"));
+        if (combine_ != nullptr) {
+          combine_(dst + off * esize, usrc + u * esize);
+        } else {
+          DFX_RETURN_IF_ERROR(Apply(&ictx, dst + off * esize, usrc + u * esize,
+                                    operand.dtype(), esize));
         }
-        std::memcpy(dst + off * esize, result[0].raw_data(), esize);
       }
       for (int d = urank - 1; d >= 0; --d) {
         if (++ui[d] < updates.dim_size(d)) break;
@@ -277,8 +278,28 @@ class XlaScatterOp : public OpKernel {
     return absl::OkStatus();
   }
 
+  // *current = update_computation(*current, *update) through the function
+  // runtime.
+  absl::Status Apply(data::IteratorContext* ictx, char* current_ptr,
+                     const char* update_ptr, DataType dtype, size_t esize) {
+    Tensor current(dtype, TensorShape());
+    Tensor update(dtype, TensorShape());
+    std::memcpy(current.raw_data(), current_ptr, esize);
+    std::memcpy(update.raw_data(), update_ptr, esize);
+    DFX_ASSIGN_OR_RETURN(std::vector<Tensor> result,
+                         fn_->Run(ictx, {current, update}));
+    if (result.size() != 1 || result[0].NumElements() != 1 ||
+        result[0].dtype() != dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "update_computation '", fn_->name(), "' must return one scalar"));
+    }
+    std::memcpy(current_ptr, result[0].raw_data(), esize);
+    return absl::OkStatus();
+  }
+
   xla::ScatterDimensionNumbers dn_;
   std::shared_ptr<const data::DatasetFunction> fn_;
+  xla2::CombineFn combine_ = nullptr;
 };
 
 }  // namespace

@@ -26,7 +26,11 @@ template <typename T, BodyOp kOp>
 void Combine(void* acc_ptr, const void* x_ptr) {
   T& acc = *static_cast<T*>(acc_ptr);
   const T x = *static_cast<const T*>(x_ptr);
-  if constexpr (kOp == BodyOp::kAdd) {
+  if constexpr (kOp == BodyOp::kFirst) {
+    return;
+  } else if constexpr (kOp == BodyOp::kSecond) {
+    acc = x;
+  } else if constexpr (kOp == BodyOp::kAdd) {
     acc = static_cast<T>(acc + x);
   } else if constexpr (kOp == BodyOp::kMul) {
     acc = static_cast<T>(acc * x);
@@ -87,7 +91,8 @@ std::string NodeOfInput(const std::string& input) {
 }
 
 // Recognises a body whose one result is one binary op of arguments 0 and 1,
-// reached through Identity nodes, with no other node.
+// or one of those arguments, reached through Identity nodes, with no other
+// node.
 BodyOp Recognise(const FunctionDefLibrary* library, const NameAttrList& f) {
   if (library == nullptr || f.attr_size() != 0) return BodyOp::kNone;
   const FunctionDef* def = nullptr;
@@ -102,8 +107,14 @@ BodyOp Recognise(const FunctionDefLibrary* library, const NameAttrList& f) {
   absl::flat_hash_map<std::string, const NodeDef*> nodes;
   for (const NodeDef& n : def->node_def()) nodes[n.name()] = &n;
   std::string at = NodeOfInput(def->ret().begin()->second);
+  const std::string& a0 = def->signature().input_arg(0).name();
+  const std::string& a1 = def->signature().input_arg(1).name();
   size_t visited = 0;
   while (true) {
+    if ((at == a0 || at == a1) && visited == nodes.size() &&
+        !nodes.contains(at)) {
+      return at == a0 ? BodyOp::kFirst : BodyOp::kSecond;
+    }
     auto it = nodes.find(at);
     if (it == nodes.end()) return BodyOp::kNone;
     const NodeDef& n = *it->second;
@@ -113,8 +124,6 @@ BodyOp Recognise(const FunctionDefLibrary* library, const NameAttrList& f) {
       continue;
     }
     if (n.input_size() != 2 || visited != nodes.size()) return BodyOp::kNone;
-    const std::string& a0 = def->signature().input_arg(0).name();
-    const std::string& a1 = def->signature().input_arg(1).name();
     const std::string in0 = NodeOfInput(n.input(0));
     const std::string in1 = NodeOfInput(n.input(1));
     if (in0 == a0 && in1 == a1) return OpOf(n.op(), false);
@@ -128,6 +137,8 @@ BodyOp Recognise(const FunctionDefLibrary* library, const NameAttrList& f) {
 CombineFn FastCombine(BodyOp op, DataType dtype) {
   CombineFn out = nullptr;
   VisitNumericType(dtype, [&]<typename T>() {
+    if (op == BodyOp::kFirst) out = &Combine<T, BodyOp::kFirst>;
+    if (op == BodyOp::kSecond) out = &Combine<T, BodyOp::kSecond>;
     if constexpr (std::is_same_v<T, bool>) {
       if (op == BodyOp::kAnd) out = &Combine<T, BodyOp::kAnd>;
       if (op == BodyOp::kOr) out = &Combine<T, BodyOp::kOr>;
@@ -156,6 +167,12 @@ PredicateFn FastPredicate(BodyOp op, DataType dtype) {
   return out;
 }
 
+BodyOp RecogniseBody(OpKernelConstruction* ctx, absl::string_view attr) {
+  const AttrValue* value = FindNodeAttr(ctx->def(), attr);
+  if (value == nullptr || !value->has_func()) return BodyOp::kNone;
+  return Recognise(ctx->function_library(), value->func());
+}
+
 struct ScalarFunction::Impl {
   std::shared_ptr<const data::DatasetFunction> f;
 };
@@ -175,8 +192,7 @@ absl::StatusOr<std::unique_ptr<ScalarFunction>> ScalarFunction::Create(
       data::DatasetFunction::Create(ctx, attr);
   if (!f.ok()) return f.status();
   impl->f = *std::move(f);
-  const AttrValue* value = FindNodeAttr(ctx->def(), attr);
-  const BodyOp op = Recognise(ctx->function_library(), value->func());
+  const BodyOp op = RecogniseBody(ctx, attr);
   return std::unique_ptr<ScalarFunction>(
       new ScalarFunction(std::move(impl), op));
 }

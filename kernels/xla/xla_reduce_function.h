@@ -14,9 +14,12 @@
 namespace dfx::xla2 {
 
 // The recognised body: the function's one result is (through Identity
-// nodes) this op of argument 0 and argument 1, in that order.
+// nodes) this op of argument 0 and argument 1, in that order, or one of
+// the arguments itself (kFirst, kSecond: a scatter's "set").
 enum class BodyOp {
   kNone,
+  kFirst,
+  kSecond,
   kAdd,
   kMul,
   kMax,
@@ -36,6 +39,10 @@ CombineFn FastCombine(BodyOp op, DataType dtype);
 // f(a, b) for a comparison; null when `op` is not one for `dtype`.
 using PredicateFn = bool (*)(const void* a, const void* b);
 PredicateFn FastPredicate(BodyOp op, DataType dtype);
+
+// The recognised body of the function func attr `attr` names; kNone when
+// the attr or the function is missing or the body is anything else.
+BodyOp RecogniseBody(OpKernelConstruction* ctx, absl::string_view attr);
 
 class ScalarFunction {
  public:
