@@ -800,9 +800,7 @@ class ShardsInOrder final : public IteratorBase {
           *end = true;
           return absl::OkStatus();
         }
-        DFX_ASSIGN_OR_RETURN(DatasetPtr d,
-                             DatasetFromTensor(shards_[next_++][0], "a shard"));
-        DFX_ASSIGN_OR_RETURN(current_, d->MakeIterator(ctx));
+        DFX_RETURN_IF_ERROR(StartShard(ctx, next_++));
       }
       out->clear();
       DFX_RETURN_IF_ERROR(current_->GetNext(ctx, out, end));
@@ -811,9 +809,40 @@ class ShardsInOrder final : public IteratorBase {
     }
   }
 
+  // The shards begun and the last one's position (none once it ended).
+  absl::Status Save(const std::string& prefix, IteratorState* state) override {
+    state->WriteInt(prefix, "next", static_cast<int64_t>(next_));
+    state->WriteInt(prefix, "in_shard", current_ != nullptr ? 1 : 0);
+    if (current_ == nullptr) return absl::OkStatus();
+    return SaveIterator(*current_dataset_, *current_, prefix + "/shard", state);
+  }
+  absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                       const IteratorState& state) override {
+    DFX_ASSIGN_OR_RETURN(int64_t next,
+                         ReadIntInRange(state, prefix, "next", 0,
+                                        static_cast<int64_t>(shards_.size())));
+    DFX_ASSIGN_OR_RETURN(
+        int64_t in_shard,
+        ReadIntInRange(state, prefix, "in_shard", 0, next > 0 ? 1 : 0));
+    next_ = static_cast<size_t>(next);
+    current_.reset();
+    if (in_shard == 0) return absl::OkStatus();
+    DFX_RETURN_IF_ERROR(StartShard(ctx, next_ - 1));
+    return RestoreIterator(*current_dataset_, *current_, ctx, prefix + "/shard",
+                           state);
+  }
+
  private:
+  absl::Status StartShard(IteratorContext* ctx, size_t i) {
+    DFX_ASSIGN_OR_RETURN(current_dataset_,
+                         DatasetFromTensor(shards_[i][0], "a shard"));
+    DFX_ASSIGN_OR_RETURN(current_, current_dataset_->MakeIterator(ctx));
+    return absl::OkStatus();
+  }
+
   const std::vector<std::vector<Tensor>> shards_;
   size_t next_ = 0;
+  DatasetPtr current_dataset_;
   std::unique_ptr<IteratorBase> current_;
 };
 

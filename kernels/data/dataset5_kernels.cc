@@ -92,6 +92,7 @@
 #include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/save_format.h"
+#include "kernels/data/state_util.h"
 #include "kernels/kernels.h"
 #include "proto/attr_value.pb.h"
 #include "proto/function.pb.h"
@@ -839,6 +840,72 @@ void HashDataset(const DatasetBase& d, Fnv64* h, int depth) {
 }
 
 // ---------------------------------------------------------------------------
+// A snapshot's iterator: a writer, a reader or a pass-through of the input,
+// whichever the snapshot's state picked when it started. Its checkpoint
+// records which, so a restore continues the same kind of pass (with the
+// writer's or reader's own position) even when the snapshot on disk has
+// moved on since, as TensorFlow's snapshot iterators save their mode.
+
+enum class SnapshotMode : int64_t { kUnset = 0, kWrite, kRead, kPass };
+
+class SnapshotIterator final : public IteratorBase {
+ public:
+  // The dataset that does a pass of `mode`.
+  using Maker = std::function<absl::StatusOr<DatasetPtr>(SnapshotMode)>;
+  // The mode a fresh pass takes, from the snapshot's state on disk.
+  using Picker = std::function<absl::StatusOr<SnapshotMode>()>;
+
+  SnapshotIterator(Maker make, Picker pick)
+      : make_(std::move(make)), pick_(std::move(pick)) {}
+
+  absl::Status Start(IteratorContext* ctx, SnapshotMode mode) {
+    inner_.reset();
+    DFX_ASSIGN_OR_RETURN(pass_, make_(mode));
+    DFX_ASSIGN_OR_RETURN(inner_, pass_->MakeIterator(ctx));
+    mode_ = mode;
+    return absl::OkStatus();
+  }
+
+  absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
+                       bool* end) override {
+    if (mode_ == SnapshotMode::kUnset) {
+      DFX_ASSIGN_OR_RETURN(SnapshotMode mode, pick_());
+      DFX_RETURN_IF_ERROR(Start(ctx, mode));
+    }
+    return inner_->GetNext(ctx, out, end);
+  }
+
+  absl::Status Save(const std::string& prefix, IteratorState* state) override {
+    state->WriteInt(prefix, "mode", static_cast<int64_t>(mode_));
+    if (inner_ == nullptr) return absl::OkStatus();
+    return SaveIterator(*pass_, *inner_, prefix + "/pass", state);
+  }
+
+  absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
+                       const IteratorState& state) override {
+    DFX_ASSIGN_OR_RETURN(
+        int64_t mode,
+        ReadIntInRange(state, prefix, "mode", 0,
+                       static_cast<int64_t>(SnapshotMode::kPass)));
+    if (mode == static_cast<int64_t>(SnapshotMode::kUnset)) {
+      inner_.reset();
+      pass_.reset();
+      mode_ = SnapshotMode::kUnset;
+      return absl::OkStatus();
+    }
+    DFX_RETURN_IF_ERROR(Start(ctx, static_cast<SnapshotMode>(mode)));
+    return RestoreIterator(*pass_, *inner_, ctx, prefix + "/pass", state);
+  }
+
+ private:
+  const Maker make_;
+  const Picker pick_;
+  SnapshotMode mode_ = SnapshotMode::kUnset;
+  DatasetPtr pass_;
+  std::unique_ptr<IteratorBase> inner_;
+};
+
+// ---------------------------------------------------------------------------
 // SnapshotDatasetV2 (Dataset.snapshot): the input's elements, saved under
 // <path>/<hash> in the save format on the first pass and read from there
 // on later ones.
@@ -868,24 +935,37 @@ class SnapshotDataset final : public UnaryDataset {
   // input through.
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
-    absl::StatusOr<bool> finalized = SaveFinalized(node_, dir_);
-    if (absl::IsNotFound(finalized.status())) {
-      DFX_ASSIGN_OR_RETURN(
-          DatasetPtr write,
-          MakeSaveDataset(node_, input(), dir_, f_->compression, f_->shard,
-                          f_->shard_captured));
-      return write->MakeIterator(ctx);
-    }
-    DFX_RETURN_IF_ERROR(finalized.status());
-    if (!*finalized) return input()->MakeIterator(ctx);
-    DFX_ASSIGN_OR_RETURN(
-        DatasetPtr read,
-        MakeLoadDataset(node_, dir_, f_->compression, output_dtypes(),
-                        f_->reader, f_->reader_captured));
-    return read->MakeIterator(ctx);
+    auto it = std::make_unique<SnapshotIterator>(
+        [d = Self<SnapshotDataset>()](SnapshotMode mode) {
+          return d->PassOf(mode);
+        },
+        [d = Self<SnapshotDataset>()] { return d->Pick(); });
+    DFX_ASSIGN_OR_RETURN(SnapshotMode mode, Pick());
+    DFX_RETURN_IF_ERROR(it->Start(ctx, mode));
+    return std::unique_ptr<IteratorBase>(std::move(it));
   }
 
  private:
+  absl::StatusOr<SnapshotMode> Pick() const {
+    absl::StatusOr<bool> finalized = SaveFinalized(node_, dir_);
+    if (absl::IsNotFound(finalized.status())) return SnapshotMode::kWrite;
+    DFX_RETURN_IF_ERROR(finalized.status());
+    return *finalized ? SnapshotMode::kRead : SnapshotMode::kPass;
+  }
+
+  absl::StatusOr<DatasetPtr> PassOf(SnapshotMode mode) const {
+    switch (mode) {
+      case SnapshotMode::kWrite:
+        return MakeSaveDataset(node_, input(), dir_, f_->compression, f_->shard,
+                               f_->shard_captured);
+      case SnapshotMode::kRead:
+        return MakeLoadDataset(node_, dir_, f_->compression, output_dtypes(),
+                               f_->reader, f_->reader_captured);
+      default:
+        return input();
+    }
+  }
+
   const std::string node_;
   const std::string dir_;
   const std::shared_ptr<const SnapshotDataset::Functions> f_;
@@ -915,60 +995,47 @@ class SnapshotV1Dataset final : public UnaryDataset {
   }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext*) const override {
-    return std::unique_ptr<IteratorBase>(
-        new Iterator(Self<SnapshotV1Dataset>()));
+    return std::unique_ptr<IteratorBase>(new SnapshotIterator(
+        [d = Self<SnapshotV1Dataset>()](SnapshotMode mode) {
+          return d->PassOf(mode);
+        },
+        [d = Self<SnapshotV1Dataset>()] { return d->Pick(); }));
   }
 
  private:
-  class Iterator final : public IteratorBase {
-   public:
-    explicit Iterator(std::shared_ptr<const SnapshotV1Dataset> d)
-        : d_(std::move(d)) {}
-
-    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
-                         bool* end) override {
-      if (inner_ == nullptr) {
-        DFX_ASSIGN_OR_RETURN(inner_, d_->Start(ctx));
-      }
-      return inner_->GetNext(ctx, out, end);
-    }
-
-   private:
-    const std::shared_ptr<const SnapshotV1Dataset> d_;
-    std::unique_ptr<IteratorBase> inner_;
-  };
-
-  absl::StatusOr<std::unique_ptr<IteratorBase>> Start(
-      IteratorContext* ctx) const {
-    enum { kWrite, kRead, kPass } state = kWrite;
+  absl::StatusOr<SnapshotMode> Pick() const {
     absl::StatusOr<SaveState> saved = ReadSaveState(node_, dir_);
     if (!saved.ok() && !absl::IsNotFound(saved.status())) {
       return saved.status();
     }
     if (mode_ == "read") {
       DFX_RETURN_IF_ERROR(saved.status());
-      state = kRead;
-    } else if (mode_ == "passthrough") {
-      state = kPass;
-    } else if (mode_ == "auto" && saved.ok()) {
+      return SnapshotMode::kRead;
+    }
+    if (mode_ == "passthrough") return SnapshotMode::kPass;
+    if (mode_ == "auto" && saved.ok()) {
       const int64_t age_micros =
           std::chrono::duration_cast<std::chrono::microseconds>(
               std::chrono::system_clock::now().time_since_epoch())
               .count() -
           saved->creation_micros;
-      state = saved->finalized                           ? kRead
-              : age_micros > expiry_seconds_ * 1000000LL ? kWrite
-                                                         : kPass;
+      return saved->finalized                           ? SnapshotMode::kRead
+             : age_micros > expiry_seconds_ * 1000000LL ? SnapshotMode::kWrite
+                                                        : SnapshotMode::kPass;
     }
-    DatasetPtr d = input();
-    if (state == kWrite) {
-      DFX_ASSIGN_OR_RETURN(
-          d, MakeSaveDataset(node_, input(), dir_, compression_, nullptr, {}));
-    } else if (state == kRead) {
-      DFX_ASSIGN_OR_RETURN(d, MakeLoadDataset(node_, dir_, compression_,
-                                              output_dtypes(), nullptr, {}));
+    return SnapshotMode::kWrite;
+  }
+
+  absl::StatusOr<DatasetPtr> PassOf(SnapshotMode mode) const {
+    switch (mode) {
+      case SnapshotMode::kWrite:
+        return MakeSaveDataset(node_, input(), dir_, compression_, nullptr, {});
+      case SnapshotMode::kRead:
+        return MakeLoadDataset(node_, dir_, compression_, output_dtypes(),
+                               nullptr, {});
+      default:
+        return input();
     }
-    return d->MakeIterator(ctx);
   }
 
   const std::string node_;

@@ -5,7 +5,8 @@
 // made, not when the dataset is; an assertion iterated outside an iterator
 // resource sees no next transformations; auto-sharding by FILE makes the
 // pipeline again over sharded file names; a snapshot stays inside the
-// server's --data-dir; dfx's SNAPPY files are framed as
+// server's --data-dir; a snapshot's iterator saves its pass (write, read
+// or pass-through) and resumes it; dfx's SNAPPY files are framed as
 // TensorFlow's; DatasetFingerprint's values are stable and tell pipelines
 // apart.
 #include <snappy.h>
@@ -283,6 +284,96 @@ TEST_CASE("A snapshot stays inside the server's --data-dir", "[dataset5]") {
   REQUIRE(SetDataDir("").ok());
   CHECK_THAT(outside, StatusIs(absl::StatusCode::kPermissionDenied));
   CHECK(inside.ok());
+}
+
+// The int64 elements left in `it`, up to its end.
+std::vector<int64_t> Drain(data::IteratorBase& it, data::IteratorContext* ctx) {
+  std::vector<int64_t> out;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<Tensor> e;
+    bool end = false;
+    REQUIRE(it.GetNext(ctx, &e, &end).ok());
+    if (end) return out;
+    out.push_back(e[0].scalar<int64_t>());
+  }
+  FAIL("no end");
+  return out;
+}
+
+// Saves `it` under "it"; the snapshot mode it recorded (0 not started,
+// 1 write, 2 read, 3 pass through).
+int64_t SaveSnapshot(const data::DatasetBase& d, data::IteratorBase& it,
+                     data::IteratorState* state) {
+  REQUIRE(data::SaveIterator(d, it, "it", state).ok());
+  absl::StatusOr<int64_t> mode = state->ReadInt("it", "mode");
+  REQUIRE(mode.ok());
+  return *mode;
+}
+
+TEST_CASE("A snapshot's iterator saves its pass and resumes it", "[dataset5]") {
+  const testing::TempDir tmp;
+  for (const char* op : {"SnapshotDatasetV2", "SnapshotDataset"}) {
+    INFO(op);
+    const Tensor path = Tensor::Scalar<std::string>(tmp.path() + "/" + op);
+    // (v2's reader and shard functions from a golden case's library.)
+    absl::StatusOr<Tensor> snap =
+        std::string(op) == "SnapshotDataset"
+            ? RunKernel(TestNodeBuilder("snap", op, 2)
+                            .Attr("output_types", DataTypeVector{DT_INT64})
+                            .Build(),
+                        {Range(5), path})
+                  .value()[0]
+            : RunGraphNode(GoldenGraph("snapshot_sharded"), op,
+                           {Range(5), path});
+    INFO(snap.status());
+    REQUIRE(snap.ok());
+    absl::StatusOr<data::DatasetPtr> d = data::DatasetFromTensor(*snap, "t");
+    REQUIRE(d.ok());
+    data::IteratorContext ctx;
+    std::vector<Tensor> e;
+    bool end = false;
+
+    // A writer saved after two elements; a fresh iterator (which would
+    // pass the input through: the save is under way) resumes the write.
+    absl::StatusOr<std::unique_ptr<data::IteratorBase>> writer =
+        (*d)->MakeIterator(&ctx);
+    REQUIRE(writer.ok());
+    REQUIRE((*writer)->GetNext(&ctx, &e, &end).ok());
+    REQUIRE((*writer)->GetNext(&ctx, &e, &end).ok());
+    data::IteratorState writing;
+    CHECK(SaveSnapshot(**d, **writer, &writing) == 1);
+    writer->reset();
+    absl::StatusOr<std::unique_ptr<data::IteratorBase>> resumed =
+        (*d)->MakeIterator(&ctx);
+    REQUIRE(resumed.ok());
+    REQUIRE(data::RestoreIterator(**d, **resumed, &ctx, "it", writing).ok());
+    CHECK(Drain(**resumed, &ctx) == std::vector<int64_t>{2, 3, 4});
+
+    // The resumed write finished the snapshot: a new pass reads it, and a
+    // reader saved after one element resumes reading.
+    absl::StatusOr<std::unique_ptr<data::IteratorBase>> reader =
+        (*d)->MakeIterator(&ctx);
+    REQUIRE(reader.ok());
+    REQUIRE((*reader)->GetNext(&ctx, &e, &end).ok());
+    data::IteratorState reading;
+    CHECK(SaveSnapshot(**d, **reader, &reading) == 2);
+    const std::vector<int64_t> rest = Drain(**reader, &ctx);
+    CHECK(rest.size() == 4);
+    absl::StatusOr<std::unique_ptr<data::IteratorBase>> reread =
+        (*d)->MakeIterator(&ctx);
+    REQUIRE(reread.ok());
+    REQUIRE(data::RestoreIterator(**d, **reread, &ctx, "it", reading).ok());
+    CHECK(Drain(**reread, &ctx) == rest);
+
+    // A mode that is none is refused, naming the entry.
+    data::IteratorState damaged = reading;
+    damaged.WriteInt("it", "mode", 9);
+    absl::StatusOr<std::unique_ptr<data::IteratorBase>> refused =
+        (*d)->MakeIterator(&ctx);
+    REQUIRE(refused.ok());
+    CHECK_THAT(data::RestoreIterator(**d, **refused, &ctx, "it", damaged),
+               StatusIs(absl::StatusCode::kInvalidArgument, "it/mode"));
+  }
 }
 
 TEST_CASE("An assertion fails when its iterator is made", "[dataset5]") {
