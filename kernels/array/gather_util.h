@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "kernels/int_elements.h"
+#include "kernels/type_visitors.h"
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
 #include "runtime/types.h"
@@ -40,36 +41,9 @@ const DataTypeVector& RealTypes();
 // RealTypes and complex64, complex128.
 const DataTypeVector& NumberTypes();
 
-// Calls fn.template operator()<T>() with the C++ type of `dtype` when it is
-// one of RealTypes(); false otherwise.
-template <typename Fn>
-bool VisitRealType(DataType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DT_FLOAT: fn.template operator()<float>(); return true;
-    case DT_DOUBLE: fn.template operator()<double>(); return true;
-    case DT_HALF: fn.template operator()<Eigen::half>(); return true;
-    case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return true;
-    case DT_INT8: fn.template operator()<int8_t>(); return true;
-    case DT_INT16: fn.template operator()<int16_t>(); return true;
-    case DT_INT32: fn.template operator()<int32_t>(); return true;
-    case DT_INT64: fn.template operator()<int64_t>(); return true;
-    case DT_UINT8: fn.template operator()<uint8_t>(); return true;
-    case DT_UINT16: fn.template operator()<uint16_t>(); return true;
-    case DT_UINT32: fn.template operator()<uint32_t>(); return true;
-    case DT_UINT64: fn.template operator()<uint64_t>(); return true;
-    default: return false;
-  }
-}
-
-// As VisitRealType, for NumberTypes().
-template <typename Fn>
-bool VisitNumberType(DataType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DT_COMPLEX64: fn.template operator()<std::complex<float>>(); return true;
-    case DT_COMPLEX128: fn.template operator()<std::complex<double>>(); return true;
-    default: return VisitRealType(dtype, fn);
-  }
-}
+// The dtype visitors (kernels/type_visitors.h).
+using ::dfx::VisitNumberType;
+using ::dfx::VisitRealType;
 
 // As VisitRealType, for the index types of the ops here: int16, uint16,
 // int32, int64.
@@ -84,30 +58,8 @@ bool VisitIndexType(DataType dtype, Fn&& fn) {
   }
 }
 
-// 16 bytes moved as one element (complex128).
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
-
-// Calls fn.template operator()<E>() with a type E that moves elements of
-// `dtype` by value: std::string for strings, else an unsigned integer (or
-// Bytes16) of the element's size. False for dtypes with no such type.
-template <typename Fn>
-bool VisitMoveType(DataType dtype, Fn&& fn) {
-  if (dtype == DT_STRING) {
-    fn.template operator()<std::string>();
-    return true;
-  }
-  switch (DataTypeSize(dtype)) {
-    case 1: fn.template operator()<uint8_t>(); return true;
-    case 2: fn.template operator()<uint16_t>(); return true;
-    case 4: fn.template operator()<uint32_t>(); return true;
-    case 8: fn.template operator()<uint64_t>(); return true;
-    case 16: fn.template operator()<Bytes16>(); return true;
-    default: return false;
-  }
-}
+using ::dfx::Bytes16;
+using ::dfx::VisitMoveType;
 
 // The elements of `t` as E (see VisitMoveType). REQUIRES: E matches the
 // dtype's size (or is std::string for a string tensor).

@@ -13,6 +13,7 @@
 #include "base/logging.h"
 #include "graph/ops/strided_slice_spec.h"
 #include "kernels/eigen_util.h"
+#include "kernels/type_visitors.h"
 #include "runtime/device.h"
 #include "runtime/op_kernel.h"
 #include "runtime/tensor.h"
@@ -72,17 +73,9 @@ struct StridedCopySpec {
 void StridedCopy(const Device& device, const Tensor& src, Tensor* dst,
                  StridedCopySpec spec);
 
-// The element type the byte-moving kernels use for a dtype: an unsigned
-// integer of the element's size (Bytes16 for complex128), std::string for
-// strings. Copies never look at values, so one instantiation serves every
-// dtype of a size.
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
-
-// Calls fn.template operator()<T>() with that type for `dtype`. REQUIRES: a
-// dtype of MovableTypes().
+// Calls fn.template operator()<E>() with the element type the byte-moving
+// kernels use for `dtype` (VisitMoveType, kernels/type_visitors.h).
+// REQUIRES: a dtype of MovableTypes().
 template <typename Fn>
 void VisitMovableType(DataType dtype, Fn&& fn);
 
@@ -110,30 +103,8 @@ inline constexpr int64_t kParallelCopyBytes = 256 * 1024;
 
 template <typename Fn>
 void VisitMovableType(DataType dtype, Fn&& fn) {
-  if (dtype == DT_STRING) {
-    fn.template operator()<std::string>();
-    return;
-  }
-  switch (DataTypeSize(dtype)) {
-    case 1:
-      fn.template operator()<uint8_t>();
-      break;
-    case 2:
-      fn.template operator()<uint16_t>();
-      break;
-    case 4:
-      fn.template operator()<uint32_t>();
-      break;
-    case 8:
-      fn.template operator()<uint64_t>();
-      break;
-    case 16:
-      fn.template operator()<Bytes16>();
-      break;
-    default:
-      DFX_CHECK_MSG(false, "no element type to move dtype " +
-                               DataTypeString(dtype) + " with");
-  }
+  DFX_CHECK_MSG(VisitMoveType(dtype, fn), "no element type to move dtype " +
+                                              DataTypeString(dtype) + " with");
 }
 
 template <typename Fn>

@@ -12,13 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/array/array_util.h"
+#include "kernels/type_visitors.h"
 
 namespace dfx::array_internal {
 namespace {
-
-struct Bytes16 {
-  uint64_t lo, hi;
-};
 
 // Writes `out` (dims out_dims, row-major) from `in`, where stepping out dim i
 // moves in_strides[i] elements in the input.

@@ -296,7 +296,7 @@ class RaggedTensorToTensorOp : public OpKernel {
       }
       def_index[e] = at;
     }
-    const bool known = VisitCopyType(out->dtype(), [&]<typename E>() {
+    const bool known = VisitMoveType(out->dtype(), [&]<typename E>() {
       E* o = Elements<E>(out);
       const E* v = Elements<E>(values);
       const E* d = Elements<E>(default_value);

@@ -139,7 +139,7 @@ class SparseToDenseOp : public OpKernel {
                           out_shape.DebugString())));
       offsets[i] = offset;
     }
-    const bool known = VisitCopyType(out->dtype(), [&]<typename E>() {
+    const bool known = VisitMoveType(out->dtype(), [&]<typename E>() {
       E* o = Elements<E>(out);
       const E fill = Elements<E>(default_value)[0];
       std::fill(o, o + out->NumElements(), fill);
@@ -577,7 +577,7 @@ class SparseFillEmptyRowsOp : public OpKernel {
       oi[pos * rank] = row;
       std::fill(oi + pos * rank + 1, oi + (pos + 1) * rank, 0);
     }
-    const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+    const bool known = VisitMoveType(values.dtype(), [&]<typename E>() {
       const E* v = Elements<E>(values);
       E* ov = Elements<E>(out_values);
       for (int64_t i = 0; i < n; ++i) ov[rev[i]] = v[i];
@@ -706,7 +706,7 @@ class SparseReorderOp : public OpKernel {
     for (int64_t k = 0; k < n; ++k) {
       std::copy(in + order[k] * rank, in + (order[k] + 1) * rank, oi + k * rank);
     }
-    const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+    const bool known = VisitMoveType(values.dtype(), [&]<typename E>() {
       const E* v = Elements<E>(values);
       E* o = Elements<E>(out_values);
       for (int64_t k = 0; k < n; ++k) o[k] = v[order[k]];
@@ -815,7 +815,7 @@ class SparseSliceOp : public OpKernel {
         oi[k * rank + d] = in[kept[k] * rank + d] - st[d];
       }
     }
-    const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+    const bool known = VisitMoveType(values.dtype(), [&]<typename E>() {
       const E* v = Elements<E>(values);
       E* o = Elements<E>(out_values);
       for (int64_t k = 0; k < m; ++k) o[k] = v[kept[k]];
@@ -919,7 +919,7 @@ class SparseConcatOp : public OpKernel {
       std::copy(all.begin() + order[k] * rank,
                 all.begin() + (order[k] + 1) * rank, oi + k * rank);
     }
-    const bool known = VisitCopyType(out_values->dtype(), [&]<typename E>() {
+    const bool known = VisitMoveType(out_values->dtype(), [&]<typename E>() {
       E* o = Elements<E>(out_values);
       for (int64_t k = 0; k < total; ++k) {
         const auto& [input, entry] = source[order[k]];
@@ -1002,7 +1002,7 @@ class SparseSplitOp : public OpKernel {
       DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(num_split_ + p,
                                                    TensorShape({m}),
                                                    &out_values));
-      const bool known = VisitCopyType(values.dtype(), [&]<typename E>() {
+      const bool known = VisitMoveType(values.dtype(), [&]<typename E>() {
         const E* v = Elements<E>(values);
         E* o = Elements<E>(out_values);
         for (int64_t k = 0; k < m; ++k) o[k] = v[members[p][k]];
