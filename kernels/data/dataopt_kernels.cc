@@ -206,6 +206,9 @@ class ChooseFastestBranchDataset final : public UnaryDataset {
     absl::Status Restore(IteratorContext* ctx, const std::string& prefix,
                          const IteratorState& state) override {
       const int64_t n = static_cast<int64_t>(d_->branches_.size());
+      // A branch's iterator reads `in_`, which the restore replaces.
+      current_.reset();
+      current_dataset_.reset();
       DFX_RETURN_IF_ERROR(
           RestoreInput(ctx, *d_->input(), &in_, prefix + "/input", state));
       DFX_ASSIGN_OR_RETURN(
@@ -215,8 +218,6 @@ class ChooseFastestBranchDataset final : public UnaryDataset {
                            ReadIntInRange(state, prefix, "branch_index", 0, n));
       DFX_ASSIGN_OR_RETURN(
           fastest_, ReadIntInRange(state, prefix, "fastest_index", -1, n - 1));
-      current_.reset();
-      current_dataset_.reset();
       if (state.Contains(prefix, "current_empty")) return absl::OkStatus();
       const bool experiment = branch_ < n;
       const int64_t index = experiment ? branch_ : fastest_;
