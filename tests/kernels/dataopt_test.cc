@@ -5,8 +5,8 @@
 // one slowed by a SleepDataset, so the choice shows in the elements),
 // wherever it stands among the branches; MapDefun's shape function, and
 // its refusal of a function with fewer results than outputs (where
-// TensorFlow leaves the outputs unwritten); bad attrs fail the kernel's
-// construction.
+// TensorFlow leaves the outputs unwritten) and its cancellation; bad attrs
+// fail the kernel's construction.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +18,7 @@
 #include "graph/op_registry.h"
 #include "kernels/kernels.h"
 #include "proto/function.pb.h"
+#include "runtime/cancellation.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/shape_fn_test_util.h"
 #include "tests/testing/status_matchers.h"
@@ -138,7 +139,8 @@ FunctionDefLibrary Library() {
 
 // Runs `node` with the functions of Library().
 absl::StatusOr<std::vector<Tensor>> RunWithLibrary(
-    NodeDef node, const std::vector<Tensor>& inputs) {
+    NodeDef node, const std::vector<Tensor>& inputs,
+    CancellationManager* cm = nullptr) {
   const FunctionDefLibrary library = Library();
   const OpRegistrationData* reg = OpRegistry::Global()->LookUp(node.op());
   if (reg == nullptr) return absl::NotFoundError(node.op());
@@ -151,6 +153,7 @@ absl::StatusOr<std::vector<Tensor>> RunWithLibrary(
   params.op_kernel = kernel->get();
   params.device = testing::TestCpuDevice();
   params.inputs = inputs;
+  params.cancellation_manager = cm;
   OpKernelContext ctx(&params);
   (*kernel)->Compute(&ctx);
   if (!ctx.status().ok()) return ctx.status();
@@ -309,6 +312,15 @@ TEST_CASE("MapDefun runs its function per row and refuses missing results",
   CHECK_THAT(RunWithLibrary(MapDefunNode(2), {x, I64(10)}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "Mismatch in number of function outputs"));
+}
+
+TEST_CASE("MapDefun stops when its step is cancelled", "[dataopt]") {
+  Tensor x(DT_INT64, TensorShape({1000, 2}));
+  for (int i = 0; i < 2000; ++i) x.data<int64_t>()[i] = i;
+  CancellationManager cm;
+  cm.StartCancel();
+  CHECK_THAT(RunWithLibrary(MapDefunNode(1), {x, I64(1)}, &cm).status(),
+             StatusIs(absl::StatusCode::kCancelled, "add"));
 }
 
 TEST_CASE("WindowOp's elements are its inputs, whole elements only",
