@@ -57,6 +57,9 @@ void RegisterDataset4Kernels(KernelRegistry* registry);
 void RegisterDataset5Kernels(KernelRegistry* registry);
 // Datasets as graphs and random access (kernels/data/dataset6_kernels.cc).
 void RegisterDataset6Kernels(KernelRegistry* registry);
+// The datasets and MapDefun that tf.data's optimizer emits
+// (kernels/data/dataopt_kernels.cc).
+void RegisterDataOptKernels(KernelRegistry* registry);
 // tf.CriticalSection's MutexV2, MutexLock and ConsumeMutexLock
 // (kernels/data_flow/mutex_kernels.cc); declared here for the same reason.
 void RegisterMutexKernels(KernelRegistry* registry);
@@ -139,6 +142,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterDataset4Kernels(registry);
   RegisterDataset5Kernels(registry);
   RegisterDataset6Kernels(registry);
+  RegisterDataOptKernels(registry);
   RegisterImageKernels(registry);
   RegisterVolumetricKernels(registry);
   RegisterFftKernels(registry);

@@ -17,6 +17,9 @@ absl::Status RegisterDataset4Ops(OpRegistry* registry);
 absl::Status RegisterDataset5Ops(OpRegistry* registry);
 // Datasets as graphs and random access (dataset6_ops.cc).
 absl::Status RegisterDataset6Ops(OpRegistry* registry);
+// The ops tf.data's optimizer emits: ChooseFastestBranchDataset, MapDefun,
+// WindowOp (dataopt_ops.cc).
+absl::Status RegisterDataOptOps(OpRegistry* registry);
 // The TF1 readers (readers_ops.cc); declared here, not in ops.h, so adding
 // them rebuilds one file.
 absl::Status RegisterReadersOps(OpRegistry* registry);
@@ -120,6 +123,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterDataset4Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDataset5Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterDataset6Ops(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataOptOps(registry));
   DFX_RETURN_IF_ERROR(RegisterImageOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCodecOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSparseOps(registry));

@@ -53,7 +53,8 @@ const char* const kFamilies[] = {
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
-    "readers2",     "graphfn",   "dataset6"};
+    "readers2",     "graphfn",   "dataset6",
+    "dataopt"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -508,6 +509,13 @@ TEST_CASE("golden: tf.data DatasetToGraph, DatasetFromGraph, "
   // then read element by element; graphs TensorFlow wrote, loaded; elements
   // by index; shuffled and flat-mapped pipelines; iterator saves.
   RunFamily("dataset6");
+}
+
+TEST_CASE("golden: ChooseFastestBranchDataset, MapDefun and WindowOp "
+          "equal TensorFlow") {
+  // Iterators over the datasets tf.data's optimizer emits (the branches'
+  // elements, whichever wins; iterator saves), MapDefun in plain graphs.
+  RunFamily("dataopt");
 }
 
 TEST_CASE("golden: TensorArray ops before V3 and stacks before V2 "
