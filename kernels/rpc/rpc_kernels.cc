@@ -15,9 +15,10 @@
 // resources of the device's ResourceMgr (containers "rpc_server",
 // "rpc_client", "rpc_future_resource"), so a server started by one step
 // serves after that step has ended, until its resource is destroyed
-// (DestroyResourceOp, a container reset, the device's end). Registered
-// functions run in a runtime of their own (data::DatasetFunction), on an
-// elastic pool of the server, each call a step of its own that the
+// (DestroyResourceOp, a container reset, the device's end); a future lives
+// as long as RpcCall's deleter tensor (TensorFlow's ResourceDeleter).
+// Registered functions run in a runtime of their own (data::DatasetFunction),
+// on an elastic pool of the server, each call a step of its own that the
 // client's cancellation or deadline and the server's destruction cancel.
 //
 // Every wait of a kernel (RpcClient's List, RpcCheckStatus, RpcGetValue)
@@ -59,6 +60,7 @@
 #include "runtime/elastic_thread_pool.h"
 #include "runtime/op_kernel.h"
 #include "runtime/resource_mgr.h"
+#include "runtime/variant.h"
 
 namespace dfx {
 namespace {
@@ -411,6 +413,32 @@ class RpcFuture final : public ResourceBase {
   absl::Status status_;  // fixed once done_
   RpcCallResponse response_;
   std::vector<Waiter> waiters_ ABSL_GUARDED_BY(mu_);
+};
+
+// The deleter RpcCall outputs, as TensorFlow's ResourceDeleter: the future
+// goes when the last copy of the deleter tensor does (unless
+// DeleteRpcFutureResource, which takes the deleter as an input to run after
+// RpcCall, deleted it first). A graph that drops the deleter at once loses
+// the future, as in TensorFlow.
+class FutureDeleter final : public VariantValue {
+ public:
+  FutureDeleter(ResourceMgr* rm, std::string name)
+      : rm_(rm), name_(std::move(name)) {}
+  ~FutureDeleter() override {
+    rm_->Delete(kFutureContainer, name_, RpcFuture::kTypeName).IgnoreError();
+  }
+  std::string TypeName() const override {
+    return "tensorflow::ResourceDeleter";
+  }
+  // TensorFlow's ResourceDeleter does not encode either.
+  void Encode(VariantTensorDataProto* proto) const override {}
+  std::string DebugString() const override {
+    return absl::StrCat("ResourceDeleter of ", kFutureContainer, "/", name_);
+  }
+
+ private:
+  ResourceMgr* const rm_;
+  const std::string name_;
 };
 
 // One wait of an async kernel, ended once: by whoever claims it first, the
@@ -773,9 +801,10 @@ class RpcCallOp final : public OpKernel {
         ctx, ctx->resource_manager()->Create(kFutureContainer, name, future));
     ctx->set_output(
         0, ResourceOutput(ctx, kFutureContainer, name, RpcFuture::kTypeName));
-    // The deleter: TensorFlow's ResourceDeleter variant, which only makes
-    // DeleteRpcFutureResource run after this op.
-    ctx->set_output(1, Tensor(DT_VARIANT, TensorShape({})));
+    Tensor deleter(DT_VARIANT, TensorShape({}));
+    deleter.scalar<Variant>() =
+        Variant::Make<FutureDeleter>(ctx->resource_manager(), name);
+    ctx->set_output(1, std::move(deleter));
     (*client)->Call(*method, args, *timeout, std::move(future));
   }
 };

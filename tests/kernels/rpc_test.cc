@@ -178,8 +178,14 @@ NodeDef CallNode(const DataTypeVector& tin) {
       .Build();
 }
 
-// RpcCall; the future's handle.
-absl::StatusOr<Tensor> CallMethod(const Tensor& client,
+// RpcCall's outputs: the future's handle and its deleter, which keeps the
+// future (TensorFlow's ResourceDeleter).
+struct Future {
+  Tensor handle;
+  Tensor deleter;
+};
+
+absl::StatusOr<Future> CallMethod(const Tensor& client,
                                   const std::string& method,
                                   std::vector<Tensor> args,
                                   int64_t timeout_ms = 0) {
@@ -192,7 +198,7 @@ absl::StatusOr<Tensor> CallMethod(const Tensor& client,
   inputs.push_back(I64(timeout_ms));
   DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                        Run(CallNode(tin), std::move(inputs)));
-  return out[0];
+  return Future{out[0], out[1]};
 }
 
 NodeDef GetValueNode(const DataTypeVector& tout) {
@@ -259,54 +265,63 @@ TEST_CASE("A dfx RPC server serves a dfx client its registered functions",
   std::sort(listed.begin(), listed.end());
   CHECK(listed == std::vector<std::string>{"add", "add10"});
 
-  absl::StatusOr<Tensor> future = CallMethod(*client, "add", {I32(2), I32(3)});
+  absl::StatusOr<Future> future = CallMethod(*client, "add", {I32(2), I32(3)});
   REQUIRE(future.ok());
-  CHECK(CheckStatus(*future) == std::make_pair(int64_t{0}, std::string()));
+  CHECK(CheckStatus(future->handle) ==
+        std::make_pair(int64_t{0}, std::string()));
   absl::StatusOr<std::vector<Tensor>> value =
-      Run(GetValueNode({DT_INT32}), {*future});
+      Run(GetValueNode({DT_INT32}), {future->handle});
   REQUIRE(value.ok());
   CHECK((*value)[0].scalar<int32_t>() == 5);
   // Too many Tout: TensorFlow's InvalidArgument.
-  CHECK_THAT(Run(GetValueNode({DT_INT32, DT_INT32}), {*future}).status(),
+  CHECK_THAT(Run(GetValueNode({DT_INT32, DT_INT32}), {future->handle}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "Incorrect number of output types specified.2 1"));
-  CHECK_THAT(Run(GetValueNode({DT_FLOAT}), {*future}).status(),
+  CHECK_THAT(Run(GetValueNode({DT_FLOAT}), {future->handle}).status(),
              StatusIs(absl::StatusCode::kInvalidArgument, "Tout[0]"));
   // The deleted future is NotFound.
   REQUIRE(Run(TestNodeBuilder("del", "DeleteRpcFutureResource", 2).Build(),
-              {*future, Tensor(DT_VARIANT, TensorShape({}))})
+              {future->handle, future->deleter})
               .ok());
-  CHECK(CheckStatus(*future).first == -1);
-  CHECK_THAT(Run(GetValueNode({DT_INT32}), {*future}).status(),
+  CHECK(CheckStatus(future->handle).first == -1);
+  CHECK_THAT(Run(GetValueNode({DT_INT32}), {future->handle}).status(),
              StatusIs(absl::StatusCode::kNotFound,
                       "Future resource no longer exists"));
+
+  // Dropping the deleter drops the future, as TensorFlow's ResourceDeleter.
+  future = CallMethod(*client, "add", {I32(2), I32(3)});
+  REQUIRE(future.ok());
+  const Tensor dropped = future->handle;
+  future = absl::InternalError("dropped");
+  CHECK_THAT(Run(GetValueNode({DT_INT32}), {dropped}).status(),
+             StatusIs(absl::StatusCode::kNotFound));
 
   // Captured inputs come after the call's arguments.
   future = CallMethod(*client, "add10", {I32(7)});
   REQUIRE(future.ok());
-  value = Run(GetValueNode({DT_INT32}), {*future});
+  value = Run(GetValueNode({DT_INT32}), {future->handle});
   REQUIRE(value.ok());
   CHECK((*value)[0].scalar<int32_t>() == 17);
 
   // An unknown method: TensorFlow's InvalidArgument "<m> is not registered."
   future = CallMethod(*client, "nope", {I32(1)});
   REQUIRE(future.ok());
-  CHECK(CheckStatus(*future) ==
+  CHECK(CheckStatus(future->handle) ==
         std::make_pair(int64_t{3}, std::string("nope is not registered.")));
   CHECK_THAT(
-      Run(GetValueNode({DT_INT32}), {*future}).status(),
+      Run(GetValueNode({DT_INT32}), {future->handle}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument, "nope is not registered."));
 
   // Bad arguments name the method.
   future = CallMethod(*client, "add", {Tensor::Scalar<float>(1), I32(2)});
   REQUIRE(future.ok());
-  std::pair<int64_t, std::string> st = CheckStatus(*future);
+  std::pair<int64_t, std::string> st = CheckStatus(future->handle);
   CHECK(st.first == 3);
   CHECK_THAT(st.second, Catch::Contains("method 'add'") &&
                             Catch::Contains("argument 0 must be int32"));
   future = CallMethod(*client, "add", {I32(2)});
   REQUIRE(future.ok());
-  st = CheckStatus(*future);
+  st = CheckStatus(future->handle);
   CHECK(st.first == 3);
   CHECK_THAT(st.second, Catch::Contains("method 'add'") &&
                             Catch::Contains("takes 2 arguments, got 1"));
@@ -328,7 +343,7 @@ TEST_CASE("A dfx RPC server serves a dfx client its registered functions",
           .ok());
   future = CallMethod(*client, "add", {I32(2), I32(3)}, 300);
   REQUIRE(future.ok());
-  CHECK(CheckStatus(*future).first ==
+  CHECK(CheckStatus(future->handle).first ==
         static_cast<int64_t>(absl::StatusCode::kDeadlineExceeded));
 }
 
@@ -367,13 +382,13 @@ TEST_CASE("An RPC to an unreachable server fails DeadlineExceeded in time",
   // The client's default timeout, then a per-call one.
   absl::StatusOr<Tensor> client = NewClient(address, 300);
   REQUIRE(client.ok());
-  absl::StatusOr<Tensor> future = CallMethod(*client, "add", {I32(1)});
+  absl::StatusOr<Future> future = CallMethod(*client, "add", {I32(1)});
   REQUIRE(future.ok());
-  CHECK(CheckStatus(*future).first ==
+  CHECK(CheckStatus(future->handle).first ==
         static_cast<int64_t>(absl::StatusCode::kDeadlineExceeded));
   future = CallMethod(*client, "add", {I32(1)}, 200);
   REQUIRE(future.ok());
-  CHECK_THAT(Run(GetValueNode({DT_INT32}), {*future}).status(),
+  CHECK_THAT(Run(GetValueNode({DT_INT32}), {future->handle}).status(),
              StatusIs(absl::StatusCode::kDeadlineExceeded));
   // Listing the methods waits as long as the client's timeout.
   CHECK_THAT(NewClient(address, 300, true).status(),
@@ -388,15 +403,16 @@ TEST_CASE("A cancelled step ends every RPC wait", "[rpc]") {
   // No timeout anywhere: without cancellation these would wait forever.
   absl::StatusOr<Tensor> client = NewClient(address, 0);
   REQUIRE(client.ok());
-  absl::StatusOr<Tensor> future = CallMethod(*client, "add", {I32(1)});
+  absl::StatusOr<Future> future = CallMethod(*client, "add", {I32(1)});
   REQUIRE(future.ok());
 
   CancellationManager cm;
-  absl::StatusOr<std::unique_ptr<Call>> check = Start(
-      TestNodeBuilder("check", "RpcCheckStatus", 1).Build(), {*future}, &cm);
+  absl::StatusOr<std::unique_ptr<Call>> check =
+      Start(TestNodeBuilder("check", "RpcCheckStatus", 1).Build(),
+            {future->handle}, &cm);
   REQUIRE(check.ok());
   absl::StatusOr<std::unique_ptr<Call>> get =
-      Start(GetValueNode({DT_INT32}), {*future}, &cm);
+      Start(GetValueNode({DT_INT32}), {future->handle}, &cm);
   REQUIRE(get.ok());
   absl::StatusOr<std::unique_ptr<Call>> list =
       Start(TestNodeBuilder("client", "RpcClient", 2)
@@ -414,8 +430,9 @@ TEST_CASE("A cancelled step ends every RPC wait", "[rpc]") {
     CHECK_THAT(c->status(), StatusIs(absl::StatusCode::kCancelled));
   }
   // A step cancelled before the wait fails at once.
-  absl::StatusOr<std::unique_ptr<Call>> late = Start(
-      TestNodeBuilder("check", "RpcCheckStatus", 1).Build(), {*future}, &cm);
+  absl::StatusOr<std::unique_ptr<Call>> late =
+      Start(TestNodeBuilder("check", "RpcCheckStatus", 1).Build(),
+            {future->handle}, &cm);
   REQUIRE(late.ok());
   REQUIRE((*late)->Wait(absl::Seconds(1)));
   CHECK_THAT((*late)->status(), StatusIs(absl::StatusCode::kCancelled));
@@ -423,7 +440,7 @@ TEST_CASE("A cancelled step ends every RPC wait", "[rpc]") {
   ResourceMgr* rm = TestCpuDevice()->resource_manager();
   rm->Delete("rpc_client", address, "RpcClient").IgnoreError();
   rm->Delete("rpc_client", "listing" + address, "RpcClient").IgnoreError();
-  CHECK(CheckStatus(*future).first ==
+  CHECK(CheckStatus(future->handle).first ==
         static_cast<int64_t>(absl::StatusCode::kCancelled));
 }
 
