@@ -80,6 +80,26 @@ FunctionDefLibrary AddLibrary() {
   return lib;
 }
 
+// block_fn() -> int32: dequeues from a new, empty queue, so it waits until
+// its step is cancelled.
+void AddBlockFunction(FunctionDefLibrary* lib) {
+  FunctionDef* f = lib->add_function();
+  f->mutable_signature()->set_name("block_fn");
+  OpDef::ArgDef* out = f->mutable_signature()->add_output_arg();
+  out->set_name("out");
+  out->set_type(DT_INT32);
+  NodeDef* q = f->add_node_def();
+  q->set_name("q");
+  q->set_op("FIFOQueueV2");
+  (*q->mutable_attr())["component_types"].mutable_list()->add_type(DT_INT32);
+  NodeDef* d = f->add_node_def();
+  d->set_name("d");
+  d->set_op("QueueDequeueV2");
+  d->add_input("q:handle:0");
+  (*d->mutable_attr())["component_types"].mutable_list()->add_type(DT_INT32);
+  (*f->mutable_ret())["out"] = "d:components:0";
+}
+
 // One kernel call, possibly still waiting (kernels that need the graph's
 // function library: async_kernel_test_util.h's TryStart has none).
 struct Call {
@@ -151,12 +171,12 @@ absl::StatusOr<Tensor> NewServer(const std::string& address) {
   return out[0];
 }
 
-NodeDef RegisterNode(int num_captured) {
+NodeDef RegisterNode(int num_captured, const char* function = "add_fn") {
   NodeDef n = TestNodeBuilder("register", "RpcServerRegister", 2 + num_captured)
                   .Attr("output_specs", "")
                   .Attr("Tin", DataTypeVector(num_captured, DT_INT32))
                   .Build();
-  (*n.mutable_attr())["f"].mutable_func()->set_name("add_fn");
+  (*n.mutable_attr())["f"].mutable_func()->set_name(function);
   return n;
 }
 
@@ -345,6 +365,49 @@ TEST_CASE("A dfx RPC server serves a dfx client its registered functions",
   REQUIRE(future.ok());
   CHECK(CheckStatus(future->handle).first ==
         static_cast<int64_t>(absl::StatusCode::kDeadlineExceeded));
+}
+
+TEST_CASE(
+    "A served function is cancelled by the call's deadline and by the "
+    "server's end",
+    "[rpc]") {
+  const int port = FreePort();
+  REQUIRE(port > 0);
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  FunctionDefLibrary lib = AddLibrary();
+  AddBlockFunction(&lib);
+  absl::StatusOr<Tensor> server = NewServer(address);
+  REQUIRE(server.ok());
+  REQUIRE(Run(RegisterNode(0, "block_fn"), {*server, Str("block")}, &lib).ok());
+  REQUIRE(Run(TestNodeBuilder("start", "RpcServerStart", 1).Build(), {*server})
+              .ok());
+  absl::StatusOr<Tensor> client = NewClient(address, 0);
+  REQUIRE(client.ok());
+  // The deadline ends the call at the client and cancels the function.
+  absl::StatusOr<Future> timed = CallMethod(*client, "block", {}, 300);
+  REQUIRE(timed.ok());
+  CHECK(CheckStatus(timed->handle).first ==
+        static_cast<int64_t>(absl::StatusCode::kDeadlineExceeded));
+  // A call without a deadline ends when the server goes, which cancels
+  // the function instead of waiting for it.
+  absl::StatusOr<Future> waiting = CallMethod(*client, "block", {});
+  REQUIRE(waiting.ok());
+  absl::StatusOr<std::unique_ptr<Call>> check = Start(
+      TestNodeBuilder("check", "RpcCheckStatus", 1).Build(), {waiting->handle});
+  REQUIRE(check.ok());
+  CHECK(!(*check)->Wait(absl::Milliseconds(300)));
+  const absl::Time start = absl::Now();
+  REQUIRE(
+      Run(TestNodeBuilder("destroy", "DestroyResourceOp", 1).Build(), {*server})
+          .ok());
+  REQUIRE((*check)->Wait());
+  CHECK(absl::Now() - start < absl::Seconds(10));
+  REQUIRE((*check)->status().ok());
+  CHECK((*check)->output(0).scalar<int64_t>() != 0);
+  TestCpuDevice()
+      ->resource_manager()
+      ->Delete("rpc_client", address, "RpcClient")
+      .IgnoreError();
 }
 
 TEST_CASE("RPC addresses are checked; port 0 is refused", "[rpc]") {
