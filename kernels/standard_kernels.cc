@@ -104,6 +104,10 @@ void RegisterSdcaKernels(KernelRegistry* registry);
 // the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
 void RegisterGraphfnKernels(KernelRegistry* registry);
 
+// TensorFlow's RPC ops: a gRPC server of registered functions, a client,
+// futures (kernels/rpc/rpc_kernels.cc).
+void RegisterRpcKernels(KernelRegistry* registry);
+
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
 void RegisterXlaArrayKernels(KernelRegistry* registry);
@@ -179,6 +183,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
+  RegisterRpcKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

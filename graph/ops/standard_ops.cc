@@ -88,6 +88,8 @@ absl::Status RegisterSdcaOps(OpRegistry* registry);
 absl::Status RegisterXla1Ops(OpRegistry* registry);
 // SymbolicGradient (graphfn_ops.cc).
 absl::Status RegisterGraphfnOps(OpRegistry* registry);
+// TensorFlow's RPC ops: RpcServer, RpcClient, RpcCall, ... (rpc_ops.cc).
+absl::Status RegisterRpcOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -164,6 +166,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));
   return absl::OkStatus();
 }
 

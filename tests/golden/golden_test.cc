@@ -60,6 +60,7 @@ const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
     "collective",    // TF's collective OpDefs: tests/kernels/collective_ops_test.cc
     "tfrecord",      // TF-written input files: tests/kernels/dataset_test.cc
+    "rpc",  // TF's RPC OpDefs (no cases): tests/kernels/rpc_test.cc
 };
 
 // Puts the nodes of `graph` alternately on CPU:0 and CPU:1, so that loops,
