@@ -100,6 +100,8 @@ void RegisterSdcaKernels(KernelRegistry* registry);
 // SymbolicGradient's kernel, which only fails: the op is lowered, and
 // the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
 void RegisterGraphfnKernels(KernelRegistry* registry);
+// CreateSummaryDbWriter (kernels/summary/summary_db_writer.cc).
+void RegisterSummarydbKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -174,6 +176,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConv3Kernels(registry);
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
+  RegisterSummarydbKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
