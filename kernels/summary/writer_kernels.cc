@@ -1,6 +1,7 @@
-// The TF2 summary-writer ops over SummaryFileWriter resources
-// (event_writer.h): SummaryWriter makes the handle, CreateSummaryFileWriter
-// opens the event file (once per resource), the Write* ops queue events,
+// The TF2 summary-writer ops over SummaryWriterInterface resources
+// (event_writer.h; CreateSummaryDbWriter's is in summary_db_writer.cc):
+// SummaryWriter makes the handle, CreateSummaryFileWriter opens the event
+// file (once per resource), the Write* ops queue events,
 // FlushSummaryWriter writes them out and CloseSummaryWriter deletes the
 // resource, which flushes what is left. TensorFlow's summary_kernels.cc and
 // summary_file_writer.cc; where TensorFlow would abort on a non-scalar
@@ -30,7 +31,7 @@ absl::StatusOr<std::shared_ptr<SummaryWriterInterface>> GetWriter(
   DFX_RETURN_IF_ERROR(
       data_flow::HandleNameFromInput(ctx, 0, &container, &name));
   return ctx->resource_manager()->Lookup<SummaryWriterInterface>(container,
-                                                                name);
+                                                                 name);
 }
 
 // A scalar input of type T; InvalidArgument "<what> must be a scalar".
@@ -61,8 +62,9 @@ class SummaryWriterOp : public OpKernel {
     if (!c->status().ok()) return;
     ResourceMgr* rm = c->device()->resource_manager();
     if (container.empty()) container = rm->default_container();
-    handle_ = data_flow::SharedResourceHandle(*c->device(), false, container,
-                                             name, SummaryWriterInterface::kTypeName);
+    handle_ =
+        data_flow::SharedResourceHandle(*c->device(), false, container, name,
+                                        SummaryWriterInterface::kTypeName);
   }
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, handle_); }
 
@@ -116,8 +118,9 @@ class CloseSummaryWriterOp : public OpKernel {
     std::string container, name;
     DFX_OP_REQUIRES_OK(ctx, data_flow::HandleNameFromInput(ctx, 0, &container,
                                                            &name));
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
-                                container, name, SummaryWriterInterface::kTypeName));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->resource_manager()->Delete(
+                           container, name, SummaryWriterInterface::kTypeName));
   }
 };
 

@@ -41,6 +41,7 @@ from tensorflow.core.util import event_pb2  # noqa: E402
 FAMILY = "summarydb"
 raw = tf.raw_ops
 
+
 # A time "set" or "null", or its value when a case fixed it (below 1e6 s).
 def _time(col):
     return (f"CASE WHEN {col} IS NULL THEN 'null' WHEN {col} < 1e6 THEN "
@@ -485,8 +486,9 @@ def open_error_cases():
                 writer=w, step=step_t(1), tag="t", value=const(1.0))
         return named
     db_case("open_errors", build,
-            [["good"], ["close_good"], ["mkdir"], ["missing_dir"], ["write_missing_dir"], ["directory"],
-             ["not_a_db"], ["write_not_a_db"]],
+            [["good"], ["close_good"], ["mkdir"], ["missing_dir"],
+             ["write_missing_dir"], ["directory"], ["not_a_db"],
+             ["write_not_a_db"]],
             queries=["schema"],
             note="a path in a missing directory, a directory and a file "
             "that is not a database are InvalidArgument (SQLite's CANTOPEN "
@@ -547,12 +549,14 @@ def event_cases():
     graph_ev = event_pb2.Event(wall_time=3.0, step=1, graph_def=graph_def(
         [("g", "Const", [], "", 1)]))
     bad_graph_ev = event_pb2.Event(wall_time=3.0, step=1, graph_def=b"\xff")
-    mismatch = event_pb2.Event(wall_time=4.0, step=1, summary=summary_pb2.Summary(
-        value=[summary_pb2.Summary.Value(tag="bad", histo=summary_pb2.HistogramProto(
-            bucket_limit=[1.0], bucket=[1, 2]))]))
-    bad_tensor = event_pb2.Event(wall_time=4.0, step=1, summary=summary_pb2.Summary(
-        value=[summary_pb2.Summary.Value(tag="bt", tensor=tf.make_tensor_proto(
-            np.array([True])))]))
+    def one_value(**kw):
+        return event_pb2.Event(wall_time=4.0, step=1,
+                               summary=summary_pb2.Summary(
+                                   value=[summary_pb2.Summary.Value(**kw)]))
+    mismatch = one_value(tag="bad", histo=summary_pb2.HistogramProto(
+        bucket_limit=[1.0], bucket=[1, 2]))
+    bad_tensor = one_value(tag="bt",
+                           tensor=tf.make_tensor_proto(np.array([True])))
 
     def build(db):
         w, create = writer("w", db["x"])
