@@ -103,6 +103,8 @@ void RegisterSdcaKernels(KernelRegistry* registry);
 // SymbolicGradient's kernel, which only fails: the op is lowered, and
 // the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
 void RegisterGraphfnKernels(KernelRegistry* registry);
+// CreateSummaryDbWriter (kernels/summary/summary_db_writer.cc).
+void RegisterSummarydbKernels(KernelRegistry* registry);
 
 // TensorFlow's RPC ops: a gRPC server of registered functions, a client,
 // futures (kernels/rpc/rpc_kernels.cc).
@@ -182,6 +184,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConv3Kernels(registry);
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
+  RegisterSummarydbKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");

@@ -90,6 +90,8 @@ absl::Status RegisterXla1Ops(OpRegistry* registry);
 absl::Status RegisterGraphfnOps(OpRegistry* registry);
 // TensorFlow's RPC ops: RpcServer, RpcClient, RpcCall, ... (rpc_ops.cc).
 absl::Status RegisterRpcOps(OpRegistry* registry);
+// CreateSummaryDbWriter (summarydb_ops.cc).
+absl::Status RegisterSummarydbOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -167,6 +169,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
   return absl::OkStatus();
 }
 

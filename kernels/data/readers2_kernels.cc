@@ -46,6 +46,7 @@
 #include "graph/node_def_util.h"
 #include "kernels/data/dataset.h"
 #include "kernels/kernels.h"
+#include "kernels/sqlite_util.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
 #include "runtime/memory_limit.h"
@@ -57,49 +58,6 @@ namespace {
 constexpr int kMaxValueBytes = 256 << 20;
 // SQLite virtual machine instructions between cancellation checks.
 constexpr int kProgressInterval = 10000;
-
-// TensorFlow's mapping of SQLite result codes (lib/db/sqlite.cc).
-absl::StatusCode CodeOfSqlite(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_OK:
-    case SQLITE_ROW:
-    case SQLITE_DONE:
-      return absl::StatusCode::kOk;
-    case SQLITE_ABORT:
-      return absl::StatusCode::kAborted;
-    case SQLITE_READONLY:
-    case SQLITE_MISMATCH:
-      return absl::StatusCode::kFailedPrecondition;
-    case SQLITE_MISUSE:
-    case SQLITE_INTERNAL:
-      return absl::StatusCode::kInternal;
-    case SQLITE_RANGE:
-      return absl::StatusCode::kOutOfRange;
-    case SQLITE_CANTOPEN:
-    case SQLITE_CONSTRAINT:
-    case SQLITE_NOTFOUND:
-    case SQLITE_NOTADB:
-      return absl::StatusCode::kInvalidArgument;
-    case SQLITE_CORRUPT:
-      return absl::StatusCode::kDataLoss;
-    case SQLITE_AUTH:
-    case SQLITE_PERM:
-      return absl::StatusCode::kPermissionDenied;
-    case SQLITE_FULL:
-    case SQLITE_TOOBIG:
-    case SQLITE_NOLFS:
-      return absl::StatusCode::kResourceExhausted;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-    case SQLITE_PROTOCOL:
-    case SQLITE_NOMEM:
-      return absl::StatusCode::kUnavailable;
-    case SQLITE_INTERRUPT:
-      return absl::StatusCode::kCancelled;
-    default:
-      return absl::StatusCode::kUnknown;
-  }
-}
 
 bool IsSqlOutputType(DataType t) {
   switch (t) {
@@ -153,17 +111,13 @@ class SqlQuery {
     if (!DataDir().empty()) flags |= SQLITE_OPEN_NOFOLLOW;
     int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
-      return absl::Status(CodeOfSqlite(rc),
+      return absl::Status(SqliteStatusCode(rc),
                           absl::StrCat("Sqlite::Open(", shown,
                                        ") failed: ", sqlite3_errstr(rc)));
     }
     sqlite3_extended_result_codes(db_, 1);
-    sqlite3_limit(db_, SQLITE_LIMIT_ATTACHED, 0);
+    HardenSqliteConnection(db_);
     sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
     sqlite3_set_authorizer(db_, &SqlQuery::AuthorizeReadOnly, this);
     sqlite3_progress_handler(db_, kProgressInterval, &SqlQuery::Progress, this);
     return absl::OkStatus();
@@ -185,7 +139,7 @@ class SqlQuery {
         return absl::PermissionDeniedError(
             absl::StrCat(msg, " (SqlDataset runs read-only queries only)"));
       }
-      return absl::Status(CodeOfSqlite(rc), msg);
+      return absl::Status(SqliteStatusCode(rc), msg);
     }
     if (!sqlite3_stmt_readonly(stmt_)) {
       sqlite3_finalize(stmt_);
@@ -219,7 +173,7 @@ class SqlQuery {
     }
     if (rc != SQLITE_ROW) {
       *end = true;
-      return absl::Status(CodeOfSqlite(rc),
+      return absl::Status(SqliteStatusCode(rc),
                           absl::StrCat("Step() failed: [", rc, "] ",
                                        sqlite3_errmsg(db_), ": ", query_));
     }

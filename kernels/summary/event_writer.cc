@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "checkpoint/crc32c.h"
+#include "kernels/summary/summary_convert.h"
 
 namespace dfx::summary {
 namespace {
@@ -86,6 +87,43 @@ absl::StatusOr<std::vector<std::string>> ParseRecords(const std::string& bytes,
 }
 
 double WallTime() { return static_cast<double>(NowMicros()) / 1.0e6; }
+
+namespace {
+
+std::unique_ptr<Event> NewEvent(int64_t step) {
+  auto e = std::make_unique<Event>();
+  e->set_step(step);
+  e->set_wall_time(WallTime());
+  return e;
+}
+
+}  // namespace
+
+absl::Status SummaryWriterInterface::WriteTensor(
+    int64_t step, const Tensor& t, const std::string& tag,
+    const std::string& serialized_metadata) {
+  std::unique_ptr<Event> e = NewEvent(step);
+  Summary::Value* v = e->mutable_summary()->add_value();
+  SetTensor(t, v);
+  v->set_tag(tag);
+  if (!serialized_metadata.empty()) {
+    (void)v->mutable_metadata()->ParseFromString(serialized_metadata);
+  }
+  return WriteEvent(std::move(e));
+}
+
+absl::Status SummaryWriterInterface::WriteScalar(int64_t step, const Tensor& t,
+                                                 const std::string& tag) {
+  float value = 0;
+  VisitNumericType(t.dtype(), [&]<typename T>() {
+    value = static_cast<float>(t.data<T>()[0]);
+  });
+  std::unique_ptr<Event> e = NewEvent(step);
+  Summary::Value* v = e->mutable_summary()->add_value();
+  v->set_tag(tag);
+  v->set_simple_value(value);
+  return WriteEvent(std::move(e));
+}
 
 absl::StatusOr<std::unique_ptr<EventsFile>> EventsFile::Open(
     const std::string& dir, const std::string& suffix) {

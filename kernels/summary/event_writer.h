@@ -2,9 +2,10 @@
 // (length, masked CRC32C of the length, data, masked CRC32C of the data)
 // named events.out.tfevents.<secs>.<host>.<pid>.<n><suffix>, whose first
 // record is an Event{wall_time: whole seconds, file_version:
-// "brain.Event:2", source_metadata} and the rest serialized Events; and
-// SummaryFileWriter, the resource behind the TF2 summary-writer ops, which
-// queues events and writes them when flushed.
+// "brain.Event:2", source_metadata} and the rest serialized Events;
+// SummaryWriterInterface, the resource behind the TF2 summary-writer ops;
+// and SummaryFileWriter, the one that queues events and writes them to an
+// event file when flushed (summary_db_writer.h has the SQLite one).
 #ifndef DFX_KERNELS_SUMMARY_EVENT_WRITER_H_
 #define DFX_KERNELS_SUMMARY_EVENT_WRITER_H_
 
@@ -20,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/event.pb.h"
 #include "runtime/resource_mgr.h"
+#include "runtime/tensor.h"
 
 namespace dfx::summary {
 
@@ -62,14 +64,36 @@ class EventsFile {
   std::string pending_;
 };
 
-// The resource of SummaryWriter handles: events queue until more than
+// The resource of SummaryWriter handles, whatever Create* op made it (its
+// type name is TensorFlow's, so one handle holds either kind). The Write*
+// ops build events and hand them to WriteEvent, but for WriteSummary and
+// WriteScalarSummary, which a writer may store as tensors: their default
+// implementations build the event a file writer writes. Implementations
+// are thread-safe.
+class SummaryWriterInterface : public ResourceBase {
+ public:
+  static constexpr char kTypeName[] = "SummaryWriterInterface";
+  std::string TypeName() const override { return kTypeName; }
+
+  virtual absl::Status WriteEvent(std::unique_ptr<Event> event) = 0;
+  virtual absl::Status Flush() = 0;
+  // WriteSummary's tensor `t` under `tag` at `step`, with the
+  // SummaryMetadata proto `serialized_metadata`.
+  virtual absl::Status WriteTensor(int64_t step, const Tensor& t,
+                                   const std::string& tag,
+                                   const std::string& serialized_metadata);
+  // WriteScalarSummary's value: the first element of `t` (REQUIRES: `t`
+  // is not empty and of a real number type).
+  virtual absl::Status WriteScalar(int64_t step, const Tensor& t,
+                                   const std::string& tag);
+};
+
+// The file writer: events queue until more than
 // `max_queue` wait, `flush_millis` passed since the last flush, or
 // Flush() is called; destroying the writer (CloseSummaryWriter, a reset)
 // flushes what is left. Thread-safe.
-class SummaryFileWriter : public ResourceBase {
+class SummaryFileWriter : public SummaryWriterInterface {
  public:
-  static constexpr char kTypeName[] = "SummaryWriterInterface";
-
   // Opens the event file (EventsFile::Open). Errors carry TensorFlow's
   // context "Could not initialize events writer.".
   static absl::StatusOr<std::shared_ptr<SummaryFileWriter>> Create(
@@ -77,12 +101,11 @@ class SummaryFileWriter : public ResourceBase {
       const std::string& filename_suffix);
   ~SummaryFileWriter() override;
 
-  std::string TypeName() const override { return kTypeName; }
   std::string DebugString() const override;
 
   // Queues `event`; flushes when the queue or the time says so.
-  absl::Status WriteEvent(std::unique_ptr<Event> event);
-  absl::Status Flush();
+  absl::Status WriteEvent(std::unique_ptr<Event> event) override;
+  absl::Status Flush() override;
 
  private:
   SummaryFileWriter(std::unique_ptr<EventsFile> file, int max_queue,

@@ -1,6 +1,7 @@
-// The TF2 summary-writer ops over SummaryFileWriter resources
-// (event_writer.h): SummaryWriter makes the handle, CreateSummaryFileWriter
-// opens the event file (once per resource), the Write* ops queue events,
+// The TF2 summary-writer ops over SummaryWriterInterface resources
+// (event_writer.h; CreateSummaryDbWriter's is in summary_db_writer.cc):
+// SummaryWriter makes the handle, CreateSummaryFileWriter opens the event
+// file (once per resource), the Write* ops queue events,
 // FlushSummaryWriter writes them out and CloseSummaryWriter deletes the
 // resource, which flushes what is left. TensorFlow's summary_kernels.cc and
 // summary_file_writer.cc; where TensorFlow would abort on a non-scalar
@@ -24,12 +25,13 @@
 namespace dfx::summary {
 namespace {
 
-absl::StatusOr<std::shared_ptr<SummaryFileWriter>> GetWriter(
+absl::StatusOr<std::shared_ptr<SummaryWriterInterface>> GetWriter(
     OpKernelContext* ctx) {
   std::string container, name;
   DFX_RETURN_IF_ERROR(
       data_flow::HandleNameFromInput(ctx, 0, &container, &name));
-  return ctx->resource_manager()->Lookup<SummaryFileWriter>(container, name);
+  return ctx->resource_manager()->Lookup<SummaryWriterInterface>(container,
+                                                                 name);
 }
 
 // A scalar input of type T; InvalidArgument "<what> must be a scalar".
@@ -60,8 +62,9 @@ class SummaryWriterOp : public OpKernel {
     if (!c->status().ok()) return;
     ResourceMgr* rm = c->device()->resource_manager();
     if (container.empty()) container = rm->default_container();
-    handle_ = data_flow::SharedResourceHandle(*c->device(), false, container,
-                                             name, SummaryFileWriter::kTypeName);
+    handle_ =
+        data_flow::SharedResourceHandle(*c->device(), false, container, name,
+                                        SummaryWriterInterface::kTypeName);
   }
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, handle_); }
 
@@ -86,7 +89,7 @@ class CreateSummaryFileWriterOp : public OpKernel {
                                                            &name));
     ResourceMgr* rm = ctx->resource_manager();
     // An existing writer stays as it is (TensorFlow's LookupOrCreate).
-    if (rm->Lookup<SummaryFileWriter>(container, name).ok()) return;
+    if (rm->Lookup<SummaryWriterInterface>(container, name).ok()) return;
     absl::StatusOr<std::string> dir = ResolveDataPath(this->name(), *logdir);
     DFX_OP_REQUIRES_OK(ctx, dir.status());
     absl::StatusOr<std::shared_ptr<SummaryFileWriter>> writer =
@@ -115,8 +118,9 @@ class CloseSummaryWriterOp : public OpKernel {
     std::string container, name;
     DFX_OP_REQUIRES_OK(ctx, data_flow::HandleNameFromInput(ctx, 0, &container,
                                                            &name));
-    DFX_OP_REQUIRES_OK(ctx, ctx->resource_manager()->Delete(
-                                container, name, SummaryFileWriter::kTypeName));
+    DFX_OP_REQUIRES_OK(ctx,
+                       ctx->resource_manager()->Delete(
+                           container, name, SummaryWriterInterface::kTypeName));
   }
 };
 
@@ -139,44 +143,41 @@ class WriteOp : public OpKernel {
   virtual absl::Status Fill(OpKernelContext* ctx, Event* e) = 0;
 };
 
-class WriteSummaryOp : public WriteOp {
+// WriteSummary and WriteScalarSummary hand their tensor to the writer,
+// which decides how to store it.
+class WriteSummaryOp : public OpKernel {
  public:
-  using WriteOp::WriteOp;
-
- protected:
-  absl::Status Fill(OpKernelContext* ctx, Event* e) override {
-    DFX_ASSIGN_OR_RETURN(std::string tag, ScalarInput<std::string>(ctx, 3, "tag"));
-    DFX_ASSIGN_OR_RETURN(std::string metadata,
-                         ScalarInput<std::string>(ctx, 4, "summary_metadata"));
-    Summary::Value* v = e->mutable_summary()->add_value();
-    SetTensor(ctx->input(2), v);
-    v->set_tag(tag);
-    if (!metadata.empty()) (void)v->mutable_metadata()->ParseFromString(metadata);
-    return absl::OkStatus();
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    auto writer = GetWriter(ctx);
+    DFX_OP_REQUIRES_OK(ctx, writer.status());
+    auto step = ScalarInput<int64_t>(ctx, 1, "step");
+    DFX_OP_REQUIRES_OK(ctx, step.status());
+    auto tag = ScalarInput<std::string>(ctx, 3, "tag");
+    DFX_OP_REQUIRES_OK(ctx, tag.status());
+    auto metadata = ScalarInput<std::string>(ctx, 4, "summary_metadata");
+    DFX_OP_REQUIRES_OK(ctx, metadata.status());
+    DFX_OP_REQUIRES_OK(
+        ctx, (*writer)->WriteTensor(*step, ctx->input(2), *tag, *metadata));
   }
 };
 
-class WriteScalarSummaryOp : public WriteOp {
+class WriteScalarSummaryOp : public OpKernel {
  public:
-  using WriteOp::WriteOp;
-
- protected:
-  absl::Status Fill(OpKernelContext* ctx, Event* e) override {
-    DFX_ASSIGN_OR_RETURN(std::string tag, ScalarInput<std::string>(ctx, 2, "tag"));
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    auto writer = GetWriter(ctx);
+    DFX_OP_REQUIRES_OK(ctx, writer.status());
+    auto step = ScalarInput<int64_t>(ctx, 1, "step");
+    DFX_OP_REQUIRES_OK(ctx, step.status());
+    auto tag = ScalarInput<std::string>(ctx, 2, "tag");
+    DFX_OP_REQUIRES_OK(ctx, tag.status());
     const Tensor& t = ctx->input(3);
-    if (t.NumElements() == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("value must not be empty, got shape ",
-                       t.shape().DebugString()));
-    }
-    float value = 0;
-    VisitNumericType(t.dtype(), [&]<typename T>() {
-      value = static_cast<float>(t.data<T>()[0]);
-    });
-    Summary::Value* v = e->mutable_summary()->add_value();
-    v->set_tag(tag);
-    v->set_simple_value(value);
-    return absl::OkStatus();
+    DFX_OP_REQUIRES(ctx, t.NumElements() != 0,
+                    absl::InvalidArgumentError(
+                        absl::StrCat("value must not be empty, got shape ",
+                                     t.shape().DebugString())));
+    DFX_OP_REQUIRES_OK(ctx, (*writer)->WriteScalar(*step, t, *tag));
   }
 };
 

@@ -54,7 +54,7 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt"};
+    "dataopt", "summarydb"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -625,6 +625,13 @@ TEST_CASE("golden: graphfn SymbolicGradient of TF1 Defun functions "
   // tf.gradients through Defun calls: math, matmul, several results,
   // nested calls, and an op without a gradient.
   RunFamily("graphfn");
+}
+
+TEST_CASE("golden: summarydb summary writers into SQLite databases "
+          "write TensorFlow's rows") {
+  // Multi-step cases: CreateSummaryDbWriter and the write ops, then the
+  // database read back in the graph (SqlDataset), ids mapped to names.
+  RunFamily("summarydb");
 }
 
 TEST_CASE(
