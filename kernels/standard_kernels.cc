@@ -77,6 +77,9 @@ void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 // (kernels/training/estimator_kernels.cc); declared here for the same
 // reason.
 void RegisterEstimatorKernels(KernelRegistry* registry);
+// CustomAggregator, CalibrationStatisticsSaver, DumpTensor
+// (kernels/quantized/calib_kernels.cc); declared here for the same reason.
+void RegisterCalibKernels(KernelRegistry* registry);
 
 // BatchFunction, Batch, Unbatch, UnbatchGrad (kernels/batching/);
 // declared here for the same reason.
@@ -174,6 +177,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConv3Kernels(registry);
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
+  RegisterCalibKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA

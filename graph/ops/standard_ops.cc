@@ -85,6 +85,8 @@ absl::Status RegisterSdcaOps(OpRegistry* registry);
 absl::Status RegisterXla1Ops(OpRegistry* registry);
 // SymbolicGradient (graphfn_ops.cc).
 absl::Status RegisterGraphfnOps(OpRegistry* registry);
+// CustomAggregator, CalibrationStatisticsSaver, DumpTensor (calib_ops.cc).
+absl::Status RegisterCalibOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -160,6 +162,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
   return absl::OkStatus();
 }
 
