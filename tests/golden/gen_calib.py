@@ -392,10 +392,11 @@ def file_cases():
 
 
 def main():
-    golden_lib.write_op_defs(FAMILY, OPS)
     aggregator_cases()
     saver_cases()
     file_cases()
+    # After the cases: the first case empties the family's folder.
+    golden_lib.write_op_defs(FAMILY, OPS)
 
 
 if __name__ == "__main__":
