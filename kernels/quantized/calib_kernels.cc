@@ -331,49 +331,6 @@ class CalibrationStatisticsSaverOp : public OpKernel {
     c->SetStatus(Init(c));
   }
 
-  absl::Status Init(OpKernelConstruction* c) {
-    std::string path;
-    DFX_RETURN_IF_ERROR(c->GetAttr("output_file_path", &path));
-
-    absl::StatusOr<std::string> resolved = ResolveDataPath(name(), path);
-    if (!resolved.ok()) return resolved.status();
-    // Created (or emptied) now, written when the kernel goes, as in
-    // TensorFlow.
-    // TensorFlow's kernel crashes when it cannot (its destructor writes
-    // through the file it never opened); here that is InvalidArgument.
-    absl::StatusOr<std::FILE*> file = OpenForWriting(*resolved);
-    if (!file.ok()) {
-      return absl::InvalidArgumentError(file.status().message());
-    }
-    file_ = *file;
-    path_ = *resolved;
-    DFX_RETURN_IF_ERROR(c->GetAttr("ids", &ids_));
-    DFX_RETURN_IF_ERROR(c->GetAttr("calibration_methods", &methods_));
-
-    if (ids_.size() != methods_.size()) {
-      return absl::AbortedError(
-          "The `ids` and `calibration_methods` must have the same size.");
-    }
-    if (static_cast<size_t>(c->num_inputs()) != ids_.size() * 3) {
-      return absl::AbortedError(
-          "The number of inputs must be  three times the "
-          "size of the `ids` list.");
-    }
-    for (size_t i = 0; i < ids_.size(); ++i) {
-      if (c->input_type(3 * i) != DT_FLOAT) {
-        return absl::AbortedError("The input `min` must have float type.");
-      }
-      if (c->input_type(3 * i + 1) != DT_FLOAT) {
-        return absl::AbortedError("The input `max` must have float type.");
-      }
-      if (c->input_type(3 * i + 2) != DT_INT64) {
-        return absl::AbortedError(
-            "The input `histogram` must have int64 type.");
-      }
-    }
-    return absl::OkStatus();
-  }
-
   ~CalibrationStatisticsSaverOp() override {
     if (file_ == nullptr) return;
     CalibrationStatisticsMap map;
@@ -428,6 +385,50 @@ class CalibrationStatisticsSaverOp : public OpKernel {
   }
 
  private:
+  // The constructor's work; its error fails the kernel's construction.
+  absl::Status Init(OpKernelConstruction* c) {
+    std::string path;
+    DFX_RETURN_IF_ERROR(c->GetAttr("output_file_path", &path));
+
+    absl::StatusOr<std::string> resolved = ResolveDataPath(name(), path);
+    if (!resolved.ok()) return resolved.status();
+    // Created (or emptied) now, written when the kernel goes, as in
+    // TensorFlow.
+    // TensorFlow's kernel crashes when it cannot (its destructor writes
+    // through the file it never opened); here that is InvalidArgument.
+    absl::StatusOr<std::FILE*> file = OpenForWriting(*resolved);
+    if (!file.ok()) {
+      return absl::InvalidArgumentError(file.status().message());
+    }
+    file_ = *file;
+    path_ = *resolved;
+    DFX_RETURN_IF_ERROR(c->GetAttr("ids", &ids_));
+    DFX_RETURN_IF_ERROR(c->GetAttr("calibration_methods", &methods_));
+
+    if (ids_.size() != methods_.size()) {
+      return absl::AbortedError(
+          "The `ids` and `calibration_methods` must have the same size.");
+    }
+    if (static_cast<size_t>(c->num_inputs()) != ids_.size() * 3) {
+      return absl::AbortedError(
+          "The number of inputs must be  three times the "
+          "size of the `ids` list.");
+    }
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      if (c->input_type(3 * i) != DT_FLOAT) {
+        return absl::AbortedError("The input `min` must have float type.");
+      }
+      if (c->input_type(3 * i + 1) != DT_FLOAT) {
+        return absl::AbortedError("The input `max` must have float type.");
+      }
+      if (c->input_type(3 * i + 2) != DT_INT64) {
+        return absl::AbortedError(
+            "The input `histogram` must have int64 type.");
+      }
+    }
+    return absl::OkStatus();
+  }
+
   static std::unique_ptr<Collector> NewCollector(int64_t method) {
     switch (method) {
       case kAverageMinMax:
@@ -542,6 +543,17 @@ class DumpTensorOp : public OpKernel {
     c->SetStatus(Init(c));
   }
 
+  void Compute(OpKernelContext* ctx) override {
+    if (!enabled_) return;
+    TensorProto proto;
+    ctx->input(0).AsProtoTensorContent(&proto);
+    const std::string record = proto.SerializeAsString();
+    absl::MutexLock lock(&mu_);
+    ctx->SetStatus(writer_->Write(record));
+  }
+
+ private:
+  // The constructor's work; its error fails the kernel's construction.
   absl::Status Init(OpKernelConstruction* c) {
     std::string log_dir, file_name, func_name, node_name;
     DFX_RETURN_IF_ERROR(c->GetAttr("log_dir_path", &log_dir));
@@ -587,16 +599,6 @@ class DumpTensorOp : public OpKernel {
     return absl::OkStatus();
   }
 
-  void Compute(OpKernelContext* ctx) override {
-    if (!enabled_) return;
-    TensorProto proto;
-    ctx->input(0).AsProtoTensorContent(&proto);
-    const std::string record = proto.SerializeAsString();
-    absl::MutexLock lock(&mu_);
-    ctx->SetStatus(writer_->Write(record));
-  }
-
- private:
   bool enabled_ = false;
   absl::Mutex mu_;
   std::unique_ptr<ZlibRecordFile> writer_ ABSL_GUARDED_BY(mu_);
