@@ -12,11 +12,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/logging.h"
 #include "catch2/catch.hpp"
 #include "graph/graph_def_import.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -152,6 +154,80 @@ TEST_CASE(
   }
   INFO(failed << " of " << cases.size() << " calib_files cases failed");
   CHECK(failed == 0);
+}
+
+// The graph of data/calib/<name> or calib_files/<name>, its path attrs
+// pointed into `dir`.
+GraphDef CaseGraph(const std::string& folder, const std::string& name,
+                   const std::string& dir) {
+  absl::StatusOr<GraphDef> graph = ReadGraphDefFile(
+      (fs::path(golden::kGoldenDir) / folder / name / "graph.pb").string());
+  DFX_CHECK_OK(graph.status());
+  for (NodeDef& node : *graph->mutable_node()) {
+    for (auto& [attr, value] : *node.mutable_attr()) {
+      if (absl::StartsWith(value.s(), "@SCRATCH_DIR@")) {
+        value.set_s(dir + value.s().substr(std::strlen("@SCRATCH_DIR@")));
+      }
+    }
+  }
+  return *std::move(graph);
+}
+
+TEST_CASE(
+    "calib: a saver's attr error names the node, with TensorFlow's "
+    "Aborted") {
+  SessionOptions options;
+  auto session = Session::Create("local", options);
+  REQUIRE(session.ok());
+  REQUIRE(
+      (*session)->Extend(CaseGraph("calib", "saver_sizes_differ", "")).ok());
+  Tensor x(DT_FLOAT, TensorShape({2}));
+  x.data<float>()[0] = 1;
+  x.data<float>()[1] = 2;
+  std::vector<Tensor> outputs;
+  const absl::Status s = (*session)->Run({{"x:0", x}}, {}, {"Saver"}, &outputs);
+  CHECK(s.code() == absl::StatusCode::kAborted);
+  CHECK(absl::StrContains(s.message(), "Saver"));
+  CHECK(absl::StrContains(s.message(), "same size"));
+  (void)(*session)->Close();
+}
+
+TEST_CASE("calib: steps running at once all reach the saver's statistics") {
+  const testing::TempDir scratch("dfx_calib_");
+  constexpr int kThreads = 6;
+  constexpr int kRuns = 20;
+  std::vector<absl::Status> results(kThreads * kRuns);
+  {
+    SessionOptions options;
+    options.config.set_inter_op_parallelism_threads(4);
+    auto session = Session::Create("local", options);
+    REQUIRE(session.ok());
+    REQUIRE((*session)
+                ->Extend(CaseGraph("calib_files", "saver_m2", scratch.path()))
+                .ok());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int r = 0; r < kRuns; ++r) {
+          Tensor x(DT_FLOAT, TensorShape({2}));
+          x.data<float>()[0] = -1;
+          x.data<float>()[1] = 2;
+          std::vector<Tensor> outputs;
+          results[t * kRuns + r] =
+              (*session)->Run({{"x:0", x}}, {}, {"Saver"}, &outputs);
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    REQUIRE((*session)->Close().ok());
+  }
+  for (const absl::Status& s : results) REQUIRE(s.ok());
+  CalibrationStatisticsMap map;
+  REQUIRE(map.ParseFromString(ReadBytes(scratch / "stats.pb")));
+  const auto& avg = map.statistics().at("only").average_min_max_statistics();
+  CHECK(avg.num_samples() == kThreads * kRuns);
+  CHECK(avg.min_sum() == -kThreads * kRuns);
+  CHECK(avg.max_sum() == 2 * kThreads * kRuns);
 }
 
 }  // namespace
