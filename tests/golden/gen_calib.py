@@ -5,7 +5,7 @@ calibration and debugging ops.
 
 CustomAggregator (the input passed through, its min and max, and a
 histogram of num_bins power-of-two-wide bins) for every calibration method,
-several bin counts, dtypesless shapes (scalar, matrix, empty), NaN and
+several bin counts, shapes (scalar, matrix, empty), NaN and
 infinities, and over several steps; CalibrationStatisticsSaver fed by
 aggregators over several steps and its attr errors (TensorFlow's Aborted).
 
@@ -17,7 +17,8 @@ their own folder, data/calib_files/<case>/: graph.pb with
 tests/kernels/calib_test.cc runs each through a dfx session, closes it
 (both ops write when their kernel goes, as in TensorFlow) and compares:
 the saver's CalibrationStatisticsMap parsed (TensorFlow writes its map in
-hash order; with one id the bytes are equal too), DumpTensor's zlib
+hash order, so saver_three_ids/tf/stats.pb changes bytes from run to run;
+with one id the bytes are equal too), DumpTensor's zlib
 TFRecord file and quant_unit.pb byte for byte.
 
 Not here, and why:
