@@ -80,6 +80,9 @@ void RegisterTableFromDatasetKernels(KernelRegistry* registry);
 // (kernels/training/estimator_kernels.cc); declared here for the same
 // reason.
 void RegisterEstimatorKernels(KernelRegistry* registry);
+// CustomAggregator, CalibrationStatisticsSaver, DumpTensor
+// (kernels/quantized/calib_kernels.cc); declared here for the same reason.
+void RegisterCalibKernels(KernelRegistry* registry);
 
 // BatchFunction, Batch, Unbatch, UnbatchGrad (kernels/batching/);
 // declared here for the same reason.
@@ -185,6 +188,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
   RegisterSummarydbKernels(registry);
+  RegisterCalibKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");

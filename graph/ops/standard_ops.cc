@@ -92,6 +92,8 @@ absl::Status RegisterGraphfnOps(OpRegistry* registry);
 absl::Status RegisterRpcOps(OpRegistry* registry);
 // CreateSummaryDbWriter (summarydb_ops.cc).
 absl::Status RegisterSummarydbOps(OpRegistry* registry);
+// CustomAggregator, CalibrationStatisticsSaver, DumpTensor (calib_ops.cc).
+absl::Status RegisterCalibOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -170,6 +172,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
   return absl::OkStatus();
 }
 

@@ -117,6 +117,7 @@ _CODE_NAMES = {
     "CancelledError": "CANCELLED",
     "DeadlineExceededError": "DEADLINE_EXCEEDED",
     "AlreadyExistsError": "ALREADY_EXISTS",
+    "AbortedError": "ABORTED",
 }
 
 

@@ -54,13 +54,14 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb"};
+    "dataopt", "summarydb", "calib"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
     "collective",    // TF's collective OpDefs: tests/kernels/collective_ops_test.cc
     "tfrecord",      // TF-written input files: tests/kernels/dataset_test.cc
     "rpc",  // TF's RPC OpDefs (no cases): tests/kernels/rpc_test.cc
+    "calib_files",   // TF-written calibration files: calib_files_test.cc
 };
 
 // Puts the nodes of `graph` alternately on CPU:0 and CPU:1, so that loops,
@@ -639,6 +640,13 @@ TEST_CASE(
     "scan and the other tf.data datasets saved and restored continue "
     "as TensorFlow's") {
   RunFamily("itckpt2");
+}
+
+TEST_CASE("golden: calib CustomAggregator statistics and "
+          "CalibrationStatisticsSaver equal TensorFlow") {
+  // Multi-step cases: histograms over three steps, a saver fed by every
+  // calibration method's aggregator.
+  RunFamily("calib");
 }
 
 TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "

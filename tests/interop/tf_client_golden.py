@@ -47,6 +47,7 @@ _CODES = {
     "DeadlineExceededError": "DEADLINE_EXCEEDED",
     "DataLossError": "DATA_LOSS",
     "AlreadyExistsError": "ALREADY_EXISTS",
+    "AbortedError": "ABORTED",
 }
 
 # Ops that stay on task 0 when nodes are spread: feeds and fetches go

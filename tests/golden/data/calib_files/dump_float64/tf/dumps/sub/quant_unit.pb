@@ -1,0 +1,1 @@
+Dumpcomposite_conv_fn
