@@ -100,6 +100,10 @@ void RegisterSdcaKernels(KernelRegistry* registry);
 // SymbolicGradient's kernel, which only fails: the op is lowered, and
 // the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
 void RegisterGraphfnKernels(KernelRegistry* registry);
+// AnonymousRandomSeedGenerator, For's lowered pieces, FakeParam, FakeQueue,
+// SleepOp, ... (kernels/misc/seedfor_kernels.cc and
+// kernels/data/shuffle_kernels.cc).
+void RegisterSeedforKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -174,6 +178,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConv3Kernels(registry);
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
+  RegisterSeedforKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA

@@ -85,6 +85,9 @@ absl::Status RegisterSdcaOps(OpRegistry* registry);
 absl::Status RegisterXla1Ops(OpRegistry* registry);
 // SymbolicGradient (graphfn_ops.cc).
 absl::Status RegisterGraphfnOps(OpRegistry* registry);
+// AnonymousRandomSeedGenerator, For, FakeParam, FakeQueue, SleepOp, ...
+// (seedfor_ops.cc).
+absl::Status RegisterSeedforOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -160,6 +163,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
   return absl::OkStatus();
 }
 

@@ -53,7 +53,8 @@ const char* const kFamilies[] = {
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
-    "readers2",     "graphfn",   "dataset6"};
+    "readers2",     "graphfn",   "dataset6",
+    "seedfor"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -616,6 +617,13 @@ TEST_CASE("golden: graphfn SymbolicGradient of TF1 Defun functions "
   // tf.gradients through Defun calls: math, matmul, several results,
   // nested calls, and an op without a gradient.
   RunFamily("graphfn");
+}
+
+TEST_CASE("golden: seedfor For loops, FakeParam, FakeQueue, "
+          "FileSystemSetConfiguration, SleepOp, DeleteRandomSeedGenerator "
+          "and the Atanh gradient equal TensorFlow") {
+  // Multi-step case: TF1's queue ops on a FIFOQueueV2 through FakeQueue.
+  RunFamily("seedfor");
 }
 
 TEST_CASE(
