@@ -51,7 +51,12 @@ Not here, and why:
 - SleepOp with a non-scalar sleep_seconds: TensorFlow's kernel reads a
   scalar without checking and aborts; dfx returns InvalidArgument
   (tests/kernels/seedfor_test.cc). A cancelled sleep is also checked there.
-- AnonymousRandomSeedGenerator with seeds (0, 0): random seeds.
+- A For body with more results than loop variables that runs only once,
+  or with fewer: TensorFlow checks the count only before the second
+  iteration (one iteration succeeds) and copies fewer results into the
+  first loop variables; dfx refuses both when it lowers the graph
+  (InvalidArgument naming the node; tests/graph/
+  lower_functional_ops_test.cc).
 
 Besides the cases the generator writes the ops' signatures
 (tf_op_defs.pbtxt, tf_cpu_kernels.txt), which tests/kernels/seedfor_test.cc
