@@ -35,6 +35,7 @@ bool IsSymbolicGradientOp(absl::string_view op) {
 bool IsWhileOp(absl::string_view op) {
   return op == "While" || op == "StatelessWhile" || op == "XlaWhile";
 }
+bool IsForOp(absl::string_view op) { return op == "For"; }
 
 std::string NodePrefix(absl::string_view name, absl::string_view op) {
   return absl::StrCat("node '", name, "' (op ", op, "): ");
@@ -826,12 +827,169 @@ absl::Status LowerWhile(const FunctionLibrary& library, Graph* g, Node* n) {
   return absl::OkStatus();
 }
 
+// ---- For ------------------------------------------------------------------
+
+// For(start, limit, delta, inputs) with body(i, inputs...) -> inputs: a loop
+// over (iter, inputs...), built as LowerWhile builds one, whose condition is
+// _ForLoopCond(iter, limit, delta) and whose iter goes up by delta after
+// each body. "<for>/start" (_ForLoopStart) fails the step with TensorFlow's
+// InvalidArgument for a start/limit/delta its ForOp refuses; limit and delta
+// enter the frame as constants. One iteration at a time
+// (parallel_iterations 1), as TensorFlow's kernel runs the body.
+absl::Status LowerFor(const FunctionLibrary& library, Graph* g, Node* n) {
+  DFX_ASSIGN_OR_RETURN(const NameAttrList* body_f, FuncAttr(*n, "body"));
+  const DataTypeVector types = Slice(n->input_types(), 3);
+  DFX_ASSIGN_OR_RETURN(
+      FunctionBody body,
+      InstantiateFor(library, *n, "body", body_f->name(), body_f->attr()));
+  DataTypeVector body_args = {DT_INT32};
+  body_args.insert(body_args.end(), types.begin(), types.end());
+  DFX_RETURN_IF_ERROR(CheckTypes(*n, "body: the arguments", body_f->name(),
+                                 body_args, body.arg_types));
+  if (body.ret_types.size() > types.size()) {
+    // TensorFlow's ForOp: InvalidArgument once the body has run.
+    return NodeError(*n, absl::StrCat("For loop body returned ",
+                                      body.ret_types.size(),
+                                      " arguments. Expected: ", types.size()));
+  }
+  DFX_RETURN_IF_ERROR(CheckTypes(*n, "body: the results", body_f->name(),
+                                 types, body.ret_types));
+  const std::string context = NodePrefix(n->name(), n->type_string());
+  const std::string body_name = body_f->name();
+  const Detached d = Detach(g, n);
+  constexpr int64_t kParallelIterations = 1;
+  // Loop variable 0 is the iteration counter; 1.. are the inputs.
+  DataTypeVector vtypes = {DT_INT32};
+  vtypes.insert(vtypes.end(), types.begin(), types.end());
+  const size_t num = vtypes.size();
+  auto is_resource = [&](size_t i) { return vtypes[i] == DT_RESOURCE; };
+
+  Node* control_inputs = nullptr;
+  if (!d.control_inputs.empty()) {
+    DFX_ASSIGN_OR_RETURN(
+        control_inputs,
+        AddLoweredNode(g, absl::StrCat(d.name, "/LoopControlInputs"), "NoOp",
+                       d.device, {}, {}, d.control_inputs));
+  }
+  // The loop starts once every input is there, as TensorFlow's kernel
+  // does (the inputs are _ForLoopStart's too): a resource read in the body
+  // then follows what made the other inputs (a variable's initializer, say).
+  DFX_ASSIGN_OR_RETURN(
+      Node * start,
+      AddLoweredNode(g, absl::StrCat(d.name, "/start"), "_ForLoopStart",
+                     d.device, {{"T", TypeListAttr(types)}}, d.inputs,
+                     {control_inputs}));
+  auto enter = [&](const std::string& base, DataType t, const Output& in,
+                   bool constant) {
+    return AddLoweredNode(
+        g, absl::StrCat(d.name, "/", base), "Enter",
+        in.first->requested_device(),
+        {{"T", TypeAttr(t)},
+         {"frame_name", StringAttr(d.name)},
+         {"is_constant", BoolAttr(constant)},
+         {"parallel_iterations", IntAttr(kParallelIterations)}},
+        {in}, {control_inputs});
+  };
+  DFX_ASSIGN_OR_RETURN(Node * limit,
+                       enter("enter_limit", DT_INT32, d.inputs[1], true));
+  DFX_ASSIGN_OR_RETURN(Node * delta,
+                       enter("enter_delta", DT_INT32, d.inputs[2], true));
+  std::vector<Output> loop_inputs = {{start, 0}};
+  for (size_t i = 3; i < d.inputs.size(); ++i) {
+    loop_inputs.push_back(d.inputs[i]);
+  }
+  std::vector<Node*> enters(num), merges(num, nullptr), switches(num, nullptr);
+  for (size_t i = 0; i < num; ++i) {
+    DFX_ASSIGN_OR_RETURN(enters[i], enter(absl::StrCat("enter_", i), vtypes[i],
+                                          loop_inputs[i], is_resource(i)));
+    if (is_resource(i)) continue;
+    DFX_ASSIGN_OR_RETURN(
+        merges[i],
+        AddLoweredNode(g, absl::StrCat(d.name, "/merge_", i), "Merge",
+                       loop_inputs[i].first->requested_device(),
+                       {{"T", TypeAttr(vtypes[i])}, {"N", IntAttr(2)}},
+                       {{enters[i], 0}, {nullptr, 0}}));
+  }
+  DFX_ASSIGN_OR_RETURN(
+      Node * go_on,
+      AddLoweredNode(g, absl::StrCat(d.name, "/cond"), "_ForLoopCond",
+                     d.device, {},
+                     {{merges[0], 0}, {limit, 0}, {delta, 0}}));
+  DFX_ASSIGN_OR_RETURN(
+      Node * loop_cond,
+      AddLoweredNode(g, absl::StrCat(d.name, "/LoopCond"), "LoopCond",
+                     d.device, {}, {{go_on, 0}}));
+  for (size_t i = 0; i < num; ++i) {
+    if (is_resource(i)) continue;
+    DFX_ASSIGN_OR_RETURN(
+        switches[i],
+        AddLoweredNode(g, absl::StrCat(d.name, "/switch_", i), "Switch",
+                       merges[i]->requested_device(),
+                       {{"T", TypeAttr(vtypes[i])}},
+                       {{merges[i], 0}, {loop_cond, 0}}));
+  }
+  DFX_ASSIGN_OR_RETURN(
+      Node * body_control,
+      AddLoweredNode(g, absl::StrCat(d.name, "/loop_body_control"), "Identity",
+                     d.device, {{"T", TypeAttr(DT_INT32)}},
+                     {{switches[0], 1}}));
+  std::vector<Output> body_inputs;
+  for (size_t i = 0; i < num; ++i) {
+    body_inputs.push_back(is_resource(i) ? Output{enters[i], 0}
+                                         : Output{switches[i], 1});
+  }
+  DFX_ASSIGN_OR_RETURN(
+      Inlined body_inlined,
+      InlineBody(g, body, absl::StrCat(d.name, "/body"), d.device, body_inputs,
+                 body_control,
+                 absl::StrCat(context, "body function '", body_name, "': ")));
+  DFX_ASSIGN_OR_RETURN(
+      Node * next_iter,
+      AddLoweredNode(g, absl::StrCat(d.name, "/next_iter"), "AddV2", d.device,
+                     {{"T", TypeAttr(DT_INT32)}},
+                     {{switches[0], 1}, {delta, 0}}));
+  std::vector<Output> outputs;
+  std::vector<Node*> exits;
+  for (size_t i = 0; i < num; ++i) {
+    if (is_resource(i)) {
+      // The handle does not change in the loop.
+      outputs.push_back(loop_inputs[i]);
+      continue;
+    }
+    DFX_ASSIGN_OR_RETURN(
+        Node * exit,
+        AddLoweredNode(g, absl::StrCat(d.name, "/exit_", i), "Exit",
+                       switches[i]->requested_device(),
+                       {{"T", TypeAttr(vtypes[i])}}, {{switches[i], 0}}));
+    exits.push_back(exit);
+    // The iteration counter's Exit is no output; LoopExecuted waits for it.
+    if (i > 0) outputs.emplace_back(exit, 0);
+    const Output next_value =
+        i == 0 ? Output{next_iter, 0} : body_inlined.outputs[i - 1];
+    DFX_ASSIGN_OR_RETURN(
+        Node * next,
+        AddLoweredNode(g, absl::StrCat(d.name, "/next_iteration_", i),
+                       "NextIteration", merges[i]->requested_device(),
+                       {{"T", TypeAttr(vtypes[i])}}, {next_value},
+                       {body_inlined.done}));
+    g->AddEdge(next, 0, merges[i], 1);
+  }
+  DFX_ASSIGN_OR_RETURN(
+      Node * executed,
+      AddLoweredNode(g, absl::StrCat(d.name, "/LoopExecuted"), "NoOp",
+                     d.device, {}, {}, exits));
+  DFX_RETURN_IF_ERROR(AddNamedOutput(g, d, outputs, executed).status());
+  Rewire(g, d, outputs, executed);
+  return absl::OkStatus();
+}
+
 absl::Status LowerNode(const FunctionLibrary& library, Graph* g, Node* n,
                        GradientCache* gradients) {
   const std::string& op = n->type_string();
   if (IsIfOp(op)) return LowerIf(library, g, n);
   if (IsCaseOp(op)) return LowerCase(library, g, n);
   if (IsWhileOp(op)) return LowerWhile(library, g, n);
+  if (IsForOp(op)) return LowerFor(library, g, n);
   return LowerCall(library, g, n, gradients);
 }
 
@@ -840,7 +998,7 @@ absl::Status LowerNode(const FunctionLibrary& library, Graph* g, Node* n,
 bool IsFunctionalNode(const FunctionLibrary& library, const Node& node) {
   const std::string& op = node.type_string();
   return IsCallOp(op) || IsIfOp(op) || IsCaseOp(op) || IsWhileOp(op) ||
-         IsSymbolicGradientOp(op) || library.Contains(op);
+         IsForOp(op) || IsSymbolicGradientOp(op) || library.Contains(op);
 }
 
 absl::Status LowerFunctionalOps(const FunctionLibrary& library, Graph* graph,

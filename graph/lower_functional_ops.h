@@ -1,6 +1,6 @@
 // LowerFunctionalOps: rewrites function calls and functional control flow
 // (PartitionedCall, StatefulPartitionedCall, calls by function name, If,
-// StatelessIf, Case, StatelessCase, While, StatelessWhile, XlaWhile) into
+// StatelessIf, Case, StatelessCase, While, StatelessWhile, XlaWhile, For) into
 // inlined function bodies and the TF1 control-flow primitives (Switch,
 // Merge, Enter, Exit, NextIteration, LoopCond), as TensorFlow's default
 // lowering does.
@@ -53,6 +53,13 @@ bool IsFunctionalNode(const FunctionLibrary& library, const Node& node);
 //   NextIteration and Exit; DT_RESOURCE variables enter once as constants
 //   (is_constant) and are read from outside after the loop, as TensorFlow
 //   does. "<while>/LoopExecuted" runs after every Exit.
+// - For: the same loop over (iteration, inputs...): "<for>/start"
+//   (_ForLoopStart: TensorFlow's InvalidArgument for a start/limit/delta
+//   its kernel refuses), "<for>/cond" (_ForLoopCond of the iteration and
+//   the constant limit and delta), the body called with (iteration,
+//   inputs...), "<for>/next_iter" (iteration + delta); one iteration at a
+//   time, as TensorFlow's kernel runs them. A body with more results than
+//   inputs fails with TensorFlow's "For loop body returned N arguments".
 // Every lowered node keeps the name of the node it replaces as an IdentityN
 // (fetchable) or NoOp, so feeds, fetches and targets by name still work.
 // Attrs TensorFlow adds (_lower_using_switch_merge, _read_only_resource_inputs,

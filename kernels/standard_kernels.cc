@@ -112,6 +112,10 @@ void RegisterSummarydbKernels(KernelRegistry* registry);
 // TensorFlow's RPC ops: a gRPC server of registered functions, a client,
 // futures (kernels/rpc/rpc_kernels.cc).
 void RegisterRpcKernels(KernelRegistry* registry);
+// AnonymousRandomSeedGenerator, For's lowered pieces, FakeParam, FakeQueue,
+// SleepOp, ... (kernels/misc/seedfor_kernels.cc and
+// kernels/data/shuffle_kernels.cc).
+void RegisterSeedforKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -189,6 +193,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterGraphfnKernels(registry);
   RegisterSummarydbKernels(registry);
   RegisterCalibKernels(registry);
+  RegisterSeedforKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");

@@ -94,6 +94,9 @@ absl::Status RegisterRpcOps(OpRegistry* registry);
 absl::Status RegisterSummarydbOps(OpRegistry* registry);
 // CustomAggregator, CalibrationStatisticsSaver, DumpTensor (calib_ops.cc).
 absl::Status RegisterCalibOps(OpRegistry* registry);
+// AnonymousRandomSeedGenerator, For, FakeParam, FakeQueue, SleepOp, ...
+// (seedfor_ops.cc).
+absl::Status RegisterSeedforOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -173,6 +176,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
   return absl::OkStatus();
 }
 

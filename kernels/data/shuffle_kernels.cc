@@ -1,6 +1,7 @@
 // Shuffling, in TensorFlow's order: ShuffleDataset (V1, V2, V3),
 // ShuffleAndRepeatDataset (V1, V2) and the seed generators behind them
-// (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator); and
+// (AnonymousSeedGenerator, DummySeedGenerator, DeleteSeedGenerator and its
+// older name DeleteRandomSeedGenerator); and
 // Dataset.random (RandomDataset, RandomDatasetV2), which draws from the
 // same generators.
 //
@@ -611,6 +612,12 @@ void RegisterShuffleKernels(KernelRegistry* registry) {
       registry, KernelDefBuilder("AnonymousSeedGenerator"));
   RegisterKernel<DeleteSeedGeneratorOp>(
       registry, KernelDefBuilder("DeleteSeedGenerator"));
+  // The older name. Its partner AnonymousRandomSeedGenerator is not
+  // registered: TensorFlow 2.21 serves it with AnonymousSeedGenerator's
+  // kernel, which reads a `reshuffle` input the op does not have, so it
+  // always fails ("Unknown input name: reshuffle").
+  RegisterKernel<DeleteSeedGeneratorOp>(
+      registry, KernelDefBuilder("DeleteRandomSeedGenerator"));
 }
 
 }  // namespace dfx::data

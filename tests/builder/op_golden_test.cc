@@ -61,6 +61,20 @@ Output MaxPoolGradGrad(const Scope& s, const Output& x, const Output& y,
   return Output(name, 0, x.dtype());
 }
 
+// A unary op of x's type that has no builder wrapper (Asinh, ...).
+OpFn UnaryOp(const char* op) {
+  return [op](const Scope& s, const std::vector<Output>& x) {
+    NodeDef node;
+    node.set_name(s.GetUniqueNameForOp(op));
+    node.set_op(op);
+    node.add_input(x[0].ToString());
+    (*node.mutable_attr())["T"].set_type(x[0].dtype());
+    const std::string name = node.name();
+    REQUIRE_OK(s.AddNode(std::move(node)));
+    return Output(name, 0, x[0].dtype());
+  };
+}
+
 // Keep in step with OP_CASES in tests/golden/gen_builder_grads.py.
 std::vector<OpCase> Cases() {
   auto einsum = [](const char* equation) {
@@ -166,6 +180,9 @@ std::vector<OpCase> Cases() {
          const ops::PoolAttrs p = Pool(3, "SAME");
          return MaxPoolGradGrad(s, x[0], ops::MaxPool(s, x[0], p), x[1], p);
        }},
+      {"asinh", 1, UnaryOp("Asinh")},
+      {"acosh", 1, UnaryOp("Acosh")},
+      {"atanh", 1, UnaryOp("Atanh")},
   };
 }
 

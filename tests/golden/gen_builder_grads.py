@@ -236,6 +236,12 @@ OP_CASES = {
         lambda x, g: tf.raw_ops.MaxPoolGradGrad(
             orig_input=x, orig_output=max_pool_3x3_same(x), grad=g,
             ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME")),
+    # Inverse hyperbolic functions, inside their domains (tf.gradients of the
+    # plain ops: TensorFlow's function gradients, which SymbolicGradient
+    # uses, give the reciprocal for Asinh and Acosh; gen_seedfor.py).
+    "asinh": ([(3, 4)], lambda x: tf.raw_ops.Asinh(x=x), (-3.0, 3.0)),
+    "acosh": ([(3, 4)], lambda x: tf.raw_ops.Acosh(x=x), (1.1, 4.0)),
+    "atanh": ([(3, 4)], lambda x: tf.raw_ops.Atanh(x=x), (-0.9, 0.9)),
 }
 
 

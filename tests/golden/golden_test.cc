@@ -54,7 +54,7 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb", "calib"};
+    "dataopt", "summarydb", "calib", "seedfor"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -633,6 +633,13 @@ TEST_CASE("golden: summarydb summary writers into SQLite databases "
   // Multi-step cases: CreateSummaryDbWriter and the write ops, then the
   // database read back in the graph (SqlDataset), ids mapped to names.
   RunFamily("summarydb");
+}
+
+TEST_CASE("golden: seedfor For loops, FakeParam, FakeQueue, "
+          "FileSystemSetConfiguration, SleepOp, DeleteRandomSeedGenerator "
+          "and the Atanh gradient equal TensorFlow") {
+  // Multi-step case: TF1's queue ops on a FIFOQueueV2 through FakeQueue.
+  RunFamily("seedfor");
 }
 
 TEST_CASE(

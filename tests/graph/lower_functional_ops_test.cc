@@ -450,6 +450,112 @@ TEST_CASE("a While becomes a loop frame of Enter, Merge, Switch, NextIteration a
   RequireReimports(g);
 }
 
+constexpr char kForRange[] = R"pb(
+  node {
+    name: "range"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 2 } } }
+  })pb";
+
+TEST_CASE("a For becomes a loop over the iteration and its inputs") {
+  Lowered l = Lower(std::string(kInputs) + kForRange + R"pb(
+    node {
+      name: "loop"
+      op: "For"
+      input: "range"
+      input: "range"
+      input: "range"
+      input: "x"
+      input: "^ctrl"
+      attr { key: "T" value { list { type: DT_FLOAT } } }
+      attr { key: "body" value { func { name: "NegateAt" } } }
+    }
+    node {
+      name: "use"
+      op: "Identity"
+      input: "loop"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    library {
+      function {
+        signature {
+          name: "NegateAt"
+          input_arg { name: "i" type: DT_INT32 }
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def {
+          name: "neg"
+          op: "Neg"
+          input: "x"
+          attr { key: "T" value { type: DT_FLOAT } }
+        }
+        ret { key: "y" value: "neg:y:0" }
+      }
+    })pb");
+  REQUIRE_OK(l.status);
+  const Graph& g = *l.graph;
+  // _ForLoopStart checks the range and waits for every input.
+  const Node* start = Get(g, "loop/start");
+  CHECK(start->type_string() == "_ForLoopStart");
+  CHECK(InputOf(start, 0) == "range:0");
+  CHECK(InputOf(start, 3) == "x:0");
+  CHECK(HasControlEdge(Get(g, "loop/LoopControlInputs"), start));
+  CHECK(InputOf(Get(g, "loop/enter_0"), 0) == "loop/start:0");
+  CHECK(InputOf(Get(g, "loop/enter_1"), 0) == "x:0");
+  for (const char* name : {"loop/enter_0", "loop/enter_limit"}) {
+    const Node* enter = Get(g, name);
+    CHECK(FindNodeAttr(enter->def(), "frame_name")->s() == "loop");
+    CHECK(FindNodeAttr(enter->def(), "parallel_iterations")->i() == 1);
+    CHECK(FindNodeAttr(enter->def(), "is_constant")->b() ==
+          (std::string(name) == "loop/enter_limit"));
+  }
+  const Node* cond = Get(g, "loop/cond");
+  CHECK(cond->type_string() == "_ForLoopCond");
+  CHECK(InputOf(cond, 0) == "loop/merge_0:0");
+  CHECK(InputOf(cond, 1) == "loop/enter_limit:0");
+  CHECK(InputOf(cond, 2) == "loop/enter_delta:0");
+  CHECK(InputOf(Get(g, "loop/body/input/_0"), 0) == "loop/switch_0:1");
+  CHECK(InputOf(Get(g, "loop/body/input/_1"), 0) == "loop/switch_1:1");
+  const Node* next_iter = Get(g, "loop/next_iter");
+  CHECK(InputOf(next_iter, 0) == "loop/switch_0:1");
+  CHECK(InputOf(next_iter, 1) == "loop/enter_delta:0");
+  CHECK(InputOf(Get(g, "loop/next_iteration_0"), 0) == "loop/next_iter:0");
+  CHECK(InputOf(Get(g, "loop/next_iteration_1"), 0) ==
+        "loop/body/output/_0:0");
+  // The iteration counter is no output.
+  CHECK(InputOf(Get(g, "use"), 0) == "loop/exit_1:0");
+  CHECK(Get(g, "loop")->type_string() == "IdentityN");
+  CHECK(Get(g, "loop")->num_outputs() == 1);
+  RequireReimports(g);
+}
+
+TEST_CASE("a For whose body returns too much fails as TensorFlow's") {
+  // Step returns (int32, float, resource) for two loop variables.
+  Lowered l = Lower(std::string(kInputs) + kForRange + R"pb(
+    node {
+      name: "v"
+      op: "VarHandleOp"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "shape" value { shape {} } }
+    }
+    node {
+      name: "loop"
+      op: "For"
+      input: "range"
+      input: "range"
+      input: "range"
+      input: "x"
+      input: "v"
+      attr { key: "T" value { list { type: DT_FLOAT type: DT_RESOURCE } } }
+      attr { key: "body" value { func { name: "Step" } } }
+    })pb" + kFunctions);
+  CHECK_THAT(l.status,
+             StatusIs(kInvalid, "node 'loop' (op For): For loop body "
+                                "returned 3 arguments. Expected: 2"));
+}
+
 TEST_CASE("lowering errors name the functional node") {
   const std::string if_node = R"pb(
     node {

@@ -370,6 +370,30 @@ DFX_GRAD_FN(CoshGrad) {
   return absl::OkStatus();
 }
 
+// y = asinh(x): dx = dy / cosh(y).
+DFX_GRAD_FN(AsinhGrad) {
+  dx->push_back(ops::Mul(
+      scope, dy[0], ops::Reciprocal(scope, ops::Cosh(scope, op.output(0)))));
+  return absl::OkStatus();
+}
+
+// y = acosh(x): dx = dy / sinh(y).
+DFX_GRAD_FN(AcoshGrad) {
+  dx->push_back(ops::Mul(
+      scope, dy[0], ops::Reciprocal(scope, ops::Sinh(scope, op.output(0)))));
+  return absl::OkStatus();
+}
+
+// dx = dy / (1 - x^2).
+DFX_GRAD_FN(AtanhGrad) {
+  const Output& x = op.input(0);
+  const Output one = ScalarOfType(scope, x.dtype(), 1.0);
+  dx->push_back(ops::Mul(
+      scope, dy[0],
+      ops::Reciprocal(scope, ops::Sub(scope, one, ops::Square(scope, x)))));
+  return absl::OkStatus();
+}
+
 // 2 / sqrt(pi) * exp(-x^2): the derivative of erf.
 Output ErfDerivative(const Scope& scope, const Output& x) {
   const Output c = ScalarOfType(scope, x.dtype(), 1.1283791670955126);
@@ -853,6 +877,9 @@ absl::Status RegisterMathGradients(GradientRegistry* registry) {
       {"Atan", AtanGrad},
       {"Sinh", SinhGrad},
       {"Cosh", CoshGrad},
+      {"Asinh", AsinhGrad},
+      {"Acosh", AcoshGrad},
+      {"Atanh", AtanhGrad},
       {"Erf", ErfGrad},
       {"Erfc", ErfcGrad},
       {"Expm1", Expm1Grad},

@@ -1,0 +1,5 @@
+
+A
+	FakeParam	FakeParam*
+dtype0*
+shape:ÿÿÿÿÿÿÿÿÿ"ª

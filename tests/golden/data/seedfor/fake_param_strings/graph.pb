@@ -1,0 +1,6 @@
+
+8
+	FakeParam	FakeParam*
+dtype0*
+shape
+:"ª

@@ -1,0 +1,9 @@
+
+2
+	FakeParam	FakeParam*
+dtype0*
+shape:
+@
+ShapeShape	FakeParam*
+T0*
+out_type0:íÏ"ª
