@@ -101,6 +101,13 @@ void RegisterSdcaKernels(KernelRegistry* registry);
 // the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
 void RegisterGraphfnKernels(KernelRegistry* registry);
 
+// tf.data statistics aggregators, the statistics datasets and
+// ComputeBatchSize (kernels/data/stats_kernels.cc); declared here for the
+// same reason.
+namespace data {
+void RegisterStatsKernels(KernelRegistry* registry);
+}
+
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
 void RegisterXlaArrayKernels(KernelRegistry* registry);
@@ -175,6 +182,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
+  data::RegisterStatsKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -70,6 +70,7 @@ class PrefetchDataset final : public DatasetBase {
         absl::MutexLock lock(&mu_);
         if (!producer_.joinable()) {
           device_ = ctx->device;
+          stats_aggregator_ = ctx->stats_aggregator;
           producing_ = true;
           producer_ = std::thread([this] { Produce(); });
         }
@@ -212,6 +213,7 @@ class PrefetchDataset final : public DatasetBase {
       {
         absl::MutexLock lock(&mu_);
         ctx.device = device_;
+        ctx.stats_aggregator = stats_aggregator_;
       }
       ctx.cancellation_manager = &producer_cancel_;
       while (true) {
@@ -243,6 +245,9 @@ class PrefetchDataset final : public DatasetBase {
     absl::CondVar space_;  // an item was taken (or stopping)
     absl::CondVar paused_;  // the producer returned (or Save cancelled)
     Device* device_ ABSL_GUARDED_BY(mu_) = nullptr;
+    // The first GetNext's (TensorFlow's background thread keeps the
+    // context it started with).
+    std::shared_ptr<StatsAggregator> stats_aggregator_ ABSL_GUARDED_BY(mu_);
     std::deque<Item> buffer_ ABSL_GUARDED_BY(mu_);
     bool stopping_ ABSL_GUARDED_BY(mu_) = false;
     bool pausing_ ABSL_GUARDED_BY(mu_) = false;  // Save stops the producer

@@ -1106,10 +1106,8 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
   for (const char* op :
        {"ModelDataset", "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
         "ExperimentalMaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
-        "ExperimentalPrivateThreadPoolDataset", "FinalizeDataset",
-        // Statistics datasets: dfx keeps no tf.data statistics.
-        "LatencyStatsDataset", "ExperimentalLatencyStatsDataset",
-        "BytesProducedStatsDataset", "ExperimentalBytesProducedStatsDataset"}) {
+        "ExperimentalPrivateThreadPoolDataset", "FinalizeDataset"}) {
+    // (The statistics datasets are in stats_kernels.cc.)
     RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<RewriteDatasetOp>(registry, KernelDefBuilder("RewriteDataset"));
