@@ -40,7 +40,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
-#include "kernels/data/stats_aggregator.h"
+#include "kernels/data/stats_aggregator_resource.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "runtime/op_kernel.h"
 #include "runtime/resource_mgr.h"

@@ -25,9 +25,9 @@ autotune model: 0 with autotune off, as these pipelines run).
 
 Pipelines run with TensorFlow's static optimizations, injected prefetch
 and autotune off (dfx makes none of them); TensorFlow's own datasets'
-statistics (prefetch's buffer utilization, parallel map's thread
-utilization, filter's dropped elements), which dfx does not record, stay
-out of the pipelines.
+statistics other than filter's (prefetch's buffer utilization, parallel
+map's thread utilization), which dfx does not record, stay out of the
+pipelines.
 
 IteratorGetModelProto: dfx keeps no autotune model, so only TensorFlow's
 answers without one are cases (FailedPrecondition before the iterator is
@@ -151,7 +151,7 @@ def keys_of(out, key):
 
 def summary_case(name, make, pulls, tags, byte_tags=(), latency_tags=(),
                  experimental=False, agg_op=None, summary_op=None,
-                 check_every=None, note=""):
+                 check_every=None, scalar_tags=(), note=""):
     """make(agg) -> dataset; iterates it `pulls` times (past its end is an
     OutOfRange step) and reads the summary after the steps in check_every
     (default: at the end)."""
@@ -167,7 +167,8 @@ def summary_case(name, make, pulls, tags, byte_tags=(), latency_tags=(),
         summ = (summary_op or (raw.ExperimentalStatsAggregatorSummary
                                if experimental else
                                raw.StatsAggregatorSummary))(iterator=agg)
-        add_summary_fetches(out, "s", summ, tags, byte_tags, latency_tags)
+        add_summary_fetches(out, "s", summ, tags, byte_tags, latency_tags,
+                            scalar_tags)
         return out
 
     g = tf.Graph()
@@ -266,6 +267,18 @@ summary_case(
                        "inner"), agg, "outer"),
     2, ["inner::b", "outer::b", "outer::inner::b"], byte_tags=["inner::b"],
     note="the innermost SetStatsAggregatorDataset's tag names the stats")
+
+FILTER_TAGS = ["t::FilterDataset::filtered_elements",
+               "t::FilterDataset::dropped_elements"]
+summary_case(
+    "filter_scalars",
+    lambda agg: set_aggregator(
+        stats_ds(tf.data.Dataset.range(10).filter(lambda x: x < 3), "b"),
+        agg, "t"),
+    4, FILTER_TAGS + ["t::b"], byte_tags=["t::b"], scalar_tags=FILTER_TAGS,
+    check_every=[1, 4],
+    note="filter's own statistics: elements kept and dropped so far, as "
+         "scalars named after its node")
 
 summary_case(
     "experimental_names",

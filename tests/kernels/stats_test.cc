@@ -20,7 +20,7 @@
 #include "catch2/catch.hpp"
 #include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
-#include "kernels/data/stats_aggregator.h"
+#include "kernels/data/stats_aggregator_resource.h"
 #include "kernels/summary/event_writer.h"
 #include "proto/event.pb.h"
 #include "proto/summary.pb.h"
