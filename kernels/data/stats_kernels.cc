@@ -468,6 +468,7 @@ int64_t BatchSizeOf(const DatasetBase& d) {
     }
     int arg = 0;
     for (int i = 0; i < index; ++i) arg += node->dataset_input[i] ? 0 : 1;
+    if (arg >= static_cast<int>(node->args.size())) return -1;
     const Tensor& t = node->args[arg];
     if (t.dtype() != DT_INT64 || t.dims() != 0) return -1;
     return t.scalar<int64_t>();

@@ -24,9 +24,9 @@ histogram of each event (not the step, which TensorFlow takes from its
 autotune model: 0 with autotune off, as these pipelines run).
 
 Pipelines run with TensorFlow's static optimizations, injected prefetch
-and autotune off (dfx makes none of them); TensorFlow's own datasets'
-statistics other than filter's (prefetch's buffer utilization, parallel
-map's thread utilization), which dfx does not record, stay out of the
+and autotune off (dfx makes none of them). Filter's and prefetch's own
+statistics are cases; parallel map's thread utilization, which dfx does
+not record (its parallel map runs calls in order), stays out of the
 pipelines.
 
 IteratorGetModelProto: dfx keeps no autotune model, so only TensorFlow's
@@ -279,6 +279,19 @@ summary_case(
     check_every=[1, 4],
     note="filter's own statistics: elements kept and dropped so far, as "
          "scalars named after its node")
+
+PREFETCH = "t::PrefetchDataset::"
+summary_case(
+    "prefetch_buffer",
+    lambda agg: set_aggregator(tf.data.Dataset.range(6).prefetch(3), agg,
+                               "t"),
+    7, [PREFETCH + "buffer_utilization", PREFETCH + "buffer_size",
+        PREFETCH + "buffer_capacity"],
+    latency_tags=[PREFETCH + "buffer_utilization"],
+    scalar_tags=[PREFETCH + "buffer_capacity"], check_every=[7],
+    note="prefetch's own statistics for each element taken: the buffer's "
+         "fill over its capacity (a histogram whose count is compared, not "
+         "its values, which depend on timing) and the capacity")
 
 summary_case(
     "experimental_names",
