@@ -23,9 +23,9 @@
 // - ComputeBatchSize walks the nodes that made the dataset as TensorFlow
 //   walks the dataset's serialized graph.
 //
-// TensorFlow's other datasets record statistics of their own into a
-// context's aggregator (prefetch's buffer utilization, parallel map's
-// thread utilization, filter's dropped elements); dfx's do not.
+// Filter and prefetch record statistics of their own into the context's
+// aggregator (transform_kernels.cc, prefetch_kernels.cc); TensorFlow's
+// parallel map records its thread utilization, dfx's does not.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
