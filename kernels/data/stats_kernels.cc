@@ -25,7 +25,8 @@
 //
 // Filter and prefetch record statistics of their own into the context's
 // aggregator (transform_kernels.cc, prefetch_kernels.cc); TensorFlow's
-// parallel map records its thread utilization, dfx's does not.
+// parallel datasets record their thread utilization, dfx's (which run
+// calls in order) do not.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
