@@ -117,6 +117,13 @@ void RegisterRpcKernels(KernelRegistry* registry);
 // kernels/data/shuffle_kernels.cc).
 void RegisterSeedforKernels(KernelRegistry* registry);
 
+// tf.data statistics aggregators, the statistics datasets and
+// ComputeBatchSize (kernels/data/stats_kernels.cc); declared here for the
+// same reason.
+namespace data {
+void RegisterStatsKernels(KernelRegistry* registry);
+}
+
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
 void RegisterXlaArrayKernels(KernelRegistry* registry);
@@ -196,6 +203,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterSeedforKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
+  data::RegisterStatsKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

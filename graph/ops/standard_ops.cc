@@ -41,6 +41,9 @@ absl::Status RegisterTmapOps(OpRegistry* registry);
 // TensorFlow's TensorArray ops before V3 and stacks before V2
 // (tarray_ops.cc), declared here for the same reason.
 absl::Status RegisterTarrayOps(OpRegistry* registry);
+// tf.data statistics aggregators, IteratorGetModelProto, ComputeBatchSize
+// (stats_ops.cc), declared here for the same reason.
+absl::Status RegisterStatsOps(OpRegistry* registry);
 // tf.CriticalSection's mutex (mutex_ops.cc) and the mutex family's small
 // ops (small_ops.cc), declared here for the same reason.
 absl::Status RegisterMutexOps(OpRegistry* registry);
@@ -171,6 +174,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterStatsOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));

@@ -42,6 +42,7 @@ constexpr int64_t kUnknownCardinality = -2;
 // What an iterator sees while it produces an element: borrowed for the
 // call.
 class DatasetBase;
+class StatsAggregator;  // kernels/data/stats_aggregator.h
 
 struct IteratorContext {
   // Where functions run.
@@ -51,6 +52,10 @@ struct IteratorContext {
   // The dataset an iterator resource iterates (the pipeline's outermost),
   // for AssertNextDataset; null outside an iterator resource's calls.
   const DatasetBase* root = nullptr;
+  // Where the statistics datasets (LatencyStatsDataset, ...) record: set by
+  // a SetStatsAggregatorDataset above them for its input's calls; null
+  // (nothing recorded) otherwise.
+  std::shared_ptr<StatsAggregator> stats_aggregator;
 };
 
 // The saved position of an iterator (SerializeIterator's state, as

@@ -387,6 +387,32 @@ class IteratorFromStringHandleOp final : public OpKernel {
   DataTypeVector output_types_;
 };
 
+// IteratorGetModelProto: TensorFlow answers its autotune model of the
+// pipeline (a data.model.ModelProto). dfx does not model pipelines, so it
+// gives TensorFlow's answer for an iterator without one (autotune off):
+// NotFound; FailedPrecondition before the iterator is made, as TensorFlow.
+class IteratorGetModelProtoOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<std::shared_ptr<IteratorResource>> it =
+        LookupIterator(ctx, 0);
+    DFX_OP_REQUIRES_OK(ctx, it.status());
+    DFX_OP_REQUIRES(
+        ctx, (*it)->has_iterator(),
+        absl::FailedPreconditionError(
+            "GetModelProto() failed because the iterator has not been "
+            "initialized. Ensure that you have run the initializer operation "
+            "for this iterator before getting the next element."));
+    ctx->SetStatus(absl::NotFoundError(
+        "Cannot find this iterator's analytical model. Did you disable "
+        "autotune for the dataset used to create this iterator? See more "
+        "information at "
+        "https://www.tensorflow.org/api_docs/python/tf/data/experimental/"
+        "AutotuneOptions ."));
+  }
+};
+
 class MakeIteratorOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -558,6 +584,8 @@ void RegisterIteratorKernels(KernelRegistry* registry) {
                                       KernelDefBuilder("AnonymousIteratorV3"));
   RegisterKernel<DeleteIteratorOp>(registry, KernelDefBuilder("DeleteIterator"));
   RegisterKernel<MakeIteratorOp>(registry, KernelDefBuilder("MakeIterator"));
+  RegisterKernel<IteratorGetModelProtoOp>(
+      registry, KernelDefBuilder("IteratorGetModelProto"));
   RegisterKernel<IteratorToStringHandleOp>(
       registry, KernelDefBuilder("IteratorToStringHandle"));
   RegisterKernel<IteratorToStringHandleOp>(

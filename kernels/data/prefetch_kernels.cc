@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/stats_aggregator.h"
 #include "runtime/cancellation.h"
 
 namespace dfx::data {
@@ -70,6 +71,7 @@ class PrefetchDataset final : public DatasetBase {
         absl::MutexLock lock(&mu_);
         if (!producer_.joinable()) {
           device_ = ctx->device;
+          stats_aggregator_ = ctx->stats_aggregator;
           producing_ = true;
           producer_ = std::thread([this] { Produce(); });
         }
@@ -90,6 +92,7 @@ class PrefetchDataset final : public DatasetBase {
       }
       Item item;
       bool got = false;
+      int64_t buffered = 0;  // elements in the buffer, the one taken too
       {
         absl::MutexLock lock(&mu_);
         while (buffer_.empty() && !cancelled) ready_.Wait(&mu_);
@@ -98,6 +101,8 @@ class PrefetchDataset final : public DatasetBase {
           if (buffer_.front().end) {
             item.end = true;  // the end stays in the buffer
           } else {
+            buffered = static_cast<int64_t>(buffer_.size()) -
+                       (buffer_.back().end ? 1 : 0);
             item = std::move(buffer_.front());
             buffer_.pop_front();
             space_.Signal();
@@ -110,9 +115,33 @@ class PrefetchDataset final : public DatasetBase {
       }
       *end = item.end;
       if (item.end) return absl::OkStatus();
+      if (ctx->stats_aggregator != nullptr) RecordBuffer(ctx, buffered);
+      ++consumed_;
       if (!item.status.ok()) return item.status;
       *out = std::move(item.element);
       return absl::OkStatus();
+    }
+
+    // As TensorFlow's prefetch under a stats aggregator, for each element
+    // taken: the buffer's fill (the element taken counted) over its
+    // capacity into the histogram "<node>::buffer_utilization", the fill
+    // and the capacity as scalars "<node>::buffer_size" and
+    // "<node>::buffer_capacity" (the name of the node that made the
+    // dataset).
+    void RecordBuffer(IteratorContext* ctx, int64_t buffered) {
+      std::shared_ptr<const Node> node = d_->node();
+      const std::string name = node != nullptr && node->def != nullptr
+                                   ? node->def->name()
+                                   : std::string("PrefetchDataset");
+      const float capacity = static_cast<float>(Capacity());
+      if (capacity <= 0) return;  // prefetch(0): no buffer to describe
+      StatsAggregator& stats = *ctx->stats_aggregator;
+      stats.AddToHistogram(absl::StrCat(name, "::buffer_utilization"),
+                           static_cast<float>(buffered) / capacity, consumed_);
+      stats.AddScalar(absl::StrCat(name, "::buffer_size"),
+                      static_cast<float>(buffered), consumed_);
+      stats.AddScalar(absl::StrCat(name, "::buffer_capacity"), capacity,
+                      consumed_);
     }
 
     // Stops the producer once the element it is making is in the buffer;
@@ -212,6 +241,7 @@ class PrefetchDataset final : public DatasetBase {
       {
         absl::MutexLock lock(&mu_);
         ctx.device = device_;
+        ctx.stats_aggregator = stats_aggregator_;
       }
       ctx.cancellation_manager = &producer_cancel_;
       while (true) {
@@ -243,7 +273,11 @@ class PrefetchDataset final : public DatasetBase {
     absl::CondVar space_;  // an item was taken (or stopping)
     absl::CondVar paused_;  // the producer returned (or Save cancelled)
     Device* device_ ABSL_GUARDED_BY(mu_) = nullptr;
+    // The first GetNext's (TensorFlow's background thread keeps the
+    // context it started with).
+    std::shared_ptr<StatsAggregator> stats_aggregator_ ABSL_GUARDED_BY(mu_);
     std::deque<Item> buffer_ ABSL_GUARDED_BY(mu_);
+    int64_t consumed_ = 0;  // elements taken (the consumer's; for stats)
     bool stopping_ ABSL_GUARDED_BY(mu_) = false;
     bool pausing_ ABSL_GUARDED_BY(mu_) = false;  // Save stops the producer
     bool producing_ ABSL_GUARDED_BY(mu_) = false;  // Produce has not returned

@@ -12,6 +12,7 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
+#include "kernels/data/stats_aggregator.h"
 
 namespace dfx::data {
 namespace {
@@ -258,9 +259,18 @@ class FilterDataset final : public UnaryDataset {
           return absl::InvalidArgumentError(
               "Filter predicate `f` must return a scalar bool.");
         }
+        StatsAggregator* stats = ctx->stats_aggregator.get();
         if (keep[0].scalar<bool>()) {
+          ++filtered_;
+          if (stats != nullptr) {
+            Record(*stats, "filtered_elements", filtered_, filtered_ - 1);
+          }
           *out = std::move(element);
           return absl::OkStatus();
+        }
+        ++dropped_;
+        if (stats != nullptr) {
+          Record(*stats, "dropped_elements", dropped_, filtered_);
         }
       }
     }
@@ -275,8 +285,24 @@ class FilterDataset final : public UnaryDataset {
     }
 
    private:
+    // As TensorFlow's filter: the count as scalar "<node>::<what>" (the
+    // name of the node that made the dataset), a counter "<node>" labelled
+    // `what`; the step is the number of elements kept before.
+    void Record(StatsAggregator& stats, const char* what, int64_t count,
+                int64_t step) {
+      std::shared_ptr<const Node> node = d_->node();
+      const std::string name = node != nullptr && node->def != nullptr
+                                   ? node->def->name()
+                                   : std::string("FilterDataset");
+      stats.AddScalar(absl::StrCat(name, "::", what),
+                      static_cast<float>(count), step);
+      stats.IncrementCounter(name, what, 1);
+    }
+
     const std::shared_ptr<const FilterDataset> d_;
     std::unique_ptr<IteratorBase> in_;
+    int64_t filtered_ = 0;  // elements kept
+    int64_t dropped_ = 0;
   };
 
   const std::shared_ptr<const DatasetFunction> f_;
@@ -1106,10 +1132,8 @@ void RegisterDatasetTransformKernels(KernelRegistry* registry) {
   for (const char* op :
        {"ModelDataset", "OptimizeDatasetV2", "MaxIntraOpParallelismDataset",
         "ExperimentalMaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
-        "ExperimentalPrivateThreadPoolDataset", "FinalizeDataset",
-        // Statistics datasets: dfx keeps no tf.data statistics.
-        "LatencyStatsDataset", "ExperimentalLatencyStatsDataset",
-        "BytesProducedStatsDataset", "ExperimentalBytesProducedStatsDataset"}) {
+        "ExperimentalPrivateThreadPoolDataset", "FinalizeDataset"}) {
+    // (The statistics datasets are in stats_kernels.cc.)
     RegisterKernel<PassThroughOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<RewriteDatasetOp>(registry, KernelDefBuilder("RewriteDataset"));

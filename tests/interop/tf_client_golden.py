@@ -59,7 +59,8 @@ def _is_dataset_op(op):
     """tf.data ops: a dataset never crosses tasks (in TensorFlow neither), so
     a pipeline and its iterator stay together."""
     return ("Dataset" in op or "Iterator" in op or
-            op.endswith(("SeedGenerator", "MemoryCache")))
+            op.endswith(("SeedGenerator", "MemoryCache")) or
+            op == "ComputeBatchSize")
 
 
 def spread(graph_def):
