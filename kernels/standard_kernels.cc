@@ -124,6 +124,10 @@ namespace data {
 void RegisterStatsKernels(KernelRegistry* registry);
 }
 
+// PyFunc, PyFuncStateless, EagerPyFunc: they fail as on a TensorFlow
+// server in another process (kernels/function/pyfunc_kernels.cc).
+void RegisterPyfuncKernels(KernelRegistry* registry);
+
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
 void RegisterXlaArrayKernels(KernelRegistry* registry);
@@ -204,6 +208,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   data::RegisterStatsKernels(registry);
+  RegisterPyfuncKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -101,6 +101,9 @@ absl::Status RegisterCalibOps(OpRegistry* registry);
 // (seedfor_ops.cc).
 absl::Status RegisterSeedforOps(OpRegistry* registry);
 
+// PyFunc, PyFuncStateless, EagerPyFunc (pyfunc_ops.cc).
+absl::Status RegisterPyfuncOps(OpRegistry* registry);
+
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMathOps(registry));
@@ -181,6 +184,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterPyfuncOps(registry));
   return absl::OkStatus();
 }
 

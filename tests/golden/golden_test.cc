@@ -58,10 +58,12 @@ const char* const kFamilies[] = {
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
-    "collective",    // TF's collective OpDefs: tests/kernels/collective_ops_test.cc
+    "collective",    // TF's collective OpDefs:
+                     // tests/kernels/collective_ops_test.cc
     "tfrecord",      // TF-written input files: tests/kernels/dataset_test.cc
-    "rpc",  // TF's RPC OpDefs (no cases): tests/kernels/rpc_test.cc
-    "calib_files",   // TF-written calibration files: calib_files_test.cc
+    "rpc",           // TF's RPC OpDefs (no cases): tests/kernels/rpc_test.cc
+    "pyfunc",  // TF's PyFunc OpDefs (no cases): tests/kernels/pyfunc_test.cc
+    "calib_files",  // TF-written calibration files: calib_files_test.cc
 };
 
 // Puts the nodes of `graph` alternately on CPU:0 and CPU:1, so that loops,
