@@ -672,6 +672,163 @@ absl::Status LowerCase(const FunctionLibrary& library, Graph* g, Node* n) {
   return LowerConditional(g, n, names, bodies, /*is_if=*/false);
 }
 
+// The TF1 frame of a lowered loop (LowerWhile, LowerFor), named after the
+// replaced node: per loop variable an Enter, and for every variable but a
+// resource (which enters as a constant: its handle does not change) a
+// Merge of the Enter and the NextIteration, a Switch on the LoopCond and
+// an Exit. Built in three steps around the condition and the body the
+// caller inlines: Open, Switch, Close.
+class LoopFrame {
+ public:
+  // Enters and Merges of `inputs` (of `types`); every Enter waits for
+  // `control_inputs` when it is not null.
+  static absl::StatusOr<LoopFrame> Open(Graph* g, const Detached& d,
+                                        DataTypeVector types,
+                                        std::vector<Output> inputs,
+                                        int64_t parallel_iterations,
+                                        Node* control_inputs) {
+    LoopFrame f(g, d, std::move(types), std::move(inputs), parallel_iterations,
+                control_inputs);
+    const size_t num = f.types_.size();
+    f.enters_.resize(num);
+    f.merges_.assign(num, nullptr);
+    f.switches_.assign(num, nullptr);
+    for (size_t i = 0; i < num; ++i) {
+      DFX_ASSIGN_OR_RETURN(f.enters_[i],
+                           f.Enter(absl::StrCat("enter_", i), f.types_[i],
+                                   f.inputs_[i], f.is_resource(i)));
+      if (f.is_resource(i)) continue;
+      // Input 1 comes from the NextIteration, added by Close.
+      DFX_ASSIGN_OR_RETURN(
+          f.merges_[i],
+          AddLoweredNode(g, absl::StrCat(d.name, "/merge_", i), "Merge",
+                         f.inputs_[i].first->requested_device(),
+                         {{"T", TypeAttr(f.types_[i])}, {"N", IntAttr(2)}},
+                         {{f.enters_[i], 0}, {nullptr, 0}}));
+    }
+    return f;
+  }
+
+  // An Enter of `in` into the frame, named "<loop>/<base>".
+  absl::StatusOr<Node*> Enter(const std::string& base, DataType t,
+                              const Output& in, bool constant) {
+    return AddLoweredNode(
+        g_, absl::StrCat(d_->name, "/", base), "Enter",
+        in.first->requested_device(),
+        {{"T", TypeAttr(t)},
+         {"frame_name", StringAttr(d_->name)},
+         {"is_constant", BoolAttr(constant)},
+         {"parallel_iterations", IntAttr(parallel_iterations_)}},
+        {in}, {control_inputs_});
+  }
+
+  // What the condition reads: each variable's Merge (a resource's Enter).
+  std::vector<Output> CondInputs() const {
+    std::vector<Output> out;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      out.emplace_back(is_resource(i) ? enters_[i] : merges_[i], 0);
+    }
+    return out;
+  }
+  Output Merged(size_t i) const { return {merges_[i], 0}; }
+
+  // The LoopCond of `pred` and the Switches on it. Returns the node the
+  // body's nodes without inputs wait for (an Identity of variable
+  // `carried`'s true branch), which puts them in the loop's frame and
+  // iteration and kills them when the loop ends.
+  absl::StatusOr<Node*> Switch(const Output& pred, size_t carried) {
+    DFX_ASSIGN_OR_RETURN(Node * loop_cond,
+                         AddLoweredNode(g_, absl::StrCat(d_->name, "/LoopCond"),
+                                        "LoopCond", d_->device, {}, {pred}));
+    for (size_t i = 0; i < types_.size(); ++i) {
+      if (is_resource(i)) continue;
+      DFX_ASSIGN_OR_RETURN(
+          switches_[i],
+          AddLoweredNode(g_, absl::StrCat(d_->name, "/switch_", i), "Switch",
+                         merges_[i]->requested_device(),
+                         {{"T", TypeAttr(types_[i])}},
+                         {{merges_[i], 0}, {loop_cond, 0}}));
+    }
+    return AddLoweredNode(g_, absl::StrCat(d_->name, "/loop_body_control"),
+                          "Identity", d_->device,
+                          {{"T", TypeAttr(types_[carried])}},
+                          {{switches_[carried], 1}});
+  }
+
+  // What the body reads: each variable's true branch (a resource's Enter).
+  std::vector<Output> BodyInputs() const {
+    std::vector<Output> out;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      out.push_back(is_resource(i) ? Output{enters_[i], 0}
+                                   : Output{switches_[i], 1});
+    }
+    return out;
+  }
+
+  // NextIterations of `next` (one per variable; a resource's is not read)
+  // into the Merges, each after `done`, and the Exits. Returns each
+  // variable's value after the loop (its Exit; a resource's input) and a
+  // LoopExecuted NoOp that runs after every Exit.
+  absl::StatusOr<std::pair<std::vector<Output>, Node*>> Close(
+      const std::vector<Output>& next, Node* done) {
+    std::vector<Output> outputs;
+    std::vector<Node*> exits;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      if (is_resource(i)) {
+        outputs.push_back(inputs_[i]);
+        continue;
+      }
+      DFX_ASSIGN_OR_RETURN(
+          Node * exit,
+          AddLoweredNode(g_, absl::StrCat(d_->name, "/exit_", i), "Exit",
+                         switches_[i]->requested_device(),
+                         {{"T", TypeAttr(types_[i])}}, {{switches_[i], 0}}));
+      exits.push_back(exit);
+      outputs.emplace_back(exit, 0);
+      DFX_ASSIGN_OR_RETURN(
+          Node * next_iteration,
+          AddLoweredNode(g_, absl::StrCat(d_->name, "/next_iteration_", i),
+                         "NextIteration", merges_[i]->requested_device(),
+                         {{"T", TypeAttr(types_[i])}}, {next[i]}, {done}));
+      g_->AddEdge(next_iteration, 0, merges_[i], 1);
+    }
+    DFX_ASSIGN_OR_RETURN(
+        Node * executed,
+        AddLoweredNode(g_, absl::StrCat(d_->name, "/LoopExecuted"), "NoOp",
+                       d_->device, {}, {}, exits));
+    return std::make_pair(std::move(outputs), executed);
+  }
+
+ private:
+  LoopFrame(Graph* g, const Detached& d, DataTypeVector types,
+            std::vector<Output> inputs, int64_t parallel_iterations,
+            Node* control_inputs)
+      : g_(g),
+        d_(&d),
+        types_(std::move(types)),
+        inputs_(std::move(inputs)),
+        parallel_iterations_(parallel_iterations),
+        control_inputs_(control_inputs) {}
+
+  bool is_resource(size_t i) const { return types_[i] == DT_RESOURCE; }
+
+  Graph* g_;
+  const Detached* d_;
+  DataTypeVector types_;
+  std::vector<Output> inputs_;
+  int64_t parallel_iterations_;
+  Node* control_inputs_;
+  std::vector<Node*> enters_, merges_, switches_;
+};
+
+// A NoOp after the replaced node's control inputs, which the loop's Enters
+// wait for (null when there are none).
+absl::StatusOr<Node*> LoopControlInputs(Graph* g, const Detached& d) {
+  if (d.control_inputs.empty()) return nullptr;
+  return AddLoweredNode(g, absl::StrCat(d.name, "/LoopControlInputs"), "NoOp",
+                        d.device, {}, {}, d.control_inputs);
+}
+
 // ---- While ----------------------------------------------------------------
 
 absl::Status LowerWhile(const FunctionLibrary& library, Graph* g, Node* n) {
@@ -722,106 +879,25 @@ absl::Status LowerWhile(const FunctionLibrary& library, Graph* g, Node* n) {
   const std::string cond_name = cond_f->name();
   const std::string body_name = body_f->name();
   const Detached d = Detach(g, n);
-  const size_t num = types.size();
-  auto is_resource = [&](size_t i) { return types[i] == DT_RESOURCE; };
-
-  Node* control_inputs = nullptr;
-  if (!d.control_inputs.empty()) {
-    DFX_ASSIGN_OR_RETURN(
-        control_inputs,
-        AddLoweredNode(g, absl::StrCat(d.name, "/LoopControlInputs"), "NoOp",
-                       d.device, {}, {}, d.control_inputs));
-  }
-  std::vector<Node*> enters(num), merges(num, nullptr), switches(num, nullptr);
-  for (size_t i = 0; i < num; ++i) {
-    const Output& in = d.inputs[i];
-    DFX_ASSIGN_OR_RETURN(
-        enters[i],
-        AddLoweredNode(g, absl::StrCat(d.name, "/enter_", i), "Enter",
-                       in.first->requested_device(),
-                       {{"T", TypeAttr(types[i])},
-                        {"frame_name", StringAttr(d.name)},
-                        {"is_constant", BoolAttr(is_resource(i))},
-                        {"parallel_iterations", IntAttr(parallel_iterations)}},
-                       {in}, {control_inputs}));
-    if (is_resource(i)) continue;
-    // Input 1 comes from the NextIteration, added below.
-    DFX_ASSIGN_OR_RETURN(
-        merges[i],
-        AddLoweredNode(g, absl::StrCat(d.name, "/merge_", i), "Merge",
-                       in.first->requested_device(),
-                       {{"T", TypeAttr(types[i])}, {"N", IntAttr(2)}},
-                       {{enters[i], 0}, {nullptr, 0}}));
-  }
-  std::vector<Output> cond_inputs;
-  for (size_t i = 0; i < num; ++i) {
-    cond_inputs.emplace_back(is_resource(i) ? enters[i] : merges[i], 0);
-  }
+  DFX_ASSIGN_OR_RETURN(Node * control_inputs, LoopControlInputs(g, d));
+  DFX_ASSIGN_OR_RETURN(LoopFrame frame,
+                       LoopFrame::Open(g, d, types, d.inputs,
+                                       parallel_iterations, control_inputs));
   DFX_ASSIGN_OR_RETURN(
       Inlined cond_inlined,
-      InlineBody(g, cond, absl::StrCat(d.name, "/cond"), d.device, cond_inputs,
-                 merges[first_carried],
-                 absl::StrCat(context, "cond function '", cond_name,
-                              "': ")));
-  DFX_ASSIGN_OR_RETURN(
-      Node * loop_cond,
-      AddLoweredNode(g, absl::StrCat(d.name, "/LoopCond"), "LoopCond",
-                     d.device, {}, {cond_inlined.outputs[0]}));
-  for (size_t i = 0; i < num; ++i) {
-    if (is_resource(i)) continue;
-    DFX_ASSIGN_OR_RETURN(
-        switches[i],
-        AddLoweredNode(g, absl::StrCat(d.name, "/switch_", i), "Switch",
-                       merges[i]->requested_device(),
-                       {{"T", TypeAttr(types[i])}},
-                       {{merges[i], 0}, {loop_cond, 0}}));
-  }
-  // Nodes of the body without inputs wait for this, which puts them in the
-  // loop's frame and iteration and kills them when the loop ends.
-  DFX_ASSIGN_OR_RETURN(
-      Node * body_control,
-      AddLoweredNode(g, absl::StrCat(d.name, "/loop_body_control"), "Identity",
-                     d.device, {{"T", TypeAttr(types[first_carried])}},
-                     {{switches[first_carried], 1}}));
-  std::vector<Output> body_inputs;
-  for (size_t i = 0; i < num; ++i) {
-    body_inputs.push_back(is_resource(i) ? Output{enters[i], 0}
-                                         : Output{switches[i], 1});
-  }
+      InlineBody(g, cond, absl::StrCat(d.name, "/cond"), d.device,
+                 frame.CondInputs(), frame.Merged(first_carried).first,
+                 absl::StrCat(context, "cond function '", cond_name, "': ")));
+  DFX_ASSIGN_OR_RETURN(Node * body_control,
+                       frame.Switch(cond_inlined.outputs[0], first_carried));
   DFX_ASSIGN_OR_RETURN(
       Inlined body_inlined,
-      InlineBody(g, body, absl::StrCat(d.name, "/body"), d.device, body_inputs,
-                 body_control,
-                 absl::StrCat(context, "body function '", body_name,
-                              "': ")));
-  std::vector<Output> outputs;
-  std::vector<Node*> exits;
-  for (size_t i = 0; i < num; ++i) {
-    if (is_resource(i)) {
-      // The handle does not change in the loop: consumers read it from
-      // where the loop got it.
-      outputs.push_back(d.inputs[i]);
-      continue;
-    }
-    DFX_ASSIGN_OR_RETURN(
-        Node * exit,
-        AddLoweredNode(g, absl::StrCat(d.name, "/exit_", i), "Exit",
-                       switches[i]->requested_device(),
-                       {{"T", TypeAttr(types[i])}}, {{switches[i], 0}}));
-    exits.push_back(exit);
-    outputs.emplace_back(exit, 0);
-    DFX_ASSIGN_OR_RETURN(
-        Node * next,
-        AddLoweredNode(g, absl::StrCat(d.name, "/next_iteration_", i),
-                       "NextIteration", merges[i]->requested_device(),
-                       {{"T", TypeAttr(types[i])}},
-                       {body_inlined.outputs[i]}, {body_inlined.done}));
-    g->AddEdge(next, 0, merges[i], 1);
-  }
-  DFX_ASSIGN_OR_RETURN(
-      Node * executed,
-      AddLoweredNode(g, absl::StrCat(d.name, "/LoopExecuted"), "NoOp",
-                     d.device, {}, {}, exits));
+      InlineBody(g, body, absl::StrCat(d.name, "/body"), d.device,
+                 frame.BodyInputs(), body_control,
+                 absl::StrCat(context, "body function '", body_name, "': ")));
+  DFX_ASSIGN_OR_RETURN(auto closed,
+                       frame.Close(body_inlined.outputs, body_inlined.done));
+  const auto& [outputs, executed] = closed;
   DFX_RETURN_IF_ERROR(AddNamedOutput(g, d, outputs, executed).status());
   Rewire(g, d, outputs, executed);
   return absl::OkStatus();
@@ -857,20 +933,7 @@ absl::Status LowerFor(const FunctionLibrary& library, Graph* g, Node* n) {
   const std::string context = NodePrefix(n->name(), n->type_string());
   const std::string body_name = body_f->name();
   const Detached d = Detach(g, n);
-  constexpr int64_t kParallelIterations = 1;
-  // Loop variable 0 is the iteration counter; 1.. are the inputs.
-  DataTypeVector vtypes = {DT_INT32};
-  vtypes.insert(vtypes.end(), types.begin(), types.end());
-  const size_t num = vtypes.size();
-  auto is_resource = [&](size_t i) { return vtypes[i] == DT_RESOURCE; };
-
-  Node* control_inputs = nullptr;
-  if (!d.control_inputs.empty()) {
-    DFX_ASSIGN_OR_RETURN(
-        control_inputs,
-        AddLoweredNode(g, absl::StrCat(d.name, "/LoopControlInputs"), "NoOp",
-                       d.device, {}, {}, d.control_inputs));
-  }
+  DFX_ASSIGN_OR_RETURN(Node * control_inputs, LoopControlInputs(g, d));
   // The loop starts once every input is there, as TensorFlow's kernel
   // does (the inputs are _ForLoopStart's too): a resource read in the body
   // then follows what made the other inputs (a variable's initializer, say).
@@ -879,65 +942,25 @@ absl::Status LowerFor(const FunctionLibrary& library, Graph* g, Node* n) {
       AddLoweredNode(g, absl::StrCat(d.name, "/start"), "_ForLoopStart",
                      d.device, {{"T", TypeListAttr(types)}}, d.inputs,
                      {control_inputs}));
-  auto enter = [&](const std::string& base, DataType t, const Output& in,
-                   bool constant) {
-    return AddLoweredNode(
-        g, absl::StrCat(d.name, "/", base), "Enter",
-        in.first->requested_device(),
-        {{"T", TypeAttr(t)},
-         {"frame_name", StringAttr(d.name)},
-         {"is_constant", BoolAttr(constant)},
-         {"parallel_iterations", IntAttr(kParallelIterations)}},
-        {in}, {control_inputs});
-  };
-  DFX_ASSIGN_OR_RETURN(Node * limit,
-                       enter("enter_limit", DT_INT32, d.inputs[1], true));
-  DFX_ASSIGN_OR_RETURN(Node * delta,
-                       enter("enter_delta", DT_INT32, d.inputs[2], true));
+  // Loop variable 0 is the iteration counter; 1.. are the inputs.
+  DataTypeVector vtypes = {DT_INT32};
+  vtypes.insert(vtypes.end(), types.begin(), types.end());
   std::vector<Output> loop_inputs = {{start, 0}};
-  for (size_t i = 3; i < d.inputs.size(); ++i) {
-    loop_inputs.push_back(d.inputs[i]);
-  }
-  std::vector<Node*> enters(num), merges(num, nullptr), switches(num, nullptr);
-  for (size_t i = 0; i < num; ++i) {
-    DFX_ASSIGN_OR_RETURN(enters[i], enter(absl::StrCat("enter_", i), vtypes[i],
-                                          loop_inputs[i], is_resource(i)));
-    if (is_resource(i)) continue;
-    DFX_ASSIGN_OR_RETURN(
-        merges[i],
-        AddLoweredNode(g, absl::StrCat(d.name, "/merge_", i), "Merge",
-                       loop_inputs[i].first->requested_device(),
-                       {{"T", TypeAttr(vtypes[i])}, {"N", IntAttr(2)}},
-                       {{enters[i], 0}, {nullptr, 0}}));
-  }
+  loop_inputs.insert(loop_inputs.end(), d.inputs.begin() + 3, d.inputs.end());
+  DFX_ASSIGN_OR_RETURN(
+      LoopFrame frame,
+      LoopFrame::Open(g, d, vtypes, loop_inputs, /*parallel_iterations=*/1,
+                      control_inputs));
+  DFX_ASSIGN_OR_RETURN(Node * limit,
+                       frame.Enter("enter_limit", DT_INT32, d.inputs[1], true));
+  DFX_ASSIGN_OR_RETURN(Node * delta,
+                       frame.Enter("enter_delta", DT_INT32, d.inputs[2], true));
   DFX_ASSIGN_OR_RETURN(
       Node * go_on,
-      AddLoweredNode(g, absl::StrCat(d.name, "/cond"), "_ForLoopCond",
-                     d.device, {},
-                     {{merges[0], 0}, {limit, 0}, {delta, 0}}));
-  DFX_ASSIGN_OR_RETURN(
-      Node * loop_cond,
-      AddLoweredNode(g, absl::StrCat(d.name, "/LoopCond"), "LoopCond",
-                     d.device, {}, {{go_on, 0}}));
-  for (size_t i = 0; i < num; ++i) {
-    if (is_resource(i)) continue;
-    DFX_ASSIGN_OR_RETURN(
-        switches[i],
-        AddLoweredNode(g, absl::StrCat(d.name, "/switch_", i), "Switch",
-                       merges[i]->requested_device(),
-                       {{"T", TypeAttr(vtypes[i])}},
-                       {{merges[i], 0}, {loop_cond, 0}}));
-  }
-  DFX_ASSIGN_OR_RETURN(
-      Node * body_control,
-      AddLoweredNode(g, absl::StrCat(d.name, "/loop_body_control"), "Identity",
-                     d.device, {{"T", TypeAttr(DT_INT32)}},
-                     {{switches[0], 1}}));
-  std::vector<Output> body_inputs;
-  for (size_t i = 0; i < num; ++i) {
-    body_inputs.push_back(is_resource(i) ? Output{enters[i], 0}
-                                         : Output{switches[i], 1});
-  }
+      AddLoweredNode(g, absl::StrCat(d.name, "/cond"), "_ForLoopCond", d.device,
+                     {}, {frame.Merged(0), {limit, 0}, {delta, 0}}));
+  DFX_ASSIGN_OR_RETURN(Node * body_control, frame.Switch({go_on, 0}, 0));
+  const std::vector<Output> body_inputs = frame.BodyInputs();
   DFX_ASSIGN_OR_RETURN(
       Inlined body_inlined,
       InlineBody(g, body, absl::StrCat(d.name, "/body"), d.device, body_inputs,
@@ -947,39 +970,16 @@ absl::Status LowerFor(const FunctionLibrary& library, Graph* g, Node* n) {
       Node * next_iter,
       AddLoweredNode(g, absl::StrCat(d.name, "/next_iter"), "AddV2", d.device,
                      {{"T", TypeAttr(DT_INT32)}},
-                     {{switches[0], 1}, {delta, 0}}));
-  std::vector<Output> outputs;
-  std::vector<Node*> exits;
-  for (size_t i = 0; i < num; ++i) {
-    if (is_resource(i)) {
-      // The handle does not change in the loop.
-      outputs.push_back(loop_inputs[i]);
-      continue;
-    }
-    DFX_ASSIGN_OR_RETURN(
-        Node * exit,
-        AddLoweredNode(g, absl::StrCat(d.name, "/exit_", i), "Exit",
-                       switches[i]->requested_device(),
-                       {{"T", TypeAttr(vtypes[i])}}, {{switches[i], 0}}));
-    exits.push_back(exit);
-    // The iteration counter's Exit is no output; LoopExecuted waits for it.
-    if (i > 0) outputs.emplace_back(exit, 0);
-    const Output next_value =
-        i == 0 ? Output{next_iter, 0} : body_inlined.outputs[i - 1];
-    DFX_ASSIGN_OR_RETURN(
-        Node * next,
-        AddLoweredNode(g, absl::StrCat(d.name, "/next_iteration_", i),
-                       "NextIteration", merges[i]->requested_device(),
-                       {{"T", TypeAttr(vtypes[i])}}, {next_value},
-                       {body_inlined.done}));
-    g->AddEdge(next, 0, merges[i], 1);
-  }
-  DFX_ASSIGN_OR_RETURN(
-      Node * executed,
-      AddLoweredNode(g, absl::StrCat(d.name, "/LoopExecuted"), "NoOp",
-                     d.device, {}, {}, exits));
-  DFX_RETURN_IF_ERROR(AddNamedOutput(g, d, outputs, executed).status());
-  Rewire(g, d, outputs, executed);
+                     {body_inputs[0], {delta, 0}}));
+  std::vector<Output> next = {{next_iter, 0}};
+  next.insert(next.end(), body_inlined.outputs.begin(),
+              body_inlined.outputs.end());
+  DFX_ASSIGN_OR_RETURN(auto closed, frame.Close(next, body_inlined.done));
+  // The iteration counter's Exit is no output; LoopExecuted waits for it.
+  const std::vector<Output> outputs(closed.first.begin() + 1,
+                                    closed.first.end());
+  DFX_RETURN_IF_ERROR(AddNamedOutput(g, d, outputs, closed.second).status());
+  Rewire(g, d, outputs, closed.second);
   return absl::OkStatus();
 }
 
