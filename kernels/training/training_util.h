@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -46,7 +47,9 @@ namespace dfx::training {
 
 // The arithmetic type of an update: float for half, bfloat16 and float (a
 // 16-bit variable is widened chunk by chunk and rounded once when stored),
-// double for double.
+// double for double, and the complex types themselves (TensorFlow's
+// functors are the same expressions in complex arithmetic: square is z * z,
+// sqrt and rsqrt the principal roots).
 template <typename T>
 struct ComputeTypeOf {
   using type = float;
@@ -54,6 +57,10 @@ struct ComputeTypeOf {
 template <>
 struct ComputeTypeOf<double> {
   using type = double;
+};
+template <typename R>
+struct ComputeTypeOf<std::complex<R>> {
+  using type = std::complex<R>;
 };
 template <typename T>
 using ComputeType = typename ComputeTypeOf<T>::type;
@@ -122,33 +129,42 @@ class HyperParams {
     const Tensor* t = Find(name, what);
     if (t == nullptr) return C(0);
     const C value = static_cast<C>(t->data<T>()[0]);
-    bool ok = true;
-    const char* kind = "";
-    const char* note = "";
-    switch (range) {
-      case Range::kAny: break;
-      case Range::kPositive: ok = value > C(0); kind = "positive "; break;
-      case Range::kPositiveOrZero:
-        ok = value >= C(0);
-        kind = "positive ";
-        note = " (or zero if multiply_linear_by_lr is set)";
-        break;
-      case Range::kNonNegative:
-        ok = value >= C(0);
-        kind = "non-negative ";
-        break;
-      case Range::kNonPositive:
-        ok = value <= C(0);
-        kind = "non-positive ";
-        break;
+    if constexpr (Eigen::NumTraits<C>::IsComplex) {
+      // No complex optimizer has a hyper-parameter with a range.
+      if (range != Range::kAny) {
+        status_ = absl::InternalError(
+            absl::StrCat(name, " has a range, but the op updates complex"));
+      }
+      return value;
+    } else {
+      bool ok = true;
+      const char* kind = "";
+      const char* note = "";
+      switch (range) {
+        case Range::kAny: break;
+        case Range::kPositive: ok = value > C(0); kind = "positive "; break;
+        case Range::kPositiveOrZero:
+          ok = value >= C(0);
+          kind = "positive ";
+          note = " (or zero if multiply_linear_by_lr is set)";
+          break;
+        case Range::kNonNegative:
+          ok = value >= C(0);
+          kind = "non-negative ";
+          break;
+        case Range::kNonPositive:
+          ok = value <= C(0);
+          kind = "non-positive ";
+          break;
+      }
+      if (!ok) {
+        status_ = absl::InvalidArgumentError(
+            absl::StrCat(what.empty() ? name : what, " is not a ", kind,
+                         "scalar", note, ": ", t->shape().DebugString()));
+        return C(0);
+      }
+      return value;
     }
-    if (!ok) {
-      status_ = absl::InvalidArgumentError(
-          absl::StrCat(what.empty() ? name : what, " is not a ", kind,
-                       "scalar", note, ": ", t->shape().DebugString()));
-      return C(0);
-    }
-    return value;
   }
 
   // An int64 scalar input (AdagradDA's global_step).
@@ -496,6 +512,14 @@ void RegisterFloatTypes(KernelRegistry* r, const std::string& name,
   RegisterOptimizer<Traits, Eigen::bfloat16>(r, name, forms);
   RegisterOptimizer<Traits, float>(r, name, forms);
   RegisterOptimizer<Traits, double>(r, name, forms);
+}
+
+// For the complex types TensorFlow registers some optimizers for on CPU.
+template <typename Traits>
+void RegisterComplexTypes(KernelRegistry* r, const std::string& name,
+                          unsigned forms) {
+  RegisterOptimizer<Traits, std::complex<float>>(r, name, forms);
+  RegisterOptimizer<Traits, std::complex<double>>(r, name, forms);
 }
 
 // The registration of each family (kernels/training/*_kernels.cc).
