@@ -65,10 +65,31 @@ struct ComputeTypeOf<std::complex<R>> {
 template <typename T>
 using ComputeType = typename ComputeTypeOf<T>::type;
 
+// Complex arrays are mapped with a stride known only at run time (always
+// 1), which keeps Eigen from vectorizing their updates: the complex packet
+// code costs more to compile than the few complex optimizers are worth.
 template <typename C>
-using ArrayMap = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
+using MapStride =
+    std::conditional_t<Eigen::NumTraits<C>::IsComplex,
+                       Eigen::InnerStride<Eigen::Dynamic>, Eigen::Stride<0, 0>>;
 template <typename C>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, 1>>;
+using ArrayMap =
+    Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>, Eigen::Unaligned,
+               MapStride<C>>;
+template <typename C>
+using ConstArrayMap =
+    Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, 1>, Eigen::Unaligned,
+               MapStride<C>>;
+
+// The map of n elements at p.
+template <typename Map, typename P>
+Map MapOf(P* p, int64_t n) {
+  if constexpr (Eigen::NumTraits<typename Map::Scalar>::IsComplex) {
+    return Map(p, n, Eigen::InnerStride<Eigen::Dynamic>(1));
+  } else {
+    return Map(p, n);
+  }
+}
 
 // Functors see at most this many elements per call: the several passes of
 // an update stay in L1, and scratch arrays fit on the stack.
@@ -83,15 +104,15 @@ struct Rows {
   const C* g = nullptr;
   int64_t n = 0;
 
-  ArrayMap<C> var(int k) const { return ArrayMap<C>(v[k], n); }
-  ConstArrayMap<C> grad() const { return ConstArrayMap<C>(g, n); }
+  ArrayMap<C> var(int k) const { return MapOf<ArrayMap<C>>(v[k], n); }
+  ConstArrayMap<C> grad() const { return MapOf<ConstArrayMap<C>>(g, n); }
 };
 
 // A scratch array of one chunk, for values an update uses twice.
 template <typename C>
 struct Scratch {
   C data[kChunk];
-  ArrayMap<C> map(int64_t n) { return ArrayMap<C>(data, n); }
+  ArrayMap<C> map(int64_t n) { return MapOf<ArrayMap<C>>(data, n); }
 };
 
 // Boolean attrs some optimizers read; defaults as TensorFlow's.
