@@ -396,8 +396,8 @@ absl::Status RegisterMathOps(OpRegistry* registry) {
           .Output("sum: T")
           .Attr("N: int >= 1")
           .Attr("T: {float, double, int32, uint8, int16, int8, complex64, "
-                "int64, qint8, quint8, qint32, bfloat16, uint16, complex128, "
-                "half, uint32, uint64, variant}")
+                "int64, qint8, quint8, qint32, bfloat16, qint16, quint16, "
+                "uint16, complex128, half, uint32, uint64, variant}")
           .SetIsCommutative()
           .SetIsAggregate()
           .SetShapeFn(AddNShapeFn)));

@@ -16,8 +16,9 @@ namespace {
 
 const DataTypeVector& FillTypes() {
   static const DataTypeVector* types = new DataTypeVector{
-      DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16, DT_INT8,  DT_INT16,
-      DT_INT32, DT_INT64,  DT_UINT8, DT_UINT16,   DT_BOOL,  DT_STRING};
+      DT_FLOAT,  DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT8,
+      DT_INT16,  DT_INT32,  DT_INT64,  DT_UINT8,    DT_UINT16,
+      DT_UINT32, DT_UINT64, DT_BOOL,   DT_STRING};
   return *types;
 }
 
@@ -137,7 +138,8 @@ void RegisterFillKernels(KernelRegistry* registry) {
                     .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE, DT_HALF,
                                           DT_BFLOAT16, DT_INT8, DT_INT16,
                                           DT_INT32, DT_INT64, DT_UINT8,
-                                          DT_UINT16, DT_BOOL}));
+                                          DT_UINT16, DT_UINT32, DT_UINT64,
+                                          DT_BOOL}));
 }
 
 }  // namespace dfx::array_internal

@@ -5,12 +5,14 @@
 // stays): ((b * height + y) * width + x) * channels + c with
 // include_batch_in_index, else (y * width + x) * channels + c. The gradient
 // adds each grad element, in order and in T, to the input element its argmax
-// names. As TensorFlow's CPU kernels: MaxPoolWithArgmax for Targmax int64
-// and int32, MaxPoolGradWithArgmax for int64 only; an empty input to
-// MaxPoolWithArgmax is InvalidArgument.
+// names (integers wrap, as TensorFlow's do in practice). As TensorFlow's CPU
+// kernels: every real T, MaxPoolWithArgmax for Targmax int64 and int32,
+// MaxPoolGradWithArgmax for int64 only; an empty input to MaxPoolWithArgmax
+// is InvalidArgument.
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +22,17 @@
 
 namespace dfx::conv_internal {
 namespace {
+
+// a + b; integers wrap around (in their unsigned type: no overflow).
+template <typename T>
+T WrappingAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
 
 // The attrs both ops share.
 struct ArgmaxPoolAttrs {
@@ -162,7 +175,8 @@ class MaxPoolGradWithArgmaxOp : public OpKernel {
                         const int64_t base = with_batch ? 0 : b * in_size;
                         for (int64_t i = b * out_size; i < (b + 1) * out_size;
                              ++i) {
-                          dx[arg[i] + base] += dy[i];
+                          T& x = dx[arg[i] + base];
+                          x = WrappingAdd(x, dy[i]);
                         }
                       }
                     });
@@ -195,6 +209,14 @@ void RegisterPoolingArgmaxKernels(KernelRegistry* registry) {
   RegisterArgmaxPool<double>(registry);
   RegisterArgmaxPool<Eigen::half>(registry);
   RegisterArgmaxPool<Eigen::bfloat16>(registry);
+  RegisterArgmaxPool<int8_t>(registry);
+  RegisterArgmaxPool<int16_t>(registry);
+  RegisterArgmaxPool<int32_t>(registry);
+  RegisterArgmaxPool<int64_t>(registry);
+  RegisterArgmaxPool<uint8_t>(registry);
+  RegisterArgmaxPool<uint16_t>(registry);
+  RegisterArgmaxPool<uint32_t>(registry);
+  RegisterArgmaxPool<uint64_t>(registry);
 }
 
 }  // namespace dfx::conv_internal

@@ -438,12 +438,10 @@ class AvgPoolGradOp : public OpKernel {
   PoolAttrs attrs_;
 };
 
+// The max-pooling gradients (TensorFlow has them for uint32 and uint64,
+// which its MaxPool lacks).
 template <typename T>
-void RegisterMaxPool(KernelRegistry* registry) {
-  RegisterKernel<PoolOp<T, true, false>>(
-      registry, KernelDefBuilder("MaxPool").TypeConstraint<T>("T"));
-  RegisterKernel<PoolOp<T, true, true>>(
-      registry, KernelDefBuilder("MaxPoolV2").TypeConstraint<T>("T"));
+void RegisterMaxPoolGrads(KernelRegistry* registry) {
   RegisterKernel<MaxPoolGradOp<T, false>>(
       registry, KernelDefBuilder("MaxPoolGrad").TypeConstraint<T>("T"));
   RegisterKernel<MaxPoolGradOp<T, true>>(
@@ -452,6 +450,15 @@ void RegisterMaxPool(KernelRegistry* registry) {
       registry, KernelDefBuilder("MaxPoolGradGrad").TypeConstraint<T>("T"));
   RegisterKernel<MaxPoolGradGradOp<T, true>>(
       registry, KernelDefBuilder("MaxPoolGradGradV2").TypeConstraint<T>("T"));
+}
+
+template <typename T>
+void RegisterMaxPool(KernelRegistry* registry) {
+  RegisterKernel<PoolOp<T, true, false>>(
+      registry, KernelDefBuilder("MaxPool").TypeConstraint<T>("T"));
+  RegisterKernel<PoolOp<T, true, true>>(
+      registry, KernelDefBuilder("MaxPoolV2").TypeConstraint<T>("T"));
+  RegisterMaxPoolGrads<T>(registry);
 }
 
 template <typename T>
@@ -475,6 +482,8 @@ void RegisterPoolingKernels(KernelRegistry* registry) {
   RegisterMaxPool<int8_t>(registry);
   RegisterMaxPool<int16_t>(registry);
   RegisterMaxPool<uint16_t>(registry);
+  RegisterMaxPoolGrads<uint32_t>(registry);
+  RegisterMaxPoolGrads<uint64_t>(registry);
   RegisterAvgPool<float>(registry);
   RegisterAvgPool<double>(registry);
   RegisterAvgPool<Eigen::half>(registry);

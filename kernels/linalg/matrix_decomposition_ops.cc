@@ -2,7 +2,8 @@
 // dense algorithms (the ones TensorFlow's CPU kernels use, so results agree
 // to rounding): Cholesky, MatrixInverse, MatrixDeterminant,
 // LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve (broadcast batch
-// dims). float, double, complex64, complex128. The deprecated Batch* names
+// dims). float, double, complex64, complex128, and half for MatrixInverse
+// (inverted in float, as TensorFlow does). The deprecated Batch* names
 // run the same kernels. Qr, SelfAdjointEigV2 and Svd are in files of their
 // own (qr_op.cc, self_adjoint_eig_op.cc, svd_op.cc): each is a minute or
 // more of Eigen templates to compile, and apart they compile side by side.
@@ -13,6 +14,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Cholesky"
@@ -66,6 +68,27 @@ class CholeskyOp : public OpKernel {
   }
 };
 
+// Inverts `a` (or its adjoint) with a partially pivoted LU and hands the
+// inverse (an Eigen expression) to `store`; InvalidArgument for an exact
+// zero pivot.
+template <typename T, typename M, typename Store>
+absl::Status InvertInto(const M& a, bool adjoint, const Store& store) {
+  const int64_t n = a.rows();
+  Eigen::PartialPivLU<RowMatrix<T>> lu(n);
+  if (adjoint) {
+    lu.compute(a.adjoint());
+  } else {
+    lu.compute(a);
+  }
+  // Partial pivoting guarantees nothing, but an exact zero pivot is surely
+  // singular.
+  if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > RealOf<T>(0))) {
+    return absl::InvalidArgumentError("Input is not invertible.");
+  }
+  store(lu.inverse());
+  return absl::OkStatus();
+}
+
 template <typename T>
 class MatrixInverseOp : public OpKernel {
  public:
@@ -84,25 +107,23 @@ class MatrixInverseOp : public OpKernel {
     T* dst = out->data<T>();
     DFX_OP_REQUIRES_OK(
         ctx,
-        ForEachMatrix(*ctx->device(), NumMatrices(in),
-                      static_cast<double>(n) * n * n, [&](int64_t b) {
-                        ConstRowMap<T> a(src + b * n * n, n, n);
-                        Eigen::PartialPivLU<RowMatrix<T>> lu(n);
-                        if (adjoint_) {
-                          lu.compute(a.adjoint());
-                        } else {
-                          lu.compute(a);
-                        }
-                        // Partial pivoting guarantees nothing, but an
-                        // exact zero pivot is surely singular.
-                        if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() >
-                              RealOf<T>(0))) {
-                          return absl::InvalidArgumentError(
-                              "Input is not invertible.");
-                        }
-                        RowMap<T>(dst + b * n * n, n, n) = lu.inverse();
-                        return absl::OkStatus();
-                      }));
+        ForEachMatrix(
+            *ctx->device(), NumMatrices(in), static_cast<double>(n) * n * n,
+            [&](int64_t b) {
+              ConstRowMap<T> a(src + b * n * n, n, n);
+              if constexpr (std::is_same_v<T, Eigen::half>) {
+                // half inverts in float, rounded once at the end,
+                // as TensorFlow's kernel does.
+                const RowMatrix<float> f = a.template cast<float>();
+                return InvertInto<float>(f, adjoint_, [&](const auto& inverse) {
+                  RowMap<T>(dst + b * n * n, n, n) = inverse.template cast<T>();
+                });
+              } else {
+                return InvertInto<T>(a, adjoint_, [&](const auto& inverse) {
+                  RowMap<T>(dst + b * n * n, n, n) = inverse;
+                });
+              }
+            }));
   }
 
  private:
@@ -389,6 +410,9 @@ void RegisterMatrixDecompositionKernels(KernelRegistry* registry) {
   RegisterAll<float, double, std::complex<float>, std::complex<double>>(
       registry);
   RegisterBatchNames<float, double>(registry);
+  RegisterKernel<MatrixInverseOp<Eigen::half>>(
+      registry,
+      KernelDefBuilder("MatrixInverse").TypeConstraint<Eigen::half>("T"));
   RegisterBatchNamesWithComplex<float, double, std::complex<float>,
                                 std::complex<double>>(registry);
   RegisterQrKernels(registry);

@@ -1,6 +1,6 @@
 // Qr: the QR decomposition of each matrix (full or reduced), with Eigen's
-// HouseholderQR as TensorFlow's CPU kernel; float, double, complex64,
-// complex128.
+// HouseholderQR as TensorFlow's CPU kernel; half (computed in half, as
+// TensorFlow's kernel does), float, double, complex64, complex128.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
 #include <algorithm>
@@ -70,6 +70,8 @@ class QrOp : public OpKernel {
 }  // namespace
 
 void RegisterQrKernels(KernelRegistry* registry) {
+  RegisterKernel<QrOp<Eigen::half>>(
+      registry, KernelDefBuilder("Qr").TypeConstraint<Eigen::half>("T"));
   RegisterKernel<QrOp<float>>(
       registry, KernelDefBuilder("Qr").TypeConstraint<float>("T"));
   RegisterKernel<QrOp<double>>(

@@ -69,7 +69,8 @@ void RegisterAddN(KernelRegistry* registry) {
 
 void RegisterAddNKernels(KernelRegistry* registry) {
   RegisterAddN<float, double, Eigen::half, Eigen::bfloat16, int32_t, int64_t,
-               int8_t, uint8_t, int16_t, uint16_t, std::complex<float>,
+               int8_t, uint8_t, int16_t, uint16_t, uint32_t, uint64_t,
+               std::complex<float>,
                std::complex<double>>(registry);
 }
 

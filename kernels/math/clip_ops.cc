@@ -135,7 +135,7 @@ void RegisterClipKernels(KernelRegistry* registry) {
   using Eigen::half;
   math_internal::RegisterForTypes<ClipByValueOp, float, double, half,
                                   bfloat16, int8_t, int16_t, int32_t, int64_t,
-                                  uint8_t, std::complex<float>,
+                                  uint8_t, uint16_t, std::complex<float>,
                                   std::complex<double>>(registry,
                                                         "ClipByValue");
   math_internal::RegisterForTypes<ApproximateEqualOp, float, double>(

@@ -328,6 +328,9 @@ void RegisterActivationGradKernels(KernelRegistry* registry) {
   RegisterNumeric<uint8_t>(registry);
   RegisterNumeric<int8_t>(registry);
   RegisterNumeric<int16_t>(registry);
+  RegisterNumeric<uint16_t>(registry);
+  RegisterNumeric<uint32_t>(registry);
+  RegisterNumeric<uint64_t>(registry);
   RegisterFloating<float>(registry);
   RegisterFloating<double>(registry);
   RegisterFloating<half>(registry);

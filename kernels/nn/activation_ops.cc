@@ -253,6 +253,9 @@ void RegisterActivationKernels(KernelRegistry* registry) {
   RegisterNumeric<uint8_t>(registry);
   RegisterNumeric<int8_t>(registry);
   RegisterNumeric<int16_t>(registry);
+  RegisterNumeric<uint16_t>(registry);
+  RegisterNumeric<uint32_t>(registry);
+  RegisterNumeric<uint64_t>(registry);
   // BiasAdd of complex values (TensorFlow's CPU kernels serve them too).
   for (const char* op : {"BiasAdd", "BiasAddV1"}) {
     RegisterKernel<BiasAddOp<std::complex<float>>>(

@@ -188,12 +188,15 @@ struct AdadeltaTraits {
 
 void RegisterAdagradKernels(KernelRegistry* r) {
   RegisterFloatTypes<AdagradTraits>(r, "Adagrad", kAll);
+  RegisterComplexTypes<AdagradTraits>(r, "Adagrad", kAll);
   RegisterFloatTypes<AdagradV2Traits>(r, "AdagradV2", kAll);
+  RegisterComplexTypes<AdagradV2Traits>(r, "AdagradV2", kAll);
   RegisterOptimizer<ProximalAdagradTraits, float>(r, "ProximalAdagrad", kAll);
   RegisterOptimizer<ProximalAdagradTraits, double>(r, "ProximalAdagrad", kAll);
   RegisterOptimizer<AdagradDATraits, float>(r, "AdagradDA", kAll);
   RegisterOptimizer<AdagradDATraits, double>(r, "AdagradDA", kAll);
   RegisterFloatTypes<AdadeltaTraits>(r, "Adadelta", kAll);
+  RegisterComplexTypes<AdadeltaTraits>(r, "Adadelta", kAll);
 }
 
 }  // namespace dfx::training

@@ -162,6 +162,7 @@ struct SignTraits {
 
 void RegisterAdamKernels(KernelRegistry* r) {
   RegisterFloatTypes<AdamTraits>(r, "Adam", kDense);
+  RegisterComplexTypes<AdamTraits>(r, "Adam", kDense);
   RegisterFloatTypes<AdamWithAmsgradTraits>(r, "AdamWithAmsgrad", kResource);
   // TensorFlow has no bfloat16 AdaMax kernel.
   RegisterOptimizer<AdaMaxTraits, Eigen::half>(r, "AdaMax", kDense);

@@ -190,6 +190,8 @@ struct FtrlTraits {
 void RegisterRmsPropFtrlKernels(KernelRegistry* r) {
   RegisterFloatTypes<RmsPropTraits>(r, "RMSProp", kDense);
   RegisterFloatTypes<CenteredRmsPropTraits>(r, "CenteredRMSProp", kDense);
+  RegisterComplexTypes<RmsPropTraits>(r, "RMSProp", kAll);
+  RegisterComplexTypes<CenteredRmsPropTraits>(r, "CenteredRMSProp", kAll);
   // TensorFlow's sparse RMSProp kernels have no bfloat16 form.
   RegisterOptimizer<RmsPropTraits, Eigen::half>(r, "RMSProp", kSparse);
   RegisterOptimizer<RmsPropTraits, float>(r, "RMSProp", kSparse);

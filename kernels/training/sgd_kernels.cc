@@ -131,13 +131,17 @@ struct KerasMomentumTraits {
 
 void RegisterSgdKernels(KernelRegistry* r) {
   RegisterFloatTypes<GradientDescentTraits>(r, "GradientDescent", kDense);
+  RegisterComplexTypes<GradientDescentTraits>(r, "GradientDescent", kDense);
   RegisterOptimizer<ProximalGradientDescentTraits, float>(
       r, "ProximalGradientDescent", kAll);
   RegisterOptimizer<ProximalGradientDescentTraits, double>(
       r, "ProximalGradientDescent", kAll);
   RegisterFloatTypes<MomentumTraits>(r, "Momentum", kAll);
+  RegisterComplexTypes<MomentumTraits>(r, "Momentum", kAll);
   RegisterFloatTypes<KerasMomentumTraits>(r, "KerasMomentum",
                                           kResource | kSparseResource);
+  RegisterComplexTypes<KerasMomentumTraits>(r, "KerasMomentum",
+                                            kResource | kSparseResource);
 }
 
 }  // namespace dfx::training

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -46,7 +47,9 @@ namespace dfx::training {
 
 // The arithmetic type of an update: float for half, bfloat16 and float (a
 // 16-bit variable is widened chunk by chunk and rounded once when stored),
-// double for double.
+// double for double, and the complex types themselves (TensorFlow's
+// functors are the same expressions in complex arithmetic: square is z * z,
+// sqrt and rsqrt the principal roots).
 template <typename T>
 struct ComputeTypeOf {
   using type = float;
@@ -55,13 +58,38 @@ template <>
 struct ComputeTypeOf<double> {
   using type = double;
 };
+template <typename R>
+struct ComputeTypeOf<std::complex<R>> {
+  using type = std::complex<R>;
+};
 template <typename T>
 using ComputeType = typename ComputeTypeOf<T>::type;
 
+// Complex arrays are mapped with a stride known only at run time (always
+// 1), which keeps Eigen from vectorizing their updates: the complex packet
+// code costs more to compile than the few complex optimizers are worth.
 template <typename C>
-using ArrayMap = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
+using MapStride =
+    std::conditional_t<Eigen::NumTraits<C>::IsComplex,
+                       Eigen::InnerStride<Eigen::Dynamic>, Eigen::Stride<0, 0>>;
 template <typename C>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, 1>>;
+using ArrayMap =
+    Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>, Eigen::Unaligned,
+               MapStride<C>>;
+template <typename C>
+using ConstArrayMap =
+    Eigen::Map<const Eigen::Array<C, Eigen::Dynamic, 1>, Eigen::Unaligned,
+               MapStride<C>>;
+
+// The map of n elements at p.
+template <typename Map, typename P>
+Map MapOf(P* p, int64_t n) {
+  if constexpr (Eigen::NumTraits<typename Map::Scalar>::IsComplex) {
+    return Map(p, n, Eigen::InnerStride<Eigen::Dynamic>(1));
+  } else {
+    return Map(p, n);
+  }
+}
 
 // Functors see at most this many elements per call: the several passes of
 // an update stay in L1, and scratch arrays fit on the stack.
@@ -76,15 +104,15 @@ struct Rows {
   const C* g = nullptr;
   int64_t n = 0;
 
-  ArrayMap<C> var(int k) const { return ArrayMap<C>(v[k], n); }
-  ConstArrayMap<C> grad() const { return ConstArrayMap<C>(g, n); }
+  ArrayMap<C> var(int k) const { return MapOf<ArrayMap<C>>(v[k], n); }
+  ConstArrayMap<C> grad() const { return MapOf<ConstArrayMap<C>>(g, n); }
 };
 
 // A scratch array of one chunk, for values an update uses twice.
 template <typename C>
 struct Scratch {
   C data[kChunk];
-  ArrayMap<C> map(int64_t n) { return ArrayMap<C>(data, n); }
+  ArrayMap<C> map(int64_t n) { return MapOf<ArrayMap<C>>(data, n); }
 };
 
 // Boolean attrs some optimizers read; defaults as TensorFlow's.
@@ -122,33 +150,42 @@ class HyperParams {
     const Tensor* t = Find(name, what);
     if (t == nullptr) return C(0);
     const C value = static_cast<C>(t->data<T>()[0]);
-    bool ok = true;
-    const char* kind = "";
-    const char* note = "";
-    switch (range) {
-      case Range::kAny: break;
-      case Range::kPositive: ok = value > C(0); kind = "positive "; break;
-      case Range::kPositiveOrZero:
-        ok = value >= C(0);
-        kind = "positive ";
-        note = " (or zero if multiply_linear_by_lr is set)";
-        break;
-      case Range::kNonNegative:
-        ok = value >= C(0);
-        kind = "non-negative ";
-        break;
-      case Range::kNonPositive:
-        ok = value <= C(0);
-        kind = "non-positive ";
-        break;
+    if constexpr (Eigen::NumTraits<C>::IsComplex) {
+      // No complex optimizer has a hyper-parameter with a range.
+      if (range != Range::kAny) {
+        status_ = absl::InternalError(
+            absl::StrCat(name, " has a range, but the op updates complex"));
+      }
+      return value;
+    } else {
+      bool ok = true;
+      const char* kind = "";
+      const char* note = "";
+      switch (range) {
+        case Range::kAny: break;
+        case Range::kPositive: ok = value > C(0); kind = "positive "; break;
+        case Range::kPositiveOrZero:
+          ok = value >= C(0);
+          kind = "positive ";
+          note = " (or zero if multiply_linear_by_lr is set)";
+          break;
+        case Range::kNonNegative:
+          ok = value >= C(0);
+          kind = "non-negative ";
+          break;
+        case Range::kNonPositive:
+          ok = value <= C(0);
+          kind = "non-positive ";
+          break;
+      }
+      if (!ok) {
+        status_ = absl::InvalidArgumentError(
+            absl::StrCat(what.empty() ? name : what, " is not a ", kind,
+                         "scalar", note, ": ", t->shape().DebugString()));
+        return C(0);
+      }
+      return value;
     }
-    if (!ok) {
-      status_ = absl::InvalidArgumentError(
-          absl::StrCat(what.empty() ? name : what, " is not a ", kind,
-                       "scalar", note, ": ", t->shape().DebugString()));
-      return C(0);
-    }
-    return value;
   }
 
   // An int64 scalar input (AdagradDA's global_step).
@@ -496,6 +533,14 @@ void RegisterFloatTypes(KernelRegistry* r, const std::string& name,
   RegisterOptimizer<Traits, Eigen::bfloat16>(r, name, forms);
   RegisterOptimizer<Traits, float>(r, name, forms);
   RegisterOptimizer<Traits, double>(r, name, forms);
+}
+
+// For the complex types TensorFlow registers some optimizers for on CPU.
+template <typename Traits>
+void RegisterComplexTypes(KernelRegistry* r, const std::string& name,
+                          unsigned forms) {
+  RegisterOptimizer<Traits, std::complex<float>>(r, name, forms);
+  RegisterOptimizer<Traits, std::complex<double>>(r, name, forms);
 }
 
 // The registration of each family (kernels/training/*_kernels.cc).

@@ -539,11 +539,10 @@ def error_cases():
 
 def write_op_defs():
     """TensorFlow's OpDefs of the training ops, and the variable types of
-    their CPU kernels (complex left out: dfx has no complex optimizers)."""
+    their CPU kernels (complex ones included: gen_dtypes2.py's cases)."""
     names = sorted(n for n in dir(RAW)
                    if "Apply" in n and "Accumulator" not in n)
-    golden_lib.write_op_defs(FAMILY, names,
-                             drop_types=(tf.complex64, tf.complex128))
+    golden_lib.write_op_defs(FAMILY, names)
 if __name__ == "__main__":
     dense_cases()
     sparse_cases()

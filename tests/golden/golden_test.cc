@@ -54,7 +54,7 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb", "calib", "seedfor", "stats"};
+    "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -671,6 +671,14 @@ TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "
   // Groups of one member; multi-step cases run one instance per step and
   // make a communicator twice.
   RunFamily("collective2");
+}
+
+TEST_CASE("golden: complex optimizers, unsigned activations, sums and "
+          "fills, integer max-pooling gradients and half MatrixInverse and "
+          "Qr equal TensorFlow") {
+  // Multi-step cases: variables updated twice by each complex optimizer,
+  // then read back.
+  RunFamily("dtypes2");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
