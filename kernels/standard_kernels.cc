@@ -100,6 +100,8 @@ void RegisterSdcaKernels(KernelRegistry* registry);
 // SymbolicGradient's kernel, which only fails: the op is lowered, and
 // the CompositeTensorVariant ops (kernels/function/graphfn_*.cc).
 void RegisterGraphfnKernels(KernelRegistry* registry);
+// The tf.data service client (kernels/data/service/).
+void RegisterDataserviceKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -174,6 +176,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterConv3Kernels(registry);
   RegisterSdcaKernels(registry);
   RegisterGraphfnKernels(registry);
+  RegisterDataserviceKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA

@@ -83,6 +83,8 @@ absl::Status RegisterConv3Ops(OpRegistry* registry);
 absl::Status RegisterSdcaOps(OpRegistry* registry);
 // TensorFlow's XLA array ops that run on CPU (xla1_ops.cc).
 absl::Status RegisterXla1Ops(OpRegistry* registry);
+// The tf.data service client ops (dataservice_ops.cc).
+absl::Status RegisterDataserviceOps(OpRegistry* registry);
 // SymbolicGradient (graphfn_ops.cc).
 absl::Status RegisterGraphfnOps(OpRegistry* registry);
 
@@ -158,6 +160,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataserviceOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
   return absl::OkStatus();

@@ -53,7 +53,8 @@ const char* const kFamilies[] = {
     "uquant",       "itckpt",    "collective2",  "dataset4",
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
-    "readers2",     "graphfn",   "dataset6"};
+    "readers2",     "graphfn",   "dataset6",
+    "dataservice"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -631,6 +632,14 @@ TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "
   // Groups of one member; multi-step cases run one instance per step and
   // make a communicator twice.
   RunFamily("collective2");
+}
+
+TEST_CASE("golden: tf.data service client ops check their inputs as "
+          "TensorFlow does") {
+  // RegisterDataset(V2) and DataServiceDataset V1 to V4: the errors both
+  // kernels raise before sending a request (no tf.data service runs here;
+  // tests/interop/tf_data_service_client.py reads through TensorFlow's).
+  RunFamily("dataservice");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
