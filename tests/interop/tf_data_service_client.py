@@ -18,7 +18,8 @@ cluster (one worker task, `dfx cluster up`) runs the graphs. Scenarios:
   num_consumers 2) of an infinite dataset read six rounds in lockstep;
 - target_workers LOCAL without a worker in the reading process: the same
   error code as TensorFlow's;
-- an unreachable dispatcher: dfx's run ends by the run's timeout
+- a read that waits on workers with nothing to give, and an unreachable
+  dispatcher: dfx's run ends by the run's timeout
   (DeadlineExceeded) within seconds, no hang (dfx only: TensorFlow's
   kernel retries for 60 minutes).
 
@@ -55,7 +56,10 @@ def serve():
     ]
     print(address, flush=True)
     sys.stdin.read()
-    del workers
+    # Without running the servers' destructors: a worker stopping waits
+    # for its tasks, and a task of an infinite dataset never ends.
+    sys.stdout.flush()
+    os._exit(0)
 
 
 def read_all(sess, next_element, limit=100):
@@ -208,6 +212,22 @@ def unreachable(dfx_target):
     return name, time.time() - start
 
 
+def starved(dfx_target, address):
+    """A read waiting on workers that have nothing to give (a filter that
+    drops every element of an infinite range): DeadlineExceeded by the
+    run's timeout, the worker's pending GetElement cancelled."""
+    graph = tf.Graph()
+    with graph.as_default():
+        ds = tf.data.Dataset.range(10**12).filter(lambda x: x < 0)
+        x = tf1.data.make_one_shot_iterator(ds.apply(service.distribute(
+            "parallel_epochs", "grpc://" + address))).get_next()
+    start = time.time()
+    with tf1.Session(dfx_target, graph=graph) as sess:
+        name = error_name(lambda: sess.run(
+            x, options=tf1.RunOptions(timeout_in_ms=3000)))
+    return name, time.time() - start
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dfx", help="the dfx binary")
@@ -240,12 +260,17 @@ def main():
                 actual = scenarios(target, address)
                 both = cross(target, address)
                 error, seconds = unreachable(target)
+                starved_error, starved_seconds = starved(target, address)
             finally:
                 subprocess.run([args.dfx, "cluster", "down", "--dir", d],
                                capture_output=True, timeout=60)
     finally:
         servers.stdin.close()
-        servers.wait(timeout=60)
+        try:
+            servers.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            servers.kill()
+            servers.wait()
     failed = 0
     for name, want in expected.items():
         got = actual[name]
@@ -263,6 +288,10 @@ def main():
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} unreachable dispatcher: {error} "
           f"after {seconds:.1f} s")
+    ok = starved_error == "DeadlineExceededError" and starved_seconds < 30
+    failed += not ok
+    print(f"{'ok' if ok else 'FAIL'} read with nothing to read: "
+          f"{starved_error} after {starved_seconds:.1f} s")
     return 1 if failed else 0
 
 
