@@ -9,6 +9,7 @@ cluster (one worker task, `dfx cluster up`) runs the graphs. Scenarios:
 - distribute() in parallel_epochs mode (each worker an epoch) of
   range(6).map(x * 3), compressed (AUTO) and uncompressed (None);
 - elements of several components (int64, string, float matrix, bool);
+- target_workers ANY (AUTO is the default of the other scenarios);
 - distributed_epoch mode: the epoch split between the workers (sorted);
 - register on one side, read on the other: RegisterDatasetV2 on dfx and
   from_dataset_id on TensorFlow, and the reverse;
@@ -115,6 +116,11 @@ def scenarios(target, address):
                 lambda x: x * 3).apply(service.distribute(
                     "parallel_epochs", svc, compression=c))),
             lambda s, t: sorted(plain(read_all(s, t))))
+
+    run("target_workers ANY",
+        lambda: it(tf.data.Dataset.range(4).apply(service.distribute(
+            "parallel_epochs", svc, target_workers="ANY"))),
+        lambda s, t: sorted(plain(read_all(s, t))))
 
     def components():
         ds = tf.data.Dataset.range(4).map(lambda x: (

@@ -473,6 +473,8 @@ class DataServiceDatasetOp final : public DatasetOpKernel {
  public:
   explicit DataServiceDatasetOp(OpKernelConstruction* ctx)
       : DatasetOpKernel(ctx) {
+    // Building the dataset calls the dispatcher.
+    set_expensive(true);
     const std::string& op = def().op();
     version_ = op == "DataServiceDataset" ? 1 : op.back() - '0';
     int64_t refresh_ms = kAutotune;
@@ -532,7 +534,21 @@ class DataServiceDatasetOp final : public DatasetOpKernel {
     DFX_ASSIGN_OR_RETURN(std::shared_ptr<DataServiceClient> client,
                          DataServiceClient::Create(address, protocol));
     CancellationManager* cm = ctx->cancellation_manager();
-    DFX_RETURN_IF_ERROR(client->GetConfig(cm).status());
+    DFX_ASSIGN_OR_RETURN(tfdata::DataServiceConfig config,
+                         client->GetConfig(cm));
+    // Static sharding on a colocated deployment reads the local worker
+    // only, as in TensorFlow.
+    const auto policy = p.processing_mode.sharding_policy();
+    const bool static_shard =
+        policy == tfdata::ProcessingModeDef::FILE ||
+        policy == tfdata::ProcessingModeDef::DATA ||
+        policy == tfdata::ProcessingModeDef::FILE_OR_DATA ||
+        policy == tfdata::ProcessingModeDef::HINT;
+    if (static_shard &&
+        config.deployment_mode() == tfdata::DEPLOYMENT_MODE_COLOCATED &&
+        p.target_workers == tfdata::TARGET_WORKERS_AUTO) {
+      p.target_workers = tfdata::TARGET_WORKERS_LOCAL;
+    }
     DFX_ASSIGN_OR_RETURN(
         int64_t max_outstanding,
         ScalarInt64Input(ctx, next, "max_outstanding_requests"));
