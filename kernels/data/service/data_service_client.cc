@@ -206,6 +206,7 @@ class GrpcDataServiceClient final : public DataServiceClient {
     };
     while (true) {
       grpc::ClientContext ctx;
+      const bool clipped = absl::Now() + timeout >= window_end;
       ctx.set_deadline(
           absl::ToChronoTime(std::min(absl::Now() + timeout, window_end)));
       std::atomic<bool> cancelled{false};
@@ -229,14 +230,23 @@ class GrpcDataServiceClient final : public DataServiceClient {
           IsTransient(s.error_code()) ||
           (long_poll && s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
       const absl::Duration left = window_end - absl::Now();
-      if (!again || !retry) return WrapGrpc(s, what);
-      if (left <= absl::ZeroDuration()) {
+      const bool timed_out =
+          s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+      if ((!again || !retry) && !(retry && clipped && timed_out)) {
+        return WrapGrpc(s, what);
+      }
+      if (left <= absl::ZeroDuration() || (clipped && timed_out)) {
         // A try the window's end cut short answers with the error of the
-        // try before it (an unreachable dispatcher's Unavailable), as
-        // TensorFlow's retries end with their last try's error.
-        if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
-            !last_error.ok()) {
-          return WrapGrpc(last_error, what);
+        // try before it, or Unavailable when every try ran out of time (a
+        // dispatcher that never answered): TensorFlow's tries have no
+        // deadline and its retries end with the last try's error.
+        if (s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+          return WrapGrpc(
+              last_error.ok()
+                  ? grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                 "no answer within the retry window")
+                  : last_error,
+              what);
         }
         return WrapGrpc(s, what);
       }
