@@ -17,8 +17,9 @@ cluster (one worker task, `dfx cluster up`) runs the graphs. Scenarios:
   elements (their union sorted is the same);
 - round-robin reads: two consumers (consumer_index 0 and 1 of
   num_consumers 2) of an infinite dataset read six rounds in lockstep;
-- target_workers LOCAL without a worker in the reading process: the same
-  error code as TensorFlow's;
+- target_workers LOCAL without a worker in the reading process, and a
+  cross-trainer cache of a finite dataset: TensorFlow's error code and
+  message;
 - a read that waits on workers with nothing to give, and an unreachable
   dispatcher: dfx's run ends by the run's timeout
   (DeadlineExceeded) within seconds, no hang (dfx only: TensorFlow's
@@ -86,10 +87,14 @@ def plain(value):
     return value
 
 
-def error_name(fn):
+def error_name(fn, words=None):
+    """The error class fn() raises ("ok" if none), and whether its
+    message has `words` when given."""
     try:
         fn()
     except tf.errors.OpError as err:
+        if words is not None:
+            return type(err).__name__, words in err.message
         return type(err).__name__
     return "ok"
 
@@ -175,7 +180,18 @@ def scenarios(target, address):
         return it(tf.data.Dataset.range(3).apply(service.distribute(
             "parallel_epochs", svc, target_workers="LOCAL")))
     run("target_workers LOCAL", local,
-        lambda s, t: error_name(lambda: s.run(t)))
+        lambda s, t: error_name(lambda: s.run(t), "Local reads require "
+                                "local tf.data workers, but no local worker "
+                                "is found."))
+
+    def cache_finite():
+        return it(tf.data.Dataset.range(3).apply(service.distribute(
+            "parallel_epochs", svc, job_name="cache" + (target or "tf"),
+            cross_trainer_cache=service.CrossTrainerCache("trainer"))))
+    run("cross-trainer cache of a finite dataset", cache_finite,
+        lambda s, t: error_name(lambda: s.run(t), "Cross-trainer caching "
+                                "requires the input dataset to be infinite. "
+                                "Got input with cardinality 3"))
     return out
 
 

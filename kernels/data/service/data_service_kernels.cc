@@ -19,7 +19,9 @@
 //                        does), uncompressed ones taken as they are.
 //
 // Building the dataset asks the dispatcher for its config and the
-// dataset's metadata, as TensorFlow's kernel does. Each call retries
+// dataset's metadata, as TensorFlow's kernel does; making an iterator
+// checks the read's parameters with TensorFlow's messages, then creates
+// the job and its iteration (as TensorFlow's MakeIterator). Each call retries
 // transient errors for TensorFlow's 60 minutes and stops when the step is
 // cancelled (a session's timeout): an unreachable dispatcher is
 // Unavailable after the window, Cancelled or DeadlineExceeded before.
@@ -29,7 +31,8 @@
 // target_workers LOCAL, which needs a tf.data worker in this process:
 // TensorFlow's InvalidArgument; data transfer protocols other than gRPC
 // (the worker's gRPC address is used whatever data_transfer_protocol
-// says); cross-trainer caches (the trainer id is sent, nothing more).
+// says); cross-trainer caches past TensorFlow's checks (the trainer id
+// is sent, nothing more).
 #include <algorithm>
 #include <atomic>
 #include <limits>
@@ -162,8 +165,17 @@ struct ServiceParams {
   tfdata::TargetWorkers target_workers = tfdata::TARGET_WORKERS_AUTO;
   absl::Duration task_refresh_interval = kDefaultTaskRefreshInterval;
   tfdata::DataServiceMetadata metadata;
+  // Whether cross_trainer_cache_options were given, and their trainer.
+  bool cross_trainer_cache = false;
   std::string trainer_id;
 };
+
+bool IsStaticShard(tfdata::ProcessingModeDef::ShardingPolicy policy) {
+  return policy == tfdata::ProcessingModeDef::FILE ||
+         policy == tfdata::ProcessingModeDef::DATA ||
+         policy == tfdata::ProcessingModeDef::FILE_OR_DATA ||
+         policy == tfdata::ProcessingModeDef::HINT;
+}
 
 class DataServiceDataset final : public DatasetBase {
  public:
@@ -218,7 +230,6 @@ class DataServiceIterator final : public IteratorBase {
     *end = false;
     CancellationManager* cm = ctx->cancellation_manager;
     const ServiceParams& p = dataset_->params();
-    if (!iteration_client_id_.has_value()) DFX_RETURN_IF_ERROR(Start(cm));
     while (true) {
       if (cm != nullptr && cm->IsCancelled()) {
         return absl::CancelledError("Data service iterator was cancelled");
@@ -291,30 +302,76 @@ class DataServiceIterator final : public IteratorBase {
     return dataset_->params().num_consumers.has_value();
   }
 
+  // TensorFlow's checks of the read's parameters (ValidateDataServiceParams),
+  // with its messages. No tf.data worker runs inside a dfx process, so a
+  // LOCAL read always finds none.
+  static absl::Status Validate(const ServiceParams& p, int64_t repetition) {
+    if (p.target_workers == tfdata::TARGET_WORKERS_LOCAL) {
+      const auto policy = p.processing_mode.sharding_policy();
+      if (IsStaticShard(policy)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Static sharding policy <",
+            tfdata::ProcessingModeDef::ShardingPolicy_Name(policy),
+            "> requires local tf.data workers, but no local worker is found. "
+            "You need to run local tf.data service workers in your training "
+            "workers. Static sharding also requires a fixed worker pool and "
+            "a list of worker addresses in the DispatcherConfig. See the "
+            "\"Processing Modes\" section in the module doc for details."));
+      }
+      return absl::InvalidArgumentError(
+          "Local reads require local tf.data workers, but no local worker "
+          "is found. You need to run local tf.data service workers in your "
+          "training workers.");
+    }
+    if (!p.cross_trainer_cache) return absl::OkStatus();
+    if (p.job_name.empty()) {
+      return absl::InvalidArgumentError(
+          "Cross-trainer caching requires named jobs. Got empty `job_name`.");
+    }
+    if (p.metadata.cardinality() != kInfiniteCardinality) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Cross-trainer caching requires the input dataset to be infinite. "
+          "Got input with cardinality ",
+          p.metadata.cardinality()));
+    }
+    if (repetition > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Cross-trainer caching requires infinite datasets and disallows "
+          "multiple repetitions of the same dataset. Got repetition ",
+          repetition));
+    }
+    if (p.num_consumers.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Cross-trainer caching does not support coordinated reads. Got "
+          "number of coordinated consumers: ",
+          *p.num_consumers));
+    }
+    return absl::OkStatus();
+  }
+
+ public:
+  // Creates (or joins) the job and its iteration and learns the tasks, as
+  // TensorFlow's iterator does when it is made.
   absl::Status Start(CancellationManager* cm) {
     const ServiceParams& p = dataset_->params();
     DataServiceClient& client = *dataset_->client();
-    if (p.target_workers == tfdata::TARGET_WORKERS_LOCAL) {
-      return absl::InvalidArgumentError(
-          "Local reads require local tf.data workers, but no local worker "
-          "is found. You need to use `tf.data.experimental.service."
-          "WorkerServer` to start a local tf.data service worker.");
-    }
+    const int64_t repetition = dataset_->NextRepetition();
+    DFX_RETURN_IF_ERROR(Validate(p, repetition));
     tfdata::GetOrCreateJobRequest job;
     job.set_dataset_id(p.dataset_id);
     *job.mutable_processing_mode_def() = p.processing_mode;
     if (!p.job_name.empty()) job.set_job_name(p.job_name);
     if (p.num_consumers.has_value()) job.set_num_consumers(*p.num_consumers);
     job.set_target_workers(p.target_workers);
-    job.set_use_cross_trainer_cache(!p.trainer_id.empty());
+    job.set_use_cross_trainer_cache(p.cross_trainer_cache);
     DFX_ASSIGN_OR_RETURN(int64_t job_id, client.GetOrCreateJob(job, cm));
-    DFX_ASSIGN_OR_RETURN(
-        int64_t id,
-        client.GetOrCreateIteration(job_id, dataset_->NextRepetition(), cm));
+    DFX_ASSIGN_OR_RETURN(int64_t id,
+                         client.GetOrCreateIteration(job_id, repetition, cm));
     iteration_client_id_ = id;
     return Heartbeat(cm);
   }
 
+ private:
   absl::Status Heartbeat(CancellationManager* cm) {
     tfdata::ClientHeartbeatRequest request;
     request.set_iteration_client_id(*iteration_client_id_);
@@ -456,8 +513,9 @@ class DataServiceIterator final : public IteratorBase {
 
 absl::StatusOr<std::unique_ptr<IteratorBase>> DataServiceDataset::MakeIterator(
     IteratorContext* ctx) const {
-  return std::unique_ptr<IteratorBase>(
-      new DataServiceIterator(Self<DataServiceDataset>()));
+  auto it = std::make_unique<DataServiceIterator>(Self<DataServiceDataset>());
+  DFX_RETURN_IF_ERROR(it->Start(ctx->cancellation_manager));
+  return std::unique_ptr<IteratorBase>(std::move(it));
 }
 
 absl::StatusOr<tfdata::TargetWorkers> ParseTargetWorkers(std::string s) {
@@ -493,6 +551,7 @@ class DataServiceDatasetOp final : public DatasetOpKernel {
     if (!cache_options.empty()) {
       tfdata::CrossTrainerCacheOptions options;
       options.ParseFromString(cache_options);
+      params_.cross_trainer_cache = true;
       params_.trainer_id = options.trainer_id();
     }
   }
@@ -538,13 +597,7 @@ class DataServiceDatasetOp final : public DatasetOpKernel {
                          client->GetConfig(cm));
     // Static sharding on a colocated deployment reads the local worker
     // only, as in TensorFlow.
-    const auto policy = p.processing_mode.sharding_policy();
-    const bool static_shard =
-        policy == tfdata::ProcessingModeDef::FILE ||
-        policy == tfdata::ProcessingModeDef::DATA ||
-        policy == tfdata::ProcessingModeDef::FILE_OR_DATA ||
-        policy == tfdata::ProcessingModeDef::HINT;
-    if (static_shard &&
+    if (IsStaticShard(p.processing_mode.sharding_policy()) &&
         config.deployment_mode() == tfdata::DEPLOYMENT_MODE_COLOCATED &&
         p.target_workers == tfdata::TARGET_WORKERS_AUTO) {
       p.target_workers = tfdata::TARGET_WORKERS_LOCAL;
