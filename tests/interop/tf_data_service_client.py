@@ -129,8 +129,8 @@ def scenarios(target, address):
 
     def components():
         ds = tf.data.Dataset.range(4).map(lambda x: (
-            x, tf.strings.as_string(x * 7), tf.fill([2, 3], tf.cast(x, tf.float32)),
-            tf.equal(x % 2, 0)))
+            x, tf.strings.as_string(x * 7),
+            tf.fill([2, 3], tf.cast(x, tf.float32)), tf.equal(x % 2, 0)))
         return it(ds.apply(service.distribute("parallel_epochs", svc)))
     run("components", components, lambda s, t: sorted(plain(read_all(s, t))))
 
