@@ -127,6 +127,8 @@ void RegisterStatsKernels(KernelRegistry* registry);
 // PyFunc, PyFuncStateless, EagerPyFunc: they fail as on a TensorFlow
 // server in another process (kernels/function/pyfunc_kernels.cc).
 void RegisterPyfuncKernels(KernelRegistry* registry);
+// The tf.data service client (kernels/data/service/).
+void RegisterDataserviceKernels(KernelRegistry* registry);
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -205,6 +207,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterSummarydbKernels(registry);
   RegisterCalibKernels(registry);
   RegisterSeedforKernels(registry);
+  RegisterDataserviceKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   data::RegisterStatsKernels(registry);

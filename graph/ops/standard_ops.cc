@@ -89,6 +89,8 @@ absl::Status RegisterConv3Ops(OpRegistry* registry);
 absl::Status RegisterSdcaOps(OpRegistry* registry);
 // TensorFlow's XLA array ops that run on CPU (xla1_ops.cc).
 absl::Status RegisterXla1Ops(OpRegistry* registry);
+// The tf.data service client ops (dataservice_ops.cc).
+absl::Status RegisterDataserviceOps(OpRegistry* registry);
 // SymbolicGradient (graphfn_ops.cc).
 absl::Status RegisterGraphfnOps(OpRegistry* registry);
 // TensorFlow's RPC ops: RpcServer, RpcClient, RpcCall, ... (rpc_ops.cc).
@@ -178,6 +180,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));
   DFX_RETURN_IF_ERROR(RegisterStatsOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDataserviceOps(registry));
   DFX_RETURN_IF_ERROR(RegisterXla1Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterGraphfnOps(registry));
   DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));

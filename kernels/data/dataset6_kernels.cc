@@ -77,6 +77,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/data/dataset.h"
+#include "kernels/data/dataset_graph.h"
 #include "kernels/data/element_util.h"
 #include "kernels/kernels.h"
 #include "kernels/random/philox.h"
@@ -229,45 +230,8 @@ class DatasetToGraphOp final : public OpKernel {
   absl::StatusOr<std::string> Write(OpKernelContext* ctx) {
     DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));
     GraphDef graph;
-    PipelineWriter writer(&graph);
-    DFX_ASSIGN_OR_RETURN(std::string output, writer.Add(*dataset, 0));
-    NodeDef* ret = graph.add_node();
-    ret->set_name("dataset");
-    ret->set_op("_Retval");
-    ret->add_input(output);
-    (*ret->mutable_attr())["T"].set_type(DT_VARIANT);
-    (*ret->mutable_attr())["index"].set_i(0);
-    graph.mutable_versions()->set_producer(kProducer);
-
-    if (!writer.functions().empty()) {
-      // The functions named, and those they reach.
-      GraphDef reach;
-      if (library_ != nullptr) *reach.mutable_library() = *library_;
-      for (const std::string& f : writer.functions()) {
-        NodeDef* call = reach.add_node();
-        call->set_op(f);
-      }
-      *graph.mutable_library() = ReachableFunctions(reach);
-      for (const std::string& f : writer.functions()) {
-        bool present = false;
-        for (const FunctionDef& fd : graph.library().function()) {
-          present |= fd.signature().name() == f;
-        }
-        if (!present) {
-          return absl::NotFoundError(absl::StrCat(
-              "function '", f,
-              "' of the dataset is not in the graph's function library"));
-        }
-      }
-      if (policy_ == kPolicyFail) {
-        DFX_RETURN_IF_ERROR(CheckStateless(graph.library()));
-      }
-      if (strip_device_assignment_) {
-        for (FunctionDef& fd : *graph.mutable_library()->mutable_function()) {
-          for (NodeDef& n : *fd.mutable_node_def()) n.clear_device();
-        }
-      }
-    }
+    DFX_RETURN_IF_ERROR(WriteDatasetGraph(*dataset, library_.get(), policy_,
+                                          strip_device_assignment_, &graph));
     std::string bytes;
     {
       google::protobuf::io::StringOutputStream stream(&bytes);
@@ -278,6 +242,7 @@ class DatasetToGraphOp final : public OpKernel {
     return bytes;
   }
 
+ public:
   // TensorFlow's external state check under FAIL: a function op that is
   // stateful (but Assert, the functional If and While, whose branches are
   // checked as functions of their own, and the dataset ops).
@@ -305,6 +270,7 @@ class DatasetToGraphOp final : public OpKernel {
     return absl::OkStatus();
   }
 
+ private:
   int64_t policy_ = kPolicyWarn;
   bool strip_device_assignment_ = false;
   std::shared_ptr<const FunctionDefLibrary> library_;
@@ -997,6 +963,54 @@ class WeightedFlatMapDatasetOp final : public DatasetOpKernel {
 };
 
 }  // namespace
+
+absl::Status WriteDatasetGraph(const DatasetBase& dataset,
+                               const FunctionDefLibrary* library,
+                               int64_t external_state_policy,
+                               bool strip_device_assignment, GraphDef* out) {
+  GraphDef& graph = *out;
+  PipelineWriter writer(&graph);
+  DFX_ASSIGN_OR_RETURN(std::string output, writer.Add(dataset, 0));
+  NodeDef* ret = graph.add_node();
+  ret->set_name("dataset");
+  ret->set_op("_Retval");
+  ret->add_input(output);
+  (*ret->mutable_attr())["T"].set_type(DT_VARIANT);
+  (*ret->mutable_attr())["index"].set_i(0);
+  graph.mutable_versions()->set_producer(kProducer);
+
+  if (!writer.functions().empty()) {
+    // The functions named, and those they reach.
+    GraphDef reach;
+    if (library != nullptr) *reach.mutable_library() = *library;
+    for (const std::string& f : writer.functions()) {
+      NodeDef* call = reach.add_node();
+      call->set_op(f);
+    }
+    *graph.mutable_library() = ReachableFunctions(reach);
+    for (const std::string& f : writer.functions()) {
+      bool present = false;
+      for (const FunctionDef& fd : graph.library().function()) {
+        present |= fd.signature().name() == f;
+      }
+      if (!present) {
+        return absl::NotFoundError(absl::StrCat(
+            "function '", f,
+            "' of the dataset is not in the graph's function library"));
+      }
+    }
+    if (external_state_policy == kPolicyFail) {
+      DFX_RETURN_IF_ERROR(DatasetToGraphOp::CheckStateless(graph.library()));
+    }
+    if (strip_device_assignment) {
+      for (FunctionDef& fd : *graph.mutable_library()->mutable_function()) {
+        for (NodeDef& n : *fd.mutable_node_def()) n.clear_device();
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace dfx::data
 
 namespace dfx {

@@ -54,7 +54,7 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2"};
+    "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2", "dataservice"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -679,6 +679,14 @@ TEST_CASE("golden: complex optimizers, unsigned activations, sums and "
   // Multi-step cases: variables updated twice by each complex optimizer,
   // then read back.
   RunFamily("dtypes2");
+}
+
+TEST_CASE("golden: tf.data service client ops check their inputs as "
+          "TensorFlow does") {
+  // RegisterDataset(V2) and DataServiceDataset V1 to V4: the errors both
+  // kernels raise before sending a request (no tf.data service runs here;
+  // tests/interop/tf_data_service_client.py reads through TensorFlow's).
+  RunFamily("dataservice");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
