@@ -102,6 +102,8 @@ absl::Status RegisterCalibOps(OpRegistry* registry);
 // AnonymousRandomSeedGenerator, For, FakeParam, FakeQueue, SleepOp, ...
 // (seedfor_ops.cc).
 absl::Status RegisterSeedforOps(OpRegistry* registry);
+// DecodeJxl (jxl_ops.cc).
+absl::Status RegisterJxlOps(OpRegistry* registry);
 
 // PyFunc, PyFuncStateless, EagerPyFunc (pyfunc_ops.cc).
 absl::Status RegisterPyfuncOps(OpRegistry* registry);
@@ -188,6 +190,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
   DFX_RETURN_IF_ERROR(RegisterPyfuncOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterJxlOps(registry));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,6 @@
 // CPU kernels of the image codec ops: one decode kernel serving DecodeJpeg,
-// DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp, DecodeWebP and
-// DecodeImage, and
+// DecodeAndCropJpeg, DecodePng, DecodeGif, DecodeBmp, DecodeWebP, DecodeJxl
+// and DecodeImage, and
 // EncodePng, EncodeJpeg, EncodeJpegVariableQuality, ExtractJpegShape; and
 // RegisterCodecKernels, which
 // also registers the raw, compressed, audio and ReadFile kernels of this
@@ -8,8 +8,8 @@
 //
 // As in TensorFlow (kernels/image/decode_image_op.cc), every decode op
 // looks at the file's magic bytes and decodes whatever of JPEG, PNG, GIF,
-// BMP and WebP (libwebp; still images) it holds: decode_png of a JPEG file
-// works. The op only decides
+// BMP, WebP (libwebp) and JPEG XL (libjxl, kernels/codec/jxl_codec.h) it
+// holds: decode_png of a JPEG file works. The op only decides
 // the attrs, the output rank (DecodeGif: 4-D) and the combinations
 // TensorFlow refuses (DecodeBmp of anything but BMP, DecodeAndCropJpeg of
 // anything but JPEG, an animated GIF through DecodeJpeg or DecodePng).
@@ -32,9 +32,11 @@
 #include "kernels/codec/codec_kernels.h"
 #include "kernels/codec/gif_codec.h"
 #include "kernels/codec/jpeg_codec.h"
+#include "kernels/codec/jxl_codec.h"
 #include "kernels/codec/png_codec.h"
 #include "kernels/eigen_util.h"
 #include "kernels/kernels.h"
+#include "runtime/memory_limit.h"
 #include "runtime/op_kernel.h"
 #include "webp/decode.h"
 #include "webp/demux.h"
@@ -42,7 +44,7 @@
 namespace dfx {
 namespace {
 
-enum class FileFormat { kUnknown, kJpeg, kPng, kGif, kBmp, kWebp };
+enum class FileFormat { kUnknown, kJpeg, kPng, kGif, kBmp, kWebp, kJxl };
 
 FileFormat ClassifyFileFormat(absl::string_view data) {
   // JPEG's fourth byte varies (APP0, APP1, ...): three bytes decide.
@@ -54,6 +56,7 @@ FileFormat ClassifyFileFormat(absl::string_view data) {
       data.substr(8, 4) == "WEBP") {
     return FileFormat::kWebp;
   }
+  if (codec::HasJxlSignature(data)) return FileFormat::kJxl;
   return FileFormat::kUnknown;
 }
 
@@ -170,6 +173,9 @@ class DecodeImageOp : public OpKernel {
         return;
       case FileFormat::kWebp:
         DecodeWebp(ctx, input);
+        return;
+      case FileFormat::kJxl:
+        DecodeJxl(ctx, input);
         return;
       case FileFormat::kUnknown:
         ctx->SetStatus(absl::InvalidArgumentError(
@@ -528,6 +534,46 @@ class DecodeImageOp : public OpKernel {
     }
   }
 
+  // JPEG XL, as TensorFlow decodes it through any decode op: uint8 only,
+  // the file's own channels (grey, grey+alpha, RGB, RGBA), always
+  // [height, width, channels] (an animation's first frame; DecodeGif too).
+  void DecodeJxl(OpKernelContext* ctx, absl::string_view input) {
+    DFX_OP_REQUIRES(
+        ctx, dtype_ == DT_UINT8,
+        absl::InvalidArgumentError("JXL only supports uint8 for dtype"));
+    codec::JxlInfo info;
+    DFX_OP_REQUIRES(ctx, codec::ReadJxlInfo(input, &info),
+                    absl::InvalidArgumentError("Failed to decode JXL header"));
+    DFX_OP_REQUIRES(ctx, channels_ == 0 || channels_ == info.channels,
+                    absl::InvalidArgumentError(
+                        "Number of channels requested does not match input"));
+    // A header may declare up to 2^30 x 2^30 pixels in a few bytes. libjxl
+    // 0.7 allocates its frame planes (float or int32 samples, three or more
+    // planes even for grey) with plain malloc, outside the host memory
+    // limit, so dfx bounds them here: a pixel cap, and the output and four
+    // planes counted against the limit before anything is allocated.
+    const int64_t pixels = info.width * info.height;
+    DFX_OP_REQUIRES(
+        ctx, pixels <= kMaxJxlPixels,
+        absl::ResourceExhaustedError(absl::StrCat(
+            "JPEG XL image of ", info.width, "x", info.height,
+            " pixels is over dfx's limit of ", kMaxJxlPixels, " pixels")));
+    DFX_OP_REQUIRES_OK(ctx, CheckHostMemoryHeadroom(
+                                pixels * (info.channels + 16),
+                                "a JPEG XL image and its decoder's planes"));
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(
+        ctx,
+        ctx->allocate_output(
+            0, TensorShape({info.height, info.width, info.channels}), &out));
+    DFX_OP_REQUIRES_OK(
+        ctx, codec::DecodeJxl(input, info.channels, out->data<uint8_t>(),
+                              static_cast<size_t>(out->NumElements())));
+  }
+
+  // 2^30 pixels: 4 GiB of RGBA samples.
+  static constexpr int64_t kMaxJxlPixels = int64_t{1} << 30;
+
   std::string op_;
   int channels_ = 0;
   DataType dtype_ = DT_UINT8;
@@ -768,9 +814,9 @@ class ExtractJpegShapeOp : public OpKernel {
 }  // namespace
 
 void RegisterCodecKernels(KernelRegistry* registry) {
-  for (const char* op : {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng",
-                         "DecodeGif", "DecodeBmp", "DecodeWebP",
-                         "DecodeImage"}) {
+  for (const char* op :
+       {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeGif",
+        "DecodeBmp", "DecodeWebP", "DecodeJxl", "DecodeImage"}) {
     RegisterKernel<DecodeImageOp>(registry, KernelDefBuilder(op));
   }
   RegisterKernel<EncodePngOp<uint8_t>>(

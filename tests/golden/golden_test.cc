@@ -54,7 +54,8 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2", "dataservice"};
+    "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2",
+    "dataservice", "jxl"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -649,6 +650,12 @@ TEST_CASE("golden: seedfor For loops, FakeParam, FakeQueue, "
           "and the Atanh gradient equal TensorFlow") {
   // Multi-step case: TF1's queue ops on a FIFOQueueV2 through FakeQueue.
   RunFamily("seedfor");
+}
+
+TEST_CASE("golden: jxl DecodeJxl and the JPEG XL path of the decode ops "
+          "equal TensorFlow") {
+  // Lossy, 16-bit and HDR files within 1 (gen_jxl.py: libjxl 0.7 vs 0.11).
+  RunFamily("jxl");
 }
 
 TEST_CASE(
