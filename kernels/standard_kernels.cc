@@ -123,6 +123,12 @@ void RegisterSeedforKernels(KernelRegistry* registry);
 namespace data {
 void RegisterStatsKernels(KernelRegistry* registry);
 }
+// ListSnapshotChunksDataset and SnapshotChunkDataset, tf.data distributed
+// snapshots read back (kernels/data/distsnap_kernels.cc); declared here
+// for the same reason.
+namespace data {
+void RegisterDistsnapKernels(KernelRegistry* registry);
+}
 
 // TensorFlow's XLA array ops on CPU (kernels/xla/xla_array_*.cc).
 namespace xla_array {
@@ -204,6 +210,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   data::RegisterStatsKernels(registry);
+  data::RegisterDistsnapKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -58,6 +58,9 @@ absl::Status RegisterDhashOps(OpRegistry* registry);
 // TensorFlow's uniform quantized ops (uquant_ops.cc), declared here for the
 // same reason.
 absl::Status RegisterUquantOps(OpRegistry* registry);
+// Reading tf.data distributed snapshots (distsnap_ops.cc), declared here for
+// the same reason.
+absl::Status RegisterDistsnapOps(OpRegistry* registry);
 // Session handles (sess_ops.cc), declared here for the same reason.
 absl::Status RegisterSessOps(OpRegistry* registry);
 
@@ -181,6 +184,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDistsnapOps(registry));
   return absl::OkStatus();
 }
 
