@@ -123,6 +123,12 @@ void RegisterSeedforKernels(KernelRegistry* registry);
 namespace data {
 void RegisterStatsKernels(KernelRegistry* registry);
 }
+// ListSnapshotChunksDataset and SnapshotChunkDataset, tf.data distributed
+// snapshots read back (kernels/data/distsnap_kernels.cc); declared here
+// for the same reason.
+namespace data {
+void RegisterDistsnapKernels(KernelRegistry* registry);
+}
 
 // PyFunc, PyFuncStateless, EagerPyFunc: they fail as on a TensorFlow
 // server in another process (kernels/function/pyfunc_kernels.cc).
@@ -212,6 +218,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterRpcKernels(registry);
   data::RegisterStatsKernels(registry);
   RegisterPyfuncKernels(registry);
+  data::RegisterDistsnapKernels(registry);
   RegisterDeviceHostKernels(registry, "GPU");
 #if DFX_HAVE_CUDA
   gpu::RegisterGpuKernels(registry);

@@ -58,6 +58,9 @@ absl::Status RegisterDhashOps(OpRegistry* registry);
 // TensorFlow's uniform quantized ops (uquant_ops.cc), declared here for the
 // same reason.
 absl::Status RegisterUquantOps(OpRegistry* registry);
+// Reading tf.data distributed snapshots (distsnap_ops.cc), declared here for
+// the same reason.
+absl::Status RegisterDistsnapOps(OpRegistry* registry);
 // Session handles (sess_ops.cc), declared here for the same reason.
 absl::Status RegisterSessOps(OpRegistry* registry);
 
@@ -191,6 +194,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
   DFX_RETURN_IF_ERROR(RegisterPyfuncOps(registry));
   DFX_RETURN_IF_ERROR(RegisterJxlOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterDistsnapOps(registry));
   return absl::OkStatus();
 }
 

@@ -55,7 +55,7 @@ const char* const kFamilies[] = {
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
     "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2",
-    "dataservice", "jxl"};
+    "dataservice", "jxl", "distsnap"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -407,6 +407,10 @@ TEST_CASE("golden: tf.data statistics aggregators, the statistics datasets, "
   // Summaries taken apart in the graphs (DecodeProtoV2): tags, counts and
   // byte histograms; a V2 aggregator's events read back from its file.
   RunFamily("stats");
+}
+
+TEST_CASE("golden: distsnap tf.data distributed snapshots read back") {
+  RunFamily("distsnap");
 }
 
 TEST_CASE("golden: tf.CriticalSection's mutex ops, DecodePaddedRaw, "
