@@ -100,6 +100,8 @@ absl::Status RegisterCalibOps(OpRegistry* registry);
 // AnonymousRandomSeedGenerator, For, FakeParam, FakeQueue, SleepOp, ...
 // (seedfor_ops.cc).
 absl::Status RegisterSeedforOps(OpRegistry* registry);
+// SobolSample (sobol_ops.cc).
+absl::Status RegisterSobolOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -181,6 +183,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSobolOps(registry));
   return absl::OkStatus();
 }
 

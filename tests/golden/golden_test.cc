@@ -54,7 +54,8 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb", "calib", "seedfor", "stats"};
+    "dataopt", "summarydb", "calib", "seedfor", "stats",
+    "sobol"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -647,6 +648,11 @@ TEST_CASE("golden: seedfor For loops, FakeParam, FakeQueue, "
           "and the Atanh gradient equal TensorFlow") {
   // Multi-step case: TF1's queue ops on a FIFOQueueV2 through FakeQueue.
   RunFamily("seedfor");
+}
+
+TEST_CASE("golden: sobol SobolSample points of every dimension up to "
+          "21200 equal TensorFlow's exactly") {
+  RunFamily("sobol");
 }
 
 TEST_CASE(
