@@ -185,6 +185,19 @@ int BitLength(int64_t n) {
   return static_cast<int>(std::bit_width(static_cast<uint64_t>(n)));
 }
 
+// row[lo..hi) = x[lo..hi) * scale (x below 2^31).
+template <typename T>
+void WriteRow(const uint32_t* x, int64_t lo, int64_t hi, T scale, T* row) {
+  for (int64_t j = lo; j < hi; ++j) {
+    row[j] = static_cast<T>(static_cast<int32_t>(x[j])) * scale;
+  }
+}
+
+// The next row's points: x[lo..hi) ^= vk[lo..hi).
+void Advance(const uint32_t* vk, int64_t lo, int64_t hi, uint32_t* x) {
+  for (int64_t j = lo; j < hi; ++j) x[j] ^= vk[j];
+}
+
 absl::Status ScalarInput(OpKernelContext* ctx, int i, const char* name,
                          int32_t* value) {
   const Tensor& t = ctx->input(i);
@@ -227,18 +240,16 @@ class SobolSampleOp final : public OpKernel {
     // v[k * dim + j]: direction number k of dimension j, times 2^31.
     const int digits = BitLength(int64_t{skip} + num_results + 1);
     std::vector<uint32_t> v(static_cast<size_t>(digits) * dim);
-    const Device& device = *ctx->device();
-    ParallelFor(device, dim, Eigen::TensorOpCost(0, 4 * digits, 40 * digits),
-                [&](int64_t first, int64_t last) {
-                  uint32_t m[kDigits];
-                  for (int64_t j = first; j < last; ++j) {
-                    DirectionIntegers(static_cast<int>(j), m);
-                    for (int k = 0; k < digits; ++k) {
-                      v[k * dim + j] = m[k] << (kDigits - 1 - k);
-                    }
-                  }
-                });
+    // (At most 21200 x 31 x 18 steps: below what ParallelFor would split.)
+    uint32_t m[kDigits];
+    for (int j = 0; j < dim; ++j) {
+      DirectionIntegers(j, m);
+      for (int k = 0; k < digits; ++k) {
+        v[k * dim + j] = m[k] << (kDigits - 1 - k);
+      }
+    }
 
+    const Device& device = *ctx->device();
     const int64_t negated_from = NegatedFrom(device, num_results, skip);
     T* const o = out->data<T>();
     const T scale = static_cast<T>(1.0 / 2147483648.0);  // 2^-31
@@ -249,36 +260,34 @@ class SobolSampleOp final : public OpKernel {
       for (; g != 0; g &= g - 1) x ^= v[std::countr_zero(g) * dim + j];
       return x;
     };
-    auto put = [&](int64_t r, int64_t j, uint32_t x) {
-      const T value = static_cast<T>(x) * scale;
-      o[r * dim + j] = r >= negated_from ? -value : value;
+    // Row r's scale: TensorFlow's 2^-31, negated from negated_from on.
+    auto row_scale = [scale, negated_from](int64_t r) {
+      return r >= negated_from ? -scale : scale;
     };
     ParallelFor(
         device, int64_t{num_results} * dim,
         Eigen::TensorOpCost(0, sizeof(T), 4), [&](int64_t first, int64_t last) {
           const int64_t r0 = first / dim, c0 = first % dim;
           const int64_t r1 = (last - 1) / dim, c1 = (last - 1) % dim + 1;
-          if (r0 == r1) {
-            for (int64_t j = c0; j < c1; ++j) put(r0, j, first_point(r0, j));
-            return;
-          }
-          // x[j]: dimension j's point at row r (row r0 + 1 for j < c0 until
-          // the loop below reaches it).
+          // x[j]: dimension j's point at the row being written.
           std::vector<uint32_t> x(dim);
-          for (int64_t j = c0; j < dim; ++j) {
+          for (int64_t j = c0; j < (r0 == r1 ? c1 : dim); ++j) {
             x[j] = first_point(r0, j);
-            put(r0, j, x[j]);
           }
-          const uint32_t* vk =
-              &v[std::countr_one(static_cast<uint32_t>(skip + r0 + 1)) * dim];
-          for (int64_t j = c0; j < dim; ++j) x[j] ^= vk[j];
+          WriteRow(x.data(), c0, r0 == r1 ? c1 : dim, row_scale(r0),
+                   o + r0 * dim);
+          if (r0 == r1) return;
+          Advance(
+              &v[std::countr_one(static_cast<uint32_t>(skip + r0 + 1)) * dim],
+              c0, dim, x.data());
           for (int64_t j = 0; j < c0; ++j) x[j] = first_point(r0 + 1, j);
           for (int64_t r = r0 + 1;; ++r) {
-            const int64_t end = r == r1 ? c1 : dim;
-            for (int64_t j = 0; j < end; ++j) put(r, j, x[j]);
+            WriteRow(x.data(), 0, r == r1 ? c1 : dim, row_scale(r),
+                     o + r * dim);
             if (r == r1) break;
-            vk = &v[std::countr_one(static_cast<uint32_t>(skip + r + 1)) * dim];
-            for (int64_t j = 0; j < dim; ++j) x[j] ^= vk[j];
+            Advance(
+                &v[std::countr_one(static_cast<uint32_t>(skip + r + 1)) * dim],
+                0, dim, x.data());
           }
         });
   }
