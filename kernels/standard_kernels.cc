@@ -116,6 +116,8 @@ void RegisterRpcKernels(KernelRegistry* registry);
 // SleepOp, ... (kernels/misc/seedfor_kernels.cc and
 // kernels/data/shuffle_kernels.cc).
 void RegisterSeedforKernels(KernelRegistry* registry);
+// SobolSample (kernels/random/sobol_kernels.cc).
+void RegisterSobolKernels(KernelRegistry* registry);
 
 // tf.data statistics aggregators, the statistics datasets and
 // ComputeBatchSize (kernels/data/stats_kernels.cc); declared here for the
@@ -214,6 +216,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterCalibKernels(registry);
   RegisterSeedforKernels(registry);
   RegisterDataserviceKernels(registry);
+  RegisterSobolKernels(registry);
   xla_array::RegisterXlaArrayKernels(registry);
   RegisterRpcKernels(registry);
   data::RegisterStatsKernels(registry);

@@ -110,6 +110,8 @@ absl::Status RegisterJxlOps(OpRegistry* registry);
 
 // PyFunc, PyFuncStateless, EagerPyFunc (pyfunc_ops.cc).
 absl::Status RegisterPyfuncOps(OpRegistry* registry);
+// SobolSample (sobol_ops.cc).
+absl::Status RegisterSobolOps(OpRegistry* registry);
 
 absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterArrayOps(registry));
@@ -195,6 +197,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterPyfuncOps(registry));
   DFX_RETURN_IF_ERROR(RegisterJxlOps(registry));
   DFX_RETURN_IF_ERROR(RegisterDistsnapOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterSobolOps(registry));
   return absl::OkStatus();
 }
 

@@ -22,10 +22,7 @@ vectorizes (float and double into int32) and one per element elsewhere;
 kernels/array/small_kernels.cc says how, and the cases below cover packets
 and the elements left over.
 
-Left out of the family: SobolSample. TensorFlow takes its direction
-numbers from an external table (Joe and Kuo's, 21201 dimensions, the
-sobol_data repository), which dfx does not carry; matching TensorFlow needs
-that whole table.
+Left out of the family: SobolSample, which has its own (gen_sobol.py).
 
 Cases TensorFlow cannot answer are left out: DecodePaddedRaw with
 little_endian=false on a string shorter than fixed_length (TensorFlow reads

@@ -55,7 +55,7 @@ const char* const kFamilies[] = {
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
     "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2",
-    "dataservice", "jxl", "distsnap"};
+    "dataservice", "jxl", "distsnap", "sobol"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -660,6 +660,11 @@ TEST_CASE("golden: jxl DecodeJxl and the JPEG XL path of the decode ops "
           "equal TensorFlow") {
   // Lossy, 16-bit and HDR files within 1 (gen_jxl.py: libjxl 0.7 vs 0.11).
   RunFamily("jxl");
+}
+
+TEST_CASE("golden: sobol SobolSample points of every dimension up to "
+          "21200 equal TensorFlow's exactly") {
+  RunFamily("sobol");
 }
 
 TEST_CASE(
