@@ -26,8 +26,8 @@ constexpr int kLogScaleLog2 = 16;
 constexpr int kLogSegmentsLog2 = 7;
 constexpr uint32_t kLogCoeff = 45426;
 
-// ln(1 + x) - x... as the library tabulates it: 129 segment ends of the
-// log2 fraction's correction, in units of 2^-16, and one of padding.
+// log2(1 + x) - x at 129 points of [0, 1] in units of 2^-16 (the
+// correction to the log2 fraction's linear part), and one of padding.
 constexpr uint16_t kLogLut[] = {
     0,    224,  442,  654,  861,  1063, 1259, 1450, 1636, 1817, 1992, 2163,
     2329, 2490, 2646, 2797, 2944, 3087, 3224, 3358, 3487, 3611, 3732, 3848,
@@ -474,14 +474,14 @@ std::string CheckConfig(const MicrofrontendConfig& c) {
   if (WindowSamples(c) > (1 << 24)) {
     return "the window must be at most 2^24 samples";
   }
-  if (c.num_channels < 0 || c.num_channels > 4096) {
-    return "num_channels must be in [0, 4096]";
+  if (c.num_channels < 0 || c.num_channels > (1 << 20)) {
+    return "num_channels must be in [0, 2^20]";
   }
   if (!std::isfinite(c.lower_band_limit) ||
       !std::isfinite(c.upper_band_limit) || c.lower_band_limit < 0 ||
       c.sample_rate <= 0) {
-    return "the band limits must be finite, lower_band_limit and "
-           "sample_rate non-negative";
+    return "the band limits must be finite, lower_band_limit non-negative "
+           "and sample_rate positive";
   }
   if (c.smoothing_bits < 0 || c.smoothing_bits > 31) {
     return "smoothing_bits must be in [0, 31]";

@@ -68,12 +68,11 @@ class AudioMicrofrontendOp : public OpKernel {
     int64_t num_frames = 0;
     int64_t sampled_frames = 0;
     if (num_samples >= window) {
-      DFX_OP_REQUIRES(
-          ctx, step > 0 && frame_stride_ > 0 && step <= window,
-          absl::InvalidArgumentError(absl::StrCat(
-              "AudioMicrofrontend: window_step (", step,
-              " samples) must be positive and at most the window (", window,
-              " samples), frame_stride (", frame_stride_, ") positive")));
+      DFX_OP_REQUIRES(ctx, step > 0 && frame_stride_ > 0,
+                      absl::InvalidArgumentError(
+                          absl::StrCat("AudioMicrofrontend: window_step (",
+                                       step, " samples) and frame_stride (",
+                                       frame_stride_, ") must be positive")));
       num_frames = (num_samples - window) / step + 1;
       sampled_frames = (num_frames - 1) / frame_stride_ + 1;
     }
@@ -95,6 +94,14 @@ class AudioMicrofrontendOp : public OpKernel {
         ctx, ctx->allocate_output(
                  0, TensorShape({sampled_frames, num_channels * stack}), &out));
 
+    // TensorFlow's window buffer moves a negative length when the step
+    // passes the window (after its state setup, which fails first for
+    // windows of under two samples).
+    DFX_OP_REQUIRES(
+        ctx, num_frames == 0 || window < 2 || step <= window,
+        absl::InvalidArgumentError(absl::StrCat(
+            "AudioMicrofrontend: window_step (", step,
+            " samples) must be at most the window (", window, " samples)")));
     std::vector<uint16_t> features;
     DFX_OP_REQUIRES(ctx,
                     audio::ComputeMicrofrontend(config_, audio.data<int16_t>(),

@@ -20,7 +20,8 @@ one window. Audio is at most 0.13 s at 16 kHz (a few KiB per case).
 
 Errors, with TensorFlow's codes: audio that is not a vector
 (InvalidArgument), a filterbank reaching past the spectrum and a window of
-one sample (Internal: TensorFlow's state setup fails).
+one sample or none (Internal: TensorFlow's state setup fails, before a
+step past such a window could matter).
 
 Not here, and why (tests/kernels/audio_test.cc covers them): attrs on which
 TensorFlow's kernel crashes or computes with undefined shifts -- a zero
@@ -192,6 +193,11 @@ def errors():
     # One sample a window: kissfft cannot make a 1-point real FFT.
     frontend("window_1_sample", noise(100, 1000, 16), sample_rate=1000,
              window_size=1, window_step=1)
+    # The setup fails before the step past the window could matter.
+    frontend("window_1_sample_step_2", noise(100, 1000, 17),
+             sample_rate=1000, window_size=1, window_step=2)
+    frontend("window_0_samples", noise(50, 1000, 18), sample_rate=1000,
+             window_size=0, window_step=1)
 
 
 def main():
