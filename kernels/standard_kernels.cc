@@ -83,6 +83,9 @@ void RegisterEstimatorKernels(KernelRegistry* registry);
 // CustomAggregator, CalibrationStatisticsSaver, DumpTensor
 // (kernels/quantized/calib_kernels.cc); declared here for the same reason.
 void RegisterCalibKernels(KernelRegistry* registry);
+// AudioMicrofrontend (kernels/audio/microfrontend_kernels.cc); declared here
+// for the same reason.
+void RegisterMicrofrontendKernels(KernelRegistry* registry);
 
 // BatchFunction, Batch, Unbatch, UnbatchGrad (kernels/batching/);
 // declared here for the same reason.
@@ -214,6 +217,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterGraphfnKernels(registry);
   RegisterSummarydbKernels(registry);
   RegisterCalibKernels(registry);
+  RegisterMicrofrontendKernels(registry);
   RegisterSeedforKernels(registry);
   RegisterDataserviceKernels(registry);
   RegisterSobolKernels(registry);

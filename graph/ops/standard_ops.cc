@@ -102,6 +102,8 @@ absl::Status RegisterRpcOps(OpRegistry* registry);
 absl::Status RegisterSummarydbOps(OpRegistry* registry);
 // CustomAggregator, CalibrationStatisticsSaver, DumpTensor (calib_ops.cc).
 absl::Status RegisterCalibOps(OpRegistry* registry);
+// AudioMicrofrontend (audio_ops.cc).
+absl::Status RegisterAudioOps(OpRegistry* registry);
 // AnonymousRandomSeedGenerator, For, FakeParam, FakeQueue, SleepOp, ...
 // (seedfor_ops.cc).
 absl::Status RegisterSeedforOps(OpRegistry* registry);
@@ -193,6 +195,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterRpcOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSummarydbOps(registry));
   DFX_RETURN_IF_ERROR(RegisterCalibOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterAudioOps(registry));
   DFX_RETURN_IF_ERROR(RegisterSeedforOps(registry));
   DFX_RETURN_IF_ERROR(RegisterPyfuncOps(registry));
   DFX_RETURN_IF_ERROR(RegisterJxlOps(registry));

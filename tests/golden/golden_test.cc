@@ -55,7 +55,7 @@ const char* const kFamilies[] = {
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
     "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2",
-    "dataservice", "jxl", "distsnap", "sobol"};
+    "dataservice", "jxl", "distsnap", "sobol", "audio"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -679,6 +679,13 @@ TEST_CASE("golden: calib CustomAggregator statistics and "
   // Multi-step cases: histograms over three steps, a saver fed by every
   // calibration method's aggregator.
   RunFamily("calib");
+}
+
+TEST_CASE("golden: audio AudioMicrofrontend features equal TensorFlow's "
+          "bit for bit") {
+  // Every configuration: PCAN, log, float output, contexts, strides, odd
+  // rates and windows, silence and full-scale signals; TensorFlow's errors.
+  RunFamily("audio");
 }
 
 TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "

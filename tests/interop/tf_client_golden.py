@@ -28,6 +28,10 @@ import tensorflow as tf  # noqa: E402
 
 tf1 = tf.compat.v1
 tf1.disable_eager_execution()
+# AudioMicrofrontend's OpDef (the audio family's graphs) is in a library
+# TensorFlow loads when its microfrontend module is imported.
+from tensorflow.lite.experimental.microfrontend.python.ops import (  # noqa: E402,F401,E501
+    audio_microfrontend_op)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "data")
