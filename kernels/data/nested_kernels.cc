@@ -545,6 +545,15 @@ class UnbatchDataset final : public DatasetBase {
     set_options(input_->options());
   }
   std::string DebugString() const override { return "UnbatchDataset"; }
+  // TensorFlow's Get reads an unbatch whose batch size its static shapes
+  // fix; dfx knows no cardinality here, so this is TensorFlow's answer for
+  // an unknown one (FailedPrecondition).
+  absl::Status Get(IteratorContext*, int64_t index,
+                   std::vector<Tensor>*) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    return absl::UnimplementedError(
+        "Random access is not implemented for dataset UnbatchDataset");
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));

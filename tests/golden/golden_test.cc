@@ -54,7 +54,8 @@ const char* const kFamilies[] = {
     "proto",        "xla2",      "qfused",       "misc2",          "conv3",
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
-    "dataopt", "summarydb", "calib", "seedfor", "stats"};
+    "dataopt", "summarydb", "calib", "seedfor", "stats",
+    "randaccess"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -669,6 +670,13 @@ TEST_CASE("golden: TensorFlow 1's collective ops (keys as attrs), "
   // Groups of one member; multi-step cases run one instance per step and
   // make a communicator twice.
   RunFamily("collective2");
+}
+
+TEST_CASE("golden: random access to datasets (GetElementAtIndex) and the "
+          "global shuffle over it equal TensorFlow") {
+  // One index per step, and iterators over global shuffles across epochs,
+  // saved and restored.
+  RunFamily("randaccess");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {
