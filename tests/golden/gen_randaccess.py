@@ -90,6 +90,10 @@ def at_cases(folder):
     at_case(folder, "at_concatenate_three",
             lambda: r(3).concatenate(d.range(10, 12))
             .concatenate(d.range(20, 24)), [2, 3, 4, 5, 8, 9])
+    at_case(folder, "at_zip_infinite_input",
+            lambda: d.zip((r(3), r(2).repeat())), [1])
+    at_case(folder, "at_batch_of_infinite_take",
+            lambda: r(2).repeat().take(6).batch(2), [1])
     at_case(folder, "at_concatenate_infinite",
             lambda: r(3).concatenate(r(2).repeat()), [1])
     at_case(folder, "at_shard", lambda: r(10).shard(3, 1), [0, 2, 3])
@@ -108,6 +112,11 @@ def at_cases(folder):
     at_case(folder, "at_interleave",
             lambda: r(3).interleave(lambda x: r(x)), [0])
     at_case(folder, "at_unbatch", lambda: r(6).batch(2).unbatch(), [1])
+    at_case(folder, "at_scan", lambda: r(5).scan(
+        tf.constant(0, tf.int64), lambda s, x: (s + x, s)), [3])
+    at_case(folder, "at_random", lambda: d.random(seed=1).take(3), [1])
+    at_case(folder, "at_choose_from_datasets",
+            lambda: d.choose_from_datasets([r(3), r(3)], r(2).repeat(3)), [1])
     at_case(folder, "at_global_shuffle", lambda: gshuffle(r(10), seed=3),
             [1])
     at_case(folder, "at_map_of_filter",
