@@ -15,10 +15,10 @@ range(10**12), which a walk could not answer), tensor slices, from_tensors,
 map (captured inputs) and parallel map, batch (a short last batch, an input
 of unknown cardinality: TensorFlow's OutOfRange "[0, -2)"), take and skip
 (negative counts), finite repeat, zip (nested), concatenate, shard, memory
-cache, prefetch, options and assert_cardinality (a wrong assertion:
-FailedPrecondition); indices outside the cardinality (OutOfRange), inputs
-of infinite or unknown cardinality (FailedPrecondition) and datasets
-without random access (Unimplemented).
+cache, prefetch, options, assert_cardinality (a wrong assertion:
+FailedPrecondition) and unbatch (a static batch size); indices outside
+the cardinality (OutOfRange), inputs of infinite or unknown cardinality
+(FailedPrecondition) and datasets without random access (Unimplemented).
 
 gs_* cases: GlobalShuffleDataset over those pipelines (element i is the
 input's element at TensorFlow's index shuffle of i), with fixed seeds and
@@ -112,6 +112,15 @@ def at_cases(folder):
     at_case(folder, "at_interleave",
             lambda: r(3).interleave(lambda x: r(x)), [0])
     at_case(folder, "at_unbatch", lambda: r(6).batch(2).unbatch(), [1])
+    # An unbatch whose batch size the static shapes fix reads by index.
+    at_case(folder, "at_unbatch_static", lambda: r(6).batch(2, True)
+            .unbatch(), [1, 5, 6])
+    at_case(folder, "at_unbatch_slices_tuple",
+            lambda: d.from_tensor_slices(
+                (tf.reshape(tf.range(12), [2, 2, 3]), tf.zeros([2, 2])))
+            .unbatch(), [0, 3, 4])
+    at_case(folder, "at_unbatch_empty_batches",
+            lambda: d.from_tensors(tf.zeros([0, 2])).unbatch(), [0])
     at_case(folder, "at_scan", lambda: r(5).scan(
         tf.constant(0, tf.int64), lambda s, x: (s + x, s)), [3])
     at_case(folder, "at_random", lambda: d.random(seed=1).take(3), [1])
