@@ -381,9 +381,12 @@ class BatchDataset final : public UnaryDataset {
     }
     const int64_t in_n = input()->Cardinality();
     std::vector<std::vector<Tensor>> elements;
+    int64_t held = 0;
     for (int64_t i = index * batch_size_;
          i < (index + 1) * batch_size_ && i < in_n; ++i) {
       DFX_RETURN_IF_ERROR(input()->Get(ctx, i, &elements.emplace_back()));
+      held += ElementBytes(elements.back());
+      DFX_RETURN_IF_ERROR(CheckHeldElements(held, DebugString()));
     }
     out->clear();
     for (size_t c = 0; c < output_dtypes().size(); ++c) {
