@@ -145,6 +145,25 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
       IteratorContext* ctx) const = 0;
   // "ShuffleDataset(buffer_size=10)"; for errors.
   virtual std::string DebugString() const = 0;
+
+  // Random access (TensorFlow's DatasetBase::Get; kernels/data/
+  // random_access.cc): element `index`, the one an iterator produces after
+  // `index` others, into `out`, without reading those before it. The
+  // default is TensorFlow's Unimplemented "Random access is not implemented
+  // for dataset <DebugString>". Datasets that have it answer as TensorFlow's
+  // do outside their elements, most through CheckRandomAccessCompatible.
+  // Thread-safe; functions run on the calling thread.
+  virtual absl::Status Get(IteratorContext* ctx, int64_t index,
+                           std::vector<Tensor>* out) const;
+  // OK when a global shuffle may read this dataset by index (TensorFlow's
+  // RandomIndexingCompatible: it and its inputs have Get, and their
+  // elements do not depend on the order they are read in); the default is
+  // FailedPrecondition "<op> does not support random access.".
+  virtual absl::Status RandomAccessCompatible() const;
+  // TensorFlow's check before a Get: FailedPrecondition when the
+  // cardinality is infinite or unknown, OutOfRange "Index out of range [0,
+  // n):index" when `index` is not below it.
+  absl::Status CheckRandomAccessCompatible(int64_t index) const;
   // The tf.data Options set on this dataset and its inputs (OptionsDataset),
   // as a serialized tensorflow.data.Options: later options are appended, so
   // parsing merges them as TensorFlow does. Empty: defaults.

@@ -26,32 +26,30 @@
 // elsewhere (a DatasetFromGraph of another graph) fails with NotFound
 // naming the function.
 //
-//   GetElementAtIndex   element `index` of a dataset whose pipeline is
-//                       made only of the datasets TensorFlow gives random
-//                       access (range, tensor slices, from_tensors, map,
-//                       batch, take, skip, concatenate, finite repeat, zip,
-//                       in-memory cache, prefetch, options,
-//                       assert_cardinality); others are TensorFlow's
-//                       Unimplemented, an infinite dataset its
-//                       FailedPrecondition, an index outside the
-//                       cardinality its OutOfRange.
+//   GetElementAtIndex   element `index` of a dataset by its Get
+//                       (DatasetBase::Get, kernels/data/random_access.cc):
+//                       range, tensor slices, from_tensors, map, batch,
+//                       take, skip, concatenate, finite repeat, zip, shard,
+//                       memory cache, prefetch, options, assert_cardinality
+//                       read by index as TensorFlow's do; others are
+//                       TensorFlow's Unimplemented, an infinite or unknown
+//                       cardinality its FailedPrecondition, an index
+//                       outside the cardinality its OutOfRange. A shuffle
+//                       (whose Get in TensorFlow permutes all indices with
+//                       its own generator) is Unimplemented in dfx. Sparse
+//                       tensor slices, which have no Get in dfx, are read
+//                       by a fresh iterator up to the element (Unimplemented
+//                       from index 2^24 on).
 //
-// dfx's datasets have no random access of their own: GetElementAtIndex
-// reads a fresh iterator up to the element (index + 1 elements, each
-// function run on each). For these deterministic pipelines that is the
-// element TensorFlow's Get returns; a shuffle in the pipeline (whose Get
-// in TensorFlow is its input's, unshuffled) is Unimplemented in dfx, and
-// so is a map whose function is stateful only in that it runs once per
-// element read. An index of 2^24 or more is Unimplemented (where
-// TensorFlow's Get is immediate, dfx would read that many elements).
-//
-//   GlobalShuffleDataset  element i is the input's element at TensorFlow's
-//                         index shuffle of i (random::IndexShuffle, 8
-//                         rounds, keyed by three seeds of the dataset's
-//                         generator), over inputs of range, tensor slices,
-//                         map and prefetch; dfx reads the input whole at
-//                         the first element (Unimplemented past 2^24
-//                         elements). The seed_generator handle is
+//   GlobalShuffleDataset  element i is the input's element (by its Get) at
+//                         TensorFlow's index shuffle of i
+//                         (random::IndexShuffle, 8 rounds, keyed by three
+//                         seeds of the dataset's generator), over inputs
+//                         whose pipeline TensorFlow reads by index for it
+//                         (DatasetBase::RandomAccessCompatible; a batch
+//                         only with drop_remainder); nothing is held but
+//                         the position, which its iterator saves with its
+//                         seeds. The seed_generator handle is
 //                         not looked up: Python passes a dummy one, and
 //                         the dataset makes its own generator, as
 //                         TensorFlow does then.
@@ -349,8 +347,8 @@ class DatasetFromGraphOp final : public OpKernel {
   }
 };
 
-// The ops of the datasets GetElementAtIndex reads (TensorFlow 2.21's
-// datasets with random access that dfx reads the same by iterating).
+// The ops of TensorFlow 2.21's datasets with random access: a pipeline of
+// these without a Get in dfx (sparse slices) is read by iterating.
 bool HasRandomAccess(absl::string_view op) {
   static const absl::flat_hash_set<absl::string_view> kOps = {
       "RangeDataset",
@@ -403,8 +401,8 @@ absl::Status CheckRandomAccess(const DatasetBase& d, int depth) {
   return absl::OkStatus();
 }
 
-// The most elements GetElementAtIndex reads before the one asked for (a
-// bound on the time a call takes, since dfx iterates to the element).
+// The most elements GetElementAtIndex reads before the one asked for when
+// it iterates (a bound on the time a call takes).
 constexpr int64_t kMaxIndexRead = int64_t{1} << 24;
 
 class GetElementAtIndexOp final : public OpKernel {
@@ -421,43 +419,16 @@ class GetElementAtIndexOp final : public OpKernel {
   absl::StatusOr<std::vector<Tensor>> Get(OpKernelContext* ctx) {
     DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));
     DFX_ASSIGN_OR_RETURN(int64_t index, ScalarInt64Input(ctx, 1, "index"));
-    DFX_RETURN_IF_ERROR(CheckRandomAccess(*dataset, 0));
-    const int64_t n = dataset->Cardinality();
-    if (n == kInfiniteCardinality) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "Dataset of type ", dataset->node()->def->op(),
-          " has infinite cardinality, which does not support random "
-          "access."));
-    }
-    if (n >= 0 && (index < 0 || index >= n)) {
-      return absl::OutOfRangeError(
-          absl::StrCat("Index out of range [0, ", n, "):", index));
-    }
-    if (index < 0) {
-      return absl::OutOfRangeError(absl::StrCat("Index out of range: ", index));
-    }
-    if (index >= kMaxIndexRead) {
-      return absl::UnimplementedError(absl::StrCat(
-          "GetElementAtIndex reads a dataset up to the element in dfx; index ",
-          index, " is beyond the ", kMaxIndexRead, " elements it reads"));
-    }
     IteratorContext ictx = IteratorContextOf(ctx);
     ictx.root = dataset.get();
-    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
-                         dataset->MakeIterator(&ictx));
     std::vector<Tensor> element;
-    for (int64_t i = 0; i <= index; ++i) {
-      if (ctx->cancellation_manager() != nullptr &&
-          ctx->cancellation_manager()->IsCancelled()) {
-        return absl::CancelledError("GetElementAtIndex was cancelled");
-      }
-      element.clear();
-      bool end = false;
-      DFX_RETURN_IF_ERROR(it->GetNext(&ictx, &element, &end));
-      if (end) {
-        return absl::OutOfRangeError(
-            absl::StrCat("Index out of range [0, ", i, "):", index));
-      }
+    absl::Status s = dataset->Get(&ictx, index, &element);
+    if (absl::IsUnimplemented(s) && CheckRandomAccess(*dataset, 0).ok()) {
+      // A pipeline TensorFlow reads by index that has a dataset without
+      // Get in dfx (sparse slices): read it up to the element.
+      DFX_ASSIGN_OR_RETURN(element, Walk(ctx, &ictx, *dataset, index));
+    } else {
+      DFX_RETURN_IF_ERROR(s);
     }
     DataTypeVector types;
     DFX_RETURN_IF_ERROR(GetNodeAttr(def(), "output_types", &types));
@@ -466,38 +437,61 @@ class GetElementAtIndexOp final : public OpKernel {
     DFX_RETURN_IF_ERROR(CheckOutputTypes(types, actual, "GetElementAtIndex"));
     return element;
   }
+
+  // Element `index` of `dataset`, read by a fresh iterator.
+  static absl::StatusOr<std::vector<Tensor>> Walk(OpKernelContext* ctx,
+                                                  IteratorContext* ictx,
+                                                  const DatasetBase& dataset,
+                                                  int64_t index) {
+    const int64_t n = dataset.Cardinality();
+    if (n == kInfiniteCardinality) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Dataset of type ", dataset.DebugString(),
+                       " has infinite cardinality, which does not support "
+                       "random access."));
+    }
+    if (index < 0 || (n >= 0 && index >= n)) {
+      return absl::OutOfRangeError(
+          absl::StrCat("Index out of range [0, ", n, "):", index));
+    }
+    if (index >= kMaxIndexRead) {
+      return absl::UnimplementedError(absl::StrCat(
+          "GetElementAtIndex reads ", dataset.DebugString(),
+          " up to the element in dfx; index ", index, " is beyond the ",
+          kMaxIndexRead, " elements it reads"));
+    }
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> it,
+                         dataset.MakeIterator(ictx));
+    std::vector<Tensor> element;
+    for (int64_t i = 0; i <= index; ++i) {
+      if (ctx->cancellation_manager() != nullptr &&
+          ctx->cancellation_manager()->IsCancelled()) {
+        return absl::CancelledError("GetElementAtIndex was cancelled");
+      }
+      element.clear();
+      bool end = false;
+      DFX_RETURN_IF_ERROR(it->GetNext(ictx, &element, &end));
+      if (end) {
+        return absl::OutOfRangeError(
+            absl::StrCat("Index out of range [0, ", i, "):", index));
+      }
+    }
+    return element;
+  }
 };
 
 // ---------------------------------------------------------------------------
 // GlobalShuffleDataset
 
-// The datasets GlobalShuffleDataset shuffles over in dfx: those TensorFlow
-// accepts whose elements are one per input element.
-bool GlobalShuffleCompatible(const DatasetBase& d, int depth) {
-  static const absl::flat_hash_set<absl::string_view> kOps = {
-      "RangeDataset",       "TensorSliceDataset",   "MapDataset",
-      "ParallelMapDataset", "ParallelMapDatasetV2", "PrefetchDataset",
-      "OptionsDataset",
-  };
-  std::shared_ptr<const DatasetBase::Node> node = d.node();
-  if (node == nullptr || !kOps.contains(node->def->op()) || depth > 10000) {
-    return false;
-  }
-  for (const DatasetPtr& in : node->inputs) {
-    if (!GlobalShuffleCompatible(*in, depth + 1)) return false;
-  }
-  return true;
-}
-
 // TensorFlow's index shuffle rounds for a global shuffle.
 constexpr int kIndexShuffleRounds = 8;
 
-// Element i is the input's element IndexShuffle(i, seeds, n - 1): the
-// input is read whole into memory at the first element (dfx's datasets
-// have no random access), then handed out in the permuted order. Each
-// iterator takes three seeds from the dataset's generator, as TensorFlow's
-// (with reshuffle_each_iteration, words of Philox(seed, seed2); without,
-// seed, seed2, seed).
+// Element i is the input's element IndexShuffle(i, seeds, n - 1), read by
+// the input's Get (GlobalShuffleDatasetOp accepts only inputs that have
+// it): nothing is held but the position. Each iterator takes three seeds
+// from the dataset's generator, as TensorFlow's (with
+// reshuffle_each_iteration, words of Philox(seed, seed2); without, seed,
+// seed2, seed), and saves them with its position.
 class GlobalShuffleDataset final : public UnaryDataset {
  public:
   GlobalShuffleDataset(DatasetPtr input, int64_t seed, int64_t seed2,
@@ -525,46 +519,61 @@ class GlobalShuffleDataset final : public UnaryDataset {
                static_cast<uint32_t>(seed_)};
       }
     }
-    DFX_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
-                         input()->MakeIterator(ctx));
-    return std::unique_ptr<IteratorBase>(new Iterator(std::move(in), key));
+    return std::unique_ptr<IteratorBase>(
+        new Iterator(Self<GlobalShuffleDataset>(), key));
   }
 
  private:
   class Iterator final : public IteratorBase {
    public:
-    Iterator(std::unique_ptr<IteratorBase> in, std::array<uint32_t, 3> key)
-        : in_(std::move(in)), key_(key) {}
+    Iterator(std::shared_ptr<const GlobalShuffleDataset> d,
+             std::array<uint32_t, 3> key)
+        : d_(std::move(d)), n_(d_->input()->Cardinality()), key_(key) {}
 
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       out->clear();
-      *end = false;
-      while (in_ != nullptr) {
-        std::vector<Tensor> e;
-        bool in_end = false;
-        DFX_RETURN_IF_ERROR(in_->GetNext(ctx, &e, &in_end));
-        if (in_end) {
-          in_.reset();
-          break;
-        }
-        elements_.push_back(std::move(e));
-      }
-      if (next_ >= static_cast<int64_t>(elements_.size())) {
-        *end = true;
-        return absl::OkStatus();
-      }
+      *end = next_ >= n_;
+      if (*end) return absl::OkStatus();
       const uint64_t at =
-          random::IndexShuffle(static_cast<uint64_t>(next_++), key_,
-                               elements_.size() - 1, kIndexShuffleRounds);
-      *out = elements_[at];
+          random::IndexShuffle(static_cast<uint64_t>(next_), key_,
+                               static_cast<uint64_t>(n_ - 1),
+                               kIndexShuffleRounds);
+      DFX_RETURN_IF_ERROR(
+          d_->input()->Get(ctx, static_cast<int64_t>(at), out));
+      ++next_;
+      return absl::OkStatus();
+    }
+
+    absl::Status Save(const std::string& prefix,
+                      IteratorState* state) override {
+      state->WriteInt(prefix, "next", next_);
+      for (int i = 0; i < 3; ++i) {
+        state->WriteInt(prefix, absl::StrCat("key", i), key_[i]);
+      }
+      return absl::OkStatus();
+    }
+    absl::Status Restore(IteratorContext*, const std::string& prefix,
+                         const IteratorState& state) override {
+      DFX_ASSIGN_OR_RETURN(int64_t next, state.ReadInt(prefix, "next"));
+      if (next < 0 || next > n_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the global shuffle's saved position ", next,
+            " is outside its ", n_, " elements"));
+      }
+      for (int i = 0; i < 3; ++i) {
+        DFX_ASSIGN_OR_RETURN(int64_t k,
+                             state.ReadInt(prefix, absl::StrCat("key", i)));
+        key_[i] = static_cast<uint32_t>(k);
+      }
+      next_ = next;
       return absl::OkStatus();
     }
 
    private:
-    std::unique_ptr<IteratorBase> in_;
-    const std::array<uint32_t, 3> key_;
-    std::vector<std::vector<Tensor>> elements_;
+    const std::shared_ptr<const GlobalShuffleDataset> d_;
+    const int64_t n_;
+    std::array<uint32_t, 3> key_;
     int64_t next_ = 0;
   };
 
@@ -586,12 +595,12 @@ class GlobalShuffleDatasetOp final : public DatasetOpKernel {
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
-    if (!GlobalShuffleCompatible(*input, 0)) {
+    if (absl::Status s = input->RandomAccessCompatible(); !s.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("`global_shuffle` requires all upstream "
-                       "transformations be compatible with random access "
-                       "(in dfx: range, tensor slices, map, prefetch). Got: ",
-                       input->DebugString()));
+                       "transformations be compatible with random access. "
+                       "Got: ",
+                       s.ToString()));
     }
     const int64_t n = input->Cardinality();
     if (n <= 0) {
@@ -599,11 +608,6 @@ class GlobalShuffleDatasetOp final : public DatasetOpKernel {
           "`global_shuffle` requires the input dataset to have a non-empty "
           "finite cardinality. Got cardinality ",
           n, " for dataset ", input->DebugString()));
-    }
-    if (n > kMaxIndexRead) {
-      return absl::UnimplementedError(absl::StrCat(
-          "`global_shuffle` reads its input whole into memory in dfx; ", n,
-          " elements are more than the ", kMaxIndexRead, " it reads"));
     }
     DFX_ASSIGN_OR_RETURN(int64_t seed, ScalarInt64Input(ctx, 1, "seed"));
     DFX_ASSIGN_OR_RETURN(int64_t seed2, ScalarInt64Input(ctx, 2, "seed2"));

@@ -538,13 +538,66 @@ class InterleaveDatasetOp final : public DatasetOpKernel {
 // ---------------------------------------------------------------------------
 // Unbatch: the rows of each element.
 
+// The leading dimension every component of `input`'s elements has by its
+// node's output_shapes, as TensorFlow's unbatch reads it from the input's
+// static shapes; -1 when it is not one known size above 0 (TensorFlow
+// counts an unbatch of empty batches as of unknown cardinality).
+int64_t StaticBatchSize(const DatasetBase& input) {
+  std::shared_ptr<const DatasetBase::Node> node = input.node();
+  if (node == nullptr) return -1;
+  auto it = node->def->attr().find("output_shapes");
+  if (it == node->def->attr().end() || it->second.list().shape_size() == 0) {
+    return -1;
+  }
+  int64_t size = -1;
+  for (const auto& shape : it->second.list().shape()) {
+    if (shape.unknown_rank() || shape.dim_size() == 0 ||
+        shape.dim(0).size() <= 0 ||
+        (size >= 0 && shape.dim(0).size() != size)) {
+      return -1;
+    }
+    size = shape.dim(0).size();
+  }
+  return size;
+}
+
+// With a static batch size (StaticBatchSize), its cardinality is the
+// input's times that size and element i is row i % size of the input's
+// element i / size, as TensorFlow's; otherwise the cardinality is unknown.
 class UnbatchDataset final : public DatasetBase {
  public:
-  explicit UnbatchDataset(DatasetPtr input)
-      : DatasetBase(input->output_dtypes()), input_(std::move(input)) {
+  UnbatchDataset(DatasetPtr input, int64_t batch_size)
+      : DatasetBase(input->output_dtypes()),
+        input_(std::move(input)),
+        batch_size_(batch_size) {
     set_options(input_->options());
   }
+  int64_t Cardinality() const override {
+    const int64_t n = input_->Cardinality();
+    if (batch_size_ < 0 || n == kUnknownCardinality) {
+      return kUnknownCardinality;
+    }
+    if (n == kInfiniteCardinality) return n;
+    return n * batch_size_;
+  }
   std::string DebugString() const override { return "UnbatchDataset"; }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    std::vector<Tensor> batch;
+    DFX_RETURN_IF_ERROR(input_->Get(ctx, index / batch_size_, &batch));
+    out->clear();
+    for (const Tensor& t : batch) {
+      if (t.dims() == 0 || t.dim_size(0) != batch_size_) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Input element must have ", batch_size_,
+            " rows in each component (its static batch size)"));
+      }
+      DFX_ASSIGN_OR_RETURN(Tensor row, RowOf(t, index % batch_size_));
+      out->push_back(std::move(row));
+    }
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));
@@ -634,6 +687,7 @@ class UnbatchDataset final : public DatasetBase {
   };
 
   const DatasetPtr input_;
+  const int64_t batch_size_;
 };
 
 class UnbatchDatasetOp final : public DatasetOpKernel {
@@ -643,7 +697,8 @@ class UnbatchDatasetOp final : public DatasetOpKernel {
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     DFX_ASSIGN_OR_RETURN(DatasetPtr input, DatasetFromInput(ctx, 0));
-    return std::make_shared<UnbatchDataset>(std::move(input));
+    const int64_t batch_size = StaticBatchSize(*input);
+    return std::make_shared<UnbatchDataset>(std::move(input), batch_size);
   }
 };
 

@@ -33,6 +33,13 @@ class PrefetchDataset final : public DatasetBase {
   std::string DebugString() const override {
     return absl::StrCat("PrefetchDataset(", buffer_size_, ")");
   }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    return input_->Get(ctx, index, out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input_->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input_->MakeIterator(ctx));

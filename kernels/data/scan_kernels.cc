@@ -470,6 +470,22 @@ class AssertCardinalityDataset final : public UnaryDataset {
   std::string DebugString() const override {
     return absl::StrCat("AssertCardinalityDataset(", cardinality_, ")");
   }
+  // As TensorFlow's: an index the input lacks fails the assertion.
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    absl::Status s = input()->Get(ctx, index, out);
+    if (absl::IsOutOfRange(s)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Input dataset was expected to contain ",
+          ElementCount(cardinality_), " but index ", index,
+          " could not be retrieved: ", s.message()));
+    }
+    return s;
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input()->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));

@@ -18,6 +18,15 @@ class TensorDataset final : public DatasetBase {
 
   int64_t Cardinality() const override { return 1; }
   std::string DebugString() const override { return "TensorDataset"; }
+  absl::Status Get(IteratorContext*, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    *out = components_;
+    return absl::OkStatus();
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return absl::OkStatus();
+  }
 
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext*) const override {
@@ -80,6 +89,19 @@ class TensorSliceDataset final : public DatasetBase {
   int64_t Cardinality() const override { return rows_; }
   std::string DebugString() const override {
     return absl::StrCat("TensorSliceDataset(", rows_, " rows)");
+  }
+  absl::Status Get(IteratorContext*, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    out->clear();
+    for (const Tensor& t : components_) {
+      DFX_ASSIGN_OR_RETURN(Tensor row, RowOf(t, index));
+      out->push_back(std::move(row));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return absl::OkStatus();
   }
 
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
@@ -174,6 +196,18 @@ class RangeDataset final : public DatasetBase {
   std::string DebugString() const override {
     return absl::StrCat("RangeDataset(", start_, ", ", stop_, ", ", step_,
                         ")");
+  }
+  absl::Status Get(IteratorContext*, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    DFX_ASSIGN_OR_RETURN(Tensor value,
+                         ScalarOfType(output_dtypes()[0],
+                                      start_ + index * step_));
+    out->assign(1, std::move(value));
+    return absl::OkStatus();
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return absl::OkStatus();
   }
 
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(

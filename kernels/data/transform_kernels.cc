@@ -56,6 +56,13 @@ class OptionsDataset final : public UnaryDataset {
   }
   int64_t Cardinality() const override { return input()->Cardinality(); }
   std::string DebugString() const override { return "OptionsDataset"; }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    return input()->Get(ctx, index, out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input()->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     return input()->MakeIterator(ctx);
@@ -134,6 +141,18 @@ class MapDataset final : public UnaryDataset {
   }
   std::string DebugString() const override {
     return absl::StrCat("MapDataset(", f_->name(), ")");
+  }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    std::vector<Tensor> args;
+    DFX_RETURN_IF_ERROR(input()->Get(ctx, index, &args));
+    args.insert(args.end(), captured_.begin(), captured_.end());
+    DFX_ASSIGN_OR_RETURN(*out, f_->Run(ctx, std::move(args)));
+    return CheckOutputTypes(output_dtypes(), DtypesOf(*out), "map function");
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input()->RandomAccessCompatible();
   }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
@@ -352,6 +371,40 @@ class BatchDataset final : public UnaryDataset {
   std::string DebugString() const override {
     return absl::StrCat("BatchDataset(", batch_size_, ")");
   }
+  // As TensorFlow's: the index against the cardinality, whatever it is.
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    const int64_t n = Cardinality();
+    if (index < 0 || index >= n) {
+      return absl::OutOfRangeError(
+          absl::StrCat("Index out of range [0, ", n, "):", index));
+    }
+    const int64_t in_n = input()->Cardinality();
+    std::vector<std::vector<Tensor>> elements;
+    int64_t held = 0;
+    for (int64_t i = index * batch_size_;
+         i < (index + 1) * batch_size_ && i < in_n; ++i) {
+      DFX_RETURN_IF_ERROR(input()->Get(ctx, i, &elements.emplace_back()));
+      held += ElementBytes(elements.back());
+      DFX_RETURN_IF_ERROR(CheckHeldElements(held, DebugString()));
+    }
+    out->clear();
+    for (size_t c = 0; c < output_dtypes().size(); ++c) {
+      DFX_ASSIGN_OR_RETURN(Tensor t,
+                           StackComponent(ctx->device->GetAllocator(),
+                                          elements, static_cast<int>(c)));
+      out->push_back(std::move(t));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status RandomAccessCompatible() const override {
+    if (!drop_remainder_) {
+      return absl::FailedPreconditionError(
+          "BatchDatasetV2 does not support global shuffling with "
+          "`drop_remainder=False`.");
+    }
+    return input()->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
@@ -492,6 +545,19 @@ class RepeatDataset final : public UnaryDataset {
   std::string DebugString() const override {
     return absl::StrCat("RepeatDataset(", count_, ")");
   }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    return input()->Get(ctx, index % input()->Cardinality(), out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    if (count_ < 0) {
+      return absl::FailedPreconditionError(
+          "`repeat(-1)` does not support random access of tf.data "
+          "datasets.");
+    }
+    return input()->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext*) const override {
     return std::unique_ptr<IteratorBase>(new Iterator(Self<RepeatDataset>()));
@@ -570,6 +636,14 @@ class TakeSkipDataset final : public UnaryDataset {
   }
   std::string DebugString() const override {
     return absl::StrCat(take_ ? "TakeDataset(" : "SkipDataset(", count_, ")");
+  }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    return input()->Get(ctx, take_ ? index : index + count_, out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input()->RandomAccessCompatible();
   }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
@@ -673,6 +747,14 @@ class ShardDataset final : public UnaryDataset {
   std::string DebugString() const override {
     return absl::StrCat("ShardDataset(", num_shards_, ", ", index_, ")");
   }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    return input()->Get(ctx, index * num_shards_ + index_, out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input()->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, input()->MakeIterator(ctx));
@@ -765,6 +847,23 @@ class ZipDataset final : public DatasetBase {
   }
   std::string DebugString() const override {
     return absl::StrCat("ZipDataset(", inputs_.size(), " inputs)");
+  }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    out->clear();
+    for (const DatasetPtr& d : inputs_) {
+      std::vector<Tensor> part;
+      DFX_RETURN_IF_ERROR(d->Get(ctx, index, &part));
+      out->insert(out->end(), part.begin(), part.end());
+    }
+    return absl::OkStatus();
+  }
+  absl::Status RandomAccessCompatible() const override {
+    for (const DatasetPtr& d : inputs_) {
+      DFX_RETURN_IF_ERROR(d->RandomAccessCompatible());
+    }
+    return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
@@ -863,6 +962,17 @@ class ConcatenateDataset final : public DatasetBase {
     return a + b;
   }
   std::string DebugString() const override { return "ConcatenateDataset"; }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    DFX_RETURN_IF_ERROR(CheckRandomAccessCompatible(index));
+    const int64_t a = first_->Cardinality();
+    return index < a ? first_->Get(ctx, index, out)
+                     : second_->Get(ctx, index - a, out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    DFX_RETURN_IF_ERROR(first_->RandomAccessCompatible());
+    return second_->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     DFX_ASSIGN_OR_RETURN(auto in, first_->MakeIterator(ctx));
@@ -945,6 +1055,13 @@ class CacheDataset final : public UnaryDataset {
 
   int64_t Cardinality() const override { return input()->Cardinality(); }
   std::string DebugString() const override { return "CacheDataset"; }
+  absl::Status Get(IteratorContext* ctx, int64_t index,
+                   std::vector<Tensor>* out) const override {
+    return input()->Get(ctx, index, out);
+  }
+  absl::Status RandomAccessCompatible() const override {
+    return input()->RandomAccessCompatible();
+  }
   absl::StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(
       IteratorContext* ctx) const override {
     std::shared_ptr<const Elements> cached;

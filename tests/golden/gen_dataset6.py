@@ -315,9 +315,10 @@ def at_cases(folder):
     at_case(folder, "at_flat_map", lambda: r(3).flat_map(
         lambda x: tf.data.Dataset.range(x)), [0])
     at_case(folder, "at_infinite", lambda: r(3).repeat(), [0])
-    # Left out: a shuffle (TensorFlow's Get reads its input unshuffled;
-    # dfx, which reads by iterating, refuses it: Unimplemented), sparse
-    # slices (GetElementAtIndex outputs a sparse element's variant).
+    # Left out: a shuffle (TensorFlow's Get permutes its indices with the
+    # shuffle's generator; dfx refuses it: Unimplemented), sparse slices
+    # (GetElementAtIndex outputs a sparse element's variant). More random
+    # access cases: gen_randaccess.py.
 
 
 def shard(ds, num_workers, index, policy):
@@ -398,9 +399,8 @@ def global_shuffle_cases(folder):
                         lambda: gshuffle(r(10).filter(lambda x: x > 2)), 0)
     global_shuffle_case(folder, "gs_empty", lambda: gshuffle(r(0)), 0)
     # Left out: global_shuffle with seed=None under no graph seed
-    # (random seeds), and over take, skip, concatenate, zip or a cache,
-    # which dfx refuses (FailedPrecondition) where TensorFlow may map its
-    # indices through them.
+    # (random seeds). Global shuffles over take, skip, concatenate, zip, a
+    # cache and the rest: gen_randaccess.py.
 
 
 def index_flat_map(ds, map_fn, index_map_fn, spec, map_args=(),

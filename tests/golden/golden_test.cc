@@ -55,7 +55,7 @@ const char* const kFamilies[] = {
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
     "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2",
-    "dataservice", "jxl", "distsnap", "sobol", "audio"};
+    "dataservice", "jxl", "distsnap", "sobol", "audio", "randaccess"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -710,6 +710,13 @@ TEST_CASE("golden: tf.data service client ops check their inputs as "
   // kernels raise before sending a request (no tf.data service runs here;
   // tests/interop/tf_data_service_client.py reads through TensorFlow's).
   RunFamily("dataservice");
+}
+
+TEST_CASE("golden: random access to datasets (GetElementAtIndex) and the "
+          "global shuffle over it equal TensorFlow") {
+  // One index per step, and iterators over global shuffles across epochs,
+  // saved and restored.
+  RunFamily("randaccess");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

@@ -3,7 +3,7 @@
 // cases (tests/golden/gen_dataset6.py) cannot show: the GraphDef
 // DatasetToGraphV2 writes has TensorFlow's layout, a dataset without a node
 // record fails naming it, and DatasetFromGraph refuses graphs that do not
-// return one dataset, and GetElementAtIndex does not read without bound.
+// return one dataset.
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -241,47 +241,6 @@ TEST_CASE("DatasetFromGraph refuses graphs that do not return one dataset",
       RunKernel(TestNodeBuilder("from_graph", "DatasetFromGraph", 1).Build(),
                 {Tensor::FromVector<std::string>({"a", "b"})});
   CHECK_THAT(out.status(), StatusIs(absl::StatusCode::kInvalidArgument));
-}
-
-TEST_CASE("GetElementAtIndex refuses an index it would take long to read",
-          "[dataset6]") {
-  // dfx reads up to the element: range(2^40)[2^30] is Unimplemented at
-  // once instead of reading 2^30 elements; range(2^40)[1000] is read.
-  const Tensor r = Range(int64_t{1} << 40);
-  auto at = [&r](int64_t index) {
-    return RunKernel(TestNodeBuilder("at", "GetElementAtIndex", 2)
-                         .Attr("output_types", DataTypeVector{DT_INT64})
-                         .Build(),
-                     {r, I64(index)});
-  };
-  CHECK_THAT(at(int64_t{1} << 30).status(),
-             StatusIs(absl::StatusCode::kUnimplemented, "dfx"));
-  absl::StatusOr<std::vector<Tensor>> got = at(1000);
-  REQUIRE(got.ok());
-  CHECK((*got)[0].data<int64_t>()[0] == 1000);
-  CHECK_THAT(at(-1).status(), StatusIs(absl::StatusCode::kOutOfRange));
-}
-
-TEST_CASE("GlobalShuffleDataset refuses an input it would take long to read",
-          "[dataset6]") {
-  // dfx reads the input whole: range(2^40) is Unimplemented when the
-  // dataset is made, range(5) is shuffled.
-  auto shuffle = [](const Tensor& input) {
-    Tensor handle(DT_RESOURCE, TensorShape({}));
-    return RunKernel(TestNodeBuilder("gs", "GlobalShuffleDataset", 4)
-                         .Attr("output_types", DataTypeVector{DT_INT64})
-                         .Build(),
-                     {input, I64(1), I64(2), handle});
-  };
-  CHECK_THAT(shuffle(Range(int64_t{1} << 40)).status(),
-             StatusIs(absl::StatusCode::kUnimplemented, "dfx"));
-  absl::StatusOr<std::vector<Tensor>> made = shuffle(Range(5));
-  REQUIRE(made.ok());
-  absl::StatusOr<std::vector<int64_t>> got = Elements((*made)[0]);
-  REQUIRE(got.ok());
-  std::vector<int64_t> sorted = *got;
-  std::sort(sorted.begin(), sorted.end());
-  CHECK(sorted == std::vector<int64_t>{0, 1, 2, 3, 4});
 }
 
 TEST_CASE("IndexFlatMapDataset fails on an offset past map_func's rows",
