@@ -481,13 +481,8 @@ class SnapshotChunkDataset final : public DatasetBase {
       const DataTypeVector& dtypes = d_->output_dtypes();
       for (size_t i = 0; i < dtypes.size(); ++i) {
         std::string record;
-        const uint64_t offset = reader_->record_offset();
-        absl::StatusOr<bool> got = reader_->NextRecord(&record);
-        if (!got.ok()) {
-          if (PartialHeaderAtEnd(offset)) return false;
-          return got.status();
-        }
-        if (!*got) return false;
+        DFX_ASSIGN_OR_RETURN(bool got, reader_->NextRecord(&record));
+        if (!got) return false;
         TensorProto proto;
         if (!proto.ParseFromString(record) ||
             !Plausible(proto, record.size())) {
@@ -510,18 +505,6 @@ class SnapshotChunkDataset final : public DatasetBase {
         out->push_back(*std::move(t));
       }
       return true;
-    }
-
-    // Whether the record at `offset` of an uncompressed chunk is cut off
-    // within its 12-byte header: TensorFlow's record reader takes that
-    // for the file's end, not for a truncated record.
-    bool PartialHeaderAtEnd(uint64_t offset) const {
-      if (d_->compression_ != Compression::kNone) return false;
-      absl::StatusOr<std::string> path = ResolveDataPath(d_->node_, d_->file_);
-      if (!path.ok()) return false;
-      std::error_code ec;
-      const uintmax_t size = fs::file_size(*path, ec);
-      return !ec && size > offset && size - offset < 12;
     }
 
     // Whether a stored proto's element count fits its record: every

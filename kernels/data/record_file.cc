@@ -63,8 +63,10 @@ FileReader::~FileReader() {
 absl::StatusOr<bool> FileReader::NextRecord(std::string *out) {
   char header[12];
   DFX_ASSIGN_OR_RETURN(size_t got, Read(header, sizeof(header)));
-  if (got == 0) return false;
-  if (got != sizeof(header)) return Truncated("header");
+  // A file cut off within a record's header ends there, as TensorFlow's
+  // RecordReader takes it (its header read is OutOfRange, the end of the
+  // file); one cut off in a record's data or footer is DataLoss.
+  if (got < sizeof(header)) return false;
   uint64_t length = 0;
   uint32_t length_crc = 0;
   std::memcpy(&length, header, 8);  // little-endian on dfx's hosts

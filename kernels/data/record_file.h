@@ -42,8 +42,9 @@ class FileReader {
   FileReader(const FileReader&) = delete;
   FileReader& operator=(const FileReader&) = delete;
 
-  // The next TFRecord into `out`; false at the end of the file. DataLoss
-  // for a truncated or corrupted record.
+  // The next TFRecord into `out`; false at the end of the file (also one
+  // cut off within a record's header, as TensorFlow's reader). DataLoss
+  // for a record cut off in its data or footer, or corrupted.
   absl::StatusOr<bool> NextRecord(std::string* out);
 
   // The next line (without its "\n" or "\r\n"); false at the end.

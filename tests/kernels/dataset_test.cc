@@ -411,7 +411,9 @@ TEST_CASE("dataset: TFRecords and text lines TensorFlow wrote read and parse "
   for (int i = 0; i < 4; ++i) CHECK("line " + lines[i] == expected[3 + i]);
 }
 
-TEST_CASE("dataset: a corrupted or truncated record is DataLoss") {
+TEST_CASE(
+    "dataset: a corrupted or truncated record is DataLoss and a cut header "
+    "ends the file") {
   std::ifstream in(kTfRecordDir + "/examples.tfrecord", std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());
@@ -432,6 +434,23 @@ TEST_CASE("dataset: a corrupted or truncated record is DataLoss") {
              StatusIs(absl::StatusCode::kDataLoss, "truncated"));
   CHECK_THAT(read_all(dir + "/none.tfrecord"),
              StatusIs(absl::StatusCode::kNotFound));
+  // Cut off within the next record's 12-byte header: the file ends there,
+  // as TensorFlow 2.21's TFRecordDataset and tf_record_iterator read it
+  // (its RecordReader takes the short header read for the end of file).
+  std::ofstream(dir + "/header.tfrecord", std::ios::binary)
+      << bytes + bytes.substr(0, 5);
+  absl::StatusOr<std::vector<std::string>> whole =
+      ReadRecords("TFRecordDataset", kTfRecordDir + "/examples.tfrecord");
+  REQUIRE(whole.ok());
+  absl::StatusOr<std::vector<std::string>> cut_header =
+      ReadRecords("TFRecordDataset", dir + "/header.tfrecord");
+  REQUIRE(cut_header.ok());
+  CHECK(*cut_header == *whole);
+  // Cut off within its data: DataLoss, as TensorFlow's.
+  std::ofstream(dir + "/data.tfrecord", std::ios::binary)
+      << bytes + bytes.substr(0, 15);
+  CHECK_THAT(read_all(dir + "/data.tfrecord"),
+             StatusIs(absl::StatusCode::kDataLoss, "truncated"));
 }
 
 TEST_CASE("dataset: bad arguments are InvalidArgument naming the problem") {

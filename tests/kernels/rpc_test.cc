@@ -410,7 +410,7 @@ TEST_CASE(
       .IgnoreError();
 }
 
-TEST_CASE("RPC addresses are checked; port 0 is refused", "[rpc]") {
+TEST_CASE("RPC addresses are checked and port 0 is refused", "[rpc]") {
   for (const char* bad : {"", "nohost", "127.0.0.1:0", "127.0.0.1:x",
                           "127.0.0.1:70000", "::1:80"}) {
     CAPTURE(bad);
