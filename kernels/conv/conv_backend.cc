@@ -271,11 +271,14 @@ void SetOperand(const memory::desc& user, const memory::desc& prim, int arg,
 // filter's size whatever the output's; with few output pixels (the last
 // stages of a ResNet or VGG on small images: 1x1 to 4x4 outputs of 3x3x512x512
 // filters) that reorder took 20 times the convolution itself, where a GEMM on
-// the plain filter reads it once.
+// the plain filter reads it once. Not for grouped (depthwise) passes: their
+// filters are small, and oneDNN's GEMM runs them a group at a time, many
+// times slower than its depthwise kernels.
 constexpr int64_t kPlainForwardPixels = 64;
 
 bool PlainForward(const ConvGeom& g) {
-  return g.batch * g.out_rows * g.out_cols < kPlainForwardPixels;
+  return g.groups == 1 &&
+         g.batch * g.out_rows * g.out_cols < kPlainForwardPixels;
 }
 
 std::unique_ptr<DnnlConv> CreateDnnlConv(ConvPass pass, const ConvGeom& g) {

@@ -364,6 +364,11 @@ TEST_CASE("Conv2D with few output pixels reads its filter as stored") {
   CHECK_FALSE(runner.ReordersFilter(ConvPass::kForward, geom(1, 1, 512)));
   CHECK_FALSE(runner.ReordersFilter(ConvPass::kForward, geom(2, 2, 512)));
   CHECK(runner.ReordersFilter(ConvPass::kForward, geom(1, 16, 64)));
+  // Depthwise passes keep oneDNN's depthwise kernels (on blocked layouts):
+  // its GEMM runs them a group at a time, several times slower.
+  ConvGeom depthwise = geom(2, 1, 576);
+  depthwise.groups = 576;
+  CHECK(runner.ReordersFilter(ConvPass::kForward, depthwise));
 
   std::mt19937 rng(11);
   std::vector<Conv> cases;
