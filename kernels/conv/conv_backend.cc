@@ -265,6 +265,22 @@ void SetOperand(const memory::desc& user, const memory::desc& prim, int arg,
   }
 }
 
+// A forward pass with fewer output pixels than this (over its images) runs
+// on TensorFlow's layouts as they are. The blocked layouts oneDNN prefers
+// cost a reorder of the filter on every call, as much memory traffic as the
+// filter's size whatever the output's; with few output pixels (the last
+// stages of a ResNet or VGG on small images: 1x1 to 4x4 outputs of 3x3x512x512
+// filters) that reorder took 20 times the convolution itself, where a GEMM on
+// the plain filter reads it once. Not for grouped (depthwise) passes: their
+// filters are small, and oneDNN's GEMM runs them a group at a time, many
+// times slower than its depthwise kernels.
+constexpr int64_t kPlainForwardPixels = 64;
+
+bool PlainForward(const ConvGeom& g) {
+  return g.groups == 1 &&
+         g.batch * g.out_rows * g.out_cols < kPlainForwardPixels;
+}
+
 std::unique_ptr<DnnlConv> CreateDnnlConv(ConvPass pass, const ConvGeom& g) {
   const dnnl::engine& engine = CpuEngine();
   auto conv = std::make_unique<DnnlConv>();
@@ -289,9 +305,11 @@ std::unique_ptr<DnnlConv> CreateDnnlConv(ConvPass pass, const ConvGeom& g) {
 
   switch (pass) {
     case ConvPass::kForward: {
+      const bool plain = PlainForward(g);
       dnnl::convolution_forward::desc desc(
           dnnl::prop_kind::forward_inference,
-          dnnl::algorithm::convolution_direct, any_src, any_weights, any_dst,
+          dnnl::algorithm::convolution_direct, plain ? user_src : any_src,
+          plain ? user_weights : any_weights, plain ? user_dst : any_dst,
           strides, dilates, pad_l, pad_r);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       SetOperand(user_src, pd.src_desc(), DNNL_ARG_SRC, false,
@@ -653,6 +671,11 @@ class ConvRunner::Impl {
 
 ConvRunner::ConvRunner() : impl_(std::make_unique<Impl>()) {}
 ConvRunner::~ConvRunner() = default;
+
+bool ConvRunner::ReordersFilter(ConvPass pass, const ConvGeom& geom) {
+  std::shared_ptr<const DnnlConv> conv = impl_->Lookup(pass, geom);
+  return conv != nullptr && conv->operands[1].reorder;
+}
 
 std::string ConvRunner::ImplementationName(ConvPass pass,
                                            const ConvGeom& geom) {

@@ -41,6 +41,10 @@ class ConvRunner {
   // benchmarks and tests ("jit:avx2", ...); "reference" when oneDNN declines.
   std::string ImplementationName(ConvPass pass, const ConvGeom& geom);
 
+  // Whether a float pass reorders the filter (or its gradient) between
+  // TensorFlow's layout and oneDNN's on every call.
+  bool ReordersFilter(ConvPass pass, const ConvGeom& geom);
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;

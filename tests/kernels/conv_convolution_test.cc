@@ -12,6 +12,7 @@
 #include "catch2/catch.hpp"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "kernels/conv/conv_backend.h"
 #include "kernels/kernels.h"
 #include "runtime/tensor.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -341,6 +342,60 @@ TEST_CASE("Convolutions split over the thread pool match naive loops") {
                       MakeTensor<float>(f, filter)});
   REQUIRE_OK(y);
   RequireClose(Doubles<float>((*y)[0]), NaiveForward(dw, in, f), 1e-5);
+}
+
+TEST_CASE("Conv2D with few output pixels reads its filter as stored") {
+  // The last stage of a ResNet on small images: 3x3x512x512 filters over 1x1
+  // to 2x2 outputs. Reordering such a filter into oneDNN's blocked layout on
+  // every call cost twenty times the convolution.
+  using conv_internal::ConvGeom;
+  using conv_internal::ConvPass;
+  auto geom = [](int64_t batch, int64_t side, int64_t depth) {
+    ConvGeom g;
+    g.batch = batch;
+    g.in_rows = g.in_cols = side + 2;
+    g.in_depth = depth;
+    g.filter_rows = g.filter_cols = 3;
+    g.out_rows = g.out_cols = side;
+    g.out_depth = depth;
+    return g;
+  };
+  conv_internal::ConvRunner runner;
+  CHECK_FALSE(runner.ReordersFilter(ConvPass::kForward, geom(1, 1, 512)));
+  CHECK_FALSE(runner.ReordersFilter(ConvPass::kForward, geom(2, 2, 512)));
+  CHECK(runner.ReordersFilter(ConvPass::kForward, geom(1, 16, 64)));
+  // Depthwise passes keep oneDNN's depthwise kernels (on blocked layouts):
+  // its GEMM runs them a group at a time, several times slower.
+  ConvGeom depthwise = geom(2, 1, 576);
+  depthwise.groups = 576;
+  CHECK(runner.ReordersFilter(ConvPass::kForward, depthwise));
+
+  std::mt19937 rng(11);
+  std::vector<Conv> cases;
+  Conv c = {2, 3, 3, 256, 3, 3, 256};  // split over images, 1x1 each
+  c.padding = "VALID";
+  cases.push_back(c);
+  c = {2, 4, 4, 64, 3, 3, 96};
+  c.sh = c.sw = 2, c.padding = "EXPLICIT", c.explicit_pads = {1, 0, 0, 1};
+  cases.push_back(c);
+  c = {3, 2, 2, 48, 1, 1, 40};
+  cases.push_back(c);
+  c = {2, 3, 3, 64, 3, 3, 64};  // grouped
+  c.groups = 4;
+  cases.push_back(c);
+  for (const Conv& cv : cases) {
+    INFO("input " << cv.InputShape().DebugString() << " filter "
+                  << cv.FilterShape().DebugString() << " " << cv.padding);
+    const auto in = RandomValues(&rng, cv.InputShape().num_elements());
+    const auto f = RandomValues(&rng, cv.FilterShape().num_elements());
+    auto y = RunKernel(ConvNode("Conv2D", cv, DT_FLOAT),
+                       {MakeTensor<float>(in, cv.InputShape()),
+                        MakeTensor<float>(f, cv.FilterShape())});
+    REQUIRE_OK(y);
+    REQUIRE((*y)[0].shape() == cv.OutputShape());
+    // Sums of up to 2,304 products.
+    RequireClose(Doubles<float>((*y)[0]), NaiveForward(cv, in, f), 1e-4);
+  }
 }
 
 TEST_CASE("Conv2DBackpropInput takes spatial-only input_sizes") {
