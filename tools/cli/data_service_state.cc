@@ -1,16 +1,61 @@
 #include "tools/cli/data_service_state.h"
 
+#include <map>
+#include <string>
 #include <utility>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "proto/function.pb.h"
 
 namespace dfx::cli {
 namespace {
 
-std::string Serialized(const GraphDef& graph) {
+void RenameFunctions(const std::map<std::string, std::string>& names,
+                     AttrValue* value) {
+  if (value->has_func()) {
+    auto it = names.find(value->func().name());
+    if (it != names.end()) value->mutable_func()->set_name(it->second);
+    for (auto& [k, v] : *value->mutable_func()->mutable_attr()) {
+      RenameFunctions(names, &v);
+    }
+  }
+  for (NameAttrList& f : *value->mutable_list()->mutable_func()) {
+    auto it = names.find(f.name());
+    if (it != names.end()) f.set_name(it->second);
+  }
+}
+
+void RenameFunctions(const std::map<std::string, std::string>& names,
+                     NodeDef* node) {
+  auto it = names.find(node->op());
+  if (it != names.end()) node->set_op(it->second);
+  // A dataset op's metadata names it with a counter of its process
+  // ("MapDataset:2"): not part of what the pipeline computes.
+  node->mutable_attr()->erase("metadata");
+  for (auto& [k, v] : *node->mutable_attr()) RenameFunctions(names, &v);
+}
+
+// The graph's deterministic serialization with its functions renamed in
+// the order the library lists them and the dataset ops' metadata attrs
+// left out: TensorFlow's client names a pipeline's functions and datasets
+// afresh each time it serializes it (map's lambda_12, then lambda_34;
+// MapDataset:1, then :2) and writes some attr maps in any order, and a pipeline registered twice must get one id
+// (readers sharing a job name share the dataset).
+std::string Fingerprint(GraphDef graph) {
+  std::map<std::string, std::string> names;
+  for (const FunctionDef& f : graph.library().function()) {
+    names.emplace(f.signature().name(), absl::StrCat("f", names.size()));
+  }
+  for (NodeDef& n : *graph.mutable_node()) RenameFunctions(names, &n);
+  for (FunctionDef& f : *graph.mutable_library()->mutable_function()) {
+    f.mutable_signature()->set_name(names.at(f.signature().name()));
+    for (NodeDef& n : *f.mutable_node_def()) RenameFunctions(names, &n);
+  }
+  // Fields dfx's protos do not name (a FunctionDef's arg_attr) keep the
+  // order they came in, which TensorFlow does not fix: left out.
+  graph.DiscardUnknownFields();
   std::string out;
   google::protobuf::io::StringOutputStream stream(&out);
   google::protobuf::io::CodedOutputStream coded(&stream);
@@ -29,10 +74,9 @@ absl::Status ClientNotFound(int64_t client_id) {
 
 absl::StatusOr<std::string> DispatcherState::GetOrRegisterDataset(
     const tfdata::GetOrRegisterDatasetRequest& request) {
-  // The graph's bytes themselves are the fingerprint: two registrations
-  // of one pipeline name one dataset (a hash would need a collision check
-  // against these bytes anyway).
-  std::string fingerprint = Serialized(request.dataset().graph());
+  // The canonical bytes themselves are the fingerprint (a hash would need
+  // a collision check against them anyway).
+  std::string fingerprint = Fingerprint(request.dataset().graph());
   absl::MutexLock lock(&mu_);
   if (request.has_dataset_id() && !request.dataset_id().empty()) {
     auto it = datasets_.find(request.dataset_id());
