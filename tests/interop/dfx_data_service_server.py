@@ -12,7 +12,9 @@ Scenarios, each read through both services:
 - register_dataset then from_dataset_id;
 - a shared job (job_name): two readers split one job's elements;
 - distributed_epoch mode: TensorFlow's service splits the epoch, dfx's
-  answers Unimplemented (not served yet) at once, no hang.
+  answers Unimplemented (not served yet) at once, no hang;
+- a dfx worker stopped: after the dispatcher's 10 s the epoch is read once,
+  from the worker left (dfx's DataServiceDataset then reads that one).
 
     $(tools/tf_env) tests/interop/dfx_data_service_server.py --dfx build/bin/dfx
 
@@ -25,6 +27,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -164,6 +167,14 @@ def main():
         actual = scenarios(dfx_address)
         de_tf = distributed_epoch(tf_address)
         de_dfx = distributed_epoch(dfx_address)
+        # A worker that stops: once the dispatcher has given up on it
+        # (10 s without a heartbeat), a read is one epoch, the other
+        # worker's.
+        procs[2].terminate()
+        procs[2].wait(timeout=30)
+        time.sleep(12)
+        lost = sorted(int(x) for x in tf.data.Dataset.range(4).apply(
+            service.distribute("parallel_epochs", "grpc://" + dfx_address)))
         with tempfile.TemporaryDirectory(prefix="dfx-ds-server-") as tmp:
             from_dfx = dfx_client(args.dfx, dfx_address, tmp)
     finally:
@@ -185,7 +196,10 @@ def main():
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} distributed_epoch: TensorFlow's "
           f"{de_tf}, dfx's {de_dfx}")
-    want = sorted(2 * [3 * x for x in range(6)])
+    ok = lost == [0, 1, 2, 3]
+    failed += not ok
+    print(f"{'ok' if ok else 'FAIL'} a worker stopped: one epoch {lost}")
+    want = [3 * x for x in range(6)]
     ok = from_dfx == want
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} dfx's DataServiceDataset on dfx's "

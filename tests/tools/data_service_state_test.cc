@@ -73,6 +73,34 @@ TEST_CASE("The dispatcher names one dataset by its graph", "[data_service]") {
   CHECK_THAT(s.GetMetadata("nope").status(),
              StatusIs(absl::StatusCode::kNotFound, "nope"));
 
+  // TensorFlow's client names a pipeline's functions afresh each time.
+  const auto with_function = [](const std::string& fn) {
+    tfdata::GetOrRegisterDatasetRequest r = Dataset("map");
+    NodeDef* map = r.mutable_dataset()->mutable_graph()->mutable_node(0);
+    (*map->mutable_attr())["f"].mutable_func()->set_name(fn);
+    r.mutable_dataset()
+        ->mutable_graph()
+        ->mutable_library()
+        ->add_function()
+        ->mutable_signature()
+        ->set_name(fn);
+    return r;
+  };
+  CHECK(*s.GetOrRegisterDataset(with_function("lambda_12")) ==
+        *s.GetOrRegisterDataset(with_function("lambda_345")));
+
+  // Pipelines that differ in a constant are two datasets.
+  const auto with_value = [](int64_t v) {
+    tfdata::GetOrRegisterDatasetRequest r = Dataset("const");
+    NodeDef* c = r.mutable_dataset()->mutable_graph()->mutable_node(0);
+    TensorProto* t = (*c->mutable_attr())["value"].mutable_tensor();
+    t->set_dtype(DT_INT64);
+    t->add_int64_val(v);
+    return r;
+  };
+  CHECK(*s.GetOrRegisterDataset(with_value(4)) !=
+        *s.GetOrRegisterDataset(with_value(8)));
+
   tfdata::GetOrRegisterDatasetRequest named = Dataset("c");
   named.set_dataset_id("mine");
   CHECK(*s.GetOrRegisterDataset(named) == "mine");

@@ -204,6 +204,8 @@ absl::StatusOr<std::vector<int>> GraphOutputTypes(const GraphDef& graph) {
 // time (GetElement calls of a task are serialized by `mu`).
 struct Task {
   absl::Mutex mu;
+  // Not OK when the pipeline could not start: every GetElement answers it.
+  absl::Status error;
   std::unique_ptr<Session> session;
   int num_outputs = 0;
   bool end ABSL_GUARDED_BY(mu) = false;
@@ -298,6 +300,7 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
                           absl::StrCat("Task ", request->task_id(),
                                        " not found on worker ", address_));
     }
+    if (!task->error.ok()) return ToGrpcStatus(task->error);
     absl::MutexLock lock(&task->mu);
     if (task->end) {
       response->set_end_of_sequence(true);
@@ -397,11 +400,14 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
       absl::StatusOr<std::unique_ptr<Task>> task = StartTask(def);
       absl::MutexLock lock(&mu_);
       if (!task.ok()) {
-        // A pipeline this worker cannot run: it answers as ended rather
-        // than holding the iteration open forever, and says why.
+        // A pipeline this worker cannot run: its readers get the error
+        // (rather than retrying a task that never comes).
         std::fprintf(stderr, "dfx data-service worker: task %lld: %s\n",
                      static_cast<long long>(def.task_id()),
                      task.status().ToString().c_str());
+        auto failed = std::make_shared<Task>();
+        failed->error = task.status();
+        tasks_[def.task_id()] = std::move(failed);
         continue;
       }
       tasks_[def.task_id()] = std::shared_ptr<Task>(std::move(*task));
@@ -470,6 +476,11 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
     return Fail(absl::InvalidArgumentError("--dispatcher is required"), err,
                 kExitUsage);
   }
+  if (role == "worker" && port == 0 && worker_address.empty()) {
+    return Fail(absl::InvalidArgumentError(
+                    "a worker on --port 0 needs --worker-address"),
+                err, kExitUsage);
+  }
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -490,16 +501,10 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
     builder.RegisterService(dispatcher_impl.get());
     server = builder.BuildAndStart();
   } else {
-    // The worker's address is known once the port is: the service is made
-    // before the server starts, so it takes the address from a holder.
+    // The address clients are told: --worker-address, or this port.
     worker_impl = std::make_unique<WorkerImpl>(
         dispatcher, worker_address.empty() ? absl::StrCat("localhost:", port)
                                            : worker_address);
-    if (port == 0 && worker_address.empty()) {
-      return Fail(absl::InvalidArgumentError(
-                      "a worker on --port 0 needs --worker-address"),
-                  err, kExitUsage);
-    }
     builder.RegisterService(worker_impl.get());
     server = builder.BuildAndStart();
   }

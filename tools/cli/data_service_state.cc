@@ -21,6 +21,8 @@ void RenameFunctions(const std::map<std::string, std::string>& names,
       RenameFunctions(names, &v);
     }
   }
+  // (mutable_list() would turn any other value into a list.)
+  if (!value->has_list()) return;
   for (NameAttrList& f : *value->mutable_list()->mutable_func()) {
     auto it = names.find(f.name());
     if (it != names.end()) f.set_name(it->second);
@@ -41,8 +43,9 @@ void RenameFunctions(const std::map<std::string, std::string>& names,
 // the order the library lists them and the dataset ops' metadata attrs
 // left out: TensorFlow's client names a pipeline's functions and datasets
 // afresh each time it serializes it (map's lambda_12, then lambda_34;
-// MapDataset:1, then :2) and writes some attr maps in any order, and a pipeline registered twice must get one id
-// (readers sharing a job name share the dataset).
+// MapDataset:1, then :2) and writes some attr maps in any order, and a pipeline
+// registered twice must get one id (readers sharing a job name share the
+// dataset).
 std::string Fingerprint(GraphDef graph) {
   std::map<std::string, std::string> names;
   for (const FunctionDef& f : graph.library().function()) {
@@ -57,11 +60,12 @@ std::string Fingerprint(GraphDef graph) {
   // order they came in, which TensorFlow does not fix: left out.
   graph.DiscardUnknownFields();
   std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  graph.SerializeToCodedStream(&coded);
-  coded.Trim();
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    graph.SerializeToCodedStream(&coded);
+  }
   return out;
 }
 
