@@ -4,9 +4,12 @@
 // heartbeats that stop cost.
 #include "tools/cli/data_service_state.h"
 
+#include <sstream>
 #include <string>
 
 #include "catch2/catch.hpp"
+#include "tools/cli/command.h"
+#include "tools/cli/data_service.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx::cli {
@@ -237,6 +240,33 @@ TEST_CASE(
   gone.set_iteration_client_id(c3);
   CHECK_THAT(s.ClientHeartbeat(gone, much_later).status(),
              StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_CASE("dfx data-service refuses bad flags before serving",
+          "[data_service]") {
+  const auto run = [](std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int code = DataServiceMain(args, out, err);
+    return std::make_pair(code, err.str());
+  };
+  CHECK(run({}).first == kExitUsage);
+  CHECK(run({"--help"}).first == kExitOk);
+  auto r = run({"janitor"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("unknown role 'janitor'") != std::string::npos);
+  r = run({"dispatcher"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("--port is required") != std::string::npos);
+  r = run({"dispatcher", "--port", "70000"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("not a port number") != std::string::npos);
+  r = run({"worker", "--port", "1234"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("--dispatcher is required") != std::string::npos);
+  r = run({"worker", "--port", "0", "--dispatcher", "localhost:1"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("--worker-address") != std::string::npos);
+  CHECK(run({"dispatcher", "--bogus", "1"}).first == kExitUsage);
 }
 
 }  // namespace
