@@ -128,11 +128,11 @@ TEST_CASE("Jobs are shared by name; other modes and round robin are refused",
              StatusIs(absl::StatusCode::kInvalidArgument, "shared"));
   CHECK_THAT(s.GetOrCreateJob(Job("404")).status(),
              StatusIs(absl::StatusCode::kNotFound));
-  tfdata::GetOrCreateJobRequest dynamic = Job(a);
-  dynamic.mutable_processing_mode_def()->set_sharding_policy(
-      tfdata::ProcessingModeDef::DYNAMIC);
-  CHECK_THAT(s.GetOrCreateJob(dynamic).status(),
-             StatusIs(absl::StatusCode::kUnimplemented, "DYNAMIC"));
+  tfdata::GetOrCreateJobRequest file = Job(a);
+  file.mutable_processing_mode_def()->set_sharding_policy(
+      tfdata::ProcessingModeDef::FILE);
+  CHECK_THAT(s.GetOrCreateJob(file).status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "FILE"));
   tfdata::GetOrCreateJobRequest rr = Job(a);
   rr.set_num_consumers(2);
   CHECK_THAT(s.GetOrCreateJob(rr).status(),
@@ -240,6 +240,36 @@ TEST_CASE(
   gone.set_iteration_client_id(c3);
   CHECK_THAT(s.ClientHeartbeat(gone, much_later).status(),
              StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_CASE(
+    "A DYNAMIC iteration is one task on one worker; once lost it ends "
+    "rather than start again",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  tfdata::GetOrCreateJobRequest dynamic = Job(a);
+  dynamic.mutable_processing_mode_def()->set_sharding_policy(
+      tfdata::ProcessingModeDef::DYNAMIC);
+  const int64_t job = *s.GetOrCreateJob(dynamic);
+  // No worker yet: the first that registers takes the task, the next none.
+  const int64_t client = *s.GetOrCreateIteration(job, 0, kStart);
+  CHECK(ClientBeat(s, client, kStart).task_info_size() == 0);
+  auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
+  REQUIRE(w1->new_tasks_size() == 1);
+  CHECK(w1->new_tasks(0).processing_mode_def().sharding_policy() ==
+        tfdata::ProcessingModeDef::DYNAMIC);
+  CHECK(s.WorkerHeartbeat(Beat("w2:1"), kStart)->new_tasks_size() == 0);
+  CHECK(ClientBeat(s, client, kStart).task_info_size() == 1);
+
+  const absl::Time later = kStart + absl::Seconds(11);
+  REQUIRE(s.WorkerHeartbeat(Beat("w2:1"), later).ok());
+  ClientBeat(s, client, later);
+  s.Expire(later);
+  tfdata::ClientHeartbeatResponse r = ClientBeat(s, client, later);
+  CHECK(r.task_info_size() == 0);
+  CHECK(r.iteration_finished());
+  CHECK(s.WorkerHeartbeat(Beat("w3:1"), later)->new_tasks_size() == 0);
 }
 
 TEST_CASE("dfx data-service refuses bad flags before serving",

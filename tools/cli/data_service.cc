@@ -49,8 +49,9 @@ service="grpc://HOST:P")) and dfx's DataServiceDataset too.
   --worker-address A    the address clients reach the worker at (default
                         localhost:PORT)
 
-Processing mode OFF (parallel_epochs) only, without round-robin reads. A
-worker that stops heartbeating for 10 s loses its tasks; a client that stops
+Processing modes OFF (parallel_epochs: each worker an epoch) and DYNAMIC
+(distributed_epoch: the epoch read once, by one worker), without round-robin
+reads. A worker that stops heartbeating for 10 s loses its tasks; a client that stops
 for 60 s releases its iteration. Serves until SIGTERM or SIGINT.
 )";
 

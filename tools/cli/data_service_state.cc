@@ -119,11 +119,13 @@ absl::StatusOr<tfdata::DataServiceMetadata> DispatcherState::GetMetadata(
 
 absl::StatusOr<int64_t> DispatcherState::GetOrCreateJob(
     const tfdata::GetOrCreateJobRequest& request) {
-  if (request.processing_mode_def().sharding_policy() !=
-      tfdata::ProcessingModeDef::OFF) {
+  const auto policy = request.processing_mode_def().sharding_policy();
+  if (policy != tfdata::ProcessingModeDef::OFF &&
+      policy != tfdata::ProcessingModeDef::DYNAMIC) {
     return absl::UnimplementedError(absl::StrCat(
-        "dfx's tf.data service dispatcher serves processing mode OFF "
-        "(parallel_epochs) only; got sharding policy ",
+        "dfx's tf.data service dispatcher serves processing modes OFF "
+        "(parallel_epochs) and DYNAMIC (distributed_epoch) only; got "
+        "sharding policy ",
         tfdata::ProcessingModeDef::ShardingPolicy_Name(
             request.processing_mode_def().sharding_policy())));
   }
@@ -174,9 +176,13 @@ absl::StatusOr<int64_t> DispatcherState::GetOrCreateIteration(
   } else {
     iteration_id = next_id_++;
     job->second.iterations[repetition] = iteration_id;
-    iterations_[iteration_id].job_id = job_id;
+    Iteration& iteration = iterations_[iteration_id];
+    iteration.job_id = job_id;
+    iteration.single_task = job->second.mode.sharding_policy() ==
+                            tfdata::ProcessingModeDef::DYNAMIC;
     for (const auto& [address, worker] : workers_) {
       AddTaskLocked(iteration_id, address);
+      if (iteration.single_task) break;
     }
   }
   const int64_t client_id = next_id_++;
@@ -191,6 +197,17 @@ void DispatcherState::AddTaskLocked(int64_t iteration_id,
   tasks_[task_id] = {iteration_id, worker, false};
   iterations_[iteration_id].tasks.insert(task_id);
   workers_[worker].tasks.insert(task_id);
+}
+
+bool DispatcherState::FinishedLocked(const Iteration& iteration) {
+  // A DYNAMIC iteration whose task was lost ends: its epoch must not be
+  // read twice (without splits, another worker would start it again).
+  if (iteration.single_task && iteration.lost) return true;
+  if (iteration.tasks.empty()) return false;
+  for (int64_t t : iteration.tasks) {
+    if (!tasks_.at(t).finished) return false;
+  }
+  return true;
 }
 
 absl::Status DispatcherState::ReleaseIterationClient(int64_t client_id) {
@@ -230,10 +247,8 @@ DispatcherState::ClientHeartbeat(const tfdata::ClientHeartbeatRequest& request,
   client->second.second = now;
   const Iteration& iteration = iterations_.at(client->second.first);
   tfdata::ClientHeartbeatResponse response;
-  bool all_finished = !iteration.tasks.empty();
   for (int64_t task_id : iteration.tasks) {
     const Task& task = tasks_.at(task_id);
-    all_finished &= task.finished;
     tfdata::TaskInfo* info = response.add_task_info();
     info->set_worker_address(task.worker);
     info->set_task_id(task_id);
@@ -242,7 +257,7 @@ DispatcherState::ClientHeartbeat(const tfdata::ClientHeartbeatRequest& request,
     server->set_protocol("grpc");
     server->set_address(task.worker);
   }
-  response.set_iteration_finished(all_finished);
+  response.set_iteration_finished(FinishedLocked(iteration));
   response.set_deployment_mode(tfdata::DEPLOYMENT_MODE_REMOTE);
   return response;
 }
@@ -260,10 +275,15 @@ DispatcherState::WorkerHeartbeat(const tfdata::WorkerHeartbeatRequest& request,
   if (is_new) {
     // A worker that joins serves every unfinished iteration (OFF mode:
     // each worker reads a whole epoch).
+    // DYNAMIC iterations have one task, given to a worker only while
+    // they have none and lost none.
     for (auto& [id, iteration] : iterations_) {
-      bool finished = !iteration.tasks.empty();
-      for (int64_t t : iteration.tasks) finished &= tasks_.at(t).finished;
-      if (!finished) AddTaskLocked(id, request.worker_address());
+      if (FinishedLocked(iteration)) continue;
+      if (iteration.single_task &&
+          (iteration.lost || !iteration.tasks.empty())) {
+        continue;
+      }
+      AddTaskLocked(id, request.worker_address());
     }
   }
   const std::set<int64_t> current(request.current_tasks().begin(),
@@ -331,7 +351,10 @@ void DispatcherState::Expire(absl::Time now) {
       auto t = tasks_.find(task_id);
       if (t == tasks_.end() || t->second.finished) continue;
       auto it = iterations_.find(t->second.iteration_id);
-      if (it != iterations_.end()) it->second.tasks.erase(task_id);
+      if (it != iterations_.end()) {
+        it->second.tasks.erase(task_id);
+        it->second.lost = true;
+      }
       tasks_.erase(t);
     }
     w = workers_.erase(w);

@@ -4,9 +4,12 @@
 // own: every call that ages something takes `now`, so tests drive time.
 //
 // Supported: processing mode OFF (each worker a task that reads a whole
-// epoch); shared jobs by job name; a worker that joins later gets a task of
-// every unfinished iteration. Not supported: other sharding policies
-// (DYNAMIC, FILE, DATA, ...: Unimplemented), round-robin reads
+// epoch; a worker that joins later gets a task of every unfinished
+// iteration); DYNAMIC (distributed_epoch) as one task per iteration on one
+// worker, which reads the epoch once (dfx's datasets have no split
+// providers to share it out; a lost task ends the iteration rather than
+// read elements twice); shared jobs by job name. Not supported: other
+// sharding policies (FILE, DATA, ...: Unimplemented), round-robin reads
 // (num_consumers: Unimplemented), journaling (a restarted dispatcher knows
 // nothing).
 #ifndef DFX_TOOLS_CLI_DATA_SERVICE_STATE_H_
@@ -93,6 +96,10 @@ class DispatcherState {
   };
   struct Iteration {
     int64_t job_id = 0;
+    // DYNAMIC: one task reads the epoch (dfx has no split providers), and
+    // it is not started again elsewhere once lost.
+    bool single_task = false;
+    bool lost = false;
     std::set<int64_t> tasks;
     std::set<int64_t> clients;
   };
@@ -104,6 +111,9 @@ class DispatcherState {
   void AddTaskLocked(int64_t iteration_id, const std::string& worker)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseClientLocked(int64_t client_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Every task of it has ended (or its DYNAMIC task was lost).
+  bool FinishedLocked(const Iteration& iteration)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const absl::Duration worker_timeout_;
