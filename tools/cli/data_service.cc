@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -280,7 +281,7 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
     if (heartbeat_.joinable()) heartbeat_.join();
   }
 
-  grpc::Status GetElement(grpc::ServerContext*,
+  grpc::Status GetElement(grpc::ServerContext* context,
                           const tfdata::GetElementRequest* request,
                           tfdata::GetElementResponse* response) override {
     if (request->has_consumer_index() || request->has_round_index()) {
@@ -311,8 +312,15 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
     for (int i = 0; i < task->num_outputs; ++i) {
       fetches.push_back(absl::StrCat("next:", i));
     }
+    // At most the worker's wait, and no longer than the caller waits.
+    int64_t timeout_ms = kElementTimeoutMs;
+    const absl::Duration left =
+        absl::FromChrono(context->deadline()) - absl::Now();
+    if (left < absl::Milliseconds(timeout_ms)) {
+      timeout_ms = std::max<int64_t>(1, absl::ToInt64Milliseconds(left));
+    }
     RunOptions options;
-    options.set_timeout_in_ms(kElementTimeoutMs);
+    options.set_timeout_in_ms(timeout_ms);
     std::vector<Tensor> element;
     absl::Status s =
         task->session->Run(options, {}, fetches, {}, &element, nullptr);
