@@ -1,7 +1,8 @@
 // The tf.data service client ops: RegisterDataset(V2), which registers a
 // dataset's graph with a TensorFlow dispatcher, and DataServiceDataset
 // (V1 to V4), which reads a registered dataset's elements from the
-// dispatcher's workers. Every OpDef is TensorFlow 2.21's
+// dispatcher's workers, and DistributedSave, which asks the dispatcher to
+// write a distributed snapshot. Every OpDef is TensorFlow 2.21's
 // (tests/kernels/dataservice_test.cc compares them with
 // tests/golden/data/dataservice/tf_op_defs.pbtxt, written by
 // gen_dataservice.py); the kernels are in
@@ -52,6 +53,13 @@ absl::Status RegisterDataserviceOps(OpRegistry* r) {
         .SetShapeFn(shape_fn::Scalar);
     DFX_RETURN_IF_ERROR(r->Register(b));
   }
+  DFX_RETURN_IF_ERROR(r->Register(OpDefBuilder("DistributedSave")
+                                      .Input("dataset: variant")
+                                      .Input("directory: string")
+                                      .Input("address: string")
+                                      .Attr("metadata: string = ''")
+                                      .SetIsStateful()
+                                      .SetShapeFn(shape_fn::Unknown)));
   return absl::OkStatus();
 }
 

@@ -1,12 +1,14 @@
 """Golden cases of the tf.data service client ops (RegisterDataset,
-RegisterDatasetV2, DataServiceDataset V1 to V4).
+RegisterDatasetV2, DataServiceDataset V1 to V4, DistributedSave).
 
 These ops talk to a tf.data service dispatcher and its workers, which a
 golden case (one graph, one TensorFlow session) does not start: the cases
 here are the checks both kernels make before sending anything (empty
 address or protocol, a processing mode that is neither a mode name nor a
 ProcessingModeDef, an unknown target_workers, a protocol without
-credentials), each TensorFlow's error code. Reading through TensorFlow's
+credentials; DistributedSave's infinite dataset, empty directory or
+address, unparsable metadata, a file system scheme TensorFlow lacks),
+each TensorFlow's error code. Reading through TensorFlow's
 own servers is tests/interop/tf_data_service_client.py.
 
 Left out: a dispatcher that is not there. TensorFlow's kernels retry
@@ -32,7 +34,7 @@ RAW = tf.raw_ops
 
 OP_NAMES = ["RegisterDataset", "RegisterDatasetV2", "DataServiceDataset",
             "DataServiceDatasetV2", "DataServiceDatasetV3",
-            "DataServiceDatasetV4"]
+            "DataServiceDatasetV4", "DistributedSave"]
 
 
 def case(name, build, **kw):
@@ -84,6 +86,23 @@ def read(version, mode=b"parallel_epochs", address="localhost:1",
     return build
 
 
+def save(directory="snap", address="localhost:1", infinite=False,
+         metadata=b""):
+    """DistributedSave, a constant fetched after it; every case fails
+    before the op sends a request (nothing is written: the directory is
+    never made)."""
+    def build():
+        ds = tf.data.Dataset.range(3)
+        if infinite:
+            ds = ds.repeat()
+        op = RAW.DistributedSave(dataset=ds._variant_tensor,
+                                 directory=directory, address=address,
+                                 metadata=metadata)
+        with tf.control_dependencies([op]):
+            return tf.constant(0), None
+    return build
+
+
 def main():
     for v in (1, 2):
         case(f"register_v{v}_empty_address", register(v, "", "grpc"))
@@ -97,6 +116,11 @@ def main():
     case("read_v4_protocol_without_credentials", read(4, protocol="bogus"))
     case("read_v2_processing_mode_name_typo",
          read(2, mode=b"parallel_epoch"))
+    case("save_infinite_dataset", save(infinite=True))
+    case("save_empty_directory", save(directory=""))
+    case("save_empty_address", save(address=""))
+    case("save_bad_metadata", save(metadata=b"zz"))
+    case("save_scheme_not_implemented", save(directory="nosuchfs://x/y"))
     golden_lib.write_op_defs(FAMILY, OP_NAMES)
 
 

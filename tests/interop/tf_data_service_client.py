@@ -20,6 +20,11 @@ cluster (one worker task, `dfx cluster up`) runs the graphs. Scenarios:
 - target_workers LOCAL without a worker in the reading process, and a
   cross-trainer cache of a finite dataset: TensorFlow's error code and
   message;
+- distributed_save (DistributedSave): a snapshot written through
+  TensorFlow's dispatcher from dfx, loaded (tf.data.Dataset.load) in
+  TensorFlow and in dfx, and one TensorFlow saved loaded in dfx; saving
+  twice to one directory and saving an infinite dataset: TensorFlow's
+  error class from both;
 - a read that waits on workers with nothing to give, and an unreachable
   dispatcher: dfx's run ends by the run's timeout
   (DeadlineExceeded) within seconds, no hang (dfx only: TensorFlow's
@@ -48,15 +53,22 @@ service = tf.data.experimental.service
 
 
 def serve():
-    """Starts a dispatcher and two workers, prints the dispatcher's
-    address and serves until stdin closes."""
+    """Starts a dispatcher and two workers, and a fault-tolerant dispatcher
+    (distributed snapshots need one) with a worker of its own; prints the
+    dispatchers' addresses on one line and serves until stdin closes."""
     dispatcher = service.DispatchServer()
     address = dispatcher.target.split("://")[1]
     workers = [
         service.WorkerServer(service.WorkerConfig(dispatcher_address=address))
         for _ in range(2)
     ]
-    print(address, flush=True)
+    work_dir = tempfile.mkdtemp(prefix="dfx-dispatcher-")
+    ft_dispatcher = service.DispatchServer(service.DispatcherConfig(
+        work_dir=work_dir, fault_tolerant_mode=True))
+    ft_address = ft_dispatcher.target.split("://")[1]
+    workers.append(service.WorkerServer(
+        service.WorkerConfig(dispatcher_address=ft_address)))
+    print(address, ft_address, flush=True)
     sys.stdin.read()
     # Without running the servers' destructors: a worker stopping waits
     # for its tasks, and a task of an infinite dataset never ends.
@@ -217,6 +229,46 @@ def cross(dfx_target, address):
     return out
 
 
+def snapshots(dfx_target, address, plain_address, directory):
+    """distributed_save and Dataset.load across dfx and TensorFlow through
+    the fault-tolerant dispatcher at `address`: {name: comparable result},
+    the same for every save and load side. A save through the dispatcher at
+    `plain_address` (not fault tolerant) is TensorFlow's InvalidArgument."""
+    out = {}
+
+    def save(target, path, infinite=False, svc=address):
+        graph = tf.Graph()
+        with graph.as_default():
+            ds = tf.data.Dataset.range(10).map(lambda x: x * 2)
+            if infinite:
+                ds = ds.repeat()
+            op = tf.data.experimental.distributed_save(ds, path, svc)
+        with tf1.Session(target, graph=graph) as sess:
+            return error_name(lambda: sess.run(op))
+
+    def load(target, path):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf1.data.make_one_shot_iterator(
+                tf.data.Dataset.load(path, wait=True)).get_next()
+        with tf1.Session(target, graph=graph) as sess:
+            return sorted(plain(read_all(sess, x)))
+
+    sides = (("dfx", dfx_target), ("tf", ""))
+    for name, target in sides:
+        path = os.path.join(directory, "save_" + name)
+        out[f"distributed_save on {name}"] = save(target, path)
+        out[f"distributed_save twice on {name}"] = save(target, path)
+        out[f"distributed_save infinite on {name}"] = save(
+            target, path + "_inf", infinite=True)
+        out[f"distributed_save not fault tolerant on {name}"] = save(
+            target, path + "_nft", svc=plain_address)
+        for load_name, load_target in sides:
+            out[f"saved on {name}, loaded on {load_name}"] = load(
+                load_target, path)
+    return out
+
+
 def unreachable(dfx_target):
     """An unreachable dispatcher: DeadlineExceeded by the run's timeout."""
     with socket.socket() as s:
@@ -264,8 +316,9 @@ def main():
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                text=True)
     try:
-        address = servers.stdout.readline().strip()
-        if not address:
+        address, _, ft_address = servers.stdout.readline().strip().partition(
+            " ")
+        if not address or not ft_address:
             print("TensorFlow's tf.data servers did not start",
                   file=sys.stderr)
             return 1
@@ -281,6 +334,7 @@ def main():
             try:
                 actual = scenarios(target, address)
                 both = cross(target, address)
+                saved = snapshots(target, ft_address, address, d)
                 error, seconds = unreachable(target)
                 starved_error, starved_seconds = starved(target, address)
             finally:
@@ -306,6 +360,20 @@ def main():
         ok = got == want_cross
         failed += not ok
         print(f"{'ok' if ok else 'FAIL'} {name}: {got}")
+    want_saved = sorted(2 * x for x in range(10))
+    for name, got in saved.items():
+        if name.startswith("saved on"):
+            want = want_saved
+        elif "twice" in name:
+            want = "AlreadyExistsError"
+        elif "infinite" in name or "not fault tolerant" in name:
+            want = "InvalidArgumentError"
+        else:
+            want = "ok"
+        ok = got == want
+        failed += not ok
+        print(f"{'ok' if ok else 'FAIL'} {name}: {got}"
+              + ("" if ok else f", want {want}"))
     ok = error == "DeadlineExceededError" and seconds < 30
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} unreachable dispatcher: {error} "

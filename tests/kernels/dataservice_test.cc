@@ -97,6 +97,19 @@ class FakeService final : public ::tensorflow::data::DispatcherService::Service,
     response->set_dataset_id(dataset_id_);
     return grpc::Status::OK;
   }
+  grpc::Status Snapshot(grpc::ServerContext*,
+                        const tfdata::SnapshotRequest* request,
+                        tfdata::SnapshotResponse*) override {
+    absl::MutexLock lock(&mu_);
+    for (const tfdata::SnapshotRequest& r : snapshots_) {
+      if (r.path() == request->path()) {
+        return grpc::Status(grpc::StatusCode::ALREADY_EXISTS,
+                            "already started or completed");
+      }
+    }
+    snapshots_.push_back(*request);
+    return grpc::Status::OK;
+  }
   grpc::Status GetDataServiceConfig(
       grpc::ServerContext*, const tfdata::GetDataServiceConfigRequest*,
       tfdata::GetDataServiceConfigResponse*) override {
@@ -165,6 +178,10 @@ class FakeService final : public ::tensorflow::data::DispatcherService::Service,
     absl::MutexLock lock(&mu_);
     return job_;
   }
+  std::vector<tfdata::SnapshotRequest> snapshots() {
+    absl::MutexLock lock(&mu_);
+    return snapshots_;
+  }
   int get_element_calls() {
     absl::MutexLock lock(&mu_);
     return get_element_calls_;
@@ -181,6 +198,7 @@ class FakeService final : public ::tensorflow::data::DispatcherService::Service,
   std::string dataset_id_ ABSL_GUARDED_BY(mu_) = "42";
   tfdata::GetOrRegisterDatasetRequest registered_ ABSL_GUARDED_BY(mu_);
   tfdata::GetOrCreateJobRequest job_ ABSL_GUARDED_BY(mu_);
+  std::vector<tfdata::SnapshotRequest> snapshots_ ABSL_GUARDED_BY(mu_);
 };
 
 FakeService::Reply Compressed(std::vector<Tensor> element) {
@@ -337,7 +355,7 @@ TEST_CASE(
 
 TEST_CASE("Every dataservice op has TensorFlow 2.21's signature and CPU types",
           "[dataservice]") {
-  testing::CheckSignaturesWithTensorFlow("dataservice", 6);
+  testing::CheckSignaturesWithTensorFlow("dataservice", 7);
 }
 
 TEST_CASE(
@@ -469,6 +487,46 @@ TEST_CASE(
   canceller.join();
   CHECK_THAT(s, StatusIs(absl::StatusCode::kCancelled));
   CHECK(absl::Now() - start < absl::Seconds(20));
+}
+
+TEST_CASE(
+    "DistributedSave sends the pipeline, the directory and SNAPPY for AUTO; "
+    "the dispatcher's error comes back with its code",
+    "[dataservice]") {
+  FakeService fake({});
+  NodeDef range = TestNodeBuilder("range", "RangeDataset", 3)
+                      .Attr("output_types", DataTypeVector{DT_INT64})
+                      .Build();
+  (*range.mutable_attr())["output_shapes"].mutable_list()->add_shape();
+  auto ds = RunKernel(range, {I64(0), I64(5), I64(1)});
+  REQUIRE(ds.ok());
+  tfdata::DistributedSnapshotMetadata metadata;
+  metadata.set_compression("AUTO");
+  metadata.set_element_spec("spec");
+  const NodeDef save =
+      TestNodeBuilder("save", "DistributedSave", 3)
+          .Attr("metadata", metadata.SerializeAsString().c_str())
+          .Build();
+  REQUIRE(
+      RunKernel(save, {(*ds)[0], Str("/snap/a"), Str(fake.address())}).ok());
+  const std::vector<tfdata::SnapshotRequest> sent = fake.snapshots();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].path() == "/snap/a");
+  CHECK(sent[0].metadata().compression() == "SNAPPY");
+  CHECK(sent[0].metadata().element_spec() == "spec");
+  bool has_range = false;
+  for (const NodeDef& n : sent[0].dataset().graph().node()) {
+    has_range |= n.op() == "RangeDataset";
+  }
+  CHECK(has_range);
+  CHECK_THAT(
+      RunKernel(save, {(*ds)[0], Str("/snap/a"), Str(fake.address())}).status(),
+      StatusIs(absl::StatusCode::kAlreadyExists,
+               "Failed to snapshot: already started or completed"));
+  CHECK_THAT(
+      RunKernel(save, {(*ds)[0], Str("gs://b/snap"), Str(fake.address())})
+          .status(),
+      StatusIs(absl::StatusCode::kFailedPrecondition, "atomic move"));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "tools/cli/bench.h"
 #include "tools/cli/cluster.h"
 #include "tools/cli/command.h"
+#include "tools/cli/data_service.h"
 #include "tools/cli/inspect.h"
 #include "tools/cli/ops.h"
 #include "tools/cli/run.h"
@@ -33,6 +34,8 @@ constexpr Command kCommands[] = {
      OpsMain},
     {"server", "run one task of a cluster (master and worker)", ServerMain},
     {"cluster", "start or stop a local cluster of servers", ClusterMain},
+    {"data-service", "run a tf.data service dispatcher or worker",
+     DataServiceMain},
     {"version", "print the version, commit and build options", VersionMain},
 };
 

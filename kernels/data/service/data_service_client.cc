@@ -153,6 +153,15 @@ class GrpcDataServiceClient final : public DataServiceClient {
     return response;
   }
 
+  absl::Status Snapshot(const tfdata::SnapshotRequest& request,
+                        CancellationManager* cm) override {
+    tfdata::SnapshotResponse response;
+    return Call("snapshot", cm, kCallTimeout, false,
+                [&](grpc::ClientContext* ctx) {
+                  return dispatcher_->Snapshot(ctx, request, &response);
+                });
+  }
+
   void ReleaseIterationClient(int64_t iteration_client_id) override {
     tfdata::ReleaseIterationClientRequest request;
     request.set_iteration_client_id(iteration_client_id);

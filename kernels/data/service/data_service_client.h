@@ -72,6 +72,10 @@ class DataServiceClient {
   virtual absl::StatusOr<tfdata::ClientHeartbeatResponse> ClientHeartbeat(
       const tfdata::ClientHeartbeatRequest& request,
       CancellationManager* cm) = 0;
+  // Asks the dispatcher to write a distributed snapshot (DistributedSave);
+  // returns once the dispatcher has started it.
+  virtual absl::Status Snapshot(const tfdata::SnapshotRequest& request,
+                                CancellationManager* cm) = 0;
   // Best effort, with a short deadline; errors are dropped.
   virtual void ReleaseIterationClient(int64_t iteration_client_id) = 0;
 

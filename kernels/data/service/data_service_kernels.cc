@@ -18,6 +18,12 @@
 //                        decoded here (what TensorFlow's uncompress_fn
 //                        does), uncompressed ones taken as they are.
 //
+//   DistributedSave      asks the dispatcher (its Snapshot call) to write
+//                        the input dataset's distributed snapshot at a
+//                        directory; the dispatcher's workers write it,
+//                        readable with tf.data.Dataset.load or dfx's
+//                        ListSnapshotChunksDataset/SnapshotChunkDataset.
+//
 // Building the dataset asks the dispatcher for its config and the
 // dataset's metadata, as TensorFlow's kernel does; making an iterator
 // checks the read's parameters with TensorFlow's messages, then creates
@@ -150,6 +156,99 @@ class RegisterDatasetOp final : public OpKernel {
   int64_t policy_ = 0;
   std::string requested_id_;
   tfdata::DataServiceMetadata metadata_;
+  std::shared_ptr<const FunctionDefLibrary> library_;
+};
+
+// ---------------------------------------------------------------------------
+// DistributedSave
+
+// The scheme of a URI-like path ("gs" of "gs://b/x"), empty for a plain
+// path, as tsl's ParseURI splits it.
+absl::string_view PathScheme(absl::string_view path) {
+  const size_t colon = path.find("://");
+  if (colon == absl::string_view::npos || colon == 0) return {};
+  const absl::string_view scheme = path.substr(0, colon);
+  if (!absl::ascii_isalpha(scheme[0])) return {};
+  for (char c : scheme) {
+    if (!absl::ascii_isalnum(c) && c != '.') return {};
+  }
+  return scheme;
+}
+
+class DistributedSaveOp final : public OpKernel {
+ public:
+  explicit DistributedSaveOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string metadata;
+    ctx->SetStatus(ctx->GetAttr("metadata", &metadata));
+    if (!metadata.empty() && !metadata_.ParseFromString(metadata)) {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "Failed to parse DistributedSnapshotMetadata from string: ",
+          metadata)));
+    }
+    if (metadata_.compression() == "AUTO") metadata_.set_compression("SNAPPY");
+    if (ctx->function_library() != nullptr) {
+      library_ = std::make_shared<FunctionDefLibrary>(*ctx->function_library());
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    DFX_OP_REQUIRES_OK(ctx, Save(ctx));
+  }
+
+ private:
+  absl::Status Save(OpKernelContext* ctx) {
+    DFX_ASSIGN_OR_RETURN(DatasetPtr dataset, DatasetFromInput(ctx, 0));
+    if (dataset->Cardinality() == kInfiniteCardinality) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Saving an infinite dataset is not allowed: ",
+                       dataset->DebugString()));
+    }
+    DFX_ASSIGN_OR_RETURN(std::string directory,
+                         StringScalar(ctx, 1, "directory"));
+    if (directory.empty()) {
+      return absl::InvalidArgumentError("directory must be nonempty");
+    }
+    DFX_ASSIGN_OR_RETURN(std::string address, StringScalar(ctx, 2, "address"));
+    if (address.empty()) {
+      return absl::InvalidArgumentError("address must be nonempty");
+    }
+    // The dispatcher's workers write the snapshot; TensorFlow checks here
+    // that the path's file system renames atomically. dfx knows local
+    // paths (and file://), which do; Cloud Storage does not; other schemes
+    // are TensorFlow's Unimplemented for a file system it lacks.
+    const absl::string_view scheme = PathScheme(directory);
+    if (scheme == "gs") {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "The file system for ", directory,
+          " does not support atomic move (rename), which is required to "
+          "write tf.data snapshots."));
+    }
+    if (!scheme.empty() && scheme != "file") {
+      return absl::UnimplementedError(
+          absl::StrCat("File system scheme '", scheme,
+                       "' not implemented (file: '", directory, "')"));
+    }
+    tfdata::SnapshotRequest request;
+    absl::Status written =
+        WriteDatasetGraph(*dataset, library_.get(), /*external_state_policy=*/0,
+                          /*strip_device_assignment=*/false,
+                          request.mutable_dataset()->mutable_graph());
+    if (!written.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Serialization error while trying to save dataset with tf.data "
+          "service. The dataset may depend on a resource located on a "
+          "different device. To address this, call `distributed_save` from "
+          "the device with the resource. Original error: ",
+          written.ToString()));
+    }
+    request.set_path(directory);
+    *request.mutable_metadata() = metadata_;
+    DFX_ASSIGN_OR_RETURN(std::unique_ptr<DataServiceClient> client,
+                         DataServiceClient::Create(address, "grpc"));
+    return client->Snapshot(request, ctx->cancellation_manager());
+  }
+
+  tfdata::DistributedSnapshotMetadata metadata_;
   std::shared_ptr<const FunctionDefLibrary> library_;
 };
 
@@ -632,6 +731,8 @@ void RegisterDataserviceKernels(KernelRegistry* registry) {
                          "DataServiceDatasetV3", "DataServiceDatasetV4"}) {
     RegisterKernel<data::DataServiceDatasetOp>(registry, KernelDefBuilder(op));
   }
+  RegisterKernel<data::DistributedSaveOp>(registry,
+                                          KernelDefBuilder("DistributedSave"));
 }
 
 }  // namespace dfx

@@ -1,0 +1,303 @@
+// The tf.data service dispatcher's state machine
+// (tools/cli/data_service_state.h): registration by fingerprint, shared jobs,
+// tasks handed to workers and clients, the end of an iteration, and what
+// heartbeats that stop cost.
+#include "tools/cli/data_service_state.h"
+
+#include <sstream>
+#include <string>
+
+#include "catch2/catch.hpp"
+#include "tools/cli/command.h"
+#include "tools/cli/data_service.h"
+#include "tests/testing/status_matchers.h"
+
+namespace dfx::cli {
+namespace {
+
+using testing::IsOk;
+using testing::StatusIs;
+
+const absl::Time kStart = absl::FromUnixSeconds(1000);
+
+tfdata::GetOrRegisterDatasetRequest Dataset(const std::string& node) {
+  tfdata::GetOrRegisterDatasetRequest r;
+  r.mutable_dataset()->mutable_graph()->add_node()->set_name(node);
+  r.mutable_metadata()->set_compression(
+      tfdata::DataServiceMetadata::COMPRESSION_SNAPPY);
+  return r;
+}
+
+tfdata::GetOrCreateJobRequest Job(const std::string& dataset_id,
+                                  const std::string& name = "") {
+  tfdata::GetOrCreateJobRequest r;
+  r.set_dataset_id(dataset_id);
+  if (!name.empty()) r.set_job_name(name);
+  return r;
+}
+
+tfdata::WorkerHeartbeatRequest Beat(const std::string& worker,
+                                    std::vector<int64_t> current = {}) {
+  tfdata::WorkerHeartbeatRequest r;
+  r.set_worker_address(worker);
+  for (int64_t t : current) r.add_current_tasks(t);
+  return r;
+}
+
+tfdata::ClientHeartbeatResponse ClientBeat(DispatcherState& s, int64_t client,
+                                           absl::Time now) {
+  tfdata::ClientHeartbeatRequest r;
+  r.set_iteration_client_id(client);
+  auto response = s.ClientHeartbeat(r, now);
+  REQUIRE(response.ok());
+  return *response;
+}
+
+void Complete(DispatcherState& s, const std::string& worker, int64_t task) {
+  tfdata::WorkerUpdateRequest u;
+  u.set_worker_address(worker);
+  tfdata::TaskProgress* p = u.add_updates();
+  p->set_task_id(task);
+  p->set_completed(true);
+  REQUIRE_THAT(s.WorkerUpdate(u), IsOk());
+}
+
+TEST_CASE("The dispatcher names one dataset by its graph", "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  auto a = s.GetOrRegisterDataset(Dataset("a"));
+  auto again = s.GetOrRegisterDataset(Dataset("a"));
+  auto b = s.GetOrRegisterDataset(Dataset("b"));
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(*again == *a);
+  CHECK(*b != *a);
+  CHECK(s.GetMetadata(*a)->compression() ==
+        tfdata::DataServiceMetadata::COMPRESSION_SNAPPY);
+  CHECK_THAT(s.GetMetadata("nope").status(),
+             StatusIs(absl::StatusCode::kNotFound, "nope"));
+
+  // TensorFlow's client names a pipeline's functions afresh each time.
+  const auto with_function = [](const std::string& fn) {
+    tfdata::GetOrRegisterDatasetRequest r = Dataset("map");
+    NodeDef* map = r.mutable_dataset()->mutable_graph()->mutable_node(0);
+    (*map->mutable_attr())["f"].mutable_func()->set_name(fn);
+    r.mutable_dataset()
+        ->mutable_graph()
+        ->mutable_library()
+        ->add_function()
+        ->mutable_signature()
+        ->set_name(fn);
+    return r;
+  };
+  CHECK(*s.GetOrRegisterDataset(with_function("lambda_12")) ==
+        *s.GetOrRegisterDataset(with_function("lambda_345")));
+
+  // Pipelines that differ in a constant are two datasets.
+  const auto with_value = [](int64_t v) {
+    tfdata::GetOrRegisterDatasetRequest r = Dataset("const");
+    NodeDef* c = r.mutable_dataset()->mutable_graph()->mutable_node(0);
+    TensorProto* t = (*c->mutable_attr())["value"].mutable_tensor();
+    t->set_dtype(DT_INT64);
+    t->add_int64_val(v);
+    return r;
+  };
+  CHECK(*s.GetOrRegisterDataset(with_value(4)) !=
+        *s.GetOrRegisterDataset(with_value(8)));
+
+  tfdata::GetOrRegisterDatasetRequest named = Dataset("c");
+  named.set_dataset_id("mine");
+  CHECK(*s.GetOrRegisterDataset(named) == "mine");
+  tfdata::GetOrRegisterDatasetRequest other = Dataset("d");
+  other.set_dataset_id("mine");
+  CHECK_THAT(s.GetOrRegisterDataset(other).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "mine"));
+}
+
+TEST_CASE("Jobs are shared by name; other modes and round robin are refused",
+          "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  const std::string b = *s.GetOrRegisterDataset(Dataset("b"));
+  auto j1 = s.GetOrCreateJob(Job(a, "shared"));
+  auto j2 = s.GetOrCreateJob(Job(a, "shared"));
+  auto j3 = s.GetOrCreateJob(Job(a));
+  REQUIRE(j1.ok());
+  CHECK(*j2 == *j1);
+  CHECK(*j3 != *j1);
+  CHECK_THAT(s.GetOrCreateJob(Job(b, "shared")).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "shared"));
+  CHECK_THAT(s.GetOrCreateJob(Job("404")).status(),
+             StatusIs(absl::StatusCode::kNotFound));
+  tfdata::GetOrCreateJobRequest file = Job(a);
+  file.mutable_processing_mode_def()->set_sharding_policy(
+      tfdata::ProcessingModeDef::FILE);
+  CHECK_THAT(s.GetOrCreateJob(file).status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "FILE"));
+  tfdata::GetOrCreateJobRequest rr = Job(a);
+  rr.set_num_consumers(2);
+  CHECK_THAT(s.GetOrCreateJob(rr).status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "round-robin"));
+  CHECK_THAT(s.GetOrCreateIteration(12345, 0, kStart).status(),
+             StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_CASE(
+    "Each worker gets a task of an iteration, once; the iteration ends when "
+    "every task has",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), kStart).ok());
+  const int64_t job = *s.GetOrCreateJob(Job(a));
+  const int64_t client = *s.GetOrCreateIteration(job, 0, kStart);
+
+  auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
+  REQUIRE(w1.ok());
+  REQUIRE(w1->new_tasks_size() == 1);
+  const int64_t t1 = w1->new_tasks(0).task_id();
+  CHECK(w1->new_tasks(0).dataset_def().graph().node(0).name() == "a");
+  // A task the worker runs is not sent again.
+  CHECK(s.WorkerHeartbeat(Beat("w1:1", {t1}), kStart)->new_tasks_size() == 0);
+
+  // A worker that joins later serves the unfinished iteration too.
+  auto w2 = s.WorkerHeartbeat(Beat("w2:1"), kStart);
+  REQUIRE(w2->new_tasks_size() == 1);
+  const int64_t t2 = w2->new_tasks(0).task_id();
+  CHECK(s.Workers() == std::vector<std::string>{"w1:1", "w2:1"});
+
+  tfdata::ClientHeartbeatResponse r = ClientBeat(s, client, kStart);
+  CHECK(r.task_info_size() == 2);
+  CHECK_FALSE(r.iteration_finished());
+  Complete(s, "w1:1", t1);
+  CHECK_FALSE(ClientBeat(s, client, kStart).iteration_finished());
+  Complete(s, "w2:1", t2);
+  CHECK(ClientBeat(s, client, kStart).iteration_finished());
+
+  // A second reader of the same repetition joins the same iteration.
+  const int64_t client2 = *s.GetOrCreateIteration(job, 0, kStart);
+  CHECK(ClientBeat(s, client2, kStart).task_info_size() == 2);
+  // Another worker's task is not this worker's to report.
+  tfdata::WorkerUpdateRequest wrong;
+  wrong.set_worker_address("w2:1");
+  wrong.add_updates()->set_task_id(t1);
+  CHECK_THAT(s.WorkerUpdate(wrong),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+  tfdata::WorkerUpdateRequest unknown;
+  unknown.set_worker_address("nobody:1");
+  CHECK_THAT(s.WorkerUpdate(unknown), StatusIs(absl::StatusCode::kNotFound));
+  CHECK_THAT(s.WorkerHeartbeat(Beat(""), kStart).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_CASE(
+    "A worker that stops heartbeating loses its tasks; a released or "
+    "silent client frees its iteration's tasks",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), kStart).ok());
+  REQUIRE(s.WorkerHeartbeat(Beat("w2:1"), kStart).ok());
+  const int64_t job = *s.GetOrCreateJob(Job(a));
+  const int64_t client = *s.GetOrCreateIteration(job, 0, kStart);
+  const int64_t t1 =
+      s.WorkerHeartbeat(Beat("w1:1"), kStart)->new_tasks(0).task_id();
+  CHECK(ClientBeat(s, client, kStart).task_info_size() == 2);
+
+  // w2 goes silent; w1 and the client keep beating.
+  const absl::Time later = kStart + absl::Seconds(11);
+  REQUIRE(s.WorkerHeartbeat(Beat("w1:1", {t1}), later).ok());
+  ClientBeat(s, client, later);
+  s.Expire(later);
+  CHECK(s.Workers() == std::vector<std::string>{"w1:1"});
+  tfdata::ClientHeartbeatResponse r = ClientBeat(s, client, later);
+  REQUIRE(r.task_info_size() == 1);
+  CHECK(r.task_info(0).worker_address() == "w1:1");
+  Complete(s, "w1:1", t1);
+  CHECK(ClientBeat(s, client, later).iteration_finished());
+
+  // Released: the worker is told to drop the task; the client is gone.
+  const int64_t job2 = *s.GetOrCreateJob(Job(a));
+  const int64_t c2 = *s.GetOrCreateIteration(job2, 0, later);
+  const int64_t t2 =
+      s.WorkerHeartbeat(Beat("w1:1", {t1}), later)->new_tasks(0).task_id();
+  REQUIRE_THAT(s.ReleaseIterationClient(c2), IsOk());
+  auto dropped = s.WorkerHeartbeat(Beat("w1:1", {t2}), later);
+  REQUIRE(dropped->tasks_to_delete_size() == 1);
+  CHECK(dropped->tasks_to_delete(0) == t2);
+  tfdata::ClientHeartbeatRequest gone;
+  gone.set_iteration_client_id(c2);
+  CHECK_THAT(s.ClientHeartbeat(gone, later).status(),
+             StatusIs(absl::StatusCode::kNotFound));
+  CHECK_THAT(s.ReleaseIterationClient(c2),
+             StatusIs(absl::StatusCode::kNotFound));
+
+  // A client silent past its timeout is released the same way.
+  const int64_t job3 = *s.GetOrCreateJob(Job(a));
+  const int64_t c3 = *s.GetOrCreateIteration(job3, 0, later);
+  const absl::Time much_later = later + absl::Seconds(61);
+  REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), much_later).ok());
+  s.Expire(much_later);
+  gone.set_iteration_client_id(c3);
+  CHECK_THAT(s.ClientHeartbeat(gone, much_later).status(),
+             StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_CASE(
+    "A DYNAMIC iteration is one task on one worker; once lost it ends "
+    "rather than start again",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  tfdata::GetOrCreateJobRequest dynamic = Job(a);
+  dynamic.mutable_processing_mode_def()->set_sharding_policy(
+      tfdata::ProcessingModeDef::DYNAMIC);
+  const int64_t job = *s.GetOrCreateJob(dynamic);
+  // No worker yet: the first that registers takes the task, the next none.
+  const int64_t client = *s.GetOrCreateIteration(job, 0, kStart);
+  CHECK(ClientBeat(s, client, kStart).task_info_size() == 0);
+  auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
+  REQUIRE(w1->new_tasks_size() == 1);
+  CHECK(w1->new_tasks(0).processing_mode_def().sharding_policy() ==
+        tfdata::ProcessingModeDef::DYNAMIC);
+  CHECK(s.WorkerHeartbeat(Beat("w2:1"), kStart)->new_tasks_size() == 0);
+  CHECK(ClientBeat(s, client, kStart).task_info_size() == 1);
+
+  const absl::Time later = kStart + absl::Seconds(11);
+  REQUIRE(s.WorkerHeartbeat(Beat("w2:1"), later).ok());
+  ClientBeat(s, client, later);
+  s.Expire(later);
+  tfdata::ClientHeartbeatResponse r = ClientBeat(s, client, later);
+  CHECK(r.task_info_size() == 0);
+  CHECK(r.iteration_finished());
+  CHECK(s.WorkerHeartbeat(Beat("w3:1"), later)->new_tasks_size() == 0);
+}
+
+TEST_CASE("dfx data-service refuses bad flags before serving",
+          "[data_service]") {
+  const auto run = [](std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int code = DataServiceMain(args, out, err);
+    return std::make_pair(code, err.str());
+  };
+  CHECK(run({}).first == kExitUsage);
+  CHECK(run({"--help"}).first == kExitOk);
+  auto r = run({"janitor"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("unknown role 'janitor'") != std::string::npos);
+  r = run({"dispatcher"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("--port is required") != std::string::npos);
+  r = run({"dispatcher", "--port", "70000"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("not a port number") != std::string::npos);
+  r = run({"worker", "--port", "1234"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("--dispatcher is required") != std::string::npos);
+  r = run({"worker", "--port", "0", "--dispatcher", "localhost:1"});
+  CHECK(r.first == kExitUsage);
+  CHECK(r.second.find("--worker-address") != std::string::npos);
+  CHECK(run({"dispatcher", "--bogus", "1"}).first == kExitUsage);
+}
+
+}  // namespace
+}  // namespace dfx::cli

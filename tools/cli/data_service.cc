@@ -1,0 +1,549 @@
+#include "tools/cli/data_service.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "base/status_macros.h"
+#include "grpcpp/grpcpp.h"
+#include "kernels/data/service/data_service_client.h"
+#include "proto/tf_data_service_rpc.grpc.pb.h"
+#include "rpc/grpc_util.h"
+#include "runtime/session.h"
+#include "runtime/tensor.h"
+#include "runtime/variant.h"
+#include "tools/cli/command.h"
+#include "tools/cli/command_util.h"
+#include "tools/cli/data_service_state.h"
+
+namespace dfx::cli {
+namespace {
+
+constexpr char kUsage[] =
+    R"(usage: dfx data-service dispatcher --port P [--work-dir D]
+       dfx data-service worker --dispatcher HOST:P --port Q
+                               [--worker-address HOST:Q]
+
+A tf.data service that TensorFlow's client reads
+(tf.data.experimental.service.distribute(processing_mode="parallel_epochs",
+service="grpc://HOST:P")) and dfx's DataServiceDataset too.
+
+  --port P              port to serve on (0: any free port; the address is
+                        printed as "dfx data-service: ... serving on ADDR")
+  --work-dir D          accepted for TensorFlow's DispatcherConfig; dfx's
+                        dispatcher keeps no journal (a restart forgets)
+  --dispatcher HOST:P   the dispatcher a worker registers with
+  --worker-address A    the address clients reach the worker at (default
+                        localhost:PORT)
+
+Processing modes OFF (parallel_epochs: each worker an epoch) and DYNAMIC
+(distributed_epoch: the epoch read once, by one worker), without round-robin
+reads. A worker that stops heartbeating for 10 s loses its tasks; a client that stops
+for 60 s releases its iteration. Serves until SIGTERM or SIGINT.
+)";
+
+constexpr absl::Duration kWorkerTimeout = absl::Seconds(10);
+constexpr absl::Duration kClientTimeout = absl::Seconds(60);
+constexpr absl::Duration kHeartbeatInterval = absl::Milliseconds(250);
+constexpr absl::Duration kCallTimeout = absl::Seconds(10);
+// How long a GetElement waits for the pipeline's next element before the
+// client is told to retry (Unavailable).
+constexpr int64_t kElementTimeoutMs = 30000;
+
+template <typename T>
+grpc::Status Reply(const absl::StatusOr<T>& result) {
+  return ToGrpcStatus(result.status());
+}
+
+// ---------------------------------------------------------------------------
+// Dispatcher
+
+class DispatcherImpl final
+    : public ::tensorflow::data::DispatcherService::Service {
+ public:
+  DispatcherImpl() : state_(kWorkerTimeout, kClientTimeout) {}
+
+  grpc::Status GetVersion(grpc::ServerContext*,
+                          const tfdata::GetVersionRequest*,
+                          tfdata::GetVersionResponse* response) override {
+    response->set_version(kDataServiceVersion);
+    return grpc::Status::OK;
+  }
+  grpc::Status GetOrRegisterDataset(
+      grpc::ServerContext*, const tfdata::GetOrRegisterDatasetRequest* request,
+      tfdata::GetOrRegisterDatasetResponse* response) override {
+    auto id = state_.GetOrRegisterDataset(*request);
+    if (id.ok()) response->set_dataset_id(*id);
+    return Reply(id);
+  }
+  grpc::Status GetDataServiceMetadata(
+      grpc::ServerContext*,
+      const tfdata::GetDataServiceMetadataRequest* request,
+      tfdata::GetDataServiceMetadataResponse* response) override {
+    auto m = state_.GetMetadata(request->dataset_id());
+    if (m.ok()) *response->mutable_metadata() = *m;
+    return Reply(m);
+  }
+  // TensorFlow's client asks whether to keep compressing; dfx never turns
+  // compression off at runtime.
+  grpc::Status DisableCompressionAtRuntime(
+      grpc::ServerContext*,
+      const tfdata::DisableCompressionAtRuntimeRequest* request,
+      tfdata::DisableCompressionAtRuntimeResponse* response) override {
+    auto m = state_.GetMetadata(request->dataset_id());
+    if (!m.ok()) return ToGrpcStatus(m.status());
+    response->set_no_compression_to_disable(
+        m->compression() != tfdata::DataServiceMetadata::COMPRESSION_SNAPPY);
+    return grpc::Status::OK;
+  }
+  grpc::Status GetDataServiceConfig(
+      grpc::ServerContext*, const tfdata::GetDataServiceConfigRequest*,
+      tfdata::GetDataServiceConfigResponse* response) override {
+    response->mutable_config();
+    return grpc::Status::OK;
+  }
+  grpc::Status GetOrCreateJob(
+      grpc::ServerContext*, const tfdata::GetOrCreateJobRequest* request,
+      tfdata::GetOrCreateJobResponse* response) override {
+    auto id = state_.GetOrCreateJob(*request);
+    if (id.ok()) response->set_job_id(*id);
+    return Reply(id);
+  }
+  grpc::Status GetOrCreateIteration(
+      grpc::ServerContext*, const tfdata::GetOrCreateIterationRequest* request,
+      tfdata::GetOrCreateIterationResponse* response) override {
+    auto id = state_.GetOrCreateIteration(request->job_id(),
+                                          request->repetition(), absl::Now());
+    if (id.ok()) response->set_iteration_client_id(*id);
+    return Reply(id);
+  }
+  grpc::Status ReleaseIterationClient(
+      grpc::ServerContext*,
+      const tfdata::ReleaseIterationClientRequest* request,
+      tfdata::ReleaseIterationClientResponse*) override {
+    return ToGrpcStatus(
+        state_.ReleaseIterationClient(request->iteration_client_id()));
+  }
+  grpc::Status ClientHeartbeat(
+      grpc::ServerContext*, const tfdata::ClientHeartbeatRequest* request,
+      tfdata::ClientHeartbeatResponse* response) override {
+    auto r = state_.ClientHeartbeat(*request, absl::Now());
+    if (r.ok()) *response = *std::move(r);
+    return Reply(r);
+  }
+  grpc::Status WorkerHeartbeat(
+      grpc::ServerContext*, const tfdata::WorkerHeartbeatRequest* request,
+      tfdata::WorkerHeartbeatResponse* response) override {
+    auto r = state_.WorkerHeartbeat(*request, absl::Now());
+    if (r.ok()) *response = *std::move(r);
+    return Reply(r);
+  }
+  grpc::Status WorkerUpdate(grpc::ServerContext*,
+                            const tfdata::WorkerUpdateRequest* request,
+                            tfdata::WorkerUpdateResponse*) override {
+    return ToGrpcStatus(state_.WorkerUpdate(*request));
+  }
+  grpc::Status GetWorkers(grpc::ServerContext*,
+                          const tfdata::GetWorkersRequest*,
+                          tfdata::GetWorkersResponse* response) override {
+    for (const std::string& a : state_.Workers()) {
+      response->add_workers()->set_address(a);
+    }
+    return grpc::Status::OK;
+  }
+
+  DispatcherState& state() { return state_; }
+
+ private:
+  DispatcherState state_;
+};
+
+// ---------------------------------------------------------------------------
+// Worker
+
+// The element types of a registered dataset graph: the output_types of the
+// node its _Retval returns.
+absl::StatusOr<std::vector<int>> GraphOutputTypes(const GraphDef& graph) {
+  std::string input;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == "_Retval" && n.input_size() > 0) input = n.input(0);
+  }
+  if (input.empty()) {
+    return absl::InvalidArgumentError("the dataset graph has no _Retval node");
+  }
+  input = input.substr(0, input.find(':'));
+  for (const NodeDef& n : graph.node()) {
+    if (n.name() != input) continue;
+    for (const char* attr : {"output_types", "Toutput_types"}) {
+      auto it = n.attr().find(attr);
+      if (it == n.attr().end()) continue;
+      std::vector<int> out(it->second.list().type().begin(),
+                           it->second.list().type().end());
+      if (!out.empty()) return out;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the dataset graph's output node ", input, " names no output_types"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the dataset graph has no node ", input));
+}
+
+// One task: its pipeline in a session of its own, one element made at a
+// time (GetElement calls of a task are serialized by `mu`).
+struct Task {
+  absl::Mutex mu;
+  // Not OK when the pipeline could not start: every GetElement answers it.
+  absl::Status error;
+  std::unique_ptr<Session> session;
+  int num_outputs = 0;
+  bool end ABSL_GUARDED_BY(mu) = false;
+  int64_t next_index ABSL_GUARDED_BY(mu) = 0;
+};
+
+absl::StatusOr<std::unique_ptr<Task>> StartTask(const tfdata::TaskDef& def) {
+  DFX_ASSIGN_OR_RETURN(std::vector<int> types,
+                       GraphOutputTypes(def.dataset_def().graph()));
+  AttrValue type_list, shape_list;
+  for (int t : types) {
+    type_list.mutable_list()->add_type(static_cast<DataType>(t));
+    shape_list.mutable_list()->add_shape()->set_unknown_rank(true);
+  }
+  GraphDef g;
+  NodeDef* c = g.add_node();
+  c->set_name("graph_def");
+  c->set_op("Const");
+  (*c->mutable_attr())["dtype"].set_type(DT_STRING);
+  TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(DT_STRING);
+  value->mutable_tensor_shape();
+  value->add_string_val(def.dataset_def().graph().SerializeAsString());
+  NodeDef* ds = g.add_node();
+  ds->set_name("dataset");
+  ds->set_op("DatasetFromGraph");
+  ds->add_input("graph_def");
+  NodeDef* it = g.add_node();
+  it->set_name("iterator");
+  it->set_op("IteratorV2");
+  (*it->mutable_attr())["shared_name"].set_s("task");
+  (*it->mutable_attr())["container"].set_s("");
+  (*it->mutable_attr())["output_types"] = type_list;
+  (*it->mutable_attr())["output_shapes"] = shape_list;
+  NodeDef* make = g.add_node();
+  make->set_name("make");
+  make->set_op("MakeIterator");
+  make->add_input("dataset");
+  make->add_input("iterator");
+  NodeDef* next = g.add_node();
+  next->set_name("next");
+  next->set_op("IteratorGetNext");
+  next->add_input("iterator");
+  (*next->mutable_attr())["output_types"] = type_list;
+  (*next->mutable_attr())["output_shapes"] = shape_list;
+
+  auto task = std::make_unique<Task>();
+  task->num_outputs = static_cast<int>(types.size());
+  DFX_ASSIGN_OR_RETURN(task->session, Session::Create("local"));
+  DFX_RETURN_IF_ERROR(task->session->Extend(g));
+  std::vector<Tensor> none;
+  DFX_RETURN_IF_ERROR(
+      task->session->Run(RunOptions(), {}, {}, {"make"}, &none, nullptr));
+  return task;
+}
+
+class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
+ public:
+  WorkerImpl(std::string dispatcher, std::string address)
+      : address_(std::move(address)),
+        dispatcher_(
+            ::tensorflow::data::DispatcherService::NewStub(grpc::CreateChannel(
+                dispatcher, grpc::InsecureChannelCredentials()))) {}
+  ~WorkerImpl() override { Stop(); }
+
+  void Start() {
+    heartbeat_ = std::thread([this] { HeartbeatLoop(); });
+  }
+  void Stop() {
+    if (!stop_.HasBeenNotified()) stop_.Notify();
+    if (heartbeat_.joinable()) heartbeat_.join();
+  }
+
+  grpc::Status GetElement(grpc::ServerContext* context,
+                          const tfdata::GetElementRequest* request,
+                          tfdata::GetElementResponse* response) override {
+    if (request->has_consumer_index() || request->has_round_index()) {
+      return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                          "dfx's tf.data service worker does not serve "
+                          "round-robin reads");
+    }
+    std::shared_ptr<Task> task;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = tasks_.find(request->task_id());
+      if (it != tasks_.end()) task = it->second;
+    }
+    if (task == nullptr) {
+      // Not started yet (the dispatcher told the client first) or gone:
+      // the client retries Unavailable.
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          absl::StrCat("Task ", request->task_id(),
+                                       " not found on worker ", address_));
+    }
+    if (!task->error.ok()) return ToGrpcStatus(task->error);
+    absl::MutexLock lock(&task->mu);
+    if (task->end) {
+      response->set_end_of_sequence(true);
+      return grpc::Status::OK;
+    }
+    std::vector<std::string> fetches;
+    for (int i = 0; i < task->num_outputs; ++i) {
+      fetches.push_back(absl::StrCat("next:", i));
+    }
+    // At most the worker's wait, and no longer than the caller waits.
+    int64_t timeout_ms = kElementTimeoutMs;
+    const absl::Duration left =
+        absl::FromChrono(context->deadline()) - absl::Now();
+    if (left < absl::Milliseconds(timeout_ms)) {
+      timeout_ms = std::max<int64_t>(1, absl::ToInt64Milliseconds(left));
+    }
+    RunOptions options;
+    options.set_timeout_in_ms(timeout_ms);
+    std::vector<Tensor> element;
+    absl::Status s =
+        task->session->Run(options, {}, fetches, {}, &element, nullptr);
+    if (absl::IsOutOfRange(s)) {
+      task->end = true;
+      {
+        absl::MutexLock l(&mu_);
+        completed_.push_back(request->task_id());
+      }
+      response->set_end_of_sequence(true);
+      return grpc::Status::OK;
+    }
+    if (absl::IsDeadlineExceeded(s)) {
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                          "no element within the worker's wait");
+    }
+    if (!s.ok()) return ToGrpcStatus(s);
+    response->set_element_index(task->next_index++);
+    if (element.size() == 1 && element[0].dtype() == DT_VARIANT &&
+        element[0].dims() == 0 &&
+        element[0].data<Variant>()[0].TypeName() ==
+            "dfx.data.CompressedElement") {
+      VariantTensorDataProto proto;
+      element[0].data<Variant>()[0].Encode(&proto);
+      std::vector<Tensor> components;
+      for (const TensorProto& p : proto.tensors()) {
+        absl::StatusOr<Tensor> t = Tensor::FromProto(p);
+        if (!t.ok()) return ToGrpcStatus(t.status());
+        components.push_back(*std::move(t));
+      }
+      auto compressed = data::EncodeCompressedElement(components);
+      if (!compressed.ok()) return ToGrpcStatus(compressed.status());
+      *response->mutable_compressed() = *std::move(compressed);
+      return grpc::Status::OK;
+    }
+    for (const Tensor& t : element) {
+      t.AsProtoTensorContent(
+          response->mutable_uncompressed()->add_components());
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  void HeartbeatLoop() {
+    while (!stop_.WaitForNotificationWithTimeout(kHeartbeatInterval)) {
+      Heartbeat();
+    }
+  }
+
+  void Heartbeat() {
+    tfdata::WorkerUpdateRequest update;
+    tfdata::WorkerHeartbeatRequest request;
+    request.set_worker_address(address_);
+    request.set_transfer_address(address_);
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [id, task] : tasks_) request.add_current_tasks(id);
+      for (int64_t id : completed_) {
+        tfdata::TaskProgress* p = update.add_updates();
+        p->set_task_id(id);
+        p->set_completed(true);
+      }
+    }
+    if (update.updates_size() > 0) {
+      update.set_worker_address(address_);
+      tfdata::WorkerUpdateResponse ignored;
+      grpc::ClientContext ctx;
+      ctx.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
+      if (dispatcher_->WorkerUpdate(&ctx, update, &ignored).ok()) {
+        absl::MutexLock lock(&mu_);
+        completed_.erase(completed_.begin(),
+                         completed_.begin() + update.updates_size());
+      }
+    }
+    tfdata::WorkerHeartbeatResponse response;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
+    const grpc::Status s =
+        dispatcher_->WorkerHeartbeat(&ctx, request, &response);
+    if (!s.ok()) return;  // the next heartbeat tries again
+    for (const tfdata::TaskDef& def : response.new_tasks()) {
+      {
+        absl::MutexLock lock(&mu_);
+        if (tasks_.contains(def.task_id())) continue;
+      }
+      absl::StatusOr<std::unique_ptr<Task>> task = StartTask(def);
+      absl::MutexLock lock(&mu_);
+      if (!task.ok()) {
+        // A pipeline this worker cannot run: its readers get the error
+        // (rather than retrying a task that never comes).
+        std::fprintf(stderr, "dfx data-service worker: task %lld: %s\n",
+                     static_cast<long long>(def.task_id()),
+                     task.status().ToString().c_str());
+        auto failed = std::make_shared<Task>();
+        failed->error = task.status();
+        tasks_[def.task_id()] = std::move(failed);
+        continue;
+      }
+      tasks_[def.task_id()] = std::shared_ptr<Task>(std::move(*task));
+    }
+    absl::MutexLock lock(&mu_);
+    for (int64_t id : response.tasks_to_delete()) tasks_.erase(id);
+  }
+
+  const std::string address_;
+  const std::unique_ptr<::tensorflow::data::DispatcherService::Stub>
+      dispatcher_;
+  absl::Notification stop_;
+  std::thread heartbeat_;
+  absl::Mutex mu_;
+  std::map<int64_t, std::shared_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> completed_ ABSL_GUARDED_BY(mu_);
+};
+
+int Fail(const absl::Status& s, std::ostream& err, int code = kExitError) {
+  ReportError("data-service", s, err);
+  return code;
+}
+
+}  // namespace
+
+int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
+                    std::ostream& err) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    out << kUsage;
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  const std::string role = args[0];
+  if (role != "dispatcher" && role != "worker") {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+                    "unknown role '", role,
+                    "': dispatcher or worker (see 'dfx data-service --help')")),
+                err, kExitUsage);
+  }
+  absl::StatusOr<std::vector<Flag>> flags = SplitFlags(
+      std::vector<std::string>(args.begin() + 1, args.end()),
+      {"--port", "--work-dir", "--dispatcher", "--worker-address"}, {});
+  if (!flags.ok()) return Fail(flags.status(), err, kExitUsage);
+  int64_t port = -1;
+  std::string dispatcher, worker_address;
+  for (const Flag& f : *flags) {
+    if (f.name == "--help") {
+      out << kUsage;
+      return kExitOk;
+    } else if (f.name == "--port") {
+      if (!absl::SimpleAtoi(f.value, &port) || port < 0 || port > 65535) {
+        return Fail(absl::InvalidArgumentError(absl::StrCat(
+                        "--port '", f.value, "' is not a port number")),
+                    err, kExitUsage);
+      }
+    } else if (f.name == "--dispatcher") {
+      dispatcher = f.value;
+    } else if (f.name == "--worker-address") {
+      worker_address = f.value;
+    }
+  }
+  if (port < 0) {
+    return Fail(absl::InvalidArgumentError("--port is required"), err,
+                kExitUsage);
+  }
+  if (role == "worker" && dispatcher.empty()) {
+    return Fail(absl::InvalidArgumentError("--dispatcher is required"), err,
+                kExitUsage);
+  }
+  if (role == "worker" && port == 0 && worker_address.empty()) {
+    return Fail(absl::InvalidArgumentError(
+                    "a worker on --port 0 needs --worker-address"),
+                err, kExitUsage);
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  int bound = 0;
+  builder.AddListeningPort(absl::StrCat("[::]:", port),
+                           grpc::InsecureServerCredentials(), &bound);
+  std::unique_ptr<DispatcherImpl> dispatcher_impl;
+  std::unique_ptr<WorkerImpl> worker_impl;
+  std::unique_ptr<grpc::Server> server;
+  if (role == "dispatcher") {
+    dispatcher_impl = std::make_unique<DispatcherImpl>();
+    builder.RegisterService(dispatcher_impl.get());
+    server = builder.BuildAndStart();
+  } else {
+    // The address clients are told: --worker-address, or this port.
+    worker_impl = std::make_unique<WorkerImpl>(
+        dispatcher, worker_address.empty() ? absl::StrCat("localhost:", port)
+                                           : worker_address);
+    builder.RegisterService(worker_impl.get());
+    server = builder.BuildAndStart();
+  }
+  if (server == nullptr || bound == 0) {
+    return Fail(
+        absl::UnavailableError(absl::StrCat("cannot serve on port ", port)),
+        err);
+  }
+  out << "dfx data-service: " << role << " serving on localhost:" << bound
+      << std::endl;
+  std::atomic<bool> stopping{false};
+  std::thread expire;
+  if (dispatcher_impl != nullptr) {
+    expire = std::thread([&] {
+      while (!stopping) {
+        absl::SleepFor(absl::Seconds(1));
+        dispatcher_impl->state().Expire(absl::Now());
+      }
+    });
+  } else {
+    worker_impl->Start();
+  }
+  int signal = 0;
+  sigwait(&signals, &signal);
+  stopping = true;
+  if (worker_impl != nullptr) worker_impl->Stop();
+  server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  if (expire.joinable()) expire.join();
+  out << "dfx data-service: stopped" << std::endl;
+  return kExitOk;
+}
+
+}  // namespace dfx::cli
