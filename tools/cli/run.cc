@@ -55,7 +55,8 @@ the fetched tensors.
   --json            print one JSON object mapping each fetch to
                     {"dtype", "shape", "values"}; NaN and infinities print as
                     the strings "NaN", "Infinity", "-Infinity"
-  --out DIR         also write each fetch to DIR/NAME.npy ('/' and ':' in
+  --out DIR         also write each fetch to DIR/NAME.npy (strings as
+                    NumPy's fixed-width bytes; '/' and ':' in
                     NAME become '_'); DIR is created
   --timeout-ms N    bound every call of the run by N ms (creating the
                     session on the cluster included): DeadlineExceeded past
