@@ -6,15 +6,19 @@ SimpleRNN, a Conv1D text CNN, a Transformer encoder (MultiHeadAttention,
 LayerNormalization, positional embeddings, causal mask), a raw-string text
 model (TextVectorization / StringLookup / IntegerLookup / Hashing), a
 tf.signal STFT/MFCC audio model and a greedy seq2seq decoder (tf.while_loop
-in a tf.function). Also one training run: a Keras LSTM trained by a
-tf.compat.v1 optimizer in a TensorFlow client session on a dfx cluster,
-losses compared with TensorFlow's own session.
+in a tf.function), CTC decoders. Also two training runs in a TensorFlow
+client session on a dfx cluster (variables on the ps task): a Keras LSTM
+with tf.compat.v1's Adam, and an Embedding(mask_zero) + GRU whose sparse
+embedding gradient goes through RMSProp's and Adagrad's sparse updates;
+losses compared with TensorFlow's own session (and TensorFlow's servers,
+whose ms/step the table shows beside dfx's).
 
 For each model: freezes the inference function
 (convert_variables_to_constants_v2, as tests/golden/gen_models.py does),
 lists the op types dfx lacks (`dfx ops --graph FILE --json`), runs it with
 `dfx run --graph` and `dfx bench` locally (a few also through a TensorFlow
-client session on a `dfx cluster up` cluster), and compares the outputs
+client session on a `dfx cluster up` cluster, as they are and with their
+nodes spread over the worker and the ps task), and compares the outputs
 with TensorFlow's within a per-model tolerance. Prints a table: model, ops,
 nodes, max diff, TF ms/step and dfx ms/step (medians after warm-up, both
 measured in this run: side-by-side figures, not pass criteria).
@@ -27,7 +31,10 @@ lookup waits for (initializing a table again with the same entries is a
 no-op in TensorFlow), so each step of the graph is self-contained.
 
     $(tools/tf_env) tests/interop/tf_model_zoo_seq.py --dfx build/bin/dfx [--all]
-        [--filter TEXT] [--keep DIR]
+        [--filter TEXT] [--keep DIR] [--iters N] [--no-cluster] [--functional]
+
+--functional freezes with lower_control_flow=False (While/If and their
+function library, which dfx inlines) instead of Enter/Switch/Merge frames.
 
 Exit status: 0 when every model matches, 1 otherwise.
 """
@@ -43,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
@@ -128,12 +136,16 @@ def restore_tables(graph_def, concrete, frozen_inputs, n_user_inputs):
 
 
 _TABLES = []
+# Set by --functional: keep While/If and their function library in the
+# frozen graph instead of lowering them to Enter/Switch/Merge frames.
+FUNCTIONAL = [False]
 
 
 def freeze_fn(fn, inputs, rtol, atol):
     specs = [tf.TensorSpec(x.shape, tf.as_dtype(x.dtype)) for x in inputs]
     concrete = tf.function(fn).get_concrete_function(*specs)
-    frozen = convert_variables_to_constants_v2(concrete)
+    frozen = convert_variables_to_constants_v2(
+        concrete, lower_control_flow=not FUNCTIONAL[0])
     graph_def = frozen.graph.as_graph_def()
     in_names = [t.name for t in frozen.inputs]
     out_names = [t.name for t in frozen.outputs]
@@ -785,33 +797,51 @@ def fix_strings(outs):
 # ----------------------------------------------------------------- training
 
 
-def lstm_training(target, steps=8):
-    """Losses of `steps` Adam steps of a Keras LSTM classifier in a
+def training(kind, target, steps=8):
+    """Losses and median ms/step of `steps` training steps in a
     tf.compat.v1 graph on target, from fixed initial weights. On a cluster
-    the variables live on the ps task and the steps run on the worker."""
+    the variables live on the ps task and the steps run on the worker.
+    kind "lstm_adam": a Keras LSTM classifier on dense inputs, Adam.
+    kind "embedding_gru_sparse": Embedding(mask_zero) + GRU, whose
+    embedding gradient is sparse (IndexedSlices: the optimizers' sparse
+    updates), with RMSProp and Adagrad on alternate variables."""
     graph = tf.Graph()
     r = rng(20)
-    x_val = r.normal(size=(8, 6, 4)).astype(np.float32)
-    y_val = r.integers(0, 3, size=(8,)).astype(np.int32)
     placement = (tf1.train.replica_device_setter(
         ps_tasks=1, worker_device="/job:worker/task:0") if target
         else contextlib.nullcontext())
     with graph.as_default(), (tf1.device(placement) if target else placement):
         tf1.set_random_seed(3)
-        x = tf1.placeholder(tf.float32, [8, 6, 4], name="x")
         y = tf1.placeholder(tf.int32, [8], name="y")
-        lstm = keras.layers.LSTM(10)
-        dense = keras.layers.Dense(3)
-        logits = dense(lstm(x))
+        y_val = r.integers(0, 3, size=(8,)).astype(np.int32)
+        if kind == "lstm_adam":
+            x = tf1.placeholder(tf.float32, [8, 6, 4], name="x")
+            x_val = r.normal(size=(8, 6, 4)).astype(np.float32)
+            layers = [keras.layers.LSTM(10), keras.layers.Dense(3)]
+        else:
+            x = tf1.placeholder(tf.int32, [8, 7], name="x")
+            x_val = token_ids(8, 7, 30, r)
+            layers = [keras.layers.Embedding(30, 6, mask_zero=True),
+                      keras.layers.GRU(8), keras.layers.Dense(3)]
+        h = x
+        for layer in layers:
+            h = layer(h)
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
-                                                           logits=logits))
-        variables = lstm.trainable_weights + dense.trainable_weights
-        # Keras 3 variables wrap a tf.Variable, which the v1 optimizer
-        # takes.
-        tvars = [getattr(v, "_value", v) for v in variables]
-        train = tf1.train.AdamOptimizer(0.05).minimize(
-            loss, var_list=tvars)
+                                                           logits=h))
+        # Keras 3 variables wrap a tf.Variable, which the v1 optimizers
+        # take.
+        tvars = [getattr(v, "_value", v) for layer in layers
+                 for v in layer.trainable_weights]
+        if kind == "lstm_adam":
+            train = tf1.train.AdamOptimizer(0.05).minimize(loss,
+                                                           var_list=tvars)
+        else:
+            train = tf.group(
+                tf1.train.RMSPropOptimizer(0.02, momentum=0.5).minimize(
+                    loss, var_list=tvars[0::2]),
+                tf1.train.AdagradOptimizer(0.3).minimize(
+                    loss, var_list=tvars[1::2]))
         init = tf1.global_variables_initializer()
         wr = rng(21)
         assigns, values = [], {}
@@ -830,6 +860,17 @@ def lstm_training(target, steps=8):
             times.append((time.perf_counter() - t0) * 1e3)
             losses.append(float(l))
     return losses, statistics.median(times[2:])
+
+
+def split(graph_def):
+    """A copy of graph_def with each node on the worker or the ps task, by
+    a hash of its name."""
+    out = tf1.GraphDef()
+    out.CopyFrom(graph_def)
+    for node in out.node:
+        job = ("worker", "ps")[zlib.crc32(node.name.encode()) % 2]
+        node.device = f"/job:{job}/replica:0/task:0/device:CPU:0"
+    return out
 
 
 def tf_local_cluster():
@@ -859,8 +900,12 @@ def main():
                         help="timed steps per model and runtime")
     parser.add_argument("--keep", help="write the frozen graphs here")
     parser.add_argument("--no-cluster", action="store_true")
+    parser.add_argument("--functional", action="store_true",
+                        help="freeze with lower_control_flow=False: "
+                        "functional While/If that dfx inlines")
     args = parser.parse_args()
     dfx = os.path.abspath(args.dfx)
+    FUNCTIONAL[0] = args.functional
 
     models = [m for m in MODELS if (args.all or m[2] or args.filter) and
               args.filter in m[0]]
@@ -904,40 +949,53 @@ def main():
                 err = [err] if err else []
             cluster = ""
             if target and on_cluster and not err:
-                try:
-                    got, _ = tf_session_run(frozen.graph_def, frozen.feeds,
-                                            frozen.fetches, target=target)
-                    cdiff, cerr = compare(fix_strings(got), want,
+                # As the model is, on the worker; then with its nodes spread
+                # over the worker and the ps task (loop frames, TensorLists
+                # and table handles cut between two processes).
+                results = []
+                for label, graph_def in (("ok", frozen.graph_def),
+                                         ("split ok", split(frozen.graph_def))):
+                    try:
+                        got, _ = tf_session_run(graph_def, frozen.feeds,
+                                                frozen.fetches, target=target)
+                        _, cerr = compare(fix_strings(got), want,
                                           frozen.rtol, frozen.atol)
-                    cluster = "ok" if not cerr else cerr
+                    except tf.errors.OpError as e:
+                        cerr = (f"{type(e).__name__}: "
+                                f"{e.message.splitlines()[0]}")
+                    results.append(label if not cerr else "FAIL")
                     if cerr:
-                        err.append(f"cluster: {cerr}")
-                except tf.errors.OpError as e:
-                    cluster = type(e).__name__
-                    err.append(f"cluster: {e.message.splitlines()[0]}")
+                        err.append(f"cluster ({label}): {cerr}")
+                cluster = ", ".join(results)
             rows.append((name, len(ops), nodes, diff, tf_ms, dfx_ms,
                          cluster, missing, err))
             if err:
                 failures.append((name, err))
-        if target and (not args.filter or "train" in args.filter):
-            want, _ = lstm_training("")
-            # TensorFlow's own servers, one ps and one worker in this
-            # process, for the ms/step beside dfx's cluster.
-            servers = tf_local_cluster()
-            tf_cluster, tf_ms = lstm_training(servers[0].target)
-            got, dfx_ms = lstm_training(target)
+        kinds = [k for k in ("lstm_adam", "embedding_gru_sparse")
+                 if not args.filter or args.filter in "train_" + k]
+        # TensorFlow's own servers, one ps and one worker in this process,
+        # for the ms/step beside dfx's cluster.
+        servers = tf_local_cluster() if target and kinds else []
+        for kind in kinds if target else []:
+            name = "train_" + kind
+            want, _ = training(kind, "")
+            tf_cluster, tf_ms = training(kind, servers[0].target)
+            got, dfx_ms = training(kind, target)
+            err = []
             want_cluster = max(abs(a - b) for a, b in zip(tf_cluster, want))
             if want_cluster > 1e-4:
-                failures.append(("lstm_training", [
-                    f"TensorFlow's cluster differs by {want_cluster}"]))
-            diff = max(abs(a - b) for a, b in zip(got, want)) if got else None
-            print("lstm training losses: TF", ["%.6f" % v for v in want])
-            print("lstm training losses: dfx", ["%.6f" % v for v in got])
-            if diff is None or diff > 1e-4 or not want[-1] < want[0]:
-                failures.append(("lstm_training", [f"loss diff {diff}"]))
-            rows.append(("lstm_training (cluster)", 0, 0, diff, tf_ms, dfx_ms,
-                         "ok" if diff is not None and diff <= 1e-4 else "FAIL",
-                         [], []))
+                err.append(f"TensorFlow's cluster differs by {want_cluster}")
+            diff = max(abs(a - b) for a, b in zip(got, want))
+            print(f"{name} losses: TF ", ["%.6f" % v for v in want])
+            print(f"{name} losses: dfx", ["%.6f" % v for v in got])
+            if diff > 1e-4:
+                err.append(f"loss diff {diff}")
+            if not want[-1] < want[0]:
+                err.append("the loss does not fall")
+            if err:
+                failures.append((name, err))
+            rows.append((name + " (ps+worker)", 0, 0, diff, tf_ms, dfx_ms,
+                         "FAIL" if err else "ok", [], []))
     finally:
         if target:
             subprocess.run([dfx, "cluster", "down", "--dir",
@@ -948,10 +1006,10 @@ def main():
     def fmt(v, spec):
         return "-" if v is None else format(v, spec)
 
-    print(f"{'model':26} {'ops':>4} {'nodes':>6} {'max diff':>9} "
+    print(f"{'model':38} {'ops':>4} {'nodes':>6} {'max diff':>9} "
           f"{'TF ms':>8} {'dfx ms':>8} cluster")
     for name, nops, nodes, diff, tf_ms, dfx_ms, cluster, missing, err in rows:
-        print(f"{name:26} {fmt(nops or None, '4d'):>4} "
+        print(f"{name:38} {fmt(nops or None, '4d'):>4} "
               f"{fmt(nodes or None, '6d'):>6} {fmt(diff, '9.2e'):>9} "
               f"{fmt(tf_ms, '8.3f'):>8} {fmt(dfx_ms, '8.3f'):>8} {cluster}")
         if missing:
