@@ -631,6 +631,39 @@ def signal_roundtrip():
     return freeze_fn(fn, [audio], 1e-4, 1e-4)
 
 
+def lookup_modes():
+    """Lookup layers' other modes: StringLookup inverted (an int64 to
+    string table) and one-hot, IntegerLookup with a mask token and counts,
+    character-split TextVectorization with Unicode punctuation, Hashing
+    with a mask value and HashedCrossing."""
+    seed()
+    inv = keras.layers.StringLookup(vocabulary=WORDS[:9], invert=True)
+    onehot = keras.layers.StringLookup(vocabulary=WORDS[:6],
+                                       output_mode="one_hot")
+    counts = keras.layers.IntegerLookup(vocabulary=[4, 8, 15, 16, 23],
+                                        mask_token=0, output_mode="count")
+    chars = keras.layers.TextVectorization(split="character",
+                                           output_sequence_length=12)
+    chars.adapt(np.array(["¡Hola, señor!", "Grüße — «Köln»", "abc; def"],
+                         dtype=object))
+    masked_hash = keras.layers.Hashing(num_bins=5, mask_value="")
+    cross = keras.layers.HashedCrossing(num_bins=7)
+    _TABLES.extend([inv.lookup_table, onehot.lookup_table,
+                    counts.lookup_table, chars._lookup_layer.lookup_table])
+
+    def fn(ids, words, codes, text):
+        return (inv(ids), onehot(words), counts(codes), chars(text),
+                masked_hash(words), cross((words, codes[:, :1])))
+
+    r = rng(28)
+    ids = r.integers(0, 11, size=(4, 3)).astype(np.int64)
+    words = np.array([["cat"], ["zebra"], [""], ["mat"]], dtype=object)
+    codes = np.array([[4, 0, 99], [8, 8, 15], [0, 0, 0], [23, 16, 4]],
+                     dtype=np.int64)
+    text = np.array(["¿Qué tal?", "Köln «Dom»", "", "x;y"], dtype=object)
+    return freeze_fn(fn, [ids, words, codes, text], 1e-6, 1e-6)
+
+
 # (name, builder, in the default set, also run on a cluster)
 MODELS = [
     ("lstm_classifier", lstm_classifier, True, True),
@@ -647,6 +680,7 @@ MODELS = [
     ("seq2seq_greedy", seq2seq_greedy, True, True),
     ("ctc_decoders", ctc_decoders, True, False),
     ("tfidf_ngrams", tfidf_ngrams, False, False),
+    ("lookup_modes", lookup_modes, False, False),
     ("string_ops", string_ops, False, False),
     ("attention_layers", attention_layers, False, False),
     ("signal_roundtrip", signal_roundtrip, False, False),
