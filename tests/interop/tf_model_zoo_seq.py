@@ -758,19 +758,20 @@ def compare(outs, want, rtol, atol):
     return worst, ""
 
 
-def run_dfx(dfx, graph_path, frozen, work, iters):
+def run_dfx(dfx, graph_path, frozen, work, iters, extra):
     flags = feed_flags(frozen.feeds, work)
     fetch_flags = []
     for f in frozen.fetches:
         fetch_flags += ["--fetch", f]
-    run = subprocess.run([dfx, "run", "--graph", graph_path, *flags,
+    run = subprocess.run([dfx, "run", "--graph", graph_path, *extra, *flags,
                           *fetch_flags, "--json"], capture_output=True,
                          text=True, timeout=300)
     if run.returncode != 0:
         return None, None, run.stderr.strip().splitlines()[-1:] or ["?"]
     printed = json.loads(run.stdout)
     outs = [json_value(printed[f]) for f in frozen.fetches]
-    bench = subprocess.run([dfx, "bench", "--graph", graph_path, *flags,
+    bench = subprocess.run([dfx, "bench", "--graph", graph_path, *extra,
+                            *flags,
                             *fetch_flags, "--iters", str(iters), "--warmup",
                             "2", "--json"], capture_output=True, text=True,
                            timeout=300)
@@ -934,6 +935,8 @@ def main():
                         help="timed steps per model and runtime")
     parser.add_argument("--keep", help="write the frozen graphs here")
     parser.add_argument("--no-cluster", action="store_true")
+    parser.add_argument("--no-optimize", action="store_true",
+                        help="dfx run/bench with the graph optimizer off")
     parser.add_argument("--functional", action="store_true",
                         help="freeze with lower_control_flow=False: "
                         "functional While/If that dfx inlines")
@@ -975,7 +978,9 @@ def main():
                                          frozen.fetches, iters=args.iters)
             want = fix_strings(want)
             missing = missing_ops(dfx, path)
-            outs, dfx_ms, err = run_dfx(dfx, path, frozen, work, args.iters)
+            outs, dfx_ms, err = run_dfx(dfx, path, frozen, work, args.iters,
+                                        ["--no-optimize"] if args.no_optimize
+                                        else [])
             diff = None
             if outs is not None:
                 diff, err = compare(fix_strings(outs), want, frozen.rtol,
