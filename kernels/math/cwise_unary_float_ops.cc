@@ -4,7 +4,71 @@
 // (bool output). The complex forms are in cwise_complex_ops.cc.
 #include "kernels/math/cwise_ops.h"
 
+#include <algorithm>
+#include <cstdint>
+
+#include "Eigen/Core"
+
 namespace dfx {
+namespace {
+
+// erfc of float32, vectorised. Eigen's float erfc calls the C library's
+// erfcf one element at a time (six times slower than TensorFlow's, which
+// Keras's exact GELU, 0.5 x erfc(-x / sqrt 2), spends most of a
+// Transformer's element-wise time in). This evaluates the Chebyshev fit
+// erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), z >= 0 (Numerical
+// Recipes, 2nd ed., section 6.2: relative error under 1.2e-7 everywhere)
+// in double, whose exp Eigen vectorises, and erfc(-z) = 2 - erfc(z): within
+// 2e-7 relative of erfc once rounded to float, subnormal results included.
+// NaN stays NaN, erfc(+inf) = 0, erfc(-inf) = 2.
+void ErfcFloatRun(const float* in, float* out, int64_t n) {
+  constexpr int kChunk = 256;
+  // On the stack: at most kChunk elements.
+  using Doubles = Eigen::Array<double, Eigen::Dynamic, 1, 0, kChunk, 1>;
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t len = std::min<int64_t>(kChunk, n - i);
+    const Doubles x =
+        Eigen::Map<const Eigen::ArrayXf>(in + i, len).cast<double>();
+    const Doubles z = x.abs();
+    const Doubles t = 1.0 / (1.0 + 0.5 * z);
+    Doubles p = 0.17087277 * t - 0.82215223;
+    for (double c : {1.48851587, -1.13520398, 0.27886807, -0.18628806,
+                     0.09678418, 0.37409196, 1.00002368, -1.26551223}) {
+      p = p * t + c;
+    }
+    const Doubles r = t * (p - z * z).exp();
+    // A plain loop: Eigen's select and double-to-float cast run one
+    // element at a time; the compiler vectorises this one.
+    const double* rv = r.data();
+    const float* xv = in + i;
+    float* ov = out + i;
+    for (int64_t j = 0; j < len; ++j) {
+      const double v = rv[j];
+      ov[j] = static_cast<float>(xv[j] < 0.0f ? 2.0 - v : v);
+    }
+  }
+}
+
+class ErfcFloatKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out = nullptr;
+    DFX_OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {0}, 0, x.shape(), &out));
+    const float* in = x.data<float>();
+    float* o = out->data<float>();
+    ParallelFor(*ctx->device(), x.NumElements(),
+                Eigen::TensorOpCost(sizeof(float), sizeof(float), 40),
+                [&](int64_t first, int64_t last) {
+                  ErfcFloatRun(in + first, o + first, last - first);
+                });
+  }
+};
+
+}  // namespace
 
 void RegisterCwiseUnaryFloatKernels(KernelRegistry* registry) {
   using Eigen::bfloat16;
@@ -22,7 +86,9 @@ void RegisterCwiseUnaryFloatKernels(KernelRegistry* registry) {
       registry, "Rint");
   RegisterForTypes<Unary<ei::scalar_erf_op>::Kernel, float, double, half,
                    bfloat16>(registry, "Erf");
-  RegisterForTypes<Unary<ei::scalar_erfc_op>::Kernel, float, double, half,
+  RegisterKernel<ErfcFloatKernel>(
+      registry, KernelDefBuilder("Erfc").TypeConstraint<float>("T"));
+  RegisterForTypes<Unary<ei::scalar_erfc_op>::Kernel, double, half,
                    bfloat16>(registry, "Erfc");
   RegisterForTypes<Unary<ei::scalar_log1p_op>::Kernel, float, double, half,
                    bfloat16>(registry, "Log1p");

@@ -7,6 +7,7 @@
 //               ParseNpy unchanged.
 //   mode >= 128: JSON for the dtype kDtypes[mode % size]; a tensor that
 //               parses must print (TensorToJson) and read back unchanged.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -28,6 +29,11 @@ constexpr DataType kDtypes[] = {DT_FLOAT, DT_DOUBLE, DT_INT8,   DT_INT16,
 
 bool SameBytes(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
+  if (a.dtype() == DT_STRING) {
+    return std::equal(a.data<std::string>(),
+                      a.data<std::string>() + a.NumElements(),
+                      b.data<std::string>());
+  }
   if (a.TotalBytes() != b.TotalBytes()) return false;
   return a.TotalBytes() == 0 ||
          std::memcmp(a.raw_data(), b.raw_data(), a.TotalBytes()) == 0;

@@ -94,6 +94,20 @@ TEST_CASE("JSON literals parse into tensors of every dtype") {
   }
 }
 
+TEST_CASE("JSON strings parse into string tensors, as a text model's raw "
+          "input") {
+  auto t = ParseJsonTensor(R"([["The cat.", ""], ["caf\u00e9", "a\"b"]])",
+                           DT_STRING);
+  REQUIRE_OK(t);
+  REQUIRE(t->shape() == TensorShape({2, 2}));
+  REQUIRE(Values<std::string>(*t) ==
+          std::vector<std::string>{"The cat.", "", "caf\xc3\xa9", "a\"b"});
+  auto scalar = ParseJsonTensor(R"("x y")", DT_STRING);
+  REQUIRE_OK(scalar);
+  REQUIRE(scalar->dims() == 0);
+  REQUIRE(scalar->scalar<std::string>() == "x y");
+}
+
 TEST_CASE("JSON literals that do not fit the dtype are InvalidArgument") {
   auto expect = [](const std::string& json, DataType dtype,
                    const std::string& what) {
@@ -138,7 +152,8 @@ TEST_CASE("JSON literals that do not fit the dtype are InvalidArgument") {
   expect("[1, -1e39]", DT_FLOAT, "element [1]: -1e+39 is out of range");
   expect("1e400", DT_DOUBLE, "number overflow");
   // Dtypes JSON cannot give.
-  expect("1", DT_STRING, "dtype string");
+  expect("1", DT_STRING, "expected a string for dtype string");
+  expect(R"(["a", 2])", DT_STRING, "element [1]: expected a string");
   expect("1", DT_COMPLEX64, "complex64");
   // Nesting deeper than any tensor rank.
   expect(std::string(300, '[') + "1" + std::string(300, ']'), DT_FLOAT,

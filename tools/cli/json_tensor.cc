@@ -106,6 +106,14 @@ class Converter {
       }
       *out = node.get<bool>();
       return absl::OkStatus();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      // A text model's raw input: the string's UTF-8 bytes.
+      if (!node.is_string()) {
+        return Error(path, absl::StrCat("expected a string for dtype string, "
+                                        "found ", KindName(node)));
+      }
+      *out = node.get<std::string>();
+      return absl::OkStatus();
     } else if constexpr (std::is_floating_point_v<T>) {
       if (node.is_string()) {
         const std::string& s = node.get_ref<const std::string&>();
@@ -209,7 +217,7 @@ bool ParsableDtype(DataType dtype) {
   switch (dtype) {
     case DT_FLOAT: case DT_DOUBLE: case DT_INT8: case DT_INT16:
     case DT_INT32: case DT_INT64: case DT_UINT8: case DT_UINT16:
-    case DT_UINT32: case DT_UINT64: case DT_BOOL:
+    case DT_UINT32: case DT_UINT64: case DT_BOOL: case DT_STRING:
       return true;
     default:
       return false;

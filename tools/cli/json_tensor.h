@@ -17,7 +17,7 @@ namespace dfx::cli {
 // dtype float32/float64: numbers, and the strings "NaN", "Infinity",
 // "-Infinity". Integer dtypes (int8..int64, uint8..uint64): integers, or a
 // float with no fractional part (2.0); it must fit the dtype. bool: true and
-// false only.
+// false only. string: JSON strings, each element the string's UTF-8 bytes.
 // InvalidArgument, naming the element's index path ("[1][0]"), for: text that
 // is not JSON, ragged arrays, a value of the wrong kind (string, object,
 // bool for a number, number for a bool), a fractional value for an integer

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdint>
@@ -28,7 +29,7 @@ constexpr absl::string_view kMagic = "\x93NUMPY";
 constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 
 struct NpyType {
-  char kind;  // 'f', 'i', 'u', 'b'
+  char kind;  // 'f', 'i', 'u', 'b'; 'S' (bytes, `size` wide) when parsed
   int size;
   DataType dtype;
 };
@@ -295,19 +296,27 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes,
 
   const std::string& d = descr->str;
   std::optional<NpyType> type = TypeFromDescr(d);
+  // NumPy's fixed-width bytes ('|S5'): each element NUL-padded to the width.
+  int string_width = 0;
+  if (!type.has_value() && d.size() >= 3 && d[0] == '|' && d[1] == 'S' &&
+      absl::SimpleAtoi(absl::string_view(d).substr(2), &string_width) &&
+      string_width > 0) {
+    type = NpyType{'S', string_width, DT_STRING};
+  }
   if (!type.has_value()) {
     return NpyError(source, absl::StrCat(
         "unsupported dtype '", d,
-        "' (supported: <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1)"));
+        "' (supported: <f4 <f8 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1 |S)"));
   }
   const char order = d[0];
   if (type->size > 1 && order == '>') {
     return NpyError(source, absl::StrCat("big-endian dtype '", d,
                                          "' is not supported"));
   }
-  const bool order_ok = type->size == 1 ? (order == '|' || order == '<' ||
-                                           order == '>' || order == '=')
-                                        : (order == '<' || order == '=');
+  const bool any_order = type->size == 1 || type->dtype == DT_STRING;
+  const bool order_ok = any_order ? (order == '|' || order == '<' ||
+                                     order == '>' || order == '=')
+                                  : (order == '<' || order == '=');
   if (!order_ok) {
     return NpyError(source, absl::StrCat("unsupported dtype '", d, "'"));
   }
@@ -345,6 +354,17 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes,
     }
   }
   Tensor tensor(type->dtype, *tensor_shape);
+  if (type->dtype == DT_STRING) {
+    // As NumPy reads them: trailing NULs are padding.
+    std::string* out = tensor.data<std::string>();
+    for (uint64_t i = 0; i < elements; ++i) {
+      absl::string_view v = data.substr(i * item, item);
+      const size_t end = v.find_last_not_of('\0');
+      out[i] = std::string(end == v.npos ? absl::string_view()
+                                         : v.substr(0, end + 1));
+    }
+    return tensor;
+  }
   if (need > 0) std::memcpy(tensor.raw_data(), data.data(), need);
   return tensor;
 }
@@ -385,7 +405,18 @@ absl::StatusOr<Tensor> ReadNpyFile(const std::string& path) {
 }
 
 absl::StatusOr<std::string> EncodeNpy(const Tensor& tensor) {
-  const std::string descr = NpyDescr(tensor.dtype());
+  std::string descr = NpyDescr(tensor.dtype());
+  size_t string_width = 0;
+  if (tensor.dtype() == DT_STRING && tensor.IsInitialized()) {
+    // NumPy's fixed-width bytes, as np.array([b"..."]) has: the widest
+    // element's length, at least 1.
+    string_width = 1;
+    const std::string* v = tensor.data<std::string>();
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+      string_width = std::max(string_width, v[i].size());
+    }
+    descr = absl::StrCat("|S", string_width);
+  }
   if (descr.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot write a tensor of dtype ", DataTypeString(tensor.dtype()),
@@ -421,6 +452,14 @@ absl::StatusOr<std::string> EncodeNpy(const Tensor& tensor) {
   out.append(dict);
   out.append(pad, ' ');
   out.push_back('\n');
+  if (tensor.dtype() == DT_STRING) {
+    const std::string* v = tensor.data<std::string>();
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+      out.append(v[i]);
+      out.append(string_width - v[i].size(), '\0');
+    }
+    return out;
+  }
   out.append(static_cast<const char*>(tensor.raw_data()), tensor.TotalBytes());
   return out;
 }

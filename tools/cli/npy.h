@@ -13,7 +13,10 @@ namespace dfx::cli {
 
 // Supported element types and their NumPy descr: float16 '<f2', float32 '<f4',
 // float64 '<f8', int8 '|i1', int16 '<i2', int32 '<i4', int64 '<i8',
-// uint8 '|u1', uint16 '<u2', uint32 '<u4', uint64 '<u8', bool '|b1'.
+// uint8 '|u1', uint16 '<u2', uint32 '<u4', uint64 '<u8', bool '|b1', and
+// string as NumPy's fixed-width bytes '|S<width>' (written as wide as the
+// longest element, at least 1; trailing NUL bytes are padding, so a string
+// that ends in NULs reads back without them, as in NumPy).
 // Only little-endian, C-order arrays are read; any rank, 0-d included.
 
 // Decodes the bytes of a .npy file. `source` names the file in errors.

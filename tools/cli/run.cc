@@ -44,7 +44,8 @@ the fetched tensors.
                     literal (3, [1, 2], [[1, 2], [3, 4]], true) or @FILE.npy.
                     The dtype is the fed node's output type; a JSON value is
                     converted to it, an .npy file must already have it.
-                    Floats may be given as "NaN", "Infinity", "-Infinity".
+                    Floats may be given as "NaN", "Infinity", "-Infinity";
+                    strings (a text model's input) as JSON strings.
   --fetch NAME[:i]  tensor to compute and print (repeatable)
   --target NODE     node to run without fetching (repeatable)
   --target grpc://HOST:PORT
@@ -54,7 +55,8 @@ the fetched tensors.
   --json            print one JSON object mapping each fetch to
                     {"dtype", "shape", "values"}; NaN and infinities print as
                     the strings "NaN", "Infinity", "-Infinity"
-  --out DIR         also write each fetch to DIR/NAME.npy ('/' and ':' in
+  --out DIR         also write each fetch to DIR/NAME.npy (strings as
+                    NumPy's fixed-width bytes; '/' and ':' in
                     NAME become '_'); DIR is created
   --timeout-ms N    bound every call of the run by N ms (creating the
                     session on the cluster included): DeadlineExceeded past
