@@ -708,25 +708,10 @@ class ShardReaderDataset final : public DatasetBase {
             complete = false;
             break;
           }
-          TensorProto proto;
-          if (!proto.ParseFromString(record) || !Plausible(proto)) {
-            return absl::DataLossError(
-                "Unable to parse tensor from stored proto.");
-          }
-          absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
-          if (!t.ok()) {
-            return absl::DataLossError(
-                "Unable to parse tensor from stored proto.");
-          }
-          if (t->dtype() != dtypes[i]) {
-            return absl::InvalidArgumentError(
-                absl::StrCat("component ", i, " of a saved element is ",
-                             DataTypeString(t->dtype()),
-                             ", but the dataset's element "
-                             "spec says ",
-                             DataTypeString(dtypes[i])));
-          }
-          out->push_back(*std::move(t));
+          DFX_ASSIGN_OR_RETURN(
+              Tensor t, StoredComponent(record, dtypes[i], i, "a saved element",
+                                        "element spec says"));
+          out->push_back(std::move(t));
         }
         if (complete) {
           ++read_;
@@ -748,25 +733,6 @@ class ShardReaderDataset final : public DatasetBase {
     }
 
    private:
-    // Whether a stored proto's shape fits its tensor_content: a writer
-    // puts every element there, each at least one byte, so a corrupted
-    // shape cannot make the reader allocate more than the record holds.
-    static bool Plausible(const TensorProto& proto) {
-      const auto& dims = proto.tensor_shape().dim();
-      for (const auto& d : dims) {
-        if (d.size() < 0) return false;
-        if (d.size() == 0) return true;  // no elements
-      }
-      uint64_t n = 1;
-      const uint64_t limit = proto.tensor_content().size();
-      for (const auto& d : dims) {
-        if (static_cast<uint64_t>(d.size()) > limit) return false;
-        n *= static_cast<uint64_t>(d.size());
-        if (n > limit) return false;
-      }
-      return true;
-    }
-
     const std::shared_ptr<const ShardReaderDataset> d_;
     int64_t checkpoint_ = 0;
     std::unique_ptr<FileReader> reader_;
@@ -1628,6 +1594,36 @@ absl::StatusOr<SaveState> ReadSaveState(const std::string& node,
   state.finalized = metadata.finalized;
   state.creation_micros = metadata.creation_timestamp;
   return state;
+}
+
+absl::StatusOr<Tensor> StoredComponent(const std::string& record,
+                                       DataType dtype, size_t i,
+                                       absl::string_view element,
+                                       absl::string_view spec) {
+  const absl::Status unparsable =
+      absl::DataLossError("Unable to parse tensor from stored proto.");
+  TensorProto proto;
+  if (!proto.ParseFromString(record)) return unparsable;
+  uint64_t n = 1;
+  bool empty = false;
+  for (const auto& d : proto.tensor_shape().dim()) {
+    if (d.size() < 0) return unparsable;
+    if (d.size() == 0) empty = true;
+  }
+  for (const auto& d : proto.tensor_shape().dim()) {
+    if (empty) break;
+    if (static_cast<uint64_t>(d.size()) > record.size()) return unparsable;
+    n *= static_cast<uint64_t>(d.size());
+    if (n > record.size()) return unparsable;
+  }
+  absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
+  if (!t.ok()) return unparsable;
+  if (t->dtype() != dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "component ", i, " of ", element, " is ", DataTypeString(t->dtype()),
+        ", but the dataset's ", spec, " ", DataTypeString(dtype)));
+  }
+  return *std::move(t);
 }
 
 absl::StatusOr<bool> SaveFinalized(const std::string& node,

@@ -26,7 +26,6 @@
 // "start_index" (elements of the chunk read).
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -39,7 +38,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -48,10 +46,13 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
+#include "google/protobuf/text_format.h"
 #include "graph/node_def_util.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
+#include "proto/status.pb.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
 
@@ -98,94 +99,14 @@ using ChunkSet = std::set<std::string, ChunkOrder>;
 // TensorFlow's ReadTextProto.
 absl::StatusOr<absl::Status> ParseStatusText(const std::string& file,
                                              const std::string& text) {
-  static constexpr const char* kCodes[] = {"OK",
-                                           "CANCELLED",
-                                           "UNKNOWN",
-                                           "INVALID_ARGUMENT",
-                                           "DEADLINE_EXCEEDED",
-                                           "NOT_FOUND",
-                                           "ALREADY_EXISTS",
-                                           "PERMISSION_DENIED",
-                                           "RESOURCE_EXHAUSTED",
-                                           "FAILED_PRECONDITION",
-                                           "ABORTED",
-                                           "OUT_OF_RANGE",
-                                           "UNIMPLEMENTED",
-                                           "INTERNAL",
-                                           "UNAVAILABLE",
-                                           "DATA_LOSS",
-                                           "UNAUTHENTICATED"};
-  const absl::Status bad =
-      absl::DataLossError(absl::StrCat("Can't parse ", file, " as text proto"));
-  int code = 0;
-  std::string message;
-  size_t i = 0;
-  auto skip_space = [&] {
-    while (i < text.size()) {
-      if (std::isspace(static_cast<unsigned char>(text[i]))) {
-        ++i;
-      } else if (text[i] == '#') {
-        while (i < text.size() && text[i] != '\n') ++i;
-      } else {
-        break;
-      }
-    }
-  };
-  auto word = [&] {
-    size_t start = i;
-    while (i < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[i])) ||
-            text[i] == '_' || text[i] == '-')) {
-      ++i;
-    }
-    return text.substr(start, i - start);
-  };
-  while (true) {
-    skip_space();
-    if (i >= text.size()) break;
-    const std::string field = word();
-    skip_space();
-    if (i >= text.size() || text[i] != ':') return bad;
-    ++i;
-    skip_space();
-    if (field == "code") {
-      const std::string value = word();
-      int parsed = -1;
-      for (int c = 0; c < 17; ++c) {
-        if (value == kCodes[c]) parsed = c;
-      }
-      if (parsed < 0 &&
-          (!absl::SimpleAtoi(value, &parsed) || parsed < 0 || parsed > 16)) {
-        return bad;
-      }
-      code = parsed;
-    } else if (field == "message") {
-      message.clear();
-      bool any = false;
-      // Adjacent quoted strings concatenate, as in the text format.
-      while (i < text.size() && (text[i] == '"' || text[i] == '\'')) {
-        const char quote = text[i++];
-        size_t start = i;
-        while (i < text.size() && text[i] != quote) {
-          if (text[i] == '\\') ++i;
-          ++i;
-        }
-        if (i >= text.size()) return bad;
-        std::string unescaped;
-        if (!absl::CUnescape(text.substr(start, i - start), &unescaped)) {
-          return bad;
-        }
-        message += unescaped;
-        ++i;
-        any = true;
-        skip_space();
-      }
-      if (!any) return bad;
-    } else {
-      return bad;  // (TensorFlow's writer sets no other field)
-    }
+  StatusProto proto;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &proto) ||
+      proto.code() < 0 || proto.code() > error::UNAUTHENTICATED) {
+    return absl::DataLossError(
+        absl::StrCat("Can't parse ", file, " as text proto"));
   }
-  return absl::Status(static_cast<absl::StatusCode>(code), message);
+  return absl::Status(static_cast<absl::StatusCode>(proto.code()),
+                      proto.message());
 }
 
 std::string ReadWholeFile(const std::string& path) {
@@ -483,43 +404,10 @@ class SnapshotChunkDataset final : public DatasetBase {
         std::string record;
         DFX_ASSIGN_OR_RETURN(bool got, reader_->NextRecord(&record));
         if (!got) return false;
-        TensorProto proto;
-        if (!proto.ParseFromString(record) ||
-            !Plausible(proto, record.size())) {
-          return absl::DataLossError(
-              "Unable to parse tensor from stored proto.");
-        }
-        absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
-        if (!t.ok()) {
-          return absl::DataLossError(
-              "Unable to parse tensor from stored proto.");
-        }
-        if (t->dtype() != dtypes[i]) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("component ", i, " of a snapshot element is ",
-                           DataTypeString(t->dtype()),
-                           ", but the dataset's output_types "
-                           "say ",
-                           DataTypeString(dtypes[i])));
-        }
-        out->push_back(*std::move(t));
-      }
-      return true;
-    }
-
-    // Whether a stored proto's element count fits its record: every
-    // element a writer stores takes at least a byte, so a corrupted shape
-    // cannot make the reader allocate more than the record holds.
-    static bool Plausible(const TensorProto& proto, size_t record_size) {
-      uint64_t n = 1;
-      for (const auto& d : proto.tensor_shape().dim()) {
-        if (d.size() < 0) return false;
-        if (d.size() == 0) return true;
-      }
-      for (const auto& d : proto.tensor_shape().dim()) {
-        if (static_cast<uint64_t>(d.size()) > record_size) return false;
-        n *= static_cast<uint64_t>(d.size());
-        if (n > record_size) return false;
+        DFX_ASSIGN_OR_RETURN(Tensor t, StoredComponent(record, dtypes[i], i,
+                                                       "a snapshot element",
+                                                       "output_types say"));
+        out->push_back(std::move(t));
       }
       return true;
     }

@@ -36,6 +36,19 @@ absl::StatusOr<DatasetPtr> MakeLoadDataset(
     std::shared_ptr<const DatasetFunction> reader_func,
     std::vector<Tensor> captured);
 
+// Component `i` of a stored element (the save format's and distributed
+// snapshots' records are one TensorProto per component), which must be of
+// `dtype`. DataLoss "Unable to parse tensor from stored proto." when the
+// record does not parse or its shape claims more elements than the record
+// could hold (every element stores at least a byte: a corrupted shape
+// must not make the reader allocate); InvalidArgument "component i of
+// <element> is <type>, but the dataset's <spec> <dtype>" for another
+// dtype.
+absl::StatusOr<Tensor> StoredComponent(const std::string& record,
+                                       DataType dtype, size_t i,
+                                       absl::string_view element,
+                                       absl::string_view spec);
+
 // Whether the save under `path` is finished (its metadata finalized);
 // NotFound when `path` holds no metadata, OutOfRange when it does not
 // parse.

@@ -16,6 +16,7 @@
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
 #include "proto/graph.pb.h"
 #include "runtime/file_policy.h"
@@ -168,6 +169,50 @@ TEST_CASE("Save and load stay inside the server's --data-dir", "[dataset4]") {
   elements = Int64Elements((*loaded)[0]);
   REQUIRE(SetDataDir("").ok());
   CHECK_THAT(elements.status(), StatusIs(absl::StatusCode::kDataLoss));
+}
+
+TEST_CASE("A stored component is read back, checked against its record's size",
+          "[dataset4]") {
+  // Strings are stored in string_val (TensorFlow's AsProtoTensorContent),
+  // so the record, not tensor_content, bounds the element count.
+  TensorProto strings;
+  Tensor::FromVector<std::string>({"ab", "", "cde"})
+      .AsProtoTensorContent(&strings);
+  absl::StatusOr<Tensor> t =
+      data::StoredComponent(strings.SerializeAsString(), DT_STRING, 0,
+                            "a saved element", "element spec says");
+  REQUIRE(t.ok());
+  CHECK(t->shape() == TensorShape({3}));
+  CHECK(t->data<std::string>()[2] == "cde");
+  CHECK_THAT(data::StoredComponent(strings.SerializeAsString(), DT_INT64, 1,
+                                   "a saved element", "element spec says")
+                 .status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "component 1 of a saved element is string, but the "
+                      "dataset's element spec says int64"));
+  // A shape that claims more elements than the record holds.
+  TensorProto huge;
+  huge.set_dtype(DT_STRING);
+  huge.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 40);
+  huge.add_string_val("x");
+  CHECK_THAT(data::StoredComponent(huge.SerializeAsString(), DT_STRING, 0,
+                                   "a snapshot element", "output_types say")
+                 .status(),
+             StatusIs(absl::StatusCode::kDataLoss,
+                      "Unable to parse tensor from stored proto."));
+  CHECK_THAT(data::StoredComponent("\xff\xff", DT_STRING, 0,
+                                   "a snapshot element", "output_types say")
+                 .status(),
+             StatusIs(absl::StatusCode::kDataLoss));
+  // An empty tensor needs no bytes.
+  TensorProto empty;
+  empty.set_dtype(DT_FLOAT);
+  empty.mutable_tensor_shape()->add_dim()->set_size(0);
+  empty.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 40);
+  t = data::StoredComponent(empty.SerializeAsString(), DT_FLOAT, 0,
+                            "a saved element", "element spec says");
+  REQUIRE(t.ok());
+  CHECK(t->NumElements() == 0);
 }
 
 TEST_CASE("Every dataset4 op has TensorFlow 2.21's signature and CPU types",
