@@ -490,7 +490,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "DistributedSave sends the pipeline, the directory and SNAPPY for AUTO; "
+    "DistributedSave sends the pipeline, the directory and SNAPPY for AUTO, "
     "the dispatcher's error comes back with its code",
     "[dataservice]") {
   FakeService fake({});

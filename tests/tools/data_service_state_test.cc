@@ -113,8 +113,9 @@ TEST_CASE("The dispatcher names one dataset by its graph", "[data_service]") {
              StatusIs(absl::StatusCode::kInvalidArgument, "mine"));
 }
 
-TEST_CASE("Jobs are shared by name; other modes and round robin are refused",
-          "[data_service]") {
+TEST_CASE(
+    "Jobs are shared by name, and other modes and round robin are refused",
+    "[data_service]") {
   DispatcherState s(absl::Seconds(10), absl::Seconds(60));
   const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
   const std::string b = *s.GetOrRegisterDataset(Dataset("b"));
@@ -142,7 +143,7 @@ TEST_CASE("Jobs are shared by name; other modes and round robin are refused",
 }
 
 TEST_CASE(
-    "Each worker gets a task of an iteration, once; the iteration ends when "
+    "Each worker gets a task of an iteration once, and the iteration ends when "
     "every task has",
     "[data_service]") {
   DispatcherState s(absl::Seconds(10), absl::Seconds(60));
@@ -190,7 +191,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "A worker that stops heartbeating loses its tasks; a released or "
+    "A worker that stops heartbeating loses its tasks, and a released or "
     "silent client frees its iteration's tasks",
     "[data_service]") {
   DispatcherState s(absl::Seconds(10), absl::Seconds(60));
@@ -243,7 +244,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "A DYNAMIC iteration is one task on one worker; once lost it ends "
+    "A DYNAMIC iteration is one task on one worker, and once lost it ends "
     "rather than start again",
     "[data_service]") {
   DispatcherState s(absl::Seconds(10), absl::Seconds(60));

@@ -1,4 +1,5 @@
 // The dfx command: dispatches to its subcommands.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -41,9 +42,14 @@ constexpr Command kCommands[] = {
 
 void PrintUsage(std::ostream& os) {
   os << "usage: dfx COMMAND [FLAGS]\n\ncommands:\n";
+  size_t width = 0;
   for (const Command& c : kCommands) {
-    os << "  " << c.name << std::string(10 - std::string(c.name).size(), ' ')
-       << c.summary << "\n";
+    width = std::max(width, std::string(c.name).size());
+  }
+  for (const Command& c : kCommands) {
+    const std::string name = c.name;
+    os << "  " << name << std::string(width + 2 - name.size(), ' ') << c.summary
+       << "\n";
   }
   os << "\n'dfx COMMAND --help' describes a command's flags.\n";
 }
