@@ -53,6 +53,7 @@
 #include "kernels/data/save_format.h"
 #include "kernels/kernels.h"
 #include "proto/status.pb.h"
+#include "runtime/cancellable_sleep.h"
 #include "runtime/cancellation.h"
 #include "runtime/file_policy.h"
 
@@ -271,17 +272,12 @@ class ListSnapshotChunksDataset final : public DatasetBase {
     static absl::Status Backoff(IteratorContext* ctx, int n) {
       double ms = 1.0;
       for (int i = 0; i < n && ms < 1000.0; ++i) ms *= 1.3;
-      const absl::Time until =
-          absl::Now() + absl::Milliseconds(std::min(ms, 1000.0));
-      while (true) {
-        if (ctx != nullptr && ctx->cancellation_manager != nullptr &&
-            ctx->cancellation_manager->IsCancelled()) {
-          return absl::CancelledError("Cancelled loading tf.data snapshot");
-        }
-        const absl::Duration left = until - absl::Now();
-        if (left <= absl::ZeroDuration()) return absl::OkStatus();
-        absl::SleepFor(std::min(left, absl::Milliseconds(10)));
+      if (!SleepUnlessCancelled(
+              ctx != nullptr ? ctx->cancellation_manager : nullptr,
+              absl::Milliseconds(std::min(ms, 1000.0)))) {
+        return absl::CancelledError("Cancelled loading tf.data snapshot");
       }
+      return absl::OkStatus();
     }
 
     const std::shared_ptr<const ListSnapshotChunksDataset> d_;

@@ -17,11 +17,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "base/status_macros.h"
 #include "graph/types.h"
 #include "proto/tf_data_service_rpc.grpc.pb.h"
 #include "runtime/allocator.h"
+#include "runtime/cancellable_sleep.h"
 #include "runtime/tensor_shape.h"
 
 namespace dfx::data {
@@ -45,20 +45,6 @@ bool IsTransient(grpc::StatusCode code) {
   return code == grpc::StatusCode::UNAVAILABLE ||
          code == grpc::StatusCode::ABORTED ||
          code == grpc::StatusCode::CANCELLED;
-}
-
-// Waits `d`, or less when `cm` is cancelled. False when cancelled.
-bool SleepUnlessCancelled(CancellationManager* cm, absl::Duration d) {
-  if (cm == nullptr) {
-    absl::SleepFor(d);
-    return true;
-  }
-  absl::Notification woken;
-  const CancellationToken token = cm->get_cancellation_token();
-  if (!cm->RegisterCallback(token, [&woken] { woken.Notify(); })) return false;
-  woken.WaitForNotificationWithTimeout(d);
-  cm->DeregisterCallback(token);
-  return !cm->IsCancelled();
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {

@@ -51,13 +51,13 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/dataset_graph.h"
 #include "kernels/data/service/data_service_client.h"
 #include "kernels/kernels.h"
+#include "runtime/cancellable_sleep.h"
 
 namespace dfx::data {
 namespace {
@@ -522,17 +522,9 @@ class DataServiceIterator final : public IteratorBase {
     }
     const absl::Duration wait = until - absl::Now();
     if (wait <= absl::ZeroDuration()) return absl::OkStatus();
-    if (cm == nullptr) {
-      absl::SleepFor(wait);
-      return absl::OkStatus();
-    }
-    absl::Notification woken;
-    const CancellationToken token = cm->get_cancellation_token();
-    if (!cm->RegisterCallback(token, [&woken] { woken.Notify(); })) {
+    if (!SleepUnlessCancelled(cm, wait)) {
       return absl::CancelledError("Data service iterator was cancelled");
     }
-    woken.WaitForNotificationWithTimeout(wait);
-    cm->DeregisterCallback(token);
     return absl::OkStatus();
   }
 
