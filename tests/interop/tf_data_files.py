@@ -14,6 +14,7 @@ Exits 1 when a result differs.
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 
@@ -115,6 +116,13 @@ def main():
     p.add_argument("--target", required=True, help="grpc://host:port")
     args = p.parse_args()
     d = tempfile.mkdtemp(prefix="dfx-tf-data-")
+    try:
+        return run_checks(args, d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def run_checks(args, d):
     paths, text, corrupt, missing_feature = write_files(d)
     cases = {
         "tfrecord + parse_single_example": lambda: tf.data.TFRecordDataset(

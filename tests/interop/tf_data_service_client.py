@@ -37,6 +37,7 @@ Exit status: 0 when everything matches, 1 otherwise.
 
 import argparse
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -73,6 +74,7 @@ def serve():
     # Without running the servers' destructors: a worker stopping waits
     # for its tasks, and a task of an infinite dataset never ends.
     sys.stdout.flush()
+    shutil.rmtree(work_dir, ignore_errors=True)
     os._exit(0)
 
 

@@ -5,6 +5,7 @@ up`), each returned as (cluster spec dict, stop function)."""
 import glob
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -78,11 +79,16 @@ def start_dfx_cluster(dfx, workers, ps=0, push=True):
                          "120000"] + ([] if push else ["--no-push"]),
                         capture_output=True, text=True)
     if up.returncode != 0:
+        shutil.rmtree(d, ignore_errors=True)
         raise RuntimeError(f"dfx cluster up failed: {up.stderr.strip()}")
     with open(os.path.join(d, "cluster.json")) as f:
         cluster = json.load(f)
-    return cluster, lambda: subprocess.run(
-        [dfx, "cluster", "down", "--dir", d], capture_output=True)
+
+    def down():
+        subprocess.run([dfx, "cluster", "down", "--dir", d],
+                       capture_output=True)
+        shutil.rmtree(d, ignore_errors=True)
+    return cluster, down
 
 
 def server_pids(cluster):
