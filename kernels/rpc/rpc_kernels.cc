@@ -58,6 +58,7 @@
 #include "proto/tf_rpc_service.grpc.pb.h"
 #include "runtime/cancellation.h"
 #include "runtime/elastic_thread_pool.h"
+#include "runtime/network_policy.h"
 #include "runtime/op_kernel.h"
 #include "runtime/resource_mgr.h"
 #include "runtime/variant.h"
@@ -628,6 +629,7 @@ class RpcServerOp final : public OpKernel {
         ScalarString(ctx, 0, "server_address");
     DFX_OP_REQUIRES_OK(ctx, address.status());
     DFX_OP_REQUIRES_OK(ctx, CheckAddress(*address, /*server=*/true));
+    DFX_OP_REQUIRES_OK(ctx, CheckGraphMayListen(name(), *address));
     absl::StatusOr<std::shared_ptr<RpcServerResource>> server =
         ctx->resource_manager()->LookupOrCreate<RpcServerResource>(
             kServerContainer, *address,
@@ -733,6 +735,7 @@ class RpcClientOp final : public AsyncOpKernel {
     DFX_OP_REQUIRES_OK_ASYNC(ctx, address.status(), done);
     DFX_OP_REQUIRES_OK_ASYNC(ctx, CheckAddress(*address, /*server=*/false),
                              done);
+    DFX_OP_REQUIRES_OK_ASYNC(ctx, CheckGraphMayConnect(name(), *address), done);
     absl::StatusOr<int64_t> timeout = ScalarInt64(ctx, 1, "timeout_in_ms");
     DFX_OP_REQUIRES_OK_ASYNC(ctx, timeout.status(), done);
     // A new client each run: the old one of the name (its state) goes.

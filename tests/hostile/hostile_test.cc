@@ -272,7 +272,8 @@ TEST_CASE("hostile graphs and feeds get their status codes and the cluster "
   std::filesystem::create_directory_symlink(outside, data_dir + "/escape");
   // A memory limit far below the 12 GiB Fill case, whatever the machine.
   TestCluster cluster({{"worker", 2}},
-                      {"--data-dir", data_dir, "--memory-limit", "1G"});
+                      {"--data-dir", data_dir, "--memory-limit", "1G",
+                       "--graph-network", "none"});
   const std::string target = cluster.Target();
   RequireGoodStep(target);
 

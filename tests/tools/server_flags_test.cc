@@ -133,6 +133,28 @@ TEST_CASE("dfx server --data-dir is kept for the file policy") {
              StatusIs(absl::StatusCode::kInvalidArgument, "--data-dir"));
 }
 
+TEST_CASE("dfx server --graph-network is parsed and checked") {
+  const std::string cluster = R"({"worker": ["127.0.0.1:2222"]})";
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--cluster", cluster,  "--job",
+                                     "worker",    "--task", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ParseServerFlags(args, nullptr);
+  };
+  auto options = with({});
+  REQUIRE_OK(options.status());
+  CHECK(options->graph_network == GraphNetwork::kAll);
+  options = with({"--graph-network", "outbound"});
+  REQUIRE_OK(options.status());
+  CHECK(options->graph_network == GraphNetwork::kOutbound);
+  options = with({"--graph-network", "none"});
+  REQUIRE_OK(options.status());
+  CHECK(options->graph_network == GraphNetwork::kNone);
+  CHECK_THAT(with({"--graph-network", "inbound"}).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument,
+                      "--graph-network: graph network policy 'inbound'"));
+}
+
 TEST_CASE("dfx server refuses a --data-dir that does not exist") {
   testing::ProcessResult r = testing::RunDfx(
       {"server", "--cluster", R"({"worker": ["127.0.0.1:1"]})", "--job",

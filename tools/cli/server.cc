@@ -32,6 +32,7 @@ const char kServerUsage[] =
                   [--discovery-timeout-ms N] [--max-chunk-bytes N]
                   [--no-bulk] [--no-bulk-local] [--no-push] [--no-optimize]
                   [--memory-limit BYTES] [--data-dir DIR]
+                  [--graph-network all|outbound|none]
                   [--gpus all|none|LIST] [--gpu-memory-fraction F]
                   [--gpu-allow-growth]
                   [--auth-token-file FILE]
@@ -92,6 +93,12 @@ process that started it dies.
                         paths resolve under it, paths leaving it (after
                         symlinks) fail with PermissionDenied. Default: any
                         path the server's user may use
+  --graph-network all|outbound|none
+                        the connections graph ops may make on the server's
+                        behalf: all (default, as TensorFlow), outbound
+                        (RpcClient and the tf.data service ops connect;
+                        RpcServer may not listen) or none (neither). A
+                        refused op fails with PermissionDenied naming it
   --gpus all|none|LIST  the GPUs of a CUDA build that become this task's
                         /device:GPU:0, GPU:1, ...: all (default), none, or
                         CUDA numbers in order ("1,0": GPU 1 is GPU:0);
@@ -173,20 +180,34 @@ absl::StatusOr<std::string> ReadClusterFlag(const std::string& value) {
 absl::StatusOr<ServerCommandOptions> ParseServerFlags(
     const std::vector<std::string>& args, const char* tf_config) {
   ServerCommandOptions options;
-  DFX_ASSIGN_OR_RETURN(
-      std::vector<Flag> flags,
-      SplitFlags(args,
-                 {"--cluster", "--job", "--task", "--cpu-devices",
-                  "--inter-op-threads", "--intra-op-threads",
-                  "--session-gc-seconds", "--heartbeat-seconds",
-                  "--discovery-timeout-ms",
-                  "--max-chunk-bytes", "--memory-limit", "--auth-token-file",
-                  "--tls-cert", "--tls-key", "--tls-ca", "--tls-client-auth",
-                  "--security", "--data-dir", "--http-port",
-                  "--log-level", "--log-format", "--gpus",
-                  "--gpu-memory-fraction"},
-                 {"--no-bulk", "--no-bulk-local", "--no-push", "--no-optimize",
-                  "--gpu-allow-growth"}));
+  DFX_ASSIGN_OR_RETURN(std::vector<Flag> flags,
+                       SplitFlags(args,
+                                  {"--cluster",
+                                   "--job",
+                                   "--task",
+                                   "--cpu-devices",
+                                   "--inter-op-threads",
+                                   "--intra-op-threads",
+                                   "--session-gc-seconds",
+                                   "--heartbeat-seconds",
+                                   "--discovery-timeout-ms",
+                                   "--max-chunk-bytes",
+                                   "--memory-limit",
+                                   "--auth-token-file",
+                                   "--tls-cert",
+                                   "--tls-key",
+                                   "--tls-ca",
+                                   "--tls-client-auth",
+                                   "--security",
+                                   "--data-dir",
+                                   "--graph-network",
+                                   "--http-port",
+                                   "--log-level",
+                                   "--log-format",
+                                   "--gpus",
+                                   "--gpu-memory-fraction"},
+                                  {"--no-bulk", "--no-bulk-local", "--no-push",
+                                   "--no-optimize", "--gpu-allow-growth"}));
   std::string cluster_json;
   SecurityFiles security_files;
   std::string security_json;
@@ -242,6 +263,13 @@ absl::StatusOr<ServerCommandOptions> ParseServerFlags(
     } else if (flag == "--data-dir") {
       if (value.empty()) return UsageError("--data-dir needs a directory");
       options.data_dir = value;
+    } else if (flag == "--graph-network") {
+      absl::StatusOr<GraphNetwork> policy = ParseGraphNetwork(value);
+      if (!policy.ok()) {
+        return UsageError(
+            absl::StrCat("--graph-network: ", policy.status().message()));
+      }
+      options.graph_network = *policy;
     } else if (flag == "--max-chunk-bytes") {
       DFX_ASSIGN_OR_RETURN(server.max_chunk_bytes,
                            ParsePositiveFlag(flag, value));
@@ -366,6 +394,7 @@ int ServerMain(const std::vector<std::string>& args, std::ostream& out,
         absl::StrCat("--data-dir: ", s.message())));
     return kExitError;
   }
+  SetGraphNetwork(options->graph_network);
   absl::StatusOr<std::unique_ptr<GrpcServer>> server =
       GrpcServer::Create(options->server);
   if (!server.ok()) {

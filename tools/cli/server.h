@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "rpc/grpc_server.h"
+#include "runtime/network_policy.h"
 
 namespace dfx::cli {
 
@@ -19,6 +20,10 @@ struct ServerCommandOptions {
   // --data-dir: the only directory tree file ops may use (empty: any path);
   // set process-wide by ServerMain (runtime/file_policy.h).
   std::string data_dir;
+  // --graph-network: which connections graph ops (RpcServer, RpcClient, the
+  // tf.data service ops) may make; set process-wide by ServerMain
+  // (runtime/network_policy.h).
+  GraphNetwork graph_network = GraphNetwork::kAll;
   // --log-level (empty: info) and --log-format.
   std::string log_level;
   std::string log_format = "text";

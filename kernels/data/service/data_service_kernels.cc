@@ -58,6 +58,7 @@
 #include "kernels/data/service/data_service_client.h"
 #include "kernels/kernels.h"
 #include "runtime/cancellable_sleep.h"
+#include "runtime/network_policy.h"
 
 namespace dfx::data {
 namespace {
@@ -134,6 +135,7 @@ class RegisterDatasetOp final : public OpKernel {
     *request.mutable_metadata() = metadata_;
     request.mutable_metadata()->set_cardinality(dataset->Cardinality());
     if (!requested_id_.empty()) request.set_dataset_id(requested_id_);
+    DFX_RETURN_IF_ERROR(CheckGraphMayConnect(name(), address));
     DFX_ASSIGN_OR_RETURN(std::unique_ptr<DataServiceClient> client,
                          DataServiceClient::Create(address, protocol));
     DFX_ASSIGN_OR_RETURN(
@@ -243,6 +245,7 @@ class DistributedSaveOp final : public OpKernel {
     }
     request.set_path(directory);
     *request.mutable_metadata() = metadata_;
+    DFX_RETURN_IF_ERROR(CheckGraphMayConnect(name(), address));
     DFX_ASSIGN_OR_RETURN(std::unique_ptr<DataServiceClient> client,
                          DataServiceClient::Create(address, "grpc"));
     return client->Snapshot(request, ctx->cancellation_manager());
@@ -681,6 +684,7 @@ class DataServiceDatasetOp final : public DatasetOpKernel {
       if (num_consumers >= 0) p.num_consumers = num_consumers;
       next = 7;
     }
+    DFX_RETURN_IF_ERROR(CheckGraphMayConnect(name(), address));
     DFX_ASSIGN_OR_RETURN(std::shared_ptr<DataServiceClient> client,
                          DataServiceClient::Create(address, protocol));
     CancellationManager* cm = ctx->cancellation_manager();
