@@ -244,7 +244,10 @@ absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Create(
   if (compression == Compression::kZlib || compression == Compression::kGzip) {
     const int bits =
         compression == Compression::kGzip ? 16 + MAX_WBITS : MAX_WBITS;
-    if (deflateInit2(&w->zs_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, bits, 8,
+    // memLevel 9, as TensorFlow's ZlibCompressionOptions: the same bytes as
+    // TensorFlow's writer (deflate's output does not depend on how the
+    // input is cut between calls, only on where the stream is flushed).
+    if (deflateInit2(&w->zs_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, bits, 9,
                      Z_DEFAULT_STRATEGY) != Z_OK) {
       return absl::InternalError("zlib: deflateInit2 failed");
     }
@@ -270,16 +273,26 @@ absl::Status RecordWriter::Write(absl::string_view record) {
       crc32c::Mask(crc32c::Value(record.data(), record.size()));
   char footer[4];
   std::memcpy(footer, &data_crc, 4);
-  DFX_RETURN_IF_ERROR(Put(header, sizeof(header), false));
-  DFX_RETURN_IF_ERROR(Put(record.data(), record.size(), false));
-  return Put(footer, sizeof(footer), false);
+  DFX_RETURN_IF_ERROR(Put(header, sizeof(header), Z_NO_FLUSH));
+  DFX_RETURN_IF_ERROR(Put(record.data(), record.size(), Z_NO_FLUSH));
+  return Put(footer, sizeof(footer), Z_NO_FLUSH);
+}
+
+absl::Status RecordWriter::Flush() {
+  if (closed_) return absl::OkStatus();
+  if (zs_open_ || compression_ == Compression::kSnappy) {
+    DFX_RETURN_IF_ERROR(Put(nullptr, 0, Z_PARTIAL_FLUSH));
+  }
+  out_.flush();
+  if (!out_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
+  return absl::OkStatus();
 }
 
 absl::Status RecordWriter::Close() {
   if (closed_) return absl::OkStatus();
   closed_ = true;
   if (zs_open_ || compression_ == Compression::kSnappy) {
-    DFX_RETURN_IF_ERROR(Put(nullptr, 0, true));
+    DFX_RETURN_IF_ERROR(Put(nullptr, 0, Z_FINISH));
   }
   out_.flush();
   if (!out_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
@@ -299,10 +312,10 @@ absl::Status RecordWriter::PutBlock(const char *data, size_t n) {
   return absl::OkStatus();
 }
 
-absl::Status RecordWriter::Put(const char *data, size_t n, bool finish) {
+absl::Status RecordWriter::Put(const char *data, size_t n, int flush) {
   constexpr size_t kSnappyBuffer = 256 << 10;
   if (compression_ == Compression::kSnappy) {
-    if (n > kSnappyBuffer - pending_.size() || finish) {
+    if (n > kSnappyBuffer - pending_.size() || flush != Z_NO_FLUSH) {
       if (!pending_.empty()) {
         DFX_RETURN_IF_ERROR(PutBlock(pending_.data(), pending_.size()));
         pending_.clear();
@@ -322,14 +335,14 @@ absl::Status RecordWriter::Put(const char *data, size_t n, bool finish) {
     do {
       zs_.next_out = reinterpret_cast<Bytef *>(deflated_.data());
       zs_.avail_out = static_cast<uInt>(deflated_.size());
-      ret = deflate(&zs_, finish ? Z_FINISH : Z_NO_FLUSH);
+      ret = deflate(&zs_, flush);
       if (ret == Z_STREAM_ERROR) {
         return absl::InternalError(
             absl::StrCat("zlib: deflate failed writing ", path_));
       }
       out_.write(deflated_.data(), static_cast<std::streamsize>(
                                        deflated_.size() - zs_.avail_out));
-    } while (zs_.avail_out == 0 || (finish && ret != Z_STREAM_END));
+    } while (zs_.avail_out == 0 || (flush == Z_FINISH && ret != Z_STREAM_END));
   }
   if (!out_) return absl::DataLossError(absl::StrCat("cannot write ", path_));
   return absl::OkStatus();

@@ -82,8 +82,9 @@ class FileReader {
   size_t block_pos_ = 0;
 };
 
-// Writes TFRecords into one file (created or truncated), deflated on the
-// way when compressed: DatasetToTFRecord. Not thread-safe.
+// Writes TFRecords into one file (created or truncated), compressed on the
+// way as TensorFlow's RecordWriter does, byte for byte: DatasetToTFRecord,
+// snapshots, DumpTensor. Not thread-safe.
 class RecordWriter {
  public:
   // Opens `path` for node `node` (named in a --data-dir refusal): NotFound
@@ -98,13 +99,19 @@ class RecordWriter {
   // Appends one record: its length, the length's masked CRC32C, the data
   // and the data's masked CRC32C.
   absl::Status Write(absl::string_view record);
+  // Writes out what is buffered: SNAPPY's open block, and for ZLIB and
+  // GZIP a partial flush of the stream (TensorFlow's RecordWriter::Flush;
+  // the stream goes on). DataLoss when the file cannot be written.
+  absl::Status Flush();
   // Finishes the compressed stream and flushes; DataLoss when the file
   // cannot be written. Later calls do nothing.
   absl::Status Close();
 
  private:
   RecordWriter(std::string path, Compression compression);
-  absl::Status Put(const char* data, size_t n, bool finish);
+  // `flush`: zlib's Z_NO_FLUSH, Z_PARTIAL_FLUSH or Z_FINISH (SNAPPY writes
+  // its open block on either of the last two).
+  absl::Status Put(const char* data, size_t n, int flush);
   // SNAPPY: writes `data` as one block.
   absl::Status PutBlock(const char* data, size_t n);
 

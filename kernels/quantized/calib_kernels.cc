@@ -12,8 +12,6 @@
 // Both file-writing kernels write when they are destroyed (the session or
 // the registered graph closes), as TensorFlow's do: the saver its
 // statistics, DumpTensor the end of its compressed stream.
-#include <zlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -32,9 +30,9 @@
 #include "absl/synchronization/mutex.h"
 #include "base/logging.h"
 #include "base/status_macros.h"
-#include "checkpoint/crc32c.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "kernels/data/record_file.h"
 #include "proto/calibration_statistics.pb.h"
 #include "proto/tensor.pb.h"
 #include "runtime/file_policy.h"
@@ -455,77 +453,6 @@ class CalibrationStatisticsSaverOp : public OpKernel {
 // ---------------------------------------------------------------------------
 // DumpTensor
 
-// TFRecords deflated into one zlib stream as TensorFlow's RecordWriter
-// with ZLIB compression writes them: input gathered 256 KiB at a time,
-// deflated at level Z_DEFAULT_COMPRESSION with memLevel 9, and at the end
-// a partial flush (RecordWriter::Flush) before the stream finishes.
-class ZlibRecordFile {
- public:
-  explicit ZlibRecordFile(std::FILE* file) : file_(file) {
-    DFX_CHECK(deflateInit2(&zs_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, MAX_WBITS,
-                           9, Z_DEFAULT_STRATEGY) == Z_OK);
-  }
-  ~ZlibRecordFile() {
-    (void)Deflate(Z_PARTIAL_FLUSH);
-    (void)Deflate(Z_FINISH);
-    deflateEnd(&zs_);
-    std::fclose(file_);
-  }
-  ZlibRecordFile(const ZlibRecordFile&) = delete;
-  ZlibRecordFile& operator=(const ZlibRecordFile&) = delete;
-
-  absl::Status Write(const std::string& record) {
-    char header[12];
-    const uint64_t length = record.size();
-    std::memcpy(header, &length, 8);  // little-endian on dfx's hosts
-    const uint32_t length_crc = crc32c::Mask(crc32c::Value(header, 8));
-    std::memcpy(header + 8, &length_crc, 4);
-    const uint32_t data_crc =
-        crc32c::Mask(crc32c::Value(record.data(), record.size()));
-    char footer[4];
-    std::memcpy(footer, &data_crc, 4);
-    DFX_RETURN_IF_ERROR(Append(header, sizeof(header)));
-    DFX_RETURN_IF_ERROR(Append(record.data(), record.size()));
-    return Append(footer, sizeof(footer));
-  }
-
- private:
-  static constexpr size_t kInputBuffer = 256 << 10;
-
-  absl::Status Append(const char* data, size_t n) {
-    if (pending_.size() + n > kInputBuffer) {
-      DFX_RETURN_IF_ERROR(Deflate(Z_NO_FLUSH));
-    }
-    pending_.append(data, n);
-    if (pending_.size() >= kInputBuffer) return Deflate(Z_NO_FLUSH);
-    return absl::OkStatus();
-  }
-
-  // Deflates what is pending with `flush` and writes the output.
-  absl::Status Deflate(int flush) {
-    zs_.next_in = reinterpret_cast<Bytef*>(pending_.data());
-    zs_.avail_in = static_cast<uInt>(pending_.size());
-    char out[1 << 14];
-    int ret;
-    do {
-      zs_.next_out = reinterpret_cast<Bytef*>(out);
-      zs_.avail_out = sizeof(out);
-      ret = deflate(&zs_, flush);
-      if (ret == Z_STREAM_ERROR) return absl::InternalError("zlib: deflate");
-      const size_t have = sizeof(out) - zs_.avail_out;
-      if (have > 0 && std::fwrite(out, 1, have, file_) != have) {
-        return absl::DataLossError("cannot write the tensor data file");
-      }
-    } while (zs_.avail_out == 0 || zs_.avail_in > 0);
-    pending_.clear();
-    return absl::OkStatus();
-  }
-
-  std::FILE* const file_;
-  z_stream zs_{};
-  std::string pending_;
-};
-
 // TensorFlow's io::JoinPath for two parts.
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (name.empty()) return dir;
@@ -541,6 +468,14 @@ class DumpTensorOp : public OpKernel {
  public:
   explicit DumpTensorOp(OpKernelConstruction* c) : OpKernel(c) {
     c->SetStatus(Init(c));
+  }
+  ~DumpTensorOp() override {
+    absl::MutexLock lock(&mu_);
+    if (writer_ == nullptr) return;
+    // TensorFlow's kernel flushes its writer, then the writer's destructor
+    // finishes the stream; nobody is left to hear an error.
+    writer_->Flush().IgnoreError();
+    writer_->Close().IgnoreError();
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -576,13 +511,17 @@ class DumpTensorOp : public OpKernel {
     absl::StatusOr<std::string> data_path =
         ResolveDataPath(name(), JoinPath(*dir, file_name));
     if (!data_path.ok()) return data_path.status();
-    absl::StatusOr<std::FILE*> data = OpenForWriting(*data_path);
-    if (!data.ok()) {
-      return absl::InvalidArgumentError(data.status().message());
+    // TFRecords in one zlib stream, as TensorFlow's RecordWriter with ZLIB
+    // compression writes them; flushed, then finished, when the kernel goes.
+    absl::StatusOr<std::unique_ptr<data::RecordWriter>> writer =
+        data::RecordWriter::Create(name(), *data_path,
+                                   data::Compression::kZlib);
+    if (!writer.ok()) {
+      return absl::InvalidArgumentError(writer.status().message());
     }
     {
       absl::MutexLock lock(&mu_);
-      writer_ = std::make_unique<ZlibRecordFile>(*data);
+      writer_ = *std::move(writer);
     }
     QuantizationUnit unit;
     unit.set_func_name(func_name);
@@ -601,7 +540,7 @@ class DumpTensorOp : public OpKernel {
 
   bool enabled_ = false;
   absl::Mutex mu_;
-  std::unique_ptr<ZlibRecordFile> writer_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<data::RecordWriter> writer_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -4,6 +4,10 @@ TensorFlow 2.21 writes them, with what TensorFlow parses out of them.
 
     tests/golden/data/tfrecord/examples.tfrecord  3 Examples (and .gz, .zz:
                                                   the same, GZIP and ZLIB)
+    tests/golden/data/tfrecord/large.tfrecord.zz  800 records of "a b a ..."
+                                                  (75 KB, ZLIB: more than
+                                                  one deflate block, so
+                                                  zlib's memLevel shows)
     tests/golden/data/tfrecord/lines.txt          4 lines ("\\r\\n" and a
                                                   last line without "\\n")
     tests/golden/data/tfrecord/expected.txt       per record, what
@@ -12,12 +16,14 @@ TensorFlow 2.21 writes them, with what TensorFlow parses out of them.
         "y x0 x1 x2 name w0 w1"; then per line "line <text>"
 
 tests/kernels/dataset_test.cc reads them with dfx's TFRecordDataset,
-TextLineDataset and ParseExampleV2 kernels.
+TextLineDataset and ParseExampleV2 kernels; tests/kernels/record_file_test.cc
+writes the records again and compares the bytes.
 
     $(tools/tf_env) tests/golden/gen_tfrecord.py
 """
 
 import os
+import random
 import shutil
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -59,6 +65,13 @@ def main():
                     compression_type=kind)) as w:
             for record in tf.data.TFRecordDataset(path):
                 w.write(record.numpy())
+    rnd = random.Random(5)
+    with tf.io.TFRecordWriter(
+            os.path.join(OUT, "large.tfrecord.zz"),
+            options=tf.io.TFRecordOptions(compression_type="ZLIB")) as w:
+        for _ in range(800):
+            w.write(" ".join(rnd.choice("ab")
+                             for _ in range(rnd.randint(20, 60))).encode())
     lines_path = os.path.join(OUT, "lines.txt")
     with open(lines_path, "w") as f:
         f.write("first line\nsecond\r\n\nlast without newline")
