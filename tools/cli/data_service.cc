@@ -20,7 +20,9 @@
 #include "absl/time/clock.h"
 #include "base/status_macros.h"
 #include "grpcpp/grpcpp.h"
+#include "kernels/data/dataset.h"
 #include "kernels/data/service/data_service_client.h"
+#include "kernels/data/split_provider.h"
 #include "proto/tf_data_service_rpc.grpc.pb.h"
 #include "rpc/grpc_util.h"
 #include "runtime/session.h"
@@ -44,14 +46,18 @@ service="grpc://HOST:P")) and dfx's DataServiceDataset too.
 
   --port P              port to serve on (0: any free port; the address is
                         printed as "dfx data-service: ... serving on ADDR")
-  --work-dir D          accepted for TensorFlow's DispatcherConfig; dfx's
-                        dispatcher keeps no journal (a restart forgets)
+  --work-dir D          the dispatcher's journal: every change of its state
+                        is appended (and fsynced) there, and a dispatcher
+                        started again with the same D serves the same
+                        datasets, jobs and iterations (workers re-register
+                        through their heartbeats)
   --dispatcher HOST:P   the dispatcher a worker registers with
   --worker-address A    the address clients reach the worker at (default
                         localhost:PORT)
 
 Processing modes OFF (parallel_epochs: each worker an epoch) and DYNAMIC
-(distributed_epoch: the epoch read once, by one worker), without round-robin
+(distributed_epoch: each element once, every worker reading the splits of
+the pipeline's source that the dispatcher hands out), without round-robin
 reads. A worker that stops heartbeating for 10 s loses its tasks; a client that stops
 for 60 s releases its iteration. Serves until SIGTERM or SIGINT.
 )";
@@ -69,13 +75,78 @@ grpc::Status Reply(const absl::StatusOr<T>& result) {
   return ToGrpcStatus(result.status());
 }
 
+// The element types of a registered dataset graph: the output_types of the
+// node its _Retval returns.
+absl::StatusOr<std::vector<int>> GraphOutputTypes(const GraphDef& graph) {
+  std::string input;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == "_Retval" && n.input_size() > 0) input = n.input(0);
+  }
+  if (input.empty()) {
+    return absl::InvalidArgumentError("the dataset graph has no _Retval node");
+  }
+  input = input.substr(0, input.find(':'));
+  for (const NodeDef& n : graph.node()) {
+    if (n.name() != input) continue;
+    for (const char* attr : {"output_types", "Toutput_types"}) {
+      auto it = n.attr().find(attr);
+      if (it == n.attr().end()) continue;
+      std::vector<int> out;
+      out.reserve(it->second.list().type_size());
+      for (int t : it->second.list().type()) out.push_back(t);
+      if (!out.empty()) return out;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the dataset graph's output node ", input, " names no output_types"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the dataset graph has no node ", input));
+}
+
+// A graph whose node "dataset" builds the registered pipeline
+// (DatasetFromGraph of its serialized graph).
+void AddDatasetNodes(const tfdata::DatasetDef& def, GraphDef* g) {
+  NodeDef* c = g->add_node();
+  c->set_name("graph_def");
+  c->set_op("Const");
+  (*c->mutable_attr())["dtype"].set_type(DT_STRING);
+  TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(DT_STRING);
+  value->mutable_tensor_shape();
+  value->add_string_val(def.graph().SerializeAsString());
+  NodeDef* ds = g->add_node();
+  ds->set_name("dataset");
+  ds->set_op("DatasetFromGraph");
+  ds->add_input("graph_def");
+}
+
+// The dispatcher's split provider of a DYNAMIC iteration: the pipeline,
+// built in a session of its own, tells the count of its source's splits.
+absl::StatusOr<std::unique_ptr<data::SplitProvider>> MakeDispatcherSplits(
+    const tfdata::DatasetDef& def) {
+  GraphDef g;
+  AddDatasetNodes(def, &g);
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                       Session::Create("local"));
+  DFX_RETURN_IF_ERROR(session->Extend(g));
+  std::vector<Tensor> out;
+  RunOptions options;
+  options.set_timeout_in_ms(kElementTimeoutMs);
+  DFX_RETURN_IF_ERROR(
+      session->Run(options, {}, {"dataset:0"}, {}, &out, nullptr));
+  DFX_ASSIGN_OR_RETURN(data::DatasetPtr dataset,
+                       data::DatasetFromTensor(out[0], "the dataset"));
+  return data::MakeSplitProvider(*dataset);
+}
+
 // ---------------------------------------------------------------------------
 // Dispatcher
 
 class DispatcherImpl final
     : public ::tensorflow::data::DispatcherService::Service {
  public:
-  DispatcherImpl() : state_(kWorkerTimeout, kClientTimeout) {}
+  DispatcherImpl()
+      : state_(kWorkerTimeout, kClientTimeout, MakeDispatcherSplits) {}
 
   grpc::Status GetVersion(grpc::ServerContext*,
                           const tfdata::GetVersionRequest*,
@@ -157,6 +228,13 @@ class DispatcherImpl final
                             tfdata::WorkerUpdateResponse*) override {
     return ToGrpcStatus(state_.WorkerUpdate(*request));
   }
+  grpc::Status GetSplit(grpc::ServerContext*,
+                        const tfdata::GetSplitRequest* request,
+                        tfdata::GetSplitResponse* response) override {
+    auto r = state_.GetSplit(*request);
+    if (r.ok()) *response = *std::move(r);
+    return Reply(r);
+  }
   grpc::Status GetWorkers(grpc::ServerContext*,
                           const tfdata::GetWorkersRequest*,
                           tfdata::GetWorkersResponse* response) override {
@@ -175,46 +253,85 @@ class DispatcherImpl final
 // ---------------------------------------------------------------------------
 // Worker
 
-// The element types of a registered dataset graph: the output_types of the
-// node its _Retval returns.
-absl::StatusOr<std::vector<int>> GraphOutputTypes(const GraphDef& graph) {
-  std::string input;
-  for (const NodeDef& n : graph.node()) {
-    if (n.op() == "_Retval" && n.input_size() > 0) input = n.input(0);
-  }
-  if (input.empty()) {
-    return absl::InvalidArgumentError("the dataset graph has no _Retval node");
-  }
-  input = input.substr(0, input.find(':'));
-  for (const NodeDef& n : graph.node()) {
-    if (n.name() != input) continue;
-    for (const char* attr : {"output_types", "Toutput_types"}) {
-      auto it = n.attr().find(attr);
-      if (it == n.attr().end()) continue;
-      std::vector<int> out(it->second.list().type().begin(),
-                           it->second.list().type().end());
-      if (!out.empty()) return out;
+using DispatcherStub = ::tensorflow::data::DispatcherService::Stub;
+
+// How long a worker's GetSplit keeps trying an unreachable dispatcher (one
+// restarting, say) before its pipeline fails with Unavailable.
+constexpr absl::Duration kSplitRetryWindow = absl::Seconds(25);
+
+// A worker's splits of a DYNAMIC iteration: each asked of the dispatcher.
+class DispatcherSplits final : public data::SplitProvider {
+ public:
+  DispatcherSplits(std::shared_ptr<DispatcherStub> dispatcher,
+                   int64_t iteration_id, int64_t task_id)
+      : dispatcher_(std::move(dispatcher)),
+        iteration_id_(iteration_id),
+        task_id_(task_id) {}
+
+  absl::Status GetNext(int64_t* split, bool* end) override {
+    absl::MutexLock lock(&mu_);
+    tfdata::GetSplitRequest request;
+    request.set_iteration_id(iteration_id_);
+    request.set_repetition(0);
+    request.set_split_provider_index(0);
+    // Numbered, so that a retry after a dispatcher restart gets the split
+    // the lost answer held.
+    request.set_dfx_task_id(task_id_);
+    request.set_dfx_request_index(requests_ + 1);
+    const absl::Time give_up = absl::Now() + kSplitRetryWindow;
+    while (true) {
+      tfdata::GetSplitResponse response;
+      grpc::ClientContext ctx;
+      ctx.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
+      const grpc::Status s = dispatcher_->GetSplit(&ctx, request, &response);
+      if (s.ok()) {
+        *end = response.end_of_splits();
+        if (*end) return absl::OkStatus();
+        ++requests_;
+        if (response.split().int64_val_size() != 1) {
+          return absl::InternalError(
+              "the dispatcher's split is not one int64 index");
+        }
+        *split = response.split().int64_val(0);
+        return absl::OkStatus();
+      }
+      if (s.error_code() != grpc::StatusCode::UNAVAILABLE ||
+          absl::Now() > give_up) {
+        return FromGrpcStatus(s);
+      }
+      absl::SleepFor(absl::Milliseconds(100));
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the dataset graph's output node ", input, " names no output_types"));
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("the dataset graph has no node ", input));
-}
+
+ private:
+  const std::shared_ptr<DispatcherStub> dispatcher_;
+  const int64_t iteration_id_;
+  const int64_t task_id_;
+  absl::Mutex mu_;
+  int64_t requests_ ABSL_GUARDED_BY(mu_) = 0;  // answered with a split
+};
 
 // One task: its pipeline in a session of its own, one element made at a
 // time (GetElement calls of a task are serialized by `mu`).
 struct Task {
+  ~Task() {
+    if (split_source != nullptr) data::DetachSplitProvider(split_source);
+  }
   absl::Mutex mu;
   // Not OK when the pipeline could not start: every GetElement answers it.
   absl::Status error;
   std::unique_ptr<Session> session;
+  // DYNAMIC: the pipeline the session's iterator reads, and its source,
+  // which reads the dispatcher's splits.
+  data::DatasetPtr dataset;
+  const data::DatasetBase* split_source = nullptr;
   int num_outputs = 0;
   bool end ABSL_GUARDED_BY(mu) = false;
   int64_t next_index ABSL_GUARDED_BY(mu) = 0;
 };
 
-absl::StatusOr<std::unique_ptr<Task>> StartTask(const tfdata::TaskDef& def) {
+absl::StatusOr<std::unique_ptr<Task>> StartTask(
+    const tfdata::TaskDef& def, std::shared_ptr<DispatcherStub> dispatcher) {
   DFX_ASSIGN_OR_RETURN(std::vector<int> types,
                        GraphOutputTypes(def.dataset_def().graph()));
   AttrValue type_list, shape_list;
@@ -223,18 +340,7 @@ absl::StatusOr<std::unique_ptr<Task>> StartTask(const tfdata::TaskDef& def) {
     shape_list.mutable_list()->add_shape()->set_unknown_rank(true);
   }
   GraphDef g;
-  NodeDef* c = g.add_node();
-  c->set_name("graph_def");
-  c->set_op("Const");
-  (*c->mutable_attr())["dtype"].set_type(DT_STRING);
-  TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
-  value->set_dtype(DT_STRING);
-  value->mutable_tensor_shape();
-  value->add_string_val(def.dataset_def().graph().SerializeAsString());
-  NodeDef* ds = g.add_node();
-  ds->set_name("dataset");
-  ds->set_op("DatasetFromGraph");
-  ds->add_input("graph_def");
+  AddDatasetNodes(def.dataset_def(), &g);
   NodeDef* it = g.add_node();
   it->set_name("iterator");
   it->set_op("IteratorV2");
@@ -258,9 +364,30 @@ absl::StatusOr<std::unique_ptr<Task>> StartTask(const tfdata::TaskDef& def) {
   task->num_outputs = static_cast<int>(types.size());
   DFX_ASSIGN_OR_RETURN(task->session, Session::Create("local"));
   DFX_RETURN_IF_ERROR(task->session->Extend(g));
-  std::vector<Tensor> none;
+  std::vector<Tensor> out;
+  if (def.processing_mode_def().sharding_policy() !=
+      tfdata::ProcessingModeDef::DYNAMIC) {
+    DFX_RETURN_IF_ERROR(
+        task->session->Run(RunOptions(), {}, {}, {"make"}, &out, nullptr));
+    return task;
+  }
+  // DYNAMIC: the pipeline is built first, its source given the
+  // dispatcher's splits, and the iterator made of that very pipeline (fed
+  // back in).
   DFX_RETURN_IF_ERROR(
-      task->session->Run(RunOptions(), {}, {}, {"make"}, &none, nullptr));
+      task->session->Run(RunOptions(), {}, {"dataset:0"}, {}, &out, nullptr));
+  DFX_ASSIGN_OR_RETURN(task->dataset,
+                       data::DatasetFromTensor(out[0], "the dataset"));
+  DFX_ASSIGN_OR_RETURN(task->split_source, data::SplitSource(*task->dataset));
+  data::AttachSplitProvider(
+      task->split_source,
+      std::make_shared<DispatcherSplits>(std::move(dispatcher),
+                                         def.iteration_id(), def.task_id()));
+  const Tensor dataset_tensor = out[0];
+  out.clear();
+  DFX_RETURN_IF_ERROR(task->session->Run(RunOptions(),
+                                         {{"dataset:0", dataset_tensor}}, {},
+                                         {"make"}, &out, nullptr));
   return task;
 }
 
@@ -326,6 +453,12 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
         task->session->Run(options, {}, fetches, {}, &element, nullptr);
     if (absl::IsOutOfRange(s)) {
       task->end = true;
+      // (How the work was shared out: the interop test reads it.)
+      std::fprintf(stderr,
+                   "dfx data-service worker: task %lld ended after %lld "
+                   "elements\n",
+                   static_cast<long long>(request->task_id()),
+                   static_cast<long long>(task->next_index));
       {
         absl::MutexLock l(&mu_);
         completed_.push_back(request->task_id());
@@ -406,7 +539,7 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
         absl::MutexLock lock(&mu_);
         if (tasks_.contains(def.task_id())) continue;
       }
-      absl::StatusOr<std::unique_ptr<Task>> task = StartTask(def);
+      absl::StatusOr<std::unique_ptr<Task>> task = StartTask(def, dispatcher_);
       absl::MutexLock lock(&mu_);
       if (!task.ok()) {
         // A pipeline this worker cannot run: its readers get the error
@@ -426,8 +559,7 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
   }
 
   const std::string address_;
-  const std::unique_ptr<::tensorflow::data::DispatcherService::Stub>
-      dispatcher_;
+  const std::shared_ptr<DispatcherStub> dispatcher_;
   absl::Notification stop_;
   std::thread heartbeat_;
   absl::Mutex mu_;
@@ -460,7 +592,7 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
       {"--port", "--work-dir", "--dispatcher", "--worker-address"}, {});
   if (!flags.ok()) return Fail(flags.status(), err, kExitUsage);
   int64_t port = -1;
-  std::string dispatcher, worker_address;
+  std::string dispatcher, worker_address, work_dir;
   for (const Flag& f : *flags) {
     if (f.name == "--help") {
       out << kUsage;
@@ -473,6 +605,8 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
       }
     } else if (f.name == "--dispatcher") {
       dispatcher = f.value;
+    } else if (f.name == "--work-dir") {
+      work_dir = f.value;
     } else if (f.name == "--worker-address") {
       worker_address = f.value;
     }
@@ -507,6 +641,11 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
   std::unique_ptr<grpc::Server> server;
   if (role == "dispatcher") {
     dispatcher_impl = std::make_unique<DispatcherImpl>();
+    if (!work_dir.empty()) {
+      const absl::Status s =
+          dispatcher_impl->state().OpenJournal(work_dir, absl::Now());
+      if (!s.ok()) return Fail(s, err);
+    }
     builder.RegisterService(dispatcher_impl.get());
     server = builder.BuildAndStart();
   } else {
