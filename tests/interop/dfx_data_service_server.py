@@ -16,6 +16,8 @@ Scenarios, each read through both services:
   files, list_files + flat_map): on dfx's, every worker served some (each
   worker logs how many elements each of its tasks made); a source that
   cannot be split is TensorFlow's error;
+- static sharding (FILE, DATA, FILE_OR_DATA, HINT) over a dispatcher with
+  worker_addresses: each of two workers reads its share;
 - a dfx worker stopped: after the dispatcher's 10 s the epoch is read once,
   from the worker left (dfx's DataServiceDataset then reads that one, in
   parallel_epochs and distributed_epoch);
@@ -132,6 +134,63 @@ def distributed_epoch(address, files):
         except tf.errors.OpError as err:
             out[name] = type(err).__name__
     return out
+
+
+def static_sharding(address, files):
+    """{policy: sorted elements or the error's name} of the static sharding
+    policies over two workers (each reads its share)."""
+    svc = "grpc://" + address
+    policy = service.ShardingPolicy
+    reads = {
+        "DATA range": (policy.DATA, tf.data.Dataset.range(10)),
+        "FILE_OR_DATA range": (policy.FILE_OR_DATA,
+                               tf.data.Dataset.range(7).map(lambda x: x * 5)),
+        "FILE files": (policy.FILE, tf.data.Dataset.from_tensor_slices(
+            files).flat_map(tf.data.TextLineDataset)),
+        "HINT shard(SHARD_HINT)": (policy.HINT, tf.data.Dataset.range(9).shard(
+            tf.data.experimental.SHARD_HINT, tf.data.experimental.SHARD_HINT)),
+    }
+    out = {}
+    for name, (mode, ds) in reads.items():
+        try:
+            out[name] = sorted(plain(list(ds.apply(service.distribute(
+                mode, svc)).as_numpy_iterator())))
+        except tf.errors.OpError as err:
+            out[name] = type(err).__name__
+    return out
+
+
+def static_services(dfx, directory, files):
+    """static_sharding through TensorFlow's service and dfx's, each a
+    dispatcher with worker_addresses localhost:%port% twice and two
+    workers."""
+    tf_dispatcher = service.DispatchServer(service.DispatcherConfig(
+        worker_addresses=["localhost:%port%"] * 2))
+    tf_address = tf_dispatcher.target.split("://")[1]
+    tf_workers = [service.WorkerServer(service.WorkerConfig(  # noqa: F841
+        dispatcher_address=tf_address)) for _ in range(2)]
+    d = subprocess.Popen([dfx, "data-service", "dispatcher", "--port", "0",
+                          "--worker-addresses",
+                          "localhost:%port%,localhost:%port%"],
+                         stdout=subprocess.PIPE, text=True)
+    procs = [d]
+    try:
+        address = d.stdout.readline().split()[-1]
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [dfx, "data-service", "worker", "--dispatcher", address,
+                 "--port", str(free_port())], stdout=subprocess.DEVNULL))
+        time.sleep(1)
+        return static_sharding(tf_address, files), static_sharding(
+            address, files)
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 def restart(dfx, directory):
@@ -271,6 +330,7 @@ def main():
         de_tf = distributed_epoch(tf_address, files)
         de_dfx = distributed_epoch(dfx_address, files)
         de_served = served(logs)
+        static_tf, static_dfx = static_services(args.dfx, tmpdir, files)
         restarted = restart(args.dfx, tmpdir)
         # A worker that stops: once the dispatcher has given up on it
         # (10 s without a heartbeat), a read is one epoch, the other
@@ -311,6 +371,12 @@ def main():
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} distributed_epoch: every dfx worker "
           f"served some (elements per worker {de_served})")
+    for name, want in static_tf.items():
+        got = static_dfx[name]
+        ok = got == want and not isinstance(want, str)
+        failed += not ok
+        print(f"{'ok' if ok else 'FAIL'} static sharding {name}: dfx "
+              f"service {got}" + ("" if ok else f", TensorFlow's {want}"))
     got, again, counts = restarted
     ok = got == list(range(100, 160)) and all(n > 0 for n in counts)
     failed += not ok

@@ -117,7 +117,7 @@ TEST_CASE("The dispatcher names one dataset by its graph", "[data_service]") {
 }
 
 TEST_CASE(
-    "Jobs are shared by name, and other modes and round robin are refused",
+    "Jobs are shared by name, and unknown modes and round robin are refused",
     "[data_service]") {
   DispatcherState s(absl::Seconds(10), absl::Seconds(60));
   const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
@@ -132,11 +132,11 @@ TEST_CASE(
              StatusIs(absl::StatusCode::kInvalidArgument, "shared"));
   CHECK_THAT(s.GetOrCreateJob(Job("404")).status(),
              StatusIs(absl::StatusCode::kNotFound));
-  tfdata::GetOrCreateJobRequest file = Job(a);
-  file.mutable_processing_mode_def()->set_sharding_policy(
-      tfdata::ProcessingModeDef::FILE);
-  CHECK_THAT(s.GetOrCreateJob(file).status(),
-             StatusIs(absl::StatusCode::kUnimplemented, "FILE"));
+  tfdata::GetOrCreateJobRequest bogus = Job(a);
+  bogus.mutable_processing_mode_def()->set_sharding_policy(
+      static_cast<tfdata::ProcessingModeDef::ShardingPolicy>(77));
+  CHECK_THAT(s.GetOrCreateJob(bogus).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "77"));
   tfdata::GetOrCreateJobRequest rr = Job(a);
   rr.set_num_consumers(2);
   CHECK_THAT(s.GetOrCreateJob(rr).status(),
@@ -433,6 +433,42 @@ TEST_CASE(
     s.Expire(later + absl::Seconds(5));
     CHECK(ClientBeat(s, client, later).task_info_size() == 1);
   }
+}
+
+TEST_CASE(
+    "Static sharding gives each task its worker's index among the "
+    "configured addresses, and refuses workers that are not among them",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  tfdata::GetOrCreateJobRequest data = Job(a);
+  data.mutable_processing_mode_def()->set_sharding_policy(
+      tfdata::ProcessingModeDef::DATA);
+
+  // Without a list, no worker has an index: TensorFlow's NotFound.
+  REQUIRE(s.WorkerHeartbeat(Beat("h:1"), kStart).ok());
+  CHECK_THAT(
+      s.GetOrCreateIteration(*s.GetOrCreateJob(data), 0, kStart).status(),
+      StatusIs(absl::StatusCode::kNotFound,
+               "Worker h:1 is not in the workers list."));
+
+  DispatcherState t(absl::Seconds(10), absl::Seconds(60));
+  t.SetWorkerAddresses({"other:5", "h:%port%", "h"});
+  const std::string b = *t.GetOrRegisterDataset(Dataset("a"));
+  data.set_dataset_id(b);
+  CHECK_THAT(t.WorkerHeartbeat(Beat("stranger:1"), kStart).status(),
+             StatusIs(absl::StatusCode::kFailedPrecondition, "not configured"));
+  REQUIRE(t.WorkerHeartbeat(Beat("h:1"), kStart).ok());
+  REQUIRE(t.GetOrCreateIteration(*t.GetOrCreateJob(data), 0, kStart).ok());
+  auto w1 = t.WorkerHeartbeat(Beat("h:1"), kStart);
+  REQUIRE(w1->new_tasks_size() == 1);
+  CHECK(w1->new_tasks(0).num_workers() == 3);
+  CHECK(w1->new_tasks(0).worker_index() == 1);
+  auto w2 = t.WorkerHeartbeat(Beat("h:2"), kStart);
+  REQUIRE(w2->new_tasks_size() == 1);
+  CHECK(w2->new_tasks(0).worker_index() == 2);
+  // A third worker of the host: no entry is left, so no task.
+  CHECK(t.WorkerHeartbeat(Beat("h:3"), kStart)->new_tasks_size() == 0);
 }
 
 TEST_CASE("dfx data-service refuses bad flags before serving",

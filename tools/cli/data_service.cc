@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -37,6 +38,7 @@ namespace {
 
 constexpr char kUsage[] =
     R"(usage: dfx data-service dispatcher --port P [--work-dir D]
+                               [--worker-addresses A,B,...]
        dfx data-service worker --dispatcher HOST:P --port Q
                                [--worker-address HOST:Q]
 
@@ -51,14 +53,20 @@ service="grpc://HOST:P")) and dfx's DataServiceDataset too.
                         started again with the same D serves the same
                         datasets, jobs and iterations (workers re-register
                         through their heartbeats)
+  --worker-addresses L  TensorFlow's DispatcherConfig.worker_addresses, for
+                        static sharding (FILE, DATA, FILE_OR_DATA, HINT):
+                        a worker's index is the first free entry matching
+                        its address (HOST:PORT, HOST:%port% or HOST); a
+                        worker matching none is refused
   --dispatcher HOST:P   the dispatcher a worker registers with
   --worker-address A    the address clients reach the worker at (default
                         localhost:PORT)
 
 Processing modes OFF (parallel_epochs: each worker an epoch) and DYNAMIC
 (distributed_epoch: each element once, every worker reading the splits of
-the pipeline's source that the dispatcher hands out), without round-robin
-reads. A worker that stops heartbeating for 10 s loses its tasks; a client that stops
+the pipeline's source that the dispatcher hands out), and the static
+sharding policies over --worker-addresses (each worker reads its share),
+without round-robin reads. A worker that stops heartbeating for 10 s loses its tasks; a client that stops
 for 60 s releases its iteration. Serves until SIGTERM or SIGINT.
 )";
 
@@ -255,6 +263,102 @@ class DispatcherImpl final
 
 using DispatcherStub = ::tensorflow::data::DispatcherService::Stub;
 
+void AddInt64Const(const std::string& name, int64_t v, GraphDef* g) {
+  NodeDef* c = g->add_node();
+  c->set_name(name);
+  c->set_op("Const");
+  (*c->mutable_attr())["dtype"].set_type(DT_INT64);
+  TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(DT_INT64);
+  value->mutable_tensor_shape();
+  value->add_int64_val(v);
+}
+
+// Static sharding (TensorFlow's worker rewrite): the task's worker reads
+// its share of the pipeline. HINT: the SHARD_HINT (-1) inputs of the
+// pipeline's ShardDatasets become the worker count and index; FILE, DATA
+// and FILE_OR_DATA: an AutoShardDataset of that policy (FILE_OR_DATA is
+// AUTO) over the pipeline's output.
+absl::Status ShardForWorker(const tfdata::TaskDef& def, GraphDef* graph) {
+  const int64_t n = def.num_workers(), index = def.worker_index();
+  if (n <= 0 || index < 0 || index >= n) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a statically sharded task needs its worker's index among the "
+        "dispatcher's worker_addresses; got ",
+        index, " of ", n));
+  }
+  const std::string workers = "dfx_static_shard/num_workers";
+  const std::string worker_index = "dfx_static_shard/index";
+  const auto policy = def.processing_mode_def().sharding_policy();
+  if (policy == tfdata::ProcessingModeDef::HINT) {
+    std::map<std::string, bool> hint;  // Const node -> holds SHARD_HINT
+    for (const NodeDef& node : graph->node()) {
+      if (node.op() != "Const") continue;
+      auto value = node.attr().find("value");
+      if (value == node.attr().end()) continue;
+      absl::StatusOr<Tensor> t = Tensor::FromProto(value->second.tensor());
+      hint[node.name()] = t.ok() && t->dtype() == DT_INT64 &&
+                          t->NumElements() == 1 && t->data<int64_t>()[0] == -1;
+    }
+    for (NodeDef& node : *graph->mutable_node()) {
+      if (node.op() != "ShardDataset" || node.input_size() < 3) continue;
+      for (int i : {1, 2}) {
+        const std::string input =
+            node.input(i).substr(0, node.input(i).find(':'));
+        if (hint[input]) node.set_input(i, i == 1 ? workers : worker_index);
+      }
+    }
+    AddInt64Const(workers, n, graph);
+    AddInt64Const(worker_index, index, graph);
+    return absl::OkStatus();
+  }
+  NodeDef* retval = nullptr;
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.op() == "_Retval" && node.input_size() > 0) retval = &node;
+  }
+  if (retval == nullptr) {
+    return absl::InvalidArgumentError("the dataset graph has no _Retval node");
+  }
+  const std::string output = retval->input(0);
+  DFX_ASSIGN_OR_RETURN(std::vector<int> types, GraphOutputTypes(*graph));
+  AttrValue type_list, shape_list;
+  for (int t : types) {
+    type_list.mutable_list()->add_type(static_cast<DataType>(t));
+    shape_list.mutable_list()->add_shape()->set_unknown_rank(true);
+  }
+  NodeDef* shard = graph->add_node();
+  shard->set_name("dfx_static_shard");
+  shard->set_op("AutoShardDataset");
+  shard->add_input(output);
+  shard->add_input(workers);
+  shard->add_input(worker_index);
+  (*shard->mutable_attr())["auto_shard_policy"].set_i(
+      policy == tfdata::ProcessingModeDef::FILE   ? 1
+      : policy == tfdata::ProcessingModeDef::DATA ? 2
+                                                  : 0);
+  (*shard->mutable_attr())["num_replicas"].set_i(0);
+  (*shard->mutable_attr())["output_types"] = type_list;
+  (*shard->mutable_attr())["output_shapes"] = shape_list;
+  // (`retval` may have moved when nodes were added.)
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.op() == "_Retval" && node.input_size() > 0 &&
+        node.input(0) == output) {
+      node.set_input(0, "dfx_static_shard");
+    }
+  }
+  AddInt64Const(workers, n, graph);
+  AddInt64Const(worker_index, index, graph);
+  return absl::OkStatus();
+}
+
+bool IsStaticSharding(const tfdata::ProcessingModeDef& mode) {
+  const auto p = mode.sharding_policy();
+  return p == tfdata::ProcessingModeDef::FILE ||
+         p == tfdata::ProcessingModeDef::DATA ||
+         p == tfdata::ProcessingModeDef::FILE_OR_DATA ||
+         p == tfdata::ProcessingModeDef::HINT;
+}
+
 // How long a worker's GetSplit keeps trying an unreachable dispatcher (one
 // restarting, say) before its pipeline fails with Unavailable.
 constexpr absl::Duration kSplitRetryWindow = absl::Seconds(25);
@@ -340,7 +444,13 @@ absl::StatusOr<std::unique_ptr<Task>> StartTask(
     shape_list.mutable_list()->add_shape()->set_unknown_rank(true);
   }
   GraphDef g;
-  AddDatasetNodes(def.dataset_def(), &g);
+  if (IsStaticSharding(def.processing_mode_def())) {
+    tfdata::DatasetDef sharded = def.dataset_def();
+    DFX_RETURN_IF_ERROR(ShardForWorker(def, sharded.mutable_graph()));
+    AddDatasetNodes(sharded, &g);
+  } else {
+    AddDatasetNodes(def.dataset_def(), &g);
+  }
   NodeDef* it = g.add_node();
   it->set_name("iterator");
   it->set_op("IteratorV2");
@@ -587,12 +697,14 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
                     "': dispatcher or worker (see 'dfx data-service --help')")),
                 err, kExitUsage);
   }
-  absl::StatusOr<std::vector<Flag>> flags = SplitFlags(
-      std::vector<std::string>(args.begin() + 1, args.end()),
-      {"--port", "--work-dir", "--dispatcher", "--worker-address"}, {});
+  absl::StatusOr<std::vector<Flag>> flags =
+      SplitFlags(std::vector<std::string>(args.begin() + 1, args.end()),
+                 {"--port", "--work-dir", "--dispatcher", "--worker-address",
+                  "--worker-addresses"},
+                 {});
   if (!flags.ok()) return Fail(flags.status(), err, kExitUsage);
   int64_t port = -1;
-  std::string dispatcher, worker_address, work_dir;
+  std::string dispatcher, worker_address, work_dir, worker_addresses;
   for (const Flag& f : *flags) {
     if (f.name == "--help") {
       out << kUsage;
@@ -607,6 +719,8 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
       dispatcher = f.value;
     } else if (f.name == "--work-dir") {
       work_dir = f.value;
+    } else if (f.name == "--worker-addresses") {
+      worker_addresses = f.value;
     } else if (f.name == "--worker-address") {
       worker_address = f.value;
     }
@@ -641,6 +755,10 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
   std::unique_ptr<grpc::Server> server;
   if (role == "dispatcher") {
     dispatcher_impl = std::make_unique<DispatcherImpl>();
+    if (!worker_addresses.empty()) {
+      dispatcher_impl->state().SetWorkerAddresses(
+          absl::StrSplit(worker_addresses, ',', absl::SkipEmpty()));
+    }
     if (!work_dir.empty()) {
       const absl::Status s =
           dispatcher_impl->state().OpenJournal(work_dir, absl::Now());

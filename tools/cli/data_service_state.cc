@@ -101,6 +101,23 @@ uint32_t GetU32(const char* p) {
 
 constexpr char kJournalName[] = "dispatcher_journal";
 
+bool IsStatic(const tfdata::ProcessingModeDef& mode) {
+  const auto p = mode.sharding_policy();
+  return p == tfdata::ProcessingModeDef::FILE ||
+         p == tfdata::ProcessingModeDef::DATA ||
+         p == tfdata::ProcessingModeDef::FILE_OR_DATA ||
+         p == tfdata::ProcessingModeDef::HINT;
+}
+
+// Whether worker `address` ("host:port") is configured entry `entry`:
+// the same address, or its host with "%port%" or no port.
+bool Matches(const std::string& entry, const std::string& address) {
+  if (entry == address) return true;
+  const size_t colon = address.rfind(':');
+  const std::string host = address.substr(0, colon);
+  return entry == host || entry == host + ":%port%";
+}
+
 }  // namespace
 
 DispatcherState::~DispatcherState() {
@@ -110,6 +127,36 @@ DispatcherState::~DispatcherState() {
 
 void DispatcherState::SeeIdLocked(int64_t id) {
   next_id_ = std::max(next_id_, id + 1);
+}
+
+void DispatcherState::SetWorkerAddresses(std::vector<std::string> addresses) {
+  absl::MutexLock lock(&mu_);
+  worker_addresses_ = std::move(addresses);
+}
+
+bool DispatcherState::IsStaticLocked(int64_t iteration_id) {
+  auto it = iterations_.find(iteration_id);
+  if (it == iterations_.end()) return false;
+  auto job = jobs_.find(it->second.job_id);
+  return job != jobs_.end() && IsStatic(job->second.mode);
+}
+
+absl::StatusOr<int64_t> DispatcherState::WorkerIndexLocked(
+    const std::string& worker) {
+  auto known = worker_indices_.find(worker);
+  if (known != worker_indices_.end()) return known->second;
+  std::set<int64_t> taken;
+  for (const auto& [address, index] : worker_indices_) taken.insert(index);
+  for (size_t i = 0; i < worker_addresses_.size(); ++i) {
+    const int64_t index = static_cast<int64_t>(i);
+    if (taken.contains(index) || !Matches(worker_addresses_[i], worker)) {
+      continue;
+    }
+    worker_indices_[worker] = index;
+    return index;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("Worker ", worker, " is not in the workers list."));
 }
 
 absl::Status DispatcherState::AppendLocked(const Record& record) {
@@ -210,7 +257,11 @@ void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
     }
     case Record::kTask: {
       const int64_t id = r.task().id();
-      tasks_[id] = {r.task().iteration_id(), r.task().worker(), false};
+      tasks_[id] = {r.task().iteration_id(), r.task().worker(), false,
+                    r.task().worker_index()};
+      if (r.task().worker_index() >= 0) {
+        worker_indices_[r.task().worker()] = r.task().worker_index();
+      }
       iterations_[r.task().iteration_id()].tasks.insert(id);
       auto [w, is_new] = workers_.try_emplace(r.task().worker());
       if (is_new) w->second.last_heartbeat = now;
@@ -359,15 +410,11 @@ absl::StatusOr<tfdata::DataServiceMetadata> DispatcherState::GetMetadata(
 
 absl::StatusOr<int64_t> DispatcherState::GetOrCreateJob(
     const tfdata::GetOrCreateJobRequest& request) {
-  const auto policy = request.processing_mode_def().sharding_policy();
-  if (policy != tfdata::ProcessingModeDef::OFF &&
-      policy != tfdata::ProcessingModeDef::DYNAMIC) {
-    return absl::UnimplementedError(absl::StrCat(
-        "dfx's tf.data service dispatcher serves processing modes OFF "
-        "(parallel_epochs) and DYNAMIC (distributed_epoch) only; got "
-        "sharding policy ",
-        tfdata::ProcessingModeDef::ShardingPolicy_Name(
-            request.processing_mode_def().sharding_policy())));
+  if (!tfdata::ProcessingModeDef::ShardingPolicy_IsValid(
+          request.processing_mode_def().sharding_policy())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown sharding policy ",
+                     request.processing_mode_def().sharding_policy()));
   }
   if (request.has_num_consumers()) {
     return absl::UnimplementedError(
@@ -428,6 +475,12 @@ absl::StatusOr<int64_t> DispatcherState::GetOrCreateIteration(
       DFX_RETURN_IF_ERROR(
           splits_(datasets_.at(job->second.dataset_id).def).status());
     }
+    // Static sharding: every live worker needs its index.
+    if (IsStatic(job->second.mode)) {
+      for (const auto& [address, worker] : workers_) {
+        DFX_RETURN_IF_ERROR(WorkerIndexLocked(address).status());
+      }
+    }
     iteration_id = next_id_;
     Record r;
     r.mutable_iteration()->set_id(iteration_id);
@@ -455,6 +508,11 @@ absl::Status DispatcherState::AddTaskLocked(int64_t iteration_id,
   r.mutable_task()->set_id(next_id_);
   r.mutable_task()->set_iteration_id(iteration_id);
   r.mutable_task()->set_worker(worker);
+  r.mutable_task()->set_worker_index(-1);
+  if (IsStaticLocked(iteration_id)) {
+    DFX_ASSIGN_OR_RETURN(int64_t index, WorkerIndexLocked(worker));
+    r.mutable_task()->set_worker_index(index);
+  }
   return ChangeLocked(r, now);
 }
 
@@ -512,6 +570,18 @@ DispatcherState::WorkerHeartbeat(const tfdata::WorkerHeartbeatRequest& request,
     return absl::InvalidArgumentError("worker_address must be non-empty");
   }
   absl::MutexLock lock(&mu_);
+  if (!worker_addresses_.empty()) {
+    bool configured = false;
+    for (const std::string& entry : worker_addresses_) {
+      configured |= Matches(entry, request.worker_address());
+    }
+    if (!configured) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "The worker's address is not configured in the dispatcher's "
+          "worker_addresses: ",
+          request.worker_address()));
+    }
+  }
   const bool is_new = !workers_.contains(request.worker_address());
   workers_[request.worker_address()].last_heartbeat = now;
   if (is_new) {
@@ -520,7 +590,14 @@ DispatcherState::WorkerHeartbeat(const tfdata::WorkerHeartbeatRequest& request,
     // others).
     std::vector<int64_t> unfinished;
     for (const auto& [id, iteration] : iterations_) {
-      if (!FinishedLocked(iteration)) unfinished.push_back(id);
+      if (FinishedLocked(iteration)) continue;
+      // A static iteration's worker needs an index (more workers than
+      // configured: this one gets none).
+      if (IsStaticLocked(id) &&
+          !WorkerIndexLocked(request.worker_address()).ok()) {
+        continue;
+      }
+      unfinished.push_back(id);
     }
     for (int64_t id : unfinished) {
       DFX_RETURN_IF_ERROR(AddTaskLocked(id, request.worker_address(), now));
@@ -542,6 +619,10 @@ DispatcherState::WorkerHeartbeat(const tfdata::WorkerHeartbeatRequest& request,
     def->set_iteration_id(task.iteration_id);
     def->set_worker_address(request.worker_address());
     *def->mutable_processing_mode_def() = job.mode;
+    if (IsStatic(job.mode)) {
+      def->set_num_workers(static_cast<int64_t>(worker_addresses_.size()));
+      def->set_worker_index(task.worker_index);
+    }
   }
   for (int64_t task_id : current) {
     if (!worker.tasks.contains(task_id)) response.add_tasks_to_delete(task_id);

@@ -12,9 +12,10 @@
 // name. With a journal (OpenJournal: --work-dir), every change is appended
 // to it before it takes effect and replayed on start, so a restarted
 // dispatcher serves the same datasets, jobs, iterations, clients and tasks,
-// and its split providers go on after the splits already handed out. Not
-// supported: other sharding policies (FILE, DATA, ...: Unimplemented),
-// round-robin reads (num_consumers: Unimplemented).
+// and its split providers go on after the splits already handed out. Static
+// sharding (FILE, DATA, FILE_OR_DATA, HINT) over a configured worker list:
+// each task is told its worker's index, and the worker shards its pipeline.
+// Not supported: round-robin reads (num_consumers: Unimplemented).
 #ifndef DFX_TOOLS_CLI_DATA_SERVICE_STATE_H_
 #define DFX_TOOLS_CLI_DATA_SERVICE_STATE_H_
 
@@ -62,6 +63,15 @@ class DispatcherState {
         client_timeout_(client_timeout),
         splits_(std::move(splits)) {}
   ~DispatcherState();
+
+  // TensorFlow's DispatcherConfig.worker_addresses, for static sharding
+  // (FILE, DATA, FILE_OR_DATA, HINT): a worker's index is the place of the
+  // first entry not yet taken that matches its address ("host:port", or
+  // "host:%port%" or "host" for any port of the host). With a list, a
+  // worker matching no entry is refused (FailedPrecondition); a static
+  // iteration over a worker without an index is NotFound. Call before
+  // serving.
+  void SetWorkerAddresses(std::vector<std::string> addresses);
 
   // Replays the journal in `dir` (created if missing), then appends every
   // later change to it, each record written and fsynced before the change
@@ -128,6 +138,7 @@ class DispatcherState {
     int64_t iteration_id = 0;
     std::string worker;
     bool finished = false;
+    int64_t worker_index = -1;  // static sharding
   };
   struct Iteration {
     int64_t job_id = 0;
@@ -162,6 +173,11 @@ class DispatcherState {
   bool FinishedLocked(const Iteration& iteration)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SeeIdLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsStaticLocked(int64_t iteration_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The worker's index among worker_addresses_ (assigned at the first
+  // ask); NotFound when it has none.
+  absl::StatusOr<int64_t> WorkerIndexLocked(const std::string& worker)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const absl::Duration worker_timeout_;
   const absl::Duration client_timeout_;
@@ -181,6 +197,9 @@ class DispatcherState {
       ABSL_GUARDED_BY(mu_);
   std::map<int64_t, Task> tasks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Worker> workers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> worker_addresses_ ABSL_GUARDED_BY(mu_);
+  // worker address -> its index among worker_addresses_
+  std::map<std::string, int64_t> worker_indices_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dfx::cli
