@@ -496,6 +496,10 @@ TEST_CASE("dfx data-service refuses bad flags before serving",
   CHECK(r.first == kExitUsage);
   CHECK(r.second.find("--worker-address") != std::string::npos);
   CHECK(run({"dispatcher", "--bogus", "1"}).first == kExitUsage);
+  // A work directory that cannot be made: the error, before serving.
+  r = run({"dispatcher", "--port", "0", "--work-dir", "/dev/null/journal"});
+  CHECK(r.first == kExitError);
+  CHECK(r.second.find("work directory") != std::string::npos);
 }
 
 }  // namespace
