@@ -6,7 +6,10 @@
 // RegisterDataset and DataServiceDataset's iterator run against a fake
 // dispatcher and worker in this process (a gRPC server under TensorFlow's
 // method paths whose answers each test sets); reading through TensorFlow's
-// own servers is tests/interop/tf_data_service_client.py.
+// own servers is tests/interop/tf_data_service_client.py. The split
+// providers of distributed_epoch (kernels/data/split_provider.h): the
+// dispatcher's indices of a pipeline's source, and a worker's source
+// reading the splits attached to it.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>

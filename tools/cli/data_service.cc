@@ -643,7 +643,18 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
     ctx.set_deadline(absl::ToChronoTime(absl::Now() + kCallTimeout));
     const grpc::Status s =
         dispatcher_->WorkerHeartbeat(&ctx, request, &response);
-    if (!s.ok()) return;  // the next heartbeat tries again
+    if (!s.ok()) {
+      // The next heartbeat tries again; a refusal (an address not among
+      // the dispatcher's --worker-addresses) is said once.
+      if (s.error_code() != grpc::StatusCode::UNAVAILABLE &&
+          s.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED &&
+          !refusal_reported_) {
+        refusal_reported_ = true;
+        std::fprintf(stderr, "dfx data-service worker: the dispatcher: %s\n",
+                     s.error_message().c_str());
+      }
+      return;
+    }
     for (const tfdata::TaskDef& def : response.new_tasks()) {
       {
         absl::MutexLock lock(&mu_);
@@ -672,6 +683,7 @@ class WorkerImpl final : public ::tensorflow::data::WorkerService::Service {
   const std::shared_ptr<DispatcherStub> dispatcher_;
   absl::Notification stop_;
   std::thread heartbeat_;
+  bool refusal_reported_ = false;  // (the heartbeat thread's)
   absl::Mutex mu_;
   std::map<int64_t, std::shared_ptr<Task>> tasks_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> completed_ ABSL_GUARDED_BY(mu_);
