@@ -24,6 +24,7 @@
 #include "kernels/data/element_util.h"
 #include "kernels/data/elements_dataset.h"
 #include "kernels/data/record_file.h"
+#include "kernels/data/split_provider.h"
 #include "kernels/data/state_util.h"
 #include "kernels/data_flow/data_flow_util.h"
 #include "runtime/cancellation.h"
@@ -112,6 +113,22 @@ class FixedLengthRecordDataset final : public DatasetBase {
           }
           reader_.reset();
           ++next_file_;
+        }
+        // A tf.data service worker's copy: the files of the dispatcher's
+        // splits.
+        if (!split_checked_) {
+          splits_ = AttachedSplitProvider(d_.get());
+          split_checked_ = true;
+        }
+        if (splits_ != nullptr) {
+          int64_t split = 0;
+          DFX_RETURN_IF_ERROR(splits_->GetNext(&split, end));
+          if (*end) return absl::OkStatus();
+          if (split < 0 || split >= static_cast<int64_t>(d_->files_.size())) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "split ", split, " is not a file of ", d_->DebugString()));
+          }
+          next_file_ = static_cast<size_t>(split);
         }
         if (next_file_ >= d_->files_.size()) {
           *end = true;
@@ -247,6 +264,8 @@ class FixedLengthRecordDataset final : public DatasetBase {
 
     const std::shared_ptr<const FixedLengthRecordDataset> d_;
     std::unique_ptr<FileReader> reader_;
+    std::shared_ptr<SplitProvider> splits_;
+    bool split_checked_ = false;
     size_t next_file_ = 0;
     int64_t read_in_file_ = 0;  // records of the open file read
     int64_t pos_ = 0;    // bytes of the (inflated) file read so far

@@ -1,5 +1,6 @@
 // Source datasets: TensorDataset (one element), TensorSliceDataset (the rows
-// of its components) and RangeDataset.
+// of its components) and RangeDataset. Under a tf.data service worker
+// they read the dispatcher's splits (kernels/data/split_provider.h).
 #include <utility>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "base/status_macros.h"
 #include "kernels/data/dataset.h"
 #include "kernels/data/element_util.h"
+#include "kernels/data/split_provider.h"
 
 namespace dfx::data {
 namespace {
@@ -38,8 +40,16 @@ class TensorDataset final : public DatasetBase {
    public:
     explicit Iterator(std::shared_ptr<const TensorDataset> d)
         : d_(std::move(d)) {}
-    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
+      // A tf.data service worker's copy: the dispatcher's splits.
+      if (!split_checked_) {
+        splits_ = AttachedSplitProvider(d_.get());
+        split_checked_ = true;
+      }
+      if (splits_ != nullptr) {
+        return GetNextBySplit(ctx, *d_, *splits_, out, end);
+      }
       *end = done_;
       if (!done_) *out = d_->components_;
       done_ = true;
@@ -59,6 +69,8 @@ class TensorDataset final : public DatasetBase {
 
    private:
     const std::shared_ptr<const TensorDataset> d_;
+    std::shared_ptr<SplitProvider> splits_;
+    bool split_checked_ = false;
     bool done_ = false;
   };
 
@@ -115,8 +127,16 @@ class TensorSliceDataset final : public DatasetBase {
    public:
     explicit Iterator(std::shared_ptr<const TensorSliceDataset> d)
         : d_(std::move(d)) {}
-    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
+      // A tf.data service worker's copy: the dispatcher's splits.
+      if (!split_checked_) {
+        splits_ = AttachedSplitProvider(d_.get());
+        split_checked_ = true;
+      }
+      if (splits_ != nullptr) {
+        return GetNextBySplit(ctx, *d_, *splits_, out, end);
+      }
       *end = next_ >= d_->rows_;
       if (*end) return absl::OkStatus();
       out->clear();
@@ -146,6 +166,8 @@ class TensorSliceDataset final : public DatasetBase {
 
    private:
     const std::shared_ptr<const TensorSliceDataset> d_;
+    std::shared_ptr<SplitProvider> splits_;
+    bool split_checked_ = false;
     int64_t next_ = 0;
   };
 
@@ -220,8 +242,16 @@ class RangeDataset final : public DatasetBase {
    public:
     explicit Iterator(std::shared_ptr<const RangeDataset> d)
         : d_(std::move(d)), next_(d_->start_) {}
-    absl::Status GetNext(IteratorContext*, std::vector<Tensor>* out,
+    absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
+      // A tf.data service worker's copy: the dispatcher's splits.
+      if (!split_checked_) {
+        splits_ = AttachedSplitProvider(d_.get());
+        split_checked_ = true;
+      }
+      if (splits_ != nullptr) {
+        return GetNextBySplit(ctx, *d_, *splits_, out, end);
+      }
       *end = d_->step_ > 0 ? next_ >= d_->stop_ : next_ <= d_->stop_;
       if (*end) return absl::OkStatus();
       DFX_ASSIGN_OR_RETURN(Tensor value,
@@ -243,6 +273,8 @@ class RangeDataset final : public DatasetBase {
 
    private:
     const std::shared_ptr<const RangeDataset> d_;
+    std::shared_ptr<SplitProvider> splits_;
+    bool split_checked_ = false;
     int64_t next_;
   };
 

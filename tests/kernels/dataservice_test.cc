@@ -6,7 +6,10 @@
 // RegisterDataset and DataServiceDataset's iterator run against a fake
 // dispatcher and worker in this process (a gRPC server under TensorFlow's
 // method paths whose answers each test sets); reading through TensorFlow's
-// own servers is tests/interop/tf_data_service_client.py.
+// own servers is tests/interop/tf_data_service_client.py. The split
+// providers of distributed_epoch (kernels/data/split_provider.h): the
+// dispatcher's indices of a pipeline's source, and a worker's source
+// reading the splits attached to it.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,7 +25,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "catch2/catch.hpp"
+#include "kernels/data/dataset.h"
 #include "kernels/data/service/data_service_client.h"
+#include "kernels/data/split_provider.h"
 #include "proto/graph.pb.h"
 #include "proto/tf_data_service_rpc.grpc.pb.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -527,6 +532,120 @@ TEST_CASE(
       RunKernel(save, {(*ds)[0], Str("gs://b/snap"), Str(fake.address())})
           .status(),
       StatusIs(absl::StatusCode::kFailedPrecondition, "atomic move"));
+}
+
+// A dataset op's output, built by its kernel.
+Tensor BuildDataset(const NodeDef& node, const std::vector<Tensor>& inputs) {
+  auto out = RunKernel(node, inputs);
+  REQUIRE(out.ok());
+  return (*out)[0];
+}
+data::DatasetPtr Ds(const Tensor& t) {
+  auto ds = data::DatasetFromTensor(t, "the dataset");
+  REQUIRE(ds.ok());
+  return *ds;
+}
+
+NodeDef DatasetNode(const std::string& name, const std::string& op,
+                    int inputs) {
+  NodeDef n = TestNodeBuilder(name, op, inputs)
+                  .Attr("output_types", DataTypeVector{DT_INT64})
+                  .Build();
+  (*n.mutable_attr())["output_shapes"].mutable_list()->add_shape();
+  return n;
+}
+
+// Splits from a list, then the end.
+class ListSplits final : public data::SplitProvider {
+ public:
+  explicit ListSplits(std::vector<int64_t> splits)
+      : splits_(std::move(splits)) {}
+  absl::Status GetNext(int64_t* split, bool* end) override {
+    *end = next_ >= splits_.size();
+    if (!*end) *split = splits_[next_++];
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::vector<int64_t> splits_;
+  size_t next_ = 0;
+};
+
+std::vector<int64_t> Drain(data::SplitProvider& p, int limit = 100) {
+  std::vector<int64_t> out;
+  int64_t split = 0;
+  bool end = false;
+  while (static_cast<int>(out.size()) < limit) {
+    REQUIRE(p.GetNext(&split, &end).ok());
+    if (end) break;
+    out.push_back(split);
+  }
+  return out;
+}
+
+TEST_CASE(
+    "The dispatcher's splits are the source's indices, repeated as its "
+    "RepeatDataset asks, and a worker's source reads the splits it is given",
+    "[dataservice]") {
+  const Tensor range_t = BuildDataset(DatasetNode("range", "RangeDataset", 3),
+                                      {I64(10), I64(20), I64(3)});
+  const data::DatasetPtr range = Ds(range_t);
+  const data::DatasetPtr repeat = Ds(BuildDataset(
+      DatasetNode("repeat", "RepeatDataset", 2), {range_t, I64(2)}));
+  auto provider = data::MakeSplitProvider(*repeat);
+  REQUIRE(provider.ok());
+  CHECK(Drain(**provider) == std::vector<int64_t>{0, 1, 2, 3, 0, 1, 2, 3});
+  auto source = data::SplitSource(*repeat);
+  REQUIRE(source.ok());
+  CHECK(*source == range.get());
+
+  // A worker's copy: the source reads splits 3 and 1 (elements 19 and
+  // 13), and the repeat ends with them.
+  data::AttachSplitProvider(
+      range.get(), std::make_shared<ListSplits>(std::vector<int64_t>{3, 1}));
+  data::IteratorContext ctx;
+  auto it = repeat->MakeIterator(&ctx);
+  REQUIRE(it.ok());
+  std::vector<int64_t> got;
+  for (int i = 0; i < 10; ++i) {
+    std::vector<Tensor> element;
+    bool end = false;
+    REQUIRE((*it)->GetNext(&ctx, &element, &end).ok());
+    if (end) break;
+    got.push_back(element[0].data<int64_t>()[0]);
+  }
+  data::DetachSplitProvider(range.get());
+  CHECK(got == std::vector<int64_t>{19, 13});
+  CHECK(data::AttachedSplitProvider(range.get()) == nullptr);
+
+  // Forever: no end.
+  const data::DatasetPtr forever = Ds(BuildDataset(
+      DatasetNode("forever", "RepeatDataset", 2), {range_t, I64(-1)}));
+  provider = data::MakeSplitProvider(*forever);
+  REQUIRE(provider.ok());
+  CHECK(Drain(**provider, 9).size() == 9);
+}
+
+TEST_CASE(
+    "A source that cannot be split is TensorFlow's Unimplemented, and so "
+    "is a pipeline of several sources",
+    "[dataservice]") {
+  const data::DatasetPtr random = Ds(BuildDataset(
+      DatasetNode("random", "RandomDataset", 2), {I64(1), I64(2)}));
+  CHECK_THAT(data::MakeSplitProvider(*random).status(),
+             StatusIs(absl::StatusCode::kUnimplemented,
+                      "Cannot create split providers for dataset of type "
+                      "RandomDatasetOp::Dataset"));
+  const Tensor r = BuildDataset(DatasetNode("range", "RangeDataset", 3),
+                                {I64(0), I64(4), I64(1)});
+  NodeDef zip = TestNodeBuilder("zip", "ZipDataset", 2)
+                    .Attr("output_types", DataTypeVector{DT_INT64, DT_INT64})
+                    .Attr("N", 2)
+                    .Build();
+  (*zip.mutable_attr())["output_shapes"].mutable_list()->add_shape();
+  (*zip.mutable_attr())["output_shapes"].mutable_list()->add_shape();
+  CHECK_THAT(data::MakeSplitProvider(*Ds(BuildDataset(zip, {r, r}))).status(),
+             StatusIs(absl::StatusCode::kUnimplemented, "one source"));
 }
 
 }  // namespace

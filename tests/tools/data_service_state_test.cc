@@ -4,6 +4,8 @@
 // heartbeats that stop cost.
 #include "tools/cli/data_service_state.h"
 
+#include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -11,6 +13,7 @@
 #include "tools/cli/command.h"
 #include "tools/cli/data_service.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace dfx::cli {
 namespace {
@@ -114,7 +117,7 @@ TEST_CASE("The dispatcher names one dataset by its graph", "[data_service]") {
 }
 
 TEST_CASE(
-    "Jobs are shared by name, and other modes and round robin are refused",
+    "Jobs are shared by name, and unknown modes and round robin are refused",
     "[data_service]") {
   DispatcherState s(absl::Seconds(10), absl::Seconds(60));
   const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
@@ -129,11 +132,11 @@ TEST_CASE(
              StatusIs(absl::StatusCode::kInvalidArgument, "shared"));
   CHECK_THAT(s.GetOrCreateJob(Job("404")).status(),
              StatusIs(absl::StatusCode::kNotFound));
-  tfdata::GetOrCreateJobRequest file = Job(a);
-  file.mutable_processing_mode_def()->set_sharding_policy(
-      tfdata::ProcessingModeDef::FILE);
-  CHECK_THAT(s.GetOrCreateJob(file).status(),
-             StatusIs(absl::StatusCode::kUnimplemented, "FILE"));
+  tfdata::GetOrCreateJobRequest bogus = Job(a);
+  bogus.mutable_processing_mode_def()->set_sharding_policy(
+      static_cast<tfdata::ProcessingModeDef::ShardingPolicy>(77));
+  CHECK_THAT(s.GetOrCreateJob(bogus).status(),
+             StatusIs(absl::StatusCode::kInvalidArgument, "77"));
   tfdata::GetOrCreateJobRequest rr = Job(a);
   rr.set_num_consumers(2);
   CHECK_THAT(s.GetOrCreateJob(rr).status(),
@@ -243,34 +246,229 @@ TEST_CASE(
              StatusIs(absl::StatusCode::kNotFound));
 }
 
-TEST_CASE(
-    "A DYNAMIC iteration is one task on one worker, and once lost it ends "
-    "rather than start again",
-    "[data_service]") {
-  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
-  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
-  tfdata::GetOrCreateJobRequest dynamic = Job(a);
-  dynamic.mutable_processing_mode_def()->set_sharding_policy(
+// Splits 0..n-1, as the dispatcher's provider of a source of n elements.
+class CountingSplits final : public data::SplitProvider {
+ public:
+  explicit CountingSplits(int64_t n) : n_(n) {}
+  absl::Status GetNext(int64_t* split, bool* end) override {
+    *end = next_ >= n_;
+    if (!*end) *split = next_++;
+    return absl::OkStatus();
+  }
+
+ private:
+  const int64_t n_;
+  int64_t next_ = 0;
+};
+
+// Five splits for any dataset but one whose graph's first node is named
+// "random" (not splittable: TensorFlow's Unimplemented).
+DispatcherState::SplitProviderFactory FiveSplits() {
+  return [](const tfdata::DatasetDef& def)
+             -> absl::StatusOr<std::unique_ptr<data::SplitProvider>> {
+    if (def.graph().node(0).name() == "random") {
+      return absl::UnimplementedError(
+          "Cannot create split providers for dataset of type "
+          "RandomDatasetOp::Dataset");
+    }
+    return std::make_unique<CountingSplits>(5);
+  };
+}
+
+tfdata::GetOrCreateJobRequest DynamicJob(const std::string& dataset_id) {
+  tfdata::GetOrCreateJobRequest r = Job(dataset_id);
+  r.mutable_processing_mode_def()->set_sharding_policy(
       tfdata::ProcessingModeDef::DYNAMIC);
-  const int64_t job = *s.GetOrCreateJob(dynamic);
-  // No worker yet: the first that registers takes the task, the next none.
+  return r;
+}
+
+// The next split of the iteration: its index, or -1 at the end. With a
+// task, its request number `index`.
+int64_t Split(DispatcherState& s, int64_t iteration, int64_t task = 0,
+              int64_t index = 0) {
+  tfdata::GetSplitRequest r;
+  r.set_iteration_id(iteration);
+  r.set_dfx_task_id(task);
+  r.set_dfx_request_index(index);
+  auto response = s.GetSplit(r);
+  REQUIRE(response.ok());
+  if (response->end_of_splits()) return -1;
+  REQUIRE(response->split().int64_val_size() == 1);
+  return response->split().int64_val(0);
+}
+
+TEST_CASE(
+    "A DYNAMIC iteration gives every worker a task and each split once, "
+    "and a lost worker leaves the splits to the others",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60), FiveSplits());
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  const int64_t job = *s.GetOrCreateJob(DynamicJob(a));
+  REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), kStart).ok());
   const int64_t client = *s.GetOrCreateIteration(job, 0, kStart);
-  CHECK(ClientBeat(s, client, kStart).task_info_size() == 0);
   auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
   REQUIRE(w1->new_tasks_size() == 1);
   CHECK(w1->new_tasks(0).processing_mode_def().sharding_policy() ==
         tfdata::ProcessingModeDef::DYNAMIC);
-  CHECK(s.WorkerHeartbeat(Beat("w2:1"), kStart)->new_tasks_size() == 0);
-  CHECK(ClientBeat(s, client, kStart).task_info_size() == 1);
+  const int64_t iteration = w1->new_tasks(0).iteration_id();
+  // A worker that joins later reads splits too.
+  auto w2 = s.WorkerHeartbeat(Beat("w2:1"), kStart);
+  REQUIRE(w2->new_tasks_size() == 1);
+  CHECK(ClientBeat(s, client, kStart).task_info_size() == 2);
+  CHECK(Split(s, iteration) == 0);
+  CHECK(Split(s, iteration) == 1);
 
+  // w1 stops: its task goes, w2's reads the splits left.
   const absl::Time later = kStart + absl::Seconds(11);
-  REQUIRE(s.WorkerHeartbeat(Beat("w2:1"), later).ok());
+  REQUIRE(s.WorkerHeartbeat(Beat("w2:1", {w2->new_tasks(0).task_id()}), later)
+              .ok());
   ClientBeat(s, client, later);
   s.Expire(later);
   tfdata::ClientHeartbeatResponse r = ClientBeat(s, client, later);
-  CHECK(r.task_info_size() == 0);
-  CHECK(r.iteration_finished());
-  CHECK(s.WorkerHeartbeat(Beat("w3:1"), later)->new_tasks_size() == 0);
+  REQUIRE(r.task_info_size() == 1);
+  CHECK(r.task_info(0).worker_address() == "w2:1");
+  CHECK_FALSE(r.iteration_finished());
+  CHECK(Split(s, iteration) == 2);
+  CHECK(Split(s, iteration) == 3);
+  CHECK(Split(s, iteration) == 4);
+  CHECK(Split(s, iteration) == -1);
+  CHECK(Split(s, iteration) == -1);
+  Complete(s, "w2:1", w2->new_tasks(0).task_id());
+  CHECK(ClientBeat(s, client, later).iteration_finished());
+}
+
+TEST_CASE(
+    "A DYNAMIC iteration of a source that cannot be split is the factory's "
+    "error, and GetSplit refuses what has no splits",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60), FiveSplits());
+  const std::string random = *s.GetOrRegisterDataset(Dataset("random"));
+  CHECK_THAT(
+      s.GetOrCreateIteration(*s.GetOrCreateJob(DynamicJob(random)), 0, kStart)
+          .status(),
+      StatusIs(absl::StatusCode::kUnimplemented,
+               "Cannot create split providers"));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), kStart).ok());
+  REQUIRE(s.GetOrCreateIteration(*s.GetOrCreateJob(Job(a)), 0, kStart).ok());
+  auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
+  REQUIRE(w1->new_tasks_size() == 1);
+  tfdata::GetSplitRequest r;
+  r.set_iteration_id(w1->new_tasks(0).iteration_id());
+  CHECK_THAT(s.GetSplit(r).status(),
+             StatusIs(absl::StatusCode::kFailedPrecondition, "not DYNAMIC"));
+  r.set_iteration_id(424242);
+  CHECK_THAT(s.GetSplit(r).status(),
+             StatusIs(absl::StatusCode::kNotFound, "424242"));
+}
+
+TEST_CASE(
+    "A dispatcher with a journal comes back with its datasets, jobs, "
+    "clients, tasks and splits, past a torn last record",
+    "[data_service]") {
+  testing::TempDir dir;
+  std::string a;
+  int64_t job = 0, client = 0, task = 0, iteration = 0;
+  {
+    DispatcherState s(absl::Seconds(10), absl::Seconds(60), FiveSplits());
+    REQUIRE_THAT(s.OpenJournal(dir.path(), kStart), IsOk());
+    a = *s.GetOrRegisterDataset(Dataset("a"));
+    job = *s.GetOrCreateJob(DynamicJob(a));
+    REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), kStart).ok());
+    client = *s.GetOrCreateIteration(job, 0, kStart);
+    auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
+    REQUIRE(w1->new_tasks_size() == 1);
+    task = w1->new_tasks(0).task_id();
+    iteration = w1->new_tasks(0).iteration_id();
+    CHECK(Split(s, iteration) == 0);
+    CHECK(Split(s, iteration) == 1);
+    CHECK(Split(s, iteration, task, 1) == 2);
+  }
+  // A crash in the middle of a record: its bytes are dropped.
+  {
+    std::ofstream torn(dir.path() + "/dispatcher_journal",
+                       std::ios::binary | std::ios::app);
+    torn.write("\x30\x00\x00\x00\x01\x02", 6);
+  }
+  const absl::Time later = kStart + absl::Seconds(30);
+  {
+    DispatcherState s(absl::Seconds(10), absl::Seconds(60), FiveSplits());
+    REQUIRE_THAT(s.OpenJournal(dir.path(), later), IsOk());
+    CHECK(*s.GetOrRegisterDataset(Dataset("a")) == a);
+    // The job's iteration is the one before the restart: a second client
+    // of it sees the same task.
+    auto second = s.GetOrCreateIteration(job, 0, later);
+    REQUIRE(second.ok());
+    REQUIRE(ClientBeat(s, *second, later).task_info_size() == 1);
+    CHECK(ClientBeat(s, *second, later).task_info(0).task_id() == task);
+    tfdata::ClientHeartbeatResponse r = ClientBeat(s, client, later);
+    REQUIRE(r.task_info_size() == 1);
+    CHECK(r.task_info(0).task_id() == task);
+    // The worker goes on with the task it runs: nothing new, nothing to
+    // delete.
+    auto w1 = s.WorkerHeartbeat(Beat("w1:1", {task}), later);
+    CHECK(w1->new_tasks_size() == 0);
+    CHECK(w1->tasks_to_delete_size() == 0);
+    // The task's answer was lost: asked again, it is the same split.
+    CHECK(Split(s, iteration, task, 1) == 2);
+    CHECK(Split(s, iteration, task, 2) == 3);
+    tfdata::GetSplitRequest skipped;
+    skipped.set_iteration_id(iteration);
+    skipped.set_dfx_task_id(task);
+    skipped.set_dfx_request_index(4);
+    CHECK_THAT(s.GetSplit(skipped).status(),
+               StatusIs(absl::StatusCode::kInvalidArgument));
+    // New ids do not reuse old ones.
+    const std::string b = *s.GetOrRegisterDataset(Dataset("b"));
+    CHECK(b != a);
+    CHECK(std::stoll(b) > client);
+  }
+  {
+    DispatcherState s(absl::Seconds(10), absl::Seconds(60), FiveSplits());
+    REQUIRE_THAT(s.OpenJournal(dir.path(), later), IsOk());
+    CHECK(Split(s, iteration, task, 2) == 3);
+    CHECK(Split(s, iteration) == 4);
+    CHECK(Split(s, iteration) == -1);
+    // Replayed workers and clients count from the replay.
+    s.Expire(later + absl::Seconds(5));
+    CHECK(ClientBeat(s, client, later).task_info_size() == 1);
+  }
+}
+
+TEST_CASE(
+    "Static sharding gives each task its worker's index among the "
+    "configured addresses, and refuses workers that are not among them",
+    "[data_service]") {
+  DispatcherState s(absl::Seconds(10), absl::Seconds(60));
+  const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+  tfdata::GetOrCreateJobRequest data = Job(a);
+  data.mutable_processing_mode_def()->set_sharding_policy(
+      tfdata::ProcessingModeDef::DATA);
+
+  // Without a list, no worker has an index: TensorFlow's NotFound.
+  REQUIRE(s.WorkerHeartbeat(Beat("h:1"), kStart).ok());
+  CHECK_THAT(
+      s.GetOrCreateIteration(*s.GetOrCreateJob(data), 0, kStart).status(),
+      StatusIs(absl::StatusCode::kNotFound,
+               "Worker h:1 is not in the workers list."));
+
+  DispatcherState t(absl::Seconds(10), absl::Seconds(60));
+  t.SetWorkerAddresses({"other:5", "h:%port%", "h"});
+  const std::string b = *t.GetOrRegisterDataset(Dataset("a"));
+  data.set_dataset_id(b);
+  CHECK_THAT(t.WorkerHeartbeat(Beat("stranger:1"), kStart).status(),
+             StatusIs(absl::StatusCode::kFailedPrecondition, "not configured"));
+  REQUIRE(t.WorkerHeartbeat(Beat("h:1"), kStart).ok());
+  REQUIRE(t.GetOrCreateIteration(*t.GetOrCreateJob(data), 0, kStart).ok());
+  auto w1 = t.WorkerHeartbeat(Beat("h:1"), kStart);
+  REQUIRE(w1->new_tasks_size() == 1);
+  CHECK(w1->new_tasks(0).num_workers() == 3);
+  CHECK(w1->new_tasks(0).worker_index() == 1);
+  auto w2 = t.WorkerHeartbeat(Beat("h:2"), kStart);
+  REQUIRE(w2->new_tasks_size() == 1);
+  CHECK(w2->new_tasks(0).worker_index() == 2);
+  // A third worker of the host: no entry is left, so no task.
+  CHECK(t.WorkerHeartbeat(Beat("h:3"), kStart)->new_tasks_size() == 0);
 }
 
 TEST_CASE("dfx data-service refuses bad flags before serving",
@@ -298,6 +496,10 @@ TEST_CASE("dfx data-service refuses bad flags before serving",
   CHECK(r.first == kExitUsage);
   CHECK(r.second.find("--worker-address") != std::string::npos);
   CHECK(run({"dispatcher", "--bogus", "1"}).first == kExitUsage);
+  // A work directory that cannot be made: the error, before serving.
+  r = run({"dispatcher", "--port", "0", "--work-dir", "/dev/null/journal"});
+  CHECK(r.first == kExitError);
+  CHECK(r.second.find("work directory") != std::string::npos);
 }
 
 }  // namespace

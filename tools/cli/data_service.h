@@ -12,7 +12,10 @@
 // in CompressElement (TensorFlow's client adds it for compression AUTO),
 // the components as TensorProtos otherwise. A worker holds at most one
 // element per task (it makes the element when asked), so its memory does
-// not grow with a slow reader.
+// not grow with a slow reader. A DYNAMIC (distributed_epoch) task's
+// pipeline reads the splits its worker asks the dispatcher for (GetSplit;
+// kernels/data/split_provider.h). With --work-dir the dispatcher journals
+// its state there and replays it when started again.
 #ifndef DFX_TOOLS_CLI_DATA_SERVICE_H_
 #define DFX_TOOLS_CLI_DATA_SERVICE_H_
 

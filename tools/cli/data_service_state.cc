@@ -1,10 +1,21 @@
 #include "tools/cli/data_service_state.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "checkpoint/crc32c.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "proto/function.pb.h"
@@ -74,7 +85,285 @@ absl::Status ClientNotFound(int64_t client_id) {
       absl::StrCat("Iteration client id not found: ", client_id));
 }
 
+// A journal record on disk: its payload's length and masked CRC32C (4
+// bytes each, little-endian), then the payload (a serialized
+// DispatcherJournalRecord).
+void PutU32(uint32_t v, std::string* out) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+uint32_t GetU32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) {
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  }
+  return v;
+}
+
+constexpr char kJournalName[] = "dispatcher_journal";
+
+bool IsStatic(const tfdata::ProcessingModeDef& mode) {
+  const auto p = mode.sharding_policy();
+  return p == tfdata::ProcessingModeDef::FILE ||
+         p == tfdata::ProcessingModeDef::DATA ||
+         p == tfdata::ProcessingModeDef::FILE_OR_DATA ||
+         p == tfdata::ProcessingModeDef::HINT;
+}
+
+// Whether worker `address` ("host:port") is configured entry `entry`:
+// the same address, or its host with "%port%" or no port.
+bool Matches(const std::string& entry, const std::string& address) {
+  if (entry == address) return true;
+  const size_t colon = address.rfind(':');
+  const std::string host = address.substr(0, colon);
+  return entry == host || entry == host + ":%port%";
+}
+
 }  // namespace
+
+DispatcherState::~DispatcherState() {
+  absl::MutexLock lock(&mu_);
+  if (journal_ != nullptr) std::fclose(journal_);
+}
+
+void DispatcherState::SeeIdLocked(int64_t id) {
+  next_id_ = std::max(next_id_, id + 1);
+}
+
+void DispatcherState::SetWorkerAddresses(std::vector<std::string> addresses) {
+  absl::MutexLock lock(&mu_);
+  worker_addresses_ = std::move(addresses);
+}
+
+bool DispatcherState::IsStaticLocked(int64_t iteration_id) {
+  auto it = iterations_.find(iteration_id);
+  if (it == iterations_.end()) return false;
+  auto job = jobs_.find(it->second.job_id);
+  return job != jobs_.end() && IsStatic(job->second.mode);
+}
+
+absl::StatusOr<int64_t> DispatcherState::WorkerIndexLocked(
+    const std::string& worker) {
+  auto known = worker_indices_.find(worker);
+  if (known != worker_indices_.end()) return known->second;
+  std::set<int64_t> taken;
+  for (const auto& [address, index] : worker_indices_) taken.insert(index);
+  for (size_t i = 0; i < worker_addresses_.size(); ++i) {
+    const int64_t index = static_cast<int64_t>(i);
+    if (taken.contains(index) || !Matches(worker_addresses_[i], worker)) {
+      continue;
+    }
+    worker_indices_[worker] = index;
+    return index;
+  }
+  return absl::NotFoundError(
+      absl::StrCat("Worker ", worker, " is not in the workers list."));
+}
+
+absl::Status DispatcherState::AppendLocked(const Record& record) {
+  if (journal_ == nullptr) return absl::OkStatus();
+  std::string payload;
+  record.SerializeToString(&payload);
+  std::string bytes;
+  PutU32(static_cast<uint32_t>(payload.size()), &bytes);
+  PutU32(crc32c::Mask(crc32c::Value(payload.data(), payload.size())), &bytes);
+  bytes += payload;
+  if (std::fwrite(bytes.data(), 1, bytes.size(), journal_) != bytes.size() ||
+      std::fflush(journal_) != 0 || ::fsync(fileno(journal_)) != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot write the dispatcher's journal: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DispatcherState::ChangeLocked(const Record& record,
+                                           absl::Time now) {
+  DFX_RETURN_IF_ERROR(AppendLocked(record));
+  ApplyLocked(record, now);
+  return absl::OkStatus();
+}
+
+void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
+  switch (r.change_case()) {
+    case Record::kDataset: {
+      const std::string& id = r.dataset().id();
+      datasets_[id] = {Fingerprint(r.dataset().request().dataset().graph()),
+                       r.dataset().request().dataset(),
+                       r.dataset().request().metadata()};
+      int64_t n = 0;
+      if (absl::SimpleAtoi(id, &n)) SeeIdLocked(n);
+      break;
+    }
+    case Record::kJob: {
+      const auto& request = r.job().request();
+      jobs_[r.job().id()] = {request.dataset_id(),
+                             request.processing_mode_def(),
+                             request.job_name(),
+                             {}};
+      if (!request.job_name().empty()) {
+        jobs_by_name_[request.job_name()] = r.job().id();
+      }
+      SeeIdLocked(r.job().id());
+      break;
+    }
+    case Record::kIteration: {
+      const int64_t id = r.iteration().id();
+      Job& job = jobs_.at(r.iteration().job_id());
+      job.iterations[r.iteration().repetition()] = id;
+      Iteration& iteration = iterations_[id];
+      iteration.job_id = r.iteration().job_id();
+      iteration.dynamic =
+          job.mode.sharding_policy() == tfdata::ProcessingModeDef::DYNAMIC;
+      if (iteration.dynamic) {
+        absl::StatusOr<std::unique_ptr<data::SplitProvider>> splits =
+            splits_ == nullptr ? absl::UnimplementedError(
+                                     "this dispatcher has no split providers")
+                               : splits_(datasets_.at(job.dataset_id).def);
+        if (splits.ok()) {
+          iteration.splits = *std::move(splits);
+        } else {
+          iteration.splits_error = splits.status();
+        }
+      }
+      SeeIdLocked(id);
+      break;
+    }
+    case Record::kClient: {
+      const int64_t id = r.client().id();
+      iterations_[r.client().iteration_id()].clients.insert(id);
+      clients_[id] = {r.client().iteration_id(), now};
+      SeeIdLocked(id);
+      break;
+    }
+    case Record::kReleasedClient: {
+      auto client = clients_.find(r.released_client());
+      if (client == clients_.end()) break;
+      const int64_t iteration_id = client->second.first;
+      clients_.erase(client);
+      auto it = iterations_.find(iteration_id);
+      if (it == iterations_.end()) break;
+      it->second.clients.erase(r.released_client());
+      if (!it->second.clients.empty()) break;
+      // No reader is left: the iteration and its tasks go (workers learn
+      // it from their next heartbeat's tasks_to_delete).
+      for (int64_t task : it->second.tasks) {
+        auto t = tasks_.find(task);
+        if (t == tasks_.end()) continue;
+        auto w = workers_.find(t->second.worker);
+        if (w != workers_.end()) w->second.tasks.erase(task);
+        tasks_.erase(t);
+      }
+      iterations_.erase(it);
+      break;
+    }
+    case Record::kTask: {
+      const int64_t id = r.task().id();
+      tasks_[id] = {r.task().iteration_id(), r.task().worker(), false,
+                    r.task().worker_index()};
+      if (r.task().worker_index() >= 0) {
+        worker_indices_[r.task().worker()] = r.task().worker_index();
+      }
+      iterations_[r.task().iteration_id()].tasks.insert(id);
+      auto [w, is_new] = workers_.try_emplace(r.task().worker());
+      if (is_new) w->second.last_heartbeat = now;
+      w->second.tasks.insert(id);
+      SeeIdLocked(id);
+      break;
+    }
+    case Record::kFinishedTask: {
+      auto t = tasks_.find(r.finished_task());
+      if (t != tasks_.end()) t->second.finished = true;
+      break;
+    }
+    case Record::kLostTask: {
+      auto t = tasks_.find(r.lost_task());
+      if (t == tasks_.end()) break;
+      auto it = iterations_.find(t->second.iteration_id);
+      if (it != iterations_.end()) it->second.tasks.erase(t->first);
+      auto w = workers_.find(t->second.worker);
+      if (w != workers_.end()) w->second.tasks.erase(t->first);
+      tasks_.erase(t);
+      break;
+    }
+    case Record::kSplit: {
+      auto it = iterations_.find(r.split().iteration_id());
+      if (it == iterations_.end()) break;
+      if (r.split().task_id() != 0) {
+        it->second.last_splits[r.split().task_id()] = {
+            r.split().request_index(), r.split().split()};
+      }
+      // Replaying: the provider skips the split it handed out (a live
+      // change has taken it already, in GetSplit).
+      if (!replaying_ || it->second.splits == nullptr) break;
+      int64_t split = 0;
+      bool end = false;
+      it->second.splits->GetNext(&split, &end).IgnoreError();
+      break;
+    }
+    case Record::CHANGE_NOT_SET:
+      break;
+  }
+}
+
+absl::Status DispatcherState::OpenJournal(const std::string& dir,
+                                          absl::Time now) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create the work directory ", dir, ": ", ec.message()));
+  }
+  const std::string path = absl::StrCat(dir, "/", kJournalName);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      bytes.assign(std::istreambuf_iterator<char>(in),
+                   std::istreambuf_iterator<char>());
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  if (journal_ != nullptr) {
+    return absl::FailedPreconditionError("the journal is open already");
+  }
+  size_t pos = 0;
+  replaying_ = true;
+  while (bytes.size() - pos >= 8) {
+    const uint32_t length = GetU32(bytes.data() + pos);
+    const uint32_t crc = crc32c::Unmask(GetU32(bytes.data() + pos + 4));
+    if (bytes.size() - pos - 8 < length) break;  // cut short
+    const char* payload = bytes.data() + pos + 8;
+    if (crc32c::Value(payload, length) != crc) break;
+    Record record;
+    if (!record.ParseFromArray(payload, static_cast<int>(length))) break;
+    ApplyLocked(record, now);
+    pos += 8 + length;
+  }
+  replaying_ = false;
+  // A torn tail goes, so that later records follow the last whole one.
+  if (pos != bytes.size()) {
+    std::fprintf(stderr,
+                 "dfx data-service: the journal %s ends with %zu bytes of a "
+                 "record cut short or damaged; they are dropped\n",
+                 path.c_str(), bytes.size() - pos);
+    std::filesystem::resize_file(path, pos, ec);
+    if (ec) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot cut the journal ", path, ": ", ec.message()));
+    }
+  }
+  journal_ = std::fopen(path.c_str(), "ab");
+  if (journal_ == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot open the journal ", path, ": ", std::strerror(errno)));
+  }
+  // The journal file's directory entry, made durable once.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> DispatcherState::GetOrRegisterDataset(
     const tfdata::GetOrRegisterDatasetRequest& request) {
@@ -82,6 +371,7 @@ absl::StatusOr<std::string> DispatcherState::GetOrRegisterDataset(
   // a collision check against them anyway).
   std::string fingerprint = Fingerprint(request.dataset().graph());
   absl::MutexLock lock(&mu_);
+  std::string id;
   if (request.has_dataset_id() && !request.dataset_id().empty()) {
     auto it = datasets_.find(request.dataset_id());
     if (it != datasets_.end()) {
@@ -93,16 +383,17 @@ absl::StatusOr<std::string> DispatcherState::GetOrRegisterDataset(
       }
       return request.dataset_id();
     }
-    datasets_[request.dataset_id()] = {std::move(fingerprint),
-                                       request.dataset(), request.metadata()};
-    return request.dataset_id();
+    id = request.dataset_id();
+  } else {
+    for (const auto& [known, d] : datasets_) {
+      if (d.fingerprint == fingerprint) return known;
+    }
+    id = absl::StrCat(next_id_);
   }
-  for (const auto& [id, d] : datasets_) {
-    if (d.fingerprint == fingerprint) return id;
-  }
-  const std::string id = absl::StrCat(next_id_++);
-  datasets_[id] = {std::move(fingerprint), request.dataset(),
-                   request.metadata()};
+  Record r;
+  r.mutable_dataset()->set_id(id);
+  *r.mutable_dataset()->mutable_request() = request;
+  DFX_RETURN_IF_ERROR(ChangeLocked(r, absl::InfinitePast()));
   return id;
 }
 
@@ -119,15 +410,11 @@ absl::StatusOr<tfdata::DataServiceMetadata> DispatcherState::GetMetadata(
 
 absl::StatusOr<int64_t> DispatcherState::GetOrCreateJob(
     const tfdata::GetOrCreateJobRequest& request) {
-  const auto policy = request.processing_mode_def().sharding_policy();
-  if (policy != tfdata::ProcessingModeDef::OFF &&
-      policy != tfdata::ProcessingModeDef::DYNAMIC) {
-    return absl::UnimplementedError(absl::StrCat(
-        "dfx's tf.data service dispatcher serves processing modes OFF "
-        "(parallel_epochs) and DYNAMIC (distributed_epoch) only; got "
-        "sharding policy ",
-        tfdata::ProcessingModeDef::ShardingPolicy_Name(
-            request.processing_mode_def().sharding_policy())));
+  if (!tfdata::ProcessingModeDef::ShardingPolicy_IsValid(
+          request.processing_mode_def().sharding_policy())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown sharding policy ",
+                     request.processing_mode_def().sharding_policy()));
   }
   if (request.has_num_consumers()) {
     return absl::UnimplementedError(
@@ -156,9 +443,11 @@ absl::StatusOr<int64_t> DispatcherState::GetOrCreateJob(
       return it->second;
     }
   }
-  const int64_t id = next_id_++;
-  jobs_[id] = {request.dataset_id(), request.processing_mode_def(), name, {}};
-  if (!name.empty()) jobs_by_name_[name] = id;
+  const int64_t id = next_id_;
+  Record r;
+  r.mutable_job()->set_id(id);
+  *r.mutable_job()->mutable_request() = request;
+  DFX_RETURN_IF_ERROR(ChangeLocked(r, absl::InfinitePast()));
   return id;
 }
 
@@ -174,35 +463,60 @@ absl::StatusOr<int64_t> DispatcherState::GetOrCreateIteration(
   if (it != job->second.iterations.end() && iterations_.contains(it->second)) {
     iteration_id = it->second;
   } else {
-    iteration_id = next_id_++;
-    job->second.iterations[repetition] = iteration_id;
-    Iteration& iteration = iterations_[iteration_id];
-    iteration.job_id = job_id;
-    iteration.single_task = job->second.mode.sharding_policy() ==
-                            tfdata::ProcessingModeDef::DYNAMIC;
-    for (const auto& [address, worker] : workers_) {
-      AddTaskLocked(iteration_id, address);
-      if (iteration.single_task) break;
+    // A DYNAMIC iteration needs its splits: a source that cannot be split
+    // is the client's error now (TensorFlow's), before anything is
+    // journaled.
+    if (job->second.mode.sharding_policy() ==
+        tfdata::ProcessingModeDef::DYNAMIC) {
+      if (splits_ == nullptr) {
+        return absl::UnimplementedError(
+            "this dispatcher has no split providers");
+      }
+      DFX_RETURN_IF_ERROR(
+          splits_(datasets_.at(job->second.dataset_id).def).status());
+    }
+    // Static sharding: every live worker needs its index.
+    if (IsStatic(job->second.mode)) {
+      for (const auto& [address, worker] : workers_) {
+        DFX_RETURN_IF_ERROR(WorkerIndexLocked(address).status());
+      }
+    }
+    iteration_id = next_id_;
+    Record r;
+    r.mutable_iteration()->set_id(iteration_id);
+    r.mutable_iteration()->set_job_id(job_id);
+    r.mutable_iteration()->set_repetition(repetition);
+    DFX_RETURN_IF_ERROR(ChangeLocked(r, now));
+    std::vector<std::string> workers;
+    for (const auto& [address, worker] : workers_) workers.push_back(address);
+    for (const std::string& address : workers) {
+      DFX_RETURN_IF_ERROR(AddTaskLocked(iteration_id, address, now));
     }
   }
-  const int64_t client_id = next_id_++;
-  iterations_[iteration_id].clients.insert(client_id);
-  clients_[client_id] = {iteration_id, now};
+  const int64_t client_id = next_id_;
+  Record r;
+  r.mutable_client()->set_id(client_id);
+  r.mutable_client()->set_iteration_id(iteration_id);
+  DFX_RETURN_IF_ERROR(ChangeLocked(r, now));
   return client_id;
 }
 
-void DispatcherState::AddTaskLocked(int64_t iteration_id,
-                                    const std::string& worker) {
-  const int64_t task_id = next_id_++;
-  tasks_[task_id] = {iteration_id, worker, false};
-  iterations_[iteration_id].tasks.insert(task_id);
-  workers_[worker].tasks.insert(task_id);
+absl::Status DispatcherState::AddTaskLocked(int64_t iteration_id,
+                                            const std::string& worker,
+                                            absl::Time now) {
+  Record r;
+  r.mutable_task()->set_id(next_id_);
+  r.mutable_task()->set_iteration_id(iteration_id);
+  r.mutable_task()->set_worker(worker);
+  r.mutable_task()->set_worker_index(-1);
+  if (IsStaticLocked(iteration_id)) {
+    DFX_ASSIGN_OR_RETURN(int64_t index, WorkerIndexLocked(worker));
+    r.mutable_task()->set_worker_index(index);
+  }
+  return ChangeLocked(r, now);
 }
 
 bool DispatcherState::FinishedLocked(const Iteration& iteration) {
-  // A DYNAMIC iteration whose task was lost ends: its epoch must not be
-  // read twice (without splits, another worker would start it again).
-  if (iteration.single_task && iteration.lost) return true;
   if (iteration.tasks.empty()) return false;
   for (int64_t t : iteration.tasks) {
     if (!tasks_.at(t).finished) return false;
@@ -213,27 +527,14 @@ bool DispatcherState::FinishedLocked(const Iteration& iteration) {
 absl::Status DispatcherState::ReleaseIterationClient(int64_t client_id) {
   absl::MutexLock lock(&mu_);
   if (!clients_.contains(client_id)) return ClientNotFound(client_id);
-  ReleaseClientLocked(client_id);
-  return absl::OkStatus();
+  return ReleaseClientLocked(client_id, absl::InfinitePast());
 }
 
-void DispatcherState::ReleaseClientLocked(int64_t client_id) {
-  const int64_t iteration_id = clients_.at(client_id).first;
-  clients_.erase(client_id);
-  auto it = iterations_.find(iteration_id);
-  if (it == iterations_.end()) return;
-  it->second.clients.erase(client_id);
-  if (!it->second.clients.empty()) return;
-  // No reader is left: the iteration and its tasks go (workers learn it
-  // from their next heartbeat's tasks_to_delete).
-  for (int64_t task : it->second.tasks) {
-    auto t = tasks_.find(task);
-    if (t == tasks_.end()) continue;
-    auto w = workers_.find(t->second.worker);
-    if (w != workers_.end()) w->second.tasks.erase(task);
-    tasks_.erase(t);
-  }
-  iterations_.erase(it);
+absl::Status DispatcherState::ReleaseClientLocked(int64_t client_id,
+                                                  absl::Time now) {
+  Record r;
+  r.set_released_client(client_id);
+  return ChangeLocked(r, now);
 }
 
 absl::StatusOr<tfdata::ClientHeartbeatResponse>
@@ -269,23 +570,40 @@ DispatcherState::WorkerHeartbeat(const tfdata::WorkerHeartbeatRequest& request,
     return absl::InvalidArgumentError("worker_address must be non-empty");
   }
   absl::MutexLock lock(&mu_);
-  const bool is_new = !workers_.contains(request.worker_address());
-  Worker& worker = workers_[request.worker_address()];
-  worker.last_heartbeat = now;
-  if (is_new) {
-    // A worker that joins serves every unfinished iteration (OFF mode:
-    // each worker reads a whole epoch).
-    // DYNAMIC iterations have one task, given to a worker only while
-    // they have none and lost none.
-    for (auto& [id, iteration] : iterations_) {
-      if (FinishedLocked(iteration)) continue;
-      if (iteration.single_task &&
-          (iteration.lost || !iteration.tasks.empty())) {
-        continue;
-      }
-      AddTaskLocked(id, request.worker_address());
+  if (!worker_addresses_.empty()) {
+    bool configured = false;
+    for (const std::string& entry : worker_addresses_) {
+      configured |= Matches(entry, request.worker_address());
+    }
+    if (!configured) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "The worker's address is not configured in the dispatcher's "
+          "worker_addresses: ",
+          request.worker_address()));
     }
   }
+  const bool is_new = !workers_.contains(request.worker_address());
+  workers_[request.worker_address()].last_heartbeat = now;
+  if (is_new) {
+    // A worker that joins serves every unfinished iteration (OFF: each
+    // worker reads a whole epoch; DYNAMIC: it reads splits beside the
+    // others).
+    std::vector<int64_t> unfinished;
+    for (const auto& [id, iteration] : iterations_) {
+      if (FinishedLocked(iteration)) continue;
+      // A static iteration's worker needs an index (more workers than
+      // configured: this one gets none).
+      if (IsStaticLocked(id) &&
+          !WorkerIndexLocked(request.worker_address()).ok()) {
+        continue;
+      }
+      unfinished.push_back(id);
+    }
+    for (int64_t id : unfinished) {
+      DFX_RETURN_IF_ERROR(AddTaskLocked(id, request.worker_address(), now));
+    }
+  }
+  const Worker& worker = workers_.at(request.worker_address());
   const std::set<int64_t> current(request.current_tasks().begin(),
                                   request.current_tasks().end());
   tfdata::WorkerHeartbeatResponse response;
@@ -301,6 +619,10 @@ DispatcherState::WorkerHeartbeat(const tfdata::WorkerHeartbeatRequest& request,
     def->set_iteration_id(task.iteration_id);
     def->set_worker_address(request.worker_address());
     *def->mutable_processing_mode_def() = job.mode;
+    if (IsStatic(job.mode)) {
+      def->set_num_workers(static_cast<int64_t>(worker_addresses_.size()));
+      def->set_worker_index(task.worker_index);
+    }
   }
   for (int64_t task_id : current) {
     if (!worker.tasks.contains(task_id)) response.add_tasks_to_delete(task_id);
@@ -325,9 +647,72 @@ absl::Status DispatcherState::WorkerUpdate(
           absl::StrCat("Task ", p.task_id(), " is not a task of worker ",
                        request.worker_address()));
     }
-    if (p.completed()) task->second.finished = true;
+    if (p.completed() && !task->second.finished) {
+      Record r;
+      r.set_finished_task(p.task_id());
+      DFX_RETURN_IF_ERROR(ChangeLocked(r, absl::InfinitePast()));
+    }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<tfdata::GetSplitResponse> DispatcherState::GetSplit(
+    const tfdata::GetSplitRequest& request) {
+  absl::MutexLock lock(&mu_);
+  auto it = iterations_.find(request.iteration_id());
+  if (it == iterations_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("Iteration id ", request.iteration_id(), " not found"));
+  }
+  Iteration& iteration = it->second;
+  if (!iteration.dynamic) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Iteration ", request.iteration_id(),
+                     " is not DYNAMIC (distributed_epoch): it has no splits"));
+  }
+  if (request.split_provider_index() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "split provider index ", request.split_provider_index(),
+        " is out of range: dfx's iterations have one split provider"));
+  }
+  if (iteration.splits == nullptr) return iteration.splits_error;
+  tfdata::GetSplitResponse response;
+  const auto set_split = [&response](int64_t split) {
+    TensorProto* t = response.mutable_split();
+    t->set_dtype(DT_INT64);
+    t->mutable_tensor_shape();
+    t->add_int64_val(split);
+  };
+  const int64_t task = request.dfx_task_id();
+  if (task != 0) {
+    auto last = iteration.last_splits.find(task);
+    const int64_t last_index =
+        last == iteration.last_splits.end() ? 0 : last->second.first;
+    if (request.dfx_request_index() == last_index && last_index > 0) {
+      set_split(last->second.second);  // asked again: the same split
+      return response;
+    }
+    if (request.dfx_request_index() != last_index + 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "task ", task, " asked for split request ",
+          request.dfx_request_index(), " after request ", last_index));
+    }
+  }
+  int64_t split = 0;
+  bool end = false;
+  DFX_RETURN_IF_ERROR(iteration.splits->GetNext(&split, &end));
+  response.set_end_of_splits(end);
+  if (end) return response;
+  // Journaled after it is taken: a restarted dispatcher skips it, and
+  // answers the task's repeated request with it.
+  Record r;
+  r.mutable_split()->set_iteration_id(request.iteration_id());
+  r.mutable_split()->set_task_id(task);
+  r.mutable_split()->set_request_index(request.dfx_request_index());
+  r.mutable_split()->set_split(split);
+  DFX_RETURN_IF_ERROR(ChangeLocked(r, absl::InfinitePast()));
+  set_split(split);
+  return response;
 }
 
 std::vector<std::string> DispatcherState::Workers() {
@@ -339,31 +724,30 @@ std::vector<std::string> DispatcherState::Workers() {
 
 void DispatcherState::Expire(absl::Time now) {
   absl::MutexLock lock(&mu_);
-  for (auto w = workers_.begin(); w != workers_.end();) {
-    if (now - w->second.last_heartbeat <= worker_timeout_) {
-      ++w;
-      continue;
-    }
+  std::vector<std::string> silent;
+  for (const auto& [address, w] : workers_) {
+    if (now - w.last_heartbeat > worker_timeout_) silent.push_back(address);
+  }
+  for (const std::string& address : silent) {
     // Its finished tasks keep counting (their elements were read); the
-    // others are lost, and an iteration left with only finished tasks
-    // ends.
-    for (int64_t task_id : w->second.tasks) {
+    // others are lost (a DYNAMIC iteration's other tasks read the splits
+    // left).
+    const std::set<int64_t> tasks = workers_.at(address).tasks;
+    bool ok = true;
+    for (int64_t task_id : tasks) {
       auto t = tasks_.find(task_id);
       if (t == tasks_.end() || t->second.finished) continue;
-      auto it = iterations_.find(t->second.iteration_id);
-      if (it != iterations_.end()) {
-        it->second.tasks.erase(task_id);
-        it->second.lost = true;
-      }
-      tasks_.erase(t);
+      Record r;
+      r.set_lost_task(task_id);
+      if (!ChangeLocked(r, now).ok()) ok = false;
     }
-    w = workers_.erase(w);
+    if (ok) workers_.erase(address);
   }
   std::vector<int64_t> stale;
   for (const auto& [id, client] : clients_) {
     if (now - client.second > client_timeout_) stale.push_back(id);
   }
-  for (int64_t id : stale) ReleaseClientLocked(id);
+  for (int64_t id : stale) ReleaseClientLocked(id, now).IgnoreError();
 }
 
 }  // namespace dfx::cli

@@ -1,22 +1,29 @@
 // DispatcherState: what dfx's tf.data service dispatcher knows (datasets,
-// jobs, iterations and their clients, workers and their tasks) and how each
-// of TensorFlow's dispatcher calls changes it. No gRPC and no clock of its
-// own: every call that ages something takes `now`, so tests drive time.
+// jobs, iterations and their clients, workers and their tasks, the splits
+// of DYNAMIC iterations) and how each of TensorFlow's dispatcher calls
+// changes it. No gRPC and no clock of its own: every call that ages
+// something takes `now`, so tests drive time.
 //
 // Supported: processing mode OFF (each worker a task that reads a whole
 // epoch; a worker that joins later gets a task of every unfinished
-// iteration); DYNAMIC (distributed_epoch) as one task per iteration on one
-// worker, which reads the epoch once (dfx's datasets have no split
-// providers to share it out; a lost task ends the iteration rather than
-// read elements twice); shared jobs by job name. Not supported: other
-// sharding policies (FILE, DATA, ...: Unimplemented), round-robin reads
-// (num_consumers: Unimplemented), journaling (a restarted dispatcher knows
-// nothing).
+// iteration); DYNAMIC (distributed_epoch): a task per worker, every task
+// reading the splits of the iteration's one split provider (GetSplit), so
+// each element is produced once across the workers; shared jobs by job
+// name. With a journal (OpenJournal: --work-dir), every change is appended
+// to it before it takes effect and replayed on start, so a restarted
+// dispatcher serves the same datasets, jobs, iterations, clients and tasks,
+// and its split providers go on after the splits already handed out. Static
+// sharding (FILE, DATA, FILE_OR_DATA, HINT) over a configured worker list:
+// each task is told its worker's index, and the worker shards its pipeline.
+// Not supported: round-robin reads (num_consumers: Unimplemented).
 #ifndef DFX_TOOLS_CLI_DATA_SERVICE_STATE_H_
 #define DFX_TOOLS_CLI_DATA_SERVICE_STATE_H_
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -26,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "kernels/data/split_provider.h"
 #include "proto/tf_data_service.pb.h"
 
 namespace dfx::cli {
@@ -39,10 +47,47 @@ inline constexpr int64_t kDataServiceVersion = 9;
 // mode); Unimplemented for what dfx does not serve.
 class DispatcherState {
  public:
+  // The split provider of a dataset's pipeline (data::MakeSplitProvider of
+  // the dataset the graph builds): its errors (a source that cannot be
+  // split: Unimplemented) are the errors of creating a DYNAMIC iteration.
+  using SplitProviderFactory =
+      std::function<absl::StatusOr<std::unique_ptr<data::SplitProvider>>(
+          const tfdata::DatasetDef&)>;
+
   // A worker whose last heartbeat is older than `worker_timeout` loses its
-  // tasks; a client older than `client_timeout` is released.
-  DispatcherState(absl::Duration worker_timeout, absl::Duration client_timeout)
-      : worker_timeout_(worker_timeout), client_timeout_(client_timeout) {}
+  // tasks; a client older than `client_timeout` is released. Without
+  // `splits`, DYNAMIC iterations are Unimplemented.
+  DispatcherState(absl::Duration worker_timeout, absl::Duration client_timeout,
+                  SplitProviderFactory splits = nullptr)
+      : worker_timeout_(worker_timeout),
+        client_timeout_(client_timeout),
+        splits_(std::move(splits)) {}
+  ~DispatcherState();
+
+  // TensorFlow's DispatcherConfig.worker_addresses, for static sharding
+  // (FILE, DATA, FILE_OR_DATA, HINT): a worker's index is the place of the
+  // first entry not yet taken that matches its address ("host:port", or
+  // "host:%port%" or "host" for any port of the host). With a list, a
+  // worker matching no entry is refused (FailedPrecondition); a static
+  // iteration over a worker without an index is NotFound. Call before
+  // serving.
+  void SetWorkerAddresses(std::vector<std::string> addresses);
+
+  // Replays the journal in `dir` (created if missing), then appends every
+  // later change to it, each record written and fsynced before the change
+  // takes effect. A record cut short or failing its checksum (a crash
+  // while writing) ends the replay and is cut off. Replayed workers and
+  // clients count as heartbeating at `now`. Call once, before serving.
+  absl::Status OpenJournal(const std::string& dir, absl::Time now);
+
+  // The next split of the DYNAMIC iteration (TensorFlow's GetSplit):
+  // NotFound for an unknown iteration, FailedPrecondition for one that is
+  // not DYNAMIC. A request naming its task and index (dfx's workers) that
+  // repeats the task's last index gets the same split again: a worker
+  // whose answer was lost (the dispatcher killed after journaling it)
+  // reads it after all.
+  absl::StatusOr<tfdata::GetSplitResponse> GetSplit(
+      const tfdata::GetSplitRequest& request);
 
   // The id of the dataset: the requested one, or the one registered
   // earlier with the same graph (fingerprint of its serialization), or a
@@ -93,13 +138,16 @@ class DispatcherState {
     int64_t iteration_id = 0;
     std::string worker;
     bool finished = false;
+    int64_t worker_index = -1;  // static sharding
   };
   struct Iteration {
     int64_t job_id = 0;
-    // DYNAMIC: one task reads the epoch (dfx has no split providers), and
-    // it is not started again elsewhere once lost.
-    bool single_task = false;
-    bool lost = false;
+    // DYNAMIC: the splits its tasks share, or why there are none.
+    bool dynamic = false;
+    std::unique_ptr<data::SplitProvider> splits;
+    absl::Status splits_error;
+    // task id -> the index of its last GetSplit and the split it got.
+    std::map<int64_t, std::pair<int64_t, int64_t>> last_splits;
     std::set<int64_t> tasks;
     std::set<int64_t> clients;
   };
@@ -108,17 +156,37 @@ class DispatcherState {
     std::set<int64_t> tasks;
   };
 
-  void AddTaskLocked(int64_t iteration_id, const std::string& worker)
+  using Record = tfdata::DispatcherJournalRecord;
+  // Journals `record` (when there is a journal), then applies it: every
+  // change of the state goes through here.
+  absl::Status ChangeLocked(const Record& record, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ReleaseClientLocked(int64_t client_id)
+  void ApplyLocked(const Record& record, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Every task of it has ended (or its DYNAMIC task was lost).
+  absl::Status AppendLocked(const Record& record)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status AddTaskLocked(int64_t iteration_id, const std::string& worker,
+                             absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ReleaseClientLocked(int64_t client_id, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Every task of it has ended.
   bool FinishedLocked(const Iteration& iteration)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SeeIdLocked(int64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsStaticLocked(int64_t iteration_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The worker's index among worker_addresses_ (assigned at the first
+  // ask); NotFound when it has none.
+  absl::StatusOr<int64_t> WorkerIndexLocked(const std::string& worker)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const absl::Duration worker_timeout_;
   const absl::Duration client_timeout_;
+  const SplitProviderFactory splits_;
   absl::Mutex mu_;
+  // The journal, open for appending; null without one.
+  std::FILE* journal_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // OpenJournal is applying the journal's records.
+  bool replaying_ ABSL_GUARDED_BY(mu_) = false;
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1000;
   std::map<std::string, Dataset> datasets_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);
@@ -129,6 +197,9 @@ class DispatcherState {
       ABSL_GUARDED_BY(mu_);
   std::map<int64_t, Task> tasks_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Worker> workers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> worker_addresses_ ABSL_GUARDED_BY(mu_);
+  // worker address -> its index among worker_addresses_
+  std::map<std::string, int64_t> worker_indices_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace dfx::cli
