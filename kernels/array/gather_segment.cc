@@ -57,8 +57,26 @@ class UnsortedSegmentOp : public OpKernel {
     const int64_t n = ids.NumElements();
     const int64_t inner = DimProduct(data.shape(), ids.dims(), data.dims());
 
-    VisitIndexType(ids.dtype(), [&]<typename Index>() {
-      const Index* seg = ids.data<Index>();
+    // int16 and uint16 ids are widened to int32 first: the reductions are
+    // compiled for int32 and int64 ids only (half the instantiations; the
+    // loops stay typed, as fast as before).
+    std::vector<int32_t> widened;
+    if (ids.dtype() == DT_INT16 || ids.dtype() == DT_UINT16) {
+      widened.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        widened[i] = static_cast<int32_t>(IntAt(ids, i));
+      }
+    }
+    auto visit_ids = [&](auto&& fn) {
+      if (ids.dtype() == DT_INT64) {
+        fn(ids.data<int64_t>());
+      } else if (ids.dtype() == DT_INT32) {
+        fn(ids.data<int32_t>());
+      } else {
+        fn(static_cast<const int32_t*>(widened.data()));
+      }
+    };
+    visit_ids([&]<typename Index>(const Index* seg) {
       // Negative ids drop their row, as in TensorFlow.
       for (int64_t i = 0; i < n; ++i) {
         const int64_t j = static_cast<int64_t>(seg[i]);

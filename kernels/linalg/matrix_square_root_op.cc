@@ -1,16 +1,28 @@
-// MatrixSquareRoot: the principal square root of each square matrix, with
-// Eigen's MatrixFunctions sqrt (real or complex Schur form), as TensorFlow
-// 2.21's CPU kernel computes it; float, double, complex64, complex128.
+// MatrixSquareRoot: the principal square root of each square matrix, as
+// TensorFlow 2.21's CPU kernel computes it with Eigen's MatrixFunctions
+// sqrt; float, double, complex64, complex128.
+//
+// Every matrix is computed as a complex128 one, with Eigen's algorithm for
+// complex matrices written out here: A = U T U^* (Eigen's ComplexSchur), R
+// the upper-triangular root of T (column by column, as Eigen's
+// matrix_sqrt_triangular), sqrt(A) = U R U^*. A real matrix's root is the
+// real part. Eigen's real algorithm (a real Schur form, 2x2 blocks) answers
+// NaN everywhere when the matrix has a negative real eigenvalue, which has
+// no real root; so does this. Compiling only the complex Schur form, not
+// also the real one and two MatrixFunctions instantiations, took this file
+// from 42 s of compile CPU to about 15.
 #include "kernels/eigen_util.h"  // first: defines EIGEN_USE_THREADS
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "Eigen/Core"
+#include "Eigen/Eigenvalues"
 #include "absl/strings/str_cat.h"
 #include "kernels/math/misc_kernels.h"
-#include "unsupported/Eigen/MatrixFunctions"
 
 namespace dfx::misc_internal {
 namespace {
@@ -18,15 +30,40 @@ namespace {
 template <typename T>
 using Matrix =
     Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Complex = std::complex<double>;
+using ComplexMatrix = Eigen::Matrix<Complex, Eigen::Dynamic, Eigen::Dynamic>;
 
-// The type the square root is computed in: double precision. Eigen's
-// MatrixFunctions (a Schur decomposition) cost a minute of compile per
-// scalar type; float and complex64 matrices are computed in double precision
-// and rounded, which halves that and is as accurate as TensorFlow's float
-// result or more.
-template <typename T>
-using SqrtScalar = std::conditional_t<Eigen::NumTraits<T>::IsComplex,
-                                      std::complex<double>, double>;
+// The principal square root of `a`. With `real_input`, NaN everywhere when
+// `a` (a real matrix) has a negative real eigenvalue, as Eigen's real
+// algorithm gives: its real Schur form has a 1x1 block there, which the
+// complex one shows as an eigenvalue of negative real part whose imaginary
+// part is rounding.
+ComplexMatrix PrincipalSqrt(const ComplexMatrix& a, bool real_input) {
+  const int64_t n = a.rows();
+  const Eigen::ComplexSchur<ComplexMatrix> schur(a);
+  const ComplexMatrix& t = schur.matrixT();
+  const ComplexMatrix& u = schur.matrixU();
+  if (real_input) {
+    const double tol = 1e-10 * t.norm();
+    for (int64_t i = 0; i < n; ++i) {
+      const Complex e = t(i, i);
+      if (e.real() < 0 && std::abs(e.imag()) <= tol) {
+        return ComplexMatrix::Constant(
+            n, n, Complex(std::numeric_limits<double>::quiet_NaN(), 0));
+      }
+    }
+  }
+  ComplexMatrix r = ComplexMatrix::Zero(n, n);
+  for (int64_t i = 0; i < n; ++i) r(i, i) = std::sqrt(t(i, i));
+  for (int64_t j = 1; j < n; ++j) {
+    for (int64_t i = j - 1; i >= 0; --i) {
+      Complex sum(0, 0);
+      for (int64_t k = i + 1; k < j; ++k) sum += r(i, k) * r(k, j);
+      r(i, j) = (t(i, j) - sum) / (r(i, i) + r(j, j));
+    }
+  }
+  return u * r * u.adjoint();
+}
 
 template <typename T>
 class MatrixSquareRootOp : public OpKernel {
@@ -54,13 +91,18 @@ class MatrixSquareRootOp : public OpKernel {
                                     30.0 * n * n * n),
                 [&](int64_t first, int64_t last) {
                   for (int64_t b = first; b < last; ++b) {
-                    using W = SqrtScalar<T>;
-                    const Matrix<W> a =
+                    const ComplexMatrix a =
                         Eigen::Map<const Matrix<T>>(src + b * n * n, n, n)
-                            .template cast<W>();
-                    const Matrix<W> root = a.sqrt();
-                    Eigen::Map<Matrix<T>>(dst + b * n * n, n, n) =
-                        root.template cast<T>();
+                            .template cast<Complex>();
+                    const ComplexMatrix root =
+                        PrincipalSqrt(a, !Eigen::NumTraits<T>::IsComplex);
+                    if constexpr (Eigen::NumTraits<T>::IsComplex) {
+                      Eigen::Map<Matrix<T>>(dst + b * n * n, n, n) =
+                          root.template cast<T>();
+                    } else {
+                      Eigen::Map<Matrix<T>>(dst + b * n * n, n, n) =
+                          root.real().template cast<T>();
+                    }
                   }
                 });
   }
