@@ -1,0 +1,52 @@
+// The remapper: fuses a convolution or matrix product with the bias, batch
+// norm and activation after it into one _FusedConv2D or _FusedMatMul node
+// (kernels/conv/fused_kernels.cc), as TensorFlow's Grappler remapper does
+// on CPU (tensorflow/core/grappler/optimizers/remapper.cc).
+#ifndef DFX_MASTER_OPTIMIZER_REMAPPER_H_
+#define DFX_MASTER_OPTIMIZER_REMAPPER_H_
+
+#include "absl/status/statusor.h"
+#include "graph/control_flow.h"
+#include "graph/graph.h"
+#include "master/optimizer/shapes.h"
+#include "master/optimizer/util.h"
+#include "runtime/op_kernel.h"
+
+namespace dfx::optimizer {
+
+struct RemapperStats {
+  int conv_fusions = 0;    // _FusedConv2D nodes formed
+  int matmul_fusions = 0;  // _FusedMatMul nodes formed
+  int nodes_fused = 0;     // nodes those replaced (the contraction included)
+  int biases_folded = 0;   // Conv2D+BiasAdd+FusedBatchNorm: bias into mean
+};
+
+// Forms, on root-frame nodes of one CPU device:
+// - Conv2D + BiasAdd [+ activation] -> _FusedConv2D [BiasAdd(, act)];
+// - Conv2D + FusedBatchNorm{,V2,V3} (is_training false) [+ activation]
+//   -> _FusedConv2D [FusedBatchNorm(, act)];
+// - Conv2D + BiasAdd + FusedBatchNorm{,V2,V3} [+ activation], the bias and
+//   the batch norm's mean Consts (the frozen Keras pattern): the bias is
+//   folded into a new mean Const (mean - bias) and the node is
+//   _FusedConv2D [FusedBatchNorm(, act)] (beyond TensorFlow's remapper);
+// - MatMul + BiasAdd [+ activation] -> _FusedMatMul [BiasAdd(, act)];
+// activation: Relu, Relu6, Elu, LeakyRelu (and Sigmoid, Tanh after a
+// MatMul). Only where the fused kernel serves the dtype (Conv2D: float,
+// double; MatMul: float, half, bfloat16), data_format is NHWC, the
+// convolution is not grouped and every argument has the output depth as
+// its static shape (so the fused node fails exactly where the original
+// ones would), every intermediate output has exactly one consumer (the
+// next node of the pattern), is not in `kept` and has no control
+// consumers, and a batch norm's outputs other than y are unread (a kept batch
+// norm ends no pattern: a fetch may name them). The fused node takes the last
+// node's name, device and consumers; the intermediates' control inputs move to
+// it. Internal only for a graph that cannot take the rewrite (a bug).
+absl::StatusOr<RemapperStats> FuseContractions(const KeptNodes& kept,
+                                               const GraphFrames& frames,
+                                               const KernelRegistry* kernels,
+                                               const StepShapes& shapes,
+                                               Graph* graph);
+
+}  // namespace dfx::optimizer
+
+#endif  // DFX_MASTER_OPTIMIZER_REMAPPER_H_
