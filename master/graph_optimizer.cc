@@ -487,6 +487,7 @@ absl::Status OptimizeStepGraph(const GraphOptimizerOptions& options,
     stats->matmul_fusions += remapped.matmul_fusions;
     stats->nodes_fused += remapped.nodes_fused;
     stats->biases_folded += remapped.biases_folded;
+    stats->scale_shifts_fused += remapped.scale_shifts_fused;
   }
   return absl::OkStatus();
 }

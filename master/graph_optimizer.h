@@ -101,6 +101,7 @@ struct GraphOptimizerStats {
   int matmul_fusions = 0;       // _FusedMatMul nodes formed
   int nodes_fused = 0;          // nodes those replaced
   int biases_folded = 0;        // BiasAdds folded into a batch norm's mean
+  int scale_shifts_fused = 0;   // Mul+Add of Consts fused as a batch norm
 };
 
 // Optimizes `graph` in place. Every node must have its assigned device.

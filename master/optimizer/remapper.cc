@@ -138,30 +138,79 @@ class Remapper {
     return Dim(bs, 4, 3);
   }
 
-  // bias folded into mean: a new Const mean - bias on c's device, or null
-  // when either is not a float vector of `depth` Const values.
-  absl::StatusOr<Node*> FoldedMean(const Node& bias, const Node& mean,
-                                   const Node& c, const std::string& base,
-                                   int64_t depth) {
-    absl::StatusOr<Tensor> b = ConstValue(bias);
-    absl::StatusOr<Tensor> m = ConstValue(mean);
-    if (!b.ok() || !m.ok() || b->dtype() != DT_FLOAT ||
-        m->dtype() != DT_FLOAT || b->NumElements() != depth ||
-        m->NumElements() != depth) {
-      return nullptr;
+  // The node reading output 0 of `n`, through any input (`*input`), when it
+  // is all that reads `n` and `n` is not kept.
+  Node* SoleReader(const Node& n, int* input) const {
+    if (kept_.contains(n.name()) || n.out_edges().size() != 1) return nullptr;
+    const Edge* e = n.out_edges()[0];
+    if (e->IsControlEdge() || e->src_output != 0) return nullptr;
+    *input = e->dst_input;
+    return e->dst;
+  }
+
+  // The other operand of binary `m` (the pattern reads input `x_input`)
+  // when it is a Const of static shape [depth].
+  Node* ConstOperand(const Node& m, int x_input, int64_t depth) const {
+    const int other = 1 - x_input;
+    if (m.num_inputs() != 2 || !VectorOf(m, other, depth)) return nullptr;
+    const Node* k = ConstInput(m, other);
+    return k == nullptr ? nullptr : graph_->FindNodeId(k->id());
+  }
+
+  // Mul by a [depth] Const, then Add/AddV2 of a [depth] Const, after
+  // `head`: the inference batch norm Keras 3 freezes into arithmetic.
+  struct ScaleShift {
+    Node* mul = nullptr;
+    Node* add = nullptr;
+    Node* scale = nullptr;
+    Node* shift = nullptr;
+  };
+  bool FindScaleShift(const Node& head, const Node& c, int64_t depth,
+                      ScaleShift* ss) const {
+    int in = 0;
+    Node* mul = SoleReader(head, &in);
+    if (mul == nullptr || mul->type_string() != "Mul" || !Joins(*mul, c)) {
+      return false;
     }
-    Tensor folded(DT_FLOAT, TensorShape({depth}));
-    for (int64_t i = 0; i < depth; ++i) {
-      folded.data<float>()[i] = m->data<float>()[i] - b->data<float>()[i];
+    Node* scale = ConstOperand(*mul, in, depth);
+    if (scale == nullptr) return false;
+    Node* add = SoleReader(*mul, &in);
+    if (add == nullptr ||
+        (add->type_string() != "AddV2" && add->type_string() != "Add") ||
+        !Joins(*add, c)) {
+      return false;
     }
-    std::string name = absl::StrCat(base, "/folded_mean");
+    Node* shift = ConstOperand(*add, in, depth);
+    if (shift == nullptr) return false;
+    *ss = {mul, add, scale, shift};
+    return true;
+  }
+
+  // A new float Const [depth] named after `base` on c's device, element i
+  // fn(i).
+  template <typename Fn>
+  absl::StatusOr<Node*> NewConst(const std::string& base, const Node& c,
+                                 int64_t depth, Fn fn) {
+    Tensor value(DT_FLOAT, TensorShape({depth}));
+    for (int64_t i = 0; i < depth; ++i) value.data<float>()[i] = fn(i);
+    std::string name = base;
     for (int k = 1; graph_->FindNode(name) != nullptr; ++k) {
-      name = absl::StrCat(base, "/folded_mean_", k);
+      name = absl::StrCat(base, "_", k);
     }
     DFX_ASSIGN_OR_RETURN(Node * node,
-                         graph_->AddNode(ConstNodeDef(name, folded)));
+                         graph_->AddNode(ConstNodeDef(name, value)));
     node->set_assigned_device_name(c.assigned_device_name());
     return node;
+  }
+
+  // The values of a float Const of `depth` elements, or false.
+  static bool FloatValues(const Node& k, int64_t depth, Tensor* value) {
+    absl::StatusOr<Tensor> v = ConstValue(k);
+    if (!v.ok() || v->dtype() != DT_FLOAT || v->NumElements() != depth) {
+      return false;
+    }
+    *value = *std::move(v);
+    return true;
   }
 
   absl::Status TryFuse(Node* c, bool conv) {
@@ -174,26 +223,38 @@ class Remapper {
       return absl::OkStatus();
     }
     const int64_t depth = Depth(*c, conv);
-    Node* next = SoleConsumer(*c);
+    // The only reader of the contraction; BiasAdd and batch norms read it
+    // as input 0, a Mul as either.
+    int next_input = 0;
+    Node* next = SoleReader(*c, &next_input);
     if (depth < 0 || next == nullptr || !Joins(*next, *c)) {
       return absl::OkStatus();
     }
     Node* bias_add = nullptr;
     Node* bn = nullptr;
-    if (next->type_string() == "BiasAdd" && Nhwc(*next) &&
+    ScaleShift ss;
+    Tensor bias_value;  // a Const bias folded into the batch norm's mean
+    bool fold_bias = false;
+    if (next_input == 0 && next->type_string() == "BiasAdd" && Nhwc(*next) &&
         VectorOf(*next, 1, depth)) {
       bias_add = next;
       Node* after = SoleConsumer(*next);
-      if (conv && after != nullptr && BatchNormFits(*after, *c, depth) &&
-          ConstInput(*next, 1) != nullptr && ConstInput(*after, 3) != nullptr) {
+      const Node* bias = ConstInput(*next, 1);
+      const bool folds = conv && t == DT_FLOAT && bias != nullptr &&
+                         FloatValues(*bias, depth, &bias_value);
+      if (folds && after != nullptr && BatchNormFits(*after, *c, depth) &&
+          ConstInput(*after, 3) != nullptr) {
         bn = after;
+        fold_bias = true;
+      } else if (folds && FindScaleShift(*next, *c, depth, &ss)) {
+        fold_bias = true;
       }
-    } else if (conv && BatchNormFits(*next, *c, depth)) {
+    } else if (conv && next_input == 0 && BatchNormFits(*next, *c, depth)) {
       bn = next;
-    } else {
+    } else if (!(conv && t == DT_FLOAT && FindScaleShift(*c, *c, depth, &ss))) {
       return absl::OkStatus();
     }
-    Node* last = bn != nullptr ? bn : bias_add;
+    Node* last = bn != nullptr ? bn : ss.add != nullptr ? ss.add : bias_add;
     Node* act = nullptr;
     if (Node* a = SoleConsumer(*last);
         a != nullptr && IsActivation(*a, conv) && Joins(*a, *c)) {
@@ -224,15 +285,18 @@ class Remapper {
       }
     }
     auto* fused_ops = attrs["fused_ops"].mutable_list();
-    fused_ops->add_s(bn != nullptr ? "FusedBatchNorm" : "BiasAdd");
+    const bool batch_norm = bn != nullptr || ss.add != nullptr;
+    fused_ops->add_s(batch_norm ? "FusedBatchNorm" : "BiasAdd");
     if (act != nullptr) fused_ops->add_s(act->type_string());
-    const int num_args = bn != nullptr ? 4 : 1;
+    const int num_args = batch_norm ? 4 : 1;
     attrs["num_args"].set_i(num_args);
     if (conv) {
       auto* targs = attrs["TArgs"].mutable_list();
       for (int i = 0; i < num_args; ++i) targs->add_type(t);
     }
-    float epsilon = 1e-4f;
+    // A scale and shift is a batch norm of variance 1 and epsilon 0, whose
+    // factor scale / sqrt(1 + 0) is the scale itself.
+    float epsilon = ss.add != nullptr ? 0.0f : 1e-4f;
     if (bn != nullptr && !GetNodeAttr(bn->def(), "epsilon", &epsilon).ok()) {
       epsilon = 1e-4f;
     }
@@ -258,20 +322,42 @@ class Remapper {
     }
     Node* old_bias = nullptr;
     Node* old_mean = nullptr;
+    if (fold_bias) old_bias = bias_add->input_edge(1)->src;
     if (bn != nullptr) {
       for (int i = 1; i <= 4; ++i) {
         const Edge* e = bn->input_edge(i);
         inputs.push_back({e->src, e->src_output});
       }
-      if (bias_add != nullptr) {
-        old_bias = bias_add->input_edge(1)->src;
+      if (fold_bias) {
+        // (x + bias - mean) as (x - (mean - bias)).
         old_mean = bn->input_edge(3)->src;
-        DFX_ASSIGN_OR_RETURN(Node * folded, FoldedMean(*old_bias, *old_mean, *c,
-                                                       bn->name(), depth));
-        if (folded == nullptr) return absl::OkStatus();
+        Tensor mean;
+        if (!FloatValues(*old_mean, depth, &mean)) return absl::OkStatus();
+        DFX_ASSIGN_OR_RETURN(
+            Node * folded,
+            NewConst(bn->name() + "/folded_mean", *c, depth, [&](int64_t i) {
+              return mean.data<float>()[i] - bias_value.data<float>()[i];
+            }));
         inputs[4] = {folded, 0};
         ++stats_.biases_folded;
       }
+    } else if (ss.add != nullptr) {
+      // ((x + bias) * scale + shift) as ((x - (-bias)) * scale + shift):
+      // the same float operations in the same order.
+      DFX_ASSIGN_OR_RETURN(
+          Node * mean,
+          NewConst(ss.add->name() + "/fused_mean", *c, depth, [&](int64_t i) {
+            return fold_bias ? -bias_value.data<float>()[i] : 0.0f;
+          }));
+      DFX_ASSIGN_OR_RETURN(Node * variance,
+                           NewConst(ss.add->name() + "/fused_variance", *c,
+                                    depth, [](int64_t) { return 1.0f; }));
+      inputs.push_back({ss.scale, 0});
+      inputs.push_back({ss.shift, 0});
+      inputs.push_back({mean, 0});
+      inputs.push_back({variance, 0});
+      if (fold_bias) ++stats_.biases_folded;
+      ++stats_.scale_shifts_fused;
     } else {
       const Edge* e = bias_add->input_edge(1);
       inputs.push_back({e->src, e->src_output});
@@ -279,7 +365,7 @@ class Remapper {
 
     // The intermediates go; their control inputs move to the fused node.
     std::vector<Node*> intermediates = {c};
-    for (Node* m : {bias_add, bn, act}) {
+    for (Node* m : {bias_add, bn, ss.mul, ss.add, act}) {
       if (m != nullptr && m != tail) intermediates.push_back(m);
     }
     std::vector<Node*> control;

@@ -18,7 +18,8 @@ struct RemapperStats {
   int conv_fusions = 0;    // _FusedConv2D nodes formed
   int matmul_fusions = 0;  // _FusedMatMul nodes formed
   int nodes_fused = 0;     // nodes those replaced (the contraction included)
-  int biases_folded = 0;   // Conv2D+BiasAdd+FusedBatchNorm: bias into mean
+  int biases_folded = 0;   // BiasAdds folded into a batch norm's mean
+  int scale_shifts_fused = 0;  // Mul + Add of Consts fused as a batch norm
 };
 
 // Forms, on root-frame nodes of one CPU device:
@@ -29,6 +30,13 @@ struct RemapperStats {
 //   the batch norm's mean Consts (the frozen Keras pattern): the bias is
 //   folded into a new mean Const (mean - bias) and the node is
 //   _FusedConv2D [FusedBatchNorm(, act)] (beyond TensorFlow's remapper);
+// - Conv2D [+ BiasAdd] + Mul + Add/AddV2 [+ activation], the Mul's and
+//   Add's other operands Consts of shape [depth] and the bias a Const (the
+//   inference batch norm Keras 3 freezes into arithmetic): _FusedConv2D
+//   [FusedBatchNorm(, act)] with scale = the Mul's Const, offset = the
+//   Add's, mean = -bias (or 0), variance 1 and epsilon 0, which computes
+//   ((x + bias) * scale + offset) in the same float operations (beyond
+//   TensorFlow's remapper; float only);
 // - MatMul + BiasAdd [+ activation] -> _FusedMatMul [BiasAdd(, act)];
 // activation: Relu, Relu6, Elu, LeakyRelu (and Sigmoid, Tanh after a
 // MatMul). Only where the fused kernel serves the dtype (Conv2D: float,

@@ -133,6 +133,32 @@ GraphDef KerasConvBlock() {
   return def;
 }
 
+// The inference batch norm as Keras 3 freezes it: conv [-> BiasAdd] ->
+// Mul by a Const -> AddV2 of a Const -> act; `swapped` puts the Consts
+// first.
+GraphDef Keras3ConvBlock(bool with_bias, bool swapped, const char* act) {
+  GraphDef def;
+  AddInput(&def, "x", {2, 5, 5, 3});
+  AddConst(&def, "filter", {3, 3, 3, 4}, 8);
+  AddConst(&def, "bias", {4}, 9);
+  AddConst(&def, "bn/mul", {4}, 10);
+  AddConst(&def, "bn/sub", {4}, 11);
+  AddConv(&def, "conv", {"x", "filter"});
+  std::string x = "conv";
+  if (with_bias) {
+    Add(&def, "bias_add", "BiasAdd", {"conv", "bias"});
+    x = "bias_add";
+  }
+  Add(&def, "bn/mul_1", "Mul",
+      swapped ? std::vector<std::string>{"bn/mul", x}
+              : std::vector<std::string>{x, "bn/mul"});
+  Add(&def, "bn/add_1", "AddV2",
+      swapped ? std::vector<std::string>{"bn/sub", "bn/mul_1"}
+              : std::vector<std::string>{"bn/mul_1", "bn/sub"});
+  Add(&def, "out", act, {"bn/add_1"});
+  return def;
+}
+
 std::unique_ptr<Graph> Optimize(const GraphDef& def,
                                 const std::vector<std::string>& kept,
                                 GraphOptimizerStats* stats,
@@ -294,6 +320,26 @@ TEST_CASE("the remapper folds a Keras block's bias into the batch norm") {
   CHECK(Describe(*g, "bn/mean") == "<removed>");
 }
 
+TEST_CASE("the remapper fuses Keras 3's scale and shift as a batch norm") {
+  GraphOptimizerStats stats;
+  auto g = Optimize(Keras3ConvBlock(true, false, "Relu"), {"out:0"}, &stats);
+  CHECK(Describe(*g, "out") ==
+        "_FusedConv2D[FusedBatchNorm,Relu](x,filter,bn/mul,bn/sub,"
+        "bn/add_1/fused_mean,bn/add_1/fused_variance)");
+  CHECK(g->FindNode("out")->def().attr().at("epsilon").f() == 0.0f);
+  CHECK(stats.scale_shifts_fused == 1);
+  CHECK(stats.biases_folded == 1);
+  CHECK(Describe(*g, "bias") == "<removed>");
+  // Without a bias, the Consts first, no activation the kernel serves.
+  GraphOptimizerStats stats2;
+  auto h = Optimize(Keras3ConvBlock(false, true, "Square"), {"out:0"}, &stats2);
+  CHECK(Describe(*h, "bn/add_1") ==
+        "_FusedConv2D[FusedBatchNorm](x,filter,bn/mul,bn/sub,"
+        "bn/add_1/fused_mean,bn/add_1/fused_variance)");
+  CHECK(Describe(*h, "out") == "Square(bn/add_1)");
+  CHECK(stats2.biases_folded == 0);
+}
+
 TEST_CASE("the remapper fuses MatMul, BiasAdd and each activation") {
   for (const char* act :
        {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"}) {
@@ -381,6 +427,16 @@ TEST_CASE("fused graphs give the unfused graphs' numbers") {
       {"conv bias relu", ConvBiasRelu(), {2, 6, 6, 3}, "relu", "_FusedConv2D"},
       {"conv bn elu", bn_only, {2, 5, 5, 4}, "act", "_FusedConv2D"},
       {"keras block", KerasConvBlock(), {1, 5, 5, 2}, "relu", "_FusedConv2D"},
+      {"keras 3 block",
+       Keras3ConvBlock(true, false, "Relu"),
+       {2, 5, 5, 3},
+       "out",
+       "_FusedConv2D"},
+      {"keras 3 block, no bias",
+       Keras3ConvBlock(false, true, "Relu6"),
+       {2, 5, 5, 3},
+       "out",
+       "_FusedConv2D"},
       {"matmul tanh", MatMulBias("Tanh"), {3, 5}, "out", "_FusedMatMul"},
       {"matmul leakyrelu",
        MatMulBias("LeakyRelu"),
@@ -396,6 +452,10 @@ TEST_CASE("fused graphs give the unfused graphs' numbers") {
     CHECK(plain.ops.at(c.fetch) != c.fused_op);
     CHECK(fused.ops.at(c.fetch) == c.fused_op);
     REQUIRE(plain.out.size() == fused.out.size());
+    if (std::string(c.name).starts_with("keras 3")) {
+      // The same float operations in the same order: the same bits.
+      CHECK(plain.out == fused.out);
+    }
     for (size_t i = 0; i < plain.out.size(); ++i) {
       INFO("element " << i);
       CHECK(std::fabs(plain.out[i] - fused.out[i]) <=
