@@ -478,11 +478,11 @@ absl::Status OptimizeStepGraph(const GraphOptimizerOptions& options,
     // Shapes of the graph as the passes above left it (the fusions need the
     // arguments' and filters' static shapes).
     const optimizer::FeedShapes no_feeds;
-    const optimizer::StepShapes shapes(
+    optimizer::StepShapes shapes(
         *graph, *frames, feed_shapes == nullptr ? no_feeds : *feed_shapes);
     DFX_ASSIGN_OR_RETURN(
         optimizer::RemapperStats remapped,
-        optimizer::FuseContractions(kept, *frames, kernels, shapes, graph));
+        optimizer::FuseContractions(kept, *frames, kernels, &shapes, graph));
     stats->conv_fusions += remapped.conv_fusions;
     stats->matmul_fusions += remapped.matmul_fusions;
     stats->nodes_fused += remapped.nodes_fused;

@@ -45,12 +45,11 @@ int64_t Dim(const PartialShape& s, int rank, int i) {
 class Remapper {
  public:
   Remapper(const KeptNodes& kept, const GraphFrames& frames,
-           const KernelRegistry* kernels, const StepShapes& shapes,
-           Graph* graph)
+           const KernelRegistry* kernels, StepShapes* shapes, Graph* graph)
       : kept_(kept),
         frames_(frames),
         kernels_(kernels),
-        shapes_(shapes),
+        shapes_(*shapes),
         graph_(graph) {}
 
   absl::StatusOr<RemapperStats> Run() {
@@ -148,11 +147,22 @@ class Remapper {
     return e->dst;
   }
 
-  // The other operand of binary `m` (the pattern reads input `x_input`)
-  // when it is a Const of static shape [depth].
+  // The other operand of binary `m` (the pattern reads input `x_input`, a
+  // 4-D NHWC tensor) when it is a Const of static shape [depth] or
+  // [1, ..., 1, depth] of rank at most 4 (which broadcasts without changing
+  // the shape).
   Node* ConstOperand(const Node& m, int x_input, int64_t depth) const {
     const int other = 1 - x_input;
-    if (m.num_inputs() != 2 || !VectorOf(m, other, depth)) return nullptr;
+    const Edge* e = m.num_inputs() == 2 ? m.input_edge(other) : nullptr;
+    if (e == nullptr) return nullptr;
+    const PartialShape& s = shapes_.Get(*e->src, e->src_output);
+    if (!s.RankKnown() || s.rank() < 1 || s.rank() > 4 ||
+        s.dims[s.rank() - 1] != depth) {
+      return nullptr;
+    }
+    for (int i = 0; i + 1 < s.rank(); ++i) {
+      if (s.dims[i] != 1) return nullptr;
+    }
     const Node* k = ConstInput(m, other);
     return k == nullptr ? nullptr : graph_->FindNodeId(k->id());
   }
@@ -181,7 +191,11 @@ class Remapper {
       return false;
     }
     Node* shift = ConstOperand(*add, in, depth);
-    if (shift == nullptr) return false;
+    Tensor values;
+    if (shift == nullptr || !FloatValues(*scale, depth, &values) ||
+        !FloatValues(*shift, depth, &values)) {
+      return false;
+    }
     *ss = {mul, add, scale, shift};
     return true;
   }
@@ -352,8 +366,19 @@ class Remapper {
       DFX_ASSIGN_OR_RETURN(Node * variance,
                            NewConst(ss.add->name() + "/fused_variance", *c,
                                     depth, [](int64_t) { return 1.0f; }));
-      inputs.push_back({ss.scale, 0});
-      inputs.push_back({ss.shift, 0});
+      // The kernel takes vectors: a [1, 1, 1, depth] Const is copied into
+      // a [depth] one.
+      for (Node* k : {ss.scale, ss.shift}) {
+        Tensor v;
+        if (!FloatValues(*k, depth, &v)) return absl::OkStatus();
+        Node* arg = k;
+        if (v.dims() != 1) {
+          DFX_ASSIGN_OR_RETURN(
+              arg, NewConst(absl::StrCat(k->name(), "/vector"), *c, depth,
+                            [&](int64_t i) { return v.data<float>()[i]; }));
+        }
+        inputs.push_back({arg, 0});
+      }
       inputs.push_back({mean, 0});
       inputs.push_back({variance, 0});
       if (fold_bias) ++stats_.biases_folded;
@@ -373,13 +398,20 @@ class Remapper {
       for (Node* src : ControlInputs(*m)) control.push_back(src);
     }
     for (Node* m : intermediates) graph_->RemoveNode(m);
+    const int tail_id = tail->id();
     DFX_ASSIGN_OR_RETURN(Node * fused,
                          ReplaceNode(graph_, tail, std::move(def), inputs));
+    // Later patterns read the fused node's shape (a convolution's depth).
+    shapes_.Alias(tail_id, *fused);
     absl::flat_hash_set<Node*> seen;
     for (Node* src : control) {
       if (seen.insert(src).second) graph_->AddControlEdge(src, fused);
     }
     if (old_bias != nullptr) RemoveIfUnread(graph_, kept_, old_bias);
+    if (ss.add != nullptr) {
+      RemoveIfUnread(graph_, kept_, ss.scale);
+      RemoveIfUnread(graph_, kept_, ss.shift);
+    }
     if (old_mean != nullptr) RemoveIfUnread(graph_, kept_, old_mean);
     ++(conv ? stats_.conv_fusions : stats_.matmul_fusions);
     stats_.nodes_fused += static_cast<int>(intermediates.size()) + 1;
@@ -389,7 +421,7 @@ class Remapper {
   const KeptNodes& kept_;
   const GraphFrames& frames_;
   const KernelRegistry* const kernels_;
-  const StepShapes& shapes_;
+  StepShapes& shapes_;
   Graph* const graph_;
   RemapperStats stats_;
 };
@@ -399,7 +431,7 @@ class Remapper {
 absl::StatusOr<RemapperStats> FuseContractions(const KeptNodes& kept,
                                                const GraphFrames& frames,
                                                const KernelRegistry* kernels,
-                                               const StepShapes& shapes,
+                                               StepShapes* shapes,
                                                Graph* graph) {
   return Remapper(kept, frames, kernels, shapes, graph).Run();
 }

@@ -48,11 +48,12 @@ struct RemapperStats {
 // consumers, and a batch norm's outputs other than y are unread (a kept batch
 // norm ends no pattern: a fetch may name them). The fused node takes the last
 // node's name, device and consumers; the intermediates' control inputs move to
-// it. Internal only for a graph that cannot take the rewrite (a bug).
+// it; `shapes` learns its shapes, so that a pattern reading it fuses too.
+// Internal only for a graph that cannot take the rewrite (a bug).
 absl::StatusOr<RemapperStats> FuseContractions(const KeptNodes& kept,
                                                const GraphFrames& frames,
                                                const KernelRegistry* kernels,
-                                               const StepShapes& shapes,
+                                               StepShapes* shapes,
                                                Graph* graph);
 
 }  // namespace dfx::optimizer

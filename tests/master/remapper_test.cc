@@ -141,8 +141,11 @@ GraphDef Keras3ConvBlock(bool with_bias, bool swapped, const char* act) {
   AddInput(&def, "x", {2, 5, 5, 3});
   AddConst(&def, "filter", {3, 3, 3, 4}, 8);
   AddConst(&def, "bias", {4}, 9);
-  AddConst(&def, "bn/mul", {4}, 10);
-  AddConst(&def, "bn/sub", {4}, 11);
+  // Swapped, the Consts have Keras 3's broadcast shape [1, 1, 1, depth].
+  const std::vector<int64_t> dims =
+      swapped ? std::vector<int64_t>{1, 1, 1, 4} : std::vector<int64_t>{4};
+  AddConst(&def, "bn/mul", dims, 10);
+  AddConst(&def, "bn/sub", dims, 11);
   AddConv(&def, "conv", {"x", "filter"});
   std::string x = "conv";
   if (with_bias) {
@@ -206,6 +209,20 @@ TEST_CASE("the remapper fuses Conv2D, BiasAdd and Relu under Relu's name") {
   CHECK(g->FindNode("relu")->assigned_device_name() == kCpu0);
   CHECK(stats.conv_fusions == 1);
   CHECK(stats.nodes_fused == 3);
+}
+
+TEST_CASE("the remapper fuses a convolution that reads a fused one") {
+  GraphDef def = ConvBiasRelu();
+  AddConst(&def, "filter2", {3, 3, 4, 2}, 12);
+  AddConst(&def, "bias2", {2}, 13);
+  AddConv(&def, "conv2", {"relu", "filter2"});
+  Add(&def, "bias_add2", "BiasAdd", {"conv2", "bias2"});
+  Add(&def, "relu2", "Relu", {"bias_add2"});
+  GraphOptimizerStats stats;
+  auto g = Optimize(def, {"relu2:0"}, &stats);
+  CHECK(Describe(*g, "relu2") ==
+        "_FusedConv2D[BiasAdd,Relu](relu,filter2,bias2)");
+  CHECK(stats.conv_fusions == 2);
 }
 
 TEST_CASE("the remapper leaves a pattern whose intermediate is needed") {
@@ -334,9 +351,10 @@ TEST_CASE("the remapper fuses Keras 3's scale and shift as a batch norm") {
   GraphOptimizerStats stats2;
   auto h = Optimize(Keras3ConvBlock(false, true, "Square"), {"out:0"}, &stats2);
   CHECK(Describe(*h, "bn/add_1") ==
-        "_FusedConv2D[FusedBatchNorm](x,filter,bn/mul,bn/sub,"
+        "_FusedConv2D[FusedBatchNorm](x,filter,bn/mul/vector,bn/sub/vector,"
         "bn/add_1/fused_mean,bn/add_1/fused_variance)");
   CHECK(Describe(*h, "out") == "Square(bn/add_1)");
+  CHECK(Describe(*h, "bn/mul") == "<removed>");
   CHECK(stats2.biases_folded == 0);
 }
 
