@@ -14,7 +14,9 @@
 #include "master/optimizer/remapper.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -358,14 +360,26 @@ class Remapper {
     } else if (ss.add != nullptr) {
       // ((x + bias) * scale + shift) as ((x - (-bias)) * scale + shift):
       // the same float operations in the same order.
-      DFX_ASSIGN_OR_RETURN(
-          Node * mean,
-          NewConst(ss.add->name() + "/fused_mean", *c, depth, [&](int64_t i) {
-            return fold_bias ? -bias_value.data<float>()[i] : 0.0f;
-          }));
-      DFX_ASSIGN_OR_RETURN(Node * variance,
-                           NewConst(ss.add->name() + "/fused_variance", *c,
-                                    depth, [](int64_t) { return 1.0f; }));
+      // Zero means and unit variances are shared by the fusions of one
+      // device and depth, and so is the vector copy of a Const (every new
+      // Const is a node the executor runs each step).
+      const std::string& device = c->assigned_device_name();
+      Node*& zeros = shared_[{device, depth, "zeros"}];
+      Node* mean = zeros;
+      if (fold_bias || zeros == nullptr) {
+        DFX_ASSIGN_OR_RETURN(
+            mean,
+            NewConst(ss.add->name() + "/fused_mean", *c, depth, [&](int64_t i) {
+              return fold_bias ? -bias_value.data<float>()[i] : 0.0f;
+            }));
+        if (!fold_bias) zeros = mean;
+      }
+      Node*& variance = shared_[{device, depth, "ones"}];
+      if (variance == nullptr) {
+        DFX_ASSIGN_OR_RETURN(
+            variance, NewConst(ss.add->name() + "/fused_variance", *c, depth,
+                               [](int64_t) { return 1.0f; }));
+      }
       // The kernel takes vectors: a [1, 1, 1, depth] Const is copied into
       // a [depth] one.
       for (Node* k : {ss.scale, ss.shift}) {
@@ -373,9 +387,13 @@ class Remapper {
         if (!FloatValues(*k, depth, &v)) return absl::OkStatus();
         Node* arg = k;
         if (v.dims() != 1) {
-          DFX_ASSIGN_OR_RETURN(
-              arg, NewConst(absl::StrCat(k->name(), "/vector"), *c, depth,
-                            [&](int64_t i) { return v.data<float>()[i]; }));
+          Node*& copy = shared_[{device, k->id(), "vector"}];
+          if (copy == nullptr) {
+            DFX_ASSIGN_OR_RETURN(
+                copy, NewConst(absl::StrCat(k->name(), "/vector"), *c, depth,
+                               [&](int64_t i) { return v.data<float>()[i]; }));
+          }
+          arg = copy;
         }
         inputs.push_back({arg, 0});
       }
@@ -424,6 +442,9 @@ class Remapper {
   StepShapes& shapes_;
   Graph* const graph_;
   RemapperStats stats_;
+  // Consts made for the fusions, by (device, depth or source node id,
+  // kind): see TryFuse.
+  std::map<std::tuple<std::string, int64_t, std::string>, Node*> shared_;
 };
 
 }  // namespace
