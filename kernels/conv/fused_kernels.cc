@@ -142,9 +142,10 @@ absl::Status ReadEpilogue(OpKernelContext* ctx, const Fusion& fusion,
   e->mean = std::move(args[2]);
   e->shift = std::move(args[1]);
   e->scale = std::move(args[0]);
+  // scale / sqrt(var + eps), as the FusedBatchNorm kernel computes its
+  // factor: the same bits.
   for (int64_t c = 0; c < depth; ++c) {
-    e->scale[c] *=
-        A(1) / std::sqrt(args[3][c] + static_cast<A>(fusion.epsilon));
+    e->scale[c] /= std::sqrt(args[3][c] + static_cast<A>(fusion.epsilon));
   }
   return absl::OkStatus();
 }

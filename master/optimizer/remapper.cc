@@ -249,22 +249,19 @@ class Remapper {
     Node* bias_add = nullptr;
     Node* bn = nullptr;
     ScaleShift ss;
-    Tensor bias_value;  // a Const bias folded into the batch norm's mean
+    Tensor bias_value;  // a Const bias taken into a scale and shift's mean
     bool fold_bias = false;
     if (next_input == 0 && next->type_string() == "BiasAdd" && Nhwc(*next) &&
         VectorOf(*next, 1, depth)) {
       bias_add = next;
-      Node* after = SoleConsumer(*next);
       const Node* bias = ConstInput(*next, 1);
+      // A batch norm after the BiasAdd is left alone, as TensorFlow's
+      // remapper leaves it: folding the bias into its mean would compute
+      // x - (mean - bias) where the graph says (x + bias) - mean, another
+      // rounding. Keras 3's scale and shift take the bias exactly (below).
       const bool folds = conv && t == DT_FLOAT && bias != nullptr &&
                          FloatValues(*bias, depth, &bias_value);
-      if (folds && after != nullptr && BatchNormFits(*after, *c, depth) &&
-          ConstInput(*after, 3) != nullptr) {
-        bn = after;
-        fold_bias = true;
-      } else if (folds && FindScaleShift(*next, *c, depth, &ss)) {
-        fold_bias = true;
-      }
+      if (folds && FindScaleShift(*next, *c, depth, &ss)) fold_bias = true;
     } else if (conv && next_input == 0 && BatchNormFits(*next, *c, depth)) {
       bn = next;
     } else if (!(conv && t == DT_FLOAT && FindScaleShift(*c, *c, depth, &ss))) {
@@ -337,25 +334,11 @@ class Remapper {
       inputs.push_back({e->src, e->src_output});
     }
     Node* old_bias = nullptr;
-    Node* old_mean = nullptr;
     if (fold_bias) old_bias = bias_add->input_edge(1)->src;
     if (bn != nullptr) {
       for (int i = 1; i <= 4; ++i) {
         const Edge* e = bn->input_edge(i);
         inputs.push_back({e->src, e->src_output});
-      }
-      if (fold_bias) {
-        // (x + bias - mean) as (x - (mean - bias)).
-        old_mean = bn->input_edge(3)->src;
-        Tensor mean;
-        if (!FloatValues(*old_mean, depth, &mean)) return absl::OkStatus();
-        DFX_ASSIGN_OR_RETURN(
-            Node * folded,
-            NewConst(bn->name() + "/folded_mean", *c, depth, [&](int64_t i) {
-              return mean.data<float>()[i] - bias_value.data<float>()[i];
-            }));
-        inputs[4] = {folded, 0};
-        ++stats_.biases_folded;
       }
     } else if (ss.add != nullptr) {
       // ((x + bias) * scale + shift) as ((x - (-bias)) * scale + shift):
@@ -430,7 +413,6 @@ class Remapper {
       RemoveIfUnread(graph_, kept_, ss.scale);
       RemoveIfUnread(graph_, kept_, ss.shift);
     }
-    if (old_mean != nullptr) RemoveIfUnread(graph_, kept_, old_mean);
     ++(conv ? stats_.conv_fusions : stats_.matmul_fusions);
     stats_.nodes_fused += static_cast<int>(intermediates.size()) + 1;
     return absl::OkStatus();

@@ -18,7 +18,7 @@ struct RemapperStats {
   int conv_fusions = 0;    // _FusedConv2D nodes formed
   int matmul_fusions = 0;  // _FusedMatMul nodes formed
   int nodes_fused = 0;     // nodes those replaced (the contraction included)
-  int biases_folded = 0;   // BiasAdds folded into a batch norm's mean
+  int biases_folded = 0;   // BiasAdds taken into a scale and shift's mean
   int scale_shifts_fused = 0;  // Mul + Add of Consts fused as a batch norm
 };
 
@@ -26,10 +26,9 @@ struct RemapperStats {
 // - Conv2D + BiasAdd [+ activation] -> _FusedConv2D [BiasAdd(, act)];
 // - Conv2D + FusedBatchNorm{,V2,V3} (is_training false) [+ activation]
 //   -> _FusedConv2D [FusedBatchNorm(, act)];
-// - Conv2D + BiasAdd + FusedBatchNorm{,V2,V3} [+ activation], the bias and
-//   the batch norm's mean Consts (the frozen Keras pattern): the bias is
-//   folded into a new mean Const (mean - bias) and the node is
-//   _FusedConv2D [FusedBatchNorm(, act)] (beyond TensorFlow's remapper);
+// - Conv2D + BiasAdd + FusedBatchNorm (the frozen Keras 2 pattern): as in
+//   TensorFlow, Conv2D + BiasAdd only (folding the bias into the batch
+//   norm's mean would round differently);
 // - Conv2D [+ BiasAdd] + Mul + Add/AddV2 [+ activation], the Mul's and
 //   Add's other operands Consts of shape [depth] and the bias a Const (the
 //   inference batch norm Keras 3 freezes into arithmetic): _FusedConv2D
@@ -37,6 +36,11 @@ struct RemapperStats {
 //   Add's, mean = -bias (or 0), variance 1 and epsilon 0, which computes
 //   ((x + bias) * scale + offset) in the same float operations (beyond
 //   TensorFlow's remapper; float only);
+// Every fusion gives the unfused graph's results bit for bit with a Relu,
+// Relu6 or no activation (the kernels share the convolution, the product
+// and the float operations of the epilogue); Elu, LeakyRelu, Sigmoid and
+// Tanh are computed by other code than the separate kernels' and may
+// differ in the last bits.
 // - MatMul + BiasAdd [+ activation] -> _FusedMatMul [BiasAdd(, act)];
 // activation: Relu, Relu6, Elu, LeakyRelu (and Sigmoid, Tanh after a
 // MatMul). Only where the fused kernel serves the dtype (Conv2D: float,
