@@ -44,6 +44,9 @@ void RegisterUquantKernels(KernelRegistry* registry);
 // The fused quantized convolutions and matmuls
 // (kernels/quantized/qfused_kernels.cc).
 void RegisterQfusedKernels(KernelRegistry* registry);
+// _FusedConv2D and _FusedMatMul (kernels/conv/fused_conv_kernels.cc,
+// kernels/nn/fused_matmul_kernels.cc).
+void RegisterFusedKernels(KernelRegistry* registry);
 // Session handles (kernels/state/session_handle_kernels.cc).
 void RegisterSessKernels(KernelRegistry* registry);
 // FixedLengthRecordDataset, the CSV datasets, MatchingFilesDataset, thread
@@ -198,6 +201,7 @@ void RegisterStandardKernels(KernelRegistry* registry) {
   RegisterQuantizedKernels(registry);
   RegisterUquantKernels(registry);
   RegisterQfusedKernels(registry);
+  RegisterFusedKernels(registry);
   RegisterSessKernels(registry);
   RegisterTmapKernels(registry);
   RegisterMutexKernels(registry);

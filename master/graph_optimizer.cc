@@ -21,6 +21,7 @@
 #include "graph/types.h"
 #include "master/optimizer/arithmetic.h"
 #include "master/optimizer/dead_branches.h"
+#include "master/optimizer/remapper.h"
 #include "master/optimizer/shapes.h"
 #include "master/optimizer/util.h"
 #include "runtime/device.h"
@@ -410,6 +411,9 @@ GraphOptimizerOptions GraphOptimizerOptionsFromConfig(
       RewriterConfig::OFF) {
     options.arithmetic_simplification = false;
   }
+  if (graph.rewrite_options().remapping() == RewriterConfig::OFF) {
+    options.remapping = false;
+  }
   if (opt.max_folded_constant_in_bytes() > 0) {
     options.max_folded_constant_in_bytes = opt.max_folded_constant_in_bytes();
   }
@@ -469,6 +473,21 @@ absl::Status OptimizeStepGraph(const GraphOptimizerOptions& options,
   }
   if (options.remove_identities) {
     RemoveIdentitiesAndNoOps(kept, *frames, graph, stats);
+  }
+  if (options.remapping) {
+    // Shapes of the graph as the passes above left it (the fusions need the
+    // arguments' and filters' static shapes).
+    const optimizer::FeedShapes no_feeds;
+    optimizer::StepShapes shapes(
+        *graph, *frames, feed_shapes == nullptr ? no_feeds : *feed_shapes);
+    DFX_ASSIGN_OR_RETURN(
+        optimizer::RemapperStats remapped,
+        optimizer::FuseContractions(kept, *frames, kernels, &shapes, graph));
+    stats->conv_fusions += remapped.conv_fusions;
+    stats->matmul_fusions += remapped.matmul_fusions;
+    stats->nodes_fused += remapped.nodes_fused;
+    stats->biases_folded += remapped.biases_folded;
+    stats->scale_shifts_fused += remapped.scale_shifts_fused;
   }
   return absl::OkStatus();
 }

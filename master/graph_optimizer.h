@@ -20,7 +20,12 @@
 //   and control inputs are merged into one;
 // - Identity and NoOp removal: in the root frame, on one device, never of
 //   ref or resource tensors, never next to a control-flow node; a removed
-//   Identity's control inputs move to its consumers.
+//   Identity's control inputs move to its consumers;
+// - remapping (master/optimizer/remapper.h): Conv2D and MatMul with the
+//   BiasAdd, inference FusedBatchNorm and activation after them become one
+//   _FusedConv2D or _FusedMatMul on CPU devices, as TensorFlow's remapper
+//   forms them; the fused node keeps the last node's name. Results may
+//   differ from the unfused nodes' in float rounding (the batch norm's).
 // Nodes the step feeds, fetches or targets are never removed.
 #ifndef DFX_MASTER_GRAPH_OPTIMIZER_H_
 #define DFX_MASTER_GRAPH_OPTIMIZER_H_
@@ -44,13 +49,14 @@ struct GraphOptimizerOptions {
   bool remove_identities = true;
   bool arithmetic_simplification = true;
   bool dead_branch_pruning = true;
+  bool remapping = true;
   // TensorFlow's default, 10 MiB.
   int64_t max_folded_constant_in_bytes = int64_t{10} << 20;
 
   bool AnyEnabled() const {
     return constant_folding || common_subexpression_elimination ||
            remove_identities || arithmetic_simplification ||
-           dead_branch_pruning;
+           dead_branch_pruning || remapping;
   }
   // No pass at all.
   static GraphOptimizerOptions Off() {
@@ -60,6 +66,7 @@ struct GraphOptimizerOptions {
     off.remove_identities = false;
     off.arithmetic_simplification = false;
     off.dead_branch_pruning = false;
+    off.remapping = false;
     return off;
   }
 };
@@ -70,7 +77,8 @@ struct GraphOptimizerOptions {
 // the ones its do_constant_folding / do_common_subexpression_elimination
 // ask for; rewrite_options.constant_folding OFF, dependency_optimization OFF
 // and arithmetic_optimization OFF turn off folding (and shape
-// materialization), Identity/NoOp removal and arithmetic simplification;
+// materialization), Identity/NoOp removal and arithmetic simplification,
+// remapping OFF the fusions;
 // a positive max_folded_constant_in_bytes replaces the 10 MiB cap.
 // Dead-branch pruning (TensorFlow's loop optimizer, whose toggle dfx's
 // RewriterConfig does not carry) is off only with L0 or
@@ -89,6 +97,11 @@ struct GraphOptimizerStats {
   int add_chains = 0;           // Add chains that became one AddN
   int adds_absorbed = 0;        // Adds those chains removed
   int nodes_bypassed = 0;       // x*1, Neg(Neg(x)), ... read x instead
+  int conv_fusions = 0;         // _FusedConv2D nodes formed
+  int matmul_fusions = 0;       // _FusedMatMul nodes formed
+  int nodes_fused = 0;          // nodes those replaced
+  int biases_folded = 0;        // BiasAdds folded into a batch norm's mean
+  int scale_shifts_fused = 0;   // Mul+Add of Consts fused as a batch norm
 };
 
 // Optimizes `graph` in place. Every node must have its assigned device.

@@ -83,6 +83,9 @@ absl::Status RegisterProtoOps(OpRegistry* registry);
 absl::Status RegisterXla2Ops(OpRegistry* registry);
 // The fused quantized convolutions and matmuls (qfused_ops.cc).
 absl::Status RegisterQfusedOps(OpRegistry* registry);
+// _FusedConv2D and _FusedMatMul, what TensorFlow's remapper forms
+// (fused_ops.cc).
+absl::Status RegisterFusedOps(OpRegistry* registry);
 // The misc2 family's small ops (misc2_ops.cc).
 absl::Status RegisterMisc2Ops(OpRegistry* registry);
 // Conv, the fused pad/resize convolutions, ApproxTopK, RefSelect, Fact
@@ -185,6 +188,7 @@ absl::Status RegisterStandardOps(OpRegistry* registry) {
   DFX_RETURN_IF_ERROR(RegisterItckptOps(registry));
   DFX_RETURN_IF_ERROR(RegisterProtoOps(registry));
   DFX_RETURN_IF_ERROR(RegisterQfusedOps(registry));
+  DFX_RETURN_IF_ERROR(RegisterFusedOps(registry));
   DFX_RETURN_IF_ERROR(RegisterMisc2Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterConv3Ops(registry));
   DFX_RETURN_IF_ERROR(RegisterSdcaOps(registry));

@@ -55,7 +55,8 @@ const char* const kFamilies[] = {
     "sess",         "xla1",      "dataset5",     "itckpt2",        "sdca",
     "readers2",     "graphfn",   "dataset6",
     "dataopt", "summarydb", "calib", "seedfor", "stats", "dtypes2",
-    "dataservice", "jxl", "distsnap", "sobol", "audio", "randaccess"};
+    "dataservice", "jxl", "distsnap", "sobol", "audio", "randaccess",
+    "fused"};
 // Folders of golden data in other formats, each run by its own test file.
 const char* const kOtherFolders[] = {
     "train_graphs",  // train_graphs_test.cc
@@ -717,6 +718,13 @@ TEST_CASE("golden: random access to datasets (GetElementAtIndex) and the "
   // One index per step, and iterators over global shuffles across epochs,
   // saved and restored.
   RunFamily("randaccess");
+}
+
+TEST_CASE("golden: _FusedConv2D and _FusedMatMul equal TensorFlow's CPU "
+          "kernels") {
+  // Every fused_ops combination TensorFlow serves, dtypes, geometry, empty
+  // tensors and the errors of refused combinations.
+  RunFamily("fused");
 }
 
 TEST_CASE("golden: every family folder is run by a test") {

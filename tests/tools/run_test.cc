@@ -206,7 +206,9 @@ TEST_CASE("dfx run --trace writes the step's Chrome trace") {
     if (e["ph"] == "X") ops.insert(e["args"]["op"].get<std::string>());
   }
   CHECK(process == "/job:localhost/replica:0/task:0/device:CPU:0");
-  CHECK(ops.count("MatMul") == 1);
+  // The graph optimizer's remapper runs MatMul, BiasAdd and Relu as one
+  // _FusedMatMul.
+  CHECK(ops.count("_FusedMatMul") == 1);
   CHECK(ops.count("Softmax") == 1);
 
   const ProcessResult bad = RunDfx({"run", "--graph", kGraph, "--feed",

@@ -28,7 +28,7 @@ const char kBenchUsage[] =
     R"(usage: dfx bench --graph FILE [--feed NAME=VALUE]... [--fetch NAME[:i]]...
                  [--target NODE]... [--target local|grpc://HOST:PORT]
                  [--iters N] [--warmup N] [--threads N] [--json]
-                 [--no-optimize] [--timeout-ms N] [--local-devices N]
+                 [--no-optimize] [--no-remap] [--timeout-ms N] [--local-devices N]
                  [--allow-soft-placement] [--auth-token-file FILE]
                  [--tls-ca PEM [--tls-cert PEM --tls-key PEM]]
                  [--security JSON|@FILE] [--trace FILE.json]
@@ -55,6 +55,9 @@ those of 'dfx run' (see 'dfx run --help').
                     graph_options.rewrite_options.disable_meta_optimizer
                     and optimizer_options.opt_level L0, which also turn
                     a TensorFlow server's optimizers off)
+  --no-remap        leave Conv2D/MatMul and the bias, batch norm and
+                    activation after them unfused
+                    (rewrite_options.remapping OFF)
   --trace FILE.json after the timed steps, run one more with FULL_TRACE
                     and write its trace to FILE.json in Chrome's
                     trace-event format (as 'dfx run --trace'); it is not

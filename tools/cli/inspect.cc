@@ -425,7 +425,9 @@ absl::Status ExecuteInspect(const InspectCommandOptions& options,
         << stats.adds_absorbed << " Adds) to AddN, " << stats.nodes_bypassed
         << " nodes bypassed, " << stats.nodes_merged << " nodes merged, "
         << stats.identities_removed << " Identity and " << stats.noops_removed
-        << " NoOp nodes removed\n";
+        << " NoOp nodes removed, " << stats.conv_fusions
+        << " _FusedConv2D and " << stats.matmul_fusions
+        << " _FusedMatMul formed (of " << stats.nodes_fused << " nodes)\n";
   }
   PrintPlan(plan, device_names, out);
   return absl::OkStatus();

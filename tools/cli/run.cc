@@ -31,7 +31,7 @@ const char kRunUsage[] =
     R"(usage: dfx run --graph FILE [--feed NAME=VALUE]... [--fetch NAME[:i]]...
                [--target NODE]... [--target grpc://HOST:PORT] [--json]
                [--out DIR] [--timeout-ms N] [--local-devices N]
-               [--allow-soft-placement] [--no-optimize]
+               [--allow-soft-placement] [--no-optimize] [--no-remap]
                [--auth-token-file FILE]
                [--tls-ca PEM [--tls-cert PEM --tls-key PEM]]
                [--security JSON|@FILE] [--trace FILE.json]
@@ -68,7 +68,9 @@ the fetched tensors.
                     move a node whose device does not exist to one that does
   --no-optimize     switch the graph optimizer off (constant folding, dead
                     branches, arithmetic simplification, CSE, Identity/NoOp
-                    removal); it is on by default
+                    removal, remapping); it is on by default
+  --no-remap        leave Conv2D/MatMul, BiasAdd, FusedBatchNorm and
+                    activations unfused (rewrite_options.remapping OFF)
   --auth-token-file FILE
                     with --target grpc://: send the token in FILE (one
                     line, chmod 600) with every call, as the servers'
@@ -239,7 +241,7 @@ const std::set<std::string>& RunValuedFlags() {
 
 const std::set<std::string>& RunSwitches() {
   static const std::set<std::string> flags = {
-      "--json", "--allow-soft-placement", "--no-optimize"};
+      "--json", "--allow-soft-placement", "--no-optimize", "--no-remap"};
   return flags;
 }
 
@@ -252,6 +254,8 @@ absl::StatusOr<bool> ApplyRunFlag(const Flag& flag,
     options->allow_soft_placement = true;
   } else if (flag.name == "--no-optimize") {
     options->no_optimize = true;
+  } else if (flag.name == "--no-remap") {
+    options->no_remap = true;
   } else if (flag.name == "--graph") {
     if (value.empty()) return UsageError("--graph needs a file name");
     if (!options->graph_path.empty()) {
@@ -388,6 +392,11 @@ absl::StatusOr<std::unique_ptr<Session>> CreateRunSession(
   }
   session_options.config.set_allow_soft_placement(
       options.allow_soft_placement);
+  if (options.no_remap) {
+    session_options.config.mutable_graph_options()
+        ->mutable_rewrite_options()
+        ->set_remapping(RewriterConfig::OFF);
+  }
   if (options.no_optimize) {
     // Both switches, as TensorFlow has two optimizers (Grappler, and the
     // classic one's constant folding): a TensorFlow server does the same

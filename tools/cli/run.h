@@ -37,6 +37,8 @@ struct RunCommandOptions {
   // --no-optimize: the session's graph optimizer is switched off
   // (graph_options.rewrite_options.disable_meta_optimizer).
   bool no_optimize = false;
+  // --no-remap: graph_options.rewrite_options.remapping OFF (no fusions).
+  bool no_remap = false;
   // With a grpc:// target: the files of --auth-token-file, --tls-ca,
   // --tls-cert, --tls-key, and --security (JSON or @FILE); empty: unset.
   std::string auth_token_file;
