@@ -18,12 +18,14 @@
 #include "google/protobuf/text_format.h"
 #include "graph/graph_def_import.h"
 #include "master/local_session.h"
+#include "tests/master/optimizer_test_util.h"
 #include "tests/master/session_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using ::dfx::testing::Optimize;
 using ::dfx::testing::Registries;
 using ::dfx::testing::StatusIs;
 
@@ -109,22 +111,6 @@ NodeDef* AddTypedConst(GraphDef* def, const std::string& name,
 NodeDef* AddScalar(GraphDef* def, const std::string& name, float value,
                    const char* device = kCpu0) {
   return AddTypedConst(def, name, DT_FLOAT, {value}, {}, device);
-}
-
-// Imports `def` with every node on the device its NodeDef names (as the
-// placer would leave it) and optimizes it.
-std::unique_ptr<Graph> Optimize(const GraphDef& def,
-                                const std::vector<std::string>& kept,
-                                GraphOptimizerStats* stats,
-                                GraphOptimizerOptions options = {}) {
-  auto graph = ImportGraphDef(def, &Registries()->ops);
-  DFX_CHECK_OK(graph.status());
-  for (Node* n : (*graph)->nodes()) {
-    n->set_assigned_device_name(n->requested_device());
-  }
-  DFX_CHECK_OK(OptimizeStepGraph(options, kept, &Registries()->kernels,
-                                 graph->get(), stats));
-  return std::move(graph).value();
 }
 
 // "op(input, input, ^control)" of a node, inputs by name.

@@ -15,12 +15,14 @@
 #include "graph/graph_def_import.h"
 #include "master/graph_optimizer.h"
 #include "master/local_session.h"
+#include "tests/master/optimizer_test_util.h"
 #include "tests/master/session_test_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
+using ::dfx::testing::Optimize;
 using ::dfx::testing::Registries;
 
 constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
@@ -160,20 +162,6 @@ GraphDef Keras3ConvBlock(bool with_bias, bool swapped, const char* act) {
               : std::vector<std::string>{"bn/mul_1", "bn/sub"});
   Add(&def, "out", act, {"bn/add_1"});
   return def;
-}
-
-std::unique_ptr<Graph> Optimize(const GraphDef& def,
-                                const std::vector<std::string>& kept,
-                                GraphOptimizerStats* stats,
-                                GraphOptimizerOptions options = {}) {
-  auto graph = ImportGraphDef(def, &Registries()->ops);
-  DFX_CHECK_OK(graph.status());
-  for (Node* n : (*graph)->nodes()) {
-    n->set_assigned_device_name(n->requested_device());
-  }
-  DFX_CHECK_OK(OptimizeStepGraph(options, kept, &Registries()->kernels,
-                                 graph->get(), stats));
-  return std::move(graph).value();
 }
 
 // "op[fused_ops](inputs, ^control)" of a node, or "<removed>".
