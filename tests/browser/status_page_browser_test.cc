@@ -53,12 +53,16 @@ std::pair<std::string, int> Run(const std::string& command) {
 }
 
 std::string ChromiumCommand(const std::string& args) {
-  // As root (CI containers) Chromium runs only without its sandbox.
-  return absl::StrCat("timeout 90 ", Chromium(),
-                      " --headless=new --no-sandbox --disable-gpu "
-                      "--disable-dev-shm-usage --no-first-run "
-                      "--user-data-dir=$(mktemp -d) ",
-                      args, " 2>/dev/null");
+  // As root (CI containers) Chromium runs only without its sandbox. Its
+  // profile is a fresh folder, removed after (the exit status kept).
+  return absl::StrCat(
+      "profile=$(mktemp -d \"${TMPDIR:-/tmp}/dfx-chromium.XXXXXX\") || "
+      "exit 1; timeout 90 ",
+      Chromium(),
+      " --headless=new --no-sandbox --disable-gpu "
+      "--disable-dev-shm-usage --no-first-run "
+      "--user-data-dir=\"$profile\" ",
+      args, " 2>/dev/null; rc=$?; rm -rf \"$profile\"; exit $rc");
 }
 
 TEST_CASE("status page: headless Chromium shows the tasks, the sessions and the steps") {
