@@ -58,20 +58,10 @@ class FileDataset final : public DatasetBase {
         if (reader_ == nullptr) {
           // A tf.data service worker's copy: the files of the dispatcher's
           // splits.
-          if (!split_checked_) {
-            splits_ = AttachedSplitProvider(d_.get());
-            split_checked_ = true;
-          }
-          if (splits_ != nullptr) {
-            int64_t split = 0;
-            DFX_RETURN_IF_ERROR(splits_->GetNext(&split, end));
+          if (SplitProvider* splits = splits_.Of(d_.get())) {
+            DFX_RETURN_IF_ERROR(NextSplitFile(
+                *splits, *d_, d_->filenames_.size(), &next_file_, end));
             if (*end) return absl::OkStatus();
-            if (split < 0 ||
-                split >= static_cast<int64_t>(d_->filenames_.size())) {
-              return absl::InvalidArgumentError(absl::StrCat(
-                  "split ", split, " is not a file of ", d_->DebugString()));
-            }
-            next_file_ = static_cast<size_t>(split);
           }
           if (next_file_ >= d_->filenames_.size()) {
             *end = true;
@@ -149,8 +139,7 @@ class FileDataset final : public DatasetBase {
 
     const std::shared_ptr<const FileDataset> d_;
     std::unique_ptr<FileReader> reader_;
-    std::shared_ptr<SplitProvider> splits_;
-    bool split_checked_ = false;
+    SourceSplits splits_;
     size_t next_file_ = 0;
     int64_t read_in_file_ = 0;  // elements of the open file read
   };

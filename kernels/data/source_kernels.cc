@@ -43,12 +43,8 @@ class TensorDataset final : public DatasetBase {
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       // A tf.data service worker's copy: the dispatcher's splits.
-      if (!split_checked_) {
-        splits_ = AttachedSplitProvider(d_.get());
-        split_checked_ = true;
-      }
-      if (splits_ != nullptr) {
-        return GetNextBySplit(ctx, *d_, *splits_, out, end);
+      if (SplitProvider* splits = splits_.Of(d_.get())) {
+        return GetNextBySplit(ctx, *d_, *splits, out, end);
       }
       *end = done_;
       if (!done_) *out = d_->components_;
@@ -69,8 +65,7 @@ class TensorDataset final : public DatasetBase {
 
    private:
     const std::shared_ptr<const TensorDataset> d_;
-    std::shared_ptr<SplitProvider> splits_;
-    bool split_checked_ = false;
+    SourceSplits splits_;
     bool done_ = false;
   };
 
@@ -130,12 +125,8 @@ class TensorSliceDataset final : public DatasetBase {
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       // A tf.data service worker's copy: the dispatcher's splits.
-      if (!split_checked_) {
-        splits_ = AttachedSplitProvider(d_.get());
-        split_checked_ = true;
-      }
-      if (splits_ != nullptr) {
-        return GetNextBySplit(ctx, *d_, *splits_, out, end);
+      if (SplitProvider* splits = splits_.Of(d_.get())) {
+        return GetNextBySplit(ctx, *d_, *splits, out, end);
       }
       *end = next_ >= d_->rows_;
       if (*end) return absl::OkStatus();
@@ -166,8 +157,7 @@ class TensorSliceDataset final : public DatasetBase {
 
    private:
     const std::shared_ptr<const TensorSliceDataset> d_;
-    std::shared_ptr<SplitProvider> splits_;
-    bool split_checked_ = false;
+    SourceSplits splits_;
     int64_t next_ = 0;
   };
 
@@ -245,12 +235,8 @@ class RangeDataset final : public DatasetBase {
     absl::Status GetNext(IteratorContext* ctx, std::vector<Tensor>* out,
                          bool* end) override {
       // A tf.data service worker's copy: the dispatcher's splits.
-      if (!split_checked_) {
-        splits_ = AttachedSplitProvider(d_.get());
-        split_checked_ = true;
-      }
-      if (splits_ != nullptr) {
-        return GetNextBySplit(ctx, *d_, *splits_, out, end);
+      if (SplitProvider* splits = splits_.Of(d_.get())) {
+        return GetNextBySplit(ctx, *d_, *splits, out, end);
       }
       *end = d_->step_ > 0 ? next_ >= d_->stop_ : next_ <= d_->stop_;
       if (*end) return absl::OkStatus();
@@ -273,8 +259,7 @@ class RangeDataset final : public DatasetBase {
 
    private:
     const std::shared_ptr<const RangeDataset> d_;
-    std::shared_ptr<SplitProvider> splits_;
-    bool split_checked_ = false;
+    SourceSplits splits_;
     int64_t next_;
   };
 

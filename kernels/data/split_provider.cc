@@ -149,6 +149,19 @@ std::shared_ptr<SplitProvider> AttachedSplitProvider(
   return it == registry.end() ? nullptr : it->second;
 }
 
+absl::Status NextSplitFile(SplitProvider& provider, const DatasetBase& dataset,
+                           size_t num_files, size_t* file, bool* end) {
+  int64_t split = 0;
+  DFX_RETURN_IF_ERROR(provider.GetNext(&split, end));
+  if (*end) return absl::OkStatus();
+  if (split < 0 || static_cast<uint64_t>(split) >= num_files) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "split ", split, " is not a file of ", dataset.DebugString()));
+  }
+  *file = static_cast<size_t>(split);
+  return absl::OkStatus();
+}
+
 absl::Status GetNextBySplit(IteratorContext* ctx, const DatasetBase& dataset,
                             SplitProvider& provider, std::vector<Tensor>* out,
                             bool* end) {

@@ -14,6 +14,7 @@
 #ifndef DFX_KERNELS_DATA_SPLIT_PROVIDER_H_
 #define DFX_KERNELS_DATA_SPLIT_PROVIDER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -61,6 +62,30 @@ void DetachSplitProvider(const DatasetBase* source);
 // own range.
 std::shared_ptr<SplitProvider> AttachedSplitProvider(
     const DatasetBase* dataset);
+
+// What an iterator of a splittable source keeps: the provider attached to
+// its dataset, looked up on the first GetNext (a worker attaches it before
+// it iterates), or none: the iterator reads its own range.
+class SourceSplits {
+ public:
+  SplitProvider* Of(const DatasetBase* dataset) {
+    if (!looked_up_) {
+      provider_ = AttachedSplitProvider(dataset);
+      looked_up_ = true;
+    }
+    return provider_.get();
+  }
+
+ private:
+  std::shared_ptr<SplitProvider> provider_;
+  bool looked_up_ = false;
+};
+
+// For a source of `num_files` files (`dataset`): the file of the next split
+// of `provider` into `*file`, or `*end`. InvalidArgument naming `dataset`
+// for a split that is not one of its files.
+absl::Status NextSplitFile(SplitProvider& provider, const DatasetBase& dataset,
+                           size_t num_files, size_t* file, bool* end);
 
 // For a source with random access (DatasetBase::Get): the element of the
 // next split of `provider` into `out`, or `*end`.
