@@ -22,7 +22,7 @@ target_link_libraries(dfx_client INTERFACE dfx::coordinator)
 add_library(dfx::client ALIAS dfx_client)
 
 # The module libraries, exported under their alias names (dfx::graph, ...).
-set(DFX_INSTALLED_MODULES proto base graph runtime checkpoint kernels
+set(DFX_INSTALLED_MODULES proto base grpc_status graph runtime checkpoint kernels
     rendezvous worker master eager rpc coordinator)
 if(TARGET dfx_gpu)
   list(APPEND DFX_INSTALLED_MODULES gpu gpu_kernels)

@@ -23,11 +23,9 @@
 
 namespace dfx {
 
-// gRPC and absl share the canonical codes; messages pass through, cut to
-// 4 KiB as they travel (percent-encoded: a byte outside printable ASCII
-// counts 3), then ending "... (N more bytes)". The status's payloads
-// (e.g. base/task_status.h's) travel in the status details (up to 16 KiB
-// of them) and come back as payloads.
+// base/grpc_status.h's StatusToGrpc and StatusFromGrpc (codes kept,
+// messages cut to 4 KiB on the wire, payloads in the details); ToGrpcStatus
+// also counts the error by code at /metrics.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 absl::Status FromGrpcStatus(const grpc::Status& status);
 

@@ -57,6 +57,7 @@
 #include "proto/tf_rpc.pb.h"
 #include "proto/tf_rpc_service.grpc.pb.h"
 #include "runtime/cancellation.h"
+#include "base/grpc_status.h"
 #include "runtime/elastic_thread_pool.h"
 #include "runtime/network_policy.h"
 #include "runtime/op_kernel.h"
@@ -71,18 +72,6 @@ using TfRpcService = tensorflow::rpc::RpcService;
 constexpr char kServerContainer[] = "rpc_server";
 constexpr char kClientContainer[] = "rpc_client";
 constexpr char kFutureContainer[] = "rpc_future_resource";
-
-grpc::Status ToGrpc(const absl::Status& s) {
-  if (s.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
-                      std::string(s.message()));
-}
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  if (s.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                      s.error_message());
-}
 
 absl::StatusOr<std::string> ScalarString(OpKernelContext* ctx, int index,
                                          absl::string_view name) {
@@ -341,8 +330,8 @@ class RpcServerResource final : public ResourceBase {
                                    RpcCallResponse* response) override {
       auto* reactor = new CallReactor();
       server_->pool_->Schedule([this, reactor, request, response] {
-        reactor->Finish(
-            ToGrpc(server_->Call(*request, response, reactor->cancellation())));
+        reactor->Finish(StatusToGrpc(
+            server_->Call(*request, response, reactor->cancellation())));
       });
       return reactor;
     }
@@ -351,7 +340,7 @@ class RpcServerResource final : public ResourceBase {
                                    const RpcListRequest* request,
                                    RpcListResponse* response) override {
       grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-      reactor->Finish(ToGrpc(server_->List(response)));
+      reactor->Finish(StatusToGrpc(server_->List(response)));
       return reactor;
     }
 
@@ -548,7 +537,7 @@ class RpcClientResource final : public ResourceBase {
                          [state, future = std::move(future),
                           in_flight = in_flight_](grpc::Status s) {
                            End(in_flight.get(), &state->context);
-                           future->Finish(FromGrpc(s));
+                           future->Finish(StatusFromGrpc(s));
                          });
   }
 
@@ -565,7 +554,7 @@ class RpcClientResource final : public ResourceBase {
                          [state, done = std::move(done),
                           in_flight = in_flight_](grpc::Status s) {
                            End(in_flight.get(), &state->context);
-                           done(FromGrpc(s), state->response);
+                           done(StatusFromGrpc(s), state->response);
                          });
   }
 

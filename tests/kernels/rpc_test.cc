@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -331,6 +332,16 @@ TEST_CASE("A dfx RPC server serves a dfx client its registered functions",
   CHECK_THAT(
       Run(GetValueNode({DT_INT32}), {future->handle}).status(),
       StatusIs(absl::StatusCode::kInvalidArgument, "nope is not registered."));
+  // An error echoing a 10 kB method name still reaches the client as the
+  // error, its message cut: uncut it would pass gRPC's 8 KiB header limit
+  // and the client would see ResourceExhausted instead.
+  future = CallMethod(*client, std::string(10000, 'm'), {I32(1)});
+  REQUIRE(future.ok());
+  const std::pair<int64_t, std::string> cut = CheckStatus(future->handle);
+  CHECK(cut.first == 3);
+  CHECK(absl::StartsWith(cut.second, "mmmm"));
+  CHECK(absl::EndsWith(cut.second, " more bytes)"));
+  CHECK(cut.second.size() < 4200);
 
   // Bad arguments name the method.
   future = CallMethod(*client, "add", {Tensor::Scalar<float>(1), I32(2)});
