@@ -4,10 +4,12 @@
 // heartbeats that stop cost.
 #include "tools/cli/data_service_state.h"
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "catch2/catch.hpp"
 #include "tools/cli/command.h"
@@ -291,6 +293,8 @@ int64_t Split(DispatcherState& s, int64_t iteration, int64_t task = 0,
   r.set_dfx_task_id(task);
   r.set_dfx_request_index(index);
   auto response = s.GetSplit(r);
+  INFO("GetSplit(iteration " << iteration << ", task " << task << ", index "
+                             << index << "): " << response.status());
   REQUIRE(response.ok());
   if (response->end_of_splits()) return -1;
   REQUIRE(response->split().int64_val_size() == 1);
@@ -433,6 +437,154 @@ TEST_CASE(
     s.Expire(later + absl::Seconds(5));
     CHECK(ClientBeat(s, client, later).task_info_size() == 1);
   }
+}
+
+// A provider of 1,000 splits, so that a long run journals many.
+DispatcherState::SplitProviderFactory ManySplits() {
+  return [](const tfdata::DatasetDef&)
+             -> absl::StatusOr<std::unique_ptr<data::SplitProvider>> {
+    return std::make_unique<CountingSplits>(1000);
+  };
+}
+
+// What a client, a worker and a task can observe of the state, as text.
+std::string Observe(DispatcherState& s, const std::vector<int64_t>& clients,
+                    int64_t iteration, int64_t task, int64_t task_index,
+                    absl::Time now) {
+  std::string out;
+  for (int64_t c : clients) {
+    tfdata::ClientHeartbeatRequest r;
+    r.set_iteration_client_id(c);
+    auto beat = s.ClientHeartbeat(r, now);
+    out += "client " + std::to_string(c) + ": ";
+    out += beat.ok() ? beat->ShortDebugString() : beat.status().ToString();
+    out += "\n";
+  }
+  for (const char* w : {"w1:1", "w2:1"}) {
+    auto beat = s.WorkerHeartbeat(Beat(w), now);
+    out += std::string(w) + ": ";
+    if (beat.ok()) {
+      for (const tfdata::TaskDef& t : beat->new_tasks()) {
+        out += std::to_string(t.task_id()) + "/" +
+               std::to_string(t.iteration_id()) + "/" +
+               std::to_string(t.worker_index()) + " ";
+      }
+    } else {
+      out += beat.status().ToString();
+    }
+    out += "\n";
+  }
+  // The task's last answer again, then the splits that follow, and ids.
+  const int64_t again = Split(s, iteration, task, task_index);
+  const int64_t next = Split(s, iteration, task, task_index + 1);
+  const int64_t untasked = Split(s, iteration);
+  out += "again " + std::to_string(again) + " next " + std::to_string(next) +
+         " " + std::to_string(untasked) + "\n";
+  out += "new dataset " + *s.GetOrRegisterDataset(Dataset("late")) + "\n";
+  return out;
+}
+
+TEST_CASE(
+    "A journal that outgrows its limit is compacted, and the dispatcher "
+    "comes back from it as from the whole journal",
+    "[data_service]") {
+  testing::TempDir whole_dir, compacted_dir;
+  std::vector<int64_t> clients;
+  int64_t iteration = 0, task = 0, task_index = 0;
+  int64_t whole_bytes = 0, compacted_bytes = 0;
+  // The same history on both: datasets, a DYNAMIC and a static job, two
+  // workers, 600 splits, a released client, a finished task, a lost
+  // worker.
+  auto history = [&](DispatcherState& s) {
+    s.SetWorkerAddresses({"w1:1", "w2:1"});
+    const std::string a = *s.GetOrRegisterDataset(Dataset("a"));
+    const std::string b = *s.GetOrRegisterDataset(Dataset("b"));
+    const int64_t dynamic = *s.GetOrCreateJob(DynamicJob(a));
+    tfdata::GetOrCreateJobRequest data = Job(b, "static");
+    data.mutable_processing_mode_def()->set_sharding_policy(
+        tfdata::ProcessingModeDef::DATA);
+    const int64_t shard = *s.GetOrCreateJob(data);
+    REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), kStart).ok());
+    REQUIRE(s.WorkerHeartbeat(Beat("w2:1"), kStart).ok());
+    clients = {*s.GetOrCreateIteration(dynamic, 0, kStart),
+               *s.GetOrCreateIteration(shard, 0, kStart),
+               *s.GetOrCreateIteration(shard, 0, kStart)};
+    auto w1 = s.WorkerHeartbeat(Beat("w1:1"), kStart);
+    REQUIRE(w1->new_tasks_size() == 2);
+    for (const tfdata::TaskDef& t : w1->new_tasks()) {
+      if (t.processing_mode_def().sharding_policy() ==
+          tfdata::ProcessingModeDef::DYNAMIC) {
+        iteration = t.iteration_id();
+        task = t.task_id();
+      }
+    }
+    for (task_index = 1; task_index <= 300; ++task_index) {
+      REQUIRE(Split(s, iteration, task, task_index) >= 0);
+      REQUIRE(Split(s, iteration) >= 0);
+    }
+    --task_index;
+    // A released client; a finished task; a fourth client on a second
+    // repetition, released too (its iteration goes).
+    REQUIRE_THAT(s.ReleaseIterationClient(clients[2]), IsOk());
+    Complete(s, "w1:1",
+             w1->new_tasks(0).task_id() == task ? w1->new_tasks(1).task_id()
+                                                : w1->new_tasks(0).task_id());
+    const int64_t gone = *s.GetOrCreateIteration(dynamic, 1, kStart);
+    REQUIRE_THAT(s.ReleaseIterationClient(gone), IsOk());
+    clients.push_back(gone);
+    // w2 stops heartbeating: its unfinished tasks are lost.
+    const absl::Time later = kStart + absl::Seconds(11);
+    REQUIRE(s.WorkerHeartbeat(Beat("w1:1"), later).ok());
+    s.Expire(later);
+  };
+  {
+    DispatcherState whole(absl::Seconds(10), absl::Seconds(60), ManySplits());
+    whole.SetJournalCompactionBytes(int64_t{1} << 40);
+    REQUIRE_THAT(whole.OpenJournal(whole_dir.path(), kStart), IsOk());
+    history(whole);
+    CHECK(whole.JournalCompactions() == 0);
+    whole_bytes = whole.JournalBytes();
+  }
+  {
+    DispatcherState compacted(absl::Seconds(10), absl::Seconds(60),
+                              ManySplits());
+    compacted.SetJournalCompactionBytes(4096);
+    REQUIRE_THAT(compacted.OpenJournal(compacted_dir.path(), kStart), IsOk());
+    history(compacted);
+    CHECK(compacted.JournalCompactions() >= 2);
+    compacted_bytes = compacted.JournalBytes();
+    // The file is what the state says, and nothing is left beside it.
+    CHECK(std::filesystem::file_size(compacted_dir.path() +
+                                     "/dispatcher_journal") ==
+          static_cast<uintmax_t>(compacted_bytes));
+    CHECK(!std::filesystem::exists(compacted_dir.path() +
+                                   "/dispatcher_journal.compacting"));
+  }
+  CHECK(compacted_bytes < 8192);
+  CHECK(whole_bytes > 4 * compacted_bytes);
+
+  // Both come back the same: clients' tasks, the workers' tasks, the
+  // task's repeated request, the splits that follow, the next id.
+  const absl::Time later = kStart + absl::Seconds(20);
+  std::string from_whole, from_compacted;
+  {
+    DispatcherState s(absl::Seconds(10), absl::Seconds(60), ManySplits());
+    REQUIRE_THAT(s.OpenJournal(whole_dir.path(), later), IsOk());
+    from_whole = Observe(s, clients, iteration, task, task_index, later);
+  }
+  {
+    DispatcherState s(absl::Seconds(10), absl::Seconds(60), ManySplits());
+    s.SetJournalCompactionBytes(4096);
+    REQUIRE_THAT(s.OpenJournal(compacted_dir.path(), later), IsOk());
+    from_compacted = Observe(s, clients, iteration, task, task_index, later);
+  }
+  CHECK(from_compacted == from_whole);
+  // What was observed is the history's: the splits go on after 600.
+  CHECK_THAT(from_whole, Catch::Contains("again 598 next 600 601"));
+  // w2, expired before the restart, is new when it comes back: it gets a
+  // task of the unfinished DYNAMIC iteration.
+  CHECK_THAT(from_whole, Catch::Contains("w2:1: 10"));
+  CHECK_THAT(from_whole, Catch::Contains("Iteration client id not found"));
 }
 
 TEST_CASE(

@@ -99,6 +99,26 @@ uint32_t GetU32(const char* p) {
   return v;
 }
 
+// `record` as the journal holds it.
+std::string Framed(const tfdata::DispatcherJournalRecord& record) {
+  std::string payload;
+  record.SerializeToString(&payload);
+  std::string bytes;
+  PutU32(static_cast<uint32_t>(payload.size()), &bytes);
+  PutU32(crc32c::Mask(crc32c::Value(payload.data(), payload.size())), &bytes);
+  bytes += payload;
+  return bytes;
+}
+
+// Makes `dir`'s entries (a new or renamed file) durable.
+void SyncDir(const std::string& dir) {
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
 constexpr char kJournalName[] = "dispatcher_journal";
 
 bool IsStatic(const tfdata::ProcessingModeDef& mode) {
@@ -159,19 +179,31 @@ absl::StatusOr<int64_t> DispatcherState::WorkerIndexLocked(
       absl::StrCat("Worker ", worker, " is not in the workers list."));
 }
 
+void DispatcherState::SetJournalCompactionBytes(int64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  compact_min_bytes_ = std::max<int64_t>(bytes, 1);
+  compact_at_ = std::max(compact_at_, compact_min_bytes_);
+}
+
+int64_t DispatcherState::JournalCompactions() {
+  absl::MutexLock lock(&mu_);
+  return compactions_;
+}
+
+int64_t DispatcherState::JournalBytes() {
+  absl::MutexLock lock(&mu_);
+  return journal_ == nullptr ? 0 : journal_bytes_;
+}
+
 absl::Status DispatcherState::AppendLocked(const Record& record) {
   if (journal_ == nullptr) return absl::OkStatus();
-  std::string payload;
-  record.SerializeToString(&payload);
-  std::string bytes;
-  PutU32(static_cast<uint32_t>(payload.size()), &bytes);
-  PutU32(crc32c::Mask(crc32c::Value(payload.data(), payload.size())), &bytes);
-  bytes += payload;
+  const std::string bytes = Framed(record);
   if (std::fwrite(bytes.data(), 1, bytes.size(), journal_) != bytes.size() ||
       std::fflush(journal_) != 0 || ::fsync(fileno(journal_)) != 0) {
     return absl::UnavailableError(absl::StrCat(
         "cannot write the dispatcher's journal: ", std::strerror(errno)));
   }
+  journal_bytes_ += static_cast<int64_t>(bytes.size());
   return absl::OkStatus();
 }
 
@@ -179,7 +211,119 @@ absl::Status DispatcherState::ChangeLocked(const Record& record,
                                            absl::Time now) {
   DFX_RETURN_IF_ERROR(AppendLocked(record));
   ApplyLocked(record, now);
+  // After the change is applied, so that the snapshot holds it.
+  MaybeCompactLocked();
   return absl::OkStatus();
+}
+
+void DispatcherState::MaybeCompactLocked() {
+  if (journal_ == nullptr || journal_bytes_ <= compact_at_) return;
+  absl::Status compacted = CompactLocked();
+  if (compacted.ok()) return;
+  std::fprintf(stderr,
+               "dfx data-service: the journal was not compacted (it stays "
+               "as it was): %s\n",
+               std::string(compacted.message()).c_str());
+  compact_at_ = 2 * journal_bytes_;
+}
+
+std::vector<DispatcherState::Record> DispatcherState::SnapshotLocked() {
+  std::vector<Record> out;
+  for (const auto& [id, dataset] : datasets_) {
+    Record& r = out.emplace_back();
+    r.mutable_dataset()->set_id(id);
+    *r.mutable_dataset()->mutable_request() = dataset.request;
+  }
+  for (const auto& [id, job] : jobs_) {
+    Record& r = out.emplace_back();
+    r.mutable_job()->set_id(id);
+    *r.mutable_job()->mutable_request() = job.request;
+  }
+  for (const auto& [id, iteration] : iterations_) {
+    Record& r = out.emplace_back();
+    r.mutable_iteration()->set_id(id);
+    r.mutable_iteration()->set_job_id(iteration.job_id);
+    r.mutable_iteration()->set_repetition(iteration.repetition);
+    if (!iteration.dynamic) continue;
+    Record& splits = out.emplace_back();
+    splits.mutable_splits()->set_iteration_id(id);
+    splits.mutable_splits()->set_taken(iteration.splits_taken);
+    for (const auto& [task, last] : iteration.last_splits) {
+      Record::Split* split = splits.mutable_splits()->add_last();
+      split->set_iteration_id(id);
+      split->set_task_id(task);
+      split->set_request_index(last.first);
+      split->set_split(last.second);
+    }
+  }
+  for (const auto& [worker, index] : worker_indices_) {
+    Record& r = out.emplace_back();
+    r.mutable_worker_index()->set_worker(worker);
+    r.mutable_worker_index()->set_index(index);
+  }
+  for (const auto& [id, task] : tasks_) {
+    Record& r = out.emplace_back();
+    r.mutable_task()->set_id(id);
+    r.mutable_task()->set_iteration_id(task.iteration_id);
+    r.mutable_task()->set_worker(task.worker);
+    r.mutable_task()->set_worker_index(task.worker_index);
+    if (task.finished) out.emplace_back().set_finished_task(id);
+  }
+  // Workers that expired but have finished tasks left (which named them
+  // again above).
+  std::set<std::string> expired;
+  for (const auto& [id, task] : tasks_) {
+    if (!workers_.contains(task.worker)) expired.insert(task.worker);
+  }
+  for (const std::string& worker : expired) {
+    out.emplace_back().set_expired_worker(worker);
+  }
+  for (const auto& [id, client] : clients_) {
+    Record& r = out.emplace_back();
+    r.mutable_client()->set_id(id);
+    r.mutable_client()->set_iteration_id(client.first);
+  }
+  out.emplace_back().set_next_id(next_id_);
+  return out;
+}
+
+absl::Status DispatcherState::CompactLocked() {
+  std::string bytes;
+  for (const Record& r : SnapshotLocked()) bytes += Framed(r);
+  const std::string tmp = journal_path_ + ".compacting";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+  }
+  if (std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
+      std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 ||
+      std::rename(tmp.c_str(), journal_path_.c_str()) != 0) {
+    const int error = errno;
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    return absl::UnavailableError(
+        absl::StrCat("cannot write the compacted journal ", tmp, ": ",
+                     std::strerror(error)));
+  }
+  SyncDir(journal_dir_);
+  // The new file, open at its end, takes the later records.
+  std::fclose(journal_);
+  journal_ = f;
+  journal_bytes_ = static_cast<int64_t>(bytes.size());
+  compact_at_ = std::max(compact_min_bytes_, 2 * journal_bytes_);
+  ++compactions_;
+  return absl::OkStatus();
+}
+
+void DispatcherState::SkipSplitsLocked(Iteration& iteration, int64_t n) {
+  iteration.splits_taken += n;
+  if (iteration.splits == nullptr) return;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t split = 0;
+    bool end = false;
+    iteration.splits->GetNext(&split, &end).IgnoreError();
+  }
 }
 
 void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
@@ -188,7 +332,7 @@ void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
       const std::string& id = r.dataset().id();
       datasets_[id] = {Fingerprint(r.dataset().request().dataset().graph()),
                        r.dataset().request().dataset(),
-                       r.dataset().request().metadata()};
+                       r.dataset().request().metadata(), r.dataset().request()};
       int64_t n = 0;
       if (absl::SimpleAtoi(id, &n)) SeeIdLocked(n);
       break;
@@ -198,7 +342,8 @@ void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
       jobs_[r.job().id()] = {request.dataset_id(),
                              request.processing_mode_def(),
                              request.job_name(),
-                             {}};
+                             {},
+                             request};
       if (!request.job_name().empty()) {
         jobs_by_name_[request.job_name()] = r.job().id();
       }
@@ -211,6 +356,7 @@ void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
       job.iterations[r.iteration().repetition()] = id;
       Iteration& iteration = iterations_[id];
       iteration.job_id = r.iteration().job_id();
+      iteration.repetition = r.iteration().repetition();
       iteration.dynamic =
           job.mode.sharding_policy() == tfdata::ProcessingModeDef::DYNAMIC;
       if (iteration.dynamic) {
@@ -293,12 +439,32 @@ void DispatcherState::ApplyLocked(const Record& r, absl::Time now) {
       }
       // Replaying: the provider skips the split it handed out (a live
       // change has taken it already, in GetSplit).
-      if (!replaying_ || it->second.splits == nullptr) break;
-      int64_t split = 0;
-      bool end = false;
-      it->second.splits->GetNext(&split, &end).IgnoreError();
+      if (replaying_) {
+        SkipSplitsLocked(it->second, 1);
+      } else {
+        ++it->second.splits_taken;
+      }
       break;
     }
+    case Record::kSplits: {
+      auto it = iterations_.find(r.splits().iteration_id());
+      if (it == iterations_.end() || !replaying_) break;
+      for (const Record::Split& last : r.splits().last()) {
+        it->second.last_splits[last.task_id()] = {last.request_index(),
+                                                  last.split()};
+      }
+      SkipSplitsLocked(it->second, std::max<int64_t>(r.splits().taken(), 0));
+      break;
+    }
+    case Record::kWorkerIndex:
+      worker_indices_[r.worker_index().worker()] = r.worker_index().index();
+      break;
+    case Record::kExpiredWorker:
+      workers_.erase(r.expired_worker());
+      break;
+    case Record::kNextId:
+      next_id_ = std::max(next_id_, r.next_id());
+      break;
     case Record::CHANGE_NOT_SET:
       break;
   }
@@ -357,11 +523,13 @@ absl::Status DispatcherState::OpenJournal(const std::string& dir,
         "cannot open the journal ", path, ": ", std::strerror(errno)));
   }
   // The journal file's directory entry, made durable once.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  SyncDir(dir);
+  journal_path_ = path;
+  journal_dir_ = dir;
+  journal_bytes_ = static_cast<int64_t>(pos);
+  compact_at_ = compact_min_bytes_;
+  // A long journal is compacted at once: the next start replays less.
+  MaybeCompactLocked();
   return absl::OkStatus();
 }
 
@@ -741,7 +909,10 @@ void DispatcherState::Expire(absl::Time now) {
       r.set_lost_task(task_id);
       if (!ChangeLocked(r, now).ok()) ok = false;
     }
-    if (ok) workers_.erase(address);
+    if (!ok) continue;
+    Record r;
+    r.set_expired_worker(address);
+    ChangeLocked(r, now).IgnoreError();
   }
   std::vector<int64_t> stale;
   for (const auto& [id, client] : clients_) {

@@ -12,7 +12,10 @@
 // name. With a journal (OpenJournal: --work-dir), every change is appended
 // to it before it takes effect and replayed on start, so a restarted
 // dispatcher serves the same datasets, jobs, iterations, clients and tasks,
-// and its split providers go on after the splits already handed out. Static
+// and its split providers go on after the splits already handed out. The
+// journal is compacted as it grows: replaced (atomically, by rename) with
+// the records that rebuild the state it reached, so its size and the
+// replay's time follow the live state, not the dispatcher's age. Static
 // sharding (FILE, DATA, FILE_OR_DATA, HINT) over a configured worker list:
 // each task is told its worker's index, and the worker shards its pipeline.
 // Not supported: round-robin reads (num_consumers: Unimplemented).
@@ -80,6 +83,16 @@ class DispatcherState {
   // clients count as heartbeating at `now`. Call once, before serving.
   absl::Status OpenJournal(const std::string& dir, absl::Time now);
 
+  // The journal is compacted when it has grown past
+  // max(`bytes`, twice its size after the last compaction); 16 MiB unless
+  // set. A compaction that fails (a full disk) leaves the journal as it
+  // was and is tried again once it has doubled. Call before OpenJournal.
+  void SetJournalCompactionBytes(int64_t bytes);
+  // How many times the journal has been compacted since OpenJournal, and
+  // its size in bytes now (0 without a journal).
+  int64_t JournalCompactions();
+  int64_t JournalBytes();
+
   // The next split of the DYNAMIC iteration (TensorFlow's GetSplit):
   // NotFound for an unknown iteration, FailedPrecondition for one that is
   // not DYNAMIC. A request naming its task and index (dfx's workers) that
@@ -127,12 +140,15 @@ class DispatcherState {
     std::string fingerprint;
     tfdata::DatasetDef def;
     tfdata::DataServiceMetadata metadata;
+    // What registered it (compaction journals it again).
+    tfdata::GetOrRegisterDatasetRequest request;
   };
   struct Job {
     std::string dataset_id;
     tfdata::ProcessingModeDef mode;
     std::string name;
     std::map<int64_t, int64_t> iterations;  // repetition -> iteration id
+    tfdata::GetOrCreateJobRequest request;  // what created it
   };
   struct Task {
     int64_t iteration_id = 0;
@@ -142,12 +158,15 @@ class DispatcherState {
   };
   struct Iteration {
     int64_t job_id = 0;
+    int64_t repetition = 0;
     // DYNAMIC: the splits its tasks share, or why there are none.
     bool dynamic = false;
     std::unique_ptr<data::SplitProvider> splits;
     absl::Status splits_error;
     // task id -> the index of its last GetSplit and the split it got.
     std::map<int64_t, std::pair<int64_t, int64_t>> last_splits;
+    // How many splits its provider has handed out.
+    int64_t splits_taken = 0;
     std::set<int64_t> tasks;
     std::set<int64_t> clients;
   };
@@ -164,6 +183,18 @@ class DispatcherState {
   void ApplyLocked(const Record& record, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AppendLocked(const Record& record)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The records that rebuild the state as it is now.
+  std::vector<Record> SnapshotLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Replaces the journal with SnapshotLocked()'s records: written to a
+  // new file, fsynced, renamed over the journal. The old journal stays
+  // when any step fails.
+  absl::Status CompactLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Compacts when the journal has grown past compact_at_; a failure is
+  // logged and tried again once the journal has doubled.
+  void MaybeCompactLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Advances a replayed iteration's provider past `n` splits.
+  void SkipSplitsLocked(Iteration& iteration, int64_t n)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status AddTaskLocked(int64_t iteration_id, const std::string& worker,
                              absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -185,6 +216,13 @@ class DispatcherState {
   absl::Mutex mu_;
   // The journal, open for appending; null without one.
   std::FILE* journal_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::string journal_path_ ABSL_GUARDED_BY(mu_);
+  std::string journal_dir_ ABSL_GUARDED_BY(mu_);
+  int64_t journal_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // Compact once journal_bytes_ passes this.
+  int64_t compact_at_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t compact_min_bytes_ ABSL_GUARDED_BY(mu_) = int64_t{16} << 20;
+  int64_t compactions_ ABSL_GUARDED_BY(mu_) = 0;
   // OpenJournal is applying the journal's records.
   bool replaying_ ABSL_GUARDED_BY(mu_) = false;
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1000;
