@@ -510,6 +510,12 @@ class ConvRunner::Impl {
                                        int threads) {
     // Below a few million multiply-adds a split costs more than it saves.
     if (ConvFlops(g) < 4e6) return {Chunk{g, 0, 0}};
+    // A forward pass on TensorFlow's layouts with few output pixels reads
+    // a filter much larger than its images: split by images, every chunk
+    // would read the whole filter from memory again. One call over the
+    // whole batch reads it once (oneDNN splits the output channels among
+    // its threads).
+    if (pass == ConvPass::kForward && PlainForward(g)) return {};
     const int64_t in_image = g.in_rows * g.in_cols * g.in_depth;
     const int64_t out_image = g.out_rows * g.out_cols * g.out_depth;
     std::vector<Chunk> chunks;
