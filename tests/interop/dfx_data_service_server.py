@@ -23,7 +23,9 @@ Scenarios, each read through both services:
   parallel_epochs and distributed_epoch);
 - a dfx dispatcher with --work-dir killed (SIGKILL) in the middle of a
   distributed_epoch read and started again at its port: the read goes on,
-  each element once, and the dataset id is served again.
+  each element once, and the dataset id is served again;
+- a dispatcher and a worker with --data-dir: a TextLineDataset of a file
+  inside the directory is read, one outside fails PermissionDenied.
 
     $(tools/tf_env) tests/interop/dfx_data_service_server.py --dfx build/bin/dfx
 
@@ -193,6 +195,49 @@ def static_services(dfx, directory, files):
                 p.kill()
 
 
+def confined(dfx, directory):
+    """A dispatcher and a worker with --data-dir: {what: the lines read, or
+    the error's name} for a file inside the directory and one outside."""
+    inside = os.path.join(directory, "confined")
+    os.makedirs(inside, exist_ok=True)
+    ok_file = os.path.join(inside, "in.txt")
+    with open(ok_file, "w") as f:
+        f.write("inside 0\ninside 1\n")
+    out_file = os.path.join(directory, "outside.txt")
+    with open(out_file, "w") as f:
+        f.write("secret\n")
+    d = subprocess.Popen([dfx, "data-service", "dispatcher", "--port", "0",
+                          "--data-dir", inside],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True)
+    procs = [d]
+    out = {}
+    try:
+        address = d.stdout.readline().split()[-1]
+        procs.append(subprocess.Popen(
+            [dfx, "data-service", "worker", "--dispatcher", address,
+             "--port", str(free_port()), "--data-dir", inside],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for name, path in (("inside", ok_file), ("outside", out_file)):
+            for mode in ("parallel_epochs", "distributed_epoch"):
+                try:
+                    out[f"{name} {mode}"] = sorted(plain(list(
+                        tf.data.TextLineDataset([path]).apply(
+                            service.distribute(mode, "grpc://" + address))
+                        .as_numpy_iterator())))
+                except tf.errors.OpError as err:
+                    out[f"{name} {mode}"] = type(err).__name__
+        return out
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
 def restart(dfx, directory):
     """A dispatcher with --work-dir, SIGKILLed in the middle of a
     distributed_epoch read and started again: what the read got, the
@@ -332,6 +377,7 @@ def main():
         de_served = served(logs)
         static_tf, static_dfx = static_services(args.dfx, tmpdir, files)
         restarted = restart(args.dfx, tmpdir)
+        confinement = confined(args.dfx, tmpdir)
         # A worker that stops: once the dispatcher has given up on it
         # (10 s without a heartbeat), a read is one epoch, the other
         # worker's.
@@ -386,6 +432,12 @@ def main():
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} the restarted dispatcher serves the "
           f"dataset id: {len(again)} elements")
+    for mode in ("parallel_epochs", "distributed_epoch"):
+        got = (confinement[f"inside {mode}"], confinement[f"outside {mode}"])
+        ok = got == (["inside 0", "inside 1"], "PermissionDeniedError")
+        failed += not ok
+        print(f"{'ok' if ok else 'FAIL'} --data-dir, {mode}: a file inside "
+              f"read, one outside refused: {got}")
     ok = lost == [0, 1, 2, 3]
     failed += not ok
     print(f"{'ok' if ok else 'FAIL'} a worker stopped: one epoch {lost}")

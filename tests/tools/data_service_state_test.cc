@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "catch2/catch.hpp"
+#include "runtime/file_policy.h"
 #include "tools/cli/command.h"
 #include "tools/cli/data_service.h"
 #include "tests/testing/status_matchers.h"
@@ -652,6 +653,15 @@ TEST_CASE("dfx data-service refuses bad flags before serving",
   r = run({"dispatcher", "--port", "0", "--work-dir", "/dev/null/journal"});
   CHECK(r.first == kExitError);
   CHECK(r.second.find("work directory") != std::string::npos);
+  // A data directory that is not there: refused, naming it, and no
+  // confinement is left set.
+  for (const char* role : {"dispatcher", "worker"}) {
+    r = run({role, "--port", "1234", "--dispatcher", "localhost:1",
+             "--data-dir", "/nonexistent/dfx-data"});
+    CHECK(r.first == kExitUsage);
+    CHECK(r.second.find("/nonexistent/dfx-data") != std::string::npos);
+  }
+  CHECK(DataDir().empty());
 }
 
 }  // namespace

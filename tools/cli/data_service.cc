@@ -27,6 +27,7 @@
 #include "proto/tf_data_service_rpc.grpc.pb.h"
 #include "rpc/grpc_util.h"
 #include "runtime/session.h"
+#include "runtime/file_policy.h"
 #include "runtime/tensor.h"
 #include "runtime/variant.h"
 #include "tools/cli/command.h"
@@ -38,9 +39,9 @@ namespace {
 
 constexpr char kUsage[] =
     R"(usage: dfx data-service dispatcher --port P [--work-dir D]
-                               [--worker-addresses A,B,...]
+                               [--worker-addresses A,B,...] [--data-dir D]
        dfx data-service worker --dispatcher HOST:P --port Q
-                               [--worker-address HOST:Q]
+                               [--worker-address HOST:Q] [--data-dir D]
 
 A tf.data service that TensorFlow's client reads
 (tf.data.experimental.service.distribute(processing_mode="parallel_epochs",
@@ -61,6 +62,14 @@ service="grpc://HOST:P")) and dfx's DataServiceDataset too.
   --dispatcher HOST:P   the dispatcher a worker registers with
   --worker-address A    the address clients reach the worker at (default
                         localhost:PORT)
+  --data-dir D          confines every file a pipeline reads or writes
+                        (TFRecordDataset, TextLineDataset, list_files,
+                        save, snapshot, ...) to the directory D, as
+                        'dfx server --data-dir' does for graphs: a path
+                        outside it fails the read with PermissionDenied.
+                        Without it, a client may have the service read any
+                        file this process can. The dispatcher builds
+                        pipelines too (for distributed_epoch's splits)
 
 Processing modes OFF (parallel_epochs: each worker an epoch) and DYNAMIC
 (distributed_epoch: each element once, every worker reading the splits of
@@ -712,11 +721,11 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
   absl::StatusOr<std::vector<Flag>> flags =
       SplitFlags(std::vector<std::string>(args.begin() + 1, args.end()),
                  {"--port", "--work-dir", "--dispatcher", "--worker-address",
-                  "--worker-addresses"},
+                  "--worker-addresses", "--data-dir"},
                  {});
   if (!flags.ok()) return Fail(flags.status(), err, kExitUsage);
   int64_t port = -1;
-  std::string dispatcher, worker_address, work_dir, worker_addresses;
+  std::string dispatcher, worker_address, work_dir, worker_addresses, data_dir;
   for (const Flag& f : *flags) {
     if (f.name == "--help") {
       out << kUsage;
@@ -735,6 +744,8 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
       worker_addresses = f.value;
     } else if (f.name == "--worker-address") {
       worker_address = f.value;
+    } else if (f.name == "--data-dir") {
+      data_dir = f.value;
     }
   }
   if (port < 0) {
@@ -749,6 +760,10 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
     return Fail(absl::InvalidArgumentError(
                     "a worker on --port 0 needs --worker-address"),
                 err, kExitUsage);
+  }
+  if (!data_dir.empty()) {
+    const absl::Status s = SetDataDir(data_dir);
+    if (!s.ok()) return Fail(s, err, kExitUsage);
   }
   sigset_t signals;
   sigemptyset(&signals);
@@ -793,6 +808,10 @@ int DataServiceMain(const std::vector<std::string>& args, std::ostream& out,
   }
   out << "dfx data-service: " << role << " serving on localhost:" << bound
       << std::endl;
+  if (!data_dir.empty()) {
+    err << "dfx data-service: pipelines' files are confined to " << DataDir()
+        << std::endl;
+  }
   std::atomic<bool> stopping{false};
   std::thread expire;
   if (dispatcher_impl != nullptr) {
