@@ -316,7 +316,13 @@ absl::StatusOr<std::unique_ptr<GpuEvent>> GpuDevice::EnqueueFromHost(
       GpuDevice* from = it->second;
       DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> written,
                            GpuEvent::Create(from->ordinal_));
-      DFX_RETURN_IF_ERROR(written->Record(*from->compute_));
+      {
+        // Recorded with the source GPU current (event and stream are
+        // its); the wait may name another device's event.
+        ScopedActivateDevice on_source(from->ordinal_);
+        DFX_RETURN_IF_ERROR(on_source.status());
+        DFX_RETURN_IF_ERROR(written->Record(*from->compute_));
+      }
       DFX_RETURN_IF_ERROR(d2d_->WaitFor(*written));
       // Destroying a recorded event that a stream waits for is allowed:
       // the wait uses its state as of the record.
