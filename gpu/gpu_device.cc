@@ -8,6 +8,7 @@
 #include "absl/base/const_init.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
@@ -406,6 +407,16 @@ absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
   return out;
 }
 
+namespace {
+
+// `s`, its message starting with `device` (most already do).
+absl::Status Named(const std::string& device, const absl::Status& s) {
+  if (absl::StartsWith(s.message(), device)) return s;
+  return absl::Status(s.code(), absl::StrCat(device, ": ", s.message()));
+}
+
+}  // namespace
+
 void GpuDevice::CopyFromHostAsync(const Tensor& t, const CopySource& source,
                                   CopyDoneCallback done) {
   Tensor out;
@@ -413,7 +424,7 @@ void GpuDevice::CopyFromHostAsync(const Tensor& t, const CopySource& source,
   absl::StatusOr<std::unique_ptr<GpuEvent>> copied =
       EnqueueFromHost(t, source, &out, &staged);
   if (!copied.ok()) {
-    std::move(done)(copied.status());
+    std::move(done)(Named(name(), copied.status()));
     return;
   }
   if (staged) {
@@ -425,7 +436,7 @@ void GpuDevice::CopyFromHostAsync(const Tensor& t, const CopySource& source,
       if (s.ok()) {
         (*task)(std::move(out));
       } else {
-        (*task)(std::move(s));
+        (*task)(Named(name(), s));
       }
     });
     return;
@@ -449,8 +460,8 @@ void GpuDevice::WatchCopy(std::unique_ptr<GpuEvent> copied, std::string what,
         { Tensor landed = std::move(source); }  // the DMA is over
         if (s.ok()) {
           std::move(done)(std::move(out));
-        } else if (s.code() == absl::StatusCode::kDeadlineExceeded) {
-          std::move(done)(std::move(s));  // names the device already
+        } else if (absl::StartsWith(s.message(), name)) {
+          std::move(done)(std::move(s));  // the poller's deadline
         } else {
           std::move(done)(absl::Status(
               s.code(), absl::StrCat(name, ": ", what, ": ", s.message())));
@@ -533,7 +544,7 @@ void GpuDevice::CopyToHostAsync(const Tensor& t, CopyDoneCallback done) {
   Tensor out;
   absl::StatusOr<std::unique_ptr<GpuEvent>> copied = EnqueueToHost(t, &out);
   if (!copied.ok()) {
-    std::move(done)(copied.status());
+    std::move(done)(Named(name(), copied.status()));
   } else if (*copied == nullptr) {
     std::move(done)(std::move(out));
   } else {
