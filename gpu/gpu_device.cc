@@ -8,10 +8,12 @@
 #include "absl/base/const_init.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "base/log.h"
 #include "base/status_macros.h"
+#include "gpu/completion_poller.h"
 #include "gpu/cuda_status.h"
 #include "graph/types.h"
 
@@ -185,13 +187,38 @@ absl::StatusOr<BfcAllocator*> GpuAllocator(int ordinal,
   return raw;
 }
 
+namespace {
+
+// The process's live GpuDevices by incarnation (unique per device object,
+// also between sessions that name their devices alike), so that a GPU
+// receiving another's tensor (CopySource) can order its copy after the
+// source's compute stream. Entries go before their device does.
+struct DeviceTable {
+  absl::Mutex mu;
+  absl::flat_hash_map<uint64_t, GpuDevice*> by_incarnation ABSL_GUARDED_BY(mu);
+};
+
+DeviceTable& LiveDevices() {
+  static DeviceTable* table = new DeviceTable;
+  return *table;
+}
+
+}  // namespace
+
 GpuDevice::GpuDevice(DeviceAttributes attributes, BfcAllocator* bfc,
                      ThreadPool* intra_op_pool, int ordinal)
     : Device(std::move(attributes), bfc, intra_op_pool),
       ordinal_(ordinal),
       bfc_(bfc) {}
 
-GpuDevice::~GpuDevice() = default;
+GpuDevice::~GpuDevice() {
+  DeviceTable& table = LiveDevices();
+  absl::MutexLock lock(&table.mu);
+  auto it = table.by_incarnation.find(incarnation());
+  if (it != table.by_incarnation.end() && it->second == this) {
+    table.by_incarnation.erase(it);
+  }
+}
 
 namespace {
 
@@ -246,54 +273,96 @@ bool IsPinned(const void* p) {
 
 }  // namespace
 
-absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
+absl::StatusOr<std::unique_ptr<GpuEvent>> GpuDevice::EnqueueFromHost(
+    const Tensor& t, const CopySource& source, Tensor* out, bool* staged) {
+  *staged = false;
   if (DataTypeSize(t.dtype()) <= 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(name(), ": a ", DataTypeString(t.dtype()),
                      " tensor cannot be held in GPU memory"));
   }
-  DFX_ASSIGN_OR_RETURN(Tensor out,
-                       Tensor::Allocate(bfc_, t.dtype(), t.shape()));
+  DFX_ASSIGN_OR_RETURN(*out, Tensor::Allocate(bfc_, t.dtype(), t.shape()));
   const size_t bytes = t.TotalBytes();
-  if (bytes == 0) return out;
+  if (bytes == 0) return nullptr;
   ScopedActivateDevice activate(ordinal_);
   DFX_RETURN_IF_ERROR(activate.status());
-  const std::string what = absl::StrCat(name(), ": copying ", bytes,
-                                        " bytes to the GPU");
-  auto* dst = static_cast<char*>(out.raw_data());
+  auto* dst = static_cast<char*>(out->raw_data());
   const auto* src = static_cast<const char*>(t.raw_data());
   // `out`'s memory may have been a tensor that kernels enqueued on the
   // compute stream still read: the copy waits for them.
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> computed,
                        GpuEvent::Create(ordinal_));
   DFX_RETURN_IF_ERROR(computed->Record(*compute_));
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> copied,
+                       GpuEvent::Create(ordinal_));
   if (!t.OnHost()) {
-    // Another GPU's tensor (its device has finished writing it: the
-    // sender's Synchronize): one copy on the D2D stream, peer to peer
+    // Another GPU's tensor: one copy on the D2D stream, peer to peer
     // where the GPUs have access to each other (CreateGpuDevices enables
     // it), else staged by the driver. Unified addressing tells it where
-    // the source is.
+    // the source is. With a source device, the copy also waits for what
+    // that GPU had enqueued so far (the tensor's producer among it): an
+    // event on its compute stream, recorded under the table's lock so the
+    // device cannot go meanwhile. Without one, the sender synchronized.
     DFX_RETURN_IF_ERROR(d2d_->WaitFor(*computed));
+    if (source.device_incarnation != 0) {
+      DeviceTable& table = LiveDevices();
+      absl::MutexLock lock(&table.mu);
+      auto it = table.by_incarnation.find(source.device_incarnation);
+      if (it == table.by_incarnation.end()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            name(), ": the GPU tensor's source device (incarnation ",
+            absl::Hex(source.device_incarnation),
+            ") is not a GPU of this process any more"));
+      }
+      GpuDevice* from = it->second;
+      DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> written,
+                           GpuEvent::Create(from->ordinal_));
+      {
+        // Recorded with the source GPU current (event and stream are
+        // its); the wait may name another device's event.
+        ScopedActivateDevice on_source(from->ordinal_);
+        DFX_RETURN_IF_ERROR(on_source.status());
+        DFX_RETURN_IF_ERROR(written->Record(*from->compute_));
+      }
+      DFX_RETURN_IF_ERROR(d2d_->WaitFor(*written));
+      // Destroying a recorded event that a stream waits for is allowed:
+      // the wait uses its state as of the record.
+    }
     DFX_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, d2d_->get()),
         absl::StrCat(name(), ": copying ", bytes,
                      " bytes from another GPU"));
-    DFX_RETURN_IF_ERROR(d2d_->BlockHostUntilDone(kHostWaitTimeout));
-    return out;
+    DFX_RETURN_IF_ERROR(copied->Record(*d2d_));
+    return copied;
   }
-  DFX_RETURN_IF_ERROR(h2d_->WaitFor(*computed));
   BfcAllocator* pinned = PinnedHostAllocator();
-  if (bytes < kStagingChunk || pinned == nullptr || IsPinned(src)) {
-    // Small copies (the driver stages them itself), and pinned sources.
-    DFX_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes,
-                                             cudaMemcpyHostToDevice,
-                                             h2d_->get()),
-                             what);
-    DFX_RETURN_IF_ERROR(h2d_->BlockHostUntilDone(kHostWaitTimeout));
-    return out;
+  if (bytes >= kStagingChunk && pinned != nullptr && !IsPinned(src)) {
+    // Large and pageable: StagedFromHost, which waits for `computed` too
+    // (it is on the H2D stream, after the wait enqueued here).
+    DFX_RETURN_IF_ERROR(h2d_->WaitFor(*computed));
+    *staged = true;
+    return nullptr;
   }
-  // Pageable memory: chunks through two pinned buffers, the host filling
-  // one while the copy engine drains the other.
+  // Small copies (the driver stages them itself), and pinned sources.
+  DFX_RETURN_IF_ERROR(h2d_->WaitFor(*computed));
+  DFX_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, h2d_->get()),
+      absl::StrCat(name(), ": copying ", bytes, " bytes to the GPU"));
+  DFX_RETURN_IF_ERROR(copied->Record(*h2d_));
+  return copied;
+}
+
+absl::Status GpuDevice::StagedFromHost(const Tensor& t, Tensor out) {
+  const size_t bytes = t.TotalBytes();
+  ScopedActivateDevice activate(ordinal_);
+  DFX_RETURN_IF_ERROR(activate.status());
+  const std::string what =
+      absl::StrCat(name(), ": copying ", bytes, " bytes to the GPU");
+  auto* dst = static_cast<char*>(out.raw_data());
+  const auto* src = static_cast<const char*>(t.raw_data());
+  BfcAllocator* pinned = PinnedHostAllocator();
+  // Chunks through two pinned buffers, the host filling one while the
+  // copy engine drains the other.
   DFX_ASSIGN_OR_RETURN(Tensor staging,
                        Tensor::Allocate(pinned, DT_INT8,
                                         TensorShape({2 * kStagingChunk})));
@@ -318,9 +387,86 @@ absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
                              what);
     DFX_RETURN_IF_ERROR(drained[i % 2]->Record(*h2d_));
   }
-  // `staging` goes back to the allocator only after its last DMA.
-  DFX_RETURN_IF_ERROR(h2d_->BlockHostUntilDone(kHostWaitTimeout));
+  // `staging` goes back to the allocator only after its last DMA (the
+  // H2D stream's other copies may be waited for too: they are as short).
+  return h2d_->BlockHostUntilDone(kHostWaitTimeout);
+}
+
+absl::StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
+  Tensor out;
+  bool staged = false;
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> copied,
+                       EnqueueFromHost(t, CopySource{}, &out, &staged));
+  if (staged) {
+    DFX_RETURN_IF_ERROR(StagedFromHost(t, out));
+  } else if (copied != nullptr) {
+    DFX_RETURN_IF_ERROR(copied->BlockHostUntilDone(
+        kHostWaitTimeout, absl::StrCat(name(), ": copying ", t.TotalBytes(),
+                                       " bytes to the GPU")));
+  }
   return out;
+}
+
+namespace {
+
+// `s`, its message starting with `device` (most already do).
+absl::Status Named(const std::string& device, const absl::Status& s) {
+  if (absl::StartsWith(s.message(), device)) return s;
+  return absl::Status(s.code(), absl::StrCat(device, ": ", s.message()));
+}
+
+}  // namespace
+
+void GpuDevice::CopyFromHostAsync(const Tensor& t, const CopySource& source,
+                                  CopyDoneCallback done) {
+  Tensor out;
+  bool staged = false;
+  absl::StatusOr<std::unique_ptr<GpuEvent>> copied =
+      EnqueueFromHost(t, source, &out, &staged);
+  if (!copied.ok()) {
+    std::move(done)(Named(name(), copied.status()));
+    return;
+  }
+  if (staged) {
+    // Blocks a callback thread, not the caller's. ThreadPool takes
+    // copyable closures.
+    auto task = std::make_shared<CopyDoneCallback>(std::move(done));
+    callback_pool_->Schedule([this, task, t, out = std::move(out)]() mutable {
+      absl::Status s = StagedFromHost(t, out);
+      if (s.ok()) {
+        (*task)(std::move(out));
+      } else {
+        (*task)(Named(name(), s));
+      }
+    });
+    return;
+  }
+  if (*copied == nullptr) {
+    std::move(done)(std::move(out));
+    return;
+  }
+  WatchCopy(*std::move(copied),
+            absl::StrCat("copying ", t.TotalBytes(), " bytes to the GPU"), t,
+            std::move(out), std::move(done));
+}
+
+void GpuDevice::WatchCopy(std::unique_ptr<GpuEvent> copied, std::string what,
+                          Tensor source, Tensor out, CopyDoneCallback done) {
+  auto event = std::shared_ptr<GpuEvent>(std::move(copied));
+  poller_->Watch(
+      [event] { return event->Done(); }, what,
+      [name = name(), what, source = std::move(source), out = std::move(out),
+       done = std::move(done)](absl::Status s) mutable {
+        { Tensor landed = std::move(source); }  // the DMA is over
+        if (s.ok()) {
+          std::move(done)(std::move(out));
+        } else if (absl::StartsWith(s.message(), name)) {
+          std::move(done)(std::move(s));  // the poller's deadline
+        } else {
+          std::move(done)(absl::Status(
+              s.code(), absl::StrCat(name, ": ", what, ": ", s.message())));
+        }
+      });
 }
 
 absl::Status GpuDevice::Synchronize() {
@@ -348,9 +494,12 @@ Allocator* GpuDevice::GetHostAllocator() const {
   return pinned != nullptr ? static_cast<Allocator*>(pinned) : CpuAllocator();
 }
 
-absl::StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {
+absl::StatusOr<std::unique_ptr<GpuEvent>> GpuDevice::EnqueueToHost(
+    const Tensor& t, Tensor* out) {
   // Into pinned memory, which the copy engine writes at full speed (and
   // which the tensor keeps, so a later copy back to a GPU is direct too).
+  // Without pinned memory the copy into pageable memory may block the
+  // caller (the driver's choice).
   BfcAllocator* pinned = PinnedHostAllocator();
   absl::StatusOr<Tensor> made =
       pinned != nullptr ? Tensor::Allocate(pinned, t.dtype(), t.shape())
@@ -359,9 +508,9 @@ absl::StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {
     DFX_ASSIGN_OR_RETURN(made, Tensor::Allocate(CpuAllocator(), t.dtype(),
                                                 t.shape()));
   }
-  Tensor out = *std::move(made);
+  *out = *std::move(made);
   const size_t bytes = t.TotalBytes();
-  if (bytes == 0) return out;
+  if (bytes == 0) return nullptr;
   ScopedActivateDevice activate(ordinal_);
   DFX_RETURN_IF_ERROR(activate.status());
   // The tensor's producer ran on the compute stream.
@@ -369,14 +518,40 @@ absl::StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {
                        GpuEvent::Create(ordinal_));
   DFX_RETURN_IF_ERROR(written->Record(*compute_));
   DFX_RETURN_IF_ERROR(d2h_->WaitFor(*written));
-  const std::string what =
-      absl::StrCat(name(), ": copying ", bytes, " bytes from the GPU");
   DFX_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(out.raw_data(), t.raw_data(), bytes,
+      cudaMemcpyAsync(out->raw_data(), t.raw_data(), bytes,
                       cudaMemcpyDeviceToHost, d2h_->get()),
-      what);
-  DFX_RETURN_IF_ERROR(d2h_->BlockHostUntilDone(kHostWaitTimeout));
+      absl::StrCat(name(), ": copying ", bytes, " bytes from the GPU"));
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> copied,
+                       GpuEvent::Create(ordinal_));
+  DFX_RETURN_IF_ERROR(copied->Record(*d2h_));
+  return copied;
+}
+
+absl::StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {
+  Tensor out;
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> copied,
+                       EnqueueToHost(t, &out));
+  if (copied != nullptr) {
+    DFX_RETURN_IF_ERROR(copied->BlockHostUntilDone(
+        kHostWaitTimeout, absl::StrCat(name(), ": copying ", t.TotalBytes(),
+                                       " bytes from the GPU")));
+  }
   return out;
+}
+
+void GpuDevice::CopyToHostAsync(const Tensor& t, CopyDoneCallback done) {
+  Tensor out;
+  absl::StatusOr<std::unique_ptr<GpuEvent>> copied = EnqueueToHost(t, &out);
+  if (!copied.ok()) {
+    std::move(done)(Named(name(), copied.status()));
+  } else if (*copied == nullptr) {
+    std::move(done)(std::move(out));
+  } else {
+    WatchCopy(*std::move(copied),
+              absl::StrCat("copying ", t.TotalBytes(), " bytes from the GPU"),
+              t, std::move(out), std::move(done));
+  }
 }
 
 absl::StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(
@@ -402,6 +577,15 @@ absl::StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(
   DFX_ASSIGN_OR_RETURN(device->h2d_, GpuStream::Create(ordinal, "h2d"));
   DFX_ASSIGN_OR_RETURN(device->d2h_, GpuStream::Create(ordinal, "d2h"));
   DFX_ASSIGN_OR_RETURN(device->d2d_, GpuStream::Create(ordinal, "d2d"));
+  device->callback_pool_ = std::make_unique<ThreadPool>(
+      absl::StrCat("gpu", index, "_copies"), kCallbackThreads);
+  device->poller_ = std::make_unique<CompletionPoller>(
+      name, device->callback_pool_.get(), kHostWaitTimeout);
+  {
+    DeviceTable& table = LiveDevices();
+    absl::MutexLock lock(&table.mu);
+    table.by_incarnation[device->incarnation()] = device.get();
+  }
   return device;
 }
 

@@ -4,9 +4,9 @@
 // GPU's BFC arena over cudaMalloc; and discovery, which makes one per GPU
 // that ConfigProto.gpu_options lets this process see.
 //
-// What exists: devices, streams, events, memory. What does not yet: GPU
-// kernels, copies between GPU and host in the rendezvous, placement onto
-// GPUs (docs/architecture.md, "GPU devices").
+// Its copies are asynchronous (runtime/device_copy.h): an event per copy,
+// watched by one poller thread per GPU (docs/architecture.md, "GPU
+// devices").
 #ifndef DFX_GPU_GPU_DEVICE_H_
 #define DFX_GPU_GPU_DEVICE_H_
 
@@ -20,13 +20,16 @@
 #include "gpu/gpu_stream.h"
 #include "runtime/bfc_allocator.h"
 #include "runtime/device.h"
+#include "runtime/device_copy.h"
 #include "runtime/gpu_options.h"
 #include "runtime/tensor.h"
 
 namespace dfx::gpu {
 
+class CompletionPoller;
+
 // Thread-safe after construction.
-class GpuDevice final : public Device {
+class GpuDevice final : public Device, public AsyncCopyDevice {
  public:
   // The device named `<options.task_name>/device:GPU:<index>` for CUDA
   // device `ordinal`, its allocator that of GpuAllocator(ordinal, ...).
@@ -43,21 +46,33 @@ class GpuDevice final : public Device {
   GpuStream* device_to_host_stream() const { return d2h_.get(); }
   GpuStream* device_to_device_stream() const { return d2d_.get(); }
 
-  // Device: the host cannot read a GPU's memory. Both copies first make
-  // their copy stream wait for the work enqueued so far on the compute
-  // stream (CopyToHost reads what it wrote; CopyFromHost may write memory
-  // that queued kernels still read), and both wait for their copy to land
-  // (up to kHostWaitTimeout), so kernels enqueued afterwards see it.
-  // CopyFromHost of another GPU's tensor (a _Send between two GPUs of a
-  // task) is one copy on the D2D stream, peer to peer when enabled.
-  // CopyToHost's tensor is in pinned memory (PinnedHostAllocator) when
-  // there is some. CopyFromHost copies a pinned or small tensor directly
-  // and a large pageable one in kStagingChunk pieces through two pinned
-  // buffers, so that filling one overlaps the DMA of the other.
+  // Device: the host cannot read a GPU's memory. Every copy first makes
+  // its copy stream wait (an event) for the work enqueued so far on the
+  // compute stream (CopyToHost reads what it wrote; CopyFromHost may write
+  // memory that queued kernels still read), and is done when it has
+  // landed, so kernels enqueued afterwards see it. CopyFromHost of another
+  // GPU's tensor (a _Send between two GPUs of a task) is one copy on the
+  // D2D stream, peer to peer when enabled, which with a CopySource also
+  // waits (an event) for the source GPU's compute stream. CopyToHost's
+  // tensor is in pinned memory (PinnedHostAllocator) when there is some.
+  // CopyFromHost copies a pinned or small tensor directly and a large
+  // pageable one in kStagingChunk pieces through two pinned buffers, so
+  // that filling one overlaps the DMA of the other.
+  //
+  // The synchronous forms block the caller until the copy lands (up to
+  // kHostWaitTimeout). The asynchronous ones (AsyncCopyDevice) return once
+  // the copy is enqueued; the device's poller thread watches its event and
+  // `done` runs on the device's callback pool (kCallbackThreads) when it
+  // lands. A large pageable source's staged copy runs on that pool too
+  // (synchronously there). Errors name the device.
   bool HostReadable() const override { return false; }
   Allocator* GetHostAllocator() const override;
   absl::StatusOr<Tensor> CopyToHost(const Tensor& t) override;
   absl::StatusOr<Tensor> CopyFromHost(const Tensor& t) override;
+  void CopyToHostAsync(const Tensor& t, CopyDoneCallback done) override;
+  void CopyFromHostAsync(const Tensor& t, const CopySource& source,
+                         CopyDoneCallback done) override;
+  static constexpr int kCallbackThreads = 4;
   // Enqueued on the compute stream (ordered after the tensor's writers and
   // before later kernels); returns without waiting.
   absl::StatusOr<Tensor> CopyOnDevice(const Tensor& t) override;
@@ -73,9 +88,32 @@ class GpuDevice final : public Device {
   GpuDevice(DeviceAttributes attributes, BfcAllocator* bfc,
             ThreadPool* intra_op_pool, int ordinal);
 
+  // The copies' parts: each allocates the destination into `*out` and
+  // enqueues the copy, returning the event recorded after it (null when
+  // there was nothing to copy). `t` is kept by the caller until the event
+  // has completed.
+  absl::StatusOr<std::unique_ptr<GpuEvent>> EnqueueToHost(const Tensor& t,
+                                                          Tensor* out);
+  // A pinned, small or device source, or `staged` set (nothing enqueued)
+  // for a large pageable one, which StagedFromHost copies.
+  absl::StatusOr<std::unique_ptr<GpuEvent>> EnqueueFromHost(
+      const Tensor& t, const CopySource& source, Tensor* out, bool* staged);
+  // Copies pageable `t` into `out` through pinned buffers; blocks until
+  // it has landed.
+  absl::Status StagedFromHost(const Tensor& t, Tensor out);
+  // Hands `done` to the poller: `out` once `copied` has completed, or the
+  // error naming this device; keeps `source` until then.
+  void WatchCopy(std::unique_ptr<GpuEvent> copied, std::string what,
+                 Tensor source, Tensor out, CopyDoneCallback done);
+
   const int ordinal_;
   BfcAllocator* const bfc_;
   std::unique_ptr<GpuStream> compute_, h2d_, d2h_, d2d_;
+  // Destroyed first (members go in reverse): the poller once every copy
+  // it watches has landed, then the pool once the callbacks and staged
+  // copies it was given have run, then the streams.
+  std::unique_ptr<ThreadPool> callback_pool_;
+  std::unique_ptr<CompletionPoller> poller_;
 };
 
 // The process's BFC arena of CUDA device `ordinal`, made at the first call

@@ -23,6 +23,7 @@
 #include "graph/node_def_util.h"
 #include "runtime/cancellation.h"
 #include "runtime/denormal.h"
+#include "runtime/device_copy.h"
 #include "runtime/internal/light_mutex.h"
 #include "runtime/resource_mgr.h"
 #include "runtime/step_stats_collector.h"
@@ -294,36 +295,27 @@ absl::Status DerefInputs(const NodeItem& item, Tensor* tensors,
   return absl::OkStatus();
 }
 
-// On a device the host cannot read (a GPU), moves each plain input of
-// `item` that is in the other memory than its kernel reads it from: a
+// On a device the host cannot read (a GPU): whether input `i` of `item`
+// (its tensor `t`) is in the other memory than its kernel reads it from,
+// and must be moved before the kernel runs (StepBase::PlaceInputs): a
 // device tensor into host memory for a host-memory input (a shape, an
 // axis), a host tensor into the device for a device-memory one (an int32
 // computed on the host feeding a kernel that reads it on the device does
 // not happen: int32 is host memory throughout).
-absl::Status PlaceInputs(const NodeItem& item, Device* device,
-                         Tensor* tensors) {
+bool NeedsMove(const NodeItem& item, int32_t i, const Tensor& t) {
   const OpKernel& kernel = *item.kernel;
-  for (int32_t i = 0; i < item.num_inputs; ++i) {
-    Tensor& t = tensors[i];
-    if (!t.IsInitialized() || t.NumElements() == 0 ||
-        IsRefType(kernel.input_type(i))) {
-      continue;
-    }
-    const bool want_host = kernel.input_on_host(i);
-    if (t.OnHost() == want_host) continue;
-    absl::StatusOr<Tensor> moved =
-        want_host ? device->CopyToHost(t) : device->CopyFromHost(t);
-    if (!moved.ok()) {
-      return absl::Status(
-          moved.status().code(),
-          absl::StrCat("copying input ", i, " to ",
-                       want_host ? "host" : "device", " memory: ",
-                       moved.status().message()));
-    }
-    t = *std::move(moved);
-  }
-  return absl::OkStatus();
+  return t.IsInitialized() && t.NumElements() != 0 &&
+         !IsRefType(kernel.input_type(i)) &&
+         t.OnHost() != kernel.input_on_host(i);
 }
+
+// The moves of one node's inputs in flight (StepBase::PlaceInputs).
+struct PendingMoves {
+  // Moves not yet done, plus one while they are being started.
+  std::atomic<int32_t> left{0};
+  absl::Mutex mu;
+  absl::Status status ABSL_GUARDED_BY(mu);
+};
 
 // Empties a tensor slot. Cheaper than `*slot = Tensor()`: a move assignment
 // from a temporary builds the temporary and swaps the shape's inline
@@ -674,15 +666,18 @@ class StepBase {
         return;
       }
     }
-    if (item.places_inputs && !dead) {
-      absl::Status s = PlaceInputs(item, base_params_.device, inputs);
-      if (!s.ok()) {
-        ClearInputs(item, inputs, refs);
-        RecordError(PrefixWithNode(item, s));
-        NodeDone(ready, queue);
-        return;
-      }
+    if (item.places_inputs && !dead &&
+        PlaceInputs(item, tagged, inputs, refs, frame_iter)) {
+      return;  // the node runs once its inputs are in place
     }
+    RunPlacedNode(item, tagged, inputs, refs, dead, frame_iter, queue, ready);
+  }
+
+  // RunNode's second half: runs the kernel of `item`, whose inputs are in
+  // the memory it reads them from.
+  void RunPlacedNode(const NodeItem& item, const Tagged& tagged, Tensor* inputs,
+                     TensorRef* refs, bool dead, FrameAndIter frame_iter,
+                     ReadyQueue<Tagged>* queue, ReadyList<Tagged>* ready) {
     OpKernelContext::Params params(base_params_);
     FillParams(item, inputs, refs, dead, frame_iter, &params);
     // An asynchronous kernel may finish the step before ComputeAsync
@@ -694,6 +689,86 @@ class StepBase {
       derived()->KernelDone(tagged, ctx, ready);
     });
     if (!is_async) NodeDone(ready, queue);
+  }
+
+  // Starts moving the inputs of `item` that are in the other memory than
+  // its kernel reads them from (NeedsMove), asynchronously (the device's
+  // AsyncCopyDevice: no thread waits for a DMA), and returns true; the
+  // node is then still outstanding, and the thread that finishes the last
+  // move runs its kernel (InputsPlaced), as an async kernel's completion
+  // does. False, having started nothing, when no input needs moving.
+  // The inputs stay in their slots meanwhile, as an async kernel's do.
+  bool PlaceInputs(const NodeItem& item, const Tagged& tagged, Tensor* inputs,
+                   TensorRef* refs, FrameAndIter frame_iter) {
+    int32_t moves = 0;
+    for (int32_t i = 0; i < item.num_inputs; ++i) {
+      if (NeedsMove(item, i, inputs[i])) ++moves;
+    }
+    if (moves == 0) return false;
+    auto pending = std::make_shared<PendingMoves>();
+    pending->left.store(moves + 1, std::memory_order_relaxed);
+    auto one_done = [this, pending, &item, tagged, inputs, refs, frame_iter] {
+      if (pending->left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+      absl::Status status;
+      {
+        absl::MutexLock lock(&pending->mu);
+        status = pending->status;
+      }
+      InputsPlaced(item, tagged, inputs, refs, frame_iter, status);
+    };
+    Device* device = base_params_.device;
+    for (int32_t i = 0; i < item.num_inputs; ++i) {
+      if (!NeedsMove(item, i, inputs[i])) continue;
+      const bool want_host = item.kernel->input_on_host(i);
+      // Its own reference: the callback may replace the slot's tensor
+      // before the call returns.
+      const Tensor source = inputs[i];
+      auto moved = [pending, one_done, slot = &inputs[i], i,
+                    want_host](absl::StatusOr<Tensor> copy) {
+        if (copy.ok()) {
+          *slot = *std::move(copy);
+        } else {
+          absl::MutexLock lock(&pending->mu);
+          if (pending->status.ok()) {
+            pending->status = absl::Status(
+                copy.status().code(),
+                absl::StrCat("copying input ", i, " to ",
+                             want_host ? "host" : "device",
+                             " memory: ", copy.status().message()));
+          }
+        }
+        one_done();
+      };
+      if (want_host) {
+        CopyToHostAsync(device, source, cancellation_manager_,
+                        std::move(moved));
+      } else {
+        CopyFromHostAsync(device, source, CopySource{}, cancellation_manager_,
+                          std::move(moved));
+      }
+    }
+    one_done();
+    return true;
+  }
+
+  // After PlaceInputs' last move, on whatever thread finished it: runs the
+  // node's kernel (or fails the node with `status`), then the cheap nodes
+  // it makes ready, as ContinueAfterAsync does.
+  void InputsPlaced(const NodeItem& item, const Tagged& tagged, Tensor* inputs,
+                    TensorRef* refs, FrameAndIter frame_iter,
+                    const absl::Status& status) {
+    ScopedFlushDenormal flush;
+    ReadyList<Tagged> ready;
+    ReadyQueue<Tagged> queue(/*cheap_only=*/true);
+    if (!status.ok() || aborted()) {
+      ClearInputs(item, inputs, refs);
+      if (!status.ok()) RecordError(PrefixWithNode(item, status));
+      NodeDone(&ready, &queue);
+    } else {
+      RunPlacedNode(item, tagged, inputs, refs, /*dead=*/false, frame_iter,
+                    &queue, &ready);
+    }
+    RunLoop(&queue);
   }
 
   void FinishAsyncStats(AsyncState* state) {

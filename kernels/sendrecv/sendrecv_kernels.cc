@@ -1,11 +1,13 @@
 // _Send and _Recv (and the user-level Send and Recv): put a tensor into the
 // step's rendezvous, and take it out.
 #include <optional>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kernels/kernels.h"
 #include "runtime/device.h"
+#include "runtime/device_copy.h"
 #include "runtime/rendezvous.h"
 
 namespace dfx {
@@ -71,28 +73,79 @@ class SendOp : public OpKernel {
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
     args.client_terminated = client_terminated_;
-    // A rendezvous holds host tensors, but for one exception: a tensor from
-    // one GPU to another of the same task stays in GPU memory, once its
-    // device has finished writing it, and the receiving GPU copies it
-    // directly (peer to peer where it can). Any other device tensor is
-    // copied out first (_HostSend's input, and a GPU's int32, are in host
-    // memory already).
-    if (!ctx->is_input_dead() && !ctx->input(0).OnHost()) {
-      if (key.dst().type == "GPU" && key.src().IsSameTask(key.dst())) {
-        DFX_OP_REQUIRES_OK(ctx, ctx->device()->Synchronize());
-        DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args,
-                                                        ctx->input(0),
-                                                        /*is_dead=*/false));
-        return;
-      }
-      absl::StatusOr<Tensor> host = ctx->device()->CopyToHost(ctx->input(0));
-      DFX_OP_REQUIRES_OK(ctx, host.status());
-      DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, *host,
-                                                      /*is_dead=*/false));
-      return;
-    }
+    // A CPU's tensors are host tensors (on a device the host cannot read,
+    // _Send is DeviceSendOp, and _HostSend's input is moved to the host
+    // before it runs).
     DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args, ctx->input(0),
                                                     ctx->is_input_dead()));
+  }
+
+ private:
+  KeyMaker keys_;
+  bool client_terminated_ = true;
+};
+
+// _Send on a device whose memory the host cannot read (a GPU): a host
+// tensor (_HostSend's, an int32, a dead one) goes into the rendezvous at
+// once, as SendOp's; a device tensor is copied to the host first,
+// asynchronously (runtime/device_copy.h), and sent from the copy's
+// callback, so no thread waits for the DMA. A rendezvous holds host
+// tensors but for one exception: a tensor from one GPU to another of the
+// same task stays in GPU memory and is sent as soon as its producer is
+// enqueued; the receiving GPU orders its copy after the sender's work
+// (CopySource), with no host wait. (A sender that is not an
+// AsyncCopyDevice synchronizes its device first, as before.)
+class DeviceSendOp : public AsyncOpKernel {
+ public:
+  explicit DeviceSendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
+    set_expensive(false);
+    absl::Status s = keys_.Init(*ctx);
+    if (!s.ok()) ctx->SetStatus(std::move(s));
+    bool client_terminated = false;
+    if (ctx->GetAttr("client_terminated", &client_terminated).ok()) {
+      client_terminated_ = client_terminated;
+    }
+  }
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    DFX_OP_REQUIRES_ASYNC(ctx, ctx->rendezvous() != nullptr,
+                          absl::FailedPreconditionError(
+                              "_Send runs only in a step with a rendezvous"),
+                          done);
+    std::optional<Rendezvous::ParsedKey> scratch;
+    const Rendezvous::ParsedKey& key = keys_.For(*ctx, &scratch);
+    Rendezvous::Args args;
+    args.cancellation_manager = ctx->cancellation_manager();
+    args.client_terminated = client_terminated_;
+    if (ctx->is_input_dead() || ctx->input(0).OnHost()) {
+      ctx->SetStatus(ctx->rendezvous()->Send(key, args, ctx->input(0),
+                                             ctx->is_input_dead()));
+      done();
+      return;
+    }
+    Device* device = ctx->device();
+    if (key.dst().type == "GPU" && key.src().IsSameTask(key.dst())) {
+      if (AsAsyncCopyDevice(device) == nullptr) {
+        DFX_OP_REQUIRES_OK_ASYNC(ctx, device->Synchronize(), done);
+      }
+      ctx->SetStatus(ctx->rendezvous()->Send(key, args, ctx->input(0),
+                                             /*is_dead=*/false));
+      done();
+      return;
+    }
+    // The key may live in `scratch`: the callback keeps its own.
+    CopyToHostAsync(
+        device, ctx->input(0), ctx->cancellation_manager(),
+        [ctx, done = std::move(done), key = Rendezvous::ParsedKey(key),
+         args](absl::StatusOr<Tensor> host) {
+          if (host.ok()) {
+            ctx->SetStatus(ctx->rendezvous()->Send(key, args, *host,
+                                                   /*is_dead=*/false));
+          } else {
+            ctx->SetStatus(host.status());
+          }
+          done();
+        });
   }
 
  private:
@@ -126,7 +179,7 @@ class RecvOp : public AsyncOpKernel {
     ctx->rendezvous()->RecvAsync(
         key, args,
         [ctx, done = std::move(done), want = output_type(0),
-         feed = client_terminated_,
+         feed = client_terminated_, src_incarnation = key.src_incarnation(),
          // A device the host cannot read gets its own copy of the value,
          // unless the output is in host memory (_HostRecv, int32).
          device = output_on_host(0) ? nullptr : ctx->device()](
@@ -152,13 +205,22 @@ class RecvOp : public AsyncOpKernel {
                 "received a tensor in another device's memory where host "
                 "memory is needed"));
           } else if (device != nullptr) {
-            // A host tensor, or another GPU's (see SendOp).
-            absl::StatusOr<Tensor> copy = device->CopyFromHost(value);
-            if (copy.ok()) {
-              ctx->set_output(0, *std::move(copy));
-            } else {
-              ctx->SetStatus(copy.status());
-            }
+            // A host tensor, or another GPU's of this task (DeviceSendOp),
+            // whose incarnation is the key's: copied asynchronously, and
+            // `done` runs when it has landed (or the step is cancelled).
+            CopySource source;
+            if (!value.OnHost()) source.device_incarnation = src_incarnation;
+            CopyFromHostAsync(
+                device, value, source, ctx->cancellation_manager(),
+                [ctx, done = std::move(done)](absl::StatusOr<Tensor> copy) {
+                  if (copy.ok()) {
+                    ctx->set_output(0, *std::move(copy));
+                  } else {
+                    ctx->SetStatus(copy.status());
+                  }
+                  done();
+                });
+            return;
           } else {
             ctx->set_output(0, value);
           }
@@ -175,7 +237,17 @@ class RecvOp : public AsyncOpKernel {
 
 void RegisterSendRecvKernels(KernelRegistry* registry) {
   for (const char* device : {"CPU", "GPU"}) {
-    RegisterKernel<SendOp>(registry, KernelDefBuilder("_Send").Device(device));
+    const bool cpu = std::string_view(device) == "CPU";
+    if (cpu) {
+      RegisterKernel<SendOp>(registry,
+                             KernelDefBuilder("_Send").Device(device));
+      RegisterKernel<SendOp>(registry, KernelDefBuilder("Send").Device(device));
+    } else {
+      RegisterKernel<DeviceSendOp>(registry,
+                                   KernelDefBuilder("_Send").Device(device));
+      RegisterKernel<DeviceSendOp>(registry,
+                                   KernelDefBuilder("Send").Device(device));
+    }
     // _HostSend/_HostRecv: the tensor is in host memory (on a GPU, the
     // executor copies _HostSend's input out first).
     RegisterKernel<SendOp>(
@@ -184,7 +256,6 @@ void RegisterSendRecvKernels(KernelRegistry* registry) {
     RegisterKernel<RecvOp>(registry, KernelDefBuilder("_Recv").Device(device));
     // The user-level Send and Recv (tf.raw_ops; the misc2 family's ops in
     // graph/ops/misc2_ops.cc) have _Send's and _Recv's attrs and meaning.
-    RegisterKernel<SendOp>(registry, KernelDefBuilder("Send").Device(device));
     RegisterKernel<RecvOp>(registry, KernelDefBuilder("Recv").Device(device));
     RegisterKernel<RecvOp>(
         registry, KernelDefBuilder("_HostRecv").Device(device).HostMemory(

@@ -10,12 +10,15 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch2/catch.hpp"
 #include "gpu/cuda_status.h"
 #include "gpu/gpu_fill.h"
+#include "absl/synchronization/notification.h"
 #include "runtime/device.h"
+#include "runtime/device_copy.h"
 #include "runtime/more_devices.h"
 #include "runtime/tensor.h"
 #include "tests/testing/status_matchers.h"
@@ -257,6 +260,87 @@ TEST_CASE("gpu device: tensors cross between host and GPU memory through "
   CHECK_THAT(gpu->CopyFromHost(strings).status(),
              StatusIs(absl::StatusCode::kInvalidArgument,
                       "cannot be held in GPU memory"));
+}
+
+// What an asynchronous copy's callback got, and on which thread.
+struct Landed {
+  absl::Notification done;
+  absl::StatusOr<Tensor> copy;
+  std::thread::id thread;
+};
+
+CopyDoneCallback Into(Landed* landed) {
+  return [landed](absl::StatusOr<Tensor> copy) {
+    landed->copy = std::move(copy);
+    landed->thread = std::this_thread::get_id();
+    landed->done.Notify();
+  };
+}
+
+TEST_CASE(
+    "gpu device: asynchronous copies land byte for byte with their "
+    "callbacks off the caller's thread, and a copy from another GPU "
+    "waits for its kernel by an event",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  ThreadPool pool("intra", 2);
+  GpuDeviceOptions options;
+  options.allow_growth = true;
+  auto made0 = GpuDevice::Create(options, 0, 0, &pool);
+  REQUIRE_OK(made0);
+  auto made1 = GpuDevice::Create(options, 1, 0, &pool);  // the same GPU
+  REQUIRE_OK(made1);
+  GpuDevice* gpu = made0->get();
+  GpuDevice* other = made1->get();
+  const auto caller = std::this_thread::get_id();
+  const int64_t chunk = GpuDevice::kStagingChunk / 4;
+  // Direct, staged (pageable, two chunks and a tail), and large.
+  for (int64_t n : {int64_t{0}, int64_t{1001}, 2 * chunk + 5, 16 * kMiB}) {
+    INFO(n << " int32s");
+    Tensor host(DT_INT32, TensorShape({n}));
+    for (int64_t i = 0; i < n; ++i)
+      host.data<int32_t>()[i] = int32_t(i * 5 + 1);
+    Landed in;
+    CopyFromHostAsync(gpu, host, CopySource{}, nullptr, Into(&in));
+    REQUIRE(in.done.WaitForNotificationWithTimeout(kWait));
+    REQUIRE_OK(in.copy);
+    if (n > 0) CHECK(in.thread != caller);
+    Landed out;
+    CopyToHostAsync(gpu, *in.copy, nullptr, Into(&out));
+    REQUIRE(out.done.WaitForNotificationWithTimeout(kWait));
+    REQUIRE_OK(out.copy);
+    if (n > 0) CHECK(out.thread != caller);
+    CHECK(std::memcmp(out.copy->raw_data(), host.raw_data(), n * 4) == 0);
+  }
+  // GPU to GPU: the source's kernel is only enqueued when the copy is
+  // issued; the copy must wait for it (an event on the source's compute
+  // stream), with no host wait in between.
+  const int64_t n = 64 * kMiB;
+  auto source =
+      Tensor::Allocate(other->bfc_allocator(), DT_INT32, TensorShape({n}));
+  REQUIRE_OK(source);
+  REQUIRE(LaunchIota(other->compute_stream()->get(),
+                     static_cast<int32_t*>(source->raw_data()), n,
+                     11) == cudaSuccess);
+  Landed moved;
+  CopyFromHostAsync(gpu, *source, CopySource{other->incarnation()}, nullptr,
+                    Into(&moved));
+  REQUIRE(moved.done.WaitForNotificationWithTimeout(kWait));
+  REQUIRE_OK(moved.copy);
+  auto back = gpu->CopyToHost(*moved.copy);
+  REQUIRE_OK(back);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    wrong += back->data<int32_t>()[i] != int32_t(11 + i);
+  }
+  CHECK(wrong == 0);
+  // A source device that is gone.
+  Landed orphan;
+  CopyFromHostAsync(gpu, *source, CopySource{other->incarnation() ^ 1}, nullptr,
+                    Into(&orphan));
+  REQUIRE(orphan.done.WaitForNotificationWithTimeout(kWait));
+  CHECK_THAT(orphan.copy.status(),
+             StatusIs(absl::StatusCode::kFailedPrecondition, "source device"));
 }
 
 }  // namespace

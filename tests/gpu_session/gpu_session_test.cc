@@ -708,5 +708,111 @@ TEST_CASE("gpu session: a tensor between two GPU devices of one process "
   CHECK(ran.at("mm1") == gpu1);
 }
 
+TEST_CASE(
+    "gpu session: asynchronous copies: CPU to GPU to CPU crossings "
+    "and host-memory inputs give the CPU's numbers, a large pageable "
+    "feed included",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  // On the GPU: sq = x * x; i = int32(sq), a host kernel (sq moved to the
+  // host); f = float(i), its output in host memory (moved back into the
+  // GPU for Mul); y = f * sq. On the CPU: z = y + x. Every move and every
+  // _Send/_Recv copy is asynchronous (runtime/device_copy.h).
+  auto build = [](const std::string& device) {
+    GraphDef g;
+    AddNode(&g, "x", "Placeholder", {}, "");
+    AddNode(&g, "sq", "Square", {"x"}, device);
+    AddCast(&g, "i", "sq", DT_FLOAT, DT_INT32);
+    g.mutable_node(g.node_size() - 1)->set_device(device);
+    AddCast(&g, "f", "i", DT_INT32, DT_FLOAT);
+    g.mutable_node(g.node_size() - 1)->set_device(device);
+    AddNode(&g, "y", "Mul", {"f", "sq"}, device);
+    AddNode(&g, "z", "AddV2", {"y", "x"}, "/device:CPU:0");
+    return g;
+  };
+  auto on_gpu = NewSession();
+  REQUIRE_OK(on_gpu->Extend(build(kGpu)));
+  auto on_cpu = NewSession();
+  REQUIRE_OK(on_cpu->Extend(build("/device:CPU:0")));
+  // 3 elements, and 3 Mi (12 MiB, past the 4 MiB staging chunk: the
+  // staged copy runs on the device's callback pool).
+  for (int64_t n : {int64_t{3}, int64_t{3} << 20}) {
+    INFO("elements: " << n);
+    Tensor x(DT_FLOAT, TensorShape({n}));
+    for (int64_t k = 0; k < n; ++k) {
+      x.data<float>()[k] = static_cast<float>(k % 7) * 0.5f - 1.0f;
+    }
+    std::vector<Tensor> want, got;
+    REQUIRE_OK(on_cpu->Run({{"x", x}}, {"y", "z", "i"}, {}, &want));
+    RunOptions options;
+    options.set_trace_level(RunOptions::FULL_TRACE);
+    RunMetadata metadata;
+    for (int step = 0; step < 3; ++step) {
+      REQUIRE_OK(on_gpu->Run(options, {{"x", x}}, {"y", "z", "i"}, {}, &got,
+                             &metadata));
+      CHECK(MaxRelativeError(got[0], want[0]) == 0);
+      CHECK(MaxRelativeError(got[1], want[1]) == 0);
+      CHECK(got[2].NumElements() == n);
+    }
+    const auto ran = DevicesRun(metadata);
+    CHECK(ran.at("sq") == kGpu);
+    CHECK(ran.at("y") == kGpu);
+  }
+}
+
+TEST_CASE(
+    "gpu session: a chain of products between two GPU devices of one "
+    "process, ordered by events only (no Synchronize), matches the "
+    "CPU's",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  // Each _Send hands its device tensor over as soon as the MatMul is
+  // enqueued; the receiving GPU's copy waits for an event on the
+  // sender's compute stream. Products large enough to take longer than
+  // the hand-over would read unfinished data without that event.
+  std::string why;
+  const int ordinal1 = gpu::VisibleGpuCount(&why) > 1 ? 1 : 0;
+  ScopedMoreDevices two(
+      [ordinal1](const std::string& task, ThreadPool* pool)
+          -> absl::StatusOr<std::vector<std::unique_ptr<Device>>> {
+        GpuDeviceOptions options;
+        options.task_name = task;
+        options.allow_growth = true;
+        std::vector<std::unique_ptr<Device>> devices;
+        for (int index = 0; index < 2; ++index) {
+          DFX_ASSIGN_OR_RETURN(
+              std::unique_ptr<gpu::GpuDevice> device,
+              gpu::GpuDevice::Create(options, index, index == 0 ? 0 : ordinal1,
+                                     pool));
+          devices.push_back(std::move(device));
+        }
+        return devices;
+      });
+  auto session = NewSession();
+  const std::string gpu[2] = {"/job:localhost/replica:0/task:0/device:GPU:0",
+                              "/job:localhost/replica:0/task:0/device:GPU:1"};
+  GraphDef g;
+  AddNode(&g, "a", "Placeholder", {}, "");
+  AddNode(&g, "b", "Placeholder", {}, "");
+  std::string gpu_prev = "a", cpu_prev = "a";
+  for (int k = 0; k < 6; ++k) {
+    const std::string on = absl::StrCat("g", k), off = absl::StrCat("c", k);
+    AddMatMul(&g, on, gpu_prev, "b", gpu[k % 2]);
+    AddMatMul(&g, off, cpu_prev, "b", "/device:CPU:0");
+    gpu_prev = on;
+    cpu_prev = off;
+  }
+  REQUIRE_OK(session->Extend(g));
+  // b scaled so that the chain's values stay near 1.
+  Tensor a = Random(1024, 1024, 3), b = Random(1024, 1024, 4);
+  for (float& v : b.span<float>()) v /= 16;
+  std::vector<Tensor> out;
+  for (int step = 0; step < 3; ++step) {
+    REQUIRE_OK(
+        session->Run({{"a", a}, {"b", b}}, {gpu_prev, cpu_prev}, {}, &out));
+    CHECK(MaxRelativeError(out[0], out[1]) < 1e-3);
+  }
+}
+
 }  // namespace
 }  // namespace dfx
