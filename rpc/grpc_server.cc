@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -214,7 +215,12 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   DFX_ASSIGN_OR_RETURN(GpuDeviceOptions gpu_options,
                        GpuDeviceOptionsFromConfig(gpu_config, impl->task_));
 #if DFX_HAVE_CUDA
-  ScopedMoreDevices gpus(gpu::GpuDeviceFactory(std::move(gpu_options)));
+  // A caller's own devices (a test's fake GPUs) take the GPUs' place, as
+  // in LocalSession::Create.
+  std::optional<ScopedMoreDevices> gpus;
+  if (ScopedMoreDevices::Current() == nullptr) {
+    gpus.emplace(gpu::GpuDeviceFactory(std::move(gpu_options)));
+  }
 #else
   (void)gpu_options;
 #endif
@@ -378,6 +384,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
     http.worker = impl->worker_.get();
     http.worker_cache = impl->worker_cache_.get();
     if (bulk_server != nullptr) http.bulk_address = bulk_server->address();
+    for (const Device* d : impl->devices_->ListDevices()) {
+      http.devices.push_back(d);
+    }
     DFX_ASSIGN_OR_RETURN(impl->status_http_,
                          StatusHttpServer::Start(std::move(http)));
     spdlog::info("task {}: status page at {}", impl->task_,

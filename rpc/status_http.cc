@@ -27,6 +27,8 @@
 #include "rpc/cluster_spec.h"
 #include "rpc/rpc_metrics.h"
 #include "runtime/allocator.h"
+#include "runtime/bfc_allocator.h"
+#include "runtime/device.h"
 #include "runtime/memory_limit.h"
 #include "worker/worker.h"
 #include "worker/worker_cache.h"
@@ -105,6 +107,46 @@ std::string Ago(absl::Time t, absl::Time now) {
                                                        absl::Milliseconds(
                                                            100))),
                       " ago");
+}
+
+// The devices of `devices` whose allocator is their own (not the host's).
+std::vector<const Device*> ArenaDevices(
+    const std::vector<const Device*>& devices) {
+  std::vector<const Device*> out;
+  for (const Device* d : devices) {
+    if (d != nullptr && d->GetAllocator() != CpuAllocator()) out.push_back(d);
+  }
+  return out;
+}
+
+// A device arena's figures (-1: not known for this allocator).
+struct ArenaFigures {
+  int64_t in_use = 0;
+  int64_t peak = 0;
+  int64_t allocations = 0;
+  int64_t limit = -1;
+  int64_t reserved = -1;
+  int64_t largest_free = -1;
+};
+
+ArenaFigures ReadArena(const Device& device) {
+  const Allocator* a = device.GetAllocator();
+  ArenaFigures f;
+  if (const auto* bfc = dynamic_cast<const BfcAllocator*>(a)) {
+    const BfcStats s = bfc->GetBfcStats();
+    f.in_use = s.bytes_in_use;
+    f.peak = s.peak_bytes_in_use;
+    f.allocations = s.num_allocs;
+    f.limit = s.bytes_limit;
+    f.reserved = s.bytes_reserved;
+    f.largest_free = s.largest_free_chunk;
+    return f;
+  }
+  const AllocatorStats s = a->GetStats();
+  f.in_use = s.bytes_in_use;
+  f.peak = s.peak_bytes_in_use;
+  f.allocations = s.num_allocs;
+  return f;
 }
 
 std::string Bytes(int64_t n) {
@@ -241,6 +283,46 @@ class StatusHttpServer::Impl {
               for (const auto& s : worker->ListSessions()) n += s.graphs;
               return n;
             }));
+    // Each device arena's memory, by device.
+    struct ArenaGauge {
+      const char* name;
+      const char* help;
+      int64_t ArenaFigures::*field;
+    };
+    static constexpr ArenaGauge kArenaGauges[] = {
+        {"dfx_device_memory_in_use_bytes",
+         "Bytes a device's own allocator (a GPU's arena) has handed out.",
+         &ArenaFigures::in_use},
+        {"dfx_device_memory_peak_bytes",
+         "The most bytes a device's own allocator has had handed out at "
+         "once.",
+         &ArenaFigures::peak},
+        {"dfx_device_memory_limit_bytes",
+         "The most bytes a device's arena may take (its memory limit).",
+         &ArenaFigures::limit},
+        {"dfx_device_memory_reserved_bytes",
+         "Bytes a device's arena has taken from the device (its regions).",
+         &ArenaFigures::reserved},
+        {"dfx_device_memory_largest_free_bytes",
+         "The largest allocation a device's arena can serve without "
+         "taking more memory from the device.",
+         &ArenaFigures::largest_free},
+    };
+    for (const Device* d : ArenaDevices(options_.devices)) {
+      const bool bfc =
+          dynamic_cast<const BfcAllocator*>(d->GetAllocator()) != nullptr;
+      for (const ArenaGauge& g : kArenaGauges) {
+        if (!bfc && g.field != &ArenaFigures::in_use &&
+            g.field != &ArenaFigures::peak) {
+          continue;
+        }
+        gauges_.push_back(r.AddGauge(g.name, g.help, {"device"})
+                              ->AddCallback({d->name()}, [d, field = g.field] {
+                                return static_cast<double>(ReadArena(*d).*
+                                                           field);
+                              }));
+      }
+    }
     serving_.store(true, std::memory_order_release);
     listener_ = std::thread([this] {
       // OpenSSL writes with write(2): a browser that goes away mid-answer
@@ -429,6 +511,35 @@ class StatusHttpServer::Impl {
                            Bytes(BulkBytesSent()->Value()), " sent, ",
                            Bytes(BulkBytesReceived()->Value()), " received"),
         "</td></tr></table>\n");
+
+    // Device arenas (GPUs): CPUs share the host allocator above.
+    const std::vector<const Device*> arenas = ArenaDevices(options_.devices);
+    if (!arenas.empty()) {
+      absl::StrAppend(&p,
+                      "<h2>Device memory</h2>\n<table id=\"device-memory\">"
+                      "<tr><th>device</th><th>allocator</th><th>in use</th>"
+                      "<th>peak</th><th>limit</th><th>reserved</th><th>"
+                      "largest free chunk</th><th>allocations</th></tr>\n");
+      for (const Device* d : arenas) {
+        const ArenaFigures f = ReadArena(*d);
+        const auto known = [](int64_t n) {
+          return n < 0 ? std::string("-") : Bytes(n);
+        };
+        absl::StrAppend(
+            &p, "<tr class=\"device\"><td class=\"mono\">",
+            HtmlEscape(d->name()), "</td><td class=\"mono\">",
+            HtmlEscape(d->GetAllocator()->Name()), "</td><td>", Bytes(f.in_use),
+            f.limit > 0
+                ? absl::StrFormat(" (%.1f%%)",
+                                  100.0 * static_cast<double>(f.in_use) /
+                                      static_cast<double>(f.limit))
+                : std::string(),
+            "</td><td>", Bytes(f.peak), "</td><td>", known(f.limit),
+            "</td><td>", known(f.reserved), "</td><td>", known(f.largest_free),
+            "</td><td>", f.allocations, "</td></tr>\n");
+      }
+      p += "</table>\n";
+    }
 
     // The cluster's tasks and their health.
     absl::StrAppend(&p, "<h2>Tasks</h2>\n<table id=\"tasks\"><tr><th>task"

@@ -3,7 +3,8 @@
 // host:
 //   /         an HTML page: the task and its peers with their health, the
 //             live master and worker sessions, the most recent steps,
-//             memory in use against the limit, the bulk plane's traffic;
+//             memory in use against the limit, each device arena's
+//             memory (a GPU's), the bulk plane's traffic;
 //             it reloads itself every 5 s.
 //   /metrics  MetricsRegistry::Default() in Prometheus' text format 0.0.4.
 //   /healthz  200 "ok" while the server serves (503 once it stops): a
@@ -20,6 +21,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -28,6 +30,7 @@
 
 namespace dfx {
 
+class Device;
 class Master;
 class Worker;
 class WorkerCacheInterface;
@@ -47,6 +50,13 @@ struct StatusHttpOptions {
   const WorkerCacheInterface* worker_cache = nullptr;
   // "host:port" of the bulk plane, empty when there is none.
   std::string bulk_address;
+  // The task's devices (borrowed, like master). Those with an allocator of
+  // their own (a GPU's arena; CPUs share the host allocator above) get a
+  // row of the page's "Device memory" table and the gauges
+  // dfx_device_memory_{in_use,peak,limit,reserved,largest_free}_bytes
+  // {device="..."} (limit, reserved and largest free chunk: a BFC arena's,
+  // else absent).
+  std::vector<const Device*> devices;
   absl::Duration probe_interval = absl::Seconds(10);
 };
 
