@@ -1,8 +1,11 @@
 // Conv2D and its two gradients on a GPU through cuDNN (float32, float16,
 // bfloat16; NHWC and NCHW; strides, dilations, groups, SAME/VALID/EXPLICIT
-// padding), enqueued on the device's compute stream. TensorFlow's HWIO filter is
-// transposed to cuDNN's KRSC (NHWC) or KCRS (NCHW) first, and padding that
-// is not the same on both sides (SAME with an even window, say) is applied
+// padding), enqueued on the device's compute stream; the depthwise
+// convolutions and their gradients as the grouped convolutions they are
+// (groups = input depth, TensorFlow's [H, W, C, M] filter being the HWIO
+// filter [H, W, 1, C * M] with output channel c * M + m). TensorFlow's HWIO
+// filter is transposed to cuDNN's KRSC (NHWC) or KCRS (NCHW) first, and padding
+// that is not the same on both sides (SAME with an even window, say) is applied
 // to a padded copy of the input, since cuDNN pads symmetrically.
 #include <cudnn.h>
 
@@ -120,7 +123,10 @@ struct DnnProblem {
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
 
-// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on cuDNN.
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on cuDNN, and the
+// three DepthwiseConv2dNative* ops when `depthwise` (the same passes with
+// groups = in_depth; TensorFlow's depthwise kernels take no dilations and
+// equal row and column strides, and their input_sizes has 4 values).
 // TensorFlow's HWIO filter is cuDNN's KRSC (NHWC) or KCRS (NCHW) after a
 // transpose; padding that differs between the two sides is applied to a
 // padded copy of the input (forward, filter gradient) or taken off a
@@ -129,8 +135,22 @@ struct DnnProblem {
 template <ConvPass kPass>
 class GpuConvOp : public OpKernel {
  public:
-  explicit GpuConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  GpuConvOp(OpKernelConstruction* ctx, bool depthwise)
+      : OpKernel(ctx), depthwise_(depthwise) {
     ctx->SetStatus(conv_internal::ReadConvAttrs(*ctx, &attrs_));
+    if (!ctx->status().ok() || !depthwise_) return;
+    // TensorFlow's depthwise kernels (CPU and GPU alike) and dfx's CPU
+    // kernel (kernels/conv/convolution_ops.cc), with their messages.
+    if (attrs_.stride_rows != attrs_.stride_cols) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "Current implementation only supports equal length strides in "
+          "the row and column dimensions."));
+    } else if (attrs_.dilation_rows != 1 || attrs_.dilation_cols != 1) {
+      ctx->SetStatus(absl::UnimplementedError(absl::StrCat(
+          "Current kernel implementation does not support dilations, "
+          "received [1 ",
+          attrs_.dilation_rows, " ", attrs_.dilation_cols, " 1]")));
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -204,7 +224,7 @@ class GpuConvOp : public OpKernel {
     }
     DFX_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
                          array_internal::ReadInts(sizes));
-    if (out_backprop != nullptr && dims.size() == 2 &&
+    if (!depthwise_ && out_backprop != nullptr && dims.size() == 2 &&
         out_backprop->dims() == 4 && filter->dims() == 4) {
       const int64_t rows = dims[0], cols = dims[1];
       dims = attrs_.nchw ? std::vector<int64_t>{out_backprop->dim_size(0),
@@ -217,8 +237,8 @@ class GpuConvOp : public OpKernel {
     if (dims.size() != 4) {
       return absl::InvalidArgumentError(absl::StrCat(
           type_string(), " requires ", what, " to contain 4 values",
-          out_backprop != nullptr ? " or 2 values" : "", ", but got: ",
-          dims.size()));
+          !depthwise_ && out_backprop != nullptr ? " or 2 values" : "",
+          ", but got: ", dims.size()));
     }
     DFX_ASSIGN_OR_RETURN(*shape, TensorShape::Build(dims));
     return absl::OkStatus();
@@ -227,8 +247,8 @@ class GpuConvOp : public OpKernel {
   // The convolution's geometry, TensorFlow's checks and messages.
   absl::Status Geometry(const TensorShape& input, const TensorShape& filter,
                         ConvGeom* g) const {
-    DFX_RETURN_IF_ERROR(conv_internal::ConvInputAndFilter(
-        attrs_, input, filter, /*depthwise=*/false, g));
+    DFX_RETURN_IF_ERROR(conv_internal::ConvInputAndFilter(attrs_, input, filter,
+                                                          depthwise_, g));
     if (g->out_depth % g->groups != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "output depth must be evenly divisible by number of groups: ",
@@ -493,6 +513,7 @@ class GpuConvOp : public OpKernel {
     }
   };
 
+  const bool depthwise_;
   ConvAttrs attrs_;
   mutable absl::Mutex mu_;
   mutable absl::node_hash_map<AlgoKey, std::vector<Perf>> algorithms_
@@ -503,19 +524,27 @@ class GpuConvOp : public OpKernel {
 
 void RegisterGpuConvKernels(KernelRegistry* registry) {
   const DataTypeVector types = {DT_FLOAT, DT_HALF, DT_BFLOAT16};
-  RegisterKernel<GpuConvOp<ConvPass::kForward>>(
-      registry, KernelDefBuilder("Conv2D").Device("GPU").TypeConstraint(
-                    "T", types));
-  RegisterKernel<GpuConvOp<ConvPass::kBackwardData>>(
-      registry, KernelDefBuilder("Conv2DBackpropInput")
-                    .Device("GPU")
-                    .TypeConstraint("T", types)
-                    .HostMemory("input_sizes"));
-  RegisterKernel<GpuConvOp<ConvPass::kBackwardFilter>>(
-      registry, KernelDefBuilder("Conv2DBackpropFilter")
-                    .Device("GPU")
-                    .TypeConstraint("T", types)
-                    .HostMemory("filter_sizes"));
+  for (const bool depthwise : {false, true}) {
+    const std::string prefix = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
+    RegisterWith<GpuConvOp<ConvPass::kForward>>(
+        registry,
+        KernelDefBuilder(prefix).Device("GPU").TypeConstraint("T", types),
+        depthwise);
+    RegisterWith<GpuConvOp<ConvPass::kBackwardData>>(
+        registry,
+        KernelDefBuilder(prefix + "BackpropInput")
+            .Device("GPU")
+            .TypeConstraint("T", types)
+            .HostMemory("input_sizes"),
+        depthwise);
+    RegisterWith<GpuConvOp<ConvPass::kBackwardFilter>>(
+        registry,
+        KernelDefBuilder(prefix + "BackpropFilter")
+            .Device("GPU")
+            .TypeConstraint("T", types)
+            .HostMemory("filter_sizes"),
+        depthwise);
+  }
 }
 
 }  // namespace dfx::gpu
