@@ -2,11 +2,13 @@
 // against the CPU kernel on the same inputs in one session (tagged [gpu];
 // without a GPU each test says "SKIPPED: no CUDA device visible"):
 // reductions, the softmax family, Cast, Fill and the *Like ops, GatherV2,
-// ConcatV2, Pack, Transpose, BroadcastTo, the optimizer updates on
+// ConcatV2, Pack, Transpose, BroadcastTo, the depthwise convolutions,
+// Tile, Slice, StridedSlice(Grad), Relu6(Grad), the optimizer updates on
 // variables in GPU memory, and the host-memory arguments (shapes, axes,
 // indices, labels) that cross to the host on the way.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -724,6 +726,356 @@ TEST_CASE("gpu kernels: GradientDescent, Momentum, KerasMomentum and Adam "
         CHECK(MaxRelativeError((*on_gpu)[v], (*on_cpu)[v]) < 1e-5);
       }
     }
+  }
+}
+
+// `f` (float) in `t`: float, double, half, bfloat16, int64 (rounded) or
+// bool (f > 0).
+Tensor Convert(const Tensor& f, DataType t) {
+  if (t == DT_HALF || t == DT_BFLOAT16) return As16Bit(f, t);
+  Tensor out(t, f.shape());
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    const float v = f.data<float>()[i];
+    switch (t) {
+      case DT_FLOAT:
+        out.data<float>()[i] = v;
+        break;
+      case DT_DOUBLE:
+        out.data<double>()[i] = v;
+        break;
+      case DT_INT64:
+        out.data<int64_t>()[i] = std::lround(v * 10);
+        break;
+      case DT_BOOL:
+        out.data<bool>()[i] = v > 0;
+        break;
+      default:
+        FAIL("dtype " << DataTypeString(t));
+    }
+  }
+  return out;
+}
+
+// The node `op` run alone on `device` over fed inputs (placeholders on the
+// CPU): its first output, or the step's error.
+absl::StatusOr<Tensor> OnDevice(const std::string& device,
+                                const std::string& op,
+                                const std::vector<Tensor>& inputs,
+                                const std::map<std::string, AttrValue>& attrs) {
+  GraphDef g;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  NodeDef n;
+  n.set_name("node");
+  n.set_op(op);
+  n.set_device(device);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NodeDef* p = g.add_node();
+    p->set_name(absl::StrCat("in", i));
+    p->set_op("Placeholder");
+    p->set_device(kCpu);
+    (*p->mutable_attr())["dtype"] = TypeAttr(inputs[i].dtype());
+    feeds.emplace_back(p->name(), inputs[i]);
+    n.add_input(p->name());
+  }
+  for (const auto& [k, v] : attrs) (*n.mutable_attr())[k] = v;
+  *g.add_node() = n;
+  auto session = Session::Create("local", SessionOptions());
+  DFX_RETURN_IF_ERROR(session.status());
+  DFX_RETURN_IF_ERROR((*session)->Extend(g));
+  std::vector<Tensor> out;
+  DFX_RETURN_IF_ERROR((*session)->Run(feeds, {"node:0"}, {}, &out));
+  return out[0];
+}
+
+// Both devices fail alike: the same code, and the CPU's message within
+// the GPU's.
+void CheckSameError(const std::string& op, const std::vector<Tensor>& inputs,
+                    const std::map<std::string, AttrValue>& attrs) {
+  const absl::StatusOr<Tensor> gpu = OnDevice(kGpu, op, inputs, attrs);
+  const absl::StatusOr<Tensor> cpu = OnDevice(kCpu, op, inputs, attrs);
+  REQUIRE(!cpu.ok());
+  INFO("CPU: " << cpu.status() << "\nGPU: " << gpu.status());
+  REQUIRE(!gpu.ok());
+  CHECK(gpu.status().code() == cpu.status().code());
+  const std::string cpu_message(cpu.status().message());
+  // The kernel's own words: after the node's name the runtime prefixes.
+  const std::string tail = cpu_message.substr(cpu_message.rfind(": ") + 2);
+  CHECK(std::string(gpu.status().message()).find(tail) != std::string::npos);
+}
+
+// NHWC <-> NCHW on the host, for any dtype.
+Tensor Transposed4(const Tensor& t, bool to_nchw) {
+  const int64_t n = t.dim_size(0);
+  const int64_t h = to_nchw ? t.dim_size(1) : t.dim_size(2);
+  const int64_t w = to_nchw ? t.dim_size(2) : t.dim_size(3);
+  const int64_t c = to_nchw ? t.dim_size(3) : t.dim_size(1);
+  Tensor out(t.dtype(),
+             to_nchw ? TensorShape({n, c, h, w}) : TensorShape({n, h, w, c}));
+  const int64_t e = DataTypeSize(t.dtype());
+  const char* from = static_cast<const char*>(t.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k) {
+          const int64_t nhwc = ((i * h + y) * w + x) * c + k;
+          const int64_t nchw = ((i * c + k) * h + y) * w + x;
+          std::memcpy(to + (to_nchw ? nchw : nhwc) * e,
+                      from + (to_nchw ? nhwc : nchw) * e, e);
+        }
+  return out;
+}
+
+std::vector<int32_t> Dims32(const TensorShape& s) {
+  std::vector<int32_t> d;
+  for (int i = 0; i < s.dims(); ++i) {
+    d.push_back(static_cast<int32_t>(s.dim_size(i)));
+  }
+  return d;
+}
+
+TEST_CASE(
+    "gpu kernels: DepthwiseConv2dNative and its gradients on cuDNN "
+    "give the CPU kernels' numbers: multipliers, strides, every "
+    "padding, float16, bfloat16, NCHW, empty batches",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    TensorShape input, filter;  // filter [KH, KW, C, M]
+    int64_t stride;
+    const char* padding;
+    std::vector<int64_t> explicit_pads;
+  } kCases[] = {
+      {TensorShape({2, 9, 9, 3}), TensorShape({3, 3, 3, 1}), 1, "SAME", {}},
+      {TensorShape({1, 10, 11, 4}), TensorShape({3, 3, 4, 2}), 2, "SAME", {}},
+      {TensorShape({2, 8, 8, 6}), TensorShape({5, 5, 6, 1}), 2, "VALID", {}},
+      {TensorShape({1, 7, 7, 2}), TensorShape({2, 2, 2, 3}), 3, "SAME", {}},
+      {TensorShape({2, 8, 8, 5}), TensorShape({2, 2, 5, 1}), 1, "SAME", {}},
+      {TensorShape({1, 6, 7, 3}),
+       TensorShape({3, 3, 3, 2}),
+       1,
+       "EXPLICIT",
+       {0, 0, 1, 2, 0, 1, 0, 0}},
+      {TensorShape({0, 5, 5, 2}), TensorShape({3, 3, 2, 1}), 1, "SAME", {}},
+  };
+  for (const auto& c : kCases) {
+    for (DataType t : {DT_FLOAT, DT_HALF, DT_BFLOAT16}) {
+      INFO(c.input.DebugString()
+           << " filter " << c.filter.DebugString() << " stride " << c.stride
+           << " " << c.padding << " " << DataTypeString(t));
+      // Sums of a few products rounded once (float: cuDNN's order).
+      const double tolerance = t == DT_FLOAT  ? 1e-4
+                               : t == DT_HALF ? 4e-3
+                                              : 3e-2;
+      std::map<std::string, AttrValue> attrs = {
+          {"T", TypeAttr(t)},
+          {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+          {"padding", StringAttr(c.padding)},
+          {"data_format", StringAttr("NHWC")},
+          {"explicit_paddings", IntsAttr(c.explicit_pads)}};
+      const Tensor input = Convert(RandomFloats(c.input, 90), t);
+      const Tensor filter = Convert(RandomFloats(c.filter, 91), t);
+      auto forward =
+          OnGpuAndCpu("DepthwiseConv2dNative", {input, filter}, attrs);
+      CheckSame(forward, tolerance);
+      REQUIRE_OK(forward);
+      const Tensor dy = Convert(RandomFloats(forward->cpu[0].shape(), 92), t);
+      auto dx =
+          OnGpuAndCpu("DepthwiseConv2dNativeBackpropInput",
+                      {Ints<int32_t>(Dims32(c.input)), filter, dy}, attrs);
+      CheckSame(dx, tolerance);
+      auto dw =
+          OnGpuAndCpu("DepthwiseConv2dNativeBackpropFilter",
+                      {input, Ints<int32_t>(Dims32(c.filter)), dy}, attrs);
+      // The filter's gradient sums over the batch and every position.
+      CheckSame(dw, t == DT_FLOAT ? 1e-4 : 4 * tolerance);
+      if (t != DT_FLOAT || !c.explicit_pads.empty()) continue;
+      // NCHW on the GPU (TensorFlow's CPU kernel has none): the NHWC
+      // results, transposed.
+      REQUIRE_OK(dx);
+      REQUIRE_OK(dw);
+      attrs["data_format"] = StringAttr("NCHW");
+      attrs["strides"] = IntsAttr({1, 1, c.stride, c.stride});
+      const Tensor x_nchw = Transposed4(input, true);
+      const Tensor dy_nchw = Transposed4(dy, true);
+      auto y = OnDevice(kGpu, "DepthwiseConv2dNative", {x_nchw, filter}, attrs);
+      REQUIRE_OK(y);
+      CHECK(MaxRelativeError(*y, Transposed4(forward->cpu[0], true)) <=
+            tolerance);
+      auto dx_nchw = OnDevice(
+          kGpu, "DepthwiseConv2dNativeBackpropInput",
+          {Ints<int32_t>(Dims32(x_nchw.shape())), filter, dy_nchw}, attrs);
+      REQUIRE_OK(dx_nchw);
+      CHECK(MaxRelativeError(*dx_nchw, Transposed4(dx->cpu[0], true)) <=
+            tolerance);
+      auto dw_nchw =
+          OnDevice(kGpu, "DepthwiseConv2dNativeBackpropFilter",
+                   {x_nchw, Ints<int32_t>(Dims32(c.filter)), dy_nchw}, attrs);
+      REQUIRE_OK(dw_nchw);
+      CHECK(MaxRelativeError(*dw_nchw, dw->cpu[0]) <= tolerance);
+    }
+  }
+  // TensorFlow's depthwise checks, on both devices alike.
+  const Tensor x = RandomFloats(TensorShape({1, 6, 6, 2}), 93);
+  const Tensor w = RandomFloats(TensorShape({3, 3, 2, 1}), 94);
+  const std::map<std::string, AttrValue> base = {
+      {"T", TypeAttr(DT_FLOAT)},
+      {"strides", IntsAttr({1, 1, 1, 1})},
+      {"padding", StringAttr("SAME")},
+      {"data_format", StringAttr("NHWC")}};
+  auto dilated = base;
+  dilated["dilations"] = IntsAttr({1, 2, 2, 1});
+  CheckSameError("DepthwiseConv2dNative", {x, w}, dilated);
+  auto uneven = base;
+  uneven["strides"] = IntsAttr({1, 1, 2, 1});
+  CheckSameError("DepthwiseConv2dNative", {x, w}, uneven);
+  CheckSameError("DepthwiseConv2dNative",
+                 {x, RandomFloats(TensorShape({3, 3, 3, 1}), 95)}, base);
+  CheckSameError(
+      "DepthwiseConv2dNativeBackpropInput",
+      {Ints<int32_t>({6, 6}), w, RandomFloats(TensorShape({1, 6, 6, 2}), 96)},
+      base);
+}
+
+AttrValue MaskAttr(int64_t m) { return IntAttr(m); }
+
+TEST_CASE(
+    "gpu kernels: Tile, Slice, StridedSlice and StridedSliceGrad move "
+    "every device dtype as the CPU kernels do, and fail with their "
+    "errors",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  const Tensor source = RandomFloats(TensorShape({4, 5, 6}), 100);
+  struct Strided {
+    std::vector<int32_t> begin, end, strides;
+    int64_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask;
+  };
+  const Strided kStrided[] = {
+      {{0, 0, 0}, {4, 5, 6}, {1, 2, 3}, 0, 0, 0, 0, 0},
+      {{3, 4, 5}, {0, 0, 0}, {-1, -2, -1}, 0, 7, 0, 0, 0},  // reversed
+      {{-1, 1, 0}, {0, 4, 6}, {-2, 1, 2}, 0, 1, 0, 0, 0},
+      {{1, 2}, {2, 3}, {1, 1}, 0, 0, 0, 0, 3},           // shrink
+      {{0, 0, 1}, {0, 2, 5}, {1, 1, 2}, 0, 0, 0, 1, 0},  // new axis
+      {{0, 1}, {0, 3}, {1, 1}, 0, 0, 1, 0, 0},           // x[..., 1:3]
+      {{1}, {3}, {1}, 0, 0, 0, 0, 0},                    // rows: a view
+      {{3}, {1}, {1}, 0, 0, 0, 0, 0},                    // empty
+  };
+  for (DataType t :
+       {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16, DT_INT64, DT_BOOL}) {
+    const Tensor x = Convert(source, t);
+    for (const std::vector<int32_t>& m :
+         {std::vector<int32_t>{2, 1, 3}, {1, 1, 1}, {0, 2, 1}, {1, 3, 1}}) {
+      INFO("Tile " << m[0] << m[1] << m[2] << " " << DataTypeString(t));
+      CheckSame(
+          OnGpuAndCpu("Tile", {x, Ints<int32_t>(m)},
+                      {{"T", TypeAttr(t)}, {"Tmultiples", TypeAttr(DT_INT32)}}),
+          0);
+    }
+    CheckSame(
+        OnGpuAndCpu("Tile", {x, Ints<int64_t>({1, 2, 2})},
+                    {{"T", TypeAttr(t)}, {"Tmultiples", TypeAttr(DT_INT64)}}),
+        0);
+    const struct {
+      std::vector<int64_t> begin, size;
+    } kSlices[] = {
+        {{1, 0, 2}, {2, -1, 3}},
+        {{1, 0, 0}, {2, 5, 6}},    // whole rows at an unaligned offset
+        {{0, 0, 0}, {2, -1, -1}},  // whole rows at the start: a view
+        {{0, 0, 0}, {4, 5, 6}},    // the input itself
+        {{3, 2, 1}, {1, 0, 2}},    // empty
+    };
+    for (const auto& s : kSlices) {
+      INFO("Slice " << s.begin[0] << s.begin[1] << s.begin[2] << " "
+                    << DataTypeString(t));
+      CheckSame(OnGpuAndCpu(
+                    "Slice", {x, Ints<int64_t>(s.begin), Ints<int64_t>(s.size)},
+                    {{"T", TypeAttr(t)}, {"Index", TypeAttr(DT_INT64)}}),
+                0);
+    }
+    for (size_t k = 0; k < std::size(kStrided); ++k) {
+      const Strided& s = kStrided[k];
+      INFO("StridedSlice case " << k << " " << DataTypeString(t));
+      const std::map<std::string, AttrValue> attrs = {
+          {"T", TypeAttr(t)},
+          {"Index", TypeAttr(DT_INT32)},
+          {"begin_mask", MaskAttr(s.begin_mask)},
+          {"end_mask", MaskAttr(s.end_mask)},
+          {"ellipsis_mask", MaskAttr(s.ellipsis_mask)},
+          {"new_axis_mask", MaskAttr(s.new_axis_mask)},
+          {"shrink_axis_mask", MaskAttr(s.shrink_mask)}};
+      auto sliced =
+          OnGpuAndCpu("StridedSlice",
+                      {x, Ints<int32_t>(s.begin), Ints<int32_t>(s.end),
+                       Ints<int32_t>(s.strides)},
+                      attrs);
+      CheckSame(sliced, 0);
+      REQUIRE_OK(sliced);
+      const Tensor dy = Convert(RandomFloats(sliced->cpu[0].shape(), 101), t);
+      CheckSame(
+          OnGpuAndCpu("StridedSliceGrad",
+                      {Ints<int32_t>({4, 5, 6}), Ints<int32_t>(s.begin),
+                       Ints<int32_t>(s.end), Ints<int32_t>(s.strides), dy},
+                      attrs),
+          0);
+    }
+  }
+  // Rank 6 tiled by 2 everywhere: 12 dims walked by the copy.
+  const Tensor big = RandomFloats(TensorShape({2, 3, 2, 3, 2, 3}), 102);
+  CheckSame(OnGpuAndCpu("Tile", {big, Ints<int32_t>({2, 2, 2, 2, 2, 2})},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tmultiples", TypeAttr(DT_INT32)}}),
+            0);
+  // The CPU kernels' errors.
+  const std::map<std::string, AttrValue> tile = {
+      {"T", TypeAttr(DT_FLOAT)}, {"Tmultiples", TypeAttr(DT_INT32)}};
+  CheckSameError("Tile", {source, Ints<int32_t>({1, -1, 1})}, tile);
+  CheckSameError("Tile", {source, Ints<int32_t>({1, 1})}, tile);
+  const std::map<std::string, AttrValue> slice = {
+      {"T", TypeAttr(DT_FLOAT)}, {"Index", TypeAttr(DT_INT32)}};
+  CheckSameError("Slice",
+                 {source, Ints<int32_t>({0, 6, 0}), Ints<int32_t>({1, 1, 1})},
+                 slice);
+  CheckSameError("Slice",
+                 {source, Ints<int32_t>({0, 1, 0}), Ints<int32_t>({1, 5, 1})},
+                 slice);
+  std::map<std::string, AttrValue> strided = slice;
+  for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask",
+                           "new_axis_mask", "shrink_axis_mask"}) {
+    strided[mask] = MaskAttr(0);
+  }
+  CheckSameError("StridedSlice",
+                 {source, Ints<int32_t>({0, 0, 0}), Ints<int32_t>({1, 1, 1}),
+                  Ints<int32_t>({1, 0, 1})},
+                 strided);
+  strided["shrink_axis_mask"] = MaskAttr(1);
+  CheckSameError(
+      "StridedSlice",
+      {source, Ints<int32_t>({7}), Ints<int32_t>({8}), Ints<int32_t>({1})},
+      strided);
+  CheckSameError(
+      "StridedSliceGrad",
+      {Ints<int32_t>({4, 5, 6}), Ints<int32_t>({0}), Ints<int32_t>({2}),
+       Ints<int32_t>({1}), RandomFloats(TensorShape({3, 5, 6}), 103)},
+      strided);
+}
+
+TEST_CASE(
+    "gpu kernels: Relu6 and Relu6Grad give the CPU kernels' values, "
+    "NaN passing through Relu6",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  Tensor x = RandomFloats(TensorShape({7, 9}), 104, -3, 9);
+  x.data<float>()[5] = std::nanf("");
+  x.data<float>()[6] = 6;
+  x.data<float>()[7] = 0;
+  for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
+    INFO(DataTypeString(t));
+    const Tensor xt = Convert(x, t);
+    CheckSame(OnGpuAndCpu("Relu6", {xt}, {{"T", TypeAttr(t)}}), 0);
+    CheckSame(
+        OnGpuAndCpu("Relu6Grad", {Convert(RandomFloats(x.shape(), 105), t), xt},
+                    {{"T", TypeAttr(t)}}),
+        0);
   }
 }
 
