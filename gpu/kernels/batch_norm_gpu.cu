@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpu/kernels/batch_norm_gpu.h"
+#include "gpu/kernels/half_math.cuh"
 #include "gpu/kernels/launch.h"
 
 namespace dfx::gpu {
@@ -12,9 +13,16 @@ namespace {
 
 enum class SumKind { kX, kSquaredDeviation, kGrad };
 
+// x (or dy) element i in float.
+template <typename T>
+__device__ float Load(const T* p, int64_t i) {
+  return static_cast<float>(Math<T>::In(p[i]));
+}
+
 // sums[c] (and sums[channels + c] for kGrad) over channel c's elements.
-__global__ void ChannelSumsKernel(BnShape s, SumKind kind, const float* x,
-                                  const float* dy, const float* mean,
+template <typename T>
+__global__ void ChannelSumsKernel(BnShape s, SumKind kind, const T* x,
+                                  const T* dy, const float* mean,
                                   double* sums) {
   __shared__ double a_part[kThreadsPerBlock];
   __shared__ double b_part[kThreadsPerBlock];
@@ -26,17 +34,17 @@ __global__ void ChannelSumsKernel(BnShape s, SumKind kind, const float* x,
       const int64_t i = (o * s.channels + c) * s.inner + r;
       switch (kind) {
         case SumKind::kX:
-          a += x[i];
+          a += Load(x, i);
           break;
         case SumKind::kSquaredDeviation: {
-          const double d = double(x[i]) - double(mean[c]);
+          const double d = double(Load(x, i)) - double(mean[c]);
           a += d * d;
           break;
         }
         case SumKind::kGrad: {
-          const double g = dy[i];
+          const double g = Load(dy, i);
           a += g;
-          b += g * (double(x[i]) - double(mean[c]));
+          b += g * (double(Load(x, i)) - double(mean[c]));
           break;
         }
       }
@@ -93,16 +101,16 @@ __global__ void StatsKernel(int64_t channels, double n, const double* sq,
   }
 }
 
-__global__ void NormalizeKernel(BnShape s, const float* x, const float* mean,
+template <typename T>
+__global__ void NormalizeKernel(BnShape s, const T* x, const float* mean,
                                 const float* var, const float* scale,
-                                const float* offset, float epsilon,
-                                float* y) {
+                                const float* offset, float epsilon, T* y) {
   const int64_t n = s.outer * s.channels * s.inner;
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
     const int64_t c = (i / s.inner) % s.channels;
     const float factor = scale[c] / sqrtf(var[c] + epsilon);
-    y[i] = (x[i] - mean[c]) * factor + offset[c];
+    y[i] = Math<T>::Out((Load(x, i) - mean[c]) * factor + offset[c]);
   }
 }
 
@@ -117,10 +125,11 @@ __global__ void GradStatsKernel(int64_t channels, const double* sums,
   }
 }
 
-__global__ void GradKernel(BnShape s, const float* dy, const float* x,
+template <typename T>
+__global__ void GradKernel(BnShape s, const T* dy, const T* x,
                            const float* scale, const float* mean,
                            const float* var, float epsilon, bool training,
-                           const double* sums, float* dx) {
+                           const double* sums, T* dx) {
   const int64_t n = s.outer * s.channels * s.inner;
   const double count = static_cast<double>(s.outer * s.inner);
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
@@ -128,15 +137,15 @@ __global__ void GradKernel(BnShape s, const float* dy, const float* x,
     const int64_t c = (i / s.inner) % s.channels;
     const float rstd = 1.0f / sqrtf(var[c] + epsilon);
     if (!training) {
-      dx[i] = dy[i] * (scale[c] * rstd);
+      dx[i] = Math<T>::Out(Load(dy, i) * (scale[c] * rstd));
       continue;
     }
     const float dy_mean = static_cast<float>(sums[c] / count);
     const float coef1 = scale[c] * rstd;
     const float coef2 =
         rstd * rstd * static_cast<float>(sums[s.channels + c] / count);
-    const float xc = x[i] - mean[c];
-    dx[i] = coef1 * ((dy[i] - dy_mean) - xc * coef2);
+    const float xc = Load(x, i) - mean[c];
+    dx[i] = Math<T>::Out(coef1 * ((Load(dy, i) - dy_mean) - xc * coef2));
   }
 }
 
@@ -146,24 +155,26 @@ int ChannelBlocks(int64_t channels) {
 
 }  // namespace
 
-cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s,
-                            const float* x, const float* scale,
-                            const float* offset, const float* est_mean,
-                            const float* est_var, float epsilon, float factor,
-                            bool training, float* y, float* out_mean,
-                            float* out_var, float* saved_mean,
+template <typename T>
+cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s, const T* x,
+                            const float* scale, const float* offset,
+                            const float* est_mean, const float* est_var,
+                            float epsilon, float factor, bool training, T* y,
+                            float* out_mean, float* out_var, float* saved_mean,
                             float* saved_var, double* sums) {
   if (s.channels == 0) return cudaSuccess;
   const double n = static_cast<double>(s.outer * s.inner);
   const int per_channel = BlocksFor(s.channels);
   if (training) {
     ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
-                        stream>>>(s, SumKind::kX, x, nullptr, nullptr, sums);
+                        stream>>>(
+        s, SumKind::kX, x, static_cast<const T*>(nullptr), nullptr, sums);
     MeanKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(s.channels, n,
                                                              sums, saved_mean);
     ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
-                        stream>>>(s, SumKind::kSquaredDeviation, x, nullptr,
-                                  saved_mean, sums);
+                        stream>>>(s, SumKind::kSquaredDeviation, x,
+                                  static_cast<const T*>(nullptr), saved_mean,
+                                  sums);
   }
   StatsKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(
       s.channels, n, sums, est_mean, est_var, factor, training, out_mean,
@@ -174,12 +185,13 @@ cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s,
   return cudaGetLastError();
 }
 
+template <typename T>
 cudaError_t LaunchBatchNormGrad(cudaStream_t stream, const BnShape& s,
-                                const float* dy, const float* x,
-                                const float* scale, const float* mean,
-                                const float* var, float epsilon,
-                                bool training, float* dx, float* scale_grad,
-                                float* offset_grad, double* sums) {
+                                const T* dy, const T* x, const float* scale,
+                                const float* mean, const float* var,
+                                float epsilon, bool training, T* dx,
+                                float* scale_grad, float* offset_grad,
+                                double* sums) {
   if (s.channels == 0) return cudaSuccess;
   ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
                       stream>>>(s, SumKind::kGrad, x, dy, mean, sums);
@@ -190,5 +202,18 @@ cudaError_t LaunchBatchNormGrad(cudaStream_t stream, const BnShape& s,
       s, dy, x, scale, mean, var, epsilon, training, sums, dx);
   return cudaGetLastError();
 }
+
+#define DFX_INSTANTIATE(T)                                                \
+  template cudaError_t LaunchBatchNorm<T>(                                \
+      cudaStream_t, const BnShape&, const T*, const float*, const float*, \
+      const float*, const float*, float, float, bool, T*, float*, float*, \
+      float*, float*, double*);                                           \
+  template cudaError_t LaunchBatchNormGrad<T>(                            \
+      cudaStream_t, const BnShape&, const T*, const T*, const float*,     \
+      const float*, const float*, float, bool, T*, float*, float*, double*);
+DFX_INSTANTIATE(float)
+DFX_INSTANTIATE(__half)
+DFX_INSTANTIATE(__nv_bfloat16)
+#undef DFX_INSTANTIATE
 
 }  // namespace dfx::gpu

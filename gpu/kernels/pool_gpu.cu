@@ -1,6 +1,7 @@
 // CUDA kernels of gpu/kernels/pool_gpu.h: one thread per output element
 // (forward) or per input element (gradient, gathering from the windows
 // that cover it, so no atomics and the same sum every run).
+#include "gpu/kernels/half_math.cuh"
 #include "gpu/kernels/launch.h"
 #include "gpu/kernels/pool_gpu.h"
 
@@ -21,6 +22,43 @@ template <>
 __device__ double Lowest<double>() {
   return -1.7976931348623157e308;
 }
+template <>
+__device__ __half Lowest<__half>() {
+  __half_raw bits;
+  bits.x = 0xfbff;  // -65504
+  return __half(bits);
+}
+template <>
+__device__ __nv_bfloat16 Lowest<__nv_bfloat16>() {
+  __nv_bfloat16_raw bits;
+  bits.x = 0xff7f;  // -3.3895e38
+  return __nv_bfloat16(bits);
+}
+
+// The flat index of (n, h, w, c) in a tensor of `rows` x `cols` with the
+// layout of `s`.
+__device__ int64_t At(const PoolShape& s, int64_t rows, int64_t cols, int64_t n,
+                      int64_t h, int64_t w, int64_t c) {
+  return s.nchw ? ((n * s.depth + c) * rows + h) * cols + w
+                : ((n * rows + h) * cols + w) * s.depth + c;
+}
+
+// (n, h, w, c) of flat index i of a tensor of `rows` x `cols`.
+__device__ void Coords(const PoolShape& s, int64_t rows, int64_t cols,
+                       int64_t i, int64_t* n, int64_t* h, int64_t* w,
+                       int64_t* c) {
+  if (s.nchw) {
+    *w = i % cols;
+    *h = (i / cols) % rows;
+    *c = (i / (cols * rows)) % s.depth;
+    *n = i / (cols * rows * s.depth);
+  } else {
+    *c = i % s.depth;
+    *w = (i / s.depth) % cols;
+    *h = (i / (s.depth * cols)) % rows;
+    *n = i / (s.depth * cols * rows);
+  }
+}
 
 // The input rows [*begin, *end) under output row `o`.
 __device__ void Window(int64_t o, int64_t stride, int64_t pad, int64_t window,
@@ -30,19 +68,21 @@ __device__ void Window(int64_t o, int64_t stride, int64_t pad, int64_t window,
   *end = start + window < limit ? start + window : limit;
 }
 
-// The flat NHWC index of output (n, oh, ow, c)'s window's first maximum.
+// The flat index of output (n, oh, ow, c)'s window's first maximum (in
+// row-major window order).
 template <typename T>
 __device__ int64_t ArgMax(const PoolShape& s, const T* in, int64_t n,
                           int64_t oh, int64_t ow, int64_t c) {
+  using A = typename Math<T>::A;
   int64_t h0, h1, w0, w1;
   Window(oh, s.stride_rows, s.pad_top, s.window_rows, s.in_rows, &h0, &h1);
   Window(ow, s.stride_cols, s.pad_left, s.window_cols, s.in_cols, &w0, &w1);
   int64_t best = -1;
-  T m = T(0);
+  A m = A(0);
   for (int64_t h = h0; h < h1; ++h) {
     for (int64_t w = w0; w < w1; ++w) {
-      const int64_t i = ((n * s.in_rows + h) * s.in_cols + w) * s.depth + c;
-      const T v = in[i];
+      const int64_t i = At(s, s.in_rows, s.in_cols, n, h, w, c);
+      const A v = Math<T>::In(in[i]);
       // As the CPU kernel: a NaN is never the maximum.
       if ((best < 0 && v == v) || v > m) {
         m = v;
@@ -55,12 +95,12 @@ __device__ int64_t ArgMax(const PoolShape& s, const T* in, int64_t n,
 
 template <typename T>
 __global__ void PoolKernel(PoolShape s, bool max, const T* in, T* out) {
+  using M = Math<T>;
+  using A = typename M::A;
   const int64_t total = s.batch * s.out_rows * s.out_cols * s.depth;
   DFX_GRID_STRIDE(i, total) {
-    const int64_t c = i % s.depth;
-    const int64_t ow = (i / s.depth) % s.out_cols;
-    const int64_t oh = (i / (s.depth * s.out_cols)) % s.out_rows;
-    const int64_t n = i / (s.depth * s.out_cols * s.out_rows);
+    int64_t n, oh, ow, c;
+    Coords(s, s.out_rows, s.out_cols, i, &n, &oh, &ow, &c);
     if (max) {
       const int64_t at = ArgMax(s, in, n, oh, ow, c);
       // An all-NaN (or empty) window: the lowest value, as on the CPU.
@@ -71,14 +111,14 @@ __global__ void PoolKernel(PoolShape s, bool max, const T* in, T* out) {
     Window(oh, s.stride_rows, s.pad_top, s.window_rows, s.in_rows, &h0, &h1);
     Window(ow, s.stride_cols, s.pad_left, s.window_cols, s.in_cols, &w0,
            &w1);
-    T sum = T(0);
+    A sum = A(0);
     for (int64_t h = h0; h < h1; ++h) {
       for (int64_t w = w0; w < w1; ++w) {
-        sum += in[((n * s.in_rows + h) * s.in_cols + w) * s.depth + c];
+        sum += M::In(in[At(s, s.in_rows, s.in_cols, n, h, w, c)]);
       }
     }
     const int64_t count = (h1 - h0) * (w1 - w0);
-    out[i] = count > 0 ? sum / T(count) : T(0);
+    out[i] = M::Out(count > 0 ? sum / A(count) : A(0));
   }
 }
 
@@ -96,34 +136,34 @@ __device__ void Covering(int64_t h, int64_t stride, int64_t pad,
 template <typename T>
 __global__ void PoolGradKernel(PoolShape s, bool max, const T* in,
                                const T* out_grad, T* in_grad) {
+  using M = Math<T>;
+  using A = typename M::A;
   const int64_t total = s.batch * s.in_rows * s.in_cols * s.depth;
   DFX_GRID_STRIDE(i, total) {
-    const int64_t c = i % s.depth;
-    const int64_t w = (i / s.depth) % s.in_cols;
-    const int64_t h = (i / (s.depth * s.in_cols)) % s.in_rows;
-    const int64_t n = i / (s.depth * s.in_cols * s.in_rows);
+    int64_t n, h, w, c;
+    Coords(s, s.in_rows, s.in_cols, i, &n, &h, &w, &c);
     int64_t oh0, oh1, ow0, ow1;
     Covering(h, s.stride_rows, s.pad_top, s.window_rows, s.out_rows, &oh0,
              &oh1);
     Covering(w, s.stride_cols, s.pad_left, s.window_cols, s.out_cols, &ow0,
              &ow1);
-    T sum = T(0);
+    A sum = A(0);
     for (int64_t oh = oh0; oh < oh1; ++oh) {
       for (int64_t ow = ow0; ow < ow1; ++ow) {
-        const int64_t o = ((n * s.out_rows + oh) * s.out_cols + ow) * s.depth + c;
+        const int64_t o = At(s, s.out_rows, s.out_cols, n, oh, ow, c);
         if (max) {
-          if (ArgMax(s, in, n, oh, ow, c) == i) sum += out_grad[o];
+          if (ArgMax(s, in, n, oh, ow, c) == i) sum += M::In(out_grad[o]);
         } else {
           int64_t h0, h1, w0, w1;
           Window(oh, s.stride_rows, s.pad_top, s.window_rows, s.in_rows, &h0,
                  &h1);
           Window(ow, s.stride_cols, s.pad_left, s.window_cols, s.in_cols,
                  &w0, &w1);
-          sum += out_grad[o] / T((h1 - h0) * (w1 - w0));
+          sum += M::In(out_grad[o]) / A((h1 - h0) * (w1 - w0));
         }
       }
     }
-    in_grad[i] = sum;
+    in_grad[i] = M::Out(sum);
   }
 }
 
@@ -151,15 +191,15 @@ cudaError_t LaunchPoolGrad(cudaStream_t stream, const PoolShape& s, bool max,
   return cudaGetLastError();
 }
 
-template cudaError_t LaunchPool<float>(cudaStream_t, const PoolShape&, bool,
-                                       const float*, float*);
-template cudaError_t LaunchPool<double>(cudaStream_t, const PoolShape&, bool,
-                                        const double*, double*);
-template cudaError_t LaunchPoolGrad<float>(cudaStream_t, const PoolShape&,
-                                           bool, const float*, const float*,
-                                           float*);
-template cudaError_t LaunchPoolGrad<double>(cudaStream_t, const PoolShape&,
-                                            bool, const double*,
-                                            const double*, double*);
+#define DFX_INSTANTIATE(T)                                                     \
+  template cudaError_t LaunchPool<T>(cudaStream_t, const PoolShape&, bool,     \
+                                     const T*, T*);                            \
+  template cudaError_t LaunchPoolGrad<T>(cudaStream_t, const PoolShape&, bool, \
+                                         const T*, const T*, T*);
+DFX_INSTANTIATE(float)
+DFX_INSTANTIATE(double)
+DFX_INSTANTIATE(__half)
+DFX_INSTANTIATE(__nv_bfloat16)
+#undef DFX_INSTANTIATE
 
 }  // namespace dfx::gpu

@@ -1079,5 +1079,166 @@ TEST_CASE(
   }
 }
 
+// One rounding of a float result, in half or bfloat16 (float: float's).
+double SixteenBitTolerance(DataType t) {
+  return t == DT_HALF ? 2e-3 : t == DT_BFLOAT16 ? 1.6e-2 : 1e-5;
+}
+
+TEST_CASE(
+    "gpu kernels: Softmax, LogSoftmax and the cross-entropies in "
+    "float16 and bfloat16 compute in float as the CPU kernels do",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+    INFO(DataTypeString(t));
+    const double tolerance = SixteenBitTolerance(t);
+    const Tensor logits =
+        Convert(RandomFloats(TensorShape({33, 1000}), 110, -20, 20), t);
+    for (const char* op : {"Softmax", "LogSoftmax"}) {
+      INFO(op);
+      CheckSame(OnGpuAndCpu(op, {logits}, {{"T", TypeAttr(t)}}), tolerance);
+    }
+    const Tensor labels =
+        Convert(RandomFloats(TensorShape({33, 1000}), 111, 0, 1), t);
+    CheckSame(OnGpuAndCpu("SoftmaxCrossEntropyWithLogits", {logits, labels},
+                          {{"T", TypeAttr(t)}}, 2),
+              tolerance);
+    std::vector<int64_t> ids(33);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = (i * 37) % 1000;
+    CheckSame(
+        OnGpuAndCpu("SparseSoftmaxCrossEntropyWithLogits",
+                    {logits, Ints<int64_t>(ids)},
+                    {{"T", TypeAttr(t)}, {"Tlabels", TypeAttr(DT_INT64)}}, 2),
+        tolerance);
+  }
+}
+
+TEST_CASE(
+    "gpu kernels: pooling in NCHW and in float16 and bfloat16, and "
+    "MaxPoolV2, give the CPU kernels' numbers",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    int64_t window, stride;
+    const char* padding;
+  } kCases[] = {{3, 2, "SAME"}, {2, 2, "VALID"}, {2, 3, "SAME"}};
+  for (DataType t : {DT_FLOAT, DT_HALF, DT_BFLOAT16}) {
+    const double tolerance = SixteenBitTolerance(t);
+    const Tensor x = Convert(RandomFloats(TensorShape({2, 9, 10, 3}), 112), t);
+    const Tensor x_nchw = Transposed4(x, true);
+    for (const auto& c : kCases) {
+      INFO(DataTypeString(t) << " window " << c.window << " stride " << c.stride
+                             << " " << c.padding);
+      std::map<std::string, AttrValue> attrs = {
+          {"T", TypeAttr(t)},
+          {"ksize", IntsAttr({1, c.window, c.window, 1})},
+          {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+          {"padding", StringAttr(c.padding)},
+          {"data_format", StringAttr("NHWC")}};
+      auto max = OnGpuAndCpu("MaxPool", {x}, attrs);
+      CheckSame(max, 0);
+      auto avg = OnGpuAndCpu("AvgPool", {x}, attrs);
+      CheckSame(avg, tolerance);
+      REQUIRE_OK(max);
+      REQUIRE_OK(avg);
+      const Tensor dy = Convert(RandomFloats(max->cpu[0].shape(), 113), t);
+      auto max_grad = OnGpuAndCpu("MaxPoolGrad", {x, max->cpu[0], dy}, attrs);
+      CheckSame(max_grad, tolerance);
+      auto avg_grad =
+          OnGpuAndCpu("AvgPoolGrad", {Ints<int32_t>({2, 9, 10, 3}), dy}, attrs);
+      CheckSame(avg_grad, tolerance);
+      REQUIRE_OK(max_grad);
+      REQUIRE_OK(avg_grad);
+      // MaxPoolV2: the window as host-memory inputs.
+      std::map<std::string, AttrValue> v2 = {
+          {"T", TypeAttr(t)},
+          {"padding", StringAttr(c.padding)},
+          {"data_format", StringAttr("NHWC")}};
+      auto max_v2 =
+          OnDevice(kGpu, "MaxPoolV2",
+                   {x,
+                    Ints<int32_t>({1, static_cast<int32_t>(c.window),
+                                   static_cast<int32_t>(c.window), 1}),
+                    Ints<int32_t>({1, static_cast<int32_t>(c.stride),
+                                   static_cast<int32_t>(c.stride), 1})},
+                   v2);
+      REQUIRE_OK(max_v2);
+      CHECK(MaxRelativeError(*max_v2, max->cpu[0]) == 0);
+      // NCHW on the GPU (the CPU kernels have none): the NHWC results,
+      // transposed.
+      attrs["data_format"] = StringAttr("NCHW");
+      attrs["ksize"] = IntsAttr({1, 1, c.window, c.window});
+      attrs["strides"] = IntsAttr({1, 1, c.stride, c.stride});
+      const Tensor y_nchw = Transposed4(max->cpu[0], true);
+      const Tensor dy_nchw = Transposed4(dy, true);
+      auto m = OnDevice(kGpu, "MaxPool", {x_nchw}, attrs);
+      REQUIRE_OK(m);
+      CHECK(MaxRelativeError(*m, y_nchw) == 0);
+      auto a = OnDevice(kGpu, "AvgPool", {x_nchw}, attrs);
+      REQUIRE_OK(a);
+      CHECK(MaxRelativeError(*a, Transposed4(avg->cpu[0], true)) <= tolerance);
+      auto mg = OnDevice(kGpu, "MaxPoolGrad", {x_nchw, y_nchw, dy_nchw}, attrs);
+      REQUIRE_OK(mg);
+      CHECK(MaxRelativeError(*mg, Transposed4(max_grad->cpu[0], true)) <=
+            tolerance);
+      auto ag = OnDevice(kGpu, "AvgPoolGrad",
+                         {Ints<int32_t>({2, 3, 9, 10}), dy_nchw}, attrs);
+      REQUIRE_OK(ag);
+      CHECK(MaxRelativeError(*ag, Transposed4(avg_grad->cpu[0], true)) <=
+            tolerance);
+    }
+  }
+}
+
+TEST_CASE(
+    "gpu kernels: FusedBatchNormV3 and its gradient in float16 and "
+    "bfloat16 (float statistics) give the CPU kernels' numbers",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+    for (const char* format : {"NHWC", "NCHW"}) {
+      const bool nchw = std::string(format) == "NCHW";
+      const TensorShape x_shape =
+          nchw ? TensorShape({4, 6, 5, 7}) : TensorShape({4, 5, 7, 6});
+      const Tensor x = Convert(RandomFloats(x_shape, 114, -3, 5), t);
+      const Tensor scale = RandomFloats(TensorShape({6}), 115, 0.5f, 2);
+      const Tensor offset = RandomFloats(TensorShape({6}), 116);
+      const Tensor mean = RandomFloats(TensorShape({6}), 117);
+      const Tensor var = RandomFloats(TensorShape({6}), 118, 0.5f, 2);
+      for (bool training : {true, false}) {
+        INFO(DataTypeString(t)
+             << " " << format << (training ? " training" : " inference"));
+        // y is rounded to T once; the float statistics agree to float's
+        // precision, within the same tolerance.
+        const double tolerance = 2 * SixteenBitTolerance(t);
+        const std::map<std::string, AttrValue> attrs = {
+            {"T", TypeAttr(t)},
+            {"U", TypeAttr(DT_FLOAT)},
+            {"epsilon",
+             [] {
+               AttrValue v;
+               v.set_f(1e-3f);
+               return v;
+             }()},
+            {"data_format", StringAttr(format)},
+            {"is_training", BoolAttr(training)}};
+        auto forward = OnGpuAndCpu("FusedBatchNormV3",
+                                   {x, scale, offset, mean, var}, attrs, 6);
+        CheckSame(forward, tolerance);
+        REQUIRE_OK(forward);
+        // (The CPU's inference gradient is NHWC only, as TensorFlow's.)
+        if (nchw && !training) continue;
+        const Tensor dy = Convert(RandomFloats(x_shape, 119), t);
+        CheckSame(OnGpuAndCpu("FusedBatchNormGradV3",
+                              {dy, x, scale, forward->cpu[3], forward->cpu[4],
+                               forward->cpu[5]},
+                              attrs, 3),
+                  // scale_grad sums 140 products per channel.
+                  4 * tolerance);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dfx
