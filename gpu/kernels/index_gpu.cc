@@ -133,6 +133,24 @@ class IndexGpuOp : public OpKernel {
 
 }  // namespace
 
+bool MakeIndexCopyDims(int rank, const int64_t* dims,
+                       const int64_t* src_strides, const int64_t* dst_strides,
+                       int64_t src_offset, int64_t dst_offset, IndexCopyDims* p,
+                       int64_t* n) {
+  if (rank < 1 || rank > kMaxIndexCopyDims) return false;
+  p->rank = rank;
+  *n = 1;
+  for (int k = 0; k < rank; ++k) {
+    p->dims[k] = dims[k];
+    p->src_strides[k] = src_strides[k];
+    p->dst_strides[k] = dst_strides[k];
+    *n *= dims[k];
+  }
+  p->src_offset = src_offset;
+  p->dst_offset = dst_offset;
+  return true;
+}
+
 void RegisterGpuIndexKernels(KernelRegistry* registry) {
   // As array_gpu.cc: the dtypes kept in device memory.
   const DataTypeVector types = {DT_FLOAT,    DT_DOUBLE, DT_HALF,

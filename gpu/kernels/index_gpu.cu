@@ -5,15 +5,6 @@
 namespace dfx::gpu {
 namespace {
 
-struct IndexCopyDims {
-  int rank;
-  int64_t dims[kMaxIndexCopyDims];
-  int64_t src_strides[kMaxIndexCopyDims];
-  int64_t dst_strides[kMaxIndexCopyDims];
-  int64_t src_offset;
-  int64_t dst_offset;
-};
-
 // One element per thread of a grid-stride loop over the row-major
 // iteration space; E moves the bytes (no arithmetic on them).
 template <typename E>
@@ -21,13 +12,8 @@ __global__ void IndexCopyKernel(const E* src, E* dst, IndexCopyDims p,
                                 int64_t n) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x) {
-    int64_t rest = i, s = p.src_offset, d = p.dst_offset;
-    for (int k = p.rank - 1; k >= 0; --k) {
-      const int64_t idx = rest % p.dims[k];
-      rest /= p.dims[k];
-      s += idx * p.src_strides[k];
-      d += idx * p.dst_strides[k];
-    }
+    int64_t s, d;
+    IndexCopyOffsets(p, i, &s, &d);
     dst[d] = src[s];
   }
 }
@@ -47,18 +33,12 @@ cudaError_t LaunchIndexCopy(cudaStream_t stream, const void* src, void* dst,
                             const int64_t* src_strides,
                             const int64_t* dst_strides, int64_t src_offset,
                             int64_t dst_offset) {
-  if (rank < 1 || rank > kMaxIndexCopyDims) return cudaErrorInvalidValue;
   IndexCopyDims p;
-  p.rank = rank;
-  int64_t n = 1;
-  for (int k = 0; k < rank; ++k) {
-    p.dims[k] = dims[k];
-    p.src_strides[k] = src_strides[k];
-    p.dst_strides[k] = dst_strides[k];
-    n *= dims[k];
+  int64_t n = 0;
+  if (!MakeIndexCopyDims(rank, dims, src_strides, dst_strides, src_offset,
+                         dst_offset, &p, &n)) {
+    return cudaErrorInvalidValue;
   }
-  p.src_offset = src_offset;
-  p.dst_offset = dst_offset;
   if (n <= 0) return cudaSuccess;
   switch (element_size) {
     case 1:

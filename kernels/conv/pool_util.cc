@@ -38,15 +38,14 @@ absl::Status CheckWindow(const std::vector<int64_t>& ksize,
   return absl::OkStatus();
 }
 
-// Reads data_format (NHWC only on CPU), padding, explicit paddings and, when
-// `from_attrs`, ksize and strides.
 std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v) {
   return {v[0], v[2], v[3], v[1]};
 }
 
 namespace {
 
-// ReadPoolAttrs; NCHW too where `nchw` is not null.
+// Reads data_format (NHWC only on CPU; NCHW too where `nchw` is not null),
+// padding, explicit paddings and, when `from_attrs`, ksize and strides.
 absl::Status ReadAttrs(const OpKernelConstruction& ctx,
                        absl::string_view op_class, bool from_attrs,
                        PoolAttrs* attrs, bool* nchw) {
