@@ -18,42 +18,14 @@
 #include "gpu/kernels/index_gpu.h"
 #include "kernels/array/index_util.h"
 #include "runtime/session.h"
+#include "tests/gpu_session/cpu_session_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
 using array_internal::IndexPlan;
-
-constexpr char kCpu[] = "/job:localhost/replica:0/task:0/device:CPU:0";
-
-// `op` on the CPU over `inputs` with `attrs`: its output or the error.
-absl::StatusOr<Tensor> OnCpu(const std::string& op,
-                             const std::vector<Tensor>& inputs,
-                             const std::map<std::string, AttrValue>& attrs) {
-  GraphDef g;
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  NodeDef node;
-  node.set_name("node");
-  node.set_op(op);
-  node.set_device(kCpu);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeDef* p = g.add_node();
-    p->set_name(absl::StrCat("in", i));
-    p->set_op("Placeholder");
-    (*p->mutable_attr())["dtype"].set_type(inputs[i].dtype());
-    feeds.emplace_back(p->name(), inputs[i]);
-    node.add_input(p->name());
-  }
-  for (const auto& [k, v] : attrs) (*node.mutable_attr())[k] = v;
-  *g.add_node() = node;
-  auto session = Session::Create("local", SessionOptions());
-  DFX_RETURN_IF_ERROR(session.status());
-  DFX_RETURN_IF_ERROR((*session)->Extend(g));
-  std::vector<Tensor> out;
-  DFX_RETURN_IF_ERROR((*session)->Run(feeds, {"node:0"}, {}, &out));
-  return out[0];
-}
+using testing::OnCpu;
 
 // The GPU kernel's output for `plan`, computed on the host: a view or the
 // strided copy element by element as the CUDA threads make it.

@@ -18,46 +18,19 @@
 #include "gpu/kernels/pool_gpu_element.cuh"
 #include "kernels/conv/pool_util.h"
 #include "runtime/session.h"
+#include "tests/gpu_session/cpu_session_util.h"
 #include "tests/testing/status_matchers.h"
 
 namespace dfx {
 namespace {
 
-constexpr char kCpu[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+using testing::OnCpu;
 
 AttrValue IntsAttr(std::vector<int64_t> values) {
   AttrValue v;
   v.mutable_list();
   for (int64_t x : values) v.mutable_list()->add_i(x);
   return v;
-}
-
-// `op` on the CPU over `inputs`: its output.
-absl::StatusOr<Tensor> OnCpu(const std::string& op,
-                             const std::vector<Tensor>& inputs,
-                             const std::map<std::string, AttrValue>& attrs) {
-  GraphDef g;
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  NodeDef node;
-  node.set_name("node");
-  node.set_op(op);
-  node.set_device(kCpu);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeDef* p = g.add_node();
-    p->set_name(absl::StrCat("in", i));
-    p->set_op("Placeholder");
-    (*p->mutable_attr())["dtype"].set_type(inputs[i].dtype());
-    feeds.emplace_back(p->name(), inputs[i]);
-    node.add_input(p->name());
-  }
-  for (const auto& [k, v] : attrs) (*node.mutable_attr())[k] = v;
-  *g.add_node() = node;
-  auto session = Session::Create("local", SessionOptions());
-  DFX_RETURN_IF_ERROR(session.status());
-  DFX_RETURN_IF_ERROR((*session)->Extend(g));
-  std::vector<Tensor> out;
-  DFX_RETURN_IF_ERROR((*session)->Run(feeds, {"node:0"}, {}, &out));
-  return out[0];
 }
 
 double At(const Tensor& t, int64_t i) {
