@@ -1,7 +1,7 @@
 // The per-element arithmetic of the pooling kernels (pool_gpu.cu), as
 // functions both nvcc (the kernels: one thread per element) and g++ (a
 // test that runs them on the host against the CPU kernels,
-// tests/gpu_session/gpu_pool_math_test.cc) compile.
+// tests/gpu_session/gpu_host_math_test.cc) compile.
 #ifndef DFX_GPU_KERNELS_POOL_GPU_ELEMENT_CUH_
 #define DFX_GPU_KERNELS_POOL_GPU_ELEMENT_CUH_
 

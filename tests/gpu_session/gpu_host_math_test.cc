@@ -1,0 +1,418 @@
+// Host tests of the GPU kernels: a kernel's arithmetic run on the host
+// against the CPU kernels, needing no GPU (they run in every CUDA build;
+// the [gpu] tests in gpu_kernels_test.cc check the launches themselves):
+//  - the pooling kernels' per-element functions (gpu/kernels/
+//    pool_gpu_element.cuh, what each CUDA thread of pool_gpu.cu computes):
+//    NHWC and NCHW, float32, float64, float16 and bfloat16, every padding
+//    and a stride past the window;
+//  - Tile, Slice, StridedSlice and StridedSliceGrad (index_gpu.cc): the
+//    CPU kernels' plan, SimplifiedStridedCopy, the kernel's walk
+//    (MakeIndexCopyDims) and per-element offsets (IndexCopyOffsets) on
+//    random shapes and subscripts;
+//  - the depthwise convolutions (conv_gpu.cc): DepthwiseConv2dNative with a
+//    [H, W, C, M] filter is the grouped Conv2D with groups = C over the
+//    same filter bytes read as HWIO [H, W, 1, C * M] (output channel
+//    c * M + m), which is what the GPU hands cuDNN.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "catch2/catch.hpp"
+#include "gpu/kernels/index_gpu.h"
+#include "gpu/kernels/pool_gpu_element.cuh"
+#include "kernels/array/index_util.h"
+#include "kernels/conv/pool_util.h"
+#include "runtime/session.h"
+#include "tests/testing/status_matchers.h"
+#include "tests/gpu_session/cpu_session_util.h"
+
+namespace dfx {
+namespace {
+
+using array_internal::IndexPlan;
+using testing::OnCpu;
+
+AttrValue IntsAttr(std::vector<int64_t> values) {
+  AttrValue v;
+  v.mutable_list();
+  for (int64_t x : values) v.mutable_list()->add_i(x);
+  return v;
+}
+
+double At(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DT_FLOAT:
+      return t.data<float>()[i];
+    case DT_DOUBLE:
+      return t.data<double>()[i];
+    case DT_HALF:
+      return static_cast<float>(t.data<Eigen::half>()[i]);
+    default:
+      return static_cast<float>(t.data<Eigen::bfloat16>()[i]);
+  }
+}
+
+Tensor Random(DataType t, const TensorShape& shape, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-2, 2);
+  Tensor out(t, shape);
+  for (int64_t i = 0; i < out.NumElements(); ++i) {
+    const float v = u(gen);
+    switch (t) {
+      case DT_FLOAT:
+        out.data<float>()[i] = v;
+        break;
+      case DT_DOUBLE:
+        out.data<double>()[i] = v;
+        break;
+      case DT_HALF:
+        out.data<Eigen::half>()[i] = Eigen::half(v);
+        break;
+      default:
+        out.data<Eigen::bfloat16>()[i] = Eigen::bfloat16(v);
+        break;
+    }
+  }
+  return out;
+}
+
+// NHWC <-> NCHW on the host.
+Tensor Transposed(const Tensor& t, bool to_nchw) {
+  const int64_t n = t.dim_size(0);
+  const int64_t h = to_nchw ? t.dim_size(1) : t.dim_size(2);
+  const int64_t w = to_nchw ? t.dim_size(2) : t.dim_size(3);
+  const int64_t c = to_nchw ? t.dim_size(3) : t.dim_size(1);
+  Tensor out(t.dtype(),
+             to_nchw ? TensorShape({n, c, h, w}) : TensorShape({n, h, w, c}));
+  const int64_t e = DataTypeSize(t.dtype());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k) {
+          const int64_t a = ((i * h + y) * w + x) * c + k;
+          const int64_t b = ((i * c + k) * h + y) * w + x;
+          std::memcpy(
+              static_cast<char*>(out.raw_data()) + (to_nchw ? b : a) * e,
+              static_cast<const char*>(t.raw_data()) + (to_nchw ? a : b) * e,
+              e);
+        }
+  return out;
+}
+
+// Every element of `out` from the kernel's element function: the forward
+// pass (grad null) or the input gradient.
+template <typename T>
+void RunElements(const gpu::PoolShape& s, bool max, const Tensor& in,
+                 const Tensor* grad, Tensor* out) {
+  const T* x = static_cast<const T*>(in.raw_data());
+  T* y = static_cast<T*>(out->raw_data());
+  for (int64_t i = 0; i < out->NumElements(); ++i) {
+    y[i] = grad == nullptr ? gpu::pool_element::PoolOutput<T>(s, max, x, i)
+                           : gpu::pool_element::PoolGradInput<T>(
+                                 s, max, max ? x : nullptr,
+                                 static_cast<const T*>(grad->raw_data()), i);
+  }
+}
+
+void RunElementsOf(DataType t, const gpu::PoolShape& s, bool max,
+                   const Tensor& in, const Tensor* grad, Tensor* out) {
+  switch (t) {
+    case DT_FLOAT:
+      return RunElements<float>(s, max, in, grad, out);
+    case DT_DOUBLE:
+      return RunElements<double>(s, max, in, grad, out);
+    case DT_HALF:
+      return RunElements<__half>(s, max, in, grad, out);
+    default:
+      return RunElements<__nv_bfloat16>(s, max, in, grad, out);
+  }
+}
+
+double MaxError(const Tensor& x, const Tensor& y) {
+  REQUIRE(x.shape() == y.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    const double a = At(x, i), b = At(y, i);
+    worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
+  }
+  return worst;
+}
+
+TEST_CASE(
+    "gpu pooling arithmetic on the host: MaxPool, AvgPool and their "
+    "gradients, NHWC and NCHW, every float dtype, as the CPU kernels") {
+  const struct {
+    int64_t window, stride;
+    const char* padding;
+  } kCases[] = {{3, 2, "SAME"},
+                {2, 2, "VALID"},
+                {2, 3, "SAME"},
+                {3, 1, "SAME"},
+                {1, 1, "VALID"}};
+  const TensorShape shape({2, 7, 8, 3});
+  for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
+    // The CPU scales an average by 1/count, the kernel divides by count.
+    const double tolerance = t == DT_HALF       ? 2e-3
+                             : t == DT_BFLOAT16 ? 1.6e-2
+                                                : 1e-6;
+    const Tensor x = Random(t, shape, 1);
+    for (const auto& c : kCases) {
+      const std::map<std::string, AttrValue> attrs = {
+          {"T",
+           [t] {
+             AttrValue v;
+             v.set_type(t);
+             return v;
+           }()},
+          {"ksize", IntsAttr({1, c.window, c.window, 1})},
+          {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+          {"padding", [&c] {
+             AttrValue v;
+             v.set_s(c.padding);
+             return v;
+           }()}};
+      conv_internal::PoolAttrs pool;
+      pool.ksize = {1, c.window, c.window, 1};
+      pool.strides = {1, c.stride, c.stride, 1};
+      REQUIRE_OK(conv_internal::ParsePadding(c.padding, &pool.padding));
+      conv_internal::PoolGeom g;
+      REQUIRE_OK(conv_internal::MakePoolGeom(shape, pool, false, &g));
+      for (const bool max : {true, false}) {
+        for (const bool nchw : {false, true}) {
+          INFO(DataTypeString(t) << (max ? " max" : " avg") << " window "
+                                 << c.window << " stride " << c.stride << " "
+                                 << c.padding << (nchw ? " NCHW" : " NHWC"));
+          auto y = OnCpu(max ? "MaxPool" : "AvgPool", {x}, attrs);
+          REQUIRE_OK(y);
+          const gpu::PoolShape s{g.batch,       g.in_rows,     g.in_cols,
+                                 g.depth,       g.out_rows,    g.out_cols,
+                                 g.window_rows, g.window_cols, g.stride_rows,
+                                 g.stride_cols, g.pad_top,     g.pad_left,
+                                 nchw};
+          const Tensor in = nchw ? Transposed(x, true) : x;
+          Tensor out(t, nchw ? Transposed(*y, true).shape() : y->shape());
+          RunElementsOf(t, s, max, in, nullptr, &out);
+          CHECK(MaxError(nchw ? Transposed(out, false) : out, *y) <=
+                (max ? 0 : tolerance));
+          const Tensor dy = Random(t, y->shape(), 2);
+          auto dx = max ? OnCpu("MaxPoolGrad", {x, *y, dy}, attrs)
+                        : OnCpu("AvgPoolGrad",
+                                {Tensor::FromVector<int32_t>({2, 7, 8, 3}), dy},
+                                attrs);
+          REQUIRE_OK(dx);
+          const Tensor grad = nchw ? Transposed(dy, true) : dy;
+          Tensor din(t, in.shape());
+          RunElementsOf(t, s, max, in, &grad, &din);
+          CHECK(MaxError(nchw ? Transposed(din, false) : din, *dx) <=
+                tolerance);
+        }
+      }
+    }
+  }
+}
+
+// The GPU kernel's output for `plan`, computed on the host: a view or the
+// strided copy element by element as the CUDA threads make it.
+Tensor AsTheGpuWould(const Tensor& source, const IndexPlan& plan) {
+  Tensor out(source.dtype(), plan.shape);
+  const int64_t e = DataTypeSize(source.dtype());
+  const char* src = static_cast<const char*>(source.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  if (plan.kind == IndexPlan::Kind::kForward) {
+    std::memcpy(dst, src, source.TotalBytes());
+    return out;
+  }
+  if (plan.kind == IndexPlan::Kind::kRows) {
+    const int64_t row =
+        source.dim_size(0) == 0 ? 0 : source.NumElements() / source.dim_size(0);
+    std::memcpy(dst, src + plan.row_begin * row * e, out.TotalBytes());
+    return out;
+  }
+  std::memset(dst, plan.zero_first ? 0 : 0x5a, out.TotalBytes());
+  if (out.NumElements() == 0 || source.NumElements() == 0) return out;
+  const array_internal::StridedCopySpec copy =
+      array_internal::SimplifiedStridedCopy(plan.copy);
+  gpu::IndexCopyDims p;
+  int64_t n = 0;
+  REQUIRE(gpu::MakeIndexCopyDims(static_cast<int>(copy.dims.size()),
+                                 copy.dims.data(), copy.src_strides.data(),
+                                 copy.dst_strides.data(), copy.src_offset,
+                                 copy.dst_offset, &p, &n));
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t s, d;
+    gpu::IndexCopyOffsets(p, i, &s, &d);
+    REQUIRE(s >= 0);
+    REQUIRE(s < source.NumElements());
+    REQUIRE(d >= 0);
+    REQUIRE(d < out.NumElements());
+    std::memcpy(dst + d * e, src + s * e, e);
+  }
+  return out;
+}
+
+AttrValue Type(DataType t) {
+  AttrValue v;
+  v.set_type(t);
+  return v;
+}
+AttrValue Int(int64_t i) {
+  AttrValue v;
+  v.set_i(i);
+  return v;
+}
+
+TEST_CASE(
+    "gpu index arithmetic on the host: Tile, Slice, StridedSlice and "
+    "StridedSliceGrad give the CPU kernels' bytes") {
+  std::mt19937 gen(11);
+  auto pick = [&](int lo, int hi) {
+    return lo + static_cast<int>(gen() % static_cast<unsigned>(hi - lo + 1));
+  };
+  int compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int rank = pick(1, 4);
+    std::vector<int64_t> dims;
+    for (int d = 0; d < rank; ++d)
+      dims.push_back(pick(round % 7 == 0 ? 0 : 1, 4));
+    Tensor x(DT_INT64, *TensorShape::Build(dims));
+    for (int64_t i = 0; i < x.NumElements(); ++i) x.data<int64_t>()[i] = i + 1;
+    const int op = round % 4;
+    INFO("round " << round << " op " << op);
+    std::vector<Tensor> inputs;
+    std::map<std::string, AttrValue> attrs = {{"T", Type(DT_INT64)}};
+    IndexPlan plan;
+    absl::Status planned;
+    std::string name;
+    const Tensor* source = &x;
+    Tensor dy;
+    if (op == 0) {
+      std::vector<int32_t> m;
+      for (int d = 0; d < rank; ++d) m.push_back(pick(0, 3));
+      name = "Tile";
+      attrs["Tmultiples"] = Type(DT_INT32);
+      inputs = {x, Tensor::FromVector<int32_t>(m)};
+      planned = array_internal::PlanTile(x, inputs[1], &plan);
+    } else if (op == 1) {
+      std::vector<int32_t> begin, size;
+      for (int d = 0; d < rank; ++d) {
+        begin.push_back(pick(0, static_cast<int>(dims[d])));
+        size.push_back(pick(-1, static_cast<int>(dims[d]) - begin.back()));
+      }
+      name = "Slice";
+      attrs["Index"] = Type(DT_INT32);
+      inputs = {x, Tensor::FromVector<int32_t>(begin),
+                Tensor::FromVector<int32_t>(size)};
+      planned = array_internal::PlanSlice(x, inputs[1], inputs[2], &plan);
+    } else {
+      std::vector<int32_t> begin, end, strides;
+      const int n = pick(1, rank);
+      for (int d = 0; d < n; ++d) {
+        begin.push_back(pick(-5, 5));
+        end.push_back(pick(-5, 5));
+        int s = pick(-2, 2);
+        strides.push_back(s == 0 ? 1 : s);
+      }
+      StridedSliceMasks masks;
+      masks.begin_mask = pick(0, 15);
+      masks.end_mask = pick(0, 15);
+      masks.shrink_axis_mask = round % 3 == 0 ? pick(0, 3) : 0;
+      masks.new_axis_mask = round % 5 == 0 ? pick(0, 3) : 0;
+      attrs["Index"] = Type(DT_INT32);
+      attrs["begin_mask"] = Int(masks.begin_mask);
+      attrs["end_mask"] = Int(masks.end_mask);
+      attrs["ellipsis_mask"] = Int(0);
+      attrs["new_axis_mask"] = Int(masks.new_axis_mask);
+      attrs["shrink_axis_mask"] = Int(masks.shrink_axis_mask);
+      const Tensor b = Tensor::FromVector<int32_t>(begin);
+      const Tensor e = Tensor::FromVector<int32_t>(end);
+      const Tensor s = Tensor::FromVector<int32_t>(strides);
+      if (op == 2) {
+        name = "StridedSlice";
+        inputs = {x, b, e, s};
+        planned = array_internal::PlanStridedSlice(x, b, e, s, masks, &plan);
+      } else {
+        // The gradient of the same slice, dy shaped as its output.
+        IndexPlan forward;
+        if (!array_internal::PlanStridedSlice(x, b, e, s, masks, &forward)
+                 .ok()) {
+          continue;
+        }
+        dy = Tensor(DT_INT64, forward.shape);
+        for (int64_t i = 0; i < dy.NumElements(); ++i) {
+          dy.data<int64_t>()[i] = 100 + i;
+        }
+        name = "StridedSliceGrad";
+        std::vector<int32_t> shape(dims.begin(), dims.end());
+        inputs = {Tensor::FromVector<int32_t>(shape), b, e, s, dy};
+        planned = array_internal::PlanStridedSliceGrad(inputs[0], b, e, s, dy,
+                                                       masks, &plan);
+        source = &dy;
+      }
+    }
+    const absl::StatusOr<Tensor> cpu = OnCpu(name, inputs, attrs);
+    INFO(name << " " << x.shape().DebugString() << ": "
+              << (cpu.ok() ? std::string("ok") : cpu.status().ToString()));
+    // One planning for both devices: the same verdict.
+    REQUIRE(cpu.ok() == planned.ok());
+    if (!cpu.ok()) {
+      CHECK(std::string(cpu.status().message())
+                .find(std::string(planned.message())) != std::string::npos);
+      continue;
+    }
+    const Tensor gpu = AsTheGpuWould(*source, plan);
+    REQUIRE(gpu.shape() == cpu->shape());
+    CHECK(std::memcmp(gpu.raw_data(), cpu->raw_data(), gpu.TotalBytes()) == 0);
+    ++compared;
+  }
+  CHECK(compared > 200);
+}
+
+TEST_CASE(
+    "gpu depthwise layout: a depthwise convolution is the grouped "
+    "Conv2D over the same filter bytes as [H, W, 1, C * M]") {
+  const struct {
+    TensorShape input, filter;  // filter [KH, KW, C, M]
+    int64_t stride;
+    const char* padding;
+  } kCases[] = {
+      {TensorShape({2, 9, 9, 3}), TensorShape({3, 3, 3, 1}), 1, "SAME"},
+      {TensorShape({1, 10, 11, 4}), TensorShape({3, 3, 4, 2}), 2, "SAME"},
+      {TensorShape({2, 8, 8, 6}), TensorShape({5, 5, 6, 3}), 2, "VALID"},
+      {TensorShape({1, 7, 7, 2}), TensorShape({2, 2, 2, 3}), 3, "SAME"},
+  };
+  for (const auto& c : kCases) {
+    INFO(c.input.DebugString() << " filter " << c.filter.DebugString());
+    std::map<std::string, AttrValue> attrs;
+    attrs["T"].set_type(DT_FLOAT);
+    attrs["strides"] = IntsAttr({1, c.stride, c.stride, 1});
+    attrs["padding"].set_s(c.padding);
+    const Tensor x = Random(DT_FLOAT, c.input, 1);
+    const Tensor w = Random(DT_FLOAT, c.filter, 2);
+    auto depthwise = OnCpu("DepthwiseConv2dNative", {x, w}, attrs);
+    REQUIRE_OK(depthwise);
+    const int64_t channels = c.filter.dim_size(2) * c.filter.dim_size(3);
+    auto as_hwio = w.Reshaped(
+        TensorShape({c.filter.dim_size(0), c.filter.dim_size(1), 1, channels}));
+    REQUIRE_OK(as_hwio);
+    auto grouped = OnCpu("Conv2D", {x, *as_hwio}, attrs);
+    REQUIRE_OK(grouped);
+    REQUIRE(grouped->shape() == depthwise->shape());
+    double worst = 0;
+    for (int64_t i = 0; i < grouped->NumElements(); ++i) {
+      const double a = grouped->data<float>()[i];
+      const double b = depthwise->data<float>()[i];
+      worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
+    }
+    CHECK(worst < 1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace dfx
