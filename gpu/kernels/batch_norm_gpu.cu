@@ -2,22 +2,18 @@
 // block per channel (threads stride over the channel's elements, then a
 // tree in shared memory, in double), a one-thread-per-channel pass for the
 // statistics, and a grid-stride element-wise pass.
-#include <cmath>
-
 #include "gpu/kernels/batch_norm_gpu.h"
-#include "gpu/kernels/half_math.cuh"
+#include "gpu/kernels/batch_norm_gpu_element.cuh"
 #include "gpu/kernels/launch.h"
 
 namespace dfx::gpu {
 namespace {
 
-enum class SumKind { kX, kSquaredDeviation, kGrad };
+using bn_element::SumKind;
 
-// x (or dy) element i in float.
-template <typename T>
-__device__ float Load(const T* p, int64_t i) {
-  return static_cast<float>(Math<T>::In(p[i]));
-}
+#define DFX_GRID_STRIDE(i, n)                                             \
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; \
+       i += int64_t{gridDim.x} * blockDim.x)
 
 // sums[c] (and sums[channels + c] for kGrad) over channel c's elements.
 template <typename T>
@@ -30,24 +26,8 @@ __global__ void ChannelSumsKernel(BnShape s, SumKind kind, const T* x,
   for (int64_t c = blockIdx.x; c < s.channels; c += gridDim.x) {
     double a = 0, b = 0;
     for (int64_t k = threadIdx.x; k < count; k += blockDim.x) {
-      const int64_t o = k / s.inner, r = k % s.inner;
-      const int64_t i = (o * s.channels + c) * s.inner + r;
-      switch (kind) {
-        case SumKind::kX:
-          a += Load(x, i);
-          break;
-        case SumKind::kSquaredDeviation: {
-          const double d = double(Load(x, i)) - double(mean[c]);
-          a += d * d;
-          break;
-        }
-        case SumKind::kGrad: {
-          const double g = Load(dy, i);
-          a += g;
-          b += g * (double(Load(x, i)) - double(mean[c]));
-          break;
-        }
-      }
+      bn_element::AddTerm(kind, x, dy, mean, c,
+                          bn_element::ChannelElement(s, c, k), &a, &b);
     }
     a_part[threadIdx.x] = a;
     b_part[threadIdx.x] = b;
@@ -69,10 +49,7 @@ __global__ void ChannelSumsKernel(BnShape s, SumKind kind, const T* x,
 
 __global__ void MeanKernel(int64_t channels, double n, const double* sums,
                            float* saved_mean) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
-    saved_mean[c] = static_cast<float>(sums[c] / n);
-  }
+  DFX_GRID_STRIDE(c, channels) { bn_element::Mean(c, n, sums, saved_mean); }
 }
 
 __global__ void StatsKernel(int64_t channels, double n, const double* sq,
@@ -80,24 +57,9 @@ __global__ void StatsKernel(int64_t channels, double n, const double* sq,
                             float factor, bool training, float* out_mean,
                             float* out_var, float* saved_mean,
                             float* saved_var) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
-    if (!training) {
-      out_mean[c] = saved_mean[c] = est_mean[c];
-      out_var[c] = saved_var[c] = est_var[c];
-      continue;
-    }
-    const float var = static_cast<float>(sq[c] / n);
-    saved_var[c] = var;
-    const float adjust =
-        static_cast<float>(n) / static_cast<float>(n > 1 ? n - 1 : 1);
-    if (factor == 1.0f) {
-      out_mean[c] = saved_mean[c];
-      out_var[c] = var * adjust;
-    } else {
-      out_mean[c] = (1.0f - factor) * est_mean[c] + factor * saved_mean[c];
-      out_var[c] = (1.0f - factor) * est_var[c] + (factor * adjust) * var;
-    }
+  DFX_GRID_STRIDE(c, channels) {
+    bn_element::Stats(c, n, sq, est_mean, est_var, factor, training, out_mean,
+                      out_var, saved_mean, saved_var);
   }
 }
 
@@ -106,22 +68,17 @@ __global__ void NormalizeKernel(BnShape s, const T* x, const float* mean,
                                 const float* var, const float* scale,
                                 const float* offset, float epsilon, T* y) {
   const int64_t n = s.outer * s.channels * s.inner;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t c = (i / s.inner) % s.channels;
-    const float factor = scale[c] / sqrtf(var[c] + epsilon);
-    y[i] = Math<T>::Out((Load(x, i) - mean[c]) * factor + offset[c]);
+  DFX_GRID_STRIDE(i, n) {
+    y[i] = bn_element::Normalize(s, x, mean, var, scale, offset, epsilon, i);
   }
 }
 
 __global__ void GradStatsKernel(int64_t channels, const double* sums,
                                 const float* var, float epsilon,
                                 float* scale_grad, float* offset_grad) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
-    const float rstd = 1.0f / sqrtf(var[c] + epsilon);
-    offset_grad[c] = static_cast<float>(sums[c]);
-    scale_grad[c] = static_cast<float>(sums[channels + c] * rstd);
+  DFX_GRID_STRIDE(c, channels) {
+    bn_element::GradStats(c, channels, sums, var, epsilon, scale_grad,
+                          offset_grad);
   }
 }
 
@@ -131,23 +88,13 @@ __global__ void GradKernel(BnShape s, const T* dy, const T* x,
                            const float* var, float epsilon, bool training,
                            const double* sums, T* dx) {
   const int64_t n = s.outer * s.channels * s.inner;
-  const double count = static_cast<double>(s.outer * s.inner);
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t c = (i / s.inner) % s.channels;
-    const float rstd = 1.0f / sqrtf(var[c] + epsilon);
-    if (!training) {
-      dx[i] = Math<T>::Out(Load(dy, i) * (scale[c] * rstd));
-      continue;
-    }
-    const float dy_mean = static_cast<float>(sums[c] / count);
-    const float coef1 = scale[c] * rstd;
-    const float coef2 =
-        rstd * rstd * static_cast<float>(sums[s.channels + c] / count);
-    const float xc = Load(x, i) - mean[c];
-    dx[i] = Math<T>::Out(coef1 * ((Load(dy, i) - dy_mean) - xc * coef2));
+  DFX_GRID_STRIDE(i, n) {
+    dx[i] = bn_element::Grad(s, dy, x, scale, mean, var, epsilon, training,
+                             sums, i);
   }
 }
+
+#undef DFX_GRID_STRIDE
 
 int ChannelBlocks(int64_t channels) {
   return static_cast<int>(channels < 65536 ? channels : 65536);

@@ -15,11 +15,11 @@
 
 namespace dfx::testing {
 
-// `op` with `attrs` on the CPU over `inputs` (fed placeholders): its first
-// output, or the step's error.
-inline absl::StatusOr<Tensor> OnCpu(
+// `op` with `attrs` on the CPU over `inputs` (fed placeholders): its
+// first `num_outputs` outputs, or the step's error.
+inline absl::StatusOr<std::vector<Tensor>> OnCpuOutputs(
     const std::string& op, const std::vector<Tensor>& inputs,
-    const std::map<std::string, AttrValue>& attrs) {
+    const std::map<std::string, AttrValue>& attrs, int num_outputs) {
   GraphDef g;
   std::vector<std::pair<std::string, Tensor>> feeds;
   NodeDef node;
@@ -39,8 +39,21 @@ inline absl::StatusOr<Tensor> OnCpu(
   auto session = Session::Create("local", SessionOptions());
   DFX_RETURN_IF_ERROR(session.status());
   DFX_RETURN_IF_ERROR((*session)->Extend(g));
+  std::vector<std::string> fetches;
+  for (int i = 0; i < num_outputs; ++i) {
+    fetches.push_back(absl::StrCat("node:", i));
+  }
   std::vector<Tensor> out;
-  DFX_RETURN_IF_ERROR((*session)->Run(feeds, {"node:0"}, {}, &out));
+  DFX_RETURN_IF_ERROR((*session)->Run(feeds, fetches, {}, &out));
+  return out;
+}
+
+// Its first output.
+inline absl::StatusOr<Tensor> OnCpu(
+    const std::string& op, const std::vector<Tensor>& inputs,
+    const std::map<std::string, AttrValue>& attrs) {
+  DFX_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                       OnCpuOutputs(op, inputs, attrs, 1));
   return out[0];
 }
 

@@ -9,6 +9,9 @@
 //    CPU kernels' plan, SimplifiedStridedCopy, the kernel's walk
 //    (MakeIndexCopyDims) and per-element offsets (IndexCopyOffsets) on
 //    random shapes and subscripts;
+//  - FusedBatchNormV3 and its gradient (batch_norm_gpu.cu's per-element and
+//    per-channel functions, batch_norm_gpu_element.cuh, in the kernels'
+//    order) in float32, float16 and bfloat16, NHWC and NCHW;
 //  - the depthwise convolutions (conv_gpu.cc): DepthwiseConv2dNative with a
 //    [H, W, C, M] filter is the grouped Conv2D with groups = C over the
 //    same filter bytes read as HWIO [H, W, 1, C * M] (output channel
@@ -25,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
+#include "gpu/kernels/batch_norm_gpu_element.cuh"
 #include "gpu/kernels/index_gpu.h"
 #include "gpu/kernels/pool_gpu_element.cuh"
 #include "kernels/array/index_util.h"
@@ -38,6 +42,7 @@ namespace {
 
 using array_internal::IndexPlan;
 using testing::OnCpu;
+using testing::OnCpuOutputs;
 
 AttrValue IntsAttr(std::vector<int64_t> values) {
   AttrValue v;
@@ -411,6 +416,155 @@ TEST_CASE(
       worst = std::max(worst, std::abs(a - b) / (1 + std::abs(b)));
     }
     CHECK(worst < 1e-5);
+  }
+}
+
+// LaunchBatchNorm's and LaunchBatchNormGrad's passes on the host (each
+// channel's sums in order rather than the kernels' tree).
+template <typename T>
+void BatchNormOnHost(const gpu::BnShape& s, const T* x, const float* scale,
+                     const float* offset, const float* est_mean,
+                     const float* est_var, float epsilon, float factor,
+                     bool training, T* y, float* stats[4]) {
+  namespace bn = gpu::bn_element;
+  const double n = static_cast<double>(s.outer * s.inner);
+  std::vector<double> sums(2 * s.channels);
+  auto channel_sums = [&](bn::SumKind kind, const float* mean) {
+    for (int64_t c = 0; c < s.channels; ++c) {
+      double a = 0, b = 0;
+      for (int64_t k = 0; k < s.outer * s.inner; ++k) {
+        bn::AddTerm<T>(kind, x, nullptr, mean, c, bn::ChannelElement(s, c, k),
+                       &a, &b);
+      }
+      sums[c] = a;
+    }
+  };
+  if (training) {
+    channel_sums(bn::SumKind::kX, nullptr);
+    for (int64_t c = 0; c < s.channels; ++c) {
+      bn::Mean(c, n, sums.data(), stats[2]);
+    }
+    channel_sums(bn::SumKind::kSquaredDeviation, stats[2]);
+  }
+  for (int64_t c = 0; c < s.channels; ++c) {
+    bn::Stats(c, n, sums.data(), est_mean, est_var, factor, training, stats[0],
+              stats[1], stats[2], stats[3]);
+  }
+  for (int64_t i = 0; i < s.outer * s.channels * s.inner; ++i) {
+    y[i] = bn::Normalize(s, x, stats[2], stats[3], scale, offset, epsilon, i);
+  }
+}
+
+template <typename T>
+void BatchNormGradOnHost(const gpu::BnShape& s, const T* dy, const T* x,
+                         const float* scale, const float* mean,
+                         const float* var, float epsilon, bool training, T* dx,
+                         float* scale_grad, float* offset_grad) {
+  namespace bn = gpu::bn_element;
+  std::vector<double> sums(2 * s.channels);
+  for (int64_t c = 0; c < s.channels; ++c) {
+    double a = 0, b = 0;
+    for (int64_t k = 0; k < s.outer * s.inner; ++k) {
+      bn::AddTerm(bn::SumKind::kGrad, x, dy, mean, c,
+                  bn::ChannelElement(s, c, k), &a, &b);
+    }
+    sums[c] = a;
+    sums[s.channels + c] = b;
+  }
+  for (int64_t c = 0; c < s.channels; ++c) {
+    bn::GradStats(c, s.channels, sums.data(), var, epsilon, scale_grad,
+                  offset_grad);
+  }
+  for (int64_t i = 0; i < s.outer * s.channels * s.inner; ++i) {
+    dx[i] =
+        bn::Grad(s, dy, x, scale, mean, var, epsilon, training, sums.data(), i);
+  }
+}
+
+template <typename T>
+void BatchNormCase(DataType t, bool nchw, bool training, float factor) {
+  const TensorShape shape =
+      nchw ? TensorShape({3, 4, 5, 6}) : TensorShape({3, 5, 6, 4});
+  gpu::BnShape s;
+  s.outer = nchw ? 3 : 3 * 5 * 6;
+  s.channels = 4;
+  s.inner = nchw ? 5 * 6 : 1;
+  const Tensor x = Random(t, shape, 3);
+  const Tensor scale = Random(DT_FLOAT, TensorShape({4}), 4);
+  const Tensor offset = Random(DT_FLOAT, TensorShape({4}), 5);
+  const Tensor mean = Random(DT_FLOAT, TensorShape({4}), 6);
+  Tensor var = Random(DT_FLOAT, TensorShape({4}), 7);
+  for (float& v : var.span<float>()) v = std::abs(v) + 0.5f;
+  std::map<std::string, AttrValue> attrs;
+  attrs["T"].set_type(t);
+  attrs["U"].set_type(DT_FLOAT);
+  attrs["epsilon"].set_f(1e-3f);
+  attrs["exponential_avg_factor"].set_f(factor);
+  attrs["data_format"].set_s(nchw ? "NCHW" : "NHWC");
+  attrs["is_training"].set_b(training);
+  auto cpu =
+      OnCpuOutputs("FusedBatchNormV3", {x, scale, offset, mean, var}, attrs, 5);
+  REQUIRE_OK(cpu);
+  Tensor y(t, shape);
+  std::vector<Tensor> stats;
+  for (int k = 0; k < 4; ++k) stats.emplace_back(DT_FLOAT, TensorShape({4}));
+  float* stat_ptrs[4] = {stats[0].data<float>(), stats[1].data<float>(),
+                         stats[2].data<float>(), stats[3].data<float>()};
+  BatchNormOnHost<T>(s, static_cast<const T*>(x.raw_data()),
+                     scale.data<float>(), offset.data<float>(),
+                     mean.data<float>(), var.data<float>(), 1e-3f, factor,
+                     training, static_cast<T*>(y.raw_data()), stat_ptrs);
+  const double tolerance = t == DT_HALF ? 4e-3 : t == DT_BFLOAT16 ? 3e-2 : 1e-5;
+  CHECK(MaxError(y, (*cpu)[0]) <= tolerance);
+  for (int k = 0; k < 4; ++k) {
+    INFO("statistic " << k);
+    CHECK(MaxError(stats[k], (*cpu)[k + 1]) <= 1e-5);
+  }
+  if (nchw && !training) return;  // the CPU's inference gradient: NHWC only
+  attrs.erase("exponential_avg_factor");
+  const Tensor dy = Random(t, shape, 8);
+  auto cpu_grad = OnCpuOutputs(
+      "FusedBatchNormGradV3",
+      {dy, x, scale, (*cpu)[3], (*cpu)[4], Tensor(DT_FLOAT, TensorShape({1}))},
+      attrs, 3);
+  REQUIRE_OK(cpu_grad);
+  Tensor dx(t, shape), dscale(DT_FLOAT, TensorShape({4})),
+      doffset(DT_FLOAT, TensorShape({4}));
+  BatchNormGradOnHost<T>(s, static_cast<const T*>(dy.raw_data()),
+                         static_cast<const T*>(x.raw_data()),
+                         scale.data<float>(), (*cpu)[3].data<float>(),
+                         (*cpu)[4].data<float>(), 1e-3f, training,
+                         static_cast<T*>(dx.raw_data()), dscale.data<float>(),
+                         doffset.data<float>());
+  CHECK(MaxError(dx, (*cpu_grad)[0]) <= tolerance);
+  CHECK(MaxError(dscale, (*cpu_grad)[1]) <= 1e-4);
+  CHECK(MaxError(doffset, (*cpu_grad)[2]) <= 1e-4);
+}
+
+TEST_CASE(
+    "gpu batch-norm arithmetic on the host: FusedBatchNormV3 and its "
+    "gradient, float32, float16 and bfloat16, NHWC and NCHW, as the "
+    "CPU kernels") {
+  for (const bool nchw : {false, true}) {
+    for (const bool training : {true, false}) {
+      for (const float factor : {1.0f, 0.25f}) {
+        if (!training && factor != 1.0f) continue;
+        INFO((nchw ? "NCHW" : "NHWC") << (training ? " training" : " inference")
+                                      << " factor " << factor);
+        {
+          INFO("float");
+          BatchNormCase<float>(DT_FLOAT, nchw, training, factor);
+        }
+        {
+          INFO("half");
+          BatchNormCase<__half>(DT_HALF, nchw, training, factor);
+        }
+        {
+          INFO("bfloat16");
+          BatchNormCase<__nv_bfloat16>(DT_BFLOAT16, nchw, training, factor);
+        }
+      }
+    }
   }
 }
 
