@@ -10,6 +10,7 @@
 #include <cudnn.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@
 #include "base/status_macros.h"
 #include "gpu/cuda_status.h"
 #include "gpu/gpu_device.h"
+#include "gpu/kernels/depthwise_gpu.h"
+#include "gpu/kernels/dtype_dispatch.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/layout_gpu.h"
@@ -136,7 +139,9 @@ template <ConvPass kPass>
 class GpuConvOp : public OpKernel {
  public:
   GpuConvOp(OpKernelConstruction* ctx, bool depthwise)
-      : OpKernel(ctx), depthwise_(depthwise) {
+      : OpKernel(ctx),
+        depthwise_(depthwise),
+        direct_(depthwise && DirectDepthwiseRequested()) {
     ctx->SetStatus(conv_internal::ReadConvAttrs(*ctx, &attrs_));
     if (!ctx->status().ok() || !depthwise_) return;
     // TensorFlow's depthwise kernels (CPU and GPU alike) and dfx's CPU
@@ -207,7 +212,22 @@ class GpuConvOp : public OpKernel {
                           "zeroing the convolution's result"));
       return;
     }
-    DFX_OP_REQUIRES_OK(ctx, Run(ctx, *device, launch.stream(), g, result));
+    // A depthwise convolution cuDNN does not serve (float64; no usable
+    // algorithm or CUDNN_STATUS_NOT_SUPPORTED, Unimplemented; another
+    // cuDNN error for a grouping it rejects) runs on the direct kernels,
+    // and so does every one with DFX_GPU_DEPTHWISE_DIRECT=1. Running out
+    // of memory is reported as it is; so is cuDNN's error when the direct
+    // kernels fail too.
+    if (depthwise_ && (direct_ || output_type(0) == DT_DOUBLE)) {
+      DFX_OP_REQUIRES_OK(ctx, RunDirect(*ctx, launch.stream(), g, result));
+      return;
+    }
+    absl::Status status = Run(ctx, *device, launch.stream(), g, result);
+    if (depthwise_ && !status.ok() && !absl::IsResourceExhausted(status) &&
+        RunDirect(*ctx, launch.stream(), g, result).ok()) {
+      status = absl::OkStatus();
+    }
+    DFX_OP_REQUIRES_OK(ctx, status);
   }
 
  private:
@@ -299,6 +319,48 @@ class GpuConvOp : public OpKernel {
                                                 : CUDNN_FMA_MATH;
     return DnnStatus(cudnnSetConvolutionMathType(p->conv.get(), p->math),
                      "the math type");
+  }
+
+  static bool DirectDepthwiseRequested() {
+    const char* v = std::getenv("DFX_GPU_DEPTHWISE_DIRECT");
+    return v != nullptr && std::string(v) == "1";
+  }
+
+  // The depthwise pass on the direct kernels (gpu/kernels/depthwise_gpu.h).
+  absl::Status RunDirect(const OpKernelContext& ctx, cudaStream_t stream,
+                         const ConvGeom& g, Tensor* result) const {
+    DepthwiseShape s;
+    s.batch = g.batch;
+    s.in_rows = g.in_rows;
+    s.in_cols = g.in_cols;
+    s.in_depth = g.in_depth;
+    s.multiplier = g.in_depth == 0 ? 0 : g.out_depth / g.in_depth;
+    s.filter_rows = g.filter_rows;
+    s.filter_cols = g.filter_cols;
+    s.out_rows = g.out_rows;
+    s.out_cols = g.out_cols;
+    s.stride_rows = g.stride_rows;
+    s.stride_cols = g.stride_cols;
+    s.pad_top = g.pad_top;
+    s.pad_left = g.pad_left;
+    s.nchw = attrs_.nchw;
+    const cudaError_t e = ByFloatType(output_type(0), [&](auto t) {
+      using T = decltype(t);
+      auto in = [&](int i) {
+        return static_cast<const T*>(ctx.input(i).raw_data());
+      };
+      T* out = static_cast<T*>(result->raw_data());
+      if constexpr (kPass == ConvPass::kForward) {
+        return LaunchDepthwiseForward(stream, s, in(0), in(1), out);
+      } else if constexpr (kPass == ConvPass::kBackwardData) {
+        return LaunchDepthwiseBackpropInput(stream, s, in(1), in(2), out);
+      } else {
+        return LaunchDepthwiseBackpropFilter(stream, s, in(0), in(2), out);
+      }
+    });
+    return CudaStatus(e, absl::StrCat(type_string(),
+                                      " on the direct "
+                                      "depthwise kernel"));
   }
 
   absl::Status Run(OpKernelContext* ctx, GpuDevice* device,
@@ -514,6 +576,7 @@ class GpuConvOp : public OpKernel {
   };
 
   const bool depthwise_;
+  const bool direct_;  // depthwise on the direct kernels only
   ConvAttrs attrs_;
   mutable absl::Mutex mu_;
   mutable absl::node_hash_map<AlgoKey, std::vector<Perf>> algorithms_
@@ -523,8 +586,11 @@ class GpuConvOp : public OpKernel {
 }  // namespace
 
 void RegisterGpuConvKernels(KernelRegistry* registry) {
-  const DataTypeVector types = {DT_FLOAT, DT_HALF, DT_BFLOAT16};
   for (const bool depthwise : {false, true}) {
+    // float64 depthwise convolutions run on the direct kernels only.
+    const DataTypeVector types =
+        depthwise ? DataTypeVector{DT_FLOAT, DT_HALF, DT_BFLOAT16, DT_DOUBLE}
+                  : DataTypeVector{DT_FLOAT, DT_HALF, DT_BFLOAT16};
     const std::string prefix = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
     RegisterWith<GpuConvOp<ConvPass::kForward>>(
         registry,

@@ -12,7 +12,10 @@
 //  - FusedBatchNormV3 and its gradient (batch_norm_gpu.cu's per-element and
 //    per-channel functions, batch_norm_gpu_element.cuh, in the kernels'
 //    order) in float32, float16 and bfloat16, NHWC and NCHW;
-//  - the depthwise convolutions (conv_gpu.cc): DepthwiseConv2dNative with a
+//  - the direct depthwise kernels (depthwise_gpu_element.cuh): forward,
+//    input and filter gradients in four dtypes, NHWC and NCHW;
+//  - the depthwise convolutions on cuDNN (conv_gpu.cc): DepthwiseConv2dNative
+//  with a
 //    [H, W, C, M] filter is the grouped Conv2D with groups = C over the
 //    same filter bytes read as HWIO [H, W, 1, C * M] (output channel
 //    c * M + m), which is what the GPU hands cuDNN.
@@ -29,9 +32,11 @@
 #include "base/status_macros.h"
 #include "catch2/catch.hpp"
 #include "gpu/kernels/batch_norm_gpu_element.cuh"
+#include "gpu/kernels/depthwise_gpu_element.cuh"
 #include "gpu/kernels/index_gpu.h"
 #include "gpu/kernels/pool_gpu_element.cuh"
 #include "kernels/array/index_util.h"
+#include "kernels/conv/conv_util.h"
 #include "kernels/conv/pool_util.h"
 #include "runtime/session.h"
 #include "tests/testing/status_matchers.h"
@@ -563,6 +568,128 @@ TEST_CASE(
           INFO("bfloat16");
           BatchNormCase<__nv_bfloat16>(DT_BFLOAT16, nchw, training, factor);
         }
+      }
+    }
+  }
+}
+
+// The direct depthwise kernels' three passes, every element through their
+// element functions (the filter gradient's terms summed in order rather
+// than the kernel's tree).
+template <typename T>
+void DepthwiseOnHost(const gpu::DepthwiseShape& s, const Tensor& x,
+                     const Tensor& filter, const Tensor& dy, Tensor* y,
+                     Tensor* dx, Tensor* dfilter) {
+  namespace dw = gpu::depthwise_element;
+  auto p = [](const Tensor& t) { return static_cast<const T*>(t.raw_data()); };
+  auto q = [](Tensor* t) { return static_cast<T*>(t->raw_data()); };
+  for (int64_t i = 0; i < y->NumElements(); ++i) {
+    q(y)[i] = dw::Forward(s, p(x), p(filter), i);
+  }
+  for (int64_t i = 0; i < dx->NumElements(); ++i) {
+    q(dx)[i] = dw::BackpropInput(s, p(filter), p(dy), i);
+  }
+  const int64_t count = s.batch * s.out_rows * s.out_cols;
+  for (int64_t f = 0; f < dfilter->NumElements(); ++f) {
+    typename gpu::Math<T>::A sum = 0;
+    for (int64_t j = 0; j < count; ++j) {
+      sum += dw::FilterGradTerm(s, p(x), p(dy), f, j);
+    }
+    q(dfilter)[f] = gpu::Math<T>::Out(sum);
+  }
+}
+
+TEST_CASE(
+    "gpu direct depthwise arithmetic on the host: the forward pass "
+    "and both gradients, every float dtype, NHWC and NCHW, as the CPU "
+    "kernels") {
+  const struct {
+    TensorShape input, filter;  // filter [KH, KW, C, M]
+    int64_t stride;
+    const char* padding;
+  } kCases[] = {
+      {TensorShape({2, 7, 7, 3}), TensorShape({3, 3, 3, 1}), 1, "SAME"},
+      {TensorShape({1, 8, 9, 2}), TensorShape({3, 3, 2, 2}), 2, "SAME"},
+      {TensorShape({2, 8, 8, 2}), TensorShape({2, 2, 2, 3}), 2, "VALID"},
+      {TensorShape({1, 7, 7, 2}), TensorShape({2, 2, 2, 1}), 3, "SAME"},
+  };
+  for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
+    const double tolerance = t == DT_HALF       ? 4e-3
+                             : t == DT_BFLOAT16 ? 3e-2
+                                                : 1e-5;
+    for (const auto& c : kCases) {
+      std::map<std::string, AttrValue> attrs;
+      attrs["T"].set_type(t);
+      attrs["strides"] = IntsAttr({1, c.stride, c.stride, 1});
+      attrs["padding"].set_s(c.padding);
+      const Tensor x = Random(t, c.input, 21);
+      const Tensor w = Random(t, c.filter, 22);
+      auto y = OnCpu("DepthwiseConv2dNative", {x, w}, attrs);
+      REQUIRE_OK(y);
+      const Tensor dy = Random(t, y->shape(), 23);
+      std::vector<int32_t> in_sizes, f_sizes;
+      for (int d = 0; d < 4; ++d) {
+        in_sizes.push_back(static_cast<int32_t>(c.input.dim_size(d)));
+        f_sizes.push_back(static_cast<int32_t>(c.filter.dim_size(d)));
+      }
+      auto dx = OnCpu("DepthwiseConv2dNativeBackpropInput",
+                      {Tensor::FromVector<int32_t>(in_sizes), w, dy}, attrs);
+      auto dw = OnCpu("DepthwiseConv2dNativeBackpropFilter",
+                      {x, Tensor::FromVector<int32_t>(f_sizes), dy}, attrs);
+      REQUIRE_OK(dx);
+      REQUIRE_OK(dw);
+      // The output's size and padding as TensorFlow computes them.
+      conv_internal::ConvGeom g;
+      g.batch = c.input.dim_size(0);
+      int64_t pad_after = 0;
+      conv_internal::Padding padding;
+      REQUIRE_OK(conv_internal::ParsePadding(c.padding, &padding));
+      REQUIRE_OK(conv_internal::WindowedOutputSize(
+          c.input.dim_size(1), c.filter.dim_size(0), 1, c.stride, padding, 0, 0,
+          &g.out_rows, &g.pad_top, &pad_after));
+      REQUIRE_OK(conv_internal::WindowedOutputSize(
+          c.input.dim_size(2), c.filter.dim_size(1), 1, c.stride, padding, 0, 0,
+          &g.out_cols, &g.pad_left, &pad_after));
+      for (const bool nchw : {false, true}) {
+        INFO(DataTypeString(t)
+             << " " << c.input.DebugString() << " filter "
+             << c.filter.DebugString() << " stride " << c.stride << " "
+             << c.padding << (nchw ? " NCHW" : " NHWC"));
+        const gpu::DepthwiseShape s{c.input.dim_size(0),
+                                    c.input.dim_size(1),
+                                    c.input.dim_size(2),
+                                    c.input.dim_size(3),
+                                    c.filter.dim_size(3),
+                                    c.filter.dim_size(0),
+                                    c.filter.dim_size(1),
+                                    g.out_rows,
+                                    g.out_cols,
+                                    c.stride,
+                                    c.stride,
+                                    g.pad_top,
+                                    g.pad_left,
+                                    nchw};
+        const Tensor xs = nchw ? Transposed(x, true) : x;
+        const Tensor dys = nchw ? Transposed(dy, true) : dy;
+        Tensor gy(t, dys.shape()), gdx(t, xs.shape()), gdw(t, w.shape());
+        switch (t) {
+          case DT_FLOAT:
+            DepthwiseOnHost<float>(s, xs, w, dys, &gy, &gdx, &gdw);
+            break;
+          case DT_DOUBLE:
+            DepthwiseOnHost<double>(s, xs, w, dys, &gy, &gdx, &gdw);
+            break;
+          case DT_HALF:
+            DepthwiseOnHost<__half>(s, xs, w, dys, &gy, &gdx, &gdw);
+            break;
+          default:
+            DepthwiseOnHost<__nv_bfloat16>(s, xs, w, dys, &gy, &gdx, &gdw);
+            break;
+        }
+        CHECK(MaxError(nchw ? Transposed(gy, false) : gy, *y) <= tolerance);
+        CHECK(MaxError(nchw ? Transposed(gdx, false) : gdx, *dx) <= tolerance);
+        // The filter's gradient sums over the batch and every position.
+        CHECK(MaxError(gdw, *dw) <= 4 * tolerance);
       }
     }
   }

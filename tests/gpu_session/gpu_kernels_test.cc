@@ -8,6 +8,7 @@
 // indices, labels) that cross to the host on the way.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <random>
@@ -834,12 +835,10 @@ std::vector<int32_t> Dims32(const TensorShape& s) {
   return d;
 }
 
-TEST_CASE(
-    "gpu kernels: DepthwiseConv2dNative and its gradients on cuDNN "
-    "give the CPU kernels' numbers: multipliers, strides, every "
-    "padding, float16, bfloat16, NCHW, empty batches",
-    "[gpu]") {
-  if (!HaveGpu()) return;
+// DepthwiseConv2dNative and its gradients on the GPU against the CPU
+// kernels for `types`: multipliers, strides, every padding, an empty
+// batch, and NCHW (float32) against the NHWC results transposed.
+void CheckDepthwiseKernels(const std::vector<DataType>& types) {
   const struct {
     TensorShape input, filter;  // filter [KH, KW, C, M]
     int64_t stride;
@@ -859,14 +858,15 @@ TEST_CASE(
       {TensorShape({0, 5, 5, 2}), TensorShape({3, 3, 2, 1}), 1, "SAME", {}},
   };
   for (const auto& c : kCases) {
-    for (DataType t : {DT_FLOAT, DT_HALF, DT_BFLOAT16}) {
+    for (DataType t : types) {
       INFO(c.input.DebugString()
            << " filter " << c.filter.DebugString() << " stride " << c.stride
            << " " << c.padding << " " << DataTypeString(t));
       // Sums of a few products rounded once (float: cuDNN's order).
-      const double tolerance = t == DT_FLOAT  ? 1e-4
-                               : t == DT_HALF ? 4e-3
-                                              : 3e-2;
+      const double tolerance = t == DT_DOUBLE  ? 1e-9
+                               : t == DT_FLOAT ? 1e-4
+                               : t == DT_HALF  ? 4e-3
+                                               : 3e-2;
       std::map<std::string, AttrValue> attrs = {
           {"T", TypeAttr(t)},
           {"strides", IntsAttr({1, c.stride, c.stride, 1})},
@@ -915,6 +915,24 @@ TEST_CASE(
       CHECK(MaxRelativeError(*dw_nchw, dw->cpu[0]) <= tolerance);
     }
   }
+}
+
+// DFX_GPU_DEPTHWISE_DIRECT set while it lives (kernels built meanwhile
+// read it).
+class DirectDepthwise {
+ public:
+  DirectDepthwise() { setenv("DFX_GPU_DEPTHWISE_DIRECT", "1", 1); }
+  ~DirectDepthwise() { unsetenv("DFX_GPU_DEPTHWISE_DIRECT"); }
+};
+
+TEST_CASE(
+    "gpu kernels: DepthwiseConv2dNative and its gradients on cuDNN "
+    "give the CPU kernels' numbers: multipliers, strides, every "
+    "padding, float16, bfloat16, float64 (direct kernels), NCHW, empty "
+    "batches",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  CheckDepthwiseKernels({DT_FLOAT, DT_HALF, DT_BFLOAT16, DT_DOUBLE});
   // TensorFlow's depthwise checks, on both devices alike.
   const Tensor x = RandomFloats(TensorShape({1, 6, 6, 2}), 93);
   const Tensor w = RandomFloats(TensorShape({3, 3, 2, 1}), 94);
@@ -935,6 +953,15 @@ TEST_CASE(
       "DepthwiseConv2dNativeBackpropInput",
       {Ints<int32_t>({6, 6}), w, RandomFloats(TensorShape({1, 6, 6, 2}), 96)},
       base);
+}
+
+TEST_CASE(
+    "gpu kernels: the direct depthwise kernels (DFX_GPU_DEPTHWISE_DIRECT=1) "
+    "give the CPU kernels' numbers",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  DirectDepthwise direct;
+  CheckDepthwiseKernels({DT_FLOAT, DT_HALF, DT_BFLOAT16});
 }
 
 AttrValue MaskAttr(int64_t m) { return IntAttr(m); }

@@ -139,12 +139,41 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "gpu placement: a dtype the GPU kernels do not serve is refused "
-    "without soft placement, naming the node") {
+    "gpu placement: an op or dtype the GPU kernels do not serve is "
+    "refused without soft placement, naming the node") {
   if (!HaveGpuKernels()) return;
-  // float64 depthwise convolutions run on CPUs only (cuDNN's float64
-  // grouped convolutions are not served).
-  const std::string graph = std::string(R"pb(
+  // LRN has no GPU kernel; Conv2D none in float64 (cuDNN's float64 is not
+  // served; the depthwise convolutions take float64 on direct kernels).
+  for (const auto& [op, dtype] :
+       {std::pair{"LRN", "DT_FLOAT"}, std::pair{"Conv2D", "DT_DOUBLE"}}) {
+    INFO(op << " " << dtype);
+    const std::string t =
+        std::string("attr { key: 'T' value { type: ") + dtype + " } }";
+    const std::string graph =
+        std::string(
+            "node { name: 'x' op: 'Placeholder' attr { key: "
+            "'dtype' value { type: ") +
+        dtype +
+        " } } }\n"
+        "node { name: 'w' op: 'Placeholder' attr { key: 'dtype' value { "
+        "type: " +
+        dtype +
+        " } } }\n"
+        "node { name: 'unserved' op: '" +
+        op + "' input: 'x'" +
+        (std::string(op) == "Conv2D" ? " input: 'w'" : "") +
+        " device: '/device:GPU:0' " + t +
+        (std::string(op) == "Conv2D"
+             ? " attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 "
+               "} } } attr { key: 'padding' value { s: 'VALID' } }"
+             : "") +
+        " }\n";
+    CHECK_THAT(
+        Placed(graph).status(),
+        testing::StatusIs(absl::StatusCode::kInvalidArgument, "unserved"));
+  }
+  // float64 depthwise convolutions do place (the direct kernels).
+  auto g = Placed(R"pb(
     node {
       name: 'x'
       op: 'Placeholder'
@@ -180,9 +209,8 @@ TEST_CASE(
         value { s: 'VALID' }
       }
     })pb");
-  CHECK_THAT(
-      Placed(graph).status(),
-      testing::StatusIs(absl::StatusCode::kInvalidArgument, "depthwise"));
+  REQUIRE_OK(g);
+  CHECK((*g)->FindNode("depthwise")->assigned_device_name() == kGpu);
 }
 
 }  // namespace

@@ -334,11 +334,14 @@ absl::StatusOr<Tensor> DeviceValues(gpu::GpuDevice* gpu,
   return gpu->CopyFromHost(host);
 }
 
-void PrintVersus(const char* what, double dfx_seconds, double dnn_seconds) {
+// `dfx_seconds` and `dnn_seconds`: for `iters` calls each.
+void PrintVersus(const char* what, int iters, double dfx_seconds,
+                 double dnn_seconds) {
   std::printf(
-      "%s: dfx's direct kernel %.3f ms, cuDNN %.3f ms, cuDNN/dfx "
+      "%s: dfx's direct kernel %.3f ms, cuDNN %.3f ms a call, cuDNN/dfx "
       "time %.2f (above 1: the direct kernel is faster)\n",
-      what, dfx_seconds * 1e3, dnn_seconds * 1e3, dnn_seconds / dfx_seconds);
+      what, dfx_seconds * 1e3 / iters, dnn_seconds * 1e3 / iters,
+      dnn_seconds / dfx_seconds);
 }
 
 // The direct pooling, softmax and batch-norm kernels (dfx's default)
@@ -404,7 +407,7 @@ void BenchDirectVersusDnn(gpu::GpuDevice* gpu, int iters) {
     if (ok) {
       PrintVersus(max ? "MaxPool 3x3/2 112x112x64 batch 32 float32"
                       : "AvgPool 3x3/2 112x112x64 batch 32 float32",
-                  dfx, dnn);
+                  iters, dfx, dnn);
     }
   }
   cudaFree(y);
@@ -430,7 +433,7 @@ void BenchDirectVersusDnn(gpu::GpuDevice* gpu, int iters) {
                 "cudnnSoftmaxForward");
     });
     ok = dnn > 0;
-    if (ok) PrintVersus("Softmax 4096x1000 float32", dfx, dnn);
+    if (ok) PrintVersus("Softmax 4096x1000 float32", iters, dfx, dnn);
   }
   cudaFree(y);
   y = nullptr;
@@ -468,7 +471,8 @@ void BenchDirectVersusDnn(gpu::GpuDevice* gpu, int iters) {
           "cudnnBatchNormalizationForwardTraining");
     });
     if (dnn > 0) {
-      PrintVersus("FusedBatchNormV3 training 32x56x56x64 float32", dfx, dnn);
+      PrintVersus("FusedBatchNormV3 training 32x56x56x64 float32", iters, dfx,
+                  dnn);
     }
   }
   cudaFree(saved);
@@ -478,6 +482,54 @@ void BenchDirectVersusDnn(gpu::GpuDevice* gpu, int iters) {
   cudnnDestroyTensorDescriptor(yd);
   cudnnDestroyTensorDescriptor(xd);
   cudnnDestroy(handle);
+}
+
+// dfx's DepthwiseConv2dNative (a MobileNet layer: 3x3, stride 1, SAME,
+// 112x112x32, batch 32) on cuDNN's grouped convolution (the default)
+// against the direct kernels (DFX_GPU_DEPTHWISE_DIRECT=1, what TensorFlow
+// does outside float16). Informational.
+void BenchDepthwise(gpu::GpuDevice* gpu, int iters) {
+  for (const DataType dtype : {DT_FLOAT, DT_HALF}) {
+    Tensor host_x(DT_FLOAT, TensorShape({32, 112, 112, 32}));
+    Tensor host_w(DT_FLOAT, TensorShape({3, 3, 32, 1}));
+    for (Tensor* t : {&host_x, &host_w}) {
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->data<float>()[i] =
+            static_cast<float>((i * 7919) % 2001) / 1000.0f - 1;
+      }
+    }
+    if (dtype == DT_HALF) {
+      for (Tensor* t : {&host_x, &host_w}) {
+        Tensor h(DT_HALF, t->shape());
+        for (int64_t i = 0; i < t->NumElements(); ++i) {
+          h.data<Eigen::half>()[i] = Eigen::half(t->data<float>()[i]);
+        }
+        *t = h;
+      }
+    }
+    auto x = gpu->CopyFromHost(host_x);
+    auto w = gpu->CopyFromHost(host_w);
+    if (!x.ok() || !w.ok()) return;
+    NodeDef node;
+    node.set_name("depthwise");
+    node.set_op("DepthwiseConv2dNative");
+    (*node.mutable_attr())["T"].set_type(dtype);
+    for (int i = 0; i < 4; ++i) {
+      (*node.mutable_attr())["strides"].mutable_list()->add_i(1);
+    }
+    (*node.mutable_attr())["padding"].set_s("SAME");
+    const double dnn = TimeKernel(gpu, node, {*x, *w}, iters);
+    setenv("DFX_GPU_DEPTHWISE_DIRECT", "1", 1);
+    const double direct = TimeKernel(gpu, node, {*x, *w}, iters);
+    unsetenv("DFX_GPU_DEPTHWISE_DIRECT");
+    if (dnn <= 0 || direct <= 0) return;
+    std::printf(
+        "DepthwiseConv2dNative 3x3 112x112x32 batch 32 %s: cuDNN "
+        "grouped %.3f ms, direct kernel %.3f ms, direct/cuDNN time "
+        "%.2f (above 1: cuDNN, the default, is faster)\n",
+        dtype == DT_FLOAT ? "float32" : "float16", dnn * 1e3 / iters,
+        direct * 1e3 / iters, direct / dnn);
+  }
 }
 #endif  // DFX_HAVE_CUDNN
 
@@ -605,6 +657,7 @@ int RunGpuBench(int argc, char** argv) {
     ok = BenchConv(gpu, 32, size, channels, iters) && ok;
   }
   BenchDirectVersusDnn(gpu, iters);
+  BenchDepthwise(gpu, iters);
 #else
   std::printf("Conv2D: this dfx was built without cuDNN\n");
 #endif
