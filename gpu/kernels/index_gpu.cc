@@ -21,9 +21,9 @@ namespace {
 
 using array_internal::IndexPlan;
 
-// A view of a tensor's rows starts at a multiple of this many bytes or is
-// copied: cudaMalloc's alignment, which the consumers (cuDNN, vectorized
-// loads) may count on for any tensor.
+// A view of a tensor's rows starts at an address that is a multiple of
+// this many bytes or is copied: cudaMalloc's alignment, which the
+// consumers (cuDNN, vectorized loads) may count on for any tensor.
 constexpr int64_t kViewAlignment = 256;
 
 enum class IndexOp { kTile, kSlice, kStridedSlice, kStridedSliceGrad };
@@ -46,7 +46,9 @@ class IndexGpuOp : public OpKernel {
       const int64_t row_elems = source.dim_size(0) == 0
                                     ? 0
                                     : source.NumElements() / source.dim_size(0);
-      if ((plan.row_begin * row_elems * elem) % kViewAlignment == 0) {
+      const uintptr_t first = reinterpret_cast<uintptr_t>(source.raw_data()) +
+                              plan.row_begin * row_elems * elem;
+      if (first % kViewAlignment == 0) {
         SetView(ctx, source.Slice(plan.row_begin, plan.row_begin + plan.rows),
                 plan.shape);
         return;
