@@ -1,15 +1,18 @@
 // FusedBatchNorm (V1, V2, V3) and FusedBatchNormGrad (V1, V2, V3) on a GPU
-// for float x (U float), in NHWC, NCHW, NDHWC or NCDHW, with the CPU
-// kernels' checks, messages and numbers (gpu/kernels/batch_norm_gpu.cu).
+// for float x (V2 and V3 also float16 and bfloat16 x; U float), in NHWC,
+// NCHW, NDHWC or NCDHW, with the CPU kernels' checks, messages and numbers
+// (gpu/kernels/batch_norm_gpu.cu).
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "gpu/cuda_status.h"
 #include "gpu/kernels/array_gpu.h"
 #include "gpu/kernels/batch_norm_gpu.h"
+#include "gpu/kernels/dtype_dispatch.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "graph/types.h"
@@ -87,18 +90,23 @@ class BatchNormGpuOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(
                                 DT_DOUBLE, TensorShape({2 * s.channels}),
                                 &sums));
-    DFX_OP_REQUIRES_OK(
-        ctx, CudaStatus(
-                 LaunchBatchNorm(
-                     launch.stream(), s, x.data<float>(),
-                     scale.data<float>(), offset.data<float>(),
-                     uses_running ? est_mean.data<float>() : nullptr,
-                     uses_running ? est_var.data<float>() : nullptr, epsilon_,
-                     factor_, is_training_, y->data<float>(),
-                     stats[0]->data<float>(), stats[1]->data<float>(),
-                     stats[2]->data<float>(), stats[3]->data<float>(),
-                     sums.data<double>()),
-                 "launching the batch normalization"));
+    const cudaError_t e = ByFloatType(x.dtype(), [&](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, double>) {
+        return cudaErrorInvalidValue;  // not registered
+      } else {
+        return LaunchBatchNorm(
+            launch.stream(), s, static_cast<const T*>(x.raw_data()),
+            scale.data<float>(), offset.data<float>(),
+            uses_running ? est_mean.data<float>() : nullptr,
+            uses_running ? est_var.data<float>() : nullptr, epsilon_, factor_,
+            is_training_, static_cast<T*>(y->raw_data()),
+            stats[0]->data<float>(), stats[1]->data<float>(),
+            stats[2]->data<float>(), stats[3]->data<float>(),
+            sums.data<double>());
+      }
+    });
+    DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the batch normalization"));
   }
 
  private:
@@ -148,15 +156,21 @@ class BatchNormGradGpuOp : public OpKernel {
     DFX_OP_REQUIRES_OK(ctx, ctx->allocate_temp(
                                 DT_DOUBLE, TensorShape({2 * s.channels}),
                                 &sums));
+    const cudaError_t e = ByFloatType(x.dtype(), [&](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_same_v<T, double>) {
+        return cudaErrorInvalidValue;  // not registered
+      } else {
+        return LaunchBatchNormGrad(
+            launch.stream(), s, static_cast<const T*>(dy.raw_data()),
+            static_cast<const T*>(x.raw_data()), scale.data<float>(),
+            mean.data<float>(), var.data<float>(), epsilon_, is_training_,
+            static_cast<T*>(dx->raw_data()), dscale->data<float>(),
+            doffset->data<float>(), sums.data<double>());
+      }
+    });
     DFX_OP_REQUIRES_OK(
-        ctx, CudaStatus(LaunchBatchNormGrad(
-                            launch.stream(), s, dy.data<float>(),
-                            x.data<float>(), scale.data<float>(),
-                            mean.data<float>(), var.data<float>(), epsilon_,
-                            is_training_, dx->data<float>(),
-                            dscale->data<float>(), doffset->data<float>(),
-                            sums.data<double>()),
-                        "launching the batch normalization gradient"));
+        ctx, CudaStatus(e, "launching the batch normalization gradient"));
   }
 
  private:
@@ -169,6 +183,7 @@ class BatchNormGradGpuOp : public OpKernel {
 
 void RegisterGpuBatchNormKernels(KernelRegistry* registry) {
   const DataTypeVector f32 = {DT_FLOAT};
+  const DataTypeVector mixed = {DT_FLOAT, DT_HALF, DT_BFLOAT16};
   RegisterKernel<BatchNormGpuOp>(
       registry,
       KernelDefBuilder("FusedBatchNorm").Device("GPU").TypeConstraint("T", f32));
@@ -179,15 +194,14 @@ void RegisterGpuBatchNormKernels(KernelRegistry* registry) {
   for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
     RegisterKernel<BatchNormGpuOp>(registry, KernelDefBuilder(op)
                                                  .Device("GPU")
-                                                 .TypeConstraint("T", f32)
+                                                 .TypeConstraint("T", mixed)
                                                  .TypeConstraint("U", f32));
   }
   for (const char* op : {"FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
-    RegisterKernel<BatchNormGradGpuOp>(registry,
-                                       KernelDefBuilder(op)
-                                           .Device("GPU")
-                                           .TypeConstraint("T", f32)
-                                           .TypeConstraint("U", f32));
+    RegisterKernel<BatchNormGradGpuOp>(registry, KernelDefBuilder(op)
+                                                     .Device("GPU")
+                                                     .TypeConstraint("T", mixed)
+                                                     .TypeConstraint("U", f32));
   }
 }
 

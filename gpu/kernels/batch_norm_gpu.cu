@@ -2,19 +2,23 @@
 // block per channel (threads stride over the channel's elements, then a
 // tree in shared memory, in double), a one-thread-per-channel pass for the
 // statistics, and a grid-stride element-wise pass.
-#include <cmath>
-
 #include "gpu/kernels/batch_norm_gpu.h"
+#include "gpu/kernels/batch_norm_gpu_element.cuh"
 #include "gpu/kernels/launch.h"
 
 namespace dfx::gpu {
 namespace {
 
-enum class SumKind { kX, kSquaredDeviation, kGrad };
+using bn_element::SumKind;
+
+#define DFX_GRID_STRIDE(i, n)                                             \
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; \
+       i += int64_t{gridDim.x} * blockDim.x)
 
 // sums[c] (and sums[channels + c] for kGrad) over channel c's elements.
-__global__ void ChannelSumsKernel(BnShape s, SumKind kind, const float* x,
-                                  const float* dy, const float* mean,
+template <typename T>
+__global__ void ChannelSumsKernel(BnShape s, SumKind kind, const T* x,
+                                  const T* dy, const float* mean,
                                   double* sums) {
   __shared__ double a_part[kThreadsPerBlock];
   __shared__ double b_part[kThreadsPerBlock];
@@ -22,24 +26,8 @@ __global__ void ChannelSumsKernel(BnShape s, SumKind kind, const float* x,
   for (int64_t c = blockIdx.x; c < s.channels; c += gridDim.x) {
     double a = 0, b = 0;
     for (int64_t k = threadIdx.x; k < count; k += blockDim.x) {
-      const int64_t o = k / s.inner, r = k % s.inner;
-      const int64_t i = (o * s.channels + c) * s.inner + r;
-      switch (kind) {
-        case SumKind::kX:
-          a += x[i];
-          break;
-        case SumKind::kSquaredDeviation: {
-          const double d = double(x[i]) - double(mean[c]);
-          a += d * d;
-          break;
-        }
-        case SumKind::kGrad: {
-          const double g = dy[i];
-          a += g;
-          b += g * (double(x[i]) - double(mean[c]));
-          break;
-        }
-      }
+      bn_element::AddTerm(kind, x, dy, mean, c,
+                          bn_element::ChannelElement(s, c, k), &a, &b);
     }
     a_part[threadIdx.x] = a;
     b_part[threadIdx.x] = b;
@@ -61,10 +49,7 @@ __global__ void ChannelSumsKernel(BnShape s, SumKind kind, const float* x,
 
 __global__ void MeanKernel(int64_t channels, double n, const double* sums,
                            float* saved_mean) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
-    saved_mean[c] = static_cast<float>(sums[c] / n);
-  }
+  DFX_GRID_STRIDE(c, channels) { bn_element::Mean(c, n, sums, saved_mean); }
 }
 
 __global__ void StatsKernel(int64_t channels, double n, const double* sq,
@@ -72,73 +57,44 @@ __global__ void StatsKernel(int64_t channels, double n, const double* sq,
                             float factor, bool training, float* out_mean,
                             float* out_var, float* saved_mean,
                             float* saved_var) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
-    if (!training) {
-      out_mean[c] = saved_mean[c] = est_mean[c];
-      out_var[c] = saved_var[c] = est_var[c];
-      continue;
-    }
-    const float var = static_cast<float>(sq[c] / n);
-    saved_var[c] = var;
-    const float adjust =
-        static_cast<float>(n) / static_cast<float>(n > 1 ? n - 1 : 1);
-    if (factor == 1.0f) {
-      out_mean[c] = saved_mean[c];
-      out_var[c] = var * adjust;
-    } else {
-      out_mean[c] = (1.0f - factor) * est_mean[c] + factor * saved_mean[c];
-      out_var[c] = (1.0f - factor) * est_var[c] + (factor * adjust) * var;
-    }
+  DFX_GRID_STRIDE(c, channels) {
+    bn_element::Stats(c, n, sq, est_mean, est_var, factor, training, out_mean,
+                      out_var, saved_mean, saved_var);
   }
 }
 
-__global__ void NormalizeKernel(BnShape s, const float* x, const float* mean,
+template <typename T>
+__global__ void NormalizeKernel(BnShape s, const T* x, const float* mean,
                                 const float* var, const float* scale,
-                                const float* offset, float epsilon,
-                                float* y) {
+                                const float* offset, float epsilon, T* y) {
   const int64_t n = s.outer * s.channels * s.inner;
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t c = (i / s.inner) % s.channels;
-    const float factor = scale[c] / sqrtf(var[c] + epsilon);
-    y[i] = (x[i] - mean[c]) * factor + offset[c];
+  DFX_GRID_STRIDE(i, n) {
+    y[i] = bn_element::Normalize(s, x, mean, var, scale, offset, epsilon, i);
   }
 }
 
 __global__ void GradStatsKernel(int64_t channels, const double* sums,
                                 const float* var, float epsilon,
                                 float* scale_grad, float* offset_grad) {
-  for (int64_t c = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-       c < channels; c += int64_t{gridDim.x} * blockDim.x) {
-    const float rstd = 1.0f / sqrtf(var[c] + epsilon);
-    offset_grad[c] = static_cast<float>(sums[c]);
-    scale_grad[c] = static_cast<float>(sums[channels + c] * rstd);
+  DFX_GRID_STRIDE(c, channels) {
+    bn_element::GradStats(c, channels, sums, var, epsilon, scale_grad,
+                          offset_grad);
   }
 }
 
-__global__ void GradKernel(BnShape s, const float* dy, const float* x,
+template <typename T>
+__global__ void GradKernel(BnShape s, const T* dy, const T* x,
                            const float* scale, const float* mean,
                            const float* var, float epsilon, bool training,
-                           const double* sums, float* dx) {
+                           const double* sums, T* dx) {
   const int64_t n = s.outer * s.channels * s.inner;
-  const double count = static_cast<double>(s.outer * s.inner);
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const int64_t c = (i / s.inner) % s.channels;
-    const float rstd = 1.0f / sqrtf(var[c] + epsilon);
-    if (!training) {
-      dx[i] = dy[i] * (scale[c] * rstd);
-      continue;
-    }
-    const float dy_mean = static_cast<float>(sums[c] / count);
-    const float coef1 = scale[c] * rstd;
-    const float coef2 =
-        rstd * rstd * static_cast<float>(sums[s.channels + c] / count);
-    const float xc = x[i] - mean[c];
-    dx[i] = coef1 * ((dy[i] - dy_mean) - xc * coef2);
+  DFX_GRID_STRIDE(i, n) {
+    dx[i] = bn_element::Grad(s, dy, x, scale, mean, var, epsilon, training,
+                             sums, i);
   }
 }
+
+#undef DFX_GRID_STRIDE
 
 int ChannelBlocks(int64_t channels) {
   return static_cast<int>(channels < 65536 ? channels : 65536);
@@ -146,24 +102,26 @@ int ChannelBlocks(int64_t channels) {
 
 }  // namespace
 
-cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s,
-                            const float* x, const float* scale,
-                            const float* offset, const float* est_mean,
-                            const float* est_var, float epsilon, float factor,
-                            bool training, float* y, float* out_mean,
-                            float* out_var, float* saved_mean,
+template <typename T>
+cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s, const T* x,
+                            const float* scale, const float* offset,
+                            const float* est_mean, const float* est_var,
+                            float epsilon, float factor, bool training, T* y,
+                            float* out_mean, float* out_var, float* saved_mean,
                             float* saved_var, double* sums) {
   if (s.channels == 0) return cudaSuccess;
   const double n = static_cast<double>(s.outer * s.inner);
   const int per_channel = BlocksFor(s.channels);
   if (training) {
     ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
-                        stream>>>(s, SumKind::kX, x, nullptr, nullptr, sums);
+                        stream>>>(
+        s, SumKind::kX, x, static_cast<const T*>(nullptr), nullptr, sums);
     MeanKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(s.channels, n,
                                                              sums, saved_mean);
     ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
-                        stream>>>(s, SumKind::kSquaredDeviation, x, nullptr,
-                                  saved_mean, sums);
+                        stream>>>(s, SumKind::kSquaredDeviation, x,
+                                  static_cast<const T*>(nullptr), saved_mean,
+                                  sums);
   }
   StatsKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(
       s.channels, n, sums, est_mean, est_var, factor, training, out_mean,
@@ -174,12 +132,13 @@ cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s,
   return cudaGetLastError();
 }
 
+template <typename T>
 cudaError_t LaunchBatchNormGrad(cudaStream_t stream, const BnShape& s,
-                                const float* dy, const float* x,
-                                const float* scale, const float* mean,
-                                const float* var, float epsilon,
-                                bool training, float* dx, float* scale_grad,
-                                float* offset_grad, double* sums) {
+                                const T* dy, const T* x, const float* scale,
+                                const float* mean, const float* var,
+                                float epsilon, bool training, T* dx,
+                                float* scale_grad, float* offset_grad,
+                                double* sums) {
   if (s.channels == 0) return cudaSuccess;
   ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
                       stream>>>(s, SumKind::kGrad, x, dy, mean, sums);
@@ -190,5 +149,18 @@ cudaError_t LaunchBatchNormGrad(cudaStream_t stream, const BnShape& s,
       s, dy, x, scale, mean, var, epsilon, training, sums, dx);
   return cudaGetLastError();
 }
+
+#define DFX_INSTANTIATE(T)                                                \
+  template cudaError_t LaunchBatchNorm<T>(                                \
+      cudaStream_t, const BnShape&, const T*, const float*, const float*, \
+      const float*, const float*, float, float, bool, T*, float*, float*, \
+      float*, float*, double*);                                           \
+  template cudaError_t LaunchBatchNormGrad<T>(                            \
+      cudaStream_t, const BnShape&, const T*, const T*, const float*,     \
+      const float*, const float*, float, bool, T*, float*, float*, double*);
+DFX_INSTANTIATE(float)
+DFX_INSTANTIATE(__half)
+DFX_INSTANTIATE(__nv_bfloat16)
+#undef DFX_INSTANTIATE
 
 }  // namespace dfx::gpu

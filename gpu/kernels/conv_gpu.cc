@@ -1,12 +1,16 @@
 // Conv2D and its two gradients on a GPU through cuDNN (float32, float16,
 // bfloat16; NHWC and NCHW; strides, dilations, groups, SAME/VALID/EXPLICIT
-// padding), enqueued on the device's compute stream. TensorFlow's HWIO filter is
-// transposed to cuDNN's KRSC (NHWC) or KCRS (NCHW) first, and padding that
-// is not the same on both sides (SAME with an even window, say) is applied
+// padding), enqueued on the device's compute stream; the depthwise
+// convolutions and their gradients as the grouped convolutions they are
+// (groups = input depth, TensorFlow's [H, W, C, M] filter being the HWIO
+// filter [H, W, 1, C * M] with output channel c * M + m). TensorFlow's HWIO
+// filter is transposed to cuDNN's KRSC (NHWC) or KCRS (NCHW) first, and padding
+// that is not the same on both sides (SAME with an even window, say) is applied
 // to a padded copy of the input, since cuDNN pads symmetrically.
 #include <cudnn.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -17,6 +21,8 @@
 #include "base/status_macros.h"
 #include "gpu/cuda_status.h"
 #include "gpu/gpu_device.h"
+#include "gpu/kernels/depthwise_gpu.h"
+#include "gpu/kernels/dtype_dispatch.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/layout_gpu.h"
@@ -120,7 +126,10 @@ struct DnnProblem {
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
 
-// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on cuDNN.
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on cuDNN, and the
+// three DepthwiseConv2dNative* ops when `depthwise` (the same passes with
+// groups = in_depth; TensorFlow's depthwise kernels take no dilations and
+// equal row and column strides, and their input_sizes has 4 values).
 // TensorFlow's HWIO filter is cuDNN's KRSC (NHWC) or KCRS (NCHW) after a
 // transpose; padding that differs between the two sides is applied to a
 // padded copy of the input (forward, filter gradient) or taken off a
@@ -129,8 +138,24 @@ struct DnnProblem {
 template <ConvPass kPass>
 class GpuConvOp : public OpKernel {
  public:
-  explicit GpuConvOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  GpuConvOp(OpKernelConstruction* ctx, bool depthwise)
+      : OpKernel(ctx),
+        depthwise_(depthwise),
+        direct_(depthwise && DirectDepthwiseRequested()) {
     ctx->SetStatus(conv_internal::ReadConvAttrs(*ctx, &attrs_));
+    if (!ctx->status().ok() || !depthwise_) return;
+    // TensorFlow's depthwise kernels (CPU and GPU alike) and dfx's CPU
+    // kernel (kernels/conv/convolution_ops.cc), with their messages.
+    if (attrs_.stride_rows != attrs_.stride_cols) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "Current implementation only supports equal length strides in "
+          "the row and column dimensions."));
+    } else if (attrs_.dilation_rows != 1 || attrs_.dilation_cols != 1) {
+      ctx->SetStatus(absl::UnimplementedError(absl::StrCat(
+          "Current kernel implementation does not support dilations, "
+          "received [1 ",
+          attrs_.dilation_rows, " ", attrs_.dilation_cols, " 1]")));
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -187,7 +212,22 @@ class GpuConvOp : public OpKernel {
                           "zeroing the convolution's result"));
       return;
     }
-    DFX_OP_REQUIRES_OK(ctx, Run(ctx, *device, launch.stream(), g, result));
+    // A depthwise convolution cuDNN does not serve (float64; no usable
+    // algorithm or CUDNN_STATUS_NOT_SUPPORTED, Unimplemented; another
+    // cuDNN error for a grouping it rejects) runs on the direct kernels,
+    // and so does every one with DFX_GPU_DEPTHWISE_DIRECT=1. Running out
+    // of memory is reported as it is; so is cuDNN's error when the direct
+    // kernels fail too.
+    if (depthwise_ && (direct_ || output_type(0) == DT_DOUBLE)) {
+      DFX_OP_REQUIRES_OK(ctx, RunDirect(*ctx, launch.stream(), g, result));
+      return;
+    }
+    absl::Status status = Run(ctx, *device, launch.stream(), g, result);
+    if (depthwise_ && !status.ok() && !absl::IsResourceExhausted(status) &&
+        RunDirect(*ctx, launch.stream(), g, result).ok()) {
+      status = absl::OkStatus();
+    }
+    DFX_OP_REQUIRES_OK(ctx, status);
   }
 
  private:
@@ -204,7 +244,7 @@ class GpuConvOp : public OpKernel {
     }
     DFX_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
                          array_internal::ReadInts(sizes));
-    if (out_backprop != nullptr && dims.size() == 2 &&
+    if (!depthwise_ && out_backprop != nullptr && dims.size() == 2 &&
         out_backprop->dims() == 4 && filter->dims() == 4) {
       const int64_t rows = dims[0], cols = dims[1];
       dims = attrs_.nchw ? std::vector<int64_t>{out_backprop->dim_size(0),
@@ -217,8 +257,8 @@ class GpuConvOp : public OpKernel {
     if (dims.size() != 4) {
       return absl::InvalidArgumentError(absl::StrCat(
           type_string(), " requires ", what, " to contain 4 values",
-          out_backprop != nullptr ? " or 2 values" : "", ", but got: ",
-          dims.size()));
+          !depthwise_ && out_backprop != nullptr ? " or 2 values" : "",
+          ", but got: ", dims.size()));
     }
     DFX_ASSIGN_OR_RETURN(*shape, TensorShape::Build(dims));
     return absl::OkStatus();
@@ -227,8 +267,8 @@ class GpuConvOp : public OpKernel {
   // The convolution's geometry, TensorFlow's checks and messages.
   absl::Status Geometry(const TensorShape& input, const TensorShape& filter,
                         ConvGeom* g) const {
-    DFX_RETURN_IF_ERROR(conv_internal::ConvInputAndFilter(
-        attrs_, input, filter, /*depthwise=*/false, g));
+    DFX_RETURN_IF_ERROR(conv_internal::ConvInputAndFilter(attrs_, input, filter,
+                                                          depthwise_, g));
     if (g->out_depth % g->groups != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "output depth must be evenly divisible by number of groups: ",
@@ -279,6 +319,48 @@ class GpuConvOp : public OpKernel {
                                                 : CUDNN_FMA_MATH;
     return DnnStatus(cudnnSetConvolutionMathType(p->conv.get(), p->math),
                      "the math type");
+  }
+
+  static bool DirectDepthwiseRequested() {
+    const char* v = std::getenv("DFX_GPU_DEPTHWISE_DIRECT");
+    return v != nullptr && std::string(v) == "1";
+  }
+
+  // The depthwise pass on the direct kernels (gpu/kernels/depthwise_gpu.h).
+  absl::Status RunDirect(const OpKernelContext& ctx, cudaStream_t stream,
+                         const ConvGeom& g, Tensor* result) const {
+    DepthwiseShape s;
+    s.batch = g.batch;
+    s.in_rows = g.in_rows;
+    s.in_cols = g.in_cols;
+    s.in_depth = g.in_depth;
+    s.multiplier = g.in_depth == 0 ? 0 : g.out_depth / g.in_depth;
+    s.filter_rows = g.filter_rows;
+    s.filter_cols = g.filter_cols;
+    s.out_rows = g.out_rows;
+    s.out_cols = g.out_cols;
+    s.stride_rows = g.stride_rows;
+    s.stride_cols = g.stride_cols;
+    s.pad_top = g.pad_top;
+    s.pad_left = g.pad_left;
+    s.nchw = attrs_.nchw;
+    const cudaError_t e = ByFloatType(output_type(0), [&](auto t) {
+      using T = decltype(t);
+      auto in = [&](int i) {
+        return static_cast<const T*>(ctx.input(i).raw_data());
+      };
+      T* out = static_cast<T*>(result->raw_data());
+      if constexpr (kPass == ConvPass::kForward) {
+        return LaunchDepthwiseForward(stream, s, in(0), in(1), out);
+      } else if constexpr (kPass == ConvPass::kBackwardData) {
+        return LaunchDepthwiseBackpropInput(stream, s, in(1), in(2), out);
+      } else {
+        return LaunchDepthwiseBackpropFilter(stream, s, in(0), in(2), out);
+      }
+    });
+    return CudaStatus(e, absl::StrCat(type_string(),
+                                      " on the direct "
+                                      "depthwise kernel"));
   }
 
   absl::Status Run(OpKernelContext* ctx, GpuDevice* device,
@@ -493,6 +575,8 @@ class GpuConvOp : public OpKernel {
     }
   };
 
+  const bool depthwise_;
+  const bool direct_;  // depthwise on the direct kernels only
   ConvAttrs attrs_;
   mutable absl::Mutex mu_;
   mutable absl::node_hash_map<AlgoKey, std::vector<Perf>> algorithms_
@@ -502,20 +586,31 @@ class GpuConvOp : public OpKernel {
 }  // namespace
 
 void RegisterGpuConvKernels(KernelRegistry* registry) {
-  const DataTypeVector types = {DT_FLOAT, DT_HALF, DT_BFLOAT16};
-  RegisterKernel<GpuConvOp<ConvPass::kForward>>(
-      registry, KernelDefBuilder("Conv2D").Device("GPU").TypeConstraint(
-                    "T", types));
-  RegisterKernel<GpuConvOp<ConvPass::kBackwardData>>(
-      registry, KernelDefBuilder("Conv2DBackpropInput")
-                    .Device("GPU")
-                    .TypeConstraint("T", types)
-                    .HostMemory("input_sizes"));
-  RegisterKernel<GpuConvOp<ConvPass::kBackwardFilter>>(
-      registry, KernelDefBuilder("Conv2DBackpropFilter")
-                    .Device("GPU")
-                    .TypeConstraint("T", types)
-                    .HostMemory("filter_sizes"));
+  for (const bool depthwise : {false, true}) {
+    // float64 depthwise convolutions run on the direct kernels only.
+    const DataTypeVector types =
+        depthwise ? DataTypeVector{DT_FLOAT, DT_HALF, DT_BFLOAT16, DT_DOUBLE}
+                  : DataTypeVector{DT_FLOAT, DT_HALF, DT_BFLOAT16};
+    const std::string prefix = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
+    RegisterWith<GpuConvOp<ConvPass::kForward>>(
+        registry,
+        KernelDefBuilder(prefix).Device("GPU").TypeConstraint("T", types),
+        depthwise);
+    RegisterWith<GpuConvOp<ConvPass::kBackwardData>>(
+        registry,
+        KernelDefBuilder(prefix + "BackpropInput")
+            .Device("GPU")
+            .TypeConstraint("T", types)
+            .HostMemory("input_sizes"),
+        depthwise);
+    RegisterWith<GpuConvOp<ConvPass::kBackwardFilter>>(
+        registry,
+        KernelDefBuilder(prefix + "BackpropFilter")
+            .Device("GPU")
+            .TypeConstraint("T", types)
+            .HostMemory("filter_sizes"),
+        depthwise);
+  }
 }
 
 }  // namespace dfx::gpu

@@ -234,7 +234,7 @@ void RegisterGpuCwiseKernels(KernelRegistry* registry) {
         std::pair{"Log", UnaryOp::kLog}, std::pair{"Tanh", UnaryOp::kTanh},
         std::pair{"Sigmoid", UnaryOp::kSigmoid},
         std::pair{"Sqrt", UnaryOp::kSqrt}, std::pair{"Rsqrt", UnaryOp::kRsqrt},
-        std::pair{"Abs", UnaryOp::kAbs}}) {
+        std::pair{"Abs", UnaryOp::kAbs}, std::pair{"Relu6", UnaryOp::kRelu6}}) {
     RegisterWith<UnaryGpuOp>(
         registry,
         KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes), op);
@@ -246,7 +246,8 @@ void RegisterGpuCwiseKernels(KernelRegistry* registry) {
         std::pair{"Maximum", BinaryOp::kMaximum},
         std::pair{"Minimum", BinaryOp::kMinimum},
         std::pair{"SquaredDifference", BinaryOp::kSquaredDifference},
-        std::pair{"ReluGrad", BinaryOp::kReluGrad}}) {
+        std::pair{"ReluGrad", BinaryOp::kReluGrad},
+        std::pair{"Relu6Grad", BinaryOp::kRelu6Grad}}) {
     RegisterWith<BinaryGpuOp>(
         registry,
         KernelDefBuilder(name).Device("GPU").TypeConstraint("T", kTypes), op);

@@ -22,6 +22,9 @@ __device__ T Unary(UnaryOp op, T x) {
     case UnaryOp::kSqrt: return sqrt(x);
     case UnaryOp::kRsqrt: return T(1) / sqrt(x);
     case UnaryOp::kAbs: return x < T(0) ? -x : x;
+    // NaN passes, as in TensorFlow's Relu6 (Eigen's PropagateNaN).
+    case UnaryOp::kRelu6:
+      return x != x ? x : x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
   }
   return x;
 }
@@ -38,6 +41,8 @@ __device__ T Binary(BinaryOp op, T a, T b) {
     case BinaryOp::kMinimum: return (a != a || a < b) ? a : b;
     case BinaryOp::kSquaredDifference: return (a - b) * (a - b);
     case BinaryOp::kReluGrad: return b > T(0) ? a : T(0);
+    case BinaryOp::kRelu6Grad:
+      return b > T(0) && b < T(6) ? a : T(0);
   }
   return a;
 }

@@ -12,10 +12,11 @@
 namespace dfx::gpu {
 
 enum class UnaryOp { kRelu, kNeg, kSquare, kExp, kLog, kTanh, kSigmoid,
-                     kSqrt, kRsqrt, kAbs };
-// kReluGrad: a = gradients, b = features: a where b > 0, else 0.
+                     kSqrt, kRsqrt, kAbs, kRelu6 };
+// kReluGrad: a = gradients, b = features: a where b > 0, else 0;
+// kRelu6Grad: a where 0 < b < 6, else 0.
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMaximum, kMinimum,
-                      kSquaredDifference, kReluGrad };
+                      kSquaredDifference, kReluGrad, kRelu6Grad };
 
 inline constexpr int kMaxCwiseDims = 8;
 

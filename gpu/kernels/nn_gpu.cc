@@ -1,6 +1,7 @@
 // Softmax, LogSoftmax, the two softmax cross-entropies and the resource
 // forms of the GradientDescent, Momentum, KerasMomentum and Adam updates
-// on a GPU (float, double); the CUDA code is gpu/kernels/nn_gpu.cu. Checks
+// on a GPU (float, double; the softmax family also float16 and bfloat16,
+// computed in float); the CUDA code is gpu/kernels/nn_gpu.cu. Checks
 // the host can make (shapes, labels) are made before anything is enqueued,
 // with the CPU kernels' messages.
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gpu/cuda_status.h"
+#include "gpu/kernels/dtype_dispatch.h"
 #include "gpu/kernels/gpu_kernel_util.h"
 #include "gpu/kernels/gpu_kernels.h"
 #include "gpu/kernels/nn_gpu.h"
@@ -19,6 +21,8 @@ namespace dfx::gpu {
 namespace {
 
 const DataTypeVector kTypes = {DT_FLOAT, DT_DOUBLE};
+const DataTypeVector kSoftmaxTypes = {DT_FLOAT, DT_DOUBLE, DT_HALF,
+                                      DT_BFLOAT16};
 
 // Softmax or LogSoftmax over the last dim.
 class SoftmaxGpuOp : public OpKernel {
@@ -39,12 +43,12 @@ class SoftmaxGpuOp : public OpKernel {
     const int64_t rows = logits.NumElements() / classes;
     GpuLaunch launch(*ctx);
     DFX_OP_REQUIRES_OK(ctx, launch.status());
-    const cudaError_t e =
-        logits.dtype() == DT_FLOAT
-            ? LaunchSoftmax(launch.stream(), logits.data<float>(),
-                            out->data<float>(), rows, classes, log_)
-            : LaunchSoftmax(launch.stream(), logits.data<double>(),
-                            out->data<double>(), rows, classes, log_);
+    const cudaError_t e = ByFloatType(logits.dtype(), [&](auto t) {
+      using T = decltype(t);
+      return LaunchSoftmax(
+          launch.stream(), static_cast<const T*>(logits.raw_data()),
+          static_cast<T*>(out->raw_data()), rows, classes, log_);
+    });
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
   }
 
@@ -77,14 +81,14 @@ class SoftmaxXentGpuOp : public OpKernel {
                        ctx->allocate_output(1, logits.shape(), &backprop));
     GpuLaunch launch(*ctx);
     DFX_OP_REQUIRES_OK(ctx, launch.status());
-    const cudaError_t e =
-        logits.dtype() == DT_FLOAT
-            ? LaunchSoftmaxXent(launch.stream(), logits.data<float>(),
-                                labels.data<float>(), loss->data<float>(),
-                                backprop->data<float>(), rows, classes)
-            : LaunchSoftmaxXent(launch.stream(), logits.data<double>(),
-                                labels.data<double>(), loss->data<double>(),
-                                backprop->data<double>(), rows, classes);
+    const cudaError_t e = ByFloatType(logits.dtype(), [&](auto t) {
+      using T = decltype(t);
+      return LaunchSoftmaxXent(
+          launch.stream(), static_cast<const T*>(logits.raw_data()),
+          static_cast<const T*>(labels.raw_data()),
+          static_cast<T*>(loss->raw_data()),
+          static_cast<T*>(backprop->raw_data()), rows, classes);
+    });
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
   }
 };
@@ -114,15 +118,13 @@ class SparseSoftmaxXentGpuOp : public OpKernel {
     GpuLaunch launch(*ctx);
     DFX_OP_REQUIRES_OK(ctx, launch.status());
     const Index* device_labels = on_device->data<Index>();
-    const cudaError_t e =
-        logits.dtype() == DT_FLOAT
-            ? LaunchSparseSoftmaxXent(launch.stream(), logits.data<float>(),
-                                      device_labels, loss->data<float>(),
-                                      backprop->data<float>(), rows, classes)
-            : LaunchSparseSoftmaxXent(launch.stream(), logits.data<double>(),
-                                      device_labels, loss->data<double>(),
-                                      backprop->data<double>(), rows,
-                                      classes);
+    const cudaError_t e = ByFloatType(logits.dtype(), [&](auto t) {
+      using T = decltype(t);
+      return LaunchSparseSoftmaxXent(
+          launch.stream(), static_cast<const T*>(logits.raw_data()),
+          device_labels, static_cast<T*>(loss->raw_data()),
+          static_cast<T*>(backprop->raw_data()), rows, classes);
+    });
     // `on_device` goes back to the arena now; only work enqueued after
     // this kernel's can reuse it (one stream).
     DFX_OP_REQUIRES_OK(ctx, CudaStatus(e, "launching the kernel"));
@@ -261,27 +263,29 @@ void RegisterUpdates(KernelRegistry* registry) {
 
 void RegisterGpuNnKernels(KernelRegistry* registry) {
   RegisterWith<SoftmaxGpuOp>(
-      registry, KernelDefBuilder("Softmax").Device("GPU").TypeConstraint(
-                    "T", kTypes),
+      registry,
+      KernelDefBuilder("Softmax").Device("GPU").TypeConstraint("T",
+                                                               kSoftmaxTypes),
       false);
-  RegisterWith<SoftmaxGpuOp>(
-      registry, KernelDefBuilder("LogSoftmax").Device("GPU").TypeConstraint(
-                    "T", kTypes),
-      true);
+  RegisterWith<SoftmaxGpuOp>(registry,
+                             KernelDefBuilder("LogSoftmax")
+                                 .Device("GPU")
+                                 .TypeConstraint("T", kSoftmaxTypes),
+                             true);
   RegisterKernel<SoftmaxXentGpuOp>(
       registry, KernelDefBuilder("SoftmaxCrossEntropyWithLogits")
                     .Device("GPU")
-                    .TypeConstraint("T", kTypes));
+                    .TypeConstraint("T", kSoftmaxTypes));
   RegisterKernel<SparseSoftmaxXentGpuOp<int32_t>>(
       registry, KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")
                     .Device("GPU")
-                    .TypeConstraint("T", kTypes)
+                    .TypeConstraint("T", kSoftmaxTypes)
                     .TypeConstraint<int32_t>("Tlabels")
                     .HostMemory("labels"));
   RegisterKernel<SparseSoftmaxXentGpuOp<int64_t>>(
       registry, KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")
                     .Device("GPU")
-                    .TypeConstraint("T", kTypes)
+                    .TypeConstraint("T", kSoftmaxTypes)
                     .TypeConstraint<int64_t>("Tlabels")
                     .HostMemory("labels"));
   RegisterUpdates<float>(registry);

@@ -6,6 +6,7 @@
 // memory.
 #include <cmath>
 
+#include "gpu/kernels/half_math.cuh"
 #include "gpu/kernels/launch.h"
 #include "gpu/kernels/nn_gpu.h"
 
@@ -30,18 +31,21 @@ __device__ T BlockReduce(T v, bool max, T* scratch) {
   return result;
 }
 
-// The row's maximum and log(sum(exp(x - max))).
-template <typename T>
-__device__ void RowStats(const T* row, int64_t classes, T* scratch, T* max,
-                         T* log_sum) {
-  T m = -T(INFINITY);
+// The row's maximum and log(sum(exp(x - max))), computed in A (float for
+// the 16-bit types T, as TensorFlow's GPU kernels compute them).
+template <typename T, typename A = typename Math<T>::A>
+__device__ void RowStats(const T* row, int64_t classes, A* scratch, A* max,
+                         A* log_sum) {
+  using M = Math<T>;
+  A m = -A(INFINITY);
   for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
-    m = row[c] > m ? row[c] : m;
+    const A x = M::In(row[c]);
+    m = x > m ? x : m;
   }
   *max = BlockReduce(m, /*max=*/true, scratch);
-  T s = 0;
+  A s = 0;
   for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
-    s += exp(row[c] - *max);
+    s += exp(M::In(row[c]) - *max);
   }
   *log_sum = log(BlockReduce(s, /*max=*/false, scratch));
 }
@@ -49,14 +53,16 @@ __device__ void RowStats(const T* row, int64_t classes, T* scratch, T* max,
 template <typename T>
 __global__ void SoftmaxKernel(const T* logits, T* out, int64_t rows,
                               int64_t classes, bool take_log) {
-  __shared__ T scratch[kThreadsPerBlock];
+  using M = Math<T>;
+  using A = typename M::A;
+  __shared__ A scratch[kThreadsPerBlock];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = logits + r * classes;
-    T max, log_sum;
+    A max, log_sum;
     RowStats(row, classes, scratch, &max, &log_sum);
     for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
-      const T shifted = row[c] - max - log_sum;
-      out[r * classes + c] = take_log ? shifted : exp(shifted);
+      const A shifted = M::In(row[c]) - max - log_sum;
+      out[r * classes + c] = M::Out(take_log ? shifted : exp(shifted));
     }
   }
 }
@@ -65,20 +71,23 @@ template <typename T>
 __global__ void SoftmaxXentKernel(const T* logits, const T* labels, T* loss,
                                   T* backprop, int64_t rows,
                                   int64_t classes) {
-  __shared__ T scratch[kThreadsPerBlock];
+  using M = Math<T>;
+  using A = typename M::A;
+  __shared__ A scratch[kThreadsPerBlock];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = logits + r * classes;
     const T* label = labels + r * classes;
-    T max, log_sum;
+    A max, log_sum;
     RowStats(row, classes, scratch, &max, &log_sum);
-    T partial = 0;
+    A partial = 0;
     for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
-      const T shifted = row[c] - max;
-      partial += label[c] * (log_sum - shifted);
-      backprop[r * classes + c] = exp(shifted - log_sum) - label[c];
+      const A shifted = M::In(row[c]) - max;
+      const A l = M::In(label[c]);
+      partial += l * (log_sum - shifted);
+      backprop[r * classes + c] = M::Out(exp(shifted - log_sum) - l);
     }
-    const T total = BlockReduce(partial, /*max=*/false, scratch);
-    if (threadIdx.x == 0) loss[r] = total;
+    const A total = BlockReduce(partial, /*max=*/false, scratch);
+    if (threadIdx.x == 0) loss[r] = M::Out(total);
   }
 }
 
@@ -86,17 +95,19 @@ template <typename T, typename Index>
 __global__ void SparseSoftmaxXentKernel(const T* logits, const Index* labels,
                                         T* loss, T* backprop, int64_t rows,
                                         int64_t classes) {
-  __shared__ T scratch[kThreadsPerBlock];
+  using M = Math<T>;
+  using A = typename M::A;
+  __shared__ A scratch[kThreadsPerBlock];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = logits + r * classes;
     const int64_t label = static_cast<int64_t>(labels[r]);
-    T max, log_sum;
+    A max, log_sum;
     RowStats(row, classes, scratch, &max, &log_sum);
     for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
-      const T shifted = row[c] - max;
+      const A shifted = M::In(row[c]) - max;
       backprop[r * classes + c] =
-          exp(shifted - log_sum) - (c == label ? T(1) : T(0));
-      if (c == label) loss[r] = log_sum - shifted;
+          M::Out(exp(shifted - log_sum) - (c == label ? A(1) : A(0)));
+      if (c == label) loss[r] = M::Out(log_sum - shifted);
     }
   }
 }
@@ -238,25 +249,30 @@ cudaError_t LaunchApplyAdam(cudaStream_t stream, T* var, T* m, T* v,
   return cudaGetLastError();
 }
 
-#define DFX_INSTANTIATE(T)                                                    \
-  template cudaError_t LaunchSoftmax<T>(cudaStream_t, const T*, T*, int64_t, \
+#define DFX_INSTANTIATE_SOFTMAX(T)                                            \
+  template cudaError_t LaunchSoftmax<T>(cudaStream_t, const T*, T*, int64_t,  \
                                         int64_t, bool);                       \
-  template cudaError_t LaunchSoftmaxXent<T>(cudaStream_t, const T*,          \
-                                            const T*, T*, T*, int64_t,       \
-                                            int64_t);                         \
-  template cudaError_t LaunchSparseSoftmaxXent<T, int32_t>(                  \
-      cudaStream_t, const T*, const int32_t*, T*, T*, int64_t, int64_t);     \
-  template cudaError_t LaunchSparseSoftmaxXent<T, int64_t>(                  \
-      cudaStream_t, const T*, const int64_t*, T*, T*, int64_t, int64_t);     \
-  template cudaError_t LaunchApplyGradientDescent<T>(                        \
-      cudaStream_t, T*, const T*, const T*, int64_t);                         \
-  template cudaError_t LaunchApplyMomentum<T>(cudaStream_t, T*, T*,          \
-                                              const T*, const T*, const T*,  \
-                                              bool, int64_t);                 \
-  template cudaError_t LaunchApplyKerasMomentum<T>(                          \
-      cudaStream_t, T*, T*, const T*, const T*, const T*, bool, int64_t);    \
-  template cudaError_t LaunchApplyAdam<T>(                                   \
-      cudaStream_t, T*, T*, T*, const T*, const T*, const T*, const T*,      \
+  template cudaError_t LaunchSoftmaxXent<T>(cudaStream_t, const T*, const T*, \
+                                            T*, T*, int64_t, int64_t);        \
+  template cudaError_t LaunchSparseSoftmaxXent<T, int32_t>(                   \
+      cudaStream_t, const T*, const int32_t*, T*, T*, int64_t, int64_t);      \
+  template cudaError_t LaunchSparseSoftmaxXent<T, int64_t>(                   \
+      cudaStream_t, const T*, const int64_t*, T*, T*, int64_t, int64_t);
+DFX_INSTANTIATE_SOFTMAX(float)
+DFX_INSTANTIATE_SOFTMAX(double)
+DFX_INSTANTIATE_SOFTMAX(__half)
+DFX_INSTANTIATE_SOFTMAX(__nv_bfloat16)
+#undef DFX_INSTANTIATE_SOFTMAX
+
+#define DFX_INSTANTIATE(T)                                                \
+  template cudaError_t LaunchApplyGradientDescent<T>(                     \
+      cudaStream_t, T*, const T*, const T*, int64_t);                     \
+  template cudaError_t LaunchApplyMomentum<T>(                            \
+      cudaStream_t, T*, T*, const T*, const T*, const T*, bool, int64_t); \
+  template cudaError_t LaunchApplyKerasMomentum<T>(                       \
+      cudaStream_t, T*, T*, const T*, const T*, const T*, bool, int64_t); \
+  template cudaError_t LaunchApplyAdam<T>(                                \
+      cudaStream_t, T*, T*, T*, const T*, const T*, const T*, const T*,   \
       const T*, const T*, const T*, bool, int64_t);
 DFX_INSTANTIATE(float)
 DFX_INSTANTIATE(double)

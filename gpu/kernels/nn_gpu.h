@@ -1,5 +1,6 @@
 // CUDA kernels for the softmax family and the optimizer updates. Plain C++
-// for nvcc (nn_gpu.cu) and g++ (the OpKernels). T is float or double;
+// for nvcc (nn_gpu.cu) and g++ (the OpKernels). T is float or double (the
+// softmax family also __half and __nv_bfloat16, computed in float);
 // every launch enqueues on `stream` and returns the launch error.
 #ifndef DFX_GPU_KERNELS_NN_GPU_H_
 #define DFX_GPU_KERNELS_NN_GPU_H_

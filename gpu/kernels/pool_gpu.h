@@ -1,4 +1,5 @@
-// 2-D max and average pooling over NHWC tensors and their gradients, as
+// 2-D max and average pooling over NHWC or NCHW tensors and their
+// gradients, as
 // direct CUDA kernels (TensorFlow's window semantics exactly: a window
 // covers only the input's elements, padding is never a value; an average
 // divides by the elements its window covers; a max's gradient goes to the
@@ -17,9 +18,14 @@ struct PoolShape {
   int64_t out_rows, out_cols;
   int64_t window_rows, window_cols, stride_rows, stride_cols;
   int64_t pad_top, pad_left;
+  // The tensors' layout: [batch, depth, rows, cols], else [batch, rows,
+  // cols, depth].
+  bool nchw;
 };
 
-// T is float or double. `out` is [batch, out_rows, out_cols, depth].
+// T is float, double, __half or __nv_bfloat16 (the 16-bit types computed
+// in float, rounded once). `out` is [batch, out_rows, out_cols, depth] (or
+// NCHW).
 template <typename T>
 cudaError_t LaunchPool(cudaStream_t stream, const PoolShape& s, bool max,
                        const T* in, T* out);

@@ -45,18 +45,19 @@ void RegisterDeviceHostKernels(KernelRegistry* registry,
   for (const char* op :
        {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "FloorDiv",
         "FloorMod", "Neg", "Equal", "NotEqual", "Less", "LessEqual",
-        "Greater", "GreaterEqual", "Unpack", "Slice", "StridedSlice", "Tile",
-        "BroadcastGradientArgs", "BroadcastArgs", "InvertPermutation", "Sum",
-        "Prod", "Max", "Min", "Cumsum", "DynamicStitch", "Select",
-        "SelectV2"}) {
+        "Greater", "GreaterEqual", "Unpack", "BroadcastGradientArgs",
+        "BroadcastArgs", "InvertPermutation", "Sum", "Prod", "Max", "Min",
+        "Cumsum", "DynamicStitch", "Select", "SelectV2"}) {
     registry->RegisterCpuKernelOn(KernelDefBuilder(op)
                                       .Device(device)
                                       .TypeConstraint("T", ints)
                                       .AllHostMemory());
   }
-  // int32 only: the GPU kernels move int64 data (gpu/kernels/array_gpu.cc).
-  for (const char* op : {"Pack", "ConcatV2", "Concat", "Fill", "Transpose",
-                         "ZerosLike", "OnesLike", "BroadcastTo"}) {
+  // int32 only: the GPU kernels move int64 data (gpu/kernels/array_gpu.cc,
+  // index_gpu.cc).
+  for (const char* op :
+       {"Pack", "ConcatV2", "Concat", "Fill", "Transpose", "ZerosLike",
+        "OnesLike", "BroadcastTo", "Slice", "StridedSlice", "Tile"}) {
     registry->RegisterCpuKernelOn(KernelDefBuilder(op)
                                       .Device(device)
                                       .TypeConstraint("T", int32)

@@ -70,23 +70,126 @@ void SliceWalk(const StridedSliceSpec& spec, const TensorShape& shape,
   }
 }
 
+absl::Status PlanStridedSlice(const Tensor& input, const Tensor& begin,
+                              const Tensor& end, const Tensor& strides,
+                              const StridedSliceMasks& masks, IndexPlan* plan) {
+  StridedSliceSpec spec;
+  DFX_RETURN_IF_ERROR(StridedSliceSpecOf(input.shape(), begin, end, strides,
+                                         masks, &spec, &plan->shape));
+  if (spec.is_identity) {
+    plan->kind = IndexPlan::Kind::kForward;
+    return absl::OkStatus();
+  }
+  if (spec.slice_dim0) {
+    plan->kind = IndexPlan::Kind::kRows;
+    plan->row_begin = spec.begin[0];
+    plan->rows = spec.processing_dims[0];
+    return absl::OkStatus();
+  }
+  plan->kind = IndexPlan::Kind::kCopy;
+  StridedCopySpec& copy = plan->copy;
+  copy.dims = spec.processing_dims;
+  copy.dst_strides = RowMajorStrides(*TensorShape::Build(copy.dims));
+  SliceWalk(spec, input.shape(), &copy.src_strides, &copy.src_offset);
+  return absl::OkStatus();
+}
+
+absl::Status PlanStridedSliceGrad(const Tensor& shape_t, const Tensor& begin,
+                                  const Tensor& end, const Tensor& strides,
+                                  const Tensor& dy,
+                                  const StridedSliceMasks& masks,
+                                  IndexPlan* plan) {
+  if (shape_t.dims() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape must be 1-D, got shape.shape = ",
+                     shape_t.shape().DebugString()));
+  }
+  DFX_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadIndexVector(shape_t));
+  DFX_ASSIGN_OR_RETURN(plan->shape, TensorShape::Build(dims));
+  StridedSliceSpec spec;
+  TensorShape final_shape;
+  DFX_RETURN_IF_ERROR(StridedSliceSpecOf(plan->shape, begin, end, strides,
+                                         masks, &spec, &final_shape));
+  if (dy.shape() != final_shape) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape of dy was ", dy.shape().DebugString(),
+                     " instead of ", final_shape.DebugString()));
+  }
+  if (spec.is_identity) {
+    plan->kind = IndexPlan::Kind::kForward;
+    return absl::OkStatus();
+  }
+  plan->kind = IndexPlan::Kind::kCopy;
+  plan->zero_first = true;
+  StridedCopySpec& copy = plan->copy;
+  copy.dims = spec.processing_dims;
+  copy.src_strides = RowMajorStrides(*TensorShape::Build(copy.dims));
+  SliceWalk(spec, plan->shape, &copy.dst_strides, &copy.dst_offset);
+  return absl::OkStatus();
+}
+
+absl::Status PlanSlice(const Tensor& input, const Tensor& begin_t,
+                       const Tensor& size_tensor, IndexPlan* plan) {
+  const int rank = input.dims();
+  if (!(begin_t.dims() == 1 && size_tensor.dims() == 1 &&
+        begin_t.NumElements() == rank && size_tensor.NumElements() == rank)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected begin and size arguments to be 1-D tensors of size ", rank,
+        ", but got shapes ", begin_t.shape().DebugString(), " and ",
+        size_tensor.shape().DebugString(), " instead."));
+  }
+  DFX_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ReadIndexVector(begin_t));
+  DFX_ASSIGN_OR_RETURN(std::vector<int64_t> size, ReadIndexVector(size_tensor));
+  bool identity = true;
+  bool rows_only = true;  // every dim but the first taken whole
+  for (int i = 0; i < rank; ++i) {
+    const int64_t dim = input.dim_size(i);
+    const int64_t b = begin[i];
+    int64_t& s = size[i];
+    if (s == -1 && b >= 0 && b <= dim) s = dim - b;
+    if (dim == 0) {
+      if (!(b == 0 && s == 0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Expected begin[", i, "] == 0 (got ", b, ") and size[", i,
+            "] == 0 (got ", s, ") when input.dim_size(", i, ") == 0"));
+      }
+    } else {
+      if (!(0 <= b && b <= dim)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Expected begin[", i, "] in [0, ", dim, "], but got ", b));
+      }
+      if (!(0 <= s && s <= dim - b)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Expected size[", i, "] in [0, ", dim - b, "], but got ", s));
+      }
+    }
+    const bool whole = b == 0 && s == dim;
+    identity &= whole;
+    if (i > 0) rows_only &= whole;
+  }
+  if (identity) {
+    plan->kind = IndexPlan::Kind::kForward;
+    plan->shape = input.shape();
+    return absl::OkStatus();
+  }
+  DFX_ASSIGN_OR_RETURN(plan->shape, TensorShape::Build(size));
+  if (rows_only) {
+    plan->kind = IndexPlan::Kind::kRows;
+    plan->row_begin = begin[0];
+    plan->rows = size[0];
+    return absl::OkStatus();
+  }
+  plan->kind = IndexPlan::Kind::kCopy;
+  const std::vector<int64_t> in_strides = RowMajorStrides(input.shape());
+  StridedCopySpec& copy = plan->copy;
+  copy.dims = size;
+  copy.src_strides = in_strides;
+  copy.dst_strides = RowMajorStrides(plan->shape);
+  for (int d = 0; d < rank; ++d) copy.src_offset += begin[d] * in_strides[d];
+  return absl::OkStatus();
+}
+
 namespace {
-
-// Sets output 0 to rows [start, start + n) of dimension 0 of `input`,
-// viewed with `shape` (which holds as many elements); no copy.
-void SetRowsView(OpKernelContext* ctx, const Tensor& input, int64_t start,
-                 int64_t n, const TensorShape& shape) {
-  absl::StatusOr<Tensor> view = input.Slice(start, start + n).Reshaped(shape);
-  DFX_OP_REQUIRES_OK(ctx, view.status());
-  ctx->set_output(0, *std::move(view));
-}
-
-void SetReshaped(OpKernelContext* ctx, const Tensor& input,
-                 const TensorShape& shape) {
-  absl::StatusOr<Tensor> out = input.Reshaped(shape);
-  DFX_OP_REQUIRES_OK(ctx, out.status());
-  ctx->set_output(0, *std::move(out));
-}
 
 class StridedSliceOp : public OpKernel {
  public:
@@ -95,29 +198,11 @@ class StridedSliceOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    StridedSliceSpec spec;
-    TensorShape shape;
-    DFX_OP_REQUIRES_OK(ctx,
-                       StridedSliceSpecOf(input.shape(), ctx->input(1),
-                                          ctx->input(2), ctx->input(3),
-                                          masks_, &spec, &shape));
-    if (spec.is_identity) {
-      SetReshaped(ctx, input, shape);
-      return;
-    }
-    if (spec.slice_dim0) {
-      SetRowsView(ctx, input, spec.begin[0], spec.processing_dims[0], shape);
-      return;
-    }
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    if (out->NumElements() == 0) return;
-    StridedCopySpec copy;
-    copy.dims = spec.processing_dims;
-    copy.dst_strides = RowMajorStrides(*TensorShape::Build(copy.dims));
-    SliceWalk(spec, input.shape(), &copy.src_strides, &copy.src_offset);
-    StridedCopy(*ctx->device(), input, out, std::move(copy));
+    IndexPlan plan;
+    DFX_OP_REQUIRES_OK(
+        ctx, PlanStridedSlice(ctx->input(0), ctx->input(1), ctx->input(2),
+                              ctx->input(3), masks_, &plan));
+    RunIndexPlan(ctx, ctx->input(0), std::move(plan));
   }
 
  private:
@@ -131,39 +216,11 @@ class StridedSliceGradOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& shape_t = ctx->input(0);
-    const Tensor& dy = ctx->input(4);
-    DFX_OP_REQUIRES(ctx, shape_t.dims() == 1,
-                    absl::InvalidArgumentError(
-                        absl::StrCat("shape must be 1-D, got shape.shape = ",
-                                     shape_t.shape().DebugString())));
-    absl::StatusOr<std::vector<int64_t>> dims = ReadIndexVector(shape_t);
-    DFX_OP_REQUIRES_OK(ctx, dims.status());
-    absl::StatusOr<TensorShape> input_shape = TensorShape::Build(*dims);
-    DFX_OP_REQUIRES_OK(ctx, input_shape.status());
-    StridedSliceSpec spec;
-    TensorShape final_shape;
-    DFX_OP_REQUIRES_OK(ctx,
-                       StridedSliceSpecOf(*input_shape, ctx->input(1),
-                                          ctx->input(2), ctx->input(3),
-                                          masks_, &spec, &final_shape));
-    DFX_OP_REQUIRES(ctx, dy.shape() == final_shape,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "shape of dy was ", dy.shape().DebugString(),
-                        " instead of ", final_shape.DebugString())));
-    if (spec.is_identity) {
-      SetReshaped(ctx, dy, *input_shape);
-      return;
-    }
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *input_shape, &out));
-    SetZero(*ctx->device(), out);
-    if (dy.NumElements() == 0) return;
-    StridedCopySpec copy;
-    copy.dims = spec.processing_dims;
-    copy.src_strides = RowMajorStrides(*TensorShape::Build(copy.dims));
-    SliceWalk(spec, *input_shape, &copy.dst_strides, &copy.dst_offset);
-    StridedCopy(*ctx->device(), dy, out, std::move(copy));
+    IndexPlan plan;
+    DFX_OP_REQUIRES_OK(
+        ctx, PlanStridedSliceGrad(ctx->input(0), ctx->input(1), ctx->input(2),
+                                  ctx->input(3), ctx->input(4), masks_, &plan));
+    RunIndexPlan(ctx, ctx->input(4), std::move(plan));
   }
 
  private:
@@ -175,71 +232,10 @@ class SliceOp : public OpKernel {
   explicit SliceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& begin_t = ctx->input(1);
-    const Tensor& size_tensor = ctx->input(2);
-    const int rank = input.dims();
-    DFX_OP_REQUIRES(
-        ctx,
-        begin_t.dims() == 1 && size_tensor.dims() == 1 &&
-            begin_t.NumElements() == rank && size_tensor.NumElements() == rank,
-        absl::InvalidArgumentError(absl::StrCat(
-            "Expected begin and size arguments to be 1-D tensors of size ",
-            rank, ", but got shapes ", begin_t.shape().DebugString(), " and ",
-            size_tensor.shape().DebugString(), " instead.")));
-    absl::StatusOr<std::vector<int64_t>> begin = ReadIndexVector(begin_t);
-    DFX_OP_REQUIRES_OK(ctx, begin.status());
-    absl::StatusOr<std::vector<int64_t>> size = ReadIndexVector(size_tensor);
-    DFX_OP_REQUIRES_OK(ctx, size.status());
-    bool identity = true;
-    bool rows_only = true;  // every dim but the first taken whole
-    for (int i = 0; i < rank; ++i) {
-      const int64_t dim = input.dim_size(i);
-      const int64_t b = (*begin)[i];
-      int64_t& s = (*size)[i];
-      if (s == -1 && b >= 0 && b <= dim) s = dim - b;
-      if (dim == 0) {
-        DFX_OP_REQUIRES(
-            ctx, b == 0 && s == 0,
-            absl::InvalidArgumentError(absl::StrCat(
-                "Expected begin[", i, "] == 0 (got ", b, ") and size[", i,
-                "] == 0 (got ", s, ") when input.dim_size(", i, ") == 0")));
-      } else {
-        DFX_OP_REQUIRES(
-            ctx, 0 <= b && b <= dim,
-            absl::InvalidArgumentError(absl::StrCat(
-                "Expected begin[", i, "] in [0, ", dim, "], but got ", b)));
-        DFX_OP_REQUIRES(
-            ctx, 0 <= s && s <= dim - b,
-            absl::InvalidArgumentError(absl::StrCat(
-                "Expected size[", i, "] in [0, ", dim - b, "], but got ", s)));
-      }
-      const bool whole = b == 0 && s == dim;
-      identity &= whole;
-      if (i > 0) rows_only &= whole;
-    }
-    if (identity) {
-      ctx->set_output(0, input);
-      return;
-    }
-    absl::StatusOr<TensorShape> shape = TensorShape::Build(*size);
-    DFX_OP_REQUIRES_OK(ctx, shape.status());
-    if (rows_only) {
-      SetRowsView(ctx, input, (*begin)[0], (*size)[0], *shape);
-      return;
-    }
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;
-    const std::vector<int64_t> in_strides = RowMajorStrides(input.shape());
-    StridedCopySpec copy;
-    copy.dims = *size;
-    copy.src_strides = in_strides;
-    copy.dst_strides = RowMajorStrides(*shape);
-    for (int d = 0; d < rank; ++d) {
-      copy.src_offset += (*begin)[d] * in_strides[d];
-    }
-    StridedCopy(*ctx->device(), input, out, std::move(copy));
+    IndexPlan plan;
+    DFX_OP_REQUIRES_OK(
+        ctx, PlanSlice(ctx->input(0), ctx->input(1), ctx->input(2), &plan));
+    RunIndexPlan(ctx, ctx->input(0), std::move(plan));
   }
 };
 

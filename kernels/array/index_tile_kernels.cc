@@ -5,10 +5,67 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "kernels/array/array_util.h"
 #include "kernels/array/index_util.h"
 
 namespace dfx::array_internal {
+absl::Status PlanTile(const Tensor& input, const Tensor& multiples_t,
+                      IndexPlan* plan) {
+  const int rank = input.dims();
+  if (multiples_t.dims() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected multiples to be 1-D, but got shape ",
+                     multiples_t.shape().DebugString()));
+  }
+  if (multiples_t.NumElements() != rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected multiples argument to be a vector of length ",
+                     rank, " but got length ", multiples_t.NumElements()));
+  }
+  DFX_ASSIGN_OR_RETURN(std::vector<int64_t> multiples,
+                       ReadIndexVector(multiples_t));
+  std::vector<int64_t> out_dims(rank);
+  bool all_one = true;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t m = multiples[i];
+    const int64_t dim = input.dim_size(i);
+    if (m < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Expected multiples[", i, "] >= 0, but got ", m));
+    }
+    if (!(dim == 0 || m <= TensorShape::kMaxElements / dim)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Tile of dimension ", i, " (size ", dim, ") by ", m,
+          " has more than ", TensorShape::kMaxElements, " elements"));
+    }
+    out_dims[i] = dim * m;
+    all_one &= m == 1;
+  }
+  if (all_one) {
+    plan->kind = IndexPlan::Kind::kForward;
+    plan->shape = input.shape();
+    return absl::OkStatus();
+  }
+  DFX_ASSIGN_OR_RETURN(plan->shape, TensorShape::Build(out_dims));
+  plan->kind = IndexPlan::Kind::kCopy;
+  // Output dim i of size m * dim is the pair (repeat, index) of sizes
+  // (m, dim): the repeat walks the output in steps of dim rows and stands
+  // still in the input.
+  const std::vector<int64_t> in_strides = RowMajorStrides(input.shape());
+  const std::vector<int64_t> out_strides = RowMajorStrides(plan->shape);
+  StridedCopySpec& copy = plan->copy;
+  for (int i = 0; i < rank; ++i) {
+    copy.dims.push_back(multiples[i]);
+    copy.src_strides.push_back(0);
+    copy.dst_strides.push_back(input.dim_size(i) * out_strides[i]);
+    copy.dims.push_back(input.dim_size(i));
+    copy.src_strides.push_back(in_strides[i]);
+    copy.dst_strides.push_back(out_strides[i]);
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 class TileOp : public OpKernel {
@@ -16,60 +73,9 @@ class TileOp : public OpKernel {
   explicit TileOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& multiples_t = ctx->input(1);
-    const int rank = input.dims();
-    DFX_OP_REQUIRES(ctx, multiples_t.dims() == 1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Expected multiples to be 1-D, but got shape ",
-                        multiples_t.shape().DebugString())));
-    DFX_OP_REQUIRES(ctx, multiples_t.NumElements() == rank,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Expected multiples argument to be a vector of length ",
-                        rank, " but got length ", multiples_t.NumElements())));
-    absl::StatusOr<std::vector<int64_t>> multiples =
-        ReadIndexVector(multiples_t);
-    DFX_OP_REQUIRES_OK(ctx, multiples.status());
-    std::vector<int64_t> out_dims(rank);
-    bool all_one = true;
-    for (int i = 0; i < rank; ++i) {
-      const int64_t m = (*multiples)[i];
-      const int64_t dim = input.dim_size(i);
-      DFX_OP_REQUIRES(ctx, m >= 0,
-                      absl::InvalidArgumentError(absl::StrCat(
-                          "Expected multiples[", i, "] >= 0, but got ", m)));
-      DFX_OP_REQUIRES(
-          ctx, dim == 0 || m <= TensorShape::kMaxElements / dim,
-          absl::InvalidArgumentError(absl::StrCat(
-              "Tile of dimension ", i, " (size ", dim, ") by ", m,
-              " has more than ", TensorShape::kMaxElements, " elements")));
-      out_dims[i] = dim * m;
-      all_one &= m == 1;
-    }
-    if (all_one) {
-      ctx->set_output(0, input);
-      return;
-    }
-    absl::StatusOr<TensorShape> shape = TensorShape::Build(out_dims);
-    DFX_OP_REQUIRES_OK(ctx, shape.status());
-    Tensor* out = nullptr;
-    DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;
-    // Output dim i of size m * dim is the pair (repeat, index) of sizes
-    // (m, dim): the repeat walks the output in steps of dim rows and stands
-    // still in the input.
-    const std::vector<int64_t> in_strides = RowMajorStrides(input.shape());
-    const std::vector<int64_t> out_strides = RowMajorStrides(*shape);
-    StridedCopySpec copy;
-    for (int i = 0; i < rank; ++i) {
-      copy.dims.push_back((*multiples)[i]);
-      copy.src_strides.push_back(0);
-      copy.dst_strides.push_back(input.dim_size(i) * out_strides[i]);
-      copy.dims.push_back(input.dim_size(i));
-      copy.src_strides.push_back(in_strides[i]);
-      copy.dst_strides.push_back(out_strides[i]);
-    }
-    StridedCopy(*ctx->device(), input, out, std::move(copy));
+    IndexPlan plan;
+    DFX_OP_REQUIRES_OK(ctx, PlanTile(ctx->input(0), ctx->input(1), &plan));
+    RunIndexPlan(ctx, ctx->input(0), std::move(plan));
   }
 };
 

@@ -160,6 +160,22 @@ std::vector<int64_t> RowMajorStrides(const TensorShape& shape) {
   return strides;
 }
 
+StridedCopySpec SimplifiedStridedCopy(const StridedCopySpec& spec) {
+  const Plan p = Simplify(spec);
+  StridedCopySpec out;
+  out.dims.assign(p.dims.begin(), p.dims.end());
+  out.src_strides.assign(p.src_strides.begin(), p.src_strides.end());
+  out.dst_strides.assign(p.dst_strides.begin(), p.dst_strides.end());
+  out.src_offset = p.src_offset;
+  out.dst_offset = p.dst_offset;
+  if (p.total == 0) {  // nothing to copy
+    out.dims.assign(1, 0);
+    out.src_strides.assign(1, 1);
+    out.dst_strides.assign(1, 1);
+  }
+  return out;
+}
+
 void StridedCopy(const Device& device, const Tensor& src, Tensor* dst,
                  StridedCopySpec spec) {
   DFX_CHECK(src.dtype() == dst->dtype());
@@ -171,6 +187,25 @@ void StridedCopy(const Device& device, const Tensor& src, Tensor* dst,
   void* d = dst->raw_data();
   VisitMovableType(src.dtype(),
                    [&]<typename T>() { RunPlan<T>(device, s, d, plan); });
+}
+
+void RunIndexPlan(OpKernelContext* ctx, const Tensor& source, IndexPlan plan) {
+  if (plan.kind == IndexPlan::Kind::kForward ||
+      plan.kind == IndexPlan::Kind::kRows) {
+    const Tensor base =
+        plan.kind == IndexPlan::Kind::kForward
+            ? source
+            : source.Slice(plan.row_begin, plan.row_begin + plan.rows);
+    absl::StatusOr<Tensor> view = base.Reshaped(plan.shape);
+    DFX_OP_REQUIRES_OK(ctx, view.status());
+    ctx->set_output(0, *std::move(view));
+    return;
+  }
+  Tensor* out = nullptr;
+  DFX_OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.shape, &out));
+  if (plan.zero_first) SetZero(*ctx->device(), out);
+  if (out->NumElements() == 0 || source.NumElements() == 0) return;
+  StridedCopy(*ctx->device(), source, out, std::move(plan.copy));
 }
 
 void SetZero(const Device& device, Tensor* t) {

@@ -73,6 +73,47 @@ struct StridedCopySpec {
 void StridedCopy(const Device& device, const Tensor& src, Tensor* dst,
                  StridedCopySpec spec);
 
+// The same copy with size-1 dimensions dropped and neighbours that walk
+// memory contiguously in both views merged (at least one dimension
+// remains); what StridedCopy runs, for a device's own copy kernel.
+StridedCopySpec SimplifiedStridedCopy(const StridedCopySpec& spec);
+
+// What Tile, Slice, StridedSlice and StridedSliceGrad produce for their
+// inputs, checked (errors and messages) as their CPU kernels check them,
+// so a device's kernel of these ops validates exactly as the CPU's does
+// and then only moves elements. `source` is the op's data input (dy for
+// StridedSliceGrad).
+struct IndexPlan {
+  enum class Kind {
+    kForward,  // the output is `source` under `shape`
+    kRows,     // rows [row_begin, row_begin + rows) of source's dim 0,
+               // under `shape`, sharing its buffer
+    kCopy,     // a fresh tensor of `shape`, zeroed first when zero_first,
+               // then `copy` from source into it
+  };
+  Kind kind = Kind::kCopy;
+  TensorShape shape;
+  int64_t row_begin = 0;
+  int64_t rows = 0;
+  bool zero_first = false;
+  StridedCopySpec copy;
+};
+absl::Status PlanTile(const Tensor& input, const Tensor& multiples,
+                      IndexPlan* plan);
+absl::Status PlanSlice(const Tensor& input, const Tensor& begin,
+                       const Tensor& size, IndexPlan* plan);
+absl::Status PlanStridedSlice(const Tensor& input, const Tensor& begin,
+                              const Tensor& end, const Tensor& strides,
+                              const StridedSliceMasks& masks, IndexPlan* plan);
+absl::Status PlanStridedSliceGrad(const Tensor& shape, const Tensor& begin,
+                                  const Tensor& end, const Tensor& strides,
+                                  const Tensor& dy,
+                                  const StridedSliceMasks& masks,
+                                  IndexPlan* plan);
+
+// Sets output 0 of a CPU kernel as `plan` says, from `source`.
+void RunIndexPlan(OpKernelContext* ctx, const Tensor& source, IndexPlan plan);
+
 // Calls fn.template operator()<E>() with the element type the byte-moving
 // kernels use for `dtype` (VisitMoveType, kernels/type_visitors.h).
 // REQUIRES: a dtype of MovableTypes().

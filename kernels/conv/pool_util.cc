@@ -38,14 +38,22 @@ absl::Status CheckWindow(const std::vector<int64_t>& ksize,
   return absl::OkStatus();
 }
 
-// Reads data_format (NHWC only on CPU), padding, explicit paddings and, when
-// `from_attrs`, ksize and strides.
-absl::Status ReadPoolAttrs(const OpKernelConstruction& ctx,
-                           absl::string_view op_class, bool from_attrs,
-                           PoolAttrs* attrs) {
+std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v) {
+  return {v[0], v[2], v[3], v[1]};
+}
+
+namespace {
+
+// Reads data_format (NHWC only on CPU; NCHW too where `nchw` is not null),
+// padding, explicit paddings and, when `from_attrs`, ksize and strides.
+absl::Status ReadAttrs(const OpKernelConstruction& ctx,
+                       absl::string_view op_class, bool from_attrs,
+                       PoolAttrs* attrs, bool* nchw) {
   std::string format, padding;
   DFX_RETURN_IF_ERROR(ctx.GetAttr("data_format", &format));
-  if (format != "NHWC") {
+  const bool is_nchw = nchw != nullptr && format == "NCHW";
+  if (nchw != nullptr) *nchw = is_nchw;
+  if (format != "NHWC" && !is_nchw) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Default ", op_class, " only supports NHWC on device type CPU"));
   }
@@ -54,6 +62,11 @@ absl::Status ReadPoolAttrs(const OpKernelConstruction& ctx,
   if (FindNodeAttr(ctx.def(), "explicit_paddings") != nullptr) {
     DFX_RETURN_IF_ERROR(
         ctx.GetAttr("explicit_paddings", &attrs->explicit_paddings));
+  }
+  if (is_nchw && attrs->explicit_paddings.size() == 8) {
+    // (before, after) pairs of N, C, H, W into N, H, W, C.
+    const std::vector<int64_t> p = attrs->explicit_paddings;
+    attrs->explicit_paddings = {p[0], p[1], p[4], p[5], p[6], p[7], p[2], p[3]};
   }
   if (attrs->padding == Padding::kExplicit) {
     const std::vector<int64_t>& p = attrs->explicit_paddings;
@@ -83,7 +96,26 @@ absl::Status ReadPoolAttrs(const OpKernelConstruction& ctx,
   if (!from_attrs) return absl::OkStatus();
   DFX_RETURN_IF_ERROR(ctx.GetAttr("ksize", &attrs->ksize));
   DFX_RETURN_IF_ERROR(ctx.GetAttr("strides", &attrs->strides));
-  return CheckWindow(attrs->ksize, attrs->strides);
+  DFX_RETURN_IF_ERROR(CheckWindow(attrs->ksize, attrs->strides));
+  if (is_nchw) {
+    attrs->ksize = NchwToNhwc(attrs->ksize);
+    attrs->strides = NchwToNhwc(attrs->strides);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadPoolAttrs(const OpKernelConstruction& ctx,
+                           absl::string_view op_class, bool from_attrs,
+                           PoolAttrs* attrs) {
+  return ReadAttrs(ctx, op_class, from_attrs, attrs, nullptr);
+}
+
+absl::Status ReadPoolAttrsAnyFormat(const OpKernelConstruction& ctx,
+                                    absl::string_view op_class, bool from_attrs,
+                                    PoolAttrs* attrs, bool* nchw) {
+  return ReadAttrs(ctx, op_class, from_attrs, attrs, nchw);
 }
 
 // Reads ksize and strides from int32 input tensors (the V2 ops).

@@ -62,6 +62,17 @@ absl::Status ReadPoolAttrs(const OpKernelConstruction& ctx,
                            absl::string_view op_class, bool from_attrs,
                            PoolAttrs* attrs);
 
+// As ReadPoolAttrs, for a device that also pools NCHW tensors (a GPU):
+// an NCHW node's ksize, strides and explicit_paddings are read, checked
+// and put in NHWC order (batch, rows, cols, depth), and *nchw is set, so
+// MakePoolGeom serves both formats given the input's shape in NHWC order.
+absl::Status ReadPoolAttrsAnyFormat(const OpKernelConstruction& ctx,
+                                    absl::string_view op_class, bool from_attrs,
+                                    PoolAttrs* attrs, bool* nchw);
+
+// [n, c, h, w] as [n, h, w, c].
+std::vector<int64_t> NchwToNhwc(const std::vector<int64_t>& v);
+
 // Reads ksize and strides from int32 input tensors (the V2 ops).
 absl::Status WindowFromInputs(const Tensor& ksize, const Tensor& strides,
                               PoolAttrs* attrs);

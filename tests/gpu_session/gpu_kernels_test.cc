@@ -2,11 +2,14 @@
 // against the CPU kernel on the same inputs in one session (tagged [gpu];
 // without a GPU each test says "SKIPPED: no CUDA device visible"):
 // reductions, the softmax family, Cast, Fill and the *Like ops, GatherV2,
-// ConcatV2, Pack, Transpose, BroadcastTo, the optimizer updates on
+// ConcatV2, Pack, Transpose, BroadcastTo, the depthwise convolutions,
+// Tile, Slice, StridedSlice(Grad), Relu6(Grad), the optimizer updates on
 // variables in GPU memory, and the host-memory arguments (shapes, axes,
 // indices, labels) that cross to the host on the way.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -722,6 +725,543 @@ TEST_CASE("gpu kernels: GradientDescent, Momentum, KerasMomentum and Adam "
       for (int v = 0; v < c.num_vars; ++v) {
         INFO("variable " << v);
         CHECK(MaxRelativeError((*on_gpu)[v], (*on_cpu)[v]) < 1e-5);
+      }
+    }
+  }
+}
+
+// `f` (float) in `t`: float, double, half, bfloat16, int64 (rounded) or
+// bool (f > 0).
+Tensor Convert(const Tensor& f, DataType t) {
+  if (t == DT_HALF || t == DT_BFLOAT16) return As16Bit(f, t);
+  Tensor out(t, f.shape());
+  for (int64_t i = 0; i < f.NumElements(); ++i) {
+    const float v = f.data<float>()[i];
+    switch (t) {
+      case DT_FLOAT:
+        out.data<float>()[i] = v;
+        break;
+      case DT_DOUBLE:
+        out.data<double>()[i] = v;
+        break;
+      case DT_INT64:
+        out.data<int64_t>()[i] = std::lround(v * 10);
+        break;
+      case DT_BOOL:
+        out.data<bool>()[i] = v > 0;
+        break;
+      default:
+        FAIL("dtype " << DataTypeString(t));
+    }
+  }
+  return out;
+}
+
+// The node `op` run alone on `device` over fed inputs (placeholders on the
+// CPU): its first output, or the step's error.
+absl::StatusOr<Tensor> OnDevice(const std::string& device,
+                                const std::string& op,
+                                const std::vector<Tensor>& inputs,
+                                const std::map<std::string, AttrValue>& attrs) {
+  GraphDef g;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  NodeDef n;
+  n.set_name("node");
+  n.set_op(op);
+  n.set_device(device);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NodeDef* p = g.add_node();
+    p->set_name(absl::StrCat("in", i));
+    p->set_op("Placeholder");
+    p->set_device(kCpu);
+    (*p->mutable_attr())["dtype"] = TypeAttr(inputs[i].dtype());
+    feeds.emplace_back(p->name(), inputs[i]);
+    n.add_input(p->name());
+  }
+  for (const auto& [k, v] : attrs) (*n.mutable_attr())[k] = v;
+  *g.add_node() = n;
+  auto session = Session::Create("local", SessionOptions());
+  DFX_RETURN_IF_ERROR(session.status());
+  DFX_RETURN_IF_ERROR((*session)->Extend(g));
+  std::vector<Tensor> out;
+  DFX_RETURN_IF_ERROR((*session)->Run(feeds, {"node:0"}, {}, &out));
+  return out[0];
+}
+
+// Both devices fail alike: the same code, and the CPU's message within
+// the GPU's.
+void CheckSameError(const std::string& op, const std::vector<Tensor>& inputs,
+                    const std::map<std::string, AttrValue>& attrs) {
+  const absl::StatusOr<Tensor> gpu = OnDevice(kGpu, op, inputs, attrs);
+  const absl::StatusOr<Tensor> cpu = OnDevice(kCpu, op, inputs, attrs);
+  REQUIRE(!cpu.ok());
+  INFO("CPU: " << cpu.status() << "\nGPU: " << gpu.status());
+  REQUIRE(!gpu.ok());
+  CHECK(gpu.status().code() == cpu.status().code());
+  const std::string cpu_message(cpu.status().message());
+  // The kernel's own words: after the node's name the runtime prefixes.
+  const std::string tail = cpu_message.substr(cpu_message.rfind(": ") + 2);
+  CHECK(std::string(gpu.status().message()).find(tail) != std::string::npos);
+}
+
+// NHWC <-> NCHW on the host, for any dtype.
+Tensor Transposed4(const Tensor& t, bool to_nchw) {
+  const int64_t n = t.dim_size(0);
+  const int64_t h = to_nchw ? t.dim_size(1) : t.dim_size(2);
+  const int64_t w = to_nchw ? t.dim_size(2) : t.dim_size(3);
+  const int64_t c = to_nchw ? t.dim_size(3) : t.dim_size(1);
+  Tensor out(t.dtype(),
+             to_nchw ? TensorShape({n, c, h, w}) : TensorShape({n, h, w, c}));
+  const int64_t e = DataTypeSize(t.dtype());
+  const char* from = static_cast<const char*>(t.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k) {
+          const int64_t nhwc = ((i * h + y) * w + x) * c + k;
+          const int64_t nchw = ((i * c + k) * h + y) * w + x;
+          std::memcpy(to + (to_nchw ? nchw : nhwc) * e,
+                      from + (to_nchw ? nhwc : nchw) * e, e);
+        }
+  return out;
+}
+
+std::vector<int32_t> Dims32(const TensorShape& s) {
+  std::vector<int32_t> d;
+  for (int i = 0; i < s.dims(); ++i) {
+    d.push_back(static_cast<int32_t>(s.dim_size(i)));
+  }
+  return d;
+}
+
+// DepthwiseConv2dNative and its gradients on the GPU against the CPU
+// kernels for `types`: multipliers, strides, every padding, an empty
+// batch, and NCHW (float32) against the NHWC results transposed.
+void CheckDepthwiseKernels(const std::vector<DataType>& types) {
+  const struct {
+    TensorShape input, filter;  // filter [KH, KW, C, M]
+    int64_t stride;
+    const char* padding;
+    std::vector<int64_t> explicit_pads;
+  } kCases[] = {
+      {TensorShape({2, 9, 9, 3}), TensorShape({3, 3, 3, 1}), 1, "SAME", {}},
+      {TensorShape({1, 10, 11, 4}), TensorShape({3, 3, 4, 2}), 2, "SAME", {}},
+      {TensorShape({2, 8, 8, 6}), TensorShape({5, 5, 6, 1}), 2, "VALID", {}},
+      {TensorShape({1, 7, 7, 2}), TensorShape({2, 2, 2, 3}), 3, "SAME", {}},
+      {TensorShape({2, 8, 8, 5}), TensorShape({2, 2, 5, 1}), 1, "SAME", {}},
+      {TensorShape({1, 6, 7, 3}),
+       TensorShape({3, 3, 3, 2}),
+       1,
+       "EXPLICIT",
+       {0, 0, 1, 2, 0, 1, 0, 0}},
+      {TensorShape({0, 5, 5, 2}), TensorShape({3, 3, 2, 1}), 1, "SAME", {}},
+  };
+  for (const auto& c : kCases) {
+    for (DataType t : types) {
+      INFO(c.input.DebugString()
+           << " filter " << c.filter.DebugString() << " stride " << c.stride
+           << " " << c.padding << " " << DataTypeString(t));
+      // Sums of a few products rounded once (float: cuDNN's order).
+      const double tolerance = t == DT_DOUBLE  ? 1e-9
+                               : t == DT_FLOAT ? 1e-4
+                               : t == DT_HALF  ? 4e-3
+                                               : 3e-2;
+      std::map<std::string, AttrValue> attrs = {
+          {"T", TypeAttr(t)},
+          {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+          {"padding", StringAttr(c.padding)},
+          {"data_format", StringAttr("NHWC")},
+          {"explicit_paddings", IntsAttr(c.explicit_pads)}};
+      const Tensor input = Convert(RandomFloats(c.input, 90), t);
+      const Tensor filter = Convert(RandomFloats(c.filter, 91), t);
+      auto forward =
+          OnGpuAndCpu("DepthwiseConv2dNative", {input, filter}, attrs);
+      CheckSame(forward, tolerance);
+      REQUIRE_OK(forward);
+      const Tensor dy = Convert(RandomFloats(forward->cpu[0].shape(), 92), t);
+      auto dx =
+          OnGpuAndCpu("DepthwiseConv2dNativeBackpropInput",
+                      {Ints<int32_t>(Dims32(c.input)), filter, dy}, attrs);
+      CheckSame(dx, tolerance);
+      auto dw =
+          OnGpuAndCpu("DepthwiseConv2dNativeBackpropFilter",
+                      {input, Ints<int32_t>(Dims32(c.filter)), dy}, attrs);
+      // The filter's gradient sums over the batch and every position.
+      CheckSame(dw, t == DT_FLOAT ? 1e-4 : 4 * tolerance);
+      if (t != DT_FLOAT || !c.explicit_pads.empty()) continue;
+      // NCHW on the GPU (TensorFlow's CPU kernel has none): the NHWC
+      // results, transposed.
+      REQUIRE_OK(dx);
+      REQUIRE_OK(dw);
+      attrs["data_format"] = StringAttr("NCHW");
+      attrs["strides"] = IntsAttr({1, 1, c.stride, c.stride});
+      const Tensor x_nchw = Transposed4(input, true);
+      const Tensor dy_nchw = Transposed4(dy, true);
+      auto y = OnDevice(kGpu, "DepthwiseConv2dNative", {x_nchw, filter}, attrs);
+      REQUIRE_OK(y);
+      CHECK(MaxRelativeError(*y, Transposed4(forward->cpu[0], true)) <=
+            tolerance);
+      auto dx_nchw = OnDevice(
+          kGpu, "DepthwiseConv2dNativeBackpropInput",
+          {Ints<int32_t>(Dims32(x_nchw.shape())), filter, dy_nchw}, attrs);
+      REQUIRE_OK(dx_nchw);
+      CHECK(MaxRelativeError(*dx_nchw, Transposed4(dx->cpu[0], true)) <=
+            tolerance);
+      auto dw_nchw =
+          OnDevice(kGpu, "DepthwiseConv2dNativeBackpropFilter",
+                   {x_nchw, Ints<int32_t>(Dims32(c.filter)), dy_nchw}, attrs);
+      REQUIRE_OK(dw_nchw);
+      CHECK(MaxRelativeError(*dw_nchw, dw->cpu[0]) <= tolerance);
+    }
+  }
+}
+
+// DFX_GPU_DEPTHWISE_DIRECT set while it lives (kernels built meanwhile
+// read it).
+class DirectDepthwise {
+ public:
+  DirectDepthwise() { setenv("DFX_GPU_DEPTHWISE_DIRECT", "1", 1); }
+  ~DirectDepthwise() { unsetenv("DFX_GPU_DEPTHWISE_DIRECT"); }
+};
+
+TEST_CASE(
+    "gpu kernels: DepthwiseConv2dNative and its gradients on cuDNN "
+    "give the CPU kernels' numbers: multipliers, strides, every "
+    "padding, float16, bfloat16, float64 (direct kernels), NCHW, empty "
+    "batches",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  CheckDepthwiseKernels({DT_FLOAT, DT_HALF, DT_BFLOAT16, DT_DOUBLE});
+  // TensorFlow's depthwise checks, on both devices alike.
+  const Tensor x = RandomFloats(TensorShape({1, 6, 6, 2}), 93);
+  const Tensor w = RandomFloats(TensorShape({3, 3, 2, 1}), 94);
+  const std::map<std::string, AttrValue> base = {
+      {"T", TypeAttr(DT_FLOAT)},
+      {"strides", IntsAttr({1, 1, 1, 1})},
+      {"padding", StringAttr("SAME")},
+      {"data_format", StringAttr("NHWC")}};
+  auto dilated = base;
+  dilated["dilations"] = IntsAttr({1, 2, 2, 1});
+  CheckSameError("DepthwiseConv2dNative", {x, w}, dilated);
+  auto uneven = base;
+  uneven["strides"] = IntsAttr({1, 1, 2, 1});
+  CheckSameError("DepthwiseConv2dNative", {x, w}, uneven);
+  CheckSameError("DepthwiseConv2dNative",
+                 {x, RandomFloats(TensorShape({3, 3, 3, 1}), 95)}, base);
+  CheckSameError(
+      "DepthwiseConv2dNativeBackpropInput",
+      {Ints<int32_t>({6, 6}), w, RandomFloats(TensorShape({1, 6, 6, 2}), 96)},
+      base);
+}
+
+TEST_CASE(
+    "gpu kernels: the direct depthwise kernels (DFX_GPU_DEPTHWISE_DIRECT=1) "
+    "give the CPU kernels' numbers",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  DirectDepthwise direct;
+  CheckDepthwiseKernels({DT_FLOAT, DT_HALF, DT_BFLOAT16});
+}
+
+AttrValue MaskAttr(int64_t m) { return IntAttr(m); }
+
+TEST_CASE(
+    "gpu kernels: Tile, Slice, StridedSlice and StridedSliceGrad move "
+    "every device dtype as the CPU kernels do, and fail with their "
+    "errors",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  const Tensor source = RandomFloats(TensorShape({4, 5, 6}), 100);
+  struct Strided {
+    std::vector<int32_t> begin, end, strides;
+    int64_t begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask;
+  };
+  const Strided kStrided[] = {
+      {{0, 0, 0}, {4, 5, 6}, {1, 2, 3}, 0, 0, 0, 0, 0},
+      {{3, 4, 5}, {0, 0, 0}, {-1, -2, -1}, 0, 7, 0, 0, 0},  // reversed
+      {{-1, 1, 0}, {0, 4, 6}, {-2, 1, 2}, 0, 1, 0, 0, 0},
+      {{1, 2}, {2, 3}, {1, 1}, 0, 0, 0, 0, 3},           // shrink
+      {{0, 0, 1}, {0, 2, 5}, {1, 1, 2}, 0, 0, 0, 1, 0},  // new axis
+      {{0, 1}, {0, 3}, {1, 1}, 0, 0, 1, 0, 0},           // x[..., 1:3]
+      {{1}, {3}, {1}, 0, 0, 0, 0, 0},                    // rows: a view
+      {{3}, {1}, {1}, 0, 0, 0, 0, 0},                    // empty
+  };
+  for (DataType t :
+       {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16, DT_INT64, DT_BOOL}) {
+    const Tensor x = Convert(source, t);
+    for (const std::vector<int32_t>& m :
+         {std::vector<int32_t>{2, 1, 3}, {1, 1, 1}, {0, 2, 1}, {1, 3, 1}}) {
+      INFO("Tile " << m[0] << m[1] << m[2] << " " << DataTypeString(t));
+      CheckSame(
+          OnGpuAndCpu("Tile", {x, Ints<int32_t>(m)},
+                      {{"T", TypeAttr(t)}, {"Tmultiples", TypeAttr(DT_INT32)}}),
+          0);
+    }
+    CheckSame(
+        OnGpuAndCpu("Tile", {x, Ints<int64_t>({1, 2, 2})},
+                    {{"T", TypeAttr(t)}, {"Tmultiples", TypeAttr(DT_INT64)}}),
+        0);
+    const struct {
+      std::vector<int64_t> begin, size;
+    } kSlices[] = {
+        {{1, 0, 2}, {2, -1, 3}},
+        {{1, 0, 0}, {2, 5, 6}},    // whole rows at an unaligned offset
+        {{0, 0, 0}, {2, -1, -1}},  // whole rows at the start: a view
+        {{0, 0, 0}, {4, 5, 6}},    // the input itself
+        {{3, 2, 1}, {1, 0, 2}},    // empty
+    };
+    for (const auto& s : kSlices) {
+      INFO("Slice " << s.begin[0] << s.begin[1] << s.begin[2] << " "
+                    << DataTypeString(t));
+      CheckSame(OnGpuAndCpu(
+                    "Slice", {x, Ints<int64_t>(s.begin), Ints<int64_t>(s.size)},
+                    {{"T", TypeAttr(t)}, {"Index", TypeAttr(DT_INT64)}}),
+                0);
+    }
+    for (size_t k = 0; k < std::size(kStrided); ++k) {
+      const Strided& s = kStrided[k];
+      INFO("StridedSlice case " << k << " " << DataTypeString(t));
+      const std::map<std::string, AttrValue> attrs = {
+          {"T", TypeAttr(t)},
+          {"Index", TypeAttr(DT_INT32)},
+          {"begin_mask", MaskAttr(s.begin_mask)},
+          {"end_mask", MaskAttr(s.end_mask)},
+          {"ellipsis_mask", MaskAttr(s.ellipsis_mask)},
+          {"new_axis_mask", MaskAttr(s.new_axis_mask)},
+          {"shrink_axis_mask", MaskAttr(s.shrink_mask)}};
+      auto sliced =
+          OnGpuAndCpu("StridedSlice",
+                      {x, Ints<int32_t>(s.begin), Ints<int32_t>(s.end),
+                       Ints<int32_t>(s.strides)},
+                      attrs);
+      CheckSame(sliced, 0);
+      REQUIRE_OK(sliced);
+      const Tensor dy = Convert(RandomFloats(sliced->cpu[0].shape(), 101), t);
+      CheckSame(
+          OnGpuAndCpu("StridedSliceGrad",
+                      {Ints<int32_t>({4, 5, 6}), Ints<int32_t>(s.begin),
+                       Ints<int32_t>(s.end), Ints<int32_t>(s.strides), dy},
+                      attrs),
+          0);
+    }
+  }
+  // Rank 6 tiled by 2 everywhere: 12 dims walked by the copy.
+  const Tensor big = RandomFloats(TensorShape({2, 3, 2, 3, 2, 3}), 102);
+  CheckSame(OnGpuAndCpu("Tile", {big, Ints<int32_t>({2, 2, 2, 2, 2, 2})},
+                        {{"T", TypeAttr(DT_FLOAT)},
+                         {"Tmultiples", TypeAttr(DT_INT32)}}),
+            0);
+  // The CPU kernels' errors.
+  const std::map<std::string, AttrValue> tile = {
+      {"T", TypeAttr(DT_FLOAT)}, {"Tmultiples", TypeAttr(DT_INT32)}};
+  CheckSameError("Tile", {source, Ints<int32_t>({1, -1, 1})}, tile);
+  CheckSameError("Tile", {source, Ints<int32_t>({1, 1})}, tile);
+  const std::map<std::string, AttrValue> slice = {
+      {"T", TypeAttr(DT_FLOAT)}, {"Index", TypeAttr(DT_INT32)}};
+  CheckSameError("Slice",
+                 {source, Ints<int32_t>({0, 6, 0}), Ints<int32_t>({1, 1, 1})},
+                 slice);
+  CheckSameError("Slice",
+                 {source, Ints<int32_t>({0, 1, 0}), Ints<int32_t>({1, 5, 1})},
+                 slice);
+  std::map<std::string, AttrValue> strided = slice;
+  for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask",
+                           "new_axis_mask", "shrink_axis_mask"}) {
+    strided[mask] = MaskAttr(0);
+  }
+  CheckSameError("StridedSlice",
+                 {source, Ints<int32_t>({0, 0, 0}), Ints<int32_t>({1, 1, 1}),
+                  Ints<int32_t>({1, 0, 1})},
+                 strided);
+  strided["shrink_axis_mask"] = MaskAttr(1);
+  CheckSameError(
+      "StridedSlice",
+      {source, Ints<int32_t>({7}), Ints<int32_t>({8}), Ints<int32_t>({1})},
+      strided);
+  CheckSameError(
+      "StridedSliceGrad",
+      {Ints<int32_t>({4, 5, 6}), Ints<int32_t>({0}), Ints<int32_t>({2}),
+       Ints<int32_t>({1}), RandomFloats(TensorShape({3, 5, 6}), 103)},
+      strided);
+}
+
+TEST_CASE(
+    "gpu kernels: Relu6 and Relu6Grad give the CPU kernels' values, "
+    "NaN passing through Relu6",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  Tensor x = RandomFloats(TensorShape({7, 9}), 104, -3, 9);
+  x.data<float>()[5] = std::nanf("");
+  x.data<float>()[6] = 6;
+  x.data<float>()[7] = 0;
+  for (DataType t : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16}) {
+    INFO(DataTypeString(t));
+    const Tensor xt = Convert(x, t);
+    CheckSame(OnGpuAndCpu("Relu6", {xt}, {{"T", TypeAttr(t)}}), 0);
+    CheckSame(
+        OnGpuAndCpu("Relu6Grad", {Convert(RandomFloats(x.shape(), 105), t), xt},
+                    {{"T", TypeAttr(t)}}),
+        0);
+  }
+}
+
+// One rounding of a float result, in half or bfloat16 (float: float's).
+double SixteenBitTolerance(DataType t) {
+  return t == DT_HALF ? 2e-3 : t == DT_BFLOAT16 ? 1.6e-2 : 1e-5;
+}
+
+TEST_CASE(
+    "gpu kernels: Softmax, LogSoftmax and the cross-entropies in "
+    "float16 and bfloat16 compute in float as the CPU kernels do",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+    INFO(DataTypeString(t));
+    const double tolerance = SixteenBitTolerance(t);
+    const Tensor logits =
+        Convert(RandomFloats(TensorShape({33, 1000}), 110, -20, 20), t);
+    for (const char* op : {"Softmax", "LogSoftmax"}) {
+      INFO(op);
+      CheckSame(OnGpuAndCpu(op, {logits}, {{"T", TypeAttr(t)}}), tolerance);
+    }
+    const Tensor labels =
+        Convert(RandomFloats(TensorShape({33, 1000}), 111, 0, 1), t);
+    CheckSame(OnGpuAndCpu("SoftmaxCrossEntropyWithLogits", {logits, labels},
+                          {{"T", TypeAttr(t)}}, 2),
+              tolerance);
+    std::vector<int64_t> ids(33);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = (i * 37) % 1000;
+    CheckSame(
+        OnGpuAndCpu("SparseSoftmaxCrossEntropyWithLogits",
+                    {logits, Ints<int64_t>(ids)},
+                    {{"T", TypeAttr(t)}, {"Tlabels", TypeAttr(DT_INT64)}}, 2),
+        tolerance);
+  }
+}
+
+TEST_CASE(
+    "gpu kernels: pooling in NCHW and in float16 and bfloat16, and "
+    "MaxPoolV2, give the CPU kernels' numbers",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  const struct {
+    int64_t window, stride;
+    const char* padding;
+  } kCases[] = {{3, 2, "SAME"}, {2, 2, "VALID"}, {2, 3, "SAME"}};
+  for (DataType t : {DT_FLOAT, DT_HALF, DT_BFLOAT16}) {
+    const double tolerance = SixteenBitTolerance(t);
+    const Tensor x = Convert(RandomFloats(TensorShape({2, 9, 10, 3}), 112), t);
+    const Tensor x_nchw = Transposed4(x, true);
+    for (const auto& c : kCases) {
+      INFO(DataTypeString(t) << " window " << c.window << " stride " << c.stride
+                             << " " << c.padding);
+      std::map<std::string, AttrValue> attrs = {
+          {"T", TypeAttr(t)},
+          {"ksize", IntsAttr({1, c.window, c.window, 1})},
+          {"strides", IntsAttr({1, c.stride, c.stride, 1})},
+          {"padding", StringAttr(c.padding)},
+          {"data_format", StringAttr("NHWC")}};
+      auto max = OnGpuAndCpu("MaxPool", {x}, attrs);
+      CheckSame(max, 0);
+      auto avg = OnGpuAndCpu("AvgPool", {x}, attrs);
+      CheckSame(avg, tolerance);
+      REQUIRE_OK(max);
+      REQUIRE_OK(avg);
+      const Tensor dy = Convert(RandomFloats(max->cpu[0].shape(), 113), t);
+      auto max_grad = OnGpuAndCpu("MaxPoolGrad", {x, max->cpu[0], dy}, attrs);
+      CheckSame(max_grad, tolerance);
+      auto avg_grad =
+          OnGpuAndCpu("AvgPoolGrad", {Ints<int32_t>({2, 9, 10, 3}), dy}, attrs);
+      CheckSame(avg_grad, tolerance);
+      REQUIRE_OK(max_grad);
+      REQUIRE_OK(avg_grad);
+      // MaxPoolV2: the window as host-memory inputs.
+      std::map<std::string, AttrValue> v2 = {
+          {"T", TypeAttr(t)},
+          {"padding", StringAttr(c.padding)},
+          {"data_format", StringAttr("NHWC")}};
+      auto max_v2 =
+          OnDevice(kGpu, "MaxPoolV2",
+                   {x,
+                    Ints<int32_t>({1, static_cast<int32_t>(c.window),
+                                   static_cast<int32_t>(c.window), 1}),
+                    Ints<int32_t>({1, static_cast<int32_t>(c.stride),
+                                   static_cast<int32_t>(c.stride), 1})},
+                   v2);
+      REQUIRE_OK(max_v2);
+      CHECK(MaxRelativeError(*max_v2, max->cpu[0]) == 0);
+      // NCHW on the GPU (the CPU kernels have none): the NHWC results,
+      // transposed.
+      attrs["data_format"] = StringAttr("NCHW");
+      attrs["ksize"] = IntsAttr({1, 1, c.window, c.window});
+      attrs["strides"] = IntsAttr({1, 1, c.stride, c.stride});
+      const Tensor y_nchw = Transposed4(max->cpu[0], true);
+      const Tensor dy_nchw = Transposed4(dy, true);
+      auto m = OnDevice(kGpu, "MaxPool", {x_nchw}, attrs);
+      REQUIRE_OK(m);
+      CHECK(MaxRelativeError(*m, y_nchw) == 0);
+      auto a = OnDevice(kGpu, "AvgPool", {x_nchw}, attrs);
+      REQUIRE_OK(a);
+      CHECK(MaxRelativeError(*a, Transposed4(avg->cpu[0], true)) <= tolerance);
+      auto mg = OnDevice(kGpu, "MaxPoolGrad", {x_nchw, y_nchw, dy_nchw}, attrs);
+      REQUIRE_OK(mg);
+      CHECK(MaxRelativeError(*mg, Transposed4(max_grad->cpu[0], true)) <=
+            tolerance);
+      auto ag = OnDevice(kGpu, "AvgPoolGrad",
+                         {Ints<int32_t>({2, 3, 9, 10}), dy_nchw}, attrs);
+      REQUIRE_OK(ag);
+      CHECK(MaxRelativeError(*ag, Transposed4(avg_grad->cpu[0], true)) <=
+            tolerance);
+    }
+  }
+}
+
+TEST_CASE(
+    "gpu kernels: FusedBatchNormV3 and its gradient in float16 and "
+    "bfloat16 (float statistics) give the CPU kernels' numbers",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  for (DataType t : {DT_HALF, DT_BFLOAT16}) {
+    for (const char* format : {"NHWC", "NCHW"}) {
+      const bool nchw = std::string(format) == "NCHW";
+      const TensorShape x_shape =
+          nchw ? TensorShape({4, 6, 5, 7}) : TensorShape({4, 5, 7, 6});
+      const Tensor x = Convert(RandomFloats(x_shape, 114, -3, 5), t);
+      const Tensor scale = RandomFloats(TensorShape({6}), 115, 0.5f, 2);
+      const Tensor offset = RandomFloats(TensorShape({6}), 116);
+      const Tensor mean = RandomFloats(TensorShape({6}), 117);
+      const Tensor var = RandomFloats(TensorShape({6}), 118, 0.5f, 2);
+      for (bool training : {true, false}) {
+        INFO(DataTypeString(t)
+             << " " << format << (training ? " training" : " inference"));
+        // y is rounded to T once; the float statistics agree to float's
+        // precision, within the same tolerance.
+        const double tolerance = 2 * SixteenBitTolerance(t);
+        const std::map<std::string, AttrValue> attrs = {
+            {"T", TypeAttr(t)},
+            {"U", TypeAttr(DT_FLOAT)},
+            {"epsilon",
+             [] {
+               AttrValue v;
+               v.set_f(1e-3f);
+               return v;
+             }()},
+            {"data_format", StringAttr(format)},
+            {"is_training", BoolAttr(training)}};
+        auto forward = OnGpuAndCpu("FusedBatchNormV3",
+                                   {x, scale, offset, mean, var}, attrs, 6);
+        CheckSame(forward, tolerance);
+        REQUIRE_OK(forward);
+        // (The CPU's inference gradient is NHWC only, as TensorFlow's.)
+        if (nchw && !training) continue;
+        const Tensor dy = Convert(RandomFloats(x_shape, 119), t);
+        CheckSame(OnGpuAndCpu("FusedBatchNormGradV3",
+                              {dy, x, scale, forward->cpu[3], forward->cpu[4],
+                               forward->cpu[5]},
+                              attrs, 3),
+                  // scale_grad sums 140 products per channel.
+                  4 * tolerance);
       }
     }
   }

@@ -310,6 +310,227 @@ bool BenchConv(gpu::GpuDevice* gpu, int64_t batch, int64_t size,
               dfx_tflops, direct_tflops, dfx_tflops / direct_tflops);
   return true;
 }
+
+// Seconds `iters` calls of `call` (which enqueues on `stream` and says
+// whether it could) take after three to warm up; negative on an error.
+template <typename Call>
+double TimeDirect(cudaStream_t stream, int iters, Call call) {
+  bool ok = true;
+  for (int i = 0; i < 3 && ok; ++i) ok = call();
+  ok = ok && Ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const absl::Time start = absl::Now();
+  for (int i = 0; i < iters && ok; ++i) ok = call();
+  ok = ok && Ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  return ok ? absl::ToDoubleSeconds(absl::Now() - start) : -1;
+}
+
+// A device tensor of `shape` with values in [-1, 1).
+absl::StatusOr<Tensor> DeviceValues(gpu::GpuDevice* gpu,
+                                    const TensorShape& shape) {
+  Tensor host(DT_FLOAT, shape);
+  for (int64_t i = 0; i < host.NumElements(); ++i) {
+    host.data<float>()[i] = static_cast<float>((i * 7919) % 2001) / 1000.0f - 1;
+  }
+  return gpu->CopyFromHost(host);
+}
+
+// `dfx_seconds` and `dnn_seconds`: for `iters` calls each.
+void PrintVersus(const char* what, int iters, double dfx_seconds,
+                 double dnn_seconds) {
+  std::printf(
+      "%s: dfx's direct kernel %.3f ms, cuDNN %.3f ms a call, cuDNN/dfx "
+      "time %.2f (above 1: the direct kernel is faster)\n",
+      what, dfx_seconds * 1e3 / iters, dnn_seconds * 1e3 / iters,
+      dnn_seconds / dfx_seconds);
+}
+
+// The direct pooling, softmax and batch-norm kernels (dfx's default)
+// against cuDNN's, called directly on the same buffers, float32 NHWC:
+// what decides whether these kernels should move to cuDNN. Informational:
+// an error here is printed and does not fail the bench.
+void BenchDirectVersusDnn(gpu::GpuDevice* gpu, int iters) {
+  gpu::ScopedActivateDevice activate(gpu->cuda_ordinal());
+  cudaStream_t stream = gpu->compute_stream()->get();
+  cudnnHandle_t handle = nullptr;
+  if (!Ok(cudnnCreate(&handle), "cudnnCreate") ||
+      !Ok(cudnnSetStream(handle, stream), "cudnnSetStream")) {
+    if (handle != nullptr) cudnnDestroy(handle);
+    return;
+  }
+  cudnnTensorDescriptor_t xd = nullptr, yd = nullptr, sd = nullptr;
+  cudnnPoolingDescriptor_t pd = nullptr;
+  const float one = 1, zero = 0;
+  bool ok = Ok(cudnnCreateTensorDescriptor(&xd), "descriptor") &&
+            Ok(cudnnCreateTensorDescriptor(&yd), "descriptor") &&
+            Ok(cudnnCreateTensorDescriptor(&sd), "descriptor") &&
+            Ok(cudnnCreatePoolingDescriptor(&pd), "descriptor");
+  void* y = nullptr;
+  // Pooling: ResNet-50's first, 3x3 stride 2 over 112x112x64, batch 32
+  // (cuDNN with padding 1 on both sides: TensorFlow's SAME pads 0 and 1,
+  // which cuDNN cannot express; the same output size and work).
+  const int n = 32, c = 64, h = 112, w = 112, oh = 56, ow = 56;
+  auto x = DeviceValues(gpu, TensorShape({n, h, w, c}));
+  ok = ok && x.ok() &&
+       Ok(cudaMalloc(&y, size_t{4} * n * oh * ow * c), "cudaMalloc") &&
+       Ok(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n,
+                                     c, h, w),
+          "x") &&
+       Ok(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n,
+                                     c, oh, ow),
+          "y");
+  for (const bool max : {true, false}) {
+    if (!ok) break;
+    NodeDef node;
+    node.set_name("pool");
+    node.set_op(max ? "MaxPool" : "AvgPool");
+    (*node.mutable_attr())["T"].set_type(DT_FLOAT);
+    for (int v : {1, 3, 3, 1}) {
+      (*node.mutable_attr())["ksize"].mutable_list()->add_i(v);
+    }
+    for (int v : {1, 2, 2, 1}) {
+      (*node.mutable_attr())["strides"].mutable_list()->add_i(v);
+    }
+    (*node.mutable_attr())["padding"].set_s("SAME");
+    const double dfx = TimeKernel(gpu, node, {*x}, iters);
+    ok = dfx > 0 && Ok(cudnnSetPooling2dDescriptor(
+                           pd,
+                           max ? CUDNN_POOLING_MAX
+                               : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+                           CUDNN_NOT_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2),
+                       "pooling");
+    const double dnn = !ok ? -1 : TimeDirect(stream, iters, [&] {
+      return Ok(cudnnPoolingForward(handle, pd, &one, xd, x->raw_data(), &zero,
+                                    yd, y),
+                "cudnnPoolingForward");
+    });
+    ok = ok && dnn > 0;
+    if (ok) {
+      PrintVersus(max ? "MaxPool 3x3/2 112x112x64 batch 32 float32"
+                      : "AvgPool 3x3/2 112x112x64 batch 32 float32",
+                  iters, dfx, dnn);
+    }
+  }
+  cudaFree(y);
+  y = nullptr;
+  // Softmax over 1000 classes, 4096 rows.
+  const int rows = 4096, classes = 1000;
+  auto logits = DeviceValues(gpu, TensorShape({rows, classes}));
+  ok = ok && logits.ok() &&
+       Ok(cudaMalloc(&y, size_t{4} * rows * classes), "cudaMalloc") &&
+       Ok(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                     rows, classes, 1, 1),
+          "logits");
+  if (ok) {
+    NodeDef node;
+    node.set_name("softmax");
+    node.set_op("Softmax");
+    (*node.mutable_attr())["T"].set_type(DT_FLOAT);
+    const double dfx = TimeKernel(gpu, node, {*logits}, iters);
+    const double dnn = dfx <= 0 ? -1 : TimeDirect(stream, iters, [&] {
+      return Ok(cudnnSoftmaxForward(handle, CUDNN_SOFTMAX_ACCURATE,
+                                    CUDNN_SOFTMAX_MODE_INSTANCE, &one, xd,
+                                    logits->raw_data(), &zero, xd, y),
+                "cudnnSoftmaxForward");
+    });
+    ok = dnn > 0;
+    if (ok) PrintVersus("Softmax 4096x1000 float32", iters, dfx, dnn);
+  }
+  cudaFree(y);
+  y = nullptr;
+  // FusedBatchNormV3, training, over 32x56x56x64.
+  const int bn = 32, bh = 56, bw = 56, bc = 64;
+  auto bx = DeviceValues(gpu, TensorShape({bn, bh, bw, bc}));
+  auto stats = DeviceValues(gpu, TensorShape({bc}));
+  void* saved = nullptr;
+  ok = ok && bx.ok() && stats.ok() &&
+       Ok(cudaMalloc(&y, size_t{4} * bn * bh * bw * bc), "cudaMalloc") &&
+       Ok(cudaMalloc(&saved, size_t{4} * 4 * bc), "cudaMalloc") &&
+       Ok(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
+                                     bn, bc, bh, bw),
+          "x") &&
+       Ok(cudnnSetTensor4dDescriptor(sd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1,
+                                     bc, 1, 1),
+          "scale");
+  if (ok) {
+    NodeDef node;
+    node.set_name("bn");
+    node.set_op("FusedBatchNormV3");
+    (*node.mutable_attr())["T"].set_type(DT_FLOAT);
+    (*node.mutable_attr())["U"].set_type(DT_FLOAT);
+    (*node.mutable_attr())["epsilon"].set_f(1e-3f);
+    (*node.mutable_attr())["is_training"].set_b(true);
+    const double dfx =
+        TimeKernel(gpu, node, {*bx, *stats, *stats, *stats, *stats}, iters);
+    float* s = static_cast<float*>(saved);
+    const double dnn = dfx <= 0 ? -1 : TimeDirect(stream, iters, [&] {
+      return Ok(
+          cudnnBatchNormalizationForwardTraining(
+              handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd, bx->raw_data(),
+              xd, y, sd, stats->raw_data(), stats->raw_data(), 1.0, s, s + bc,
+              1e-3, s + 2 * bc, s + 3 * bc),
+          "cudnnBatchNormalizationForwardTraining");
+    });
+    if (dnn > 0) {
+      PrintVersus("FusedBatchNormV3 training 32x56x56x64 float32", iters, dfx,
+                  dnn);
+    }
+  }
+  cudaFree(saved);
+  cudaFree(y);
+  cudnnDestroyPoolingDescriptor(pd);
+  cudnnDestroyTensorDescriptor(sd);
+  cudnnDestroyTensorDescriptor(yd);
+  cudnnDestroyTensorDescriptor(xd);
+  cudnnDestroy(handle);
+}
+
+// dfx's DepthwiseConv2dNative (a MobileNet layer: 3x3, stride 1, SAME,
+// 112x112x32, batch 32) on cuDNN's grouped convolution (the default)
+// against the direct kernels (DFX_GPU_DEPTHWISE_DIRECT=1, what TensorFlow
+// does outside float16). Informational.
+void BenchDepthwise(gpu::GpuDevice* gpu, int iters) {
+  for (const DataType dtype : {DT_FLOAT, DT_HALF}) {
+    Tensor host_x(DT_FLOAT, TensorShape({32, 112, 112, 32}));
+    Tensor host_w(DT_FLOAT, TensorShape({3, 3, 32, 1}));
+    for (Tensor* t : {&host_x, &host_w}) {
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->data<float>()[i] =
+            static_cast<float>((i * 7919) % 2001) / 1000.0f - 1;
+      }
+    }
+    if (dtype == DT_HALF) {
+      for (Tensor* t : {&host_x, &host_w}) {
+        Tensor h(DT_HALF, t->shape());
+        for (int64_t i = 0; i < t->NumElements(); ++i) {
+          h.data<Eigen::half>()[i] = Eigen::half(t->data<float>()[i]);
+        }
+        *t = h;
+      }
+    }
+    auto x = gpu->CopyFromHost(host_x);
+    auto w = gpu->CopyFromHost(host_w);
+    if (!x.ok() || !w.ok()) return;
+    NodeDef node;
+    node.set_name("depthwise");
+    node.set_op("DepthwiseConv2dNative");
+    (*node.mutable_attr())["T"].set_type(dtype);
+    for (int i = 0; i < 4; ++i) {
+      (*node.mutable_attr())["strides"].mutable_list()->add_i(1);
+    }
+    (*node.mutable_attr())["padding"].set_s("SAME");
+    const double dnn = TimeKernel(gpu, node, {*x, *w}, iters);
+    setenv("DFX_GPU_DEPTHWISE_DIRECT", "1", 1);
+    const double direct = TimeKernel(gpu, node, {*x, *w}, iters);
+    unsetenv("DFX_GPU_DEPTHWISE_DIRECT");
+    if (dnn <= 0 || direct <= 0) return;
+    std::printf(
+        "DepthwiseConv2dNative 3x3 112x112x32 batch 32 %s: cuDNN "
+        "grouped %.3f ms, direct kernel %.3f ms, direct/cuDNN time "
+        "%.2f (above 1: cuDNN, the default, is faster)\n",
+        dtype == DT_FLOAT ? "float32" : "float16", dnn * 1e3 / iters,
+        direct * 1e3 / iters, direct / dnn);
+  }
+}
 #endif  // DFX_HAVE_CUDNN
 
 // Best of five of `f`, in GB/s for `bytes`.
@@ -435,6 +656,8 @@ int RunGpuBench(int argc, char** argv) {
         std::pair{7, 512}}) {
     ok = BenchConv(gpu, 32, size, channels, iters) && ok;
   }
+  BenchDirectVersusDnn(gpu, iters);
+  BenchDepthwise(gpu, iters);
 #else
   std::printf("Conv2D: this dfx was built without cuDNN\n");
 #endif
