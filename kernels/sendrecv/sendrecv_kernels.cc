@@ -71,14 +71,18 @@ class SendOp : public OpKernel {
     Rendezvous::Args args;
     args.cancellation_manager = ctx->cancellation_manager();
     args.client_terminated = client_terminated_;
-    // A rendezvous holds host tensors, but for one exception: a tensor from
-    // one GPU to another of the same task stays in GPU memory, once its
-    // device has finished writing it, and the receiving GPU copies it
-    // directly (peer to peer where it can). Any other device tensor is
-    // copied out first (_HostSend's input, and a GPU's int32, are in host
-    // memory already).
+    // A rendezvous holds host tensors, but for two exceptions, each in
+    // its device's memory once the device has finished writing it: a
+    // tensor from one GPU to another of the same task, which the receiving
+    // GPU copies directly (peer to peer where it can); and a tensor for
+    // another task, which RecvTensor copies out by range while it sends
+    // (rpc/held_tensors.h; the key's source device is where it is). Any
+    // other device tensor is copied out first (_HostSend's input, and a
+    // GPU's int32, are in host memory already).
     if (!ctx->is_input_dead() && !ctx->input(0).OnHost()) {
-      if (key.dst().type == "GPU" && key.src().IsSameTask(key.dst())) {
+      const bool same_task = key.src().IsSameTask(key.dst());
+      if ((key.dst().type == "GPU" && same_task) ||
+          (!same_task && !client_terminated_)) {
         DFX_OP_REQUIRES_OK(ctx, ctx->device()->Synchronize());
         DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args,
                                                         ctx->input(0),
