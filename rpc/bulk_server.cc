@@ -49,6 +49,8 @@ namespace {
 // small enough that the copy of the first one, which nothing overlaps,
 // costs little.
 constexpr uint64_t kStagedPieceBytes = uint64_t{8} << 20;
+// A local request's range is staged in one piece.
+static_assert(kStagedPieceBytes >= bulk_io::kMaxLocalPieceBytes);
 
 // A listening abstract Unix socket "@dfx-bulk-<64 random bits>" (the name
 // in `*name`); not valid, and logged, when it cannot be made.
