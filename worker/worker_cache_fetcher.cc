@@ -110,9 +110,8 @@ RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
   }
   WorkerInterface* worker = cache_->GetWorker(key.dst().TaskName());
   if (worker == nullptr || worker->IsLocal()) return Outcome::kNotPushed;
-  // A device tensor (a GPU's, kernels/sendrecv/) is only announced: the
-  // receiver's RecvTensor copies it out of the device, by range when big;
-  // a push would block this sender on a copy.
+  // A device tensor (a GPU's over kMaxPushBytes, kernels/sendrecv/) is
+  // only announced: the receiver's RecvTensor copies it out by range.
   const bool with_bytes =
       is_dead || (value.IsInitialized() && value.OnHost() &&
                   DataTypeCanMemcpy(value.dtype()) &&

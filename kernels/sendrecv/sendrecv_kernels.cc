@@ -11,6 +11,13 @@
 namespace dfx {
 namespace {
 
+// A device tensor for another task up to this size is copied to the host
+// at its _Send, as before, so that the push path (which carries tensors up
+// to the same 64 KiB, worker/worker_cache_fetcher.h) still takes it to its
+// receiver without a RecvTensor round trip; a bigger one is left on the
+// device for RecvTensor to copy out by range.
+constexpr size_t kCopiedAtSendBytes = size_t{64} << 10;
+
 // The rendezvous key of a _Send or _Recv: built from its attrs once for the
 // top level (frame 0:0), and per frame and iteration inside loops.
 class KeyMaker {
@@ -74,15 +81,17 @@ class SendOp : public OpKernel {
     // A rendezvous holds host tensors, but for two exceptions, each in
     // its device's memory once the device has finished writing it: a
     // tensor from one GPU to another of the same task, which the receiving
-    // GPU copies directly (peer to peer where it can); and a tensor for
-    // another task, which RecvTensor copies out by range while it sends
-    // (rpc/held_tensors.h; the key's source device is where it is). Any
-    // other device tensor is copied out first (_HostSend's input, and a
-    // GPU's int32, are in host memory already).
+    // GPU copies directly (peer to peer where it can); and a tensor of
+    // more than kCopiedAtSendBytes for another task, which RecvTensor
+    // copies out by range while it sends (rpc/held_tensors.h; the key's
+    // source device is where it is). Any other device tensor is copied
+    // out first (_HostSend's input, and a GPU's int32, are in host memory
+    // already).
     if (!ctx->is_input_dead() && !ctx->input(0).OnHost()) {
       const bool same_task = key.src().IsSameTask(key.dst());
       if ((key.dst().type == "GPU" && same_task) ||
-          (!same_task && !client_terminated_)) {
+          (!same_task && !client_terminated_ &&
+           ctx->input(0).TotalBytes() > kCopiedAtSendBytes)) {
         DFX_OP_REQUIRES_OK(ctx, ctx->device()->Synchronize());
         DFX_OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, args,
                                                         ctx->input(0),

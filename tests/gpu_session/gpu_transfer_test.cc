@@ -168,11 +168,12 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "gpu transfer: a small GPU tensor for another task arrives "
-    "bit-exact, copied whole",
+    "gpu transfer: small GPU tensors for another task arrive "
+    "bit-exact, copied whole at the send or in RecvTensor",
     "[gpu]") {
   if (!HaveGpu()) return;
   CheckArrivesExactly(Transport{}, 1001);
+  CheckArrivesExactly(Transport{.bulk = false}, 100001);
 }
 
 }  // namespace

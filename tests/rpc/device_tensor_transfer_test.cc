@@ -253,13 +253,26 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a small GPU tensor for another task is copied whole and answered "
-    "inline") {
+    "a GPU tensor for another task up to the push size is copied "
+    "whole at its send") {
   Cluster cluster(Transport{});
   cluster.Extend(1000);
   absl::StatusOr<Tensor> y = cluster.Run();
   REQUIRE_OK(y);
   CHECK(IsRange(*y, 1000));
+  CHECK(cluster.gpu->range_copies().empty());
+  CHECK(cluster.gpu->whole_copies() == 1);
+}
+
+TEST_CASE(
+    "a GPU tensor for another task under the chunk size, for a "
+    "receiver without the bulk plane, is copied whole and answered "
+    "inline") {
+  Cluster cluster(Transport{.bulk = false});
+  cluster.Extend(100000);  // 400 KB
+  absl::StatusOr<Tensor> y = cluster.Run();
+  REQUIRE_OK(y);
+  CHECK(IsRange(*y, 100000));
   CHECK(cluster.gpu->range_copies().empty());
   CHECK(cluster.gpu->whole_copies() == 1);
 }
