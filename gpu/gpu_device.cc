@@ -554,6 +554,56 @@ void GpuDevice::CopyToHostAsync(const Tensor& t, CopyDoneCallback done) {
   }
 }
 
+namespace {
+
+// A range copy on its way: the event recorded after it on the
+// device-to-host stream.
+class GpuRangeCopy final : public DeviceRangeCopier::Pending {
+ public:
+  GpuRangeCopy(std::unique_ptr<GpuEvent> landed, std::string what)
+      : landed_(std::move(landed)), what_(std::move(what)) {}
+  ~GpuRangeCopy() override {
+    // Its destination may go once this returns.
+    if (!waited_) Wait().IgnoreError();
+  }
+  absl::Status Wait() override {
+    waited_ = true;
+    return landed_->BlockHostUntilDone(GpuDevice::kHostWaitTimeout, what_);
+  }
+
+ private:
+  const std::unique_ptr<GpuEvent> landed_;
+  const std::string what_;
+  bool waited_ = false;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DeviceRangeCopier::Pending>>
+GpuDevice::StartCopyRangeToHost(const Tensor& t, size_t offset, size_t length,
+                                void* dst) {
+  const size_t total = t.TotalBytes();
+  if (offset > total || length > total - offset) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name(), ": bytes [", offset, ", ", offset + length,
+                     ") are not inside the tensor's ", total));
+  }
+  ScopedActivateDevice activate(ordinal_);
+  DFX_RETURN_IF_ERROR(activate.status());
+  std::string what = absl::StrCat(name(), ": copying bytes [", offset, ", ",
+                                  offset + length, ") from the GPU");
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> landed,
+                       GpuEvent::Create(ordinal_));
+  if (length > 0) {
+    DFX_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(dst, static_cast<const char*>(t.raw_data()) + offset,
+                        length, cudaMemcpyDeviceToHost, d2h_->get()),
+        what);
+  }
+  DFX_RETURN_IF_ERROR(landed->Record(*d2h_));
+  return std::make_unique<GpuRangeCopy>(std::move(landed), std::move(what));
+}
+
 absl::StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(
     const GpuDeviceOptions& options, int index, int ordinal,
     ThreadPool* intra_op_pool) {

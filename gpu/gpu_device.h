@@ -21,6 +21,7 @@
 #include "runtime/bfc_allocator.h"
 #include "runtime/device.h"
 #include "runtime/device_copy.h"
+#include "runtime/device_range_copy.h"
 #include "runtime/gpu_options.h"
 #include "runtime/tensor.h"
 
@@ -29,7 +30,9 @@ namespace dfx::gpu {
 class CompletionPoller;
 
 // Thread-safe after construction.
-class GpuDevice final : public Device, public AsyncCopyDevice {
+class GpuDevice final : public Device,
+                        public AsyncCopyDevice,
+                        public DeviceRangeCopier {
  public:
   // The device named `<options.task_name>/device:GPU:<index>` for CUDA
   // device `ordinal`, its allocator that of GpuAllocator(ordinal, ...).
@@ -78,6 +81,12 @@ class GpuDevice final : public Device, public AsyncCopyDevice {
   absl::StatusOr<Tensor> CopyOnDevice(const Tensor& t) override;
   // Waits (up to kHostWaitTimeout) for the compute stream.
   absl::Status Synchronize() override;
+  // DeviceRangeCopier: one cudaMemcpyAsync on the device-to-host stream
+  // and an event after it, which Wait polls (up to kHostWaitTimeout).
+  // Not ordered after the compute stream: the tensor's _Send waited for
+  // it. InvalidArgument for a range outside the tensor.
+  absl::StatusOr<std::unique_ptr<Pending>> StartCopyRangeToHost(
+      const Tensor& t, size_t offset, size_t length, void* dst) override;
   static constexpr absl::Duration kHostWaitTimeout = absl::Minutes(5);
   static constexpr size_t kStagingChunk = size_t{4} << 20;
   // Threads (of the intra-op pool, the caller among them) filling a

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,14 @@ using bulk_io::StripBrackets;
 using bulk_io::TlsErrors;
 
 namespace {
+
+// A device tensor's range goes over TCP in staged pieces of this size
+// (HeldTensors::Read): big enough that a GPU copies each at full speed,
+// small enough that the copy of the first one, which nothing overlaps,
+// costs little.
+constexpr uint64_t kStagedPieceBytes = uint64_t{8} << 20;
+// A local request's range is staged in one piece.
+static_assert(kStagedPieceBytes >= bulk_io::kMaxLocalPieceBytes);
 
 // A listening abstract Unix socket "@dfx-bulk-<64 random bits>" (the name
 // in `*name`); not valid, and logged, when it cannot be made.
@@ -338,33 +347,33 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl,
                          " bytes asked for at once on the local socket, over "
                          "its ", bulk_io::kMaxLocalPieceBytes)));
   }
-  absl::StatusOr<Tensor> tensor = held_->Lookup(ticket, offset, length);
-  if (!tensor.ok()) {
+  // A device tensor's bytes come in staged pieces (HeldTensors::Read): the
+  // device copies the next piece while this one is sent.
+  absl::StatusOr<HeldTensors::HostBytes> piece =
+      held_->Read(ticket, offset, length, std::nullopt, kStagedPieceBytes);
+  if (!piece.ok()) {
     return SendError(fd, ssl,
-                     absl::Status(tensor.status().code(),
+                     absl::Status(piece.status().code(),
                                   absl::StrCat("bulk server ", address_, ": ",
-                                               tensor.status().message())));
+                                               piece.status().message())));
   }
   uint8_t header[kBulkResponseHeaderBytes] = {};
   PutU32(header, static_cast<uint32_t>(absl::StatusCode::kOk));
   PutU64(header + 8, length);
   if (local != nullptr) {
     // The range goes through the segment the client read two answers ago
-    // (rules in bulk_transport.h).
+    // (rules in bulk_transport.h). One piece: at most kMaxLocalPieceBytes.
     if (length == 0) return SendFull(fd, nullptr, header, sizeof(header), 0);
     bulk_io::SharedSegment* segment = local->Take();
     absl::Status s = segment->Reserve(length);
-    if (s.ok()) {
-      std::memcpy(segment->mutable_data(),
-                  static_cast<const char*>(tensor->raw_data()) + offset,
-                  length);
-    }
+    if (s.ok()) std::memcpy(segment->mutable_data(), piece->data(), length);
     if (!s.ok()) {
       return SendError(fd, nullptr,
                        absl::Status(s.code(), absl::StrCat("bulk server ",
                                                            local_address_,
                                                            ": ", s.message())));
     }
+    piece = HeldTensors::HostBytes();  // its staging buffer goes back now
     if (!bulk_io::SendWithFd(fd, header, sizeof(header), segment->fd())) {
       return false;
     }
@@ -377,8 +386,19 @@ bool BulkServer::ServeOne(int fd, ssl_st* ssl,
   if (!SendFull(fd, ssl, header, sizeof(header), length > 0 ? MSG_MORE : 0)) {
     return false;
   }
-  const char* data = static_cast<const char*>(tensor->raw_data()) + offset;
-  if (!SendFull(fd, ssl, data, length, 0)) return false;
+  for (uint64_t sent = 0;;) {
+    if (!SendFull(fd, ssl, piece->data(), piece->length, 0)) return false;
+    sent += piece->length;
+    if (sent >= length) break;
+    piece = held_->Read(ticket, offset + sent, length - sent, std::nullopt,
+                        kStagedPieceBytes);
+    if (!piece.ok()) {
+      // The header promised the bytes: the connection ends, and the
+      // receiver falls back to the chunk calls, which report the error.
+      spdlog::warn("bulk server {}: {}", address_, piece.status().message());
+      return false;
+    }
+  }
   BulkBytesSent()->Increment(static_cast<int64_t>(length));
   held_->MarkServed(ticket, offset, length);
   return true;

@@ -57,6 +57,10 @@ class GrpcServer::Impl {
     master_service_.reset();
     eager_service_.reset();
     eager_.reset();
+    {
+      absl::MutexLock lock(&cleanup_mu_);
+      cleanup_service_ = nullptr;
+    }
     worker_service_.reset();
     master_.reset();
     compute_pool_.reset();
@@ -139,6 +143,10 @@ class GrpcServer::Impl {
   std::unique_ptr<LeaderCollectiveResolver> collective_resolver_;
   std::unique_ptr<Master> master_;
   std::unique_ptr<GrpcWorkerService> worker_service_;
+  // worker_service_ for the worker's step cleanups (set once it exists,
+  // null again before it goes).
+  absl::Mutex cleanup_mu_;
+  GrpcWorkerService* cleanup_service_ ABSL_GUARDED_BY(cleanup_mu_) = nullptr;
   std::unique_ptr<GrpcMasterService> master_service_;
   std::unique_ptr<EagerService> eager_;
   std::unique_ptr<GrpcEagerService> eager_service_;
@@ -245,6 +253,14 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   // Worker sessions outlive their master's idle sessions by as long again:
   // past that, no master will come back for them.
   env.session_gc_idle = options.session_gc_idle * 2;
+  // A step cleaned up in any way (this task's master calls its worker
+  // directly) lets go of what the worker service holds for its peers.
+  env.on_step_cleanup = [raw](int64_t step_id) {
+    absl::MutexLock lock(&raw->cleanup_mu_);
+    if (raw->cleanup_service_ != nullptr) {
+      raw->cleanup_service_->ReleaseStep(step_id);
+    }
+  };
   impl->worker_ = std::make_unique<Worker>(env);
   impl->local_worker_ = std::make_unique<LocalWorker>(impl->worker_.get());
   DFX_ASSIGN_OR_RETURN(
@@ -326,6 +342,10 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Create(
   }
   impl->worker_service_ =
       std::make_unique<GrpcWorkerService>(impl->worker_.get(), worker_options);
+  {
+    absl::MutexLock lock(&impl->cleanup_mu_);
+    impl->cleanup_service_ = impl->worker_service_.get();
+  }
   impl->master_service_ = std::make_unique<GrpcMasterService>(
       impl->master_.get(), options.master_threads, /*max_queued=*/1024,
       options.security.auth_token);

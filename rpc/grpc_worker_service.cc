@@ -29,6 +29,8 @@
 #include "rpc/request_gate.h"
 #include "rpc/tensor_coding.h"
 #include "rpc/tensor_push.h"
+#include "runtime/device.h"
+#include "runtime/rendezvous.h"
 
 namespace dfx {
 namespace {
@@ -150,9 +152,10 @@ class GrpcWorkerService::Impl {
   // Null when there is no bulk server.
   BulkServer* bulk() const { return bulk_.server.get(); }
 
-  // The held tensor whose bytes a RecvTensorChunk asks for, the bytes
-  // counted as served.
-  absl::StatusOr<Tensor> ServeChunk(const RecvTensorChunkRequest& request) {
+  // The bytes a RecvTensorChunk asks for, in host memory (a device
+  // tensor's staged), counted as served.
+  absl::StatusOr<HeldTensors::HostBytes> ServeChunk(
+      const RecvTensorChunkRequest& request) {
     const uint64_t handle = static_cast<uint64_t>(request.handle());
     const int64_t offset = request.offset();
     const int64_t length = request.length();
@@ -175,9 +178,17 @@ class GrpcWorkerService::Impl {
           "RecvTensorChunk: ", length, " bytes asked for, over the chunk "
           "limit of ", max_chunk_bytes_));
     }
+    absl::StatusOr<HeldTensors::HostBytes> bytes =
+        held_.Read(handle, static_cast<uint64_t>(offset),
+                   static_cast<uint64_t>(length), request.step_id());
+    if (!bytes.ok()) {
+      return absl::Status(
+          bytes.status().code(),
+          absl::StrCat("RecvTensorChunk: ", bytes.status().message()));
+    }
     held_.MarkServed(handle, static_cast<uint64_t>(offset),
                      static_cast<uint64_t>(length));
-    return tensor;
+    return bytes;
   }
   const BulkPlane* bulk_plane() const { return &bulk_; }
   const std::shared_ptr<PushStreams>& push_streams() { return push_streams_; }
@@ -464,12 +475,24 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
       Finish(ToGrpcStatus(status));
       return;
     }
-    const Tensor& tensor = result_.tensor;
+    const Tensor tensor = result_.tensor;
     const std::string& key = request_.rendezvous_key();
     const int64_t step_id = request_.step_id();
+    // A _Send for another task leaves a device tensor as it is
+    // (kernels/sendrecv/): it is served from the device, by range.
+    Device* device = nullptr;
+    if (tensor.IsInitialized() && !tensor.OnHost()) {
+      absl::StatusOr<Device*> found = SourceDevice();
+      if (!found.ok()) {
+        Finish(ToGrpcStatus(found.status()));
+        return;
+      }
+      device = *found;
+    }
     RecvTensorEncodeOptions options;
     google::protobuf::Any transport_any;
     int64_t handle = 0;
+    HeldTensors::HostBytes prefix;
     BulkServer* bulk = bulk_->server.get();
     const bool flat = accepts_chunks_ && !result_.is_dead &&
                       tensor.IsInitialized() &&
@@ -479,7 +502,8 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
         total >= bulk_->threshold_bytes) {
       // Held once (the buffer shared, not copied) under one handle that is
       // both the bulk ticket and the chunk handle of the gRPC fallback.
-      handle = static_cast<int64_t>(held_->Hold(step_id, key, tensor));
+      handle = static_cast<int64_t>(
+          held_->Hold(step_id, key, tensor, 0, nullptr, device));
       BulkTensor bulk_tensor;
       bulk_tensor.set_address(bulk_->address);
       bulk_tensor.set_local_address(bulk_->local_address);
@@ -492,20 +516,55 @@ class RecvTensorReactor : public grpc::ServerUnaryReactor {
       options.transport_options = &transport_any;
     } else if (flat && total > chunk_bytes_) {
       // The buffer is shared, not copied, while the receiver fetches; the
-      // first chunk_bytes_ go in this response.
-      handle = static_cast<int64_t>(held_->Hold(
-          step_id, key, tensor, static_cast<uint64_t>(chunk_bytes_)));
+      // first chunk_bytes_ go in this response (a device tensor's from a
+      // copy of just them, the next chunk's copy started meanwhile).
+      handle = static_cast<int64_t>(
+          held_->Hold(step_id, key, tensor, static_cast<uint64_t>(chunk_bytes_),
+                      nullptr, device));
+      if (device != nullptr) {
+        absl::StatusOr<HeldTensors::HostBytes> staged =
+            held_->Read(static_cast<uint64_t>(handle), 0,
+                        static_cast<uint64_t>(chunk_bytes_));
+        if (!staged.ok()) {
+          held_->Release(static_cast<uint64_t>(handle));
+          Finish(ToGrpcStatus(staged.status()));
+          return;
+        }
+        prefix = *std::move(staged);
+        options.content_from = &prefix.owner;
+        options.content_offset = prefix.offset;
+      }
       TensorChunks chunks;
       chunks.set_handle(handle);
       chunks.set_total_bytes(static_cast<int64_t>(tensor.TotalBytes()));
       transport_any.PackFrom(chunks);
       options.content_limit = chunk_bytes_;
       options.transport_options = &transport_any;
+    } else if (device != nullptr) {
+      // Small, or a receiver that takes no chunks: copied whole.
+      absl::StatusOr<Tensor> host = device->CopyToHost(tensor);
+      if (!host.ok()) {
+        Finish(ToGrpcStatus(absl::Status(
+            host.status().code(),
+            absl::StrCat("RecvTensor of '", key, "': copying it from ",
+                         device->name(),
+                         " to the host: ", host.status().message()))));
+        return;
+      }
+      result_.tensor = *std::move(host);
     }
     absl::Status s = EncodeRecvTensorResponse(result_, key, options, response_);
     if (!s.ok() && handle != 0) held_->Release(static_cast<uint64_t>(handle));
     if (s.ok()) RecvTensorMetrics::Server().Record(total, absl::Now() - start_);
     Finish(ToGrpcStatus(s));
+  }
+
+  // The device of the key's source (RecvTensorAsync found it already).
+  absl::StatusOr<Device*> SourceDevice() const {
+    absl::StatusOr<Rendezvous::ParsedKey> key =
+        Rendezvous::ParsedKey::Parse(request_.rendezvous_key());
+    if (!key.ok()) return key.status();
+    return worker_->env().device_mgr->LookupDevice(key->src().LocalName());
   }
 
   Worker* const worker_;
@@ -741,12 +800,14 @@ grpc::ServerUnaryReactor* GrpcWorkerService::Impl::DfxService::RecvTensorChunk(
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  absl::StatusOr<Tensor> tensor = impl_->ServeChunk(parsed);
-  if (!tensor.ok()) {
-    reactor->Finish(ToGrpcStatus(tensor.status()));
+  absl::StatusOr<HeldTensors::HostBytes> bytes = impl_->ServeChunk(parsed);
+  if (!bytes.ok()) {
+    reactor->Finish(ToGrpcStatus(bytes.status()));
     return reactor;
   }
-  *response = EncodeTensorChunk(*tensor, parsed.offset(), parsed.length());
+  *response =
+      EncodeTensorChunk(bytes->owner, static_cast<int64_t>(bytes->offset),
+                        static_cast<int64_t>(bytes->length));
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }
@@ -755,6 +816,10 @@ GrpcWorkerService::GrpcWorkerService(Worker* worker, Options options)
     : impl_(std::make_unique<Impl>(worker, options)) {}
 
 GrpcWorkerService::~GrpcWorkerService() = default;
+
+void GrpcWorkerService::ReleaseStep(int64_t step_id) {
+  impl_->held()->ReleaseStep(step_id);
+}
 
 void GrpcWorkerService::RegisterWith(grpc::ServerBuilder* builder) {
   impl_->RegisterWith(builder);

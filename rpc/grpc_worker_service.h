@@ -100,6 +100,11 @@ class GrpcWorkerService {
   // wait its whole grace period for them.
   void EndPushStreams();
 
+  // Drops what the service holds for peers of step `step_id` (tensors
+  // they fetch by range): a step cleaned up by a call that did not come
+  // through this service (a master's own task, WorkerEnv::on_step_cleanup).
+  void ReleaseStep(int64_t step_id);
+
   // The bulk server, or null when there is none. For tests and logs.
   const BulkServer* bulk_server() const;
 

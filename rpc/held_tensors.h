@@ -13,6 +13,16 @@
 //   - an entry not asked for within `ttl` is dropped (a receiver that went
 //     away), checked lazily on the table's own calls.
 //
+// A tensor in a device's memory that the host cannot read (a GPU tensor
+// bound for another task) is held as it is, and Read copies each range
+// asked for into a staging buffer from the device's host allocator
+// (pinned memory on a GPU), then starts copying the range after it (the
+// next one a sequential reader asks for) before it returns: the device
+// copies range k+1 while the caller sends range k. A device without
+// DeviceRangeCopier (runtime/device_range_copy.h) has the whole tensor
+// copied to the host once, at its first Read. Staging buffers go with the
+// entry (and with the last reference a sender holds to one it was given).
+//
 // Handles are random, non-zero and below 2^63, so one handle is both a
 // bulk ticket (u64) and a chunk handle (int64), and a peer cannot guess
 // another's. Thread-safe.
@@ -21,9 +31,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -35,10 +47,26 @@
 
 namespace dfx {
 
+class Device;
+
 class HeldTensors {
  public:
   struct Options {
     absl::Duration ttl = absl::Minutes(10);
+  };
+
+  // A range's bytes in host memory, kept alive by `owner`: the held tensor
+  // itself, or the staging buffer they were copied into.
+  struct HostBytes {
+    Tensor owner;
+    // Where the bytes start in owner's buffer.
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    const char* data() const {
+      return owner.IsInitialized()
+                 ? static_cast<const char*>(owner.raw_data()) + offset
+                 : nullptr;
+    }
   };
 
   explicit HeldTensors(Options options);
@@ -50,19 +78,35 @@ class HeldTensors {
   // errors (a rendezvous key). Bytes [0, served_prefix) count as served.
   // `on_served` (may be empty) runs once, outside the table's lock, on the
   // thread that served the last byte; not when the entry goes otherwise.
+  // `device` (borrowed; it outlives the entry): set when `tensor` is in
+  // that device's memory, which the host cannot read (see above).
   // REQUIRES: an initialized tensor of a memcpy-able dtype.
   uint64_t Hold(int64_t step_id, std::string key, Tensor tensor,
                 uint64_t served_prefix = 0,
-                std::function<void()> on_served = nullptr);
+                std::function<void()> on_served = nullptr,
+                Device* device = nullptr);
 
   // The tensor whose bytes [offset, offset + length) a peer asks for
   // (sharing its buffer), renewing the entry's time to live. NotFound when
   // no entry has `handle` (or, given `step_id`, has it for another step);
   // OutOfRange when the range is not inside the tensor. Messages say which
-  // and name the tensor, not the caller: callers prefix their own.
+  // and name the tensor, not the caller: callers prefix their own. A
+  // device tensor comes back as it is (its bytes are Read's to give).
   absl::StatusOr<Tensor> Lookup(uint64_t handle, uint64_t offset,
                                 uint64_t length,
                                 std::optional<int64_t> step_id = std::nullopt);
+
+  // Lookup's checks, then the bytes in host memory: a host tensor's range
+  // whole, from its own buffer; a device tensor's first
+  // min(length, max_piece) bytes, copied into a staging buffer (the
+  // caller asks again for the rest), the copy of the range after it
+  // started before this returns. Blocks for the copy. Lookup's errors, and
+  // the device's copy error naming the tensor and the device (its task).
+  // Does not count the bytes as served (MarkServed does).
+  absl::StatusOr<HostBytes> Read(uint64_t handle, uint64_t offset,
+                                 uint64_t length,
+                                 std::optional<int64_t> step_id = std::nullopt,
+                                 uint64_t max_piece = UINT64_MAX);
 
   // Counts bytes [offset, offset + length) as served, once per distinct
   // range. Unknown handles are ignored.
@@ -78,10 +122,14 @@ class HeldTensors {
   absl::Duration ttl() const { return options_.ttl; }
 
  private:
+  class Stager;  // a device tensor's staging, in held_tensors.cc
+
   struct Entry {
     int64_t step_id = 0;
     std::string key;
     Tensor tensor;
+    // Set for a device tensor; shared with Reads in progress.
+    std::shared_ptr<Stager> stager;
     uint64_t total = 0;
     uint64_t served = 0;
     absl::flat_hash_set<std::pair<uint64_t, uint64_t>> ranges;
@@ -89,7 +137,17 @@ class HeldTensors {
     std::function<void()> on_served;
   };
 
-  void SweepLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The live entry of `handle` with `range` inside it, its TTL renewed;
+  // expired entries go to `dropped` (freed outside the lock).
+  absl::StatusOr<Entry*> FindLocked(uint64_t handle, uint64_t offset,
+                                    uint64_t length,
+                                    std::optional<int64_t> step_id,
+                                    std::vector<Entry>* dropped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the expired entries to `dropped`, freed outside the lock (a
+  // staging copy in flight is waited for as it goes).
+  void SweepLocked(absl::Time now, std::vector<Entry>* dropped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
   mutable absl::Mutex mu_;

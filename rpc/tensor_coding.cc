@@ -633,13 +633,18 @@ absl::Status EncodeRecvTensorResponse(const RecvTensorResult& value,
   if (message_bytes > static_cast<uint64_t>(kMaxGrpcMessageBytes)) {
     return MessageTooBig(key, tensor, static_cast<int64_t>(message_bytes));
   }
+  const Tensor& from =
+      options.content_from != nullptr ? *options.content_from : tensor;
+  const size_t from_offset =
+      options.content_from != nullptr ? options.content_offset : 0;
   if (content <= kInlineTensorBytes) {
     if (content > 0) {
-      header.append(static_cast<const char*>(tensor.raw_data()), content);
+      header.append(static_cast<const char*>(from.raw_data()) + from_offset,
+                    content);
     }
     *out = MakeByteBuffer(header, std::nullopt);
   } else {
-    *out = MakeByteBuffer(header, SliceOverTensor(tensor, 0, content));
+    *out = MakeByteBuffer(header, SliceOverTensor(from, from_offset, content));
   }
   return absl::OkStatus();
 }

@@ -47,6 +47,12 @@ struct RecvTensorEncodeOptions {
   // Set as the response's transport_options when not null (borrowed for
   // the call).
   const google::protobuf::Any* transport_options = nullptr;
+  // When not null (borrowed for the call): the content's bytes are read
+  // from this host tensor's buffer, from `content_offset` on, instead of
+  // the tensor's own (a device tensor whose first chunk was staged); the
+  // slice then keeps it alive. REQUIRES: memcpy-able, holding the bytes.
+  const Tensor* content_from = nullptr;
+  uint64_t content_offset = 0;
 };
 
 // Encodes RecvTensorResponse{tensor, is_dead, send_start_micros,

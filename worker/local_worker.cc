@@ -2,6 +2,10 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "runtime/device.h"
+#include "runtime/rendezvous.h"
+
 namespace dfx {
 
 void LocalWorker::GetStatusAsync(const GetStatusRequest* request,
@@ -61,7 +65,38 @@ void LocalWorker::RecvTensorAsync(CallOptions* opts,
                                   const RecvTensorRequest* request,
                                   RecvTensorResult* response,
                                   StatusCallback done) {
-  worker_->RecvTensorAsync(opts, request, response, std::move(done));
+  // A _Send for another task leaves a device tensor in its rendezvous, for
+  // the worker service to serve by range (kernels/sendrecv/); a receiver
+  // in this process gets it copied into host memory, as every rendezvous
+  // tensor from another task is.
+  worker_->RecvTensorAsync(
+      opts, request, response,
+      [worker = worker_, request, response,
+       done = std::move(done)](const absl::Status& s) {
+        const Tensor& value = response->tensor;
+        if (!s.ok() || !value.IsInitialized() || value.OnHost()) {
+          done(s);
+          return;
+        }
+        absl::StatusOr<Rendezvous::ParsedKey> key =
+            Rendezvous::ParsedKey::Parse(request->rendezvous_key());
+        absl::StatusOr<Device*> device =
+            key.ok()
+                ? worker->env().device_mgr->LookupDevice(key->src().LocalName())
+                : key.status();
+        absl::StatusOr<Tensor> host =
+            device.ok() ? (*device)->CopyToHost(value) : device.status();
+        if (!host.ok()) {
+          done(absl::Status(
+              host.status().code(),
+              absl::StrCat(
+                  "RecvTensor of '", request->rendezvous_key(),
+                  "': copying it to the host: ", host.status().message())));
+          return;
+        }
+        response->tensor = *std::move(host);
+        done(absl::OkStatus());
+      });
 }
 
 }  // namespace dfx

@@ -360,6 +360,7 @@ void Worker::RunGraphAsync(CallOptions* opts, RunGraphCall* call,
   for (int64_t done_step : request.cleanup_step_id()) {
     if (done_step != request.step_id()) {
       env_.rendezvous_mgr->Cleanup(done_step);
+      if (env_.on_step_cleanup) env_.on_step_cleanup(done_step);
     }
   }
   absl::StatusOr<std::shared_ptr<WorkerSession>> session = FindSession(
@@ -457,6 +458,7 @@ void Worker::CleanupGraphAsync(const CleanupGraphRequest* request,
                                CleanupGraphResponse* response,
                                StatusCallback done) {
   env_.rendezvous_mgr->Cleanup(request->step_id());
+  if (env_.on_step_cleanup) env_.on_step_cleanup(request->step_id());
   done(absl::OkStatus());
 }
 

@@ -5,6 +5,7 @@
 #define DFX_WORKER_WORKER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,6 +42,11 @@ struct WorkerEnv {
   // steps nothing has used for as long (RendezvousMgr::CleanupIdle). Zero:
   // never.
   absl::Duration session_gc_idle = absl::ZeroDuration();
+  // Called (on the calling thread) with each step that CleanupGraph or a
+  // RunGraph's cleanup_step_id cleans up, so that what is kept for the
+  // step beside the worker goes with it (the tensors the worker service
+  // holds for peers, a GPU's among them). May be empty.
+  std::function<void(int64_t step_id)> on_step_cleanup;
 };
 
 // A worker session as the status page lists it.
@@ -123,7 +129,10 @@ class Worker {
   void CleanupAllAsync(const CleanupAllRequest* request,
                        CleanupAllResponse* response, StatusCallback done);
   // Waits for the tensor of request.rendezvous_key in the step's rendezvous
-  // and returns it (sharing its buffer). Errors: InvalidArgument naming the
+  // and returns it (sharing its buffer): in the memory of the key's source
+  // device when a _Send for another task left it there (a GPU's; the
+  // caller copies it out, LocalWorker whole, the worker service by
+  // range). Errors: InvalidArgument naming the
   // key when it does not parse; NotFound when its source device (by its
   // local part, "/device:CPU:0") is not a device of this worker; Aborted
   // "RecvTensor expects a different device incarnation..." when the key's

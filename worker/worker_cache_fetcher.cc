@@ -110,8 +110,11 @@ RemoteTensorPusher::Outcome WorkerCacheFetcher::Push(
   }
   WorkerInterface* worker = cache_->GetWorker(key.dst().TaskName());
   if (worker == nullptr || worker->IsLocal()) return Outcome::kNotPushed;
+  // A device tensor (a GPU's over kMaxPushBytes, kernels/sendrecv/) is
+  // only announced: the receiver's RecvTensor copies it out by range.
   const bool with_bytes =
-      is_dead || (value.IsInitialized() && DataTypeCanMemcpy(value.dtype()) &&
+      is_dead || (value.IsInitialized() && value.OnHost() &&
+                  DataTypeCanMemcpy(value.dtype()) &&
                   static_cast<int64_t>(value.TotalBytes()) <= kMaxPushBytes);
   if (!worker->PushTensor(step_id, key.FullKey(), value, is_dead,
                           /*pull=*/!with_bytes, &push_lost_)) {

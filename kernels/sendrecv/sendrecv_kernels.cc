@@ -13,6 +13,13 @@
 namespace dfx {
 namespace {
 
+// A device tensor for another task up to this size is copied to the host
+// at its _Send, as before, so that the push path (which carries tensors up
+// to the same 64 KiB, worker/worker_cache_fetcher.h) still takes it to its
+// receiver without a RecvTensor round trip; a bigger one is left on the
+// device for RecvTensor to copy out by range.
+constexpr size_t kCopiedAtSendBytes = size_t{64} << 10;
+
 // The rendezvous key of a _Send or _Recv: built from its attrs once for the
 // top level (frame 0:0), and per frame and iteration inside loops.
 class KeyMaker {
@@ -124,10 +131,26 @@ class DeviceSendOp : public AsyncOpKernel {
       return;
     }
     Device* device = ctx->device();
-    if (key.dst().type == "GPU" && key.src().IsSameTask(key.dst())) {
+    // A rendezvous holds host tensors, but for two exceptions, each in its
+    // device's memory: a tensor from one GPU to another of the same task,
+    // which the receiving GPU copies directly (peer to peer where it can),
+    // ordered after this device's work by an event; and a tensor of more
+    // than kCopiedAtSendBytes for another task, which RecvTensor copies
+    // out by range while it sends (rpc/held_tensors.h; the key's source
+    // device is where it is), once this device has finished writing it.
+    const bool same_task = key.src().IsSameTask(key.dst());
+    if (key.dst().type == "GPU" && same_task) {
       if (AsAsyncCopyDevice(device) == nullptr) {
         DFX_OP_REQUIRES_OK_ASYNC(ctx, device->Synchronize(), done);
       }
+      ctx->SetStatus(ctx->rendezvous()->Send(key, args, ctx->input(0),
+                                             /*is_dead=*/false));
+      done();
+      return;
+    }
+    if (!same_task && !client_terminated_ &&
+        ctx->input(0).TotalBytes() > kCopiedAtSendBytes) {
+      DFX_OP_REQUIRES_OK_ASYNC(ctx, device->Synchronize(), done);
       ctx->SetStatus(ctx->rendezvous()->Send(key, args, ctx->input(0),
                                              /*is_dead=*/false));
       done();

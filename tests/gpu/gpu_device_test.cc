@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -341,6 +342,53 @@ TEST_CASE(
   REQUIRE(orphan.done.WaitForNotificationWithTimeout(kWait));
   CHECK_THAT(orphan.copy.status(),
              StatusIs(absl::StatusCode::kFailedPrecondition, "source device"));
+}
+
+TEST_CASE(
+    "gpu device: ranges of a GPU tensor are copied to the host "
+    "apart, several in flight, byte for byte",
+    "[gpu]") {
+  if (!HaveGpu()) return;
+  std::unique_ptr<DeviceMgr> mgr = DevicesWithGpus();
+  auto found = mgr->LookupDevice("/device:GPU:0");
+  REQUIRE_OK(found);
+  auto* gpu = dynamic_cast<GpuDevice*>(*found);
+  REQUIRE(gpu != nullptr);
+  const int64_t n = 8 * kMiB + 3;  // int32s: 32 MiB and a tail
+  Tensor host(DT_INT32, TensorShape({n}));
+  for (int64_t i = 0; i < n; ++i) host.data<int32_t>()[i] = int32_t(i * 5 + 1);
+  auto on_gpu = gpu->CopyFromHost(host);
+  REQUIRE_OK(on_gpu);
+  REQUIRE_OK(gpu->Synchronize());
+  // Pinned staging from the device's host allocator, as HeldTensors uses.
+  auto staging =
+      Tensor::Allocate(gpu->GetHostAllocator(), DT_INT32, TensorShape({n}));
+  REQUIRE_OK(staging);
+  // Every range started before any is waited for: they land in order.
+  const size_t total = static_cast<size_t>(n) * 4;
+  const size_t piece = size_t{7} << 20;
+  std::vector<std::unique_ptr<DeviceRangeCopier::Pending>> copies;
+  for (size_t offset = 0; offset < total; offset += piece) {
+    auto copy = gpu->StartCopyRangeToHost(
+        *on_gpu, offset, std::min(piece, total - offset),
+        static_cast<char*>(staging->raw_data()) + offset);
+    REQUIRE_OK(copy);
+    copies.push_back(*std::move(copy));
+  }
+  for (auto& copy : copies) CHECK_THAT(copy->Wait(), IsOk());
+  CHECK(std::memcmp(staging->raw_data(), host.raw_data(), total) == 0);
+  // A copy destroyed unwaited lands first.
+  std::memset(staging->raw_data(), 0, total);
+  {
+    auto copy =
+        gpu->StartCopyRangeToHost(*on_gpu, 0, total, staging->raw_data());
+    REQUIRE_OK(copy);
+  }
+  CHECK(std::memcmp(staging->raw_data(), host.raw_data(), total) == 0);
+  CHECK_THAT(
+      gpu->StartCopyRangeToHost(*on_gpu, total - 4, 8, staging->raw_data())
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, "not inside"));
 }
 
 }  // namespace
