@@ -144,7 +144,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a device's copy error fails the read, naming the tensor and the "
-    "device; other ranges are still served") {
+    "device, and other ranges are still served") {
   DeviceTensor d(1000);
   d.gpu.set_fail_from(600);
   HeldTensors held;
