@@ -97,11 +97,13 @@ class SendOp : public OpKernel {
 // once, as SendOp's; a device tensor is copied to the host first,
 // asynchronously (runtime/device_copy.h), and sent from the copy's
 // callback, so no thread waits for the DMA. A rendezvous holds host
-// tensors but for one exception: a tensor from one GPU to another of the
-// same task stays in GPU memory and is sent as soon as its producer is
-// enqueued; the receiving GPU orders its copy after the sender's work
-// (CopySource), with no host wait. (A sender that is not an
-// AsyncCopyDevice synchronizes its device first, as before.)
+// tensors but for two exceptions (see ComputeAsync): a tensor from one GPU
+// to another of the same task stays in GPU memory and is sent as soon as
+// its producer is enqueued (the receiving GPU orders its copy after the
+// sender's work, CopySource, with no host wait; a sender that is not an
+// AsyncCopyDevice synchronizes its device first); and one of more than
+// kCopiedAtSendBytes for another task, sent once the device has finished
+// writing it, which RecvTensor copies out by range.
 class DeviceSendOp : public AsyncOpKernel {
  public:
   explicit DeviceSendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
