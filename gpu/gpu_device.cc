@@ -494,6 +494,14 @@ Allocator* GpuDevice::GetHostAllocator() const {
   return pinned != nullptr ? static_cast<Allocator*>(pinned) : CpuAllocator();
 }
 
+absl::Status GpuDevice::D2hFollowsCompute() {
+  // The tensor's producer ran on the compute stream.
+  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> written,
+                       GpuEvent::Create(ordinal_));
+  DFX_RETURN_IF_ERROR(written->Record(*compute_));
+  return d2h_->WaitFor(*written);
+}
+
 absl::StatusOr<std::unique_ptr<GpuEvent>> GpuDevice::EnqueueToHost(
     const Tensor& t, Tensor* out) {
   // Into pinned memory, which the copy engine writes at full speed (and
@@ -513,11 +521,7 @@ absl::StatusOr<std::unique_ptr<GpuEvent>> GpuDevice::EnqueueToHost(
   if (bytes == 0) return nullptr;
   ScopedActivateDevice activate(ordinal_);
   DFX_RETURN_IF_ERROR(activate.status());
-  // The tensor's producer ran on the compute stream.
-  DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> written,
-                       GpuEvent::Create(ordinal_));
-  DFX_RETURN_IF_ERROR(written->Record(*compute_));
-  DFX_RETURN_IF_ERROR(d2h_->WaitFor(*written));
+  DFX_RETURN_IF_ERROR(D2hFollowsCompute());
   DFX_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(out->raw_data(), t.raw_data(), bytes,
                       cudaMemcpyDeviceToHost, d2h_->get()),
@@ -595,6 +599,8 @@ GpuDevice::StartCopyRangeToHost(const Tensor& t, size_t offset, size_t length,
   DFX_ASSIGN_OR_RETURN(std::unique_ptr<GpuEvent> landed,
                        GpuEvent::Create(ordinal_));
   if (length > 0) {
+    // After the tensor's producer (its _Send did not wait for it).
+    DFX_RETURN_IF_ERROR(D2hFollowsCompute());
     DFX_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(dst, static_cast<const char*>(t.raw_data()) + offset,
                         length, cudaMemcpyDeviceToHost, d2h_->get()),

@@ -103,6 +103,10 @@ class GpuDevice final : public Device,
   // has completed.
   absl::StatusOr<std::unique_ptr<GpuEvent>> EnqueueToHost(const Tensor& t,
                                                           Tensor* out);
+  // Makes the D2H stream wait (an event) for the work enqueued on the
+  // compute stream so far: a copy to the host enqueued next follows the
+  // tensor's producer. REQUIRES: this GPU is current.
+  absl::Status D2hFollowsCompute();
   // A pinned, small or device source, or `staged` set (nothing enqueued)
   // for a large pageable one, which StagedFromHost copies.
   absl::StatusOr<std::unique_ptr<GpuEvent>> EnqueueFromHost(

@@ -35,11 +35,13 @@ class DeviceRangeCopier {
   virtual ~DeviceRangeCopier() = default;
 
   // Starts copying bytes [offset, offset + length) of `t`, a tensor in
-  // this device's memory whose writers have finished (its _Send waited
-  // for the device), to `dst`, host memory of at least `length` bytes
+  // this device's memory, to `dst`, host memory of at least `length` bytes
   // (pinned memory from the device's GetHostAllocator lets a GPU copy by
   // DMA, without staging of its own). `t`'s buffer and `dst` must stay
-  // until the copy's Wait returned or it was destroyed. Copies started by
+  // until the copy's Wait returned or it was destroyed. The copy follows
+  // the work the device had enqueued when it starts (a GPU: its D2H stream
+  // waits for its compute stream), as Device::CopyToHost does, so the
+  // tensor's sender need not wait for its producer. Copies started by
   // one thread land in the order started. The device's error, naming it,
   // when the copy cannot start. Thread-safe.
   virtual absl::StatusOr<std::unique_ptr<Pending>> StartCopyRangeToHost(

@@ -96,10 +96,6 @@ __global__ void GradKernel(BnShape s, const T* dy, const T* x,
 
 #undef DFX_GRID_STRIDE
 
-int ChannelBlocks(int64_t channels) {
-  return static_cast<int>(channels < 65536 ? channels : 65536);
-}
-
 }  // namespace
 
 template <typename T>
@@ -113,12 +109,12 @@ cudaError_t LaunchBatchNorm(cudaStream_t stream, const BnShape& s, const T* x,
   const double n = static_cast<double>(s.outer * s.inner);
   const int per_channel = BlocksFor(s.channels);
   if (training) {
-    ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
+    ChannelSumsKernel<<<BlockPerItem(s.channels), kThreadsPerBlock, 0,
                         stream>>>(
         s, SumKind::kX, x, static_cast<const T*>(nullptr), nullptr, sums);
     MeanKernel<<<per_channel, kThreadsPerBlock, 0, stream>>>(s.channels, n,
                                                              sums, saved_mean);
-    ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
+    ChannelSumsKernel<<<BlockPerItem(s.channels), kThreadsPerBlock, 0,
                         stream>>>(s, SumKind::kSquaredDeviation, x,
                                   static_cast<const T*>(nullptr), saved_mean,
                                   sums);
@@ -140,8 +136,8 @@ cudaError_t LaunchBatchNormGrad(cudaStream_t stream, const BnShape& s,
                                 float* scale_grad, float* offset_grad,
                                 double* sums) {
   if (s.channels == 0) return cudaSuccess;
-  ChannelSumsKernel<<<ChannelBlocks(s.channels), kThreadsPerBlock, 0,
-                      stream>>>(s, SumKind::kGrad, x, dy, mean, sums);
+  ChannelSumsKernel<<<BlockPerItem(s.channels), kThreadsPerBlock, 0, stream>>>(
+      s, SumKind::kGrad, x, dy, mean, sums);
   GradStatsKernel<<<BlocksFor(s.channels), kThreadsPerBlock, 0, stream>>>(
       s.channels, sums, var, epsilon, scale_grad, offset_grad);
   const int64_t total = s.outer * s.channels * s.inner;

@@ -116,9 +116,8 @@ template <typename T>
 cudaError_t LaunchChannelSum(cudaStream_t stream, const T* in, T* out,
                              int64_t outer, int64_t channels, int64_t inner) {
   if (channels <= 0) return cudaSuccess;
-  const int blocks = static_cast<int>(channels < 65536 ? channels : 65536);
-  ChannelSumKernel<T><<<blocks, kThreadsPerBlock, 0, stream>>>(in, out, outer,
-                                                       channels, inner);
+  ChannelSumKernel<T><<<BlockPerItem(channels), kThreadsPerBlock, 0, stream>>>(
+      in, out, outer, channels, inner);
   return cudaGetLastError();
 }
 

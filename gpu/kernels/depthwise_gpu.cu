@@ -84,9 +84,8 @@ cudaError_t LaunchDepthwiseBackpropFilter(cudaStream_t stream,
   const int64_t size =
       s.filter_rows * s.filter_cols * s.in_depth * s.multiplier;
   if (size <= 0) return cudaSuccess;
-  const int blocks = static_cast<int>(size < 65536 ? size : 65536);
-  BackpropFilterKernel<T>
-      <<<blocks, kThreadsPerBlock, 0, stream>>>(s, x, dy, dfilter, size);
+  BackpropFilterKernel<T><<<BlockPerItem(size), kThreadsPerBlock, 0, stream>>>(
+      s, x, dy, dfilter, size);
   return cudaGetLastError();
 }
 

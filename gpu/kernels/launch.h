@@ -16,6 +16,12 @@ inline int BlocksFor(int64_t n) {
   return static_cast<int>(blocks < 65536 ? blocks : 65536);
 }
 
+// Blocks for `items` (rows, channels) of one block each, at most 65536 (a
+// grid-stride loop over the items covers the rest).
+inline int BlockPerItem(int64_t items) {
+  return static_cast<int>(items < 65536 ? items : 65536);
+}
+
 }  // namespace dfx::gpu
 
 #endif  // DFX_GPU_KERNELS_LAUNCH_H_

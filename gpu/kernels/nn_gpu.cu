@@ -112,10 +112,6 @@ __global__ void SparseSoftmaxXentKernel(const T* logits, const Index* labels,
   }
 }
 
-int RowBlocks(int64_t rows) {
-  return static_cast<int>(rows < 65536 ? rows : 65536);
-}
-
 #define DFX_GRID_STRIDE(i, n)                                             \
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; \
        i += int64_t{gridDim.x} * blockDim.x)
@@ -178,7 +174,7 @@ template <typename T>
 cudaError_t LaunchSoftmax(cudaStream_t stream, const T* logits, T* out,
                           int64_t rows, int64_t classes, bool log) {
   if (rows * classes == 0) return cudaSuccess;
-  SoftmaxKernel<T><<<RowBlocks(rows), kThreadsPerBlock, 0, stream>>>(
+  SoftmaxKernel<T><<<BlockPerItem(rows), kThreadsPerBlock, 0, stream>>>(
       logits, out, rows, classes, log);
   return cudaGetLastError();
 }
@@ -188,7 +184,7 @@ cudaError_t LaunchSoftmaxXent(cudaStream_t stream, const T* logits,
                               const T* labels, T* loss, T* backprop,
                               int64_t rows, int64_t classes) {
   if (rows == 0) return cudaSuccess;
-  SoftmaxXentKernel<T><<<RowBlocks(rows), kThreadsPerBlock, 0, stream>>>(
+  SoftmaxXentKernel<T><<<BlockPerItem(rows), kThreadsPerBlock, 0, stream>>>(
       logits, labels, loss, backprop, rows, classes);
   return cudaGetLastError();
 }
@@ -200,7 +196,7 @@ cudaError_t LaunchSparseSoftmaxXent(cudaStream_t stream, const T* logits,
                                     int64_t classes) {
   if (rows == 0) return cudaSuccess;
   SparseSoftmaxXentKernel<T, Index>
-      <<<RowBlocks(rows), kThreadsPerBlock, 0, stream>>>(
+      <<<BlockPerItem(rows), kThreadsPerBlock, 0, stream>>>(
           logits, labels, loss, backprop, rows, classes);
   return cudaGetLastError();
 }

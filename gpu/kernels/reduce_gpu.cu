@@ -119,9 +119,8 @@ cudaError_t LaunchReduce(cudaStream_t stream, ReduceOp op, const T* in,
                          T* out, int64_t outer, int64_t r, int64_t inner) {
   if (outer * inner == 0) return cudaSuccess;
   if (inner == 1) {
-    const int64_t blocks = outer < 65536 ? outer : 65536;
-    RowReduceKernel<T><<<static_cast<int>(blocks), kThreadsPerBlock, 0,
-                         stream>>>(op, in, out, outer, r);
+    RowReduceKernel<T><<<BlockPerItem(outer), kThreadsPerBlock, 0, stream>>>(
+        op, in, out, outer, r);
   } else {
     ColumnReduceKernel<T><<<BlocksFor(outer * inner), kThreadsPerBlock, 0,
                             stream>>>(op, in, out, outer, r, inner);

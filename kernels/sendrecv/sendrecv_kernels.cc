@@ -102,8 +102,8 @@ class SendOp : public OpKernel {
 // its producer is enqueued (the receiving GPU orders its copy after the
 // sender's work, CopySource, with no host wait; a sender that is not an
 // AsyncCopyDevice synchronizes its device first); and one of more than
-// kCopiedAtSendBytes for another task, sent once the device has finished
-// writing it, which RecvTensor copies out by range.
+// kCopiedAtSendBytes for another task, also sent at once, which RecvTensor
+// copies out by range after the device's work (DeviceRangeCopier).
 class DeviceSendOp : public AsyncOpKernel {
  public:
   explicit DeviceSendOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
@@ -139,7 +139,8 @@ class DeviceSendOp : public AsyncOpKernel {
     // ordered after this device's work by an event; and a tensor of more
     // than kCopiedAtSendBytes for another task, which RecvTensor copies
     // out by range while it sends (rpc/held_tensors.h; the key's source
-    // device is where it is), once this device has finished writing it.
+    // device is where it is), each range's copy ordered after the
+    // device's work as Device::CopyToHost's is: no host wait here.
     const bool same_task = key.src().IsSameTask(key.dst());
     if (key.dst().type == "GPU" && same_task) {
       if (AsAsyncCopyDevice(device) == nullptr) {
@@ -152,7 +153,6 @@ class DeviceSendOp : public AsyncOpKernel {
     }
     if (!same_task && !client_terminated_ &&
         ctx->input(0).TotalBytes() > kCopiedAtSendBytes) {
-      DFX_OP_REQUIRES_OK_ASYNC(ctx, device->Synchronize(), done);
       ctx->SetStatus(ctx->rendezvous()->Send(key, args, ctx->input(0),
                                              /*is_dead=*/false));
       done();
